@@ -1,0 +1,940 @@
+/*
+ * slipway.c: the launcher and admin CLI.
+ *
+ *   slipway start [--sandbox] [--port N] [--state-dir DIR] [--foreground]
+ *                 [--workers N] [--speed N]
+ *   slipway stop | status [--json]
+ *   slipway token create --scope read|write|admin --name NAME
+ *   slipway token list | token revoke --name NAME
+ *
+ * `start` checks everything it can before starting anything (state
+ * directory, port free, nginx configuration with nginx -t), then becomes
+ * the supervisor of the whole stack: slipway-sandbox (with --sandbox),
+ * the FastCGI workers, the poller and nginx.  It runs from the build
+ * tree (programs found beside it) or installed (libexec/pkgdata).
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/render.h"
+#include "cli/supervise.h"
+#include "config.h"
+#include "lib/auth.h"
+#include "lib/conf.h"
+#include "lib/db.h"
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+
+struct opts {
+	char	 state_dir[512];
+	int	 port;
+	int	 sandbox;
+	int	 foreground;
+	int	 workers;
+	int	 speed;
+	int	 json;
+	char	 scope[16];
+	char	 name[SW_MAX_TOKEN_NAME + 1];
+};
+
+/* Where programs and data live: build tree or installed. */
+static char prog_dir[PATH_MAX];		/* build dir, or "" if installed */
+static struct opts O;
+static struct sw_sup sup;
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: slipway start [--sandbox] [--port N] [--state-dir DIR]"
+	    " [--foreground] [--workers N] [--speed N]\n"
+	    "       slipway stop [--state-dir DIR]\n"
+	    "       slipway status [--json] [--state-dir DIR]\n"
+	    "       slipway token create --scope read|write|admin --name NAME"
+	    " [--state-dir DIR]\n"
+	    "       slipway token list [--state-dir DIR]\n"
+	    "       slipway token revoke --name NAME [--state-dir DIR]\n");
+	exit(2);
+}
+
+static void
+find_layout(void)
+{
+	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	ssize_t n;
+
+	prog_dir[0] = '\0';
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
+		return;
+	exe[n] = '\0';
+	/* <builddir>/cli/slipway -> <builddir> */
+	snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe)));
+	snprintf(exe, sizeof(exe), "%s", probe);
+	snprintf(probe, sizeof(probe), "%s/cgi/slipway-api", exe);
+	if (access(probe, X_OK) == 0)
+		snprintf(prog_dir, sizeof(prog_dir), "%s", exe);
+}
+
+/* Path of program name (in subdir of the build tree when there). */
+static void
+prog_path(char *out, size_t sz, const char *subdir, const char *name)
+{
+	if (prog_dir[0] != '\0')
+		snprintf(out, sz, "%s/%s/%s", prog_dir, subdir, name);
+	else
+		snprintf(out, sz, "%s/%s", SW_PKGLIBEXECDIR, name);
+}
+
+/* Path of a data file shipped with Slipway. */
+static void
+data_path(char *out, size_t sz, const char *rel)
+{
+	snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
+	    SW_PKGDATADIR, rel);
+}
+
+static void
+default_state_dir(char *out, size_t sz)
+{
+	const char *env = getenv("SLIPWAY_STATE_DIR"), *home;
+
+	if (env != NULL && env[0] != '\0') {
+		snprintf(out, sz, "%s", env);
+		return;
+	}
+	if ((home = getenv("HOME")) == NULL || home[0] == '\0')
+		home = "/tmp";
+	snprintf(out, sz, "%s/.slipway", home);
+}
+
+static int
+mkdir_p(const char *path, int mode)
+{
+	char tmp[PATH_MAX], *p;
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return -1;
+	for (p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	if (mkdir(tmp, (mode_t)mode) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static pid_t
+read_pid(const char *path)
+{
+	struct sw_buf b;
+	long v = 0;
+	char *end;
+
+	sw_buf_init(&b, 64);
+	if (sw_read_file(path, 64, &b) == SW_OK) {
+		v = strtol(sw_buf_str(&b), &end, 10);
+		if (end == sw_buf_str(&b) || v <= 0)
+			v = 0;
+	}
+	sw_buf_free(&b);
+	return (pid_t)v;
+}
+
+static pid_t
+running_supervisor(void)
+{
+	char path[700];
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
+	pid = read_pid(path);
+	if (pid > 0 && kill(pid, 0) == 0)
+		return pid;
+	return 0;
+}
+
+static int
+port_free(int port)
+{
+	struct sockaddr_in sa;
+	int fd, ok, one = 1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int
+port_answers(int port)
+{
+	struct sockaddr_in sa;
+	int fd, ok;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* A listening unix socket at path for FastCGI workers to share. */
+static int
+unix_listen(const char *path, int mode)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "slipway: socket path too long: %s\n", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	unlink(path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(path, (mode_t)mode) != 0 || listen(fd, 128) != 0) {
+		fprintf(stderr, "slipway: %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct sw_child *
+add_child(const char *name, const char *log)
+{
+	struct sw_child *c;
+
+	if (sup.n >= SW_MAX_CHILDREN)
+		return NULL;
+	c = &sup.kids[sup.n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->log, sizeof(c->log), "%s/logs/%s", O.state_dir, log);
+	c->listen_fd = -1;
+	c->stop_signal = SIGTERM;
+	return c;
+}
+
+/* ---- sandbox --------------------------------------------------------- */
+
+static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
+    SW_PYTHON3_PATH, speed_text[16];
+
+/* Start slipway-sandbox and wait for its sandbox.json; returns the
+ * parsed file (new reference) or NULL. */
+static json_object *
+sandbox_start(void)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	struct sw_child *c;
+	struct sw_buf b;
+	json_object *info = NULL;
+	char path[700], why[64];
+	int i;
+
+	snprintf(sandbox_dir, sizeof(sandbox_dir), "%s/sandbox", O.state_dir);
+	if (mkdir_p(sandbox_dir, 0700) != 0)
+		return NULL;
+	data_path(sandbox_prog, sizeof(sandbox_prog),
+	    "sandbox/slipway-sandbox");
+	if (access(sandbox_prog, R_OK) != 0) {
+		fprintf(stderr, "slipway: the sandbox is not installed "
+		    "(%s)\n", sandbox_prog);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/sandbox.json", sandbox_dir);
+	unlink(path);
+	snprintf(speed_text, sizeof(speed_text), "%d", O.speed);
+	c = add_child("sandbox", "sandbox.log");
+	c->argv[0] = python3;
+	c->argv[1] = sandbox_prog;
+	c->argv[2] = "--state-dir";
+	c->argv[3] = sandbox_dir;
+	c->argv[4] = "--speed";
+	c->argv[5] = speed_text;
+	c->argv[6] = NULL;
+	if (sw_child_start(c) != 0)
+		return NULL;
+	for (i = 0; i < 400; i++) {
+		sw_buf_init(&b, 1 << 20);
+		if (sw_read_file(path, 1 << 20, &b) == SW_OK &&
+		    sw_json_parse(b.data ? b.data : "", b.len, &info, why,
+		    sizeof(why)) == SW_OK) {
+			sw_buf_free(&b);
+			return info;
+		}
+		sw_buf_free(&b);
+		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
+			c->pid = 0;
+			fprintf(stderr, "slipway: the sandbox exited at start;"
+			    " see %s\n", c->log);
+			return NULL;
+		}
+		nanosleep(&nap, NULL);
+	}
+	fprintf(stderr, "slipway: the sandbox did not become ready; see %s\n",
+	    c->log);
+	return NULL;
+}
+
+/* ---- start ----------------------------------------------------------- */
+
+static int
+write_config(json_object *sandbox)
+{
+	json_object *cfg, *origins;
+	char path[700], o1[64], o2[64];
+	const char *text;
+	sw_err e;
+
+	cfg = json_object_new_object();
+	sw_json_add_int(cfg, "port", O.port);
+	sw_json_add_str(cfg, "region", sandbox && sw_json_get_str(sandbox,
+	    "region") ? sw_json_get_str(sandbox, "region") : "us-west-2");
+	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
+	sw_json_add_int(cfg, "workers", O.workers);
+	origins = json_object_new_array();
+	snprintf(o1, sizeof(o1), "http://127.0.0.1:%d", O.port);
+	snprintf(o2, sizeof(o2), "http://localhost:%d", O.port);
+	json_object_array_add(origins, json_object_new_string(o1));
+	json_object_array_add(origins, json_object_new_string(o2));
+	json_object_object_add(cfg, "allowed_origins", origins);
+	sw_json_add_str(cfg, "internal_url", o1);
+	if (sandbox != NULL)
+		json_object_object_add(cfg, "sandbox_info",
+		    json_object_get(sandbox));
+	snprintf(path, sizeof(path), "%s/config.json", O.state_dir);
+	text = sw_json_pretty(cfg);
+	e = sw_write_file(path, text, strlen(text), 0600);
+	json_object_put(cfg);
+	return e == SW_OK ? 0 : -1;
+}
+
+static int
+render_nginx(char *conf, size_t confsz)
+{
+	char tmpl_path[PATH_MAX], static_dir[PATH_MAX], port[16], user[64];
+	struct sw_buf tmpl, out;
+	char why[128];
+	int rc = -1;
+	struct sw_kv vars[] = {
+		{ "STATE_DIR", O.state_dir },
+		{ "STATIC_DIR", static_dir },
+		{ "PORT", port },
+		{ "LISTEN", "127.0.0.1" },
+		{ "USER_LINE", user },
+		{ "MIME_TYPES", "/etc/nginx/mime.types" },
+		{ "FASTCGI_PARAMS", "/etc/nginx/fastcgi_params" },
+		{ NULL, NULL }
+	};
+
+	data_path(tmpl_path, sizeof(tmpl_path), "nginx/slipway.conf.in");
+	data_path(static_dir, sizeof(static_dir), "static");
+	snprintf(port, sizeof(port), "%d", O.port);
+	/* As root, nginx workers would otherwise become nobody and could not
+	 * reach the sockets in the private state directory. */
+	snprintf(user, sizeof(user), "%s", geteuid() == 0 ? "user root;" :
+	    "");
+	sw_buf_init(&tmpl, 1 << 20);
+	sw_buf_init(&out, 1 << 20);
+	if (sw_read_file(tmpl_path, 1 << 20, &tmpl) != SW_OK) {
+		fprintf(stderr, "slipway: cannot read %s\n", tmpl_path);
+		goto out;
+	}
+	if (sw_render(sw_buf_str(&tmpl), vars, &out, why, sizeof(why)) !=
+	    SW_OK) {
+		fprintf(stderr, "slipway: %s: %s\n", tmpl_path, why);
+		goto out;
+	}
+	snprintf(conf, confsz, "%s/nginx.conf", O.state_dir);
+	if (sw_write_file(conf, out.data, out.len, 0600) != SW_OK) {
+		fprintf(stderr, "slipway: cannot write %s\n", conf);
+		goto out;
+	}
+	rc = 0;
+out:
+	sw_buf_free(&tmpl);
+	sw_buf_free(&out);
+	return rc;
+}
+
+/* nginx -t: refuse to start on a configuration nginx rejects. */
+static int
+nginx_check(const char *conf)
+{
+	char errlog[700];
+	const char *argv[] = { SW_NGINX_PATH, "-t", "-q", "-p", O.state_dir,
+	    "-c", conf, "-e", errlog, NULL };
+	struct sw_child c;
+	int status;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(errlog, sizeof(errlog), "%s/logs/error.log", O.state_dir);
+	memcpy(c.argv, argv, sizeof(argv));
+	c.listen_fd = -1;
+	snprintf(c.log, sizeof(c.log), "%s/logs/nginx-check.log", O.state_dir);
+	snprintf(c.name, sizeof(c.name), "nginx -t");
+	if (sw_child_start(&c) != 0)
+		return -1;
+	if (waitpid(c.pid, &status, 0) != c.pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "slipway: nginx rejected %s; see %s\n", conf,
+		    c.log);
+		return -1;
+	}
+	return 0;
+}
+
+static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
+    mcp_prog[PATH_MAX], poller_prog[PATH_MAX];
+
+static int
+stack_ready(struct sw_sup *s)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	char path[700];
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (port_answers(s->port)) {
+			snprintf(path, sizeof(path), "%s/run/ready",
+			    O.state_dir);
+			(void)sw_write_file(path, "ok\n", 3, 0644);
+			return 0;
+		}
+		nanosleep(&nap, NULL);
+	}
+	sw_error("nginx did not start listening on port %d", s->port);
+	return 1;
+}
+
+static int
+cmd_start(void)
+{
+	char path[700], pidtext[32], dir[700];
+	json_object *sbinfo = NULL;
+	struct sw_child *c;
+	struct sw_config cfg;
+	struct sw_db *db = NULL;
+	int api_fd, mcp_fd = -1, i, rc, logfd;
+	pid_t pid;
+	static char names[SW_MAX_CHILDREN][32];
+
+	if (running_supervisor() != 0) {
+		fprintf(stderr, "slipway: already running for %s (stop it "
+		    "first)\n", O.state_dir);
+		return 1;
+	}
+	if (!port_free(O.port)) {
+		fprintf(stderr, "slipway: port %d on 127.0.0.1 is in use\n",
+		    O.port);
+		return 1;
+	}
+	if (mkdir_p(O.state_dir, 0700) != 0) {
+		fprintf(stderr, "slipway: cannot create %s: %s\n", O.state_dir,
+		    strerror(errno));
+		return 1;
+	}
+	chmod(O.state_dir, 0700);
+	for (i = 0; i < 4; i++) {
+		static const char *const sub[] = { "run", "logs", "tmp",
+		    "ext.d" };
+		snprintf(dir, sizeof(dir), "%s/%s", O.state_dir, sub[i]);
+		if (mkdir_p(dir, 0700) != 0) {
+			fprintf(stderr, "slipway: cannot create %s\n", dir);
+			return 1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
+	unlink(path);
+	/* Create or migrate the state store before any worker opens it. */
+	snprintf(path, sizeof(path), "%s/state.db", O.state_dir);
+	if (sw_db_open(path, &db) != SW_OK) {
+		fprintf(stderr, "slipway: cannot open %s\n", path);
+		return 1;
+	}
+	sw_db_close(db);
+
+	prog_path(api_prog, sizeof(api_prog), "cgi", "slipway-api");
+	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");
+	prog_path(poller_prog, sizeof(poller_prog), "poller",
+	    "slipway-poller");
+	if (access(api_prog, X_OK) != 0) {
+		fprintf(stderr, "slipway: missing %s\n", api_prog);
+		return 1;
+	}
+	if (write_config(NULL) != 0 || render_nginx(conf_path,
+	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0)
+		return 1;
+
+	if (!O.foreground) {
+		/* Parent waits for the stack to be ready, then reports. */
+		if ((pid = fork()) < 0)
+			return 1;
+		if (pid > 0) {
+			struct timespec nap = { 0, 50 * 1000 * 1000 };
+			int status;
+
+			snprintf(path, sizeof(path), "%s/run/ready",
+			    O.state_dir);
+			for (i = 0; i < 1200; i++) {
+				if (access(path, F_OK) == 0) {
+					printf("slipway: running at "
+					    "http://127.0.0.1:%d/ (state %s)\n",
+					    O.port, O.state_dir);
+					return 0;
+				}
+				/* The first child exits at once (double
+				 * fork); after that, watch the supervisor. */
+				if (pid > 0 && waitpid(pid, &status,
+				    WNOHANG) == pid) {
+					if (!WIFEXITED(status) ||
+					    WEXITSTATUS(status) != 0)
+						break;
+					pid = 0;
+				}
+				if (pid == 0 && i > 20 &&
+				    running_supervisor() == 0)
+					break;
+				nanosleep(&nap, NULL);
+			}
+			fprintf(stderr, "slipway: start failed; see %s/logs/"
+			    "slipway.log\n", O.state_dir);
+			return 1;
+		}
+		setsid();
+		if ((pid = fork()) != 0)
+			_exit(pid < 0 ? 1 : 0);
+	}
+	snprintf(path, sizeof(path), "%s/logs/slipway.log", O.state_dir);
+	if ((logfd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0640)) >= 0) {
+		if (!O.foreground) {
+			dup2(logfd, 1);
+			int nul = open("/dev/null", O_RDONLY);
+			if (nul >= 0) {
+				dup2(nul, 0);
+				close(nul);
+			}
+		}
+		dup2(logfd, 2);
+		close(logfd);
+	}
+	sw_log_init("slipway");
+	sw_sup_block_signals();
+	memset(&sup, 0, sizeof(sup));
+	snprintf(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir);
+	snprintf(sup.status_path, sizeof(sup.status_path),
+	    "%s/run/status.json", O.state_dir);
+	sup.port = O.port;
+	sup.sandbox = O.sandbox;
+	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
+	snprintf(pidtext, sizeof(pidtext), "%ld\n", (long)getpid());
+	(void)sw_write_file(path, pidtext, strlen(pidtext), 0644);
+	setenv("SLIPWAY_STATE_DIR", O.state_dir, 1);
+
+	if (O.sandbox) {
+		if ((sbinfo = sandbox_start()) == NULL) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		if (write_config(sbinfo) != 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		json_object_put(sbinfo);
+	}
+	if (sw_config_load(O.state_dir, &cfg) != SW_OK) {
+		sw_error("cannot read back config.json");
+		sw_sup_stop_all(&sup, 3000);
+		return 1;
+	}
+	sw_config_free(&cfg);
+
+	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
+	if ((api_fd = unix_listen(path, 0600)) < 0) {
+		sw_sup_stop_all(&sup, 3000);
+		return 1;
+	}
+	for (i = 0; i < O.workers; i++) {
+		snprintf(names[sup.n], sizeof(names[0]), "api.%d", i);
+		c = add_child(names[sup.n], "api.log");
+		c->argv[0] = api_prog;
+		c->listen_fd = api_fd;
+	}
+	if (access(mcp_prog, X_OK) == 0) {
+		snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
+		if ((mcp_fd = unix_listen(path, 0600)) < 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		for (i = 0; i < O.workers; i++) {
+			snprintf(names[sup.n], sizeof(names[0]), "mcp.%d", i);
+			c = add_child(names[sup.n], "mcp.log");
+			c->argv[0] = mcp_prog;
+			c->listen_fd = mcp_fd;
+		}
+	}
+	if (access(poller_prog, X_OK) == 0) {
+		c = add_child("poller", "poller.log");
+		c->argv[0] = poller_prog;
+	}
+	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
+	    O.state_dir);
+	c = add_child("nginx", "nginx.log");
+	c->argv[0] = SW_NGINX_PATH;
+	c->argv[1] = "-p";
+	c->argv[2] = O.state_dir;
+	c->argv[3] = "-c";
+	c->argv[4] = conf_path;
+	c->argv[5] = "-e";
+	c->argv[6] = errlog_path;
+	c->argv[7] = NULL;
+	c->stop_signal = SIGQUIT;
+
+	sw_info("starting on port %d with %d workers%s", O.port, O.workers,
+	    O.sandbox ? " and the sandbox" : "");
+	rc = sw_sup_run(&sup, stack_ready);
+	close(api_fd);
+	if (mcp_fd >= 0)
+		close(mcp_fd);
+	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
+	unlink(path);
+	sw_info("stopped");
+	return rc;
+}
+
+/* ---- stop / status --------------------------------------------------- */
+
+static int
+cmd_stop(void)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	pid_t pid;
+	int i;
+
+	if ((pid = running_supervisor()) == 0) {
+		printf("slipway: not running (%s)\n", O.state_dir);
+		return 0;
+	}
+	kill(pid, SIGTERM);
+	for (i = 0; i < 300; i++) {
+		if (kill(pid, 0) != 0) {
+			printf("slipway: stopped\n");
+			return 0;
+		}
+		nanosleep(&nap, NULL);
+	}
+	fprintf(stderr, "slipway: supervisor %ld did not stop; killing it\n",
+	    (long)pid);
+	kill(pid, SIGKILL);
+	return 1;
+}
+
+static int
+cmd_status(void)
+{
+	char path[700], why[64];
+	json_object *st = NULL, *cfg = NULL, *arr, *sb;
+	struct sw_buf b;
+	pid_t pid = running_supervisor();
+	size_t i;
+
+	sw_buf_init(&b, 1 << 20);
+	snprintf(path, sizeof(path), "%s/run/status.json", O.state_dir);
+	if (pid == 0 || sw_read_file(path, 1 << 20, &b) != SW_OK ||
+	    sw_json_parse(sw_buf_str(&b), b.len, &st, why, sizeof(why)) !=
+	    SW_OK) {
+		sw_buf_free(&b);
+		if (O.json)
+			printf("{\"running\":false,\"state_dir\":\"%s\"}\n",
+			    O.state_dir);
+		else
+			printf("slipway: not running (%s)\n", O.state_dir);
+		return 3;
+	}
+	sw_buf_free(&b);
+	sw_json_add_bool(st, "running", 1);
+	sw_buf_init(&b, 1 << 20);
+	snprintf(path, sizeof(path), "%s/config.json", O.state_dir);
+	if (sw_read_file(path, 1 << 20, &b) == SW_OK &&
+	    sw_json_parse(sw_buf_str(&b), b.len, &cfg, why, sizeof(why)) ==
+	    SW_OK && (sb = sw_json_get(cfg, "sandbox_info")) != NULL) {
+		json_object *pub = json_object_new_object();
+
+		json_object_object_foreach(sb, k, v) {
+			/* The control token stays in the private file. */
+			if (strcmp(k, "control_token") == 0)
+				continue;
+			json_object_object_add(pub, k, json_object_get(v));
+		}
+		json_object_object_add(st, "sandbox_endpoints", pub);
+	}
+	sw_buf_free(&b);
+	if (O.json) {
+		printf("%s\n", sw_json_pretty(st));
+	} else {
+		printf("slipway: running at %s (supervisor pid %ld, state %s)\n",
+		    sw_json_get_str(st, "url"), (long)pid, O.state_dir);
+		arr = sw_json_get(st, "components");
+		for (i = 0; arr && i < json_object_array_length(arr); i++) {
+			json_object *k = json_object_array_get_idx(arr, i);
+
+			printf("  %-10s pid %-7lld restarts %lld\n",
+			    sw_json_get_str(k, "name"),
+			    (long long)sw_json_get_int(k, "pid", 0),
+			    (long long)sw_json_get_int(k, "restarts", 0));
+		}
+		if ((sb = sw_json_get(st, "sandbox_endpoints")) != NULL)
+			printf("  sandbox AWS endpoint %s region %s\n",
+			    sw_json_get_str(sb, "aws_endpoint") ?
+			    sw_json_get_str(sb, "aws_endpoint") : "?",
+			    sw_json_get_str(sb, "region") ?
+			    sw_json_get_str(sb, "region") : "?");
+	}
+	json_object_put(st);
+	json_object_put(cfg);
+	return 0;
+}
+
+/* ---- tokens ---------------------------------------------------------- */
+
+static int
+open_db(struct sw_db **db)
+{
+	char path[700];
+
+	if (mkdir_p(O.state_dir, 0700) != 0) {
+		fprintf(stderr, "slipway: cannot create %s\n", O.state_dir);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/state.db", O.state_dir);
+	if (sw_db_open(path, db) != SW_OK) {
+		fprintf(stderr, "slipway: cannot open %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+cmd_token(const char *sub)
+{
+	char tok[SW_TOKEN_LEN];
+	struct sw_db *db;
+	json_object *list;
+	enum sw_scope scope;
+	size_t i;
+	sw_err e;
+	int rc = 1;
+
+	if (open_db(&db) != 0)
+		return 1;
+	if (strcmp(sub, "create") == 0) {
+		if ((scope = sw_scope_parse(O.scope)) == SW_SCOPE_NONE ||
+		    O.name[0] == '\0') {
+			fprintf(stderr, "slipway: token create needs --scope "
+			    "read|write|admin and --name NAME\n");
+			goto out;
+		}
+		e = sw_token_create(db, O.name, scope, tok);
+		if (e == SW_ECONFLICT)
+			fprintf(stderr, "slipway: a token named '%s' exists\n",
+			    O.name);
+		else if (e == SW_EINVAL)
+			fprintf(stderr, "slipway: token names are 1 to 64 of "
+			    "[A-Za-z0-9._-]\n");
+		else if (e != SW_OK)
+			fprintf(stderr, "slipway: cannot create the token\n");
+		else {
+			printf("%s\n", tok);
+			rc = 0;
+		}
+	} else if (strcmp(sub, "list") == 0) {
+		if (sw_token_list(db, &list) != SW_OK)
+			goto out;
+		if (O.json)
+			printf("%s\n", sw_json_pretty(list));
+		else
+			for (i = 0; i < json_object_array_length(list); i++) {
+				json_object *t =
+				    json_object_array_get_idx(list, i);
+
+				printf("%-24s %-6s%s\n",
+				    sw_json_get_str(t, "name"),
+				    sw_json_get_str(t, "scope"),
+				    sw_json_get_bool(t, "revoked", 0) ?
+				    " revoked" : "");
+			}
+		json_object_put(list);
+		rc = 0;
+	} else if (strcmp(sub, "revoke") == 0) {
+		if (O.name[0] == '\0') {
+			fprintf(stderr, "slipway: token revoke needs --name\n");
+			goto out;
+		}
+		e = sw_token_revoke(db, O.name);
+		if (e == SW_ENOTFOUND)
+			fprintf(stderr, "slipway: no live token named '%s'\n",
+			    O.name);
+		else if (e == SW_OK) {
+			printf("slipway: revoked %s\n", O.name);
+			rc = 0;
+		}
+	} else
+		usage();
+out:
+	sw_db_close(db);
+	return rc;
+}
+
+static int
+parse_int(const char *s, int lo, int hi, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "slipway: %s must be %d..%d\n", what, lo, hi);
+		exit(2);
+	}
+	return (int)v;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "state-dir", required_argument, NULL, 'd' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "sandbox", no_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "speed", required_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "scope", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *cmd, *sub = NULL;
+	int ch;
+
+	if (argc < 2)
+		usage();
+	cmd = argv[1];
+	if (strcmp(cmd, "token") == 0) {
+		if (argc < 3)
+			usage();
+		sub = argv[2];
+		argv += 2;
+		argc -= 2;
+	} else {
+		argv += 1;
+		argc -= 1;
+	}
+	default_state_dir(O.state_dir, sizeof(O.state_dir));
+	O.port = SW_DEFAULT_PORT;
+	O.workers = SW_DEFAULT_WORKERS;
+	O.speed = 1;
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (strlen(optarg) >= 400) {
+				fprintf(stderr, "slipway: state dir too long\n");
+				return 2;
+			}
+			if (optarg[0] != '/') {
+				char cwd[PATH_MAX];
+
+				if (getcwd(cwd, sizeof(cwd)) == NULL)
+					return 2;
+				snprintf(O.state_dir, sizeof(O.state_dir),
+				    "%.100s/%s", cwd, optarg);
+			} else
+				snprintf(O.state_dir, sizeof(O.state_dir), "%s",
+				    optarg);
+			break;
+		case 'p':
+			O.port = parse_int(optarg, 1, 65535, "--port");
+			break;
+		case 's':
+			O.sandbox = 1;
+			break;
+		case 'f':
+			O.foreground = 1;
+			break;
+		case 'w':
+			O.workers = parse_int(optarg, 1, 16, "--workers");
+			break;
+		case 'S':
+			O.speed = parse_int(optarg, 1, 100000, "--speed");
+			break;
+		case 'j':
+			O.json = 1;
+			break;
+		case 'c':
+			snprintf(O.scope, sizeof(O.scope), "%s", optarg);
+			break;
+		case 'n':
+			snprintf(O.name, sizeof(O.name), "%s", optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	find_layout();
+	if (strcmp(cmd, "start") == 0)
+		return cmd_start();
+	if (strcmp(cmd, "stop") == 0)
+		return cmd_stop();
+	if (strcmp(cmd, "status") == 0)
+		return cmd_status();
+	if (strcmp(cmd, "token") == 0)
+		return cmd_token(sub);
+	usage();
+	return 2;
+}

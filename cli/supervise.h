@@ -1,0 +1,53 @@
+/*
+ * supervise.h: the launcher's process supervisor.  It starts every
+ * component as a child, replaces any that dies (within
+ * SW_RESPAWN_DELAY_MS, backing off if one keeps crashing), logs each
+ * event, rewrites run/status.json, and on SIGTERM stops them all and
+ * reaps them so no process is left behind.
+ */
+#ifndef SW_SUPERVISE_H
+#define SW_SUPERVISE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SW_MAX_CHILDREN	32
+
+struct sw_child {
+	char		 name[32];	/* "api.0", "nginx", "sandbox"... */
+	const char	*argv[16];	/* NULL-terminated; strings borrowed */
+	int		 listen_fd;	/* becomes fd 0 in the child, or -1 */
+	char		 log[600];	/* stdout+stderr go here */
+	int		 stop_signal;	/* SIGTERM unless set */
+	pid_t		 pid;		/* 0 when not running */
+	int		 restarts;
+	int		 quick_exits;	/* consecutive deaths soon after start */
+	int64_t		 started_ms;
+	int64_t		 due_ms;	/* respawn time when pid == 0 */
+};
+
+struct sw_sup {
+	struct sw_child	 kids[SW_MAX_CHILDREN];
+	int		 n;
+	char		 status_path[600];
+	char		 state_dir[512];
+	int		 port;
+	int		 sandbox;
+};
+
+/* Start one child now; 0 on success. */
+int	sw_child_start(struct sw_child *);
+/* Write run/status.json describing every child. */
+void	sw_sup_write_status(struct sw_sup *, const char *phase);
+/* Block SIGCHLD/SIGTERM/SIGINT/SIGHUP so sw_sup_run can wait for them;
+ * call before the first sw_child_start. */
+void	sw_sup_block_signals(void);
+/* Supervise until SIGTERM/SIGINT, then stop every child.  ready() is
+ * called once after the children are started and may return non-zero
+ * to abort start-up. */
+int	sw_sup_run(struct sw_sup *, int (*ready)(struct sw_sup *));
+/* Send sig to every running child and reap them, waiting at most
+ * grace_ms before SIGKILL. */
+void	sw_sup_stop_all(struct sw_sup *, int grace_ms);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * operations.c: list, read, wait for, retry and cancel operations.
+ * operation_wait is the agent's alternative to blind sleeps: it holds
+ * the request (bounded by SW_MAX_WAIT) until the operation changes.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "handlers/handlers.h"
+#include "lib/json.h"
+#include "lib/ops.h"
+#include "lib/optable.h"
+
+sw_err
+h_accepted(struct sw_req *r, const char *op_id, int existed)
+{
+	json_object *o = NULL;
+	char url[96];
+	sw_err e;
+
+	if ((e = sw_op_get(r->db, op_id, 0, 0, &o)) != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", op_id);
+	json_object_object_del(o, "params");
+	sw_json_add_str(o, "operation_id", op_id);
+	sw_json_add_str(o, "status_tool", r->op->status_tool ?
+	    r->op->status_tool : "operation_wait");
+	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
+	    r->op->poll_seconds : 5);
+	sw_json_add_bool(o, "idempotent_replay", existed);
+	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
+	sw_req_header(r, "Location: %s", url);
+	sw_req_reply(r, 202, o);
+	return SW_OK;
+}
+
+sw_err
+h_op_list(struct sw_req *r)
+{
+	struct sw_op_filter f;
+	json_object *o;
+	sw_err e;
+
+	memset(&f, 0, sizeof(f));
+	f.kind = sw_json_get_str(r->args, "kind");
+	f.state = sw_json_get_str(r->args, "state");
+	f.cluster = sw_json_get_str(r->args, "cluster");
+	f.token_name = sw_json_get_str(r->args, "requested_by");
+	f.cursor = sw_json_get_str(r->args, "cursor");
+	f.limit = (int)sw_json_get_int(r->args, "limit", 50);
+	if ((e = sw_op_list(r->db, &f, &o)) != SW_OK)
+		return sw_req_fail(r, e, "cannot list operations");
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_op_get(struct sw_req *r)
+{
+	const char *id = sw_json_get_str(r->args, "id");
+	json_object *o;
+	sw_err e;
+
+	e = sw_op_get(r->db, id, 1, sw_json_get_int(r->args, "since_event",
+	    0), &o);
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no operation %s", id);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", id);
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_op_wait(struct sw_req *r)
+{
+	const char *id = sw_json_get_str(r->args, "id");
+	int64_t since = sw_json_get_int(r->args, "since_updated_ms", -1);
+	int64_t timeout_ms = sw_json_get_int(r->args, "timeout", 20) * 1000;
+	int64_t deadline = sw_now_ms() + timeout_ms, updated;
+	struct timespec nap = { 0, 250 * 1000 * 1000 };
+	char state[16];
+	json_object *o;
+	sw_err e;
+
+	for (;;) {
+		e = sw_op_updated(r->db, id, &updated, state);
+		if (e == SW_ENOTFOUND)
+			return sw_req_fail(r, e, "no operation %s", id);
+		if (e != SW_OK)
+			return sw_req_fail(r, e, "cannot read operation %s",
+			    id);
+		if (sw_op_state_terminal(state) || (since >= 0 &&
+		    updated > since) || sw_now_ms() >= deadline)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if ((e = sw_op_get(r->db, id, 0, 0, &o)) != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", id);
+	sw_json_add_bool(o, "terminal", sw_op_state_terminal(state));
+	sw_json_add_bool(o, "timed_out", !sw_op_state_terminal(state) &&
+	    !(since >= 0 && updated > since));
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_op_retry(struct sw_req *r)
+{
+	const char *id = sw_json_get_str(r->args, "id");
+	sw_err e;
+
+	if (r->dry_run)
+		return sw_req_fail(r, SW_EINVAL, "dry_run is not supported");
+	e = sw_op_retry(r->db, id);
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no operation %s", id);
+	if (e == SW_ECONFLICT)
+		return sw_req_fail(r, e, "only a failed or cancelled "
+		    "operation can be retried");
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot retry %s", id);
+	return h_accepted(r, id, 0);
+}
+
+sw_err
+h_op_cancel(struct sw_req *r)
+{
+	const char *id = sw_json_get_str(r->args, "id");
+	sw_err e;
+
+	e = sw_op_cancel(r->db, id);
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no operation %s", id);
+	if (e == SW_ECONFLICT)
+		return sw_req_fail(r, e, "operation %s has already ended",
+		    id);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot cancel %s", id);
+	return h_accepted(r, id, 0);
+}

@@ -1,0 +1,156 @@
+/*
+ * system.c: health, version, the OpenAPI document, login/logout and
+ * token administration.
+ */
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "handlers/handlers.h"
+#include "lib/json.h"
+#include "lib/openapi.h"
+#include "lib/optable.h"
+
+sw_err
+h_health(struct sw_req *r)
+{
+	json_object *o = json_object_new_object();
+	int v = sw_db_version(r->db);
+
+	sw_json_add_str(o, "status", v > 0 ? "ok" : "degraded");
+	sw_json_add_str(o, "state_store", v > 0 ? "ok" : "unavailable");
+	sw_req_reply(r, v > 0 ? 200 : 503, o);
+	return SW_OK;
+}
+
+sw_err
+h_version(struct sw_req *r)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "name", PACKAGE_NAME);
+	sw_json_add_str(o, "version", PACKAGE_VERSION);
+	sw_json_add_str(o, "api", "v1");
+	sw_json_add_int(o, "schema_version", sw_db_version(r->db));
+	sw_json_add_str(o, "backend", r->cfg->sandbox ? "sandbox" : "aws");
+	sw_json_add_str(o, "region", r->cfg->region);
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_openapi(struct sw_req *r)
+{
+	sw_req_reply(r, 200, sw_openapi_document());
+	return SW_OK;
+}
+
+static json_object *
+principal_json(const struct sw_principal *p)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "name", p->name);
+	sw_json_add_str(o, "scope", sw_scope_name(p->scope));
+	sw_json_add_str(o, "via", p->via_cookie ? "session" : "token");
+	return o;
+}
+
+sw_err
+h_login(struct sw_req *r)
+{
+	char cookie[SW_TOKEN_LEN];
+	struct sw_principal p;
+	sw_err e;
+
+	e = sw_token_check(r->db, sw_json_get_str(r->args, "token"), &p);
+	if (e == SW_EUNAUTH)
+		return sw_req_fail(r, e, "the token is unknown, revoked or "
+		    "malformed");
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "token check failed");
+	if ((e = sw_session_create(r->db, &p, cookie)) != SW_OK)
+		return sw_req_fail(r, e, "cannot create a session");
+	sw_req_header(r, "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
+	    "SameSite=Strict; Max-Age=%d", cookie, SW_SESSION_TTL);
+	OPENSSL_cleanse(cookie, sizeof(cookie));
+	p.via_cookie = 1;
+	sw_req_reply(r, 200, principal_json(&p));
+	return SW_OK;
+}
+
+sw_err
+h_logout(struct sw_req *r)
+{
+	char cookie[SW_TOKEN_LEN + 8];
+
+	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie)))
+		(void)sw_session_delete(r->db, cookie);
+	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
+	    "SameSite=Strict; Max-Age=0");
+	sw_req_reply(r, 200, principal_json(&r->who));
+	return SW_OK;
+}
+
+sw_err
+h_whoami(struct sw_req *r)
+{
+	sw_req_reply(r, 200, principal_json(&r->who));
+	return SW_OK;
+}
+
+sw_err
+h_token_list(struct sw_req *r)
+{
+	json_object *list, *o;
+	sw_err e;
+
+	if ((e = sw_token_list(r->db, &list)) != SW_OK)
+		return sw_req_fail(r, e, "cannot list tokens");
+	o = json_object_new_object();
+	json_object_object_add(o, "items", list);
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_token_create(struct sw_req *r)
+{
+	char tok[SW_TOKEN_LEN];
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *o;
+	sw_err e;
+
+	e = sw_token_create(r->db, name,
+	    sw_scope_parse(sw_json_get_str(r->args, "scope")), tok);
+	if (e == SW_ECONFLICT)
+		return sw_req_fail(r, e, "a token named '%s' exists", name);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot create the token");
+	o = json_object_new_object();
+	sw_json_add_str(o, "name", name);
+	sw_json_add_str(o, "scope", sw_json_get_str(r->args, "scope"));
+	sw_json_add_str(o, "token", tok);
+	OPENSSL_cleanse(tok, sizeof(tok));
+	sw_req_reply(r, 201, o);
+	return SW_OK;
+}
+
+sw_err
+h_token_revoke(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *o;
+	sw_err e;
+
+	if ((e = sw_token_revoke(r->db, name)) == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no live token named '%s'", name);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot revoke the token");
+	o = json_object_new_object();
+	sw_json_add_str(o, "name", name);
+	sw_json_add_bool(o, "revoked", 1);
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}

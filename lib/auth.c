@@ -1,0 +1,315 @@
+/*
+ * auth.c: tokens and sessions (see auth.h).  Lookup is by the public id
+ * part; the secret is checked by comparing SHA-256 digests with
+ * CRYPTO_memcmp, so timing reveals nothing about the stored hash.
+ */
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/auth.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/ops.h"
+
+static const char *const scope_names[SW_SCOPE__MAX] = {
+	"none", "read", "write", "admin"
+};
+
+const char *
+sw_scope_name(enum sw_scope s)
+{
+	return (unsigned)s < SW_SCOPE__MAX ? scope_names[s] : "none";
+}
+
+enum sw_scope
+sw_scope_parse(const char *s)
+{
+	int i;
+
+	for (i = SW_SCOPE_READ; s != NULL && i < SW_SCOPE__MAX; i++)
+		if (strcmp(s, scope_names[i]) == 0)
+			return (enum sw_scope)i;
+	return SW_SCOPE_NONE;
+}
+
+static int
+name_ok(const char *n)
+{
+	size_t i, len = strlen(n);
+
+	if (len == 0 || len > SW_MAX_TOKEN_NAME)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') ||
+		    (n[i] >= 'A' && n[i] <= 'Z') ||
+		    (n[i] >= '0' && n[i] <= '9') || strchr("._-", n[i])))
+			return 0;
+	return 1;
+}
+
+static void
+sha256(const char *s, unsigned char md[32])
+{
+	unsigned int len = 32;
+
+	EVP_Digest(s, strlen(s), md, &len, EVP_sha256(), NULL);
+}
+
+/* "<prefix><16 hex id>_<43 base64url>" */
+static sw_err
+secret_make(const char *prefix, char id[17], char out[SW_TOKEN_LEN])
+{
+	static const char b64[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-_";
+	unsigned char raw[SW_SECRET_BYTES];
+	char sec[48];
+	unsigned int acc = 0;
+	int bits = 0, n = 0;
+	size_t i;
+	sw_err e;
+
+	if ((e = sw_random_hex(id, 8)) != SW_OK)
+		return e;
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return SW_EINTERNAL;
+	for (i = 0; i < sizeof(raw); i++) {
+		acc = (acc << 8) | raw[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			sec[n++] = b64[(acc >> bits) & 63];
+		}
+	}
+	if (bits > 0)
+		sec[n++] = b64[(acc << (6 - bits)) & 63];
+	sec[n] = '\0';
+	OPENSSL_cleanse(raw, sizeof(raw));
+	snprintf(out, SW_TOKEN_LEN, "%s%s_%s", prefix, id, sec);
+	OPENSSL_cleanse(sec, sizeof(sec));
+	return SW_OK;
+}
+
+/* Split "<prefix><id>_<secret>" and return the id, or 0 if malformed. */
+static int
+secret_id(const char *prefix, const char *tok, char id[17])
+{
+	size_t plen = strlen(prefix), i;
+
+	if (tok == NULL || strlen(tok) != SW_TOKEN_LEN - 1 ||
+	    strncmp(tok, prefix, plen) != 0 || tok[plen + 16] != '_')
+		return 0;
+	for (i = 0; i < 16; i++) {
+		char c = tok[plen + i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return 0;
+		id[i] = c;
+	}
+	id[16] = '\0';
+	return 1;
+}
+
+sw_err
+sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
+    char out[SW_TOKEN_LEN])
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	char id[17];
+	int rc;
+	sw_err e;
+
+	if (!name_ok(name) || scope == SW_SCOPE_NONE ||
+	    (unsigned)scope >= SW_SCOPE__MAX)
+		return SW_EINVAL;
+	if ((e = secret_make("swt_", id, out)) != SW_OK)
+		return e;
+	sha256(out, md);
+	if ((st = sw_db_stmt(db, STMT_TOKEN_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, sw_scope_name(scope), -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 4, md, sizeof(md), SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, sw_now_ms());
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		OPENSSL_cleanse(out, SW_TOKEN_LEN);
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
+}
+
+sw_err
+sw_token_list(struct sw_db *db, json_object **out)
+{
+	sqlite3_stmt *st;
+	json_object *arr, *t;
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_TOKEN_LIST)) == NULL)
+		return SW_EDB;
+	arr = json_object_new_array();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		t = json_object_new_object();
+		sw_json_add_str(t, "name", sw_col_text(st, 1));
+		sw_json_add_str(t, "scope", sw_col_text(st, 2));
+		sw_json_add_int(t, "created_ms", sqlite3_column_int64(st, 3));
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			sw_json_add_int(t, "last_used_ms",
+			    sqlite3_column_int64(st, 4));
+		sw_json_add_bool(t, "revoked",
+		    sqlite3_column_type(st, 5) != SQLITE_NULL);
+		json_object_array_add(arr, t);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(arr);
+		return sw_db_err(db, rc);
+	}
+	*out = arr;
+	return SW_OK;
+}
+
+sw_err
+sw_token_revoke(struct sw_db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_TOKEN_REVOKE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, sw_now_ms());
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return sqlite3_changes(sw_db_handle(db)) == 1 ? SW_OK : SW_ENOTFOUND;
+}
+
+sw_err
+sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	char id[17];
+	int rc, good = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!secret_id("swt_", token, id))
+		return SW_EUNAUTH;
+	sha256(token, md);
+	if ((st = sw_db_stmt(db, STMT_TOKEN_BY_ID)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 3) == 32 &&
+	    CRYPTO_memcmp(sqlite3_column_blob(st, 3), md, 32) == 0 &&
+	    sqlite3_column_type(st, 4) == SQLITE_NULL) {
+		good = 1;
+		snprintf(p->token_id, sizeof(p->token_id), "%s", id);
+		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 1));
+		p->scope = sw_scope_parse(sw_col_text(st, 2));
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	if (!good)
+		return SW_EUNAUTH;
+	if ((st = sw_db_stmt(db, STMT_TOKEN_TOUCH)) != NULL) {
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, sw_now_ms());
+		(void)sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	return SW_OK;
+}
+
+sw_err
+sw_session_create(struct sw_db *db, const struct sw_principal *p,
+    char out[SW_TOKEN_LEN])
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	int64_t now = sw_now_ms();
+	char id[17];
+	int rc;
+	sw_err e;
+
+	if ((e = secret_make("sws_", id, out)) != SW_OK)
+		return e;
+	sha256(out, md);
+	if ((st = sw_db_stmt(db, STMT_SESSION_PURGE)) != NULL) {
+		sqlite3_bind_int64(st, 1, now);
+		(void)sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	if ((st = sw_db_stmt(db, STMT_SESSION_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, md, sizeof(md), SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, p->token_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_int64(st, 5, now + (int64_t)SW_SESSION_TTL * 1000);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_session_check(struct sw_db *db, const char *cookie,
+    struct sw_principal *p)
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	char id[17];
+	int rc, good = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!secret_id("sws_", cookie, id))
+		return SW_EUNAUTH;
+	sha256(cookie, md);
+	if ((st = sw_db_stmt(db, STMT_SESSION_BY_ID)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
+	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
+	    sqlite3_column_int64(st, 1) > sw_now_ms() &&
+	    sqlite3_column_type(st, 5) == SQLITE_NULL) {
+		good = 1;
+		snprintf(p->token_id, sizeof(p->token_id), "%s",
+		    sw_col_text(st, 2));
+		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 3));
+		p->scope = sw_scope_parse(sw_col_text(st, 4));
+		p->via_cookie = 1;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return good ? SW_OK : SW_EUNAUTH;
+}
+
+sw_err
+sw_session_delete(struct sw_db *db, const char *cookie)
+{
+	sqlite3_stmt *st;
+	char id[17];
+	int rc;
+
+	if (!secret_id("sws_", cookie, id))
+		return SW_OK;
+	if ((st = sw_db_stmt(db, STMT_SESSION_DELETE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}

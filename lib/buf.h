@@ -1,0 +1,38 @@
+/*
+ * buf.h: a growable byte buffer with a hard size cap.  Used for response
+ * bodies, rendered templates and anything assembled piecewise.  The
+ * bytes are always NUL-terminated so a buffer can be used as a string.
+ */
+#ifndef SW_BUF_H
+#define SW_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "lib/err.h"
+
+struct sw_buf {
+	char	*data;		/* owned; NUL-terminated when non-NULL */
+	size_t	 len;
+	size_t	 cap;		/* allocated bytes */
+	size_t	 max;		/* hard cap on len; 0 means SW_MAX_UPSTREAM_BODY */
+};
+
+/* Zero-initialise; no allocation yet. */
+void	sw_buf_init(struct sw_buf *, size_t max);
+/* Release the bytes; the struct may be reused after sw_buf_init. */
+void	sw_buf_free(struct sw_buf *);
+void	sw_buf_reset(struct sw_buf *);
+/* Append; SW_ETOOBIG past the cap, SW_ENOMEM on allocation failure. */
+sw_err	sw_buf_add(struct sw_buf *, const void *, size_t);
+sw_err	sw_buf_puts(struct sw_buf *, const char *);
+sw_err	sw_buf_printf(struct sw_buf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+sw_err	sw_buf_vprintf(struct sw_buf *, const char *, va_list)
+	    __attribute__((format(printf, 2, 0)));
+/* Hand the bytes to the caller (free() them); the buffer is emptied. */
+char	*sw_buf_steal(struct sw_buf *);
+/* The string, or "" when nothing was added.  Borrowed. */
+const char *sw_buf_str(const struct sw_buf *);
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * db.c: SQLite state store (see db.h).  Holds the schema migrations,
+ * numbered by PRAGMA user_version and applied in one transaction each,
+ * and the statement table: all SQL of the program, indexed by enum
+ * sw_stmt, prepared on first use and kept for the connection's life.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/db.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+
+struct sw_db {
+	sqlite3		*h;
+	sqlite3_stmt	*stmt[STMT__MAX];
+};
+
+/* Each entry moves the schema from version i to i + 1. */
+static const char *const migrations[] = {
+	/* 1: tokens, sessions, operations, stages, events */
+	"CREATE TABLE tokens ("
+	"  id TEXT PRIMARY KEY,"
+	"  name TEXT NOT NULL UNIQUE,"
+	"  scope TEXT NOT NULL CHECK (scope IN ('read','write','admin')),"
+	"  hash BLOB NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  last_used INTEGER,"
+	"  revoked INTEGER);"
+	"CREATE TABLE sessions ("
+	"  id TEXT PRIMARY KEY,"
+	"  hash BLOB NOT NULL,"
+	"  token_id TEXT NOT NULL REFERENCES tokens(id),"
+	"  created INTEGER NOT NULL,"
+	"  expires INTEGER NOT NULL);"
+	"CREATE TABLE operations ("
+	"  id TEXT PRIMARY KEY,"
+	"  kind TEXT NOT NULL,"
+	"  target TEXT NOT NULL,"
+	"  cluster TEXT,"
+	"  params TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('pending','running','succeeded','failed','cancelled')),"
+	"  idem_key TEXT,"
+	"  idem_hash TEXT,"
+	"  token_name TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL,"
+	"  due INTEGER NOT NULL,"
+	"  lease_owner TEXT,"
+	"  lease_until INTEGER NOT NULL DEFAULT 0,"
+	"  cancel_requested INTEGER NOT NULL DEFAULT 0,"
+	"  result TEXT,"
+	"  error TEXT);"
+	"CREATE UNIQUE INDEX operations_idem ON operations(token_name, idem_key)"
+	"  WHERE idem_key IS NOT NULL;"
+	"CREATE INDEX operations_due ON operations(state, due);"
+	"CREATE INDEX operations_created ON operations(created);"
+	"CREATE TABLE stages ("
+	"  op_id TEXT NOT NULL REFERENCES operations(id),"
+	"  seq INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN"
+	"    ('pending','running','succeeded','failed','cancelled','skipped')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  started INTEGER,"
+	"  finished INTEGER,"
+	"  ext TEXT NOT NULL DEFAULT '{}',"
+	"  error TEXT,"
+	"  PRIMARY KEY (op_id, seq));"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  op_id TEXT NOT NULL REFERENCES operations(id),"
+	"  time INTEGER NOT NULL,"
+	"  stage INTEGER,"
+	"  level TEXT NOT NULL,"
+	"  message TEXT NOT NULL,"
+	"  data TEXT);"
+	"CREATE INDEX events_op ON events(op_id, id);",
+};
+
+#define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+static const char *const stmt_sql[STMT__MAX] = {
+	/* STMT_TOKEN_INSERT */
+	"INSERT INTO tokens (id, name, scope, hash, created)"
+	" VALUES (?1, ?2, ?3, ?4, ?5)",
+	/* STMT_TOKEN_BY_ID */
+	"SELECT id, name, scope, hash, revoked FROM tokens WHERE id = ?1",
+	/* STMT_TOKEN_LIST */
+	"SELECT id, name, scope, created, last_used, revoked FROM tokens"
+	" ORDER BY created, name",
+	/* STMT_TOKEN_REVOKE */
+	"UPDATE tokens SET revoked = ?2 WHERE name = ?1 AND revoked IS NULL",
+	/* STMT_TOKEN_TOUCH */
+	"UPDATE tokens SET last_used = ?2 WHERE id = ?1",
+	/* STMT_SESSION_INSERT */
+	"INSERT INTO sessions (id, hash, token_id, created, expires)"
+	" VALUES (?1, ?2, ?3, ?4, ?5)",
+	/* STMT_SESSION_BY_ID */
+	"SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked"
+	" FROM sessions s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?1",
+	/* STMT_SESSION_DELETE */
+	"DELETE FROM sessions WHERE id = ?1",
+	/* STMT_SESSION_PURGE */
+	"DELETE FROM sessions WHERE expires < ?1",
+	/* STMT_OP_INSERT */
+	"INSERT INTO operations (id, kind, target, cluster, params, state,"
+	" idem_key, idem_hash, token_name, created, updated, due)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?9, ?9)",
+	/* STMT_OP_BY_ID */
+	"SELECT id, kind, target, cluster, params, state, token_name, created,"
+	" updated, result, error, cancel_requested, idem_key, due"
+	" FROM operations WHERE id = ?1",
+	/* STMT_OP_BY_IDEM */
+	"SELECT id, idem_hash FROM operations"
+	" WHERE token_name = ?1 AND idem_key = ?2",
+	/* STMT_OP_LIST */
+	"SELECT id, kind, target, cluster, params, state, token_name, created,"
+	" updated, result, error, cancel_requested, idem_key, due"
+	" FROM operations"
+	" WHERE (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR state = ?2)"
+	" AND (?3 IS NULL OR cluster = ?3) AND (?4 IS NULL OR token_name = ?4)"
+	" AND (?5 IS NULL OR created < ?5 OR (created = ?5 AND id < ?6))"
+	" ORDER BY created DESC, id DESC LIMIT ?7",
+	/* STMT_OP_CLAIM_PICK */
+	"SELECT id FROM operations WHERE state IN ('pending','running')"
+	" AND due <= ?1 AND lease_until <= ?1 ORDER BY due LIMIT 1",
+	/* STMT_OP_CLAIM_TAKE */
+	"UPDATE operations SET lease_owner = ?2, lease_until = ?3,"
+	" state = 'running', updated = ?4"
+	" WHERE id = ?1 AND lease_until <= ?4",
+	/* STMT_OP_SET_STATE */
+	"UPDATE operations SET state = ?2, error = ?3, updated = ?4"
+	" WHERE id = ?1",
+	/* STMT_OP_SET_DUE */
+	"UPDATE operations SET due = ?2, updated = ?3 WHERE id = ?1",
+	/* STMT_OP_RELEASE */
+	"UPDATE operations SET lease_owner = NULL, lease_until = 0"
+	" WHERE id = ?1 AND lease_owner = ?2",
+	/* STMT_OP_CANCEL_REQ */
+	"UPDATE operations SET cancel_requested = 1, updated = ?2"
+	" WHERE id = ?1",
+	/* STMT_OP_SET_RESULT */
+	"UPDATE operations SET result = ?2, updated = ?3 WHERE id = ?1",
+	/* STMT_OP_UPDATED */
+	"SELECT updated, state FROM operations WHERE id = ?1",
+	/* STMT_STAGE_INSERT */
+	"INSERT INTO stages (op_id, seq, name, state) VALUES (?1, ?2, ?3,"
+	" 'pending')",
+	/* STMT_STAGE_LIST */
+	"SELECT seq, name, state, attempts, started, finished, ext, error"
+	" FROM stages WHERE op_id = ?1 ORDER BY seq",
+	/* STMT_STAGE_SET_STATE */
+	"UPDATE stages SET state = ?3, error = ?4,"
+	" attempts = attempts + (?3 = 'running'),"
+	" started = CASE WHEN ?3 = 'running' THEN ?5 ELSE started END,"
+	" finished = CASE WHEN ?3 IN ('succeeded','failed','cancelled',"
+	"  'skipped') THEN ?5 ELSE NULL END"
+	" WHERE op_id = ?1 AND seq = ?2",
+	/* STMT_STAGE_SET_EXT */
+	"UPDATE stages SET ext = ?3 WHERE op_id = ?1 AND seq = ?2",
+	/* STMT_STAGE_RESET_FROM */
+	"UPDATE stages SET state = 'pending', error = NULL, finished = NULL"
+	" WHERE op_id = ?1 AND state IN ('failed','cancelled')",
+	/* STMT_EVENT_INSERT */
+	"INSERT INTO events (op_id, time, stage, level, message, data)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	/* STMT_EVENT_LIST */
+	"SELECT id, time, stage, level, message, data FROM events"
+	" WHERE op_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+};
+
+int64_t
+sw_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *
+sw_col_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? (const char *)s : "";
+}
+
+sw_err
+sw_db_err(struct sw_db *db, int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return SW_OK;
+	case SQLITE_CONSTRAINT:
+		return SW_ECONFLICT;
+	default:
+		sw_error("sqlite: %s (%d)", db ? sqlite3_errmsg(db->h) :
+		    sqlite3_errstr(rc), rc);
+		return SW_EDB;
+	}
+}
+
+static sw_err
+db_exec(struct sw_db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc;
+
+	rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		sw_error("sqlite exec: %s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return rc == SQLITE_BUSY ? SW_EUNAVAIL : SW_EDB;
+	}
+	return SW_OK;
+}
+
+int
+sw_db_version(struct sw_db *db)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int
+sw_db_version_latest(void)
+{
+	return NMIGRATIONS;
+}
+
+static sw_err
+db_migrate(struct sw_db *db)
+{
+	char sql[64];
+	int v;
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	/* Re-read inside the write lock: another process may have won. */
+	if ((v = sw_db_version(db)) < 0) {
+		sw_db_rollback(db);
+		return SW_EDB;
+	}
+	if (v > NMIGRATIONS) {
+		sw_error("state.db schema %d is newer than this build (%d)",
+		    v, NMIGRATIONS);
+		sw_db_rollback(db);
+		return SW_EDB;
+	}
+	for (; v < NMIGRATIONS; v++) {
+		if ((e = db_exec(db, migrations[v])) != SW_OK)
+			goto bad;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
+		if ((e = db_exec(db, sql)) != SW_OK)
+			goto bad;
+	}
+	return sw_db_commit(db);
+bad:
+	sw_db_rollback(db);
+	return e;
+}
+
+sw_err
+sw_db_open(const char *path, struct sw_db **out)
+{
+	struct sw_db *db;
+	sw_err e;
+
+	*out = NULL;
+	if ((db = calloc(1, sizeof(*db))) == NULL)
+		return SW_ENOMEM;
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		sw_error("cannot open %s: %s", path, db->h ?
+		    sqlite3_errmsg(db->h) : "out of memory");
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_busy_timeout(db->h, SW_DB_BUSY_MS);
+	if ((e = db_exec(db, "PRAGMA journal_mode = WAL;"
+	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")) !=
+	    SW_OK)
+		goto bad;
+	if ((e = db_migrate(db)) != SW_OK)
+		goto bad;
+	*out = db;
+	return SW_OK;
+bad:
+	sw_db_close(db);
+	return e;
+}
+
+void
+sw_db_close(struct sw_db *db)
+{
+	int i;
+
+	if (db == NULL)
+		return;
+	for (i = 0; i < STMT__MAX; i++)
+		sqlite3_finalize(db->stmt[i]);
+	sqlite3_close(db->h);
+	free(db);
+}
+
+sqlite3_stmt *
+sw_db_stmt(struct sw_db *db, enum sw_stmt s)
+{
+	sqlite3_stmt *st;
+
+	if ((unsigned)s >= STMT__MAX)
+		return NULL;
+	if ((st = db->stmt[s]) == NULL) {
+		if (sqlite3_prepare_v3(db->h, stmt_sql[s], -1,
+		    SQLITE_PREPARE_PERSISTENT, &db->stmt[s], NULL) !=
+		    SQLITE_OK) {
+			sw_error("prepare statement %d: %s", (int)s,
+			    sqlite3_errmsg(db->h));
+			return NULL;
+		}
+		return db->stmt[s];
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+sw_err
+sw_db_begin(struct sw_db *db)
+{
+	return db_exec(db, "BEGIN IMMEDIATE");
+}
+
+sw_err
+sw_db_commit(struct sw_db *db)
+{
+	return db_exec(db, "COMMIT");
+}
+
+void
+sw_db_rollback(struct sw_db *db)
+{
+	(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+sqlite3 *
+sw_db_handle(struct sw_db *db)
+{
+	return db->h;
+}

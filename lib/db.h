@@ -1,0 +1,81 @@
+/*
+ * db.h: the SQLite state store.  One database file (state.db, WAL mode)
+ * holds tokens, sessions, operations, stages and events.  Every SQL
+ * statement Slipway runs is a row of one table in db.c, prepared once
+ * per connection and only ever given bound parameters.
+ */
+#ifndef SW_DB_H
+#define SW_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+
+enum sw_stmt {
+	STMT_TOKEN_INSERT,
+	STMT_TOKEN_BY_ID,
+	STMT_TOKEN_LIST,
+	STMT_TOKEN_REVOKE,
+	STMT_TOKEN_TOUCH,
+	STMT_SESSION_INSERT,
+	STMT_SESSION_BY_ID,
+	STMT_SESSION_DELETE,
+	STMT_SESSION_PURGE,
+	STMT_OP_INSERT,
+	STMT_OP_BY_ID,
+	STMT_OP_BY_IDEM,
+	STMT_OP_LIST,
+	STMT_OP_CLAIM_PICK,
+	STMT_OP_CLAIM_TAKE,
+	STMT_OP_SET_STATE,
+	STMT_OP_SET_DUE,
+	STMT_OP_RELEASE,
+	STMT_OP_CANCEL_REQ,
+	STMT_OP_SET_RESULT,
+	STMT_OP_UPDATED,
+	STMT_STAGE_INSERT,
+	STMT_STAGE_LIST,
+	STMT_STAGE_SET_STATE,
+	STMT_STAGE_SET_EXT,
+	STMT_STAGE_RESET_FROM,
+	STMT_EVENT_INSERT,
+	STMT_EVENT_LIST,
+	STMT__MAX
+};
+
+struct sw_db;
+
+/*
+ * Open (creating if needed) the database at path, set WAL and the busy
+ * timeout, and migrate the schema to the newest version.  *out is owned
+ * by the caller: sw_db_close() it.
+ */
+sw_err	sw_db_open(const char *path, struct sw_db **out);
+void	sw_db_close(struct sw_db *);
+/* Schema version now in the file (PRAGMA user_version). */
+int	sw_db_version(struct sw_db *);
+/* Newest schema version this build knows. */
+int	sw_db_version_latest(void);
+
+/*
+ * The prepared statement for s, reset with bindings cleared, ready to
+ * bind.  Borrowed: do not finalize.  NULL on a prepare failure (logged).
+ */
+sqlite3_stmt *sw_db_stmt(struct sw_db *, enum sw_stmt s);
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+sw_err	sw_db_begin(struct sw_db *);
+sw_err	sw_db_commit(struct sw_db *);
+void	sw_db_rollback(struct sw_db *);
+/* Map a sqlite3 result code to SW_OK / SW_EDB / SW_ECONFLICT. */
+sw_err	sw_db_err(struct sw_db *, int rc);
+/* Borrowed handle, for tests and one-off maintenance. */
+sqlite3	*sw_db_handle(struct sw_db *);
+
+/* Wall clock in milliseconds since the epoch. */
+int64_t	sw_now_ms(void);
+
+/* Column text as a borrowed C string, "" for NULL. */
+const char *sw_col_text(sqlite3_stmt *, int col);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * json.c: json-c helpers (see json.h).  Parsing goes through a tokener
+ * with a depth cap and strict mode so "{} trailing" and deep nesting are
+ * refused as malformed rather than half accepted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/limits.h"
+
+sw_err
+sw_json_parse(const char *text, size_t len, json_object **out, char *why,
+    size_t whysz)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	enum json_tokener_error jerr;
+	size_t used;
+
+	*out = NULL;
+	if (len > (size_t)INT32_MAX) {
+		snprintf(why, whysz, "body too large");
+		return SW_EBADJSON;
+	}
+	if ((tok = json_tokener_new_ex(SW_MAX_JSON_DEPTH)) == NULL)
+		return SW_ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	used = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		snprintf(why, whysz, "unexpected end of JSON input");
+		goto bad;
+	}
+	if (jerr != json_tokener_success) {
+		snprintf(why, whysz, "%s at offset %zu",
+		    json_tokener_error_desc(jerr), used);
+		goto bad;
+	}
+	while (used < len && strchr(" \t\r\n", text[used]) != NULL)
+		used++;
+	if (used != len) {
+		snprintf(why, whysz, "trailing data at offset %zu", used);
+		goto bad;
+	}
+	json_tokener_free(tok);
+	*out = o;
+	return SW_OK;
+bad:
+	json_object_put(o);
+	json_tokener_free(tok);
+	return SW_EBADJSON;
+}
+
+const char *
+sw_json_str(json_object *o)
+{
+	return json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+const char *
+sw_json_pretty(json_object *o)
+{
+	return json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	    JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+json_object *
+sw_json_get(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (o == NULL || !json_object_is_type(o, json_type_object))
+		return NULL;
+	return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+const char *
+sw_json_get_str(json_object *o, const char *key)
+{
+	json_object *v = sw_json_get(o, key);
+
+	return v != NULL && json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+}
+
+int64_t
+sw_json_get_int(json_object *o, const char *key, int64_t dflt)
+{
+	json_object *v = sw_json_get(o, key);
+
+	return v != NULL && json_object_is_type(v, json_type_int) ?
+	    json_object_get_int64(v) : dflt;
+}
+
+int
+sw_json_get_bool(json_object *o, const char *key, int dflt)
+{
+	json_object *v = sw_json_get(o, key);
+
+	return v != NULL && json_object_is_type(v, json_type_boolean) ?
+	    json_object_get_boolean(v) : dflt;
+}
+
+void
+sw_json_add_str(json_object *o, const char *key, const char *val)
+{
+	json_object_object_add(o, key,
+	    val ? json_object_new_string(val) : NULL);
+}
+
+void
+sw_json_add_int(json_object *o, const char *key, int64_t val)
+{
+	json_object_object_add(o, key, json_object_new_int64(val));
+}
+
+void
+sw_json_add_bool(json_object *o, const char *key, int val)
+{
+	json_object_object_add(o, key, json_object_new_boolean(val));
+}

@@ -1,0 +1,38 @@
+/*
+ * json.h: small helpers around json-c.  Conventions (json-c's): object
+ * arguments are borrowed; json_object_object_add steals the value it is
+ * given; functions that return a json_object * return a new reference
+ * the caller must json_object_put().
+ */
+#ifndef SW_JSON_H
+#define SW_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "lib/err.h"
+
+/*
+ * Parse exactly len bytes as one JSON value, at most SW_MAX_JSON_DEPTH
+ * deep.  On failure returns SW_EBADJSON and writes a reason into why.
+ * *out is a new reference on success.
+ */
+sw_err	sw_json_parse(const char *, size_t len, json_object **out,
+	    char *why, size_t whysz);
+/* Compact text without "\/" escapes; borrowed, valid until o changes. */
+const char *sw_json_str(json_object *o);
+const char *sw_json_pretty(json_object *o);
+
+/* Member lookups; NULL/default when absent or of another type. */
+const char *sw_json_get_str(json_object *, const char *key);
+int64_t	sw_json_get_int(json_object *, const char *key, int64_t dflt);
+int	sw_json_get_bool(json_object *, const char *key, int dflt);
+json_object *sw_json_get(json_object *, const char *key);
+
+/* Add helpers: the value is copied (strings) or created. */
+void	sw_json_add_str(json_object *, const char *key, const char *val);
+void	sw_json_add_int(json_object *, const char *key, int64_t val);
+void	sw_json_add_bool(json_object *, const char *key, int val);
+
+#endif

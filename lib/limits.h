@@ -1,0 +1,101 @@
+/*
+ * limits.h: every size, count and time bound of Slipway in one place,
+ * each with the reason for its value.  Include as "lib/limits.h".
+ */
+#ifndef SW_LIMITS_H
+#define SW_LIMITS_H
+
+/* Largest request body a worker reads; nginx caps at the same size. */
+#define SW_MAX_BODY		(1024 * 1024)
+/* Largest response body read from AWS or Kubernetes in one call. */
+#define SW_MAX_UPSTREAM_BODY	(16 * 1024 * 1024)
+/* Longest request path or query string we route. */
+#define SW_MAX_PATH		2048
+#define SW_MAX_QUERY		4096
+/* Deepest JSON nesting accepted in a request body. */
+#define SW_MAX_JSON_DEPTH	32
+/* Longest single string field in a request (names, ARNs, scripts). */
+#define SW_MAX_STRING		4096
+/* Most elements in one array field of a request. */
+#define SW_MAX_ARRAY		256
+/* Most per-field errors reported in one problem document. */
+#define SW_MAX_FIELD_ERRORS	32
+/* Idempotency-Key header: 1..128 printable ASCII characters. */
+#define SW_MAX_IDEMPOTENCY_KEY	128
+/* Token and session secrets: 256 random bits. */
+#define SW_SECRET_BYTES		32
+/* Browser sessions last this long (seconds). */
+#define SW_SESSION_TTL		(12 * 3600)
+/* Token names: 1..64 of [A-Za-z0-9._-]. */
+#define SW_MAX_TOKEN_NAME	64
+/* SQLite waits this long for a lock before SW_EDB (milliseconds). */
+#define SW_DB_BUSY_MS		5000
+/* Most operations listed in one page. */
+#define SW_MAX_PAGE		200
+/* Most events returned with one operation. */
+#define SW_MAX_EVENTS		500
+/* Most stages in one operation. */
+#define SW_MAX_STAGES		32
+/* A claimed operation is re-claimable after this lease (seconds). */
+#define SW_OP_LEASE		60
+/* operation_wait long-poll bound (seconds). */
+#define SW_MAX_WAIT		60
+/* Outbound HTTP: connect and whole-call timeouts (seconds). */
+#define SW_HTTP_CONNECT_TIMEOUT	5
+#define SW_HTTP_TOTAL_TIMEOUT	60
+/* A restarted worker is replaced no faster than this (milliseconds). */
+#define SW_RESPAWN_DELAY_MS	100
+/* Default number of REST and MCP FastCGI worker processes. */
+#define SW_DEFAULT_WORKERS	2
+/* Default listen port of nginx. */
+#define SW_DEFAULT_PORT		3099
+
+/* --- AWS client (lib/aws*.c, lib/sigv4.c, lib/creds.c, lib/k8s.c) --- */
+/* Access key ids and secrets are 16-128 characters (IAM limits). */
+#define SW_AWS_MAX_KEY		128
+/* STS session tokens run to about 2 KiB; leave room for growth. */
+#define SW_AWS_MAX_TOKEN	4096
+/* Region names ("us-west-2") and signing names ("sagemaker"). */
+#define SW_AWS_MAX_NAME		64
+/* Longest endpoint URL or service URL we build. */
+#define SW_AWS_MAX_URL		2048
+/* Error code, message and request id kept from an AWS error body. */
+#define SW_AWS_MAX_ERR_CODE	128
+#define SW_AWS_MAX_ERR_MSG	1024
+#define SW_AWS_MAX_REQUEST_ID	128
+/* Standard retry mode: attempts in total, counting the first call. */
+#define SW_AWS_MAX_ATTEMPTS	3
+/* Backoff: full jitter on min(base * 2^(n-1), cap) (milliseconds). */
+#define SW_AWS_RETRY_BASE_MS	1000
+#define SW_AWS_RETRY_CAP_MS	20000
+/* Retry token bucket: size, cost of a retry, cost after a timeout. */
+#define SW_AWS_RETRY_TOKENS	500
+#define SW_AWS_RETRY_COST	5
+#define SW_AWS_RETRY_TIMEOUT_COST 10
+/* A first-try success refills this many tokens. */
+#define SW_AWS_RETRY_REFILL	1
+/* Refresh credentials this long before they expire (seconds): try at
+ * the advisory mark, and stop using them at the mandatory one. */
+#define SW_AWS_CREDS_ADVISORY	(15 * 60)
+#define SW_AWS_CREDS_MANDATORY	(10 * 60)
+/* IMDS and container endpoints answer fast or not at all (ms). */
+#define SW_AWS_METADATA_TIMEOUT_MS	1000
+#define SW_AWS_CONTAINER_TIMEOUT_MS	2000
+/* IMDSv2 session token lifetime asked for, and reused for (seconds). */
+#define SW_AWS_IMDS_TOKEN_TTL	21600
+#define SW_AWS_IMDS_TOKEN_REUSE	21595
+/* Largest shared credentials/config file, web identity token, or
+ * container authorization token file we read. */
+#define SW_AWS_MAX_FILE		(256 * 1024)
+/* EKS token: X-Amz-Expires sent, refresh age (14 min) and size cap. */
+#define SW_EKS_TOKEN_EXPIRES	60
+#define SW_EKS_TOKEN_REFRESH	(14 * 60)
+#define SW_EKS_TOKEN_MAX	4096
+/* Kubernetes watch: server-side timeoutSeconds, and the largest single
+ * event line we buffer from a watch stream. */
+#define SW_K8S_WATCH_TIMEOUT	300
+#define SW_K8S_MAX_EVENT	(4 * 1024 * 1024)
+/* Most headers kept from one HTTP response. */
+#define SW_HTTP_MAX_HEADERS	128
+
+#endif

@@ -1,0 +1,616 @@
+/*
+ * ops.c: operations, stages and events on top of the statement table
+ * (see ops.h for the state machine).  Writes that must agree (an
+ * operation and its stages; a retry's operation and stage updates) run
+ * in one IMMEDIATE transaction so a crash never leaves half of them.
+ */
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "lib/ops.h"
+
+sw_err
+sw_random_hex(char *buf, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[64];
+	size_t i;
+
+	if (n > sizeof(raw) || RAND_bytes(raw, (int)n) != 1)
+		return SW_EINTERNAL;
+	for (i = 0; i < n; i++) {
+		buf[2 * i] = hex[raw[i] >> 4];
+		buf[2 * i + 1] = hex[raw[i] & 15];
+	}
+	buf[2 * n] = '\0';
+	return SW_OK;
+}
+
+int
+sw_op_state_terminal(const char *s)
+{
+	return strcmp(s, "succeeded") == 0 || strcmp(s, "failed") == 0 ||
+	    strcmp(s, "cancelled") == 0;
+}
+
+/* SHA-256 of kind + target + params, hex: the request an idempotency
+ * key stands for. */
+static void
+request_hash(const struct sw_op_new *n, char out[65])
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_MD_CTX *ctx;
+	const char *p = n->params ? sw_json_str(n->params) : "{}";
+	int i;
+
+	out[0] = '\0';
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return;
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, n->kind, strlen(n->kind) + 1);
+	EVP_DigestUpdate(ctx, n->target, strlen(n->target) + 1);
+	EVP_DigestUpdate(ctx, p, strlen(p));
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+static sw_err
+step_done(struct sw_db *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (st == NULL)
+		return SW_EDB;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
+    char id[SW_OP_ID_LEN], int *existed)
+{
+	sqlite3_stmt *st;
+	char hash[65], hexid[17];
+	int64_t now = sw_now_ms();
+	int seq, rc;
+	sw_err e;
+
+	*existed = 0;
+	request_hash(n, hash);
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if (n->idem_key != NULL) {
+		if ((st = sw_db_stmt(db, STMT_OP_BY_IDEM)) == NULL) {
+			e = SW_EDB;
+			goto bad;
+		}
+		sqlite3_bind_text(st, 1, n->token_name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, n->idem_key, -1, SQLITE_STATIC);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int same = strcmp(sw_col_text(st, 1), hash) == 0;
+
+			snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+			sqlite3_reset(st);
+			sw_db_rollback(db);
+			if (!same)
+				return SW_ECONFLICT;
+			*existed = 1;
+			return SW_OK;
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE) {
+			e = sw_db_err(db, rc);
+			goto bad;
+		}
+	}
+	if ((e = sw_random_hex(hexid, 8)) != SW_OK)
+		goto bad;
+	snprintf(id, SW_OP_ID_LEN, "op-%s", hexid);
+	if ((st = sw_db_stmt(db, STMT_OP_INSERT)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, n->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, n->target, -1, SQLITE_STATIC);
+	if (n->cluster)
+		sqlite3_bind_text(st, 4, n->cluster, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, n->params ? sw_json_str(n->params) : "{}",
+	    -1, SQLITE_TRANSIENT);
+	if (n->idem_key) {
+		sqlite3_bind_text(st, 6, n->idem_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, hash, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_text(st, 8, n->token_name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, now);
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	for (seq = 0; n->stages != NULL && n->stages[seq] != NULL; seq++) {
+		if (seq >= SW_MAX_STAGES) {
+			e = SW_EINTERNAL;
+			goto bad;
+		}
+		if ((st = sw_db_stmt(db, STMT_STAGE_INSERT)) == NULL) {
+			e = SW_EDB;
+			goto bad;
+		}
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 2, seq);
+		sqlite3_bind_text(st, 3, n->stages[seq], -1, SQLITE_STATIC);
+		if ((e = step_done(db, st)) != SW_OK)
+			goto bad;
+	}
+	if ((st = sw_db_stmt(db, STMT_EVENT_INSERT)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_text(st, 4, "info", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, "operation requested", -1, SQLITE_STATIC);
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	return sw_db_commit(db);
+bad:
+	sw_db_rollback(db);
+	return e;
+}
+
+static json_object *
+parse_text_col(sqlite3_stmt *st, int col)
+{
+	const char *s = (const char *)sqlite3_column_text(st, col);
+	json_object *o;
+	char why[64];
+
+	if (s == NULL)
+		return NULL;
+	if (sw_json_parse(s, strlen(s), &o, why, sizeof(why)) != SW_OK)
+		return json_object_new_string(s);
+	return o;
+}
+
+/* One operation row (STMT_OP_BY_ID / STMT_OP_LIST column order). */
+static json_object *
+op_row_json(sqlite3_stmt *st)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "id", sw_col_text(st, 0));
+	sw_json_add_str(o, "kind", sw_col_text(st, 1));
+	sw_json_add_str(o, "target", sw_col_text(st, 2));
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+		sw_json_add_str(o, "cluster", sw_col_text(st, 3));
+	json_object_object_add(o, "params", parse_text_col(st, 4));
+	sw_json_add_str(o, "state", sw_col_text(st, 5));
+	sw_json_add_str(o, "requested_by", sw_col_text(st, 6));
+	sw_json_add_int(o, "created_ms", sqlite3_column_int64(st, 7));
+	sw_json_add_int(o, "updated_ms", sqlite3_column_int64(st, 8));
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+		json_object_object_add(o, "result", parse_text_col(st, 9));
+	if (sqlite3_column_type(st, 10) != SQLITE_NULL)
+		sw_json_add_str(o, "error", sw_col_text(st, 10));
+	sw_json_add_bool(o, "cancel_requested",
+	    sqlite3_column_int(st, 11));
+	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+		sw_json_add_str(o, "idempotency_key", sw_col_text(st, 12));
+	sw_json_add_int(o, "due_ms", sqlite3_column_int64(st, 13));
+	return o;
+}
+
+sw_err
+sw_op_get(struct sw_db *db, const char *id, int with_events,
+    int64_t since, json_object **out)
+{
+	sqlite3_stmt *st;
+	json_object *o = NULL, *arr, *s;
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_OP_BY_ID)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		o = op_row_json(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	if (o == NULL)
+		return sw_db_err(db, rc);
+
+	if ((st = sw_db_stmt(db, STMT_STAGE_LIST)) == NULL)
+		goto bad;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	arr = json_object_new_array();
+	json_object_object_add(o, "stages", arr);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s = json_object_new_object();
+		sw_json_add_int(s, "seq", sqlite3_column_int(st, 0));
+		sw_json_add_str(s, "name", sw_col_text(st, 1));
+		sw_json_add_str(s, "state", sw_col_text(st, 2));
+		sw_json_add_int(s, "attempts", sqlite3_column_int(st, 3));
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+			sw_json_add_int(s, "started_ms",
+			    sqlite3_column_int64(st, 4));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			sw_json_add_int(s, "finished_ms",
+			    sqlite3_column_int64(st, 5));
+		json_object_object_add(s, "resources", parse_text_col(st, 6));
+		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+			sw_json_add_str(s, "error", sw_col_text(st, 7));
+		json_object_array_add(arr, s);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		goto bad;
+	if (with_events) {
+		if ((st = sw_db_stmt(db, STMT_EVENT_LIST)) == NULL)
+			goto bad;
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, since);
+		sqlite3_bind_int(st, 3, SW_MAX_EVENTS);
+		arr = json_object_new_array();
+		json_object_object_add(o, "events", arr);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			s = json_object_new_object();
+			sw_json_add_int(s, "id", sqlite3_column_int64(st, 0));
+			sw_json_add_int(s, "time_ms",
+			    sqlite3_column_int64(st, 1));
+			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+				sw_json_add_int(s, "stage",
+				    sqlite3_column_int(st, 2));
+			sw_json_add_str(s, "level", sw_col_text(st, 3));
+			sw_json_add_str(s, "message", sw_col_text(st, 4));
+			if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+				json_object_object_add(s, "data",
+				    parse_text_col(st, 5));
+			json_object_array_add(arr, s);
+		}
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			goto bad;
+	}
+	*out = o;
+	return SW_OK;
+bad:
+	json_object_put(o);
+	return SW_EDB;
+}
+
+static void
+bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v != NULL)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+sw_err
+sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
+    json_object **out)
+{
+	sqlite3_stmt *st;
+	json_object *o, *items, *last = NULL;
+	int rc, n = 0, limit;
+	char cur_id[SW_OP_ID_LEN] = "", next[64];
+	long long cur_created = 0;
+
+	*out = NULL;
+	limit = f->limit > 0 && f->limit <= SW_MAX_PAGE ? f->limit : 50;
+	if (f->cursor != NULL && sscanf(f->cursor, "%lld.%19s",
+	    &cur_created, cur_id) != 2)
+		return SW_EINVAL;
+	if ((st = sw_db_stmt(db, STMT_OP_LIST)) == NULL)
+		return SW_EDB;
+	bind_opt(st, 1, f->kind);
+	bind_opt(st, 2, f->state);
+	bind_opt(st, 3, f->cluster);
+	bind_opt(st, 4, f->token_name);
+	if (f->cursor != NULL) {
+		sqlite3_bind_int64(st, 5, cur_created);
+		sqlite3_bind_text(st, 6, cur_id, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_int(st, 7, limit);
+	o = json_object_new_object();
+	items = json_object_new_array();
+	json_object_object_add(o, "items", items);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		last = op_row_json(st);
+		json_object_array_add(items, last);
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(o);
+		return sw_db_err(db, rc);
+	}
+	if (n == limit && last != NULL) {
+		snprintf(next, sizeof(next), "%lld.%s",
+		    (long long)sw_json_get_int(last, "created_ms", 0),
+		    sw_json_get_str(last, "id"));
+		sw_json_add_str(o, "next", next);
+	}
+	*out = o;
+	return SW_OK;
+}
+
+sw_err
+sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
+    char id[SW_OP_ID_LEN])
+{
+	sqlite3_stmt *st;
+	int64_t now = sw_now_ms();
+	int rc, changed;
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_PICK)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_int64(st, 1, now);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		e = SW_ENOTFOUND;
+		goto bad;
+	}
+	if (rc != SQLITE_ROW) {
+		e = sw_db_err(db, rc);
+		goto bad;
+	}
+	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_TAKE)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, now + lease_ms);
+	sqlite3_bind_int64(st, 4, now);
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	changed = sqlite3_changes(sw_db_handle(db));
+	if ((e = sw_db_commit(db)) != SW_OK)
+		return e;
+	return changed == 1 ? SW_OK : SW_ENOTFOUND;
+bad:
+	sw_db_rollback(db);
+	return e;
+}
+
+sw_err
+sw_op_release(struct sw_db *db, const char *id, const char *owner,
+    int64_t due_ms)
+{
+	sqlite3_stmt *st;
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((st = sw_db_stmt(db, STMT_OP_SET_DUE)) == NULL)
+		goto bad;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, due_ms);
+	sqlite3_bind_int64(st, 3, sw_now_ms());
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	if ((st = sw_db_stmt(db, STMT_OP_RELEASE)) == NULL)
+		goto bad;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	return sw_db_commit(db);
+bad:
+	sw_db_rollback(db);
+	return e != SW_OK ? e : SW_EDB;
+}
+
+sw_err
+sw_op_set_state(struct sw_db *db, const char *id, const char *state,
+    const char *error)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_OP_SET_STATE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	bind_opt(st, 3, error);
+	sqlite3_bind_int64(st, 4, sw_now_ms());
+	return step_done(db, st);
+}
+
+sw_err
+sw_op_set_result(struct sw_db *db, const char *id, json_object *res)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_OP_SET_RESULT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, sw_json_str(res), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, sw_now_ms());
+	return step_done(db, st);
+}
+
+sw_err
+sw_stage_set_state(struct sw_db *db, const char *id, int seq,
+    const char *state, const char *error)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_STAGE_SET_STATE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, seq);
+	sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+	bind_opt(st, 4, error);
+	sqlite3_bind_int64(st, 5, sw_now_ms());
+	return step_done(db, st);
+}
+
+sw_err
+sw_stage_set_ext(struct sw_db *db, const char *id, int seq,
+    json_object *ext)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_STAGE_SET_EXT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, seq);
+	sqlite3_bind_text(st, 3, sw_json_str(ext), -1, SQLITE_TRANSIENT);
+	return step_done(db, st);
+}
+
+sw_err
+sw_op_event(struct sw_db *db, const char *id, int stage, const char *level,
+    const char *message, json_object *data)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_EVENT_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, sw_now_ms());
+	if (stage >= 0)
+		sqlite3_bind_int(st, 3, stage);
+	sqlite3_bind_text(st, 4, level, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, message, -1, SQLITE_TRANSIENT);
+	if (data != NULL)
+		sqlite3_bind_text(st, 6, sw_json_str(data), -1,
+		    SQLITE_TRANSIENT);
+	return step_done(db, st);
+}
+
+/* Read the state of id inside the current transaction. */
+static sw_err
+op_state(struct sw_db *db, const char *id, char state[16])
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(state, 16, "%s", sw_col_text(st, 1));
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_op_retry(struct sw_db *db, const char *id)
+{
+	sqlite3_stmt *st;
+	char state[16];
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((e = op_state(db, id, state)) != SW_OK)
+		goto bad;
+	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0) {
+		e = SW_ECONFLICT;
+		goto bad;
+	}
+	if ((st = sw_db_stmt(db, STMT_STAGE_RESET_FROM)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	if ((e = sw_op_set_state(db, id, "pending", NULL)) != SW_OK)
+		goto bad;
+	if ((st = sw_db_stmt(db, STMT_OP_SET_DUE)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, 0);
+	sqlite3_bind_int64(st, 3, sw_now_ms());
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	if ((e = sw_op_event(db, id, -1, "info", "retry requested",
+	    NULL)) != SW_OK)
+		goto bad;
+	return sw_db_commit(db);
+bad:
+	sw_db_rollback(db);
+	return e;
+}
+
+sw_err
+sw_op_cancel(struct sw_db *db, const char *id)
+{
+	sqlite3_stmt *st;
+	char state[16];
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((e = op_state(db, id, state)) != SW_OK)
+		goto bad;
+	if (sw_op_state_terminal(state)) {
+		e = SW_ECONFLICT;
+		goto bad;
+	}
+	if ((st = sw_db_stmt(db, STMT_OP_CANCEL_REQ)) == NULL) {
+		e = SW_EDB;
+		goto bad;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, sw_now_ms());
+	if ((e = step_done(db, st)) != SW_OK)
+		goto bad;
+	if (strcmp(state, "pending") == 0 &&
+	    (e = sw_op_set_state(db, id, "cancelled", "cancelled by request"))
+	    != SW_OK)
+		goto bad;
+	if ((e = sw_op_event(db, id, -1, "info", "cancel requested",
+	    NULL)) != SW_OK)
+		goto bad;
+	return sw_db_commit(db);
+bad:
+	sw_db_rollback(db);
+	return e;
+}
+
+sw_err
+sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
+    char state[16])
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*updated = sqlite3_column_int64(st, 0);
+		snprintf(state, 16, "%s", sw_col_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}

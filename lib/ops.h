@@ -1,0 +1,99 @@
+/*
+ * ops.h: operations, their stages and events.  Every mutation Slipway
+ * makes is an operation row: kind, target, validated parameters, who
+ * asked, an optional idempotency key, a state
+ *
+ *	pending -> running -> succeeded | failed | cancelled
+ *	failed  -> pending   (retry: only failed stages run again)
+ *
+ * and an ordered list of stages.  The API workers enqueue; the poller
+ * claims due operations under a lease, advances stages and appends
+ * events.  A stage records the external identifiers it will create
+ * (ext) before it creates them, so a crashed poller resumes without
+ * repeating a mutation.
+ */
+#ifndef SW_OPS_H
+#define SW_OPS_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "lib/db.h"
+#include "lib/err.h"
+
+#define SW_OP_ID_LEN	20	/* "op-" + 16 hex + NUL */
+
+struct sw_op_new {
+	const char		*kind;		/* e.g. "cluster.create" */
+	const char		*target;	/* what it acts on */
+	const char		*cluster;	/* cluster name or NULL */
+	json_object		*params;	/* borrowed, validated */
+	const char *const	*stages;	/* NULL-terminated stage names */
+	const char		*idem_key;	/* Idempotency-Key or NULL */
+	const char		*token_name;	/* who asked */
+};
+
+struct sw_op_filter {
+	const char	*kind, *state, *cluster, *token_name;
+	const char	*cursor;		/* from a previous page */
+	int		 limit;
+};
+
+/*
+ * Create an operation with all its stages in one transaction.  With an
+ * idempotency key already used by the same token: the same request
+ * gives back the first operation (*existed = 1); a different request
+ * under that key is SW_ECONFLICT.  id receives the operation id.
+ */
+sw_err	sw_op_enqueue(struct sw_db *, const struct sw_op_new *,
+	    char id[SW_OP_ID_LEN], int *existed);
+
+/* Operation as JSON with stages (and events after since_event when
+ * with_events).  *out is a new reference.  SW_ENOTFOUND if absent. */
+sw_err	sw_op_get(struct sw_db *, const char *id, int with_events,
+	    int64_t since_event, json_object **out);
+
+/* A page of operations, newest first: {"items":[...],"next":cursor}. */
+sw_err	sw_op_list(struct sw_db *, const struct sw_op_filter *,
+	    json_object **out);
+
+/*
+ * Claim one due operation (pending or running, lease expired) for
+ * owner, for lease_ms.  SW_ENOTFOUND when nothing is due.
+ */
+sw_err	sw_op_claim(struct sw_db *, const char *owner, int64_t lease_ms,
+	    char id[SW_OP_ID_LEN]);
+/* Give up the lease and set when the operation is next due. */
+sw_err	sw_op_release(struct sw_db *, const char *id, const char *owner,
+	    int64_t due_ms);
+
+sw_err	sw_op_set_state(struct sw_db *, const char *id, const char *state,
+	    const char *error);
+sw_err	sw_op_set_result(struct sw_db *, const char *id, json_object *res);
+sw_err	sw_stage_set_state(struct sw_db *, const char *id, int seq,
+	    const char *state, const char *error);
+/* Record external identifiers of a stage (borrowed; stored as text). */
+sw_err	sw_stage_set_ext(struct sw_db *, const char *id, int seq,
+	    json_object *ext);
+
+/* Append an event; data may be NULL.  stage < 0 means none. */
+sw_err	sw_op_event(struct sw_db *, const char *id, int stage,
+	    const char *level, const char *message, json_object *data);
+
+/* failed|cancelled -> pending; failed stages become pending again. */
+sw_err	sw_op_retry(struct sw_db *, const char *id);
+/* Ask to cancel: pending ops end at once, running ones at the next
+ * stage boundary (the poller sees cancel_requested). */
+sw_err	sw_op_cancel(struct sw_db *, const char *id);
+
+/* Last update time (ms) and state, for operation_wait long polls. */
+sw_err	sw_op_updated(struct sw_db *, const char *id, int64_t *updated,
+	    char state[16]);
+
+/* True when state is succeeded, failed or cancelled. */
+int	sw_op_state_terminal(const char *state);
+
+/* Fill buf with n random bytes as lower-case hex (2n + 1 bytes). */
+sw_err	sw_random_hex(char *buf, size_t n);
+
+#endif

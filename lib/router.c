@@ -1,0 +1,328 @@
+/*
+ * router.c: see router.h.  The only place that decides who may call
+ * what: handlers never check credentials themselves.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "lib/optable.h"
+#include "lib/router.h"
+
+int
+sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz)
+{
+	size_t i, o = 0;
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		if (o + 1 >= dstsz)
+			return -1;
+		if (src[i] == '+')
+			dst[o++] = ' ';
+		else if (src[i] == '%') {
+			if (i + 2 >= len)
+				return -1;
+			hi = src[i + 1];
+			lo = src[i + 2];
+#define HEXV(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
+	(c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
+	(c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
+			if (HEXV(hi) < 0 || HEXV(lo) < 0)
+				return -1;
+			dst[o] = (char)(HEXV(hi) * 16 + HEXV(lo));
+#undef HEXV
+			if (dst[o] == '\0')
+				return -1;
+			o++;
+			i += 2;
+		} else
+			dst[o++] = src[i];
+	}
+	dst[o] = '\0';
+	return 0;
+}
+
+/* Find the row for method + path; sets 405 details when only the
+ * method is wrong. */
+static const struct sw_op *
+route_find(struct sw_req *r, json_object *vars)
+{
+	char allow[128] = "";
+	size_t i, off = 0;
+	int path_seen = 0;
+
+	for (i = 0; i < sw_optable_len; i++) {
+		const struct sw_op *op = &sw_optable[i];
+
+		if (!sw_path_match(op->path, r->uri, NULL))
+			continue;
+		path_seen = 1;
+		if (strcmp(op->method, r->method) == 0 ||
+		    (strcmp(r->method, "HEAD") == 0 &&
+		    strcmp(op->method, "GET") == 0)) {
+			sw_path_match(op->path, r->uri, vars);
+			return op;
+		}
+		if (off < sizeof(allow)) {
+			int n = snprintf(allow + off, sizeof(allow) - off,
+			    "%s%s", off ? ", " : "", op->method);
+			if (n > 0)
+				off += (size_t)n;
+		}
+	}
+	if (path_seen) {
+		sw_req_header(r, "Allow: %s", allow);
+		sw_req_fail(r, SW_EMETHOD, "%s is not allowed on %s; use %s",
+		    r->method, r->uri, allow);
+	} else
+		sw_req_fail(r, SW_ENOTFOUND, "no API route %s", r->uri);
+	return NULL;
+}
+
+static sw_err
+authenticate(struct sw_req *r)
+{
+	char cookie[SW_TOKEN_LEN + 8];
+	const char *a = r->authorization;
+	sw_err e;
+
+	if (a != NULL) {
+		if (strncasecmp(a, "Bearer ", 7) != 0) {
+			sw_req_header(r, "WWW-Authenticate: Bearer");
+			return sw_req_fail(r, SW_EUNAUTH,
+			    "Authorization must be a Bearer token");
+		}
+		e = sw_token_check(r->db, a + 7, &r->who);
+		if (e == SW_EUNAUTH) {
+			sw_req_header(r, "WWW-Authenticate: Bearer "
+			    "error=\"invalid_token\"");
+			return sw_req_fail(r, e,
+			    "the token is unknown, revoked or malformed");
+		}
+		return e == SW_OK ? e : sw_req_fail(r, e, "token check failed");
+	}
+	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie))) {
+		e = sw_session_check(r->db, cookie, &r->who);
+		if (e == SW_EUNAUTH)
+			return sw_req_fail(r, e,
+			    "the session has expired; log in again");
+		return e == SW_OK ? e :
+		    sw_req_fail(r, e, "session check failed");
+	}
+	sw_req_header(r, "WWW-Authenticate: Bearer");
+	return sw_req_fail(r, SW_EUNAUTH,
+	    "send Authorization: Bearer <token> or log in");
+}
+
+static int
+method_is_safe(const char *m)
+{
+	return strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+}
+
+static sw_err
+authorize(struct sw_req *r)
+{
+	const struct sw_op *op = r->op;
+
+	if (r->who.scope < op->scope)
+		return sw_req_fail(r, SW_EFORBIDDEN,
+		    "%s needs scope %s; token '%s' has %s", op->name,
+		    sw_scope_name(op->scope), r->who.name,
+		    sw_scope_name(r->who.scope));
+	/* A cookie rides along on cross-site requests: demand our Origin. */
+	if (r->who.via_cookie && !method_is_safe(r->method) &&
+	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
+		return sw_req_fail(r, SW_EFORBIDDEN,
+		    "state-changing requests with a session cookie need a "
+		    "matching Origin header");
+	return SW_OK;
+}
+
+static int
+content_type_is_json(const char *ct)
+{
+	size_t n = strlen("application/json");
+
+	return ct != NULL && strncasecmp(ct, "application/json", n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static sw_err
+read_body(struct sw_req *r, json_object **body)
+{
+	char why[160];
+	size_t i;
+	int blank = 1;
+
+	*body = NULL;
+	if (r->body_too_big)
+		return sw_req_fail(r, SW_ETOOBIG,
+		    "request body is larger than %d bytes", SW_MAX_BODY);
+	for (i = 0; i < r->body_len; i++)
+		if (strchr(" \t\r\n", r->body[i]) == NULL) {
+			blank = 0;
+			break;
+		}
+	if (blank) {
+		*body = json_object_new_object();
+		return SW_OK;
+	}
+	if (!content_type_is_json(r->content_type))
+		return sw_req_fail(r, SW_EMEDIA,
+		    "Content-Type must be application/json");
+	if (sw_json_parse(r->body, r->body_len, body, why, sizeof(why)) !=
+	    SW_OK)
+		return sw_req_fail(r, SW_EBADJSON, "body: %s", why);
+	if (!json_object_is_type(*body, json_type_object)) {
+		json_object_put(*body);
+		*body = NULL;
+		sw_ferr_add(&r->ferrs, "", "type",
+		    "body must be a JSON object");
+		return sw_req_fail(r, SW_EINVAL, "body must be a JSON object");
+	}
+	return SW_OK;
+}
+
+static const struct sw_field *
+param_find(const struct sw_field *f, const char *name, unsigned where)
+{
+	for (; f != NULL && f->name != NULL; f++)
+		if ((f->flags & where) && strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+static const struct sw_field dry_run_field = {
+	"dry_run", SW_T_BOOL, SW_F_QUERY, 0, 0, NULL, NULL,
+	"Validate and plan only: list the calls that would be made and "
+	"change nothing.", NULL, NULL
+};
+
+/* Path variables and query parameters, typed, into params. */
+static sw_err
+collect_params(struct sw_req *r, json_object *vars, json_object *params)
+{
+	const struct sw_field *f;
+	char key[128], val[SW_MAX_QUERY];
+	const char *p, *amp, *eq;
+	size_t len;
+	json_object *v;
+
+	json_object_object_foreach(vars, name, raw) {
+		f = param_find(r->op->params, name, SW_F_PATH);
+		if (f == NULL)
+			continue;
+		v = sw_field_from_text(f, json_object_get_string(raw),
+		    &r->ferrs);
+		if (v != NULL)
+			json_object_object_add(params, name, v);
+	}
+	if (r->query != NULL && strlen(r->query) > SW_MAX_QUERY)
+		return sw_req_fail(r, SW_EINVAL, "query string too long");
+	for (p = r->query; p != NULL && *p != '\0'; p = amp ? amp + 1 : NULL) {
+		amp = strchr(p, '&');
+		len = amp ? (size_t)(amp - p) : strlen(p);
+		if (len == 0)
+			continue;
+		eq = memchr(p, '=', len);
+		if (sw_url_decode(p, eq ? (size_t)(eq - p) : len, key,
+		    sizeof(key)) < 0 || (eq != NULL &&
+		    sw_url_decode(eq + 1, len - (size_t)(eq - p) - 1, val,
+		    sizeof(val)) < 0)) {
+			sw_ferr_add(&r->ferrs, "query", "encoding",
+			    "is not valid percent-encoding");
+			continue;
+		}
+		if (eq == NULL)
+			snprintf(val, sizeof(val), "true");
+		if (strcmp(key, "dry_run") == 0 &&
+		    (r->op->flags & SW_OP_DRY_RUN))
+			f = &dry_run_field;
+		else
+			f = param_find(r->op->params, key, SW_F_QUERY);
+		if (f == NULL) {
+			sw_ferr_add(&r->ferrs, key, "unknown",
+			    "is not a known query parameter");
+			continue;
+		}
+		if (json_object_object_get_ex(params, key, NULL)) {
+			sw_ferr_add(&r->ferrs, key, "duplicate",
+			    "is given more than once");
+			continue;
+		}
+		if ((v = sw_field_from_text(f, val, &r->ferrs)) != NULL)
+			json_object_object_add(params, key, v);
+	}
+	return SW_OK;
+}
+
+void
+sw_route(struct sw_req *r)
+{
+	json_object *vars = NULL, *params = NULL, *body = NULL, *dr;
+	sw_err e;
+
+	vars = json_object_new_object();
+	if (strlen(r->uri) > SW_MAX_PATH) {
+		sw_req_fail(r, SW_ENOTFOUND, "path too long");
+		goto out;
+	}
+	if ((r->op = route_find(r, vars)) == NULL)
+		goto out;
+	if (!(r->op->flags & SW_OP_PUBLIC)) {
+		if (authenticate(r) != SW_OK || authorize(r) != SW_OK)
+			goto out;
+	} else if (!method_is_safe(r->method) && r->origin != NULL &&
+	    !sw_config_origin_allowed(r->cfg, r->origin, r->host)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "Origin %s is not allowed",
+		    r->origin);
+		goto out;
+	}
+	if (r->idem_key != NULL && (strlen(r->idem_key) >
+	    SW_MAX_IDEMPOTENCY_KEY || strspn(r->idem_key,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-_.:") != strlen(r->idem_key))) {
+		sw_ferr_add(&r->ferrs, "Idempotency-Key", "pattern",
+		    "must be 1 to %d of [A-Za-z0-9-_.:]",
+		    SW_MAX_IDEMPOTENCY_KEY);
+		sw_req_fail(r, SW_EINVAL, "Idempotency-Key: must be 1 to %d "
+		    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
+		goto out;
+	}
+	if (read_body(r, &body) != SW_OK)
+		goto out;
+	params = json_object_new_object();
+	if (collect_params(r, vars, params) != SW_OK)
+		goto out;
+	if (r->op->params != NULL)
+		(void)sw_validate(params, r->op->params, SW_F_PATH | SW_F_QUERY,
+		    &r->ferrs);
+	(void)sw_validate(body, r->op->body, 0, &r->ferrs);
+	if (r->ferrs.n > 0) {
+		r->err = SW_EINVAL;
+		goto out;
+	}
+	/* Merge: path and query win over body members of the same name. */
+	json_object_object_foreach(params, k, v) {
+		if (strcmp(k, "dry_run") == 0)
+			continue;
+		json_object_object_add(body, k, json_object_get(v));
+	}
+	if ((dr = sw_json_get(params, "dry_run")) != NULL)
+		r->dry_run = json_object_get_boolean(dr);
+	r->args = body;
+	body = NULL;
+	e = r->op->handler(r);
+	if (e != SW_OK && r->err == SW_OK)
+		sw_req_fail(r, e, "%s failed", r->op->name);
+out:
+	json_object_put(vars);
+	json_object_put(params);
+	json_object_put(body);
+}

@@ -1,0 +1,86 @@
+/*
+ * valid.h: table-driven validation of request input.  Each operation
+ * declares its path, query and body fields as sw_field arrays (ended by
+ * a row whose name is NULL).  sw_validate() checks a JSON object against
+ * such a table: types, required members, numeric bounds, string length,
+ * anchored POSIX patterns, enums, nested objects and arrays, and refuses
+ * members the table does not name.  The same tables produce the JSON
+ * Schemas of the OpenAPI document and of the MCP tools.
+ */
+#ifndef SW_VALID_H
+#define SW_VALID_H
+
+#include <json-c/json.h>
+
+#include "lib/err.h"
+#include "lib/limits.h"
+
+enum sw_ftype {
+	SW_T_STRING,
+	SW_T_INT,
+	SW_T_NUMBER,
+	SW_T_BOOL,
+	SW_T_OBJECT,		/* members described by .fields */
+	SW_T_ARRAY,		/* each element described by .items */
+	SW_T_MAP,		/* string keys -> strings (tags, labels) */
+	SW_T__MAX
+};
+
+#define SW_F_REQUIRED	0x01	/* must be present */
+#define SW_F_PATH	0x02	/* comes from a {placeholder} in the path */
+#define SW_F_QUERY	0x04	/* comes from the query string */
+#define SW_F_SECRET	0x08	/* never echoed back or logged */
+#define SW_F_NULLABLE	0x10	/* JSON null accepted (means "unset") */
+
+struct sw_field {
+	const char		*name;
+	enum sw_ftype		 type;
+	unsigned		 flags;
+	long long		 min, max;	/* value, length or count bounds */
+	const char		*pattern;	/* ERE, anchored by the validator */
+	const char *const	*enumv;		/* NULL-terminated allowed strings */
+	const char		*desc;
+	const struct sw_field	*fields;	/* SW_T_OBJECT members */
+	const struct sw_field	*items;		/* SW_T_ARRAY element (one row) */
+};
+
+struct sw_ferr {
+	char	field[128];	/* JSON path, e.g. instance_groups[1].count */
+	char	rule[24];	/* required, type, minimum, pattern, enum... */
+	char	msg[200];
+};
+
+struct sw_ferrs {
+	int		n;
+	struct sw_ferr	e[SW_MAX_FIELD_ERRORS];
+};
+
+/*
+ * Validate obj (borrowed) against fields.  Returns SW_OK or SW_EINVAL
+ * with every problem found (up to SW_MAX_FIELD_ERRORS) in errs.
+ * Only fields whose flags & mask are non-zero, or all when mask is 0,
+ * are considered, so one table can describe path, query and body.
+ */
+sw_err	sw_validate(json_object *obj, const struct sw_field *fields,
+	    unsigned mask, struct sw_ferrs *errs);
+
+/*
+ * Turn a raw string (from a path or query) into the JSON value the field
+ * wants: INT/NUMBER/BOOL are parsed, others stay strings.  Returns a new
+ * reference, or NULL with a rule in errs when the text does not parse.
+ */
+json_object *sw_field_from_text(const struct sw_field *, const char *text,
+	    struct sw_ferrs *errs);
+
+/* Record one error (used by handlers for cross-field rules too). */
+void	sw_ferr_add(struct sw_ferrs *, const char *field, const char *rule,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* JSON Schema of one field or of a table (an "object" schema).  New ref. */
+json_object *sw_field_schema(const struct sw_field *);
+json_object *sw_fields_schema(const struct sw_field *, unsigned mask);
+
+/* Release cached compiled patterns (for leak checkers at exit). */
+void	sw_valid_cleanup(void);
+
+#endif

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+# 11-api-errors.t: bad input through the real nginx + worker gets a 4xx
+# application/problem+json naming the field and the rule; never a 500,
+# never a crash (the workers keep their pids).
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack
+
+t = T()
+s = Stack(t)
+pids_before = sorted(c["pid"] for c in s.status()["components"])
+
+
+def problem(r, status, name, field=None, rule=None):
+    good = (r.status == status and
+            (r.header("Content-Type") or "").startswith(
+                "application/problem+json") and
+            r.json is not None and r.json.get("status") == status and
+            r.json.get("type", "").startswith("/problems/"))
+    if good and field is not None:
+        errs = r.json.get("errors", [])
+        good = any(e.get("field") == field and
+                   (rule is None or e.get("rule") == rule) for e in errs)
+    if not t.ok(good, name):
+        t.diag(repr(r))
+
+
+problem(s.post("/api/v1/tokens", raw=b'{"name": "x"',
+               headers={"Content-Type": "application/json"}), 400,
+        "truncated JSON is 400 malformed-json")
+r = s.post("/api/v1/tokens", raw=b'{"name":"x"} {}',
+           headers={"Content-Type": "application/json"})
+problem(r, 400, "trailing data is 400")
+t.eq(r.json and r.json.get("type"), "/problems/malformed-json",
+     "problem type says malformed JSON")
+problem(s.post("/api/v1/tokens", {"name": 5, "scope": "read"}), 400,
+        "wrong type names the field", "name", "type")
+problem(s.post("/api/v1/tokens", {"name": "a", "scope": "root"}), 400,
+        "enum violation names the field", "scope", "enum")
+problem(s.post("/api/v1/tokens", {"name": "a", "scope": "read", "z": 1}),
+        400, "unknown field names the field", "z", "unknown")
+problem(s.post("/api/v1/tokens", {"scope": "read"}), 400,
+        "missing field names the field", "name", "required")
+problem(s.post("/api/v1/tokens", {"name": "has space", "scope": "read"}),
+        400, "pattern violation names the field", "name", "pattern")
+problem(s.post("/api/v1/tokens", raw=b'name=x',
+               headers={"Content-Type": "application/x-www-form-urlencoded"}),
+        415, "form body is 415")
+problem(s.post("/api/v1/tokens", raw=b"[" * 100 + b"]" * 100,
+               headers={"Content-Type": "application/json"}), 400,
+        "deep nesting refused")
+
+big = b'{"name":"' + b"a" * (2 * 1024 * 1024) + b'"}'
+r = s.post("/api/v1/tokens", raw=big,
+           headers={"Content-Type": "application/json"})
+t.eq(r.status, 413, "a 2 MiB body is refused by nginx with 413")
+r = s.post("/api/v1/tokens", raw=b'{"name":"' + b"a" * 900000 + b'"}',
+           headers={"Content-Type": "application/json"})
+problem(r, 400, "a large string field is refused by the validator",
+        "name", "maxLength")
+
+problem(s.get("/api/v1/no/such/route"), 404, "unknown route is 404")
+problem(s.get("/api/v2/version"), 404, "unknown API version is 404")
+r = s.request("DELETE", "/api/v1/version")
+problem(r, 405, "wrong method is 405")
+t.eq(r.header("Allow"), "GET", "405 carries Allow")
+problem(s.get("/api/v1/operations?limit=abc"), 400,
+        "non-integer query value", "limit", "type")
+problem(s.get("/api/v1/operations?limit=1000"), 400,
+        "query over the maximum", "limit", "maximum")
+problem(s.get("/api/v1/operations?nope=1"), 400, "unknown query parameter",
+        "nope", "unknown")
+problem(s.get("/api/v1/operations?state=%ZZ"), 400, "bad percent-encoding")
+problem(s.get("/api/v1/operations/op-..%2f..%2fetc"), 400,
+        "traversal-looking id refused by its pattern", "id", "pattern")
+problem(s.get("/api/v1/operations/op-0123456789abcdef"), 404,
+        "unknown operation is 404")
+problem(s.post("/api/v1/operations/op-0123456789abcdef:retry"), 404,
+        "retry of an unknown operation is 404")
+problem(s.post("/api/v1/operations", {}), 405, "POST on a GET route")
+problem(s.post("/api/v1/tokens", {"name": "a", "scope": "read"},
+               headers={"Idempotency-Key": "bad key with spaces"}), 400,
+        "bad Idempotency-Key", "Idempotency-Key", "pattern")
+
+# Nothing above may have crashed or restarted a worker.
+pids_after = sorted(c["pid"] for c in s.status()["components"])
+t.eq(pids_after, pids_before, "no worker crashed or restarted")
+t.ok("500" not in " ".join(l.split('"')[2][:5] for l in
+     s.log_text("access.log").splitlines() if l.count('"') >= 3),
+     "no 500 in the access log")
+s.stop()
+t.done()

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+# 14-openapi.t: /api/v1/openapi.json is generated from the operation
+# table and passes a real validator (@apidevtools/swagger-parser from
+# npm); a deliberately broken copy fails it, so the check can fail.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, SRCDIR
+
+t = T()
+validator = os.path.join(SRCDIR, "t", "lib", "validate-openapi.js")
+modules = os.path.join(SRCDIR, "t", "node_modules", "@apidevtools",
+                       "swagger-parser")
+if not shutil.which("node") or not os.path.isdir(modules):
+    t.skip_all("node or @apidevtools/swagger-parser missing "
+               "(./quickstart test installs them)")
+
+s = Stack(t)
+r = s.get("/api/v1/openapi.json", token=None)
+t.eq(r.status, 200, "openapi.json served without a token")
+doc = r.json
+t.eq(doc.get("openapi"), "3.1.0", "OpenAPI 3.1")
+ops = {}
+for p, item in doc["paths"].items():
+    for m, op in item.items():
+        ops[op["operationId"]] = (m.upper(), p, op)
+for name in ("health", "version", "operation_list", "operation_get",
+             "operation_wait", "operation_retry", "operation_cancel",
+             "login"):
+    t.ok(name in ops, "operation %s is documented" % name)
+t.eq(ops["operation_get"][0:2], ("GET", "/api/v1/operations/{id}"),
+     "method and path from the table")
+params = {p["name"]: p for p in ops["operation_list"][2]["parameters"]}
+t.eq(params["limit"]["schema"].get("maximum"), 200,
+     "query bounds come from the field table")
+t.eq(ops["health"][2]["security"], [], "public operations need no auth")
+t.ok(ops["version"][2]["security"], "other operations declare auth")
+
+tmp = tempfile.mkdtemp()
+good = os.path.join(tmp, "openapi.json")
+with open(good, "w") as f:
+    json.dump(doc, f)
+v = subprocess.run(["node", validator, good], capture_output=True, text=True,
+                   timeout=120)
+t.ok(v.returncode == 0, "swagger-parser validates the document: %s" %
+     v.stdout.strip())
+if v.returncode:
+    t.diag(v.stderr)
+broken = json.loads(json.dumps(doc))
+broken["paths"]["/api/v1/operations/{id}"]["get"]["parameters"][0]["in"] = \
+    "nowhere"
+with open(os.path.join(tmp, "broken.json"), "w") as f:
+    json.dump(broken, f)
+v = subprocess.run(["node", validator, os.path.join(tmp, "broken.json")],
+                   capture_output=True, text=True, timeout=120)
+t.ok(v.returncode != 0, "a copy with a bad parameter location is rejected: %s" %
+     (v.stdout.strip().splitlines() or [""])[0][:120])
+shutil.rmtree(tmp)
+s.stop()
+t.done()

@@ -1,0 +1,198 @@
+"""harness.py: start the real Slipway stack for an integration test.
+
+Stack() makes a temporary state directory, picks a free port, runs
+`slipway start` from the build tree (real nginx, real FastCGI workers,
+real SQLite; the sandbox too when asked), makes an admin token, and
+offers small HTTP helpers.  stop() stops the stack, checks that no
+process it started is left, and fails the test if a log shows an nginx
+[alert]/[emerg] or a sanitizer report.
+"""
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SRCDIR = os.environ.get("SW_SRCDIR") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILDDIR = os.environ.get("SW_BUILDDIR") or SRCDIR
+SLIPWAY = os.path.join(BUILDDIR, "cli", "slipway")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.json = None
+        try:
+            self.json = json.loads(body) if body else None
+        except ValueError:
+            pass
+
+    def header(self, name):
+        for k, v in self.headers:
+            if k.lower() == name.lower():
+                return v
+        return None
+
+    def __repr__(self):
+        return "<%d %s>" % (self.status, self.body[:300])
+
+
+class Stack:
+    def __init__(self, t, sandbox=False, workers=2, speed=600):
+        self.t = t
+        self.dir = tempfile.mkdtemp(prefix="sw-stack-")
+        self.state = os.path.join(self.dir, "state")
+        self.port = free_port()
+        self.sandbox = sandbox
+        self.pids = set()
+        args = [SLIPWAY, "start", "--state-dir", self.state,
+                "--port", str(self.port), "--workers", str(workers)]
+        if sandbox:
+            args += ["--sandbox", "--speed", str(speed)]
+        r = subprocess.run(args, capture_output=True, text=True,
+                           timeout=120)
+        if r.returncode != 0:
+            t.diag("slipway start failed: %s %s" % (r.stdout, r.stderr))
+            self.dump_logs()
+            t.bail("cannot start the stack")
+        self.token = self.cli("token", "create", "--scope", "admin",
+                              "--name", "test-admin").strip()
+        self.remember_pids()
+
+    def cli(self, *args, check=True):
+        r = subprocess.run([SLIPWAY] + list(args) + ["--state-dir",
+                           self.state], capture_output=True, text=True,
+                           timeout=60)
+        if check and r.returncode != 0:
+            raise RuntimeError("slipway %s: %s" % (args, r.stderr))
+        return r.stdout
+
+    def status(self):
+        return json.loads(self.cli("status", "--json", check=False))
+
+    def remember_pids(self):
+        try:
+            st = self.status()
+            self.pids.add(st.get("supervisor_pid", 0))
+            for c in st.get("components", []):
+                if c.get("pid"):
+                    self.pids.add(c["pid"])
+        except Exception:
+            pass
+
+    def config(self):
+        with open(os.path.join(self.state, "config.json")) as f:
+            return json.load(f)
+
+    def request(self, method, path, body=None, token="default",
+                headers=None, raw=None, timeout=90):
+        h = {}
+        if token == "default":
+            token = self.token
+        if token:
+            h["Authorization"] = "Bearer " + token
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode()
+            h["Content-Type"] = "application/json"
+        if headers:
+            h.update(headers)
+        c = http.client.HTTPConnection("127.0.0.1", self.port,
+                                       timeout=timeout)
+        c.request(method, path, body=data, headers=h)
+        r = c.getresponse()
+        out = Response(r.status, r.getheaders(),
+                       r.read().decode("utf-8", "replace"))
+        c.close()
+        return out
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+    def log_text(self, name):
+        try:
+            with open(os.path.join(self.state, "logs", name),
+                      errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def dump_logs(self):
+        logs = os.path.join(self.state, "logs")
+        if not os.path.isdir(logs):
+            return
+        for name in sorted(os.listdir(logs)):
+            text = self.log_text(name)
+            if text:
+                self.t.diag("---- %s (last 40 lines)" % name)
+                self.t.diag("\n".join(text.splitlines()[-40:]))
+
+    def check_logs(self):
+        """Fail on nginx alerts/emergencies or any sanitizer report."""
+        bad = []
+        logs = os.path.join(self.state, "logs")
+        for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+            for line in self.log_text(name).splitlines():
+                if ("[alert]" in line or "[emerg]" in line or
+                        "AddressSanitizer" in line or
+                        "LeakSanitizer" in line or
+                        "runtime error:" in line):
+                    bad.append("%s: %s" % (name, line))
+        self.t.ok(not bad, "no alerts or sanitizer reports in the logs")
+        for b in bad[:20]:
+            self.t.diag(b)
+
+    def stop(self):
+        self.remember_pids()
+        r = subprocess.run([SLIPWAY, "stop", "--state-dir", self.state],
+                           capture_output=True, text=True, timeout=60)
+        self.t.ok(r.returncode == 0, "slipway stop")
+        deadline = time.time() + 10
+        alive = []
+        while time.time() < deadline:
+            alive = [p for p in self.pids if p and _alive(p)]
+            if not alive:
+                break
+            time.sleep(0.1)
+        self.t.ok(not alive, "no process left behind (%s)" % alive)
+        for p in alive:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        self.check_logs()
+        if self.t.failed:
+            self.dump_logs()
+        if not os.environ.get("SW_KEEP"):
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -1,0 +1,59 @@
+/* test-db.c: the state store creates its schema, reopens without
+ * re-migrating, and refuses a file from a newer build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/db.h"
+#include "t/tap.h"
+
+int
+main(void)
+{
+	char dir[] = "/tmp/sw-test-db-XXXXXX", path[128];
+	struct sw_db *db = NULL;
+	char *errmsg = NULL;
+
+	if (mkdtemp(dir) == NULL)
+		skip_all("mkdtemp failed");
+	snprintf(path, sizeof(path), "%s/state.db", dir);
+	ok(sw_db_open(path, &db) == SW_OK, "open creates the database");
+	is_int(sw_db_version(db), sw_db_version_latest(),
+	    "schema migrated to the newest version");
+	ok(sw_db_stmt(db, STMT_OP_LIST) != NULL, "statements prepare");
+	ok(sw_db_stmt(db, (enum sw_stmt)STMT__MAX) == NULL,
+	    "out-of-range statement is refused");
+	{
+		sqlite3_stmt *st;
+		const char *mode = "";
+
+		sqlite3_prepare_v2(sw_db_handle(db), "PRAGMA journal_mode",
+		    -1, &st, NULL);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			mode = (const char *)sqlite3_column_text(st, 0);
+		is_str(mode, "wal", "journal mode is WAL");
+		sqlite3_finalize(st);
+	}
+	sw_db_close(db);
+	ok(sw_db_open(path, &db) == SW_OK, "reopen works");
+	is_int(sw_db_version(db), sw_db_version_latest(), "version kept");
+	sqlite3_exec(sw_db_handle(db), "PRAGMA user_version = 999", NULL,
+	    NULL, &errmsg);
+	sqlite3_free(errmsg);
+	sw_db_close(db);
+	ok(sw_db_open(path, &db) == SW_EDB,
+	    "a database from a newer build is refused");
+	{
+		char f[160];
+
+		snprintf(f, sizeof(f), "%s/state.db", dir);
+		unlink(f);
+		snprintf(f, sizeof(f), "%s/state.db-wal", dir);
+		unlink(f);
+		snprintf(f, sizeof(f), "%s/state.db-shm", dir);
+		unlink(f);
+		rmdir(dir);
+	}
+	return tap_done();
+}

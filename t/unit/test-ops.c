@@ -1,0 +1,149 @@
+/* test-ops.c: operations, stages and events: enqueue with idempotency,
+ * claim under a lease, transitions, retry of failed stages only,
+ * cancel, listing with filters and cursors. */
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/ops.h"
+#include "t/tap.h"
+#include "t/unit/tmpdb.h"
+
+static const char *const stages[] = { "network", "eks", "hyperpod", NULL };
+
+int
+main(void)
+{
+	struct sw_db *db = tmpdb_open();
+	struct sw_op_new n;
+	struct sw_op_filter f;
+	char id[SW_OP_ID_LEN], id2[SW_OP_ID_LEN], id3[SW_OP_ID_LEN],
+	    claimed[SW_OP_ID_LEN], state[16];
+	json_object *params, *o, *st, *list;
+	int existed;
+	int64_t upd;
+
+	if (db == NULL)
+		skip_all("cannot create a database");
+	params = json_tokener_parse("{\"name\":\"c1\",\"count\":2}");
+	memset(&n, 0, sizeof(n));
+	n.kind = "cluster.create";
+	n.target = "c1";
+	n.cluster = "c1";
+	n.params = params;
+	n.stages = stages;
+	n.idem_key = "key-1";
+	n.token_name = "alice";
+	ok(sw_op_enqueue(db, &n, id, &existed) == SW_OK && !existed,
+	    "enqueue creates an operation");
+	ok(strncmp(id, "op-", 3) == 0 && strlen(id) == 19, "id looks right");
+	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_OK && existed &&
+	    strcmp(id, id2) == 0, "same key and request gives the same op");
+	n.target = "c2";
+	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_ECONFLICT,
+	    "same key, different request is a conflict");
+	n.token_name = "bob";
+	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_OK && !existed &&
+	    strcmp(id, id2) != 0, "keys are per token");
+	n.idem_key = NULL;
+	ok(sw_op_enqueue(db, &n, id3, &existed) == SW_OK, "no key: new op");
+
+	ok(sw_op_get(db, id, 1, 0, &o) == SW_OK, "get");
+	is_str(sw_json_get_str(o, "state"), "pending", "starts pending");
+	st = sw_json_get(o, "stages");
+	is_int((long long)json_object_array_length(st), 3, "three stages");
+	is_str(sw_json_get_str(json_object_array_get_idx(st, 1), "name"),
+	    "eks", "stages in order");
+	is_str(sw_json_get_str(o, "requested_by"), "alice", "audit: who");
+	ok(json_object_array_length(sw_json_get(o, "events")) == 1,
+	    "enqueue records an event");
+	json_object_put(o);
+	ok(sw_op_get(db, "op-0000000000000000", 0, 0, &o) == SW_ENOTFOUND,
+	    "unknown id is not found");
+
+	/* Claim: one at a time, lease respected. */
+	ok(sw_op_claim(db, "poller-1", 60000, claimed) == SW_OK, "claim");
+	ok(sw_op_claim(db, "poller-1", 60000, id2) == SW_OK &&
+	    strcmp(id2, claimed) != 0, "second claim gets another op");
+	ok(sw_op_claim(db, "poller-1", 60000, id2) == SW_OK, "third claim");
+	ok(sw_op_claim(db, "poller-2", 60000, id2) == SW_ENOTFOUND,
+	    "nothing left while leases are held");
+	ok(sw_op_release(db, id, "poller-1", sw_now_ms() - 1) == SW_OK,
+	    "release with a due time");
+	ok(sw_op_claim(db, "poller-2", 60000, claimed) == SW_OK &&
+	    strcmp(claimed, id) == 0, "released op can be claimed again");
+
+	/* Run stages: first succeeds, second fails. */
+	json_object *ext = json_tokener_parse("{\"vpc_id\":\"vpc-1\"}");
+	ok(sw_stage_set_ext(db, id, 0, ext) == SW_OK, "record resources "
+	    "before creating them");
+	json_object_put(ext);
+	sw_stage_set_state(db, id, 0, "running", NULL);
+	sw_stage_set_state(db, id, 0, "succeeded", NULL);
+	sw_stage_set_state(db, id, 1, "running", NULL);
+	sw_stage_set_state(db, id, 1, "failed", "boom");
+	sw_op_set_state(db, id, "failed", "stage eks: boom");
+	ok(sw_op_event(db, id, 1, "error", "stage eks failed", NULL) ==
+	    SW_OK, "event appended");
+	ok(sw_op_cancel(db, id) == SW_ECONFLICT, "cannot cancel a failed op");
+	ok(sw_op_retry(db, id) == SW_OK, "retry a failed op");
+	sw_op_get(db, id, 1, 0, &o);
+	st = sw_json_get(o, "stages");
+	is_str(sw_json_get_str(o, "state"), "pending", "retry -> pending");
+	is_str(sw_json_get_str(json_object_array_get_idx(st, 0), "state"),
+	    "succeeded", "succeeded stage is kept");
+	is_str(sw_json_get_str(json_object_array_get_idx(st, 1), "state"),
+	    "pending", "failed stage runs again");
+	is_int(sw_json_get_int(json_object_array_get_idx(st, 1), "attempts",
+	    0), 1, "attempts counted");
+	is_str(sw_json_get_str(sw_json_get(json_object_array_get_idx(st, 0),
+	    "resources"), "vpc_id"), "vpc-1", "resources survive");
+	json_object_put(o);
+	ok(sw_op_retry(db, id) == SW_ECONFLICT, "cannot retry a pending op");
+
+	/* Cancel: pending ends at once. */
+	ok(sw_op_cancel(db, id3) == SW_OK, "cancel a running op");
+	ok(sw_op_updated(db, id3, &upd, state) == SW_OK &&
+	    strcmp(state, "running") == 0 && upd > 0,
+	    "a running op keeps running until the next stage boundary");
+	sw_op_get(db, id3, 0, 0, &o);
+	ok(sw_json_get_bool(o, "cancel_requested", 0), "cancel recorded");
+	json_object_put(o);
+	n.target = "c4";
+	sw_op_enqueue(db, &n, id3, &existed);
+	ok(sw_op_cancel(db, id3) == SW_OK && sw_op_updated(db, id3, &upd,
+	    state) == SW_OK && strcmp(state, "cancelled") == 0,
+	    "a pending op is cancelled at once");
+
+	/* Listing. */
+	memset(&f, 0, sizeof(f));
+	f.token_name = "alice";
+	ok(sw_op_list(db, &f, &list) == SW_OK, "list by token");
+	is_int((long long)json_object_array_length(sw_json_get(list, "items")),
+	    1, "one op by alice");
+	json_object_put(list);
+	memset(&f, 0, sizeof(f));
+	f.limit = 2;
+	sw_op_list(db, &f, &list);
+	is_int((long long)json_object_array_length(sw_json_get(list, "items")),
+	    2, "page of 2");
+	ok(sw_json_get_str(list, "next") != NULL, "next cursor given");
+	f.cursor = strdup(sw_json_get_str(list, "next"));
+	json_object_put(list);
+	sw_op_list(db, &f, &list);
+	is_int((long long)json_object_array_length(sw_json_get(list, "items")),
+	    2, "second page has the rest");
+	free((void *)(uintptr_t)f.cursor);
+	json_object_put(list);
+	memset(&f, 0, sizeof(f));
+	f.state = "cancelled";
+	sw_op_list(db, &f, &list);
+	is_int((long long)json_object_array_length(sw_json_get(list, "items")),
+	    1, "filter by state");
+	json_object_put(list);
+	ok(sw_op_state_terminal("succeeded") && !sw_op_state_terminal(
+	    "running"), "terminal states");
+
+	json_object_put(params);
+	tmpdb_close(db);
+	return tap_done();
+}

@@ -1,0 +1,137 @@
+/* test-valid.c: the table-driven validator refuses what breaks a rule and
+ * names the field and the rule; the schema generator mirrors the table. */
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/valid.h"
+#include "t/tap.h"
+
+static const char *const caps[] = { "on-demand", "spot", NULL };
+
+static const struct sw_field f_group[] = {
+	{ "name", SW_T_STRING, SW_F_REQUIRED, 1, 20, "[a-z][a-z0-9-]*",
+	  NULL, "group name", NULL, NULL },
+	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 100, NULL, NULL, NULL, NULL,
+	  NULL },
+	{ "capacity", SW_T_STRING, 0, 0, 0, NULL, caps, NULL, NULL, NULL },
+	{ NULL }
+};
+static const struct sw_field f_group_item[] = {
+	{ "group", SW_T_OBJECT, 0, 0, 0, NULL, NULL, NULL, f_group, NULL },
+};
+static const struct sw_field f_body[] = {
+	{ "cluster", SW_T_STRING, SW_F_REQUIRED, 1, 40, "[a-z0-9-]+", NULL,
+	  NULL, NULL, NULL },
+	{ "efa", SW_T_BOOL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL },
+	{ "tags", SW_T_MAP, 0, 0, 4, NULL, NULL, NULL, NULL, NULL },
+	{ "groups", SW_T_ARRAY, 0, 1, 3, NULL, NULL, NULL, NULL,
+	  f_group_item },
+	{ NULL }
+};
+
+static int
+check(const char *json, int want_ok, const char *field, const char *rule,
+    const char *name)
+{
+	struct sw_ferrs errs;
+	json_object *o;
+	char why[64];
+	sw_err e;
+	int i, found = field == NULL;
+
+	memset(&errs, 0, sizeof(errs));
+	if (sw_json_parse(json, strlen(json), &o, why, sizeof(why)) != SW_OK)
+		return ok(0, "%s (bad test JSON: %s)", name, why);
+	e = sw_validate(o, f_body, 0, &errs);
+	for (i = 0; i < errs.n; i++)
+		if (field && strcmp(errs.e[i].field, field) == 0 &&
+		    strcmp(errs.e[i].rule, rule) == 0)
+			found = 1;
+	json_object_put(o);
+	if (!ok((want_ok ? e == SW_OK : e == SW_EINVAL) && found, "%s", name))
+		for (i = 0; i < errs.n; i++)
+			diag("%s %s %s", errs.e[i].field, errs.e[i].rule,
+			    errs.e[i].msg);
+	return 1;
+}
+
+int
+main(void)
+{
+	struct sw_ferrs errs;
+	json_object *s, *v;
+	char why[64];
+
+	check("{\"cluster\":\"c1\"}", 1, NULL, NULL, "minimal body is valid");
+	check("{\"cluster\":\"c1\",\"efa\":true,\"tags\":{\"a\":\"b\"},"
+	    "\"groups\":[{\"name\":\"gpu\",\"count\":4,\"capacity\":\"spot\"}]}",
+	    1, NULL, NULL, "full body is valid");
+	check("{}", 0, "cluster", "required", "missing required field");
+	check("{\"cluster\":\"C 1\"}", 0, "cluster", "pattern",
+	    "pattern enforced and anchored");
+	check("{\"cluster\":\"c1\",\"bogus\":1}", 0, "bogus", "unknown",
+	    "unknown field rejected");
+	check("{\"cluster\":7}", 0, "cluster", "type", "wrong type rejected");
+	check("{\"cluster\":\"c1\",\"efa\":\"yes\"}", 0, "efa", "type",
+	    "bool must be a JSON boolean");
+	check("{\"cluster\":\"c1\",\"groups\":[]}", 0, "groups", "minItems",
+	    "array minimum");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":101}]}",
+	    0, "groups[0].count", "maximum", "nested integer bound");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":0}]}",
+	    0, "groups[0].count", "minimum", "nested integer lower bound");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"capacity\":\"reserved\"}]}", 0, "groups[0].capacity", "enum",
+	    "enum enforced");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"count\":1,\"x\":1}]}", 0,
+	    "groups[0].x", "unknown", "unknown nested field rejected");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"count\":1}]}", 0,
+	    "groups[0].name", "required", "nested required");
+	check("{\"cluster\":\"c1\",\"tags\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\","
+	    "\"d\":\"4\",\"e\":\"5\"}}", 0, "tags", "maxProperties",
+	    "map size bound");
+	check("{\"cluster\":\"c1\",\"tags\":{\"a\":1}}", 0, "tags.a", "type",
+	    "map values must be strings");
+	check("{\"cluster\":\"0123456789012345678901234567890123456789x\"}",
+	    0, "cluster", "maxLength", "string length bound");
+	check("{\"cluster\":null}", 0, "cluster", "type", "null refused");
+
+	/* Text conversion for query and path values. */
+	memset(&errs, 0, sizeof(errs));
+	v = sw_field_from_text(&f_group[1], "12", &errs);
+	ok(v != NULL && json_object_get_int(v) == 12, "integer from text");
+	json_object_put(v);
+	v = sw_field_from_text(&f_group[1], "12x", &errs);
+	ok(v == NULL && errs.n == 1 && strcmp(errs.e[0].rule, "type") == 0,
+	    "bad integer text names the rule");
+
+	/* Schema mirrors the table. */
+	s = sw_fields_schema(f_body, 0);
+	ok(strstr(sw_json_str(s), "\"required\":[\"cluster\"]") != NULL,
+	    "schema lists required fields");
+	ok(strstr(sw_json_str(s), "\"additionalProperties\":false") != NULL,
+	    "schema forbids unknown fields");
+	ok(strstr(sw_json_str(s), "\"enum\":[\"on-demand\",\"spot\"]") !=
+	    NULL, "schema carries enums of nested items");
+	ok(strstr(sw_json_str(s), "\"pattern\":\"^([a-z0-9-]+)$\"") != NULL,
+	    "schema pattern is anchored like the validator");
+	json_object_put(s);
+
+	/* Parser limits. */
+	ok(sw_json_parse("{\"a\":1} x", 9, &v, why, sizeof(why)) ==
+	    SW_EBADJSON, "trailing garbage is malformed");
+	{
+		char deep[200];
+		int i;
+
+		for (i = 0; i < 80; i++)
+			deep[i] = '[';
+		for (; i < 160; i++)
+			deep[i] = ']';
+		deep[160] = '\0';
+		ok(sw_json_parse(deep, 160, &v, why, sizeof(why)) ==
+		    SW_EBADJSON, "nesting deeper than the cap is refused");
+	}
+	sw_valid_cleanup();
+	return tap_done();
+}
