@@ -4,6 +4,10 @@
  * .authz), the CRT suite's v4 cases (header and query variants), the
  * smithy-rs double-encode case, the S3 cases, the per-service requests
  * and the EKS get-token URLs.  v4a cases are counted and skipped.
+ * Then requests serialised by lib/aws.c from the service-requests
+ * params are compared with what botocore sent: byte for byte for the
+ * form protocols and GETs (so the signature is botocore's too), by
+ * JSON value for JSON bodies.
  */
 #include <sys/stat.h>
 
@@ -16,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/aws.h"
 #include "lib/sigv4.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
@@ -498,6 +503,103 @@ walk(const char *top, const char *label)
 	free(ents);
 }
 
+/* Build the request of one service-requests vector and compare. */
+static void
+test_service_request(const char *shared, const char *name, enum aws_service svc)
+{
+	struct aws_ctx		 ctx;
+	struct http_request	 req;
+	struct sigv4_params	 sp;
+	struct tm		 tm;
+	json_object		*c, *cr, *params, *got = NULL, *want = NULL;
+	char			 path[4096], *text, *body, *line, *sreq;
+	char			*wantauth = NULL, target[4096];
+	const char		*ep, *auth;
+	int			 form;
+
+	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
+	    "%s/context.json", shared, name);
+	c = json_object_from_file(path);
+	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
+	    "%s/request.txt", shared, name);
+	text = awstest_slurp(path, NULL);
+	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
+	    "%s/header-signed-request.txt", shared, name);
+	sreq = awstest_slurp(path, NULL);
+	if (c == NULL || text == NULL || sreq == NULL) {
+		ok(0, "%s: vector readable", name);
+		goto out;
+	}
+	aws_ctx_init(&ctx, json_object_get_string(json_object_object_get(c,
+	    "region")));
+	ep = json_object_get_string(json_object_object_get(c, "endpoint"));
+	params = json_object_object_get(c, "params");
+	if (!ok(aws_build_request(&ctx, svc, json_object_get_string(
+	    json_object_object_get(c, "operation")), params, &req) == SW_OK,
+	    "%s: request builds", name)) {
+		aws_ctx_free(&ctx);
+		goto out;
+	}
+	is_str(req.base, ep, "endpoint");
+	/* Request line: "METHOD target HTTP/1.1". */
+	line = strndup(text, strcspn(text, "\n"));
+	snprintf(target, sizeof(target), "%s %s%s%s HTTP/1.1", req.method,
+	    req.path, req.query ? "?" : "", req.query ? req.query : "");
+	is_str(target, line, "request line");
+	free(line);
+	body = strstr(text, "\n\n");
+	body = body != NULL ? body + 2 : text + strlen(text);
+	form = svc == AWS_SVC_EC2 || svc == AWS_SVC_IAM || svc == AWS_SVC_STS;
+	if (form)
+		is_str(req.body ? (const char *)req.body : "", body,
+		    "form body is byte-identical");
+	else if (*body != '\0') {
+		got = json_tokener_parse(req.body ? (const char *)req.body :
+		    "");
+		want = json_tokener_parse(body);
+		ok(got != NULL && json_object_equal(got, want),
+		    "JSON body has the same value");
+	}
+	if (svc == AWS_SVC_SAGEMAKER || svc == AWS_SVC_FSX) {
+		snprintf(target, sizeof(target), "X-Amz-Target:%s",
+		    http_headers_get(&req.headers, "X-Amz-Target"));
+		ok(strstr(text, target) != NULL, "%s", target);
+	}
+	/* Same bytes, so the same signature as botocore's. */
+	if (form || *body == '\0') {
+		memset(&tm, 0, sizeof(tm));
+		strptime(json_object_get_string(json_object_object_get(c,
+		    "timestamp")), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		cr = json_object_object_get(c, "credentials");
+		memset(&sp, 0, sizeof(sp));
+		sp.access_key = json_object_get_string(
+		    json_object_object_get(cr, "access_key_id"));
+		sp.secret_key = json_object_get_string(
+		    json_object_object_get(cr, "secret_access_key"));
+		sp.session_token = json_object_get_string(
+		    json_object_object_get(cr, "token"));
+		sp.region = json_object_get_string(json_object_object_get(c,
+		    "region"));
+		sp.service = aws_service(svc)->signing_name;
+		sp.when = timegm(&tm);
+		sigv4_sign(&req, &sp, NULL);
+		auth = http_headers_get(&req.headers, "Authorization");
+		if ((wantauth = strstr(sreq, "Authorization:")) != NULL)
+			wantauth = strndup(wantauth + 14, strcspn(wantauth +
+			    14, "\n"));
+		is_str(auth, wantauth, "signature equals botocore's");
+	}
+	http_request_free(&req);
+	aws_ctx_free(&ctx);
+out:
+	json_object_put(c);
+	json_object_put(got);
+	json_object_put(want);
+	free(text);
+	free(sreq);
+	free(wantauth);
+}
+
 /* Unit checks that do not need the vectors. */
 static void
 test_helpers(void)
@@ -540,5 +642,19 @@ main(void)
 	    "not implemented): %d", n_variants, n_v4a);
 	ok(n_cases >= 90, "found the vector folders (%d)", n_cases);
 	is_int(n_passed, n_cases, "every v4 vector passes");
+	test_service_request(shared, "ec2-create-tags", AWS_SVC_EC2);
+	test_service_request(shared, "ec2-describe-vpcs-filters", AWS_SVC_EC2);
+	test_service_request(shared, "iam-get-role-global", AWS_SVC_IAM);
+	test_service_request(shared, "sts-get-caller-identity", AWS_SVC_STS);
+	test_service_request(shared, "eks-list-addons-query", AWS_SVC_EKS);
+	test_service_request(shared,
+	    "eks-associate-access-policy-double-encode", AWS_SVC_EKS);
+	test_service_request(shared, "eks-describe-cluster-session-token",
+	    AWS_SVC_EKS);
+	test_service_request(shared, "sagemaker-describe-cluster",
+	    AWS_SVC_SAGEMAKER);
+	test_service_request(shared, "sagemaker-create-cluster-eks",
+	    AWS_SVC_SAGEMAKER);
+	test_service_request(shared, "fsx-describe-file-systems", AWS_SVC_FSX);
 	return tap_done();
 }

@@ -1,0 +1,684 @@
+/*
+ * sigv4.c: AWS Signature Version 4 with OpenSSL (see sigv4.h).
+ *
+ * The signer builds the canonical request (method, canonical URI,
+ * sorted canonical query, sorted and trimmed headers, signed header
+ * list, payload hash), hashes it into the string to sign, derives the
+ * signing key from the secret, date, region and service, and writes the
+ * HMAC either into Authorization or into X-Amz-Signature.  The rules
+ * follow the AWS test suites in testdata/sigv4 (see its README).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "lib/limits.h"
+#include "lib/sigv4.h"
+
+#define SIGV4_ALGO	"AWS4-HMAC-SHA256"
+
+/* Headers a signer leaves alone: proxies and clients may change them. */
+static const char *const sigv4_skip_headers[] = {
+	"authorization", "user-agent", "x-amzn-trace-id", "expect",
+	"transfer-encoding", "connection", "amz-sdk-invocation-id",
+	"amz-sdk-request", NULL
+};
+
+struct sigv4_pair {
+	char	*key;		/* canonical (encoded or lower-cased) */
+	char	*value;
+	size_t	 order;		/* input position, for a stable sort */
+};
+
+struct sigv4_pairs {
+	struct sigv4_pair	*v;
+	size_t			 n;
+	size_t			 cap;
+};
+
+static void
+sigv4_pairs_free(struct sigv4_pairs *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->v[i].key);
+		free(p->v[i].value);
+	}
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Add a pair; key and value are taken over (freed here on failure). */
+static sw_err
+sigv4_pairs_take(struct sigv4_pairs *p, char *key, char *value)
+{
+	struct sigv4_pair	*nv;
+	size_t			 ncap;
+
+	if (key == NULL || value == NULL)
+		goto fail;
+	if (p->n == p->cap) {
+		ncap = p->cap ? p->cap * 2 : 16;
+		if ((nv = realloc(p->v, ncap * sizeof(*nv))) == NULL)
+			goto fail;
+		p->v = nv;
+		p->cap = ncap;
+	}
+	p->v[p->n].key = key;
+	p->v[p->n].value = value;
+	p->v[p->n].order = p->n;
+	p->n++;
+	return SW_OK;
+fail:
+	free(key);
+	free(value);
+	return SW_ENOMEM;
+}
+
+static int
+sigv4_pair_cmp(const void *a, const void *b)
+{
+	const struct sigv4_pair	*x = a, *y = b;
+	int			 c;
+
+	if ((c = strcmp(x->key, y->key)) != 0)
+		return c;
+	return strcmp(x->value, y->value);
+}
+
+static int
+sigv4_pair_cmp_stable(const void *a, const void *b)
+{
+	const struct sigv4_pair	*x = a, *y = b;
+	int			 c;
+
+	if ((c = strcmp(x->key, y->key)) != 0)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void
+sigv4_hex(const unsigned char *p, size_t n, char *out)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+void
+sigv4_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+
+	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
+	    mdlen != 32) {
+		out[0] = '\0';
+		return;
+	}
+	sigv4_hex(md, 32, out);
+}
+
+static sw_err
+sigv4_hmac(const void *key, size_t klen, const char *msg,
+    unsigned char out[32])
+{
+	unsigned int	 len = 0;
+
+	if (HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg,
+	    strlen(msg), out, &len) == NULL || len != 32)
+		return SW_EINTERNAL;
+	return SW_OK;
+}
+
+static int
+sigv4_unreserved(unsigned char c)
+{
+	return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+sw_err
+sigv4_uri_encode(struct abuf *b, const char *s, size_t len, int keep_slash)
+{
+	static const char	 digits[] = "0123456789ABCDEF";
+	char			 esc[3];
+	size_t			 i;
+	sw_err			 rc;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (sigv4_unreserved(c) || (keep_slash && c == '/')) {
+			rc = abuf_putc(b, (char)c);
+		} else {
+			esc[0] = '%';
+			esc[1] = digits[c >> 4];
+			esc[2] = digits[c & 0xf];
+			rc = abuf_add(b, esc, 3);
+		}
+		if (rc != SW_OK)
+			return rc;
+	}
+	return SW_OK;
+}
+
+static int
+sigv4_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode %XY escapes of s[0..len) ('+' stays '+'), then re-encode. */
+static char *
+sigv4_query_canon(const char *s, size_t len)
+{
+	struct abuf	 raw, enc;
+	char		*out = NULL;
+	size_t		 i;
+	int		 hi, lo;
+
+	abuf_init(&raw, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&enc, SW_MAX_UPSTREAM_BODY);
+	if (abuf_add(&raw, "", 0) != SW_OK)
+		goto out;
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == '%' && i + 2 < len &&
+		    (hi = sigv4_hexval(s[i + 1])) >= 0 &&
+		    (lo = sigv4_hexval(s[i + 2])) >= 0) {
+			c = (char)(hi << 4 | lo);
+			i += 2;
+		}
+		if (abuf_putc(&raw, c) != SW_OK)
+			goto out;
+	}
+	if (sigv4_uri_encode(&enc, raw.data, raw.len, 0) != SW_OK ||
+	    abuf_add(&enc, "", 0) != SW_OK)
+		goto out;
+	out = abuf_steal(&enc);
+out:
+	abuf_free(&raw);
+	abuf_free(&enc);
+	return out;
+}
+
+/* Split an encoded query string into canonical pairs. */
+static sw_err
+sigv4_query_pairs(struct sigv4_pairs *p, const char *q)
+{
+	const char	*end, *eq;
+	size_t		 len;
+	sw_err		 rc;
+
+	while (q != NULL && *q != '\0') {
+		len = strcspn(q, "&");
+		end = q + len;
+		if (len > 0) {
+			eq = memchr(q, '=', len);
+			if (eq == NULL)
+				eq = end;
+			rc = sigv4_pairs_take(p,
+			    sigv4_query_canon(q, (size_t)(eq - q)),
+			    sigv4_query_canon(eq < end ? eq + 1 : end,
+			    eq < end ? (size_t)(end - eq - 1) : 0));
+			if (rc != SW_OK)
+				return rc;
+		}
+		q = *end == '&' ? end + 1 : end;
+	}
+	return SW_OK;
+}
+
+/* Remove ".", ".." and empty segments; keep a trailing slash. */
+static sw_err
+sigv4_normalize(struct abuf *out, const char *path)
+{
+	const char	*seg, *p = path;
+	size_t		 len, *stack = NULL, depth = 0, n = 0;
+	int		 trailing = 0;
+	sw_err		 rc = SW_OK;
+
+	for (seg = path; *seg != '\0'; seg++)
+		if (*seg == '/')
+			n++;
+	if ((stack = calloc(n + 1, sizeof(*stack))) == NULL)
+		return SW_ENOMEM;
+	abuf_reset(out);
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		seg = p;
+		len = strcspn(p, "/");
+		p += len;
+		trailing = *p == '/' || (len == 1 && seg[0] == '.') ||
+		    (len == 2 && seg[0] == '.' && seg[1] == '.');
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			if (depth > 0)
+				out->len = stack[--depth];
+			if (out->data != NULL)
+				out->data[out->len] = '\0';
+			continue;
+		}
+		stack[depth++] = out->len;
+		if ((rc = abuf_putc(out, '/')) != SW_OK ||
+		    (rc = abuf_add(out, seg, len)) != SW_OK)
+			goto out;
+	}
+	if (out->len == 0 || trailing)
+		rc = abuf_putc(out, '/');
+out:
+	free(stack);
+	return rc;
+}
+
+static sw_err
+sigv4_canon_uri(struct abuf *out, const char *path, unsigned flags)
+{
+	struct abuf	 norm;
+	const char	*p;
+	sw_err		 rc;
+
+	if (path == NULL || *path == '\0')
+		path = "/";
+	abuf_init(&norm, SW_MAX_UPSTREAM_BODY);
+	if (!(flags & SIGV4_NO_NORMALIZE)) {
+		if ((rc = sigv4_normalize(&norm, path)) != SW_OK)
+			goto out;
+		p = abuf_str(&norm);
+	} else
+		p = path;
+	if (!(flags & SIGV4_NO_DOUBLE_ENCODE)) {
+		rc = sigv4_uri_encode(out, p, strlen(p), 1);
+		goto out;
+	}
+	/* S3: the wire path as it is, escaping only what is still raw. */
+	rc = SW_OK;
+	for (; *p != '\0' && rc == SW_OK; p++) {
+		if (*p == '%')
+			rc = abuf_putc(out, '%');
+		else
+			rc = sigv4_uri_encode(out, p, 1, 1);
+	}
+out:
+	abuf_free(&norm);
+	return rc;
+}
+
+static int
+sigv4_skipped(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; sigv4_skip_headers[i] != NULL; i++)
+		if (strcasecmp(name, sigv4_skip_headers[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Trim a header value and fold inner whitespace runs to one space. */
+static char *
+sigv4_header_value(const char *v)
+{
+	char	*out, *o;
+	int	 space = 0;
+
+	if ((out = malloc(strlen(v) + 1)) == NULL)
+		return NULL;
+	o = out;
+	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+		v++;
+	for (; *v != '\0'; v++) {
+		if (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n') {
+			space = 1;
+			continue;
+		}
+		if (space && o != out)
+			*o++ = ' ';
+		space = 0;
+		*o++ = *v;
+	}
+	*o = '\0';
+	return out;
+}
+
+static char *
+sigv4_lower(const char *s)
+{
+	char	*out, *o;
+
+	if ((out = strdup(s)) == NULL)
+		return NULL;
+	for (o = out; *o != '\0'; o++)
+		*o = (char)tolower((unsigned char)*o);
+	return out;
+}
+
+/*
+ * Canonical headers ("name:value\n" each) into ch, and the signed
+ * header list ("a;b;c") into sh.
+ */
+static sw_err
+sigv4_canon_headers(const struct http_headers *h, struct abuf *ch,
+    struct abuf *sh)
+{
+	struct sigv4_pairs	 p;
+	size_t			 i, j;
+	sw_err			 rc = SW_OK;
+
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < h->n; i++) {
+		if (sigv4_skipped(h->v[i].name))
+			continue;
+		if ((rc = sigv4_pairs_take(&p, sigv4_lower(h->v[i].name),
+		    sigv4_header_value(h->v[i].value))) != SW_OK)
+			goto out;
+	}
+	if (p.n > 0)
+		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp_stable);
+	for (i = 0; i < p.n; i = j) {
+		if ((rc = abuf_printf(ch, "%s:%s", p.v[i].key,
+		    p.v[i].value)) != SW_OK)
+			goto out;
+		for (j = i + 1; j < p.n && strcmp(p.v[j].key,
+		    p.v[i].key) == 0; j++)
+			if ((rc = abuf_printf(ch, ",%s", p.v[j].value)) !=
+			    SW_OK)
+				goto out;
+		if ((rc = abuf_putc(ch, '\n')) != SW_OK ||
+		    (rc = abuf_printf(sh, "%s%s", i > 0 ? ";" : "",
+		    p.v[i].key)) != SW_OK)
+			goto out;
+	}
+out:
+	sigv4_pairs_free(&p);
+	return rc;
+}
+
+static sw_err
+sigv4_canon_query(const char *query, struct abuf *out)
+{
+	struct sigv4_pairs	 p;
+	size_t			 i;
+	sw_err			 rc;
+
+	memset(&p, 0, sizeof(p));
+	if ((rc = sigv4_query_pairs(&p, query)) != SW_OK)
+		goto out;
+	if (p.n > 0)
+		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp);
+	for (i = 0; i < p.n; i++)
+		if ((rc = abuf_printf(out, "%s%s=%s", i > 0 ? "&" : "",
+		    p.v[i].key, p.v[i].value)) != SW_OK)
+			goto out;
+	rc = abuf_add(out, "", 0);
+out:
+	sigv4_pairs_free(&p);
+	return rc;
+}
+
+struct sigv4_work {
+	char		 amzdate[17];	/* 20150830T123600Z */
+	char		 date[9];	/* 20150830 */
+	char		 scope[256];
+	char		 payload[65 + 32];
+	struct abuf	 creq;
+	struct abuf	 sts;
+	struct abuf	 sh;		/* signed headers */
+	char		 sig[65];
+};
+
+static sw_err
+sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
+    const struct sigv4_params *sp)
+{
+	struct tm	 tm;
+	int		 n;
+
+	memset(w, 0, sizeof(*w));
+	abuf_init(&w->creq, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&w->sts, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&w->sh, SW_MAX_UPSTREAM_BODY);
+	if (sp->access_key == NULL || sp->secret_key == NULL ||
+	    sp->region == NULL || sp->service == NULL ||
+	    *sp->access_key == '\0' || *sp->region == '\0' ||
+	    *sp->service == '\0')
+		return SW_EINVAL;
+	if (gmtime_r(&sp->when, &tm) == NULL ||
+	    strftime(w->amzdate, sizeof(w->amzdate), "%Y%m%dT%H%M%SZ",
+	    &tm) == 0 ||
+	    strftime(w->date, sizeof(w->date), "%Y%m%d", &tm) == 0)
+		return SW_EINVAL;
+	n = snprintf(w->scope, sizeof(w->scope), "%s/%s/%s/aws4_request",
+	    w->date, sp->region, sp->service);
+	if (n < 0 || (size_t)n >= sizeof(w->scope))
+		return SW_EINVAL;
+	if (sp->payload_hash != NULL) {
+		if (strlen(sp->payload_hash) >= sizeof(w->payload))
+			return SW_EINVAL;
+		memcpy(w->payload, sp->payload_hash,
+		    strlen(sp->payload_hash) + 1);
+	} else
+		sigv4_sha256_hex(req->body != NULL ? req->body :
+		    (const unsigned char *)"", req->body_len, w->payload);
+	return SW_OK;
+}
+
+static void
+sigv4_work_free(struct sigv4_work *w)
+{
+	abuf_free(&w->creq);
+	abuf_free(&w->sts);
+	abuf_free(&w->sh);
+}
+
+/* Canonical request -> string to sign -> signature, into w. */
+static sw_err
+sigv4_compute(struct sigv4_work *w, const struct http_request *req,
+    const struct sigv4_params *sp, const char *query)
+{
+	struct abuf	 uri, q, ch, key;
+	unsigned char	 k[32];
+	char		 hash[65];
+	sw_err		 rc;
+
+	abuf_init(&uri, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&q, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&ch, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&key, SW_AWS_MAX_KEY + 8);
+	if ((rc = sigv4_canon_uri(&uri, req->path, sp->flags)) != SW_OK ||
+	    (rc = sigv4_canon_query(query, &q)) != SW_OK ||
+	    (rc = sigv4_canon_headers(&req->headers, &ch, &w->sh)) != SW_OK)
+		goto out;
+	if ((rc = abuf_printf(&w->creq, "%s\n%s\n%s\n%s\n%s\n%s",
+	    req->method, abuf_str(&uri), abuf_str(&q), abuf_str(&ch),
+	    abuf_str(&w->sh), w->payload)) != SW_OK)
+		goto out;
+	sigv4_sha256_hex(w->creq.data, w->creq.len, hash);
+	if ((rc = abuf_printf(&w->sts, "%s\n%s\n%s\n%s", SIGV4_ALGO,
+	    w->amzdate, w->scope, hash)) != SW_OK)
+		goto out;
+	if ((rc = abuf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
+	    (rc = sigv4_hmac(key.data, key.len, w->date, k)) != SW_OK ||
+	    (rc = sigv4_hmac(k, 32, sp->region, k)) != SW_OK ||
+	    (rc = sigv4_hmac(k, 32, sp->service, k)) != SW_OK ||
+	    (rc = sigv4_hmac(k, 32, "aws4_request", k)) != SW_OK ||
+	    (rc = sigv4_hmac(k, 32, abuf_str(&w->sts), k)) != SW_OK)
+		goto out;
+	sigv4_hex(k, 32, w->sig);
+out:
+	if (key.data != NULL)
+		OPENSSL_cleanse(key.data, key.cap);
+	OPENSSL_cleanse(k, sizeof(k));
+	abuf_free(&key);
+	abuf_free(&uri);
+	abuf_free(&q);
+	abuf_free(&ch);
+	return rc;
+}
+
+static sw_err
+sigv4_fill_debug(struct sigv4_debug *dbg, struct sigv4_work *w)
+{
+	if (dbg == NULL)
+		return SW_OK;
+	memset(dbg, 0, sizeof(*dbg));
+	if ((dbg->canonical_request = abuf_steal(&w->creq)) == NULL ||
+	    (dbg->string_to_sign = abuf_steal(&w->sts)) == NULL) {
+		sigv4_debug_free(dbg);
+		return SW_ENOMEM;
+	}
+	memcpy(dbg->signature, w->sig, sizeof(dbg->signature));
+	return SW_OK;
+}
+
+static int
+sigv4_has_token(const struct sigv4_params *sp)
+{
+	return sp->session_token != NULL && *sp->session_token != '\0';
+}
+
+sw_err
+sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
+    struct sigv4_debug *dbg)
+{
+	struct sigv4_work	 w;
+	struct abuf		 auth;
+	sw_err			 rc;
+
+	abuf_init(&auth, SW_MAX_UPSTREAM_BODY);
+	if ((rc = sigv4_work_init(&w, req, sp)) != SW_OK)
+		goto out;
+	http_headers_del(&req->headers, "Authorization");
+	if (sigv4_has_token(sp))
+		http_headers_del(&req->headers, "X-Amz-Security-Token");
+	if ((rc = http_headers_set(&req->headers, "X-Amz-Date",
+	    w.amzdate)) != SW_OK)
+		goto out;
+	if (sigv4_has_token(sp) && !(sp->flags & SIGV4_OMIT_TOKEN) &&
+	    (rc = http_headers_add(&req->headers, "X-Amz-Security-Token",
+	    sp->session_token)) != SW_OK)
+		goto out;
+	if ((sp->flags & SIGV4_CONTENT_SHA256) &&
+	    (rc = http_headers_set(&req->headers, "x-amz-content-sha256",
+	    w.payload)) != SW_OK)
+		goto out;
+	if ((rc = sigv4_compute(&w, req, sp, req->query)) != SW_OK)
+		goto out;
+	if ((rc = abuf_printf(&auth, "%s Credential=%s/%s, SignedHeaders=%s, "
+	    "Signature=%s", SIGV4_ALGO, sp->access_key, w.scope,
+	    abuf_str(&w.sh), w.sig)) != SW_OK ||
+	    (rc = http_headers_add(&req->headers, "Authorization",
+	    abuf_str(&auth))) != SW_OK)
+		goto out;
+	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
+	    (rc = http_headers_add(&req->headers, "X-Amz-Security-Token",
+	    sp->session_token)) != SW_OK)
+		goto out;
+	rc = sigv4_fill_debug(dbg, &w);
+out:
+	abuf_free(&auth);
+	sigv4_work_free(&w);
+	return rc;
+}
+
+/* Append "&key=value" (value encoded) to q. */
+static sw_err
+sigv4_query_add(struct abuf *q, const char *key, const char *value)
+{
+	sw_err	 rc;
+
+	if ((q->len > 0 && (rc = abuf_putc(q, '&')) != SW_OK) ||
+	    (rc = abuf_printf(q, "%s=", key)) != SW_OK)
+		return rc;
+	return sigv4_uri_encode(q, value, strlen(value), 0);
+}
+
+sw_err
+sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
+    struct sigv4_debug *dbg)
+{
+	struct sigv4_work	 w;
+	struct abuf		 q, cred, sh, ch;
+	char			 exp[32];
+	sw_err			 rc;
+
+	abuf_init(&q, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&cred, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&sh, SW_MAX_UPSTREAM_BODY);
+	abuf_init(&ch, SW_MAX_UPSTREAM_BODY);
+	if ((rc = sigv4_work_init(&w, req, sp)) != SW_OK)
+		goto out;
+	if (sp->expires <= 0 || sp->expires > 7 * 24 * 3600) {
+		rc = SW_EINVAL;
+		goto out;
+	}
+	snprintf(exp, sizeof(exp), "%ld", sp->expires);
+	/* The signed-header list is needed before the query is final. */
+	if ((rc = sigv4_canon_headers(&req->headers, &ch, &sh)) != SW_OK ||
+	    (rc = abuf_printf(&cred, "%s/%s", sp->access_key,
+	    w.scope)) != SW_OK)
+		goto out;
+	if ((req->query != NULL && (rc = abuf_puts(&q, req->query)) !=
+	    SW_OK) ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Algorithm", SIGV4_ALGO)) !=
+	    SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Credential",
+	    abuf_str(&cred))) != SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Date", w.amzdate)) != SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Expires", exp)) != SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-SignedHeaders",
+	    abuf_str(&sh))) != SW_OK)
+		goto out;
+	if (sigv4_has_token(sp) && !(sp->flags & SIGV4_OMIT_TOKEN) &&
+	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
+	    sp->session_token)) != SW_OK)
+		goto out;
+	if ((rc = sigv4_compute(&w, req, sp, abuf_str(&q))) != SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Signature", w.sig)) != SW_OK)
+		goto out;
+	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
+	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
+	    sp->session_token)) != SW_OK)
+		goto out;
+	if ((rc = http_request_set_query(req, abuf_str(&q))) != SW_OK)
+		goto out;
+	rc = sigv4_fill_debug(dbg, &w);
+out:
+	abuf_free(&q);
+	abuf_free(&cred);
+	abuf_free(&sh);
+	abuf_free(&ch);
+	sigv4_work_free(&w);
+	return rc;
+}
+
+void
+sigv4_debug_free(struct sigv4_debug *dbg)
+{
+	if (dbg == NULL)
+		return;
+	free(dbg->canonical_request);
+	free(dbg->string_to_sign);
+	memset(dbg, 0, sizeof(*dbg));
+}
