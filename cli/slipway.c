@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -312,6 +313,131 @@ sandbox_start(void)
 	return NULL;
 }
 
+
+/* ---- plugins ---------------------------------------------------------- */
+
+/*
+ * A sysadmin's own FastCGI endpoint: <state>/plugins.d/NAME.json is
+ *   {"name": "NAME", "program": "/abs/path", "location": "/ext/NAME/",
+ *    "workers": 1}
+ * and gets a socket run/ext-NAME.sock, supervised workers, and an nginx
+ * location rendered into ext.d/NAME.conf.  Its MCP tool is described
+ * separately in tools.d/.
+ */
+struct plugin {
+	char	name[40];
+	char	program[PATH_MAX];
+	char	location[128];
+	int	workers;
+};
+
+static struct plugin plugins[8];
+static int nplugins;
+
+static int
+plugin_name_ok(const char *n)
+{
+	size_t i, len = strlen(n);
+
+	if (len == 0 || len > 32)
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' &&
+		    n[i] <= '9') || n[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* Read plugins.d and write ext.d; -1 (with a message) on a bad file. */
+static int
+load_plugins(void)
+{
+	char dir[700], path[PATH_MAX + 8], why[64];
+	struct dirent *de;
+	struct sw_buf b, conf;
+	json_object *o;
+	DIR *d;
+	int rc = 0;
+
+	/* ext.d is ours: start it afresh. */
+	snprintf(dir, sizeof(dir), "%s/ext.d", O.state_dir);
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			if (strstr(de->d_name, ".conf") != NULL) {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	snprintf(dir, sizeof(dir), "%s/plugins.d", O.state_dir);
+	if ((d = opendir(dir)) == NULL)
+		return 0;
+	while (rc == 0 && (de = readdir(d)) != NULL) {
+		struct plugin *p;
+		const char *name, *prog, *loc;
+		size_t n = strlen(de->d_name);
+
+		if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0)
+			continue;
+		if (nplugins == (int)(sizeof(plugins) / sizeof(plugins[0]))) {
+			fprintf(stderr, "slipway: too many plugins\n");
+			rc = -1;
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		sw_buf_init(&b, 65536);
+		o = NULL;
+		if (sw_read_file(path, 65536, &b) != SW_OK ||
+		    sw_json_parse(sw_buf_str(&b), b.len, &o, why,
+		    sizeof(why)) != SW_OK) {
+			fprintf(stderr, "slipway: %s: not valid JSON\n", path);
+			sw_buf_free(&b);
+			rc = -1;
+			break;
+		}
+		sw_buf_free(&b);
+		name = sw_json_get_str(o, "name");
+		prog = sw_json_get_str(o, "program");
+		loc = sw_json_get_str(o, "location");
+		if (name == NULL || !plugin_name_ok(name) || prog == NULL ||
+		    prog[0] != '/' || access(prog, X_OK) != 0 || loc == NULL ||
+		    strncmp(loc, "/ext/", 5) != 0 || strlen(loc) > 100 ||
+		    strspn(loc, "abcdefghijklmnopqrstuvwxyz0123456789-_/") !=
+		    strlen(loc)) {
+			fprintf(stderr, "slipway: %s: needs name [a-z0-9-], an "
+			    "executable absolute program and a location "
+			    "under /ext/\n", path);
+			json_object_put(o);
+			rc = -1;
+			break;
+		}
+		p = &plugins[nplugins++];
+		snprintf(p->name, sizeof(p->name), "%s", name);
+		snprintf(p->program, sizeof(p->program), "%s", prog);
+		snprintf(p->location, sizeof(p->location), "%s", loc);
+		p->workers = (int)sw_json_get_int(o, "workers", 1);
+		if (p->workers < 1 || p->workers > 4)
+			p->workers = 1;
+		json_object_put(o);
+		sw_buf_init(&conf, 4096);
+		sw_buf_printf(&conf, "# rendered by slipway from plugins.d/%s\n"
+		    "location %s {\n"
+		    "\tinclude /etc/nginx/fastcgi_params;\n"
+		    "\tfastcgi_param HTTP_PROXY \"\";\n"
+		    "\tfastcgi_param SW_HTTP_HOST $http_host;\n"
+		    "\tfastcgi_pass unix:%s/run/ext-%s.sock;\n"
+		    "}\n", de->d_name, p->location, O.state_dir, p->name);
+		snprintf(path, sizeof(path), "%s/ext.d/%s.conf", O.state_dir,
+		    p->name);
+		if (sw_write_file(path, conf.data, conf.len, 0600) != SW_OK)
+			rc = -1;
+		sw_buf_free(&conf);
+	}
+	closedir(d);
+	return rc;
+}
+
 /* ---- start ----------------------------------------------------------- */
 
 static int
@@ -498,6 +624,8 @@ cmd_start(void)
 		fprintf(stderr, "slipway: missing %s\n", api_prog);
 		return 1;
 	}
+	if (load_plugins() != 0)
+		return 1;
 	if (write_config(NULL) != 0 || render_nginx(conf_path,
 	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0)
 		return 1;
@@ -607,6 +735,25 @@ cmd_start(void)
 			c = add_child(names[sup.n], "mcp.log");
 			c->argv[0] = mcp_prog;
 			c->listen_fd = mcp_fd;
+		}
+	}
+	for (i = 0; i < nplugins; i++) {
+		int fd, w;
+
+		snprintf(path, sizeof(path), "%s/run/ext-%s.sock", O.state_dir,
+		    plugins[i].name);
+		if ((fd = unix_listen(path, 0600)) < 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		for (w = 0; w < plugins[i].workers; w++) {
+			snprintf(names[sup.n], sizeof(names[0]), "ext-%s.%d",
+			    plugins[i].name, w);
+			c = add_child(names[sup.n], "ext.log");
+			if (c == NULL)
+				break;
+			c->argv[0] = plugins[i].program;
+			c->listen_fd = fd;
 		}
 	}
 	if (access(poller_prog, X_OK) == 0) {

@@ -7,6 +7,7 @@
 #ifndef SW_HANDLERS_H
 #define SW_HANDLERS_H
 
+#include "lib/aws.h"
 #include "lib/req.h"
 
 /* handlers/system.c */
@@ -26,6 +27,39 @@ sw_err	h_op_get(struct sw_req *);
 sw_err	h_op_wait(struct sw_req *);
 sw_err	h_op_retry(struct sw_req *);
 sw_err	h_op_cancel(struct sw_req *);
+
+/* handlers/clusters.c */
+sw_err	h_region_list(struct sw_req *);
+sw_err	h_az_list(struct sw_req *);
+sw_err	h_instance_type_list(struct sw_req *);
+sw_err	h_training_plan_list(struct sw_req *);
+sw_err	h_cluster_list(struct sw_req *);
+sw_err	h_cluster_get(struct sw_req *);
+sw_err	h_cluster_create(struct sw_req *);
+sw_err	h_cluster_delete(struct sw_req *);
+sw_err	h_cluster_import(struct sw_req *);
+
+/* handlers/nodes.c */
+sw_err	h_instance_group_list(struct sw_req *);
+sw_err	h_instance_group_add(struct sw_req *);
+sw_err	h_instance_group_scale(struct sw_req *);
+sw_err	h_instance_group_delete(struct sw_req *);
+sw_err	h_node_list(struct sw_req *);
+sw_err	h_node_reboot(struct sw_req *);
+sw_err	h_node_replace(struct sw_req *);
+sw_err	h_node_delete(struct sw_req *);
+
+/* The AWS client of this worker process (handlers/clusters.c), set up
+ * from the configuration on first use; NULL if that fails. */
+struct aws_ctx *h_aws(struct sw_req *);
+
+/*
+ * Start an operation of a pipeline kind with r->args as its parameters
+ * (or, with dry_run, answer with its plan).  Answers 202 via
+ * h_accepted.
+ */
+sw_err	h_start(struct sw_req *, const char *kind, const char *target,
+	    const char *cluster);
 
 /*
  * Common answer of every operation-starting handler: 202 with the

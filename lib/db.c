@@ -147,6 +147,12 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"UPDATE operations SET result = ?2, updated = ?3 WHERE id = ?1",
 	/* STMT_OP_UPDATED */
 	"SELECT updated, state FROM operations WHERE id = ?1",
+	/* STMT_OP_OWNERS */
+	"SELECT DISTINCT lease_owner FROM operations"
+	" WHERE lease_owner IS NOT NULL",
+	/* STMT_OP_RELEASE_OWNER */
+	"UPDATE operations SET lease_owner = NULL, lease_until = 0"
+	" WHERE lease_owner = ?1",
 	/* STMT_STAGE_INSERT */
 	"INSERT INTO stages (op_id, seq, name, state) VALUES (?1, ?2, ?3,"
 	" 'pending')",

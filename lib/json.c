@@ -3,7 +3,9 @@
  * with a depth cap and strict mode so "{} trailing" and deep nesting are
  * refused as malformed rather than half accepted.
  */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/json.h"
@@ -122,4 +124,77 @@ void
 sw_json_add_bool(json_object *o, const char *key, int val)
 {
 	json_object_object_add(o, key, json_object_new_boolean(val));
+}
+
+json_object *
+sw_jo(const char *key, ...)
+{
+	json_object *o = json_object_new_object(), *v;
+	va_list ap;
+
+	va_start(ap, key);
+	while (key != NULL) {
+		v = va_arg(ap, json_object *);
+		if (v != NULL)
+			json_object_object_add(o, key, v);
+		key = va_arg(ap, const char *);
+	}
+	va_end(ap);
+	return o;
+}
+
+json_object *
+sw_ja(json_object *first, ...)
+{
+	json_object *a = json_object_new_array(), *v;
+	va_list ap;
+
+	va_start(ap, first);
+	for (v = first; v != NULL; v = va_arg(ap, json_object *))
+		json_object_array_add(a, v);
+	va_end(ap);
+	return a;
+}
+
+json_object *
+sw_json_path(json_object *o, const char *path)
+{
+	char key[128];
+	const char *p = path;
+	size_t n;
+	char *end;
+	long idx;
+
+	while (o != NULL && *p != '\0') {
+		if (*p == '.') {
+			p++;
+			continue;
+		}
+		if (*p == '[') {
+			idx = strtol(p + 1, &end, 10);
+			if (*end != ']' || !json_object_is_type(o,
+			    json_type_array) || idx < 0 ||
+			    (size_t)idx >= json_object_array_length(o))
+				return NULL;
+			o = json_object_array_get_idx(o, (size_t)idx);
+			p = end + 1;
+			continue;
+		}
+		n = strcspn(p, ".[");
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		o = sw_json_get(o, key);
+		p += n;
+	}
+	return o;
+}
+
+const char *
+sw_json_path_str(json_object *o, const char *path)
+{
+	o = sw_json_path(o, path);
+	return o != NULL && json_object_is_type(o, json_type_string) ?
+	    json_object_get_string(o) : NULL;
 }

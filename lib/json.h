@@ -35,4 +35,23 @@ void	sw_json_add_str(json_object *, const char *key, const char *val);
 void	sw_json_add_int(json_object *, const char *key, int64_t val);
 void	sw_json_add_bool(json_object *, const char *key, int val);
 
+
+/*
+ * Builders for request documents: sw_jo("Key", value, ..., NULL) makes
+ * an object and sw_ja(value, ..., NULL) an array; both steal the values
+ * (a NULL value is skipped in sw_jo).  New references.
+ */
+json_object *sw_jo(const char *key, ...);
+json_object *sw_ja(json_object *first, ...);
+#define sw_js(s)	json_object_new_string(s)
+#define sw_ji(i)	json_object_new_int64(i)
+#define sw_jb(b)	json_object_new_boolean(b)
+
+/*
+ * Look up a dotted path with optional [index] steps, e.g.
+ * "cluster.certificateAuthority.data" or "vpcSet[0].vpcId".  Borrowed.
+ */
+json_object *sw_json_path(json_object *o, const char *path);
+const char *sw_json_path_str(json_object *o, const char *path);
+
 #endif

@@ -46,7 +46,7 @@
 /* A restarted worker is replaced no faster than this (milliseconds). */
 #define SW_RESPAWN_DELAY_MS	100
 /* Default number of REST and MCP FastCGI worker processes. */
-#define SW_DEFAULT_WORKERS	2
+#define SW_DEFAULT_WORKERS	4
 /* Default listen port of nginx. */
 #define SW_DEFAULT_PORT		3099
 

@@ -614,3 +614,29 @@ sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
 		return SW_ENOTFOUND;
 	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
 }
+
+int
+sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
+    void *arg)
+{
+	char owners[16][64];
+	sqlite3_stmt *st;
+	int n = 0, i, released = 0;
+
+	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
+		return 0;
+	while (n < 16 && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(owners[n++], sizeof(owners[0]), "%s",
+		    sw_col_text(st, 0));
+	sqlite3_reset(st);
+	for (i = 0; i < n; i++) {
+		if (alive(owners[i], arg))
+			continue;
+		if ((st = sw_db_stmt(db, STMT_OP_RELEASE_OWNER)) == NULL)
+			break;
+		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
+		if (step_done(db, st) == SW_OK)
+			released++;
+	}
+	return released;
+}

@@ -67,6 +67,13 @@ sw_err	sw_op_claim(struct sw_db *, const char *owner, int64_t lease_ms,
 sw_err	sw_op_release(struct sw_db *, const char *id, const char *owner,
 	    int64_t due_ms);
 
+/*
+ * Release the leases of owners that are gone: alive(owner, arg) says
+ * whether an owner still runs.  Returns how many owners were released.
+ */
+int	sw_op_release_dead(struct sw_db *, int (*alive)(const char *owner,
+	    void *arg), void *arg);
+
 sw_err	sw_op_set_state(struct sw_db *, const char *id, const char *state,
 	    const char *error);
 sw_err	sw_op_set_result(struct sw_db *, const char *id, json_object *res);

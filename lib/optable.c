@@ -84,6 +84,186 @@ static const struct sw_field f_token_name[] = {
 	{ NULL }
 };
 
+
+/* ---- clusters ------------------------------------------------------- */
+
+#define PAT_CLUSTER	"[a-z][a-z0-9-]{0,30}[a-z0-9]"
+#define PAT_GROUP	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+#define PAT_AZ		"[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]"
+#define PAT_ML_TYPE	"ml\\.[a-z0-9-]+\\.[a-z0-9]+"
+#define PAT_CIDR16	"(10|172|192)\\.[0-9]{1,3}\\.0\\.0/16"
+#define PAT_PLAN_ARN	"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:[0-9]{12}:" \
+			"training-plan/[a-zA-Z0-9-]{1,63}"
+#define PAT_SUBNET	"subnet-[0-9a-f]{8,17}"
+#define PAT_NODE	"i-[0-9a-f]{8,17}"
+#define PAT_BUCKET	"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+
+static const char *const k8s_versions[] = {
+	"1.29", "1.30", "1.31", "1.32", "1.33", NULL
+};
+static const char *const capacity_types[] = {
+	"on-demand", "spot", "training-plan", NULL
+};
+static const char *const recovery_modes[] = { "Automatic", "None", NULL };
+static const char *const deep_checks[] = {
+	"InstanceStress", "InstanceConnectivity", NULL
+};
+
+static const struct sw_field f_cluster_name[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name (EKS and HyperPod share it).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_group_spec[] = {
+	{ "name", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
+	  "Instance group name.", NULL, NULL },
+	{ "instance_type", SW_T_STRING, SW_F_REQUIRED, 1, 64, PAT_ML_TYPE,
+	  NULL, "HyperPod instance type, e.g. ml.p5.48xlarge.", NULL, NULL },
+	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 1000, NULL, NULL,
+	  "Number of instances.", NULL, NULL },
+	{ "capacity_type", SW_T_STRING, 0, 0, 0, NULL, capacity_types,
+	  "on-demand (default), spot, or training-plan.", NULL, NULL },
+	{ "training_plan_arn", SW_T_STRING, 0, 1, 256, PAT_PLAN_ARN, NULL,
+	  "Training plan reserving this capacity; its AZ must match.",
+	  NULL, NULL },
+	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
+	  "AZ for the group (default: the first AZ offering the type).",
+	  NULL, NULL },
+	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "EFA-only network interfaces (types with EFA only).", NULL, NULL },
+	{ "threads_per_core", SW_T_INT, 0, 1, 2, NULL, NULL,
+	  "1 disables hyper-threading (default 1).", NULL, NULL },
+	{ "volume_size_gb", SW_T_INT, 0, 100, 16384, NULL, NULL,
+	  "Secondary EBS volume at /opt/sagemaker (default 500).", NULL,
+	  NULL },
+	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
+	  "Place the group in this existing subnet instead of the shared "
+	  "compute subnet of its AZ.", NULL, NULL },
+	{ NULL }
+};
+static const struct sw_field f_group_item[] = {
+	{ "group", SW_T_OBJECT, 0, 0, 0, NULL, NULL, NULL, f_group_spec, NULL },
+};
+static const struct sw_field f_az_item[] = {
+	{ "az", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL, NULL, NULL, NULL },
+};
+static const struct sw_field f_check_item[] = {
+	{ "check", SW_T_STRING, 0, 0, 0, NULL, deep_checks, NULL, NULL, NULL },
+};
+static const struct sw_field f_storage[] = {
+	{ "s3_bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
+	  "Bucket mounted through S3 Mountpoint as PVC s3-claim.", NULL,
+	  NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_cluster_create[] = {
+	{ "name", SW_T_STRING, SW_F_REQUIRED, 2, 32, PAT_CLUSTER, NULL,
+	  "Cluster name, used for the EKS and the HyperPod cluster.", NULL,
+	  NULL },
+	{ "kubernetes_version", SW_T_STRING, 0, 0, 0, NULL, k8s_versions,
+	  "EKS Kubernetes version (default 1.31).", NULL, NULL },
+	{ "vpc_cidr", SW_T_STRING, 0, 9, 18, PAT_CIDR16, NULL,
+	  "A /16 for the new VPC; default: a free 10.x.0.0/16.", NULL, NULL },
+	{ "availability_zones", SW_T_ARRAY, 0, 2, 2, NULL, NULL,
+	  "Two AZs for the control-plane subnets (default: the first two).",
+	  NULL, f_az_item },
+	{ "instance_groups", SW_T_ARRAY, SW_F_REQUIRED, 1, 20, NULL, NULL,
+	  "HyperPod instance groups.", NULL, f_group_item },
+	{ "node_recovery", SW_T_STRING, 0, 0, 0, NULL, recovery_modes,
+	  "Automatic (default): HyperPod replaces faulty nodes.", NULL,
+	  NULL },
+	{ "deep_health_checks", SW_T_ARRAY, 0, 0, 2, NULL, NULL,
+	  "Deep health checks run when nodes start.", NULL, f_check_item },
+	{ "storage", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
+	  "Shared storage to set up.", f_storage, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_type_query[] = {
+	{ "availability_zone", SW_T_STRING, SW_F_QUERY, 1, 32, PAT_AZ, NULL,
+	  "Only types offered in this AZ.", NULL, NULL },
+	{ "instance_type", SW_T_STRING, SW_F_QUERY, 1, 64, PAT_ML_TYPE, NULL,
+	  "Only this type.", NULL, NULL },
+	{ "gpu_only", SW_T_BOOL, SW_F_QUERY, 0, 0, NULL, NULL,
+	  "Only accelerated types.", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_ig_add[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ NULL }
+};
+static const struct sw_field f_ig_add_body[] = {
+	{ "group_name", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
+	  "New instance group name.", NULL, NULL },
+	{ "instance_type", SW_T_STRING, SW_F_REQUIRED, 1, 64, PAT_ML_TYPE,
+	  NULL, "HyperPod instance type.", NULL, NULL },
+	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 1000, NULL, NULL,
+	  "Number of instances.", NULL, NULL },
+	{ "capacity_type", SW_T_STRING, 0, 0, 0, NULL, capacity_types,
+	  "on-demand (default), spot, or training-plan.", NULL, NULL },
+	{ "training_plan_arn", SW_T_STRING, 0, 1, 256, PAT_PLAN_ARN, NULL,
+	  "Training plan; its AZ must be the group's.", NULL, NULL },
+	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
+	  "AZ of the group.", NULL, NULL },
+	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "EFA-only network interfaces.", NULL, NULL },
+	{ "threads_per_core", SW_T_INT, 0, 1, 2, NULL, NULL, NULL, NULL,
+	  NULL },
+	{ "volume_size_gb", SW_T_INT, 0, 100, 16384, NULL, NULL, NULL, NULL,
+	  NULL },
+	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
+	  "Reuse this subnet (e.g. one made for an earlier group).", NULL,
+	  NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_ig_path[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "group", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 63, PAT_GROUP,
+	  NULL, "Instance group name.", NULL, NULL },
+	{ NULL }
+};
+/* Update takes only the count; the others are named so the answer can
+ * say they are immutable rather than unknown. */
+static const struct sw_field f_ig_scale_body[] = {
+	{ "count", SW_T_INT, SW_F_REQUIRED, 0, 1000, NULL, NULL,
+	  "New number of instances.", NULL, NULL },
+	{ "instance_type", SW_T_STRING, 0, 0, 64, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
+	{ "capacity_type", SW_T_STRING, 0, 0, 32, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
+	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL, "Immutable: refused.",
+	  NULL, NULL },
+	{ "availability_zone", SW_T_STRING, 0, 0, 32, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
+	{ "subnet_id", SW_T_STRING, 0, 0, 32, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
+	{ "training_plan_arn", SW_T_STRING, 0, 0, 256, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_node_query[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "instance_group", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_GROUP, NULL,
+	  "Only nodes of this group.", NULL, NULL },
+	{ NULL }
+};
+static const struct sw_field f_node_item[] = {
+	{ "node", SW_T_STRING, 0, 1, 32, PAT_NODE, NULL, NULL, NULL, NULL },
+};
+static const struct sw_field f_node_ids[] = {
+	{ "node_ids", SW_T_ARRAY, SW_F_REQUIRED, 1, 25, NULL, NULL,
+	  "HyperPod node ids (i-...), at most 25.", NULL, f_node_item },
+	{ NULL }
+};
+
 /* ---- the table ------------------------------------------------------- */
 
 const struct sw_op sw_optable[] = {
@@ -125,6 +305,97 @@ const struct sw_op sw_optable[] = {
 	  "Revoke an API token", NULL, f_token_name, NULL,
 	  SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  SW_SCOPE_ADMIN, NULL, 0, "Any", h_token_revoke },
+
+	{ "region_list", "GET", "/api/v1/regions", "inspect",
+	  "Regions where HyperPod runs, and the current one", NULL, NULL,
+	  NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0,
+	  "Any", h_region_list },
+	{ "az_list", "GET", "/api/v1/availability-zones", "inspect",
+	  "Availability zones of the region (name and zone id)",
+	  "Zone ids are the same across accounts; names are not.", NULL,
+	  NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0,
+	  "Any", h_az_list },
+	{ "instance_type_list", "GET", "/api/v1/instance-types", "inspect",
+	  "Instance types offered per AZ, with GPU and EFA facts",
+	  "Inspect before creating: pick an AZ that offers the type.",
+	  f_type_query, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_instance_type_list },
+	{ "training_plan_list", "GET", "/api/v1/training-plans", "inspect",
+	  "SageMaker training plans (reserved capacity)", NULL, NULL, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_training_plan_list },
+	{ "cluster_list", "GET", "/api/v1/clusters", "clusters",
+	  "EKS clusters of the region, managed by Slipway or not", NULL,
+	  NULL, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL,
+	  0, "Any", h_cluster_list },
+	{ "cluster_get", "GET", "/api/v1/clusters/{name}", "clusters",
+	  "One cluster: EKS, HyperPod, instance groups, recent operations",
+	  NULL, f_cluster_name, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_cluster_get },
+	{ "cluster_create", "POST", "/api/v1/clusters", "clusters",
+	  "Create an EKS + HyperPod cluster (network, EKS, access, "
+	  "dependencies, HyperPod, storage, verify)",
+	  "Ask the user only for decisions: instance type, count, AZ, "
+	  "capacity type. CIDRs, subnets, route tables and security groups "
+	  "are planned by Slipway. Poll the operation to a terminal state "
+	  "with operation_wait; a failed stage can be retried alone.",
+	  NULL, f_cluster_create, SW_OP_LONG | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 30, "Accepted",
+	  h_cluster_create },
+	{ "cluster_delete", "DELETE", "/api/v1/clusters/{name}", "clusters",
+	  "Tear down a cluster and everything Slipway created for it",
+	  "Deletes the HyperPod cluster, the EKS cluster, roles and the "
+	  "network, in reverse order.", f_cluster_name, NULL,
+	  SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "operation_wait", 30, "Accepted", h_cluster_delete },
+	{ "cluster_import", "POST", "/api/v1/clusters/{name}:import",
+	  "clusters", "Adopt an existing EKS (+ HyperPod) cluster",
+	  "Tags the EKS cluster so Slipway manages it from now on.",
+	  f_cluster_name, NULL, SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, NULL, 0, "Any", h_cluster_import },
+	{ "instance_group_list", "GET", "/api/v1/clusters/{name}/instance-groups",
+	  "instance-groups", "Instance groups with counts and status", NULL,
+	  f_cluster_name, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_instance_group_list },
+	{ "instance_group_add", "POST",
+	  "/api/v1/clusters/{name}/instance-groups", "instance-groups",
+	  "Add an instance group (capacity, EFA and subnet decided together)",
+	  "Existing groups are resent unchanged. A spot group cannot use a "
+	  "training plan; a training plan's AZ must be the group's.",
+	  f_ig_add, f_ig_add_body, SW_OP_LONG | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 30, "Accepted",
+	  h_instance_group_add },
+	{ "instance_group_scale", "PATCH",
+	  "/api/v1/clusters/{name}/instance-groups/{group}",
+	  "instance-groups", "Change an instance group's instance count",
+	  "Only count can change; instance type, capacity type, EFA, AZ, "
+	  "subnet and training plan are immutable.", f_ig_path,
+	  f_ig_scale_body, SW_OP_LONG | SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "operation_wait", 30, "Accepted", h_instance_group_scale },
+	{ "instance_group_delete", "DELETE",
+	  "/api/v1/clusters/{name}/instance-groups/{group}",
+	  "instance-groups", "Delete an instance group and its nodes", NULL,
+	  f_ig_path, NULL, SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 30, "Accepted",
+	  h_instance_group_delete },
+	{ "node_list", "GET", "/api/v1/clusters/{name}/nodes", "nodes",
+	  "HyperPod nodes with health and instance group", NULL,
+	  f_node_query, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_node_list },
+	{ "node_reboot", "POST", "/api/v1/clusters/{name}/nodes:reboot",
+	  "nodes", "Reboot nodes (first remedy for a sick node)",
+	  "Per-node failures are reported in the operation's resources.",
+	  f_cluster_name, f_node_ids, SW_OP_LONG | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 20, "Accepted", h_node_reboot },
+	{ "node_replace", "POST", "/api/v1/clusters/{name}/nodes:replace",
+	  "nodes", "Replace nodes with new instances (wipes their volumes)",
+	  "Use after a reboot did not help.", f_cluster_name, f_node_ids,
+	  SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "operation_wait", 30, "Accepted", h_node_replace },
+	{ "node_delete", "POST", "/api/v1/clusters/{name}/nodes:delete",
+	  "nodes", "Remove nodes from the cluster", NULL, f_cluster_name,
+	  f_node_ids, SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 20, "Accepted", h_node_delete },
 
 	{ "operation_list", "GET", "/api/v1/operations", "operations",
 	  "List operations, newest first",

@@ -196,3 +196,89 @@ def _alive(pid):
             return f.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# ---- helpers for stacks started with the sandbox ------------------------
+
+def sandbox_info(stack):
+    return stack.config().get("sandbox_info") or {}
+
+
+def sandbox_call(stack, method, path, body=None):
+    """Call the sandbox control endpoint (/_sandbox/...)."""
+    import urllib.parse
+    info = sandbox_info(stack)
+    u = urllib.parse.urlparse(info["aws_endpoint"])
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    h = {"X-Sandbox-Token": info.get("control_token", "")}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        h["Content-Type"] = "application/json"
+    c.request(method, path, body=data, headers=h)
+    r = c.getresponse()
+    text = r.read().decode()
+    c.close()
+    try:
+        return r.status, json.loads(text)
+    except ValueError:
+        return r.status, text
+
+
+def sandbox_requests(stack, **query):
+    import urllib.parse
+    q = urllib.parse.urlencode(query)
+    st, body = sandbox_call(stack, "GET", "/_sandbox/requests" +
+                            ("?" + q if q else ""))
+    return body.get("requests", []) if st == 200 else []
+
+
+def aws_env(stack):
+    """Environment for the real aws CLI against the sandbox."""
+    info = sandbox_info(stack)
+    env = dict(os.environ)
+    env.update({"AWS_ACCESS_KEY_ID": info["access_key_id"],
+                "AWS_SECRET_ACCESS_KEY": info["secret_access_key"],
+                "AWS_DEFAULT_REGION": info.get("region", "us-west-2"),
+                "AWS_REGION": info.get("region", "us-west-2"),
+                "AWS_EC2_METADATA_DISABLED": "true",
+                "AWS_MAX_ATTEMPTS": "1",
+                "AWS_PAGER": ""})
+    env.pop("AWS_PROFILE", None)
+    env.pop("AWS_SESSION_TOKEN", None)
+    return env
+
+
+def aws_cli(stack, *args):
+    """Run the aws CLI on PATH against the sandbox; (rc, parsed-or-text)."""
+    exe = shutil.which("aws")
+    if exe is None:
+        return None, "aws CLI not installed"
+    info = sandbox_info(stack)
+    r = subprocess.run([exe, "--endpoint-url", info["aws_endpoint"],
+                        "--output", "json"] + list(args),
+                       capture_output=True, text=True, timeout=120,
+                       env=aws_env(stack))
+    try:
+        return r.returncode, json.loads(r.stdout) if r.stdout.strip() \
+            else {}
+    except ValueError:
+        return r.returncode, r.stdout + r.stderr
+
+
+def wait_operation(stack, op_id, timeout=180):
+    """Long-poll an operation to a terminal state; returns its document."""
+    deadline = time.time() + timeout
+    doc = None
+    since = -1
+    while time.time() < deadline:
+        q = "timeout=20" + ("&since_updated_ms=%d" % since if since >= 0
+                            else "")
+        r = stack.get("/api/v1/operations/%s:wait?%s" % (op_id, q))
+        if r.status != 200:
+            return r.json
+        doc = r.json
+        since = doc.get("updated_ms", since)
+        if doc.get("terminal"):
+            return stack.get("/api/v1/operations/%s" % op_id).json
+    return stack.get("/api/v1/operations/%s" % op_id).json

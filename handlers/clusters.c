@@ -1,0 +1,926 @@
+/*
+ * clusters.c: inspect-before-create reads (regions, availability zones,
+ * instance types, training plans), and cluster create / list / get /
+ * delete / import.  Creates and deletes are operations run by the
+ * poller; with dry_run they answer with the plan instead.
+ *
+ * A create request is checked in three layers:
+ *   1. the field tables in lib/optable.c (types, bounds, patterns);
+ *   2. cross-field rules here (400, naming the field and the rule):
+ *      CIDR overlap, unknown AZ, EFA-only on a type without EFA, spot
+ *      with a training plan, duplicate group names;
+ *   3. pre-flight against the live account (422): instance type offered
+ *      in the AZ, service quota, training-plan reservation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/handlers.h"
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "lib/ops.h"
+#include "lib/optable.h"
+#include "pipelines/pipelines.h"
+
+/* ---- the AWS context of this worker process ---------------------------- */
+
+static struct aws_ctx worker_aws;
+static int worker_aws_ready;
+
+struct aws_ctx *
+h_aws(struct sw_req *r)
+{
+	if (!worker_aws_ready) {
+		if (sw_aws_setup(&worker_aws, r->cfg) != SW_OK) {
+			aws_ctx_free(&worker_aws);
+			memset(&worker_aws, 0, sizeof(worker_aws));
+			return NULL;
+		}
+		worker_aws_ready = 1;
+	}
+	return &worker_aws;
+}
+
+/* Call AWS for a handler; on failure fill the problem and return it. */
+static sw_err
+call(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out)
+{
+	struct aws_ctx *aws = h_aws(r);
+	struct aws_error err;
+	sw_err e;
+
+	*out = NULL;
+	if (aws == NULL) {
+		json_object_put(in);
+		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
+		    "credentials and region");
+	}
+	memset(&err, 0, sizeof(err));
+	e = aws_call(aws, svc, op, in, out, &err);
+	json_object_put(in);
+	if (e == SW_OK)
+		return SW_OK;
+	if (err.http_status == 404 || strstr(err.code, "NotFound") != NULL)
+		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err.code,
+		    err.message);
+	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "%s %s: %s: "
+	    "%s", aws_service(svc)->id, op, err.code[0] ? err.code : "error",
+	    err.message);
+}
+
+/* ---- inspection ------------------------------------------------------ */
+
+/* Regions where SageMaker HyperPod runs (AWS documentation). */
+static const char *const hyperpod_regions[] = {
+	"us-east-1", "us-east-2", "us-west-1", "us-west-2", "ap-south-1",
+	"ap-southeast-1", "ap-southeast-2", "ap-southeast-3",
+	"ap-southeast-4", "ap-northeast-1", "eu-central-1", "eu-north-1",
+	"eu-south-2", "eu-west-1", "eu-west-2", "sa-east-1", NULL
+};
+
+sw_err
+h_region_list(struct sw_req *r)
+{
+	json_object *items = json_object_new_array();
+	int i;
+
+	for (i = 0; hyperpod_regions[i] != NULL; i++)
+		json_object_array_add(items, sw_jo("name",
+		    sw_js(hyperpod_regions[i]), "current",
+		    sw_jb(strcmp(hyperpod_regions[i], r->cfg->region) == 0),
+		    NULL));
+	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region),
+	    "items", items, NULL));
+	return SW_OK;
+}
+
+/* AZs of the region: [{name, id, state}]; new reference or NULL. */
+static json_object *
+zones(struct sw_req *r)
+{
+	json_object *out, *list, *items;
+	size_t i;
+
+	if (call(r, AWS_SVC_EC2, "DescribeAvailabilityZones", sw_jo(
+	    "Filters", sw_ja(sw_jo("Name", sw_js("zone-type"), "Values",
+	    sw_ja(sw_js("availability-zone"), NULL), NULL), NULL), NULL),
+	    &out) != SW_OK)
+		return NULL;
+	items = json_object_new_array();
+	list = sw_json_get(out, "availabilityZoneInfo");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *z = json_object_array_get_idx(list, i);
+
+		json_object_array_add(items, sw_jo(
+		    "name", sw_js(sw_json_get_str(z, "zoneName")),
+		    "id", sw_js(sw_json_get_str(z, "zoneId") ?
+			sw_json_get_str(z, "zoneId") : ""),
+		    "state", sw_js(sw_json_get_str(z, "zoneState") ?
+			sw_json_get_str(z, "zoneState") : "available"),
+		    NULL));
+	}
+	json_object_put(out);
+	return items;
+}
+
+sw_err
+h_az_list(struct sw_req *r)
+{
+	json_object *items = zones(r);
+
+	if (items == NULL)
+		return r->err;
+	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region), "items",
+	    items, NULL));
+	return SW_OK;
+}
+
+/* EC2 types offered per AZ: {type: [az, ...]}; new or NULL. */
+static json_object *
+offerings(struct sw_req *r, const char *type)
+{
+	json_object *out, *list, *map;
+	json_object *filters = NULL;
+	size_t i;
+
+	if (type != NULL)
+		filters = sw_ja(sw_jo("Name", sw_js("instance-type"),
+		    "Values", sw_ja(sw_js(sw_ec2_type(type)), NULL), NULL),
+		    NULL);
+	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings", sw_jo(
+	    "LocationType", sw_js("availability-zone"), "Filters", filters,
+	    NULL), &out) != SW_OK)
+		return NULL;
+	map = json_object_new_object();
+	list = sw_json_get(out, "instanceTypeOfferingSet");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *o = json_object_array_get_idx(list, i), *azs;
+		const char *t = sw_json_get_str(o, "instanceType");
+		const char *az = sw_json_get_str(o, "location");
+
+		if (t == NULL || az == NULL)
+			continue;
+		if ((azs = sw_json_get(map, t)) == NULL) {
+			azs = json_object_new_array();
+			json_object_object_add(map, t, azs);
+		}
+		json_object_array_add(azs, sw_js(az));
+	}
+	json_object_put(out);
+	return map;
+}
+
+/* EC2 facts of types: {type: {gpus, gpu_name, efa, vcpus, memory_mib}}. */
+static json_object *
+type_facts(struct sw_req *r, json_object *types)
+{
+	json_object *out, *list, *map, *names;
+	size_t i;
+
+	names = json_object_new_array();
+	json_object_object_foreach(types, t, v) {
+		(void)v;
+		json_object_array_add(names, sw_js(t));
+	}
+	if (json_object_array_length(names) == 0) {
+		json_object_put(names);
+		return json_object_new_object();
+	}
+	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypes", sw_jo(
+	    "InstanceTypes", names, NULL), &out) != SW_OK)
+		return NULL;
+	map = json_object_new_object();
+	list = sw_json_get(out, "instanceTypeSet");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *o = json_object_array_get_idx(list, i);
+		const char *efa = sw_json_path_str(o,
+		    "networkInfo.efaSupported");
+		const char *gpus = sw_json_path_str(o,
+		    "gpuInfo.gpus[0].count");
+		const char *vcpu = sw_json_path_str(o,
+		    "vCpuInfo.defaultVCpus");
+		const char *mem = sw_json_path_str(o, "memoryInfo.sizeInMiB");
+
+		json_object_object_add(map, sw_json_get_str(o, "instanceType"),
+		    sw_jo("gpus", sw_ji(gpus ? strtol(gpus, NULL, 10) : 0),
+		    "gpu_name", sw_js(sw_json_path_str(o,
+			"gpuInfo.gpus[0].name") ? sw_json_path_str(o,
+			"gpuInfo.gpus[0].name") : ""),
+		    "efa", sw_jb(efa != NULL && strcmp(efa, "true") == 0),
+		    "vcpus", sw_ji(vcpu ? strtol(vcpu, NULL, 10) : 0),
+		    "memory_mib", sw_ji(mem ? strtol(mem, NULL, 10) : 0),
+		    NULL));
+	}
+	json_object_put(out);
+	return map;
+}
+
+sw_err
+h_instance_type_list(struct sw_req *r)
+{
+	const char *az = sw_json_get_str(r->args, "availability_zone");
+	json_object *offers, *facts, *items;
+
+	if ((offers = offerings(r, sw_json_get_str(r->args,
+	    "instance_type"))) == NULL)
+		return r->err;
+	if ((facts = type_facts(r, offers)) == NULL) {
+		json_object_put(offers);
+		return r->err;
+	}
+	items = json_object_new_array();
+	json_object_object_foreach(offers, t, azs) {
+		json_object *f = sw_json_get(facts, t);
+		char ml[64];
+		size_t i;
+		int here = az == NULL;
+
+		for (i = 0; !here && i < json_object_array_length(azs); i++)
+			here = strcmp(json_object_get_string(
+			    json_object_array_get_idx(azs, i)), az) == 0;
+		if (!here)
+			continue;
+		if (sw_json_get_bool(r->args, "gpu_only", 0) &&
+		    sw_json_get_int(f, "gpus", 0) == 0)
+			continue;
+		snprintf(ml, sizeof(ml), "ml.%s", t);
+		json_object_array_add(items, sw_jo(
+		    "instance_type", sw_js(ml),
+		    "ec2_instance_type", sw_js(t),
+		    "availability_zones", json_object_get(azs),
+		    "gpus", sw_ji(sw_json_get_int(f, "gpus", 0)),
+		    "gpu_name", sw_js(sw_json_get_str(f, "gpu_name") ?
+			sw_json_get_str(f, "gpu_name") : ""),
+		    "efa_supported", sw_jb(sw_json_get_bool(f, "efa", 0)),
+		    "vcpus", sw_ji(sw_json_get_int(f, "vcpus", 0)),
+		    "memory_mib", sw_ji(sw_json_get_int(f, "memory_mib", 0)),
+		    NULL));
+	}
+	json_object_put(offers);
+	json_object_put(facts);
+	sw_req_reply(r, 200, sw_jo("items", items, NULL));
+	return SW_OK;
+}
+
+sw_err
+h_training_plan_list(struct sw_req *r)
+{
+	json_object *out;
+
+	if (call(r, AWS_SVC_SAGEMAKER, "ListTrainingPlans", sw_jo(
+	    "MaxResults", sw_ji(100), NULL), &out) != SW_OK)
+		return r->err;
+	sw_req_reply(r, 200, sw_jo("items", json_object_get(sw_json_get(out,
+	    "TrainingPlanSummaries") ? sw_json_get(out,
+	    "TrainingPlanSummaries") : NULL), NULL));
+	if (sw_json_get(r->out, "items") == NULL)
+		json_object_object_add(r->out, "items",
+		    json_object_new_array());
+	json_object_put(out);
+	return SW_OK;
+}
+
+/* ---- cluster create ---------------------------------------------------- */
+
+static int
+array_has(json_object *arr, const char *s)
+{
+	size_t i;
+
+	for (i = 0; arr && i < json_object_array_length(arr); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(
+		    arr, i)), s) == 0)
+			return 1;
+	return 0;
+}
+
+/* A free 10.x.0.0/16 not overlapping any VPC in the region. */
+static sw_err
+plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
+{
+	json_object *vpcs, *list;
+	char cand[32];
+	size_t i;
+	int x;
+
+	if (call(r, AWS_SVC_EC2, "DescribeVpcs", NULL, &vpcs) != SW_OK)
+		return r->err;
+	list = sw_json_get(vpcs, "vpcSet");
+	for (x = want ? -1 : 0; x < 256; x++) {
+		int clash = 0;
+
+		if (x < 0)
+			snprintf(cand, sizeof(cand), "%s", want);
+		else
+			snprintf(cand, sizeof(cand), "10.%d.0.0/16", x);
+		for (i = 0; list && i < json_object_array_length(list); i++) {
+			const char *c = sw_json_get_str(
+			    json_object_array_get_idx(list, i), "cidrBlock");
+
+			if (c != NULL && sw_cidr_overlap(c, cand))
+				clash = 1;
+		}
+		if (!clash) {
+			snprintf(out, sz, "%s", cand);
+			json_object_put(vpcs);
+			return SW_OK;
+		}
+		if (x < 0) {
+			json_object_put(vpcs);
+			sw_ferr_add(&r->ferrs, "vpc_cidr", "overlap",
+			    "overlaps an existing VPC in %s", r->cfg->region);
+			return sw_req_fail(r, SW_EINVAL, "vpc_cidr %s overlaps "
+			    "an existing VPC", want);
+		}
+	}
+	json_object_put(vpcs);
+	return sw_req_fail(r, SW_ECONFLICT, "no free 10.x.0.0/16 left");
+}
+
+/* Check one group against the live account; fills defaults. */
+static void
+check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
+    json_object *offers, json_object *facts)
+{
+	const char *type = sw_json_get_str(g, "instance_type");
+	const char *cap = sw_json_get_str(g, "capacity_type");
+	const char *az = sw_json_get_str(g, "availability_zone");
+	json_object *where = sw_json_get(offers, sw_ec2_type(type));
+	char field[96];
+
+	if (cap == NULL) {
+		cap = sw_json_get_str(g, "training_plan_arn") ?
+		    "training-plan" : "on-demand";
+		sw_json_add_str(g, "capacity_type", cap);
+	}
+	snprintf(field, sizeof(field), "instance_groups[%zu]", idx);
+	if (strcmp(cap, "spot") == 0 &&
+	    sw_json_get_str(g, "training_plan_arn") != NULL) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].training_plan_arn", idx);
+		sw_ferr_add(&r->ferrs, field, "conflict", "spot capacity "
+		    "cannot use a training plan");
+	}
+	if (strcmp(cap, "training-plan") == 0 &&
+	    sw_json_get_str(g, "training_plan_arn") == NULL) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].training_plan_arn", idx);
+		sw_ferr_add(&r->ferrs, field, "required", "is required when "
+		    "capacity_type is training-plan");
+	}
+	if (az != NULL && !array_has(azs, az)) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].availability_zone", idx);
+		sw_ferr_add(&r->ferrs, field, "exists", "%s is not an "
+		    "availability zone of %s", az, r->cfg->region);
+		return;
+	}
+	if (where == NULL) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].instance_type", idx);
+		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
+		    "in %s", type, r->cfg->region);
+		return;
+	}
+	if (az == NULL) {
+		/* The first AZ of the region that offers the type. */
+		size_t i;
+
+		for (i = 0; i < json_object_array_length(azs) && az == NULL;
+		    i++) {
+			const char *z = json_object_get_string(
+			    json_object_array_get_idx(azs, i));
+
+			if (array_has(where, z))
+				az = z;
+		}
+		if (az != NULL)
+			sw_json_add_str(g, "availability_zone", az);
+	} else if (!array_has(where, az)) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].availability_zone", idx);
+		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
+		    "in %s", type, az);
+	}
+	if (sw_json_get_bool(g, "efa_only", 0) &&
+	    !sw_json_get_bool(sw_json_get(facts, sw_ec2_type(type)), "efa",
+	    0)) {
+		snprintf(field, sizeof(field), "instance_groups[%zu].efa_only",
+		    idx);
+		sw_ferr_add(&r->ferrs, field, "efa", "%s does not support "
+		    "EFA, so it cannot use EFA-only interfaces", type);
+	}
+}
+
+/* Training-plan reservation: status, AZ, type, count. */
+static void
+check_training_plan(struct sw_req *r, json_object *g, size_t idx)
+{
+	const char *arn = sw_json_get_str(g, "training_plan_arn");
+	const char *name, *status, *az = sw_json_get_str(g,
+	    "availability_zone"), *type = sw_json_get_str(g, "instance_type");
+	json_object *out, *res;
+	char field[96];
+	int64_t avail = -1;
+	size_t i;
+	int match = 0;
+
+	if (arn == NULL || (name = strrchr(arn, '/')) == NULL)
+		return;
+	snprintf(field, sizeof(field), "instance_groups[%zu].training_plan_arn",
+	    idx);
+	if (call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", sw_jo(
+	    "TrainingPlanName", sw_js(name + 1), NULL), &out) != SW_OK) {
+		sw_ferr_add(&r->ferrs, field, "exists", "%s", r->detail);
+		r->err = SW_OK;
+		r->detail[0] = '\0';
+		return;
+	}
+	status = sw_json_get_str(out, "Status");
+	if (status == NULL || (strcmp(status, "Active") != 0 &&
+	    strcmp(status, "Scheduled") != 0))
+		sw_ferr_add(&r->ferrs, field, "status", "the plan is %s, not "
+		    "Active or Scheduled", status ? status : "unknown");
+	res = sw_json_get(out, "ReservedCapacitySummaries");
+	for (i = 0; res && i < json_object_array_length(res); i++) {
+		json_object *c = json_object_array_get_idx(res, i);
+
+		if (type && sw_json_get_str(c, "InstanceType") &&
+		    strcmp(sw_json_get_str(c, "InstanceType"), type) == 0 &&
+		    (az == NULL || (sw_json_get_str(c, "AvailabilityZone") &&
+		    strcmp(sw_json_get_str(c, "AvailabilityZone"), az) == 0))) {
+			match = 1;
+			if (az == NULL && sw_json_get_str(c,
+			    "AvailabilityZone"))
+				sw_json_add_str(g, "availability_zone",
+				    sw_json_get_str(c, "AvailabilityZone"));
+		}
+	}
+	if (!match)
+		sw_ferr_add(&r->ferrs, field, "reservation", "the plan reserves "
+		    "no %s in %s", type, az ? az : "any AZ");
+	avail = sw_json_get_int(out, "AvailableInstanceCount", -1);
+	if (avail >= 0 && avail < sw_json_get_int(g, "count", 1))
+		sw_ferr_add(&r->ferrs, field, "count", "the plan has %lld "
+		    "instances available, fewer than %lld", (long long)avail,
+		    (long long)sw_json_get_int(g, "count", 1));
+	json_object_put(out);
+}
+
+/*
+ * Service quotas for HyperPod instance types.  Quota codes differ by
+ * partition and change over time; the names are stable ("ml.p5.48xlarge
+ * for cluster usage"), so list SageMaker's quotas and match by name.
+ * A type without a quota on record is not held to one.
+ */
+static void
+check_quotas(struct sw_req *r, json_object *totals)
+{
+	json_object *out = NULL, *list;
+	const char *token = NULL;
+	char name[128], tok[1024];
+	int pages = 0;
+	size_t i;
+
+	do {
+		json_object_put(out);
+		if (call(r, AWS_SVC_QUOTAS, "ListServiceQuotas", sw_jo(
+		    "ServiceCode", sw_js("sagemaker"), "MaxResults",
+		    sw_ji(100), "NextToken", token ? sw_js(token) : NULL,
+		    NULL), &out) != SW_OK)
+			return;
+		list = sw_json_get(out, "Quotas");
+		for (i = 0; list && i < json_object_array_length(list); i++) {
+			json_object *q = json_object_array_get_idx(list, i);
+			const char *qn = sw_json_get_str(q, "QuotaName");
+			double value = json_object_get_double(sw_json_get(q,
+			    "Value"));
+
+			json_object_object_foreach(totals, t, n) {
+				snprintf(name, sizeof(name),
+				    "%s for cluster usage", t);
+				if (qn == NULL || strcmp(qn, name) != 0 ||
+				    value >= (double)json_object_get_int64(n))
+					continue;
+				sw_req_fail(r, SW_EPRECONDITION, "service quota "
+				    "'%s' is %.0f, below the %lld instances "
+				    "requested; ask for an increase in Service "
+				    "Quotas first", name, value,
+				    (long long)json_object_get_int64(n));
+				json_object_put(out);
+				return;
+			}
+		}
+		token = sw_json_get_str(out, "NextToken");
+		if (token != NULL)
+			snprintf(tok, sizeof(tok), "%s", token);
+		token = token ? tok : NULL;
+	} while (token != NULL && ++pages < 20);
+	json_object_put(out);
+}
+
+/* Validate against the live account and fill defaults into r->args. */
+static sw_err
+cluster_preflight(struct sw_req *r)
+{
+	json_object *a = r->args, *azs = NULL, *names, *offers = NULL,
+	    *facts = NULL, *groups, *want, *slots, *totals;
+	char cidr[32], field[96];
+	size_t i;
+	sw_err e = SW_OK;
+
+	if ((want = zones(r)) == NULL)
+		return r->err;
+	azs = json_object_new_array();
+	for (i = 0; i < json_object_array_length(want); i++)
+		json_object_array_add(azs, sw_js(sw_json_get_str(
+		    json_object_array_get_idx(want, i), "name")));
+	json_object_put(want);
+	if ((want = sw_json_get(a, "availability_zones")) != NULL) {
+		for (i = 0; i < json_object_array_length(want); i++) {
+			const char *z = json_object_get_string(
+			    json_object_array_get_idx(want, i));
+
+			snprintf(field, sizeof(field),
+			    "availability_zones[%zu]", i);
+			if (!array_has(azs, z))
+				sw_ferr_add(&r->ferrs, field, "exists", "%s is "
+				    "not an availability zone of %s", z,
+				    r->cfg->region);
+		}
+		if (json_object_array_length(want) == 2 && strcmp(
+		    json_object_get_string(json_object_array_get_idx(want, 0)),
+		    json_object_get_string(json_object_array_get_idx(want, 1)))
+		    == 0)
+			sw_ferr_add(&r->ferrs, "availability_zones", "unique",
+			    "must name two different zones");
+	} else if (json_object_array_length(azs) < 2) {
+		e = sw_req_fail(r, SW_EPRECONDITION, "the region has fewer "
+		    "than two availability zones");
+		goto out;
+	} else
+		json_object_object_add(a, "availability_zones", sw_ja(
+		    json_object_get(json_object_array_get_idx(azs, 0)),
+		    json_object_get(json_object_array_get_idx(azs, 1)), NULL));
+	groups = sw_json_get(a, "instance_groups");
+	names = json_object_new_array();
+	for (i = 0; i < json_object_array_length(groups); i++) {
+		const char *n = sw_json_get_str(json_object_array_get_idx(
+		    groups, i), "name");
+
+		snprintf(field, sizeof(field), "instance_groups[%zu].name", i);
+		if (array_has(names, n))
+			sw_ferr_add(&r->ferrs, field, "unique", "group names "
+			    "must be unique");
+		json_object_array_add(names, sw_js(n));
+	}
+	json_object_put(names);
+	if ((offers = offerings(r, NULL)) == NULL ||
+	    (facts = type_facts(r, offers)) == NULL) {
+		e = r->err;
+		goto out;
+	}
+	for (i = 0; i < json_object_array_length(groups); i++)
+		check_group(r, json_object_array_get_idx(groups, i), i, azs,
+		    offers, facts);
+	if (r->ferrs.n > 0) {
+		e = r->err = SW_EINVAL;
+		goto out;
+	}
+	if ((e = plan_vpc_cidr(r, sw_json_get_str(a, "vpc_cidr"), cidr,
+	    sizeof(cidr))) != SW_OK)
+		goto out;
+	sw_json_add_str(a, "vpc_cidr", cidr);
+	/* Pre-flight against reservations and quotas (422). */
+	for (i = 0; i < json_object_array_length(groups); i++)
+		check_training_plan(r, json_object_array_get_idx(groups, i), i);
+	if (r->ferrs.n > 0) {
+		e = sw_req_fail(r, SW_EPRECONDITION, "training plan check "
+		    "failed: %s: %s", r->ferrs.e[0].field, r->ferrs.e[0].msg);
+		goto out;
+	}
+	totals = json_object_new_object();
+	for (i = 0; i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		const char *t = sw_json_get_str(g, "instance_type");
+
+		sw_json_add_int(totals, t, sw_json_get_int(totals, t, 0) +
+		    sw_json_get_int(g, "count", 1));
+	}
+	check_quotas(r, totals);
+	json_object_put(totals);
+	if (r->err != SW_OK) {
+		e = r->err;
+		goto out;
+	}
+	/* One shared compute subnet slot per AZ the groups use. */
+	slots = json_object_new_object();
+	for (i = 0; i < json_object_array_length(groups); i++) {
+		const char *z = sw_json_get_str(json_object_array_get_idx(
+		    groups, i), "availability_zone");
+
+		if (z != NULL && sw_json_get(slots, z) == NULL)
+			sw_json_add_int(slots, z, json_object_object_length(
+			    slots));
+	}
+	json_object_object_add(a, "compute_slots", slots);
+	if (sw_json_get_str(a, "kubernetes_version") == NULL)
+		sw_json_add_str(a, "kubernetes_version", "1.31");
+	if (sw_json_get_str(a, "node_recovery") == NULL)
+		sw_json_add_str(a, "node_recovery", "Automatic");
+out:
+	json_object_put(azs);
+	json_object_put(offers);
+	json_object_put(facts);
+	return e;
+}
+
+/* Enqueue (or plan) an operation of a pipeline kind for cluster. */
+sw_err
+h_start(struct sw_req *r, const char *kind, const char *target,
+    const char *cluster)
+{
+	const struct sw_pipeline *pl = sw_pipeline_find(kind);
+	struct sw_op_new n;
+	char id[SW_OP_ID_LEN];
+	json_object *plan;
+	int existed;
+	sw_err e;
+
+	if (pl == NULL)
+		return sw_req_fail(r, SW_EINTERNAL, "no pipeline %s", kind);
+	if (r->dry_run) {
+		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan);
+		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1),
+		    "kind", sw_js(kind), "target", sw_js(target),
+		    "params", json_object_get(r->args),
+		    "calls", plan, NULL));
+		if (e != SW_OK) {
+			const char *why = NULL;
+			size_t i;
+
+			for (i = 0; plan && i < json_object_array_length(plan);
+			    i++)
+				if (sw_json_get_str(json_object_array_get_idx(
+				    plan, i), "refused"))
+					why = sw_json_get_str(
+					    json_object_array_get_idx(plan, i),
+					    "refused");
+			return sw_req_fail(r, SW_EPRECONDITION, "the plan "
+			    "stops: %s", why ? why : "see calls");
+		}
+		{
+			const char *const *names = sw_pipeline_stage_names(pl);
+			json_object *st = json_object_new_array();
+
+			while (names && *names)
+				json_object_array_add(st, sw_js(*names++));
+			json_object_object_add(r->out, "stages", st);
+		}
+		return SW_OK;
+	}
+	memset(&n, 0, sizeof(n));
+	n.kind = kind;
+	n.target = target;
+	n.cluster = cluster;
+	n.params = r->args;
+	n.stages = sw_pipeline_stage_names(pl);
+	n.idem_key = r->idem_key;
+	n.token_name = r->who.name;
+	e = sw_op_enqueue(r->db, &n, id, &existed);
+	if (e == SW_ECONFLICT)
+		return sw_req_fail(r, e, "Idempotency-Key %s was used for a "
+		    "different request", r->idem_key);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot record the operation");
+	return h_accepted(r, id, existed);
+}
+
+/* Refuse a second live operation on the same cluster. */
+static sw_err
+cluster_busy(struct sw_req *r, const char *name)
+{
+	struct sw_op_filter f;
+	json_object *list, *items;
+	const char *states[] = { "pending", "running" };
+	size_t i;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		memset(&f, 0, sizeof(f));
+		f.cluster = name;
+		f.state = states[k];
+		f.limit = 5;
+		if (sw_op_list(r->db, &f, &list) != SW_OK)
+			return sw_req_fail(r, SW_EDB, "cannot list operations");
+		items = sw_json_get(list, "items");
+		for (i = 0; i < json_object_array_length(items); i++) {
+			json_object *o = json_object_array_get_idx(items, i);
+
+			if (r->idem_key != NULL && sw_json_get_str(o,
+			    "idempotency_key") != NULL && strcmp(
+			    sw_json_get_str(o, "idempotency_key"),
+			    r->idem_key) == 0)
+				continue;
+			sw_req_fail(r, SW_ECONFLICT, "operation %s (%s) is "
+			    "still %s on cluster %s; wait for it or cancel it",
+			    sw_json_get_str(o, "id"), sw_json_get_str(o,
+			    "kind"), states[k], name);
+			json_object_put(list);
+			return SW_ECONFLICT;
+		}
+		json_object_put(list);
+	}
+	return SW_OK;
+}
+
+sw_err
+h_cluster_create(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *out;
+	struct aws_error err;
+
+	if (!r->dry_run && cluster_busy(r, name) != SW_OK)
+		return r->err;
+	/* An EKS cluster of that name that is not ours is refused. */
+	memset(&err, 0, sizeof(err));
+	if (h_aws(r) != NULL && aws_call(h_aws(r), AWS_SVC_EKS,
+	    "DescribeCluster", sw_jo("name", sw_js(name), NULL), &out, &err) ==
+	    SW_OK) {
+		const char *tag = sw_json_path_str(out,
+		    "cluster.tags.slipway:cluster");
+
+		json_object_put(out);
+		if (tag == NULL || strcmp(tag, name) != 0) {
+			sw_ferr_add(&r->ferrs, "name", "exists", "an EKS cluster "
+			    "named %s exists and is not managed by Slipway; "
+			    "import it instead", name);
+			return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s "
+			    "exists", name);
+		}
+	}
+	if (cluster_preflight(r) != SW_OK)
+		return r->err != SW_OK ? r->err : SW_EINVAL;
+	return h_start(r, "cluster.create", name, name);
+}
+
+sw_err
+h_cluster_delete(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+
+	if (!r->dry_run && cluster_busy(r, name) != SW_OK)
+		return r->err;
+	return h_start(r, "cluster.delete", name, name);
+}
+
+/* ---- list / get / import -------------------------------------------- */
+
+sw_err
+h_cluster_list(struct sw_req *r)
+{
+	json_object *eks, *hp, *items, *names, *hpl;
+	size_t i, j;
+
+	if (call(r, AWS_SVC_EKS, "ListClusters", NULL, &eks) != SW_OK)
+		return r->err;
+	if (call(r, AWS_SVC_SAGEMAKER, "ListClusters", sw_jo("MaxResults",
+	    sw_ji(100), NULL), &hp) != SW_OK) {
+		json_object_put(eks);
+		return r->err;
+	}
+	items = json_object_new_array();
+	names = sw_json_get(eks, "clusters");
+	hpl = sw_json_get(hp, "ClusterSummaries");
+	for (i = 0; names && i < json_object_array_length(names); i++) {
+		const char *n = json_object_get_string(
+		    json_object_array_get_idx(names, i));
+		json_object *hps = NULL, *d;
+		struct aws_error err;
+		const char *tag = NULL, *status = NULL;
+
+		memset(&err, 0, sizeof(err));
+		if (aws_call(h_aws(r), AWS_SVC_EKS, "DescribeCluster", sw_jo(
+		    "name", sw_js(n), NULL), &d, &err) == SW_OK) {
+			tag = sw_json_path_str(d, "cluster.tags.slipway:cluster");
+			status = sw_json_path_str(d, "cluster.status");
+		} else
+			d = NULL;
+		for (j = 0; hpl && j < json_object_array_length(hpl); j++) {
+			json_object *c = json_object_array_get_idx(hpl, j);
+
+			if (strcmp(sw_json_get_str(c, "ClusterName"), n) == 0)
+				hps = c;
+		}
+		json_object_array_add(items, sw_jo(
+		    "name", sw_js(n),
+		    "managed", sw_jb(tag != NULL),
+		    "eks_status", sw_js(status ? status : "UNKNOWN"),
+		    "hyperpod_status", hps ? sw_js(sw_json_get_str(hps,
+			"ClusterStatus")) : NULL,
+		    NULL));
+		json_object_put(d);
+	}
+	json_object_put(eks);
+	json_object_put(hp);
+	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region), "items",
+	    items, NULL));
+	return SW_OK;
+}
+
+sw_err
+h_cluster_get(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *eks, *hp = NULL, *o, *ops;
+	struct sw_op_filter f;
+	struct aws_error err;
+
+	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(name), NULL), &eks) != SW_OK)
+		return r->err;
+	memset(&err, 0, sizeof(err));
+	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
+		hp = NULL;
+	memset(&f, 0, sizeof(f));
+	f.cluster = name;
+	f.limit = 5;
+	if (sw_op_list(r->db, &f, &ops) != SW_OK)
+		ops = NULL;
+	o = sw_jo(
+	    "name", sw_js(name),
+	    "managed", sw_jb(sw_json_path_str(eks,
+		"cluster.tags.slipway:cluster") != NULL),
+	    "eks", sw_jo(
+		"status", sw_js(sw_json_path_str(eks, "cluster.status")),
+		"arn", sw_js(sw_json_path_str(eks, "cluster.arn")),
+		"version", sw_js(sw_json_path_str(eks, "cluster.version")),
+		"endpoint", sw_json_path_str(eks, "cluster.endpoint") ?
+		    sw_js(sw_json_path_str(eks, "cluster.endpoint")) : NULL,
+		"vpc_id", sw_json_path_str(eks,
+		    "cluster.resourcesVpcConfig.vpcId") ? sw_js(
+		    sw_json_path_str(eks, "cluster.resourcesVpcConfig.vpcId"))
+		    : NULL, NULL),
+	    "hyperpod", hp ? sw_jo(
+		"status", sw_js(sw_json_get_str(hp, "ClusterStatus")),
+		"arn", sw_js(sw_json_get_str(hp, "ClusterArn")),
+		"node_recovery", sw_json_get_str(hp, "NodeRecovery") ?
+		    sw_js(sw_json_get_str(hp, "NodeRecovery")) : NULL,
+		"failure_message", sw_json_get_str(hp, "FailureMessage") ?
+		    sw_js(sw_json_get_str(hp, "FailureMessage")) : NULL,
+		"instance_groups", json_object_get(sw_json_get(hp,
+		    "InstanceGroups")), NULL) : NULL,
+	    "recent_operations", ops ? json_object_get(sw_json_get(ops,
+		"items")) : NULL, NULL);
+	json_object_put(eks);
+	json_object_put(hp);
+	json_object_put(ops);
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_cluster_import(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *eks, *hp = NULL, *tags, *o;
+	struct aws_error err;
+	const char *arn;
+
+	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(name), NULL), &eks) != SW_OK)
+		return r->err;
+	arn = sw_json_path_str(eks, "cluster.arn");
+	memset(&err, 0, sizeof(err));
+	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
+		hp = NULL;
+	if (r->dry_run) {
+		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "calls", sw_ja(
+		    sw_jo("service", sw_js("eks"), "operation",
+			sw_js("TagResource"), "input", sw_jo("resourceArn",
+			sw_js(arn), NULL), NULL), NULL), NULL));
+		json_object_put(eks);
+		json_object_put(hp);
+		return SW_OK;
+	}
+	tags = sw_jo("slipway:cluster", sw_js(name), "slipway:imported",
+	    sw_js("true"), NULL);
+	if (call(r, AWS_SVC_EKS, "TagResource", sw_jo("resourceArn",
+	    sw_js(arn), "tags", tags, NULL), &o) != SW_OK) {
+		json_object_put(eks);
+		json_object_put(hp);
+		return r->err;
+	}
+	json_object_put(o);
+	sw_req_reply(r, 200, sw_jo("name", sw_js(name), "imported", sw_jb(1),
+	    "eks_arn", sw_js(arn), "hyperpod_arn", hp ? sw_js(
+	    sw_json_get_str(hp, "ClusterArn")) : NULL, NULL));
+	json_object_put(eks);
+	json_object_put(hp);
+	return SW_OK;
+}

@@ -1,0 +1,305 @@
+/*
+ * nodes.c: instance groups and nodes of a HyperPod cluster.  Reads go
+ * straight to SageMaker; changes become operations (pipelines/igroup.c).
+ *
+ * Instance-group rules checked here, before anything is sent:
+ *   - capacity type, EFA-only interfaces and subnet placement are
+ *     decided together at add time, and the immutable ones
+ *     (instance_type, capacity_type, efa_only, availability_zone,
+ *     subnet_id, training_plan_arn) are refused on update;
+ *   - a training plan's AZ must match the group's AZ.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/handlers.h"
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "lib/optable.h"
+#include "pipelines/pipelines.h"
+
+static sw_err
+describe_hp(struct sw_req *r, const char *name, json_object **out)
+{
+	struct aws_error err;
+	sw_err e;
+
+	*out = NULL;
+	if (h_aws(r) == NULL)
+		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
+	memset(&err, 0, sizeof(err));
+	e = aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	    "ClusterName", sw_js(name), NULL), out, &err);
+	if (e == SW_OK)
+		return SW_OK;
+	if (strcmp(err.code, "ResourceNotFound") == 0)
+		return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod cluster %s",
+		    name);
+	return sw_req_fail(r, e, "DescribeCluster: %s: %s", err.code,
+	    err.message);
+}
+
+static json_object *
+find_group(json_object *hp, const char *group)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups");
+	size_t i;
+
+	for (i = 0; groups && i < json_object_array_length(groups); i++)
+		if (strcmp(sw_json_get_str(json_object_array_get_idx(groups,
+		    i), "InstanceGroupName"), group) == 0)
+			return json_object_array_get_idx(groups, i);
+	return NULL;
+}
+
+sw_err
+h_instance_group_list(struct sw_req *r)
+{
+	json_object *hp, *groups, *items;
+	size_t i;
+
+	if (describe_hp(r, sw_json_get_str(r->args, "name"), &hp) != SW_OK)
+		return r->err;
+	items = json_object_new_array();
+	groups = sw_json_get(hp, "InstanceGroups");
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+
+		json_object_array_add(items, sw_jo(
+		    "name", sw_js(sw_json_get_str(g, "InstanceGroupName")),
+		    "instance_type", sw_js(sw_json_get_str(g, "InstanceType")),
+		    "current_count", sw_ji(sw_json_get_int(g, "CurrentCount",
+			0)),
+		    "target_count", sw_ji(sw_json_get_int(g, "TargetCount", 0)),
+		    "status", sw_js(sw_json_get_str(g, "Status") ?
+			sw_json_get_str(g, "Status") : "unknown"),
+		    "training_plan_arn", sw_json_get_str(g, "TrainingPlanArn") ?
+			sw_js(sw_json_get_str(g, "TrainingPlanArn")) : NULL,
+		    "subnets", json_object_get(sw_json_path(g,
+			"OverrideVpcConfig.Subnets")),
+		    NULL));
+	}
+	json_object_put(hp);
+	sw_req_reply(r, 200, sw_jo("items", items, NULL));
+	return SW_OK;
+}
+
+sw_err
+h_instance_group_add(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *hp, *g = r->args, *group, *slot;
+	const char *gname = sw_json_get_str(g, "group_name");
+	const char *cap = sw_json_get_str(g, "capacity_type");
+	const char *plan = sw_json_get_str(g, "training_plan_arn");
+	const char *role;
+
+	if (describe_hp(r, name, &hp) != SW_OK)
+		return r->err;
+	if (find_group(hp, gname) != NULL) {
+		json_object_put(hp);
+		sw_ferr_add(&r->ferrs, "group_name", "unique", "group %s "
+		    "exists in %s", gname, name);
+		return sw_req_fail(r, SW_ECONFLICT, "instance group %s exists",
+		    gname);
+	}
+	if (cap != NULL && strcmp(cap, "spot") == 0 && plan != NULL) {
+		json_object_put(hp);
+		sw_ferr_add(&r->ferrs, "training_plan_arn", "conflict",
+		    "spot capacity cannot use a training plan");
+		return sw_req_fail(r, SW_EINVAL, "spot with a training plan");
+	}
+	role = sw_json_path_str(hp, "InstanceGroups[0].ExecutionRole");
+	group = sw_jo(
+	    "name", sw_js(gname),
+	    "instance_type", sw_js(sw_json_get_str(g, "instance_type")),
+	    "count", sw_ji(sw_json_get_int(g, "count", 1)),
+	    "capacity_type", sw_js(cap ? cap : plan ? "training-plan" :
+		"on-demand"),
+	    "training_plan_arn", plan ? sw_js(plan) : NULL,
+	    "availability_zone", sw_json_get_str(g, "availability_zone") ?
+		sw_js(sw_json_get_str(g, "availability_zone")) : NULL,
+	    "efa_only", sw_jb(sw_json_get_bool(g, "efa_only", 0)),
+	    "threads_per_core", sw_ji(sw_json_get_int(g, "threads_per_core",
+		1)),
+	    "volume_size_gb", sw_ji(sw_json_get_int(g, "volume_size_gb",
+		500)),
+	    "subnet_id", sw_json_get_str(g, "subnet_id") ? sw_js(
+		sw_json_get_str(g, "subnet_id")) : NULL, NULL);
+	/* Without an AZ: the AZ of the cluster's first group subnet. */
+	if (sw_json_get_str(group, "availability_zone") == NULL) {
+		const char *sub = sw_json_path_str(hp,
+		    "InstanceGroups[0].OverrideVpcConfig.Subnets[0]");
+		json_object *out = NULL;
+		struct aws_error err;
+
+		memset(&err, 0, sizeof(err));
+		if (sub != NULL && aws_call(h_aws(r), AWS_SVC_EC2,
+		    "DescribeSubnets", sw_jo("SubnetIds", sw_ja(sw_js(sub),
+		    NULL), NULL), &out, &err) == SW_OK &&
+		    sw_json_path_str(out, "subnetSet[0].availabilityZone"))
+			sw_json_add_str(group, "availability_zone",
+			    sw_json_path_str(out,
+			    "subnetSet[0].availabilityZone"));
+		json_object_put(out);
+	}
+	json_object_put(hp);
+	if (sw_json_get_str(group, "availability_zone") == NULL) {
+		json_object_put(group);
+		sw_ferr_add(&r->ferrs, "availability_zone", "required",
+		    "cannot be derived from the cluster; give it");
+		return sw_req_fail(r, SW_EINVAL, "availability_zone needed");
+	}
+	/* Shared compute subnets: one slot per AZ, the slot by AZ order. */
+	slot = sw_ji(0);
+	{
+		const char *az = sw_json_get_str(group, "availability_zone");
+		size_t n = strlen(az);
+
+		json_object_put(slot);
+		slot = sw_ji(az[n - 1] >= 'a' && az[n - 1] <= 'k' ?
+		    az[n - 1] - 'a' : 11);
+	}
+	{
+		json_object *params = sw_jo("name", sw_js(name),
+		    "group", group, "compute_slot", slot,
+		    "execution_role_arn", role ? sw_js(role) : NULL, NULL);
+
+		json_object_put(r->args);
+		r->args = params;
+	}
+	return h_start(r, "instance_group.add", gname, name);
+}
+
+static const char *const immutable[] = {
+	"instance_type", "capacity_type", "efa_only", "availability_zone",
+	"subnet_id", "training_plan_arn", NULL
+};
+
+sw_err
+h_instance_group_scale(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	const char *group = sw_json_get_str(r->args, "group");
+	json_object *hp, *g, *params;
+	int i;
+
+	for (i = 0; immutable[i] != NULL; i++)
+		if (sw_json_get(r->args, immutable[i]) != NULL)
+			sw_ferr_add(&r->ferrs, immutable[i], "immutable",
+			    "cannot change after the group is created; add a "
+			    "new group instead");
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s is immutable",
+		    r->ferrs.e[0].field);
+	if (describe_hp(r, name, &hp) != SW_OK)
+		return r->err;
+	if ((g = find_group(hp, group)) == NULL) {
+		json_object_put(hp);
+		return sw_req_fail(r, SW_ENOTFOUND, "no instance group %s in "
+		    "%s", group, name);
+	}
+	json_object_put(hp);
+	params = sw_jo("name", sw_js(name), "group_name", sw_js(group),
+	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)), NULL);
+	json_object_put(r->args);
+	r->args = params;
+	return h_start(r, "instance_group.update", group, name);
+}
+
+sw_err
+h_instance_group_delete(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	const char *group = sw_json_get_str(r->args, "group");
+	json_object *hp, *params;
+
+	if (describe_hp(r, name, &hp) != SW_OK)
+		return r->err;
+	if (find_group(hp, group) == NULL) {
+		json_object_put(hp);
+		return sw_req_fail(r, SW_ENOTFOUND, "no instance group %s in "
+		    "%s", group, name);
+	}
+	json_object_put(hp);
+	params = sw_jo("name", sw_js(name), "group_name", sw_js(group), NULL);
+	json_object_put(r->args);
+	r->args = params;
+	return h_start(r, "instance_group.delete", group, name);
+}
+
+sw_err
+h_node_list(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	const char *group = sw_json_get_str(r->args, "instance_group");
+	json_object *out, *list, *items;
+	struct aws_error err;
+	size_t i;
+
+	if (h_aws(r) == NULL)
+		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
+	memset(&err, 0, sizeof(err));
+	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100),
+	    "InstanceGroupNameContains", group ? sw_js(group) : NULL, NULL),
+	    &out, &err) != SW_OK)
+		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
+		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
+		    err.code, err.message);
+	items = json_object_new_array();
+	list = sw_json_get(out, "ClusterNodeSummaries");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *n = json_object_array_get_idx(list, i);
+
+		json_object_array_add(items, sw_jo(
+		    "node_id", sw_js(sw_json_get_str(n, "InstanceId")),
+		    "instance_group", sw_js(sw_json_get_str(n,
+			"InstanceGroupName")),
+		    "instance_type", sw_js(sw_json_get_str(n, "InstanceType")),
+		    "status", sw_js(sw_json_path_str(n,
+			"InstanceStatus.Status") ? sw_json_path_str(n,
+			"InstanceStatus.Status") : "unknown"),
+		    "message", sw_json_path_str(n, "InstanceStatus.Message") ?
+			sw_js(sw_json_path_str(n, "InstanceStatus.Message")) :
+			NULL,
+		    "hostname", sw_json_get_str(n, "PrivateDnsHostname") ?
+			sw_js(sw_json_get_str(n, "PrivateDnsHostname")) : NULL,
+		    NULL));
+	}
+	json_object_put(out);
+	sw_req_reply(r, 200, sw_jo("items", items, NULL));
+	return SW_OK;
+}
+
+static sw_err
+node_action(struct sw_req *r, const char *action)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *params;
+
+	params = sw_jo("name", sw_js(name), "action", sw_js(action),
+	    "node_ids", json_object_get(sw_json_get(r->args, "node_ids")),
+	    NULL);
+	json_object_put(r->args);
+	r->args = params;
+	return h_start(r, "node.action", action, name);
+}
+
+sw_err
+h_node_reboot(struct sw_req *r)
+{
+	return node_action(r, "reboot");
+}
+
+sw_err
+h_node_replace(struct sw_req *r)
+{
+	return node_action(r, "replace");
+}
+
+sw_err
+h_node_delete(struct sw_req *r)
+{
+	return node_action(r, "delete");
+}

@@ -1,0 +1,1047 @@
+/*
+ * cluster.c: the cluster.create pipeline.
+ *
+ *   network       VPC, 2 public + 2 private subnets, internet gateway,
+ *                 NAT gateway, route tables, security group
+ *   eks           cluster role, EKS control plane (CREATING -> ACTIVE)
+ *   access        OIDC provider, access entry for Slipway's identity
+ *   select        endpoint, CA and reachability of the Kubernetes API
+ *   dependencies  EKS add-ons, device plugins and health agent
+ *   hyperpod      compute subnets, execution role, lifecycle script,
+ *                 HyperPod cluster (Creating -> InService)
+ *   storage       S3 Mountpoint PV/PVC "s3-claim"
+ *   verify        every node Running in HyperPod and Ready in Kubernetes
+ *
+ * Every stage is a sequence of ensure-steps (see pipeline.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "pipelines/pipelines.h"
+#include "pipelines/stepkit.h"
+
+#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
+#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
+			if (rc_ != STEP_DONE) return rc_; } while (0)
+
+static const char *
+planned(struct sw_step *s, const char *v, const char *what)
+{
+	return v != NULL ? v : s->plan ? what : NULL;
+}
+
+/* ---- network --------------------------------------------------------- */
+
+static enum sw_step_rc
+ensure_subnet(struct sw_step *s, const char *key, const char *label,
+    const char *cidr, const char *az)
+{
+	char name[160];
+	json_object *out;
+	const char *id;
+
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
+	    key, NULL));
+	if (sw_res_get(s, key) != NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
+	    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+	    "CidrBlock", sw_js(cidr),
+	    "AvailabilityZone", sw_js(az),
+	    "TagSpecifications", sw_tag_spec("subnet", CLUSTER(s), name),
+	    NULL), &out, NULL));
+	id = planned(s, sw_json_path_str(out, "subnet.subnetId"),
+	    "subnet-planned");
+	if (id != NULL)
+		sw_res_set(s, key, id);
+	json_object_put(out);
+	return id != NULL ? STEP_DONE : sw_step_fail(s, "CreateSubnet %s "
+	    "gave no id", name);
+}
+
+static enum sw_step_rc
+ensure_route_table(struct sw_step *s, const char *key, const char *label,
+    const char *target_key, const char *target_id, const char *const *subs)
+{
+	char name[160], flag[96];
+	json_object *out;
+	const char *id;
+	int i;
+
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
+	    "routeTableId", name, key, NULL));
+	if (sw_res_get(s, key) == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateRouteTable", sw_jo(
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "TagSpecifications", sw_tag_spec("route-table",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = planned(s, sw_json_path_str(out,
+		    "routeTable.routeTableId"), "rtb-planned");
+		if (id != NULL)
+			sw_res_set(s, key, id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateRouteTable gave no id");
+	}
+	snprintf(flag, sizeof(flag), "%s.default_route", key);
+	if (sw_res_get(s, flag) == NULL) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateRoute", sw_jo(
+		    "RouteTableId", sw_js(sw_res_get(s, key)),
+		    "DestinationCidrBlock", sw_js("0.0.0.0/0"),
+		    target_key, sw_js(target_id), NULL), &out,
+		    "RouteAlreadyExists"));
+		json_object_put(out);
+		sw_res_set(s, flag, "0.0.0.0/0");
+	}
+	for (i = 0; subs[i] != NULL; i++) {
+		snprintf(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]);
+		if (sw_res_get(s, flag) != NULL)
+			continue;
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
+		    "RouteTableId", sw_js(sw_res_get(s, key)),
+		    "SubnetId", sw_js(sw_res_get(s, subs[i])), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		id = sw_json_get_str(out, "associationId");
+		sw_res_set(s, flag, id ? id : "associated");
+		json_object_put(out);
+	}
+	return STEP_DONE;
+}
+
+static enum sw_step_rc
+stage_network(struct sw_step *s)
+{
+	static const char *const pub[] = { "public_subnet_0",
+	    "public_subnet_1", NULL };
+	static const char *const priv[] = { "private_subnet_0",
+	    "private_subnet_1", NULL };
+	const char *vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
+	json_object *azs = sw_json_get(s->params, "availability_zones");
+	char name[160], cidr[32], label[32];
+	json_object *out;
+	const char *id, *state;
+	int i;
+
+	/* VPC */
+	sw_name(name, sizeof(name), CLUSTER(s), "vpc");
+	TRY(sw_ec2_find(s, "DescribeVpcs", "vpcSet", "vpcId", name, "vpc_id",
+	    NULL));
+	if (sw_res_get(s, "vpc_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateVpc", sw_jo(
+		    "CidrBlock", sw_js(vpc_cidr),
+		    "TagSpecifications", sw_tag_spec("vpc", CLUSTER(s), name),
+		    NULL), &out, NULL));
+		id = planned(s, sw_json_path_str(out, "vpc.vpcId"),
+		    "vpc-planned");
+		if (id != NULL)
+			sw_res_set(s, "vpc_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateVpc gave no id");
+	}
+	if (sw_res_get(s, "vpc_dns") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "ModifyVpcAttribute", sw_jo(
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "EnableDnsHostnames", sw_jo("Value", sw_jb(1), NULL),
+		    NULL), &out, NULL));
+		json_object_put(out);
+		sw_res_set(s, "vpc_dns", "hostnames");
+	}
+	sw_res_set(s, "vpc_cidr", vpc_cidr);
+
+	/* Subnets: two public, two private, one of each per AZ. */
+	for (i = 0; i < 2; i++) {
+		const char *az = json_object_get_string(
+		    json_object_array_get_idx(azs, (size_t)i));
+
+		snprintf(label, sizeof(label), "public-%d", i);
+		if (sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
+			return sw_step_fail(s, "bad VPC CIDR %s", vpc_cidr);
+		TRY(ensure_subnet(s, pub[i], label, cidr, az));
+		snprintf(label, sizeof(label), "private-%d", i);
+		sw_cidr_private(vpc_cidr, i, cidr, sizeof(cidr));
+		TRY(ensure_subnet(s, priv[i], label, cidr, az));
+	}
+
+	/* Internet gateway, attached. */
+	sw_name(name, sizeof(name), CLUSTER(s), "igw");
+	TRY(sw_ec2_find(s, "DescribeInternetGateways", "internetGatewaySet",
+	    "internetGatewayId", name, "igw_id", NULL));
+	if (sw_res_get(s, "igw_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateInternetGateway", sw_jo(
+		    "TagSpecifications", sw_tag_spec("internet-gateway",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = planned(s, sw_json_path_str(out,
+		    "internetGateway.internetGatewayId"), "igw-planned");
+		if (id != NULL)
+			sw_res_set(s, "igw_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateInternetGateway gave no "
+			    "id");
+	}
+	if (sw_res_get(s, "igw_attached") == NULL) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AttachInternetGateway",
+		    sw_jo("InternetGatewayId", sw_js(sw_res_get(s, "igw_id")),
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		json_object_put(out);
+		sw_res_set(s, "igw_attached", sw_res_get(s, "vpc_id"));
+	}
+
+	/* Elastic IP and NAT gateway in the first public subnet. */
+	sw_name(name, sizeof(name), CLUSTER(s), "nat-eip");
+	TRY(sw_ec2_find(s, "DescribeAddresses", "addressesSet",
+	    "allocationId", name, "eip_allocation_id", NULL));
+	if (sw_res_get(s, "eip_allocation_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "AllocateAddress", sw_jo(
+		    "Domain", sw_js("vpc"),
+		    "TagSpecifications", sw_tag_spec("elastic-ip",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = planned(s, sw_json_get_str(out, "allocationId"),
+		    "eipalloc-planned");
+		if (id != NULL)
+			sw_res_set(s, "eip_allocation_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "AllocateAddress gave no id");
+	}
+	sw_name(name, sizeof(name), CLUSTER(s), "nat");
+	TRY(sw_ec2_find(s, "DescribeNatGateways", "natGatewaySet",
+	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
+	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
+	    sw_js("available"), NULL), NULL), NULL)));
+	if (sw_res_get(s, "nat_id") == NULL) {
+		char token[64];
+
+		snprintf(token, sizeof(token), "%s-nat", s->op_id);
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateNatGateway", sw_jo(
+		    "SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
+		    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
+		    "ClientToken", sw_js(token),
+		    "TagSpecifications", sw_tag_spec("natgateway",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = planned(s, sw_json_path_str(out,
+		    "natGateway.natGatewayId"), "nat-planned");
+		if (id != NULL)
+			sw_res_set(s, "nat_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateNatGateway gave no id");
+	}
+
+	/* Security group: all traffic between members (EFA needs it). */
+	sw_name(name, sizeof(name), CLUSTER(s), "sg");
+	TRY(sw_ec2_find(s, "DescribeSecurityGroups", "securityGroupInfo",
+	    "groupId", name, "security_group_id", NULL));
+	if (sw_res_get(s, "security_group_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSecurityGroup", sw_jo(
+		    "GroupName", sw_js(name),
+		    "Description", sw_js("Slipway cluster nodes and control "
+			"plane"),
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "TagSpecifications", sw_tag_spec("security-group",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = planned(s, sw_json_get_str(out, "groupId"), "sg-planned");
+		if (id != NULL)
+			sw_res_set(s, "security_group_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateSecurityGroup gave no id");
+	}
+	if (sw_res_get(s, "sg_self_rules") == NULL) {
+		const char *sg = sw_res_get(s, "security_group_id");
+
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
+		    "AuthorizeSecurityGroupIngress", sw_jo(
+		    "GroupId", sw_js(sg),
+		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
+			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
+			NULL), NULL), NULL), NULL), NULL), &out,
+		    "InvalidPermission.Duplicate"));
+		json_object_put(out);
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
+		    "AuthorizeSecurityGroupEgress", sw_jo(
+		    "GroupId", sw_js(sg),
+		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
+			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
+			NULL), NULL), NULL), NULL), NULL), &out,
+		    "InvalidPermission.Duplicate"));
+		json_object_put(out);
+		sw_res_set(s, "sg_self_rules", "ingress+egress");
+	}
+
+	/* Wait for the NAT gateway before routing through it. */
+	if (!s->plan && sw_res_get(s, "nat_ready") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
+		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id")),
+		    NULL), NULL), &out, NULL));
+		state = sw_json_path_str(out, "natGatewaySet[0].state");
+		if (state == NULL || strcmp(state, "available") != 0) {
+			int failed = state != NULL &&
+			    strcmp(state, "failed") == 0;
+
+			json_object_put(out);
+			if (failed)
+				return sw_step_fail(s, "NAT gateway %s failed",
+				    sw_res_get(s, "nat_id"));
+			return sw_step_wait(s, sw_poll_ms(s, 15000),
+			    "waiting for NAT gateway %s (%s)",
+			    sw_res_get(s, "nat_id"), state ? state : "?");
+		}
+		json_object_put(out);
+		sw_res_set(s, "nat_ready", "available");
+	}
+	TRY(ensure_route_table(s, "public_route_table", "public-rt",
+	    "GatewayId", sw_res_get(s, "igw_id"), pub));
+	TRY(ensure_route_table(s, "private_route_table", "private-rt",
+	    "NatGatewayId", sw_res_get(s, "nat_id"), priv));
+	return STEP_DONE;
+}
+
+/* ---- eks --------------------------------------------------------------- */
+
+static const char *const eks_policies[] = {
+	"arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", NULL
+};
+
+static enum sw_step_rc
+stage_eks(struct sw_step *s)
+{
+	const char *net = "network", *status;
+	char role[128];
+	struct aws_error err;
+	json_object *out;
+	enum sw_step_rc rc;
+
+	sw_name(role, sizeof(role), CLUSTER(s), "eks-role");
+	TRY(sw_ensure_role(s, "cluster_role_arn", role, "eks.amazonaws.com",
+	    eks_policies));
+	if (sw_res_get(s, "create_requested") == NULL) {
+		memset(&err, 0, sizeof(err));
+		rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+		    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, &err);
+		if (rc == STEP_DONE) {
+			json_object_put(out);
+			sw_res_set(s, "create_requested", "existing");
+		} else if (strcmp(err.code, "ResourceNotFoundException") != 0)
+			return rc;
+	}
+	if (sw_res_get(s, "create_requested") == NULL) {
+		s->msg[0] = '\0';
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "CreateCluster", sw_jo(
+		    "name", sw_js(CLUSTER(s)),
+		    "version", sw_js(sw_json_get_str(s->params,
+			"kubernetes_version")),
+		    "roleArn", sw_js(sw_res_get(s, "cluster_role_arn")),
+		    "resourcesVpcConfig", sw_jo(
+			"subnetIds", sw_ja(
+			    sw_js(sw_res_from(s, net, "private_subnet_0")),
+			    sw_js(sw_res_from(s, net, "private_subnet_1")),
+			    sw_js(sw_res_from(s, net, "public_subnet_0")),
+			    sw_js(sw_res_from(s, net, "public_subnet_1")),
+			    NULL),
+			"securityGroupIds", sw_ja(sw_js(sw_res_from(s, net,
+			    "security_group_id")), NULL),
+			"endpointPublicAccess", sw_jb(1),
+			"endpointPrivateAccess", sw_jb(1), NULL),
+		    "accessConfig", sw_jo(
+			"authenticationMode", sw_js("API_AND_CONFIG_MAP"),
+			"bootstrapClusterCreatorAdminPermissions", sw_jb(1),
+			NULL),
+		    "clientRequestToken", sw_js(s->op_id),
+		    "tags", sw_jo("slipway:cluster", sw_js(CLUSTER(s)),
+			"slipway:managed", sw_js("true"), NULL),
+		    NULL), &out, NULL));
+		json_object_put(out);
+		sw_res_set(s, "create_requested", "created");
+	}
+	if (s->plan)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
+	status = sw_json_path_str(out, "cluster.status");
+	if (status != NULL && strcmp(status, "ACTIVE") == 0) {
+		sw_res_set(s, "cluster_arn", sw_json_path_str(out,
+		    "cluster.arn"));
+		sw_res_set(s, "endpoint", sw_json_path_str(out,
+		    "cluster.endpoint"));
+		sw_res_set(s, "oidc_issuer", sw_json_path_str(out,
+		    "cluster.identity.oidc.issuer"));
+		json_object_put(out);
+		return STEP_DONE;
+	}
+	json_object_put(out);
+	if (status != NULL && strcmp(status, "FAILED") == 0)
+		return sw_step_fail(s, "EKS cluster %s FAILED", CLUSTER(s));
+	return sw_step_wait(s, sw_poll_ms(s, 30000), "EKS cluster %s is %s",
+	    CLUSTER(s), status ? status : "unknown");
+}
+
+/* ---- access ------------------------------------------------------------ */
+
+static enum sw_step_rc
+stage_access(struct sw_step *s)
+{
+	const char *issuer = sw_res_from(s, "eks", "oidc_issuer"), *arn;
+	json_object *out, *list;
+	char me[256], account[32];
+	struct aws_error err;
+	size_t i;
+
+	issuer = planned(s, issuer, "https://oidc.eks.planned/id/planned");
+	if (issuer == NULL)
+		return sw_step_fail(s, "the EKS cluster has no OIDC issuer");
+	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
+		    sw_jo(NULL, NULL), &out, NULL));
+		list = sw_json_path(out, "OpenIDConnectProviderList");
+		if (list == NULL)
+			list = sw_json_path(out, "ListOpenIDConnectProvidersResult"
+			    ".OpenIDConnectProviderList");
+		for (i = 0; list && json_object_is_type(list,
+		    json_type_array) && i < json_object_array_length(list);
+		    i++) {
+			arn = sw_json_get_str(json_object_array_get_idx(list,
+			    i), "Arn");
+			if (arn != NULL && strstr(arn, issuer + 8) != NULL)
+				sw_res_set(s, "oidc_provider_arn", arn);
+		}
+		json_object_put(out);
+	}
+	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "CreateOpenIDConnectProvider",
+		    sw_jo("Url", sw_js(issuer),
+		    "ClientIDList", sw_ja(sw_js("sts.amazonaws.com"), NULL),
+		    "ThumbprintList", sw_ja(sw_js(
+			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280"), NULL),
+		    NULL), &out, NULL));
+		arn = planned(s, sw_out_str(out, "OpenIDConnectProviderArn",
+		    "CreateOpenIDConnectProviderResult."
+		    "OpenIDConnectProviderArn", NULL), "oidc-planned");
+		if (arn != NULL)
+			sw_res_set(s, "oidc_provider_arn", arn);
+		json_object_put(out);
+		if (arn == NULL)
+			return sw_step_fail(s, "CreateOpenIDConnectProvider "
+			    "gave no ARN");
+	}
+	/* Slipway's own identity must be able to reach the cluster. */
+	if (s->plan || sw_res_get(s, "access_entry") != NULL)
+		return STEP_DONE;
+	memset(&err, 0, sizeof(err));
+	if (aws_sts_get_caller_identity(s->aws, account, sizeof(account), me,
+	    sizeof(me), &err) != SW_OK)
+		return sw_step_wait(s, sw_poll_ms(s, 10000), "sts: %s",
+		    err.code);
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListAccessEntries", sw_jo(
+	    "clusterName", sw_js(CLUSTER(s)), NULL), &out, NULL));
+	list = sw_json_get(out, "accessEntries");
+	for (i = 0; list && i < json_object_array_length(list); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(
+		    list, i)), me) == 0)
+			sw_res_set(s, "access_entry", me);
+	json_object_put(out);
+	if (sw_res_get(s, "access_entry") != NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAccessEntry", sw_jo(
+	    "clusterName", sw_js(CLUSTER(s)), "principalArn", sw_js(me),
+	    NULL), &out, "ResourceInUseException"));
+	json_object_put(out);
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "AssociateAccessPolicy", sw_jo(
+	    "clusterName", sw_js(CLUSTER(s)), "principalArn", sw_js(me),
+	    "policyArn", sw_js("arn:aws:eks::aws:cluster-access-policy/"
+		"AmazonEKSClusterAdminPolicy"),
+	    "accessScope", sw_jo("type", sw_js("cluster"), NULL), NULL),
+	    &out, NULL));
+	json_object_put(out);
+	sw_res_set(s, "access_entry", me);
+	return STEP_DONE;
+}
+
+/* ---- select ------------------------------------------------------------ */
+
+static enum sw_step_rc
+stage_select(struct sw_step *s)
+{
+	struct sw_kube kb;
+	struct k8s_error err;
+	json_object *ver = NULL;
+	sw_err e;
+
+	if (s->plan)
+		return STEP_DONE;
+	TRY(sw_kube_open(s, CLUSTER(s), &kb));
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	e = k8s_get(&kb.k, "/version", &ver, &err);
+	sw_kube_close(&kb);
+	if (e != SW_OK) {
+		json_object_put(ver);
+		if (e == SW_EFORBIDDEN)
+			return sw_step_fail(s, "the Kubernetes API refused "
+			    "Slipway's identity: %s", err.message);
+		return sw_step_wait(s, sw_poll_ms(s, 15000), "Kubernetes API "
+		    "not reachable yet: %s", err.message);
+	}
+	sw_res_set(s, "kubernetes_version", sw_json_get_str(ver,
+	    "gitVersion"));
+	sw_res_set(s, "reachable", "yes");
+	json_object_put(ver);
+	return STEP_DONE;
+}
+
+/* ---- dependencies ------------------------------------------------------ */
+
+static const char *const addons[] = {
+	"vpc-cni", "coredns", "kube-proxy", "eks-pod-identity-agent",
+	"aws-mountpoint-s3-csi-driver", NULL
+};
+
+static json_object *
+device_plugin(const char *name, const char *image, const char *resource)
+{
+	json_object *labels = sw_jo("app.kubernetes.io/name", sw_js(name),
+	    "app.kubernetes.io/managed-by", sw_js("slipway"), NULL);
+
+	return sw_jo(
+	    "apiVersion", sw_js("apps/v1"),
+	    "kind", sw_js("DaemonSet"),
+	    "metadata", sw_jo("name", sw_js(name),
+		"namespace", sw_js("kube-system"),
+		"labels", json_object_get(labels), NULL),
+	    "spec", sw_jo(
+		"selector", sw_jo("matchLabels", json_object_get(labels),
+		    NULL),
+		"template", sw_jo(
+		    "metadata", sw_jo("labels", labels, NULL),
+		    "spec", sw_jo(
+			"nodeSelector", sw_jo(
+			    "sagemaker.amazonaws.com/compute-type",
+			    sw_js("hyperpod"), NULL),
+			"tolerations", sw_ja(sw_jo("operator",
+			    sw_js("Exists"), NULL), NULL),
+			"containers", sw_ja(sw_jo(
+			    "name", sw_js(name),
+			    "image", sw_js(image),
+			    "env", sw_ja(sw_jo("name", sw_js("RESOURCE"),
+				"value", sw_js(resource), NULL), NULL),
+			    NULL), NULL), NULL), NULL), NULL), NULL);
+}
+
+static enum sw_step_rc
+stage_dependencies(struct sw_step *s)
+{
+	char flag[96];
+	struct aws_error err;
+	json_object *out, *m;
+	const char *status;
+	struct sw_kube kb;
+	enum sw_step_rc rc;
+	int i, waiting = 0;
+
+	for (i = 0; addons[i] != NULL; i++) {
+		snprintf(flag, sizeof(flag), "addon.%s", addons[i]);
+		if (sw_res_get(s, flag) != NULL &&
+		    strcmp(sw_res_get(s, flag), "ACTIVE") == 0)
+			continue;
+		memset(&err, 0, sizeof(err));
+		rc = s->plan ? STEP_FAIL : sw_step_aws(s, AWS_SVC_EKS,
+		    "DescribeAddon", sw_jo("clusterName", sw_js(CLUSTER(s)),
+		    "addonName", sw_js(addons[i]), NULL), &out, &err);
+		if (rc == STEP_DONE) {
+			status = sw_json_path_str(out, "addon.status");
+			sw_res_set(s, flag, status ? status : "?");
+			if (status != NULL && (strcmp(status, "CREATE_FAILED")
+			    == 0 || strcmp(status, "DEGRADED") == 0)) {
+				json_object_put(out);
+				return sw_step_fail(s, "add-on %s is %s",
+				    addons[i], status);
+			}
+			waiting += status == NULL ||
+			    strcmp(status, "ACTIVE") != 0;
+			json_object_put(out);
+			continue;
+		}
+		if (!s->plan && strcmp(err.code, "ResourceNotFoundException"))
+			return rc;
+		s->msg[0] = '\0';
+		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", sw_jo(
+		    "clusterName", sw_js(CLUSTER(s)),
+		    "addonName", sw_js(addons[i]),
+		    "resolveConflicts", sw_js("OVERWRITE"),
+		    "clientRequestToken", sw_js(flag), NULL), &out,
+		    "ResourceInUseException"));
+		json_object_put(out);
+		sw_res_set(s, flag, "CREATING");
+		waiting++;
+	}
+	if (waiting && !s->plan)
+		return sw_step_wait(s, sw_poll_ms(s, 20000), "waiting for %d "
+		    "EKS add-on(s)", waiting);
+	if (sw_res_get(s, "device_plugins") != NULL)
+		return STEP_DONE;
+	TRY(sw_kube_open(s, CLUSTER(s), &kb));
+	m = device_plugin("nvidia-device-plugin",
+	    "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "nvidia.com/gpu");
+	rc = sw_kube_apply(s, &kb, m);
+	json_object_put(m);
+	if (rc == STEP_DONE) {
+		m = device_plugin("aws-efa-k8s-device-plugin",
+		    "602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/"
+		    "aws-efa-k8s-device-plugin:v0.5.6", "vpc.amazonaws.com/efa");
+		rc = sw_kube_apply(s, &kb, m);
+		json_object_put(m);
+	}
+	if (rc == STEP_DONE) {
+		m = device_plugin("hyperpod-health-monitoring-agent",
+		    "public.ecr.aws/sagemaker/hyperpod-health-monitoring-agent:"
+		    "1.0.0", "none");
+		rc = sw_kube_apply(s, &kb, m);
+		json_object_put(m);
+	}
+	sw_kube_close(&kb);
+	if (rc == STEP_DONE)
+		sw_res_set(s, "device_plugins", "applied");
+	return rc;
+}
+
+/* ---- hyperpod ---------------------------------------------------------- */
+
+static const char *const exec_policies[] = {
+	"arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy",
+	NULL
+};
+
+static const char lifecycle_script[] =
+    "#!/bin/bash\n"
+    "# on_create.sh: run by HyperPod on each new node (EKS orchestrator).\n"
+    "set -euo pipefail\n"
+    "echo \"slipway: node $(hostname) initialised at $(date -u +%FT%TZ)\"\n"
+    "if [ -d /opt/sagemaker ]; then\n"
+    "  mkdir -p /opt/sagemaker/checkpoints\n"
+    "fi\n";
+
+/* Compute subnet for an AZ: the shared /20 (one per AZ), made once. */
+enum sw_step_rc
+sw_ensure_compute_subnet(struct sw_step *s, const char *az, int slot)
+{
+	char key[96], label[64], cidr[32];
+	const char *vpc_cidr = sw_res_from(s, "network", "vpc_cidr");
+
+	snprintf(key, sizeof(key), "compute_subnet.%s", az);
+	snprintf(label, sizeof(label), "compute-%s", az);
+	if (vpc_cidr == NULL)
+		vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
+	if (sw_cidr_compute(vpc_cidr, slot, cidr, sizeof(cidr)) != 0)
+		return sw_step_fail(s, "no compute subnet slot %d left", slot);
+	/* ensure_subnet reads the VPC from this stage's resources. */
+	if (sw_res_get(s, "vpc_id") == NULL)
+		sw_res_set(s, "vpc_id", planned(s, sw_res_from(s, "network",
+		    "vpc_id"), "vpc-planned"));
+	TRY(ensure_subnet(s, key, label, cidr, az));
+	snprintf(label, sizeof(label), "%s.rt", key);
+	if (sw_res_get(s, label) == NULL) {
+		json_object *out;
+
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
+		    "RouteTableId", sw_js(planned(s, sw_res_from(s, "network",
+			"private_route_table"), "rtb-planned")),
+		    "SubnetId", sw_js(sw_res_get(s, key)), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		json_object_put(out);
+		sw_res_set(s, label, "private");
+	}
+	return STEP_DONE;
+}
+
+json_object *
+sw_hp_instance_groups(struct sw_step *s, json_object *groups,
+    const char *exec_role, const char *lc_uri)
+{
+	json_object *arr = json_object_new_array(), *g, *spec, *dh;
+	const char *cap, *az, *sg;
+	char key[96];
+	size_t i;
+
+	sg = planned(s, sw_res_from(s, "network", "security_group_id"),
+	    "sg-planned");
+	for (i = 0; i < json_object_array_length(groups); i++) {
+		g = json_object_array_get_idx(groups, i);
+		cap = sw_json_get_str(g, "capacity_type");
+		az = sw_json_get_str(g, "availability_zone");
+		snprintf(key, sizeof(key), "compute_subnet.%s", az);
+		spec = sw_jo(
+		    "InstanceGroupName", sw_js(sw_json_get_str(g, "name")),
+		    "InstanceType", sw_js(sw_json_get_str(g,
+			"instance_type")),
+		    "InstanceCount", sw_ji(sw_json_get_int(g, "count", 1)),
+		    "ExecutionRole", sw_js(exec_role),
+		    "LifeCycleConfig", sw_jo("SourceS3Uri", sw_js(lc_uri),
+			"OnCreate", sw_js("on_create.sh"), NULL),
+		    "ThreadsPerCore", sw_ji(sw_json_get_int(g,
+			"threads_per_core", 1)),
+		    "InstanceStorageConfigs", sw_ja(sw_jo("EbsVolumeConfig",
+			sw_jo("VolumeSizeInGB", sw_ji(sw_json_get_int(g,
+			"volume_size_gb", 500)), NULL), NULL), NULL),
+		    "OverrideVpcConfig", sw_jo(
+			"SecurityGroupIds", sw_ja(sw_js(sg), NULL),
+			"Subnets", sw_ja(sw_js(sw_json_get_str(g, "subnet_id")
+			    ? sw_json_get_str(g, "subnet_id") :
+			    planned(s, sw_res_get(s, key), "subnet-planned")),
+			    NULL), NULL),
+		    NULL);
+		if (cap != NULL && strcmp(cap, "spot") == 0)
+			json_object_object_add(spec, "CapacityRequirements",
+			    sw_jo("Spot", json_object_new_object(), NULL));
+		else if (cap != NULL && strcmp(cap, "on-demand") == 0)
+			json_object_object_add(spec, "CapacityRequirements",
+			    sw_jo("OnDemand", json_object_new_object(), NULL));
+		if (sw_json_get_str(g, "training_plan_arn") != NULL)
+			json_object_object_add(spec, "TrainingPlanArn", sw_js(
+			    sw_json_get_str(g, "training_plan_arn")));
+		if (sw_json_get_bool(g, "efa_only", 0))
+			json_object_object_add(spec, "NetworkInterface", sw_jo(
+			    "InterfaceType", sw_js("efa-only"), NULL));
+		if ((dh = sw_json_get(s->params, "deep_health_checks")) !=
+		    NULL && json_object_array_length(dh) > 0)
+			json_object_object_add(spec, "OnStartDeepHealthChecks",
+			    json_object_get(dh));
+		json_object_array_add(arr, spec);
+	}
+	return arr;
+}
+
+/* Bucket for lifecycle scripts; HyperPod wants "sagemaker-" names. */
+static void
+lifecycle_bucket(struct sw_step *s, char *out, size_t sz)
+{
+	const char *acct = s->plan ? NULL : sw_account_id(s);
+
+	snprintf(out, sz, "sagemaker-slipway-%s-%s", acct ? acct : "account",
+	    s->cfg->region);
+}
+
+enum sw_step_rc
+sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
+{
+	char bucket[128], key[160];
+	struct aws_error err;
+
+	lifecycle_bucket(s, bucket, sizeof(bucket));
+	snprintf(key, sizeof(key), "lifecycle/%s/on_create.sh", CLUSTER(s));
+	snprintf(uri, urisz, "s3://%s/lifecycle/%s/", bucket, CLUSTER(s));
+	if (s->plan) {
+		json_object_array_add(s->calls, sw_jo("stage",
+		    sw_js(s->stage), "service", sw_js("s3"), "operation",
+		    sw_js("PutObject"), "input", sw_jo("Bucket", sw_js(bucket),
+		    "Key", sw_js(key), NULL), NULL));
+		return STEP_DONE;
+	}
+	if (sw_res_get(s, "lifecycle_uri") != NULL)
+		return STEP_DONE;
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	if (aws_s3_head_bucket(s->aws, bucket, NULL, 0, &err) != SW_OK) {
+		if (err.http_status != 404 && err.retryable)
+			return sw_step_wait(s, 5000, "s3: %s", err.code);
+		memset(&err, 0, sizeof(err));
+		s->calls_made++;
+		if (aws_s3_create_bucket(s->aws, bucket, &err) != SW_OK &&
+		    strcmp(err.code, "BucketAlreadyOwnedByYou") != 0)
+			return err.retryable ? sw_step_wait(s, 5000, "s3: %s",
+			    err.code) : sw_step_fail(s, "CreateBucket %s: %s %s",
+			    bucket, err.code, err.message);
+	}
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
+	    strlen(lifecycle_script), "text/x-shellscript", &err) != SW_OK)
+		return err.retryable ? sw_step_wait(s, 5000, "s3: %s",
+		    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
+		    err.code);
+	sw_res_set(s, "lifecycle_uri", uri);
+	return STEP_DONE;
+}
+
+/*
+ * On a retry after HyperPod reported Failed (insufficient capacity, say),
+ * delete the failed cluster and wait until it is gone, so the create
+ * below runs again.  Earlier stages are not touched.
+ */
+static enum sw_step_rc
+replace_failed(struct sw_step *s)
+{
+	struct aws_error err;
+	json_object *out;
+	const char *status;
+	enum sw_step_rc rc;
+
+	if (s->plan || sw_res_get(s, "failed_cluster") == NULL)
+		return STEP_DONE;
+	memset(&err, 0, sizeof(err));
+	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), NULL), &out, &err);
+	if (rc != STEP_DONE) {
+		if (strcmp(err.code, "ResourceNotFound") != 0)
+			return rc;
+		s->msg[0] = '\0';
+		json_object_object_del(s->res, "failed_cluster");
+		json_object_object_del(s->res, "create_requested");
+		return STEP_DONE;
+	}
+	status = sw_json_get_str(out, "ClusterStatus");
+	if (status != NULL && strcmp(status, "Failed") == 0) {
+		json_object *o2;
+
+		rc = sw_step_aws_ok(s, AWS_SVC_SAGEMAKER, "DeleteCluster",
+		    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &o2,
+		    "ResourceNotFound");
+		json_object_put(o2);
+		if (rc != STEP_DONE) {
+			json_object_put(out);
+			return rc;
+		}
+	} else if (status != NULL && strcmp(status, "Deleting") != 0) {
+		/* It recovered on its own: keep it. */
+		json_object_put(out);
+		json_object_object_del(s->res, "failed_cluster");
+		return STEP_DONE;
+	}
+	json_object_put(out);
+	return sw_step_wait(s, sw_poll_ms(s, 30000), "deleting the failed "
+	    "HyperPod cluster %s before creating it again", CLUSTER(s));
+}
+
+static enum sw_step_rc
+stage_hyperpod(struct sw_step *s)
+{
+	json_object *groups = sw_json_get(s->params, "instance_groups");
+	json_object *slots = sw_json_get(s->params, "compute_slots");
+	char role[128], uri[256], key[96];
+	struct aws_error err;
+	json_object *out, *subnets;
+	const char *status;
+	enum sw_step_rc rc;
+
+	/* One shared compute subnet per AZ any group uses. */
+	json_object_object_foreach(slots, az, slot)
+		TRY(sw_ensure_compute_subnet(s, az, json_object_get_int(slot)));
+	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
+	TRY(sw_ensure_role(s, "execution_role_arn", role,
+	    "sagemaker.amazonaws.com", exec_policies));
+	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
+	TRY(replace_failed(s));
+	if (sw_res_get(s, "create_requested") == NULL) {
+		memset(&err, 0, sizeof(err));
+		rc = s->plan ? STEP_FAIL : sw_step_aws(s, AWS_SVC_SAGEMAKER,
+		    "DescribeCluster", sw_jo("ClusterName", sw_js(CLUSTER(s)),
+		    NULL), &out, &err);
+		if (rc == STEP_DONE) {
+			json_object_put(out);
+			sw_res_set(s, "create_requested", "existing");
+		} else if (!s->plan && strcmp(err.code, "ResourceNotFound")
+		    != 0)
+			return rc;
+		s->msg[0] = '\0';
+	}
+	if (sw_res_get(s, "create_requested") == NULL) {
+		subnets = json_object_new_array();
+		json_object_object_foreach(slots, az2, slot2) {
+			(void)slot2;
+			snprintf(key, sizeof(key), "compute_subnet.%s", az2);
+			json_object_array_add(subnets, sw_js(planned(s,
+			    sw_res_get(s, key), "subnet-planned")));
+		}
+		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "CreateCluster", sw_jo(
+		    "ClusterName", sw_js(CLUSTER(s)),
+		    "InstanceGroups", sw_hp_instance_groups(s, groups,
+			sw_res_get(s, "execution_role_arn"), uri),
+		    "VpcConfig", sw_jo(
+			"SecurityGroupIds", sw_ja(sw_js(planned(s,
+			    sw_res_from(s, "network", "security_group_id"),
+			    "sg-planned")), NULL),
+			"Subnets", subnets, NULL),
+		    "Orchestrator", sw_jo("Eks", sw_jo("ClusterArn",
+			sw_js(planned(s, sw_res_from(s, "eks", "cluster_arn"),
+			"arn:aws:eks:planned")), NULL), NULL),
+		    "NodeRecovery", sw_js(sw_json_get_str(s->params,
+			"node_recovery")),
+		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
+			"Value", sw_js(CLUSTER(s)), NULL), NULL),
+		    NULL), &out, NULL));
+		if (sw_json_get_str(out, "ClusterArn") != NULL)
+			sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
+			    "ClusterArn"));
+		json_object_put(out);
+		sw_res_set(s, "create_requested", "created");
+	}
+	if (s->plan)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
+	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &out, NULL));
+	status = sw_json_get_str(out, "ClusterStatus");
+	if (status != NULL && strcmp(status, "InService") == 0) {
+		sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
+		    "ClusterArn"));
+		json_object_put(out);
+		return STEP_DONE;
+	}
+	if (status != NULL && strcmp(status, "Failed") == 0) {
+		/* A retry of this stage deletes and recreates it. */
+		sw_res_set(s, "failed_cluster", "seen");
+		rc = sw_step_fail(s, "HyperPod cluster %s failed: %s",
+		    CLUSTER(s), sw_json_get_str(out, "FailureMessage") ?
+		    sw_json_get_str(out, "FailureMessage") : "no reason given");
+		json_object_put(out);
+		return rc;
+	}
+	json_object_put(out);
+	return sw_step_wait(s, sw_poll_ms(s, 30000), "HyperPod cluster %s is "
+	    "%s", CLUSTER(s), status ? status : "unknown");
+}
+
+/* ---- storage ------------------------------------------------------------ */
+
+static enum sw_step_rc
+stage_storage(struct sw_step *s)
+{
+	const char *bucket = sw_json_path_str(s->params, "storage.s3_bucket");
+	char pv[160];
+	json_object *m;
+	struct sw_kube kb;
+	enum sw_step_rc rc;
+
+	if (bucket == NULL || sw_res_get(s, "pvc") != NULL)
+		return STEP_DONE;
+	snprintf(pv, sizeof(pv), "pv-%s", CLUSTER(s));
+	TRY(sw_kube_open(s, CLUSTER(s), &kb));
+	m = sw_jo("apiVersion", sw_js("v1"), "kind",
+	    sw_js("PersistentVolume"),
+	    "metadata", sw_jo("name", sw_js(pv), NULL),
+	    "spec", sw_jo(
+		"capacity", sw_jo("storage", sw_js("1200Gi"), NULL),
+		"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+		"storageClassName", sw_js(""),
+		"claimRef", sw_jo("namespace", sw_js("default"), "name",
+		    sw_js("s3-claim"), NULL),
+		"mountOptions", sw_ja(sw_js("allow-delete"),
+		    sw_js("region"), NULL),
+		"csi", sw_jo("driver", sw_js("s3.csi.aws.com"),
+		    "volumeHandle", sw_js(pv),
+		    "volumeAttributes", sw_jo("bucketName", sw_js(bucket),
+			NULL), NULL), NULL), NULL);
+	rc = sw_kube_apply(s, &kb, m);
+	json_object_put(m);
+	if (rc == STEP_DONE) {
+		m = sw_jo("apiVersion", sw_js("v1"), "kind",
+		    sw_js("PersistentVolumeClaim"),
+		    "metadata", sw_jo("name", sw_js("s3-claim"), "namespace",
+			sw_js("default"), NULL),
+		    "spec", sw_jo(
+			"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+			"storageClassName", sw_js(""),
+			"volumeName", sw_js(pv),
+			"resources", sw_jo("requests", sw_jo("storage",
+			    sw_js("1200Gi"), NULL), NULL), NULL), NULL);
+		rc = sw_kube_apply(s, &kb, m);
+		json_object_put(m);
+	}
+	sw_kube_close(&kb);
+	if (rc == STEP_DONE) {
+		sw_res_set(s, "pv", pv);
+		sw_res_set(s, "pvc", "default/s3-claim");
+		sw_res_set(s, "bucket", bucket);
+	}
+	return rc;
+}
+
+/* ---- verify ------------------------------------------------------------- */
+
+static enum sw_step_rc
+stage_verify(struct sw_step *s)
+{
+	json_object *groups = sw_json_get(s->params, "instance_groups");
+	json_object *out, *list, *nodes = NULL;
+	struct k8s_error kerr;
+	struct sw_kube kb;
+	int64_t want = 0, running = 0, ready = 0;
+	size_t i;
+	char buf[32];
+
+	if (s->plan)
+		return STEP_DONE;
+	for (i = 0; i < json_object_array_length(groups); i++)
+		want += sw_json_get_int(json_object_array_get_idx(groups, i),
+		    "count", 0);
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), "MaxResults", sw_ji(100), NULL),
+	    &out, NULL));
+	list = sw_json_get(out, "ClusterNodeSummaries");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		const char *st = sw_json_path_str(json_object_array_get_idx(
+		    list, i), "InstanceStatus.Status");
+
+		running += st != NULL && strcmp(st, "Running") == 0;
+	}
+	json_object_put(out);
+	if (running < want)
+		return sw_step_wait(s, sw_poll_ms(s, 30000), "%lld of %lld "
+		    "HyperPod nodes Running", (long long)running,
+		    (long long)want);
+	TRY(sw_kube_open(s, CLUSTER(s), &kb));
+	memset(&kerr, 0, sizeof(kerr));
+	s->calls_made++;
+	if (k8s_list(&kb.k, "/api/v1/nodes",
+	    "sagemaker.amazonaws.com/compute-type=hyperpod", &nodes, &kerr) !=
+	    SW_OK) {
+		sw_kube_close(&kb);
+		return sw_step_wait(s, sw_poll_ms(s, 15000), "listing nodes: "
+		    "%s", kerr.message);
+	}
+	sw_kube_close(&kb);
+	list = sw_json_get(nodes, "items");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *conds = sw_json_path(json_object_array_get_idx(
+		    list, i), "status.conditions");
+		size_t j;
+
+		for (j = 0; conds && j < json_object_array_length(conds); j++) {
+			json_object *c = json_object_array_get_idx(conds, j);
+
+			if (strcmp(sw_json_get_str(c, "type") ?
+			    sw_json_get_str(c, "type") : "", "Ready") == 0 &&
+			    strcmp(sw_json_get_str(c, "status") ?
+			    sw_json_get_str(c, "status") : "", "True") == 0)
+				ready++;
+		}
+	}
+	json_object_put(nodes);
+	if (ready < want)
+		return sw_step_wait(s, sw_poll_ms(s, 15000), "%lld of %lld "
+		    "Kubernetes nodes Ready", (long long)ready,
+		    (long long)want);
+	snprintf(buf, sizeof(buf), "%lld", (long long)ready);
+	sw_res_set(s, "nodes_ready", buf);
+	return STEP_DONE;
+}
+
+static const struct sw_stage_def create_stages[] = {
+	{ "network", stage_network },
+	{ "eks", stage_eks },
+	{ "access", stage_access },
+	{ "select", stage_select },
+	{ "dependencies", stage_dependencies },
+	{ "hyperpod", stage_hyperpod },
+	{ "storage", stage_storage },
+	{ "verify", stage_verify },
+	{ NULL, NULL }
+};
+
+const struct sw_pipeline sw_pl_cluster_create = {
+	"cluster.create", create_stages
+};

@@ -1,0 +1,347 @@
+/*
+ * igroup.c: instance groups and nodes of a running HyperPod cluster.
+ *
+ *   instance_group.add     subnet (shared /20 per AZ or a dedicated one)
+ *                          -> UpdateCluster -> wait InService
+ *   instance_group.update  UpdateCluster with the new count -> wait
+ *   instance_group.delete  UpdateCluster InstanceGroupsToDelete -> wait
+ *   node.action            BatchReboot/Replace/DeleteClusterNodes ->
+ *                          wait until the nodes are back (or gone)
+ *
+ * UpdateCluster takes the whole list of groups, so existing groups are
+ * resent through one explicit allow-list (resend_group), never by
+ * echoing DescribeCluster's output back.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "pipelines/pipelines.h"
+#include "pipelines/stepkit.h"
+
+#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
+#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
+			if (rc_ != STEP_DONE) return rc_; } while (0)
+
+/* Members of a ClusterInstanceGroupDetails that UpdateCluster takes. */
+static const char *const resend_allow[] = {
+	"InstanceGroupName", "InstanceType", "ExecutionRole",
+	"LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs",
+	"OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig",
+	"ScheduledUpdateConfig", "ImageId", "KubernetesConfig",
+	"CapacityRequirements", "NetworkInterface", "MinInstanceCount",
+	NULL
+};
+
+static json_object *
+resend_group(json_object *detail, int64_t count)
+{
+	json_object *g = json_object_new_object(), *v;
+	int i;
+
+	for (i = 0; resend_allow[i] != NULL; i++)
+		if ((v = sw_json_get(detail, resend_allow[i])) != NULL)
+			json_object_object_add(g, resend_allow[i],
+			    json_object_get(v));
+	json_object_object_add(g, "InstanceCount", sw_ji(count >= 0 ? count :
+	    sw_json_get_int(detail, "TargetCount", sw_json_get_int(detail,
+	    "CurrentCount", 0))));
+	return g;
+}
+
+/* Describe the HyperPod cluster; its status into status (may be NULL). */
+static enum sw_step_rc
+describe(struct sw_step *s, json_object **out)
+{
+	return sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
+	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), out, NULL);
+}
+
+static enum sw_step_rc
+wait_in_service(struct sw_step *s)
+{
+	json_object *out;
+	const char *status;
+	enum sw_step_rc rc;
+
+	if (s->plan)
+		return STEP_DONE;
+	TRY(describe(s, &out));
+	status = sw_json_get_str(out, "ClusterStatus");
+	if (status != NULL && strcmp(status, "InService") == 0)
+		rc = STEP_DONE;
+	else if (status != NULL && strcmp(status, "Failed") == 0)
+		rc = sw_step_fail(s, "HyperPod cluster %s failed: %s",
+		    CLUSTER(s), sw_json_get_str(out, "FailureMessage") ?
+		    sw_json_get_str(out, "FailureMessage") : "no reason");
+	else
+		rc = sw_step_wait(s, sw_poll_ms(s, 30000), "HyperPod cluster "
+		    "%s is %s", CLUSTER(s), status ? status : "unknown");
+	if (rc == STEP_DONE) {
+		/* A group update that failed leaves the cluster InService
+		 * with the group's status saying why. */
+		json_object *groups = sw_json_get(out, "InstanceGroups");
+		const char *want = sw_json_path_str(s->params, "group.name");
+		size_t i;
+
+		if (want == NULL)
+			want = sw_json_get_str(s->params, "group_name");
+		for (i = 0; want && groups &&
+		    i < json_object_array_length(groups); i++) {
+			json_object *g = json_object_array_get_idx(groups, i);
+			const char *st = sw_json_get_str(g, "Status");
+
+			if (strcmp(sw_json_get_str(g, "InstanceGroupName"),
+			    want) != 0 || st == NULL)
+				continue;
+			if (strcmp(st, "Failed") == 0 || strstr(st,
+			    "Degraded") != NULL)
+				rc = sw_step_fail(s, "instance group %s is %s:"
+				    " %s", want, st, sw_json_get_str(g,
+				    "FailureMessages") ? sw_json_get_str(g,
+				    "FailureMessages") : "see DescribeCluster");
+		}
+	}
+	json_object_put(out);
+	return rc;
+}
+
+/* UpdateCluster with the existing groups (count changed for one,
+ * one added, or some deleted). */
+static enum sw_step_rc
+update_groups(struct sw_step *s, const char *change_name, int64_t count,
+    json_object *add, json_object *del)
+{
+	json_object *out, *groups, *list, *upd;
+	const char *status;
+	size_t i;
+
+	if (sw_res_get(s, "update_requested") != NULL) {
+		json_object_put(add);
+		json_object_put(del);
+		return STEP_DONE;
+	}
+	{
+		enum sw_step_rc rc = describe(s, &out);
+
+		if (rc != STEP_DONE) {
+			json_object_put(add);
+			json_object_put(del);
+			return rc;
+		}
+	}
+	status = sw_json_get_str(out, "ClusterStatus");
+	if (!s->plan && (status == NULL || strcmp(status, "InService") != 0)) {
+		json_object_put(out);
+		json_object_put(add);
+		json_object_put(del);
+		return sw_step_wait(s, sw_poll_ms(s, 30000), "cluster %s is %s;"
+		    " waiting to update it", CLUSTER(s), status ? status :
+		    "unknown");
+	}
+	list = json_object_new_array();
+	groups = sw_json_get(out, "InstanceGroups");
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		json_object *d = json_object_array_get_idx(groups, i);
+		const char *n = sw_json_get_str(d, "InstanceGroupName");
+		size_t k;
+		int deleted = 0;
+
+		for (k = 0; del && k < json_object_array_length(del); k++)
+			if (strcmp(json_object_get_string(
+			    json_object_array_get_idx(del, k)), n) == 0)
+				deleted = 1;
+		if (deleted)
+			continue;
+		json_object_array_add(list, resend_group(d,
+		    change_name && strcmp(change_name, n) == 0 ? count : -1));
+	}
+	if (add != NULL)
+		json_object_array_add(list, add);
+	json_object_put(out);
+	upd = sw_jo("ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list,
+	    "InstanceGroupsToDelete", del, NULL);
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "UpdateCluster", upd, &out,
+	    NULL));
+	json_object_put(out);
+	sw_res_set(s, "update_requested", "yes");
+	return STEP_DONE;
+}
+
+/* ---- instance_group.add ---------------------------------------------- */
+
+static enum sw_step_rc
+stage_ig_subnet(struct sw_step *s)
+{
+	const char *az = sw_json_path_str(s->params, "group.availability_zone");
+	json_object *slot = sw_json_get(s->params, "compute_slot");
+	char key[96];
+
+	if (sw_json_path_str(s->params, "group.subnet_id") != NULL)
+		return STEP_DONE;
+	snprintf(key, sizeof(key), "compute_subnet.%s", az);
+	TRY(sw_ensure_compute_subnet(s, az, slot ?
+	    json_object_get_int(slot) : 0));
+	sw_res_set(s, "subnet_id", sw_res_get(s, key));
+	return STEP_DONE;
+}
+
+static enum sw_step_rc
+stage_ig_update(struct sw_step *s)
+{
+	json_object *g = json_object_get(sw_json_get(s->params, "group"));
+	json_object *one, *specs;
+	char role[128], uri[256];
+	const char *exec;
+	enum sw_step_rc rc;
+
+	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
+	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
+	exec = sw_json_get_str(s->params, "execution_role_arn");
+	if (sw_json_get_str(g, "subnet_id") == NULL &&
+	    sw_res_from(s, "subnet", "subnet_id") != NULL)
+		sw_json_add_str(g, "subnet_id", sw_res_from(s, "subnet",
+		    "subnet_id"));
+	one = sw_ja(g, NULL);
+	specs = sw_hp_instance_groups(s, one, exec, uri);
+	json_object_put(one);
+	rc = update_groups(s, NULL, 0, json_object_get(
+	    json_object_array_get_idx(specs, 0)), NULL);
+	json_object_put(specs);
+	return rc;
+}
+
+static const struct sw_stage_def ig_add_stages[] = {
+	{ "subnet", stage_ig_subnet },
+	{ "update", stage_ig_update },
+	{ "wait", wait_in_service },
+	{ NULL, NULL }
+};
+
+const struct sw_pipeline sw_pl_ig_add = {
+	"instance_group.add", ig_add_stages
+};
+
+/* ---- instance_group.update / delete ------------------------------------ */
+
+static enum sw_step_rc
+stage_ig_scale(struct sw_step *s)
+{
+	return update_groups(s, sw_json_get_str(s->params, "group_name"),
+	    sw_json_get_int(s->params, "count", 0), NULL, NULL);
+}
+
+static const struct sw_stage_def ig_update_stages[] = {
+	{ "update", stage_ig_scale },
+	{ "wait", wait_in_service },
+	{ NULL, NULL }
+};
+
+const struct sw_pipeline sw_pl_ig_update = {
+	"instance_group.update", ig_update_stages
+};
+
+static enum sw_step_rc
+stage_ig_remove(struct sw_step *s)
+{
+	return update_groups(s, NULL, 0, NULL, sw_ja(sw_js(
+	    sw_json_get_str(s->params, "group_name")), NULL));
+}
+
+static const struct sw_stage_def ig_delete_stages[] = {
+	{ "update", stage_ig_remove },
+	{ "wait", wait_in_service },
+	{ NULL, NULL }
+};
+
+const struct sw_pipeline sw_pl_ig_delete = {
+	"instance_group.delete", ig_delete_stages
+};
+
+/* ---- node.action -------------------------------------------------------- */
+
+static enum sw_step_rc
+stage_node_request(struct sw_step *s)
+{
+	const char *action = sw_json_get_str(s->params, "action");
+	const char *op = strcmp(action, "reboot") == 0 ?
+	    "BatchRebootClusterNodes" : strcmp(action, "replace") == 0 ?
+	    "BatchReplaceClusterNodes" : "BatchDeleteClusterNodes";
+	json_object *out, *failed;
+
+	if (sw_res_get(s, "requested") != NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, op, sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)),
+	    "NodeIds", json_object_get(sw_json_get(s->params, "node_ids")),
+	    NULL), &out, NULL));
+	failed = sw_json_get(out, "Failed");
+	if (failed != NULL)
+		json_object_object_add(s->res, "failed",
+		    json_object_get(failed));
+	if (sw_json_get(out, "Successful") != NULL)
+		json_object_object_add(s->res, "successful",
+		    json_object_get(sw_json_get(out, "Successful")));
+	json_object_put(out);
+	sw_res_set(s, "requested", op);
+	if (failed != NULL && json_object_array_length(failed) ==
+	    json_object_array_length(sw_json_get(s->params, "node_ids")))
+		return sw_step_fail(s, "%s refused every node (see failed)",
+		    op);
+	return STEP_DONE;
+}
+
+static enum sw_step_rc
+stage_node_wait(struct sw_step *s)
+{
+	const char *action = sw_json_get_str(s->params, "action");
+	json_object *ok = sw_json_get(sw_json_get(s->all, "request"),
+	    "successful"), *out, *list;
+	size_t i, j;
+	int pending = 0;
+
+	if (s->plan)
+		return STEP_DONE;
+	if (ok == NULL)
+		ok = sw_json_get(s->params, "node_ids");
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), "MaxResults", sw_ji(100), NULL),
+	    &out, NULL));
+	list = sw_json_get(out, "ClusterNodeSummaries");
+	for (i = 0; i < json_object_array_length(ok); i++) {
+		const char *id = json_object_get_string(
+		    json_object_array_get_idx(ok, i));
+		int found = 0;
+
+		for (j = 0; list && j < json_object_array_length(list); j++) {
+			json_object *n = json_object_array_get_idx(list, j);
+			const char *st = sw_json_path_str(n,
+			    "InstanceStatus.Status");
+
+			if (strcmp(sw_json_get_str(n, "InstanceId"), id) != 0)
+				continue;
+			found = 1;
+			if (strcmp(action, "delete") != 0 && st != NULL &&
+			    strcmp(st, "Running") != 0)
+				pending++;
+		}
+		if (strcmp(action, "delete") == 0 && found)
+			pending++;
+	}
+	json_object_put(out);
+	if (pending > 0)
+		return sw_step_wait(s, sw_poll_ms(s, 20000), "%d node(s) still "
+		    "%s", pending, strcmp(action, "delete") == 0 ? "present" :
+		    "recovering");
+	return STEP_DONE;
+}
+
+static const struct sw_stage_def node_stages[] = {
+	{ "request", stage_node_request },
+	{ "wait", stage_node_wait },
+	{ NULL, NULL }
+};
+
+const struct sw_pipeline sw_pl_node_action = {
+	"node.action", node_stages
+};

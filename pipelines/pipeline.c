@@ -1,0 +1,394 @@
+/*
+ * pipeline.c: the stage runner shared by the poller (real runs) and the
+ * API workers (dry runs).  See pipeline.h for the contract a stage
+ * function keeps.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "lib/ops.h"
+#include "pipelines/pipeline.h"
+#include "pipelines/pipelines.h"
+
+static const struct sw_pipeline *const pipelines[] = {
+	&sw_pl_cluster_create,
+	&sw_pl_cluster_delete,
+	&sw_pl_ig_add,
+	&sw_pl_ig_update,
+	&sw_pl_ig_delete,
+	&sw_pl_node_action,
+	NULL
+};
+
+const struct sw_pipeline *
+sw_pipeline_find(const char *kind)
+{
+	int i;
+
+	for (i = 0; pipelines[i] != NULL; i++)
+		if (strcmp(pipelines[i]->kind, kind) == 0)
+			return pipelines[i];
+	return NULL;
+}
+
+const char *const *
+sw_pipeline_stage_names(const struct sw_pipeline *p)
+{
+	/* Stage tables are {name, fn} rows; names are collected once. */
+	static const char *names[8][SW_MAX_STAGES + 1];
+	static const struct sw_pipeline *owner[8];
+	int slot, i;
+
+	for (slot = 0; slot < 8; slot++)
+		if (owner[slot] == p || owner[slot] == NULL)
+			break;
+	if (slot == 8)
+		return NULL;
+	if (owner[slot] == NULL) {
+		for (i = 0; p->stages[i].name != NULL && i < SW_MAX_STAGES;
+		    i++)
+			names[slot][i] = p->stages[i].name;
+		names[slot][i] = NULL;
+		owner[slot] = p;
+	}
+	return names[slot];
+}
+
+int
+sw_aws_op_mutates(const char *op)
+{
+	static const char *const prefixes[] = {
+		"Create", "Delete", "Update", "Put", "Attach", "Detach",
+		"Associate", "Disassociate", "Authorize", "Revoke",
+		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
+		"Replace", "Start", "Stop", "Reboot", NULL
+	};
+	int i;
+
+	for (i = 0; prefixes[i] != NULL; i++)
+		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+enum sw_step_rc
+sw_step_wait(struct sw_step *s, int64_t ms, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->wait_ms = ms;
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return STEP_WAIT;
+}
+
+enum sw_step_rc
+sw_step_fail(struct sw_step *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return STEP_FAIL;
+}
+
+const char *
+sw_res_get(struct sw_step *s, const char *key)
+{
+	return sw_json_get_str(s->res, key);
+}
+
+void
+sw_res_set(struct sw_step *s, const char *key, const char *val)
+{
+	sw_json_add_str(s->res, key, val);
+}
+
+const char *
+sw_res_from(struct sw_step *s, const char *stage, const char *key)
+{
+	return sw_json_get_str(sw_json_get(s->all, stage), key);
+}
+
+sw_err
+sw_step_save(struct sw_step *s)
+{
+	if (s->plan || s->db == NULL)
+		return SW_OK;
+	return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
+}
+
+enum sw_step_rc
+sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, struct aws_error *errp)
+{
+	struct aws_error err;
+	sw_err e;
+
+	*out = NULL;
+	if (s->plan && sw_aws_op_mutates(op)) {
+		json_object_array_add(s->calls, sw_jo(
+		    "stage", sw_js(s->stage),
+		    "service", sw_js(aws_service(svc)->id),
+		    "operation", sw_js(op),
+		    "input", in ? in : json_object_new_object(), NULL));
+		*out = json_object_new_object();
+		return STEP_DONE;
+	}
+	if (sw_aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
+		json_object_put(in);
+		return sw_step_fail(s, "cannot record the stage before %s",
+		    op);
+	}
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	e = aws_call(s->aws, svc, op, in, out, &err);
+	json_object_put(in);
+	if (errp != NULL)
+		*errp = err;
+	if (e == SW_OK)
+		return STEP_DONE;
+	if (err.retryable || err.transport)
+		return sw_step_wait(s, 5000, "%s %s: %s (will retry)",
+		    aws_service(svc)->id, op, err.code[0] ? err.code :
+		    "transport error");
+	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
+	    op, err.code[0] ? err.code : "error", err.message);
+}
+
+json_object *
+sw_tag_spec(const char *rtype, const char *cluster, const char *name)
+{
+	return sw_ja(sw_jo(
+	    "ResourceType", sw_js(rtype),
+	    "Tags", sw_ja(
+		sw_jo("Key", sw_js("Name"), "Value", sw_js(name), NULL),
+		sw_jo("Key", sw_js("slipway:cluster"), "Value",
+		    sw_js(cluster), NULL),
+		sw_jo("Key", sw_js("slipway:managed"), "Value",
+		    sw_js("true"), NULL), NULL), NULL), NULL);
+}
+
+json_object *
+sw_tag_filter(const char *cluster, const char *name)
+{
+	return sw_ja(
+	    sw_jo("Name", sw_js("tag:slipway:cluster"), "Values",
+		sw_ja(sw_js(cluster), NULL), NULL),
+	    sw_jo("Name", sw_js("tag:Name"), "Values",
+		sw_ja(sw_js(name), NULL), NULL), NULL);
+}
+
+/* ---- the runner ------------------------------------------------------ */
+
+static int
+stage_index(json_object *stages, const char *state)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(stages); i++)
+		if (strcmp(sw_json_get_str(json_object_array_get_idx(stages,
+		    i), "state"), state) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* {stage name: resources} from an operation document. */
+static json_object *
+all_resources(json_object *op)
+{
+	json_object *stages = sw_json_get(op, "stages"), *all, *st;
+	size_t i;
+
+	all = json_object_new_object();
+	for (i = 0; i < json_object_array_length(stages); i++) {
+		st = json_object_array_get_idx(stages, i);
+		json_object_object_add(all, sw_json_get_str(st, "name"),
+		    json_object_get(sw_json_get(st, "resources")));
+	}
+	return all;
+}
+
+static void
+op_finish(struct sw_db *db, const char *id, const char *state,
+    const char *error, json_object *all)
+{
+	sw_op_set_result(db, id, all);
+	sw_op_set_state(db, id, state, error);
+	sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ? "info" :
+	    "error", strcmp(state, "succeeded") == 0 ? "operation succeeded" :
+	    error ? error : state, NULL);
+}
+
+sw_err
+sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, const char *op_id, const char *owner,
+    int64_t budget_ms, int *calls)
+{
+	const struct sw_pipeline *pl;
+	json_object *op = NULL, *stages, *all = NULL, *st;
+	int64_t deadline = sw_now_ms() + budget_ms, due = 0;
+	struct sw_step s;
+	enum sw_step_rc rc;
+	char why[600];
+	int seq;
+	sw_err e;
+
+	*calls = 0;
+	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
+		return e;
+	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
+		op_finish(db, op_id, "failed", "no pipeline for this kind",
+		    NULL);
+		goto out;
+	}
+	for (;;) {
+		json_object_put(all);
+		json_object_put(op);
+		all = NULL;
+		if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
+			return e;
+		stages = sw_json_get(op, "stages");
+		all = all_resources(op);
+		if (sw_json_get_bool(op, "cancel_requested", 0)) {
+			if ((seq = stage_index(stages, "running")) >= 0)
+				sw_stage_set_state(db, op_id, seq,
+				    "cancelled", "cancelled by request");
+			op_finish(db, op_id, "cancelled",
+			    "cancelled by request", all);
+			break;
+		}
+		if ((seq = stage_index(stages, "running")) < 0 &&
+		    (seq = stage_index(stages, "pending")) < 0) {
+			op_finish(db, op_id, "succeeded", NULL, all);
+			break;
+		}
+		st = json_object_array_get_idx(stages, (size_t)seq);
+		if (strcmp(sw_json_get_str(st, "state"), "pending") == 0) {
+			sw_stage_set_state(db, op_id, seq, "running", NULL);
+			snprintf(why, sizeof(why), "stage %s started",
+			    pl->stages[seq].name);
+			sw_op_event(db, op_id, seq, "info", why, NULL);
+		}
+		memset(&s, 0, sizeof(s));
+		s.db = db;
+		s.aws = aws;
+		s.cfg = cfg;
+		s.op_id = op_id;
+		s.seq = seq;
+		s.stage = pl->stages[seq].name;
+		s.params = sw_json_get(op, "params");
+		s.res = json_object_get(sw_json_get(st, "resources"));
+		if (s.res == NULL)
+			s.res = json_object_new_object();
+		s.all = all;
+		rc = pl->stages[seq].fn(&s);
+		*calls += s.calls_made;
+		sw_stage_set_ext(db, op_id, seq, s.res);
+		json_object_put(s.res);
+		if (rc == STEP_DONE) {
+			sw_stage_set_state(db, op_id, seq, "succeeded", NULL);
+			snprintf(why, sizeof(why), "stage %s succeeded",
+			    pl->stages[seq].name);
+			sw_op_event(db, op_id, seq, "info", why, NULL);
+			if (sw_now_ms() < deadline)
+				continue;
+			due = 0;
+			break;
+		}
+		if (rc == STEP_FAIL) {
+			sw_stage_set_state(db, op_id, seq, "failed", s.msg);
+			snprintf(why, sizeof(why), "stage %s failed: %s",
+			    pl->stages[seq].name, s.msg);
+			op_finish(db, op_id, "failed", why, all);
+			break;
+		}
+		/* STEP_WAIT: note what we wait for, once per change. */
+		if (strcmp(s.msg, sw_json_get_str(op, "error") ?
+		    sw_json_get_str(op, "error") : "") != 0) {
+			sw_op_event(db, op_id, seq, "info", s.msg, NULL);
+			sw_op_set_state(db, op_id, "running", s.msg);
+		}
+		due = sw_now_ms() + (s.wait_ms > 0 ? s.wait_ms : 1000);
+		break;
+	}
+out:
+	sw_op_release(db, op_id, owner, due);
+	json_object_put(all);
+	json_object_put(op);
+	return SW_OK;
+}
+
+sw_err
+sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
+    const char *kind, json_object *params, json_object **plan)
+{
+	const struct sw_pipeline *pl = sw_pipeline_find(kind);
+	struct sw_step s;
+	json_object *all;
+	int i, guard;
+	enum sw_step_rc rc;
+
+	*plan = NULL;
+	if (pl == NULL)
+		return SW_EINTERNAL;
+	all = json_object_new_object();
+	memset(&s, 0, sizeof(s));
+	s.aws = aws;
+	s.cfg = cfg;
+	s.op_id = "op-dryrun";
+	s.params = params;
+	s.all = all;
+	s.plan = 1;
+	s.calls = json_object_new_array();
+	for (i = 0; pl->stages[i].name != NULL; i++) {
+		s.seq = i;
+		s.stage = pl->stages[i].name;
+		s.res = json_object_new_object();
+		for (guard = 0; guard < 50; guard++) {
+			rc = pl->stages[i].fn(&s);
+			if (rc != STEP_WAIT)
+				break;
+		}
+		json_object_object_add(all, s.stage, s.res);
+		if (rc == STEP_FAIL) {
+			json_object_array_add(s.calls, sw_jo(
+			    "stage", sw_js(s.stage),
+			    "refused", sw_js(s.msg), NULL));
+			break;
+		}
+	}
+	json_object_put(all);
+	*plan = s.calls;
+	return rc == STEP_FAIL ? SW_EPRECONDITION : SW_OK;
+}
+
+sw_err
+sw_aws_setup(struct aws_ctx *aws, const struct sw_config *cfg)
+{
+	json_object *sb = sw_json_get(cfg->root, "sandbox_info");
+	const char *ep = sw_json_get_str(sb, "aws_endpoint");
+	const char *ak = sw_json_get_str(sb, "access_key_id");
+	const char *sk = sw_json_get_str(sb, "secret_access_key");
+
+	if (sb != NULL && ep != NULL && ak != NULL && sk != NULL) {
+		setenv("AWS_ACCESS_KEY_ID", ak, 1);
+		setenv("AWS_SECRET_ACCESS_KEY", sk, 1);
+		unsetenv("AWS_SESSION_TOKEN");
+		unsetenv("AWS_PROFILE");
+		setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+	}
+	if (aws_ctx_init(aws, cfg->region) != SW_OK)
+		return SW_EINTERNAL;
+	if (sb != NULL && ep != NULL &&
+	    aws_ctx_set_endpoint_all(aws, ep) != SW_OK)
+		return SW_EINVAL;
+	return SW_OK;
+}

@@ -1,0 +1,129 @@
+/*
+ * pipeline.h: how an operation's stages run.
+ *
+ * A pipeline is a kind ("cluster.create") with an ordered list of stage
+ * functions.  The poller calls the current stage's function again and
+ * again; each call does a little work and answers:
+ *
+ *	STEP_DONE	the stage is complete: go on to the next one
+ *	STEP_WAIT	come back after wait_ms (a long AWS call is running,
+ *			or a transient error should be retried)
+ *	STEP_FAIL	stop; msg says why (retry the operation to resume)
+ *
+ * Stage functions are written as "ensure" steps: look the resource up
+ * (by id recorded in the stage's resources, else by its deterministic
+ * name or tags), create it only when absent, then wait for it.  So a
+ * poller killed at any moment resumes without repeating a mutation.
+ * Before every mutating call the stage's resources are written to the
+ * database, so the identifiers a create will use are recorded first.
+ *
+ * The same functions produce a plan: in plan mode (dry_run) reads go to
+ * AWS as usual, mutating calls are recorded instead of sent, and waits
+ * end at once, so the plan is the ordered list of calls a real run
+ * would make against the live state.
+ */
+#ifndef SW_PIPELINE_H
+#define SW_PIPELINE_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "lib/aws.h"
+#include "lib/conf.h"
+#include "lib/db.h"
+#include "lib/err.h"
+
+enum sw_step_rc { STEP_DONE, STEP_WAIT, STEP_FAIL };
+
+struct sw_step {
+	struct sw_db		*db;		/* NULL in plan mode */
+	struct aws_ctx		*aws;
+	const struct sw_config	*cfg;
+	const char		*op_id;
+	int			 seq;		/* stage number */
+	const char		*stage;		/* stage name */
+	json_object		*params;	/* operation input; borrowed */
+	json_object		*res;		/* this stage's resources */
+	json_object		*all;		/* {stage name: resources} */
+	int			 plan;		/* dry run */
+	json_object		*calls;		/* plan: recorded calls */
+	int64_t			 wait_ms;
+	char			 msg[512];
+	int			 calls_made;	/* AWS/K8s requests this step */
+};
+
+typedef enum sw_step_rc (*sw_stage_fn)(struct sw_step *);
+
+struct sw_stage_def {
+	const char	*name;
+	sw_stage_fn	 fn;
+};
+
+struct sw_pipeline {
+	const char			*kind;
+	const struct sw_stage_def	*stages;	/* NULL-name ended */
+};
+
+/* The pipeline for an operation kind, or NULL. */
+const struct sw_pipeline *sw_pipeline_find(const char *kind);
+/* NULL-terminated stage names of a pipeline, for sw_op_enqueue. */
+const char *const *sw_pipeline_stage_names(const struct sw_pipeline *);
+
+/*
+ * Call AWS from a stage.  in is stolen.  In plan mode a mutating call
+ * is recorded and answered with an empty object.  On an AWS error:
+ * retryable ones give STEP_WAIT, the rest STEP_FAIL, both with msg set,
+ * and *out is NULL; the error is copied to err when err is not NULL.
+ */
+enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service,
+	    const char *op, json_object *in, json_object **out,
+	    struct aws_error *err);
+/* True for operation names that change state (Create*, Delete*...). */
+int	sw_aws_op_mutates(const char *op);
+
+/* Wait: set wait_ms and msg and return STEP_WAIT. */
+enum sw_step_rc sw_step_wait(struct sw_step *, int64_t ms,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+enum sw_step_rc sw_step_fail(struct sw_step *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/* Stage resources: strings recorded in s->res. */
+const char *sw_res_get(struct sw_step *, const char *key);
+void	sw_res_set(struct sw_step *, const char *key, const char *val);
+/* A resource recorded by an earlier stage. */
+const char *sw_res_from(struct sw_step *, const char *stage,
+	    const char *key);
+/* Persist s->res now (no-op in plan mode). */
+sw_err	sw_step_save(struct sw_step *);
+
+/* EC2 TagSpecifications for a resource we create.  New reference. */
+json_object *sw_tag_spec(const char *resource_type, const char *cluster,
+	    const char *name);
+/* Filters [{Name: tag:<k>, Values: [v]}] to find our resource.  New. */
+json_object *sw_tag_filter(const char *cluster, const char *name);
+
+/*
+ * Run one claimed operation for up to budget_ms: advance stages until
+ * one waits or fails.  Returns when the operation is released (with its
+ * next due time) or has ended.
+ */
+sw_err	sw_pipeline_advance(struct sw_db *, struct aws_ctx *,
+	    const struct sw_config *, const char *op_id, const char *owner,
+	    int64_t budget_ms, int *calls);
+
+/*
+ * Dry run of a whole pipeline against the live state: *plan is a new
+ * array of {stage, service, operation, input} in order.
+ */
+sw_err	sw_pipeline_plan(struct aws_ctx *, const struct sw_config *,
+	    const char *kind, json_object *params, json_object **plan);
+
+/*
+ * Set up an AWS context from the configuration: the region, and with
+ * the sandbox its endpoint for every service and the credentials it
+ * accepts (put in the environment for the standard chain).  Free with
+ * aws_ctx_free() even on failure.
+ */
+sw_err	sw_aws_setup(struct aws_ctx *, const struct sw_config *);
+
+#endif

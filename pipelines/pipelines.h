@@ -1,0 +1,51 @@
+/*
+ * pipelines.h: every pipeline Slipway runs, one file each, and the
+ * naming and address-planning rules they share.
+ */
+#ifndef SW_PIPELINES_H
+#define SW_PIPELINES_H
+
+#include "pipelines/pipeline.h"
+
+extern const struct sw_pipeline sw_pl_cluster_create;	/* cluster.c */
+extern const struct sw_pipeline sw_pl_cluster_delete;	/* teardown.c */
+extern const struct sw_pipeline sw_pl_ig_add;		/* igroup.c */
+extern const struct sw_pipeline sw_pl_ig_update;	/* igroup.c */
+extern const struct sw_pipeline sw_pl_ig_delete;	/* igroup.c */
+extern const struct sw_pipeline sw_pl_node_action;	/* igroup.c */
+
+/* Names derived from the cluster name (deterministic, so a resumed
+ * stage finds what an earlier attempt created). */
+void	sw_name(char *out, size_t sz, const char *cluster, const char *what);
+
+/*
+ * Address plan inside a /16 VPC "A.B.0.0/16":
+ *   public subnets   A.B.0.0/24,  A.B.1.0/24
+ *   private subnets  A.B.16.0/20, A.B.32.0/20
+ *   compute subnets  A.B.(64+16k).0/20, k = 0..11, one per AZ (shared)
+ *                    or per dedicated instance group
+ * sw_cidr_* write the CIDR text; -1 when out of range.
+ */
+int	sw_cidr_public(const char *vpc_cidr, int i, char *out, size_t sz);
+int	sw_cidr_private(const char *vpc_cidr, int i, char *out, size_t sz);
+int	sw_cidr_compute(const char *vpc_cidr, int k, char *out, size_t sz);
+/* Parse "a.b.c.d/n" into a host-order base and prefix; -1 if bad. */
+int	sw_cidr_parse(const char *cidr, uint32_t *base, int *prefix);
+int	sw_cidr_overlap(const char *a, const char *b);
+
+/* The EC2 instance type behind a HyperPod one: "ml.p5.48xlarge" ->
+ * "p5.48xlarge". */
+const char *sw_ec2_type(const char *ml_type);
+
+/* cluster.c, shared with igroup.c */
+/* The HyperPod InstanceGroups document for groups (borrowed).  New. */
+json_object *sw_hp_instance_groups(struct sw_step *, json_object *groups,
+	    const char *exec_role, const char *lc_uri);
+/* Lifecycle script uploaded; its S3 prefix into uri. */
+enum sw_step_rc sw_ensure_lifecycle(struct sw_step *, char *uri,
+	    size_t urisz);
+/* The shared compute subnet of az in slot (recorded in s->res). */
+enum sw_step_rc sw_ensure_compute_subnet(struct sw_step *, const char *az,
+	    int slot);
+
+#endif

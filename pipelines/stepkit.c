@@ -1,0 +1,289 @@
+/*
+ * stepkit.c: helpers shared by the stage files (see stepkit.h).
+ */
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/aws_api.h"
+#include "lib/ekstoken.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "pipelines/stepkit.h"
+
+enum sw_step_rc
+sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, const char *ok_codes)
+{
+	struct aws_error err;
+	enum sw_step_rc rc;
+	char msg[sizeof(s->msg)];
+
+	memset(&err, 0, sizeof(err));
+	memcpy(msg, s->msg, sizeof(msg));
+	rc = sw_step_aws(s, svc, op, in, out, &err);
+	if (rc == STEP_FAIL && err.code[0] != '\0' &&
+	    strstr(ok_codes, err.code) != NULL) {
+		memcpy(s->msg, msg, sizeof(msg));
+		*out = json_object_new_object();
+		return STEP_DONE;
+	}
+	return rc;
+}
+
+const char *
+sw_out_str(json_object *out, ...)
+{
+	const char *path, *v = NULL;
+	va_list ap;
+
+	va_start(ap, out);
+	while (v == NULL && (path = va_arg(ap, const char *)) != NULL)
+		v = sw_json_path_str(out, path);
+	va_end(ap);
+	return v;
+}
+
+enum sw_step_rc
+sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
+    const char *idfield, const char *name, const char *key,
+    json_object *extra)
+{
+	const char *cluster = sw_json_get_str(s->params, "name");
+	json_object *filters, *out, *list, *item;
+	enum sw_step_rc rc;
+	size_t i;
+
+	if (sw_res_get(s, key) != NULL) {
+		json_object_put(extra);
+		return STEP_DONE;
+	}
+	filters = sw_tag_filter(cluster, name);
+	if (extra != NULL) {
+		for (i = 0; i < json_object_array_length(extra); i++)
+			json_object_array_add(filters, json_object_get(
+			    json_object_array_get_idx(extra, i)));
+		json_object_put(extra);
+	}
+	rc = sw_step_aws(s, AWS_SVC_EC2, describe,
+	    sw_jo("Filters", filters, NULL), &out, NULL);
+	if (rc != STEP_DONE)
+		return rc;
+	list = sw_json_get(out, set);
+	for (i = 0; list != NULL && json_object_is_type(list,
+	    json_type_array) && i < json_object_array_length(list); i++) {
+		item = json_object_array_get_idx(list, i);
+		if (sw_json_get_str(item, idfield) != NULL) {
+			sw_res_set(s, key, sw_json_get_str(item, idfield));
+			break;
+		}
+	}
+	json_object_put(out);
+	return STEP_DONE;
+}
+
+int64_t
+sw_poll_ms(struct sw_step *s, int64_t base_ms)
+{
+	int64_t speed = sw_json_get_int(sw_json_get(s->cfg->root,
+	    "sandbox_info"), "speed", 1), ms;
+
+	if (speed < 1)
+		speed = 1;
+	ms = base_ms / speed;
+	return ms < 100 ? 100 : ms;
+}
+
+enum sw_step_rc
+sw_ensure_role(struct sw_step *s, const char *key, const char *name,
+    const char *trust, const char *const *policies)
+{
+	char doc[512], flag[96];
+	json_object *out;
+	enum sw_step_rc rc;
+	const char *arn;
+	int i;
+
+	if (sw_res_get(s, key) == NULL) {
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
+		    sw_jo("RoleName", sw_js(name), NULL), &out,
+		    "NoSuchEntity");
+		if (rc != STEP_DONE)
+			return rc;
+		arn = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn",
+		    NULL);
+		if (arn != NULL)
+			sw_res_set(s, key, arn);
+		json_object_put(out);
+	}
+	if (sw_res_get(s, key) == NULL) {
+		if (trust[0] == '{')
+			snprintf(doc, sizeof(doc), "%s", trust);
+		else
+			snprintf(doc, sizeof(doc), "{\"Version\":\"2012-10-17\","
+			    "\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":"
+			    "{\"Service\":\"%s\"},\"Action\":\"sts:AssumeRole\"}]}",
+			    trust);
+		rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
+		    "RoleName", sw_js(name),
+		    "AssumeRolePolicyDocument", sw_js(doc),
+		    "Description", sw_js("Created by Slipway"),
+		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
+			"Value", sw_js(sw_json_get_str(s->params, "name")),
+			NULL), NULL), NULL), &out, NULL);
+		if (rc != STEP_DONE)
+			return rc;
+		arn = sw_out_str(out, "Role.Arn", "CreateRoleResult.Role.Arn",
+		    NULL);
+		if (arn == NULL && s->plan)
+			arn = "arn:aws:iam::planned:role/planned";
+		if (arn == NULL) {
+			json_object_put(out);
+			return sw_step_fail(s, "CreateRole %s gave no ARN", name);
+		}
+		sw_res_set(s, key, arn);
+		json_object_put(out);
+	}
+	for (i = 0; policies != NULL && policies[i] != NULL; i++) {
+		snprintf(flag, sizeof(flag), "%s.policy%d", key, i);
+		if (sw_res_get(s, flag) != NULL)
+			continue;
+		rc = sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy", sw_jo(
+		    "RoleName", sw_js(name), "PolicyArn", sw_js(policies[i]),
+		    NULL), &out, NULL);
+		if (rc != STEP_DONE)
+			return rc;
+		json_object_put(out);
+		sw_res_set(s, flag, "attached");
+	}
+	return STEP_DONE;
+}
+
+const char *
+sw_account_id(struct sw_step *s)
+{
+	static char account[32];
+	char arn[256];
+	struct aws_error err;
+
+	if (account[0] != '\0')
+		return account;
+	memset(&err, 0, sizeof(err));
+	if (aws_sts_get_caller_identity(s->aws, account, sizeof(account),
+	    arn, sizeof(arn), &err) != SW_OK) {
+		account[0] = '\0';
+		return NULL;
+	}
+	return account;
+}
+
+enum sw_step_rc
+sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
+{
+	json_object *out;
+	enum sw_step_rc rc;
+	const char *endpoint, *ca64;
+	unsigned char *pem = NULL;
+	int len;
+	sw_err e;
+
+	memset(kb, 0, sizeof(*kb));
+	if (s->plan)
+		return STEP_DONE;
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(cluster), NULL), &out, NULL);
+	if (rc != STEP_DONE)
+		return rc;
+	endpoint = sw_json_path_str(out, "cluster.endpoint");
+	ca64 = sw_json_path_str(out, "cluster.certificateAuthority.data");
+	if (endpoint == NULL || ca64 == NULL) {
+		json_object_put(out);
+		return sw_step_wait(s, sw_poll_ms(s, 30000),
+		    "cluster %s has no endpoint yet", cluster);
+	}
+	if ((pem = malloc(strlen(ca64))) == NULL) {
+		json_object_put(out);
+		return sw_step_fail(s, "out of memory");
+	}
+	len = EVP_DecodeBlock(pem, (const unsigned char *)ca64,
+	    (int)strlen(ca64));
+	while (len > 0 && pem[len - 1] == '\0')
+		len--;
+	e = k8s_init(&kb->k, endpoint, (const char *)pem, len > 0 ?
+	    (size_t)len : 0, 0);
+	free(pem);
+	json_object_put(out);
+	if (e != SW_OK) {
+		k8s_free(&kb->k);
+		return sw_step_fail(s, "cannot set up a client for %s",
+		    endpoint);
+	}
+	if ((kb->src = calloc(1, sizeof(*kb->src))) == NULL) {
+		k8s_free(&kb->k);
+		return sw_step_fail(s, "out of memory");
+	}
+	kb->src->ctx = s->aws;
+	snprintf(kb->src->cluster, sizeof(kb->src->cluster), "%s", cluster);
+	k8s_set_token_fn(&kb->k, ekstoken_k8s_fn, kb->src);
+	return STEP_DONE;
+}
+
+void
+sw_kube_close(struct sw_kube *kb)
+{
+	if (kb->src == NULL)
+		return;
+	k8s_free(&kb->k);
+	free(kb->src);
+	kb->src = NULL;
+}
+
+enum sw_step_rc
+sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
+{
+	const char *api = sw_json_get_str(obj, "apiVersion");
+	const char *kind = sw_json_get_str(obj, "kind");
+	const char *ns = sw_json_path_str(obj, "metadata.namespace");
+	const char *name = sw_json_path_str(obj, "metadata.name");
+	char plural[64], path[512];
+	struct k8s_error err;
+	size_t i;
+	sw_err e;
+
+	if (api == NULL || kind == NULL || name == NULL)
+		return sw_step_fail(s, "manifest without apiVersion, kind or "
+		    "name");
+	/* Kinds we apply all pluralise by lower-casing and adding "s". */
+	for (i = 0; kind[i] != '\0' && i + 2 < sizeof(plural); i++)
+		plural[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
+		    kind[i] + 32 : kind[i]);
+	if (i > 0 && plural[i - 1] == 's')
+		plural[i++] = 'e';
+	plural[i++] = 's';
+	plural[i] = '\0';
+	if (s->plan) {
+		json_object_array_add(s->calls, sw_jo(
+		    "stage", sw_js(s->stage),
+		    "kubernetes", sw_js("apply"),
+		    "apiVersion", sw_js(api), "kind", sw_js(kind),
+		    "namespace", ns ? sw_js(ns) : NULL,
+		    "name", sw_js(name), NULL));
+		return STEP_DONE;
+	}
+	if (k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
+		return sw_step_fail(s, "bad manifest path for %s/%s", kind,
+		    name);
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	e = k8s_apply(&kb->k, path, obj, NULL, &err);
+	if (e == SW_OK)
+		return STEP_DONE;
+	if (e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT ||
+	    err.status >= 500 || err.status == 0)
+		return sw_step_wait(s, sw_poll_ms(s, 10000),
+		    "apply %s/%s: %s (will retry)", kind, name, err.message);
+	return sw_step_fail(s, "apply %s/%s: %s", kind, name,
+	    err.message[0] ? err.message : "refused");
+}

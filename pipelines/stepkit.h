@@ -1,0 +1,60 @@
+/*
+ * stepkit.h: small helpers the stage files share: EC2 find-or-create by
+ * tag, IAM roles, poll intervals scaled to the backend, Kubernetes
+ * clients for a recorded cluster.
+ */
+#ifndef SW_STEPKIT_H
+#define SW_STEPKIT_H
+
+#include "lib/k8s.h"
+#include "pipelines/pipeline.h"
+
+/* Give up on a stage step with "code" errors treated as success. */
+enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
+	    const char *op, json_object *in, json_object **out,
+	    const char *ok_codes);
+
+/* The first string found at any of the NULL-ended paths. */
+const char *sw_out_str(json_object *out, ...);
+
+/*
+ * Find an EC2 resource of ours by tag Name=name; record its id under
+ * key.  describe is e.g. "DescribeVpcs", set the output list
+ * ("vpcSet"), idfield the id member ("vpcId").  extra_filters may add
+ * {Name, Values} rows (stolen; may be NULL).
+ */
+enum sw_step_rc sw_ec2_find(struct sw_step *, const char *describe,
+	    const char *set, const char *idfield, const char *name,
+	    const char *key, json_object *extra_filters);
+
+/* Poll interval: base_ms of AWS time, divided by the sandbox speed. */
+int64_t	sw_poll_ms(struct sw_step *, int64_t base_ms);
+
+/*
+ * Ensure IAM role name with trust for service principal (or a full
+ * trust document when trust starts with '{') and managed policies
+ * (NULL-ended).  Records the ARN under key.
+ */
+enum sw_step_rc sw_ensure_role(struct sw_step *, const char *key,
+	    const char *name, const char *trust,
+	    const char *const *policies);
+
+/*
+ * A Kubernetes client for the cluster whose endpoint and CA the select
+ * stage recorded (or from DescribeCluster).  Free with sw_kube_close.
+ */
+struct sw_kube {
+	struct k8s_client	 k;
+	struct eks_token_source	*src;
+};
+enum sw_step_rc sw_kube_open(struct sw_step *, const char *cluster,
+	    struct sw_kube *);
+void	sw_kube_close(struct sw_kube *);
+/* Apply one manifest (borrowed) with server-side apply. */
+enum sw_step_rc sw_kube_apply(struct sw_step *, struct sw_kube *,
+	    json_object *obj);
+
+/* Account id of our credentials (cached per process). */
+const char *sw_account_id(struct sw_step *);
+
+#endif

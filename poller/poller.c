@@ -1,0 +1,117 @@
+/*
+ * poller.c: slipway-poller, the only process that runs operations.
+ *
+ *   options and configuration -> state store -> AWS context -> loop:
+ *   claim a due operation (under a lease), advance it until a stage
+ *   waits or it ends (pipelines/pipeline.c), release it with its next
+ *   due time.  Idle, it looks for due work a few times a second, so
+ *   its cost grows with active operations only.  Killed at any moment,
+ *   it loses nothing: leases expire and stages resume from what they
+ *   recorded.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/aws.h"
+#include "lib/conf.h"
+#include "lib/db.h"
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "lib/ops.h"
+#include "pipelines/pipeline.h"
+
+static volatile sig_atomic_t stop;
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Leases are "poller-<pid>": a pid that no longer runs is dead. */
+static int
+owner_alive(const char *owner, void *arg)
+{
+	long pid;
+	char *end;
+
+	(void)arg;
+	if (strncmp(owner, "poller-", 7) != 0)
+		return 1;
+	pid = strtol(owner + 7, &end, 10);
+	if (*end != '\0' || pid <= 0)
+		return 1;
+	return pid == (long)getpid() || kill((pid_t)pid, 0) == 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct timespec idle = { 0, 200 * 1000 * 1000 };
+	char id[SW_OP_ID_LEN], owner[64];
+	struct sw_config cfg;
+	struct sw_db *db = NULL;
+	struct aws_ctx aws;
+	struct sigaction sa;
+	const char *dir;
+	int calls, rc = 1;
+	sw_err e;
+
+	(void)argc;
+	(void)argv;
+	sw_log_init("slipway-poller");
+	memset(&aws, 0, sizeof(aws));
+	if ((dir = sw_config_state_dir(NULL)) == NULL) {
+		sw_error("SLIPWAY_STATE_DIR is not set");
+		return 1;
+	}
+	if (sw_config_load(dir, &cfg) != SW_OK) {
+		sw_error("cannot read the configuration in %s", dir);
+		return 1;
+	}
+	if (sw_db_open(cfg.db_path, &db) != SW_OK)
+		goto out;
+	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
+		sw_error("cannot set up the AWS client");
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(owner, sizeof(owner), "poller-%ld", (long)getpid());
+	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
+		sw_info("took over the operations of %d stopped poller(s)",
+		    calls);
+	sw_info("running (%s)", sw_json_get(cfg.root, "sandbox_info") ?
+	    "sandbox" : "aws");
+	while (!stop) {
+		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);
+		if (e == SW_ENOTFOUND) {
+			nanosleep(&idle, NULL);
+			continue;
+		}
+		if (e != SW_OK) {
+			sw_warn("claim failed; retrying");
+			nanosleep(&idle, NULL);
+			continue;
+		}
+		if (sw_pipeline_advance(db, &aws, &cfg, id, owner, 2000,
+		    &calls) != SW_OK)
+			sw_warn("operation %s: advance failed", id);
+	}
+	sw_info("stopping");
+	rc = 0;
+out:
+	aws_ctx_free(&aws);
+	sw_db_close(db);
+	sw_config_free(&cfg);
+	return rc;
+}

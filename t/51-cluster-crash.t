@@ -1,0 +1,92 @@
+#!/usr/bin/python3
+# 51-cluster-crash.t: the poller is killed with SIGKILL at every stage
+# boundary and in the middle of polls; the supervisor restarts it, the
+# new poller takes over the lease, and the operation completes with
+# exactly one create call per resource (sandbox request log).
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, sandbox_requests, wait_operation
+
+t = T()
+if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
+                                   "sandbox", "slipway-sandbox")):
+    t.skip_all("sandbox missing")
+s = Stack(t, sandbox=True, speed=1000)
+
+
+def poller_pid():
+    for c in s.status()["components"]:
+        if c["name"] == "poller":
+            return c["pid"] if c["running"] else 0
+    return 0
+
+
+types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
+g = next(i for i in types if not i["efa_supported"])
+r = s.post("/api/v1/clusters", {"name": "crashy", "instance_groups": [
+    {"name": "w", "instance_type": g["instance_type"], "count": 2,
+     "availability_zone": g["availability_zones"][0]}]})
+t.eq(r.status, 202, "create accepted")
+op = r.json["operation_id"]
+
+kills = 0
+boundary_kills = 0
+seen_running = set()
+deadline = time.time() + 300
+last_kill = 0
+state = "pending"
+while time.time() < deadline:
+    doc = s.get("/api/v1/operations/%s" % op).json
+    state = doc["state"]
+    if state in ("succeeded", "failed", "cancelled"):
+        break
+    running = [st["name"] for st in doc["stages"]
+               if st["state"] == "running"]
+    pid = poller_pid()
+    now = time.time()
+    # Kill at each stage boundary (a stage just started) ...
+    fresh = [n for n in running if n not in seen_running]
+    if fresh and pid:
+        os.kill(pid, signal.SIGKILL)
+        kills += 1
+        boundary_kills += 1
+        seen_running.update(fresh)
+        last_kill = now
+    # ... and in the middle of polls, every 0.7 s.
+    elif pid and now - last_kill > 0.7:
+        os.kill(pid, signal.SIGKILL)
+        kills += 1
+        last_kill = now
+    time.sleep(0.05)
+
+t.eq(state, "succeeded", "the operation completed despite the kills")
+t.ok(kills >= 8, "the poller was killed %d times" % kills)
+t.ok(boundary_kills >= 6, "at %d stage boundaries" % boundary_kills)
+log = s.log_text("slipway.log")
+t.ok(log.count("component poller") >= kills - 1,
+     "each kill was logged and the poller restarted")
+t.ok("took over the operations" in s.log_text("poller.log"),
+     "a restarted poller took over the dead one's lease")
+
+creates = {}
+for e in sandbox_requests(s, mutating="true"):
+    op_name = e["operation"]
+    if (op_name.startswith("Create") or op_name == "AllocateAddress") and \
+            e.get("status", 200) < 300:
+        key = e["service"] + ":" + op_name
+        creates[key] = creates.get(key, 0) + 1
+expect = {"ec2:CreateVpc": 1, "ec2:CreateSubnet": 5,
+          "ec2:CreateInternetGateway": 1, "ec2:AllocateAddress": 1,
+          "ec2:CreateNatGateway": 1, "ec2:CreateRouteTable": 2,
+          "ec2:CreateSecurityGroup": 1, "eks:CreateCluster": 1,
+          "sagemaker:CreateCluster": 1, "iam:CreateRole": 2,
+          "iam:CreateOpenIDConnectProvider": 1}
+for k, v in sorted(expect.items()):
+    t.eq(creates.get(k, 0), v, "exactly %d %s" % (v, k))
+s.stop()
+t.done()
