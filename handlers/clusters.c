@@ -296,6 +296,47 @@ array_has(json_object *arr, const char *s)
 	return 0;
 }
 
+/* Add {cidrBlock} rows for the VPCs of unfinished cluster creates. */
+static void
+planned_cidrs(struct sw_req *r, json_object *list)
+{
+	static const char *const states[] = { "pending", "running" };
+	struct sw_op_filter f;
+	json_object *page, *items;
+	char cursor[64];
+	size_t i;
+	int k, pages;
+
+	for (k = 0; k < 2; k++) {
+		memset(&f, 0, sizeof(f));
+		f.kind = "cluster.create";
+		f.state = states[k];
+		f.limit = SW_MAX_PAGE;
+		for (pages = 0; pages < 20; pages++) {
+			if (sw_op_list(r->db, &f, &page) != SW_OK)
+				return;
+			items = sw_json_get(page, "items");
+			for (i = 0; i < json_object_array_length(items); i++) {
+				const char *c = sw_json_path_str(
+				    json_object_array_get_idx(items, i),
+				    "params.vpc_cidr");
+
+				if (c != NULL)
+					json_object_array_add(list, sw_jo(
+					    "cidrBlock", sw_js(c), NULL));
+			}
+			cursor[0] = '\0';
+			if (sw_json_get_str(page, "next") != NULL)
+				snprintf(cursor, sizeof(cursor), "%s",
+				    sw_json_get_str(page, "next"));
+			json_object_put(page);
+			if (cursor[0] == '\0')
+				break;
+			f.cursor = cursor;
+		}
+	}
+}
+
 /* A free 10.x.0.0/16 not overlapping any VPC in the region. */
 static sw_err
 plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
@@ -308,6 +349,12 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 	if (call(r, AWS_SVC_EC2, "DescribeVpcs", NULL, &vpcs) != SW_OK)
 		return r->err;
 	list = sw_json_get(vpcs, "vpcSet");
+	if (list == NULL) {
+		list = json_object_new_array();
+		json_object_object_add(vpcs, "vpcSet", list);
+	}
+	/* VPCs that queued creates will make count as taken too. */
+	planned_cidrs(r, list);
 	for (x = want ? -1 : 0; x < 256; x++) {
 		int clash = 0;
 

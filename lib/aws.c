@@ -229,7 +229,7 @@ aws_scalar(json_object *v)
 }
 
 static sw_err
-aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct abuf *path)
+aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 {
 	const struct aws_binding	*b;
 	const char			*p = op->uri, *close, *val;
@@ -242,7 +242,7 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct abuf *path)
 	while (*p != '\0') {
 		if (*p != '{') {
 			len = strcspn(p, "{?");
-			if ((rc = abuf_add(path, p, len)) != SW_OK)
+			if ((rc = sw_buf_add(path, p, len)) != SW_OK)
 				return rc;
 			p += len;
 			if (*p == '?')
@@ -281,13 +281,13 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct abuf *path)
 }
 
 static sw_err
-aws_query_add(struct abuf *q, const char *key, const char *val)
+aws_query_add(struct sw_buf *q, const char *key, const char *val)
 {
 	sw_err	 rc;
 
-	if ((q->len > 0 && (rc = abuf_putc(q, '&')) != SW_OK) ||
+	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sigv4_uri_encode(q, key, strlen(key), 0)) != SW_OK ||
-	    (rc = abuf_putc(q, '=')) != SW_OK)
+	    (rc = sw_buf_putc(q, '=')) != SW_OK)
 		return rc;
 	return sigv4_uri_encode(q, val, strlen(val), 0);
 }
@@ -297,14 +297,14 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
     const char *base, struct http_request *req)
 {
 	const struct aws_binding	*b;
-	struct abuf			 path, q;
+	struct sw_buf			 path, q;
 	json_object			*body = NULL;
 	const char			*s;
 	size_t				 i, n;
 	sw_err				 rc;
 
-	abuf_init(&path, SW_MAX_PATH);
-	abuf_init(&q, SW_MAX_QUERY);
+	sw_buf_init(&path, SW_MAX_PATH);
+	sw_buf_init(&q, SW_MAX_QUERY);
 	if ((body = json_object_new_object()) == NULL) {
 		rc = SW_ENOMEM;
 		goto out;
@@ -334,8 +334,8 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
 				goto out;
 		}
 	}
-	if ((rc = http_request_init(req, op->method, base, abuf_str(&path),
-	    q.len > 0 ? abuf_str(&q) : NULL)) != SW_OK)
+	if ((rc = http_request_init(req, op->method, base, sw_buf_str(&path),
+	    q.len > 0 ? sw_buf_str(&q) : NULL)) != SW_OK)
 		goto out;
 	if (in != NULL) {
 		json_object_object_foreach(in, k, v) {
@@ -360,8 +360,8 @@ out:
 	if (rc != SW_OK)
 		http_request_free(req);
 	json_object_put(body);
-	abuf_free(&path);
-	abuf_free(&q);
+	sw_buf_free(&path);
+	sw_buf_free(&q);
 	return rc;
 }
 
@@ -385,14 +385,14 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 {
 	const struct aws_service_info	*si;
 	const struct aws_rest_op	*rop;
-	struct abuf			 body;
+	struct sw_buf			 body;
 	char				 base[SW_AWS_MAX_URL];
 	char				 reg[SW_AWS_MAX_NAME], target[256];
 	const char			*s;
 	sw_err				 rc;
 
 	memset(req, 0, sizeof(*req));
-	abuf_init(&body, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&body, SW_MAX_UPSTREAM_BODY);
 	if ((si = aws_service(svc)) == NULL || !aws_op_ok(op) ||
 	    (in != NULL && !json_object_is_type(in, json_type_object))) {
 		rc = SW_EINVAL;
@@ -446,7 +446,7 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 out:
 	if (rc != SW_OK && req->method != NULL)
 		http_request_free(req);
-	abuf_free(&body);
+	sw_buf_free(&body);
 	return rc;
 }
 

@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/abuf.h"
+#include "lib/buf.h"
 #include "lib/aws.h"
 
 /* Signature shared by every thin call below. */
@@ -151,7 +151,7 @@ sw_err	 aws_s3_put_object(struct aws_ctx *, const char *bucket,
 	    const char *content_type, struct aws_error *);
 /* GetObject into out (initialised by the caller, capped by its max). */
 sw_err	 aws_s3_get_object(struct aws_ctx *, const char *bucket,
-	    const char *key, struct abuf *out, struct aws_error *);
+	    const char *key, struct sw_buf *out, struct aws_error *);
 /*
  * ListObjectsV2: prefix and token may be NULL.  *out (new reference)
  * is the ListBucketResult as JSON with "Contents" always an array.

@@ -41,7 +41,7 @@ static sw_err
 s3_request(struct aws_ctx *ctx, const char *method, const char *bucket,
     const char *key, const char *query, struct http_request *req)
 {
-	struct abuf	 path;
+	struct sw_buf	 path;
 	char		 base[SW_AWS_MAX_URL], reg[SW_AWS_MAX_NAME];
 	sw_err		 rc;
 
@@ -49,11 +49,11 @@ s3_request(struct aws_ctx *ctx, const char *method, const char *bucket,
 	if (!s3_bucket_ok(bucket) || (key != NULL && (*key == '\0' ||
 	    strlen(key) > 1024)))
 		return SW_EINVAL;
-	abuf_init(&path, SW_MAX_PATH * 2);
+	sw_buf_init(&path, SW_MAX_PATH * 2);
 	if (ctx->s3_path_style || ctx->endpoint[AWS_SVC_S3] != NULL) {
 		if ((rc = aws_endpoint(ctx, AWS_SVC_S3, base, sizeof(base),
 		    reg, sizeof(reg))) != SW_OK ||
-		    (rc = abuf_printf(&path, "/%s", bucket)) != SW_OK)
+		    (rc = sw_buf_printf(&path, "/%s", bucket)) != SW_OK)
 			goto out;
 	} else if ((size_t)snprintf(base, sizeof(base),
 	    "https://%s.s3.%s.amazonaws.com", bucket, ctx->region) >=
@@ -61,20 +61,20 @@ s3_request(struct aws_ctx *ctx, const char *method, const char *bucket,
 		rc = SW_EINVAL;
 		goto out;
 	}
-	if (key != NULL && ((rc = abuf_putc(&path, '/')) != SW_OK ||
+	if (key != NULL && ((rc = sw_buf_putc(&path, '/')) != SW_OK ||
 	    (rc = sigv4_uri_encode(&path, key, strlen(key), 1)) != SW_OK))
 		goto out;
 	rc = http_request_init(req, method, base,
-	    path.len > 0 ? abuf_str(&path) : "/", query);
+	    path.len > 0 ? sw_buf_str(&path) : "/", query);
 out:
-	abuf_free(&path);
+	sw_buf_free(&path);
 	return rc;
 }
 
 static sw_err
 s3_simple(struct aws_ctx *ctx, const char *method, const char *bucket,
     const char *key, const char *query, const void *body, size_t len,
-    const char *ctype, struct abuf *out, struct http_response *keep,
+    const char *ctype, struct sw_buf *out, struct http_response *keep,
     struct aws_error *err)
 {
 	struct http_request	 req;
@@ -96,7 +96,7 @@ s3_simple(struct aws_ctx *ctx, const char *method, const char *bucket,
 	if ((rc = aws_send(ctx, AWS_SVC_S3, &req, &resp, err)) != SW_OK)
 		goto out;
 	if (out != NULL)
-		rc = abuf_add(out, resp.body.data, resp.body.len);
+		rc = sw_buf_add(out, resp.body.data, resp.body.len);
 	if (keep != NULL) {
 		*keep = resp;
 		http_response_init(&resp, 0);
@@ -173,7 +173,7 @@ aws_s3_put_object(struct aws_ctx *ctx, const char *bucket, const char *key,
 
 sw_err
 aws_s3_get_object(struct aws_ctx *ctx, const char *bucket, const char *key,
-    struct abuf *out, struct aws_error *err)
+    struct sw_buf *out, struct aws_error *err)
 {
 	return s3_simple(ctx, "GET", bucket, key, NULL, NULL, 0, NULL, out,
 	    NULL, err);
@@ -218,22 +218,22 @@ aws_s3_list_objects_v2(struct aws_ctx *ctx, const char *bucket,
     const char *prefix, const char *token, json_object **out,
     struct aws_error *err)
 {
-	struct abuf	 q, body;
+	struct sw_buf	 q, body;
 	sw_err		 rc;
 
 	*out = NULL;
-	abuf_init(&q, SW_MAX_QUERY);
-	abuf_init(&body, ctx->http.max_body);
-	if ((rc = abuf_puts(&q, "list-type=2")) != SW_OK)
+	sw_buf_init(&q, SW_MAX_QUERY);
+	sw_buf_init(&body, ctx->http.max_body);
+	if ((rc = sw_buf_puts(&q, "list-type=2")) != SW_OK)
 		goto out;
-	if (token != NULL && ((rc = abuf_puts(&q,
+	if (token != NULL && ((rc = sw_buf_puts(&q,
 	    "&continuation-token=")) != SW_OK ||
 	    (rc = sigv4_uri_encode(&q, token, strlen(token), 0)) != SW_OK))
 		goto out;
-	if (prefix != NULL && ((rc = abuf_puts(&q, "&prefix=")) != SW_OK ||
+	if (prefix != NULL && ((rc = sw_buf_puts(&q, "&prefix=")) != SW_OK ||
 	    (rc = sigv4_uri_encode(&q, prefix, strlen(prefix), 0)) != SW_OK))
 		goto out;
-	if ((rc = s3_simple(ctx, "GET", bucket, NULL, abuf_str(&q), NULL, 0,
+	if ((rc = s3_simple(ctx, "GET", bucket, NULL, sw_buf_str(&q), NULL, 0,
 	    NULL, &body, NULL, err)) != SW_OK)
 		goto out;
 	if ((rc = awsproto_xml_to_json(body.data, body.len, out)) != SW_OK)
@@ -245,7 +245,7 @@ aws_s3_list_objects_v2(struct aws_ctx *ctx, const char *bucket,
 	s3_force_array(*out, "Contents");
 	s3_force_array(*out, "CommonPrefixes");
 out:
-	abuf_free(&q);
-	abuf_free(&body);
+	sw_buf_free(&q);
+	sw_buf_free(&body);
 	return rc;
 }

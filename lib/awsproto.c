@@ -434,7 +434,7 @@ awsproto_xml_to_json(const char *xml, size_t len, json_object **out)
 
 /* Form-encode like Python's urlencode: space is '+'. */
 static sw_err
-aws_form_escape(struct abuf *b, const char *s)
+aws_form_escape(struct sw_buf *b, const char *s)
 {
 	static const char	 digits[] = "0123456789ABCDEF";
 	char			 esc[3];
@@ -444,14 +444,14 @@ aws_form_escape(struct abuf *b, const char *s)
 		unsigned char c = (unsigned char)*s;
 
 		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~')
-			rc = abuf_putc(b, (char)c);
+			rc = sw_buf_putc(b, (char)c);
 		else if (c == ' ')
-			rc = abuf_putc(b, '+');
+			rc = sw_buf_putc(b, '+');
 		else {
 			esc[0] = '%';
 			esc[1] = digits[c >> 4];
 			esc[2] = digits[c & 0xf];
-			rc = abuf_add(b, esc, 3);
+			rc = sw_buf_add(b, esc, 3);
 		}
 	}
 	return rc;
@@ -471,7 +471,7 @@ aws_wire_name(const struct aws_rename *r, const char *op, int top,
 }
 
 static sw_err
-aws_form_value(struct abuf *b, enum aws_protocol proto, const char *op,
+aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
     const char *prefix, json_object *v, const struct aws_rename *ren)
 {
 	char	 key[1024];
@@ -508,22 +508,22 @@ aws_form_value(struct abuf *b, enum aws_protocol proto, const char *op,
 		}
 		/* An empty query list is sent as "Name=" (botocore). */
 		if (n == 0 && proto == AWS_PROTO_QUERY)
-			return abuf_printf(b, "&%s=", prefix);
+			return sw_buf_printf(b, "&%s=", prefix);
 		return SW_OK;
 	default:
-		if ((rc = abuf_printf(b, "&%s=", prefix)) != SW_OK)
+		if ((rc = sw_buf_printf(b, "&%s=", prefix)) != SW_OK)
 			return rc;
 		return aws_form_escape(b, json_object_get_string(v));
 	}
 }
 
 sw_err
-awsproto_form(struct abuf *body, enum aws_protocol proto, const char *op,
+awsproto_form(struct sw_buf *body, enum aws_protocol proto, const char *op,
     const char *version, json_object *input, const struct aws_rename *ren)
 {
 	sw_err	 rc;
 
-	if ((rc = abuf_printf(body, "Action=%s&Version=%s", op, version)) !=
+	if ((rc = sw_buf_printf(body, "Action=%s&Version=%s", op, version)) !=
 	    SW_OK)
 		return rc;
 	if (input == NULL)

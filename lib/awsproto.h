@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/abuf.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/http.h"
 #include "lib/limits.h"
@@ -95,7 +95,7 @@ sw_err	 awsproto_xpath_text(const char *xml, size_t len, const char *expr,
  * body, as the query (lists Name.member.N, structures Name.Member)
  * or ec2 (lists Name.N, names per renames) protocol does.
  */
-sw_err	 awsproto_form(struct abuf *body, enum aws_protocol,
+sw_err	 awsproto_form(struct sw_buf *body, enum aws_protocol,
 	    const char *op, const char *version, json_object *input,
 	    const struct aws_rename *renames);
 

@@ -77,6 +77,12 @@ sw_buf_puts(struct sw_buf *b, const char *s)
 }
 
 sw_err
+sw_buf_putc(struct sw_buf *b, char c)
+{
+	return sw_buf_add(b, &c, 1);
+}
+
+sw_err
 sw_buf_vprintf(struct sw_buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;

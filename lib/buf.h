@@ -26,6 +26,7 @@ void	sw_buf_reset(struct sw_buf *);
 /* Append; SW_ETOOBIG past the cap, SW_ENOMEM on allocation failure. */
 sw_err	sw_buf_add(struct sw_buf *, const void *, size_t);
 sw_err	sw_buf_puts(struct sw_buf *, const char *);
+sw_err	sw_buf_putc(struct sw_buf *, char);
 sw_err	sw_buf_printf(struct sw_buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 sw_err	sw_buf_vprintf(struct sw_buf *, const char *, va_list)

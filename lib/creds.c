@@ -504,7 +504,7 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 	struct http_response	 resp;
 	struct retry_policy	 pol;
 	struct creds_sts_call	 call;
-	struct abuf		 body;
+	struct sw_buf		 body;
 	json_object		*in = NULL;
 	char			*tok = NULL, sess[64], exp[64];
 	size_t			 toklen = 0;
@@ -514,7 +514,7 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 	memset(c, 0, sizeof(*c));
 	memset(&req, 0, sizeof(req));
 	http_response_init(&resp, SW_MAX_BODY);
-	abuf_init(&body, SW_AWS_MAX_FILE * 2);
+	sw_buf_init(&body, SW_AWS_MAX_FILE * 2);
 	/* The kubelet rotates the token file: read it every time. */
 	if ((tok = creds_read_file(token_file, &toklen)) == NULL) {
 		creds_fail(err, "InvalidIdentityToken",
@@ -574,7 +574,7 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 out:
 	if (body.data != NULL)
 		OPENSSL_cleanse(body.data, body.cap);
-	abuf_free(&body);
+	sw_buf_free(&body);
 	json_object_put(in);
 	creds_free_text(tok, toklen);
 	http_request_free(&req);

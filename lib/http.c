@@ -203,16 +203,16 @@ http_request_set_query(struct http_request *r, const char *query)
 char *
 http_request_url(const struct http_request *r)
 {
-	struct abuf	 b;
+	struct sw_buf	 b;
 
-	abuf_init(&b, SW_MAX_UPSTREAM_BODY);
-	if (abuf_puts(&b, r->base) != SW_OK ||
-	    abuf_puts(&b, r->path) != SW_OK ||
-	    (r->query != NULL && abuf_printf(&b, "?%s", r->query) != SW_OK)) {
-		abuf_free(&b);
+	sw_buf_init(&b, SW_MAX_UPSTREAM_BODY);
+	if (sw_buf_puts(&b, r->base) != SW_OK ||
+	    sw_buf_puts(&b, r->path) != SW_OK ||
+	    (r->query != NULL && sw_buf_printf(&b, "?%s", r->query) != SW_OK)) {
+		sw_buf_free(&b);
 		return NULL;
 	}
-	return abuf_steal(&b);
+	return sw_buf_steal(&b);
 }
 
 void
@@ -220,14 +220,14 @@ http_response_init(struct http_response *resp, size_t max_body)
 {
 	resp->status = 0;
 	http_headers_init(&resp->headers);
-	abuf_init(&resp->body, max_body);
+	sw_buf_init(&resp->body, max_body);
 }
 
 void
 http_response_free(struct http_response *resp)
 {
 	http_headers_free(&resp->headers);
-	abuf_free(&resp->body);
+	sw_buf_free(&resp->body);
 	resp->status = 0;
 }
 
@@ -385,7 +385,7 @@ http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 			return len;
 		}
 	}
-	if ((rc = abuf_add(&x->resp->body, data, len)) != SW_OK) {
+	if ((rc = sw_buf_add(&x->resp->body, data, len)) != SW_OK) {
 		if (rc == SW_ETOOBIG)
 			x->too_big = 1;
 		else
@@ -426,7 +426,7 @@ http_do(struct http_client *c, const struct http_request *req,
 	struct http_xfer	 x;
 	struct curl_slist	*hl = NULL, *nl;
 	struct curl_blob	 blob;
-	struct abuf		 line;
+	struct sw_buf		 line;
 	CURL			*cu = c->curl;
 	CURLcode		 cc;
 	char			*url = NULL;
@@ -434,7 +434,7 @@ http_do(struct http_client *c, const struct http_request *req,
 	int			 has_ctype = 0;
 	sw_err			 rc = SW_ENOMEM;
 
-	abuf_init(&line, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&line, SW_MAX_UPSTREAM_BODY);
 	memset(&x, 0, sizeof(x));
 	x.client = c;
 	x.resp = resp;
@@ -443,7 +443,7 @@ http_do(struct http_client *c, const struct http_request *req,
 	c->errmsg[0] = '\0';
 	resp->status = 0;
 	http_headers_free(&resp->headers);
-	abuf_reset(&resp->body);
+	sw_buf_reset(&resp->body);
 
 	if ((url = http_request_url(req)) == NULL)
 		goto out;
@@ -456,13 +456,13 @@ http_do(struct http_client *c, const struct http_request *req,
 	for (i = 0; i < req->headers.n; i++) {
 		const struct http_header *h = &req->headers.v[i];
 
-		abuf_reset(&line);
+		sw_buf_reset(&line);
 		if (strcasecmp(h->name, "content-type") == 0)
 			has_ctype = 1;
-		if ((rc = abuf_printf(&line, *h->value ? "%s: %s" : "%s;",
+		if ((rc = sw_buf_printf(&line, *h->value ? "%s: %s" : "%s;",
 		    h->name, h->value)) != SW_OK)
 			goto out;
-		if ((nl = curl_slist_append(hl, abuf_str(&line))) == NULL) {
+		if ((nl = curl_slist_append(hl, sw_buf_str(&line))) == NULL) {
 			rc = SW_ENOMEM;
 			goto out;
 		}
@@ -535,7 +535,7 @@ out:
 	curl_easy_setopt(cu, CURLOPT_HTTPHEADER, NULL);
 	curl_easy_setopt(cu, CURLOPT_ERRORBUFFER, NULL);
 	curl_slist_free_all(hl);
-	abuf_free(&line);
+	sw_buf_free(&line);
 	free(url);
 	return rc;
 }

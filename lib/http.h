@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "lib/abuf.h"
+#include "lib/buf.h"
 #include "lib/err.h"
 
 struct http_header {
@@ -45,7 +45,7 @@ struct http_request {
 struct http_response {
 	long			 status;	/* 0: no response */
 	struct http_headers	 headers;
-	struct abuf		 body;
+	struct sw_buf		 body;
 };
 
 /* Who may be reached over plain http (see http_client.flags). */

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lib/abuf.h"
+#include "lib/buf.h"
 #include "lib/k8s.h"
 #include "lib/sigv4.h"
 
 struct k8s_stream {
-	struct abuf	 line;
+	struct sw_buf	 line;
 	k8s_event_fn	 fn;
 	void		*arg;
 	char		*rv;
@@ -298,12 +298,12 @@ k8s_get(struct k8s_client *c, const char *path, json_object **out,
 }
 
 static sw_err
-k8s_query_add(struct abuf *q, const char *key, const char *val)
+k8s_query_add(struct sw_buf *q, const char *key, const char *val)
 {
 	sw_err	 rc;
 
-	if ((q->len > 0 && (rc = abuf_putc(q, '&')) != SW_OK) ||
-	    (rc = abuf_printf(q, "%s=", key)) != SW_OK)
+	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
+	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
 		return rc;
 	return sigv4_uri_encode(q, val, strlen(val), 0);
 }
@@ -312,19 +312,19 @@ sw_err
 k8s_list(struct k8s_client *c, const char *path, const char *sel,
     json_object **out, struct k8s_error *e)
 {
-	struct abuf	 q;
+	struct sw_buf	 q;
 	sw_err		 rc;
 
-	abuf_init(&q, SW_MAX_QUERY);
+	sw_buf_init(&q, SW_MAX_QUERY);
 	if (sel != NULL && *sel != '\0' &&
 	    (rc = k8s_query_add(&q, "labelSelector", sel)) != SW_OK) {
 		k8s_err_clear(e);
 		goto out;
 	}
-	rc = k8s_do(c, "GET", path, q.len > 0 ? abuf_str(&q) : NULL, NULL,
+	rc = k8s_do(c, "GET", path, q.len > 0 ? sw_buf_str(&q) : NULL, NULL,
 	    NULL, out, NULL, NULL, e);
 out:
-	abuf_free(&q);
+	sw_buf_free(&q);
 	return rc;
 }
 
@@ -431,23 +431,23 @@ k8s_watch_chunk(void *arg, const char *data, size_t len)
 
 	while (len > 0) {
 		if ((nl = memchr(data, '\n', len)) == NULL) {
-			if (abuf_add(&s->line, data, len) != SW_OK) {
+			if (sw_buf_add(&s->line, data, len) != SW_OK) {
 				s->bad = 1;
 				return 1;
 			}
 			return 0;
 		}
 		n = (size_t)(nl - data);
-		if (abuf_add(&s->line, data, n) != SW_OK) {
+		if (sw_buf_add(&s->line, data, n) != SW_OK) {
 			s->bad = 1;
 			return 1;
 		}
-		if (k8s_event(s, abuf_str(&s->line), s->line.len) != 0) {
-			abuf_reset(&s->line);
+		if (k8s_event(s, sw_buf_str(&s->line), s->line.len) != 0) {
+			sw_buf_reset(&s->line);
 			s->stopped = 1;
 			return 1;
 		}
-		abuf_reset(&s->line);
+		sw_buf_reset(&s->line);
 		data = nl + 1;
 		len -= n + 1;
 	}
@@ -460,15 +460,15 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
     size_t rvsz, struct k8s_error *e)
 {
 	struct k8s_stream	 s;
-	struct abuf		 q;
+	struct sw_buf		 q;
 	char			 num[32];
 	long			 saved = c->http.timeout_ms;
 	sw_err			 rc;
 
 	k8s_err_clear(e);
 	memset(&s, 0, sizeof(s));
-	abuf_init(&s.line, SW_K8S_MAX_EVENT);
-	abuf_init(&q, SW_MAX_QUERY);
+	sw_buf_init(&s.line, SW_K8S_MAX_EVENT);
+	sw_buf_init(&q, SW_MAX_QUERY);
 	s.fn = fn;
 	s.arg = arg;
 	s.rv = rv_out;
@@ -489,14 +489,14 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 		snprintf(rv_out, rvsz, "%s", rv != NULL ? rv : "");
 	/* The server ends the watch after timeout_s; allow some slack. */
 	c->http.timeout_ms = (timeout_s + 15) * 1000L;
-	rc = k8s_do(c, "GET", path, abuf_str(&q), NULL, NULL, NULL,
+	rc = k8s_do(c, "GET", path, sw_buf_str(&q), NULL, NULL, NULL,
 	    k8s_watch_chunk, &s, e);
 	c->http.timeout_ms = saved;
 	if (rc != SW_OK)
 		goto out;
 	/* A last event without a trailing newline. */
 	if (!s.stopped && !s.gone && !s.bad && s.line.len > 0)
-		k8s_event(&s, abuf_str(&s.line), s.line.len);
+		k8s_event(&s, sw_buf_str(&s.line), s.line.len);
 	if (s.gone) {
 		e->gone = 1;
 		rc = SW_ECONFLICT;
@@ -508,8 +508,8 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 		rc = SW_EUPSTREAM;
 	}
 out:
-	abuf_free(&s.line);
-	abuf_free(&q);
+	sw_buf_free(&s.line);
+	sw_buf_free(&q);
 	return rc;
 }
 
@@ -570,13 +570,13 @@ k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
     k8s_chunk_fn fn, void *arg, struct k8s_error *e)
 {
 	struct k8s_logs_arg	 a;
-	struct abuf		 q;
+	struct sw_buf		 q;
 	char			 path[1024], num[32];
 	long			 saved = c->http.timeout_ms;
 	sw_err			 rc;
 
 	k8s_err_clear(e);
-	abuf_init(&q, SW_MAX_QUERY);
+	sw_buf_init(&q, SW_MAX_QUERY);
 	if ((rc = k8s_path(path, sizeof(path) - 4, "v1", ns, "pods", pod)) !=
 	    SW_OK || (container != NULL && !k8s_name_ok(container)))
 		goto out;
@@ -594,13 +594,13 @@ k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
 	a.fn = fn;
 	a.arg = arg;
 	c->http.timeout_ms = timeout_s > 0 ? timeout_s * 1000L : 0;
-	rc = k8s_do(c, "GET", path, q.len > 0 ? abuf_str(&q) : NULL, NULL,
+	rc = k8s_do(c, "GET", path, q.len > 0 ? sw_buf_str(&q) : NULL, NULL,
 	    NULL, NULL, k8s_logs_chunk, &a, e);
 	/* A follow that hit our own deadline has simply ended. */
 	if (rc == SW_ETIMEOUT && follow && timeout_s > 0 && e->status == 200)
 		rc = SW_OK;
 	c->http.timeout_ms = saved;
 out:
-	abuf_free(&q);
+	sw_buf_free(&q);
 	return rc;
 }

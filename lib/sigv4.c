@@ -148,7 +148,7 @@ sigv4_unreserved(unsigned char c)
 }
 
 sw_err
-sigv4_uri_encode(struct abuf *b, const char *s, size_t len, int keep_slash)
+sigv4_uri_encode(struct sw_buf *b, const char *s, size_t len, int keep_slash)
 {
 	static const char	 digits[] = "0123456789ABCDEF";
 	char			 esc[3];
@@ -159,12 +159,12 @@ sigv4_uri_encode(struct abuf *b, const char *s, size_t len, int keep_slash)
 		unsigned char c = (unsigned char)s[i];
 
 		if (sigv4_unreserved(c) || (keep_slash && c == '/')) {
-			rc = abuf_putc(b, (char)c);
+			rc = sw_buf_putc(b, (char)c);
 		} else {
 			esc[0] = '%';
 			esc[1] = digits[c >> 4];
 			esc[2] = digits[c & 0xf];
-			rc = abuf_add(b, esc, 3);
+			rc = sw_buf_add(b, esc, 3);
 		}
 		if (rc != SW_OK)
 			return rc;
@@ -188,14 +188,14 @@ sigv4_hexval(char c)
 static char *
 sigv4_query_canon(const char *s, size_t len)
 {
-	struct abuf	 raw, enc;
+	struct sw_buf	 raw, enc;
 	char		*out = NULL;
 	size_t		 i;
 	int		 hi, lo;
 
-	abuf_init(&raw, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&enc, SW_MAX_UPSTREAM_BODY);
-	if (abuf_add(&raw, "", 0) != SW_OK)
+	sw_buf_init(&raw, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&enc, SW_MAX_UPSTREAM_BODY);
+	if (sw_buf_add(&raw, "", 0) != SW_OK)
 		goto out;
 	for (i = 0; i < len; i++) {
 		char c = s[i];
@@ -206,16 +206,16 @@ sigv4_query_canon(const char *s, size_t len)
 			c = (char)(hi << 4 | lo);
 			i += 2;
 		}
-		if (abuf_putc(&raw, c) != SW_OK)
+		if (sw_buf_putc(&raw, c) != SW_OK)
 			goto out;
 	}
 	if (sigv4_uri_encode(&enc, raw.data, raw.len, 0) != SW_OK ||
-	    abuf_add(&enc, "", 0) != SW_OK)
+	    sw_buf_add(&enc, "", 0) != SW_OK)
 		goto out;
-	out = abuf_steal(&enc);
+	out = sw_buf_steal(&enc);
 out:
-	abuf_free(&raw);
-	abuf_free(&enc);
+	sw_buf_free(&raw);
+	sw_buf_free(&enc);
 	return out;
 }
 
@@ -248,7 +248,7 @@ sigv4_query_pairs(struct sigv4_pairs *p, const char *q)
 
 /* Remove ".", ".." and empty segments; keep a trailing slash. */
 static sw_err
-sigv4_normalize(struct abuf *out, const char *path)
+sigv4_normalize(struct sw_buf *out, const char *path)
 {
 	const char	*seg, *p = path;
 	size_t		 len, *stack = NULL, depth = 0, n = 0;
@@ -260,7 +260,7 @@ sigv4_normalize(struct abuf *out, const char *path)
 			n++;
 	if ((stack = calloc(n + 1, sizeof(*stack))) == NULL)
 		return SW_ENOMEM;
-	abuf_reset(out);
+	sw_buf_reset(out);
 	while (*p != '\0') {
 		while (*p == '/')
 			p++;
@@ -281,31 +281,31 @@ sigv4_normalize(struct abuf *out, const char *path)
 			continue;
 		}
 		stack[depth++] = out->len;
-		if ((rc = abuf_putc(out, '/')) != SW_OK ||
-		    (rc = abuf_add(out, seg, len)) != SW_OK)
+		if ((rc = sw_buf_putc(out, '/')) != SW_OK ||
+		    (rc = sw_buf_add(out, seg, len)) != SW_OK)
 			goto out;
 	}
 	if (out->len == 0 || trailing)
-		rc = abuf_putc(out, '/');
+		rc = sw_buf_putc(out, '/');
 out:
 	free(stack);
 	return rc;
 }
 
 static sw_err
-sigv4_canon_uri(struct abuf *out, const char *path, unsigned flags)
+sigv4_canon_uri(struct sw_buf *out, const char *path, unsigned flags)
 {
-	struct abuf	 norm;
+	struct sw_buf	 norm;
 	const char	*p;
 	sw_err		 rc;
 
 	if (path == NULL || *path == '\0')
 		path = "/";
-	abuf_init(&norm, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&norm, SW_MAX_UPSTREAM_BODY);
 	if (!(flags & SIGV4_NO_NORMALIZE)) {
 		if ((rc = sigv4_normalize(&norm, path)) != SW_OK)
 			goto out;
-		p = abuf_str(&norm);
+		p = sw_buf_str(&norm);
 	} else
 		p = path;
 	if (!(flags & SIGV4_NO_DOUBLE_ENCODE)) {
@@ -316,12 +316,12 @@ sigv4_canon_uri(struct abuf *out, const char *path, unsigned flags)
 	rc = SW_OK;
 	for (; *p != '\0' && rc == SW_OK; p++) {
 		if (*p == '%')
-			rc = abuf_putc(out, '%');
+			rc = sw_buf_putc(out, '%');
 		else
 			rc = sigv4_uri_encode(out, p, 1, 1);
 	}
 out:
-	abuf_free(&norm);
+	sw_buf_free(&norm);
 	return rc;
 }
 
@@ -379,8 +379,8 @@ sigv4_lower(const char *s)
  * header list ("a;b;c") into sh.
  */
 static sw_err
-sigv4_canon_headers(const struct http_headers *h, struct abuf *ch,
-    struct abuf *sh)
+sigv4_canon_headers(const struct http_headers *h, struct sw_buf *ch,
+    struct sw_buf *sh)
 {
 	struct sigv4_pairs	 p;
 	size_t			 i, j;
@@ -397,16 +397,16 @@ sigv4_canon_headers(const struct http_headers *h, struct abuf *ch,
 	if (p.n > 0)
 		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp_stable);
 	for (i = 0; i < p.n; i = j) {
-		if ((rc = abuf_printf(ch, "%s:%s", p.v[i].key,
+		if ((rc = sw_buf_printf(ch, "%s:%s", p.v[i].key,
 		    p.v[i].value)) != SW_OK)
 			goto out;
 		for (j = i + 1; j < p.n && strcmp(p.v[j].key,
 		    p.v[i].key) == 0; j++)
-			if ((rc = abuf_printf(ch, ",%s", p.v[j].value)) !=
+			if ((rc = sw_buf_printf(ch, ",%s", p.v[j].value)) !=
 			    SW_OK)
 				goto out;
-		if ((rc = abuf_putc(ch, '\n')) != SW_OK ||
-		    (rc = abuf_printf(sh, "%s%s", i > 0 ? ";" : "",
+		if ((rc = sw_buf_putc(ch, '\n')) != SW_OK ||
+		    (rc = sw_buf_printf(sh, "%s%s", i > 0 ? ";" : "",
 		    p.v[i].key)) != SW_OK)
 			goto out;
 	}
@@ -416,7 +416,7 @@ out:
 }
 
 static sw_err
-sigv4_canon_query(const char *query, struct abuf *out)
+sigv4_canon_query(const char *query, struct sw_buf *out)
 {
 	struct sigv4_pairs	 p;
 	size_t			 i;
@@ -428,10 +428,10 @@ sigv4_canon_query(const char *query, struct abuf *out)
 	if (p.n > 0)
 		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp);
 	for (i = 0; i < p.n; i++)
-		if ((rc = abuf_printf(out, "%s%s=%s", i > 0 ? "&" : "",
+		if ((rc = sw_buf_printf(out, "%s%s=%s", i > 0 ? "&" : "",
 		    p.v[i].key, p.v[i].value)) != SW_OK)
 			goto out;
-	rc = abuf_add(out, "", 0);
+	rc = sw_buf_add(out, "", 0);
 out:
 	sigv4_pairs_free(&p);
 	return rc;
@@ -442,9 +442,9 @@ struct sigv4_work {
 	char		 date[9];	/* 20150830 */
 	char		 scope[256];
 	char		 payload[65 + 32];
-	struct abuf	 creq;
-	struct abuf	 sts;
-	struct abuf	 sh;		/* signed headers */
+	struct sw_buf	 creq;
+	struct sw_buf	 sts;
+	struct sw_buf	 sh;		/* signed headers */
 	char		 sig[65];
 };
 
@@ -456,9 +456,9 @@ sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
 	int		 n;
 
 	memset(w, 0, sizeof(*w));
-	abuf_init(&w->creq, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&w->sts, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&w->sh, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&w->creq, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&w->sts, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&w->sh, SW_MAX_UPSTREAM_BODY);
 	if (sp->access_key == NULL || sp->secret_key == NULL ||
 	    sp->region == NULL || sp->service == NULL ||
 	    *sp->access_key == '\0' || *sp->region == '\0' ||
@@ -487,9 +487,9 @@ sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
 static void
 sigv4_work_free(struct sigv4_work *w)
 {
-	abuf_free(&w->creq);
-	abuf_free(&w->sts);
-	abuf_free(&w->sh);
+	sw_buf_free(&w->creq);
+	sw_buf_free(&w->sts);
+	sw_buf_free(&w->sh);
 }
 
 /* Canonical request -> string to sign -> signature, into w. */
@@ -497,43 +497,43 @@ static sw_err
 sigv4_compute(struct sigv4_work *w, const struct http_request *req,
     const struct sigv4_params *sp, const char *query)
 {
-	struct abuf	 uri, q, ch, key;
+	struct sw_buf	 uri, q, ch, key;
 	unsigned char	 k[32];
 	char		 hash[65];
 	sw_err		 rc;
 
-	abuf_init(&uri, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&q, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&ch, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&key, SW_AWS_MAX_KEY + 8);
+	sw_buf_init(&uri, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&q, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&ch, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&key, SW_AWS_MAX_KEY + 8);
 	if ((rc = sigv4_canon_uri(&uri, req->path, sp->flags)) != SW_OK ||
 	    (rc = sigv4_canon_query(query, &q)) != SW_OK ||
 	    (rc = sigv4_canon_headers(&req->headers, &ch, &w->sh)) != SW_OK)
 		goto out;
-	if ((rc = abuf_printf(&w->creq, "%s\n%s\n%s\n%s\n%s\n%s",
-	    req->method, abuf_str(&uri), abuf_str(&q), abuf_str(&ch),
-	    abuf_str(&w->sh), w->payload)) != SW_OK)
+	if ((rc = sw_buf_printf(&w->creq, "%s\n%s\n%s\n%s\n%s\n%s",
+	    req->method, sw_buf_str(&uri), sw_buf_str(&q), sw_buf_str(&ch),
+	    sw_buf_str(&w->sh), w->payload)) != SW_OK)
 		goto out;
 	sigv4_sha256_hex(w->creq.data, w->creq.len, hash);
-	if ((rc = abuf_printf(&w->sts, "%s\n%s\n%s\n%s", SIGV4_ALGO,
+	if ((rc = sw_buf_printf(&w->sts, "%s\n%s\n%s\n%s", SIGV4_ALGO,
 	    w->amzdate, w->scope, hash)) != SW_OK)
 		goto out;
-	if ((rc = abuf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
+	if ((rc = sw_buf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
 	    (rc = sigv4_hmac(key.data, key.len, w->date, k)) != SW_OK ||
 	    (rc = sigv4_hmac(k, 32, sp->region, k)) != SW_OK ||
 	    (rc = sigv4_hmac(k, 32, sp->service, k)) != SW_OK ||
 	    (rc = sigv4_hmac(k, 32, "aws4_request", k)) != SW_OK ||
-	    (rc = sigv4_hmac(k, 32, abuf_str(&w->sts), k)) != SW_OK)
+	    (rc = sigv4_hmac(k, 32, sw_buf_str(&w->sts), k)) != SW_OK)
 		goto out;
 	sigv4_hex(k, 32, w->sig);
 out:
 	if (key.data != NULL)
 		OPENSSL_cleanse(key.data, key.cap);
 	OPENSSL_cleanse(k, sizeof(k));
-	abuf_free(&key);
-	abuf_free(&uri);
-	abuf_free(&q);
-	abuf_free(&ch);
+	sw_buf_free(&key);
+	sw_buf_free(&uri);
+	sw_buf_free(&q);
+	sw_buf_free(&ch);
 	return rc;
 }
 
@@ -543,8 +543,8 @@ sigv4_fill_debug(struct sigv4_debug *dbg, struct sigv4_work *w)
 	if (dbg == NULL)
 		return SW_OK;
 	memset(dbg, 0, sizeof(*dbg));
-	if ((dbg->canonical_request = abuf_steal(&w->creq)) == NULL ||
-	    (dbg->string_to_sign = abuf_steal(&w->sts)) == NULL) {
+	if ((dbg->canonical_request = sw_buf_steal(&w->creq)) == NULL ||
+	    (dbg->string_to_sign = sw_buf_steal(&w->sts)) == NULL) {
 		sigv4_debug_free(dbg);
 		return SW_ENOMEM;
 	}
@@ -563,10 +563,10 @@ sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
     struct sigv4_debug *dbg)
 {
 	struct sigv4_work	 w;
-	struct abuf		 auth;
+	struct sw_buf		 auth;
 	sw_err			 rc;
 
-	abuf_init(&auth, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&auth, SW_MAX_UPSTREAM_BODY);
 	if ((rc = sigv4_work_init(&w, req, sp)) != SW_OK)
 		goto out;
 	http_headers_del(&req->headers, "Authorization");
@@ -585,11 +585,11 @@ sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
 		goto out;
 	if ((rc = sigv4_compute(&w, req, sp, req->query)) != SW_OK)
 		goto out;
-	if ((rc = abuf_printf(&auth, "%s Credential=%s/%s, SignedHeaders=%s, "
+	if ((rc = sw_buf_printf(&auth, "%s Credential=%s/%s, SignedHeaders=%s, "
 	    "Signature=%s", SIGV4_ALGO, sp->access_key, w.scope,
-	    abuf_str(&w.sh), w.sig)) != SW_OK ||
+	    sw_buf_str(&w.sh), w.sig)) != SW_OK ||
 	    (rc = http_headers_add(&req->headers, "Authorization",
-	    abuf_str(&auth))) != SW_OK)
+	    sw_buf_str(&auth))) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
 	    (rc = http_headers_add(&req->headers, "X-Amz-Security-Token",
@@ -597,19 +597,19 @@ sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
 		goto out;
 	rc = sigv4_fill_debug(dbg, &w);
 out:
-	abuf_free(&auth);
+	sw_buf_free(&auth);
 	sigv4_work_free(&w);
 	return rc;
 }
 
 /* Append "&key=value" (value encoded) to q. */
 static sw_err
-sigv4_query_add(struct abuf *q, const char *key, const char *value)
+sigv4_query_add(struct sw_buf *q, const char *key, const char *value)
 {
 	sw_err	 rc;
 
-	if ((q->len > 0 && (rc = abuf_putc(q, '&')) != SW_OK) ||
-	    (rc = abuf_printf(q, "%s=", key)) != SW_OK)
+	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
+	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
 		return rc;
 	return sigv4_uri_encode(q, value, strlen(value), 0);
 }
@@ -619,14 +619,14 @@ sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
     struct sigv4_debug *dbg)
 {
 	struct sigv4_work	 w;
-	struct abuf		 q, cred, sh, ch;
+	struct sw_buf		 q, cred, sh, ch;
 	char			 exp[32];
 	sw_err			 rc;
 
-	abuf_init(&q, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&cred, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&sh, SW_MAX_UPSTREAM_BODY);
-	abuf_init(&ch, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&q, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&cred, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&sh, SW_MAX_UPSTREAM_BODY);
+	sw_buf_init(&ch, SW_MAX_UPSTREAM_BODY);
 	if ((rc = sigv4_work_init(&w, req, sp)) != SW_OK)
 		goto out;
 	if (sp->expires <= 0 || sp->expires > 7 * 24 * 3600) {
@@ -636,39 +636,39 @@ sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
 	snprintf(exp, sizeof(exp), "%ld", sp->expires);
 	/* The signed-header list is needed before the query is final. */
 	if ((rc = sigv4_canon_headers(&req->headers, &ch, &sh)) != SW_OK ||
-	    (rc = abuf_printf(&cred, "%s/%s", sp->access_key,
+	    (rc = sw_buf_printf(&cred, "%s/%s", sp->access_key,
 	    w.scope)) != SW_OK)
 		goto out;
-	if ((req->query != NULL && (rc = abuf_puts(&q, req->query)) !=
+	if ((req->query != NULL && (rc = sw_buf_puts(&q, req->query)) !=
 	    SW_OK) ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Algorithm", SIGV4_ALGO)) !=
 	    SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Credential",
-	    abuf_str(&cred))) != SW_OK ||
+	    sw_buf_str(&cred))) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Date", w.amzdate)) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Expires", exp)) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-SignedHeaders",
-	    abuf_str(&sh))) != SW_OK)
+	    sw_buf_str(&sh))) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && !(sp->flags & SIGV4_OMIT_TOKEN) &&
 	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
 	    sp->session_token)) != SW_OK)
 		goto out;
-	if ((rc = sigv4_compute(&w, req, sp, abuf_str(&q))) != SW_OK ||
+	if ((rc = sigv4_compute(&w, req, sp, sw_buf_str(&q))) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Signature", w.sig)) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
 	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
 	    sp->session_token)) != SW_OK)
 		goto out;
-	if ((rc = http_request_set_query(req, abuf_str(&q))) != SW_OK)
+	if ((rc = http_request_set_query(req, sw_buf_str(&q))) != SW_OK)
 		goto out;
 	rc = sigv4_fill_debug(dbg, &w);
 out:
-	abuf_free(&q);
-	abuf_free(&cred);
-	abuf_free(&sh);
-	abuf_free(&ch);
+	sw_buf_free(&q);
+	sw_buf_free(&cred);
+	sw_buf_free(&sh);
+	sw_buf_free(&ch);
 	sigv4_work_free(&w);
 	return rc;
 }

@@ -71,7 +71,7 @@ void	 sigv4_sha256_hex(const void *, size_t len, char out[65]);
  * but A-Z a-z 0-9 - . _ ~ becomes %XY (upper-case hex); '/' is kept
  * when keep_slash is set.  Used for URI labels and query values too.
  */
-sw_err	 sigv4_uri_encode(struct abuf *b, const char *s, size_t len,
+sw_err	 sigv4_uri_encode(struct sw_buf *b, const char *s, size_t len,
 	    int keep_slash);
 
 #endif

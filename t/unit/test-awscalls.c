@@ -166,7 +166,7 @@ main(void)
 	struct fake_server	*srv;
 	struct aws_ctx		 ctx;
 	struct aws_error	 err;
-	struct abuf		 obj;
+	struct sw_buf		 obj;
 	json_object		*in, *out = NULL;
 	char			 url[64], acct[32], arn[128], reg[32], sha[65];
 	char			*ep = NULL, *ca = NULL;
@@ -286,12 +286,12 @@ main(void)
 	    "on%20create.sh") == 0, "S3 PutObject key encoded once, / kept");
 	is_str(r.sha, sha, "x-amz-content-sha256 is the body hash");
 	is_str(r.scope, "us-west-2/s3", "S3 scope");
-	abuf_init(&obj, 1024);
+	sw_buf_init(&obj, 1024);
 	rc = aws_s3_get_object(&ctx, "lc-bucket", "lifecycle/on create.sh",
 	    &obj, &err);
-	ok(rc == SW_OK && strcmp(abuf_str(&obj), script) == 0,
+	ok(rc == SW_OK && strcmp(sw_buf_str(&obj), script) == 0,
 	    "S3 GetObject body");
-	abuf_free(&obj);
+	sw_buf_free(&obj);
 	rc = aws_s3_list_objects_v2(&ctx, "lc-bucket", "lifecycle/", NULL,
 	    &out, &err);
 	ok(rc == SW_OK && json_object_array_length(json_object_object_get(out,

@@ -21,7 +21,7 @@ fake_resp(struct http_response *r, long status, const char *body,
 	http_response_init(r, 1 << 20);
 	r->status = status;
 	if (body != NULL)
-		abuf_puts(&r->body, body);
+		sw_buf_puts(&r->body, body);
 	if (hname != NULL)
 		http_headers_add(&r->headers, hname, hval);
 }
@@ -231,10 +231,10 @@ test_xml(void)
 static void
 test_form(void)
 {
-	struct abuf	 b;
+	struct sw_buf	 b;
 	json_object	*in, *tags, *t;
 
-	abuf_init(&b, 4096);
+	sw_buf_init(&b, 4096);
 	in = json_object_new_object();
 	tags = json_object_new_array();
 	t = json_object_new_object();
@@ -247,21 +247,21 @@ test_form(void)
 	    json_object_new_int(3600));
 	awsproto_form(&b, AWS_PROTO_QUERY, "CreateRole", "2010-05-08", in,
 	    NULL);
-	is_str(abuf_str(&b), "Action=CreateRole&Version=2010-05-08&RoleName=r"
+	is_str(sw_buf_str(&b), "Action=CreateRole&Version=2010-05-08&RoleName=r"
 	    "&Tags.member.1.Key=team&Tags.member.1.Value=a%2Fb+c"
 	    "&MaxSessionDuration=3600", "query lists use .member.N");
-	abuf_reset(&b);
+	sw_buf_reset(&b);
 	json_object_object_del(in, "RoleName");
 	json_object_object_del(in, "MaxSessionDuration");
 	json_object_object_add(in, "Description",
 	    json_object_new_string("sg"));
 	awsproto_form(&b, AWS_PROTO_EC2, "CreateSecurityGroup", "2016-11-15",
 	    in, aws_ec2_renames);
-	is_str(abuf_str(&b), "Action=CreateSecurityGroup&Version=2016-11-15"
+	is_str(sw_buf_str(&b), "Action=CreateSecurityGroup&Version=2016-11-15"
 	    "&Tag.1.Key=team&Tag.1.Value=a%2Fb+c&GroupDescription=sg",
 	    "ec2 renames (op-level and global)");
 	json_object_put(in);
-	abuf_free(&b);
+	sw_buf_free(&b);
 }
 
 static void

@@ -122,7 +122,7 @@ main(void)
 	rc = http_perform(&c, &req, &resp);
 	is_int(rc, SW_OK, "loopback allowed with the flag");
 	is_int(resp.status, 200, "status");
-	is_str(abuf_str(&resp.body), "hello", "body");
+	is_str(sw_buf_str(&resp.body), "hello", "body");
 	is_str(http_headers_get(&resp.headers, "x-test"), "yes",
 	    "response header, any case");
 	is_str(http_headers_get(&resp.headers, "X-Amzn-RequestId"), "abc",
@@ -178,7 +178,7 @@ main(void)
 	http_request_init(&req, "GET", base, "/fail", NULL);
 	rc = http_perform_stream(&c, &req, &resp, on_chunk, &s);
 	ok(rc == SW_OK && resp.status == 500 && s.calls == 0 &&
-	    strstr(abuf_str(&resp.body), "boom") != NULL,
+	    strstr(sw_buf_str(&resp.body), "boom") != NULL,
 	    "stream: error body kept, not streamed");
 	http_request_free(&req);
 
@@ -199,7 +199,7 @@ main(void)
 		http_client_set_ca(&c, cert, strlen(cert));
 		rc = http_perform(&c, &req, &resp);
 		ok(rc == SW_OK && resp.status == 200 &&
-		    strcmp(abuf_str(&resp.body), "hello") == 0,
+		    strcmp(sw_buf_str(&resp.body), "hello") == 0,
 		    "TLS: trusted with the pinned CA");
 		http_request_free(&req);
 		fake_stop(tls);

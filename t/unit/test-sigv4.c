@@ -604,16 +604,16 @@ out:
 static void
 test_helpers(void)
 {
-	struct abuf	 b;
+	struct sw_buf	 b;
 	char		 hex[65];
 
-	abuf_init(&b, 1024);
+	sw_buf_init(&b, 1024);
 	sigv4_uri_encode(&b, "a b/c~ሴ", strlen("a b/c~ሴ"), 1);
-	is_str(abuf_str(&b), "a%20b/c~%E1%88%B4", "uri encode keeps slash");
-	abuf_reset(&b);
+	is_str(sw_buf_str(&b), "a%20b/c~%E1%88%B4", "uri encode keeps slash");
+	sw_buf_reset(&b);
 	sigv4_uri_encode(&b, "a/b+c=", 6, 0);
-	is_str(abuf_str(&b), "a%2Fb%2Bc%3D", "uri encode strict");
-	abuf_free(&b);
+	is_str(sw_buf_str(&b), "a%2Fb%2Bc%3D", "uri encode strict");
+	sw_buf_free(&b);
 	sigv4_sha256_hex("", 0, hex);
 	is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4959"
 	    "91b7852b855", "sha256 of nothing");
