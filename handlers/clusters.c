@@ -65,6 +65,12 @@ call(struct sw_req *r, enum aws_service svc, const char *op,
 	if (err.http_status == 404 || strstr(err.code, "NotFound") != NULL)
 		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err.code,
 		    err.message);
+	/* Still throttled or failing after the retries: ask the client to
+	 * come back (429/503 carry Retry-After). */
+	if (err.throttling)
+		e = SW_ETHROTTLED;
+	else if (err.retryable || err.transport)
+		e = SW_EUNAVAIL;
 	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "%s %s: %s: "
 	    "%s", aws_service(svc)->id, op, err.code[0] ? err.code : "error",
 	    err.message);
@@ -735,6 +741,7 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	n.params = r->args;
 	n.stages = sw_pipeline_stage_names(pl);
 	n.idem_key = r->idem_key;
+	n.request_hash = r->request_hash[0] ? r->request_hash : NULL;
 	n.token_name = r->who.name;
 	e = sw_op_enqueue(r->db, &n, id, &existed);
 	if (e == SW_ECONFLICT)

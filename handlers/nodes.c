@@ -39,6 +39,24 @@ describe_hp(struct sw_req *r, const char *name, json_object **out)
 	    err.message);
 }
 
+/*
+ * Start kind with params (stolen) as the operation's input.  target and
+ * cluster may point into the request's input, which is kept alive until
+ * the operation is recorded.
+ */
+static sw_err
+start_with(struct sw_req *r, json_object *params, const char *kind,
+    const char *target, const char *cluster)
+{
+	json_object *input = r->args;
+	sw_err e;
+
+	r->args = params;
+	e = h_start(r, kind, target, cluster);
+	json_object_put(input);
+	return e;
+}
+
 static json_object *
 find_group(json_object *hp, const char *group)
 {
@@ -88,11 +106,12 @@ sw_err
 h_instance_group_add(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
-	json_object *hp, *g = r->args, *group, *slot;
+	json_object *hp, *g = r->args, *group;
 	const char *gname = sw_json_get_str(g, "group_name");
 	const char *cap = sw_json_get_str(g, "capacity_type");
 	const char *plan = sw_json_get_str(g, "training_plan_arn");
-	const char *role;
+	const char *role, *sg;
+	json_object *params;
 
 	if (describe_hp(r, name, &hp) != SW_OK)
 		return r->err;
@@ -110,6 +129,10 @@ h_instance_group_add(struct sw_req *r)
 		return sw_req_fail(r, SW_EINVAL, "spot with a training plan");
 	}
 	role = sw_json_path_str(hp, "InstanceGroups[0].ExecutionRole");
+	sg = sw_json_path_str(hp, "VpcConfig.SecurityGroupIds[0]");
+	if (sg == NULL)
+		sg = sw_json_path_str(hp,
+		    "InstanceGroups[0].OverrideVpcConfig.SecurityGroupIds[0]");
 	group = sw_jo(
 	    "name", sw_js(gname),
 	    "instance_type", sw_js(sw_json_get_str(g, "instance_type")),
@@ -125,7 +148,9 @@ h_instance_group_add(struct sw_req *r)
 	    "volume_size_gb", sw_ji(sw_json_get_int(g, "volume_size_gb",
 		500)),
 	    "subnet_id", sw_json_get_str(g, "subnet_id") ? sw_js(
-		sw_json_get_str(g, "subnet_id")) : NULL, NULL);
+		sw_json_get_str(g, "subnet_id")) : NULL,
+	    "placement", sw_js(sw_json_get_str(g, "placement") ?
+		sw_json_get_str(g, "placement") : "shared"), NULL);
 	/* Without an AZ: the AZ of the cluster's first group subnet. */
 	if (sw_json_get_str(group, "availability_zone") == NULL) {
 		const char *sub = sw_json_path_str(hp,
@@ -143,37 +168,23 @@ h_instance_group_add(struct sw_req *r)
 			    "subnetSet[0].availabilityZone"));
 		json_object_put(out);
 	}
-	json_object_put(hp);
 	if (sw_json_get_str(group, "availability_zone") == NULL) {
 		json_object_put(group);
+		json_object_put(hp);
 		sw_ferr_add(&r->ferrs, "availability_zone", "required",
 		    "cannot be derived from the cluster; give it");
 		return sw_req_fail(r, SW_EINVAL, "availability_zone needed");
 	}
-	/* Shared compute subnets: one slot per AZ, the slot by AZ order. */
-	slot = sw_ji(0);
-	{
-		const char *az = sw_json_get_str(group, "availability_zone");
-		size_t n = strlen(az);
-
-		json_object_put(slot);
-		slot = sw_ji(az[n - 1] >= 'a' && az[n - 1] <= 'k' ?
-		    az[n - 1] - 'a' : 11);
-	}
-	{
-		json_object *params = sw_jo("name", sw_js(name),
-		    "group", group, "compute_slot", slot,
-		    "execution_role_arn", role ? sw_js(role) : NULL, NULL);
-
-		json_object_put(r->args);
-		r->args = params;
-	}
-	return h_start(r, "instance_group.add", gname, name);
+	params = sw_jo("name", sw_js(name), "group", group,
+	    "execution_role_arn", sw_js(role),
+	    "security_group_id", sw_js(sg), NULL);
+	json_object_put(hp);
+	return start_with(r, params, "instance_group.add", gname, name);
 }
 
 static const char *const immutable[] = {
 	"instance_type", "capacity_type", "efa_only", "availability_zone",
-	"subnet_id", "training_plan_arn", NULL
+	"subnet_id", "training_plan_arn", "placement", NULL
 };
 
 sw_err
@@ -202,9 +213,7 @@ h_instance_group_scale(struct sw_req *r)
 	json_object_put(hp);
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group),
 	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)), NULL);
-	json_object_put(r->args);
-	r->args = params;
-	return h_start(r, "instance_group.update", group, name);
+	return start_with(r, params, "instance_group.update", group, name);
 }
 
 sw_err
@@ -223,9 +232,7 @@ h_instance_group_delete(struct sw_req *r)
 	}
 	json_object_put(hp);
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group), NULL);
-	json_object_put(r->args);
-	r->args = params;
-	return h_start(r, "instance_group.delete", group, name);
+	return start_with(r, params, "instance_group.delete", group, name);
 }
 
 sw_err
@@ -281,9 +288,7 @@ node_action(struct sw_req *r, const char *action)
 	params = sw_jo("name", sw_js(name), "action", sw_js(action),
 	    "node_ids", json_object_get(sw_json_get(r->args, "node_ids")),
 	    NULL);
-	json_object_put(r->args);
-	r->args = params;
-	return h_start(r, "node.action", action, name);
+	return start_with(r, params, "node.action", action, name);
 }
 
 sw_err

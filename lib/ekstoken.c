@@ -105,9 +105,16 @@ ekstoken_get(struct aws_ctx *ctx, struct eks_token *cache,
 	}
 	if ((rc = creds_get(&ctx->creds, &cr, err)) != SW_OK)
 		return rc;
+	/*
+	 * The token names the regional STS host even when STS calls go
+	 * elsewhere (a sandbox, a VPC endpoint): the cluster's
+	 * authenticator accepts only sts.<region>.amazonaws.com URLs and
+	 * makes the call itself.
+	 */
 	if ((rc = aws_endpoint(ctx, AWS_SVC_STS, sts, sizeof(sts), reg,
 	    sizeof(reg))) != SW_OK)
 		goto out;
+	snprintf(sts, sizeof(sts), "https://sts.%s.amazonaws.com", reg);
 	cache->made = 0;
 	if ((rc = ekstoken_build(&cr, sts, reg, cluster, now, cache->token,
 	    sizeof(cache->token), NULL, 0)) != SW_OK)

@@ -16,7 +16,7 @@ static const struct sw_err_info err_table[SW_ERR__MAX] = {
 	{ 413, "too-large", "Request too large", -32600 },	/* SW_ETOOBIG */
 	{ 415, "unsupported-media-type", "Unsupported media type",
 	    -32600 },						/* SW_EMEDIA */
-	{ 422, "precondition", "Pre-flight check failed", -32022 }, /* SW_EPRECONDITION */
+	{ 422, "precondition", "Pre-flight check failed", -32010 }, /* SW_EPRECONDITION */
 	{ 429, "throttled", "Too many requests", -32029 },	/* SW_ETHROTTLED */
 	{ 500, "out-of-memory", "Out of memory", -32603 },	/* SW_ENOMEM */
 	{ 500, "state-store", "State store failure", -32603 },	/* SW_EDB */

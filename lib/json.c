@@ -127,6 +127,12 @@ sw_json_add_bool(json_object *o, const char *key, int val)
 }
 
 json_object *
+sw_js(const char *s)
+{
+	return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+json_object *
 sw_jo(const char *key, ...)
 {
 	json_object *o = json_object_new_object(), *v;

@@ -43,7 +43,8 @@ void	sw_json_add_bool(json_object *, const char *key, int val);
  */
 json_object *sw_jo(const char *key, ...);
 json_object *sw_ja(json_object *first, ...);
-#define sw_js(s)	json_object_new_string(s)
+/* A string value; NULL gives NULL (an absent member in sw_jo). */
+json_object *sw_js(const char *s);
 #define sw_ji(i)	json_object_new_int64(i)
 #define sw_jb(b)	json_object_new_boolean(b)
 

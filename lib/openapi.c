@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "lib/json.h"
+#include "lib/mcp.h"
 #include "lib/openapi.h"
 #include "lib/optable.h"
 
@@ -281,5 +282,7 @@ sw_openapi_document(void)
 	json_object_object_add(sec, "session", s);
 	json_object_object_add(comp, "securitySchemes", sec);
 	json_object_object_add(doc, "components", comp);
+	/* Sysadmins' endpoints described in tools.d (lib/mcp_plugins.c). */
+	sw_mcp_plugins_openapi(doc);
 	return doc;
 }

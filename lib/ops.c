@@ -86,7 +86,10 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 	sw_err e;
 
 	*existed = 0;
-	request_hash(n, hash);
+	if (n->request_hash != NULL)
+		snprintf(hash, sizeof(hash), "%s", n->request_hash);
+	else
+		request_hash(n, hash);
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if (n->idem_key != NULL) {
@@ -164,6 +167,30 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 bad:
 	sw_db_rollback(db);
 	return e;
+}
+
+sw_err
+sw_op_find_idem(struct sw_db *db, const char *token_name, const char *key,
+    const char *hash, char id[SW_OP_ID_LEN])
+{
+	sqlite3_stmt *st;
+	int rc, same = 0;
+
+	if ((st = sw_db_stmt(db, STMT_OP_BY_IDEM)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, token_name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+		same = strcmp(sw_col_text(st, 1), hash) == 0;
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	if (rc != SQLITE_ROW)
+		return sw_db_err(db, rc);
+	return same ? SW_OK : SW_ECONFLICT;
 }
 
 static json_object *

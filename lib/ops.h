@@ -30,6 +30,8 @@ struct sw_op_new {
 	json_object		*params;	/* borrowed, validated */
 	const char *const	*stages;	/* NULL-terminated stage names */
 	const char		*idem_key;	/* Idempotency-Key or NULL */
+	const char		*request_hash;	/* what the key stands for;
+						 * NULL: hash of kind+params */
 	const char		*token_name;	/* who asked */
 };
 
@@ -47,6 +49,14 @@ struct sw_op_filter {
  */
 sw_err	sw_op_enqueue(struct sw_db *, const struct sw_op_new *,
 	    char id[SW_OP_ID_LEN], int *existed);
+
+/*
+ * The operation an idempotency key of a token already started: SW_OK
+ * with id when the key was used for the same request (hash), SW_ECONFLICT
+ * when for another one, SW_ENOTFOUND when the key is new.
+ */
+sw_err	sw_op_find_idem(struct sw_db *, const char *token_name,
+	    const char *key, const char *hash, char id[SW_OP_ID_LEN]);
 
 /* Operation as JSON with stages (and events after since_event when
  * with_events).  *out is a new reference.  SW_ENOTFOUND if absent. */

@@ -105,6 +105,7 @@ static const char *const capacity_types[] = {
 	"on-demand", "spot", "training-plan", NULL
 };
 static const char *const recovery_modes[] = { "Automatic", "None", NULL };
+static const char *const placements[] = { "shared", "dedicated", NULL };
 static const char *const deep_checks[] = {
 	"InstanceStress", "InstanceConnectivity", NULL
 };
@@ -215,9 +216,13 @@ static const struct sw_field f_ig_add_body[] = {
 	  NULL },
 	{ "volume_size_gb", SW_T_INT, 0, 100, 16384, NULL, NULL, NULL, NULL,
 	  NULL },
-	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
-	  "Reuse this subnet (e.g. one made for an earlier group).", NULL,
+	{ "placement", SW_T_STRING, 0, 0, 0, NULL, placements,
+	  "shared (default): the /20 compute subnet of the AZ, shared by "
+	  "its groups; dedicated: a new /20 for this group alone.", NULL,
 	  NULL },
+	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
+	  "Reuse this existing subnet (e.g. the dedicated subnet of an "
+	  "earlier group) instead.", NULL, NULL },
 	{ NULL }
 };
 
@@ -243,6 +248,8 @@ static const struct sw_field f_ig_scale_body[] = {
 	  "Immutable: refused.", NULL, NULL },
 	{ "subnet_id", SW_T_STRING, 0, 0, 32, NULL, NULL,
 	  "Immutable: refused.", NULL, NULL },
+	{ "placement", SW_T_STRING, 0, 0, 32, NULL, NULL,
+	  "Immutable: refused.", NULL, NULL },
 	{ "training_plan_arn", SW_T_STRING, 0, 0, 256, NULL, NULL,
 	  "Immutable: refused.", NULL, NULL },
 	{ NULL }
@@ -263,6 +270,12 @@ static const struct sw_field f_node_ids[] = {
 	  "HyperPod node ids (i-...), at most 25.", NULL, f_node_item },
 	{ NULL }
 };
+
+/* FIELDS: workloads (training jobs, model download, inference) */
+
+/* FIELDS: features */
+
+/* FIELDS: storage and diagnostics */
 
 /* ---- the table ------------------------------------------------------- */
 
@@ -396,6 +409,12 @@ const struct sw_op sw_optable[] = {
 	  "nodes", "Remove nodes from the cluster", NULL, f_cluster_name,
 	  f_node_ids, SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
 	  SW_SCOPE_WRITE, "operation_wait", 20, "Accepted", h_node_delete },
+
+	/* ROWS: workloads */
+
+	/* ROWS: features */
+
+	/* ROWS: storage and diagnostics */
 
 	{ "operation_list", "GET", "/api/v1/operations", "operations",
 	  "List operations, newest first",

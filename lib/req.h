@@ -43,6 +43,7 @@ struct sw_req {
 	json_object		*args;		/* validated input; owned */
 	struct sw_principal	 who;
 	int			 dry_run;
+	char			 request_hash[65];	/* op name + input */
 
 	/* answer */
 	int			 status;	/* 0 means 200 */

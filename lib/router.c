@@ -2,6 +2,7 @@
  * router.c: see router.h.  The only place that decides who may call
  * what: handlers never check credentials themselves.
  */
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include "lib/log.h"
 #include "lib/optable.h"
 #include "lib/router.h"
+#include "lib/ops.h"
+#include "handlers/handlers.h"
 
 int
 sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz)
@@ -262,6 +265,56 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 	return SW_OK;
 }
 
+/* SHA-256 of the operation name and its validated input. */
+static void
+hash_request(struct sw_req *r)
+{
+	unsigned char md[32];
+	unsigned int len = 0;
+	const char *text = sw_json_str(r->args);
+	EVP_MD_CTX *ctx;
+	int i;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return;
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, r->op->name, strlen(r->op->name) + 1);
+	EVP_DigestUpdate(ctx, text, strlen(text));
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (i = 0; i < 32; i++)
+		snprintf(r->request_hash + 2 * i, 3, "%02x", md[i]);
+}
+
+/*
+ * An Idempotency-Key already used by this token: the same request gets
+ * the first operation back (before any handler work, so pre-flight
+ * reads cannot make it look different); another request is a 409.
+ * Returns 1 when the request was answered here.
+ */
+static int
+replay(struct sw_req *r)
+{
+	char id[SW_OP_ID_LEN];
+	sw_err e;
+
+	e = sw_op_find_idem(r->db, r->who.name, r->idem_key,
+	    r->request_hash, id);
+	if (e == SW_ENOTFOUND)
+		return 0;
+	if (e == SW_ECONFLICT) {
+		sw_req_fail(r, e, "Idempotency-Key %s was used for a different "
+		    "request", r->idem_key);
+		return 1;
+	}
+	if (e != SW_OK) {
+		sw_req_fail(r, e, "cannot look up the Idempotency-Key");
+		return 1;
+	}
+	(void)h_accepted(r, id, 1);
+	return 1;
+}
+
 void
 sw_route(struct sw_req *r)
 {
@@ -318,6 +371,11 @@ sw_route(struct sw_req *r)
 		r->dry_run = json_object_get_boolean(dr);
 	r->args = body;
 	body = NULL;
+	if (r->op->flags & SW_OP_LONG) {
+		hash_request(r);
+		if (r->idem_key != NULL && !r->dry_run && replay(r))
+			goto out;
+	}
 	e = r->op->handler(r);
 	if (e != SW_OK && r->err == SW_OK)
 		sw_req_fail(r, e, "%s failed", r->op->name);

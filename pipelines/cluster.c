@@ -626,35 +626,148 @@ static const char lifecycle_script[] =
     "  mkdir -p /opt/sagemaker/checkpoints\n"
     "fi\n";
 
-/* Compute subnet for an AZ: the shared /20 (one per AZ), made once. */
-enum sw_step_rc
-sw_ensure_compute_subnet(struct sw_step *s, const char *az, int slot)
+/*
+ * The cluster's VPC id and CIDR and its private route table: recorded by
+ * the network stage of a create, else looked up (an instance group added
+ * later, or an imported cluster).  Recorded in this stage's resources.
+ */
+static enum sw_step_rc
+ensure_vpc_facts(struct sw_step *s)
 {
-	char key[96], label[64], cidr[32];
-	const char *vpc_cidr = sw_res_from(s, "network", "vpc_cidr");
+	char name[160];
+	json_object *out;
+	const char *v;
 
-	snprintf(key, sizeof(key), "compute_subnet.%s", az);
-	snprintf(label, sizeof(label), "compute-%s", az);
-	if (vpc_cidr == NULL)
-		vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
-	if (sw_cidr_compute(vpc_cidr, slot, cidr, sizeof(cidr)) != 0)
-		return sw_step_fail(s, "no compute subnet slot %d left", slot);
-	/* ensure_subnet reads the VPC from this stage's resources. */
-	if (sw_res_get(s, "vpc_id") == NULL)
-		sw_res_set(s, "vpc_id", planned(s, sw_res_from(s, "network",
-		    "vpc_id"), "vpc-planned"));
-	TRY(ensure_subnet(s, key, label, cidr, az));
-	snprintf(label, sizeof(label), "%s.rt", key);
-	if (sw_res_get(s, label) == NULL) {
-		json_object *out;
+	if (sw_res_get(s, "vpc_id") == NULL &&
+	    (v = sw_res_from(s, "network", "vpc_id")) != NULL) {
+		sw_res_set(s, "vpc_id", v);
+		sw_res_set(s, "vpc_cidr", sw_res_from(s, "network",
+		    "vpc_cidr"));
+		sw_res_set(s, "private_route_table", sw_res_from(s, "network",
+		    "private_route_table"));
+	}
+	if (s->plan && sw_res_get(s, "vpc_id") == NULL) {
+		sw_res_set(s, "vpc_id", "vpc-planned");
+		sw_res_set(s, "vpc_cidr", sw_json_get_str(s->params,
+		    "vpc_cidr"));
+		sw_res_set(s, "private_route_table", "rtb-planned");
+	}
+	if (sw_res_get(s, "vpc_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+		    sw_js(CLUSTER(s)), NULL), &out, NULL));
+		v = sw_json_path_str(out, "cluster.resourcesVpcConfig.vpcId");
+		if (v != NULL)
+			sw_res_set(s, "vpc_id", v);
+		json_object_put(out);
+		if (v == NULL)
+			return sw_step_fail(s, "cannot tell the VPC of cluster %s",
+			    CLUSTER(s));
+	}
+	if (sw_res_get(s, "vpc_cidr") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeVpcs", sw_jo("VpcIds",
+		    sw_ja(sw_js(sw_res_get(s, "vpc_id")), NULL), NULL), &out,
+		    NULL));
+		v = sw_json_path_str(out, "vpcSet[0].cidrBlock");
+		if (v != NULL)
+			sw_res_set(s, "vpc_cidr", v);
+		json_object_put(out);
+		if (v == NULL)
+			return sw_step_fail(s, "VPC %s not found",
+			    sw_res_get(s, "vpc_id"));
+	}
+	if (sw_res_get(s, "private_route_table") == NULL) {
+		sw_name(name, sizeof(name), CLUSTER(s), "private-rt");
+		TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
+		    "routeTableId", name, "private_route_table", NULL));
+		if (sw_res_get(s, "private_route_table") == NULL)
+			return sw_step_fail(s, "no private route table %s", name);
+	}
+	return STEP_DONE;
+}
 
+/*
+ * The /20 compute slot for a new subnet: the first of the VPC's slots
+ * whose range no existing subnet overlaps.  This is the one place that
+ * decides where HyperPod capacity goes in the VPC.
+ */
+static enum sw_step_rc
+free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
+{
+	const char *vpc_cidr = sw_res_get(s, "vpc_cidr");
+	json_object *out, *list;
+	size_t i;
+	int k, clash;
+
+	if (s->plan) {
+		/* Nothing exists yet: the planned groups take slots in order. */
+		int used = (int)sw_json_get_int(s->res, "planned_slots", 0);
+
+		sw_json_add_int(s->res, "planned_slots", used + 1);
+		return sw_cidr_compute(vpc_cidr, used, cidr, sz) == 0 ?
+		    STEP_DONE : sw_step_fail(s, "no compute subnet slot left");
+	}
+	TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeSubnets", sw_jo("Filters",
+	    sw_ja(sw_jo("Name", sw_js("vpc-id"), "Values", sw_ja(sw_js(
+	    sw_res_get(s, "vpc_id")), NULL), NULL), NULL), NULL), &out, NULL));
+	list = sw_json_get(out, "subnetSet");
+	for (k = 0; k < 12; k++) {
+		if (sw_cidr_compute(vpc_cidr, k, cidr, sz) != 0)
+			break;
+		clash = 0;
+		for (i = 0; list && json_object_is_type(list, json_type_array) &&
+		    i < json_object_array_length(list); i++) {
+			const char *c = sw_json_get_str(
+			    json_object_array_get_idx(list, i), "cidrBlock");
+
+			if (c != NULL && sw_cidr_overlap(c, cidr))
+				clash = 1;
+		}
+		if (!clash) {
+			json_object_put(out);
+			return STEP_DONE;
+		}
+	}
+	json_object_put(out);
+	return sw_step_fail(s, "the VPC %s has no free /20 compute slot",
+	    vpc_cidr ? vpc_cidr : "?");
+}
+
+/*
+ * Compute subnet for an AZ: the shared /20 of that AZ ("compute-<az>"),
+ * made once and reused by every group there; with dedicated, a /20 of
+ * the group's own ("compute-<group>").  Associated with the private
+ * route table.  The subnet id goes to resources[key].
+ */
+enum sw_step_rc
+sw_ensure_compute_subnet(struct sw_step *s, const char *az,
+    const char *dedicated, char *key, size_t keysz)
+{
+	char label[96], name[200], cidr[32], flag[128];
+	json_object *out;
+
+	if (dedicated != NULL) {
+		snprintf(key, keysz, "group_subnet.%s", dedicated);
+		snprintf(label, sizeof(label), "compute-%s", dedicated);
+	} else {
+		snprintf(key, keysz, "compute_subnet.%s", az);
+		snprintf(label, sizeof(label), "compute-%s", az);
+	}
+	TRY(ensure_vpc_facts(s));
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
+	    key, NULL));
+	if (sw_res_get(s, key) == NULL) {
+		TRY(free_compute_slot(s, cidr, sizeof(cidr)));
+		TRY(ensure_subnet(s, key, label, cidr, az));
+	}
+	snprintf(flag, sizeof(flag), "%s.rt", key);
+	if (sw_res_get(s, flag) == NULL) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
-		    "RouteTableId", sw_js(planned(s, sw_res_from(s, "network",
-			"private_route_table"), "rtb-planned")),
+		    "RouteTableId", sw_js(sw_res_get(s, "private_route_table")),
 		    "SubnetId", sw_js(sw_res_get(s, key)), NULL), &out,
 		    "Resource.AlreadyAssociated"));
 		json_object_put(out);
-		sw_res_set(s, label, "private");
+		sw_res_set(s, flag, sw_res_get(s, "private_route_table"));
 	}
 	return STEP_DONE;
 }
@@ -668,8 +781,10 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 	char key[96];
 	size_t i;
 
-	sg = planned(s, sw_res_from(s, "network", "security_group_id"),
-	    "sg-planned");
+	sg = sw_res_from(s, "network", "security_group_id");
+	if (sg == NULL)
+		sg = sw_json_get_str(s->params, "security_group_id");
+	sg = planned(s, sg, "sg-planned");
 	for (i = 0; i < json_object_array_length(groups); i++) {
 		g = json_object_array_get_idx(groups, i);
 		cap = sw_json_get_str(g, "capacity_type");
@@ -829,8 +944,10 @@ stage_hyperpod(struct sw_step *s)
 	enum sw_step_rc rc;
 
 	/* One shared compute subnet per AZ any group uses. */
-	json_object_object_foreach(slots, az, slot)
-		TRY(sw_ensure_compute_subnet(s, az, json_object_get_int(slot)));
+	json_object_object_foreach(slots, az, slot) {
+		(void)slot;
+		TRY(sw_ensure_compute_subnet(s, az, NULL, key, sizeof(key)));
+	}
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
 	TRY(sw_ensure_role(s, "execution_role_arn", role,
 	    "sagemaker.amazonaws.com", exec_policies));

@@ -174,14 +174,14 @@ static enum sw_step_rc
 stage_ig_subnet(struct sw_step *s)
 {
 	const char *az = sw_json_path_str(s->params, "group.availability_zone");
-	json_object *slot = sw_json_get(s->params, "compute_slot");
-	char key[96];
+	const char *placement = sw_json_path_str(s->params, "group.placement");
+	char key[128];
 
 	if (sw_json_path_str(s->params, "group.subnet_id") != NULL)
 		return STEP_DONE;
-	snprintf(key, sizeof(key), "compute_subnet.%s", az);
-	TRY(sw_ensure_compute_subnet(s, az, slot ?
-	    json_object_get_int(slot) : 0));
+	TRY(sw_ensure_compute_subnet(s, az, placement != NULL &&
+	    strcmp(placement, "dedicated") == 0 ? sw_json_path_str(s->params,
+	    "group.name") : NULL, key, sizeof(key)));
 	sw_res_set(s, "subnet_id", sw_res_get(s, key));
 	return STEP_DONE;
 }

@@ -20,6 +20,8 @@ sw_cidr_parse(const char *cidr, uint32_t *base, int *prefix)
 	unsigned a, b, c, d, n;
 	char tail;
 
+	if (cidr == NULL)
+		return -1;
 	if (sscanf(cidr, "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &n, &tail) != 5
 	    || a > 255 || b > 255 || c > 255 || d > 255 || n > 32)
 		return -1;

@@ -22,6 +22,8 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_ig_update,
 	&sw_pl_ig_delete,
 	&sw_pl_node_action,
+	/* PIPELINES: features */
+	/* PIPELINES: storage */
 	NULL
 };
 
@@ -156,7 +158,8 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	if (e == SW_OK)
 		return STEP_DONE;
 	if (err.retryable || err.transport)
-		return sw_step_wait(s, 5000, "%s %s: %s (will retry)",
+		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+		    "%s %s: %s (will retry)",
 		    aws_service(svc)->id, op, err.code[0] ? err.code :
 		    "transport error");
 	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
@@ -387,6 +390,14 @@ sw_aws_setup(struct aws_ctx *aws, const struct sw_config *cfg)
 	}
 	if (aws_ctx_init(aws, cfg->region) != SW_OK)
 		return SW_EINTERNAL;
+	/*
+	 * Retry in process briefly only: one poller serves every operation,
+	 * so a long sleep inside a call would stall them all.  A call still
+	 * failing after that makes its stage WAIT, and the operation is
+	 * retried later by the scheduler while the others go on.
+	 */
+	aws->retry.base_ms = 100;
+	aws->retry.cap_ms = 1000;
 	if (sb != NULL && ep != NULL &&
 	    aws_ctx_set_endpoint_all(aws, ep) != SW_OK)
 		return SW_EINVAL;

@@ -44,8 +44,10 @@ json_object *sw_hp_instance_groups(struct sw_step *, json_object *groups,
 /* Lifecycle script uploaded; its S3 prefix into uri. */
 enum sw_step_rc sw_ensure_lifecycle(struct sw_step *, char *uri,
 	    size_t urisz);
-/* The shared compute subnet of az in slot (recorded in s->res). */
+/* The shared compute subnet of az, or a dedicated one for the group
+ * named dedicated; its id is recorded in s->res under the key written
+ * to key. */
 enum sw_step_rc sw_ensure_compute_subnet(struct sw_step *, const char *az,
-	    int slot);
+	    const char *dedicated, char *key, size_t keysz);
 
 #endif

@@ -77,7 +77,14 @@ st, _ = sandbox_call(s, "POST", "/_sandbox/faults",
 t.eq(st, 200, "20% throttling and 5% 5xx injected")
 ops = []
 for i in range(20):
-    r = s.post("/api/v1/clusters", body("c%02d" % i))
+    # A throttled or failing pre-flight answers 429/503 with Retry-After:
+    # do as told.
+    for attempt in range(15):
+        r = s.post("/api/v1/clusters", body("c%02d" % i),
+                   headers={"Idempotency-Key": "c%02d" % i})
+        if r.status not in (429, 503):
+            break
+        time.sleep(float(r.header("Retry-After") or 1))
     if r.status == 202:
         ops.append(r.json["operation_id"])
     else:

@@ -54,13 +54,20 @@ class Response:
 
 
 class Stack:
-    def __init__(self, t, sandbox=False, workers=2, speed=600):
+    def __init__(self, t, sandbox=False, workers=2, speed=600,
+                 pre_start=None):
+        """pre_start, when given, is called as pre_start(state_dir)
+        after the state directory exists and before `slipway start`,
+        e.g. to drop plugins.d/ or tools.d/ files in place."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
         self.state = os.path.join(self.dir, "state")
         self.port = free_port()
         self.sandbox = sandbox
         self.pids = set()
+        if pre_start is not None:
+            os.makedirs(self.state, mode=0o700, exist_ok=True)
+            pre_start(self.state)
         args = [SLIPWAY, "start", "--state-dir", self.state,
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:

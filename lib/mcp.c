@@ -1,0 +1,1100 @@
+/*
+ * mcp.c: the MCP transport and lifecycle of slipway-mcp (see mcp.h):
+ * HTTP checks (Origin, Host, method, bearer token, media types), JSON-RPC
+ * envelopes, era selection, the legacy session handshake, the modern
+ * per-request metadata checks, and dispatch to server/discover,
+ * tools/list and tools/call (lib/mcp_tools.c).
+ *
+ * A request goes through, in order:
+ *   origin_ok/host_ok -> 403      method != POST -> 405 Allow: POST
+ *   authenticate      -> 401      body size / media types -> 413/415/406
+ *   parse             -> 400 -32700
+ *   array             -> batch (legacy 2025-03-26 only, else -32600)
+ *   "initialize"      -> legacy handshake, new Mcp-Session-Id
+ *   modern _meta or a modern MCP-Protocol-Version -> modern_request()
+ *   otherwise         -> legacy_request() (session required)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include "config.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/mcp.h"
+
+const char *const sw_mcp_versions[] = {
+	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
+};
+const char *const sw_mcp_legacy_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", NULL
+};
+static const char *const modern_versions[] = { SW_MCP_MODERN_VERSION, NULL };
+
+#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
+#define META_SERVER	"io.modelcontextprotocol/serverInfo"
+
+static const char instructions[] =
+	"Slipway creates and runs Amazon EKS + SageMaker HyperPod clusters. "
+	"Every change is an operation: a mutating tool answers at once with "
+	"an operation id, the status tool to poll and a poll interval. Poll "
+	"with operation_wait until the state is succeeded, failed or "
+	"cancelled; never sleep blindly and never report a submitted "
+	"operation as done. Inspect before creating (cluster_list, az_list, "
+	"instance_type_list, training_plan_list). Ask the user only for "
+	"decisions (availability zone, instance type, count, capacity type); "
+	"CIDRs, subnets, route tables and security groups are Slipway's "
+	"work. Tools marked destructive need the user's confirmation.";
+
+/* One request being answered. */
+struct ctx {
+	struct sw_mcp			*m;
+	const struct sw_mcp_http	*in;
+	struct sw_mcp_answer		*out;
+	struct sw_principal		 who;
+	int				 modern;	/* error shape */
+};
+
+/* ---- small helpers -------------------------------------------------- */
+
+static int
+in_list(const char *const *list, const char *s)
+{
+	for (; s != NULL && *list != NULL; list++)
+		if (strcmp(*list, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The static copy of s from list, so callers can keep it. */
+static const char *
+list_get(const char *const *list, const char *s)
+{
+	for (; s != NULL && *list != NULL; list++)
+		if (strcmp(*list, s) == 0)
+			return *list;
+	return NULL;
+}
+
+static json_object *
+str_array(const char *const *list)
+{
+	json_object *a = json_object_new_array();
+
+	for (; *list != NULL; list++)
+		json_object_array_add(a, json_object_new_string(*list));
+	return a;
+}
+
+static int64_t
+now_s(const struct sw_mcp *m)
+{
+	return m->now ? m->now : (int64_t)time(NULL);
+}
+
+void
+sw_mcp_answer_init(struct sw_mcp_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	sw_buf_init(&a->headers, 8192);
+	sw_buf_init(&a->body, SW_MCP_MAX_REST_BODY * 2);
+}
+
+void
+sw_mcp_answer_free(struct sw_mcp_answer *a)
+{
+	sw_buf_free(&a->headers);
+	sw_buf_free(&a->body);
+}
+
+static void
+add_header(struct sw_mcp_answer *a, const char *name, const char *value)
+{
+	(void)sw_buf_printf(&a->headers, "%s: %s\r\n", name, value);
+}
+
+/* Answer with a JSON document (borrowed). */
+static void
+reply_json(struct ctx *c, int status, json_object *doc)
+{
+	const char *s = sw_json_str(doc);
+
+	c->out->status = status;
+	c->out->content_type = "application/json";
+	sw_buf_reset(&c->out->body);
+	(void)sw_buf_add(&c->out->body, s, strlen(s));
+}
+
+/* Answer 202 Accepted with no body (notifications, responses). */
+static void
+reply_accepted(struct ctx *c)
+{
+	c->out->status = 202;
+	c->out->content_type = NULL;
+	sw_buf_reset(&c->out->body);
+}
+
+/*
+ * A JSON-RPC error response.  id is borrowed and may be NULL (unknown):
+ * legacy answers then carry "id": null as JSON-RPC 2.0 says, modern ones
+ * leave it out as 2026-07-28 says.  data is stolen.  New reference.
+ */
+static json_object *
+rpc_error(const struct ctx *c, json_object *id, int code, const char *msg,
+    json_object *data)
+{
+	json_object *o = json_object_new_object(), *e;
+
+	sw_json_add_str(o, "jsonrpc", "2.0");
+	if (id != NULL)
+		json_object_object_add(o, "id", json_object_get(id));
+	else if (!c->modern)
+		json_object_object_add(o, "id", NULL);
+	e = json_object_new_object();
+	sw_json_add_int(e, "code", code);
+	sw_json_add_str(e, "message", msg);
+	if (data != NULL)
+		json_object_object_add(e, "data", data);
+	json_object_object_add(o, "error", e);
+	return o;
+}
+
+static void
+reply_error(struct ctx *c, int status, json_object *id, int code,
+    const char *msg, json_object *data)
+{
+	json_object *o = rpc_error(c, id, code, msg, data);
+
+	reply_json(c, status, o);
+	json_object_put(o);
+}
+
+static json_object *
+rpc_result(json_object *id, json_object *result)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "jsonrpc", "2.0");
+	json_object_object_add(o, "id", json_object_get(id));
+	json_object_object_add(o, "result", result);
+	return o;
+}
+
+static json_object *
+server_info(void)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "name", "slipway");
+	sw_json_add_str(o, "title", "Slipway");
+	sw_json_add_str(o, "version", PACKAGE_VERSION);
+	sw_json_add_str(o, "description", "Control plane for Amazon EKS + "
+	    "SageMaker HyperPod clusters");
+	return o;
+}
+
+static json_object *
+capabilities(void)
+{
+	json_object *caps = json_object_new_object(), *tools;
+
+	tools = json_object_new_object();
+	sw_json_add_bool(tools, "listChanged", 0);
+	json_object_object_add(caps, "tools", tools);
+	return caps;
+}
+
+/* ---- HTTP-level checks ---------------------------------------------- */
+
+/* host[:port] names the loopback interface. */
+static int
+host_is_loopback(const char *h)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1",
+	    "[::1]", NULL };
+	size_t i, n;
+
+	for (i = 0; names[i] != NULL; i++) {
+		n = strlen(names[i]);
+		if (strncasecmp(h, names[i], n) == 0 && (h[n] == '\0' ||
+		    (h[n] == ':' && h[n + 1] != '\0' &&
+		    strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * DNS rebinding: a Host must be loopback or the host of an allowed
+ * origin; an Origin, when present, must be allowed (or loopback with
+ * the same host as the request).
+ */
+static int
+host_ok(const struct sw_mcp *m, const char *host)
+{
+	json_object *list;
+	size_t i;
+
+	if (host == NULL || host_is_loopback(host))
+		return 1;
+	list = sw_json_get(m->cfg->root, "allowed_origins");
+	for (i = 0; list != NULL && json_object_is_type(list,
+	    json_type_array) && i < json_object_array_length(list); i++) {
+		const char *o = json_object_get_string(
+		    json_object_array_get_idx(list, i));
+		const char *p = o ? strstr(o, "://") : NULL;
+
+		if (p != NULL && strcasecmp(p + 3, host) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int
+origin_ok(const struct sw_mcp *m, const char *origin, const char *host)
+{
+	if (origin == NULL)
+		return 1;
+	if (sw_config_origin_allowed(m->cfg, origin, host))
+		return 1;
+	/* A loopback page talking to a loopback server. */
+	if (strncmp(origin, "http://", 7) == 0 && host_is_loopback(origin + 7)
+	    && host != NULL && host_is_loopback(host))
+		return 1;
+	return 0;
+}
+
+static int
+media_is(const char *ct, const char *type)
+{
+	size_t n = strlen(type);
+
+	return ct != NULL && strncasecmp(ct, type, n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == ',');
+}
+
+/* Accept must allow JSON: absent, any type, application/any or JSON. */
+static int
+accept_ok(const char *accept)
+{
+	const char *p = accept;
+
+	if (accept == NULL || accept[0] == '\0')
+		return 1;
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (media_is(p, "application/json") || media_is(p, "*/*") ||
+		    media_is(p, "application/*"))
+			return 1;
+		p = strchr(p, ',');
+	}
+	return 0;
+}
+
+static int
+authenticate(struct ctx *c)
+{
+	const char *a = c->in->authorization;
+	sw_err e;
+
+	if (a == NULL || strncasecmp(a, "Bearer ", 7) != 0) {
+		add_header(c->out, "WWW-Authenticate", "Bearer realm=\"slipway\"");
+		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST,
+		    "Unauthorized: send Authorization: Bearer <token> "
+		    "(a Slipway API token, swt_...)", NULL);
+		return -1;
+	}
+	e = sw_token_check(c->m->db, a + 7, &c->who);
+	if (e == SW_EUNAUTH) {
+		add_header(c->out, "WWW-Authenticate", "Bearer realm=\"slipway\", "
+		    "error=\"invalid_token\"");
+		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST,
+		    "Unauthorized: the token is unknown, revoked or malformed",
+		    NULL);
+		return -1;
+	}
+	if (e != SW_OK) {
+		reply_error(c, 500, NULL, SW_RPC_INTERNAL,
+		    "Internal error: token check failed", NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- sessions -------------------------------------------------------- */
+
+#define SID_PAYLOAD	17	/* expiry(8) version(1) nonce(8) */
+#define SID_MAC		16
+
+static void
+hex_encode(const unsigned char *in, size_t n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hx[in[i] >> 4];
+		out[2 * i + 1] = hx[in[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static int
+hex_decode(const char *in, unsigned char *out, size_t n)
+{
+	size_t i;
+	int hi, lo;
+
+	for (i = 0; i < n; i++) {
+#define HV(ch) ((ch) >= '0' && (ch) <= '9' ? (ch) - '0' : \
+	(ch) >= 'a' && (ch) <= 'f' ? (ch) - 'a' + 10 : -1)
+		hi = HV(in[2 * i]);
+		lo = HV(in[2 * i + 1]);
+#undef HV
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (unsigned char)(hi * 16 + lo);
+	}
+	return 0;
+}
+
+static void
+session_mac(const struct sw_mcp *m, const unsigned char *payload,
+    const char *token_id, unsigned char mac[SID_MAC])
+{
+	unsigned char msg[SID_PAYLOAD + 17], md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	size_t tl = strlen(token_id);
+
+	if (tl > 16)
+		tl = 16;
+	memcpy(msg, payload, SID_PAYLOAD);
+	memcpy(msg + SID_PAYLOAD, token_id, tl);
+	HMAC(EVP_sha256(), m->key, (int)sizeof(m->key), msg, SID_PAYLOAD + tl,
+	    md, &mdlen);
+	memcpy(mac, md, SID_MAC);
+}
+
+sw_err
+sw_mcp_session_new(const struct sw_mcp *m, const char *version,
+    const char *token_id, char out[67])
+{
+	unsigned char p[SID_PAYLOAD], mac[SID_MAC];
+	uint64_t exp = (uint64_t)(now_s(m) + SW_MCP_SESSION_TTL);
+	int i, v = -1;
+
+	for (i = 0; sw_mcp_versions[i] != NULL; i++)
+		if (strcmp(sw_mcp_versions[i], version) == 0)
+			v = i;
+	if (v < 0)
+		return SW_EINVAL;
+	for (i = 0; i < 8; i++)
+		p[i] = (unsigned char)(exp >> (56 - 8 * i));
+	p[8] = (unsigned char)v;
+	if (RAND_bytes(p + 9, 8) != 1)
+		return SW_EINTERNAL;
+	session_mac(m, p, token_id, mac);
+	hex_encode(p, SID_PAYLOAD, out);
+	hex_encode(mac, SID_MAC, out + 2 * SID_PAYLOAD);
+	return SW_OK;
+}
+
+const char *
+sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
+    const char *token_id)
+{
+	unsigned char p[SID_PAYLOAD], mac[SID_MAC], want[SID_MAC];
+	uint64_t exp = 0;
+	size_t nv = sizeof(sw_mcp_versions) / sizeof(sw_mcp_versions[0]) - 1;
+	int i;
+
+	if (sid == NULL || strlen(sid) != 2 * (SID_PAYLOAD + SID_MAC) ||
+	    hex_decode(sid, p, SID_PAYLOAD) != 0 ||
+	    hex_decode(sid + 2 * SID_PAYLOAD, mac, SID_MAC) != 0)
+		return NULL;
+	session_mac(m, p, token_id, want);
+	if (CRYPTO_memcmp(mac, want, SID_MAC) != 0)
+		return NULL;
+	for (i = 0; i < 8; i++)
+		exp = (exp << 8) | p[i];
+	if ((int64_t)exp < now_s(m) || p[8] >= nv)
+		return NULL;
+	return sw_mcp_versions[p[8]];
+}
+
+/* ---- the JSON-RPC envelope ------------------------------------------- */
+
+enum kind { K_INVALID, K_REQUEST, K_NOTIFICATION, K_RESPONSE };
+
+/* Classify msg; *id gets the (borrowed) id when it is usable. */
+static enum kind
+classify(json_object *msg, json_object **id, const char **why)
+{
+	json_object *v, *m;
+
+	*id = NULL;
+	if (!json_object_is_type(msg, json_type_object)) {
+		*why = "a JSON-RPC message must be an object";
+		return K_INVALID;
+	}
+	if (json_object_object_get_ex(msg, "id", &v)) {
+		if (json_object_is_type(v, json_type_string) ||
+		    json_object_is_type(v, json_type_int))
+			*id = v;
+		else {
+			*why = "id must be a string or an integer";
+			return K_INVALID;
+		}
+	}
+	if (!json_object_object_get_ex(msg, "jsonrpc", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "2.0") != 0) {
+		*why = "jsonrpc must be \"2.0\"";
+		return K_INVALID;
+	}
+	if (json_object_object_get_ex(msg, "method", &m)) {
+		if (!json_object_is_type(m, json_type_string) ||
+		    json_object_get_string_len(m) == 0) {
+			*why = "method must be a non-empty string";
+			return K_INVALID;
+		}
+		return *id != NULL ? K_REQUEST : K_NOTIFICATION;
+	}
+	if (*id != NULL && (json_object_object_get_ex(msg, "result", NULL) ||
+	    json_object_object_get_ex(msg, "error", NULL)))
+		return K_RESPONSE;
+	*why = "not a request, notification or response";
+	return K_INVALID;
+}
+
+/* Does params._meta carry a protocol version (the modern mark)? */
+static json_object *
+modern_meta(json_object *msg)
+{
+	json_object *params = sw_json_get(msg, "params"), *meta;
+
+	if (params == NULL || !json_object_is_type(params, json_type_object))
+		return NULL;
+	meta = sw_json_get(params, "_meta");
+	if (meta == NULL || !json_object_is_type(meta, json_type_object) ||
+	    !json_object_object_get_ex(meta, META_VERSION, NULL))
+		return NULL;
+	return meta;
+}
+
+/* ---- methods ---------------------------------------------------------- */
+
+/* Fields every modern result carries. */
+static void
+modern_result(json_object *res, int cacheable)
+{
+	json_object *meta;
+
+	sw_json_add_str(res, "resultType", "complete");
+	if (cacheable) {
+		sw_json_add_int(res, "ttlMs", SW_MCP_LIST_TTL_MS);
+		/* tools/list depends on the caller's scope. */
+		sw_json_add_str(res, "cacheScope", "private");
+	}
+	if ((meta = sw_json_get(res, "_meta")) == NULL ||
+	    !json_object_is_type(meta, json_type_object)) {
+		meta = json_object_new_object();
+		json_object_object_add(res, "_meta", meta);
+	}
+	json_object_object_add(meta, META_SERVER, server_info());
+}
+
+/*
+ * Run method for an authenticated caller.  Returns the result (new
+ * reference) or NULL with code and msg set (and http, the HTTP status
+ * the error should carry).
+ */
+static json_object *
+call_method(struct ctx *c, const char *method, json_object *params,
+    int modern, int *code, char *msg, size_t msgsz, int *http)
+{
+	json_object *res = NULL, *args, *name;
+	sw_err e;
+
+	*http = 200;
+	if (strcmp(method, "ping") == 0 && !modern)
+		return json_object_new_object();
+	if (strcmp(method, "server/discover") == 0 && modern) {
+		res = json_object_new_object();
+		json_object_object_add(res, "supportedVersions",
+		    str_array(sw_mcp_versions));
+		json_object_object_add(res, "capabilities", capabilities());
+		sw_json_add_str(res, "instructions", instructions);
+		modern_result(res, 1);
+		return res;
+	}
+	if (strcmp(method, "tools/list") == 0) {
+		json_object *cur = sw_json_get(params, "cursor");
+
+		if (cur != NULL) {
+			/* We never hand out cursors: one page holds all. */
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: unknown cursor");
+			return NULL;
+		}
+		res = json_object_new_object();
+		json_object_object_add(res, "tools",
+		    sw_mcp_tool_list(c->m, c->who.scope));
+		if (modern)
+			modern_result(res, 1);
+		return res;
+	}
+	if (strcmp(method, "tools/call") == 0) {
+		char why[256];
+
+		name = sw_json_get(params, "name");
+		if (name == NULL || !json_object_is_type(name,
+		    json_type_string)) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: tools/call needs "
+			    "params.name (a string)");
+			return NULL;
+		}
+		args = sw_json_get(params, "arguments");
+		e = sw_mcp_tool_call(c->m, c->in->authorization, c->who.scope,
+		    json_object_get_string(name), args, &res, why,
+		    sizeof(why));
+		if (e != SW_OK) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: %s", why);
+			return NULL;
+		}
+		if (modern)
+			modern_result(res, 0);
+		return res;
+	}
+	*code = SW_RPC_METHOD_NOT_FOUND;
+	snprintf(msg, msgsz, "Method not found: %s", method);
+	if (modern)
+		*http = 404;
+	return NULL;
+}
+
+/* Answer a request with call_method's outcome (legacy or modern). */
+static json_object *
+answer_request(struct ctx *c, json_object *id, const char *method,
+    json_object *params, int modern, int *http)
+{
+	json_object *res;
+	char msg[300];
+	int code = 0;
+
+	res = call_method(c, method, params, modern, &code, msg, sizeof(msg),
+	    http);
+	if (res != NULL)
+		return rpc_result(id, res);
+	return rpc_error(c, id, code, msg, NULL);
+}
+
+/* ---- legacy era -------------------------------------------------------- */
+
+static void
+legacy_initialize(struct ctx *c, json_object *id, json_object *params)
+{
+	const char *asked, *version;
+	json_object *res, *pv;
+	char sid[67];
+
+	pv = sw_json_get(params, "protocolVersion");
+	if (pv == NULL || !json_object_is_type(pv, json_type_string)) {
+		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		    "initialize needs params.protocolVersion", NULL);
+		return;
+	}
+	asked = json_object_get_string(pv);
+	version = list_get(sw_mcp_legacy_versions, asked);
+	if (version == NULL)
+		version = SW_MCP_LEGACY_LATEST;
+	if (sw_mcp_session_new(c->m, version, c->who.token_id, sid) !=
+	    SW_OK) {
+		reply_error(c, 500, id, SW_RPC_INTERNAL, "Internal error: "
+		    "cannot make a session id", NULL);
+		return;
+	}
+	res = json_object_new_object();
+	sw_json_add_str(res, "protocolVersion", version);
+	json_object_object_add(res, "capabilities", capabilities());
+	json_object_object_add(res, "serverInfo", server_info());
+	sw_json_add_str(res, "instructions", instructions);
+	add_header(c->out, "Mcp-Session-Id", sid);
+	res = rpc_result(id, res);
+	reply_json(c, 200, res);
+	json_object_put(res);
+}
+
+/*
+ * The legacy version of this request: the one its valid session
+ * negotiated; an MCP-Protocol-Version header, if any, must name a
+ * supported legacy version.  On failure the answer is written and NULL
+ * returned.
+ */
+static const char *
+legacy_version(struct ctx *c)
+{
+	const char *hv = c->in->protocol_version, *sv;
+	json_object *data;
+
+	if (hv != NULL && !in_list(sw_mcp_legacy_versions, hv)) {
+		data = json_object_new_object();
+		json_object_object_add(data, "supported",
+		    str_array(sw_mcp_versions));
+		sw_json_add_str(data, "requested", hv);
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
+		    "Bad Request: unsupported MCP-Protocol-Version", data);
+		return NULL;
+	}
+	if (c->in->session_id == NULL) {
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, "Bad Request: "
+		    "Mcp-Session-Id header is required; send initialize first "
+		    "(or use protocol version " SW_MCP_MODERN_VERSION " with "
+		    "per-request _meta)", NULL);
+		return NULL;
+	}
+	sv = sw_mcp_session_check(c->m, c->in->session_id, c->who.token_id);
+	if (sv == NULL) {
+		reply_error(c, 404, NULL, SW_RPC_INVALID_REQUEST, "Session not "
+		    "found or expired: send initialize again", NULL);
+		return NULL;
+	}
+	/* A supported header that differs from the negotiated version is
+	 * accepted (as the reference SDK server and the conformance suite
+	 * do); the session's version decides the semantics. */
+	return sv;
+}
+
+/* One message of a legacy exchange (session already checked); returns
+ * the response (new reference) or NULL when none is due. */
+static json_object *
+legacy_message(struct ctx *c, json_object *msg, int *http)
+{
+	json_object *id, *params;
+	const char *why = NULL, *method;
+	enum kind k = classify(msg, &id, &why);
+
+	*http = 200;
+	if (k == K_INVALID) {
+		*http = 400;
+		return rpc_error(c, id, SW_RPC_INVALID_REQUEST, why, NULL);
+	}
+	if (k != K_REQUEST)
+		return NULL;
+	method = sw_json_get_str(msg, "method");
+	params = sw_json_get(msg, "params");
+	if (params != NULL && !json_object_is_type(params, json_type_object))
+		return rpc_error(c, id, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: params must be an object", NULL);
+	if (strcmp(method, "initialize") == 0)
+		return rpc_error(c, id, SW_RPC_INVALID_REQUEST, "initialize "
+		    "must be sent on its own, not in a batch or a session",
+		    NULL);
+	return answer_request(c, id, method, params, 0, http);
+}
+
+static void
+legacy_request(struct ctx *c, json_object *msg)
+{
+	json_object *resp;
+	int http;
+
+	if (legacy_version(c) == NULL)
+		return;
+	resp = legacy_message(c, msg, &http);
+	if (resp == NULL) {
+		reply_accepted(c);
+		return;
+	}
+	reply_json(c, http, resp);
+	json_object_put(resp);
+}
+
+static void
+legacy_batch(struct ctx *c, json_object *arr)
+{
+	json_object *out, *resp;
+	const char *v;
+	size_t i, n = json_object_array_length(arr);
+	int http;
+
+	if (n == 0) {
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
+		    "Invalid Request: empty batch", NULL);
+		return;
+	}
+	if ((v = legacy_version(c)) == NULL)
+		return;
+	if (strcmp(v, SW_MCP_BATCH_VERSION) != 0) {
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, "Invalid "
+		    "Request: JSON-RPC batches are not part of MCP since "
+		    "2025-06-18; send one message per POST", NULL);
+		return;
+	}
+	out = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		resp = legacy_message(c, json_object_array_get_idx(arr, i),
+		    &http);
+		if (resp != NULL)
+			json_object_array_add(out, resp);
+	}
+	if (json_object_array_length(out) == 0)
+		reply_accepted(c);
+	else
+		reply_json(c, 200, out);
+	json_object_put(out);
+}
+
+/* ---- modern era (2026-07-28) ------------------------------------------ */
+
+static int
+b64_value(int ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	if (ch == '+' || ch == '-')
+		return 62;
+	if (ch == '/' || ch == '_')
+		return 63;
+	return -1;
+}
+
+/* Decode an Mcp-Name value: plain, or =?base64?...?= (into buf). */
+static const char *
+header_value_decode(const char *h, char *buf, size_t bufsz)
+{
+	size_t n = strlen(h), i, o = 0;
+	unsigned acc = 0;
+	int bits = 0, v;
+
+	if (n < 11 || strncmp(h, "=?base64?", 9) != 0 ||
+	    strcmp(h + n - 2, "?=") != 0)
+		return h;
+	for (i = 9; i < n - 2; i++) {
+		if (h[i] == '=')
+			break;
+		if ((v = b64_value((unsigned char)h[i])) < 0)
+			return NULL;
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o + 1 >= bufsz)
+				return NULL;
+			buf[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	buf[o] = '\0';
+	if (strlen(buf) != o)
+		return NULL;
+	return buf;
+}
+
+static void
+header_mismatch(struct ctx *c, json_object *id, const char *what)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "Header mismatch: %s", what);
+	reply_error(c, 400, id, SW_RPC_HEADER_MISMATCH, msg, NULL);
+}
+
+static void
+modern_request(struct ctx *c, json_object *msg)
+{
+	json_object *id, *params, *meta, *pv, *caps, *resp, *data, *src;
+	const char *why = NULL, *method, *hdr, *want;
+	char decoded[512], what[300];
+	enum kind k;
+	int http;
+
+	c->modern = 1;
+	k = classify(msg, &id, &why);
+	if (k == K_INVALID) {
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, why, NULL);
+		return;
+	}
+	if (k == K_RESPONSE) {
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, "clients do "
+		    "not send JSON-RPC responses in " SW_MCP_MODERN_VERSION,
+		    NULL);
+		return;
+	}
+	if (k == K_NOTIFICATION) {
+		reply_accepted(c);
+		return;
+	}
+	method = sw_json_get_str(msg, "method");
+	params = sw_json_get(msg, "params");
+	meta = params ? sw_json_get(params, "_meta") : NULL;
+	pv = meta ? sw_json_get(meta, META_VERSION) : NULL;
+	caps = meta ? sw_json_get(meta, META_CAPS) : NULL;
+	if (params == NULL || !json_object_is_type(params, json_type_object) ||
+	    meta == NULL || !json_object_is_type(meta, json_type_object) ||
+	    pv == NULL || !json_object_is_type(pv, json_type_string) ||
+	    caps == NULL || !json_object_is_type(caps, json_type_object)) {
+		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		    "params._meta must carry " META_VERSION " (a string) and "
+		    META_CAPS " (an object)", NULL);
+		return;
+	}
+	hdr = c->in->protocol_version;
+	if (hdr == NULL) {
+		header_mismatch(c, id, "MCP-Protocol-Version header is "
+		    "missing");
+		return;
+	}
+	if (strcmp(hdr, json_object_get_string(pv)) != 0) {
+		snprintf(what, sizeof(what), "MCP-Protocol-Version header "
+		    "'%.40s' does not match body value '%.40s'", hdr,
+		    json_object_get_string(pv));
+		header_mismatch(c, id, what);
+		return;
+	}
+	if (!in_list(modern_versions, hdr)) {
+		data = json_object_new_object();
+		json_object_object_add(data, "supported",
+		    str_array(modern_versions));
+		sw_json_add_str(data, "requested", hdr);
+		reply_error(c, 400, id, SW_RPC_UNSUPPORTED_VER,
+		    "Unsupported protocol version", data);
+		return;
+	}
+	if (c->in->mcp_method == NULL) {
+		header_mismatch(c, id, "Mcp-Method header is missing");
+		return;
+	}
+	if (strcmp(c->in->mcp_method, method) != 0) {
+		snprintf(what, sizeof(what), "Mcp-Method header '%.60s' does "
+		    "not match body value '%.60s'", c->in->mcp_method, method);
+		header_mismatch(c, id, what);
+		return;
+	}
+	src = NULL;
+	if (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0)
+		src = sw_json_get(params, "name");
+	else if (strcmp(method, "resources/read") == 0)
+		src = sw_json_get(params, "uri");
+	if (src != NULL && json_object_is_type(src, json_type_string)) {
+		want = json_object_get_string(src);
+		if (c->in->mcp_name == NULL) {
+			header_mismatch(c, id, "Mcp-Name header is missing");
+			return;
+		}
+		hdr = header_value_decode(c->in->mcp_name, decoded,
+		    sizeof(decoded));
+		if (hdr == NULL || strcmp(hdr, want) != 0) {
+			snprintf(what, sizeof(what), "Mcp-Name header does not "
+			    "match body value '%.100s'", want);
+			header_mismatch(c, id, what);
+			return;
+		}
+	}
+	resp = answer_request(c, id, method, params, 1, &http);
+	reply_json(c, http, resp);
+	json_object_put(resp);
+}
+
+/* ---- the entry point -------------------------------------------------- */
+
+void
+sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
+    struct sw_mcp_answer *out)
+{
+	struct ctx c;
+	json_object *msg = NULL, *id;
+	const char *method, *why;
+	char reason[160];
+
+	memset(&c, 0, sizeof(c));
+	c.m = m;
+	c.in = in;
+	c.out = out;
+	c.modern = in->protocol_version != NULL &&
+	    in_list(modern_versions, in->protocol_version);
+	if (!host_ok(m, in->host) || !origin_ok(m, in->origin, in->host)) {
+		reply_error(&c, 403, NULL, SW_RPC_INVALID_REQUEST,
+		    "Forbidden: Origin or Host is not allowed", NULL);
+		return;
+	}
+	method = in->method ? in->method : "GET";
+	if (strcmp(method, "POST") != 0) {
+		/* No GET stream, no DELETE of sessions: both eras allow 405. */
+		add_header(out, "Allow", "POST");
+		reply_error(&c, 405, NULL, SW_RPC_INVALID_REQUEST,
+		    "Method Not Allowed: POST JSON-RPC messages to /mcp", NULL);
+		return;
+	}
+	if (authenticate(&c) != 0)
+		return;
+	if (in->body_too_big) {
+		reply_error(&c, 413, NULL, SW_RPC_INVALID_REQUEST,
+		    "Request body too large", NULL);
+		return;
+	}
+	if (!media_is(in->content_type, "application/json")) {
+		reply_error(&c, 415, NULL, SW_RPC_INVALID_REQUEST,
+		    "Unsupported Media Type: Content-Type must be "
+		    "application/json", NULL);
+		return;
+	}
+	if (!accept_ok(in->accept)) {
+		reply_error(&c, 406, NULL, SW_RPC_INVALID_REQUEST,
+		    "Not Acceptable: Accept must allow application/json", NULL);
+		return;
+	}
+	if (sw_json_parse(in->body ? in->body : "", in->body_len, &msg, reason,
+	    sizeof(reason)) != SW_OK) {
+		char text[200];
+
+		snprintf(text, sizeof(text), "Parse error: %s", reason);
+		reply_error(&c, 400, NULL, SW_RPC_PARSE_ERROR, text, NULL);
+		return;
+	}
+	if (json_object_is_type(msg, json_type_array)) {
+		if (c.modern)
+			reply_error(&c, 400, NULL, SW_RPC_INVALID_REQUEST,
+			    "Invalid Request: no batches in "
+			    SW_MCP_MODERN_VERSION, NULL);
+		else
+			legacy_batch(&c, msg);
+		goto out;
+	}
+	if (classify(msg, &id, &why) == K_REQUEST &&
+	    strcmp(sw_json_get_str(msg, "method"), "initialize") == 0) {
+		json_object *params = sw_json_get(msg, "params");
+
+		c.modern = 0;
+		if (params == NULL || !json_object_is_type(params,
+		    json_type_object))
+			reply_error(&c, 400, id, SW_RPC_INVALID_PARAMS,
+			    "Invalid params: initialize needs an object", NULL);
+		else
+			legacy_initialize(&c, id, params);
+		goto out;
+	}
+	if (c.modern || modern_meta(msg) != NULL)
+		modern_request(&c, msg);
+	else
+		legacy_request(&c, msg);
+out:
+	json_object_put(msg);
+}
+
+sw_err
+sw_mcp_answer_render(const struct sw_mcp_answer *a, struct sw_buf *out)
+{
+	sw_err e;
+
+	e = sw_buf_printf(out, "Status: %d\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\n"
+	    "%s", a->status ? a->status : 200, sw_buf_str(&a->headers));
+	if (e == SW_OK && a->content_type != NULL)
+		e = sw_buf_printf(out, "Content-Type: %s\r\n", a->content_type);
+	if (e == SW_OK)
+		e = sw_buf_printf(out, "Content-Length: %zu\r\n\r\n",
+		    a->body.len);
+	if (e == SW_OK && a->body.len > 0)
+		e = sw_buf_add(out, a->body.data, a->body.len);
+	return e;
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+/* Read or create (once, race-free) the 32-byte session key. */
+static sw_err
+key_load(struct sw_mcp *m)
+{
+	char path[700], tmp[720];
+	unsigned char k[32];
+	ssize_t n;
+	int fd, tries;
+
+	snprintf(path, sizeof(path), "%s/mcp-session.key", m->cfg->state_dir);
+	for (tries = 0; tries < 50; tries++) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, m->key, sizeof(m->key));
+			close(fd);
+			if (n == (ssize_t)sizeof(m->key))
+				return SW_OK;
+			sw_error("%s: short key file", path);
+			return SW_EINTERNAL;
+		}
+		if (errno != ENOENT)
+			break;
+		/* Write a whole key aside, then link it into place: the
+		 * first worker wins and the others read its key. */
+		if (RAND_bytes(k, sizeof(k)) != 1)
+			return SW_EINTERNAL;
+		snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0600)) < 0)
+			break;
+		n = write(fd, k, sizeof(k));
+		close(fd);
+		if (n == (ssize_t)sizeof(k))
+			(void)link(tmp, path);
+		unlink(tmp);
+		OPENSSL_cleanse(k, sizeof(k));
+	}
+	sw_error("cannot read or create %s: %s", path, strerror(errno));
+	return SW_EINTERNAL;
+}
+
+sw_err
+sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db)
+{
+	const char *url;
+	sw_err e;
+
+	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->db = db;
+	m->rest = sw_mcp_rest_curl;
+	m->rest_arg = m;
+	url = sw_json_get_str(cfg->root, "internal_url");
+	if (url == NULL)
+		snprintf(m->base_url, sizeof(m->base_url),
+		    "http://127.0.0.1:%d", cfg->port);
+	else
+		snprintf(m->base_url, sizeof(m->base_url), "%s", url);
+	if ((strncmp(m->base_url, "http://", 7) != 0 ||
+	    !host_is_loopback(m->base_url + 7))) {
+		sw_error("internal_url %s is not a loopback http URL",
+		    m->base_url);
+		return SW_EINTERNAL;
+	}
+	if ((e = key_load(m)) != SW_OK)
+		return e;
+	return sw_mcp_plugins_load(cfg->state_dir, &m->plugins);
+}
+
+void
+sw_mcp_free(struct sw_mcp *m)
+{
+	sw_mcp_rest_cleanup(m);
+	json_object_put(m->plugins);
+	m->plugins = NULL;
+	OPENSSL_cleanse(m->key, sizeof(m->key));
+}

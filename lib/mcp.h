@@ -1,0 +1,213 @@
+/*
+ * mcp.h: the Model Context Protocol endpoint (/mcp) of slipway-mcp.
+ *
+ * One endpoint serves both eras of MCP over Streamable HTTP:
+ *   - modern (2026-07-28): stateless; every request carries its version,
+ *     client capabilities and identity in params._meta and mirrors the
+ *     version, method and name in MCP-Protocol-Version, Mcp-Method and
+ *     Mcp-Name headers; server/discover; resultType, ttlMs, cacheScope.
+ *   - legacy (2025-03-26, 2025-06-18, 2025-11-25): initialize hands out
+ *     an Mcp-Session-Id, notifications get 202, GET/DELETE get 405.
+ * The tools are the rows of the operation table (lib/optable.c) that do
+ * not carry SW_OP_NO_MCP, plus the sysadmin's descriptors in
+ * <state-dir>/tools.d/NAME.json.  A tools/call becomes the matching REST
+ * request to nginx's internal URL with the caller's own Authorization
+ * header, so the REST layer validates and authorizes it exactly as it
+ * does for a browser or curl.
+ *
+ * Nothing here knows about FastCGI: cgi/mcp.c fills a struct
+ * sw_mcp_http from the environment and writes the struct sw_mcp_answer
+ * back; the unit tests do the same with plain strings and a REST
+ * callback that runs the router in-process.
+ */
+#ifndef SW_MCP_H
+#define SW_MCP_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/auth.h"
+#include "lib/buf.h"
+#include "lib/conf.h"
+#include "lib/db.h"
+#include "lib/err.h"
+#include "lib/limits.h"
+#include "lib/optable.h"
+
+/* ---- limits of the MCP endpoint (see lib/limits.h for the others) ---- */
+/* A legacy Mcp-Session-Id is honoured this long (seconds); after that
+ * the client gets 404 and initializes again, as the spec intends. */
+#define SW_MCP_SESSION_TTL	(24 * 3600)
+/* One tools/call REST request may take this long (seconds): it must
+ * outlast operation_wait's longest long-poll (SW_MAX_WAIT) and stay
+ * below nginx's fastcgi_read_timeout for /mcp (90 s). */
+#define SW_MCP_REST_TIMEOUT	(SW_MAX_WAIT + 20)
+/* Largest REST answer relayed into a tool result. */
+#define SW_MCP_MAX_REST_BODY	(4 * 1024 * 1024)
+/* At most this many tools.d descriptors, each at most this big. */
+#define SW_MCP_MAX_PLUGINS	32
+#define SW_MCP_MAX_PLUGIN_FILE	(64 * 1024)
+/* Cache hint (ttlMs) on server/discover and tools/list: plugins can
+ * appear at a restart, so keep it short. */
+#define SW_MCP_LIST_TTL_MS	60000
+
+/* ---- protocol versions ------------------------------------------------ */
+#define SW_MCP_MODERN_VERSION	"2026-07-28"
+#define SW_MCP_LEGACY_LATEST	"2025-11-25"
+/* The only legacy version that still allows JSON-RPC batches. */
+#define SW_MCP_BATCH_VERSION	"2025-03-26"
+
+/* ---- JSON-RPC and MCP error codes -------------------------------------- */
+#define SW_RPC_PARSE_ERROR	(-32700)
+#define SW_RPC_INVALID_REQUEST	(-32600)
+#define SW_RPC_METHOD_NOT_FOUND	(-32601)
+#define SW_RPC_INVALID_PARAMS	(-32602)
+#define SW_RPC_INTERNAL		(-32603)
+#define SW_RPC_HEADER_MISMATCH	(-32020)	/* 2026-07-28 */
+#define SW_RPC_UNSUPPORTED_VER	(-32022)	/* 2026-07-28 */
+
+/* NULL-terminated lists, newest first. */
+extern const char *const sw_mcp_versions[];		/* every one served */
+extern const char *const sw_mcp_legacy_versions[];	/* initialize era */
+
+/* One HTTP request to /mcp.  Every string is borrowed (NULL if absent). */
+struct sw_mcp_http {
+	const char	*method;		/* REQUEST_METHOD */
+	const char	*authorization;
+	const char	*origin;
+	const char	*host;			/* with the port */
+	const char	*content_type;
+	const char	*accept;
+	const char	*protocol_version;	/* MCP-Protocol-Version */
+	const char	*mcp_method;		/* Mcp-Method */
+	const char	*mcp_name;		/* Mcp-Name */
+	const char	*session_id;		/* Mcp-Session-Id */
+	const char	*body;
+	size_t		 body_len;
+	int		 body_too_big;
+};
+
+/* The HTTP answer.  Owned; sw_mcp_answer_free() releases it. */
+struct sw_mcp_answer {
+	int		 status;
+	const char	*content_type;		/* static; NULL: no body */
+	struct sw_buf	 headers;		/* "Name: value\r\n" lines */
+	struct sw_buf	 body;
+};
+
+/*
+ * How a tool call reaches the REST API: perform method on target (path
+ * and query, already percent-encoded) with the caller's Authorization
+ * header value and an optional JSON body; the HTTP status goes to
+ * *status and the body to resp.  SW_OK whenever an HTTP answer came
+ * back, whatever its status.
+ */
+typedef sw_err	(*sw_mcp_rest_fn)(void *arg, const char *method,
+	    const char *target, const char *authorization, const char *body,
+	    long *status, struct sw_buf *resp);
+
+struct sw_mcp {
+	const struct sw_config	*cfg;		/* borrowed */
+	struct sw_db		*db;		/* borrowed: token checks */
+	sw_mcp_rest_fn		 rest;
+	void			*rest_arg;
+	json_object		*plugins;	/* owned: validated tools.d */
+	unsigned char		 key[32];	/* session HMAC key */
+	int64_t			 now;		/* seconds; 0: the clock */
+	void			*curl;		/* owned: CURL * for rest */
+	char			 base_url[128];	/* nginx internal URL */
+};
+
+/*
+ * Set up an endpoint: reads <state-dir>/mcp-session.key (creating it
+ * once, shared by all workers), loads tools.d and points rest at
+ * nginx's internal_url from the configuration.  cfg and db are
+ * borrowed and must outlive m.  Fails closed (SW_EINTERNAL with a log
+ * line) when the key cannot be made or internal_url is not loopback.
+ */
+sw_err	sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg,
+	    struct sw_db *db);
+void	sw_mcp_free(struct sw_mcp *m);
+
+/* Answer one HTTP request; out must have been sw_mcp_answer_init()ed. */
+void	sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
+	    struct sw_mcp_answer *out);
+
+void	sw_mcp_answer_init(struct sw_mcp_answer *);
+void	sw_mcp_answer_free(struct sw_mcp_answer *);
+/* The CGI form of the answer (Status, headers, blank line, body). */
+sw_err	sw_mcp_answer_render(const struct sw_mcp_answer *, struct sw_buf *out);
+
+/* ---- sessions (legacy era) --------------------------------------------- */
+
+/* Mint a session id (66 visible ASCII characters) for version, bound to
+ * the token id; out must hold 67 bytes. */
+sw_err	sw_mcp_session_new(const struct sw_mcp *m, const char *version,
+	    const char *token_id, char out[67]);
+/* The version a valid, unexpired session of this token negotiated
+ * (static string), or NULL. */
+const char *sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
+	    const char *token_id);
+
+/* ---- tools (lib/mcp_tools.c) ------------------------------------------- */
+
+/* The MCP Tool object of a table row (name, title, description,
+ * inputSchema, outputSchema, annotations, _meta).  New reference. */
+json_object *sw_mcp_tool_of_op(const struct sw_op *op);
+/* Every tool a principal of this scope may call, in table order, then
+ * plugins in file-name order.  New reference (an array). */
+json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
+
+/*
+ * Run tools/call: name and arguments (borrowed, may be NULL) become a
+ * REST request made with authorization.  *result is a new
+ * CallToolResult {content, structuredContent?, isError?}.  Returns
+ * SW_ENOTFOUND for an unknown tool and SW_EINVAL when arguments is not
+ * an object (both JSON-RPC -32602 with a reason in why); every failure
+ * of the call itself is an isError result and SW_OK.
+ */
+sw_err	sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
+	    enum sw_scope scope, const char *name, json_object *arguments,
+	    json_object **result, char *why, size_t whysz);
+
+/*
+ * Map arguments (borrowed) onto a REST request for a path template:
+ * {placeholders} are substituted percent-encoded, names listed in
+ * query_fields (and "dry_run" when dry_run_ok) go to the query string,
+ * and the rest go to the JSON body -- or to the query string when
+ * rest_to_query.  *target gets "path[?query]"; *body (new reference or
+ * NULL) the body.  Missing placeholders are reported in errs.
+ */
+sw_err	sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
+	    int dry_run_ok, int rest_to_query, int want_body,
+	    json_object *arguments, struct sw_buf *target, json_object **body,
+	    struct sw_ferrs *errs);
+
+/* ---- plugins (lib/mcp_plugins.c) ---------------------------------------- */
+
+/* Tool name of a plugin descriptor's "name": "ext_" + name. */
+#define SW_MCP_PLUGIN_PREFIX	"ext_"
+
+/* Read and validate <dir>/tools.d/NAME.json in name order; invalid files
+ * are logged and skipped.  *out: new array of normalised descriptors
+ * {tool, name, description, inputSchema, outputSchema?, method, path,
+ * readOnly, destructive, idempotent, scope, file}. */
+sw_err	sw_mcp_plugins_load(const char *state_dir, json_object **out);
+/* Validate one descriptor (borrowed); a normalised copy in *out or a
+ * reason in why. */
+sw_err	sw_mcp_plugin_check(json_object *desc, json_object **out, char *why,
+	    size_t whysz);
+/* Add the plugin endpoints of the state directory ($SLIPWAY_STATE_DIR)
+ * to an OpenAPI document's "paths" (borrowed, modified in place). */
+void	sw_mcp_plugins_openapi(json_object *doc);
+
+/* ---- REST over libcurl (lib/mcp_rest.c) --------------------------------- */
+
+/* The default sw_mcp_rest_fn; arg is the struct sw_mcp. */
+sw_err	sw_mcp_rest_curl(void *arg, const char *method, const char *target,
+	    const char *authorization, const char *body, long *status,
+	    struct sw_buf *resp);
+void	sw_mcp_rest_cleanup(struct sw_mcp *m);
+
+#endif

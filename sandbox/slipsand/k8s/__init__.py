@@ -1,0 +1,1 @@
+"""Kubernetes side of the sandbox: one HTTPS API server per EKS cluster."""

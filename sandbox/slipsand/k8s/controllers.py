@@ -1,0 +1,757 @@
+"""Controllers run by the ticker: what kube-controller-manager, the scheduler, the
+kubelet and the add-on operators would do in a real cluster.
+
+Deployments -> ReplicaSets -> Pods, StatefulSets, DaemonSets, Jobs,
+HyperPodPyTorchJob, RayCluster/RayJob and HyperPod inference endpoints make
+pods; a scheduler binds pods to nodes by selector, taints and GPU/CPU
+requests; the "kubelet" moves pods Pending -> Running -> Succeeded/Failed;
+PVCs bind to matching (or dynamically made) PVs; owner references are
+garbage-collected.  All timings come from stored timestamps.
+"""
+import copy
+import hashlib
+import json
+
+from . import logs
+from .admission import random_hash, suffix
+from .store import now_rfc3339
+
+START_DELAY = 8.0      # sandbox seconds from binding to Running
+GPU = "nvidia.com/gpu"
+NEURON = "aws.amazon.com/neuron"
+EFA = "vpc.amazonaws.com/efa"
+
+
+def parse_qty(v):
+    s = str(v).strip()
+    if not s:
+        return 0.0
+    mult = {"Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "Ti": 1024 ** 4, "k": 1e3, "M": 1e6, "G": 1e9,
+            "T": 1e12, "m": 0.001}
+    for suf in ("Ki", "Mi", "Gi", "Ti", "k", "M", "G", "T", "m"):
+        if s.endswith(suf):
+            try:
+                return float(s[: -len(suf)]) * mult[suf]
+            except ValueError:
+                return 0.0
+    try:
+        return float(s)
+    except ValueError:
+        return 0.0
+
+
+def pod_requests(pod):
+    total = {}
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        res = c.get("resources") or {}
+        req = dict(res.get("limits") or {})
+        req.update(res.get("requests") or {})
+        for k, v in req.items():
+            total[k] = total.get(k, 0.0) + parse_qty(v)
+    return total
+
+
+def owner_ref(obj, api_version, kind, controller=True):
+    return {"apiVersion": api_version, "kind": kind, "name": obj["metadata"]["name"],
+            "uid": obj["metadata"]["uid"], "controller": controller, "blockOwnerDeletion": True}
+
+
+def owned_by(obj, uid):
+    return any(r.get("uid") == uid for r in (obj.get("metadata") or {}).get("ownerReferences") or [])
+
+
+def template_hash(template):
+    return hashlib.sha256(json.dumps(template, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def _cond(type_, status, reason="", message="", now_text=None):
+    c = {"type": type_, "status": status, "lastTransitionTime": now_text}
+    if reason:
+        c["reason"] = reason
+    if message:
+        c["message"] = message
+    return c
+
+
+def selector_matches(selector, labels):
+    if not selector:
+        return True
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        key, op, vals = expr.get("key"), expr.get("operator"), expr.get("values") or []
+        if op == "In" and labels.get(key) not in vals:
+            return False
+        if op == "NotIn" and labels.get(key) in vals:
+            return False
+        if op == "Exists" and key not in labels:
+            return False
+        if op == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+class Controllers:
+    def __init__(self, kc):
+        self.kc = kc
+
+    @property
+    def st(self):
+        return self.kc.store
+
+    def now_text(self):
+        return now_rfc3339(self.kc.world.clock.now())
+
+    def run(self, now):
+        self.deployments(now)
+        self.replicasets(now)
+        self.statefulsets(now)
+        self.daemonsets(now)
+        self.jobs(now)
+        self.hyperpod_jobs(now)
+        self.ray(now)
+        self.inference(now)
+        self.schedule(now)
+        self.kubelet(now)
+        self.volumes(now)
+        self.gc(now)
+
+    # --- helpers -----------------------------------------------------------------
+    def make_pod(self, owner, owner_av, owner_kind, template, name, now, workload="generic", extra_ann=None,
+                 extra_labels=None):
+        tmeta = copy.deepcopy((template or {}).get("metadata") or {})
+        spec = copy.deepcopy((template or {}).get("spec") or {})
+        ns = owner["metadata"].get("namespace", "default")
+        if workload == "training":
+            spec.setdefault("restartPolicy", "OnFailure")
+        labels = dict(tmeta.get("labels") or {})
+        labels.update(extra_labels or {})
+        ann = dict(tmeta.get("annotations") or {})
+        ann["sandbox.slipway.dev/workload"] = workload
+        ann.update(extra_ann or {})
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": ns, "labels": labels, "annotations": ann,
+                            "ownerReferences": [owner_ref(owner, owner_av, owner_kind)]},
+               "spec": spec}
+        return self.kc.create_object("", "pods", pod, manager="kube-controller-manager")
+
+    def event(self, obj, reason, message, etype="Normal", component="default-scheduler"):
+        self.kc.record_event(obj, reason, message, etype, component)
+
+    def _pods_of(self, owner):
+        uid = owner["metadata"]["uid"]
+        return [p for p in self.st.list("", "pods", owner["metadata"].get("namespace"))
+                if owned_by(p, uid) and not p["metadata"].get("deletionTimestamp")]
+
+    def _set_status(self, group, plural, obj, status):
+        if obj.get("status") != status:
+            obj["status"] = status
+            self.st.update(group, plural, obj)
+
+    # --- apps ------------------------------------------------------------------------
+    def deployments(self, now):
+        for d in self.st.list("apps", "deployments"):
+            spec = d.get("spec") or {}
+            h = template_hash(spec.get("template"))
+            rs_name = "%s-%s" % (d["metadata"]["name"], h)[:63]
+            uid = d["metadata"]["uid"]
+            ns = d["metadata"]["namespace"]
+            rss = [r for r in self.st.list("apps", "replicasets", ns) if owned_by(r, uid)]
+            current = next((r for r in rss if r["metadata"]["name"] == rs_name), None)
+            if current is None:
+                tmpl = copy.deepcopy(spec.get("template") or {})
+                tmpl.setdefault("metadata", {}).setdefault("labels", {})["pod-template-hash"] = h
+                sel = copy.deepcopy(spec.get("selector") or {})
+                sel.setdefault("matchLabels", {})["pod-template-hash"] = h
+                rs = {"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                      "metadata": {"name": rs_name, "namespace": ns,
+                                   "labels": dict(tmpl["metadata"]["labels"]),
+                                   "annotations": {"deployment.kubernetes.io/revision": str(len(rss) + 1)},
+                                   "ownerReferences": [owner_ref(d, "apps/v1", "Deployment")]},
+                      "spec": {"replicas": spec.get("replicas", 1), "selector": sel, "template": tmpl}}
+                self.kc.create_object("apps", "replicasets", rs, manager="kube-controller-manager")
+                self.event(d, "ScalingReplicaSet", "Scaled up replica set %s from 0 to %d" % (
+                    rs_name, spec.get("replicas", 1)), component="deployment-controller")
+            elif current["spec"].get("replicas") != spec.get("replicas", 1):
+                current["spec"]["replicas"] = spec.get("replicas", 1)
+                self.st.update("apps", "replicasets", current, bump_generation=True)
+            for r in rss:
+                if r["metadata"]["name"] != rs_name and r["spec"].get("replicas", 0) != 0:
+                    r["spec"]["replicas"] = 0
+                    self.st.update("apps", "replicasets", r, bump_generation=True)
+            total = ready = avail = updated = 0
+            for r in [x for x in self.st.list("apps", "replicasets", ns) if owned_by(x, uid)]:
+                rst = r.get("status") or {}
+                total += rst.get("replicas", 0)
+                ready += rst.get("readyReplicas", 0)
+                avail += rst.get("availableReplicas", 0)
+                if r["metadata"]["name"] == rs_name:
+                    updated = rst.get("replicas", 0)
+            want = spec.get("replicas", 1)
+            status = {"observedGeneration": d["metadata"].get("generation", 1), "replicas": total,
+                      "updatedReplicas": updated, "readyReplicas": ready, "availableReplicas": avail}
+            if want - avail > 0:
+                status["unavailableReplicas"] = want - avail
+            old_conds = {c["type"]: c for c in (d.get("status") or {}).get("conditions") or []}
+            avail_ok = "True" if avail >= want else "False"
+            conds = [old_conds.get("Available") if old_conds.get("Available", {}).get("status") == avail_ok else
+                     _cond("Available", avail_ok, "MinimumReplicasAvailable" if avail_ok == "True"
+                           else "MinimumReplicasUnavailable",
+                           "Deployment has minimum availability." if avail_ok == "True"
+                           else "Deployment does not have minimum availability.", self.now_text()),
+                     old_conds.get("Progressing") or _cond("Progressing", "True", "NewReplicaSetAvailable",
+                                                           'ReplicaSet "%s" has successfully progressed.' % rs_name,
+                                                           self.now_text())]
+            status["conditions"] = conds
+            for k in [k for k, v in status.items() if v == 0 and k != "replicas"]:
+                status.pop(k)
+            self._set_status("apps", "deployments", d, status)
+
+    def replicasets(self, now):
+        for rs in self.st.list("apps", "replicasets"):
+            pods = self._pods_of(rs)
+            want = rs["spec"].get("replicas", 1)
+            alive = [p for p in pods if p["status"].get("phase") not in ("Succeeded", "Failed")]
+            for p in pods:
+                if p["status"].get("phase") in ("Succeeded", "Failed"):
+                    self.kc.delete_object("", "pods", p["metadata"]["namespace"], p["metadata"]["name"])
+            if len(alive) < want:
+                for _ in range(want - len(alive)):
+                    self.make_pod(rs, "apps/v1", "ReplicaSet", rs["spec"].get("template"),
+                                  "%s-%s" % (rs["metadata"]["name"], suffix()), now,
+                                  workload=_guess_workload(rs["spec"].get("template")))
+            elif len(alive) > want:
+                for p in sorted(alive, key=lambda p: p["metadata"]["creationTimestamp"], reverse=True)[:len(alive) - want]:
+                    self.kc.delete_object("", "pods", p["metadata"]["namespace"], p["metadata"]["name"])
+            pods = self._pods_of(rs)
+            ready = len([p for p in pods if _ready(p)])
+            status = {"replicas": len(pods), "fullyLabeledReplicas": len(pods), "readyReplicas": ready,
+                      "availableReplicas": ready, "observedGeneration": rs["metadata"].get("generation", 1)}
+            self._set_status("apps", "replicasets", rs, {k: v for k, v in status.items() if v or k == "replicas"})
+
+    def statefulsets(self, now):
+        for s in self.st.list("apps", "statefulsets"):
+            pods = {p["metadata"]["name"]: p for p in self._pods_of(s)}
+            want = s["spec"].get("replicas", 1)
+            for i in range(want):
+                name = "%s-%d" % (s["metadata"]["name"], i)
+                if name not in pods:
+                    if i > 0 and s["spec"].get("podManagementPolicy") != "Parallel" and not _ready(
+                            pods.get("%s-%d" % (s["metadata"]["name"], i - 1), {"status": {}})):
+                        break
+                    self.make_pod(s, "apps/v1", "StatefulSet", s["spec"].get("template"), name, now,
+                                  workload=_guess_workload(s["spec"].get("template")),
+                                  extra_labels={"statefulset.kubernetes.io/pod-name": name,
+                                                "apps.kubernetes.io/pod-index": str(i)})
+                    break
+            for name, p in pods.items():
+                idx = name.rsplit("-", 1)[-1]
+                if idx.isdigit() and int(idx) >= want:
+                    self.kc.delete_object("", "pods", p["metadata"]["namespace"], name)
+            pods = self._pods_of(s)
+            ready = len([p for p in pods if _ready(p)])
+            self._set_status("apps", "statefulsets", s, {
+                "replicas": len(pods), "readyReplicas": ready, "currentReplicas": len(pods),
+                "updatedReplicas": len(pods), "availableReplicas": ready,
+                "observedGeneration": s["metadata"].get("generation", 1)})
+
+    def daemonsets(self, now):
+        nodes = [n for n in self.st.list("", "nodes") if _node_ready(n)]
+        for ds in self.st.list("apps", "daemonsets"):
+            pods = self._pods_of(ds)
+            by_node = {(p.get("spec") or {}).get("nodeName"): p for p in pods}
+            sel = ((ds["spec"].get("template") or {}).get("spec") or {}).get("nodeSelector") or {}
+            targets = [n for n in nodes if all(n["metadata"].get("labels", {}).get(k) == v for k, v in sel.items())]
+            for n in targets:
+                if n["metadata"]["name"] not in by_node:
+                    tmpl = copy.deepcopy(ds["spec"].get("template") or {})
+                    tmpl.setdefault("spec", {})["nodeName"] = n["metadata"]["name"]
+                    tmpl["spec"].setdefault("tolerations", []).append({"operator": "Exists"})
+                    self.make_pod(ds, "apps/v1", "DaemonSet", tmpl, "%s-%s" % (ds["metadata"]["name"], suffix()), now)
+            names = {n["metadata"]["name"] for n in targets}
+            for node_name, p in by_node.items():
+                if node_name not in names:
+                    self.kc.delete_object("", "pods", p["metadata"]["namespace"], p["metadata"]["name"])
+            ready = len([p for p in self._pods_of(ds) if _ready(p)])
+            self._set_status("apps", "daemonsets", ds, {
+                "currentNumberScheduled": len(targets), "desiredNumberScheduled": len(targets),
+                "numberReady": ready, "numberAvailable": ready, "updatedNumberScheduled": len(targets),
+                "numberMisscheduled": 0, "observedGeneration": ds["metadata"].get("generation", 1)})
+
+    # --- batch -------------------------------------------------------------------------
+    def jobs(self, now):
+        for j in self.st.list("batch", "jobs"):
+            spec = j["spec"]
+            st = copy.deepcopy(j.get("status") or {})
+            if any(c["type"] in ("Complete", "Failed") and c["status"] == "True" for c in st.get("conditions") or []):
+                continue
+            if spec.get("suspend"):
+                continue
+            pods = self._pods_of(j)
+            succeeded = len([p for p in pods if p["status"].get("phase") == "Succeeded"])
+            failed = len([p for p in pods if p["status"].get("phase") == "Failed"])
+            active = [p for p in pods if p["status"].get("phase") in ("Pending", "Running")]
+            completions = spec.get("completions", 1)
+            st.setdefault("startTime", self.now_text())
+            if succeeded >= completions:
+                st["completionTime"] = self.now_text()
+                st["conditions"] = [_cond("SuccessCriteriaMet", "True", "CompletionsReached",
+                                          "Reached expected number of succeeded pods", self.now_text()),
+                                    _cond("Complete", "True", "CompletionsReached",
+                                          "Reached expected number of succeeded pods", self.now_text())]
+                self.event(j, "Completed", "Job completed", component="job-controller")
+            elif failed > spec.get("backoffLimit", 6):
+                st["conditions"] = [_cond("Failed", "True", "BackoffLimitExceeded",
+                                          "Job has reached the specified backoff limit", self.now_text())]
+            else:
+                need = min(spec.get("parallelism", 1), completions - succeeded) - len(active)
+                for _ in range(max(0, need)):
+                    self.make_pod(j, "batch/v1", "Job", spec.get("template"),
+                                  "%s-%s" % (j["metadata"]["name"], suffix()), now, workload="training",
+                                  extra_labels={"batch.kubernetes.io/job-name": j["metadata"]["name"],
+                                                "job-name": j["metadata"]["name"]})
+            st["active"] = len(active)
+            st["succeeded"] = succeeded
+            st["failed"] = failed
+            st["ready"] = len([p for p in active if _ready(p)])
+            st["terminating"] = 0
+            st = {k: v for k, v in st.items() if v not in (0,) or k in ("ready", "terminating")}
+            self._set_status("batch", "jobs", j, st)
+
+    def hyperpod_jobs(self, now):
+        if self.kc.registry().find("sagemaker.amazonaws.com", "v1", "hyperpodpytorchjobs") is None:
+            return
+        for job in self.st.list("sagemaker.amazonaws.com", "hyperpodpytorchjobs"):
+            spec = job.get("spec") or {}
+            st = copy.deepcopy(job.get("status") or {})
+            conds = st.get("conditions") or []
+            types = {c["type"]: c for c in conds}
+            if types.get("Completed", {}).get("status") == "True" or types.get("Failed", {}).get("status") == "True":
+                continue
+            if (spec.get("runPolicy") or {}).get("suspend"):
+                continue
+            pods = self._pods_of(job)
+            names = {p["metadata"]["name"] for p in pods}
+            world = sum(max(1, int(r.get("replicas") or 1)) for r in spec.get("replicaSpecs") or [])
+            rank = 0
+            for rsp in spec.get("replicaSpecs") or []:
+                for i in range(max(1, int(rsp.get("replicas") or 1))):
+                    name = "%s-%s-%d" % (job["metadata"]["name"], rsp.get("name", "pods"), i)
+                    if name not in names:
+                        self.make_pod(job, job["apiVersion"], "HyperPodPyTorchJob", rsp.get("template"), name, now,
+                                      workload="training",
+                                      extra_ann={"sandbox.slipway.dev/world-size": str(world),
+                                                 "sandbox.slipway.dev/rank": str(rank)},
+                                      extra_labels={"sagemaker.amazonaws.com/job-name": job["metadata"]["name"],
+                                                    "sagemaker.amazonaws.com/replica-type": rsp.get("name", "pods"),
+                                                    "sagemaker.amazonaws.com/replica-index": str(i)})
+                    rank += 1
+            pods = self._pods_of(job)
+            phases = [p["status"].get("phase") for p in pods]
+            nt = self.now_text()
+            if "Created" not in types:
+                conds.append(_cond("Created", "True", "JobCreated", "HyperPodPyTorchJob %s is created." %
+                                   job["metadata"]["name"], nt))
+                st["startTime"] = nt
+            if pods and all(p == "Running" for p in phases) and "Running" not in types:
+                conds.append(_cond("Running", "True", "JobRunning", "All pods are running.", nt))
+            if pods and len(pods) >= world and all(p == "Succeeded" for p in phases):
+                for c in conds:
+                    if c["type"] == "Running":
+                        c["status"] = "False"
+                conds.append(_cond("Completed", "True", "JobCompleted", "HyperPodPyTorchJob completed.", nt))
+                st["completionTime"] = nt
+            if any(p == "Failed" for p in phases):
+                conds.append(_cond("Failed", "True", "PodFailed", "A pod of the job failed.", nt))
+            st["conditions"] = conds
+            st["restartCount"] = st.get("restartCount", 0)
+            st["jobPods"] = [{"podName": p["metadata"]["name"], "status": p["status"].get("phase")} for p in pods]
+            if pods:
+                st["masterAddr"] = "%s-%s-0" % (job["metadata"]["name"], (spec.get("replicaSpecs") or [{}])[0].get("name", "pods"))
+                st["masterPort"] = "23456"
+            self._set_status("sagemaker.amazonaws.com", "hyperpodpytorchjobs", job, st)
+
+    def ray(self, now):
+        reg = self.kc.registry()
+        rc_type = reg.by_kind("ray.io", "RayCluster")
+        if reg.by_kind("ray.io", "RayJob") is not None and rc_type is not None:
+            for job in self.st.list("ray.io", "rayjobs"):
+                spec = job.get("spec") or {}
+                st = copy.deepcopy(job.get("status") or {})
+                if st.get("jobDeploymentStatus") in ("Complete", "Failed"):
+                    continue
+                ns = job["metadata"]["namespace"]
+                clusters = [c for c in self.st.list("ray.io", "rayclusters", ns) if owned_by(c, job["metadata"]["uid"])]
+                if not clusters and spec.get("rayClusterSpec"):
+                    rc = {"apiVersion": "ray.io/%s" % rc_type.version, "kind": "RayCluster",
+                          "metadata": {"name": "%s-raycluster-%s" % (job["metadata"]["name"], suffix()),
+                                       "namespace": ns, "labels": {"ray.io/originated-from-crd": "RayJob"},
+                                       "ownerReferences": [owner_ref(job, job["apiVersion"], "RayJob")]},
+                          "spec": copy.deepcopy(spec["rayClusterSpec"])}
+                    created = self.kc.create_object("ray.io", "rayclusters", rc, manager="ray-operator")
+                    st.update({"jobDeploymentStatus": "Initializing", "jobStatus": "PENDING",
+                               "rayClusterName": created["metadata"]["name"],
+                               "jobId": "%s-%s" % (job["metadata"]["name"], suffix()),
+                               "startTime": self.now_text()})
+                    self._set_status("ray.io", "rayjobs", job, st)
+                    continue
+                rc = clusters[0] if clusters else None
+                if rc and (rc.get("status") or {}).get("state") == "ready":
+                    subs = self._pods_of(job)
+                    if not subs:
+                        tmpl = {"metadata": {"labels": {"ray.io/originated-from-crd": "RayJob"}},
+                                "spec": {"restartPolicy": "Never", "containers": [{
+                                    "name": "ray-job-submitter", "image": "rayproject/ray:2.52.0",
+                                    "command": ["ray", "job", "submit", "--", spec.get("entrypoint", "python")],
+                                    "env": [{"name": "MAX_STEPS", "value": "200"}, {"name": "STEP_SECONDS", "value": "3"}]}]}}
+                        self.make_pod(job, job["apiVersion"], "RayJob", tmpl, "%s-%s" % (job["metadata"]["name"], suffix()),
+                                      now, workload="training")
+                        st.update({"jobDeploymentStatus": "Running", "jobStatus": "RUNNING",
+                                   "dashboardURL": "%s-head-svc.%s.svc.cluster.local:8265" % (rc["metadata"]["name"], ns)})
+                    elif all(p["status"].get("phase") == "Succeeded" for p in subs):
+                        st.update({"jobDeploymentStatus": "Complete", "jobStatus": "SUCCEEDED",
+                                   "endTime": self.now_text(), "message": "Job finished successfully."})
+                        if spec.get("shutdownAfterJobFinishes"):
+                            self.kc.delete_object("ray.io", "rayclusters", ns, rc["metadata"]["name"])
+                    elif any(p["status"].get("phase") == "Failed" for p in subs):
+                        st.update({"jobDeploymentStatus": "Failed", "jobStatus": "FAILED", "endTime": self.now_text()})
+                    self._set_status("ray.io", "rayjobs", job, st)
+        if rc_type is not None:
+            for rc in self.st.list("ray.io", "rayclusters"):
+                spec = rc.get("spec") or {}
+                pods = self._pods_of(rc)
+                names = {p["metadata"].get("labels", {}).get("ray.io/group", "") + "/" +
+                         p["metadata"].get("labels", {}).get("sandbox.slipway.dev/index", "") for p in pods}
+                cname = rc["metadata"]["name"]
+                if "headgroup/0" not in names:
+                    self.make_pod(rc, rc["apiVersion"], "RayCluster", (spec.get("headGroupSpec") or {}).get("template"),
+                                  "%s-head-%s" % (cname, suffix()), now, workload="generic",
+                                  extra_labels={"ray.io/cluster": cname, "ray.io/node-type": "head",
+                                                "ray.io/group": "headgroup", "sandbox.slipway.dev/index": "0"})
+                for wg in spec.get("workerGroupSpecs") or []:
+                    g = wg.get("groupName", "workers")
+                    for i in range(int(wg.get("replicas", wg.get("minReplicas", 0)) or 0)):
+                        if "%s/%d" % (g, i) not in names:
+                            self.make_pod(rc, rc["apiVersion"], "RayCluster", wg.get("template"),
+                                          "%s-%s-worker-%s" % (cname, g, suffix()), now, workload="generic",
+                                          extra_labels={"ray.io/cluster": cname, "ray.io/node-type": "worker",
+                                                        "ray.io/group": g, "sandbox.slipway.dev/index": str(i)})
+                pods = self._pods_of(rc)
+                ready = pods and all(_ready(p) for p in pods)
+                st = {"state": "ready" if ready else "unhealthy" if False else "",
+                      "availableWorkerReplicas": len([p for p in pods if p["metadata"]["labels"].get("ray.io/node-type") == "worker" and _ready(p)]),
+                      "desiredWorkerReplicas": sum(int(w.get("replicas", 0) or 0) for w in spec.get("workerGroupSpecs") or []),
+                      "readyWorkerReplicas": len([p for p in pods if p["metadata"]["labels"].get("ray.io/node-type") == "worker" and _ready(p)])}
+                if not st["state"]:
+                    st.pop("state")
+                self._set_status("ray.io", "rayclusters", rc, st)
+
+    def inference(self, now):
+        reg = self.kc.registry()
+        for kind, plural in (("InferenceEndpointConfig", "inferenceendpointconfigs"), ("JumpStartModel", "jumpstartmodels")):
+            if reg.by_kind("inference.sagemaker.aws.amazon.com", kind) is None:
+                continue
+            for ie in self.st.list("inference.sagemaker.aws.amazon.com", plural):
+                spec = ie.get("spec") or {}
+                ns = ie["metadata"]["namespace"]
+                name = spec.get("modelName") or ((spec.get("model") or {}).get("modelId") or ie["metadata"]["name"]).replace("/", "-").lower()[:50]
+                deps = [d for d in self.st.list("apps", "deployments", ns) if owned_by(d, ie["metadata"]["uid"])]
+                replicas = int(spec.get("replicas", 1) or 1)
+                worker = spec.get("worker") or {}
+                image = worker.get("image") or "763104351884.dkr.ecr.us-west-2.amazonaws.com/djl-inference:latest"
+                itype = spec.get("instanceType") or (spec.get("server") or {}).get("instanceType")
+                if not deps:
+                    labels = {"app": name}
+                    pod_spec = {"containers": [{"name": "model", "image": image,
+                                                "ports": [{"containerPort": (worker.get("modelInvocationPort") or {}).get("containerPort", 8080)}],
+                                                "resources": worker.get("resources") or {}}]}
+                    if itype:
+                        pod_spec["nodeSelector"] = {"node.kubernetes.io/instance-type": itype}
+                    dep = {"apiVersion": "apps/v1", "kind": "Deployment",
+                           "metadata": {"name": name, "namespace": ns, "labels": labels,
+                                        "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
+                           "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+                                    "template": {"metadata": {"labels": labels,
+                                                              "annotations": {"sandbox.slipway.dev/workload": "inference"}},
+                                                 "spec": pod_spec}}}
+                    self.kc.create_object("apps", "deployments", dep, manager="hyperpod-inference-operator")
+                    deps = [dep]
+                d = deps[0]
+                if d["spec"].get("replicas") != replicas:
+                    d["spec"]["replicas"] = replicas
+                    self.st.update("apps", "deployments", d, bump_generation=True)
+                avail = (d.get("status") or {}).get("availableReplicas", 0)
+                state = "DeploymentComplete" if avail >= replicas else "DeploymentInProgress"
+                st = copy.deepcopy(ie.get("status") or {})
+                if st.get("state") != state or st.get("replicas") != avail:
+                    st.update({"state": state, "replicas": avail, "selector": "app=%s" % name,
+                               "observedGeneration": ie["metadata"].get("generation", 1),
+                               "deploymentStatus": {"deploymentObjectOverallState": state,
+                                                    "name": name, "availableReplicas": avail}})
+                    self._set_status("inference.sagemaker.aws.amazon.com", plural, ie, st)
+
+    # --- scheduler and kubelet ---------------------------------------------------------
+    def schedule(self, now):
+        nodes = self.st.list("", "nodes")
+        pending = [p for p in self.st.list("", "pods")
+                   if not (p.get("spec") or {}).get("nodeName") and p["status"].get("phase") == "Pending"
+                   and not p["metadata"].get("deletionTimestamp")]
+        if not pending:
+            return
+        used = {}
+        for p in self.st.list("", "pods"):
+            n = (p.get("spec") or {}).get("nodeName")
+            if n and p["status"].get("phase") in ("Pending", "Running"):
+                u = used.setdefault(n, {})
+                for k, v in pod_requests(p).items():
+                    u[k] = u.get(k, 0.0) + v
+        for pod in sorted(pending, key=lambda p: p["metadata"]["creationTimestamp"]):
+            req = pod_requests(pod)
+            reasons = {}
+            chosen = None
+            for n in sorted(nodes, key=lambda n: n["metadata"]["name"]):
+                why = self._unfit(pod, n, req, used.get(n["metadata"]["name"], {}))
+                if why:
+                    reasons[why] = reasons.get(why, 0) + 1
+                    continue
+                chosen = n
+                break
+            if chosen is None:
+                msg = "0/%d nodes are available: %s. preemption: 0/%d nodes are available: %d Preemption is " \
+                      "not helpful for scheduling." % (len(nodes), ", ".join(
+                          "%d %s" % (c, r) for r, c in sorted(reasons.items())) or "no nodes available to schedule pods",
+                          len(nodes), len(nodes))
+                conds = pod["status"].get("conditions") or []
+                if not conds or conds[0].get("message") != msg:
+                    pod["status"]["conditions"] = [_cond("PodScheduled", "False", "Unschedulable", msg, self.now_text())]
+                    self.st.update("", "pods", pod)
+                    self.event(pod, "FailedScheduling", msg, "Warning")
+                continue
+            name = chosen["metadata"]["name"]
+            u = used.setdefault(name, {})
+            for k, v in req.items():
+                u[k] = u.get(k, 0.0) + v
+            pod["spec"]["nodeName"] = name
+            pod["status"]["conditions"] = [_cond("PodScheduled", "True", "", "", self.now_text())]
+            pod["metadata"].setdefault("annotations", {})["sandbox.slipway.dev/bound-at"] = str(now)
+            self.st.update("", "pods", pod)
+            self.event(pod, "Scheduled", "Successfully assigned %s/%s to %s" % (
+                pod["metadata"]["namespace"], pod["metadata"]["name"], name))
+
+    def _unfit(self, pod, node, req, used):
+        spec = pod.get("spec") or {}
+        labels = node["metadata"].get("labels") or {}
+        if not _node_ready(node):
+            return "node(s) had untolerated taint {node.kubernetes.io/not-ready: }"
+        if (node.get("spec") or {}).get("unschedulable"):
+            return "node(s) were unschedulable"
+        for k, v in (spec.get("nodeSelector") or {}).items():
+            if labels.get(k) != v:
+                return "node(s) didn't match Pod's node affinity/selector"
+        aff = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+               .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+        terms = aff.get("nodeSelectorTerms") or []
+        if terms and not any(selector_matches({"matchExpressions": t.get("matchExpressions")}, labels) for t in terms):
+            return "node(s) didn't match Pod's node affinity/selector"
+        tols = spec.get("tolerations") or []
+        for taint in (node.get("spec") or {}).get("taints") or []:
+            if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+                continue
+            if not any(_tolerates(t, taint) for t in tols):
+                return "node(s) had untolerated taint {%s: %s}" % (taint.get("key"), taint.get("value", ""))
+        alloc = (node.get("status") or {}).get("allocatable") or {}
+        for res, amount in req.items():
+            if res in ("cpu", "memory", GPU, NEURON, EFA, "pods") or "/" in res:
+                cap = parse_qty(alloc.get(res, 0))
+                if used.get(res, 0.0) + amount > cap + 1e-9:
+                    return "Insufficient %s" % res
+        return None
+
+    def kubelet(self, now):
+        clock = self.kc.world.clock
+        node_names = {n["metadata"]["name"]: n for n in self.st.list("", "nodes")}
+        for pod in self.st.list("", "pods"):
+            spec = pod.get("spec") or {}
+            st = pod["status"]
+            node = spec.get("nodeName")
+            md = pod["metadata"]
+            if md.get("deletionTimestamp"):
+                continue
+            if node and node not in node_names:
+                if st.get("phase") in ("Pending", "Running"):
+                    if any(r.get("kind") in ("ReplicaSet", "StatefulSet", "DaemonSet") for r in md.get("ownerReferences") or []):
+                        self.kc.delete_object("", "pods", md["namespace"], md["name"])
+                    else:
+                        st["phase"] = "Failed"
+                        st["reason"] = "NodeLost"
+                        st["message"] = "Node %s which was running pod %s is unresponsive" % (node, md["name"])
+                        self.st.update("", "pods", pod)
+                continue
+            if not node:
+                continue
+            bound = float((md.get("annotations") or {}).get("sandbox.slipway.dev/bound-at", now))
+            nd = node_names[node]
+            if st.get("phase") == "Pending":
+                if now >= clock.due(START_DELAY, bound):
+                    started = clock.due(START_DELAY, bound)
+                    st["phase"] = "Running"
+                    st["startTime"] = now_rfc3339(started)
+                    st["hostIP"] = _node_ip(nd)
+                    st["hostIPs"] = [{"ip": st["hostIP"]}]
+                    st["podIP"] = self.kc.allocate_pod_ip(md["uid"])
+                    st["podIPs"] = [{"ip": st["podIP"]}]
+                    st["containerStatuses"] = [{"name": c["name"], "image": c.get("image"),
+                                                "imageID": "%s@sha256:%s" % (c.get("image"), hashlib.sha256(
+                                                    str(c.get("image")).encode()).hexdigest()),
+                                                "containerID": "containerd://" + hashlib.sha256(
+                                                    (md["uid"] + c["name"]).encode()).hexdigest(),
+                                                "ready": True, "started": True, "restartCount": 0,
+                                                "state": {"running": {"startedAt": st["startTime"]}}}
+                                               for c in spec.get("containers") or []]
+                    nt = self.now_text()
+                    st["conditions"] = [_cond(t, "True", "", "", nt) for t in
+                                        ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
+                                         "PodScheduled")]
+                    md.setdefault("annotations", {})["sandbox.slipway.dev/started-at"] = str(started)
+                    self.st.update("", "pods", pod)
+                    self.event(pod, "Pulled", "Container image \"%s\" already present on machine" % (
+                        (spec.get("containers") or [{}])[0].get("image")), component="kubelet")
+                    self.event(pod, "Started", "Started container %s" % (spec.get("containers") or [{}])[0].get("name"),
+                               component="kubelet")
+            elif st.get("phase") == "Running":
+                dur = logs.duration(pod)
+                started = float((md.get("annotations") or {}).get("sandbox.slipway.dev/started-at", now))
+                if dur is not None and now >= clock.due(dur, started) and spec.get("restartPolicy") != "Always":
+                    end = now_rfc3339(clock.due(dur, started))
+                    st["phase"] = "Succeeded"
+                    for cs in st.get("containerStatuses") or []:
+                        cs["ready"] = False
+                        cs["started"] = False
+                        cs["state"] = {"terminated": {"exitCode": 0, "reason": "Completed",
+                                                      "startedAt": st.get("startTime"), "finishedAt": end}}
+                    for c in st.get("conditions") or []:
+                        if c["type"] in ("Ready", "ContainersReady"):
+                            c["status"] = "False"
+                            c["reason"] = "PodCompleted"
+                    self.st.update("", "pods", pod)
+                elif not _node_ready(nd) and _ready(pod):
+                    for c in st.get("conditions") or []:
+                        if c["type"] in ("Ready",):
+                            c["status"] = "False"
+                    self.st.update("", "pods", pod)
+
+    # --- storage ------------------------------------------------------------------------
+    def volumes(self, now):
+        pvs = self.st.list("", "persistentvolumes")
+        for pvc in self.st.list("", "persistentvolumeclaims"):
+            if pvc["status"].get("phase") == "Bound":
+                continue
+            spec = pvc.get("spec") or {}
+            want = parse_qty(((spec.get("resources") or {}).get("requests") or {}).get("storage", "0"))
+            modes = set(spec.get("accessModes") or [])
+            sc = spec.get("storageClassName")
+            chosen = None
+            if spec.get("volumeName"):
+                chosen = next((pv for pv in pvs if pv["metadata"]["name"] == spec["volumeName"]), None)
+            else:
+                for pv in sorted(pvs, key=lambda v: parse_qty((v["spec"].get("capacity") or {}).get("storage", "0"))):
+                    ps = pv["spec"]
+                    if pv["status"].get("phase") != "Available":
+                        continue
+                    if (ps.get("storageClassName") or "") != (sc or ""):
+                        continue
+                    if not modes <= set(ps.get("accessModes") or []):
+                        continue
+                    if parse_qty((ps.get("capacity") or {}).get("storage", "0")) < want:
+                        continue
+                    if not selector_matches(spec.get("selector"), pv["metadata"].get("labels") or {}):
+                        continue
+                    chosen = pv
+                    break
+            if chosen is None and sc:
+                cls = self.st.get("storage.k8s.io", "storageclasses", None, sc)
+                if cls is not None and cls.get("provisioner") != "kubernetes.io/no-provisioner":
+                    chosen = self.kc.create_object("", "persistentvolumes", {
+                        "apiVersion": "v1", "kind": "PersistentVolume",
+                        "metadata": {"name": "pvc-" + pvc["metadata"]["uid"],
+                                     "annotations": {"pv.kubernetes.io/provisioned-by": cls.get("provisioner")}},
+                        "spec": {"capacity": {"storage": spec.get("resources", {}).get("requests", {}).get("storage", "1Gi")},
+                                 "accessModes": list(modes) or ["ReadWriteOnce"], "storageClassName": sc,
+                                 "persistentVolumeReclaimPolicy": cls.get("reclaimPolicy", "Delete"),
+                                 "csi": {"driver": cls.get("provisioner"), "volumeHandle": "vol-" + random_hash(17)}}},
+                        manager="csi-provisioner")
+                    self.event(pvc, "ProvisioningSucceeded", "Successfully provisioned volume %s" % chosen["metadata"]["name"],
+                               component="csi-provisioner")
+            if chosen is None:
+                continue
+            chosen["spec"]["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": pvc["metadata"]["namespace"],
+                                          "name": pvc["metadata"]["name"], "uid": pvc["metadata"]["uid"],
+                                          "apiVersion": "v1", "resourceVersion": pvc["metadata"]["resourceVersion"]}
+            chosen["status"] = {"phase": "Bound"}
+            self.st.update("", "persistentvolumes", chosen)
+            pvc["spec"]["volumeName"] = chosen["metadata"]["name"]
+            pvc["status"] = {"phase": "Bound", "accessModes": chosen["spec"].get("accessModes"),
+                             "capacity": chosen["spec"].get("capacity")}
+            pvc["metadata"].setdefault("annotations", {})["pv.kubernetes.io/bind-completed"] = "yes"
+            self.st.update("", "persistentvolumeclaims", pvc)
+        claims = {(p["metadata"]["namespace"], p["metadata"]["name"]) for p in self.st.list("", "persistentvolumeclaims")}
+        for pv in self.st.list("", "persistentvolumes"):
+            ref = pv["spec"].get("claimRef")
+            if ref and pv["status"].get("phase") == "Bound" and (ref.get("namespace"), ref.get("name")) not in claims:
+                if pv["spec"].get("persistentVolumeReclaimPolicy") == "Delete":
+                    self.kc.delete_object("", "persistentvolumes", None, pv["metadata"]["name"])
+                else:
+                    pv["status"] = {"phase": "Released"}
+                    self.st.update("", "persistentvolumes", pv)
+
+    # --- garbage collection --------------------------------------------------------------
+    def gc(self, now):
+        uids = set()
+        objs = self.st.all_objects()
+        for _, o in objs:
+            uids.add(o["metadata"].get("uid"))
+        for key, o in objs:
+            refs = o["metadata"].get("ownerReferences") or []
+            if refs and not any(r.get("uid") in uids for r in refs):
+                group, plural, ns, name = key.split("|", 3)
+                self.kc.delete_object(group, plural, ns or None, name)
+
+
+def _guess_workload(template):
+    ann = ((template or {}).get("metadata") or {}).get("annotations") or {}
+    if ann.get("sandbox.slipway.dev/workload"):
+        return ann["sandbox.slipway.dev/workload"]
+    text = json.dumps((template or {}).get("spec") or {}).lower()
+    if any(w in text for w in ("vllm", "sglang", "inference", "serve", "tgi", "triton", "djl", "8000")):
+        return "inference"
+    return "generic"
+
+
+def _ready(pod):
+    for c in (pod.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+def _node_ready(node):
+    for c in (node.get("status") or {}).get("conditions") or []:
+        if c.get("type") == "Ready":
+            return c.get("status") == "True"
+    return False
+
+
+def _node_ip(node):
+    for a in (node.get("status") or {}).get("addresses") or []:
+        if a.get("type") == "InternalIP":
+            return a.get("address")
+    return "10.0.0.1"
+
+
+def _tolerates(tol, taint):
+    if tol.get("effect") and tol.get("effect") != taint.get("effect"):
+        return False
+    if tol.get("operator") == "Exists":
+        return not tol.get("key") or tol.get("key") == taint.get("key")
+    return tol.get("key") == taint.get("key") and tol.get("value", "") == taint.get("value", "")

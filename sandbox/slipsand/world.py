@@ -1,0 +1,155 @@
+"""The sandbox world: shared state, services, Kubernetes clusters and the ticker.
+
+Holds the one lock around all shared state.  `advance_locked()` applies
+every state transition whose due time has passed (called before each
+request and by a background ticker), so state machines are driven by stored
+timestamps and survive restarts; the ticker also runs the Kubernetes
+controllers and keeps DIR/sandbox.json's `kubernetes` map current.
+"""
+import json
+import os
+import secrets
+import sys
+import threading
+import time
+import traceback
+
+from . import models
+from .clock import Clock
+from .faults import Faults
+from .identity import Identity
+from .reqlog import RequestLog
+from .state import Store
+
+ACCOUNT_ID = "123456789012"
+
+
+class World:
+    def __init__(self, state_dir, region="us-west-2", speed=1.0, models_dir=None,
+                 host="127.0.0.1", seed=None):
+        self.state_dir = os.path.abspath(state_dir)
+        os.makedirs(self.state_dir, exist_ok=True)
+        self.region = region
+        self.account = ACCOUNT_ID
+        self.host = host
+        self.lock = threading.RLock()
+        self.store = Store(self.state_dir)
+        offset = self.store.get("meta", "clock_offset") or 0.0
+        self.clock = Clock(speed, offset)
+        self.speed = self.clock.speed
+        self.models_dir = models_dir
+        self.models = models.load_models(models_dir)
+        self.faults = Faults(self.store, seed)
+        self.reqlog = RequestLog(self.state_dir)
+        self.identity = Identity(self.store, self.account)
+        self.base_creds = self.identity.ensure_base()
+        token = self.store.get("meta", "control_token")
+        if not token:
+            token = secrets.token_hex(16)
+            self.store.put("meta", "control_token", token)
+        self.control_token = token
+        self.aws_port = None
+        self._stop = threading.Event()
+        self._ticker = None
+        self._last_json = None
+        from .services import make_services
+        self.services = make_services(self)
+        from .k8s.manager import KubeManager
+        self.kube = KubeManager(self)
+
+    # --- time ------------------------------------------------------------
+    def advance_locked(self):
+        now = self.clock.now()
+        for svc in self.services.values():
+            svc.advance(now)
+        self.kube.advance(now)
+
+    def time_travel(self, sandbox_seconds):
+        with self.lock:
+            self.clock.advance(sandbox_seconds)
+            self.store.put("meta", "clock_offset", self.clock.offset)
+            self.advance_locked()
+
+    def start_ticker(self, interval=0.1):
+        def loop():
+            while not self._stop.wait(interval):
+                try:
+                    with self.lock:
+                        self.advance_locked()
+                    self.write_sandbox_json()
+                except Exception:  # noqa: BLE001
+                    traceback.print_exc(file=sys.stderr)
+        self._ticker = threading.Thread(target=loop, name="ticker", daemon=True)
+        self._ticker.start()
+
+    # --- sandbox.json ------------------------------------------------------
+    def info(self):
+        return {
+            "pid": os.getpid(),
+            "aws_endpoint": "http://%s:%d" % (self.host, self.aws_port),
+            "region": self.region,
+            "account_id": self.account,
+            "access_key_id": self.base_creds["access_key_id"],
+            "secret_access_key": self.base_creds["secret_access_key"],
+            "control_endpoint": "http://%s:%d/_sandbox" % (self.host, self.aws_port),
+            "control_token": self.control_token,
+            "speed": self.speed if self.speed != int(self.speed) else int(self.speed),
+            "state_dir": self.state_dir,
+            "models_dir": self.models_dir,
+            "kubernetes": self.kube.endpoints(),
+        }
+
+    def write_sandbox_json(self, force=False):
+        if self.aws_port is None:
+            return
+        with self.lock:
+            data = self.info()
+        text = json.dumps(data, indent=1, sort_keys=True)
+        if text == self._last_json and not force:
+            return
+        path = os.path.join(self.state_dir, "sandbox.json")
+        tmp = path + ".tmp.%d" % os.getpid()
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+        self._last_json = text
+
+    # --- control ---------------------------------------------------------
+    def snapshot(self):
+        with self.lock:
+            self.advance_locked()
+            out = {name: svc.snapshot() for name, svc in self.services.items()}
+            out["kubernetes"] = self.kube.snapshot()
+            out["faults"] = self.faults.config()
+            return out
+
+    def reset(self):
+        with self.lock:
+            self.kube.stop_all()
+            for svc in self.services.values():
+                svc.reset()
+            keep = ("meta", "creds")
+            self.store.clear(keep=keep)
+            self.reqlog.clear()
+            self.kube.reload()
+        self.write_sandbox_json(force=True)
+
+    def shutdown(self):
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join(timeout=2)
+        with self.lock:
+            self.kube.stop_all()
+            self.store.close()
+        try:
+            os.unlink(os.path.join(self.state_dir, "sandbox.json"))
+        except OSError:
+            pass
+
+    def log(self, msg):
+        try:
+            with open(os.path.join(self.state_dir, "sandbox.log"), "a", encoding="utf-8") as f:
+                f.write("%s %s\n" % (time.strftime("%Y-%m-%dT%H:%M:%S"), msg))
+        except OSError:
+            pass

@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+# 30-mcp-protocol.t: /mcp on the real stack (nginx -> slipway-mcp ->
+# nginx -> slipway-api), spoken in raw HTTP built from the MCP spec, in
+# both eras: the legacy initialize/session flow and the stateless
+# 2026-07-28 flow, and every wrong request we can think of: malformed
+# JSON-RPC, unknown methods and tools, bad arguments, wrong or missing
+# headers, foreign Origin/Host, missing or bad tokens, batches.
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack
+from mcp_raw import Mcp, MODERN, LEGACY, err_code
+
+t = T()
+s = Stack(t)
+mcp = Mcp(s)
+reader = s.cli("token", "create", "--scope", "read", "--name", "ro").strip()
+
+# ---- HTTP level -----------------------------------------------------------
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, token=None)
+t.eq(r.status, 401, "no token: 401")
+t.ok((r.header("WWW-Authenticate") or "").startswith("Bearer"),
+     "401 carries WWW-Authenticate: Bearer")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             token="swt_0000000000000000_" + "A" * 43)
+t.eq(r.status, 401, "unknown token: 401")
+t.ok("invalid_token" in (r.header("WWW-Authenticate") or ""),
+     "bad token: error=\"invalid_token\"")
+r = mcp.post({}, token=None, headers={"Authorization": "Basic dTpw"})
+t.eq(r.status, 401, "Basic credentials: 401")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             headers={"Origin": "http://evil.example"})
+t.eq(r.status, 403, "foreign Origin: 403")
+t.eq(err_code(r), -32600, "403 body is a JSON-RPC error")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             headers={"Origin": "http://evil.example"}, token=None)
+t.eq(r.status, 403, "foreign Origin is refused before authentication")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+             headers={"Host": "evil.example", "Origin": "http://evil.example"})
+t.eq(r.status, 403, "DNS rebinding (foreign Host and Origin): 403")
+r, sid = mcp.initialize()
+t.eq(r.status, 200, "initialize")
+r = mcp.initialize()[0]
+t.eq(r.status, 200, "initialize again (new session)")
+r = mcp.legacy("ping", sid=sid, headers={
+    "Origin": "http://127.0.0.1:%d" % s.port})
+t.eq(r.status, 200, "our own Origin is accepted")
+r = mcp.post(None, method="GET", headers={"Accept": "text/event-stream"})
+t.eq((r.status, r.header("Allow")), (405, "POST"), "GET: 405 Allow: POST")
+r = mcp.post(None, method="DELETE", headers={"Mcp-Session-Id": sid})
+t.eq((r.status, r.header("Allow")), (405, "POST"),
+     "DELETE of a session: 405 Allow: POST")
+r = mcp.post(raw=b"{}", headers={"Content-Type": "text/plain"})
+t.eq(r.status, 415, "text/plain body: 415")
+r = mcp.post(raw=b"{}", headers={"Accept": "text/html"})
+t.eq(r.status, 406, "Accept without JSON: 406")
+
+# ---- JSON-RPC envelope ----------------------------------------------------
+r = mcp.post(raw=b'{"jsonrpc":"2.0","id":1,"method":')
+t.eq((r.status, err_code(r)), (400, -32700), "malformed JSON: 400 -32700")
+t.ok("id" in r.json and r.json["id"] is None, "parse error has id null")
+for body, what in (({"jsonrpc": "1.0", "id": 1, "method": "ping"},
+                    "jsonrpc 1.0"),
+                   ({"id": 1, "method": "ping"}, "no jsonrpc member"),
+                   ({"jsonrpc": "2.0", "id": None, "method": "ping"},
+                    "id null"),
+                   ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+                    "fractional id"),
+                   ({"jsonrpc": "2.0", "id": 1, "method": 7}, "method 7"),
+                   ("ping", "a bare string")):
+    r = mcp.post(body, headers={"Mcp-Session-Id": sid,
+                                "MCP-Protocol-Version": LEGACY})
+    t.eq((r.status, err_code(r)), (400, -32600), "%s: 400 -32600" % what)
+
+# ---- legacy era -----------------------------------------------------------
+r, _ = mcp.initialize("2025-06-18")
+t.eq(r.json["result"]["protocolVersion"], "2025-06-18",
+     "initialize keeps a supported version")
+r, _ = mcp.initialize("2024-11-05")
+t.eq(r.json["result"]["protocolVersion"], LEGACY,
+     "an old version gets our latest legacy one")
+t.ok(r.json["result"]["capabilities"].get("tools") is not None and
+     r.json["result"]["serverInfo"]["name"] == "slipway",
+     "tools capability and serverInfo")
+t.ok(sid and len(sid) == 66 and all(0x21 <= ord(c) <= 0x7e for c in sid),
+     "Mcp-Session-Id is visible ASCII")
+r = mcp.legacy("notifications/initialized", sid=sid, rid=None)
+t.eq((r.status, r.body), (202, ""), "notifications/initialized: 202, no body")
+r = mcp.post({"jsonrpc": "2.0", "id": 99, "result": {}},
+             headers={"Mcp-Session-Id": sid, "MCP-Protocol-Version": LEGACY})
+t.eq(r.status, 202, "a JSON-RPC response from the client: 202")
+r = mcp.legacy("ping", sid=None)
+t.eq(r.status, 400, "request without Mcp-Session-Id: 400")
+r = mcp.legacy("ping", sid=sid[:-1] + ("0" if sid[-1] != "0" else "1"))
+t.eq(r.status, 404, "unknown session id: 404")
+r = mcp.legacy("ping", sid=sid, token=reader)
+t.eq(r.status, 404, "a session is bound to its token: 404 for another")
+r = mcp.legacy("ping", sid=sid, version="2025-06-18")
+t.eq(r.status, 200, "another supported MCP-Protocol-Version is accepted "
+     "(the session's version rules)")
+r = mcp.legacy("ping", sid=sid, version="1999-01-01")
+t.eq(r.status, 400, "unsupported MCP-Protocol-Version: 400")
+r = mcp.legacy("ping", sid=sid, version=None)
+t.eq(r.status, 200, "no MCP-Protocol-Version: the session's version is used")
+r = mcp.legacy("resources/list", sid=sid, rid=5)
+t.eq((r.status, err_code(r), r.json.get("id")), (200, -32601, 5),
+     "unknown method: -32601 with the request id")
+r = mcp.legacy("tools/call", {"name": "no_such_tool"}, sid=sid)
+t.eq(err_code(r), -32602, "unknown tool: -32602")
+r = mcp.legacy("tools/call", {"name": "whoami", "arguments": [1, 2]},
+               sid=sid)
+t.eq(err_code(r), -32602, "arguments not an object: -32602")
+r = mcp.legacy("tools/call", {}, sid=sid)
+t.eq(err_code(r), -32602, "tools/call without a name: -32602")
+r = mcp.legacy("tools/list", {"cursor": "bogus"}, sid=sid)
+t.eq(err_code(r), -32602, "a cursor we never gave: -32602")
+r = mcp.legacy("tools/call", {"name": "operation_get",
+                              "arguments": {"id": "nope"}}, sid=sid)
+res = r.json["result"]
+t.ok(res.get("isError") is True and
+     res["structuredContent"]["errors"][0]["field"] == "id",
+     "bad argument: isError naming the field (REST validated it)")
+t.ok("id" in res["content"][0]["text"], "... and says so in text")
+r = mcp.legacy("tools/call", {"name": "operation_list",
+                              "arguments": {"limit": 1, "colour": "red"}},
+               sid=sid)
+t.ok(r.json["result"].get("isError") and
+     "colour" in json.dumps(r.json["result"]["structuredContent"]),
+     "unknown argument: isError naming it")
+r = mcp.legacy("tools/call", {"name": "whoami"}, sid=sid)
+rest = s.get("/api/v1/whoami")
+t.eq(r.json["result"]["structuredContent"], rest.json,
+     "a tool's structuredContent is the REST answer")
+t.eq(json.loads(r.json["result"]["content"][0]["text"]), rest.json,
+     "... and the same JSON as text")
+
+# Batches: only in 2025-03-26.
+r = mcp.post([{"jsonrpc": "2.0", "id": 1, "method": "ping"}],
+             headers={"Mcp-Session-Id": sid, "MCP-Protocol-Version": LEGACY})
+t.eq((r.status, err_code(r)), (400, -32600), "batch in 2025-11-25: 400 -32600")
+r, sid0 = mcp.initialize("2025-03-26")
+r = mcp.post([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+              {"jsonrpc": "2.0", "method": "notifications/initialized"},
+              {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+              {"jsonrpc": "2.0", "id": 3, "method": "nope"}],
+             headers={"Mcp-Session-Id": sid0,
+                      "MCP-Protocol-Version": "2025-03-26"})
+t.eq(r.status, 200, "batch in 2025-03-26: 200")
+t.ok(isinstance(r.json, list) and [x.get("id") for x in r.json] == [1, 2, 3],
+     "one response per request, none for the notification")
+t.eq(r.json[2]["error"]["code"], -32601, "an error inside a batch")
+r = mcp.post([], headers={"Mcp-Session-Id": sid0,
+                          "MCP-Protocol-Version": "2025-03-26"})
+t.eq((r.status, err_code(r)), (400, -32600), "empty batch: 400 -32600")
+
+# ---- modern era (2026-07-28) ----------------------------------------------
+r = mcp.modern("server/discover")
+t.eq(r.status, 200, "server/discover")
+res = r.json["result"]
+t.eq(res.get("resultType"), "complete", "resultType complete")
+t.ok(MODERN in res["supportedVersions"] and LEGACY in
+     res["supportedVersions"], "supportedVersions lists both eras")
+t.ok(isinstance(res.get("ttlMs"), int) and res.get("cacheScope") in
+     ("public", "private"), "ttlMs and cacheScope")
+t.ok(res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "slipway",
+     "serverInfo in _meta")
+t.ok(r.header("Mcp-Session-Id") is None, "no session in the modern era")
+r = mcp.modern("tools/list")
+t.ok(r.status == 200 and r.json["result"]["tools"] and
+     "ttlMs" in r.json["result"], "modern tools/list with caching hints")
+r = mcp.modern("tools/list", headers={"Mcp-Session-Id": "whatever"})
+t.eq(r.status, 200, "a stray Mcp-Session-Id is ignored in the modern era")
+r = mcp.modern("tools/list", drop=("MCP-Protocol-Version",))
+t.eq((r.status, err_code(r)), (400, -32020),
+     "missing MCP-Protocol-Version: 400 -32020")
+r = mcp.modern("tools/list", headers={"MCP-Protocol-Version": LEGACY})
+t.eq((r.status, err_code(r)), (400, -32020),
+     "MCP-Protocol-Version differs from _meta: 400 -32020")
+r = mcp.modern("tools/list", drop=("Mcp-Method",))
+t.eq((r.status, err_code(r)), (400, -32020), "missing Mcp-Method: 400 -32020")
+r = mcp.modern("tools/list", headers={"Mcp-Method": "tools/call"})
+t.eq((r.status, err_code(r)), (400, -32020), "Mcp-Method mismatch: 400 -32020")
+r = mcp.modern("tools/call", {"name": "whoami"}, name="version")
+t.eq((r.status, err_code(r)), (400, -32020), "Mcp-Name mismatch: 400 -32020")
+r = mcp.modern("tools/call", {"name": "whoami"}, drop=("Mcp-Name",))
+t.eq((r.status, err_code(r)), (400, -32020), "missing Mcp-Name: 400 -32020")
+r = mcp.modern("tools/call", {"name": "whoami"}, name="=?base64?d2hvYW1p?=")
+t.eq(r.status, 200, "Base64 Mcp-Name is decoded before comparing")
+t.eq(r.json["result"]["structuredContent"]["scope"], "admin",
+     "modern tools/call runs the tool")
+t.eq(r.json["result"]["resultType"], "complete", "... with resultType")
+r = mcp.modern("tools/list", version="1999-01-01")
+t.eq((r.status, err_code(r)), (400, -32022), "unsupported version: 400 -32022")
+t.ok(r.json["error"]["data"]["requested"] == "1999-01-01" and
+     MODERN in r.json["error"]["data"]["supported"],
+     "-32022 data lists supported and requested")
+r = mcp.modern("ping")
+t.eq((r.status, err_code(r)), (404, -32601),
+     "ping is gone in 2026: 404 -32601")
+r = mcp.modern("prompts/list")
+t.eq((r.status, err_code(r)), (404, -32601), "unknown method: 404 -32601")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+              "params": {"_meta": {
+                  "io.modelcontextprotocol/protocolVersion": MODERN}}},
+             headers={"MCP-Protocol-Version": MODERN,
+                      "Mcp-Method": "tools/list"})
+t.eq((r.status, err_code(r)), (400, -32602),
+     "_meta without clientCapabilities: 400 -32602")
+r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+             headers={"MCP-Protocol-Version": MODERN,
+                      "Mcp-Method": "tools/list"})
+t.eq((r.status, err_code(r)), (400, -32602),
+     "modern header but no _meta: 400 -32602")
+r = mcp.post([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}],
+             headers={"MCP-Protocol-Version": MODERN})
+t.eq((r.status, err_code(r)), (400, -32600), "batch in 2026: 400 -32600")
+t.ok("id" not in r.json, "modern error without a readable id omits id")
+r = mcp.call("no_such_tool")
+t.eq(err_code(r), -32602, "modern unknown tool: -32602")
+r = mcp.call("operation_cancel", {"id": "op-0123456789abcdef"})
+res = r.json["result"]
+t.ok(res.get("isError") and res["structuredContent"]["status"] == 404,
+     "mutating tool on an unknown op: isError with the 404 problem")
+r = mcp.call("operation_cancel", {"id": "op-0123456789abcdef"}, token=reader)
+t.eq(r.json["result"]["structuredContent"]["status"], 403,
+     "read token: the mutation is refused by REST (403 isError)")
+names = [x["name"] for x in mcp.modern("tools/list", token=reader)
+         .json["result"]["tools"]]
+t.ok("operation_get" in names and "operation_cancel" not in names and
+     "operation_retry" not in names, "read token lists read tools only")
+s.stop()
+t.done()
