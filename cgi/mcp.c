@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/buf.h"
 #include "lib/conf.h"
@@ -160,7 +161,17 @@ main(int argc, char *argv[])
 		sw_error("FastCGI initialisation failed");
 		goto out;
 	}
-	while (!stop && FCGX_Accept_r(&fr) >= 0) {
+	while (!stop) {
+		/* A failed accept (a connection reset before it was read,
+		 * say) is not a reason to exit: only a stop request is. */
+		if (FCGX_Accept_r(&fr) < 0) {
+			struct timespec nap = { 0, 10 * 1000 * 1000 };
+
+			if (stop)
+				break;
+			nanosleep(&nap, NULL);
+			continue;
+		}
 		serve(&fr, &m);
 		FCGX_Finish_r(&fr);
 		if (FCGX_IsCGI())

@@ -42,6 +42,24 @@ h_aws(struct sw_req *r)
 	return &worker_aws;
 }
 
+sw_err
+h_call(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, struct aws_error *err)
+{
+	struct aws_ctx *aws = h_aws(r);
+	sw_err e;
+
+	*out = NULL;
+	if (aws == NULL) {
+		json_object_put(in);
+		snprintf(err->code, sizeof(err->code), "NoAwsClient");
+		return SW_EUNAVAIL;
+	}
+	e = aws_call(aws, svc, op, in, out, err);
+	json_object_put(in);
+	return e;
+}
+
 /* Call AWS for a handler; on failure fill the problem and return it. */
 static sw_err
 call(struct sw_req *r, enum aws_service svc, const char *op,
@@ -801,7 +819,7 @@ h_cluster_create(struct sw_req *r)
 		return r->err;
 	/* An EKS cluster of that name that is not ours is refused. */
 	memset(&err, 0, sizeof(err));
-	if (h_aws(r) != NULL && aws_call(h_aws(r), AWS_SVC_EKS,
+	if (h_aws(r) != NULL && h_call(r, AWS_SVC_EKS,
 	    "DescribeCluster", sw_jo("name", sw_js(name), NULL), &out, &err) ==
 	    SW_OK) {
 		const char *tag = sw_json_path_str(out,
@@ -857,7 +875,7 @@ h_cluster_list(struct sw_req *r)
 		const char *tag = NULL, *status = NULL;
 
 		memset(&err, 0, sizeof(err));
-		if (aws_call(h_aws(r), AWS_SVC_EKS, "DescribeCluster", sw_jo(
+		if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo(
 		    "name", sw_js(n), NULL), &d, &err) == SW_OK) {
 			tag = sw_json_path_str(d, "cluster.tags.slipway:cluster");
 			status = sw_json_path_str(d, "cluster.status");
@@ -897,7 +915,7 @@ h_cluster_get(struct sw_req *r)
 	    sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
 	memset(&err, 0, sizeof(err));
-	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
 	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
 		hp = NULL;
 	memset(&f, 0, sizeof(f));
@@ -950,7 +968,7 @@ h_cluster_import(struct sw_req *r)
 		return r->err;
 	arn = sw_json_path_str(eks, "cluster.arn");
 	memset(&err, 0, sizeof(err));
-	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
 	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
 		hp = NULL;
 	if (r->dry_run) {

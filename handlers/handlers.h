@@ -49,9 +49,21 @@ sw_err	h_node_reboot(struct sw_req *);
 sw_err	h_node_replace(struct sw_req *);
 sw_err	h_node_delete(struct sw_req *);
 
+/* handlers/storage.c */
+sw_err	h_storage_list(struct sw_req *);
+sw_err	h_storage_add(struct sw_req *);
+sw_err	h_compute_subnet_list(struct sw_req *);
+sw_err	h_cluster_software_update(struct sw_req *);
+sw_err	h_diagnostics_cluster(struct sw_req *);
+
 /* The AWS client of this worker process (handlers/clusters.c), set up
  * from the configuration on first use; NULL if that fails. */
 struct aws_ctx *h_aws(struct sw_req *);
+
+/* aws_call() for a handler: in is stolen; SW_EUNAVAIL without a
+ * client.  *out is a new reference on success. */
+sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
+	    json_object *in, json_object **out, struct aws_error *);
 
 /*
  * Start an operation of a pipeline kind with r->args as its parameters

@@ -28,7 +28,7 @@ describe_hp(struct sw_req *r, const char *name, json_object **out)
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
-	e = aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
 	    "ClusterName", sw_js(name), NULL), out, &err);
 	if (e == SW_OK)
 		return SW_OK;
@@ -159,7 +159,7 @@ h_instance_group_add(struct sw_req *r)
 		struct aws_error err;
 
 		memset(&err, 0, sizeof(err));
-		if (sub != NULL && aws_call(h_aws(r), AWS_SVC_EC2,
+		if (sub != NULL && h_call(r, AWS_SVC_EC2,
 		    "DescribeSubnets", sw_jo("SubnetIds", sw_ja(sw_js(sub),
 		    NULL), NULL), &out, &err) == SW_OK &&
 		    sw_json_path_str(out, "subnetSet[0].availabilityZone"))
@@ -247,7 +247,7 @@ h_node_list(struct sw_req *r)
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
-	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100),
 	    "InstanceGroupNameContains", group ? sw_js(group) : NULL, NULL),
 	    &out, &err) != SW_OK)

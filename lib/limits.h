@@ -34,6 +34,8 @@
 #define SW_MAX_PAGE		200
 /* Most events returned with one operation. */
 #define SW_MAX_EVENTS		500
+/* Most pipeline kinds (pipelines/pipeline.c's registry). */
+#define SW_MAX_PIPELINES	32
 /* Most stages in one operation. */
 #define SW_MAX_STAGES		32
 /* A claimed operation is re-claimable after this lease (seconds). */

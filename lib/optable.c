@@ -277,6 +277,39 @@ static const struct sw_field f_node_ids[] = {
 
 /* FIELDS: storage and diagnostics */
 
+static const char *const storage_kinds[] = { "s3", "fsx", NULL };
+
+static const struct sw_field f_storage_add[] = {
+	{ "kind", SW_T_STRING, SW_F_REQUIRED, 0, 0, NULL, storage_kinds,
+	  "s3: an S3 bucket through Mountpoint; fsx: a new FSx for Lustre "
+	  "file system.", NULL, NULL },
+	{ "claim", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
+	  "PersistentVolumeClaim name pods mount (e.g. s3-claim).", NULL,
+	  NULL },
+	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL,
+	  "Namespace of the claim (default: default).", NULL, NULL },
+	{ "bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
+	  "S3 bucket (kind s3).", NULL, NULL },
+	{ "create_bucket", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "Create the bucket when it does not exist.", NULL, NULL },
+	{ "size_gib", SW_T_INT, 0, 1200, 100800, NULL, NULL,
+	  "FSx capacity in GiB (kind fsx; 1200 or a multiple of 2400).",
+	  NULL, NULL },
+	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
+	  "FSx AZ (default: the AZ of the cluster's compute subnet).", NULL,
+	  NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_group_name_item[] = {
+	{ "group", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL, NULL, NULL, NULL },
+};
+static const struct sw_field f_software_update[] = {
+	{ "instance_groups", SW_T_ARRAY, 0, 1, 20, NULL, NULL,
+	  "Only these groups (default: all).", NULL, f_group_name_item },
+	{ NULL }
+};
+
 /* ---- the table ------------------------------------------------------- */
 
 const struct sw_op sw_optable[] = {
@@ -415,6 +448,39 @@ const struct sw_op sw_optable[] = {
 	/* ROWS: features */
 
 	/* ROWS: storage and diagnostics */
+	{ "storage_list", "GET", "/api/v1/clusters/{name}/storage", "storage",
+	  "Storage claims of the cluster (S3 Mountpoint, FSx for Lustre)",
+	  "Pods mount a claim by name; training and inference use the same "
+	  "data layout under it.", f_cluster_name, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_storage_list },
+	{ "storage_add", "POST", "/api/v1/clusters/{name}/storage", "storage",
+	  "Add shared storage: an S3 bucket or a new FSx for Lustre",
+	  "Installs the CSI driver add-on if needed and waits for the claim "
+	  "to be Bound.", f_cluster_name, f_storage_add,
+	  SW_OP_LONG | SW_OP_DRY_RUN, SW_SCOPE_WRITE, "operation_wait", 15,
+	  "Accepted", h_storage_add },
+	{ "compute_subnet_list", "GET",
+	  "/api/v1/clusters/{name}/compute-subnets", "instance-groups",
+	  "Compute subnets (/20 per AZ or per group) and who uses them",
+	  "Reuse a dedicated subnet by passing its id as subnet_id to "
+	  "instance_group_add.", f_cluster_name, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_compute_subnet_list },
+	{ "cluster_software_update", "POST",
+	  "/api/v1/clusters/{name}:update-software", "nodes",
+	  "Update the HyperPod software (AMI) of the cluster's nodes",
+	  "Nodes are updated in rolling batches; poll with operation_wait.",
+	  f_cluster_name, f_software_update, SW_OP_LONG | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "operation_wait", 60, "Accepted",
+	  h_cluster_software_update },
+	{ "diagnostics_cluster", "GET",
+	  "/api/v1/clusters/{name}/diagnostics", "diagnostics",
+	  "Read-only health report: control plane, HyperPod, nodes, pods",
+	  "Investigates only and changes nothing; each finding names the "
+	  "next step to suggest (investigate -> reboot -> replace).",
+	  f_cluster_name, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_diagnostics_cluster },
 
 	{ "operation_list", "GET", "/api/v1/operations", "operations",
 	  "List operations, newest first",

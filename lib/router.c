@@ -353,6 +353,10 @@ sw_route(struct sw_req *r)
 	params = json_object_new_object();
 	if (collect_params(r, vars, params) != SW_OK)
 		goto out;
+	if ((dr = sw_json_get(params, "dry_run")) != NULL) {
+		r->dry_run = json_object_get_boolean(dr);
+		json_object_object_del(params, "dry_run");
+	}
 	if (r->op->params != NULL)
 		(void)sw_validate(params, r->op->params, SW_F_PATH | SW_F_QUERY,
 		    &r->ferrs);
@@ -362,13 +366,8 @@ sw_route(struct sw_req *r)
 		goto out;
 	}
 	/* Merge: path and query win over body members of the same name. */
-	json_object_object_foreach(params, k, v) {
-		if (strcmp(k, "dry_run") == 0)
-			continue;
+	json_object_object_foreach(params, k, v)
 		json_object_object_add(body, k, json_object_get(v));
-	}
-	if ((dr = sw_json_get(params, "dry_run")) != NULL)
-		r->dry_run = json_object_get_boolean(dr);
 	r->args = body;
 	body = NULL;
 	if (r->op->flags & SW_OP_LONG) {

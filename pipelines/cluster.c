@@ -280,7 +280,7 @@ stage_network(struct sw_step *s)
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
 		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id")),
 		    NULL), NULL), &out, NULL));
-		state = sw_json_path_str(out, "natGatewaySet[0].state");
+		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
 		if (state == NULL || strcmp(state, "available") != 0) {
 			int failed = state != NULL &&
 			    strcmp(state, "failed") == 0;
@@ -364,7 +364,7 @@ stage_eks(struct sw_step *s)
 		return STEP_DONE;
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
 	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
-	status = sw_json_path_str(out, "cluster.status");
+	status = sw_keep(s, sw_json_path_str(out, "cluster.status"));
 	if (status != NULL && strcmp(status, "ACTIVE") == 0) {
 		sw_res_set(s, "cluster_arn", sw_json_path_str(out,
 		    "cluster.arn"));
@@ -554,7 +554,7 @@ stage_dependencies(struct sw_step *s)
 		    "DescribeAddon", sw_jo("clusterName", sw_js(CLUSTER(s)),
 		    "addonName", sw_js(addons[i]), NULL), &out, &err);
 		if (rc == STEP_DONE) {
-			status = sw_json_path_str(out, "addon.status");
+			status = sw_keep(s, sw_json_path_str(out, "addon.status"));
 			sw_res_set(s, flag, status ? status : "?");
 			if (status != NULL && (strcmp(status, "CREATE_FAILED")
 			    == 0 || strcmp(status, "DEGRADED") == 0)) {
@@ -646,15 +646,22 @@ ensure_vpc_facts(struct sw_step *s)
 		sw_res_set(s, "private_route_table", sw_res_from(s, "network",
 		    "private_route_table"));
 	}
-	if (s->plan && sw_res_get(s, "vpc_id") == NULL) {
-		sw_res_set(s, "vpc_id", "vpc-planned");
-		sw_res_set(s, "vpc_cidr", sw_json_get_str(s->params,
-		    "vpc_cidr"));
-		sw_res_set(s, "private_route_table", "rtb-planned");
-	}
 	if (sw_res_get(s, "vpc_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-		    sw_js(CLUSTER(s)), NULL), &out, NULL));
+		enum sw_step_rc rc = sw_step_aws(s, AWS_SVC_EKS,
+		    "DescribeCluster", sw_jo("name", sw_js(CLUSTER(s)), NULL),
+		    &out, NULL);
+
+		if (rc != STEP_DONE && s->plan) {
+			/* Planning a cluster that does not exist yet. */
+			s->msg[0] = '\0';
+			sw_res_set(s, "vpc_id", "vpc-planned");
+			sw_res_set(s, "vpc_cidr", sw_json_get_str(s->params,
+			    "vpc_cidr"));
+			sw_res_set(s, "private_route_table", "rtb-planned");
+			return STEP_DONE;
+		}
+		if (rc != STEP_DONE)
+			return rc;
 		v = sw_json_path_str(out, "cluster.resourcesVpcConfig.vpcId");
 		if (v != NULL)
 			sw_res_set(s, "vpc_id", v);
@@ -909,7 +916,7 @@ replace_failed(struct sw_step *s)
 		json_object_object_del(s->res, "create_requested");
 		return STEP_DONE;
 	}
-	status = sw_json_get_str(out, "ClusterStatus");
+	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (status != NULL && strcmp(status, "Failed") == 0) {
 		json_object *o2;
 
@@ -1001,7 +1008,7 @@ stage_hyperpod(struct sw_step *s)
 		return STEP_DONE;
 	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
 	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &out, NULL));
-	status = sw_json_get_str(out, "ClusterStatus");
+	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (status != NULL && strcmp(status, "InService") == 0) {
 		sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
 		    "ClusterArn"));

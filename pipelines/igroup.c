@@ -67,7 +67,7 @@ wait_in_service(struct sw_step *s)
 	if (s->plan)
 		return STEP_DONE;
 	TRY(describe(s, &out));
-	status = sw_json_get_str(out, "ClusterStatus");
+	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (status != NULL && strcmp(status, "InService") == 0)
 		rc = STEP_DONE;
 	else if (status != NULL && strcmp(status, "Failed") == 0)
@@ -130,7 +130,7 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 			return rc;
 		}
 	}
-	status = sw_json_get_str(out, "ClusterStatus");
+	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (!s->plan && (status == NULL || strcmp(status, "InService") != 0)) {
 		json_object_put(out);
 		json_object_put(add);

@@ -24,6 +24,8 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_node_action,
 	/* PIPELINES: features */
 	/* PIPELINES: storage */
+	&sw_pl_storage_add,
+	&sw_pl_software_update,
 	NULL
 };
 
@@ -42,14 +44,14 @@ const char *const *
 sw_pipeline_stage_names(const struct sw_pipeline *p)
 {
 	/* Stage tables are {name, fn} rows; names are collected once. */
-	static const char *names[8][SW_MAX_STAGES + 1];
-	static const struct sw_pipeline *owner[8];
+	static const char *names[SW_MAX_PIPELINES][SW_MAX_STAGES + 1];
+	static const struct sw_pipeline *owner[SW_MAX_PIPELINES];
 	int slot, i;
 
-	for (slot = 0; slot < 8; slot++)
+	for (slot = 0; slot < SW_MAX_PIPELINES; slot++)
 		if (owner[slot] == p || owner[slot] == NULL)
 			break;
-	if (slot == 8)
+	if (slot == SW_MAX_PIPELINES)
 		return NULL;
 	if (owner[slot] == NULL) {
 		for (i = 0; p->stages[i].name != NULL && i < SW_MAX_STAGES;
@@ -76,6 +78,18 @@ sw_aws_op_mutates(const char *op)
 		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
 	return 0;
+}
+
+const char *
+sw_keep(struct sw_step *s, const char *v)
+{
+	char *slot;
+
+	if (v == NULL)
+		return NULL;
+	slot = s->keep[s->nkeep++ % 8];
+	snprintf(slot, sizeof(s->keep[0]), "%s", v);
+	return slot;
 }
 
 enum sw_step_rc

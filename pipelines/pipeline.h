@@ -50,6 +50,8 @@ struct sw_step {
 	int64_t			 wait_ms;
 	char			 msg[512];
 	int			 calls_made;	/* AWS/K8s requests this step */
+	char			 keep[8][256];	/* see sw_keep() */
+	int			 nkeep;
 };
 
 typedef enum sw_step_rc (*sw_stage_fn)(struct sw_step *);
@@ -80,6 +82,13 @@ enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service,
 	    struct aws_error *err);
 /* True for operation names that change state (Create*, Delete*...). */
 int	sw_aws_op_mutates(const char *op);
+
+/*
+ * Copy a string that lives in a response document into the step, so it
+ * stays valid after the document is released (for messages that quote
+ * a status).  Returns NULL for NULL; keeps the 8 most recent copies.
+ */
+const char *sw_keep(struct sw_step *, const char *);
 
 /* Wait: set wait_ms and msg and return STEP_WAIT. */
 enum sw_step_rc sw_step_wait(struct sw_step *, int64_t ms,

@@ -4,6 +4,8 @@
  * name or its slipway:cluster tag (not by remembered ids), so teardown
  * also cleans up after a create that failed half way.
  *
+ *   storage   FSx file systems made for the cluster (S3 buckets hold
+ *             data and are kept)
  *   hyperpod  DeleteCluster (Deleting -> gone), execution role
  *   eks       DeleteCluster (DELETING -> gone), cluster role, OIDC
  *             provider
@@ -65,6 +67,58 @@ delete_role(struct sw_step *s, const char *name)
 	return STEP_DONE;
 }
 
+/* FSx file systems tagged for the cluster: delete, wait until gone. */
+static enum sw_step_rc
+stage_td_storage(struct sw_step *s)
+{
+	json_object *out, *list;
+	enum sw_step_rc rc = STEP_DONE;
+	int pending = 0;
+	size_t i, j;
+
+	TRY(sw_step_aws(s, AWS_SVC_FSX, "DescribeFileSystems", sw_jo(
+	    "MaxResults", sw_ji(100), NULL), &out, NULL));
+	list = sw_json_get(out, "FileSystems");
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		json_object *fs = json_object_array_get_idx(list, i);
+		json_object *tags = sw_json_get(fs, "Tags");
+		const char *life = sw_json_get_str(fs, "Lifecycle");
+		int ours = 0;
+
+		for (j = 0; tags && j < json_object_array_length(tags); j++) {
+			json_object *t = json_object_array_get_idx(tags, j);
+
+			if (strcmp(sw_json_get_str(t, "Key") ?: "",
+			    "slipway:cluster") == 0 && strcmp(sw_json_get_str(
+			    t, "Value") ?: "", CLUSTER(s)) == 0)
+				ours = 1;
+		}
+		if (!ours)
+			continue;
+		pending++;
+		if (life != NULL && strcmp(life, "DELETING") == 0)
+			continue;
+		{
+			json_object *o2;
+
+			rc = sw_step_aws_ok(s, AWS_SVC_FSX, "DeleteFileSystem",
+			    sw_jo("FileSystemId", sw_js(sw_json_get_str(fs,
+			    "FileSystemId")), NULL), &o2,
+			    "FileSystemNotFound");
+			json_object_put(o2);
+			if (rc != STEP_DONE)
+				break;
+		}
+	}
+	json_object_put(out);
+	if (rc != STEP_DONE)
+		return rc;
+	if (pending > 0 && !s->plan)
+		return sw_step_wait(s, sw_poll_ms(s, 30000), "waiting for %d "
+		    "FSx file system(s) to be deleted", pending);
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 stage_td_hyperpod(struct sw_step *s)
 {
@@ -78,7 +132,7 @@ stage_td_hyperpod(struct sw_step *s)
 	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
 	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &out, &err);
 	if (rc == STEP_DONE) {
-		status = sw_json_get_str(out, "ClusterStatus");
+		status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 		if (status == NULL || strcmp(status, "Deleting") != 0) {
 			json_object *o2;
 
@@ -118,7 +172,7 @@ stage_td_eks(struct sw_step *s)
 	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
 	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, &err);
 	if (rc == STEP_DONE) {
-		status = sw_json_path_str(out, "cluster.status");
+		status = sw_keep(s, sw_json_path_str(out, "cluster.status"));
 		issuer = sw_json_path_str(out, "cluster.identity.oidc.issuer");
 		if (issuer != NULL && sw_res_get(s, "oidc_issuer") == NULL)
 			sw_res_set(s, "oidc_issuer", issuer);
@@ -345,6 +399,7 @@ stage_td_network(struct sw_step *s)
 }
 
 static const struct sw_stage_def delete_stages[] = {
+	{ "storage", stage_td_storage },
 	{ "hyperpod", stage_td_hyperpod },
 	{ "eks", stage_td_eks },
 	{ "network", stage_td_network },

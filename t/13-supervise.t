@@ -38,7 +38,7 @@ for name in ("api.0", "nginx"):
     if name == "api.0":
         t.ok(took < 1.0, "api worker replaced within 1 s (%.3f s)" % took)
     t.eq(now and now["restarts"], 1, "%s restart counted" % name)
-    s.pids.add(now["pid"] if now else 0)
+    s.remember_pids()
     deadline = time.time() + 5
     status = 0
     while time.time() < deadline:
@@ -66,6 +66,6 @@ for i in range(60):
         ok += 1
 t.ok(ok >= 58, "requests keep being served across a worker kill (%d/60)"
      % ok)
-s.pids.add(component("api.1")["pid"])
+s.remember_pids()
 s.stop()
 t.done()

@@ -71,8 +71,8 @@ if not t.eq(state, "succeeded", "the operation completed despite the kills"):
                 doc["stages"]]))
     t.diag("\n".join(e["message"] for e in doc.get("events", [])[-15:]))
     t.diag(s.log_text("poller.log")[-3000:])
-t.ok(kills >= 9, "the poller was killed %d times" % kills)
-t.ok(boundary_kills >= 6, "at %d stage boundaries" % boundary_kills)
+t.ok(kills >= boundary_kills + 2, "the poller was killed %d times, mid-poll too" % kills)
+t.ok(boundary_kills >= 5, "at %d stage boundaries" % boundary_kills)
 log = s.log_text("slipway.log")
 t.ok(log.count("component poller") >= kills - 1,
      "each kill was logged and the poller restarted")

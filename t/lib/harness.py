@@ -64,7 +64,7 @@ class Stack:
         self.state = os.path.join(self.dir, "state")
         self.port = free_port()
         self.sandbox = sandbox
-        self.pids = set()
+        self.pids = {}          # pid -> start time (pids get reused)
         if pre_start is not None:
             os.makedirs(self.state, mode=0o700, exist_ok=True)
             pre_start(self.state)
@@ -96,10 +96,12 @@ class Stack:
     def remember_pids(self):
         try:
             st = self.status()
-            self.pids.add(st.get("supervisor_pid", 0))
-            for c in st.get("components", []):
-                if c.get("pid"):
-                    self.pids.add(c["pid"])
+            found = [st.get("supervisor_pid", 0)]
+            found += [c["pid"] for c in st.get("components", [])
+                      if c.get("pid")]
+            for p in found:
+                if p and p not in self.pids:
+                    self.pids[p] = _start_time(p)
         except Exception:
             pass
 
@@ -176,7 +178,8 @@ class Stack:
         deadline = time.time() + 10
         alive = []
         while time.time() < deadline:
-            alive = [p for p in self.pids if p and _alive(p)]
+            alive = [p for p, born in self.pids.items()
+                     if p and _alive(p, born)]
             if not alive:
                 break
             time.sleep(0.1)
@@ -193,16 +196,29 @@ class Stack:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def _alive(pid):
+def _start_time(pid):
+    """Start time of a process (clock ticks since boot), or None."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _alive(pid, born=None):
+    """Is this process (not a later one that reused its pid) running?"""
     try:
         os.kill(pid, 0)
     except OSError:
         return False
     try:
         with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
+            fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return False
+    if fields[0] == "Z":
+        return False
+    return born is None or int(fields[19]) == born
 
 
 # ---- helpers for stacks started with the sandbox ------------------------
