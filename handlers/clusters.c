@@ -485,23 +485,20 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 	}
 }
 
-/* Training-plan reservation: status, AZ, type, count. */
-static void
-check_training_plan(struct sw_req *r, json_object *g, size_t idx)
+/* Training-plan reservation: status, AZ, type, count (see handlers.h). */
+void
+h_check_training_plan(struct sw_req *r, json_object *g, const char *field)
 {
 	const char *arn = sw_json_get_str(g, "training_plan_arn");
 	const char *name, *status, *az = sw_json_get_str(g,
 	    "availability_zone"), *type = sw_json_get_str(g, "instance_type");
 	json_object *out, *res;
-	char field[96];
 	int64_t avail = -1;
 	size_t i;
 	int match = 0;
 
 	if (arn == NULL || (name = strrchr(arn, '/')) == NULL)
 		return;
-	snprintf(field, sizeof(field), "instance_groups[%zu].training_plan_arn",
-	    idx);
 	if (call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", sw_jo(
 	    "TrainingPlanName", sw_js(name + 1), NULL), &out) != SW_OK) {
 		sw_ferr_add(&r->ferrs, field, "exists", "%s", r->detail);
@@ -665,8 +662,12 @@ cluster_preflight(struct sw_req *r)
 		goto out;
 	sw_json_add_str(a, "vpc_cidr", cidr);
 	/* Pre-flight against reservations and quotas (422). */
-	for (i = 0; i < json_object_array_length(groups); i++)
-		check_training_plan(r, json_object_array_get_idx(groups, i), i);
+	for (i = 0; i < json_object_array_length(groups); i++) {
+		snprintf(field, sizeof(field),
+		    "instance_groups[%zu].training_plan_arn", i);
+		h_check_training_plan(r, json_object_array_get_idx(groups, i),
+		    field);
+	}
 	if (r->ferrs.n > 0) {
 		e = sw_req_fail(r, SW_EPRECONDITION, "training plan check "
 		    "failed: %s: %s", r->ferrs.e[0].field, r->ferrs.e[0].msg);

@@ -38,6 +38,13 @@ sw_err	h_cluster_get(struct sw_req *);
 sw_err	h_cluster_create(struct sw_req *);
 sw_err	h_cluster_delete(struct sw_req *);
 sw_err	h_cluster_import(struct sw_req *);
+/*
+ * Check a group's training plan against the live reservation: status,
+ * instance type, AZ (filled in from the plan when the group has none)
+ * and count.  Problems go to r->ferrs under field.
+ */
+void	h_check_training_plan(struct sw_req *, json_object *group,
+	    const char *field);
 
 /* handlers/nodes.c */
 sw_err	h_instance_group_list(struct sw_req *);
@@ -55,6 +62,18 @@ sw_err	h_storage_add(struct sw_req *);
 sw_err	h_compute_subnet_list(struct sw_req *);
 sw_err	h_cluster_software_update(struct sw_req *);
 sw_err	h_diagnostics_cluster(struct sw_req *);
+
+/* handlers/workloads.c */
+sw_err	h_training_job_submit(struct sw_req *);
+sw_err	h_training_job_list(struct sw_req *);
+sw_err	h_training_job_get(struct sw_req *);
+sw_err	h_training_job_logs(struct sw_req *);
+sw_err	h_training_job_delete(struct sw_req *);
+sw_err	h_model_download(struct sw_req *);
+sw_err	h_inference_deploy(struct sw_req *);
+sw_err	h_inference_list(struct sw_req *);
+sw_err	h_inference_get(struct sw_req *);
+sw_err	h_inference_delete(struct sw_req *);
 
 /* The AWS client of this worker process (handlers/clusters.c), set up
  * from the configuration on first use; NULL if that fails. */
@@ -78,5 +97,9 @@ sw_err	h_start(struct sw_req *, const char *kind, const char *target,
  * operation id, the status tool to poll and the poll interval.
  */
 sw_err	h_accepted(struct sw_req *, const char *op_id, int existed);
+
+/* handlers/features.c */
+sw_err	h_feature_list(struct sw_req *);
+sw_err	h_feature_set(struct sw_req *);
 
 #endif

@@ -151,6 +151,16 @@ h_instance_group_add(struct sw_req *r)
 		sw_json_get_str(g, "subnet_id")) : NULL,
 	    "placement", sw_js(sw_json_get_str(g, "placement") ?
 		sw_json_get_str(g, "placement") : "shared"), NULL);
+	/* A training plan decides the AZ, and must hold the capacity. */
+	if (plan != NULL) {
+		h_check_training_plan(r, group, "training_plan_arn");
+		if (r->ferrs.n > 0) {
+			json_object_put(group);
+			json_object_put(hp);
+			return sw_req_fail(r, SW_EPRECONDITION, "training plan "
+			    "check failed: %s", r->ferrs.e[0].msg);
+		}
+	}
 	/* Without an AZ: the AZ of the cluster's first group subnet. */
 	if (sw_json_get_str(group, "availability_zone") == NULL) {
 		const char *sub = sw_json_path_str(hp,

@@ -273,7 +273,273 @@ static const struct sw_field f_node_ids[] = {
 
 /* FIELDS: workloads (training jobs, model download, inference) */
 
+/*
+ * Workloads share one S3 data contract: the PVC (default s3-claim) is
+ * mounted at /data; datasets live under /data/datasets, models under
+ * /data/models, outputs under /data/outputs/<job>, code under
+ * /data/code and recipe configs under /data/configs.  Paths are
+ * relative, segment by segment, so ".." and absolute paths cannot be
+ * written.
+ */
+#define PAT_K8S_NAME	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+#define PAT_WL_NAME	"[a-z]([a-z0-9-]{0,50}[a-z0-9])?"
+#define PAT_REL_PATH	"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}" \
+			"(/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}"
+#define PAT_IMAGE	"[a-z0-9][a-z0-9._-]{0,127}(:[0-9]{1,5})?" \
+			"(/[a-z0-9][a-z0-9._-]{0,127}){0,6}" \
+			"(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?" \
+			"(@sha256:[0-9a-f]{64})?"
+#define PAT_HF_MODEL	"[A-Za-z0-9][A-Za-z0-9._-]{0,95}" \
+			"(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?"
+#define PAT_HF_REV	"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}"
+#define PAT_MLFLOW	"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
+			"(/[A-Za-z0-9._~%/-]*)?|arn:aws[a-z-]*:sagemaker:" \
+			"[a-z0-9-]+:[0-9]{12}:mlflow-tracking-server/" \
+			"[A-Za-z0-9-]{1,63})"
+#define PAT_PROM_URL	"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
+			"(/[A-Za-z0-9._~%/-]*)?"
+
+static const char *const train_kinds[] = {
+	"hyperpod-pytorch", "ray", NULL
+};
+static const char *const train_recipes[] = {
+	"pytorch", "llama-factory", "ms-swift", "verl", NULL
+};
+static const char *const inf_engines[] = { "vllm", "sglang", NULL };
+static const char *const inf_exposures[] = {
+	"service", "load-balancer", NULL
+};
+static const char *const inf_metrics[] = {
+	"queue", "running", "kv-cache", NULL
+};
+
+static const struct sw_field f_wl_cluster[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
+	  "Only this namespace (default: all).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_job_path[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
+	  NULL, "Job name (training job or model download).", NULL, NULL },
+	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default: found by name).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_job_logs[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
+	  NULL, "Job name.", NULL, NULL },
+	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default: found by name).", NULL, NULL },
+	{ "tail", SW_T_INT, SW_F_QUERY, 1, 2000, NULL, NULL,
+	  "Last lines per pod (default 100).", NULL, NULL },
+	{ "pod", SW_T_STRING, SW_F_QUERY, 1, 253, "[a-z0-9]([a-z0-9.-]*"
+	  "[a-z0-9])?", NULL, "Only this pod of the job.", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_train_body[] = {
+	{ "job_name", SW_T_STRING, SW_F_REQUIRED, 1, 52, PAT_WL_NAME, NULL,
+	  "Job name (DNS label); outputs go to /data/outputs/<job_name>.",
+	  NULL, NULL },
+	{ "kind", SW_T_STRING, 0, 0, 0, NULL, train_kinds,
+	  "hyperpod-pytorch (default; needs the training operator) or ray "
+	  "(a KubeRay RayJob; needs KubeRay).", NULL, NULL },
+	{ "recipe", SW_T_STRING, 0, 0, 0, NULL, train_recipes,
+	  "pytorch (default), llama-factory, ms-swift or verl (ray only).",
+	  NULL, NULL },
+	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
+	  "Container image (default: the recipe's).", NULL, NULL },
+	{ "dataset", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
+	  "Dataset under /data/datasets/.", NULL, NULL },
+	{ "model", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
+	  "Base model under /data/models/ (e.g. from model_download).",
+	  NULL, NULL },
+	{ "entry", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
+	  "pytorch recipe: training script under /data/code/ (default "
+	  "train.py).", NULL, NULL },
+	{ "config", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
+	  "llama-factory / ms-swift: recipe YAML under /data/configs/ "
+	  "(required for llama-factory).", NULL, NULL },
+	{ "nodes", SW_T_INT, 0, 1, 256, NULL, NULL,
+	  "Number of nodes (pods), default 1.", NULL, NULL },
+	{ "gpus_per_node", SW_T_INT, 0, 1, 64, NULL, NULL,
+	  "GPUs per node, default 1.", NULL, NULL },
+	{ "efa_per_node", SW_T_INT, 0, 0, 32, NULL, NULL,
+	  "EFA interfaces per node, default 0.", NULL, NULL },
+	{ "instance_type", SW_T_STRING, 0, 1, 64, PAT_ML_TYPE, NULL,
+	  "Run only on nodes of this HyperPod instance type.", NULL, NULL },
+	{ "max_steps", SW_T_INT, 0, 1, 10000000, NULL, NULL,
+	  "Stop after this many steps (MAX_STEPS).", NULL, NULL },
+	{ "mlflow_tracking_uri", SW_T_STRING, 0, 1, 512, PAT_MLFLOW, NULL,
+	  "MLflow tracking server (URL or SageMaker MLflow ARN).", NULL,
+	  NULL },
+	{ "env", SW_T_MAP, 0, 0, 32, NULL, NULL,
+	  "Extra environment variables (names [A-Za-z_][A-Za-z0-9_]*).",
+	  NULL, NULL },
+	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default 'default').", NULL, NULL },
+	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_download_body[] = {
+	{ "model_id", SW_T_STRING, SW_F_REQUIRED, 1, 193, PAT_HF_MODEL, NULL,
+	  "Hugging Face model id, e.g. Qwen/Qwen3-0.6B.", NULL, NULL },
+	{ "revision", SW_T_STRING, 0, 1, 128, PAT_HF_REV, NULL,
+	  "Branch, tag or commit (default main).", NULL, NULL },
+	{ "target", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
+	  "Directory under /data/models/ (default: the model id's name).",
+	  NULL, NULL },
+	{ "job_name", SW_T_STRING, 0, 1, 52, PAT_WL_NAME, NULL,
+	  "Job name (default dl-<model>-<random>).", NULL, NULL },
+	{ "hf_token", SW_T_STRING, SW_F_SECRET, 8, 256, "[A-Za-z0-9_-]+",
+	  NULL, "Hugging Face token for gated models; stored only in a "
+	  "Kubernetes Secret, never echoed.", NULL, NULL },
+	{ "max_workers", SW_T_INT, 0, 1, 32, NULL, NULL,
+	  "Parallel file downloads (default 8).", NULL, NULL },
+	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
+	  "Downloader image (default python:3.12-slim).", NULL, NULL },
+	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default slipway-models).", NULL, NULL },
+	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_autoscale[] = {
+	{ "min_replicas", SW_T_INT, 0, 0, 64, NULL, NULL,
+	  "Fewest replicas (default 1).", NULL, NULL },
+	{ "max_replicas", SW_T_INT, SW_F_REQUIRED, 1, 64, NULL, NULL,
+	  "Most replicas.", NULL, NULL },
+	{ "metric", SW_T_STRING, 0, 0, 0, NULL, inf_metrics,
+	  "queue (waiting requests, default), running or kv-cache.", NULL,
+	  NULL },
+	{ "threshold", SW_T_INT, 0, 1, 100000, NULL, NULL,
+	  "Target value per replica (default 8).", NULL, NULL },
+	{ "prometheus_url", SW_T_STRING, SW_F_REQUIRED, 1, 512, PAT_PROM_URL,
+	  NULL, "Prometheus that scrapes the servers.", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_inf_body[] = {
+	{ "endpoint_name", SW_T_STRING, SW_F_REQUIRED, 1, 45, PAT_WL_NAME,
+	  NULL, "Name of the Deployment and Service.", NULL, NULL },
+	{ "engine", SW_T_STRING, SW_F_REQUIRED, 0, 0, NULL, inf_engines,
+	  "vllm or sglang.", NULL, NULL },
+	{ "model", SW_T_STRING, SW_F_REQUIRED, 1, 512, PAT_REL_PATH, NULL,
+	  "Model directory under /data/models/.", NULL, NULL },
+	{ "served_model_name", SW_T_STRING, 0, 1, 128,
+	  "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", NULL,
+	  "Model name clients send (default: model).", NULL, NULL },
+	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
+	  "Server image (default: the engine's).", NULL, NULL },
+	{ "gpus_per_replica", SW_T_INT, 0, 1, 64, NULL, NULL,
+	  "GPUs per replica = tensor parallel size (default 1).", NULL,
+	  NULL },
+	{ "replicas", SW_T_INT, 0, 1, 64, NULL, NULL,
+	  "Replicas (default 1).", NULL, NULL },
+	{ "instance_type", SW_T_STRING, 0, 1, 64, PAT_ML_TYPE, NULL,
+	  "Run only on nodes of this HyperPod instance type.", NULL, NULL },
+	{ "exposure", SW_T_STRING, 0, 0, 0, NULL, inf_exposures,
+	  "service (ClusterIP, default) or load-balancer (internal NLB).",
+	  NULL, NULL },
+	{ "router", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "sglang: put a cache-aware SGLang router in front.", NULL, NULL },
+	{ "autoscaling", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
+	  "Scale with a KEDA ScaledObject on a server metric.", f_autoscale,
+	  NULL },
+	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default 'default').", NULL, NULL },
+	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ NULL }
+};
+
+static const struct sw_field f_inf_path[] = {
+	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
+	  NULL, "Cluster name.", NULL, NULL },
+	{ "endpoint", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 45,
+	  PAT_WL_NAME, NULL, "Inference endpoint name.", NULL, NULL },
+	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace (default: found by name).", NULL, NULL },
+	{ NULL }
+};
+
 /* FIELDS: features */
+
+/*
+ * Managed features, explicit-diff: a body names only the features it
+ * changes.  Plain features take true/false; tiered_checkpointing and
+ * autoscaling take an object whose "enabled" is required.
+ */
+static const char *const consolidation_policies[] = {
+	"WhenEmpty", "WhenEmptyOrUnderutilized", NULL
+};
+static const struct sw_field f_feat_tiered[] = {
+	{ "enabled", SW_T_BOOL, SW_F_REQUIRED, 0, 0, NULL, NULL,
+	  "Turn managed tiered checkpointing on or off.", NULL, NULL },
+	{ "bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
+	  "S3 bucket for checkpoints (required to enable); the pods' IAM "
+	  "policy allows this bucket and nothing else.", NULL, NULL },
+	{ "memory_percent", SW_T_INT, 0, 20, 100, NULL, NULL,
+	  "Share of node memory for checkpoints (default 20).", NULL, NULL },
+	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
+	  "Namespace of the service account tiered-storage-sa that "
+	  "training pods use (default: default).", NULL, NULL },
+	{ NULL }
+};
+static const struct sw_field f_feat_group_item[] = {
+	{ "group", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL, NULL, NULL, NULL },
+};
+static const struct sw_field f_feat_autoscaling[] = {
+	{ "enabled", SW_T_BOOL, SW_F_REQUIRED, 0, 0, NULL, NULL,
+	  "Turn HyperPod managed Karpenter on or off.", NULL, NULL },
+	{ "consolidation_policy", SW_T_STRING, 0, 0, 0, NULL,
+	  consolidation_policies, "NodePool disruption.consolidationPolicy "
+	  "(default WhenEmptyOrUnderutilized).", NULL, NULL },
+	{ "consolidate_after", SW_T_STRING, 0, 2, 8,
+	  "[0-9]{1,5}(s|m|h)|Never", NULL, "NodePool "
+	  "disruption.consolidateAfter, e.g. 5m (default) or Never.", NULL,
+	  NULL },
+	{ "instance_groups", SW_T_ARRAY, 0, 1, 20, NULL, NULL,
+	  "Instance groups Karpenter may scale (default: all).", NULL,
+	  f_feat_group_item },
+	{ NULL }
+};
+static const struct sw_field f_features[] = {
+	{ "training_operator", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "HyperPod training operator add-on (HyperPodPyTorchJob); turning "
+	  "it on installs cert-manager first.", NULL, NULL },
+	{ "inference_operator", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "HyperPod inference operator add-on; installs cert-manager, FSx "
+	  "CSI and metrics-server first.", NULL, NULL },
+	{ "cert_manager", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "cert-manager add-on (cannot go while an operator needs it).",
+	  NULL, NULL },
+	{ "kuberay", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "KubeRay operator and the ray.io CRDs (RayJob, RayCluster).", NULL,
+	  NULL },
+	{ "fsx_csi", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "FSx for Lustre CSI driver add-on.", NULL, NULL },
+	{ "node_recovery", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "true: NodeRecovery Automatic; false: None.", NULL, NULL },
+	{ "tiered_checkpointing", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
+	  "Managed tiered checkpointing with its identity chain.",
+	  f_feat_tiered, NULL },
+	{ "autoscaling", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
+	  "HyperPod autoscaling (Karpenter) with its ClusterRole.",
+	  f_feat_autoscaling, NULL },
+	{ NULL }
+};
 
 /* FIELDS: storage and diagnostics */
 
@@ -444,8 +710,91 @@ const struct sw_op sw_optable[] = {
 	  SW_SCOPE_WRITE, "operation_wait", 20, "Accepted", h_node_delete },
 
 	/* ROWS: workloads */
+	{ "training_job_submit", "POST", "/api/v1/clusters/{name}/training-jobs",
+	  "workloads", "Submit a training job (HyperPodPyTorchJob or RayJob) "
+	  "from a recipe",
+	  "Recipes pytorch, llama-factory, ms-swift and verl share one S3 "
+	  "data contract: the PVC s3-claim is mounted at /data; give dataset "
+	  "(under /data/datasets), model (under /data/models) and outputs go "
+	  "to /data/outputs/<job_name>. hyperpod-pytorch needs the training "
+	  "operator (409 names feature_set training_operator when absent); "
+	  "ray needs KubeRay. Poll training_job_get; read training_job_logs.",
+	  f_cluster_name, f_train_body, SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "training_job_get", 15, "Any", h_training_job_submit },
+	{ "training_job_list", "GET", "/api/v1/clusters/{name}/training-jobs",
+	  "workloads", "Training jobs and model downloads with their state",
+	  NULL, f_wl_cluster, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_training_job_list },
+	{ "training_job_get", "GET",
+	  "/api/v1/clusters/{name}/training-jobs/{job}", "workloads",
+	  "One training job or model download: state and pods",
+	  "state is Pending, Running, Succeeded or Failed; terminal is true "
+	  "for the last two.", f_job_path, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_training_job_get },
+	{ "training_job_logs", "GET",
+	  "/api/v1/clusters/{name}/training-jobs/{job}/logs", "workloads",
+	  "Last log lines of a job's pods, with parsed step, loss and "
+	  "throughput", "Bounded: at most 'tail' lines per pod (default "
+	  "100) of up to 8 pods; never follows.", f_job_logs, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_training_job_logs },
+	{ "training_job_delete", "DELETE",
+	  "/api/v1/clusters/{name}/training-jobs/{job}", "workloads",
+	  "Delete a training job or model download and its pods", NULL,
+	  f_job_path, NULL, SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT |
+	  SW_OP_DRY_RUN, SW_SCOPE_WRITE, "training_job_get", 5, "Any",
+	  h_training_job_delete },
+	{ "model_download", "POST", "/api/v1/clusters/{name}/models:download",
+	  "workloads", "Download a Hugging Face model into S3 (/data/models) "
+	  "with a Kubernetes Job",
+	  "The answer's job is the Job's real name: poll training_job_get "
+	  "with it. An hf_token is kept only in a Kubernetes Secret.",
+	  f_cluster_name, f_download_body, SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "training_job_get", 15, "Any", h_model_download },
+	{ "inference_deploy", "POST", "/api/v1/clusters/{name}/inference",
+	  "workloads", "Serve a model from /data/models with vLLM or SGLang",
+	  "A Deployment plus a Service (ClusterIP, or an internal NLB with "
+	  "exposure load-balancer); optional SGLang router and KEDA "
+	  "autoscaling. Poll inference_get until ready.", f_cluster_name,
+	  f_inf_body, SW_OP_IDEMPOTENT | SW_OP_DRY_RUN, SW_SCOPE_WRITE,
+	  "inference_get", 15, "Any", h_inference_deploy },
+	{ "inference_list", "GET", "/api/v1/clusters/{name}/inference",
+	  "workloads", "Inference endpoints with ready replicas", NULL,
+	  f_wl_cluster, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  SW_SCOPE_READ, NULL, 0, "Any", h_inference_list },
+	{ "inference_get", "GET",
+	  "/api/v1/clusters/{name}/inference/{endpoint}", "workloads",
+	  "One inference endpoint: readiness and Service endpoint", NULL,
+	  f_inf_path, NULL, SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ,
+	  NULL, 0, "Any", h_inference_get },
+	{ "inference_delete", "DELETE",
+	  "/api/v1/clusters/{name}/inference/{endpoint}", "workloads",
+	  "Delete an inference endpoint (Deployment, Service, router, "
+	  "autoscaler)", NULL, f_inf_path, NULL,
+	  SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  SW_SCOPE_WRITE, "inference_get", 5, "Any", h_inference_delete },
 
 	/* ROWS: features */
+	{ "feature_list", "GET", "/api/v1/clusters/{name}/features",
+	  "features", "Managed features and their live state",
+	  "Read from AWS and Kubernetes on every call: training_operator, "
+	  "inference_operator, cert_manager, tiered_checkpointing, "
+	  "autoscaling, node_recovery, kuberay, fsx_csi, each with enabled, "
+	  "status and details.", f_cluster_name, NULL,
+	  SW_OP_READONLY | SW_OP_IDEMPOTENT, SW_SCOPE_READ, NULL, 0, "Any",
+	  h_feature_list },
+	{ "feature_set", "PATCH", "/api/v1/clusters/{name}/features",
+	  "features", "Turn managed features on or off (send only what "
+	  "changes)",
+	  "Explicit diff: name only the features to change, e.g. "
+	  "{\"training_operator\": true}. When the live state already "
+	  "matches, answers 200 changed:false and starts nothing; otherwise "
+	  "202 with an operation that applies the differences in dependency "
+	  "order (prerequisites first, removals in reverse). Poll with "
+	  "operation_wait.", f_cluster_name, f_features,
+	  SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT, SW_SCOPE_WRITE,
+	  "operation_wait", 15, "Accepted", h_feature_set },
 
 	/* ROWS: storage and diagnostics */
 	{ "storage_list", "GET", "/api/v1/clusters/{name}/storage", "storage",

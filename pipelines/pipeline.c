@@ -23,6 +23,7 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_ig_delete,
 	&sw_pl_node_action,
 	/* PIPELINES: features */
+	&sw_pl_feature_set,
 	/* PIPELINES: storage */
 	&sw_pl_storage_add,
 	&sw_pl_software_update,

@@ -15,6 +15,7 @@ extern const struct sw_pipeline sw_pl_ig_delete;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_node_action;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
+extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
 
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */

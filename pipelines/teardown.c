@@ -43,9 +43,6 @@ delete_role(struct sw_step *s, const char *name)
 		return rc;
 	}
 	list = sw_json_path(out, "AttachedPolicies");
-	if (list == NULL)
-		list = sw_json_path(out,
-		    "ListAttachedRolePoliciesResult.AttachedPolicies");
 	for (i = 0; list && json_object_is_type(list, json_type_array) &&
 	    i < json_object_array_length(list); i++) {
 		json_object *o2;
@@ -54,6 +51,25 @@ delete_role(struct sw_step *s, const char *name)
 		    "RoleName", sw_js(name), "PolicyArn", sw_js(
 		    sw_json_get_str(json_object_array_get_idx(list, i),
 		    "PolicyArn")), NULL), &o2, "NoSuchEntity");
+		json_object_put(o2);
+		if (rc != STEP_DONE) {
+			json_object_put(out);
+			return rc;
+		}
+	}
+	json_object_put(out);
+	/* Inline policies go first, or DeleteRole is refused. */
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "ListRolePolicies", sw_jo(
+	    "RoleName", sw_js(name), NULL), &out, "NoSuchEntity"));
+	list = sw_json_get(out, "PolicyNames");
+	for (i = 0; list && json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		json_object *o2;
+
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
+		    "RoleName", sw_js(name), "PolicyName", sw_js(
+		    json_object_get_string(json_object_array_get_idx(list,
+		    i))), NULL), &o2, "NoSuchEntity");
 		json_object_put(o2);
 		if (rc != STEP_DONE) {
 			json_object_put(out);
@@ -119,6 +135,46 @@ stage_td_storage(struct sw_step *s)
 	return STEP_DONE;
 }
 
+/*
+ * Every IAM role made for the cluster: the names all start with
+ * "slipway-<cluster>-" (cluster, execution, feature roles).
+ */
+static enum sw_step_rc
+delete_cluster_roles(struct sw_step *s)
+{
+	char prefix[128], marker[512] = "", names[64][128];
+	json_object *out, *list;
+	int n = 0, pages = 0, k;
+	size_t i;
+
+	sw_name(prefix, sizeof(prefix), CLUSTER(s), "");
+	do {
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "ListRoles", sw_jo(
+		    "MaxItems", sw_ji(1000), "Marker", marker[0] ?
+		    sw_js(marker) : NULL, NULL), &out, NULL));
+		list = sw_json_get(out, "Roles");
+		for (i = 0; list && json_object_is_type(list, json_type_array)
+		    && i < json_object_array_length(list) && n < 64; i++) {
+			const char *rn = sw_json_get_str(
+			    json_object_array_get_idx(list, i), "RoleName");
+
+			if (rn != NULL && strncmp(rn, prefix,
+			    strlen(prefix)) == 0)
+				snprintf(names[n++], sizeof(names[0]), "%s",
+				    rn);
+		}
+		marker[0] = '\0';
+		if (strcmp(sw_json_get_str(out, "IsTruncated") ?: "",
+		    "true") == 0 && sw_json_get_str(out, "Marker") != NULL)
+			snprintf(marker, sizeof(marker), "%s",
+			    sw_json_get_str(out, "Marker"));
+		json_object_put(out);
+	} while (marker[0] != '\0' && ++pages < 20);
+	for (k = 0; k < n; k++)
+		TRY(delete_role(s, names[k]));
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 stage_td_hyperpod(struct sw_step *s)
 {
@@ -165,7 +221,6 @@ stage_td_eks(struct sw_step *s)
 	struct aws_error err;
 	enum sw_step_rc rc;
 	const char *status, *issuer;
-	char role[128];
 	size_t i;
 
 	memset(&err, 0, sizeof(err));
@@ -195,8 +250,7 @@ stage_td_eks(struct sw_step *s)
 	} else if (strcmp(err.code, "ResourceNotFoundException") != 0)
 		return rc;
 	s->msg[0] = '\0';
-	sw_name(role, sizeof(role), CLUSTER(s), "eks-role");
-	TRY(delete_role(s, role));
+	TRY(delete_cluster_roles(s));
 	if ((issuer = sw_res_get(s, "oidc_issuer")) != NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
 		    sw_jo(NULL, NULL), &out, NULL));

@@ -9,7 +9,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack
+from harness import Stack, kill_if
 
 t = T()
 s = Stack(t)
@@ -24,7 +24,8 @@ def component(name):
 
 for name in ("api.0", "nginx"):
     before = component(name)
-    os.kill(before["pid"], signal.SIGKILL)
+    t.ok(kill_if(before["pid"], "nginx" if name == "nginx" else
+                 "slipway-api"), "%s killed with SIGKILL" % name)
     killed = time.time()
     now = None
     while time.time() - killed < 5:
@@ -61,7 +62,7 @@ ok = 0
 victim = component("api.1")["pid"]
 for i in range(60):
     if i == 20:
-        os.kill(victim, signal.SIGKILL)
+        kill_if(victim, "slipway-api")
     if s.get("/api/v1/health", token=None).status == 200:
         ok += 1
 t.ok(ok >= 58, "requests keep being served across a worker kill (%d/60)"

@@ -196,6 +196,22 @@ class Stack:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def kill_if(pid, program, sig=9):
+    """Send sig to pid only if it still runs program (pids get reused)."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return False
+    if program not in cmd:
+        return False
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        return False
+    return True
+
+
 def _start_time(pid):
     """Start time of a process (clock ticks since boot), or None."""
     try:

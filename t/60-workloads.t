@@ -1,0 +1,384 @@
+#!/usr/bin/python3
+# 60-workloads.t: training jobs, model downloads and inference on a
+# sandbox cluster: field and cross-field errors (400 naming the field),
+# 409 naming feature_set before the operator's CRD exists, dry runs
+# that apply nothing, HyperPodPyTorchJob and RayJob pods seen with
+# kubectl, status, bounded logs with parsed metrics, a model download
+# whose returned name is the Job's and whose token lives only in a
+# Secret, vLLM behind a LoadBalancer Service, and the delete paths.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, aws_cli, sandbox_call, wait_operation
+
+t = T()
+if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
+                                   "sandbox", "slipway-sandbox")):
+    t.skip_all("sandbox missing")
+kubectl = shutil.which("kubectl.1.32") or shutil.which("kubectl")
+if kubectl is None or shutil.which("aws") is None:
+    t.skip_all("kubectl or aws CLI missing")
+s = Stack(t, sandbox=True, speed=2000)
+C = "/api/v1/clusters/wl"
+TOKEN = "hf_SlipwayTestSecret0123456789abcdef"
+answers = []
+
+
+def call(method, path, body=None):
+    r = s.request(method, path, body=body)
+    answers.append(r.body)
+    return r
+
+
+def field_error(r, field, rule=None):
+    return any(e.get("field") == field and (rule is None or
+                                            e.get("rule") == rule)
+               for e in (r.json or {}).get("errors", []))
+
+
+# ---- a small cluster with S3 storage
+r = s.get("/api/v1/instance-types?gpu_only=true")
+types = {i["instance_type"]: i for i in r.json["items"]}
+gtype = next(n for n, i in sorted(types.items())
+             if not i["efa_supported"] and i["gpus"] > 0)
+r = s.post("/api/v1/clusters", {
+    "name": "wl", "storage": {"s3_bucket": "wl-training-data"},
+    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 3,
+                         "availability_zone":
+                         types[gtype]["availability_zones"][0]}]})
+t.eq(r.status, 202, "cluster create accepted")
+doc = wait_operation(s, r.json["operation_id"], timeout=240)
+if not t.eq(doc.get("state"), "succeeded", "cluster created"):
+    t.diag(json.dumps(doc)[-2000:])
+    s.stop()
+    t.done()
+    sys.exit(0)
+
+st, tok = sandbox_call(s, "POST", "/_sandbox/kube-token", {"cluster": "wl"})
+rc, desc = aws_cli(s, "eks", "describe-cluster", "--name", "wl")
+kdir = tempfile.mkdtemp()
+kc = os.path.join(kdir, "kubeconfig")
+with open(kc, "w") as f:
+    json.dump({"apiVersion": "v1", "kind": "Config",
+               "clusters": [{"name": "wl", "cluster": {
+                   "server": desc["cluster"]["endpoint"],
+                   "certificate-authority-data":
+                   desc["cluster"]["certificateAuthority"]["data"]}}],
+               "users": [{"name": "u", "user": {"token": tok["token"]}}],
+               "contexts": [{"name": "wl", "context": {
+                   "cluster": "wl", "user": "u"}}],
+               "current-context": "wl"}, f)
+
+
+def k(*a, stdin=None):
+    return subprocess.run([kubectl, "--kubeconfig", kc, "--cache-dir",
+                           os.path.join(kdir, "cache")] + list(a),
+                          capture_output=True, text=True, timeout=60,
+                          input=stdin)
+
+
+def kget(*a):
+    p = k("get", "-o", "json", *a)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def wait_for(fn, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.3)
+    return fn()
+
+
+job = {"job_name": "llama-sft", "recipe": "pytorch", "nodes": 1,
+       "gpus_per_node": 1, "dataset": "alpaca", "model": "llama-3-8b",
+       "mlflow_tracking_uri": "http://mlflow.mlflow:5000",
+       "env": {"MAX_STEPS": "40", "STEP_SECONDS": "2"}}
+
+# ---- bad input: 400 naming the field, before any cluster call
+bad = [
+    (dict(job, job_name="Bad_Name"), "job_name", "pattern"),
+    (dict(job, gpus_per_node=0), "gpus_per_node", "minimum"),
+    (dict(job, recipe="nope"), "recipe", "enum"),
+    (dict(job, image="bad image:1"), "image", "pattern"),
+    (dict(job, dataset="../etc/passwd"), "dataset", "pattern"),
+    (dict(job, recipe="verl"), "recipe", "kind"),
+    (dict(job, recipe="llama-factory"), "config", "required"),
+    (dict(job, env={"BAD-NAME": "x"}), "env.BAD-NAME", "pattern"),
+    (dict(job, env={"HF_TOKEN": "x"}), "env.HF_TOKEN", "reserved"),
+    (dict(job, bogus=1), "bogus", "unknown"),
+]
+for b, field, rule in bad:
+    r = call("POST", C + "/training-jobs", b)
+    if not t.ok(r.status == 400 and field_error(r, field, rule),
+                "400 names %s (%s)" % (field, rule)):
+        t.diag(repr(r))
+r = call("POST", C + "/inference", {"endpoint_name": "x", "engine": "vllm",
+                                    "model": "m", "router": True})
+t.ok(r.status == 400 and field_error(r, "router", "engine"),
+     "router with vllm: 400 names router")
+r = call("POST", C + "/inference", {"endpoint_name": "x", "engine": "tgi",
+                                    "model": "m"})
+t.ok(r.status == 400 and field_error(r, "engine", "enum"),
+     "unknown engine: 400")
+r = call("POST", C + "/models:download", {"model_id": "a b"})
+t.ok(r.status == 400 and field_error(r, "model_id", "pattern"),
+     "model id with a space: 400")
+
+# ---- no operator yet: 409 naming feature_set
+r = call("POST", C + "/training-jobs", job)
+t.ok(r.status == 409 and "feature_set training_operator" in
+     r.json.get("detail", ""), "HyperPodPyTorchJob before the CRD: 409 "
+     "naming feature_set training_operator")
+t.ok(field_error(r, "kind", "feature"), "the 409 names the field")
+r = call("POST", C + "/training-jobs", dict(job, kind="ray",
+                                            job_name="ray-early"))
+t.ok(r.status == 409 and "kuberay" in r.json.get("detail", ""),
+     "RayJob before KubeRay: 409 naming kuberay")
+
+# ---- install the training operator add-on and KubeRay's CRDs
+rc, out = aws_cli(s, "eks", "create-addon", "--cluster-name", "wl",
+                  "--addon-name", "amazon-sagemaker-hyperpod-training-operator")
+t.eq(rc, 0, "aws eks create-addon training operator")
+t.ok(wait_for(lambda: k("get", "crd", "hyperpodpytorchjobs.sagemaker."
+                        "amazonaws.com").returncode == 0, 30),
+     "HyperPodPyTorchJob CRD installed")
+
+
+def crd(kind, plural):
+    return {"apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": plural + ".ray.io"},
+            "spec": {"group": "ray.io", "scope": "Namespaced",
+                     "names": {"kind": kind, "plural": plural,
+                               "singular": kind.lower(),
+                               "listKind": kind + "List"},
+                     "versions": [{"name": "v1", "served": True,
+                                   "storage": True,
+                                   "subresources": {"status": {}},
+                                   "schema": {"openAPIV3Schema": {
+                                       "type": "object",
+                                       "x-kubernetes-preserve-unknown-"
+                                       "fields": True}}}]}}
+
+
+p = k("apply", "--validate=false", "-f", "-", stdin=json.dumps(
+    {"apiVersion": "v1", "kind": "List",
+     "items": [crd("RayCluster", "rayclusters"), crd("RayJob", "rayjobs")]}))
+if not t.eq(p.returncode, 0, "KubeRay CRDs applied with kubectl"):
+    t.diag(p.stderr)
+
+# ---- dry run applies nothing
+r = call("POST", C + "/training-jobs?dry_run=true", job)
+kinds = [m.get("kind") for m in (r.json or {}).get("manifests", [])]
+if r.status != 200:
+    t.diag(repr(r))
+t.ok(r.status == 200 and "HyperPodPyTorchJob" in kinds,
+     "dry run answers the HyperPodPyTorchJob manifest")
+hpj = next((m for m in (r.json or {}).get("manifests", [])
+            if m.get("kind") == "HyperPodPyTorchJob"), {})
+c0 = hpj.get("spec", {}).get("replicaSpecs", [{}])[0].get(
+    "template", {}).get("spec", {}).get("containers", [{}])[0]
+t.ok(c0.get("command", [""])[0] == "hyperpodrun" and
+     "/data/code/train.py" in c0.get("command", []) and
+     "/data/datasets/alpaca" in c0.get("command", []),
+     "argv: hyperpodrun + script + S3 contract paths")
+envs = {e["name"]: e.get("value") for e in c0.get("env", [])}
+t.ok(envs.get("OUTPUT_DIR") == "/data/outputs/llama-sft" and
+     envs.get("MLFLOW_TRACKING_URI") == "http://mlflow.mlflow:5000",
+     "env: output dir and MLflow URI")
+t.eq(kget("hyperpodpytorchjobs", "-A")["items"], [],
+     "dry run created no HyperPodPyTorchJob")
+
+# ---- HyperPodPyTorchJob
+r = call("POST", C + "/training-jobs", job)
+t.ok(r.status == 201 and r.json.get("job") == "llama-sft" and
+     r.json.get("status_tool") == "training_job_get",
+     "submit: 201, names the job and training_job_get")
+r = call("POST", C + "/training-jobs", job)
+t.ok(r.status == 409 and field_error(r, "job_name", "unique"),
+     "the same name again: 409")
+pods = wait_for(lambda: (kget("pods", "-l", "slipway.dev/job=llama-sft")
+                         or {}).get("items"))
+t.ok(pods and pods[0]["spec"]["volumes"][0]["persistentVolumeClaim"]
+     ["claimName"] == "s3-claim", "kubectl: the job's pod mounts s3-claim")
+
+
+def state_of(name):
+    r = call("GET", C + "/training-jobs/" + name)
+    return r.json.get("state") if r.status == 200 else None
+
+
+st = wait_for(lambda: state_of("llama-sft") in ("Running", "Succeeded") and
+              state_of("llama-sft"))
+t.ok(st in ("Running", "Succeeded"), "training_job_get: %s" % st)
+r = call("GET", C + "/training-jobs/llama-sft")
+t.ok(r.json.get("kind") == "HyperPodPyTorchJob" and r.json.get("pods"),
+     "training_job_get lists the pods")
+
+
+def logs_with_metrics():
+    r = call("GET", C + "/training-jobs/llama-sft/logs?tail=30")
+    m = (r.json or {}).get("metrics") or {}
+    return r if m.get("tokens_per_second") else None
+
+
+r = wait_for(logs_with_metrics, 20)
+lines = [ln for p in (r.json["pods"] if r else []) for ln in p["lines"]]
+t.ok(r and any("tokens/s=" in ln for ln in lines),
+     "logs return throughput lines")
+t.ok(r and len(r.json["pods"][0]["lines"]) <= 30, "logs are bounded by tail")
+m = r.json["metrics"] if r else {}
+t.ok(m.get("step", 0) > 0 and m.get("max_steps") == 40 and
+     m.get("loss", 0) > 0 and m.get("tokens_per_second", 0) > 1000,
+     "metrics parsed: step %s/%s loss %s tokens/s %s" % (
+         m.get("step"), m.get("max_steps"), m.get("loss"),
+         m.get("tokens_per_second")))
+r = call("GET", C + "/training-jobs/llama-sft/logs?tail=0")
+t.ok(r.status == 400 and field_error(r, "tail", "minimum"),
+     "tail=0 refused")
+
+# ---- RayJob
+r = call("POST", C + "/training-jobs", dict(job, kind="ray",
+                                            job_name="ray-train"))
+t.eq(r.status, 201, "ray job submitted")
+t.ok(wait_for(lambda: kget("rayjobs", "ray-train")), "kubectl: RayJob")
+pods = wait_for(lambda: (kget("pods", "-l", "slipway.dev/job=ray-train")
+                         or {}).get("items"))
+t.ok(pods, "kubectl: the RayJob's cluster pods exist")
+st = wait_for(lambda: state_of("ray-train") in ("Running", "Succeeded") and
+              state_of("ray-train"), 30)
+t.ok(st in ("Running", "Succeeded"), "ray training_job_get: %s" % st)
+r = call("GET", C + "/training-jobs")
+names = {j["job"]: j for j in r.json.get("items", [])}
+t.ok("llama-sft" in names and "ray-train" in names,
+     "training_job_list shows both jobs")
+
+# ---- model download
+r = call("POST", C + "/models:download?dry_run=true",
+         {"model_id": "Qwen/Qwen3-0.6B", "hf_token": TOKEN})
+t.ok(r.status == 200 and any(m["kind"] == "Job" for m in
+                             r.json["manifests"]), "download dry run")
+t.ok(kget("jobs", "-n", "slipway-models") in (None, {"items": []}) or
+     not kget("jobs", "-n", "slipway-models")["items"],
+     "dry run created no Job")
+r = call("POST", C + "/models:download",
+         {"model_id": "Qwen/Qwen3-0.6B", "hf_token": TOKEN})
+t.ok(r.status == 201 and r.json.get("status_tool") == "training_job_get",
+     "model_download: 201 naming training_job_get")
+dl = r.json.get("job", "")
+t.ok(dl.startswith("dl-qwen3-0-6b-"), "job name derived from the model")
+kjob = kget("job", dl, "-n", "slipway-models")
+t.ok(kjob is not None, "kubectl: Job %s exists under the returned name" % dl)
+t.ok(kjob and TOKEN not in json.dumps(kjob),
+     "the token is not in the Job")
+cmd = kjob["spec"]["template"]["spec"]["containers"][0]["command"] \
+    if kjob else []
+t.ok(cmd[:2] == ["python3", "-c"] and "Qwen/Qwen3-0.6B" in cmd and
+     "/data/models/Qwen3-0.6B" in cmd, "argv carries the model id, no shell")
+sec = kget("secret", dl + "-hf-token", "-n", "slipway-models")
+t.ok(sec is not None and sec.get("metadata", {}).get(
+    "ownerReferences", [{}])[0].get("name") == dl,
+    "token Secret exists, owned by the Job")
+t.ok(kget("pvc", "s3-claim", "-n", "slipway-models") is not None,
+     "s3-claim mirrored into slipway-models")
+r = call("GET", C + "/training-jobs/" + dl)
+t.ok(r.status == 200 and r.json.get("type") == "model-download",
+     "training_job_get finds the download by the returned name")
+
+# ---- inference
+inf = {"endpoint_name": "qwen", "engine": "vllm", "model": "Qwen3-0.6B",
+       "exposure": "load-balancer", "gpus_per_replica": 1, "replicas": 1}
+r = call("POST", C + "/inference?dry_run=true", dict(inf,
+                                                     endpoint_name="dry"))
+t.ok(r.status == 200 and [m["kind"] for m in r.json["manifests"]] ==
+     ["Deployment", "Service"], "inference dry run: Deployment + Service")
+t.ok(kget("deployment", "dry") is None, "dry run created no Deployment")
+r = call("POST", C + "/inference", dict(inf, autoscaling={
+    "max_replicas": 2, "prometheus_url": "http://prom:9090"}))
+t.ok(r.status == 400 and field_error(r, "replicas", "autoscaling"),
+     "replicas with autoscaling: 400 names replicas")
+noreps = {k2: v for k2, v in inf.items() if k2 != "replicas"}
+r = call("POST", C + "/inference", dict(noreps, autoscaling={
+    "min_replicas": 3, "max_replicas": 2,
+    "prometheus_url": "http://prom:9090"}))
+t.ok(r.status == 400 and field_error(r, "autoscaling.min_replicas",
+                                     "range"), "min > max: 400")
+r = call("POST", C + "/inference", dict(noreps, autoscaling={
+    "max_replicas": 2, "prometheus_url": "http://prom:9090"}))
+t.ok(r.status == 409 and "feature_set" in r.json.get("detail", ""),
+     "autoscaling without KEDA: 409 naming feature_set")
+r = call("POST", C + "/inference", inf)
+t.ok(r.status == 200 and r.json.get("status_tool") == "inference_get",
+     "inference_deploy: 200 naming inference_get")
+d = kget("deployment", "qwen")
+t.ok(d and d["spec"]["template"]["spec"]["containers"][0]["command"][:2]
+     == ["vllm", "serve"], "kubectl: vLLM Deployment")
+svc = kget("service", "qwen")
+t.ok(svc and svc["spec"]["type"] == "LoadBalancer",
+     "kubectl: LoadBalancer Service")
+
+
+def ready():
+    r = call("GET", C + "/inference/qwen")
+    return r if r.status == 200 and r.json.get("ready") else None
+
+
+r = wait_for(ready, 30)
+t.ok(r and r.json["ready_replicas"] == 1 and
+     r.json["service"]["type"] == "LoadBalancer",
+     "inference_get: 1 ready replica behind the load balancer")
+r = call("GET", C + "/inference")
+t.ok(any(i["endpoint"] == "qwen" for i in r.json.get("items", [])),
+     "inference_list shows it")
+
+# ---- deletes
+r = call("DELETE", C + "/training-jobs/llama-sft?dry_run=true")
+t.ok(r.status == 200 and kget("hyperpodpytorchjobs", "llama-sft"),
+     "delete dry run keeps the job")
+r = call("DELETE", C + "/training-jobs/llama-sft")
+t.eq(r.status, 200, "training_job_delete")
+t.ok(kget("hyperpodpytorchjobs", "llama-sft") is None and
+     not (kget("pods", "-l", "slipway.dev/job=llama-sft") or
+          {}).get("items"), "the job and its pods are gone")
+t.eq(call("GET", C + "/training-jobs/llama-sft").status, 404,
+     "training_job_get after delete: 404")
+r = call("DELETE", C + "/training-jobs/" + dl)
+t.ok(r.status == 200 and kget("job", dl, "-n", "slipway-models") is None and
+     kget("secret", dl + "-hf-token", "-n", "slipway-models") is None,
+     "download delete removes the Job and the Secret")
+r = call("DELETE", C + "/inference/qwen")
+t.ok(r.status == 200 and kget("deployment", "qwen") is None and
+     kget("service", "qwen") is None, "inference_delete")
+t.eq(call("GET", C + "/inference/qwen").status, 404,
+     "inference_get after delete: 404")
+
+# ---- every tool is in the API, and the token leaked nowhere
+ids = set()
+for pth in s.get("/api/v1/openapi.json").json["paths"].values():
+    for op in pth.values():
+        if isinstance(op, dict) and "operationId" in op:
+            ids.add(op["operationId"])
+need = {"training_job_submit", "training_job_list", "training_job_get",
+        "training_job_logs", "training_job_delete", "model_download",
+        "inference_deploy", "inference_list", "inference_get",
+        "inference_delete"}
+t.ok(need <= ids, "all workload operations published: %s" %
+     sorted(need - ids))
+t.ok(all(TOKEN not in a for a in answers), "the token is in no API answer")
+logs = os.path.join(s.state, "logs")
+leak = [n for n in os.listdir(logs) if TOKEN in s.log_text(n)]
+t.ok(not leak, "the token is in no log: %s" % leak)
+
+shutil.rmtree(kdir, ignore_errors=True)
+s.stop()
+t.done()
