@@ -36,9 +36,8 @@
  *                       Karpenter, HyperpodNodeClass + NodePool with the
  *                       consolidation settings
  *
- * UpdateCluster resends the existing instance groups through an
- * allow-list; it mirrors resend_allow in igroup.c (kept here because
- * that file is not shared), so keep the two lists equal.
+ * UpdateCluster resends the existing instance groups through the one
+ * allow-list of igroup.c (sw_hp_resend_group).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,63 +310,6 @@ ensure_role(struct sw_step *s, const char *key, const char *name,
 	return STEP_DONE;
 }
 
-/* Role name gone, with its attached and inline policies. */
-static enum sw_step_rc
-remove_role(struct sw_step *s, const char *name)
-{
-	json_object *out, *list, *o2;
-	enum sw_step_rc rc;
-	const char *v;
-	size_t i;
-
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
-	v = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL);
-	json_object_put(out);
-	if (v == NULL)
-		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListAttachedRolePolicies",
-	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
-	list = sw_json_get(out, "AttachedPolicies");
-	if (list == NULL)
-		list = sw_json_path(out,
-		    "ListAttachedRolePoliciesResult.AttachedPolicies");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DetachRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyArn", sw_js(
-		    sw_json_get_str(json_object_array_get_idx(list, i),
-		    "PolicyArn")), NULL), &o2, "NoSuchEntity");
-		json_object_put(o2);
-		if (rc != STEP_DONE) {
-			json_object_put(out);
-			return rc;
-		}
-	}
-	json_object_put(out);
-	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListRolePolicies",
-	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
-	list = sw_json_get(out, "PolicyNames");
-	if (list == NULL)
-		list = sw_json_path(out, "ListRolePoliciesResult.PolicyNames");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		v = json_object_get_string(json_object_array_get_idx(list, i));
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyName", sw_js(v), NULL),
-		    &o2, "NoSuchEntity");
-		json_object_put(o2);
-		if (rc != STEP_DONE) {
-			json_object_put(out);
-			return rc;
-		}
-	}
-	json_object_put(out);
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
-	json_object_put(out);
-	return STEP_DONE;
-}
 
 /* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession).  New. */
 static json_object *
@@ -489,32 +431,6 @@ kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 
 /* ---- HyperPod UpdateCluster ----------------------------------------- */
 
-/* Members of a ClusterInstanceGroupDetails that UpdateCluster takes:
- * the same list as resend_allow in igroup.c. */
-static const char *const resend_allow[] = {
-	"InstanceGroupName", "InstanceType", "ExecutionRole",
-	"LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs",
-	"OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig",
-	"ScheduledUpdateConfig", "ImageId", "KubernetesConfig",
-	"CapacityRequirements", "NetworkInterface", "MinInstanceCount",
-	NULL
-};
-
-static json_object *
-resend_group(json_object *detail)
-{
-	json_object *g = json_object_new_object(), *v;
-	int i;
-
-	for (i = 0; resend_allow[i] != NULL; i++)
-		if ((v = sw_json_get(detail, resend_allow[i])) != NULL)
-			json_object_object_add(g, resend_allow[i],
-			    json_object_get(v));
-	json_object_object_add(g, "InstanceCount", sw_ji(sw_json_get_int(
-	    detail, "TargetCount", sw_json_get_int(detail, "CurrentCount",
-	    0))));
-	return g;
-}
 
 static enum sw_step_rc
 describe_hp(struct sw_step *s, json_object **out)
@@ -556,8 +472,8 @@ update_hp(struct sw_step *s, const char *flag, json_object *hp,
 	list = json_object_new_array();
 	groups = sw_json_get(hp, "InstanceGroups");
 	for (i = 0; groups && i < json_object_array_length(groups); i++)
-		json_object_array_add(list, resend_group(
-		    json_object_array_get_idx(groups, i)));
+		json_object_array_add(list, sw_hp_resend_group(
+		    json_object_array_get_idx(groups, i), -1));
 	upd = sw_jo("ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list,
 	    NULL);
 	json_object_object_foreach(members, k, v)
@@ -583,7 +499,7 @@ st_training_off(struct sw_step *s)
 		return STEP_DONE;
 	TRY(ensure_addon(s, ADDON_TRAINING, 0, NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
-	return remove_role(s, role);
+	return sw_remove_role(s, role);
 }
 
 static enum sw_step_rc
@@ -595,7 +511,7 @@ st_inference_off(struct sw_step *s)
 		return STEP_DONE;
 	TRY(ensure_addon(s, ADDON_INFERENCE, 0, NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
-	return remove_role(s, role);
+	return sw_remove_role(s, role);
 }
 
 /* fsx_csi and cert_manager asked off, after what depends on them. */
@@ -1116,7 +1032,7 @@ st_tiered_off(struct sw_step *s)
 		return rc;
 	/* 3. the role and its policy */
 	sw_name(role, sizeof(role), CLUSTER(s), "tiered-ckpt");
-	return remove_role(s, role);
+	return sw_remove_role(s, role);
 }
 
 /* ---- node recovery ------------------------------------------------- */
@@ -1326,7 +1242,7 @@ st_autoscaling_off(struct sw_step *s)
 		json_object_put(out);
 	/* 3. the ClusterRole */
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-autoscale");
-	return remove_role(s, role);
+	return sw_remove_role(s, role);
 }
 
 /* ---- the pipeline ----------------------------------------------------- */

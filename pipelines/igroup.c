@@ -33,8 +33,8 @@ static const char *const resend_allow[] = {
 	NULL
 };
 
-static json_object *
-resend_group(json_object *detail, int64_t count)
+json_object *
+sw_hp_resend_group(json_object *detail, int64_t count)
 {
 	json_object *g = json_object_new_object(), *v;
 	int i;
@@ -153,7 +153,7 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 				deleted = 1;
 		if (deleted)
 			continue;
-		json_object_array_add(list, resend_group(d,
+		json_object_array_add(list, sw_hp_resend_group(d,
 		    change_name && strcmp(change_name, n) == 0 ? count : -1));
 	}
 	if (add != NULL)

@@ -40,6 +40,11 @@ int	sw_cidr_overlap(const char *a, const char *b);
  * "p5.48xlarge". */
 const char *sw_ec2_type(const char *ml_type);
 
+/* igroup.c: an existing group (a DescribeCluster InstanceGroups item,
+ * borrowed) as UpdateCluster takes it, through the allow-list; count < 0
+ * keeps its target count.  New reference. */
+json_object *sw_hp_resend_group(json_object *detail, int64_t count);
+
 /* cluster.c, shared with igroup.c */
 /* The HyperPod InstanceGroups document for groups (borrowed).  New. */
 json_object *sw_hp_instance_groups(struct sw_step *, json_object *groups,

@@ -13,6 +13,9 @@
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
 
+#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
+			if (rc_ != STEP_DONE) return rc_; } while (0)
+
 enum sw_step_rc
 sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
     json_object *in, json_object **out, const char *ok_codes)
@@ -286,4 +289,61 @@ sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
 		    "apply %s/%s: %s (will retry)", kind, name, err.message);
 	return sw_step_fail(s, "apply %s/%s: %s", kind, name,
 	    err.message[0] ? err.message : "refused");
+}
+
+enum sw_step_rc
+sw_remove_role(struct sw_step *s, const char *name)
+{
+	json_object *out, *list, *o2;
+	enum sw_step_rc rc;
+	const char *v;
+	size_t i;
+
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
+	    sw_js(name), NULL), &out, "NoSuchEntity"));
+	v = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL);
+	json_object_put(out);
+	if (v == NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListAttachedRolePolicies",
+	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
+	list = sw_json_get(out, "AttachedPolicies");
+	if (list == NULL)
+		list = sw_json_path(out,
+		    "ListAttachedRolePoliciesResult.AttachedPolicies");
+	for (i = 0; list && json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DetachRolePolicy", sw_jo(
+		    "RoleName", sw_js(name), "PolicyArn", sw_js(
+		    sw_json_get_str(json_object_array_get_idx(list, i),
+		    "PolicyArn")), NULL), &o2, "NoSuchEntity");
+		json_object_put(o2);
+		if (rc != STEP_DONE) {
+			json_object_put(out);
+			return rc;
+		}
+	}
+	json_object_put(out);
+	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListRolePolicies",
+	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
+	list = sw_json_get(out, "PolicyNames");
+	if (list == NULL)
+		list = sw_json_path(out, "ListRolePoliciesResult.PolicyNames");
+	for (i = 0; list && json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		v = json_object_get_string(json_object_array_get_idx(list, i));
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
+		    "RoleName", sw_js(name), "PolicyName", sw_js(v), NULL),
+		    &o2, "NoSuchEntity");
+		json_object_put(o2);
+		if (rc != STEP_DONE) {
+			json_object_put(out);
+			return rc;
+		}
+	}
+	json_object_put(out);
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRole", sw_jo("RoleName",
+	    sw_js(name), NULL), &out, "NoSuchEntity"));
+	json_object_put(out);
+	return STEP_DONE;
 }

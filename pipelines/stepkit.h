@@ -54,6 +54,10 @@ void	sw_kube_close(struct sw_kube *);
 enum sw_step_rc sw_kube_apply(struct sw_step *, struct sw_kube *,
 	    json_object *obj);
 
+/* IAM role name gone, with its attached and inline policies; done when
+ * it does not exist. */
+enum sw_step_rc sw_remove_role(struct sw_step *, const char *name);
+
 /* Account id of our credentials (cached per process). */
 const char *sw_account_id(struct sw_step *);
 

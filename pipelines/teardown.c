@@ -23,65 +23,6 @@
 #define TRY(x)		do { enum sw_step_rc rc_ = (x); \
 			if (rc_ != STEP_DONE) return rc_; } while (0)
 
-/* Delete an IAM role with its attached and inline policies. */
-static enum sw_step_rc
-delete_role(struct sw_step *s, const char *name)
-{
-	json_object *out, *list;
-	struct aws_error err;
-	enum sw_step_rc rc;
-	size_t i;
-
-	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_IAM, "ListAttachedRolePolicies",
-	    sw_jo("RoleName", sw_js(name), NULL), &out, &err);
-	if (rc != STEP_DONE) {
-		if (strcmp(err.code, "NoSuchEntity") == 0) {
-			s->msg[0] = '\0';
-			return STEP_DONE;
-		}
-		return rc;
-	}
-	list = sw_json_path(out, "AttachedPolicies");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		json_object *o2;
-
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DetachRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyArn", sw_js(
-		    sw_json_get_str(json_object_array_get_idx(list, i),
-		    "PolicyArn")), NULL), &o2, "NoSuchEntity");
-		json_object_put(o2);
-		if (rc != STEP_DONE) {
-			json_object_put(out);
-			return rc;
-		}
-	}
-	json_object_put(out);
-	/* Inline policies go first, or DeleteRole is refused. */
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "ListRolePolicies", sw_jo(
-	    "RoleName", sw_js(name), NULL), &out, "NoSuchEntity"));
-	list = sw_json_get(out, "PolicyNames");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		json_object *o2;
-
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyName", sw_js(
-		    json_object_get_string(json_object_array_get_idx(list,
-		    i))), NULL), &o2, "NoSuchEntity");
-		json_object_put(o2);
-		if (rc != STEP_DONE) {
-			json_object_put(out);
-			return rc;
-		}
-	}
-	json_object_put(out);
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
-	json_object_put(out);
-	return STEP_DONE;
-}
 
 /* FSx file systems tagged for the cluster: delete, wait until gone. */
 static enum sw_step_rc
@@ -171,7 +112,7 @@ delete_cluster_roles(struct sw_step *s)
 		json_object_put(out);
 	} while (marker[0] != '\0' && ++pages < 20);
 	for (k = 0; k < n; k++)
-		TRY(delete_role(s, names[k]));
+		TRY(sw_remove_role(s, names[k]));
 	return STEP_DONE;
 }
 
@@ -211,7 +152,7 @@ stage_td_hyperpod(struct sw_step *s)
 		return rc;
 	s->msg[0] = '\0';
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
-	return delete_role(s, role);
+	return sw_remove_role(s, role);
 }
 
 static enum sw_step_rc
