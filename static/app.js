@@ -155,7 +155,9 @@ async function pageCreate() {
   };
   typeSel.addEventListener("change", syncType);
   const field = (label, input) => h("label", {}, label, input);
-  const form = h("form", { id: "create-form" },
+  // The server validates (one set of rules for UI, REST and MCP) and
+  // its per-field errors are shown beside the inputs.
+  const form = h("form", { id: "create-form", novalidate: true },
     h("div", { class: "grid" },
       field("Cluster name", h("input", { id: "name", "data-field": "name", required: true,
         pattern: "[a-z][a-z0-9-]{0,30}[a-z0-9]", placeholder: "training-1" })),
