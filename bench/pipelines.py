@@ -19,7 +19,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "t", "lib"))
 from tap import T                       # noqa: E402
-from harness import Stack, sandbox_requests   # noqa: E402
+from harness import Stack, sandbox_call, sandbox_requests   # noqa: E402
 
 # Resources a create waits for: EKS cluster, NAT gateway, 5 add-ons,
 # HyperPod cluster, nodes Running, nodes Ready (one read each at least).
@@ -46,6 +46,12 @@ def main():
             {"name": "w", "instance_type": g["instance_type"], "count": 1,
              "availability_zone": g["availability_zones"][0]}]}
 
+    # The account quota must hold N clusters' instances, or HyperPod
+    # refuses some of them (as AWS would).
+    sandbox_call(s, "POST", "/_sandbox/quotas",
+                 {"%s for cluster usage" % g["instance_type"]: n + 10,
+                  "Total number of instances allowed across SageMaker "
+                  "HyperPod clusters": n + 10})
     plan = s.post("/api/v1/clusters?dry_run=true", body("probe")).json
     floor = len(plan["calls"]) + WAITS
     poller = next(c["pid"] for c in s.status()["components"]
@@ -73,6 +79,10 @@ def main():
     cpu = cpu_seconds(poller) - cpu0
     reqs = len(sandbox_requests(s)) - before
     ok = sum(1 for v in states.values() if v == "succeeded")
+    for o, v in states.items():
+        if v != "succeeded":
+            d = s.get("/api/v1/operations/%s" % o).json
+            print("# %s %s: %s" % (o, v, d.get("error")), flush=True)
     per = reqs / max(len(ops), 1)
     print("pipelines            %d (%d succeeded)" % (len(ops), ok))
     print("wall time            %.1f s (sandbox speed %dx)" % (wall, speed))
