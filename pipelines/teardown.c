@@ -72,7 +72,7 @@ stage_td_storage(struct sw_step *s)
 		return rc;
 	if (pending > 0 && !s->plan)
 		return sw_step_wait(s, sw_poll_ms(s, 30000), "waiting for %d "
-		    "FSx file system(s) to be deleted", pending);
+		    "FSx file systems to be deleted", pending);
 	return STEP_DONE;
 }
 

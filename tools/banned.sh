@@ -7,7 +7,7 @@
 srcdir=${SW_SRCDIR:-$(dirname "$0")/..}
 banned='sprintf|vsprintf|strcpy|strcat|strncat|gets|atoi|atol|atoll|strtok|system|popen|execlp|execvp|execvpe|tmpnam|mktemp'
 echo "1..1"
-hits=$(cd "$srcdir" && find lib cgi cli handlers poller stream -name '*.c' -o -name '*.h' 2>/dev/null |
+hits=$(cd "$srcdir" && find lib cgi cli handlers pipelines poller stream examples -name '*.c' -o -name '*.h' 2>/dev/null |
 	xargs grep -nE "(^|[^a-zA-Z0-9_>.])($banned)[[:space:]]*\(" 2>/dev/null |
 	grep -vE '^\S+:[0-9]+:\s*(/\*|\*)' )
 if [ -n "$hits" ]; then
