@@ -4,7 +4,17 @@
 // Text from the API is always inserted as text, never as HTML.
 "use strict";
 
-const view = document.getElementById("view");
+const viewRoot = document.getElementById("view");
+let navGen = 0;
+
+// Each navigation renders into a fresh element: an answer that arrives
+// after the user has moved on lands in a detached node, never on the
+// page the user is looking at now.
+function mount() {
+  const el = h("div", { class: "page" });
+  viewRoot.replaceChildren(el);
+  return el;
+}
 
 function h(tag, attrs, ...kids) {
   const el = document.createElement(tag);
@@ -69,6 +79,7 @@ function showProblem(form, err) {
 // ---- pages -----------------------------------------------------------
 
 function pageLogin() {
+  const view = mount();
   document.getElementById("nav").hidden = true;
   view.replaceChildren(document.getElementById("t-login").content.cloneNode(true));
   document.getElementById("login-form").addEventListener("submit", async (ev) => {
@@ -84,6 +95,7 @@ function pageLogin() {
 }
 
 async function pageClusters() {
+  const view = mount();
   view.replaceChildren(h("section", { class: "card" }, h("h1", {}, "Clusters"),
     h("p", { class: "muted" }, "Loading…")));
   const data = await api("GET", "/clusters");
@@ -101,6 +113,7 @@ async function pageClusters() {
 }
 
 async function pageCluster(name) {
+  const view = mount();
   const [c, groups, nodes] = await Promise.all([
     api("GET", "/clusters/" + encodeURIComponent(name)),
     api("GET", "/clusters/" + encodeURIComponent(name) + "/instance-groups").catch(() => ({ items: [] })),
@@ -141,6 +154,7 @@ async function pageCluster(name) {
 }
 
 async function pageCreate() {
+  const view = mount();
   const types = (await api("GET", "/instance-types?gpu_only=true")).items;
   const typeSel = h("select", { id: "instance_type", "data-field": "instance_groups[0].instance_type" },
     types.map((t) => h("option", { value: t.instance_type },
@@ -212,6 +226,7 @@ async function pageCreate() {
 }
 
 async function pageOperations() {
+  const view = mount();
   const data = await api("GET", "/operations?limit=100");
   view.replaceChildren(h("section", { class: "card" }, h("h1", {}, "Operations"),
     h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "Operation"), h("th", {}, "Kind"),
@@ -225,13 +240,14 @@ async function pageOperations() {
 // The operation page follows the operation live: operation_wait returns
 // as soon as it changes, so the stages update without polling blindly.
 async function pageOperation(id) {
+  const view = mount();
   const token = {};
   current = token;
   let since = -1;
   for (;;) {
     const op = await api("GET", "/operations/" + id);
     if (current !== token) return;
-    renderOperation(op);
+    renderOperation(view, op);
     if (["succeeded", "failed", "cancelled"].includes(op.state)) return;
     since = op.updated_ms;
     await api("GET", `/operations/${id}:wait?timeout=20&since_updated_ms=${since}`);
@@ -239,7 +255,16 @@ async function pageOperation(id) {
   }
 }
 
-function renderOperation(op) {
+// A bar whose width is set through the CSSOM: the policy forbids inline
+// style attributes, not style properties set from script.
+function progressBar(pct) {
+  const bar = h("div", { class: "bar" });
+  bar.style.width = pct + "%";
+  return h("div", { class: "progress", role: "progressbar", "aria-valuenow": String(pct),
+    "aria-valuemin": "0", "aria-valuemax": "100" }, bar);
+}
+
+function renderOperation(view, op) {
   const done = op.stages.filter((s) => s.state === "succeeded" || s.state === "skipped").length;
   const pct = op.stages.length ? Math.round((100 * done) / op.stages.length) : 0;
   const retry = h("button", { id: "retry", disabled: !["failed", "cancelled"].includes(op.state),
@@ -251,7 +276,7 @@ function renderOperation(op) {
   view.replaceChildren(h("section", { class: "card", id: "operation", "data-state": op.state },
     h("h1", {}, `${op.kind} ${op.target} `, badge(op.state)),
     h("p", { class: "muted" }, `${op.id} · requested by ${op.requested_by}`),
-    h("div", { class: "progress" }, h("div", { style: `width:${pct}%` })),
+    progressBar(pct),
     op.error ? h("p", { class: op.state === "failed" ? "error" : "muted" }, op.error) : null,
     h("ol", { class: "stages" }, op.stages.map((s) => h("li", { "data-stage": s.name },
       h("span", { class: "name" }, s.name), badge(s.state),
@@ -269,6 +294,7 @@ let current = null;
 
 async function route() {
   current = null;
+  const gen = ++navGen;
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   try {
     if (parts[0] === "login") return pageLogin();
@@ -281,8 +307,8 @@ async function route() {
     if (parts[0] === "clusters" && parts[1]) return await pageCluster(parts[1]);
     return await pageClusters();
   } catch (e) {
-    if (e.status === 401) return;
-    view.replaceChildren(h("section", { class: "card" }, h("p", { class: "error" }, e.message)));
+    if (e.status === 401 || gen !== navGen) return;
+    mount().replaceChildren(h("section", { class: "card" }, h("p", { class: "error" }, e.message)));
   }
 }
 

@@ -40,6 +40,9 @@ t.ok("unknown" in (out.get("bad_login") or ""), "a bad token is refused "
 t.ok("test-admin" in (out.get("logged_in") or ""), "logged in as the token")
 t.ok(out.get("cookie_http_only"), "the session cookie is HttpOnly")
 t.eq(out.get("cookie_same_site"), "Strict", "and SameSite=Strict")
+t.eq(out.get("create_kept"), 1, "a late answer of the page left behind "
+     "does not replace the create form")
+t.eq(out.get("create_h1"), "Create a cluster", "the create page stays shown")
 t.ok("must be at least 1" in (out.get("field_error") or ""),
      "a server field error is shown beside its input")
 t.ok((out.get("plan_steps") or 0) > 20 and "CreateVpc" in
@@ -52,7 +55,7 @@ t.eq(out.get("final_state"), "succeeded", "the page followed the "
 t.ok(out.get("stages") == 8 and out.get("stages_succeeded") == 8,
      "eight stages shown, all succeeded")
 t.eq(out.get("nodes"), 1, "the cluster page lists its node")
-t.eq(out.get("page_errors"), [], "no script errors in the page")
+t.eq(out.get("page_errors"), [], "no script or console errors in the page")
 shutil.rmtree(shots, ignore_errors=True)
 s.stop()
 t.done()

@@ -20,6 +20,14 @@ const { chromium } = require(path.join(__dirname, "..", "node_modules",
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const consoleErrors = [];
   page.on("pageerror", (e) => consoleErrors.push(String(e)));
+  // Console errors too (a CSP violation is only a console message). The
+  // API's own 4xx answers (a wrong token, a field error) are expected and
+  // Chromium logs each as "Failed to load resource"; anything else counts.
+  page.on("console", (m) => {
+    if (m.type() !== "error") return;
+    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) return;
+    consoleErrors.push("console: " + m.text());
+  });
   try {
     await page.goto(url + "/#/login");
     await page.fill("#token", "swt_wrong");
@@ -34,6 +42,21 @@ const { chromium } = require(path.join(__dirname, "..", "node_modules",
     const c = cookies.find((x) => x.name === "sw_session");
     out.cookie_http_only = !!(c && c.httpOnly);
     out.cookie_same_site = c ? c.sameSite : null;
+
+    // A late answer for a page the user has left must not replace the page
+    // now shown: hold the cluster list back, move on to the create form.
+    await page.route("**/api/v1/clusters", async (r) => {
+      await new Promise((res) => setTimeout(res, 1500));
+      await r.continue();
+    });
+    await page.evaluate(() => { location.hash = "#/"; });
+    await page.waitForTimeout(100);
+    await page.evaluate(() => { location.hash = "#/create"; });
+    await page.waitForSelector("#create-form");
+    await page.waitForTimeout(2500);
+    out.create_kept = await page.locator("#create-form").count();
+    out.create_h1 = await page.textContent("h1");
+    await page.unroute("**/api/v1/clusters");
 
     await page.goto(url + "/#/create");
     await page.waitForSelector("#create-form");
