@@ -86,21 +86,29 @@ find_layout(void)
 		return;
 	exe[n] = '\0';
 	/* <builddir>/cli/slipway -> <builddir> */
-	snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe)));
-	snprintf(exe, sizeof(exe), "%s", probe);
-	snprintf(probe, sizeof(probe), "%s/cgi/slipway-api", exe);
-	if (access(probe, X_OK) == 0)
-		snprintf(prog_dir, sizeof(prog_dir), "%s", exe);
+	if (snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe))) >=
+	    (int)sizeof(probe) ||
+	    snprintf(exe, sizeof(exe), "%s", probe) >= (int)sizeof(exe) ||
+	    snprintf(probe, sizeof(probe), "%s/cgi/slipway-api", exe) >=
+	    (int)sizeof(probe))
+		return;
+	if (access(probe, X_OK) == 0 && snprintf(prog_dir, sizeof(prog_dir),
+	    "%s", exe) >= (int)sizeof(prog_dir))
+		prog_dir[0] = '\0';
 }
 
 /* Path of program name (in subdir of the build tree when there). */
 static void
 prog_path(char *out, size_t sz, const char *subdir, const char *name)
 {
+	int n;
+
 	if (prog_dir[0] != '\0')
-		snprintf(out, sz, "%s/%s/%s", prog_dir, subdir, name);
+		n = snprintf(out, sz, "%s/%s/%s", prog_dir, subdir, name);
 	else
-		snprintf(out, sz, "%s/%s", SW_PKGLIBEXECDIR, name);
+		n = snprintf(out, sz, "%s/%s", SW_PKGLIBEXECDIR, name);
+	if (n < 0 || (size_t)n >= sz)
+		out[0] = '\0';	/* too long: no program, found missing */
 }
 
 /* Path of a data file shipped with Slipway. */
@@ -281,7 +289,8 @@ sandbox_start(void)
 	snprintf(path, sizeof(path), "%s/sandbox.json", sandbox_dir);
 	unlink(path);
 	snprintf(speed_text, sizeof(speed_text), "%d", O.speed);
-	c = add_child("sandbox", "sandbox.log");
+	if ((c = add_child("sandbox", "sandbox.log")) == NULL)
+		return NULL;
 	c->argv[0] = python3;
 	c->argv[1] = sandbox_prog;
 	c->argv[2] = "--state-dir";
@@ -331,7 +340,7 @@ struct plugin {
 	int	workers;
 };
 
-static struct plugin plugins[8];
+static struct plugin plugins[SW_MAX_PLUGINS];
 static int nplugins;
 
 static int
@@ -417,7 +426,7 @@ load_plugins(void)
 		snprintf(p->program, sizeof(p->program), "%s", prog);
 		snprintf(p->location, sizeof(p->location), "%s", loc);
 		p->workers = (int)sw_json_get_int(o, "workers", 1);
-		if (p->workers < 1 || p->workers > 4)
+		if (p->workers < 1 || p->workers > SW_MAX_PLUGIN_WORKERS)
 			p->workers = 1;
 		json_object_put(o);
 		sw_buf_init(&conf, 4096);
@@ -579,7 +588,7 @@ cmd_start(void)
 	struct sw_db *db = NULL;
 	int api_fd, mcp_fd = -1, i, rc, logfd;
 	pid_t pid;
-	static char names[SW_MAX_CHILDREN][32];
+	char name[32];
 
 	if (running_supervisor() != 0) {
 		fprintf(stderr, "slipway: already running for %s (stop it "
@@ -719,8 +728,9 @@ cmd_start(void)
 		return 1;
 	}
 	for (i = 0; i < O.workers; i++) {
-		snprintf(names[sup.n], sizeof(names[0]), "api.%d", i);
-		c = add_child(names[sup.n], "api.log");
+		snprintf(name, sizeof(name), "api.%d", i);
+		if ((c = add_child(name, "api.log")) == NULL)
+			goto full;
 		c->argv[0] = api_prog;
 		c->listen_fd = api_fd;
 	}
@@ -731,8 +741,9 @@ cmd_start(void)
 			return 1;
 		}
 		for (i = 0; i < O.workers; i++) {
-			snprintf(names[sup.n], sizeof(names[0]), "mcp.%d", i);
-			c = add_child(names[sup.n], "mcp.log");
+			snprintf(name, sizeof(name), "mcp.%d", i);
+			if ((c = add_child(name, "mcp.log")) == NULL)
+				goto full;
 			c->argv[0] = mcp_prog;
 			c->listen_fd = mcp_fd;
 		}
@@ -740,29 +751,30 @@ cmd_start(void)
 	for (i = 0; i < nplugins; i++) {
 		int fd, w;
 
-		snprintf(path, sizeof(path), "%s/run/ext-%s.sock", O.state_dir,
-		    plugins[i].name);
-		if ((fd = unix_listen(path, 0600)) < 0) {
+		if (snprintf(path, sizeof(path), "%s/run/ext-%s.sock",
+		    O.state_dir, plugins[i].name) >= (int)sizeof(path) ||
+		    (fd = unix_listen(path, 0600)) < 0) {
 			sw_sup_stop_all(&sup, 3000);
 			return 1;
 		}
 		for (w = 0; w < plugins[i].workers; w++) {
-			snprintf(names[sup.n], sizeof(names[0]), "ext-%s.%d",
-			    plugins[i].name, w);
-			c = add_child(names[sup.n], "ext.log");
-			if (c == NULL)
-				break;
+			if (snprintf(name, sizeof(name), "ext-%s.%d",
+			    plugins[i].name, w) >= (int)sizeof(name) ||
+			    (c = add_child(name, "ext.log")) == NULL)
+				goto full;
 			c->argv[0] = plugins[i].program;
 			c->listen_fd = fd;
 		}
 	}
 	if (access(poller_prog, X_OK) == 0) {
-		c = add_child("poller", "poller.log");
+		if ((c = add_child("poller", "poller.log")) == NULL)
+			goto full;
 		c->argv[0] = poller_prog;
 	}
 	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
 	    O.state_dir);
-	c = add_child("nginx", "nginx.log");
+	if ((c = add_child("nginx", "nginx.log")) == NULL)
+		goto full;
 	c->argv[0] = SW_NGINX_PATH;
 	c->argv[1] = "-p";
 	c->argv[2] = O.state_dir;
@@ -789,6 +801,11 @@ cmd_start(void)
 	unlink(path);
 	sw_info("stopped");
 	return rc;
+full:
+	sw_error("more processes than the supervisor's table holds (%d)",
+	    SW_MAX_CHILDREN);
+	sw_sup_stop_all(&sup, 3000);
+	return 1;
 }
 
 /* ---- stop / status --------------------------------------------------- */
@@ -1053,7 +1070,7 @@ main(int argc, char *argv[])
 			O.foreground = 1;
 			break;
 		case 'w':
-			O.workers = parse_int(optarg, 1, 16, "--workers");
+			O.workers = parse_int(optarg, 1, SW_MAX_WORKERS, "--workers");
 			break;
 		case 'S':
 			O.speed = parse_int(optarg, 1, 100000, "--speed");

@@ -47,8 +47,12 @@
 #define SW_HTTP_TOTAL_TIMEOUT	60
 /* A restarted worker is replaced no faster than this (milliseconds). */
 #define SW_RESPAWN_DELAY_MS	100
-/* Default number of REST and MCP FastCGI worker processes. */
+/* Default and most REST and MCP FastCGI worker processes (each kind). */
 #define SW_DEFAULT_WORKERS	4
+#define SW_MAX_WORKERS		16
+/* Plugins in plugins.d, and worker processes one plugin may ask for. */
+#define SW_MAX_PLUGINS		8
+#define SW_MAX_PLUGIN_WORKERS	4
 /* Default listen port of nginx. */
 #define SW_DEFAULT_PORT		3099
 

@@ -812,9 +812,12 @@ header_value_decode(const char *h, char *buf, size_t bufsz)
 static void
 header_mismatch(struct ctx *c, json_object *id, const char *what)
 {
-	char msg[300];
+	char msg[320];
 
-	snprintf(msg, sizeof(msg), "Header mismatch: %s", what);
+	/* A header value quoted in what is cut at SW_MAX_HEADER; say so. */
+	if (snprintf(msg, sizeof(msg), "Header mismatch: %s", what) >=
+	    (int)sizeof(msg))
+		memcpy(msg + sizeof(msg) - 4, "...", 4);
 	reply_error(c, 400, id, SW_RPC_HEADER_MISMATCH, msg, NULL);
 }
 

@@ -515,7 +515,9 @@ sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
 	struct sw_ferrs errs;
 	struct sw_buf target, resp;
 	const char *method, *body_text = NULL;
-	char detail[300];
+	/* room for "<field>: <message>" of a struct sw_ferr */
+	char detail[sizeof(((struct sw_ferr *)0)->field) +
+	    sizeof(((struct sw_ferr *)0)->msg) + 2];
 	long status = 0;
 	sw_err e;
 

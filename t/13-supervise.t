@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # 13-supervise.t: a FastCGI worker killed with SIGKILL is replaced within
 # one second, the event is logged, the API keeps answering, and nginx
-# itself is restarted if it dies.
+# itself is restarted if it dies.  At the largest --workers every process
+# is supervised.
 import os
 import signal
 import sys
@@ -69,4 +70,16 @@ t.ok(ok >= 58, "requests keep being served across a worker kill (%d/60)"
      % ok)
 s.remember_pids()
 s.stop()
+
+# At the largest --workers, with the sandbox: every process has its row.
+big = Stack(t, sandbox=True, workers=16)
+comps = big.status()["components"]
+names = {c["name"] for c in comps if c["running"]}
+want = {"api.%d" % i for i in range(16)} | {"mcp.%d" % i for i in range(16)}
+want |= {"sandbox", "poller", "nginx"}
+t.ok(want <= names, "--workers 16: all %d processes supervised (missing "
+     "%s)" % (len(want), sorted(want - names)))
+t.eq(big.get("/api/v1/health", token=None).status, 200,
+     "and the stack answers")
+big.stop()
 t.done()
