@@ -248,16 +248,29 @@ t.ok(r.status == 400 and field_error(r, "tail", "minimum"),
      "tail=0 refused")
 
 # ---- RayJob
+# The Ray cluster's pods may come and go between two polls (the job is
+# short and the cluster is shut down after it), so the test replays the
+# pod events since a resourceVersion taken before the submit: a watch
+# from there sees every pod that existed.
+p = k("get", "--raw", "/api/v1/pods?limit=1")
+rv = json.loads(p.stdout)["metadata"]["resourceVersion"] \
+    if p.returncode == 0 else None
+t.ok(rv, "pods listed at resourceVersion %s" % rv)
 r = call("POST", C + "/training-jobs", dict(job, kind="ray",
                                             job_name="ray-train"))
 t.eq(r.status, 201, "ray job submitted")
-t.ok(wait_for(lambda: kget("rayjobs", "ray-train")), "kubectl: RayJob")
-pods = wait_for(lambda: (kget("pods", "-l", "slipway.dev/job=ray-train")
-                         or {}).get("items"))
-t.ok(pods, "kubectl: the RayJob's cluster pods exist")
+rj = wait_for(lambda: kget("rayjobs", "ray-train"))
+t.ok(rj, "kubectl: RayJob")
 st = wait_for(lambda: state_of("ray-train") in ("Running", "Succeeded") and
-              state_of("ray-train"), 30)
+              state_of("ray-train"), 60)
 t.ok(st in ("Running", "Succeeded"), "ray training_job_get: %s" % st)
+p = k("get", "--raw", "/api/v1/pods?watch=1&resourceVersion=%s"
+      "&labelSelector=slipway.dev%%2Fjob%%3Dray-train&timeoutSeconds=2" % rv)
+added = sorted({json.loads(ln)["object"]["metadata"]["name"]
+                for ln in p.stdout.splitlines() if ln.strip() and
+                json.loads(ln).get("type") == "ADDED"})
+t.ok(added, "kubectl watch from before the submit: the RayJob's cluster "
+     "pods existed (%s)" % " ".join(added))
 r = call("GET", C + "/training-jobs")
 names = {j["job"]: j for j in r.json.get("items", [])}
 t.ok("llama-sft" in names and "ray-train" in names,
