@@ -129,7 +129,7 @@ zones(struct sw_req *r)
 
 	if (call(r, AWS_SVC_EC2, "DescribeAvailabilityZones", sw_jo(
 	    "Filters", sw_ja(sw_jo("Name", sw_js("zone-type"), "Values",
-	    sw_ja(sw_js("availability-zone"), NULL), NULL), NULL), NULL),
+	    sw_ja(sw_js("availability-zone")), NULL)), NULL),
 	    &out) != SW_OK)
 		return NULL;
 	items = json_object_new_array();
@@ -171,8 +171,7 @@ offerings(struct sw_req *r, const char *type)
 
 	if (type != NULL)
 		filters = sw_ja(sw_jo("Name", sw_js("instance-type"),
-		    "Values", sw_ja(sw_js(sw_ec2_type(type)), NULL), NULL),
-		    NULL);
+		    "Values", sw_ja(sw_js(sw_ec2_type(type))), NULL));
 	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings", sw_jo(
 	    "LocationType", sw_js("availability-zone"), "Filters", filters,
 	    NULL), &out) != SW_OK)
@@ -631,7 +630,7 @@ cluster_preflight(struct sw_req *r)
 	} else
 		json_object_object_add(a, "availability_zones", sw_ja(
 		    json_object_get(json_object_array_get_idx(azs, 0)),
-		    json_object_get(json_object_array_get_idx(azs, 1)), NULL));
+		    json_object_get(json_object_array_get_idx(azs, 1))));
 	groups = sw_json_get(a, "instance_groups");
 	names = json_object_new_array();
 	for (i = 0; i < json_object_array_length(groups); i++) {
@@ -763,6 +762,8 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	n.request_hash = r->request_hash[0] ? r->request_hash : NULL;
 	n.token_name = r->who.name;
 	e = sw_op_enqueue(r->db, &n, id, &existed);
+	if (e == SW_EBUSY)
+		return h_busy(r, id);
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "Idempotency-Key %s was used for a "
 		    "different request", r->idem_key);
@@ -771,42 +772,26 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	return h_accepted(r, id, existed);
 }
 
-/* Refuse a second live operation on the same cluster. */
-static sw_err
-cluster_busy(struct sw_req *r, const char *name)
+/*
+ * The answer when another operation holds the cluster: 409 naming it,
+ * its kind and state, so the caller can wait for it or cancel it.
+ */
+sw_err
+h_busy(struct sw_req *r, const char *holder)
 {
-	struct sw_op_filter f;
-	json_object *list, *items;
-	const char *states[] = { "pending", "running" };
-	size_t i;
-	int k;
+	json_object *op = NULL;
+	sw_err e;
 
-	for (k = 0; k < 2; k++) {
-		memset(&f, 0, sizeof(f));
-		f.cluster = name;
-		f.state = states[k];
-		f.limit = 5;
-		if (sw_op_list(r->db, &f, &list) != SW_OK)
-			return sw_req_fail(r, SW_EDB, "cannot list operations");
-		items = sw_json_get(list, "items");
-		for (i = 0; i < json_object_array_length(items); i++) {
-			json_object *o = json_object_array_get_idx(items, i);
-
-			if (r->idem_key != NULL && sw_json_get_str(o,
-			    "idempotency_key") != NULL && strcmp(
-			    sw_json_get_str(o, "idempotency_key"),
-			    r->idem_key) == 0)
-				continue;
-			sw_req_fail(r, SW_ECONFLICT, "operation %s (%s) is "
-			    "still %s on cluster %s; wait for it or cancel it",
-			    sw_json_get_str(o, "id"), sw_json_get_str(o,
-			    "kind"), states[k], name);
-			json_object_put(list);
-			return SW_ECONFLICT;
-		}
-		json_object_put(list);
-	}
-	return SW_OK;
+	if (sw_op_get(r->db, holder, 0, -1, &op) != SW_OK)
+		return sw_req_fail(r, SW_EBUSY, "operation %s is still running "
+		    "on this cluster; wait for it or cancel it", holder);
+	e = sw_req_fail(r, SW_EBUSY, "operation %s (%s) is still %s on "
+	    "cluster %s; wait for it or cancel it", holder,
+	    sw_json_get_str(op, "kind"), sw_json_get_str(op, "state"),
+	    sw_json_get_str(op, "cluster") ? sw_json_get_str(op, "cluster") :
+	    sw_json_get_str(op, "target"));
+	json_object_put(op);
+	return e;
 }
 
 sw_err
@@ -816,8 +801,6 @@ h_cluster_create(struct sw_req *r)
 	json_object *out;
 	struct aws_error err;
 
-	if (!r->dry_run && cluster_busy(r, name) != SW_OK)
-		return r->err;
 	/* An EKS cluster of that name that is not ours is refused. */
 	memset(&err, 0, sizeof(err));
 	if (h_aws(r) != NULL && h_call(r, AWS_SVC_EKS,
@@ -825,9 +808,10 @@ h_cluster_create(struct sw_req *r)
 	    SW_OK) {
 		const char *tag = sw_json_path_str(out,
 		    "cluster.tags.slipway:cluster");
+		int ours = tag != NULL && strcmp(tag, name) == 0;
 
 		json_object_put(out);
-		if (tag == NULL || strcmp(tag, name) != 0) {
+		if (!ours) {
 			sw_ferr_add(&r->ferrs, "name", "exists", "an EKS cluster "
 			    "named %s exists and is not managed by Slipway; "
 			    "import it instead", name);
@@ -845,8 +829,6 @@ h_cluster_delete(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 
-	if (!r->dry_run && cluster_busy(r, name) != SW_OK)
-		return r->err;
 	return h_start(r, "cluster.delete", name, name);
 }
 
@@ -976,7 +958,7 @@ h_cluster_import(struct sw_req *r)
 		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "calls", sw_ja(
 		    sw_jo("service", sw_js("eks"), "operation",
 			sw_js("TagResource"), "input", sw_jo("resourceArn",
-			sw_js(arn), NULL), NULL), NULL), NULL));
+			sw_js(arn), NULL), NULL)), NULL));
 		json_object_put(eks);
 		json_object_put(hp);
 		return SW_OK;

@@ -407,42 +407,6 @@ h_feature_list(struct sw_req *r)
 	return SW_OK;
 }
 
-/* Refuse a second live operation on the cluster (as cluster create). */
-static sw_err
-busy(struct sw_req *r, const char *name)
-{
-	static const char *const states[] = { "pending", "running" };
-	struct sw_op_filter flt;
-	json_object *list, *items, *o;
-	int k;
-
-	for (k = 0; k < 2; k++) {
-		memset(&flt, 0, sizeof(flt));
-		flt.cluster = name;
-		flt.state = states[k];
-		flt.limit = 5;
-		if (sw_op_list(r->db, &flt, &list) != SW_OK)
-			return sw_req_fail(r, SW_EDB, "cannot list operations");
-		items = sw_json_get(list, "items");
-		if (json_object_array_length(items) > 0) {
-			o = json_object_array_get_idx(items, 0);
-			if (r->idem_key == NULL || sw_json_get_str(o,
-			    "idempotency_key") == NULL || strcmp(
-			    sw_json_get_str(o, "idempotency_key"),
-			    r->idem_key) != 0) {
-				sw_req_fail(r, SW_ECONFLICT, "operation %s (%s) "
-				    "is still %s on cluster %s; wait for it",
-				    sw_json_get_str(o, "id"), sw_json_get_str(o,
-				    "kind"), states[k], name);
-				json_object_put(list);
-				return SW_ECONFLICT;
-			}
-		}
-		json_object_put(list);
-	}
-	return SW_OK;
-}
-
 /* Whether feature will be on after the request: asked, else live. */
 static int
 will_be_on(json_object *asked, json_object *live, const char *feature)
@@ -517,11 +481,6 @@ h_feature_set(struct sw_req *r)
 		json_object_put(live);
 		return sw_req_fail(r, SW_EINVAL, "cert_manager is still "
 		    "needed");
-	}
-	if (!r->dry_run && busy(r, name) != SW_OK) {
-		json_object_put(asked);
-		json_object_put(live);
-		return r->err;
 	}
 	params = sw_jo("name", sw_js(name), "features", asked, NULL);
 	e = sw_pipeline_plan(h_aws(r), r->cfg, "feature.set", params, &plan);

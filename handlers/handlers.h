@@ -89,6 +89,8 @@ sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
  * (or, with dry_run, answer with its plan).  Answers 202 via
  * h_accepted.
  */
+/* 409 naming the operation that holds the cluster (SW_EBUSY). */
+sw_err	h_busy(struct sw_req *, const char *holder);
 sw_err	h_start(struct sw_req *, const char *kind, const char *target,
 	    const char *cluster);
 

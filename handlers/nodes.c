@@ -170,8 +170,7 @@ h_instance_group_add(struct sw_req *r)
 
 		memset(&err, 0, sizeof(err));
 		if (sub != NULL && h_call(r, AWS_SVC_EC2,
-		    "DescribeSubnets", sw_jo("SubnetIds", sw_ja(sw_js(sub),
-		    NULL), NULL), &out, &err) == SW_OK &&
+		    "DescribeSubnets", sw_jo("SubnetIds", sw_ja(sw_js(sub)), NULL), &out, &err) == SW_OK &&
 		    sw_json_path_str(out, "subnetSet[0].availabilityZone"))
 			sw_json_add_str(group, "availability_zone",
 			    sw_json_path_str(out,

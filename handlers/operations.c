@@ -108,11 +108,14 @@ sw_err
 h_op_retry(struct sw_req *r)
 {
 	const char *id = sw_json_get_str(r->args, "id");
+	char busy[SW_OP_ID_LEN];
 	sw_err e;
 
 	if (r->dry_run)
 		return sw_req_fail(r, SW_EINVAL, "dry_run is not supported");
-	e = sw_op_retry(r->db, id);
+	e = sw_op_retry(r->db, id, busy);
+	if (e == SW_EBUSY)
+		return h_busy(r, busy);
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no operation %s", id);
 	if (e == SW_ECONFLICT)

@@ -154,7 +154,7 @@ h_storage_add(struct sw_req *r)
 
 			if (sub != NULL && h_call(r, AWS_SVC_EC2,
 			    "DescribeSubnets", sw_jo("SubnetIds", sw_ja(
-			    sw_js(sub), NULL), NULL), &out, &err) == SW_OK)
+			    sw_js(sub)), NULL), &out, &err) == SW_OK)
 				sw_json_add_str(r->args, "availability_zone",
 				    sw_json_path_str(out,
 				    "subnetSet[0].availabilityZone"));
@@ -181,7 +181,7 @@ h_compute_subnet_list(struct sw_req *r)
 	memset(&err, 0, sizeof(err));
 	if (h_call(r, AWS_SVC_EC2, "DescribeSubnets", sw_jo(
 	    "Filters", sw_ja(sw_jo("Name", sw_js("tag:slipway:cluster"),
-	    "Values", sw_ja(sw_js(name), NULL), NULL), NULL), NULL), &out,
+	    "Values", sw_ja(sw_js(name)), NULL)), NULL), &out,
 	    &err) != SW_OK)
 		return sw_req_fail(r, SW_EUPSTREAM, "DescribeSubnets: %s",
 		    err.code);

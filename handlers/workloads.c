@@ -309,7 +309,7 @@ data_volumes(const char *pvc, int read_only)
 		"claimName", sw_js(pvc), "readOnly", read_only ? sw_jb(1) :
 		NULL, NULL), NULL),
 	    sw_jo("name", sw_js("shm"), "emptyDir", sw_jo("medium",
-		sw_js("Memory"), NULL), NULL), NULL);
+		sw_js("Memory"), NULL), NULL));
 }
 
 static json_object *
@@ -319,7 +319,7 @@ data_mounts(int read_only)
 	    sw_jo("name", sw_js("data"), "mountPath", sw_js("/data"),
 		"readOnly", read_only ? sw_jb(1) : NULL, NULL),
 	    sw_jo("name", sw_js("shm"), "mountPath", sw_js("/dev/shm"),
-		NULL), NULL);
+		NULL));
 }
 
 /* Node selection: healthy HyperPod nodes, of one type when given. */
@@ -335,7 +335,7 @@ static json_object *
 gpu_tolerations(void)
 {
 	return sw_ja(sw_jo("key", sw_js(WL_GPU), "operator", sw_js("Exists"),
-	    "effect", sw_js("NoSchedule"), NULL), NULL);
+	    "effect", sw_js("NoSchedule"), NULL));
 }
 
 /* limits = requests = {gpu: g, efa: e (when > 0)}. */
@@ -418,7 +418,7 @@ storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 		WL_MANAGED, sw_js("slipway"), NULL), NULL),
 	    "spec", sw_jo(
 		"capacity", json_object_get(sw_json_get(spec, "capacity")),
-		"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+		"accessModes", sw_ja(sw_js("ReadWriteMany")),
 		"storageClassName", sw_js(""),
 		"persistentVolumeReclaimPolicy", sw_js("Retain"),
 		"mountOptions", json_object_get(sw_json_get(spec,
@@ -431,7 +431,7 @@ storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	    "metadata", sw_jo("name", sw_js(pvc), "namespace", sw_js(ns),
 		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), NULL), NULL),
 	    "spec", sw_jo(
-		"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+		"accessModes", sw_ja(sw_js("ReadWriteMany")),
 		"storageClassName", sw_js(""),
 		"volumeName", sw_js(pvname),
 		"resources", sw_jo("requests", sw_jo("storage",
@@ -655,7 +655,7 @@ job_labels(const char *job)
 static json_object *
 hpj_manifest(const struct train *t)
 {
-	json_object *argv = sw_ja(sw_js("hyperpodrun"), NULL), *args;
+	json_object *argv = sw_ja(sw_js("hyperpodrun")), *args;
 	char w[64];
 	size_t i;
 
@@ -694,13 +694,13 @@ hpj_manifest(const struct train *t)
 				"command", argv,
 				"env", train_env(t),
 				"ports", sw_ja(sw_jo("containerPort",
-				    sw_ji(8080), NULL), NULL),
+				    sw_ji(8080), NULL)),
 				"resources", accel_resources(t->gpus, t->efa),
-				"volumeMounts", data_mounts(0), NULL), NULL),
+				"volumeMounts", data_mounts(0), NULL)),
 			    "volumes", data_volumes(t->pvc, 0),
 			    "nodeSelector", node_selector(t->instance_type),
 			    "tolerations", gpu_tolerations(), NULL), NULL),
-		    NULL), NULL), NULL), NULL);
+		    NULL)), NULL), NULL);
 }
 
 /* Characters a RayJob entrypoint word may hold (no shell meaning). */
@@ -756,7 +756,7 @@ rayjob_manifest(const struct train *t)
 				"resources", sw_jo("limits", sw_jo(
 				    "cpu", sw_js("2"), "memory", sw_js("8Gi"),
 				    NULL), NULL),
-				"volumeMounts", data_mounts(0), NULL), NULL),
+				"volumeMounts", data_mounts(0), NULL)),
 				"volumes", data_volumes(t->pvc, 0), NULL),
 			    NULL), NULL),
 		    "workerGroupSpecs", sw_ja(sw_jo(
@@ -775,13 +775,12 @@ rayjob_manifest(const struct train *t)
 				    "env", train_env(t),
 				    "resources", accel_resources(t->gpus,
 					t->efa),
-				    "volumeMounts", data_mounts(0), NULL),
-				    NULL),
+				    "volumeMounts", data_mounts(0), NULL)),
 				"volumes", data_volumes(t->pvc, 0),
 				"nodeSelector", node_selector(
 				    t->instance_type),
 				"tolerations", gpu_tolerations(), NULL),
-			    NULL), NULL), NULL), NULL), NULL), NULL);
+			    NULL), NULL)), NULL), NULL), NULL);
 out:
 	json_object_put(args);
 	sw_buf_free(&ep);
@@ -1272,7 +1271,7 @@ h_training_job_delete(struct sw_req *r)
 	job = sw_json_path_str(obj, "metadata.name");
 	snprintf(secret, sizeof(secret), "%s-hf-token", job);
 	refs = sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(job),
-	    "namespace", sw_js(ns), NULL), NULL);
+	    "namespace", sw_js(ns), NULL));
 	for (i = 0; i < json_object_array_length(pods); i++)
 		json_object_array_add(refs, sw_jo("kind", sw_js("Pod"),
 		    "name", sw_js(sw_json_path_str(json_object_array_get_idx(
@@ -1585,7 +1584,7 @@ h_model_download(struct sw_req *r)
 	    NULL, list) != SW_OK)
 		goto out;
 	env = sw_ja(env_var("HF_HOME", "/tmp/hf-home"),
-	    env_var("HF_HUB_DISABLE_TELEMETRY", "1"), NULL);
+	    env_var("HF_HUB_DISABLE_TELEMETRY", "1"));
 	if (token != NULL)
 		json_object_array_add(env, sw_jo("name", sw_js("HF_TOKEN"),
 		    "valueFrom", sw_jo("secretKeyRef", sw_jo(
@@ -1610,17 +1609,17 @@ h_model_download(struct sw_req *r)
 			    "command", sw_ja(sw_js("python3"), sw_js("-c"),
 				sw_js(download_py), sw_js(model), sw_js(dest),
 				sw_js(str_or(a, "revision", "main")),
-				sw_js(workers), NULL),
+				sw_js(workers)),
 			    "env", env,
 			    "resources", sw_jo("requests", sw_jo(
 				"cpu", sw_js("2"), "memory", sw_js("4Gi"),
 				NULL), NULL),
 			    "volumeMounts", sw_ja(sw_jo("name", sw_js("data"),
-				"mountPath", sw_js("/data"), NULL), NULL),
-			    NULL), NULL),
+				"mountPath", sw_js("/data"), NULL)),
+			    NULL)),
 			"volumes", sw_ja(sw_jo("name", sw_js("data"),
 			    "persistentVolumeClaim", sw_jo("claimName",
-				sw_js(pvc), NULL), NULL), NULL), NULL), NULL),
+				sw_js(pvc), NULL), NULL)), NULL), NULL),
 		NULL), NULL);
 	if (r->dry_run) {
 		json_object_array_add(list, job);
@@ -1667,7 +1666,7 @@ h_model_download(struct sw_req *r)
 			    "apiVersion", sw_js("batch/v1"),
 			    "kind", sw_js("Job"), "name", sw_js(name),
 			    "uid", sw_js(sw_json_path_str(applied,
-				"metadata.uid")), NULL), NULL), NULL),
+				"metadata.uid")), NULL)), NULL),
 		    "type", sw_js("Opaque"),
 		    "data", sw_jo("token", sw_js(b64), NULL), NULL);
 		OPENSSL_cleanse(b64, strlen(b64));
@@ -1741,12 +1740,12 @@ engine_argv(const struct engine *en, const char *model, const char *served,
 		return sw_ja(sw_js("vllm"), sw_js("serve"), sw_js(path),
 		    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
 		    sw_js(port), sw_js("--tensor-parallel-size"), sw_js(tp),
-		    sw_js("--served-model-name"), sw_js(served), NULL);
+		    sw_js("--served-model-name"), sw_js(served));
 	return sw_ja(sw_js("python3"), sw_js("-m"),
 	    sw_js("sglang.launch_server"), sw_js("--model-path"), sw_js(path),
 	    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"), sw_js(port),
 	    sw_js("--tp-size"), sw_js(tp), sw_js("--served-model-name"),
-	    sw_js(served), sw_js("--enable-metrics"), NULL);
+	    sw_js(served), sw_js("--enable-metrics"));
 }
 
 static json_object *
@@ -1834,11 +1833,11 @@ h_inference_deploy(struct sw_req *r)
 			    "command", engine_argv(en, model, str_or(a,
 				"served_model_name", model), gpus),
 			    "ports", sw_ja(sw_jo("name", sw_js("http"),
-				"containerPort", sw_ji(en->port), NULL), NULL),
+				"containerPort", sw_ji(en->port), NULL)),
 			    "resources", accel_resources(gpus, 0),
 			    "startupProbe", http_probe(en->port, 10, 180),
 			    "readinessProbe", http_probe(en->port, 10, 3),
-			    "volumeMounts", data_mounts(1), NULL), NULL),
+			    "volumeMounts", data_mounts(1), NULL)),
 			"volumes", data_volumes(str_or(a, "pvc", "s3-claim"),
 			    1),
 			"nodeSelector", node_selector(sw_json_get_str(a,
@@ -1859,10 +1858,10 @@ h_inference_deploy(struct sw_req *r)
 		    "kind", sw_js("Role"),
 		    "metadata", meta(rname, ns, inf_labels(name, "router",
 			NULL)),
-		    "rules", sw_ja(sw_jo("apiGroups", sw_ja(sw_js(""), NULL),
-			"resources", sw_ja(sw_js("pods"), NULL),
+		    "rules", sw_ja(sw_jo("apiGroups", sw_ja(sw_js("")),
+			"resources", sw_ja(sw_js("pods")),
 			"verbs", sw_ja(sw_js("get"), sw_js("list"),
-			    sw_js("watch"), NULL), NULL), NULL), NULL));
+			    sw_js("watch")), NULL)), NULL));
 		json_object_array_add(list, sw_jo(
 		    "apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
 		    "kind", sw_js("RoleBinding"),
@@ -1872,8 +1871,7 @@ h_inference_deploy(struct sw_req *r)
 			sw_js("rbac.authorization.k8s.io"), "kind",
 			sw_js("Role"), "name", sw_js(rname), NULL),
 		    "subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"),
-			"name", sw_js(rname), "namespace", sw_js(ns), NULL),
-			NULL), NULL));
+			"name", sw_js(rname), "namespace", sw_js(ns), NULL)), NULL));
 		json_object_array_add(list, sw_jo(
 		    "apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
 		    "metadata", meta(rname, ns, inf_labels(name, "router",
@@ -1899,10 +1897,9 @@ h_inference_deploy(struct sw_req *r)
 				    sw_js(ns),
 				    sw_js("--service-discovery-port"),
 				    sw_js(port), sw_js("--policy"),
-				    sw_js("cache_aware"), NULL),
+				    sw_js("cache_aware")),
 				"ports", sw_ja(sw_jo("name", sw_js("http"),
-				    "containerPort", sw_ji(ROUTER_PORT), NULL),
-				    NULL), NULL), NULL), NULL), NULL), NULL),
+				    "containerPort", sw_ji(ROUTER_PORT), NULL)), NULL)), NULL), NULL), NULL),
 		    NULL));
 	}
 	svc_meta = meta(name, ns, inf_labels(name, "service", en->name));
@@ -1923,7 +1920,7 @@ h_inference_deploy(struct sw_req *r)
 		"selector", inf_selector(name, router ? "router" : "server"),
 		"ports", sw_ja(sw_jo("name", sw_js("http"), "port", sw_ji(80),
 		    "targetPort", sw_ji(router ? ROUTER_PORT : en->port),
-		    "protocol", sw_js("TCP"), NULL), NULL), NULL), NULL));
+		    "protocol", sw_js("TCP"), NULL)), NULL), NULL));
 	if (as != NULL) {
 		const char *metric = str_or(as, "metric", "queue");
 		char query[512], thr[32];
@@ -1952,7 +1949,7 @@ h_inference_deploy(struct sw_req *r)
 				"serverAddress", sw_js(sw_json_get_str(as,
 				    "prometheus_url")),
 				"query", sw_js(query),
-				"threshold", sw_js(thr), NULL), NULL), NULL),
+				"threshold", sw_js(thr), NULL), NULL)),
 			NULL), NULL));
 	}
 	if (r->dry_run) {

@@ -79,6 +79,8 @@ static const char *const migrations[] = {
 	"  message TEXT NOT NULL,"
 	"  data TEXT);"
 	"CREATE INDEX events_op ON events(op_id, id);",
+	/* 2: the live operations of a cluster, found in one index probe */
+	"CREATE INDEX operations_cluster ON operations(cluster, state);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -153,6 +155,14 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_OP_RELEASE_OWNER */
 	"UPDATE operations SET lease_owner = NULL, lease_until = 0"
 	" WHERE lease_owner = ?1",
+	/* STMT_OP_LIVE_ON_CLUSTER: ?1 cluster, or that of operation ?2 */
+	"SELECT id FROM operations WHERE cluster = COALESCE(?1,"
+	" (SELECT cluster FROM operations WHERE id = ?2))"
+	" AND state IN ('pending','running') AND id IS NOT ?2"
+	" ORDER BY created LIMIT 1",
+	/* STMT_OP_REQUEUE: a retry starts afresh, cancel request included */
+	"UPDATE operations SET state = 'pending', error = NULL,"
+	" cancel_requested = 0, due = 0, updated = ?2 WHERE id = ?1",
 	/* STMT_STAGE_INSERT */
 	"INSERT INTO stages (op_id, seq, name, state) VALUES (?1, ?2, ?3,"
 	" 'pending')",

@@ -13,6 +13,7 @@ static const struct sw_err_info err_table[SW_ERR__MAX] = {
 	{ 404, "not-found", "Not found", -32004 },		/* SW_ENOTFOUND */
 	{ 405, "method-not-allowed", "Method not allowed", -32601 }, /* SW_EMETHOD */
 	{ 409, "conflict", "Conflict", -32009 },		/* SW_ECONFLICT */
+	{ 409, "busy", "Cluster busy", -32011 },		/* SW_EBUSY */
 	{ 413, "too-large", "Request too large", -32600 },	/* SW_ETOOBIG */
 	{ 415, "unsupported-media-type", "Unsupported media type",
 	    -32600 },						/* SW_EMEDIA */

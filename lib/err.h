@@ -16,6 +16,7 @@ typedef enum sw_err {
 	SW_ENOTFOUND,		/* 404 no such route or object */
 	SW_EMETHOD,		/* 405 route exists, method does not */
 	SW_ECONFLICT,		/* 409 state does not allow it */
+	SW_EBUSY,		/* 409 another operation holds the cluster */
 	SW_ETOOBIG,		/* 413 body over the cap */
 	SW_EMEDIA,		/* 415 wrong Content-Type */
 	SW_EPRECONDITION,	/* 422 pre-flight check refused it */

@@ -10,6 +10,7 @@
 
 #include "lib/json.h"
 #include "lib/limits.h"
+#include "lib/log.h"
 
 sw_err
 sw_json_parse(const char *text, size_t len, json_object **out, char *why,
@@ -150,15 +151,17 @@ sw_jo(const char *key, ...)
 }
 
 json_object *
-sw_ja(json_object *first, ...)
+sw_ja_n(json_object *const *values, size_t n)
 {
-	json_object *a = json_object_new_array(), *v;
-	va_list ap;
+	json_object *a = json_object_new_array_ext(n > 0 && n < 1024 ? (int)n : 1);
+	size_t i;
 
-	va_start(ap, first);
-	for (v = first; v != NULL; v = va_arg(ap, json_object *))
-		json_object_array_add(a, v);
-	va_end(ap);
+	for (i = 0; i < n; i++) {
+		if (values[i] == NULL)
+			sw_error("array builder: no value at position %zu of "
+			    "%zu; kept as null", i, n);
+		json_object_array_add(a, values[i]);
+	}
 	return a;
 }
 

@@ -38,11 +38,17 @@ void	sw_json_add_bool(json_object *, const char *key, int val);
 
 /*
  * Builders for request documents: sw_jo("Key", value, ..., NULL) makes
- * an object and sw_ja(value, ..., NULL) an array; both steal the values
- * (a NULL value is skipped in sw_jo).  New references.
+ * an object and sw_ja(value, ...) an array; both steal the values.  New
+ * references.  In sw_jo a NULL value is an absent member (optional
+ * fields).  sw_ja counts its arguments, so no value doubles as the end:
+ * a NULL value stays in its place as JSON null and is logged, so a list
+ * is never silently shorter than written (AWS and Kubernetes then refuse
+ * the document instead of acting on part of it).
  */
-json_object *sw_jo(const char *key, ...);
-json_object *sw_ja(json_object *first, ...);
+json_object *sw_jo(const char *key, ...) __attribute__((sentinel));
+#define sw_ja(...)	sw_ja_n((json_object *[]){ __VA_ARGS__ },	\
+	sizeof((json_object *[]){ __VA_ARGS__ }) / sizeof(json_object *))
+json_object *sw_ja_n(json_object *const *values, size_t n);
 /* A string value; NULL gives NULL (an absent member in sw_jo). */
 json_object *sw_js(const char *s);
 #define sw_ji(i)	json_object_new_int64(i)

@@ -75,6 +75,36 @@ step_done(struct sw_db *db, sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
+/*
+ * Inside a write transaction: SW_EBUSY, with the holder's id in busy,
+ * when a live operation other than self holds the cluster (named, or
+ * that of operation self when cluster is NULL); SW_OK when it is free.
+ */
+static sw_err
+live_on_cluster(struct sw_db *db, const char *cluster, const char *self,
+    char busy[SW_OP_ID_LEN])
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_OP_LIVE_ON_CLUSTER)) == NULL)
+		return SW_EDB;
+	if (cluster != NULL)
+		sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	if (self != NULL)
+		sqlite3_bind_text(st, 2, self, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (snprintf(busy, SW_OP_ID_LEN, "%s", sw_col_text(st, 0)) >=
+		    SW_OP_ID_LEN)
+			busy[0] = '\0';
+		sqlite3_reset(st);
+		return SW_EBUSY;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
 sw_err
 sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
     char id[SW_OP_ID_LEN], int *existed)
@@ -116,6 +146,9 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 			goto bad;
 		}
 	}
+	if (n->cluster != NULL &&
+	    (e = live_on_cluster(db, n->cluster, NULL, id)) != SW_OK)
+		goto bad;
 	if ((e = sw_random_hex(hexid, 8)) != SW_OK)
 		goto bad;
 	snprintf(id, SW_OP_ID_LEN, "op-%s", hexid);
@@ -544,7 +577,7 @@ op_state(struct sw_db *db, const char *id, char state[16])
 }
 
 sw_err
-sw_op_retry(struct sw_db *db, const char *id)
+sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 {
 	sqlite3_stmt *st;
 	char state[16];
@@ -558,6 +591,8 @@ sw_op_retry(struct sw_db *db, const char *id)
 		e = SW_ECONFLICT;
 		goto bad;
 	}
+	if ((e = live_on_cluster(db, NULL, id, busy)) != SW_OK)
+		goto bad;
 	if ((st = sw_db_stmt(db, STMT_STAGE_RESET_FROM)) == NULL) {
 		e = SW_EDB;
 		goto bad;
@@ -565,15 +600,12 @@ sw_op_retry(struct sw_db *db, const char *id)
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	if ((e = step_done(db, st)) != SW_OK)
 		goto bad;
-	if ((e = sw_op_set_state(db, id, "pending", NULL)) != SW_OK)
-		goto bad;
-	if ((st = sw_db_stmt(db, STMT_OP_SET_DUE)) == NULL) {
+	if ((st = sw_db_stmt(db, STMT_OP_REQUEUE)) == NULL) {
 		e = SW_EDB;
 		goto bad;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, 0);
-	sqlite3_bind_int64(st, 3, sw_now_ms());
+	sqlite3_bind_int64(st, 2, sw_now_ms());
 	if ((e = step_done(db, st)) != SW_OK)
 		goto bad;
 	if ((e = sw_op_event(db, id, -1, "info", "retry requested",

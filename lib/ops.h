@@ -46,6 +46,10 @@ struct sw_op_filter {
  * idempotency key already used by the same token: the same request
  * gives back the first operation (*existed = 1); a different request
  * under that key is SW_ECONFLICT.  id receives the operation id.
+ * Operations on a cluster exclude each other: while one is pending or
+ * running on n->cluster, another is SW_EBUSY and id receives the id of
+ * the one holding it.  The check and the insert are one transaction, so
+ * of two racing requests exactly one wins.
  */
 sw_err	sw_op_enqueue(struct sw_db *, const struct sw_op_new *,
 	    char id[SW_OP_ID_LEN], int *existed);
@@ -97,8 +101,12 @@ sw_err	sw_stage_set_ext(struct sw_db *, const char *id, int seq,
 sw_err	sw_op_event(struct sw_db *, const char *id, int stage,
 	    const char *level, const char *message, json_object *data);
 
-/* failed|cancelled -> pending; failed stages become pending again. */
-sw_err	sw_op_retry(struct sw_db *, const char *id);
+/*
+ * failed|cancelled -> pending, the cancel request cleared; failed and
+ * cancelled stages become pending again.  SW_EBUSY, with the holder's id
+ * in busy, while another live operation holds the same cluster.
+ */
+sw_err	sw_op_retry(struct sw_db *, const char *id, char busy[SW_OP_ID_LEN]);
 /* Ask to cancel: pending ops end at once, running ones at the next
  * stage boundary (the poller sees cancel_requested). */
 sw_err	sw_op_cancel(struct sw_db *, const char *id);

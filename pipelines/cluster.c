@@ -214,7 +214,7 @@ stage_network(struct sw_step *s)
 	TRY(sw_ec2_find(s, "DescribeNatGateways", "natGatewaySet",
 	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
 	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
-	    sw_js("available"), NULL), NULL), NULL)));
+	    sw_js("available")), NULL))));
 	if (sw_res_get(s, "nat_id") == NULL) {
 		char token[64];
 
@@ -261,7 +261,7 @@ stage_network(struct sw_step *s)
 		    "GroupId", sw_js(sg),
 		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
 			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL), NULL), NULL), NULL), NULL), &out,
+			NULL)), NULL)), NULL), &out,
 		    "InvalidPermission.Duplicate"));
 		json_object_put(out);
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
@@ -269,7 +269,7 @@ stage_network(struct sw_step *s)
 		    "GroupId", sw_js(sg),
 		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
 			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL), NULL), NULL), NULL), NULL), &out,
+			NULL)), NULL)), NULL), &out,
 		    "InvalidPermission.Duplicate"));
 		json_object_put(out);
 		sw_res_set(s, "sg_self_rules", "ingress+egress");
@@ -278,8 +278,7 @@ stage_network(struct sw_step *s)
 	/* Wait for the NAT gateway before routing through it. */
 	if (!s->plan && sw_res_get(s, "nat_ready") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
-		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id")),
-		    NULL), NULL), &out, NULL));
+		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL), &out, NULL));
 		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
 		if (state == NULL || strcmp(state, "available") != 0) {
 			int failed = state != NULL &&
@@ -343,10 +342,9 @@ stage_eks(struct sw_step *s)
 			    sw_js(sw_res_from(s, net, "private_subnet_0")),
 			    sw_js(sw_res_from(s, net, "private_subnet_1")),
 			    sw_js(sw_res_from(s, net, "public_subnet_0")),
-			    sw_js(sw_res_from(s, net, "public_subnet_1")),
-			    NULL),
+			    sw_js(sw_res_from(s, net, "public_subnet_1"))),
 			"securityGroupIds", sw_ja(sw_js(sw_res_from(s, net,
-			    "security_group_id")), NULL),
+			    "security_group_id"))),
 			"endpointPublicAccess", sw_jb(1),
 			"endpointPrivateAccess", sw_jb(1), NULL),
 		    "accessConfig", sw_jo(
@@ -416,9 +414,9 @@ stage_access(struct sw_step *s)
 	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_IAM, "CreateOpenIDConnectProvider",
 		    sw_jo("Url", sw_js(issuer),
-		    "ClientIDList", sw_ja(sw_js("sts.amazonaws.com"), NULL),
+		    "ClientIDList", sw_ja(sw_js("sts.amazonaws.com")),
 		    "ThumbprintList", sw_ja(sw_js(
-			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280"), NULL),
+			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280")),
 		    NULL), &out, NULL));
 		arn = planned(s, sw_out_str(out, "OpenIDConnectProviderArn",
 		    "CreateOpenIDConnectProviderResult."
@@ -524,13 +522,13 @@ device_plugin(const char *name, const char *image, const char *resource)
 			    "sagemaker.amazonaws.com/compute-type",
 			    sw_js("hyperpod"), NULL),
 			"tolerations", sw_ja(sw_jo("operator",
-			    sw_js("Exists"), NULL), NULL),
+			    sw_js("Exists"), NULL)),
 			"containers", sw_ja(sw_jo(
 			    "name", sw_js(name),
 			    "image", sw_js(image),
 			    "env", sw_ja(sw_jo("name", sw_js("RESOURCE"),
-				"value", sw_js(resource), NULL), NULL),
-			    NULL), NULL), NULL), NULL), NULL), NULL);
+				"value", sw_js(resource), NULL)),
+			    NULL)), NULL), NULL), NULL), NULL);
 }
 
 static enum sw_step_rc
@@ -672,7 +670,7 @@ ensure_vpc_facts(struct sw_step *s)
 	}
 	if (sw_res_get(s, "vpc_cidr") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeVpcs", sw_jo("VpcIds",
-		    sw_ja(sw_js(sw_res_get(s, "vpc_id")), NULL), NULL), &out,
+		    sw_ja(sw_js(sw_res_get(s, "vpc_id"))), NULL), &out,
 		    NULL));
 		v = sw_json_path_str(out, "vpcSet[0].cidrBlock");
 		if (v != NULL)
@@ -715,7 +713,7 @@ free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
 	}
 	TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeSubnets", sw_jo("Filters",
 	    sw_ja(sw_jo("Name", sw_js("vpc-id"), "Values", sw_ja(sw_js(
-	    sw_res_get(s, "vpc_id")), NULL), NULL), NULL), NULL), &out, NULL));
+	    sw_res_get(s, "vpc_id"))), NULL)), NULL), &out, NULL));
 	list = sw_json_get(out, "subnetSet");
 	for (k = 0; k < 12; k++) {
 		if (sw_cidr_compute(vpc_cidr, k, cidr, sz) != 0)
@@ -809,13 +807,12 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 			"threads_per_core", 1)),
 		    "InstanceStorageConfigs", sw_ja(sw_jo("EbsVolumeConfig",
 			sw_jo("VolumeSizeInGB", sw_ji(sw_json_get_int(g,
-			"volume_size_gb", 500)), NULL), NULL), NULL),
+			"volume_size_gb", 500)), NULL), NULL)),
 		    "OverrideVpcConfig", sw_jo(
-			"SecurityGroupIds", sw_ja(sw_js(sg), NULL),
+			"SecurityGroupIds", sw_ja(sw_js(sg)),
 			"Subnets", sw_ja(sw_js(sw_json_get_str(g, "subnet_id")
 			    ? sw_json_get_str(g, "subnet_id") :
-			    planned(s, sw_res_get(s, key), "subnet-planned")),
-			    NULL), NULL),
+			    planned(s, sw_res_get(s, key), "subnet-planned"))), NULL),
 		    NULL);
 		if (cap != NULL && strcmp(cap, "spot") == 0)
 			json_object_object_add(spec, "CapacityRequirements",
@@ -988,7 +985,7 @@ stage_hyperpod(struct sw_step *s)
 		    "VpcConfig", sw_jo(
 			"SecurityGroupIds", sw_ja(sw_js(planned(s,
 			    sw_res_from(s, "network", "security_group_id"),
-			    "sg-planned")), NULL),
+			    "sg-planned"))),
 			"Subnets", subnets, NULL),
 		    "Orchestrator", sw_jo("Eks", sw_jo("ClusterArn",
 			sw_js(planned(s, sw_res_from(s, "eks", "cluster_arn"),
@@ -996,7 +993,7 @@ stage_hyperpod(struct sw_step *s)
 		    "NodeRecovery", sw_js(sw_json_get_str(s->params,
 			"node_recovery")),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
-			"Value", sw_js(CLUSTER(s)), NULL), NULL),
+			"Value", sw_js(CLUSTER(s)), NULL)),
 		    NULL), &out, NULL));
 		if (sw_json_get_str(out, "ClusterArn") != NULL)
 			sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
@@ -1049,12 +1046,12 @@ stage_storage(struct sw_step *s)
 	    "metadata", sw_jo("name", sw_js(pv), NULL),
 	    "spec", sw_jo(
 		"capacity", sw_jo("storage", sw_js("1200Gi"), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+		"accessModes", sw_ja(sw_js("ReadWriteMany")),
 		"storageClassName", sw_js(""),
 		"claimRef", sw_jo("namespace", sw_js("default"), "name",
 		    sw_js("s3-claim"), NULL),
 		"mountOptions", sw_ja(sw_js("allow-delete"),
-		    sw_js("region"), NULL),
+		    sw_js("region")),
 		"csi", sw_jo("driver", sw_js("s3.csi.aws.com"),
 		    "volumeHandle", sw_js(pv),
 		    "volumeAttributes", sw_jo("bucketName", sw_js(bucket),
@@ -1067,7 +1064,7 @@ stage_storage(struct sw_step *s)
 		    "metadata", sw_jo("name", sw_js("s3-claim"), "namespace",
 			sw_js("default"), NULL),
 		    "spec", sw_jo(
-			"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+			"accessModes", sw_ja(sw_js("ReadWriteMany")),
 			"storageClassName", sw_js(""),
 			"volumeName", sw_js(pv),
 			"resources", sw_jo("requests", sw_jo("storage",

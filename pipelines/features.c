@@ -234,7 +234,7 @@ ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "AssumeRolePolicyDocument", sw_js(text),
 		    "Description", sw_js("Created by Slipway (feature_set)"),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
-			"Value", sw_js(CLUSTER(s)), NULL), NULL), NULL),
+			"Value", sw_js(CLUSTER(s)), NULL)), NULL),
 		    &out, NULL);
 		free(text);
 		if (rc != STEP_DONE)
@@ -318,8 +318,7 @@ trust_pods(void)
 	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
 	    sw_js("pods.eks.amazonaws.com"), NULL), "Action", sw_ja(
-	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession"), NULL), NULL),
-	    NULL), NULL);
+	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)), NULL);
 }
 
 /* ---- pod identity associations ------------------------------------ */
@@ -581,7 +580,7 @@ st_training_on(struct sw_step *s)
 	return ensure_addon(s, ADDON_TRAINING, 1, sw_jo(
 	    "podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
 	    sw_js(TRAINING_SA), "roleArn", sw_js(sw_res_get(s,
-	    "training_role_arn")), NULL), NULL), NULL));
+	    "training_role_arn")), NULL)), NULL));
 }
 
 /* The HyperPod cluster ARN and the OIDC issuer host into the step. */
@@ -644,14 +643,13 @@ st_inference_on(struct sw_step *s)
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Federated",
 	    sw_js(prov), NULL), "Action", sw_js(
 	    "sts:AssumeRoleWithWebIdentity"), "Condition", sw_jo(
-	    "StringLike", sw_jo(key, sw_js(cfgv), NULL), NULL), NULL),
-	    NULL), NULL);
+	    "StringLike", sw_jo(key, sw_js(cfgv), NULL), NULL), NULL)), NULL);
 	policy = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
 	    sw_js("sagemaker:DescribeCluster"),
 	    sw_js("sagemaker:ListClusterNodes"),
-	    sw_js("sagemaker:DescribeClusterNode"), NULL),
-	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL), NULL),
+	    sw_js("sagemaker:DescribeClusterNode")),
+	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
 	    NULL);
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
 	rc = ensure_role(s, "inference_role_arn", role, trust, NULL,
@@ -699,7 +697,7 @@ ray_crd(const char *plural, const char *kind)
 		"subresources", sw_jo("status", json_object_new_object(),
 		NULL), "schema", sw_jo("openAPIV3Schema", sw_jo("type",
 		sw_js("object"), "x-kubernetes-preserve-unknown-fields",
-		sw_jb(1), NULL), NULL), NULL), NULL), NULL), NULL);
+		sw_jb(1), NULL), NULL), NULL)), NULL), NULL);
 }
 
 /* Namespace, service account, RBAC and operator Deployment, in apply
@@ -720,26 +718,24 @@ ray_operator(void)
 	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
 		"kind", sw_js("ClusterRole"), "metadata", sw_jo("name",
 		sw_js("kuberay-operator"), NULL), "rules", sw_ja(
-		sw_jo("apiGroups", sw_ja(sw_js("ray.io"), NULL), "resources",
-		    sw_ja(sw_js("*"), NULL), "verbs", sw_ja(sw_js("*"), NULL),
+		sw_jo("apiGroups", sw_ja(sw_js("ray.io")), "resources",
+		    sw_ja(sw_js("*")), "verbs", sw_ja(sw_js("*")),
 		    NULL),
-		sw_jo("apiGroups", sw_ja(sw_js(""), NULL), "resources",
+		sw_jo("apiGroups", sw_ja(sw_js("")), "resources",
 		    sw_ja(sw_js("pods"), sw_js("services"), sw_js("events"),
-		    sw_js("serviceaccounts"), sw_js("configmaps"), NULL),
+		    sw_js("serviceaccounts"), sw_js("configmaps")),
 		    "verbs", sw_ja(sw_js("get"), sw_js("list"), sw_js("watch"),
 		    sw_js("create"), sw_js("update"), sw_js("patch"),
-		    sw_js("delete"), NULL), NULL),
-		sw_jo("apiGroups", sw_ja(sw_js("batch"), NULL), "resources",
-		    sw_ja(sw_js("jobs"), NULL), "verbs", sw_ja(sw_js("*"),
-		    NULL), NULL), NULL), NULL),
+		    sw_js("delete")), NULL),
+		sw_jo("apiGroups", sw_ja(sw_js("batch")), "resources",
+		    sw_ja(sw_js("jobs")), "verbs", sw_ja(sw_js("*")), NULL)), NULL),
 	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
 		"kind", sw_js("ClusterRoleBinding"), "metadata", sw_jo("name",
 		sw_js("kuberay-operator"), NULL), "roleRef", sw_jo("apiGroup",
 		sw_js("rbac.authorization.k8s.io"), "kind",
 		sw_js("ClusterRole"), "name", sw_js("kuberay-operator"), NULL),
 		"subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"), "name",
-		sw_js("kuberay-operator"), "namespace", sw_js(RAY_NS), NULL),
-		NULL), NULL),
+		sw_js("kuberay-operator"), "namespace", sw_js(RAY_NS), NULL)), NULL),
 	    sw_jo("apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
 		"metadata", sw_jo("name", sw_js("kuberay-operator"),
 		"namespace", sw_js(RAY_NS), "labels", json_object_get(labels),
@@ -749,9 +745,8 @@ ray_operator(void)
 		NULL), "spec", sw_jo("serviceAccountName",
 		sw_js("kuberay-operator"), "containers", sw_ja(sw_jo("name",
 		sw_js("kuberay-operator"), "image",
-		sw_js("quay.io/kuberay/operator:v1.4.2"), NULL), NULL), NULL),
-		NULL), NULL), NULL),
-	    NULL);
+		sw_js("quay.io/kuberay/operator:v1.4.2"), NULL)), NULL),
+		NULL), NULL), NULL));
 	json_object_put(labels);
 	return list;
 }
@@ -881,11 +876,11 @@ tiered_policy(const char *bucket)
 	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Sid", sw_js("CheckpointBucket"), "Effect", sw_js("Allow"),
 	    "Action", sw_ja(sw_js("s3:ListBucket"),
-	    sw_js("s3:GetBucketLocation"), NULL), "Resource", sw_js(b), NULL),
+	    sw_js("s3:GetBucketLocation")), "Resource", sw_js(b), NULL),
 	    sw_jo("Sid", sw_js("CheckpointObjects"), "Effect", sw_js("Allow"),
 	    "Action", sw_ja(sw_js("s3:GetObject"), sw_js("s3:PutObject"),
-	    sw_js("s3:DeleteObject"), sw_js("s3:AbortMultipartUpload"), NULL),
-	    "Resource", sw_js(objs), NULL), NULL), NULL);
+	    sw_js("s3:DeleteObject"), sw_js("s3:AbortMultipartUpload")),
+	    "Resource", sw_js(objs), NULL)), NULL);
 }
 
 static enum sw_step_rc
@@ -1089,7 +1084,7 @@ node_pool(const char *policy, const char *after)
 		"name", sw_js(KARPENTER_NAME), NULL),
 		"expireAfter", sw_js("Never"), "requirements", sw_ja(
 		sw_jo("key", sw_js("node.kubernetes.io/instance-type"),
-		"operator", sw_js("Exists"), NULL), NULL), NULL), NULL),
+		"operator", sw_js("Exists"), NULL)), NULL), NULL),
 	    "disruption", sw_jo("consolidationPolicy", sw_js(policy),
 		"consolidateAfter", sw_js(after), NULL), NULL), NULL);
 }
@@ -1119,12 +1114,12 @@ st_autoscaling_on(struct sw_step *s)
 	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
 	    sw_js("sagemaker.amazonaws.com"), NULL), "Action",
-	    sw_js("sts:AssumeRole"), NULL), NULL), NULL);
+	    sw_js("sts:AssumeRole"), NULL)), NULL);
 	doc = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
 	    sw_js("sagemaker:BatchAddClusterNodes"),
-	    sw_js("sagemaker:BatchDeleteClusterNodes"), NULL), "Resource",
-	    sw_js(sw_res_get(s, "hyperpod_arn")), NULL), NULL), NULL);
+	    sw_js("sagemaker:BatchDeleteClusterNodes")), "Resource",
+	    sw_js(sw_res_get(s, "hyperpod_arn")), NULL)), NULL);
 	rc = ensure_role(s, "cluster_role_arn", role, trust, NULL,
 	    SCALE_POLICY, doc);
 	json_object_put(trust);

@@ -202,7 +202,7 @@ stage_ig_update(struct sw_step *s)
 	    sw_res_from(s, "subnet", "subnet_id") != NULL)
 		sw_json_add_str(g, "subnet_id", sw_res_from(s, "subnet",
 		    "subnet_id"));
-	one = sw_ja(g, NULL);
+	one = sw_ja(g);
 	specs = sw_hp_instance_groups(s, one, exec, uri);
 	json_object_put(one);
 	rc = update_groups(s, NULL, 0, json_object_get(
@@ -245,7 +245,7 @@ static enum sw_step_rc
 stage_ig_remove(struct sw_step *s)
 {
 	return update_groups(s, NULL, 0, NULL, sw_ja(sw_js(
-	    sw_json_get_str(s->params, "group_name")), NULL));
+	    sw_json_get_str(s->params, "group_name"))));
 }
 
 static const struct sw_stage_def ig_delete_stages[] = {

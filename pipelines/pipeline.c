@@ -191,7 +191,7 @@ sw_tag_spec(const char *rtype, const char *cluster, const char *name)
 		sw_jo("Key", sw_js("slipway:cluster"), "Value",
 		    sw_js(cluster), NULL),
 		sw_jo("Key", sw_js("slipway:managed"), "Value",
-		    sw_js("true"), NULL), NULL), NULL), NULL);
+		    sw_js("true"), NULL)), NULL));
 }
 
 json_object *
@@ -199,9 +199,9 @@ sw_tag_filter(const char *cluster, const char *name)
 {
 	return sw_ja(
 	    sw_jo("Name", sw_js("tag:slipway:cluster"), "Values",
-		sw_ja(sw_js(cluster), NULL), NULL),
+		sw_ja(sw_js(cluster)), NULL),
 	    sw_jo("Name", sw_js("tag:Name"), "Values",
-		sw_ja(sw_js(name), NULL), NULL), NULL);
+		sw_ja(sw_js(name)), NULL));
 }
 
 /* ---- the runner ------------------------------------------------------ */
@@ -234,17 +234,41 @@ all_resources(json_object *op)
 	return all;
 }
 
-static void
+static sw_err
 op_finish(struct sw_db *db, const char *id, const char *state,
     const char *error, json_object *all)
 {
-	sw_op_set_result(db, id, all);
-	sw_op_set_state(db, id, state, error);
-	sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ? "info" :
-	    "error", strcmp(state, "succeeded") == 0 ? "operation succeeded" :
-	    error ? error : state, NULL);
+	sw_err e;
+
+	if ((e = sw_op_set_result(db, id, all)) != SW_OK ||
+	    (e = sw_op_set_state(db, id, state, error)) != SW_OK)
+		return e;
+	return sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ?
+	    "info" : "error", strcmp(state, "succeeded") == 0 ?
+	    "operation succeeded" : error ? error : state, NULL);
 }
 
+/* Stages in the pipeline's table: the bound for a stage index. */
+static int
+stage_count(const struct sw_pipeline *pl)
+{
+	int n = 0;
+
+	while (pl->stages[n].name != NULL)
+		n++;
+	return n;
+}
+
+/* Delay before a run whose state write failed is tried again. */
+#define RUNNER_RETRY_MS	2000
+
+/*
+ * Every state write is checked: crash-resume depends on them.  When one
+ * fails the run stops where it is, the operation is released to be run
+ * again a little later (every stage is an "ensure" step, so running it
+ * again is safe), and the error is returned; a stage whose resources
+ * could not be recorded is never marked succeeded.
+ */
 sw_err
 sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
     const struct sw_config *cfg, const char *op_id, const char *owner,
@@ -256,44 +280,61 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	struct sw_step s;
 	enum sw_step_rc rc;
 	char why[600];
-	int seq;
-	sw_err e;
+	int seq, nstages;
+	sw_err e = SW_OK;
 
 	*calls = 0;
 	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
 		return e;
 	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
-		op_finish(db, op_id, "failed", "no pipeline for this kind",
+		e = op_finish(db, op_id, "failed", "no pipeline for this kind",
 		    NULL);
 		goto out;
 	}
+	nstages = stage_count(pl);
 	for (;;) {
 		json_object_put(all);
 		json_object_put(op);
 		all = NULL;
-		if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
-			return e;
+		if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK) {
+			op = NULL;
+			goto retry;
+		}
 		stages = sw_json_get(op, "stages");
 		all = all_resources(op);
 		if (sw_json_get_bool(op, "cancel_requested", 0)) {
-			if ((seq = stage_index(stages, "running")) >= 0)
-				sw_stage_set_state(db, op_id, seq,
-				    "cancelled", "cancelled by request");
-			op_finish(db, op_id, "cancelled",
+			if ((seq = stage_index(stages, "running")) >= 0 &&
+			    (e = sw_stage_set_state(db, op_id, seq,
+			    "cancelled", "cancelled by request")) != SW_OK)
+				goto retry;
+			e = op_finish(db, op_id, "cancelled",
 			    "cancelled by request", all);
 			break;
 		}
 		if ((seq = stage_index(stages, "running")) < 0 &&
 		    (seq = stage_index(stages, "pending")) < 0) {
-			op_finish(db, op_id, "succeeded", NULL, all);
+			e = op_finish(db, op_id, "succeeded", NULL, all);
 			break;
 		}
 		st = json_object_array_get_idx(stages, (size_t)seq);
+		/* The stored stages must be this pipeline's, in its order. */
+		if (seq >= nstages || (int)json_object_array_length(stages) !=
+		    nstages || strcmp(sw_json_get_str(st, "name"),
+		    pl->stages[seq].name) != 0) {
+			e = op_finish(db, op_id, "failed", "the stored stages do "
+			    "not match this pipeline; the operation was "
+			    "recorded by another version", all);
+			break;
+		}
 		if (strcmp(sw_json_get_str(st, "state"), "pending") == 0) {
-			sw_stage_set_state(db, op_id, seq, "running", NULL);
+			if ((e = sw_stage_set_state(db, op_id, seq, "running",
+			    NULL)) != SW_OK)
+				goto retry;
 			snprintf(why, sizeof(why), "stage %s started",
 			    pl->stages[seq].name);
-			sw_op_event(db, op_id, seq, "info", why, NULL);
+			if ((e = sw_op_event(db, op_id, seq, "info", why,
+			    NULL)) != SW_OK)
+				goto retry;
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
@@ -309,39 +350,62 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		s.all = all;
 		rc = pl->stages[seq].fn(&s);
 		*calls += s.calls_made;
-		sw_stage_set_ext(db, op_id, seq, s.res);
+		e = sw_stage_set_ext(db, op_id, seq, s.res);
 		json_object_put(s.res);
+		if (e != SW_OK) {
+			sw_error("operation %s stage %s: cannot record its "
+			    "resources (%s); it runs again", op_id,
+			    pl->stages[seq].name, sw_err_slug(e));
+			goto retry;
+		}
 		if (rc == STEP_DONE) {
-			sw_stage_set_state(db, op_id, seq, "succeeded", NULL);
+			if ((e = sw_stage_set_state(db, op_id, seq, "succeeded",
+			    NULL)) != SW_OK)
+				goto retry;
 			snprintf(why, sizeof(why), "stage %s succeeded",
 			    pl->stages[seq].name);
-			sw_op_event(db, op_id, seq, "info", why, NULL);
+			if ((e = sw_op_event(db, op_id, seq, "info", why,
+			    NULL)) != SW_OK)
+				goto retry;
 			if (sw_now_ms() < deadline)
 				continue;
 			due = 0;
 			break;
 		}
 		if (rc == STEP_FAIL) {
-			sw_stage_set_state(db, op_id, seq, "failed", s.msg);
+			if ((e = sw_stage_set_state(db, op_id, seq, "failed",
+			    s.msg)) != SW_OK)
+				goto retry;
 			snprintf(why, sizeof(why), "stage %s failed: %s",
 			    pl->stages[seq].name, s.msg);
-			op_finish(db, op_id, "failed", why, all);
+			e = op_finish(db, op_id, "failed", why, all);
 			break;
 		}
 		/* STEP_WAIT: note what we wait for, once per change. */
 		if (strcmp(s.msg, sw_json_get_str(op, "error") ?
-		    sw_json_get_str(op, "error") : "") != 0) {
-			sw_op_event(db, op_id, seq, "info", s.msg, NULL);
-			sw_op_set_state(db, op_id, "running", s.msg);
-		}
+		    sw_json_get_str(op, "error") : "") != 0 &&
+		    ((e = sw_op_event(db, op_id, seq, "info", s.msg, NULL)) !=
+		    SW_OK || (e = sw_op_set_state(db, op_id, "running",
+		    s.msg)) != SW_OK))
+			goto retry;
 		due = sw_now_ms() + (s.wait_ms > 0 ? s.wait_ms : 1000);
 		break;
 	}
+	if (e != SW_OK)
+		goto retry;
 out:
 	sw_op_release(db, op_id, owner, due);
 	json_object_put(all);
 	json_object_put(op);
-	return SW_OK;
+	return e;
+retry:
+	due = sw_now_ms() + RUNNER_RETRY_MS;
+	if (sw_op_release(db, op_id, owner, due) != SW_OK)
+		sw_error("operation %s: cannot release it; its lease runs "
+		    "out instead", op_id);
+	json_object_put(all);
+	json_object_put(op);
+	return e;
 }
 
 sw_err

@@ -135,7 +135,7 @@ sw_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "Description", sw_js("Created by Slipway"),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
 			"Value", sw_js(sw_json_get_str(s->params, "name")),
-			NULL), NULL), NULL), &out, NULL);
+			NULL)), NULL), &out, NULL);
 		if (rc != STEP_DONE)
 			return rc;
 		arn = sw_out_str(out, "Role.Arn", "CreateRoleResult.Role.Arn",

@@ -119,9 +119,9 @@ ensure_fsx(struct sw_step *s)
 		    "FileSystemType", sw_js("LUSTRE"),
 		    "StorageCapacity", sw_ji(sw_json_get_int(s->params,
 			"size_gib", 1200)),
-		    "SubnetIds", sw_ja(sw_js(sw_res_get(s, key)), NULL),
+		    "SubnetIds", sw_ja(sw_js(sw_res_get(s, key))),
 		    "SecurityGroupIds", sw_ja(sw_js(sw_json_get_str(s->params,
-			"security_group_id")), NULL),
+			"security_group_id"))),
 		    "LustreConfiguration", sw_jo(
 			"DeploymentType", sw_js("PERSISTENT_2"),
 			"PerUnitStorageThroughput", sw_ji(250), NULL),
@@ -129,7 +129,7 @@ ensure_fsx(struct sw_step *s)
 			sw_jo("Key", sw_js("Name"), "Value", sw_js(tagname),
 			    NULL),
 			sw_jo("Key", sw_js("slipway:cluster"), "Value",
-			    sw_js(CLUSTER(s)), NULL), NULL), NULL), &out, NULL));
+			    sw_js(CLUSTER(s)), NULL)), NULL), &out, NULL));
 		id = sw_json_path_str(out, "FileSystem.FileSystemId");
 		if (id == NULL && s->plan)
 			id = "fs-planned";
@@ -142,7 +142,7 @@ ensure_fsx(struct sw_step *s)
 	if (s->plan)
 		return STEP_DONE;
 	TRY(sw_step_aws(s, AWS_SVC_FSX, "DescribeFileSystems", sw_jo(
-	    "FileSystemIds", sw_ja(sw_js(id), NULL), NULL), &out, NULL));
+	    "FileSystemIds", sw_ja(sw_js(id)), NULL), &out, NULL));
 	state = sw_keep(s, sw_json_path_str(out, "FileSystems[0].Lifecycle"));
 	if (state != NULL && strcmp(state, "AVAILABLE") == 0) {
 		sw_res_set(s, "dns_name", sw_json_path_str(out,
@@ -243,14 +243,14 @@ volume_manifest(struct sw_step *s, const char *pv)
 		"app.kubernetes.io/managed-by", sw_js("slipway"), NULL), NULL),
 	    "spec", sw_jo(
 		"capacity", sw_jo("storage", sw_js(size), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany"), NULL),
+		"accessModes", sw_ja(sw_js("ReadWriteMany")),
 		"storageClassName", sw_js(""),
 		"persistentVolumeReclaimPolicy", sw_js("Retain"),
 		"claimRef", sw_jo("namespace", sw_js(sw_json_get_str(s->params,
 		    "namespace")), "name", sw_js(sw_json_get_str(s->params,
 		    "claim")), NULL),
 		"mountOptions", strcmp(kind_of(s), "s3") == 0 ?
-		    sw_ja(sw_js("allow-delete"), NULL) : NULL,
+		    sw_ja(sw_js("allow-delete")) : NULL,
 		"csi", csi, NULL), NULL);
 }
 
@@ -278,8 +278,7 @@ stage_volume(struct sw_step *s)
 			    "metadata", sw_jo("name", sw_js(claim),
 				"namespace", sw_js(ns), NULL),
 			    "spec", sw_jo(
-				"accessModes", sw_ja(sw_js("ReadWriteMany"),
-				    NULL),
+				"accessModes", sw_ja(sw_js("ReadWriteMany")),
 				"storageClassName", sw_js(""),
 				"volumeName", sw_js(pv),
 				"resources", sw_jo("requests", sw_jo("storage",

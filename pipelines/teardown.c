@@ -234,7 +234,7 @@ tagged(struct sw_step *s, const char *describe, const char *set,
 
 	*ids = json_object_new_array();
 	filters = sw_ja(sw_jo("Name", sw_js("tag:slipway:cluster"), "Values",
-	    sw_ja(sw_js(CLUSTER(s)), NULL), NULL), extra, NULL);
+	    sw_ja(sw_js(CLUSTER(s))), NULL), extra);
 	rc = sw_step_aws(s, AWS_SVC_EC2, describe, sw_jo("Filters", filters,
 	    NULL), &out, NULL);
 	if (rc != STEP_DONE)
@@ -280,7 +280,7 @@ stage_td_network(struct sw_step *s)
 	/* NAT gateways first: they hold the Elastic IP and a subnet. */
 	rc = tagged(s, "DescribeNatGateways", "natGatewaySet", "natGatewayId",
 	    sw_jo("Name", sw_js("state"), "Values", sw_ja(sw_js("pending"),
-	    sw_js("available"), sw_js("deleting"), NULL), NULL), &items);
+	    sw_js("available"), sw_js("deleting")), NULL), &items);
 	if (rc == STEP_DONE && json_object_array_length(items) > 0) {
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *n = json_object_array_get_idx(items, i);

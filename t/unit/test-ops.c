@@ -42,9 +42,11 @@ main(void)
 	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_ECONFLICT,
 	    "same key, different request is a conflict");
 	n.token_name = "bob";
+	n.cluster = "c2";
 	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_OK && !existed &&
 	    strcmp(id, id2) != 0, "keys are per token");
 	n.idem_key = NULL;
+	n.cluster = "c3";
 	ok(sw_op_enqueue(db, &n, id3, &existed) == SW_OK, "no key: new op");
 
 	ok(sw_op_get(db, id, 1, 0, &o) == SW_OK, "get");
@@ -85,7 +87,7 @@ main(void)
 	ok(sw_op_event(db, id, 1, "error", "stage eks failed", NULL) ==
 	    SW_OK, "event appended");
 	ok(sw_op_cancel(db, id) == SW_ECONFLICT, "cannot cancel a failed op");
-	ok(sw_op_retry(db, id) == SW_OK, "retry a failed op");
+	ok(sw_op_retry(db, id, id2) == SW_OK, "retry a failed op");
 	sw_op_get(db, id, 1, 0, &o);
 	st = sw_json_get(o, "stages");
 	is_str(sw_json_get_str(o, "state"), "pending", "retry -> pending");
@@ -98,7 +100,7 @@ main(void)
 	is_str(sw_json_get_str(sw_json_get(json_object_array_get_idx(st, 0),
 	    "resources"), "vpc_id"), "vpc-1", "resources survive");
 	json_object_put(o);
-	ok(sw_op_retry(db, id) == SW_ECONFLICT, "cannot retry a pending op");
+	ok(sw_op_retry(db, id, id2) == SW_ECONFLICT, "cannot retry a pending op");
 
 	/* Cancel: pending ends at once. */
 	ok(sw_op_cancel(db, id3) == SW_OK, "cancel a running op");
@@ -109,10 +111,46 @@ main(void)
 	ok(sw_json_get_bool(o, "cancel_requested", 0), "cancel recorded");
 	json_object_put(o);
 	n.target = "c4";
+	n.cluster = "c4";
 	sw_op_enqueue(db, &n, id3, &existed);
 	ok(sw_op_cancel(db, id3) == SW_OK && sw_op_updated(db, id3, &upd,
 	    state) == SW_OK && strcmp(state, "cancelled") == 0,
 	    "a pending op is cancelled at once");
+
+	/* One live operation per cluster; a retry must find it free too. */
+	{
+		char a[SW_OP_ID_LEN], b[SW_OP_ID_LEN], holder[SW_OP_ID_LEN];
+
+		n.kind = "node.reboot";
+		n.target = "c5";
+		n.cluster = "c5";
+		ok(sw_op_enqueue(db, &n, a, &existed) == SW_OK, "op on c5");
+		n.kind = "storage.add";
+		ok(sw_op_enqueue(db, &n, b, &existed) == SW_EBUSY &&
+		    strcmp(b, a) == 0, "a second op on c5 is busy and names "
+		    "the holder");
+		n.cluster = "c6";
+		ok(sw_op_enqueue(db, &n, b, &existed) == SW_OK,
+		    "another cluster is free");
+		ok(sw_op_cancel(db, a) == SW_OK, "cancel the c5 op");
+		n.cluster = "c5";
+		ok(sw_op_enqueue(db, &n, b, &existed) == SW_OK,
+		    "a cancelled op frees the cluster");
+		ok(sw_op_retry(db, a, holder) == SW_EBUSY &&
+		    strcmp(holder, b) == 0, "retry waits for the live op on "
+		    "its cluster");
+		sw_op_set_state(db, b, "succeeded", NULL);
+		ok(sw_op_retry(db, a, holder) == SW_OK, "then it may retry");
+		sw_op_get(db, a, 0, 0, &o);
+		is_str(sw_json_get_str(o, "state"), "pending",
+		    "retried after cancel: pending");
+		ok(!sw_json_get_bool(o, "cancel_requested", 1),
+		    "the old cancel request is cleared");
+		json_object_put(o);
+		ok(sw_op_claim(db, "poller-3", 60000, claimed) == SW_OK,
+		    "the retried op can be claimed");
+		n.kind = "cluster.create";
+	}
 
 	/* Listing. */
 	memset(&f, 0, sizeof(f));

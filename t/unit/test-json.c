@@ -1,0 +1,39 @@
+/* test-json.c: the request-document builders.  sw_ja keeps every value
+ * it is given, in order; a NULL value is kept as JSON null instead of
+ * ending the list early (a missing subnet must not shorten a subnet
+ * list without a word). */
+#include <string.h>
+
+#include "lib/json.h"
+#include "t/tap.h"
+
+int
+main(void)
+{
+	json_object *a, *o;
+	const char *missing = NULL;
+
+	a = sw_ja(sw_js("subnet-a"), sw_js(missing), sw_js("subnet-c"));
+	is_int((long long)json_object_array_length(a), 3,
+	    "a NULL value does not end the list");
+	ok(json_object_array_get_idx(a, 1) == NULL,
+	    "it stays in its place as null");
+	is_str(json_object_get_string(json_object_array_get_idx(a, 2)),
+	    "subnet-c", "values after it are kept");
+	is_str(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
+	    "[\"subnet-a\",null,\"subnet-c\"]", "and the document says so");
+	json_object_put(a);
+
+	a = sw_ja(sw_ji(1));
+	is_int((long long)json_object_array_length(a), 1, "one value");
+	json_object_put(a);
+
+	o = sw_jo("Name", sw_js("n"), "Optional", sw_js(missing),
+	    "List", sw_ja(sw_js("x"), sw_js("y")), NULL);
+	ok(sw_json_get(o, "Optional") == NULL && !json_object_object_get_ex(
+	    o, "Optional", NULL), "sw_jo leaves a NULL member out");
+	is_int((long long)json_object_array_length(sw_json_get(o, "List")), 2,
+	    "nested array kept whole");
+	json_object_put(o);
+	return tap_done();
+}
