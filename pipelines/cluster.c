@@ -22,9 +22,6 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 static const char *
 planned(struct sw_step *s, const char *v, const char *what)
@@ -944,7 +941,6 @@ stage_hyperpod(struct sw_step *s)
 	char role[128], uri[256], key[96];
 	struct aws_error err;
 	json_object *out, *subnets;
-	const char *status;
 	enum sw_step_rc rc;
 
 	/* One shared compute subnet per AZ any group uses. */
@@ -1001,29 +997,17 @@ stage_hyperpod(struct sw_step *s)
 		json_object_put(out);
 		sw_res_set(s, "create_requested", "created");
 	}
-	if (s->plan)
-		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &out, NULL));
-	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
-	if (status != NULL && strcmp(status, "InService") == 0) {
+	rc = sw_hp_wait_in_service(s, "create", 30000, &out);
+	if (rc == STEP_DONE && out != NULL)
 		sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
 		    "ClusterArn"));
-		json_object_put(out);
-		return STEP_DONE;
-	}
-	if (status != NULL && strcmp(status, "Failed") == 0) {
-		/* A retry of this stage deletes and recreates it. */
+	/* A retry of a failed cluster deletes and recreates it. */
+	if (rc == STEP_FAIL && out != NULL && sw_json_get_str(out,
+	    "ClusterStatus") != NULL && strcmp(sw_json_get_str(out,
+	    "ClusterStatus"), "Failed") == 0)
 		sw_res_set(s, "failed_cluster", "seen");
-		rc = sw_step_fail(s, "HyperPod cluster %s failed: %s",
-		    CLUSTER(s), sw_json_get_str(out, "FailureMessage") ?
-		    sw_json_get_str(out, "FailureMessage") : "no reason given");
-		json_object_put(out);
-		return rc;
-	}
 	json_object_put(out);
-	return sw_step_wait(s, sw_poll_ms(s, 30000), "HyperPod cluster %s is "
-	    "%s", CLUSTER(s), status ? status : "unknown");
+	return rc;
 }
 
 /* ---- storage ------------------------------------------------------------ */

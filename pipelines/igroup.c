@@ -19,9 +19,6 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 /* Members of a ClusterInstanceGroupDetails that UpdateCluster takes. */
 static const char *const resend_allow[] = {
@@ -61,22 +58,11 @@ static enum sw_step_rc
 wait_in_service(struct sw_step *s)
 {
 	json_object *out;
-	const char *status;
 	enum sw_step_rc rc;
 
 	if (s->plan)
 		return STEP_DONE;
-	TRY(describe(s, &out));
-	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
-	if (status != NULL && strcmp(status, "InService") == 0)
-		rc = STEP_DONE;
-	else if (status != NULL && strcmp(status, "Failed") == 0)
-		rc = sw_step_fail(s, "HyperPod cluster %s failed: %s",
-		    CLUSTER(s), sw_json_get_str(out, "FailureMessage") ?
-		    sw_json_get_str(out, "FailureMessage") : "no reason");
-	else
-		rc = sw_step_wait(s, sw_poll_ms(s, 30000), "HyperPod cluster "
-		    "%s is %s", CLUSTER(s), status ? status : "unknown");
+	rc = sw_hp_wait_in_service(s, "instance group change", 30000, &out);
 	if (rc == STEP_DONE) {
 		/* A group update that failed leaves the cluster InService
 		 * with the group's status saying why. */

@@ -13,8 +13,6 @@
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
 
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 enum sw_step_rc
 sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
@@ -346,4 +344,42 @@ sw_remove_role(struct sw_step *s, const char *name)
 	    sw_js(name), NULL), &out, "NoSuchEntity"));
 	json_object_put(out);
 	return STEP_DONE;
+}
+
+enum sw_step_rc
+sw_hp_status_step(struct sw_step *s, json_object *hp, const char *what,
+    int64_t poll_ms)
+{
+	const char *status = sw_keep(s, sw_json_get_str(hp, "ClusterStatus"));
+	const char *why = sw_json_get_str(hp, "FailureMessage");
+
+	if (status != NULL && strcmp(status, "InService") == 0)
+		return STEP_DONE;
+	if (status != NULL && strcmp(status, "Failed") == 0)
+		return sw_step_fail(s, "%s: HyperPod cluster %s failed: %s",
+		    what, CLUSTER(s), why ? why : "no reason given");
+	return sw_step_wait(s, sw_poll_ms(s, poll_ms), "%s: HyperPod cluster "
+	    "%s is %s", what, CLUSTER(s), status ? status : "unknown");
+}
+
+enum sw_step_rc
+sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
+    json_object **out)
+{
+	json_object *hp = NULL;
+	enum sw_step_rc rc;
+
+	if (out != NULL)
+		*out = NULL;
+	if (s->plan)
+		return STEP_DONE;
+	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
+	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL);
+	if (rc == STEP_DONE)
+		rc = sw_hp_status_step(s, hp, what, poll_ms);
+	if (out != NULL && hp != NULL)
+		*out = hp;
+	else
+		json_object_put(hp);
+	return rc;
 }

@@ -9,6 +9,27 @@
 #include "lib/k8s.h"
 #include "pipelines/pipeline.h"
 
+/* The cluster a pipeline's step acts on (its "name" parameter). */
+#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
+/* Return from a stage function unless the step x is done. */
+#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
+			if (rc_ != STEP_DONE) return rc_; } while (0)
+
+/*
+ * The one "wait until HyperPod is InService" step: DescribeCluster of
+ * the step's cluster, then STEP_DONE when InService, STEP_FAIL with the
+ * FailureMessage when Failed (what names the change, e.g. "software
+ * update"), else STEP_WAIT polling every poll_ms of AWS time.  With out
+ * non-NULL, *out receives the document whenever one was read (a new
+ * reference, also on FAIL and WAIT) so a stage can read more of it.
+ */
+enum sw_step_rc sw_hp_wait_in_service(struct sw_step *, const char *what,
+    int64_t poll_ms, json_object **out);
+/* The same answer from a DescribeCluster document already read (hp is
+ * borrowed). */
+enum sw_step_rc sw_hp_status_step(struct sw_step *, json_object *hp,
+    const char *what, int64_t poll_ms);
+
 /* Give up on a stage step with "code" errors treated as success. */
 enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,

@@ -16,9 +16,6 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 static const char *
 kind_of(struct sw_step *s)
@@ -357,26 +354,7 @@ stage_su_request(struct sw_step *s)
 static enum sw_step_rc
 stage_su_wait(struct sw_step *s)
 {
-	json_object *out;
-	const char *status;
-	enum sw_step_rc rc;
-
-	if (s->plan)
-		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), NULL), &out, NULL));
-	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
-	if (status != NULL && strcmp(status, "InService") == 0)
-		rc = STEP_DONE;
-	else if (status != NULL && strcmp(status, "Failed") == 0)
-		rc = sw_step_fail(s, "software update failed: %s",
-		    sw_json_get_str(out, "FailureMessage") ?
-		    sw_json_get_str(out, "FailureMessage") : "no reason");
-	else
-		rc = sw_step_wait(s, sw_poll_ms(s, 60000), "cluster %s is %s",
-		    CLUSTER(s), status ? status : "unknown");
-	json_object_put(out);
-	return rc;
+	return sw_hp_wait_in_service(s, "software update", 60000, NULL);
 }
 
 static const struct sw_stage_def su_stages[] = {

@@ -19,9 +19,6 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 
 /* FSx file systems tagged for the cluster: delete, wait until gone. */
