@@ -143,16 +143,4 @@ sw_err	 aws_send(struct aws_ctx *, enum aws_service, struct http_request *,
 sw_err	 aws_call(struct aws_ctx *, enum aws_service, const char *op,
 	    json_object *input, json_object **output, struct aws_error *err);
 
-/*
- * Define a thin typed call: fn(ctx, in, out, err) is aws_call() with the
- * service and operation fixed.  Used by lib/aws_<service>.c.
- */
-#define AWS_THIN_CALL(fn, svc, op)					\
-sw_err									\
-fn(struct aws_ctx *ctx, json_object *in, json_object **out,		\
-    struct aws_error *err)						\
-{									\
-	return aws_call(ctx, svc, op, in, out, err);			\
-}
-
 #endif

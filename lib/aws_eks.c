@@ -81,33 +81,6 @@ const struct aws_rest_op aws_eks_ops[] = {
 	{ NULL, NULL, NULL, { { NULL } } }
 };
 
-AWS_THIN_CALL(aws_eks_create_cluster, SVC, "CreateCluster")
-AWS_THIN_CALL(aws_eks_describe_cluster, SVC, "DescribeCluster")
-AWS_THIN_CALL(aws_eks_list_clusters, SVC, "ListClusters")
-AWS_THIN_CALL(aws_eks_delete_cluster, SVC, "DeleteCluster")
-AWS_THIN_CALL(aws_eks_update_cluster_config, SVC, "UpdateClusterConfig")
-AWS_THIN_CALL(aws_eks_describe_update, SVC, "DescribeUpdate")
-AWS_THIN_CALL(aws_eks_create_addon, SVC, "CreateAddon")
-AWS_THIN_CALL(aws_eks_describe_addon, SVC, "DescribeAddon")
-AWS_THIN_CALL(aws_eks_list_addons, SVC, "ListAddons")
-AWS_THIN_CALL(aws_eks_update_addon, SVC, "UpdateAddon")
-AWS_THIN_CALL(aws_eks_delete_addon, SVC, "DeleteAddon")
-AWS_THIN_CALL(aws_eks_describe_addon_versions, SVC, "DescribeAddonVersions")
-AWS_THIN_CALL(aws_eks_create_access_entry, SVC, "CreateAccessEntry")
-AWS_THIN_CALL(aws_eks_describe_access_entry, SVC, "DescribeAccessEntry")
-AWS_THIN_CALL(aws_eks_list_access_entries, SVC, "ListAccessEntries")
-AWS_THIN_CALL(aws_eks_delete_access_entry, SVC, "DeleteAccessEntry")
-AWS_THIN_CALL(aws_eks_associate_access_policy, SVC, "AssociateAccessPolicy")
-AWS_THIN_CALL(aws_eks_disassociate_access_policy, SVC,
-    "DisassociateAccessPolicy")
-AWS_THIN_CALL(aws_eks_create_pod_identity_association, SVC,
-    "CreatePodIdentityAssociation")
-AWS_THIN_CALL(aws_eks_describe_pod_identity_association, SVC,
-    "DescribePodIdentityAssociation")
-AWS_THIN_CALL(aws_eks_list_pod_identity_associations, SVC,
-    "ListPodIdentityAssociations")
-AWS_THIN_CALL(aws_eks_delete_pod_identity_association, SVC,
-    "DeletePodIdentityAssociation")
 
 /* Decode standard base64 (whitespace allowed) into a new string. */
 static sw_err
@@ -155,7 +128,8 @@ aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
 	if ((in = json_object_new_object()) == NULL)
 		goto out;
 	json_object_object_add(in, "name", json_object_new_string(cluster));
-	if ((rc = aws_eks_describe_cluster(ctx, in, &out, err)) != SW_OK)
+	if ((rc = aws_call(ctx, SVC, "DescribeCluster", in, &out,
+	    err)) != SW_OK)
 		goto out;
 	rc = SW_EUPSTREAM;
 	if (!json_object_object_get_ex(out, "cluster", &c) ||

@@ -8,7 +8,6 @@
 
 #define SVC	AWS_SVC_STS
 
-AWS_THIN_CALL(aws_sts_assume_role, SVC, "AssumeRole")
 
 sw_err
 aws_sts_get_caller_identity(struct aws_ctx *ctx, char *account,

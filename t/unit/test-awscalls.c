@@ -193,7 +193,7 @@ main(void)
 	    "STS form body");
 
 	in = json_tokener_parse("{\"RoleName\":\"hp-exec\"}");
-	rc = aws_iam_get_role(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_IAM, "GetRole", in, &out, &err);
 	ok(rc == SW_OK && strcmp(json_object_get_string(json_object_object_get(
 	    json_object_object_get(out, "Role"), "RoleName")), "hp-exec") == 0,
 	    "IAM GetRole output is the Result element");
@@ -205,7 +205,7 @@ main(void)
 	in = json_tokener_parse("{\"CidrBlock\":\"10.0.0.0/16\","
 	    "\"TagSpecifications\":[{\"ResourceType\":\"vpc\",\"Tags\":[{"
 	    "\"Key\":\"Name\",\"Value\":\"hp\"}]}]}");
-	rc = aws_ec2_create_vpc(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_EC2, "CreateVpc", in, &out, &err);
 	ok(rc == SW_OK && strcmp(json_object_get_string(json_object_object_get(
 	    json_object_object_get(out, "vpc"), "vpcId")), "vpc-0abc") == 0,
 	    "EC2 CreateVpc");
@@ -231,7 +231,7 @@ main(void)
 	    "\"arn:aws:iam::1:role/Admin\",\"policyArn\":\"arn:aws:eks::aws:"
 	    "cluster-access-policy/AmazonEKSClusterAdminPolicy\","
 	    "\"accessScope\":{\"type\":\"cluster\"}}");
-	rc = aws_eks_associate_access_policy(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_EKS, "AssociateAccessPolicy", in, &out, &err);
 	is_int(rc, SW_OK, "EKS AssociateAccessPolicy");
 	is_str(r.target, "/clusters/demo/access-entries/arn%3Aaws%3Aiam%3A%3A1"
 	    "%3Arole%2FAdmin/access-policies", "principalArn label encoded");
@@ -242,7 +242,7 @@ main(void)
 	json_object_put(out);
 
 	in = json_tokener_parse("{\"ClusterName\":\"hp1\"}");
-	rc = aws_sagemaker_describe_cluster(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "DescribeCluster", in, &out, &err);
 	ok(rc == SW_OK && strcmp(r.amz_target,
 	    "SageMaker.DescribeCluster") == 0 &&
 	    strcmp(r.ctype, "application/x-amz-json-1.1") == 0 &&
@@ -251,20 +251,20 @@ main(void)
 	json_object_put(in);
 	json_object_put(out);
 	in = json_tokener_parse("{\"ClusterName\":\"missing\"}");
-	rc = aws_sagemaker_describe_cluster(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "DescribeCluster", in, &out, &err);
 	ok(rc == SW_ENOTFOUND && strcmp(err.code, "ResourceNotFound") == 0 &&
 	    strcmp(err.request_id, "sm-404") == 0 && !err.retryable,
 	    "SageMaker ResourceNotFound -> SW_ENOTFOUND, typed error");
 	json_object_put(in);
 
-	rc = aws_fsx_describe_file_systems(&ctx, NULL, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_FSX, "DescribeFileSystems", NULL, &out, &err);
 	ok(rc == SW_OK && strcmp(r.amz_target, "AWSSimbaAPIService_v20180301."
 	    "DescribeFileSystems") == 0 && strcmp(r.scope, "us-west-2/fsx") ==
 	    0 && strcmp(r.body, "{}") == 0, "FSx target, scope, empty input");
 	json_object_put(out);
 	in = json_tokener_parse("{\"ServiceCode\":\"sagemaker\","
 	    "\"QuotaCode\":\"L-1216C47A\"}");
-	rc = aws_quotas_get_service_quota(&ctx, in, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_QUOTAS, "GetServiceQuota", in, &out, &err);
 	ok(rc == SW_OK && strcmp(r.amz_target,
 	    "ServiceQuotasV20190624.GetServiceQuota") == 0 &&
 	    strcmp(r.scope, "us-west-2/servicequotas") == 0,

@@ -206,7 +206,7 @@ test_call(void)
 	ctx.retry.rand01 = rec_rand;
 	ctx.retry.arg = &r;
 	n_throttle = 2;
-	rc = aws_sagemaker_list_clusters(&ctx, NULL, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
 	is_int(rc, SW_OK, "aws_call: throttled twice, then answered");
 	is_int(fake_count(srv), 3, "aws_call: three requests sent");
 	ok(r.n == 2 && r.delays[0] == 750 && r.delays[1] == 1500,
@@ -216,7 +216,7 @@ test_call(void)
 	json_object_put(out);
 	n_throttle = 5;
 	r.n = 0;
-	rc = aws_sagemaker_list_clusters(&ctx, NULL, &out, &err);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
 	is_int(rc, SW_ETHROTTLED, "aws_call: still throttled after 3 tries");
 	ok(out == NULL, "aws_call: no output on failure");
 	is_str(err.code, "ThrottlingException", "aws_call: typed error code");
