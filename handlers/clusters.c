@@ -60,6 +60,28 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op,
 	return e;
 }
 
+sw_err
+h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
+{
+	struct aws_error err;
+	sw_err e;
+
+	memset(kb, 0, sizeof(*kb));
+	if (h_aws(r) == NULL)
+		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
+		    "credentials and region");
+	if ((e = sw_kube_connect(h_aws(r), cluster, kb, &err)) == SW_OK)
+		return SW_OK;
+	sw_kube_close(kb);
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no EKS cluster %s", cluster);
+	if (e == SW_ECONFLICT)
+		return sw_req_fail(r, e, "cluster %s is not ready: it has no "
+		    "Kubernetes endpoint yet", cluster);
+	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "cluster %s: "
+	    "%s %s", cluster, err.code, err.message);
+}
+
 /* Call AWS for a handler; on failure fill the problem and return it. */
 static sw_err
 call(struct sw_req *r, enum aws_service svc, const char *op,
@@ -80,7 +102,7 @@ call(struct sw_req *r, enum aws_service svc, const char *op,
 	json_object_put(in);
 	if (e == SW_OK)
 		return SW_OK;
-	if (err.http_status == 404 || strstr(err.code, "NotFound") != NULL)
+	if (e == SW_ENOTFOUND || err.http_status == 404)
 		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err.code,
 		    err.message);
 	/* Still throttled or failing after the retries: ask the client to

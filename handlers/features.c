@@ -22,7 +22,6 @@
 #include "lib/ops.h"
 #include "lib/router.h"
 #include "pipelines/pipelines.h"
-#include "pipelines/stepkit.h"
 
 #define ADDON_TRAINING	"amazon-sagemaker-hyperpod-training-operator"
 #define ADDON_INFERENCE	"amazon-sagemaker-hyperpod-inference"
@@ -52,8 +51,7 @@ read_aws(struct sw_req *r, enum aws_service svc, const char *op,
 	json_object_put(in);
 	if (e == SW_OK)
 		return 1;
-	if (err.http_status == 404 || strstr(err.code, "NotFound") != NULL ||
-	    strcmp(err.code, "NoSuchEntity") == 0)
+	if (e == SW_ENOTFOUND || err.http_status == 404)
 		return 0;
 	snprintf(why, whysz, "%s %s: %s", aws_service(svc)->id, op,
 	    err.code[0] ? err.code : "error");
@@ -326,7 +324,7 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 {
 	json_object *eks, *hp = NULL, *f;
 	struct sw_kube kb;
-	struct sw_step s;
+	struct aws_error kerr;
 	char why[256];
 	int got, kube_ok;
 
@@ -344,11 +342,7 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 	json_object_put(eks);
 	got = read_aws(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
 	    "ClusterName", sw_js(cluster), NULL), &hp, why, sizeof(why));
-	memset(&s, 0, sizeof(s));
-	s.aws = h_aws(r);
-	s.cfg = r->cfg;
-	s.stage = "features";
-	kube_ok = sw_kube_open(&s, cluster, &kb) == STEP_DONE;
+	kube_ok = sw_kube_connect(h_aws(r), cluster, &kb, &kerr) == SW_OK;
 	f = json_object_new_object();
 	json_object_object_add(f, "training_operator", addon_feature(r,
 	    cluster, ADDON_TRAINING));

@@ -8,6 +8,7 @@
 #define SW_HANDLERS_H
 
 #include "lib/aws.h"
+#include "lib/kube.h"
 #include "lib/req.h"
 
 /* handlers/system.c */
@@ -89,6 +90,10 @@ sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
  * (or, with dry_run, answer with its plan).  Answers 202 via
  * h_accepted.
  */
+/* A Kubernetes client for cluster; on failure the problem is filled
+ * (404 no such cluster, 409 not ready yet, 5xx AWS).  kb is always safe
+ * to sw_kube_close(). */
+sw_err	h_kube(struct sw_req *, const char *cluster, struct sw_kube *kb);
 /* 409 naming the operation that holds the cluster (SW_EBUSY). */
 sw_err	h_busy(struct sw_req *, const char *holder);
 sw_err	h_start(struct sw_req *, const char *kind, const char *target,

@@ -11,48 +11,8 @@
 #include "lib/aws_api.h"
 #include "lib/json.h"
 #include "lib/k8s.h"
-#include "lib/ekstoken.h"
 #include "lib/optable.h"
 #include "pipelines/pipelines.h"
-
-/* A Kubernetes client for a cluster, for a handler.  0 on success. */
-static int
-kube(struct sw_req *r, const char *cluster, struct k8s_client *k,
-    struct eks_token_source *src)
-{
-	struct aws_error err;
-	char *ep = NULL, *pem = NULL;
-	size_t pemlen = 0;
-
-	memset(k, 0, sizeof(*k));
-	memset(src, 0, sizeof(*src));
-	memset(&err, 0, sizeof(err));
-	if (h_aws(r) == NULL) {
-		sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-		return -1;
-	}
-	if (aws_eks_cluster_access(h_aws(r), cluster, &ep, &pem, &pemlen,
-	    &err) != SW_OK) {
-		sw_req_fail(r, strstr(err.code, "NotFound") ? SW_ENOTFOUND :
-		    SW_EUPSTREAM, "cluster %s: %s %s", cluster, err.code,
-		    err.message);
-		return -1;
-	}
-	if (k8s_init(k, ep, pem, pemlen, 0) != SW_OK) {
-		free(ep);
-		free(pem);
-		k8s_free(k);
-		sw_req_fail(r, SW_EUPSTREAM, "cannot reach the Kubernetes API "
-		    "of %s", cluster);
-		return -1;
-	}
-	free(ep);
-	free(pem);
-	src->ctx = h_aws(r);
-	snprintf(src->cluster, sizeof(src->cluster), "%s", cluster);
-	k8s_set_token_fn(k, ekstoken_k8s_fn, src);
-	return 0;
-}
 
 /* ---- storage ----------------------------------------------------------- */
 
@@ -60,24 +20,23 @@ sw_err
 h_storage_list(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
-	struct eks_token_source src;
-	struct k8s_client k;
+	struct sw_kube kb;
 	struct k8s_error kerr;
 	json_object *pvcs = NULL, *pvs = NULL, *items, *list;
 	size_t i, j;
 
-	if (kube(r, name, &k, &src) != 0)
+	if (h_kube(r, name, &kb) != SW_OK)
 		return r->err;
 	memset(&kerr, 0, sizeof(kerr));
-	if (k8s_list(&k, "/api/v1/persistentvolumeclaims", NULL, &pvcs,
-	    &kerr) != SW_OK || k8s_list(&k, "/api/v1/persistentvolumes", NULL,
-	    &pvs, &kerr) != SW_OK) {
-		k8s_free(&k);
+	if (k8s_list(&kb.k, "/api/v1/persistentvolumeclaims", NULL, &pvcs,
+	    &kerr) != SW_OK || k8s_list(&kb.k, "/api/v1/persistentvolumes",
+	    NULL, &pvs, &kerr) != SW_OK) {
+		sw_kube_close(&kb);
 		json_object_put(pvcs);
 		return sw_req_fail(r, SW_EUPSTREAM, "listing volumes: %s",
 		    kerr.message);
 	}
-	k8s_free(&k);
+	sw_kube_close(&kb);
 	items = json_object_new_array();
 	list = sw_json_get(pvcs, "items");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
@@ -264,8 +223,7 @@ h_diagnostics_cluster(struct sw_req *r)
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *eks = NULL, *hp = NULL, *nodes = NULL, *addons = NULL,
 	    *knodes = NULL, *pods = NULL, *findings, *o, *list, *sick, *bad;
-	struct eks_token_source src;
-	struct k8s_client k;
+	struct sw_kube kb;
 	struct k8s_error kerr;
 	struct aws_error err;
 	char msg[512];
@@ -278,9 +236,7 @@ h_diagnostics_cluster(struct sw_req *r)
 	if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
 	    sw_js(name), NULL), &eks, &err) != SW_OK) {
 		json_object_put(findings);
-		return sw_req_fail(r, strstr(err.code, "NotFound") ?
-		    SW_ENOTFOUND : SW_EUPSTREAM, "EKS cluster %s: %s", name,
-		    err.code);
+		return r->err;
 	}
 	if (strcmp(sw_json_path_str(eks, "cluster.status") ?: "", "ACTIVE")) {
 		snprintf(msg, sizeof(msg), "EKS control plane is %s",
@@ -341,13 +297,14 @@ h_diagnostics_cluster(struct sw_req *r)
 	/* The Kubernetes side: node health labels and pods that are stuck. */
 	bad = json_object_new_array();
 	if (strcmp(sw_json_path_str(eks, "cluster.status") ?: "", "ACTIVE") ==
-	    0 && kube(r, name, &k, &src) == 0) {
+	    0 && h_kube(r, name, &kb) == SW_OK) {
 		memset(&kerr, 0, sizeof(kerr));
-		if (k8s_list(&k, "/api/v1/nodes", NULL, &knodes, &kerr) != SW_OK)
+		if (k8s_list(&kb.k, "/api/v1/nodes", NULL, &knodes,
+		    &kerr) != SW_OK)
 			knodes = NULL;
-		if (k8s_list(&k, "/api/v1/pods", NULL, &pods, &kerr) != SW_OK)
+		if (k8s_list(&kb.k, "/api/v1/pods", NULL, &pods, &kerr) != SW_OK)
 			pods = NULL;
-		k8s_free(&k);
+		sw_kube_close(&kb);
 		list = sw_json_get(pods, "items");
 		for (i = 0; list && i < json_object_array_length(list) &&
 		    json_object_array_length(bad) < 50; i++) {

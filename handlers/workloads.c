@@ -35,7 +35,7 @@
 #include "lib/json.h"
 #include "lib/k8s.h"
 #include "lib/optable.h"
-#include "pipelines/stepkit.h"
+#include "lib/kube.h"
 
 /* Labels on everything we create; workloads are found by them. */
 #define WL_MANAGED	"app.kubernetes.io/managed-by"
@@ -63,28 +63,7 @@
 static sw_err
 kube_open(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 {
-	struct sw_step s;
-	enum sw_step_rc rc;
-
-	memset(kb, 0, sizeof(*kb));
-	if (h_aws(r) == NULL)
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
-		    "credentials and region");
-	memset(&s, 0, sizeof(s));
-	s.aws = h_aws(r);
-	s.cfg = r->cfg;
-	s.stage = "workloads";
-	rc = sw_kube_open(&s, cluster, kb);
-	if (rc == STEP_DONE)
-		return SW_OK;
-	sw_kube_close(kb);
-	if (strstr(s.msg, "NotFound") != NULL)
-		return sw_req_fail(r, SW_ENOTFOUND, "no EKS cluster %s",
-		    cluster);
-	if (rc == STEP_WAIT)
-		return sw_req_fail(r, SW_ECONFLICT, "cluster %s is not ready: "
-		    "%s", cluster, s.msg);
-	return sw_req_fail(r, SW_EUPSTREAM, "%s", s.msg);
+	return h_kube(r, cluster, kb);
 }
 
 /* A failed Kubernetes call as the request's problem. */

@@ -150,6 +150,19 @@ sw_jo(const char *key, ...)
 	return o;
 }
 
+const char *
+sw_out_str(json_object *out, ...)
+{
+	const char *path, *v = NULL;
+	va_list ap;
+
+	va_start(ap, out);
+	while (v == NULL && (path = va_arg(ap, const char *)) != NULL)
+		v = sw_json_path_str(out, path);
+	va_end(ap);
+	return v;
+}
+
 json_object *
 sw_ja_n(json_object *const *values, size_t n)
 {

@@ -1,14 +1,12 @@
 /*
  * stepkit.c: helpers shared by the stage files (see stepkit.h).
  */
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/aws_api.h"
-#include "lib/ekstoken.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
@@ -32,19 +30,6 @@ sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
 		return STEP_DONE;
 	}
 	return rc;
-}
-
-const char *
-sw_out_str(json_object *out, ...)
-{
-	const char *path, *v = NULL;
-	va_list ap;
-
-	va_start(ap, out);
-	while (v == NULL && (path = va_arg(ap, const char *)) != NULL)
-		v = sw_json_path_str(out, path);
-	va_end(ap);
-	return v;
 }
 
 enum sw_step_rc
@@ -183,62 +168,27 @@ sw_account_id(struct sw_step *s)
 enum sw_step_rc
 sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 {
-	json_object *out;
-	enum sw_step_rc rc;
-	const char *endpoint, *ca64;
-	unsigned char *pem = NULL;
-	int len;
+	struct aws_error err;
 	sw_err e;
 
 	memset(kb, 0, sizeof(*kb));
 	if (s->plan)
 		return STEP_DONE;
-	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
-	    sw_jo("name", sw_js(cluster), NULL), &out, NULL);
-	if (rc != STEP_DONE)
-		return rc;
-	endpoint = sw_json_path_str(out, "cluster.endpoint");
-	ca64 = sw_json_path_str(out, "cluster.certificateAuthority.data");
-	if (endpoint == NULL || ca64 == NULL) {
-		json_object_put(out);
+	s->calls_made++;
+	e = sw_kube_connect(s->aws, cluster, kb, &err);
+	if (e == SW_OK)
+		return STEP_DONE;
+	sw_kube_close(kb);
+	if (e == SW_ECONFLICT)
 		return sw_step_wait(s, sw_poll_ms(s, 30000),
 		    "cluster %s has no endpoint yet", cluster);
-	}
-	if ((pem = malloc(strlen(ca64))) == NULL) {
-		json_object_put(out);
-		return sw_step_fail(s, "out of memory");
-	}
-	len = EVP_DecodeBlock(pem, (const unsigned char *)ca64,
-	    (int)strlen(ca64));
-	while (len > 0 && pem[len - 1] == '\0')
-		len--;
-	e = k8s_init(&kb->k, endpoint, (const char *)pem, len > 0 ?
-	    (size_t)len : 0, 0);
-	free(pem);
-	json_object_put(out);
-	if (e != SW_OK) {
-		k8s_free(&kb->k);
-		return sw_step_fail(s, "cannot set up a client for %s",
-		    endpoint);
-	}
-	if ((kb->src = calloc(1, sizeof(*kb->src))) == NULL) {
-		k8s_free(&kb->k);
-		return sw_step_fail(s, "out of memory");
-	}
-	kb->src->ctx = s->aws;
-	snprintf(kb->src->cluster, sizeof(kb->src->cluster), "%s", cluster);
-	k8s_set_token_fn(&kb->k, ekstoken_k8s_fn, kb->src);
-	return STEP_DONE;
-}
-
-void
-sw_kube_close(struct sw_kube *kb)
-{
-	if (kb->src == NULL)
-		return;
-	k8s_free(&kb->k);
-	free(kb->src);
-	kb->src = NULL;
+	if (e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT)
+		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+		    "eks DescribeCluster: %s (will retry)", err.code[0] ?
+		    err.code : "transport error");
+	return sw_step_fail(s, "Kubernetes API of %s: %s: %s", cluster,
+	    err.code[0] ? err.code : sw_err_slug(e), err.message[0] ?
+	    err.message : "cannot connect");
 }
 
 enum sw_step_rc

@@ -6,7 +6,7 @@
 #ifndef SW_STEPKIT_H
 #define SW_STEPKIT_H
 
-#include "lib/k8s.h"
+#include "lib/kube.h"
 #include "pipelines/pipeline.h"
 
 /* The cluster a pipeline's step acts on (its "name" parameter). */
@@ -35,9 +35,6 @@ enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,
 	    const char *ok_codes);
 
-/* The first string found at any of the NULL-ended paths. */
-const char *sw_out_str(json_object *out, ...);
-
 /*
  * Find an EC2 resource of ours by tag Name=name; record its id under
  * key.  describe is e.g. "DescribeVpcs", set the output list
@@ -61,16 +58,12 @@ enum sw_step_rc sw_ensure_role(struct sw_step *, const char *key,
 	    const char *const *policies);
 
 /*
- * A Kubernetes client for the cluster whose endpoint and CA the select
- * stage recorded (or from DescribeCluster).  Free with sw_kube_close.
+ * A Kubernetes client for the cluster as a step (sw_kube_connect: waits
+ * while the cluster has no endpoint, fails when it does not exist).
+ * Free with sw_kube_close.
  */
-struct sw_kube {
-	struct k8s_client	 k;
-	struct eks_token_source	*src;
-};
 enum sw_step_rc sw_kube_open(struct sw_step *, const char *cluster,
 	    struct sw_kube *);
-void	sw_kube_close(struct sw_kube *);
 /* Apply one manifest (borrowed) with server-side apply. */
 enum sw_step_rc sw_kube_apply(struct sw_step *, struct sw_kube *,
 	    json_object *obj);

@@ -1,0 +1,29 @@
+/*
+ * kube.h: the one way to reach the Kubernetes API of an EKS cluster.
+ * DescribeCluster gives the endpoint and the cluster CA; requests carry
+ * EKS tokens minted from the AWS credentials of ctx and renewed before
+ * they expire.  Pipelines and handlers both open clients through here.
+ */
+#ifndef SW_KUBE_H
+#define SW_KUBE_H
+
+#include "lib/aws.h"
+#include "lib/ekstoken.h"
+#include "lib/k8s.h"
+
+struct sw_kube {
+	struct k8s_client	 k;
+	struct eks_token_source	*src;
+};
+
+/*
+ * Open a client for EKS cluster `cluster`.  SW_OK, or: SW_ENOTFOUND (no
+ * such cluster), SW_ECONFLICT (it has no endpoint yet: still creating),
+ * another sw_err from the AWS call (err says which).  kb is always safe
+ * to sw_kube_close().  ctx is borrowed and must outlive kb.
+ */
+sw_err	sw_kube_connect(struct aws_ctx *, const char *cluster,
+	    struct sw_kube *kb, struct aws_error *err);
+void	sw_kube_close(struct sw_kube *);
+
+#endif
