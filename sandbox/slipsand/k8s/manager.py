@@ -490,3 +490,21 @@ class KubeManager:
         for kc in self.clusters.values():
             kc.stop()
         self.clusters = {}
+
+
+def validation_notes():
+    """Lines the sandbox prints at start: which Kubernetes validations are off or partial."""
+    from . import crdbundle, schema
+    notes = []
+    if not schema.available():
+        notes.append("Kubernetes built-in schema validation is off (no ../shared/testdata/crds/"
+                     "kubernetes-1.31.json): only the Go-coded checks run")
+    if not crdbundle.available():
+        notes.append("CRD schema validation is off and no upstream CRDs are installed for add-ons "
+                     "(no ../shared/testdata/crds)")
+    else:
+        notes.append("CEL rules (x-kubernetes-validations) are not evaluated: %d in the CRD bundles"
+                     % schema.cel_rules())
+    missing = sorted(n for names in addons.MISSING_CRDS.values() for n in names)
+    notes.append("CRDs with no upstream schema are not installed: " + ", ".join(missing))
+    return notes
