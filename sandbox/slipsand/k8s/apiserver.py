@@ -15,7 +15,7 @@ import urllib.parse
 import uuid
 
 from ..protocols import Response
-from . import logs, proto, schema
+from . import helm, logs, proto, schema
 from .admission import Invalid, default_and_validate, name_for
 from .auth import AuthError, authenticate, authorize
 from .patch import PatchError, apply, decode_body, json_patch, merge_patch, record_update, strategic_merge
@@ -831,14 +831,15 @@ class Api:
             e = clock.elapsed(started)
             return min(e, dur) if dur is not None and pod["status"].get("phase") != "Running" else e
 
-        first = logs.lines(pod, cname, elapsed_now())
+        helm_out = helm.log_lines(pod)
+        first = helm_out if helm_out is not None else logs.lines(pod, cname, elapsed_now())
         if since is not None:
             cutoff = clock.now() - since
             first = [(t, s) for t, s in first if started + t / clock.speed >= cutoff]
         if tail is not None:
             first = first[-tail:] if tail > 0 else []
         text = "".join(fmt(t, s) for t, s in first)
-        if not follow:
+        if not follow or helm_out is not None:
             data = text.encode("utf-8")
             if limit_bytes is not None:
                 data = data[:limit_bytes]

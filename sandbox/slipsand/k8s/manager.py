@@ -17,7 +17,7 @@ import time
 
 from ..server import BaseHandler, BadRequest, Server
 from ..protocols import Response
-from . import addons, certs
+from . import addons, certs, helm
 from .admission import default_and_validate, name_for
 from .apiserver import Api, status_body
 from .controllers import Controllers, owned_by
@@ -223,6 +223,7 @@ class KubeCluster:
             return
         self._last_run = t
         self.controllers.run(now)
+        helm.step(self, now)
 
     # --- HyperPod nodes ----------------------------------------------------------------
     def sync_nodes(self, desired):
@@ -506,5 +507,6 @@ def validation_notes():
         notes.append("CEL rules (x-kubernetes-validations) are not evaluated: %d in the CRD bundles"
                      % schema.cel_rules())
     missing = sorted(n for names in addons.MISSING_CRDS.values() for n in names)
+    missing += helm.MISSING_CRDS
     notes.append("CRDs with no upstream schema are not installed: " + ", ".join(missing))
     return notes
