@@ -442,9 +442,14 @@ def validate_pod_spec(spec, path, causes, warnings):
             pp = c.get("imagePullPolicy")
             if pp is not None and pp not in PULL_POLICIES:
                 causes.append(schema.not_supported(cp + ".imagePullPolicy", pp, PULL_POLICIES))
+            port_names = set()
             for j, p in enumerate(c.get("ports") or []):
                 pfx = "%s.ports[%d]" % (cp, j)
                 _port_name(p.get("name"), pfx + ".name", causes)
+                if p.get("name"):
+                    if p["name"] in port_names:
+                        causes.append(schema.duplicate(pfx + ".name", p["name"]))
+                    port_names.add(p["name"])
                 cport = p.get("containerPort")
                 if isinstance(cport, int) and not 1 <= cport <= 65535:
                     causes.append(schema.invalid(pfx + ".containerPort", cport, "must be between 1 and 65535, "
@@ -494,7 +499,7 @@ def go_rules(rtype, obj):
                 causes.append(schema.required("spec.selector"))
             elif not (sel.get("matchLabels") or sel.get("matchExpressions")):
                 causes.append(schema.invalid("spec.selector", schema.GoValue(_go_selector(sel)),
-                                             "empty selector is invalid for deployment"))
+                                             "empty selector is invalid for %s" % rtype.kind.lower()))
             elif not _labels_match(sel, labels) or not _exprs_match(sel, labels):
                 causes.append(schema.invalid("spec.template.metadata.labels", schema.go_map(labels),
                                              "`selector` does not match template `labels`"))

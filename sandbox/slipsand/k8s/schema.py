@@ -41,7 +41,10 @@ BUNDLES = ("kubernetes-1.31", "hyperpod-training-operator", "hyperpod-inference-
 NOT_REQUIRED = {("io.k8s.api.apps.v1.StatefulSetSpec", "serviceName")}
 
 META = {"$ref": "#/components/schemas/" + OBJECTMETA_REF}
+STRING = {"type": "string"}
+MAX_RESOLVED = 100000  # cached schema nodes; CRD updates add new ones
 _components = None
+_ROOT_REFS = {}
 _resolved = {}
 _builtin_roots = None
 
@@ -196,6 +199,8 @@ def resolve(s):
     hit = _resolved.get(key)
     if hit is not None and hit[0] is s:
         return hit[1], hit[2]
+    if len(_resolved) > MAX_RESOLVED:
+        _resolved.clear()
     name = _ref_name(s)
     out = s
     if name:
@@ -387,7 +392,7 @@ class Walker:
             elif isinstance(add, dict):
                 child = add
             elif embedded and k in ("apiVersion", "kind"):
-                child = {"type": "string"}
+                child = STRING
             if k == "metadata" and (embedded or not path) and not self.builtin:
                 # ObjectMeta is decoded into Go structs even inside a custom resource.
                 if isinstance(v[k], dict):
@@ -484,7 +489,10 @@ def check_builtin(group, version, kind, obj):
     if root is None or components().get(root) is None:
         return None
     r = Result()
-    Walker(True, r).walk({"$ref": "#/components/schemas/" + root}, obj, "", "")
+    ref = _ROOT_REFS.get(root)
+    if ref is None:
+        ref = _ROOT_REFS[root] = {"$ref": "#/components/schemas/" + root}
+    Walker(True, r).walk(ref, obj, "", "")
     return r
 
 
