@@ -397,19 +397,22 @@ def _resources(res, path, causes):
                 if v is not None and v != int(v):
                     causes.append(schema.invalid("%s.%s[%s]" % (path, kind, name), q, "must be an integer"))
     for name, q in requests.items():
+        # pkg/apis/core/validation ValidateContainerResourceRequirements: the
+        # request errors name the requests map, not the key.
         rv = quantity_value(q)
         lq = limits.get(name)
         lv = quantity_value(lq) if lq is not None else None
-        if _is_extended(name):
-            if lq is None:
-                causes.append(schema.forbidden("%s.limits" % path, "Limit must be set for non overcommitable "
-                                                                   "resources"))
-            elif rv is not None and lv is not None and rv != lv:
-                causes.append(schema.invalid("%s.requests[%s]" % (path, name), q, "must be equal to %s limit "
-                                                                                 "of %s" % (name, lq)))
-        elif name in ("cpu", "memory", "ephemeral-storage") and lv is not None and rv is not None and rv > lv:
-            causes.append(schema.invalid("%s.requests[%s]" % (path, name), q, "must be less than or equal to "
-                                                                             "%s limit of %s" % (name, lq)))
+        overcommit = not _is_extended(name) and not name.startswith("hugepages-")
+        if lq is not None:
+            if rv is not None and lv is not None and rv != lv and not overcommit:
+                causes.append(schema.invalid("%s.requests" % path, q, "must be equal to %s limit of %s" % (
+                    name, lq)))
+            elif rv is not None and lv is not None and rv > lv:
+                causes.append(schema.invalid("%s.requests" % path, q, "must be less than or equal to %s limit "
+                                                                     "of %s" % (name, lq)))
+        elif not overcommit:
+            causes.append(schema.required("%s.limits" % path, "Limit must be set for non overcommitable "
+                                                              "resources"))
 
 
 def validate_pod_spec(spec, path, causes, warnings):

@@ -84,7 +84,7 @@ class Cause:
     def body(self):
         if self.etype in ("Required value", "Forbidden", "Internal error") or not self.has_value:
             s = self.etype
-        elif self.etype == "Too long" or self.etype == "Too many":
+        elif self.etype == "Too long":
             s = self.etype
         else:
             s = "%s: %s" % (self.etype, go_repr(self.value))
