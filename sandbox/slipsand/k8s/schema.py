@@ -16,8 +16,10 @@ from the request (create/update/patch or apply, fieldValidation) what each
 finding means.  Resolved schemas are cached per schema node, so the cost per
 object is one walk over the object.
 
-CEL rules (`x-kubernetes-validations`) are not evaluated; `cel_rules()`
-counts them so the sandbox can say so at start.
+CEL rules (`x-kubernetes-validations`): the simple shapes `cel_compile()`
+knows (`self != 'x'`, `self in [...]`, `self.all(x, x != 'y')`) are evaluated;
+the others, transition rules (oldSelf) included, are skipped, and
+`cel_rules()` counts both so the sandbox says so at start.
 """
 import base64
 import binascii
@@ -177,13 +179,66 @@ def builtin_root(group, version, kind):
 
 
 def cel_rules():
-    """Number of CEL rules in the bundles (not evaluated by the sandbox)."""
-    n = 0
+    """(evaluated, skipped) counts of the CEL rules in the bundles."""
+    done = skipped = 0
+    stack = []
     for b in BUNDLES:
         doc = crdbundle.load(b)
         if doc:
-            n += json.dumps(doc.get("kinds")).count('"x-kubernetes-validations"')
-    return n
+            stack.append(doc.get("kinds"))
+    while stack:
+        s = stack.pop()
+        if isinstance(s, dict):
+            for rule in s.get("x-kubernetes-validations") or ():
+                if cel_compile(rule.get("rule", "")) is None:
+                    skipped += 1
+                else:
+                    done += 1
+            stack.extend(s.values())
+        elif isinstance(s, list):
+            stack.extend(s)
+    return done, skipped
+
+
+# --- the CEL rules simple enough to evaluate without a CEL implementation -----------
+_LIT = r"""(?:'[^']*'|"[^"]*")"""
+_CEL_NE = re.compile(r"^self\s*!=\s*(%s)$" % _LIT)
+_CEL_IN = re.compile(r"^self\s+in\s+\[((?:\s*%s\s*,?)*)\]$" % _LIT)
+_CEL_ALL_NE = re.compile(r"^self\.all\((\w+),\s*\1\s*!=\s*(%s)\)$" % _LIT)
+_cel_cache = {}
+
+
+def _lits(text):
+    return [m[1:-1] for m in re.findall(_LIT, text)]
+
+
+def cel_compile(rule):
+    """A predicate for `rule` (value -> bool), or None when the sandbox does not evaluate it.
+
+    Evaluated: `self != 'x'`, `self in ['a', ...]`, `self.all(x, x != 'y')`.
+    Rules with oldSelf (transition rules) and everything else are skipped.
+    """
+    if rule in _cel_cache:
+        return _cel_cache[rule]
+    rule_s = rule.strip()
+    fn = None
+    m = _CEL_NE.match(rule_s)
+    if m:
+        lit = m.group(1)[1:-1]
+        fn = lambda v: v != lit  # noqa: E731
+    m = m or None
+    if fn is None:
+        m = _CEL_IN.match(rule_s)
+        if m:
+            allowed = _lits(m.group(1))
+            fn = lambda v: v in allowed  # noqa: E731
+    if fn is None:
+        m = _CEL_ALL_NE.match(rule_s)
+        if m:
+            lit = m.group(2)[1:-1]
+            fn = lambda v: all(x != lit for x in v)  # noqa: E731
+    _cel_cache[rule] = fn
+    return fn
 
 
 def _ref_name(s):
@@ -308,6 +363,9 @@ class Walker:
         if t and not _type_ok(t, v):
             self._type_error(s, name, v, path, ssa, parent)
             return True
+        rules = None if self.builtin else s.get("x-kubernetes-validations")
+        if rules:
+            self._cel(rules, s, v, path)
         if isinstance(v, dict):
             self._object(s, name, v, path, ssa)
         elif isinstance(v, list):
@@ -321,6 +379,23 @@ class Walker:
             if not self.builtin:
                 self._scalar_checks(s, v, path)
         return True
+
+    def _cel(self, rules, s, v, path):
+        for rule in rules:
+            fn = cel_compile(rule.get("rule", ""))
+            if fn is None:
+                continue
+            try:
+                ok = fn(v)
+            except TypeError:
+                continue
+            if not ok:
+                field = path + rule["fieldPath"] if rule.get("fieldPath") else path
+                msg = rule.get("message") or "failed rule: %s" % rule["rule"]
+                self.r.causes.append(Cause(rule.get("reason") and {
+                    "FieldValueRequired": "Required value", "FieldValueDuplicate": "Duplicate value",
+                    "FieldValueForbidden": "Forbidden"}.get(rule["reason"], "Invalid value") or "Invalid value",
+                    field, s.get("type") or "object", msg))
 
     def _type_error(self, s, name, v, path, ssa, parent, want=None):
         r = self.r
