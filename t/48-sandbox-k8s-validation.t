@@ -307,6 +307,26 @@ t.eq(k.req("PUT", PATHS["Deployment"] + "/d", cur).status, 422, "update (PUT) is
 cleanup("Deployment", "d")
 cleanup("RayJob", "rj")
 
+# ---- a controller's refused pod is a FailedCreate event, as in a real cluster
+obj = hpj()
+obj["metadata"]["name"] = "badpod"
+c0r = obj["spec"]["replicaSpecs"][0]["template"]["spec"]["containers"][0]
+c0r["name"] = "Bad_Name"
+t.eq(k.req("POST", PATHS["HyperPodPyTorchJob"], obj).status, 201,
+     "the CRD schema does not check container names: HyperPodPyTorchJob accepted")
+
+
+def failed_create():
+    evs = k.req("GET", "/api/v1/namespaces/default/events").json()["items"]
+    return [e for e in evs if e["reason"] == "FailedCreate" and e["involvedObject"]["name"] == "badpod"]
+
+
+evs = wait_for(failed_create, timeout=10)
+t.ok(evs and 'Pod "badpod-pods-0" is invalid: spec.containers[0].name: Invalid value: "Bad_Name"' in
+     evs[0]["message"] and len(evs) == 1, "its pod is refused: one FailedCreate event (%s)" % (
+         evs and evs[0]["message"][:160]))
+cleanup("HyperPodPyTorchJob", "badpod")
+
 # ---- real kubectl ---------------------------------------------------------------------
 KUBECTL = find_kubectl()
 if not KUBECTL:
