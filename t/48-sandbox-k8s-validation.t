@@ -304,8 +304,25 @@ cur = k.req("GET", PATHS["Deployment"] + "/d").json()
 cur["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] = "Sometimes"
 del cur["metadata"]["resourceVersion"]  # the controllers keep writing status
 t.eq(k.req("PUT", PATHS["Deployment"] + "/d", cur).status, 422, "update (PUT) is validated")
+d2 = deployment()
+d2["spec"]["selector"]["matchLabels"]["tier"] = "a"
+d2["spec"]["template"]["metadata"]["labels"]["tier"] = "a"
+r = k.req("PATCH", PATHS["Deployment"] + "/d?fieldManager=t&force=true", d2, ctype=APPLY)
+t.ok(r.status == 422 and "spec.selector: Invalid value: " in r.json().get("message", "") and
+     "field is immutable" in r.json()["message"], "Deployment selector is immutable: " + r.json().get("message", "")[:200])
 cleanup("Deployment", "d")
 cleanup("RayJob", "rj")
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "jb"},
+       "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1.36",
+                                                                              "args": ["one"]}]}}}}
+t.eq(k.req("PATCH", JOBS + "/jb?fieldManager=t", job, ctype=APPLY).status, 201, "Job applied")
+job["spec"]["template"]["spec"]["containers"][0]["args"] = ["two"]
+r = k.req("PATCH", JOBS + "/jb?fieldManager=t", job, ctype=APPLY)
+t.ok(r.status == 422 and "spec.template: Invalid value: " in r.json().get("message", "") and
+     "field is immutable" in r.json()["message"], "a Job's pod template is immutable: " +
+     r.json().get("message", "")[:200])
+k.req("DELETE", JOBS + "/jb")
 
 # ---- a controller's refused pod is a FailedCreate event, as in a real cluster
 obj = hpj()

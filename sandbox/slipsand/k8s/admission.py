@@ -107,6 +107,8 @@ def default_and_validate(cluster, rtype, obj, old=None):
     try:
         _default(cluster, rtype, obj, old)
         causes, warnings = go_rules(rtype, obj)
+        if old is not None:
+            causes += update_rules(rtype, obj, old)
     except Invalid as e:
         raise Invalid(e.kind, e.name, e.causes, rtype.group)
     if causes:
@@ -567,3 +569,73 @@ def _exprs_match(selector, labels):
         if op == "DoesNotExist" and k in labels:
             return False
     return True
+
+
+# --- update rules: what 1.31 keeps immutable --------------------------------------------
+POD_UPDATE_MSG = ("pod updates may not change fields other than `spec.containers[*].image`,"
+                  "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+                  "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set "
+                  "to 1 if it was previously negative)")
+PVC_UPDATE_MSG = ("spec is immutable after creation except resources.requests and volumeAttributesClassName "
+                  "for bound claims")
+
+
+def _go_label_selector(sel):
+    sel = sel or {}
+    ml = sel.get("matchLabels")
+    labels = "map[string]string(nil)" if ml is None else schema.go_map(ml).text
+    return schema.GoValue("&v1.LabelSelector{MatchLabels:%s, MatchExpressions:[]v1.LabelSelectorRequirement(%s)}"
+                          % (labels, "nil" if not sel.get("matchExpressions") else "..."))
+
+
+def _pod_spec_mutable_view(spec):
+    spec = dict(spec or {})
+    for k in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds"):
+        spec.pop(k, None)
+    for field in ("containers", "initContainers"):
+        if isinstance(spec.get(field), list):
+            spec[field] = [dict(c, image=None) if isinstance(c, dict) else c for c in spec[field]]
+    return spec
+
+
+def update_rules(rtype, new, old):
+    """Causes for changes kube-apiserver refuses on update (immutable fields)."""
+    causes = []
+    group, plural = rtype.group, rtype.plural
+    ns, os_ = new.get("spec") or {}, old.get("spec") or {}
+    if group == "apps" and plural in ("deployments", "replicasets", "daemonsets", "statefulsets"):
+        if ns.get("selector") != os_.get("selector"):
+            causes.append(schema.invalid("spec.selector", _go_label_selector(ns.get("selector")),
+                                         "field is immutable"))
+        if plural == "statefulsets":
+            for k in ("serviceName", "podManagementPolicy", "volumeClaimTemplates"):
+                if ns.get(k) != os_.get(k):
+                    causes.append(schema.forbidden("spec", "updates to statefulset spec for fields other than "
+                                                           "'replicas', 'ordinals', 'template', 'updateStrategy', "
+                                                           "'persistentVolumeClaimRetentionPolicy' and "
+                                                           "'minReadySeconds' are forbidden"))
+                    break
+    elif group == "batch" and plural == "jobs":
+        if ns.get("selector") != os_.get("selector"):
+            causes.append(schema.invalid("spec.selector", _go_label_selector(ns.get("selector")),
+                                         "field is immutable"))
+        if ns.get("template") != os_.get("template") and not os_.get("suspend"):
+            causes.append(schema.invalid("spec.template", schema.GoValue("core.PodTemplateSpec{...}"),
+                                         "field is immutable"))
+        if ns.get("completionMode") != os_.get("completionMode"):
+            causes.append(schema.invalid("spec.completionMode", ns.get("completionMode"), "field is immutable"))
+    elif group == "" and plural == "pods":
+        if _pod_spec_mutable_view(ns) != _pod_spec_mutable_view(os_):
+            causes.append(schema.forbidden("spec", POD_UPDATE_MSG))
+    elif group == "" and plural == "services":
+        if os_.get("clusterIP") and ns.get("clusterIP") not in (None, os_.get("clusterIP")):
+            causes.append(schema.invalid("spec.clusterIPs[0]", ns.get("clusterIP"), "may not change once set"))
+    elif group == "" and plural == "persistentvolumeclaims":
+        a = {k: v for k, v in ns.items() if k not in ("resources", "volumeAttributesClassName", "volumeName")}
+        b = {k: v for k, v in os_.items() if k not in ("resources", "volumeAttributesClassName", "volumeName")}
+        if a != b:
+            causes.append(schema.forbidden("spec", PVC_UPDATE_MSG))
+    elif group == "" and plural in ("secrets", "configmaps") and old.get("immutable"):
+        if new.get("data") != old.get("data") or new.get("binaryData") != old.get("binaryData"):
+            causes.append(schema.forbidden("data", "field is immutable when `immutable` is set"))
+    return causes
