@@ -146,7 +146,6 @@ class Result:
         self.unknown = []    # (path, ssa path) of fields the schema does not declare
         self.dup_keys = []   # (ssa path of list, key text): list-type map duplicates
         self.causes = []     # Cause: 422 field errors
-        self.warnings = []   # texts for Warning headers (besides unknown fields)
 
 
 def available():
@@ -226,7 +225,6 @@ def cel_compile(rule):
     if m:
         lit = m.group(1)[1:-1]
         fn = lambda v: v != lit  # noqa: E731
-    m = m or None
     if fn is None:
         m = _CEL_IN.match(rule_s)
         if m:
