@@ -14,6 +14,7 @@ import sys
 import threading
 
 from .gateway import AwsHandler
+from .k8s.manager import validation_notes
 from .server import Server
 from .world import World
 
@@ -105,6 +106,8 @@ def main(argv=None):
     thread.start()
     with world.lock:
         world.advance_locked()
+    for note in validation_notes():
+        sys.stderr.write("slipway-sandbox: %s\n" % note)
     world.kube.start_all()
     world.start_ticker()
     world.write_sandbox_json(force=True)

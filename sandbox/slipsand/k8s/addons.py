@@ -2,43 +2,55 @@
 
 Bootstrap objects (namespaces, the `kubernetes` service, gp2 storage class,
 default service accounts, cluster roles) and, per add-on, its namespace,
-CRDs and operator Deployment/DaemonSet: the HyperPod training operator
-installs `hyperpodpytorchjobs.sagemaker.amazonaws.com`, the inference
-operator the `inference.sagemaker.aws.amazon.com` kinds, cert-manager and
-task governance (Kueue) theirs.
+CRDs and operator Deployment/DaemonSet.  CRDs are the upstream ones, built by
+crdbundle from ../shared/testdata/crds with their real schemas: the HyperPod
+training operator installs `hyperpodpytorchjobs.sagemaker.amazonaws.com`, the
+inference operator the `inference.sagemaker.aws.amazon.com` kinds and, since
+the real add-on bundles KEDA 2.17.1, `scaledobjects.keda.sh` and a keda
+operator in namespace `keda`.
+
+Kinds with no upstream schema in the bundles (cert-manager's, Kueue's, the
+inference operator's SageMakerEndpointRegistration) get no CRD at all: a
+schema-less CRD would accept anything, which no real cluster does.  Their
+add-ons install only their namespace and controllers; `MISSING_CRDS` lists
+what is left out so the sandbox can say so at start.
 """
+from . import crdbundle
 
-
-def crd(group, kind, plural, versions=("v1",), scope="Namespaced", short=(), printer=None, scale=False,
-        categories=()):
-    vs = []
-    for i, v in enumerate(versions):
-        sub = {"status": {}}
-        if scale:
-            sub["scale"] = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
-                            "labelSelectorPath": ".status.selector"}
-        item = {"name": v, "served": True, "storage": i == 0, "subresources": sub,
-                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
-        if printer:
-            item["additionalPrinterColumns"] = printer
-        vs.append(item)
-    names = {"kind": kind, "plural": plural, "singular": kind.lower(), "listKind": kind + "List"}
-    if short:
-        names["shortNames"] = list(short)
-    if categories:
-        names["categories"] = list(categories)
-    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-            "metadata": {"name": "%s.%s" % (plural, group)},
-            "spec": {"group": group, "names": names, "scope": scope, "versions": vs}}
-
+MISSING_CRDS = {
+    "cert-manager": ["certificates.cert-manager.io", "issuers.cert-manager.io",
+                     "clusterissuers.cert-manager.io", "certificaterequests.cert-manager.io"],
+    "amazon-sagemaker-hyperpod-taskgovernance": [
+        "clusterqueues.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io",
+        "workloads.kueue.x-k8s.io", "workloadpriorityclasses.kueue.x-k8s.io"],
+    "amazon-sagemaker-hyperpod-inference": ["sagemakerendpointregistrations.inference.sagemaker.aws.amazon.com"],
+}
 
 AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
-HPJ_PRINTER = [{"name": "Status", "type": "string", "jsonPath": ".status.conditions[-1:].type"}, AGE]
-RAY_JOB_PRINTER = [{"name": "Job Status", "type": "string", "jsonPath": ".status.jobStatus"},
-                   {"name": "Deployment Status", "type": "string", "jsonPath": ".status.jobDeploymentStatus"},
-                   {"name": "Ray Cluster Name", "type": "string", "jsonPath": ".status.rayClusterName"}, AGE]
-INF_PRINTER = [{"name": "State", "type": "string", "jsonPath": ".status.state"},
-               {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"}, AGE]
+PRINTERS = {
+    "HyperPodPyTorchJob": [{"name": "Status", "type": "string", "jsonPath": ".status.conditions[-1:].type"}, AGE],
+    "InferenceEndpointConfig": [{"name": "State", "type": "string", "jsonPath": ".status.state"},
+                                {"name": "Replicas", "type": "integer", "jsonPath": ".status.replicas"}, AGE],
+    "ScaledObject": [{"name": "ScaleTargetKind", "type": "string", "jsonPath": ".status.scaleTargetKind"},
+                     {"name": "ScaleTargetName", "type": "string", "jsonPath": ".spec.scaleTargetRef.name"},
+                     {"name": "Min", "type": "integer", "jsonPath": ".spec.minReplicaCount"},
+                     {"name": "Max", "type": "integer", "jsonPath": ".spec.maxReplicaCount"},
+                     {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+                     {"name": "Active", "type": "string",
+                      "jsonPath": ".status.conditions[?(@.type==\"Active\")].status"}, AGE],
+}
+PRINTERS["JumpStartModel"] = PRINTERS["InferenceEndpointConfig"]
+
+
+def upstream_crds(bundle, kinds=None):
+    """The upstream CRDs of `bundle` (empty when ../shared is missing), with printer columns."""
+    out = crdbundle.crds(bundle, kinds)
+    for crd in out:
+        cols = PRINTERS.get(crd["spec"]["names"]["kind"])
+        if cols:
+            for v in crd["spec"]["versions"]:
+                v["additionalPrinterColumns"] = cols
+    return out
 
 
 def deployment(name, ns, image, replicas=1, labels=None, node_selector=None, sa=None):
@@ -82,7 +94,7 @@ ECR = "602401143452.dkr.ecr.us-west-2.amazonaws.com"
 ADDON_OBJECTS = {
     "amazon-sagemaker-hyperpod-training-operator": lambda: [
         namespace("aws-hyperpod"),
-        crd("sagemaker.amazonaws.com", "HyperPodPyTorchJob", "hyperpodpytorchjobs", printer=HPJ_PRINTER),
+        *upstream_crds("hyperpod-training-operator"),
         sa("hp-training-operator-controller-manager", "aws-hyperpod"),
         deployment("hp-training-operator-hp-training-controller-manager", "aws-hyperpod",
                    ECR + "/hyperpod-training-operator:v1.2.0",
@@ -91,34 +103,28 @@ ADDON_OBJECTS = {
     ],
     "amazon-sagemaker-hyperpod-inference": lambda: [
         namespace("hyperpod-inference-system"),
-        crd("inference.sagemaker.aws.amazon.com", "InferenceEndpointConfig", "inferenceendpointconfigs",
-            versions=("v1", "v1alpha1"), printer=INF_PRINTER, scale=True),
-        crd("inference.sagemaker.aws.amazon.com", "JumpStartModel", "jumpstartmodels",
-            versions=("v1", "v1alpha1"), printer=INF_PRINTER, scale=True),
-        crd("inference.sagemaker.aws.amazon.com", "SageMakerEndpointRegistration",
-            "sagemakerendpointregistrations", versions=("v1", "v1alpha1")),
+        namespace("keda"),
+        *upstream_crds("hyperpod-inference-operator"),
+        *upstream_crds("keda-v2.17.1"),
         deployment("hyperpod-inference-operator-controller-manager", "hyperpod-inference-system",
                    ECR + "/hyperpod-inference-operator:v3.1.0"),
+        sa("keda-operator", "keda"),
+        deployment("keda-operator", "keda", "ghcr.io/kedacore/keda:2.17.1",
+                   labels={"app": "keda-operator", "app.kubernetes.io/name": "keda-operator"},
+                   sa="keda-operator"),
+        deployment("keda-operator-metrics-apiserver", "keda", "ghcr.io/kedacore/keda-metrics-apiserver:2.17.1",
+                   labels={"app": "keda-operator-metrics-apiserver",
+                           "app.kubernetes.io/name": "keda-operator-metrics-apiserver"},
+                   sa="keda-operator"),
     ],
     "cert-manager": lambda: [
         namespace("cert-manager"),
-        crd("cert-manager.io", "Certificate", "certificates", short=("cert", "certs")),
-        crd("cert-manager.io", "Issuer", "issuers"),
-        crd("cert-manager.io", "ClusterIssuer", "clusterissuers", scope="Cluster"),
-        crd("cert-manager.io", "CertificateRequest", "certificaterequests", short=("cr", "crs")),
         deployment("cert-manager", "cert-manager", "quay.io/jetstack/cert-manager-controller:v1.18.2"),
         deployment("cert-manager-cainjector", "cert-manager", "quay.io/jetstack/cert-manager-cainjector:v1.18.2"),
         deployment("cert-manager-webhook", "cert-manager", "quay.io/jetstack/cert-manager-webhook:v1.18.2"),
     ],
     "amazon-sagemaker-hyperpod-taskgovernance": lambda: [
         namespace("kueue-system"),
-        crd("kueue.x-k8s.io", "ClusterQueue", "clusterqueues", versions=("v1beta1",), scope="Cluster", short=("cq",)),
-        crd("kueue.x-k8s.io", "LocalQueue", "localqueues", versions=("v1beta1",), short=("queue", "queues", "lq")),
-        crd("kueue.x-k8s.io", "ResourceFlavor", "resourceflavors", versions=("v1beta1",), scope="Cluster",
-            short=("flavor", "flavors", "rf")),
-        crd("kueue.x-k8s.io", "Workload", "workloads", versions=("v1beta1",), short=("wl",)),
-        crd("kueue.x-k8s.io", "WorkloadPriorityClass", "workloadpriorityclasses", versions=("v1beta1",),
-            scope="Cluster"),
         deployment("kueue-controller-manager", "kueue-system", "registry.k8s.io/kueue/kueue:v0.12.3"),
     ],
     "amazon-sagemaker-hyperpod-observability": lambda: [

@@ -15,7 +15,7 @@ import urllib.parse
 import uuid
 
 from ..protocols import Response
-from . import logs, proto
+from . import helm, logs, proto, schema
 from .admission import Invalid, default_and_validate, name_for
 from .auth import AuthError, authenticate, authorize
 from .patch import PatchError, apply, decode_body, json_patch, merge_patch, record_update, strategic_merge
@@ -23,6 +23,7 @@ from .resources import table
 from .store import now_rfc3339
 
 MAX_WATCH_SECONDS = 1800
+_CRD_SCHEMAS = {}  # (crd name, resourceVersion, version) -> openAPIV3Schema
 
 
 class KError(Exception):
@@ -141,6 +142,7 @@ class Api:
             req.query.setdefault(k, v)
         verb, resource = req.method, req.path
         mutating = req.method in ("POST", "PUT", "PATCH", "DELETE")
+        schema.begin_warnings()
         try:
             user = None
             if req.path not in ("/healthz", "/livez", "/readyz", "/version", "/version/"):
@@ -161,6 +163,8 @@ class Api:
             if fault == "error_5xx":
                 raise KError(500, "InternalError", "Internal error occurred: injected fault")
             resp, verb, resource = self.route(req, user)
+            for w in schema.end_warnings():
+                resp.headers.append(("Warning", '299 - "%s"' % w.replace("\\", "\\\\").replace('"', '\\"')))
             status = resp.status
             self._log(req, verb, resource, status, None, mutating)
             return resp
@@ -174,11 +178,7 @@ class Api:
             self._log(req, verb, resource, e.code, e.reason, mutating)
             return resp
         except Invalid as e:
-            details = {"name": e.name, "kind": e.kind,
-                       "causes": [{"reason": "FieldValueInvalid" if v is not None else "FieldValueRequired",
-                                   "message": t if v is None else 'Invalid value: "%s": %s' % (v, t), "field": f}
-                                  for f, t, v in e.causes]}
-            resp = _json(422, status_body(422, "Invalid", e.message, details))
+            resp = _json(422, status_body(422, "Invalid", e.message, e.details()))
             self._log(req, verb, resource, 422, "Invalid", mutating)
             return resp
         except PatchError as e:
@@ -186,6 +186,7 @@ class Api:
             self._log(req, verb, resource, e.code, e.reason, mutating)
             return resp
         finally:
+            schema.end_warnings()
             _ = started
 
     def _log(self, req, verb, resource, status, error, mutating):
@@ -368,6 +369,65 @@ class Api:
         obj["apiVersion"] = want
         obj["kind"] = rtype.kind
 
+    # --- schema checks ----------------------------------------------------------------
+    def _crd_schema(self, rtype, version):
+        """The openAPIV3Schema of `rtype` at `version` (cached per CRD resourceVersion)."""
+        crd = self.kc.store.get("apiextensions.k8s.io", "customresourcedefinitions", None,
+                                "%s.%s" % (rtype.plural, rtype.group))
+        if crd is None:
+            return None
+        key = (crd["metadata"]["name"], crd["metadata"].get("resourceVersion"), version)
+        hit = _CRD_SCHEMAS.get(key)
+        if hit is None:
+            for v in (crd.get("spec") or {}).get("versions") or []:
+                if v.get("name") == version:
+                    hit = copy.deepcopy(((v.get("schema") or {}).get("openAPIV3Schema")) or {})
+            if len(_CRD_SCHEMAS) > 512:
+                _CRD_SCHEMAS.clear()
+            _CRD_SCHEMAS[key] = hit = hit or {}
+        return hit
+
+    def _schema_pass(self, req, rtype, version, obj, apply_config=False):
+        """Decode/validate `obj` against its schema as kube-apiserver does; prunes and defaults.
+
+        `apply_config`: `obj` is a server-side apply configuration (errors are
+        the typed-patch 400s); otherwise it is the object about to be stored.
+        """
+        builtin = rtype in _builtin()
+        if apply_config:
+            obj = copy.deepcopy(obj)  # the configuration itself is neither pruned nor defaulted
+        if builtin:
+            r = schema.check_builtin(rtype.group, version, rtype.kind, obj)
+        else:
+            r = schema.check_custom(self._crd_schema(rtype, version), obj)
+        if r is None:
+            return
+        fv = req.query.get("fieldValidation") or ("Strict" if apply_config else "Warn")
+        gv = "%s/%s" % (rtype.group, version)
+        if apply_config:
+            errs = [("%s: %s" % e) for e in (r.apply_type if builtin else [])]
+            if fv == "Strict":
+                errs += ["%s: field not declared in schema" % ssa for _, ssa in r.unknown]
+            errs += ["%s: duplicate entries for key %s" % d for d in r.dup_keys]
+            if errs:
+                raise KError(400, "BadRequest", "failed to create typed patch object (%s, Kind=%s): %s" % (
+                    gv, rtype.kind, errs[0] if len(errs) == 1 else "errors:\n  " + "\n  ".join(errs)))
+        if r.decode and not (apply_config and r.apply_type):
+            raise KError(400, "BadRequest", '%s in version "%s" cannot be handled as a %s: %s' % (
+                rtype.kind, version, rtype.kind, r.decode[0][1]))
+        if r.unknown and not apply_config:
+            if fv == "Strict":
+                raise KError(400, "BadRequest", "strict decoding error: " + ", ".join(
+                    'unknown field "%s"' % p for p, _ in r.unknown))
+            if fv == "Warn":
+                for p, _ in r.unknown:
+                    schema.warn('unknown field "%s"' % p)
+        elif r.unknown and fv == "Warn":
+            for p, _ in r.unknown:
+                schema.warn('unknown field "%s"' % p)
+        if r.causes and not apply_config:
+            raise Invalid(rtype.kind, (obj.get("metadata") or {}).get("name", ""), r.causes, rtype.group)
+
     # --- read ------------------------------------------------------------------------
     def get(self, req, rtype, version, ns, name, sub):
         obj = self._fetch(rtype, ns, name)
@@ -433,6 +493,7 @@ class Api:
             raise KError(400, "BadRequest", "the body of the request was in an unknown format")
         self._check_identity(rtype, version, obj, ns)
         name_for(obj)
+        self._schema_pass(req, rtype, version, obj)
         self._check_ns(rtype, obj["metadata"].get("namespace") if rtype.namespaced else None)
         if not obj["metadata"].get("name"):
             raise Invalid(rtype.kind, "", [("metadata.name", "Required value: name or generateName is required", None)])
@@ -487,6 +548,8 @@ class Api:
                          'please apply your changes to the latest version and try again' % (res, name),
                          {"name": name, "group": rtype.group, "kind": rtype.plural})
         obj["metadata"].pop("managedFields", None)
+        if sub is None:
+            self._schema_pass(req, rtype, version, obj)
         obj["metadata"]["managedFields"] = old["metadata"].get("managedFields", [])
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, obj))
@@ -509,15 +572,20 @@ class Api:
             force = req.query.get("force") in ("true", "1")
             if body["metadata"].get("managedFields"):
                 raise KError(400, "BadRequest", "metadata.managedFields must be nil")
+            if sub is None:
+                self._schema_pass(req, rtype, version, body, apply_config=True)
             if old is None:
                 self._check_ns(rtype, ns)
                 new = apply(None, body, manager, force, nt)
+                self._schema_pass(req, rtype, version, new)
                 if req.query.get("dryRun") == "All":
                     return _json(201, self._out(rtype, version, new))
                 created = self.kc.create_object(rtype.group, rtype.plural, new, manager=None, rtype=rtype)
                 return _json(201, self._out(rtype, version, created))
             base = copy.deepcopy(old)
             new = apply(base, body, manager, force, nt)
+            if sub is None:
+                self._schema_pass(req, rtype, version, new)
             if req.query.get("dryRun") == "All":
                 return _json(200, self._out(rtype, version, new))
             mf = new["metadata"].get("managedFields")
@@ -553,6 +621,8 @@ class Api:
         if not isinstance(new, dict):
             raise KError(422, "Invalid", "patched object is not an object")
         self._check_identity(rtype, version, new, ns, name)
+        if sub is None:
+            self._schema_pass(req, rtype, version, new)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, new))
@@ -761,14 +831,15 @@ class Api:
             e = clock.elapsed(started)
             return min(e, dur) if dur is not None and pod["status"].get("phase") != "Running" else e
 
-        first = logs.lines(pod, cname, elapsed_now())
+        helm_out = helm.log_lines(pod)
+        first = helm_out if helm_out is not None else logs.lines(pod, cname, elapsed_now())
         if since is not None:
             cutoff = clock.now() - since
             first = [(t, s) for t, s in first if started + t / clock.speed >= cutoff]
         if tail is not None:
             first = first[-tail:] if tail > 0 else []
         text = "".join(fmt(t, s) for t, s in first)
-        if not follow:
+        if not follow or helm_out is not None:
             data = text.encode("utf-8")
             if limit_bytes is not None:
                 data = data[:limit_bytes]

@@ -17,8 +17,8 @@ import time
 
 from ..server import BaseHandler, BadRequest, Server
 from ..protocols import Response
-from . import addons, certs
-from .admission import default_and_validate, name_for
+from . import addons, certs, helm
+from .admission import Invalid, default_and_validate, name_for
 from .apiserver import Api, status_body
 from .controllers import Controllers, owned_by
 from .patch import record_update
@@ -26,6 +26,9 @@ from .resources import Registry
 from .store import ObjectStore, now_rfc3339
 from ..services import catalog
 
+# Field managers of the simulated controllers: a pod they make that the API
+# refuses becomes a FailedCreate event on its owner instead of an error.
+CONTROLLER_MANAGERS = {"kube-controller-manager", "ray-operator", "hyperpod-inference-operator"}
 COMPACT_AFTER = 300  # sandbox seconds of watch history kept (at least 60 s of real time)
 KUBELET = {"1.29": "v1.29.15-eks-473151a", "1.30": "v1.30.11-eks-473151a", "1.31": "v1.31.7-eks-473151a",
            "1.32": "v1.32.3-eks-473151a", "1.33": "v1.33.0-eks-802817d", "1.34": "v1.34.1-eks-113cf36"}
@@ -69,6 +72,7 @@ class KubeCluster:
         self._registry = None
         self._registry_version = -1
         self._last_run = 0.0
+        self._failed_seen = set()
 
     # --- server ------------------------------------------------------------------
     def start(self, preferred_port=None):
@@ -144,10 +148,32 @@ class KubeCluster:
         validate_name(rtype, obj)
         now = self.world.clock.now()
         md["creationTimestamp"] = now_rfc3339(now)
-        default_and_validate(self, rtype, obj)
+        try:
+            default_and_validate(self, rtype, obj)
+        except Invalid as e:
+            if plural != "pods" or manager not in CONTROLLER_MANAGERS:
+                raise
+            self._failed_create(obj, e)
+            return None
         if manager:
             record_update(None, obj, manager, now_rfc3339(now))
         return self.store.create(group, plural, obj, now)
+
+    def _failed_create(self, pod, err):
+        """A controller's pod was refused: a FailedCreate event on its owner, as the real controllers do."""
+        ref = (pod["metadata"].get("ownerReferences") or [{}])[0]
+        if not ref.get("kind"):
+            return
+        group = ref.get("apiVersion", "").rpartition("/")[0]
+        rtype = self.registry().by_kind(group, ref["kind"])
+        owner = rtype and self.store.get(group, rtype.plural, pod["metadata"].get("namespace"), ref.get("name"))
+        seen = (ref.get("uid"), err.message)
+        if owner is not None and seen not in self._failed_seen:
+            self._failed_seen.add(seen)
+            component = {"ReplicaSet": "replicaset-controller", "Job": "job-controller",
+                         "StatefulSet": "statefulset-controller", "DaemonSet": "daemonset-controller"}.get(
+                ref["kind"], "%s-controller" % ref["kind"].lower())
+            self.record_event(owner, "FailedCreate", "Error creating: " + err.message, "Warning", component)
 
     def ensure(self, obj, manager="eks"):
         """Create `obj` unless an object of that kind and name exists (bootstrap/add-ons)."""
@@ -223,6 +249,7 @@ class KubeCluster:
             return
         self._last_run = t
         self.controllers.run(now)
+        helm.step(self, now)
 
     # --- HyperPod nodes ----------------------------------------------------------------
     def sync_nodes(self, desired):
@@ -490,3 +517,25 @@ class KubeManager:
         for kc in self.clusters.values():
             kc.stop()
         self.clusters = {}
+
+
+def validation_notes():
+    """Lines the sandbox prints at start: which Kubernetes validations are off or partial."""
+    from . import crdbundle, schema
+    notes = []
+    if not schema.available():
+        notes.append("Kubernetes built-in schema validation is off (no ../shared/testdata/crds/"
+                     "kubernetes-1.31.json): only the Go-coded checks run")
+    if not crdbundle.available():
+        notes.append("no upstream CRDs are installed for add-ons or Helm charts, so their custom "
+                     "resources are not served (no ../shared/testdata/crds); CRDs created through the "
+                     "API are still enforced")
+    else:
+        done, skipped = schema.cel_rules()
+        notes.append("CEL rules (x-kubernetes-validations) in the CRD bundles: %d simple comparisons "
+                     "evaluated, %d not evaluated (oldSelf transitions, has(), size(), find(), ternaries)"
+                     % (done, skipped))
+    missing = sorted(n for names in addons.MISSING_CRDS.values() for n in names)
+    missing += helm.MISSING_CRDS
+    notes.append("CRDs with no upstream schema are not installed: " + ", ".join(missing))
+    return notes
