@@ -188,10 +188,17 @@ hpj = next((m for m in (r.json or {}).get("manifests", [])
             if m.get("kind") == "HyperPodPyTorchJob"), {})
 c0 = hpj.get("spec", {}).get("replicaSpecs", [{}])[0].get(
     "template", {}).get("spec", {}).get("containers", [{}])[0]
-t.ok(c0.get("command", [""])[0] == "hyperpodrun" and
-     "/data/code/train.py" in c0.get("command", []) and
-     "/data/datasets/alpaca" in c0.get("command", []),
-     "argv: hyperpodrun + script + S3 contract paths")
+cmd = c0.get("command", [""])
+t.ok(cmd[:2] == ["sh", "-c"] and "hyperpod-elastic-agent==" in cmd[2] and
+     cmd[2].endswith('exec hyperpodrun "$@"') and cmd[3] == "hyperpodrun" and
+     "/data/code/train.py" in cmd and "/data/datasets/alpaca" in cmd,
+     "argv: install the pinned agent, exec hyperpodrun + script + S3 paths")
+rules = {m.get("name"): m for m in hpj.get("spec", {}).get(
+    "runPolicy", {}).get("logMonitoringConfiguration", [])}
+t.ok(rules.get("JobStart", {}).get("expectedStartCutOffInSeconds", 0) > 0 and
+     rules.get("JobHang", {}).get("expectedRecurringFrequencyInSeconds",
+                                  0) > 0,
+     "runPolicy.logMonitoringConfiguration: start and hang rules")
 envs = {e["name"]: e.get("value") for e in c0.get("env", [])}
 t.ok(envs.get("OUTPUT_DIR") == "/data/outputs/llama-sft" and
      envs.get("MLFLOW_TRACKING_URI") == "http://mlflow.mlflow:5000",
