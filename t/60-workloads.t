@@ -259,9 +259,26 @@ r = call("POST", C + "/training-jobs", dict(job, kind="ray",
                                             job_name="ray-train"))
 t.eq(r.status, 201, "ray job submitted")
 t.ok(wait_for(lambda: kget("rayjobs", "ray-train")), "kubectl: RayJob")
-pods = wait_for(lambda: (kget("pods", "-l", "slipway.dev/job=ray-train")
-                         or {}).get("items"))
-t.ok(pods, "kubectl: the RayJob's cluster pods exist")
+
+
+def ray_started():
+    # The RayJob may finish (and its cluster go) before a pod list sees
+    # it, so read the kubelet's events, which outlive the pods.
+    rc = ((kget("rayjobs", "ray-train") or {}).get("status") or {}).get(
+        "rayClusterName")
+    ev = [e for e in (kget("events") or {}).get("items", [])
+          if rc and e.get("reason") == "Pulled" and
+          e.get("involvedObject", {}).get("name", "").startswith(rc + "-")]
+    kinds = {"head" if "-head-" in e["involvedObject"]["name"] else "worker"
+             for e in ev}
+    return ev if kinds == {"head", "worker"} else None
+
+
+ev = wait_for(ray_started, 30)
+t.ok(ev and all('"rayproject/ray:' in e.get("message", "") for e in ev),
+     "the RayJob's head and worker pods started on the Ray image")
+if not ev:
+    t.diag(json.dumps((kget("rayjobs", "ray-train") or {}).get("status")))
 st = wait_for(lambda: state_of("ray-train") in ("Running", "Succeeded") and
               state_of("ray-train"), 30)
 t.ok(st in ("Running", "Succeeded"), "ray training_job_get: %s" % st)

@@ -65,6 +65,9 @@ t.ok(p and p["reason"] == "Error" and p["exitCode"] == 1,
 t.eq(images.check({"name": "c", "image": "lmsysorg/sglang:v0.5.2-cu126",
                    "command": ["python3", "-m", "sglang.launch_server"]}),
      None, "sglang module in the SGLang image starts")
+bad = [row["repo"] for row in images.CATALOGUE if row["entrypoint"] and
+       images._exec_problem(row, row["entrypoint"][0]) is not None]
+t.eq(bad, [], "every catalogued entrypoint is in its own image")
 t.eq(images.check({"name": "c", "image": "example.com/own/image:1",
                    "command": ["anything"]}), None,
      "an unknown image runs anything")
