@@ -1310,7 +1310,24 @@ static json_object *
 pod_summary(json_object *p)
 {
 	json_object *cs = sw_json_path(p, "status.containerStatuses[0]");
+	static const char *const reasons[] = {
+		"state.waiting.reason", "state.terminated.reason", NULL
+	};
+	static const char *const messages[] = {
+		"lastState.terminated.message", "state.terminated.message",
+		"state.waiting.message", NULL
+	};
+	const char *reason = NULL, *msg = NULL;
+	int i;
 
+	/* Why the first container is not running (CrashLoopBackOff after
+	 * a StartError...), else the first condition's message. */
+	for (i = 0; cs != NULL && reason == NULL && reasons[i] != NULL; i++)
+		reason = sw_json_path_str(cs, reasons[i]);
+	for (i = 0; cs != NULL && msg == NULL && messages[i] != NULL; i++)
+		msg = sw_json_path_str(cs, messages[i]);
+	if (msg == NULL)
+		msg = sw_json_path_str(p, "status.conditions[0].message");
 	return sw_jo(
 	    "name", sw_js(sw_json_path_str(p, "metadata.name")),
 	    "phase", sw_js(sw_json_path_str(p, "status.phase") ?
@@ -1318,9 +1335,8 @@ pod_summary(json_object *p)
 	    "node", sw_json_path_str(p, "spec.nodeName") ?
 		sw_js(sw_json_path_str(p, "spec.nodeName")) : NULL,
 	    "restarts", sw_ji(cs ? sw_json_get_int(cs, "restartCount", 0) : 0),
-	    "message", sw_json_path_str(p, "status.conditions[0].message") ?
-		sw_js(sw_json_path_str(p, "status.conditions[0].message")) :
-		NULL, NULL);
+	    "reason", reason ? sw_js(reason) : NULL,
+	    "message", msg ? sw_js(msg) : NULL, NULL);
 }
 
 /* One job as answered; pods (borrowed) may be NULL in lists. */

@@ -65,6 +65,24 @@ t.ok(p and p["reason"] == "Error" and p["exitCode"] == 1,
 t.eq(images.check({"name": "c", "image": "lmsysorg/sglang:v0.5.2-cu126",
                    "command": ["python3", "-m", "sglang.launch_server"]}),
      None, "sglang module in the SGLang image starts")
+AGENT = ("python3 -m pip install --no-cache-dir --quiet "
+         "'hyperpod-elastic-agent==1.1.3' && exec hyperpodrun \"$@\"")
+t.eq(images.check({"name": "c", "image": "pytorch/pytorch:2.7.1",
+                   "command": ["sh", "-c", AGENT, "hyperpodrun", "x.py"]}),
+     None, "sh -c: pip install of the agent puts hyperpodrun on PATH")
+p = images.check({"name": "c", "image": "alpine:3.20",
+                  "command": ["sh", "-c", AGENT, "hyperpodrun", "x.py"]})
+t.ok(p and p["exitCode"] == 127 and "python3: not found" in p["message"],
+     "sh -c in an image without python3: the shell exits 127")
+p = images.check({"name": "c", "image": "pytorch/pytorch:2.7.1",
+                  "command": ["/bin/bash", "-lc", "--"],
+                  "args": ["ulimit -n 65536; ray start --head"]})
+t.ok(p and p["exitCode"] == 127 and "ray: not found" in p["message"],
+     "KubeRay's start line in pytorch/pytorch: ray not found")
+t.eq(images.check({"name": "c", "image": "rayproject/ray:2.46.0-py311-gpu",
+                   "command": ["/bin/bash", "-lc", "--"],
+                   "args": ["ulimit -n 65536; ray start --head"]}), None,
+     "KubeRay's start line in rayproject/ray runs")
 bad = [row["repo"] for row in images.CATALOGUE if row["entrypoint"] and
        images._exec_problem(row, row["entrypoint"][0]) is not None]
 t.eq(bad, [], "every catalogued entrypoint is in its own image")
@@ -265,12 +283,30 @@ t.ok(bad and cs.get("state", {}).get("waiting", {}).get("reason") ==
      json.dumps(cs)[:300])
 t.eq((bad or {}).get("status", {}).get("phase"), "Running",
      "restartPolicy OnFailure keeps the pod Running while it restarts")
+r = s.get(C + "/training-jobs/agent-image")
+p0 = ((r.json or {}).get("pods") or [{}])[0]
+t.ok(r.status == 200 and p0.get("reason") == "CrashLoopBackOff" and
+     'exec: "hyperpodrun"' in p0.get("message", ""),
+     "training_job_get says why the pod does not run: %s" % p0)
 ev = [e for e in (kget("events") or {}).get("items", [])
       if e.get("involvedObject", {}).get("name") ==
       (bad or {}).get("metadata", {}).get("name")]
 t.ok(any(e.get("reason") == "Failed" and e.get("type") == "Warning" and
          "executable file not found" in e.get("message", "") for e in ev),
      "a Warning Failed event carries the runtime's message")
+
+# ---- the agent install in an image without python3: the shell exits
+r = s.post(C + "/training-jobs", dict(job, job_name="agent-alpine",
+                                      image="alpine:3.20"))
+t.eq(r.status, 201, "job on alpine submitted")
+bad = wait_for(pod_of("agent-alpine", lambda p: started(p)), 60)
+cs = (bad or {}).get("status", {}).get("containerStatuses", [{}])[0]
+last = cs.get("lastState", {}).get("terminated", {})
+t.ok(bad and cs.get("state", {}).get("waiting", {}).get("reason") ==
+     "CrashLoopBackOff" and last.get("reason") == "Error" and
+     last.get("exitCode") == 127,
+     "python3 missing: the container exits 127 and backs off (%s)" %
+     json.dumps(cs)[:300])
 
 # ---- RayJob on the Ray image
 r = s.post(C + "/training-jobs?dry_run=true", dict(job, kind="ray",

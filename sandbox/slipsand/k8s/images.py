@@ -15,10 +15,16 @@ latest as default tag, digests ignored).  An image that is not in the
 catalogue runs anything: the sandbox only refuses what it knows.
 
 check(container) returns None when the container can start, or a dict
-describing how the real runtime fails it (see failure()).
+describing how the real runtime fails it (see failure_status()).  A
+`sh -c` script is followed segment by segment: a command that is not on
+PATH makes the shell exit 127, and `python3 -m pip install <package>`
+puts what the package provides (PIP_PROVIDES) on PATH for what follows,
+so the elastic-agent install line is judged like the real thing.
 """
 import fnmatch
 import posixpath
+import re
+import shlex
 
 DEFAULT_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 CONDA_PATH = ("/opt/conda/bin",) + DEFAULT_PATH
@@ -142,6 +148,44 @@ def lookup(image):
     return None
 
 
+# What `pip install <package>` adds to PATH, for shell scripts that
+# install a launcher before running it.
+PIP_PROVIDES = {"hyperpod-elastic-agent": {"hyperpodrun"}, "ray": {"ray"},
+                "vllm": {"vllm"}, "torch": {"torchrun"}}
+# Words a shell runs without looking at PATH.
+SHELL_WORDS = {"cd", "echo", "export", "ulimit", "set", "true", "false", "test", "[", "exit", "source", ".",
+               "trap", "wait", "printf", "read", "eval", "exec", "shift", "unset", "umask", ":", "while", "do",
+               "done", "for", "if", "then", "else", "elif", "fi", "case", "esac", "until", "in", "{", "}",
+               "(", ")", "!", "function", "return", "local"}
+
+
+def _shell_problem(row, script, shell):
+    """How `sh -c script` fails in the image: the first command of a
+    segment that is not on PATH (exit 127), else None.  A segment
+    `python3 -m pip install pkg` puts what pkg provides on PATH for the
+    segments after it.  Anything the parse does not understand passes."""
+    bins = set(row["bins"])
+    for seg in re.split(r"&&|\|\||;|\n|\|", script):
+        try:
+            words = shlex.split(seg)
+        except ValueError:
+            return None
+        if words and words[0] == "exec":
+            words = words[1:]
+        if not words or words[0] in SHELL_WORDS or "=" in words[0] or "$" in words[0] or "/" in words[0]:
+            continue
+        if words[0] not in bins:
+            return {"reason": "Error", "exitCode": 127, "start_error": False,
+                    "message": "%s: 1: %s: not found" % (shell, words[0])}
+        if words[0].startswith("python") and words[1:3] == ["-m", "pip"] and "install" in words:
+            if "pip" not in row["modules"]:
+                return {"reason": "Error", "exitCode": 1, "start_error": False,
+                        "message": "%s: No module named pip" % words[0]}
+            for pkg in words[words.index("install") + 1:]:
+                bins |= PIP_PROVIDES.get(re.split(r"[=<>!~\[]", pkg)[0], set())
+    return None
+
+
 def _runc_message(detail):
     return ("failed to create containerd task: failed to create shim task: OCI runtime create failed: "
             "runc create failed: unable to start container process: exec: %s: unknown" % detail)
@@ -176,6 +220,9 @@ def check(container):
         return {"reason": "StartError", "exitCode": 128, "start_error": True,
                 "message": _runc_message(problem)}
     base = posixpath.basename(argv[0])
+    if base in ("sh", "bash") and len(argv) >= 3 and argv[1] in ("-c", "-lc", "-ec"):
+        script = argv[3] if argv[2] == "--" and len(argv) >= 4 else argv[2]
+        return _shell_problem(row, script, base)
     if base.startswith("python") and len(argv) >= 3 and argv[1] == "-m":
         top = argv[2].split(".", 1)[0]
         if top not in row["modules"]:
