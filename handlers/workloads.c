@@ -1815,8 +1815,8 @@ h_model_download(struct sw_req *r)
 			    "metadata", sw_jo("name", sw_js(secret),
 				"namespace", sw_js(ns), NULL),
 			    "type", sw_js("Opaque"),
-			    "stringData", sw_jo("token", sw_js(TOKEN_PLACEHOLDER),
-				NULL), NULL));
+			    "stringData", sw_jo("token",
+				sw_js(TOKEN_PLACEHOLDER), NULL), NULL));
 		answer_plan(r, list, sw_jo("job", sw_js(name), "target",
 		    sw_js(dest), NULL));
 		list = NULL;
