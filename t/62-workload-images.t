@@ -283,6 +283,10 @@ t.ok(bad and cs.get("state", {}).get("waiting", {}).get("reason") ==
      json.dumps(cs)[:300])
 t.eq((bad or {}).get("status", {}).get("phase"), "Running",
      "restartPolicy OnFailure keeps the pod Running while it restarts")
+again = wait_for(pod_of("agent-image", lambda p: (p["status"].get(
+    "containerStatuses") or [{}])[0].get("restartCount", 0) >= 3), 30)
+t.ok(again and "waiting" in started(again),
+     "the kubelet keeps retrying: restartCount grows with the back-off")
 r = s.get(C + "/training-jobs/agent-image")
 p0 = ((r.json or {}).get("pods") or [{}])[0]
 t.ok(r.status == 200 and p0.get("reason") == "CrashLoopBackOff" and

@@ -624,6 +624,7 @@ class Controllers:
                                component="kubelet")
             elif st.get("phase") == "Running":
                 if (md.get("annotations") or {}).get(START_FAILED):
+                    self._crash_loop(pod, now)
                     continue
                 dur = logs.duration(pod)
                 started = float((md.get("annotations") or {}).get("sandbox.slipway.dev/started-at", now))
@@ -690,9 +691,33 @@ class Controllers:
                                   "ContainersNotReady", "" if policy == "Never" else
                                   "containers with unready status: [%s]" % names, nt),
                             _cond("PodScheduled", "True", "", "", nt)]
-        md.setdefault("annotations", {})[START_FAILED] = "true"
+        md.setdefault("annotations", {})[START_FAILED] = str(when)
         self.st.update("", "pods", pod)
         return True
+
+    def _crash_loop(self, pod, now):
+        """A container the start hook failed is retried by the kubelet
+        after 10 s, 20 s, 40 s ... (at most 300 s) and fails again each
+        time: restartCount follows the back-off."""
+        try:
+            failed = float(pod["metadata"]["annotations"][START_FAILED])
+        except (KeyError, ValueError):
+            return
+        elapsed = max(0.0, (now - failed) * self.kc.world.clock.speed)
+        delay, restarts = 10.0, 1
+        while elapsed >= delay and delay < 300.0:
+            elapsed -= delay
+            delay = min(300.0, delay * 2)
+            restarts += 1
+        if delay >= 300.0:
+            restarts += int(elapsed // 300.0)
+        changed = False
+        for cs in pod["status"].get("containerStatuses") or []:
+            if "waiting" in cs.get("state", {}) and cs.get("restartCount", 0) < restarts:
+                cs["restartCount"] = restarts
+                changed = True
+        if changed:
+            self.st.update("", "pods", pod)
 
     # --- storage ------------------------------------------------------------------------
     def volumes(self, now):
