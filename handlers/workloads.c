@@ -22,10 +22,12 @@
  * A Hugging Face token goes into a Secret owned by the download Job and
  * reaches the container through secretKeyRef; it is never put in the
  * Job, never answered back and never logged.  Dry runs answer with the
- * manifests (the Secret's data redacted) and apply nothing.
+ * manifests (the Secret's token a stringData placeholder) and apply
+ * nothing.
  */
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,9 @@
 #define CRD_HPJ		"hyperpodpytorchjobs.sagemaker.amazonaws.com"
 #define CRD_RAYJOB	"rayjobs.ray.io"
 #define CRD_SCALEDOBJ	"scaledobjects.keda.sh"
+
+/* The service account pipelines/features.c makes for tiered checkpoints. */
+#define TIERED_SA	"tiered-storage-sa"
 
 /* ---- Kubernetes plumbing ------------------------------------------------ */
 
@@ -458,40 +463,82 @@ answer_applied(struct sw_req *r, int status, json_object *o,
 #define KIND_RAY	0x02
 
 /*
- * A recipe: the image, the program and how the S3 contract's paths
+ * None of the recipe images carries the HyperPod elastic agent, and no
+ * public image does: AWS documents adding it with pip.  So by default a
+ * HyperPodPyTorchJob container starts with a shell that installs the
+ * pinned agent and then execs hyperpodrun with the job's argv ("$@":
+ * the shell never parses a word the user sent).  elastic_agent=image
+ * runs hyperpodrun directly, for images that already have it.
+ */
+#define AGENT_PIN	"hyperpod-elastic-agent==1.1.3"
+#define AGENT_SH	"python3 -m pip install --no-cache-dir --quiet " \
+			"'" AGENT_PIN "' && exec hyperpodrun \"$@\""
+
+/*
+ * RayJob clusters run Ray's own image, at the Ray version KubeRay
+ * v1.4.2 (the operator Slipway installs) is tested with.  It has no
+ * PyTorch; recipes that need it name it in the job's runtime env.
+ */
+#define RAY_VERSION	"2.46.0"
+#define RAY_IMAGE	"rayproject/ray:" RAY_VERSION "-py311-gpu"
+
+/*
+ * A recipe: the images, the program and how the S3 contract's paths
  * are passed.  Options are "--flag value" pairs, or "key=value" words
- * when kv is set; a NULL option is not passed.
+ * when kv is set; a NULL option is not passed.  log_pattern matches the
+ * progress line the program prints: the training operator calls a job
+ * hanging when none comes within start_s of the start or hang_s of the
+ * last one (docs/images.md).
  */
 struct recipe {
 	const char	*name;
 	unsigned	 kinds;
-	const char	*image;
+	const char	*image;		/* hyperpod-pytorch */
+	const char	*ray_image;	/* ray */
+	const char	*ray_pip;	/* runtime env pip package, or NULL */
 	const char	*program;	/* NULL: /data/code/<entry> */
 	int		 module;	/* program is a Python module */
 	int		 config;	/* 0 none, 1 optional, 2 required */
 	int		 kv;
 	const char	*opt_dataset, *opt_model, *opt_output, *opt_steps;
 	const char	*opt_nodes, *opt_gpus;
+	const char	*log_pattern;
+	int		 start_s, hang_s;
 };
 
 static const struct recipe recipes[] = {
-	{ "pytorch", KIND_HPJ | KIND_RAY,
-	  "pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime", NULL, 0, 0, 0,
-	  "--dataset_dir", "--model_dir", "--output_dir", "--max_steps",
-	  NULL, NULL },
-	{ "llama-factory", KIND_HPJ, "hiyouga/llamafactory:0.9.3",
-	  "/app/src/llamafactory/launcher.py", 0, 2, 1,
-	  "dataset_dir", "model_name_or_path", "output_dir", "max_steps",
-	  NULL, NULL },
-	{ "ms-swift", KIND_HPJ, "modelscope/ms-swift:v3.5.3",
-	  "swift.cli.sft", 1, 1, 0,
-	  "--dataset", "--model", "--output_dir", "--max_steps", NULL, NULL },
-	{ "verl", KIND_RAY, "verlai/verl:app-verl0.5-vllm0.9.1-mcore0.12.2-te2.2",
-	  "verl.trainer.main_ppo", 1, 0, 1,
-	  "data.train_files", "actor_rollout_ref.model.path",
-	  "trainer.default_local_dir", "trainer.total_training_steps",
-	  "trainer.nnodes", "trainer.n_gpus_per_node" },
-	{ NULL }
+	{ .name = "pytorch", .kinds = KIND_HPJ | KIND_RAY,
+	  .image = "pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime",
+	  .ray_image = RAY_IMAGE, .ray_pip = "torch==2.7.1",
+	  .opt_dataset = "--dataset_dir", .opt_model = "--model_dir",
+	  .opt_output = "--output_dir", .opt_steps = "--max_steps",
+	  .log_pattern = ".*step [0-9]+(/[0-9]+)? .*loss[=:].*",
+	  .start_s = 1800, .hang_s = 900 },
+	{ .name = "llama-factory", .kinds = KIND_HPJ,
+	  .image = "hiyouga/llamafactory:0.9.3",
+	  .program = "/app/src/llamafactory/launcher.py", .config = 2,
+	  .kv = 1, .opt_dataset = "dataset_dir",
+	  .opt_model = "model_name_or_path", .opt_output = "output_dir",
+	  .opt_steps = "max_steps",
+	  .log_pattern = ".*'loss': [0-9.]+.*",
+	  .start_s = 3600, .hang_s = 1800 },
+	{ .name = "ms-swift", .kinds = KIND_HPJ,
+	  .image = "modelscope/ms-swift:v3.5.3",
+	  .program = "swift.cli.sft", .module = 1, .config = 1,
+	  .opt_dataset = "--dataset", .opt_model = "--model",
+	  .opt_output = "--output_dir", .opt_steps = "--max_steps",
+	  .log_pattern = ".*'loss': [0-9.]+.*",
+	  .start_s = 3600, .hang_s = 1800 },
+	{ .name = "verl", .kinds = KIND_RAY,
+	  .ray_image = "verlai/verl:app-verl0.5-vllm0.9.1-mcore0.12.2-te2.2",
+	  .program = "verl.trainer.main_ppo", .module = 1, .kv = 1,
+	  .opt_dataset = "data.train_files",
+	  .opt_model = "actor_rollout_ref.model.path",
+	  .opt_output = "trainer.default_local_dir",
+	  .opt_steps = "trainer.total_training_steps",
+	  .opt_nodes = "trainer.nnodes",
+	  .opt_gpus = "trainer.n_gpus_per_node" },
+	{ .name = NULL }
 };
 
 static const struct recipe *
@@ -537,10 +584,12 @@ struct train {
 	const char		*cluster, *job, *ns, *pvc, *image;
 	const char		*dataset, *model, *entry, *config;
 	const char		*instance_type, *mlflow;
+	const char		*sa;		/* tiered-storage-sa or NULL */
 	const struct recipe	*recipe;
-	int			 ray;
+	int			 ray, own_image, agent_install;
 	int64_t			 nodes, gpus, efa, max_steps;
 	json_object		*env;		/* borrowed map */
+	json_object		*logmon;	/* borrowed, or NULL */
 };
 
 /* The program and its options (after any launcher).  New array. */
@@ -630,13 +679,49 @@ job_labels(const char *job)
 	return sw_jo(WL_MANAGED, sw_js("slipway"), WL_JOB, sw_js(job), NULL);
 }
 
-/* HyperPodPyTorchJob (facts §1): hyperpodrun launches the recipe. */
+/*
+ * runPolicy.logMonitoringConfiguration (facts §1.2): a start rule and a
+ * recurring-progress rule on the recipe's progress line, each field
+ * overridable; NULL when turned off.
+ */
+static json_object *
+log_monitoring(const struct train *t)
+{
+	const struct recipe *rc = t->recipe;
+	json_object *lm = t->logmon;
+	const char *pat;
+
+	if (lm != NULL && !sw_json_get_bool(lm, "enabled", 1))
+		return NULL;
+	pat = lm != NULL && sw_json_get_str(lm, "log_pattern") != NULL ?
+	    sw_json_get_str(lm, "log_pattern") : rc->log_pattern;
+	if (pat == NULL)
+		return NULL;
+	return sw_ja(
+	    sw_jo("name", sw_js("JobStart"), "logPattern", sw_js(pat),
+		"expectedStartCutOffInSeconds", sw_ji(sw_json_get_int(lm,
+		    "start_seconds", rc->start_s)), NULL),
+	    sw_jo("name", sw_js("JobHang"), "logPattern", sw_js(pat),
+		"expectedRecurringFrequencyInSeconds", sw_ji(
+		    sw_json_get_int(lm, "hang_seconds", rc->hang_s)), NULL));
+}
+
+/*
+ * HyperPodPyTorchJob (facts §1): hyperpodrun launches the recipe,
+ * after the pod installs the elastic agent unless the image has it.
+ */
 static json_object *
 hpj_manifest(const struct train *t)
 {
-	json_object *argv = sw_ja(sw_js("hyperpodrun")), *args;
+	json_object *argv, *args;
 	char w[64];
 	size_t i;
+
+	if (t->agent_install)
+		argv = sw_ja(sw_js("sh"), sw_js("-c"), sw_js(AGENT_SH),
+		    sw_js("hyperpodrun"));
+	else
+		argv = sw_ja(sw_js("hyperpodrun"));
 
 	snprintf(w, sizeof(w), "--nnodes=%lld", (long long)t->nodes);
 	json_object_array_add(argv, sw_js(w));
@@ -660,13 +745,15 @@ hpj_manifest(const struct train *t)
 		    "cleanPodPolicy", sw_js("None"),
 		    "restartPolicy", sw_jo("evalPeriodSeconds", sw_ji(3600),
 			"numRestartBeforeFullJobRestart", sw_ji(3),
-			"maxFullJobRestarts", sw_ji(1), NULL), NULL),
+			"maxFullJobRestarts", sw_ji(1), NULL),
+		    "logMonitoringConfiguration", log_monitoring(t), NULL),
 		"replicaSpecs", sw_ja(sw_jo(
 		    "name", sw_js("pods"),
 		    "replicas", sw_ji(t->nodes),
 		    "template", sw_jo(
 			"metadata", sw_jo("labels", job_labels(t->job), NULL),
 			"spec", sw_jo(
+			    "serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
 			    "containers", sw_ja(sw_jo(
 				"name", sw_js("pytorch"),
 				"image", sw_js(t->image),
@@ -691,8 +778,10 @@ shell_safe(const char *s)
 }
 
 /*
- * RayJob (facts §4): a head and one GPU worker group; the entrypoint
- * is "python3 <recipe args>" with every word shell-safe, else NULL.
+ * RayJob (facts §4): a head and one GPU worker group on the Ray image;
+ * the entrypoint is "python3 <recipe args>" with every word shell-safe,
+ * else NULL.  With Ray's own image the recipe's extra package comes in
+ * the runtime env and rayVersion names the image's Ray.
  */
 static json_object *
 rayjob_manifest(const struct train *t)
@@ -701,6 +790,8 @@ rayjob_manifest(const struct train *t)
 	struct sw_buf ep;
 	size_t i;
 	json_object *m = NULL;
+	char env_yaml[256];
+	int ray_own;
 
 	sw_buf_init(&ep, 8192);
 	sw_buf_puts(&ep, "python3");
@@ -714,21 +805,32 @@ rayjob_manifest(const struct train *t)
 		if (sw_buf_puts(&ep, w) != SW_OK)
 			goto out;
 	}
+	ray_own = strcmp(t->image, RAY_IMAGE) == 0;
+	if (ray_own && t->recipe->ray_pip != NULL &&
+	    (size_t)snprintf(env_yaml, sizeof(env_yaml), "pip:\n  - %s\n",
+	    t->recipe->ray_pip) >= sizeof(env_yaml))
+		goto out;
 	m = sw_jo(
 	    "apiVersion", sw_js("ray.io/v1"), "kind", sw_js("RayJob"),
 	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
 		"labels", job_labels(t->job), NULL),
 	    "spec", sw_jo(
 		"entrypoint", sw_js(sw_buf_str(&ep)),
+		"runtimeEnvYAML", ray_own && t->recipe->ray_pip != NULL ?
+		    sw_js(env_yaml) : NULL,
 		"shutdownAfterJobFinishes", sw_jb(1),
 		"ttlSecondsAfterFinished", sw_ji(3600),
 		"rayClusterSpec", sw_jo(
+		    "rayVersion", ray_own ? sw_js(RAY_VERSION) : NULL,
 		    "headGroupSpec", sw_jo(
 			"rayStartParams", json_object_new_object(),
 			"template", sw_jo(
 			    "metadata", sw_jo("labels", job_labels(t->job),
 				NULL),
-			    "spec", sw_jo("containers", sw_ja(sw_jo(
+			    "spec", sw_jo(
+				"serviceAccountName", t->sa ? sw_js(t->sa) :
+				    NULL,
+				"containers", sw_ja(sw_jo(
 				"name", sw_js("ray-head"),
 				"image", sw_js(t->image),
 				"env", train_env(t),
@@ -748,6 +850,8 @@ rayjob_manifest(const struct train *t)
 			    "metadata", sw_jo("labels", job_labels(t->job),
 				NULL),
 			    "spec", sw_jo(
+				"serviceAccountName", t->sa ? sw_js(t->sa) :
+				    NULL,
 				"containers", sw_ja(sw_jo(
 				    "name", sw_js("ray-worker"),
 				    "image", sw_js(t->image),
@@ -805,6 +909,49 @@ str_or(json_object *o, const char *key, const char *dflt)
 	return s != NULL ? s : dflt;
 }
 
+/* log_monitoring.log_pattern must compile (POSIX ERE, close to RE2). */
+static void
+check_log_pattern(struct sw_req *r, json_object *lm)
+{
+	const char *pat = sw_json_get_str(lm, "log_pattern");
+	regex_t re;
+
+	if (pat == NULL)
+		return;
+	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0) {
+		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
+		    "is not a valid regular expression");
+		return;
+	}
+	regfree(&re);
+}
+
+/*
+ * Does ns hold the service account that tiered checkpointing made
+ * (feature_set tiered_checkpointing; its Pod Identity association gives
+ * the pods the role on the checkpoint bucket)?  1 yes, 0 no, -1 failed
+ * (problem filled).
+ */
+static int
+tiered_sa(struct sw_req *r, struct sw_kube *kb, const char *ns)
+{
+	json_object *sa = NULL;
+	const char *feat;
+	int yes;
+	sw_err e;
+
+	e = get_obj(r, kb, "v1", ns, "serviceaccounts", TIERED_SA, &sa);
+	if (e == SW_ENOTFOUND)
+		return 0;
+	if (e != SW_OK)
+		return -1;
+	feat = sw_json_get_str(sw_json_path(sa, "metadata.labels"),
+	    "slipway.io/feature");
+	yes = feat != NULL && strcmp(feat, "tiered-checkpointing") == 0;
+	json_object_put(sa);
+	return yes;
+}
+
 sw_err
 h_training_job_submit(struct sw_req *r)
 {
@@ -833,7 +980,10 @@ h_training_job_submit(struct sw_req *r)
 	t.efa = sw_json_get_int(a, "efa_per_node", 0);
 	t.max_steps = sw_json_get_int(a, "max_steps", 0);
 	t.env = sw_json_get(a, "env");
+	t.logmon = sw_json_get(a, "log_monitoring");
 	t.ray = strcmp(kind, "ray") == 0;
+	t.agent_install = strcmp(str_or(a, "elastic_agent", "install"),
+	    "install") == 0;
 	t.recipe = recipe_find(rname);
 
 	/* Cross-field rules (the table checked each field alone). */
@@ -854,11 +1004,20 @@ h_training_job_submit(struct sw_req *r)
 			    "%s has its own program; entry is for pytorch",
 			    rname);
 	}
+	if (t.ray && sw_json_get(a, "elastic_agent") != NULL)
+		sw_ferr_add(&r->ferrs, "elastic_agent", "kind", "is for kind "
+		    "hyperpod-pytorch; a RayJob runs no elastic agent");
+	if (t.ray && t.logmon != NULL)
+		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
+		    "hyperpod-pytorch (the training operator watches logs)");
+	check_log_pattern(r, t.logmon);
 	check_env(r, t.env);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
-	t.image = str_or(a, "image", t.recipe->image);
+	t.own_image = sw_json_get(a, "image") != NULL;
+	t.image = str_or(a, "image", t.ray ? t.recipe->ray_image :
+	    t.recipe->image);
 
 	if (kube_open(r, t.cluster, &kb) != SW_OK)
 		return r->err;
@@ -890,6 +1049,9 @@ h_training_job_submit(struct sw_req *r)
 	if (storage_plan(r, &kb, t.cluster, t.ns, t.pvc,
 	    sw_json_get(a, "pvc") != NULL, list) != SW_OK)
 		goto out;
+	if ((have = tiered_sa(r, &kb, t.ns)) < 0)
+		goto out;
+	t.sa = have ? TIERED_SA : NULL;
 	m = t.ray ? rayjob_manifest(&t) : hpj_manifest(&t);
 	if (m == NULL) {
 		sw_req_fail(r, SW_EINTERNAL, "cannot build the entrypoint");
@@ -897,7 +1059,8 @@ h_training_job_submit(struct sw_req *r)
 	}
 	json_object_array_add(list, m);
 	if (r->dry_run) {
-		answer_plan(r, list, sw_jo("job", sw_js(t.job), NULL));
+		answer_plan(r, list, sw_jo("job", sw_js(t.job),
+		    "service_account", t.sa ? sw_js(t.sa) : NULL, NULL));
 		list = NULL;
 		goto out;
 	}
@@ -914,6 +1077,7 @@ h_training_job_submit(struct sw_req *r)
 		    "namespace", sw_js(t.ns),
 		    "kind", sw_js(sw_json_get_str(m, "kind")),
 		    "recipe", sw_js(rname), "image", sw_js(t.image),
+		    "service_account", t.sa ? sw_js(t.sa) : NULL,
 		    "output_dir", sw_js(outdir), NULL), refs);
 	}
 out:
@@ -1123,7 +1287,24 @@ static json_object *
 pod_summary(json_object *p)
 {
 	json_object *cs = sw_json_path(p, "status.containerStatuses[0]");
+	static const char *const reasons[] = {
+		"state.waiting.reason", "state.terminated.reason", NULL
+	};
+	static const char *const messages[] = {
+		"lastState.terminated.message", "state.terminated.message",
+		"state.waiting.message", NULL
+	};
+	const char *reason = NULL, *msg = NULL;
+	int i;
 
+	/* Why the first container is not running (CrashLoopBackOff after
+	 * a StartError...), else the first condition's message. */
+	for (i = 0; cs != NULL && reason == NULL && reasons[i] != NULL; i++)
+		reason = sw_json_path_str(cs, reasons[i]);
+	for (i = 0; cs != NULL && msg == NULL && messages[i] != NULL; i++)
+		msg = sw_json_path_str(cs, messages[i]);
+	if (msg == NULL)
+		msg = sw_json_path_str(p, "status.conditions[0].message");
 	return sw_jo(
 	    "name", sw_js(sw_json_path_str(p, "metadata.name")),
 	    "phase", sw_js(sw_json_path_str(p, "status.phase") ?
@@ -1131,9 +1312,8 @@ pod_summary(json_object *p)
 	    "node", sw_json_path_str(p, "spec.nodeName") ?
 		sw_js(sw_json_path_str(p, "spec.nodeName")) : NULL,
 	    "restarts", sw_ji(cs ? sw_json_get_int(cs, "restartCount", 0) : 0),
-	    "message", sw_json_path_str(p, "status.conditions[0].message") ?
-		sw_js(sw_json_path_str(p, "status.conditions[0].message")) :
-		NULL, NULL);
+	    "reason", reason ? sw_js(reason) : NULL,
+	    "message", msg ? sw_js(msg) : NULL, NULL);
 }
 
 /* One job as answered; pods (borrowed) may be NULL in lists. */
@@ -1463,6 +1643,9 @@ out:
 
 /* ---- model download -------------------------------------------------------- */
 
+/* What a dry run shows instead of the token: applicable as written. */
+#define TOKEN_PLACEHOLDER	"REPLACE-WITH-HUGGING-FACE-TOKEN"
+
 /*
  * The downloader: a fixed Python program; the model id, target,
  * revision and worker count arrive as argv, the token as HF_TOKEN from
@@ -1609,8 +1792,8 @@ h_model_download(struct sw_req *r)
 			    "metadata", sw_jo("name", sw_js(secret),
 				"namespace", sw_js(ns), NULL),
 			    "type", sw_js("Opaque"),
-			    "data", sw_jo("token", sw_js("(redacted)"), NULL),
-			    NULL));
+			    "stringData", sw_jo("token",
+				sw_js(TOKEN_PLACEHOLDER), NULL), NULL));
 		answer_plan(r, list, sw_jo("job", sw_js(name), "target",
 		    sw_js(dest), NULL));
 		list = NULL;
@@ -1742,6 +1925,40 @@ meta(const char *name, const char *ns, json_object *labels)
 	    labels, NULL);
 }
 
+/*
+ * Autoscaling rules the field table cannot say.  min_replicas 0: the
+ * trigger's metric is scraped from the server pods, so at zero replicas
+ * no series exists, the query is empty and KEDA never activates the
+ * endpoint again.  kv-cache usage is a 0-1 fraction, so its threshold
+ * is one; queue and running count requests, so theirs are whole >= 1.
+ */
+static void
+check_autoscaling(struct sw_req *r, json_object *as)
+{
+	const char *metric = str_or(as, "metric", "queue");
+	json_object *th = sw_json_get(as, "threshold");
+	double v = th != NULL ? json_object_get_double(th) : 0;
+
+	if (sw_json_get(as, "min_replicas") != NULL &&
+	    sw_json_get_int(as, "min_replicas", 1) == 0)
+		sw_ferr_add(&r->ferrs, "autoscaling.min_replicas",
+		    "scale-to-zero", "must be at least 1: the %s metric comes "
+		    "from the server pods, so an endpoint at 0 replicas "
+		    "reports nothing and never scales up again", metric);
+	if (th == NULL)
+		return;
+	if (strcmp(metric, "kv-cache") == 0) {
+		if (!(v > 0 && v < 1))
+			sw_ferr_add(&r->ferrs, "autoscaling.threshold",
+			    "fraction", "kv-cache usage is a fraction of the "
+			    "cache: give a threshold between 0 and 1, e.g. "
+			    "0.8");
+	} else if (v < 1 || v != (double)(int64_t)v)
+		sw_ferr_add(&r->ferrs, "autoscaling.threshold", "integer",
+		    "%s counts requests: give a whole number of at least 1",
+		    metric);
+}
+
 sw_err
 h_inference_deploy(struct sw_req *r)
 {
@@ -1774,6 +1991,8 @@ h_inference_deploy(struct sw_req *r)
 	if (as != NULL && sw_json_get(a, "replicas") != NULL)
 		sw_ferr_add(&r->ferrs, "replicas", "autoscaling", "the "
 		    "autoscaler sets replicas; give autoscaling.min_replicas");
+	if (as != NULL)
+		check_autoscaling(r, as);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
@@ -1902,14 +2121,31 @@ h_inference_deploy(struct sw_req *r)
 		    "protocol", sw_js("TCP"), NULL)), NULL), NULL));
 	if (as != NULL) {
 		const char *metric = str_or(as, "metric", "queue");
+		json_object *th = sw_json_get(as, "threshold");
+		int kv = strcmp(metric, "kv-cache") == 0;
 		char query[512], thr[32];
 
-		snprintf(query, sizeof(query), "sum(%s{namespace=\"%s\","
-		    "pod=~\"%s-.*\"})", strcmp(metric, "running") == 0 ?
-		    en->m_running : strcmp(metric, "kv-cache") == 0 ?
-		    en->m_kv : en->m_queue, ns, name);
-		snprintf(thr, sizeof(thr), "%lld", (long long)sw_json_get_int(
-		    as, "threshold", 8));
+		/*
+		 * Exactly this endpoint's server pods: a Deployment's pods
+		 * are <name>-<template hash>-<5 chars>, two dash-free parts
+		 * (PromQL anchors =~), so neither <name>-router nor another
+		 * endpoint <name>-x can match.
+		 */
+		if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
+		    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
+		    strcmp(metric, "running") == 0 ? en->m_running : kv ?
+		    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
+			sw_req_fail(r, SW_EINTERNAL, "query too long");
+			goto out;
+		}
+		if (th != NULL && kv)
+			snprintf(thr, sizeof(thr), "%g",
+			    json_object_get_double(th));
+		else if (th != NULL)
+			snprintf(thr, sizeof(thr), "%lld",
+			    (long long)json_object_get_double(th));
+		else
+			snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
 		json_object_array_add(list, sw_jo(
 		    "apiVersion", sw_js("keda.sh/v1alpha1"),
 		    "kind", sw_js("ScaledObject"),

@@ -312,6 +312,23 @@ static const char *const inf_exposures[] = {
 static const char *const inf_metrics[] = {
 	"queue", "running", "kv-cache", NULL
 };
+static const char *const train_agents[] = { "install", "image", NULL };
+
+static const struct sw_field f_log_monitoring[] = {
+	{ "enabled", SW_T_BOOL, 0, 0, 0, NULL, NULL,
+	  "false: no hang or slow-job detection (default true).", NULL,
+	  NULL },
+	{ "log_pattern", SW_T_STRING, 0, 1, 256, NULL, NULL,
+	  "Regular expression of the recipe's progress line (default: "
+	  "the recipe's, see docs/images.md).", NULL, NULL },
+	{ "start_seconds", SW_T_INT, 0, 60, 86400, NULL, NULL,
+	  "Seconds to the first progress line before the job counts as "
+	  "hanging (default: the recipe's).", NULL, NULL },
+	{ "hang_seconds", SW_T_INT, 0, 60, 86400, NULL, NULL,
+	  "Longest gap between progress lines (default: the recipe's).",
+	  NULL, NULL },
+	{ NULL }
+};
 
 static const struct sw_field f_wl_cluster[] = {
 	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
@@ -356,7 +373,16 @@ static const struct sw_field f_train_body[] = {
 	  "pytorch (default), llama-factory, ms-swift or verl (ray only).",
 	  NULL, NULL },
 	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
-	  "Container image (default: the recipe's).", NULL, NULL },
+	  "Container image (default: the recipe's; docs/images.md).", NULL,
+	  NULL },
+	{ "elastic_agent", SW_T_STRING, 0, 0, 0, NULL, train_agents,
+	  "hyperpod-pytorch: install (default: the pod installs the pinned "
+	  "hyperpod-elastic-agent with pip, then runs hyperpodrun) or "
+	  "image (the image already carries hyperpodrun).", NULL, NULL },
+	{ "log_monitoring", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
+	  "hyperpod-pytorch: hang detection from the job's log "
+	  "(runPolicy.logMonitoringConfiguration).", f_log_monitoring,
+	  NULL },
 	{ "dataset", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
 	  "Dataset under /data/datasets/.", NULL, NULL },
 	{ "model", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
@@ -417,14 +443,18 @@ static const struct sw_field f_download_body[] = {
 
 static const struct sw_field f_autoscale[] = {
 	{ "min_replicas", SW_T_INT, 0, 0, 64, NULL, NULL,
-	  "Fewest replicas (default 1).", NULL, NULL },
+	  "Fewest replicas (default 1); 0 is refused: the metric comes "
+	  "from the servers, so an endpoint at zero never scales up.",
+	  NULL, NULL },
 	{ "max_replicas", SW_T_INT, SW_F_REQUIRED, 1, 64, NULL, NULL,
 	  "Most replicas.", NULL, NULL },
 	{ "metric", SW_T_STRING, 0, 0, 0, NULL, inf_metrics,
 	  "queue (waiting requests, default), running or kv-cache.", NULL,
 	  NULL },
-	{ "threshold", SW_T_INT, 0, 1, 100000, NULL, NULL,
-	  "Target value per replica (default 8).", NULL, NULL },
+	{ "threshold", SW_T_NUMBER, 0, 0, 100000, NULL, NULL,
+	  "Target value per replica: a whole number >= 1 for queue and "
+	  "running (default 8), a fraction in (0, 1) for kv-cache "
+	  "(default 0.8).", NULL, NULL },
 	{ "prometheus_url", SW_T_STRING, SW_F_REQUIRED, 1, 512, PAT_PROM_URL,
 	  NULL, "Prometheus that scrapes the servers.", NULL, NULL },
 	{ NULL }

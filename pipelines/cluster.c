@@ -1016,7 +1016,7 @@ static enum sw_step_rc
 stage_storage(struct sw_step *s)
 {
 	const char *bucket = sw_json_path_str(s->params, "storage.s3_bucket");
-	char pv[160];
+	char pv[160], region[96];
 	json_object *m;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
@@ -1024,6 +1024,10 @@ stage_storage(struct sw_step *s)
 	if (bucket == NULL || sw_res_get(s, "pvc") != NULL)
 		return STEP_DONE;
 	snprintf(pv, sizeof(pv), "pv-%s", CLUSTER(s));
+	/* Mountpoint takes "region <name>" as one option. */
+	if ((size_t)snprintf(region, sizeof(region), "region %s",
+	    s->cfg->region) >= sizeof(region))
+		return sw_step_fail(s, "region name too long");
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
 	m = sw_jo("apiVersion", sw_js("v1"), "kind",
 	    sw_js("PersistentVolume"),
@@ -1035,7 +1039,7 @@ stage_storage(struct sw_step *s)
 		"claimRef", sw_jo("namespace", sw_js("default"), "name",
 		    sw_js("s3-claim"), NULL),
 		"mountOptions", sw_ja(sw_js("allow-delete"),
-		    sw_js("region")),
+		    sw_js(region)),
 		"csi", sw_jo("driver", sw_js("s3.csi.aws.com"),
 		    "volumeHandle", sw_js(pv),
 		    "volumeAttributes", sw_jo("bucketName", sw_js(bucket),

@@ -211,8 +211,11 @@ static json_object *
 volume_manifest(struct sw_step *s, const char *pv)
 {
 	const char *size = strcmp(kind_of(s), "fsx") == 0 ? NULL : "1200Gi";
-	char cap[32];
+	char cap[32], region[96];
 	json_object *csi;
+
+	/* Mountpoint takes "region <name>" as one option. */
+	snprintf(region, sizeof(region), "region %s", s->cfg->region);
 
 	if (strcmp(kind_of(s), "fsx") == 0) {
 		snprintf(cap, sizeof(cap), "%lldGi", (long long)
@@ -247,7 +250,7 @@ volume_manifest(struct sw_step *s, const char *pv)
 		    "namespace")), "name", sw_js(sw_json_get_str(s->params,
 		    "claim")), NULL),
 		"mountOptions", strcmp(kind_of(s), "s3") == 0 ?
-		    sw_ja(sw_js("allow-delete")) : NULL,
+		    sw_ja(sw_js("allow-delete"), sw_js(region)) : NULL,
 		"csi", csi, NULL), NULL);
 }
 

@@ -188,10 +188,17 @@ hpj = next((m for m in (r.json or {}).get("manifests", [])
             if m.get("kind") == "HyperPodPyTorchJob"), {})
 c0 = hpj.get("spec", {}).get("replicaSpecs", [{}])[0].get(
     "template", {}).get("spec", {}).get("containers", [{}])[0]
-t.ok(c0.get("command", [""])[0] == "hyperpodrun" and
-     "/data/code/train.py" in c0.get("command", []) and
-     "/data/datasets/alpaca" in c0.get("command", []),
-     "argv: hyperpodrun + script + S3 contract paths")
+cmd = c0.get("command", [""])
+t.ok(cmd[:2] == ["sh", "-c"] and "hyperpod-elastic-agent==" in cmd[2] and
+     cmd[2].endswith('exec hyperpodrun "$@"') and cmd[3] == "hyperpodrun" and
+     "/data/code/train.py" in cmd and "/data/datasets/alpaca" in cmd,
+     "argv: install the pinned agent, exec hyperpodrun + script + S3 paths")
+rules = {m.get("name"): m for m in hpj.get("spec", {}).get(
+    "runPolicy", {}).get("logMonitoringConfiguration", [])}
+t.ok(rules.get("JobStart", {}).get("expectedStartCutOffInSeconds", 0) > 0 and
+     rules.get("JobHang", {}).get("expectedRecurringFrequencyInSeconds",
+                                  0) > 0,
+     "runPolicy.logMonitoringConfiguration: start and hang rules")
 envs = {e["name"]: e.get("value") for e in c0.get("env", [])}
 t.ok(envs.get("OUTPUT_DIR") == "/data/outputs/llama-sft" and
      envs.get("MLFLOW_TRACKING_URI") == "http://mlflow.mlflow:5000",
@@ -259,8 +266,27 @@ t.ok(rv, "pods listed at resourceVersion %s" % rv)
 r = call("POST", C + "/training-jobs", dict(job, kind="ray",
                                             job_name="ray-train"))
 t.eq(r.status, 201, "ray job submitted")
-rj = wait_for(lambda: kget("rayjobs", "ray-train"))
-t.ok(rj, "kubectl: RayJob")
+t.ok(wait_for(lambda: kget("rayjobs", "ray-train")), "kubectl: RayJob")
+
+
+def ray_started():
+    # The RayJob may finish (and its cluster go) before a pod list sees
+    # it, so read the kubelet's events, which outlive the pods.
+    rc = ((kget("rayjobs", "ray-train") or {}).get("status") or {}).get(
+        "rayClusterName")
+    ev = [e for e in (kget("events") or {}).get("items", [])
+          if rc and e.get("reason") == "Pulled" and
+          e.get("involvedObject", {}).get("name", "").startswith(rc + "-")]
+    kinds = {"head" if "-head-" in e["involvedObject"]["name"] else "worker"
+             for e in ev}
+    return ev if kinds == {"head", "worker"} else None
+
+
+ev = wait_for(ray_started, 30)
+t.ok(ev and all('"rayproject/ray:' in e.get("message", "") for e in ev),
+     "the RayJob's head and worker pods started on the Ray image")
+if not ev:
+    t.diag(json.dumps((kget("rayjobs", "ray-train") or {}).get("status")))
 st = wait_for(lambda: state_of("ray-train") in ("Running", "Succeeded") and
               state_of("ray-train"), 60)
 t.ok(st in ("Running", "Succeeded"), "ray training_job_get: %s" % st)

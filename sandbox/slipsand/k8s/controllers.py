@@ -12,11 +12,12 @@ import copy
 import hashlib
 import json
 
-from . import logs
+from . import images, logs
 from .admission import random_hash, suffix
 from .store import now_rfc3339
 
 START_DELAY = 8.0      # sandbox seconds from binding to Running
+START_FAILED = "sandbox.slipway.dev/start-failed"   # set by the start hook
 GPU = "nvidia.com/gpu"
 NEURON = "aws.amazon.com/neuron"
 EFA = "vpc.amazonaws.com/efa"
@@ -593,6 +594,8 @@ class Controllers:
             bound = float((md.get("annotations") or {}).get("sandbox.slipway.dev/bound-at", now))
             nd = node_names[node]
             if st.get("phase") == "Pending":
+                if now >= clock.due(START_DELAY, bound) and self._start_failed(pod, nd, clock.due(START_DELAY, bound)):
+                    continue
                 if now >= clock.due(START_DELAY, bound):
                     started = clock.due(START_DELAY, bound)
                     st["phase"] = "Running"
@@ -620,6 +623,9 @@ class Controllers:
                     self.event(pod, "Started", "Started container %s" % (spec.get("containers") or [{}])[0].get("name"),
                                component="kubelet")
             elif st.get("phase") == "Running":
+                if (md.get("annotations") or {}).get(START_FAILED):
+                    self._crash_loop(pod, now)
+                    continue
                 dur = logs.duration(pod)
                 started = float((md.get("annotations") or {}).get("sandbox.slipway.dev/started-at", now))
                 if dur is not None and now >= clock.due(dur, started) and spec.get("restartPolicy") != "Always":
@@ -640,6 +646,78 @@ class Controllers:
                         if c["type"] in ("Ready",):
                             c["status"] = "False"
                     self.st.update("", "pods", pod)
+
+    def _start_failed(self, pod, node, when):
+        """The container start hook: when a container's command is not in
+        its image (images.check), fail the pod the way the kubelet does
+        (StartError, then CrashLoopBackOff or Failed for restartPolicy
+        Never) and answer True; otherwise False and the pod starts."""
+        spec = pod.get("spec") or {}
+        md = pod["metadata"]
+        st = pod["status"]
+        bad = [(c, images.check(c)) for c in spec.get("containers") or []]
+        if not any(p for _, p in bad):
+            return False
+        policy = spec.get("restartPolicy") or "Always"
+        at = now_rfc3339(when)
+        statuses = []
+        for c, problem in bad:
+            if problem is None:
+                statuses.append({"name": c["name"], "image": c.get("image"), "ready": False, "started": True,
+                                 "restartCount": 0, "state": {"running": {"startedAt": at}}})
+                continue
+            statuses.append(images.failure_status(c, problem, at, at, policy, 0 if policy == "Never" else 1))
+            self.event(pod, "Failed", "Error: %s" % problem["message"], etype="Warning", component="kubelet")
+            if policy != "Never":
+                self.event(pod, "BackOff", "Back-off restarting failed container %s in pod %s_%s(%s)" % (
+                    c["name"], md["name"], md.get("namespace", "default"), md.get("uid", "")),
+                    etype="Warning", component="kubelet")
+        for cs in statuses:
+            cs["imageID"] = "%s@sha256:%s" % (cs["image"], hashlib.sha256(str(cs["image"]).encode()).hexdigest())
+            cs["containerID"] = "containerd://" + hashlib.sha256((md["uid"] + cs["name"]).encode()).hexdigest()
+        st["phase"] = "Failed" if policy == "Never" else "Running"
+        st["startTime"] = at
+        st["hostIP"] = _node_ip(node)
+        st["hostIPs"] = [{"ip": st["hostIP"]}]
+        st["podIP"] = self.kc.allocate_pod_ip(md["uid"])
+        st["podIPs"] = [{"ip": st["podIP"]}]
+        st["containerStatuses"] = statuses
+        nt = self.now_text()
+        names = ",".join(cs["name"] for cs in statuses if not cs.get("state", {}).get("running"))
+        st["conditions"] = [_cond("PodReadyToStartContainers", "True", "", "", nt), _cond("Initialized", "True", "", "", nt),
+                            _cond("Ready", "False", "PodFailed" if policy == "Never" else "ContainersNotReady",
+                                  "" if policy == "Never" else "containers with unready status: [%s]" % names, nt),
+                            _cond("ContainersReady", "False", "PodFailed" if policy == "Never" else
+                                  "ContainersNotReady", "" if policy == "Never" else
+                                  "containers with unready status: [%s]" % names, nt),
+                            _cond("PodScheduled", "True", "", "", nt)]
+        md.setdefault("annotations", {})[START_FAILED] = str(when)
+        self.st.update("", "pods", pod)
+        return True
+
+    def _crash_loop(self, pod, now):
+        """A container the start hook failed is retried by the kubelet
+        after 10 s, 20 s, 40 s ... (at most 300 s) and fails again each
+        time: restartCount follows the back-off."""
+        try:
+            failed = float(pod["metadata"]["annotations"][START_FAILED])
+        except (KeyError, ValueError):
+            return
+        elapsed = max(0.0, (now - failed) * self.kc.world.clock.speed)
+        delay, restarts = 10.0, 1
+        while elapsed >= delay and delay < 300.0:
+            elapsed -= delay
+            delay = min(300.0, delay * 2)
+            restarts += 1
+        if delay >= 300.0:
+            restarts += int(elapsed // 300.0)
+        changed = False
+        for cs in pod["status"].get("containerStatuses") or []:
+            if "waiting" in cs.get("state", {}) and cs.get("restartCount", 0) < restarts:
+                cs["restartCount"] = restarts
+                changed = True
+        if changed:
+            self.st.update("", "pods", pod)
 
     # --- storage ------------------------------------------------------------------------
     def volumes(self, now):
