@@ -14,8 +14,9 @@
  *                       HyperpodNodeClass deleted, ClusterRole deleted
  *   off_tiered          UpdateCluster TieredStorageConfig Disable, then
  *                       ServiceAccount, pod identity association, role
- *   off_kuberay         operator Deployment, RBAC, CRDs (refused while
- *                       Ray objects exist)
+ *   off_kuberay         the kuberay-operator release uninstalled by the
+ *                       Helm Job (refused while Ray objects exist; Helm
+ *                       keeps the CRDs)
  *   off_inference       add-on, its execution role
  *   off_training        add-on (its pod identity association goes with
  *                       it), its role
@@ -26,8 +27,8 @@
  *   training_operator   role trusted by pods.eks.amazonaws.com, add-on
  *                       with its pod identity association, ACTIVE
  *   inference_operator  IRSA execution role, add-on, ACTIVE
- *   kuberay             CRDs, RBAC, operator Deployment (server-side
- *                       apply)
+ *   kuberay             kuberay-operator 1.4.2 by the Helm installer
+ *                       Job, followed to Complete
  *   tiered_checkpointing  role + inline policy on the bucket only, pod
  *                       identity association, ServiceAccount, then
  *                       UpdateCluster TieredStorageConfig Enable
@@ -45,6 +46,7 @@
 
 #include "lib/json.h"
 #include "lib/router.h"
+#include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
@@ -669,127 +671,47 @@ st_inference_on(struct sw_step *s)
 
 /* ---- KubeRay ------------------------------------------------------- */
 
-static const char *const ray_crds[] = {
-	"rayclusters", "RayCluster", "rayjobs", "RayJob",
-	"rayservices", "RayService", NULL
-};
+/*
+ * KubeRay is the kuberay-operator chart, installed and removed by the
+ * Helm installer Job (pipelines/helm.c): the chart brings the real ray.io
+ * CRDs and the operator's own RBAC.  Slipway writes none of them, so a
+ * KubeRay someone else installed is left alone.
+ */
 
-/* The CRD manifest for plural/kind in ray.io.  New. */
-static json_object *
-ray_crd(const char *plural, const char *kind)
+/* Is KubeRay there: 1 yes (CRD and operator), 0 no, -1 read error. */
+static int
+kuberay_present(struct sw_step *s, struct sw_kube *kb)
 {
-	char name[64], list[64], singular[64];
-	size_t i;
+	int crd, dep;
 
-	snprintf(name, sizeof(name), "%s.ray.io", plural);
-	snprintf(list, sizeof(list), "%sList", kind);
-	for (i = 0; kind[i] != '\0' && i + 1 < sizeof(singular); i++)
-		singular[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
-		    kind[i] + 32 : kind[i]);
-	singular[i] = '\0';
-	return sw_jo("apiVersion", sw_js("apiextensions.k8s.io/v1"),
-	    "kind", sw_js("CustomResourceDefinition"),
-	    "metadata", sw_jo("name", sw_js(name), "labels", sw_jo(
-		"app.kubernetes.io/managed-by", sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo("group", sw_js("ray.io"), "scope",
-		sw_js("Namespaced"), "names", sw_jo("plural", sw_js(plural),
-		"singular", sw_js(singular), "kind", sw_js(kind), "listKind",
-		sw_js(list), NULL), "versions", sw_ja(sw_jo("name",
-		sw_js("v1"), "served", sw_jb(1), "storage", sw_jb(1),
-		"subresources", sw_jo("status", json_object_new_object(),
-		NULL), "schema", sw_jo("openAPIV3Schema", sw_jo("type",
-		sw_js("object"), "x-kubernetes-preserve-unknown-fields",
-		sw_jb(1), NULL), NULL), NULL), NULL), NULL), NULL);
-}
-
-/* Namespace, service account, RBAC and operator Deployment, in apply
- * order.  New. */
-static json_object *
-ray_operator(void)
-{
-	json_object *labels = sw_jo("app.kubernetes.io/name",
-	    sw_js("kuberay-operator"), NULL);
-	json_object *list;
-
-	list = sw_ja(
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Namespace"),
-		"metadata", sw_jo("name", sw_js(RAY_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
-		"metadata", sw_jo("name", sw_js("kuberay-operator"),
-		"namespace", sw_js(RAY_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRole"), "metadata", sw_jo("name",
-		sw_js("kuberay-operator"), NULL), "rules", sw_ja(
-		sw_jo("apiGroups", sw_ja(sw_js("ray.io"), NULL), "resources",
-		    sw_ja(sw_js("*"), NULL), "verbs", sw_ja(sw_js("*"), NULL),
-		    NULL),
-		sw_jo("apiGroups", sw_ja(sw_js(""), NULL), "resources",
-		    sw_ja(sw_js("pods"), sw_js("services"), sw_js("events"),
-		    sw_js("serviceaccounts"), sw_js("configmaps"), NULL),
-		    "verbs", sw_ja(sw_js("get"), sw_js("list"), sw_js("watch"),
-		    sw_js("create"), sw_js("update"), sw_js("patch"),
-		    sw_js("delete"), NULL), NULL),
-		sw_jo("apiGroups", sw_ja(sw_js("batch"), NULL), "resources",
-		    sw_ja(sw_js("jobs"), NULL), "verbs", sw_ja(sw_js("*"),
-		    NULL), NULL), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRoleBinding"), "metadata", sw_jo("name",
-		sw_js("kuberay-operator"), NULL), "roleRef", sw_jo("apiGroup",
-		sw_js("rbac.authorization.k8s.io"), "kind",
-		sw_js("ClusterRole"), "name", sw_js("kuberay-operator"), NULL),
-		"subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"), "name",
-		sw_js("kuberay-operator"), "namespace", sw_js(RAY_NS), NULL),
-		NULL), NULL),
-	    sw_jo("apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
-		"metadata", sw_jo("name", sw_js("kuberay-operator"),
-		"namespace", sw_js(RAY_NS), "labels", json_object_get(labels),
-		NULL), "spec", sw_jo("replicas", sw_ji(1), "selector", sw_jo(
-		"matchLabels", json_object_get(labels), NULL), "template",
-		sw_jo("metadata", sw_jo("labels", json_object_get(labels),
-		NULL), "spec", sw_jo("serviceAccountName",
-		sw_js("kuberay-operator"), "containers", sw_ja(sw_jo("name",
-		sw_js("kuberay-operator"), "image",
-		sw_js("quay.io/kuberay/operator:v1.4.2"), NULL), NULL), NULL),
-		NULL), NULL), NULL),
-	    NULL);
-	json_object_put(labels);
-	return list;
+	crd = kube_get(s, kb, "apiextensions.k8s.io/v1", NULL,
+	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
+	dep = crd < 0 ? -1 : kube_get(s, kb, "apps/v1", RAY_NS,
+	    "deployments", "kuberay-operator", NULL);
+	if (crd < 0 || dep < 0)
+		return -1;
+	return crd == 1 && dep == 1;
 }
 
 static enum sw_step_rc
 st_kuberay_on(struct sw_step *s)
 {
 	struct sw_kube kb;
-	json_object *list, *m;
-	enum sw_step_rc rc = STEP_DONE;
-	size_t i;
-	int crd, dep;
+	enum sw_step_rc rc;
+	int have;
 
 	if (want(s, "kuberay") != 1)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
-	crd = kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
-	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
-	dep = crd < 0 ? -1 : kube_get(s, &kb, "apps/v1", RAY_NS,
-	    "deployments", "kuberay-operator", NULL);
-	if (crd < 0 || dep < 0) {
-		sw_kube_close(&kb);
-		return s->plan ? STEP_FAIL : STEP_WAIT;
+	if (sw_res_get(s, "helm-kuberay-operator.job") == NULL) {
+		have = kuberay_present(s, &kb);
+		if (have != 0) {
+			sw_kube_close(&kb);
+			return have == 1 ? STEP_DONE : s->plan ? STEP_FAIL :
+			    STEP_WAIT;
+		}
 	}
-	if (crd == 1 && dep == 1) {
-		sw_kube_close(&kb);
-		return STEP_DONE;
-	}
-	/* CRDs first, so the operator starts with its kinds served. */
-	for (i = 0; ray_crds[i] != NULL && rc == STEP_DONE; i += 2) {
-		m = ray_crd(ray_crds[i], ray_crds[i + 1]);
-		rc = sw_kube_apply(s, &kb, m);
-		json_object_put(m);
-	}
-	list = ray_operator();
-	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
-		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));
-	json_object_put(list);
+	rc = sw_helm_run(s, &kb, SW_HELM_KUBERAY, 1, NULL);
 	sw_kube_close(&kb);
 	return rc;
 }
@@ -802,60 +724,48 @@ st_kuberay_off(struct sw_step *s)
 	struct sw_kube kb;
 	struct k8s_error ke;
 	json_object *out;
-	enum sw_step_rc rc = STEP_DONE;
-	char path[256], crd[64];
+	enum sw_step_rc rc;
+	char path[256];
 	size_t n;
-	int i, crdp, dep;
+	int i, crdp, rel;
 
 	if (want(s, "kuberay") != 0)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
-	crdp = kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
-	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
-	dep = crdp < 0 ? -1 : kube_get(s, &kb, "apps/v1", RAY_NS,
-	    "deployments", "kuberay-operator", NULL);
-	if (crdp < 0 || dep < 0) {
-		sw_kube_close(&kb);
-		return s->plan ? STEP_FAIL : STEP_WAIT;
-	}
-	if (crdp == 0 && dep == 0) {
-		sw_kube_close(&kb);
-		return STEP_DONE;
-	}
-	/* Removing the CRDs would delete every Ray object: refuse. */
-	for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
-		snprintf(path, sizeof(path), "/apis/ray.io/v1/%s", kinds[i]);
-		memset(&ke, 0, sizeof(ke));
-		out = NULL;
-		s->calls_made++;
-		if (k8s_list(&kb.k, path, NULL, &out, &ke) == SW_OK &&
-		    (n = json_object_array_length(sw_json_get(out,
-		    "items"))) > 0) {
-			json_object_put(out);
+	if (sw_res_get(s, "helm-kuberay-operator-uninstall.job") == NULL) {
+		rel = sw_helm_deployed(s, &kb, SW_HELM_KUBERAY);
+		crdp = rel < 0 ? -1 : kube_get(s, &kb,
+		    "apiextensions.k8s.io/v1", NULL,
+		    "customresourcedefinitions", "rayjobs.ray.io", NULL);
+		if (rel < 0 || crdp < 0) {
 			sw_kube_close(&kb);
-			return sw_step_fail(s, "%zu %s still exist; delete them "
-			    "before turning KubeRay off", n, kinds[i]);
+			return s->plan ? STEP_FAIL : STEP_WAIT;
 		}
-		json_object_put(out);
+		if (rel == 0) {
+			/* not our release: nothing of ours to remove */
+			sw_kube_close(&kb);
+			return STEP_DONE;
+		}
+		/* Without the operator, Ray objects would be orphaned. */
+		for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
+			snprintf(path, sizeof(path), "/apis/ray.io/v1/%s",
+			    kinds[i]);
+			memset(&ke, 0, sizeof(ke));
+			out = NULL;
+			s->calls_made++;
+			if (k8s_list(&kb.k, path, NULL, &out, &ke) == SW_OK &&
+			    (n = json_object_array_length(sw_json_get(out,
+			    "items"))) > 0) {
+				json_object_put(out);
+				sw_kube_close(&kb);
+				return sw_step_fail(s, "%zu %s still exist; "
+				    "delete them before turning KubeRay off", n,
+				    kinds[i]);
+			}
+			json_object_put(out);
+		}
 	}
-	rc = kube_delete(s, &kb, "apps/v1", "Deployment", RAY_NS,
-	    "deployments", "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "rbac.authorization.k8s.io/v1",
-		    "ClusterRoleBinding", NULL, "clusterrolebindings",
-		    "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "rbac.authorization.k8s.io/v1",
-		    "ClusterRole", NULL, "clusterroles", "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "v1", "ServiceAccount", RAY_NS,
-		    "serviceaccounts", "kuberay-operator");
-	for (i = 0; rc == STEP_DONE && ray_crds[i] != NULL; i += 2) {
-		snprintf(crd, sizeof(crd), "%s.ray.io", ray_crds[i]);
-		rc = kube_delete(s, &kb, "apiextensions.k8s.io/v1",
-		    "CustomResourceDefinition", NULL,
-		    "customresourcedefinitions", crd);
-	}
+	rc = sw_helm_run(s, &kb, SW_HELM_KUBERAY, 0, NULL);
 	sw_kube_close(&kb);
 	return rc;
 }
