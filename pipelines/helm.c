@@ -303,6 +303,8 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 			return sw_step_wait(s, sw_poll_ms(s, 5000), "Helm Job %s "
 			    "is running", name);
 		}
+		if (got && strcmp(end, "Failed") == 0)
+			failure_text(s, kb, name, why, sizeof(why));
 		json_object_put(job);
 		if (got) {
 			/* a finished Job of an earlier run: the pods go too */
@@ -313,6 +315,10 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 				return sw_step_wait(s, sw_poll_ms(s, 5000),
 				    "delete old Job %s: %s (will retry)", name,
 				    ke.message[0] ? ke.message : "failed");
+			if (strcmp(end, "Failed") == 0)
+				return sw_step_wait(s, sw_poll_ms(s, 2000),
+				    "the last Helm Job %s failed (%s); running "
+				    "it again", name, why);
 			return sw_step_wait(s, sw_poll_ms(s, 2000), "old Helm "
 			    "Job %s deleted", name);
 		}

@@ -50,4 +50,14 @@ enum sw_step_rc sw_helm_run(struct sw_step *, struct sw_kube *kb,
 int	sw_helm_deployed(struct sw_step *, struct sw_kube *kb,
 	    enum sw_helm_chart);
 
+/*
+ * The AWS Load Balancer Controller of cluster (pipelines/lbc.c): IAM
+ * role with the controller's policy, pod identity association for
+ * kube-system/aws-load-balancer-controller, then the chart by its Helm
+ * Job.  STEP_DONE once the release is deployed, STEP_WAIT while it is
+ * being installed (msg says how far), STEP_FAIL on a refusal.
+ */
+enum sw_step_rc sw_lbc_ensure(struct sw_step *, struct sw_kube *kb,
+	    const char *cluster);
+
 #endif
