@@ -32,9 +32,11 @@
  *   tiered_checkpointing  role + inline policy on the bucket only, pod
  *                       identity association, ServiceAccount, then
  *                       UpdateCluster TieredStorageConfig Enable
- *   autoscaling         ClusterRole (BatchAdd/BatchDeleteClusterNodes on
+ *   autoscaling         groups checked (each starts at 0, at most 10),
+ *                       ClusterRole (BatchAdd/BatchDeleteClusterNodes on
  *                       this cluster only), UpdateCluster AutoScaling
- *                       Karpenter, HyperpodNodeClass + NodePool with the
+ *                       Karpenter + NodeProvisioningMode Continuous,
+ *                       then HyperpodNodeClass + NodePool with the
  *                       consolidation settings
  *
  * UpdateCluster resends the existing instance groups through the one
@@ -1004,16 +1006,116 @@ node_pool(const char *policy, const char *after)
 		"consolidateAfter", sw_js(after), NULL), NULL), NULL);
 }
 
+#define NODECLASS_CRD	"hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com"
+#define SCALE_MAX_GROUPS 10	/* HyperpodNodeClass instanceGroups maxItems */
+
+/* Is group (borrowed name) in the array of names? */
+static int
+name_in(json_object *names, const char *group)
+{
+	size_t i;
+
+	for (i = 0; names != NULL && json_object_is_type(names,
+	    json_type_array) && i < json_object_array_length(names); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(
+		    names, i)) ?: "", group) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The groups Karpenter may scale into *groups (new array), by AWS's
+ * rules: a group must start at 0 nodes (Karpenter would otherwise scale
+ * a running group down to 0), at most ten of them.  Asked groups are
+ * checked; without a list every group at 0 is taken.  A group already
+ * in the live node class (live, borrowed; may be NULL) stays accepted
+ * whatever its count, since Karpenter itself scaled it.  hp is the
+ * DescribeCluster document (borrowed).
+ */
+static enum sw_step_rc
+scale_groups(struct sw_step *s, json_object *hp, json_object *live,
+    json_object **groups)
+{
+	json_object *asked = want_opt(s, "autoscaling", "instance_groups");
+	json_object *all = sw_json_get(hp, "InstanceGroups"), *g;
+	const char *gname;
+	int64_t count;
+	size_t i, j;
+	int found;
+
+	*groups = json_object_new_array();
+	for (i = 0; asked != NULL && i < json_object_array_length(asked);
+	    i++) {
+		const char *want_name = json_object_get_string(
+		    json_object_array_get_idx(asked, i));
+
+		found = 0;
+		for (j = 0; all != NULL && j < json_object_array_length(all);
+		    j++) {
+			g = json_object_array_get_idx(all, j);
+			gname = sw_json_get_str(g, "InstanceGroupName");
+			if (gname == NULL || strcmp(gname, want_name) != 0)
+				continue;
+			found = 1;
+			count = sw_json_get_int(g, "TargetCount", 0);
+			if (sw_json_get_int(g, "CurrentCount", 0) > count)
+				count = sw_json_get_int(g, "CurrentCount", 0);
+			if (count > 0 && !name_in(live, gname)) {
+				json_object_put(*groups);
+				*groups = NULL;
+				return sw_step_fail(s, "instance group %s has "
+				    "%lld node(s); HyperPod autoscaling only "
+				    "takes groups that start at 0 (Karpenter "
+				    "would scale it down): set its count to 0 "
+				    "first", gname, (long long)count);
+			}
+		}
+		if (!found) {
+			json_object_put(*groups);
+			*groups = NULL;
+			return sw_step_fail(s, "no instance group %s in cluster "
+			    "%s", want_name, CLUSTER(s));
+		}
+		json_object_array_add(*groups, sw_js(want_name));
+	}
+	for (j = 0; asked == NULL && all != NULL &&
+	    j < json_object_array_length(all); j++) {
+		g = json_object_array_get_idx(all, j);
+		gname = sw_json_get_str(g, "InstanceGroupName");
+		if (gname == NULL)
+			continue;
+		if ((sw_json_get_int(g, "TargetCount", 0) == 0 &&
+		    sw_json_get_int(g, "CurrentCount", 0) == 0) ||
+		    name_in(live, gname))
+			json_object_array_add(*groups, sw_js(gname));
+	}
+	if (json_object_array_length(*groups) == 0) {
+		json_object_put(*groups);
+		*groups = NULL;
+		return sw_step_fail(s, "no instance group of cluster %s is at 0 "
+		    "nodes; HyperPod autoscaling scales groups that start at 0: "
+		    "add one with count 0", CLUSTER(s));
+	}
+	if (json_object_array_length(*groups) > SCALE_MAX_GROUPS) {
+		i = json_object_array_length(*groups);
+		json_object_put(*groups);
+		*groups = NULL;
+		return sw_step_fail(s, "%zu instance groups for autoscaling; "
+		    "HyperPod takes at most %d: name them in "
+		    "autoscaling.instance_groups", i, SCALE_MAX_GROUPS);
+	}
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 st_autoscaling_on(struct sw_step *s)
 {
 	const char *policy = "WhenEmptyOrUnderutilized", *after = "5m";
-	const char *mode, *astatus, *crole;
+	const char *mode, *astatus, *crole, *prov;
 	char role[128];
-	json_object *trust, *doc, *out, *groups, *live, *m, *v;
+	json_object *trust, *doc, *out, *groups, *live = NULL, *m, *v;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
-	size_t i;
 	int got;
 
 	if (want(s, "autoscaling") != 1)
@@ -1023,6 +1125,21 @@ st_autoscaling_on(struct sw_step *s)
 	if ((v = want_opt(s, "autoscaling", "consolidate_after")) != NULL)
 		after = json_object_get_string(v);
 	TRY(cluster_facts(s));
+	/* 0. the groups, checked before anything is sent */
+	TRY(kube_open(s, &kb));
+	got = kube_get(s, &kb, NODECLASS_API, NULL, "hyperpodnodeclasses",
+	    KARPENTER_NAME, &live);
+	sw_kube_close(&kb);
+	if (got < 0 && !s->plan)
+		return STEP_WAIT;
+	s->msg[0] = '\0';
+	TRY(describe_hp(s, &out));
+	rc = scale_groups(s, out, sw_json_path(live, "spec.instanceGroups"),
+	    &groups);
+	json_object_put(live);
+	json_object_put(out);
+	if (rc != STEP_DONE)
+		return rc;
 	/* 1. ClusterRole: HyperPod may add and remove nodes of this
 	 * cluster, nothing else */
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-autoscale");
@@ -1039,29 +1156,28 @@ st_autoscaling_on(struct sw_step *s)
 	    SCALE_POLICY, doc);
 	json_object_put(trust);
 	json_object_put(doc);
-	if (rc != STEP_DONE)
+	if (rc != STEP_DONE) {
+		json_object_put(groups);
 		return rc;
-	/* 2. UpdateCluster AutoScaling Karpenter with the ClusterRole */
-	TRY(describe_hp(s, &out));
+	}
+	/* 2. UpdateCluster: AutoScaling Karpenter with the ClusterRole, and
+	 * NodeProvisioningMode Continuous, which HyperPod autoscaling needs */
+	rc = describe_hp(s, &out);
+	if (rc != STEP_DONE) {
+		json_object_put(groups);
+		return rc;
+	}
 	mode = sw_json_path_str(out, "AutoScaling.Mode");
 	astatus = sw_keep(s, sw_json_path_str(out, "AutoScaling.Status"));
 	crole = sw_json_get_str(out, "ClusterRole");
-	groups = json_object_new_array();
-	if ((v = want_opt(s, "autoscaling", "instance_groups")) != NULL) {
-		json_object_put(groups);
-		groups = json_object_get(v);
-	} else
-		for (i = 0; sw_json_get(out, "InstanceGroups") != NULL &&
-		    i < json_object_array_length(sw_json_get(out,
-		    "InstanceGroups")); i++)
-			json_object_array_add(groups, sw_js(sw_json_get_str(
-			    json_object_array_get_idx(sw_json_get(out,
-			    "InstanceGroups"), i), "InstanceGroupName")));
+	prov = sw_json_get_str(out, "NodeProvisioningMode");
 	if (mode == NULL || strcmp(mode, "Enable") != 0 || crole == NULL ||
 	    strcmp(crole, sw_res_get(s, "cluster_role_arn")) != 0 ||
+	    prov == NULL || strcmp(prov, "Continuous") != 0 ||
 	    sw_res_get(s, "autoscaling_update") != NULL) {
 		rc = update_hp(s, "autoscaling_update", out, sw_jo(
 		    "ClusterRole", sw_js(sw_res_get(s, "cluster_role_arn")),
+		    "NodeProvisioningMode", sw_js("Continuous"),
 		    "AutoScaling", sw_jo("Mode", sw_js("Enable"),
 		    "AutoScalerType", sw_js("Karpenter"), NULL), NULL));
 		json_object_put(out);
@@ -1077,11 +1193,19 @@ st_autoscaling_on(struct sw_step *s)
 		}
 	} else
 		json_object_put(out);
-	/* 3. node class and node pool, consolidation applied for real */
+	/* 3. node class and node pool, once HyperPod serves their kinds */
 	rc = kube_open(s, &kb);
 	if (rc != STEP_DONE) {
 		json_object_put(groups);
 		return rc;
+	}
+	if (!s->plan && (got = kube_get(s, &kb, "apiextensions.k8s.io/v1",
+	    NULL, "customresourcedefinitions", NODECLASS_CRD, NULL)) != 1) {
+		sw_kube_close(&kb);
+		json_object_put(groups);
+		return got < 0 ? STEP_WAIT : sw_step_wait(s, sw_poll_ms(s,
+		    10000), "waiting for HyperPod autoscaling to serve "
+		    "HyperpodNodeClass");
 	}
 	m = node_class(groups);
 	json_object_put(groups);
