@@ -122,6 +122,7 @@ class Controllers:
         self.ray(now)
         self.inference(now)
         self.device_plugins(now)
+        self.load_balancers(now)
         self.schedule(now)
         self.kubelet(now)
         self.volumes(now)
@@ -539,6 +540,39 @@ class Controllers:
                 n["status"]["capacity"], n["status"]["allocatable"] = cap, alloc
                 self.st.update("", "nodes", n)
 
+    # --- load balancers -----------------------------------------------------------------
+    def load_balancers(self, now):
+        """What the AWS Load Balancer Controller does for a Service of type LoadBalancer that
+        it owns (NLB annotations, or loadBalancerClass service.k8s.aws/nlb): an NLB whose DNS
+        name goes in status.loadBalancer.  No running controller: the address stays pending."""
+        running = any(_is_lb_controller(d) and ((d.get("status") or {}).get("availableReplicas") or 0) >= 1
+                      for d in self.st.list("apps", "deployments"))
+        region = self.kc.world.region
+        for svc in self.st.list("", "services"):
+            spec = svc.get("spec") or {}
+            if spec.get("type") != "LoadBalancer":
+                continue
+            md = svc["metadata"]
+            ann = md.get("annotations") or {}
+            owned = (spec.get("loadBalancerClass") == "service.k8s.aws/nlb" or
+                     ann.get("service.beta.kubernetes.io/aws-load-balancer-type") == "external" and
+                     ann.get("service.beta.kubernetes.io/aws-load-balancer-nlb-target-type") in ("ip", "instance"))
+            st = svc.get("status") or {}
+            want = {}
+            if owned and not running and (st.get("loadBalancer") or {}).get("ingress"):
+                continue  # an NLB already made outlives its controller
+            if running and owned:
+                h = hashlib.sha256(("%s/%s/%s" % (self.kc.name, md["namespace"], md["uid"])).encode()).hexdigest()
+                host = "k8s-%s-%s-%s-%s.elb.%s.amazonaws.com" % (
+                    md["namespace"][:8].rstrip("-"), md["name"][:8].rstrip("-"), h[:10], h[10:26], region)
+                want = {"ingress": [{"hostname": host}]}
+            if (st.get("loadBalancer") or {}) != want:
+                svc = copy.deepcopy(svc)
+                svc.setdefault("status", {})["loadBalancer"] = want
+                self.st.update("", "services", svc)
+                if want:
+                    self.event(svc, "SuccessfullyReconciled", "Successfully reconciled", component="service")
+
     # --- scheduler and kubelet ---------------------------------------------------------
     def schedule(self, now):
         nodes = self.st.list("", "nodes")
@@ -764,6 +798,17 @@ class Controllers:
             if refs and not any(r.get("uid") in uids for r in refs):
                 group, plural, ns, name = key.split("|", 3)
                 self.kc.delete_object(group, plural, ns or None, name)
+
+
+LB_CONTROLLER_IMAGE = re.compile(r"^(public\.ecr\.aws/eks|[0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com/amazon)"
+                                 r"/aws-load-balancer-controller$")
+
+
+def _is_lb_controller(dep):
+    """A Deployment running the AWS Load Balancer Controller's image."""
+    tmpl = ((dep.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return any(LB_CONTROLLER_IMAGE.match((c.get("image") or "").rsplit(":", 1)[0].split("@", 1)[0])
+               for c in tmpl.get("containers") or [])
 
 
 def _plugin_resources(pod):
