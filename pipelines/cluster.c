@@ -766,9 +766,9 @@ health_agent(const char *region)
 }
 
 /*
- * Device plugins by their Helm Jobs, one after the other, then the
- * health agent.  Each done part is recorded, so a resumed stage goes on
- * from where it was.
+ * The health agent (applied as HyperPod's chart has it), then the device
+ * plugins by their Helm Jobs, one after the other.  Each done part is
+ * recorded, so a resumed stage goes on from where it was.
  */
 static enum sw_step_rc
 device_plugins(struct sw_step *s)
@@ -786,9 +786,21 @@ device_plugins(struct sw_step *s)
 	enum sw_step_rc rc = STEP_DONE;
 	size_t i;
 
-	if (sw_res_get(s, "health_agent") != NULL)
-		return STEP_DONE;
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
+	if (sw_res_get(s, "health_agent") == NULL) {
+		if ((list = health_agent(s->cfg->region)) == NULL) {
+			sw_kube_close(&kb);
+			return sw_step_fail(s, "HyperPod has no health-monitoring "
+			    "agent image in region %s", s->cfg->region);
+		}
+		for (i = 0; rc == STEP_DONE &&
+		    i < json_object_array_length(list); i++)
+			rc = sw_kube_apply(s, &kb,
+			    json_object_array_get_idx(list, i));
+		json_object_put(list);
+		if (rc == STEP_DONE && !s->plan)
+			sw_res_set(s, "health_agent", "applied");
+	}
 	for (i = 0; rc == STEP_DONE && i < sizeof(plugins) /
 	    sizeof(plugins[0]); i++) {
 		if (sw_res_get(s, plugins[i].flag) != NULL)
@@ -797,21 +809,7 @@ device_plugins(struct sw_step *s)
 		if (rc == STEP_DONE && !s->plan)
 			sw_res_set(s, plugins[i].flag, "deployed");
 	}
-	if (rc != STEP_DONE) {
-		sw_kube_close(&kb);
-		return rc;
-	}
-	if ((list = health_agent(s->cfg->region)) == NULL) {
-		sw_kube_close(&kb);
-		return sw_step_fail(s, "HyperPod has no health-monitoring agent "
-		    "image in region %s", s->cfg->region);
-	}
-	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
-		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));
-	json_object_put(list);
 	sw_kube_close(&kb);
-	if (rc == STEP_DONE && !s->plan)
-		sw_res_set(s, "health_agent", "applied");
 	return rc;
 }
 
