@@ -6,12 +6,13 @@
  *   eks           cluster role, EKS control plane (CREATING -> ACTIVE)
  *   access        OIDC provider, access entry for Slipway's identity
  *   select        endpoint, CA and reachability of the Kubernetes API
- *   dependencies  EKS add-ons; NVIDIA and EFA device plugins by their
- *                 Helm Jobs; HyperPod's health-monitoring agent
+ *   dependencies  EKS add-ons; HyperPod's health-monitoring agent
  *   hyperpod      compute subnets, execution role, lifecycle script,
  *                 HyperPod cluster (Creating -> InService)
  *   storage       S3 Mountpoint PV/PVC "s3-claim"
- *   verify        every node Running in HyperPod and Ready in Kubernetes
+ *   verify        every node Running in HyperPod and Ready in Kubernetes,
+ *                 then the NVIDIA and EFA device plugins by their Helm
+ *                 Jobs (a Job's pod needs a node), followed to Complete
  *
  * Every stage is a sequence of ensure-steps (see pipeline.h).
  */
@@ -765,13 +766,38 @@ health_agent(const char *region)
 	return list;
 }
 
+/* The health agent's objects, applied as HyperPod's chart has them. */
+static enum sw_step_rc
+apply_health_agent(struct sw_step *s)
+{
+	struct sw_kube kb;
+	json_object *list;
+	enum sw_step_rc rc = STEP_DONE;
+	size_t i;
+
+	if (sw_res_get(s, "health_agent") != NULL)
+		return STEP_DONE;
+	if ((list = health_agent(s->cfg->region)) == NULL)
+		return sw_step_fail(s, "HyperPod has no health-monitoring agent "
+		    "image in region %s", s->cfg->region);
+	rc = sw_kube_open(s, CLUSTER(s), &kb);
+	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
+		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));
+	json_object_put(list);
+	sw_kube_close(&kb);
+	if (rc == STEP_DONE && !s->plan)
+		sw_res_set(s, "health_agent", "applied");
+	return rc;
+}
+
 /*
- * The health agent (applied as HyperPod's chart has it), then the device
- * plugins by their Helm Jobs, one after the other.  Each done part is
- * recorded, so a resumed stage goes on from where it was.
+ * The device plugins by their Helm Jobs, one after the other.  A Job's
+ * pod needs a node to run on, so this runs once the HyperPod nodes are
+ * Ready.  Each done part is recorded, so a resumed stage goes on from
+ * where it was.
  */
 static enum sw_step_rc
-device_plugins(struct sw_step *s)
+install_device_plugins(struct sw_step *s)
 {
 	static const struct {
 		enum sw_helm_chart	 chart;
@@ -782,25 +808,10 @@ device_plugins(struct sw_step *s)
 		{ SW_HELM_EFA, "device_plugin.efa", efa_sets },
 	};
 	struct sw_kube kb;
-	json_object *list;
 	enum sw_step_rc rc = STEP_DONE;
 	size_t i;
 
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
-	if (sw_res_get(s, "health_agent") == NULL) {
-		if ((list = health_agent(s->cfg->region)) == NULL) {
-			sw_kube_close(&kb);
-			return sw_step_fail(s, "HyperPod has no health-monitoring "
-			    "agent image in region %s", s->cfg->region);
-		}
-		for (i = 0; rc == STEP_DONE &&
-		    i < json_object_array_length(list); i++)
-			rc = sw_kube_apply(s, &kb,
-			    json_object_array_get_idx(list, i));
-		json_object_put(list);
-		if (rc == STEP_DONE && !s->plan)
-			sw_res_set(s, "health_agent", "applied");
-	}
 	for (i = 0; rc == STEP_DONE && i < sizeof(plugins) /
 	    sizeof(plugins[0]); i++) {
 		if (sw_res_get(s, plugins[i].flag) != NULL)
@@ -862,7 +873,7 @@ stage_dependencies(struct sw_step *s)
 	if (waiting && !s->plan)
 		return sw_step_wait(s, sw_poll_ms(s, 20000), "waiting for %d "
 		    "EKS add-on(s)", waiting);
-	return device_plugins(s);
+	return apply_health_agent(s);
 }
 
 /* ---- hyperpod ---------------------------------------------------------- */
@@ -1352,8 +1363,8 @@ stage_verify(struct sw_step *s)
 	size_t i;
 	char buf[32];
 
-	if (s->plan)
-		return STEP_DONE;
+	if (s->plan || sw_res_get(s, "nodes_ready") != NULL)
+		return install_device_plugins(s);
 	for (i = 0; i < json_object_array_length(groups); i++)
 		want += sw_json_get_int(json_object_array_get_idx(groups, i),
 		    "count", 0);
@@ -1406,7 +1417,7 @@ stage_verify(struct sw_step *s)
 		    (long long)want);
 	snprintf(buf, sizeof(buf), "%lld", (long long)ready);
 	sw_res_set(s, "nodes_ready", buf);
-	return STEP_DONE;
+	return install_device_plugins(s);
 }
 
 static const struct sw_stage_def create_stages[] = {
