@@ -9,7 +9,7 @@
  * the stage reports.  Slipway itself never writes what the chart owns.
  *
  * The charts are one table, indexed by enum sw_helm_chart; the contract
- * the sandbox simulates is docs/DESIGN.md, "Helm installer Job".
+ * the sandbox simulates is the same: ServiceAccount, binding, Job, args.
  */
 #include <stdio.h>
 #include <stdlib.h>

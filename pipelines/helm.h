@@ -1,7 +1,7 @@
 /*
  * helm.h: components that ship only as Helm charts are installed the way
  * a real cluster gets them, by a Helm installer Job in kube-system that
- * runs the pinned chart (docs/DESIGN.md, "Helm installer Job").  One
+ * runs the pinned chart, the contract the sandbox simulates.  One
  * table row per chart; stages install and uninstall by enum and follow
  * the Job to its end.
  */
