@@ -729,7 +729,7 @@ st_kuberay_off(struct sw_step *s)
 	enum sw_step_rc rc;
 	char path[256];
 	size_t n;
-	int i, crdp, rel;
+	int i, crdp, rel, dep;
 
 	if (want(s, "kuberay") != 0)
 		return STEP_DONE;
@@ -744,8 +744,17 @@ st_kuberay_off(struct sw_step *s)
 			return s->plan ? STEP_FAIL : STEP_WAIT;
 		}
 		if (rel == 0) {
-			/* not our release: nothing of ours to remove */
+			/* no release of ours: leave another install alone */
+			dep = kube_get(s, &kb, "apps/v1", RAY_NS, "deployments",
+			    "kuberay-operator", NULL);
 			sw_kube_close(&kb);
+			if (dep < 0)
+				return s->plan ? STEP_FAIL : STEP_WAIT;
+			if (dep == 1)
+				return sw_step_fail(s, "KubeRay in this cluster "
+				    "was not installed by Slipway (no Helm "
+				    "release kuberay-operator in %s); remove it "
+				    "the way it was installed", RAY_NS);
 			return STEP_DONE;
 		}
 		/* Without the operator, Ray objects would be orphaned. */
