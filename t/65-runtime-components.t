@@ -72,6 +72,17 @@ class Kube:
         except ValueError:
             return r.status, {}
 
+    def post(self, path, body):
+        c = http.client.HTTPSConnection(self.host, self.port,
+                                        context=self.ctx, timeout=30)
+        c.request("POST", path, body=json.dumps(body).encode(),
+                  headers={"Authorization": "Bearer %s" % self.token,
+                           "Content-Type": "application/json"})
+        r = c.getresponse()
+        r.read()
+        c.close()
+        return r.status
+
     def obj(self, path):
         st, o = self.get(path)
         return o if st == 200 else None
@@ -288,6 +299,25 @@ check_helm_job(k.obj(JOBS + "helm-kuberay-operator-uninstall"),
                uninstall=True)
 t.ok(k.obj("/apis/apps/v1/namespaces/ray-system/deployments/"
            "kuberay-operator") is None, "the operator is gone")
+t.ok(k.obj("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+           "rayjobs.ray.io") is not None, "Helm kept the CRDs")
+t.eq(s.get(F).json["features"]["kuberay"]["status"], "absent",
+     "feature_list: KubeRay absent without its operator")
+# Someone else's KubeRay is not Slipway's to remove.
+lab = {"app.kubernetes.io/name": "kuberay-operator"}
+t.eq(k.post("/apis/apps/v1/namespaces/ray-system/deployments", {
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "kuberay-operator", "namespace": "ray-system"},
+    "spec": {"replicas": 1, "selector": {"matchLabels": lab},
+             "template": {"metadata": {"labels": lab}, "spec": {
+                 "containers": [{"name": "op", "image":
+                                 "quay.io/kuberay/operator:v1.4.2"}]}}}}),
+     201, "a KubeRay operator installed by hand")
+r = s.request("PATCH", F, {"kuberay": False})
+t.ok(r.status == 409 and "not installed by Slipway" in
+     (r.json or {}).get("detail", ""),
+     "kuberay off leaves a foreign install alone: 409 (%s)" %
+     (r.json or {}).get("detail"))
 
 # ---- an inference endpoint behind a load balancer
 seq = last_seq()
