@@ -83,6 +83,18 @@ class Kube:
         c.close()
         return r.status
 
+    def patch_status(self, path, body):
+        c = http.client.HTTPSConnection(self.host, self.port,
+                                        context=self.ctx, timeout=30)
+        c.request("PATCH", path, body=json.dumps(body).encode(),
+                  headers={"Authorization": "Bearer %s" % self.token,
+                           "Content-Type":
+                           "application/merge-patch+json"})
+        r = c.getresponse()
+        r.read()
+        c.close()
+        return r.status
+
     def obj(self, path):
         st, o = self.get(path)
         return o if st == 200 else None
@@ -237,6 +249,30 @@ t.ok(doc.get("state") in ("running", "pending", "succeeded"),
      "create is following the Helm Job (%s)" % doc.get("state"))
 
 if not HELM_SIM:
+    # The installer's pod ends as helm does on an error (exit 1); the Job
+    # fails after its retries and the create reports it, not success.
+    def fail_helm_pods():
+        st_, pods = k.get("/api/v1/namespaces/kube-system/pods?"
+                          "labelSelector=batch.kubernetes.io%2Fjob-name%3D"
+                          "helm-nvidia-device-plugin")
+        for p in pods.get("items", []):
+            if p["status"].get("phase") in ("Pending", "Running"):
+                k.patch_status("/api/v1/namespaces/kube-system/pods/%s"
+                               "/status" % p["metadata"]["name"],
+                               {"status": {"phase": "Failed", "reason":
+                                           "Error"}})
+        j = k.obj(JOBS + "helm-nvidia-device-plugin") or {}
+        return any(c.get("type") == "Failed" and c.get("status") == "True"
+                   for c in (j.get("status") or {}).get("conditions") or [])
+    t.ok(wait_for(fail_helm_pods, timeout=60),
+         "the installer Job ends Failed after its retries")
+    d = wait_operation(s, op, timeout=120)
+    fails = [e.get("message", "") for e in d.get("events", [])
+             if e.get("level") == "error"]
+    t.ok(d.get("state") == "failed" and any(
+        "helm install nvidia-device-plugin 0.16.1 failed" in m
+        for m in fails), "the create fails with the Helm Job's failure "
+         "(%s: %s)" % (d.get("state"), fails[-1:]))
     t.skip("the sandbox has no Helm Job simulation "
            "(sandbox/slipsand/k8s/helm.py): the Jobs never run, so the "
            "end-to-end half (device plugins, KubeRay, load balancer, "
