@@ -459,5 +459,18 @@ t.ok(grew and wait_for(lambda: group("train").get("target_count") == 0 and
      "and the group went back to 0 once the job finished: %s" %
      group("train"))
 
+seq = last_seq()
+r = s.request("PATCH", F, {"autoscaling": {"enabled": False}})
+t.eq(r.status, 202, "autoscaling off: 202")
+d = wait_operation(s, r.json["operation_id"], timeout=240)
+t.eq(d.get("state"), "succeeded", "autoscaling off succeeded")
+ops = [e["operation"] for e in mutations(seq)]
+upd = [e["params"] for e in mutations(seq, "UpdateCluster")]
+t.ok(upd and upd[-1].get("AutoScaling") == {"Mode": "Disable"} and
+     any("nodepools" in o for o in ops),
+     "NodePool deleted, then UpdateCluster AutoScaling Disable")
+t.ok(wait_for(lambda: k.get("/apis/karpenter.sh/v1/nodepools")[0] == 404,
+              60), "HyperPod no longer serves NodePool")
+
 s.stop()
 t.done()
