@@ -21,12 +21,9 @@ t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
                                    "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipsand", "k8s", "helm.py")):
-    # Cluster create installs the device plugins by Helm installer Jobs
-    # and follows them; without the simulation they never complete.
-    t.skip_all("the sandbox has no Helm Job simulation "
-               "(sandbox/slipsand/k8s/helm.py)")
+import harness  # noqa: E402
+if not harness.helm_simulated():
+    t.skip_all(harness.NO_HELM)
 s = Stack(t, sandbox=True, speed=3000)
 C = "feat"
 F = "/api/v1/clusters/%s/features" % C

@@ -22,15 +22,14 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, aws_cli, sandbox_call, sandbox_requests,
-                     wait_operation)
+from harness import (Stack, aws_cli, helm_simulated, sandbox_call,
+                     sandbox_requests, wait_operation)
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 t = T()
 if not os.path.exists(os.path.join(ROOT, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
-HELM_SIM = os.path.exists(os.path.join(ROOT, "sandbox", "slipsand", "k8s",
-                                       "helm.py"))
+HELM_SIM = helm_simulated()
 s = Stack(t, sandbox=True, speed=3000)
 C = "rt"
 HELM_ARGS = ["--namespace", "kube-system", "--create-namespace", "--wait",
