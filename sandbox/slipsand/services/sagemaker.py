@@ -29,7 +29,7 @@ DELETE_CLUSTER = (240, 420)
 CAPACITY_FAIL_AFTER = (180, 300)
 AUTO_REPAIR_AFTER = 90
 SOFTWARE_UPDATE = 600
-AUTOSCALING_CHANGE = (45, 90)   # sandbox seconds AutoScaling Creating/Deleting -> InService
+AUTOSCALING_CHANGE = (300, 600)  # sandbox seconds AutoScaling Creating/Deleting -> InService
 
 
 def _nf(msg):
