@@ -292,7 +292,11 @@ autoscaling_feature(json_object *hp, struct sw_kube *kb)
 	return f;
 }
 
-/* The KubeRay feature: the ray.io CRDs and the operator Deployment. */
+/*
+ * The KubeRay feature: the ray.io CRDs and the operator Deployment.  The
+ * chart's uninstall keeps the CRDs (Helm never deletes them), so without
+ * the operator KubeRay counts as absent.
+ */
 static json_object *
 kuberay_feature(struct sw_kube *kb)
 {
@@ -306,7 +310,7 @@ kuberay_feature(struct sw_kube *kb)
 		return feature(0, "unknown", sw_jo("error",
 		    sw_js("Kubernetes API not reachable"), NULL));
 	f = feature(crd == 1 && d == 1, crd == 1 && d == 1 ? "Installed" :
-	    crd == 1 || d == 1 ? "Partial" : "absent", sw_jo(
+	    d == 1 ? "Partial" : "absent", sw_jo(
 	    "crd", sw_jb(crd == 1),
 	    "operator", sw_jb(d == 1),
 	    "ready_replicas", d == 1 ? sw_ji(sw_json_get_int(sw_json_get(dep,

@@ -38,6 +38,8 @@
 #include "lib/k8s.h"
 #include "lib/optable.h"
 #include "lib/kube.h"
+#include "pipelines/helm.h"
+#include "pipelines/stepkit.h"
 
 /* Labels on everything we create; workloads are found by them. */
 #define WL_MANAGED	"app.kubernetes.io/managed-by"
@@ -1959,6 +1961,36 @@ check_autoscaling(struct sw_req *r, json_object *as)
 		    metric);
 }
 
+/*
+ * A LoadBalancer Service needs the AWS Load Balancer Controller: ensure
+ * it (pipelines/lbc.c) before the Service goes in.  *state (new) says
+ * "deployed" or "installing" with the step's message; a refusal fails
+ * the request with helm's or AWS's own words.
+ */
+static sw_err
+lb_controller(struct sw_req *r, struct sw_kube *kb, const char *cluster,
+    json_object **state)
+{
+	struct sw_step s;
+	enum sw_step_rc rc;
+
+	*state = NULL;
+	memset(&s, 0, sizeof(s));
+	s.aws = h_aws(r);
+	s.cfg = r->cfg;
+	s.stage = "inference";
+	s.params = r->args;
+	s.res = json_object_new_object();
+	rc = sw_lbc_ensure(&s, kb, cluster);
+	json_object_put(s.res);
+	if (rc == STEP_FAIL)
+		return sw_req_fail(r, SW_EUPSTREAM, "AWS Load Balancer "
+		    "Controller: %s", s.msg);
+	*state = sw_jo("status", sw_js(rc == STEP_DONE ? "deployed" :
+	    "installing"), "detail", s.msg[0] ? sw_js(s.msg) : NULL, NULL);
+	return SW_OK;
+}
+
 sw_err
 h_inference_deploy(struct sw_req *r)
 {
@@ -1974,6 +2006,7 @@ h_inference_deploy(struct sw_req *r)
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
 	int64_t replicas = sw_json_get_int(a, "replicas", 1);
 	const struct engine *en;
+	json_object *lbc = NULL;
 	char rname[64];
 	struct sw_kube kb;
 	int have;
@@ -2172,14 +2205,19 @@ h_inference_deploy(struct sw_req *r)
 		list = NULL;
 		goto out;
 	}
+	if (strcmp(exposure, "load-balancer") == 0 &&
+	    lb_controller(r, &kb, cluster, &lbc) != SW_OK)
+		goto out;
 	refs = json_object_new_array();
 	if (apply_all(r, &kb, list, refs) != SW_OK) {
 		json_object_put(refs);
 		goto out;
 	}
 	answer_applied(r, 200, sw_jo("endpoint", sw_js(name), "namespace",
-	    sw_js(ns), "engine", sw_js(en->name), NULL), refs);
+	    sw_js(ns), "engine", sw_js(en->name), "load_balancer_controller",
+	    json_object_get(lbc), NULL), refs);
 out:
+	json_object_put(lbc);
 	json_object_put(list);
 	sw_kube_close(&kb);
 	return r->err;

@@ -372,6 +372,25 @@ k8s_delete(struct k8s_client *c, const char *path, struct k8s_error *e)
 	    e);
 }
 
+sw_err
+k8s_delete_propagate(struct k8s_client *c, const char *path,
+    const char *policy, struct k8s_error *e)
+{
+	json_object	*opts;
+	sw_err		 rc;
+
+	opts = json_object_new_object();
+	json_object_object_add(opts, "kind",
+	    json_object_new_string("DeleteOptions"));
+	json_object_object_add(opts, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(opts, "propagationPolicy",
+	    json_object_new_string(policy));
+	rc = k8s_do(c, "DELETE", path, NULL, "application/json", opts, NULL,
+	    NULL, NULL, e);
+	json_object_put(opts);
+	return rc;
+}
+
 /* Note the version of an object (metadata.resourceVersion). */
 static void
 k8s_note_rv(struct k8s_stream *s, json_object *obj)

@@ -91,6 +91,10 @@ sw_err	 k8s_merge_patch(struct k8s_client *, const char *path,
 /* Delete; a 404 is SW_ENOTFOUND so callers can treat it as done. */
 sw_err	 k8s_delete(struct k8s_client *, const char *path,
 	    struct k8s_error *);
+/* Delete with DeleteOptions propagationPolicy (Background, Foreground,
+ * Orphan): a Job's pods go with it only when asked. */
+sw_err	 k8s_delete_propagate(struct k8s_client *, const char *path,
+	    const char *policy, struct k8s_error *);
 
 /*
  * Watch a collection from resource_version (NULL: from now) for up to

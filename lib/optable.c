@@ -540,8 +540,9 @@ static const struct sw_field f_feat_autoscaling[] = {
 	  "[0-9]{1,5}(s|m|h)|Never", NULL, "NodePool "
 	  "disruption.consolidateAfter, e.g. 5m (default) or Never.", NULL,
 	  NULL },
-	{ "instance_groups", SW_T_ARRAY, 0, 1, 20, NULL, NULL,
-	  "Instance groups Karpenter may scale (default: all).", NULL,
+	{ "instance_groups", SW_T_ARRAY, 0, 1, 10, NULL, NULL,
+	  "Instance groups Karpenter may scale, each starting at 0 nodes "
+	  "(default: every group at 0; HyperPod takes at most 10).", NULL,
 	  f_feat_group_item },
 	{ NULL }
 };

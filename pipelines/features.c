@@ -14,8 +14,9 @@
  *                       HyperpodNodeClass deleted, ClusterRole deleted
  *   off_tiered          UpdateCluster TieredStorageConfig Disable, then
  *                       ServiceAccount, pod identity association, role
- *   off_kuberay         operator Deployment, RBAC, CRDs (refused while
- *                       Ray objects exist)
+ *   off_kuberay         the kuberay-operator release uninstalled by the
+ *                       Helm Job (refused while Ray objects exist; Helm
+ *                       keeps the CRDs)
  *   off_inference       add-on, its execution role
  *   off_training        add-on (its pod identity association goes with
  *                       it), its role
@@ -26,14 +27,16 @@
  *   training_operator   role trusted by pods.eks.amazonaws.com, add-on
  *                       with its pod identity association, ACTIVE
  *   inference_operator  IRSA execution role, add-on, ACTIVE
- *   kuberay             CRDs, RBAC, operator Deployment (server-side
- *                       apply)
+ *   kuberay             kuberay-operator 1.4.2 by the Helm installer
+ *                       Job, followed to Complete
  *   tiered_checkpointing  role + inline policy on the bucket only, pod
  *                       identity association, ServiceAccount, then
  *                       UpdateCluster TieredStorageConfig Enable
- *   autoscaling         ClusterRole (BatchAdd/BatchDeleteClusterNodes on
+ *   autoscaling         groups checked (each starts at 0, at most 10),
+ *                       ClusterRole (BatchAdd/BatchDeleteClusterNodes on
  *                       this cluster only), UpdateCluster AutoScaling
- *                       Karpenter, HyperpodNodeClass + NodePool with the
+ *                       Karpenter + NodeProvisioningMode Continuous,
+ *                       then HyperpodNodeClass + NodePool with the
  *                       consolidation settings
  *
  * UpdateCluster resends the existing instance groups through the one
@@ -45,6 +48,7 @@
 
 #include "lib/json.h"
 #include "lib/router.h"
+#include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
@@ -667,124 +671,47 @@ st_inference_on(struct sw_step *s)
 
 /* ---- KubeRay ------------------------------------------------------- */
 
-static const char *const ray_crds[] = {
-	"rayclusters", "RayCluster", "rayjobs", "RayJob",
-	"rayservices", "RayService", NULL
-};
+/*
+ * KubeRay is the kuberay-operator chart, installed and removed by the
+ * Helm installer Job (pipelines/helm.c): the chart brings the real ray.io
+ * CRDs and the operator's own RBAC.  Slipway writes none of them, so a
+ * KubeRay someone else installed is left alone.
+ */
 
-/* The CRD manifest for plural/kind in ray.io.  New. */
-static json_object *
-ray_crd(const char *plural, const char *kind)
+/* Is KubeRay there: 1 yes (CRD and operator), 0 no, -1 read error. */
+static int
+kuberay_present(struct sw_step *s, struct sw_kube *kb)
 {
-	char name[64], list[64], singular[64];
-	size_t i;
+	int crd, dep;
 
-	snprintf(name, sizeof(name), "%s.ray.io", plural);
-	snprintf(list, sizeof(list), "%sList", kind);
-	for (i = 0; kind[i] != '\0' && i + 1 < sizeof(singular); i++)
-		singular[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
-		    kind[i] + 32 : kind[i]);
-	singular[i] = '\0';
-	return sw_jo("apiVersion", sw_js("apiextensions.k8s.io/v1"),
-	    "kind", sw_js("CustomResourceDefinition"),
-	    "metadata", sw_jo("name", sw_js(name), "labels", sw_jo(
-		"app.kubernetes.io/managed-by", sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo("group", sw_js("ray.io"), "scope",
-		sw_js("Namespaced"), "names", sw_jo("plural", sw_js(plural),
-		"singular", sw_js(singular), "kind", sw_js(kind), "listKind",
-		sw_js(list), NULL), "versions", sw_ja(sw_jo("name",
-		sw_js("v1"), "served", sw_jb(1), "storage", sw_jb(1),
-		"subresources", sw_jo("status", json_object_new_object(),
-		NULL), "schema", sw_jo("openAPIV3Schema", sw_jo("type",
-		sw_js("object"), "x-kubernetes-preserve-unknown-fields",
-		sw_jb(1), NULL), NULL), NULL)), NULL), NULL);
-}
-
-/* Namespace, service account, RBAC and operator Deployment, in apply
- * order.  New. */
-static json_object *
-ray_operator(void)
-{
-	json_object *labels = sw_jo("app.kubernetes.io/name",
-	    sw_js("kuberay-operator"), NULL);
-	json_object *list;
-
-	list = sw_ja(
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Namespace"),
-		"metadata", sw_jo("name", sw_js(RAY_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
-		"metadata", sw_jo("name", sw_js("kuberay-operator"),
-		"namespace", sw_js(RAY_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRole"), "metadata", sw_jo("name",
-		sw_js("kuberay-operator"), NULL), "rules", sw_ja(
-		sw_jo("apiGroups", sw_ja(sw_js("ray.io")), "resources",
-		    sw_ja(sw_js("*")), "verbs", sw_ja(sw_js("*")),
-		    NULL),
-		sw_jo("apiGroups", sw_ja(sw_js("")), "resources",
-		    sw_ja(sw_js("pods"), sw_js("services"), sw_js("events"),
-		    sw_js("serviceaccounts"), sw_js("configmaps")),
-		    "verbs", sw_ja(sw_js("get"), sw_js("list"), sw_js("watch"),
-		    sw_js("create"), sw_js("update"), sw_js("patch"),
-		    sw_js("delete")), NULL),
-		sw_jo("apiGroups", sw_ja(sw_js("batch")), "resources",
-		    sw_ja(sw_js("jobs")), "verbs", sw_ja(sw_js("*")), NULL)), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRoleBinding"), "metadata", sw_jo("name",
-		sw_js("kuberay-operator"), NULL), "roleRef", sw_jo("apiGroup",
-		sw_js("rbac.authorization.k8s.io"), "kind",
-		sw_js("ClusterRole"), "name", sw_js("kuberay-operator"), NULL),
-		"subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"), "name",
-		sw_js("kuberay-operator"), "namespace", sw_js(RAY_NS), NULL)), NULL),
-	    sw_jo("apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
-		"metadata", sw_jo("name", sw_js("kuberay-operator"),
-		"namespace", sw_js(RAY_NS), "labels", json_object_get(labels),
-		NULL), "spec", sw_jo("replicas", sw_ji(1), "selector", sw_jo(
-		"matchLabels", json_object_get(labels), NULL), "template",
-		sw_jo("metadata", sw_jo("labels", json_object_get(labels),
-		NULL), "spec", sw_jo("serviceAccountName",
-		sw_js("kuberay-operator"), "containers", sw_ja(sw_jo("name",
-		sw_js("kuberay-operator"), "image",
-		sw_js("quay.io/kuberay/operator:v1.4.2"), NULL)), NULL),
-		NULL), NULL), NULL));
-	json_object_put(labels);
-	return list;
+	crd = kube_get(s, kb, "apiextensions.k8s.io/v1", NULL,
+	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
+	dep = crd < 0 ? -1 : kube_get(s, kb, "apps/v1", RAY_NS,
+	    "deployments", "kuberay-operator", NULL);
+	if (crd < 0 || dep < 0)
+		return -1;
+	return crd == 1 && dep == 1;
 }
 
 static enum sw_step_rc
 st_kuberay_on(struct sw_step *s)
 {
 	struct sw_kube kb;
-	json_object *list, *m;
-	enum sw_step_rc rc = STEP_DONE;
-	size_t i;
-	int crd, dep;
+	enum sw_step_rc rc;
+	int have;
 
 	if (want(s, "kuberay") != 1)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
-	crd = kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
-	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
-	dep = crd < 0 ? -1 : kube_get(s, &kb, "apps/v1", RAY_NS,
-	    "deployments", "kuberay-operator", NULL);
-	if (crd < 0 || dep < 0) {
-		sw_kube_close(&kb);
-		return s->plan ? STEP_FAIL : STEP_WAIT;
+	if (sw_res_get(s, "helm-kuberay-operator.job") == NULL) {
+		have = kuberay_present(s, &kb);
+		if (have != 0) {
+			sw_kube_close(&kb);
+			return have == 1 ? STEP_DONE : s->plan ? STEP_FAIL :
+			    STEP_WAIT;
+		}
 	}
-	if (crd == 1 && dep == 1) {
-		sw_kube_close(&kb);
-		return STEP_DONE;
-	}
-	/* CRDs first, so the operator starts with its kinds served. */
-	for (i = 0; ray_crds[i] != NULL && rc == STEP_DONE; i += 2) {
-		m = ray_crd(ray_crds[i], ray_crds[i + 1]);
-		rc = sw_kube_apply(s, &kb, m);
-		json_object_put(m);
-	}
-	list = ray_operator();
-	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
-		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));
-	json_object_put(list);
+	rc = sw_helm_run(s, &kb, SW_HELM_KUBERAY, 1, NULL);
 	sw_kube_close(&kb);
 	return rc;
 }
@@ -797,60 +724,57 @@ st_kuberay_off(struct sw_step *s)
 	struct sw_kube kb;
 	struct k8s_error ke;
 	json_object *out;
-	enum sw_step_rc rc = STEP_DONE;
-	char path[256], crd[64];
+	enum sw_step_rc rc;
+	char path[256];
 	size_t n;
-	int i, crdp, dep;
+	int i, crdp, rel, dep;
 
 	if (want(s, "kuberay") != 0)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
-	crdp = kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
-	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
-	dep = crdp < 0 ? -1 : kube_get(s, &kb, "apps/v1", RAY_NS,
-	    "deployments", "kuberay-operator", NULL);
-	if (crdp < 0 || dep < 0) {
-		sw_kube_close(&kb);
-		return s->plan ? STEP_FAIL : STEP_WAIT;
-	}
-	if (crdp == 0 && dep == 0) {
-		sw_kube_close(&kb);
-		return STEP_DONE;
-	}
-	/* Removing the CRDs would delete every Ray object: refuse. */
-	for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
-		snprintf(path, sizeof(path), "/apis/ray.io/v1/%s", kinds[i]);
-		memset(&ke, 0, sizeof(ke));
-		out = NULL;
-		s->calls_made++;
-		if (k8s_list(&kb.k, path, NULL, &out, &ke) == SW_OK &&
-		    (n = json_object_array_length(sw_json_get(out,
-		    "items"))) > 0) {
-			json_object_put(out);
+	if (sw_res_get(s, "helm-kuberay-operator-uninstall.job") == NULL) {
+		rel = sw_helm_deployed(s, &kb, SW_HELM_KUBERAY);
+		crdp = rel < 0 ? -1 : kube_get(s, &kb,
+		    "apiextensions.k8s.io/v1", NULL,
+		    "customresourcedefinitions", "rayjobs.ray.io", NULL);
+		if (rel < 0 || crdp < 0) {
 			sw_kube_close(&kb);
-			return sw_step_fail(s, "%zu %s still exist; delete them "
-			    "before turning KubeRay off", n, kinds[i]);
+			return s->plan ? STEP_FAIL : STEP_WAIT;
 		}
-		json_object_put(out);
+		if (rel == 0) {
+			/* no release of ours: leave another install alone */
+			dep = kube_get(s, &kb, "apps/v1", RAY_NS, "deployments",
+			    "kuberay-operator", NULL);
+			sw_kube_close(&kb);
+			if (dep < 0)
+				return s->plan ? STEP_FAIL : STEP_WAIT;
+			if (dep == 1)
+				return sw_step_fail(s, "KubeRay in this cluster "
+				    "was not installed by Slipway (no Helm "
+				    "release kuberay-operator in %s); remove it "
+				    "the way it was installed", RAY_NS);
+			return STEP_DONE;
+		}
+		/* Without the operator, Ray objects would be orphaned. */
+		for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
+			snprintf(path, sizeof(path), "/apis/ray.io/v1/%s",
+			    kinds[i]);
+			memset(&ke, 0, sizeof(ke));
+			out = NULL;
+			s->calls_made++;
+			if (k8s_list(&kb.k, path, NULL, &out, &ke) == SW_OK &&
+			    (n = json_object_array_length(sw_json_get(out,
+			    "items"))) > 0) {
+				json_object_put(out);
+				sw_kube_close(&kb);
+				return sw_step_fail(s, "%zu %s still exist; "
+				    "delete them before turning KubeRay off", n,
+				    kinds[i]);
+			}
+			json_object_put(out);
+		}
 	}
-	rc = kube_delete(s, &kb, "apps/v1", "Deployment", RAY_NS,
-	    "deployments", "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "rbac.authorization.k8s.io/v1",
-		    "ClusterRoleBinding", NULL, "clusterrolebindings",
-		    "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "rbac.authorization.k8s.io/v1",
-		    "ClusterRole", NULL, "clusterroles", "kuberay-operator");
-	if (rc == STEP_DONE)
-		rc = kube_delete(s, &kb, "v1", "ServiceAccount", RAY_NS,
-		    "serviceaccounts", "kuberay-operator");
-	for (i = 0; rc == STEP_DONE && ray_crds[i] != NULL; i += 2) {
-		snprintf(crd, sizeof(crd), "%s.ray.io", ray_crds[i]);
-		rc = kube_delete(s, &kb, "apiextensions.k8s.io/v1",
-		    "CustomResourceDefinition", NULL,
-		    "customresourcedefinitions", crd);
-	}
+	rc = sw_helm_run(s, &kb, SW_HELM_KUBERAY, 0, NULL);
 	sw_kube_close(&kb);
 	return rc;
 }
@@ -1089,16 +1013,116 @@ node_pool(const char *policy, const char *after)
 		"consolidateAfter", sw_js(after), NULL), NULL), NULL);
 }
 
+#define NODECLASS_CRD	"hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com"
+#define SCALE_MAX_GROUPS 10	/* HyperpodNodeClass instanceGroups maxItems */
+
+/* Is group (borrowed name) in the array of names? */
+static int
+name_in(json_object *names, const char *group)
+{
+	size_t i;
+
+	for (i = 0; names != NULL && json_object_is_type(names,
+	    json_type_array) && i < json_object_array_length(names); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(
+		    names, i)) ?: "", group) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * The groups Karpenter may scale into *groups (new array), by AWS's
+ * rules: a group must start at 0 nodes (Karpenter would otherwise scale
+ * a running group down to 0), at most ten of them.  Asked groups are
+ * checked; without a list every group at 0 is taken.  A group already
+ * in the live node class (live, borrowed; may be NULL) stays accepted
+ * whatever its count, since Karpenter itself scaled it.  hp is the
+ * DescribeCluster document (borrowed).
+ */
+static enum sw_step_rc
+scale_groups(struct sw_step *s, json_object *hp, json_object *live,
+    json_object **groups)
+{
+	json_object *asked = want_opt(s, "autoscaling", "instance_groups");
+	json_object *all = sw_json_get(hp, "InstanceGroups"), *g;
+	const char *gname;
+	int64_t count;
+	size_t i, j;
+	int found;
+
+	*groups = json_object_new_array();
+	for (i = 0; asked != NULL && i < json_object_array_length(asked);
+	    i++) {
+		const char *want_name = json_object_get_string(
+		    json_object_array_get_idx(asked, i));
+
+		found = 0;
+		for (j = 0; all != NULL && j < json_object_array_length(all);
+		    j++) {
+			g = json_object_array_get_idx(all, j);
+			gname = sw_json_get_str(g, "InstanceGroupName");
+			if (gname == NULL || strcmp(gname, want_name) != 0)
+				continue;
+			found = 1;
+			count = sw_json_get_int(g, "TargetCount", 0);
+			if (sw_json_get_int(g, "CurrentCount", 0) > count)
+				count = sw_json_get_int(g, "CurrentCount", 0);
+			if (count > 0 && !name_in(live, gname)) {
+				json_object_put(*groups);
+				*groups = NULL;
+				return sw_step_fail(s, "instance group %s has "
+				    "%lld node(s); HyperPod autoscaling only "
+				    "takes groups that start at 0 (Karpenter "
+				    "would scale it down): set its count to 0 "
+				    "first", gname, (long long)count);
+			}
+		}
+		if (!found) {
+			json_object_put(*groups);
+			*groups = NULL;
+			return sw_step_fail(s, "no instance group %s in cluster "
+			    "%s", want_name, CLUSTER(s));
+		}
+		json_object_array_add(*groups, sw_js(want_name));
+	}
+	for (j = 0; asked == NULL && all != NULL &&
+	    j < json_object_array_length(all); j++) {
+		g = json_object_array_get_idx(all, j);
+		gname = sw_json_get_str(g, "InstanceGroupName");
+		if (gname == NULL)
+			continue;
+		if ((sw_json_get_int(g, "TargetCount", 0) == 0 &&
+		    sw_json_get_int(g, "CurrentCount", 0) == 0) ||
+		    name_in(live, gname))
+			json_object_array_add(*groups, sw_js(gname));
+	}
+	if (json_object_array_length(*groups) == 0) {
+		json_object_put(*groups);
+		*groups = NULL;
+		return sw_step_fail(s, "no instance group of cluster %s is at 0 "
+		    "nodes; HyperPod autoscaling scales groups that start at 0: "
+		    "add one with count 0", CLUSTER(s));
+	}
+	if (json_object_array_length(*groups) > SCALE_MAX_GROUPS) {
+		i = json_object_array_length(*groups);
+		json_object_put(*groups);
+		*groups = NULL;
+		return sw_step_fail(s, "%zu instance groups for autoscaling; "
+		    "HyperPod takes at most %d: name them in "
+		    "autoscaling.instance_groups", i, SCALE_MAX_GROUPS);
+	}
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 st_autoscaling_on(struct sw_step *s)
 {
 	const char *policy = "WhenEmptyOrUnderutilized", *after = "5m";
-	const char *mode, *astatus, *crole;
+	const char *mode, *astatus, *crole, *prov;
 	char role[128];
-	json_object *trust, *doc, *out, *groups, *live, *m, *v;
+	json_object *trust, *doc, *out, *groups, *live = NULL, *m, *v;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
-	size_t i;
 	int got;
 
 	if (want(s, "autoscaling") != 1)
@@ -1108,6 +1132,21 @@ st_autoscaling_on(struct sw_step *s)
 	if ((v = want_opt(s, "autoscaling", "consolidate_after")) != NULL)
 		after = json_object_get_string(v);
 	TRY(cluster_facts(s));
+	/* 0. the groups, checked before anything is sent */
+	TRY(kube_open(s, &kb));
+	got = kube_get(s, &kb, NODECLASS_API, NULL, "hyperpodnodeclasses",
+	    KARPENTER_NAME, &live);
+	sw_kube_close(&kb);
+	if (got < 0 && !s->plan)
+		return STEP_WAIT;
+	s->msg[0] = '\0';
+	TRY(describe_hp(s, &out));
+	rc = scale_groups(s, out, sw_json_path(live, "spec.instanceGroups"),
+	    &groups);
+	json_object_put(live);
+	json_object_put(out);
+	if (rc != STEP_DONE)
+		return rc;
 	/* 1. ClusterRole: HyperPod may add and remove nodes of this
 	 * cluster, nothing else */
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-autoscale");
@@ -1124,29 +1163,28 @@ st_autoscaling_on(struct sw_step *s)
 	    SCALE_POLICY, doc);
 	json_object_put(trust);
 	json_object_put(doc);
-	if (rc != STEP_DONE)
+	if (rc != STEP_DONE) {
+		json_object_put(groups);
 		return rc;
-	/* 2. UpdateCluster AutoScaling Karpenter with the ClusterRole */
-	TRY(describe_hp(s, &out));
+	}
+	/* 2. UpdateCluster: AutoScaling Karpenter with the ClusterRole, and
+	 * NodeProvisioningMode Continuous, which HyperPod autoscaling needs */
+	rc = describe_hp(s, &out);
+	if (rc != STEP_DONE) {
+		json_object_put(groups);
+		return rc;
+	}
 	mode = sw_json_path_str(out, "AutoScaling.Mode");
 	astatus = sw_keep(s, sw_json_path_str(out, "AutoScaling.Status"));
 	crole = sw_json_get_str(out, "ClusterRole");
-	groups = json_object_new_array();
-	if ((v = want_opt(s, "autoscaling", "instance_groups")) != NULL) {
-		json_object_put(groups);
-		groups = json_object_get(v);
-	} else
-		for (i = 0; sw_json_get(out, "InstanceGroups") != NULL &&
-		    i < json_object_array_length(sw_json_get(out,
-		    "InstanceGroups")); i++)
-			json_object_array_add(groups, sw_js(sw_json_get_str(
-			    json_object_array_get_idx(sw_json_get(out,
-			    "InstanceGroups"), i), "InstanceGroupName")));
+	prov = sw_json_get_str(out, "NodeProvisioningMode");
 	if (mode == NULL || strcmp(mode, "Enable") != 0 || crole == NULL ||
 	    strcmp(crole, sw_res_get(s, "cluster_role_arn")) != 0 ||
+	    prov == NULL || strcmp(prov, "Continuous") != 0 ||
 	    sw_res_get(s, "autoscaling_update") != NULL) {
 		rc = update_hp(s, "autoscaling_update", out, sw_jo(
 		    "ClusterRole", sw_js(sw_res_get(s, "cluster_role_arn")),
+		    "NodeProvisioningMode", sw_js("Continuous"),
 		    "AutoScaling", sw_jo("Mode", sw_js("Enable"),
 		    "AutoScalerType", sw_js("Karpenter"), NULL), NULL));
 		json_object_put(out);
@@ -1162,11 +1200,19 @@ st_autoscaling_on(struct sw_step *s)
 		}
 	} else
 		json_object_put(out);
-	/* 3. node class and node pool, consolidation applied for real */
+	/* 3. node class and node pool, once HyperPod serves their kinds */
 	rc = kube_open(s, &kb);
 	if (rc != STEP_DONE) {
 		json_object_put(groups);
 		return rc;
+	}
+	if (!s->plan && (got = kube_get(s, &kb, "apiextensions.k8s.io/v1",
+	    NULL, "customresourcedefinitions", NODECLASS_CRD, NULL)) != 1) {
+		sw_kube_close(&kb);
+		json_object_put(groups);
+		return got < 0 ? STEP_WAIT : sw_step_wait(s, sw_poll_ms(s,
+		    10000), "waiting for HyperPod autoscaling to serve "
+		    "HyperpodNodeClass");
 	}
 	m = node_class(groups);
 	json_object_put(groups);

@@ -24,6 +24,9 @@ if not os.path.exists("/usr/bin/chromium") or not os.path.isdir(mod) or \
                "installs them)")
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
+import harness  # noqa: E402
+if not harness.helm_simulated():
+    t.skip_all(harness.NO_HELM)
 s = Stack(t, sandbox=True, speed=3000)
 shots = tempfile.mkdtemp(prefix="sw-ui-")
 r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "ui-flow.js"),

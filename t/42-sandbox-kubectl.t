@@ -45,7 +45,37 @@ labels = items[0]["metadata"]["labels"] if items else {}
 t.eq((labels.get("node.kubernetes.io/instance-type"), labels.get("sagemaker.amazonaws.com/instance-group-name"),
       labels.get("sagemaker.amazonaws.com/node-health-status"), labels.get("sagemaker.amazonaws.com/compute-type")),
      ("ml.p5.48xlarge", "gpu", "Schedulable", "hyperpod"), "nodes carry HyperPod labels")
-t.eq(items[0]["status"]["capacity"].get("nvidia.com/gpu") if items else None, "8", "p5 node advertises 8 GPUs")
+t.eq(items[0]["status"]["capacity"].get("nvidia.com/gpu") if items else "no node", None,
+     "no GPUs advertised before a device plugin runs")
+plugin = os.path.join(sb.tmp, "nvidia-device-plugin.yaml")
+with open(plugin, "w") as f:
+    f.write("""apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: nvidia-device-plugin-daemonset, namespace: kube-system}
+spec:
+  selector: {matchLabels: {name: nvidia-device-plugin-ds}}
+  template:
+    metadata: {labels: {name: nvidia-device-plugin-ds}}
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+        - name: nvidia-device-plugin-ctr
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.16.1
+          volumeMounts: [{name: device-plugin, mountPath: /var/lib/kubelet/device-plugins}]
+      volumes: [{name: device-plugin, hostPath: {path: /var/lib/kubelet/device-plugins}}]
+""")
+rc, out, err = kubectl("apply", "-f", plugin)
+t.ok(rc == 0 and "created" in out, "kubectl apply the NVIDIA device plugin: " + (out + err).strip()[:200])
+
+
+def gpus_advertised():
+    rc, out, err = kubectl("get", "nodes", "-o", "json")
+    its = json.loads(out)["items"] if rc == 0 else []
+    return [n["status"]["capacity"].get("nvidia.com/gpu") for n in its]
+
+
+wait_for(lambda: gpus_advertised() == ["8", "8"], timeout=10)
+t.eq(gpus_advertised(), ["8", "8"], "p5 nodes advertise 8 GPUs once the plugin runs")
 rc, out, err = kubectl("get", "pods", "-A")
 t.ok(rc == 0 and "aws-hyperpod" in out and "hp-training-operator" in out, "kubectl get pods -A shows the operator")
 rc, out, err = kubectl("get", "hyperpodpytorchjobs")

@@ -25,6 +25,9 @@ if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
 kubectl = shutil.which("kubectl.1.32") or shutil.which("kubectl")
 if kubectl is None or shutil.which("aws") is None:
     t.skip_all("kubectl or aws CLI missing")
+import harness  # noqa: E402
+if not harness.helm_simulated():
+    t.skip_all(harness.NO_HELM)
 s = Stack(t, sandbox=True, speed=2000)
 C = "/api/v1/clusters/wl"
 TOKEN = "hf_SlipwayTestSecret0123456789abcdef"

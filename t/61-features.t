@@ -21,6 +21,9 @@ t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
                                    "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
+import harness  # noqa: E402
+if not harness.helm_simulated():
+    t.skip_all(harness.NO_HELM)
 s = Stack(t, sandbox=True, speed=3000)
 C = "feat"
 F = "/api/v1/clusters/%s/features" % C
@@ -258,6 +261,10 @@ if d.get("state") != "succeeded":
 f = features()
 t.ok(f["kuberay"]["enabled"] and f["kuberay"]["details"]["crd"],
      "feature_list: KubeRay CRDs and operator present")
+kr = [e for e in mutations(seq) if e["service"].startswith("kubernetes")]
+t.ok(any("jobs" in e["operation"] for e in kr) and
+     not any("customresourcedefinitions" in e["operation"] for e in kr),
+     "KubeRay came by its Helm Job; Slipway wrote no CRD")
 t.ok(not f["node_recovery"]["enabled"] and
      f["node_recovery"]["status"] == "None", "feature_list: NodeRecovery None")
 upd = [e for e in mutations(seq) if e["operation"] == "UpdateCluster"]

@@ -239,6 +239,19 @@ def _alive(pid, born=None):
 
 # ---- helpers for stacks started with the sandbox ------------------------
 
+def helm_simulated():
+    """Whether the sandbox runs Helm installer Jobs (sandbox/slipsand/k8s/
+    helm.py).  Cluster create follows the device-plugin Jobs to Complete,
+    so a test that needs a created cluster cannot run without it."""
+    return os.path.exists(os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "..", "sandbox", "slipsand", "k8s", "helm.py"))
+
+
+NO_HELM = ("cluster create follows the device-plugin Helm installer Jobs, "
+           "which this sandbox does not simulate (sandbox/slipsand/k8s/"
+           "helm.py)")
+
+
 def sandbox_info(stack):
     return stack.config().get("sandbox_info") or {}
 

@@ -11,6 +11,7 @@ garbage-collected.  All timings come from stored timestamps.
 import copy
 import hashlib
 import json
+import re
 
 from . import images, logs
 from .admission import random_hash, suffix
@@ -21,6 +22,14 @@ START_FAILED = "sandbox.slipway.dev/start-failed"   # set by the start hook
 GPU = "nvidia.com/gpu"
 NEURON = "aws.amazon.com/neuron"
 EFA = "vpc.amazonaws.com/efa"
+DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins"
+# Extended resource -> (image repositories of the plugins that register it,
+# catalogue field giving the count).  The kubelet advertises a resource only
+# while such a plugin runs on the node with the kubelet's socket directory.
+PLUGIN_RESOURCES = {
+    GPU: (re.compile(r"^nvcr\.io/nvidia/k8s-device-plugin$"), "gpus"),
+    EFA: (re.compile(r"^[0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com/eks/aws-efa-k8s-device-plugin$"), "efa"),
+}
 
 
 def parse_qty(v):
@@ -113,6 +122,8 @@ class Controllers:
         self.hyperpod_jobs(now)
         self.ray(now)
         self.inference(now)
+        self.device_plugins(now)
+        self.load_balancers(now)
         self.schedule(now)
         self.kubelet(now)
         self.volumes(now)
@@ -262,14 +273,21 @@ class Controllers:
         for ds in self.st.list("apps", "daemonsets"):
             pods = self._pods_of(ds)
             by_node = {(p.get("spec") or {}).get("nodeName"): p for p in pods}
-            sel = ((ds["spec"].get("template") or {}).get("spec") or {}).get("nodeSelector") or {}
-            targets = [n for n in nodes if all(n["metadata"].get("labels", {}).get(k) == v for k, v in sel.items())]
+            pspec = (ds["spec"].get("template") or {}).get("spec") or {}
+            sel = pspec.get("nodeSelector") or {}
+            terms = ((((pspec.get("affinity") or {}).get("nodeAffinity") or {})
+                      .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms") or [])
+            targets = [n for n in nodes if all(n["metadata"].get("labels", {}).get(k) == v for k, v in sel.items())
+                       and (not terms or any(selector_matches({"matchExpressions": t.get("matchExpressions")},
+                                                              n["metadata"].get("labels") or {}) for t in terms))]
             for n in targets:
                 if n["metadata"]["name"] not in by_node:
                     tmpl = copy.deepcopy(ds["spec"].get("template") or {})
                     tmpl.setdefault("spec", {})["nodeName"] = n["metadata"]["name"]
                     tmpl["spec"].setdefault("tolerations", []).append({"operator": "Exists"})
-                    self.make_pod(ds, "apps/v1", "DaemonSet", tmpl, "%s-%s" % (ds["metadata"]["name"], suffix()), now)
+                    # bound by the DaemonSet controller: the kubelet starts it from now
+                    self.make_pod(ds, "apps/v1", "DaemonSet", tmpl, "%s-%s" % (ds["metadata"]["name"], suffix()), now,
+                                  extra_ann={"sandbox.slipway.dev/bound-at": str(now)})
             names = {n["metadata"]["name"] for n in targets}
             for node_name, p in by_node.items():
                 if node_name not in names:
@@ -491,6 +509,70 @@ class Controllers:
                                "deploymentStatus": {"deploymentObjectOverallState": state,
                                                     "name": name, "availableReplicas": avail}})
                     self._set_status("inference.sagemaker.aws.amazon.com", plural, ie, st)
+
+    # --- device plugins ----------------------------------------------------------------
+    def device_plugins(self, now):
+        """What the kubelet's device manager does: a resource is in a node's capacity and
+        allocatable only while a plugin that can register it is Running there."""
+        from ..services import catalog
+        registered = {}
+        for p in self.st.list("", "pods"):
+            node = (p.get("spec") or {}).get("nodeName")
+            if not node or p["status"].get("phase") != "Running" or p["metadata"].get("deletionTimestamp"):
+                continue
+            for res in _plugin_resources(p):
+                registered.setdefault(node, set()).add(res)
+        for n in self.st.list("", "nodes"):
+            labels = n["metadata"].get("labels") or {}
+            if labels.get("sagemaker.amazonaws.com/compute-type") != "hyperpod":
+                continue
+            spec = catalog.spec(labels.get("node.kubernetes.io/instance-type", "")) or {}
+            st = n.get("status") or {}
+            cap, alloc = dict(st.get("capacity") or {}), dict(st.get("allocatable") or {})
+            for res, (_, field) in PLUGIN_RESOURCES.items():
+                count = spec.get(field) or 0
+                if count and res in registered.get(n["metadata"]["name"], ()):
+                    cap[res] = alloc[res] = str(count)
+                else:
+                    cap.pop(res, None)
+                    alloc.pop(res, None)
+            if cap != st.get("capacity") or alloc != st.get("allocatable"):
+                n = copy.deepcopy(n)
+                n["status"]["capacity"], n["status"]["allocatable"] = cap, alloc
+                self.st.update("", "nodes", n)
+
+    # --- load balancers -----------------------------------------------------------------
+    def load_balancers(self, now):
+        """What the AWS Load Balancer Controller does for a Service of type LoadBalancer that
+        it owns (NLB annotations, or loadBalancerClass service.k8s.aws/nlb): an NLB whose DNS
+        name goes in status.loadBalancer.  No running controller: the address stays pending."""
+        running = any(_is_lb_controller(d) and ((d.get("status") or {}).get("availableReplicas") or 0) >= 1
+                      for d in self.st.list("apps", "deployments"))
+        region = self.kc.world.region
+        for svc in self.st.list("", "services"):
+            spec = svc.get("spec") or {}
+            if spec.get("type") != "LoadBalancer":
+                continue
+            md = svc["metadata"]
+            ann = md.get("annotations") or {}
+            owned = (spec.get("loadBalancerClass") == "service.k8s.aws/nlb" or
+                     ann.get("service.beta.kubernetes.io/aws-load-balancer-type") == "external" and
+                     ann.get("service.beta.kubernetes.io/aws-load-balancer-nlb-target-type") in ("ip", "instance"))
+            st = svc.get("status") or {}
+            want = {}
+            if owned and not running and (st.get("loadBalancer") or {}).get("ingress"):
+                continue  # an NLB already made outlives its controller
+            if running and owned:
+                h = hashlib.sha256(("%s/%s/%s" % (self.kc.name, md["namespace"], md["uid"])).encode()).hexdigest()
+                host = "k8s-%s-%s-%s-%s.elb.%s.amazonaws.com" % (
+                    md["namespace"][:8].rstrip("-"), md["name"][:8].rstrip("-"), h[:10], h[10:26], region)
+                want = {"ingress": [{"hostname": host}]}
+            if (st.get("loadBalancer") or {}) != want:
+                svc = copy.deepcopy(svc)
+                svc.setdefault("status", {})["loadBalancer"] = want
+                self.st.update("", "services", svc)
+                if want:
+                    self.event(svc, "SuccessfullyReconciled", "Successfully reconciled", component="service")
 
     # --- scheduler and kubelet ---------------------------------------------------------
     def schedule(self, now):
@@ -794,6 +876,36 @@ class Controllers:
             if refs and not any(r.get("uid") in uids for r in refs):
                 group, plural, ns, name = key.split("|", 3)
                 self.kc.delete_object(group, plural, ns or None, name)
+
+
+LB_CONTROLLER_IMAGE = re.compile(r"^(public\.ecr\.aws/eks|[0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com/amazon)"
+                                 r"/aws-load-balancer-controller$")
+
+
+def _is_lb_controller(dep):
+    """A Deployment running the AWS Load Balancer Controller's image."""
+    tmpl = ((dep.get("spec") or {}).get("template") or {}).get("spec") or {}
+    return any(LB_CONTROLLER_IMAGE.match((c.get("image") or "").rsplit(":", 1)[0].split("@", 1)[0])
+               for c in tmpl.get("containers") or [])
+
+
+def _plugin_resources(pod):
+    """Resources a pod's containers can register as a device plugin: the plugin's image
+    family, with the kubelet's device-plugins directory mounted from the host."""
+    spec = pod.get("spec") or {}
+    host_dirs = {v.get("name") for v in spec.get("volumes") or []
+                 if ((v.get("hostPath") or {}).get("path") or "").rstrip("/") == DEVICE_PLUGIN_DIR}
+    out = set()
+    for c in spec.get("containers") or []:
+        repo = (c.get("image") or "").rsplit(":", 1)[0].split("@", 1)[0]
+        mounted = any(m.get("name") in host_dirs and (m.get("mountPath") or "").rstrip("/") == DEVICE_PLUGIN_DIR
+                      for m in c.get("volumeMounts") or [])
+        if not mounted:
+            continue
+        for res, (family, _) in PLUGIN_RESOURCES.items():
+            if family.match(repo):
+                out.add(res)
+    return out
 
 
 def _guess_workload(template):

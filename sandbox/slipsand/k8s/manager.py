@@ -288,13 +288,11 @@ class KubeCluster:
             cap = {"cpu": str(spec["vcpus"]), "memory": "%dKi" % (spec["memory_gib"] * 1024 * 1024),
                    "pods": "737" if spec["vcpus"] >= 96 else "110", "ephemeral-storage": "104845292Ki",
                    "hugepages-1Gi": "0", "hugepages-2Mi": "0"}
-            if spec.get("gpus"):
-                cap["nvidia.com/gpu"] = str(spec["gpus"])
+            # nvidia.com/gpu and vpc.amazonaws.com/efa appear only once a
+            # device plugin registers them (Controllers.device_plugins).
             if spec.get("neuron"):
                 cap["aws.amazon.com/neuron"] = str(spec["accelerators"])
                 cap["aws.amazon.com/neuroncore"] = str(spec["accelerators"] * 2)
-            if spec.get("efa"):
-                cap["vpc.amazonaws.com/efa"] = str(spec["efa"])
             alloc = dict(cap)
             alloc["cpu"] = "%dm" % (spec["vcpus"] * 1000 - 90)
             alloc["memory"] = "%dKi" % (spec["memory_gib"] * 1024 * 1024 - 900000)
@@ -362,11 +360,21 @@ class KubeCluster:
                 new = copy.deepcopy(cur)
                 new["metadata"]["labels"].update(node["metadata"]["labels"])
                 new["spec"]["taints"] = node["spec"]["taints"]
-                new["status"] = node["status"]
+                new["status"] = _keep_plugin_resources(cur["status"], node["status"])
                 self.store.update("", "nodes", new)
         for name in existing:
             if name not in want:
                 self.store.delete("", "nodes", None, name)
+
+
+def _keep_plugin_resources(old, new):
+    """`new` node status with the device-plugin resources of `old` kept."""
+    from .controllers import PLUGIN_RESOURCES
+    for part in ("capacity", "allocatable"):
+        for res in PLUGIN_RESOURCES:
+            if res in (old.get(part) or {}):
+                new.setdefault(part, {})[res] = old[part][res]
+    return new
 
 
 def _version_of(obj):

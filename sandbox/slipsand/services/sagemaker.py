@@ -17,6 +17,8 @@ from ..gateway import AwsService
 from ..protocols import AwsError, JsonProtocol
 from . import catalog
 from .util import as_list, hexid, new_uuid, page, stable_rand
+from ..k8s import karpenter
+from ..k8s.store import now_rfc3339
 
 IMAGE_VERSION = "2025.09.15"
 NODE_BOOT = (420, 780)          # sandbox seconds Pending -> Running
@@ -27,6 +29,7 @@ DELETE_CLUSTER = (240, 420)
 CAPACITY_FAIL_AFTER = (180, 300)
 AUTO_REPAIR_AFTER = 90
 SOFTWARE_UPDATE = 600
+AUTOSCALING_CHANGE = (300, 600)  # sandbox seconds AutoScaling Creating/Deleting -> InService
 
 
 def _nf(msg):
@@ -82,6 +85,20 @@ class SageMakerService(AwsService):
         return arn.rsplit("/", 1)[-1] if arn else None
 
     # --- validation helpers ----------------------------------------------------
+    def _check_autoscaling(self, auto, role, provisioning, orch):
+        """HyperPod autoscaling's prerequisites (EKS orchestrator, a ClusterRole,
+        continuous node provisioning)."""
+        if not auto or auto.get("Mode") != "Enable":
+            return
+        if (orch or {}).get("Eks") is None:
+            raise _val("AutoScaling is only supported for clusters orchestrated by Amazon EKS.")
+        if auto.get("AutoScalerType", "Karpenter") != "Karpenter":
+            raise _val("AutoScalerType must be Karpenter.")
+        if not role:
+            raise _val("ClusterRole is required when AutoScaling is enabled.")
+        if provisioning != "Continuous":
+            raise _val("AutoScaling requires NodeProvisioningMode to be Continuous.")
+
     def _check_orchestrator(self, orch, vpc):
         if orch is None:
             return
@@ -275,8 +292,7 @@ class SageMakerService(AwsService):
         for g in groups:
             self._check_group(g)
         auto = p.get("AutoScaling")
-        if auto and auto.get("Mode") == "Enable" and not p.get("ClusterRole"):
-            raise _val("ClusterRole is required when AutoScaling is enabled.")
+        self._check_autoscaling(auto, p.get("ClusterRole"), p.get("NodeProvisioningMode"), orch)
         self._check_quota(name, {g["InstanceGroupName"]: g for g in groups})
         now = self.clock.now()
         cid = secrets.token_hex(6)
@@ -287,7 +303,8 @@ class SageMakerService(AwsService):
             if p.get(k) is not None:
                 c[k] = p[k]
         if auto:
-            c["AutoScaling"] = dict(auto, Status="Creating")
+            c["AutoScaling"] = dict(auto, Status="Creating" if auto.get("Mode") == "Enable" else "InService")
+            c["_as_ready"] = now
         for g in groups:
             c["_groups"][g["InstanceGroupName"]] = {"spec": g, "Status": "Creating"}
         problem = self._capacity_problem(c, names)
@@ -436,11 +453,18 @@ class SageMakerService(AwsService):
         for gname in to_delete:
             c["_groups"][gname]["Status"] = "Deleting"
             c["_groups"][gname]["_deleting"] = True
+        auto = p.get("AutoScaling")
+        self._check_autoscaling(auto, p.get("ClusterRole") or c.get("ClusterRole"),
+                                p.get("NodeProvisioningMode") or c.get("NodeProvisioningMode"), c.get("Orchestrator"))
         for k in ("NodeRecovery", "TieredStorageConfig", "NodeProvisioningMode", "ClusterRole"):
             if p.get(k) is not None:
                 c[k] = p[k]
-        if p.get("AutoScaling"):
-            c["AutoScaling"] = dict(p["AutoScaling"], Status="InService")
+        if auto and auto.get("Mode") != (c.get("AutoScaling") or {}).get("Mode", "Disable"):
+            enable = auto["Mode"] == "Enable"
+            c["AutoScaling"] = {"Mode": auto["Mode"], "Status": "Creating" if enable else "Deleting"}
+            if enable:
+                c["AutoScaling"]["AutoScalerType"] = auto.get("AutoScalerType", "Karpenter")
+            c["_as_ready"] = self.clock.due(stable_rand(c["ClusterArn"] + auto["Mode"], *AUTOSCALING_CHANGE), now)
         if changed or to_delete:
             c["ClusterStatus"] = "Updating"
             c["_op"] = "update"
@@ -792,6 +816,9 @@ class SageMakerService(AwsService):
     def advance(self, now):
         for c in list(self.store.values("sm:clusters")):
             self._advance_cluster(c, now)
+            c = self.store.get("sm:clusters", c["ClusterName"])
+            if c is not None and c.get("AutoScaling"):
+                self._advance_autoscaling(c, now)
         for name, plan in list(self.store.all("sm:plans").items()):
             if plan["Status"] == "Pending" and now >= plan["_ready"]:
                 plan["Status"] = "Active" if plan["StartTime"] <= now else "Scheduled"
@@ -865,8 +892,6 @@ class SageMakerService(AwsService):
             if done:
                 c["ClusterStatus"] = "InService"
                 c.pop("_op", None)
-                if c.get("AutoScaling"):
-                    c["AutoScaling"]["Status"] = "InService"
                 self._event(c, "Cluster", "Cluster is InService.")
             self._save(c)
         elif status == "SystemUpdating" and now >= c.get("_sw_done", 0):
@@ -901,6 +926,28 @@ class SageMakerService(AwsService):
                     changed = True
             if changed:
                 self._save(c)
+
+    def _advance_autoscaling(self, c, now):
+        """AutoScaling Creating/Deleting -> InService; while enabled, HyperPod serves the
+        Karpenter kinds in the EKS cluster and its Karpenter scales the groups."""
+        a = c["AutoScaling"]
+        kc = self.world.kube.clusters.get(self.eks_name(c) or "")
+        if kc is None or kc.server is None:
+            return
+        if a.get("Status") in ("Creating", "Deleting") and now >= c.get("_as_ready", 0):
+            if a["Mode"] == "Enable":
+                karpenter.install_crds(kc)
+                a["Status"] = "InService"
+            else:
+                karpenter.remove_crds(kc)
+                c["AutoScaling"] = {"Mode": "Disable", "Status": "InService"}
+            c.pop("_as_ready", None)
+            self._event(c, "Cluster", "AutoScaling is %s." % ("enabled" if a["Mode"] == "Enable" else "disabled"))
+            self._save(c)
+            return
+        if a.get("Mode") == "Enable" and a.get("Status") == "InService" and c["ClusterStatus"] == "InService":
+            karpenter.nodeclass_status(kc, c, now_rfc3339(now))
+            karpenter.Karpenter(self).reconcile(c, kc, now)
 
     def _sync_kubernetes(self):
         """Register nodes of EKS-orchestrated clusters as Kubernetes Nodes."""
