@@ -28,6 +28,7 @@
 #include "lib/log.h"
 #include "lib/req.h"
 #include "lib/router.h"
+#include "handlers/table.h"
 
 static volatile sig_atomic_t stop;
 
@@ -85,7 +86,7 @@ serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
 	read_body(fr->in, fr->envp, &body, &r);
 	r.body = sw_buf_str(&body);
 	r.body_len = body.len;
-	sw_route(&r);
+	sw_route(&r, sw_handler_table);
 	if (sw_req_render(&r, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500 Internal Server Error\r\n"

@@ -14,6 +14,7 @@
 #include "lib/mcp.h"
 #include "lib/openapi.h"
 #include "lib/router.h"
+#include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
@@ -64,7 +65,7 @@ rest_router(void *arg, const char *method, const char *target,
 	r.content_type = body ? "application/json" : NULL;
 	r.db = db;
 	r.cfg = &cfg;
-	sw_route(&r);
+	sw_route(&r, sw_handler_table);
 	sw_buf_init(&b, 0);
 	sw_req_render(&r, &b);
 	*status = strtol(sw_buf_str(&b) + 8, NULL, 10);

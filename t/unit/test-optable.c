@@ -8,6 +8,7 @@
 #include "lib/openapi.h"
 #include "lib/optable.h"
 #include "lib/router.h"
+#include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
@@ -40,7 +41,7 @@ run(const char *method, const char *uri, const char *query,
 	r.content_type = "application/json";
 	r.db = db;
 	r.cfg = &cfg;
-	sw_route(&r);
+	sw_route(&r, sw_handler_table);
 	sw_buf_init(&b, 0);
 	sw_req_render(&r, &b);
 	status = (int)strtol(sw_buf_str(&b) + 8, NULL, 10);
@@ -92,6 +93,22 @@ main(void)
 	ok(routes_unique, "method + path pairs are unique");
 	ok(status_tools, "every long operation names its status tool");
 	ok(placeholders, "every path placeholder is a declared field");
+	{
+		const struct sw_handler_row *h;
+		int every_row = 1, known = 1, n = 0;
+
+		for (i = 0; i < sw_optable_len; i++)
+			if (sw_route_handler(sw_handler_table,
+			    sw_optable[i].name) == NULL)
+				every_row = 0;
+		for (h = sw_handler_table; h->op != NULL; h++, n++)
+			if (sw_op_by_name(h->op) == NULL || h->fn == NULL)
+				known = 0;
+		ok(every_row, "every operation has a handler in the table");
+		ok(known, "every handler row names a known operation");
+		is_int(n, (long long)sw_optable_len,
+		    "one handler row per operation");
+	}
 
 	ok(sw_path_match("/api/v1/operations/{id}:retry",
 	    "/api/v1/operations/op-1:retry", NULL), "verb suffix matches");
