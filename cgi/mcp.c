@@ -9,8 +9,9 @@
  *   nginx/slipway.conf.in  location = /mcp -> this process
  *   lib/mcp.c              HTTP checks, eras, sessions, JSON-RPC
  *   lib/mcp_tools.c        tools/list from lib/optable.c + tools.d,
- *                          tools/call -> REST request
- *   lib/mcp_rest.c         libcurl -> nginx -> slipway-api (or /ext/)
+ *                          tools/call -> lib/router.c in this process
+ *                          with handlers/table.c
+ *   lib/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
  */
 #include <errno.h>
 #include <fcgiapp.h>
@@ -27,6 +28,7 @@
 #include "lib/log.h"
 #include "lib/mcp.h"
 #include "lib/valid.h"
+#include "handlers/table.h"
 
 static volatile sig_atomic_t stop;
 
@@ -149,7 +151,7 @@ main(int argc, char *argv[])
 		sw_error("cannot open %s", cfg.db_path);
 		goto out;
 	}
-	if (sw_mcp_init(&m, &cfg, db) != SW_OK)
+	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;
 	memset(&sa, 0, sizeof(sa));

@@ -569,7 +569,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		args = sw_json_get(params, "arguments");
-		e = sw_mcp_tool_call(c->m, c->in->authorization, c->who.scope,
+		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
 		if (e != SW_OK) {
@@ -1063,7 +1063,8 @@ key_load(struct sw_mcp *m)
 }
 
 sw_err
-sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db)
+sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
+    const struct sw_handler_row *handlers)
 {
 	const char *url;
 	sw_err e;
@@ -1071,6 +1072,7 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db)
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->db = db;
+	m->handlers = handlers;
 	m->rest = sw_mcp_rest_curl;
 	m->rest_arg = m;
 	url = sw_json_get_str(cfg->root, "internal_url");
