@@ -42,6 +42,17 @@
 #define SW_OP_LEASE		60
 /* operation_wait long-poll bound (seconds). */
 #define SW_MAX_WAIT		60
+/* A token's last-used time is written at most this often (ms): a read
+ * must not be a SQLite write.  Each worker also remembers the tokens it
+ * touched (SW_TOKEN_TOUCH_CACHE of them) so it skips the statement. */
+#define SW_TOKEN_TOUCH_MS	60000
+/* A JSON-RPC batch (MCP 2025-03-26 only) holds at most this many
+ * messages; a longer one is refused whole with -32600, before any runs. */
+#define SW_MCP_MAX_BATCH	16
+/* Largest /mcp answer (bytes); past it the client gets a 500 JSON-RPC
+ * internal error, never an empty 200. */
+#define SW_MCP_MAX_ANSWER	(32 * 1024 * 1024)
+#define SW_TOKEN_TOUCH_CACHE	32
 /* Outbound HTTP: connect and whole-call timeouts (seconds). */
 #define SW_HTTP_CONNECT_TIMEOUT	5
 #define SW_HTTP_TOTAL_TIMEOUT	60

@@ -109,7 +109,7 @@ sw_mcp_answer_init(struct sw_mcp_answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	sw_buf_init(&a->headers, 8192);
-	sw_buf_init(&a->body, SW_MCP_MAX_REST_BODY * 2);
+	sw_buf_init(&a->body, SW_MCP_MAX_ANSWER);
 }
 
 void
@@ -125,16 +125,26 @@ add_header(struct sw_mcp_answer *a, const char *name, const char *value)
 	(void)sw_buf_printf(&a->headers, "%s: %s\r\n", name, value);
 }
 
-/* Answer with a JSON document (borrowed). */
+/* Answer with a JSON document (borrowed); one over SW_MCP_MAX_ANSWER
+ * becomes a 500 JSON-RPC internal error. */
 static void
 reply_json(struct ctx *c, int status, json_object *doc)
 {
+	static const char too_big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,"
+	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
+	    "the answer is larger than the server sends\"}}";
 	const char *s = sw_json_str(doc);
 
 	c->out->status = status;
 	c->out->content_type = "application/json";
 	sw_buf_reset(&c->out->body);
-	(void)sw_buf_add(&c->out->body, s, strlen(s));
+	if (sw_buf_add(&c->out->body, s, strlen(s)) != SW_OK) {
+		sw_warn("/mcp answer of %zu bytes is over %d", strlen(s),
+		    SW_MCP_MAX_ANSWER);
+		c->out->status = 500;
+		sw_buf_reset(&c->out->body);
+		(void)sw_buf_add(&c->out->body, too_big, sizeof(too_big) - 1);
+	}
 }
 
 /* Answer 202 Accepted with no body (notifications, responses). */
@@ -736,6 +746,15 @@ legacy_batch(struct ctx *c, json_object *arr)
 	if (n == 0) {
 		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
 		    "Invalid Request: empty batch", NULL);
+		return;
+	}
+	if (n > SW_MCP_MAX_BATCH) {
+		char text[120];
+
+		snprintf(text, sizeof(text), "Invalid Request: a batch holds "
+		    "at most %d messages; this one has %zu", SW_MCP_MAX_BATCH,
+		    n);
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
 	}
 	if ((v = legacy_version(c)) == NULL)

@@ -500,6 +500,33 @@ test_transport(void)
 	is_int(mcp(&h, "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]", NULL, NULL),
 	    202, "a batch of notifications: 202");
 	is_int(mcp(&h, "[]", NULL, NULL), 400, "empty batch: 400");
+	{
+		struct sw_buf b;
+		int i, n;
+
+		for (n = SW_MCP_MAX_BATCH; n <= SW_MCP_MAX_BATCH + 1; n++) {
+			sw_buf_init(&b, 0);
+			sw_buf_puts(&b, "[");
+			for (i = 0; i < n; i++)
+				sw_buf_printf(&b, "%s{\"jsonrpc\":\"2.0\","
+				    "\"id\":%d,\"method\":\"ping\"}",
+				    i ? "," : "", i + 1);
+			sw_buf_puts(&b, "]");
+			if (n == SW_MCP_MAX_BATCH) {
+				is_int(mcp(&h, sw_buf_str(&b), &o, NULL), 200,
+				    "a batch at the limit runs");
+				is_int((long long)json_object_array_length(o),
+				    n, "... every message answered");
+			} else {
+				is_int(mcp(&h, sw_buf_str(&b), &o, NULL), 400,
+				    "a batch over the limit: 400");
+				is_int(err_code(o), SW_RPC_INVALID_REQUEST,
+				    "... -32600, none of it run");
+			}
+			json_object_put(o);
+			sw_buf_free(&b);
+		}
+	}
 }
 
 static void
