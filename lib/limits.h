@@ -46,6 +46,18 @@
  * must not be a SQLite write.  Each worker also remembers the tokens it
  * touched (SW_TOKEN_TOUCH_CACHE of them) so it skips the statement. */
 #define SW_TOKEN_TOUCH_MS	60000
+/* Long polls (operation_wait) one token may hold at once, across every
+ * worker; the next one is a 429 with Retry-After. */
+#define SW_MAX_WAITS_PER_TOKEN	2
+/* Processes of the REST wait pool (run/wait.sock, nginx sends every
+ * ...:wait there), so long polls never hold a request worker; more
+ * waits than this queue at nginx, never in front of other requests. */
+#define SW_WAIT_WORKERS		4
+/* Long polls an MCP worker lane may hold at once (they run in process):
+ * half the MCP workers, at least one, so the rest always answer. */
+#define SW_MCP_WAIT_SHARE	2
+/* Seconds a 429 for a long poll asks the client to wait. */
+#define SW_WAIT_RETRY_AFTER	5
 /* A JSON-RPC batch (MCP 2025-03-26 only) holds at most this many
  * messages; a longer one is refused whole with -32600, before any runs. */
 #define SW_MCP_MAX_BATCH	16

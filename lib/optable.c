@@ -1202,9 +1202,10 @@ const struct sw_op sw_optable[] = {
 	  .summary = "Wait (bounded) until an operation changes",
 	  .description = "Long-polls up to 'timeout' seconds and returns the "
 	    "operation as soon as it changes or ends. Use it instead of "
-	    "sleeping.",
+	    "sleeping. A token holds at most a few waits at once; past "
+	    "that the answer is 429 with Retry-After.",
 	  .params = f_op_wait,
-	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_LONG_POLL,
 	  .scope = SW_SCOPE_READ,
 	  .output = "Operation",
 	},

@@ -24,6 +24,9 @@
 #define SW_OP_PUBLIC		0x10	/* no credentials needed */
 #define SW_OP_NO_MCP		0x20	/* not offered as an MCP tool */
 #define SW_OP_DRY_RUN		0x40	/* accepts ?dry_run=true */
+#define SW_OP_LONG_POLL		0x80	/* holds the request (bounded):
+					 * served by the wait pool, capped
+					 * per token (router.h) */
 
 struct sw_op {
 	const char		*name;		/* snake_case, unique */

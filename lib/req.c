@@ -208,7 +208,8 @@ sw_req_render(struct sw_req *r, struct sw_buf *out)
 	if (r->err != SW_OK) {
 		problem = sw_req_problem(r);
 		status = sw_err_http_status(r->err);
-		if (status == 429 || status == 503)
+		if ((status == 429 || status == 503) && strstr(sw_buf_str(
+		    &r->headers), "Retry-After:") == NULL)
 			sw_req_header(r, "Retry-After: 2");
 		type = "application/problem+json";
 		body = sw_json_str(problem);

@@ -4,11 +4,17 @@
  * operation table and the request, never a handler: those come in the
  * table the routing program passes.
  */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -120,6 +126,94 @@ path_is_plain(const char *path)
 		p += n;
 	}
 	return 1;
+}
+
+/* ---- long-poll slots ------------------------------------------------- */
+
+static struct {
+	char	dir[512];
+	char	lane[32];
+	int	lane_slots;
+} polls;
+
+void
+sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
+{
+	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
+	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
+	polls.lane_slots = lane_slots;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		sw_warn("cannot create %s: %s", dir, strerror(errno));
+}
+
+/* Hold one of n slots named prefix.0 .. prefix.(n-1): the locked fd,
+ * -1 when all are held, -2 when no slot file can be opened. */
+static int
+slot_take(const char *prefix, int n)
+{
+	char path[640];
+	int i, fd, opened = 0;
+
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s.%d", polls.dir, prefix,
+		    i) >= (int)sizeof(path))
+			return -2;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			continue;
+		opened = 1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	return opened ? -1 : -2;
+}
+
+/* Take the token's and the lane's slots for a long poll; 0 with the fds
+ * in fds[2], or -1 with the request failed (429, or 500). */
+static int
+long_poll_begin(struct sw_req *r, int fds[2])
+{
+	char prefix[64];
+
+	fds[0] = fds[1] = -1;
+	if (polls.dir[0] == '\0')
+		return 0;
+	snprintf(prefix, sizeof(prefix), "token-%s", r->who.token_id);
+	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+		goto busy;
+	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
+	    polls.lane_slots)) < 0)
+		goto busy;
+	return 0;
+busy:
+	if (fds[0] == -2 || fds[1] == -2)
+		sw_req_fail(r, SW_EINTERNAL, "cannot open the long-poll "
+		    "slots in %s", polls.dir);
+	else {
+		if (fds[0] < 0)
+			sw_req_fail(r, SW_ETHROTTLED, "token '%s' already "
+			    "holds %d long polls; retry when one returns",
+			    r->who.name, SW_MAX_WAITS_PER_TOKEN);
+		else
+			sw_req_fail(r, SW_ETHROTTLED, "all %d long-poll slots "
+			    "of %s are busy; retry shortly",
+			    polls.lane_slots, polls.lane);
+		sw_req_header(r, "Retry-After: %d", SW_WAIT_RETRY_AFTER);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	fds[0] = fds[1] = -1;
+	return -1;
+}
+
+static void
+long_poll_end(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
 }
 
 sw_handler
@@ -438,6 +532,7 @@ void
 sw_route(struct sw_req *r, const struct sw_handler_row *table)
 {
 	json_object *vars = NULL, *params = NULL, *body = NULL, *dr;
+	int poll_fds[2] = { -1, -1 };
 	sw_handler fn;
 	sw_err e;
 
@@ -506,7 +601,11 @@ sw_route(struct sw_req *r, const struct sw_handler_row *table)
 		    "program", r->op->name);
 		goto out;
 	}
+	if ((r->op->flags & SW_OP_LONG_POLL) &&
+	    long_poll_begin(r, poll_fds) != 0)
+		goto out;
 	e = fn(r);
+	long_poll_end(poll_fds);
 	if (e != SW_OK && r->err == SW_OK)
 		sw_req_fail(r, e, "%s failed", r->op->name);
 out:

@@ -37,6 +37,18 @@ struct sw_handler_row {
  */
 void	sw_route(struct sw_req *r, const struct sw_handler_row *table);
 
+/*
+ * Bound long polls (rows flagged SW_OP_LONG_POLL) in this process.  A
+ * poll takes a slot first: a lock file under dir (created 0700) held
+ * with flock() for the length of the request, so a crashed worker frees
+ * its slots.  Per token at most SW_MAX_WAITS_PER_TOKEN slots across all
+ * processes; per lane (e.g. "mcp") at most lane_slots, 0 meaning no lane
+ * cap (the wait pool, bounded by its size).  Past either: 429
+ * problem+json with Retry-After.  Without this call nothing is bounded
+ * (unit tests).  dir is copied.
+ */
+void	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
+
 /* The handler of an operation in table, or NULL. */
 sw_handler sw_route_handler(const struct sw_handler_row *table,
 	    const char *op);
