@@ -40,11 +40,10 @@
 /* A legacy Mcp-Session-Id is honoured this long (seconds); after that
  * the client gets 404 and initializes again, as the spec intends. */
 #define SW_MCP_SESSION_TTL	(24 * 3600)
-/* One tools/call REST request may take this long (seconds): it must
- * outlast operation_wait's longest long-poll (SW_MAX_WAIT) and stay
- * below nginx's fastcgi_read_timeout for /mcp (90 s). */
+/* One plugin tool request (tools.d -> /ext/NAME) may take this long
+ * (seconds); below nginx's fastcgi_read_timeout for /mcp (90 s). */
 #define SW_MCP_REST_TIMEOUT	(SW_MAX_WAIT + 20)
-/* Largest REST answer relayed into a tool result. */
+/* Largest plugin answer relayed into a tool result. */
 #define SW_MCP_MAX_REST_BODY	(4 * 1024 * 1024)
 /* At most this many tools.d descriptors, each at most this big. */
 #define SW_MCP_MAX_PLUGINS	32
