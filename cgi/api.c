@@ -98,9 +98,14 @@ main(int argc, char *argv[])
 	}
 	/* The wait pool is bounded by its size; a long poll that reaches
 	 * a request worker anyway (not through nginx) gets one slot. */
-	snprintf(polls, sizeof(polls), "%s/run/waits", a.cfg.state_dir);
-	sw_route_long_polls(polls, wait_pool ? "wait" : "api",
-	    wait_pool ? 0 : 1);
+	if (snprintf(polls, sizeof(polls), "%s/run/waits",
+	    a.cfg.state_dir) >= (int)sizeof(polls)) {
+		sw_error("state directory path too long");
+		goto out;
+	}
+	if (sw_route_long_polls(polls, wait_pool ? "wait" : "api",
+	    wait_pool ? 0 : 1) != SW_OK)
+		goto out;
 	if (sw_fcgi_run(serve, &a) == 0)
 		rc = 0;
 out:

@@ -119,8 +119,13 @@ main(int argc, char *argv[])
 	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;
-	snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir);
-	sw_route_long_polls(polls, "mcp", (int)slots);
+	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
+	    (int)sizeof(polls)) {
+		sw_error("state directory path too long");
+		goto out;
+	}
+	if (sw_route_long_polls(polls, "mcp", (int)slots) != SW_OK)
+		goto out;
 	if (sw_fcgi_run(serve, &m) == 0)
 		rc = 0;
 out:

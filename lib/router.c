@@ -136,14 +136,23 @@ static struct {
 	int	lane_slots;
 } polls;
 
-void
+sw_err
 sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
 {
+	polls.dir[0] = '\0';
+	if (strlen(dir) >= sizeof(polls.dir) ||
+	    strlen(lane) >= sizeof(polls.lane)) {
+		sw_error("long-poll slot directory or lane name too long");
+		return SW_EINVAL;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		sw_error("cannot create %s: %s", dir, strerror(errno));
+		return SW_EINTERNAL;
+	}
 	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
 	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
 	polls.lane_slots = lane_slots;
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		sw_warn("cannot create %s: %s", dir, strerror(errno));
+	return SW_OK;
 }
 
 /* Hold one of n slots named prefix.0 .. prefix.(n-1): the locked fd,

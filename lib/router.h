@@ -45,9 +45,10 @@ void	sw_route(struct sw_req *r, const struct sw_handler_row *table);
  * processes; per lane (e.g. "mcp") at most lane_slots, 0 meaning no lane
  * cap (the wait pool, bounded by its size).  Past either: 429
  * problem+json with Retry-After.  Without this call nothing is bounded
- * (unit tests).  dir is copied.
+ * (unit tests).  dir is copied.  Fails (logged) when dir cannot be
+ * made: a program must not start then.
  */
-void	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
+sw_err	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
 
 /* The handler of an operation in table, or NULL. */
 sw_handler sw_route_handler(const struct sw_handler_row *table,
