@@ -5,10 +5,13 @@
  * under the body cap, hands it to lib/mcp.c and writes the answer.
  *
  * Tool calls run the REST router in this process, so an operation_wait
- * tool call is a long poll held here: at most --wait-slots N of them at
- * once across all MCP workers (the launcher passes half its workers),
- * and the per-token cap of lib/router.h, so the other workers always
- * answer.
+ * tool call is a long poll held here.  Two roles, one program:
+ *   slipway-mcp --wait-slots N  a request worker on run/mcp.sock; holds
+ *                               at most N long polls across all of them
+ *                               (legacy clients, which send no Mcp-Name)
+ *   slipway-mcp --wait-pool     a wait worker on run/mcp-wait.sock: nginx
+ *                               sends Mcp-Name: operation_wait here
+ * Both take the per-token long-poll slots of lib/router.h.
  *
  * Request path, file by file:
  *   nginx/slipway.conf.in  location = /mcp -> this process
@@ -89,16 +92,18 @@ main(int argc, char *argv[])
 	const char *dir;
 	char polls[600], *end;
 	long slots = 1;
-	int rc = 1, mcp_ready = 0;
+	int rc = 1, mcp_ready = 0, wait_pool = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--wait-slots") == 0) {
 		errno = 0;
 		slots = strtol(argv[2], &end, 10);
 		if (errno != 0 || *end != '\0' || slots < 1 || slots > 1000)
 			argc = -1;
-	}
-	if (argc != 1 && argc != 3) {
-		fprintf(stderr, "usage: slipway-mcp [--wait-slots N]\n");
+	} else if (argc == 2 && strcmp(argv[1], "--wait-pool") == 0)
+		wait_pool = 1;
+	if (argc != 1 && argc != 3 && !wait_pool) {
+		fprintf(stderr, "usage: slipway-mcp [--wait-slots N | "
+		    "--wait-pool]\n");
 		return 2;
 	}
 	sw_log_init("slipway-mcp");
@@ -124,7 +129,8 @@ main(int argc, char *argv[])
 		sw_error("state directory path too long");
 		goto out;
 	}
-	if (sw_route_long_polls(polls, "mcp", (int)slots) != SW_OK)
+	if (sw_route_long_polls(polls, wait_pool ? "mcp-wait" : "mcp",
+	    wait_pool ? 0 : (int)slots) != SW_OK)
 		goto out;
 	if (sw_fcgi_run(serve, &m) == 0)
 		rc = 0;

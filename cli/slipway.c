@@ -589,7 +589,7 @@ cmd_start(void)
 	struct sw_child *c;
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
-	int api_fd, mcp_fd = -1, wait_fd, i, rc, logfd;
+	int api_fd, mcp_fd = -1, mcp_wait_fd = -1, wait_fd, i, rc, logfd;
 	pid_t pid;
 	static char names[SW_MAX_CHILDREN][32], wait_slots[16];
 
@@ -768,6 +768,21 @@ cmd_start(void)
 			c->argv[3] = NULL;
 			c->listen_fd = mcp_fd;
 		}
+		snprintf(path, sizeof(path), "%s/run/mcp-wait.sock",
+		    O.state_dir);
+		if ((mcp_wait_fd = unix_listen(path, 0600)) < 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		for (i = 0; i < SW_MCP_WAIT_WORKERS; i++) {
+			snprintf(names[sup.n], sizeof(names[0]), "mcp-wait.%d",
+			    i);
+			c = add_child(names[sup.n], "mcp.log");
+			c->argv[0] = mcp_prog;
+			c->argv[1] = "--wait-pool";
+			c->argv[2] = NULL;
+			c->listen_fd = mcp_wait_fd;
+		}
 	}
 	for (i = 0; i < nplugins; i++) {
 		int fd, w;
@@ -812,11 +827,15 @@ cmd_start(void)
 	close(wait_fd);
 	if (mcp_fd >= 0)
 		close(mcp_fd);
+	if (mcp_wait_fd >= 0)
+		close(mcp_wait_fd);
 	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/mcp-wait.sock", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
 	unlink(path);

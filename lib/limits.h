@@ -53,8 +53,13 @@
  * ...:wait there), so long polls never hold a request worker; more
  * waits than this queue at nginx, never in front of other requests. */
 #define SW_WAIT_WORKERS		4
-/* Long polls an MCP worker lane may hold at once (they run in process):
- * half the MCP workers, at least one, so the rest always answer. */
+/* Processes of the MCP wait pool (run/mcp-wait.sock): nginx sends a
+ * request whose Mcp-Name header is operation_wait (2026-07-28 clients)
+ * there. */
+#define SW_MCP_WAIT_WORKERS	2
+/* Long polls the MCP request workers may hold at once (legacy clients
+ * send no Mcp-Name, so their waits run there, in process): half the MCP
+ * workers, at least one, so the rest always answer. */
 #define SW_MCP_WAIT_SHARE	2
 /* Seconds a 429 for a long poll asks the client to wait. */
 #define SW_WAIT_RETRY_AFTER	5

@@ -99,10 +99,12 @@ def held_sockets(pid):
 
 
 socks = listening_inodes()
-t.ok({"api.sock", "wait.sock", "mcp.sock"} <= set(socks.values()),
-     "api, wait and mcp sockets are listening (%s)" %
+t.ok({"api.sock", "wait.sock", "mcp.sock", "mcp-wait.sock"} <=
+     set(socks.values()),
+     "api, wait, mcp and mcp-wait sockets are listening (%s)" %
      sorted(set(socks.values())))
-own = {"api": "api.sock", "wait": "wait.sock", "mcp": "mcp.sock"}
+own = {"api": "api.sock", "wait": "wait.sock", "mcp": "mcp.sock",
+       "mcp-wait": "mcp-wait.sock"}
 leaks = []
 for c in s.status()["components"]:
     if not c.get("pid"):

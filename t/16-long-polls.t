@@ -2,8 +2,10 @@
 # 16-long-polls.t: long polls cannot starve the service.  operation_wait
 # runs in its own pool of workers (nginx: location ...:wait ->
 # slipway-api --wait), one token holds at most a few waits at once (429
-# problem+json with Retry-After past that), and MCP's in-process waits
-# are capped so the other MCP workers keep answering.
+# problem+json with Retry-After past that); MCP waits of 2026-07-28
+# clients (Mcp-Name: operation_wait) run in the MCP wait pool, and those
+# of legacy clients, in process, are capped so the other MCP workers keep
+# answering.
 import glob
 import json
 import os
@@ -100,32 +102,67 @@ for x in th:
 t.eq(sorted(r[0] for r in res), [200] * 8,
      "8 waits of 4 tokens all answered (queued behind the pool, not 429)")
 
-# ---- MCP: in-process waits are capped, the other worker answers -----------
-mcp = [Mcp(s, token=tok) for tok in tokens[:2]]
-out = [None, None]
+# ---- MCP 2026-07-28: Mcp-Name routes waits to the MCP wait pool ----------
+mcp = [Mcp(s, token=tok) for tok in tokens[:3]]
+out = [None] * 3
 
 
 def mcp_wait(i):
     out[i] = mcp[i].call("operation_wait", {"id": op, "timeout": 4})
 
 
-th = [threading.Thread(target=mcp_wait, args=(0,))]
-th[0].start()
-time.sleep(1.0)
 t0 = time.time()
-r = mcp[1].call("operation_wait", {"id": op, "timeout": 4})
+th = [threading.Thread(target=mcp_wait, args=(i,)) for i in range(2)]
+for x in th:
+    x.start()
+time.sleep(1.0)
+t1 = time.time()
+r = mcp[2].call("whoami")
+t.ok(r.status == 200 and time.time() - t1 < 0.5,
+     "MCP whoami answers while two MCP waits are held")
+for x in th:
+    x.join()
+held = [((o.json or {}).get("result") or {}) for o in out[:2]]
+t.ok(all(not h.get("isError") and h["structuredContent"].get("timed_out")
+         for h in held), "two modern MCP waits both ran to their timeout")
+t.ok(time.time() - t0 < 7.5, "... side by side in the wait pool (%.1f s)"
+     % (time.time() - t0))
+
+# ---- MCP legacy (no Mcp-Name): in-process waits are capped -----------------
+legacy = []
+for tok in tokens[:2]:
+    m = Mcp(s, token=tok)
+    sid = m.initialize()[1]
+    legacy.append((m, sid))
+lout = [None]
+
+
+def legacy_wait():
+    m, sid = legacy[0]
+    lout[0] = m.legacy("tools/call", {"name": "operation_wait", "arguments":
+                                      {"id": op, "timeout": 4}}, sid=sid)
+
+
+th = threading.Thread(target=legacy_wait)
+th.start()
+time.sleep(1.0)
+m, sid = legacy[1]
+t1 = time.time()
+r = m.legacy("tools/call", {"name": "operation_wait",
+                            "arguments": {"id": op, "timeout": 4}}, sid=sid)
 res = (r.json or {}).get("result") or {}
 t.ok(res.get("isError") and res["structuredContent"]["status"] == 429 and
-     time.time() - t0 < 2,
-     "a second MCP wait while the MCP wait slot is held: 429 tool error")
-t0 = time.time()
-r = mcp[1].call("whoami")
-t.ok(r.status == 200 and time.time() - t0 < 0.5,
-     "MCP whoami answers while an MCP wait is held")
-th[0].join()
-res = (out[0].json or {}).get("result") or {}
+     time.time() - t1 < 2,
+     "a second legacy MCP wait while the in-process slot is held: 429 "
+     "tool error")
+t1 = time.time()
+r = m.legacy("tools/call", {"name": "whoami"}, sid=sid)
+t.ok(r.status == 200 and time.time() - t1 < 0.5,
+     "legacy MCP whoami answers while an in-process wait is held")
+th.join()
+res = (lout[0].json or {}).get("result") or {}
 t.ok(not res.get("isError") and res["structuredContent"].get("timed_out"),
-     "the held MCP wait ran to its timeout")
+     "the held legacy MCP wait ran to its timeout")
 
 s.stop()
 t.done()
