@@ -164,8 +164,9 @@ json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
 /*
  * Run tools/call for the principal who (borrowed; authorization is its
  * header, relayed to plugin programs only): name and arguments
- * (borrowed, may be NULL) become a REST request run in process.  *result is a new
- * CallToolResult {content, structuredContent?, isError?}.  Returns
+ * (borrowed, may be NULL) become a REST request run in process (a
+ * plugin's: an HTTP request).  *result is a new CallToolResult
+ * {content, structuredContent?, isError?}.  Returns
  * SW_ENOTFOUND for an unknown tool and SW_EINVAL when arguments is not
  * an object (both JSON-RPC -32602 with a reason in why); every failure
  * of the call itself is an isError result and SW_OK.
