@@ -155,6 +155,21 @@ t.eq(r.json[2]["error"]["code"], -32601, "an error inside a batch")
 r = mcp.post([], headers={"Mcp-Session-Id": sid0,
                           "MCP-Protocol-Version": "2025-03-26"})
 t.eq((r.status, err_code(r)), (400, -32600), "empty batch: 400 -32600")
+MAX_BATCH = 16          # SW_MCP_MAX_BATCH in lib/limits.h
+r = mcp.post([{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+               "params": {"name": "whoami"}} for i in range(200)],
+             headers={"Mcp-Session-Id": sid0,
+                      "MCP-Protocol-Version": "2025-03-26"})
+t.eq((r.status, err_code(r)), (400, -32600),
+     "a batch of 200 tools/call is refused whole: 400 -32600")
+t.ok("at most %d" % MAX_BATCH in r.json["error"]["message"],
+     "... the error says the limit")
+r = mcp.post([{"jsonrpc": "2.0", "id": i, "method": "ping"}
+              for i in range(MAX_BATCH)],
+             headers={"Mcp-Session-Id": sid0,
+                      "MCP-Protocol-Version": "2025-03-26"})
+t.ok(r.status == 200 and len(r.json) == MAX_BATCH,
+     "a batch at the limit is answered in full")
 
 # ---- modern era (2026-07-28) ----------------------------------------------
 r = mcp.modern("server/discover")
