@@ -744,7 +744,12 @@ cmd_start(void)
 	}
 	for (i = 0; i < SW_WAIT_WORKERS; i++) {
 		snprintf(names[sup.n], sizeof(names[0]), "wait.%d", i);
-		c = add_child(names[sup.n], "api.log");
+		if ((c = add_child(names[sup.n], "api.log")) == NULL) {
+			sw_error("too many workers for %d children",
+			    SW_MAX_CHILDREN);
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
 		c->argv[0] = api_prog;
 		c->argv[1] = "--wait";
 		c->argv[2] = NULL;
@@ -761,7 +766,12 @@ cmd_start(void)
 		}
 		for (i = 0; i < O.workers; i++) {
 			snprintf(names[sup.n], sizeof(names[0]), "mcp.%d", i);
-			c = add_child(names[sup.n], "mcp.log");
+			if ((c = add_child(names[sup.n], "mcp.log")) == NULL) {
+				sw_error("too many workers for %d children",
+				    SW_MAX_CHILDREN);
+				sw_sup_stop_all(&sup, 3000);
+				return 1;
+			}
 			c->argv[0] = mcp_prog;
 			c->argv[1] = "--wait-slots";
 			c->argv[2] = wait_slots;
@@ -777,7 +787,12 @@ cmd_start(void)
 		for (i = 0; i < SW_MCP_WAIT_WORKERS; i++) {
 			snprintf(names[sup.n], sizeof(names[0]), "mcp-wait.%d",
 			    i);
-			c = add_child(names[sup.n], "mcp.log");
+			if ((c = add_child(names[sup.n], "mcp.log")) == NULL) {
+				sw_error("too many workers for %d children",
+				    SW_MAX_CHILDREN);
+				sw_sup_stop_all(&sup, 3000);
+				return 1;
+			}
 			c->argv[0] = mcp_prog;
 			c->argv[1] = "--wait-pool";
 			c->argv[2] = NULL;
