@@ -1,91 +1,58 @@
 /*
- * api.c: slipway-api, the REST worker.  A FastCGI responder that
- * accepts one request at a time on the socket it inherits as fd 0
- * (the launcher runs several of these), reads the body under the size
- * cap, and hands the request to the router in lib/.  Run outside
- * FastCGI it serves one request as plain CGI.
+ * api.c: slipway-api, the REST worker.  A FastCGI responder (the loop
+ * is lib/fcgi.c) that reads the body under the size cap and hands the
+ * request to the router in lib/ with this program's handler table.
+ *
+ * Two roles, one program:
+ *   slipway-api         a request worker on run/api.sock
+ *   slipway-api --wait  a wait worker on run/wait.sock: nginx sends every
+ *                       long poll (.../operations/{id}:wait) here, so a
+ *                       long poll never holds a request worker
+ * Both take the same per-token long-poll slots (lib/router.h).
  *
  * Request path, file by file:
- *   nginx/slipway.conf.in  location /api/  -> this process
+ *   nginx/slipway.conf.in  location /api/ (and :wait) -> this process
+ *   lib/fcgi.c             accept loop, body cap
  *   lib/router.c           route, authenticate, authorize, validate
- *   lib/optable.c          the row that names the handler
+ *   lib/optable.c          the row
+ *   handlers/table.c       the row's handler
  *   handlers/<family>.c    the handler
  *   lib/ops.c              the operation a mutation records
  */
-#include <errno.h>
-#include <fcgiapp.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
+#include "lib/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/req.h"
 #include "lib/router.h"
 
-static volatile sig_atomic_t stop;
+struct api {
+	struct sw_db		*db;
+	struct sw_config	 cfg;
+};
 
 static void
-on_term(int sig)
+serve(FCGX_Request *fr, void *arg)
 {
-	(void)sig;
-	stop = 1;
-	FCGX_ShutdownPending();
-}
-
-/* Read CONTENT_LENGTH bytes (capped) from in into body. */
-static void
-read_body(FCGX_Stream *in, FCGX_ParamArray envp, struct sw_buf *body,
-    struct sw_req *r)
-{
-	const char *cl = FCGX_GetParam("CONTENT_LENGTH", envp);
-	char chunk[8192];
-	long long want = 0;
-	char *end;
-	int n;
-
-	if (cl != NULL && cl[0] != '\0') {
-		errno = 0;
-		want = strtoll(cl, &end, 10);
-		if (errno != 0 || *end != '\0' || want < 0)
-			want = 0;
-	}
-	if (want > SW_MAX_BODY) {
-		r->body_too_big = 1;
-		return;
-	}
-	while (want > 0 && (n = FCGX_GetStr(chunk, (int)(want <
-	    (long long)sizeof(chunk) ? want : (long long)sizeof(chunk)),
-	    in)) > 0) {
-		if (sw_buf_add(body, chunk, (size_t)n) != SW_OK) {
-			r->body_too_big = 1;
-			return;
-		}
-		want -= n;
-	}
-}
-
-static void
-serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
-{
+	struct api *a = arg;
 	struct sw_buf body, out;
 	struct sw_req r;
 
 	sw_buf_init(&body, SW_MAX_BODY);
 	sw_buf_init(&out, 0);
 	sw_req_from_env(&r, fr->envp);
-	r.db = db;
-	r.cfg = cfg;
-	read_body(fr->in, fr->envp, &body, &r);
+	r.db = a->db;
+	r.cfg = &a->cfg;
+	r.body_too_big = sw_fcgi_read_body(fr, &body);
 	r.body = sw_buf_str(&body);
 	r.body_len = body.len;
-	sw_route(&r);
+	sw_route(&r, sw_handler_table);
 	if (sw_req_render(&r, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500 Internal Server Error\r\n"
@@ -93,7 +60,7 @@ serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
 		    "{\"type\":\"/problems/internal\",\"title\":"
 		    "\"Internal error\",\"status\":500}");
 	}
-	FCGX_PutStr(out.data, (int)out.len, fr->out);
+	sw_fcgi_write(fr, &out);
 	if (r.err != SW_OK && sw_err_http_status(r.err) >= 500)
 		sw_warn("%s %s -> %d %s", r.method, r.uri,
 		    sw_err_http_status(r.err), r.detail);
@@ -105,58 +72,44 @@ serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
 int
 main(int argc, char *argv[])
 {
-	struct sw_config cfg;
-	struct sw_db *db = NULL;
-	struct sigaction sa;
-	FCGX_Request fr;
+	struct api a;
 	const char *dir;
-	int rc = 1;
+	char polls[600];
+	int rc = 1, wait_pool;
 
-	(void)argc;
-	(void)argv;
-	sw_log_init("slipway-api");
-	dir = sw_config_state_dir(NULL);
-	if (dir == NULL) {
+	wait_pool = argc > 1 && strcmp(argv[1], "--wait") == 0;
+	if (argc > 2 || (argc == 2 && !wait_pool)) {
+		fprintf(stderr, "usage: slipway-api [--wait]\n");
+		return 2;
+	}
+	sw_log_init(wait_pool ? "slipway-api-wait" : "slipway-api");
+	memset(&a, 0, sizeof(a));
+	if ((dir = sw_config_state_dir(NULL)) == NULL) {
 		sw_error("SLIPWAY_STATE_DIR is not set");
 		return 1;
 	}
-	if (sw_config_load(dir, &cfg) != SW_OK) {
+	if (sw_config_load(dir, &a.cfg) != SW_OK) {
 		sw_error("cannot read the configuration in %s", dir);
 		return 1;
 	}
-	if (sw_db_open(cfg.db_path, &db) != SW_OK) {
-		sw_error("cannot open %s", cfg.db_path);
+	if (sw_db_open(a.cfg.db_path, &a.db) != SW_OK) {
+		sw_error("cannot open %s", a.cfg.db_path);
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0) {
-		sw_error("FastCGI initialisation failed");
+	/* The wait pool is bounded by its size; a long poll that reaches
+	 * a request worker anyway (not through nginx) gets one slot. */
+	if (snprintf(polls, sizeof(polls), "%s/run/waits",
+	    a.cfg.state_dir) >= (int)sizeof(polls)) {
+		sw_error("state directory path too long");
 		goto out;
 	}
-	while (!stop) {
-		/* A failed accept (a connection reset before it was read,
-		 * say) is not a reason to exit: only a stop request is. */
-		if (FCGX_Accept_r(&fr) < 0) {
-			struct timespec nap = { 0, 10 * 1000 * 1000 };
-
-			if (stop)
-				break;
-			nanosleep(&nap, NULL);
-			continue;
-		}
-		serve(&fr, db, &cfg);
-		FCGX_Finish_r(&fr);
-		if (FCGX_IsCGI())
-			break;
-	}
-	FCGX_Free(&fr, 1);
-	rc = 0;
+	if (sw_route_long_polls(polls, wait_pool ? "wait" : "api",
+	    wait_pool ? 0 : 1) != SW_OK)
+		goto out;
+	if (sw_fcgi_run(serve, &a) == 0)
+		rc = 0;
 out:
-	sw_db_close(db);
-	sw_config_free(&cfg);
+	sw_db_close(a.db);
+	sw_config_free(&a.cfg);
 	return rc;
 }

@@ -1,86 +1,47 @@
 /*
- * mcp.c: slipway-mcp, the MCP worker.  A FastCGI responder on the socket
- * it inherits as fd 0 (the launcher runs several of these on
- * run/mcp.sock; nginx sends `location = /mcp` here).  It reads one
- * request at a time under the body cap, hands it to lib/mcp.c and writes
- * the answer.  Run outside FastCGI it serves one request as plain CGI.
+ * mcp.c: slipway-mcp, the MCP worker.  A FastCGI responder (the loop is
+ * lib/fcgi.c; the launcher runs several of these on run/mcp.sock and
+ * nginx sends `location = /mcp` here).  It reads one request at a time
+ * under the body cap, hands it to lib/mcp.c and writes the answer.
+ *
+ * Tool calls run the REST router in this process, so an operation_wait
+ * tool call is a long poll held here.  Two roles, one program:
+ *   slipway-mcp --wait-slots N  a request worker on run/mcp.sock; holds
+ *                               at most N long polls across all of them
+ *                               (legacy clients, which send no Mcp-Name)
+ *   slipway-mcp --wait-pool     a wait worker on run/mcp-wait.sock: nginx
+ *                               sends Mcp-Name: operation_wait here
+ * Both take the per-token long-poll slots of lib/router.h.
  *
  * Request path, file by file:
  *   nginx/slipway.conf.in  location = /mcp -> this process
+ *   lib/fcgi.c             accept loop, body cap
  *   lib/mcp.c              HTTP checks, eras, sessions, JSON-RPC
  *   lib/mcp_tools.c        tools/list from lib/optable.c + tools.d,
- *                          tools/call -> REST request
- *   lib/mcp_rest.c         libcurl -> nginx -> slipway-api (or /ext/)
+ *                          tools/call -> lib/router.c in this process
+ *                          with handlers/table.c
+ *   lib/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
  */
 #include <errno.h>
-#include <fcgiapp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
+#include "lib/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
+#include "lib/router.h"
 #include "lib/valid.h"
 
-static volatile sig_atomic_t stop;
-
 static void
-on_term(int sig)
+serve(FCGX_Request *fr, void *arg)
 {
-	(void)sig;
-	stop = 1;
-	FCGX_ShutdownPending();
-}
-
-static const char *
-param(FCGX_ParamArray envp, const char *name)
-{
-	const char *v = FCGX_GetParam(name, envp);
-
-	return v != NULL && v[0] != '\0' ? v : NULL;
-}
-
-/* Read CONTENT_LENGTH bytes (capped) into body. */
-static void
-read_body(FCGX_Stream *in, FCGX_ParamArray envp, struct sw_buf *body,
-    int *too_big)
-{
-	const char *cl = param(envp, "CONTENT_LENGTH");
-	char chunk[8192];
-	long long want = 0;
-	char *end;
-	int n;
-
-	if (cl != NULL) {
-		errno = 0;
-		want = strtoll(cl, &end, 10);
-		if (errno != 0 || *end != '\0' || want < 0)
-			want = 0;
-	}
-	if (want > SW_MAX_BODY) {
-		*too_big = 1;
-		return;
-	}
-	while (want > 0 && (n = FCGX_GetStr(chunk, (int)(want <
-	    (long long)sizeof(chunk) ? want : (long long)sizeof(chunk)),
-	    in)) > 0) {
-		if (sw_buf_add(body, chunk, (size_t)n) != SW_OK) {
-			*too_big = 1;
-			return;
-		}
-		want -= n;
-	}
-}
-
-static void
-serve(FCGX_Request *fr, struct sw_mcp *m)
-{
+	struct sw_mcp *m = arg;
 	struct sw_mcp_http in;
 	struct sw_mcp_answer a;
 	struct sw_buf body, out;
@@ -89,20 +50,20 @@ serve(FCGX_Request *fr, struct sw_mcp *m)
 	sw_buf_init(&body, SW_MAX_BODY);
 	sw_buf_init(&out, 0);
 	sw_mcp_answer_init(&a);
-	in.method = param(fr->envp, "REQUEST_METHOD");
-	in.authorization = param(fr->envp, "HTTP_AUTHORIZATION");
-	in.origin = param(fr->envp, "HTTP_ORIGIN");
+	in.method = sw_fcgi_param(fr, "REQUEST_METHOD");
+	in.authorization = sw_fcgi_param(fr, "HTTP_AUTHORIZATION");
+	in.origin = sw_fcgi_param(fr, "HTTP_ORIGIN");
 	/* Debian's fastcgi_params drops the port from HTTP_HOST. */
-	in.host = param(fr->envp, "SW_HTTP_HOST");
+	in.host = sw_fcgi_param(fr, "SW_HTTP_HOST");
 	if (in.host == NULL)
-		in.host = param(fr->envp, "HTTP_HOST");
-	in.content_type = param(fr->envp, "CONTENT_TYPE");
-	in.accept = param(fr->envp, "HTTP_ACCEPT");
-	in.protocol_version = param(fr->envp, "HTTP_MCP_PROTOCOL_VERSION");
-	in.mcp_method = param(fr->envp, "HTTP_MCP_METHOD");
-	in.mcp_name = param(fr->envp, "HTTP_MCP_NAME");
-	in.session_id = param(fr->envp, "HTTP_MCP_SESSION_ID");
-	read_body(fr->in, fr->envp, &body, &in.body_too_big);
+		in.host = sw_fcgi_param(fr, "HTTP_HOST");
+	in.content_type = sw_fcgi_param(fr, "CONTENT_TYPE");
+	in.accept = sw_fcgi_param(fr, "HTTP_ACCEPT");
+	in.protocol_version = sw_fcgi_param(fr, "HTTP_MCP_PROTOCOL_VERSION");
+	in.mcp_method = sw_fcgi_param(fr, "HTTP_MCP_METHOD");
+	in.mcp_name = sw_fcgi_param(fr, "HTTP_MCP_NAME");
+	in.session_id = sw_fcgi_param(fr, "HTTP_MCP_SESSION_ID");
+	in.body_too_big = sw_fcgi_read_body(fr, &body);
 	in.body = sw_buf_str(&body);
 	in.body_len = body.len;
 	sw_mcp_handle(m, &in, &a);
@@ -113,7 +74,7 @@ serve(FCGX_Request *fr, struct sw_mcp *m)
 		    "\"error\":{\"code\":-32603,\"message\":\"Internal "
 		    "error\"}}");
 	}
-	FCGX_PutStr(out.data, (int)out.len, fr->out);
+	sw_fcgi_write(fr, &out);
 	if (a.status >= 500)
 		sw_warn("%s /mcp -> %d", in.method ? in.method : "?",
 		    a.status);
@@ -128,14 +89,25 @@ main(int argc, char *argv[])
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct sw_mcp m;
-	struct sigaction sa;
-	FCGX_Request fr;
 	const char *dir;
-	int rc = 1, mcp_ready = 0;
+	char polls[600], *end;
+	long slots = 1;
+	int rc = 1, mcp_ready = 0, wait_pool = 0;
 
-	(void)argc;
-	(void)argv;
+	if (argc == 3 && strcmp(argv[1], "--wait-slots") == 0) {
+		errno = 0;
+		slots = strtol(argv[2], &end, 10);
+		if (errno != 0 || *end != '\0' || slots < 1 || slots > 1000)
+			argc = -1;
+	} else if (argc == 2 && strcmp(argv[1], "--wait-pool") == 0)
+		wait_pool = 1;
+	if (argc != 1 && argc != 3 && !wait_pool) {
+		fprintf(stderr, "usage: slipway-mcp [--wait-slots N | "
+		    "--wait-pool]\n");
+		return 2;
+	}
 	sw_log_init("slipway-mcp");
+	memset(&cfg, 0, sizeof(cfg));
 	dir = sw_config_state_dir(NULL);
 	if (dir == NULL) {
 		sw_error("SLIPWAY_STATE_DIR is not set");
@@ -149,36 +121,19 @@ main(int argc, char *argv[])
 		sw_error("cannot open %s", cfg.db_path);
 		goto out;
 	}
-	if (sw_mcp_init(&m, &cfg, db) != SW_OK)
+	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0) {
-		sw_error("FastCGI initialisation failed");
+	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
+	    (int)sizeof(polls)) {
+		sw_error("state directory path too long");
 		goto out;
 	}
-	while (!stop) {
-		/* A failed accept (a connection reset before it was read,
-		 * say) is not a reason to exit: only a stop request is. */
-		if (FCGX_Accept_r(&fr) < 0) {
-			struct timespec nap = { 0, 10 * 1000 * 1000 };
-
-			if (stop)
-				break;
-			nanosleep(&nap, NULL);
-			continue;
-		}
-		serve(&fr, &m);
-		FCGX_Finish_r(&fr);
-		if (FCGX_IsCGI())
-			break;
-	}
-	FCGX_Free(&fr, 1);
-	rc = 0;
+	if (sw_route_long_polls(polls, wait_pool ? "mcp-wait" : "mcp",
+	    wait_pool ? 0 : (int)slots) != SW_OK)
+		goto out;
+	if (sw_fcgi_run(serve, &m) == 0)
+		rc = 0;
 out:
 	if (mcp_ready)
 		sw_mcp_free(&m);

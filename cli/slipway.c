@@ -188,7 +188,7 @@ port_free(int port)
 	struct sockaddr_in sa;
 	int fd, ok, one = 1;
 
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return 0;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	memset(&sa, 0, sizeof(sa));
@@ -206,7 +206,7 @@ port_answers(int port)
 	struct sockaddr_in sa;
 	int fd, ok;
 
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) < 0)
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
@@ -217,12 +217,16 @@ port_answers(int port)
 	return ok;
 }
 
-/* A listening unix socket at path for FastCGI workers to share. */
+/*
+ * A listening unix socket at path for FastCGI workers to share.  It is
+ * close-on-exec: only the children it is given to (as fd 0, where dup2
+ * clears the flag) inherit it, never the other programs or plugins.
+ */
 static int
 unix_listen(const char *path, int mode)
 {
 	struct sockaddr_un sa;
-	int fd;
+	int fd, high;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
@@ -232,8 +236,16 @@ unix_listen(const char *path, int mode)
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	unlink(path);
-	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return -1;
+	if (fd <= 2) {
+		/* Never 0-2: dup2(fd, 0) onto itself would keep the
+		 * close-on-exec flag and the child would lose its socket. */
+		high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		if ((fd = high) < 0)
+			return -1;
+	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(path, (mode_t)mode) != 0 || listen(fd, 128) != 0) {
 		fprintf(stderr, "slipway: %s: %s\n", path, strerror(errno));
@@ -586,8 +598,9 @@ cmd_start(void)
 	struct sw_child *c;
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
-	int api_fd, mcp_fd = -1, i, rc, logfd;
+	int api_fd, mcp_fd = -1, mcp_wait_fd = -1, wait_fd, i, rc, logfd;
 	pid_t pid;
+	static char wait_slots[16];
 	char name[32];
 
 	if (running_supervisor() != 0) {
@@ -734,6 +747,24 @@ cmd_start(void)
 		c->argv[0] = api_prog;
 		c->listen_fd = api_fd;
 	}
+	/* Long polls have their own pool (nginx: location ...:wait). */
+	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);
+	if ((wait_fd = unix_listen(path, 0600)) < 0) {
+		sw_sup_stop_all(&sup, 3000);
+		return 1;
+	}
+	for (i = 0; i < SW_WAIT_WORKERS; i++) {
+		snprintf(name, sizeof(name), "wait.%d", i);
+		if ((c = add_child(name, "api.log")) == NULL)
+			goto full;
+		c->argv[0] = api_prog;
+		c->argv[1] = "--wait";
+		c->argv[2] = NULL;
+		c->listen_fd = wait_fd;
+	}
+	/* MCP runs operation_wait in process: half its workers at most. */
+	snprintf(wait_slots, sizeof(wait_slots), "%d", O.workers /
+	    SW_MCP_WAIT_SHARE > 0 ? O.workers / SW_MCP_WAIT_SHARE : 1);
 	if (access(mcp_prog, X_OK) == 0) {
 		snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
 		if ((mcp_fd = unix_listen(path, 0600)) < 0) {
@@ -745,7 +776,26 @@ cmd_start(void)
 			if ((c = add_child(name, "mcp.log")) == NULL)
 				goto full;
 			c->argv[0] = mcp_prog;
+			c->argv[1] = "--wait-slots";
+			c->argv[2] = wait_slots;
+			c->argv[3] = NULL;
 			c->listen_fd = mcp_fd;
+		}
+		snprintf(path, sizeof(path), "%s/run/mcp-wait.sock",
+		    O.state_dir);
+		if ((mcp_wait_fd = unix_listen(path, 0600)) < 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		for (i = 0; i < SW_MCP_WAIT_WORKERS; i++) {
+			snprintf(name, sizeof(name), "mcp-wait.%d",
+			    i);
+			if ((c = add_child(name, "mcp.log")) == NULL)
+				goto full;
+			c->argv[0] = mcp_prog;
+			c->argv[1] = "--wait-pool";
+			c->argv[2] = NULL;
+			c->listen_fd = mcp_wait_fd;
 		}
 	}
 	for (i = 0; i < nplugins; i++) {
@@ -789,11 +839,18 @@ cmd_start(void)
 	    O.sandbox ? " and the sandbox" : "");
 	rc = sw_sup_run(&sup, stack_ready);
 	close(api_fd);
+	close(wait_fd);
 	if (mcp_fd >= 0)
 		close(mcp_fd);
+	if (mcp_wait_fd >= 0)
+		close(mcp_wait_fd);
 	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/run/mcp-wait.sock", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
 	unlink(path);

@@ -14,9 +14,10 @@
 #include "lib/limits.h"
 
 /* Everything `slipway start` may run at its largest: api and mcp workers,
- * every plugin's workers, the sandbox, the poller and nginx. */
-#define SW_MAX_CHILDREN	(2 * SW_MAX_WORKERS + SW_MAX_PLUGINS *	\
-	SW_MAX_PLUGIN_WORKERS + 3)
+ * the two wait pools, every plugin's workers, the sandbox, the poller and
+ * nginx. */
+#define SW_MAX_CHILDREN	(2 * SW_MAX_WORKERS + SW_WAIT_WORKERS +	\
+	SW_MCP_WAIT_WORKERS + SW_MAX_PLUGINS * SW_MAX_PLUGIN_WORKERS + 3)
 
 struct sw_child {
 	char		 name[32];	/* "api.0", "nginx", "sandbox"... */

@@ -11,27 +11,12 @@
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "lib/optable.h"
+#include "lib/router.h"
 
 sw_err
 h_accepted(struct sw_req *r, const char *op_id, int existed)
 {
-	json_object *o = NULL;
-	char url[96];
-	sw_err e;
-
-	if ((e = sw_op_get(r->db, op_id, 0, 0, &o)) != SW_OK)
-		return sw_req_fail(r, e, "cannot read operation %s", op_id);
-	json_object_object_del(o, "params");
-	sw_json_add_str(o, "operation_id", op_id);
-	sw_json_add_str(o, "status_tool", r->op->status_tool ?
-	    r->op->status_tool : "operation_wait");
-	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
-	    r->op->poll_seconds : 5);
-	sw_json_add_bool(o, "idempotent_replay", existed);
-	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
-	sw_req_header(r, "Location: %s", url);
-	sw_req_reply(r, 202, o);
-	return SW_OK;
+	return sw_route_accepted(r, op_id, existed);
 }
 
 sw_err

@@ -194,12 +194,44 @@ sw_token_revoke(struct sw_db *db, const char *name)
 	return sqlite3_changes(sw_db_handle(db)) == 1 ? SW_OK : SW_ENOTFOUND;
 }
 
+/*
+ * Whether this process should write last_used for token id now: not when
+ * it did so for that token less than SW_TOKEN_TOUCH_MS ago.  A small
+ * per-process table; the SQL statement applies the same interval across
+ * processes.
+ */
+static int
+touch_due(const char *id, int64_t now)
+{
+	static struct {
+		char	id[17];
+		int64_t	ms;
+	} seen[SW_TOKEN_TOUCH_CACHE];
+	size_t i, oldest = 0;
+
+	for (i = 0; i < SW_TOKEN_TOUCH_CACHE; i++) {
+		if (strcmp(seen[i].id, id) == 0) {
+			if (now - seen[i].ms < SW_TOKEN_TOUCH_MS &&
+			    now >= seen[i].ms)
+				return 0;
+			seen[i].ms = now;
+			return 1;
+		}
+		if (seen[i].ms < seen[oldest].ms)
+			oldest = i;
+	}
+	snprintf(seen[oldest].id, sizeof(seen[oldest].id), "%s", id);
+	seen[oldest].ms = now;
+	return 1;
+}
+
 sw_err
 sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 {
 	unsigned char md[32];
 	sqlite3_stmt *st;
 	char id[17];
+	int64_t now;
 	int rc, good = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -223,10 +255,17 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 		return sw_db_err(db, rc);
 	if (!good)
 		return SW_EUNAUTH;
-	if ((st = sw_db_stmt(db, STMT_TOKEN_TOUCH)) != NULL) {
+	now = sw_now_ms();
+	if (touch_due(id, now) &&
+	    (st = sw_db_stmt(db, STMT_TOKEN_TOUCH)) != NULL) {
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, sw_now_ms());
-		(void)sqlite3_step(st);
+		sqlite3_bind_int64(st, 2, now);
+		sqlite3_bind_int64(st, 3, SW_TOKEN_TOUCH_MS);
+		/* last_used is a hint: a busy database must not fail the
+		 * request, but say so. */
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			sw_warn("cannot record the use of token %s: %s", id,
+			    sqlite3_errstr(rc));
 		sqlite3_reset(st);
 	}
 	return SW_OK;

@@ -96,8 +96,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" ORDER BY created, name",
 	/* STMT_TOKEN_REVOKE */
 	"UPDATE tokens SET revoked = ?2 WHERE name = ?1 AND revoked IS NULL",
-	/* STMT_TOKEN_TOUCH */
-	"UPDATE tokens SET last_used = ?2 WHERE id = ?1",
+	/* STMT_TOKEN_TOUCH: at most once per ?3 ms (auth.c) */
+	"UPDATE tokens SET last_used = ?2 WHERE id = ?1"
+	" AND (last_used IS NULL OR last_used <= ?2 - ?3)",
 	/* STMT_SESSION_INSERT */
 	"INSERT INTO sessions (id, hash, token_id, created, expires)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -42,6 +42,34 @@
 #define SW_OP_LEASE		60
 /* operation_wait long-poll bound (seconds). */
 #define SW_MAX_WAIT		60
+/* A token's last-used time is written at most this often (ms): a read
+ * must not be a SQLite write.  Each worker also remembers the tokens it
+ * touched (SW_TOKEN_TOUCH_CACHE of them) so it skips the statement. */
+#define SW_TOKEN_TOUCH_MS	60000
+#define SW_TOKEN_TOUCH_CACHE	32
+/* Long polls (operation_wait) one token may hold at once, across every
+ * worker; the next one is a 429 with Retry-After. */
+#define SW_MAX_WAITS_PER_TOKEN	2
+/* Processes of the REST wait pool (run/wait.sock, nginx sends every
+ * ...:wait there), so long polls never hold a request worker; more
+ * waits than this queue at nginx, never in front of other requests. */
+#define SW_WAIT_WORKERS		4
+/* Processes of the MCP wait pool (run/mcp-wait.sock): nginx sends a
+ * request whose Mcp-Name header is operation_wait (2026-07-28 clients)
+ * there. */
+#define SW_MCP_WAIT_WORKERS	2
+/* Long polls the MCP request workers may hold at once (legacy clients
+ * send no Mcp-Name, so their waits run there, in process): half the MCP
+ * workers, at least one, so the rest always answer. */
+#define SW_MCP_WAIT_SHARE	2
+/* Seconds a 429 for a long poll asks the client to wait. */
+#define SW_WAIT_RETRY_AFTER	5
+/* A JSON-RPC batch (MCP 2025-03-26 only) holds at most this many
+ * messages; a longer one is refused whole with -32600, before any runs. */
+#define SW_MCP_MAX_BATCH	16
+/* Largest /mcp answer (bytes); past it the client gets a 500 JSON-RPC
+ * internal error, never an empty 200. */
+#define SW_MCP_MAX_ANSWER	(32 * 1024 * 1024)
 /* Outbound HTTP: connect and whole-call timeouts (seconds). */
 #define SW_HTTP_CONNECT_TIMEOUT	5
 #define SW_HTTP_TOTAL_TIMEOUT	60

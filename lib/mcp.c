@@ -109,7 +109,7 @@ sw_mcp_answer_init(struct sw_mcp_answer *a)
 {
 	memset(a, 0, sizeof(*a));
 	sw_buf_init(&a->headers, 8192);
-	sw_buf_init(&a->body, SW_MCP_MAX_REST_BODY * 2);
+	sw_buf_init(&a->body, SW_MCP_MAX_ANSWER);
 }
 
 void
@@ -125,16 +125,26 @@ add_header(struct sw_mcp_answer *a, const char *name, const char *value)
 	(void)sw_buf_printf(&a->headers, "%s: %s\r\n", name, value);
 }
 
-/* Answer with a JSON document (borrowed). */
+/* Answer with a JSON document (borrowed); one over SW_MCP_MAX_ANSWER
+ * becomes a 500 JSON-RPC internal error. */
 static void
 reply_json(struct ctx *c, int status, json_object *doc)
 {
+	static const char too_big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,"
+	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
+	    "the answer is larger than the server sends\"}}";
 	const char *s = sw_json_str(doc);
 
 	c->out->status = status;
 	c->out->content_type = "application/json";
 	sw_buf_reset(&c->out->body);
-	(void)sw_buf_add(&c->out->body, s, strlen(s));
+	if (sw_buf_add(&c->out->body, s, strlen(s)) != SW_OK) {
+		sw_warn("/mcp answer of %zu bytes is over %d", strlen(s),
+		    SW_MCP_MAX_ANSWER);
+		c->out->status = 500;
+		sw_buf_reset(&c->out->body);
+		(void)sw_buf_add(&c->out->body, too_big, sizeof(too_big) - 1);
+	}
 }
 
 /* Answer 202 Accepted with no body (notifications, responses). */
@@ -569,7 +579,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		args = sw_json_get(params, "arguments");
-		e = sw_mcp_tool_call(c->m, c->in->authorization, c->who.scope,
+		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
 		if (e != SW_OK) {
@@ -736,6 +746,15 @@ legacy_batch(struct ctx *c, json_object *arr)
 	if (n == 0) {
 		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
 		    "Invalid Request: empty batch", NULL);
+		return;
+	}
+	if (n > SW_MCP_MAX_BATCH) {
+		char text[120];
+
+		snprintf(text, sizeof(text), "Invalid Request: a batch holds "
+		    "at most %d messages; this one has %zu", SW_MCP_MAX_BATCH,
+		    n);
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
 	}
 	if ((v = legacy_version(c)) == NULL)
@@ -1066,7 +1085,8 @@ key_load(struct sw_mcp *m)
 }
 
 sw_err
-sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db)
+sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
+    const struct sw_handler_row *handlers)
 {
 	const char *url;
 	sw_err e;
@@ -1074,6 +1094,7 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db)
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->db = db;
+	m->handlers = handlers;
 	m->rest = sw_mcp_rest_curl;
 	m->rest_arg = m;
 	url = sw_json_get_str(cfg->root, "internal_url");

@@ -10,15 +10,15 @@
  *     an Mcp-Session-Id, notifications get 202, GET/DELETE get 405.
  * The tools are the rows of the operation table (lib/optable.c) that do
  * not carry SW_OP_NO_MCP, plus the sysadmin's descriptors in
- * <state-dir>/tools.d/NAME.json.  A tools/call becomes the matching REST
- * request to nginx's internal URL with the caller's own Authorization
- * header, so the REST layer validates and authorizes it exactly as it
- * does for a browser or curl.
+ * <state-dir>/tools.d/NAME.json.  A tools/call of a row runs the REST
+ * router in this process with the principal this endpoint authenticated
+ * (one token check), so REST validates, authorizes and handles it
+ * exactly as it does for a browser or curl, with no HTTP hop.  A plugin
+ * tool is a request to its /ext/NAME FastCGI program (lib/mcp_rest.c).
  *
  * Nothing here knows about FastCGI: cgi/mcp.c fills a struct
  * sw_mcp_http from the environment and writes the struct sw_mcp_answer
- * back; the unit tests do the same with plain strings and a REST
- * callback that runs the router in-process.
+ * back; the unit tests do the same with plain strings.
  */
 #ifndef SW_MCP_H
 #define SW_MCP_H
@@ -34,16 +34,16 @@
 #include "lib/err.h"
 #include "lib/limits.h"
 #include "lib/optable.h"
+#include "lib/router.h"
 
 /* ---- limits of the MCP endpoint (see lib/limits.h for the others) ---- */
 /* A legacy Mcp-Session-Id is honoured this long (seconds); after that
  * the client gets 404 and initializes again, as the spec intends. */
 #define SW_MCP_SESSION_TTL	(24 * 3600)
-/* One tools/call REST request may take this long (seconds): it must
- * outlast operation_wait's longest long-poll (SW_MAX_WAIT) and stay
- * below nginx's fastcgi_read_timeout for /mcp (90 s). */
+/* One plugin tool request (tools.d -> /ext/NAME) may take this long
+ * (seconds); below nginx's fastcgi_read_timeout for /mcp (90 s). */
 #define SW_MCP_REST_TIMEOUT	(SW_MAX_WAIT + 20)
-/* Largest REST answer relayed into a tool result. */
+/* Largest plugin answer relayed into a tool result. */
 #define SW_MCP_MAX_REST_BODY	(4 * 1024 * 1024)
 /* At most this many tools.d descriptors, each at most this big. */
 #define SW_MCP_MAX_PLUGINS	32
@@ -97,11 +97,11 @@ struct sw_mcp_answer {
 };
 
 /*
- * How a tool call reaches the REST API: perform method on target (path
- * and query, already percent-encoded) with the caller's Authorization
- * header value and an optional JSON body; the HTTP status goes to
- * *status and the body to resp.  SW_OK whenever an HTTP answer came
- * back, whatever its status.
+ * How a plugin tool call reaches its /ext/ program: perform method on
+ * target (path and query, already percent-encoded) with the caller's
+ * Authorization header value and an optional JSON body; the HTTP status
+ * goes to *status and the body to resp.  SW_OK whenever an HTTP answer
+ * came back, whatever its status.
  */
 typedef sw_err	(*sw_mcp_rest_fn)(void *arg, const char *method,
 	    const char *target, const char *authorization, const char *body,
@@ -110,7 +110,8 @@ typedef sw_err	(*sw_mcp_rest_fn)(void *arg, const char *method,
 struct sw_mcp {
 	const struct sw_config	*cfg;		/* borrowed */
 	struct sw_db		*db;		/* borrowed: token checks */
-	sw_mcp_rest_fn		 rest;
+	const struct sw_handler_row *handlers;	/* borrowed: REST handlers */
+	sw_mcp_rest_fn		 rest;		/* plugin tools only */
 	void			*rest_arg;
 	json_object		*plugins;	/* owned: validated tools.d */
 	unsigned char		 key[32];	/* session HMAC key */
@@ -121,13 +122,14 @@ struct sw_mcp {
 
 /*
  * Set up an endpoint: reads <state-dir>/mcp-session.key (creating it
- * once, shared by all workers), loads tools.d and points rest at
- * nginx's internal_url from the configuration.  cfg and db are
- * borrowed and must outlive m.  Fails closed (SW_EINTERNAL with a log
+ * once, shared by all workers), loads tools.d and points rest (plugin
+ * tools) at nginx's internal_url from the configuration.  cfg, db and
+ * handlers (the program's handler table) are borrowed and must outlive
+ * m.  Fails closed (SW_EINTERNAL with a log
  * line) when the key cannot be made or internal_url is not loopback.
  */
 sw_err	sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg,
-	    struct sw_db *db);
+	    struct sw_db *db, const struct sw_handler_row *handlers);
 void	sw_mcp_free(struct sw_mcp *m);
 
 /* Answer one HTTP request; out must have been sw_mcp_answer_init()ed. */
@@ -160,16 +162,19 @@ json_object *sw_mcp_tool_of_op(const struct sw_op *op);
 json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
 
 /*
- * Run tools/call: name and arguments (borrowed, may be NULL) become a
- * REST request made with authorization.  *result is a new
- * CallToolResult {content, structuredContent?, isError?}.  Returns
+ * Run tools/call for the principal who (borrowed; authorization is its
+ * header, relayed to plugin programs only): name and arguments
+ * (borrowed, may be NULL) become a REST request run in process (a
+ * plugin's: an HTTP request).  *result is a new CallToolResult
+ * {content, structuredContent?, isError?}.  Returns
  * SW_ENOTFOUND for an unknown tool and SW_EINVAL when arguments is not
  * an object (both JSON-RPC -32602 with a reason in why); every failure
  * of the call itself is an isError result and SW_OK.
  */
-sw_err	sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
-	    enum sw_scope scope, const char *name, json_object *arguments,
-	    json_object **result, char *why, size_t whysz);
+sw_err	sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *authorization, const char *name,
+	    json_object *arguments, json_object **result, char *why,
+	    size_t whysz);
 
 /*
  * Map arguments (borrowed) onto a REST request for a path template:
@@ -177,7 +182,9 @@ sw_err	sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
  * query_fields (and "dry_run" when dry_run_ok) go to the query string,
  * and the rest go to the JSON body -- or to the query string when
  * rest_to_query.  *target gets "path[?query]"; *body (new reference or
- * NULL) the body.  Missing placeholders are reported in errs.
+ * NULL) the body.  Missing placeholders, values that are not one plain
+ * path segment (sw_path_segment_bad) and a target over its cap are
+ * reported in errs (SW_EINVAL): nothing cut is ever sent.
  */
 sw_err	sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 	    int dry_run_ok, int rest_to_query, int want_body,
@@ -202,9 +209,9 @@ sw_err	sw_mcp_plugin_check(json_object *desc, json_object **out, char *why,
  * to an OpenAPI document's "paths" (borrowed, modified in place). */
 void	sw_mcp_plugins_openapi(json_object *doc);
 
-/* ---- REST over libcurl (lib/mcp_rest.c) --------------------------------- */
+/* ---- plugin requests over libcurl (lib/mcp_rest.c) ---------------------- */
 
-/* The default sw_mcp_rest_fn; arg is the struct sw_mcp. */
+/* The default sw_mcp_rest_fn, for plugin tools; arg is the sw_mcp. */
 sw_err	sw_mcp_rest_curl(void *arg, const char *method, const char *target,
 	    const char *authorization, const char *body, long *status,
 	    struct sw_buf *resp);

@@ -1,10 +1,11 @@
 /*
- * mcp_rest.c: how slipway-mcp makes the REST request behind a tools/call:
- * libcurl to nginx's internal URL (loopback only, fixed by the
- * configuration, never by a request), plain HTTP, no proxies, no
- * redirects, bounded time and size.  The caller's Authorization header
- * is forwarded as is, so REST authenticates and authorizes the agent
- * exactly as it would a script.
+ * mcp_rest.c: how slipway-mcp reaches a plugin tool's /ext/NAME FastCGI
+ * program (tools.d): libcurl to nginx's internal URL (loopback only,
+ * fixed by the configuration, never by a request), plain HTTP, no
+ * proxies, no redirects, bounded time and size.  The caller's
+ * Authorization header is forwarded as is, so the plugin can check it.
+ * Tools of the operation table never come here: they run the router in
+ * process (lib/mcp_tools.c).
  */
 #include <curl/curl.h>
 #include <stdio.h>

@@ -8,9 +8,14 @@
  * field tables (and dry_run); its outputSchema is the row's named
  * response schema or the problem document a failed call returns.
  *
- * tools/call puts path arguments into the path (percent-encoded), query
- * arguments into the query string and the rest into the JSON body, and
- * sends the request to nginx with the caller's Authorization header.
+ * tools/call of a row first checks the path arguments against the
+ * row's own field table (one plain segment each: no '/', '..' or
+ * encoded separator, then the field's type and pattern), puts them into
+ * the path (percent-encoded), query arguments into the query string and
+ * the rest into the JSON body, and runs the REST router in this process
+ * with the principal slipway-mcp already authenticated: the same scope
+ * check, validation and handler as REST, and no HTTP hop.  Plugin tools
+ * (tools.d) are requests to their /ext/ program through m->rest.
  * The REST answer comes back as structuredContent plus the same JSON as
  * text; a 4xx/5xx problem document becomes isError with its detail and
  * per-field errors as text, so the model can correct its call.
@@ -23,6 +28,7 @@
 #include "lib/log.h"
 #include "lib/mcp.h"
 #include "lib/openapi.h"
+#include "lib/router.h"
 
 #define META_PREFIX	"slipway/"
 
@@ -239,25 +245,29 @@ sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope)
 
 /* ---- arguments -> REST request --------------------------------------- */
 
-static void
+/* Append s percent-encoded; SW_ETOOBIG when b's cap is reached (the
+ * caller must not send what is in b then). */
+static sw_err
 pct_encode(struct sw_buf *b, const char *s)
 {
 	static const char hx[] = "0123456789ABCDEF";
 	const unsigned char *p;
 	char esc[3];
+	sw_err e = SW_OK;
 
-	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+	for (p = (const unsigned char *)s; *p != '\0' && e == SW_OK; p++) {
 		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
 		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
 		    *p == '_' || *p == '~')
-			(void)sw_buf_add(b, p, 1);
+			e = sw_buf_add(b, p, 1);
 		else {
 			esc[0] = '%';
 			esc[1] = hx[*p >> 4];
 			esc[2] = hx[*p & 15];
-			(void)sw_buf_add(b, esc, 3);
+			e = sw_buf_add(b, esc, 3);
 		}
 	}
+	return e;
 }
 
 /* A scalar argument as text (JSON text for objects and arrays, which
@@ -289,15 +299,17 @@ is_query_field(const struct sw_field *params, const char *name)
 	return 0;
 }
 
-static void
+static sw_err
 query_add(struct sw_buf *q, const char *k, json_object *v)
 {
 	char num[32];
+	sw_err e;
 
-	(void)sw_buf_puts(q, q->len ? "&" : "");
-	pct_encode(q, k);
-	(void)sw_buf_puts(q, "=");
-	pct_encode(q, arg_text(v, num, sizeof(num)));
+	if ((e = sw_buf_puts(q, q->len ? "&" : "")) != SW_OK ||
+	    (e = pct_encode(q, k)) != SW_OK ||
+	    (e = sw_buf_puts(q, "=")) != SW_OK)
+		return e;
+	return pct_encode(q, arg_text(v, num, sizeof(num)));
 }
 
 sw_err
@@ -307,17 +319,19 @@ sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 {
 	json_object *used = json_object_new_object(), *v, *b = NULL;
 	struct sw_buf q;
-	const char *t, *close;
+	const char *t, *close, *bad;
 	char name[64], num[32];
 	size_t n;
+	sw_err e = SW_OK;
 
 	*body = NULL;
 	sw_buf_init(&q, SW_MAX_QUERY);
 	/* The path, with {name} and {name}:verb placeholders filled. */
-	for (t = path_tmpl; *t != '\0'; ) {
+	for (t = path_tmpl; *t != '\0' && e == SW_OK; ) {
 		if (*t != '{' || (close = strchr(t, '}')) == NULL) {
-			(void)sw_buf_add(target, t, 1);
-			t++;
+			n = strcspn(t + 1, "{") + 1;
+			e = sw_buf_add(target, t, n);
+			t += n;
 			continue;
 		}
 		n = (size_t)(close - t - 1);
@@ -336,12 +350,15 @@ sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 		else if (arg_text(v, num, sizeof(num))[0] == '\0')
 			sw_ferr_add(errs, name, "minLength",
 			    "must not be empty");
+		else if ((bad = sw_path_segment_bad(arg_text(v, num,
+		    sizeof(num)))) != NULL)
+			sw_ferr_add(errs, name, "segment", "%s", bad);
 		else
-			pct_encode(target, arg_text(v, num, sizeof(num)));
+			e = pct_encode(target, arg_text(v, num, sizeof(num)));
 		json_object_object_add(used, name, NULL);
 		t = close + 1;
 	}
-	if (args != NULL) {
+	if (args != NULL && e == SW_OK) {
 		json_object_object_foreach(args, k, val) {
 			if (json_object_object_get_ex(used, k, NULL))
 				continue;
@@ -349,8 +366,8 @@ sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 			    (dry_run_ok && strcmp(k, "dry_run") == 0) ||
 			    rest_to_query) {
 				if (val != NULL && !json_object_is_type(val,
-				    json_type_null))
-					query_add(&q, k, val);
+				    json_type_null) && e == SW_OK)
+					e = query_add(&q, k, val);
 				continue;
 			}
 			if (b == NULL)
@@ -360,12 +377,18 @@ sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 	}
 	if (b == NULL && want_body)
 		b = json_object_new_object();
-	if (q.len > 0) {
-		(void)sw_buf_puts(target, "?");
-		(void)sw_buf_add(target, q.data, q.len);
-	}
+	if (q.len > 0 && e == SW_OK && (e = sw_buf_puts(target, "?")) ==
+	    SW_OK)
+		e = sw_buf_add(target, q.data, q.len);
 	sw_buf_free(&q);
 	json_object_put(used);
+	if (e != SW_OK) {
+		/* Never send a cut request: say which limit it broke. */
+		sw_ferr_add(errs, "arguments", "maxLength", "path and query "
+		    "would exceed %d bytes", SW_MAX_PATH + SW_MAX_QUERY);
+		json_object_put(b);
+		b = NULL;
+	}
 	*body = b;
 	return errs->n > 0 ? SW_EINVAL : SW_OK;
 }
@@ -505,9 +528,101 @@ plugin_find(const struct sw_mcp *m, const char *name)
 	return NULL;
 }
 
+/*
+ * The path arguments of a row, checked against the row's own field
+ * table before anything is built or run: one plain segment each, then
+ * the field's type, bounds and pattern.  Problems go to errs.
+ */
+static void
+check_path_args(const struct sw_op *op, json_object *args,
+    struct sw_ferrs *errs)
+{
+	const struct sw_field *f;
+	json_object *typed = json_object_new_object(), *v, *t;
+	const char *text, *bad;
+	char num[32];
+
+	for (f = op->params; f != NULL && f->name != NULL; f++) {
+		if (!(f->flags & SW_F_PATH))
+			continue;
+		v = args != NULL ? sw_json_get(args, f->name) : NULL;
+		if (v == NULL || json_object_is_type(v, json_type_null) ||
+		    json_object_is_type(v, json_type_object) ||
+		    json_object_is_type(v, json_type_array))
+			continue;	/* sw_mcp_map_args names these */
+		text = arg_text(v, num, sizeof(num));
+		if ((bad = sw_path_segment_bad(text)) != NULL) {
+			sw_ferr_add(errs, f->name, "segment", "%s", bad);
+			continue;
+		}
+		if ((t = sw_field_from_text(f, text, errs)) != NULL)
+			json_object_object_add(typed, f->name, t);
+	}
+	if (errs->n == 0)
+		(void)sw_validate(typed, op->params, SW_F_PATH, errs);
+	json_object_put(typed);
+}
+
+/*
+ * Run a row's REST request in this process: the router does the scope
+ * check (with the principal slipway-mcp authenticated), validation and
+ * the handler.  *doc: new reference (the answer or its problem).
+ */
+static void
+route_in_process(struct sw_mcp *m, const struct sw_principal *who,
+    const struct sw_op *op, const char *target, const char *body,
+    long *status, json_object **doc)
+{
+	struct sw_req r;
+	const char *q = strchr(target, '?');
+	char *path;
+
+	*doc = NULL;
+	if ((path = strndup(target, q ? (size_t)(q - target) :
+	    strlen(target))) == NULL) {
+		*status = 500;
+		return;
+	}
+	sw_req_from_env(&r, NULL);
+	r.method = op->method;
+	r.uri = path;
+	r.query = q != NULL && q[1] != '\0' ? q + 1 : NULL;
+	r.principal = who;
+	r.body = body != NULL ? body : "";
+	r.body_len = strlen(r.body);
+	r.content_type = body != NULL ? "application/json" : NULL;
+	r.db = m->db;
+	r.cfg = m->cfg;
+	sw_route(&r, m->handlers);
+	if (r.err == SW_OK && r.op != op) {
+		/* The path was built from op's template and checked
+		 * arguments: another row here is a bug, never run it. */
+		sw_error("tools/call %s routed to %s", op->name,
+		    r.op ? r.op->name : "nothing");
+		sw_req_fail(&r, SW_EINTERNAL, "%s did not route to itself",
+		    op->name);
+	}
+	if (r.err != SW_OK) {
+		*status = sw_err_http_status(r.err);
+		*doc = sw_req_problem(&r);
+	} else {
+		*status = r.status ? r.status : 200;
+		if (r.out != NULL)
+			*doc = json_object_get(r.out);
+		else if (r.raw != NULL) {
+			*doc = json_object_new_object();
+			json_object_object_add(*doc, "text",
+			    json_object_new_string_len(r.raw, (int)r.raw_len));
+		} else
+			*doc = json_object_new_object();
+	}
+	sw_req_free(&r);
+	free(path);
+}
+
 sw_err
-sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
-    enum sw_scope scope, const char *name, json_object *args,
+sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
+    const char *authorization, const char *name, json_object *args,
     json_object **result, char *why, size_t whysz)
 {
 	const struct sw_op *op = sw_op_by_name(name);
@@ -537,13 +652,16 @@ sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
 	sw_buf_init(&resp, SW_MCP_MAX_REST_BODY);
 	if (op != NULL) {
 		method = op->method;
-		e = sw_mcp_map_args(op->path, op->params,
-		    (op->flags & SW_OP_DRY_RUN) != 0, op->body == NULL &&
-		    (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") ==
-		    0), op->body != NULL, args, &target, &body, &errs);
+		check_path_args(op, args, &errs);
+		e = errs.n > 0 ? SW_EINVAL : sw_mcp_map_args(op->path,
+		    op->params, (op->flags & SW_OP_DRY_RUN) != 0,
+		    op->body == NULL && (strcmp(method, "GET") == 0 ||
+		    strcmp(method, "DELETE") == 0), op->body != NULL, args,
+		    &target, &body, &errs);
 	} else {
 		method = sw_json_get_str(plugin, "method");
-		if (scope < sw_scope_parse(sw_json_get_str(plugin, "scope"))) {
+		if (who->scope < sw_scope_parse(sw_json_get_str(plugin,
+		    "scope"))) {
 			snprintf(detail, sizeof(detail), "%s needs scope %s",
 			    name, sw_json_get_str(plugin, "scope"));
 			*result = error_result(name, problem_new(403,
@@ -564,11 +682,20 @@ sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
 	}
 	if (body != NULL)
 		body_text = sw_json_str(body);
+	if (op != NULL) {
+		route_in_process(m, who, op, sw_buf_str(&target), body_text,
+		    &status, &doc);
+		if (status >= 400 || status < 200)
+			*result = error_result(name, doc);
+		else
+			*result = ok_result(op, doc, "");
+		goto out;
+	}
 	e = m->rest(m->rest_arg, method, sw_buf_str(&target), authorization,
 	    body_text, &status, &resp);
 	if (e != SW_OK) {
 		snprintf(detail, sizeof(detail), "slipway-mcp could not reach "
-		    "the REST API for %s %s", method, sw_buf_str(&target));
+		    "the plugin for %s %s", method, sw_buf_str(&target));
 		*result = error_result(name, problem_new(sw_err_http_status(e),
 		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
 		goto out;
@@ -590,7 +717,7 @@ sw_mcp_tool_call(struct sw_mcp *m, const char *authorization,
 			sw_json_add_int(doc, "status", status);
 		*result = error_result(name, doc);
 	} else
-		*result = ok_result(op, doc, sw_buf_str(&resp));
+		*result = ok_result(NULL, doc, sw_buf_str(&resp));
 out:
 	json_object_put(body);
 	sw_buf_free(&target);

@@ -200,6 +200,21 @@ operation_of(const struct sw_op *op)
 	snprintf(code, sizeof(code), "%d", status);
 	json_object_object_add(resp, code, response(op->summary,
 	    ref(op->output ? op->output : "Any"), "application/json"));
+	if (op->flags & SW_OP_LONG_POLL) {
+		json_object *r429 = response("This token already holds "
+		    "its long polls (or the endpoint's are busy); retry after "
+		    "Retry-After seconds", ref("Problem"),
+		    "application/problem+json"), *h, *ra;
+
+		h = json_object_new_object();
+		ra = json_object_new_object();
+		sw_json_add_str(ra, "description", "Seconds to wait.");
+		json_object_object_add(ra, "schema",
+		    json_tokener_parse("{\"type\":\"integer\"}"));
+		json_object_object_add(h, "Retry-After", ra);
+		json_object_object_add(r429, "headers", h);
+		json_object_object_add(resp, "429", r429);
+	}
 	json_object_object_add(resp, "default", response("A problem",
 	    ref("Problem"), "application/problem+json"));
 	json_object_object_add(o, "responses", resp);

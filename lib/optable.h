@@ -2,9 +2,12 @@
  * optable.h: the one table of API operations.  A row names the
  * operation (also its MCP tool name and OpenAPI operationId), its HTTP
  * method and path, its input fields, flags, the scope it needs, the
- * tool that decides when its work is done, and its handler.  From this
- * table the REST router routes and validates, slipway-mcp lists tools,
- * and openapi.c writes the OpenAPI document.
+ * tool that decides when its work is done.  From this table the REST
+ * router routes and validates, slipway-mcp lists tools, and openapi.c
+ * writes the OpenAPI document.  The table names no handler: lib/ knows
+ * no handler or pipeline.  The programs that route own the table that
+ * maps an operation name to its handler (handlers/table.c) and pass it
+ * to sw_route().
  */
 #ifndef SW_OPTABLE_H
 #define SW_OPTABLE_H
@@ -14,9 +17,6 @@
 #include "lib/auth.h"
 #include "lib/valid.h"
 
-struct sw_req;
-typedef sw_err (*sw_handler)(struct sw_req *);
-
 #define SW_OP_READONLY		0x01	/* changes nothing */
 #define SW_OP_DESTRUCTIVE	0x02	/* deletes or replaces things */
 #define SW_OP_IDEMPOTENT	0x04	/* repeating it changes nothing more */
@@ -24,6 +24,9 @@ typedef sw_err (*sw_handler)(struct sw_req *);
 #define SW_OP_PUBLIC		0x10	/* no credentials needed */
 #define SW_OP_NO_MCP		0x20	/* not offered as an MCP tool */
 #define SW_OP_DRY_RUN		0x40	/* accepts ?dry_run=true */
+#define SW_OP_LONG_POLL		0x80	/* holds the request (bounded):
+					 * served by the wait pool, capped
+					 * per token (router.h) */
 
 struct sw_op {
 	const char		*name;		/* snake_case, unique */
@@ -39,7 +42,6 @@ struct sw_op {
 	const char		*status_tool;	/* decides completion */
 	int			 poll_seconds;	/* suggested poll interval */
 	const char		*output;	/* schema name (openapi.c) */
-	sw_handler		 handler;
 };
 
 extern const struct sw_op sw_optable[];

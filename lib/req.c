@@ -32,10 +32,21 @@ nonempty(const char *s)
 void
 sw_req_from_env(struct sw_req *r, char *const *envp)
 {
+	const char *raw, *q;
+
 	memset(r, 0, sizeof(*r));
 	sw_buf_init(&r->headers, 16384);
 	r->method = env_get(envp, "REQUEST_METHOD");
-	r->uri = env_get(envp, "DOCUMENT_URI");
+	/* The raw target, not nginx's decoded and ..-resolved $uri: the
+	 * router splits segments before decoding (see router.h). */
+	if ((raw = env_get(envp, "REQUEST_URI")) != NULL) {
+		q = strchr(raw, '?');
+		r->uri_owned = strndup(raw, q ? (size_t)(q - raw) :
+		    strlen(raw));
+		r->uri = r->uri_owned;
+	}
+	if (r->uri == NULL)
+		r->uri = env_get(envp, "DOCUMENT_URI");
 	if (r->uri == NULL)
 		r->uri = env_get(envp, "SCRIPT_NAME");
 	r->query = nonempty(env_get(envp, "QUERY_STRING"));
@@ -59,6 +70,8 @@ sw_req_free(struct sw_req *r)
 	json_object_put(r->args);
 	json_object_put(r->out);
 	free(r->raw);
+	free(r->uri_owned);
+	r->uri_owned = NULL;
 	sw_buf_free(&r->headers);
 	r->args = r->out = NULL;
 	r->raw = NULL;
@@ -195,7 +208,8 @@ sw_req_render(struct sw_req *r, struct sw_buf *out)
 	if (r->err != SW_OK) {
 		problem = sw_req_problem(r);
 		status = sw_err_http_status(r->err);
-		if (status == 429 || status == 503)
+		if ((status == 429 || status == 503) && strstr(sw_buf_str(
+		    &r->headers), "Retry-After:") == NULL)
 			sw_req_header(r, "Retry-After: 2");
 		type = "application/problem+json";
 		body = sw_json_str(problem);

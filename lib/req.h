@@ -22,7 +22,7 @@ struct sw_op;
 struct sw_req {
 	/* input (borrowed) */
 	const char		*method;
-	const char		*uri;		/* path, no query */
+	const char		*uri;		/* raw path, no query */
 	const char		*query;
 	const char		*authorization;
 	const char		*cookie;
@@ -37,6 +37,10 @@ struct sw_req {
 	/* context (borrowed) */
 	struct sw_db		*db;
 	const struct sw_config	*cfg;
+	/* set by an in-process caller that authenticated the request
+	 * already (slipway-mcp); the router then skips its token check */
+	const struct sw_principal *principal;
+	char			*uri_owned;	/* uri's storage, if copied */
 
 	/* set by the router */
 	const struct sw_op	*op;

@@ -1,12 +1,20 @@
 /*
  * router.c: see router.h.  The only place that decides who may call
- * what: handlers never check credentials themselves.
+ * what: handlers never check credentials themselves.  Knows the
+ * operation table and the request, never a handler: those come in the
+ * table the routing program passes.
  */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -14,7 +22,6 @@
 #include "lib/optable.h"
 #include "lib/router.h"
 #include "lib/ops.h"
-#include "handlers/handlers.h"
 
 int
 sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz)
@@ -50,6 +57,205 @@ sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz)
 	return 0;
 }
 
+const char *
+sw_path_segment_bad(const char *v)
+{
+	const unsigned char *p;
+
+	if (strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
+		return "must not be '.' or '..'";
+	for (p = (const unsigned char *)v; *p != '\0'; p++) {
+		if (*p == '/' || *p == '\\')
+			return "must not contain '/' or '\\'";
+		if (*p == '%')
+			return "must not contain '%' (no double encoding)";
+		if (*p < 0x20 || *p == 0x7f)
+			return "must not contain control characters";
+	}
+	return NULL;
+}
+
+/* Percent-decode one raw path segment ('+' stays '+'); -1 if bad. */
+static int
+path_decode(const char *src, char *dst, size_t dstsz)
+{
+	size_t i, o = 0, len = strlen(src);
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		if (o + 1 >= dstsz)
+			return -1;
+		if (src[i] != '%') {
+			dst[o++] = src[i];
+			continue;
+		}
+		if (i + 2 >= len)
+			return -1;
+#define HEXV(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
+	(c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
+	(c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
+		hi = HEXV(src[i + 1]);
+		lo = HEXV(src[i + 2]);
+#undef HEXV
+		if (hi < 0 || lo < 0 || hi * 16 + lo == 0)
+			return -1;
+		dst[o++] = (char)(hi * 16 + lo);
+		i += 2;
+	}
+	dst[o] = '\0';
+	return 0;
+}
+
+/* A raw path with an empty, "." or ".." segment is not normalised:
+ * nginx routed on its own resolution of it, so it matches nothing. */
+static int
+path_is_plain(const char *path)
+{
+	const char *p = path, *s;
+	size_t n;
+
+	if (*p != '/')
+		return 0;
+	while (*p == '/') {
+		p++;
+		s = strchr(p, '/');
+		n = s ? (size_t)(s - p) : strlen(p);
+		if ((n == 0 && s != NULL) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+/* ---- long-poll slots ------------------------------------------------- */
+
+static struct {
+	char	dir[512];
+	char	lane[32];
+	int	lane_slots;
+} polls;
+
+sw_err
+sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
+{
+	polls.dir[0] = '\0';
+	if (strlen(dir) >= sizeof(polls.dir) ||
+	    strlen(lane) >= sizeof(polls.lane)) {
+		sw_error("long-poll slot directory or lane name too long");
+		return SW_EINVAL;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		sw_error("cannot create %s: %s", dir, strerror(errno));
+		return SW_EINTERNAL;
+	}
+	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
+	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
+	polls.lane_slots = lane_slots;
+	return SW_OK;
+}
+
+/* Hold one of n slots named prefix.0 .. prefix.(n-1): the locked fd,
+ * -1 when all are held, -2 when no slot file can be opened. */
+static int
+slot_take(const char *prefix, int n)
+{
+	char path[640];
+	int i, fd, opened = 0;
+
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s.%d", polls.dir, prefix,
+		    i) >= (int)sizeof(path))
+			return -2;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			continue;
+		opened = 1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	return opened ? -1 : -2;
+}
+
+/* Take the token's and the lane's slots for a long poll; 0 with the fds
+ * in fds[2], or -1 with the request failed (429, or 500). */
+static int
+long_poll_begin(struct sw_req *r, int fds[2])
+{
+	char prefix[64];
+
+	fds[0] = fds[1] = -1;
+	if (polls.dir[0] == '\0')
+		return 0;
+	snprintf(prefix, sizeof(prefix), "token-%s", r->who.token_id);
+	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+		goto busy;
+	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
+	    polls.lane_slots)) < 0)
+		goto busy;
+	return 0;
+busy:
+	if (fds[0] == -2 || fds[1] == -2)
+		sw_req_fail(r, SW_EINTERNAL, "cannot open the long-poll "
+		    "slots in %s", polls.dir);
+	else {
+		if (fds[0] < 0)
+			sw_req_fail(r, SW_ETHROTTLED, "token '%s' already "
+			    "holds %d long polls; retry when one returns",
+			    r->who.name, SW_MAX_WAITS_PER_TOKEN);
+		else
+			sw_req_fail(r, SW_ETHROTTLED, "all %d long-poll slots "
+			    "of %s are busy; retry shortly",
+			    polls.lane_slots, polls.lane);
+		sw_req_header(r, "Retry-After: %d", SW_WAIT_RETRY_AFTER);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	fds[0] = fds[1] = -1;
+	return -1;
+}
+
+static void
+long_poll_end(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+}
+
+sw_handler
+sw_route_handler(const struct sw_handler_row *t, const char *op)
+{
+	for (; t != NULL && t->op != NULL; t++)
+		if (strcmp(t->op, op) == 0)
+			return t->fn;
+	return NULL;
+}
+
+sw_err
+sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
+{
+	json_object *o = NULL;
+	char url[96];
+	sw_err e;
+
+	if ((e = sw_op_get(r->db, op_id, 0, 0, &o)) != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", op_id);
+	json_object_object_del(o, "params");
+	sw_json_add_str(o, "operation_id", op_id);
+	sw_json_add_str(o, "status_tool", r->op->status_tool ?
+	    r->op->status_tool : "operation_wait");
+	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
+	    r->op->poll_seconds : 5);
+	sw_json_add_bool(o, "idempotent_replay", existed);
+	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
+	sw_req_header(r, "Location: %s", url);
+	sw_req_reply(r, 202, o);
+	return SW_OK;
+}
+
 /* Find the row for method + path; sets 405 details when only the
  * method is wrong. */
 static const struct sw_op *
@@ -59,6 +265,11 @@ route_find(struct sw_req *r, json_object *vars)
 	size_t i, off = 0;
 	int path_seen = 0;
 
+	if (!path_is_plain(r->uri)) {
+		sw_req_fail(r, SW_ENOTFOUND, "no API route %s (the path has "
+		    "an empty, '.' or '..' segment)", r->uri);
+		return NULL;
+	}
 	for (i = 0; i < sw_optable_len; i++) {
 		const struct sw_op *op = &sw_optable[i];
 
@@ -218,11 +429,22 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 	json_object *v;
 
 	json_object_object_foreach(vars, name, raw) {
+		const char *bad;
+
 		f = param_find(r->op->params, name, SW_F_PATH);
 		if (f == NULL)
 			continue;
-		v = sw_field_from_text(f, json_object_get_string(raw),
-		    &r->ferrs);
+		if (path_decode(json_object_get_string(raw), val,
+		    sizeof(val)) < 0) {
+			sw_ferr_add(&r->ferrs, name, "encoding",
+			    "is not valid percent-encoding");
+			continue;
+		}
+		if ((bad = sw_path_segment_bad(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, name, "segment", "%s", bad);
+			continue;
+		}
+		v = sw_field_from_text(f, val, &r->ferrs);
 		if (v != NULL)
 			json_object_object_add(params, name, v);
 	}
@@ -311,14 +533,16 @@ replay(struct sw_req *r)
 		sw_req_fail(r, e, "cannot look up the Idempotency-Key");
 		return 1;
 	}
-	(void)h_accepted(r, id, 1);
+	(void)sw_route_accepted(r, id, 1);
 	return 1;
 }
 
 void
-sw_route(struct sw_req *r)
+sw_route(struct sw_req *r, const struct sw_handler_row *table)
 {
 	json_object *vars = NULL, *params = NULL, *body = NULL, *dr;
+	int poll_fds[2] = { -1, -1 };
+	sw_handler fn;
 	sw_err e;
 
 	vars = json_object_new_object();
@@ -329,7 +553,13 @@ sw_route(struct sw_req *r)
 	if ((r->op = route_find(r, vars)) == NULL)
 		goto out;
 	if (!(r->op->flags & SW_OP_PUBLIC)) {
-		if (authenticate(r) != SW_OK || authorize(r) != SW_OK)
+		/* An in-process caller (slipway-mcp) that checked the token
+		 * itself hands over the principal: one check, same rules. */
+		if (r->principal != NULL)
+			r->who = *r->principal;
+		else if (authenticate(r) != SW_OK)
+			goto out;
+		if (authorize(r) != SW_OK)
 			goto out;
 	} else if (!method_is_safe(r->method) && r->origin != NULL &&
 	    !sw_config_origin_allowed(r->cfg, r->origin, r->host)) {
@@ -375,7 +605,16 @@ sw_route(struct sw_req *r)
 		if (r->idem_key != NULL && !r->dry_run && replay(r))
 			goto out;
 	}
-	e = r->op->handler(r);
+	if ((fn = sw_route_handler(table, r->op->name)) == NULL) {
+		sw_req_fail(r, SW_EINTERNAL, "%s has no handler in this "
+		    "program", r->op->name);
+		goto out;
+	}
+	if ((r->op->flags & SW_OP_LONG_POLL) &&
+	    long_poll_begin(r, poll_fds) != 0)
+		goto out;
+	e = fn(r);
+	long_poll_end(poll_fds);
 	if (e != SW_OK && r->err == SW_OK)
 		sw_req_fail(r, e, "%s failed", r->op->name);
 out:

@@ -75,7 +75,31 @@ problem(s.get("/api/v1/operations?nope=1"), 400, "unknown query parameter",
         "nope", "unknown")
 problem(s.get("/api/v1/operations?state=%ZZ"), 400, "bad percent-encoding")
 problem(s.get("/api/v1/operations/op-..%2f..%2fetc"), 400,
-        "traversal-looking id refused by its pattern", "id", "pattern")
+        "traversal-looking id refused as one segment", "id", "segment")
+
+# Encoded separators never turn one route into another: the worker
+# splits the raw path before decoding (nginx would resolve %2F and ..).
+victim = s.post("/api/v1/tokens", {"name": "victim", "scope": "read"})
+t.eq(victim.status, 201, "a token to attack")
+secret = (victim.json or {}).get("token", "")
+r = s.request("DELETE", "/api/v1/clusters/a/training-jobs/..%2F..%2Fb")
+problem(r, 400, "DELETE .../training-jobs/..%2F..%2Fb is a 400, not a "
+        "cluster delete", "job", "segment")
+r = s.get("/api/v1/operations/..%2Ftokens")
+problem(r, 400, "GET /operations/..%2Ftokens is a 400", "id", "segment")
+t.ok("victim" not in r.body, "... and lists no token")
+r = s.request("DELETE", "/api/v1/clusters/a/training-jobs/"
+              "..%2F..%2F..%2Ftokens%2Fvictim")
+problem(r, 400, "DELETE .../..%2F..%2F..%2Ftokens%2Fvictim is a 400",
+        "job", "segment")
+r = s.request("DELETE", "/api/v1/clusters/a/training-jobs/%2E%2E")
+problem(r, 400, "an encoded '..' segment is a 400", "job", "segment")
+r = s.request("DELETE", "/api/v1/clusters/a/training-jobs/..%252F..%252Fb")
+problem(r, 400, "double encoding is a 400", "job", "segment")
+r = s.get("/api/v1/clusters/a/training-jobs/../../../tokens")
+problem(r, 404, "a raw '..' segment matches no route")
+t.eq(s.get("/api/v1/whoami", token=secret).status, 200,
+     "the attacked token still works")
 problem(s.get("/api/v1/operations/op-0123456789abcdef"), 404,
         "unknown operation is 404")
 problem(s.post("/api/v1/operations/op-0123456789abcdef:retry"), 404,

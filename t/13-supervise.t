@@ -69,6 +69,57 @@ for i in range(60):
 t.ok(ok >= 58, "requests keep being served across a worker kill (%d/60)"
      % ok)
 s.remember_pids()
+
+# ---- each child inherits only the listening socket it serves ---------------
+def listening_inodes():
+    """inode -> socket file name, for the stack's run/*.sock."""
+    run = os.path.join(s.state, "run") + "/"
+    out = {}
+    with open("/proc/net/unix") as f:
+        next(f)
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 8 and parts[7].startswith(run):
+                out[parts[6]] = os.path.basename(parts[7])
+    return out
+
+
+def held_sockets(pid):
+    held = set()
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+            except OSError:
+                continue
+            if link.startswith("socket:["):
+                held.add(link[8:-1])
+    except OSError:
+        pass
+    return held
+
+
+socks = listening_inodes()
+t.ok({"api.sock", "wait.sock", "mcp.sock", "mcp-wait.sock"} <=
+     set(socks.values()),
+     "api, wait, mcp and mcp-wait sockets are listening (%s)" %
+     sorted(set(socks.values())))
+own = {"api": "api.sock", "wait": "wait.sock", "mcp": "mcp.sock",
+       "mcp-wait": "mcp-wait.sock"}
+leaks = []
+for c in s.status()["components"]:
+    if not c.get("pid"):
+        continue
+    mine = own.get(c["name"].split(".")[0])
+    for inode in held_sockets(c["pid"]):
+        if inode in socks and socks[inode] != mine:
+            leaks.append("%s holds %s" % (c["name"], socks[inode]))
+if not t.ok(not leaks, "no child holds another's listening socket"):
+    t.diag("; ".join(leaks))
+api = component("api.0")
+t.ok(any(socks.get(i) == "api.sock" for i in held_sockets(api["pid"])),
+     "... while api.0 does hold api.sock (the check can see sockets)")
+
 s.stop()
 
 # At the largest --workers, with the sandbox: every process has its row.
@@ -76,7 +127,8 @@ big = Stack(t, sandbox=True, workers=16)
 comps = big.status()["components"]
 names = {c["name"] for c in comps if c["running"]}
 want = {"api.%d" % i for i in range(16)} | {"mcp.%d" % i for i in range(16)}
-want |= {"sandbox", "poller", "nginx"}
+want |= {"sandbox", "poller", "nginx"} | {"wait.%d" % i for i in range(4)}
+want |= {"mcp-wait.%d" % i for i in range(2)}
 t.ok(want <= names, "--workers 16: all %d processes supervised (missing "
      "%s)" % (len(want), sorted(want - names)))
 t.eq(big.get("/api/v1/health", token=None).status, 200,

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# 30-mcp-protocol.t: /mcp on the real stack (nginx -> slipway-mcp ->
-# nginx -> slipway-api), spoken in raw HTTP built from the MCP spec, in
+# 30-mcp-protocol.t: /mcp on the real stack (nginx -> slipway-mcp, which
+# runs the REST router in process), spoken in raw HTTP built from the MCP spec, in
 # both eras: the legacy initialize/session flow and the stateless
 # 2026-07-28 flow, and every wrong request we can think of: malformed
 # JSON-RPC, unknown methods and tools, bad arguments, wrong or missing
@@ -155,6 +155,21 @@ t.eq(r.json[2]["error"]["code"], -32601, "an error inside a batch")
 r = mcp.post([], headers={"Mcp-Session-Id": sid0,
                           "MCP-Protocol-Version": "2025-03-26"})
 t.eq((r.status, err_code(r)), (400, -32600), "empty batch: 400 -32600")
+MAX_BATCH = 16          # SW_MCP_MAX_BATCH in lib/limits.h
+r = mcp.post([{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+               "params": {"name": "whoami"}} for i in range(200)],
+             headers={"Mcp-Session-Id": sid0,
+                      "MCP-Protocol-Version": "2025-03-26"})
+t.eq((r.status, err_code(r)), (400, -32600),
+     "a batch of 200 tools/call is refused whole: 400 -32600")
+t.ok("at most %d" % MAX_BATCH in r.json["error"]["message"],
+     "... the error says the limit")
+r = mcp.post([{"jsonrpc": "2.0", "id": i, "method": "ping"}
+              for i in range(MAX_BATCH)],
+             headers={"Mcp-Session-Id": sid0,
+                      "MCP-Protocol-Version": "2025-03-26"})
+t.ok(r.status == 200 and len(r.json) == MAX_BATCH,
+     "a batch at the limit is answered in full")
 
 # ---- modern era (2026-07-28) ----------------------------------------------
 r = mcp.modern("server/discover")
@@ -231,5 +246,43 @@ names = [x["name"] for x in mcp.modern("tools/list", token=reader)
          .json["result"]["tools"]]
 t.ok("operation_get" in names and "operation_cancel" not in names and
      "operation_retry" not in names, "read token lists read tools only")
+
+# ---- tools/call runs the router in process -----------------------------------
+api_lines = [l for l in s.log_text("access.log").splitlines()
+             if '"GET /api/v1/whoami' in l]
+r = mcp.call("whoami")
+t.eq(r.json["result"]["structuredContent"].get("name"), "test-admin",
+     "whoami over MCP answers the caller")
+t.eq(len([l for l in s.log_text("access.log").splitlines()
+          if '"GET /api/v1/whoami' in l]), len(api_lines),
+     "... without a REST request through nginx")
+
+# ---- path arguments cannot reach another route --------------------------------
+victim = s.post("/api/v1/tokens", {"name": "victim", "scope": "read"})
+secret = (victim.json or {}).get("token", "")
+
+
+def refused(r, name):
+    res = (r.json or {}).get("result") or {}
+    errs = (res.get("structuredContent") or {}).get("errors") or []
+    if not t.ok(res.get("isError") is True and
+                res["structuredContent"].get("status") == 400 and
+                any(e.get("rule") == "segment" for e in errs), name):
+        t.diag(repr(r))
+    return res
+
+
+refused(mcp.call("training_job_delete", {"name": "a", "job": "../../b"}),
+        "training_job_delete job ../../b: a 400 tool error")
+res = refused(mcp.call("operation_get", {"id": "../tokens"}),
+              "operation_get id ../tokens: a 400 tool error")
+t.ok("victim" not in json.dumps(res), "... that lists no token")
+refused(mcp.call("training_job_delete",
+                 {"name": "a", "job": "../../../tokens/victim"}),
+        "training_job_delete job ../../../tokens/victim: a 400 tool error")
+refused(mcp.call("operation_get", {"id": "op-1%2F..%2Fx"}),
+        "an encoded separator in an argument: a 400 tool error")
+t.eq(s.get("/api/v1/whoami", token=secret).status, 200,
+     "the token is not revoked")
 s.stop()
 t.done()

@@ -53,6 +53,33 @@ main(void)
 	sqlite3_finalize(st);
 	ok(!plaintext_stored, "stored as 32-byte digests only");
 
+	/* last_used is written once, not on every check. */
+	{
+		int64_t first = -1, again = -2;
+		int changes;
+
+		sqlite3_prepare_v2(sw_db_handle(db), "SELECT last_used FROM "
+		    "tokens WHERE name = 'admin'", -1, &st, NULL);
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_type(st, 0) != SQLITE_NULL)
+			first = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		ok(first > 0, "a check records last_used");
+		changes = sqlite3_total_changes(sw_db_handle(db));
+		sw_token_check(db, t1, &p);
+		sw_token_check(db, t1, &p);
+		is_int(sqlite3_total_changes(sw_db_handle(db)) - changes, 0,
+		    "checks within a minute write nothing");
+		/* Another process (its own cache) finds the row fresh. */
+		sqlite3_exec(sw_db_handle(db), "UPDATE tokens SET last_used = "
+		    "last_used - 120000 WHERE name = 'admin'", NULL, NULL,
+		    NULL);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			again = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		ok(again == first - 120000, "last_used moved back");
+	}
+
 	sw_token_check(db, t1, &p);
 	ok(sw_session_create(db, &p, s1) == SW_OK &&
 	    strncmp(s1, "sws_", 4) == 0, "session for a valid principal");

@@ -12,8 +12,10 @@
 
 #include "lib/json.h"
 #include "lib/mcp.h"
+#include "lib/ops.h"
 #include "lib/openapi.h"
 #include "lib/router.h"
+#include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
@@ -28,53 +30,6 @@ static char legacy_sid[80];	/* admin's 2025-11-25 session */
 
 static int rest_calls;
 static char last_target[4096], last_method[16], last_body[4096];
-
-/* The real router, in-process: what nginx + slipway-api would answer. */
-static sw_err
-rest_router(void *arg, const char *method, const char *target,
-    const char *authorization, const char *body, long *status,
-    struct sw_buf *resp)
-{
-	char uri[2048];
-	const char *q = strchr(target, '?'), *p;
-	struct sw_req r;
-	struct sw_buf b;
-
-	(void)arg;
-	rest_calls++;
-	snprintf(last_target, sizeof(last_target), "%s", target);
-	snprintf(last_method, sizeof(last_method), "%s", method);
-	snprintf(last_body, sizeof(last_body), "%s", body ? body : "");
-	snprintf(uri, sizeof(uri), "%.*s", q ? (int)(q - target) :
-	    (int)strlen(target), target);
-	/* nginx hands the worker a decoded path. */
-	{
-		char dec[2048];
-
-		if (sw_url_decode(uri, strlen(uri), dec, sizeof(dec)) == 0)
-			snprintf(uri, sizeof(uri), "%s", dec);
-	}
-	sw_req_from_env(&r, NULL);
-	r.method = method;
-	r.uri = uri;
-	r.query = q ? q + 1 : NULL;
-	r.authorization = authorization;
-	r.body = body ? body : "";
-	r.body_len = body ? strlen(body) : 0;
-	r.content_type = body ? "application/json" : NULL;
-	r.db = db;
-	r.cfg = &cfg;
-	sw_route(&r);
-	sw_buf_init(&b, 0);
-	sw_req_render(&r, &b);
-	*status = strtol(sw_buf_str(&b) + 8, NULL, 10);
-	p = strstr(sw_buf_str(&b), "\r\n\r\n");
-	if (p != NULL)
-		sw_buf_puts(resp, p + 4);
-	sw_buf_free(&b);
-	sw_req_free(&r);
-	return SW_OK;
-}
 
 static long fake_status;
 static const char *fake_body;
@@ -332,13 +287,52 @@ test_map_args(void)
 
 	memset(&errs, 0, sizeof(errs));
 	sw_buf_init(&t, 0);
-	args = json_tokener_parse("{\"id\":\"op-1/x y\",\"timeout\":5}");
+	args = json_tokener_parse("{\"id\":\"op-1 x~y\",\"timeout\":5}");
 	is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, args, &t, &body,
 	    &errs), SW_OK, "map operation_wait arguments");
-	is_str(sw_buf_str(&t), "/api/v1/operations/op-1%2Fx%20y:wait?"
+	is_str(sw_buf_str(&t), "/api/v1/operations/op-1%20x~y:wait?"
 	    "timeout=5", "placeholder percent-encoded, query from the table");
 	ok(body == NULL, "no body for a GET");
 	json_object_put(args);
+	sw_buf_reset(&t);
+	{
+		static const char *const bad[] = { "a/b", "..", ".",
+		    "a%2Fb", "a\\\\b", "../../b", NULL };
+		int i, refused = 1;
+
+		for (i = 0; bad[i] != NULL; i++) {
+			json_object *a = json_object_new_object();
+
+			memset(&errs, 0, sizeof(errs));
+			sw_buf_reset(&t);
+			sw_json_add_str(a, "id", bad[i]);
+			if (sw_mcp_map_args(op->path, op->params, 0, 1, 0, a,
+			    &t, &body, &errs) != SW_EINVAL ||
+			    strcmp(errs.e[0].rule, "segment") != 0)
+				refused = 0;
+			json_object_put(body);
+			json_object_put(a);
+		}
+		ok(refused, "'/', '.', '..', '%%' and '\\\\' in a path "
+		    "argument are refused, never encoded");
+		memset(&errs, 0, sizeof(errs));
+	}
+	{
+		json_object *a = json_object_new_object();
+		char big[SW_MAX_QUERY];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		sw_buf_reset(&t);
+		sw_json_add_str(a, "id", "op-1");
+		sw_json_add_str(a, "since_updated_ms", big);
+		is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, a, &t,
+		    &body, &errs), SW_EINVAL, "a query over the cap is an "
+		    "error, not a cut request");
+		is_str(errs.e[0].rule, "maxLength", "... named maxLength");
+		json_object_put(a);
+		memset(&errs, 0, sizeof(errs));
+	}
 	sw_buf_reset(&t);
 	args = json_tokener_parse("{\"timeout\":5}");
 	is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, args, &t, &body,
@@ -506,6 +500,33 @@ test_transport(void)
 	is_int(mcp(&h, "[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]", NULL, NULL),
 	    202, "a batch of notifications: 202");
 	is_int(mcp(&h, "[]", NULL, NULL), 400, "empty batch: 400");
+	{
+		struct sw_buf b;
+		int i, n;
+
+		for (n = SW_MCP_MAX_BATCH; n <= SW_MCP_MAX_BATCH + 1; n++) {
+			sw_buf_init(&b, 0);
+			sw_buf_puts(&b, "[");
+			for (i = 0; i < n; i++)
+				sw_buf_printf(&b, "%s{\"jsonrpc\":\"2.0\","
+				    "\"id\":%d,\"method\":\"ping\"}",
+				    i ? "," : "", i + 1);
+			sw_buf_puts(&b, "]");
+			if (n == SW_MCP_MAX_BATCH) {
+				is_int(mcp(&h, sw_buf_str(&b), &o, NULL), 200,
+				    "a batch at the limit runs");
+				is_int((long long)json_object_array_length(o),
+				    n, "... every message answered");
+			} else {
+				is_int(mcp(&h, sw_buf_str(&b), &o, NULL), 400,
+				    "a batch over the limit: 400");
+				is_int(err_code(o), SW_RPC_INVALID_REQUEST,
+				    "... -32600, none of it run");
+			}
+			json_object_put(o);
+			sw_buf_free(&b);
+		}
+	}
 }
 
 static void
@@ -629,7 +650,7 @@ test_calls(void)
 	ok(strstr(sw_json_str(r), "\\\"scope\\\":\\\"admin\\\"") != NULL,
 	    "the same JSON as text content");
 	ok(!sw_json_get_bool(r, "isError", 0), "not an error");
-	is_str(last_target, "/api/v1/whoami", "whoami -> GET /api/v1/whoami");
+	is_int(rest_calls, 0, "a row runs in process: no HTTP request");
 	json_object_put(r);
 
 	r = call(NULL, "operation_cancel", "{\"id\":\"op-0123456789abcdef\"}");
@@ -637,7 +658,6 @@ test_calls(void)
 	is_int(jpath_int(r, "structuredContent.status", 0), 404,
 	    "structuredContent is the 404 problem");
 	ok(strstr(sw_json_str(r), "HTTP 404") != NULL, "text names HTTP 404");
-	is_str(last_method, "POST", "cancel is a POST");
 	json_object_put(r);
 
 	r = call(reader, "operation_cancel",
@@ -672,33 +692,65 @@ test_calls(void)
 	    "arguments must be an object (-32602)");
 	json_object_put(r);
 
-	/* REST error mapping with a stand-in. */
-	m.rest = rest_fake;
-	fake_status = 202;
-	fake_body = "{\"operation_id\":\"op-00000000000000aa\",\"state\":"
-	    "\"pending\"}";
-	r = call(NULL, "operation_retry", "{\"id\":\"op-00000000000000aa\"}");
-	is_str(sw_json_path_str(r, "structuredContent.status_tool"),
-	    "operation_wait", "accepted: status tool filled from the row");
-	is_int(jpath_int(r, "structuredContent.poll_interval_seconds",
-	    0), 5, "accepted: poll interval from the row");
-	ok(strstr(sw_json_str(r), "Poll operation_wait") != NULL,
-	    "accepted: text tells how to poll");
-	json_object_put(r);
-	fake_status = 502;
-	fake_body = "<html>bad gateway</html>";
-	r = call(NULL, "whoami", NULL);
+	/* An accepted mutation: a real pending operation, cancelled. */
+	{
+		static const char *const stages[] = { "one", NULL };
+		struct sw_op_new n = { 0 };
+		char id[SW_OP_ID_LEN], args[80];
+		int existed = 0;
+
+		n.kind = "cluster.create";
+		n.target = "t";
+		n.stages = stages;
+		n.token_name = "admin";
+		if (sw_op_enqueue(db, &n, id, &existed) != SW_OK)
+			id[0] = '\0';
+		snprintf(args, sizeof(args), "{\"id\":\"%s\"}", id);
+		r = call(NULL, "operation_cancel", args);
+		is_str(sw_json_path_str(r, "structuredContent.status_tool"),
+		    "operation_wait", "accepted: status tool from the row");
+		is_int(jpath_int(r, "structuredContent.poll_interval_seconds",
+		    0), 5, "accepted: poll interval from the row");
+		ok(strstr(sw_json_str(r), "Poll operation_wait") != NULL,
+		    "accepted: text tells how to poll");
+		json_object_put(r);
+	}
+
+	/* The three path attacks of the old HTTP hop: each is refused by
+	 * the row's field table before anything runs. */
+	r = call(NULL, "training_job_delete",
+	    "{\"name\":\"a\",\"job\":\"../../b\"}");
 	ok(sw_json_get_bool(r, "isError", 0) && jpath_int(r,
-	    "structuredContent.status", 0) == 502, "non-JSON 502: isError "
-	    "with a problem of our own");
+	    "structuredContent.status", 0) == 400 && strcmp(sw_json_get_str(
+	    json_object_array_get_idx(sw_json_path(r,
+	    "structuredContent.errors"), 0), "rule"), "segment") == 0,
+	    "job ../../b: 400, rule segment (no cluster delete)");
 	json_object_put(r);
-	fake_err = SW_EUNAVAIL;
-	r = call(NULL, "whoami", NULL);
-	is_int(jpath_int(r, "structuredContent.status", 0), 503,
-	    "REST unreachable: isError 503");
+	r = call(NULL, "operation_get", "{\"id\":\"../tokens\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && jpath_int(r,
+	    "structuredContent.status", 0) == 400 && strstr(sw_json_str(r),
+	    "\\\"tokens\\\":[") == NULL && strstr(sw_json_str(r),
+	    "\\\"reader\\\"") == NULL,
+	    "operation_get ../tokens: 400, no token listed");
 	json_object_put(r);
-	fake_err = SW_OK;
-	m.rest = rest_router;
+	r = call(NULL, "training_job_delete",
+	    "{\"name\":\"a\",\"job\":\"../../../tokens/reader\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && jpath_int(r,
+	    "structuredContent.status", 0) == 400,
+	    "job ../../../tokens/reader: 400");
+	json_object_put(r);
+	r = call(reader, "whoami", NULL);
+	is_str(sw_json_path_str(r, "structuredContent.name"), "reader",
+	    "... and the reader token still works");
+	json_object_put(r);
+	r = call(NULL, "operation_get", "{\"id\":\"op-0123456789abcdef"
+	    "%2F\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && jpath_int(r,
+	    "structuredContent.status", 0) == 400,
+	    "an encoded separator in an argument: 400");
+	json_object_put(r);
+	is_int(rest_calls, 0, "no row ever used the HTTP transport");
+
 }
 
 static void
@@ -759,6 +811,7 @@ test_plugins(void)
 	    "read token lists the read-only plugin only");
 	json_object_put(tools);
 	m.rest = rest_fake;
+	fake_err = SW_OK;
 	fake_status = 200;
 	fake_body = "{\"total_gpus\":8}";
 	r = call(reader, "ext_quota", "{\"instance_type\":\"ml.p5.48xlarge\"}");
@@ -777,7 +830,25 @@ test_plugins(void)
 	is_str(last_target, "/ext/drain/i%201", "plugin POST: placeholder");
 	is_str(last_body, "{\"force\":true}", "plugin POST: JSON body");
 	json_object_put(r);
-	m.rest = rest_router;
+	before = rest_calls;
+	r = call(writer, "ext_drain", "{\"node\":\"../../api/v1/x\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && rest_calls == before,
+	    "plugin path argument with '/': refused before any request");
+	json_object_put(r);
+	fake_err = SW_OK;
+	fake_status = 502;
+	fake_body = "<html>bad gateway</html>";
+	r = call(reader, "ext_quota", NULL);
+	ok(sw_json_get_bool(r, "isError", 0) && jpath_int(r,
+	    "structuredContent.status", 0) == 502, "non-JSON 502: isError "
+	    "with a problem of our own");
+	json_object_put(r);
+	fake_err = SW_EUNAVAIL;
+	r = call(reader, "ext_quota", NULL);
+	is_int(jpath_int(r, "structuredContent.status", 0), 503,
+	    "plugin unreachable: isError 503");
+	json_object_put(r);
+	fake_err = SW_EUNAVAIL;
 
 	setenv("SLIPWAY_STATE_DIR", state, 1);
 	doc = sw_openapi_document();
@@ -824,9 +895,11 @@ main(void)
 	sw_token_create(db, "admin", SW_SCOPE_ADMIN, admin);
 	sw_token_create(db, "reader", SW_SCOPE_READ, reader);
 	sw_token_create(db, writer_name, SW_SCOPE_WRITE, writer);
-	if (!ok(sw_mcp_init(&m, &cfg, db) == SW_OK, "sw_mcp_init"))
+	if (!ok(sw_mcp_init(&m, &cfg, db, sw_handler_table) == SW_OK, "sw_mcp_init"))
 		return tap_done();
-	m.rest = rest_router;
+	/* Rows must never use the plugin transport: count any use. */
+	m.rest = rest_fake;
+	fake_err = SW_EUNAVAIL;
 
 	test_tool_list();
 	test_map_args();
@@ -842,7 +915,7 @@ main(void)
 
 		keep = cfg.root;
 		cfg.root = bad;
-		ok(sw_mcp_init(&m2, &cfg, db) != SW_OK,
+		ok(sw_mcp_init(&m2, &cfg, db, sw_handler_table) != SW_OK,
 		    "a non-loopback internal_url is refused at start");
 		sw_mcp_free(&m2);
 		cfg.root = keep;

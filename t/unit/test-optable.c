@@ -2,18 +2,25 @@
  * routes, path placeholders declared, mutations name a status tool) and
  * the router answers through it: routing, 404/405, auth, scopes,
  * validation and problem documents. */
+#include <sys/file.h>
+
+#include <dirent.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/json.h"
 #include "lib/openapi.h"
 #include "lib/optable.h"
 #include "lib/router.h"
+#include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
 static struct sw_db *db;
 static struct sw_config cfg;
 static char admin[SW_TOKEN_LEN], reader[SW_TOKEN_LEN];
+static char last_head[4096];	/* status line and headers of the last run */
 
 /* Run one request; returns the rendered status and keeps the body. */
 static int
@@ -40,11 +47,13 @@ run(const char *method, const char *uri, const char *query,
 	r.content_type = "application/json";
 	r.db = db;
 	r.cfg = &cfg;
-	sw_route(&r);
+	sw_route(&r, sw_handler_table);
 	sw_buf_init(&b, 0);
 	sw_req_render(&r, &b);
 	status = (int)strtol(sw_buf_str(&b) + 8, NULL, 10);
 	p = strstr(sw_buf_str(&b), "\r\n\r\n");
+	snprintf(last_head, sizeof(last_head), "%.*s", p ? (int)(p -
+	    sw_buf_str(&b)) : 0, sw_buf_str(&b));
 	if (out != NULL)
 		*out = p ? json_tokener_parse(p + 4) : NULL;
 	sw_buf_free(&b);
@@ -92,6 +101,22 @@ main(void)
 	ok(routes_unique, "method + path pairs are unique");
 	ok(status_tools, "every long operation names its status tool");
 	ok(placeholders, "every path placeholder is a declared field");
+	{
+		const struct sw_handler_row *h;
+		int every_row = 1, known = 1, n = 0;
+
+		for (i = 0; i < sw_optable_len; i++)
+			if (sw_route_handler(sw_handler_table,
+			    sw_optable[i].name) == NULL)
+				every_row = 0;
+		for (h = sw_handler_table; h->op != NULL; h++, n++)
+			if (sw_op_by_name(h->op) == NULL || h->fn == NULL)
+				known = 0;
+		ok(every_row, "every operation has a handler in the table");
+		ok(known, "every handler row names a known operation");
+		is_int(n, (long long)sw_optable_len,
+		    "one handler row per operation");
+	}
 
 	ok(sw_path_match("/api/v1/operations/{id}:retry",
 	    "/api/v1/operations/op-1:retry", NULL), "verb suffix matches");
@@ -147,6 +172,86 @@ main(void)
 	json_object_put(o);
 	is_int(run("GET", "/api/v1/operations/op-0123456789abcdef", NULL,
 	    reader, NULL, NULL), 404, "unknown operation 404");
+
+	/* Raw paths: split before decoding. */
+	is_int(run("GET", "/api/v1/operations/op-0123456789abcde%66", NULL,
+	    reader, NULL, NULL), 404, "an encoded letter in a variable is "
+	    "decoded (then 404: no such operation)");
+	is_int(run("GET", "/api/v1/operations/..%2Ftokens", NULL, admin,
+	    NULL, &o), 400, "an encoded '/' in a variable is a 400");
+	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
+	    "errors"), 0), "rule"), "segment", "... rule segment");
+	json_object_put(o);
+	is_int(run("GET", "/api/v1/operations/%2e%2e", NULL, admin, NULL,
+	    NULL), 400, "an encoded '..' is a 400");
+	is_int(run("GET", "/api/v1/operations/op-1%00", NULL, admin, NULL,
+	    NULL), 400, "an encoded NUL is a 400");
+	is_int(run("GET", "/api/v1/./version", NULL, reader, NULL, NULL),
+	    404, "a raw '.' segment matches no route");
+	is_int(run("GET", "/api/v1/x/../version", NULL, reader, NULL, NULL),
+	    404, "a raw '..' segment matches no route");
+	is_int(run("GET", "/api/v1//version", NULL, reader, NULL, NULL), 404,
+	    "an empty segment matches no route");
+
+	/* Long polls take slots: per token, then per lane. */
+	{
+		char dir[300], path[400], id[17];
+		int held[2], k;
+		DIR *d;
+		struct dirent *de;
+		const char *wait = "/api/v1/operations/op-0123456789abcdef:wait";
+
+		snprintf(dir, sizeof(dir), "%s/waits", tmpdb_dir);
+		memcpy(id, reader + 4, 16);
+		id[16] = '\0';
+		ok(sw_route_long_polls(dir, "t", 1) == SW_OK,
+		    "long-poll slots set up");
+		is_int(run("GET", wait, "timeout=1", reader, NULL, NULL), 404,
+		    "a free slot: the wait runs (404: no such operation)");
+		for (k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "%s/token-%s.%d", dir, id,
+			    k);
+			held[k] = open(path, O_RDWR | O_CREAT, 0600);
+			flock(held[k], LOCK_EX | LOCK_NB);
+		}
+		is_int(run("GET", wait, "timeout=1", reader, NULL, &o), 429,
+		    "both of the token's slots held: 429");
+		ok(strstr(sw_json_get_str(o, "detail"), "reader") != NULL,
+		    "... naming the token");
+		json_object_put(o);
+		ok(strstr(last_head, "\r\nRetry-After: 5") != NULL &&
+		    strstr(strstr(last_head, "Retry-After") + 1,
+		    "Retry-After") == NULL, "... with one Retry-After header");
+		is_int(run("GET", wait, "timeout=1", admin, NULL, NULL), 404,
+		    "another token still waits");
+		close(held[1]);
+		is_int(run("GET", wait, "timeout=1", reader, NULL, NULL), 404,
+		    "a slot freed: the wait runs again");
+		snprintf(path, sizeof(path), "%s/t.0", dir);
+		held[1] = open(path, O_RDWR | O_CREAT, 0600);
+		flock(held[1], LOCK_EX | LOCK_NB);
+		is_int(run("GET", wait, "timeout=1", admin, NULL, &o), 429,
+		    "the lane's one slot held: 429");
+		ok(strstr(sw_json_get_str(o, "detail"), "slots") != NULL,
+		    "... naming the lane's slots");
+		json_object_put(o);
+		is_int(run("GET", "/api/v1/operations/op-0123456789abcdef",
+		    NULL, admin, NULL, NULL), 404,
+		    "a read that is not a long poll takes no slot");
+		close(held[0]);
+		close(held[1]);
+		if ((d = opendir(dir)) != NULL) {
+			while ((de = readdir(d)) != NULL) {
+				if (de->d_name[0] == '.')
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    de->d_name);
+				unlink(path);
+			}
+			closedir(d);
+		}
+		rmdir(dir);
+	}
 	is_int(run("POST", "/api/v1/tokens", NULL, admin, "{\"name\":", NULL),
 	    400, "malformed JSON 400");
 	is_int(run("POST", "/api/v1/tokens", NULL, admin,

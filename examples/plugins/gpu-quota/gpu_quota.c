@@ -15,10 +15,10 @@
  * built-in defaults otherwise.  Like every endpoint under /ext/, it
  * checks the caller's bearer token itself (nginx does not): here with
  * Slipway's own token table, so the same read/write/admin tokens work.
+ * The accept loop is Slipway's (lib/fcgi.c): signals, retries and
+ * CGI mode behave as in slipway-api.
  */
 #include <errno.h>
-#include <fcgiapp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +28,7 @@
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
+#include "lib/fcgi.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/router.h"
@@ -49,15 +50,10 @@ static const struct quota defaults[] = {
 	{ "ml.trn1.32xlarge", "AWS Trainium", 16, 4 },
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_term(int sig)
-{
-	(void)sig;
-	stop = 1;
-	FCGX_ShutdownPending();
-}
+struct plugin {
+	struct sw_db		*db;
+	struct sw_config	 cfg;
+};
 
 static void
 answer(FCGX_Request *fr, int status, const char *type, json_object *doc)
@@ -164,8 +160,11 @@ parse_query(const char *q, char *out, size_t outsz)
 }
 
 static void
-serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
+serve(FCGX_Request *fr, void *arg)
 {
+	struct plugin *pl = arg;
+	struct sw_db *db = pl->db;
+	const struct sw_config *cfg = &pl->cfg;
 	const char *method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
 	const char *uri = FCGX_GetParam("DOCUMENT_URI", fr->envp);
 	const char *auth = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
@@ -241,41 +240,26 @@ serve(FCGX_Request *fr, struct sw_db *db, const struct sw_config *cfg)
 int
 main(void)
 {
-	struct sw_config cfg;
-	struct sw_db *db = NULL;
-	struct sigaction sa;
-	FCGX_Request fr;
+	struct plugin pl;
 	const char *dir;
 	int rc = 1;
 
 	sw_log_init("ext-gpu-quota");
+	memset(&pl, 0, sizeof(pl));
 	if ((dir = sw_config_state_dir(NULL)) == NULL) {
 		sw_error("SLIPWAY_STATE_DIR is not set");
 		return 1;
 	}
-	if (sw_config_load(dir, &cfg) != SW_OK)
+	if (sw_config_load(dir, &pl.cfg) != SW_OK)
 		return 1;
-	if (sw_db_open(cfg.db_path, &db) != SW_OK) {
-		sw_error("cannot open %s", cfg.db_path);
+	if (sw_db_open(pl.cfg.db_path, &pl.db) != SW_OK) {
+		sw_error("cannot open %s", pl.cfg.db_path);
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0)
-		goto out;
-	while (!stop && FCGX_Accept_r(&fr) >= 0) {
-		serve(&fr, db, &cfg);
-		FCGX_Finish_r(&fr);
-		if (FCGX_IsCGI())
-			break;
-	}
-	FCGX_Free(&fr, 1);
-	rc = 0;
+	if (sw_fcgi_run(serve, &pl) == 0)
+		rc = 0;
 out:
-	sw_db_close(db);
-	sw_config_free(&cfg);
+	sw_db_close(pl.db);
+	sw_config_free(&pl.cfg);
 	return rc;
 }
