@@ -244,9 +244,9 @@ main(void)
 			while ((de = readdir(d)) != NULL) {
 				if (de->d_name[0] == '.')
 					continue;
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    de->d_name);
-				unlink(path);
+				if (snprintf(path, sizeof(path), "%s/%s", dir,
+				    de->d_name) < (int)sizeof(path))
+					unlink(path);
 			}
 			closedir(d);
 		}
