@@ -32,13 +32,6 @@
 
 #define META_PREFIX	"slipway/"
 
-/* Text for the dry_run argument (the router documents the same). */
-static const struct sw_field dry_run_field = {
-	"dry_run", SW_T_BOOL, SW_F_QUERY, 0, 0, NULL, NULL,
-	"Validate and plan only: list the calls that would be made and "
-	"change nothing.", NULL, NULL
-};
-
 /* ---- tool definitions ------------------------------------------------- */
 
 static int
@@ -85,7 +78,7 @@ input_schema_of(const struct sw_op *op)
 	}
 	if (op->flags & SW_OP_DRY_RUN)
 		json_object_object_add(props, "dry_run",
-		    sw_field_schema(&dry_run_field));
+		    sw_field_schema(&sw_dry_run_field));
 	if (json_object_array_length(req) == 0)
 		json_object_object_del(s, "required");
 	return s;

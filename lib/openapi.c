@@ -160,13 +160,12 @@ parameters_of(const struct sw_op *op)
 	}
 	if (op->flags & SW_OP_DRY_RUN) {
 		p = json_object_new_object();
-		sw_json_add_str(p, "name", "dry_run");
+		sw_json_add_str(p, "name", sw_dry_run_field.name);
 		sw_json_add_str(p, "in", "query");
-		sw_json_add_str(p, "description", "Validate and plan only; "
-		    "change nothing.");
+		sw_json_add_str(p, "description", sw_dry_run_field.desc);
 		sw_json_add_bool(p, "required", 0);
 		json_object_object_add(p, "schema",
-		    json_tokener_parse("{\"type\":\"boolean\"}"));
+		    sw_field_schema(&sw_dry_run_field));
 		json_object_array_add(arr, p);
 	}
 	return arr;

@@ -110,9 +110,20 @@ static const char *const deep_checks[] = {
 	"InstanceStress", "InstanceConnectivity", NULL
 };
 
+const struct sw_field sw_dry_run_field = {
+	.name = "dry_run", .type = SW_T_BOOL, .flags = SW_F_QUERY,
+	.desc = "Validate and plan only: list the calls that would be made "
+	"and change nothing."
+};
+
+/* The cluster a route acts on: one row, in every table that has it. */
+#define F_CLUSTER_PATH	{ .name = "name", .type = SW_T_STRING,	\
+	.flags = SW_F_PATH | SW_F_REQUIRED, .min = 2, .max = 32,	\
+	.pattern = PAT_CLUSTER,					\
+	.desc = "Cluster name (EKS and HyperPod share it)." }
+
 static const struct sw_field f_cluster_name[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name (EKS and HyperPod share it).", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ NULL }
 };
 
@@ -193,8 +204,7 @@ static const struct sw_field f_type_query[] = {
 };
 
 static const struct sw_field f_ig_add[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ NULL }
 };
 static const struct sw_field f_ig_add_body[] = {
@@ -227,8 +237,7 @@ static const struct sw_field f_ig_add_body[] = {
 };
 
 static const struct sw_field f_ig_path[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "group", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 63, PAT_GROUP,
 	  NULL, "Instance group name.", NULL, NULL },
 	{ NULL }
@@ -256,8 +265,7 @@ static const struct sw_field f_ig_scale_body[] = {
 };
 
 static const struct sw_field f_node_query[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "instance_group", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_GROUP, NULL,
 	  "Only nodes of this group.", NULL, NULL },
 	{ NULL }
@@ -331,16 +339,14 @@ static const struct sw_field f_log_monitoring[] = {
 };
 
 static const struct sw_field f_wl_cluster[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
 	  "Only this namespace (default: all).", NULL, NULL },
 	{ NULL }
 };
 
 static const struct sw_field f_job_path[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
 	  NULL, "Job name (training job or model download).", NULL, NULL },
 	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
@@ -349,8 +355,7 @@ static const struct sw_field f_job_path[] = {
 };
 
 static const struct sw_field f_job_logs[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
 	  NULL, "Job name.", NULL, NULL },
 	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
@@ -495,8 +500,7 @@ static const struct sw_field f_inf_body[] = {
 };
 
 static const struct sw_field f_inf_path[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 2, 32, PAT_CLUSTER,
-	  NULL, "Cluster name.", NULL, NULL },
+	F_CLUSTER_PATH,
 	{ "endpoint", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 45,
 	  PAT_WL_NAME, NULL, "Inference endpoint name.", NULL, NULL },
 	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,

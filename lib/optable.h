@@ -44,6 +44,9 @@ struct sw_op {
 	const char		*output;	/* schema name (openapi.c) */
 };
 
+/* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
+ * read by the router, the MCP tool schemas and the OpenAPI document. */
+extern const struct sw_field sw_dry_run_field;
 extern const struct sw_op sw_optable[];
 extern const size_t sw_optable_len;
 

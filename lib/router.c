@@ -412,12 +412,6 @@ param_find(const struct sw_field *f, const char *name, unsigned where)
 	return NULL;
 }
 
-static const struct sw_field dry_run_field = {
-	"dry_run", SW_T_BOOL, SW_F_QUERY, 0, 0, NULL, NULL,
-	"Validate and plan only: list the calls that would be made and "
-	"change nothing.", NULL, NULL
-};
-
 /* Path variables and query parameters, typed, into params. */
 static sw_err
 collect_params(struct sw_req *r, json_object *vars, json_object *params)
@@ -468,7 +462,7 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			snprintf(val, sizeof(val), "true");
 		if (strcmp(key, "dry_run") == 0 &&
 		    (r->op->flags & SW_OP_DRY_RUN))
-			f = &dry_run_field;
+			f = &sw_dry_run_field;
 		else
 			f = param_find(r->op->params, key, SW_F_QUERY);
 		if (f == NULL) {
