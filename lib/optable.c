@@ -21,66 +21,78 @@ static const char *const scopes[] = { "read", "write", "admin", NULL };
 /* ---- fields --------------------------------------------------------- */
 
 static const struct sw_field f_op_id[] = {
-	{ "id", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 0, 0, PAT_OP_ID,
-	  NULL, "Operation id (op-...).", NULL, NULL },
+	{ .name = "id", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
+	  .desc = "Operation id (op-...)." },
 	{ NULL }
 };
 
 static const struct sw_field f_op_get[] = {
-	{ "id", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 0, 0, PAT_OP_ID,
-	  NULL, "Operation id (op-...).", NULL, NULL },
-	{ "since_event", SW_T_INT, SW_F_QUERY, 0, 9007199254740991LL, NULL,
-	  NULL, "Only events with a larger id.", NULL, NULL },
+	{ .name = "id", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
+	  .desc = "Operation id (op-...)." },
+	{ .name = "since_event", .type = SW_T_INT, .flags = SW_F_QUERY,
+	  .max = 9007199254740991LL, .desc = "Only events with a larger id." },
 	{ NULL }
 };
 
 static const struct sw_field f_op_wait[] = {
-	{ "id", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 0, 0, PAT_OP_ID,
-	  NULL, "Operation id (op-...).", NULL, NULL },
-	{ "timeout", SW_T_INT, SW_F_QUERY, 1, SW_MAX_WAIT, NULL, NULL,
-	  "Seconds to wait for a change (default 20).", NULL, NULL },
-	{ "since_updated_ms", SW_T_INT, SW_F_QUERY, 0, 9007199254740991LL,
-	  NULL, NULL, "Return as soon as the operation changed after this "
-	  "time (its updated_ms from a previous answer).", NULL, NULL },
+	{ .name = "id", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
+	  .desc = "Operation id (op-...)." },
+	{ .name = "timeout", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = SW_MAX_WAIT,
+	  .desc = "Seconds to wait for a change (default 20)." },
+	{ .name = "since_updated_ms", .type = SW_T_INT, .flags = SW_F_QUERY,
+	  .max = 9007199254740991LL,
+	  .desc = "Return as soon as the operation changed after this time "
+	  "(its updated_ms from a previous answer)." },
 	{ NULL }
 };
 
 static const struct sw_field f_op_list[] = {
-	{ "kind", SW_T_STRING, SW_F_QUERY, 1, 64, "[a-z_.]+", NULL,
-	  "Only operations of this kind.", NULL, NULL },
-	{ "state", SW_T_STRING, SW_F_QUERY, 0, 0, NULL, op_states,
-	  "Only operations in this state.", NULL, NULL },
-	{ "cluster", SW_T_STRING, SW_F_QUERY, 1, 100, PAT_NAME, NULL,
-	  "Only operations on this cluster.", NULL, NULL },
-	{ "requested_by", SW_T_STRING, SW_F_QUERY, 0, 0, PAT_TOKEN_NAME,
-	  NULL, "Only operations asked for by this token name.", NULL,
-	  NULL },
-	{ "limit", SW_T_INT, SW_F_QUERY, 1, SW_MAX_PAGE, NULL, NULL,
-	  "Page size (default 50).", NULL, NULL },
-	{ "cursor", SW_T_STRING, SW_F_QUERY, 1, 64, "[0-9]+\\.op-[0-9a-f]{16}",
-	  NULL, "The 'next' value of the previous page.", NULL, NULL },
+	{ .name = "kind", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 64, .pattern = "[a-z_.]+",
+	  .desc = "Only operations of this kind." },
+	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = op_states, .desc = "Only operations in this state." },
+	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 100, .pattern = PAT_NAME,
+	  .desc = "Only operations on this cluster." },
+	{ .name = "requested_by", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .pattern = PAT_TOKEN_NAME,
+	  .desc = "Only operations asked for by this token name." },
+	{ .name = "limit", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = SW_MAX_PAGE, .desc = "Page size (default 50)." },
+	{ .name = "cursor", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 64, .pattern = "[0-9]+\\.op-[0-9a-f]{16}",
+	  .desc = "The 'next' value of the previous page." },
 	{ NULL }
 };
 
 static const struct sw_field f_login[] = {
-	{ "token", SW_T_STRING, SW_F_REQUIRED | SW_F_SECRET, 1, 128, NULL,
-	  NULL, "An API token (swt_...).", NULL, NULL },
+	{ .name = "token", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED | SW_F_SECRET, .min = 1, .max = 128,
+	  .desc = "An API token (swt_...)." },
 	{ NULL }
 };
 
 static const struct sw_field f_token_create[] = {
-	{ "name", SW_T_STRING, SW_F_REQUIRED, 1, 64, PAT_TOKEN_NAME, NULL,
-	  "Unique token name; recorded on every operation it starts.",
-	  NULL, NULL },
-	{ "scope", SW_T_STRING, SW_F_REQUIRED, 0, 0, NULL, scopes,
-	  "read: look only; write: change clusters; admin: also tokens.",
-	  NULL, NULL },
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
+	  .desc = "Unique token name; recorded on every operation it "
+	  "starts." },
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes,
+	  .desc = "read: look only; write: change clusters; admin: also "
+	  "tokens." },
 	{ NULL }
 };
 
 static const struct sw_field f_token_name[] = {
-	{ "name", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 64,
-	  PAT_TOKEN_NAME, NULL, "Token name.", NULL, NULL },
+	{ .name = "name", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 64,
+	  .pattern = PAT_TOKEN_NAME, .desc = "Token name." },
 	{ NULL }
 };
 
@@ -128,78 +140,90 @@ static const struct sw_field f_cluster_name[] = {
 };
 
 static const struct sw_field f_group_spec[] = {
-	{ "name", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
-	  "Instance group name.", NULL, NULL },
-	{ "instance_type", SW_T_STRING, SW_F_REQUIRED, 1, 64, PAT_ML_TYPE,
-	  NULL, "HyperPod instance type, e.g. ml.p5.48xlarge.", NULL, NULL },
-	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 1000, NULL, NULL,
-	  "Number of instances.", NULL, NULL },
-	{ "capacity_type", SW_T_STRING, 0, 0, 0, NULL, capacity_types,
-	  "on-demand (default), spot, or training-plan.", NULL, NULL },
-	{ "training_plan_arn", SW_T_STRING, 0, 1, 256, PAT_PLAN_ARN, NULL,
-	  "Training plan reserving this capacity; its AZ must match.",
-	  NULL, NULL },
-	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
-	  "AZ for the group (default: the first AZ offering the type).",
-	  NULL, NULL },
-	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "EFA-only network interfaces (types with EFA only).", NULL, NULL },
-	{ "threads_per_core", SW_T_INT, 0, 1, 2, NULL, NULL,
-	  "1 disables hyper-threading (default 1).", NULL, NULL },
-	{ "volume_size_gb", SW_T_INT, 0, 100, 16384, NULL, NULL,
-	  "Secondary EBS volume at /opt/sagemaker (default 500).", NULL,
-	  NULL },
-	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
-	  "Place the group in this existing subnet instead of the shared "
-	  "compute subnet of its AZ.", NULL, NULL },
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "Instance group name." },
+	{ .name = "instance_type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = PAT_ML_TYPE,
+	  .desc = "HyperPod instance type, e.g. ml.p5.48xlarge." },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
+	  .max = 1000, .desc = "Number of instances." },
+	{ .name = "capacity_type", .type = SW_T_STRING,
+	  .enumv = capacity_types,
+	  .desc = "on-demand (default), spot, or training-plan." },
+	{ .name = "training_plan_arn", .type = SW_T_STRING, .min = 1,
+	  .max = 256, .pattern = PAT_PLAN_ARN,
+	  .desc = "Training plan reserving this capacity; its AZ must "
+	  "match." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .min = 1,
+	  .max = 32, .pattern = PAT_AZ,
+	  .desc = "AZ for the group (default: the first AZ offering the "
+	  "type)." },
+	{ .name = "efa_only", .type = SW_T_BOOL,
+	  .desc = "EFA-only network interfaces (types with EFA only)." },
+	{ .name = "threads_per_core", .type = SW_T_INT, .min = 1, .max = 2,
+	  .desc = "1 disables hyper-threading (default 1)." },
+	{ .name = "volume_size_gb", .type = SW_T_INT, .min = 100, .max = 16384,
+	  .desc = "Secondary EBS volume at /opt/sagemaker (default 500)." },
+	{ .name = "subnet_id", .type = SW_T_STRING, .min = 1, .max = 32,
+	  .pattern = PAT_SUBNET,
+	  .desc = "Place the group in this existing subnet instead of the "
+	  "shared compute subnet of its AZ." },
 	{ NULL }
 };
 static const struct sw_field f_group_item[] = {
-	{ "group", SW_T_OBJECT, 0, 0, 0, NULL, NULL, NULL, f_group_spec, NULL },
+	{ .name = "group", .type = SW_T_OBJECT, .fields = f_group_spec },
 };
 static const struct sw_field f_az_item[] = {
-	{ "az", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL, NULL, NULL, NULL },
+	{ .name = "az", .type = SW_T_STRING, .min = 1, .max = 32,
+	  .pattern = PAT_AZ },
 };
 static const struct sw_field f_check_item[] = {
-	{ "check", SW_T_STRING, 0, 0, 0, NULL, deep_checks, NULL, NULL, NULL },
+	{ .name = "check", .type = SW_T_STRING, .enumv = deep_checks },
 };
 static const struct sw_field f_storage[] = {
-	{ "s3_bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
-	  "Bucket mounted through S3 Mountpoint as PVC s3-claim.", NULL,
-	  NULL },
+	{ .name = "s3_bucket", .type = SW_T_STRING, .min = 3, .max = 63,
+	  .pattern = PAT_BUCKET,
+	  .desc = "Bucket mounted through S3 Mountpoint as PVC s3-claim." },
 	{ NULL }
 };
 
 static const struct sw_field f_cluster_create[] = {
-	{ "name", SW_T_STRING, SW_F_REQUIRED, 2, 32, PAT_CLUSTER, NULL,
-	  "Cluster name, used for the EKS and the HyperPod cluster.", NULL,
-	  NULL },
-	{ "kubernetes_version", SW_T_STRING, 0, 0, 0, NULL, k8s_versions,
-	  "EKS Kubernetes version (default 1.31).", NULL, NULL },
-	{ "vpc_cidr", SW_T_STRING, 0, 9, 18, PAT_CIDR16, NULL,
-	  "A /16 for the new VPC; default: a free 10.x.0.0/16.", NULL, NULL },
-	{ "availability_zones", SW_T_ARRAY, 0, 2, 2, NULL, NULL,
-	  "Two AZs for the control-plane subnets (default: the first two).",
-	  NULL, f_az_item },
-	{ "instance_groups", SW_T_ARRAY, SW_F_REQUIRED, 1, 20, NULL, NULL,
-	  "HyperPod instance groups.", NULL, f_group_item },
-	{ "node_recovery", SW_T_STRING, 0, 0, 0, NULL, recovery_modes,
-	  "Automatic (default): HyperPod replaces faulty nodes.", NULL,
-	  NULL },
-	{ "deep_health_checks", SW_T_ARRAY, 0, 0, 2, NULL, NULL,
-	  "Deep health checks run when nodes start.", NULL, f_check_item },
-	{ "storage", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
-	  "Shared storage to set up.", f_storage, NULL },
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
+	  .desc = "Cluster name, used for the EKS and the HyperPod cluster." },
+	{ .name = "kubernetes_version", .type = SW_T_STRING,
+	  .enumv = k8s_versions,
+	  .desc = "EKS Kubernetes version (default 1.31)." },
+	{ .name = "vpc_cidr", .type = SW_T_STRING, .min = 9, .max = 18,
+	  .pattern = PAT_CIDR16,
+	  .desc = "A /16 for the new VPC; default: a free 10.x.0.0/16." },
+	{ .name = "availability_zones", .type = SW_T_ARRAY, .min = 2, .max = 2,
+	  .desc = "Two AZs for the control-plane subnets (default: the first "
+	  "two).", .items = f_az_item },
+	{ .name = "instance_groups", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .min = 1, .max = 20,
+	  .desc = "HyperPod instance groups.", .items = f_group_item },
+	{ .name = "node_recovery", .type = SW_T_STRING,
+	  .enumv = recovery_modes,
+	  .desc = "Automatic (default): HyperPod replaces faulty nodes." },
+	{ .name = "deep_health_checks", .type = SW_T_ARRAY, .max = 2,
+	  .desc = "Deep health checks run when nodes start.",
+	  .items = f_check_item },
+	{ .name = "storage", .type = SW_T_OBJECT,
+	  .desc = "Shared storage to set up.", .fields = f_storage },
 	{ NULL }
 };
 
 static const struct sw_field f_type_query[] = {
-	{ "availability_zone", SW_T_STRING, SW_F_QUERY, 1, 32, PAT_AZ, NULL,
-	  "Only types offered in this AZ.", NULL, NULL },
-	{ "instance_type", SW_T_STRING, SW_F_QUERY, 1, 64, PAT_ML_TYPE, NULL,
-	  "Only this type.", NULL, NULL },
-	{ "gpu_only", SW_T_BOOL, SW_F_QUERY, 0, 0, NULL, NULL,
-	  "Only accelerated types.", NULL, NULL },
+	{ .name = "availability_zone", .type = SW_T_STRING,
+	  .flags = SW_F_QUERY, .min = 1, .max = 32, .pattern = PAT_AZ,
+	  .desc = "Only types offered in this AZ." },
+	{ .name = "instance_type", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 64, .pattern = PAT_ML_TYPE,
+	  .desc = "Only this type." },
+	{ .name = "gpu_only", .type = SW_T_BOOL, .flags = SW_F_QUERY,
+	  .desc = "Only accelerated types." },
 	{ NULL }
 };
 
@@ -208,74 +232,82 @@ static const struct sw_field f_ig_add[] = {
 	{ NULL }
 };
 static const struct sw_field f_ig_add_body[] = {
-	{ "group_name", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
-	  "New instance group name.", NULL, NULL },
-	{ "instance_type", SW_T_STRING, SW_F_REQUIRED, 1, 64, PAT_ML_TYPE,
-	  NULL, "HyperPod instance type.", NULL, NULL },
-	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 1000, NULL, NULL,
-	  "Number of instances.", NULL, NULL },
-	{ "capacity_type", SW_T_STRING, 0, 0, 0, NULL, capacity_types,
-	  "on-demand (default), spot, or training-plan.", NULL, NULL },
-	{ "training_plan_arn", SW_T_STRING, 0, 1, 256, PAT_PLAN_ARN, NULL,
-	  "Training plan; its AZ must be the group's.", NULL, NULL },
-	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
-	  "AZ of the group.", NULL, NULL },
-	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "EFA-only network interfaces.", NULL, NULL },
-	{ "threads_per_core", SW_T_INT, 0, 1, 2, NULL, NULL, NULL, NULL,
-	  NULL },
-	{ "volume_size_gb", SW_T_INT, 0, 100, 16384, NULL, NULL, NULL, NULL,
-	  NULL },
-	{ "placement", SW_T_STRING, 0, 0, 0, NULL, placements,
-	  "shared (default): the /20 compute subnet of the AZ, shared by "
-	  "its groups; dedicated: a new /20 for this group alone.", NULL,
-	  NULL },
-	{ "subnet_id", SW_T_STRING, 0, 1, 32, PAT_SUBNET, NULL,
-	  "Reuse this existing subnet (e.g. the dedicated subnet of an "
-	  "earlier group) instead.", NULL, NULL },
+	{ .name = "group_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "New instance group name." },
+	{ .name = "instance_type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = PAT_ML_TYPE,
+	  .desc = "HyperPod instance type." },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
+	  .max = 1000, .desc = "Number of instances." },
+	{ .name = "capacity_type", .type = SW_T_STRING,
+	  .enumv = capacity_types,
+	  .desc = "on-demand (default), spot, or training-plan." },
+	{ .name = "training_plan_arn", .type = SW_T_STRING, .min = 1,
+	  .max = 256, .pattern = PAT_PLAN_ARN,
+	  .desc = "Training plan; its AZ must be the group's." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .min = 1,
+	  .max = 32, .pattern = PAT_AZ, .desc = "AZ of the group." },
+	{ .name = "efa_only", .type = SW_T_BOOL,
+	  .desc = "EFA-only network interfaces." },
+	{ .name = "threads_per_core", .type = SW_T_INT, .min = 1, .max = 2 },
+	{ .name = "volume_size_gb", .type = SW_T_INT, .min = 100,
+	  .max = 16384 },
+	{ .name = "placement", .type = SW_T_STRING, .enumv = placements,
+	  .desc = "shared (default): the /20 compute subnet of the AZ, "
+	  "shared by its groups; dedicated: a new /20 for this group alone." },
+	{ .name = "subnet_id", .type = SW_T_STRING, .min = 1, .max = 32,
+	  .pattern = PAT_SUBNET,
+	  .desc = "Reuse this existing subnet (e.g. the dedicated subnet "
+	  "of an earlier group) instead." },
 	{ NULL }
 };
 
 static const struct sw_field f_ig_path[] = {
 	F_CLUSTER_PATH,
-	{ "group", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 63, PAT_GROUP,
-	  NULL, "Instance group name.", NULL, NULL },
+	{ .name = "group", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP, .desc = "Instance group name." },
 	{ NULL }
 };
 /* Update takes only the count; the others are named so the answer can
  * say they are immutable rather than unknown. */
 static const struct sw_field f_ig_scale_body[] = {
-	{ "count", SW_T_INT, SW_F_REQUIRED, 0, 1000, NULL, NULL,
-	  "New number of instances.", NULL, NULL },
-	{ "instance_type", SW_T_STRING, 0, 0, 64, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
-	{ "capacity_type", SW_T_STRING, 0, 0, 32, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
-	{ "efa_only", SW_T_BOOL, 0, 0, 0, NULL, NULL, "Immutable: refused.",
-	  NULL, NULL },
-	{ "availability_zone", SW_T_STRING, 0, 0, 32, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
-	{ "subnet_id", SW_T_STRING, 0, 0, 32, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
-	{ "placement", SW_T_STRING, 0, 0, 32, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
-	{ "training_plan_arn", SW_T_STRING, 0, 0, 256, NULL, NULL,
-	  "Immutable: refused.", NULL, NULL },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .max = 1000, .desc = "New number of instances." },
+	{ .name = "instance_type", .type = SW_T_STRING, .max = 64,
+	  .desc = "Immutable: refused." },
+	{ .name = "capacity_type", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "efa_only", .type = SW_T_BOOL,
+	  .desc = "Immutable: refused." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "subnet_id", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "placement", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "training_plan_arn", .type = SW_T_STRING, .max = 256,
+	  .desc = "Immutable: refused." },
 	{ NULL }
 };
 
 static const struct sw_field f_node_query[] = {
 	F_CLUSTER_PATH,
-	{ "instance_group", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_GROUP, NULL,
-	  "Only nodes of this group.", NULL, NULL },
+	{ .name = "instance_group", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "Only nodes of this group." },
 	{ NULL }
 };
 static const struct sw_field f_node_item[] = {
-	{ "node", SW_T_STRING, 0, 1, 32, PAT_NODE, NULL, NULL, NULL, NULL },
+	{ .name = "node", .type = SW_T_STRING, .min = 1, .max = 32,
+	  .pattern = PAT_NODE },
 };
 static const struct sw_field f_node_ids[] = {
-	{ "node_ids", SW_T_ARRAY, SW_F_REQUIRED, 1, 25, NULL, NULL,
-	  "HyperPod node ids (i-...), at most 25.", NULL, f_node_item },
+	{ .name = "node_ids", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 25,
+	  .desc = "HyperPod node ids (i-...), at most 25.",
+	  .items = f_node_item },
 	{ NULL }
 };
 
@@ -323,188 +355,214 @@ static const char *const inf_metrics[] = {
 static const char *const train_agents[] = { "install", "image", NULL };
 
 static const struct sw_field f_log_monitoring[] = {
-	{ "enabled", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "false: no hang or slow-job detection (default true).", NULL,
-	  NULL },
-	{ "log_pattern", SW_T_STRING, 0, 1, 256, NULL, NULL,
-	  "Regular expression of the recipe's progress line (default: "
-	  "the recipe's, see docs/images.md).", NULL, NULL },
-	{ "start_seconds", SW_T_INT, 0, 60, 86400, NULL, NULL,
-	  "Seconds to the first progress line before the job counts as "
-	  "hanging (default: the recipe's).", NULL, NULL },
-	{ "hang_seconds", SW_T_INT, 0, 60, 86400, NULL, NULL,
-	  "Longest gap between progress lines (default: the recipe's).",
-	  NULL, NULL },
+	{ .name = "enabled", .type = SW_T_BOOL,
+	  .desc = "false: no hang or slow-job detection (default true)." },
+	{ .name = "log_pattern", .type = SW_T_STRING, .min = 1, .max = 256,
+	  .desc = "Regular expression of the recipe's progress line "
+	  "(default: the recipe's, see docs/images.md)." },
+	{ .name = "start_seconds", .type = SW_T_INT, .min = 60, .max = 86400,
+	  .desc = "Seconds to the first progress line before the job "
+	  "counts as hanging (default: the recipe's)." },
+	{ .name = "hang_seconds", .type = SW_T_INT, .min = 60, .max = 86400,
+	  .desc = "Longest gap between progress lines (default: the "
+	  "recipe's)." },
 	{ NULL }
 };
 
 static const struct sw_field f_wl_cluster[] = {
 	F_CLUSTER_PATH,
-	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
-	  "Only this namespace (default: all).", NULL, NULL },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Only this namespace (default: all)." },
 	{ NULL }
 };
 
 static const struct sw_field f_job_path[] = {
 	F_CLUSTER_PATH,
-	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
-	  NULL, "Job name (training job or model download).", NULL, NULL },
-	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default: found by name).", NULL, NULL },
+	{ .name = "job", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME,
+	  .desc = "Job name (training job or model download)." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
 
 static const struct sw_field f_job_logs[] = {
 	F_CLUSTER_PATH,
-	{ "job", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 52, PAT_WL_NAME,
-	  NULL, "Job name.", NULL, NULL },
-	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default: found by name).", NULL, NULL },
-	{ "tail", SW_T_INT, SW_F_QUERY, 1, 2000, NULL, NULL,
-	  "Last lines per pod (default 100).", NULL, NULL },
-	{ "pod", SW_T_STRING, SW_F_QUERY, 1, 253, "[a-z0-9]([a-z0-9.-]*"
-	  "[a-z0-9])?", NULL, "Only this pod of the job.", NULL, NULL },
+	{ .name = "job", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME, .desc = "Job name." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
+	{ .name = "tail", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = 2000, .desc = "Last lines per pod (default 100)." },
+	{ .name = "pod", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 253, .pattern = "[a-z0-9]([a-z0-9.-]*" "[a-z0-9])?",
+	  .desc = "Only this pod of the job." },
 	{ NULL }
 };
 
 static const struct sw_field f_train_body[] = {
-	{ "job_name", SW_T_STRING, SW_F_REQUIRED, 1, 52, PAT_WL_NAME, NULL,
-	  "Job name (DNS label); outputs go to /data/outputs/<job_name>.",
-	  NULL, NULL },
-	{ "kind", SW_T_STRING, 0, 0, 0, NULL, train_kinds,
-	  "hyperpod-pytorch (default; needs the training operator) or ray "
-	  "(a KubeRay RayJob; needs KubeRay).", NULL, NULL },
-	{ "recipe", SW_T_STRING, 0, 0, 0, NULL, train_recipes,
-	  "pytorch (default), llama-factory, ms-swift or verl (ray only).",
-	  NULL, NULL },
-	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
-	  "Container image (default: the recipe's; docs/images.md).", NULL,
-	  NULL },
-	{ "elastic_agent", SW_T_STRING, 0, 0, 0, NULL, train_agents,
-	  "hyperpod-pytorch: install (default: the pod installs the pinned "
-	  "hyperpod-elastic-agent with pip, then runs hyperpodrun) or "
-	  "image (the image already carries hyperpodrun).", NULL, NULL },
-	{ "log_monitoring", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
-	  "hyperpod-pytorch: hang detection from the job's log "
-	  "(runPolicy.logMonitoringConfiguration).", f_log_monitoring,
-	  NULL },
-	{ "dataset", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
-	  "Dataset under /data/datasets/.", NULL, NULL },
-	{ "model", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
-	  "Base model under /data/models/ (e.g. from model_download).",
-	  NULL, NULL },
-	{ "entry", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
-	  "pytorch recipe: training script under /data/code/ (default "
-	  "train.py).", NULL, NULL },
-	{ "config", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
-	  "llama-factory / ms-swift: recipe YAML under /data/configs/ "
-	  "(required for llama-factory).", NULL, NULL },
-	{ "nodes", SW_T_INT, 0, 1, 256, NULL, NULL,
-	  "Number of nodes (pods), default 1.", NULL, NULL },
-	{ "gpus_per_node", SW_T_INT, 0, 1, 64, NULL, NULL,
-	  "GPUs per node, default 1.", NULL, NULL },
-	{ "efa_per_node", SW_T_INT, 0, 0, 32, NULL, NULL,
-	  "EFA interfaces per node, default 0.", NULL, NULL },
-	{ "instance_type", SW_T_STRING, 0, 1, 64, PAT_ML_TYPE, NULL,
-	  "Run only on nodes of this HyperPod instance type.", NULL, NULL },
-	{ "max_steps", SW_T_INT, 0, 1, 10000000, NULL, NULL,
-	  "Stop after this many steps (MAX_STEPS).", NULL, NULL },
-	{ "mlflow_tracking_uri", SW_T_STRING, 0, 1, 512, PAT_MLFLOW, NULL,
-	  "MLflow tracking server (URL or SageMaker MLflow ARN).", NULL,
-	  NULL },
-	{ "env", SW_T_MAP, 0, 0, 32, NULL, NULL,
-	  "Extra environment variables (names [A-Za-z_][A-Za-z0-9_]*).",
-	  NULL, NULL },
-	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default 'default').", NULL, NULL },
-	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ .name = "job_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
+	  .desc = "Job name (DNS label); outputs go to "
+	  "/data/outputs/<job_name>." },
+	{ .name = "kind", .type = SW_T_STRING, .enumv = train_kinds,
+	  .desc = "hyperpod-pytorch (default; needs the training operator) "
+	  "or ray (a KubeRay RayJob; needs KubeRay)." },
+	{ .name = "recipe", .type = SW_T_STRING, .enumv = train_recipes,
+	  .desc = "pytorch (default), llama-factory, ms-swift or verl (ray "
+	  "only)." },
+	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE,
+	  .desc = "Container image (default: the recipe's; docs/images.md)." },
+	{ .name = "elastic_agent", .type = SW_T_STRING, .enumv = train_agents,
+	  .desc = "hyperpod-pytorch: install (default: the pod installs "
+	  "the pinned hyperpod-elastic-agent with pip, then runs "
+	  "hyperpodrun) or image (the image already carries hyperpodrun)." },
+	{ .name = "log_monitoring", .type = SW_T_OBJECT,
+	  .desc = "hyperpod-pytorch: hang detection from the job's log "
+	  "(runPolicy.logMonitoringConfiguration).",
+	  .fields = f_log_monitoring },
+	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
+	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "Base model under /data/models/ (e.g. from "
+	  "model_download)." },
+	{ .name = "entry", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "pytorch recipe: training script under /data/code/ "
+	  "(default train.py)." },
+	{ .name = "config", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "llama-factory / ms-swift: recipe YAML under "
+	  "/data/configs/ (required for llama-factory)." },
+	{ .name = "nodes", .type = SW_T_INT, .min = 1, .max = 256,
+	  .desc = "Number of nodes (pods), default 1." },
+	{ .name = "gpus_per_node", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "GPUs per node, default 1." },
+	{ .name = "efa_per_node", .type = SW_T_INT, .max = 32,
+	  .desc = "EFA interfaces per node, default 0." },
+	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
+	  .pattern = PAT_ML_TYPE,
+	  .desc = "Run only on nodes of this HyperPod instance type." },
+	{ .name = "max_steps", .type = SW_T_INT, .min = 1, .max = 10000000,
+	  .desc = "Stop after this many steps (MAX_STEPS)." },
+	{ .name = "mlflow_tracking_uri", .type = SW_T_STRING, .min = 1,
+	  .max = 512, .pattern = PAT_MLFLOW,
+	  .desc = "MLflow tracking server (URL or SageMaker MLflow ARN)." },
+	{ .name = "env", .type = SW_T_MAP, .max = 32,
+	  .desc = "Extra environment variables (names "
+	  "[A-Za-z_][A-Za-z0-9_]*)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "PVC mounted at /data (default s3-claim)." },
 	{ NULL }
 };
 
 static const struct sw_field f_download_body[] = {
-	{ "model_id", SW_T_STRING, SW_F_REQUIRED, 1, 193, PAT_HF_MODEL, NULL,
-	  "Hugging Face model id, e.g. Qwen/Qwen3-0.6B.", NULL, NULL },
-	{ "revision", SW_T_STRING, 0, 1, 128, PAT_HF_REV, NULL,
-	  "Branch, tag or commit (default main).", NULL, NULL },
-	{ "target", SW_T_STRING, 0, 1, 512, PAT_REL_PATH, NULL,
-	  "Directory under /data/models/ (default: the model id's name).",
-	  NULL, NULL },
-	{ "job_name", SW_T_STRING, 0, 1, 52, PAT_WL_NAME, NULL,
-	  "Job name (default dl-<model>-<random>).", NULL, NULL },
-	{ "hf_token", SW_T_STRING, SW_F_SECRET, 8, 256, "[A-Za-z0-9_-]+",
-	  NULL, "Hugging Face token for gated models; stored only in a "
-	  "Kubernetes Secret, never echoed.", NULL, NULL },
-	{ "max_workers", SW_T_INT, 0, 1, 32, NULL, NULL,
-	  "Parallel file downloads (default 8).", NULL, NULL },
-	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
-	  "Downloader image (default python:3.12-slim).", NULL, NULL },
-	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default slipway-models).", NULL, NULL },
-	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ .name = "model_id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 193, .pattern = PAT_HF_MODEL,
+	  .desc = "Hugging Face model id, e.g. Qwen/Qwen3-0.6B." },
+	{ .name = "revision", .type = SW_T_STRING, .min = 1, .max = 128,
+	  .pattern = PAT_HF_REV,
+	  .desc = "Branch, tag or commit (default main)." },
+	{ .name = "target", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "Directory under /data/models/ (default: the model id's "
+	  "name)." },
+	{ .name = "job_name", .type = SW_T_STRING, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME,
+	  .desc = "Job name (default dl-<model>-<random>)." },
+	{ .name = "hf_token", .type = SW_T_STRING, .flags = SW_F_SECRET,
+	  .min = 8, .max = 256, .pattern = "[A-Za-z0-9_-]+",
+	  .desc = "Hugging Face token for gated models; stored only in a "
+	  "Kubernetes Secret, never echoed." },
+	{ .name = "max_workers", .type = SW_T_INT, .min = 1, .max = 32,
+	  .desc = "Parallel file downloads (default 8)." },
+	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE,
+	  .desc = "Downloader image (default python:3.12-slim)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default slipway-models)." },
+	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "PVC mounted at /data (default s3-claim)." },
 	{ NULL }
 };
 
 static const struct sw_field f_autoscale[] = {
-	{ "min_replicas", SW_T_INT, 0, 0, 64, NULL, NULL,
-	  "Fewest replicas (default 1); 0 is refused: the metric comes "
-	  "from the servers, so an endpoint at zero never scales up.",
-	  NULL, NULL },
-	{ "max_replicas", SW_T_INT, SW_F_REQUIRED, 1, 64, NULL, NULL,
-	  "Most replicas.", NULL, NULL },
-	{ "metric", SW_T_STRING, 0, 0, 0, NULL, inf_metrics,
-	  "queue (waiting requests, default), running or kv-cache.", NULL,
-	  NULL },
-	{ "threshold", SW_T_NUMBER, 0, 0, 100000, NULL, NULL,
-	  "Target value per replica: a whole number >= 1 for queue and "
-	  "running (default 8), a fraction in (0, 1) for kv-cache "
-	  "(default 0.8).", NULL, NULL },
-	{ "prometheus_url", SW_T_STRING, SW_F_REQUIRED, 1, 512, PAT_PROM_URL,
-	  NULL, "Prometheus that scrapes the servers.", NULL, NULL },
+	{ .name = "min_replicas", .type = SW_T_INT, .max = 64,
+	  .desc = "Fewest replicas (default 1); 0 is refused: the metric "
+	  "comes from the servers, so an endpoint at zero never scales up." },
+	{ .name = "max_replicas", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .desc = "Most replicas." },
+	{ .name = "metric", .type = SW_T_STRING, .enumv = inf_metrics,
+	  .desc = "queue (waiting requests, default), running or kv-cache." },
+	{ .name = "threshold", .type = SW_T_NUMBER, .max = 100000,
+	  .desc = "Target value per replica: a whole number >= 1 for queue "
+	  "and running (default 8), a fraction in (0, 1) for kv-cache "
+	  "(default 0.8)." },
+	{ .name = "prometheus_url", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED, .min = 1, .max = 512,
+	  .pattern = PAT_PROM_URL,
+	  .desc = "Prometheus that scrapes the servers." },
 	{ NULL }
 };
 
 static const struct sw_field f_inf_body[] = {
-	{ "endpoint_name", SW_T_STRING, SW_F_REQUIRED, 1, 45, PAT_WL_NAME,
-	  NULL, "Name of the Deployment and Service.", NULL, NULL },
-	{ "engine", SW_T_STRING, SW_F_REQUIRED, 0, 0, NULL, inf_engines,
-	  "vllm or sglang.", NULL, NULL },
-	{ "model", SW_T_STRING, SW_F_REQUIRED, 1, 512, PAT_REL_PATH, NULL,
-	  "Model directory under /data/models/.", NULL, NULL },
-	{ "served_model_name", SW_T_STRING, 0, 1, 128,
-	  "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}", NULL,
-	  "Model name clients send (default: model).", NULL, NULL },
-	{ "image", SW_T_STRING, 0, 1, 255, PAT_IMAGE, NULL,
-	  "Server image (default: the engine's).", NULL, NULL },
-	{ "gpus_per_replica", SW_T_INT, 0, 1, 64, NULL, NULL,
-	  "GPUs per replica = tensor parallel size (default 1).", NULL,
-	  NULL },
-	{ "replicas", SW_T_INT, 0, 1, 64, NULL, NULL,
-	  "Replicas (default 1).", NULL, NULL },
-	{ "instance_type", SW_T_STRING, 0, 1, 64, PAT_ML_TYPE, NULL,
-	  "Run only on nodes of this HyperPod instance type.", NULL, NULL },
-	{ "exposure", SW_T_STRING, 0, 0, 0, NULL, inf_exposures,
-	  "service (ClusterIP, default) or load-balancer (internal NLB).",
-	  NULL, NULL },
-	{ "router", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "sglang: put a cache-aware SGLang router in front.", NULL, NULL },
-	{ "autoscaling", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
-	  "Scale with a KEDA ScaledObject on a server metric.", f_autoscale,
-	  NULL },
-	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default 'default').", NULL, NULL },
-	{ "pvc", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "PVC mounted at /data (default s3-claim).", NULL, NULL },
+	{ .name = "endpoint_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
+	  .desc = "Name of the Deployment and Service." },
+	{ .name = "engine", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = inf_engines, .desc = "vllm or sglang." },
+	{ .name = "model", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 512, .pattern = PAT_REL_PATH,
+	  .desc = "Model directory under /data/models/." },
+	{ .name = "served_model_name", .type = SW_T_STRING, .min = 1,
+	  .max = 128, .pattern = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}",
+	  .desc = "Model name clients send (default: model)." },
+	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE,
+	  .desc = "Server image (default: the engine's)." },
+	{ .name = "gpus_per_replica", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "GPUs per replica = tensor parallel size (default 1)." },
+	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "Replicas (default 1)." },
+	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
+	  .pattern = PAT_ML_TYPE,
+	  .desc = "Run only on nodes of this HyperPod instance type." },
+	{ .name = "exposure", .type = SW_T_STRING, .enumv = inf_exposures,
+	  .desc = "service (ClusterIP, default) or load-balancer (internal "
+	  "NLB)." },
+	{ .name = "router", .type = SW_T_BOOL,
+	  .desc = "sglang: put a cache-aware SGLang router in front." },
+	{ .name = "autoscaling", .type = SW_T_OBJECT,
+	  .desc = "Scale with a KEDA ScaledObject on a server metric.",
+	  .fields = f_autoscale },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "PVC mounted at /data (default s3-claim)." },
 	{ NULL }
 };
 
 static const struct sw_field f_inf_path[] = {
 	F_CLUSTER_PATH,
-	{ "endpoint", SW_T_STRING, SW_F_PATH | SW_F_REQUIRED, 1, 45,
-	  PAT_WL_NAME, NULL, "Inference endpoint name.", NULL, NULL },
-	{ "namespace", SW_T_STRING, SW_F_QUERY, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace (default: found by name).", NULL, NULL },
+	{ .name = "endpoint", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 45,
+	  .pattern = PAT_WL_NAME, .desc = "Inference endpoint name." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
 
@@ -519,60 +577,64 @@ static const char *const consolidation_policies[] = {
 	"WhenEmpty", "WhenEmptyOrUnderutilized", NULL
 };
 static const struct sw_field f_feat_tiered[] = {
-	{ "enabled", SW_T_BOOL, SW_F_REQUIRED, 0, 0, NULL, NULL,
-	  "Turn managed tiered checkpointing on or off.", NULL, NULL },
-	{ "bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
-	  "S3 bucket for checkpoints (required to enable); the pods' IAM "
-	  "policy allows this bucket and nothing else.", NULL, NULL },
-	{ "memory_percent", SW_T_INT, 0, 20, 100, NULL, NULL,
-	  "Share of node memory for checkpoints (default 20).", NULL, NULL },
-	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_K8S_NAME, NULL,
-	  "Namespace of the service account tiered-storage-sa that "
-	  "training pods use (default: default).", NULL, NULL },
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn managed tiered checkpointing on or off." },
+	{ .name = "bucket", .type = SW_T_STRING, .min = 3, .max = 63,
+	  .pattern = PAT_BUCKET,
+	  .desc = "S3 bucket for checkpoints (required to enable); the "
+	  "pods' IAM policy allows this bucket and nothing else." },
+	{ .name = "memory_percent", .type = SW_T_INT, .min = 20, .max = 100,
+	  .desc = "Share of node memory for checkpoints (default 20)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace of the service account tiered-storage-sa that "
+	  "training pods use (default: default)." },
 	{ NULL }
 };
 static const struct sw_field f_feat_group_item[] = {
-	{ "group", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL, NULL, NULL, NULL },
+	{ .name = "group", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP },
 };
 static const struct sw_field f_feat_autoscaling[] = {
-	{ "enabled", SW_T_BOOL, SW_F_REQUIRED, 0, 0, NULL, NULL,
-	  "Turn HyperPod managed Karpenter on or off.", NULL, NULL },
-	{ "consolidation_policy", SW_T_STRING, 0, 0, 0, NULL,
-	  consolidation_policies, "NodePool disruption.consolidationPolicy "
-	  "(default WhenEmptyOrUnderutilized).", NULL, NULL },
-	{ "consolidate_after", SW_T_STRING, 0, 2, 8,
-	  "[0-9]{1,5}(s|m|h)|Never", NULL, "NodePool "
-	  "disruption.consolidateAfter, e.g. 5m (default) or Never.", NULL,
-	  NULL },
-	{ "instance_groups", SW_T_ARRAY, 0, 1, 10, NULL, NULL,
-	  "Instance groups Karpenter may scale, each starting at 0 nodes "
-	  "(default: every group at 0; HyperPod takes at most 10).", NULL,
-	  f_feat_group_item },
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn HyperPod managed Karpenter on or off." },
+	{ .name = "consolidation_policy", .type = SW_T_STRING,
+	  .enumv = consolidation_policies,
+	  .desc = "NodePool disruption.consolidationPolicy (default "
+	  "WhenEmptyOrUnderutilized)." },
+	{ .name = "consolidate_after", .type = SW_T_STRING, .min = 2, .max = 8,
+	  .pattern = "[0-9]{1,5}(s|m|h)|Never",
+	  .desc = "NodePool disruption.consolidateAfter, e.g. 5m (default) "
+	  "or Never." },
+	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 10,
+	  .desc = "Instance groups Karpenter may scale, each starting at 0 "
+	  "nodes (default: every group at 0; HyperPod takes at most 10).",
+	  .items = f_feat_group_item },
 	{ NULL }
 };
 static const struct sw_field f_features[] = {
-	{ "training_operator", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "HyperPod training operator add-on (HyperPodPyTorchJob); turning "
-	  "it on installs cert-manager first.", NULL, NULL },
-	{ "inference_operator", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "HyperPod inference operator add-on; installs cert-manager, FSx "
-	  "CSI and metrics-server first.", NULL, NULL },
-	{ "cert_manager", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "cert-manager add-on (cannot go while an operator needs it).",
-	  NULL, NULL },
-	{ "kuberay", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "KubeRay operator and the ray.io CRDs (RayJob, RayCluster).", NULL,
-	  NULL },
-	{ "fsx_csi", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "FSx for Lustre CSI driver add-on.", NULL, NULL },
-	{ "node_recovery", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "true: NodeRecovery Automatic; false: None.", NULL, NULL },
-	{ "tiered_checkpointing", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
-	  "Managed tiered checkpointing with its identity chain.",
-	  f_feat_tiered, NULL },
-	{ "autoscaling", SW_T_OBJECT, 0, 0, 0, NULL, NULL,
-	  "HyperPod autoscaling (Karpenter) with its ClusterRole.",
-	  f_feat_autoscaling, NULL },
+	{ .name = "training_operator", .type = SW_T_BOOL,
+	  .desc = "HyperPod training operator add-on (HyperPodPyTorchJob); "
+	  "turning it on installs cert-manager first." },
+	{ .name = "inference_operator", .type = SW_T_BOOL,
+	  .desc = "HyperPod inference operator add-on; installs "
+	  "cert-manager, FSx CSI and metrics-server first." },
+	{ .name = "cert_manager", .type = SW_T_BOOL,
+	  .desc = "cert-manager add-on (cannot go while an operator needs "
+	  "it)." },
+	{ .name = "kuberay", .type = SW_T_BOOL,
+	  .desc = "KubeRay operator and the ray.io CRDs (RayJob, "
+	  "RayCluster)." },
+	{ .name = "fsx_csi", .type = SW_T_BOOL,
+	  .desc = "FSx for Lustre CSI driver add-on." },
+	{ .name = "node_recovery", .type = SW_T_BOOL,
+	  .desc = "true: NodeRecovery Automatic; false: None." },
+	{ .name = "tiered_checkpointing", .type = SW_T_OBJECT,
+	  .desc = "Managed tiered checkpointing with its identity chain.",
+	  .fields = f_feat_tiered },
+	{ .name = "autoscaling", .type = SW_T_OBJECT,
+	  .desc = "HyperPod autoscaling (Karpenter) with its ClusterRole.",
+	  .fields = f_feat_autoscaling },
 	{ NULL }
 };
 
@@ -581,33 +643,38 @@ static const struct sw_field f_features[] = {
 static const char *const storage_kinds[] = { "s3", "fsx", NULL };
 
 static const struct sw_field f_storage_add[] = {
-	{ "kind", SW_T_STRING, SW_F_REQUIRED, 0, 0, NULL, storage_kinds,
-	  "s3: an S3 bucket through Mountpoint; fsx: a new FSx for Lustre "
-	  "file system.", NULL, NULL },
-	{ "claim", SW_T_STRING, SW_F_REQUIRED, 1, 63, PAT_GROUP, NULL,
-	  "PersistentVolumeClaim name pods mount (e.g. s3-claim).", NULL,
-	  NULL },
-	{ "namespace", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL,
-	  "Namespace of the claim (default: default).", NULL, NULL },
-	{ "bucket", SW_T_STRING, 0, 3, 63, PAT_BUCKET, NULL,
-	  "S3 bucket (kind s3).", NULL, NULL },
-	{ "create_bucket", SW_T_BOOL, 0, 0, 0, NULL, NULL,
-	  "Create the bucket when it does not exist.", NULL, NULL },
-	{ "size_gib", SW_T_INT, 0, 1200, 100800, NULL, NULL,
-	  "FSx capacity in GiB (kind fsx; 1200 or a multiple of 2400).",
-	  NULL, NULL },
-	{ "availability_zone", SW_T_STRING, 0, 1, 32, PAT_AZ, NULL,
-	  "FSx AZ (default: the AZ of the cluster's compute subnet).", NULL,
-	  NULL },
+	{ .name = "kind", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = storage_kinds,
+	  .desc = "s3: an S3 bucket through Mountpoint; fsx: a new FSx for "
+	  "Lustre file system." },
+	{ .name = "claim", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "PersistentVolumeClaim name pods mount (e.g. s3-claim)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP,
+	  .desc = "Namespace of the claim (default: default)." },
+	{ .name = "bucket", .type = SW_T_STRING, .min = 3, .max = 63,
+	  .pattern = PAT_BUCKET, .desc = "S3 bucket (kind s3)." },
+	{ .name = "create_bucket", .type = SW_T_BOOL,
+	  .desc = "Create the bucket when it does not exist." },
+	{ .name = "size_gib", .type = SW_T_INT, .min = 1200, .max = 100800,
+	  .desc = "FSx capacity in GiB (kind fsx; 1200 or a multiple of "
+	  "2400)." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .min = 1,
+	  .max = 32, .pattern = PAT_AZ,
+	  .desc = "FSx AZ (default: the AZ of the cluster's compute "
+	  "subnet)." },
 	{ NULL }
 };
 
 static const struct sw_field f_group_name_item[] = {
-	{ "group", SW_T_STRING, 0, 1, 63, PAT_GROUP, NULL, NULL, NULL, NULL },
+	{ .name = "group", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP },
 };
 static const struct sw_field f_software_update[] = {
-	{ "instance_groups", SW_T_ARRAY, 0, 1, 20, NULL, NULL,
-	  "Only these groups (default: all).", NULL, f_group_name_item },
+	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 20,
+	  .desc = "Only these groups (default: all).",
+	  .items = f_group_name_item },
 	{ NULL }
 };
 

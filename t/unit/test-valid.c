@@ -9,23 +9,24 @@
 static const char *const caps[] = { "on-demand", "spot", NULL };
 
 static const struct sw_field f_group[] = {
-	{ "name", SW_T_STRING, SW_F_REQUIRED, 1, 20, "[a-z][a-z0-9-]*",
-	  NULL, "group name", NULL, NULL },
-	{ "count", SW_T_INT, SW_F_REQUIRED, 1, 100, NULL, NULL, NULL, NULL,
-	  NULL },
-	{ "capacity", SW_T_STRING, 0, 0, 0, NULL, caps, NULL, NULL, NULL },
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 20, .pattern = "[a-z][a-z0-9-]*",
+	  .desc = "group name" },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
+	  .max = 100 },
+	{ .name = "capacity", .type = SW_T_STRING, .enumv = caps },
 	{ NULL }
 };
 static const struct sw_field f_group_item[] = {
-	{ "group", SW_T_OBJECT, 0, 0, 0, NULL, NULL, NULL, f_group, NULL },
+	{ .name = "group", .type = SW_T_OBJECT, .fields = f_group },
 };
 static const struct sw_field f_body[] = {
-	{ "cluster", SW_T_STRING, SW_F_REQUIRED, 1, 40, "[a-z0-9-]+", NULL,
-	  NULL, NULL, NULL },
-	{ "efa", SW_T_BOOL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL },
-	{ "tags", SW_T_MAP, 0, 0, 4, NULL, NULL, NULL, NULL, NULL },
-	{ "groups", SW_T_ARRAY, 0, 1, 3, NULL, NULL, NULL, NULL,
-	  f_group_item },
+	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 40, .pattern = "[a-z0-9-]+" },
+	{ .name = "efa", .type = SW_T_BOOL },
+	{ .name = "tags", .type = SW_T_MAP, .max = 4 },
+	{ .name = "groups", .type = SW_T_ARRAY, .min = 1, .max = 3,
+	  .items = f_group_item },
 	{ NULL }
 };
 
