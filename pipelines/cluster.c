@@ -14,293 +14,19 @@
  *                 then the NVIDIA and EFA device plugins by their Helm
  *                 Jobs (a Job's pod needs a node), followed to Complete
  *
- * Every stage is a sequence of ensure-steps (see pipeline.h).
+ * Every stage is a sequence of ensure-steps (see pipeline.h).  The
+ * network stage and compute-subnet placement are in network.c, the
+ * device plugins and health agent in components.c (cluster.h).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/aws_api.h"
 #include "lib/json.h"
+#include "pipelines/cluster.h"
 #include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
-
-
-static const char *
-planned(struct sw_step *s, const char *v, const char *what)
-{
-	return v != NULL ? v : s->plan ? what : NULL;
-}
-
-/* ---- network --------------------------------------------------------- */
-
-static enum sw_step_rc
-ensure_subnet(struct sw_step *s, const char *key, const char *label,
-    const char *cidr, const char *az)
-{
-	char name[160];
-	json_object *out;
-	const char *id;
-
-	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
-	    key, NULL));
-	if (sw_res_get(s, key) != NULL)
-		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
-	    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-	    "CidrBlock", sw_js(cidr),
-	    "AvailabilityZone", sw_js(az),
-	    "TagSpecifications", sw_tag_spec("subnet", CLUSTER(s), name),
-	    NULL), &out, NULL));
-	id = planned(s, sw_json_path_str(out, "subnet.subnetId"),
-	    "subnet-planned");
-	if (id != NULL)
-		sw_res_set(s, key, id);
-	json_object_put(out);
-	return id != NULL ? STEP_DONE : sw_step_fail(s, "CreateSubnet %s "
-	    "gave no id", name);
-}
-
-static enum sw_step_rc
-ensure_route_table(struct sw_step *s, const char *key, const char *label,
-    const char *target_key, const char *target_id, const char *const *subs)
-{
-	char name[160], flag[96];
-	json_object *out;
-	const char *id;
-	int i;
-
-	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
-	    "routeTableId", name, key, NULL));
-	if (sw_res_get(s, key) == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateRouteTable", sw_jo(
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "TagSpecifications", sw_tag_spec("route-table",
-			CLUSTER(s), name), NULL), &out, NULL));
-		id = planned(s, sw_json_path_str(out,
-		    "routeTable.routeTableId"), "rtb-planned");
-		if (id != NULL)
-			sw_res_set(s, key, id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateRouteTable gave no id");
-	}
-	snprintf(flag, sizeof(flag), "%s.default_route", key);
-	if (sw_res_get(s, flag) == NULL) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateRoute", sw_jo(
-		    "RouteTableId", sw_js(sw_res_get(s, key)),
-		    "DestinationCidrBlock", sw_js("0.0.0.0/0"),
-		    target_key, sw_js(target_id), NULL), &out,
-		    "RouteAlreadyExists"));
-		json_object_put(out);
-		sw_res_set(s, flag, "0.0.0.0/0");
-	}
-	for (i = 0; subs[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]);
-		if (sw_res_get(s, flag) != NULL)
-			continue;
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
-		    "RouteTableId", sw_js(sw_res_get(s, key)),
-		    "SubnetId", sw_js(sw_res_get(s, subs[i])), NULL), &out,
-		    "Resource.AlreadyAssociated"));
-		id = sw_json_get_str(out, "associationId");
-		sw_res_set(s, flag, id ? id : "associated");
-		json_object_put(out);
-	}
-	return STEP_DONE;
-}
-
-static enum sw_step_rc
-stage_network(struct sw_step *s)
-{
-	static const char *const pub[] = { "public_subnet_0",
-	    "public_subnet_1", NULL };
-	static const char *const priv[] = { "private_subnet_0",
-	    "private_subnet_1", NULL };
-	const char *vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
-	json_object *azs = sw_json_get(s->params, "availability_zones");
-	char name[160], cidr[32], label[32];
-	json_object *out;
-	const char *id, *state;
-	int i;
-
-	/* VPC */
-	sw_name(name, sizeof(name), CLUSTER(s), "vpc");
-	TRY(sw_ec2_find(s, "DescribeVpcs", "vpcSet", "vpcId", name, "vpc_id",
-	    NULL));
-	if (sw_res_get(s, "vpc_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateVpc", sw_jo(
-		    "CidrBlock", sw_js(vpc_cidr),
-		    "TagSpecifications", sw_tag_spec("vpc", CLUSTER(s), name),
-		    NULL), &out, NULL));
-		id = planned(s, sw_json_path_str(out, "vpc.vpcId"),
-		    "vpc-planned");
-		if (id != NULL)
-			sw_res_set(s, "vpc_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateVpc gave no id");
-	}
-	if (sw_res_get(s, "vpc_dns") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "ModifyVpcAttribute", sw_jo(
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "EnableDnsHostnames", sw_jo("Value", sw_jb(1), NULL),
-		    NULL), &out, NULL));
-		json_object_put(out);
-		sw_res_set(s, "vpc_dns", "hostnames");
-	}
-	sw_res_set(s, "vpc_cidr", vpc_cidr);
-
-	/* Subnets: two public, two private, one of each per AZ. */
-	for (i = 0; i < 2; i++) {
-		const char *az = json_object_get_string(
-		    json_object_array_get_idx(azs, (size_t)i));
-
-		snprintf(label, sizeof(label), "public-%d", i);
-		if (sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
-			return sw_step_fail(s, "bad VPC CIDR %s", vpc_cidr);
-		TRY(ensure_subnet(s, pub[i], label, cidr, az));
-		snprintf(label, sizeof(label), "private-%d", i);
-		sw_cidr_private(vpc_cidr, i, cidr, sizeof(cidr));
-		TRY(ensure_subnet(s, priv[i], label, cidr, az));
-	}
-
-	/* Internet gateway, attached. */
-	sw_name(name, sizeof(name), CLUSTER(s), "igw");
-	TRY(sw_ec2_find(s, "DescribeInternetGateways", "internetGatewaySet",
-	    "internetGatewayId", name, "igw_id", NULL));
-	if (sw_res_get(s, "igw_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateInternetGateway", sw_jo(
-		    "TagSpecifications", sw_tag_spec("internet-gateway",
-			CLUSTER(s), name), NULL), &out, NULL));
-		id = planned(s, sw_json_path_str(out,
-		    "internetGateway.internetGatewayId"), "igw-planned");
-		if (id != NULL)
-			sw_res_set(s, "igw_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateInternetGateway gave no "
-			    "id");
-	}
-	if (sw_res_get(s, "igw_attached") == NULL) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AttachInternetGateway",
-		    sw_jo("InternetGatewayId", sw_js(sw_res_get(s, "igw_id")),
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL), &out,
-		    "Resource.AlreadyAssociated"));
-		json_object_put(out);
-		sw_res_set(s, "igw_attached", sw_res_get(s, "vpc_id"));
-	}
-
-	/* Elastic IP and NAT gateway in the first public subnet. */
-	sw_name(name, sizeof(name), CLUSTER(s), "nat-eip");
-	TRY(sw_ec2_find(s, "DescribeAddresses", "addressesSet",
-	    "allocationId", name, "eip_allocation_id", NULL));
-	if (sw_res_get(s, "eip_allocation_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "AllocateAddress", sw_jo(
-		    "Domain", sw_js("vpc"),
-		    "TagSpecifications", sw_tag_spec("elastic-ip",
-			CLUSTER(s), name), NULL), &out, NULL));
-		id = planned(s, sw_json_get_str(out, "allocationId"),
-		    "eipalloc-planned");
-		if (id != NULL)
-			sw_res_set(s, "eip_allocation_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "AllocateAddress gave no id");
-	}
-	sw_name(name, sizeof(name), CLUSTER(s), "nat");
-	TRY(sw_ec2_find(s, "DescribeNatGateways", "natGatewaySet",
-	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
-	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
-	    sw_js("available")), NULL))));
-	if (sw_res_get(s, "nat_id") == NULL) {
-		char token[64];
-
-		snprintf(token, sizeof(token), "%s-nat", s->op_id);
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateNatGateway", sw_jo(
-		    "SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
-		    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
-		    "ClientToken", sw_js(token),
-		    "TagSpecifications", sw_tag_spec("natgateway",
-			CLUSTER(s), name), NULL), &out, NULL));
-		id = planned(s, sw_json_path_str(out,
-		    "natGateway.natGatewayId"), "nat-planned");
-		if (id != NULL)
-			sw_res_set(s, "nat_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateNatGateway gave no id");
-	}
-
-	/* Security group: all traffic between members (EFA needs it). */
-	sw_name(name, sizeof(name), CLUSTER(s), "sg");
-	TRY(sw_ec2_find(s, "DescribeSecurityGroups", "securityGroupInfo",
-	    "groupId", name, "security_group_id", NULL));
-	if (sw_res_get(s, "security_group_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSecurityGroup", sw_jo(
-		    "GroupName", sw_js(name),
-		    "Description", sw_js("Slipway cluster nodes and control "
-			"plane"),
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "TagSpecifications", sw_tag_spec("security-group",
-			CLUSTER(s), name), NULL), &out, NULL));
-		id = planned(s, sw_json_get_str(out, "groupId"), "sg-planned");
-		if (id != NULL)
-			sw_res_set(s, "security_group_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateSecurityGroup gave no id");
-	}
-	if (sw_res_get(s, "sg_self_rules") == NULL) {
-		const char *sg = sw_res_get(s, "security_group_id");
-
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
-		    "AuthorizeSecurityGroupIngress", sw_jo(
-		    "GroupId", sw_js(sg),
-		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
-			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL)), NULL)), NULL), &out,
-		    "InvalidPermission.Duplicate"));
-		json_object_put(out);
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
-		    "AuthorizeSecurityGroupEgress", sw_jo(
-		    "GroupId", sw_js(sg),
-		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
-			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL)), NULL)), NULL), &out,
-		    "InvalidPermission.Duplicate"));
-		json_object_put(out);
-		sw_res_set(s, "sg_self_rules", "ingress+egress");
-	}
-
-	/* Wait for the NAT gateway before routing through it. */
-	if (!s->plan && sw_res_get(s, "nat_ready") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
-		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL), &out, NULL));
-		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
-		if (state == NULL || strcmp(state, "available") != 0) {
-			int failed = state != NULL &&
-			    strcmp(state, "failed") == 0;
-
-			json_object_put(out);
-			if (failed)
-				return sw_step_fail(s, "NAT gateway %s failed",
-				    sw_res_get(s, "nat_id"));
-			return sw_step_wait(s, sw_poll_ms(s, 15000),
-			    "waiting for NAT gateway %s (%s)",
-			    sw_res_get(s, "nat_id"), state ? state : "?");
-		}
-		json_object_put(out);
-		sw_res_set(s, "nat_ready", "available");
-	}
-	TRY(ensure_route_table(s, "public_route_table", "public-rt",
-	    "GatewayId", sw_res_get(s, "igw_id"), pub));
-	TRY(ensure_route_table(s, "private_route_table", "private-rt",
-	    "NatGatewayId", sw_res_get(s, "nat_id"), priv));
-	return STEP_DONE;
-}
 
 /* ---- eks --------------------------------------------------------------- */
 
@@ -391,7 +117,7 @@ stage_access(struct sw_step *s)
 	struct aws_error err;
 	size_t i;
 
-	issuer = planned(s, issuer, "https://oidc.eks.planned/id/planned");
+	issuer = sw_planned(s, issuer, "https://oidc.eks.planned/id/planned");
 	if (issuer == NULL)
 		return sw_step_fail(s, "the EKS cluster has no OIDC issuer");
 	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
@@ -418,7 +144,7 @@ stage_access(struct sw_step *s)
 		    "ThumbprintList", sw_ja(sw_js(
 			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280")),
 		    NULL), &out, NULL));
-		arn = planned(s, sw_out_str(out, "OpenIDConnectProviderArn",
+		arn = sw_planned(s, sw_out_str(out, "OpenIDConnectProviderArn",
 		    "CreateOpenIDConnectProviderResult."
 		    "OpenIDConnectProviderArn", NULL), "oidc-planned");
 		if (arn != NULL)
@@ -500,320 +226,6 @@ static const char *const addons[] = {
 	"aws-mountpoint-s3-csi-driver", NULL
 };
 
-/*
- * Device plugins and the health-monitoring agent, as HyperPod's own
- * dependency chart (sagemaker-hyperpod-cli helm_chart/HyperPodHelmChart)
- * deploys them.  The NVIDIA and EFA plugins are their upstream charts,
- * run by the Helm installer Job (pipelines/helm.c) with the values the
- * HyperPod chart gives them: the instance types they belong on and the
- * tolerations of HyperPod's taints.  The health-monitoring agent ships
- * only inside the HyperPod chart, so its templates are applied as they
- * are: ServiceAccount, ClusterRole and binding, and two DaemonSets
- * (NVIDIA and Neuron instance types) of the regional ECR image.
- */
-#define NVIDIA_TYPES	"ml.g5.xlarge,ml.g5.2xlarge,ml.g5.4xlarge," \
-			"ml.g5.8xlarge,ml.g5.12xlarge,ml.g5.16xlarge," \
-			"ml.g5.24xlarge,ml.g5.48xlarge,ml.g6.xlarge," \
-			"ml.g6.2xlarge,ml.g6.4xlarge,ml.g6.8xlarge," \
-			"ml.g6.16xlarge,ml.g6.12xlarge,ml.g6.24xlarge," \
-			"ml.g6.48xlarge,ml.g6e.xlarge,ml.g6e.2xlarge," \
-			"ml.g6e.4xlarge,ml.g6e.8xlarge,ml.g6e.12xlarge," \
-			"ml.g6e.16xlarge,ml.g6e.24xlarge,ml.g6e.48xlarge," \
-			"ml.gr6.4xlarge,ml.gr6.8xlarge,ml.p4d.24xlarge," \
-			"ml.p4de.24xlarge,ml.p5.4xlarge,ml.p5.48xlarge," \
-			"ml.p5e.48xlarge,ml.p5en.48xlarge," \
-			"ml.p6-b200.48xlarge,ml.p6e-gb200.36xlarge"
-#define EFA_TYPES	"ml.c5n.9xlarge,ml.c5n.18xlarge,ml.g5.8xlarge," \
-			"ml.g5.12xlarge,ml.g5.16xlarge,ml.g5.24xlarge," \
-			"ml.g5.48xlarge,ml.g6.8xlarge,ml.g6.12xlarge," \
-			"ml.g6.16xlarge,ml.g6.24xlarge,ml.g6.48xlarge," \
-			"ml.g6e.8xlarge,ml.g6e.12xlarge,ml.g6e.16xlarge," \
-			"ml.g6e.24xlarge,ml.g6e.48xlarge,ml.gr6.8xlarge," \
-			"ml.i3en.large,ml.i3en.xlarge,ml.i3en.2xlarge," \
-			"ml.i3en.3xlarge,ml.i3en.6xlarge,ml.i3en.12xlarge," \
-			"ml.i3en.24xlarge,ml.m7i.large,ml.m7i.xlarge," \
-			"ml.m7i.2xlarge,ml.m7i.4xlarge,ml.m7i.8xlarge," \
-			"ml.m7i.12xlarge,ml.m7i.16xlarge,ml.m7i.24xlarge," \
-			"ml.m7i.48xlarge,ml.p4d.24xlarge,ml.p4de.24xlarge," \
-			"ml.p5.4xlarge,ml.p5.48xlarge,ml.p5e.48xlarge," \
-			"ml.p5en.48xlarge,ml.p6-b200.48xlarge," \
-			"ml.p6e-gb200.36xlarge,ml.r7i.large,ml.r7i.xlarge," \
-			"ml.r7i.2xlarge,ml.r7i.4xlarge,ml.r7i.8xlarge," \
-			"ml.r7i.12xlarge,ml.r7i.16xlarge,ml.r7i.24xlarge," \
-			"ml.r7i.48xlarge,ml.trn1.32xlarge,ml.trn1n.32xlarge," \
-			"ml.trn2.48xlarge"
-#define NEURON_TYPES	"ml.inf2.xlarge", "ml.inf2.8xlarge", \
-			"ml.inf2.24xlarge", "ml.inf2.48xlarge", \
-			"ml.trn1.32xlarge", "ml.trn1n.32xlarge", \
-			"ml.trn2.3xlarge", "ml.trn2.48xlarge"
-#define AFFINITY_TYPES	"affinity.nodeAffinity." \
-			"requiredDuringSchedulingIgnoredDuringExecution." \
-			"nodeSelectorTerms[0].matchExpressions[0]."
-#define HEALTH_TOL	"tolerations[%d].key=sagemaker.amazonaws.com/" \
-			"node-health-status"
-
-static const char *const nvidia_sets[] = {
-	AFFINITY_TYPES "key=node.kubernetes.io/instance-type",
-	AFFINITY_TYPES "operator=In",
-	AFFINITY_TYPES "values={" NVIDIA_TYPES "}",
-	"tolerations[0].key=nvidia.com/gpu",
-	"tolerations[0].operator=Exists",
-	"tolerations[0].effect=NoSchedule",
-	"tolerations[1].key=sagemaker.amazonaws.com/node-health-status",
-	"tolerations[1].operator=Equal",
-	"tolerations[1].value=Unschedulable",
-	"tolerations[1].effect=NoSchedule",
-	NULL
-};
-
-static const char *const efa_sets[] = {
-	"supportedInstanceLabels.values={" EFA_TYPES "}",
-	"tolerations[0].key=CriticalAddonsOnly",
-	"tolerations[0].operator=Exists",
-	"tolerations[1].key=aws.amazon.com/efa",
-	"tolerations[1].operator=Exists",
-	"tolerations[1].effect=NoSchedule",
-	"tolerations[2].key=sagemaker.amazonaws.com/node-health-status",
-	"tolerations[2].operator=Equal",
-	"tolerations[2].value=Unschedulable",
-	"tolerations[2].effect=NoSchedule",
-	NULL
-};
-
-/* The ECR account of the agent image per region, as the chart maps it. */
-static const struct {
-	const char	*region;
-	const char	*account;
-} hma_accounts[] = {
-	{ "us-east-1", "767398015722" },
-	{ "us-west-2", "905418368575" },
-	{ "us-east-2", "851725546812" },
-	{ "us-west-1", "011528288828" },
-	{ "eu-central-1", "211125453373" },
-	{ "eu-north-1", "654654141839" },
-	{ "eu-west-1", "533267293120" },
-	{ "eu-west-2", "011528288831" },
-	{ "ap-northeast-1", "533267052152" },
-	{ "ap-south-1", "011528288864" },
-	{ "ap-southeast-1", "905418428165" },
-	{ "ap-southeast-2", "851725636348" },
-	{ "sa-east-1", "025066253954" },
-	{ NULL, NULL }
-};
-
-#define HMA_NAME	"health-monitoring-agent"
-#define HMA_NS		"aws-hyperpod"
-#define HMA_TAG		"1.0.1892.0_1.0.424.0"
-
-/* The agent image of region into out; 0, or -1 if HyperPod has none. */
-static int
-hma_image(const char *region, char *out, size_t outsz)
-{
-	size_t i;
-	int n;
-
-	for (i = 0; hma_accounts[i].region != NULL; i++)
-		if (region != NULL && strcmp(region,
-		    hma_accounts[i].region) == 0)
-			break;
-	if (hma_accounts[i].region == NULL)
-		return -1;
-	n = snprintf(out, outsz, "%s.dkr.ecr.%s.amazonaws.com/"
-	    "hyperpod-health-monitoring-agent:%s", hma_accounts[i].account,
-	    region, HMA_TAG);
-	return n > 0 && (size_t)n < outsz ? 0 : -1;
-}
-
-/* A hostPath volume.  New. */
-static json_object *
-host_volume(const char *name, const char *path)
-{
-	return sw_jo("name", sw_js(name), "hostPath", sw_jo("path",
-	    sw_js(path), NULL), NULL);
-}
-
-/* One DaemonSet of the agent over instance types (a new array).  New. */
-static json_object *
-hma_daemonset(const char *name, const char *image, json_object *types,
-    int neuron)
-{
-	json_object *env, *labels = sw_jo("app", sw_js(name), NULL);
-
-	env = sw_ja(sw_jo("name", sw_js("NODE_NAME"), "valueFrom", sw_jo(
-	    "fieldRef", sw_jo("fieldPath", sw_js("spec.nodeName"), NULL),
-	    NULL), NULL), sw_jo("name", sw_js("NODE_IP"), "valueFrom",
-	    sw_jo("fieldRef", sw_jo("fieldPath", sw_js("status.hostIP"),
-	    NULL), NULL), NULL));
-	if (neuron) {
-		json_object_array_add(env, sw_jo("name",
-		    sw_js("NVIDIA_VISIBLE_DEVICES"), "value", sw_js("void"),
-		    NULL));
-		json_object_array_add(env, sw_jo("name",
-		    sw_js("NVIDIA_DRIVER_CAPABILITIES"), "value", sw_js(""),
-		    NULL));
-	}
-	return sw_jo("apiVersion", sw_js("apps/v1"), "kind",
-	    sw_js("DaemonSet"), "metadata", sw_jo("name", sw_js(name),
-	    "namespace", sw_js(HMA_NS), "labels", json_object_get(labels),
-	    NULL), "spec", sw_jo("selector", sw_jo("matchLabels",
-	    json_object_get(labels), NULL), "template", sw_jo(
-	    "metadata", sw_jo("labels", labels, NULL),
-	    "spec", sw_jo(
-		"affinity", sw_jo("nodeAffinity", sw_jo(
-		    "requiredDuringSchedulingIgnoredDuringExecution", sw_jo(
-		    "nodeSelectorTerms", sw_ja(sw_jo("matchExpressions",
-		    sw_ja(sw_jo("key", sw_js("node.kubernetes.io/instance-type"),
-		    "operator", sw_js("In"), "values", types, NULL)),
-		    NULL)), NULL), NULL), NULL),
-		"containers", sw_ja(sw_jo("name", sw_js(name),
-		    "image", sw_js(image),
-		    "args", neuron ? sw_ja(sw_js("--enable-k8s-exporter=false"),
-		    sw_js("--config.system-log-monitor=/config/"
-		    "system-message-monitor.json")) : NULL,
-		    "resources", sw_jo("limits", sw_jo("cpu", sw_js("500m"),
-		    "memory", sw_js("512Mi"), NULL), "requests", sw_jo("cpu",
-		    sw_js("500m"), "memory", sw_js("512Mi"), NULL), NULL),
-		    "imagePullPolicy", sw_js("IfNotPresent"),
-		    "securityContext", sw_jo("runAsUser", sw_ji(1000),
-		    "runAsGroup", sw_ji(2000), NULL),
-		    "env", env,
-		    "volumeMounts", sw_ja(
-		    sw_jo("name", sw_js("log"), "mountPath", sw_js("/var/log"),
-		    NULL),
-		    sw_jo("name", sw_js("kmsg"), "mountPath", sw_js("/dev/kmsg"),
-		    "readOnly", sw_jb(1), NULL),
-		    sw_jo("name", sw_js("localtime"), "mountPath",
-		    sw_js("/etc/localtime"), "readOnly", sw_jb(1), NULL)),
-		    NULL)),
-		"serviceAccountName", sw_js(HMA_NAME),
-		"volumes", sw_ja(host_volume("log", "/var/log/"),
-		    host_volume("kmsg", "/dev/kmsg"),
-		    host_volume("localtime", "/etc/localtime")),
-		"tolerations", sw_ja(sw_jo("effect", sw_js("NoSchedule"),
-		    "operator", sw_js("Exists"), NULL), sw_jo("effect",
-		    sw_js("NoExecute"), "operator", sw_js("Exists"), NULL)), NULL), NULL), NULL), NULL);
-}
-
-/* Instance types of a comma list as a new array. */
-static json_object *
-type_array(const char *list)
-{
-	json_object *a = json_object_new_array();
-	const char *p = list, *c;
-
-	while (*p != '\0') {
-		c = strchr(p, ',');
-		if (c == NULL)
-			c = p + strlen(p);
-		json_object_array_add(a, json_object_new_string_len(p,
-		    (int)(c - p)));
-		p = *c == ',' ? c + 1 : c;
-	}
-	return a;
-}
-
-/* The agent's objects in apply order (a new array), NULL if the region
- * has no agent image. */
-static json_object *
-health_agent(const char *region)
-{
-	static const char *const neuron[] = { NEURON_TYPES, NULL };
-	json_object *list, *types;
-	char image[256];
-	size_t i;
-
-	if (hma_image(region, image, sizeof(image)) != 0)
-		return NULL;
-	types = json_object_new_array();
-	for (i = 0; neuron[i] != NULL; i++)
-		json_object_array_add(types, sw_js(neuron[i]));
-	list = sw_ja(
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Namespace"),
-		"metadata", sw_jo("name", sw_js(HMA_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRole"), "metadata", sw_jo("name",
-		sw_js(HMA_NAME), NULL), "rules", sw_ja(
-		sw_jo("apiGroups", sw_ja(sw_js("")), "resources",
-		    sw_ja(sw_js("nodes")), "verbs", sw_ja(sw_js("get")), NULL),
-		sw_jo("apiGroups", sw_ja(sw_js("")), "resources",
-		    sw_ja(sw_js("nodes"), sw_js("nodes/status")),
-		    "verbs", sw_ja(sw_js("patch")), NULL),
-		sw_jo("apiGroups", sw_ja(sw_js(""), sw_js("events.k8s.io")), "resources", sw_ja(sw_js("events")),
-		    "verbs", sw_ja(sw_js("create"), sw_js("patch"),
-		    sw_js("update")), NULL)), NULL),
-	    sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
-		"metadata", sw_jo("name", sw_js(HMA_NAME), "namespace",
-		sw_js(HMA_NS), NULL), NULL),
-	    sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-		"kind", sw_js("ClusterRoleBinding"), "metadata", sw_jo("name",
-		sw_js(HMA_NAME), NULL), "roleRef", sw_jo("apiGroup",
-		sw_js("rbac.authorization.k8s.io"), "kind",
-		sw_js("ClusterRole"), "name", sw_js(HMA_NAME), NULL),
-		"subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"),
-		"name", sw_js(HMA_NAME), "namespace", sw_js(HMA_NS), NULL)), NULL),
-	    hma_daemonset(HMA_NAME, image, type_array(NVIDIA_TYPES), 0),
-	    hma_daemonset(HMA_NAME "-non-nvidia", image, types, 1));
-	return list;
-}
-
-/* The health agent's objects, applied as HyperPod's chart has them. */
-static enum sw_step_rc
-apply_health_agent(struct sw_step *s)
-{
-	struct sw_kube kb;
-	json_object *list;
-	enum sw_step_rc rc = STEP_DONE;
-	size_t i;
-
-	if (sw_res_get(s, "health_agent") != NULL)
-		return STEP_DONE;
-	if ((list = health_agent(s->cfg->region)) == NULL)
-		return sw_step_fail(s, "HyperPod has no health-monitoring agent "
-		    "image in region %s", s->cfg->region);
-	rc = sw_kube_open(s, CLUSTER(s), &kb);
-	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
-		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));
-	json_object_put(list);
-	sw_kube_close(&kb);
-	if (rc == STEP_DONE && !s->plan)
-		sw_res_set(s, "health_agent", "applied");
-	return rc;
-}
-
-/*
- * The device plugins by their Helm Jobs, one after the other.  A Job's
- * pod needs a node to run on, so this runs once the HyperPod nodes are
- * Ready.  Each done part is recorded, so a resumed stage goes on from
- * where it was.
- */
-static enum sw_step_rc
-install_device_plugins(struct sw_step *s)
-{
-	static const struct {
-		enum sw_helm_chart	 chart;
-		const char		*flag;
-		const char *const	*sets;
-	} plugins[] = {
-		{ SW_HELM_NVIDIA, "device_plugin.nvidia", nvidia_sets },
-		{ SW_HELM_EFA, "device_plugin.efa", efa_sets },
-	};
-	struct sw_kube kb;
-	enum sw_step_rc rc = STEP_DONE;
-	size_t i;
-
-	TRY(sw_kube_open(s, CLUSTER(s), &kb));
-	for (i = 0; rc == STEP_DONE && i < sizeof(plugins) /
-	    sizeof(plugins[0]); i++) {
-		if (sw_res_get(s, plugins[i].flag) != NULL)
-			continue;
-		rc = sw_helm_run(s, &kb, plugins[i].chart, 1, plugins[i].sets);
-		if (rc == STEP_DONE && !s->plan)
-			sw_res_set(s, plugins[i].flag, "deployed");
-	}
-	sw_kube_close(&kb);
-	return rc;
-}
-
 static enum sw_step_rc
 stage_dependencies(struct sw_step *s)
 {
@@ -863,7 +275,7 @@ stage_dependencies(struct sw_step *s)
 	if (waiting && !s->plan)
 		return sw_step_wait(s, sw_poll_ms(s, 20000), "waiting for %d "
 		    "EKS add-on(s)", waiting);
-	return apply_health_agent(s);
+	return sw_apply_health_agent(s);
 }
 
 /* ---- hyperpod ---------------------------------------------------------- */
@@ -882,159 +294,6 @@ static const char lifecycle_script[] =
     "  mkdir -p /opt/sagemaker/checkpoints\n"
     "fi\n";
 
-/*
- * The cluster's VPC id and CIDR and its private route table: recorded by
- * the network stage of a create, else looked up (an instance group added
- * later, or an imported cluster).  Recorded in this stage's resources.
- */
-static enum sw_step_rc
-ensure_vpc_facts(struct sw_step *s)
-{
-	char name[160];
-	json_object *out;
-	const char *v;
-
-	if (sw_res_get(s, "vpc_id") == NULL &&
-	    (v = sw_res_from(s, "network", "vpc_id")) != NULL) {
-		sw_res_set(s, "vpc_id", v);
-		sw_res_set(s, "vpc_cidr", sw_res_from(s, "network",
-		    "vpc_cidr"));
-		sw_res_set(s, "private_route_table", sw_res_from(s, "network",
-		    "private_route_table"));
-	}
-	if (sw_res_get(s, "vpc_id") == NULL) {
-		enum sw_step_rc rc = sw_step_aws(s, AWS_SVC_EKS,
-		    "DescribeCluster", sw_jo("name", sw_js(CLUSTER(s)), NULL),
-		    &out, NULL);
-
-		if (rc != STEP_DONE && s->plan) {
-			/* Planning a cluster that does not exist yet. */
-			s->msg[0] = '\0';
-			sw_res_set(s, "vpc_id", "vpc-planned");
-			sw_res_set(s, "vpc_cidr", sw_json_get_str(s->params,
-			    "vpc_cidr"));
-			sw_res_set(s, "private_route_table", "rtb-planned");
-			return STEP_DONE;
-		}
-		if (rc != STEP_DONE)
-			return rc;
-		v = sw_json_path_str(out, "cluster.resourcesVpcConfig.vpcId");
-		if (v != NULL)
-			sw_res_set(s, "vpc_id", v);
-		json_object_put(out);
-		if (v == NULL)
-			return sw_step_fail(s, "cannot tell the VPC of cluster %s",
-			    CLUSTER(s));
-	}
-	if (sw_res_get(s, "vpc_cidr") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeVpcs", sw_jo("VpcIds",
-		    sw_ja(sw_js(sw_res_get(s, "vpc_id"))), NULL), &out,
-		    NULL));
-		v = sw_json_path_str(out, "vpcSet[0].cidrBlock");
-		if (v != NULL)
-			sw_res_set(s, "vpc_cidr", v);
-		json_object_put(out);
-		if (v == NULL)
-			return sw_step_fail(s, "VPC %s not found",
-			    sw_res_get(s, "vpc_id"));
-	}
-	if (sw_res_get(s, "private_route_table") == NULL) {
-		sw_name(name, sizeof(name), CLUSTER(s), "private-rt");
-		TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
-		    "routeTableId", name, "private_route_table", NULL));
-		if (sw_res_get(s, "private_route_table") == NULL)
-			return sw_step_fail(s, "no private route table %s", name);
-	}
-	return STEP_DONE;
-}
-
-/*
- * The /20 compute slot for a new subnet: the first of the VPC's slots
- * whose range no existing subnet overlaps.  This is the one place that
- * decides where HyperPod capacity goes in the VPC.
- */
-static enum sw_step_rc
-free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
-{
-	const char *vpc_cidr = sw_res_get(s, "vpc_cidr");
-	json_object *out, *list;
-	size_t i;
-	int k, clash;
-
-	if (s->plan) {
-		/* Nothing exists yet: the planned groups take slots in order. */
-		int used = (int)sw_json_get_int(s->res, "planned_slots", 0);
-
-		sw_json_add_int(s->res, "planned_slots", used + 1);
-		return sw_cidr_compute(vpc_cidr, used, cidr, sz) == 0 ?
-		    STEP_DONE : sw_step_fail(s, "no compute subnet slot left");
-	}
-	TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeSubnets", sw_jo("Filters",
-	    sw_ja(sw_jo("Name", sw_js("vpc-id"), "Values", sw_ja(sw_js(
-	    sw_res_get(s, "vpc_id"))), NULL)), NULL), &out, NULL));
-	list = sw_json_get(out, "subnetSet");
-	for (k = 0; k < 12; k++) {
-		if (sw_cidr_compute(vpc_cidr, k, cidr, sz) != 0)
-			break;
-		clash = 0;
-		for (i = 0; list && json_object_is_type(list, json_type_array) &&
-		    i < json_object_array_length(list); i++) {
-			const char *c = sw_json_get_str(
-			    json_object_array_get_idx(list, i), "cidrBlock");
-
-			if (c != NULL && sw_cidr_overlap(c, cidr))
-				clash = 1;
-		}
-		if (!clash) {
-			json_object_put(out);
-			return STEP_DONE;
-		}
-	}
-	json_object_put(out);
-	return sw_step_fail(s, "the VPC %s has no free /20 compute slot",
-	    vpc_cidr ? vpc_cidr : "?");
-}
-
-/*
- * Compute subnet for an AZ: the shared /20 of that AZ ("compute-<az>"),
- * made once and reused by every group there; with dedicated, a /20 of
- * the group's own ("compute-<group>").  Associated with the private
- * route table.  The subnet id goes to resources[key].
- */
-enum sw_step_rc
-sw_ensure_compute_subnet(struct sw_step *s, const char *az,
-    const char *dedicated, char *key, size_t keysz)
-{
-	char label[96], name[200], cidr[32], flag[128];
-	json_object *out;
-
-	if (dedicated != NULL) {
-		snprintf(key, keysz, "group_subnet.%s", dedicated);
-		snprintf(label, sizeof(label), "compute-%s", dedicated);
-	} else {
-		snprintf(key, keysz, "compute_subnet.%s", az);
-		snprintf(label, sizeof(label), "compute-%s", az);
-	}
-	TRY(ensure_vpc_facts(s));
-	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
-	    key, NULL));
-	if (sw_res_get(s, key) == NULL) {
-		TRY(free_compute_slot(s, cidr, sizeof(cidr)));
-		TRY(ensure_subnet(s, key, label, cidr, az));
-	}
-	snprintf(flag, sizeof(flag), "%s.rt", key);
-	if (sw_res_get(s, flag) == NULL) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
-		    "RouteTableId", sw_js(sw_res_get(s, "private_route_table")),
-		    "SubnetId", sw_js(sw_res_get(s, key)), NULL), &out,
-		    "Resource.AlreadyAssociated"));
-		json_object_put(out);
-		sw_res_set(s, flag, sw_res_get(s, "private_route_table"));
-	}
-	return STEP_DONE;
-}
-
 json_object *
 sw_hp_instance_groups(struct sw_step *s, json_object *groups,
     const char *exec_role, const char *lc_uri)
@@ -1047,7 +306,7 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 	sg = sw_res_from(s, "network", "security_group_id");
 	if (sg == NULL)
 		sg = sw_json_get_str(s->params, "security_group_id");
-	sg = planned(s, sg, "sg-planned");
+	sg = sw_planned(s, sg, "sg-planned");
 	for (i = 0; i < json_object_array_length(groups); i++) {
 		g = json_object_array_get_idx(groups, i);
 		cap = sw_json_get_str(g, "capacity_type");
@@ -1070,7 +329,7 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 			"SecurityGroupIds", sw_ja(sw_js(sg)),
 			"Subnets", sw_ja(sw_js(sw_json_get_str(g, "subnet_id")
 			    ? sw_json_get_str(g, "subnet_id") :
-			    planned(s, sw_res_get(s, key), "subnet-planned"))), NULL),
+			    sw_planned(s, sw_res_get(s, key), "subnet-planned"))), NULL),
 		    NULL);
 		if (cap != NULL && strcmp(cap, "spot") == 0)
 			json_object_object_add(spec, "CapacityRequirements",
@@ -1232,7 +491,7 @@ stage_hyperpod(struct sw_step *s)
 		json_object_object_foreach(slots, az2, slot2) {
 			(void)slot2;
 			snprintf(key, sizeof(key), "compute_subnet.%s", az2);
-			json_object_array_add(subnets, sw_js(planned(s,
+			json_object_array_add(subnets, sw_js(sw_planned(s,
 			    sw_res_get(s, key), "subnet-planned")));
 		}
 		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "CreateCluster", sw_jo(
@@ -1240,12 +499,12 @@ stage_hyperpod(struct sw_step *s)
 		    "InstanceGroups", sw_hp_instance_groups(s, groups,
 			sw_res_get(s, "execution_role_arn"), uri),
 		    "VpcConfig", sw_jo(
-			"SecurityGroupIds", sw_ja(sw_js(planned(s,
+			"SecurityGroupIds", sw_ja(sw_js(sw_planned(s,
 			    sw_res_from(s, "network", "security_group_id"),
 			    "sg-planned"))),
 			"Subnets", subnets, NULL),
 		    "Orchestrator", sw_jo("Eks", sw_jo("ClusterArn",
-			sw_js(planned(s, sw_res_from(s, "eks", "cluster_arn"),
+			sw_js(sw_planned(s, sw_res_from(s, "eks", "cluster_arn"),
 			"arn:aws:eks:planned")), NULL), NULL),
 		    "NodeRecovery", sw_js(sw_json_get_str(s->params,
 			"node_recovery")),
@@ -1344,7 +603,7 @@ stage_verify(struct sw_step *s)
 	char buf[32];
 
 	if (s->plan || sw_res_get(s, "nodes_ready") != NULL)
-		return install_device_plugins(s);
+		return sw_install_device_plugins(s);
 	for (i = 0; i < json_object_array_length(groups); i++)
 		want += sw_json_get_int(json_object_array_get_idx(groups, i),
 		    "count", 0);
@@ -1397,11 +656,11 @@ stage_verify(struct sw_step *s)
 		    (long long)want);
 	snprintf(buf, sizeof(buf), "%lld", (long long)ready);
 	sw_res_set(s, "nodes_ready", buf);
-	return install_device_plugins(s);
+	return sw_install_device_plugins(s);
 }
 
 static const struct sw_stage_def create_stages[] = {
-	{ "network", stage_network },
+	{ "network", sw_stage_network },
 	{ "eks", stage_eks },
 	{ "access", stage_access },
 	{ "select", stage_select },

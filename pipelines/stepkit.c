@@ -296,6 +296,12 @@ sw_remove_role(struct sw_step *s, const char *name)
 	return STEP_DONE;
 }
 
+const char *
+sw_planned(struct sw_step *s, const char *v, const char *what)
+{
+	return v != NULL ? v : s->plan ? what : NULL;
+}
+
 enum sw_step_rc
 sw_hp_status_step(struct sw_step *s, json_object *hp, const char *what,
     int64_t poll_ms)

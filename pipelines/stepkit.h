@@ -30,6 +30,9 @@ enum sw_step_rc sw_hp_wait_in_service(struct sw_step *, const char *what,
 enum sw_step_rc sw_hp_status_step(struct sw_step *, json_object *hp,
     const char *what, int64_t poll_ms);
 
+/* v, or in a dry-run plan the placeholder what when v is not known yet. */
+const char *sw_planned(struct sw_step *, const char *v, const char *what);
+
 /* Give up on a stage step with "code" errors treated as success. */
 enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,

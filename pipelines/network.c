@@ -1,0 +1,440 @@
+/*
+ * network.c: the network of a cluster.create: the network stage (VPC,
+ * 2 public + 2 private subnets, internet and NAT gateways, route tables,
+ * security group), the VPC facts later stages and other pipelines need,
+ * and the one function that places compute subnets
+ * (sw_ensure_compute_subnet: the shared /20 of an AZ or a dedicated one,
+ * in the first free /20 slot of the VPC).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "pipelines/cluster.h"
+#include "pipelines/helm.h"
+#include "pipelines/pipelines.h"
+#include "pipelines/stepkit.h"
+
+/* ---- network --------------------------------------------------------- */
+
+static enum sw_step_rc
+ensure_subnet(struct sw_step *s, const char *key, const char *label,
+    const char *cidr, const char *az)
+{
+	char name[160];
+	json_object *out;
+	const char *id;
+
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
+	    key, NULL));
+	if (sw_res_get(s, key) != NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
+	    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+	    "CidrBlock", sw_js(cidr),
+	    "AvailabilityZone", sw_js(az),
+	    "TagSpecifications", sw_tag_spec("subnet", CLUSTER(s), name),
+	    NULL), &out, NULL));
+	id = sw_planned(s, sw_json_path_str(out, "subnet.subnetId"),
+	    "subnet-planned");
+	if (id != NULL)
+		sw_res_set(s, key, id);
+	json_object_put(out);
+	return id != NULL ? STEP_DONE : sw_step_fail(s, "CreateSubnet %s "
+	    "gave no id", name);
+}
+
+static enum sw_step_rc
+ensure_route_table(struct sw_step *s, const char *key, const char *label,
+    const char *target_key, const char *target_id, const char *const *subs)
+{
+	char name[160], flag[96];
+	json_object *out;
+	const char *id;
+	int i;
+
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
+	    "routeTableId", name, key, NULL));
+	if (sw_res_get(s, key) == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateRouteTable", sw_jo(
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "TagSpecifications", sw_tag_spec("route-table",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = sw_planned(s, sw_json_path_str(out,
+		    "routeTable.routeTableId"), "rtb-planned");
+		if (id != NULL)
+			sw_res_set(s, key, id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateRouteTable gave no id");
+	}
+	snprintf(flag, sizeof(flag), "%s.default_route", key);
+	if (sw_res_get(s, flag) == NULL) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateRoute", sw_jo(
+		    "RouteTableId", sw_js(sw_res_get(s, key)),
+		    "DestinationCidrBlock", sw_js("0.0.0.0/0"),
+		    target_key, sw_js(target_id), NULL), &out,
+		    "RouteAlreadyExists"));
+		json_object_put(out);
+		sw_res_set(s, flag, "0.0.0.0/0");
+	}
+	for (i = 0; subs[i] != NULL; i++) {
+		snprintf(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]);
+		if (sw_res_get(s, flag) != NULL)
+			continue;
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
+		    "RouteTableId", sw_js(sw_res_get(s, key)),
+		    "SubnetId", sw_js(sw_res_get(s, subs[i])), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		id = sw_json_get_str(out, "associationId");
+		sw_res_set(s, flag, id ? id : "associated");
+		json_object_put(out);
+	}
+	return STEP_DONE;
+}
+
+enum sw_step_rc
+sw_stage_network(struct sw_step *s)
+{
+	static const char *const pub[] = { "public_subnet_0",
+	    "public_subnet_1", NULL };
+	static const char *const priv[] = { "private_subnet_0",
+	    "private_subnet_1", NULL };
+	const char *vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
+	json_object *azs = sw_json_get(s->params, "availability_zones");
+	char name[160], cidr[32], label[32];
+	json_object *out;
+	const char *id, *state;
+	int i;
+
+	/* VPC */
+	sw_name(name, sizeof(name), CLUSTER(s), "vpc");
+	TRY(sw_ec2_find(s, "DescribeVpcs", "vpcSet", "vpcId", name, "vpc_id",
+	    NULL));
+	if (sw_res_get(s, "vpc_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateVpc", sw_jo(
+		    "CidrBlock", sw_js(vpc_cidr),
+		    "TagSpecifications", sw_tag_spec("vpc", CLUSTER(s), name),
+		    NULL), &out, NULL));
+		id = sw_planned(s, sw_json_path_str(out, "vpc.vpcId"),
+		    "vpc-planned");
+		if (id != NULL)
+			sw_res_set(s, "vpc_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateVpc gave no id");
+	}
+	if (sw_res_get(s, "vpc_dns") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "ModifyVpcAttribute", sw_jo(
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "EnableDnsHostnames", sw_jo("Value", sw_jb(1), NULL),
+		    NULL), &out, NULL));
+		json_object_put(out);
+		sw_res_set(s, "vpc_dns", "hostnames");
+	}
+	sw_res_set(s, "vpc_cidr", vpc_cidr);
+
+	/* Subnets: two public, two private, one of each per AZ. */
+	for (i = 0; i < 2; i++) {
+		const char *az = json_object_get_string(
+		    json_object_array_get_idx(azs, (size_t)i));
+
+		snprintf(label, sizeof(label), "public-%d", i);
+		if (sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
+			return sw_step_fail(s, "bad VPC CIDR %s", vpc_cidr);
+		TRY(ensure_subnet(s, pub[i], label, cidr, az));
+		snprintf(label, sizeof(label), "private-%d", i);
+		sw_cidr_private(vpc_cidr, i, cidr, sizeof(cidr));
+		TRY(ensure_subnet(s, priv[i], label, cidr, az));
+	}
+
+	/* Internet gateway, attached. */
+	sw_name(name, sizeof(name), CLUSTER(s), "igw");
+	TRY(sw_ec2_find(s, "DescribeInternetGateways", "internetGatewaySet",
+	    "internetGatewayId", name, "igw_id", NULL));
+	if (sw_res_get(s, "igw_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateInternetGateway", sw_jo(
+		    "TagSpecifications", sw_tag_spec("internet-gateway",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = sw_planned(s, sw_json_path_str(out,
+		    "internetGateway.internetGatewayId"), "igw-planned");
+		if (id != NULL)
+			sw_res_set(s, "igw_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateInternetGateway gave no "
+			    "id");
+	}
+	if (sw_res_get(s, "igw_attached") == NULL) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AttachInternetGateway",
+		    sw_jo("InternetGatewayId", sw_js(sw_res_get(s, "igw_id")),
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		json_object_put(out);
+		sw_res_set(s, "igw_attached", sw_res_get(s, "vpc_id"));
+	}
+
+	/* Elastic IP and NAT gateway in the first public subnet. */
+	sw_name(name, sizeof(name), CLUSTER(s), "nat-eip");
+	TRY(sw_ec2_find(s, "DescribeAddresses", "addressesSet",
+	    "allocationId", name, "eip_allocation_id", NULL));
+	if (sw_res_get(s, "eip_allocation_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "AllocateAddress", sw_jo(
+		    "Domain", sw_js("vpc"),
+		    "TagSpecifications", sw_tag_spec("elastic-ip",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = sw_planned(s, sw_json_get_str(out, "allocationId"),
+		    "eipalloc-planned");
+		if (id != NULL)
+			sw_res_set(s, "eip_allocation_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "AllocateAddress gave no id");
+	}
+	sw_name(name, sizeof(name), CLUSTER(s), "nat");
+	TRY(sw_ec2_find(s, "DescribeNatGateways", "natGatewaySet",
+	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
+	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
+	    sw_js("available")), NULL))));
+	if (sw_res_get(s, "nat_id") == NULL) {
+		char token[64];
+
+		snprintf(token, sizeof(token), "%s-nat", s->op_id);
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateNatGateway", sw_jo(
+		    "SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
+		    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
+		    "ClientToken", sw_js(token),
+		    "TagSpecifications", sw_tag_spec("natgateway",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = sw_planned(s, sw_json_path_str(out,
+		    "natGateway.natGatewayId"), "nat-planned");
+		if (id != NULL)
+			sw_res_set(s, "nat_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateNatGateway gave no id");
+	}
+
+	/* Security group: all traffic between members (EFA needs it). */
+	sw_name(name, sizeof(name), CLUSTER(s), "sg");
+	TRY(sw_ec2_find(s, "DescribeSecurityGroups", "securityGroupInfo",
+	    "groupId", name, "security_group_id", NULL));
+	if (sw_res_get(s, "security_group_id") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSecurityGroup", sw_jo(
+		    "GroupName", sw_js(name),
+		    "Description", sw_js("Slipway cluster nodes and control "
+			"plane"),
+		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
+		    "TagSpecifications", sw_tag_spec("security-group",
+			CLUSTER(s), name), NULL), &out, NULL));
+		id = sw_planned(s, sw_json_get_str(out, "groupId"), "sg-planned");
+		if (id != NULL)
+			sw_res_set(s, "security_group_id", id);
+		json_object_put(out);
+		if (id == NULL)
+			return sw_step_fail(s, "CreateSecurityGroup gave no id");
+	}
+	if (sw_res_get(s, "sg_self_rules") == NULL) {
+		const char *sg = sw_res_get(s, "security_group_id");
+
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
+		    "AuthorizeSecurityGroupIngress", sw_jo(
+		    "GroupId", sw_js(sg),
+		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
+			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
+			NULL)), NULL)), NULL), &out,
+		    "InvalidPermission.Duplicate"));
+		json_object_put(out);
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
+		    "AuthorizeSecurityGroupEgress", sw_jo(
+		    "GroupId", sw_js(sg),
+		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
+			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
+			NULL)), NULL)), NULL), &out,
+		    "InvalidPermission.Duplicate"));
+		json_object_put(out);
+		sw_res_set(s, "sg_self_rules", "ingress+egress");
+	}
+
+	/* Wait for the NAT gateway before routing through it. */
+	if (!s->plan && sw_res_get(s, "nat_ready") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
+		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL), &out, NULL));
+		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
+		if (state == NULL || strcmp(state, "available") != 0) {
+			int failed = state != NULL &&
+			    strcmp(state, "failed") == 0;
+
+			json_object_put(out);
+			if (failed)
+				return sw_step_fail(s, "NAT gateway %s failed",
+				    sw_res_get(s, "nat_id"));
+			return sw_step_wait(s, sw_poll_ms(s, 15000),
+			    "waiting for NAT gateway %s (%s)",
+			    sw_res_get(s, "nat_id"), state ? state : "?");
+		}
+		json_object_put(out);
+		sw_res_set(s, "nat_ready", "available");
+	}
+	TRY(ensure_route_table(s, "public_route_table", "public-rt",
+	    "GatewayId", sw_res_get(s, "igw_id"), pub));
+	TRY(ensure_route_table(s, "private_route_table", "private-rt",
+	    "NatGatewayId", sw_res_get(s, "nat_id"), priv));
+	return STEP_DONE;
+}
+
+/*
+ * The cluster's VPC id and CIDR and its private route table: recorded by
+ * the network stage of a create, else looked up (an instance group added
+ * later, or an imported cluster).  Recorded in this stage's resources.
+ */
+enum sw_step_rc
+sw_ensure_vpc_facts(struct sw_step *s)
+{
+	char name[160];
+	json_object *out;
+	const char *v;
+
+	if (sw_res_get(s, "vpc_id") == NULL &&
+	    (v = sw_res_from(s, "network", "vpc_id")) != NULL) {
+		sw_res_set(s, "vpc_id", v);
+		sw_res_set(s, "vpc_cidr", sw_res_from(s, "network",
+		    "vpc_cidr"));
+		sw_res_set(s, "private_route_table", sw_res_from(s, "network",
+		    "private_route_table"));
+	}
+	if (sw_res_get(s, "vpc_id") == NULL) {
+		enum sw_step_rc rc = sw_step_aws(s, AWS_SVC_EKS,
+		    "DescribeCluster", sw_jo("name", sw_js(CLUSTER(s)), NULL),
+		    &out, NULL);
+
+		if (rc != STEP_DONE && s->plan) {
+			/* Planning a cluster that does not exist yet. */
+			s->msg[0] = '\0';
+			sw_res_set(s, "vpc_id", "vpc-planned");
+			sw_res_set(s, "vpc_cidr", sw_json_get_str(s->params,
+			    "vpc_cidr"));
+			sw_res_set(s, "private_route_table", "rtb-planned");
+			return STEP_DONE;
+		}
+		if (rc != STEP_DONE)
+			return rc;
+		v = sw_json_path_str(out, "cluster.resourcesVpcConfig.vpcId");
+		if (v != NULL)
+			sw_res_set(s, "vpc_id", v);
+		json_object_put(out);
+		if (v == NULL)
+			return sw_step_fail(s, "cannot tell the VPC of cluster %s",
+			    CLUSTER(s));
+	}
+	if (sw_res_get(s, "vpc_cidr") == NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeVpcs", sw_jo("VpcIds",
+		    sw_ja(sw_js(sw_res_get(s, "vpc_id"))), NULL), &out,
+		    NULL));
+		v = sw_json_path_str(out, "vpcSet[0].cidrBlock");
+		if (v != NULL)
+			sw_res_set(s, "vpc_cidr", v);
+		json_object_put(out);
+		if (v == NULL)
+			return sw_step_fail(s, "VPC %s not found",
+			    sw_res_get(s, "vpc_id"));
+	}
+	if (sw_res_get(s, "private_route_table") == NULL) {
+		sw_name(name, sizeof(name), CLUSTER(s), "private-rt");
+		TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
+		    "routeTableId", name, "private_route_table", NULL));
+		if (sw_res_get(s, "private_route_table") == NULL)
+			return sw_step_fail(s, "no private route table %s", name);
+	}
+	return STEP_DONE;
+}
+
+/*
+ * The /20 compute slot for a new subnet: the first of the VPC's slots
+ * whose range no existing subnet overlaps.  This is the one place that
+ * decides where HyperPod capacity goes in the VPC.
+ */
+static enum sw_step_rc
+free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
+{
+	const char *vpc_cidr = sw_res_get(s, "vpc_cidr");
+	json_object *out, *list;
+	size_t i;
+	int k, clash;
+
+	if (s->plan) {
+		/* Nothing exists yet: the planned groups take slots in order. */
+		int used = (int)sw_json_get_int(s->res, "planned_slots", 0);
+
+		sw_json_add_int(s->res, "planned_slots", used + 1);
+		return sw_cidr_compute(vpc_cidr, used, cidr, sz) == 0 ?
+		    STEP_DONE : sw_step_fail(s, "no compute subnet slot left");
+	}
+	TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeSubnets", sw_jo("Filters",
+	    sw_ja(sw_jo("Name", sw_js("vpc-id"), "Values", sw_ja(sw_js(
+	    sw_res_get(s, "vpc_id"))), NULL)), NULL), &out, NULL));
+	list = sw_json_get(out, "subnetSet");
+	for (k = 0; k < 12; k++) {
+		if (sw_cidr_compute(vpc_cidr, k, cidr, sz) != 0)
+			break;
+		clash = 0;
+		for (i = 0; list && json_object_is_type(list, json_type_array) &&
+		    i < json_object_array_length(list); i++) {
+			const char *c = sw_json_get_str(
+			    json_object_array_get_idx(list, i), "cidrBlock");
+
+			if (c != NULL && sw_cidr_overlap(c, cidr))
+				clash = 1;
+		}
+		if (!clash) {
+			json_object_put(out);
+			return STEP_DONE;
+		}
+	}
+	json_object_put(out);
+	return sw_step_fail(s, "the VPC %s has no free /20 compute slot",
+	    vpc_cidr ? vpc_cidr : "?");
+}
+
+/*
+ * Compute subnet for an AZ: the shared /20 of that AZ ("compute-<az>"),
+ * made once and reused by every group there; with dedicated, a /20 of
+ * the group's own ("compute-<group>").  Associated with the private
+ * route table.  The subnet id goes to resources[key].
+ */
+enum sw_step_rc
+sw_ensure_compute_subnet(struct sw_step *s, const char *az,
+    const char *dedicated, char *key, size_t keysz)
+{
+	char label[96], name[200], cidr[32], flag[128];
+	json_object *out;
+
+	if (dedicated != NULL) {
+		snprintf(key, keysz, "group_subnet.%s", dedicated);
+		snprintf(label, sizeof(label), "compute-%s", dedicated);
+	} else {
+		snprintf(key, keysz, "compute_subnet.%s", az);
+		snprintf(label, sizeof(label), "compute-%s", az);
+	}
+	TRY(sw_ensure_vpc_facts(s));
+	sw_name(name, sizeof(name), CLUSTER(s), label);
+	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
+	    key, NULL));
+	if (sw_res_get(s, key) == NULL) {
+		TRY(free_compute_slot(s, cidr, sizeof(cidr)));
+		TRY(ensure_subnet(s, key, label, cidr, az));
+	}
+	snprintf(flag, sizeof(flag), "%s.rt", key);
+	if (sw_res_get(s, flag) == NULL) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
+		    "RouteTableId", sw_js(sw_res_get(s, "private_route_table")),
+		    "SubnetId", sw_js(sw_res_get(s, key)), NULL), &out,
+		    "Resource.AlreadyAssociated"));
+		json_object_put(out);
+		sw_res_set(s, flag, sw_res_get(s, "private_route_table"));
+	}
+	return STEP_DONE;
+}
