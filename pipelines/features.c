@@ -24,8 +24,8 @@
  *                       reverse order of the table (featdefs.c)
  *   node_recovery       UpdateCluster NodeRecovery
  *   prerequisites       each add-on-only feature asked on or needed by
- *                       one asked on (the table's "needs": cert-manager
- *                       for either operator, FSx CSI and metrics-server
+ *                       one asked on (the table's "needs": cert_manager
+ *                       for either operator, fsx_csi and metrics_server
  *                       for inference), ACTIVE
  *   training_operator   role trusted by pods.eks.amazonaws.com, add-on
  *                       with its pod identity association, ACTIVE
