@@ -487,7 +487,8 @@ st_training_off(struct sw_step *s)
 
 	if (want(s, SW_FEAT_TRAINING_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0, NULL));
+	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0,
+	    NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
 	return sw_remove_role(s, role);
 }
@@ -499,7 +500,8 @@ st_inference_off(struct sw_step *s)
 
 	if (want(s, SW_FEAT_INFERENCE_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0, NULL));
+	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0,
+	    NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
 	return sw_remove_role(s, role);
 }
@@ -570,7 +572,8 @@ st_training_on(struct sw_step *s)
 
 	if (want(s, SW_FEAT_TRAINING_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), &active));
+	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR),
+	    &active));
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
@@ -581,8 +584,8 @@ st_training_on(struct sw_step *s)
 	if (rc != STEP_DONE)
 		return rc;
 	/* The add-on's own pod identity association goes with it. */
-	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 1, sw_jo(
-	    "podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
+	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 1,
+	    sw_jo("podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
 	    sw_js(TRAINING_SA), "roleArn", sw_js(sw_res_get(s,
 	    "training_role_arn")), NULL)), NULL));
 }
@@ -628,7 +631,8 @@ st_inference_on(struct sw_step *s)
 
 	if (want(s, SW_FEAT_INFERENCE_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), &active));
+	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
+	    &active));
 	if (active)
 		return STEP_DONE;
 	TRY(cluster_facts(s));
@@ -665,8 +669,8 @@ st_inference_on(struct sw_step *s)
 	snprintf(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
 	    "\"hyperpodClusterArn\":\"%s\"}", sw_res_get(s,
 	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn"));
-	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 1, sw_jo(
-	    "configurationValues", sw_js(cfgv), NULL));
+	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 1,
+	    sw_jo("configurationValues", sw_js(cfgv), NULL));
 }
 
 /* ---- KubeRay ------------------------------------------------------- */
@@ -820,8 +824,8 @@ st_tiered_on(struct sw_step *s)
 
 	if (want(s, SW_FEAT_TIERED_CHECKPOINTING) != 1)
 		return STEP_DONE;
-	bucket = json_object_get_string(want_opt(s, SW_FEAT_TIERED_CHECKPOINTING,
-	    "bucket"));
+	bucket = json_object_get_string(want_opt(s,
+	    SW_FEAT_TIERED_CHECKPOINTING, "bucket"));
 	pct = want_opt(s, SW_FEAT_TIERED_CHECKPOINTING, "memory_percent") ?
 	    json_object_get_int64(want_opt(s, SW_FEAT_TIERED_CHECKPOINTING,
 	    "memory_percent")) : 20;
@@ -1043,7 +1047,8 @@ static enum sw_step_rc
 scale_groups(struct sw_step *s, json_object *hp, json_object *live,
     json_object **groups)
 {
-	json_object *asked = want_opt(s, SW_FEAT_AUTOSCALING, "instance_groups");
+	json_object *asked = want_opt(s, SW_FEAT_AUTOSCALING,
+	    "instance_groups");
 	json_object *all = sw_json_get(hp, "InstanceGroups"), *g;
 	const char *gname;
 	int64_t count;
@@ -1127,7 +1132,8 @@ st_autoscaling_on(struct sw_step *s)
 
 	if (want(s, SW_FEAT_AUTOSCALING) != 1)
 		return STEP_DONE;
-	if ((v = want_opt(s, SW_FEAT_AUTOSCALING, "consolidation_policy")) != NULL)
+	if ((v = want_opt(s, SW_FEAT_AUTOSCALING,
+	    "consolidation_policy")) != NULL)
 		policy = json_object_get_string(v);
 	if ((v = want_opt(s, SW_FEAT_AUTOSCALING, "consolidate_after")) != NULL)
 		after = json_object_get_string(v);
