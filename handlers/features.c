@@ -12,6 +12,11 @@
  * asked already holds: 200 {"changed": false} and no operation.
  * Otherwise one operation applies only the differences
  * (pipelines/features.c).
+ *
+ * Which features there are, their add-ons and what each needs come from
+ * the one table in pipelines/featdefs.c: feature_list shows each row's
+ * needs and needed_by, and feature_set refuses to leave a feature off
+ * while another that will be on needs it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,21 +26,14 @@
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "lib/router.h"
+#include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 
-#define ADDON_TRAINING	"amazon-sagemaker-hyperpod-training-operator"
-#define ADDON_INFERENCE	"amazon-sagemaker-hyperpod-inference"
-#define ADDON_CERT	"cert-manager"
-#define ADDON_FSX	"aws-fsx-csi-driver"
 #define TIERED_SA	"tiered-storage-sa"
 #define TIERED_POLICY	"slipway-tiered-checkpoint-s3"
 
-/* The features a body may name, in the order feature_list shows them. */
-static const char *const feature_names[] = {
-	"training_operator", "inference_operator", "cert_manager",
-	"tiered_checkpointing", "autoscaling", "node_recovery", "kuberay",
-	"fsx_csi", NULL
-};
+/* Does a body name feature f, and feature_list show it? */
+#define SHOWN(f)	((sw_featdefs[(f)].flags & SW_FEATF_PREREQ) == 0)
 
 /* One AWS read; 1 ok (*out new), 0 not found, -1 other error (why). */
 static int
@@ -330,7 +328,7 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 	struct sw_kube kb;
 	struct aws_error kerr;
 	char why[256];
-	int got, kube_ok;
+	int got, kube_ok, k;
 
 	*doc = NULL;
 	if (h_aws(r) == NULL)
@@ -348,34 +346,42 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 	    "ClusterName", sw_js(cluster), NULL), &hp, why, sizeof(why));
 	kube_ok = sw_kube_connect(h_aws(r), cluster, &kb, &kerr) == SW_OK;
 	f = json_object_new_object();
-	json_object_object_add(f, "training_operator", addon_feature(r,
-	    cluster, ADDON_TRAINING));
-	json_object_object_add(f, "inference_operator", addon_feature(r,
-	    cluster, ADDON_INFERENCE));
-	json_object_object_add(f, "cert_manager", addon_feature(r, cluster,
-	    ADDON_CERT));
-	if (got == 1) {
-		json_object_object_add(f, "tiered_checkpointing",
-		    tiered_feature(r, cluster, hp, kube_ok ? &kb : NULL));
-		json_object_object_add(f, "autoscaling",
-		    autoscaling_feature(hp, kube_ok ? &kb : NULL));
-		json_object_object_add(f, "node_recovery", feature(
-		    strcmp(sw_json_get_str(hp, "NodeRecovery") ?: "",
-		    "Automatic") == 0, sw_json_get_str(hp, "NodeRecovery") ?:
-		    "unknown", NULL));
-	} else {
+	for (k = 0; k < SW_FEAT__MAX; k++) {
 		const char *st = got == 0 ? "no HyperPod cluster" : why;
+		json_object *one;
 
-		json_object_object_add(f, "tiered_checkpointing",
-		    feature(0, st, NULL));
-		json_object_object_add(f, "autoscaling", feature(0, st, NULL));
-		json_object_object_add(f, "node_recovery", feature(0, st,
-		    NULL));
+		if (!SHOWN(k))
+			continue;
+		switch (k) {
+		case SW_FEAT_TIERED_CHECKPOINTING:
+			one = got == 1 ? tiered_feature(r, cluster, hp,
+			    kube_ok ? &kb : NULL) : feature(0, st, NULL);
+			break;
+		case SW_FEAT_AUTOSCALING:
+			one = got == 1 ? autoscaling_feature(hp, kube_ok ?
+			    &kb : NULL) : feature(0, st, NULL);
+			break;
+		case SW_FEAT_NODE_RECOVERY:
+			one = got == 1 ? feature(strcmp(sw_json_get_str(hp,
+			    "NodeRecovery") ?: "", "Automatic") == 0,
+			    sw_json_get_str(hp, "NodeRecovery") ?: "unknown",
+			    NULL) : feature(0, st, NULL);
+			break;
+		case SW_FEAT_KUBERAY:
+			one = kuberay_feature(kube_ok ? &kb : NULL);
+			break;
+		default:
+			one = SW_FEAT_ADDON(k) != NULL ? addon_feature(r,
+			    cluster, SW_FEAT_ADDON(k)) : feature(0, "unknown",
+			    NULL);
+			break;
+		}
+		json_object_object_add(one, "needs",
+		    sw_feat_needs_json((enum sw_feat)k));
+		json_object_object_add(one, "needed_by",
+		    sw_feat_needed_by_json((enum sw_feat)k));
+		json_object_object_add(f, sw_featdefs[k].name, one);
 	}
-	json_object_object_add(f, "kuberay", kuberay_feature(kube_ok ? &kb :
-	    NULL));
-	json_object_object_add(f, "fsx_csi", addon_feature(r, cluster,
-	    ADDON_FSX));
 	if (kube_ok)
 		sw_kube_close(&kb);
 	json_object_put(hp);
@@ -393,11 +399,14 @@ h_feature_list(struct sw_req *r)
 	if (read_features(r, name, &f) != SW_OK)
 		return r->err;
 	items = json_object_new_array();
-	for (i = 0; feature_names[i] != NULL; i++) {
-		json_object *one = json_object_get(sw_json_get(f,
-		    feature_names[i]));
+	for (i = 0; i < SW_FEAT__MAX; i++) {
+		json_object *one;
 
-		json_object_object_add(one, "name", sw_js(feature_names[i]));
+		if (!SHOWN(i))
+			continue;
+		one = json_object_get(sw_json_get(f, sw_featdefs[i].name));
+		json_object_object_add(one, "name",
+		    sw_js(sw_featdefs[i].name));
 		json_object_array_add(items, one);
 	}
 	sw_req_reply(r, 200, sw_jo("cluster", sw_js(name), "features", f,
@@ -407,13 +416,45 @@ h_feature_list(struct sw_req *r)
 
 /* Whether feature will be on after the request: asked, else live. */
 static int
-will_be_on(json_object *asked, json_object *live, const char *feature)
+will_be_on(json_object *asked, json_object *live, enum sw_feat feature)
 {
-	json_object *v = sw_json_get(asked, feature);
+	const char *name = sw_featdefs[feature].name;
+	json_object *v = sw_json_get(asked, name);
 
 	if (v != NULL)
 		return json_object_get_boolean(v);
-	return sw_json_get_bool(sw_json_get(live, feature), "enabled", 0);
+	return sw_json_get_bool(sw_json_get(live, name), "enabled", 0);
+}
+
+/*
+ * Refuse (into r->ferrs) each feature the request leaves off while a
+ * feature that will be on needs it; flat holds the asked features as
+ * booleans.  The first refusal is described into why for the problem's
+ * detail.
+ */
+static void
+check_needs(struct sw_req *r, json_object *flat, json_object *live,
+    char *why, size_t whysz)
+{
+	int f, g;
+
+	for (f = 0; f < SW_FEAT__MAX; f++) {
+		if (!SHOWN(f) || sw_json_get(flat, sw_featdefs[f].name) ==
+		    NULL || will_be_on(flat, live, (enum sw_feat)f))
+			continue;
+		for (g = 0; g < SW_FEAT__MAX; g++) {
+			if (!sw_feat_needs((enum sw_feat)g, (enum sw_feat)f) ||
+			    !will_be_on(flat, live, (enum sw_feat)g))
+				continue;
+			sw_ferr_add(&r->ferrs, sw_featdefs[f].name,
+			    "dependency", "%s needs %s; turn %s off in the "
+			    "same request", sw_featdefs[g].name,
+			    sw_featdefs[f].name, sw_featdefs[g].name);
+			if (why[0] == '\0')
+				snprintf(why, whysz, "%s is needed by %s",
+				    sw_featdefs[f].name, sw_featdefs[g].name);
+		}
+	}
 }
 
 sw_err
@@ -422,23 +463,36 @@ h_feature_set(struct sw_req *r)
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *asked, *live = NULL, *params, *plan = NULL, *changes;
 	json_object *input, *tc;
+	char what[512];
 	size_t i, n = 0;
 	int k;
 	sw_err e;
 
 	asked = json_object_new_object();
-	for (k = 0; feature_names[k] != NULL; k++)
-		if (sw_json_get(r->args, feature_names[k]) != NULL)
-			json_object_object_add(asked, feature_names[k],
+	for (k = 0; k < SW_FEAT__MAX; k++)
+		if (SHOWN(k) && sw_json_get(r->args, sw_featdefs[k].name) !=
+		    NULL)
+			json_object_object_add(asked, sw_featdefs[k].name,
 			    json_object_get(sw_json_get(r->args,
-			    feature_names[k])));
+			    sw_featdefs[k].name)));
 	if (json_object_object_length(asked) == 0) {
+		size_t len = 0;
+		int m;
+
 		json_object_put(asked);
+		what[0] = '\0';
+		for (k = 0; k < SW_FEAT__MAX; k++) {
+			if (!SHOWN(k))
+				continue;
+			m = snprintf(what + len, sizeof(what) - len, "%s%s",
+			    len ? ", " : "", sw_featdefs[k].name);
+			if (m < 0 || (size_t)m >= sizeof(what) - len)
+				return sw_req_fail(r, SW_EINTERNAL, "feature "
+				    "names overflow the message");
+			len += (size_t)m;
+		}
 		sw_ferr_add(&r->ferrs, "body", "required", "name at least one "
-		    "feature to change: %s, %s, %s, %s, %s, %s, %s, %s",
-		    feature_names[0], feature_names[1], feature_names[2],
-		    feature_names[3], feature_names[4], feature_names[5],
-		    feature_names[6], feature_names[7]);
+		    "feature to change: %s", what);
 		return sw_req_fail(r, SW_EINVAL, "no feature named");
 	}
 	tc = sw_json_get(asked, "tiered_checkpointing");
@@ -465,20 +519,14 @@ h_feature_set(struct sw_req *r)
 			    json_object_is_type(fv, json_type_object) ?
 			    sw_json_get_bool(fv, "enabled", 0) :
 			    json_object_get_boolean(fv)));
-		if (sw_json_get(flat, "cert_manager") != NULL &&
-		    !will_be_on(flat, live, "cert_manager") &&
-		    (will_be_on(flat, live, "training_operator") ||
-		    will_be_on(flat, live, "inference_operator")))
-			sw_ferr_add(&r->ferrs, "cert_manager", "dependency",
-			    "the training or inference operator needs "
-			    "cert-manager; turn them off in the same request");
+		what[0] = '\0';
+		check_needs(r, flat, live, what, sizeof(what));
 		json_object_put(flat);
 	}
 	if (r->ferrs.n > 0) {
 		json_object_put(asked);
 		json_object_put(live);
-		return sw_req_fail(r, SW_EINVAL, "cert_manager is still "
-		    "needed");
+		return sw_req_fail(r, SW_EINVAL, "%s", what);
 	}
 	params = sw_jo("name", sw_js(name), "features", asked, NULL);
 	e = sw_pipeline_plan(h_aws(r), r->cfg, "feature.set", params, &plan);

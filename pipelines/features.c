@@ -20,10 +20,13 @@
  *   off_inference       add-on, its execution role
  *   off_training        add-on (its pod identity association goes with
  *                       it), its role
- *   off_addons          fsx_csi, cert_manager when asked false
+ *   off_addons          the add-on-only features asked false, in
+ *                       reverse order of the table (featdefs.c)
  *   node_recovery       UpdateCluster NodeRecovery
- *   prerequisites       cert-manager (training or inference operator),
- *                       FSx CSI and metrics-server (inference), ACTIVE
+ *   prerequisites       each add-on-only feature asked on or needed by
+ *                       one asked on (the table's "needs": cert_manager
+ *                       for either operator, fsx_csi and metrics_server
+ *                       for inference), ACTIVE
  *   training_operator   role trusted by pods.eks.amazonaws.com, add-on
  *                       with its pod identity association, ACTIVE
  *   inference_operator  IRSA execution role, add-on, ACTIVE
@@ -48,19 +51,11 @@
 
 #include "lib/json.h"
 #include "lib/router.h"
+#include "pipelines/featdefs.h"
 #include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
-
-#define ADDON_TRAINING	"amazon-sagemaker-hyperpod-training-operator"
-#define ADDON_INFERENCE	"amazon-sagemaker-hyperpod-inference"
-#define ADDON_CERT	"cert-manager"
-#define ADDON_FSX	"aws-fsx-csi-driver"
-#define ADDON_METRICS	"metrics-server"
 #define TRAINING_NS	"aws-hyperpod"
 #define TRAINING_SA	"hp-training-operator-controller-manager"
 #define TRAINING_POLICY	"arn:aws:iam::aws:policy/" \
@@ -73,10 +68,10 @@
 
 /* What the request asks of a feature: -1 not named, 0 off, 1 on. */
 static int
-want(struct sw_step *s, const char *feature)
+want(struct sw_step *s, enum sw_feat feature)
 {
 	json_object *v = sw_json_get(sw_json_get(s->params, "features"),
-	    feature);
+	    sw_featdefs[feature].name);
 
 	if (v == NULL)
 		return -1;
@@ -87,10 +82,10 @@ want(struct sw_step *s, const char *feature)
 
 /* A member of an object-valued feature (tiered_checkpointing...). */
 static json_object *
-want_opt(struct sw_step *s, const char *feature, const char *key)
+want_opt(struct sw_step *s, enum sw_feat feature, const char *key)
 {
 	return sw_json_get(sw_json_get(sw_json_get(s->params, "features"),
-	    feature), key);
+	    sw_featdefs[feature].name), key);
 }
 
 /* ---- EKS add-ons ------------------------------------------------------ */
@@ -452,25 +447,17 @@ update_hp(struct sw_step *s, const char *flag, json_object *hp,
     json_object *members)
 {
 	json_object *groups, *list, *upd, *out;
-	const char *status = sw_json_get_str(hp, "ClusterStatus");
+	enum sw_step_rc rc;
 	size_t i;
 
 	if (sw_res_get(s, flag) != NULL) {
 		json_object_put(members);
-		if (status != NULL && strcmp(status, "InService") == 0)
-			return STEP_DONE;
-		if (status != NULL && strcmp(status, "Failed") == 0)
-			return sw_step_fail(s, "HyperPod cluster %s failed: %s",
-			    CLUSTER(s), sw_json_get_str(hp, "FailureMessage") ?:
-			    "no reason");
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "HyperPod "
-		    "cluster %s is %s", CLUSTER(s), status ?: "unknown");
+		return sw_hp_status_step(s, hp, "UpdateCluster", 30000);
 	}
-	if (!s->plan && (status == NULL || strcmp(status, "InService"))) {
+	if (!s->plan && (rc = sw_hp_status_step(s, hp, "before "
+	    "UpdateCluster", 30000)) != STEP_DONE) {
 		json_object_put(members);
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "cluster %s is "
-		    "%s; waiting to update it", CLUSTER(s), status ?:
-		    "unknown");
+		return rc;
 	}
 	list = json_object_new_array();
 	groups = sw_json_get(hp, "InstanceGroups");
@@ -498,9 +485,10 @@ st_training_off(struct sw_step *s)
 {
 	char role[128];
 
-	if (want(s, "training_operator") != 0)
+	if (want(s, SW_FEAT_TRAINING_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(ensure_addon(s, ADDON_TRAINING, 0, NULL));
+	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0,
+	    NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
 	return sw_remove_role(s, role);
 }
@@ -510,37 +498,51 @@ st_inference_off(struct sw_step *s)
 {
 	char role[128];
 
-	if (want(s, "inference_operator") != 0)
+	if (want(s, SW_FEAT_INFERENCE_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(ensure_addon(s, ADDON_INFERENCE, 0, NULL));
+	TRY(ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0,
+	    NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
 	return sw_remove_role(s, role);
 }
 
-/* fsx_csi and cert_manager asked off, after what depends on them. */
+/*
+ * The add-on-only features asked off, in reverse table order, after
+ * what depends on them (the handler refused turning one off while a
+ * feature that stays on needs it).
+ */
 static enum sw_step_rc
 st_addons_off(struct sw_step *s)
 {
-	if (want(s, "fsx_csi") == 0)
-		TRY(ensure_addon(s, ADDON_FSX, 0, NULL));
-	if (want(s, "cert_manager") == 0)
-		TRY(ensure_addon(s, ADDON_CERT, 0, NULL));
+	int f;
+
+	for (f = SW_FEAT__MAX - 1; f >= 0; f--)
+		if ((sw_featdefs[f].flags & SW_FEATF_ADDON_ONLY) &&
+		    want(s, (enum sw_feat)f) == 0)
+			TRY(ensure_addon(s, SW_FEAT_ADDON(f), 0, NULL));
 	return STEP_DONE;
 }
 
-/* Prerequisite add-ons of what is asked on, in dependency order. */
+/*
+ * The add-on-only features asked on, or needed (directly or not) by a
+ * feature asked on, in table order.  An add-on-only row needs nothing,
+ * so table order is dependency order.
+ */
 static enum sw_step_rc
 st_prerequisites(struct sw_step *s)
 {
-	int train = want(s, "training_operator") == 1;
-	int infer = want(s, "inference_operator") == 1;
+	int f, g, need;
 
-	if (train || infer || want(s, "cert_manager") == 1)
-		TRY(ensure_addon(s, ADDON_CERT, 1, NULL));
-	if (infer || want(s, "fsx_csi") == 1)
-		TRY(ensure_addon(s, ADDON_FSX, 1, NULL));
-	if (infer)
-		TRY(ensure_addon(s, ADDON_METRICS, 1, NULL));
+	for (f = 0; f < SW_FEAT__MAX; f++) {
+		if (!(sw_featdefs[f].flags & SW_FEATF_ADDON_ONLY))
+			continue;
+		need = want(s, (enum sw_feat)f) == 1;
+		for (g = 0; !need && g < SW_FEAT__MAX; g++)
+			need = want(s, (enum sw_feat)g) == 1 &&
+			    sw_feat_needs((enum sw_feat)g, (enum sw_feat)f);
+		if (need)
+			TRY(ensure_addon(s, SW_FEAT_ADDON(f), 1, NULL));
+	}
 	return STEP_DONE;
 }
 
@@ -568,9 +570,10 @@ st_training_on(struct sw_step *s)
 	enum sw_step_rc rc;
 	int active;
 
-	if (want(s, "training_operator") != 1)
+	if (want(s, SW_FEAT_TRAINING_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, ADDON_TRAINING, &active));
+	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR),
+	    &active));
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
@@ -581,8 +584,8 @@ st_training_on(struct sw_step *s)
 	if (rc != STEP_DONE)
 		return rc;
 	/* The add-on's own pod identity association goes with it. */
-	return ensure_addon(s, ADDON_TRAINING, 1, sw_jo(
-	    "podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
+	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 1,
+	    sw_jo("podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
 	    sw_js(TRAINING_SA), "roleArn", sw_js(sw_res_get(s,
 	    "training_role_arn")), NULL)), NULL));
 }
@@ -626,9 +629,10 @@ st_inference_on(struct sw_step *s)
 	enum sw_step_rc rc;
 	int active;
 
-	if (want(s, "inference_operator") != 1)
+	if (want(s, SW_FEAT_INFERENCE_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, ADDON_INFERENCE, &active));
+	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
+	    &active));
 	if (active)
 		return STEP_DONE;
 	TRY(cluster_facts(s));
@@ -665,8 +669,8 @@ st_inference_on(struct sw_step *s)
 	snprintf(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
 	    "\"hyperpodClusterArn\":\"%s\"}", sw_res_get(s,
 	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn"));
-	return ensure_addon(s, ADDON_INFERENCE, 1, sw_jo(
-	    "configurationValues", sw_js(cfgv), NULL));
+	return ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 1,
+	    sw_jo("configurationValues", sw_js(cfgv), NULL));
 }
 
 /* ---- KubeRay ------------------------------------------------------- */
@@ -700,7 +704,7 @@ st_kuberay_on(struct sw_step *s)
 	enum sw_step_rc rc;
 	int have;
 
-	if (want(s, "kuberay") != 1)
+	if (want(s, SW_FEAT_KUBERAY) != 1)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
 	if (sw_res_get(s, "helm-kuberay-operator.job") == NULL) {
@@ -729,7 +733,7 @@ st_kuberay_off(struct sw_step *s)
 	size_t n;
 	int i, crdp, rel, dep;
 
-	if (want(s, "kuberay") != 0)
+	if (want(s, SW_FEAT_KUBERAY) != 0)
 		return STEP_DONE;
 	TRY(kube_open(s, &kb));
 	if (sw_res_get(s, "helm-kuberay-operator-uninstall.job") == NULL) {
@@ -784,7 +788,7 @@ st_kuberay_off(struct sw_step *s)
 static const char *
 tiered_ns(struct sw_step *s)
 {
-	json_object *v = want_opt(s, "tiered_checkpointing", "namespace");
+	json_object *v = want_opt(s, SW_FEAT_TIERED_CHECKPOINTING, "namespace");
 
 	return v != NULL ? json_object_get_string(v) : "default";
 }
@@ -818,12 +822,12 @@ st_tiered_on(struct sw_step *s)
 	int64_t pct, live_pct;
 	int got;
 
-	if (want(s, "tiered_checkpointing") != 1)
+	if (want(s, SW_FEAT_TIERED_CHECKPOINTING) != 1)
 		return STEP_DONE;
-	bucket = json_object_get_string(want_opt(s, "tiered_checkpointing",
-	    "bucket"));
-	pct = want_opt(s, "tiered_checkpointing", "memory_percent") ?
-	    json_object_get_int64(want_opt(s, "tiered_checkpointing",
+	bucket = json_object_get_string(want_opt(s,
+	    SW_FEAT_TIERED_CHECKPOINTING, "bucket"));
+	pct = want_opt(s, SW_FEAT_TIERED_CHECKPOINTING, "memory_percent") ?
+	    json_object_get_int64(want_opt(s, SW_FEAT_TIERED_CHECKPOINTING,
 	    "memory_percent")) : 20;
 	if (bucket == NULL)
 		return sw_step_fail(s, "tiered_checkpointing needs a bucket");
@@ -898,7 +902,7 @@ st_tiered_off(struct sw_step *s)
 	enum sw_step_rc rc;
 	size_t i;
 
-	if (want(s, "tiered_checkpointing") != 0)
+	if (want(s, SW_FEAT_TIERED_CHECKPOINTING) != 0)
 		return STEP_DONE;
 	/* 1. HyperPod first: no daemon left using the chain */
 	TRY(describe_hp(s, &out));
@@ -959,7 +963,7 @@ st_tiered_off(struct sw_step *s)
 static enum sw_step_rc
 st_node_recovery(struct sw_step *s)
 {
-	int w = want(s, "node_recovery");
+	int w = want(s, SW_FEAT_NODE_RECOVERY);
 	const char *mode = w == 1 ? "Automatic" : "None", *live;
 	json_object *out;
 	enum sw_step_rc rc;
@@ -1043,7 +1047,8 @@ static enum sw_step_rc
 scale_groups(struct sw_step *s, json_object *hp, json_object *live,
     json_object **groups)
 {
-	json_object *asked = want_opt(s, "autoscaling", "instance_groups");
+	json_object *asked = want_opt(s, SW_FEAT_AUTOSCALING,
+	    "instance_groups");
 	json_object *all = sw_json_get(hp, "InstanceGroups"), *g;
 	const char *gname;
 	int64_t count;
@@ -1125,11 +1130,12 @@ st_autoscaling_on(struct sw_step *s)
 	enum sw_step_rc rc;
 	int got;
 
-	if (want(s, "autoscaling") != 1)
+	if (want(s, SW_FEAT_AUTOSCALING) != 1)
 		return STEP_DONE;
-	if ((v = want_opt(s, "autoscaling", "consolidation_policy")) != NULL)
+	if ((v = want_opt(s, SW_FEAT_AUTOSCALING,
+	    "consolidation_policy")) != NULL)
 		policy = json_object_get_string(v);
-	if ((v = want_opt(s, "autoscaling", "consolidate_after")) != NULL)
+	if ((v = want_opt(s, SW_FEAT_AUTOSCALING, "consolidate_after")) != NULL)
 		after = json_object_get_string(v);
 	TRY(cluster_facts(s));
 	/* 0. the groups, checked before anything is sent */
@@ -1251,7 +1257,7 @@ st_autoscaling_off(struct sw_step *s)
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 
-	if (want(s, "autoscaling") != 0)
+	if (want(s, SW_FEAT_AUTOSCALING) != 0)
 		return STEP_DONE;
 	/* 1. Karpenter objects first: no new nodes asked for meanwhile */
 	TRY(kube_open(s, &kb));

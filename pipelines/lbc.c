@@ -19,8 +19,6 @@
 #define LBC_SA		"aws-load-balancer-controller"
 #define LBC_NS		"kube-system"
 #define LBC_POLICY	"slipway-aws-load-balancer-controller"
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
 
 /*
  * The controller's IAM policy (v2.13, docs/install/iam_policy.json of

@@ -13,6 +13,7 @@
 
 #include "lib/aws_api.h"
 #include "lib/json.h"
+#include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
@@ -169,7 +170,7 @@ static enum sw_step_rc
 stage_driver(struct sw_step *s)
 {
 	const char *addon = strcmp(kind_of(s), "fsx") == 0 ?
-	    "aws-fsx-csi-driver" : "aws-mountpoint-s3-csi-driver";
+	    SW_FEAT_ADDON(SW_FEAT_FSX_CSI) : "aws-mountpoint-s3-csi-driver";
 	struct aws_error err;
 	json_object *out;
 	const char *status;

@@ -3,7 +3,10 @@
 # against the sandbox.  feature_list reads the live state; turning the
 # training operator on installs cert-manager first, then the add-on, and
 # the HyperPodPyTorchJob kind becomes servable; the same PATCH again
-# answers changed:false and sends nothing; tiered checkpointing creates
+# answers changed:false and sends nothing; a feature another one needs
+# cannot be turned off (400 naming both: cert_manager, fsx_csi under
+# the inference operator), and the inference operator brings FSx CSI
+# and metrics-server first; tiered checkpointing creates
 # and removes its whole identity chain with a policy scoped to the
 # bucket; bad input is refused naming the field; dry_run applies
 # nothing.
@@ -173,6 +176,86 @@ r = patch({"cert_manager": False})
 t.ok(r.status == 400 and any(e["field"] == "cert_manager" for e in
                              r.json.get("errors", [])),
      "cert_manager off under the operator: 400")
+
+
+def refusal(r, field, needer):
+    """The 400 names the feature left off and the one that needs it."""
+    errs = (r.json or {}).get("errors", [])
+    hit = [e for e in errs if e.get("field") == field and
+           e.get("rule") == "dependency" and needer in e.get("message", "")]
+    return r.status == 400 and bool(hit) and field in (r.json or {}).get(
+        "detail", "") + " ".join(e.get("message", "") for e in errs)
+
+
+t.ok(refusal(r, "cert_manager", "training_operator"),
+     "it names cert_manager and the training operator that needs it")
+if not refusal(r, "cert_manager", "training_operator"):
+    t.diag(repr(r.json))
+
+# ---- dependencies come from one table: feature_list says what needs what
+f = features()
+t.eq(sorted(f["inference_operator"].get("needs", [])),
+     ["cert_manager", "fsx_csi", "metrics_server"],
+     "feature_list: the inference operator needs cert-manager, FSx CSI "
+     "and metrics-server")
+t.eq(sorted(f["fsx_csi"].get("needed_by", [])), ["inference_operator"],
+     "feature_list: FSx CSI is needed by the inference operator")
+t.eq(sorted(f["cert_manager"].get("needed_by", [])),
+     ["inference_operator", "training_operator"],
+     "feature_list: cert-manager is needed by both operators")
+
+# turning a feature on while its need is asked off: refused, nothing sent
+seq = last_seq()
+r = patch({"inference_operator": True, "fsx_csi": False})
+t.ok(refusal(r, "fsx_csi", "inference_operator"),
+     "inference operator on with fsx_csi off: 400 naming both")
+t.eq(mutations(seq), [], "the refused request sent no mutation")
+
+# ---- inference operator on: its prerequisites from the table first
+seq = last_seq()
+r = patch({"inference_operator": True})
+t.eq(r.status, 202, "inference operator: 202")
+d = wait_operation(s, (r.json or {}).get("operation_id"), timeout=180)
+t.eq(d.get("state"), "succeeded", "inference operator enabled")
+if d.get("state") != "succeeded":
+    t.diag(json.dumps(d, indent=1)[-2000:])
+creates = [e["params"].get("addonName") for e in mutations(seq)
+           if e["operation"] == "CreateAddon"]
+t.eq(creates, ["aws-fsx-csi-driver", "metrics-server",
+               "amazon-sagemaker-hyperpod-inference"],
+     "request log: FSx CSI and metrics-server (cert-manager is there) "
+     "before the operator")
+f = features()
+t.ok(f["inference_operator"]["enabled"] and f["fsx_csi"]["enabled"],
+     "feature_list: inference operator and FSx CSI ACTIVE")
+
+# ---- fsx_csi cannot go while the inference operator stays on
+seq = last_seq()
+r = patch({"fsx_csi": False})
+t.ok(refusal(r, "fsx_csi", "inference_operator"),
+     "fsx_csi off under the inference operator: 400 naming both")
+if not refusal(r, "fsx_csi", "inference_operator"):
+    t.diag(repr(r.json))
+r = patch({"cert_manager": False, "training_operator": False})
+t.ok(refusal(r, "cert_manager", "inference_operator"),
+     "cert_manager off with only the training operator: 400 naming the "
+     "inference operator")
+t.eq(mutations(seq), [], "refused requests sent no mutation")
+t.ok(features()["fsx_csi"]["enabled"], "FSx CSI still ACTIVE")
+
+# both in one request: allowed, and the plan removes the operator first
+r = patch({"inference_operator": False, "fsx_csi": False}, "?dry_run=true")
+ops = [(c.get("stage"), c.get("operation"),
+        (c.get("input") or {}).get("addonName"))
+       for c in (r.json or {}).get("calls", [])]
+rm_op = ("off_inference_operator", "DeleteAddon",
+         "amazon-sagemaker-hyperpod-inference")
+rm_fsx = ("off_addons", "DeleteAddon", "aws-fsx-csi-driver")
+t.ok(r.status == 200 and rm_op in ops and rm_fsx in ops and
+     ops.index(rm_op) < ops.index(rm_fsx),
+     "dry run: the operator is removed before FSx CSI")
+if r.status != 200:
+    t.diag(repr(r.json))
 
 # ---- tiered checkpointing on: the identity chain + TieredStorageConfig
 seq = last_seq()
