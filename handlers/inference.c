@@ -14,8 +14,7 @@
 
 #include "handlers/workloads.h"
 #include "lib/json.h"
-#include "pipelines/helm.h"
-#include "pipelines/stepkit.h"
+#include "pipelines/lbc.h"
 
 #define CRD_SCALEDOBJ	"scaledobjects.keda.sh"
 #define ROUTER_PORT	30000
@@ -107,30 +106,28 @@ check_autoscaling(struct sw_req *r, json_object *as)
 /*
  * A LoadBalancer Service needs the AWS Load Balancer Controller: ensure
  * it (pipelines/lbc.c) before the Service goes in.  *state (new) says
- * "deployed" or "installing" with the step's message; a refusal fails
- * the request with helm's or AWS's own words.
+ * "deployed" or "installing" with the controller's progress; a refusal
+ * fails the request with helm's or AWS's own words.
  */
 static sw_err
 lb_controller(struct sw_req *r, struct sw_kube *kb, const char *cluster,
     json_object **state)
 {
-	struct sw_step s;
-	enum sw_step_rc rc;
+	char msg[512];
+	int ready;
+	sw_err e;
 
 	*state = NULL;
-	memset(&s, 0, sizeof(s));
-	s.aws = h_aws(r);
-	s.cfg = r->cfg;
-	s.stage = "inference";
-	s.params = r->args;
-	s.res = json_object_new_object();
-	rc = sw_lbc_ensure(&s, kb, cluster);
-	json_object_put(s.res);
-	if (rc == STEP_FAIL)
-		return sw_req_fail(r, SW_EUPSTREAM, "AWS Load Balancer "
-		    "Controller: %s", s.msg);
-	*state = sw_jo("status", sw_js(rc == STEP_DONE ? "deployed" :
-	    "installing"), "detail", s.msg[0] ? sw_js(s.msg) : NULL, NULL);
+	e = sw_lbc_status_or_ensure(h_aws(r), r->cfg, kb, cluster, msg,
+	    sizeof(msg), &ready);
+	if (e == SW_EUPSTREAM)
+		return sw_req_fail(r, e, "AWS Load Balancer Controller: %s",
+		    msg);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "AWS Load Balancer Controller: "
+		    "cannot start");
+	*state = sw_jo("status", sw_js(ready ? "deployed" : "installing"),
+	    "detail", msg[0] ? sw_js(msg) : NULL, NULL);
 	return SW_OK;
 }
 
