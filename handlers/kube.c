@@ -304,12 +304,14 @@ namespace_manifest(const char *ns)
 		sw_js("slipway"), NULL), NULL), NULL);
 }
 
+/* The labels a job's objects and pods are found by. */
 json_object *
 wl_job_labels(const char *job)
 {
 	return sw_jo(WL_MANAGED, sw_js("slipway"), WL_JOB, sw_js(job), NULL);
 }
 
+/* A string field of the request's input, or its default. */
 const char *
 wl_str_or(json_object *o, const char *key, const char *dflt)
 {
@@ -323,7 +325,7 @@ wl_str_or(json_object *o, const char *key, const char *dflt)
  * Namespace (unless "default") and, when ns has no PVC pvc and pvc is
  * the default claim, a mirror of default/<pvc>'s volume (a static PV
  * on the same bucket with its own volumeHandle, and a PVC bound to it).
- * A named PVC that is absent is a 400 naming the field.
+ * A PVC that is absent is a 409 naming the field.
  */
 sw_err
 wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,

@@ -31,6 +31,7 @@
 #define RAY_VERSION	"2.46.0"
 #define RAY_IMAGE	"rayproject/ray:" RAY_VERSION "-py311-gpu"
 
+/* The recipes training_job_submit runs (handlers/training.c). */
 const struct recipe wl_recipes[] = {
 	{ .name = "pytorch", .kinds = KIND_HPJ | KIND_RAY,
 	  .image = "pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime",
@@ -66,6 +67,7 @@ const struct recipe wl_recipes[] = {
 	{ .name = NULL }
 };
 
+/* The engines inference_deploy serves with (handlers/inference.c). */
 const struct engine wl_engines[] = {
 	{ "vllm", "vllm/vllm-openai:v0.10.2", 8000,
 	  "vllm:num_requests_waiting", "vllm:num_requests_running",

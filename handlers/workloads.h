@@ -145,8 +145,9 @@ const char *wl_str_or(json_object *o, const char *key, const char *dflt);
 
 /*
  * Storage and namespace for a workload in ns: appends to list the
- * Namespace (unless "default") and, when ns has no PVC pvc and the
- * claim was not named (named == 0), a mirror of default/<pvc>'s volume.
+ * Namespace (unless "default") and, when ns (not "default") has no PVC
+ * pvc and the claim was not named (named == 0), a mirror of
+ * default/<pvc>'s volume.
  * A PVC that is absent is a 409 naming the field "pvc".
  */
 sw_err	wl_storage_plan(struct sw_req *, struct sw_kube *,
