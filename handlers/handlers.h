@@ -64,7 +64,8 @@ sw_err	h_compute_subnet_list(struct sw_req *);
 sw_err	h_cluster_software_update(struct sw_req *);
 sw_err	h_diagnostics_cluster(struct sw_req *);
 
-/* handlers/workloads.c */
+/* handlers/training.c, jobs.c, logs.c, models.c and inference.c (what
+ * they share: handlers/workloads.h) */
 sw_err	h_training_job_submit(struct sw_req *);
 sw_err	h_training_job_list(struct sw_req *);
 sw_err	h_training_job_get(struct sw_req *);

@@ -7,13 +7,16 @@
  * association for kube-system/aws-load-balancer-controller, and the
  * aws-load-balancer-controller chart by the Helm installer Job
  * (pipelines/helm.c).  Without the controller the Service's address
- * would stay pending for ever.
+ * would stay pending for ever.  A pipeline stage calls sw_lbc_ensure()
+ * with its step; a handler calls sw_lbc_status_or_ensure(), which runs
+ * the same stage in a step of its own, so no handler builds one.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/json.h"
 #include "pipelines/helm.h"
+#include "pipelines/lbc.h"
 #include "pipelines/pipelines.h"
 
 #define LBC_SA		"aws-load-balancer-controller"
@@ -226,4 +229,39 @@ sw_lbc_ensure(struct sw_step *s, struct sw_kube *kb, const char *cluster)
 	sets[5] = NULL;
 	sw_res_set(s, "lbc_helm_started", "yes");
 	return sw_helm_run(s, kb, SW_HELM_LBC, 1, sets);
+}
+
+sw_err
+sw_lbc_status_or_ensure(struct aws_ctx *aws, const struct sw_config *cfg,
+    struct sw_kube *kb, const char *cluster, char *msg, size_t msgsz,
+    int *ready)
+{
+	struct sw_step s;
+	enum sw_step_rc rc;
+
+	*ready = 0;
+	if (msgsz > 0)
+		msg[0] = '\0';
+	memset(&s, 0, sizeof(s));
+	s.aws = aws;
+	s.cfg = cfg;
+	s.stage = "load-balancer-controller";
+	/* What the step kit reads of an operation's input: the cluster
+	 * name, for the tags it puts on the role. */
+	s.params = sw_jo("name", sw_js(cluster), NULL);
+	s.res = json_object_new_object();
+	if (s.params == NULL || s.res == NULL) {
+		json_object_put(s.params);
+		json_object_put(s.res);
+		return SW_ENOMEM;
+	}
+	rc = sw_lbc_ensure(&s, kb, cluster);
+	json_object_put(s.res);
+	json_object_put(s.params);
+	if (msgsz > 0)
+		snprintf(msg, msgsz, "%s", s.msg);
+	if (rc == STEP_FAIL)
+		return SW_EUPSTREAM;
+	*ready = rc == STEP_DONE;
+	return SW_OK;
 }

@@ -1,0 +1,545 @@
+/*
+ * inference.c: inference_deploy, _list, _get and _delete: a
+ * self-hosted endpoint of vLLM or SGLang servers (handlers/workloads.c
+ * names their images) as a Deployment behind a Service, with an
+ * optional SGLang router in front and optional KEDA autoscaling on the
+ * engine's own Prometheus metrics.  An endpoint exposed through a load
+ * balancer first gets the AWS Load Balancer Controller
+ * (pipelines/lbc.c).  The handlers make the Kubernetes API calls
+ * themselves and start no operation; inference_deploy's row names
+ * inference_get as the tool that tells when the endpoint is ready.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/workloads.h"
+#include "lib/json.h"
+#include "pipelines/lbc.h"
+
+#define CRD_SCALEDOBJ	"scaledobjects.keda.sh"
+#define ROUTER_PORT	30000
+
+static json_object *
+inf_labels(const char *name, const char *role, const char *engine)
+{
+	return sw_jo(WL_MANAGED, sw_js("slipway"), WL_INF, sw_js(name),
+	    WL_ROLE, sw_js(role), WL_ENGINE, engine ? sw_js(engine) : NULL,
+	    NULL);
+}
+
+static json_object *
+inf_selector(const char *name, const char *role)
+{
+	return sw_jo(WL_INF, sw_js(name), WL_ROLE, sw_js(role), NULL);
+}
+
+static json_object *
+engine_argv(const struct engine *en, const char *model, const char *served,
+    int64_t gpus)
+{
+	char path[WL_MAX_WORD], tp[16], port[16];
+
+	snprintf(path, sizeof(path), "/data/models/%s", model);
+	snprintf(tp, sizeof(tp), "%lld", (long long)gpus);
+	snprintf(port, sizeof(port), "%d", en->port);
+	if (strcmp(en->name, "vllm") == 0)
+		return sw_ja(sw_js("vllm"), sw_js("serve"), sw_js(path),
+		    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
+		    sw_js(port), sw_js("--tensor-parallel-size"), sw_js(tp),
+		    sw_js("--served-model-name"), sw_js(served));
+	return sw_ja(sw_js("python3"), sw_js("-m"),
+	    sw_js("sglang.launch_server"), sw_js("--model-path"), sw_js(path),
+	    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"), sw_js(port),
+	    sw_js("--tp-size"), sw_js(tp), sw_js("--served-model-name"),
+	    sw_js(served), sw_js("--enable-metrics"));
+}
+
+static json_object *
+http_probe(int port, int period, int failures)
+{
+	return sw_jo("httpGet", sw_jo("path", sw_js("/health"), "port",
+	    sw_ji(port), NULL), "periodSeconds", sw_ji(period),
+	    "failureThreshold", sw_ji(failures), NULL);
+}
+
+static json_object *
+meta(const char *name, const char *ns, json_object *labels)
+{
+	return sw_jo("name", sw_js(name), "namespace", sw_js(ns), "labels",
+	    labels, NULL);
+}
+
+/*
+ * Autoscaling rules the field table cannot say.  min_replicas 0: the
+ * trigger's metric is scraped from the server pods, so at zero replicas
+ * no series exists, the query is empty and KEDA never activates the
+ * endpoint again.  kv-cache usage is a 0-1 fraction, so its threshold
+ * is one; queue and running count requests, so theirs are whole >= 1.
+ */
+static void
+check_autoscaling(struct sw_req *r, json_object *as)
+{
+	const char *metric = wl_str_or(as, "metric", "queue");
+	json_object *th = sw_json_get(as, "threshold");
+	double v = th != NULL ? json_object_get_double(th) : 0;
+
+	if (sw_json_get(as, "min_replicas") != NULL &&
+	    sw_json_get_int(as, "min_replicas", 1) == 0)
+		sw_ferr_add(&r->ferrs, "autoscaling.min_replicas",
+		    "scale-to-zero", "must be at least 1: the %s metric comes "
+		    "from the server pods, so an endpoint at 0 replicas "
+		    "reports nothing and never scales up again", metric);
+	if (th == NULL)
+		return;
+	if (strcmp(metric, "kv-cache") == 0) {
+		if (!(v > 0 && v < 1))
+			sw_ferr_add(&r->ferrs, "autoscaling.threshold",
+			    "fraction", "kv-cache usage is a fraction of the "
+			    "cache: give a threshold between 0 and 1, e.g. "
+			    "0.8");
+	} else if (v < 1 || v != (double)(int64_t)v)
+		sw_ferr_add(&r->ferrs, "autoscaling.threshold", "integer",
+		    "%s counts requests: give a whole number of at least 1",
+		    metric);
+}
+
+/*
+ * A LoadBalancer Service needs the AWS Load Balancer Controller: ensure
+ * it (pipelines/lbc.c) before the Service goes in.  *state (new) says
+ * "deployed" or "installing" with the controller's progress; a refusal
+ * fails the request with helm's or AWS's own words.
+ */
+static sw_err
+lb_controller(struct sw_req *r, struct sw_kube *kb, const char *cluster,
+    json_object **state)
+{
+	char msg[512];
+	int ready;
+	sw_err e;
+
+	*state = NULL;
+	e = sw_lbc_status_or_ensure(h_aws(r), r->cfg, kb, cluster, msg,
+	    sizeof(msg), &ready);
+	if (e == SW_EUPSTREAM)
+		return sw_req_fail(r, e, "AWS Load Balancer Controller: %s",
+		    msg);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "AWS Load Balancer Controller: "
+		    "cannot start");
+	*state = sw_jo("status", sw_js(ready ? "deployed" : "installing"),
+	    "detail", msg[0] ? sw_js(msg) : NULL, NULL);
+	return SW_OK;
+}
+
+sw_err
+h_inference_deploy(struct sw_req *r)
+{
+	json_object *a = r->args, *list = NULL, *as = sw_json_get(a,
+	    "autoscaling"), *svc_meta, *refs;
+	const char *cluster = sw_json_get_str(a, "name");
+	const char *name = sw_json_get_str(a, "endpoint_name");
+	const char *ename = sw_json_get_str(a, "engine");
+	const char *model = sw_json_get_str(a, "model");
+	const char *ns = wl_str_or(a, "namespace", "default");
+	const char *exposure = wl_str_or(a, "exposure", "service");
+	int router = sw_json_get_bool(a, "router", 0);
+	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
+	int64_t replicas = sw_json_get_int(a, "replicas", 1);
+	const struct engine *en;
+	json_object *lbc = NULL;
+	char rname[64];
+	struct sw_kube kb;
+	int have;
+
+	for (en = wl_engines; en->name != NULL; en++)
+		if (strcmp(en->name, ename) == 0)
+			break;
+	if (router && strcmp(ename, "sglang") != 0)
+		sw_ferr_add(&r->ferrs, "router", "engine", "the SGLang router "
+		    "fronts sglang servers only");
+	if (as != NULL && sw_json_get_int(as, "min_replicas", 1) >
+	    sw_json_get_int(as, "max_replicas", 1))
+		sw_ferr_add(&r->ferrs, "autoscaling.min_replicas", "range",
+		    "must not exceed max_replicas");
+	if (as != NULL && sw_json_get(a, "replicas") != NULL)
+		sw_ferr_add(&r->ferrs, "replicas", "autoscaling", "the "
+		    "autoscaler sets replicas; give autoscaling.min_replicas");
+	if (as != NULL)
+		check_autoscaling(r, as);
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
+	snprintf(rname, sizeof(rname), "%s-router", name);
+
+	if (wl_kube_open(r, cluster, &kb) != SW_OK)
+		return r->err;
+	if (as != NULL) {
+		if ((have = wl_crd_present(r, &kb, CRD_SCALEDOBJ)) < 0)
+			goto out;
+		if (have == 0) {
+			wl_need_feature(r, "autoscaling", "inference_operator",
+			    "KEDA (ScaledObject; bundled with the HyperPod "
+			    "inference operator)");
+			goto out;
+		}
+	}
+	list = json_object_new_array();
+	if (wl_storage_plan(r, &kb, cluster, ns, wl_str_or(a, "pvc",
+	    "s3-claim"), sw_json_get(a, "pvc") != NULL, list) != SW_OK)
+		goto out;
+	json_object_array_add(list, sw_jo(
+	    "apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
+	    "metadata", meta(name, ns, inf_labels(name, "server", en->name)),
+	    "spec", sw_jo(
+		"replicas", as == NULL ? sw_ji(replicas) : NULL,
+		"selector", sw_jo("matchLabels", inf_selector(name, "server"),
+		    NULL),
+		"template", sw_jo(
+		    "metadata", sw_jo("labels", inf_labels(name, "server",
+			en->name), NULL),
+		    "spec", sw_jo(
+			"containers", sw_ja(sw_jo(
+			    "name", sw_js(en->name),
+			    "image", sw_js(wl_str_or(a, "image", en->image)),
+			    "command", engine_argv(en, model, wl_str_or(a,
+				"served_model_name", model), gpus),
+			    "ports", sw_ja(sw_jo("name", sw_js("http"),
+				"containerPort", sw_ji(en->port), NULL)),
+			    "resources", wl_accel_resources(gpus, 0),
+			    "startupProbe", http_probe(en->port, 10, 180),
+			    "readinessProbe", http_probe(en->port, 10, 3),
+			    "volumeMounts", wl_data_mounts(1), NULL)),
+			"volumes", wl_data_volumes(wl_str_or(a, "pvc",
+			    "s3-claim"), 1),
+			"nodeSelector", wl_node_selector(sw_json_get_str(a,
+			    "instance_type")),
+			"tolerations", wl_gpu_tolerations(), NULL), NULL),
+		NULL), NULL));
+	if (router) {
+		char sel[160], port[16];
+
+		snprintf(sel, sizeof(sel), "%s=%s", WL_INF, name);
+		snprintf(port, sizeof(port), "%d", en->port);
+		json_object_array_add(list, sw_jo(
+		    "apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
+		    "metadata", meta(rname, ns, inf_labels(name, "router",
+			NULL)), NULL));
+		json_object_array_add(list, sw_jo(
+		    "apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
+		    "kind", sw_js("Role"),
+		    "metadata", meta(rname, ns, inf_labels(name, "router",
+			NULL)),
+		    "rules", sw_ja(sw_jo("apiGroups", sw_ja(sw_js("")),
+			"resources", sw_ja(sw_js("pods")),
+			"verbs", sw_ja(sw_js("get"), sw_js("list"),
+			    sw_js("watch")), NULL)), NULL));
+		json_object_array_add(list, sw_jo(
+		    "apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
+		    "kind", sw_js("RoleBinding"),
+		    "metadata", meta(rname, ns, inf_labels(name, "router",
+			NULL)),
+		    "roleRef", sw_jo("apiGroup",
+			sw_js("rbac.authorization.k8s.io"), "kind",
+			sw_js("Role"), "name", sw_js(rname), NULL),
+		    "subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"),
+			"name", sw_js(rname), "namespace", sw_js(ns), NULL)),
+		    NULL));
+		json_object_array_add(list, sw_jo(
+		    "apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
+		    "metadata", meta(rname, ns, inf_labels(name, "router",
+			NULL)),
+		    "spec", sw_jo("replicas", sw_ji(1),
+			"selector", sw_jo("matchLabels", inf_selector(name,
+			    "router"), NULL),
+			"template", sw_jo(
+			    "metadata", sw_jo("labels", inf_labels(name,
+				"router", NULL), NULL),
+			    "spec", sw_jo("serviceAccountName", sw_js(rname),
+				"containers", sw_ja(sw_jo(
+				"name", sw_js("router"),
+				"image", sw_js(wl_router_image),
+				"command", sw_ja(sw_js("python3"), sw_js("-m"),
+				    sw_js("sglang_router.launch_router"),
+				    sw_js("--host"), sw_js("0.0.0.0"),
+				    sw_js("--port"), sw_js("30000"),
+				    sw_js("--service-discovery"),
+				    sw_js("--selector"), sw_js(sel),
+				    sw_js("slipway.dev/role=server"),
+				    sw_js("--service-discovery-namespace"),
+				    sw_js(ns),
+				    sw_js("--service-discovery-port"),
+				    sw_js(port), sw_js("--policy"),
+				    sw_js("cache_aware")),
+				"ports", sw_ja(sw_jo("name", sw_js("http"),
+				    "containerPort", sw_ji(ROUTER_PORT), NULL)),
+				NULL)), NULL), NULL), NULL),
+		    NULL));
+	}
+	svc_meta = meta(name, ns, inf_labels(name, "service", en->name));
+	if (strcmp(exposure, "load-balancer") == 0)
+		json_object_object_add(svc_meta, "annotations", sw_jo(
+		    "service.beta.kubernetes.io/aws-load-balancer-type",
+		    sw_js("external"),
+		    "service.beta.kubernetes.io/aws-load-balancer-nlb-target-"
+		    "type", sw_js("ip"),
+		    "service.beta.kubernetes.io/aws-load-balancer-scheme",
+		    sw_js("internal"), NULL));
+	json_object_array_add(list, sw_jo(
+	    "apiVersion", sw_js("v1"), "kind", sw_js("Service"),
+	    "metadata", svc_meta,
+	    "spec", sw_jo(
+		"type", sw_js(strcmp(exposure, "load-balancer") == 0 ?
+		    "LoadBalancer" : "ClusterIP"),
+		"selector", inf_selector(name, router ? "router" : "server"),
+		"ports", sw_ja(sw_jo("name", sw_js("http"), "port", sw_ji(80),
+		    "targetPort", sw_ji(router ? ROUTER_PORT : en->port),
+		    "protocol", sw_js("TCP"), NULL)), NULL), NULL));
+	if (as != NULL) {
+		const char *metric = wl_str_or(as, "metric", "queue");
+		json_object *th = sw_json_get(as, "threshold");
+		int kv = strcmp(metric, "kv-cache") == 0;
+		char query[512], thr[32];
+
+		/*
+		 * Exactly this endpoint's server pods: a Deployment's pods
+		 * are <name>-<template hash>-<5 chars>, two dash-free parts
+		 * (PromQL anchors =~), so neither <name>-router nor another
+		 * endpoint <name>-x can match.
+		 */
+		if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
+		    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
+		    strcmp(metric, "running") == 0 ? en->m_running : kv ?
+		    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
+			sw_req_fail(r, SW_EINTERNAL, "query too long");
+			goto out;
+		}
+		if (th != NULL && kv)
+			snprintf(thr, sizeof(thr), "%g",
+			    json_object_get_double(th));
+		else if (th != NULL)
+			snprintf(thr, sizeof(thr), "%lld",
+			    (long long)json_object_get_double(th));
+		else
+			snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
+		json_object_array_add(list, sw_jo(
+		    "apiVersion", sw_js("keda.sh/v1alpha1"),
+		    "kind", sw_js("ScaledObject"),
+		    "metadata", meta(name, ns, inf_labels(name, "autoscaler",
+			NULL)),
+		    "spec", sw_jo(
+			"scaleTargetRef", sw_jo("name", sw_js(name), NULL),
+			"minReplicaCount", sw_ji(sw_json_get_int(as,
+			    "min_replicas", 1)),
+			"maxReplicaCount", sw_ji(sw_json_get_int(as,
+			    "max_replicas", 1)),
+			"pollingInterval", sw_ji(30),
+			"cooldownPeriod", sw_ji(300),
+			"triggers", sw_ja(sw_jo("type", sw_js("prometheus"),
+			    "metadata", sw_jo(
+				"serverAddress", sw_js(sw_json_get_str(as,
+				    "prometheus_url")),
+				"query", sw_js(query),
+				"threshold", sw_js(thr), NULL), NULL)),
+			NULL), NULL));
+	}
+	if (r->dry_run) {
+		wl_answer_plan(r, list, sw_jo("endpoint", sw_js(name), NULL));
+		list = NULL;
+		goto out;
+	}
+	if (strcmp(exposure, "load-balancer") == 0 &&
+	    lb_controller(r, &kb, cluster, &lbc) != SW_OK)
+		goto out;
+	refs = json_object_new_array();
+	if (wl_apply_all(r, &kb, list, refs) != SW_OK) {
+		json_object_put(refs);
+		goto out;
+	}
+	wl_answer_applied(r, 200, sw_jo("endpoint", sw_js(name), "namespace",
+	    sw_js(ns), "engine", sw_js(en->name), "load_balancer_controller",
+	    json_object_get(lbc), NULL), refs);
+out:
+	json_object_put(lbc);
+	json_object_put(list);
+	sw_kube_close(&kb);
+	return r->err;
+}
+
+/* The server Deployment of endpoint name (in ns or any).  New ref. */
+static sw_err
+inf_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
+    const char *name, json_object **dep)
+{
+	char sel[160];
+	json_object *items;
+	size_t n;
+
+	*dep = NULL;
+	snprintf(sel, sizeof(sel), "%s=%s,%s=server", WL_INF, name, WL_ROLE);
+	if (wl_list_objs(r, kb, "apps/v1", ns, "deployments", sel, &items) !=
+	    SW_OK)
+		return r->err;
+	n = json_object_array_length(items);
+	if (n == 1)
+		*dep = json_object_get(json_object_array_get_idx(items, 0));
+	json_object_put(items);
+	if (n == 1)
+		return SW_OK;
+	if (n == 0)
+		return sw_req_fail(r, SW_ENOTFOUND, "no inference endpoint %s",
+		    name);
+	sw_ferr_add(&r->ferrs, "namespace", "required", "endpoint %s exists "
+	    "in more than one namespace; name one", name);
+	return sw_req_fail(r, SW_ECONFLICT, "endpoint %s is ambiguous", name);
+}
+
+/* One endpoint as answered; svc (may be NULL) is its Service. */
+static json_object *
+inf_summary(json_object *dep, json_object *svc)
+{
+	int64_t want = sw_json_get_int(sw_json_get(dep, "spec"), "replicas",
+	    1);
+	int64_t ready = sw_json_get_int(sw_json_get(dep, "status"),
+	    "readyReplicas", 0);
+	int64_t avail = sw_json_get_int(sw_json_get(dep, "status"),
+	    "availableReplicas", 0);
+	const char *host = NULL;
+	json_object *service = NULL;
+	char url[320];
+
+	if (svc != NULL) {
+		host = sw_json_path_str(svc, "status.loadBalancer.ingress[0]."
+		    "hostname");
+		if (host == NULL)
+			host = sw_json_path_str(svc,
+			    "status.loadBalancer.ingress[0].ip");
+		if (host == NULL)
+			host = sw_json_path_str(svc, "spec.clusterIP");
+		snprintf(url, sizeof(url), "http://%s:%lld", host ? host : "",
+		    (long long)sw_json_get_int(sw_json_path(svc,
+		    "spec.ports[0]"), "port", 80));
+		service = sw_jo(
+		    "name", sw_js(sw_json_path_str(svc, "metadata.name")),
+		    "type", sw_js(sw_json_path_str(svc, "spec.type")),
+		    "cluster_ip", sw_json_path_str(svc, "spec.clusterIP") ?
+			sw_js(sw_json_path_str(svc, "spec.clusterIP")) : NULL,
+		    "url", host ? sw_js(url) : NULL, NULL);
+	}
+	return sw_jo(
+	    "endpoint", sw_js(sw_json_path_str(dep, "metadata.name")),
+	    "namespace", sw_js(sw_json_path_str(dep, "metadata.namespace")),
+	    "engine", sw_json_get_str(sw_json_path(dep, "metadata.labels"),
+		WL_ENGINE) ? sw_js(sw_json_get_str(sw_json_path(dep,
+		"metadata.labels"), WL_ENGINE)) : NULL,
+	    "image", sw_json_path_str(dep,
+		"spec.template.spec.containers[0].image") ?
+		sw_js(sw_json_path_str(dep,
+		"spec.template.spec.containers[0].image")) : NULL,
+	    "replicas", sw_ji(want), "ready_replicas", sw_ji(ready),
+	    "available_replicas", sw_ji(avail),
+	    "ready", sw_jb(ready >= want && want > 0),
+	    "service", service, NULL);
+}
+
+sw_err
+h_inference_list(struct sw_req *r)
+{
+	char sel[64];
+	json_object *items = NULL, *out;
+	struct sw_kube kb;
+	size_t i;
+
+	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
+		return r->err;
+	snprintf(sel, sizeof(sel), "%s=server", WL_ROLE);
+	if (wl_list_objs(r, &kb, "apps/v1", sw_json_get_str(r->args,
+	    "namespace"), "deployments", sel, &items) == SW_OK) {
+		out = json_object_new_array();
+		for (i = 0; i < json_object_array_length(items); i++)
+			json_object_array_add(out, inf_summary(
+			    json_object_array_get_idx(items, i), NULL));
+		sw_req_reply(r, 200, sw_jo("items", out, NULL));
+	}
+	json_object_put(items);
+	sw_kube_close(&kb);
+	return r->err;
+}
+
+sw_err
+h_inference_get(struct sw_req *r)
+{
+	json_object *dep = NULL, *svc = NULL;
+	struct sw_kube kb;
+	sw_err e;
+
+	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
+		return r->err;
+	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
+	    sw_json_get_str(r->args, "endpoint"), &dep) == SW_OK) {
+		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
+		    "metadata.namespace"), "services", sw_json_path_str(dep,
+		    "metadata.name"), &svc);
+		if (e == SW_OK || e == SW_ENOTFOUND)
+			sw_req_reply(r, 200, inf_summary(dep, svc));
+	}
+	json_object_put(dep);
+	json_object_put(svc);
+	sw_kube_close(&kb);
+	return r->err;
+}
+
+sw_err
+h_inference_delete(struct sw_req *r)
+{
+	static const struct {
+		const char *api, *plural, *kind;
+		int router;
+	} parts[] = {
+		{ "keda.sh/v1alpha1", "scaledobjects", "ScaledObject", 0 },
+		{ "v1", "services", "Service", 0 },
+		{ "apps/v1", "deployments", "Deployment", 1 },
+		{ "rbac.authorization.k8s.io/v1", "rolebindings",
+		  "RoleBinding", 1 },
+		{ "rbac.authorization.k8s.io/v1", "roles", "Role", 1 },
+		{ "v1", "serviceaccounts", "ServiceAccount", 1 },
+		{ "apps/v1", "deployments", "Deployment", 0 },
+	};
+	json_object *dep = NULL, *refs = NULL;
+	const char *ns, *name;
+	char rname[64];
+	struct sw_kube kb;
+	size_t i;
+	int d;
+
+	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
+		return r->err;
+	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
+	    sw_json_get_str(r->args, "endpoint"), &dep) != SW_OK)
+		goto out;
+	ns = sw_json_path_str(dep, "metadata.namespace");
+	name = sw_json_path_str(dep, "metadata.name");
+	snprintf(rname, sizeof(rname), "%s-router", name);
+	refs = json_object_new_array();
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		const char *n = parts[i].router ? rname : name;
+
+		if (r->dry_run)
+			d = 1;
+		else if ((d = wl_delete_obj(r, &kb, parts[i].api, ns,
+		    parts[i].plural, n)) < 0)
+			goto out;
+		if (d > 0)
+			json_object_array_add(refs, sw_jo("kind",
+			    sw_js(parts[i].kind), "name", sw_js(n),
+			    "namespace", sw_js(ns), NULL));
+	}
+	sw_req_reply(r, 200, sw_jo(r->dry_run ? "deletes" : "deleted", refs,
+	    "dry_run", r->dry_run ? sw_jb(1) : NULL, "endpoint", sw_js(name),
+	    NULL));
+	refs = NULL;
+out:
+	json_object_put(refs);
+	json_object_put(dep);
+	sw_kube_close(&kb);
+	return r->err;
+}

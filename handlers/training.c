@@ -1,0 +1,564 @@
+/*
+ * training.c: training_job_submit, a HyperPodPyTorchJob or a KubeRay
+ * RayJob from a recipe (handlers/workloads.c).  The job's argv is the
+ * recipe's program with the S3 contract's paths as options
+ * (handlers/kube.c mounts the PVC at /data); the environment carries
+ * the same paths, MLflow and the user's variables.  Reading, listing
+ * and deleting jobs is handlers/jobs.c, their logs handlers/logs.c.
+ *
+ * Manifests are built as JSON trees (never by text substitution) from
+ * validated fields.  Containers get argv arrays; the one string command
+ * is a RayJob entrypoint (KubeRay's API runs it through a shell), and
+ * every word of it is checked against a shell-safe character set first.
+ * A submit makes a few Kubernetes API calls and starts no operation;
+ * its row names training_job_get as the tool that tells when the job is
+ * done.
+ */
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/workloads.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+
+#define CRD_HPJ		"hyperpodpytorchjobs.sagemaker.amazonaws.com"
+#define CRD_RAYJOB	"rayjobs.ray.io"
+
+/* The service account pipelines/features.c makes for tiered checkpoints. */
+#define TIERED_SA	"tiered-storage-sa"
+
+static const struct recipe *
+recipe_find(const char *name)
+{
+	const struct recipe *rc;
+
+	for (rc = wl_recipes; rc->name != NULL; rc++)
+		if (strcmp(rc->name, name) == 0)
+			return rc;
+	return NULL;
+}
+
+/* Append an option (flag + value, or key=value) to argv. */
+static void
+argv_opt(json_object *argv, int kv, const char *opt, const char *value)
+{
+	char word[WL_MAX_WORD];
+
+	if (opt == NULL || value == NULL)
+		return;
+	if (kv) {
+		snprintf(word, sizeof(word), "%s=%s", opt, value);
+		json_object_array_add(argv, sw_js(word));
+	} else {
+		json_object_array_add(argv, sw_js(opt));
+		json_object_array_add(argv, sw_js(value));
+	}
+}
+
+/* Append prefix + rel ("/data/code/" + "train.py") to argv. */
+static void
+argv_path(json_object *argv, const char *prefix, const char *rel)
+{
+	char word[WL_MAX_WORD];
+
+	snprintf(word, sizeof(word), "%s%s", prefix, rel);
+	json_object_array_add(argv, sw_js(word));
+}
+
+/* Validated inputs of a training job. */
+struct train {
+	const char		*cluster, *job, *ns, *pvc, *image;
+	const char		*dataset, *model, *entry, *config;
+	const char		*instance_type, *mlflow;
+	const char		*sa;		/* tiered-storage-sa or NULL */
+	const struct recipe	*recipe;
+	int			 ray, own_image, agent_install;
+	int64_t			 nodes, gpus, efa, max_steps;
+	json_object		*env;		/* borrowed map */
+	json_object		*logmon;	/* borrowed, or NULL */
+};
+
+/* The program and its options (after any launcher).  New array. */
+static json_object *
+recipe_args(const struct train *t)
+{
+	const struct recipe *rc = t->recipe;
+	json_object *argv = json_object_new_array();
+	char num[32];
+
+	if (rc->module)
+		json_object_array_add(argv, sw_js("-m"));
+	if (rc->program != NULL)
+		json_object_array_add(argv, sw_js(rc->program));
+	else
+		argv_path(argv, "/data/code/", t->entry ? t->entry :
+		    "train.py");
+	if (rc->config && t->config != NULL)
+		argv_path(argv, "/data/configs/", t->config);
+	if (t->dataset != NULL) {
+		char p[WL_MAX_WORD];
+
+		snprintf(p, sizeof(p), "/data/datasets/%s", t->dataset);
+		argv_opt(argv, rc->kv, rc->opt_dataset, p);
+	}
+	if (t->model != NULL) {
+		char p[WL_MAX_WORD];
+
+		snprintf(p, sizeof(p), "/data/models/%s", t->model);
+		argv_opt(argv, rc->kv, rc->opt_model, p);
+	}
+	{
+		char p[WL_MAX_WORD];
+
+		snprintf(p, sizeof(p), "/data/outputs/%s", t->job);
+		argv_opt(argv, rc->kv, rc->opt_output, p);
+	}
+	if (t->max_steps > 0) {
+		snprintf(num, sizeof(num), "%lld", (long long)t->max_steps);
+		argv_opt(argv, rc->kv, rc->opt_steps, num);
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)t->nodes);
+	argv_opt(argv, rc->kv, rc->opt_nodes, num);
+	snprintf(num, sizeof(num), "%lld", (long long)t->gpus);
+	argv_opt(argv, rc->kv, rc->opt_gpus, num);
+	return argv;
+}
+
+/* The container environment: the contract, MLflow, then the user's. */
+static json_object *
+train_env(const struct train *t)
+{
+	json_object *env = json_object_new_array();
+	char p[WL_MAX_WORD], num[32];
+
+	snprintf(p, sizeof(p), "/data/outputs/%s", t->job);
+	json_object_array_add(env, wl_env_var("OUTPUT_DIR", p));
+	if (t->dataset != NULL) {
+		snprintf(p, sizeof(p), "/data/datasets/%s", t->dataset);
+		json_object_array_add(env, wl_env_var("DATASET_DIR", p));
+	}
+	if (t->model != NULL) {
+		snprintf(p, sizeof(p), "/data/models/%s", t->model);
+		json_object_array_add(env, wl_env_var("MODEL_DIR", p));
+	}
+	if (t->max_steps > 0) {
+		snprintf(num, sizeof(num), "%lld", (long long)t->max_steps);
+		json_object_array_add(env, wl_env_var("MAX_STEPS", num));
+	}
+	if (t->mlflow != NULL) {
+		json_object_array_add(env, wl_env_var("MLFLOW_TRACKING_URI",
+		    t->mlflow));
+		json_object_array_add(env, wl_env_var("MLFLOW_EXPERIMENT_NAME",
+		    t->job));
+	}
+	if (t->env != NULL) {
+		json_object_object_foreach(t->env, k, v)
+			json_object_array_add(env, wl_env_var(k,
+			    json_object_get_string(v)));
+	}
+	return env;
+}
+
+/*
+ * runPolicy.logMonitoringConfiguration (facts §1.2): a start rule and a
+ * recurring-progress rule on the recipe's progress line, each field
+ * overridable; NULL when turned off.
+ */
+static json_object *
+log_monitoring(const struct train *t)
+{
+	const struct recipe *rc = t->recipe;
+	json_object *lm = t->logmon;
+	const char *pat;
+
+	if (lm != NULL && !sw_json_get_bool(lm, "enabled", 1))
+		return NULL;
+	pat = lm != NULL && sw_json_get_str(lm, "log_pattern") != NULL ?
+	    sw_json_get_str(lm, "log_pattern") : rc->log_pattern;
+	if (pat == NULL)
+		return NULL;
+	return sw_ja(
+	    sw_jo("name", sw_js("JobStart"), "logPattern", sw_js(pat),
+		"expectedStartCutOffInSeconds", sw_ji(sw_json_get_int(lm,
+		    "start_seconds", rc->start_s)), NULL),
+	    sw_jo("name", sw_js("JobHang"), "logPattern", sw_js(pat),
+		"expectedRecurringFrequencyInSeconds", sw_ji(
+		    sw_json_get_int(lm, "hang_seconds", rc->hang_s)), NULL));
+}
+
+/*
+ * HyperPodPyTorchJob (facts §1): hyperpodrun launches the recipe,
+ * after the pod installs the elastic agent unless the image has it.
+ */
+static json_object *
+hpj_manifest(const struct train *t)
+{
+	json_object *argv, *args;
+	char w[64];
+	size_t i;
+
+	if (t->agent_install)
+		argv = sw_ja(sw_js("sh"), sw_js("-c"), sw_js(wl_agent_sh),
+		    sw_js("hyperpodrun"));
+	else
+		argv = sw_ja(sw_js("hyperpodrun"));
+
+	snprintf(w, sizeof(w), "--nnodes=%lld", (long long)t->nodes);
+	json_object_array_add(argv, sw_js(w));
+	snprintf(w, sizeof(w), "--nproc-per-node=%lld", (long long)t->gpus);
+	json_object_array_add(argv, sw_js(w));
+	args = recipe_args(t);
+	for (i = 0; i < json_object_array_length(args); i++)
+		json_object_array_add(argv, json_object_get(
+		    json_object_array_get_idx(args, i)));
+	json_object_put(args);
+	snprintf(w, sizeof(w), "%lld", (long long)t->gpus);
+	return sw_jo(
+	    "apiVersion", sw_js("sagemaker.amazonaws.com/v1"),
+	    "kind", sw_js("HyperPodPyTorchJob"),
+	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
+		"labels", wl_job_labels(t->job), NULL),
+	    "spec", sw_jo(
+		"nprocPerNode", sw_js(w),
+		"runPolicy", sw_jo(
+		    "jobMaxRetryCount", sw_ji(3),
+		    "cleanPodPolicy", sw_js("None"),
+		    "restartPolicy", sw_jo("evalPeriodSeconds", sw_ji(3600),
+			"numRestartBeforeFullJobRestart", sw_ji(3),
+			"maxFullJobRestarts", sw_ji(1), NULL),
+		    "logMonitoringConfiguration", log_monitoring(t), NULL),
+		"replicaSpecs", sw_ja(sw_jo(
+		    "name", sw_js("pods"),
+		    "replicas", sw_ji(t->nodes),
+		    "template", sw_jo(
+			"metadata", sw_jo("labels", wl_job_labels(t->job),
+			    NULL),
+			"spec", sw_jo(
+			    "serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
+			    "containers", sw_ja(sw_jo(
+				"name", sw_js("pytorch"),
+				"image", sw_js(t->image),
+				"command", argv,
+				"env", train_env(t),
+				"ports", sw_ja(sw_jo("containerPort",
+				    sw_ji(8080), NULL)),
+				"resources", wl_accel_resources(t->gpus,
+				    t->efa),
+				"volumeMounts", wl_data_mounts(0), NULL)),
+			    "volumes", wl_data_volumes(t->pvc, 0),
+			    "nodeSelector", wl_node_selector(t->instance_type),
+			    "tolerations", wl_gpu_tolerations(), NULL), NULL),
+		    NULL)), NULL), NULL);
+}
+
+/* Characters a RayJob entrypoint word may hold (no shell meaning). */
+static int
+shell_safe(const char *s)
+{
+	return *s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._/=:,+-") == strlen(s);
+}
+
+/*
+ * RayJob (facts §4): a head and one GPU worker group on the Ray image;
+ * the entrypoint is "python3 <recipe args>" with every word shell-safe,
+ * else NULL.  With Ray's own image the recipe's extra package comes in
+ * the runtime env and rayVersion names the image's Ray.
+ */
+static json_object *
+rayjob_manifest(const struct train *t)
+{
+	json_object *args = recipe_args(t);
+	struct sw_buf ep;
+	size_t i;
+	json_object *m = NULL;
+	char env_yaml[256];
+	int ray_own;
+
+	sw_buf_init(&ep, 8192);
+	sw_buf_puts(&ep, "python3");
+	for (i = 0; i < json_object_array_length(args); i++) {
+		const char *w = json_object_get_string(
+		    json_object_array_get_idx(args, i));
+
+		if (!shell_safe(w))
+			goto out;
+		sw_buf_putc(&ep, ' ');
+		if (sw_buf_puts(&ep, w) != SW_OK)
+			goto out;
+	}
+	ray_own = strcmp(t->image, wl_ray_image) == 0;
+	if (ray_own && t->recipe->ray_pip != NULL &&
+	    (size_t)snprintf(env_yaml, sizeof(env_yaml), "pip:\n  - %s\n",
+	    t->recipe->ray_pip) >= sizeof(env_yaml))
+		goto out;
+	m = sw_jo(
+	    "apiVersion", sw_js("ray.io/v1"), "kind", sw_js("RayJob"),
+	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
+		"labels", wl_job_labels(t->job), NULL),
+	    "spec", sw_jo(
+		"entrypoint", sw_js(sw_buf_str(&ep)),
+		"runtimeEnvYAML", ray_own && t->recipe->ray_pip != NULL ?
+		    sw_js(env_yaml) : NULL,
+		"shutdownAfterJobFinishes", sw_jb(1),
+		"ttlSecondsAfterFinished", sw_ji(3600),
+		"rayClusterSpec", sw_jo(
+		    "rayVersion", ray_own ? sw_js(wl_ray_version) : NULL,
+		    "headGroupSpec", sw_jo(
+			"rayStartParams", json_object_new_object(),
+			"template", sw_jo(
+			    "metadata", sw_jo("labels", wl_job_labels(t->job),
+				NULL),
+			    "spec", sw_jo(
+				"serviceAccountName", t->sa ? sw_js(t->sa) :
+				    NULL,
+				"containers", sw_ja(sw_jo(
+				"name", sw_js("ray-head"),
+				"image", sw_js(t->image),
+				"env", train_env(t),
+				"resources", sw_jo("limits", sw_jo(
+				    "cpu", sw_js("2"), "memory", sw_js("8Gi"),
+				    NULL), NULL),
+				"volumeMounts", wl_data_mounts(0), NULL)),
+				"volumes", wl_data_volumes(t->pvc, 0), NULL),
+			    NULL), NULL),
+		    "workerGroupSpecs", sw_ja(sw_jo(
+			"groupName", sw_js("gpu"),
+			"replicas", sw_ji(t->nodes),
+			"minReplicas", sw_ji(t->nodes),
+			"maxReplicas", sw_ji(t->nodes),
+			"rayStartParams", json_object_new_object(),
+			"template", sw_jo(
+			    "metadata", sw_jo("labels", wl_job_labels(t->job),
+				NULL),
+			    "spec", sw_jo(
+				"serviceAccountName", t->sa ? sw_js(t->sa) :
+				    NULL,
+				"containers", sw_ja(sw_jo(
+				    "name", sw_js("ray-worker"),
+				    "image", sw_js(t->image),
+				    "env", train_env(t),
+				    "resources", wl_accel_resources(t->gpus,
+					t->efa),
+				    "volumeMounts", wl_data_mounts(0), NULL)),
+				"volumes", wl_data_volumes(t->pvc, 0),
+				"nodeSelector", wl_node_selector(
+				    t->instance_type),
+				"tolerations", wl_gpu_tolerations(), NULL),
+			    NULL), NULL)), NULL), NULL), NULL);
+out:
+	json_object_put(args);
+	sw_buf_free(&ep);
+	return m;
+}
+
+/* Env names: [A-Za-z_][A-Za-z0-9_]*, and not ones the contract sets. */
+static void
+check_env(struct sw_req *r, json_object *env)
+{
+	static const char *const reserved[] = {
+		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "HF_TOKEN",
+		"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", NULL
+	};
+	char field[160];
+	int i;
+
+	if (env == NULL)
+		return;
+	json_object_object_foreach(env, k, v) {
+		(void)v;
+		snprintf(field, sizeof(field), "env.%s", k);
+		if (strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+		    "vwxyz0123456789_") != strlen(k) || (k[0] >= '0' &&
+		    k[0] <= '9')) {
+			sw_ferr_add(&r->ferrs, field, "pattern", "names are "
+			    "[A-Za-z_][A-Za-z0-9_]*");
+			continue;
+		}
+		for (i = 0; reserved[i] != NULL; i++)
+			if (strcmp(k, reserved[i]) == 0)
+				sw_ferr_add(&r->ferrs, field, "reserved",
+				    "is set by Slipway; use the matching "
+				    "field instead");
+	}
+}
+
+/* log_monitoring.log_pattern must compile (POSIX ERE, close to RE2). */
+static void
+check_log_pattern(struct sw_req *r, json_object *lm)
+{
+	const char *pat = sw_json_get_str(lm, "log_pattern");
+	regex_t re;
+
+	if (pat == NULL)
+		return;
+	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0) {
+		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
+		    "is not a valid regular expression");
+		return;
+	}
+	regfree(&re);
+}
+
+/*
+ * Does ns hold the service account that tiered checkpointing made
+ * (feature_set tiered_checkpointing; its Pod Identity association gives
+ * the pods the role on the checkpoint bucket)?  1 yes, 0 no, -1 failed
+ * (problem filled).
+ */
+static int
+tiered_sa(struct sw_req *r, struct sw_kube *kb, const char *ns)
+{
+	json_object *sa = NULL;
+	const char *feat;
+	int yes;
+	sw_err e;
+
+	e = wl_get_obj(r, kb, "v1", ns, "serviceaccounts", TIERED_SA, &sa);
+	if (e == SW_ENOTFOUND)
+		return 0;
+	if (e != SW_OK)
+		return -1;
+	feat = sw_json_get_str(sw_json_path(sa, "metadata.labels"),
+	    "slipway.io/feature");
+	yes = feat != NULL && strcmp(feat, "tiered-checkpointing") == 0;
+	json_object_put(sa);
+	return yes;
+}
+
+sw_err
+h_training_job_submit(struct sw_req *r)
+{
+	json_object *a = r->args, *list = NULL, *m, *existing = NULL;
+	const char *kind = wl_str_or(a, "kind", "hyperpod-pytorch");
+	const char *rname = wl_str_or(a, "recipe", "pytorch");
+	struct train t;
+	struct sw_kube kb;
+	int have;
+	sw_err e;
+
+	memset(&t, 0, sizeof(t));
+	memset(&kb, 0, sizeof(kb));
+	t.cluster = sw_json_get_str(a, "name");
+	t.job = sw_json_get_str(a, "job_name");
+	t.ns = wl_str_or(a, "namespace", "default");
+	t.pvc = wl_str_or(a, "pvc", "s3-claim");
+	t.dataset = sw_json_get_str(a, "dataset");
+	t.model = sw_json_get_str(a, "model");
+	t.entry = sw_json_get_str(a, "entry");
+	t.config = sw_json_get_str(a, "config");
+	t.instance_type = sw_json_get_str(a, "instance_type");
+	t.mlflow = sw_json_get_str(a, "mlflow_tracking_uri");
+	t.nodes = sw_json_get_int(a, "nodes", 1);
+	t.gpus = sw_json_get_int(a, "gpus_per_node", 1);
+	t.efa = sw_json_get_int(a, "efa_per_node", 0);
+	t.max_steps = sw_json_get_int(a, "max_steps", 0);
+	t.env = sw_json_get(a, "env");
+	t.logmon = sw_json_get(a, "log_monitoring");
+	t.ray = strcmp(kind, "ray") == 0;
+	t.agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
+	    "install") == 0;
+	t.recipe = recipe_find(rname);
+
+	/* Cross-field rules (the table checked each field alone). */
+	if (t.recipe == NULL)
+		sw_ferr_add(&r->ferrs, "recipe", "enum", "unknown recipe");
+	else {
+		if (!(t.recipe->kinds & (t.ray ? KIND_RAY : KIND_HPJ)))
+			sw_ferr_add(&r->ferrs, "recipe", "kind", "recipe %s "
+			    "does not run as kind %s", rname, kind);
+		if (t.recipe->config == 2 && t.config == NULL)
+			sw_ferr_add(&r->ferrs, "config", "required", "recipe "
+			    "%s needs a config under /data/configs", rname);
+		if (t.recipe->config == 0 && t.config != NULL)
+			sw_ferr_add(&r->ferrs, "config", "recipe", "recipe "
+			    "%s takes no config", rname);
+		if (t.recipe->program != NULL && t.entry != NULL)
+			sw_ferr_add(&r->ferrs, "entry", "recipe", "recipe "
+			    "%s has its own program; entry is for pytorch",
+			    rname);
+	}
+	if (t.ray && sw_json_get(a, "elastic_agent") != NULL)
+		sw_ferr_add(&r->ferrs, "elastic_agent", "kind", "is for kind "
+		    "hyperpod-pytorch; a RayJob runs no elastic agent");
+	if (t.ray && t.logmon != NULL)
+		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
+		    "hyperpod-pytorch (the training operator watches logs)");
+	check_log_pattern(r, t.logmon);
+	check_env(r, t.env);
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
+	t.own_image = sw_json_get(a, "image") != NULL;
+	t.image = wl_str_or(a, "image", t.ray ? t.recipe->ray_image :
+	    t.recipe->image);
+
+	if (wl_kube_open(r, t.cluster, &kb) != SW_OK)
+		return r->err;
+	have = wl_crd_present(r, &kb, t.ray ? CRD_RAYJOB : CRD_HPJ);
+	if (have < 0)
+		goto out;
+	if (have == 0) {
+		if (t.ray)
+			wl_need_feature(r, "kind", "kuberay",
+			    "KubeRay (RayJob)");
+		else
+			wl_need_feature(r, "kind", "training_operator",
+			    "the HyperPod training operator "
+			    "(HyperPodPyTorchJob)");
+		goto out;
+	}
+	e = wl_get_obj(r, &kb, t.ray ? "ray.io/v1" :
+	    "sagemaker.amazonaws.com/v1", t.ns, t.ray ? "rayjobs" :
+	    "hyperpodpytorchjobs", t.job, &existing);
+	json_object_put(existing);
+	if (e == SW_OK) {
+		sw_ferr_add(&r->ferrs, "job_name", "unique", "job %s exists in "
+		    "namespace %s", t.job, t.ns);
+		sw_req_fail(r, SW_ECONFLICT, "training job %s exists; delete "
+		    "it or pick another name", t.job);
+		goto out;
+	}
+	if (e != SW_ENOTFOUND)
+		goto out;
+	list = json_object_new_array();
+	if (wl_storage_plan(r, &kb, t.cluster, t.ns, t.pvc,
+	    sw_json_get(a, "pvc") != NULL, list) != SW_OK)
+		goto out;
+	if ((have = tiered_sa(r, &kb, t.ns)) < 0)
+		goto out;
+	t.sa = have ? TIERED_SA : NULL;
+	m = t.ray ? rayjob_manifest(&t) : hpj_manifest(&t);
+	if (m == NULL) {
+		sw_req_fail(r, SW_EINTERNAL, "cannot build the entrypoint");
+		goto out;
+	}
+	json_object_array_add(list, m);
+	if (r->dry_run) {
+		wl_answer_plan(r, list, sw_jo("job", sw_js(t.job),
+		    "service_account", t.sa ? sw_js(t.sa) : NULL, NULL));
+		list = NULL;
+		goto out;
+	}
+	{
+		json_object *refs = json_object_new_array();
+		char outdir[WL_MAX_WORD];
+
+		if (wl_apply_all(r, &kb, list, refs) != SW_OK) {
+			json_object_put(refs);
+			goto out;
+		}
+		snprintf(outdir, sizeof(outdir), "/data/outputs/%s", t.job);
+		wl_answer_applied(r, 201, sw_jo("job", sw_js(t.job),
+		    "namespace", sw_js(t.ns),
+		    "kind", sw_js(sw_json_get_str(m, "kind")),
+		    "recipe", sw_js(rname), "image", sw_js(t.image),
+		    "service_account", t.sa ? sw_js(t.sa) : NULL,
+		    "output_dir", sw_js(outdir), NULL), refs);
+	}
+out:
+	json_object_put(list);
+	sw_kube_close(&kb);
+	return r->err;
+}
