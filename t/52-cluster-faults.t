@@ -104,6 +104,10 @@ while time.time() < deadline:
     time.sleep(1)
 done = sum(1 for v in states.values() if v == "succeeded")
 t.eq(done, 20, "all 20 pipelines succeeded (%d)" % done)
+for o, v in states.items():
+    if v != "succeeded":
+        t.diag("%s %s: %s" % (o, v, s.get("/api/v1/operations/%s" % o)
+                              .json.get("error")))
 thr = sum(1 for e in sandbox_requests(s)
           if e.get("error") in ("ThrottlingException", "RequestLimitExceeded",
                                 "Throttling", "SlowDown"))
