@@ -9,7 +9,8 @@
 # workloads deleted and each feature turned off.  Every step must
 # succeed; then the whole cluster is read with kubectl: every CRD has a
 # structural schema, none came from Slipway's field manager for ray.io,
-# the known defects are absent (region on the Mountpoint PV, the device
+# every custom object (and the dry-run Secret) passes a server-side dry
+# run as it stands, the known defects are absent (region on the Mountpoint PV, the device
 # plugins' socket directory, the regional health agent image, base64
 # Secret data, one endpoint per KEDA query, log monitoring on
 # HyperPodPyTorchJobs, a Ray image on RayJobs, tiered-storage-sa on
@@ -351,6 +352,13 @@ t.ok(plan_secret and all(b64_ok(v) for v in
                          (plan_secret.get("data") or {}).values()) and
      TOKEN not in json.dumps(plan_secret),
      "the dry-run Secret: no non-base64 data, no token")
+plan_secret = dict(plan_secret, metadata=dict(
+    plan_secret.get("metadata") or {}, namespace="default"))
+p = k("create", "--dry-run=server", "-f", "-",
+      stdin=json.dumps(plan_secret))
+if not t.eq(p.returncode, 0, "the API server takes the dry-run Secret "
+            "as planned"):
+    t.diag(p.stderr)
 live = [sec for sec in items("secrets", "-A")
         if any(not b64_ok(v) for v in (sec.get("data") or {}).values())]
 t.eq([x["metadata"]["name"] for x in live], [],
@@ -466,6 +474,13 @@ refused = ["%s %s %s -> %s %s" % (e["service"], e.get("method"),
            not (e.get("method") == "DELETE" and e.get("status") == 404) and
            "dryRun=All" not in (e.get("params") or {}).get("query", "")]
 t.eq(refused, [], "the request log shows no refused Kubernetes write")
+crd_writes = [(e.get("method"), (e.get("params") or {}).get("path"))
+              for e in sandbox_requests(s, mutating="true")
+              if e["service"].startswith("kubernetes") and
+              "customresourcedefinitions" in
+              (e.get("params") or {}).get("path", "")]
+t.eq(crd_writes, [], "the request log shows no CRD written over the API: "
+     "every CRD came with its add-on or chart")
 t.eq(failed_steps, [], "every step succeeded")
 
 shutil.rmtree(kdir, ignore_errors=True)
