@@ -6,7 +6,8 @@
 # training job per recipe on each kind it runs on, a model download,
 # vLLM and SGLang (with its router) behind a ClusterIP Service and a
 # load balancer, autoscaling on the queue and on the KV cache, then the
-# workloads deleted and each feature turned off.  Every step must
+# workloads deleted and each feature turned off (the endpoints outgrow
+# the GPU group, so Karpenter grows the group at 0).  Every step must
 # succeed; then the whole cluster is read with kubectl: every CRD has a
 # structural schema, none came from Slipway's field manager for ray.io,
 # every custom object (and the dry-run Secret) passes a server-side dry
@@ -252,6 +253,11 @@ t.eq((kget("service", "vllm-svc") or {}).get("spec", {}).get("type"),
      "ClusterIP", "the service exposure is ClusterIP")
 
 # ---- the cluster at its fullest, read with kubectl
+# Two GPU nodes cannot hold six endpoints: Karpenter grew the group at 0.
+burst = [n for n in items("nodes") if n["metadata"]["labels"].get(
+    "sagemaker.amazonaws.com/instance-group-name") == "burst"]
+t.ok(len(burst) >= 1, "the pending endpoints grew the group at 0 to %d "
+     "node(s)" % len(burst))
 
 
 def crd_problems():
