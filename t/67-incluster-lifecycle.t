@@ -11,12 +11,12 @@
 # succeed; then the whole cluster is read with kubectl: every CRD has a
 # structural schema, none came from Slipway's field manager for ray.io,
 # every custom object (and the dry-run Secret) passes a server-side dry
-# run as it stands, the known defects are absent (region on the Mountpoint PV, the device
-# plugins' socket directory, the regional health agent image, base64
-# Secret data, one endpoint per KEDA query, log monitoring on
-# HyperPodPyTorchJobs, a Ray image on RayJobs, tiered-storage-sa on
-# training pods), and the sandbox's request log shows no Kubernetes
-# write that was refused.
+# run as it stands, the known defects are absent (region on the
+# Mountpoint PV, the device plugins' socket directory, the regional
+# health agent image, base64 Secret data, one endpoint per KEDA query,
+# log monitoring on HyperPodPyTorchJobs, a Ray image on RayJobs,
+# tiered-storage-sa on training pods), and the sandbox's request log
+# shows no Kubernetes write that was refused and no CRD written.
 import base64
 import binascii
 import json
