@@ -6,6 +6,8 @@
 # kubectl, status, bounded logs with parsed metrics, a model download
 # whose returned name is the Job's and whose token lives only in a
 # Secret, vLLM behind a LoadBalancer Service, and the delete paths.
+# The operators come as on a real cluster: the training operator by
+# its EKS add-on, KubeRay by feature_set (its Helm Job).
 import json
 import os
 import shutil
@@ -148,37 +150,24 @@ r = call("POST", C + "/training-jobs", dict(job, kind="ray",
 t.ok(r.status == 409 and "kuberay" in r.json.get("detail", ""),
      "RayJob before KubeRay: 409 naming kuberay")
 
-# ---- install the training operator add-on and KubeRay's CRDs
+# ---- install the training operator add-on, and KubeRay by feature_set
 rc, out = aws_cli(s, "eks", "create-addon", "--cluster-name", "wl",
                   "--addon-name", "amazon-sagemaker-hyperpod-training-operator")
 t.eq(rc, 0, "aws eks create-addon training operator")
 t.ok(wait_for(lambda: k("get", "crd", "hyperpodpytorchjobs.sagemaker."
                         "amazonaws.com").returncode == 0, 30),
      "HyperPodPyTorchJob CRD installed")
-
-
-def crd(kind, plural):
-    return {"apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": plural + ".ray.io"},
-            "spec": {"group": "ray.io", "scope": "Namespaced",
-                     "names": {"kind": kind, "plural": plural,
-                               "singular": kind.lower(),
-                               "listKind": kind + "List"},
-                     "versions": [{"name": "v1", "served": True,
-                                   "storage": True,
-                                   "subresources": {"status": {}},
-                                   "schema": {"openAPIV3Schema": {
-                                       "type": "object",
-                                       "x-kubernetes-preserve-unknown-"
-                                       "fields": True}}}]}}
-
-
-p = k("apply", "--validate=false", "-f", "-", stdin=json.dumps(
-    {"apiVersion": "v1", "kind": "List",
-     "items": [crd("RayCluster", "rayclusters"), crd("RayJob", "rayjobs")]}))
-if not t.eq(p.returncode, 0, "KubeRay CRDs applied with kubectl"):
-    t.diag(p.stderr)
+# KubeRay's Helm Job installs the upstream ray.io CRDs (with their
+# schemas), as on a real cluster; nothing is applied by hand.
+r = call("PATCH", C + "/features", {"kuberay": True})
+d = wait_operation(s, r.json["operation_id"], timeout=180) \
+    if r.status == 202 else {}
+if not t.eq(d.get("state"), "succeeded", "feature_set kuberay"):
+    t.diag(repr(r) + json.dumps(d)[-1500:])
+rcrds = [kget("crd", n + ".ray.io") for n in ("rayclusters", "rayjobs")]
+t.ok(all(c and all(v.get("schema", {}).get("openAPIV3Schema", {}).get(
+    "properties", {}).get("spec") for v in c["spec"]["versions"])
+    for c in rcrds), "KubeRay CRDs installed with their upstream schemas")
 
 # ---- dry run applies nothing
 r = call("POST", C + "/training-jobs?dry_run=true", job)

@@ -385,7 +385,11 @@ class Controllers:
                 conds.append(_cond("Failed", "True", "PodFailed", "A pod of the job failed.", nt))
             st["conditions"] = conds
             st["restartCount"] = st.get("restartCount", 0)
-            st["jobPods"] = [{"podName": p["metadata"]["name"], "status": p["status"].get("phase")} for p in pods]
+            # The operator's status lists its pods as ObjectReferences
+            # (the upstream schema has no other fields there).
+            st["jobPods"] = [{"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"],
+                              "namespace": p["metadata"].get("namespace", "default"),
+                              "uid": p["metadata"].get("uid", "")} for p in pods]
             if pods:
                 st["masterAddr"] = "%s-%s-0" % (job["metadata"]["name"], (spec.get("replicaSpecs") or [{}])[0].get("name", "pods"))
                 st["masterPort"] = "23456"
