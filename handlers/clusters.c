@@ -78,6 +78,12 @@ h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "cluster %s is not ready: it has no "
 		    "Kubernetes endpoint yet", cluster);
+	/* Still throttled or failing after the retries: 429/503 with
+	 * Retry-After, as every other AWS call of a request. */
+	if (err.throttling)
+		e = SW_ETHROTTLED;
+	else if (err.retryable || err.transport)
+		e = SW_EUNAVAIL;
 	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "cluster %s: "
 	    "%s %s", cluster, err.code, err.message);
 }

@@ -17,7 +17,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, kill_if, sandbox_requests, wait_operation
+from harness import (Stack, kill_if, sandbox_call, sandbox_requests,
+                     wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -146,6 +147,26 @@ t.eq(len([e for e in sandbox_requests(s, mutating="true")
           if e["operation"] == "CreateBucket" and
           e["params"].get("Bucket") == "excl-data"]), 1,
      "the bucket was created once, however often the stage ran")
+
+# ---- a 5xx from EKS while reaching the Kubernetes API is transient
+st, _ = sandbox_call(s, "POST", "/_sandbox/faults", {"rules": [
+    {"service": "eks", "operation": "DescribeCluster", "fault": "error_5xx",
+     "count": 12}]})
+r = s.get("/api/v1/clusters/excl/storage")
+t.ok(r.status == 503 and r.header("Retry-After"),
+     "a request whose Kubernetes client cannot be had for 5xx: 503 with "
+     "Retry-After (%s)" % r)
+sandbox_call(s, "DELETE", "/_sandbox/faults")
+sandbox_call(s, "POST", "/_sandbox/faults", {"rules": [
+    {"service": "eks", "operation": "DescribeCluster", "fault": "error_5xx",
+     "count": 6}]})
+r = s.post("/api/v1/clusters/excl/storage",
+           {"kind": "s3", "claim": "data2", "bucket": "excl-data"})
+t.eq(r.status, 202, "storage_add while EKS answers 5xx")
+d = wait_operation(s, r.json["operation_id"])
+t.eq(d.get("state"), "succeeded", "the stage waited out the 5xx instead "
+     "of failing (%s)" % d.get("error"))
+sandbox_call(s, "DELETE", "/_sandbox/faults")
 
 r = s.request("DELETE", "/api/v1/clusters/excl")
 t.eq(r.status, 202, "once free, the cluster can be deleted")
