@@ -26,6 +26,7 @@
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "lib/router.h"
+#include "lib/url.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 

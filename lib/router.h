@@ -68,7 +68,5 @@ sw_err	sw_route_accepted(struct sw_req *r, const char *op_id, int existed);
  */
 const char *sw_path_segment_bad(const char *value);
 
-/* Percent-decode src[0..len) into dst (NUL-terminated); -1 if bad. */
-int	sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz);
 
 #endif

@@ -11,14 +11,11 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, aws_cli, sandbox_call, wait_operation
+from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -66,43 +63,10 @@ if not t.eq(doc.get("state"), "succeeded", "cluster created"):
     t.done()
     sys.exit(0)
 
-st, tok = sandbox_call(s, "POST", "/_sandbox/kube-token", {"cluster": "wl"})
-rc, desc = aws_cli(s, "eks", "describe-cluster", "--name", "wl")
-kdir = tempfile.mkdtemp()
-kc = os.path.join(kdir, "kubeconfig")
-with open(kc, "w") as f:
-    json.dump({"apiVersion": "v1", "kind": "Config",
-               "clusters": [{"name": "wl", "cluster": {
-                   "server": desc["cluster"]["endpoint"],
-                   "certificate-authority-data":
-                   desc["cluster"]["certificateAuthority"]["data"]}}],
-               "users": [{"name": "u", "user": {"token": tok["token"]}}],
-               "contexts": [{"name": "wl", "context": {
-                   "cluster": "wl", "user": "u"}}],
-               "current-context": "wl"}, f)
-
-
-def k(*a, stdin=None):
-    return subprocess.run([kubectl, "--kubeconfig", kc, "--cache-dir",
-                           os.path.join(kdir, "cache")] + list(a),
-                          capture_output=True, text=True, timeout=60,
-                          input=stdin)
-
-
-def kget(*a):
-    p = k("get", "-o", "json", *a)
-    return json.loads(p.stdout) if p.returncode == 0 else None
-
-
-def wait_for(fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
-
+kube = Kubectl(s, "wl")
+desc = kube.desc
+k = kube.run
+kget = kube.get
 
 job = {"job_name": "llama-sft", "recipe": "pytorch", "nodes": 1,
        "gpus_per_node": 1, "dataset": "alpaca", "model": "llama-3-8b",
@@ -410,6 +374,6 @@ logs = os.path.join(s.state, "logs")
 leak = [n for n in os.listdir(logs) if TOKEN in s.log_text(n)]
 t.ok(not leak, "the token is in no log: %s" % leak)
 
-shutil.rmtree(kdir, ignore_errors=True)
+kube.close()
 s.stop()
 t.done()

@@ -15,14 +15,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SRCDIR, Stack, aws_cli, sandbox_call, wait_operation
+from harness import SRCDIR, Kubectl, Stack, wait_for, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
@@ -124,44 +121,11 @@ if not t.eq(doc.get("state"), "succeeded", "cluster created"):
     t.done()
     sys.exit(0)
 
-st, tok = sandbox_call(s, "POST", "/_sandbox/kube-token", {"cluster": "img"})
-rc, desc = aws_cli(s, "eks", "describe-cluster", "--name", "img")
+kube = Kubectl(s, "img")
+desc = kube.desc
 region = desc["cluster"]["arn"].split(":")[3]
-kdir = tempfile.mkdtemp()
-kc = os.path.join(kdir, "kubeconfig")
-with open(kc, "w") as f:
-    json.dump({"apiVersion": "v1", "kind": "Config",
-               "clusters": [{"name": "img", "cluster": {
-                   "server": desc["cluster"]["endpoint"],
-                   "certificate-authority-data":
-                   desc["cluster"]["certificateAuthority"]["data"]}}],
-               "users": [{"name": "u", "user": {"token": tok["token"]}}],
-               "contexts": [{"name": "img", "context": {
-                   "cluster": "img", "user": "u"}}],
-               "current-context": "img"}, f)
-
-
-def k(*a, stdin=None):
-    return subprocess.run([kubectl, "--kubeconfig", kc, "--cache-dir",
-                           os.path.join(kdir, "cache")] + list(a),
-                          capture_output=True, text=True, timeout=60,
-                          input=stdin)
-
-
-def kget(*a):
-    p = k("get", "-o", "json", *a)
-    return json.loads(p.stdout) if p.returncode == 0 else None
-
-
-def wait_for(fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
-
+k = kube.run
+kget = kube.get
 
 # ---- the Mountpoint PV made by cluster create names its region
 pv = kget("pv", "pv-img") or {}
@@ -420,6 +384,6 @@ t.ok(len(found) >= 8 and not missing,
      "docs/images.md names all %d default images; missing %s" % (
          len(found), missing))
 
-shutil.rmtree(kdir, ignore_errors=True)
+kube.close()
 s.stop()
 t.done()

@@ -16,14 +16,13 @@ import os
 import re
 import ssl
 import sys
-import time
 import http.client
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import (Stack, aws_cli, helm_simulated, sandbox_call,
-                     sandbox_requests, wait_operation)
+                     sandbox_requests, wait_for, wait_operation)
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 t = T()
@@ -34,16 +33,6 @@ s = Stack(t, sandbox=True, speed=3000)
 C = "rt"
 HELM_ARGS = ["--namespace", "kube-system", "--create-namespace", "--wait",
              "--timeout", "10m0s"]
-
-
-def wait_for(fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
 
 
 class Kube:

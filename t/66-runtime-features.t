@@ -14,14 +14,13 @@ import os
 import re
 import ssl
 import sys
-import time
 import http.client
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import (Stack, aws_cli, helm_simulated, sandbox_info,
-                     sandbox_requests, wait_operation)
+                     sandbox_requests, wait_for, wait_operation)
 from sandbox_fixture import Sandbox
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -42,16 +41,6 @@ hp = sb.hyperpod(C, eks["arn"], net, [("busy", "ml.m5.2xlarge", 1),
                                       ("idle", "ml.p5.48xlarge", 0)])
 t.eq(hp["ClusterStatus"], "InService", "cluster made in the sandbox")
 kube = sb.kube(C, sb.kube_token(C)["token"])
-
-
-def wait_for(fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
 
 
 def mutations(since, op=None):

@@ -23,15 +23,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (SRCDIR, Stack, aws_cli, sandbox_call,
-                     sandbox_requests, wait_operation)
+from harness import (SRCDIR, Kubectl, Stack, sandbox_requests, wait_for,
+                     wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
@@ -64,16 +61,6 @@ def manifest(r, kind):
                  if m.get("kind") == kind), {})
 
 
-def wait_for(fn, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.3)
-    return fn()
-
-
 def step(method, path, body, what, want=(200, 201, 202), timeout=240):
     """One API call that must succeed; an operation is followed to its
     end and must succeed too.  Returns the answer (or None)."""
@@ -92,7 +79,6 @@ def step(method, path, body, what, want=(200, 201, 202), timeout=240):
 
 
 def stop_early():
-    shutil.rmtree(kdir, ignore_errors=True)
     s.stop()
     t.done()
     sys.exit(0)
@@ -104,7 +90,6 @@ types = {i["instance_type"]: i for i in s.get(
 gtype = max((n for n, i in types.items() if not i["efa_supported"]),
             key=lambda n: (types[n]["gpus"], n))
 az = types[gtype]["availability_zones"][0]
-kdir = tempfile.mkdtemp()
 r = step("POST", "/api/v1/clusters", {
     "name": NAME, "storage": {"s3_bucket": "life-training-data"},
     "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 2,
@@ -125,33 +110,11 @@ step("POST", C + "/instance-groups", {"group_name": "burst",
 step("PATCH", C + "/instance-groups/burst", {"count": 0},
      "instance group burst scaled to 0", want=(202,))
 
-st, tok = sandbox_call(s, "POST", "/_sandbox/kube-token", {"cluster": NAME})
-rc, desc = aws_cli(s, "eks", "describe-cluster", "--name", NAME)
+kube = Kubectl(s, NAME)
+desc = kube.desc
 region = desc["cluster"]["arn"].split(":")[3]
-kc = os.path.join(kdir, "kubeconfig")
-with open(kc, "w") as f:
-    json.dump({"apiVersion": "v1", "kind": "Config",
-               "clusters": [{"name": NAME, "cluster": {
-                   "server": desc["cluster"]["endpoint"],
-                   "certificate-authority-data":
-                   desc["cluster"]["certificateAuthority"]["data"]}}],
-               "users": [{"name": "u", "user": {"token": tok["token"]}}],
-               "contexts": [{"name": NAME, "context": {
-                   "cluster": NAME, "user": "u"}}],
-               "current-context": NAME}, f)
-
-
-def k(*a, stdin=None):
-    return subprocess.run([kubectl, "--kubeconfig", kc, "--cache-dir",
-                           os.path.join(kdir, "cache")] + list(a),
-                          capture_output=True, text=True, timeout=60,
-                          input=stdin)
-
-
-def kget(*a):
-    p = k("get", "-o", "json", *a)
-    return json.loads(p.stdout) if p.returncode == 0 else None
-
+k = kube.run
+kget = kube.get
 
 def items(*a):
     return (kget(*a) or {}).get("items") or []
@@ -489,6 +452,6 @@ t.eq(crd_writes, [], "the request log shows no CRD written over the API: "
      "every CRD came with its add-on or chart")
 t.eq(failed_steps, [], "every step succeeded")
 
-shutil.rmtree(kdir, ignore_errors=True)
+kube.close()
 s.stop()
 t.done()

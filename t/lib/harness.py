@@ -334,3 +334,57 @@ def wait_operation(stack, op_id, timeout=180):
         if doc.get("terminal"):
             return stack.get("/api/v1/operations/%s" % op_id).json
     return stack.get("/api/v1/operations/%s" % op_id).json
+
+
+def wait_for(fn, timeout=60, every=0.3):
+    """Call fn until it answers something true or timeout seconds pass;
+    its last answer."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(every)
+    return fn()
+
+
+class Kubectl:
+    """The real kubectl against the Kubernetes API of a sandbox EKS
+    cluster: the endpoint and CA from `aws eks describe-cluster`, a static
+    sandbox token.  desc is the DescribeCluster answer."""
+
+    def __init__(self, stack, cluster):
+        self.bin = shutil.which("kubectl.1.32") or shutil.which("kubectl")
+        st, tok = sandbox_call(stack, "POST", "/_sandbox/kube-token",
+                               {"cluster": cluster})
+        rc, self.desc = aws_cli(stack, "eks", "describe-cluster", "--name",
+                                cluster)
+        self.dir = tempfile.mkdtemp(prefix="sw-kube-")
+        self.config = os.path.join(self.dir, "kubeconfig")
+        c = self.desc["cluster"]
+        with open(self.config, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "Config",
+                       "clusters": [{"name": cluster, "cluster": {
+                           "server": c["endpoint"],
+                           "certificate-authority-data":
+                           c["certificateAuthority"]["data"]}}],
+                       "users": [{"name": "u", "user": {
+                           "token": tok["token"]}}],
+                       "contexts": [{"name": cluster, "context": {
+                           "cluster": cluster, "user": "u"}}],
+                       "current-context": cluster}, f)
+
+    def run(self, *args, stdin=None):
+        return subprocess.run([self.bin, "--kubeconfig", self.config,
+                               "--cache-dir",
+                               os.path.join(self.dir, "cache")] +
+                              list(args), capture_output=True, text=True,
+                              timeout=60, input=stdin)
+
+    def get(self, *args):
+        """`kubectl get -o json ARGS` parsed, or None when it fails."""
+        p = self.run("get", "-o", "json", *args)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)

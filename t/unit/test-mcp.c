@@ -15,6 +15,7 @@
 #include "lib/ops.h"
 #include "lib/openapi.h"
 #include "lib/router.h"
+#include "lib/url.h"
 #include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"

@@ -32,6 +32,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/router.h"
+#include "lib/url.h"
 
 #define QUOTA_FILE_MAX	(64 * 1024)
 
