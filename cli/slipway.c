@@ -12,6 +12,8 @@
  * the supervisor of the whole stack: slipway-sandbox (with --sandbox),
  * the FastCGI workers, the poller and nginx.  It runs from the build
  * tree (programs found beside it) or installed (libexec/pkgdata).
+ * The supervisor is supervise.c, the nginx template and files render.c,
+ * plugins.d plugins.c, and the token subcommands tokens.c.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -33,8 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/plugins.h"
 #include "cli/render.h"
 #include "cli/supervise.h"
+#include "cli/tokens.h"
 #include "config.h"
 #include "lib/auth.h"
 #include "lib/conf.h"
@@ -59,6 +63,8 @@ struct opts {
 static char prog_dir[PATH_MAX];		/* build dir, or "" if installed */
 static struct opts O;
 static struct sw_sup sup;
+static struct plugin plugins[SW_MAX_PLUGINS];
+static int nplugins;
 
 static void
 usage(void)
@@ -337,128 +343,6 @@ sandbox_start(void)
 
 /* ---- plugins ---------------------------------------------------------- */
 
-/*
- * A sysadmin's own FastCGI endpoint: <state>/plugins.d/NAME.json is
- *   {"name": "NAME", "program": "/abs/path", "location": "/ext/NAME/",
- *    "workers": 1}
- * and gets a socket run/ext-NAME.sock, supervised workers, and an nginx
- * location rendered into ext.d/NAME.conf.  Its MCP tool is described
- * separately in tools.d/.
- */
-struct plugin {
-	char	name[40];
-	char	program[PATH_MAX];
-	char	location[128];
-	int	workers;
-};
-
-static struct plugin plugins[SW_MAX_PLUGINS];
-static int nplugins;
-
-static int
-plugin_name_ok(const char *n)
-{
-	size_t i, len = strlen(n);
-
-	if (len == 0 || len > 32)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' &&
-		    n[i] <= '9') || n[i] == '-'))
-			return 0;
-	return 1;
-}
-
-/* Read plugins.d and write ext.d; -1 (with a message) on a bad file. */
-static int
-load_plugins(void)
-{
-	char dir[700], path[PATH_MAX + 8], why[64];
-	struct dirent *de;
-	struct sw_buf b, conf;
-	json_object *o;
-	DIR *d;
-	int rc = 0;
-
-	/* ext.d is ours: start it afresh. */
-	snprintf(dir, sizeof(dir), "%s/ext.d", O.state_dir);
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL)
-			if (strstr(de->d_name, ".conf") != NULL) {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	snprintf(dir, sizeof(dir), "%s/plugins.d", O.state_dir);
-	if ((d = opendir(dir)) == NULL)
-		return 0;
-	while (rc == 0 && (de = readdir(d)) != NULL) {
-		struct plugin *p;
-		const char *name, *prog, *loc;
-		size_t n = strlen(de->d_name);
-
-		if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0)
-			continue;
-		if (nplugins == (int)(sizeof(plugins) / sizeof(plugins[0]))) {
-			fprintf(stderr, "slipway: too many plugins\n");
-			rc = -1;
-			break;
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		sw_buf_init(&b, 65536);
-		o = NULL;
-		if (sw_read_file(path, 65536, &b) != SW_OK ||
-		    sw_json_parse(sw_buf_str(&b), b.len, &o, why,
-		    sizeof(why)) != SW_OK) {
-			fprintf(stderr, "slipway: %s: not valid JSON\n", path);
-			sw_buf_free(&b);
-			rc = -1;
-			break;
-		}
-		sw_buf_free(&b);
-		name = sw_json_get_str(o, "name");
-		prog = sw_json_get_str(o, "program");
-		loc = sw_json_get_str(o, "location");
-		if (name == NULL || !plugin_name_ok(name) || prog == NULL ||
-		    prog[0] != '/' || access(prog, X_OK) != 0 || loc == NULL ||
-		    strncmp(loc, "/ext/", 5) != 0 || strlen(loc) > 100 ||
-		    strspn(loc, "abcdefghijklmnopqrstuvwxyz0123456789-_/") !=
-		    strlen(loc)) {
-			fprintf(stderr, "slipway: %s: needs name [a-z0-9-], an "
-			    "executable absolute program and a location "
-			    "under /ext/\n", path);
-			json_object_put(o);
-			rc = -1;
-			break;
-		}
-		p = &plugins[nplugins++];
-		snprintf(p->name, sizeof(p->name), "%s", name);
-		snprintf(p->program, sizeof(p->program), "%s", prog);
-		snprintf(p->location, sizeof(p->location), "%s", loc);
-		p->workers = (int)sw_json_get_int(o, "workers", 1);
-		if (p->workers < 1 || p->workers > SW_MAX_PLUGIN_WORKERS)
-			p->workers = 1;
-		json_object_put(o);
-		sw_buf_init(&conf, 4096);
-		sw_buf_printf(&conf, "# rendered by slipway from plugins.d/%s\n"
-		    "location %s {\n"
-		    "\tinclude /etc/nginx/fastcgi_params;\n"
-		    "\tfastcgi_param HTTP_PROXY \"\";\n"
-		    "\tfastcgi_param SW_HTTP_HOST $http_host;\n"
-		    "\tfastcgi_pass unix:%s/run/ext-%s.sock;\n"
-		    "}\n", de->d_name, p->location, O.state_dir, p->name);
-		snprintf(path, sizeof(path), "%s/ext.d/%s.conf", O.state_dir,
-		    p->name);
-		if (sw_write_file(path, conf.data, conf.len, 0600) != SW_OK)
-			rc = -1;
-		sw_buf_free(&conf);
-	}
-	closedir(d);
-	return rc;
-}
-
 /* ---- start ----------------------------------------------------------- */
 
 static int
@@ -646,7 +530,8 @@ cmd_start(void)
 		fprintf(stderr, "slipway: missing %s\n", api_prog);
 		return 1;
 	}
-	if (load_plugins() != 0)
+	if (sw_plugins_load(O.state_dir, plugins, SW_MAX_PLUGINS,
+	    &nplugins) != 0)
 		return 1;
 	if (write_config(NULL) != 0 || render_nginx(conf_path,
 	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0)
@@ -958,96 +843,6 @@ cmd_status(void)
 	return 0;
 }
 
-/* ---- tokens ---------------------------------------------------------- */
-
-static int
-open_db(struct sw_db **db)
-{
-	char path[700];
-
-	if (mkdir_p(O.state_dir, 0700) != 0) {
-		fprintf(stderr, "slipway: cannot create %s\n", O.state_dir);
-		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/state.db", O.state_dir);
-	if (sw_db_open(path, db) != SW_OK) {
-		fprintf(stderr, "slipway: cannot open %s\n", path);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-cmd_token(const char *sub)
-{
-	char tok[SW_TOKEN_LEN];
-	struct sw_db *db;
-	json_object *list;
-	enum sw_scope scope;
-	size_t i;
-	sw_err e;
-	int rc = 1;
-
-	if (open_db(&db) != 0)
-		return 1;
-	if (strcmp(sub, "create") == 0) {
-		if ((scope = sw_scope_parse(O.scope)) == SW_SCOPE_NONE ||
-		    O.name[0] == '\0') {
-			fprintf(stderr, "slipway: token create needs --scope "
-			    "read|write|admin and --name NAME\n");
-			goto out;
-		}
-		e = sw_token_create(db, O.name, scope, tok);
-		if (e == SW_ECONFLICT)
-			fprintf(stderr, "slipway: a token named '%s' exists\n",
-			    O.name);
-		else if (e == SW_EINVAL)
-			fprintf(stderr, "slipway: token names are 1 to 64 of "
-			    "[A-Za-z0-9._-]\n");
-		else if (e != SW_OK)
-			fprintf(stderr, "slipway: cannot create the token\n");
-		else {
-			printf("%s\n", tok);
-			rc = 0;
-		}
-	} else if (strcmp(sub, "list") == 0) {
-		if (sw_token_list(db, &list) != SW_OK)
-			goto out;
-		if (O.json)
-			printf("%s\n", sw_json_pretty(list));
-		else
-			for (i = 0; i < json_object_array_length(list); i++) {
-				json_object *t =
-				    json_object_array_get_idx(list, i);
-
-				printf("%-24s %-6s%s\n",
-				    sw_json_get_str(t, "name"),
-				    sw_json_get_str(t, "scope"),
-				    sw_json_get_bool(t, "revoked", 0) ?
-				    " revoked" : "");
-			}
-		json_object_put(list);
-		rc = 0;
-	} else if (strcmp(sub, "revoke") == 0) {
-		if (O.name[0] == '\0') {
-			fprintf(stderr, "slipway: token revoke needs --name\n");
-			goto out;
-		}
-		e = sw_token_revoke(db, O.name);
-		if (e == SW_ENOTFOUND)
-			fprintf(stderr, "slipway: no live token named '%s'\n",
-			    O.name);
-		else if (e == SW_OK) {
-			printf("slipway: revoked %s\n", O.name);
-			rc = 0;
-		}
-	} else
-		usage();
-out:
-	sw_db_close(db);
-	return rc;
-}
-
 static int
 parse_int(const char *s, int lo, int hi, const char *what)
 {
@@ -1154,8 +949,13 @@ main(int argc, char *argv[])
 		return cmd_stop();
 	if (strcmp(cmd, "status") == 0)
 		return cmd_status();
-	if (strcmp(cmd, "token") == 0)
-		return cmd_token(sub);
+	if (strcmp(cmd, "token") == 0) {
+		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name, O.json);
+
+		if (rc == 2)
+			usage();
+		return rc;
+	}
 	usage();
 	return 2;
 }

@@ -1,0 +1,107 @@
+/*
+ * tokens.c: `slipway token create|list|revoke` (see tokens.h): the
+ * admin's way to make and revoke API tokens straight in state.db, with
+ * no server running.
+ */
+#include <sys/stat.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/tokens.h"
+#include "lib/auth.h"
+#include "lib/db.h"
+#include "lib/json.h"
+
+static int
+open_db(const char *state_dir, struct sw_db **db)
+{
+	char path[700];
+
+	if (mkdir(state_dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "slipway: cannot create %s\n", state_dir);
+		return -1;
+	}
+	if (snprintf(path, sizeof(path), "%s/state.db", state_dir) >=
+	    (int)sizeof(path)) {
+		fprintf(stderr, "slipway: %s: path too long\n", state_dir);
+		return -1;
+	}
+	if (sw_db_open(path, db) != SW_OK) {
+		fprintf(stderr, "slipway: cannot open %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
+    const char *name, int json)
+{
+	char tok[SW_TOKEN_LEN];
+	struct sw_db *db;
+	json_object *list;
+	enum sw_scope scope;
+	size_t i;
+	sw_err e;
+	int rc = 1;
+
+	if (open_db(state_dir, &db) != 0)
+		return 1;
+	if (strcmp(sub, "create") == 0) {
+		if ((scope = sw_scope_parse(scope_name)) == SW_SCOPE_NONE ||
+		    name[0] == '\0') {
+			fprintf(stderr, "slipway: token create needs --scope "
+			    "read|write|admin and --name NAME\n");
+			goto out;
+		}
+		e = sw_token_create(db, name, scope, tok);
+		if (e == SW_ECONFLICT)
+			fprintf(stderr, "slipway: a token named '%s' exists\n",
+			    name);
+		else if (e == SW_EINVAL)
+			fprintf(stderr, "slipway: token names are 1 to 64 of "
+			    "[A-Za-z0-9._-]\n");
+		else if (e != SW_OK)
+			fprintf(stderr, "slipway: cannot create the token\n");
+		else {
+			printf("%s\n", tok);
+			rc = 0;
+		}
+	} else if (strcmp(sub, "list") == 0) {
+		if (sw_token_list(db, &list) != SW_OK)
+			goto out;
+		if (json)
+			printf("%s\n", sw_json_pretty(list));
+		else
+			for (i = 0; i < json_object_array_length(list); i++) {
+				json_object *t =
+				    json_object_array_get_idx(list, i);
+
+				printf("%-24s %-6s%s\n",
+				    sw_json_get_str(t, "name"),
+				    sw_json_get_str(t, "scope"),
+				    sw_json_get_bool(t, "revoked", 0) ?
+				    " revoked" : "");
+			}
+		json_object_put(list);
+		rc = 0;
+	} else if (strcmp(sub, "revoke") == 0) {
+		if (name[0] == '\0') {
+			fprintf(stderr, "slipway: token revoke needs --name\n");
+			goto out;
+		}
+		e = sw_token_revoke(db, name);
+		if (e == SW_ENOTFOUND)
+			fprintf(stderr, "slipway: no live token named '%s'\n",
+			    name);
+		else if (e == SW_OK) {
+			printf("slipway: revoked %s\n", name);
+			rc = 0;
+		}
+	} else
+		rc = 2;
+out:
+	sw_db_close(db);
+	return rc;
+}
