@@ -3,8 +3,8 @@
  * call fills the request's problem when it fails, so a handler only
  * checks the result and goes to its cleanup: apply one manifest or a
  * list of them (server-side apply), get, list by label and delete, and
- * ask whether a CRD is installed.  It also builds the pieces every
- * workload pod gets (the S3 contract's /data volume and mounts, GPU
+ * ask whether a CRD is installed.  It also builds the pieces given to
+ * every workload pod (the S3 contract's /data volume and mounts, GPU
  * and EFA resources, node selection and tolerations, labels) and the
  * answers of dry runs and mutations.
  *

@@ -2,14 +2,16 @@
 
 Built-in kinds are listed here; CustomResourceDefinitions stored in the
 cluster add their kinds (served versions, scope, names, printer columns).
-Discovery is the legacy JSON form every kubectl accepts; OpenAPI v3 is just
-enough for kubectl's field-validation probe (PATCH operations carrying
-x-kubernetes-group-version-kind and a fieldValidation parameter).
+Discovery is the legacy JSON form every kubectl accepts; OpenAPI v3 has the
+PATCH operations kubectl's field-validation probe looks for and each kind's
+real schema (the Kubernetes 1.31 components, a CRD's openAPIV3Schema).
 """
 import datetime
 import hashlib
 import json
 import re
+
+from . import schema
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 
@@ -118,6 +120,8 @@ class Registry:
     """Kinds served by one cluster (built-ins + established CRDs)."""
 
     def __init__(self, crds):
+        self.crds = crds
+        self._openapi = {}
         self.types = list(BUILTIN) + crd_types(crds)
         self.by_gv_plural = {}
         self.groups = {}
@@ -178,7 +182,7 @@ class Registry:
         vs = [{"groupVersion": "%s/%s" % (g, v), "version": v} for v in versions]
         return {"kind": "APIGroup", "apiVersion": "v1", "name": g, "versions": vs, "preferredVersion": vs[0]}
 
-    # --- OpenAPI v3 (enough for kubectl's field validation probe) ------------
+    # --- OpenAPI v3: kubectl's field-validation probe and the real schemas --
     def openapi_root(self):
         paths = {}
         for g, versions in self.groups.items():
@@ -190,6 +194,8 @@ class Registry:
         return {"paths": paths}
 
     def openapi_gv(self, group, version):
+        if (group, version) in self._openapi:
+            return self._openapi[(group, version)]
         paths = {}
         schemas = {}
         for t in self.types:
@@ -209,14 +215,33 @@ class Registry:
             get = {"operationId": "read%s" % t.kind, "x-kubernetes-action": "get",
                    "x-kubernetes-group-version-kind": gvk, "responses": {"200": {"description": "OK"}}}
             paths[item] = {"get": get, "patch": op}
-            name = _schema_name(t, version)
-            schemas[name] = {"type": "object", "x-kubernetes-group-version-kind": [gvk],
-                             "x-kubernetes-preserve-unknown-fields": True,
-                             "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                                            "metadata": {"type": "object",
-                                                         "x-kubernetes-preserve-unknown-fields": True}}}
-        return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "unversioned"},
-                "paths": paths, "components": {"schemas": schemas}}
+            name, found = self._kind_schema(t, version)
+            if found is not None:
+                schemas[name] = dict(found, **{"x-kubernetes-group-version-kind": [gvk]})
+        if any("$ref" in json.dumps(v) for v in schemas.values()):
+            for name, comp in schema.components().items():
+                schemas.setdefault(name, comp)
+        doc = {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "unversioned"},
+               "paths": paths, "components": {"schemas": schemas}}
+        self._openapi[(group, version)] = doc
+        return doc
+
+    def _kind_schema(self, t, version):
+        """The real schema of a kind: the Kubernetes 1.31 component of a
+        built-in, the served version's openAPIV3Schema of a CRD; None
+        when there is none (no ../shared), and the kind is then left out
+        rather than described as accepting anything."""
+        root = schema.builtin_root(t.group, version, t.kind)
+        if root is not None:
+            return root, schema.components().get(root)
+        for crd in self.crds:
+            spec = crd.get("spec") or {}
+            if spec.get("group") != t.group or (spec.get("names") or {}).get("kind") != t.kind:
+                continue
+            for v in spec.get("versions") or []:
+                if v.get("name") == version:
+                    return _schema_name(t, version), (v.get("schema") or {}).get("openAPIV3Schema")
+        return None, None
 
 
 def _schema_name(t, version):
