@@ -521,6 +521,8 @@ cmd_start(void)
 		return 1;
 	}
 	sw_db_close(db);
+	/* A store created by an older build may still be 0644. */
+	(void)chmod(path, 0600);
 
 	prog_path(api_prog, sizeof(api_prog), "cgi", "slipway-api");
 	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");
@@ -877,6 +879,9 @@ main(int argc, char *argv[])
 	const char *cmd, *sub = NULL;
 	int ch;
 
+	/* The state (tokens' hashes, operations) and the logs are private:
+	 * every file Slipway or its children create is 0600. */
+	(void)umask(077);
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
