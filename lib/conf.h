@@ -28,9 +28,15 @@ const char *sw_config_state_dir(const char *dflt);
 sw_err	sw_config_load(const char *dir, struct sw_config *);
 void	sw_config_free(struct sw_config *);
 
-/* True when origin (e.g. "http://127.0.0.1:3099") may make
- * state-changing requests with a session cookie. */
+/* True when origin (e.g. "http://127.0.0.1:3099") is one of the
+ * configured allowed_origins, exactly: it may make state-changing
+ * requests with a session cookie.  host is not consulted. */
 int	sw_config_origin_allowed(const struct sw_config *, const char *origin,
 	    const char *host);
+
+/* True when a Host header may reach us (DNS rebinding): absent, a
+ * loopback name (localhost, 127.0.0.1, [::1], any port) or the host of
+ * an allowed origin. */
+int	sw_config_host_allowed(const struct sw_config *, const char *host);
 
 #endif

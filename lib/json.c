@@ -12,6 +12,145 @@
 #include "lib/limits.h"
 #include "lib/log.h"
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if the
+ * bytes there are not one. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0], cp;
+	size_t len, i;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+const char *
+sw_text_bad(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (p[i] == '\0')
+			return "contains a NUL character";
+		if ((n = utf8_seq(p + i, len - i)) == 0)
+			return "is not valid UTF-8";
+		i += n;
+	}
+	return NULL;
+}
+
+char *
+sw_utf8_dup(const char *s)
+{
+	size_t len = strlen(s), i = 0, n;
+	char *out;
+
+	if ((out = malloc(len + 1)) == NULL)
+		return NULL;
+	while (i < len) {
+		n = utf8_seq((const unsigned char *)s + i, len - i);
+		if (n == 0) {
+			out[i++] = '?';
+			continue;
+		}
+		memcpy(out + i, s + i, n);
+		i += n;
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/* The first key or string of o that sw_text_bad refuses: its member
+ * path into where (keys walked so far are known good), and why. */
+static const char *
+json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
+{
+	const char *bad;
+	size_t i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return sw_text_bad(json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(o); i++) {
+			n = (size_t)snprintf(where + at, wheresz - at, "[%zu]",
+			    i);
+			if (n >= wheresz - at)
+				n = wheresz - at - 1;
+			bad = json_text_bad(json_object_array_get_idx(o, i),
+			    where, wheresz, at + n);
+			if (bad != NULL)
+				return bad;
+		}
+		where[at] = '\0';
+		return NULL;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			if ((bad = sw_text_bad(k, strlen(k))) != NULL) {
+				/* json-c keys are C strings, cut at a NUL:
+				 * sw_json_parse looks for those in the
+				 * raw text. */
+				(void)snprintf(where + at, wheresz - at,
+				    "%s(a key)", at ? "." : "");
+				return bad;
+			}
+			n = (size_t)snprintf(where + at, wheresz - at, "%s%s",
+			    at ? "." : "", k);
+			if (n >= wheresz - at)
+				n = wheresz - at - 1;
+			if ((bad = json_text_bad(v, where, wheresz, at + n)) !=
+			    NULL)
+				return bad;
+		}
+		where[at] = '\0';
+		return NULL;
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* The text has a \u0000 escape (a backslash that is not itself
+ * escaped, then u0000): a NUL in some string or key. */
+static int
+has_nul_escape(const char *text, size_t len)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < len; i++) {
+		if (text[i] == '\\') {
+			run++;
+			continue;
+		}
+		if (run % 2 == 1 && len - i >= 5 &&
+		    memcmp(text + i, "u0000", 5) == 0)
+			return 1;
+		run = 0;
+	}
+	return 0;
+}
+
 sw_err
 sw_json_parse(const char *text, size_t len, json_object **out, char *why,
     size_t whysz)
@@ -19,6 +158,8 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 	struct json_tokener *tok;
 	json_object *o;
 	enum json_tokener_error jerr;
+	char where[128];
+	const char *bad;
 	size_t used;
 
 	*out = NULL;
@@ -48,6 +189,20 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		goto bad;
 	}
 	json_tokener_free(tok);
+	if ((bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
+		snprintf(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
+		    strcmp(bad, "is not valid UTF-8") == 0 ?
+		    "a string is not valid UTF-8" :
+		    "a string contains a NUL character (\\u0000)");
+		json_object_put(o);
+		return SW_EBADJSON;
+	}
+	if (has_nul_escape(text, len)) {
+		snprintf(why, whysz, "a key contains a NUL character "
+		    "(\\u0000)");
+		json_object_put(o);
+		return SW_EBADJSON;
+	}
 	*out = o;
 	return SW_OK;
 bad:

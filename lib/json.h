@@ -15,11 +15,20 @@
 
 /*
  * Parse exactly len bytes as one JSON value, at most SW_MAX_JSON_DEPTH
- * deep.  On failure returns SW_EBADJSON and writes a reason into why.
- * *out is a new reference on success.
+ * deep.  Every key and string must be valid UTF-8 without NUL (a
+ * "\u0000" would silently cut the string short in C).  On failure
+ * returns SW_EBADJSON and writes a reason into why, naming the member
+ * ("env.FOO: ...") but never quoting the bad bytes.  *out is a new
+ * reference on success.
  */
 sw_err	sw_json_parse(const char *, size_t len, json_object **out,
 	    char *why, size_t whysz);
+/* NULL when s[0..len) is valid UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF) and has no NUL; else why not. */
+const char *sw_text_bad(const char *s, size_t len);
+/* A copy of the string s (malloc'd, caller frees; NULL when out of
+ * memory) with every byte not part of valid UTF-8 replaced by '?'. */
+char	*sw_utf8_dup(const char *s);
 /* Compact text without "\/" escapes; borrowed, valid until o changes. */
 const char *sw_json_str(json_object *o);
 const char *sw_json_pretty(json_object *o);

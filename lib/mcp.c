@@ -248,28 +248,12 @@ host_is_loopback(const char *h)
 
 /*
  * DNS rebinding: a Host must be loopback or the host of an allowed
- * origin; an Origin, when present, must be allowed (or loopback with
- * the same host as the request).
+ * origin; an Origin, when present, must be one of the allowed origins.
  */
 static int
 host_ok(const struct sw_mcp *m, const char *host)
 {
-	json_object *list;
-	size_t i;
-
-	if (host == NULL || host_is_loopback(host))
-		return 1;
-	list = sw_json_get(m->cfg->root, "allowed_origins");
-	for (i = 0; list != NULL && json_object_is_type(list,
-	    json_type_array) && i < json_object_array_length(list); i++) {
-		const char *o = json_object_get_string(
-		    json_object_array_get_idx(list, i));
-		const char *p = o ? strstr(o, "://") : NULL;
-
-		if (p != NULL && strcasecmp(p + 3, host) == 0)
-			return 1;
-	}
-	return 0;
+	return sw_config_host_allowed(m->cfg, host);
 }
 
 static int
@@ -277,13 +261,9 @@ origin_ok(const struct sw_mcp *m, const char *origin, const char *host)
 {
 	if (origin == NULL)
 		return 1;
-	if (sw_config_origin_allowed(m->cfg, origin, host))
-		return 1;
-	/* A loopback page talking to a loopback server. */
-	if (strncmp(origin, "http://", 7) == 0 && host_is_loopback(origin + 7)
-	    && host != NULL && host_is_loopback(host))
-		return 1;
-	return 0;
+	/* Exactly the allowed origins: any loopback port is any local
+	 * program's page, not ours. */
+	return sw_config_origin_allowed(m->cfg, origin, host);
 }
 
 static int

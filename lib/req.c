@@ -133,6 +133,18 @@ sw_req_cookie(const struct sw_req *r, const char *name, char *out,
 	return 0;
 }
 
+/* Add key: val with any byte that is not valid UTF-8 shown as '?':
+ * a path or header echoed in a message must not make the answer
+ * invalid JSON text. */
+static void
+add_clean_str(json_object *o, const char *key, const char *val)
+{
+	char *clean = sw_utf8_dup(val);
+
+	sw_json_add_str(o, key, clean != NULL ? clean : "?");
+	free(clean);
+}
+
 json_object *
 sw_req_problem(const struct sw_req *r)
 {
@@ -147,23 +159,23 @@ sw_req_problem(const struct sw_req *r)
 	sw_json_add_str(p, "title", ei->title);
 	sw_json_add_int(p, "status", ei->http_status);
 	if (r->detail[0] != '\0')
-		sw_json_add_str(p, "detail", r->detail);
+		add_clean_str(p, "detail", r->detail);
 	else if (r->ferrs.n > 0) {
 		char d[512];
 
 		snprintf(d, sizeof(d), "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
-		sw_json_add_str(p, "detail", d);
+		add_clean_str(p, "detail", d);
 	}
 	if (r->uri != NULL)
-		sw_json_add_str(p, "instance", r->uri);
+		add_clean_str(p, "instance", r->uri);
 	if (r->ferrs.n > 0) {
 		arr = json_object_new_array();
 		for (i = 0; i < r->ferrs.n; i++) {
 			fe = json_object_new_object();
-			sw_json_add_str(fe, "field", r->ferrs.e[i].field);
+			add_clean_str(fe, "field", r->ferrs.e[i].field);
 			sw_json_add_str(fe, "rule", r->ferrs.e[i].rule);
-			sw_json_add_str(fe, "message", r->ferrs.e[i].msg);
+			add_clean_str(fe, "message", r->ferrs.e[i].msg);
 			json_object_array_add(arr, fe);
 		}
 		json_object_object_add(p, "errors", arr);

@@ -401,6 +401,11 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			    "is not valid percent-encoding");
 			continue;
 		}
+		if (sw_text_bad(val, strlen(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, name, "encoding",
+			    "is not valid UTF-8");
+			continue;
+		}
 		if ((bad = sw_path_segment_bad(val)) != NULL) {
 			sw_ferr_add(&r->ferrs, name, "segment", "%s", bad);
 			continue;
@@ -425,8 +430,18 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			    "is not valid percent-encoding");
 			continue;
 		}
+		if (sw_text_bad(key, strlen(key)) != NULL) {
+			sw_ferr_add(&r->ferrs, "query", "encoding",
+			    "a parameter name is not valid UTF-8");
+			continue;
+		}
 		if (eq == NULL)
 			snprintf(val, sizeof(val), "true");
+		else if (sw_text_bad(val, strlen(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, key, "encoding",
+			    "is not valid UTF-8");
+			continue;
+		}
 		if (strcmp(key, "dry_run") == 0 &&
 		    (r->op->flags & SW_OP_DRY_RUN))
 			f = &sw_dry_run_field;
@@ -507,6 +522,14 @@ sw_route(struct sw_req *r, const struct sw_handler_row *table)
 	sw_err e;
 
 	vars = json_object_new_object();
+	/* DNS rebinding: a page of another name resolving to us.  An
+	 * in-process caller (slipway-mcp) checked the Host itself. */
+	if (r->principal == NULL && r->cfg != NULL &&
+	    !sw_config_host_allowed(r->cfg, r->host)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
+		    "a loopback address nor the host of an allowed origin");
+		goto out;
+	}
 	if (strlen(r->uri) > SW_MAX_PATH) {
 		sw_req_fail(r, SW_ENOTFOUND, "path too long");
 		goto out;
