@@ -115,8 +115,27 @@ sw_err
 h_op_cancel(struct sw_req *r)
 {
 	const char *id = sw_json_get_str(r->args, "id");
+	const char *owner;
+	json_object *o;
 	sw_err e;
 
+	/* A write token cancels only what it started; admin cancels any
+	 * (docs/DESIGN.md, Security). */
+	e = sw_op_get(r->db, id, 0, 0, &o);
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no operation %s", id);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", id);
+	owner = sw_json_get_str(o, "requested_by");
+	if (r->who.scope < SW_SCOPE_ADMIN && (owner == NULL ||
+	    strcmp(owner, r->who.name) != 0)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "operation %s was started by "
+		    "token '%s'; only that token or an admin token may "
+		    "cancel it", id, owner != NULL ? owner : "(unknown)");
+		json_object_put(o);
+		return SW_EFORBIDDEN;
+	}
+	json_object_put(o);
 	e = sw_op_cancel(r->db, id);
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no operation %s", id);

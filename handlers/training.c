@@ -358,8 +358,10 @@ static void
 check_env(struct sw_req *r, json_object *env)
 {
 	static const char *const reserved[] = {
-		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "HF_TOKEN",
-		"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", NULL
+		/* Every name train_env() sets, and the model token. */
+		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "MAX_STEPS",
+		"HF_TOKEN", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME",
+		NULL
 	};
 	char field[160];
 	int i;
