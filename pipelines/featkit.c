@@ -387,10 +387,42 @@ feat_describe_hp(struct sw_step *s, json_object **out)
 	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), out, NULL);
 }
 
+/* Every member of want (borrowed) is in have with the same value;
+ * have may hold more members than want. */
+static int
+json_subset(json_object *want, json_object *have)
+{
+	size_t i;
+
+	if (want == NULL)
+		return 1;
+	if (have == NULL || json_object_get_type(want) !=
+	    json_object_get_type(have))
+		return 0;
+	if (json_object_is_type(want, json_type_object)) {
+		json_object_object_foreach(want, k, v)
+			if (!json_subset(v, sw_json_get(have, k)))
+				return 0;
+		return 1;
+	}
+	if (json_object_is_type(want, json_type_array)) {
+		if (json_object_array_length(want) !=
+		    json_object_array_length(have))
+			return 0;
+		for (i = 0; i < json_object_array_length(want); i++)
+			if (!json_subset(json_object_array_get_idx(want, i),
+			    json_object_array_get_idx(have, i)))
+				return 0;
+		return 1;
+	}
+	return json_object_equal(want, have);
+}
+
 /*
  * UpdateCluster with members (stolen) and the existing groups resent,
- * once per stage (flag), then wait for InService.  hp is the cluster's
- * DescribeCluster document (borrowed).
+ * once per stage (flag; "<flag>_sent" is recorded before it goes out,
+ * so a resumed step reads the cluster instead), then wait for
+ * InService.  hp is the cluster's DescribeCluster document (borrowed).
  */
 enum sw_step_rc
 feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
@@ -398,8 +430,23 @@ feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
 {
 	json_object *groups, *list, *upd, *out;
 	enum sw_step_rc rc;
+	char sent[64];
 	size_t i;
+	int resumed;
 
+	snprintf(sent, sizeof(sent), "%s_sent", flag);
+	if (!s->plan && sw_res_get(s, flag) == NULL &&
+	    sw_res_get(s, sent) != NULL) {
+		/* Recorded as sent by a poller that died before the answer:
+		 * updating, or showing the members, means it arrived. */
+		const char *st = sw_json_get_str(hp, "ClusterStatus");
+
+		if ((st != NULL && strcmp(st, "InService") != 0) ||
+		    json_subset(members, hp))
+			sw_res_set(s, flag, "requested");
+		else
+			json_object_object_del(s->res, sent);
+	}
 	if (sw_res_get(s, flag) != NULL) {
 		json_object_put(members);
 		return sw_hp_status_step(s, hp, "UpdateCluster", 30000);
@@ -419,8 +466,8 @@ feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
 	json_object_object_foreach(members, k, v)
 		json_object_object_add(upd, k, json_object_get(v));
 	json_object_put(members);
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "UpdateCluster", upd, &out,
-	    NULL));
+	TRY(sw_step_aws_once(s, sent, AWS_SVC_SAGEMAKER, "UpdateCluster", upd,
+	    &out, &resumed));
 	json_object_put(out);
 	sw_res_set(s, flag, "requested");
 	if (s->plan)

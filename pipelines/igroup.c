@@ -92,8 +92,49 @@ wait_in_service(struct sw_step *s)
 	return rc;
 }
 
+/* The group named name in a DescribeCluster document, or NULL. */
+static json_object *
+hp_group(json_object *hp, const char *name)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups"), *g;
+	size_t i;
+
+	for (i = 0; name && groups && i < json_object_array_length(groups);
+	    i++) {
+		g = json_object_array_get_idx(groups, i);
+		if (sw_json_get_str(g, "InstanceGroupName") != NULL &&
+		    strcmp(sw_json_get_str(g, "InstanceGroupName"), name) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+/* The cluster (hp, borrowed) already shows the change update_groups
+ * asks for: the count, the added group, the deleted groups. */
+static int
+groups_changed(json_object *hp, const char *change_name, int64_t count,
+    json_object *add, json_object *del)
+{
+	json_object *g;
+	size_t k;
+
+	if (change_name != NULL && ((g = hp_group(hp, change_name)) == NULL ||
+	    sw_json_get_int(g, "TargetCount", -1) != count))
+		return 0;
+	if (add != NULL && hp_group(hp, sw_json_get_str(add,
+	    "InstanceGroupName")) == NULL)
+		return 0;
+	for (k = 0; del && k < json_object_array_length(del); k++)
+		if (hp_group(hp, json_object_get_string(
+		    json_object_array_get_idx(del, k))) != NULL)
+			return 0;
+	return 1;
+}
+
 /* UpdateCluster with the existing groups (count changed for one,
- * one added, or some deleted). */
+ * one added, or some deleted), sent at most once: "update_sent" is
+ * recorded before it goes out, and a step that finds it reads the
+ * cluster instead (updating, or showing the change: it was applied). */
 static enum sw_step_rc
 update_groups(struct sw_step *s, const char *change_name, int64_t count,
     json_object *add, json_object *del)
@@ -101,6 +142,7 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 	json_object *out, *groups, *list, *upd;
 	const char *status;
 	size_t i;
+	int resumed;
 
 	if (sw_res_get(s, "update_requested") != NULL) {
 		json_object_put(add);
@@ -117,6 +159,18 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 		}
 	}
 	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
+	if (!s->plan && sw_res_get(s, "update_sent") != NULL) {
+		if ((status != NULL && strcmp(status, "InService") != 0) ||
+		    groups_changed(out, change_name, count, add, del)) {
+			json_object_put(out);
+			json_object_put(add);
+			json_object_put(del);
+			sw_res_set(s, "update_requested", "yes");
+			return STEP_DONE;
+		}
+		/* InService without the change: it never arrived. */
+		json_object_object_del(s->res, "update_sent");
+	}
 	if (!s->plan && (status == NULL || strcmp(status, "InService") != 0)) {
 		json_object_put(out);
 		json_object_put(add);
@@ -147,8 +201,8 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 	json_object_put(out);
 	upd = sw_jo("ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list,
 	    "InstanceGroupsToDelete", del, NULL);
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "UpdateCluster", upd, &out,
-	    NULL));
+	TRY(sw_step_aws_once(s, "update_sent", AWS_SVC_SAGEMAKER,
+	    "UpdateCluster", upd, &out, &resumed));
 	json_object_put(out);
 	sw_res_set(s, "update_requested", "yes");
 	return STEP_DONE;
@@ -246,6 +300,47 @@ const struct sw_pipeline sw_pl_ig_delete = {
 
 /* ---- node.action -------------------------------------------------------- */
 
+/*
+ * Resuming after a BatchDeleteClusterNodes call recorded as sent:
+ * *acted is 1 when some asked node shows it (gone, or not Running), so
+ * the wait stage follows it instead of a second request.
+ */
+static enum sw_step_rc
+nodes_acted_on(struct sw_step *s, int *acted)
+{
+	json_object *ids = sw_json_get(s->params, "node_ids"), *out, *list;
+	size_t i, j;
+	int found;
+
+	*acted = 0;
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), "MaxResults", sw_ji(100), NULL),
+	    &out, NULL));
+	list = sw_json_get(out, "ClusterNodeSummaries");
+	for (i = 0; ids && i < json_object_array_length(ids); i++) {
+		const char *id = json_object_get_string(
+		    json_object_array_get_idx(ids, i));
+
+		found = 0;
+		for (j = 0; list && j < json_object_array_length(list); j++) {
+			json_object *n = json_object_array_get_idx(list, j);
+			const char *st = sw_json_path_str(n,
+			    "InstanceStatus.Status");
+
+			if (sw_json_get_str(n, "InstanceId") == NULL ||
+			    strcmp(sw_json_get_str(n, "InstanceId"), id) != 0)
+				continue;
+			found = 1;
+			if (st != NULL && strcmp(st, "Running") != 0)
+				*acted = 1;
+		}
+		if (!found)
+			*acted = 1;
+	}
+	json_object_put(out);
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 stage_node_request(struct sw_step *s)
 {
@@ -254,13 +349,27 @@ stage_node_request(struct sw_step *s)
 	    "BatchRebootClusterNodes" : strcmp(action, "replace") == 0 ?
 	    "BatchReplaceClusterNodes" : "BatchDeleteClusterNodes";
 	json_object *out, *failed;
+	int resumed, acted;
 
 	if (sw_res_get(s, "requested") != NULL)
 		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, op, sw_jo(
+	if (!s->plan && sw_res_get(s, "sent") != NULL) {
+		/* A deleted node stays gone; a reboot or replace may be
+		 * over by now and leave no trace, so it counts as sent (at
+		 * most once: a second reboot is worse than a late one). */
+		acted = 1;
+		if (strcmp(action, "delete") == 0)
+			TRY(nodes_acted_on(s, &acted));
+		if (acted) {
+			sw_res_set(s, "requested", op);
+			return STEP_DONE;
+		}
+		json_object_object_del(s->res, "sent");
+	}
+	TRY(sw_step_aws_once(s, "sent", AWS_SVC_SAGEMAKER, op, sw_jo(
 	    "ClusterName", sw_js(CLUSTER(s)),
 	    "NodeIds", json_object_get(sw_json_get(s->params, "node_ids")),
-	    NULL), &out, NULL));
+	    NULL), &out, &resumed));
 	failed = sw_json_get(out, "Failed");
 	if (failed != NULL)
 		json_object_object_add(s->res, "failed",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/aws_api.h"
+#include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
@@ -29,6 +30,43 @@ sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
 		*out = json_object_new_object();
 		return STEP_DONE;
 	}
+	return rc;
+}
+
+enum sw_step_rc
+sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
+    const char *op, json_object *in, json_object **out, int *resumed)
+{
+	struct aws_error err;
+	enum sw_step_rc rc;
+
+	*out = NULL;
+	*resumed = 0;
+	if (!s->plan && sw_res_get(s, key) != NULL) {
+		/* Recorded as sent by a run that did not live to record the
+		 * answer: the caller reads the state instead. */
+		json_object_put(in);
+		*resumed = 1;
+		return STEP_DONE;
+	}
+	if (!s->plan) {
+		sw_res_set(s, key, op);
+		if (sw_step_save(s) != SW_OK) {
+			json_object_object_del(s->res, key);
+			json_object_put(in);
+			return sw_step_fail(s, "cannot record %s as sent", op);
+		}
+	}
+	memset(&err, 0, sizeof(err));
+	rc = sw_step_aws(s, svc, op, in, out, &err);
+	if (rc != STEP_DONE && err.http_status >= 400 &&
+	    err.http_status < 500)
+		/* AWS refused it (4xx): nothing was changed, so the next
+		 * attempt may send again (the runner saves res).  After a
+		 * 5xx or no answer the change may have been made. */
+		json_object_object_del(s->res, key);
+	else if (rc == STEP_DONE)
+		sw_fault_kill_after(op);
 	return rc;
 }
 

@@ -39,6 +39,22 @@ enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
 	    const char *ok_codes);
 
 /*
+ * A mutation that is not a create and must not be sent twice
+ * (UpdateCluster, UpdateClusterSoftware, Batch*ClusterNodes): key is
+ * recorded in the stage's resources and saved before the request goes
+ * out.  A step that finds key already recorded sends nothing: it
+ * answers STEP_DONE with *out NULL and *resumed 1, and the caller must
+ * read the resource's state to learn whether the first request took
+ * effect.  A 4xx answer clears key (nothing changed); a 5xx or a
+ * transport error keeps it (the request may have been applied).  in is
+ * stolen; *out as sw_step_aws.  The caller clears key with
+ * json_object_object_del when it wants the request sent again.
+ */
+enum sw_step_rc sw_step_aws_once(struct sw_step *, const char *key,
+	    enum aws_service, const char *op, json_object *in,
+	    json_object **out, int *resumed);
+
+/*
  * Find an EC2 resource of ours by tag Name=name; record its id under
  * key.  describe is e.g. "DescribeVpcs", set the output list
  * ("vpcSet"), idfield the id member ("vpcId").  extra_filters may add

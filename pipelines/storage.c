@@ -9,6 +9,7 @@
  *   cluster.software_update  UpdateClusterSoftware -> InService
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/aws_api.h"
@@ -331,15 +332,95 @@ const struct sw_pipeline sw_pl_storage_add = {
 
 /* ---- cluster.software_update ------------------------------------------ */
 
+/* The newest LastSoftwareUpdateTime of the cluster's nodes (AWS's
+ * clock, seconds; 0 when none has one) into *newest. */
+static enum sw_step_rc
+newest_software_update(struct sw_step *s, double *newest)
+{
+	json_object *out, *list, *in;
+	const char *next;
+	char token[1024] = "";
+	size_t i;
+	double t;
+
+	*newest = 0;
+	do {
+		in = sw_jo("ClusterName", sw_js(CLUSTER(s)), "MaxResults",
+		    sw_ji(100), "NextToken", token[0] ? sw_js(token) : NULL,
+		    NULL);
+		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes", in,
+		    &out, NULL));
+		list = sw_json_get(out, "ClusterNodeSummaries");
+		for (i = 0; list && i < json_object_array_length(list); i++) {
+			t = json_object_get_double(sw_json_get(
+			    json_object_array_get_idx(list, i),
+			    "LastSoftwareUpdateTime"));
+			if (t > *newest)
+				*newest = t;
+		}
+		next = sw_json_get_str(out, "NextToken");
+		if (next == NULL || (size_t)snprintf(token, sizeof(token),
+		    "%s", next) >= sizeof(token))
+			token[0] = '\0';
+		json_object_put(out);
+	} while (token[0] != '\0');
+	return STEP_DONE;
+}
+
+/*
+ * A poller that died after sending UpdateClusterSoftware ("sent" is
+ * recorded first) must not send it again: the cluster would answer
+ * ConflictException from SystemUpdating.  On resume the state says
+ * whether the first request took effect: the cluster is not InService
+ * (the update runs), or a node was updated after the snapshot taken
+ * before the send ("before").  Else it never arrived: send it.
+ */
+static enum sw_step_rc
+su_resume(struct sw_step *s, int *sent)
+{
+	json_object *hp;
+	const char *status;
+	double newest;
+
+	*sent = 0;
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL));
+	status = sw_json_get_str(hp, "ClusterStatus");
+	*sent = status != NULL && strcmp(status, "InService") != 0;
+	json_object_put(hp);
+	if (*sent)
+		return STEP_DONE;
+	TRY(newest_software_update(s, &newest));
+	*sent = newest > strtod(sw_res_get(s, "before") ?
+	    sw_res_get(s, "before") : "0", NULL);
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 stage_su_request(struct sw_step *s)
 {
 	json_object *groups = sw_json_get(s->params, "instance_groups"), *out;
 	json_object *list = NULL;
+	char before[48];
+	double newest;
 	size_t i;
+	int sent, resumed;
 
 	if (sw_res_get(s, "requested") != NULL)
 		return STEP_DONE;
+	if (!s->plan && sw_res_get(s, "sent") != NULL) {
+		TRY(su_resume(s, &sent));
+		if (sent) {
+			sw_res_set(s, "requested", "yes");
+			return STEP_DONE;
+		}
+		json_object_object_del(s->res, "sent");
+	}
+	if (!s->plan) {
+		TRY(newest_software_update(s, &newest));
+		snprintf(before, sizeof(before), "%.3f", newest);
+		sw_res_set(s, "before", before);
+	}
 	if (groups != NULL) {
 		list = json_object_new_array();
 		for (i = 0; i < json_object_array_length(groups); i++)
@@ -347,9 +428,9 @@ stage_su_request(struct sw_step *s)
 			    json_object_get(json_object_array_get_idx(groups,
 			    i)), NULL));
 	}
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "UpdateClusterSoftware", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list, NULL),
-	    &out, NULL));
+	TRY(sw_step_aws_once(s, "sent", AWS_SVC_SAGEMAKER,
+	    "UpdateClusterSoftware", sw_jo("ClusterName", sw_js(CLUSTER(s)),
+	    "InstanceGroups", list, NULL), &out, &resumed));
 	json_object_put(out);
 	sw_res_set(s, "requested", "yes");
 	return STEP_DONE;
