@@ -481,7 +481,9 @@ aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
 	switch (json_object_get_type(v)) {
 	case json_type_null:
 		return SW_OK;
-	case json_type_object:
+	case json_type_object: {
+		/* Braced: the macro declares variables, which a case
+		 * label may not be followed by in C17 (clang refuses). */
 		json_object_object_foreach(v, k, sub) {
 			const char *w = aws_wire_name(ren, op, 0, k);
 
@@ -495,6 +497,7 @@ aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
 				return rc;
 		}
 		return SW_OK;
+	}
 	case json_type_array:
 		n = json_object_array_length(v);
 		for (i = 0; i < n; i++) {

@@ -174,15 +174,24 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 	jerr = json_tokener_get_error(tok);
 	used = json_tokener_get_parse_end(tok);
 	if (jerr == json_tokener_continue) {
-		snprintf(why, whysz, "unexpected end of JSON input");
-		goto bad;
+		/* A number at the very end may go on: a space ends it
+		 * ("5" is a whole document), and ends nothing else. */
+		o = json_tokener_parse_ex(tok, " ", 1);
+		jerr = json_tokener_get_error(tok);
+		used = len;
+		if (jerr != json_tokener_success) {
+			snprintf(why, whysz, "unexpected end of JSON input");
+			goto bad;
+		}
 	}
 	if (jerr != json_tokener_success) {
 		snprintf(why, whysz, "%s at offset %zu",
 		    json_tokener_error_desc(jerr), used);
 		goto bad;
 	}
-	while (used < len && strchr(" \t\r\n", text[used]) != NULL)
+	/* (strchr finds the terminator: a NUL is not white space.) */
+	while (used < len && text[used] != '\0' &&
+	    strchr(" \t\r\n", text[used]) != NULL)
 		used++;
 	if (used != len) {
 		snprintf(why, whysz, "trailing data at offset %zu", used);

@@ -256,6 +256,22 @@ host_ok(const struct sw_mcp *m, const char *host)
 	return sw_config_host_allowed(m->cfg, host);
 }
 
+/* The name of the first MCP header that is not valid UTF-8, or NULL. */
+static const char *
+header_text_bad(const struct sw_mcp_http *in)
+{
+	const char *const v[] = { in->protocol_version, in->mcp_method,
+	    in->mcp_name, in->session_id };
+	static const char *const names[] = { "MCP-Protocol-Version",
+	    "Mcp-Method", "Mcp-Name", "Mcp-Session-Id" };
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] != NULL && sw_text_bad(v[i], strlen(v[i])) != NULL)
+			return names[i];
+	return NULL;
+}
+
 static int
 origin_ok(const struct sw_mcp *m, const char *origin, const char *host)
 {
@@ -937,6 +953,15 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	if (!host_ok(m, in->host) || !origin_ok(m, in->origin, in->host)) {
 		reply_error(&c, 403, NULL, SW_RPC_INVALID_REQUEST,
 		    "Forbidden: Origin or Host is not allowed", NULL);
+		return;
+	}
+	/* Headers are echoed in errors: refuse, never quote, bad text. */
+	if ((why = header_text_bad(in)) != NULL) {
+		char text[120];
+
+		snprintf(text, sizeof(text), "Invalid Request: the %s header "
+		    "is not valid UTF-8", why);
+		reply_error(&c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
 	}
 	method = in->method ? in->method : "GET";

@@ -346,7 +346,8 @@ read_body(struct sw_req *r, json_object **body)
 		return sw_req_fail(r, SW_ETOOBIG,
 		    "request body is larger than %d bytes", SW_MAX_BODY);
 	for (i = 0; i < r->body_len; i++)
-		if (strchr(" \t\r\n", r->body[i]) == NULL) {
+		if (r->body[i] == '\0' ||
+		    strchr(" \t\r\n", r->body[i]) == NULL) {
 			blank = 0;
 			break;
 		}

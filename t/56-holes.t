@@ -174,6 +174,17 @@ st, _, payload = raw("GET", b"/api/v1/no\xffroute")
 t.ok(st == 404 and utf8_json(payload) is not None,
      "an unknown path with invalid UTF-8: 404 in valid UTF-8")
 
+st, _, payload = raw("POST", b"/api/v1/clusters/c1/training-jobs", b"\0\0")
+t.ok(st == 400 and utf8_json(payload) is not None,
+     "a body of NUL bytes is malformed JSON, not an empty body (%d)" % st)
+st, _, payload = raw("POST", b"/mcp", ping, headers=dict(
+    MCPH, **{"MCP-Protocol-Version": b"2026-07-28\xc2"}))
+doc = utf8_json(payload)
+t.ok(st == 400 and doc is not None and "MCP-Protocol-Version" in
+     (doc.get("error") or {}).get("message", ""),
+     "an MCP header with invalid UTF-8: 400 naming it, in valid UTF-8 "
+     "(%d %r)" % (st, payload[:160]))
+
 mcp_cases = [
     ("MCP method with invalid UTF-8",
      b'{"jsonrpc":"2.0","id":1,"method":"tools/ca\xffll"}', "method"),
