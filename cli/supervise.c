@@ -20,6 +20,7 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 
 void
 sw_sup_block_signals(void)
@@ -177,6 +178,8 @@ start_due(struct sw_sup *s)
 			continue;
 		if (sw_child_start(c) == 0) {
 			c->restarts++;
+			sw_metric_add("slipway_worker_restarts_total", 1,
+			    "component", c->name, NULL);
 			c->due_ms = 0;
 			sw_info("component %s restarted as pid %ld "
 			    "(restart %d)", c->name, (long)c->pid,

@@ -13,6 +13,7 @@
 
 #include "lib/aws.h"
 #include "lib/limits.h"
+#include "lib/metrics.h"
 #include "lib/sigv4.h"
 
 #define AWS_USER_AGENT	"slipway/0.1"
@@ -456,8 +457,29 @@ struct aws_attempt {
 	enum aws_service		 svc;
 	struct http_request		*req;
 	struct http_response		*resp;
+	const char			*op;	/* for metrics; or NULL */
 	char				 region[SW_AWS_MAX_NAME];
 };
+
+/* One attempt in the metrics: by service, operation and outcome (ok,
+ * the error code, or transport), and retries and throttles. */
+static void
+aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
+    const struct aws_error *err)
+{
+	const char *op = a->op != NULL ? a->op : a->req->method;
+	const char *outcome = rc == SW_OK ? "ok" : err->transport ?
+	    "transport" : err->code[0] != '\0' ? err->code : "error";
+
+	sw_metric_add("slipway_aws_requests_total", 1, "service", a->si->id,
+	    "operation", op, "outcome", outcome, NULL);
+	if (attempt > 1)
+		sw_metric_add("slipway_aws_retries_total", 1, "service",
+		    a->si->id, "operation", op, NULL);
+	if (rc != SW_OK && err->throttling)
+		sw_metric_add("slipway_aws_throttles_total", 1, "service",
+		    a->si->id, "operation", op, NULL);
+}
 
 static sw_err
 aws_attempt_once(void *arg, int attempt, struct aws_error *err)
@@ -467,6 +489,7 @@ aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 	struct sigv4_params	 sp;
 	char			 hdr[64];
 	sw_err			 rc;
+	int			 sent = 0;
 
 	if ((rc = creds_get(&a->ctx->creds, &cr, err)) != SW_OK)
 		goto out;
@@ -488,6 +511,7 @@ aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 		sp.flags = SIGV4_S3;
 	if ((rc = sigv4_sign(a->req, &sp, NULL)) != SW_OK)
 		goto out;
+	sent = 1;
 	if ((rc = http_perform(&a->ctx->http, a->req, a->resp)) != SW_OK) {
 		aws_error_transport(err, rc, a->ctx->http.errmsg);
 		goto out;
@@ -500,12 +524,15 @@ aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 	rc = aws_error_sw(err);
 out:
 	memset(&cr, 0, sizeof(cr));
+	if (sent)
+		aws_count(a, attempt, rc, err);
 	return rc;
 }
 
-sw_err
-aws_send(struct aws_ctx *ctx, enum aws_service svc, struct http_request *req,
-    struct http_response *resp, struct aws_error *err)
+static sw_err
+aws_send_op(struct aws_ctx *ctx, enum aws_service svc, const char *op,
+    struct http_request *req, struct http_response *resp,
+    struct aws_error *err)
 {
 	struct aws_attempt	 a;
 	char			 url[SW_AWS_MAX_URL];
@@ -513,6 +540,7 @@ aws_send(struct aws_ctx *ctx, enum aws_service svc, struct http_request *req,
 
 	aws_error_clear(err);
 	memset(&a, 0, sizeof(a));
+	a.op = op;
 	a.ctx = ctx;
 	a.svc = svc;
 	a.req = req;
@@ -523,6 +551,13 @@ aws_send(struct aws_ctx *ctx, enum aws_service svc, struct http_request *req,
 	    sizeof(a.region))) != SW_OK)
 		return rc;
 	return retry_run(&ctx->retry, aws_attempt_once, &a, err);
+}
+
+sw_err
+aws_send(struct aws_ctx *ctx, enum aws_service svc, struct http_request *req,
+    struct http_response *resp, struct aws_error *err)
+{
+	return aws_send_op(ctx, svc, NULL, req, resp, err);
 }
 
 static sw_err
@@ -607,7 +642,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 		    "cannot build %s %s request", si->id, op);
 		goto out;
 	}
-	if ((rc = aws_send(ctx, svc, &req, &resp, err)) != SW_OK)
+	if ((rc = aws_send_op(ctx, svc, op, &req, &resp, err)) != SW_OK)
 		goto out;
 	if (si->proto == AWS_PROTO_JSON || si->proto == AWS_PROTO_REST_JSON)
 		rc = aws_parse_json(&resp, out);

@@ -188,6 +188,15 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_EVENT_LIST */
 	"SELECT id, time, stage, level, message, data FROM events"
 	" WHERE op_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3",
+	/* STMT_METRIC_OPS */
+	"SELECT kind, state, count(*) FROM operations GROUP BY kind, state",
+	/* STMT_METRIC_STAGES: ended stages and how long each ran (ms) */
+	"SELECT o.kind, s.name, s.finished - s.started FROM stages s"
+	" JOIN operations o ON o.id = s.op_id WHERE s.started IS NOT NULL"
+	" AND s.finished IS NOT NULL AND s.state = 'succeeded'",
+	/* STMT_METRIC_DUE: the oldest due time of a live, unleased op */
+	"SELECT min(due) FROM operations WHERE state IN"
+	" ('pending','running') AND due <= ?1 AND lease_until < ?1",
 };
 
 int64_t

@@ -33,6 +33,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
+#include "lib/metrics.h"
 
 const char *const sw_mcp_versions[] = {
 	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -578,6 +579,13 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
+		/* By tool: only names we serve, so a client cannot fill
+		 * the counter table with made-up ones. */
+		sw_metric_add("slipway_mcp_calls_total", 1, "tool",
+		    sw_op_by_name(json_object_get_string(name)) != NULL ?
+		    json_object_get_string(name) : "other", "outcome",
+		    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError",
+		    0) ? "error" : "ok", NULL);
 		if (e != SW_OK) {
 			*code = SW_RPC_INVALID_PARAMS;
 			snprintf(msg, msgsz, "Invalid params: %s", why);

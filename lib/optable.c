@@ -747,6 +747,19 @@ const struct sw_op sw_optable[] = {
 	  .output = "Principal",
 	},
 	{
+	  .name = "metrics",
+	  .method = "GET",
+	  .path = "/metrics",
+	  .tag = "system",
+	  .summary = "Prometheus metrics (text exposition format)",
+	  .description = "Operations by kind and state, stage durations, "
+	    "AWS requests by service, operation and outcome, retries, "
+	    "throttles, poller lag, worker restarts and MCP calls by tool.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_ADMIN,
+	  .output = "Any",
+	},
+	{
 	  .name = "token_list",
 	  .method = "GET",
 	  .path = "/api/v1/tokens",

@@ -1,0 +1,195 @@
+/*
+ * metrics.c: per-process counter files and their sum (see metrics.h).
+ * A file is SW_METRIC_SLOTS fixed slots of {key, value}; a process is
+ * single-threaded, so it writes its own file without locks, and a
+ * reader that catches a slot half written sees at worst a count one
+ * scrape late (a key is written before its value becomes non-zero).
+ */
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/conf.h"
+#include "lib/log.h"
+#include "lib/metrics.h"
+
+struct slot {
+	char	key[SW_METRIC_KEY];
+	int64_t	value;
+};
+
+static struct {
+	struct slot	*slots;
+	pid_t		 pid;		/* who mapped them */
+	int		 failed;	/* logged already */
+} mine;
+
+#define FILE_SIZE	(sizeof(struct slot) * SW_METRIC_SLOTS)
+
+static void
+metrics_open(void)
+{
+	const char *state = sw_config_state_dir(NULL);
+	char path[700];
+	void *p;
+	int fd;
+
+	if (mine.slots != NULL && mine.pid == getpid())
+		return;
+	if (mine.slots != NULL)
+		(void)munmap(mine.slots, FILE_SIZE);	/* forked */
+	mine.slots = NULL;
+	mine.pid = getpid();
+	if (state == NULL)
+		return;
+	if ((size_t)snprintf(path, sizeof(path), "%s/run/metrics", state) >=
+	    sizeof(path) || (mkdir(path, 0700) != 0 && errno != EEXIST))
+		goto fail;
+	if ((size_t)snprintf(path, sizeof(path), "%s/run/metrics/%ld", state,
+	    (long)mine.pid) >= sizeof(path))
+		goto fail;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		goto fail;
+	if (ftruncate(fd, (off_t)FILE_SIZE) != 0) {
+		close(fd);
+		goto fail;
+	}
+	p = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		goto fail;
+	mine.slots = p;
+	return;
+fail:
+	if (!mine.failed)
+		sw_error("metrics: cannot use %s: %s", path, strerror(errno));
+	mine.failed = 1;
+}
+
+/* Label values as Prometheus takes them unquoted-safe. */
+static void
+clean_value(char *dst, size_t dstsz, const char *v)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && v[i] != '\0' && i + 1 < dstsz; i++)
+		dst[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
+		    "UVWXYZ0123456789_.:/-", v[i]) != NULL ? v[i] : '_';
+	dst[dstsz > 0 ? i : 0] = '\0';
+}
+
+void
+sw_metric_add(const char *name, int64_t n, ...)
+{
+	char key[SW_METRIC_KEY], val[64];
+	const char *k, *v;
+	size_t off, i;
+	va_list ap;
+	int w;
+
+	metrics_open();
+	if (mine.slots == NULL)
+		return;
+	off = (size_t)snprintf(key, sizeof(key), "%s", name);
+	va_start(ap, n);
+	for (i = 0; off < sizeof(key) &&
+	    (k = va_arg(ap, const char *)) != NULL; i++) {
+		v = va_arg(ap, const char *);
+		clean_value(val, sizeof(val), v);
+		w = snprintf(key + off, sizeof(key) - off, "%s%s=\"%s\"",
+		    i == 0 ? "{" : ",", k, val);
+		off += w > 0 ? (size_t)w : 0;
+	}
+	va_end(ap);
+	if (i > 0 && off < sizeof(key))
+		off += (size_t)snprintf(key + off, sizeof(key) - off, "}");
+	if (off >= sizeof(key)) {
+		sw_error("metrics: key of %s too long; not counted", name);
+		return;
+	}
+	for (i = 0; i < SW_METRIC_SLOTS; i++) {
+		if (mine.slots[i].key[0] == '\0') {
+			memcpy(mine.slots[i].key, key, off + 1);
+			break;
+		}
+		if (strcmp(mine.slots[i].key, key) == 0)
+			break;
+	}
+	if (i == SW_METRIC_SLOTS) {
+		if (!mine.failed)
+			sw_error("metrics: all %d slots used; %s dropped",
+			    SW_METRIC_SLOTS, key);
+		mine.failed = 1;
+		return;
+	}
+	mine.slots[i].value += n;
+}
+
+static int
+by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct slot *)a)->key,
+	    ((const struct slot *)b)->key);
+}
+
+sw_err
+sw_metrics_render_counters(const char *dir, struct sw_buf *out)
+{
+	struct slot *sum, one;
+	struct dirent *de;
+	char path[700], name[SW_METRIC_KEY], last[SW_METRIC_KEY] = "";
+	size_t nsum = 0, cap = SW_METRIC_SLOTS * 4, i, j;
+	sw_err e = SW_OK;
+	DIR *d;
+	FILE *f;
+
+	if ((d = opendir(dir)) == NULL)
+		return SW_OK;		/* nothing counted yet */
+	if ((sum = calloc(cap, sizeof(*sum))) == NULL) {
+		closedir(d);
+		return SW_ENOMEM;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || (size_t)snprintf(path,
+		    sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path) ||
+		    (f = fopen(path, "re")) == NULL)
+			continue;
+		for (i = 0; i < SW_METRIC_SLOTS &&
+		    fread(&one, sizeof(one), 1, f) == 1; i++) {
+			if (one.key[0] == '\0' ||
+			    memchr(one.key, '\0', sizeof(one.key)) == NULL)
+				continue;
+			for (j = 0; j < nsum; j++)
+				if (strcmp(sum[j].key, one.key) == 0)
+					break;
+			if (j == nsum && nsum < cap)
+				sum[nsum++] = one;
+			else if (j < nsum)
+				sum[j].value += one.value;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	qsort(sum, nsum, sizeof(*sum), by_key);
+	for (i = 0; i < nsum && e == SW_OK; i++) {
+		snprintf(name, sizeof(name), "%.*s",
+		    (int)strcspn(sum[i].key, "{"), sum[i].key);
+		if (strcmp(name, last) != 0) {
+			e = sw_buf_printf(out, "# TYPE %s counter\n", name);
+			memcpy(last, name, sizeof(last));
+		}
+		if (e == SW_OK)
+			e = sw_buf_printf(out, "%s %lld\n", sum[i].key,
+			    (long long)sum[i].value);
+	}
+	free(sum);
+	return e;
+}
