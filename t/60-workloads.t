@@ -71,7 +71,7 @@ kget = kube.get
 job = {"job_name": "llama-sft", "recipe": "pytorch", "nodes": 1,
        "gpus_per_node": 1, "dataset": "alpaca", "model": "llama-3-8b",
        "mlflow_tracking_uri": "http://mlflow.mlflow:5000",
-       "env": {"MAX_STEPS": "40", "STEP_SECONDS": "2"}}
+       "max_steps": 40, "env": {"STEP_SECONDS": "2"}}
 
 # ---- bad input: 400 naming the field, before any cluster call
 bad = [

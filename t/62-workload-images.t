@@ -146,7 +146,7 @@ t.ok(kget("serviceaccount", "tiered-storage-sa") is not None,
 
 job = {"job_name": "agent-default", "recipe": "pytorch", "nodes": 1,
        "gpus_per_node": 1, "dataset": "alpaca",
-       "env": {"MAX_STEPS": "20", "STEP_SECONDS": "2"}}
+       "max_steps": 20, "env": {"STEP_SECONDS": "2"}}
 
 # ---- HyperPodPyTorchJob plan: agent install, log monitoring, identity
 r = s.post(C + "/training-jobs?dry_run=true", job)

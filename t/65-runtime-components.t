@@ -430,8 +430,8 @@ def group(name):
 
 job = {"job_name": "scale", "recipe": "pytorch", "nodes": 1,
        "gpus_per_node": g["gpus"], "dataset": "alpaca",
-       "model": "llama-3-8b", "env": {"MAX_STEPS": "20",
-                                      "STEP_SECONDS": "2"}}
+       "model": "llama-3-8b", "max_steps": 20,
+       "env": {"STEP_SECONDS": "2"}}
 r = s.post("/api/v1/clusters/%s/training-jobs" % C, job)
 if not t.ok(r.status in (200, 201, 202), "training job submitted (%d)" %
             r.status):

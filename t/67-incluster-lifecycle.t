@@ -133,7 +133,7 @@ t.ok({"training_operator", "inference_operator", "kuberay",
      "feature_list: all on (%s)" % " ".join(on))
 
 # ---- one training job per recipe on each kind it runs on
-ENV = {"MAX_STEPS": "10", "STEP_SECONDS": "1"}
+ENV = {"STEP_SECONDS": "1"}    # MAX_STEPS is the max_steps field
 JOBS = [("hpj-pytorch", "hyperpod-pytorch", "pytorch", {}),
         ("hpj-llama-factory", "hyperpod-pytorch", "llama-factory",
          {"config": "llama3_lora_sft.yaml"}),
@@ -148,7 +148,7 @@ pods_rv = json.loads(p.stdout)["metadata"]["resourceVersion"] \
 for name, kind, recipe, extra in JOBS:
     body = dict({"job_name": name, "kind": kind, "recipe": recipe,
                  "nodes": 1, "gpus_per_node": 1, "dataset": "alpaca",
-                 "model": "Qwen3-0.6B", "env": ENV}, **extra)
+                 "model": "Qwen3-0.6B", "max_steps": 10, "env": ENV}, **extra)
     step("POST", C + "/training-jobs", body,
          "training job %s (%s on %s) submitted" % (name, recipe, kind),
          want=(201,))
