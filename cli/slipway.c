@@ -452,7 +452,8 @@ nginx_check(const char *conf)
 }
 
 static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
-    mcp_prog[PATH_MAX], poller_prog[PATH_MAX];
+    mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
+	    stream_prog[PATH_MAX];
 
 static int
 stack_ready(struct sw_sup *s)
@@ -526,6 +527,8 @@ cmd_start(void)
 	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");
 	prog_path(poller_prog, sizeof(poller_prog), "poller",
 	    "slipway-poller");
+	prog_path(stream_prog, sizeof(stream_prog), "stream",
+	    "slipway-stream");
 	if (access(api_prog, X_OK) != 0) {
 		fprintf(stderr, "slipway: missing %s\n", api_prog);
 		return 1;
@@ -705,6 +708,12 @@ cmd_start(void)
 		if ((c = add_child("poller", "poller.log")) == NULL)
 			goto full;
 		c->argv[0] = poller_prog;
+	}
+	/* WebSocket streams (nginx /ws/); it listens on run/stream.sock. */
+	if (access(stream_prog, X_OK) == 0) {
+		if ((c = add_child("stream", "stream.log")) == NULL)
+			goto full;
+		c->argv[0] = stream_prog;
 	}
 	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
 	    O.state_dir);
