@@ -34,7 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1177,10 +1179,69 @@ callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	return 0;
 }
 
+/*
+ * The listening socket is the supervisor's (our fd 0, as for the
+ * FastCGI workers), so a restarted stream refuses no connection.  lws
+ * cannot take over a listening socket, so the loop watches it as a raw
+ * descriptor and hands each accepted connection to lws.
+ */
+static int
+listen_callback(struct lws *wsi, enum lws_callback_reasons reason,
+    void *user, void *in, size_t len)
+{
+	int fd;
+
+	(void)user;
+	(void)in;
+	(void)len;
+	if (reason != LWS_CALLBACK_RAW_RX_FILE)
+		return 0;
+	while ((fd = accept4(lws_get_socket_fd(wsi), NULL, NULL,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+		if (lws_adopt_socket_vhost(lws_get_vhost(wsi), fd) == NULL)
+			sw_warn("cannot take a connection");
+	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+	    errno != ECONNABORTED)
+		sw_warn("accept: %s", strerror(errno));
+	return 0;
+}
+
 static const struct lws_protocols protocols[] = {
 	{ "slipway", callback, sizeof(struct viewer), 4096, 0, NULL, 0 },
+	{ "slipway-listen", listen_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
+
+/* fd 0 when it is a listening socket, else our own at path. */
+static int
+listen_socket(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, on = 0;
+	socklen_t len = sizeof(on);
+
+	if (getsockopt(0, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on)
+		fd = 0;
+	else {
+		memset(&sa, 0, sizeof(sa));
+		sa.sun_family = AF_UNIX;
+		if (strlen(path) >= sizeof(sa.sun_path))
+			return -1;
+		memcpy(sa.sun_path, path, strlen(path) + 1);
+		unlink(path);
+		if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+			return -1;
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+		    chmod(path, 0600) != 0 || listen(fd, 128) != 0) {
+			close(fd);
+			return -1;
+		}
+		sw_info("listening on %s", path);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0)
+		return -1;
+	return fd;
+}
 
 /* Viewers that stop answering pings are dropped. */
 static const lws_retry_bo_t retry = {
@@ -1212,9 +1273,11 @@ main(int argc, char *argv[])
 	struct aws_ctx aws;
 	char sock[600];
 	const char *dir;
+	lws_sock_file_fd_type u;
+	struct lws_vhost *vh;
 	pthread_t watch;
 	struct src *s;
-	int rc = 1, watching = 0;
+	int rc = 1, watching = 0, lfd;
 
 	(void)argc;
 	(void)argv;
@@ -1247,7 +1310,10 @@ main(int argc, char *argv[])
 		sw_error("socket path too long: %s", sock);
 		goto out;
 	}
-	unlink(sock);
+	if ((lfd = listen_socket(sock)) < 0) {
+		sw_error("cannot listen on %s: %s", sock, strerror(errno));
+		goto out;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
@@ -1256,24 +1322,27 @@ main(int argc, char *argv[])
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_to_log);
 
 	memset(&info, 0, sizeof(info));
-	info.options = LWS_SERVER_OPTION_UNIX_SOCK |
-	    LWS_SERVER_OPTION_VALIDATE_UTF8;
-	info.iface = sock;
-	info.port = 0;
+	info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
+	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;
 	info.protocols = protocols;
 	info.max_http_header_data = 8192;
 	info.retry_and_idle_policy = &retry;
 	info.timeout_secs = 15;
-	if ((S.ctx = lws_create_context(&info)) == NULL) {
-		sw_error("cannot listen on %s", sock);
+	if ((S.ctx = lws_create_context(&info)) == NULL ||
+	    (vh = lws_get_vhost_by_name(S.ctx, "default")) == NULL) {
+		sw_error("cannot start libwebsockets");
 		goto out;
 	}
-	if (chmod(sock, 0600) != 0)
-		sw_warn("chmod %s: %s", sock, strerror(errno));
+	u.filefd = lfd;
+	if (lws_adopt_descriptor_vhost(vh, LWS_ADOPT_RAW_FILE_DESC, u,
+	    "slipway-listen", NULL) == NULL) {
+		sw_error("cannot watch the listening socket");
+		goto out;
+	}
 	if (pthread_create(&watch, NULL, db_watch_thread, NULL) == 0)
 		watching = 1;
 	lws_sul_schedule(S.ctx, 0, &S.sweep, sweep_cb, ST_SWEEP_US);
-	sw_info("listening on %s", sock);
+	sw_info("serving %s", sock);
 	while (!atomic_load(&S.stopping))
 		if (lws_service(S.ctx, 0) < 0)
 			break;
@@ -1293,11 +1362,13 @@ main(int argc, char *argv[])
 		pthread_join(watch, NULL);
 	lws_sul_cancel(&S.sweep);
 	lws_context_destroy(S.ctx);
+	S.ctx = NULL;
 	while (S.srcs != NULL)
 		src_free(S.srcs);
-	unlink(sock);
 	rc = 0;
 out:
+	if (S.ctx != NULL)
+		lws_context_destroy(S.ctx);
 	sw_db_close(S.db);
 	sw_config_free(&S.cfg);
 	return rc;
