@@ -7,8 +7,9 @@
  *	its rendering changes, and "end" when it is terminal.  A thread
  *	blocks on an inotify watch of the state directory (every commit
  *	writes state.db-wal) and wakes the loop with lws_cancel_service;
- *	the loop then renders each watched operation again.  A 2 s sweep
- *	covers an event that could be missed.
+ *	the loop then renders each watched operation again (and 20 ms
+ *	and 150 ms later: the commit is published after the WAL write).
+ *	A 2 s sweep covers an event that could be missed.
  *
  *   /ws/clusters/{c}/pods/{ns}/{pod}/logs  pod log lines.  Each pod
  *	container has one source: one thread holding one Kubernetes
@@ -135,6 +136,8 @@ static struct {
 	atomic_int		 db_changed;
 	atomic_int		 stopping;
 	lws_sorted_usec_list_t	 sweep;
+	lws_sorted_usec_list_t	 recheck;
+	int			 rechecks;	/* still to do */
 } S;
 
 static void	viewer_flush(struct viewer *);
@@ -302,6 +305,31 @@ ops_refresh_all(void)
 
 	for (v = S.ops; v != NULL; v = v->next)
 		op_refresh(v, 0);
+}
+
+/*
+ * The WAL write that wakes us comes just before SQLite publishes the
+ * commit in the shared-memory index (mmap: no inotify event), so a read
+ * at once can still see the old state: look again 20 ms and 150 ms on.
+ */
+static void
+recheck_cb(lws_sorted_usec_list_t *sul)
+{
+	ops_refresh_all();
+	if (--S.rechecks > 0)
+		lws_sul_schedule(S.ctx, 0, sul, recheck_cb,
+		    130 * LWS_US_PER_MS);
+}
+
+static void
+db_changed(void)
+{
+	ops_refresh_all();
+	if (S.ops == NULL)
+		return;
+	S.rechecks = 2;
+	lws_sul_schedule(S.ctx, 0, &S.recheck, recheck_cb,
+	    20 * LWS_US_PER_MS);
 }
 
 static void
@@ -1168,7 +1196,7 @@ callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		break;
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
 		if (atomic_exchange(&S.db_changed, 0))
-			ops_refresh_all();
+			db_changed();
 		srcs_drain_all();
 		break;
 	default:
@@ -1361,6 +1389,7 @@ main(int argc, char *argv[])
 	if (watching)
 		pthread_join(watch, NULL);
 	lws_sul_cancel(&S.sweep);
+	lws_sul_cancel(&S.recheck);
 	lws_context_destroy(S.ctx);
 	S.ctx = NULL;
 	while (S.srcs != NULL)
