@@ -214,6 +214,8 @@ def viewer(i):
         errs.append((i, repr(e)))
 
 
+# A viewer that never reads must not hold the others back.
+stalled = ws(LOG)
 th = [threading.Thread(target=viewer, args=(i,)) for i in range(N)]
 for x in th:
     x.start()
@@ -226,9 +228,11 @@ ref = ok[0] if ok else []
 t.eq([q for q, _ in ref[:WANT]], list(range(1, WANT + 1)),
      "lines are numbered from 1 without a gap")
 t.ok(all(g[:WANT] == ref[:WANT] for g in ok),
-     "every viewer got every line exactly once, the same lines")
+     "every viewer got every line exactly once, the same lines, "
+     "beside a viewer that reads nothing")
 t.ok(all(len({q for q, _ in g}) == len(g) for g in ok), "no duplicates")
 t.eq(len(follows()), 1, "ONE upstream follow request for all viewers")
+stalled.close()
 t.ok(wait_for(lambda: "st/default/chatty/main stopped" in
               s.log_text("stream.log"), timeout=10),
      "the follow stopped after the last viewer left")
@@ -261,6 +265,36 @@ t.ok(len(later) == len(set(zip(later, range(len(later))))) and
      all(ln.split("\t")[0] == str(i + 1) for i, ln in
          enumerate(open(path).read().splitlines())),
      "file seqs are 1..n after the second follow")
+
+# ---- a pod that finishes: its lines, then end and close 1000
+job = {"apiVersion": "v1", "kind": "Pod",
+       "metadata": {"name": "short", "namespace": "default",
+                    "annotations": {"sandbox.slipway.dev/workload":
+                                    "training"}},
+       "spec": {"restartPolicy": "Never",
+                "containers": [{"name": "main", "image": "busybox",
+                                "command": ["sleep", "1"],
+                                "env": [{"name": "MAX_STEPS", "value": "5"},
+                                        {"name": "STEP_SECONDS",
+                                         "value": "1"}]}]}}
+p = kube.run("apply", "-f", "-", stdin=json.dumps(job))
+t.eq(p.returncode, 0, "a short pod created " + p.stderr.strip())
+wait_for(lambda: ((kube.get("pod", "short") or {}).get("status")
+                  or {}).get("phase") in ("Running", "Succeeded"),
+         timeout=60)
+c = ws("/ws/clusters/st/pods/default/short/logs")
+out = []
+while True:
+    m = c.recv()
+    if m is None:
+        break
+    out.append(m)
+c.close()
+lines = [m["text"] for m in out if m.get("type") == "line"]
+t.ok(any("training complete" in x for x in lines),
+     "a finished pod's log arrives whole (%d lines)" % len(lines))
+t.eq((out[-1] if out else None, c.close_code), ({"type": "end"}, 1000),
+     "then end and close 1000")
 
 # ---- a missing pod: error, close 1008
 c = ws("/ws/clusters/st/pods/default/ghost/logs")
