@@ -59,6 +59,7 @@
 #define ST_INBOX_MAX	(1024 * 1024)	/* upstream bytes not yet read */
 #define ST_SWEEP_US	(2 * LWS_US_PER_SEC)	/* fallback re-render */
 #define ST_NAME_MAX	253		/* Kubernetes names and ids */
+#define ST_SETTLE_MS	100		/* terminal, then quiet: end */
 
 enum vkind { V_NONE, V_OP, V_LOG };
 
@@ -82,6 +83,7 @@ struct viewer {
 	/* operations */
 	char		 op_id[SW_OP_ID_LEN + 8];
 	char		*last;		/* last rendering sent */
+	int64_t		 terminal_ms;	/* when first seen terminal */
 	/* logs */
 	struct src	*src;
 	int64_t		 cursor;	/* last seq sent or skipped */
@@ -261,6 +263,8 @@ viewer_end(struct viewer *v, json_object *end)
 
 /* ---- operations -------------------------------------------------------- */
 
+static void	recheck_soon(void);
+
 /* Render v's operation; send it when it changed, end when terminal. */
 static void
 op_refresh(struct viewer *v, int first)
@@ -291,10 +295,18 @@ op_refresh(struct viewer *v, int first)
 		viewer_send(v, sw_jo("type", sw_js(first ? "snapshot" :
 		    "update"), "operation", json_object_get(o), NULL));
 	}
+	/* The poller releases the operation in a write of its own just
+	 * after the terminal one: end once the rendering has settled. */
 	state = sw_json_get_str(o, "state");
-	if (state != NULL && sw_op_state_terminal(state))
-		viewer_end(v, sw_jo("type", sw_js("end"), "state",
-		    sw_js(state), NULL));
+	if (state != NULL && sw_op_state_terminal(state)) {
+		if (v->terminal_ms == 0) {
+			v->terminal_ms = sw_now_ms();
+			recheck_soon();
+		} else if (sw_now_ms() - v->terminal_ms >= ST_SETTLE_MS)
+			viewer_end(v, sw_jo("type", sw_js("end"), "state",
+			    sw_js(state), NULL));
+	} else
+		v->terminal_ms = 0;
 	json_object_put(o);
 }
 
@@ -322,14 +334,19 @@ recheck_cb(lws_sorted_usec_list_t *sul)
 }
 
 static void
-db_changed(void)
+recheck_soon(void)
 {
-	ops_refresh_all();
-	if (S.ops == NULL)
-		return;
 	S.rechecks = 2;
 	lws_sul_schedule(S.ctx, 0, &S.recheck, recheck_cb,
 	    20 * LWS_US_PER_MS);
+}
+
+static void
+db_changed(void)
+{
+	ops_refresh_all();
+	if (S.ops != NULL)
+		recheck_soon();
 }
 
 static void
@@ -466,6 +483,23 @@ src_note_stamp(struct src *s, struct stamp t)
 	}
 }
 
+/* The time as the file keeps it: "seconds.nanoseconds". */
+static int
+stamp_parse_stored(const char *s, struct stamp *t)
+{
+	char *end;
+
+	errno = 0;
+	t->sec = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '.')
+		return -1;
+	s = end + 1;
+	t->nsec = strtol(s, &end, 10);
+	if (errno != 0 || end - s != 9 || *end != '\t')
+		return -1;
+	return 0;
+}
+
 /* Read the file back: index, seq and the last time. */
 static sw_err
 src_load(struct src *s)
@@ -491,7 +525,7 @@ src_load(struct src *s)
 			break;
 		s->seq++;
 		if ((tab = strchr(line, '\t')) != NULL &&
-		    stamp_parse(tab + 1, strcspn(tab + 1, "\t"), &t) == 0)
+		    stamp_parse_stored(tab + 1, &t) == 0)
 			src_note_stamp(s, t);
 		off += n;
 	}
@@ -703,7 +737,7 @@ src_line(struct src *s, const char *line, size_t n)
 	const char *sp = memchr(line, ' ', n);
 	struct sw_buf clean;
 	struct viewer *v;
-	struct stamp t;
+	struct stamp t = { 0, 0 };
 	char head[96];
 	int64_t off;
 	int stamped;

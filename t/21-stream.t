@@ -153,6 +153,10 @@ t.eq(msgs[-1], {"type": "end", "state": "succeeded"},
 t.eq(w.close_code, 1000, "and a normal close")
 ops = [m["operation"] for m in msgs if "operation" in m]
 final = s.get("/api/v1/operations/" + op_id).json
+if ops and ops[-1] != final:
+    t.diag("differs: %s" % [(k, ops[-1].get(k), final.get(k)) for k in
+                            set(ops[-1]) | set(final)
+                            if ops[-1].get(k) != final.get(k)])
 t.eq(ops[-1] if ops else None, final,
      "the last operation pushed is exactly GET's body")
 nev = [len(o.get("events") or []) for o in ops]
@@ -243,19 +247,27 @@ t.ok(len(stored) >= WANT and stored[0].startswith("1\t") and
      stored[WANT - 1].split("\t", 2)[2] == ref[WANT - 1][1],
      "lines are on disk with their seq (%d)" % len(stored))
 
-# ---- reconnect with after=: exactly the lines after it
+# ---- reconnect with after=: exactly the lines after it, the stored
+# ones from the file, then new ones from a new follow (deduplicated)
 M = 25
 c = ws(LOG + "&after=%d" % M)
 seqs = []
-while len(seqs) < 30:
+while not seqs or seqs[-1][0] < len(stored) + 3:
     m = c.recv()
     if m is None or m.get("type") != "line":
         break
     seqs.append((m["seq"], m["text"]))
 c.close()
-t.eq([q for q, _ in seqs], list(range(M + 1, M + 31)),
-     "after=%d resumes at %d, no duplicates, no gap" % (M, M + 1))
+t.eq([q for q, _ in seqs], list(range(M + 1, M + 1 + len(seqs))),
+     "after=%d resumes at %d, no duplicates, no gap (to %s)" %
+     (M, M + 1, seqs[-1][0] if seqs else None))
 t.eq(seqs[:WANT - M], ref[M:WANT], "the same lines as before")
+hb = [int(x.split()[1].rstrip(":")) for _, x in seqs
+      if x.startswith("heartbeat ")]
+if not (len(hb) > 3 and hb == list(range(hb[0], hb[0] + len(hb)))):
+    t.diag("heartbeats: %s" % hb)
+t.ok(len(hb) > 3 and hb == list(range(hb[0], hb[0] + len(hb))),
+     "across the two follows each heartbeat once, in order")
 t.eq(len(follows()), 2, "a new viewer after the stop: one new follow")
 later = [ln.split("\t", 2)[2] for ln in
          open(path).read().splitlines()] if os.path.exists(path) else []
@@ -305,6 +317,26 @@ t.eq((c.recv(), c.close_code), (None, 1008), "then close 1008")
 c.close()
 r = refused("/ws/clusters/st/pods/Bad_NS/x/logs", AUTH)
 t.eq(r and r.status, 404, "a malformed path: 404 before the upgrade")
+
+# ---- supervised: a killed stream comes back on the same socket, and a
+# viewer connecting meanwhile waits instead of being refused
+st = {c["name"]: c for c in s.status().get("components", [])}
+old = (st.get("stream") or {}).get("pid")
+t.ok(old, "the supervisor runs slipway-stream (pid %s)" % old)
+if old:
+    os.kill(old, 9)
+    try:
+        w = ws("/ws/operations/" + op_id)
+        m = w.recv()
+        w.close()
+    except wsclient.Refused as e:
+        m = {"refused": e.status}
+    t.eq((m or {}).get("type"), "snapshot",
+         "a viewer connecting while it restarts is served")
+    new = wait_for(lambda: next((c["pid"] for c in s.status().get(
+        "components", []) if c["name"] == "stream" and c.get("pid") and
+        c["pid"] != old), None), timeout=10)
+    t.ok(new, "restarted as pid %s" % new)
 
 kube.close()
 s.stop()
