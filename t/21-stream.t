@@ -11,6 +11,7 @@
 import json
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -76,6 +77,38 @@ if t.ok(cookie is not None, "login sets a session cookie (%d)" % lr.status):
     t.eq((m or {}).get("status"), 404, "the error is a 404")
     t.eq((w.recv(), w.close_code), (None, 1008), "then close 1008")
     w.close()
+
+# ---- Debian's Chromium under our CSP (connect-src 'self'): a
+# same-origin WebSocket with the UI's session is allowed, another
+# origin's is blocked
+mod = os.path.join(os.path.dirname(__file__), "node_modules",
+                   "playwright-core")
+if os.path.exists("/usr/bin/chromium") and os.path.isdir(mod):
+    p = subprocess.run(["node", os.path.join(os.path.dirname(__file__),
+                                             "lib", "ws-csp.js"),
+                        "http://127.0.0.1:%d" % s.port, s.token],
+                       capture_output=True, text=True, timeout=120)
+    try:
+        b = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        b = {"error": p.stdout + p.stderr}
+    t.ok("connect-src 'self';" in (b.get("csp") or ""),
+         "the CSP says connect-src 'self' (%s)" % b.get("error", "ok"))
+    t.eq(b.get("login"), 200, "logged in from the page")
+    same = b.get("same") or {}
+    t.eq([m.get("status") for m in same.get("seen", [])
+          if isinstance(m, dict)], [404],
+         "same-origin ws:// is allowed by 'self' and served (%s)" % same)
+    t.ok(not [c for c in b.get("console", []) if "127.0.0.1" in c and
+              "Content Security Policy" in c],
+         "no CSP complaint about our own origin")
+    foreign = b.get("foreign") or {}
+    t.ok("csp:connect-src" in foreign.get("seen", []) or
+         any("Content Security Policy" in c and "127.0.0.2" in c
+             for c in b.get("console", [])),
+         "another origin's WebSocket is blocked by the CSP")
+else:
+    t.skip("chromium or playwright-core missing", 5)
 
 # ---- an operation pushed as it is written
 
