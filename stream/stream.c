@@ -125,7 +125,9 @@ struct src {
 	int		 running;	/* a thread exists (joinable) */
 	pthread_t	 th;
 	int		 ended;		/* upstream said the pod ended */
-	int		 failed;	/* upstream refused: error sent */
+	int		 failed;	/* upstream refused: fail_* say how */
+	int		 fail_status;
+	char		 fail_title[32];
 };
 
 static struct {
@@ -888,12 +890,12 @@ src_drain(struct src *s)
 		    (int)s->status : sw_err_http_status(s->rc);
 
 		sw_warn("follow of %s failed: %s", s->key, s->why);
+		/* Each viewer gets the stored lines first, then the error. */
 		s->failed = 1;
-		for (v = s->viewers; v != NULL; v = v->next)
-			viewer_fail(v, st, st == 404 ? "Not Found" : st < 500 ?
-			    "Bad Request" : "Bad Gateway", s->why, st < 500 ?
-			    LWS_CLOSE_STATUS_POLICY_VIOLATION :
-			    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+		s->fail_status = st;
+		snprintf(s->fail_title, sizeof(s->fail_title), "%s",
+		    st == 404 ? "Not Found" : st < 500 ? "Bad Request" :
+		    "Bad Gateway");
 	}
 	for (v = s->viewers; v != NULL; v = v->next)
 		lws_callback_on_writable(v->wsi);
@@ -1196,8 +1198,15 @@ viewer_writable(struct viewer *v)
 		return 0;
 	}
 	if (v->kind == V_LOG && s != NULL && v->live && v->close_code == 0 &&
-	    s->ended && !s->running)
-		viewer_end(v, sw_jo("type", sw_js("end"), NULL));
+	    !s->running) {
+		if (s->ended)
+			viewer_end(v, sw_jo("type", sw_js("end"), NULL));
+		else if (s->failed)
+			viewer_fail(v, s->fail_status, s->fail_title, s->why,
+			    s->fail_status < 500 ?
+			    LWS_CLOSE_STATUS_POLICY_VIOLATION :
+			    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+	}
 	if (v->close_code != 0 && v->head == NULL) {
 		lws_close_reason(v->wsi, (enum lws_close_status)v->close_code,
 		    (unsigned char *)v->close_why, strlen(v->close_why));

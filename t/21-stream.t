@@ -311,6 +311,26 @@ t.ok(len(later) == len(set(zip(later, range(len(later))))) and
          enumerate(open(path).read().splitlines())),
      "file seqs are 1..n after the second follow")
 
+# ---- the pod is gone: a later viewer still gets the stored history,
+# then the error
+p = kube.run("delete", "pod", "chatty", "--grace-period=0", "--force")
+t.eq(p.returncode, 0, "pod deleted")
+wait_for(lambda: kube.get("pod", "chatty") is None, timeout=30)
+have = len(open(path).read().splitlines())
+c = ws(LOG)
+out = []
+while True:
+    m = c.recv()
+    if m is None:
+        break
+    out.append(m)
+c.close()
+t.eq([m["seq"] for m in out if m.get("type") == "line"],
+     list(range(1, have + 1)), "a deleted pod: its %d stored lines" % have)
+t.eq(((out[-1] if out else {}).get("type"), (out[-1] if out else
+      {}).get("status"), c.close_code), ("error", 404, 1008),
+     "then error 404 and close 1008")
+
 # ---- a pod that finishes: its lines, then end and close 1000
 job = {"apiVersion": "v1", "kind": "Pod",
        "metadata": {"name": "short", "namespace": "default",
