@@ -50,16 +50,12 @@
 #include "lib/db.h"
 #include "lib/json.h"
 #include "lib/kube.h"
+#include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 
-#define ST_QUEUE_MAX	1024		/* live messages queued per viewer */
-#define ST_LINE_MAX	(16 * 1024)	/* longer log lines are split */
-#define ST_INBOX_MAX	(1024 * 1024)	/* upstream bytes not yet read */
-#define ST_SWEEP_US	(2 * LWS_US_PER_SEC)	/* fallback re-render */
 #define ST_NAME_MAX	253		/* Kubernetes names and ids */
-#define ST_SETTLE_MS	100		/* terminal, then quiet: end */
 
 enum vkind { V_NONE, V_OP, V_LOG };
 
@@ -203,14 +199,15 @@ viewer_send(struct viewer *v, json_object *o)
 	}
 	m = msg_new(sw_json_str(o));
 	json_object_put(o);
-	if (m == NULL || v->queued >= ST_QUEUE_MAX) {
+	if (m == NULL || v->queued >= SW_STREAM_QUEUE_MAX) {
 		free(m);
 		sw_warn("viewer too slow (%d messages queued): closing it "
 		    "with 1008", v->queued);
 		viewer_flush(v);
 		v->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
 		snprintf(v->close_why, sizeof(v->close_why),
-		    "too slow: more than %d messages queued", ST_QUEUE_MAX);
+		    "too slow: more than %d messages queued",
+		    SW_STREAM_QUEUE_MAX);
 		/* A viewer that never reads is cut off all the same. */
 		lws_set_timeout(v->wsi, PENDING_TIMEOUT_USER_OK, 5);
 		lws_callback_on_writable(v->wsi);
@@ -304,7 +301,7 @@ op_refresh(struct viewer *v, int first)
 		if (v->terminal_ms == 0) {
 			v->terminal_ms = sw_now_ms();
 			recheck_soon();
-		} else if (sw_now_ms() - v->terminal_ms >= ST_SETTLE_MS)
+		} else if (sw_now_ms() - v->terminal_ms >= SW_STREAM_SETTLE_MS)
 			viewer_end(v, sw_jo("type", sw_js("end"), "state",
 			    sw_js(state), NULL));
 	} else
@@ -355,7 +352,7 @@ static void
 sweep_cb(lws_sorted_usec_list_t *sul)
 {
 	ops_refresh_all();
-	lws_sul_schedule(S.ctx, 0, sul, sweep_cb, ST_SWEEP_US);
+	lws_sul_schedule(S.ctx, 0, sul, sweep_cb, SW_STREAM_SWEEP_US);
 }
 
 /* Block on inotify of the state directory; wake the loop on writes. */
@@ -579,8 +576,8 @@ src_get(const char *cluster, const char *ns, const char *pod,
 	    *container ? container : "-");
 	snprintf(s->path, sizeof(s->path), "%s/%s/%s/%s/%s.log", S.podlogs,
 	    cluster, ns, pod, *container ? container : "-");
-	sw_buf_init(&s->partial, ST_LINE_MAX);
-	sw_buf_init(&s->inbox, ST_INBOX_MAX);
+	sw_buf_init(&s->partial, SW_STREAM_LINE_MAX);
+	sw_buf_init(&s->inbox, SW_STREAM_INBOX_MAX);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->fd = -1;
@@ -628,7 +625,7 @@ src_chunk(void *arg, const char *data, size_t len)
 	int stop;
 
 	pthread_mutex_lock(&s->mu);
-	while (s->inbox.len + len > ST_INBOX_MAX &&
+	while (s->inbox.len + len > SW_STREAM_INBOX_MAX &&
 	    !atomic_load(&s->cancel) && s->inbox.len > 0)
 		pthread_cond_wait(&s->cv, &s->mu);
 	stop = atomic_load(&s->cancel) != 0 ||
@@ -756,7 +753,7 @@ src_line(struct src *s, const char *line, size_t n)
 	}
 	if (n > 0 && line[n - 1] == '\r')
 		n--;
-	sw_buf_init(&clean, ST_LINE_MAX * 3 + 16);
+	sw_buf_init(&clean, SW_STREAM_LINE_MAX * 3 + 16);
 	if (utf8_clean(&clean, line, n) != SW_OK) {
 		sw_buf_free(&clean);
 		return;
@@ -777,7 +774,7 @@ src_line(struct src *s, const char *line, size_t n)
 			    (long long)t.sec, t.nsec);
 		else
 			ts[0] = '\0';
-		sw_buf_init(&rec, ST_LINE_MAX * 3 + 200);
+		sw_buf_init(&rec, SW_STREAM_LINE_MAX * 3 + 200);
 		ok = sw_buf_printf(&rec, "%s%s\t", head, ts) == SW_OK &&
 		    sw_buf_add(&rec, clean.data, clean.len) == SW_OK &&
 		    sw_buf_add(&rec, "\n", 1) == SW_OK &&
@@ -802,7 +799,7 @@ src_line(struct src *s, const char *line, size_t n)
 	sw_buf_free(&clean);
 }
 
-/* Split a chunk into lines; long lines are cut at ST_LINE_MAX. */
+/* Split a chunk into lines; long lines are cut at SW_STREAM_LINE_MAX. */
 static void
 src_feed(struct src *s, const char *data, size_t len)
 {
@@ -812,15 +809,15 @@ src_feed(struct src *s, const char *data, size_t len)
 	while (len > 0) {
 		nl = memchr(data, '\n', len);
 		take = nl != NULL ? (size_t)(nl - data) : len;
-		if (s->partial.len + take >= ST_LINE_MAX)
-			take = ST_LINE_MAX - 1 - s->partial.len;
+		if (s->partial.len + take >= SW_STREAM_LINE_MAX)
+			take = SW_STREAM_LINE_MAX - 1 - s->partial.len;
 		(void)sw_buf_add(&s->partial, data, take);
 		data += take;
 		len -= take;
 		if (nl != NULL && data == nl) {
 			data++;
 			len--;
-		} else if (s->partial.len < ST_LINE_MAX - 1)
+		} else if (s->partial.len < SW_STREAM_LINE_MAX - 1)
 			break;		/* wait for the rest of the line */
 		src_line(s, s->partial.data ? s->partial.data : "",
 		    s->partial.len);
@@ -855,7 +852,7 @@ src_drain(struct src *s)
 	struct viewer *v;
 	int done;
 
-	sw_buf_init(&in, ST_INBOX_MAX);
+	sw_buf_init(&in, SW_STREAM_INBOX_MAX);
 	pthread_mutex_lock(&s->mu);
 	if (s->inbox.len > 0)
 		(void)sw_buf_add(&in, s->inbox.data, s->inbox.len);
@@ -918,7 +915,7 @@ srcs_drain_all(void)
 static json_object *
 src_read_next(struct src *s, struct viewer *v)
 {
-	char buf[ST_LINE_MAX * 3 + 200], *t1, *t2, *nl;
+	char buf[SW_STREAM_LINE_MAX * 3 + 200], *t1, *t2, *nl;
 	int64_t seq = v->cursor + 1, off, end;
 	ssize_t n;
 
@@ -1412,7 +1409,7 @@ main(int argc, char *argv[])
 	}
 	if (pthread_create(&watch, NULL, db_watch_thread, NULL) == 0)
 		watching = 1;
-	lws_sul_schedule(S.ctx, 0, &S.sweep, sweep_cb, ST_SWEEP_US);
+	lws_sul_schedule(S.ctx, 0, &S.sweep, sweep_cb, SW_STREAM_SWEEP_US);
 	sw_info("serving %s", sock);
 	while (!atomic_load(&S.stopping))
 		if (lws_service(S.ctx, 0) < 0)
