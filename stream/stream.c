@@ -911,16 +911,14 @@ srcs_drain_all(void)
 	}
 }
 
-/* The next stored line after v's cursor, as a message; NULL at the end. */
+/* One stored line as a message, or NULL when it cannot be read. */
 static json_object *
-src_read_next(struct src *s, struct viewer *v)
+src_read_line(struct src *s, int64_t seq)
 {
 	char buf[SW_STREAM_LINE_MAX * 3 + 200], *t1, *t2, *nl;
-	int64_t seq = v->cursor + 1, off, end;
+	int64_t off, end;
 	ssize_t n;
 
-	if (seq > s->seq)
-		return NULL;
 	off = s->offs[seq - 1];
 	end = seq < s->seq ? s->offs[seq] : lseek(s->fd, 0, SEEK_END);
 	if (end - off <= 0 || end - off >= (int64_t)sizeof(buf))
@@ -934,9 +932,25 @@ src_read_next(struct src *s, struct viewer *v)
 	if ((t1 = strchr(buf, '\t')) == NULL ||
 	    (t2 = strchr(t1 + 1, '\t')) == NULL)
 		return NULL;
-	v->cursor = seq;
 	return sw_jo("type", sw_js("line"), "seq", sw_ji(seq), "text",
 	    sw_js(t2 + 1), NULL);
+}
+
+/* The next stored line after v's cursor, as a message; NULL at the
+ * end.  A line that cannot be read is skipped (and logged). */
+static json_object *
+src_read_next(struct src *s, struct viewer *v)
+{
+	json_object *o;
+
+	while (v->cursor < s->seq) {
+		v->cursor++;
+		if ((o = src_read_line(s, v->cursor)) != NULL)
+			return o;
+		sw_warn("%s: line %lld cannot be read back; skipped",
+		    s->path, (long long)v->cursor);
+	}
+	return NULL;
 }
 
 /* ---- WebSocket protocol ------------------------------------------------ */
