@@ -453,7 +453,7 @@ nginx_check(const char *conf)
 
 static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
     mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
-	    stream_prog[PATH_MAX];
+    stream_prog[PATH_MAX];
 
 static int
 stack_ready(struct sw_sup *s)
