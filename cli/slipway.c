@@ -452,7 +452,8 @@ nginx_check(const char *conf)
 }
 
 static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
-    mcp_prog[PATH_MAX], poller_prog[PATH_MAX];
+    mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
+    stream_prog[PATH_MAX];
 
 static int
 stack_ready(struct sw_sup *s)
@@ -483,6 +484,7 @@ cmd_start(void)
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	int api_fd, mcp_fd = -1, mcp_wait_fd = -1, wait_fd, i, rc, logfd;
+	int stream_fd = -1;
 	pid_t pid;
 	static char wait_slots[16];
 	char name[32];
@@ -528,6 +530,8 @@ cmd_start(void)
 	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");
 	prog_path(poller_prog, sizeof(poller_prog), "poller",
 	    "slipway-poller");
+	prog_path(stream_prog, sizeof(stream_prog), "stream",
+	    "slipway-stream");
 	if (access(api_prog, X_OK) != 0) {
 		fprintf(stderr, "slipway: missing %s\n", api_prog);
 		return 1;
@@ -708,6 +712,20 @@ cmd_start(void)
 			goto full;
 		c->argv[0] = poller_prog;
 	}
+	/* WebSocket streams (nginx /ws/), on a socket kept across its
+	 * restarts like the FastCGI ones. */
+	if (access(stream_prog, X_OK) == 0) {
+		snprintf(path, sizeof(path), "%s/run/stream.sock",
+		    O.state_dir);
+		if ((stream_fd = unix_listen(path, 0600)) < 0) {
+			sw_sup_stop_all(&sup, 3000);
+			return 1;
+		}
+		if ((c = add_child("stream", "stream.log")) == NULL)
+			goto full;
+		c->argv[0] = stream_prog;
+		c->listen_fd = stream_fd;
+	}
 	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
 	    O.state_dir);
 	if ((c = add_child("nginx", "nginx.log")) == NULL)
@@ -731,6 +749,10 @@ cmd_start(void)
 		close(mcp_fd);
 	if (mcp_wait_fd >= 0)
 		close(mcp_wait_fd);
+	if (stream_fd >= 0)
+		close(stream_fd);
+	snprintf(path, sizeof(path), "%s/run/stream.sock", O.state_dir);
+	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);

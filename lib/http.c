@@ -366,6 +366,20 @@ http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 	return len;
 }
 
+/* Progress callback: a non-zero *cancel aborts the transfer. */
+static int
+http_cancel_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	const atomic_int *cancel = arg;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return atomic_load(cancel) != 0;
+}
+
 static size_t
 http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -496,6 +510,11 @@ http_do(struct http_client *c, const struct http_request *req,
 	curl_easy_setopt(cu, CURLOPT_WRITEDATA, &x);
 	curl_easy_setopt(cu, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(cu, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (c->cancel != NULL) {
+		curl_easy_setopt(cu, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(cu, CURLOPT_XFERINFOFUNCTION, http_cancel_cb);
+		curl_easy_setopt(cu, CURLOPT_XFERINFODATA, c->cancel);
+	}
 	if (c->ca_pem != NULL) {
 		blob.data = c->ca_pem;
 		blob.len = c->ca_len;
@@ -519,6 +538,9 @@ http_do(struct http_client *c, const struct http_request *req,
 	cc = curl_easy_perform(cu);
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &resp->status);
 	if (cc == CURLE_WRITE_ERROR && x.stopped)
+		rc = SW_OK;
+	else if (cc == CURLE_ABORTED_BY_CALLBACK && c->cancel != NULL &&
+	    atomic_load(c->cancel) != 0)
 		rc = SW_OK;
 	else if (x.too_big) {
 		snprintf(c->errmsg, sizeof(c->errmsg),

@@ -10,6 +10,7 @@
 #ifndef SW_HTTP_H
 #define SW_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "lib/buf.h"
@@ -61,6 +62,10 @@ struct http_client {
 	char		*ca_pem;	/* owned; pinned CA bundle or NULL */
 	size_t		 ca_len;
 	char		 errmsg[256];	/* last transport error, for logs */
+	/* Borrowed; when set and *cancel turns non-zero (from any thread),
+	 * a transfer stops within about a second, as when a stream
+	 * callback stops it (SW_OK).  NULL: never cancelled. */
+	const atomic_int *cancel;
 };
 
 /* Called with each chunk of a 2xx streamed body; return non-zero to

@@ -583,10 +583,10 @@ k8s_logs_chunk(void *arg, const char *data, size_t len)
 	return a->fn(a->arg, data, len);
 }
 
-sw_err
-k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
-    const char *container, int follow, long tail_lines, int timeout_s,
-    k8s_chunk_fn fn, void *arg, struct k8s_error *e)
+static sw_err
+k8s_logs_query(struct k8s_client *c, const char *ns, const char *pod,
+    const char *container, int follow, int stamped, long tail_lines,
+    int timeout_s, k8s_chunk_fn fn, void *arg, struct k8s_error *e)
 {
 	struct k8s_logs_arg	 a;
 	struct sw_buf		 q;
@@ -605,6 +605,9 @@ k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
 		goto out;
 	if (follow && (rc = k8s_query_add(&q, "follow", "true")) != SW_OK)
 		goto out;
+	if (stamped &&
+	    (rc = k8s_query_add(&q, "timestamps", "true")) != SW_OK)
+		goto out;
 	if (tail_lines >= 0) {
 		snprintf(num, sizeof(num), "%ld", tail_lines);
 		if ((rc = k8s_query_add(&q, "tailLines", num)) != SW_OK)
@@ -622,4 +625,22 @@ k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
 out:
 	sw_buf_free(&q);
 	return rc;
+}
+
+sw_err
+k8s_logs(struct k8s_client *c, const char *ns, const char *pod,
+    const char *container, int follow, long tail_lines, int timeout_s,
+    k8s_chunk_fn fn, void *arg, struct k8s_error *e)
+{
+	return k8s_logs_query(c, ns, pod, container, follow, 0, tail_lines,
+	    timeout_s, fn, arg, e);
+}
+
+sw_err
+k8s_logs_stamped(struct k8s_client *c, const char *ns, const char *pod,
+    const char *container, int follow, long tail_lines, int timeout_s,
+    k8s_chunk_fn fn, void *arg, struct k8s_error *e)
+{
+	return k8s_logs_query(c, ns, pod, container, follow, 1, tail_lines,
+	    timeout_s, fn, arg, e);
 }

@@ -122,5 +122,11 @@ sw_err	 k8s_list_watch(struct k8s_client *, const char *path,
 sw_err	 k8s_logs(struct k8s_client *, const char *ns, const char *pod,
 	    const char *container, int follow, long tail_lines, int timeout_s,
 	    k8s_chunk_fn fn, void *arg, struct k8s_error *);
+/* The same with each line prefixed by its RFC 3339 timestamp and a
+ * space (timestamps=true), as a follower needs to resume. */
+sw_err	 k8s_logs_stamped(struct k8s_client *, const char *ns,
+	    const char *pod, const char *container, int follow,
+	    long tail_lines, int timeout_s, k8s_chunk_fn fn, void *arg,
+	    struct k8s_error *);
 
 #endif

@@ -131,5 +131,16 @@
 #define SW_K8S_MAX_EVENT	(4 * 1024 * 1024)
 /* Most headers kept from one HTTP response. */
 #define SW_HTTP_MAX_HEADERS	128
+/* slipway-stream: live messages queued per viewer before it is closed
+ * with 1008 (history is read from the file, outside this queue); the
+ * longest log line (longer ones are split); upstream log bytes handed
+ * over but not yet read by the loop (the follow thread then waits);
+ * quiet time after an operation's terminal write before "end"; the
+ * fallback re-render period in microseconds. */
+#define SW_STREAM_QUEUE_MAX	1024
+#define SW_STREAM_LINE_MAX	(16 * 1024)
+#define SW_STREAM_INBOX_MAX	(1024 * 1024)
+#define SW_STREAM_SETTLE_MS	100
+#define SW_STREAM_SWEEP_US	(2 * 1000 * 1000)
 
 #endif

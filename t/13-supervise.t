@@ -105,7 +105,7 @@ t.ok({"api.sock", "wait.sock", "mcp.sock", "mcp-wait.sock"} <=
      "api, wait, mcp and mcp-wait sockets are listening (%s)" %
      sorted(set(socks.values())))
 own = {"api": "api.sock", "wait": "wait.sock", "mcp": "mcp.sock",
-       "mcp-wait": "mcp-wait.sock"}
+       "mcp-wait": "mcp-wait.sock", "stream": "stream.sock"}
 leaks = []
 for c in s.status()["components"]:
     if not c.get("pid"):
