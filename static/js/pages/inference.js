@@ -3,7 +3,7 @@
 // inference_deploy in the OpenAPI document, so new shapes appear as the
 // server grows them), the endpoint list with readiness, scaling and a
 // test call where the server offers inference_scale / inference_invoke.
-import { html, useState } from "../lib.js";
+import { html, useState, useEffect } from "../lib.js";
 import { api, enc, openapi, bodySchema, hasOp } from "../api.js";
 import { go } from "../router.js";
 import {
@@ -20,6 +20,13 @@ export function Inference({ nav, cluster }) {
     return { doc, items: list.items || [] };
   }, [cluster]);
   const d = st.data;
+  /* until every endpoint is ready, look again now and then */
+  useEffect(() => {
+    if (!d || !d.items || d.items.every((e) => readiness(e) === "Ready"))
+      return undefined;
+    const t = setTimeout(reload, 2000);
+    return () => clearTimeout(t);
+  }, [d]);
   return html`<section class="card"><h1>Inference</h1>
     <${ClusterPicker} nav=${nav} section="inference" cluster=${cluster}/>
     ${st.loading && cluster && html`<${Loading}/>`}
@@ -108,7 +115,13 @@ function Deploy({ nav, doc, cluster, reload }) {
   const schema = bodySchema(doc, "inference_deploy");
   const props = schema.properties || {};
   const kinds = (props.kind && props.kind.enum) || [];
-  const [v, setV] = useState({ kind: kinds[0] || "" });
+  /* a required choice starts at the server's first value */
+  const [v, setV] = useState(() => {
+    const init = { kind: kinds[0] || "" };
+    for (const r of schema.required || [])
+      if (props[r] && props[r].enum) init[r] = props[r].enum[0];
+    return init;
+  });
   const [errors, setErrors] = useState({});
   const [done, setDone] = useState(null);
   const fields = scalarFields(schema).filter((x) => x.name !== "kind");
