@@ -44,6 +44,9 @@ ops = {o.get("operationId") for p in doc.get("paths", {}).values()
        for o in p.values()}
 shots = os.path.join(BUILDDIR, "t")
 os.makedirs(shots, exist_ok=True)
+for f in os.listdir(shots):
+    if f.startswith("20-ui-") and f.endswith(".png"):
+        os.unlink(os.path.join(shots, f))
 r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "ui-flow.js"),
                     "http://127.0.0.1:%d" % s.port, s.token, shots],
                    capture_output=True, text=True, timeout=900)
@@ -95,6 +98,11 @@ t.eq(op.get("state"), "succeeded", "the page followed the operation to "
      "succeeded")
 t.ok(op.get("first") not in ("succeeded", None), "it showed the operation "
      "before it ended (first seen: %s)" % op.get("first"))
+seen = out.get("stages_seen") or {}
+t.ok(len(seen) == 8 and all(len(v) >= 2 and v[-1] == "succeeded" and
+                            v[0] != "succeeded" for v in seen.values()),
+     "every stage was seen changing until it succeeded: %s" % seen)
+t.ok(any("running" in v for v in seen.values()), "and some while running")
 st = op.get("stages") or []
 t.ok(len(st) == 8 and all(x[1] == "succeeded" for x in st),
      "eight stages shown, all succeeded: %s" % st)
@@ -180,6 +188,11 @@ if out.get("ws_errors") and ws != 101:
            % (out["ws_errors"], out.get("ws_error_text")))
 t.eq(problems, [], "no console or page error, failed request, 5xx or "
      "unexpected 4xx")
+pages = out.get("pages") or {}
+t.eq({n: p["h1"] for n, p in pages.items() if p["h1"] != 1}, {},
+     "every page has one h1 (%d pages)" % len(pages))
+t.eq({n: p["unlabelled"] for n, p in pages.items() if p["unlabelled"]}, {},
+     "every input on every page has a label")
 t.ok(all(os.path.exists(os.path.join(shots, "20-ui-%s.png" % n)) for n in
          ("login", "clusters", "create", "operation", "operations",
           "cluster", "training", "job", "inference", "settings")),

@@ -50,12 +50,23 @@ export function followOperation(id, onOp) {
     poll(-1);
   } else {
     let ended = false;
+    let last = null;
     ws.onopen = () => { opened = true; };
     ws.onmessage = (ev) => {
       let m;
       try { m = JSON.parse(ev.data); } catch (e) { return; }
-      if (m.type === "snapshot" || m.type === "update") onOp(m.operation, "ws");
-      else if (m.type === "end") ended = true;
+      if (m.type === "snapshot" || m.type === "update") {
+        last = m.operation;
+        onOp(m.operation, "ws");
+      } else if (m.type === "end") {
+        ended = true;
+        /* the end names the final state; make sure it is the one shown */
+        if (!last || last.state !== m.state) {
+          api("GET", "/operations/" + enc(id)).then((op) => {
+            if (!stopped) onOp(op, "ws");
+          }, () => {});
+        }
+      }
       else if (m.type === "error") onOp(null, "ws", new Error(m.detail ||
         m.title));
     };
@@ -96,6 +107,11 @@ export function followLogs({ cluster, namespace, pod, container, job },
       /* the REST route has no seq: count lines from the start */
       for (let i = seen; i < lines.length; i++) onLine(i + 1, lines[i]);
       last = Math.max(last, lines.length);
+      if (p && ["Succeeded", "Failed"].includes(p.phase)) {
+        ended = true;
+        onEnd("rest");
+        return;
+      }
     } catch (e) {
       /* the next round tries again */
     }

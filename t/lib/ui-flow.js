@@ -77,7 +77,16 @@ function wsStatus(base, token, p) {
       else out.problems.push("4xx: " + key);
     }
   });
+  // Each page: one h1, every input labelled, then a screenshot.
+  out.pages = {};
   const shot = async (name) => {
+    out.pages[name] = await page.evaluate(() => ({
+      h1: document.querySelectorAll("h1").length,
+      unlabelled: [...document.querySelectorAll("input, select, textarea")]
+        .filter((e) => e.labels.length === 0 &&
+          !e.getAttribute("aria-label") && !e.closest("dialog"))
+        .map((e) => e.id || e.name || e.outerHTML.slice(0, 60)),
+    }));
     await page.screenshot({ path: path.join(shots, `20-ui-${name}.png`),
       fullPage: true });
   };
@@ -174,8 +183,22 @@ function wsStatus(base, token, p) {
     out.plan_steps = await page.$$eval("#plan-list li", (l) => l.length);
     out.plan_first = await page.textContent("#plan-list li");
     await shot("create");
+    // Record every state each stage is shown in, as the page changes.
+    await page.evaluate(() => {
+      window.stagesSeen = {};
+      const look = () => {
+        for (const li of document.querySelectorAll("ol.stages > li")) {
+          const seen = window.stagesSeen[li.dataset.stage] ||= [];
+          if (seen[seen.length - 1] !== li.dataset.state)
+            seen.push(li.dataset.state);
+        }
+      };
+      new MutationObserver(look).observe(document.body, { subtree: true,
+        childList: true, attributes: true, attributeFilter: ["data-state"] });
+    });
     await page.click("#create");
     const created = await followOperation();
+    out.stages_seen = await page.evaluate(() => window.stagesSeen);
     out.create_op = created;
     out.operation_url = page.url();
     await shot("operation");

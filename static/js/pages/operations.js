@@ -58,8 +58,8 @@ export function Operation({ nav, id }) {
     <h1>${op.kind} ${op.target} <${Badge} state=${op.state}/></h1>
     <p class="muted">${op.id} · requested by ${op.requested_by} ·
       ${fmtTime(op.created_ms)} · ${via === "ws" ? "live" : "following"}</p>
-    <label for="op-progress" class="progress-label">${done} of
-      ${op.stages.length} stages done
+    <label for="op-progress" class="progress-label">
+      ${`${done} of ${op.stages.length} stages done`}
       <progress id="op-progress" max=${op.stages.length || 1}
         value=${done}></progress></label>
     ${op.error && html`<p class=${op.state === "failed" ? "error" : "muted"}>
