@@ -157,6 +157,18 @@ t.ok(seqs and seqs == list(range(seqs[0], seqs[0] + len(seqs))),
 t.ok((out.get("chart_points") or 0) >= 2, "the throughput chart has "
      "%s points from the log" % out.get("chart_points"))
 
+if ws != 101:
+    socks = out.get("contract_sockets") or []
+    t.eq(out.get("contract_op_stages"), 8, "with the stream contract "
+         "played over /ws/, the operation page shows the snapshot live")
+    t.ok(len(socks) == 3 and socks[1].endswith("/pods/default/sft1-pods-0/"
+                                               "logs") and
+         socks[2].endswith("logs?after=3"), "the log view reconnects after "
+         "a drop with after=3: %s" % socks[1:])
+    n = out.get("contract_log_lines") or 0
+    t.ok(n > 3 and out.get("contract_log_seqs") == list(range(1, n + 1)),
+         "and shows each of the %d lines once" % n)
+
 # ---- inference
 t.eq(out.get("engines"), ["vllm", "sglang"], "the engine choices come from "
      "the OpenAPI document")

@@ -123,7 +123,8 @@ export function followLogs({ cluster, namespace, pod, container, job },
     if (last) q.set("after", String(last));
     try {
       ws = new WebSocket(wsUrl(`/ws/clusters/${enc(cluster)}/pods/` +
-        `${enc(namespace || "default")}/${enc(pod)}/logs?${q}`));
+        `${enc(namespace || "default")}/${enc(pod)}/logs` +
+        (q.toString() ? "?" + q : "")));
     } catch (e) {
       rest();
       return;

@@ -41,7 +41,9 @@ function wsStatus(base, token, p) {
       "--disable-background-networking", "--disable-component-update",
       "--disable-sync"],
   });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const context = await browser.newContext({
+    viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
   // 4xx answers the journey provokes on purpose; any other 4xx, every
   // 5xx and every failed request is a problem.
   const allowed4xx = [
@@ -287,6 +289,57 @@ function wsStatus(base, token, p) {
       "data-points"));
     await shot("job");
     step("training");
+
+    // ---- the pages' side of the stream contract, where this stack has
+    // no stream server: in a second tab whose /ws/ is answered by a
+    // script speaking the contract with the stack's real data (an
+    // operation's snapshot and end; the job's log lines with seq, the
+    // first socket dropped after three lines and the page expected to
+    // reconnect with after=3 and show each line once).
+    if (out.ws_status !== 101) {
+      const tab = await context.newPage();
+      tab.on("pageerror", (e) => out.problems.push("pageerror: " + e));
+      tab.on("console", (m) => {
+        if (m.type() === "error") out.problems.push("console: " + m.text());
+      });
+      const real = await (await tab.request.get(url + "/api/v1/clusters/" +
+        "ui1/training-jobs/sft1/logs?tail=2000")).json();
+      const lines = real.pods[0].lines;
+      const op = await (await tab.request.get(url + "/api/v1/operations/" +
+        created.id)).json();
+      out.contract_sockets = [];
+      await tab.routeWebSocket(/\/ws\//, (ws) => {
+        const u = new URL(ws.url());
+        out.contract_sockets.push(u.pathname + u.search);
+        if (u.pathname === "/ws/operations/" + created.id) {
+          ws.send(JSON.stringify({ type: "snapshot", operation: op }));
+          ws.send(JSON.stringify({ type: "update", operation: op }));
+          ws.send(JSON.stringify({ type: "end", state: op.state }));
+          ws.close({ code: 1000 });
+          return;
+        }
+        const after = Number(u.searchParams.get("after") || 0);
+        const first = after === 0;
+        const upto = first ? 3 : lines.length;
+        for (let i = after; i < upto; i++)
+          ws.send(JSON.stringify({ type: "line", seq: i + 1, text: lines[i] }));
+        if (first) ws.close({ code: 1011, reason: "dropped" });
+        else {
+          ws.send(JSON.stringify({ type: "end" }));
+          ws.close({ code: 1000 });
+        }
+      });
+      await tab.goto(url + "/#/operations/" + created.id);
+      await tab.waitForSelector("#operation[data-live=ws][data-state=succeeded]");
+      out.contract_op_stages = await tab.$$eval("ol.stages > li", (l) =>
+        l.length);
+      await tab.evaluate(() => { location.hash = "#/training/ui1/sft1"; });
+      await tab.waitForSelector("#logs-ended");
+      out.contract_log_seqs = await tab.$$eval("#logs li", (l) =>
+        l.map((x) => Number(x.dataset.seq)));
+      out.contract_log_lines = lines.length;
+      await tab.close();
+    }
 
     // ---- inference: deploy, see it ready, test-call it when offered
     await go("#/inference/ui1");
