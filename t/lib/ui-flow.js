@@ -93,7 +93,8 @@ function wsStatus(base, token, p) {
       fullPage: true });
   };
   const go = (hash) => page.evaluate((h) => { location.hash = h; }, hash);
-  const step = (s) => out.steps.push(s);
+  const t0 = Date.now();
+  const step = (s) => out.steps.push(s + " " + ((Date.now() - t0) / 1000) + "s");
   const h1 = () => page.textContent("h1");
   // Wait for the operation page to end and return what it showed.
   const followOperation = async () => {
