@@ -136,6 +136,10 @@ t.eq((out.get("group_op") or {}).get("state"), "succeeded",
 t.eq(sorted(out.get("groups") or []), ["extra", "workers"],
      "the cluster page lists both groups")
 
+t.eq((out.get("storage_op") or {}).get("state"), "succeeded",
+     "an S3 claim added from the storage form")
+t.eq(out.get("storage_after"), ["more-data", "s3-claim"], "and listed")
+
 # ---- features
 t.ok("No change" in (out.get("no_change") or ""), "an unchanged features "
      "form says no change and sends nothing")

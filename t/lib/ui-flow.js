@@ -247,6 +247,20 @@ function wsStatus(base, token, p) {
       l.map((r) => r.dataset.group));
     step("instance group");
 
+    // ---- a storage claim from the form the OpenAPI document describes
+    await page.click("#storage summary");
+    await page.selectOption("#storage-form [data-field=kind]", "s3");
+    await page.fill("#storage-form [data-field=claim]", "more-data");
+    await page.fill("#storage-form [data-field=bucket]", "ui1-more-data");
+    await page.check("#storage-form [data-field=create_bucket]");
+    await page.click("#storage-form button[type=submit]");
+    out.storage_op = await followOperation();
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#storage tr[data-claim=more-data]");
+    out.storage_after = await page.$$eval("#storage tbody tr", (l) =>
+      l.map((r) => r.dataset.claim).sort());
+    step("storage");
+
     // ---- features: nothing changed says so; the training operator on
     await page.waitForSelector("#features-form");
     await page.click("#features-apply");
