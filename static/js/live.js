@@ -129,22 +129,32 @@ export function followLogs({ cluster, namespace, pod, container, job },
       rest();
       return;
     }
+    let heard = false;
+    let refused = false;
     ws.onopen = () => { opened = true; };
     ws.onmessage = (ev) => {
       let m;
       try { m = JSON.parse(ev.data); } catch (e) { return; }
+      heard = true;
       if (m.type === "line" && m.seq > last) {
         last = m.seq;
         onLine(m.seq, m.text, "ws");
       } else if (m.type === "end") {
         ended = true;
         onEnd("ws");
+      } else if (m.type === "error") {
+        refused = true;
       }
     };
+    /* A socket that carried lines and dropped is opened again from the
+     * last seq; one that never opened, was refused or said nothing
+     * leaves the REST route to go on. */
     ws.onclose = () => {
       ws = null;
       if (stopped || ended) return;
-      if (opened) { opened = false; open(); } else rest();
+      const again = opened && heard && !refused;
+      opened = false;
+      if (again) open(); else rest();
     };
   };
   open();
