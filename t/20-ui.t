@@ -151,6 +151,9 @@ t.eq((out.get("feature_op") or {}).get("state"), "succeeded",
 # ---- training
 t.eq(out.get("recipes"), ["pytorch", "llama-factory", "ms-swift", "verl"],
      "a recipe form each")
+t.ok("at least 1" in (out.get("job_field_error") or ""), "a job field "
+     "error from the server is shown beside its input: %s"
+     % out.get("job_field_error"))
 lines = out.get("log_lines") or []
 t.eq(out.get("log_role"), "log", "the logs sit in role=log")
 t.ok(any("tokens/s=" in ln for ln in lines), "the job's log lines are "

@@ -50,6 +50,7 @@ function wsStatus(base, token, p) {
     /^GET \/api\/v1\/whoami 401$/,                  // before logging in
     /^POST \/api\/v1\/login 401$/,                  // the wrong token
     /^POST \/api\/v1\/clusters\?dry_run=true 400$/, // the count of 0
+    /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 GPUs
   ];
   page.on("pageerror", (e) => out.problems.push("pageerror: " + e));
   page.on("console", (m) => {
@@ -91,6 +92,13 @@ function wsStatus(base, token, p) {
     }));
     await page.screenshot({ path: path.join(shots, `20-ui-${name}.png`),
       fullPage: true });
+    // After a full-page screenshot Chromium may scroll the page between
+    // the next mousedown and mouseup, so the click lands on the parent:
+    // start from the top, once the page has painted.
+    await page.evaluate(() => new Promise((r) => {
+      window.scrollTo(0, 0);
+      requestAnimationFrame(() => requestAnimationFrame(r));
+    }));
   };
   const go = (hash) => page.evaluate((h) => { location.hash = h; }, hash);
   const t0 = Date.now();
@@ -284,8 +292,14 @@ function wsStatus(base, token, p) {
     await page.fill("#tj-dataset", "alpaca");
     await page.fill("#tj-model", "llama-3-8b");
     await page.fill("#tj-nodes", "1");
-    await page.fill("#tj-gpus_per_node", "1");
+    await page.fill("#tj-gpus_per_node", "0");
     await page.fill("#tj-env", "MAX_STEPS=40\nSTEP_SECONDS=1");
+    await page.click("#job-submit");
+    await page.waitForSelector("label:has(#tj-gpus_per_node) " +
+      "[data-error-for=gpus_per_node]");
+    out.job_field_error = await page.textContent(
+      "[data-error-for=gpus_per_node]");
+    await page.fill("#tj-gpus_per_node", "1");
     await shot("training");
     await page.click("#job-submit");
     await page.waitForURL(/#\/training\/ui1\/sft1$/);
