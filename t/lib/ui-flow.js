@@ -43,6 +43,9 @@ function wsStatus(base, token, p) {
   });
   const context = await browser.newContext({
     viewport: { width: 1200, height: 900 } });
+  // Waits are on the page's state; the bound only has to hold on a
+  // loaded machine.
+  context.setDefaultTimeout(120000);
   const page = await context.newPage();
   // 4xx answers the journey provokes on purpose; any other 4xx, every
   // 5xx and every failed request is a problem.

@@ -170,22 +170,28 @@ function Logs({ nav, cluster, job, namespace, pod }) {
   useEffect(() => {
     const buf = [];
     const pts = [];
+    let end = "";
     let flush = null;
+    /* Lines are shown once a frame; the end is shown with the last of
+     * them, never before. */
+    const later = () => {
+      if (flush) return;
+      flush = requestAnimationFrame(() => {
+        flush = null;
+        if (!nav.current()) return;
+        setLines(buf.slice(-2000));
+        setPoints(pts.slice());
+        if (end) setEnded(end);
+      });
+    };
     const stop = followLogs({ cluster, namespace, pod, job },
       (seq, text) => {
         buf.push({ seq, text });
         const m = parseMetric(text);
         if (m) pts.push(m);
-        if (!flush) {
-          flush = requestAnimationFrame(() => {
-            flush = null;
-            if (!nav.current()) return;
-            setLines(buf.slice(-2000));
-            setPoints(pts.slice());
-          });
-        }
-      }, (via) => { if (nav.current()) setEnded(via); });
-    return stop;
+        later();
+      }, (via) => { end = via; later(); });
+    return () => { stop(); if (flush) cancelAnimationFrame(flush); };
   }, [cluster, job, pod]);
   useEffect(() => {
     if (box.current) box.current.scrollTop = box.current.scrollHeight;
