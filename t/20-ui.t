@@ -1,20 +1,28 @@
 #!/usr/bin/python3
 # 20-ui.t: the web UI in a real browser (Debian Chromium driven by
-# playwright-core): login (a bad token is refused, a good one gives an
-# HttpOnly SameSite=Strict cookie), the create form shows the server's
-# per-field error, plans with a dry run, creates a cluster, and the
-# operation page follows it live to "succeeded"; the cluster page lists
-# its nodes.
+# playwright-core, t/lib/ui-flow.js), the whole journey against the
+# sandbox: log in (a bad token is refused; the session cookie is HttpOnly
+# and SameSite=Strict) -> a page left behind never renders over the
+# current one -> create a cluster (a server field error beside its
+# input, the dry-run plan) and watch every stage complete -> add an
+# instance group -> "no change" for an unchanged features form, then
+# enable the training operator (only that key is sent) -> submit a
+# training job and see its log lines (role="log") and the throughput
+# chart -> deploy an endpoint, see it ready, and test-call it when the
+# server's OpenAPI document has inference_invoke -> create and revoke a
+# token, make the agent's read-only token -> tear the cluster down.
+# Any console error (CSP violations included), page error, failed
+# request, 5xx or unexpected 4xx fails it.  Screenshots of each page go
+# to build/t/20-ui-*.png.
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, SRCDIR, BUILDDIR
 
 t = T()
 mod = os.path.join(SRCDIR, "t", "node_modules", "playwright-core")
@@ -27,38 +35,188 @@ if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
 import harness  # noqa: E402
 if not harness.helm_simulated():
     t.skip_all(harness.NO_HELM)
+if not os.path.exists(os.path.join(SRCDIR, "static", "vendor", "preact.js")):
+    t.bail("static/vendor/ is missing: the build copies it from "
+           "static/node_modules (cd static && npm ci)")
 s = Stack(t, sandbox=True, speed=3000)
-shots = tempfile.mkdtemp(prefix="sw-ui-")
+doc = s.get("/api/v1/openapi.json").json or {}
+ops = {o.get("operationId") for p in doc.get("paths", {}).values()
+       for o in p.values()}
+shots = os.path.join(BUILDDIR, "t")
+os.makedirs(shots, exist_ok=True)
+for f in os.listdir(shots):
+    if f.startswith("20-ui-") and f.endswith(".png"):
+        os.unlink(os.path.join(shots, f))
 r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "ui-flow.js"),
                     "http://127.0.0.1:%d" % s.port, s.token, shots],
-                   capture_output=True, text=True, timeout=400)
+                   capture_output=True, text=True, timeout=900)
 try:
     out = json.loads(r.stdout.strip().splitlines()[-1])
 except (ValueError, IndexError):
     out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
 if out.get("error"):
     t.diag(out["error"])
+t.diag("steps done: %s" % ", ".join(out.get("steps") or []))
+
+# ---- log in
 t.ok("unknown" in (out.get("bad_login") or ""), "a bad token is refused "
      "with the server's message")
 t.ok("test-admin" in (out.get("logged_in") or ""), "logged in as the token")
 t.ok(out.get("cookie_http_only"), "the session cookie is HttpOnly")
 t.eq(out.get("cookie_same_site"), "Strict", "and SameSite=Strict")
+t.eq(out.get("nav"), ["Clusters", "Create cluster", "Operations", "Training",
+                      "Inference", "Settings"], "a navigation entry per page")
+
+# ---- navigation race
 t.eq(out.get("create_kept"), 1, "a late answer of the page left behind "
      "does not replace the create form")
 t.eq(out.get("create_h1"), "Create a cluster", "the create page stays shown")
+
+# ---- create wizard
+t.ok("×" in (out.get("type_facts") or "") and
+     "vCPU" in (out.get("type_facts") or ""), "instance types show their GPU "
+     "facts (%s)" % out.get("type_facts"))
+t.ok(out.get("azs") and all(a.startswith("us-") for a in out["azs"]),
+     "the AZ list offers the zones of the chosen type")
+cap = doc.get("paths", {}).get("/api/v1/clusters", {}).get("post", {})
+cap = cap.get("requestBody", {}).get("content", {}).get(
+    "application/json", {}).get("schema", {}).get("properties", {}).get(
+    "instance_groups", {}).get("items", {}).get("properties", {}).get(
+    "capacity_type", {}).get("enum")
+t.eq([c for c in (out.get("capacity_options") or []) if c], cap,
+     "the capacity choices are the OpenAPI document's enum")
 t.ok("must be at least 1" in (out.get("field_error") or ""),
      "a server field error is shown beside its input")
+t.ok(out.get("field_error_cleared"), "and cleared by a good plan")
 t.ok((out.get("plan_steps") or 0) > 20 and "CreateVpc" in
      (out.get("plan_first") or ""), "the plan lists the calls, CreateVpc "
      "first (%s steps)" % out.get("plan_steps"))
 t.ok("#/operations/op-" in (out.get("operation_url") or ""),
      "create leads to the operation page")
-t.eq(out.get("final_state"), "succeeded", "the page followed the "
-     "operation to succeeded")
-t.ok(out.get("stages") == 8 and out.get("stages_succeeded") == 8,
-     "eight stages shown, all succeeded")
-t.eq(out.get("nodes"), 1, "the cluster page lists its node")
-t.eq(out.get("page_errors"), [], "no script or console errors in the page")
-shutil.rmtree(shots, ignore_errors=True)
+op = out.get("create_op") or {}
+t.eq(op.get("state"), "succeeded", "the page followed the operation to "
+     "succeeded")
+t.ok(op.get("first") not in ("succeeded", None), "it showed the operation "
+     "before it ended (first seen: %s)" % op.get("first"))
+seen = out.get("stages_seen") or {}
+t.ok(len(seen) == 8 and all(len(v) >= 2 and v[-1] == "succeeded" and
+                            v[0] != "succeeded" for v in seen.values()),
+     "every stage was seen changing until it succeeded: %s" % seen)
+t.ok(any("running" in v for v in seen.values()), "and some while running")
+st = op.get("stages") or []
+t.ok(len(st) == 8 and all(x[1] == "succeeded" for x in st),
+     "eight stages shown, all succeeded: %s" % st)
+t.eq(op.get("progress"), [8, 8], "the progress bar is full")
+t.ok((op.get("events") or 0) > 8, "the events were shown (%s)"
+     % op.get("events"))
+ws = out.get("ws_status")
+if ws == 101:
+    t.eq(op.get("live"), "ws", "the operation page followed the stream "
+         "server's WebSocket")
+    t.eq(out.get("ws_errors"), 0, "no WebSocket connection failed")
+else:
+    t.diag("this stack serves no /ws/ (handshake answered %s): the pages "
+           "fell back to the long poll and the REST logs" % ws)
+    t.eq(op.get("live"), "poll", "without /ws/ the operation page follows "
+         "the long poll")
+t.ok((out.get("timeline") or 0) >= 1, "the operations timeline lists it")
+
+# ---- cluster page
+t.eq(out.get("nodes"), 1, "the node grid shows the node")
+t.eq(out.get("node_badge"), "Running", "with its health")
+t.ok("Reboot node" in (out.get("confirm_text") or "") and
+     out.get("reboot_declined_stays"), "reboot asks first, and No does "
+     "nothing")
+t.ok("on-demand" in (out.get("group_badges") or []),
+     "the instance group has its capacity badge")
+t.eq(out.get("storage"), ["s3-claim"], "the S3 claim is listed")
+t.ok((out.get("subnets") or 0) >= 1, "compute subnets are listed")
+t.eq((out.get("group_op") or {}).get("state"), "succeeded",
+     "an instance group added from the cluster page")
+t.eq(sorted(out.get("groups") or []), ["extra", "workers"],
+     "the cluster page lists both groups")
+
+t.eq((out.get("storage_op") or {}).get("state"), "succeeded",
+     "an S3 claim added from the storage form")
+t.eq(out.get("storage_after"), ["more-data", "s3-claim"], "and listed")
+
+# ---- features
+t.ok("No change" in (out.get("no_change") or ""), "an unchanged features "
+     "form says no change and sends nothing")
+t.eq(out.get("feature_body"), {"training_operator": True},
+     "enabling a feature sends only what changed")
+t.eq((out.get("feature_op") or {}).get("state"), "succeeded",
+     "the training operator is on")
+
+# ---- training
+t.eq(out.get("recipes"), ["pytorch", "llama-factory", "ms-swift", "verl"],
+     "a recipe form each")
+t.ok("at least 1" in (out.get("job_field_error") or ""), "a job field "
+     "error from the server is shown beside its input: %s"
+     % out.get("job_field_error"))
+lines = out.get("log_lines") or []
+t.eq(out.get("log_role"), "log", "the logs sit in role=log")
+t.ok(any("tokens/s=" in ln for ln in lines), "the job's log lines are "
+     "shown (%d)" % len(lines))
+seqs = out.get("log_seqs") or []
+t.ok(seqs and seqs == list(range(seqs[0], seqs[0] + len(seqs))),
+     "each line once, in order")
+t.ok((out.get("chart_points") or 0) >= 2, "the throughput chart has "
+     "%s points from the log" % out.get("chart_points"))
+
+if ws != 101:
+    socks = out.get("contract_sockets") or []
+    t.eq(out.get("contract_op_stages"), 8, "with the stream contract "
+         "played over /ws/, the operation page shows the snapshot live")
+    t.ok(len(socks) == 3 and socks[1].endswith("/pods/default/sft1-pods-0/"
+                                               "logs") and
+         socks[2].endswith("logs?after=3"), "the log view reconnects after "
+         "a drop with after=3: %s" % socks[1:])
+    n = out.get("contract_log_lines") or 0
+    if not t.ok(n > 3 and out.get("contract_log_seqs") ==
+                list(range(1, n + 1)), "and shows each of the %d lines "
+                "once" % n):
+        t.diag("seqs shown: %s" % out.get("contract_log_seqs"))
+
+# ---- inference
+t.eq(out.get("engines"), ["vllm", "sglang"], "the engine choices come from "
+     "the OpenAPI document")
+t.ok(out.get("endpoint_ready"), "the endpoint deployed and is ready")
+if "inference_invoke" in ops:
+    t.ok(out.get("invoke_offered") and out.get("invoke_answer"),
+         "the test call answered: %s" % out.get("invoke_answer"))
+else:
+    t.ok(not out.get("invoke_offered"), "no test call offered: the server "
+         "has no inference_invoke yet")
+
+# ---- settings
+t.ok(out.get("token_made"), "a token is created from the settings page")
+t.eq(out.get("token_revoked"), "revoked", "and revoked")
+t.ok((out.get("mcp_url") or "").endswith("/mcp"), "the MCP URL is shown")
+t.ok(out.get("kiro_has_token") and out.get("claude_has_token") and
+     "claude mcp add" in (out.get("claude_snippet") or ""),
+     "the Kiro and Claude snippets carry the read-only token")
+
+# ---- tear down
+t.eq((out.get("delete_op") or {}).get("state"), "succeeded",
+     "the cluster is deleted from its page")
+t.eq(out.get("left"), [], "no cluster is left")
+
+# ---- the page itself
+problems = out.get("problems")
+if out.get("ws_errors") and ws != 101:
+    t.diag("WebSocket handshakes refused (no /ws/ here): %d, e.g. %s"
+           % (out["ws_errors"], out.get("ws_error_text")))
+t.eq(problems, [], "no console or page error, failed request, 5xx or "
+     "unexpected 4xx")
+pages = out.get("pages") or {}
+t.eq({n: p["h1"] for n, p in pages.items() if p["h1"] != 1}, {},
+     "every page has one h1 (%d pages)" % len(pages))
+t.eq({n: p["unlabelled"] for n, p in pages.items() if p["unlabelled"]}, {},
+     "every input on every page has a label")
+t.ok(all(os.path.exists(os.path.join(shots, "20-ui-%s.png" % n)) for n in
+         ("login", "clusters", "create", "operation", "operations",
+          "cluster", "training", "job", "inference", "settings")),
+     "a screenshot of each page in build/t/")
 s.stop()
 t.done()

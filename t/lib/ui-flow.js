@@ -1,94 +1,444 @@
-// ui-flow.js URL TOKEN SHOTDIR: drive Slipway's web UI in headless
-// Debian Chromium with playwright-core, as a person would: log in,
-// open the create form, see a field error, plan (dry run), create, and
-// follow the operation page until it ends.  Prints one JSON line of
-// findings for the TAP test (t/20-ui.t) to assert on.
+// ui-flow.js URL TOKEN SHOTDIR: the journey a platform team takes
+// through Slipway's web UI, in headless Debian Chromium driven by
+// playwright-core: log in, create a cluster and watch every stage
+// complete, add an instance group, enable a feature, submit a training
+// job and see its log lines and throughput chart, deploy an endpoint
+// (and test-call it where the server has inference_invoke), manage
+// tokens, tear the cluster down.  Every wait is on the page's state,
+// never on time.  Prints one JSON line of findings for t/20-ui.t; a
+// screenshot of each page goes to SHOTDIR.
 "use strict";
+const http = require("http");
 const path = require("path");
 const { chromium } = require(path.join(__dirname, "..", "node_modules",
   "playwright-core"));
 
+const LONG = { timeout: 240000 };
+
+// The status of a WebSocket handshake to path (101 when the stream
+// server answers, 404 when nothing serves /ws/).
+function wsStatus(base, token, p) {
+  return new Promise((resolve) => {
+    const u = new URL(base);
+    const req = http.request({ host: u.hostname, port: u.port, path: p,
+      headers: { Connection: "Upgrade", Upgrade: "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        Authorization: "Bearer " + token } });
+    req.on("upgrade", (res, sock) => { sock.destroy(); resolve(101); });
+    req.on("response", (res) => { res.resume(); resolve(res.statusCode); });
+    req.on("error", () => resolve(0));
+    req.end();
+  });
+}
+
 (async () => {
   const [url, token, shots] = process.argv.slice(2);
-  const out = {};
+  const out = { steps: [], problems: [], expected_4xx: [], ws_errors: 0 };
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
       "--disable-background-networking", "--disable-component-update",
       "--disable-sync"],
   });
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const consoleErrors = [];
-  page.on("pageerror", (e) => consoleErrors.push(String(e)));
-  // Console errors too (a CSP violation is only a console message). The
-  // API's own 4xx answers (a wrong token, a field error) are expected and
-  // Chromium logs each as "Failed to load resource"; anything else counts.
+  const context = await browser.newContext({
+    viewport: { width: 1200, height: 900 } });
+  // Waits are on the page's state; the bound only has to hold on a
+  // loaded machine.
+  context.setDefaultTimeout(120000);
+  const page = await context.newPage();
+  // 4xx answers the journey provokes on purpose; any other 4xx, every
+  // 5xx and every failed request is a problem.
+  const allowed4xx = [
+    /^GET \/api\/v1\/whoami 401$/,                  // before logging in
+    /^POST \/api\/v1\/login 401$/,                  // the wrong token
+    /^POST \/api\/v1\/clusters\?dry_run=true 400$/, // the count of 0
+    /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 GPUs
+  ];
+  page.on("pageerror", (e) => out.problems.push("pageerror: " + e));
   page.on("console", (m) => {
     if (m.type() !== "error") return;
-    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) return;
-    consoleErrors.push("console: " + m.text());
+    const text = m.text();
+    // Chromium logs every 4xx answer like this; the response handler
+    // below decides whether the answer itself was expected.
+    if (/^Failed to load resource: the server responded with a status of 4\d\d/
+      .test(text)) return;
+    if (/^WebSocket connection to .* failed/.test(text)) {
+      out.ws_errors++;
+      out.ws_error_text = text;
+      return;
+    }
+    out.problems.push("console: " + text);
   });
+  page.on("requestfailed", (r) => {
+    out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
+      (r.failure() && r.failure().errorText));
+  });
+  page.on("response", (r) => {
+    const u = new URL(r.url());
+    const key = `${r.request().method()} ${u.pathname}${u.search} ${r.status()}`;
+    if (r.status() >= 500) out.problems.push("5xx: " + key);
+    else if (r.status() >= 400) {
+      if (allowed4xx.some((re) => re.test(key))) out.expected_4xx.push(key);
+      else out.problems.push("4xx: " + key);
+    }
+  });
+  // Each page: one h1, every input labelled, then a screenshot.
+  out.pages = {};
+  const shot = async (name) => {
+    out.pages[name] = await page.evaluate(() => ({
+      h1: document.querySelectorAll("h1").length,
+      unlabelled: [...document.querySelectorAll("input, select, textarea")]
+        .filter((e) => e.labels.length === 0 &&
+          !e.getAttribute("aria-label") && !e.closest("dialog"))
+        .map((e) => e.id || e.name || e.outerHTML.slice(0, 60)),
+    }));
+    await page.screenshot({ path: path.join(shots, `20-ui-${name}.png`),
+      fullPage: true });
+    // After a full-page screenshot Chromium may scroll the page between
+    // the next mousedown and mouseup, so the click lands on the parent:
+    // start from the top, once the page has painted.
+    await page.evaluate(() => new Promise((r) => {
+      window.scrollTo(0, 0);
+      requestAnimationFrame(() => requestAnimationFrame(r));
+    }));
+  };
+  const go = (hash) => page.evaluate((h) => { location.hash = h; }, hash);
+  const t0 = Date.now();
+  const step = (s) => out.steps.push(s + " " + ((Date.now() - t0) / 1000) + "s");
+  const h1 = () => page.textContent("h1");
+  // Wait for the operation page to end and return what it showed.
+  const followOperation = async () => {
+    await page.waitForURL(/#\/operations\/op-/);
+    await page.waitForSelector("#operation[data-state]");
+    const first = await page.getAttribute("#operation", "data-state");
+    await page.waitForSelector("#operation[data-state=succeeded]," +
+      "#operation[data-state=failed],#operation[data-state=cancelled]", LONG);
+    return {
+      id: page.url().replace(/.*#\/operations\//, ""),
+      first,
+      state: await page.getAttribute("#operation", "data-state"),
+      live: await page.getAttribute("#operation", "data-live"),
+      stages: await page.$$eval("ol.stages > li", (l) => l.map((x) =>
+        [x.dataset.stage, x.dataset.state])),
+      events: await page.$$eval("#events li", (l) => l.length),
+      progress: await page.$eval("#op-progress", (p) => [p.value, p.max]),
+    };
+  };
   try {
+    // ---- log in
     await page.goto(url + "/#/login");
+    await page.waitForSelector("#token");
     await page.fill("#token", "swt_wrong");
-    await page.click("button[type=submit]");
+    await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#login-error:not(:empty)");
     out.bad_login = await page.textContent("#login-error");
+    await shot("login");
     await page.fill("#token", token);
-    await page.click("button[type=submit]");
-    await page.waitForSelector("h1:has-text('Clusters')");
+    await page.click("#login-form button[type=submit]");
+    await page.waitForSelector("h1:has-text('Clusters in')");
     out.logged_in = await page.textContent("#who");
     const cookies = await page.context().cookies();
     const c = cookies.find((x) => x.name === "sw_session");
     out.cookie_http_only = !!(c && c.httpOnly);
     out.cookie_same_site = c ? c.sameSite : null;
+    out.nav = await page.$$eval("#nav a", (l) => l.map((a) => a.textContent));
+    await shot("clusters");
+    step("login");
 
-    // A late answer for a page the user has left must not replace the page
-    // now shown: hold the cluster list back, move on to the create form.
+    // ---- a late answer of a page left behind never renders: hold the
+    // cluster list back, move on to the create form, let it through.
+    let release;
+    const held = new Promise((r) => { release = r; });
     await page.route("**/api/v1/clusters", async (r) => {
-      await new Promise((res) => setTimeout(res, 1500));
+      await held;
       await r.continue();
     });
-    await page.evaluate(() => { location.hash = "#/"; });
-    await page.waitForTimeout(100);
-    await page.evaluate(() => { location.hash = "#/create"; });
+    await go("#/operations");
+    await page.waitForSelector("h1:has-text('Operations')");
+    await go("#/clusters");
+    await page.waitForSelector("h1:has-text('Clusters')");
+    await go("#/create");
     await page.waitForSelector("#create-form");
-    await page.waitForTimeout(2500);
-    out.create_kept = await page.locator("#create-form").count();
-    out.create_h1 = await page.textContent("h1");
+    const late = page.waitForResponse((r) =>
+      new URL(r.url()).pathname === "/api/v1/clusters");
+    release();
+    await late;
+    // Let the late answer's promise chain run before looking.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() =>
+      requestAnimationFrame(r))));
+    out.create_kept = await page.$$eval("#create-form", (l) => l.length);
+    out.create_h1 = await h1();
     await page.unroute("**/api/v1/clusters");
 
-    await page.goto(url + "/#/create");
-    await page.waitForSelector("#create-form");
-    // A field error from the server, shown beside its input.
-    await page.fill("#name", "ui-demo");
+    // ---- the create wizard: a field error from the server, a plan
+    const types = await page.$$eval("#instance_type option", (l) =>
+      l.map((o) => [o.value, o.textContent]));
+    out.type_facts = types.length && types[0][1];
+    const small = types.find(([, t]) => /— 1× /.test(t) && !/EFA/.test(t));
+    await page.selectOption("#instance_type", small[0]);
+    out.instance_type = small[0];
+    out.azs = await page.$$eval("#availability_zone option", (l) =>
+      l.map((o) => o.value));
+    out.capacity_options = await page.$$eval("#capacity_type option", (l) =>
+      l.map((o) => o.value));
+    await page.fill("#name", "ui1");
     await page.fill("#count", "0");
-    await page.click("#create");
+    await page.fill("#s3_bucket", "ui1-training-data");
+    await page.click("#plan");
     await page.waitForSelector("[data-error-for='instance_groups[0].count']");
-    out.field_error = await page.textContent("[data-error-for='instance_groups[0].count']");
+    out.field_error = await page.textContent(
+      "label:has(#count) [data-error-for='instance_groups[0].count']");
     await page.fill("#count", "1");
     await page.click("#plan");
     await page.waitForSelector("#plan-list li");
-    out.plan_steps = await page.locator("#plan-list li").count();
-    out.plan_first = await page.locator("#plan-list li").first().textContent();
-    await page.screenshot({ path: path.join(shots, "create.png"), fullPage: true });
+    out.field_error_cleared = await page.$$eval("[data-error-for]",
+      (l) => l.length) === 0;
+    out.plan_steps = await page.$$eval("#plan-list li", (l) => l.length);
+    out.plan_first = await page.textContent("#plan-list li");
+    await shot("create");
+    // Record every state each stage is shown in, as the page changes.
+    await page.evaluate(() => {
+      window.stagesSeen = {};
+      const look = () => {
+        for (const li of document.querySelectorAll("ol.stages > li")) {
+          const seen = window.stagesSeen[li.dataset.stage] ||= [];
+          if (seen[seen.length - 1] !== li.dataset.state)
+            seen.push(li.dataset.state);
+        }
+      };
+      new MutationObserver(look).observe(document.body, { subtree: true,
+        childList: true, attributes: true, attributeFilter: ["data-state"] });
+    });
     await page.click("#create");
-    await page.waitForSelector("#operation");
+    const created = await followOperation();
+    out.stages_seen = await page.evaluate(() => window.stagesSeen);
+    out.create_op = created;
     out.operation_url = page.url();
-    await page.waitForSelector("#operation[data-state='succeeded'], #operation[data-state='failed']",
-      { timeout: 240000 });
-    out.final_state = await page.getAttribute("#operation", "data-state");
-    out.stages = await page.locator("ol.stages li").count();
-    out.stages_succeeded = await page.locator("ol.stages li .state[data-state='succeeded']").count();
-    await page.screenshot({ path: path.join(shots, "operation.png"), fullPage: true });
+    await shot("operation");
+    step("create");
 
-    await page.goto(url + "/#/clusters/ui-demo");
-    await page.waitForSelector("tr[data-node]");
-    out.nodes = await page.locator("tr[data-node]").count();
+    // ---- the stream server, when this stack has one
+    out.ws_status = await wsStatus(url, token, "/ws/operations/" + created.id);
+
+    // ---- the timeline
+    await go("#/operations");
+    await page.waitForSelector(`#operation-list li[data-operation='${created.id}']`);
+    out.timeline = await page.$$eval("#operation-list li", (l) => l.length);
+    await shot("operations");
+
+    // ---- cluster page: nodes, a confirmation that can say no
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#nodes li[data-node]");
+    out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
+    out.node_badge = await page.textContent("#nodes li[data-node] .state");
+    await page.click("#nodes li[data-node] button.reboot");
+    await page.waitForSelector("#confirm[open]");
+    out.confirm_text = await page.textContent("#confirm .confirm-text");
+    await page.click("#confirm-no");
+    await page.waitForSelector("#confirm:not([open])", { state: "attached" });
+    out.reboot_declined_stays = /#\/clusters\/ui1$/.test(page.url());
+    out.subnets = await page.$$eval("#subnets tbody tr", (l) => l.length);
+    out.storage = await page.$$eval("#storage tbody tr", (l) =>
+      l.map((r) => r.dataset.claim));
+    out.group_badges = await page.$$eval("#instance-groups tr[data-group] .badge",
+      (l) => l.map((b) => b.textContent.trim()));
+    await shot("cluster");
+
+    // ---- add an instance group
+    await page.click("#add-group summary");
+    await page.fill("#ig-group_name", "extra");
+    await page.selectOption("#ig-instance_type", small[0]);
+    await page.fill("#ig-count", "1");
+    await page.click("#add-group-submit");
+    out.group_op = await followOperation();
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#instance-groups tr[data-group=extra]");
+    out.groups = await page.$$eval("#instance-groups tr[data-group]", (l) =>
+      l.map((r) => r.dataset.group));
+    step("instance group");
+
+    // ---- a storage claim from the form the OpenAPI document describes
+    await page.click("#storage summary");
+    await page.selectOption("#storage-form [data-field=kind]", "s3");
+    await page.fill("#storage-form [data-field=claim]", "more-data");
+    await page.fill("#storage-form [data-field=bucket]", "ui1-more-data");
+    await page.check("#storage-form [data-field=create_bucket]");
+    await page.click("#storage-form button[type=submit]");
+    out.storage_op = await followOperation();
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#storage tr[data-claim=more-data]");
+    out.storage_after = await page.$$eval("#storage tbody tr", (l) =>
+      l.map((r) => r.dataset.claim).sort());
+    step("storage");
+
+    // ---- features: nothing changed says so; the training operator on
+    await page.waitForSelector("#features-form");
+    await page.click("#features-apply");
+    await page.waitForSelector("#features-msg:not(:empty)");
+    out.no_change = await page.textContent("#features-msg");
+    await page.check("#feat-training_operator");
+    const sent = page.waitForRequest((r) => r.method() === "PATCH" &&
+      /\/features$/.test(r.url()));
+    await page.click("#features-apply");
+    out.feature_body = (await sent).postDataJSON();
+    out.feature_op = await followOperation();
+    step("feature");
+
+    // ---- a training job: its log lines and the chart
+    await go("#/training/ui1");
+    await page.waitForSelector("#job-form");
+    out.recipes = await page.$$eval(".tabs [role=tab]", (l) =>
+      l.map((b) => b.textContent.trim()));
+    await page.click("#recipe-pytorch");
+    await page.fill("#tj-job_name", "sft1");
+    await page.fill("#tj-dataset", "alpaca");
+    await page.fill("#tj-model", "llama-3-8b");
+    await page.fill("#tj-nodes", "1");
+    await page.fill("#tj-gpus_per_node", "0");
+    await page.fill("#tj-env", "MAX_STEPS=40\nSTEP_SECONDS=1");
+    await page.click("#job-submit");
+    await page.waitForSelector("label:has(#tj-gpus_per_node) " +
+      "[data-error-for=gpus_per_node]");
+    out.job_field_error = await page.textContent(
+      "[data-error-for=gpus_per_node]");
+    await page.fill("#tj-gpus_per_node", "1");
+    await shot("training");
+    await page.click("#job-submit");
+    await page.waitForURL(/#\/training\/ui1\/sft1$/);
+    await page.waitForSelector("#pods tr[data-pod]", LONG);
+    await page.waitForFunction(() => document.querySelectorAll(
+      "#logs li").length >= 4, null, LONG);
+    await page.waitForFunction(() => Number(document.querySelector(
+      "#throughput").dataset.points) >= 2, null, LONG);
+    await page.waitForSelector("#throughput canvas");
+    out.log_role = await page.getAttribute("#logs", "role");
+    out.log_lines = await page.$$eval("#logs li", (l) => l.map((x) =>
+      x.textContent));
+    out.log_seqs = await page.$$eval("#logs li", (l) => l.map((x) =>
+      Number(x.dataset.seq)));
+    out.chart_points = Number(await page.getAttribute("#throughput",
+      "data-points"));
+    await shot("job");
+    step("training");
+
+    // ---- the pages' side of the stream contract, where this stack has
+    // no stream server: in a second tab whose /ws/ is answered by a
+    // script speaking the contract with the stack's real data (an
+    // operation's snapshot and end; the job's log lines with seq, the
+    // first socket dropped after three lines and the page expected to
+    // reconnect with after=3 and show each line once).
+    if (out.ws_status !== 101) {
+      const tab = await context.newPage();
+      tab.on("pageerror", (e) => out.problems.push("pageerror: " + e));
+      tab.on("console", (m) => {
+        if (m.type() === "error") out.problems.push("console: " + m.text());
+      });
+      const real = await (await tab.request.get(url + "/api/v1/clusters/" +
+        "ui1/training-jobs/sft1/logs?tail=2000")).json();
+      const lines = real.pods[0].lines;
+      const op = await (await tab.request.get(url + "/api/v1/operations/" +
+        created.id)).json();
+      out.contract_sockets = [];
+      await tab.routeWebSocket(/\/ws\//, (ws) => {
+        const u = new URL(ws.url());
+        out.contract_sockets.push(u.pathname + u.search);
+        if (u.pathname === "/ws/operations/" + created.id) {
+          ws.send(JSON.stringify({ type: "snapshot", operation: op }));
+          ws.send(JSON.stringify({ type: "update", operation: op }));
+          ws.send(JSON.stringify({ type: "end", state: op.state }));
+          ws.close({ code: 1000 });
+          return;
+        }
+        const after = Number(u.searchParams.get("after") || 0);
+        const first = after === 0;
+        const upto = first ? 3 : lines.length;
+        for (let i = after; i < upto; i++)
+          ws.send(JSON.stringify({ type: "line", seq: i + 1, text: lines[i] }));
+        if (first) ws.close({ code: 1011, reason: "dropped" });
+        else {
+          ws.send(JSON.stringify({ type: "end" }));
+          ws.close({ code: 1000 });
+        }
+      });
+      await tab.goto(url + "/#/operations/" + created.id);
+      await tab.waitForSelector("#operation[data-live=ws][data-state=succeeded]");
+      out.contract_op_stages = await tab.$$eval("ol.stages > li", (l) =>
+        l.length);
+      await tab.evaluate(() => { location.hash = "#/training/ui1/sft1"; });
+      await tab.waitForSelector("#logs-ended");
+      out.contract_log_seqs = await tab.$$eval("#logs li", (l) =>
+        l.map((x) => Number(x.dataset.seq)));
+      out.contract_log_lines = lines.length;
+      await tab.close();
+    }
+
+    // ---- inference: deploy, see it ready, test-call it when offered
+    await go("#/inference/ui1");
+    await page.waitForSelector("#deploy-form");
+    out.engines = await page.$$eval("[data-field=engine] option", (l) =>
+      l.map((o) => o.value));
+    await page.fill("[data-field=endpoint_name]", "chat");
+    await page.fill("[data-field=model]", "llama-3-8b");
+    await page.click("#deploy-submit");
+    await page.waitForSelector("#endpoints [data-endpoint=chat]", LONG);
+    await page.waitForSelector(
+      "#endpoints [data-endpoint=chat] .state[data-state=Ready]", LONG);
+    out.endpoint_ready = true;
+    out.invoke_offered = await page.$$eval(
+      "#endpoints [data-endpoint=chat] .invoke-send", (l) => l.length) > 0;
+    if (out.invoke_offered) {
+      await page.click("#endpoints [data-endpoint=chat] .invoke-send");
+      await page.waitForSelector("#endpoints [data-endpoint=chat] .answer",
+        LONG);
+      out.invoke_answer = await page.textContent(
+        "#endpoints [data-endpoint=chat] .answer");
+    }
+    await shot("inference");
+    step("inference");
+
+    // ---- settings: a token made, listed and revoked; the agent set-up
+    await go("#/settings");
+    await page.waitForSelector("#token-form");
+    await page.fill("#token-name", "ui-reader");
+    await page.selectOption("#token-scope", "read");
+    await page.click("#token-create");
+    await page.waitForSelector("#token-made code");
+    out.token_made = /^swt_/.test(await page.textContent("#token-made code"));
+    await page.waitForSelector("#tokens tr[data-token=ui-reader] button.revoke");
+    await page.click("#tokens tr[data-token=ui-reader] button.revoke");
+    await page.click("#confirm-yes");
+    await page.waitForSelector("#tokens tr[data-token=ui-reader] .state");
+    out.token_revoked = await page.textContent(
+      "#tokens tr[data-token=ui-reader] .state");
+    await page.click("#agent-token-make");
+    await page.waitForSelector("#agent-token");
+    const agentToken = (await page.textContent("#agent-token")).trim();
+    out.mcp_url = await page.textContent("#mcp-url");
+    out.kiro_has_token = (await page.textContent("#kiro-snippet"))
+      .includes(agentToken);
+    out.claude_snippet = await page.textContent("#claude-snippet");
+    out.claude_has_token = out.claude_snippet.includes(agentToken);
+    await shot("settings");
+    step("settings");
+
+    // ---- tear down
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#delete-cluster");
+    await page.click("#delete-cluster");
+    await page.waitForSelector("#confirm[open]");
+    await page.click("#confirm-yes");
+    out.delete_op = await followOperation();
+    await go("#/clusters");
+    await page.waitForSelector("h1:has-text('Clusters in')");
+    await page.waitForSelector("#cluster-list, main p:has-text('No clusters')");
+    out.left = await page.$$eval("tr[data-cluster]", (l) =>
+      l.map((r) => r.dataset.cluster));
+    step("teardown");
   } catch (e) {
-    out.error = String(e);
+    out.error = String(e && e.stack || e);
+    await shot("failure").catch(() => {});
   }
-  out.page_errors = consoleErrors;
-  console.log(JSON.stringify(out));
   await browser.close();
+  console.log(JSON.stringify(out));
 })();

@@ -1,0 +1,81 @@
+// main.js: Slipway's web UI.  The shell (navigation, who is logged in)
+// and the table of pages by route.  Each navigation mounts its page
+// afresh under a new token (router.js), so nothing of the page left
+// behind can render over the one shown now.  Text from the API is
+// always rendered as text, never as HTML.
+import { html, render, useState, useEffect } from "./lib.js";
+import { api, onUnauthorized } from "./api.js";
+import { parseRoute, navHandle, onNavigate, go } from "./router.js";
+import { Login } from "./pages/login.js";
+import { Clusters } from "./pages/clusters.js";
+import { Create } from "./pages/create.js";
+import { Cluster } from "./pages/cluster.js";
+import { Operations, Operation } from "./pages/operations.js";
+import { Training, TrainingJob } from "./pages/training.js";
+import { Inference } from "./pages/inference.js";
+import { Settings } from "./pages/settings.js";
+
+const NAV = [
+  ["clusters", "Clusters"], ["create", "Create cluster"],
+  ["operations", "Operations"], ["training", "Training"],
+  ["inference", "Inference"], ["settings", "Settings"],
+];
+
+// The page for a route: [component, props].
+function pageFor(parts) {
+  const [a, b, c] = parts;
+  if (a === "create") return [Create, {}];
+  if (a === "operations" && b) return [Operation, { id: b }];
+  if (a === "operations") return [Operations, {}];
+  if (a === "clusters" && b) return [Cluster, { name: b }];
+  if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
+  if (a === "training") return [Training, { cluster: b }];
+  if (a === "inference") return [Inference, { cluster: b }];
+  if (a === "settings") return [Settings, {}];
+  return [Clusters, {}];
+}
+
+function App() {
+  const [route, setRoute] = useState(parseRoute());
+  const [me, setMe] = useState(undefined);
+  useEffect(() => onNavigate(setRoute), []);
+  useEffect(() => {
+    onUnauthorized(() => { setMe(null); go("#/login"); });
+  }, []);
+  useEffect(() => {
+    if (me !== undefined) return;
+    api("GET", "/whoami").then(setMe, () => {
+      setMe(null);
+      if (route.parts[0] !== "login") go("#/login");
+    });
+  }, [me]);
+  const section = route.parts[0] || "clusters";
+  const loggedIn = me && section !== "login";
+  let page = null;
+  if (section === "login") {
+    page = html`<${Login} key=${route.token} nav=${navHandle(route.token)}
+      onLogin=${(who) => { setMe(who); go("#/clusters"); }}/>`;
+  } else if (me) {
+    const [Page, props] = pageFor(route.parts);
+    page = html`<${Page} key=${route.token} nav=${navHandle(route.token)}
+      ...${props}/>`;
+  }
+  const logout = async () => {
+    await api("POST", "/logout").catch(() => {});
+    setMe(null);
+    go("#/login");
+  };
+  return html`
+    <header>
+      <a class="brand" href="#/clusters">Slipway</a>
+      ${loggedIn && html`<nav id="nav" aria-label="Main">
+        ${NAV.map(([k, label]) => html`<a href=${"#/" + k}
+          aria-current=${section === k ? "page" : null}>${label}</a>`)}
+        <span id="who">${me.name} (${me.scope})</span>
+        <button id="logout" type="button" onClick=${logout}>Log out</button>
+      </nav>`}
+    </header>
+    <main id="view">${page}</main>`;
+}
+
+render(html`<${App}/>`, document.getElementById("app"));

@@ -1,0 +1,310 @@
+// cluster.js: one cluster: its instance groups (capacity and EFA
+// badges; add, scale, delete), its nodes as a health grid (reboot and
+// replace behind a confirmation), the features panel (explicit diff:
+// only what changed is sent, and "no change" is said when nothing
+// did), storage claims and the compute subnets.
+import { html, useState } from "../lib.js";
+import {
+  api, enc, openapi, bodySchema, schemaAt, hasOp,
+} from "../api.js";
+import { go } from "../router.js";
+import {
+  Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
+  problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+} from "../ui.js";
+import { typeLabel } from "./create.js";
+
+const opt = (p) => p.catch(() => ({ items: [] }));
+
+async function load(name) {
+  const c = "/clusters/" + enc(name);
+  const [doc, cluster, groups, nodes, features, storage, subnets, types] =
+    await Promise.all([openapi(), api("GET", c),
+      opt(api("GET", c + "/instance-groups")), opt(api("GET", c + "/nodes")),
+      api("GET", c + "/features").catch(() => null),
+      opt(api("GET", c + "/storage")), opt(api("GET", c + "/compute-subnets")),
+      opt(api("GET", "/instance-types?gpu_only=true"))]);
+  return { doc, cluster, groups: groups.items, nodes: nodes.items, features,
+    storage: storage.items, subnets: subnets.items, types: types.items };
+}
+
+export function Cluster({ nav, name }) {
+  const [st, reload] = useLoad(nav, () => load(name), [name]);
+  const d = st.data;
+  if (!d) return html`<section class="card"><h1>${name}</h1>
+    ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
+    </section>`;
+  const c = d.cluster;
+  const startOp = async (method, path, body) => {
+    const r = await api(method, "/clusters/" + enc(name) + path, body);
+    if (r && r.operation_id) go("#/operations/" + r.operation_id);
+    return r;
+  };
+  const del = async () => {
+    if (!await confirmAction(`Delete ${name} and everything Slipway created
+      for it?`)) return;
+    await startOp("DELETE", "");
+  };
+  return html`
+    <section class="card" id="cluster" data-cluster=${name}>
+      <h1>${name} <${Badge} state=${c.eks && c.eks.status}/>
+        ${c.hyperpod && html` <${Badge} state=${c.hyperpod.status}/>`}</h1>
+      <p class="muted">${c.eks && c.eks.arn} · Kubernetes ${c.eks &&
+        c.eks.version}</p>
+      ${c.hyperpod && c.hyperpod.failure_message && html`<p class="error">
+        ${c.hyperpod.failure_message}</p>`}
+      <div class="actions">
+        <a class="button" href=${"#/training/" + enc(name)}>Training</a>
+        <a class="button" href=${"#/inference/" + enc(name)}>Inference</a>
+        <button class="danger" id="delete-cluster" onClick=${del}>Delete
+          cluster</button>
+      </div>
+    </section>
+    <${Groups} d=${d} name=${name} startOp=${startOp}/>
+    <${Nodes} nodes=${d.nodes} startOp=${startOp}/>
+    ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
+      features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
+    <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
+      startOp=${startOp}/>
+    <${Subnets} items=${d.subnets}/>`;
+}
+
+function capacityOf(hpGroup) {
+  const req = hpGroup && hpGroup.CapacityRequirements;
+  if (hpGroup && hpGroup.TrainingPlanArn) return "training-plan";
+  if (req && req.Spot) return "spot";
+  return "on-demand";
+}
+
+function Groups({ d, name, startOp }) {
+  const hp = (d.cluster.hyperpod && d.cluster.hyperpod.instance_groups) || [];
+  const types = Object.fromEntries(d.types.map((t) => [t.instance_type, t]));
+  const [scale, setScale] = useState({});
+  const [errors, setErrors] = useState({});
+  const run = async (fn) => {
+    try { await fn(); } catch (e) { setErrors(problemErrors(e)); }
+  };
+  return html`<section class="card" id="instance-groups">
+    <h2>Instance groups</h2>
+    <table><thead><tr><th>Group</th><th>Type</th><th>Capacity</th>
+      <th>Nodes</th><th>Status</th><th>Scale to</th><th></th></tr></thead>
+    <tbody>${d.groups.map((g) => {
+      const h = hp.find((x) => x.InstanceGroupName === g.name);
+      const t = types[g.instance_type];
+      return html`<tr data-group=${g.name}>
+        <td>${g.name}</td>
+        <td>${g.instance_type} ${t && t.efa_supported &&
+          html`<span class="badge efa">EFA</span>`}</td>
+        <td><span class=${"badge capacity " + capacityOf(h)}>
+          ${capacityOf(h)}</span></td>
+        <td>${g.current_count} / ${g.target_count}</td>
+        <td><${Badge} state=${g.status}/></td>
+        <td><label class="compact" for=${"scale-" + g.name}>
+          <span class="sr-only">Count for ${g.name}</span>
+          <input type="number" id=${"scale-" + g.name} data-field="count"
+            min=${schemaAt(bodySchema(d.doc, "instance_group_scale"),
+              "count").minimum ?? 0}
+            max=${schemaAt(bodySchema(d.doc, "instance_group_scale"),
+              "count").maximum}
+            value=${scale[g.name] ?? g.target_count}
+            onInput=${(e) => setScale({ ...scale, [g.name]: e.target.value })}/>
+          </label>
+          <button type="button" class="scale" onClick=${() => run(() =>
+            startOp("PATCH", "/instance-groups/" + enc(g.name),
+              { count: Number(scale[g.name] ?? g.target_count) }))}>
+            Scale</button></td>
+        <td><button type="button" class="danger delete-group"
+          onClick=${() => run(async () => {
+            if (await confirmAction(`Delete instance group ${g.name} and
+              its nodes?`))
+              await startOp("DELETE", "/instance-groups/" + enc(g.name));
+          })}>Delete</button></td></tr>`;
+    })}</tbody></table>
+    <${FormErrors} errors=${errors}/>
+    <${AddGroup} doc=${d.doc} types=${d.types} startOp=${startOp}/>
+  </section>`;
+}
+
+function AddGroup({ doc, types, startOp }) {
+  const schema = bodySchema(doc, "instance_group_add");
+  const first = types[0] || { availability_zones: [] };
+  const [v, setV] = useState({ group_name: "", instance_type:
+    first.instance_type, count: "1", availability_zone:
+    first.availability_zones[0] || "", capacity_type: "" });
+  const [errors, setErrors] = useState({});
+  const type = types.find((t) => t.instance_type === v.instance_type);
+  const set = (k) => (val) => {
+    const n = { ...v, [k]: val };
+    if (k === "instance_type") {
+      const azs = (types.find((t) => t.instance_type === val) ||
+        { availability_zones: [] }).availability_zones;
+      if (!azs.includes(n.availability_zone)) n.availability_zone = azs[0] || "";
+    }
+    setV(n);
+  };
+  const f = (k, label, extra) => html`<${SchemaField} label=${label}
+    field=${k} id=${"ig-" + k} schema=${schemaAt(schema, k)} value=${v[k]}
+    onChange=${set(k)} errors=${errors} ...${extra || {}}/>`;
+  return html`<details class="add" id="add-group">
+    <summary>Add an instance group</summary>
+    <form id="add-group-form" novalidate onSubmit=${async (e) => {
+      e.preventDefault();
+      try {
+        await startOp("POST", "/instance-groups", buildBody(schema, v));
+      } catch (err) { setErrors(problemErrors(err)); }
+    }}>
+      <div class="grid">
+        ${f("group_name", "Group name")}
+        ${f("instance_type", "Instance type", { required: true, options:
+          types.map((t) => ({ value: t.instance_type, label: typeLabel(t) })) })}
+        ${f("count", "Count")}
+        ${f("availability_zone", "Availability zone", { required: true,
+          options: (type ? type.availability_zones : []).map((z) =>
+            ({ value: z, label: z })) })}
+        ${f("capacity_type", "Capacity")}
+      </div>
+      <${FormErrors} errors=${errors} shown=${Object.keys(v)}/>
+      <div class="actions"><button type="submit" class="primary"
+        id="add-group-submit">Add group</button></div>
+    </form></details>`;
+}
+
+function Nodes({ nodes, startOp }) {
+  const [err, setErr] = useState(null);
+  const act = async (action, n) => {
+    if (!await confirmAction(`${labelOf(action)} node ${n.node_id}
+      (${n.instance_group})?`)) return;
+    try {
+      await startOp("POST", "/nodes:" + action, { node_ids: [n.node_id] });
+    } catch (e) { setErr(e); }
+  };
+  return html`<section class="card" id="nodes"><h2>Nodes</h2>
+    ${nodes.length === 0 && html`<p class="muted">No nodes.</p>`}
+    <ul class="node-grid">${nodes.map((n) => html`<li
+      class=${"node " + n.status} data-node=${n.node_id}>
+      <div class="node-id">${n.node_id}</div>
+      <div class="muted">${n.instance_group} · ${n.instance_type}</div>
+      <${Badge} state=${n.status}/>
+      ${n.message && html`<div class="error">${n.message}</div>`}
+      <div class="actions">
+        <button type="button" class="reboot"
+          onClick=${() => act("reboot", n)}>Reboot</button>
+        <button type="button" class="danger replace"
+          onClick=${() => act("replace", n)}>Replace</button></div>
+    </li>`)}</ul><${ErrorText} error=${err}/></section>`;
+}
+
+// The features panel.  Each toggle starts at the feature's state; the
+// request carries only the toggles the user changed.
+function Features({ nav, doc, name, features, startOp, reload }) {
+  const schema = bodySchema(doc, "feature_set");
+  const names = Object.keys(schema.properties || {})
+    .filter((k) => features[k]);
+  const initial = Object.fromEntries(names.map((k) => [k,
+    !!features[k].enabled]));
+  const [want, setWant] = useState(initial);
+  const [extra, setExtra] = useState({});
+  const [msg, setMsg] = useState("");
+  const [errors, setErrors] = useState({});
+  const submit = async (e) => {
+    e.preventDefault();
+    const diff = {};
+    for (const k of names) {
+      if (want[k] === initial[k]) continue;
+      const s = schema.properties[k];
+      if (s.type === "boolean") diff[k] = want[k];
+      else {
+        const sub = Object.fromEntries(Object.entries(extra)
+          .filter(([f]) => f.startsWith(k + "."))
+          .map(([f, v]) => [f.slice(k.length + 1), v]));
+        diff[k] = { ...buildBody(s, sub), enabled: want[k] };
+      }
+    }
+    setErrors({});
+    if (Object.keys(diff).length === 0) {
+      setMsg("No change: every feature is already as shown.");
+      return;
+    }
+    try {
+      const r = await api("PATCH", "/clusters/" + enc(name) + "/features",
+        diff);
+      if (!nav.current()) return;
+      if (r.operation_id) go("#/operations/" + r.operation_id);
+      else { setMsg("No change."); reload(); }
+    } catch (err) {
+      if (nav.current()) setErrors(problemErrors(err));
+    }
+  };
+  return html`<section class="card" id="features"><h2>Features</h2>
+    <form id="features-form" novalidate onSubmit=${submit}>
+      <ul class="features">${names.map((k) => {
+        const f = features[k];
+        const s = schema.properties[k];
+        return html`<li data-feature=${k}>
+          <${SchemaField} label=${labelOf(k)} field=${k} id=${"feat-" + k}
+            schema=${{ type: "boolean" }} value=${want[k]} errors=${errors}
+            onChange=${(val) => { setMsg(""); setWant({ ...want, [k]: val }); }}/>
+          <${Badge} state=${f.status}/>
+          ${f.needs && f.needs.length > 0 && html`<span class="muted">
+            needs ${f.needs.join(", ")}</span>`}
+          <span class="hint">${s.description}</span>
+          ${s.type === "object" && want[k] && !initial[k] && html`<div
+            class="grid">${scalarFields(s).filter((x) => x.name !== "enabled")
+            .map((x) => html`<${SchemaField} label=${labelOf(x.name)}
+              field=${k + "." + x.name} schema=${x.schema}
+              value=${extra[k + "." + x.name]} errors=${errors}
+              onChange=${(val) => setExtra({ ...extra,
+                [k + "." + x.name]: val })}/>`)}</div>`}
+        </li>`;
+      })}</ul>
+      <p class="muted" id="features-msg" role="status">${msg}</p>
+      <${FormErrors} errors=${errors} shown=${names}/>
+      <div class="actions"><button type="submit" class="primary"
+        id="features-apply">Apply changes</button></div>
+    </form></section>`;
+}
+
+function Storage({ nav, doc, items, name, startOp }) {
+  const schema = bodySchema(doc, "storage_add");
+  const [v, setV] = useState({ kind: "s3", claim: "" });
+  const [errors, setErrors] = useState({});
+  const canDelete = hasOp(doc, "storage_delete");
+  const fields = scalarFields(schema);
+  return html`<section class="card" id="storage"><h2>Storage</h2>
+    <table><thead><tr><th>Claim</th><th>Namespace</th><th>Kind</th>
+      <th>Source</th><th>Status</th><th></th></tr></thead>
+    <tbody>${items.map((s) => html`<tr data-claim=${s.claim}>
+      <td>${s.claim}</td><td>${s.namespace}</td><td>${s.kind}</td>
+      <td>${s.bucket || s.file_system_id || ""}</td>
+      <td><${Badge} state=${s.status}/></td>
+      <td>${canDelete && html`<button type="button" class="danger"
+        onClick=${async () => {
+          if (await confirmAction(`Delete claim ${s.claim}?`))
+            await startOp("DELETE", "/storage/" + enc(s.claim));
+        }}>Delete</button>`}</td></tr>`)}</tbody></table>
+    <details class="add"><summary>Add storage</summary>
+      <form id="storage-form" novalidate onSubmit=${async (e) => {
+        e.preventDefault();
+        try {
+          await startOp("POST", "/storage", buildBody(schema, v));
+        } catch (err) { if (nav.current()) setErrors(problemErrors(err)); }
+      }}><div class="grid">${fields.map((x) => html`<${SchemaField}
+        label=${labelOf(x.name)} field=${x.name} schema=${x.schema}
+        required=${x.name === "kind"} value=${v[x.name]} errors=${errors}
+        onChange=${(val) => setV({ ...v, [x.name]: val })}/>`)}</div>
+        <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)}/>
+        <div class="actions"><button type="submit" class="primary">Add
+          storage</button></div></form></details>
+  </section>`;
+}
+
+function Subnets({ items }) {
+  return html`<section class="card" id="subnets"><h2>Compute subnets</h2>
+    <table><thead><tr><th>Subnet</th><th>AZ</th><th>CIDR</th>
+      <th>Free IPs</th><th>Groups</th></tr></thead>
+    <tbody>${items.map((s) => html`<tr><td>${s.subnet_id}</td>
+      <td>${s.availability_zone}</td><td>${s.cidr}</td>
+      <td>${s.available_ips}</td>
+      <td>${(s.instance_groups || []).join(", ")}</td></tr>`)}</tbody>
+    </table></section>`;
+}
