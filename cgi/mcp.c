@@ -23,15 +23,18 @@
  *   lib/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/fcgi.h"
+#include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
@@ -83,6 +86,33 @@ serve(FCGX_Request *fr, void *arg)
 	sw_buf_free(&out);
 }
 
+/*
+ * Where the skills are: the configuration's skills_dir, else the
+ * source tree's skills/ when this program runs from the build tree
+ * (as `slipway start` from a build does), else the installed copy.
+ */
+static void
+skills_dir(const struct sw_config *cfg, char *out, size_t outsz)
+{
+	const char *conf = sw_json_get_str(cfg->root, "skills_dir");
+	char exe[PATH_MAX];
+	ssize_t n;
+	int w;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (conf != NULL)
+		w = snprintf(out, outsz, "%s", conf);
+	else if (strncmp(exe, SW_BUILDDIR "/", strlen(SW_BUILDDIR) + 1) == 0)
+		w = snprintf(out, outsz, "%s/skills", SW_SRCDIR);
+	else
+		w = snprintf(out, outsz, "%s/skills", SW_PKGDATADIR);
+	if (w < 0 || (size_t)w >= outsz) {
+		sw_warn("skills directory path too long: no skills served");
+		out[0] = '\0';
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -124,6 +154,7 @@ main(int argc, char *argv[])
 	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;
+	skills_dir(&cfg, m.skills_dir, sizeof(m.skills_dir));
 	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
 	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");

@@ -65,6 +65,7 @@ struct ctx {
 	struct sw_mcp_answer		*out;
 	struct sw_principal		 who;
 	int				 modern;	/* error shape */
+	json_object			*error_data;	/* owned: next error */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -215,14 +216,27 @@ server_info(void)
 	return o;
 }
 
+/* What this server offers; logging/setLevel is legacy only (2026-07-28
+ * carries the level in _meta). */
 static json_object *
-capabilities(void)
+capabilities(int modern)
 {
-	json_object *caps = json_object_new_object(), *tools;
+	json_object *caps = json_object_new_object(), *o;
 
-	tools = json_object_new_object();
-	sw_json_add_bool(tools, "listChanged", 0);
-	json_object_object_add(caps, "tools", tools);
+	o = json_object_new_object();
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "tools", o);
+	o = json_object_new_object();
+	sw_json_add_bool(o, "subscribe", 0);
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "resources", o);
+	o = json_object_new_object();
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "prompts", o);
+	json_object_object_add(caps, "completions", json_object_new_object());
+	if (!modern)
+		json_object_object_add(caps, "logging",
+		    json_object_new_object());
 	return caps;
 }
 
@@ -527,6 +541,143 @@ modern_result(json_object *res, int cacheable)
 	json_object_object_add(meta, META_SERVER, server_info());
 }
 
+/* A string member of params, or NULL with code and msg set. */
+static const char *
+param_str(json_object *params, const char *key, const char *method,
+    int *code, char *msg, size_t msgsz)
+{
+	json_object *v = sw_json_get(params, key);
+
+	if (v != NULL && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	*code = SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "Invalid params: %s needs params.%s (a string)",
+	    method, key);
+	return NULL;
+}
+
+/* A list method's cursor: we never hand one out (one page holds all). */
+static int
+cursor_bad(json_object *params, int *code, char *msg, size_t msgsz)
+{
+	if (sw_json_get(params, "cursor") == NULL)
+		return 0;
+	*code = SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "Invalid params: unknown cursor");
+	return 1;
+}
+
+static const char *const log_levels[] = { "debug", "info", "notice",
+	"warning", "error", "critical", "alert", "emergency", NULL };
+
+/* resources/read; a failure is a JSON-RPC error with the REST problem
+ * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
+static json_object *
+read_resource(struct ctx *c, json_object *params, int modern, int *code,
+    char *msg, size_t msgsz, json_object **data)
+{
+	json_object *res = NULL, *problem = NULL;
+	const char *uri, *detail;
+	sw_err e;
+
+	if ((uri = param_str(params, "uri", "resources/read", code, msg,
+	    msgsz)) == NULL)
+		return NULL;
+	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
+	if (e == SW_OK)
+		return res;
+	detail = sw_json_get_str(problem, "detail");
+	*code = e == SW_ENOTFOUND && !modern ? SW_RPC_RESOURCE_NOT_FOUND :
+	    e == SW_EINTERNAL ? SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "%s: %.120s%s%.150s", e == SW_ENOTFOUND ?
+	    "Resource not found" : e == SW_EFORBIDDEN ? "Forbidden" :
+	    e == SW_EINTERNAL ? "Internal error" : "Invalid params", uri,
+	    detail ? ": " : "", detail ? detail : "");
+	*data = json_object_new_object();
+	sw_json_add_str(*data, "uri", uri);
+	if (problem != NULL)
+		json_object_object_add(*data, "problem", problem);
+	return NULL;
+}
+
+/* The methods beyond tools: resources, prompts, completions, logging.
+ * NULL with *code 0: not one of them. */
+static json_object *
+call_more(struct ctx *c, const char *method, json_object *params,
+    int modern, int *code, char *msg, size_t msgsz)
+{
+	json_object *res = NULL, *ref, *arg, *data = NULL;
+	const char *name, *value;
+	char why[256];
+	sw_err e;
+
+	if (strcmp(method, "resources/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		json_object_object_add(res, "resources",
+		    sw_mcp_resource_list(c->m, &c->who));
+	} else if (strcmp(method, "resources/templates/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		json_object_object_add(res, "resourceTemplates",
+		    sw_mcp_resource_templates());
+	} else if (strcmp(method, "resources/read") == 0) {
+		res = read_resource(c, params, modern, code, msg, msgsz,
+		    &data);
+		json_object_put(c->error_data);
+		c->error_data = data;
+	} else if (strcmp(method, "prompts/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		json_object_object_add(res, "prompts",
+		    sw_mcp_prompt_list(c->m));
+	} else if (strcmp(method, "prompts/get") == 0) {
+		if ((name = param_str(params, "name", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		e = sw_mcp_prompt_get(c->m, name, sw_json_get(params,
+		    "arguments"), &res, why, sizeof(why));
+		if (e != SW_OK) {
+			*code = e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+			    SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: %s", why);
+			return NULL;
+		}
+	} else if (strcmp(method, "completion/complete") == 0) {
+		ref = sw_json_get(params, "ref");
+		arg = sw_json_get(params, "argument");
+		if (ref == NULL || !json_object_is_type(ref,
+		    json_type_object) || (name = param_str(arg, "name",
+		    "completion/complete argument", code, msg, msgsz)) ==
+		    NULL || (value = param_str(arg, "value",
+		    "completion/complete argument", code, msg, msgsz)) ==
+		    NULL) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: completion/"
+			    "complete needs ref {type, name|uri} and argument "
+			    "{name, value}");
+			return NULL;
+		}
+		res = sw_mcp_complete(c->m, &c->who, name, value);
+	} else if (strcmp(method, "logging/setLevel") == 0 && !modern) {
+		if ((name = param_str(params, "level", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		if (!in_list(log_levels, name)) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: level must be "
+			    "one of debug, info, notice, warning, error, "
+			    "critical, alert, emergency");
+			return NULL;
+		}
+		res = json_object_new_object();
+	}
+	return res;
+}
+
 /*
  * Run method for an authenticated caller.  Returns the result (new
  * reference) or NULL with code and msg set (and http, the HTTP status
@@ -546,7 +697,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		res = json_object_new_object();
 		json_object_object_add(res, "supportedVersions",
 		    str_array(sw_mcp_versions));
-		json_object_object_add(res, "capabilities", capabilities());
+		json_object_object_add(res, "capabilities", capabilities(1));
 		sw_json_add_str(res, "instructions", instructions);
 		modern_result(res, 1);
 		return res;
@@ -591,6 +742,15 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			modern_result(res, 0);
 		return res;
 	}
+	if ((res = call_more(c, method, params, modern, code, msg, msgsz)) !=
+	    NULL || *code != 0) {
+		if (res != NULL && modern)
+			modern_result(res, strcmp(method, "resources/list") ==
+			    0 || strcmp(method, "resources/templates/list") ==
+			    0 || strcmp(method, "resources/read") == 0 ||
+			    strcmp(method, "prompts/list") == 0);
+		return res;
+	}
 	*code = SW_RPC_METHOD_NOT_FOUND;
 	snprintf(msg, msgsz, "Method not found: %s", method);
 	if (modern)
@@ -611,7 +771,9 @@ answer_request(struct ctx *c, json_object *id, const char *method,
 	    http);
 	if (res != NULL)
 		return rpc_result(id, res);
-	return rpc_error(c, id, code, msg, NULL);
+	res = rpc_error(c, id, code, msg, c->error_data);
+	c->error_data = NULL;
+	return res;
 }
 
 /* ---- legacy era -------------------------------------------------------- */
@@ -641,7 +803,7 @@ legacy_initialize(struct ctx *c, json_object *id, json_object *params)
 	}
 	res = json_object_new_object();
 	sw_json_add_str(res, "protocolVersion", version);
-	json_object_object_add(res, "capabilities", capabilities());
+	json_object_object_add(res, "capabilities", capabilities(0));
 	json_object_object_add(res, "serverInfo", server_info());
 	sw_json_add_str(res, "instructions", instructions);
 	add_header(c->out, "Mcp-Session-Id", sid);
@@ -1020,6 +1182,7 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	else
 		legacy_request(&c, msg);
 out:
+	json_object_put(c.error_data);
 	json_object_put(msg);
 }
 

@@ -48,6 +48,12 @@
 /* At most this many tools.d descriptors, each at most this big. */
 #define SW_MCP_MAX_PLUGINS	32
 #define SW_MCP_MAX_PLUGIN_FILE	(64 * 1024)
+/* A skill file (skills/NAME/SKILL.md) is at most this big, and at most
+ * this many skills are served. */
+#define SW_MCP_MAX_SKILL	(256 * 1024)
+#define SW_MCP_MAX_SKILLS	64
+/* completion/complete gives at most this many values (the spec's cap). */
+#define SW_MCP_MAX_COMPLETIONS	100
 /* Cache hint (ttlMs) on server/discover and tools/list: plugins can
  * appear at a restart, so keep it short. */
 #define SW_MCP_LIST_TTL_MS	60000
@@ -64,6 +70,7 @@
 #define SW_RPC_METHOD_NOT_FOUND	(-32601)
 #define SW_RPC_INVALID_PARAMS	(-32602)
 #define SW_RPC_INTERNAL		(-32603)
+#define SW_RPC_RESOURCE_NOT_FOUND (-32002)	/* legacy era only */
 #define SW_RPC_HEADER_MISMATCH	(-32020)	/* 2026-07-28 */
 #define SW_RPC_UNSUPPORTED_VER	(-32022)	/* 2026-07-28 */
 
@@ -118,6 +125,7 @@ struct sw_mcp {
 	int64_t			 now;		/* seconds; 0: the clock */
 	void			*curl;		/* owned: CURL * for rest */
 	char			 base_url[128];	/* nginx internal URL */
+	char			 skills_dir[512]; /* skills/; "": none */
 };
 
 /*
@@ -190,6 +198,60 @@ sw_err	sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 	    int dry_run_ok, int rest_to_query, int want_body,
 	    json_object *arguments, struct sw_buf *target, json_object **body,
 	    struct sw_ferrs *errs);
+
+/*
+ * Run the tool row op_name with arguments (borrowed, may be NULL) for
+ * who in this process, as tools/call does: *status gets the HTTP status
+ * and *doc (new reference) the answer or its problem document.
+ * SW_ENOTFOUND when no tool row has that name.
+ */
+sw_err	sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *op_name, json_object *args, long *status,
+	    json_object **doc);
+
+/* ---- resources (lib/mcp_resources.c) ------------------------------------ */
+
+/* resources/list: slipway://clusters, each cluster who may read and
+ * each skill.  New reference (an array). */
+json_object *sw_mcp_resource_list(struct sw_mcp *m,
+	    const struct sw_principal *who);
+/* resources/templates/list.  New reference (an array). */
+json_object *sw_mcp_resource_templates(void);
+/*
+ * resources/read of uri for who: *result is a new ReadResourceResult.
+ * On failure *result is NULL, *problem (new reference or NULL) the REST
+ * problem behind it, and the return SW_ENOTFOUND, SW_EFORBIDDEN,
+ * SW_EINVAL or SW_EINTERNAL.
+ */
+sw_err	sw_mcp_resource_read(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *uri, json_object **result, json_object **problem);
+
+/* ---- skills and prompts (lib/mcp_prompts.c) ------------------------------ */
+
+/* Every skill's front matter {name, description, version, mode, tools,
+ * title...} in name order.  New reference (an array). */
+json_object *sw_mcp_skills(const struct sw_mcp *m);
+/* Append skills/NAME/SKILL.md to out; *front (when front is not NULL)
+ * gets its front matter (new reference).  SW_ENOTFOUND for a name that
+ * is not a skill. */
+sw_err	sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
+	    struct sw_buf *out, json_object **front);
+/* The front matter of a skill's text as an object.  New reference. */
+json_object *sw_mcp_skill_front(const char *text);
+/* prompts/list.  New reference (an array). */
+json_object *sw_mcp_prompt_list(const struct sw_mcp *m);
+/* prompts/get of name with arguments (borrowed, may be NULL): *result
+ * a new GetPromptResult, or SW_ENOTFOUND / SW_EINVAL with why. */
+sw_err	sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
+	    json_object *arguments, json_object **result, char *why,
+	    size_t whysz);
+
+/* ---- completions (lib/mcp_complete.c) ----------------------------------- */
+
+/* completion/complete of argument arg starting with prefix, for who.
+ * New CompleteResult. */
+json_object *sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *arg, const char *prefix);
 
 /* ---- plugins (lib/mcp_plugins.c) ---------------------------------------- */
 
