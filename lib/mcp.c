@@ -66,6 +66,7 @@ struct ctx {
 	struct sw_principal		 who;
 	int				 modern;	/* error shape */
 	json_object			*error_data;	/* owned: next error */
+	int				 client_elicits; /* declared it */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -527,7 +528,8 @@ modern_result(json_object *res, int cacheable)
 {
 	json_object *meta;
 
-	sw_json_add_str(res, "resultType", "complete");
+	if (sw_json_get(res, "resultType") == NULL)
+		sw_json_add_str(res, "resultType", "complete");
 	if (cacheable) {
 		sw_json_add_int(res, "ttlMs", SW_MCP_LIST_TTL_MS);
 		/* tools/list depends on the caller's scope. */
@@ -598,6 +600,129 @@ read_resource(struct ctx *c, json_object *params, int modern, int *code,
 	if (problem != NULL)
 		json_object_object_add(*data, "problem", problem);
 	return NULL;
+}
+
+/* A tools/call result that refuses the call with a problem document. */
+static json_object *
+refusal(const char *slug, const char *title, int status, const char *detail)
+{
+	json_object *r = json_object_new_object(), *content, *t, *p;
+	char type[96];
+
+	p = json_object_new_object();
+	snprintf(type, sizeof(type), "/problems/%s", slug);
+	sw_json_add_str(p, "type", type);
+	sw_json_add_str(p, "title", title);
+	sw_json_add_int(p, "status", status);
+	sw_json_add_str(p, "detail", detail);
+	t = json_object_new_object();
+	sw_json_add_str(t, "type", "text");
+	sw_json_add_str(t, "text", detail);
+	content = json_object_new_array();
+	json_object_array_add(content, t);
+	json_object_object_add(r, "content", content);
+	json_object_object_add(r, "structuredContent", p);
+	sw_json_add_bool(r, "isError", 1);
+	return r;
+}
+
+/* The elicitation request of a confirmation (2026-07-28 input_required
+ * result).  New reference. */
+static json_object *
+confirm_request(const char *plan)
+{
+	json_object *req = json_object_new_object(), *p, *schema, *props, *b;
+	json_object *required;
+
+	b = json_object_new_object();
+	sw_json_add_str(b, "type", "boolean");
+	sw_json_add_str(b, "title", "Go ahead");
+	sw_json_add_str(b, "description", "Run it as planned");
+	props = json_object_new_object();
+	json_object_object_add(props, "confirm", b);
+	required = json_object_new_array();
+	json_object_array_add(required, json_object_new_string("confirm"));
+	schema = json_object_new_object();
+	sw_json_add_str(schema, "type", "object");
+	json_object_object_add(schema, "properties", props);
+	json_object_object_add(schema, "required", required);
+	p = json_object_new_object();
+	sw_json_add_str(p, "mode", "form");
+	sw_json_add_str(p, "message", plan);
+	json_object_object_add(p, "requestedSchema", schema);
+	sw_json_add_str(req, "method", "elicitation/create");
+	json_object_object_add(req, "params", p);
+	return req;
+}
+
+/*
+ * A destructive call goes ahead only when confirmed: "confirm": true in
+ * its arguments, or (2026-07-28) the accepted answer to our elicitation
+ * with our requestState.  Otherwise: an input_required result when the
+ * client can elicit, else a refusal with the plan.  NULL with *code 0:
+ * confirmed, run it.
+ */
+static json_object *
+confirm_gate(struct ctx *c, const char *name, json_object *args,
+    json_object *params, int modern, int *code, char *msg, size_t msgsz)
+{
+	json_object *v, *res, *answer, *content, *reqs;
+	char state[65], detail[600];
+	const char *action, *got;
+	struct sw_buf plan;
+
+	if ((v = sw_json_get(args, "confirm")) != NULL &&
+	    json_object_is_type(v, json_type_boolean) &&
+	    json_object_get_boolean(v))
+		return NULL;
+	sw_mcp_confirm_state(c->m, &c->who, name, args, state);
+	answer = sw_json_get(sw_json_get(params, "inputResponses"),
+	    "confirm");
+	if (modern && answer != NULL) {
+		got = sw_json_get_str(params, "requestState");
+		if (got == NULL || strcmp(got, state) != 0) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: requestState "
+			    "does not belong to this call of %s", name);
+			return NULL;
+		}
+		action = sw_json_get_str(answer, "action");
+		content = sw_json_get(answer, "content");
+		if (action != NULL && strcmp(action, "accept") == 0 &&
+		    (v = sw_json_get(content, "confirm")) != NULL &&
+		    json_object_is_type(v, json_type_boolean) &&
+		    json_object_get_boolean(v))
+			return NULL;
+		snprintf(detail, sizeof(detail), "The user did not confirm "
+		    "%s (%s): nothing was changed.", name,
+		    action ? action : "no answer");
+		return refusal("not-confirmed", "Not confirmed", 409, detail);
+	}
+	sw_buf_init(&plan, 256 * 1024);
+	if (sw_mcp_confirm_plan(c->m, &c->who, name, args, &plan) == 400) {
+		/* Arguments the row refuses: the call itself says so, as
+		 * the same validation refuses it before anything runs. */
+		sw_buf_free(&plan);
+		return NULL;
+	}
+	if (modern && c->client_elicits) {
+		res = json_object_new_object();
+		sw_json_add_str(res, "resultType", "input_required");
+		reqs = json_object_new_object();
+		json_object_object_add(reqs, "confirm",
+		    confirm_request(sw_buf_str(&plan)));
+		json_object_object_add(res, "inputRequests", reqs);
+		sw_json_add_str(res, "requestState", state);
+		sw_buf_free(&plan);
+		return res;
+	}
+	(void)sw_buf_printf(&plan, "\n%s is destructive: show the user this "
+	    "plan and call it again with \"confirm\": true once they agree.",
+	    name);
+	res = refusal("confirmation-required", "Confirmation required", 428,
+	    sw_buf_str(&plan));
+	sw_buf_free(&plan);
+	return res;
 }
 
 /* The methods beyond tools: resources, prompts, completions, logging.
@@ -719,6 +844,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		return res;
 	}
 	if (strcmp(method, "tools/call") == 0) {
+		json_object *plain = NULL;
 		char why[256];
 
 		name = sw_json_get(params, "name");
@@ -730,9 +856,35 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		args = sw_json_get(params, "arguments");
+		if (args != NULL && !json_object_is_type(args,
+		    json_type_object)) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: arguments must "
+			    "be an object");
+			return NULL;
+		}
+		if (sw_mcp_needs_confirm(c->m, &c->who,
+		    json_object_get_string(name), args)) {
+			res = confirm_gate(c, json_object_get_string(name),
+			    args, params, modern, code, msg, msgsz);
+			if (res != NULL || *code != 0) {
+				if (res != NULL && modern)
+					modern_result(res, 0);
+				return res;
+			}
+		}
+		/* confirm is ours, never the REST row's. */
+		if (args != NULL && sw_json_get(args, "confirm") != NULL &&
+		    sw_mcp_confirm_asked(sw_op_by_name(
+		    json_object_get_string(name)))) {
+			plain = json_object_new_object();
+			sw_mcp_args_copy(args, plain);
+			args = plain;
+		}
 		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
+		json_object_put(plain);
 		if (e != SW_OK) {
 			*code = SW_RPC_INVALID_PARAMS;
 			snprintf(msg, msgsz, "Invalid params: %s", why);
@@ -1041,6 +1193,7 @@ modern_request(struct ctx *c, json_object *msg)
 		    META_CAPS " (an object)", NULL);
 		return;
 	}
+	c->client_elicits = sw_json_get(caps, "elicitation") != NULL;
 	hdr = c->in->protocol_version;
 	if (hdr == NULL) {
 		header_mismatch(c, id, "MCP-Protocol-Version header is "

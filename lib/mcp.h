@@ -209,6 +209,25 @@ sw_err	sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
 	    const char *op_name, json_object *args, long *status,
 	    json_object **doc);
 
+/* ---- confirmation of destructive calls (lib/mcp_confirm.c) -------------- */
+
+/* Does this row take a "confirm" argument (destructive, or feature_set)? */
+int	sw_mcp_confirm_asked(const struct sw_op *op);
+/* Must this call (arguments borrowed) be confirmed by the user first? */
+int	sw_mcp_needs_confirm(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *name, json_object *args);
+/* Append the plan the user is shown (the call's dry run) to out; the
+ * dry run's HTTP status. */
+long	sw_mcp_confirm_plan(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *name, json_object *args, struct sw_buf *out);
+/* The requestState of an elicitation for this call: 64 hex characters,
+ * an HMAC of the token id, tool name and arguments (without confirm). */
+void	sw_mcp_confirm_state(const struct sw_mcp *m,
+	    const struct sw_principal *who, const char *name,
+	    json_object *args, char out[65]);
+/* Copy every member of args but "confirm" into out (both borrowed). */
+void	sw_mcp_args_copy(json_object *args, json_object *out);
+
 /* ---- resources (lib/mcp_resources.c) ------------------------------------ */
 
 /* resources/list: slipway://clusters, each cluster who may read and

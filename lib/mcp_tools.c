@@ -76,6 +76,14 @@ input_schema_of(const struct sw_op *op)
 			    json_object_array_get_idx(br, i)));
 		json_object_put(bs);
 	}
+	if (sw_mcp_confirm_asked(op)) {
+		bp = json_object_new_object();
+		sw_json_add_str(bp, "type", "boolean");
+		sw_json_add_str(bp, "description", "true once the user has "
+		    "seen the plan (dry_run) and agreed; a client that "
+		    "supports elicitation is asked instead.");
+		json_object_object_add(props, "confirm", bp);
+	}
 	if (op->flags & SW_OP_DRY_RUN)
 		json_object_object_add(props, "dry_run",
 		    sw_field_schema(&sw_dry_run_field));
