@@ -469,7 +469,7 @@ test_transport(void)
 	    NULL, NULL), 404, "expired session: 404");
 	m.now = 0;
 	is_int(mcp(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
-	    "\"resources/list\"}", &o, NULL), 200, "unknown method (legacy)");
+	    "\"sampling/createMessage\"}", &o, NULL), 200, "unknown method (legacy)");
 	is_int(err_code(o), SW_RPC_METHOD_NOT_FOUND, "unknown method: -32601");
 	is_int(sw_json_get_int(o, "id", 0), 3, "error keeps the request id");
 	json_object_put(o);
