@@ -41,6 +41,23 @@
 #include "lib/router.h"
 #include "lib/valid.h"
 
+/* The answer's stream function: write and flush at once. */
+static sw_err
+stream_out(void *arg, const char *data, size_t len)
+{
+	FCGX_Request *fr = arg;
+	size_t off = 0;
+	int n;
+
+	while (off < len) {
+		n = len - off > 1024 * 1024 ? 1024 * 1024 : (int)(len - off);
+		if (FCGX_PutStr(data + off, n, fr->out) != n)
+			return SW_EUNAVAIL;
+		off += (size_t)n;
+	}
+	return FCGX_FFlush(fr->out) == 0 ? SW_OK : SW_EUNAVAIL;
+}
+
 static void
 serve(FCGX_Request *fr, void *arg)
 {
@@ -69,15 +86,21 @@ serve(FCGX_Request *fr, void *arg)
 	in.body_too_big = sw_fcgi_read_body(fr, &body);
 	in.body = sw_buf_str(&body);
 	in.body_len = body.len;
+	in.last_event_id = sw_fcgi_param(fr, "HTTP_LAST_EVENT_ID");
+	a.stream = stream_out;
+	a.stream_arg = fr;
 	sw_mcp_handle(m, &in, &a);
-	if (sw_mcp_answer_render(&a, &out) != SW_OK) {
+	if (a.streamed)
+		;	/* written as it went */
+	else if (sw_mcp_answer_render(&a, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500\r\nContent-Type: "
 		    "application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,"
 		    "\"error\":{\"code\":-32603,\"message\":\"Internal "
 		    "error\"}}");
 	}
-	sw_fcgi_write(fr, &out);
+	if (!a.streamed)
+		sw_fcgi_write(fr, &out);
 	if (a.status >= 500)
 		sw_warn("%s /mcp -> %d", in.method ? in.method : "?",
 		    a.status);

@@ -33,6 +33,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
+#include "lib/ops.h"
 
 const char *const sw_mcp_versions[] = {
 	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -45,6 +46,7 @@ static const char *const modern_versions[] = { SW_MCP_MODERN_VERSION, NULL };
 #define META_VERSION	"io.modelcontextprotocol/protocolVersion"
 #define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
 #define META_SERVER	"io.modelcontextprotocol/serverInfo"
+#define META_LOG_LEVEL	"io.modelcontextprotocol/logLevel"
 
 static const char instructions[] =
 	"Slipway creates and runs Amazon EKS + SageMaker HyperPod clusters. "
@@ -67,6 +69,10 @@ struct ctx {
 	int				 modern;	/* error shape */
 	json_object			*error_data;	/* owned: next error */
 	int				 client_elicits; /* declared it */
+	int				 sse_ok;	/* Accept allows SSE */
+	json_object			*progress;	/* borrowed token */
+	int				 log_min;	/* level index, -1 */
+	double				 progress_n;	/* last one sent */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -135,8 +141,14 @@ reply_json(struct ctx *c, int status, json_object *doc)
 	static const char too_big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,"
 	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
 	    "the answer is larger than the server sends\"}}";
-	const char *s = sw_json_str(doc);
+	const char *s;
 
+	if (c->out->streamed) {
+		/* The response is the last event of the stream. */
+		(void)sw_mcp_sse_send(c->out, doc, NULL);
+		return;
+	}
+	s = sw_json_str(doc);
 	c->out->status = status;
 	c->out->content_type = "application/json";
 	sw_buf_reset(&c->out->body);
@@ -202,6 +214,81 @@ rpc_result(json_object *id, json_object *result)
 	json_object_object_add(o, "id", json_object_get(id));
 	json_object_object_add(o, "result", result);
 	return o;
+}
+
+static const char *const log_levels[] = { "debug", "info", "notice",
+	"warning", "error", "critical", "alert", "emergency", NULL };
+
+static int
+level_index(const char *level)
+{
+	int i;
+
+	for (i = 0; level != NULL && log_levels[i] != NULL; i++)
+		if (strcmp(log_levels[i], level) == 0)
+			return i;
+	return -1;
+}
+
+/* Send a notification (params stolen) on this request's SSE answer,
+ * starting it when need be; nothing when the answer cannot stream. */
+static void
+notify(struct ctx *c, const char *method, json_object *params)
+{
+	json_object *o;
+
+	if (!c->sse_ok || sw_mcp_sse_begin(c->out) != 0) {
+		json_object_put(params);
+		return;
+	}
+	o = json_object_new_object();
+	sw_json_add_str(o, "jsonrpc", "2.0");
+	sw_json_add_str(o, "method", method);
+	json_object_object_add(o, "params", params);
+	(void)sw_mcp_sse_send(c->out, o, NULL);
+	json_object_put(o);
+}
+
+/* notifications/progress for the request's token, if it sent one;
+ * progress only ever grows. */
+static void
+notify_progress(struct ctx *c, double total, const char *message)
+{
+	json_object *p;
+
+	if (c->progress == NULL)
+		return;
+	c->progress_n += 1;
+	p = json_object_new_object();
+	json_object_object_add(p, "progressToken",
+	    json_object_get(c->progress));
+	json_object_object_add(p, "progress",
+	    json_object_new_double(c->progress_n));
+	if (total > 0)
+		json_object_object_add(p, "total",
+		    json_object_new_double(total));
+	if (message != NULL)
+		sw_json_add_str(p, "message", message);
+	notify(c, "notifications/progress", p);
+}
+
+/* notifications/message at level about the call's own work (data
+ * stolen), when the client asked for that level or a lower one. */
+static void
+notify_log(struct ctx *c, const char *level, json_object *data)
+{
+	json_object *p;
+	int li = level_index(level);
+
+	if (c->log_min < 0 || li < c->log_min) {
+		json_object_put(data);
+		return;
+	}
+	p = json_object_new_object();
+	sw_json_add_str(p, "level", level);
+	sw_json_add_str(p, "logger", "slipway");
+	json_object_object_add(p, "data", data);
+	notify(c, "notifications/message", p);
 }
 
 static json_object *
@@ -569,9 +656,6 @@ cursor_bad(json_object *params, int *code, char *msg, size_t msgsz)
 	return 1;
 }
 
-static const char *const log_levels[] = { "debug", "info", "notice",
-	"warning", "error", "critical", "alert", "emergency", NULL };
-
 /* resources/read; a failure is a JSON-RPC error with the REST problem
  * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
 static json_object *
@@ -600,6 +684,172 @@ read_resource(struct ctx *c, json_object *params, int modern, int *code,
 	if (problem != NULL)
 		json_object_object_add(*data, "problem", problem);
 	return NULL;
+}
+
+/* The file that keeps a legacy session's log level: the session id's
+ * payload (expiry, version, nonce) names it.  0 with the path. */
+static int
+level_path(const struct ctx *c, char *path, size_t sz)
+{
+	const char *sid = c->in->session_id;
+
+	if (sid == NULL || strlen(sid) < 2 * SID_PAYLOAD ||
+	    strspn(sid, "0123456789abcdef") < 2 * SID_PAYLOAD)
+		return -1;
+	return snprintf(path, sz, "%s/run/mcp-log/%.*s", c->m->cfg->state_dir,
+	    2 * SID_PAYLOAD, sid) < (int)sz ? 0 : -1;
+}
+
+/* logging/setLevel of a legacy session: kept for its later requests,
+ * which other workers may answer. */
+static void
+level_save(struct ctx *c, const char *level)
+{
+	char path[700], dir[700];
+	FILE *f;
+
+	if (level_path(c, path, sizeof(path)) != 0 ||
+	    snprintf(dir, sizeof(dir), "%s/run/mcp-log",
+	    c->m->cfg->state_dir) >= (int)sizeof(dir))
+		return;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return;
+	if ((f = fopen(path, "w")) == NULL) {
+		sw_warn("%s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "%s\n", level);
+	if (fclose(f) != 0)
+		sw_warn("%s: cannot write the log level", path);
+}
+
+static int
+level_load(const struct ctx *c)
+{
+	char path[700], level[32];
+	FILE *f;
+	int li = -1;
+
+	if (level_path(c, path, sizeof(path)) != 0 ||
+	    (f = fopen(path, "r")) == NULL)
+		return -1;
+	if (fgets(level, sizeof(level), f) != NULL) {
+		level[strcspn(level, "\n")] = '\0';
+		li = level_index(level);
+	}
+	fclose(f);
+	return li;
+}
+
+/* After a tool call: a progress step and a log line of its outcome. */
+static void
+call_logged(struct ctx *c, const char *name, json_object *res)
+{
+	json_object *sc = sw_json_get(res, "structuredContent");
+	int failed = sw_json_get_bool(res, "isError", 0);
+	char text[300];
+
+	snprintf(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
+	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
+	    failed && sw_json_get_str(sc, "detail") ?
+	    sw_json_get_str(sc, "detail") : "");
+	if (strcmp(name, "operation_wait") != 0)
+		notify_progress(c, 2, text);
+	notify_log(c, failed ? "warning" : "info", json_object_new_string(
+	    text));
+}
+
+/* The name of stage seq in an operation document, or "-". */
+static const char *
+stage_name(json_object *op, int64_t seq)
+{
+	json_object *stages = sw_json_get(op, "stages"), *st;
+	size_t i;
+
+	for (i = 0; stages != NULL && json_object_is_type(stages,
+	    json_type_array) && i < json_object_array_length(stages); i++) {
+		st = json_object_array_get_idx(stages, i);
+		if (sw_json_get_int(st, "seq", -1) == seq)
+			return sw_json_get_str(st, "name");
+	}
+	return "-";
+}
+
+/*
+ * operation_wait with a progress token or a log level: until the
+ * operation ends or the call's timeout passes, each new event of the
+ * operation becomes a progress notification (its stage and message)
+ * and a log message at its level.  Between reads it waits on the
+ * operation with operation_wait itself (since_updated_ms), so each wait
+ * takes the caller's long-poll slot like any other; the call's own
+ * answer follows.
+ */
+static void
+wait_with_progress(struct ctx *c, json_object *args)
+{
+	const char *id = sw_json_get_str(args, "id"), *state;
+	int64_t timeout = sw_json_get_int(args, "timeout", 20), last = 0;
+	int64_t deadline, left, updated;
+	json_object *q, *doc, *evs, *ev, *w;
+	char text[400];
+	long status;
+	size_t i;
+
+	if (id == NULL)
+		return;
+	if (timeout < 1 || timeout > SW_MAX_WAIT)
+		return;		/* the row refuses it; the call says so */
+	deadline = (int64_t)time(NULL) + timeout;
+	for (;;) {
+		q = json_object_new_object();
+		sw_json_add_str(q, "id", id);
+		sw_json_add_int(q, "since_event", last);
+		doc = NULL;
+		if (sw_mcp_op_run(c->m, &c->who, "operation_get", q, &status,
+		    &doc) != SW_OK || status != 200) {
+			json_object_put(q);
+			json_object_put(doc);
+			return;
+		}
+		json_object_put(q);
+		evs = sw_json_get(doc, "events");
+		for (i = 0; evs != NULL && json_object_is_type(evs,
+		    json_type_array) && i < json_object_array_length(evs);
+		    i++) {
+			ev = json_object_array_get_idx(evs, i);
+			last = sw_json_get_int(ev, "id", last);
+			snprintf(text, sizeof(text), "%s: %s", stage_name(doc,
+			    sw_json_get_int(ev, "stage", -1)),
+			    sw_json_get_str(ev, "message"));
+			notify_progress(c, 0, text);
+			notify_log(c, sw_json_get_str(ev, "level") ?
+			    sw_json_get_str(ev, "level") : "info",
+			    json_object_get(ev));
+		}
+		state = sw_json_get_str(doc, "state");
+		updated = sw_json_get_int(doc, "updated_ms", 0);
+		left = deadline - (int64_t)time(NULL);
+		if (c->out->stream_broken || state == NULL ||
+		    sw_op_state_terminal(state) || left <= 0) {
+			json_object_put(doc);
+			return;
+		}
+		json_object_put(doc);
+		q = json_object_new_object();
+		sw_json_add_str(q, "id", id);
+		sw_json_add_int(q, "since_updated_ms", updated);
+		sw_json_add_int(q, "timeout", left < 15 ? left : 15);
+		w = NULL;
+		(void)sw_mcp_op_run(c->m, &c->who, "operation_wait", q,
+		    &status, &w);
+		json_object_put(q);
+		json_object_put(w);
+		if (status != 200)
+			return;		/* throttled: the call answers */
+		/* A quiet operation: keep the stream open. */
+		if (c->out->streamed)
+			(void)sw_mcp_sse_send(c->out, NULL, NULL);
+	}
 }
 
 /* A tools/call result that refuses the call with a problem document. */
@@ -798,6 +1048,7 @@ call_more(struct ctx *c, const char *method, json_object *params,
 			    "critical, alert, emergency");
 			return NULL;
 		}
+		level_save(c, name);
 		res = json_object_new_object();
 	}
 	return res;
@@ -881,10 +1132,26 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			sw_mcp_args_copy(args, plain);
 			args = plain;
 		}
+		c->progress = sw_json_get(sw_json_get(params, "_meta"),
+		    "progressToken");
+		if (c->progress != NULL && !json_object_is_type(c->progress,
+		    json_type_string) && !json_object_is_type(c->progress,
+		    json_type_int))
+			c->progress = NULL;
+		if (strcmp(json_object_get_string(name), "operation_wait") ==
+		    0 && (c->progress != NULL || c->log_min >= 0))
+			wait_with_progress(c, args);
+		else {
+			notify_progress(c, 2, "calling tool");
+			notify_log(c, "debug", json_object_new_string(
+			    json_object_get_string(name)));
+		}
 		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
 		json_object_put(plain);
+		if (e == SW_OK)
+			call_logged(c, json_object_get_string(name), res);
 		if (e != SW_OK) {
 			*code = SW_RPC_INVALID_PARAMS;
 			snprintf(msg, msgsz, "Invalid params: %s", why);
@@ -1040,6 +1307,7 @@ legacy_request(struct ctx *c, json_object *msg)
 
 	if (legacy_version(c) == NULL)
 		return;
+	c->log_min = level_load(c);
 	resp = legacy_message(c, msg, &http);
 	if (resp == NULL) {
 		reply_accepted(c);
@@ -1194,6 +1462,7 @@ modern_request(struct ctx *c, json_object *msg)
 		return;
 	}
 	c->client_elicits = sw_json_get(caps, "elicitation") != NULL;
+	c->log_min = level_index(sw_json_get_str(meta, META_LOG_LEVEL));
 	hdr = c->in->protocol_version;
 	if (hdr == NULL) {
 		header_mismatch(c, id, "MCP-Protocol-Version header is "
@@ -1269,6 +1538,9 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	c.out = out;
 	c.modern = in->protocol_version != NULL &&
 	    in_list(modern_versions, in->protocol_version);
+	c.log_min = -1;
+	c.sse_ok = in->accept != NULL && strstr(in->accept,
+	    "text/event-stream") != NULL;
 	if (!host_ok(m, in->host) || !origin_ok(m, in->origin, in->host)) {
 		reply_error(&c, 403, NULL, SW_RPC_INVALID_REQUEST,
 		    "Forbidden: Origin or Host is not allowed", NULL);

@@ -90,18 +90,41 @@ struct sw_mcp_http {
 	const char	*mcp_method;		/* Mcp-Method */
 	const char	*mcp_name;		/* Mcp-Name */
 	const char	*session_id;		/* Mcp-Session-Id */
+	const char	*last_event_id;		/* Last-Event-ID */
 	const char	*body;
 	size_t		 body_len;
 	int		 body_too_big;
 };
 
-/* The HTTP answer.  Owned; sw_mcp_answer_free() releases it. */
+/* Write bytes of a streamed answer to the client now; SW_OK while the
+ * client still listens. */
+typedef sw_err	(*sw_mcp_stream_fn)(void *arg, const char *data, size_t len);
+
+/*
+ * The HTTP answer.  Owned; sw_mcp_answer_free() releases it.  When the
+ * caller sets stream, a request that asks for notifications (progress,
+ * logs, a GET stream) is answered as text/event-stream written through
+ * it as the work goes; streamed then says the answer has been written
+ * whole and nothing is left to render.
+ */
 struct sw_mcp_answer {
 	int		 status;
 	const char	*content_type;		/* static; NULL: no body */
 	struct sw_buf	 headers;		/* "Name: value\r\n" lines */
 	struct sw_buf	 body;
+	sw_mcp_stream_fn stream;		/* NULL: never stream */
+	void		*stream_arg;
+	int		 streamed;
+	int		 stream_broken;		/* the client went away */
 };
+
+/* Begin an SSE answer (status 200, the headers so far); -1 when the
+ * answer cannot stream. */
+int	sw_mcp_sse_begin(struct sw_mcp_answer *a);
+/* One SSE event carrying a JSON-RPC message (borrowed), or a comment
+ * line when msg is NULL; with id (may be NULL) as the event id. */
+sw_err	sw_mcp_sse_send(struct sw_mcp_answer *a, json_object *msg,
+	    const char *id);
 
 /*
  * How a plugin tool call reaches its /ext/ program: perform method on
