@@ -315,7 +315,8 @@ capabilities(int modern)
 	sw_json_add_bool(o, "listChanged", 0);
 	json_object_object_add(caps, "tools", o);
 	o = json_object_new_object();
-	sw_json_add_bool(o, "subscribe", 0);
+	/* Both eras: resources/subscribe (legacy), subscriptions/listen. */
+	sw_json_add_bool(o, "subscribe", 1);
 	sw_json_add_bool(o, "listChanged", 0);
 	json_object_object_add(caps, "resources", o);
 	o = json_object_new_object();
@@ -1037,6 +1038,24 @@ call_more(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		res = sw_mcp_complete(c->m, &c->who, name, value);
+	} else if ((strcmp(method, "resources/subscribe") == 0 ||
+	    strcmp(method, "resources/unsubscribe") == 0) && !modern) {
+		if ((name = param_str(params, "uri", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, name,
+		    strcmp(method, "resources/subscribe") == 0, why,
+		    sizeof(why));
+		if (e != SW_OK) {
+			*code = e == SW_ENOTFOUND ? SW_RPC_RESOURCE_NOT_FOUND :
+			    e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+			    SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "%s: %.120s: %.150s", e ==
+			    SW_ENOTFOUND ? "Resource not found" :
+			    "Invalid params", name, why);
+			return NULL;
+		}
+		res = json_object_new_object();
 	} else if (strcmp(method, "logging/setLevel") == 0 && !modern) {
 		if ((name = param_str(params, "level", method, code, msg,
 		    msgsz)) == NULL)
@@ -1422,6 +1441,38 @@ header_mismatch(struct ctx *c, json_object *id, const char *what)
 	reply_error(c, 400, id, SW_RPC_HEADER_MISMATCH, msg, NULL);
 }
 
+/* subscriptions/listen: an SSE stream of the named resources' updates,
+ * ended by the empty result. */
+static void
+modern_listen(struct ctx *c, json_object *id, json_object *params)
+{
+	json_object *res;
+	char why[300], text[360];
+	int rc;
+
+	if (!c->sse_ok || c->out->stream == NULL) {
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, "Bad Request: "
+		    "subscriptions/listen answers text/event-stream; send "
+		    "Accept: text/event-stream", NULL);
+		return;
+	}
+	rc = sw_mcp_listen(c->m, &c->who, id, params, c->out, why,
+	    sizeof(why));
+	if (rc != 0) {
+		snprintf(text, sizeof(text), "%s: %s", rc == -2 ?
+		    "Too many streams" : "Invalid params", why);
+		reply_error(c, rc == -2 ? 429 : 400, id, rc == -2 ?
+		    SW_RPC_INVALID_REQUEST : SW_RPC_INVALID_PARAMS, text,
+		    NULL);
+		return;
+	}
+	res = json_object_new_object();
+	modern_result(res, 0);
+	res = rpc_result(id, res);
+	reply_json(c, 200, res);
+	json_object_put(res);
+}
+
 static void
 modern_request(struct ctx *c, json_object *msg)
 {
@@ -1516,6 +1567,10 @@ modern_request(struct ctx *c, json_object *msg)
 			return;
 		}
 	}
+	if (strcmp(method, "subscriptions/listen") == 0) {
+		modern_listen(c, id, params);
+		return;
+	}
 	resp = answer_request(c, id, method, params, 1, &http);
 	reply_json(c, http, resp);
 	json_object_put(resp);
@@ -1547,6 +1602,17 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		return;
 	}
 	method = in->method ? in->method : "GET";
+	if (strcmp(method, "GET") == 0 && in->session_id != NULL &&
+	    c.sse_ok && !c.modern) {
+		/* A legacy session's notification stream. */
+		if (authenticate(&c) != 0 || legacy_version(&c) == NULL)
+			return;
+		sw_mcp_stream_session(m, &c.who, in->session_id, out);
+		if (!out->streamed)
+			reply_error(&c, 500, NULL, SW_RPC_INTERNAL, "Internal "
+			    "error: cannot stream", NULL);
+		return;
+	}
 	if (strcmp(method, "POST") != 0) {
 		/* No GET stream, no DELETE of sessions: both eras allow 405. */
 		add_header(out, "Allow", "POST");

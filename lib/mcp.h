@@ -54,6 +54,14 @@
 #define SW_MCP_MAX_SKILLS	64
 /* completion/complete gives at most this many values (the spec's cap). */
 #define SW_MCP_MAX_COMPLETIONS	100
+/* A notification stream (legacy GET, 2026-07-28 subscriptions/listen)
+ * with something to watch stays open this long (seconds), well inside
+ * nginx's fastcgi_read_timeout; an idle GET stream closes at once and
+ * asks the client back after SW_MCP_STREAM_IDLE_RETRY_MS. */
+#define SW_MCP_STREAM_HOLD	30
+#define SW_MCP_STREAM_IDLE_RETRY_MS 5000
+/* Resources one session (or one listen) may subscribe to. */
+#define SW_MCP_MAX_SUBS		32
 /* Cache hint (ttlMs) on server/discover and tools/list: plugins can
  * appear at a restart, so keep it short. */
 #define SW_MCP_LIST_TTL_MS	60000
@@ -250,6 +258,31 @@ void	sw_mcp_confirm_state(const struct sw_mcp *m,
 	    json_object *args, char out[65]);
 /* Copy every member of args but "confirm" into out (both borrowed). */
 void	sw_mcp_args_copy(json_object *args, json_object *out);
+
+/* ---- subscriptions (lib/mcp_subs.c) ------------------------------------ */
+
+#define SW_MCP_META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
+
+/* May who subscribe to uri (an operation or a cluster it can read)?
+ * SW_OK, or an error with why. */
+sw_err	sw_mcp_sub_check(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *uri, char *why, size_t whysz);
+/* resources/subscribe (on) or unsubscribe of a legacy session sid. */
+sw_err	sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *sid, const char *uri, int on, char *why, size_t whysz);
+/* The GET stream of legacy session sid: its updates, written to out. */
+void	sw_mcp_stream_session(struct sw_mcp *m,
+	    const struct sw_principal *who, const char *sid,
+	    struct sw_mcp_answer *out);
+/*
+ * subscriptions/listen (2026-07-28) with request id and params (both
+ * borrowed): acknowledges and streams updates on out; the caller then
+ * sends the (empty) result.  0 done; -1 bad params, -2 no slot free
+ * (why says which).
+ */
+int	sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
+	    json_object *id, json_object *params, struct sw_mcp_answer *out,
+	    char *why, size_t whysz);
 
 /* ---- resources (lib/mcp_resources.c) ------------------------------------ */
 
