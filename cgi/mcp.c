@@ -178,6 +178,13 @@ main(int argc, char *argv[])
 		goto out;
 	mcp_ready = 1;
 	skills_dir(&cfg, m.skills_dir, sizeof(m.skills_dir));
+	if (getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES") != NULL &&
+	    strcmp(getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES"), "1") == 0) {
+		/* Test-only: the conformance suite's fixture tools. */
+		sw_warn("SLIPWAY_MCP_CONFORMANCE_FIXTURES=1: serving the "
+		    "conformance fixtures (tests only)");
+		m.fixtures = 1;
+	}
 	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
 	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");

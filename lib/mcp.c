@@ -670,6 +670,8 @@ read_resource(struct ctx *c, json_object *params, int modern, int *code,
 	if ((uri = param_str(params, "uri", "resources/read", code, msg,
 	    msgsz)) == NULL)
 		return NULL;
+	if ((res = sw_mcp_fixture_read(c->m, uri)) != NULL)
+		return res;
 	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
 	if (e == SW_OK)
 		return res;
@@ -853,6 +855,40 @@ wait_with_progress(struct ctx *c, json_object *args)
 	}
 }
 
+/* A conformance fixture tool; the progress and logging ones send their
+ * notifications on this request's stream, 50 ms apart. */
+static json_object *
+fixture_tool(struct ctx *c, const char *name, json_object *params)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	static const char *const logs[] = { "Tool execution started",
+	    "Tool processing data", "Tool execution completed" };
+	json_object *p;
+	int i;
+
+	c->progress = sw_json_get(sw_json_get(params, "_meta"),
+	    "progressToken");
+	for (i = 0; i < 3; i++) {
+		if (strcmp(name, "test_tool_with_progress") == 0 &&
+		    c->progress != NULL) {
+			p = json_object_new_object();
+			json_object_object_add(p, "progressToken",
+			    json_object_get(c->progress));
+			sw_json_add_int(p, "progress", 50 * i);
+			sw_json_add_int(p, "total", 100);
+			notify(c, "notifications/progress", p);
+		} else if (strcmp(name, "test_tool_with_logging") == 0) {
+			if (c->log_min < 0)
+				c->log_min = 0;
+			notify_log(c, "info", json_object_new_string(logs[i]));
+		} else
+			break;
+		if (i < 2)
+			nanosleep(&nap, NULL);
+	}
+	return sw_mcp_fixture_call(name);
+}
+
 /* A tools/call result that refuses the call with a problem document. */
 static json_object *
 refusal(const char *slug, const char *title, int status, const char *detail)
@@ -991,14 +1027,16 @@ call_more(struct ctx *c, const char *method, json_object *params,
 		if (cursor_bad(params, code, msg, msgsz))
 			return NULL;
 		res = json_object_new_object();
-		json_object_object_add(res, "resources",
-		    sw_mcp_resource_list(c->m, &c->who));
+		ref = sw_mcp_resource_list(c->m, &c->who);
+		sw_mcp_fixture_resources(c->m, ref, 0);
+		json_object_object_add(res, "resources", ref);
 	} else if (strcmp(method, "resources/templates/list") == 0) {
 		if (cursor_bad(params, code, msg, msgsz))
 			return NULL;
 		res = json_object_new_object();
-		json_object_object_add(res, "resourceTemplates",
-		    sw_mcp_resource_templates());
+		ref = sw_mcp_resource_templates();
+		sw_mcp_fixture_resources(c->m, ref, 1);
+		json_object_object_add(res, "resourceTemplates", ref);
 	} else if (strcmp(method, "resources/read") == 0) {
 		res = read_resource(c, params, modern, code, msg, msgsz,
 		    &data);
@@ -1008,12 +1046,16 @@ call_more(struct ctx *c, const char *method, json_object *params,
 		if (cursor_bad(params, code, msg, msgsz))
 			return NULL;
 		res = json_object_new_object();
-		json_object_object_add(res, "prompts",
-		    sw_mcp_prompt_list(c->m));
+		ref = sw_mcp_prompt_list(c->m);
+		sw_mcp_fixture_prompts(c->m, ref);
+		json_object_object_add(res, "prompts", ref);
 	} else if (strcmp(method, "prompts/get") == 0) {
 		if ((name = param_str(params, "name", method, code, msg,
 		    msgsz)) == NULL)
 			return NULL;
+		if ((res = sw_mcp_fixture_prompt(c->m, name, sw_json_get(
+		    params, "arguments"))) != NULL)
+			return res;
 		e = sw_mcp_prompt_get(c->m, name, sw_json_get(params,
 		    "arguments"), &res, why, sizeof(why));
 		if (e != SW_OK) {
@@ -1043,6 +1085,9 @@ call_more(struct ctx *c, const char *method, json_object *params,
 		if ((name = param_str(params, "uri", method, code, msg,
 		    msgsz)) == NULL)
 			return NULL;
+		if (c->m->fixtures && strcmp(name, "test://watched-resource")
+		    == 0)
+			return json_object_new_object();
 		e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, name,
 		    strcmp(method, "resources/subscribe") == 0, why,
 		    sizeof(why));
@@ -1107,8 +1152,9 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		res = json_object_new_object();
-		json_object_object_add(res, "tools",
-		    sw_mcp_tool_list(c->m, c->who.scope));
+		args = sw_mcp_tool_list(c->m, c->who.scope);
+		sw_mcp_fixture_tools(c->m, args);
+		json_object_object_add(res, "tools", args);
 		if (modern)
 			modern_result(res, 1);
 		return res;
@@ -1132,6 +1178,14 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			snprintf(msg, msgsz, "Invalid params: arguments must "
 			    "be an object");
 			return NULL;
+		}
+		if (sw_mcp_fixture_is_tool(c->m, json_object_get_string(
+		    name))) {
+			res = fixture_tool(c, json_object_get_string(name),
+			    params);
+			if (modern)
+				modern_result(res, 0);
+			return res;
 		}
 		if (sw_mcp_needs_confirm(c->m, &c->who,
 		    json_object_get_string(name), args)) {

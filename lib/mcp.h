@@ -157,6 +157,7 @@ struct sw_mcp {
 	void			*curl;		/* owned: CURL * for rest */
 	char			 base_url[128];	/* nginx internal URL */
 	char			 skills_dir[512]; /* skills/; "": none */
+	int			 fixtures;	/* conformance fixtures on */
 };
 
 /*
@@ -283,6 +284,21 @@ void	sw_mcp_stream_session(struct sw_mcp *m,
 int	sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	    json_object *id, json_object *params, struct sw_mcp_answer *out,
 	    char *why, size_t whysz);
+
+/* ---- conformance fixtures (lib/mcp_fixtures.c), only when m->fixtures -- */
+
+int	sw_mcp_fixture_is_tool(const struct sw_mcp *m, const char *name);
+/* Append the fixture tools / resources (or templates) / prompts. */
+void	sw_mcp_fixture_tools(const struct sw_mcp *m, json_object *arr);
+void	sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
+	    int templates);
+void	sw_mcp_fixture_prompts(const struct sw_mcp *m, json_object *arr);
+/* A fixture tool's CallToolResult.  New reference. */
+json_object *sw_mcp_fixture_call(const char *name);
+/* A fixture resource read / prompt, or NULL when uri / name is none. */
+json_object *sw_mcp_fixture_read(const struct sw_mcp *m, const char *uri);
+json_object *sw_mcp_fixture_prompt(const struct sw_mcp *m, const char *name,
+	    json_object *args);
 
 /* ---- resources (lib/mcp_resources.c) ------------------------------------ */
 

@@ -370,6 +370,12 @@ r = mcp.legacy("resources/read", {"uri": "slipway://skills/deploy-model"},
                sid=sid, token=None)
 t.eq(r.status, 401, "resources/read without a token: 401")
 
+names = [x["name"] for x in mcp.modern("tools/list").json["result"]["tools"]]
+t.ok(not [n for n in names if n.startswith("test_") or "2020_12" in n],
+     "a normal start offers no conformance fixture tool")
+r = mcp.legacy("resources/read", {"uri": "test://static-text"}, sid=sid)
+t.eq(err_code(r), -32002, "... and no fixture resource")
+
 # ---- destructive tools need the user's confirmation ------------------------
 r = mcp.call("cluster_delete", {"name": "gone"})
 res = r.json["result"]
