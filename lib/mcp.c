@@ -58,7 +58,12 @@ static const char instructions[] =
 	"instance_type_list, training_plan_list). Ask the user only for "
 	"decisions (availability zone, instance type, count, capacity type); "
 	"CIDRs, subnets, route tables and security groups are Slipway's "
-	"work. Tools marked destructive need the user's confirmation.";
+	"work. Rather than polling, call operation_wait with a progress "
+	"token (each event arrives as a progress step) or subscribe to "
+	"slipway://operations/{id}. Destructive tools run only once the "
+	"user confirms: through elicitation when the client offers it, "
+	"else call again with confirm: true after showing the plan. The "
+	"skills are prompts and slipway://skills/{name} resources.";
 
 /* One request being answered. */
 struct ctx {
