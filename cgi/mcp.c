@@ -23,20 +23,40 @@
  *   lib/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/fcgi.h"
+#include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
 #include "lib/router.h"
 #include "lib/valid.h"
+
+/* The answer's stream function: write and flush at once. */
+static sw_err
+stream_out(void *arg, const char *data, size_t len)
+{
+	FCGX_Request *fr = arg;
+	size_t off = 0;
+	int n;
+
+	while (off < len) {
+		n = len - off > 1024 * 1024 ? 1024 * 1024 : (int)(len - off);
+		if (FCGX_PutStr(data + off, n, fr->out) != n)
+			return SW_EUNAVAIL;
+		off += (size_t)n;
+	}
+	return FCGX_FFlush(fr->out) == 0 ? SW_OK : SW_EUNAVAIL;
+}
 
 static void
 serve(FCGX_Request *fr, void *arg)
@@ -66,21 +86,54 @@ serve(FCGX_Request *fr, void *arg)
 	in.body_too_big = sw_fcgi_read_body(fr, &body);
 	in.body = sw_buf_str(&body);
 	in.body_len = body.len;
+	in.last_event_id = sw_fcgi_param(fr, "HTTP_LAST_EVENT_ID");
+	a.stream = stream_out;
+	a.stream_arg = fr;
 	sw_mcp_handle(m, &in, &a);
-	if (sw_mcp_answer_render(&a, &out) != SW_OK) {
+	if (a.streamed)
+		;	/* written as it went */
+	else if (sw_mcp_answer_render(&a, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500\r\nContent-Type: "
 		    "application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,"
 		    "\"error\":{\"code\":-32603,\"message\":\"Internal "
 		    "error\"}}");
 	}
-	sw_fcgi_write(fr, &out);
+	if (!a.streamed)
+		sw_fcgi_write(fr, &out);
 	if (a.status >= 500)
 		sw_warn("%s /mcp -> %d", in.method ? in.method : "?",
 		    a.status);
 	sw_mcp_answer_free(&a);
 	sw_buf_free(&body);
 	sw_buf_free(&out);
+}
+
+/*
+ * Where the skills are: the configuration's skills_dir, else the
+ * source tree's skills/ when this program runs from the build tree
+ * (as `slipway start` from a build does), else the installed copy.
+ */
+static void
+skills_dir(const struct sw_config *cfg, char *out, size_t outsz)
+{
+	const char *conf = sw_json_get_str(cfg->root, "skills_dir");
+	char exe[PATH_MAX];
+	ssize_t n;
+	int w;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (conf != NULL)
+		w = snprintf(out, outsz, "%s", conf);
+	else if (strncmp(exe, SW_BUILDDIR "/", strlen(SW_BUILDDIR) + 1) == 0)
+		w = snprintf(out, outsz, "%s/skills", SW_SRCDIR);
+	else
+		w = snprintf(out, outsz, "%s/skills", SW_PKGDATADIR);
+	if (w < 0 || (size_t)w >= outsz) {
+		sw_warn("skills directory path too long: no skills served");
+		out[0] = '\0';
+	}
 }
 
 int
@@ -124,6 +177,14 @@ main(int argc, char *argv[])
 	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;
+	skills_dir(&cfg, m.skills_dir, sizeof(m.skills_dir));
+	if (getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES") != NULL &&
+	    strcmp(getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES"), "1") == 0) {
+		/* Test-only: the conformance suite's fixture tools. */
+		sw_warn("SLIPWAY_MCP_CONFORMANCE_FIXTURES=1: serving the "
+		    "conformance fixtures (tests only)");
+		m.fixtures = 1;
+	}
 	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
 	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");

@@ -34,6 +34,7 @@
 #include "lib/log.h"
 #include "lib/mcp.h"
 #include "lib/metrics.h"
+#include "lib/ops.h"
 
 const char *const sw_mcp_versions[] = {
 	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -46,6 +47,7 @@ static const char *const modern_versions[] = { SW_MCP_MODERN_VERSION, NULL };
 #define META_VERSION	"io.modelcontextprotocol/protocolVersion"
 #define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
 #define META_SERVER	"io.modelcontextprotocol/serverInfo"
+#define META_LOG_LEVEL	"io.modelcontextprotocol/logLevel"
 
 static const char instructions[] =
 	"Slipway creates and runs Amazon EKS + SageMaker HyperPod clusters. "
@@ -57,7 +59,12 @@ static const char instructions[] =
 	"instance_type_list, training_plan_list). Ask the user only for "
 	"decisions (availability zone, instance type, count, capacity type); "
 	"CIDRs, subnets, route tables and security groups are Slipway's "
-	"work. Tools marked destructive need the user's confirmation.";
+	"work. Rather than polling, call operation_wait with a progress "
+	"token (each event arrives as a progress step) or subscribe to "
+	"slipway://operations/{id}. Destructive tools run only once the "
+	"user confirms: through elicitation when the client offers it, "
+	"else call again with confirm: true after showing the plan. The "
+	"skills are prompts and slipway://skills/{name} resources.";
 
 /* One request being answered. */
 struct ctx {
@@ -66,6 +73,12 @@ struct ctx {
 	struct sw_mcp_answer		*out;
 	struct sw_principal		 who;
 	int				 modern;	/* error shape */
+	json_object			*error_data;	/* owned: next error */
+	int				 client_elicits; /* declared it */
+	int				 sse_ok;	/* Accept allows SSE */
+	json_object			*progress;	/* borrowed token */
+	int				 log_min;	/* level index, -1 */
+	double				 progress_n;	/* last one sent */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -134,8 +147,14 @@ reply_json(struct ctx *c, int status, json_object *doc)
 	static const char too_big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,"
 	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
 	    "the answer is larger than the server sends\"}}";
-	const char *s = sw_json_str(doc);
+	const char *s;
 
+	if (c->out->streamed) {
+		/* The response is the last event of the stream. */
+		(void)sw_mcp_sse_send(c->out, doc, NULL);
+		return;
+	}
+	s = sw_json_str(doc);
 	c->out->status = status;
 	c->out->content_type = "application/json";
 	sw_buf_reset(&c->out->body);
@@ -203,6 +222,81 @@ rpc_result(json_object *id, json_object *result)
 	return o;
 }
 
+static const char *const log_levels[] = { "debug", "info", "notice",
+	"warning", "error", "critical", "alert", "emergency", NULL };
+
+static int
+level_index(const char *level)
+{
+	int i;
+
+	for (i = 0; level != NULL && log_levels[i] != NULL; i++)
+		if (strcmp(log_levels[i], level) == 0)
+			return i;
+	return -1;
+}
+
+/* Send a notification (params stolen) on this request's SSE answer,
+ * starting it when need be; nothing when the answer cannot stream. */
+static void
+notify(struct ctx *c, const char *method, json_object *params)
+{
+	json_object *o;
+
+	if (!c->sse_ok || sw_mcp_sse_begin(c->out) != 0) {
+		json_object_put(params);
+		return;
+	}
+	o = json_object_new_object();
+	sw_json_add_str(o, "jsonrpc", "2.0");
+	sw_json_add_str(o, "method", method);
+	json_object_object_add(o, "params", params);
+	(void)sw_mcp_sse_send(c->out, o, NULL);
+	json_object_put(o);
+}
+
+/* notifications/progress for the request's token, if it sent one;
+ * progress only ever grows. */
+static void
+notify_progress(struct ctx *c, double total, const char *message)
+{
+	json_object *p;
+
+	if (c->progress == NULL)
+		return;
+	c->progress_n += 1;
+	p = json_object_new_object();
+	json_object_object_add(p, "progressToken",
+	    json_object_get(c->progress));
+	json_object_object_add(p, "progress",
+	    json_object_new_double(c->progress_n));
+	if (total > 0)
+		json_object_object_add(p, "total",
+		    json_object_new_double(total));
+	if (message != NULL)
+		sw_json_add_str(p, "message", message);
+	notify(c, "notifications/progress", p);
+}
+
+/* notifications/message at level about the call's own work (data
+ * stolen), when the client asked for that level or a lower one. */
+static void
+notify_log(struct ctx *c, const char *level, json_object *data)
+{
+	json_object *p;
+	int li = level_index(level);
+
+	if (c->log_min < 0 || li < c->log_min) {
+		json_object_put(data);
+		return;
+	}
+	p = json_object_new_object();
+	sw_json_add_str(p, "level", level);
+	sw_json_add_str(p, "logger", "slipway");
+	json_object_object_add(p, "data", data);
+	notify(c, "notifications/message", p);
+}
+
 static json_object *
 server_info(void)
 {
@@ -216,14 +310,28 @@ server_info(void)
 	return o;
 }
 
+/* What this server offers; logging/setLevel is legacy only (2026-07-28
+ * carries the level in _meta). */
 static json_object *
-capabilities(void)
+capabilities(int modern)
 {
-	json_object *caps = json_object_new_object(), *tools;
+	json_object *caps = json_object_new_object(), *o;
 
-	tools = json_object_new_object();
-	sw_json_add_bool(tools, "listChanged", 0);
-	json_object_object_add(caps, "tools", tools);
+	o = json_object_new_object();
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "tools", o);
+	o = json_object_new_object();
+	/* Both eras: resources/subscribe (legacy), subscriptions/listen. */
+	sw_json_add_bool(o, "subscribe", 1);
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "resources", o);
+	o = json_object_new_object();
+	sw_json_add_bool(o, "listChanged", 0);
+	json_object_object_add(caps, "prompts", o);
+	json_object_object_add(caps, "completions", json_object_new_object());
+	if (!modern)
+		json_object_object_add(caps, "logging",
+		    json_object_new_object());
 	return caps;
 }
 
@@ -510,7 +618,8 @@ modern_result(json_object *res, int cacheable)
 {
 	json_object *meta;
 
-	sw_json_add_str(res, "resultType", "complete");
+	if (sw_json_get(res, "resultType") == NULL)
+		sw_json_add_str(res, "resultType", "complete");
 	if (cacheable) {
 		sw_json_add_int(res, "ttlMs", SW_MCP_LIST_TTL_MS);
 		/* tools/list depends on the caller's scope. */
@@ -522,6 +631,493 @@ modern_result(json_object *res, int cacheable)
 		json_object_object_add(res, "_meta", meta);
 	}
 	json_object_object_add(meta, META_SERVER, server_info());
+}
+
+/* A string member of params, or NULL with code and msg set. */
+static const char *
+param_str(json_object *params, const char *key, const char *method,
+    int *code, char *msg, size_t msgsz)
+{
+	json_object *v = sw_json_get(params, key);
+
+	if (v != NULL && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	*code = SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "Invalid params: %s needs params.%s (a string)",
+	    method, key);
+	return NULL;
+}
+
+/* A list method's cursor: we never hand one out (one page holds all). */
+static int
+cursor_bad(json_object *params, int *code, char *msg, size_t msgsz)
+{
+	if (sw_json_get(params, "cursor") == NULL)
+		return 0;
+	*code = SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "Invalid params: unknown cursor");
+	return 1;
+}
+
+/* resources/read; a failure is a JSON-RPC error with the REST problem
+ * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
+static json_object *
+read_resource(struct ctx *c, json_object *params, int modern, int *code,
+    char *msg, size_t msgsz, json_object **data)
+{
+	json_object *res = NULL, *problem = NULL;
+	const char *uri, *detail;
+	sw_err e;
+
+	if ((uri = param_str(params, "uri", "resources/read", code, msg,
+	    msgsz)) == NULL)
+		return NULL;
+	if ((res = sw_mcp_fixture_read(c->m, uri)) != NULL)
+		return res;
+	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
+	if (e == SW_OK)
+		return res;
+	detail = sw_json_get_str(problem, "detail");
+	*code = e == SW_ENOTFOUND && !modern ? SW_RPC_RESOURCE_NOT_FOUND :
+	    e == SW_EINTERNAL ? SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS;
+	snprintf(msg, msgsz, "%s: %.120s%s%.150s", e == SW_ENOTFOUND ?
+	    "Resource not found" : e == SW_EFORBIDDEN ? "Forbidden" :
+	    e == SW_EINTERNAL ? "Internal error" : "Invalid params", uri,
+	    detail ? ": " : "", detail ? detail : "");
+	*data = json_object_new_object();
+	sw_json_add_str(*data, "uri", uri);
+	if (problem != NULL)
+		json_object_object_add(*data, "problem", problem);
+	return NULL;
+}
+
+/* The file that keeps a legacy session's log level: the session id's
+ * payload (expiry, version, nonce) names it.  0 with the path. */
+static int
+level_path(const struct ctx *c, char *path, size_t sz)
+{
+	const char *sid = c->in->session_id;
+
+	if (sid == NULL || strlen(sid) < 2 * SID_PAYLOAD ||
+	    strspn(sid, "0123456789abcdef") < 2 * SID_PAYLOAD)
+		return -1;
+	return snprintf(path, sz, "%s/run/mcp-log/%.*s", c->m->cfg->state_dir,
+	    2 * SID_PAYLOAD, sid) < (int)sz ? 0 : -1;
+}
+
+/* logging/setLevel of a legacy session: kept for its later requests,
+ * which other workers may answer. */
+static void
+level_save(struct ctx *c, const char *level)
+{
+	char path[700], dir[700];
+	FILE *f;
+
+	if (level_path(c, path, sizeof(path)) != 0 ||
+	    snprintf(dir, sizeof(dir), "%s/run/mcp-log",
+	    c->m->cfg->state_dir) >= (int)sizeof(dir))
+		return;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return;
+	if ((f = fopen(path, "w")) == NULL) {
+		sw_warn("%s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "%s\n", level);
+	if (fclose(f) != 0)
+		sw_warn("%s: cannot write the log level", path);
+}
+
+static int
+level_load(const struct ctx *c)
+{
+	char path[700], level[32];
+	FILE *f;
+	int li = -1;
+
+	if (level_path(c, path, sizeof(path)) != 0 ||
+	    (f = fopen(path, "r")) == NULL)
+		return -1;
+	if (fgets(level, sizeof(level), f) != NULL) {
+		level[strcspn(level, "\n")] = '\0';
+		li = level_index(level);
+	}
+	fclose(f);
+	return li;
+}
+
+/* After a tool call: a progress step and a log line of its outcome. */
+static void
+call_logged(struct ctx *c, const char *name, json_object *res)
+{
+	json_object *sc = sw_json_get(res, "structuredContent");
+	int failed = sw_json_get_bool(res, "isError", 0);
+	char text[300];
+
+	snprintf(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
+	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
+	    failed && sw_json_get_str(sc, "detail") ?
+	    sw_json_get_str(sc, "detail") : "");
+	if (strcmp(name, "operation_wait") != 0)
+		notify_progress(c, 2, text);
+	notify_log(c, failed ? "warning" : "info", json_object_new_string(
+	    text));
+}
+
+/* The name of stage seq in an operation document, or "-". */
+static const char *
+stage_name(json_object *op, int64_t seq)
+{
+	json_object *stages = sw_json_get(op, "stages"), *st;
+	size_t i;
+
+	for (i = 0; stages != NULL && json_object_is_type(stages,
+	    json_type_array) && i < json_object_array_length(stages); i++) {
+		st = json_object_array_get_idx(stages, i);
+		if (sw_json_get_int(st, "seq", -1) == seq)
+			return sw_json_get_str(st, "name");
+	}
+	return "-";
+}
+
+/*
+ * operation_wait with a progress token or a log level: until the
+ * operation ends or the call's timeout passes, each new event of the
+ * operation becomes a progress notification (its stage and message)
+ * and a log message at its level.  Between reads it waits on the
+ * operation with operation_wait itself (since_updated_ms), so each wait
+ * takes the caller's long-poll slot like any other; the call's own
+ * answer follows.
+ */
+static void
+wait_with_progress(struct ctx *c, json_object *args)
+{
+	const char *id = sw_json_get_str(args, "id"), *state;
+	int64_t timeout = sw_json_get_int(args, "timeout", 20), last = 0;
+	int64_t deadline, left, updated;
+	json_object *q, *doc, *evs, *ev, *w;
+	char text[400];
+	long status;
+	size_t i;
+
+	if (id == NULL)
+		return;
+	if (timeout < 1 || timeout > SW_MAX_WAIT)
+		return;		/* the row refuses it; the call says so */
+	deadline = (int64_t)time(NULL) + timeout;
+	for (;;) {
+		q = json_object_new_object();
+		sw_json_add_str(q, "id", id);
+		sw_json_add_int(q, "since_event", last);
+		doc = NULL;
+		if (sw_mcp_op_run(c->m, &c->who, "operation_get", q, &status,
+		    &doc) != SW_OK || status != 200) {
+			json_object_put(q);
+			json_object_put(doc);
+			return;
+		}
+		json_object_put(q);
+		evs = sw_json_get(doc, "events");
+		for (i = 0; evs != NULL && json_object_is_type(evs,
+		    json_type_array) && i < json_object_array_length(evs);
+		    i++) {
+			ev = json_object_array_get_idx(evs, i);
+			last = sw_json_get_int(ev, "id", last);
+			snprintf(text, sizeof(text), "%s: %s", stage_name(doc,
+			    sw_json_get_int(ev, "stage", -1)),
+			    sw_json_get_str(ev, "message"));
+			notify_progress(c, 0, text);
+			notify_log(c, sw_json_get_str(ev, "level") ?
+			    sw_json_get_str(ev, "level") : "info",
+			    json_object_get(ev));
+		}
+		state = sw_json_get_str(doc, "state");
+		updated = sw_json_get_int(doc, "updated_ms", 0);
+		left = deadline - (int64_t)time(NULL);
+		if (c->out->stream_broken || state == NULL ||
+		    sw_op_state_terminal(state) || left <= 0) {
+			json_object_put(doc);
+			return;
+		}
+		json_object_put(doc);
+		q = json_object_new_object();
+		sw_json_add_str(q, "id", id);
+		sw_json_add_int(q, "since_updated_ms", updated);
+		sw_json_add_int(q, "timeout", left < 15 ? left : 15);
+		w = NULL;
+		(void)sw_mcp_op_run(c->m, &c->who, "operation_wait", q,
+		    &status, &w);
+		json_object_put(q);
+		json_object_put(w);
+		if (status != 200)
+			return;		/* throttled: the call answers */
+		/* A quiet operation: keep the stream open. */
+		if (c->out->streamed)
+			(void)sw_mcp_sse_send(c->out, NULL, NULL);
+	}
+}
+
+/* A conformance fixture tool; the progress and logging ones send their
+ * notifications on this request's stream, 50 ms apart. */
+static json_object *
+fixture_tool(struct ctx *c, const char *name, json_object *params)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	static const char *const logs[] = { "Tool execution started",
+	    "Tool processing data", "Tool execution completed" };
+	json_object *p;
+	int i;
+
+	c->progress = sw_json_get(sw_json_get(params, "_meta"),
+	    "progressToken");
+	for (i = 0; i < 3; i++) {
+		if (strcmp(name, "test_tool_with_progress") == 0 &&
+		    c->progress != NULL) {
+			p = json_object_new_object();
+			json_object_object_add(p, "progressToken",
+			    json_object_get(c->progress));
+			sw_json_add_int(p, "progress", 50 * i);
+			sw_json_add_int(p, "total", 100);
+			notify(c, "notifications/progress", p);
+		} else if (strcmp(name, "test_tool_with_logging") == 0) {
+			if (c->log_min < 0)
+				c->log_min = 0;
+			notify_log(c, "info", json_object_new_string(logs[i]));
+		} else
+			break;
+		if (i < 2)
+			nanosleep(&nap, NULL);
+	}
+	return sw_mcp_fixture_call(name);
+}
+
+/* A tools/call result that refuses the call with a problem document. */
+static json_object *
+refusal(const char *slug, const char *title, int status, const char *detail)
+{
+	json_object *r = json_object_new_object(), *content, *t, *p;
+	char type[96];
+
+	p = json_object_new_object();
+	snprintf(type, sizeof(type), "/problems/%s", slug);
+	sw_json_add_str(p, "type", type);
+	sw_json_add_str(p, "title", title);
+	sw_json_add_int(p, "status", status);
+	sw_json_add_str(p, "detail", detail);
+	t = json_object_new_object();
+	sw_json_add_str(t, "type", "text");
+	sw_json_add_str(t, "text", detail);
+	content = json_object_new_array();
+	json_object_array_add(content, t);
+	json_object_object_add(r, "content", content);
+	json_object_object_add(r, "structuredContent", p);
+	sw_json_add_bool(r, "isError", 1);
+	return r;
+}
+
+/* The elicitation request of a confirmation (2026-07-28 input_required
+ * result).  New reference. */
+static json_object *
+confirm_request(const char *plan)
+{
+	json_object *req = json_object_new_object(), *p, *schema, *props, *b;
+	json_object *required;
+
+	b = json_object_new_object();
+	sw_json_add_str(b, "type", "boolean");
+	sw_json_add_str(b, "title", "Go ahead");
+	sw_json_add_str(b, "description", "Run it as planned");
+	props = json_object_new_object();
+	json_object_object_add(props, "confirm", b);
+	required = json_object_new_array();
+	json_object_array_add(required, json_object_new_string("confirm"));
+	schema = json_object_new_object();
+	sw_json_add_str(schema, "type", "object");
+	json_object_object_add(schema, "properties", props);
+	json_object_object_add(schema, "required", required);
+	p = json_object_new_object();
+	sw_json_add_str(p, "mode", "form");
+	sw_json_add_str(p, "message", plan);
+	json_object_object_add(p, "requestedSchema", schema);
+	sw_json_add_str(req, "method", "elicitation/create");
+	json_object_object_add(req, "params", p);
+	return req;
+}
+
+/*
+ * A destructive call goes ahead only when confirmed: "confirm": true in
+ * its arguments, or (2026-07-28) the accepted answer to our elicitation
+ * with our requestState.  Otherwise: an input_required result when the
+ * client can elicit, else a refusal with the plan.  NULL with *code 0:
+ * confirmed, run it.
+ */
+static json_object *
+confirm_gate(struct ctx *c, const char *name, json_object *args,
+    json_object *params, int modern, int *code, char *msg, size_t msgsz)
+{
+	json_object *v, *res, *answer, *content, *reqs;
+	char state[65], detail[600];
+	const char *action, *got;
+	struct sw_buf plan;
+
+	if ((v = sw_json_get(args, "confirm")) != NULL &&
+	    json_object_is_type(v, json_type_boolean) &&
+	    json_object_get_boolean(v))
+		return NULL;
+	sw_mcp_confirm_state(c->m, &c->who, name, args, state);
+	answer = sw_json_get(sw_json_get(params, "inputResponses"),
+	    "confirm");
+	if (modern && answer != NULL) {
+		got = sw_json_get_str(params, "requestState");
+		if (got == NULL || strcmp(got, state) != 0) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: requestState "
+			    "does not belong to this call of %s", name);
+			return NULL;
+		}
+		action = sw_json_get_str(answer, "action");
+		content = sw_json_get(answer, "content");
+		if (action != NULL && strcmp(action, "accept") == 0 &&
+		    (v = sw_json_get(content, "confirm")) != NULL &&
+		    json_object_is_type(v, json_type_boolean) &&
+		    json_object_get_boolean(v))
+			return NULL;
+		snprintf(detail, sizeof(detail), "The user did not confirm "
+		    "%s (%s): nothing was changed.", name,
+		    action ? action : "no answer");
+		return refusal("not-confirmed", "Not confirmed", 409, detail);
+	}
+	sw_buf_init(&plan, 256 * 1024);
+	if (sw_mcp_confirm_plan(c->m, &c->who, name, args, &plan) == 400) {
+		/* Arguments the row refuses: the call itself says so, as
+		 * the same validation refuses it before anything runs. */
+		sw_buf_free(&plan);
+		return NULL;
+	}
+	if (modern && c->client_elicits) {
+		res = json_object_new_object();
+		sw_json_add_str(res, "resultType", "input_required");
+		reqs = json_object_new_object();
+		json_object_object_add(reqs, "confirm",
+		    confirm_request(sw_buf_str(&plan)));
+		json_object_object_add(res, "inputRequests", reqs);
+		sw_json_add_str(res, "requestState", state);
+		sw_buf_free(&plan);
+		return res;
+	}
+	(void)sw_buf_printf(&plan, "\n%s is destructive: show the user this "
+	    "plan and call it again with \"confirm\": true once they agree.",
+	    name);
+	res = refusal("confirmation-required", "Confirmation required", 428,
+	    sw_buf_str(&plan));
+	sw_buf_free(&plan);
+	return res;
+}
+
+/* The methods beyond tools: resources, prompts, completions, logging.
+ * NULL with *code 0: not one of them. */
+static json_object *
+call_more(struct ctx *c, const char *method, json_object *params,
+    int modern, int *code, char *msg, size_t msgsz)
+{
+	json_object *res = NULL, *ref, *arg, *data = NULL;
+	const char *name, *value;
+	char why[256];
+	sw_err e;
+
+	if (strcmp(method, "resources/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		ref = sw_mcp_resource_list(c->m, &c->who);
+		sw_mcp_fixture_resources(c->m, ref, 0);
+		json_object_object_add(res, "resources", ref);
+	} else if (strcmp(method, "resources/templates/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		ref = sw_mcp_resource_templates();
+		sw_mcp_fixture_resources(c->m, ref, 1);
+		json_object_object_add(res, "resourceTemplates", ref);
+	} else if (strcmp(method, "resources/read") == 0) {
+		res = read_resource(c, params, modern, code, msg, msgsz,
+		    &data);
+		json_object_put(c->error_data);
+		c->error_data = data;
+	} else if (strcmp(method, "prompts/list") == 0) {
+		if (cursor_bad(params, code, msg, msgsz))
+			return NULL;
+		res = json_object_new_object();
+		ref = sw_mcp_prompt_list(c->m);
+		sw_mcp_fixture_prompts(c->m, ref);
+		json_object_object_add(res, "prompts", ref);
+	} else if (strcmp(method, "prompts/get") == 0) {
+		if ((name = param_str(params, "name", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		if ((res = sw_mcp_fixture_prompt(c->m, name, sw_json_get(
+		    params, "arguments"))) != NULL)
+			return res;
+		e = sw_mcp_prompt_get(c->m, name, sw_json_get(params,
+		    "arguments"), &res, why, sizeof(why));
+		if (e != SW_OK) {
+			*code = e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+			    SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: %s", why);
+			return NULL;
+		}
+	} else if (strcmp(method, "completion/complete") == 0) {
+		ref = sw_json_get(params, "ref");
+		arg = sw_json_get(params, "argument");
+		if (ref == NULL || !json_object_is_type(ref,
+		    json_type_object) || (name = param_str(arg, "name",
+		    "completion/complete argument", code, msg, msgsz)) ==
+		    NULL || (value = param_str(arg, "value",
+		    "completion/complete argument", code, msg, msgsz)) ==
+		    NULL) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: completion/"
+			    "complete needs ref {type, name|uri} and argument "
+			    "{name, value}");
+			return NULL;
+		}
+		res = sw_mcp_complete(c->m, &c->who, name, value);
+	} else if ((strcmp(method, "resources/subscribe") == 0 ||
+	    strcmp(method, "resources/unsubscribe") == 0) && !modern) {
+		if ((name = param_str(params, "uri", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		if (c->m->fixtures && strcmp(name, "test://watched-resource")
+		    == 0)
+			return json_object_new_object();
+		e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, name,
+		    strcmp(method, "resources/subscribe") == 0, why,
+		    sizeof(why));
+		if (e != SW_OK) {
+			*code = e == SW_ENOTFOUND ? SW_RPC_RESOURCE_NOT_FOUND :
+			    e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+			    SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "%s: %.120s: %.150s", e ==
+			    SW_ENOTFOUND ? "Resource not found" :
+			    "Invalid params", name, why);
+			return NULL;
+		}
+		res = json_object_new_object();
+	} else if (strcmp(method, "logging/setLevel") == 0 && !modern) {
+		if ((name = param_str(params, "level", method, code, msg,
+		    msgsz)) == NULL)
+			return NULL;
+		if (!in_list(log_levels, name)) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: level must be "
+			    "one of debug, info, notice, warning, error, "
+			    "critical, alert, emergency");
+			return NULL;
+		}
+		level_save(c, name);
+		res = json_object_new_object();
+	}
+	return res;
 }
 
 /*
@@ -543,7 +1139,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		res = json_object_new_object();
 		json_object_object_add(res, "supportedVersions",
 		    str_array(sw_mcp_versions));
-		json_object_object_add(res, "capabilities", capabilities());
+		json_object_object_add(res, "capabilities", capabilities(1));
 		sw_json_add_str(res, "instructions", instructions);
 		modern_result(res, 1);
 		return res;
@@ -558,13 +1154,15 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		res = json_object_new_object();
-		json_object_object_add(res, "tools",
-		    sw_mcp_tool_list(c->m, c->who.scope));
+		args = sw_mcp_tool_list(c->m, c->who.scope);
+		sw_mcp_fixture_tools(c->m, args);
+		json_object_object_add(res, "tools", args);
 		if (modern)
 			modern_result(res, 1);
 		return res;
 	}
 	if (strcmp(method, "tools/call") == 0) {
+		json_object *plain = NULL;
 		char why[256];
 
 		name = sw_json_get(params, "name");
@@ -576,6 +1174,53 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		}
 		args = sw_json_get(params, "arguments");
+		if (args != NULL && !json_object_is_type(args,
+		    json_type_object)) {
+			*code = SW_RPC_INVALID_PARAMS;
+			snprintf(msg, msgsz, "Invalid params: arguments must "
+			    "be an object");
+			return NULL;
+		}
+		if (sw_mcp_fixture_is_tool(c->m, json_object_get_string(
+		    name))) {
+			res = fixture_tool(c, json_object_get_string(name),
+			    params);
+			if (modern)
+				modern_result(res, 0);
+			return res;
+		}
+		if (sw_mcp_needs_confirm(c->m, &c->who,
+		    json_object_get_string(name), args)) {
+			res = confirm_gate(c, json_object_get_string(name),
+			    args, params, modern, code, msg, msgsz);
+			if (res != NULL || *code != 0) {
+				if (res != NULL && modern)
+					modern_result(res, 0);
+				return res;
+			}
+		}
+		/* confirm is ours, never the REST row's. */
+		if (args != NULL && sw_json_get(args, "confirm") != NULL &&
+		    sw_mcp_confirm_asked(sw_op_by_name(
+		    json_object_get_string(name)))) {
+			plain = json_object_new_object();
+			sw_mcp_args_copy(args, plain);
+			args = plain;
+		}
+		c->progress = sw_json_get(sw_json_get(params, "_meta"),
+		    "progressToken");
+		if (c->progress != NULL && !json_object_is_type(c->progress,
+		    json_type_string) && !json_object_is_type(c->progress,
+		    json_type_int))
+			c->progress = NULL;
+		if (strcmp(json_object_get_string(name), "operation_wait") ==
+		    0 && (c->progress != NULL || c->log_min >= 0))
+			wait_with_progress(c, args);
+		else {
+			notify_progress(c, 2, "calling tool");
+			notify_log(c, "debug", json_object_new_string(
+			    json_object_get_string(name)));
+		}
 		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
@@ -586,6 +1231,9 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    json_object_get_string(name) : "other", "outcome",
 		    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError",
 		    0) ? "error" : "ok", NULL);
+		json_object_put(plain);
+		if (e == SW_OK)
+			call_logged(c, json_object_get_string(name), res);
 		if (e != SW_OK) {
 			*code = SW_RPC_INVALID_PARAMS;
 			snprintf(msg, msgsz, "Invalid params: %s", why);
@@ -593,6 +1241,15 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		}
 		if (modern)
 			modern_result(res, 0);
+		return res;
+	}
+	if ((res = call_more(c, method, params, modern, code, msg, msgsz)) !=
+	    NULL || *code != 0) {
+		if (res != NULL && modern)
+			modern_result(res, strcmp(method, "resources/list") ==
+			    0 || strcmp(method, "resources/templates/list") ==
+			    0 || strcmp(method, "resources/read") == 0 ||
+			    strcmp(method, "prompts/list") == 0);
 		return res;
 	}
 	*code = SW_RPC_METHOD_NOT_FOUND;
@@ -615,7 +1272,9 @@ answer_request(struct ctx *c, json_object *id, const char *method,
 	    http);
 	if (res != NULL)
 		return rpc_result(id, res);
-	return rpc_error(c, id, code, msg, NULL);
+	res = rpc_error(c, id, code, msg, c->error_data);
+	c->error_data = NULL;
+	return res;
 }
 
 /* ---- legacy era -------------------------------------------------------- */
@@ -645,7 +1304,7 @@ legacy_initialize(struct ctx *c, json_object *id, json_object *params)
 	}
 	res = json_object_new_object();
 	sw_json_add_str(res, "protocolVersion", version);
-	json_object_object_add(res, "capabilities", capabilities());
+	json_object_object_add(res, "capabilities", capabilities(0));
 	json_object_object_add(res, "serverInfo", server_info());
 	sw_json_add_str(res, "instructions", instructions);
 	add_header(c->out, "Mcp-Session-Id", sid);
@@ -730,6 +1389,7 @@ legacy_request(struct ctx *c, json_object *msg)
 
 	if (legacy_version(c) == NULL)
 		return;
+	c->log_min = level_load(c);
 	resp = legacy_message(c, msg, &http);
 	if (resp == NULL) {
 		reply_accepted(c);
@@ -844,6 +1504,38 @@ header_mismatch(struct ctx *c, json_object *id, const char *what)
 	reply_error(c, 400, id, SW_RPC_HEADER_MISMATCH, msg, NULL);
 }
 
+/* subscriptions/listen: an SSE stream of the named resources' updates,
+ * ended by the empty result. */
+static void
+modern_listen(struct ctx *c, json_object *id, json_object *params)
+{
+	json_object *res;
+	char why[300], text[360];
+	int rc;
+
+	if (!c->sse_ok || c->out->stream == NULL) {
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, "Bad Request: "
+		    "subscriptions/listen answers text/event-stream; send "
+		    "Accept: text/event-stream", NULL);
+		return;
+	}
+	rc = sw_mcp_listen(c->m, &c->who, id, params, c->out, why,
+	    sizeof(why));
+	if (rc != 0) {
+		snprintf(text, sizeof(text), "%s: %s", rc == -2 ?
+		    "Too many streams" : "Invalid params", why);
+		reply_error(c, rc == -2 ? 429 : 400, id, rc == -2 ?
+		    SW_RPC_INVALID_REQUEST : SW_RPC_INVALID_PARAMS, text,
+		    NULL);
+		return;
+	}
+	res = json_object_new_object();
+	modern_result(res, 0);
+	res = rpc_result(id, res);
+	reply_json(c, 200, res);
+	json_object_put(res);
+}
+
 static void
 modern_request(struct ctx *c, json_object *msg)
 {
@@ -883,6 +1575,8 @@ modern_request(struct ctx *c, json_object *msg)
 		    META_CAPS " (an object)", NULL);
 		return;
 	}
+	c->client_elicits = sw_json_get(caps, "elicitation") != NULL;
+	c->log_min = level_index(sw_json_get_str(meta, META_LOG_LEVEL));
 	hdr = c->in->protocol_version;
 	if (hdr == NULL) {
 		header_mismatch(c, id, "MCP-Protocol-Version header is "
@@ -936,6 +1630,10 @@ modern_request(struct ctx *c, json_object *msg)
 			return;
 		}
 	}
+	if (strcmp(method, "subscriptions/listen") == 0) {
+		modern_listen(c, id, params);
+		return;
+	}
 	resp = answer_request(c, id, method, params, 1, &http);
 	reply_json(c, http, resp);
 	json_object_put(resp);
@@ -958,6 +1656,9 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	c.out = out;
 	c.modern = in->protocol_version != NULL &&
 	    in_list(modern_versions, in->protocol_version);
+	c.log_min = -1;
+	c.sse_ok = in->accept != NULL && strstr(in->accept,
+	    "text/event-stream") != NULL;
 	if (!host_ok(m, in->host) || !origin_ok(m, in->origin, in->host)) {
 		reply_error(&c, 403, NULL, SW_RPC_INVALID_REQUEST,
 		    "Forbidden: Origin or Host is not allowed", NULL);
@@ -973,6 +1674,17 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		return;
 	}
 	method = in->method ? in->method : "GET";
+	if (strcmp(method, "GET") == 0 && in->session_id != NULL &&
+	    c.sse_ok && !c.modern) {
+		/* A legacy session's notification stream. */
+		if (authenticate(&c) != 0 || legacy_version(&c) == NULL)
+			return;
+		sw_mcp_stream_session(m, &c.who, in->session_id, out);
+		if (!out->streamed)
+			reply_error(&c, 500, NULL, SW_RPC_INTERNAL, "Internal "
+			    "error: cannot stream", NULL);
+		return;
+	}
 	if (strcmp(method, "POST") != 0) {
 		/* No GET stream, no DELETE of sessions: both eras allow 405. */
 		add_header(out, "Allow", "POST");
@@ -1033,6 +1745,7 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	else
 		legacy_request(&c, msg);
 out:
+	json_object_put(c.error_data);
 	json_object_put(msg);
 }
 

@@ -48,6 +48,20 @@
 /* At most this many tools.d descriptors, each at most this big. */
 #define SW_MCP_MAX_PLUGINS	32
 #define SW_MCP_MAX_PLUGIN_FILE	(64 * 1024)
+/* A skill file (skills/NAME/SKILL.md) is at most this big, and at most
+ * this many skills are served. */
+#define SW_MCP_MAX_SKILL	(256 * 1024)
+#define SW_MCP_MAX_SKILLS	64
+/* completion/complete gives at most this many values (the spec's cap). */
+#define SW_MCP_MAX_COMPLETIONS	100
+/* A notification stream (legacy GET, 2026-07-28 subscriptions/listen)
+ * with something to watch stays open this long (seconds), well inside
+ * nginx's fastcgi_read_timeout; an idle GET stream closes at once and
+ * asks the client back after SW_MCP_STREAM_IDLE_RETRY_MS. */
+#define SW_MCP_STREAM_HOLD	30
+#define SW_MCP_STREAM_IDLE_RETRY_MS 5000
+/* Resources one session (or one listen) may subscribe to. */
+#define SW_MCP_MAX_SUBS		32
 /* Cache hint (ttlMs) on server/discover and tools/list: plugins can
  * appear at a restart, so keep it short. */
 #define SW_MCP_LIST_TTL_MS	60000
@@ -64,6 +78,7 @@
 #define SW_RPC_METHOD_NOT_FOUND	(-32601)
 #define SW_RPC_INVALID_PARAMS	(-32602)
 #define SW_RPC_INTERNAL		(-32603)
+#define SW_RPC_RESOURCE_NOT_FOUND (-32002)	/* legacy era only */
 #define SW_RPC_HEADER_MISMATCH	(-32020)	/* 2026-07-28 */
 #define SW_RPC_UNSUPPORTED_VER	(-32022)	/* 2026-07-28 */
 
@@ -83,18 +98,41 @@ struct sw_mcp_http {
 	const char	*mcp_method;		/* Mcp-Method */
 	const char	*mcp_name;		/* Mcp-Name */
 	const char	*session_id;		/* Mcp-Session-Id */
+	const char	*last_event_id;		/* Last-Event-ID */
 	const char	*body;
 	size_t		 body_len;
 	int		 body_too_big;
 };
 
-/* The HTTP answer.  Owned; sw_mcp_answer_free() releases it. */
+/* Write bytes of a streamed answer to the client now; SW_OK while the
+ * client still listens. */
+typedef sw_err	(*sw_mcp_stream_fn)(void *arg, const char *data, size_t len);
+
+/*
+ * The HTTP answer.  Owned; sw_mcp_answer_free() releases it.  When the
+ * caller sets stream, a request that asks for notifications (progress,
+ * logs, a GET stream) is answered as text/event-stream written through
+ * it as the work goes; streamed then says the answer has been written
+ * whole and nothing is left to render.
+ */
 struct sw_mcp_answer {
 	int		 status;
 	const char	*content_type;		/* static; NULL: no body */
 	struct sw_buf	 headers;		/* "Name: value\r\n" lines */
 	struct sw_buf	 body;
+	sw_mcp_stream_fn stream;		/* NULL: never stream */
+	void		*stream_arg;
+	int		 streamed;
+	int		 stream_broken;		/* the client went away */
 };
+
+/* Begin an SSE answer (status 200, the headers so far); -1 when the
+ * answer cannot stream. */
+int	sw_mcp_sse_begin(struct sw_mcp_answer *a);
+/* One SSE event carrying a JSON-RPC message (borrowed), or a comment
+ * line when msg is NULL; with id (may be NULL) as the event id. */
+sw_err	sw_mcp_sse_send(struct sw_mcp_answer *a, json_object *msg,
+	    const char *id);
 
 /*
  * How a plugin tool call reaches its /ext/ program: perform method on
@@ -118,6 +156,8 @@ struct sw_mcp {
 	int64_t			 now;		/* seconds; 0: the clock */
 	void			*curl;		/* owned: CURL * for rest */
 	char			 base_url[128];	/* nginx internal URL */
+	char			 skills_dir[512]; /* skills/; "": none */
+	int			 fixtures;	/* conformance fixtures on */
 };
 
 /*
@@ -190,6 +230,119 @@ sw_err	sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
 	    int dry_run_ok, int rest_to_query, int want_body,
 	    json_object *arguments, struct sw_buf *target, json_object **body,
 	    struct sw_ferrs *errs);
+
+/*
+ * Run the tool row op_name with arguments (borrowed, may be NULL) for
+ * who in this process, as tools/call does: *status gets the HTTP status
+ * and *doc (new reference) the answer or its problem document.
+ * SW_ENOTFOUND when no tool row has that name.
+ */
+sw_err	sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *op_name, json_object *args, long *status,
+	    json_object **doc);
+
+/* ---- confirmation of destructive calls (lib/mcp_confirm.c) -------------- */
+
+/* Does this row take a "confirm" argument (destructive, or feature_set)? */
+int	sw_mcp_confirm_asked(const struct sw_op *op);
+/* Must this call (arguments borrowed) be confirmed by the user first? */
+int	sw_mcp_needs_confirm(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *name, json_object *args);
+/* Append the plan the user is shown (the call's dry run) to out; the
+ * dry run's HTTP status. */
+long	sw_mcp_confirm_plan(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *name, json_object *args, struct sw_buf *out);
+/* The requestState of an elicitation for this call: 64 hex characters,
+ * an HMAC of the token id, tool name and arguments (without confirm). */
+void	sw_mcp_confirm_state(const struct sw_mcp *m,
+	    const struct sw_principal *who, const char *name,
+	    json_object *args, char out[65]);
+/* Copy every member of args but "confirm" into out (both borrowed). */
+void	sw_mcp_args_copy(json_object *args, json_object *out);
+
+/* ---- subscriptions (lib/mcp_subs.c) ------------------------------------ */
+
+#define SW_MCP_META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
+
+/* May who subscribe to uri (an operation or a cluster it can read)?
+ * SW_OK, or an error with why. */
+sw_err	sw_mcp_sub_check(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *uri, char *why, size_t whysz);
+/* resources/subscribe (on) or unsubscribe of a legacy session sid. */
+sw_err	sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *sid, const char *uri, int on, char *why, size_t whysz);
+/* The GET stream of legacy session sid: its updates, written to out. */
+void	sw_mcp_stream_session(struct sw_mcp *m,
+	    const struct sw_principal *who, const char *sid,
+	    struct sw_mcp_answer *out);
+/*
+ * subscriptions/listen (2026-07-28) with request id and params (both
+ * borrowed): acknowledges and streams updates on out; the caller then
+ * sends the (empty) result.  0 done; -1 bad params, -2 no slot free
+ * (why says which).
+ */
+int	sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
+	    json_object *id, json_object *params, struct sw_mcp_answer *out,
+	    char *why, size_t whysz);
+
+/* ---- conformance fixtures (lib/mcp_fixtures.c), only when m->fixtures -- */
+
+int	sw_mcp_fixture_is_tool(const struct sw_mcp *m, const char *name);
+/* Append the fixture tools / resources (or templates) / prompts. */
+void	sw_mcp_fixture_tools(const struct sw_mcp *m, json_object *arr);
+void	sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
+	    int templates);
+void	sw_mcp_fixture_prompts(const struct sw_mcp *m, json_object *arr);
+/* A fixture tool's CallToolResult.  New reference. */
+json_object *sw_mcp_fixture_call(const char *name);
+/* A fixture resource read / prompt, or NULL when uri / name is none. */
+json_object *sw_mcp_fixture_read(const struct sw_mcp *m, const char *uri);
+json_object *sw_mcp_fixture_prompt(const struct sw_mcp *m, const char *name,
+	    json_object *args);
+
+/* ---- resources (lib/mcp_resources.c) ------------------------------------ */
+
+/* resources/list: slipway://clusters, each cluster who may read and
+ * each skill.  New reference (an array). */
+json_object *sw_mcp_resource_list(struct sw_mcp *m,
+	    const struct sw_principal *who);
+/* resources/templates/list.  New reference (an array). */
+json_object *sw_mcp_resource_templates(void);
+/*
+ * resources/read of uri for who: *result is a new ReadResourceResult.
+ * On failure *result is NULL, *problem (new reference or NULL) the REST
+ * problem behind it, and the return SW_ENOTFOUND, SW_EFORBIDDEN,
+ * SW_EINVAL or SW_EINTERNAL.
+ */
+sw_err	sw_mcp_resource_read(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *uri, json_object **result, json_object **problem);
+
+/* ---- skills and prompts (lib/mcp_prompts.c) ------------------------------ */
+
+/* Every skill's front matter {name, description, version, mode, tools,
+ * title...} in name order.  New reference (an array). */
+json_object *sw_mcp_skills(const struct sw_mcp *m);
+/* Append skills/NAME/SKILL.md to out; *front (when front is not NULL)
+ * gets its front matter (new reference).  SW_ENOTFOUND for a name that
+ * is not a skill. */
+sw_err	sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
+	    struct sw_buf *out, json_object **front);
+/* The front matter of a skill's text as an object.  New reference. */
+json_object *sw_mcp_skill_front(const char *text);
+/* prompts/list.  New reference (an array). */
+json_object *sw_mcp_prompt_list(const struct sw_mcp *m);
+/* prompts/get of name with arguments (borrowed, may be NULL): *result
+ * a new GetPromptResult, or SW_ENOTFOUND / SW_EINVAL with why. */
+sw_err	sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
+	    json_object *arguments, json_object **result, char *why,
+	    size_t whysz);
+
+/* ---- completions (lib/mcp_complete.c) ----------------------------------- */
+
+/* completion/complete of argument arg starting with prefix, for who.
+ * New CompleteResult. */
+json_object *sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
+	    const char *arg, const char *prefix);
 
 /* ---- plugins (lib/mcp_plugins.c) ---------------------------------------- */
 

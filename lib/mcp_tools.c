@@ -76,6 +76,14 @@ input_schema_of(const struct sw_op *op)
 			    json_object_array_get_idx(br, i)));
 		json_object_put(bs);
 	}
+	if (sw_mcp_confirm_asked(op)) {
+		bp = json_object_new_object();
+		sw_json_add_str(bp, "type", "boolean");
+		sw_json_add_str(bp, "description", "true once the user has "
+		    "seen the plan (dry_run) and agreed; a client that "
+		    "supports elicitation is asked instead.");
+		json_object_object_add(props, "confirm", bp);
+	}
 	if (op->flags & SW_OP_DRY_RUN)
 		json_object_object_add(props, "dry_run",
 		    sw_field_schema(&sw_dry_run_field));
@@ -715,5 +723,42 @@ out:
 	json_object_put(body);
 	sw_buf_free(&target);
 	sw_buf_free(&resp);
+	return SW_OK;
+}
+
+sw_err
+sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
+    const char *op_name, json_object *args, long *status, json_object **doc)
+{
+	const struct sw_op *op = sw_op_by_name(op_name);
+	json_object *body = NULL;
+	struct sw_ferrs errs;
+	struct sw_buf target;
+	char detail[sizeof(((struct sw_ferr *)0)->field) +
+	    sizeof(((struct sw_ferr *)0)->msg) + 2];
+	sw_err e;
+
+	*doc = NULL;
+	*status = 0;
+	if (op == NULL || !op_is_tool(op))
+		return SW_ENOTFOUND;
+	memset(&errs, 0, sizeof(errs));
+	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
+	check_path_args(op, args, &errs);
+	e = errs.n > 0 ? SW_EINVAL : sw_mcp_map_args(op->path, op->params,
+	    (op->flags & SW_OP_DRY_RUN) != 0, op->body == NULL &&
+	    (strcmp(op->method, "GET") == 0 || strcmp(op->method, "DELETE") ==
+	    0), op->body != NULL, args, &target, &body, &errs);
+	if (e != SW_OK) {
+		snprintf(detail, sizeof(detail), "%s: %s", errs.e[0].field,
+		    errs.e[0].msg);
+		*status = 400;
+		*doc = problem_new(400, "validation", "Invalid request",
+		    detail, &errs);
+	} else
+		route_in_process(m, who, op, sw_buf_str(&target),
+		    body != NULL ? sw_json_str(body) : NULL, status, doc);
+	json_object_put(body);
+	sw_buf_free(&target);
 	return SW_OK;
 }

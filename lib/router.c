@@ -183,6 +183,36 @@ busy:
 	return -1;
 }
 
+int
+sw_route_hold_begin(const char *token_id, int fds[2])
+{
+	char prefix[64];
+
+	fds[0] = fds[1] = -1;
+	if (polls.dir[0] == '\0')
+		return 0;
+	snprintf(prefix, sizeof(prefix), "token-%s", token_id);
+	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+		return -1;
+	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
+	    polls.lane_slots)) < 0) {
+		close(fds[0]);
+		fds[0] = fds[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void
+sw_route_hold_end(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	fds[0] = fds[1] = -1;
+}
+
 static void
 long_poll_end(int fds[2])
 {

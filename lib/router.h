@@ -50,6 +50,15 @@ void	sw_route(struct sw_req *r, const struct sw_handler_row *table);
  */
 sw_err	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
 
+/*
+ * Take the same slots as a long poll (the token's and this process's
+ * lane) for another held request, e.g. an MCP notification stream:
+ * 0 with the fds, -1 when the token or the lane has none free.
+ * sw_route_hold_end() gives them back.
+ */
+int	sw_route_hold_begin(const char *token_id, int fds[2]);
+void	sw_route_hold_end(int fds[2]);
+
 /* The handler of an operation in table, or NULL. */
 sw_handler sw_route_handler(const struct sw_handler_row *table,
 	    const char *op);

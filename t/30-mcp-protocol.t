@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack
+from harness import Stack, SRCDIR
 from mcp_raw import Mcp, MODERN, LEGACY, err_code
 
 t = T()
@@ -105,7 +105,7 @@ r = mcp.legacy("ping", sid=sid, version="1999-01-01")
 t.eq(r.status, 400, "unsupported MCP-Protocol-Version: 400")
 r = mcp.legacy("ping", sid=sid, version=None)
 t.eq(r.status, 200, "no MCP-Protocol-Version: the session's version is used")
-r = mcp.legacy("resources/list", sid=sid, rid=5)
+r = mcp.legacy("sampling/createMessage", sid=sid, rid=5)
 t.eq((r.status, err_code(r), r.json.get("id")), (200, -32601, 5),
      "unknown method: -32601 with the request id")
 r = mcp.legacy("tools/call", {"name": "no_such_tool"}, sid=sid)
@@ -215,7 +215,7 @@ t.ok(r.json["error"]["data"]["requested"] == "1999-01-01" and
 r = mcp.modern("ping")
 t.eq((r.status, err_code(r)), (404, -32601),
      "ping is gone in 2026: 404 -32601")
-r = mcp.modern("prompts/list")
+r = mcp.modern("roots/list")
 t.eq((r.status, err_code(r)), (404, -32601), "unknown method: 404 -32601")
 r = mcp.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
               "params": {"_meta": {
@@ -284,5 +284,120 @@ refused(mcp.call("operation_get", {"id": "op-1%2F..%2Fx"}),
         "an encoded separator in an argument: a 400 tool error")
 t.eq(s.get("/api/v1/whoami", token=secret).status, 200,
      "the token is not revoked")
+
+# ---- resources, prompts, completions, logging ------------------------------
+r, sid = mcp.initialize()
+caps = r.json["result"]["capabilities"]
+t.ok(all(k in caps for k in ("tools", "resources", "prompts", "completions",
+                             "logging")),
+     "initialize declares tools, resources, prompts, completions, logging")
+res = mcp.legacy("resources/list", {}, sid=sid).json["result"]["resources"]
+uris = [x["uri"] for x in res]
+t.ok("slipway://clusters" in uris and
+     "slipway://skills/deploy-model" in uris,
+     "resources/list has the clusters and the skills")
+tm = mcp.legacy("resources/templates/list", {}, sid=sid).json["result"]
+t.eq(sorted(x["uriTemplate"] for x in tm["resourceTemplates"]),
+     sorted(["slipway://clusters/{name}", "slipway://operations/{id}",
+             "slipway://clusters/{name}/training-jobs/{job}/logs",
+             "slipway://skills/{name}"]), "the resource templates")
+with open(os.path.join(SRCDIR, "skills", "deploy-model", "SKILL.md")) as f:
+    skill_text = f.read()
+r = mcp.legacy("resources/read", {"uri": "slipway://skills/deploy-model"},
+               sid=sid)
+c = r.json["result"]["contents"][0]
+t.eq((c["mimeType"], c["text"]), ("text/markdown", skill_text),
+     "a skill read as a resource is the skill file")
+r = mcp.legacy("resources/read", {"uri": "slipway://skills/../README"},
+               sid=sid)
+t.eq(err_code(r), -32002, "a skill name with a path in it: not found")
+r = mcp.legacy("resources/read", {"uri": "slipway://operations/op-0000000000"
+                                  "000000"}, sid=sid)
+t.eq((err_code(r), r.json["error"]["data"]["problem"]["status"]),
+     (-32002, 404), "an unknown operation: -32002 with the REST problem")
+r = mcp.legacy("resources/read", {"uri": "slipway://operations/../tokens"},
+               sid=sid)
+t.eq(err_code(r), -32002, "an operation URI with a path: not found")
+r = mcp.modern("resources/read", {"uri": "slipway://nothing"},
+               name="slipway://nothing")
+t.eq(err_code(r), -32602, "2026-07-28: an unknown resource is -32602")
+r = mcp.modern("resources/list", {})
+t.ok(r.json["result"].get("ttlMs") is not None and
+     r.json["result"].get("cacheScope") == "private",
+     "2026-07-28 resources/list carries ttlMs and cacheScope")
+prompts = mcp.legacy("prompts/list", {}, sid=sid).json["result"]["prompts"]
+skills = sorted(d for d in os.listdir(os.path.join(SRCDIR, "skills"))
+                if os.path.isfile(os.path.join(SRCDIR, "skills", d,
+                                               "SKILL.md")))
+t.eq(sorted(p["name"] for p in prompts), skills,
+     "prompts/list: one prompt per skill")
+p = [x for x in prompts if x["name"] == "deploy-model"][0]
+t.ok(p["description"].startswith("Deploy a model") and
+     p["_meta"]["slipway/version"] == "1.0.0" and
+     p["arguments"][0]["name"] == "cluster",
+     "a prompt has the skill's description, version and a cluster argument")
+r = mcp.legacy("prompts/get", {"name": "deploy-model",
+                               "arguments": {"cluster": "c1"}}, sid=sid)
+msg = r.json["result"]["messages"][0]
+t.ok(msg["role"] == "user" and '"c1"' in msg["content"]["text"] and
+     skill_text in msg["content"]["text"],
+     "prompts/get: the skill aimed at the named cluster")
+r = mcp.legacy("prompts/get", {"name": "deploy-model",
+                               "arguments": {"node": "x"}}, sid=sid)
+t.eq(err_code(r), -32602, "prompts/get with an unknown argument: -32602")
+r = mcp.legacy("prompts/get", {"name": "no-such-skill"}, sid=sid)
+t.eq(err_code(r), -32602, "prompts/get of an unknown prompt: -32602")
+r = mcp.legacy("completion/complete", {
+    "ref": {"type": "ref/prompt", "name": "deploy-model"},
+    "argument": {"name": "engine", "value": "s"}}, sid=sid)
+t.eq(r.json["result"]["completion"]["values"], ["sglang"],
+     "completion of an engine from the table")
+r = mcp.legacy("completion/complete", {
+    "ref": {"type": "ref/resource", "uri": "slipway://clusters/{name}"},
+    "argument": {"name": "feature", "value": "k"}}, sid=sid)
+t.eq(r.json["result"]["completion"]["values"], ["kuberay"],
+     "completion of a feature name")
+r = mcp.legacy("completion/complete", {"ref": {"type": "ref/prompt"}},
+               sid=sid)
+t.eq(err_code(r), -32602, "completion without an argument: -32602")
+t.eq(mcp.legacy("logging/setLevel", {"level": "info"}, sid=sid).json,
+     {"jsonrpc": "2.0", "id": 1, "result": {}}, "logging/setLevel: {}")
+t.eq(err_code(mcp.legacy("logging/setLevel", {"level": "loud"}, sid=sid)),
+     -32602, "logging/setLevel of no level: -32602")
+t.eq(err_code(mcp.modern("logging/setLevel", {"level": "info"})), -32601,
+     "2026-07-28 has no logging/setLevel")
+r = mcp.legacy("resources/read", {"uri": "slipway://skills/deploy-model"},
+               sid=sid, token=None)
+t.eq(r.status, 401, "resources/read without a token: 401")
+
+names = [x["name"] for x in mcp.modern("tools/list").json["result"]["tools"]]
+t.ok(not [n for n in names if n.startswith("test_") or "2020_12" in n],
+     "a normal start offers no conformance fixture tool")
+r = mcp.legacy("resources/read", {"uri": "test://static-text"}, sid=sid)
+t.eq(err_code(r), -32002, "... and no fixture resource")
+
+# ---- destructive tools need the user's confirmation ------------------------
+r = mcp.call("cluster_delete", {"name": "gone"})
+res = r.json["result"]
+t.ok(res.get("isError") and res["structuredContent"]["status"] == 428 and
+     "confirm" in res["content"][0]["text"],
+     "cluster_delete without confirm (no elicitation): refused, asks for "
+     "confirm: true")
+r = mcp.call("cluster_delete", {"name": "gone", "dry_run": True})
+t.ok(r.json["result"]["structuredContent"].get("status") != 428,
+     "a dry run needs no confirmation")
+r = mcp.call("cluster_delete", {"name": "gone", "confirm": True})
+t.ok(r.json["result"]["structuredContent"].get("status") != 428,
+     "confirm: true lets it through to the REST row")
+r = mcp.call("cluster_list", {"confirm": True})
+t.ok(r.json["result"].get("isError"),
+     "confirm is not an argument of a read-only tool")
+tools = mcp.modern("tools/list").json["result"]["tools"]
+asked = sorted(x["name"] for x in tools
+               if "confirm" in x["inputSchema"]["properties"])
+t.ok("cluster_delete" in asked and "node_replace" in asked and
+     "instance_group_delete" in asked and "feature_set" in asked and
+     "cluster_list" not in asked,
+     "confirm is an argument of the destructive tools and feature_set")
 s.stop()
 t.done()

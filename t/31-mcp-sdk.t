@@ -44,7 +44,7 @@ def is_error_with(res, status):
             status)
 
 
-s = Stack(t)
+s = Stack(t, sandbox=True, speed=2000)
 url = "http://127.0.0.1:%d/mcp" % s.port
 reader = s.cli("token", "create", "--scope", "read", "--name", "ro").strip()
 rest_ops = {op["operationId"] for item in
@@ -129,9 +129,9 @@ else:
             t.ok(o["wire"][0]["method"] == "initialize" and
                  all(w["sessionId"] for w in calls),
                  "SDK 2.x legacy: initialize, then the session id")
-            t.ok(any(w["http"] == "GET" and w["status"] == 405
-                     for w in o["wire"]), "SDK 2.x legacy: its GET stream "
-                 "attempt got 405")
+            t.ok(any(w["http"] == "GET" and w["status"] == 200
+                     for w in o["wire"]), "SDK 2.x legacy: its session's "
+                 "GET stream opened (and, with nothing to watch, closed)")
 
 # ---- MCP Inspector 0.15.0 CLI ----------------------------------------------
 insp = ["npx", "--no-install", "mcp-inspector", "--cli"]
@@ -170,5 +170,64 @@ else:
     t.ok('"isError": true' in r.stdout and "403" in r.stdout,
          "Inspector: read token's mutating call is isError 403")
     proxy.close()
+
+# ---- subscriptions, without polling, and the confirmation of a delete -----
+def watch(sdk, op, cluster, answer=""):
+    return subprocess.Popen(["node", os.path.join(LIB, "mcp-watch.mjs"), sdk,
+                             url, s.token, op, cluster, answer],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=TDIR)
+
+
+def report(p, what):
+    out, err = p.communicate(timeout=200)
+    if p.returncode != 0:
+        t.diag("%s failed: %s" % (what, err[-2000:]))
+        return None
+    return json.loads(out.splitlines()[-1])
+
+
+types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
+body = {"name": "watched", "instance_groups": [
+    {"name": "workers", "instance_type": types[0]["instance_type"],
+     "count": 1, "availability_zone": types[0]["availability_zones"][0]}]}
+# Both clients connect first; the operation starts once both listen.
+p1 = watch("1", "-", "watched")
+p2 = watch("2", "-", "watched", "decline")
+ready = [p.stdout.readline().strip() for p in (p1, p2)]
+t.eq(ready, ["ready", "ready"], "both SDK clients connected")
+r = s.post("/api/v1/clusters", body)
+t.eq(r.status, 202, "a cluster create to watch")
+op = r.json["operation_id"]
+for p in (p1, p2):
+    p.stdin.write(op + "\n")
+    p.stdin.flush()
+o1, o2 = report(p1, "SDK 1.x watch"), report(p2, "SDK 2.x watch")
+for name, o in (("SDK 1.x (resources/subscribe, GET stream)", o1),
+                ("SDK 2.x (subscriptions/listen)", o2)):
+    if not t.ok(o is not None, "%s ran" % name):
+        continue
+    t.ok(o["capabilities"]["resources"]["subscribe"],
+         "%s: the server offers subscriptions" % name)
+    t.ok(o["states"][-1] == "succeeded" and o["updates"] > 0,
+         "%s: followed the operation to succeeded on %d updates" %
+         (name, o["updates"]))
+    t.ok(o["reads"] <= o["updates"] + 1,
+         "%s: read it only when told (%d reads)" % (name, o["reads"]))
+if o1 is not None:
+    t.eq((o1["delete"]["isError"], o1["delete"]["status"]), (True, 428),
+         "SDK 1.x (no elicitation): cluster_delete without confirm is "
+         "refused")
+if o2 is not None:
+    t.ok(o2["elicited"] and "cluster_delete" in o2["elicited"],
+         "SDK 2.x: asked to confirm the delete, with the plan")
+    t.eq((o2["delete"]["isError"], o2["delete"]["status"]), (True, 409),
+         "SDK 2.x: the user declined, nothing was deleted")
+t.eq(s.get("/api/v1/clusters/watched").status, 200,
+     "the cluster is still there")
+o3 = report(watch("2", op, "watched", "accept"), "SDK 2.x accept")
+if t.ok(o3 is not None, "SDK 2.x (accepting) ran"):
+    t.ok(not o3["delete"]["isError"] and o3["delete"]["operation_id"],
+         "SDK 2.x: the user confirmed and the delete started")
 s.stop()
 t.done()

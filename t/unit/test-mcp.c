@@ -206,6 +206,7 @@ test_tool_list(void)
 	json_object *ro = sw_mcp_tool_list(&m, SW_SCOPE_READ), *t, *s;
 	size_t i, want = 0;
 	int schemas = 1, dry = 1, hints = 1, polls = 1, ro_only = 1;
+	int confirm = 1;
 
 	for (i = 0; i < sw_optable_len; i++) {
 		const struct sw_op *op = &sw_optable[i];
@@ -231,6 +232,12 @@ test_tool_list(void)
 		    (sw_json_get(sw_json_get(s, "properties"), "dry_run") !=
 		    NULL))
 			dry = 0;
+		/* confirm: every destructive row and feature_set, no other. */
+		if ((sw_json_get(sw_json_get(s, "properties"), "confirm") !=
+		    NULL) != (!(op->flags & SW_OP_READONLY) &&
+		    ((op->flags & SW_OP_DESTRUCTIVE) ||
+		    strcmp(op->name, "feature_set") == 0)))
+			confirm = 0;
 		if (sw_json_get_bool(sw_json_get(t, "annotations"),
 		    "readOnlyHint", -1) != ((op->flags & SW_OP_READONLY) != 0)
 		    || sw_json_get_bool(sw_json_get(t, "annotations"),
@@ -248,6 +255,8 @@ test_tool_list(void)
 	is_int((long long)json_object_array_length(all), (long long)want,
 	    "admin sees one tool per MCP row");
 	ok(schemas, "every tool has object input and output schemas");
+	ok(confirm, "confirm is an argument of exactly the destructive tools "
+	    "and feature_set");
 	ok(dry, "dry_run is an argument exactly where the row allows it");
 	ok(hints, "readOnly/destructive hints follow the row flags");
 	ok(polls, "mutating tools name their status tool");
@@ -469,7 +478,7 @@ test_transport(void)
 	    NULL, NULL), 404, "expired session: 404");
 	m.now = 0;
 	is_int(mcp(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
-	    "\"resources/list\"}", &o, NULL), 200, "unknown method (legacy)");
+	    "\"sampling/createMessage\"}", &o, NULL), 200, "unknown method (legacy)");
 	is_int(err_code(o), SW_RPC_METHOD_NOT_FOUND, "unknown method: -32601");
 	is_int(sw_json_get_int(o, "id", 0), 3, "error keeps the request id");
 	json_object_put(o);
