@@ -56,6 +56,18 @@ sw_err	h_node_list(struct sw_req *);
 sw_err	h_node_reboot(struct sw_req *);
 sw_err	h_node_replace(struct sw_req *);
 sw_err	h_node_delete(struct sw_req *);
+sw_err	h_node_get(struct sw_req *);
+sw_err	h_node_health_check(struct sw_req *);
+
+/* handlers/governance.c: compute quotas, scheduler config, events */
+sw_err	h_compute_quota_list(struct sw_req *);
+sw_err	h_compute_quota_create(struct sw_req *);
+sw_err	h_compute_quota_get(struct sw_req *);
+sw_err	h_compute_quota_update(struct sw_req *);
+sw_err	h_compute_quota_delete(struct sw_req *);
+sw_err	h_scheduler_config_get(struct sw_req *);
+sw_err	h_scheduler_config_set(struct sw_req *);
+sw_err	h_cluster_events(struct sw_req *);
 
 /* handlers/storage.c */
 sw_err	h_storage_list(struct sw_req *);
