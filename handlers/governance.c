@@ -285,20 +285,21 @@ quota_resource(json_object *a, json_object *old)
 }
 
 /* The ResourceSharingConfig of the request over old (may be NULL).
- * New reference, or NULL when neither says anything. */
+ * New reference, or NULL when the request names neither sharing nor
+ * borrow_limit. */
 static json_object *
 quota_sharing(json_object *a, json_object *old)
 {
 	const char *strategy = sw_json_get_str(a, "sharing");
 	json_object *limit = sw_json_get(a, "borrow_limit");
 
+	if (strategy == NULL && limit == NULL)
+		return NULL;
 	if (strategy == NULL && old != NULL)
 		strategy = sw_json_get_str(old, "Strategy");
 	if (limit == NULL && old != NULL && sw_json_get_str(a, "sharing") ==
 	    NULL)
 		limit = sw_json_get(old, "BorrowLimit");
-	if (strategy == NULL && limit == NULL)
-		return NULL;
 	return sw_jo("Strategy", sw_js(strategy ? strategy : "LendAndBorrow"),
 	    "BorrowLimit", json_object_get(limit), NULL);
 }

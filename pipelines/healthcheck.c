@@ -89,6 +89,35 @@ outcome(json_object *row)
 	    "the node is gone: automatic node recovery replaced it"), NULL);
 }
 
+/*
+ * A failed node's reason when its row no longer says it: automatic
+ * node recovery may already be replacing it.  The newest Error event
+ * of the node is the health check's verdict.
+ */
+static enum sw_step_rc
+failure_reason(struct sw_step *s, const char *id, json_object *o)
+{
+	json_object *out, *evs;
+	size_t i;
+
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterEvents", sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), "NodeId", sw_js(id),
+	    "SortOrder", sw_js("Descending"), "MaxResults", sw_ji(20), NULL),
+	    &out, NULL));
+	evs = sw_json_get(out, "Events");
+	for (i = 0; evs && i < json_object_array_length(evs); i++) {
+		json_object *e = json_object_array_get_idx(evs, i);
+
+		if (strcmp(sw_json_get_str(e, "EventLevel") ?: "", "Error"))
+			continue;
+		json_object_object_add(o, "message", sw_js(sw_json_get_str(e,
+		    "Description")));
+		break;
+	}
+	json_object_put(out);
+	return STEP_DONE;
+}
+
 static enum sw_step_rc
 stage_follow(struct sw_step *s)
 {
@@ -120,6 +149,17 @@ stage_follow(struct sw_step *s)
 		else if (strcmp(sw_json_get_str(o, "outcome"), "failed") == 0)
 			failed++;
 		json_object_object_add(outcomes, id, o);
+		if (strcmp(sw_json_get_str(o, "outcome"), "failed") == 0 &&
+		    (row == NULL || strcmp(sw_json_get_str(o, "status"),
+		    "Failure") != 0)) {
+			enum sw_step_rc rc = failure_reason(s, id, o);
+
+			if (rc != STEP_DONE) {
+				json_object_put(out);
+				json_object_put(outcomes);
+				return rc;
+			}
+		}
 	}
 	json_object_put(out);
 	json_object_object_add(s->res, "outcomes", outcomes);

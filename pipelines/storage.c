@@ -14,6 +14,7 @@
 #include "lib/aws_api.h"
 #include "lib/json.h"
 #include "pipelines/featdefs.h"
+#include "pipelines/featkit.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
@@ -172,7 +173,7 @@ stage_driver(struct sw_step *s)
 	const char *addon = strcmp(kind_of(s), "fsx") == 0 ?
 	    SW_FEAT_ADDON(SW_FEAT_FSX_CSI) : "aws-mountpoint-s3-csi-driver";
 	struct aws_error err;
-	json_object *out;
+	json_object *out, *in;
 	const char *status;
 	enum sw_step_rc rc;
 
@@ -196,9 +197,13 @@ stage_driver(struct sw_step *s)
 	if (!s->plan && strcmp(err.code, "ResourceNotFoundException") != 0)
 		return rc;
 	s->msg[0] = '\0';
-	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
-	    "clientRequestToken", sw_js(s->op_id), NULL), &out,
+	in = sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName",
+	    sw_js(addon), "clientRequestToken", sw_js(s->op_id), NULL);
+	if ((rc = feat_addon_version(s, addon, in)) != STEP_DONE) {
+		json_object_put(in);
+		return rc;
+	}
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", in, &out,
 	    "ResourceInUseException"));
 	json_object_put(out);
 	if (s->plan)
