@@ -752,3 +752,139 @@ h_cluster_events(struct sw_req *r)
 	json_object_put(out);
 	return SW_OK;
 }
+
+/* ---- Kueue labels of workloads ----------------------------------------- */
+
+/*
+ * Does the cluster have a live compute quota for the team whose queue
+ * is queue?  The team's namespace into team_ns.  1 yes, 0 no, -1 when
+ * the quotas could not be read (problem filled).
+ */
+static int
+queue_team(struct sw_req *r, const struct hp_ref *ref, const char *queue,
+    char *team_ns, size_t sz)
+{
+	json_object *out, *list;
+	size_t i;
+	int found = 0;
+
+	if (sm_call(r, "ListComputeQuotas", sw_jo("ClusterArn",
+	    sw_js(ref->arn), "MaxResults", sw_ji(100), NULL), &out) != SW_OK)
+		return -1;
+	list = sw_json_get(out, "ComputeQuotaSummaries");
+	for (i = 0; !found && list && i < json_object_array_length(list);
+	    i++) {
+		json_object *q = json_object_array_get_idx(list, i);
+		const char *st = sw_json_get_str(q, "Status") ?: "";
+		char want[160];
+		int n;
+
+		if (strcmp(st, "Created") != 0 && strcmp(st, "Updated") != 0 &&
+		    strcmp(st, "Updating") != 0)
+			continue;
+		n = snprintf(want, sizeof(want), "hyperpod-ns-%s-localqueue",
+		    sw_json_path_str(q, "ComputeQuotaTarget.TeamName") ?: "");
+		if (n < 0 || (size_t)n >= sizeof(want) ||
+		    strcmp(want, queue) != 0)
+			continue;
+		snprintf(team_ns, sz, "hyperpod-ns-%s", sw_json_path_str(q,
+		    "ComputeQuotaTarget.TeamName"));
+		found = 1;
+	}
+	json_object_put(out);
+	return found;
+}
+
+/* Is class one of the scheduler config's priority classes?  1, 0, -1. */
+static int
+priority_known(struct sw_req *r, const struct hp_ref *ref, const char *class)
+{
+	json_object *cur, *pcs;
+	size_t i;
+	int found = 0;
+
+	if (sched_current(r, ref, &cur) != SW_OK)
+		return -1;
+	pcs = sw_json_path(cur, "SchedulerConfig.PriorityClasses");
+	for (i = 0; pcs && i < json_object_array_length(pcs); i++)
+		found |= strcmp(sw_json_get_str(json_object_array_get_idx(pcs,
+		    i), "Name") ?: "", class) == 0;
+	json_object_put(cur);
+	return found;
+}
+
+sw_err
+h_kueue_labels(struct sw_req *r, const char *cluster, const char *ns,
+    json_object *manifest)
+{
+	const char *queue = sw_json_get_str(r->args, "queue");
+	const char *priority = sw_json_get_str(r->args, "priority");
+	json_object *meta, *labels;
+	struct hp_ref ref;
+	char team_ns[128], value[128];
+	int got, n;
+
+	if (queue == NULL && priority == NULL)
+		return SW_OK;
+	if (hp_lookup(r, cluster, &ref) != SW_OK)
+		return r->err;
+	if (queue != NULL) {
+		if ((got = queue_team(r, &ref, queue, team_ns,
+		    sizeof(team_ns))) < 0)
+			return r->err;
+		if (got == 0) {
+			sw_ferr_add(&r->ferrs, "queue", "exists", "no compute "
+			    "quota of %s has queue %s (a team's queue is "
+			    "hyperpod-ns-<team>-localqueue; see "
+			    "compute_quota_list)", cluster, queue);
+			return sw_req_fail(r, SW_EINVAL, "unknown queue %s",
+			    queue);
+		}
+		if (strcmp(ns, team_ns) != 0) {
+			sw_ferr_add(&r->ferrs, "namespace", "queue", "queue %s "
+			    "admits workloads of namespace %s only", queue,
+			    team_ns);
+			return sw_req_fail(r, SW_EINVAL, "namespace must be %s "
+			    "for queue %s", team_ns, queue);
+		}
+	}
+	if (priority != NULL) {
+		if ((got = priority_known(r, &ref, priority)) < 0)
+			return r->err;
+		if (got == 0) {
+			sw_ferr_add(&r->ferrs, "priority", "exists", "%s has no "
+			    "priority class %s (see scheduler_config_get)",
+			    cluster, priority);
+			return sw_req_fail(r, SW_EINVAL, "unknown priority "
+			    "class %s", priority);
+		}
+	}
+	if (json_object_is_type(manifest, json_type_array)) {
+		json_object *list = manifest;
+		size_t i;
+
+		manifest = NULL;
+		for (i = 0; manifest == NULL &&
+		    i < json_object_array_length(list); i++)
+			if (strcmp(sw_json_get_str(json_object_array_get_idx(
+			    list, i), "kind") ?: "", "Deployment") == 0)
+				manifest = json_object_array_get_idx(list, i);
+	}
+	if ((meta = sw_json_get(manifest, "metadata")) == NULL)
+		return sw_req_fail(r, SW_EINTERNAL, "manifest has no metadata");
+	if ((labels = sw_json_get(meta, "labels")) == NULL) {
+		labels = json_object_new_object();
+		json_object_object_add(meta, "labels", labels);
+	}
+	if (queue != NULL)
+		json_object_object_add(labels, "kueue.x-k8s.io/queue-name",
+		    sw_js(queue));
+	if (priority != NULL) {
+		n = snprintf(value, sizeof(value), "%s-priority", priority);
+		if (n < 0 || (size_t)n >= sizeof(value))
+			return sw_req_fail(r, SW_EINVAL, "priority too long");
+		json_object_object_add(labels, "kueue.x-k8s.io/priority-class",
+		    sw_js(value));
+	}
+	return SW_OK;
+}

@@ -150,7 +150,12 @@ h_instance_group_add(struct sw_req *r)
 	    "subnet_id", sw_json_get_str(g, "subnet_id") ? sw_js(
 		sw_json_get_str(g, "subnet_id")) : NULL,
 	    "placement", sw_js(sw_json_get_str(g, "placement") ?
-		sw_json_get_str(g, "placement") : "shared"), NULL);
+		sw_json_get_str(g, "placement") : "shared"),
+	    "scheduled_update", json_object_get(sw_json_get(g,
+		"scheduled_update")),
+	    "auto_patch", json_object_get(sw_json_get(g, "auto_patch")),
+	    "image_release_version", sw_js(sw_json_get_str(g,
+		"image_release_version")), NULL);
 	/* A training plan decides the AZ, and must hold the capacity. */
 	if (plan != NULL) {
 		h_check_training_plan(r, group, "training_plan_arn");
@@ -221,7 +226,12 @@ h_instance_group_scale(struct sw_req *r)
 	}
 	json_object_put(hp);
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group),
-	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)), NULL);
+	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)),
+	    "scheduled_update", json_object_get(sw_json_get(r->args,
+		"scheduled_update")),
+	    "auto_patch", json_object_get(sw_json_get(r->args, "auto_patch")),
+	    "image_release_version", sw_js(sw_json_get_str(r->args,
+		"image_release_version")), NULL);
 	return start_with(r, params, "instance_group.update", group, name);
 }
 

@@ -231,6 +231,55 @@ static const struct sw_field f_ig_add[] = {
 	F_CLUSTER_PATH,
 	{ NULL }
 };
+/* A rolling deployment: batches, a wait between them, rollback alarms. */
+static const struct sw_field f_alarm_item[] = {
+	{ .name = "alarm", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = "[A-Za-z0-9 ._/#:()+=-]+" },
+};
+#define F_ROLLING_FIELDS						\
+	{ .name = "batch_percent", .type = SW_T_INT, .min = 1, .max = 100, \
+	  .desc = "Nodes updated at once, percent of the group "	\
+	  "(default 20)." },						\
+	{ .name = "batch_count", .type = SW_T_INT, .min = 1, .max = 1000, \
+	  .desc = "Or: nodes updated at once." },			\
+	{ .name = "wait_seconds", .type = SW_T_INT, .min = 0, .max = 3600, \
+	  .desc = "Wait between batches." },				\
+	{ .name = "rollback_alarms", .type = SW_T_ARRAY, .min = 1,	\
+	  .max = 10, .items = f_alarm_item,				\
+	  .desc = "CloudWatch alarms that roll the update back." }
+static const struct sw_field f_rolling[] = {
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+static const struct sw_field f_scheduled_update[] = {
+	{ .name = "cron", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 9, .max = 256, .pattern = "cron\\([^()]+\\)",
+	  .desc = "When to patch, e.g. cron(0 2 ? * SUN *) (UTC)." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+static const char *const patch_strategies[] = {
+	"WhenIdle", "WhenAllIdle", NULL
+};
+static const struct sw_field f_auto_patch[] = {
+	{ .name = "strategy", .type = SW_T_STRING, .enumv = patch_strategies,
+	  .desc = "Patch a node when it is idle (default) or when the whole "
+	  "group is." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+#define PAT_IMAGE_RELEASE	"[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}"
+#define F_PATCH_FIELDS							\
+	{ .name = "scheduled_update", .type = SW_T_OBJECT,		\
+	  .fields = f_scheduled_update,					\
+	  .desc = "Scheduled AMI updates with a rolling deployment "	\
+	  "(ScheduledUpdateConfig)." },					\
+	{ .name = "auto_patch", .type = SW_T_OBJECT, .fields = f_auto_patch, \
+	  .desc = "Patch nodes automatically when idle (AutoPatchConfig)." }, \
+	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10, \
+	  .max = 10, .pattern = PAT_IMAGE_RELEASE,			\
+	  .desc = "HyperPod AMI release the group runs, e.g. 2025.10.01." }
+
 static const struct sw_field f_ig_add_body[] = {
 	{ .name = "group_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
@@ -260,6 +309,7 @@ static const struct sw_field f_ig_add_body[] = {
 	  .pattern = PAT_SUBNET,
 	  .desc = "Reuse this existing subnet (e.g. the dedicated subnet "
 	  "of an earlier group) instead." },
+	F_PATCH_FIELDS,
 	{ NULL }
 };
 
@@ -289,6 +339,7 @@ static const struct sw_field f_ig_scale_body[] = {
 	  .desc = "Immutable: refused." },
 	{ .name = "training_plan_arn", .type = SW_T_STRING, .max = 256,
 	  .desc = "Immutable: refused." },
+	F_PATCH_FIELDS,
 	{ NULL }
 };
 
@@ -326,6 +377,18 @@ static const char *const event_levels[] = { "Info", "Warn", "Error", NULL };
 static const char *const event_kinds[] = {
 	"Cluster", "InstanceGroup", "Instance", NULL
 };
+
+/* Task governance on a workload: two rows every workload body takes. */
+#define F_KUEUE_FIELDS							\
+	{ .name = "queue", .type = SW_T_STRING, .min = 1, .max = 63,	\
+	  .pattern = "hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?-localqueue", \
+	  .desc = "Kueue queue of a team's compute quota "		\
+	  "(hyperpod-ns-<team>-localqueue); the namespace must be "	\
+	  "hyperpod-ns-<team>." },					\
+	{ .name = "priority", .type = SW_T_STRING, .min = 1, .max = 39,	\
+	  .pattern = PAT_TEAM,						\
+	  .desc = "Priority class of the scheduler config "		\
+	  "(scheduler_config_get)." }
 
 static const struct sw_field f_node_path[] = {
 	F_CLUSTER_PATH,
@@ -603,6 +666,7 @@ static const struct sw_field f_train_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -635,6 +699,7 @@ static const struct sw_field f_download_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -692,6 +757,7 @@ static const struct sw_field f_inf_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -839,6 +905,11 @@ static const struct sw_field f_software_update[] = {
 	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 20,
 	  .desc = "Only these groups (default: all).",
 	  .items = f_group_name_item },
+	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10,
+	  .max = 10, .pattern = PAT_IMAGE_RELEASE,
+	  .desc = "HyperPod AMI release to move to (default: the latest)." },
+	{ .name = "rolling", .type = SW_T_OBJECT, .fields = f_rolling,
+	  .desc = "Rolling deployment: batch size, wait, rollback alarms." },
 	{ NULL }
 };
 

@@ -343,18 +343,33 @@ stage_su_request(struct sw_step *s)
 	json_object *list = NULL;
 	size_t i;
 
+	const char *irv = sw_json_get_str(s->params, "image_release_version");
+	json_object *hp = NULL;
+
 	if (sw_res_get(s, "requested") != NULL)
 		return STEP_DONE;
+	/* A release version is given per group: every group by default. */
+	if (groups == NULL && irv != NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+		    "ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL));
+		groups = sw_json_get(hp, "InstanceGroups");
+	}
 	if (groups != NULL) {
 		list = json_object_new_array();
-		for (i = 0; i < json_object_array_length(groups); i++)
+		for (i = 0; i < json_object_array_length(groups); i++) {
+			json_object *g = json_object_array_get_idx(groups, i);
+
 			json_object_array_add(list, sw_jo("InstanceGroupName",
-			    json_object_get(json_object_array_get_idx(groups,
-			    i)), NULL));
+			    hp ? sw_js(sw_json_get_str(g,
+			    "InstanceGroupName")) : json_object_get(g),
+			    "ImageReleaseVersion", sw_js(irv), NULL));
+		}
 	}
+	json_object_put(hp);
 	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "UpdateClusterSoftware", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list, NULL),
-	    &out, NULL));
+	    "ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list,
+	    "DeploymentConfig", sw_hp_deployment_config(sw_json_get(s->params,
+	    "rolling")), NULL), &out, NULL));
 	json_object_put(out);
 	sw_res_set(s, "requested", "yes");
 	return STEP_DONE;

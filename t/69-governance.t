@@ -14,8 +14,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, aws_cli, sandbox_call, sandbox_requests,
-                     wait_for, wait_operation)
+from harness import (Kubectl, Stack, aws_cli, sandbox_call,
+                     sandbox_requests, wait_for, wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -43,7 +43,8 @@ def cli(*args):
 # ---- a small cluster with two nodes
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
 g = next(i for i in types if not i["efa_supported"])
-r = s.post("/api/v1/clusters", {"name": C, "instance_groups": [
+r = s.post("/api/v1/clusters", {"name": C, "storage": {
+    "s3_bucket": "gov-training-data"}, "instance_groups": [
     {"name": "w", "instance_type": g["instance_type"], "count": 2,
      "availability_zone": g["availability_zones"][0]}]})
 t.eq(r.status, 202, "cluster create accepted")
@@ -222,6 +223,36 @@ t.eq(s.get(B + "/compute-quotas/nope").status, 404, "unknown quota 404")
 r = s.get(B + "/compute-quotas")
 t.eq([x["quota_name"] for x in r.json.get("items", [])], ["alpha-q"],
      "compute_quota_list")
+# ---- a workload with queue and priority carries the Kueue labels
+dl = {"model_id": "Qwen/Qwen3-0.6B", "namespace": "hyperpod-ns-alpha",
+      "queue": "hyperpod-ns-alpha-localqueue", "priority": "high"}
+
+
+def field_error(r, field):
+    return r.status == 400 and any(e.get("field") == field for e in
+                                   (r.json or {}).get("errors", []))
+
+
+t.ok(field_error(s.post(B + "/models:download", dict(
+    dl, queue="hyperpod-ns-beta-localqueue")), "queue"),
+    "a queue no quota has: 400 naming queue")
+t.ok(field_error(s.post(B + "/models:download", dict(
+    dl, namespace="default")), "namespace"),
+    "the team's queue from another namespace: 400 naming namespace")
+t.ok(field_error(s.post(B + "/models:download", dict(
+    dl, priority="urgent")), "priority"),
+    "a priority class the scheduler config lacks: 400 naming priority")
+r = s.post(B + "/models:download", dl)
+t.eq(r.status, 201, "model_download with queue and priority: 201")
+kube = Kubectl(s, C)
+kjob = kube.get("job", r.json.get("job", "x"), "-n", "hyperpod-ns-alpha")
+labels = ((kjob or {}).get("metadata") or {}).get("labels") or {}
+t.eq((labels.get("kueue.x-k8s.io/queue-name"),
+      labels.get("kueue.x-k8s.io/priority-class")),
+     ("hyperpod-ns-alpha-localqueue", "high-priority"),
+     "kubectl: the Job carries the Kueue labels")
+kube.close()
+
 r = s.request("DELETE", B + "/compute-quotas/alpha-q")
 t.eq(r.status, 202, "compute_quota_delete: 202")
 gone = wait_for(lambda: not (cli("sagemaker", "list-compute-quotas",
@@ -263,6 +294,61 @@ r = s.get(B + "/events?node_id=%s&level=Error" % n1)
 t.ok(any("DeepHealthCheckInProgress to Failure" in e["description"]
          for e in r.json.get("items", [])),
      "events: the failed check is an Error event of the node")
+
+# ---- patching: a group with its scheduled update, a software update
+su = {"cron": "cron(0 2 ? * SUN *)", "batch_percent": 25,
+      "wait_seconds": 120, "rollback_alarms": ["gpu-errors"]}
+r = s.post(B + "/instance-groups", {
+    "group_name": "w2", "instance_type": g["instance_type"], "count": 1,
+    "availability_zone": g["availability_zones"][0],
+    "scheduled_update": dict(su, cron="every sunday")})
+t.eq(r.status, 400, "instance_group_add: a schedule that is no cron: 400")
+r = s.post(B + "/instance-groups", {
+    "group_name": "w2", "instance_type": g["instance_type"], "count": 1,
+    "availability_zone": g["availability_zones"][0],
+    "scheduled_update": su, "image_release_version": "2025.09.15"})
+t.eq(r.status, 202, "instance_group_add with scheduled_update accepted")
+d = wait_operation(s, r.json["operation_id"], timeout=120)
+t.eq(d.get("state"), "succeeded", "group w2 added")
+hp = cli("sagemaker", "describe-cluster", "--cluster-name", C) or {}
+w2 = next((x for x in hp.get("InstanceGroups", [])
+           if x["InstanceGroupName"] == "w2"), {})
+t.eq(w2.get("ScheduledUpdateConfig"), {
+    "ScheduleExpression": "cron(0 2 ? * SUN *)",
+    "DeploymentConfig": {
+        "RollingUpdatePolicy": {"MaximumBatchSize": {
+            "Type": "CAPACITY_PERCENTAGE", "Value": 25}},
+        "WaitIntervalInSeconds": 120,
+        "AutoRollbackConfiguration": [{"AlarmName": "gpu-errors"}]}},
+    "aws CLI: the group carries its scheduled update")
+seq = last_seq()
+r = s.request("PATCH", B + "/instance-groups/w2", {
+    "count": 1, "auto_patch": {"strategy": "WhenIdle", "batch_count": 1}})
+t.eq(r.status, 202, "instance_group_scale with auto_patch accepted")
+d = wait_operation(s, r.json["operation_id"], timeout=120)
+t.eq(d.get("state"), "succeeded", "group w2 updated")
+upd = sent(seq, "UpdateCluster")
+w2 = next((x for x in (upd[-1]["params"].get("InstanceGroups", [])
+                       if upd else [])
+           if x.get("InstanceGroupName") == "w2"), {})
+if not t.ok(w2.get("AutoPatchConfig", {}).get("PatchingStrategy") ==
+            "WhenIdle" and
+            w2.get("ScheduledUpdateConfig", {}).get("ScheduleExpression") ==
+            "cron(0 2 ? * SUN *)",
+            "UpdateCluster: auto patch set, schedule resent"):
+    t.diag("group %s" % w2)
+r = s.post(B + ":update-software", {"image_release_version": "2025.10.01",
+                                    "rolling": {"batch_percent": 50}})
+t.eq(r.status, 202, "cluster_software_update to a release accepted")
+d = wait_operation(s, r.json["operation_id"], timeout=120)
+t.eq(d.get("state"), "succeeded", "software update done")
+up = [e for e in sent(0, "UpdateClusterSoftware")]
+t.ok(up and all(x.get("ImageReleaseVersion") == "2025.10.01" for x in
+                (up[-1].get("params") or up[-1].get("input") or {}).get(
+                    "InstanceGroups", [{}])),
+     "UpdateClusterSoftware named the release for every group")
+t.eq(s.get(B + "/nodes/%s" % n0).json.get("image_release_version"),
+     "2025.10.01", "node_get: the node runs the new release")
 
 # ---- observability on and off
 r = s.request("PATCH", B + "/features", {"observability": {

@@ -22,6 +22,8 @@ from ..k8s import karpenter
 from ..k8s.store import now_rfc3339
 
 IMAGE_VERSION = "2025.09.15"
+IMAGE_LATEST = "2025.10.01"
+IMAGE_RELEASES = ("2025.08.20", IMAGE_VERSION, IMAGE_LATEST)   # oldest first
 NODE_BOOT = (420, 780)          # sandbox seconds Pending -> Running
 DHC_TIME = (300, 420)           # deep health checks
 SHUTDOWN = 120
@@ -173,6 +175,7 @@ class SageMakerService(GovernanceMixin, AwsService):
             if ebs and ebs.get("RootVolume") and ebs.get("VolumeSizeInGB") is not None:
                 raise _val("VolumeSizeInGB must not be specified when RootVolume is true.")
         self._check_vpc(g.get("OverrideVpcConfig"))
+        self._check_patching(g)
         plan_arn = g.get("TrainingPlanArn")
         if plan_arn:
             plan = self._plan_by_arn(plan_arn)
@@ -187,6 +190,32 @@ class SageMakerService(GovernanceMixin, AwsService):
             if g["InstanceCount"] > rc["TotalInstanceCount"]:
                 raise _val("Instance count %d exceeds the %d instances reserved by training plan %s." % (
                     g["InstanceCount"], rc["TotalInstanceCount"], plan_arn))
+
+    def _check_release(self, version, gname):
+        if version is not None and version not in IMAGE_RELEASES:
+            raise _val("ImageReleaseVersion %s is not a valid HyperPod AMI release for instance group %s "
+                       "(available: %s)." % (version, gname, ", ".join(IMAGE_RELEASES)))
+
+    def _check_deployment(self, dc, gname):
+        batch = ((dc or {}).get("RollingUpdatePolicy") or {}).get("MaximumBatchSize")
+        if batch and batch["Type"] == "CAPACITY_PERCENTAGE" and not 1 <= batch["Value"] <= 100:
+            raise _val("MaximumBatchSize of type CAPACITY_PERCENTAGE must be between 1 and 100 for "
+                       "instance group %s." % gname)
+
+    def _check_patching(self, g):
+        """ScheduledUpdateConfig: a cron(...) of six fields; a known release."""
+        gname = g["InstanceGroupName"]
+        su = g.get("ScheduledUpdateConfig")
+        if su:
+            expr = su["ScheduleExpression"]
+            fields = expr[5:-1].split() if expr.startswith("cron(") and expr.endswith(")") else []
+            if len(fields) != 6:
+                raise _val("ScheduleExpression %s of instance group %s is not a valid cron expression: use "
+                           "cron(Minutes Hours Day-of-month Month Day-of-week Year)." % (expr, gname))
+            self._check_deployment(su.get("DeploymentConfig"), gname)
+        if g.get("AutoPatchConfig"):
+            self._check_deployment(g["AutoPatchConfig"].get("DeploymentConfig"), gname)
+        self._check_release(g.get("ImageReleaseVersion"), gname)
 
     def _group_type(self, g):
         if g.get("InstanceType"):
@@ -354,7 +383,8 @@ class SageMakerService(GovernanceMixin, AwsService):
                "InstanceGroupName": gname, "Status": entry["Status"]}
         for k in ("MinInstanceCount", "InstanceType", "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore",
                   "InstanceStorageConfigs", "OnStartDeepHealthChecks", "TrainingPlanArn",
-                  "OverrideVpcConfig", "ScheduledUpdateConfig", "CapacityRequirements"):
+                  "OverrideVpcConfig", "ScheduledUpdateConfig", "AutoPatchConfig",
+                  "CapacityRequirements"):
             if g.get(k) is not None:
                 out["MinCount" if k == "MinInstanceCount" else k] = g[k]
         if g.get("InstanceRequirements"):
@@ -372,7 +402,8 @@ class SageMakerService(GovernanceMixin, AwsService):
         if g.get("NetworkInterface"):
             out["NetworkInterface"] = g["NetworkInterface"]
         out["CurrentImageReleaseVersion"] = entry.get("image", IMAGE_VERSION)
-        out["DesiredImageReleaseVersion"] = entry.get("desired_image", entry.get("image", IMAGE_VERSION))
+        out["DesiredImageReleaseVersion"] = entry.get("desired_image", g.get("ImageReleaseVersion")
+                                                      or entry.get("image", IMAGE_VERSION))
         out["ImageVersionStatus"] = "UpToDate"
         if entry.get("SoftwareUpdateStatus"):
             out["SoftwareUpdateStatus"] = entry["SoftwareUpdateStatus"]
@@ -666,10 +697,13 @@ class SageMakerService(GovernanceMixin, AwsService):
         c = self._cluster(p["ClusterName"])
         if c["ClusterStatus"] != "InService":
             raise AwsError("ConflictException", "Cluster %s is in %s status." % (c["ClusterArn"], c["ClusterStatus"]), 400)
-        groups = [g["InstanceGroupName"] for g in as_list(p.get("InstanceGroups"))] or list(c["_groups"])
+        specs = {g["InstanceGroupName"]: g for g in as_list(p.get("InstanceGroups"))}
+        groups = list(specs) or list(c["_groups"])
         for gname in groups:
             if gname not in c["_groups"]:
                 raise _val("Instance group %s does not exist in cluster %s." % (gname, c["ClusterName"]))
+            self._check_release((specs.get(gname) or {}).get("ImageReleaseVersion"), gname)
+        self._check_deployment(p.get("DeploymentConfig"), c["ClusterName"])
         now = self.clock.now()
         c["ClusterStatus"] = "SystemUpdating"
         c["_op"] = "software"
@@ -678,7 +712,9 @@ class SageMakerService(GovernanceMixin, AwsService):
             e = c["_groups"][gname]
             e["Status"] = "SystemUpdating"
             e["SoftwareUpdateStatus"] = "InProgress"
-            e["desired_image"] = "2025.10.01"
+            e["desired_image"] = (specs.get(gname) or {}).get("ImageReleaseVersion") or IMAGE_LATEST
+            if p.get("DeploymentConfig"):
+                e["deployment"] = p["DeploymentConfig"]
         self._save(c)
         for n in self._nodes(c["ClusterName"]):
             if n["InstanceGroupName"] in groups and n["InstanceStatus"]["Status"] == "Running":
