@@ -1550,7 +1550,9 @@ const struct sw_op sw_optable[] = {
 	  .description = "Read from AWS and Kubernetes on every call: "
 	    "training_operator, inference_operator, cert_manager, "
 	    "tiered_checkpointing, autoscaling, node_recovery, kuberay, "
-	    "fsx_csi, each with enabled, status and details.",
+	    "task_governance, observability (with grafana_url when a Grafana "
+	    "workspace was given), fsx_csi, each with enabled, status and "
+	    "details.",
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
