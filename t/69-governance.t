@@ -9,6 +9,7 @@
 # a chosen node and reports passed, and on a node made to fail reports
 # failed with SageMaker's message; node_get gives the SSM target; the
 # observability add-on turns on and off; dry_run sends nothing.
+import json
 import os
 import sys
 
@@ -116,6 +117,33 @@ t.ok("amazon-sagemaker-hyperpod-taskgovernance" in
      (q or {}).get("failure_reason", ""), "... saying why")
 t.eq(s.request("DELETE", B + "/compute-quotas/early").status, 202,
      "the failed quota is deleted")
+
+# ---- task governance refuses another Kueue
+other = json.dumps({
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "clusterqueues.kueue.x-k8s.io"},
+    "spec": {"group": "kueue.x-k8s.io", "scope": "Cluster",
+             "names": {"plural": "clusterqueues", "singular": "clusterqueue",
+                       "kind": "ClusterQueue"},
+             "versions": [{"name": "v1beta1", "served": True,
+                           "storage": True, "schema": {
+                               "openAPIV3Schema": {"type": "object"}}}]}})
+kube = Kubectl(s, C)
+p = kube.run("apply", "-f", "-", stdin=other)
+t.eq(p.returncode, 0, "kubectl: someone else's Kueue CRD installed")
+r = s.request("PATCH", B + "/features", {"task_governance": True})
+t.eq(r.status, 409, "feature_set task_governance beside another Kueue: 409")
+t.ok("another Kueue" in r.json.get("detail", ""), "... saying why")
+p = kube.run("delete", "crd", "clusterqueues.kueue.x-k8s.io")
+t.eq(p.returncode, 0, "kubectl: the other Kueue removed")
+kube.close()
+rc, out = aws_cli(s, "eks", "describe-addon-versions", "--addon-name",
+                  "amazon-sagemaker-hyperpod-taskgovernance",
+                  "--kubernetes-version", "1.29")
+t.eq([v["compatibilities"] for v in (out or {}).get("addons", [{}])[0].get(
+    "addonVersions", [])], [[]],
+    "aws CLI: the task governance add-on has no version for Kubernetes 1.29")
 
 # ---- task governance on
 r = s.request("PATCH", B + "/features", {"task_governance": True})
