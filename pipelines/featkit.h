@@ -26,10 +26,6 @@ int feat_want(struct sw_step *s, enum sw_feat feature);
 /* A member of an object-valued feature (tiered_checkpointing...). */
 json_object *feat_want_opt(struct sw_step *s, enum sw_feat feature,
 	    const char *key);
-/* The add-on version compatible with the cluster's Kubernetes version
- * (DescribeAddonVersions) into in's addonVersion (featkit.c). */
-enum sw_step_rc feat_addon_version(struct sw_step *s, const char *addon,
-	    json_object *in);
 /*
  * Add-on addon ACTIVE (on) or gone (off).  create holds more CreateAddon
  * members (stolen; may be NULL).  Waits between calls; in plan mode the

@@ -14,7 +14,6 @@
 #include "lib/aws_api.h"
 #include "lib/json.h"
 #include "pipelines/featdefs.h"
-#include "pipelines/featkit.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
@@ -199,7 +198,7 @@ stage_driver(struct sw_step *s)
 	s->msg[0] = '\0';
 	in = sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName",
 	    sw_js(addon), "clientRequestToken", sw_js(s->op_id), NULL);
-	if ((rc = feat_addon_version(s, addon, in)) != STEP_DONE) {
+	if ((rc = sw_addon_version(s, addon, in)) != STEP_DONE) {
 		json_object_put(in);
 		return rc;
 	}
