@@ -446,8 +446,8 @@ h_compute_quota_update(struct sw_req *r)
 		    sw_json_path(cur,
 		    "ComputeQuotaConfig.ComputeQuotaResources[0]"))),
 		    "PreemptTeamTasks", sw_js(sw_json_get_str(a, "preempt") ?:
-		    sw_json_path_str(cur, "ComputeQuotaConfig.PreemptTeamTasks")),
-		    NULL);
+		    sw_json_path_str(cur,
+		    "ComputeQuotaConfig.PreemptTeamTasks")), NULL);
 		if (sharing != NULL)
 			json_object_object_add(cfg, "ResourceSharingConfig",
 			    sharing);
@@ -852,8 +852,8 @@ h_kueue_labels(struct sw_req *r, const char *cluster, const char *ns,
 		if ((got = priority_known(r, &ref, priority)) < 0)
 			return r->err;
 		if (got == 0) {
-			sw_ferr_add(&r->ferrs, "priority", "exists", "%s has no "
-			    "priority class %s (see scheduler_config_get)",
+			sw_ferr_add(&r->ferrs, "priority", "exists", "%s has "
+			    "no priority class %s (see scheduler_config_get)",
 			    cluster, priority);
 			return sw_req_fail(r, SW_EINVAL, "unknown priority "
 			    "class %s", priority);

@@ -466,8 +466,8 @@ static const struct sw_field f_quota_path[] = {
 	  .desc = "Percent of the quota the team may borrow "		\
 	  "(LendAndBorrow only)." },					\
 	{ .name = "preempt", .type = SW_T_STRING, .enumv = preempt_modes, \
-	  .desc = "Never, or preempt the team's LowerPriority tasks to "	\
-	  "admit higher ones." },					\
+	  .desc = "Never, or preempt the team's LowerPriority tasks "	\
+	  "to admit higher ones." },					\
 	{ .name = "enabled", .type = SW_T_BOOL,				\
 	  .desc = "false keeps the quota but does not enforce it." },	\
 	{ .name = "description", .type = SW_T_STRING, .min = 0,		\

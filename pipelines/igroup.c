@@ -143,8 +143,9 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 		json_object_array_add(list, sw_hp_resend_group(d,
 		    change_name && strcmp(change_name, n) == 0 ? count : -1));
 		if (change_name && strcmp(change_name, n) == 0)
-			sw_hp_patch_members(s->params, json_object_array_get_idx(
-			    list, json_object_array_length(list) - 1));
+			sw_hp_patch_members(s->params,
+			    json_object_array_get_idx(list,
+			    json_object_array_length(list) - 1));
 	}
 	if (add != NULL)
 		json_object_array_add(list, add);
