@@ -280,6 +280,15 @@ t.eq((labels.get("kueue.x-k8s.io/queue-name"),
      ("hyperpod-ns-alpha-localqueue", "high-priority"),
      "kubectl: the Job carries the Kueue labels")
 kube.close()
+r = s.post(B + "/inference?dry_run=true", {
+    "endpoint_name": "qwen", "engine": "vllm", "model": "Qwen3-0.6B",
+    "gpus_per_replica": 1, "replicas": 1, "namespace": "hyperpod-ns-alpha",
+    "queue": "hyperpod-ns-alpha-localqueue", "priority": "low"})
+dep = next((m for m in (r.json or {}).get("manifests", [])
+            if m.get("kind") == "Deployment"), {})
+t.eq(dep.get("metadata", {}).get("labels", {}).get(
+    "kueue.x-k8s.io/priority-class"), "low-priority",
+    "inference_deploy dry run: the Deployment carries the Kueue labels")
 
 r = s.request("DELETE", B + "/compute-quotas/alpha-q")
 t.eq(r.status, 202, "compute_quota_delete: 202")
