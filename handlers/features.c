@@ -90,6 +90,17 @@ addon_feature(struct sw_req *r, const char *cluster, const char *addon)
 		    "addon.addonVersion")), "pod_identity_associations",
 		    json_object_get(sw_json_path(out,
 		    "addon.podIdentityAssociations")), NULL));
+		const char *ws = sw_json_get_str(sw_json_path(out,
+		    "addon.tags"), "slipway:grafana-workspace");
+		char url[160];
+		int n;
+
+		/* observability: the Grafana workspace it was given */
+		if (ws != NULL && h_aws(r) != NULL && (n = snprintf(url,
+		    sizeof(url), "https://%s.grafana-workspace.%s."
+		    "amazonaws.com", ws, h_aws(r)->region)) > 0 &&
+		    (size_t)n < sizeof(url))
+			json_object_object_add(f, "grafana_url", sw_js(url));
 
 		json_object_put(out);
 		return f;

@@ -57,6 +57,29 @@ sw_err	h_node_list(struct sw_req *);
 sw_err	h_node_reboot(struct sw_req *);
 sw_err	h_node_replace(struct sw_req *);
 sw_err	h_node_delete(struct sw_req *);
+sw_err	h_node_get(struct sw_req *);
+sw_err	h_node_health_check(struct sw_req *);
+
+/* handlers/governance.c: compute quotas, scheduler config, events */
+sw_err	h_compute_quota_list(struct sw_req *);
+sw_err	h_compute_quota_create(struct sw_req *);
+sw_err	h_compute_quota_get(struct sw_req *);
+sw_err	h_compute_quota_update(struct sw_req *);
+sw_err	h_compute_quota_delete(struct sw_req *);
+sw_err	h_scheduler_config_get(struct sw_req *);
+sw_err	h_scheduler_config_set(struct sw_req *);
+sw_err	h_cluster_events(struct sw_req *);
+/*
+ * The Kueue labels of a workload: the request's queue (a compute
+ * quota's hyperpod-ns-<team>-localqueue, with ns hyperpod-ns-<team>)
+ * and priority (a priority class of the scheduler config, labelled
+ * <class>-priority), checked against the cluster, are added to the
+ * manifest's metadata.labels (manifest borrowed; given a list of
+ * manifests, its first Deployment).  SW_OK and nothing
+ * done when neither is asked; otherwise the problem is filled.
+ */
+sw_err	h_kueue_labels(struct sw_req *, const char *cluster, const char *ns,
+	    json_object *manifest);
 
 /* handlers/storage.c */
 sw_err	h_storage_list(struct sw_req *);

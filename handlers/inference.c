@@ -342,6 +342,9 @@ h_inference_deploy(struct sw_req *r)
 				"threshold", sw_js(thr), NULL), NULL)),
 			NULL), NULL));
 	}
+	/* task governance: the Kueue labels on the Deployment */
+	if (h_kueue_labels(r, cluster, ns, list) != SW_OK)
+		goto out;
 	if (r->dry_run) {
 		wl_answer_plan(r, list, sw_jo("endpoint", sw_js(name), NULL));
 		list = NULL;

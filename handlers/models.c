@@ -158,6 +158,8 @@ h_model_download(struct sw_req *r)
 			    "persistentVolumeClaim", sw_jo("claimName",
 				sw_js(pvc), NULL), NULL)), NULL), NULL),
 		NULL), NULL);
+	if (h_kueue_labels(r, cluster, ns, job) != SW_OK)
+		goto out;
 	if (r->dry_run) {
 		json_object_array_add(list, job);
 		job = NULL;

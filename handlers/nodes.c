@@ -150,7 +150,12 @@ h_instance_group_add(struct sw_req *r)
 	    "subnet_id", sw_json_get_str(g, "subnet_id") ? sw_js(
 		sw_json_get_str(g, "subnet_id")) : NULL,
 	    "placement", sw_js(sw_json_get_str(g, "placement") ?
-		sw_json_get_str(g, "placement") : "shared"), NULL);
+		sw_json_get_str(g, "placement") : "shared"),
+	    "scheduled_update", json_object_get(sw_json_get(g,
+		"scheduled_update")),
+	    "auto_patch", json_object_get(sw_json_get(g, "auto_patch")),
+	    "image_release_version", sw_js(sw_json_get_str(g,
+		"image_release_version")), NULL);
 	/* A training plan decides the AZ, and must hold the capacity. */
 	if (plan != NULL) {
 		h_check_training_plan(r, group, "training_plan_arn");
@@ -221,7 +226,12 @@ h_instance_group_scale(struct sw_req *r)
 	}
 	json_object_put(hp);
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group),
-	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)), NULL);
+	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)),
+	    "scheduled_update", json_object_get(sw_json_get(r->args,
+		"scheduled_update")),
+	    "auto_patch", json_object_get(sw_json_get(r->args, "auto_patch")),
+	    "image_release_version", sw_js(sw_json_get_str(r->args,
+		"image_release_version")), NULL);
 	return start_with(r, params, "instance_group.update", group, name);
 }
 
@@ -316,4 +326,137 @@ sw_err
 h_node_delete(struct sw_req *r)
 {
 	return node_action(r, "delete");
+}
+
+/*
+ * One node in detail.  ssm_target is how Session Manager names a
+ * HyperPod node: sagemaker-cluster:<cluster-id>_<group>-<instance-id>,
+ * the cluster id being the last part of the cluster's ARN.
+ */
+sw_err
+h_node_get(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	const char *node = sw_json_get_str(r->args, "node");
+	json_object *hp, *out, *n;
+	struct aws_error err;
+	const char *arn, *id, *group;
+	char target[256], cmd[512];
+	int len;
+
+	if (describe_hp(r, name, &hp) != SW_OK)
+		return r->err;
+	memset(&err, 0, sizeof(err));
+	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
+	    "ClusterName", sw_js(name), "NodeId", sw_js(node), NULL), &out,
+	    &err) != SW_OK) {
+		json_object_put(hp);
+		if (strcmp(err.code, "ResourceNotFound") == 0)
+			return sw_req_fail(r, SW_ENOTFOUND, "no node %s in %s",
+			    node, name);
+		return sw_req_fail(r, SW_EUPSTREAM, "DescribeClusterNode: "
+		    "%s: %s", err.code, err.message);
+	}
+	n = sw_json_get(out, "NodeDetails");
+	arn = sw_json_get_str(hp, "ClusterArn");
+	id = arn && strrchr(arn, '/') ? strrchr(arn, '/') + 1 : "";
+	group = sw_json_get_str(n, "InstanceGroupName");
+	len = snprintf(target, sizeof(target), "sagemaker-cluster:%s_%s-%s",
+	    id, group ? group : "", node);
+	if (len < 0 || (size_t)len >= sizeof(target) ||
+	    (len = snprintf(cmd, sizeof(cmd), "aws ssm start-session "
+	    "--target %s --region %s", target, h_aws(r)->region)) < 0 ||
+	    (size_t)len >= sizeof(cmd)) {
+		json_object_put(out);
+		json_object_put(hp);
+		return sw_req_fail(r, SW_EINTERNAL, "SSM target too long");
+	}
+	sw_req_reply(r, 200, sw_jo(
+	    "node_id", sw_js(node),
+	    "instance_group", sw_js(group),
+	    "instance_type", sw_js(sw_json_get_str(n, "InstanceType")),
+	    "status", sw_js(sw_json_path_str(n, "InstanceStatus.Status")),
+	    "message", sw_js(sw_json_path_str(n, "InstanceStatus.Message")),
+	    "hostname", sw_js(sw_json_get_str(n, "PrivateDnsHostname")),
+	    "private_ip", sw_js(sw_json_get_str(n, "PrivatePrimaryIp")),
+	    "availability_zone", sw_js(sw_json_path_str(n,
+		"Placement.AvailabilityZone")),
+	    "capacity_type", sw_js(sw_json_get_str(n, "CapacityType")),
+	    "logical_id", sw_js(sw_json_get_str(n, "NodeLogicalId")),
+	    "image_release_version", sw_js(sw_json_get_str(n,
+		"CurrentImageReleaseVersion")),
+	    "desired_image_release_version", sw_js(sw_json_get_str(n,
+		"DesiredImageReleaseVersion")),
+	    "launch_time", json_object_get(sw_json_get(n, "LaunchTime")),
+	    "ssm_target", sw_js(target),
+	    "ssm_command", sw_js(cmd),
+	    NULL));
+	json_object_put(out);
+	json_object_put(hp);
+	return SW_OK;
+}
+
+/*
+ * Deep health checks of chosen nodes (node.health_check).  Every node
+ * must exist and be Running: SageMaker refuses the whole request
+ * otherwise, so each is checked here and named in the answer.
+ */
+sw_err
+h_node_health_check(struct sw_req *r)
+{
+	const char *name = sw_json_get_str(r->args, "name");
+	json_object *ids = sw_json_get(r->args, "node_ids");
+	json_object *checks = sw_json_get(r->args, "checks");
+	json_object *out, *list, *nodes, *params;
+	struct aws_error err;
+	size_t i, j;
+
+	memset(&err, 0, sizeof(err));
+	if (h_aws(r) == NULL)
+		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
+	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100), NULL),
+	    &out, &err) != SW_OK)
+		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
+		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
+		    err.code, err.message);
+	list = sw_json_get(out, "ClusterNodeSummaries");
+	nodes = json_object_new_array();
+	for (i = 0; i < json_object_array_length(ids); i++) {
+		const char *id = json_object_get_string(
+		    json_object_array_get_idx(ids, i));
+		json_object *row = NULL;
+		const char *st;
+		char field[32];
+
+		for (j = 0; list && j < json_object_array_length(list); j++)
+			if (strcmp(sw_json_get_str(json_object_array_get_idx(
+			    list, j), "InstanceId") ?: "", id) == 0)
+				row = json_object_array_get_idx(list, j);
+		snprintf(field, sizeof(field), "node_ids[%zu]", i);
+		st = row ? sw_json_path_str(row, "InstanceStatus.Status") :
+		    NULL;
+		if (row == NULL)
+			sw_ferr_add(&r->ferrs, field, "exists", "no node %s in "
+			    "%s", id, name);
+		else if (st == NULL || strcmp(st, "Running") != 0)
+			sw_ferr_add(&r->ferrs, field, "state", "node %s is %s; "
+			    "deep health checks run only on Running nodes", id,
+			    st ? st : "unknown");
+		else
+			json_object_array_add(nodes, sw_jo("node_id", sw_js(id),
+			    "instance_group", sw_js(sw_json_get_str(row,
+			    "InstanceGroupName")), NULL));
+	}
+	json_object_put(out);
+	if (r->ferrs.n > 0) {
+		json_object_put(nodes);
+		return sw_req_fail(r, strcmp(r->ferrs.e[0].rule, "exists") ==
+		    0 ? SW_ENOTFOUND : SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
+	}
+	params = sw_jo("name", sw_js(name), "nodes", nodes,
+	    "checks", checks ? json_object_get(checks) : sw_ja(
+		sw_js("InstanceStress"), sw_js("InstanceConnectivity")), NULL);
+	return start_with(r, params, "node.health_check", "health-check",
+	    name);
 }

@@ -536,6 +536,10 @@ h_training_job_submit(struct sw_req *r)
 		sw_req_fail(r, SW_EINTERNAL, "cannot build the entrypoint");
 		goto out;
 	}
+	if (h_kueue_labels(r, t.cluster, t.ns, m) != SW_OK) {
+		json_object_put(m);
+		goto out;
+	}
 	json_object_array_add(list, m);
 	if (r->dry_run) {
 		wl_answer_plan(r, list, sw_jo("job", sw_js(t.job),

@@ -231,6 +231,55 @@ static const struct sw_field f_ig_add[] = {
 	F_CLUSTER_PATH,
 	{ NULL }
 };
+/* A rolling deployment: batches, a wait between them, rollback alarms. */
+static const struct sw_field f_alarm_item[] = {
+	{ .name = "alarm", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = "[A-Za-z0-9 ._/#:()+=-]+" },
+};
+#define F_ROLLING_FIELDS						\
+	{ .name = "batch_percent", .type = SW_T_INT, .min = 1, .max = 100, \
+	  .desc = "Nodes updated at once, percent of the group "	\
+	  "(default 20)." },						\
+	{ .name = "batch_count", .type = SW_T_INT, .min = 1, .max = 1000, \
+	  .desc = "Or: nodes updated at once." },			\
+	{ .name = "wait_seconds", .type = SW_T_INT, .min = 0, .max = 3600, \
+	  .desc = "Wait between batches." },				\
+	{ .name = "rollback_alarms", .type = SW_T_ARRAY, .min = 1,	\
+	  .max = 10, .items = f_alarm_item,				\
+	  .desc = "CloudWatch alarms that roll the update back." }
+static const struct sw_field f_rolling[] = {
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+static const struct sw_field f_scheduled_update[] = {
+	{ .name = "cron", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 9, .max = 256, .pattern = "cron\\([^()]+\\)",
+	  .desc = "When to patch, e.g. cron(0 2 ? * SUN *) (UTC)." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+static const char *const patch_strategies[] = {
+	"WhenIdle", "WhenAllIdle", NULL
+};
+static const struct sw_field f_auto_patch[] = {
+	{ .name = "strategy", .type = SW_T_STRING, .enumv = patch_strategies,
+	  .desc = "Patch a node when it is idle (default) or when the whole "
+	  "group is." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+#define PAT_IMAGE_RELEASE	"[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}"
+#define F_PATCH_FIELDS							\
+	{ .name = "scheduled_update", .type = SW_T_OBJECT,		\
+	  .fields = f_scheduled_update,					\
+	  .desc = "Scheduled AMI updates with a rolling deployment "	\
+	  "(ScheduledUpdateConfig)." },					\
+	{ .name = "auto_patch", .type = SW_T_OBJECT, .fields = f_auto_patch, \
+	  .desc = "Patch nodes automatically when idle (AutoPatchConfig)." }, \
+	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10, \
+	  .max = 10, .pattern = PAT_IMAGE_RELEASE,			\
+	  .desc = "HyperPod AMI release the group runs, e.g. 2025.10.01." }
+
 static const struct sw_field f_ig_add_body[] = {
 	{ .name = "group_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
@@ -260,6 +309,7 @@ static const struct sw_field f_ig_add_body[] = {
 	  .pattern = PAT_SUBNET,
 	  .desc = "Reuse this existing subnet (e.g. the dedicated subnet "
 	  "of an earlier group) instead." },
+	F_PATCH_FIELDS,
 	{ NULL }
 };
 
@@ -289,6 +339,7 @@ static const struct sw_field f_ig_scale_body[] = {
 	  .desc = "Immutable: refused." },
 	{ .name = "training_plan_arn", .type = SW_T_STRING, .max = 256,
 	  .desc = "Immutable: refused." },
+	F_PATCH_FIELDS,
 	{ NULL }
 };
 
@@ -308,6 +359,158 @@ static const struct sw_field f_node_ids[] = {
 	  .min = 1, .max = 25,
 	  .desc = "HyperPod node ids (i-...), at most 25.",
 	  .items = f_node_item },
+	{ NULL }
+};
+
+/* FIELDS: governance, events, node detail and health checks */
+
+#define PAT_QUOTA	"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
+#define PAT_TEAM	"[a-z0-9]([-a-z0-9]{0,37}[a-z0-9])?"
+
+static const char *const sharing_modes[] = {
+	"Lend", "DontLend", "LendAndBorrow", NULL
+};
+static const char *const preempt_modes[] = {
+	"Never", "LowerPriority", NULL
+};
+static const char *const event_levels[] = { "Info", "Warn", "Error", NULL };
+static const char *const event_kinds[] = {
+	"Cluster", "InstanceGroup", "Instance", NULL
+};
+
+/* Task governance on a workload: two rows every workload body takes. */
+#define F_KUEUE_FIELDS							\
+	{ .name = "queue", .type = SW_T_STRING, .min = 1, .max = 63,	\
+	  .pattern = "hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?-localqueue", \
+	  .desc = "Kueue queue of a team's compute quota "		\
+	  "(hyperpod-ns-<team>-localqueue); the namespace must be "	\
+	  "hyperpod-ns-<team>." },					\
+	{ .name = "priority", .type = SW_T_STRING, .min = 1, .max = 39,	\
+	  .pattern = PAT_TEAM,						\
+	  .desc = "Priority class of the scheduler config "		\
+	  "(scheduler_config_get)." }
+
+static const struct sw_field f_node_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "node", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 3, .max = 32,
+	  .pattern = PAT_NODE, .desc = "HyperPod node id (i-...)." },
+	{ NULL }
+};
+
+static const struct sw_field f_health_check[] = {
+	{ .name = "node_ids", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 25,
+	  .desc = "Running HyperPod nodes to check (i-...), at most 25.",
+	  .items = f_node_item },
+	{ .name = "checks", .type = SW_T_ARRAY, .min = 1, .max = 2,
+	  .desc = "InstanceStress (GPU/accelerator stress, DCGM) and/or "
+	  "InstanceConnectivity (EFA/NCCL); default both.",
+	  .items = f_check_item },
+	{ NULL }
+};
+
+static const struct sw_field f_events_query[] = {
+	F_CLUSTER_PATH,
+	{ .name = "instance_group", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "Only events of this instance group." },
+	{ .name = "node_id", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 3, .max = 32, .pattern = PAT_NODE,
+	  .desc = "Only events of this node." },
+	{ .name = "resource_type", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = event_kinds,
+	  .desc = "Only events about the cluster, a group or a node." },
+	{ .name = "level", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = event_levels,
+	  .desc = "Only events of this level (filters the page)." },
+	{ .name = "since", .type = SW_T_INT, .flags = SW_F_QUERY,
+	  .min = 0, .max = 9999999999LL,
+	  .desc = "Only events after this time (Unix seconds)." },
+	{ .name = "limit", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = 100, .desc = "Page size (default 50)." },
+	{ .name = "cursor", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 2048, .pattern = "[A-Za-z0-9+/=_-]+",
+	  .desc = "The 'next' value of the previous page." },
+	{ NULL }
+};
+
+static const struct sw_field f_quota_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "quota", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,
+	  .pattern = PAT_QUOTA, .desc = "Compute quota name." },
+	{ NULL }
+};
+
+/* The members quota create and update share (update: all optional). */
+#define F_QUOTA_AMOUNTS							\
+	{ .name = "instance_type", .type = SW_T_STRING, .min = 4,	\
+	  .max = 32, .pattern = PAT_ML_TYPE,				\
+	  .desc = "Instance type of the cluster the quota is of." },	\
+	{ .name = "count", .type = SW_T_INT, .min = 0, .max = 10000,	\
+	  .desc = "Instances of that type the team is guaranteed." },	\
+	{ .name = "accelerators", .type = SW_T_INT, .min = 0,		\
+	  .max = 100000, .desc = "Or: accelerators (GPUs, Neuron cores)." }, \
+	{ .name = "vcpu", .type = SW_T_NUMBER, .min = 0, .max = 1000000, \
+	  .desc = "Or: vCPUs." },					\
+	{ .name = "memory_gib", .type = SW_T_NUMBER, .min = 0,		\
+	  .max = 10000000, .desc = "Or: memory in GiB." },		\
+	{ .name = "fair_share_weight", .type = SW_T_INT, .min = 0,	\
+	  .max = 100,							\
+	  .desc = "Weight of the team when idle capacity is shared." },	\
+	{ .name = "sharing", .type = SW_T_STRING, .enumv = sharing_modes, \
+	  .desc = "Lend idle quota, DontLend, or LendAndBorrow (default)." }, \
+	{ .name = "borrow_limit", .type = SW_T_INT, .min = 0,		\
+	  .max = 10000,							\
+	  .desc = "Percent of the quota the team may borrow "		\
+	  "(LendAndBorrow only)." },					\
+	{ .name = "preempt", .type = SW_T_STRING, .enumv = preempt_modes, \
+	  .desc = "Never, or preempt the team's LowerPriority tasks "	\
+	  "to admit higher ones." },					\
+	{ .name = "enabled", .type = SW_T_BOOL,				\
+	  .desc = "false keeps the quota but does not enforce it." },	\
+	{ .name = "description", .type = SW_T_STRING, .min = 0,		\
+	  .max = 256, .pattern = "[^\x01-\x1f]*", .desc = "Free text." }
+
+static const struct sw_field f_quota_create[] = {
+	{ .name = "quota_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 63, .pattern = PAT_QUOTA,
+	  .desc = "Name of the quota, unique in the cluster." },
+	{ .name = "team", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 39, .pattern = PAT_TEAM,
+	  .desc = "Team; its workloads run in namespace hyperpod-ns-<team> "
+	  "and queue hyperpod-ns-<team>-localqueue. One quota per team." },
+	F_QUOTA_AMOUNTS,
+	{ NULL }
+};
+
+static const struct sw_field f_quota_update[] = {
+	F_QUOTA_AMOUNTS,
+	{ NULL }
+};
+
+static const struct sw_field f_priority_class[] = {
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 39, .pattern = PAT_TEAM,
+	  .desc = "Priority class name (the kueue.x-k8s.io/priority-class "
+	  "label of a workload)." },
+	{ .name = "weight", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 0, .max = 100, .desc = "Higher runs first." },
+	{ NULL }
+};
+static const struct sw_field f_priority_item[] = {
+	{ .name = "priority_class", .type = SW_T_OBJECT,
+	  .fields = f_priority_class },
+};
+static const struct sw_field f_scheduler_config[] = {
+	{ .name = "priority_classes", .type = SW_T_ARRAY, .min = 0, .max = 20,
+	  .desc = "Priority classes [{name, weight}].",
+	  .items = f_priority_item },
+	{ .name = "fair_share", .type = SW_T_BOOL,
+	  .desc = "Share idle capacity among teams by their weights." },
+	{ .name = "idle_resource_sharing", .type = SW_T_BOOL,
+	  .desc = "Let teams borrow capacity others leave idle." },
 	{ NULL }
 };
 
@@ -463,6 +666,7 @@ static const struct sw_field f_train_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -495,6 +699,7 @@ static const struct sw_field f_download_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -552,6 +757,7 @@ static const struct sw_field f_inf_body[] = {
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
 	{ NULL }
 };
 
@@ -612,6 +818,22 @@ static const struct sw_field f_feat_autoscaling[] = {
 	  .items = f_feat_group_item },
 	{ NULL }
 };
+#define PAT_AMP_WS	"ws-[0-9a-f-]{8,64}"
+#define PAT_AMG_WS	"g-[0-9a-f]{8,32}"
+static const struct sw_field f_feat_observability[] = {
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn the observability add-on on or off." },
+	{ .name = "prometheus_workspace", .type = SW_T_STRING, .min = 4,
+	  .max = 80, .pattern = PAT_AMP_WS,
+	  .desc = "Amazon Managed Prometheus workspace id (ws-...) the "
+	  "metrics are written to." },
+	{ .name = "grafana_workspace", .type = SW_T_STRING, .min = 4,
+	  .max = 40, .pattern = PAT_AMG_WS,
+	  .desc = "Amazon Managed Grafana workspace id (g-...) whose URL "
+	  "feature_list shows." },
+	{ NULL }
+};
+
 static const struct sw_field f_features[] = {
 	{ .name = "training_operator", .type = SW_T_BOOL,
 	  .desc = "HyperPod training operator add-on (HyperPodPyTorchJob); "
@@ -627,6 +849,14 @@ static const struct sw_field f_features[] = {
 	  "RayCluster)." },
 	{ .name = "fsx_csi", .type = SW_T_BOOL,
 	  .desc = "FSx for Lustre CSI driver add-on." },
+	{ .name = "task_governance", .type = SW_T_BOOL,
+	  .desc = "HyperPod task governance add-on (Kueue): compute quotas "
+	  "and the scheduler config. Needs Kubernetes 1.30 or later and no "
+	  "other Kueue on the cluster." },
+	{ .name = "observability", .type = SW_T_OBJECT,
+	  .desc = "HyperPod observability add-on (metrics to Amazon Managed "
+	  "Prometheus, dashboards in Amazon Managed Grafana).",
+	  .fields = f_feat_observability },
 	{ .name = "node_recovery", .type = SW_T_BOOL,
 	  .desc = "true: NodeRecovery Automatic; false: None." },
 	{ .name = "tiered_checkpointing", .type = SW_T_OBJECT,
@@ -675,6 +905,11 @@ static const struct sw_field f_software_update[] = {
 	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 20,
 	  .desc = "Only these groups (default: all).",
 	  .items = f_group_name_item },
+	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10,
+	  .max = 10, .pattern = PAT_IMAGE_RELEASE,
+	  .desc = "HyperPod AMI release to move to (default: the latest)." },
+	{ .name = "rolling", .type = SW_T_OBJECT, .fields = f_rolling,
+	  .desc = "Rolling deployment: batch size, wait, rollback alarms." },
 	{ NULL }
 };
 
@@ -1022,6 +1257,156 @@ const struct sw_op sw_optable[] = {
 	  .output = "Accepted",
 	},
 
+	/* ROWS: governance, events, node detail and health checks */
+	{
+	  .name = "node_get",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/nodes/{node}",
+	  .tag = "nodes",
+	  .summary = "One node in detail, with its SSM target and the "
+	    "command that opens a shell on it",
+	  .description = "ssm_target is sagemaker-cluster:<cluster-id>_"
+	    "<group>-<instance-id>; ssm_command is the exact aws ssm "
+	    "start-session command.",
+	  .params = f_node_path,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "node_health_check",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/nodes:health-check",
+	  .tag = "nodes",
+	  .summary = "Run deep health checks on chosen Running nodes",
+	  .description = "Investigate step before reboot and replace: the "
+	    "operation follows each node through DeepHealthCheckInProgress "
+	    "and records its outcome (passed or failed, with the message) "
+	    "under the follow stage's outcomes.",
+	  .params = f_cluster_name,
+	  .body = f_health_check,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 30,
+	  .output = "Accepted",
+	},
+	{
+	  .name = "cluster_events",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/events",
+	  .tag = "diagnostics",
+	  .summary = "The cluster's event history, newest first",
+	  .description = "Every status change of the cluster, its instance "
+	    "groups and nodes (ListClusterEvents). Filter by instance_group, "
+	    "node_id, resource_type, level or since; page with cursor.",
+	  .params = f_events_query,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "compute_quota_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/compute-quotas",
+	  .tag = "governance",
+	  .summary = "Compute quotas of the cluster's teams",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "compute_quota_create",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/compute-quotas",
+	  .tag = "governance",
+	  .summary = "Give a team a compute quota (task governance)",
+	  .description = "Answers 201 with status Creating; poll "
+	    "compute_quota_get until Created (CreateFailed names the "
+	    "reason, e.g. task_governance not on).",
+	  .params = f_cluster_name,
+	  .body = f_quota_create,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "compute_quota_get",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "compute_quota_get",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/compute-quotas/{quota}",
+	  .tag = "governance",
+	  .summary = "One compute quota with its status and version",
+	  .params = f_quota_path,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "compute_quota_update",
+	  .method = "PATCH",
+	  .path = "/api/v1/clusters/{name}/compute-quotas/{quota}",
+	  .tag = "governance",
+	  .summary = "Change a compute quota (send only what changes)",
+	  .description = "The team cannot change. Answers with status "
+	    "Updating and the new version; poll compute_quota_get.",
+	  .params = f_quota_path,
+	  .body = f_quota_update,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "compute_quota_get",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "compute_quota_delete",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/compute-quotas/{quota}",
+	  .tag = "governance",
+	  .summary = "Remove a team's compute quota",
+	  .description = "Answers 202 Deleting; the quota leaves "
+	    "compute_quota_list when it is gone.",
+	  .params = f_quota_path,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "compute_quota_list",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "scheduler_config_get",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/scheduler-config",
+	  .tag = "governance",
+	  .summary = "The cluster's scheduler config: priority classes, fair "
+	    "share, idle resource sharing",
+	  .description = "configured:false when there is none; "
+	    "task_governance gives the add-on's status.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "scheduler_config_set",
+	  .method = "PUT",
+	  .path = "/api/v1/clusters/{name}/scheduler-config",
+	  .tag = "governance",
+	  .summary = "Create or change the cluster's scheduler config",
+	  .description = "Needs task_governance on (409 otherwise: a config "
+	    "created earlier ends CreateFailed). Unsent members keep their "
+	    "value. Poll scheduler_config_get until Created or Updated.",
+	  .params = f_cluster_name,
+	  .body = f_scheduler_config,
+	  .flags = SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "scheduler_config_get",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+
 	/* ROWS: workloads */
 	{
 	  .name = "training_job_submit",
@@ -1178,7 +1563,9 @@ const struct sw_op sw_optable[] = {
 	  .description = "Read from AWS and Kubernetes on every call: "
 	    "training_operator, inference_operator, cert_manager, "
 	    "tiered_checkpointing, autoscaling, node_recovery, kuberay, "
-	    "fsx_csi, each with enabled, status and details.",
+	    "task_governance, observability (with grafana_url when a Grafana "
+	    "workspace was given), fsx_csi, each with enabled, status and "
+	    "details.",
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

@@ -231,7 +231,7 @@ stage_dependencies(struct sw_step *s)
 {
 	char flag[96];
 	struct aws_error err;
-	json_object *out;
+	json_object *out, *in;
 	const char *status;
 	enum sw_step_rc rc;
 	int i, waiting = 0;
@@ -262,11 +262,15 @@ stage_dependencies(struct sw_step *s)
 		if (!s->plan && strcmp(err.code, "ResourceNotFoundException"))
 			return rc;
 		s->msg[0] = '\0';
-		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", sw_jo(
-		    "clusterName", sw_js(CLUSTER(s)),
+		in = sw_jo("clusterName", sw_js(CLUSTER(s)),
 		    "addonName", sw_js(addons[i]),
 		    "resolveConflicts", sw_js("OVERWRITE"),
-		    "clientRequestToken", sw_js(flag), NULL), &out,
+		    "clientRequestToken", sw_js(flag), NULL);
+		if ((rc = sw_addon_version(s, addons[i], in)) != STEP_DONE) {
+			json_object_put(in);
+			return rc;
+		}
+		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", in, &out,
 		    "ResourceInUseException"));
 		json_object_put(out);
 		sw_res_set(s, flag, "CREATING");

@@ -40,6 +40,20 @@ const struct sw_featdef sw_featdefs[SW_FEAT__MAX] = {
 	[SW_FEAT_KUBERAY] = {
 		.name = "kuberay",
 	},
+	/* Kueue with HyperPod's scheduler: compute quotas and the cluster
+	 * scheduler config (handlers/governance.c) work through it. */
+	[SW_FEAT_TASK_GOVERNANCE] = {
+		.name = "task_governance",
+		.addon = "amazon-sagemaker-hyperpod-taskgovernance",
+		.flags = SW_FEATF_ADDON_ONLY,
+	},
+	/* Prometheus exporters and the collector that feed Amazon Managed
+	 * Prometheus and Grafana dashboards. */
+	[SW_FEAT_OBSERVABILITY] = {
+		.name = "observability",
+		.addon = "amazon-sagemaker-hyperpod-observability",
+		.flags = SW_FEATF_ADDON_ONLY,
+	},
 	[SW_FEAT_FSX_CSI] = {
 		.name = "fsx_csi",
 		.addon = "aws-fsx-csi-driver",

@@ -66,6 +66,10 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 			return STEP_DONE;
 		}
 		in = create != NULL ? create : json_object_new_object();
+		if ((rc = sw_addon_version(s, addon, in)) != STEP_DONE) {
+			json_object_put(in);
+			return rc;
+		}
 		json_object_object_add(in, "clusterName",
 		    sw_js(CLUSTER(s)));
 		json_object_object_add(in, "addonName", sw_js(addon));

@@ -23,6 +23,8 @@
  *   off_addons          the add-on-only features asked false, in
  *                       reverse order of the table (featdefs.c)
  *   node_recovery       UpdateCluster NodeRecovery
+ *   task_governance_check  refuses task_governance below Kubernetes
+ *                       1.30 or beside another Kueue
  *   prerequisites       each add-on-only feature asked on or needed by
  *                       one asked on (the table's "needs": cert_manager
  *                       for either operator, fsx_csi and metrics_server
@@ -104,6 +106,99 @@ st_addons_off(struct sw_step *s)
 	return STEP_DONE;
 }
 
+/* Kubernetes "major.minor" as major * 1000 + minor; -1 if unreadable. */
+static long
+kube_version(const char *v)
+{
+	char *end;
+	long major, minor;
+
+	if (v == NULL)
+		return -1;
+	major = strtol(v, &end, 10);
+	if (end == v || *end != '.')
+		return -1;
+	v = end + 1;
+	minor = strtol(v, &end, 10);
+	if (end == v)
+		return -1;
+	return major * 1000 + minor;
+}
+
+/*
+ * Task governance is HyperPod's own Kueue: it needs Kubernetes 1.30 or
+ * later, and cannot share the cluster with another Kueue (one found
+ * while the add-on is absent: its CRD or its controller).  Both are
+ * refused before anything is installed, in the plan too, so the
+ * request is answered 409 naming the reason.
+ */
+static enum sw_step_rc
+st_task_governance_check(struct sw_step *s)
+{
+	const char *addon = SW_FEAT_ADDON(SW_FEAT_TASK_GOVERNANCE);
+	struct aws_error err;
+	struct sw_kube kb;
+	json_object *out;
+	const char *kver;
+	enum sw_step_rc rc;
+	int crd, dep;
+
+	if (feat_want(s, SW_FEAT_TASK_GOVERNANCE) != 1)
+		return STEP_DONE;
+	memset(&err, 0, sizeof(err));
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon", sw_jo(
+	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
+	    NULL), &out, &err);
+	if (rc == STEP_DONE) {
+		json_object_put(out);
+		return STEP_DONE;	/* ours, already there */
+	}
+	if (strcmp(err.code, "ResourceNotFoundException") != 0)
+		return rc;
+	s->msg[0] = '\0';
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(CLUSTER(s)), NULL), &out, NULL));
+	kver = sw_keep(s, sw_json_path_str(out, "cluster.version"));
+	json_object_put(out);
+	if (kube_version(kver) < 1030)
+		return sw_step_fail(s, "task_governance needs Kubernetes 1.30 "
+		    "or later; cluster %s runs %s: upgrade it first",
+		    CLUSTER(s), kver ? kver : "an unknown version");
+	TRY(feat_kube_open(s, &kb));
+	crd = feat_kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
+	    "customresourcedefinitions", "clusterqueues.kueue.x-k8s.io", NULL);
+	dep = crd < 0 ? -1 : feat_kube_get(s, &kb, "apps/v1", "kueue-system",
+	    "deployments", "kueue-controller-manager", NULL);
+	sw_kube_close(&kb);
+	if (crd < 0 || dep < 0)
+		return s->plan ? STEP_FAIL : STEP_WAIT;
+	if (crd == 1 || dep == 1)
+		return sw_step_fail(s, "another Kueue is installed on %s (%s); "
+		    "task_governance brings its own: uninstall it first",
+		    CLUSTER(s), crd == 1 ? "CRD clusterqueues.kueue.x-k8s.io" :
+		    "deployment kueue-system/kueue-controller-manager");
+	return STEP_DONE;
+}
+
+/* More CreateAddon members for an add-on-only feature (new reference,
+ * or NULL): observability records its Grafana workspace as a tag, which
+ * feature_list turns into the workspace URL. */
+static json_object *
+addon_create_extra(struct sw_step *s, enum sw_feat f)
+{
+	json_object *ws;
+
+	if (f != SW_FEAT_OBSERVABILITY)
+		return NULL;
+	ws = feat_want_opt(s, f, "grafana_workspace");
+	if (ws == NULL && feat_want_opt(s, f, "prometheus_workspace") == NULL)
+		return NULL;
+	return sw_jo("tags", sw_jo(
+	    "slipway:grafana-workspace", json_object_get(ws),
+	    "slipway:prometheus-workspace", json_object_get(feat_want_opt(s, f,
+		"prometheus_workspace")), NULL), NULL);
+}
+
 /*
  * The add-on-only features asked on, or needed (directly or not) by a
  * feature asked on, in table order.  An add-on-only row needs nothing,
@@ -122,7 +217,8 @@ st_prerequisites(struct sw_step *s)
 			need = feat_want(s, (enum sw_feat)g) == 1 &&
 			    sw_feat_needs((enum sw_feat)g, (enum sw_feat)f);
 		if (need)
-			TRY(feat_ensure_addon(s, SW_FEAT_ADDON(f), 1, NULL));
+			TRY(feat_ensure_addon(s, SW_FEAT_ADDON(f), 1,
+			    addon_create_extra(s, (enum sw_feat)f)));
 	}
 	return STEP_DONE;
 }
@@ -259,6 +355,7 @@ static const struct sw_stage_def feature_stages[] = {
 	{ "off_training_operator", st_training_off },
 	{ "off_addons", st_addons_off },
 	{ "node_recovery", st_node_recovery },
+	{ "task_governance_check", st_task_governance_check },
 	{ "prerequisites", st_prerequisites },
 	{ "training_operator", st_training_on },
 	{ "inference_operator", st_inference_on },

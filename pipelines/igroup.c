@@ -25,7 +25,8 @@ static const char *const resend_allow[] = {
 	"InstanceGroupName", "InstanceType", "ExecutionRole",
 	"LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs",
 	"OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig",
-	"ScheduledUpdateConfig", "ImageId", "KubernetesConfig",
+	"ScheduledUpdateConfig", "AutoPatchConfig", "ImageId",
+	"KubernetesConfig",
 	"CapacityRequirements", "NetworkInterface", "MinInstanceCount",
 	NULL
 };
@@ -195,6 +196,10 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 			continue;
 		json_object_array_add(list, sw_hp_resend_group(d,
 		    change_name && strcmp(change_name, n) == 0 ? count : -1));
+		if (change_name && strcmp(change_name, n) == 0)
+			sw_hp_patch_members(s->params,
+			    json_object_array_get_idx(list,
+			    json_object_array_length(list) - 1));
 	}
 	if (add != NULL)
 		json_object_array_add(list, add);
@@ -245,6 +250,7 @@ stage_ig_update(struct sw_step *s)
 	one = sw_ja(g);
 	specs = sw_hp_instance_groups(s, one, exec, uri);
 	json_object_put(one);
+	sw_hp_patch_members(g, json_object_array_get_idx(specs, 0));
 	rc = update_groups(s, NULL, 0, json_object_get(
 	    json_object_array_get_idx(specs, 0)), NULL);
 	json_object_put(specs);

@@ -22,6 +22,7 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_ig_update,
 	&sw_pl_ig_delete,
 	&sw_pl_node_action,
+	&sw_pl_node_health_check,
 	/* PIPELINES: features */
 	&sw_pl_feature_set,
 	/* PIPELINES: storage */

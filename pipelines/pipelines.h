@@ -13,6 +13,7 @@ extern const struct sw_pipeline sw_pl_ig_add;		/* igroup.c */
 extern const struct sw_pipeline sw_pl_ig_update;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_ig_delete;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_node_action;	/* igroup.c */
+extern const struct sw_pipeline sw_pl_node_health_check; /* healthcheck.c */
 extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
 extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
@@ -44,6 +45,15 @@ const char *sw_ec2_type(const char *ml_type);
  * borrowed) as UpdateCluster takes it, through the allow-list; count < 0
  * keeps its target count.  New reference. */
 json_object *sw_hp_resend_group(json_object *detail, int64_t count);
+
+/* patching.c: a HyperPod DeploymentConfig from Slipway's rolling
+ * fields {batch_percent|batch_count, wait_seconds, rollback_alarms}
+ * (borrowed); NULL for NULL.  New reference. */
+json_object *sw_hp_deployment_config(json_object *rolling);
+/* Add the ScheduledUpdateConfig, AutoPatchConfig and ImageReleaseVersion
+ * that src (borrowed) asks for (scheduled_update, auto_patch,
+ * image_release_version) to a HyperPod group spec (borrowed). */
+void	sw_hp_patch_members(json_object *src, json_object *group);
 
 /* cluster.c, shared with igroup.c */
 /* The HyperPod InstanceGroups document for groups (borrowed).  New. */

@@ -378,3 +378,59 @@ sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
 		json_object_put(hp);
 	return rc;
 }
+
+/*
+ * The version of addon to create on this cluster, into in's
+ * addonVersion: DescribeAddonVersions for the cluster's Kubernetes
+ * version, its default there, else the first compatible one.  Fails
+ * naming the Kubernetes version when none is compatible.  A plan made
+ * before the EKS cluster exists leaves the version to the create.
+ */
+enum sw_step_rc
+sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
+{
+	json_object *eks, *out, *vers;
+	const char *kver, *pick = NULL;
+	enum sw_step_rc rc;
+	size_t i, j;
+
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(CLUSTER(s)), NULL), &eks, NULL);
+	if (rc != STEP_DONE && s->plan) {
+		s->msg[0] = '\0';
+		return STEP_DONE;
+	}
+	if (rc != STEP_DONE)
+		return rc;
+	kver = sw_keep(s, sw_json_path_str(eks, "cluster.version"));
+	json_object_put(eks);
+	if (kver == NULL)
+		return sw_step_fail(s, "EKS cluster %s has no Kubernetes "
+		    "version", CLUSTER(s));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
+	    "addonName", sw_js(addon), "kubernetesVersion", sw_js(kver),
+	    NULL), &out, NULL));
+	vers = sw_json_path(out, "addons[0].addonVersions");
+	for (i = 0; vers && i < json_object_array_length(vers); i++) {
+		json_object *v = json_object_array_get_idx(vers, i);
+		json_object *comp = sw_json_get(v, "compatibilities");
+
+		for (j = 0; comp && j < json_object_array_length(comp); j++) {
+			json_object *c = json_object_array_get_idx(comp, j);
+
+			if (strcmp(sw_json_get_str(c, "clusterVersion") ?: "",
+			    kver) != 0)
+				continue;
+			if (pick == NULL || sw_json_get_bool(c,
+			    "defaultVersion", 0))
+				pick = sw_keep(s, sw_json_get_str(v,
+				    "addonVersion"));
+		}
+	}
+	json_object_put(out);
+	if (pick == NULL)
+		return sw_step_fail(s, "add-on %s has no version compatible "
+		    "with Kubernetes %s", addon, kver);
+	json_object_object_add(in, "addonVersion", sw_js(pick));
+	return STEP_DONE;
+}

@@ -94,4 +94,12 @@ enum sw_step_rc sw_remove_role(struct sw_step *, const char *name);
 /* Account id of our credentials (cached per process). */
 const char *sw_account_id(struct sw_step *);
 
+/*
+ * Before every CreateAddon: the version of addon compatible with the
+ * step's cluster's Kubernetes version (DescribeAddonVersions), into
+ * in's addonVersion.  Fails naming the version when there is none.
+ */
+enum sw_step_rc sw_addon_version(struct sw_step *, const char *addon,
+	    json_object *in);
+
 #endif

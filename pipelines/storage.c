@@ -173,7 +173,7 @@ stage_driver(struct sw_step *s)
 	const char *addon = strcmp(kind_of(s), "fsx") == 0 ?
 	    SW_FEAT_ADDON(SW_FEAT_FSX_CSI) : "aws-mountpoint-s3-csi-driver";
 	struct aws_error err;
-	json_object *out;
+	json_object *out, *in;
 	const char *status;
 	enum sw_step_rc rc;
 
@@ -197,9 +197,13 @@ stage_driver(struct sw_step *s)
 	if (!s->plan && strcmp(err.code, "ResourceNotFoundException") != 0)
 		return rc;
 	s->msg[0] = '\0';
-	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
-	    "clientRequestToken", sw_js(s->op_id), NULL), &out,
+	in = sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName",
+	    sw_js(addon), "clientRequestToken", sw_js(s->op_id), NULL);
+	if ((rc = sw_addon_version(s, addon, in)) != STEP_DONE) {
+		json_object_put(in);
+		return rc;
+	}
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", in, &out,
 	    "ResourceInUseException"));
 	json_object_put(out);
 	if (s->plan)
@@ -404,6 +408,8 @@ stage_su_request(struct sw_step *s)
 	char before[48];
 	double newest;
 	size_t i;
+	const char *irv = sw_json_get_str(s->params, "image_release_version");
+	json_object *hp = NULL;
 	int sent, resumed;
 
 	if (sw_res_get(s, "requested") != NULL)
@@ -421,16 +427,29 @@ stage_su_request(struct sw_step *s)
 		snprintf(before, sizeof(before), "%.3f", newest);
 		sw_res_set(s, "before", before);
 	}
+	/* A release version is given per group: every group by default. */
+	if (groups == NULL && irv != NULL) {
+		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
+		    "ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL));
+		groups = sw_json_get(hp, "InstanceGroups");
+	}
 	if (groups != NULL) {
 		list = json_object_new_array();
-		for (i = 0; i < json_object_array_length(groups); i++)
+		for (i = 0; i < json_object_array_length(groups); i++) {
+			json_object *g = json_object_array_get_idx(groups, i);
+
 			json_object_array_add(list, sw_jo("InstanceGroupName",
-			    json_object_get(json_object_array_get_idx(groups,
-			    i)), NULL));
+			    hp ? sw_js(sw_json_get_str(g,
+			    "InstanceGroupName")) : json_object_get(g),
+			    "ImageReleaseVersion", sw_js(irv), NULL));
+		}
 	}
+	json_object_put(hp);
 	TRY(sw_step_aws_once(s, "sent", AWS_SVC_SAGEMAKER,
 	    "UpdateClusterSoftware", sw_jo("ClusterName", sw_js(CLUSTER(s)),
-	    "InstanceGroups", list, NULL), &out, &resumed));
+	    "InstanceGroups", list, "DeploymentConfig",
+	    sw_hp_deployment_config(sw_json_get(s->params, "rolling")), NULL),
+	    &out, &resumed));
 	json_object_put(out);
 	sw_res_set(s, "requested", "yes");
 	return STEP_DONE;

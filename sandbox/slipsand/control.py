@@ -79,7 +79,7 @@ def _route(world, req, path):
         with world.lock:
             world.advance_locked()
             node = world.services["sagemaker"].fail_node(spec.get("cluster"), spec.get("node_id"),
-                                                         spec.get("message"))
+                                                         spec.get("message"), spec.get("when", "now"))
         return _json(200, node)
     if path == "/_sandbox/requests" and m == "GET":
         q = req.query

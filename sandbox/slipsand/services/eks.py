@@ -45,6 +45,25 @@ ADDONS = {
     "amazon-sagemaker-hyperpod-observability": ("observability", "eks", ["v1.0.2-eksbuild.1"], "hyperpod-observability"),
 }
 
+# The oldest Kubernetes version an add-on supports (others: every version).
+MIN_KUBERNETES = {
+    "amazon-sagemaker-hyperpod-taskgovernance": "1.30",
+}
+
+
+def _kver(v):
+    major, _, minor = str(v).partition(".")
+    try:
+        return (int(major), int(minor))
+    except ValueError:
+        return (0, 0)
+
+
+def addon_supports(name, version):
+    """Does add-on name run on Kubernetes version?"""
+    return _kver(version) >= _kver(MIN_KUBERNETES.get(name, "0.0"))
+
+
 ROUTES = [
     ("POST", "/clusters", "CreateCluster", []),
     ("GET", "/clusters", "ListClusters", []),
@@ -427,6 +446,9 @@ class EksService(AwsService):
             raise AwsError("ResourceInUseException", "Addon already exists.", 409,
                            extra={"clusterName": c["name"], "addonName": name})
         atype, owner, versions, ns = ADDONS[name]
+        if not addon_supports(name, c["version"]):
+            raise _bad("Addon %s specified is not supported in %s kubernetes version" % (name, c["version"]),
+                       clusterName=c["name"], addonName=name)
         version = p.get("addonVersion") or versions[0]
         if version not in versions:
             raise _bad("Addon version specified is not supported", clusterName=c["name"], addonName=name)
@@ -525,7 +547,8 @@ class EksService(AwsService):
                                            "compatibilities": [{"clusterVersion": kver or cv,
                                                                 "platformVersions": ["*"],
                                                                 "defaultVersion": i == 0}
-                                                               for cv in ([kver] if kver else VERSIONS)],
+                                                               for cv in ([kver] if kver else VERSIONS)
+                                                               if addon_supports(n, cv)],
                                            "requiresConfiguration": False,
                                            "requiresIamPermissions": n.startswith("amazon-sagemaker")}
                                           for i, v in enumerate(versions)]})

@@ -16,11 +16,14 @@ import secrets
 from ..gateway import AwsService
 from ..protocols import AwsError, JsonProtocol
 from . import catalog
+from .sagemaker_gov import GovernanceMixin
 from .util import as_list, hexid, new_uuid, page, stable_rand
 from ..k8s import karpenter
 from ..k8s.store import now_rfc3339
 
 IMAGE_VERSION = "2025.09.15"
+IMAGE_LATEST = "2025.10.01"
+IMAGE_RELEASES = ("2025.08.20", IMAGE_VERSION, IMAGE_LATEST)   # oldest first
 NODE_BOOT = (420, 780)          # sandbox seconds Pending -> Running
 DHC_TIME = (300, 420)           # deep health checks
 SHUTDOWN = 120
@@ -40,7 +43,7 @@ def _val(msg):
     return AwsError("ValidationException", msg, 400)
 
 
-class SageMakerService(AwsService):
+class SageMakerService(GovernanceMixin, AwsService):
     name = "sagemaker"
     signing_name = "sagemaker"
     protocol = JsonProtocol("SageMaker")
@@ -69,10 +72,37 @@ class SageMakerService(AwsService):
         return [n for n in self.store.values("sm:nodes") if n["_cluster"] == cname]
 
     def _save(self, c):
+        """Store c; each change of its or a group's status is an event.
+        Records are live objects, so the last status seen is kept in them."""
+        seen = c.get("_seen")
+        if seen is not None and seen != c["ClusterStatus"]:
+            failed = c["ClusterStatus"] == "Failed"
+            self._event(c, "Cluster", "Cluster status changed from %s to %s.%s" % (
+                seen, c["ClusterStatus"], " " + c.get("FailureMessage", "") if failed else ""),
+                level="Error" if failed else "Info")
+        c["_seen"] = c["ClusterStatus"]
+        for gname, e in c["_groups"].items():
+            was = e.get("_seen")
+            if was is not None and was != e["Status"]:
+                bad = e["Status"] in ("Failed", "Degraded")
+                self._event(c, "InstanceGroup", "Instance group %s status changed from %s to %s." % (
+                    gname, was, e["Status"]), gname, level="Warn" if bad else "Info")
+            e["_seen"] = e["Status"]
         self.store.put("sm:clusters", c["ClusterName"], c)
 
     def _save_node(self, n):
+        """Store n; each change of its status is an event."""
+        st = n["InstanceStatus"]["Status"]
+        seen = n.get("_seen")
+        n["_seen"] = st
         self.store.put("sm:nodes", n["InstanceId"], n)
+        c = self.store.get("sm:clusters", n["_cluster"])
+        if seen is None or seen == st or c is None:
+            return
+        msg = n["InstanceStatus"].get("Message")
+        self._event(c, "Instance", "Instance %s status changed from %s to %s.%s" % (
+            n["InstanceId"], seen, st, " " + msg if msg else ""),
+            n["InstanceGroupName"], n["InstanceId"], level="Error" if st == "Failure" else "Info")
 
     def uses_subnet(self, sid):
         return any(sid in (c.get("VpcConfig") or {}).get("Subnets", []) for c in self.store.values("sm:clusters"))
@@ -145,6 +175,7 @@ class SageMakerService(AwsService):
             if ebs and ebs.get("RootVolume") and ebs.get("VolumeSizeInGB") is not None:
                 raise _val("VolumeSizeInGB must not be specified when RootVolume is true.")
         self._check_vpc(g.get("OverrideVpcConfig"))
+        self._check_patching(g)
         plan_arn = g.get("TrainingPlanArn")
         if plan_arn:
             plan = self._plan_by_arn(plan_arn)
@@ -159,6 +190,32 @@ class SageMakerService(AwsService):
             if g["InstanceCount"] > rc["TotalInstanceCount"]:
                 raise _val("Instance count %d exceeds the %d instances reserved by training plan %s." % (
                     g["InstanceCount"], rc["TotalInstanceCount"], plan_arn))
+
+    def _check_release(self, version, gname):
+        if version is not None and version not in IMAGE_RELEASES:
+            raise _val("ImageReleaseVersion %s is not a valid HyperPod AMI release for instance group %s "
+                       "(available: %s)." % (version, gname, ", ".join(IMAGE_RELEASES)))
+
+    def _check_deployment(self, dc, gname):
+        batch = ((dc or {}).get("RollingUpdatePolicy") or {}).get("MaximumBatchSize")
+        if batch and batch["Type"] == "CAPACITY_PERCENTAGE" and not 1 <= batch["Value"] <= 100:
+            raise _val("MaximumBatchSize of type CAPACITY_PERCENTAGE must be between 1 and 100 for "
+                       "instance group %s." % gname)
+
+    def _check_patching(self, g):
+        """ScheduledUpdateConfig: a cron(...) of six fields; a known release."""
+        gname = g["InstanceGroupName"]
+        su = g.get("ScheduledUpdateConfig")
+        if su:
+            expr = su["ScheduleExpression"]
+            fields = expr[5:-1].split() if expr.startswith("cron(") and expr.endswith(")") else []
+            if len(fields) != 6:
+                raise _val("ScheduleExpression %s of instance group %s is not a valid cron expression: use "
+                           "cron(Minutes Hours Day-of-month Month Day-of-week Year)." % (expr, gname))
+            self._check_deployment(su.get("DeploymentConfig"), gname)
+        if g.get("AutoPatchConfig"):
+            self._check_deployment(g["AutoPatchConfig"].get("DeploymentConfig"), gname)
+        self._check_release(g.get("ImageReleaseVersion"), gname)
 
     def _group_type(self, g):
         if g.get("InstanceType"):
@@ -326,7 +383,8 @@ class SageMakerService(AwsService):
                "InstanceGroupName": gname, "Status": entry["Status"]}
         for k in ("MinInstanceCount", "InstanceType", "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore",
                   "InstanceStorageConfigs", "OnStartDeepHealthChecks", "TrainingPlanArn",
-                  "OverrideVpcConfig", "ScheduledUpdateConfig", "CapacityRequirements"):
+                  "OverrideVpcConfig", "ScheduledUpdateConfig", "AutoPatchConfig",
+                  "CapacityRequirements"):
             if g.get(k) is not None:
                 out["MinCount" if k == "MinInstanceCount" else k] = g[k]
         if g.get("InstanceRequirements"):
@@ -344,7 +402,8 @@ class SageMakerService(AwsService):
         if g.get("NetworkInterface"):
             out["NetworkInterface"] = g["NetworkInterface"]
         out["CurrentImageReleaseVersion"] = entry.get("image", IMAGE_VERSION)
-        out["DesiredImageReleaseVersion"] = entry.get("desired_image", entry.get("image", IMAGE_VERSION))
+        out["DesiredImageReleaseVersion"] = entry.get("desired_image", g.get("ImageReleaseVersion")
+                                                      or entry.get("image", IMAGE_VERSION))
         out["ImageVersionStatus"] = "UpToDate"
         if entry.get("SoftwareUpdateStatus"):
             out["SoftwareUpdateStatus"] = entry["SoftwareUpdateStatus"]
@@ -638,10 +697,13 @@ class SageMakerService(AwsService):
         c = self._cluster(p["ClusterName"])
         if c["ClusterStatus"] != "InService":
             raise AwsError("ConflictException", "Cluster %s is in %s status." % (c["ClusterArn"], c["ClusterStatus"]), 400)
-        groups = [g["InstanceGroupName"] for g in as_list(p.get("InstanceGroups"))] or list(c["_groups"])
+        specs = {g["InstanceGroupName"]: g for g in as_list(p.get("InstanceGroups"))}
+        groups = list(specs) or list(c["_groups"])
         for gname in groups:
             if gname not in c["_groups"]:
                 raise _val("Instance group %s does not exist in cluster %s." % (gname, c["ClusterName"]))
+            self._check_release((specs.get(gname) or {}).get("ImageReleaseVersion"), gname)
+        self._check_deployment(p.get("DeploymentConfig"), c["ClusterName"])
         now = self.clock.now()
         c["ClusterStatus"] = "SystemUpdating"
         c["_op"] = "software"
@@ -650,7 +712,9 @@ class SageMakerService(AwsService):
             e = c["_groups"][gname]
             e["Status"] = "SystemUpdating"
             e["SoftwareUpdateStatus"] = "InProgress"
-            e["desired_image"] = "2025.10.01"
+            e["desired_image"] = (specs.get(gname) or {}).get("ImageReleaseVersion") or IMAGE_LATEST
+            if p.get("DeploymentConfig"):
+                e["deployment"] = p["DeploymentConfig"]
         self._save(c)
         for n in self._nodes(c["ClusterName"]):
             if n["InstanceGroupName"] in groups and n["InstanceStatus"]["Status"] == "Running":
@@ -659,18 +723,52 @@ class SageMakerService(AwsService):
         return {"ClusterArn": c["ClusterArn"]}
 
     def op_StartClusterHealthCheck(self, ctx, p):
+        """On-demand deep health checks: every named node must be Running;
+        each goes DeepHealthCheckInProgress, then Running (passed) or
+        Failure (failed, replaced when NodeRecovery is Automatic)."""
         c = self._cluster(p["ClusterName"])
+        if not self.eks_name(c):
+            raise _val("Deep health checks are only supported for clusters orchestrated by Amazon EKS.")
+        if c["ClusterStatus"] != "InService":
+            raise AwsError("ConflictException", "Cluster %s is in %s status." % (c["ClusterArn"], c["ClusterStatus"]), 400)
         now = self.clock.now()
+        chosen = []
         for cfg in as_list(p.get("DeepHealthCheckConfigurations")):
-            ids = set(as_list(cfg.get("InstanceIds")))
-            for n in self._nodes(c["ClusterName"]):
-                if n["InstanceGroupName"] == cfg.get("InstanceGroupName") and (not ids or n["InstanceId"] in ids) \
-                        and n["InstanceStatus"]["Status"] == "Running":
-                    n["InstanceStatus"] = {"Status": "DeepHealthCheckInProgress", "Message": ""}
-                    n["_next"] = self.clock.due(stable_rand(n["InstanceId"] + "dhc", *DHC_TIME), now)
-                    n["_dhc"] = False
-                    self._save_node(n)
+            gname = cfg["InstanceGroupName"]
+            if gname not in c["_groups"]:
+                raise _val("Instance group %s does not exist in cluster %s." % (gname, c["ClusterName"]))
+            mine = {n["InstanceId"]: n for n in self._nodes(c["ClusterName"]) if n["InstanceGroupName"] == gname}
+            ids = as_list(cfg.get("InstanceIds")) or sorted(mine)
+            for iid in ids:
+                n = mine.get(iid)
+                if n is None:
+                    raise _val("Instance %s does not belong to instance group %s." % (iid, gname))
+                if n["InstanceStatus"]["Status"] != "Running":
+                    raise _val("Instance %s is in %s status; deep health checks can only run on Running "
+                               "instances." % (iid, n["InstanceStatus"]["Status"]))
+                chosen.append((n, list(cfg["DeepHealthChecks"])))
+        for n, checks in chosen:
+            n["InstanceStatus"] = {"Status": "DeepHealthCheckInProgress",
+                                   "Message": "Running deep health checks: %s." % ", ".join(checks)}
+            n["_next"] = self.clock.due(stable_rand(n["InstanceId"] + "dhc", *DHC_TIME), now)
+            n["_dhc"] = False
+            n["_dhc_checks"] = checks
+            self._save_node(n)
         return {"ClusterArn": c["ClusterArn"]}
+
+    def _dhc_done(self, c, n, now):
+        checks = ", ".join(n.pop("_dhc_checks", None) or ["InstanceStress", "InstanceConnectivity"])
+        if n.pop("_dhc_fail", None):
+            n["InstanceStatus"] = {"Status": "Failure", "Message": "Deep health checks failed (%s): %s" % (
+                checks, n.pop("_dhc_fail_msg", "GPU stress test failed: DCGM diagnostic level 4 reported "
+                              "an XID 79 error."))}
+            n["_failed"] = now
+            if c["NodeRecovery"] == "Automatic":
+                n["_repair_at"] = self.clock.due(AUTO_REPAIR_AFTER, now)
+        else:
+            n["InstanceStatus"] = {"Status": "Running", "Message": "Deep health checks passed (%s)." % checks}
+            n["_dhc_passed"] = True
+        self._save_node(n)
 
     def op_ListClusterEvents(self, ctx, p):
         c = self._cluster(p["ClusterName"])
@@ -679,6 +777,10 @@ class SageMakerService(AwsService):
                            ("ResourceType", "ResourceType")):
             if p.get(key):
                 evs = [e for e in evs if e.get(field) == p[key]]
+        if p.get("EventTimeAfter") is not None:
+            evs = [e for e in evs if e["EventTime"] > _ts(p["EventTimeAfter"])]
+        if p.get("EventTimeBefore") is not None:
+            evs = [e for e in evs if e["EventTime"] < _ts(p["EventTimeBefore"])]
         evs.sort(key=lambda e: e["EventTime"], reverse=p.get("SortOrder", "Descending") == "Descending")
         evs, token = page(evs, p.get("MaxResults"), p.get("NextToken"))
         out = {"Events": evs}
@@ -790,13 +892,21 @@ class SageMakerService(AwsService):
         return out
 
     # --- faults -------------------------------------------------------------
-    def fail_node(self, cluster, node_id, message=None):
+    def fail_node(self, cluster, node_id, message=None, when="now"):
+        """Fail a node now, or (when="health_check") make its next deep
+        health check fail."""
         c = self._cluster(cluster)
         n = self._node(c, node_id) if node_id else next(
             (x for x in sorted(self._nodes(c["ClusterName"]), key=lambda x: x["LaunchTime"])
              if x["InstanceStatus"]["Status"] == "Running"), None)
         if n is None:
             raise KeyError("node %s in cluster %s" % (node_id, cluster))
+        if when == "health_check":
+            n["_dhc_fail"] = True
+            if message:
+                n["_dhc_fail_msg"] = message
+            self._save_node(n)
+            return {k: v for k, v in n.items() if not k.startswith("_")}
         now = self.clock.now()
         n["InstanceStatus"] = {"Status": "Failure", "Message": message or
                                "Node health check failed: GPU XID 79 (GPU has fallen off the bus)."}
@@ -831,6 +941,7 @@ class SageMakerService(AwsService):
                 for rc in plan["ReservedCapacitySummaries"]:
                     rc["Status"] = "Active"
                 self.store.put("sm:plans", name, plan)
+        self.advance_governance(now)
         self._sync_kubernetes()
 
     def _advance_cluster(self, c, now):
@@ -849,9 +960,7 @@ class SageMakerService(AwsService):
                     n["InstanceStatus"] = {"Status": "Running", "Message": ""}
                 self._save_node(n)
             elif st == "DeepHealthCheckInProgress" and now >= n["_next"]:
-                n["InstanceStatus"] = {"Status": "Running", "Message": ""}
-                n["_dhc_passed"] = True
-                self._save_node(n)
+                self._dhc_done(c, n, now)
             elif st == "Failure" and n.get("_repair_at") and now >= n["_repair_at"] \
                     and c["ClusterStatus"] not in ("Deleting",):
                 n.pop("_repair_at", None)
@@ -869,7 +978,6 @@ class SageMakerService(AwsService):
             for n in nodes:
                 if n["InstanceStatus"]["Status"] in ("Pending", "DeepHealthCheckInProgress"):
                     self._shutdown(n, now)
-            self._event(c, "Cluster", c["FailureMessage"], level="Error")
             self._save(c)
             return
         if status in ("Creating", "Updating"):
@@ -892,7 +1000,6 @@ class SageMakerService(AwsService):
             if done:
                 c["ClusterStatus"] = "InService"
                 c.pop("_op", None)
-                self._event(c, "Cluster", "Cluster is InService.")
             self._save(c)
         elif status == "SystemUpdating" and now >= c.get("_sw_done", 0):
             for e in c["_groups"].values():
