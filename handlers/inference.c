@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "handlers/inference.h"
 #include "handlers/workloads.h"
 #include "lib/json.h"
 #include "pipelines/lbc.h"
@@ -76,8 +77,8 @@ meta(const char *name, const char *ns, json_object *labels)
  * endpoint again.  kv-cache usage is a 0-1 fraction, so its threshold
  * is one; queue and running count requests, so theirs are whole >= 1.
  */
-static void
-check_autoscaling(struct sw_req *r, json_object *as)
+void
+inf_check_autoscaling(struct sw_req *r, json_object *as)
 {
 	const char *metric = wl_str_or(as, "metric", "queue");
 	json_object *th = sw_json_get(as, "threshold");
@@ -131,11 +132,66 @@ lb_controller(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	return SW_OK;
 }
 
+/*
+ * The KEDA ScaledObject that scales endpoint name's server Deployment on
+ * the engine's own metric (as, borrowed, is the autoscaling object).
+ * A new object, or NULL with the problem filled.
+ */
+json_object *
+inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
+    const char *name, json_object *as)
+{
+	const char *metric = wl_str_or(as, "metric", "queue");
+	json_object *th = sw_json_get(as, "threshold");
+	int kv = strcmp(metric, "kv-cache") == 0;
+	char query[512], thr[32];
+
+	/*
+	 * Exactly this endpoint's server pods: a Deployment's pods are
+	 * <name>-<template hash>-<5 chars>, two dash-free parts (PromQL
+	 * anchors =~), so neither <name>-router nor another endpoint
+	 * <name>-x can match.
+	 */
+	if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
+	    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
+	    strcmp(metric, "running") == 0 ? en->m_running : kv ?
+	    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
+		sw_req_fail(r, SW_EINTERNAL, "query too long");
+		return NULL;
+	}
+	if (th != NULL && kv)
+		snprintf(thr, sizeof(thr), "%g", json_object_get_double(th));
+	else if (th != NULL)
+		snprintf(thr, sizeof(thr), "%lld",
+		    (long long)json_object_get_double(th));
+	else
+		snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
+	return sw_jo(
+	    "apiVersion", sw_js("keda.sh/v1alpha1"),
+	    "kind", sw_js("ScaledObject"),
+	    "metadata", meta(name, ns, inf_labels(name, "autoscaler", NULL)),
+	    "spec", sw_jo(
+		"scaleTargetRef", sw_jo("name", sw_js(name), NULL),
+		"minReplicaCount", sw_ji(sw_json_get_int(as, "min_replicas",
+		    1)),
+		"maxReplicaCount", sw_ji(sw_json_get_int(as, "max_replicas",
+		    1)),
+		"pollingInterval", sw_ji(30),
+		"cooldownPeriod", sw_ji(300),
+		"triggers", sw_ja(sw_jo("type", sw_js("prometheus"),
+		    "metadata", sw_jo(
+			"serverAddress", sw_js(sw_json_get_str(as,
+			    "prometheus_url")),
+			"query", sw_js(query),
+			"threshold", sw_js(thr), NULL), NULL)),
+		NULL), NULL);
+}
+
 sw_err
 h_inference_deploy(struct sw_req *r)
 {
 	json_object *a = r->args, *list = NULL, *as = sw_json_get(a,
-	    "autoscaling"), *svc_meta, *refs;
+	    "autoscaling"), *svc_meta, *svc_ann, *refs;
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *ename = sw_json_get_str(a, "engine");
@@ -165,7 +221,7 @@ h_inference_deploy(struct sw_req *r)
 		sw_ferr_add(&r->ferrs, "replicas", "autoscaling", "the "
 		    "autoscaler sets replicas; give autoscaling.min_replicas");
 	if (as != NULL)
-		check_autoscaling(r, as);
+		inf_check_autoscaling(r, as);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
@@ -276,14 +332,20 @@ h_inference_deploy(struct sw_req *r)
 		    NULL));
 	}
 	svc_meta = meta(name, ns, inf_labels(name, "service", en->name));
-	if (strcmp(exposure, "load-balancer") == 0)
-		json_object_object_add(svc_meta, "annotations", sw_jo(
+	svc_ann = sw_jo(INF_SERVED, sw_js(wl_str_or(a, "served_model_name",
+	    model)), NULL);
+	json_object_object_add(svc_meta, "annotations", svc_ann);
+	if (strcmp(exposure, "load-balancer") == 0) {
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-type",
-		    sw_js("external"),
+		    sw_js("external"));
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-nlb-target-"
-		    "type", sw_js("ip"),
+		    "type", sw_js("ip"));
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-scheme",
-		    sw_js("internal"), NULL));
+		    sw_js("internal"));
+	}
 	json_object_array_add(list, sw_jo(
 	    "apiVersion", sw_js("v1"), "kind", sw_js("Service"),
 	    "metadata", svc_meta,
@@ -295,52 +357,11 @@ h_inference_deploy(struct sw_req *r)
 		    "targetPort", sw_ji(router ? ROUTER_PORT : en->port),
 		    "protocol", sw_js("TCP"), NULL)), NULL), NULL));
 	if (as != NULL) {
-		const char *metric = wl_str_or(as, "metric", "queue");
-		json_object *th = sw_json_get(as, "threshold");
-		int kv = strcmp(metric, "kv-cache") == 0;
-		char query[512], thr[32];
+		json_object *so = inf_scaled_object(r, en, ns, name, as);
 
-		/*
-		 * Exactly this endpoint's server pods: a Deployment's pods
-		 * are <name>-<template hash>-<5 chars>, two dash-free parts
-		 * (PromQL anchors =~), so neither <name>-router nor another
-		 * endpoint <name>-x can match.
-		 */
-		if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
-		    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
-		    strcmp(metric, "running") == 0 ? en->m_running : kv ?
-		    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
-			sw_req_fail(r, SW_EINTERNAL, "query too long");
+		if (so == NULL)
 			goto out;
-		}
-		if (th != NULL && kv)
-			snprintf(thr, sizeof(thr), "%g",
-			    json_object_get_double(th));
-		else if (th != NULL)
-			snprintf(thr, sizeof(thr), "%lld",
-			    (long long)json_object_get_double(th));
-		else
-			snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
-		json_object_array_add(list, sw_jo(
-		    "apiVersion", sw_js("keda.sh/v1alpha1"),
-		    "kind", sw_js("ScaledObject"),
-		    "metadata", meta(name, ns, inf_labels(name, "autoscaler",
-			NULL)),
-		    "spec", sw_jo(
-			"scaleTargetRef", sw_jo("name", sw_js(name), NULL),
-			"minReplicaCount", sw_ji(sw_json_get_int(as,
-			    "min_replicas", 1)),
-			"maxReplicaCount", sw_ji(sw_json_get_int(as,
-			    "max_replicas", 1)),
-			"pollingInterval", sw_ji(30),
-			"cooldownPeriod", sw_ji(300),
-			"triggers", sw_ja(sw_jo("type", sw_js("prometheus"),
-			    "metadata", sw_jo(
-				"serverAddress", sw_js(sw_json_get_str(as,
-				    "prometheus_url")),
-				"query", sw_js(query),
-				"threshold", sw_js(thr), NULL), NULL)),
-			NULL), NULL));
+		json_object_array_add(list, so);
 	}
 	if (r->dry_run) {
 		wl_answer_plan(r, list, sw_jo("endpoint", sw_js(name), NULL));
@@ -366,7 +387,7 @@ out:
 }
 
 /* The server Deployment of endpoint name (in ns or any).  New ref. */
-static sw_err
+sw_err
 inf_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
     const char *name, json_object **dep)
 {

@@ -45,6 +45,8 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "inference_list", .fn = h_inference_list },
 	{ .op = "inference_get", .fn = h_inference_get },
 	{ .op = "inference_delete", .fn = h_inference_delete },
+	{ .op = "inference_scale", .fn = h_inference_scale },
+	{ .op = "inference_invoke", .fn = h_inference_invoke },
 	{ .op = "feature_list", .fn = h_feature_list },
 	{ .op = "feature_set", .fn = h_feature_set },
 	{ .op = "storage_list", .fn = h_storage_list },

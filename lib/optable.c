@@ -566,6 +566,48 @@ static const struct sw_field f_inf_path[] = {
 	{ NULL }
 };
 
+/*
+ * inference_invoke: an OpenAI-style chat body and nothing else.  There
+ * is no URL, host or port field: the request goes to the endpoint's
+ * own Service, found by its Slipway labels.
+ */
+static const char *const chat_roles[] = {
+	"system", "user", "assistant", NULL
+};
+static const struct sw_field f_chat_message[] = {
+	{ .name = "role", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = chat_roles, .desc = "system, user or assistant." },
+	{ .name = "content", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 0, .max = 32768, .desc = "The message text." },
+	{ NULL }
+};
+static const struct sw_field f_chat_item[] = {
+	{ .name = "message", .type = SW_T_OBJECT, .fields = f_chat_message },
+};
+static const struct sw_field f_inf_invoke_body[] = {
+	{ .name = "messages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .items = f_chat_item,
+	  .desc = "The conversation, oldest first." },
+	{ .name = "max_tokens", .type = SW_T_INT, .min = 1, .max = 8192,
+	  .desc = "Most tokens to generate (the server's default when "
+	  "absent)." },
+	{ .name = "temperature", .type = SW_T_NUMBER, .min = 0, .max = 2,
+	  .desc = "Sampling temperature, 0 to 2." },
+	{ .name = "stream", .type = SW_T_BOOL,
+	  .desc = "Only false: the answer is one JSON document." },
+	{ NULL }
+};
+
+/* inference_scale: a fixed count or an autoscaler, one of the two. */
+static const struct sw_field f_inf_scale_body[] = {
+	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "Fixed replica count; removes the endpoint's autoscaler." },
+	{ .name = "autoscaling", .type = SW_T_OBJECT,
+	  .desc = "Scale with a KEDA ScaledObject on a server metric.",
+	  .fields = f_autoscale },
+	{ NULL }
+};
+
 /* FIELDS: features */
 
 /*
@@ -1152,6 +1194,42 @@ const struct sw_op sw_optable[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 5,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_scale",
+	  .method = "PATCH",
+	  .path = "/api/v1/clusters/{name}/inference/{endpoint}",
+	  .tag = "workloads",
+	  .summary = "Scale an inference endpoint: a replica count or an "
+	    "autoscaler",
+	  .description = "replicas sets a fixed count (and removes the "
+	    "endpoint's autoscaler); autoscaling puts a KEDA ScaledObject on "
+	    "it. Poll inference_get until ready_replicas matches.",
+	  .params = f_inf_path,
+	  .body = f_inf_scale_body,
+	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_get",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_invoke",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/inference/{endpoint}:invoke",
+	  .tag = "workloads",
+	  .summary = "Send one chat request to an inference endpoint",
+	  .description = "An OpenAI-style chat body goes to the endpoint's "
+	    "own Service through the cluster API server's service proxy; "
+	    "the answer is the model server's JSON (a chat.completion). "
+	    "503 while no server is ready: check inference_get.",
+	  .params = f_inf_path,
+	  .body = f_inf_invoke_body,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_get",
+	  .poll_seconds = 10,
 	  .output = "Any",
 	},
 
