@@ -198,6 +198,12 @@ h_inference_deploy(struct sw_req *r)
 	const char *model = sw_json_get_str(a, "model");
 	const char *ns = wl_str_or(a, "namespace", "default");
 	const char *exposure = wl_str_or(a, "exposure", "service");
+	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	static const char *const managed_only[] = {
+		"model_source", "kv_cache", "routing", "model_id",
+		"model_version", "accept_eula", NULL
+	};
+	size_t i;
 	int router = sw_json_get_bool(a, "router", 0);
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
 	int64_t replicas = sw_json_get_int(a, "replicas", 1);
@@ -207,6 +213,26 @@ h_inference_deploy(struct sw_req *r)
 	struct sw_kube kb;
 	int have;
 
+	if (strcmp(kind, "self-hosted") != 0) {
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
+			    0);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (ename == NULL)
+		sw_ferr_add(&r->ferrs, "engine", "required", "a self-hosted "
+		    "endpoint names its engine, vllm or sglang");
+	if (model == NULL)
+		sw_ferr_add(&r->ferrs, "model", "required", "a self-hosted "
+		    "endpoint serves a model directory under /data/models");
+	for (i = 0; managed_only[i] != NULL; i++)
+		if (sw_json_get(a, managed_only[i]) != NULL)
+			sw_ferr_add(&r->ferrs, managed_only[i], "kind", "only for "
+			    "kind managed or jumpstart");
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
 	for (en = wl_engines; en->name != NULL; en++)
 		if (strcmp(en->name, ename) == 0)
 			break;
@@ -465,6 +491,7 @@ inf_summary(json_object *dep, json_object *svc)
 sw_err
 h_inference_list(struct sw_req *r)
 {
+	const struct inf_kind *k;
 	char sel[64];
 	json_object *items = NULL, *out;
 	struct sw_kube kb;
@@ -479,7 +506,22 @@ h_inference_list(struct sw_req *r)
 		for (i = 0; i < json_object_array_length(items); i++)
 			json_object_array_add(out, inf_summary(
 			    json_object_array_get_idx(items, i), NULL));
-		sw_req_reply(r, 200, sw_jo("items", out, NULL));
+		for (k = inf_kinds; k->kind != NULL && r->err == SW_OK; k++) {
+			json_object_put(items);
+			items = NULL;
+			if (wl_list_objs(r, &kb, "inference.sagemaker.aws."
+			    "amazon.com/v1", sw_json_get_str(r->args,
+			    "namespace"), k->plural, WL_MANAGED "=slipway",
+			    &items) != SW_OK)
+				break;
+			for (i = 0; i < json_object_array_length(items); i++)
+				json_object_array_add(out, inf_managed_summary(
+				    json_object_array_get_idx(items, i), k));
+		}
+		if (r->err == SW_OK)
+			sw_req_reply(r, 200, sw_jo("items", out, NULL));
+		else
+			json_object_put(out);
 	}
 	json_object_put(items);
 	sw_kube_close(&kb);
@@ -490,12 +532,19 @@ sw_err
 h_inference_get(struct sw_req *r)
 {
 	json_object *dep = NULL, *svc = NULL;
+	const struct inf_kind *mk;
 	struct sw_kube kb;
 	sw_err e;
+	int m;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
-	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(r->args,
+	    "namespace"), sw_json_get_str(r->args, "endpoint"), &dep,
+	    &mk)) != 0) {
+		if (m > 0)
+			sw_req_reply(r, 200, inf_managed_summary(dep, mk));
+	} else if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "endpoint"), &dep) == SW_OK) {
 		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
 		    "metadata.namespace"), "services", sw_json_path_str(dep,
@@ -526,14 +575,22 @@ h_inference_delete(struct sw_req *r)
 		{ "apps/v1", "deployments", "Deployment", 0 },
 	};
 	json_object *dep = NULL, *refs = NULL;
+	const struct inf_kind *mk;
 	const char *ns, *name;
 	char rname[64];
 	struct sw_kube kb;
 	size_t i;
-	int d;
+	int d, m;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(r->args,
+	    "namespace"), sw_json_get_str(r->args, "endpoint"), &dep,
+	    &mk)) != 0) {
+		if (m > 0)
+			inf_delete_managed(r, &kb, dep, mk);
+		goto out;
+	}
 	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "endpoint"), &dep) != SW_OK)
 		goto out;

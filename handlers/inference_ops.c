@@ -13,7 +13,9 @@
  * server's own JSON.
  *
  * inference_scale sets a fixed replica count (and removes an
- * autoscaler) or puts a KEDA autoscaler on the endpoint.
+ * autoscaler) or puts a KEDA autoscaler on the endpoint; for a managed
+ * or JumpStart endpoint it patches the operator's resource instead.
+ * A managed endpoint's Service is the one its resource owns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -80,14 +82,17 @@ svc_port(json_object *svc)
 sw_err
 h_inference_invoke(struct sw_req *r)
 {
-	json_object *a = r->args, *svc = NULL, *body = NULL, *out = NULL;
+	json_object *a = r->args, *svc = NULL, *body = NULL, *out = NULL,
+	    *cr = NULL;
 	const char *ename = sw_json_get_str(a, "endpoint");
 	const char *sname, *sns, *model;
+	const struct inf_kind *mk;
 	char path[512];
 	struct k8s_error ke;
 	struct sw_kube kb;
 	int64_t port;
 	sw_err e;
+	int m;
 
 	if (sw_json_get_bool(a, "stream", 0))
 		sw_ferr_add(&r->ferrs, "stream", "enum", "only false: the "
@@ -97,13 +102,17 @@ h_inference_invoke(struct sw_req *r)
 		    r->ferrs.e[0].msg);
 	if (wl_kube_open(r, sw_json_get_str(a, "name"), &kb) != SW_OK)
 		return r->err;
-	if (inf_service(r, &kb, sw_json_get_str(a, "namespace"), ename,
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(a, "namespace"),
+	    ename, &cr, &mk)) < 0)
+		goto out;
+	if (m > 0 ? inf_managed_service(r, &kb, cr, &svc) != SW_OK :
+	    inf_service(r, &kb, sw_json_get_str(a, "namespace"), ename,
 	    &svc) != SW_OK)
 		goto out;
 	sname = sw_json_path_str(svc, "metadata.name");
 	sns = sw_json_path_str(svc, "metadata.namespace");
-	model = sw_json_get_str(sw_json_path(svc, "metadata.annotations"),
-	    INF_SERVED);
+	model = sw_json_get_str(sw_json_path(m > 0 ? cr : svc,
+	    "metadata.annotations"), INF_SERVED);
 	if ((port = svc_port(svc)) <= 0) {
 		sw_req_fail(r, SW_ECONFLICT, "Service %s/%s has no port", sns,
 		    sname);
@@ -147,6 +156,7 @@ h_inference_invoke(struct sw_req *r)
 out:
 	json_object_put(out);
 	json_object_put(body);
+	json_object_put(cr);
 	json_object_put(svc);
 	sw_kube_close(&kb);
 	return r->err;
@@ -159,11 +169,12 @@ h_inference_scale(struct sw_req *r)
 	    *as = sw_json_get(a, "autoscaling"), *refs = NULL;
 	const char *ename = sw_json_get_str(a, "endpoint");
 	const char *engine, *ns, *name;
+	const struct inf_kind *mk;
 	const struct engine *en;
 	char path[512];
 	struct k8s_error ke;
 	struct sw_kube kb;
-	int have;
+	int have, m;
 	sw_err e;
 
 	if ((as == NULL) == (sw_json_get(a, "replicas") == NULL))
@@ -181,6 +192,12 @@ h_inference_scale(struct sw_req *r)
 		    r->ferrs.e[0].msg);
 	if (wl_kube_open(r, sw_json_get_str(a, "name"), &kb) != SW_OK)
 		return r->err;
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(a, "namespace"),
+	    ename, &dep, &mk)) != 0) {
+		if (m > 0)
+			inf_scale_managed(r, &kb, dep, mk);
+		goto out;
+	}
 	if (inf_find(r, &kb, sw_json_get_str(a, "namespace"), ename, &dep) !=
 	    SW_OK)
 		goto out;

@@ -517,15 +517,75 @@ static const struct sw_field f_autoscale[] = {
 	{ NULL }
 };
 
+/*
+ * kind managed and jumpstart: the HyperPod inference operator's
+ * InferenceEndpointConfig and JumpStartModel (facts 2.2, 2.3).
+ */
+static const char *const inf_kinds_enum[] = {
+	"self-hosted", "managed", "jumpstart", NULL
+};
+static const char *const inf_source_types[] = {
+	"s3", "fsx", "huggingface", NULL
+};
+static const char *const inf_l2_backends[] = {
+	"tieredstorage", "redis", NULL
+};
+static const char *const inf_strategies[] = {
+	"prefixaware", "kvaware", "session", "roundrobin", NULL
+};
+static const struct sw_field f_inf_source[] = {
+	{ .name = "type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = inf_source_types, .desc = "s3, fsx or huggingface." },
+	{ .name = "uri", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 3, .max = 512, .pattern = "[A-Za-z0-9][A-Za-z0-9:/._-]*",
+	  .desc = "s3://bucket/prefix, fs-<id>[/path] or org/model." },
+	{ NULL }
+};
+static const struct sw_field f_inf_kv[] = {
+	{ .name = "l1", .type = SW_T_BOOL,
+	  .desc = "CPU-memory KV cache on the node (default true)." },
+	{ .name = "l2", .type = SW_T_STRING, .enumv = inf_l2_backends,
+	  .desc = "Second tier: tieredstorage (HyperPod managed) or redis." },
+	{ .name = "redis_url", .type = SW_T_STRING, .min = 8, .max = 256,
+	  .pattern = "rediss?://[A-Za-z0-9.-]+(:[0-9]{1,5})?",
+	  .desc = "The Redis of an l2 redis cache." },
+	{ NULL }
+};
+static const struct sw_field f_inf_routing[] = {
+	{ .name = "strategy", .type = SW_T_STRING, .enumv = inf_strategies,
+	  .desc = "prefixaware (default), kvaware, session or roundrobin." },
+	{ NULL }
+};
+
 static const struct sw_field f_inf_body[] = {
 	{ .name = "endpoint_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
 	  .desc = "Name of the Deployment and Service." },
-	{ .name = "engine", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
-	  .enumv = inf_engines, .desc = "vllm or sglang." },
-	{ .name = "model", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	{ .name = "kind", .type = SW_T_STRING, .enumv = inf_kinds_enum,
+	  .desc = "self-hosted (default: a vLLM or SGLang Deployment), "
+	  "managed (the inference operator's InferenceEndpointConfig) or "
+	  "jumpstart (a JumpStartModel)." },
+	{ .name = "engine", .type = SW_T_STRING, .enumv = inf_engines,
+	  .desc = "vllm or sglang (self-hosted: required)." },
+	{ .name = "model", .type = SW_T_STRING,
 	  .min = 1, .max = 512, .pattern = PAT_REL_PATH,
-	  .desc = "Model directory under /data/models/." },
+	  .desc = "Model directory under /data/models/ (self-hosted: "
+	  "required)." },
+	{ .name = "model_source", .type = SW_T_OBJECT, .fields = f_inf_source,
+	  .desc = "managed: where the operator loads the model from." },
+	{ .name = "kv_cache", .type = SW_T_OBJECT, .fields = f_inf_kv,
+	  .desc = "managed, jumpstart: the operator's tiered KV cache." },
+	{ .name = "routing", .type = SW_T_OBJECT, .fields = f_inf_routing,
+	  .desc = "managed, jumpstart: intelligent routing (cannot be "
+	  "turned off once on)." },
+	{ .name = "model_id", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}",
+	  .desc = "jumpstart: the JumpStart hub model id." },
+	{ .name = "model_version", .type = SW_T_STRING, .min = 5, .max = 14,
+	  .pattern = "[0-9]{1,4}\\.[0-9]{1,4}\\.[0-9]{1,4}",
+	  .desc = "jumpstart: model version x.y.z (default: latest)." },
+	{ .name = "accept_eula", .type = SW_T_BOOL,
+	  .desc = "jumpstart: accept the model's EULA (gated models)." },
 	{ .name = "served_model_name", .type = SW_T_STRING, .min = 1,
 	  .max = 128, .pattern = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}",
 	  .desc = "Model name clients send (default: model)." },
@@ -1148,10 +1208,14 @@ const struct sw_op sw_optable[] = {
 	  .method = "POST",
 	  .path = "/api/v1/clusters/{name}/inference",
 	  .tag = "workloads",
-	  .summary = "Serve a model from /data/models with vLLM or SGLang",
-	  .description = "A Deployment plus a Service (ClusterIP, or an "
-	    "internal NLB with exposure load-balancer); optional SGLang "
-	    "router and KEDA autoscaling. Poll inference_get until ready.",
+	  .summary = "Serve a model: self-hosted vLLM/SGLang, the HyperPod "
+	    "inference operator, or JumpStart",
+	  .description = "self-hosted: a Deployment plus a Service "
+	    "(ClusterIP, or an internal NLB with exposure load-balancer), "
+	    "optional SGLang router and KEDA autoscaling. managed: an "
+	    "InferenceEndpointConfig with KV cache, routing and autoscaling, "
+	    "its TLS bucket and IAM policy. jumpstart: a JumpStartModel. "
+	    "Poll inference_get until ready.",
 	  .params = f_cluster_name,
 	  .body = f_inf_body,
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,

@@ -181,7 +181,7 @@ t.ok(r.status == 409 and "feature_set" in r.json.get("detail", ""),
 r = call("PATCH", C + "/inference/nope", {"replicas": 2})
 t.eq(r.status, 404, "scale an unknown endpoint: 404")
 
-# ---- undeploy leaves nothing
+# ---- the self-hosted endpoints go (their GPUs are needed below)
 for name in ("qwen", "sg"):
     r = call("DELETE", C + "/inference/" + name)
     t.eq(r.status, 200, "inference_delete " + name)
@@ -192,6 +192,128 @@ t.ok(left is not None and not [i for i in left["items"]
                                i["metadata"].get("deletionTimestamp")],
      "no endpoint object is left")
 
+
+# ---- managed: the HyperPod inference operator's InferenceEndpointConfig
+mgd = {"endpoint_name": "mgd", "kind": "managed", "instance_type": gtype,
+       "model_source": {"type": "s3", "uri": "s3://inf-models/models/qwen"},
+       "kv_cache": {"l1": True, "l2": "tieredstorage"},
+       "routing": {"strategy": "kvaware"}, "replicas": 1}
+r = call("POST", C + "/inference", mgd)
+t.ok(r.status == 409 and "feature_set" in (r.json or {}).get("detail", ""),
+     "managed before the operator is installed: 409 naming feature_set")
+r = s.request("PATCH", C + "/features", {"inference_operator": True})
+t.eq(r.status, 202, "feature_set inference_operator: 202")
+d = wait_operation(s, (r.json or {}).get("operation_id"), timeout=180)
+t.eq(d.get("state"), "succeeded", "inference operator installed")
+for body, field in (
+        ({k: v for k, v in mgd.items() if k != "model_source"},
+         "model_source"),
+        (dict(mgd, engine="sglang"), "engine"),
+        (dict(mgd, model="x"), "model"),
+        (dict(mgd, model_source={"type": "s3", "uri": "inf-models"}),
+         "model_source.uri"),
+        (dict({k: v for k, v in mgd.items() if k != "replicas"},
+              autoscaling={"max_replicas": 2,
+                           "prometheus_url": "http://prom:9090"}),
+         "autoscaling.prometheus_url")):
+    r = call("POST", C + "/inference", body)
+    t.ok(r.status == 400 and field_error(r, field),
+         "managed: 400 naming %s" % field)
+r = call("POST", C + "/inference?dry_run=true", mgd)
+man = ((r.json or {}).get("manifests") or [{}])[0]
+t.ok(r.status == 200 and man.get("kind") == "InferenceEndpointConfig" and
+     [a["create"] for a in r.json.get("aws", [])] ==
+     ["S3 bucket", "IAM role policy"],
+     "managed dry run: the InferenceEndpointConfig, its bucket and policy")
+t.ok(kget("inferenceendpointconfigs", "mgd") is None,
+     "the dry run created nothing")
+r = call("POST", C + "/inference", mgd)
+t.ok(r.status == 200 and r.json.get("status_tool") == "inference_get",
+     "inference_deploy managed (%d %s)" % (r.status, r.body[:300]))
+tls = (r.json or {}).get("tls_bucket", "")
+iec = kget("inferenceendpointconfigs", "mgd") or {}
+spec = iec.get("spec", {})
+t.ok(spec.get("kvCacheSpec", {}).get("enableL2Cache") is True and
+     spec["kvCacheSpec"]["l2CacheSpec"]["l2CacheBackend"] ==
+     "tieredstorage" and spec.get("intelligentRoutingSpec") ==
+     {"enabled": True, "routingStrategy": "kvaware"} and
+     spec.get("modelSourceConfig", {}).get("s3Storage", {}).get(
+         "bucketName") == "inf-models" and
+     spec.get("tlsConfig", {}).get("tlsCertificateOutputS3Uri") ==
+     "s3://%s/" % tls, "kubectl: kvCacheSpec, intelligentRoutingSpec, "
+     "modelSourceConfig and tlsConfig as asked")
+# The API server checks the upstream CRD's schema: a bad strategy is refused.
+bad = json.loads(json.dumps(iec))
+for k in ("status", "metadata"):
+    bad.pop(k, None)
+bad["metadata"] = {"name": "bad", "namespace": "default"}
+bad["spec"]["intelligentRoutingSpec"]["routingStrategy"] = "random"
+p = kube.run("apply", "-f", "-", stdin=json.dumps(bad))
+t.ok(p.returncode != 0 and "routingStrategy" in p.stderr,
+     "kubectl: the CRD schema refuses routingStrategy random")
+rc, _ = harness.aws_cli(s, "s3api", "head-bucket", "--bucket", tls)
+t.eq(rc, 0, "aws: the TLS bucket exists")
+rc, pol = harness.aws_cli(s, "iam", "get-role-policy", "--role-name",
+                          "slipway-inf-hp-inference", "--policy-name",
+                          "slipway-inference-default-mgd")
+t.ok(rc == 0 and tls in json.dumps(pol), "aws: the operator's role may "
+     "write the TLS bucket")
+r = wait_for(ready("mgd"), 60)
+if not r:
+    t.diag(kube.run("get", "pods", "-o", "wide").stdout)
+    t.diag(json.dumps(kget("pods", "-l", "app=mgd")
+                      )[-1500:])
+t.ok(r and r.json.get("kind") == "managed" and r.json.get("state") ==
+     "DeploymentComplete", "managed endpoint ready (DeploymentComplete)")
+r = call("POST", C + "/inference/mgd:invoke", chat)
+t.ok(r.status == 200 and r.json.get("model") == "mgd",
+     "invoke the managed endpoint (%d %s)" % (r.status, r.body[:200]))
+r = call("PATCH", C + "/inference/mgd", {"replicas": 2})
+t.eq(r.status, 200, "inference_scale the managed endpoint")
+t.eq((kget("inferenceendpointconfigs", "mgd") or {}).get("spec", {}).get(
+    "replicas"), 2, "kubectl: spec.replicas 2")
+t.ok(wait_for(ready("mgd", 2), 60), "2 managed replicas ready")
+
+# ---- JumpStart
+js = {"endpoint_name": "js", "kind": "jumpstart", "instance_type": gtype,
+      "model_id": "meta-textgeneration-llama-3-2-1b", "accept_eula": True}
+r = call("POST", C + "/inference", {k: v for k, v in js.items()
+                                    if k != "model_id"})
+t.ok(r.status == 400 and field_error(r, "model_id", "required"),
+     "jumpstart without model_id: 400")
+r = call("POST", C + "/inference", js)
+t.eq(r.status, 200, "inference_deploy jumpstart")
+jsm = kget("jumpstartmodels", "js") or {}
+t.ok(jsm.get("spec", {}).get("model", {}).get("modelId") ==
+     js["model_id"] and jsm["spec"]["server"]["instanceType"] == gtype,
+     "kubectl: a JumpStartModel")
+t.ok(wait_for(ready("js"), 60), "jumpstart endpoint ready")
+r = call("POST", C + "/inference/js:invoke", chat)
+t.ok(r.status == 200 and r.json.get("model") == js["model_id"],
+     "invoke the JumpStart endpoint (%d %s)" % (r.status, r.body[:200]))
+r = call("GET", C + "/inference")
+kinds = {i["endpoint"]: i.get("kind", "self-hosted")
+         for i in r.json.get("items", [])}
+t.ok(kinds.get("mgd") == "managed" and kinds.get("js") == "jumpstart" and
+     True, "inference_list shows the managed kinds")
+
+# ---- undeploy leaves nothing
+for name in ("mgd", "js"):
+    r = call("DELETE", C + "/inference/" + name)
+    t.eq(r.status, 200, "inference_delete " + name)
+t.ok(kget("inferenceendpointconfigs", "mgd") is None and
+     kget("jumpstartmodels", "js") is None, "the operator's resources are "
+     "gone")
+t.ok(wait_for(lambda: not (kget("deployments", "-l",
+                                "inference.sagemaker.aws.amazon.com/"
+                                "endpoint") or {"items": [1]})["items"],
+              30), "their Deployments are garbage-collected")
+rc, _ = harness.aws_cli(s, "s3api", "head-bucket", "--bucket", tls)
+t.ok(rc not in (0, None), "aws: the TLS bucket is gone")
+rc, _ = harness.aws_cli(s, "iam", "get-role-policy", "--role-name",
+                        "slipway-inf-hp-inference", "--policy-name",
+                        "slipway-inference-default-mgd")
+t.ok(rc not in (0, None), "aws: the role policy is gone")
 ids = set()
 for pth in s.get("/api/v1/openapi.json").json["paths"].values():
     for op in pth.values():

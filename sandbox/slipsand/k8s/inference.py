@@ -181,3 +181,174 @@ def serve(pod, container, method, path, body):
             return 405, {"detail": "Method Not Allowed"}
         return _chat(container, pod, body)
     return 404, {"detail": "Not Found"}
+
+
+# --- the HyperPod inference operator ------------------------------------------------------
+#
+# What the operator does with an InferenceEndpointConfig or a JumpStartModel (the schema
+# check happened on write): a Deployment of model-server pods named after the model, a
+# ClusterIP Service in front of them (both owned by the custom resource, so deleting it
+# removes them), a KEDA ScaledObject when autoScalingSpec is given, and the status the
+# real operator writes (state, replicas and selector for the scale subresource,
+# deploymentStatus, conditions, tlsCertificate).  The TLS certificate goes to the bucket
+# of tlsCertificateOutputS3Uri: a bucket that does not exist fails the deployment, as a
+# PutObject to it would.
+GROUP = "inference.sagemaker.aws.amazon.com"
+KINDS = (("InferenceEndpointConfig", "inferenceendpointconfigs"), ("JumpStartModel", "jumpstartmodels"))
+JUMPSTART_IMAGE = "763104351884.dkr.ecr.%s.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
+ENDPOINT_LABEL = GROUP + "/endpoint"
+MANAGER = "hyperpod-inference-operator"
+
+
+def _model_name(kind, ie):
+    spec = ie.get("spec") or {}
+    if kind == "InferenceEndpointConfig":
+        return spec.get("modelName") or ie["metadata"]["name"]
+    return ie["metadata"]["name"]
+
+
+def _pod_spec(ctrl, kind, ie, name):
+    spec = ie.get("spec") or {}
+    if kind == "InferenceEndpointConfig":
+        w = spec.get("worker") or {}
+        port = (w.get("modelInvocationPort") or {}).get("containerPort", 8080)
+        vm = w.get("modelVolumeMount") or {}
+        c = {"name": "model", "image": w.get("image"),
+             "ports": [{"name": "http", "containerPort": port}],
+             "resources": w.get("resources") or {},
+             "env": list(w.get("environmentVariables") or []),
+             "volumeMounts": [{"name": vm.get("name", "model-weights"),
+                               "mountPath": vm.get("mountPath", "/opt/ml/model")}],
+             "readinessProbe": {"httpGet": {"path": "/health", "port": port}}}
+        for k in ("command", "args", "workingDir"):
+            if w.get(k):
+                c[k] = w[k]
+        itype = spec.get("instanceType")
+        volumes = [{"name": vm.get("name", "model-weights"), "emptyDir": {}}]
+    else:
+        model = spec.get("model") or {}
+        port = 8080
+        c = {"name": "model", "image": JUMPSTART_IMAGE % ctrl.kc.world.region,
+             "ports": [{"name": "http", "containerPort": port}],
+             "env": [{"name": "SERVED_MODEL_NAME", "value": model.get("modelId", name)}] +
+                    list(spec.get("environmentVariables") or []),
+             "resources": {"limits": {"nvidia.com/gpu": 1}, "requests": {"nvidia.com/gpu": 1}},
+             "readinessProbe": {"httpGet": {"path": "/ping", "port": port}}}
+        itype = (spec.get("server") or {}).get("instanceType")
+        volumes = []
+    ps = {"containers": [c], "volumes": volumes,
+          "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}
+    if itype:
+        ps["nodeSelector"] = {"node.kubernetes.io/instance-type": itype}
+    return ps, port
+
+
+def _tls_bucket(ie):
+    uri = ((ie.get("spec") or {}).get("tlsConfig") or {}).get("tlsCertificateOutputS3Uri") or ""
+    if not uri.startswith("s3://"):
+        return None
+    return uri[len("s3://"):].split("/", 1)[0]
+
+
+def _cond(type_, status, reason, message, now_text, gen):
+    return {"type": type_, "status": status, "reason": reason, "message": message,
+            "lastTransitionTime": now_text, "observedGeneration": gen}
+
+
+def reconcile(ctrl, now):
+    from .controllers import owned_by, owner_ref
+    kc = ctrl.kc
+    st = ctrl.st
+    reg = kc.registry()
+    for kind, plural in KINDS:
+        if reg.by_kind(GROUP, kind) is None:
+            continue
+        for ie in st.list(GROUP, plural):
+            if ie["metadata"].get("deletionTimestamp"):
+                continue
+            spec = ie.get("spec") or {}
+            ns = ie["metadata"]["namespace"]
+            uid = ie["metadata"]["uid"]
+            gen = ie["metadata"].get("generation", 1)
+            name = _model_name(kind, ie)
+            labels = {"app": name, ENDPOINT_LABEL: ie["metadata"]["name"]}
+            nt = ctrl.now_text()
+            status = copy_status = dict(ie.get("status") or {})
+            bucket = _tls_bucket(ie)
+            if bucket is not None and kc.world.store.get("s3:buckets", bucket) is None:
+                msg = ("failed to upload the TLS certificate to s3://%s: NoSuchBucket: The specified "
+                       "bucket does not exist" % bucket)
+                new = {"state": "DeploymentFailed", "observedGeneration": gen,
+                       "conditions": [_cond("DeploymentFailed", "True", "TLSCertificateUploadFailed", msg, nt, gen)]}
+                if {k: copy_status.get(k) for k in ("state", "observedGeneration")} != \
+                        {"state": "DeploymentFailed", "observedGeneration": gen}:
+                    ctrl._set_status(GROUP, plural, ie, new)
+                continue
+            pod_spec, port = _pod_spec(ctrl, kind, ie, name)
+            auto = spec.get("autoScalingSpec") or ((spec.get("intelligentRoutingSpec") or {})
+                                                   .get("autoScalingSpec"))
+            replicas = int(spec.get("replicas", 1) or 1)
+            deps = [d for d in st.list("apps", "deployments", ns) if owned_by(d, uid)]
+            if not deps:
+                dep = {"apiVersion": "apps/v1", "kind": "Deployment",
+                       "metadata": {"name": name, "namespace": ns, "labels": dict(labels),
+                                    "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
+                       "spec": {"replicas": replicas, "selector": {"matchLabels": dict(labels)},
+                                "template": {"metadata": {"labels": dict(labels), "annotations": {
+                                    "sandbox.slipway.dev/workload": "inference"}},
+                                    "spec": pod_spec}}}
+                kc.create_object("apps", "deployments", dep, manager=MANAGER)
+                deps = [d for d in st.list("apps", "deployments", ns) if owned_by(d, uid)]
+            d = deps[0]
+            if not auto and d["spec"].get("replicas") != replicas:
+                d["spec"]["replicas"] = replicas
+                st.update("apps", "deployments", d, bump_generation=True)
+            svcs = [s for s in st.list("", "services", ns) if owned_by(s, uid)]
+            if not svcs:
+                svc = {"apiVersion": "v1", "kind": "Service",
+                       "metadata": {"name": "%s-service" % name[:55], "namespace": ns, "labels": dict(labels),
+                                    "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
+                       "spec": {"type": "ClusterIP", "selector": dict(labels),
+                                "ports": [{"name": "http", "port": 80, "targetPort": port, "protocol": "TCP"}]}}
+                kc.create_object("", "services", svc, manager=MANAGER)
+            sos = [o for o in st.list("keda.sh", "scaledobjects", ns) if owned_by(o, uid)] \
+                if reg.by_kind("keda.sh", "ScaledObject") else []
+            if auto and not sos and reg.by_kind("keda.sh", "ScaledObject"):
+                trig = auto.get("prometheusTrigger") or {}
+                so = {"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                      "metadata": {"name": "%s-scaled-object" % name[:48], "namespace": ns, "labels": dict(labels),
+                                   "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
+                      "spec": {"scaleTargetRef": {"name": name},
+                               "minReplicaCount": auto.get("minReplicaCount", 1),
+                               "maxReplicaCount": auto.get("maxReplicaCount", 5),
+                               "pollingInterval": auto.get("pollingInterval", 30),
+                               "cooldownPeriod": auto.get("cooldownPeriod", 300),
+                               "triggers": [{"type": "prometheus", "metadata": {
+                                   "serverAddress": trig.get("serverAddress", ""),
+                                   "query": trig.get("query", ""),
+                                   "threshold": str(trig.get("targetValue", 1))}}]}}
+                kc.create_object("keda.sh", "scaledobjects", so, manager=MANAGER)
+            elif not auto:
+                for o in sos:
+                    kc.delete_object("keda.sh", "scaledobjects", ns, o["metadata"]["name"])
+            dst = d.get("status") or {}
+            avail = dst.get("availableReplicas", 0)
+            want = d["spec"].get("replicas", replicas)
+            state = "DeploymentComplete" if avail >= want and want > 0 else "DeploymentInProgress"
+            new = {"state": state, "replicas": avail, "selector": "app=%s" % name, "observedGeneration": gen,
+                   "deploymentStatus": {"name": name, "deploymentObjectOverallState": state,
+                                        "lastUpdated": nt,
+                                        "status": {"replicas": dst.get("replicas", 0),
+                                                   "readyReplicas": dst.get("readyReplicas", 0),
+                                                   "availableReplicas": avail}},
+                   "conditions": [_cond(state, "True", state,
+                                        "%d of %d replicas available" % (avail, want), nt, gen)]}
+            if bucket is not None:
+                new["tlsCertificate"] = {"tlsCertificateOutputS3Bucket": bucket,
+                                         "tlsCertificateS3Keys": ["%s/%s/tls.crt" % (ns, ie["metadata"]["name"])],
+                                         "certificateHealth": "Valid",
+                                         "certificateDomainNames": ["%s-service.%s.svc" % (name[:55], ns)]}
+            old = status
+            if {k: old.get(k) for k in ("state", "replicas", "observedGeneration")} != \
+                    {k: new.get(k) for k in ("state", "replicas", "observedGeneration")}:
+                ctrl._set_status(GROUP, plural, ie, new)
