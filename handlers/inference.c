@@ -199,6 +199,11 @@ h_inference_deploy(struct sw_req *r)
 	const char *ns = wl_str_or(a, "namespace", "default");
 	const char *exposure = wl_str_or(a, "exposure", "service");
 	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	static const char *const pool_unused[] = {
+		"engine", "model", "served_model_name", "image", "replicas",
+		"gpus_per_replica", "instance_type", "router", "autoscaling",
+		"pvc", NULL
+	};
 	static const char *const managed_only[] = {
 		"model_source", "kv_cache", "routing", "model_id",
 		"model_version", "accept_eula", NULL
@@ -217,6 +222,26 @@ h_inference_deploy(struct sw_req *r)
 		if (wl_kube_open(r, cluster, &kb) == SW_OK)
 			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
 			    0);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (strcmp(exposure, "pool") == 0 || sw_json_get(a, "pool") != NULL) {
+		for (i = 0; pool_unused[i] != NULL; i++)
+			if (sw_json_get(a, pool_unused[i]) != NULL)
+				sw_ferr_add(&r->ferrs, pool_unused[i], "pool",
+				    "a pool endpoint is served by the pool's "
+				    "pods; inference_pool_create sets this");
+		if (sw_json_get(a, "pool") == NULL)
+			sw_ferr_add(&r->ferrs, "pool", "required", "exposure "
+			    "pool names the pool");
+		if (strcmp(exposure, "pool") != 0)
+			sw_ferr_add(&r->ferrs, "exposure", "pool", "give "
+			    "exposure pool with pool");
+		if (r->ferrs.n > 0)
+			return sw_req_fail(r, SW_EINVAL, "%s: %s",
+			    r->ferrs.e[0].field, r->ferrs.e[0].msg);
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_pool(r, &kb);
 		sw_kube_close(&kb);
 		return r->err;
 	}
@@ -488,6 +513,37 @@ inf_summary(json_object *dep, json_object *svc)
 	    "service", service, NULL);
 }
 
+/* Append the pool endpoints (exposure pool) to out. */
+static void
+pool_items(struct sw_req *r, struct sw_kube *kb, json_object *out)
+{
+	json_object *svcs = NULL, *pods = NULL;
+	const char *ns = sw_json_get_str(r->args, "namespace");
+	char sel[96];
+	size_t i;
+
+	snprintf(sel, sizeof(sel), "%s=slipway,%s=service,%s", WL_MANAGED,
+	    WL_ROLE, WL_POOL);
+	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &svcs) != SW_OK)
+		return;
+	snprintf(sel, sizeof(sel), "%s=slipway,%s", WL_MANAGED, WL_ASSIGNED);
+	if (wl_list_objs(r, kb, "v1", ns, "pods", sel, &pods) == SW_OK)
+		for (i = 0; i < json_object_array_length(svcs); i++)
+			json_object_array_add(out, inf_pool_summary(
+			    json_object_array_get_idx(svcs, i), pods));
+	json_object_put(svcs);
+	json_object_put(pods);
+}
+
+/* 1 with *svc (new ref) when the request's endpoint is a pool
+ * endpoint, 0 when it is not, -1 on error (problem filled). */
+static int
+pool_endpoint(struct sw_req *r, struct sw_kube *kb, json_object **svc)
+{
+	return inf_pool_endpoint(r, kb, sw_json_get_str(r->args, "namespace"),
+	    sw_json_get_str(r->args, "endpoint"), svc);
+}
+
 sw_err
 h_inference_list(struct sw_req *r)
 {
@@ -519,6 +575,8 @@ h_inference_list(struct sw_req *r)
 				    json_object_array_get_idx(items, i), k));
 		}
 		if (r->err == SW_OK)
+			pool_items(r, &kb, out);
+		if (r->err == SW_OK)
 			sw_req_reply(r, 200, sw_jo("items", out, NULL));
 		else
 			json_object_put(out);
@@ -544,6 +602,9 @@ h_inference_get(struct sw_req *r)
 	    &mk)) != 0) {
 		if (m > 0)
 			sw_req_reply(r, 200, inf_managed_summary(dep, mk));
+	} else if ((m = pool_endpoint(r, &kb, &svc)) != 0) {
+		if (m > 0)
+			inf_pool_endpoint_get(r, &kb, svc);
 	} else if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "endpoint"), &dep) == SW_OK) {
 		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
@@ -589,6 +650,11 @@ h_inference_delete(struct sw_req *r)
 	    &mk)) != 0) {
 		if (m > 0)
 			inf_delete_managed(r, &kb, dep, mk);
+		goto out;
+	}
+	if ((m = pool_endpoint(r, &kb, &dep)) != 0) {
+		if (m > 0)
+			inf_pool_endpoint_delete(r, &kb, dep);
 		goto out;
 	}
 	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),

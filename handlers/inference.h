@@ -3,13 +3,18 @@
  * lists, reads and deletes endpoints; inference_ops.c calls one
  * (inference_invoke) and scales it (inference_scale);
  * inference_managed.c writes and removes the inference operator's
- * resources (kind managed and jumpstart).  Ownership as in
+ * resources (kind managed and jumpstart); inference_pool.c runs the
+ * hot GPU pool and its endpoints (exposure pool).  Ownership as in
  * workloads.h: arguments borrowed, returned objects new references.
  */
 #ifndef SW_HANDLERS_INFERENCE_H
 #define SW_HANDLERS_INFERENCE_H
 
 #include "handlers/workloads.h"
+
+/* A pool pod's pool, and the endpoint it is assigned to (absent: free). */
+#define WL_POOL		"slipway.dev/pool"
+#define WL_ASSIGNED	"slipway.dev/assigned-to"
 
 /* The model name the endpoint's server answers to, on its Service. */
 #define INF_SERVED	"slipway.dev/served-model"
@@ -57,5 +62,23 @@ sw_err	inf_delete_managed(struct sw_req *, struct sw_kube *,
 /* inference_scale of cr: spec.replicas or spec.autoScalingSpec. */
 sw_err	inf_scale_managed(struct sw_req *, struct sw_kube *,
 	    json_object *cr, const struct inf_kind *);
+
+/* ---- the hot GPU pool (inference_pool.c) ----------------------------- */
+
+/* The Service of pool endpoint name (exposure pool): 1 with *svc (new
+ * reference), 0 when name is not a pool endpoint, -1 on error. */
+int	inf_pool_endpoint(struct sw_req *, struct sw_kube *, const char *ns,
+	    const char *name, json_object **svc);
+/* inference_deploy with exposure pool: the endpoint's Service only. */
+sw_err	inf_deploy_pool(struct sw_req *, struct sw_kube *);
+/* A pool endpoint as answered, counting the pods (may be NULL)
+ * assigned to it. */
+json_object *inf_pool_summary(json_object *svc, json_object *pods);
+/* inference_get and inference_delete of a pool endpoint; delete gives
+ * its pods back to the pool. */
+sw_err	inf_pool_endpoint_get(struct sw_req *, struct sw_kube *,
+	    json_object *svc);
+sw_err	inf_pool_endpoint_delete(struct sw_req *, struct sw_kube *,
+	    json_object *svc);
 
 #endif

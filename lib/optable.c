@@ -347,7 +347,7 @@ static const char *const train_recipes[] = {
 };
 static const char *const inf_engines[] = { "vllm", "sglang", NULL };
 static const char *const inf_exposures[] = {
-	"service", "load-balancer", NULL
+	"service", "load-balancer", "pool", NULL
 };
 static const char *const inf_metrics[] = {
 	"queue", "running", "kv-cache", NULL
@@ -600,8 +600,11 @@ static const struct sw_field f_inf_body[] = {
 	  .pattern = PAT_ML_TYPE,
 	  .desc = "Run only on nodes of this HyperPod instance type." },
 	{ .name = "exposure", .type = SW_T_STRING, .enumv = inf_exposures,
-	  .desc = "service (ClusterIP, default) or load-balancer (internal "
-	  "NLB)." },
+	  .desc = "service (ClusterIP, default), load-balancer (internal "
+	  "NLB) or pool (a Service over pods assigned from pool)." },
+	{ .name = "pool", .type = SW_T_STRING, .min = 1, .max = 40,
+	  .pattern = PAT_WL_NAME,
+	  .desc = "exposure pool: the inference pool that serves it." },
 	{ .name = "router", .type = SW_T_BOOL,
 	  .desc = "sglang: put a cache-aware SGLang router in front." },
 	{ .name = "autoscaling", .type = SW_T_OBJECT,
@@ -655,6 +658,54 @@ static const struct sw_field f_inf_invoke_body[] = {
 	  .desc = "Sampling temperature, 0 to 2." },
 	{ .name = "stream", .type = SW_T_BOOL,
 	  .desc = "Only false: the answer is one JSON document." },
+	{ NULL }
+};
+
+/* The hot GPU pool (handlers/inference_pool.c). */
+static const struct sw_field f_pool_body[] = {
+	{ .name = "pool_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 40, .pattern = PAT_WL_NAME,
+	  .desc = "Pool name; its pods are <pool_name>-<i>." },
+	{ .name = "engine", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = inf_engines, .desc = "vllm or sglang." },
+	{ .name = "model", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 512, .pattern = PAT_REL_PATH,
+	  .desc = "Model directory under /data/models/ every pod loads." },
+	{ .name = "served_model_name", .type = SW_T_STRING, .min = 1,
+	  .max = 128, .pattern = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}",
+	  .desc = "Model name clients send (default: model)." },
+	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "Pods in the pool (default 1). Creating again with fewer "
+	  "removes free pods only: an assigned pod is never removed." },
+	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
+	  .pattern = PAT_ML_TYPE,
+	  .desc = "Run only on nodes of this HyperPod instance type." },
+	{ .name = "gpus_per_replica", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "GPUs per pod = tensor parallel size (default 1)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "PVC mounted at /data (default s3-claim)." },
+	{ NULL }
+};
+static const struct sw_field f_pool_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "pool", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 40,
+	  .pattern = PAT_WL_NAME, .desc = "Inference pool name." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default 'default')." },
+	{ NULL }
+};
+static const struct sw_field f_pool_move_body[] = {
+	{ .name = "endpoint", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
+	  .desc = "An endpoint deployed with exposure pool on this pool." },
+	{ .name = "count", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "Pods to move (assign: default 1; release: default all "
+	  "of the endpoint's)." },
 	{ NULL }
 };
 
@@ -1294,6 +1345,79 @@ const struct sw_op sw_optable[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_pool_create",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/inference-pools",
+	  .tag = "workloads",
+	  .summary = "Create or resize a hot GPU pool of loaded model servers",
+	  .description = "Pods <pool>-<i> running vLLM or SGLang with the "
+	    "model loaded, kept Ready for inference_pool_assign. Creating "
+	    "again with another replicas resizes it; scale-in never removes "
+	    "an assigned pod. Poll inference_pool_list.",
+	  .params = f_cluster_name,
+	  .body = f_pool_body,
+	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_pool_list",
+	  .poll_seconds = 10,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_pool_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/inference-pools",
+	  .tag = "workloads",
+	  .summary = "Inference pools: ready, free and assigned pods",
+	  .params = f_wl_cluster,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_pool_delete",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/inference-pools/{pool}",
+	  .tag = "workloads",
+	  .summary = "Delete an inference pool (refused while it serves an "
+	    "endpoint)",
+	  .params = f_pool_path,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_pool_list",
+	  .poll_seconds = 5,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_pool_assign",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/inference-pools/{pool}:assign",
+	  .tag = "workloads",
+	  .summary = "Give free pool pods to an endpoint (a label change)",
+	  .description = "The endpoint's Service selects the pods at once. "
+	    "Poll inference_get for its ready replicas.",
+	  .params = f_pool_path,
+	  .body = f_pool_move_body,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_get",
+	  .poll_seconds = 5,
+	  .output = "Any",
+	},
+	{
+	  .name = "inference_pool_release",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/inference-pools/{pool}:release",
+	  .tag = "workloads",
+	  .summary = "Take pods back from an endpoint into the pool",
+	  .params = f_pool_path,
+	  .body = f_pool_move_body,
+	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "inference_pool_list",
+	  .poll_seconds = 5,
 	  .output = "Any",
 	},
 

@@ -193,6 +193,89 @@ t.ok(left is not None and not [i for i in left["items"]
      "no endpoint object is left")
 
 
+# ---- the hot GPU pool: pods move to an endpoint by label
+P = C + "/inference-pools"
+pool = {"pool_name": "gpool", "engine": "vllm", "model": "Qwen3-0.6B",
+        "served_model_name": "pooled", "replicas": 2}
+r = call("POST", P + "?dry_run=true", pool)
+t.ok(r.status == 200 and [m["kind"] for m in r.json["manifests"]] ==
+     ["ConfigMap", "Pod", "Pod"] and kget("pod", "gpool-0") is None,
+     "pool dry run: its record and two pods, nothing created")
+r = call("POST", P, pool)
+t.ok(r.status == 200 and r.json.get("status_tool") == "inference_pool_list",
+     "inference_pool_create names inference_pool_list")
+
+
+def pool_state():
+    r = call("GET", P)
+    return next((i for i in (r.json or {}).get("items", [])
+                 if i["pool"] == "gpool"), None)
+
+
+t.ok(wait_for(lambda: (pool_state() or {}).get("ready") == 2, 30),
+     "inference_pool_list: 2 ready pods")
+r = call("POST", C + "/inference", {"endpoint_name": "hot",
+                                    "exposure": "pool", "pool": "nope"})
+t.eq(r.status, 404, "a pool endpoint on an unknown pool: 404")
+r = call("POST", C + "/inference", {"endpoint_name": "hot",
+                                    "exposure": "pool", "pool": "gpool",
+                                    "replicas": 2})
+t.ok(r.status == 400 and field_error(r, "replicas", "pool"),
+     "a pool endpoint takes no replicas: 400")
+r = call("POST", C + "/inference", {"endpoint_name": "hot",
+                                    "exposure": "pool", "pool": "gpool"})
+t.eq(r.status, 200, "inference_deploy exposure pool")
+r = call("GET", C + "/inference/hot")
+t.ok(r.status == 200 and r.json.get("replicas") == 0 and
+     not r.json.get("ready"), "the pool endpoint has no pod yet")
+r = call("POST", C + "/inference/hot:invoke", chat)
+t.eq(r.status, 503, "invoke before an assignment: 503")
+r = call("POST", P + "/gpool:assign?dry_run=true", {"endpoint": "hot",
+                                                    "count": 2})
+t.ok(r.status == 200 and len(r.json.get("assigned", [])) == 2 and
+     not (kget("pods", "-l", "slipway.dev/assigned-to=hot") or
+          {"items": [1]})["items"], "assign dry run moves nothing")
+r = call("POST", P + "/gpool:assign", {"endpoint": "hot", "count": 2})
+t.ok(r.status == 200 and sorted(r.json.get("assigned", [])) ==
+     ["gpool-0", "gpool-1"], "inference_pool_assign 2 pods")
+pods = kget("pods", "-l", "slipway.dev/assigned-to=hot") or {"items": []}
+t.eq(sorted(p["metadata"]["name"] for p in pods["items"]),
+     ["gpool-0", "gpool-1"], "kubectl: both pods carry assigned-to=hot")
+r = wait_for(ready("hot", 2), 10)
+t.ok(r and r.json.get("exposure") == "pool", "inference_get: 2 ready")
+r = call("POST", C + "/inference/hot:invoke", chat)
+t.ok(r.status == 200 and r.json.get("model") == "pooled",
+     "invoke the pool endpoint: a pool pod answers")
+r = call("POST", P + "/gpool:assign", {"endpoint": "hot"})
+t.ok(r.status == 409 and "inference_pool_create" in r.json.get("detail", ""),
+     "assign with no free pod: 409")
+r = call("POST", P, dict(pool, replicas=1))
+t.ok(r.status == 200 and r.json.get("kept_assigned") == ["gpool-1"],
+     "pool scale-in to 1 keeps the assigned gpool-1")
+t.ok(kget("pod", "gpool-1") is not None and
+     not kget("pod", "gpool-1")["metadata"].get("deletionTimestamp"),
+     "kubectl: gpool-1 still runs")
+r = call("POST", P + "/gpool:release", {"endpoint": "hot", "count": 1})
+t.ok(r.status == 200 and len(r.json.get("released", [])) == 1,
+     "inference_pool_release 1 pod")
+t.ok(wait_for(ready("hot", 1), 10), "the endpoint keeps 1 ready pod")
+r = call("DELETE", P + "/gpool")
+t.ok(r.status == 409 and "release" in r.json.get("detail", ""),
+     "pool delete while serving an endpoint: 409")
+r = call("DELETE", C + "/inference/hot")
+t.ok(r.status == 200 and kget("service", "hot") is None and
+     not (kget("pods", "-l", "slipway.dev/assigned-to") or
+          {"items": [1]})["items"],
+     "inference_delete hot gives its pods back to the pool")
+r = call("POST", P, dict(pool, replicas=1))
+t.ok(r.status == 200 and r.json.get("kept_assigned") == [],
+     "resize to 1 again: the now free gpool-1 goes")
+r = call("DELETE", P + "/gpool")
+t.eq(r.status, 200, "inference_pool_delete")
+t.ok(wait_for(lambda: not (kget("pods", "-l", "slipway.dev/pool") or
+                           {"items": [1]})["items"], 20) and
+     kget("configmap", "gpool-pool") is None, "no pool pod or record left")
+
 # ---- managed: the HyperPod inference operator's InferenceEndpointConfig
 mgd = {"endpoint_name": "mgd", "kind": "managed", "instance_type": gtype,
        "model_source": {"type": "s3", "uri": "s3://inf-models/models/qwen"},
@@ -319,7 +402,9 @@ for pth in s.get("/api/v1/openapi.json").json["paths"].values():
     for op in pth.values():
         if isinstance(op, dict) and "operationId" in op:
             ids.add(op["operationId"])
-need = {"inference_invoke", "inference_scale"}
+need = {"inference_invoke", "inference_scale", "inference_pool_create",
+        "inference_pool_list", "inference_pool_delete",
+        "inference_pool_assign", "inference_pool_release"}
 t.ok(need <= ids, "operations published: %s" % sorted(need - ids))
 
 kube.close()
