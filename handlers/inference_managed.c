@@ -28,7 +28,7 @@
 
 #define INF_GROUP	"inference.sagemaker.aws.amazon.com"
 #define INF_API		INF_GROUP "/v1"
-#define LMCACHE_IMAGE	"docker.io/lmcache/vllm-openai:v0.3.1"
+#define LMCACHE_IMAGE	"lmcache/vllm-openai:v0.3.1"
 #define WORKER_PORT	8000
 #define AMP_PREFIX	"https://aps-workspaces."
 

@@ -357,6 +357,29 @@ t.eq((kget("inferenceendpointconfigs", "mgd") or {}).get("spec", {}).get(
     "replicas"), 2, "kubectl: spec.replicas 2")
 t.ok(wait_for(ready("mgd", 2), 60), "2 managed replicas ready")
 
+AMP = ("https://aps-workspaces.us-west-2.amazonaws.com/workspaces/"
+       "ws-0123abcd-4567-89ef-0123-456789abcdef")
+r = call("PATCH", C + "/inference/mgd", {"autoscaling": {
+    "min_replicas": 1, "max_replicas": 3, "prometheus_url": AMP}})
+t.eq(r.status, 200, "inference_scale managed: autoscaling")
+t.eq(((kget("inferenceendpointconfigs", "mgd") or {}).get("spec", {})
+      .get("autoScalingSpec") or {}).get("maxReplicaCount"), 3,
+     "kubectl: autoScalingSpec.maxReplicaCount 3")
+
+
+def mgd_scaledobjects():
+    so = kget("scaledobjects", "-l", "app=mgd") or {"items": []}
+    return so["items"]
+
+
+t.ok(wait_for(mgd_scaledobjects, 10), "the operator made a ScaledObject")
+r = call("PATCH", C + "/inference/mgd", {"replicas": 2})
+t.ok(r.status == 200 and "autoScalingSpec" not in
+     (kget("inferenceendpointconfigs", "mgd") or {}).get("spec", {"x": 1}),
+     "replicas again drops autoScalingSpec")
+t.ok(wait_for(lambda: not mgd_scaledobjects(), 10),
+     "and the operator removes its ScaledObject")
+
 # ---- JumpStart
 js = {"endpoint_name": "js", "kind": "jumpstart", "instance_type": gtype,
       "model_id": "meta-textgeneration-llama-3-2-1b", "accept_eula": True}
