@@ -160,7 +160,7 @@ check_body(struct sw_req *r, json_object *a, int managed)
 {
 	static const char *const self_only[] = {
 		"model", "served_model_name", "image", "router", "pvc",
-		"gpus_per_replica", NULL
+		"gpus_per_replica", "pool", NULL
 	};
 	json_object *as = sw_json_get(a, "autoscaling");
 	const char *kind = managed ? "managed" : "jumpstart";

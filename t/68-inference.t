@@ -420,6 +420,24 @@ rc, _ = harness.aws_cli(s, "iam", "get-role-policy", "--role-name",
                         "slipway-inf-hp-inference", "--policy-name",
                         "slipway-inference-default-mgd")
 t.ok(rc not in (0, None), "aws: the role policy is gone")
+# ---- a self-hosted endpoint onto KEDA (installed with the operator)
+r = call("POST", C + "/inference", {
+    "endpoint_name": "auto", "engine": "vllm", "model": "Qwen3-0.6B"})
+t.eq(r.status, 200, "deploy a self-hosted endpoint to autoscale")
+r = call("PATCH", C + "/inference/auto", {"autoscaling": {
+    "min_replicas": 1, "max_replicas": 4, "metric": "kv-cache",
+    "threshold": 0.7, "prometheus_url": "http://prom.monitoring:9090"}})
+so = kget("scaledobject", "auto") or {}
+t.ok(r.status == 200 and so.get("spec", {}).get("maxReplicaCount") == 4 and
+     so["spec"]["triggers"][0]["metadata"]["threshold"] == "0.7",
+     "inference_scale autoscaling: a KEDA ScaledObject on the endpoint")
+r = call("PATCH", C + "/inference/auto", {"replicas": 1})
+t.ok(r.status == 200 and kget("scaledobject", "auto") is None,
+     "replicas again removes the ScaledObject")
+r = call("DELETE", C + "/inference/auto")
+t.ok(r.status == 200 and kget("deployment", "auto") is None,
+     "inference_delete auto")
+
 ids = set()
 for pth in s.get("/api/v1/openapi.json").json["paths"].values():
     for op in pth.values():
