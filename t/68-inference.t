@@ -414,12 +414,13 @@ t.ok(wait_for(lambda: not (kget("deployments", "-l",
                                 "inference.sagemaker.aws.amazon.com/"
                                 "endpoint") or {"items": [1]})["items"],
               30), "their Deployments are garbage-collected")
-rc, _ = harness.aws_cli(s, "s3api", "head-bucket", "--bucket", tls)
-t.ok(rc not in (0, None), "aws: the TLS bucket is gone")
-rc, _ = harness.aws_cli(s, "iam", "get-role-policy", "--role-name",
-                        "slipway-inf-hp-inference", "--policy-name",
-                        "slipway-inference-default-mgd")
-t.ok(rc not in (0, None), "aws: the role policy is gone")
+st, state = harness.sandbox_call(s, "GET", "/_sandbox/state")
+state = json.dumps(state)
+t.ok(st == 200 and len(state) > 1000 and "slipway-inf-hp-inference" in
+     state, "the sandbox's state dump has the operator's role")
+t.ok(tls not in state, "sandbox state: the TLS bucket is gone")
+t.ok("slipway-inference-default-mgd" not in state,
+     "sandbox state: the operator's role policy is gone")
 # ---- a self-hosted endpoint onto KEDA (installed with the operator)
 r = call("POST", C + "/inference", {
     "endpoint_name": "auto", "engine": "vllm", "model": "Qwen3-0.6B"})
