@@ -253,8 +253,8 @@ h_inference_deploy(struct sw_req *r)
 		    "endpoint serves a model directory under /data/models");
 	for (i = 0; managed_only[i] != NULL; i++)
 		if (sw_json_get(a, managed_only[i]) != NULL)
-			sw_ferr_add(&r->ferrs, managed_only[i], "kind", "only for "
-			    "kind managed or jumpstart");
+			sw_ferr_add(&r->ferrs, managed_only[i], "kind",
+			    "only for kind managed or jumpstart");
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);

@@ -100,8 +100,8 @@ model_source(struct sw_req *r, json_object *src, const char *region)
 		return sw_jo("modelSourceType", sw_js("s3"),
 		    "s3Storage", sw_jo("bucketName", sw_js(bucket), "region",
 			sw_js(region), NULL),
-		    "modelLocation", slash && slash[1] ? sw_js(slash + 1) : NULL,
-		    NULL);
+		    "modelLocation", slash && slash[1] ? sw_js(slash + 1) :
+			NULL, NULL);
 	}
 	if (strcmp(type, "fsx") == 0) {
 		if (strncmp(uri, "fs-", 3) != 0) {
@@ -120,8 +120,8 @@ model_source(struct sw_req *r, json_object *src, const char *region)
 		bucket[n] = '\0';
 		return sw_jo("modelSourceType", sw_js("fsx"),
 		    "fsxStorage", sw_jo("fileSystemId", sw_js(bucket), NULL),
-		    "modelLocation", slash && slash[1] ? sw_js(slash + 1) : NULL,
-		    NULL);
+		    "modelLocation", slash && slash[1] ? sw_js(slash + 1) :
+			NULL, NULL);
 	}
 	slash = strchr(uri, '/');
 	if (slash == NULL || slash == uri || slash[1] == '\0' ||
@@ -210,8 +210,8 @@ check_body(struct sw_req *r, json_object *a, int managed)
 		    strlen(AMP_PREFIX)) != 0 || strstr(url, "/workspaces/ws-")
 		    == NULL)
 			sw_ferr_add(&r->ferrs, "autoscaling.prometheus_url",
-			    "pattern", "the operator's Prometheus trigger takes "
-			    "an Amazon Managed Prometheus workspace URL, "
+			    "pattern", "the operator's Prometheus trigger "
+			    "takes an Amazon Managed Prometheus workspace URL, "
 			    "https://aps-workspaces.<region>.amazonaws.com/"
 			    "workspaces/ws-...");
 	}
@@ -595,8 +595,9 @@ inf_scale_managed(struct sw_req *r, struct sw_kube *kb, json_object *cr,
 		if (strncmp(url, AMP_PREFIX, strlen(AMP_PREFIX)) != 0 ||
 		    strstr(url, "/workspaces/ws-") == NULL) {
 			sw_ferr_add(&r->ferrs, "autoscaling.prometheus_url",
-			    "pattern", "the operator's Prometheus trigger takes "
-			    "an Amazon Managed Prometheus workspace URL");
+			    "pattern", "the operator's Prometheus trigger "
+			    "takes an Amazon Managed Prometheus workspace "
+			    "URL");
 			return sw_req_fail(r, SW_EINVAL, "%s: %s",
 			    r->ferrs.e[0].field, r->ferrs.e[0].msg);
 		}

@@ -478,9 +478,10 @@ pool_move(struct sw_req *r, int assign)
 	if (count == 0)
 		count = avail;
 	if (assign && avail < count) {
-		sw_req_fail(r, SW_ECONFLICT, "pool %s has %lld free Ready pod%s;"
-		    " %lld asked: grow it with inference_pool_create", pool,
-		    (long long)avail, avail == 1 ? "" : "s", (long long)count);
+		sw_req_fail(r, SW_ECONFLICT, "pool %s has %lld free Ready "
+		    "pod%s; %lld asked: grow it with inference_pool_create",
+		    pool, (long long)avail, avail == 1 ? "" : "s",
+		    (long long)count);
 		goto out;
 	}
 	moved = json_object_new_array();
