@@ -88,7 +88,7 @@ sw_err	h_compute_subnet_list(struct sw_req *);
 sw_err	h_cluster_software_update(struct sw_req *);
 sw_err	h_diagnostics_cluster(struct sw_req *);
 
-/* handlers/training.c, jobs.c, logs.c, models.c and inference.c (what
+/* handlers/training.c, jobs.c, logs.c, models.c and inference*.c (what
  * they share: handlers/workloads.h) */
 sw_err	h_training_job_submit(struct sw_req *);
 sw_err	h_training_job_list(struct sw_req *);
@@ -100,6 +100,13 @@ sw_err	h_inference_deploy(struct sw_req *);
 sw_err	h_inference_list(struct sw_req *);
 sw_err	h_inference_get(struct sw_req *);
 sw_err	h_inference_delete(struct sw_req *);
+sw_err	h_inference_scale(struct sw_req *);
+sw_err	h_inference_invoke(struct sw_req *);
+sw_err	h_inference_pool_create(struct sw_req *);
+sw_err	h_inference_pool_list(struct sw_req *);
+sw_err	h_inference_pool_delete(struct sw_req *);
+sw_err	h_inference_pool_assign(struct sw_req *);
+sw_err	h_inference_pool_release(struct sw_req *);
 
 /* The AWS client of this worker process (handlers/clusters.c), set up
  * from the configuration on first use; NULL if that fails. */

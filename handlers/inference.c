@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "handlers/inference.h"
 #include "handlers/workloads.h"
 #include "lib/json.h"
 #include "pipelines/lbc.h"
@@ -76,8 +77,8 @@ meta(const char *name, const char *ns, json_object *labels)
  * endpoint again.  kv-cache usage is a 0-1 fraction, so its threshold
  * is one; queue and running count requests, so theirs are whole >= 1.
  */
-static void
-check_autoscaling(struct sw_req *r, json_object *as)
+void
+inf_check_autoscaling(struct sw_req *r, json_object *as)
 {
 	const char *metric = wl_str_or(as, "metric", "queue");
 	json_object *th = sw_json_get(as, "threshold");
@@ -131,17 +132,83 @@ lb_controller(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	return SW_OK;
 }
 
+/*
+ * The KEDA ScaledObject that scales endpoint name's server Deployment on
+ * the engine's own metric (as, borrowed, is the autoscaling object).
+ * A new object, or NULL with the problem filled.
+ */
+json_object *
+inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
+    const char *name, json_object *as)
+{
+	const char *metric = wl_str_or(as, "metric", "queue");
+	json_object *th = sw_json_get(as, "threshold");
+	int kv = strcmp(metric, "kv-cache") == 0;
+	char query[512], thr[32];
+
+	/*
+	 * Exactly this endpoint's server pods: a Deployment's pods are
+	 * <name>-<template hash>-<5 chars>, two dash-free parts (PromQL
+	 * anchors =~), so neither <name>-router nor another endpoint
+	 * <name>-x can match.
+	 */
+	if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
+	    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
+	    strcmp(metric, "running") == 0 ? en->m_running : kv ?
+	    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
+		sw_req_fail(r, SW_EINTERNAL, "query too long");
+		return NULL;
+	}
+	if (th != NULL && kv)
+		snprintf(thr, sizeof(thr), "%g", json_object_get_double(th));
+	else if (th != NULL)
+		snprintf(thr, sizeof(thr), "%lld",
+		    (long long)json_object_get_double(th));
+	else
+		snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
+	return sw_jo(
+	    "apiVersion", sw_js("keda.sh/v1alpha1"),
+	    "kind", sw_js("ScaledObject"),
+	    "metadata", meta(name, ns, inf_labels(name, "autoscaler", NULL)),
+	    "spec", sw_jo(
+		"scaleTargetRef", sw_jo("name", sw_js(name), NULL),
+		"minReplicaCount", sw_ji(sw_json_get_int(as, "min_replicas",
+		    1)),
+		"maxReplicaCount", sw_ji(sw_json_get_int(as, "max_replicas",
+		    1)),
+		"pollingInterval", sw_ji(30),
+		"cooldownPeriod", sw_ji(300),
+		"triggers", sw_ja(sw_jo("type", sw_js("prometheus"),
+		    "metadata", sw_jo(
+			"serverAddress", sw_js(sw_json_get_str(as,
+			    "prometheus_url")),
+			"query", sw_js(query),
+			"threshold", sw_js(thr), NULL), NULL)),
+		NULL), NULL);
+}
+
 sw_err
 h_inference_deploy(struct sw_req *r)
 {
 	json_object *a = r->args, *list = NULL, *as = sw_json_get(a,
-	    "autoscaling"), *svc_meta, *refs;
+	    "autoscaling"), *svc_meta, *svc_ann, *refs;
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *ename = sw_json_get_str(a, "engine");
 	const char *model = sw_json_get_str(a, "model");
 	const char *ns = wl_str_or(a, "namespace", "default");
 	const char *exposure = wl_str_or(a, "exposure", "service");
+	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	static const char *const pool_unused[] = {
+		"engine", "model", "served_model_name", "image", "replicas",
+		"gpus_per_replica", "instance_type", "router", "autoscaling",
+		"pvc", NULL
+	};
+	static const char *const managed_only[] = {
+		"model_source", "kv_cache", "routing", "model_id",
+		"model_version", "accept_eula", NULL
+	};
+	size_t i;
 	int router = sw_json_get_bool(a, "router", 0);
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
 	int64_t replicas = sw_json_get_int(a, "replicas", 1);
@@ -151,6 +218,46 @@ h_inference_deploy(struct sw_req *r)
 	struct sw_kube kb;
 	int have;
 
+	if (strcmp(kind, "self-hosted") != 0) {
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
+			    0);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (strcmp(exposure, "pool") == 0 || sw_json_get(a, "pool") != NULL) {
+		for (i = 0; pool_unused[i] != NULL; i++)
+			if (sw_json_get(a, pool_unused[i]) != NULL)
+				sw_ferr_add(&r->ferrs, pool_unused[i], "pool",
+				    "a pool endpoint is served by the pool's "
+				    "pods; inference_pool_create sets this");
+		if (sw_json_get(a, "pool") == NULL)
+			sw_ferr_add(&r->ferrs, "pool", "required", "exposure "
+			    "pool names the pool");
+		if (strcmp(exposure, "pool") != 0)
+			sw_ferr_add(&r->ferrs, "exposure", "pool", "give "
+			    "exposure pool with pool");
+		if (r->ferrs.n > 0)
+			return sw_req_fail(r, SW_EINVAL, "%s: %s",
+			    r->ferrs.e[0].field, r->ferrs.e[0].msg);
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_pool(r, &kb);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (ename == NULL)
+		sw_ferr_add(&r->ferrs, "engine", "required", "a self-hosted "
+		    "endpoint names its engine, vllm or sglang");
+	if (model == NULL)
+		sw_ferr_add(&r->ferrs, "model", "required", "a self-hosted "
+		    "endpoint serves a model directory under /data/models");
+	for (i = 0; managed_only[i] != NULL; i++)
+		if (sw_json_get(a, managed_only[i]) != NULL)
+			sw_ferr_add(&r->ferrs, managed_only[i], "kind",
+			    "only for kind managed or jumpstart");
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
 	for (en = wl_engines; en->name != NULL; en++)
 		if (strcmp(en->name, ename) == 0)
 			break;
@@ -165,7 +272,7 @@ h_inference_deploy(struct sw_req *r)
 		sw_ferr_add(&r->ferrs, "replicas", "autoscaling", "the "
 		    "autoscaler sets replicas; give autoscaling.min_replicas");
 	if (as != NULL)
-		check_autoscaling(r, as);
+		inf_check_autoscaling(r, as);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
@@ -276,14 +383,20 @@ h_inference_deploy(struct sw_req *r)
 		    NULL));
 	}
 	svc_meta = meta(name, ns, inf_labels(name, "service", en->name));
-	if (strcmp(exposure, "load-balancer") == 0)
-		json_object_object_add(svc_meta, "annotations", sw_jo(
+	svc_ann = sw_jo(INF_SERVED, sw_js(wl_str_or(a, "served_model_name",
+	    model)), NULL);
+	json_object_object_add(svc_meta, "annotations", svc_ann);
+	if (strcmp(exposure, "load-balancer") == 0) {
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-type",
-		    sw_js("external"),
+		    sw_js("external"));
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-nlb-target-"
-		    "type", sw_js("ip"),
+		    "type", sw_js("ip"));
+		json_object_object_add(svc_ann,
 		    "service.beta.kubernetes.io/aws-load-balancer-scheme",
-		    sw_js("internal"), NULL));
+		    sw_js("internal"));
+	}
 	json_object_array_add(list, sw_jo(
 	    "apiVersion", sw_js("v1"), "kind", sw_js("Service"),
 	    "metadata", svc_meta,
@@ -295,52 +408,11 @@ h_inference_deploy(struct sw_req *r)
 		    "targetPort", sw_ji(router ? ROUTER_PORT : en->port),
 		    "protocol", sw_js("TCP"), NULL)), NULL), NULL));
 	if (as != NULL) {
-		const char *metric = wl_str_or(as, "metric", "queue");
-		json_object *th = sw_json_get(as, "threshold");
-		int kv = strcmp(metric, "kv-cache") == 0;
-		char query[512], thr[32];
+		json_object *so = inf_scaled_object(r, en, ns, name, as);
 
-		/*
-		 * Exactly this endpoint's server pods: a Deployment's pods
-		 * are <name>-<template hash>-<5 chars>, two dash-free parts
-		 * (PromQL anchors =~), so neither <name>-router nor another
-		 * endpoint <name>-x can match.
-		 */
-		if ((size_t)snprintf(query, sizeof(query), "sum(%s{namespace="
-		    "\"%s\",pod=~\"%s-[a-z0-9]{1,10}-[a-z0-9]{5}\"})",
-		    strcmp(metric, "running") == 0 ? en->m_running : kv ?
-		    en->m_kv : en->m_queue, ns, name) >= sizeof(query)) {
-			sw_req_fail(r, SW_EINTERNAL, "query too long");
+		if (so == NULL)
 			goto out;
-		}
-		if (th != NULL && kv)
-			snprintf(thr, sizeof(thr), "%g",
-			    json_object_get_double(th));
-		else if (th != NULL)
-			snprintf(thr, sizeof(thr), "%lld",
-			    (long long)json_object_get_double(th));
-		else
-			snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
-		json_object_array_add(list, sw_jo(
-		    "apiVersion", sw_js("keda.sh/v1alpha1"),
-		    "kind", sw_js("ScaledObject"),
-		    "metadata", meta(name, ns, inf_labels(name, "autoscaler",
-			NULL)),
-		    "spec", sw_jo(
-			"scaleTargetRef", sw_jo("name", sw_js(name), NULL),
-			"minReplicaCount", sw_ji(sw_json_get_int(as,
-			    "min_replicas", 1)),
-			"maxReplicaCount", sw_ji(sw_json_get_int(as,
-			    "max_replicas", 1)),
-			"pollingInterval", sw_ji(30),
-			"cooldownPeriod", sw_ji(300),
-			"triggers", sw_ja(sw_jo("type", sw_js("prometheus"),
-			    "metadata", sw_jo(
-				"serverAddress", sw_js(sw_json_get_str(as,
-				    "prometheus_url")),
-				"query", sw_js(query),
-				"threshold", sw_js(thr), NULL), NULL)),
-			NULL), NULL));
+		json_object_array_add(list, so);
 	}
 	/* task governance: the Kueue labels on the Deployment */
 	if (h_kueue_labels(r, cluster, ns, list) != SW_OK)
@@ -369,7 +441,7 @@ out:
 }
 
 /* The server Deployment of endpoint name (in ns or any).  New ref. */
-static sw_err
+sw_err
 inf_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
     const char *name, json_object **dep)
 {
@@ -444,9 +516,41 @@ inf_summary(json_object *dep, json_object *svc)
 	    "service", service, NULL);
 }
 
+/* Append the pool endpoints (exposure pool) to out. */
+static void
+pool_items(struct sw_req *r, struct sw_kube *kb, json_object *out)
+{
+	json_object *svcs = NULL, *pods = NULL;
+	const char *ns = sw_json_get_str(r->args, "namespace");
+	char sel[96];
+	size_t i;
+
+	snprintf(sel, sizeof(sel), "%s=slipway,%s=service,%s", WL_MANAGED,
+	    WL_ROLE, WL_POOL);
+	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &svcs) != SW_OK)
+		return;
+	snprintf(sel, sizeof(sel), "%s=slipway,%s", WL_MANAGED, WL_ASSIGNED);
+	if (wl_list_objs(r, kb, "v1", ns, "pods", sel, &pods) == SW_OK)
+		for (i = 0; i < json_object_array_length(svcs); i++)
+			json_object_array_add(out, inf_pool_summary(
+			    json_object_array_get_idx(svcs, i), pods));
+	json_object_put(svcs);
+	json_object_put(pods);
+}
+
+/* 1 with *svc (new ref) when the request's endpoint is a pool
+ * endpoint, 0 when it is not, -1 on error (problem filled). */
+static int
+pool_endpoint(struct sw_req *r, struct sw_kube *kb, json_object **svc)
+{
+	return inf_pool_endpoint(r, kb, sw_json_get_str(r->args, "namespace"),
+	    sw_json_get_str(r->args, "endpoint"), svc);
+}
+
 sw_err
 h_inference_list(struct sw_req *r)
 {
+	const struct inf_kind *k;
 	char sel[64];
 	json_object *items = NULL, *out;
 	struct sw_kube kb;
@@ -461,7 +565,24 @@ h_inference_list(struct sw_req *r)
 		for (i = 0; i < json_object_array_length(items); i++)
 			json_object_array_add(out, inf_summary(
 			    json_object_array_get_idx(items, i), NULL));
-		sw_req_reply(r, 200, sw_jo("items", out, NULL));
+		for (k = inf_kinds; k->kind != NULL && r->err == SW_OK; k++) {
+			json_object_put(items);
+			items = NULL;
+			if (wl_list_objs(r, &kb, "inference.sagemaker.aws."
+			    "amazon.com/v1", sw_json_get_str(r->args,
+			    "namespace"), k->plural, WL_MANAGED "=slipway",
+			    &items) != SW_OK)
+				break;
+			for (i = 0; i < json_object_array_length(items); i++)
+				json_object_array_add(out, inf_managed_summary(
+				    json_object_array_get_idx(items, i), k));
+		}
+		if (r->err == SW_OK)
+			pool_items(r, &kb, out);
+		if (r->err == SW_OK)
+			sw_req_reply(r, 200, sw_jo("items", out, NULL));
+		else
+			json_object_put(out);
 	}
 	json_object_put(items);
 	sw_kube_close(&kb);
@@ -472,12 +593,22 @@ sw_err
 h_inference_get(struct sw_req *r)
 {
 	json_object *dep = NULL, *svc = NULL;
+	const struct inf_kind *mk;
 	struct sw_kube kb;
 	sw_err e;
+	int m;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
-	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(r->args,
+	    "namespace"), sw_json_get_str(r->args, "endpoint"), &dep,
+	    &mk)) != 0) {
+		if (m > 0)
+			sw_req_reply(r, 200, inf_managed_summary(dep, mk));
+	} else if ((m = pool_endpoint(r, &kb, &svc)) != 0) {
+		if (m > 0)
+			inf_pool_endpoint_get(r, &kb, svc);
+	} else if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "endpoint"), &dep) == SW_OK) {
 		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
 		    "metadata.namespace"), "services", sw_json_path_str(dep,
@@ -508,14 +639,27 @@ h_inference_delete(struct sw_req *r)
 		{ "apps/v1", "deployments", "Deployment", 0 },
 	};
 	json_object *dep = NULL, *refs = NULL;
+	const struct inf_kind *mk;
 	const char *ns, *name;
 	char rname[64];
 	struct sw_kube kb;
 	size_t i;
-	int d;
+	int d, m;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
+	if ((m = inf_managed_find(r, &kb, sw_json_get_str(r->args,
+	    "namespace"), sw_json_get_str(r->args, "endpoint"), &dep,
+	    &mk)) != 0) {
+		if (m > 0)
+			inf_delete_managed(r, &kb, dep, mk);
+		goto out;
+	}
+	if ((m = pool_endpoint(r, &kb, &dep)) != 0) {
+		if (m > 0)
+			inf_pool_endpoint_delete(r, &kb, dep);
+		goto out;
+	}
 	if (inf_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "endpoint"), &dep) != SW_OK)
 		goto out;

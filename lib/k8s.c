@@ -358,6 +358,14 @@ k8s_apply(struct k8s_client *c, const char *path, json_object *obj,
 }
 
 sw_err
+k8s_post(struct k8s_client *c, const char *path, json_object *body,
+    json_object **out, struct k8s_error *e)
+{
+	return k8s_do(c, "POST", path, NULL, "application/json", body, out,
+	    NULL, NULL, e);
+}
+
+sw_err
 k8s_merge_patch(struct k8s_client *c, const char *path, json_object *patch,
     json_object **out, struct k8s_error *e)
 {

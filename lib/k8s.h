@@ -81,6 +81,11 @@ sw_err	 k8s_list(struct k8s_client *, const char *path,
 	    const char *label_selector, json_object **out, struct k8s_error *);
 sw_err	 k8s_create(struct k8s_client *, const char *path, json_object *obj,
 	    json_object **out, struct k8s_error *);
+/* POST body as JSON to path (no query), e.g. a service proxy path:
+ * what answers is whatever the path reaches, so the reply is only
+ * required to be JSON. */
+sw_err	 k8s_post(struct k8s_client *, const char *path, json_object *body,
+	    json_object **out, struct k8s_error *);
 /* Server-side apply of obj (its managedFields are dropped) to the
  * object's own path, fieldManager=slipway&force=true. */
 sw_err	 k8s_apply(struct k8s_client *, const char *path, json_object *obj,

@@ -1,7 +1,8 @@
 """The Kubernetes REST API of one cluster: discovery, CRUD, patch/apply, watch, logs.
 
 Paths and verbs follow kube-apiserver (`/api/v1/...`, `/apis/G/V/...`,
-namespaced and cluster-scoped, subresources status/scale/log/eviction);
+namespaced and cluster-scoped, subresources status/scale/log/eviction, and
+the services/proxy subresource answered by the model servers of inference.py);
 answers are the same JSON documents, Table output when kubectl asks for
 `as=Table`, chunked JSON-lines watches with 410 Expired for compacted
 resourceVersions, and `Status` objects for every error.
@@ -15,7 +16,7 @@ import urllib.parse
 import uuid
 
 from ..protocols import Response
-from . import helm, logs, proto, schema
+from . import helm, inference, logs, proto, schema
 from .admission import Invalid, default_and_validate, name_for
 from .auth import AuthError, authenticate, authorize
 from .patch import PatchError, apply, decode_body, json_patch, merge_patch, record_update, strategic_merge
@@ -248,6 +249,8 @@ class Api:
         if len(rest) >= 3 and rest[0] == "namespaces" and not (len(rest) == 3 and rest[2] in ("status", "finalize")):
             ns = rest[1]
             rest = rest[2:]
+        if group == "" and ns is not None and len(rest) >= 3 and rest[0] == "services" and rest[2] == "proxy":
+            return self.service_proxy(req, user, ns, rest[1], "/".join(rest[3:]))
         if not rest or len(rest) > 3:
             raise KError(404, "NotFound", "the server could not find the requested resource")
         plural = rest[0]
@@ -785,6 +788,35 @@ class Api:
                     yield json.dumps({"type": "BOOKMARK", "object": {"kind": rtype.kind, "apiVersion": gv,
                                                                      "metadata": {"resourceVersion": str(store.rv)}}}) + "\n"
         return Response(200, b"", "application/json", stream=stream)
+
+    # --- services/proxy ---------------------------------------------------------------------
+    def service_proxy(self, req, user, ns, ref, subpath):
+        """/api/v1/namespaces/<ns>/services/[<scheme>:]<name>[:<port>]/proxy/<path>: the
+        request goes to a Ready endpoint of the Service, answered as its server would."""
+        verbs = {"GET": "get", "HEAD": "get", "POST": "create", "PUT": "update", "PATCH": "patch",
+                 "DELETE": "delete"}
+        if req.method not in verbs:
+            raise KError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        parts = ref.split(":")
+        if len(parts) == 3:
+            name, port = parts[1], parts[2]
+        elif len(parts) == 2:
+            name, port = parts
+        else:
+            name, port = parts[0], None
+        verb = verbs[req.method]
+        authorize(self.kc, user, verb, "", "services/proxy", ns, name)
+        with self.world.lock:
+            svc = self.kc.store.get("", "services", ns, name)
+            if svc is None:
+                raise not_found(self.kc.registry().find("", "v1", "services"), name)
+            try:
+                pod, container = inference.pick_endpoint(svc, self.kc.store.list("", "pods", ns), port)
+            except inference.ProxyError as e:
+                raise KError(e.code, e.reason, e.message)
+            status, doc = inference.serve(copy.deepcopy(pod), copy.deepcopy(container), req.method,
+                                          subpath, req.body)
+        return _json(status, doc), verb, "services/proxy"
 
     # --- logs ---------------------------------------------------------------------------
     def pod_log(self, req, rtype, ns, name):

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 
-from . import images, logs
+from . import images, inference, logs
 from .admission import random_hash, suffix
 from .store import now_rfc3339
 
@@ -471,48 +471,8 @@ class Controllers:
                 self._set_status("ray.io", "rayclusters", rc, st)
 
     def inference(self, now):
-        reg = self.kc.registry()
-        for kind, plural in (("InferenceEndpointConfig", "inferenceendpointconfigs"), ("JumpStartModel", "jumpstartmodels")):
-            if reg.by_kind("inference.sagemaker.aws.amazon.com", kind) is None:
-                continue
-            for ie in self.st.list("inference.sagemaker.aws.amazon.com", plural):
-                spec = ie.get("spec") or {}
-                ns = ie["metadata"]["namespace"]
-                name = spec.get("modelName") or ((spec.get("model") or {}).get("modelId") or ie["metadata"]["name"]).replace("/", "-").lower()[:50]
-                deps = [d for d in self.st.list("apps", "deployments", ns) if owned_by(d, ie["metadata"]["uid"])]
-                replicas = int(spec.get("replicas", 1) or 1)
-                worker = spec.get("worker") or {}
-                image = worker.get("image") or "763104351884.dkr.ecr.us-west-2.amazonaws.com/djl-inference:latest"
-                itype = spec.get("instanceType") or (spec.get("server") or {}).get("instanceType")
-                if not deps:
-                    labels = {"app": name}
-                    pod_spec = {"containers": [{"name": "model", "image": image,
-                                                "ports": [{"containerPort": (worker.get("modelInvocationPort") or {}).get("containerPort", 8080)}],
-                                                "resources": worker.get("resources") or {}}]}
-                    if itype:
-                        pod_spec["nodeSelector"] = {"node.kubernetes.io/instance-type": itype}
-                    dep = {"apiVersion": "apps/v1", "kind": "Deployment",
-                           "metadata": {"name": name, "namespace": ns, "labels": labels,
-                                        "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
-                           "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
-                                    "template": {"metadata": {"labels": labels,
-                                                              "annotations": {"sandbox.slipway.dev/workload": "inference"}},
-                                                 "spec": pod_spec}}}
-                    self.kc.create_object("apps", "deployments", dep, manager="hyperpod-inference-operator")
-                    deps = [dep]
-                d = deps[0]
-                if d["spec"].get("replicas") != replicas:
-                    d["spec"]["replicas"] = replicas
-                    self.st.update("apps", "deployments", d, bump_generation=True)
-                avail = (d.get("status") or {}).get("availableReplicas", 0)
-                state = "DeploymentComplete" if avail >= replicas else "DeploymentInProgress"
-                st = copy.deepcopy(ie.get("status") or {})
-                if st.get("state") != state or st.get("replicas") != avail:
-                    st.update({"state": state, "replicas": avail, "selector": "app=%s" % name,
-                               "observedGeneration": ie["metadata"].get("generation", 1),
-                               "deploymentStatus": {"deploymentObjectOverallState": state,
-                                                    "name": name, "availableReplicas": avail}})
-                    self._set_status("inference.sagemaker.aws.amazon.com", plural, ie, st)
+        """The HyperPod inference operator (inference.py)."""
+        inference.reconcile(self, now)
 
     # --- device plugins ----------------------------------------------------------------
     def device_plugins(self, now):
