@@ -61,6 +61,8 @@ struct opts {
 
 /* Where programs and data live: build tree or installed. */
 static char prog_dir[PATH_MAX];		/* build dir, or "" if installed */
+static char libexec_dir[PATH_MAX];	/* installed programs */
+static char pkgdata_dir[PATH_MAX];	/* installed data */
 static struct opts O;
 static struct sw_sup sup;
 static struct plugin plugins[SW_MAX_PLUGINS];
@@ -81,6 +83,45 @@ usage(void)
 	exit(2);
 }
 
+/*
+ * Installed under another root than the configured prefix (a staging
+ * DESTDIR, a copied tree): when <exe>/../.. holds the installed programs
+ * at the same place relative to it as the prefix does, use that root.
+ */
+static void
+find_installed(const char *exe)
+{
+	char root[PATH_MAX], probe[PATH_MAX + 64];
+	size_t plen = strlen(SW_PREFIX);
+
+	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
+	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
+	if (strncmp(SW_PKGLIBEXECDIR, SW_PREFIX, plen) != 0 ||
+	    strncmp(SW_PKGDATADIR, SW_PREFIX, plen) != 0 ||
+	    strncmp(SW_BINDIR, SW_PREFIX, plen) != 0 ||
+	    snprintf(root, sizeof(root), "%s", exe) >= (int)sizeof(root))
+		return;
+	/* <root><bindir-rel>/slipway -> <root> */
+	if (snprintf(probe, sizeof(probe), "%s/slipway", SW_BINDIR + plen) >=
+	    (int)sizeof(probe) || strlen(root) < strlen(probe) ||
+	    strcmp(root + strlen(root) - strlen(probe), probe) != 0)
+		return;
+	root[strlen(root) - strlen(probe)] = '\0';
+	if (snprintf(probe, sizeof(probe), "%s%s/slipway-api", root,
+	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(probe) ||
+	    access(probe, X_OK) != 0)
+		return;
+	if (snprintf(libexec_dir, sizeof(libexec_dir), "%s%s", root,
+	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(libexec_dir) ||
+	    snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s%s", root,
+	    SW_PKGDATADIR + plen) >= (int)sizeof(pkgdata_dir)) {
+		snprintf(libexec_dir, sizeof(libexec_dir), "%s",
+		    SW_PKGLIBEXECDIR);
+		snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s",
+		    SW_PKGDATADIR);
+	}
+}
+
 static void
 find_layout(void)
 {
@@ -88,9 +129,12 @@ find_layout(void)
 	ssize_t n;
 
 	prog_dir[0] = '\0';
+	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
+	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
 		return;
 	exe[n] = '\0';
+	find_installed(exe);
 	/* <builddir>/cli/slipway -> <builddir> */
 	if (snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe))) >=
 	    (int)sizeof(probe) ||
@@ -112,7 +156,7 @@ prog_path(char *out, size_t sz, const char *subdir, const char *name)
 	if (prog_dir[0] != '\0')
 		n = snprintf(out, sz, "%s/%s/%s", prog_dir, subdir, name);
 	else
-		n = snprintf(out, sz, "%s/%s", SW_PKGLIBEXECDIR, name);
+		n = snprintf(out, sz, "%s/%s", libexec_dir, name);
 	if (n < 0 || (size_t)n >= sz)
 		out[0] = '\0';	/* too long: no program, found missing */
 }
@@ -121,8 +165,11 @@ prog_path(char *out, size_t sz, const char *subdir, const char *name)
 static void
 data_path(char *out, size_t sz, const char *rel)
 {
-	snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
-	    SW_PKGDATADIR, rel);
+	int n = snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
+	    pkgdata_dir, rel);
+
+	if (n < 0 || (size_t)n >= sz)
+		out[0] = '\0';	/* too long: found missing */
 }
 
 static void
