@@ -46,7 +46,7 @@ def _tag(loader, suffix, node):
 
 CfnLoader.add_multi_constructor("!", _tag)
 
-READ_VERBS = ("Describe", "List", "Get", "Head")
+READ_VERBS = ("Describe", "List", "Get", "Head", "Simulate")
 
 
 def as_list(v):
