@@ -176,5 +176,14 @@ if lacking:
     t.diag("missing from the runtime stage: %s" % lacking)
 t.ok(any(p.startswith("nginx") for p in pkgs) and "curl" in pkgs,
      "the image has nginx, and curl for the health check")
+
+# --- the README's layout table names folders that exist ---------------------------
+with open(os.path.join(SRCDIR, "README.md")) as f:
+    readme = f.read()
+table = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
+named = re.findall(r"^\| `([^`]+)/` \|", table, re.M)
+t.ok(named and all(os.path.isdir(os.path.join(SRCDIR, n)) for n in named),
+     "the README's layout table names only folders that exist (%d)" %
+     len(named))
 shutil.rmtree(dest, ignore_errors=True)
 t.done()
