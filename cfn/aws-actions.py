@@ -13,7 +13,7 @@
 #     (aws_call, sw_step_aws, h_call, ...).  A literal operation is taken
 #     as it is.  A variable is resolved inside its function: the string
 #     literals there that are operations of that service (from its model,
-#     or CamelCase where there is none); when it is the function's own
+#     or a verb and a noun where there is none); when it is the function's own
 #     parameter, the literals its callers pass in that position.  A call
 #     site that cannot be resolved is an error, never silently skipped.
 #  2. the typed calls of lib/aws_api.h (aws_s3_head_bucket, ...) called
@@ -65,6 +65,13 @@ SERVICE_LINKED = {
     "sagemaker:CreateCluster": "sagemaker.amazonaws.com",
     "fsx:CreateFileSystem": "fsx.amazonaws.com",
 }
+
+# The verbs AWS operation names start with, for a service without model.
+VERBS = ("Add", "Allocate", "Associate", "Attach", "Authorize", "Batch",
+         "Create", "Delete", "Deregister", "Describe", "Detach",
+         "Disassociate", "Get", "Head", "List", "Modify", "Put", "Register",
+         "Release", "Remove", "Replace", "Revoke", "Simulate", "Start",
+         "Stop", "Tag", "Untag", "Update")
 
 MODEL_FILE = {"sts": "sts", "ec2": "ec2", "iam": "iam", "eks": "eks",
               "sagemaker": "sagemaker", "s3": "s3", "fsx": "fsx"}
@@ -210,7 +217,10 @@ def derive(srcdir, modeldir=None):
         ops = model_ops(modeldir, svcs[svc][0])
         if ops is not None:
             return name in ops
-        return re.match(r"^[A-Z][a-z]+[A-Z][A-Za-z0-9]*$", name) is not None
+        # no model (Service Quotas; a tree without ../shared): an AWS
+        # operation is a verb and a noun
+        return re.match(r"^(%s)[A-Z][A-Za-z0-9]*$" % "|".join(VERBS),
+                        name) is not None
 
     def action_of(svc, op):
         prefix = svcs[svc][1]
