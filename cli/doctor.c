@@ -154,8 +154,14 @@ nginx_test(const char *nginx, const char *prefix, const char *conf,
 		dup2(null, 1);
 		dup2(p[1], 2);
 		close(p[0]);
-		execl(nginx, nginx, "-t", "-q", "-p", prefix, "-c", conf,
-		    (char *)NULL);
+		char errlog[PATH_MAX];
+
+		if (snprintf(errlog, sizeof(errlog), "%s/logs/error.log",
+		    prefix) >= (int)sizeof(errlog))
+			_exit(127);
+		/* -e: never the compiled-in log, which a user cannot write */
+		execl(nginx, nginx, "-t", "-q", "-p", prefix, "-c", conf, "-e",
+		    errlog, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);

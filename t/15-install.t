@@ -50,6 +50,7 @@ for want in ("bin/slipway", "libexec/slipway/slipway-api",
              "share/slipway/skills/agents/kiro/slipway-ops.json",
              "etc/slipway/slipway.conf",
              "lib/systemd/system/slipway.service",
+             "lib/sysusers.d/slipway.conf",
              "share/man/man1/slipway.1", "share/man/man1/slipway-sandbox.1",
              "share/man/man5/slipway.conf.5", "share/man/man7/slipway-api.7",
              "share/man/man8/slipway-poller.8"):
@@ -74,6 +75,9 @@ for k, v in (("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"),
     t.eq(unit.get(k), v, "slipway.service: %s=%s" % (k, v))
 t.ok(unit.get("User") not in (None, "", "root"),
      "slipway.service runs as an unprivileged user")
+with open(os.path.join(root, "lib/sysusers.d/slipway.conf")) as f:
+    t.ok(re.search(r"^u %s " % re.escape(unit.get("User", "?")), f.read(),
+                   re.M), "sysusers.d creates that user")
 t.eq(unit.get("ExecStart"), prefix + "/bin/slipway start --foreground "
      "--state-dir /var/lib/slipway", "ExecStart runs the installed "
      "slipway in the foreground")
