@@ -6,6 +6,8 @@
  *   slipway stop | status [--json]
  *   slipway token create --scope read|write|admin --name NAME
  *   slipway token list | token revoke --name NAME
+ *   slipway doctor [--local] [--json] [--state-dir DIR]
+ *   slipway api-manual
  *
  * `start` checks everything it can before starting anything (state
  * directory, port free, nginx configuration with nginx -t), then becomes
@@ -13,7 +15,8 @@
  * the FastCGI workers, the poller and nginx.  It runs from the build
  * tree (programs found beside it) or installed (libexec/pkgdata).
  * The supervisor is supervise.c, the nginx template and files render.c,
- * plugins.d plugins.c, and the token subcommands tokens.c.
+ * plugins.d plugins.c, the token subcommands tokens.c, doctor doctor.c
+ * and the slipway-api(7) page apiman.c.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/apiman.h"
+#include "cli/doctor.h"
 #include "cli/plugins.h"
 #include "cli/render.h"
 #include "cli/supervise.h"
@@ -55,15 +60,20 @@ struct opts {
 	int	 workers;
 	int	 speed;
 	int	 json;
+	int	 local;
+	int	 port_set, workers_set;	/* given on the command line */
 	char	 scope[16];
 	char	 name[SW_MAX_TOKEN_NAME + 1];
 };
 
 /* Where programs and data live: build tree or installed. */
 static char prog_dir[PATH_MAX];		/* build dir, or "" if installed */
+static char libexec_dir[PATH_MAX];	/* installed programs */
+static char pkgdata_dir[PATH_MAX];	/* installed data */
 static struct opts O;
 static struct sw_sup sup;
 static struct plugin plugins[SW_MAX_PLUGINS];
+static json_object *opconf;		/* slipway.conf, or NULL */
 static int nplugins;
 
 static void
@@ -77,8 +87,49 @@ usage(void)
 	    "       slipway token create --scope read|write|admin --name NAME"
 	    " [--state-dir DIR]\n"
 	    "       slipway token list [--state-dir DIR]\n"
-	    "       slipway token revoke --name NAME [--state-dir DIR]\n");
+	    "       slipway token revoke --name NAME [--state-dir DIR]\n"
+	    "       slipway doctor [--local] [--json] [--state-dir DIR]\n"
+	    "       slipway api-manual\n");
 	exit(2);
+}
+
+/*
+ * Installed under another root than the configured prefix (a staging
+ * DESTDIR, a copied tree): when <exe>/../.. holds the installed programs
+ * at the same place relative to it as the prefix does, use that root.
+ */
+static void
+find_installed(const char *exe)
+{
+	char root[PATH_MAX], probe[PATH_MAX + 64];
+	size_t plen = strlen(SW_PREFIX);
+
+	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
+	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
+	if (strncmp(SW_PKGLIBEXECDIR, SW_PREFIX, plen) != 0 ||
+	    strncmp(SW_PKGDATADIR, SW_PREFIX, plen) != 0 ||
+	    strncmp(SW_BINDIR, SW_PREFIX, plen) != 0 ||
+	    snprintf(root, sizeof(root), "%s", exe) >= (int)sizeof(root))
+		return;
+	/* <root><bindir-rel>/slipway -> <root> */
+	if (snprintf(probe, sizeof(probe), "%s/slipway", SW_BINDIR + plen) >=
+	    (int)sizeof(probe) || strlen(root) < strlen(probe) ||
+	    strcmp(root + strlen(root) - strlen(probe), probe) != 0)
+		return;
+	root[strlen(root) - strlen(probe)] = '\0';
+	if (snprintf(probe, sizeof(probe), "%s%s/slipway-api", root,
+	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(probe) ||
+	    access(probe, X_OK) != 0)
+		return;
+	if (snprintf(libexec_dir, sizeof(libexec_dir), "%s%s", root,
+	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(libexec_dir) ||
+	    snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s%s", root,
+	    SW_PKGDATADIR + plen) >= (int)sizeof(pkgdata_dir)) {
+		snprintf(libexec_dir, sizeof(libexec_dir), "%s",
+		    SW_PKGLIBEXECDIR);
+		snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s",
+		    SW_PKGDATADIR);
+	}
 }
 
 static void
@@ -88,9 +139,12 @@ find_layout(void)
 	ssize_t n;
 
 	prog_dir[0] = '\0';
+	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
+	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
 		return;
 	exe[n] = '\0';
+	find_installed(exe);
 	/* <builddir>/cli/slipway -> <builddir> */
 	if (snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe))) >=
 	    (int)sizeof(probe) ||
@@ -112,7 +166,7 @@ prog_path(char *out, size_t sz, const char *subdir, const char *name)
 	if (prog_dir[0] != '\0')
 		n = snprintf(out, sz, "%s/%s/%s", prog_dir, subdir, name);
 	else
-		n = snprintf(out, sz, "%s/%s", SW_PKGLIBEXECDIR, name);
+		n = snprintf(out, sz, "%s/%s", libexec_dir, name);
 	if (n < 0 || (size_t)n >= sz)
 		out[0] = '\0';	/* too long: no program, found missing */
 }
@@ -121,8 +175,82 @@ prog_path(char *out, size_t sz, const char *subdir, const char *name)
 static void
 data_path(char *out, size_t sz, const char *rel)
 {
-	snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
-	    SW_PKGDATADIR, rel);
+	int n = snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
+	    pkgdata_dir, rel);
+
+	if (n < 0 || (size_t)n >= sz)
+		out[0] = '\0';	/* too long: found missing */
+}
+
+/*
+ * The operator's slipway.conf: $SLIPWAY_CONF, else <sysconfdir>/slipway/
+ * slipway.conf (under the same root as the programs when installed
+ * elsewhere).  A static buffer.
+ */
+static const char *
+conf_file_path(void)
+{
+	static char path[PATH_MAX];
+	const char *env = getenv("SLIPWAY_CONF");
+	size_t plen = strlen(SW_PREFIX);
+	int n;
+
+	if (env != NULL && env[0] != '\0')
+		return env;
+	if (prog_dir[0] == '\0' && strcmp(pkgdata_dir, SW_PKGDATADIR) != 0 &&
+	    strncmp(SW_SYSCONFDIR, SW_PREFIX, plen) == 0 &&
+	    strlen(pkgdata_dir) > strlen(SW_PKGDATADIR) - plen)
+		n = snprintf(path, sizeof(path), "%.*s%s/slipway/slipway.conf",
+		    (int)(strlen(pkgdata_dir) - (strlen(SW_PKGDATADIR) - plen)),
+		    pkgdata_dir, SW_SYSCONFDIR + plen);
+	else
+		n = snprintf(path, sizeof(path), "%s/slipway/slipway.conf",
+		    SW_SYSCONFDIR);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		path[0] = '\0';
+	return path;
+}
+
+/*
+ * Fold slipway.conf into the options (the command line wins) and the
+ * environment the children inherit (endpoints, log format).  0, or -1
+ * after saying why.
+ */
+static int
+apply_conf_file(void)
+{
+	const char *path = conf_file_path(), *v;
+	json_object *eps;
+	char why[300], env[64];
+	sw_err e;
+	int i;
+
+	e = sw_conf_file_load(path, &opconf, why, sizeof(why));
+	if (e == SW_ENOTFOUND)
+		return 0;
+	if (e != SW_OK) {
+		fprintf(stderr, "slipway: %s: %s\n", path, why);
+		return -1;
+	}
+	if (!O.port_set && sw_json_get(opconf, "port") != NULL)
+		O.port = (int)sw_json_get_int(opconf, "port", O.port);
+	if (!O.workers_set && sw_json_get(opconf, "workers") != NULL)
+		O.workers = (int)sw_json_get_int(opconf, "workers", O.workers);
+	if ((v = sw_json_get_str(opconf, "log_format")) != NULL)
+		setenv("SLIPWAY_LOG_FORMAT", v, 1);
+	eps = sw_json_get(opconf, "endpoints");
+	if (O.sandbox || eps == NULL)
+		return 0;
+	if ((v = sw_json_get_str(eps, "*")) != NULL)
+		setenv("AWS_ENDPOINT_URL", v, 1);
+	for (i = 0; sw_conf_services[i] != NULL; i++) {
+		if ((v = sw_json_get_str(eps, sw_conf_services[i])) == NULL)
+			continue;
+		snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+		    sw_conf_service_env[i]);
+		setenv(env, v, 1);
+	}
+	return 0;
 }
 
 static void
@@ -356,7 +484,12 @@ write_config(json_object *sandbox)
 	cfg = json_object_new_object();
 	sw_json_add_int(cfg, "port", O.port);
 	sw_json_add_str(cfg, "region", sandbox && sw_json_get_str(sandbox,
-	    "region") ? sw_json_get_str(sandbox, "region") : "us-west-2");
+	    "region") ? sw_json_get_str(sandbox, "region") :
+	    sw_json_get_str(opconf, "region") ? sw_json_get_str(opconf,
+	    "region") : "us-west-2");
+	if (sw_json_get_str(opconf, "log_format") != NULL)
+		sw_json_add_str(cfg, "log_format", sw_json_get_str(opconf,
+		    "log_format"));
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();
@@ -364,6 +497,14 @@ write_config(json_object *sandbox)
 	snprintf(o2, sizeof(o2), "http://localhost:%d", O.port);
 	json_object_array_add(origins, json_object_new_string(o1));
 	json_object_array_add(origins, json_object_new_string(o2));
+	if (sw_json_get(opconf, "allowed_origins") != NULL) {
+		json_object *more = sw_json_get(opconf, "allowed_origins");
+		size_t k;
+
+		for (k = 0; k < json_object_array_length(more); k++)
+			json_object_array_add(origins, json_object_get(
+			    json_object_array_get_idx(more, k)));
+	}
 	json_object_object_add(cfg, "allowed_origins", origins);
 	sw_json_add_str(cfg, "internal_url", o1);
 	if (sandbox != NULL)
@@ -895,6 +1036,7 @@ main(int argc, char *argv[])
 		{ "json", no_argument, NULL, 'j' },
 		{ "scope", required_argument, NULL, 'c' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "local", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -941,6 +1083,7 @@ main(int argc, char *argv[])
 			break;
 		case 'p':
 			O.port = parse_int(optarg, 1, 65535, "--port");
+			O.port_set = 1;
 			break;
 		case 's':
 			O.sandbox = 1;
@@ -950,12 +1093,16 @@ main(int argc, char *argv[])
 			break;
 		case 'w':
 			O.workers = parse_int(optarg, 1, SW_MAX_WORKERS, "--workers");
+			O.workers_set = 1;
 			break;
 		case 'S':
 			O.speed = parse_int(optarg, 1, 100000, "--speed");
 			break;
 		case 'j':
 			O.json = 1;
+			break;
+		case 'l':
+			O.local = 1;
 			break;
 		case 'c':
 			snprintf(O.scope, sizeof(O.scope), "%s", optarg);
@@ -970,12 +1117,32 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		usage();
 	find_layout();
-	if (strcmp(cmd, "start") == 0)
+	if (strcmp(cmd, "start") == 0) {
+		if (apply_conf_file() != 0)
+			return 1;
 		return cmd_start();
+	}
 	if (strcmp(cmd, "stop") == 0)
 		return cmd_stop();
 	if (strcmp(cmd, "status") == 0)
 		return cmd_status();
+	if (strcmp(cmd, "api-manual") == 0)
+		return sw_cli_api_manual(stdout);
+	if (strcmp(cmd, "doctor") == 0) {
+		char tmpl[PATH_MAX], actions[PATH_MAX];
+
+		data_path(tmpl, sizeof(tmpl), "nginx/slipway.conf.in");
+		if (prog_dir[0] != '\0')
+			snprintf(actions, sizeof(actions),
+			    "%s/cfn/iam-actions.txt", prog_dir);
+		else
+			data_path(actions, sizeof(actions), "iam-actions.txt");
+		return sw_cli_doctor(&(struct sw_doctor_opts){
+		    .state_dir = O.state_dir, .local = O.local,
+		    .json = O.json, .nginx = SW_NGINX_PATH,
+		    .nginx_template = tmpl, .actions_file = actions,
+		    .conf_file = conf_file_path() });
+	}
 	if (strcmp(cmd, "token") == 0) {
 		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name, O.json);
 

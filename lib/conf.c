@@ -1,6 +1,10 @@
 /*
- * config.c: read <state-dir>/config.json (see config.h).
+ * conf.c: read <state-dir>/config.json (see conf.h), and parse the
+ * operator's slipway.conf, which `slipway start` folds into it and
+ * `slipway doctor` checks: one table of keys, each with its check.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,4 +134,173 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 			return 1;
 	}
 	return 0;
+}
+
+const char *const sw_conf_services[] = { "sts", "ec2", "iam", "eks",
+    "sagemaker", "s3", "fsx", "service_quotas", NULL };
+const char *const sw_conf_service_env[] = { "STS", "EC2", "IAM", "EKS",
+    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", NULL };
+
+/* An https URL, or http to loopback (a sandbox); no spaces. */
+static int
+conf_url_ok(const char *v)
+{
+	size_t i;
+
+	for (i = 0; v[i] != '\0'; i++)
+		if (isspace((unsigned char)v[i]) || v[i] == '"')
+			return 0;
+	if (strncmp(v, "https://", 8) == 0 && v[8] != '\0')
+		return 1;
+	return strncmp(v, "http://127.0.0.1:", 17) == 0 ||
+	    strncmp(v, "http://localhost:", 17) == 0;
+}
+
+static int
+conf_int(const char *v, long lo, long hi, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	return errno == 0 && end != v && *end == '\0' && *out >= lo &&
+	    *out <= hi;
+}
+
+static int
+conf_region_ok(const char *v)
+{
+	size_t i;
+
+	if (v[0] == '\0' || strlen(v) > 31)
+		return 0;
+	for (i = 0; v[i] != '\0'; i++)
+		if (!islower((unsigned char)v[i]) &&
+		    !isdigit((unsigned char)v[i]) && v[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* One key = value into out; NULL, or why the line is refused. */
+static const char *
+conf_set(json_object *out, const char *k, const char *v)
+{
+	json_object *eps, *list;
+	long n;
+	size_t i;
+
+	if (strcmp(k, "region") == 0) {
+		if (!conf_region_ok(v))
+			return "region is not a region name (e.g. us-west-2)";
+		sw_json_add_str(out, "region", v);
+	} else if (strcmp(k, "port") == 0) {
+		if (!conf_int(v, 1, 65535, &n))
+			return "port must be 1..65535";
+		sw_json_add_int(out, "port", n);
+	} else if (strcmp(k, "workers") == 0) {
+		if (!conf_int(v, 1, SW_MAX_WORKERS, &n))
+			return "workers is out of range";
+		sw_json_add_int(out, "workers", n);
+	} else if (strcmp(k, "log_format") == 0) {
+		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
+			return "log_format must be text or json";
+		sw_json_add_str(out, "log_format", v);
+	} else if (strcmp(k, "allowed_origins") == 0) {
+		char one[256];
+		const char *p = v, *q;
+
+		list = json_object_new_array();
+		json_object_object_add(out, "allowed_origins", list);
+		while (*p != '\0') {
+			for (q = p; *q != '\0' && *q != ' '; q++)
+				;
+			if ((size_t)(q - p) >= sizeof(one))
+				return "an origin is too long";
+			memcpy(one, p, (size_t)(q - p));
+			one[q - p] = '\0';
+			if (strncmp(one, "http://", 7) != 0 &&
+			    strncmp(one, "https://", 8) != 0)
+				return "an origin is scheme://host[:port]";
+			json_object_array_add(list,
+			    json_object_new_string(one));
+			for (p = q; *p == ' '; p++)
+				;
+		}
+	} else if (strcmp(k, "endpoint") == 0 ||
+	    strncmp(k, "endpoint.", 9) == 0) {
+		if (!conf_url_ok(v))
+			return "an endpoint is https://host[:port] (http only "
+			    "to 127.0.0.1 or localhost)";
+		if ((eps = sw_json_get(out, "endpoints")) == NULL) {
+			eps = json_object_new_object();
+			json_object_object_add(out, "endpoints", eps);
+		}
+		if (k[8] == '\0') {
+			sw_json_add_str(eps, "*", v);
+			return NULL;
+		}
+		for (i = 0; sw_conf_services[i] != NULL; i++)
+			if (strcmp(k + 9, sw_conf_services[i]) == 0)
+				break;
+		if (sw_conf_services[i] == NULL)
+			return "no such service (sts ec2 iam eks sagemaker s3 "
+			    "fsx service_quotas)";
+		sw_json_add_str(eps, sw_conf_services[i], v);
+	} else
+		return "unknown key";
+	return NULL;
+}
+
+sw_err
+sw_conf_file_load(const char *path, json_object **out, char *why,
+    size_t whysz)
+{
+	char line[1024], *k, *v, *e;
+	const char *bad;
+	FILE *f;
+	int lineno = 0;
+
+	*out = NULL;
+	why[0] = '\0';
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(why, whysz, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? SW_ENOTFOUND : SW_EINVAL;
+	}
+	*out = json_object_new_object();
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(why, whysz, "line %d: too long", lineno);
+			goto bad;
+		}
+		if ((e = strchr(line, '#')) != NULL)
+			*e = '\0';
+		for (k = line; isspace((unsigned char)*k); k++)
+			;
+		e = k + strlen(k);
+		while (e > k && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (*k == '\0')
+			continue;
+		if ((v = strchr(k, '=')) == NULL) {
+			snprintf(why, whysz, "line %d: not key = value", lineno);
+			goto bad;
+		}
+		for (e = v; e > k && isspace((unsigned char)e[-1]); e--)
+			;
+		*e = '\0';
+		for (v++; isspace((unsigned char)*v); v++)
+			;
+		if ((bad = conf_set(*out, k, v)) != NULL) {
+			snprintf(why, whysz, "line %d: %s: %s", lineno, k, bad);
+			goto bad;
+		}
+	}
+	fclose(f);
+	return SW_OK;
+bad:
+	fclose(f);
+	json_object_put(*out);
+	*out = NULL;
+	return SW_EINVAL;
 }

@@ -1,6 +1,7 @@
 /*
  * config.h: the runtime configuration every process reads from
- * <state-dir>/config.json, written by `slipway start`.  Holds the port,
+ * <state-dir>/config.json, written by `slipway start` from its options
+ * and the operator's slipway.conf (sw_conf_file_load).  Holds the port,
  * region, allowed browser origins and the AWS endpoint overrides (the
  * sandbox's loopback URL, or none for real AWS).  Endpoints are
  * configuration only: no request can point Slipway at another host.
@@ -27,6 +28,22 @@ const char *sw_config_state_dir(const char *dflt);
 /* Load <dir>/config.json; a missing file gives defaults. */
 sw_err	sw_config_load(const char *dir, struct sw_config *);
 void	sw_config_free(struct sw_config *);
+
+/*
+ * The operator's slipway.conf ("key = value" lines, see slipway.conf(5)):
+ * parse path into *out (a new object, keys as in config.json: region,
+ * port, workers, endpoints {service: url}, log_format, allowed_origins
+ * [..]).  SW_ENOTFOUND when there is no file; SW_EINVAL with "line N:
+ * why" in why for an unknown key or a bad value.  The caller frees *out
+ * with json_object_put().
+ */
+sw_err	sw_conf_file_load(const char *path, json_object **out, char *why,
+	    size_t whysz);
+
+/* The services an endpoint.<name> key may name, NULL-terminated, and
+ * the AWS_ENDPOINT_URL_ suffix of each (same order). */
+extern const char *const sw_conf_services[];
+extern const char *const sw_conf_service_env[];
 
 /* True when origin (e.g. "http://127.0.0.1:3099") is one of the
  * configured allowed_origins, exactly: it may make state-changing

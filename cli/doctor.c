@@ -1,0 +1,576 @@
+/*
+ * doctor.c: `slipway doctor`, the checks an operator runs before (and
+ * systemd runs as ExecStartPre with --local) starting Slipway: the
+ * slipway.conf, the state directory, nginx and its configuration, then
+ * the AWS side: credentials, region, every service endpoint, and the
+ * IAM permissions the code needs, simulated with
+ * iam:SimulatePrincipalPolicy for the actions cfn/aws-actions.py
+ * derived from the sources (installed as iam-actions.txt).  Each check
+ * is one finding in plain words; the exit status is 0 only when every
+ * finding is good.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/doctor.h"
+#include "lib/aws.h"
+#include "lib/aws_api.h"
+#include "lib/conf.h"
+#include "lib/json.h"
+#include "pipelines/pipeline.h"
+
+#define DOCTOR_MAX_ACTIONS	256	/* lines read from the actions file */
+#define DOCTOR_SIM_BATCH	100	/* actions per simulation (IAM: 128) */
+
+struct doctor {
+	const struct sw_doctor_opts	*o;
+	json_object			*findings;	/* [{check,ok,detail}] */
+	int				 failed;
+	json_object			*conf;		/* slipway.conf or NULL */
+};
+
+static void say(struct doctor *, const char *, int, const char *, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Record one finding and print it unless the output is JSON. */
+static void
+say(struct doctor *d, const char *check, int ok, const char *fmt, ...)
+{
+	char detail[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vsnprintf(detail, sizeof(detail), fmt, ap) >= (int)sizeof(detail))
+		memcpy(detail + sizeof(detail) - 4, "...", 4);
+	va_end(ap);
+	if (!ok)
+		d->failed = 1;
+	json_object_array_add(d->findings, sw_jo("check", sw_js(check),
+	    "ok", json_object_new_boolean(ok), "detail", sw_js(detail),
+	    NULL));
+	if (!d->o->json)
+		printf("%-4s  %s: %s\n", ok ? "ok" : "FAIL", check, detail);
+}
+
+static void
+check_conf(struct doctor *d)
+{
+	char why[300];
+	sw_err e;
+
+	if (d->o->conf_file == NULL || d->o->conf_file[0] == '\0') {
+		say(d, "configuration", 0, "no path for slipway.conf");
+		return;
+	}
+	e = sw_conf_file_load(d->o->conf_file, &d->conf, why, sizeof(why));
+	if (e == SW_ENOTFOUND)
+		say(d, "configuration", 1, "no %s; the defaults are used",
+		    d->o->conf_file);
+	else if (e != SW_OK)
+		say(d, "configuration", 0, "%s is wrong: %s", d->o->conf_file,
+		    why);
+	else
+		say(d, "configuration", 1, "%s reads well", d->o->conf_file);
+}
+
+static void
+check_state_dir(struct doctor *d)
+{
+	const char *dir = d->o->state_dir;
+	char parent[PATH_MAX], db[PATH_MAX + 16];
+	struct stat st;
+	char *slash;
+
+	if (stat(dir, &st) != 0) {
+		if (errno != ENOENT) {
+			say(d, "state directory", 0, "%s: %s", dir,
+			    strerror(errno));
+			return;
+		}
+		snprintf(parent, sizeof(parent), "%s", dir);
+		if ((slash = strrchr(parent, '/')) != NULL && slash != parent)
+			*slash = '\0';
+		if (access(parent, W_OK | X_OK) == 0)
+			say(d, "state directory", 1, "%s does not exist yet; "
+			    "slipway start will create it", dir);
+		else
+			say(d, "state directory", 0, "%s does not exist and "
+			    "%s is not writable, so it cannot be created", dir,
+			    parent);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode))
+		say(d, "state directory", 0, "%s is not a directory", dir);
+	else if (st.st_uid != geteuid())
+		say(d, "state directory", 0, "%s belongs to uid %ld, not to "
+		    "this user (uid %ld)", dir, (long)st.st_uid,
+		    (long)geteuid());
+	else if ((st.st_mode & 077) != 0)
+		say(d, "state directory", 0, "%s can be read by others (mode "
+		    "%03o); it holds tokens and sockets: chmod 700 it", dir,
+		    (unsigned)(st.st_mode & 0777));
+	else if (access(dir, W_OK | X_OK) != 0)
+		say(d, "state directory", 0, "%s is not writable", dir);
+	else {
+		snprintf(db, sizeof(db), "%s/state.db", dir);
+		if (access(db, F_OK) == 0 && access(db, R_OK | W_OK) != 0)
+			say(d, "state directory", 0, "%s cannot be read and "
+			    "written", db);
+		else
+			say(d, "state directory", 1, "%s is private and "
+			    "writable", dir);
+	}
+}
+
+/* Run nginx -t on conf; 0 when it passes, else its first words in why. */
+static int
+nginx_test(const char *nginx, const char *prefix, const char *conf,
+    char *why, size_t whysz)
+{
+	int p[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	why[0] = '\0';
+	if (pipe(p) != 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		char errlog[PATH_MAX];
+
+		if (snprintf(errlog, sizeof(errlog), "%s/logs/error.log",
+		    prefix) >= (int)sizeof(errlog))
+			_exit(127);
+		/* -e: never the compiled-in log, which a user cannot write */
+		execl(nginx, nginx, "-t", "-q", "-p", prefix, "-c", conf, "-e",
+		    errlog, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	n = read(p[0], why, whysz - 1);
+	why[n > 0 ? n : 0] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	close(p[0]);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void
+check_nginx(struct doctor *d)
+{
+	char conf[PATH_MAX + 16], why[512];
+
+	if (access(d->o->nginx, X_OK) != 0) {
+		say(d, "nginx", 0, "%s is missing (install nginx)",
+		    d->o->nginx);
+		return;
+	}
+	if (access(d->o->nginx_template, R_OK) != 0) {
+		say(d, "nginx", 0, "the configuration template %s is "
+		    "missing: reinstall Slipway", d->o->nginx_template);
+		return;
+	}
+	snprintf(conf, sizeof(conf), "%s/nginx.conf", d->o->state_dir);
+	if (access(conf, R_OK) != 0) {
+		say(d, "nginx", 1, "%s and the template are there; the "
+		    "configuration is rendered at start", d->o->nginx);
+		return;
+	}
+	if (nginx_test(d->o->nginx, d->o->state_dir, conf, why,
+	    sizeof(why)) != 0)
+		say(d, "nginx", 0, "nginx -t refuses %s: %s", conf,
+		    why[0] ? why : "no reason given");
+	else
+		say(d, "nginx", 1, "nginx -t accepts %s", conf);
+}
+
+/* One read-only call per service: does its endpoint answer? */
+static void
+check_endpoints(struct doctor *d, struct aws_ctx *aws, const char *bucket)
+{
+	static const struct {
+		enum aws_service	 svc;
+		const char		*op;
+	} probes[] = {
+		{ AWS_SVC_EC2, "DescribeAvailabilityZones" },
+		{ AWS_SVC_IAM, "ListRoles" },
+		{ AWS_SVC_EKS, "ListClusters" },
+		{ AWS_SVC_SAGEMAKER, "ListClusters" },
+		{ AWS_SVC_FSX, "DescribeFileSystems" },
+		{ AWS_SVC_QUOTAS, "ListServiceQuotas" },
+	};
+	char url[512], reg[64], what[96];
+	struct aws_error err;
+	json_object *in, *out;
+	size_t i;
+	sw_err e;
+
+	for (i = 0; i <= sizeof(probes) / sizeof(probes[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		out = NULL;
+		if (i == sizeof(probes) / sizeof(probes[0])) {
+			/* S3: HeadBucket of the shared bucket (404 answers) */
+			snprintf(what, sizeof(what), "s3 endpoint");
+			aws_endpoint(aws, AWS_SVC_S3, url, sizeof(url), reg,
+			    sizeof(reg));
+			e = aws_s3_head_bucket(aws, bucket, NULL, 0, &err);
+		} else {
+			snprintf(what, sizeof(what), "%s endpoint",
+			    aws_service(probes[i].svc)->id);
+			aws_endpoint(aws, probes[i].svc, url, sizeof(url), reg,
+			    sizeof(reg));
+			in = probes[i].svc == AWS_SVC_IAM ? sw_jo("MaxItems",
+			    sw_ji(1), NULL) : probes[i].svc == AWS_SVC_QUOTAS ?
+			    sw_jo("ServiceCode", sw_js("sagemaker"),
+			    "MaxResults", sw_ji(1), NULL) :
+			    probes[i].svc == AWS_SVC_SAGEMAKER ?
+			    sw_jo("MaxResults", sw_ji(1), NULL) : NULL;
+			e = aws_call(aws, probes[i].svc, probes[i].op, in,
+			    &out, &err);
+			json_object_put(in);
+			json_object_put(out);
+		}
+		if (e == SW_OK)
+			say(d, what, 1, "%s answers", url);
+		else if (err.transport || err.http_status == 0)
+			say(d, what, 0, "%s cannot be reached (%s): check "
+			    "the network, the NAT gateway or VPC endpoint, "
+			    "and slipway.conf's endpoints", url,
+			    err.message[0] ? err.message : "no answer");
+		else if (err.http_status >= 500)
+			say(d, what, 0, "%s answers %ld %s: the service is "
+			    "failing", url, err.http_status, err.code);
+		else
+			say(d, what, 1, "%s answers (%ld %s)", url,
+			    err.http_status, err.code[0] ? err.code : "");
+	}
+}
+
+/* The ARN a simulated action is checked against: what Slipway touches. */
+static void
+sim_resource(const char *action, const char *part, const char *acct,
+    const char *region, char *out, size_t sz)
+{
+	const char *op = strchr(action, ':') + 1;
+
+	if (strncmp(action, "iam:", 4) == 0) {
+		if (strstr(op, "OpenIDConnectProvider") != NULL &&
+		    strncmp(op, "List", 4) != 0)
+			snprintf(out, sz, "arn:%s:iam::%s:oidc-provider/"
+			    "oidc.eks.%s.amazonaws.com/id/DOCTOR", part, acct,
+			    region);
+		else if (strcmp(op, "CreateServiceLinkedRole") == 0)
+			snprintf(out, sz, "arn:%s:iam::%s:role/aws-service-"
+			    "role/sagemaker.amazonaws.com/AWSServiceRoleFor"
+			    "AmazonSageMaker", part, acct);
+		else if (strncmp(op, "List", 4) == 0 &&
+		    strcmp(op, "ListRolePolicies") != 0 &&
+		    strcmp(op, "ListAttachedRolePolicies") != 0)
+			snprintf(out, sz, "*");
+		else
+			snprintf(out, sz, "arn:%s:iam::%s:role/slipway-doctor-"
+			    "check", part, acct);
+	} else if (strncmp(action, "eks:", 4) == 0) {
+		if (strstr(op, "PodIdentityAssociation") != NULL &&
+		    strncmp(op, "Create", 6) != 0 &&
+		    strncmp(op, "List", 4) != 0)
+			snprintf(out, sz, "arn:%s:eks:%s:%s:"
+			    "podidentityassociation/slipway-doctor/a-doctor",
+			    part, region, acct);
+		else if (strcmp(op, "DeleteAddon") == 0 ||
+		    strcmp(op, "DescribeAddon") == 0)
+			snprintf(out, sz, "arn:%s:eks:%s:%s:addon/slipway-"
+			    "doctor/doctor/0", part, region, acct);
+		else
+			snprintf(out, sz, "arn:%s:eks:%s:%s:cluster/slipway-"
+			    "doctor", part, region, acct);
+	} else if (strncmp(action, "sagemaker:", 10) == 0)
+		snprintf(out, sz, "arn:%s:sagemaker:%s:%s:%s", part, region,
+		    acct, strstr(op, "TrainingPlan") != NULL ?
+		    "training-plan/doctor" : "cluster/slipway-doctor");
+	else if (strncmp(action, "ec2:", 4) == 0)
+		snprintf(out, sz, "arn:%s:ec2:%s:%s:vpc/vpc-0d0c0d0c0d0c0d0c0",
+		    part, region, acct);
+	else if (strncmp(action, "fsx:", 4) == 0)
+		snprintf(out, sz, "arn:%s:fsx:%s:%s:file-system/"
+		    "fs-0d0c0d0c0d0c0d0c0", part, region, acct);
+	else if (strcmp(action, "s3:PutObject") == 0)
+		snprintf(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s/"
+		    "lifecycle/doctor", part, acct, region);
+	else if (strncmp(action, "s3:", 3) == 0)
+		snprintf(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s", part,
+		    acct, region);
+	else
+		snprintf(out, sz, "*");
+}
+
+/* The request context Slipway's calls carry (its tags, its roles). */
+static json_object *
+sim_context(const char *part)
+{
+	char policy[96];
+
+	snprintf(policy, sizeof(policy),
+	    "arn:%s:iam::aws:policy/AmazonEKSClusterPolicy", part);
+#define CTX(k, t, v) sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", \
+	sw_ja(sw_js(v)), "ContextKeyType", sw_js(t), NULL)
+	return sw_ja(
+	    CTX("aws:RequestTag/slipway:cluster", "string", "doctor"),
+	    CTX("aws:ResourceTag/slipway:cluster", "string", "doctor"),
+	    CTX("aws:TagKeys", "stringList", "slipway:cluster"),
+	    CTX("iam:PassedToService", "string", "sagemaker.amazonaws.com"),
+	    CTX("iam:AWSServiceName", "string", "sagemaker.amazonaws.com"),
+	    CTX("iam:PolicyARN", "arn", policy),
+	    CTX("ec2:CreateAction", "string", "CreateVpc"));
+#undef CTX
+}
+
+/*
+ * The IAM principal behind a caller ARN: an assumed role's role (path
+ * unknown, "/" assumed), a user as it is.
+ */
+static int
+sim_principal(const char *caller, char *out, size_t sz, char *part,
+    size_t partsz)
+{
+	char acct[16], role[128];
+	const char *p;
+
+	if (sscanf(caller, "arn:%15[^:]:", part) != 1 || partsz < 16)
+		return -1;
+	if ((p = strstr(caller, ":assumed-role/")) != NULL) {
+		if (sscanf(caller, "arn:%*[^:]:sts::%15[^:]:assumed-role/"
+		    "%127[^/]/", acct, role) != 2)
+			return -1;
+		return snprintf(out, sz, "arn:%s:iam::%s:role/%s", part, acct,
+		    role) < (int)sz ? 0 : -1;
+	}
+	return snprintf(out, sz, "%s", caller) < (int)sz ? 0 : -1;
+}
+
+static void
+check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
+    const char *acct)
+{
+	char line[128], principal[300], part[16], res[400];
+	char *actions[DOCTOR_MAX_ACTIONS];
+	char denied[1024];
+	size_t nact = 0, ndenied = 0, nallowed = 0, i, j, k;
+	struct aws_error err;
+	json_object *in, *out, *list, *batch, *results;
+	FILE *f;
+	int done[DOCTOR_MAX_ACTIONS] = { 0 };
+
+	if ((f = fopen(d->o->actions_file, "r")) == NULL) {
+		say(d, "IAM permissions", 0, "the list of actions %s is "
+		    "missing: reinstall Slipway", d->o->actions_file);
+		return;
+	}
+	while (nact < DOCTOR_MAX_ACTIONS && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] != '\0' && strchr(line, ':') != NULL)
+			actions[nact++] = strdup(line);
+	}
+	fclose(f);
+	if (sim_principal(caller, principal, sizeof(principal), part,
+	    sizeof(part)) != 0) {
+		say(d, "IAM permissions", 0, "cannot tell the IAM principal "
+		    "of %s", caller);
+		goto out;
+	}
+	denied[0] = '\0';
+	/* One simulation per resource ARN, all its actions at once. */
+	for (i = 0; i < nact; i++) {
+		if (actions[i] == NULL || done[i])
+			continue;
+		sim_resource(actions[i], part, acct, aws->region, res,
+		    sizeof(res));
+		batch = json_object_new_array();
+		for (j = i; j < nact && json_object_array_length(batch) <
+		    DOCTOR_SIM_BATCH; j++) {
+			char other[400];
+
+			if (actions[j] == NULL || done[j])
+				continue;
+			sim_resource(actions[j], part, acct, aws->region,
+			    other, sizeof(other));
+			if (strcmp(other, res) != 0)
+				continue;
+			json_object_array_add(batch, sw_js(actions[j]));
+			done[j] = 1;
+		}
+		in = sw_jo("PolicySourceArn", sw_js(principal),
+		    "ActionNames", batch, "ResourceArns", sw_ja(sw_js(res)),
+		    "ContextEntries", sim_context(part), NULL);
+		memset(&err, 0, sizeof(err));
+		out = NULL;
+		if (aws_call(aws, AWS_SVC_IAM, "SimulatePrincipalPolicy", in,
+		    &out, &err) != SW_OK) {
+			json_object_put(in);
+			say(d, "IAM permissions", 0, "cannot simulate the "
+			    "policies of %s: %s: %s%s", principal, err.code,
+			    err.message, strstr(err.code, "AccessDenied") ?
+			    " (the role needs iam:SimulatePrincipalPolicy on "
+			    "itself)" : "");
+			goto out;
+		}
+		json_object_put(in);
+		results = sw_json_get(out, "EvaluationResults");
+		if (results == NULL && (list = sw_json_get(out,
+		    "SimulatePrincipalPolicyResult")) != NULL)
+			results = sw_json_get(list, "EvaluationResults");
+		list = results;
+		for (k = 0; list != NULL && json_object_is_type(list,
+		    json_type_array) && k < json_object_array_length(list);
+		    k++) {
+			json_object *r = json_object_array_get_idx(list, k);
+			const char *dec = sw_json_get_str(r, "EvalDecision");
+			const char *name = sw_json_get_str(r, "EvalActionName");
+
+			if (dec != NULL && strcmp(dec, "allowed") == 0) {
+				nallowed++;
+				continue;
+			}
+			ndenied++;
+			if (strlen(denied) + strlen(name ? name : "?") + 3 <
+			    sizeof(denied))
+				snprintf(denied + strlen(denied),
+				    sizeof(denied) - strlen(denied), "%s%s",
+				    denied[0] ? ", " : "", name ? name : "?");
+		}
+		json_object_put(out);
+	}
+	if (nallowed + ndenied != nact)
+		say(d, "IAM permissions", 0, "the simulation answered for %zu "
+		    "of %zu actions", nallowed + ndenied, nact);
+	else if (ndenied > 0)
+		say(d, "IAM permissions", 0, "%s may not call %zu of the %zu "
+		    "actions Slipway needs: %s (deploy cfn/slipway.yaml's "
+		    "role)", principal, ndenied, nact, denied);
+	else
+		say(d, "IAM permissions", 1, "%s may call all %zu actions "
+		    "Slipway needs", principal, nact);
+out:
+	for (i = 0; i < nact; i++)
+		free(actions[i]);
+}
+
+static void
+check_aws(struct doctor *d)
+{
+	struct sw_config cfg;
+	struct aws_ctx aws;
+	struct aws_error err;
+	char acct[32], arn[512], bucket[128], env[64];
+	json_object *out = NULL, *zones, *eps;
+	const char *v;
+	size_t i, up = 0;
+	int i2;
+
+	memset(&aws, 0, sizeof(aws));
+	if (sw_config_load(d->o->state_dir, &cfg) != SW_OK) {
+		say(d, "AWS", 0, "cannot read %s/config.json",
+		    d->o->state_dir);
+		sw_config_free(&cfg);
+		return;
+	}
+	if (!cfg.sandbox && (v = sw_json_get_str(d->conf, "region")) != NULL)
+		snprintf(cfg.region, sizeof(cfg.region), "%s", v);
+	eps = sw_json_get(d->conf, "endpoints");
+	if (!cfg.sandbox && eps != NULL) {
+		if ((v = sw_json_get_str(eps, "*")) != NULL)
+			setenv("AWS_ENDPOINT_URL", v, 1);
+		for (i2 = 0; sw_conf_services[i2] != NULL; i2++) {
+			if ((v = sw_json_get_str(eps, sw_conf_services[i2])) ==
+			    NULL)
+				continue;
+			snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+			    sw_conf_service_env[i2]);
+			setenv(env, v, 1);
+		}
+	}
+	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
+		say(d, "region", 0, "cannot set up AWS for region %s (a bad "
+		    "region or endpoint)", cfg.region);
+		goto out;
+	}
+	memset(&err, 0, sizeof(err));
+	if (aws_sts_get_caller_identity(&aws, acct, sizeof(acct), arn,
+	    sizeof(arn), &err) != SW_OK) {
+		say(d, "credentials", 0, "AWS does not accept the credentials "
+		    "found (%s: %s); set AWS_PROFILE or the instance role, "
+		    "and check the clock", err.code[0] ? err.code :
+		    "no answer", err.message);
+		goto out;
+	}
+	say(d, "credentials", 1, "signed in as %s (account %s)", arn, acct);
+	memset(&err, 0, sizeof(err));
+	if (aws_call(&aws, AWS_SVC_EC2, "DescribeAvailabilityZones", NULL,
+	    &out, &err) != SW_OK) {
+		say(d, "region", 0, "region %s does not answer: %s: %s",
+		    aws.region, err.code, err.message);
+		goto out;
+	}
+	zones = sw_json_get(out, "availabilityZoneInfo");
+	for (i = 0; zones != NULL && i < json_object_array_length(zones); i++)
+		if ((v = sw_json_get_str(json_object_array_get_idx(zones, i),
+		    "zoneState")) == NULL || strcmp(v, "available") == 0)
+			up++;
+	json_object_put(out);
+	if (up == 0)
+		say(d, "region", 0, "region %s has no available zone",
+		    aws.region);
+	else
+		say(d, "region", 1, "%s, %zu zones available", aws.region, up);
+	snprintf(bucket, sizeof(bucket), "sagemaker-slipway-%s-%s", acct,
+	    aws.region);
+	check_endpoints(d, &aws, bucket);
+	check_permissions(d, &aws, arn, acct);
+out:
+	aws_ctx_free(&aws);
+	sw_config_free(&cfg);
+}
+
+int
+sw_cli_doctor(const struct sw_doctor_opts *o)
+{
+	struct doctor d = { .o = o, .findings = json_object_new_array() };
+
+	check_conf(&d);
+	check_state_dir(&d);
+	check_nginx(&d);
+	if (!o->local)
+		check_aws(&d);
+	if (o->json) {
+		json_object *doc = sw_jo("ok", json_object_new_boolean(
+		    !d.failed), "findings", json_object_get(d.findings), NULL);
+
+		printf("%s\n", json_object_to_json_string_ext(doc,
+		    JSON_C_TO_STRING_PRETTY));
+		json_object_put(doc);
+	} else
+		printf("%s\n", d.failed ? "Slipway is not ready: fix what "
+		    "FAIL says." : "All is well.");
+	json_object_put(d.findings);
+	json_object_put(d.conf);
+	return d.failed ? 1 : 0;
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/python3
+# 17-cfn.t: cfn/slipway.yaml passes cfn-lint with no error or warning,
+# and Slipway's role grants exactly the AWS actions the code can call
+# (derived from the sources by cfn/aws-actions.py, never listed here):
+# none missing, none extra, no wildcard, no mutating action on every
+# resource without a condition, iam:PassRole only for its own roles and
+# named services.  Also: the instance has no inbound rule and IMDSv2
+# only, the bucket is encrypted, versioned, private and TLS-only, and
+# the outputs give the port-forwarding command.
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+
+SRCDIR = os.environ.get("SW_SRCDIR",
+                        os.path.join(os.path.dirname(__file__), ".."))
+TEMPLATE = os.path.join(SRCDIR, "cfn", "slipway.yaml")
+MODELS = os.path.join(SRCDIR, "..", "shared", "testdata", "aws-models")
+
+spec = importlib.util.spec_from_file_location(
+    "awsactions", os.path.join(SRCDIR, "cfn", "aws-actions.py"))
+awsactions = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(awsactions)
+
+
+class CfnLoader(yaml.SafeLoader):
+    pass
+
+
+def _tag(loader, suffix, node):
+    if isinstance(node, yaml.ScalarNode):
+        v = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        v = loader.construct_sequence(node, deep=True)
+    else:
+        v = loader.construct_mapping(node, deep=True)
+    return {"Fn::" + suffix if suffix != "Ref" else "Ref": v}
+
+
+CfnLoader.add_multi_constructor("!", _tag)
+
+READ_VERBS = ("Describe", "List", "Get", "Head", "Simulate")
+
+
+def as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def slipway_statements(tpl):
+    """Statements of the managed policies Slipway's role carries."""
+    res = tpl["Resources"]
+    out = []
+    for ref in res["SlipwayRole"]["Properties"]["ManagedPolicyArns"]:
+        pol = res[ref["Ref"]]["Properties"]["PolicyDocument"]
+        for st in pol["Statement"]:
+            out.append((ref["Ref"], st))
+    return out
+
+
+def policy_findings(statements, derived):
+    """What is wrong with a set of statements against the derived
+    actions; empty when all is well."""
+    bad = []
+    granted = {}
+    for name, st in statements:
+        if st.get("Effect") != "Allow":
+            continue
+        for a in as_list(st["Action"]):
+            granted.setdefault(a.lower(), a)
+            if "*" in a or "?" in a:
+                bad.append("%s/%s: wildcard action %s" % (name, st.get("Sid"),
+                                                          a))
+        res = as_list(st.get("Resource", []))
+        mutating = [a for a in as_list(st["Action"])
+                    if not a.split(":")[1].startswith(READ_VERBS)]
+        if mutating and "*" in res and not st.get("Condition"):
+            bad.append("%s/%s: %s on every resource with no condition" %
+                       (name, st.get("Sid"), ", ".join(mutating)))
+        if "iam:PassRole" in as_list(st["Action"]):
+            cond = st.get("Condition", {}).get("StringEquals", {})
+            if "*" in res or "iam:PassedToService" not in cond:
+                bad.append("%s/%s: iam:PassRole without own roles and "
+                           "iam:PassedToService" % (name, st.get("Sid")))
+    for a in sorted(derived):
+        if a.lower() not in granted:
+            bad.append("missing %s (%s)" % (a, "; ".join(derived[a][:2])))
+    want = {a.lower() for a in derived}
+    for a in sorted(granted):
+        if a not in want:
+            bad.append("granted but never called: %s" % granted[a])
+    return bad
+
+
+t = T()
+
+# --- cfn-lint ---------------------------------------------------------------
+lint = shutil.which("cfn-lint")
+if lint is None:
+    t.skip("cfn-lint is not installed (pip install cfn-lint)")
+else:
+    r = subprocess.run([lint, "--", TEMPLATE], capture_output=True,
+                       text=True, timeout=300)
+    t.ok(r.returncode == 0 and r.stdout.strip() == "",
+         "cfn-lint: no errors or warnings")
+    if r.returncode or r.stdout.strip():
+        t.diag((r.stdout + r.stderr)[-3000:])
+
+# --- the deriver resolves what it must, and refuses what it cannot ----------
+fake = tempfile.mkdtemp(prefix="sw-actions-")
+try:
+    os.makedirs(os.path.join(fake, "lib"))
+    os.makedirs(os.path.join(fake, "pipelines"))
+    shutil.copy(os.path.join(SRCDIR, "lib", "aws.c"),
+                os.path.join(fake, "lib", "aws.c"))
+    with open(os.path.join(fake, "pipelines", "x.c"), "w") as f:
+        f.write('int\nrun(struct s *s, enum aws_service svc, const char *op,'
+                ' int x)\n{\n\treturn 0;\n}\n\n'
+                'static int\nfind(struct s *s, const char *describe)\n{\n'
+                '\treturn run(s, AWS_SVC_EC2, describe, 1);\n}\n\n'
+                'static int\npick(struct s *s, int n)\n{\n'
+                '\tconst char *op = n ? "BatchRebootClusterNodes" :\n'
+                '\t    "BatchDeleteClusterNodes";\n'
+                '\tfind(s, "DescribeVpcs");\n'
+                '\treturn run(s, AWS_SVC_SAGEMAKER, op, sw_jo("Tags", 1));\n'
+                '}\n')
+    got = awsactions.derive(fake, MODELS if os.path.isdir(MODELS) else None)
+    t.eq(sorted(got), ["ec2:DescribeVpcs",
+                       "sagemaker:BatchDeleteClusterNodes",
+                       "sagemaker:BatchRebootClusterNodes"],
+         "the deriver follows a wrapper's parameter and a variable "
+         "operation")
+    with open(os.path.join(fake, "pipelines", "y.c"), "w") as f:
+        f.write('static int\nhidden(struct s *s, const char **tab)\n{\n'
+                '\treturn run(s, AWS_SVC_EKS, tab[0], 1);\n}\n')
+    try:
+        awsactions.derive(fake, None)
+        t.ok(False, "an unresolvable call site is an error")
+    except SystemExit as e:
+        t.ok("cannot tell" in str(e), "an unresolvable call site is an error")
+finally:
+    shutil.rmtree(fake, ignore_errors=True)
+
+# --- the policy against the code ---------------------------------------------
+derived = awsactions.derive(SRCDIR, MODELS if os.path.isdir(MODELS) else None)
+t.ok(len(derived) > 40, "derived %d actions from the code" % len(derived))
+t.eq(sorted(awsactions.derive(SRCDIR, None)), sorted(derived),
+     "the same actions are derived without the AWS models (a build "
+     "without ../shared, e.g. the image)")
+tpl = yaml.load(open(TEMPLATE), Loader=CfnLoader)
+stmts = slipway_statements(tpl)
+bad = policy_findings(stmts, derived)
+t.eq(bad, [], "Slipway's role grants exactly what the code calls, scoped")
+
+# The check can fail: a missing action, an extra wildcard.
+less = [(n, dict(st, Action=[a for a in as_list(st["Action"])
+                             if a != "eks:CreateCluster"]))
+        for n, st in stmts]
+less = [(n, st) for n, st in less if st["Action"]]
+t.ok(any("missing eks:CreateCluster" in b
+         for b in policy_findings(less, derived)),
+     "a template without eks:CreateCluster fails the check")
+more = stmts + [("X", {"Sid": "Wide", "Effect": "Allow", "Action": "ec2:*",
+                       "Resource": "*"})]
+t.ok(any("wildcard action ec2:*" in b for b in policy_findings(more, derived))
+     and any("every resource with no condition" in b
+             for b in policy_findings(more, derived)),
+     "a wildcard over mutating actions fails the check")
+
+# Nothing else in the template may use a wildcard action either.
+res = tpl["Resources"]
+agent = res["SlipwayRole"]["Properties"]["Policies"]
+wild = [a for p in agent for st in p["PolicyDocument"]["Statement"]
+        for a in as_list(st["Action"]) if "*" in a]
+t.eq(wild, [], "the instance agent's policy has no wildcard action")
+trust = res["SlipwayRole"]["Properties"]["AssumeRolePolicyDocument"]
+t.eq([st["Principal"] for st in trust["Statement"]],
+     [{"Service": "ec2.amazonaws.com"}], "only EC2 may assume the role")
+
+# --- the instance --------------------------------------------------------------
+inst = res["Instance"]["Properties"]
+t.eq(inst["MetadataOptions"].get("HttpTokens"), "required", "IMDSv2 only")
+sgs = [k for k, v in res.items() if v["Type"] == "AWS::EC2::SecurityGroup"]
+t.ok(all("SecurityGroupIngress" not in res[k]["Properties"] for k in sgs) and
+     not any(v["Type"] == "AWS::EC2::SecurityGroupIngress"
+             for v in res.values()), "no inbound rule at all")
+t.ok("NetworkInterfaces" not in inst and
+     not res["PrivateSubnet"]["Properties"].get("MapPublicIpOnLaunch"),
+     "the instance sits in a private subnet with no public address")
+t.ok(any(v["Type"] == "AWS::EC2::NatGateway" for v in res.values()),
+     "a new VPC gives the private subnet a NAT gateway")
+
+# --- the bucket ----------------------------------------------------------------
+b = res["SharedBucket"]["Properties"]
+t.ok(b["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
+     ["ServerSideEncryptionByDefault"]["SSEAlgorithm"] in ("aws:kms",
+                                                          "AES256"),
+     "bucket encrypted")
+t.eq(b["VersioningConfiguration"]["Status"], "Enabled", "bucket versioned")
+t.eq(sorted(k for k, v in b["PublicAccessBlockConfiguration"].items() if v),
+     ["BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls",
+      "RestrictPublicBuckets"], "public access blocked")
+bp = res["SharedBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+t.ok(any(st["Effect"] == "Deny" and
+         st.get("Condition", {}).get("Bool", {}).get("aws:SecureTransport")
+         == "false" for st in bp), "bucket refuses requests without TLS")
+
+# --- outputs ----------------------------------------------------------------------
+cmd = tpl["Outputs"]["PortForwardCommand"]["Value"]["Fn::Sub"]
+t.ok(cmd.startswith("aws ssm start-session ") and
+     "--target ${Instance}" in cmd and
+     "--document-name AWS-StartPortForwardingSession" in cmd and
+     '"portNumber":["3099"]' in cmd,
+     "outputs give the SSM port-forwarding command to 3099")
+t.done()

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# 18-doctor.t: `slipway doctor` against the sandbox says all is well and
+# exits 0: configuration, state directory, nginx -t, credentials, region,
+# every service endpoint, and every IAM action the code needs simulated
+# (iam:SimulatePrincipalPolicy, seen in the sandbox's request log).  It
+# exits 1 and says what is wrong, in plain words, for a principal with
+# no policy, for credentials AWS refuses, for a wrong slipway.conf and
+# for a state directory others can read.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import BUILDDIR, SLIPWAY, Stack, sandbox_call, sandbox_requests
+
+t = T()
+s = Stack(t, sandbox=True)
+tmp = tempfile.mkdtemp(prefix="sw-doctor-")
+env = dict(os.environ, SLIPWAY_CONF=os.path.join(tmp, "none.conf"))
+
+
+def doctor(state, *extra, conf=None):
+    e = dict(env)
+    if conf is not None:
+        e["SLIPWAY_CONF"] = conf
+    r = subprocess.run([SLIPWAY, "doctor", "--json", "--state-dir", state] +
+                       list(extra), capture_output=True, text=True,
+                       timeout=120, env=e)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        t.diag("doctor said: %r %r" % (r.stdout, r.stderr))
+        doc = {"ok": None, "findings": []}
+    return r.returncode, doc
+
+
+def finding(doc, check):
+    for f in doc["findings"]:
+        if f["check"] == check:
+            return f
+    return None
+
+
+def copy_state(name, config):
+    d = os.path.join(tmp, name)
+    os.makedirs(d, mode=0o700)
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(config, f)
+    return d
+
+
+# --- all is well ------------------------------------------------------------
+actions = [a for a in open(os.path.join(BUILDDIR, "cfn",
+                                        "iam-actions.txt")).read().split()]
+rc, doc = doctor(s.state)
+t.eq(rc, 0, "doctor exits 0 against the sandbox")
+t.ok(doc["ok"] is True and all(f["ok"] for f in doc["findings"]),
+     "every finding is good")
+if rc:
+    t.diag(json.dumps(doc, indent=1)[:3000])
+checks = [f["check"] for f in doc["findings"]]
+for want in ("configuration", "state directory", "nginx", "credentials",
+             "region", "IAM permissions"):
+    t.ok(want in checks, "checks %s" % want)
+t.eq(sorted(c for c in checks if c.endswith(" endpoint")),
+     ["ec2 endpoint", "eks endpoint", "fsx endpoint", "iam endpoint",
+      "s3 endpoint", "sagemaker endpoint", "service-quotas endpoint"],
+     "checks every service's endpoint")
+perm = finding(doc, "IAM permissions") or {"detail": ""}
+t.ok("all %d actions" % len(actions) in perm["detail"],
+     "simulates all %d derived actions" % len(actions))
+sims = sandbox_requests(s, service="iam",
+                        operation="SimulatePrincipalPolicy")
+t.ok(len(sims) >= 1 and all(e.get("status") == 200 for e in sims),
+     "the permissions come from iam:SimulatePrincipalPolicy")
+nginx = finding(doc, "nginx") or {"detail": ""}
+t.ok("nginx -t accepts" in nginx["detail"], "nginx -t on the rendered "
+     "configuration")
+
+# --- a principal with no policy: named actions denied -----------------------
+st, user = sandbox_call(s, "POST", "/_sandbox/users", {"user": "no-policy"})
+t.eq(st, 200, "the sandbox makes a user with no policy")
+cfg = s.config()
+cfg["sandbox_info"]["access_key_id"] = user.get("access_key_id", "")
+cfg["sandbox_info"]["secret_access_key"] = user.get("secret_access_key", "")
+rc, doc = doctor(copy_state("nopolicy", cfg))
+perm = finding(doc, "IAM permissions") or {"ok": True, "detail": ""}
+t.eq(rc, 1, "doctor exits 1 for a principal without permissions")
+t.ok(not perm["ok"] and "may not call %d of the %d" % (len(actions),
+                                                       len(actions))
+     in perm["detail"] and "eks:CreateCluster" in perm["detail"],
+     "and names the actions it may not call")
+t.ok((finding(doc, "credentials") or {}).get("ok") is True,
+     "its credentials themselves are good")
+
+# --- credentials AWS refuses ------------------------------------------------
+cfg = s.config()
+cfg["sandbox_info"]["secret_access_key"] = "x" * 40
+rc, doc = doctor(copy_state("badcreds", cfg))
+cred = finding(doc, "credentials") or {"ok": True, "detail": ""}
+t.eq(rc, 1, "doctor exits 1 for wrong credentials")
+t.ok(not cred["ok"] and "does not accept the credentials" in cred["detail"]
+     and "SignatureDoesNotMatch" in cred["detail"],
+     "and says AWS refuses them, with AWS's code")
+t.ok(finding(doc, "IAM permissions") is None,
+     "nothing is simulated without working credentials")
+
+# --- a wrong slipway.conf, a readable state directory -------------------------
+bad = os.path.join(tmp, "bad.conf")
+with open(bad, "w") as f:
+    f.write("# comment\nregion = us-west-2\nworkers = 400\n")
+rc, doc = doctor(s.state, "--local", conf=bad)
+conf = finding(doc, "configuration") or {"ok": True, "detail": ""}
+t.eq(rc, 1, "doctor exits 1 for a wrong slipway.conf")
+t.ok(not conf["ok"] and "line 3: workers" in conf["detail"],
+     "and names the line and the key")
+t.ok(finding(doc, "credentials") is None, "--local makes no AWS call")
+good = os.path.join(tmp, "good.conf")
+shutil.copy(os.path.join(os.environ.get("SW_SRCDIR", ".."), "packaging",
+                         "slipway.conf"), good)
+rc, doc = doctor(s.state, "--local", conf=good)
+t.eq(rc, 0, "the shipped slipway.conf reads well")
+open_dir = copy_state("open", s.config())
+os.chmod(open_dir, 0o755)
+rc, doc = doctor(open_dir, "--local")
+sd = finding(doc, "state directory") or {"ok": True, "detail": ""}
+t.ok(rc == 1 and not sd["ok"] and "chmod 700" in sd["detail"],
+     "a state directory others can read is refused")
+
+# --- plain words on a terminal -----------------------------------------------
+r = subprocess.run([SLIPWAY, "doctor", "--state-dir", s.state],
+                   capture_output=True, text=True, timeout=120, env=env)
+t.ok(r.returncode == 0 and r.stdout.rstrip().endswith("All is well.") and
+     "ok    credentials: signed in as arn:aws:iam::" in r.stdout,
+     "the text report ends with All is well.")
+
+shutil.rmtree(tmp, ignore_errors=True)
+s.stop()
+t.done()

@@ -1,0 +1,96 @@
+/* test-conf.c: the operator's slipway.conf (sw_conf_file_load): every
+ * key and its rule, comments and blanks, the line named on an error, a
+ * line too long, a missing file. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/conf.h"
+#include "lib/json.h"
+#include "t/tap.h"
+
+static char path[] = "/tmp/sw-test-conf-XXXXXX";
+
+/* Load text as a file: the result code, the object in *out, why. */
+static sw_err
+load(const char *text, json_object **out, char *why, size_t whysz)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0)
+		return SW_EINTERNAL;
+	return sw_conf_file_load(path, out, why, whysz);
+}
+
+static void
+refused(const char *text, const char *want, const char *name)
+{
+	json_object *o = NULL;
+	char why[300];
+	sw_err e = load(text, &o, why, sizeof(why));
+
+	ok(e == SW_EINVAL && o == NULL && strstr(why, want) != NULL,
+	    "%s (%s)", name, why);
+}
+
+int
+main(void)
+{
+	json_object *o = NULL;
+	char why[300], *longline;
+	sw_err e;
+	int fd;
+
+	if ((fd = mkstemp(path)) < 0)
+		return 1;
+	close(fd);
+	e = load("# production\n\nregion = eu-west-1\nport=3100\n"
+	    "  workers = 8   # more\nlog_format = json\n"
+	    "allowed_origins = https://a.example http://b.example:8080\n"
+	    "endpoint.sagemaker = https://api.sagemaker.eu-west-1."
+	    "amazonaws.com\nendpoint.service_quotas = http://127.0.0.1:4566\n",
+	    &o, why, sizeof(why));
+	is_int(e, SW_OK, "a full file reads");
+	is_str(sw_json_get_str(o, "region"), "eu-west-1", "region");
+	is_int(sw_json_get_int(o, "port", 0), 3100, "port without spaces");
+	is_int(sw_json_get_int(o, "workers", 0), 8, "trailing comment cut");
+	is_str(sw_json_get_str(o, "log_format"), "json", "log_format");
+	is_int((long long)json_object_array_length(sw_json_get(o,
+	    "allowed_origins")), 2, "two origins");
+	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "sagemaker"),
+	    "https://api.sagemaker.eu-west-1.amazonaws.com", "one endpoint");
+	is_str(sw_json_get_str(sw_json_get(o, "endpoints"),
+	    "service_quotas"), "http://127.0.0.1:4566", "loopback http");
+	json_object_put(o);
+
+	refused("region = us-west-2\nbogus = 1\n", "line 2: bogus: unknown",
+	    "an unknown key names its line");
+	refused("region = US_WEST\n", "region is not", "a bad region");
+	refused("port = 0\n", "port must be", "port 0");
+	refused("port = 80x\n", "port must be", "a port that is not a number");
+	refused("workers = 17\n", "workers is out of range", "workers cap");
+	refused("log_format = xml\n", "text or json", "an unknown log format");
+	refused("allowed_origins = a.example\n", "scheme://",
+	    "an origin without a scheme");
+	refused("endpoint = http://evil.example\n", "https://",
+	    "plain http to another host");
+	refused("endpoint.lambda = https://x.example\n", "no such service",
+	    "an unknown service");
+	refused("region\n", "not key = value", "a line without =");
+	longline = malloc(2100);
+	if (longline == NULL)
+		return 1;
+	memset(longline, 'a', 2098);
+	memcpy(longline, "region = ", 9);
+	longline[2098] = '\n';
+	longline[2099] = '\0';
+	refused(longline, "too long", "a line too long");
+	free(longline);
+
+	unlink(path);
+	o = NULL;
+	e = sw_conf_file_load(path, &o, why, sizeof(why));
+	ok(e == SW_ENOTFOUND && o == NULL, "no file: SW_ENOTFOUND");
+	return tap_done();
+}

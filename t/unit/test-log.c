@@ -1,0 +1,63 @@
+/* test-log.c: with SLIPWAY_LOG_FORMAT=json each log record is one JSON
+ * object on one line (time, level, proc, pid, msg), quotes, backslashes
+ * and newlines in the message escaped; without it, the text line. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/log.h"
+#include "t/tap.h"
+
+/* What sw_log writes to stderr for one record, into out. */
+static void
+capture(const char *msg, char *out, size_t sz)
+{
+	char path[] = "/tmp/sw-test-log-XXXXXX";
+	int fd = mkstemp(path), saved = dup(2);
+	ssize_t n;
+
+	out[0] = '\0';
+	if (fd < 0 || saved < 0)
+		return;
+	dup2(fd, 2);
+	sw_info("%s", msg);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, out, sz - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+}
+
+int
+main(void)
+{
+	char line[4096], why[128];
+	json_object *o = NULL;
+
+	unsetenv("SLIPWAY_LOG_FORMAT");
+	sw_log_init("test-log");
+	capture("plain words", line, sizeof(line));
+	ok(strstr(line, " info test-log[") != NULL &&
+	    strstr(line, "]: plain words\n") != NULL, "text by default");
+
+	setenv("SLIPWAY_LOG_FORMAT", "json", 1);
+	sw_log_init("test-log");
+	capture("a \"quoted\" \\ word\nand a second line", line, sizeof(line));
+	ok(strchr(line, '\n') == line + strlen(line) - 1,
+	    "one record is one line");
+	ok(sw_json_parse(line, strlen(line), &o, why, sizeof(why)) == SW_OK,
+	    "the line is JSON");
+	is_str(sw_json_get_str(o, "msg"),
+	    "a \"quoted\" \\ word\nand a second line", "the message, intact");
+	is_str(sw_json_get_str(o, "level"), "info", "level");
+	is_str(sw_json_get_str(o, "proc"), "test-log", "proc");
+	is_int(sw_json_get_int(o, "pid", 0), getpid(), "pid");
+	ok(sw_json_get_str(o, "time") != NULL &&
+	    strlen(sw_json_get_str(o, "time")) == 24, "time, to the ms");
+	json_object_put(o);
+	return tap_done();
+}
