@@ -64,6 +64,17 @@ class World:
             svc.advance(now)
         self.kube.advance(now)
 
+    def advance_services_locked(self):
+        """What an AWS request needs before it reads or writes: every AWS
+        state machine whose due time has passed.  The Kubernetes
+        controllers are left to the ticker, asynchronous as in a real
+        cluster (the Kubernetes API servers never ran them either), so a
+        request's cost does not grow with the number of clusters'
+        controllers."""
+        now = self.clock.now()
+        for svc in self.services.values():
+            svc.advance(now)
+
     def time_travel(self, sandbox_seconds):
         with self.lock:
             self.clock.advance(sandbox_seconds)
