@@ -56,6 +56,8 @@ class World:
         self.services = make_services(self)
         from .k8s.manager import KubeManager
         self.kube = KubeManager(self)
+        from .k8s import certs
+        certs.prewarm(os.path.join(self.state_dir, "clusters"))
 
     # --- time ------------------------------------------------------------
     def advance_locked(self):
