@@ -4,7 +4,7 @@
  *   options and configuration -> state store -> AWS context -> loop:
  *   claim a due operation (under a lease), advance it until a stage
  *   waits or it ends (pipelines/pipeline.c), release it with its next
- *   due time.  Idle, it looks for due work a few times a second, so
+ *   due time.  Idle, it looks for due work 20 times a second, so
  *   its cost grows with active operations only.  Killed at any moment,
  *   it loses nothing: leases expire and stages resume from what they
  *   recorded.
@@ -53,7 +53,12 @@ owner_alive(const char *owner, void *arg)
 int
 main(int argc, char *argv[])
 {
-	struct timespec idle = { 0, 200 * 1000 * 1000 };
+	/*
+	 * Idle, look for due work every 50 ms: a stage that waits 100 ms
+	 * (the shortest sw_poll_ms gives) resumed up to 200 ms late with a
+	 * 200 ms nap; a claim that finds nothing is one indexed read.
+	 */
+	struct timespec idle = { 0, 50 * 1000 * 1000 };
 	char id[SW_OP_ID_LEN], owner[64];
 	struct sw_config cfg;
 	struct sw_db *db = NULL;

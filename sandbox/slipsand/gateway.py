@@ -132,7 +132,7 @@ def handle_aws(world, req):
             raise svc.protocol.internal_error()
         svc.validate(ctx, op, params)
         with world.lock:
-            world.advance_locked()
+            world.advance_services_locked()
             resp = svc.dispatch(ctx, op, params)
     except AwsError as err:
         resp = svc.render_error(err, rid, req)

@@ -2,12 +2,26 @@
 
 Everything the sandbox knows (credentials, AWS resources, Kubernetes
 objects, faults) lives in named spaces of JSON documents.  Reads come from
-memory; each put/delete is written to DIR/state.db immediately, so a
-restarted sandbox continues where it was.  Callers hold the world lock.
+memory; each put/delete is written to DIR/state.db immediately (one row per
+resource, WAL), so a restarted sandbox continues where it was.  Keys shaped
+"group|plural|namespace|name" (Kubernetes objects) are also indexed by
+their "group|plural|" prefix, so listing one kind reads that kind only,
+however many objects the space holds.  Callers hold the world lock.
 """
 import json
 import os
 import sqlite3
+
+
+def _kind(key):
+    """The "a|b|" prefix of a key with at least two "|", else None."""
+    first = key.find("|")
+    if first < 0:
+        return None
+    second = key.find("|", first + 1)
+    if second < 0:
+        return None
+    return key[:second + 1]
 
 
 class Store:
@@ -20,11 +34,28 @@ class Store:
         self.db.execute("CREATE TABLE IF NOT EXISTS kv (space TEXT NOT NULL, key TEXT NOT NULL, "
                         "value TEXT NOT NULL, PRIMARY KEY (space, key))")
         self.data = {}
+        self.kinds = {}         # space -> "group|plural|" -> {key: value}
         for space, key, value in self.db.execute("SELECT space, key, value FROM kv"):
             try:
-                self.data.setdefault(space, {})[key] = json.loads(value)
+                self._remember(space, key, json.loads(value))
             except ValueError:
                 continue
+
+    def _remember(self, space, key, value):
+        self.data.setdefault(space, {})[key] = value
+        kind = _kind(key)
+        if kind is not None:
+            self.kinds.setdefault(space, {}).setdefault(kind, {})[key] = value
+
+    def _forget(self, space, key):
+        sp = self.data.get(space)
+        if sp is not None:
+            sp.pop(key, None)
+        kind = _kind(key)
+        if kind is not None:
+            sp = self.kinds.get(space, {}).get(kind)
+            if sp is not None:
+                sp.pop(key, None)
 
     def get(self, space, key, default=None):
         return self.data.get(space, {}).get(key, default)
@@ -33,18 +64,22 @@ class Store:
         """The live dict of a space (do not mutate without put)."""
         return self.data.get(space, {})
 
+    def kind(self, space, prefix):
+        """The live {key: value} of one "group|plural|" prefix (do not mutate)."""
+        if _kind(prefix) == prefix:
+            return self.kinds.get(space, {}).get(prefix, {})
+        return {k: v for k, v in self.all(space).items() if k.startswith(prefix)}
+
     def values(self, space):
         return list(self.data.get(space, {}).values())
 
     def put(self, space, key, value):
-        self.data.setdefault(space, {})[key] = value
+        self._remember(space, key, value)
         self.db.execute("INSERT OR REPLACE INTO kv (space, key, value) VALUES (?, ?, ?)",
                         (space, key, json.dumps(value, separators=(",", ":"))))
 
     def delete(self, space, key):
-        sp = self.data.get(space)
-        if sp is not None:
-            sp.pop(key, None)
+        self._forget(space, key)
         self.db.execute("DELETE FROM kv WHERE space = ? AND key = ?", (space, key))
 
     def spaces(self):
@@ -52,6 +87,7 @@ class Store:
 
     def drop_space(self, space):
         self.data.pop(space, None)
+        self.kinds.pop(space, None)
         self.db.execute("DELETE FROM kv WHERE space = ?", (space,))
 
     def drop_prefix(self, prefix):

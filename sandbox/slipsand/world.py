@@ -56,6 +56,8 @@ class World:
         self.services = make_services(self)
         from .k8s.manager import KubeManager
         self.kube = KubeManager(self)
+        from .k8s import certs
+        certs.prewarm(os.path.join(self.state_dir, "clusters"))
 
     # --- time ------------------------------------------------------------
     def advance_locked(self):
@@ -63,6 +65,17 @@ class World:
         for svc in self.services.values():
             svc.advance(now)
         self.kube.advance(now)
+
+    def advance_services_locked(self):
+        """What an AWS request needs before it reads or writes: every AWS
+        state machine whose due time has passed.  The Kubernetes
+        controllers are left to the ticker, asynchronous as in a real
+        cluster (the Kubernetes API servers never ran them either), so a
+        request's cost does not grow with the number of clusters'
+        controllers."""
+        now = self.clock.now()
+        for svc in self.services.values():
+            svc.advance(now)
 
     def time_travel(self, sandbox_seconds):
         with self.lock:

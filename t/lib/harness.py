@@ -338,13 +338,17 @@ def wait_operation(stack, op_id, timeout=180):
 
 def wait_for(fn, timeout=60, every=0.3):
     """Call fn until it answers something true or timeout seconds pass;
-    its last answer."""
+    its last answer.  The pause starts at 20 ms and grows by half up to
+    every: most conditions hold within a few hundred milliseconds, and
+    a flat 0.3 s pause added 0.15 s to each wait on average."""
     deadline = time.time() + timeout
+    pause = min(0.02, every)
     while time.time() < deadline:
         v = fn()
         if v:
             return v
-        time.sleep(every)
+        time.sleep(pause)
+        pause = min(pause * 1.5, every)
     return fn()
 
 

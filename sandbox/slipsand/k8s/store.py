@@ -51,10 +51,9 @@ class ObjectStore:
     def list(self, group, plural, namespace=None):
         prefix = "%s|%s|" % (group, plural)
         out = []
-        for k, v in self.db.all(self.space).items():
-            if k.startswith(prefix):
-                if namespace is None or k.split("|")[2] == namespace:
-                    out.append(v)
+        for k, v in self.db.kind(self.space, prefix).items():
+            if namespace is None or k.split("|")[2] == namespace:
+                out.append(v)
         out.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
         return out
 
