@@ -386,9 +386,16 @@ origin_ok(const struct sw_mcp *m, const char *origin, const char *host)
 {
 	if (origin == NULL)
 		return 1;
-	/* Exactly the allowed origins: any loopback port is any local
-	 * program's page, not ours. */
-	return sw_config_origin_allowed(m->cfg, origin, host);
+	/* The allowed origins; else only the very origin the request
+	 * was sent to, when that is a loopback name: a browser sends the
+	 * true Host, so this admits a loopback proxy in front of us but
+	 * not another local program's page (http://localhost:1 posting
+	 * to our port), and DNS rebinding fails the Host check first. */
+	if (sw_config_origin_allowed(m->cfg, origin, host))
+		return 1;
+	return host != NULL && host_is_loopback(host) &&
+	    strncmp(origin, "http://", 7) == 0 &&
+	    strcasecmp(origin + 7, host) == 0;
 }
 
 static int
