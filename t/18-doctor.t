@@ -15,7 +15,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import BUILDDIR, SLIPWAY, Stack, sandbox_call, sandbox_requests
+from harness import (BUILDDIR, SLIPWAY, Stack, aws_cli, sandbox_call,
+                     sandbox_requests)
 
 t = T()
 s = Stack(t, sandbox=True)
@@ -130,6 +131,47 @@ rc, doc = doctor(open_dir, "--local")
 sd = finding(doc, "state directory") or {"ok": True, "detail": ""}
 t.ok(rc == 1 and not sd["ok"] and "chmod 700" in sd["detail"],
      "a state directory others can read is refused")
+
+# --- the sandbox's simulator, through the real aws CLI -------------------------
+policy = {"Version": "2012-10-17", "Statement": [
+    {"Effect": "Allow", "Action": "eks:Describe*",
+     "Resource": "arn:aws:eks:*:*:cluster/*",
+     "Condition": {"StringLike": {"aws:ResourceTag/slipway:cluster": "?*"}}},
+    {"Effect": "Deny", "Action": "eks:DescribeAddon", "Resource": "*"}]}
+trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow",
+         "Principal": {"Service": "ec2.amazonaws.com"},
+         "Action": "sts:AssumeRole"}]}
+rc, role = aws_cli(s, "iam", "create-role", "--role-name", "sim-check",
+                   "--assume-role-policy-document", json.dumps(trust))
+if rc is None:
+    t.skip("the aws CLI is not installed", 4)
+else:
+    aws_cli(s, "iam", "put-role-policy", "--role-name", "sim-check",
+            "--policy-name", "p", "--policy-document", json.dumps(policy))
+    arn = role["Role"]["Arn"]
+    cluster = "arn:aws:eks:us-west-2:123456789012:cluster/c1"
+
+    def decision(action, resource, *context):
+        args = ["iam", "simulate-principal-policy", "--policy-source-arn",
+                arn, "--action-names", action, "--resource-arns", resource]
+        if context:
+            args += ["--context-entries"] + list(context)
+        rc, out = aws_cli(s, *args)
+        if rc != 0:
+            t.diag("simulate: %r" % (out,))
+            return None
+        return out["EvaluationResults"][0]["EvalDecision"]
+
+    tag = ("ContextKeyName=aws:ResourceTag/slipway:cluster,"
+           "ContextKeyValues=c1,ContextKeyType=string")
+    t.eq(decision("eks:DescribeCluster", cluster, tag), "allowed",
+         "simulator: an Allow whose condition the context meets")
+    t.eq(decision("eks:DescribeCluster", cluster), "implicitDeny",
+         "simulator: a condition key not supplied does not match")
+    t.eq(decision("eks:DeleteCluster", cluster, tag), "implicitDeny",
+         "simulator: an action no statement names")
+    t.eq(decision("eks:DescribeAddon", cluster, tag), "explicitDeny",
+         "simulator: an explicit Deny wins")
 
 # --- plain words on a terminal -----------------------------------------------
 r = subprocess.run([SLIPWAY, "doctor", "--state-dir", s.state],
