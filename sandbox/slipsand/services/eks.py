@@ -304,7 +304,7 @@ class EksService(AwsService):
             "accessConfig": {"bootstrapClusterCreatorAdminPermissions": bootstrap, "authenticationMode": mode},
             "upgradePolicy": {"supportType": (p.get("upgradePolicy") or {}).get("supportType") or "EXTENDED"},
             "deletionProtection": bool(p.get("deletionProtection", False)),
-            "_ready": self.clock.due(stable_rand(name + str(now), 480, 720)),
+            "_ready": self.clock.due(stable_rand(name + str(now), 480, 720), start=now),
             "_creator": ctx.principal["principal_arn"] if ctx.principal else None,
         }
         if p.get("clientRequestToken"):
