@@ -57,6 +57,7 @@ struct opts {
 	int	 json;
 	char	 scope[16];
 	char	 name[SW_MAX_TOKEN_NAME + 1];
+	char	 tools[SW_MAX_TOOL_CLASSES + 1];	/* token create --tools */
 };
 
 /* Where programs and data live: build tree or installed. */
@@ -75,6 +76,7 @@ usage(void)
 	    "       slipway stop [--state-dir DIR]\n"
 	    "       slipway status [--json] [--state-dir DIR]\n"
 	    "       slipway token create --scope read|write|admin --name NAME"
+	    " [--tools CLASS,...]"
 	    " [--state-dir DIR]\n"
 	    "       slipway token list [--state-dir DIR]\n"
 	    "       slipway token revoke --name NAME [--state-dir DIR]\n");
@@ -871,6 +873,7 @@ main(int argc, char *argv[])
 		{ "json", no_argument, NULL, 'j' },
 		{ "scope", required_argument, NULL, 'c' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "tools", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -936,6 +939,11 @@ main(int argc, char *argv[])
 		case 'n':
 			snprintf(O.name, sizeof(O.name), "%s", optarg);
 			break;
+		case 'T':
+			if (strlen(optarg) >= sizeof(O.tools))
+				usage();
+			snprintf(O.tools, sizeof(O.tools), "%s", optarg);
+			break;
 		default:
 			usage();
 		}
@@ -950,7 +958,8 @@ main(int argc, char *argv[])
 	if (strcmp(cmd, "status") == 0)
 		return cmd_status();
 	if (strcmp(cmd, "token") == 0) {
-		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name, O.json);
+		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name,
+		    O.tools, O.json);
 
 		if (rc == 2)
 			usage();

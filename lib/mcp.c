@@ -894,6 +894,20 @@ fixture_tool(struct ctx *c, const char *name, json_object *params)
 	return sw_mcp_fixture_call(name);
 }
 
+/* Drop from a tools/list array what the token's classes leave out. */
+static void
+tools_of_classes(const struct ctx *c, json_object *arr)
+{
+	size_t i;
+
+	if (c->who.tools[0] == '\0')
+		return;
+	for (i = json_object_array_length(arr); i > 0; i--)
+		if (!sw_mcp_tool_allowed(c->m, c->who.tools, sw_json_get_str(
+		    json_object_array_get_idx(arr, i - 1), "name")))
+			json_object_array_del_idx(arr, i - 1, 1);
+}
+
 /* A tools/call result that refuses the call with a problem document. */
 static json_object *
 refusal(const char *slug, const char *title, int status, const char *detail)
@@ -1158,6 +1172,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		}
 		res = json_object_new_object();
 		args = sw_mcp_tool_list(c->m, c->who.scope);
+		tools_of_classes(c, args);
 		sw_mcp_fixture_tools(c->m, args);
 		json_object_object_add(res, "tools", args);
 		if (modern)
@@ -1183,6 +1198,20 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			snprintf(msg, msgsz, "Invalid params: arguments must "
 			    "be an object");
 			return NULL;
+		}
+		if (!sw_mcp_tool_allowed(c->m, c->who.tools,
+		    json_object_get_string(name)) &&
+		    sw_mcp_tool_known(c->m, json_object_get_string(name))) {
+			char deny[400];
+
+			snprintf(deny, sizeof(deny), "token '%s' may call "
+			    "only the tools of its classes (%.130s); %.60s is "
+			    "not one", c->who.name, c->who.tools,
+			    json_object_get_string(name));
+			res = refusal("forbidden", "Forbidden", 403, deny);
+			if (modern)
+				modern_result(res, 0);
+			return res;
 		}
 		if (sw_mcp_fixture_is_tool(c->m, json_object_get_string(
 		    name))) {
