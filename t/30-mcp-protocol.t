@@ -400,6 +400,19 @@ for tok, name, want in (
         "tools/list").json["result"]["tools"])
     t.eq(seen, sorted(n for n, x in table.items() if want(x)),
          "a token limited to %s lists exactly those tools" % name)
+r = s.post("/api/v1/tokens", {"name": "rest-ro", "scope": "write",
+                               "tools": "read-only"})
+t.eq((r.status, (r.json or {}).get("tools")), (201, "read-only"),
+     "POST /api/v1/tokens takes tools")
+if r.status == 201:
+    seen = [x["name"] for x in Mcp(s, r.json["token"]).modern(
+        "tools/list").json["result"]["tools"]]
+    t.ok(seen and all(table[n]["annotations"]["readOnlyHint"]
+                      for n in seen), "... and the token lists read-only "
+         "tools only")
+r = s.post("/api/v1/tokens", {"name": "rest-bad", "scope": "read",
+                               "tools": "everything"})
+t.eq(r.status, 400, "POST /api/v1/tokens refuses an unknown tool class")
 r = Mcp(s, ro_tools).call("operation_cancel", {"id": "op-0123456789abcdef"})
 t.eq((r.json["result"].get("isError"),
       r.json["result"]["structuredContent"]["status"]), (True, 403),
