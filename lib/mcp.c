@@ -790,9 +790,9 @@ stage_name(json_object *op, int64_t seq)
  * and a log message at its level.  Between reads it waits on the
  * operation with operation_wait itself (since_updated_ms), so each wait
  * takes the caller's long-poll slot like any other; the call's own
- * answer follows.
+ * answer follows.  1 when the call's timeout has been spent.
  */
-static void
+static int
 wait_with_progress(struct ctx *c, json_object *args)
 {
 	const char *id = sw_json_get_str(args, "id"), *state;
@@ -804,9 +804,9 @@ wait_with_progress(struct ctx *c, json_object *args)
 	size_t i;
 
 	if (id == NULL)
-		return;
+		return 0;
 	if (timeout < 1 || timeout > SW_MAX_WAIT)
-		return;		/* the row refuses it; the call says so */
+		return 0;	/* the row refuses it; the call says so */
 	deadline = (int64_t)time(NULL) + timeout;
 	for (;;) {
 		q = json_object_new_object();
@@ -817,7 +817,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		    &doc) != SW_OK || status != 200) {
 			json_object_put(q);
 			json_object_put(doc);
-			return;
+			return 0;
 		}
 		json_object_put(q);
 		evs = sw_json_get(doc, "events");
@@ -840,7 +840,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		if (c->out->stream_broken || state == NULL ||
 		    sw_op_state_terminal(state) || left <= 0) {
 			json_object_put(doc);
-			return;
+			return left <= 0;
 		}
 		json_object_put(doc);
 		q = json_object_new_object();
@@ -853,7 +853,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		json_object_put(q);
 		json_object_put(w);
 		if (status != 200)
-			return;		/* throttled: the call answers */
+			return 0;	/* throttled: the call answers */
 		/* A quiet operation: keep the stream open. */
 		if (c->out->streamed)
 			(void)sw_mcp_sse_send(c->out, NULL, NULL);
@@ -1180,7 +1180,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		return res;
 	}
 	if (strcmp(method, "tools/call") == 0) {
-		json_object *plain = NULL;
+		json_object *plain = NULL, *again = NULL;
 		char why[256];
 
 		name = sw_json_get(params, "name");
@@ -1246,9 +1246,18 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    json_type_int))
 			c->progress = NULL;
 		if (strcmp(json_object_get_string(name), "operation_wait") ==
-		    0 && (c->progress != NULL || c->log_min >= 0))
-			wait_with_progress(c, args);
-		else {
+		    0 && (c->progress != NULL || c->log_min >= 0)) {
+			if (wait_with_progress(c, args) && args != NULL) {
+				/* The wait is spent: answer with the state
+				 * now, not after another whole timeout. */
+				again = json_object_new_object();
+				json_object_object_foreach(args, k, v)
+					json_object_object_add(again, k,
+					    json_object_get(v));
+				sw_json_add_int(again, "timeout", 1);
+				args = again;
+			}
+		} else {
 			notify_progress(c, 2, "calling tool");
 			notify_log(c, "debug", json_object_new_string(
 			    json_object_get_string(name)));
@@ -1257,6 +1266,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    json_object_get_string(name), args, &res, why,
 		    sizeof(why));
 		json_object_put(plain);
+		json_object_put(again);
 		if (e == SW_OK)
 			call_logged(c, json_object_get_string(name), res);
 		if (e != SW_OK) {
