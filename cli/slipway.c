@@ -64,6 +64,7 @@ struct opts {
 	int	 port_set, workers_set;	/* given on the command line */
 	char	 scope[16];
 	char	 name[SW_MAX_TOKEN_NAME + 1];
+	char	 tools[SW_MAX_TOOL_CLASSES + 1];	/* token create --tools */
 };
 
 /* Where programs and data live: build tree or installed. */
@@ -85,6 +86,7 @@ usage(void)
 	    "       slipway stop [--state-dir DIR]\n"
 	    "       slipway status [--json] [--state-dir DIR]\n"
 	    "       slipway token create --scope read|write|admin --name NAME"
+	    " [--tools CLASS,...]"
 	    " [--state-dir DIR]\n"
 	    "       slipway token list [--state-dir DIR]\n"
 	    "       slipway token revoke --name NAME [--state-dir DIR]\n"
@@ -1037,6 +1039,7 @@ main(int argc, char *argv[])
 		{ "scope", required_argument, NULL, 'c' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "local", no_argument, NULL, 'l' },
+		{ "tools", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1110,6 +1113,11 @@ main(int argc, char *argv[])
 		case 'n':
 			snprintf(O.name, sizeof(O.name), "%s", optarg);
 			break;
+		case 'T':
+			if (strlen(optarg) >= sizeof(O.tools))
+				usage();
+			snprintf(O.tools, sizeof(O.tools), "%s", optarg);
+			break;
 		default:
 			usage();
 		}
@@ -1144,7 +1152,8 @@ main(int argc, char *argv[])
 		    .conf_file = conf_file_path() });
 	}
 	if (strcmp(cmd, "token") == 0) {
-		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name, O.json);
+		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name,
+		    O.tools, O.json);
 
 		if (rc == 2)
 			usage();

@@ -12,6 +12,7 @@
 #include "lib/auth.h"
 #include "lib/db.h"
 #include "lib/json.h"
+#include "lib/mcp.h"
 
 static int
 open_db(const char *state_dir, struct sw_db **db)
@@ -36,7 +37,7 @@ open_db(const char *state_dir, struct sw_db **db)
 
 int
 sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
-    const char *name, int json)
+    const char *name, const char *tools, int json)
 {
 	char tok[SW_TOKEN_LEN];
 	struct sw_db *db;
@@ -55,7 +56,18 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			    "read|write|admin and --name NAME\n");
 			goto out;
 		}
+		if (tools[0] != '\0' && !sw_mcp_tool_classes_ok(tools)) {
+			fprintf(stderr, "slipway: --tools takes a comma list "
+			    "of read-only, diagnose and tool tags (clusters, "
+			    "workloads, nodes...)\n");
+			goto out;
+		}
 		e = sw_token_create(db, name, scope, tok);
+		if (e == SW_OK && tools[0] != '\0' &&
+		    sw_token_set_tools(db, name, tools) != SW_OK) {
+			(void)sw_token_revoke(db, name);
+			e = SW_EINTERNAL;
+		}
 		if (e == SW_ECONFLICT)
 			fprintf(stderr, "slipway: a token named '%s' exists\n",
 			    name);

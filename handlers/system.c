@@ -9,6 +9,7 @@
 #include "config.h"
 #include "handlers/handlers.h"
 #include "lib/json.h"
+#include "lib/mcp.h"
 #include "lib/openapi.h"
 #include "lib/optable.h"
 
@@ -119,18 +120,27 @@ h_token_create(struct sw_req *r)
 {
 	char tok[SW_TOKEN_LEN];
 	const char *name = sw_json_get_str(r->args, "name");
+	const char *tools = sw_json_get_str(r->args, "tools");
 	json_object *o;
 	sw_err e;
 
+	if (tools != NULL && !sw_mcp_tool_classes_ok(tools))
+		return sw_req_fail(r, SW_EINVAL, "tools: '%s' names a class "
+		    "that is not read-only, diagnose or a tool tag", tools);
 	e = sw_token_create(r->db, name,
 	    sw_scope_parse(sw_json_get_str(r->args, "scope")), tok);
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "a token named '%s' exists", name);
+	if (e == SW_OK && tools != NULL &&
+	    (e = sw_token_set_tools(r->db, name, tools)) != SW_OK)
+		(void)sw_token_revoke(r->db, name);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot create the token");
 	o = json_object_new_object();
 	sw_json_add_str(o, "name", name);
 	sw_json_add_str(o, "scope", sw_json_get_str(r->args, "scope"));
+	if (tools != NULL)
+		sw_json_add_str(o, "tools", tools);
 	sw_json_add_str(o, "token", tok);
 	OPENSSL_cleanse(tok, sizeof(tok));
 	sw_req_reply(r, 201, o);

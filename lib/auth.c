@@ -146,6 +146,30 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
 }
 
 sw_err
+sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
+{
+	sqlite3_stmt *st;
+	size_t n = strlen(tools);
+	int rc;
+
+	if (n > SW_MAX_TOOL_CLASSES || strspn(tools,
+	    "abcdefghijklmnopqrstuvwxyz-,") != n)
+		return SW_EINVAL;
+	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TOOLS)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (n > 0)
+		sqlite3_bind_text(st, 2, tools, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 2);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+}
+
+sw_err
 sw_token_list(struct sw_db *db, json_object **out)
 {
 	sqlite3_stmt *st;
@@ -249,6 +273,9 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 		snprintf(p->token_id, sizeof(p->token_id), "%s", id);
 		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 1));
 		p->scope = sw_scope_parse(sw_col_text(st, 2));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			snprintf(p->tools, sizeof(p->tools), "%s",
+			    sw_col_text(st, 5));
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -33,6 +33,7 @@ struct sw_principal {
 	char		token_id[17];
 	char		name[SW_MAX_TOKEN_NAME + 1];
 	int		via_cookie;	/* authenticated by session cookie */
+	char		tools[SW_MAX_TOOL_CLASSES + 1]; /* "": every tool */
 };
 
 const char	*sw_scope_name(enum sw_scope);
@@ -48,6 +49,11 @@ sw_err	sw_token_create(struct sw_db *, const char *name, enum sw_scope,
 sw_err	sw_token_list(struct sw_db *, json_object **out);
 /* SW_ENOTFOUND if no live token has that name. */
 sw_err	sw_token_revoke(struct sw_db *, const char *name);
+/* Limit the live token name to the MCP tool classes in tools (a comma
+ * list of [a-z-] names, checked by the caller against lib/mcp.h; ""
+ * lifts the limit).  SW_ENOTFOUND, SW_EINVAL for a malformed list. */
+sw_err	sw_token_set_tools(struct sw_db *, const char *name,
+	    const char *tools);
 /* Check a presented token; SW_EUNAUTH when unknown/revoked/malformed. */
 sw_err	sw_token_check(struct sw_db *, const char *token,
 	    struct sw_principal *);

@@ -81,6 +81,8 @@ static const char *const migrations[] = {
 	"CREATE INDEX events_op ON events(op_id, id);",
 	/* 2: the live operations of a cluster, found in one index probe */
 	"CREATE INDEX operations_cluster ON operations(cluster, state);",
+	/* 3: the MCP tool classes a token is limited to (NULL: no limit) */
+	"ALTER TABLE tokens ADD COLUMN tools TEXT;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -90,7 +92,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"INSERT INTO tokens (id, name, scope, hash, created)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
 	/* STMT_TOKEN_BY_ID */
-	"SELECT id, name, scope, hash, revoked FROM tokens WHERE id = ?1",
+	"SELECT id, name, scope, hash, revoked, tools FROM tokens WHERE id = ?1",
 	/* STMT_TOKEN_LIST */
 	"SELECT id, name, scope, created, last_used, revoked FROM tokens"
 	" ORDER BY created, name",
@@ -99,6 +101,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_TOKEN_TOUCH: at most once per ?3 ms (auth.c) */
 	"UPDATE tokens SET last_used = ?2 WHERE id = ?1"
 	" AND (last_used IS NULL OR last_used <= ?2 - ?3)",
+	/* STMT_TOKEN_SET_TOOLS */
+	"UPDATE tokens SET tools = ?2 WHERE name = ?1 AND revoked IS NULL",
 	/* STMT_SESSION_INSERT */
 	"INSERT INTO sessions (id, hash, token_id, created, expires)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",

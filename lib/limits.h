@@ -27,6 +27,8 @@
 /* Browser sessions last this long (seconds). */
 #define SW_SESSION_TTL		(12 * 3600)
 /* Token names: 1..64 of [A-Za-z0-9._-]. */
+/* A token's MCP tool classes ("read-only,workloads"), at most. */
+#define SW_MAX_TOOL_CLASSES	127
 #define SW_MAX_TOKEN_NAME	64
 /* SQLite waits this long for a lock before SW_EDB (milliseconds). */
 #define SW_DB_BUSY_MS		5000

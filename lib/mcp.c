@@ -794,9 +794,9 @@ stage_name(json_object *op, int64_t seq)
  * and a log message at its level.  Between reads it waits on the
  * operation with operation_wait itself (since_updated_ms), so each wait
  * takes the caller's long-poll slot like any other; the call's own
- * answer follows.
+ * answer follows.  1 when the call's timeout has been spent.
  */
-static void
+static int
 wait_with_progress(struct ctx *c, json_object *args)
 {
 	const char *id = sw_json_get_str(args, "id"), *state;
@@ -808,9 +808,9 @@ wait_with_progress(struct ctx *c, json_object *args)
 	size_t i;
 
 	if (id == NULL)
-		return;
+		return 0;
 	if (timeout < 1 || timeout > SW_MAX_WAIT)
-		return;		/* the row refuses it; the call says so */
+		return 0;	/* the row refuses it; the call says so */
 	deadline = (int64_t)time(NULL) + timeout;
 	for (;;) {
 		q = json_object_new_object();
@@ -821,7 +821,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		    &doc) != SW_OK || status != 200) {
 			json_object_put(q);
 			json_object_put(doc);
-			return;
+			return 0;
 		}
 		json_object_put(q);
 		evs = sw_json_get(doc, "events");
@@ -844,7 +844,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		if (c->out->stream_broken || state == NULL ||
 		    sw_op_state_terminal(state) || left <= 0) {
 			json_object_put(doc);
-			return;
+			return left <= 0;
 		}
 		json_object_put(doc);
 		q = json_object_new_object();
@@ -857,7 +857,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		json_object_put(q);
 		json_object_put(w);
 		if (status != 200)
-			return;		/* throttled: the call answers */
+			return 0;	/* throttled: the call answers */
 		/* A quiet operation: keep the stream open. */
 		if (c->out->streamed)
 			(void)sw_mcp_sse_send(c->out, NULL, NULL);
@@ -896,6 +896,20 @@ fixture_tool(struct ctx *c, const char *name, json_object *params)
 			nanosleep(&nap, NULL);
 	}
 	return sw_mcp_fixture_call(name);
+}
+
+/* Drop from a tools/list array what the token's classes leave out. */
+static void
+tools_of_classes(const struct ctx *c, json_object *arr)
+{
+	size_t i;
+
+	if (c->who.tools[0] == '\0')
+		return;
+	for (i = json_object_array_length(arr); i > 0; i--)
+		if (!sw_mcp_tool_allowed(c->m, c->who.tools, sw_json_get_str(
+		    json_object_array_get_idx(arr, i - 1), "name")))
+			json_object_array_del_idx(arr, i - 1, 1);
 }
 
 /* A tools/call result that refuses the call with a problem document. */
@@ -1162,6 +1176,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		}
 		res = json_object_new_object();
 		args = sw_mcp_tool_list(c->m, c->who.scope);
+		tools_of_classes(c, args);
 		sw_mcp_fixture_tools(c->m, args);
 		json_object_object_add(res, "tools", args);
 		if (modern)
@@ -1169,7 +1184,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		return res;
 	}
 	if (strcmp(method, "tools/call") == 0) {
-		json_object *plain = NULL;
+		json_object *plain = NULL, *again = NULL;
 		char why[256];
 
 		name = sw_json_get(params, "name");
@@ -1187,6 +1202,20 @@ call_method(struct ctx *c, const char *method, json_object *params,
 			snprintf(msg, msgsz, "Invalid params: arguments must "
 			    "be an object");
 			return NULL;
+		}
+		if (!sw_mcp_tool_allowed(c->m, c->who.tools,
+		    json_object_get_string(name)) &&
+		    sw_mcp_tool_known(c->m, json_object_get_string(name))) {
+			char deny[400];
+
+			snprintf(deny, sizeof(deny), "token '%s' may call "
+			    "only the tools of its classes (%.130s); %.60s is "
+			    "not one", c->who.name, c->who.tools,
+			    json_object_get_string(name));
+			res = refusal("forbidden", "Forbidden", 403, deny);
+			if (modern)
+				modern_result(res, 0);
+			return res;
 		}
 		if (sw_mcp_fixture_is_tool(c->m, json_object_get_string(
 		    name))) {
@@ -1221,9 +1250,18 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    json_type_int))
 			c->progress = NULL;
 		if (strcmp(json_object_get_string(name), "operation_wait") ==
-		    0 && (c->progress != NULL || c->log_min >= 0))
-			wait_with_progress(c, args);
-		else {
+		    0 && (c->progress != NULL || c->log_min >= 0)) {
+			if (wait_with_progress(c, args) && args != NULL) {
+				/* The wait is spent: answer with the state
+				 * now, not after another whole timeout. */
+				again = json_object_new_object();
+				json_object_object_foreach(args, k, v)
+					json_object_object_add(again, k,
+					    json_object_get(v));
+				sw_json_add_int(again, "timeout", 1);
+				args = again;
+			}
+		} else {
 			notify_progress(c, 2, "calling tool");
 			notify_log(c, "debug", json_object_new_string(
 			    json_object_get_string(name)));
@@ -1239,6 +1277,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError",
 		    0) ? "error" : "ok", NULL);
 		json_object_put(plain);
+		json_object_put(again);
 		if (e == SW_OK)
 			call_logged(c, json_object_get_string(name), res);
 		if (e != SW_OK) {

@@ -241,6 +241,21 @@ sw_err	sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
 	    const char *op_name, json_object *args, long *status,
 	    json_object **doc);
 
+/* ---- tool classes of a token (lib/mcp_tools.c) ------------------------- */
+
+/* Is cls a tool class ("read-only", "diagnose" or a table tag such as
+ * "workloads")?  Is every class of a comma list one? */
+int	sw_mcp_tool_class_ok(const char *cls);
+int	sw_mcp_tool_classes_ok(const char *list);
+/* May a token limited to classes ("" or NULL: no limit) call tool name?
+ * A tool is in "read-only" and "diagnose" when it changes nothing, and
+ * in the class named by its row's tag; a token may call the tools of
+ * any of its classes (its scope still decides the rest). */
+int	sw_mcp_tool_allowed(const struct sw_mcp *m, const char *classes,
+	    const char *name);
+/* Is name a tool (a row or a plugin)? */
+int	sw_mcp_tool_known(const struct sw_mcp *m, const char *name);
+
 /* ---- confirmation of destructive calls (lib/mcp_confirm.c) -------------- */
 
 /* Does this row take a "confirm" argument (destructive, or feature_set)? */

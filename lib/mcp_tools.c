@@ -762,3 +762,73 @@ sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
 	sw_buf_free(&target);
 	return SW_OK;
 }
+
+/* ---- tool classes of a token ------------------------------------------ */
+
+/* "read-only" and "diagnose" (the read-only tools, what the diagnosis
+ * skills use), then the table's tags. */
+int
+sw_mcp_tool_class_ok(const char *cls)
+{
+	size_t i;
+
+	if (strcmp(cls, "read-only") == 0 || strcmp(cls, "diagnose") == 0)
+		return 1;
+	for (i = 0; i < sw_optable_len; i++)
+		if (op_is_tool(&sw_optable[i]) &&
+		    strcmp(sw_optable[i].tag, cls) == 0)
+			return 1;
+	return 0;
+}
+
+int
+sw_mcp_tool_classes_ok(const char *list)
+{
+	char buf[SW_MAX_TOOL_CLASSES + 1], *p, *comma;
+
+	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+		return 0;
+	for (p = buf; ; p = comma + 1) {
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma = '\0';
+		if (!sw_mcp_tool_class_ok(p))
+			return 0;
+		if (comma == NULL)
+			return 1;
+	}
+}
+
+int
+sw_mcp_tool_allowed(const struct sw_mcp *m, const char *classes,
+    const char *name)
+{
+	const struct sw_op *op = sw_op_by_name(name);
+	json_object *plugin = op == NULL ? plugin_find(m, name) : NULL;
+	char buf[SW_MAX_TOOL_CLASSES + 1], *p, *comma;
+	int ro;
+
+	if (classes == NULL || classes[0] == '\0')
+		return 1;
+	ro = op != NULL ? (op->flags & SW_OP_READONLY) != 0 :
+	    sw_json_get_bool(plugin, "readOnly", 0);
+	if (snprintf(buf, sizeof(buf), "%s", classes) >= (int)sizeof(buf))
+		return 0;
+	for (p = buf; p != NULL; p = comma ? comma + 1 : NULL) {
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma = '\0';
+		if ((strcmp(p, "read-only") == 0 || strcmp(p, "diagnose") ==
+		    0) && ro)
+			return 1;
+		if (op != NULL && strcmp(op->tag, p) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+sw_mcp_tool_known(const struct sw_mcp *m, const char *name)
+{
+	const struct sw_op *op = sw_op_by_name(name);
+
+	return (op != NULL && op_is_tool(op)) || plugin_find(m, name) != NULL;
+}

@@ -55,6 +55,7 @@ static const struct named_schema schemas[] = {
 	{ "TokenCreated", OBJ(
 	    "\"name\":{\"type\":\"string\"},"
 	    "\"scope\":{\"type\":\"string\"},"
+	    "\"tools\":{\"type\":\"string\"},"
 	    "\"token\":{\"type\":\"string\"}") },
 	{ "Operation", OBJ(
 	    "\"id\":{\"type\":\"string\"},"

@@ -86,6 +86,10 @@ static const struct sw_field f_token_create[] = {
 	  .enumv = scopes,
 	  .desc = "read: look only; write: change clusters; admin: also "
 	  "tokens." },
+	{ .name = "tools", .type = SW_T_STRING, .min = 1,
+	  .max = SW_MAX_TOOL_CLASSES, .pattern = "[a-z-]+(,[a-z-]+)*",
+	  .desc = "Limit the token's MCP tools to these classes: read-only, "
+	  "diagnose or tool tags (clusters, workloads, nodes...)." },
 	{ NULL }
 };
 

@@ -7,11 +7,12 @@
 # headers, foreign Origin/Host, missing or bad tokens, batches.
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, SRCDIR, BUILDDIR
 from mcp_raw import Mcp, MODERN, LEGACY, err_code
 
 t = T()
@@ -375,6 +376,53 @@ t.ok(not [n for n in names if n.startswith("test_") or "2020_12" in n],
      "a normal start offers no conformance fixture tool")
 r = mcp.legacy("resources/read", {"uri": "test://static-text"}, sid=sid)
 t.eq(err_code(r), -32002, "... and no fixture resource")
+
+# ---- tool classes of a token -------------------------------------------------
+ro_tools = s.cli("token", "create", "--scope", "admin", "--name", "ro-tools",
+                 "--tools", "read-only").strip()
+wl_tools = s.cli("token", "create", "--scope", "write", "--name", "wl-tools",
+                 "--tools", "workloads,diagnose").strip()
+r = subprocess.run([os.path.join(BUILDDIR, "cli", "slipway"), "token",
+                    "create", "--scope", "read", "--name", "bad-tools",
+                    "--tools", "everything", "--state-dir", s.state],
+                   capture_output=True, text=True)
+t.ok(r.returncode != 0 and "--tools" in r.stderr,
+     "token create --tools refuses a class that does not exist")
+table = {x["name"]: x for x in
+         mcp.modern("tools/list").json["result"]["tools"]}
+for tok, name, want in (
+        (ro_tools, "read-only", lambda x: x["annotations"]["readOnlyHint"]),
+        (wl_tools, "workloads,diagnose",
+         lambda x: x["annotations"]["readOnlyHint"] or
+         x["name"].startswith(("training_job_", "inference_",
+                               "model_")))):
+    seen = sorted(x["name"] for x in Mcp(s, tok).modern(
+        "tools/list").json["result"]["tools"])
+    t.eq(seen, sorted(n for n, x in table.items() if want(x)),
+         "a token limited to %s lists exactly those tools" % name)
+r = s.post("/api/v1/tokens", {"name": "rest-ro", "scope": "write",
+                               "tools": "read-only"})
+t.eq((r.status, (r.json or {}).get("tools")), (201, "read-only"),
+     "POST /api/v1/tokens takes tools")
+if r.status == 201:
+    seen = [x["name"] for x in Mcp(s, r.json["token"]).modern(
+        "tools/list").json["result"]["tools"]]
+    t.ok(seen and all(table[n]["annotations"]["readOnlyHint"]
+                      for n in seen), "... and the token lists read-only "
+         "tools only")
+r = s.post("/api/v1/tokens", {"name": "rest-bad", "scope": "read",
+                               "tools": "everything"})
+t.eq(r.status, 400, "POST /api/v1/tokens refuses an unknown tool class")
+r = Mcp(s, ro_tools).call("operation_cancel", {"id": "op-0123456789abcdef"})
+t.eq((r.json["result"].get("isError"),
+      r.json["result"]["structuredContent"]["status"]), (True, 403),
+     "an admin token limited to read-only may not call a mutating tool")
+r = Mcp(s, ro_tools).call("whoami")
+t.ok(not r.json["result"].get("isError"), "... but calls read-only ones")
+r = Mcp(s, wl_tools).call("training_job_delete",
+                          {"name": "nope", "job": "j", "confirm": True})
+t.ok(r.json["result"]["structuredContent"].get("status") != 403,
+     "a workloads token reaches training_job_delete")
 
 # ---- destructive tools need the user's confirmation ------------------------
 r = mcp.call("cluster_delete", {"name": "gone"})

@@ -9,6 +9,7 @@
 #                                   run through a loopback proxy that
 #                                   adds one (the server still checks it)
 # Each client lists the tools and calls read and mutating tools.
+import http.client
 import json
 import os
 import shutil
@@ -18,7 +19,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR
-from mcp_raw import AuthProxy
+from mcp_raw import AuthProxy, Mcp, ACCEPT, MODERN
 
 t = T()
 TDIR = os.path.join(SRCDIR, "t")
@@ -229,5 +230,34 @@ o3 = report(watch("2", op, "watched", "accept"), "SDK 2.x accept")
 if t.ok(o3 is not None, "SDK 2.x (accepting) ran"):
     t.ok(not o3["delete"]["isError"] and o3["delete"]["operation_id"],
          "SDK 2.x: the user confirmed and the delete started")
+    # operation_wait with a progress token: each event is a progress
+    # step on the call's SSE answer, the result comes last.
+    msg = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "operation_wait", "_meta": {"progressToken": "del",
+        **Mcp.meta()}, "arguments": {"id": o3["delete"]["operation_id"],
+                                     "timeout": 60}}}
+    c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=120)
+    c.request("POST", "/mcp", body=json.dumps(msg), headers={
+        "Authorization": "Bearer " + s.token,
+        "Content-Type": "application/json", "Accept": ACCEPT,
+        "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call",
+        "Mcp-Name": "operation_wait"})
+    resp = c.getresponse()
+    ctype = resp.getheader("Content-Type")
+    events = [json.loads(line[5:]) for line in
+              resp.read().decode().splitlines() if line.startswith("data:")]
+    c.close()
+    steps = [e["params"] for e in events
+             if e.get("method") == "notifications/progress"]
+    last = events[-1] if events else {}
+    t.ok(ctype == "text/event-stream" and steps and
+         all(p["progressToken"] == "del" for p in steps) and
+         [p["progress"] for p in steps] == sorted(
+             set(p["progress"] for p in steps)),
+         "operation_wait with a progress token: %d increasing progress "
+         "steps on an SSE answer" % len(steps))
+    t.ok(last.get("id") == 5 and last["result"]["structuredContent"]
+         ["state"] == "succeeded",
+         "... then the result: the delete succeeded")
 s.stop()
 t.done()
