@@ -230,8 +230,11 @@ def derive(srcdir, modeldir=None):
             return name in ops
         # no model (Service Quotas; a tree without ../shared): an AWS
         # operation is a verb and a noun
+        # ... but never a state such as CreateFailed or UpdateInProgress
         return re.match(r"^(%s)[A-Z][A-Za-z0-9]*$" % "|".join(VERBS),
-                        name) is not None
+                        name) is not None and re.search(
+            r"(Failed|InProgress|Complete|Completed|Succeeded|Pending)$",
+            name) is None
 
     def action_of(svc, op):
         prefix = svcs[svc][1]
