@@ -296,7 +296,8 @@ function wsStatus(base, token, p) {
     await page.fill("#tj-model", "llama-3-8b");
     await page.fill("#tj-nodes", "1");
     await page.fill("#tj-gpus_per_node", "0");
-    await page.fill("#tj-env", "MAX_STEPS=40\nSTEP_SECONDS=1");
+    await page.fill("#tj-max_steps", "40");
+    await page.fill("#tj-env", "STEP_SECONDS=1");
     await page.click("#job-submit");
     await page.waitForSelector("label:has(#tj-gpus_per_node) " +
       "[data-error-for=gpus_per_node]");
@@ -377,7 +378,8 @@ function wsStatus(base, token, p) {
     await go("#/inference/ui1");
     await page.waitForSelector("#deploy-form");
     out.engines = await page.$$eval("[data-field=engine] option", (l) =>
-      l.map((o) => o.value));
+      l.map((o) => o.value).filter((v) => v !== ""));
+    await page.selectOption("[data-field=engine]", "vllm");
     await page.fill("[data-field=endpoint_name]", "chat");
     await page.fill("[data-field=model]", "llama-3-8b");
     await page.click("#deploy-submit");

@@ -157,10 +157,16 @@ export function TrainingJob({ nav, cluster, job }) {
       <div class="actions"><button type="button" class="danger"
         id="job-delete" onClick=${del}>Delete job</button></div>`}
     </section>
-    ${j && (j.pods || []).length > 0 && html`<${Logs} nav=${nav}
-      cluster=${cluster} job=${job} namespace=${j.namespace}
-      pod=${j.pods[0].name}/>`}`;
+    ${j && (j.pods || []).length > 0 && (started(j.pods[0]) ? html`<${Logs}
+      nav=${nav} cluster=${cluster} job=${job} namespace=${j.namespace}
+      pod=${j.pods[0].name}/>` : html`<section class="card" id="logs-card">
+      <h2>Logs of ${j.pods[0].name}</h2><p class="muted" id="logs-waiting">
+      The log follows once the pod's container has started.</p></section>`)}`;
 }
+
+/* A pod has a log to follow once its container started; before that
+ * the API server answers the log request with an error. */
+const started = (p) => ["Running", "Succeeded", "Failed"].includes(p.phase);
 
 function Logs({ nav, cluster, job, namespace, pod }) {
   const [lines, setLines] = useState([]);
