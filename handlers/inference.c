@@ -440,32 +440,47 @@ out:
 	return r->err;
 }
 
+/*
+ * The one object of endpoint name that sel matches (in ns, or any
+ * namespace when ns is NULL).  *obj is a new reference.  404 (saying
+ * missing) when there is none, 409 naming the namespace field when
+ * the name is in more than one namespace.
+ */
+sw_err
+inf_one(struct sw_req *r, struct sw_kube *kb, const char *api,
+    const char *ns, const char *plural, const char *sel, const char *name,
+    const char *missing, json_object **obj)
+{
+	json_object *items;
+	size_t n;
+
+	*obj = NULL;
+	if (wl_list_objs(r, kb, api, ns, plural, sel, &items) != SW_OK)
+		return r->err;
+	n = json_object_array_length(items);
+	if (n == 1)
+		*obj = json_object_get(json_object_array_get_idx(items, 0));
+	json_object_put(items);
+	if (n == 1)
+		return SW_OK;
+	if (n == 0)
+		return sw_req_fail(r, SW_ENOTFOUND, "%s", missing);
+	sw_ferr_add(&r->ferrs, "namespace", "required", "endpoint %s exists "
+	    "in more than one namespace; name one", name);
+	return sw_req_fail(r, SW_ECONFLICT, "endpoint %s is ambiguous", name);
+}
+
 /* The server Deployment of endpoint name (in ns or any).  New ref. */
 sw_err
 inf_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
     const char *name, json_object **dep)
 {
-	char sel[160];
-	json_object *items;
-	size_t n;
+	char sel[160], missing[160];
 
-	*dep = NULL;
 	snprintf(sel, sizeof(sel), "%s=%s,%s=server", WL_INF, name, WL_ROLE);
-	if (wl_list_objs(r, kb, "apps/v1", ns, "deployments", sel, &items) !=
-	    SW_OK)
-		return r->err;
-	n = json_object_array_length(items);
-	if (n == 1)
-		*dep = json_object_get(json_object_array_get_idx(items, 0));
-	json_object_put(items);
-	if (n == 1)
-		return SW_OK;
-	if (n == 0)
-		return sw_req_fail(r, SW_ENOTFOUND, "no inference endpoint %s",
-		    name);
-	sw_ferr_add(&r->ferrs, "namespace", "required", "endpoint %s exists "
-	    "in more than one namespace; name one", name);
-	return sw_req_fail(r, SW_ECONFLICT, "endpoint %s is ambiguous", name);
+	snprintf(missing, sizeof(missing), "no inference endpoint %s", name);
+	return inf_one(r, kb, "apps/v1", ns, "deployments", sel, name,
+	    missing, dep);
 }
 
 /* One endpoint as answered; svc (may be NULL) is its Service. */

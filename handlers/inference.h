@@ -25,6 +25,12 @@ void	inf_check_autoscaling(struct sw_req *, json_object *as);
  * with the problem filled. */
 json_object *inf_scaled_object(struct sw_req *, const struct engine *,
 	    const char *ns, const char *name, json_object *as);
+/* The one object of endpoint name that sel matches in ns (NULL: any):
+ * 404 with the text missing when there is none, 409 when the name is
+ * in more than one namespace.  *obj is a new reference. */
+sw_err	inf_one(struct sw_req *, struct sw_kube *, const char *api,
+	    const char *ns, const char *plural, const char *sel,
+	    const char *name, const char *missing, json_object **obj);
 /* The server Deployment of endpoint name in ns (NULL: any): 404 when
  * there is none, 409 when the name is in more than one namespace. */
 sw_err	inf_find(struct sw_req *, struct sw_kube *, const char *ns,

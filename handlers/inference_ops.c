@@ -36,28 +36,15 @@ static sw_err
 inf_service(struct sw_req *r, struct sw_kube *kb, const char *ns,
     const char *name, json_object **svc)
 {
-	char sel[192];
-	json_object *items;
-	size_t n;
+	char sel[192], missing[192];
 
 	*svc = NULL;
 	if ((size_t)snprintf(sel, sizeof(sel), "%s=slipway,%s=%s,%s=service",
 	    WL_MANAGED, WL_INF, name, WL_ROLE) >= sizeof(sel))
 		return sw_req_fail(r, SW_EINTERNAL, "selector too long");
-	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &items) != SW_OK)
-		return r->err;
-	n = json_object_array_length(items);
-	if (n == 1)
-		*svc = json_object_get(json_object_array_get_idx(items, 0));
-	json_object_put(items);
-	if (n == 1)
-		return SW_OK;
-	if (n == 0)
-		return sw_req_fail(r, SW_ENOTFOUND, "no inference endpoint %s "
-		    "deployed by Slipway in this cluster", name);
-	sw_ferr_add(&r->ferrs, "namespace", "required", "endpoint %s exists "
-	    "in more than one namespace; name one", name);
-	return sw_req_fail(r, SW_ECONFLICT, "endpoint %s is ambiguous", name);
+	snprintf(missing, sizeof(missing), "no inference endpoint %s "
+	    "deployed by Slipway in this cluster", name);
+	return inf_one(r, kb, "v1", ns, "services", sel, name, missing, svc);
 }
 
 /* The Service port to proxy to: the one named http, else the first. */

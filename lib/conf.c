@@ -98,9 +98,8 @@ sw_config_origin_allowed(const struct sw_config *c, const char *origin,
 	return 0;
 }
 
-/* host[:port] names the loopback interface. */
-static int
-host_is_loopback(const char *h)
+int
+sw_host_is_loopback(const char *h)
 {
 	static const char *const names[] = { "localhost", "127.0.0.1",
 	    "[::1]", NULL };
@@ -122,7 +121,7 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 	json_object *list = sw_json_get(c->root, "allowed_origins");
 	size_t i;
 
-	if (host == NULL || host_is_loopback(host))
+	if (host == NULL || sw_host_is_loopback(host))
 		return 1;
 	for (i = 0; list != NULL && json_object_is_type(list,
 	    json_type_array) && i < json_object_array_length(list); i++) {

@@ -51,6 +51,10 @@ extern const char *const sw_conf_service_env[];
 int	sw_config_origin_allowed(const struct sw_config *, const char *origin,
 	    const char *host);
 
+/* True when host[:port] names the loopback interface (localhost,
+ * 127.0.0.1, [::1]; any port). */
+int	sw_host_is_loopback(const char *host);
+
 /* True when a Host header may reach us (DNS rebinding): absent, a
  * loopback name (localhost, 127.0.0.1, [::1], any port) or the host of
  * an allowed origin. */

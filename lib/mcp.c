@@ -337,24 +337,6 @@ capabilities(int modern)
 
 /* ---- HTTP-level checks ---------------------------------------------- */
 
-/* host[:port] names the loopback interface. */
-static int
-host_is_loopback(const char *h)
-{
-	static const char *const names[] = { "localhost", "127.0.0.1",
-	    "[::1]", NULL };
-	size_t i, n;
-
-	for (i = 0; names[i] != NULL; i++) {
-		n = strlen(names[i]);
-		if (strncasecmp(h, names[i], n) == 0 && (h[n] == '\0' ||
-		    (h[n] == ':' && h[n + 1] != '\0' &&
-		    strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
-			return 1;
-	}
-	return 0;
-}
-
 /*
  * DNS rebinding: a Host must be loopback or the host of an allowed
  * origin; an Origin, when present, must be one of the allowed origins.
@@ -393,7 +375,7 @@ origin_ok(const struct sw_mcp *m, const char *origin, const char *host)
 	 * to our port), and DNS rebinding fails the Host check first. */
 	if (sw_config_origin_allowed(m->cfg, origin, host))
 		return 1;
-	return host != NULL && host_is_loopback(host) &&
+	return host != NULL && sw_host_is_loopback(host) &&
 	    strncmp(origin, "http://", 7) == 0 &&
 	    strcasecmp(origin + 7, host) == 0;
 }
@@ -1876,7 +1858,7 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
 	else
 		snprintf(m->base_url, sizeof(m->base_url), "%s", url);
 	if ((strncmp(m->base_url, "http://", 7) != 0 ||
-	    !host_is_loopback(m->base_url + 7))) {
+	    !sw_host_is_loopback(m->base_url + 7))) {
 		sw_error("internal_url %s is not a loopback http URL",
 		    m->base_url);
 		return SW_EINTERNAL;
