@@ -7,6 +7,7 @@
 # headers, foreign Origin/Host, missing or bad tokens, batches.
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -333,8 +334,12 @@ skills = sorted(d for d in os.listdir(os.path.join(SRCDIR, "skills"))
 t.eq(sorted(p["name"] for p in prompts), skills,
      "prompts/list: one prompt per skill")
 p = [x for x in prompts if x["name"] == "deploy-model"][0]
+with open(os.path.join(SRCDIR, "skills", "deploy-model", "SKILL.md")) as f:
+    head = f.read().split("\n---", 1)[0]
+version = re.search(r"^version:\s*\"?([^\"\s]+)", head, re.M)
 t.ok(p["description"].startswith("Deploy a model") and
-     p["_meta"]["slipway/version"] == "1.0.0" and
+     version is not None and
+     p["_meta"]["slipway/version"] == version.group(1) and
      p["arguments"][0]["name"] == "cluster",
      "a prompt has the skill's description, version and a cluster argument")
 r = mcp.legacy("prompts/get", {"name": "deploy-model",

@@ -25,11 +25,28 @@ SLIPWAY = os.path.join(BUILDDIR, "cli", "slipway")
 
 
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port below the kernel's ephemeral range, free now.  A port the
+    kernel handed out (bind to 0) can be handed out again, to another
+    test's client or server, before nginx binds it: tests run in
+    parallel, so choose where the kernel never chooses."""
+    import random
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random(os.getpid() ^ int(time.time() * 1000))
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    raise RuntimeError("no free port below %d" % low)
 
 
 class Response:
