@@ -160,8 +160,10 @@ def job_state(name):
 
 
 for name, kind, recipe, _ in JOBS:
-    st = wait_for(lambda: job_state(name) in ("Running", "Succeeded") and
-                  job_state(name), 60)
+    # One read a round; a bound, not a pace: beside other tests a
+    # job's pods can take minutes of wall time to start.
+    st = wait_for(lambda: (lambda v: v if v in ("Running", "Succeeded")
+                           else None)(job_state(name)), 240)
     if not t.ok(st in ("Running", "Succeeded"),
                 "%s runs: %s" % (name, job_state(name))):
         failed_steps.append(name)
