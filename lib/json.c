@@ -59,24 +59,26 @@ sw_text_bad(const char *s, size_t len)
 	return NULL;
 }
 
+void
+sw_utf8_tidy(char *s)
+{
+	size_t len = strlen(s), i = 0, n;
+
+	while (i < len) {
+		if ((n = utf8_seq((const unsigned char *)s + i, len - i)) == 0)
+			s[i++] = '?';
+		else
+			i += n;
+	}
+}
+
 char *
 sw_utf8_dup(const char *s)
 {
-	size_t len = strlen(s), i = 0, n;
 	char *out;
 
-	if ((out = malloc(len + 1)) == NULL)
-		return NULL;
-	while (i < len) {
-		n = utf8_seq((const unsigned char *)s + i, len - i);
-		if (n == 0) {
-			out[i++] = '?';
-			continue;
-		}
-		memcpy(out + i, s + i, n);
-		i += n;
-	}
-	out[len] = '\0';
+	if ((out = strdup(s)) != NULL)
+		sw_utf8_tidy(out);
 	return out;
 }
 
@@ -198,11 +200,13 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		goto bad;
 	}
 	json_tokener_free(tok);
+	where[0] = '\0';
 	if ((bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
 		snprintf(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
 		    strcmp(bad, "is not valid UTF-8") == 0 ?
 		    "a string is not valid UTF-8" :
 		    "a string contains a NUL character (\\u0000)");
+		sw_utf8_tidy(why);	/* a path cut inside a character */
 		json_object_put(o);
 		return SW_EBADJSON;
 	}

@@ -26,8 +26,11 @@ sw_err	sw_json_parse(const char *, size_t len, json_object **out,
 /* NULL when s[0..len) is valid UTF-8 (no overlong forms, surrogates or
  * code points past U+10FFFF) and has no NUL; else why not. */
 const char *sw_text_bad(const char *s, size_t len);
-/* A copy of the string s (malloc'd, caller frees; NULL when out of
- * memory) with every byte not part of valid UTF-8 replaced by '?'. */
+/* Each byte of s that is not part of valid UTF-8 becomes '?' (text
+ * cut to fit a buffer may end inside a character). */
+void	 sw_utf8_tidy(char *s);
+/* A tidied copy of the string s (malloc'd, caller frees; NULL when out
+ * of memory). */
 char	*sw_utf8_dup(const char *s);
 /* Compact text without "\/" escapes; borrowed, valid until o changes. */
 const char *sw_json_str(json_object *o);

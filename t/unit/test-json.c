@@ -1,7 +1,9 @@
 /* test-json.c: the request-document builders.  sw_ja keeps every value
  * it is given, in order; a NULL value is kept as JSON null instead of
  * ending the list early (a missing subnet must not shorten a subnet
- * list without a word). */
+ * list without a word).  sw_json_parse's reason is itself valid UTF-8
+ * text: it is sent back in JSON answers. */
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/json.h"
@@ -35,5 +37,30 @@ main(void)
 	is_int((long long)json_object_array_length(sw_json_get(o, "List")), 2,
 	    "nested array kept whole");
 	json_object_put(o);
+
+	{
+		char why[160], text[512];
+		size_t n;
+
+		/* A bad string at the top has no member path. */
+		ok(sw_json_parse("\"a\xaf\"", 4, &o, why, sizeof(why)) !=
+		    SW_OK, "a string that is not UTF-8 is refused");
+		is_str(why, "a string is not valid UTF-8",
+		    "the reason names no path when there is none");
+		/* A long key of two-byte characters: the path is cut to
+		 * its buffer, somewhere inside a character. */
+		n = (size_t)snprintf(text, sizeof(text), "{\"");
+		while (n < 300)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+			    "\xc3\xa9");
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+		    "x\":\"\xff\"}");
+		for (size_t cut = 0; cut < 2; cut++) {
+			ok(sw_json_parse(text, n, &o, why,
+			    sizeof(why) - cut) != SW_OK, "a bad value is refused");
+			ok(sw_text_bad(why, strlen(why)) == NULL,
+			    "its reason is valid UTF-8 however the path is cut");
+		}
+	}
 	return tap_done();
 }
