@@ -148,6 +148,38 @@ t.eq(out.get("feature_body"), {"training_operator": True},
 t.eq((out.get("feature_op") or {}).get("state"), "succeeded",
      "the training operator is on")
 
+# ---- a node's page, the events page, task governance
+t.ok((out.get("node_url") or "").endswith("/nodes/%s" % out.get("node_id")),
+     "a node in the grid links to its page")
+t.ok((out.get("ssm_target") or "").startswith("sagemaker-cluster:") and
+     (out.get("ssm_target") or "").endswith(out.get("node_id") or "-"),
+     "the node page shows its SSM target")
+t.eq(out.get("ssm_command"), "aws ssm start-session --target %s "
+     "--region us-west-2" % out.get("ssm_target"),
+     "... and the command that opens a shell on it")
+t.ok(any((out.get("node_id") or "-") in e and "Running" in e
+         for e in out.get("node_events") or []),
+     "the node page lists the node's own events")
+t.ok(out.get("node_id", "-") in (out.get("health_confirm") or ""),
+     "a health check asks first, naming the node")
+t.eq((out.get("health_op") or {}).get("state"), "succeeded",
+     "the health check ran to its end")
+t.ok((out.get("events_all") or 0) >= 3, "the events page lists the "
+     "cluster's events (%s)" % out.get("events_all"))
+t.eq(out.get("event_levels"), ["Info", "Warn", "Error"],
+     "the level filter's choices come from the OpenAPI document")
+t.eq(out.get("events_filter_status"), 200, "filtering by level asks the "
+     "server")
+t.eq((out.get("governance_op") or {}).get("state"), "succeeded",
+     "task governance turned on from the features panel")
+t.ok(out.get("scheduler_state") in ("Created", "Creating"),
+     "a scheduler config is saved from the governance page (%s)"
+     % out.get("scheduler_state"))
+t.ok("alpha" in (out.get("quota_row") or "") and "hyperpod-ns-alpha" in
+     (out.get("quota_row") or ""), "a team's compute quota is created and "
+     "listed with its queue")
+t.ok(out.get("quota_deleted"), "... and deleted")
+
 # ---- training
 t.eq(out.get("recipes"), ["pytorch", "llama-factory", "ms-swift", "verl"],
      "a recipe form each")
@@ -216,7 +248,8 @@ t.eq({n: p["unlabelled"] for n, p in pages.items() if p["unlabelled"]}, {},
      "every input on every page has a label")
 t.ok(all(os.path.exists(os.path.join(shots, "20-ui-%s.png" % n)) for n in
          ("login", "clusters", "create", "operation", "operations",
-          "cluster", "training", "job", "inference", "settings")),
+          "cluster", "node", "events", "governance", "training", "job",
+          "inference", "settings")),
      "a screenshot of each page in build/t/")
 s.stop()
 t.done()

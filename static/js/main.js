@@ -14,6 +14,7 @@ import { Operations, Operation } from "./pages/operations.js";
 import { Training, TrainingJob } from "./pages/training.js";
 import { Inference } from "./pages/inference.js";
 import { Settings } from "./pages/settings.js";
+import { Governance, Events, Node } from "./pages/governance.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
@@ -23,10 +24,15 @@ const NAV = [
 
 // The page for a route: [component, props].
 function pageFor(parts) {
-  const [a, b, c] = parts;
+  const [a, b, c, d] = parts;
   if (a === "create") return [Create, {}];
   if (a === "operations" && b) return [Operation, { id: b }];
   if (a === "operations") return [Operations, {}];
+  if (a === "clusters" && b && c === "governance")
+    return [Governance, { name: b }];
+  if (a === "clusters" && b && c === "events") return [Events, { name: b }];
+  if (a === "clusters" && b && c === "nodes" && d)
+    return [Node, { name: b, node: d }];
   if (a === "clusters" && b) return [Cluster, { name: b }];
   if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
   if (a === "training") return [Training, { cluster: b }];

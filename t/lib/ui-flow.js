@@ -285,6 +285,75 @@ function wsStatus(base, token, p) {
     out.feature_op = await followOperation();
     step("feature");
 
+    // ---- a node's page: its SSM command, a health check, its events
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#nodes li[data-node] .node-id a");
+    const nodeId = await page.getAttribute("#nodes li[data-node]", "data-node");
+    await page.click("#nodes li[data-node] .node-id a");
+    await page.waitForSelector("#node dd[data-fact='SSM target']");
+    out.node_url = page.url().replace(/.*#/, "#");
+    out.ssm_target = await page.textContent("#node dd[data-fact='SSM target']");
+    out.ssm_command = await page.inputValue("#ssm-command");
+    await page.waitForSelector("#node-event-list tr[data-event]");
+    out.node_events = await page.$$eval("#node-event-list tr[data-event] td:nth-child(4)",
+      (l) => l.map((x) => x.textContent));
+    out.node_id = nodeId;
+    await shot("node");
+    await page.click("#health-submit");
+    await page.waitForSelector("#confirm[open]");
+    out.health_confirm = await page.textContent("#confirm .confirm-text");
+    await page.click("#confirm-yes");
+    out.health_op = await followOperation();
+    step("node");
+
+    // ---- the cluster's events, filtered by level
+    await go("#/clusters/ui1/events");
+    await page.waitForSelector("#cluster-events tr[data-event]");
+    out.events_all = await page.$$eval("#cluster-events tr[data-event]",
+      (l) => l.length);
+    out.event_levels = await page.$$eval("#ev-level option", (l) =>
+      l.map((o) => o.value).filter((v) => v));
+    await page.selectOption("#ev-level", "Info");
+    const evq = page.waitForResponse((r) => /\/events\?.*level=Info/
+      .test(r.url()));
+    await page.click("#events-filter");
+    out.events_filter_status = (await evq).status();
+    await shot("events");
+    step("events");
+
+    // ---- task governance: the add-on on, a scheduler config, a quota
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#feat-task_governance");
+    await page.check("#feat-task_governance");
+    await page.click("#features-apply");
+    out.governance_op = await followOperation();
+    await go("#/clusters/ui1/governance");
+    await page.waitForSelector("#scheduler-form");
+    await page.click("#add-priority");
+    await page.fill("#scheduler-form tr[data-priority='0'] [data-field$='.name']",
+      "high");
+    await page.fill("#scheduler-form tr[data-priority='0'] [data-field$='.weight']",
+      "90");
+    await page.check("#scheduler-form [data-field=fair_share]");
+    await page.click("#scheduler-submit");
+    await page.waitForSelector("#scheduler-config .state:is([data-state=Created],[data-state=Creating])");
+    out.scheduler_state = await page.getAttribute("#scheduler-config .state",
+      "data-state");
+    await page.click("#add-quota summary");
+    await page.fill("#quota-quota_name", "alpha-q");
+    await page.fill("#quota-team", "alpha");
+    await page.fill("#quota-count", "1");
+    await page.click("#quota-submit");
+    await page.waitForSelector("#compute-quotas tr[data-quota=alpha-q]");
+    out.quota_row = await page.textContent("#compute-quotas tr[data-quota=alpha-q]");
+    await shot("governance");
+    await page.click("#compute-quotas tr[data-quota=alpha-q] button.quota-delete");
+    await page.click("#confirm-yes");
+    await page.waitForSelector("#compute-quotas tr[data-quota=alpha-q] .state:is([data-state=Deleting],[data-state=Deleted])," +
+      "#compute-quotas p.muted:has-text('No quotas')");
+    out.quota_deleted = true;
+    step("governance");
+
     // ---- a training job: its log lines and the chart
     await go("#/training/ui1");
     await page.waitForSelector("#job-form");

@@ -2,7 +2,8 @@
 // badges; add, scale, delete), its nodes as a health grid (reboot and
 // replace behind a confirmation), the features panel (explicit diff:
 // only what changed is sent, and "no change" is said when nothing
-// did), storage claims and the compute subnets.
+// did), storage claims and the compute subnets; links to its task
+// governance, its events and each node's page (pages/governance.js).
 import { html, useState } from "../lib.js";
 import {
   api, enc, openapi, bodySchema, schemaAt, hasOp,
@@ -56,12 +57,16 @@ export function Cluster({ nav, name }) {
       <div class="actions">
         <a class="button" href=${"#/training/" + enc(name)}>Training</a>
         <a class="button" href=${"#/inference/" + enc(name)}>Inference</a>
+        <a class="button" id="to-governance"
+          href=${"#/clusters/" + enc(name) + "/governance"}>Task governance</a>
+        <a class="button" id="to-events"
+          href=${"#/clusters/" + enc(name) + "/events"}>Events</a>
         <button class="danger" id="delete-cluster" onClick=${del}>Delete
           cluster</button>
       </div>
     </section>
     <${Groups} d=${d} name=${name} startOp=${startOp}/>
-    <${Nodes} nodes=${d.nodes} startOp=${startOp}/>
+    <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}/>
     ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
@@ -169,7 +174,7 @@ function AddGroup({ doc, types, startOp }) {
     </form></details>`;
 }
 
-function Nodes({ nodes, startOp }) {
+function Nodes({ name, nodes, startOp }) {
   const [err, setErr] = useState(null);
   const act = async (action, n) => {
     if (!await confirmAction(`${labelOf(action)} node ${n.node_id}
@@ -182,7 +187,8 @@ function Nodes({ nodes, startOp }) {
     ${nodes.length === 0 && html`<p class="muted">No nodes.</p>`}
     <ul class="node-grid">${nodes.map((n) => html`<li
       class=${"node " + n.status} data-node=${n.node_id}>
-      <div class="node-id">${n.node_id}</div>
+      <div class="node-id"><a href=${"#/clusters/" + enc(name) + "/nodes/" +
+        enc(n.node_id)}>${n.node_id}</a></div>
       <div class="muted">${n.instance_group} · ${n.instance_type}</div>
       <${Badge} state=${n.status}/>
       ${n.message && html`<div class="error">${n.message}</div>`}
