@@ -204,10 +204,6 @@ h_inference_deploy(struct sw_req *r)
 		"gpus_per_replica", "instance_type", "router", "autoscaling",
 		"pvc", NULL
 	};
-	static const char *const managed_only[] = {
-		"model_source", "kv_cache", "routing", "model_id",
-		"model_version", "accept_eula", NULL
-	};
 	size_t i;
 	int router = sw_json_get_bool(a, "router", 0);
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
@@ -251,10 +247,6 @@ h_inference_deploy(struct sw_req *r)
 	if (model == NULL)
 		sw_ferr_add(&r->ferrs, "model", "required", "a self-hosted "
 		    "endpoint serves a model directory under /data/models");
-	for (i = 0; managed_only[i] != NULL; i++)
-		if (sw_json_get(a, managed_only[i]) != NULL)
-			sw_ferr_add(&r->ferrs, managed_only[i], "kind",
-			    "only for kind managed or jumpstart");
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);

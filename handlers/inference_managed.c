@@ -154,24 +154,15 @@ scaling_spec(json_object *as, const char *name)
 		    json_object_get_double(th) : 8), NULL), NULL);
 }
 
-/* The cross-field rules of a managed or JumpStart body. */
+/* The cross-field rules of a managed or JumpStart body (which members
+ * go with which kind is the operation table's, lib/optable.c). */
 static void
 check_body(struct sw_req *r, json_object *a, int managed)
 {
-	static const char *const self_only[] = {
-		"model", "served_model_name", "image", "router", "pvc",
-		"gpus_per_replica", "pool", NULL
-	};
 	json_object *as = sw_json_get(a, "autoscaling");
 	const char *kind = managed ? "managed" : "jumpstart";
 	const char *url;
-	size_t i;
 
-	for (i = 0; self_only[i] != NULL; i++)
-		if (sw_json_get(a, self_only[i]) != NULL)
-			sw_ferr_add(&r->ferrs, self_only[i], "kind", "only for "
-			    "kind self-hosted; %s endpoints are run by the "
-			    "HyperPod inference operator", kind);
 	if (sw_json_get(a, "engine") != NULL &&
 	    strcmp(sw_json_get_str(a, "engine"), "vllm") != 0)
 		sw_ferr_add(&r->ferrs, "engine", "kind", "the operator's KV "
@@ -185,15 +176,9 @@ check_body(struct sw_req *r, json_object *a, int managed)
 	if (managed && sw_json_get(a, "model_source") == NULL)
 		sw_ferr_add(&r->ferrs, "model_source", "required", "where the "
 		    "operator loads the model from");
-	if (managed && sw_json_get(a, "model_id") != NULL)
-		sw_ferr_add(&r->ferrs, "model_id", "kind", "only for kind "
-		    "jumpstart");
 	if (!managed && sw_json_get(a, "model_id") == NULL)
 		sw_ferr_add(&r->ferrs, "model_id", "required", "the JumpStart "
 		    "model id");
-	if (!managed && sw_json_get(a, "model_source") != NULL)
-		sw_ferr_add(&r->ferrs, "model_source", "kind", "only for kind "
-		    "managed");
 	if (sw_json_get(sw_json_get(a, "kv_cache"), "l2") != NULL &&
 	    strcmp(sw_json_get_str(sw_json_get(a, "kv_cache"), "l2"),
 	    "redis") == 0 && sw_json_get(sw_json_get(a, "kv_cache"),

@@ -733,6 +733,13 @@ static const struct sw_field f_autoscale[] = {
 static const char *const inf_kinds_enum[] = {
 	"self-hosted", "managed", "jumpstart", NULL
 };
+/* Members of an inference_deploy body that go with some kinds only. */
+static const char *const only_self[] = { "kind", "self-hosted", NULL };
+static const char *const only_managed[] = { "kind", "managed", NULL };
+static const char *const only_jumpstart[] = { "kind", "jumpstart", NULL };
+static const char *const only_operator[] = {
+	"kind", "managed", "jumpstart", NULL
+};
 static const char *const inf_source_types[] = {
 	"s3", "fsx", "huggingface", NULL
 };
@@ -779,30 +786,40 @@ static const struct sw_field f_inf_body[] = {
 	{ .name = "model", .type = SW_T_STRING,
 	  .min = 1, .max = 512, .pattern = PAT_REL_PATH,
 	  .desc = "Model directory under /data/models/ (self-hosted: "
-	  "required)." },
+	  "required).",
+	  .only = only_self },
 	{ .name = "model_source", .type = SW_T_OBJECT, .fields = f_inf_source,
-	  .desc = "managed: where the operator loads the model from." },
+	  .desc = "managed: where the operator loads the model from.",
+	  .only = only_managed },
 	{ .name = "kv_cache", .type = SW_T_OBJECT, .fields = f_inf_kv,
-	  .desc = "managed, jumpstart: the operator's tiered KV cache." },
+	  .desc = "managed, jumpstart: the operator's tiered KV cache.",
+	  .only = only_operator },
 	{ .name = "routing", .type = SW_T_OBJECT, .fields = f_inf_routing,
 	  .desc = "managed, jumpstart: intelligent routing (cannot be "
-	  "turned off once on)." },
+	  "turned off once on).",
+	  .only = only_operator },
 	{ .name = "model_id", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = "[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}",
-	  .desc = "jumpstart: the JumpStart hub model id." },
+	  .desc = "jumpstart: the JumpStart hub model id.",
+	  .only = only_jumpstart },
 	{ .name = "model_version", .type = SW_T_STRING, .min = 5, .max = 14,
 	  .pattern = "[0-9]{1,4}\\.[0-9]{1,4}\\.[0-9]{1,4}",
-	  .desc = "jumpstart: model version x.y.z (default: latest)." },
+	  .desc = "jumpstart: model version x.y.z (default: latest).",
+	  .only = only_jumpstart },
 	{ .name = "accept_eula", .type = SW_T_BOOL,
-	  .desc = "jumpstart: accept the model's EULA (gated models)." },
+	  .desc = "jumpstart: accept the model's EULA (gated models).",
+	  .only = only_jumpstart },
 	{ .name = "served_model_name", .type = SW_T_STRING, .min = 1,
 	  .max = 128, .pattern = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}",
-	  .desc = "Model name clients send (default: model)." },
+	  .desc = "Model name clients send (default: model).",
+	  .only = only_self },
 	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
 	  .pattern = PAT_IMAGE,
-	  .desc = "Server image (default: the engine's)." },
+	  .desc = "Server image (default: the engine's).",
+	  .only = only_self },
 	{ .name = "gpus_per_replica", .type = SW_T_INT, .min = 1, .max = 64,
-	  .desc = "GPUs per replica = tensor parallel size (default 1)." },
+	  .desc = "GPUs per replica = tensor parallel size (default 1).",
+	  .only = only_self },
 	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
 	  .desc = "Replicas (default 1)." },
 	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
@@ -813,9 +830,11 @@ static const struct sw_field f_inf_body[] = {
 	  "NLB) or pool (a Service over pods assigned from pool)." },
 	{ .name = "pool", .type = SW_T_STRING, .min = 1, .max = 40,
 	  .pattern = PAT_WL_NAME,
-	  .desc = "exposure pool: the inference pool that serves it." },
+	  .desc = "exposure pool: the inference pool that serves it.",
+	  .only = only_self },
 	{ .name = "router", .type = SW_T_BOOL,
-	  .desc = "sglang: put a cache-aware SGLang router in front." },
+	  .desc = "sglang: put a cache-aware SGLang router in front.",
+	  .only = only_self },
 	{ .name = "autoscaling", .type = SW_T_OBJECT,
 	  .desc = "Scale with a KEDA ScaledObject on a server metric.",
 	  .fields = f_autoscale },
@@ -823,7 +842,8 @@ static const struct sw_field f_inf_body[] = {
 	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
-	  .desc = "PVC mounted at /data (default s3-claim)." },
+	  .desc = "PVC mounted at /data (default s3-claim).",
+	  .only = only_self },
 	F_KUEUE_FIELDS,
 	{ NULL }
 };

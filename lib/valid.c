@@ -268,6 +268,38 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 	}
 }
 
+/* Whether f, present in obj, goes with its sibling's value there; else
+ * an error naming the values it goes with. */
+static void
+check_only(json_object *obj, const struct sw_field *fields,
+    const struct sw_field *f, const char *path, struct sw_ferrs *errs)
+{
+	const struct sw_field *d;
+	const char *val = NULL;
+	char list[120];
+	size_t i, off = 0;
+	json_object *v = NULL;
+
+	for (d = fields; d->name != NULL; d++)
+		if (strcmp(d->name, f->only[0]) == 0)
+			break;
+	if (!json_object_object_get_ex(obj, f->only[0], &v)) {
+		if (d->name != NULL && d->enumv != NULL)
+			val = d->enumv[0];
+	} else if (json_object_is_type(v, json_type_string))
+		val = json_object_get_string(v);
+	for (i = 1; f->only[i] != NULL; i++)
+		if (val != NULL && strcmp(val, f->only[i]) == 0)
+			return;
+	list[0] = '\0';
+	for (i = 1; f->only[i] != NULL && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+		    i == 1 ? "" : f->only[i + 1] == NULL ? " or " : ", ",
+		    f->only[i]);
+	sw_ferr_add(errs, path, f->only[0], "only for %s %s", f->only[0],
+	    list);
+}
+
 static void
 validate_object(json_object *obj, const struct sw_field *fields,
     unsigned mask, const char *parent, struct sw_ferrs *errs)
@@ -299,6 +331,8 @@ validate_object(json_object *obj, const struct sw_field *fields,
 			continue;
 		}
 		validate_value(f, v, path, errs);
+		if (f->only != NULL)
+			check_only(obj, fields, f, path, errs);
 	}
 }
 
@@ -441,6 +475,16 @@ sw_field_schema(const struct sw_field *f)
 		    f->type == SW_T_MAP ? "object" : type_names[f->type]));
 		json_object_array_add(t, json_object_new_string("null"));
 		json_object_object_add(s, "type", t);
+	}
+	if (f->only != NULL) {	/* {"kind": ["managed", ...]} */
+		json_object *vals = json_object_new_array();
+
+		for (i = 1; f->only[i] != NULL; i++)
+			json_object_array_add(vals,
+			    json_object_new_string(f->only[i]));
+		en = json_object_new_object();
+		json_object_object_add(en, f->only[0], vals);
+		json_object_object_add(s, "x-slipway-only", en);
 	}
 	return s;
 }

@@ -42,6 +42,12 @@ struct sw_field {
 	const char		*desc;
 	const struct sw_field	*fields;	/* SW_T_OBJECT members */
 	const struct sw_field	*items;		/* SW_T_ARRAY element (one row) */
+	/* A member that goes with some values of a sibling only: the
+	 * sibling's name, then those values, NULL-terminated (e.g. "kind",
+	 * "managed", NULL).  An absent sibling counts as its first enum
+	 * value.  Elsewhere the member is refused with the sibling's name
+	 * as the rule.  NULL: any. */
+	const char *const	*only;
 };
 
 struct sw_ferr {

@@ -211,6 +211,18 @@ if ws != 101:
         t.diag("seqs shown: %s" % out.get("contract_log_seqs"))
 
 # ---- inference
+sf = out.get("shape_fields") or {}
+t.ok("model" in sf.get("self-hosted", []) and "model_id" not in
+     sf.get("self-hosted", []) and "kv_cache.l1" not in
+     sf.get("self-hosted", []), "the self-hosted form has no managed or "
+     "JumpStart member")
+t.ok("model_source.uri" in sf.get("managed", []) and "kv_cache.l1" in
+     sf.get("managed", []) and "model" not in sf.get("managed", []) and
+     "model_id" not in sf.get("managed", []), "the managed form has its "
+     "model source and KV cache, no self-hosted or JumpStart member")
+t.ok("model_id" in sf.get("jumpstart", []) and "model_source.uri" not in
+     sf.get("jumpstart", []) and "pvc" not in sf.get("jumpstart", []),
+     "the JumpStart form has its model id only")
 t.eq(out.get("engines"), ["vllm", "sglang"], "the engine choices come from "
      "the OpenAPI document")
 t.ok(out.get("endpoint_ready"), "the endpoint deployed and is ready")

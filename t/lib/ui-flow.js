@@ -448,6 +448,16 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#deploy-form");
     out.engines = await page.$$eval("[data-field=engine] option", (l) =>
       l.map((o) => o.value).filter((v) => v !== ""));
+    // The form shows the members of the chosen shape only.
+    const formFields = () => page.$$eval("#deploy-form [data-field]", (l) =>
+      l.map((e) => e.dataset.field));
+    out.shape_fields = {};
+    for (const k of ["managed", "jumpstart", "self-hosted"]) {
+      if (!await page.$("#shape-" + k)) continue;
+      await page.click("#shape-" + k);
+      await page.waitForSelector(`#shape-${k}[aria-selected=true]`);
+      out.shape_fields[k] = await formFields();
+    }
     await page.selectOption("[data-field=engine]", "vllm");
     await page.fill("[data-field=endpoint_name]", "chat");
     await page.fill("[data-field=model]", "llama-3-8b");

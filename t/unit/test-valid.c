@@ -7,6 +7,7 @@
 #include "t/tap.h"
 
 static const char *const caps[] = { "on-demand", "spot", NULL };
+static const char *const only_spot[] = { "capacity", "spot", NULL };
 
 static const struct sw_field f_group[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -15,6 +16,7 @@ static const struct sw_field f_group[] = {
 	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
 	  .max = 100 },
 	{ .name = "capacity", .type = SW_T_STRING, .enumv = caps },
+	{ .name = "max_price", .type = SW_T_INT, .only = only_spot },
 	{ NULL }
 };
 static const struct sw_field f_group_item[] = {
@@ -68,6 +70,25 @@ main(void)
 	    "\"groups\":[{\"name\":\"gpu\",\"count\":4,\"capacity\":\"spot\"}]}",
 	    1, NULL, NULL, "full body is valid");
 	check("{}", 0, "cluster", "required", "missing required field");
+
+	/* A member that goes with one value of its sibling only. */
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"capacity\":\"spot\",\"max_price\":3}]}", 1, NULL, NULL,
+	    "a member with the sibling value it goes with is valid");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"capacity\":\"on-demand\",\"max_price\":3}]}", 0,
+	    "groups[0].max_price", "capacity",
+	    "... with another value it is refused, the sibling as the rule");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"max_price\":3}]}", 0, "groups[0].max_price", "capacity",
+	    "... and so it is when the sibling is absent (its first value)");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"capacity\":\"on-demand\"}]}", 1, NULL, NULL,
+	    "... and the sibling alone is valid");
+	s = sw_field_schema(&f_group[3]);
+	is_str(sw_json_str(sw_json_get(s, "x-slipway-only")),
+	    "{\"capacity\":[\"spot\"]}", "the schema says what it goes with");
+	json_object_put(s);
 	check("{\"cluster\":\"C 1\"}", 0, "cluster", "pattern",
 	    "pattern enforced and anchored");
 	check("{\"cluster\":\"c1\",\"bogus\":1}", 0, "bogus", "unknown",

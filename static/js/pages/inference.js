@@ -124,20 +124,31 @@ function Deploy({ nav, doc, cluster, reload }) {
   });
   const [errors, setErrors] = useState({});
   const [done, setDone] = useState(null);
-  const fields = scalarFields(schema).filter((x) => x.name !== "kind");
+  // Only the members that go with the chosen kind (the table's
+  // x-slipway-only on the top-level member, lib/valid.h).
+  const goes = (name) => {
+    const only = (props[name.split(".")[0]] || {})["x-slipway-only"];
+    return !only || Object.entries(only).every(([k, vals]) =>
+      vals.includes(v[k] || (props[k] && props[k].enum || [])[0]));
+  };
+  const fields = scalarFields(schema).filter((x) => x.name !== "kind" &&
+    goes(x.name));
   const top = fields.filter((x) => !x.name.includes("."));
   const groups = {};
   for (const x of fields.filter((y) => y.name.includes(".")))
     (groups[x.name.split(".")[0]] ||= []).push(x);
-  const f = (x) => html`<${SchemaField} label=${labelOf(x.name.split(".")
-    .pop())} field=${x.name} id=${"inf-" + x.name.replace(/\./g, "-")}
-    schema=${x.schema} value=${v[x.name]} errors=${errors}
+  // keyed by member: the fields change with the kind
+  const f = (x) => html`<${SchemaField} key=${x.name}
+    label=${labelOf(x.name.split(".").pop())} field=${x.name}
+    id=${"inf-" + x.name.replace(/\./g, "-")} schema=${x.schema}
+    value=${v[x.name]} errors=${errors}
     required=${(schema.required || []).includes(x.name)}
     onChange=${(val) => setV({ ...v, [x.name]: val })}/>`;
   const send = async (dry) => {
     try {
       const r = await api("POST", "/clusters/" + enc(cluster) + "/inference" +
-        (dry ? "?dry_run=true" : ""), buildBody(schema, v));
+        (dry ? "?dry_run=true" : ""), buildBody(schema, Object.fromEntries(
+          Object.entries(v).filter(([k]) => goes(k)))));
       if (!nav.current()) return;
       setErrors({});
       if (r && r.operation_id && !dry) go("#/operations/" + r.operation_id);
@@ -156,7 +167,7 @@ function Deploy({ nav, doc, cluster, reload }) {
       e.preventDefault(); send(false);
     }}>
       <div class="grid">${top.map(f)}</div>
-      ${Object.entries(groups).map(([g, xs]) => html`<fieldset
+      ${Object.entries(groups).map(([g, xs]) => html`<fieldset key=${g}
         data-group=${g}><legend>${labelOf(g)}</legend>
         <div class="grid">${xs.map(f)}</div></fieldset>`)}
       <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)}/>
