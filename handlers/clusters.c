@@ -19,6 +19,7 @@
 #include "handlers/handlers.h"
 #include "lib/aws_api.h"
 #include "lib/json.h"
+#include "lib/log.h"
 #include "lib/ops.h"
 #include "lib/optable.h"
 #include "pipelines/pipelines.h"
@@ -797,6 +798,9 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 		    "different request", r->idem_key);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot record the operation");
+	/* the record that ties this request to the poller's records */
+	sw_info("operation %s accepted: %s %s%s", id, kind, target,
+	    existed ? " (again, by its Idempotency-Key)" : "");
 	return h_accepted(r, id, existed);
 }
 

@@ -13,6 +13,7 @@
 
 #include "lib/aws.h"
 #include "lib/limits.h"
+#include "lib/log.h"
 #include "lib/metrics.h"
 #include "lib/sigv4.h"
 
@@ -461,8 +462,25 @@ struct aws_attempt {
 	char				 region[SW_AWS_MAX_NAME];
 };
 
+/* Whether an operation only reads (by its verb, as AWS names them). */
+static int
+aws_op_reads(const char *op)
+{
+	static const char *const verbs[] = {
+		"Describe", "List", "Get", "Head", "Search", "Simulate", NULL
+	};
+	size_t i;
+
+	for (i = 0; verbs[i] != NULL; i++)
+		if (strncmp(op, verbs[i], strlen(verbs[i])) == 0)
+			return 1;
+	return strcmp(op, "GET") == 0 || strcmp(op, "HEAD") == 0;
+}
+
 /* One attempt in the metrics: by service, operation and outcome (ok,
- * the error code, or transport), and retries and throttles. */
+ * the error code, or transport), and retries and throttles; and in the
+ * log, with AWS's request id (a change or a failure at info, a read at
+ * debug), under the request or operation the caller is serving. */
 static void
 aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
     const struct aws_error *err)
@@ -470,6 +488,19 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
 	const char *op = a->op != NULL ? a->op : a->req->method;
 	const char *outcome = rc == SW_OK ? "ok" : err->transport ?
 	    "transport" : err->code[0] != '\0' ? err->code : "error";
+	enum sw_log_level level = rc != SW_OK || !aws_op_reads(op) ?
+	    SW_LOG_INFO : SW_LOG_DEBUG;
+	char rid[sizeof(err->request_id)];
+
+	if (sw_log_enabled(level)) {
+		if (rc == SW_OK)
+			awsproto_request_id(a->si->proto, a->resp, rid,
+			    sizeof(rid));
+		else
+			snprintf(rid, sizeof(rid), "%s", err->request_id);
+		sw_log(level, "aws %s %s attempt %d: %s (aws request id %s)",
+		    a->si->id, op, attempt, outcome, rid[0] ? rid : "none");
+	}
 
 	sw_metric_add("slipway_aws_requests_total", 1, "service", a->si->id,
 	    "operation", op, "outcome", outcome, NULL);

@@ -221,6 +221,23 @@ aws_err_xml(const struct http_response *resp, struct aws_error *e,
 	xmlFreeDoc(doc);
 }
 
+void
+awsproto_request_id(enum aws_protocol proto,
+    const struct http_response *resp, char *out, size_t outsz)
+{
+	const char	*h;
+
+	out[0] = '\0';
+	if ((h = http_headers_get(&resp->headers, "x-amzn-RequestId")) !=
+	    NULL || (h = http_headers_get(&resp->headers,
+	    "x-amz-request-id")) != NULL)
+		aws_copys(out, outsz, h);
+	else if (proto == AWS_PROTO_EC2 || proto == AWS_PROTO_QUERY)
+		(void)awsproto_xpath_text(resp->body.data, resp->body.len,
+		    "/*/" LN("requestId") " | /*/" LN("ResponseMetadata") "/"
+		    LN("RequestId"), out, outsz);
+}
+
 static const char *
 aws_jstr(json_object *o, const char *k)
 {

@@ -72,6 +72,11 @@ void	 aws_error_transport(struct aws_error *, sw_err rc, const char *msg);
  * retryable/throttling flags (lib/retry.c rules). */
 void	 awsproto_parse_error(enum aws_protocol, const struct http_response *,
 	    struct aws_error *err);
+/* AWS's id of a successful response, into out ("" if it has none): the
+ * x-amzn-RequestId or x-amz-request-id header, else the body's
+ * <requestId> (ec2) or <ResponseMetadata><RequestId> (query). */
+void	 awsproto_request_id(enum aws_protocol, const struct http_response *,
+	    char *out, size_t outsz);
 /* Strip a namespace ("a.b#Code") and a suffix ("Code:http://...") in
  * place: what botocore does to __type and x-amzn-ErrorType. */
 void	 awsproto_clean_code(char *code);

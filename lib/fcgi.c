@@ -101,7 +101,10 @@ sw_fcgi_run(sw_fcgi_serve_fn serve, void *arg)
 			nanosleep(&nap, NULL);
 			continue;
 		}
+		/* nginx's $request_id: the worker's records carry it */
+		sw_log_context(sw_fcgi_param(&fr, "SW_REQUEST_ID"), NULL);
 		serve(&fr, arg);
+		sw_log_context(NULL, NULL);
 		FCGX_Finish_r(&fr);
 		if (FCGX_IsCGI())
 			break;

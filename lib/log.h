@@ -10,7 +10,18 @@ enum sw_log_level { SW_LOG_DEBUG, SW_LOG_INFO, SW_LOG_WARN, SW_LOG_ERROR };
 
 /* Name used as the record's "proc" field; borrowed, must outlive use. */
 void	sw_log_init(const char *procname);
+/*
+ * What the records that follow are about, until the next call: the
+ * request id nginx gave the request ($request_id, 32 hex digits; any
+ * other text is dropped) and the operation, each NULL for none.  A
+ * record then carries "request_id" and "operation_id", so one grep
+ * follows a request from nginx's access log through the worker that
+ * accepted its operation to the poller's stages and AWS calls.
+ */
+void	sw_log_context(const char *request_id, const char *operation_id);
 void	sw_log_set_level(enum sw_log_level);
+/* Whether a record of that level would be written. */
+int	sw_log_enabled(enum sw_log_level);
 void	sw_log(enum sw_log_level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

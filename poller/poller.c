@@ -108,9 +108,11 @@ main(int argc, char *argv[])
 			nanosleep(&idle, NULL);
 			continue;
 		}
+		sw_log_context(NULL, id);
 		if (sw_pipeline_advance(db, &aws, &cfg, id, owner, 2000,
 		    &calls) != SW_OK)
 			sw_warn("operation %s: advance failed", id);
+		sw_log_context(NULL, NULL);
 	}
 	sw_info("stopping");
 	rc = 0;

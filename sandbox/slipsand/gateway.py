@@ -147,6 +147,10 @@ def handle_aws(world, req):
         world.reqlog.add(svc.name, op or "Unknown", params, resp.status, err.code, None,
                          method=req.method, request_id=rid)
         return resp
+    if svc.protocol.family == "rest-xml" and not any(
+            k.lower() == "x-amz-request-id" for k, _ in resp.headers):
+        # S3 names every answer, a success too
+        resp.headers += [("x-amz-request-id", rid), ("x-amz-id-2", "sandbox/" + rid)]
     world.reqlog.add(svc.name, op, ctx.log_params or params, resp.status, None, None,
                      method=req.method, request_id=rid, principal=_who(ctx))
     _ = started

@@ -1,6 +1,8 @@
 /* test-log.c: with SLIPWAY_LOG_FORMAT=json each log record is one JSON
  * object on one line (time, level, proc, pid, msg), quotes, backslashes
- * and newlines in the message escaped; without it, the text line. */
+ * and newlines in the message escaped; without it, the text line.  A
+ * record carries the request and operation it is about while a context
+ * is set, and nothing that is not an id. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,8 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "t/tap.h"
+
+#define RID	"0123456789abcdef0123456789abcdef"
 
 /* What sw_log writes to stderr for one record, into out. */
 static void
@@ -43,6 +47,15 @@ main(void)
 	capture("plain words", line, sizeof(line));
 	ok(strstr(line, " info test-log[") != NULL &&
 	    strstr(line, "]: plain words\n") != NULL, "text by default");
+	sw_log_context(RID, "op-12ab");
+	capture("with context", line, sizeof(line));
+	ok(strstr(line, "] [req=" RID " op-12ab]: with context\n") != NULL,
+	    "text: the request and operation after the pid");
+	sw_log_context("abc\"}", NULL);
+	capture("no context", line, sizeof(line));
+	ok(strstr(line, "]: no context\n") != NULL && strstr(line, "abc") ==
+	    NULL, "text: a request id that is not one is dropped");
+	sw_log_context(NULL, NULL);
 
 	setenv("SLIPWAY_LOG_FORMAT", "json", 1);
 	sw_log_init("test-log");
@@ -59,5 +72,16 @@ main(void)
 	ok(sw_json_get_str(o, "time") != NULL &&
 	    strlen(sw_json_get_str(o, "time")) == 24, "time, to the ms");
 	json_object_put(o);
+
+	sw_log_context(RID, "op-12ab");
+	capture("with context", line, sizeof(line));
+	ok(sw_json_parse(line, strlen(line), &o, why, sizeof(why)) == SW_OK,
+	    "a record with a context is JSON");
+	is_str(sw_json_get_str(o, "request_id"), RID, "request_id");
+	is_str(sw_json_get_str(o, "operation_id"), "op-12ab", "operation_id");
+	json_object_put(o);
+	sw_log_context(NULL, NULL);
+	capture("none", line, sizeof(line));
+	ok(strstr(line, "request_id") == NULL, "no context once it is cleared");
 	return tap_done();
 }
