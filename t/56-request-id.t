@@ -13,15 +13,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, sandbox_requests, wait_operation
+from harness import Stack, need_clusters, sandbox_requests, wait_operation
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 os.environ["SLIPWAY_LOG_FORMAT"] = "json"
 s = Stack(t, sandbox=True, speed=3000)
 del os.environ["SLIPWAY_LOG_FORMAT"]

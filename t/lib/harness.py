@@ -269,6 +269,15 @@ NO_HELM = ("cluster create follows the device-plugin Helm installer Jobs, "
            "helm.py)")
 
 
+def need_clusters(t):
+    """Skip the whole test unless the sandbox is here and can create a
+    cluster (helm_simulated)."""
+    if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
+        t.skip_all("sandbox missing")
+    if not helm_simulated():
+        t.skip_all(NO_HELM)
+
+
 def sandbox_info(stack):
     return stack.config().get("sandbox_info") or {}
 
