@@ -550,7 +550,27 @@ aws_send_op(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	if ((rc = aws_endpoint(ctx, svc, url, sizeof(url), a.region,
 	    sizeof(a.region))) != SW_OK)
 		return rc;
+	if (op != NULL && aws_op_mutates(op))
+		return retry_run_once_only(&ctx->retry, aws_attempt_once, &a,
+		    err);
 	return retry_run(&ctx->retry, aws_attempt_once, &a, err);
+}
+
+int
+aws_op_mutates(const char *op)
+{
+	static const char *const prefixes[] = {
+		"Create", "Delete", "Update", "Put", "Attach", "Detach",
+		"Associate", "Disassociate", "Authorize", "Revoke",
+		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
+		"Replace", "Start", "Stop", "Reboot", NULL
+	};
+	int i;
+
+	for (i = 0; prefixes[i] != NULL; i++)
+		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
 }
 
 sw_err

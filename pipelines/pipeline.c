@@ -65,23 +65,6 @@ sw_pipeline_stage_names(const struct sw_pipeline *p)
 	return names[slot];
 }
 
-int
-sw_aws_op_mutates(const char *op)
-{
-	static const char *const prefixes[] = {
-		"Create", "Delete", "Update", "Put", "Attach", "Detach",
-		"Associate", "Disassociate", "Authorize", "Revoke",
-		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
-		"Replace", "Start", "Stop", "Reboot", NULL
-	};
-	int i;
-
-	for (i = 0; prefixes[i] != NULL; i++)
-		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
-}
-
 const char *
 sw_keep(struct sw_step *s, const char *v)
 {
@@ -151,7 +134,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	sw_err e;
 
 	*out = NULL;
-	if (s->plan && sw_aws_op_mutates(op)) {
+	if (s->plan && aws_op_mutates(op)) {
 		json_object_array_add(s->calls, sw_jo(
 		    "stage", sw_js(s->stage),
 		    "service", sw_js(aws_service(svc)->id),
@@ -160,7 +143,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 		*out = json_object_new_object();
 		return STEP_DONE;
 	}
-	if (sw_aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
+	if (aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
 		json_object_put(in);
 		return sw_step_fail(s, "cannot record the stage before %s",
 		    op);
