@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -154,8 +155,12 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	json_object_put(in);
 	if (errp != NULL)
 		*errp = err;
-	if (e == SW_OK)
+	if (e == SW_OK) {
+		/* Test hook: die with the answer in hand, not yet recorded. */
+		if (aws_op_mutates(op))
+			sw_fault_kill_after(op);
 		return STEP_DONE;
+	}
 	if (err.retryable || err.transport)
 		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
 		    "%s %s: %s (will retry)",

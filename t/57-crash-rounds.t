@@ -12,6 +12,8 @@
 #     once and each mutation that is not a create (UpdateCluster, node
 #     reboots) sent at most once, exactly once where the round needs it;
 #   - PRAGMA integrity_check is ok for Slipway's and the sandbox's store.
+# The poller also dies once right after AWS answered each of 8 mutations
+# (SLIPWAY_FAULT=kill-after, lib/fault.h), before it records the answer.
 # The schedule is seeded: the seed is printed, SW_CRASH_SEED replays it
 # (kill instants are wall-clock and vary a little between runs).
 import http.client
@@ -19,8 +21,10 @@ import json
 import os
 import random
 import sqlite3
+import shutil
 import struct
 import sys
+import tempfile
 import threading
 import time
 
@@ -46,7 +50,6 @@ seed = int(os.environ.get("SW_CRASH_SEED") or
 t.diag("seed %d (replay with SW_CRASH_SEED=%d)" % (seed, seed))
 rng = random.Random(seed)
 started = time.time()
-s = Stack(t, sandbox=True, speed=SPEED)
 
 # What a kill hits: component name prefix -> program name (kill_if checks
 # the pid still runs it).  The poller and the sandbox hold the state that
@@ -81,6 +84,19 @@ SENDS = {
 }
 kills = {}
 lock = threading.Lock()
+
+# And the poller dies right after AWS answered some of them, before it
+# records the answer (lib/fault.h), once per point: 8 points of the
+# seed's choosing.
+POINTS = sorted(rng.sample(sorted({op for ops in SENDS.values()
+                                   for op in ops}), 8))
+t.diag("the poller dies once right after %s" % ", ".join(POINTS))
+once_dir = tempfile.mkdtemp(prefix="sw-crash-")
+os.environ["SLIPWAY_FAULT"] = "kill-after:" + ",".join(POINTS)
+os.environ["SLIPWAY_FAULT_ONCE"] = os.path.join(once_dir, "killed")
+s = Stack(t, sandbox=True, speed=SPEED)
+del os.environ["SLIPWAY_FAULT"]
+del os.environ["SLIPWAY_FAULT_ONCE"]
 
 
 def components():
@@ -434,6 +450,9 @@ for rnd in range(1, ROUNDS + 1):
             by[g] = by.get(g, 0) + 1
         t.eq(by, model["groups"], "round %d: the nodes are as asked" % rnd)
 
+kills["poller:after-answer"] = s.log_text("poller.log").count(
+    "fault injection: SIGKILL after")
+shutil.rmtree(once_dir, ignore_errors=True)
 elapsed = time.time() - started
 t.diag("%d rounds in %.0f s; kills: %s" % (len(keys), elapsed,
                                            json.dumps(kills, sort_keys=True)))
