@@ -91,6 +91,17 @@ for fault, cidr, kept in (("crash", "10.41.0.0/16", False),
          "%s: so does requests.jsonl" % fault)
     t.eq(len({e["seq"] for e in lines}), len(lines), "%s: no seq twice in requests.jsonl" % fault)
 
+# "error_after": the change is made and committed, the answer is a 500.
+sb.control("POST", "/faults", {"rules": [{"fault": "error_after", "service": "ec2",
+                                          "operation": "CreateVpc"}]})
+r = sb.aws_query("ec2", {"Action": "CreateVpc", "CidrBlock": "10.43.0.0/16"})
+t.eq(r.status, 500, "error_after: CreateVpc answered 500")
+t.eq(len(vpcs_with("10.43.0.0/16")), 1, "error_after: and the VPC was made")
+logged = [e for e in sb.requests(service="ec2", operation="CreateVpc")
+          if e["params"].get("CidrBlock") == "10.43.0.0/16"]
+t.eq([(e["status"], e.get("fault")) for e in logged], [(200, "error_after")],
+     "error_after: the log says it worked, and which fault answered")
+
 sb.control("POST", "/reset")
 st = sb.dump()
 t.eq((st["eks"]["clusters"], st["kubernetes"]), ({}, {}), "POST /_sandbox/reset forgets every resource")

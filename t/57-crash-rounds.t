@@ -66,7 +66,8 @@ ONCE = ("UpdateCluster", "UpdateClusterSoftware", "BatchRebootClusterNodes",
 # Where the sandbox may kill itself in the middle of a request (one-shot
 # fault rules): "crash" after the request's work, before its commit;
 # "crash_after" after the commit, before the answer, so the caller never
-# learns that it worked.  By the mutations each kind of round sends.
+# learns that it worked; or "error_after": it worked, and the answer is
+# a 500.  By the mutations each kind of round sends.
 SENDS = {
     "create": ["CreateVpc", "CreateSubnet", "CreateInternetGateway",
                "AllocateAddress", "CreateNatGateway", "CreateRouteTable",
@@ -333,7 +334,7 @@ for rnd in range(1, ROUNDS + 1):
     cut_delay = rng.uniform(0.0, 0.06)
     crash = None
     if rng.random() < 0.5:
-        crash = (rng.choice(["crash", "crash_after"]),
+        crash = (rng.choice(["crash", "crash_after", "error_after"]),
                  rng.choice(SENDS[what]))
     seq0 = seq_now()
     if crash:

@@ -11,9 +11,12 @@ import random
 RATE_KEYS = ("throttle", "error_5xx", "drop")
 # "crash" kills the sandbox (SIGKILL) once a request has done its work
 # but before it commits; "crash_after" once it has committed, before the
-# answer leaves.  Only as one-shot rules: they test the sandbox's own
-# crash safety and a client's handling of an answer lost.
-KINDS = ("throttle", "error_5xx", "drop", "latency", "crash", "crash_after")
+# answer leaves; "error_after" answers 500 InternalError to a request
+# that did its work and committed, as AWS sometimes does.  Only as
+# one-shot rules: they test the sandbox's own crash safety and a
+# client's handling of an answer lost or misleading.
+KINDS = ("throttle", "error_5xx", "drop", "latency", "crash", "crash_after",
+         "error_after")
 
 
 class Faults:

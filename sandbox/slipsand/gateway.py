@@ -145,11 +145,14 @@ def handle_aws(world, req):
         except Exception as e:  # noqa: BLE001
             return _failed(world, svc, ctx, req, op, params, rid, fault, e)
         world.reqlog.add(svc.name, op, ctx.log_params or params, resp.status, None, None,
-                         method=req.method, request_id=rid, principal=_who(ctx))
+                         method=req.method, request_id=rid, principal=_who(ctx),
+                         fault=fault if fault in ("crash_after", "error_after") else None)
         if fault == "crash":
             os.kill(os.getpid(), signal.SIGKILL)
     if fault == "crash_after":
         os.kill(os.getpid(), signal.SIGKILL)
+    if fault == "error_after":
+        return svc.render_error(svc.protocol.internal_error(), rid, req)
     _ = started
     return resp
 
