@@ -451,6 +451,24 @@ for rnd in range(1, ROUNDS + 1):
             by[g] = by.get(g, 0) + 1
         t.eq(by, model["groups"], "round %d: the nodes are as asked" % rnd)
 
+# What every acknowledged change left behind is still there, whatever
+# was killed since: the groups, their sizes and the features.
+if model is not None and not bad_rounds:
+    f = (get_json("/api/v1/clusters/%s/features" % C) or {}).get(
+        "features", {})
+    t.eq((f.get("node_recovery", {}).get("enabled"),
+          f.get("training_operator", {}).get("enabled")),
+         (model["recovery"], model["training"]),
+         "the cluster's features are as the rounds left them")
+    groups = (get_json("/api/v1/clusters/%s/instance-groups" % C) or {}
+              ).get("items", [])
+    t.eq({g["name"]: g.get("count", g.get("current_count"))
+          for g in groups}, model["groups"],
+         "its instance groups are as the rounds left them")
+else:
+    t.ok(not bad_rounds, "no round failed, and no cluster is left at the "
+         "end of this schedule")
+
 kills["poller:after-answer"] = s.log_text("poller.log").count(
     "fault injection: SIGKILL after")
 shutil.rmtree(once_dir, ignore_errors=True)
