@@ -413,8 +413,8 @@ static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
     SW_PYTHON3_PATH, speed_text[16], sandbox_port_text[8];
 
 /*
- * The port of the sandbox's AWS endpoint ("http://127.0.0.1:40013") as
- * text, or -1 when the endpoint names none.
+ * Write the port of the sandbox's AWS endpoint ("http://127.0.0.1:40013")
+ * into out as text; 0, or -1 when the endpoint names no valid port.
  */
 static int
 sandbox_port_of(const char *endpoint, char *out, size_t outsz)
