@@ -103,7 +103,7 @@ del os.environ["SLIPWAY_FAULT_ONCE"]
 def components():
     try:
         return s.status()["components"]
-    except (ValueError, KeyError, RuntimeError):
+    except (OSError, ValueError, KeyError, RuntimeError):
         return []
 
 
