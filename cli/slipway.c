@@ -410,10 +410,38 @@ add_child(const char *name, const char *log)
 /* ---- sandbox --------------------------------------------------------- */
 
 static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
-    SW_PYTHON3_PATH, speed_text[16];
+    SW_PYTHON3_PATH, speed_text[16], sandbox_port_text[8];
 
-/* Start slipway-sandbox and wait for its sandbox.json; returns the
- * parsed file (new reference) or NULL. */
+/*
+ * Write the port of the sandbox's AWS endpoint ("http://127.0.0.1:40013")
+ * into out as text; 0, or -1 when the endpoint names no valid port.
+ */
+static int
+sandbox_port_of(const char *endpoint, char *out, size_t outsz)
+{
+	const char *colon;
+	char *end;
+	long v;
+
+	if (endpoint == NULL || (colon = strrchr(endpoint, ':')) == NULL)
+		return -1;
+	errno = 0;
+	v = strtol(colon + 1, &end, 10);
+	if (errno != 0 || end == colon + 1 || (*end != '\0' && *end != '/') ||
+	    v < 1 || v > 65535)
+		return -1;
+	if (snprintf(out, outsz, "%ld", v) >= (int)outsz)
+		return -1;
+	return 0;
+}
+
+/*
+ * Start slipway-sandbox and wait for its sandbox.json; returns the
+ * parsed file (new reference) or NULL.  The first start takes any free
+ * port; the child's arguments then name that port, so a sandbox the
+ * supervisor restarts (it died, or was killed) listens where config.json
+ * and every worker already point.
+ */
 static json_object *
 sandbox_start(void)
 {
@@ -454,6 +482,17 @@ sandbox_start(void)
 		    sw_json_parse(b.data ? b.data : "", b.len, &info, why,
 		    sizeof(why)) == SW_OK) {
 			sw_buf_free(&b);
+			if (sandbox_port_of(sw_json_get_str(info,
+			    "aws_endpoint"), sandbox_port_text,
+			    sizeof(sandbox_port_text)) != 0) {
+				fprintf(stderr, "slipway: the sandbox names no "
+				    "port in %s\n", path);
+				json_object_put(info);
+				return NULL;
+			}
+			c->argv[6] = "--port";
+			c->argv[7] = sandbox_port_text;
+			c->argv[8] = NULL;
 			return info;
 		}
 		sw_buf_free(&b);

@@ -462,21 +462,6 @@ struct aws_attempt {
 	char				 region[SW_AWS_MAX_NAME];
 };
 
-/* Whether an operation only reads (by its verb, as AWS names them). */
-static int
-aws_op_reads(const char *op)
-{
-	static const char *const verbs[] = {
-		"Describe", "List", "Get", "Head", "Search", "Simulate", NULL
-	};
-	size_t i;
-
-	for (i = 0; verbs[i] != NULL; i++)
-		if (strncmp(op, verbs[i], strlen(verbs[i])) == 0)
-			return 1;
-	return strcmp(op, "GET") == 0 || strcmp(op, "HEAD") == 0;
-}
-
 /* One attempt in the metrics: by service, operation and outcome (ok,
  * the error code, or transport), and retries and throttles; and in the
  * log, with AWS's request id (a change or a failure at info, a read at
@@ -488,8 +473,10 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
 	const char *op = a->op != NULL ? a->op : a->req->method;
 	const char *outcome = rc == SW_OK ? "ok" : err->transport ?
 	    "transport" : err->code[0] != '\0' ? err->code : "error";
-	enum sw_log_level level = rc != SW_OK || !aws_op_reads(op) ?
-	    SW_LOG_INFO : SW_LOG_DEBUG;
+	int change = a->op != NULL ? aws_op_mutates(a->op) :
+	    strcmp(op, "GET") != 0 && strcmp(op, "HEAD") != 0;
+	enum sw_log_level level = rc != SW_OK || change ? SW_LOG_INFO :
+	    SW_LOG_DEBUG;
 	char rid[sizeof(err->request_id)];
 
 	if (sw_log_enabled(level)) {
@@ -581,7 +568,27 @@ aws_send_op(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	if ((rc = aws_endpoint(ctx, svc, url, sizeof(url), a.region,
 	    sizeof(a.region))) != SW_OK)
 		return rc;
+	if (op != NULL && aws_op_mutates(op))
+		return retry_run_once_only(&ctx->retry, aws_attempt_once, &a,
+		    err);
 	return retry_run(&ctx->retry, aws_attempt_once, &a, err);
+}
+
+int
+aws_op_mutates(const char *op)
+{
+	static const char *const prefixes[] = {
+		"Create", "Delete", "Update", "Put", "Attach", "Detach",
+		"Associate", "Disassociate", "Authorize", "Revoke",
+		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
+		"Replace", "Start", "Stop", "Reboot", NULL
+	};
+	int i;
+
+	for (i = 0; prefixes[i] != NULL; i++)
+		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
 }
 
 sw_err

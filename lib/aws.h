@@ -142,5 +142,11 @@ sw_err	 aws_send(struct aws_ctx *, enum aws_service, struct http_request *,
  */
 sw_err	 aws_call(struct aws_ctx *, enum aws_service, const char *op,
 	    json_object *input, json_object **output, struct aws_error *err);
+/*
+ * Does the operation change state (Create..., Update..., Batch...)?  Such
+ * a call is retried here only after a throttling answer: after no answer
+ * or a 5xx it may have been applied, and a second send would repeat it.
+ */
+int	 aws_op_mutates(const char *op);
 
 #endif

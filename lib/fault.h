@@ -3,9 +3,10 @@
  * inert when it is unset.  SLIPWAY_FAULT names one fault:
  *
  *	kill-after:<point>[,<point>...]
- *		SIGKILL this process right after a point (e.g.
- *		kill-after:UpdateClusterSoftware: after that AWS request
- *		was answered, before the answer is recorded).  With
+ *		SIGKILL this process right after a point: a pipeline
+ *		step's mutating AWS call by name (e.g.
+ *		kill-after:UpdateClusterSoftware: after that request was
+ *		answered, before the answer is recorded).  With
  *		$SLIPWAY_FAULT_ONCE set, once per point: the file
  *		$SLIPWAY_FAULT_ONCE.<point> is created first, and a process
  *		that finds it does not die there again.

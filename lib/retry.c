@@ -112,9 +112,11 @@ retry_backoff_cap_ms(const struct retry_policy *p, int n)
 	return d < p->cap_ms ? d : p->cap_ms;
 }
 
-sw_err
-retry_run(struct retry_policy *p, retry_attempt_fn fn, void *arg,
-    struct aws_error *err)
+/* The loop of retry_run and retry_run_once_only; once_only retries
+ * throttling answers only. */
+static sw_err
+retry_loop(struct retry_policy *p, retry_attempt_fn fn, void *arg,
+    struct aws_error *err, int once_only)
 {
 	enum retry_kind	 kind;
 	int		 attempt, cost, taken = 0;
@@ -130,7 +132,8 @@ retry_run(struct retry_policy *p, retry_attempt_fn fn, void *arg,
 			return SW_OK;
 		}
 		kind = retry_classify(err);
-		if (kind == RETRY_NONE || attempt >= p->max_attempts)
+		if (kind == RETRY_NONE || attempt >= p->max_attempts ||
+		    (once_only && kind != RETRY_THROTTLE))
 			return rc;
 		cost = kind == RETRY_TIMEOUT ? SW_AWS_RETRY_TIMEOUT_COST :
 		    SW_AWS_RETRY_COST;
@@ -142,4 +145,18 @@ retry_run(struct retry_policy *p, retry_attempt_fn fn, void *arg,
 		    (double)retry_backoff_cap_ms(p, attempt));
 		p->sleep_ms(p->arg, delay);
 	}
+}
+
+sw_err
+retry_run(struct retry_policy *p, retry_attempt_fn fn, void *arg,
+    struct aws_error *err)
+{
+	return retry_loop(p, fn, arg, err, 0);
+}
+
+sw_err
+retry_run_once_only(struct retry_policy *p, retry_attempt_fn fn, void *arg,
+    struct aws_error *err)
+{
+	return retry_loop(p, fn, arg, err, 1);
 }

@@ -51,5 +51,14 @@ long	 retry_backoff_cap_ms(const struct retry_policy *, int n);
  */
 sw_err	 retry_run(struct retry_policy *, retry_attempt_fn fn, void *arg,
 	    struct aws_error *err);
+/*
+ * The same for a call that changes state and must not be sent twice:
+ * only a throttling answer (refused, nothing done) is tried again.  After
+ * a transport failure or a 5xx the change may have been made, so the
+ * error goes back to the caller, which reads the state before sending it
+ * again (a pipeline stage's lookup, or sw_step_aws_once).
+ */
+sw_err	 retry_run_once_only(struct retry_policy *, retry_attempt_fn fn,
+	    void *arg, struct aws_error *err);
 
 #endif

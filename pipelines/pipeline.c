@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -63,23 +64,6 @@ sw_pipeline_stage_names(const struct sw_pipeline *p)
 		owner[slot] = p;
 	}
 	return names[slot];
-}
-
-int
-sw_aws_op_mutates(const char *op)
-{
-	static const char *const prefixes[] = {
-		"Create", "Delete", "Update", "Put", "Attach", "Detach",
-		"Associate", "Disassociate", "Authorize", "Revoke",
-		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
-		"Replace", "Start", "Stop", "Reboot", NULL
-	};
-	int i;
-
-	for (i = 0; prefixes[i] != NULL; i++)
-		if (strncmp(op, prefixes[i], strlen(prefixes[i])) == 0)
-			return 1;
-	return 0;
 }
 
 const char *
@@ -151,7 +135,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	sw_err e;
 
 	*out = NULL;
-	if (s->plan && sw_aws_op_mutates(op)) {
+	if (s->plan && aws_op_mutates(op)) {
 		json_object_array_add(s->calls, sw_jo(
 		    "stage", sw_js(s->stage),
 		    "service", sw_js(aws_service(svc)->id),
@@ -160,7 +144,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 		*out = json_object_new_object();
 		return STEP_DONE;
 	}
-	if (sw_aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
+	if (aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
 		json_object_put(in);
 		return sw_step_fail(s, "cannot record the stage before %s",
 		    op);
@@ -171,8 +155,12 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	json_object_put(in);
 	if (errp != NULL)
 		*errp = err;
-	if (e == SW_OK)
+	if (e == SW_OK) {
+		/* Test hook: die with the answer in hand, not yet recorded. */
+		if (aws_op_mutates(op))
+			sw_fault_kill_after(op);
 		return STEP_DONE;
+	}
 	if (err.retryable || err.transport)
 		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
 		    "%s %s: %s (will retry)",

@@ -80,9 +80,6 @@ const char *const *sw_pipeline_stage_names(const struct sw_pipeline *);
 enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,
 	    struct aws_error *err);
-/* True for operation names that change state (Create*, Delete*...). */
-int	sw_aws_op_mutates(const char *op);
-
 /*
  * Copy a string that lives in a response document into the step, so it
  * stays valid after the document is released (for messages that quote

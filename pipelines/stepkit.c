@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "lib/aws_api.h"
-#include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
@@ -65,8 +64,6 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 		 * attempt may send again (the runner saves res).  After a
 		 * 5xx or no answer the change may have been made. */
 		json_object_object_del(s->res, key);
-	else if (rc == STEP_DONE)
-		sw_fault_kill_after(op);
 	return rc;
 }
 

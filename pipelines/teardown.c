@@ -220,7 +220,8 @@ stage_td_eks(struct sw_step *s)
 	return STEP_DONE;
 }
 
-/* Every resource of a type tagged for this cluster, by id.  New array. */
+/* Every resource of a type tagged for this cluster, by id; extra, when
+ * not NULL, is one more filter (taken).  New array. */
 static enum sw_step_rc
 tagged(struct sw_step *s, const char *describe, const char *set,
     const char *idfield, json_object *extra, json_object **ids)
@@ -231,7 +232,9 @@ tagged(struct sw_step *s, const char *describe, const char *set,
 
 	*ids = json_object_new_array();
 	filters = sw_ja(sw_jo("Name", sw_js("tag:slipway:cluster"), "Values",
-	    sw_ja(sw_js(CLUSTER(s))), NULL), extra);
+	    sw_ja(sw_js(CLUSTER(s))), NULL));
+	if (extra != NULL)
+		json_object_array_add(filters, extra);
 	rc = sw_step_aws(s, AWS_SVC_EC2, describe, sw_jo("Filters", filters,
 	    NULL), &out, NULL);
 	if (rc != STEP_DONE)

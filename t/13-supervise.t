@@ -3,6 +3,7 @@
 # one second, the event is logged, the API keeps answering, and nginx
 # itself is restarted if it dies.  At the largest --workers every process
 # is supervised.
+import json
 import os
 import signal
 import sys
@@ -133,5 +134,37 @@ t.ok(want <= names, "--workers 16: all %d processes supervised (missing "
      "%s)" % (len(want), sorted(want - names)))
 t.eq(big.get("/api/v1/health", token=None).status, 200,
      "and the stack answers")
+
+# The sandbox killed is restarted on the port config.json names, so the
+# workers reach AWS where they did before (it used to come back on a new
+# port, and every AWS call failed until `slipway start` was run again).
+endpoint = big.config()["sandbox_info"]["aws_endpoint"]
+before = next(c for c in big.status()["components"] if c["name"] == "sandbox")
+t.ok(kill_if(before["pid"], "slipway-sandbox"), "sandbox killed with SIGKILL")
+
+
+def sandbox_back():
+    c = next(c for c in big.status()["components"] if c["name"] == "sandbox")
+    if not c["running"] or c["pid"] == before["pid"]:
+        return None
+    try:
+        with open(os.path.join(big.state, "sandbox", "sandbox.json")) as f:
+            info = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return info if info.get("pid") == c["pid"] else None
+
+
+deadline = time.time() + 20
+info = None
+while time.time() < deadline and info is None:
+    info = sandbox_back()
+    time.sleep(0.05)
+t.ok(info is not None, "the supervisor restarted the sandbox")
+t.eq(info and info["aws_endpoint"], endpoint,
+     "the restarted sandbox listens on the same AWS endpoint")
+big.remember_pids()
+t.eq(big.get("/api/v1/instance-types?gpu_only=true").status, 200,
+     "an API call that reaches the sandbox answers after its restart")
 big.stop()
 t.done()

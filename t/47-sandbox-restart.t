@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Restart persistence: credentials, resources, in-progress state machines,
-Kubernetes objects and the API server endpoint survive a SIGTERM + restart."""
+Kubernetes objects and the API server endpoint survive a SIGTERM + restart;
+a sandbox killed in the middle of a request keeps all of it or none."""
+import json
 import os
+import re
 import sys
 import time
 
@@ -51,6 +54,54 @@ c = sb.ok_rest("eks", "GET", "/clusters/later")["cluster"]
 t.eq(c["status"], "ACTIVE", "time travel via /_sandbox/advance completes it")
 sb.refresh()
 t.ok(wait_for(lambda: "later" in sb.refresh()["kubernetes"], timeout=3), "sandbox.json kubernetes map refreshed")
+
+# Killed in the middle of a request: what it did and its log entry are
+# kept together or not at all.  "crash" kills the sandbox after the
+# request's work and before its commit; "crash_after" after the commit,
+# before the answer.  Either way the client sees no answer.
+def vpcs_with(cidr):
+    """VPCs whose primary CIDR block is cidr (DescribeVpcs)."""
+    text = sb.ok_query("ec2", {"Action": "DescribeVpcs"})
+    return re.findall(r"<state>[a-z]+</state><cidrBlock>%s</cidrBlock>" %
+                      re.escape(cidr), text)
+
+
+for fault, cidr, kept in (("crash", "10.41.0.0/16", False),
+                          ("crash_after", "10.42.0.0/16", True)):
+    sb.control("POST", "/faults", {"rules": [{"fault": fault, "service": "ec2",
+                                              "operation": "CreateVpc"}]})
+    try:
+        r = sb.aws_query("ec2", {"Action": "CreateVpc", "CidrBlock": cidr})
+        answered = r.status
+    except OSError:
+        answered = None
+    t.eq(answered, None, "%s: CreateVpc got no answer" % fault)
+    sb.proc.wait(timeout=10)
+    sb.proc = None
+    sb.start()
+    t.eq(len(vpcs_with(cidr)), 1 if kept else 0,
+         "%s: the VPC is %s after the restart" % (fault, "there" if kept else "not there"))
+    logged = [e for e in sb.requests(service="ec2", operation="CreateVpc")
+              if e["params"].get("CidrBlock") == cidr]
+    t.eq([e["status"] for e in logged], [200] if kept else [],
+         "%s: the request log agrees" % fault)
+    with open(os.path.join(sb.state, "requests.jsonl")) as f:
+        lines = [json.loads(x) for x in f]
+    t.eq(len([e for e in lines if e["params"].get("CidrBlock") == cidr]), 1 if kept else 0,
+         "%s: so does requests.jsonl" % fault)
+    t.eq(len({e["seq"] for e in lines}), len(lines), "%s: no seq twice in requests.jsonl" % fault)
+
+# "error_after": the change is made and committed, the answer is a 500.
+sb.control("POST", "/faults", {"rules": [{"fault": "error_after", "service": "ec2",
+                                          "operation": "CreateVpc"}]})
+r = sb.aws_query("ec2", {"Action": "CreateVpc", "CidrBlock": "10.43.0.0/16"})
+t.eq(r.status, 500, "error_after: CreateVpc answered 500")
+t.eq(len(vpcs_with("10.43.0.0/16")), 1, "error_after: and the VPC was made")
+logged = [e for e in sb.requests(service="ec2", operation="CreateVpc")
+          if e["params"].get("CidrBlock") == "10.43.0.0/16"]
+t.eq([(e["status"], e.get("fault")) for e in logged], [(200, "error_after")],
+     "error_after: the log says it worked, and which fault answered")
+
 sb.control("POST", "/reset")
 st = sb.dump()
 t.eq((st["eks"]["clusters"], st["kubernetes"]), ({}, {}), "POST /_sandbox/reset forgets every resource")

@@ -1,4 +1,4 @@
-"""Fault injection: throttling, 5xx, latency, dropped connections, capacity.
+"""Fault injection: throttling, 5xx, latency, dropped connections, capacity, crashes.
 
 The configuration is a JSON document (persisted, changed through
 POST /_sandbox/faults or command-line flags).  Rates apply per service
@@ -9,7 +9,14 @@ cannot get; `fail_nodes` is handled by the SageMaker service.
 import random
 
 RATE_KEYS = ("throttle", "error_5xx", "drop")
-KINDS = ("throttle", "error_5xx", "drop", "latency")
+# "crash" kills the sandbox (SIGKILL) once a request has done its work
+# but before it commits; "crash_after" once it has committed, before the
+# answer leaves; "error_after" answers 500 InternalError to a request
+# that did its work and committed, as AWS sometimes does.  Only as
+# one-shot rules: they test the sandbox's own crash safety and a
+# client's handling of an answer lost or misleading.
+KINDS = ("throttle", "error_5xx", "drop", "latency", "crash", "crash_after",
+         "error_after")
 
 
 class Faults:

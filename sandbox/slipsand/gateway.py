@@ -6,6 +6,8 @@ from the target, form Action, path or Host.  Errors of every stage are
 answered in the addressed service's protocol shape, and every request is
 written to the request log.
 """
+import os
+import signal
 import time
 import traceback
 import sys
@@ -131,29 +133,47 @@ def handle_aws(world, req):
         if fault == "error_5xx":
             raise svc.protocol.internal_error()
         svc.validate(ctx, op, params)
-        with world.lock:
+    except Exception as e:  # noqa: BLE001 - a bug must still answer like AWS
+        return _failed(world, svc, ctx, req, op, params, rid, fault, e)
+    # The request's changes and its log entry commit together, before the
+    # answer leaves: a sandbox killed at any point either kept the request
+    # and logged it, or did neither.
+    with world.lock, world.store.transaction():
+        try:
             world.advance_services_locked()
             resp = svc.dispatch(ctx, op, params)
-    except AwsError as err:
-        resp = svc.render_error(err, rid, req)
+        except Exception as e:  # noqa: BLE001
+            return _failed(world, svc, ctx, req, op, params, rid, fault, e)
+        if svc.protocol.family == "rest-xml" and not any(
+                k.lower() == "x-amz-request-id" for k, _ in resp.headers):
+            # S3 names every answer, a success too
+            resp.headers += [("x-amz-request-id", rid), ("x-amz-id-2", "sandbox/" + rid)]
+        world.reqlog.add(svc.name, op, ctx.log_params or params, resp.status, None, None,
+                         method=req.method, request_id=rid, principal=_who(ctx),
+                         fault=fault if fault in ("crash_after", "error_after") else None)
+        if fault == "crash":
+            os.kill(os.getpid(), signal.SIGKILL)
+    if fault == "crash_after":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if fault == "error_after":
+        return svc.render_error(svc.protocol.internal_error(), rid, req)
+    _ = started
+    return resp
+
+
+def _failed(world, svc, ctx, req, op, params, rid, fault, e):
+    """The answer to a request that raised e, logged."""
+    if isinstance(e, AwsError):
+        resp = svc.render_error(e, rid, req)
         world.reqlog.add(svc.name, op or "Unknown", ctx.log_params or params, resp.status,
-                         err.code, None, method=req.method, request_id=rid,
+                         e.code, None, method=req.method, request_id=rid,
                          principal=_who(ctx), fault=fault)
         return resp
-    except Exception:  # noqa: BLE001 - a bug must still answer like AWS
-        traceback.print_exc(file=sys.stderr)
-        err = svc.protocol.internal_error()
-        resp = svc.render_error(err, rid, req)
-        world.reqlog.add(svc.name, op or "Unknown", params, resp.status, err.code, None,
-                         method=req.method, request_id=rid)
-        return resp
-    if svc.protocol.family == "rest-xml" and not any(
-            k.lower() == "x-amz-request-id" for k, _ in resp.headers):
-        # S3 names every answer, a success too
-        resp.headers += [("x-amz-request-id", rid), ("x-amz-id-2", "sandbox/" + rid)]
-    world.reqlog.add(svc.name, op, ctx.log_params or params, resp.status, None, None,
-                     method=req.method, request_id=rid, principal=_who(ctx))
-    _ = started
+    traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    err = svc.protocol.internal_error()
+    resp = svc.render_error(err, rid, req)
+    world.reqlog.add(svc.name, op or "Unknown", params, resp.status, err.code, None,
+                     method=req.method, request_id=rid)
     return resp
 
 

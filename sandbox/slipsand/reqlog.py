@@ -3,6 +3,12 @@
 Each entry records time, service, operation, key parameters (never
 secrets), outcome (HTTP status, error code) and whether the call mutates
 state, so tests can assert exactly which mutations happened and how often.
+
+The entries are kept in the state database (table requests), written in
+the same transaction as the state the request changed: a sandbox killed
+at any point has logged exactly the requests whose effects it kept.
+requests.jsonl is a copy for people, appended once an entry is
+committed and completed from the table at start.
 """
 import json
 import os
@@ -51,29 +57,63 @@ def key_params(params, depth=0):
 
 
 class RequestLog:
-    def __init__(self, state_dir, keep=20000):
+    def __init__(self, store, world_lock, state_dir, keep=20000):
         self.path = os.path.join(state_dir, "requests.jsonl")
+        self.store = store
+        self.world_lock = world_lock
         self.lock = threading.Lock()
         self.entries = []
         self.keep = keep
         self.seq = 0
-        if os.path.exists(self.path):
+        db = store.db
+        db.execute("CREATE TABLE IF NOT EXISTS requests (seq INTEGER PRIMARY KEY, "
+                   "entry TEXT NOT NULL)")
+        mirrored = self._read_file()
+        if not db.execute("SELECT 1 FROM requests LIMIT 1").fetchone() and mirrored:
+            # A state directory from before the table: the file is all there is.
+            with world_lock, store.transaction():
+                db.executemany("INSERT OR IGNORE INTO requests (seq, entry) VALUES (?, ?)",
+                               [(e.get("seq", i + 1), json.dumps(e, separators=(",", ":")))
+                                for i, e in enumerate(mirrored[-keep:])])
+        for (text,) in db.execute("SELECT entry FROM (SELECT seq, entry FROM requests "
+                                  "ORDER BY seq DESC LIMIT ?) ORDER BY seq", (keep,)):
             try:
-                with open(self.path, encoding="utf-8") as f:
-                    for line in f:
-                        try:
-                            self.entries.append(json.loads(line))
-                        except ValueError:
-                            pass
-            except OSError:
+                self.entries.append(json.loads(text))
+            except ValueError:
                 pass
-            self.entries = self.entries[-keep:]
-            if self.entries:
-                self.seq = self.entries[-1].get("seq", len(self.entries))
+        row = db.execute("SELECT MAX(seq) FROM requests").fetchone()
+        self.seq = row[0] or 0
+        last = mirrored[-1].get("seq", 0) if mirrored else 0
+        self._append([e for e in self.entries if e.get("seq", 0) > last])
+
+    def _read_file(self):
+        out = []
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        out.append(json.loads(line))
+                    except ValueError:
+                        pass
+        except OSError:
+            pass
+        return out
+
+    def _append(self, entries):
+        if not entries:
+            return
+        try:
+            with open(self.path, "a", encoding="utf-8") as f:
+                for e in entries:
+                    f.write(json.dumps(e, separators=(",", ":")) + "\n")
+        except OSError:
+            pass
 
     def add(self, service, operation, params=None, status=200, error=None, mutating=None,
             method=None, principal=None, request_id=None, fault=None, path=None):
-        with self.lock:
+        """Log one request.  Called inside the request's transaction, the
+        entry commits with the request's changes."""
+        with self.world_lock, self.lock:
             self.seq += 1
             entry = {
                 "seq": self.seq, "time": round(time.time(), 3), "service": service,
@@ -92,14 +132,15 @@ class RequestLog:
                 entry["request_id"] = request_id
             if fault:
                 entry["fault"] = fault
+            db = self.store.db
+            db.execute("INSERT OR REPLACE INTO requests (seq, entry) VALUES (?, ?)",
+                       (self.seq, json.dumps(entry, separators=(",", ":"))))
+            if self.seq % 1000 == 0:
+                db.execute("DELETE FROM requests WHERE seq <= ?", (self.seq - self.keep,))
             self.entries.append(entry)
             if len(self.entries) > self.keep:
                 del self.entries[: len(self.entries) - self.keep]
-            try:
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(entry, separators=(",", ":")) + "\n")
-            except OSError:
-                pass
+            self.store.after_commit(lambda: self._append([entry]))
             return entry
 
     def query(self, service=None, operation=None, mutating=None, since=0, error=None):
@@ -120,8 +161,9 @@ class RequestLog:
             return out
 
     def clear(self):
-        with self.lock:
+        with self.world_lock, self.lock:
             self.entries = []
+            self.store.db.execute("DELETE FROM requests")
             try:
                 open(self.path, "w").close()
             except OSError:

@@ -3,11 +3,15 @@
 Everything the sandbox knows (credentials, AWS resources, Kubernetes
 objects, faults) lives in named spaces of JSON documents.  Reads come from
 memory; each put/delete is written to DIR/state.db immediately (one row per
-resource, WAL), so a restarted sandbox continues where it was.  Keys shaped
+resource, WAL), so a restarted sandbox continues where it was.  What one
+request or one tick changes is written in one transaction (transaction()),
+so a sandbox killed half way through leaves none of it on disk, and what
+it answered is there whole.  Keys shaped
 "group|plural|namespace|name" (Kubernetes objects) are also indexed by
 their "group|plural|" prefix, so listing one kind reads that kind only,
 however many objects the space holds.  Callers hold the world lock.
 """
+import contextlib
 import json
 import os
 import sqlite3
@@ -35,6 +39,8 @@ class Store:
                         "value TEXT NOT NULL, PRIMARY KEY (space, key))")
         self.data = {}
         self.kinds = {}         # space -> "group|plural|" -> {key: value}
+        self.depth = 0          # nesting of transaction()
+        self.committed = []     # what to run once the open transaction commits
         for space, key, value in self.db.execute("SELECT space, key, value FROM kv"):
             try:
                 self._remember(space, key, json.loads(value))
@@ -56,6 +62,35 @@ class Store:
             sp = self.kinds.get(space, {}).get(kind)
             if sp is not None:
                 sp.pop(key, None)
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """Every put and delete inside reaches the disk in one commit, or
+        none does (the sandbox killed before the commit).  A nested call
+        joins the outer one.  Callers hold the world lock.  An exception
+        commits too: memory already holds the change, and disk must
+        match it, as it did before transactions."""
+        outer = self.depth == 0
+        if outer:
+            self.db.execute("BEGIN IMMEDIATE")
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            if outer:
+                self.db.execute("COMMIT")
+                done, self.committed = self.committed, []
+                for fn in done:
+                    fn()
+
+    def after_commit(self, fn):
+        """Run fn once what is written so far is on disk: now, outside a
+        transaction; else when the outermost transaction commits."""
+        if self.depth == 0:
+            fn()
+        else:
+            self.committed.append(fn)
 
     def get(self, space, key, default=None):
         return self.data.get(space, {}).get(key, default)

@@ -40,7 +40,7 @@ class World:
         self.models_dir = models_dir
         self.models = models.load_models(models_dir)
         self.faults = Faults(self.store, seed)
-        self.reqlog = RequestLog(self.state_dir)
+        self.reqlog = RequestLog(self.store, self.lock, self.state_dir)
         self.identity = Identity(self.store, self.account)
         self.base_creds = self.identity.ensure_base()
         token = self.store.get("meta", "control_token")
@@ -87,7 +87,7 @@ class World:
         def loop():
             while not self._stop.wait(interval):
                 try:
-                    with self.lock:
+                    with self.lock, self.store.transaction():
                         self.advance_locked()
                     self.write_sandbox_json()
                 except Exception:  # noqa: BLE001

@@ -2,7 +2,8 @@
  * test-retry.c: AWS standard retry mode.  Sleep and randomness are
  * injected, so the test records every delay instead of waiting: a
  * throttled call is retried with growing delays, a terminal error is
- * returned at once, attempts and the token bucket are bounded, and a
+ * returned at once, attempts and the token bucket are bounded, a call
+ * that must not be sent twice is retried after throttling only, and a
  * real aws_call against a fake endpoint retries the same way.
  */
 #include <stdio.h>
@@ -153,6 +154,33 @@ test_policy(void)
 	is_int(s.calls, 2, "bucket: one retry paid, the next refused");
 	is_int(p.tokens, 2, "bucket: 7 - 5");
 
+	/* A call that must not be sent twice: a 503 or no answer may mean
+	 * it was applied, so it comes back at once (still retryable, for
+	 * the caller to read the state and decide); a throttling answer
+	 * is a refusal and is tried again. */
+	policy(&p, &r, 0.0);
+	memset(&s, 0, sizeof(s));
+	s.codes[0] = "ServiceUnavailable";
+	s.status[0] = 503;
+	rc = retry_run_once_only(&p, scripted, &s, &e);
+	is_int(s.calls, 1, "once only: a 503 is not sent again");
+	ok(rc != SW_OK && e.retryable, "once only: the 503 comes back, "
+	    "retryable");
+	policy(&p, &r, 0.0);
+	memset(&s, 0, sizeof(s));
+	s.transport[0] = 1;
+	rc = retry_run_once_only(&p, scripted, &s, &e);
+	is_int(s.calls, 1, "once only: no answer is not sent again");
+	ok(rc != SW_OK && e.transport, "once only: the transport error "
+	    "comes back");
+	policy(&p, &r, 0.0);
+	memset(&s, 0, sizeof(s));
+	s.codes[0] = "ThrottlingException";
+	s.status[0] = 400;
+	rc = retry_run_once_only(&p, scripted, &s, &e);
+	ok(rc == SW_OK && s.calls == 2, "once only: throttled, then sent "
+	    "again and answered");
+
 	/* First-try success puts one token back, up to the maximum. */
 	policy(&p, &r, 0.0);
 	p.tokens = 100;
@@ -161,7 +189,7 @@ test_policy(void)
 	is_int(p.tokens, 101, "first-try success refills 1");
 }
 
-static int	 n_throttle;
+static int	 n_throttle, n_unavailable;
 
 static void
 handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
@@ -176,6 +204,13 @@ handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 		    "x-amzn-RequestId: t-1\r\n");
 		rep->body = "{\"__type\":\"ThrottlingException\","
 		    "\"message\":\"Rate exceeded\"}";
+	} else if (n_unavailable > 0) {
+		n_unavailable--;
+		rep->status = 503;
+		snprintf(rep->headers, sizeof(rep->headers),
+		    "Content-Type: application/x-amz-json-1.1\r\n");
+		rep->body = "{\"__type\":\"ServiceUnavailable\","
+		    "\"message\":\"try later\"}";
 	} else
 		rep->body = "{\"ClusterSummaries\":[],\"NextToken\":null}";
 	rep->body_len = strlen(rep->body);
@@ -190,6 +225,7 @@ test_call(void)
 	struct rec		 r;
 	json_object		*out = NULL;
 	char			 url[64];
+	int			 before;
 	sw_err			 rc;
 
 	if ((srv = fake_start(handler, NULL, NULL, NULL)) == NULL) {
@@ -223,6 +259,33 @@ test_call(void)
 	is_str(err.request_id, "t-1", "aws_call: request id");
 	ok(err.throttling && err.retryable && err.http_status == 400,
 	    "aws_call: error flags");
+	/* A 503 to a read is tried again; to a mutation it is not (the
+	 * change may have been made). */
+	n_throttle = 0;
+	n_unavailable = 1;
+	before = fake_count(srv);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
+	ok(rc == SW_OK && fake_count(srv) - before == 2,
+	    "aws_call: a read answered 503 is sent again");
+	json_object_put(out);
+	n_unavailable = 1;
+	before = fake_count(srv);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out,
+	    &err);
+	ok(rc != SW_OK && fake_count(srv) - before == 1 && err.retryable,
+	    "aws_call: UpdateCluster answered 503 is sent once, and the "
+	    "error says retryable");
+	n_throttle = 1;
+	before = fake_count(srv);
+	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out,
+	    &err);
+	ok(rc == SW_OK && fake_count(srv) - before == 2,
+	    "aws_call: UpdateCluster throttled is sent again");
+	json_object_put(out);
+	is_int(aws_op_mutates("BatchRebootClusterNodes"), 1,
+	    "BatchRebootClusterNodes mutates");
+	is_int(aws_op_mutates("DescribeCluster"), 0,
+	    "DescribeCluster does not");
 	aws_ctx_free(&ctx);
 	fake_stop(srv);
 }

@@ -9,6 +9,7 @@ resourceVersions, and `Status` objects for every error.
 """
 import base64
 import copy
+import contextlib
 import json
 import re
 import time
@@ -280,7 +281,9 @@ class Api:
         if m == "POST" and plural in ("selfsubjectreviews", "selfsubjectaccessreviews") and not name:
             return self.review(req, rtype, version, user), verb, resource
         authorize(self.kc, user, verb, group, resource, ns, name)
-        with self.world.lock:
+        # A write and what it sets off (owners, finalizers) commit together.
+        txn = self.world.store.transaction() if m != "GET" else contextlib.nullcontext()
+        with self.world.lock, txn:
             if is_watch and m == "GET":
                 return self.watch(req, rtype, version, ns, name), verb, resource
             if m == "GET" and sub == "log":
