@@ -198,6 +198,11 @@ mcp_cases = [
      b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
      b'{"name":"cluster_get","arguments":{"name":"a\\u0000b"}}}',
      "params.arguments.name"),
+    # a long member path is cut in the message: on a character, not
+    # inside one (fuzz_mcp)
+    ("MCP long key path with invalid UTF-8 below it",
+     b'{"' + b"9" * 120 + "\U000987a0\U000987a0".encode() +
+     b'":{"x":"\xdb\xd5"}}', "9" * 120 + "\U000987a0"),
 ]
 for what, body, field in mcp_cases:
     st, _, payload = raw("POST", b"/mcp", body, headers=MCPH)

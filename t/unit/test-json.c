@@ -1,7 +1,9 @@
 /* test-json.c: the request-document builders.  sw_ja keeps every value
  * it is given, in order; a NULL value is kept as JSON null instead of
  * ending the list early (a missing subnet must not shorten a subnet
- * list without a word). */
+ * list without a word).  sw_json_parse's message about a bad string
+ * names its member path cut on a character, so it is valid UTF-8. */
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/json.h"
@@ -35,5 +37,28 @@ main(void)
 	is_int((long long)json_object_array_length(sw_json_get(o, "List")), 2,
 	    "nested array kept whole");
 	json_object_put(o);
+
+	{
+		/* A key of 120 ASCII bytes and two 4-byte characters, whose
+		 * value is not UTF-8: the 127-byte path cut inside the
+		 * second character must end before it. */
+		char body[300], why[256], key[160];
+		const char *bad;
+
+		memset(key, '9', 120);
+		memcpy(key + 120, "\xf2\x98\xa4\x98\xf2\x98\xa4\x98", 9);
+		snprintf(body, sizeof(body), "{\"%s\": {\"x\": \"\xdb\xd5\"}}",
+		    key);
+		o = NULL;
+		ok(sw_json_parse(body, strlen(body), &o, why, sizeof(why)) !=
+		    SW_OK, "a string that is not UTF-8 is refused");
+		bad = sw_text_bad(why, strlen(why));
+		ok(bad == NULL, "the message naming its long path is valid "
+		    "UTF-8 (%s)", bad ? bad : "ok");
+		ok(strncmp(why, key, 124) == 0 && why[124] == ':',
+		    "the path keeps the whole first character, not the cut "
+		    "one");
+		json_object_put(o);
+	}
 	return tap_done();
 }
