@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "handlers/inference.h"
+#include "handlers/manifests.h"
 #include "handlers/workloads.h"
 #include "lib/json.h"
 #include "pipelines/lbc.h"
@@ -188,59 +189,13 @@ inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
 }
 
 sw_err
-h_inference_deploy(struct sw_req *r)
+inf_selfhosted_check(struct sw_req *r)
 {
-	json_object *a = r->args, *list = NULL, *as = sw_json_get(a,
-	    "autoscaling"), *svc_meta, *svc_ann, *refs;
-	const char *cluster = sw_json_get_str(a, "name");
-	const char *name = sw_json_get_str(a, "endpoint_name");
+	json_object *a = r->args, *as = sw_json_get(a, "autoscaling");
 	const char *ename = sw_json_get_str(a, "engine");
 	const char *model = sw_json_get_str(a, "model");
-	const char *ns = wl_str_or(a, "namespace", "default");
-	const char *exposure = wl_str_or(a, "exposure", "service");
-	const char *kind = wl_str_or(a, "kind", "self-hosted");
-	static const char *const pool_unused[] = {
-		"engine", "model", "served_model_name", "image", "replicas",
-		"gpus_per_replica", "instance_type", "router", "autoscaling",
-		"pvc", NULL
-	};
-	size_t i;
 	int router = sw_json_get_bool(a, "router", 0);
-	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
-	int64_t replicas = sw_json_get_int(a, "replicas", 1);
-	const struct engine *en;
-	json_object *lbc = NULL;
-	char rname[64];
-	struct sw_kube kb;
-	int have;
 
-	if (strcmp(kind, "self-hosted") != 0) {
-		if (wl_kube_open(r, cluster, &kb) == SW_OK)
-			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
-			    0);
-		sw_kube_close(&kb);
-		return r->err;
-	}
-	if (strcmp(exposure, "pool") == 0 || sw_json_get(a, "pool") != NULL) {
-		for (i = 0; pool_unused[i] != NULL; i++)
-			if (sw_json_get(a, pool_unused[i]) != NULL)
-				sw_ferr_add(&r->ferrs, pool_unused[i], "pool",
-				    "a pool endpoint is served by the pool's "
-				    "pods; inference_pool_create sets this");
-		if (sw_json_get(a, "pool") == NULL)
-			sw_ferr_add(&r->ferrs, "pool", "required", "exposure "
-			    "pool names the pool");
-		if (strcmp(exposure, "pool") != 0)
-			sw_ferr_add(&r->ferrs, "exposure", "pool", "give "
-			    "exposure pool with pool");
-		if (r->ferrs.n > 0)
-			return sw_req_fail(r, SW_EINVAL, "%s: %s",
-			    r->ferrs.e[0].field, r->ferrs.e[0].msg);
-		if (wl_kube_open(r, cluster, &kb) == SW_OK)
-			inf_deploy_pool(r, &kb);
-		sw_kube_close(&kb);
-		return r->err;
-	}
 	if (ename == NULL)
 		sw_ferr_add(&r->ferrs, "engine", "required", "a self-hosted "
 		    "endpoint names its engine, vllm or sglang");
@@ -250,9 +205,6 @@ h_inference_deploy(struct sw_req *r)
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
-	for (en = wl_engines; en->name != NULL; en++)
-		if (strcmp(en->name, ename) == 0)
-			break;
 	if (router && strcmp(ename, "sglang") != 0)
 		sw_ferr_add(&r->ferrs, "router", "engine", "the SGLang router "
 		    "fronts sglang servers only");
@@ -268,24 +220,42 @@ h_inference_deploy(struct sw_req *r)
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
-	snprintf(rname, sizeof(rname), "%s-router", name);
+	return SW_OK;
+}
 
-	if (wl_kube_open(r, cluster, &kb) != SW_OK)
-		return r->err;
-	if (as != NULL) {
-		if ((have = wl_crd_present(r, &kb, CRD_SCALEDOBJ)) < 0)
-			goto out;
-		if (have == 0) {
-			wl_need_feature(r, "autoscaling", "inference_operator",
-			    "KEDA (ScaledObject; bundled with the HyperPod "
-			    "inference operator)");
-			goto out;
-		}
-	}
-	list = json_object_new_array();
-	if (wl_storage_plan(r, &kb, cluster, ns, wl_str_or(a, "pvc",
-	    "s3-claim"), sw_json_get(a, "pvc") != NULL, list) != SW_OK)
-		goto out;
+/* The engine row of the request (its field is an enum of the rows). */
+static const struct engine *
+engine_find(const char *name)
+{
+	const struct engine *en;
+
+	for (en = wl_engines; en->name != NULL; en++)
+		if (name != NULL && strcmp(en->name, name) == 0)
+			return en;
+	return NULL;
+}
+
+sw_err
+inf_selfhosted_manifests(struct sw_req *r, json_object *list)
+{
+	json_object *a = r->args, *as = sw_json_get(a, "autoscaling"),
+	    *svc_meta, *svc_ann;
+	const char *name = sw_json_get_str(a, "endpoint_name");
+	const char *model = sw_json_get_str(a, "model");
+	const char *ns = wl_str_or(a, "namespace", "default");
+	const char *exposure = wl_str_or(a, "exposure", "service");
+	const struct engine *en = engine_find(sw_json_get_str(a, "engine"));
+	int router = sw_json_get_bool(a, "router", 0);
+	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
+	int64_t replicas = sw_json_get_int(a, "replicas", 1);
+	char rname[64];
+
+	if (en == NULL || name == NULL || model == NULL)
+		return sw_req_fail(r, SW_EINTERNAL, "endpoint without a known "
+		    "engine, name or model");
+	if ((size_t)snprintf(rname, sizeof(rname), "%s-router", name) >=
+	    sizeof(rname))
+		return sw_req_fail(r, SW_EINTERNAL, "router name too long");
 	json_object_array_add(list, sw_jo(
 	    "apiVersion", sw_js("apps/v1"), "kind", sw_js("Deployment"),
 	    "metadata", meta(name, ns, inf_labels(name, "server", en->name)),
@@ -403,9 +373,81 @@ h_inference_deploy(struct sw_req *r)
 		json_object *so = inf_scaled_object(r, en, ns, name, as);
 
 		if (so == NULL)
-			goto out;
+			return r->err;
 		json_object_array_add(list, so);
 	}
+	return SW_OK;
+}
+
+sw_err
+h_inference_deploy(struct sw_req *r)
+{
+	json_object *a = r->args, *list = NULL, *as = sw_json_get(a,
+	    "autoscaling"), *refs;
+	const char *cluster = sw_json_get_str(a, "name");
+	const char *name = sw_json_get_str(a, "endpoint_name");
+	const char *ns = wl_str_or(a, "namespace", "default");
+	const char *exposure = wl_str_or(a, "exposure", "service");
+	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	static const char *const pool_unused[] = {
+		"engine", "model", "served_model_name", "image", "replicas",
+		"gpus_per_replica", "instance_type", "router", "autoscaling",
+		"pvc", NULL
+	};
+	size_t i;
+	json_object *lbc = NULL;
+	struct sw_kube kb;
+	int have;
+
+	memset(&kb, 0, sizeof(kb));
+	if (strcmp(kind, "self-hosted") != 0) {
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
+			    0);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (strcmp(exposure, "pool") == 0 || sw_json_get(a, "pool") != NULL) {
+		for (i = 0; pool_unused[i] != NULL; i++)
+			if (sw_json_get(a, pool_unused[i]) != NULL)
+				sw_ferr_add(&r->ferrs, pool_unused[i], "pool",
+				    "a pool endpoint is served by the pool's "
+				    "pods; inference_pool_create sets this");
+		if (sw_json_get(a, "pool") == NULL)
+			sw_ferr_add(&r->ferrs, "pool", "required", "exposure "
+			    "pool names the pool");
+		if (strcmp(exposure, "pool") != 0)
+			sw_ferr_add(&r->ferrs, "exposure", "pool", "give "
+			    "exposure pool with pool");
+		if (r->ferrs.n > 0)
+			return sw_req_fail(r, SW_EINVAL, "%s: %s",
+			    r->ferrs.e[0].field, r->ferrs.e[0].msg);
+		if (wl_kube_open(r, cluster, &kb) == SW_OK)
+			inf_deploy_pool(r, &kb);
+		sw_kube_close(&kb);
+		return r->err;
+	}
+	if (inf_selfhosted_check(r) != SW_OK)
+		return r->err;
+
+	if (wl_kube_open(r, cluster, &kb) != SW_OK)
+		return r->err;
+	if (as != NULL) {
+		if ((have = wl_crd_present(r, &kb, CRD_SCALEDOBJ)) < 0)
+			goto out;
+		if (have == 0) {
+			wl_need_feature(r, "autoscaling", "inference_operator",
+			    "KEDA (ScaledObject; bundled with the HyperPod "
+			    "inference operator)");
+			goto out;
+		}
+	}
+	list = json_object_new_array();
+	if (wl_storage_plan(r, &kb, cluster, ns, wl_str_or(a, "pvc",
+	    "s3-claim"), sw_json_get(a, "pvc") != NULL, list) != SW_OK)
+		goto out;
+	if (inf_selfhosted_manifests(r, list) != SW_OK)
+		goto out;
 	/* task governance: the Kueue labels on the Deployment */
 	if (h_kueue_labels(r, cluster, ns, list) != SW_OK)
 		goto out;
@@ -423,7 +465,8 @@ h_inference_deploy(struct sw_req *r)
 		goto out;
 	}
 	wl_answer_applied(r, 200, sw_jo("endpoint", sw_js(name), "namespace",
-	    sw_js(ns), "engine", sw_js(en->name), "load_balancer_controller",
+	    sw_js(ns), "engine", sw_js(sw_json_get_str(a, "engine")),
+	    "load_balancer_controller",
 	    json_object_get(lbc), NULL), refs);
 out:
 	json_object_put(lbc);

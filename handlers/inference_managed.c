@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "handlers/inference.h"
+#include "handlers/manifests.h"
 #include "handlers/workloads.h"
 #include "lib/aws.h"
 #include "lib/aws_api.h"
@@ -304,6 +305,33 @@ operator_policy(const char *tls_bucket, json_object *cr)
 	return sw_jo("Version", sw_js("2012-10-17"), "Statement", st, NULL);
 }
 
+sw_err
+inf_managed_build(struct sw_req *r, int managed, const char *region,
+    char bucket[64], json_object **cr, json_object **policy)
+{
+	json_object *a = r->args;
+
+	*cr = *policy = NULL;
+	check_body(r, a, managed);
+	inf_tls_bucket(region, sw_json_get_str(a, "name"),
+	    wl_str_or(a, "namespace", "default"),
+	    sw_json_get_str(a, "endpoint_name"), bucket, 64);
+	if (r->ferrs.n == 0)
+		*cr = build_cr(r, a, managed, region, wl_str_or(a, "namespace",
+		    "default"), bucket);
+	if (r->ferrs.n > 0 || *cr == NULL) {
+		json_object_put(*cr);
+		*cr = NULL;
+		if (r->ferrs.n == 0)
+			return sw_req_fail(r, SW_EINTERNAL, "cannot build the "
+			    "endpoint");
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
+	}
+	*policy = operator_policy(bucket, *cr);
+	return SW_OK;
+}
+
 /* An AWS refusal as the request's problem. */
 static sw_err
 aws_fail(struct sw_req *r, const char *what, sw_err e,
@@ -328,14 +356,9 @@ inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 	int have;
 	sw_err e;
 
-	check_body(r, a, managed);
-	inf_tls_bucket(aws->region, cluster, ns, name, bucket,
-	    sizeof(bucket));
-	if (r->ferrs.n == 0)
-		cr = build_cr(r, a, managed, aws->region, ns, bucket);
-	if (r->ferrs.n > 0)
-		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
-		    r->ferrs.e[0].msg);
+	if (inf_managed_build(r, managed, aws->region, bucket, &cr,
+	    &pol) != SW_OK)
+		return r->err;
 	if ((have = wl_crd_present(r, kb, managed ?
 	    "inferenceendpointconfigs." INF_GROUP :
 	    "jumpstartmodels." INF_GROUP)) <= 0) {
@@ -346,7 +369,6 @@ inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 	}
 	iam_names(cluster, ns, name, role, sizeof(role), policy,
 	    sizeof(policy));
-	pol = operator_policy(bucket, cr);
 	if (r->dry_run) {
 		wl_answer_plan(r, sw_ja(json_object_get(cr)), sw_jo(
 		    "endpoint", sw_js(name), "kind", sw_js(managed ? "managed" :

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/manifests.h"
 #include "handlers/workloads.h"
 #include "lib/json.h"
 
@@ -71,72 +72,62 @@ download_job_name(const char *model_id, char *out, size_t outsz)
 }
 
 sw_err
-h_model_download(struct sw_req *r)
+wl_download_read(struct sw_req *r, struct download *d)
 {
-	json_object *a = r->args, *list = NULL, *job = NULL, *applied = NULL;
-	const char *cluster = sw_json_get_str(a, "name");
-	const char *model = sw_json_get_str(a, "model_id");
-	const char *ns = wl_str_or(a, "namespace", "slipway-models");
-	const char *pvc = wl_str_or(a, "pvc", "s3-claim");
-	const char *token = sw_json_get_str(a, "hf_token");
-	const char *target = sw_json_get_str(a, "target");
-	char name[64], dest[WL_MAX_WORD], secret[96], workers[16];
-	json_object *env, *refs, *existing = NULL;
-	struct sw_kube kb;
-	sw_err e;
+	json_object *a = r->args;
 
+	memset(d, 0, sizeof(*d));
+	d->cluster = sw_json_get_str(a, "name");
+	d->model = sw_json_get_str(a, "model_id");
+	d->ns = wl_str_or(a, "namespace", "slipway-models");
+	d->pvc = wl_str_or(a, "pvc", "s3-claim");
+	d->token = sw_json_get_str(a, "hf_token");
+	d->target = sw_json_get_str(a, "target");
 	if (sw_json_get_str(a, "job_name") != NULL)
-		snprintf(name, sizeof(name), "%s",
+		snprintf(d->name, sizeof(d->name), "%s",
 		    sw_json_get_str(a, "job_name"));
 	else
-		download_job_name(model, name, sizeof(name));
-	if (target == NULL)
-		target = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
-	if (strcmp(target, ".") == 0 || strcmp(target, "..") == 0 ||
-	    target[0] == '.') {
+		download_job_name(d->model, d->name, sizeof(d->name));
+	if (d->target == NULL)
+		d->target = strrchr(d->model, '/') ?
+		    strrchr(d->model, '/') + 1 : d->model;
+	if (strcmp(d->target, ".") == 0 || strcmp(d->target, "..") == 0 ||
+	    d->target[0] == '.') {
 		sw_ferr_add(&r->ferrs, "target", "pattern", "must not start "
 		    "with a dot");
 		return sw_req_fail(r, SW_EINVAL, "target: must not start "
 		    "with a dot");
 	}
-	snprintf(dest, sizeof(dest), "/data/models/%s", target);
-	snprintf(secret, sizeof(secret), "%s-hf-token", name);
-	snprintf(workers, sizeof(workers), "%lld",
+	snprintf(d->dest, sizeof(d->dest), "/data/models/%s", d->target);
+	snprintf(d->secret, sizeof(d->secret), "%s-hf-token", d->name);
+	snprintf(d->workers, sizeof(d->workers), "%lld",
 	    (long long)sw_json_get_int(a, "max_workers", 8));
+	return SW_OK;
+}
 
-	if (wl_kube_open(r, cluster, &kb) != SW_OK)
-		return r->err;
-	e = wl_get_obj(r, &kb, "batch/v1", ns, "jobs", name, &existing);
-	json_object_put(existing);
-	if (e == SW_OK) {
-		sw_ferr_add(&r->ferrs, "job_name", "unique", "job %s exists in "
-		    "namespace %s", name, ns);
-		sw_req_fail(r, SW_ECONFLICT, "job %s exists", name);
-		goto out;
-	}
-	if (e != SW_ENOTFOUND)
-		goto out;
-	list = json_object_new_array();
-	if (wl_storage_plan(r, &kb, cluster, ns, pvc, sw_json_get(a, "pvc") !=
-	    NULL, list) != SW_OK)
-		goto out;
+json_object *
+wl_download_job(struct sw_req *r, const struct download *d)
+{
+	json_object *a = r->args, *env;
+
 	env = sw_ja(wl_env_var("HF_HOME", "/tmp/hf-home"),
 	    wl_env_var("HF_HUB_DISABLE_TELEMETRY", "1"));
-	if (token != NULL)
+	if (d->token != NULL)
 		json_object_array_add(env, sw_jo("name", sw_js("HF_TOKEN"),
 		    "valueFrom", sw_jo("secretKeyRef", sw_jo(
-			"name", sw_js(secret), "key", sw_js("token"), NULL),
+			"name", sw_js(d->secret), "key", sw_js("token"), NULL),
 			NULL), NULL));
-	job = sw_jo(
+	return sw_jo(
 	    "apiVersion", sw_js("batch/v1"), "kind", sw_js("Job"),
-	    "metadata", sw_jo("name", sw_js(name), "namespace", sw_js(ns),
-		"labels", wl_job_labels(name), "annotations", sw_jo(
-		    "slipway.dev/model-id", sw_js(model),
-		    "slipway.dev/target", sw_js(dest), NULL), NULL),
+	    "metadata", sw_jo("name", sw_js(d->name), "namespace",
+		sw_js(d->ns), "labels", wl_job_labels(d->name),
+		"annotations", sw_jo(
+		    "slipway.dev/model-id", sw_js(d->model),
+		    "slipway.dev/target", sw_js(d->dest), NULL), NULL),
 	    "spec", sw_jo(
 		"backoffLimit", sw_ji(2),
 		"template", sw_jo(
-		    "metadata", sw_jo("labels", wl_job_labels(name), NULL),
+		    "metadata", sw_jo("labels", wl_job_labels(d->name), NULL),
 		    "spec", sw_jo(
 			"restartPolicy", sw_js("Never"),
 			"containers", sw_ja(sw_jo(
@@ -144,9 +135,10 @@ h_model_download(struct sw_req *r)
 			    "image", sw_js(wl_str_or(a, "image",
 				wl_download_image)),
 			    "command", sw_ja(sw_js("python3"), sw_js("-c"),
-				sw_js(download_py), sw_js(model), sw_js(dest),
+				sw_js(download_py), sw_js(d->model),
+				sw_js(d->dest),
 				sw_js(wl_str_or(a, "revision", "main")),
-				sw_js(workers)),
+				sw_js(d->workers)),
 			    "env", env,
 			    "resources", sw_jo("requests", sw_jo(
 				"cpu", sw_js("2"), "memory", sw_js("4Gi"),
@@ -156,23 +148,54 @@ h_model_download(struct sw_req *r)
 			    NULL)),
 			"volumes", sw_ja(sw_jo("name", sw_js("data"),
 			    "persistentVolumeClaim", sw_jo("claimName",
-				sw_js(pvc), NULL), NULL)), NULL), NULL),
+				sw_js(d->pvc), NULL), NULL)), NULL), NULL),
 		NULL), NULL);
-	if (h_kueue_labels(r, cluster, ns, job) != SW_OK)
+}
+
+sw_err
+h_model_download(struct sw_req *r)
+{
+	json_object *a = r->args, *list = NULL, *job = NULL, *applied = NULL;
+	json_object *refs, *existing = NULL;
+	struct download d;
+	struct sw_kube kb;
+	sw_err e;
+
+	memset(&kb, 0, sizeof(kb));
+	if (wl_download_read(r, &d) != SW_OK)
+		return r->err;
+	if (wl_kube_open(r, d.cluster, &kb) != SW_OK)
+		return r->err;
+	e = wl_get_obj(r, &kb, "batch/v1", d.ns, "jobs", d.name, &existing);
+	json_object_put(existing);
+	if (e == SW_OK) {
+		sw_ferr_add(&r->ferrs, "job_name", "unique", "job %s exists in "
+		    "namespace %s", d.name, d.ns);
+		sw_req_fail(r, SW_ECONFLICT, "job %s exists", d.name);
+		goto out;
+	}
+	if (e != SW_ENOTFOUND)
+		goto out;
+	list = json_object_new_array();
+	if (wl_storage_plan(r, &kb, d.cluster, d.ns, d.pvc, sw_json_get(a,
+	    "pvc") != NULL, list) != SW_OK)
+		goto out;
+	job = wl_download_job(r, &d);
+	if (h_kueue_labels(r, d.cluster, d.ns, job) != SW_OK)
 		goto out;
 	if (r->dry_run) {
 		json_object_array_add(list, job);
 		job = NULL;
-		if (token != NULL)
+		if (d.token != NULL)
 			json_object_array_add(list, sw_jo(
 			    "apiVersion", sw_js("v1"), "kind", sw_js("Secret"),
-			    "metadata", sw_jo("name", sw_js(secret),
-				"namespace", sw_js(ns), NULL),
+			    "metadata", sw_jo("name", sw_js(d.secret),
+				"namespace", sw_js(d.ns), NULL),
 			    "type", sw_js("Opaque"),
 			    "stringData", sw_jo("token",
 				sw_js(TOKEN_PLACEHOLDER), NULL), NULL));
-		wl_answer_plan(r, list, sw_jo("job", sw_js(name), "target",
-		    sw_js(dest), NULL));
+		wl_answer_plan(r, list, sw_jo("job", sw_js(d.name), "target",
+		    sw_js(d.dest), NULL));
 		list = NULL;
 		goto out;
 	}
@@ -183,11 +206,11 @@ h_model_download(struct sw_req *r)
 		goto out;
 	}
 	json_object_array_add(refs, wl_manifest_ref(job));
-	if (token != NULL) {
+	if (d.token != NULL) {
 		/* The Secret is owned by the Job: deleting one deletes both.
 		 * The token is base64'd straight into the manifest and the
 		 * manifest is freed after the call. */
-		size_t tl = strlen(token);
+		size_t tl = strlen(d.token);
 		char *b64 = calloc(1, 4 * ((tl + 2) / 3) + 1);
 		json_object *sec;
 
@@ -197,13 +220,13 @@ h_model_download(struct sw_req *r)
 			goto out;
 		}
 		EVP_EncodeBlock((unsigned char *)b64,
-		    (const unsigned char *)token, (int)tl);
+		    (const unsigned char *)d.token, (int)tl);
 		sec = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Secret"),
-		    "metadata", sw_jo("name", sw_js(secret), "namespace",
-			sw_js(ns), "labels", wl_job_labels(name),
+		    "metadata", sw_jo("name", sw_js(d.secret), "namespace",
+			sw_js(d.ns), "labels", wl_job_labels(d.name),
 			"ownerReferences", sw_ja(sw_jo(
 			    "apiVersion", sw_js("batch/v1"),
-			    "kind", sw_js("Job"), "name", sw_js(name),
+			    "kind", sw_js("Job"), "name", sw_js(d.name),
 			    "uid", sw_js(sw_json_path_str(applied,
 				"metadata.uid")), NULL)), NULL),
 		    "type", sw_js("Opaque"),
@@ -217,11 +240,11 @@ h_model_download(struct sw_req *r)
 			goto out;
 		}
 		json_object_array_add(refs, sw_jo("kind", sw_js("Secret"),
-		    "name", sw_js(secret), "namespace", sw_js(ns), NULL));
+		    "name", sw_js(d.secret), "namespace", sw_js(d.ns), NULL));
 	}
-	wl_answer_applied(r, 201, sw_jo("job", sw_js(name), "namespace",
-	    sw_js(ns), "model_id", sw_js(model), "target", sw_js(dest),
-	    "token_secret", token ? sw_js(secret) : NULL, NULL), refs);
+	wl_answer_applied(r, 201, sw_jo("job", sw_js(d.name), "namespace",
+	    sw_js(d.ns), "model_id", sw_js(d.model), "target", sw_js(d.dest),
+	    "token_secret", d.token ? sw_js(d.secret) : NULL, NULL), refs);
 out:
 	json_object_put(list);
 	json_object_put(job);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "handlers/manifests.h"
 #include "handlers/workloads.h"
 #include "lib/buf.h"
 #include "lib/json.h"
@@ -65,19 +66,6 @@ argv_path(json_object *argv, const char *prefix, const char *rel)
 	snprintf(word, sizeof(word), "%s%s", prefix, rel);
 	json_object_array_add(argv, sw_js(word));
 }
-
-/* Validated inputs of a training job. */
-struct train {
-	const char		*cluster, *job, *ns, *pvc, *image;
-	const char		*dataset, *model, *entry, *config;
-	const char		*instance_type, *mlflow;
-	const char		*sa;		/* tiered-storage-sa or NULL */
-	const struct recipe	*recipe;
-	int			 ray, own_image, agent_install;
-	int64_t			 nodes, gpus, efa, max_steps;
-	json_object		*env;		/* borrowed map */
-	json_object		*logmon;	/* borrowed, or NULL */
-};
 
 /* The program and its options (after any launcher).  New array. */
 static json_object *
@@ -386,7 +374,113 @@ check_env(struct sw_req *r, json_object *env)
 	}
 }
 
-/* log_monitoring.log_pattern must compile (POSIX ERE, close to RE2). */
+/* The most copies a repetition at p ("{m}", "{m,}", "{m,n}", "{,n}")
+ * allows, its length in *len; -1 when p holds none. */
+static long
+repeat_count(const char *p, size_t *len)
+{
+	const char *q = p + 1;
+	long m = 0, n = -1;
+
+	if (*p != '{' || ((*q < '0' || *q > '9') && *q != ','))
+		return -1;
+	for (; *q >= '0' && *q <= '9' && m <= 100000; q++)
+		m = m * 10 + (*q - '0');
+	if (*q == ',') {
+		q++;
+		if (*q >= '0' && *q <= '9')
+			for (n = 0; *q >= '0' && *q <= '9' && n <= 100000;
+			    q++)
+				n = n * 10 + (*q - '0');
+	}
+	if (*q != '}')
+		return -1;
+	*len = (size_t)(q + 1 - p);
+	return n > m ? n : m;
+}
+
+/*
+ * Is pat too large once glibc's regcomp has unrolled it?  regcomp
+ * writes every counted repetition out, so the 27-byte
+ * "((a{1,100}){1,100}){1,100}" takes seconds and gigabytes to compile
+ * in an API worker, and it writes "x+" as "xx*", so "a++++...+" doubles
+ * with each "+".  Counted here: the elements of pat with each one
+ * repeated as its counts and "+" say (a group counting its members); too
+ * large is past WL_MAX_RE_COPIES, a count past WL_MAX_RE_REPEAT (RE2,
+ * the syntax the field is close to, refuses those too) or groups
+ * nested past WL_MAX_RE_DEPTH.
+ */
+static int
+regex_too_large(const char *pat)
+{
+	long size[WL_MAX_RE_DEPTH + 1], atom = 0, count;
+	int depth = 0;
+	size_t len;
+	const char *p;
+
+	/* atom: the copies of the element just read, which a count right
+	 * after it multiplies; size: the copies in each open group so far,
+	 * which become the group's atom when it closes. */
+	size[0] = 0;
+	for (p = pat; *p != '\0'; p++) {
+		if (*p == '{' && (count = repeat_count(p, &len)) >= 0) {
+			if (count < 1)
+				count = 1;
+			if (count > WL_MAX_RE_REPEAT ||
+			    atom > WL_MAX_RE_COPIES / count)
+				return 1;
+			atom *= count;
+			p += len - 1;
+			continue;
+		}
+		/* glibc writes "x+" out as "xx*": each "+" doubles x. */
+		if (*p == '+' || *p == '*' || *p == '?') {
+			if (*p == '+' && atom > WL_MAX_RE_COPIES / 2)
+				return 1;
+			if (*p == '+')
+				atom *= 2;
+			continue;
+		}
+		if ((size[depth] += atom) > WL_MAX_RE_COPIES)
+			return 1;
+		atom = 1;
+		switch (*p) {
+		case '\\':
+			if (p[1] != '\0')
+				p++;
+			break;
+		case '[':
+			/* A bracket expression: "]" first is a member. */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p != '\0' && *p != ']')
+				p++;
+			if (*p == '\0')
+				return 0;	/* regcomp refuses it */
+			break;
+		case '(':
+			if (depth == WL_MAX_RE_DEPTH)
+				return 1;
+			size[++depth] = 0;
+			atom = 0;
+			break;
+		case ')':
+			/* Even an empty group is a copy regcomp makes. */
+			if (depth > 0 && (atom = size[depth--]) < 1)
+				atom = 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return size[depth] + atom > WL_MAX_RE_COPIES;
+}
+
+/* log_monitoring.log_pattern must compile (POSIX ERE, close to RE2),
+ * and at a bounded size. */
 static void
 check_log_pattern(struct sw_req *r, json_object *lm)
 {
@@ -395,6 +489,14 @@ check_log_pattern(struct sw_req *r, json_object *lm)
 
 	if (pat == NULL)
 		return;
+	if (regex_too_large(pat)) {
+		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
+		    "is too large once its counted repetitions are written "
+		    "out (at most %d elements, counts up to %d, groups %d "
+		    "deep)", WL_MAX_RE_COPIES, WL_MAX_RE_REPEAT,
+		    WL_MAX_RE_DEPTH);
+		return;
+	}
 	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0) {
 		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
 		    "is not a valid regular expression");
@@ -430,72 +532,91 @@ tiered_sa(struct sw_req *r, struct sw_kube *kb, const char *ns)
 }
 
 sw_err
+wl_train_read(struct sw_req *r, struct train *t)
+{
+	json_object *a = r->args;
+	const char *kind = wl_str_or(a, "kind", "hyperpod-pytorch");
+	const char *rname = wl_str_or(a, "recipe", "pytorch");
+
+	memset(t, 0, sizeof(*t));
+	t->cluster = sw_json_get_str(a, "name");
+	t->job = sw_json_get_str(a, "job_name");
+	t->ns = wl_str_or(a, "namespace", "default");
+	t->pvc = wl_str_or(a, "pvc", "s3-claim");
+	t->dataset = sw_json_get_str(a, "dataset");
+	t->model = sw_json_get_str(a, "model");
+	t->entry = sw_json_get_str(a, "entry");
+	t->config = sw_json_get_str(a, "config");
+	t->instance_type = sw_json_get_str(a, "instance_type");
+	t->mlflow = sw_json_get_str(a, "mlflow_tracking_uri");
+	t->nodes = sw_json_get_int(a, "nodes", 1);
+	t->gpus = sw_json_get_int(a, "gpus_per_node", 1);
+	t->efa = sw_json_get_int(a, "efa_per_node", 0);
+	t->max_steps = sw_json_get_int(a, "max_steps", 0);
+	t->env = sw_json_get(a, "env");
+	t->logmon = sw_json_get(a, "log_monitoring");
+	t->ray = strcmp(kind, "ray") == 0;
+	t->agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
+	    "install") == 0;
+	t->recipe = recipe_find(rname);
+
+	/* Cross-field rules (the table checked each field alone). */
+	if (t->recipe == NULL)
+		sw_ferr_add(&r->ferrs, "recipe", "enum", "unknown recipe");
+	else {
+		if (!(t->recipe->kinds & (t->ray ? KIND_RAY : KIND_HPJ)))
+			sw_ferr_add(&r->ferrs, "recipe", "kind", "recipe %s "
+			    "does not run as kind %s", rname, kind);
+		if (t->recipe->config == 2 && t->config == NULL)
+			sw_ferr_add(&r->ferrs, "config", "required", "recipe "
+			    "%s needs a config under /data/configs", rname);
+		if (t->recipe->config == 0 && t->config != NULL)
+			sw_ferr_add(&r->ferrs, "config", "recipe", "recipe "
+			    "%s takes no config", rname);
+		if (t->recipe->program != NULL && t->entry != NULL)
+			sw_ferr_add(&r->ferrs, "entry", "recipe", "recipe "
+			    "%s has its own program; entry is for pytorch",
+			    rname);
+	}
+	if (t->ray && sw_json_get(a, "elastic_agent") != NULL)
+		sw_ferr_add(&r->ferrs, "elastic_agent", "kind", "is for kind "
+		    "hyperpod-pytorch; a RayJob runs no elastic agent");
+	if (t->ray && t->logmon != NULL)
+		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
+		    "hyperpod-pytorch (the training operator watches logs)");
+	check_log_pattern(r, t->logmon);
+	check_env(r, t->env);
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
+		    r->ferrs.e[0].msg);
+	t->own_image = sw_json_get(a, "image") != NULL;
+	t->image = wl_str_or(a, "image", t->ray ? t->recipe->ray_image :
+	    t->recipe->image);
+	return SW_OK;
+}
+
+json_object *
+wl_train_manifest(struct sw_req *r, const struct train *t)
+{
+	json_object *m = t->ray ? rayjob_manifest(t) : hpj_manifest(t);
+
+	if (m == NULL)
+		sw_req_fail(r, SW_EINTERNAL, "cannot build the entrypoint");
+	return m;
+}
+
+sw_err
 h_training_job_submit(struct sw_req *r)
 {
 	json_object *a = r->args, *list = NULL, *m, *existing = NULL;
-	const char *kind = wl_str_or(a, "kind", "hyperpod-pytorch");
-	const char *rname = wl_str_or(a, "recipe", "pytorch");
 	struct train t;
 	struct sw_kube kb;
 	int have;
 	sw_err e;
 
-	memset(&t, 0, sizeof(t));
 	memset(&kb, 0, sizeof(kb));
-	t.cluster = sw_json_get_str(a, "name");
-	t.job = sw_json_get_str(a, "job_name");
-	t.ns = wl_str_or(a, "namespace", "default");
-	t.pvc = wl_str_or(a, "pvc", "s3-claim");
-	t.dataset = sw_json_get_str(a, "dataset");
-	t.model = sw_json_get_str(a, "model");
-	t.entry = sw_json_get_str(a, "entry");
-	t.config = sw_json_get_str(a, "config");
-	t.instance_type = sw_json_get_str(a, "instance_type");
-	t.mlflow = sw_json_get_str(a, "mlflow_tracking_uri");
-	t.nodes = sw_json_get_int(a, "nodes", 1);
-	t.gpus = sw_json_get_int(a, "gpus_per_node", 1);
-	t.efa = sw_json_get_int(a, "efa_per_node", 0);
-	t.max_steps = sw_json_get_int(a, "max_steps", 0);
-	t.env = sw_json_get(a, "env");
-	t.logmon = sw_json_get(a, "log_monitoring");
-	t.ray = strcmp(kind, "ray") == 0;
-	t.agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
-	    "install") == 0;
-	t.recipe = recipe_find(rname);
-
-	/* Cross-field rules (the table checked each field alone). */
-	if (t.recipe == NULL)
-		sw_ferr_add(&r->ferrs, "recipe", "enum", "unknown recipe");
-	else {
-		if (!(t.recipe->kinds & (t.ray ? KIND_RAY : KIND_HPJ)))
-			sw_ferr_add(&r->ferrs, "recipe", "kind", "recipe %s "
-			    "does not run as kind %s", rname, kind);
-		if (t.recipe->config == 2 && t.config == NULL)
-			sw_ferr_add(&r->ferrs, "config", "required", "recipe "
-			    "%s needs a config under /data/configs", rname);
-		if (t.recipe->config == 0 && t.config != NULL)
-			sw_ferr_add(&r->ferrs, "config", "recipe", "recipe "
-			    "%s takes no config", rname);
-		if (t.recipe->program != NULL && t.entry != NULL)
-			sw_ferr_add(&r->ferrs, "entry", "recipe", "recipe "
-			    "%s has its own program; entry is for pytorch",
-			    rname);
-	}
-	if (t.ray && sw_json_get(a, "elastic_agent") != NULL)
-		sw_ferr_add(&r->ferrs, "elastic_agent", "kind", "is for kind "
-		    "hyperpod-pytorch; a RayJob runs no elastic agent");
-	if (t.ray && t.logmon != NULL)
-		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
-		    "hyperpod-pytorch (the training operator watches logs)");
-	check_log_pattern(r, t.logmon);
-	check_env(r, t.env);
-	if (r->ferrs.n > 0)
-		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
-		    r->ferrs.e[0].msg);
-	t.own_image = sw_json_get(a, "image") != NULL;
-	t.image = wl_str_or(a, "image", t.ray ? t.recipe->ray_image :
-	    t.recipe->image);
-
+	if (wl_train_read(r, &t) != SW_OK)
+		return r->err;
 	if (wl_kube_open(r, t.cluster, &kb) != SW_OK)
 		return r->err;
 	have = wl_crd_present(r, &kb, t.ray ? CRD_RAYJOB : CRD_HPJ);
@@ -531,11 +652,8 @@ h_training_job_submit(struct sw_req *r)
 	if ((have = tiered_sa(r, &kb, t.ns)) < 0)
 		goto out;
 	t.sa = have ? TIERED_SA : NULL;
-	m = t.ray ? rayjob_manifest(&t) : hpj_manifest(&t);
-	if (m == NULL) {
-		sw_req_fail(r, SW_EINTERNAL, "cannot build the entrypoint");
+	if ((m = wl_train_manifest(r, &t)) == NULL)
 		goto out;
-	}
 	if (h_kueue_labels(r, t.cluster, t.ns, m) != SW_OK) {
 		json_object_put(m);
 		goto out;
@@ -559,7 +677,7 @@ h_training_job_submit(struct sw_req *r)
 		wl_answer_applied(r, 201, sw_jo("job", sw_js(t.job),
 		    "namespace", sw_js(t.ns),
 		    "kind", sw_js(sw_json_get_str(m, "kind")),
-		    "recipe", sw_js(rname), "image", sw_js(t.image),
+		    "recipe", sw_js(t.recipe->name), "image", sw_js(t.image),
 		    "service_account", t.sa ? sw_js(t.sa) : NULL,
 		    "output_dir", sw_js(outdir), NULL), refs);
 	}

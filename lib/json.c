@@ -88,7 +88,7 @@ static const char *
 json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 {
 	const char *bad;
-	size_t i, n;
+	size_t i, n, m;
 
 	switch (json_object_get_type(o)) {
 	case json_type_string:
@@ -119,8 +119,17 @@ json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 			}
 			n = (size_t)snprintf(where + at, wheresz - at, "%s%s",
 			    at ? "." : "", k);
-			if (n >= wheresz - at)
+			if (n >= wheresz - at) {
+				/* Cut on a character (the path is quoted in
+				 * messages that must be valid UTF-8); nothing
+				 * more is added after a cut path. */
 				n = wheresz - at - 1;
+				for (m = n; m > (at ? 1u : 0u) &&
+				    ((unsigned char)k[m - (at ? 1 : 0)] &
+				    0xc0) == 0x80; m--)
+					;
+				where[at + m] = '\0';
+			}
 			if ((bad = json_text_bad(v, where, wheresz, at + n)) !=
 			    NULL)
 				return bad;

@@ -4,29 +4,22 @@
  * answer into struct k8s_error from the Status object.  Watches and
  * log follows use the streaming mode of lib/http.c; watch events are
  * split on newlines and parsed one JSON object at a time, each line
- * capped at SW_K8S_MAX_EVENT.
+ * capped at SW_K8S_MAX_EVENT.  What an answer means (k8s_answer, the
+ * list and watch readers) is apart from the transport, in the functions
+ * lib/k8sparse.h declares, so it can be tested without a server.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lib/buf.h"
+#include "lib/json.h"
 #include "lib/k8s.h"
+#include "lib/k8sparse.h"
 #include "lib/sigv4.h"
-
-struct k8s_stream {
-	struct sw_buf	 line;
-	k8s_event_fn	 fn;
-	void		*arg;
-	char		*rv;
-	size_t		 rvsz;
-	int		 gone;
-	int		 bad;
-	int		 stopped;	/* fn asked to stop */
-	struct k8s_error *err;
-};
 
 sw_err
 k8s_init(struct k8s_client *c, const char *server, const char *ca_pem,
@@ -139,6 +132,32 @@ k8s_err_clear(struct k8s_error *e)
 	memset(e, 0, sizeof(*e));
 }
 
+/*
+ * Copy len bytes of text into dst (dstsz bytes) as valid UTF-8: cut to
+ * fit, stopped at a NUL, and any byte that is not part of a valid
+ * sequence (a sequence cut short by the size included) shown as '?'.
+ * An API server's words are quoted in problems, step messages and
+ * stream frames, which must be valid UTF-8 text.
+ */
+static void
+k8s_text(char *dst, size_t dstsz, const char *src, size_t len)
+{
+	char	*clean;
+	size_t	 n;
+
+	n = strnlen(src, len);
+	if (n >= dstsz)
+		n = dstsz - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	if ((clean = sw_utf8_dup(dst)) == NULL) {
+		dst[0] = '\0';
+		return;
+	}
+	memcpy(dst, clean, n + 1);
+	free(clean);
+}
+
 /* Fill err from a Status object (or whatever body came back). */
 static void
 k8s_parse_status(const char *body, size_t len, long status,
@@ -146,22 +165,24 @@ k8s_parse_status(const char *body, size_t len, long status,
 {
 	json_tokener	*tok;
 	json_object	*o = NULL, *v, *d;
+	const char	*t;
 
 	k8s_err_clear(e);
 	e->status = status;
 	e->code = (int)status;
 	e->gone = status == 410;
-	if (len > 0 && (tok = json_tokener_new()) != NULL) {
+	if (len > 0 && len <= INT_MAX && (tok = json_tokener_new()) != NULL) {
 		o = json_tokener_parse_ex(tok, body, (int)len);
 		json_tokener_free(tok);
 	}
 	if (o != NULL && json_object_is_type(o, json_type_object)) {
-		if (json_object_object_get_ex(o, "reason", &v))
-			snprintf(e->reason, sizeof(e->reason), "%s",
-			    json_object_get_string(v));
-		if (json_object_object_get_ex(o, "message", &v))
-			snprintf(e->message, sizeof(e->message), "%s",
-			    json_object_get_string(v));
+		if (json_object_object_get_ex(o, "reason", &v) &&
+		    (t = json_object_get_string(v)) != NULL)
+			k8s_text(e->reason, sizeof(e->reason), t, strlen(t));
+		if (json_object_object_get_ex(o, "message", &v) &&
+		    (t = json_object_get_string(v)) != NULL)
+			k8s_text(e->message, sizeof(e->message), t,
+			    strlen(t));
 		if (json_object_object_get_ex(o, "code", &v))
 			e->code = json_object_get_int(v);
 		if (json_object_object_get_ex(o, "details", &d) &&
@@ -171,8 +192,8 @@ k8s_parse_status(const char *body, size_t len, long status,
 		    strcmp(e->reason, "Gone") == 0)
 			e->gone = 1;
 	} else if (len > 0)
-		snprintf(e->message, sizeof(e->message), "%.*s",
-		    (int)(len < 200 ? len : 200), body);
+		k8s_text(e->message, sizeof(e->message), body,
+		    len < 200 ? len : 200);
 	json_object_put(o);
 }
 
@@ -203,18 +224,68 @@ k8s_sw(const struct k8s_error *e)
 	}
 }
 
+sw_err
+k8s_answer(long status, const char *body, size_t len, int want,
+    json_object **out, struct k8s_error *e)
+{
+	json_tokener	*tok;
+	json_object	*o = NULL, *items;
+	const char	*why = "response is not JSON";
+
+	if (out != NULL)
+		*out = NULL;
+	if (status < 200 || status >= 300) {
+		k8s_parse_status(body, len, status, e);
+		return k8s_sw(e);
+	}
+	if (out == NULL)
+		return SW_OK;
+	if (len == 0)
+		o = json_object_new_object();
+	else if (len <= INT_MAX && (tok = json_tokener_new_ex(64)) != NULL) {
+		o = json_tokener_parse_ex(tok, body, (int)len);
+		json_tokener_free(tok);
+	}
+	if (o != NULL && want != K8S_ANSWER_JSON &&
+	    !json_object_is_type(o, json_type_object)) {
+		why = "response is not a JSON object";
+		json_object_put(o);
+		o = NULL;
+	}
+	if (o != NULL && want == K8S_ANSWER_LIST) {
+		/* Every reader of a list walks items as an array. */
+		if (!json_object_object_get_ex(o, "items", &items) ||
+		    items == NULL)
+			json_object_object_add(o, "items",
+			    json_object_new_array());
+		else if (!json_object_is_type(items, json_type_array)) {
+			why = "list response whose items is not an array";
+			json_object_put(o);
+			o = NULL;
+		}
+	}
+	if (o == NULL) {
+		k8s_err_clear(e);
+		snprintf(e->message, sizeof(e->message), "%s", why);
+		e->status = status;
+		return SW_EUPSTREAM;
+	}
+	*out = o;
+	return SW_OK;
+}
+
 /*
  * One call.  body may be NULL; out (may be NULL) gets the parsed 2xx
- * body; with sfn the 2xx body is streamed to it instead.
+ * body, which must meet want (K8S_ANSWER_*); with sfn the 2xx body is
+ * streamed to it instead.
  */
 static sw_err
 k8s_do(struct k8s_client *c, const char *method, const char *path,
-    const char *query, const char *ctype, json_object *body,
+    const char *query, const char *ctype, json_object *body, int want,
     json_object **out, http_stream_fn sfn, void *sarg, struct k8s_error *e)
 {
 	struct http_request	 req;
 	struct http_response	 resp;
-	json_tokener		*tok;
 	char			 auth[SW_EKS_TOKEN_MAX + 16];
 	const char		*s;
 	int			 tries;
@@ -263,26 +334,8 @@ k8s_do(struct k8s_client *c, const char *method, const char *path,
 		if (resp.status != 401 || c->token_fn == NULL)
 			break;
 	}
-	if (resp.status < 200 || resp.status >= 300) {
-		k8s_parse_status(resp.body.data, resp.body.len, resp.status, e);
-		rc = k8s_sw(e);
-		goto out;
-	}
-	if (out != NULL && sfn == NULL) {
-		if (resp.body.len == 0) {
-			*out = json_object_new_object();
-		} else if ((tok = json_tokener_new_ex(64)) != NULL) {
-			*out = json_tokener_parse_ex(tok, resp.body.data,
-			    (int)resp.body.len);
-			json_tokener_free(tok);
-		}
-		if (*out == NULL) {
-			snprintf(e->message, sizeof(e->message),
-			    "response is not JSON");
-			e->status = resp.status;
-			rc = SW_EUPSTREAM;
-		}
-	}
+	rc = k8s_answer(resp.status, resp.body.data, resp.body.len, want,
+	    sfn == NULL ? out : NULL, e);
 out:
 	memset(auth, 0, sizeof(auth));
 	http_request_free(&req);
@@ -294,7 +347,8 @@ sw_err
 k8s_get(struct k8s_client *c, const char *path, json_object **out,
     struct k8s_error *e)
 {
-	return k8s_do(c, "GET", path, NULL, NULL, NULL, out, NULL, NULL, e);
+	return k8s_do(c, "GET", path, NULL, NULL, NULL, K8S_ANSWER_OBJECT,
+	    out, NULL, NULL, e);
 }
 
 static sw_err
@@ -322,7 +376,7 @@ k8s_list(struct k8s_client *c, const char *path, const char *sel,
 		goto out;
 	}
 	rc = k8s_do(c, "GET", path, q.len > 0 ? sw_buf_str(&q) : NULL, NULL,
-	    NULL, out, NULL, NULL, e);
+	    NULL, K8S_ANSWER_LIST, out, NULL, NULL, e);
 out:
 	sw_buf_free(&q);
 	return rc;
@@ -333,7 +387,7 @@ k8s_create(struct k8s_client *c, const char *path, json_object *obj,
     json_object **out, struct k8s_error *e)
 {
 	return k8s_do(c, "POST", path, "fieldManager=" K8S_FIELD_MANAGER,
-	    "application/json", obj, out, NULL, NULL, e);
+	    "application/json", obj, K8S_ANSWER_OBJECT, out, NULL, NULL, e);
 }
 
 sw_err
@@ -351,8 +405,8 @@ k8s_apply(struct k8s_client *c, const char *path, json_object *obj,
 	if (json_object_object_get_ex(copy, "metadata", &meta))
 		json_object_object_del(meta, "managedFields");
 	rc = k8s_do(c, "PATCH", path, "fieldManager=" K8S_FIELD_MANAGER
-	    "&force=true", "application/apply-patch+yaml", copy, out, NULL,
-	    NULL, e);
+	    "&force=true", "application/apply-patch+yaml", copy,
+	    K8S_ANSWER_OBJECT, out, NULL, NULL, e);
 	json_object_put(copy);
 	return rc;
 }
@@ -361,8 +415,8 @@ sw_err
 k8s_post(struct k8s_client *c, const char *path, json_object *body,
     json_object **out, struct k8s_error *e)
 {
-	return k8s_do(c, "POST", path, NULL, "application/json", body, out,
-	    NULL, NULL, e);
+	return k8s_do(c, "POST", path, NULL, "application/json", body,
+	    K8S_ANSWER_JSON, out, NULL, NULL, e);
 }
 
 sw_err
@@ -370,14 +424,15 @@ k8s_merge_patch(struct k8s_client *c, const char *path, json_object *patch,
     json_object **out, struct k8s_error *e)
 {
 	return k8s_do(c, "PATCH", path, "fieldManager=" K8S_FIELD_MANAGER,
-	    "application/merge-patch+json", patch, out, NULL, NULL, e);
+	    "application/merge-patch+json", patch, K8S_ANSWER_OBJECT, out,
+	    NULL, NULL, e);
 }
 
 sw_err
 k8s_delete(struct k8s_client *c, const char *path, struct k8s_error *e)
 {
-	return k8s_do(c, "DELETE", path, NULL, NULL, NULL, NULL, NULL, NULL,
-	    e);
+	return k8s_do(c, "DELETE", path, NULL, NULL, NULL, K8S_ANSWER_OBJECT,
+	    NULL, NULL, NULL, e);
 }
 
 sw_err
@@ -393,21 +448,24 @@ k8s_delete_propagate(struct k8s_client *c, const char *path,
 	json_object_object_add(opts, "apiVersion", json_object_new_string("v1"));
 	json_object_object_add(opts, "propagationPolicy",
 	    json_object_new_string(policy));
-	rc = k8s_do(c, "DELETE", path, NULL, "application/json", opts, NULL,
-	    NULL, NULL, e);
+	rc = k8s_do(c, "DELETE", path, NULL, "application/json", opts,
+	    K8S_ANSWER_OBJECT, NULL, NULL, NULL, e);
 	json_object_put(opts);
 	return rc;
 }
 
-/* Note the version of an object (metadata.resourceVersion). */
+/* Copy metadata.resourceVersion of obj into rv (unchanged when absent
+ * or not a string). */
 static void
-k8s_note_rv(struct k8s_stream *s, json_object *obj)
+k8s_copy_rv(json_object *obj, char *rv, size_t rvsz)
 {
-	json_object	*meta, *rv;
+	json_object	*meta, *v;
 
-	if (s->rv != NULL && json_object_object_get_ex(obj, "metadata",
-	    &meta) && json_object_object_get_ex(meta, "resourceVersion", &rv))
-		snprintf(s->rv, s->rvsz, "%s", json_object_get_string(rv));
+	if (rv != NULL && rvsz > 0 &&
+	    json_object_object_get_ex(obj, "metadata", &meta) &&
+	    json_object_object_get_ex(meta, "resourceVersion", &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(rv, rvsz, "%s", json_object_get_string(v));
 }
 
 /* One watch event line; non-zero stops the stream. */
@@ -421,12 +479,16 @@ k8s_event(struct k8s_stream *s, const char *line, size_t len)
 
 	if (len == 0)
 		return 0;
-	if ((tok = json_tokener_new_ex(64)) == NULL)
+	if (len > INT_MAX || (tok = json_tokener_new_ex(64)) == NULL)
 		return 1;
 	ev = json_tokener_parse_ex(tok, line, (int)len);
 	json_tokener_free(tok);
+	/* An event is {"type": "...", "object": {...}}; anything else
+	 * (a null type or object included) is a malformed stream. */
 	if (ev == NULL || !json_object_object_get_ex(ev, "type", &type) ||
-	    !json_object_object_get_ex(ev, "object", &obj)) {
+	    !json_object_is_type(type, json_type_string) ||
+	    !json_object_object_get_ex(ev, "object", &obj) ||
+	    !json_object_is_type(obj, json_type_object)) {
 		s->bad = 1;
 		stop = 1;
 		goto out;
@@ -441,7 +503,7 @@ k8s_event(struct k8s_stream *s, const char *line, size_t len)
 		stop = 1;
 		goto out;
 	}
-	k8s_note_rv(s, obj);
+	k8s_copy_rv(obj, s->rv, s->rvsz);
 	if (strcmp(t, "BOOKMARK") != 0 && s->fn(s->arg, t, obj) != 0)
 		stop = 1;
 out:
@@ -449,8 +511,21 @@ out:
 	return stop;
 }
 
-static int
-k8s_watch_chunk(void *arg, const char *data, size_t len)
+void
+k8s_stream_init(struct k8s_stream *s, k8s_event_fn fn, void *arg, char *rv,
+    size_t rvsz, struct k8s_error *e)
+{
+	memset(s, 0, sizeof(*s));
+	sw_buf_init(&s->line, SW_K8S_MAX_EVENT);
+	s->fn = fn;
+	s->arg = arg;
+	s->rv = rv;
+	s->rvsz = rvsz;
+	s->err = e;
+}
+
+int
+k8s_stream_chunk(void *arg, const char *data, size_t len)
 {
 	struct k8s_stream	*s = arg;
 	const char		*nl;
@@ -482,6 +557,34 @@ k8s_watch_chunk(void *arg, const char *data, size_t len)
 }
 
 sw_err
+k8s_stream_end(struct k8s_stream *s)
+{
+	struct k8s_error	*e = s->err;
+
+	/* A last event without a trailing newline. */
+	if (!s->stopped && !s->gone && !s->bad && s->line.len > 0)
+		k8s_event(s, sw_buf_str(&s->line), s->line.len);
+	if (s->gone) {
+		e->gone = 1;
+		return SW_ECONFLICT;
+	}
+	if (e->reason[0] != '\0')
+		return SW_EUPSTREAM;
+	if (s->bad) {
+		snprintf(e->message, sizeof(e->message),
+		    "malformed or oversized watch event");
+		return SW_EUPSTREAM;
+	}
+	return SW_OK;
+}
+
+void
+k8s_stream_free(struct k8s_stream *s)
+{
+	sw_buf_free(&s->line);
+}
+
+sw_err
 k8s_watch(struct k8s_client *c, const char *path, const char *sel,
     const char *rv, int timeout_s, k8s_event_fn fn, void *arg, char *rv_out,
     size_t rvsz, struct k8s_error *e)
@@ -493,14 +596,8 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 	sw_err			 rc;
 
 	k8s_err_clear(e);
-	memset(&s, 0, sizeof(s));
-	sw_buf_init(&s.line, SW_K8S_MAX_EVENT);
+	k8s_stream_init(&s, fn, arg, rv_out, rvsz, e);
 	sw_buf_init(&q, SW_MAX_QUERY);
-	s.fn = fn;
-	s.arg = arg;
-	s.rv = rv_out;
-	s.rvsz = rvsz;
-	s.err = e;
 	if (timeout_s <= 0 || timeout_s > SW_K8S_WATCH_TIMEOUT)
 		timeout_s = SW_K8S_WATCH_TIMEOUT;
 	snprintf(num, sizeof(num), "%d", timeout_s);
@@ -516,28 +613,35 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 		snprintf(rv_out, rvsz, "%s", rv != NULL ? rv : "");
 	/* The server ends the watch after timeout_s; allow some slack. */
 	c->http.timeout_ms = (timeout_s + 15) * 1000L;
-	rc = k8s_do(c, "GET", path, sw_buf_str(&q), NULL, NULL, NULL,
-	    k8s_watch_chunk, &s, e);
+	rc = k8s_do(c, "GET", path, sw_buf_str(&q), NULL, NULL,
+	    K8S_ANSWER_OBJECT, NULL, k8s_stream_chunk, &s, e);
 	c->http.timeout_ms = saved;
-	if (rc != SW_OK)
-		goto out;
-	/* A last event without a trailing newline. */
-	if (!s.stopped && !s.gone && !s.bad && s.line.len > 0)
-		k8s_event(&s, sw_buf_str(&s.line), s.line.len);
-	if (s.gone) {
-		e->gone = 1;
-		rc = SW_ECONFLICT;
-	} else if (s.err->reason[0] != '\0') {
-		rc = SW_EUPSTREAM;
-	} else if (s.bad) {
-		snprintf(e->message, sizeof(e->message),
-		    "malformed or oversized watch event");
-		rc = SW_EUPSTREAM;
-	}
+	if (rc == SW_OK)
+		rc = k8s_stream_end(&s);
 out:
-	sw_buf_free(&s.line);
+	k8s_stream_free(&s);
 	sw_buf_free(&q);
 	return rc;
+}
+
+int
+k8s_list_sync(json_object *list, k8s_event_fn fn, void *arg, char *rv,
+    size_t rvsz)
+{
+	json_object	*items;
+	size_t		 i, n;
+
+	if (rv != NULL && rvsz > 0)
+		rv[0] = '\0';
+	k8s_copy_rv(list, rv, rvsz);
+	if (!json_object_object_get_ex(list, "items", &items) ||
+	    !json_object_is_type(items, json_type_array))
+		return 0;
+	n = json_object_array_length(items);
+	for (i = 0; i < n; i++)
+		if (fn(arg, "SYNC", json_object_array_get_idx(items, i)) != 0)
+			return 1;
+	return 0;
 }
 
 sw_err
@@ -545,28 +649,17 @@ k8s_list_watch(struct k8s_client *c, const char *path, const char *sel,
     int timeout_s, int rounds, k8s_event_fn fn, void *arg,
     struct k8s_error *e)
 {
-	json_object	*list = NULL, *items, *meta, *v;
+	json_object	*list = NULL;
 	char		 rv[128];
-	size_t		 i, n;
 	int		 round;
 	sw_err		 rc = SW_EINVAL;
 
 	for (round = 0; round < rounds; round++) {
 		if ((rc = k8s_list(c, path, sel, &list, e)) != SW_OK)
 			return rc;
-		rv[0] = '\0';
-		if (json_object_object_get_ex(list, "metadata", &meta) &&
-		    json_object_object_get_ex(meta, "resourceVersion", &v))
-			snprintf(rv, sizeof(rv), "%s",
-			    json_object_get_string(v));
-		if (json_object_object_get_ex(list, "items", &items)) {
-			n = json_object_array_length(items);
-			for (i = 0; i < n; i++)
-				if (fn(arg, "SYNC",
-				    json_object_array_get_idx(items, i)) != 0) {
-					json_object_put(list);
-					return SW_OK;
-				}
+		if (k8s_list_sync(list, fn, arg, rv, sizeof(rv)) != 0) {
+			json_object_put(list);
+			return SW_OK;
 		}
 		json_object_put(list);
 		list = NULL;
@@ -625,7 +718,7 @@ k8s_logs_query(struct k8s_client *c, const char *ns, const char *pod,
 	a.arg = arg;
 	c->http.timeout_ms = timeout_s > 0 ? timeout_s * 1000L : 0;
 	rc = k8s_do(c, "GET", path, q.len > 0 ? sw_buf_str(&q) : NULL, NULL,
-	    NULL, NULL, k8s_logs_chunk, &a, e);
+	    NULL, K8S_ANSWER_JSON, NULL, k8s_logs_chunk, &a, e);
 	/* A follow that hit our own deadline has simply ended. */
 	if (rc == SW_ETIMEOUT && follow && timeout_s > 0 && e->status == 200)
 		rc = SW_OK;

@@ -14,7 +14,8 @@
 #include <strings.h>
 
 #include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 
 #include "lib/limits.h"
 #include "lib/sigv4.h"
@@ -129,15 +130,53 @@ sigv4_sha256_hex(const void *data, size_t len, char out[65])
 	sigv4_hex(md, 32, out);
 }
 
-static sw_err
-sigv4_hmac(const void *key, size_t klen, const char *msg,
-    unsigned char out[32])
-{
-	unsigned int	 len = 0;
+/*
+ * One HMAC-SHA256 context for a whole signature.  The one-shot HMAC()
+ * fetches the MAC and the digest from the provider store and builds and
+ * frees a context on every call (five calls a signature); here they are
+ * fetched once and the context is only keyed again for each step.
+ */
+struct sigv4_mac {
+	EVP_MAC		*mac;
+	EVP_MAC_CTX	*ctx;
+	int		 keyed;		/* the digest parameter is set */
+};
 
-	if (HMAC(EVP_sha256(), key, (int)klen, (const unsigned char *)msg,
-	    strlen(msg), out, &len) == NULL || len != 32)
+static sw_err
+sigv4_mac_init(struct sigv4_mac *m)
+{
+	memset(m, 0, sizeof(*m));
+	if ((m->mac = EVP_MAC_fetch(NULL, "HMAC", NULL)) == NULL ||
+	    (m->ctx = EVP_MAC_CTX_new(m->mac)) == NULL)
 		return SW_EINTERNAL;
+	return SW_OK;
+}
+
+static void
+sigv4_mac_free(struct sigv4_mac *m)
+{
+	EVP_MAC_CTX_free(m->ctx);
+	EVP_MAC_free(m->mac);
+	memset(m, 0, sizeof(*m));
+}
+
+static sw_err
+sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen,
+    const char *msg, unsigned char out[32])
+{
+	static char	 sha256[] = "SHA256";	/* OSSL_PARAM wants char * */
+	OSSL_PARAM	 params[2];
+	size_t		 len = 0;
+
+	params[0] = OSSL_PARAM_construct_utf8_string(
+	    OSSL_MAC_PARAM_DIGEST, sha256, 0);
+	params[1] = OSSL_PARAM_construct_end();
+	if (EVP_MAC_init(m->ctx, key, klen, m->keyed ? NULL : params) != 1 ||
+	    EVP_MAC_update(m->ctx, (const unsigned char *)msg,
+	    strlen(msg)) != 1 ||
+	    EVP_MAC_final(m->ctx, out, &len, 32) != 1 || len != 32)
+		return SW_EINTERNAL;
+	m->keyed = 1;
 	return SW_OK;
 }
 
@@ -184,38 +223,40 @@ sigv4_hexval(char c)
 	return -1;
 }
 
-/* Decode %XY escapes of s[0..len) ('+' stays '+'), then re-encode. */
+/*
+ * Decode %XY escapes of s[0..len) ('+' stays '+'), then re-encode.  One
+ * allocation of the exact worst case (every byte escaped): a query has
+ * a key and a value per pair, and this runs for each one.
+ */
 static char *
 sigv4_query_canon(const char *s, size_t len)
 {
-	struct sw_buf	 raw, enc;
-	char		*out = NULL;
-	size_t		 i;
-	int		 hi, lo;
+	static const char	 digits[] = "0123456789ABCDEF";
+	char			*out, *o;
+	size_t			 i;
+	int			 hi, lo;
 
-	sw_buf_init(&raw, SW_MAX_UPSTREAM_BODY);
-	sw_buf_init(&enc, SW_MAX_UPSTREAM_BODY);
-	if (sw_buf_add(&raw, "", 0) != SW_OK)
-		goto out;
+	if (len > SW_MAX_UPSTREAM_BODY || (out = malloc(3 * len + 1)) == NULL)
+		return NULL;
+	o = out;
 	for (i = 0; i < len; i++) {
-		char c = s[i];
+		unsigned char c = (unsigned char)s[i];
 
 		if (c == '%' && i + 2 < len &&
 		    (hi = sigv4_hexval(s[i + 1])) >= 0 &&
 		    (lo = sigv4_hexval(s[i + 2])) >= 0) {
-			c = (char)(hi << 4 | lo);
+			c = (unsigned char)(hi << 4 | lo);
 			i += 2;
 		}
-		if (sw_buf_putc(&raw, c) != SW_OK)
-			goto out;
+		if (sigv4_unreserved(c))
+			*o++ = (char)c;
+		else {
+			*o++ = '%';
+			*o++ = digits[c >> 4];
+			*o++ = digits[c & 0xf];
+		}
 	}
-	if (sigv4_uri_encode(&enc, raw.data, raw.len, 0) != SW_OK ||
-	    sw_buf_add(&enc, "", 0) != SW_OK)
-		goto out;
-	out = sw_buf_steal(&enc);
-out:
-	sw_buf_free(&raw);
-	sw_buf_free(&enc);
+	*o = '\0';
 	return out;
 }
 
@@ -428,8 +469,10 @@ sigv4_canon_query(const char *query, struct sw_buf *out)
 	if (p.n > 0)
 		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp);
 	for (i = 0; i < p.n; i++)
-		if ((rc = sw_buf_printf(out, "%s%s=%s", i > 0 ? "&" : "",
-		    p.v[i].key, p.v[i].value)) != SW_OK)
+		if ((i > 0 && (rc = sw_buf_putc(out, '&')) != SW_OK) ||
+		    (rc = sw_buf_puts(out, p.v[i].key)) != SW_OK ||
+		    (rc = sw_buf_putc(out, '=')) != SW_OK ||
+		    (rc = sw_buf_puts(out, p.v[i].value)) != SW_OK)
 			goto out;
 	rc = sw_buf_add(out, "", 0);
 out:
@@ -498,6 +541,7 @@ sigv4_compute(struct sigv4_work *w, const struct http_request *req,
     const struct sigv4_params *sp, const char *query)
 {
 	struct sw_buf	 uri, q, ch, key;
+	struct sigv4_mac mac;
 	unsigned char	 k[32];
 	char		 hash[65];
 	sw_err		 rc;
@@ -506,6 +550,7 @@ sigv4_compute(struct sigv4_work *w, const struct http_request *req,
 	sw_buf_init(&q, SW_MAX_UPSTREAM_BODY);
 	sw_buf_init(&ch, SW_MAX_UPSTREAM_BODY);
 	sw_buf_init(&key, SW_AWS_MAX_KEY + 8);
+	memset(&mac, 0, sizeof(mac));
 	if ((rc = sigv4_canon_uri(&uri, req->path, sp->flags)) != SW_OK ||
 	    (rc = sigv4_canon_query(query, &q)) != SW_OK ||
 	    (rc = sigv4_canon_headers(&req->headers, &ch, &w->sh)) != SW_OK)
@@ -518,18 +563,20 @@ sigv4_compute(struct sigv4_work *w, const struct http_request *req,
 	if ((rc = sw_buf_printf(&w->sts, "%s\n%s\n%s\n%s", SIGV4_ALGO,
 	    w->amzdate, w->scope, hash)) != SW_OK)
 		goto out;
-	if ((rc = sw_buf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
-	    (rc = sigv4_hmac(key.data, key.len, w->date, k)) != SW_OK ||
-	    (rc = sigv4_hmac(k, 32, sp->region, k)) != SW_OK ||
-	    (rc = sigv4_hmac(k, 32, sp->service, k)) != SW_OK ||
-	    (rc = sigv4_hmac(k, 32, "aws4_request", k)) != SW_OK ||
-	    (rc = sigv4_hmac(k, 32, sw_buf_str(&w->sts), k)) != SW_OK)
+	if ((rc = sigv4_mac_init(&mac)) != SW_OK ||
+	    (rc = sw_buf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
+	    (rc = sigv4_hmac(&mac, key.data, key.len, w->date, k)) != SW_OK ||
+	    (rc = sigv4_hmac(&mac, k, 32, sp->region, k)) != SW_OK ||
+	    (rc = sigv4_hmac(&mac, k, 32, sp->service, k)) != SW_OK ||
+	    (rc = sigv4_hmac(&mac, k, 32, "aws4_request", k)) != SW_OK ||
+	    (rc = sigv4_hmac(&mac, k, 32, sw_buf_str(&w->sts), k)) != SW_OK)
 		goto out;
 	sigv4_hex(k, 32, w->sig);
 out:
 	if (key.data != NULL)
 		OPENSSL_cleanse(key.data, key.cap);
 	OPENSSL_cleanse(k, sizeof(k));
+	sigv4_mac_free(&mac);
 	sw_buf_free(&key);
 	sw_buf_free(&uri);
 	sw_buf_free(&q);

@@ -3,7 +3,8 @@
 # query string in the access log, 0600 state and logs, an exact Origin
 # allow-list for /mcp and REST, a Host allow-list for REST, invalid
 # UTF-8 and NUL refused with a 400 naming the field and answered in
-# valid UTF-8, reserved env names, the CSP, and who may cancel.
+# valid UTF-8, reserved env names, log patterns too large to compile,
+# the CSP, and who may cancel.
 import json
 import os
 import socket
@@ -197,6 +198,11 @@ mcp_cases = [
      b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":'
      b'{"name":"cluster_get","arguments":{"name":"a\\u0000b"}}}',
      "params.arguments.name"),
+    # a long member path is cut in the message: on a character, not
+    # inside one (fuzz_mcp)
+    ("MCP long key path with invalid UTF-8 below it",
+     b'{"' + b"9" * 120 + "\U000987a0\U000987a0".encode() +
+     b'":{"x":"\xdb\xd5"}}', "9" * 120 + "\U000987a0"),
 ]
 for what, body, field in mcp_cases:
     st, _, payload = raw("POST", b"/mcp", body, headers=MCPH)
@@ -213,6 +219,17 @@ for name in ("MAX_STEPS", "OUTPUT_DIR", "MLFLOW_EXPERIMENT_NAME"):
                {"job_name": "j1", "env": {name: "5"}})
     t.ok(r.status == 400 and "env." + name in fields(r.json),
          "env %s is reserved: 400 naming env.%s" % (name, name))
+
+# ---- log patterns regcomp would write out (fuzz_manifests) ----------------
+# glibc's regcomp unrolls counts and writes "x+" as "xx*": these short
+# patterns took seconds and gigabytes to compile in the API worker.
+for pat in ("((a{1,100}){1,100}){1,100}", "a" + "+" * 40):
+    began = time.time()
+    r = s.post("/api/v1/clusters/c1/training-jobs",
+               {"job_name": "j1", "log_monitoring": {"log_pattern": pat}})
+    t.ok(r.status == 400 and "log_monitoring.log_pattern" in fields(r.json)
+         and time.time() - began < 5,
+         "log_pattern %s: 400 naming the field, at once" % pat[:16])
 
 # ---- CSP -------------------------------------------------------------------
 csp = s.get("/", token=None).header("Content-Security-Policy") or ""

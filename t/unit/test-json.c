@@ -1,8 +1,9 @@
 /* test-json.c: the request-document builders.  sw_ja keeps every value
  * it is given, in order; a NULL value is kept as JSON null instead of
  * ending the list early (a missing subnet must not shorten a subnet
- * list without a word).  sw_json_parse's reason is itself valid UTF-8
- * text: it is sent back in JSON answers. */
+ * list without a word).  sw_json_parse's message about a bad string
+ * names its member path cut on a character, and the message itself is
+ * valid UTF-8 however its buffer cuts it: it is sent back in JSON. */
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,28 @@ main(void)
 	    "nested array kept whole");
 	json_object_put(o);
 
+	{
+		/* A key of 120 ASCII bytes and two 4-byte characters, whose
+		 * value is not UTF-8: the 127-byte path cut inside the
+		 * second character must end before it. */
+		char body[300], why[256], key[160];
+		const char *bad;
+
+		memset(key, '9', 120);
+		memcpy(key + 120, "\xf2\x98\xa4\x98\xf2\x98\xa4\x98", 9);
+		snprintf(body, sizeof(body), "{\"%s\": {\"x\": \"\xdb\xd5\"}}",
+		    key);
+		o = NULL;
+		ok(sw_json_parse(body, strlen(body), &o, why, sizeof(why)) !=
+		    SW_OK, "a string that is not UTF-8 is refused");
+		bad = sw_text_bad(why, strlen(why));
+		ok(bad == NULL, "the message naming its long path is valid "
+		    "UTF-8 (%s)", bad ? bad : "ok");
+		ok(strncmp(why, key, 124) == 0 && why[124] == ':',
+		    "the path keeps the whole first character, not the cut "
+		    "one");
+		json_object_put(o);
+	}
 	{
 		char why[160], text[512];
 		size_t n;

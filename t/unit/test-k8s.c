@@ -4,13 +4,17 @@
  * EKS cluster CA is): bearer tokens and 401 refresh, server-side apply
  * and merge patch wire format, get/list/create/delete, Status errors,
  * watch streams with bookmarks and an in-stream 410 Gone (re-list),
- * and a followed pod log arriving in chunks.
+ * and a followed pod log arriving in chunks.  Odd answers (a list
+ * whose items is not an array, a watch event with a null type, a
+ * Status message that is not valid UTF-8 or is cut inside a character)
+ * are errors with text that can be quoted, never a crash.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/k8s.h"
+#include "lib/k8sparse.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 
@@ -53,6 +57,20 @@ handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 	if (strcmp(last.auth, "Bearer old") == 0) {
 		reply(rep, 401, "{\"kind\":\"Status\",\"status\":\"Failure\","
 		    "\"reason\":\"Unauthorized\",\"code\":401}");
+		return;
+	}
+	/* An API server (or what stands in its place) answering oddly. */
+	if (strstr(t, "/namespaces/odd/") != NULL) {
+		if (strstr(t, "watch=1") != NULL)
+			reply(rep, 200, "{\"type\":null,\"object\":{}}\n");
+		else if (strstr(t, "/pods/p1") != NULL)
+			reply(rep, 403, "{\"kind\":\"Status\",\"message\":"
+			    "\"no \xff here\",\"reason\":\"Forbidden\","
+			    "\"code\":403}");
+		else if (strstr(t, "/pods/p2") != NULL)
+			reply(rep, 200, "[1,2]");
+		else
+			reply(rep, 200, "{\"kind\":\"List\",\"items\":5}");
 		return;
 	}
 	if (strstr(t, "/log?") != NULL) {
@@ -319,6 +337,46 @@ main(void)
 	    strcmp(last.auth, "Bearer new") == 0,
 	    "401 -> fresh token -> success");
 	json_object_put(out);
+
+	/* Odd answers are upstream errors, not crashes. */
+	rc = k8s_list(&c, "/api/v1/namespaces/odd/pods", NULL, &out, &e);
+	ok(rc == SW_EUPSTREAM && out == NULL,
+	    "a list whose items is not an array is refused");
+	memset(&ev, 0, sizeof(ev));
+	rc = k8s_list_watch(&c, "/api/v1/namespaces/odd/pods", NULL, 30, 1,
+	    on_event, &ev, &e);
+	ok(rc == SW_EUPSTREAM && ev.n == 0,
+	    "list-watch of such a list stops with an error");
+	memset(&ev, 0, sizeof(ev));
+	rc = k8s_watch(&c, "/api/v1/namespaces/odd/pods", NULL, NULL, 30,
+	    on_event, &ev, NULL, 0, &e);
+	ok(rc == SW_EUPSTREAM && ev.n == 0 && strstr(e.message,
+	    "malformed") != NULL, "a watch event with a null type is "
+	    "malformed");
+	rc = k8s_get(&c, "/api/v1/namespaces/odd/pods/p1", &out, &e);
+	ok(rc == SW_EFORBIDDEN && strcmp(e.message, "no ? here") == 0,
+	    "a byte of a Status message that is not UTF-8 is shown as ?");
+	rc = k8s_get(&c, "/api/v1/namespaces/odd/pods/p2", &out, &e);
+	ok(rc == SW_EUPSTREAM && out == NULL,
+	    "a GET answered with something other than an object is refused");
+	{
+		char body[1200], want[1024];
+
+		/* 1022 bytes, then a two-byte character across the cut. */
+		memset(want, 'x', 1022);
+		want[1022] = '?';
+		want[1023] = '\0';
+		snprintf(body, sizeof(body), "{\"message\":\"%.1022s\xc3\xa9"
+		    "\",\"reason\":\"Forbidden\"}", want);
+		rc = k8s_answer(403, body, strlen(body), K8S_ANSWER_OBJECT,
+		    NULL, &e);
+		ok(rc == SW_EFORBIDDEN && strcmp(e.message, want) == 0,
+		    "a message cut inside a character ends valid");
+		rc = k8s_answer(502, "\xff\xfe bad gateway", 14,
+		    K8S_ANSWER_OBJECT, NULL, &e);
+		ok(rc == SW_EUPSTREAM && strcmp(e.message, "?? bad gateway") ==
+		    0, "a body that is not JSON is quoted as valid UTF-8");
+	}
 
 	k8s_free(&c);
 	fake_stop(srv);
