@@ -185,12 +185,23 @@ t.eq(r.status, 404, "scale an unknown endpoint: 404")
 for name in ("qwen", "sg"):
     r = call("DELETE", C + "/inference/" + name)
     t.eq(r.status, 200, "inference_delete " + name)
-left = kget("all", "-l", "app.kubernetes.io/managed-by=slipway,"
-            "slipway.dev/inference")
-t.ok(left is not None and not [i for i in left["items"]
-                               if i["kind"] != "Pod" or not
-                               i["metadata"].get("deletionTimestamp")],
-     "no endpoint object is left")
+
+
+def staying():
+    """The endpoints' objects not on their way out (the garbage collector
+    removes a Deployment's pods after it, as a real cluster's does)."""
+    left = kget("all", "-l", "app.kubernetes.io/managed-by=slipway,"
+                "slipway.dev/inference")
+    if left is None:
+        return ["(kubectl failed)"]
+    return [i["kind"] + "/" + i["metadata"]["name"] for i in left["items"]
+            if i["kind"] != "Pod" or not
+            i["metadata"].get("deletionTimestamp")]
+
+
+wait_for(lambda: not staying(), 30)
+stay = staying()
+t.ok(not stay, "no endpoint object is left (%s)" % ", ".join(stay))
 
 
 # ---- the hot GPU pool: pods move to an endpoint by label
