@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "lib/router.h"
@@ -212,7 +213,7 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 		const char *enc = sw_out_str(out, "PolicyDocument",
 		    "GetRolePolicyResult.PolicyDocument", NULL);
 		size_t n = enc ? strlen(enc) + 1 : 0;
-		char *raw = n ? malloc(n) : NULL;
+		char *raw = n ? sw_malloc(n) : NULL;
 
 		if (raw != NULL && sw_url_decode(enc, n - 1, raw, n) >= 0)
 			doc = json_tokener_parse(raw);

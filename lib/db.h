@@ -71,6 +71,12 @@ int	sw_db_version_latest(void);
  * bind.  Borrowed: do not finalize.  NULL on a prepare failure (logged).
  */
 sqlite3_stmt *sw_db_stmt(struct sw_db *, enum sw_stmt s);
+/*
+ * sqlite3_step(st): every statement is stepped through here, a fault
+ * point of the test build (lib/fault.h, SLIPWAY_FAULT=sqlite:N) where it
+ * fails with SQLITE_IOERR without running.
+ */
+int	sw_db_step(sqlite3_stmt *st);
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
 sw_err	sw_db_begin(struct sw_db *);
 sw_err	sw_db_commit(struct sw_db *);

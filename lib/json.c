@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -65,7 +66,7 @@ sw_utf8_dup(const char *s)
 	size_t len = strlen(s), i = 0, n;
 	char *out;
 
-	if ((out = malloc(len + 1)) == NULL)
+	if ((out = sw_malloc(len + 1)) == NULL)
 		return NULL;
 	while (i < len) {
 		n = utf8_seq((const unsigned char *)s + i, len - i);

@@ -28,6 +28,12 @@ sw_log_init(const char *procname)
 	log_json = f != NULL && strcmp(f, "json") == 0;
 }
 
+const char *
+sw_log_proc(void)
+{
+	return log_proc;
+}
+
 /* msg as a JSON string body into out (capped); the length written. */
 static size_t
 log_json_escape(char *out, size_t sz, const char *msg)

@@ -10,6 +10,8 @@ enum sw_log_level { SW_LOG_DEBUG, SW_LOG_INFO, SW_LOG_WARN, SW_LOG_ERROR };
 
 /* Name used as the record's "proc" field; borrowed, must outlive use. */
 void	sw_log_init(const char *procname);
+/* That name ("slipway" before sw_log_init).  Borrowed. */
+const char *sw_log_proc(void);
 void	sw_log_set_level(enum sw_log_level);
 void	sw_log(enum sw_log_level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
@@ -579,7 +580,7 @@ route_in_process(struct sw_mcp *m, const struct sw_principal *who,
 	char *path;
 
 	*doc = NULL;
-	if ((path = strndup(target, q ? (size_t)(q - target) :
+	if ((path = sw_strndup(target, q ? (size_t)(q - target) :
 	    strlen(target))) == NULL) {
 		*status = 500;
 		return;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "pipelines/helm.h"
 
@@ -238,7 +239,7 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 			newest = ts;
 		}
 	}
-	if (pod == NULL || (b = calloc(1, sizeof(*b))) == NULL) {
+	if (pod == NULL || (b = sw_calloc(1, sizeof(*b))) == NULL) {
 		json_object_put(list);
 		return;
 	}
