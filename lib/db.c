@@ -397,7 +397,14 @@ sw_db_begin(struct sw_db *db)
 sw_err
 sw_db_commit(struct sw_db *db)
 {
-	return db_exec(db, "COMMIT");
+	sw_err e;
+
+	/* A COMMIT that fails (busy, I/O, a deferred constraint) leaves
+	 * the transaction open; end it, or this connection's next BEGIN
+	 * fails for as long as the process lives. */
+	if ((e = db_exec(db, "COMMIT")) != SW_OK)
+		sw_db_rollback(db);
+	return e;
 }
 
 void

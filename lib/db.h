@@ -77,7 +77,8 @@ sqlite3_stmt *sw_db_stmt(struct sw_db *, enum sw_stmt s);
  * fails with SQLITE_IOERR without running.
  */
 int	sw_db_step(sqlite3_stmt *st);
-/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  A COMMIT that fails rolls the
+ * transaction back: nothing of it is kept and none is left open. */
 sw_err	sw_db_begin(struct sw_db *);
 sw_err	sw_db_commit(struct sw_db *);
 void	sw_db_rollback(struct sw_db *);
