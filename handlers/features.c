@@ -567,8 +567,10 @@ h_feature_set(struct sw_req *r)
 			    "refused"))
 				why = sw_json_get_str(json_object_array_get_idx(
 				    plan, i), "refused");
-		e = sw_req_fail(r, SW_ECONFLICT, "cannot apply: %s", why ? why :
-		    "the plan stopped");
+		/* Unavailable: the live state could not be read (503,
+		 * try again), never "nothing to change". */
+		e = sw_req_fail(r, e == SW_EUNAVAIL ? e : SW_ECONFLICT,
+		    "cannot apply: %s", why ? why : "the plan stopped");
 		goto out;
 	}
 	if (n == 0) {

@@ -344,7 +344,7 @@ feat_kube_get(struct sw_step *s, struct sw_kube *kb, const char *api,
 	if (e == SW_ENOTFOUND)
 		return 0;
 	if (e != SW_OK) {
-		sw_step_wait(s, sw_poll_ms(s, 10000), "get %s: %s (will "
+		sw_step_retry(s, sw_poll_ms(s, 10000), "get %s: %s (will "
 		    "retry)", name, ke.message[0] ? ke.message : "failed");
 		return -1;
 	}
@@ -378,7 +378,7 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 	e = k8s_delete(&kb->k, path, &ke);
 	if (e == SW_OK || e == SW_ENOTFOUND)
 		return STEP_DONE;
-	return sw_step_wait(s, sw_poll_ms(s, 10000), "delete %s %s: %s (will "
+	return sw_step_retry(s, sw_poll_ms(s, 10000), "delete %s %s: %s (will "
 	    "retry)", kind, name, ke.message[0] ? ke.message : "failed");
 }
 

@@ -107,6 +107,19 @@ sw_step_wait(struct sw_step *s, int64_t ms, const char *fmt, ...)
 }
 
 enum sw_step_rc
+sw_step_retry(struct sw_step *s, int64_t ms, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->wait_ms = ms;
+	s->unavailable = 1;
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return STEP_WAIT;
+}
+
+enum sw_step_rc
 sw_step_fail(struct sw_step *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -174,7 +187,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	if (e == SW_OK)
 		return STEP_DONE;
 	if (err.retryable || err.transport)
-		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+		return sw_step_retry(s, 1000 + (int64_t)(sw_now_ms() % 2000),
 		    "%s %s: %s (will retry)",
 		    aws_service(svc)->id, op, err.code[0] ? err.code :
 		    "transport error");
@@ -417,7 +430,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	struct sw_step s;
 	json_object *all;
 	int i, guard;
-	enum sw_step_rc rc;
+	enum sw_step_rc rc = STEP_DONE;
 
 	*plan = NULL;
 	if (pl == NULL)
@@ -437,11 +450,11 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 		s.res = json_object_new_object();
 		for (guard = 0; guard < 50; guard++) {
 			rc = pl->stages[i].fn(&s);
-			if (rc != STEP_WAIT)
+			if (rc != STEP_WAIT || s.unavailable)
 				break;
 		}
 		json_object_object_add(all, s.stage, s.res);
-		if (rc == STEP_FAIL) {
+		if (rc == STEP_FAIL || s.unavailable) {
 			json_object_array_add(s.calls, sw_jo(
 			    "stage", sw_js(s.stage),
 			    "refused", sw_js(s.msg), NULL));
@@ -450,6 +463,8 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	}
 	json_object_put(all);
 	*plan = s.calls;
+	if (s.unavailable)
+		return SW_EUNAVAIL;
 	return rc == STEP_FAIL ? SW_EPRECONDITION : SW_OK;
 }
 
