@@ -30,6 +30,8 @@ static struct {
 	enum sw_fault_kind	 kind;
 	long			 at;
 	int			 persist;
+	int			 every;		/* 1 in `at`, at random */
+	unsigned long long	 rng;		/* its xorshift state */
 	char			 proc[64];
 	long			 count[SW_FAULT__MAX];
 	long			 fired;
@@ -102,13 +104,16 @@ parse_counted(const char *spec)
 	if (k == SW_FAULT__MAX)
 		return -1;
 	p = spec + n + 1;
+	fault.every = *p == '%';
+	if (fault.every)
+		p++;
 	if (*p < '1' || *p > '9')
 		return -1;
 	errno = 0;
 	at = strtol(p, &end, 10);
 	if (errno != 0 || at <= 0 || at == LONG_MAX)
 		return -1;
-	fault.persist = *end == '+';
+	fault.persist = *end == '+' && !fault.every;
 	if (fault.persist)
 		end++;
 	fault.proc[0] = '\0';
@@ -120,6 +125,7 @@ parse_counted(const char *spec)
 		return -1;
 	fault.kind = (enum sw_fault_kind)k;
 	fault.at = at;
+	fault.rng = 0x9e3779b97f4a7c15ULL;
 	fault.armed = 1;
 	return 0;
 }
@@ -166,8 +172,18 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 	n = ++fault.count[kind];
 	if (fault.watch != NULL)
 		fault.watch(kind, n);
-	if (!fault.armed || kind != fault.kind || n < fault.at ||
-	    (n > fault.at && !fault.persist))
+	if (!fault.armed || kind != fault.kind)
+		return 0;
+	if (fault.every) {
+		/* xorshift64: the same sequence in every run, without the
+		 * lockstep of a fixed period (a loop of exactly N calls
+		 * would fail at the same call each time round). */
+		fault.rng ^= fault.rng << 13;
+		fault.rng ^= fault.rng >> 7;
+		fault.rng ^= fault.rng << 17;
+		if (fault.rng % (unsigned long long)fault.at != 0)
+			return 0;
+	} else if (n < fault.at || (n > fault.at && !fault.persist))
 		return 0;
 	if (fault.proc[0] != '\0' && strcmp(fault.proc, sw_log_proc()) != 0)
 		return 0;

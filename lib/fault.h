@@ -10,23 +10,26 @@
  *		$SLIPWAY_FAULT_ONCE.<point> is created first, and a process
  *		that finds it does not die there again.
  *
- *	alloc:<N>[+][@<proc>]
+ *	alloc:[%]<N>[+][@<proc>]
  *		The Nth allocation through lib/alloc.h (sw_malloc and
  *		friends: every allocation Slipway's own code makes; json-c,
  *		libcurl and SQLite allocate on their own and are not
  *		counted) returns NULL, as malloc does when memory runs out.
- *	sqlite:<N>[+][@<proc>]
+ *	sqlite:[%]<N>[+][@<proc>]
  *		The Nth SQLite call through lib/db.c (a statement step, an
  *		exec such as BEGIN or COMMIT, a first prepare) fails with
  *		SQLITE_IOERR before it reaches SQLite.
- *	http:<N>[+][@<proc>]
+ *	http:[%]<N>[+][@<proc>]
  *		The Nth request through lib/http.c (every AWS, metadata
  *		and Kubernetes call) fails as a refused connection
  *		(SW_EUNAVAIL) before anything is sent.
  *
  *	N counts from 1, from the start of the process (or from the last
  *	sw_fault_arm()).  Only the Nth call fails; with '+' the Nth and
- *	every later one of that kind.  With @<proc> only the process whose
+ *	every later one of that kind.  Written %N (sqlite:%7) one call
+ *	in N fails, picked by a pseudo-random sequence that is the same in
+ *	every run, for the whole life of the process, so a daemon meets
+ *	failures all through its work.  With @<proc> only the process whose
  *	log name (sw_log_init) is <proc> takes the fault, e.g.
  *	http:3+@slipway-poller, since every process `slipway start` starts
  *	inherits the variable.  Each injected failure is logged.
