@@ -175,8 +175,8 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	}
 	if (sw_aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
 		json_object_put(in);
-		return sw_step_fail(s, "cannot record the stage before %s",
-		    op);
+		return sw_step_retry(s, 2000, "cannot record the stage before "
+		    "%s (will retry)", op);
 	}
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
@@ -298,8 +298,12 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	sw_err e = SW_OK;
 
 	*calls = 0;
-	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
-		return e;
+	/* A failed read gives the operation back too: returning with
+	 * the lease held would stall it for the whole lease. */
+	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK) {
+		op = NULL;
+		goto retry;
+	}
 	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
 		e = op_finish(db, op_id, "failed", "no pipeline for this kind",
 		    NULL);
@@ -323,6 +327,16 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 				goto retry;
 			e = op_finish(db, op_id, "cancelled",
 			    "cancelled by request", all);
+			break;
+		}
+		/* A failed stage in a live operation: the write that ended
+		 * the operation was lost.  End it now; never run past it. */
+		if ((seq = stage_index(stages, "failed")) >= 0) {
+			st = json_object_array_get_idx(stages, (size_t)seq);
+			snprintf(why, sizeof(why), "stage %s failed: %s",
+			    sw_json_get_str(st, "name"), sw_json_get_str(st,
+			    "error") ? sw_json_get_str(st, "error") : "");
+			e = op_finish(db, op_id, "failed", why, all);
 			break;
 		}
 		if ((seq = stage_index(stages, "running")) < 0 &&

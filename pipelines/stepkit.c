@@ -54,7 +54,8 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 		if (sw_step_save(s) != SW_OK) {
 			json_object_object_del(s->res, key);
 			json_object_put(in);
-			return sw_step_fail(s, "cannot record %s as sent", op);
+			return sw_step_retry(s, 2000, "cannot record %s as sent "
+			    "(will retry)", op);
 		}
 	}
 	memset(&err, 0, sizeof(err));

@@ -8,7 +8,13 @@
 # database whole with the operation absent or complete, and lets the
 # same request succeed next; under ASan/LSan each run must also exit
 # with no leak.  Its TAP lines are relayed here.
-
+#
+# Then the poller: a second stack whose poller alone fails one SQLite
+# call in 61 (SLIPWAY_FAULT=sqlite:%61@slipway-poller, dozens of
+# failures over a create) must still take a cluster create to the end,
+# every stage succeeded: a failed state write is retried, never the end
+# of the operation, and a failed stage is never run past.
+import json
 import os
 import re
 import subprocess
@@ -64,4 +70,24 @@ def relay(args, timeout):
 
 relay([], 600)
 s.stop()
+
+# ---- the poller under SQLite faults
+os.environ["SLIPWAY_FAULT"] = "sqlite:%61@slipway-poller"
+try:
+    p = Stack(t, sandbox=True, speed=3000)
+finally:
+    del os.environ["SLIPWAY_FAULT"]
+r = p.post("/api/v1/clusters", {"name": "pf", "instance_groups": [
+    {"name": "w", "instance_type": g["instance_type"], "count": 1,
+     "availability_zone": zone}]})
+t.eq(r.status, 202, "create accepted (only the poller takes faults)")
+d = wait_operation(p, r.json["operation_id"], timeout=300)
+fired = p.log_text("poller.log").count("fault injection: sqlite")
+t.ok(fired >= 10, "the poller met SQLite failures (%d)" % fired)
+if not t.eq(d.get("state"), "succeeded", "the create still succeeded"):
+    t.diag(json.dumps(d, indent=1)[-3000:])
+t.eq([x["state"] for x in d.get("stages", [])],
+     ["succeeded"] * len(d.get("stages", [])) or ["?"],
+     "every stage succeeded, none skipped or failed")
+p.stop()
 t.done()
