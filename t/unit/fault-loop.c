@@ -34,6 +34,7 @@
  * STATE_DIR is a running stack's (for config.json: the sandbox's
  * endpoint and keys); its state.db is never touched.  Prints TAP.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,7 +94,7 @@ struct outcome {
 
 /* A child's state: its own database and MCP endpoint. */
 struct run {
-	char		 dir[64];
+	char		 dir[96];
 	struct sw_db	*db;
 	const char	*token;
 	struct sw_mcp	 mcp;
@@ -376,7 +378,7 @@ run_open(struct run *u, int with_mcp)
 
 	memset(u, 0, sizeof(*u));
 	u->token = token;
-	snprintf(u->dir, sizeof(u->dir), "/tmp/sw-fault-XXXXXX");
+	snprintf(u->dir, sizeof(u->dir), "%s/db-XXXXXX", logdir);
 	if (mkdtemp(u->dir) == NULL)
 		return -1;
 	snprintf(path, sizeof(path), "%s/state.db", u->dir);
@@ -406,6 +408,35 @@ make_template(void)
 	e = sw_token_create(db, "fault-admin", SW_SCOPE_ADMIN, token);
 	sw_db_close(db);	/* the last close folds the WAL back */
 	return e == SW_OK ? 0 : -1;
+}
+
+/* Remove dir's files and, one level down, the state directories of
+ * runs that died before cleaning up; then dir itself. */
+static void
+remove_tree(const char *dir, int depth_left)
+{
+	char path[512];
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name,
+		    "..") == 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+		    de->d_name) >= sizeof(path))
+			continue;
+		if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			if (depth_left > 0)
+				remove_tree(path, depth_left - 1);
+		} else
+			unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
 }
 
 /* ---- which allocations to fail ------------------------------------- */
@@ -752,7 +783,6 @@ scenario(const char *name, request_fn fn, int with_mcp)
 int
 main(int argc, char *argv[])
 {
-	char path[128];
 	int i;
 
 	if (argc < 5) {
@@ -791,13 +821,7 @@ main(int argc, char *argv[])
 		if (s == NULL || strcmp(s, "mcp") == 0)
 			scenario("mcp tools/call", req_mcp, 1);
 	}
-	for (i = 0; i < MAX_JOBS; i++) {
-		snprintf(path, sizeof(path), "%s/run%d.log", logdir, i);
-		unlink(path);
-	}
-	snprintf(path, sizeof(path), "%s/template.db", logdir);
-	unlink(path);
-	rmdir(logdir);
+	remove_tree(logdir, 1);
 	sw_config_free(&cfg);
 	return tap_done();
 }
