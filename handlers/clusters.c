@@ -768,8 +768,9 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 					why = sw_json_get_str(
 					    json_object_array_get_idx(plan, i),
 					    "refused");
-			return sw_req_fail(r, SW_EPRECONDITION, "the plan "
-			    "stops: %s", why ? why : "see calls");
+			return sw_req_fail(r, e == SW_EUNAVAIL ? e :
+			    SW_EPRECONDITION, "the plan stops: %s", why ? why :
+			    "see calls");
 		}
 		{
 			const char *const *names = sw_pipeline_stage_names(pl);

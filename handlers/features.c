@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "lib/router.h"
@@ -212,7 +213,7 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 		const char *enc = sw_out_str(out, "PolicyDocument",
 		    "GetRolePolicyResult.PolicyDocument", NULL);
 		size_t n = enc ? strlen(enc) + 1 : 0;
-		char *raw = n ? malloc(n) : NULL;
+		char *raw = n ? sw_malloc(n) : NULL;
 
 		if (raw != NULL && sw_url_decode(enc, n - 1, raw, n) >= 0)
 			doc = json_tokener_parse(raw);
@@ -566,8 +567,10 @@ h_feature_set(struct sw_req *r)
 			    "refused"))
 				why = sw_json_get_str(json_object_array_get_idx(
 				    plan, i), "refused");
-		e = sw_req_fail(r, SW_ECONFLICT, "cannot apply: %s", why ? why :
-		    "the plan stopped");
+		/* Unavailable: the live state could not be read (503,
+		 * try again), never "nothing to change". */
+		e = sw_req_fail(r, e == SW_EUNAVAIL ? e : SW_ECONFLICT,
+		    "cannot apply: %s", why ? why : "the plan stopped");
 		goto out;
 	}
 	if (n == 0) {

@@ -27,6 +27,7 @@
 
 #include "handlers/inference.h"
 #include "handlers/workloads.h"
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/k8s.h"
 
@@ -208,7 +209,7 @@ h_inference_pool_create(struct sw_req *r)
 	if (pool_pods(r, &kb, ns, pool, &pods) != SW_OK)
 		goto out;
 	n = json_object_array_length(pods);
-	if ((have = calloc((size_t)want + 1, 1)) == NULL) {
+	if ((have = sw_calloc((size_t)want + 1, 1)) == NULL) {
 		sw_req_fail(r, SW_ENOMEM, "out of memory");
 		goto out;
 	}

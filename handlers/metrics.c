@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
+#include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/db.h"
 #include "lib/metrics.h"
@@ -32,7 +33,7 @@ render_operations(struct sw_db *db, struct sw_buf *b)
 		return SW_EINTERNAL;
 	e = sw_buf_puts(b, "# HELP slipway_operations Operations by kind and "
 	    "state.\n# TYPE slipway_operations gauge\n");
-	while (e == SW_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
+	while (e == SW_OK && (rc = sw_db_step(st)) == SQLITE_ROW)
 		e = sw_buf_printf(b, "slipway_operations{kind=\"%s\","
 		    "state=\"%s\"} %lld\n", sw_col_text(st, 0),
 		    sw_col_text(st, 1), (long long)sqlite3_column_int64(st, 2));
@@ -57,7 +58,7 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 
 	if (st == NULL)
 		return SW_EINTERNAL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (sw_db_step(st) == SQLITE_ROW) {
 		const char *kind = sw_col_text(st, 0), *stage = sw_col_text(st,
 		    1);
 
@@ -67,7 +68,7 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 			    strcmp(h[i].stage, stage) == 0)
 				break;
 		if (i == nh_len) {
-			if ((nh = realloc(h, (nh_len + 1) * sizeof(*h))) ==
+			if ((nh = sw_realloc(h, (nh_len + 1) * sizeof(*h))) ==
 			    NULL) {
 				free(h);
 				return SW_ENOMEM;
@@ -115,7 +116,7 @@ render_lag(struct sw_db *db, struct sw_buf *b)
 	if (st == NULL)
 		return SW_EINTERNAL;
 	sqlite3_bind_int64(st, 1, now);
-	if (sqlite3_step(st) == SQLITE_ROW &&
+	if (sw_db_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
 		lag = now - sqlite3_column_int64(st, 0);
 	return sw_buf_printf(b, "# HELP slipway_poller_lag_seconds Age of the "

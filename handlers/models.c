@@ -17,6 +17,7 @@
 
 #include "handlers/manifests.h"
 #include "handlers/workloads.h"
+#include "lib/alloc.h"
 #include "lib/json.h"
 
 /* What a dry run shows instead of the token: applicable as written. */
@@ -211,7 +212,7 @@ h_model_download(struct sw_req *r)
 		 * The token is base64'd straight into the manifest and the
 		 * manifest is freed after the call. */
 		size_t tl = strlen(d.token);
-		char *b64 = calloc(1, 4 * ((tl + 2) / 3) + 1);
+		char *b64 = sw_calloc(1, 4 * ((tl + 2) / 3) + 1);
 		json_object *sec;
 
 		if (b64 == NULL) {

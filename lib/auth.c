@@ -136,7 +136,7 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
 	sqlite3_bind_text(st, 3, sw_scope_name(scope), -1, SQLITE_STATIC);
 	sqlite3_bind_blob(st, 4, md, sizeof(md), SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, sw_now_ms());
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		OPENSSL_cleanse(out, SW_TOKEN_LEN);
@@ -162,7 +162,7 @@ sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
 		sqlite3_bind_text(st, 2, tools, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 2);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sw_db_err(db, rc);
@@ -180,7 +180,7 @@ sw_token_list(struct sw_db *db, json_object **out)
 	if ((st = sw_db_stmt(db, STMT_TOKEN_LIST)) == NULL)
 		return SW_EDB;
 	arr = json_object_new_array();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
 		t = json_object_new_object();
 		sw_json_add_str(t, "name", sw_col_text(st, 1));
 		sw_json_add_str(t, "scope", sw_col_text(st, 2));
@@ -211,7 +211,7 @@ sw_token_revoke(struct sw_db *db, const char *name)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, sw_now_ms());
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return sw_db_err(db, rc);
@@ -265,7 +265,7 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 	if ((st = sw_db_stmt(db, STMT_TOKEN_BY_ID)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 3) == 32 &&
 	    CRYPTO_memcmp(sqlite3_column_blob(st, 3), md, 32) == 0 &&
 	    sqlite3_column_type(st, 4) == SQLITE_NULL) {
@@ -290,7 +290,7 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 		sqlite3_bind_int64(st, 3, SW_TOKEN_TOUCH_MS);
 		/* last_used is a hint: a busy database must not fail the
 		 * request, but say so. */
-		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+		if ((rc = sw_db_step(st)) != SQLITE_DONE)
 			sw_warn("cannot record the use of token %s: %s", id,
 			    sqlite3_errstr(rc));
 		sqlite3_reset(st);
@@ -314,7 +314,7 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 	sha256(out, md);
 	if ((st = sw_db_stmt(db, STMT_SESSION_PURGE)) != NULL) {
 		sqlite3_bind_int64(st, 1, now);
-		(void)sqlite3_step(st);
+		(void)sw_db_step(st);
 		sqlite3_reset(st);
 	}
 	if ((st = sw_db_stmt(db, STMT_SESSION_INSERT)) == NULL)
@@ -324,7 +324,7 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 	sqlite3_bind_text(st, 3, p->token_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, now);
 	sqlite3_bind_int64(st, 5, now + (int64_t)SW_SESSION_TTL * 1000);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
 }
@@ -345,7 +345,7 @@ sw_session_check(struct sw_db *db, const char *cookie,
 	if ((st = sw_db_stmt(db, STMT_SESSION_BY_ID)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
 	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
 	    sqlite3_column_int64(st, 1) > sw_now_ms() &&
@@ -375,7 +375,7 @@ sw_session_delete(struct sw_db *db, const char *cookie)
 	if ((st = sw_db_stmt(db, STMT_SESSION_DELETE)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/alloc.h"
 #include "lib/aws.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -134,7 +135,7 @@ aws_ctx_set_endpoint(struct aws_ctx *ctx, enum aws_service svc,
 		len--;
 	if (len == 0 || len >= SW_AWS_MAX_URL)
 		return SW_EINVAL;
-	if ((copy = strndup(url, len)) == NULL)
+	if ((copy = sw_strndup(url, len)) == NULL)
 		return SW_ENOMEM;
 	if (!http_url_allowed(copy, HTTP_ALLOW_LOOPBACK) ||
 	    strchr(copy + strcspn(copy, ":") + 3, '/') != NULL) {

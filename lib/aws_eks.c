@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "lib/alloc.h"
 #include "lib/aws_api.h"
 
 #define SVC	AWS_SVC_EKS
@@ -95,7 +96,7 @@ aws_eks_b64(const char *in, char **out, size_t *outlen)
 	*out = NULL;
 	if (len == 0 || len > SW_MAX_UPSTREAM_BODY)
 		return SW_EUPSTREAM;
-	if ((buf = malloc(len / 4 * 3 + 4)) == NULL ||
+	if ((buf = sw_malloc(len / 4 * 3 + 4)) == NULL ||
 	    (ctx = EVP_ENCODE_CTX_new()) == NULL) {
 		rc = SW_ENOMEM;
 		goto out;
@@ -141,7 +142,7 @@ aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
 		    "cluster %s has no endpoint or CA yet", cluster);
 		goto out;
 	}
-	if ((*endpoint = strdup(json_object_get_string(v))) == NULL) {
+	if ((*endpoint = sw_strdup(json_object_get_string(v))) == NULL) {
 		rc = SW_ENOMEM;
 		goto out;
 	}

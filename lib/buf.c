@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/limits.h"
 
@@ -49,7 +50,7 @@ buf_reserve(struct sw_buf *b, size_t extra)
 	ncap = b->cap ? b->cap : 256;
 	while (ncap < need)
 		ncap *= 2;
-	if ((p = realloc(b->data, ncap)) == NULL)
+	if ((p = sw_realloc(b->data, ncap)) == NULL)
 		return SW_ENOMEM;
 	b->data = p;
 	b->cap = ncap;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -44,7 +45,7 @@ sw_config_load(const char *dir, struct sw_config *c)
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
 	    len > SW_MAX_BODY || fseek(f, 0, SEEK_SET) != 0 ||
-	    (text = malloc((size_t)len + 1)) == NULL ||
+	    (text = sw_malloc((size_t)len + 1)) == NULL ||
 	    fread(text, 1, (size_t)len, f) != (size_t)len) {
 		e = SW_EINTERNAL;
 		goto out;

@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 #include <openssl/crypto.h>
 
+#include "lib/alloc.h"
 #include "lib/creds.h"
 #include "lib/retry.h"
 
@@ -193,7 +194,7 @@ creds_read_file(const char *path, size_t *lenp)
 
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
-	if ((buf = malloc(SW_AWS_MAX_FILE + 1)) == NULL) {
+	if ((buf = sw_malloc(SW_AWS_MAX_FILE + 1)) == NULL) {
 		fclose(f);
 		return NULL;
 	}

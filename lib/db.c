@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/alloc.h"
 #include "lib/db.h"
+#include "lib/fault.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 
@@ -237,13 +239,24 @@ sw_db_err(struct sw_db *db, int rc)
 	}
 }
 
+int
+sw_db_step(sqlite3_stmt *st)
+{
+	if (sw_fault_hit(SW_FAULT_SQLITE, "step"))
+		return SQLITE_IOERR;
+	return sqlite3_step(st);
+}
+
 static sw_err
 db_exec(struct sw_db *db, const char *sql)
 {
 	char *msg = NULL;
 	int rc;
 
-	rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+	if (sw_fault_hit(SW_FAULT_SQLITE, sql))
+		rc = SQLITE_IOERR;
+	else
+		rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
 		sw_error("sqlite exec: %s", msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
@@ -261,7 +274,7 @@ sw_db_version(struct sw_db *db)
 	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st,
 	    NULL) != SQLITE_OK)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sw_db_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	return v;
@@ -313,7 +326,7 @@ sw_db_open(const char *path, struct sw_db **out)
 	sw_err e;
 
 	*out = NULL;
-	if ((db = calloc(1, sizeof(*db))) == NULL)
+	if ((db = sw_calloc(1, sizeof(*db))) == NULL)
 		return SW_ENOMEM;
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
 	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
@@ -357,6 +370,10 @@ sw_db_stmt(struct sw_db *db, enum sw_stmt s)
 	if ((unsigned)s >= STMT__MAX)
 		return NULL;
 	if ((st = db->stmt[s]) == NULL) {
+		if (sw_fault_hit(SW_FAULT_SQLITE, "prepare")) {
+			sw_error("prepare statement %d: injected fault", (int)s);
+			return NULL;
+		}
 		if (sqlite3_prepare_v3(db->h, stmt_sql[s], -1,
 		    SQLITE_PREPARE_PERSISTENT, &db->stmt[s], NULL) !=
 		    SQLITE_OK) {
@@ -380,7 +397,14 @@ sw_db_begin(struct sw_db *db)
 sw_err
 sw_db_commit(struct sw_db *db)
 {
-	return db_exec(db, "COMMIT");
+	sw_err e;
+
+	/* A COMMIT that fails (busy, I/O, a deferred constraint) leaves
+	 * the transaction open; end it, or this connection's next BEGIN
+	 * fails for as long as the process lives. */
+	if ((e = db_exec(db, "COMMIT")) != SW_OK)
+		sw_db_rollback(db);
+	return e;
 }
 
 void

@@ -71,7 +71,14 @@ int	sw_db_version_latest(void);
  * bind.  Borrowed: do not finalize.  NULL on a prepare failure (logged).
  */
 sqlite3_stmt *sw_db_stmt(struct sw_db *, enum sw_stmt s);
-/* BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
+/*
+ * sqlite3_step(st): every statement is stepped through here, a fault
+ * point of the test build (lib/fault.h, SLIPWAY_FAULT=sqlite:N) where it
+ * fails with SQLITE_IOERR without running.
+ */
+int	sw_db_step(sqlite3_stmt *st);
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  A COMMIT that fails rolls the
+ * transaction back: nothing of it is kept and none is left open. */
 sw_err	sw_db_begin(struct sw_db *);
 sw_err	sw_db_commit(struct sw_db *);
 void	sw_db_rollback(struct sw_db *);

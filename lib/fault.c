@@ -1,13 +1,18 @@
 /*
  * fault.c: the fault hooks of fault.h.  Tests set SLIPWAY_FAULT in the
- * environment of `slipway start`; every child inherits it.  The hooks
- * read it each time (they sit on rare paths: after a mutating call), so
- * a test needs no restart to arm or disarm one.
+ * environment of `slipway start`; every child inherits it.  kill-after
+ * reads it each time (it sits on rare paths: after a mutating call), so
+ * a test needs no restart to arm or disarm one.  The counted faults
+ * (alloc, sqlite, http) sit on every allocation, so their form is read
+ * once, at the first counted call, and kept; a test program changes it
+ * with sw_fault_arm().
  */
 #include "config.h"
 
 #ifdef SW_FAULT_INJECTION
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,28 @@
 
 #include "lib/fault.h"
 #include "lib/log.h"
+
+/* The counted fault in force: fail call `at` of `kind` (and every later
+ * one when `persist`), in the process named `proc` ("" for any). */
+static struct {
+	int			 read;		/* SLIPWAY_FAULT looked at */
+	int			 armed;
+	enum sw_fault_kind	 kind;
+	long			 at;
+	int			 persist;
+	int			 every;		/* 1 in `at`, at random */
+	unsigned long long	 rng;		/* its xorshift state */
+	char			 proc[64];
+	long			 count[SW_FAULT__MAX];
+	long			 fired;
+	sw_fault_watch_fn	 watch;
+} fault;
+
+static const char *const kind_names[SW_FAULT__MAX] = {
+	[SW_FAULT_ALLOC] = "alloc",
+	[SW_FAULT_SQLITE] = "sqlite",
+	[SW_FAULT_HTTP] = "http",
+};
 
 /* point is one of the comma-separated names in list. */
 static int
@@ -57,6 +84,131 @@ sw_fault_kill_after(const char *point)
 	}
 	sw_error("fault injection: SIGKILL after %s", point);
 	(void)raise(SIGKILL);
+}
+
+/* Parse "<kind>:<N>[+][@<proc>]" into fault; -1 when it is not that. */
+static int
+parse_counted(const char *spec)
+{
+	const char *p;
+	char *end;
+	size_t n;
+	long at;
+	int k;
+
+	for (k = 0; k < SW_FAULT__MAX; k++) {
+		n = strlen(kind_names[k]);
+		if (strncmp(spec, kind_names[k], n) == 0 && spec[n] == ':')
+			break;
+	}
+	if (k == SW_FAULT__MAX)
+		return -1;
+	p = spec + n + 1;
+	fault.every = *p == '%';
+	if (fault.every)
+		p++;
+	if (*p < '1' || *p > '9')
+		return -1;
+	errno = 0;
+	at = strtol(p, &end, 10);
+	if (errno != 0 || at <= 0 || at == LONG_MAX)
+		return -1;
+	fault.persist = *end == '+' && !fault.every;
+	if (fault.persist)
+		end++;
+	fault.proc[0] = '\0';
+	if (*end == '@') {
+		if (end[1] == '\0' || (size_t)snprintf(fault.proc,
+		    sizeof(fault.proc), "%s", end + 1) >= sizeof(fault.proc))
+			return -1;
+	} else if (*end != '\0')
+		return -1;
+	fault.kind = (enum sw_fault_kind)k;
+	fault.at = at;
+	fault.rng = 0x9e3779b97f4a7c15ULL;
+	fault.armed = 1;
+	return 0;
+}
+
+int
+sw_fault_arm(const char *spec)
+{
+	int k;
+
+	fault.read = 1;
+	fault.armed = 0;
+	fault.fired = 0;
+	for (k = 0; k < SW_FAULT__MAX; k++)
+		fault.count[k] = 0;
+	if (spec == NULL || *spec == '\0')
+		return 0;
+	if (parse_counted(spec) != 0) {
+		fault.armed = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sw_fault_hit(enum sw_fault_kind kind, const char *what)
+{
+	const char *f;
+	long n;
+
+	if ((unsigned)kind >= SW_FAULT__MAX)
+		return 0;
+	if (!fault.read) {
+		fault.read = 1;
+		f = getenv("SLIPWAY_FAULT");
+		/* kill-after is read by its own hook; anything else that
+		 * is not a counted form is a mistake worth a line. */
+		if (f != NULL && *f != '\0' && strncmp(f, "kill-after:",
+		    11) != 0 && parse_counted(f) != 0) {
+			fault.armed = 0;
+			sw_warn("fault injection: SLIPWAY_FAULT=%s is not "
+			    "alloc:N, sqlite:N or http:N; ignored", f);
+		}
+	}
+	n = ++fault.count[kind];
+	if (fault.watch != NULL)
+		fault.watch(kind, n);
+	if (!fault.armed || kind != fault.kind)
+		return 0;
+	if (fault.every) {
+		/* xorshift64: the same sequence in every run, without the
+		 * lockstep of a fixed period (a loop of exactly N calls
+		 * would fail at the same call each time round). */
+		fault.rng ^= fault.rng << 13;
+		fault.rng ^= fault.rng >> 7;
+		fault.rng ^= fault.rng << 17;
+		if (fault.rng % (unsigned long long)fault.at != 0)
+			return 0;
+	} else if (n < fault.at || (n > fault.at && !fault.persist))
+		return 0;
+	if (fault.proc[0] != '\0' && strcmp(fault.proc, sw_log_proc()) != 0)
+		return 0;
+	fault.fired++;
+	sw_warn("fault injection: %s call %ld (%s) fails", kind_names[kind],
+	    n, what != NULL ? what : "?");
+	return 1;
+}
+
+long
+sw_fault_count(enum sw_fault_kind kind)
+{
+	return (unsigned)kind < SW_FAULT__MAX ? fault.count[kind] : 0;
+}
+
+long
+sw_fault_fired(void)
+{
+	return fault.fired;
+}
+
+void
+sw_fault_watch(sw_fault_watch_fn fn)
+{
+	fault.watch = fn;
 }
 
 #else

@@ -13,6 +13,8 @@
 
 #include <curl/curl.h>
 
+#include "lib/alloc.h"
+#include "lib/fault.h"
 #include "lib/http.h"
 #include "lib/limits.h"
 
@@ -60,13 +62,13 @@ http_headers_add(struct http_headers *h, const char *name, const char *value)
 
 	if (h->n == h->cap) {
 		ncap = h->cap ? h->cap * 2 : 8;
-		if ((nv = realloc(h->v, ncap * sizeof(*nv))) == NULL)
+		if ((nv = sw_realloc(h->v, ncap * sizeof(*nv))) == NULL)
 			return SW_ENOMEM;
 		h->v = nv;
 		h->cap = ncap;
 	}
-	n = strdup(name);
-	v = strdup(value);
+	n = sw_strdup(name);
+	v = sw_strdup(value);
 	if (n == NULL || v == NULL) {
 		free(n);
 		free(v);
@@ -144,13 +146,13 @@ http_request_init(struct http_request *r, const char *method,
 	}
 	memcpy(host, auth, alen);
 	host[alen] = '\0';
-	if ((r->method = strdup(method)) == NULL ||
-	    (r->base = strdup(base)) == NULL ||
-	    (r->path = strdup(path != NULL && *path != '\0' ?
+	if ((r->method = sw_strdup(method)) == NULL ||
+	    (r->base = sw_strdup(base)) == NULL ||
+	    (r->path = sw_strdup(path != NULL && *path != '\0' ?
 	    path : "/")) == NULL)
 		goto out;
 	if (query != NULL && *query != '\0' &&
-	    (r->query = strdup(query)) == NULL)
+	    (r->query = sw_strdup(query)) == NULL)
 		goto out;
 	rc = http_headers_add(&r->headers, "Host", host);
 out:
@@ -177,7 +179,7 @@ http_request_set_body(struct http_request *r, const void *body, size_t len)
 	unsigned char	*p = NULL;
 
 	if (len > 0) {
-		if ((p = malloc(len + 1)) == NULL)
+		if ((p = sw_malloc(len + 1)) == NULL)
 			return SW_ENOMEM;
 		memcpy(p, body, len);
 		p[len] = '\0';
@@ -193,7 +195,7 @@ http_request_set_query(struct http_request *r, const char *query)
 {
 	char	*q = NULL;
 
-	if (query != NULL && *query != '\0' && (q = strdup(query)) == NULL)
+	if (query != NULL && *query != '\0' && (q = sw_strdup(query)) == NULL)
 		return SW_ENOMEM;
 	free(r->query);
 	r->query = q;
@@ -266,7 +268,7 @@ http_client_set_ca(struct http_client *c, const char *pem, size_t len)
 	char	*p = NULL;
 
 	if (pem != NULL && len > 0) {
-		if ((p = malloc(len)) == NULL)
+		if ((p = sw_malloc(len)) == NULL)
 			return SW_ENOMEM;
 		memcpy(p, pem, len);
 	}
@@ -356,7 +358,7 @@ http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 	}
 	while (vlen > 0 && isspace((unsigned char)v[vlen - 1]))
 		vlen--;
-	if ((value = strndup(v, vlen)) == NULL)
+	if ((value = sw_strndup(v, vlen)) == NULL)
 		return 0;
 	if (http_headers_add(&x->resp->headers, name, value) != SW_OK) {
 		free(value);
@@ -465,6 +467,12 @@ http_do(struct http_client *c, const struct http_request *req,
 		snprintf(c->errmsg, sizeof(c->errmsg),
 		    "URL not allowed (https only): %.128s", url);
 		rc = SW_EFORBIDDEN;
+		goto out;
+	}
+	if (sw_fault_hit(SW_FAULT_HTTP, req->path)) {
+		snprintf(c->errmsg, sizeof(c->errmsg),
+		    "injected fault: connection refused");
+		rc = SW_EUNAVAIL;
 		goto out;
 	}
 	for (i = 0; i < req->headers.n; i++) {

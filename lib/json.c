@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -77,7 +78,7 @@ sw_utf8_dup(const char *s)
 {
 	char *out;
 
-	if ((out = strdup(s)) != NULL)
+	if ((out = sw_strdup(s)) != NULL)
 		sw_utf8_tidy(out);
 	return out;
 }

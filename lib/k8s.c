@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/k8s.h"
@@ -38,7 +39,7 @@ k8s_init(struct k8s_client *c, const char *server, const char *ca_pem,
 	n = strlen(server);
 	while (n > 0 && server[n - 1] == '/')
 		n--;
-	if ((c->server = strndup(server, n)) == NULL)
+	if ((c->server = sw_strndup(server, n)) == NULL)
 		return SW_ENOMEM;
 	if (ca_pem != NULL && ca_len > 0)
 		return http_client_set_ca(&c->http, ca_pem, ca_len);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/aws_api.h"
 #include "lib/kube.h"
 
@@ -36,7 +37,7 @@ sw_kube_connect(struct aws_ctx *ctx, const char *cluster, struct sw_kube *kb,
 		sw_kube_close(kb);
 		return e;
 	}
-	if ((kb->src = calloc(1, sizeof(*kb->src))) == NULL) {
+	if ((kb->src = sw_calloc(1, sizeof(*kb->src))) == NULL) {
 		sw_kube_close(kb);
 		return SW_ENOMEM;
 	}

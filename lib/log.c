@@ -73,6 +73,12 @@ log_ctx_text(char *out, size_t sz)
 		    log_op[0] ? log_op : "");
 }
 
+const char *
+sw_log_proc(void)
+{
+	return log_proc;
+}
+
 /* msg as a JSON string body into out (capped); the length written. */
 static size_t
 log_json_escape(char *out, size_t sz, const char *msg)

@@ -19,6 +19,8 @@ void	sw_log_init(const char *procname);
  * accepted its operation to the poller's stages and AWS calls.
  */
 void	sw_log_context(const char *request_id, const char *operation_id);
+/* That name ("slipway" before sw_log_init).  Borrowed. */
+const char *sw_log_proc(void);
 void	sw_log_set_level(enum sw_log_level);
 /* Whether a record of that level would be written. */
 int	sw_log_enabled(enum sw_log_level);

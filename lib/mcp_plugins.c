@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
@@ -202,7 +203,7 @@ sw_mcp_plugins_load(const char *state_dir, json_object **out)
 		if (de->d_name[0] == '.' || len < 6 ||
 		    strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
-		if ((names[n] = strdup(de->d_name)) != NULL)
+		if ((names[n] = sw_strdup(de->d_name)) != NULL)
 			n++;
 	}
 	closedir(dh);

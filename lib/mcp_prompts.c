@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
@@ -165,7 +166,7 @@ sw_mcp_skills(const struct sw_mcp *m)
 		return arr;
 	while ((d = readdir(dir)) != NULL && n < SW_MCP_MAX_SKILLS)
 		if (skill_name_ok(d->d_name) && (names[n] =
-		    strdup(d->d_name)) != NULL)
+		    sw_strdup(d->d_name)) != NULL)
 			n++;
 	closedir(dir);
 	qsort(names, n, sizeof(names[0]), name_cmp);

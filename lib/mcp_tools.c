@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/mcp.h"
@@ -579,9 +580,15 @@ route_in_process(struct sw_mcp *m, const struct sw_principal *who,
 	char *path;
 
 	*doc = NULL;
-	if ((path = strndup(target, q ? (size_t)(q - target) :
+	if ((path = sw_strndup(target, q ? (size_t)(q - target) :
 	    strlen(target))) == NULL) {
-		*status = 500;
+		/* Still a problem document: the caller's isError result
+		 * quotes its status and title. */
+		const struct sw_err_info *ei = sw_err_info(SW_ENOMEM);
+
+		*status = ei->http_status;
+		*doc = problem_new(ei->http_status, ei->slug, ei->title,
+		    "out of memory", NULL);
 		return;
 	}
 	sw_req_from_env(&r, NULL);

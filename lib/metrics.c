@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
@@ -153,7 +154,7 @@ sw_metrics_render_counters(const char *dir, struct sw_buf *out)
 
 	if ((d = opendir(dir)) == NULL)
 		return SW_OK;		/* nothing counted yet */
-	if ((sum = calloc(cap, sizeof(*sum))) == NULL) {
+	if ((sum = sw_calloc(cap, sizeof(*sum))) == NULL) {
 		closedir(d);
 		return SW_ENOMEM;
 	}

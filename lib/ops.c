@@ -70,7 +70,7 @@ step_done(struct sw_db *db, sqlite3_stmt *st)
 
 	if (st == NULL)
 		return SW_EDB;
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
 }
@@ -93,7 +93,7 @@ live_on_cluster(struct sw_db *db, const char *cluster, const char *self,
 		sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
 	if (self != NULL)
 		sqlite3_bind_text(st, 2, self, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
 		if (snprintf(busy, SW_OP_ID_LEN, "%s", sw_col_text(st, 0)) >=
 		    SW_OP_ID_LEN)
@@ -129,7 +129,7 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		}
 		sqlite3_bind_text(st, 1, n->token_name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, n->idem_key, -1, SQLITE_STATIC);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = sw_db_step(st)) == SQLITE_ROW) {
 			int same = strcmp(sw_col_text(st, 1), hash) == 0;
 
 			snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
@@ -213,7 +213,7 @@ sw_op_find_idem(struct sw_db *db, const char *token_name, const char *key,
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, token_name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
 		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
 		same = strcmp(sw_col_text(st, 1), hash) == 0;
@@ -280,7 +280,7 @@ sw_op_get(struct sw_db *db, const char *id, int with_events,
 	if ((st = sw_db_stmt(db, STMT_OP_BY_ID)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW)
 		o = op_row_json(st);
 	sqlite3_reset(st);
@@ -294,7 +294,7 @@ sw_op_get(struct sw_db *db, const char *id, int with_events,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	arr = json_object_new_array();
 	json_object_object_add(o, "stages", arr);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
 		s = json_object_new_object();
 		sw_json_add_int(s, "seq", sqlite3_column_int(st, 0));
 		sw_json_add_str(s, "name", sw_col_text(st, 1));
@@ -322,7 +322,7 @@ sw_op_get(struct sw_db *db, const char *id, int with_events,
 		sqlite3_bind_int(st, 3, SW_MAX_EVENTS);
 		arr = json_object_new_array();
 		json_object_object_add(o, "events", arr);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		while ((rc = sw_db_step(st)) == SQLITE_ROW) {
 			s = json_object_new_object();
 			sw_json_add_int(s, "id", sqlite3_column_int64(st, 0));
 			sw_json_add_int(s, "time_ms",
@@ -384,7 +384,7 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 	o = json_object_new_object();
 	items = json_object_new_array();
 	json_object_object_add(o, "items", items);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
 		last = op_row_json(st);
 		json_object_array_add(items, last);
 		n++;
@@ -420,7 +420,7 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 		goto bad;
 	}
 	sqlite3_bind_int64(st, 1, now);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
 	sqlite3_reset(st);
@@ -567,7 +567,7 @@ op_state(struct sw_db *db, const char *id, char state[16])
 	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(state, 16, "%s", sw_col_text(st, 1));
 	sqlite3_reset(st);
@@ -663,7 +663,7 @@ sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
 	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
+	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
 		*updated = sqlite3_column_int64(st, 0);
 		snprintf(state, 16, "%s", sw_col_text(st, 1));
@@ -684,7 +684,7 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 
 	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
 		return 0;
-	while (n < 16 && sqlite3_step(st) == SQLITE_ROW)
+	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
 		snprintf(owners[n++], sizeof(owners[0]), "%s",
 		    sw_col_text(st, 0));
 	sqlite3_reset(st);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/optable.h"
 #include "lib/req.h"
@@ -41,7 +42,7 @@ sw_req_from_env(struct sw_req *r, char *const *envp)
 	 * router splits segments before decoding (see router.h). */
 	if ((raw = env_get(envp, "REQUEST_URI")) != NULL) {
 		q = strchr(raw, '?');
-		r->uri_owned = strndup(raw, q ? (size_t)(q - raw) :
+		r->uri_owned = sw_strndup(raw, q ? (size_t)(q - raw) :
 		    strlen(raw));
 		r->uri = r->uri_owned;
 	}

@@ -17,6 +17,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include "lib/alloc.h"
 #include "lib/limits.h"
 #include "lib/sigv4.h"
 
@@ -65,7 +66,7 @@ sigv4_pairs_take(struct sigv4_pairs *p, char *key, char *value)
 		goto fail;
 	if (p->n == p->cap) {
 		ncap = p->cap ? p->cap * 2 : 16;
-		if ((nv = realloc(p->v, ncap * sizeof(*nv))) == NULL)
+		if ((nv = sw_realloc(p->v, ncap * sizeof(*nv))) == NULL)
 			goto fail;
 		p->v = nv;
 		p->cap = ncap;
@@ -299,7 +300,7 @@ sigv4_normalize(struct sw_buf *out, const char *path)
 	for (seg = path; *seg != '\0'; seg++)
 		if (*seg == '/')
 			n++;
-	if ((stack = calloc(n + 1, sizeof(*stack))) == NULL)
+	if ((stack = sw_calloc(n + 1, sizeof(*stack))) == NULL)
 		return SW_ENOMEM;
 	sw_buf_reset(out);
 	while (*p != '\0') {
@@ -384,7 +385,7 @@ sigv4_header_value(const char *v)
 	char	*out, *o;
 	int	 space = 0;
 
-	if ((out = malloc(strlen(v) + 1)) == NULL)
+	if ((out = sw_malloc(strlen(v) + 1)) == NULL)
 		return NULL;
 	o = out;
 	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
@@ -408,7 +409,7 @@ sigv4_lower(const char *s)
 {
 	char	*out, *o;
 
-	if ((out = strdup(s)) == NULL)
+	if ((out = sw_strdup(s)) == NULL)
 		return NULL;
 	for (o = out; *o != '\0'; o++)
 		*o = (char)tolower((unsigned char)*o);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/url.h"
 #include "pipelines/featdefs.h"
@@ -123,7 +124,7 @@ feat_doc_text(json_object *doc)
 	const char *t = json_object_to_json_string_ext(doc,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	return strdup(t != NULL ? t : "{}");
+	return sw_strdup(t != NULL ? t : "{}");
 }
 
 /* The live inline policy of a role, parsed; NULL when absent. */
@@ -147,7 +148,7 @@ feat_get_inline(struct sw_step *s, const char *role, const char *policy,
 	    "GetRolePolicyResult.PolicyDocument", NULL);
 	if (enc != NULL) {
 		n = strlen(enc) + 1;
-		if ((raw = malloc(n)) != NULL) {
+		if ((raw = sw_malloc(n)) != NULL) {
 			if (sw_url_decode(enc, n - 1, raw, n) >= 0)
 				*doc = json_tokener_parse(raw);
 			free(raw);
@@ -343,7 +344,7 @@ feat_kube_get(struct sw_step *s, struct sw_kube *kb, const char *api,
 	if (e == SW_ENOTFOUND)
 		return 0;
 	if (e != SW_OK) {
-		sw_step_wait(s, sw_poll_ms(s, 10000), "get %s: %s (will "
+		sw_step_retry(s, sw_poll_ms(s, 10000), "get %s: %s (will "
 		    "retry)", name, ke.message[0] ? ke.message : "failed");
 		return -1;
 	}
@@ -377,7 +378,7 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 	e = k8s_delete(&kb->k, path, &ke);
 	if (e == SW_OK || e == SW_ENOTFOUND)
 		return STEP_DONE;
-	return sw_step_wait(s, sw_poll_ms(s, 10000), "delete %s %s: %s (will "
+	return sw_step_retry(s, sw_poll_ms(s, 10000), "delete %s %s: %s (will "
 	    "retry)", kind, name, ke.message[0] ? ke.message : "failed");
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/json.h"
 #include "pipelines/helm.h"
 
@@ -155,7 +156,7 @@ helm_get(struct sw_step *s, struct sw_kube *kb, const char *path,
 	*out = NULL;
 	if (e == SW_ENOTFOUND)
 		return 0;
-	sw_step_wait(s, sw_poll_ms(s, 10000), "get %s: %s (will retry)", path,
+	sw_step_retry(s, sw_poll_ms(s, 10000), "get %s: %s (will retry)", path,
 	    ke.message[0] ? ke.message : "failed");
 	return -1;
 }
@@ -238,7 +239,7 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 			newest = ts;
 		}
 	}
-	if (pod == NULL || (b = calloc(1, sizeof(*b))) == NULL) {
+	if (pod == NULL || (b = sw_calloc(1, sizeof(*b))) == NULL) {
 		json_object_put(list);
 		return;
 	}
@@ -314,7 +315,7 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 			s->calls_made++;
 			if (k8s_delete_propagate(&kb->k, path, "Background",
 			    &ke) != SW_OK && ke.status != 404)
-				return sw_step_wait(s, sw_poll_ms(s, 5000),
+				return sw_step_retry(s, sw_poll_ms(s, 5000),
 				    "delete old Job %s: %s (will retry)", name,
 				    ke.message[0] ? ke.message : "failed");
 			if (strcmp(end, "Failed") == 0)

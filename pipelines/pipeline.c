@@ -91,6 +91,19 @@ sw_step_wait(struct sw_step *s, int64_t ms, const char *fmt, ...)
 }
 
 enum sw_step_rc
+sw_step_retry(struct sw_step *s, int64_t ms, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->wait_ms = ms;
+	s->unavailable = 1;
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return STEP_WAIT;
+}
+
+enum sw_step_rc
 sw_step_fail(struct sw_step *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -146,8 +159,8 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	}
 	if (aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
 		json_object_put(in);
-		return sw_step_fail(s, "cannot record the stage before %s",
-		    op);
+		return sw_step_retry(s, 2000, "cannot record the stage before "
+		    "%s (will retry)", op);
 	}
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
@@ -162,7 +175,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 		return STEP_DONE;
 	}
 	if (err.retryable || err.transport)
-		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+		return sw_step_retry(s, 1000 + (int64_t)(sw_now_ms() % 2000),
 		    "%s %s: %s (will retry)",
 		    aws_service(svc)->id, op, err.code[0] ? err.code :
 		    "transport error");
@@ -273,8 +286,12 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	sw_err e = SW_OK;
 
 	*calls = 0;
-	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK)
-		return e;
+	/* A failed read gives the operation back too: returning with
+	 * the lease held would stall it for the whole lease. */
+	if ((e = sw_op_get(db, op_id, 0, 0, &op)) != SW_OK) {
+		op = NULL;
+		goto retry;
+	}
 	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
 		e = op_finish(db, op_id, "failed", "no pipeline for this kind",
 		    NULL);
@@ -298,6 +315,16 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 				goto retry;
 			e = op_finish(db, op_id, "cancelled",
 			    "cancelled by request", all);
+			break;
+		}
+		/* A failed stage in a live operation: the write that ended
+		 * the operation was lost.  End it now; never run past it. */
+		if ((seq = stage_index(stages, "failed")) >= 0) {
+			st = json_object_array_get_idx(stages, (size_t)seq);
+			snprintf(why, sizeof(why), "stage %s failed: %s",
+			    sw_json_get_str(st, "name"), sw_json_get_str(st,
+			    "error") ? sw_json_get_str(st, "error") : "");
+			e = op_finish(db, op_id, "failed", why, all);
 			break;
 		}
 		if ((seq = stage_index(stages, "running")) < 0 &&
@@ -405,7 +432,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	struct sw_step s;
 	json_object *all;
 	int i, guard;
-	enum sw_step_rc rc;
+	enum sw_step_rc rc = STEP_DONE;
 
 	*plan = NULL;
 	if (pl == NULL)
@@ -425,11 +452,11 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 		s.res = json_object_new_object();
 		for (guard = 0; guard < 50; guard++) {
 			rc = pl->stages[i].fn(&s);
-			if (rc != STEP_WAIT)
+			if (rc != STEP_WAIT || s.unavailable)
 				break;
 		}
 		json_object_object_add(all, s.stage, s.res);
-		if (rc == STEP_FAIL) {
+		if (rc == STEP_FAIL || s.unavailable) {
 			json_object_array_add(s.calls, sw_jo(
 			    "stage", sw_js(s.stage),
 			    "refused", sw_js(s.msg), NULL));
@@ -438,6 +465,8 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	}
 	json_object_put(all);
 	*plan = s.calls;
+	if (s.unavailable)
+		return SW_EUNAVAIL;
 	return rc == STEP_FAIL ? SW_EPRECONDITION : SW_OK;
 }
 

@@ -50,6 +50,7 @@ struct sw_step {
 	int64_t			 wait_ms;
 	char			 msg[512];
 	int			 calls_made;	/* AWS/K8s requests this step */
+	int			 unavailable;	/* see sw_step_retry() */
 	char			 keep[8][256];	/* see sw_keep() */
 	int			 nkeep;
 };
@@ -90,6 +91,14 @@ const char *sw_keep(struct sw_step *, const char *);
 /* Wait: set wait_ms and msg and return STEP_WAIT. */
 enum sw_step_rc sw_step_wait(struct sw_step *, int64_t ms,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Wait because a read or call failed for now (throttled, unreachable, a
+ * 5xx): as sw_step_wait, and it marks the step unavailable, so a plan,
+ * which cannot wait, stops there instead of reading on without the
+ * state it could not see.
+ */
+enum sw_step_rc sw_step_retry(struct sw_step *, int64_t ms,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 enum sw_step_rc sw_step_fail(struct sw_step *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 
@@ -119,7 +128,10 @@ sw_err	sw_pipeline_advance(struct sw_db *, struct aws_ctx *,
 
 /*
  * Dry run of a whole pipeline against the live state: *plan is a new
- * array of {stage, service, operation, input} in order.
+ * array of {stage, service, operation, input} in order.  A stage that
+ * cannot go on ends it with {stage, refused}: SW_EPRECONDITION when the
+ * stage fails, SW_EUNAVAIL when a read it needs failed for now
+ * (sw_step_retry), so the plan never stands for a state it did not see.
  */
 sw_err	sw_pipeline_plan(struct aws_ctx *, const struct sw_config *,
 	    const char *kind, json_object *params, json_object **plan);

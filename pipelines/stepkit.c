@@ -53,7 +53,8 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 		if (sw_step_save(s) != SW_OK) {
 			json_object_object_del(s->res, key);
 			json_object_put(in);
-			return sw_step_fail(s, "cannot record %s as sent", op);
+			return sw_step_retry(s, 2000, "cannot record %s as sent "
+			    "(will retry)", op);
 		}
 	}
 	memset(&err, 0, sizeof(err));
@@ -219,7 +220,7 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 		    "cluster %s has no endpoint yet", cluster);
 	if (e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT ||
 	    err.retryable || err.transport || err.throttling)
-		return sw_step_wait(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+		return sw_step_retry(s, 1000 + (int64_t)(sw_now_ms() % 2000),
 		    "eks DescribeCluster: %s (will retry)", err.code[0] ?
 		    err.code : "transport error");
 	return sw_step_fail(s, "Kubernetes API of %s: %s: %s", cluster,

@@ -9,7 +9,7 @@
 # and metrics-server first; tiered checkpointing creates
 # and removes its whole identity chain with a policy scoped to the
 # bucket; bad input is refused naming the field; dry_run applies
-# nothing.
+# nothing; add-ons that cannot be read give 503, never changed:false.
 import json
 import os
 import sys
@@ -104,6 +104,23 @@ for body, field, rule in [
             for e in errs), "400 names %s" % field):
         t.diag(repr(r))
 t.eq(mutations(seq), [], "bad requests sent no mutation")
+
+# ---- the live state cannot be read: never "nothing to change".  With
+# every DescribeAddon failing (5xx after the client's retries) the plan
+# once read on as if no add-on were there and answered 200
+# changed:false; a plan now stops at the first read that fails for now.
+sandbox_call(s, "POST", "/_sandbox/faults", {"rules": [
+    {"service": "eks", "operation": "DescribeAddon",
+     "fault": "error_5xx", "count": 1000}]})
+for q in ("", "?dry_run=true"):
+    r = patch({"training_operator": True}, q)
+    if not t.ok(r.status == 503 and "DescribeAddon" in
+                (r.json or {}).get("detail", ""),
+                "add-ons unreadable%s: 503 naming DescribeAddon" % q):
+        t.diag(repr(r))
+sandbox_call(s, "DELETE", "/_sandbox/faults")
+t.ok(s.get("/api/v1/operations?cluster=%s&kind=feature.set" % C).json.get(
+    "items") == [], "and no operation was started")
 
 # ---- dry run: the plan, nothing applied
 seq = last_seq()

@@ -35,6 +35,23 @@ main(void)
 		is_str(mode, "wal", "journal mode is WAL");
 		sqlite3_finalize(st);
 	}
+	/* A COMMIT that fails (here a deferred foreign key) ends the
+	 * transaction: the connection must not stay inside it, or every
+	 * later BEGIN of this worker fails. */
+	{
+		sqlite3 *h = sw_db_handle(db);
+
+		ok(sw_db_begin(db) == SW_OK, "begin");
+		sqlite3_exec(h, "PRAGMA defer_foreign_keys = ON", NULL, NULL,
+		    NULL);
+		sqlite3_exec(h, "INSERT INTO stages (op_id, seq, name, state)"
+		    " VALUES ('op-none', 0, 'x', 'pending')", NULL, NULL, NULL);
+		ok(sw_db_commit(db) != SW_OK, "a COMMIT that fails says so");
+		ok(sqlite3_get_autocommit(h), "and leaves no transaction open");
+		ok(sw_db_begin(db) == SW_OK && sw_db_commit(db) == SW_OK,
+		    "the next transaction works");
+		sqlite3_exec(h, "SELECT 1", NULL, NULL, NULL);
+	}
 	sw_db_close(db);
 	ok(sw_db_open(path, &db) == SW_OK, "reopen works");
 	is_int(sw_db_version(db), sw_db_version_latest(), "version kept");

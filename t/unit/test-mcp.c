@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/mcp.h"
 #include "lib/ops.h"
@@ -887,6 +888,43 @@ cleanup_state(void)
 	}
 }
 
+/* Every allocation of an in-process tools/call failing in turn: each
+ * answer is a JSON-RPC error or an isError result carrying a problem
+ * with a 4xx/5xx status (a failed copy of the path once gave status 0
+ * and no document). */
+static void
+test_alloc_faults(void)
+{
+#ifdef SW_FAULT_INJECTION
+	json_object *r;
+	long n, bad = 0, fired = 0;
+	char spec[32];
+
+	for (n = 1; n < 500; n++) {
+		snprintf(spec, sizeof(spec), "alloc:%ld", n);
+		(void)sw_fault_arm(spec);
+		r = call(NULL, "operation_list", "{}");
+		if (sw_fault_fired() == 0) {
+			(void)sw_fault_arm(NULL);
+			json_object_put(r);
+			break;
+		}
+		(void)sw_fault_arm(NULL);
+		fired++;
+		if (sw_json_get_bool(r, "isError", 0) && jpath_int(r,
+		    "structuredContent.status", 0) < 400) {
+			if (bad++ == 0)
+				diag("alloc:%ld: %s", n, sw_json_str(r));
+		}
+		json_object_put(r);
+	}
+	ok(fired > 0 && bad == 0, "tools/call with allocation %ld of %ld "
+	    "failing: every isError carries a 4xx/5xx problem", bad, fired);
+#else
+	skip(1, "built without fault injection");
+#endif
+}
+
 int
 main(void)
 {
@@ -917,6 +955,7 @@ main(void)
 	test_modern();
 	test_calls();
 	test_plugins();
+	test_alloc_faults();
 
 	{
 		struct sw_mcp m2;
