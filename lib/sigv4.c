@@ -237,7 +237,7 @@ sigv4_query_canon(const char *s, size_t len)
 	size_t			 i;
 	int			 hi, lo;
 
-	if (len > SW_MAX_UPSTREAM_BODY || (out = malloc(3 * len + 1)) == NULL)
+	if (len > SW_MAX_UPSTREAM_BODY || (out = sw_malloc(3 * len + 1)) == NULL)
 		return NULL;
 	o = out;
 	for (i = 0; i < len; i++) {
