@@ -744,18 +744,19 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	const struct sw_pipeline *pl = sw_pipeline_find(kind);
 	struct sw_op_new n;
 	char id[SW_OP_ID_LEN];
-	json_object *plan;
+	json_object *plan, *waits;
 	int existed;
 	sw_err e;
 
 	if (pl == NULL)
 		return sw_req_fail(r, SW_EINTERNAL, "no pipeline %s", kind);
 	if (r->dry_run) {
-		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan);
+		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan,
+		    &waits);
 		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1),
 		    "kind", sw_js(kind), "target", sw_js(target),
 		    "params", json_object_get(r->args),
-		    "calls", plan, NULL));
+		    "calls", plan, "waits", waits, NULL));
 		if (e != SW_OK) {
 			const char *why = NULL;
 			size_t i;
