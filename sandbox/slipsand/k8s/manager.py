@@ -483,6 +483,10 @@ class KubeManager:
                 self.world.store.delete("k8stokens", tok)
         shutil.rmtree(self._pki_dir(name), ignore_errors=True)
 
+    def servers_version(self):
+        """Changes each time an API server starts or stops."""
+        return sum(1 for kc in self.clusters.values() if kc.server is not None)
+
     def sync_hyperpod_nodes(self, desired):
         for name, kc in self.clusters.items():
             if kc.server is not None:
