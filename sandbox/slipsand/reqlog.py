@@ -4,6 +4,7 @@ Each entry records time, service, operation, key parameters (never
 secrets), outcome (HTTP status, error code) and whether the call mutates
 state, so tests can assert exactly which mutations happened and how often.
 """
+import collections
 import json
 import os
 import threading
@@ -54,9 +55,10 @@ class RequestLog:
     def __init__(self, state_dir, keep=20000):
         self.path = os.path.join(state_dir, "requests.jsonl")
         self.lock = threading.Lock()
-        self.entries = []
+        self.entries = collections.deque(maxlen=keep)
         self.keep = keep
         self.seq = 0
+        self.file = None
         if os.path.exists(self.path):
             try:
                 with open(self.path, encoding="utf-8") as f:
@@ -67,7 +69,6 @@ class RequestLog:
                             pass
             except OSError:
                 pass
-            self.entries = self.entries[-keep:]
             if self.entries:
                 self.seq = self.entries[-1].get("seq", len(self.entries))
 
@@ -93,13 +94,14 @@ class RequestLog:
             if fault:
                 entry["fault"] = fault
             self.entries.append(entry)
-            if len(self.entries) > self.keep:
-                del self.entries[: len(self.entries) - self.keep]
             try:
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(entry, separators=(",", ":")) + "\n")
+                # One open file, a write and a flush per request.
+                if self.file is None:
+                    self.file = open(self.path, "a", encoding="utf-8")
+                self.file.write(json.dumps(entry, separators=(",", ":")) + "\n")
+                self.file.flush()
             except OSError:
-                pass
+                self.file = None
             return entry
 
     def query(self, service=None, operation=None, mutating=None, since=0, error=None):
@@ -121,8 +123,11 @@ class RequestLog:
 
     def clear(self):
         with self.lock:
-            self.entries = []
+            self.entries.clear()
             try:
+                if self.file is not None:
+                    self.file.close()
+                self.file = None
                 open(self.path, "w").close()
             except OSError:
                 pass
