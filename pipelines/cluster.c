@@ -185,8 +185,8 @@ stage_access(struct sw_step *s)
 			s->msg[0] = '\0';
 			TRY(find_oidc_provider(s, issuer));
 			if (sw_res_get(s, "oidc_provider_arn") == NULL)
-				return sw_step_fail(s, "the OIDC provider of %s "
-				    "exists but is not listed", issuer);
+				return sw_step_fail(s, "the OIDC provider "
+				    "of %s exists but is not listed", issuer);
 		} else if (rc != STEP_DONE)
 			return rc;
 		else {
@@ -198,8 +198,8 @@ stage_access(struct sw_step *s)
 				sw_res_set(s, "oidc_provider_arn", arn);
 			json_object_put(out);
 			if (arn == NULL)
-				return sw_step_fail(s, "CreateOpenIDConnectProvider "
-				    "gave no ARN");
+				return sw_step_fail(s,
+				    "CreateOpenIDConnectProvider: no ARN");
 		}
 	}
 	/* Slipway's own identity must be able to reach the cluster.  A
