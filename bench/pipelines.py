@@ -27,9 +27,10 @@ sys.path.insert(0, os.path.join(HERE, "..", "t", "lib"))
 from tap import T                       # noqa: E402
 from harness import Stack, sandbox_call, sandbox_info   # noqa: E402
 
-# The /16s a cluster's VPC may take (the API's vpc_cidr pattern): more
-# clusters than the 256 of 10.x.0.0/16 need the others.
-CIDRS = ["%s.%d.0.0/16" % (a, b) for a in (10, 172, 192) for b in range(256)]
+# A /16 for each cluster's VPC: more clusters than the 256 of
+# 10.x.0.0/16 take other ranges a VPC may have.
+CIDRS = ["%d.%d.0.0/16" % (a, b) for a in (10, 172, 192, 100, 11, 12)
+         for b in range(256)]
 
 
 def request_log(stack):
@@ -90,6 +91,7 @@ def main():
     ops = []
     cidrs = list(CIDRS)
     for i in range(n):
+        r = None
         while cidrs:
             b = body("b%03d" % i)
             b["vpc_cidr"] = cidrs.pop(0)
@@ -97,7 +99,7 @@ def main():
             # a /16 that an existing VPC (the default one) overlaps
             if r.status != 400 or "vpc_cidr" not in r.body:
                 break
-        if r.status != 202:
+        if r is None or r.status != 202:
             print("# create %d refused: %s" % (i, r), flush=True)
             continue
         ops.append(r.json["operation_id"])
