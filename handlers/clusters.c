@@ -389,6 +389,25 @@ planned_cidrs(struct sw_req *r, json_object *list)
 	}
 }
 
+/*
+ * Whether a /16 is one AWS lets a VPC have: a valid address, outside
+ * "this network" (0/8), loopback (127/8), link-local (169.254/16) and
+ * multicast and reserved space (224/3).
+ */
+static int
+vpc_cidr_allowed(const char *cidr)
+{
+	uint32_t base;
+	int prefix;
+	unsigned a, b;
+
+	if (sw_cidr_parse(cidr, &base, &prefix) != 0 || prefix != 16)
+		return 0;
+	a = base >> 24;
+	b = (base >> 16) & 0xff;
+	return a != 0 && a != 127 && a < 224 && !(a == 169 && b == 254);
+}
+
 /* A free 10.x.0.0/16 not overlapping any VPC in the region. */
 static sw_err
 plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
@@ -398,6 +417,12 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 	size_t i;
 	int x;
 
+	if (want != NULL && !vpc_cidr_allowed(want)) {
+		sw_ferr_add(&r->ferrs, "vpc_cidr", "range", "%s is not a range "
+		    "a VPC can have", want);
+		return sw_req_fail(r, SW_EINVAL, "vpc_cidr %s is not a range "
+		    "a VPC can have", want);
+	}
 	if (call(r, AWS_SVC_EC2, "DescribeVpcs", NULL, &vpcs) != SW_OK)
 		return r->err;
 	list = sw_json_get(vpcs, "vpcSet");
@@ -745,18 +770,19 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	const struct sw_pipeline *pl = sw_pipeline_find(kind);
 	struct sw_op_new n;
 	char id[SW_OP_ID_LEN];
-	json_object *plan;
+	json_object *plan, *waits;
 	int existed;
 	sw_err e;
 
 	if (pl == NULL)
 		return sw_req_fail(r, SW_EINTERNAL, "no pipeline %s", kind);
 	if (r->dry_run) {
-		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan);
+		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan,
+		    &waits);
 		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1),
 		    "kind", sw_js(kind), "target", sw_js(target),
 		    "params", json_object_get(r->args),
-		    "calls", plan, NULL));
+		    "calls", plan, "waits", waits, NULL));
 		if (e != SW_OK) {
 			const char *why = NULL;
 			size_t i;

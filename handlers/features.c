@@ -542,7 +542,8 @@ h_feature_set(struct sw_req *r)
 		return sw_req_fail(r, SW_EINVAL, "%s", what);
 	}
 	params = sw_jo("name", sw_js(name), "features", asked, NULL);
-	e = sw_pipeline_plan(h_aws(r), r->cfg, "feature.set", params, &plan);
+	e = sw_pipeline_plan(h_aws(r), r->cfg, "feature.set", params, &plan,
+	    NULL);
 	changes = json_object_new_array();
 	for (i = 0; plan && i < json_object_array_length(plan); i++) {
 		json_object *c = json_object_array_get_idx(plan, i);

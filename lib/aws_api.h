@@ -32,6 +32,14 @@ sw_err	 aws_sts_get_caller_identity(struct aws_ctx *, char *account,
 sw_err	 aws_eks_cluster_access(struct aws_ctx *, const char *cluster,
 	    char **endpoint, char **ca_pem, size_t *ca_len,
 	    struct aws_error *);
+/*
+ * The same two strings from a DescribeCluster answer already read (doc
+ * is borrowed): err's code is ClusterNotReady while it has no endpoint
+ * or CA.  Both strings are newly allocated: free them.
+ */
+sw_err	 aws_cluster_access_of(json_object *doc, const char *cluster,
+	    char **endpoint, char **ca_pem, size_t *ca_len,
+	    struct aws_error *);
 
 /* --- SageMaker HyperPod (json 1.1) --- */
 

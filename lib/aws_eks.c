@@ -117,10 +117,41 @@ out:
 }
 
 sw_err
+aws_cluster_access_of(json_object *doc, const char *cluster, char **endpoint,
+    char **ca_pem, size_t *ca_len, struct aws_error *err)
+{
+	json_object	*c, *v, *ca;
+	sw_err		 rc;
+
+	*endpoint = NULL;
+	*ca_pem = NULL;
+	*ca_len = 0;
+	if (!json_object_object_get_ex(doc, "cluster", &c) ||
+	    !json_object_object_get_ex(c, "endpoint", &v) ||
+	    json_object_get_string(v) == NULL ||
+	    !json_object_object_get_ex(c, "certificateAuthority", &ca) ||
+	    !json_object_object_get_ex(ca, "data", &ca) ||
+	    json_object_get_string(ca) == NULL) {
+		snprintf(err->code, sizeof(err->code), "ClusterNotReady");
+		snprintf(err->message, sizeof(err->message),
+		    "cluster %s has no endpoint or CA yet", cluster);
+		return SW_EUPSTREAM;
+	}
+	if ((*endpoint = strdup(json_object_get_string(v))) == NULL)
+		return SW_ENOMEM;
+	if ((rc = aws_eks_b64(json_object_get_string(ca), ca_pem,
+	    ca_len)) != SW_OK) {
+		free(*endpoint);
+		*endpoint = NULL;
+	}
+	return rc;
+}
+
+sw_err
 aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
     char **endpoint, char **ca_pem, size_t *ca_len, struct aws_error *err)
 {
-	json_object	*in = NULL, *out = NULL, *c, *v, *ca;
+	json_object	*in = NULL, *out = NULL;
 	sw_err		 rc = SW_ENOMEM;
 
 	*endpoint = NULL;
@@ -132,25 +163,7 @@ aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
 	if ((rc = aws_call(ctx, SVC, "DescribeCluster", in, &out,
 	    err)) != SW_OK)
 		goto out;
-	rc = SW_EUPSTREAM;
-	if (!json_object_object_get_ex(out, "cluster", &c) ||
-	    !json_object_object_get_ex(c, "endpoint", &v) ||
-	    !json_object_object_get_ex(c, "certificateAuthority", &ca) ||
-	    !json_object_object_get_ex(ca, "data", &ca)) {
-		snprintf(err->code, sizeof(err->code), "ClusterNotReady");
-		snprintf(err->message, sizeof(err->message),
-		    "cluster %s has no endpoint or CA yet", cluster);
-		goto out;
-	}
-	if ((*endpoint = sw_strdup(json_object_get_string(v))) == NULL) {
-		rc = SW_ENOMEM;
-		goto out;
-	}
-	if ((rc = aws_eks_b64(json_object_get_string(ca), ca_pem,
-	    ca_len)) != SW_OK) {
-		free(*endpoint);
-		*endpoint = NULL;
-	}
+	rc = aws_cluster_access_of(out, cluster, endpoint, ca_pem, ca_len, err);
 out:
 	json_object_put(in);
 	json_object_put(out);

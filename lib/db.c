@@ -85,6 +85,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX operations_cluster ON operations(cluster, state);",
 	/* 3: the MCP tool classes a token is limited to (NULL: no limit) */
 	"ALTER TABLE tokens ADD COLUMN tools TEXT;",
+	/* 4: live operations in due order, so a claim reads the first due
+	 * one instead of sorting every due one (STMT_OP_CLAIM_PICK) */
+	"CREATE INDEX operations_live_due ON operations(due)"
+	"  WHERE state IN ('pending','running');",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))

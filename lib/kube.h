@@ -24,6 +24,22 @@ struct sw_kube {
  */
 sw_err	sw_kube_connect(struct aws_ctx *, const char *cluster,
 	    struct sw_kube *kb, struct aws_error *err);
+/*
+ * As sw_kube_connect, for a caller that knows the endpoint its cluster
+ * has (recorded from its own DescribeCluster): when this process last
+ * saw cluster at that same endpoint, its CA is reused and EKS is not
+ * asked; else DescribeCluster as above.  *asked says whether a request
+ * was sent.  Safe from several threads.
+ */
+sw_err	sw_kube_connect_known(struct aws_ctx *, const char *cluster,
+	    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
+	    int *asked);
+/*
+ * Remember the endpoint and CA of a DescribeCluster answer already read
+ * (doc borrowed) for later sw_kube_connect_known calls.  SW_OK, or an
+ * error when the answer has no endpoint or CA yet.
+ */
+sw_err	sw_kube_remember(const char *cluster, json_object *doc);
 void	sw_kube_close(struct sw_kube *);
 
 #endif

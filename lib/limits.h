@@ -127,6 +127,10 @@
 #define SW_EKS_TOKEN_EXPIRES	60
 #define SW_EKS_TOKEN_REFRESH	(14 * 60)
 #define SW_EKS_TOKEN_MAX	4096
+/* Clusters whose endpoint and CA one process remembers (lib/kube.c),
+ * and the longest cluster name kept there (EKS allows 100). */
+#define SW_KUBE_MEMO		2048
+#define SW_KUBE_MAX_NAME	101
 /* Kubernetes watch: server-side timeoutSeconds, and the largest single
  * event line we buffer from a watch stream. */
 #define SW_K8S_WATCH_TIMEOUT	300

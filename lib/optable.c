@@ -107,7 +107,7 @@ static const struct sw_field f_token_name[] = {
 #define PAT_GROUP	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 #define PAT_AZ		"[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]"
 #define PAT_ML_TYPE	"ml\\.[a-z0-9-]+\\.[a-z0-9]+"
-#define PAT_CIDR16	"(10|172|192)\\.[0-9]{1,3}\\.0\\.0/16"
+#define PAT_CIDR16	"[0-9]{1,3}\\.[0-9]{1,3}\\.0\\.0/16"
 #define PAT_PLAN_ARN	"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:[0-9]{12}:" \
 			"training-plan/[a-zA-Z0-9-]{1,63}"
 #define PAT_SUBNET	"subnet-[0-9a-f]{8,17}"
@@ -201,7 +201,8 @@ static const struct sw_field f_cluster_create[] = {
 	  .desc = "EKS Kubernetes version (default 1.31)." },
 	{ .name = "vpc_cidr", .type = SW_T_STRING, .min = 9, .max = 18,
 	  .pattern = PAT_CIDR16,
-	  .desc = "A /16 for the new VPC; default: a free 10.x.0.0/16." },
+	  .desc = "A /16 for the new VPC, any AWS accepts (RFC 1918 ranges "
+	  "are advised); default: a free 10.x.0.0/16." },
 	{ .name = "availability_zones", .type = SW_T_ARRAY, .min = 2, .max = 2,
 	  .desc = "Two AZs for the control-plane subnets (default: the first "
 	  "two).", .items = f_az_item },

@@ -46,7 +46,8 @@ stage_eks(struct sw_step *s)
 	sw_name(role, sizeof(role), CLUSTER(s), "eks-role");
 	TRY(sw_ensure_role(s, "cluster_role_arn", role, "eks.amazonaws.com",
 	    eks_policies));
-	if (sw_res_get(s, "create_requested") == NULL) {
+	if (s->plan && sw_res_get(s, "create_requested") == NULL) {
+		/* A plan names the create only when there is none yet. */
 		memset(&err, 0, sizeof(err));
 		rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
 		    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, &err);
@@ -55,10 +56,13 @@ stage_eks(struct sw_step *s)
 			sw_res_set(s, "create_requested", "existing");
 		} else if (strcmp(err.code, "ResourceNotFoundException") != 0)
 			return rc;
+		s->msg[0] = '\0';
 	}
 	if (sw_res_get(s, "create_requested") == NULL) {
-		s->msg[0] = '\0';
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "CreateCluster", sw_jo(
+		/* Created, or found by its name: the create answers
+		 * ResourceInUseException when the cluster exists. */
+		memset(&err, 0, sizeof(err));
+		rc = sw_step_aws(s, AWS_SVC_EKS, "CreateCluster", sw_jo(
 		    "name", sw_js(CLUSTER(s)),
 		    "version", sw_js(sw_json_get_str(s->params,
 			"kubernetes_version")),
@@ -80,12 +84,23 @@ stage_eks(struct sw_step *s)
 		    "clientRequestToken", sw_js(s->op_id),
 		    "tags", sw_jo("slipway:cluster", sw_js(CLUSTER(s)),
 			"slipway:managed", sw_js("true"), NULL),
-		    NULL), &out, NULL));
-		json_object_put(out);
-		sw_res_set(s, "create_requested", "created");
+		    NULL), &out, &err);
+		if (rc == STEP_FAIL && strcmp(err.code,
+		    "ResourceInUseException") == 0) {
+			s->msg[0] = '\0';
+			sw_res_set(s, "create_requested", "existing");
+		} else if (rc != STEP_DONE)
+			return rc;
+		else {
+			json_object_put(out);
+			sw_res_set(s, "create_requested", "created");
+			if (!s->plan)
+				return sw_wait_first(s, SW_WAIT_EKS_CLUSTER,
+				    "EKS cluster %s is CREATING", CLUSTER(s));
+		}
 	}
 	if (s->plan)
-		return STEP_DONE;
+		return sw_plan_wait(s, SW_WAIT_EKS_CLUSTER);
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
 	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
 	status = sw_keep(s, sw_json_path_str(out, "cluster.status"));
@@ -96,17 +111,46 @@ stage_eks(struct sw_step *s)
 		    "cluster.endpoint"));
 		sw_res_set(s, "oidc_issuer", sw_json_path_str(out,
 		    "cluster.identity.oidc.issuer"));
+		sw_res_set(s, "kubernetes_version", sw_json_path_str(out,
+		    "cluster.version"));
+		/* Later stages reach its API server without asking again. */
+		(void)sw_kube_remember(CLUSTER(s), out);
 		json_object_put(out);
 		return STEP_DONE;
 	}
 	json_object_put(out);
 	if (status != NULL && strcmp(status, "FAILED") == 0)
 		return sw_step_fail(s, "EKS cluster %s FAILED", CLUSTER(s));
-	return sw_step_wait(s, sw_poll_ms(s, 30000), "EKS cluster %s is %s",
+	return sw_wait_next(s, SW_WAIT_EKS_CLUSTER, "EKS cluster %s is %s",
 	    CLUSTER(s), status ? status : "unknown");
 }
 
 /* ---- access ------------------------------------------------------------ */
+
+/* The IAM OIDC provider of issuer, recorded when listed. */
+static enum sw_step_rc
+find_oidc_provider(struct sw_step *s, const char *issuer)
+{
+	json_object *out, *list;
+	const char *arn;
+	size_t i;
+
+	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
+	    sw_jo(NULL, NULL), &out, NULL));
+	list = sw_json_path(out, "OpenIDConnectProviderList");
+	if (list == NULL)
+		list = sw_json_path(out, "ListOpenIDConnectProvidersResult"
+		    ".OpenIDConnectProviderList");
+	for (i = 0; list && json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		arn = sw_json_get_str(json_object_array_get_idx(list, i),
+		    "Arn");
+		if (arn != NULL && strstr(arn, issuer + 8) != NULL)
+			sw_res_set(s, "oidc_provider_arn", arn);
+	}
+	json_object_put(out);
+	return STEP_DONE;
+}
 
 static enum sw_step_rc
 stage_access(struct sw_step *s)
@@ -115,48 +159,59 @@ stage_access(struct sw_step *s)
 	json_object *out, *list;
 	char me[256], account[32];
 	struct aws_error err;
+	enum sw_step_rc rc;
 	size_t i;
 
 	issuer = sw_planned(s, issuer, "https://oidc.eks.planned/id/planned");
 	if (issuer == NULL)
 		return sw_step_fail(s, "the EKS cluster has no OIDC issuer");
+	/* A plan, or a run that sent the create before, looks the
+	 * provider up; a first run creates it. */
+	if (sw_res_get(s, "oidc_provider_arn") == NULL && (s->plan ||
+	    sw_res_get(s, "oidc_create_sent") != NULL))
+		TRY(find_oidc_provider(s, issuer));
 	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
-		    sw_jo(NULL, NULL), &out, NULL));
-		list = sw_json_path(out, "OpenIDConnectProviderList");
-		if (list == NULL)
-			list = sw_json_path(out, "ListOpenIDConnectProvidersResult"
-			    ".OpenIDConnectProviderList");
-		for (i = 0; list && json_object_is_type(list,
-		    json_type_array) && i < json_object_array_length(list);
-		    i++) {
-			arn = sw_json_get_str(json_object_array_get_idx(list,
-			    i), "Arn");
-			if (arn != NULL && strstr(arn, issuer + 8) != NULL)
-				sw_res_set(s, "oidc_provider_arn", arn);
-		}
-		json_object_put(out);
-	}
-	if (sw_res_get(s, "oidc_provider_arn") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "CreateOpenIDConnectProvider",
+		sw_res_set(s, "oidc_create_sent", "1");
+		memset(&err, 0, sizeof(err));
+		rc = sw_step_aws(s, AWS_SVC_IAM, "CreateOpenIDConnectProvider",
 		    sw_jo("Url", sw_js(issuer),
 		    "ClientIDList", sw_ja(sw_js("sts.amazonaws.com")),
 		    "ThumbprintList", sw_ja(sw_js(
 			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280")),
-		    NULL), &out, NULL));
-		arn = sw_planned(s, sw_out_str(out, "OpenIDConnectProviderArn",
-		    "CreateOpenIDConnectProviderResult."
-		    "OpenIDConnectProviderArn", NULL), "oidc-planned");
-		if (arn != NULL)
-			sw_res_set(s, "oidc_provider_arn", arn);
-		json_object_put(out);
-		if (arn == NULL)
-			return sw_step_fail(s, "CreateOpenIDConnectProvider "
-			    "gave no ARN");
+		    NULL), &out, &err);
+		if (rc == STEP_FAIL && strcmp(err.code,
+		    "EntityAlreadyExists") == 0) {
+			/* Made before: find it by listing. */
+			s->msg[0] = '\0';
+			TRY(find_oidc_provider(s, issuer));
+			if (sw_res_get(s, "oidc_provider_arn") == NULL)
+				return sw_step_fail(s, "the OIDC provider "
+				    "of %s exists but is not listed", issuer);
+		} else if (rc != STEP_DONE)
+			return rc;
+		else {
+			arn = sw_planned(s, sw_out_str(out,
+			    "OpenIDConnectProviderArn",
+			    "CreateOpenIDConnectProviderResult."
+			    "OpenIDConnectProviderArn", NULL), "oidc-planned");
+			if (arn != NULL)
+				sw_res_set(s, "oidc_provider_arn", arn);
+			json_object_put(out);
+			if (arn == NULL)
+				return sw_step_fail(s,
+				    "CreateOpenIDConnectProvider: no ARN");
+		}
 	}
-	/* Slipway's own identity must be able to reach the cluster. */
+	/* Slipway's own identity must be able to reach the cluster.  A
+	 * cluster this operation created gave its creator (our identity)
+	 * an admin entry (bootstrapClusterCreatorAdminPermissions). */
 	if (s->plan || sw_res_get(s, "access_entry") != NULL)
 		return STEP_DONE;
+	if (strcmp(sw_res_from(s, "eks", "create_requested") ?: "",
+	    "created") == 0) {
+		sw_res_set(s, "access_entry", "cluster creator");
+		return STEP_DONE;
+	}
 	memset(&err, 0, sizeof(err));
 	if (aws_sts_get_caller_identity(s->aws, account, sizeof(account), me,
 	    sizeof(me), &err) != SW_OK)
@@ -234,17 +289,20 @@ stage_dependencies(struct sw_step *s)
 	json_object *out, *in;
 	const char *status;
 	enum sw_step_rc rc;
-	int i, waiting = 0;
+	int i, waiting = 0, created = 0;
 
 	for (i = 0; addons[i] != NULL; i++) {
 		snprintf(flag, sizeof(flag), "addon.%s", addons[i]);
 		if (sw_res_get(s, flag) != NULL &&
 		    strcmp(sw_res_get(s, flag), "ACTIVE") == 0)
 			continue;
+		/* Read only what was asked for: an add-on not created yet is
+		 * created (ResourceInUseException: it exists, follow it). */
 		memset(&err, 0, sizeof(err));
-		rc = s->plan ? STEP_FAIL : sw_step_aws(s, AWS_SVC_EKS,
-		    "DescribeAddon", sw_jo("clusterName", sw_js(CLUSTER(s)),
-		    "addonName", sw_js(addons[i]), NULL), &out, &err);
+		rc = s->plan || sw_res_get(s, flag) == NULL ? STEP_FAIL :
+		    sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon", sw_jo(
+		    "clusterName", sw_js(CLUSTER(s)), "addonName",
+		    sw_js(addons[i]), NULL), &out, &err);
 		if (rc == STEP_DONE) {
 			status = sw_keep(s, sw_json_path_str(out, "addon.status"));
 			sw_res_set(s, flag, status ? status : "?");
@@ -259,9 +317,12 @@ stage_dependencies(struct sw_step *s)
 			json_object_put(out);
 			continue;
 		}
-		if (!s->plan && strcmp(err.code, "ResourceNotFoundException"))
+		if (!s->plan && sw_res_get(s, flag) != NULL &&
+		    strcmp(err.code, "ResourceNotFoundException"))
 			return rc;
 		s->msg[0] = '\0';
+		/* One DescribeAddonVersions for all of them. */
+		TRY(sw_addon_versions(s, addons));
 		in = sw_jo("clusterName", sw_js(CLUSTER(s)),
 		    "addonName", sw_js(addons[i]),
 		    "resolveConflicts", sw_js("OVERWRITE"),
@@ -274,11 +335,17 @@ stage_dependencies(struct sw_step *s)
 		    "ResourceInUseException"));
 		json_object_put(out);
 		sw_res_set(s, flag, "CREATING");
+		sw_plan_wait(s, SW_WAIT_ADDON);
 		waiting++;
+		created++;
 	}
-	if (waiting && !s->plan)
-		return sw_step_wait(s, sw_poll_ms(s, 20000), "waiting for %d "
-		    "EKS add-on(s)", waiting);
+	if (waiting && !s->plan) {
+		if (created)
+			return sw_wait_first(s, SW_WAIT_ADDON, "waiting for %d "
+			    "EKS add-on(s)", waiting);
+		return sw_wait_next(s, SW_WAIT_ADDON, "waiting for %d EKS "
+		    "add-on(s)", waiting);
+	}
 	return sw_apply_health_agent(s);
 }
 
@@ -384,11 +451,16 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 	}
 	if (sw_res_get(s, "lifecycle_uri") != NULL)
 		return STEP_DONE;
+	/* The bucket is shared by every cluster: put the script, and make
+	 * the bucket only when S3 says there is none. */
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
-	if (aws_s3_head_bucket(s->aws, bucket, NULL, 0, &err) != SW_OK) {
-		if (err.http_status != 404 && err.retryable)
-			return sw_step_retry(s, 5000, "s3: %s", err.code);
+	if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
+	    strlen(lifecycle_script), "text/x-shellscript", &err) != SW_OK) {
+		if (strcmp(err.code, "NoSuchBucket") != 0)
+			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
+			    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
+			    err.code);
 		memset(&err, 0, sizeof(err));
 		s->calls_made++;
 		if (aws_s3_create_bucket(s->aws, bucket, &err) != SW_OK &&
@@ -396,14 +468,15 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
 			    err.code) : sw_step_fail(s, "CreateBucket %s: %s %s",
 			    bucket, err.code, err.message);
+		memset(&err, 0, sizeof(err));
+		s->calls_made++;
+		if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
+		    strlen(lifecycle_script), "text/x-shellscript", &err) !=
+		    SW_OK)
+			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
+			    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
+			    err.code);
 	}
-	memset(&err, 0, sizeof(err));
-	s->calls_made++;
-	if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
-	    strlen(lifecycle_script), "text/x-shellscript", &err) != SW_OK)
-		return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
-		    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
-		    err.code);
 	sw_res_set(s, "lifecycle_uri", uri);
 	return STEP_DONE;
 }
@@ -478,19 +551,6 @@ stage_hyperpod(struct sw_step *s)
 	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
 	TRY(replace_failed(s));
 	if (sw_res_get(s, "create_requested") == NULL) {
-		memset(&err, 0, sizeof(err));
-		rc = s->plan ? STEP_FAIL : sw_step_aws(s, AWS_SVC_SAGEMAKER,
-		    "DescribeCluster", sw_jo("ClusterName", sw_js(CLUSTER(s)),
-		    NULL), &out, &err);
-		if (rc == STEP_DONE) {
-			json_object_put(out);
-			sw_res_set(s, "create_requested", "existing");
-		} else if (!s->plan && strcmp(err.code, "ResourceNotFound")
-		    != 0)
-			return rc;
-		s->msg[0] = '\0';
-	}
-	if (sw_res_get(s, "create_requested") == NULL) {
 		subnets = json_object_new_array();
 		json_object_object_foreach(slots, az2, slot2) {
 			(void)slot2;
@@ -498,7 +558,9 @@ stage_hyperpod(struct sw_step *s)
 			json_object_array_add(subnets, sw_js(sw_planned(s,
 			    sw_res_get(s, key), "subnet-planned")));
 		}
-		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "CreateCluster", sw_jo(
+		/* Created, or found by its name (ResourceInUse). */
+		memset(&err, 0, sizeof(err));
+		rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "CreateCluster", sw_jo(
 		    "ClusterName", sw_js(CLUSTER(s)),
 		    "InstanceGroups", sw_hp_instance_groups(s, groups,
 			sw_res_get(s, "execution_role_arn"), uri),
@@ -514,13 +576,26 @@ stage_hyperpod(struct sw_step *s)
 			"node_recovery")),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
 			"Value", sw_js(CLUSTER(s)), NULL)),
-		    NULL), &out, NULL));
-		if (sw_json_get_str(out, "ClusterArn") != NULL)
-			sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
-			    "ClusterArn"));
-		json_object_put(out);
-		sw_res_set(s, "create_requested", "created");
+		    NULL), &out, &err);
+		if (rc == STEP_FAIL && strcmp(err.code, "ResourceInUse") == 0) {
+			s->msg[0] = '\0';
+			sw_res_set(s, "create_requested", "existing");
+		} else if (rc != STEP_DONE)
+			return rc;
+		else {
+			if (sw_json_get_str(out, "ClusterArn") != NULL)
+				sw_res_set(s, "hyperpod_arn",
+				    sw_json_get_str(out, "ClusterArn"));
+			json_object_put(out);
+			sw_res_set(s, "create_requested", "created");
+			if (!s->plan)
+				return sw_wait_first(s, SW_WAIT_HYPERPOD,
+				    "create: HyperPod cluster %s is Creating",
+				    CLUSTER(s));
+		}
 	}
+	if (s->plan)
+		return sw_plan_wait(s, SW_WAIT_HYPERPOD);
 	rc = sw_hp_wait_in_service(s, "create", 30000, &out);
 	if (rc == STEP_DONE && out != NULL)
 		sw_res_set(s, "hyperpod_arn", sw_json_get_str(out,
@@ -606,6 +681,10 @@ stage_verify(struct sw_step *s)
 	size_t i;
 	char buf[32];
 
+	if (s->plan) {
+		sw_plan_wait(s, SW_WAIT_NODES_RUNNING);
+		sw_plan_wait(s, SW_WAIT_NODES_READY);
+	}
 	if (s->plan || sw_res_get(s, "nodes_ready") != NULL)
 		return sw_install_device_plugins(s);
 	for (i = 0; i < json_object_array_length(groups); i++)
@@ -623,7 +702,7 @@ stage_verify(struct sw_step *s)
 	}
 	json_object_put(out);
 	if (running < want)
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "%lld of %lld "
+		return sw_wait_next(s, SW_WAIT_NODES_RUNNING, "%lld of %lld "
 		    "HyperPod nodes Running", (long long)running,
 		    (long long)want);
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
@@ -655,7 +734,7 @@ stage_verify(struct sw_step *s)
 	}
 	json_object_put(nodes);
 	if (ready < want)
-		return sw_step_wait(s, sw_poll_ms(s, 15000), "%lld of %lld "
+		return sw_wait_next(s, SW_WAIT_NODES_READY, "%lld of %lld "
 		    "Kubernetes nodes Ready", (long long)ready,
 		    (long long)want);
 	snprintf(buf, sizeof(buf), "%lld", (long long)ready);

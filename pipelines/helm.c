@@ -111,13 +111,16 @@ helm_job(const char *name, const struct sw_helm_release *r, int install,
 		NULL), NULL), NULL), NULL);
 }
 
-/* ServiceAccount and cluster-admin binding the Job runs as. */
+/* ServiceAccount and cluster-admin binding the Job runs as: applied
+ * once per stage ("helm_identity" in its resources). */
 static enum sw_step_rc
 helm_identity(struct sw_step *s, struct sw_kube *kb)
 {
 	json_object *m;
 	enum sw_step_rc rc;
 
+	if (sw_res_get(s, "helm_identity") != NULL)
+		return STEP_DONE;
 	m = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
 	    "metadata", sw_jo("name", sw_js(HELM_SA), "namespace",
 	    sw_js(HELM_NS), "labels", helm_labels(NULL), NULL), NULL);
@@ -135,6 +138,8 @@ helm_identity(struct sw_step *s, struct sw_kube *kb)
 	    NULL);
 	rc = sw_kube_apply(s, kb, m);
 	json_object_put(m);
+	if (rc == STEP_DONE)
+		sw_res_set(s, "helm_identity", HELM_SA);
 	return rc;
 }
 
@@ -276,7 +281,7 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 	json_object *job, *m;
 	const char *end;
 	enum sw_step_rc rc;
-	int got;
+	int got, status = 0;
 
 	if (r == NULL)
 		return sw_step_fail(s, "unknown Helm chart");
@@ -292,7 +297,33 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 		m = helm_job(name, r, install, sets);
 		rc = sw_kube_apply(s, kb, m);
 		json_object_put(m);
+		sw_plan_wait(s, SW_WAIT_HELM_JOB);
 		return rc;
+	}
+	if (sw_res_get(s, key) == NULL) {
+		/* Not yet started by this operation: apply the Job; the
+		 * answer is the Job as it now is, an older one of this name
+		 * included, so nothing is read first. */
+		if ((rc = helm_identity(s, kb)) != STEP_DONE)
+			return rc;
+		m = helm_job(name, r, install, sets);
+		rc = sw_kube_apply_out(s, kb, m, &job, &status);
+		json_object_put(m);
+		if (rc == STEP_DONE && job_end(job) == NULL) {
+			/* ours, or one still running from an earlier run:
+			 * either way it is the one to follow */
+			json_object_put(job);
+			sw_res_set(s, key, "started");
+			return sw_wait_first(s, SW_WAIT_HELM_JOB, "Helm Job %s "
+			    "started (%s %s %s)", name, install ? "install" :
+			    "uninstall", r->chart, r->version);
+		}
+		json_object_put(job);
+		if (rc != STEP_DONE && status != 422)
+			return rc;
+		/* A finished Job of an earlier run (its spec cannot change:
+		 * 422): read it, delete it and run it again. */
+		s->msg[0] = '\0';
 	}
 	if ((got = helm_get(s, kb, path, &job)) < 0)
 		return STEP_WAIT;
@@ -333,7 +364,7 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 		if (rc != STEP_DONE)
 			return rc;
 		sw_res_set(s, key, "started");
-		return sw_step_wait(s, sw_poll_ms(s, 5000), "Helm Job %s "
+		return sw_wait_first(s, SW_WAIT_HELM_JOB, "Helm Job %s "
 		    "started (%s %s %s)", name, install ? "install" :
 		    "uninstall", r->chart, r->version);
 	}
@@ -345,7 +376,7 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 	}
 	json_object_put(job);
 	if (end == NULL)
-		return sw_step_wait(s, sw_poll_ms(s, 5000), "Helm Job %s is "
+		return sw_wait_next(s, SW_WAIT_HELM_JOB, "Helm Job %s is "
 		    "running", name);
 	if (strcmp(end, "Complete") == 0)
 		return STEP_DONE;

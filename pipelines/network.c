@@ -18,17 +18,51 @@
 
 /* ---- network --------------------------------------------------------- */
 
+/*
+ * sw_ec2_find for a resource inside the VPC, skipped when nothing can be
+ * found: the VPC is one this stage created ("vpc_origin") and no create
+ * of key was ever sent.  The mark "sent.<key>" is recorded here, and
+ * saved with the resources before the create goes out, so a stage
+ * resumed after that create looks the resource up by its tags.
+ */
+static enum sw_step_rc
+find_in_vpc(struct sw_step *s, const char *describe, const char *set,
+    const char *idfield, const char *name, const char *key,
+    json_object *extra)
+{
+	const char *origin = sw_res_get(s, "vpc_origin");
+	char sent[128];
+
+	if (sw_res_get(s, key) != NULL) {
+		json_object_put(extra);
+		return STEP_DONE;
+	}
+	if ((size_t)snprintf(sent, sizeof(sent), "sent.%s", key) >=
+	    sizeof(sent))
+		return sw_step_fail(s, "resource key %s too long", key);
+	if (!s->plan && origin != NULL && strcmp(origin, "created") == 0 &&
+	    sw_res_get(s, sent) == NULL) {
+		json_object_put(extra);
+		sw_res_set(s, sent, "1");
+		return STEP_DONE;
+	}
+	return sw_ec2_find(s, describe, set, idfield, name, key, extra);
+}
+
+/* A subnet named after label; with looked, the caller has just looked
+ * for it by name already. */
 static enum sw_step_rc
 ensure_subnet(struct sw_step *s, const char *key, const char *label,
-    const char *cidr, const char *az)
+    const char *cidr, const char *az, int looked)
 {
 	char name[160];
 	json_object *out;
 	const char *id;
 
 	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
-	    key, NULL));
+	if (!looked)
+		TRY(find_in_vpc(s, "DescribeSubnets", "subnetSet",
+		    "subnetId", name, key, NULL));
 	if (sw_res_get(s, key) != NULL)
 		return STEP_DONE;
 	TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
@@ -56,7 +90,7 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 	int i;
 
 	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeRouteTables", "routeTableSet",
+	TRY(find_in_vpc(s, "DescribeRouteTables", "routeTableSet",
 	    "routeTableId", name, key, NULL));
 	if (sw_res_get(s, key) == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateRouteTable", sw_jo(
@@ -121,8 +155,10 @@ sw_stage_network(struct sw_step *s)
 		    NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out, "vpc.vpcId"),
 		    "vpc-planned");
-		if (id != NULL)
+		if (id != NULL) {
 			sw_res_set(s, "vpc_id", id);
+			sw_res_set(s, "vpc_origin", "created");
+		}
 		json_object_put(out);
 		if (id == NULL)
 			return sw_step_fail(s, "CreateVpc gave no id");
@@ -145,10 +181,10 @@ sw_stage_network(struct sw_step *s)
 		snprintf(label, sizeof(label), "public-%d", i);
 		if (sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
 			return sw_step_fail(s, "bad VPC CIDR %s", vpc_cidr);
-		TRY(ensure_subnet(s, pub[i], label, cidr, az));
+		TRY(ensure_subnet(s, pub[i], label, cidr, az, 0));
 		snprintf(label, sizeof(label), "private-%d", i);
 		sw_cidr_private(vpc_cidr, i, cidr, sizeof(cidr));
-		TRY(ensure_subnet(s, priv[i], label, cidr, az));
+		TRY(ensure_subnet(s, priv[i], label, cidr, az, 0));
 	}
 
 	/* Internet gateway, attached. */
@@ -195,7 +231,7 @@ sw_stage_network(struct sw_step *s)
 			return sw_step_fail(s, "AllocateAddress gave no id");
 	}
 	sw_name(name, sizeof(name), CLUSTER(s), "nat");
-	TRY(sw_ec2_find(s, "DescribeNatGateways", "natGatewaySet",
+	TRY(find_in_vpc(s, "DescribeNatGateways", "natGatewaySet",
 	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
 	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
 	    sw_js("available")), NULL))));
@@ -211,8 +247,10 @@ sw_stage_network(struct sw_step *s)
 			CLUSTER(s), name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out,
 		    "natGateway.natGatewayId"), "nat-planned");
-		if (id != NULL)
+		if (id != NULL) {
 			sw_res_set(s, "nat_id", id);
+			sw_mark_started(s, "nat_started");
+		}
 		json_object_put(out);
 		if (id == NULL)
 			return sw_step_fail(s, "CreateNatGateway gave no id");
@@ -220,7 +258,7 @@ sw_stage_network(struct sw_step *s)
 
 	/* Security group: all traffic between members (EFA needs it). */
 	sw_name(name, sizeof(name), CLUSTER(s), "sg");
-	TRY(sw_ec2_find(s, "DescribeSecurityGroups", "securityGroupInfo",
+	TRY(find_in_vpc(s, "DescribeSecurityGroups", "securityGroupInfo",
 	    "groupId", name, "security_group_id", NULL));
 	if (sw_res_get(s, "security_group_id") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSecurityGroup", sw_jo(
@@ -259,8 +297,12 @@ sw_stage_network(struct sw_step *s)
 		sw_res_set(s, "sg_self_rules", "ingress+egress");
 	}
 
-	/* Wait for the NAT gateway before routing through it. */
-	if (!s->plan && sw_res_get(s, "nat_ready") == NULL) {
+	/* Wait for the NAT gateway before routing through it: read it once
+	 * the quickest gateway would be available. */
+	if (s->plan)
+		sw_plan_wait(s, SW_WAIT_NAT);
+	else if (sw_res_get(s, "nat_ready") == NULL) {
+		TRY(sw_wait_since(s, SW_WAIT_NAT, "nat_started"));
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
 		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL), &out, NULL));
 		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
@@ -272,7 +314,7 @@ sw_stage_network(struct sw_step *s)
 			if (failed)
 				return sw_step_fail(s, "NAT gateway %s failed",
 				    sw_res_get(s, "nat_id"));
-			return sw_step_wait(s, sw_poll_ms(s, 15000),
+			return sw_wait_next(s, SW_WAIT_NAT,
 			    "waiting for NAT gateway %s (%s)",
 			    sw_res_get(s, "nat_id"), state ? state : "?");
 		}
@@ -355,20 +397,28 @@ sw_ensure_vpc_facts(struct sw_step *s)
 /*
  * The /20 compute slot for a new subnet: the first of the VPC's slots
  * whose range no existing subnet overlaps.  This is the one place that
- * decides where HyperPod capacity goes in the VPC.
+ * decides where HyperPod capacity goes in the VPC.  The same listing
+ * tells whether the subnet named name exists already: then its id goes
+ * to resources[key] and no slot is chosen.
  */
 static enum sw_step_rc
-free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
+free_compute_slot(struct sw_step *s, const char *name, const char *key,
+    char *cidr, size_t sz)
 {
 	const char *vpc_cidr = sw_res_get(s, "vpc_cidr");
-	json_object *out, *list;
-	size_t i;
-	int k, clash;
+	const char *cluster = CLUSTER(s);
+	json_object *out, *list, *tags;
+	size_t i, j;
+	int k, clash, named, ours;
 
 	if (s->plan) {
 		/* Nothing exists yet: the planned groups take slots in order. */
 		int used = (int)sw_json_get_int(s->res, "planned_slots", 0);
 
+		TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId",
+		    name, key, NULL));
+		if (sw_res_get(s, key) != NULL)
+			return STEP_DONE;
 		sw_json_add_int(s->res, "planned_slots", used + 1);
 		return sw_cidr_compute(vpc_cidr, used, cidr, sz) == 0 ?
 		    STEP_DONE : sw_step_fail(s, "no compute subnet slot left");
@@ -377,6 +427,31 @@ free_compute_slot(struct sw_step *s, char *cidr, size_t sz)
 	    sw_ja(sw_jo("Name", sw_js("vpc-id"), "Values", sw_ja(sw_js(
 	    sw_res_get(s, "vpc_id"))), NULL)), NULL), &out, NULL));
 	list = sw_json_get(out, "subnetSet");
+	for (i = 0; list && json_object_is_type(list, json_type_array) &&
+	    i < json_object_array_length(list); i++) {
+		json_object *sn = json_object_array_get_idx(list, i);
+
+		tags = sw_json_get(sn, "tagSet");
+		named = ours = 0;
+		for (j = 0; tags && json_object_is_type(tags, json_type_array)
+		    && j < json_object_array_length(tags); j++) {
+			json_object *t = json_object_array_get_idx(tags, j);
+			const char *tk = sw_json_get_str(t, "key");
+			const char *tv = sw_json_get_str(t, "value");
+
+			if (tk == NULL || tv == NULL)
+				continue;
+			named |= strcmp(tk, "Name") == 0 &&
+			    strcmp(tv, name) == 0;
+			ours |= strcmp(tk, "slipway:cluster") == 0 &&
+			    strcmp(tv, cluster) == 0;
+		}
+		if (named && ours && sw_json_get_str(sn, "subnetId") != NULL) {
+			sw_res_set(s, key, sw_json_get_str(sn, "subnetId"));
+			json_object_put(out);
+			return STEP_DONE;
+		}
+	}
 	for (k = 0; k < 12; k++) {
 		if (sw_cidr_compute(vpc_cidr, k, cidr, sz) != 0)
 			break;
@@ -421,11 +496,11 @@ sw_ensure_compute_subnet(struct sw_step *s, const char *az,
 	}
 	TRY(sw_ensure_vpc_facts(s));
 	sw_name(name, sizeof(name), CLUSTER(s), label);
-	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
-	    key, NULL));
 	if (sw_res_get(s, key) == NULL) {
-		TRY(free_compute_slot(s, cidr, sizeof(cidr)));
-		TRY(ensure_subnet(s, key, label, cidr, az));
+		/* One listing of the VPC: the subnet, else a free slot. */
+		TRY(free_compute_slot(s, name, key, cidr, sizeof(cidr)));
+		if (sw_res_get(s, key) == NULL)
+			TRY(ensure_subnet(s, key, label, cidr, az, 1));
 	}
 	snprintf(flag, sizeof(flag), "%s.rt", key);
 	if (sw_res_get(s, flag) == NULL) {

@@ -426,7 +426,8 @@ retry:
 
 sw_err
 sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
-    const char *kind, json_object *params, json_object **plan)
+    const char *kind, json_object *params, json_object **plan,
+    json_object **waits)
 {
 	const struct sw_pipeline *pl = sw_pipeline_find(kind);
 	struct sw_step s;
@@ -435,6 +436,8 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	enum sw_step_rc rc = STEP_DONE;
 
 	*plan = NULL;
+	if (waits != NULL)
+		*waits = NULL;
 	if (pl == NULL)
 		return SW_EINTERNAL;
 	all = json_object_new_object();
@@ -446,6 +449,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	s.all = all;
 	s.plan = 1;
 	s.calls = json_object_new_array();
+	s.waits = json_object_new_array();
 	for (i = 0; pl->stages[i].name != NULL; i++) {
 		s.seq = i;
 		s.stage = pl->stages[i].name;
@@ -465,6 +469,10 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	}
 	json_object_put(all);
 	*plan = s.calls;
+	if (waits != NULL)
+		*waits = s.waits;
+	else
+		json_object_put(s.waits);
 	if (s.unavailable)
 		return SW_EUNAVAIL;
 	return rc == STEP_FAIL ? SW_EPRECONDITION : SW_OK;

@@ -20,7 +20,7 @@
  * The same functions produce a plan: in plan mode (dry_run) reads go to
  * AWS as usual, mutating calls are recorded instead of sent, and waits
  * end at once, so the plan is the ordered list of calls a real run
- * would make against the live state.
+ * would make against the live state, and of what it would wait for.
  */
 #ifndef SW_PIPELINE_H
 #define SW_PIPELINE_H
@@ -47,6 +47,7 @@ struct sw_step {
 	json_object		*all;		/* {stage name: resources} */
 	int			 plan;		/* dry run */
 	json_object		*calls;		/* plan: recorded calls */
+	json_object		*waits;		/* plan: recorded waits */
 	int64_t			 wait_ms;
 	char			 msg[512];
 	int			 calls_made;	/* AWS/K8s requests this step */
@@ -132,9 +133,12 @@ sw_err	sw_pipeline_advance(struct sw_db *, struct aws_ctx *,
  * cannot go on ends it with {stage, refused}: SW_EPRECONDITION when the
  * stage fails, SW_EUNAVAIL when a read it needs failed for now
  * (sw_step_retry), so the plan never stands for a state it did not see.
+ * With waits non-NULL, *waits is a new array of {stage, wait}: each
+ * thing a run would wait for, so reads at least once (sw_plan_wait).
  */
 sw_err	sw_pipeline_plan(struct aws_ctx *, const struct sw_config *,
-	    const char *kind, json_object *params, json_object **plan);
+	    const char *kind, json_object *params, json_object **plan,
+	    json_object **waits);
 
 /*
  * Set up an AWS context from the configuration: the region, and with

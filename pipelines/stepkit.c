@@ -118,17 +118,128 @@ sw_poll_ms(struct sw_step *s, int64_t base_ms)
 	return ms < 100 ? 100 : ms;
 }
 
+/*
+ * How long AWS takes for each thing a pipeline waits for (AWS time, ms):
+ * `first` is when the quickest would be done after its request, `then`
+ * the interval between later reads.  These are the real services'
+ * durations, which the sandbox models too (NAT gateway 1-2 min, EKS
+ * control plane 8-12 min, add-ons 30-90 s, HyperPod instances 7-13 min
+ * to boot, a pod 8 s to start).
+ */
+static const struct {
+	const char	*name;
+	int64_t		 first_ms;
+	int64_t		 then_ms;
+} waits[SW_WAIT__MAX] = {
+	[SW_WAIT_NAT] = {
+		.name = "NAT gateway available",
+		.first_ms = 60000, .then_ms = 15000 },
+	[SW_WAIT_EKS_CLUSTER] = {
+		.name = "EKS cluster ACTIVE",
+		.first_ms = 480000, .then_ms = 30000 },
+	[SW_WAIT_ADDON] = {
+		.name = "EKS add-on ACTIVE",
+		.first_ms = 30000, .then_ms = 15000 },
+	[SW_WAIT_HYPERPOD] = {
+		.name = "HyperPod cluster InService",
+		.first_ms = 420000, .then_ms = 30000 },
+	[SW_WAIT_NODES_RUNNING] = {
+		.name = "HyperPod nodes Running",
+		.first_ms = 30000, .then_ms = 30000 },
+	[SW_WAIT_NODES_READY] = {
+		.name = "Kubernetes nodes Ready",
+		.first_ms = 15000, .then_ms = 15000 },
+	[SW_WAIT_HELM_JOB] = {
+		.name = "Helm installer Job Complete",
+		.first_ms = 10000, .then_ms = 5000 },
+};
+
+const char *
+sw_wait_name(enum sw_wait_kind k)
+{
+	return k >= 0 && k < SW_WAIT__MAX ? waits[k].name : "?";
+}
+
+static enum sw_step_rc
+wait_v(struct sw_step *s, int64_t base_ms, const char *fmt, va_list ap)
+{
+	s->wait_ms = sw_poll_ms(s, base_ms);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	return STEP_WAIT;
+}
+
+enum sw_step_rc
+sw_wait_first(struct sw_step *s, enum sw_wait_kind k, const char *fmt, ...)
+{
+	enum sw_step_rc rc;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = wait_v(s, waits[k].first_ms, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+enum sw_step_rc
+sw_wait_next(struct sw_step *s, enum sw_wait_kind k, const char *fmt, ...)
+{
+	enum sw_step_rc rc;
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = wait_v(s, waits[k].then_ms, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+enum sw_step_rc
+sw_plan_wait(struct sw_step *s, enum sw_wait_kind k)
+{
+	if (s->plan && s->waits != NULL)
+		json_object_array_add(s->waits, sw_jo("stage",
+		    sw_js(s->stage), "wait", sw_js(waits[k].name), NULL));
+	return STEP_DONE;
+}
+
+void
+sw_mark_started(struct sw_step *s, const char *key)
+{
+	char now[32];
+
+	snprintf(now, sizeof(now), "%lld", (long long)sw_now_ms());
+	sw_res_set(s, key, now);
+}
+
+enum sw_step_rc
+sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
+{
+	const char *v = sw_res_get(s, key);
+	int64_t due;
+
+	if (s->plan || v == NULL)
+		return STEP_DONE;
+	due = strtoll(v, NULL, 10) + sw_poll_ms(s, waits[k].first_ms);
+	if (sw_now_ms() >= due)
+		return STEP_DONE;
+	s->wait_ms = due - sw_now_ms();
+	snprintf(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
+	return STEP_WAIT;
+}
+
 enum sw_step_rc
 sw_ensure_role(struct sw_step *s, const char *key, const char *name,
     const char *trust, const char *const *policies)
 {
 	char doc[512], flag[96];
+	struct aws_error err;
 	json_object *out;
 	enum sw_step_rc rc;
 	const char *arn;
-	int i;
+	int i, exists = 0;
 
-	if (sw_res_get(s, key) == NULL) {
+	if (sw_res_get(s, key) == NULL && s->plan) {
+		/* A plan names the create only when there is none yet; a run
+		 * creates first and reads the role only when it exists. */
 		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
 		    sw_jo("RoleName", sw_js(name), NULL), &out,
 		    "NoSuchEntity");
@@ -148,17 +259,26 @@ sw_ensure_role(struct sw_step *s, const char *key, const char *name,
 			    "\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":"
 			    "{\"Service\":\"%s\"},\"Action\":\"sts:AssumeRole\"}]}",
 			    trust);
+		memset(&err, 0, sizeof(err));
 		rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(doc),
 		    "Description", sw_js("Created by Slipway"),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
 			"Value", sw_js(sw_json_get_str(s->params, "name")),
-			NULL)), NULL), &out, NULL);
-		if (rc != STEP_DONE)
+			NULL)), NULL), &out, &err);
+		if (rc == STEP_FAIL && strcmp(err.code,
+		    "EntityAlreadyExists") == 0) {
+			/* Made by an earlier run: its ARN by name. */
+			s->msg[0] = '\0';
+			exists = 1;
+			TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole", sw_jo(
+			    "RoleName", sw_js(name), NULL), &out, NULL));
+		} else if (rc != STEP_DONE)
 			return rc;
-		arn = sw_out_str(out, "Role.Arn", "CreateRoleResult.Role.Arn",
-		    NULL);
+		arn = exists ? sw_out_str(out, "Role.Arn",
+		    "GetRoleResult.Role.Arn", NULL) : sw_out_str(out,
+		    "Role.Arn", "CreateRoleResult.Role.Arn", NULL);
 		if (arn == NULL && s->plan)
 			arn = "arn:aws:iam::planned:role/planned";
 		if (arn == NULL) {
@@ -204,14 +324,22 @@ sw_account_id(struct sw_step *s)
 enum sw_step_rc
 sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 {
+	const char *known = sw_res_from(s, "eks", "endpoint");
 	struct aws_error err;
+	int asked = 1;
 	sw_err e;
 
 	memset(kb, 0, sizeof(*kb));
 	if (s->plan)
 		return STEP_DONE;
-	s->calls_made++;
-	e = sw_kube_connect(s->aws, cluster, kb, &err);
+	/* The endpoint this operation's eks stage saw ACTIVE: its CA is
+	 * remembered, so no DescribeCluster per step. */
+	if (known != NULL && strcmp(cluster, CLUSTER(s)) == 0)
+		e = sw_kube_connect_known(s->aws, cluster, known, kb, &err,
+		    &asked);
+	else
+		e = sw_kube_connect(s->aws, cluster, kb, &err);
+	s->calls_made += asked;
 	if (e == SW_OK)
 		return STEP_DONE;
 	sw_kube_close(kb);
@@ -230,6 +358,13 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 
 enum sw_step_rc
 sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
+{
+	return sw_kube_apply_out(s, kb, obj, NULL, NULL);
+}
+
+enum sw_step_rc
+sw_kube_apply_out(struct sw_step *s, struct sw_kube *kb, json_object *obj,
+    json_object **out, int *status)
 {
 	const char *api = sw_json_get_str(obj, "apiVersion");
 	const char *kind = sw_json_get_str(obj, "kind");
@@ -251,6 +386,10 @@ sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
 		plural[i++] = 'e';
 	plural[i++] = 's';
 	plural[i] = '\0';
+	if (out != NULL)
+		*out = NULL;
+	if (status != NULL)
+		*status = 0;
 	if (s->plan) {
 		json_object_array_add(s->calls, sw_jo(
 		    "stage", sw_js(s->stage),
@@ -265,9 +404,15 @@ sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
 		    name);
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
-	e = k8s_apply(&kb->k, path, obj, NULL, &err);
+	e = k8s_apply(&kb->k, path, obj, out, &err);
 	if (e == SW_OK)
 		return STEP_DONE;
+	if (out != NULL) {
+		json_object_put(*out);
+		*out = NULL;
+	}
+	if (status != NULL)
+		*status = err.status;
 	if (e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT ||
 	    err.status >= 500 || err.status == 0)
 		return sw_step_wait(s, sw_poll_ms(s, 10000),
@@ -378,20 +523,20 @@ sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
 }
 
 /*
- * The version of addon to create on this cluster, into in's
- * addonVersion: DescribeAddonVersions for the cluster's Kubernetes
- * version, its default there, else the first compatible one.  Fails
- * naming the Kubernetes version when none is compatible.  A plan made
- * before the EKS cluster exists leaves the version to the create.
+ * The Kubernetes version of the step's cluster into *kver (kept in the
+ * step): what this operation's eks stage recorded, else DescribeCluster.
+ * In a plan made before the cluster exists, *kver is NULL and the step
+ * is done.
  */
-enum sw_step_rc
-sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
+static enum sw_step_rc
+cluster_kver(struct sw_step *s, const char **kver)
 {
-	json_object *eks, *out, *vers;
-	const char *kver, *pick = NULL;
+	json_object *eks;
 	enum sw_step_rc rc;
-	size_t i, j;
 
+	*kver = sw_res_from(s, "eks", "kubernetes_version");
+	if (*kver != NULL)
+		return STEP_DONE;
 	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
 	    sw_js(CLUSTER(s)), NULL), &eks, NULL);
 	if (rc != STEP_DONE && s->plan) {
@@ -400,15 +545,23 @@ sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
 	}
 	if (rc != STEP_DONE)
 		return rc;
-	kver = sw_keep(s, sw_json_path_str(eks, "cluster.version"));
+	*kver = sw_keep(s, sw_json_path_str(eks, "cluster.version"));
 	json_object_put(eks);
-	if (kver == NULL)
+	if (*kver == NULL)
 		return sw_step_fail(s, "EKS cluster %s has no Kubernetes "
 		    "version", CLUSTER(s));
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
-	    "addonName", sw_js(addon), "kubernetesVersion", sw_js(kver),
-	    NULL), &out, NULL));
-	vers = sw_json_path(out, "addons[0].addonVersions");
+	return STEP_DONE;
+}
+
+/* The version of one add-on document of DescribeAddonVersions for kver:
+ * its default there, else the first compatible one; NULL if none. */
+static const char *
+pick_addon_version(struct sw_step *s, json_object *addon, const char *kver)
+{
+	json_object *vers = sw_json_get(addon, "addonVersions");
+	const char *pick = NULL;
+	size_t i, j;
+
 	for (i = 0; vers && i < json_object_array_length(vers); i++) {
 		json_object *v = json_object_array_get_idx(vers, i);
 		json_object *comp = sw_json_get(v, "compatibilities");
@@ -425,6 +578,94 @@ sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
 				    "addonVersion"));
 		}
 	}
+	return pick;
+}
+
+/* Largest number of DescribeAddonVersions pages read for one stage. */
+#define ADDON_VERSION_PAGES	20
+
+enum sw_step_rc
+sw_addon_versions(struct sw_step *s, const char *const *addons)
+{
+	json_object *out = NULL, *list;
+	const char *kver, *token = NULL, *name, *pick;
+	char key[128], tok[1024];
+	int pages = 0, missing;
+	size_t i, k;
+
+	for (missing = 0, k = 0; addons[k] != NULL; k++) {
+		snprintf(key, sizeof(key), "addon_version.%s", addons[k]);
+		missing += sw_res_get(s, key) == NULL;
+	}
+	if (missing == 0)
+		return STEP_DONE;
+	TRY(cluster_kver(s, &kver));
+	if (kver == NULL)
+		return STEP_DONE;
+	do {
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
+		    "kubernetesVersion", sw_js(kver),
+		    "nextToken", token ? sw_js(token) : NULL, NULL), &out,
+		    NULL));
+		list = sw_json_get(out, "addons");
+		for (i = 0; list && json_object_is_type(list,
+		    json_type_array) && i < json_object_array_length(list);
+		    i++) {
+			json_object *a = json_object_array_get_idx(list, i);
+
+			name = sw_json_get_str(a, "addonName");
+			for (k = 0; name != NULL && addons[k] != NULL; k++) {
+				if (strcmp(name, addons[k]) != 0)
+					continue;
+				snprintf(key, sizeof(key), "addon_version.%s",
+				    name);
+				if (sw_res_get(s, key) == NULL &&
+				    (pick = pick_addon_version(s, a, kver)) !=
+				    NULL) {
+					sw_res_set(s, key, pick);
+					missing--;
+				}
+			}
+		}
+		token = sw_json_get_str(out, "nextToken");
+		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
+		    token) >= sizeof(tok))
+			token = NULL;
+		token = token ? tok : NULL;
+		json_object_put(out);
+	} while (token != NULL && missing > 0 && ++pages < ADDON_VERSION_PAGES);
+	/* What is still missing is looked up one by one and reported by
+	 * sw_addon_version. */
+	return STEP_DONE;
+}
+
+/*
+ * The version of addon to create on this cluster, into in's
+ * addonVersion: the one sw_addon_versions recorded, else
+ * DescribeAddonVersions for the cluster's Kubernetes version, its
+ * default there, else the first compatible one.  Fails naming the
+ * Kubernetes version when none is compatible.  A plan made before the
+ * EKS cluster exists leaves the version to the create.
+ */
+enum sw_step_rc
+sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
+{
+	json_object *out;
+	const char *kver, *pick;
+	char key[128];
+
+	snprintf(key, sizeof(key), "addon_version.%s", addon);
+	if ((pick = sw_res_get(s, key)) != NULL) {
+		json_object_object_add(in, "addonVersion", sw_js(pick));
+		return STEP_DONE;
+	}
+	TRY(cluster_kver(s, &kver));
+	if (kver == NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
+	    "addonName", sw_js(addon), "kubernetesVersion", sw_js(kver),
+	    NULL), &out, NULL));
+	pick = pick_addon_version(s, sw_json_path(out, "addons[0]"), kver);
 	json_object_put(out);
 	if (pick == NULL)
 		return sw_step_fail(s, "add-on %s has no version compatible "

@@ -68,9 +68,54 @@ enum sw_step_rc sw_ec2_find(struct sw_step *, const char *describe,
 int64_t	sw_poll_ms(struct sw_step *, int64_t base_ms);
 
 /*
+ * What a pipeline waits for, each with how long AWS takes for it: the
+ * first read after the request that starts it is due when the quickest
+ * of them would be done, the next ones every `then`.  One table row per
+ * kind (stepkit.c), scaled by sw_poll_ms.
+ */
+enum sw_wait_kind {
+	SW_WAIT_NAT,		/* NAT gateway available */
+	SW_WAIT_EKS_CLUSTER,	/* EKS control plane ACTIVE */
+	SW_WAIT_ADDON,		/* EKS add-on ACTIVE */
+	SW_WAIT_HYPERPOD,	/* HyperPod cluster InService */
+	SW_WAIT_NODES_RUNNING,	/* HyperPod nodes Running */
+	SW_WAIT_NODES_READY,	/* their Kubernetes nodes Ready */
+	SW_WAIT_HELM_JOB,	/* a Helm installer Job Complete */
+	SW_WAIT__MAX
+};
+
+/* The name of a wait kind ("EKS cluster ACTIVE"), for plans. */
+const char *sw_wait_name(enum sw_wait_kind);
+/* Wait the kind's first interval (the request that starts it was just
+ * sent) or the interval between later reads; msg as sw_step_wait. */
+enum sw_step_rc sw_wait_first(struct sw_step *, enum sw_wait_kind,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+enum sw_step_rc sw_wait_next(struct sw_step *, enum sw_wait_kind,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * Record the first wait of kind while a stage has not started it yet: a
+ * run reads it at least once when it comes.  No-op in a run; for a
+ * plan, {stage, wait} goes to the plan's waits (pipeline.h).  Returns
+ * STEP_DONE.
+ */
+enum sw_step_rc sw_plan_wait(struct sw_step *, enum sw_wait_kind);
+/*
+ * Before the first read of something whose start was recorded at
+ * key (sw_now_ms() as text, set when its request was sent): STEP_WAIT
+ * until the kind's first interval since then has passed, else
+ * STEP_DONE (the read is due).  Nothing recorded: STEP_DONE.
+ */
+enum sw_step_rc sw_wait_since(struct sw_step *, enum sw_wait_kind,
+	    const char *key);
+/* Record now under key, for sw_wait_since. */
+void	sw_mark_started(struct sw_step *, const char *key);
+
+/*
  * Ensure IAM role name with trust for service principal (or a full
  * trust document when trust starts with '{') and managed policies
- * (NULL-ended).  Records the ARN under key.
+ * (NULL-ended).  Records the ARN under key.  A run sends CreateRole
+ * first and reads the role only when it exists already
+ * (EntityAlreadyExists); a plan reads it first.
  */
 enum sw_step_rc sw_ensure_role(struct sw_step *, const char *key,
 	    const char *name, const char *trust,
@@ -79,6 +124,8 @@ enum sw_step_rc sw_ensure_role(struct sw_step *, const char *key,
 /*
  * A Kubernetes client for the cluster as a step (sw_kube_connect: waits
  * while the cluster has no endpoint, fails when it does not exist).
+ * When this operation's eks stage recorded the endpoint, the CA it saw
+ * is reused (sw_kube_connect_known) and no DescribeCluster is sent.
  * Free with sw_kube_close.
  */
 enum sw_step_rc sw_kube_open(struct sw_step *, const char *cluster,
@@ -86,6 +133,11 @@ enum sw_step_rc sw_kube_open(struct sw_step *, const char *cluster,
 /* Apply one manifest (borrowed) with server-side apply. */
 enum sw_step_rc sw_kube_apply(struct sw_step *, struct sw_kube *,
 	    json_object *obj);
+/* The same; on success *out (may be NULL) is the object as the API
+ * server now has it (a new reference; NULL in a plan), on failure
+ * *status (may be NULL) the HTTP status of the refusal (0: none). */
+enum sw_step_rc sw_kube_apply_out(struct sw_step *, struct sw_kube *,
+	    json_object *obj, json_object **out, int *status);
 
 /* IAM role name gone, with its attached and inline policies; done when
  * it does not exist. */
@@ -98,8 +150,18 @@ const char *sw_account_id(struct sw_step *);
  * Before every CreateAddon: the version of addon compatible with the
  * step's cluster's Kubernetes version (DescribeAddonVersions), into
  * in's addonVersion.  Fails naming the version when there is none.
+ * The cluster's version is the one this operation's eks stage recorded,
+ * else DescribeCluster tells.
  */
 enum sw_step_rc sw_addon_version(struct sw_step *, const char *addon,
 	    json_object *in);
+/*
+ * Before creating several add-ons (NULL-ended names): one paged
+ * DescribeAddonVersions without addonName for the cluster's version,
+ * each one's version recorded as "addon_version.<name>", which
+ * sw_addon_version then uses without asking again.
+ */
+enum sw_step_rc sw_addon_versions(struct sw_step *,
+	    const char *const *addons);
 
 #endif

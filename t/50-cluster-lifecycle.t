@@ -56,6 +56,8 @@ body = {"name": "demo", "instance_groups": [
 mut_before = len(sandbox_requests(s, mutating="true"))
 bad = [
     (dict(body, vpc_cidr="10.0.1.0/16"), "vpc_cidr", "pattern"),
+    (dict(body, vpc_cidr="127.5.0.0/16"), "vpc_cidr", "range"),
+    (dict(body, vpc_cidr="10.300.0.0/16"), "vpc_cidr", "range"),
     (dict(body, availability_zones=["us-west-2a", "mars-1a"]),
      "availability_zones[1]", "pattern"),
     (dict(body, availability_zones=[zones[0], "us-west-2z"]),
@@ -103,6 +105,19 @@ t.ok(ops.index("CreateVpc") < ops.index("CreateNatGateway") <
      [i for i, c in enumerate(calls) if c.get("service") == "sagemaker"
       and c.get("operation") == "CreateCluster"][0],
      "plan is ordered network -> EKS -> HyperPod")
+waits = [(w.get("stage"), w.get("wait")) for w in
+         (r.json or {}).get("waits", [])]
+t.eq(waits, [("network", "NAT gateway available"),
+             ("eks", "EKS cluster ACTIVE")] +
+     [("dependencies", "EKS add-on ACTIVE")] * 5 +
+     [("hyperpod", "HyperPod cluster InService"),
+      ("verify", "HyperPod nodes Running"),
+      ("verify", "Kubernetes nodes Ready")] +
+     [("verify", "Helm installer Job Complete")] * 2,
+     "the plan lists what the run waits for, in order")
+t.eq(len([c for c in calls if c.get("kind") == "ServiceAccount" and
+          c.get("name") == "slipway-helm"]), 1,
+     "the Helm installer's identity is applied once")
 t.eq(len(sandbox_requests(s, mutating="true")), mut_before,
      "dry run made zero mutating AWS calls")
 

@@ -10,6 +10,7 @@ at any point has logged exactly the requests whose effects it kept.
 requests.jsonl is a copy for people, appended once an entry is
 committed and completed from the table at start.
 """
+import collections
 import json
 import os
 import threading
@@ -62,9 +63,10 @@ class RequestLog:
         self.store = store
         self.world_lock = world_lock
         self.lock = threading.Lock()
-        self.entries = []
+        self.entries = collections.deque(maxlen=keep)
         self.keep = keep
         self.seq = 0
+        self.file = None
         db = store.db
         db.execute("CREATE TABLE IF NOT EXISTS requests (seq INTEGER PRIMARY KEY, "
                    "entry TEXT NOT NULL)")
@@ -103,11 +105,14 @@ class RequestLog:
         if not entries:
             return
         try:
-            with open(self.path, "a", encoding="utf-8") as f:
-                for e in entries:
-                    f.write(json.dumps(e, separators=(",", ":")) + "\n")
+            # One open file, a write and a flush per commit.
+            if self.file is None:
+                self.file = open(self.path, "a", encoding="utf-8")
+            for e in entries:
+                self.file.write(json.dumps(e, separators=(",", ":")) + "\n")
+            self.file.flush()
         except OSError:
-            pass
+            self.file = None
 
     def add(self, service, operation, params=None, status=200, error=None, mutating=None,
             method=None, principal=None, request_id=None, fault=None, path=None):
@@ -165,6 +170,9 @@ class RequestLog:
             self.entries = []
             self.store.db.execute("DELETE FROM requests")
             try:
+                if self.file is not None:
+                    self.file.close()
+                self.file = None
                 open(self.path, "w").close()
             except OSError:
                 pass

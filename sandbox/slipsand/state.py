@@ -9,7 +9,11 @@ so a sandbox killed half way through leaves none of it on disk, and what
 it answered is there whole.  Keys shaped
 "group|plural|namespace|name" (Kubernetes objects) are also indexed by
 their "group|plural|" prefix, so listing one kind reads that kind only,
-however many objects the space holds.  Callers hold the world lock.
+however many objects the space holds.  A space can also be indexed by a
+field of its documents (index()), so "the nodes of cluster X" is one
+dict lookup, and every space counts its changes (version()), so a
+caller can tell that nothing changed since it last looked.  Callers
+hold the world lock.
 """
 import contextlib
 import json
@@ -41,6 +45,8 @@ class Store:
         self.kinds = {}         # space -> "group|plural|" -> {key: value}
         self.depth = 0          # nesting of transaction()
         self.committed = []     # what to run once the open transaction commits
+        self.versions = {}      # space -> changes so far
+        self.indexes = {}       # space -> (field function, {ikey: {key: value}}, {key: ikey})
         for space, key, value in self.db.execute("SELECT space, key, value FROM kv"):
             try:
                 self._remember(space, key, json.loads(value))
@@ -49,19 +55,52 @@ class Store:
 
     def _remember(self, space, key, value):
         self.data.setdefault(space, {})[key] = value
+        self.versions[space] = self.versions.get(space, 0) + 1
         kind = _kind(key)
         if kind is not None:
             self.kinds.setdefault(space, {}).setdefault(kind, {})[key] = value
+        ix = self.indexes.get(space)
+        if ix is not None:
+            fn, groups, where = ix
+            ikey = fn(value)
+            old = where.get(key)
+            if old is not None and old != ikey:
+                groups.get(old, {}).pop(key, None)
+            groups.setdefault(ikey, {})[key] = value
+            where[key] = ikey
 
     def _forget(self, space, key):
         sp = self.data.get(space)
         if sp is not None:
             sp.pop(key, None)
+        self.versions[space] = self.versions.get(space, 0) + 1
         kind = _kind(key)
         if kind is not None:
             sp = self.kinds.get(space, {}).get(kind)
             if sp is not None:
                 sp.pop(key, None)
+        ix = self.indexes.get(space)
+        if ix is not None:
+            old = ix[2].pop(key, None)
+            if old is not None:
+                ix[1].get(old, {}).pop(key, None)
+
+    def index(self, space, field):
+        """Index space by field(document) from now on (idempotent)."""
+        if space in self.indexes:
+            return
+        self.indexes[space] = (field, {}, {})
+        for key, value in list(self.data.get(space, {}).items()):
+            self._remember(space, key, value)
+
+    def indexed(self, space, ikey):
+        """The live {key: value} of the documents whose indexed field is
+        ikey (do not mutate without put)."""
+        return self.indexes[space][1].get(ikey, {})
+
+    def version(self, space):
+        """How many times space has changed: equal numbers, same space."""
+        return self.versions.get(space, 0)
 
     @contextlib.contextmanager
     def transaction(self):
@@ -123,6 +162,11 @@ class Store:
     def drop_space(self, space):
         self.data.pop(space, None)
         self.kinds.pop(space, None)
+        self.versions[space] = self.versions.get(space, 0) + 1
+        ix = self.indexes.get(space)
+        if ix is not None:
+            ix[1].clear()
+            ix[2].clear()
         self.db.execute("DELETE FROM kv WHERE space = ?", (space,))
 
     def drop_prefix(self, prefix):

@@ -30,6 +30,12 @@ from ..services import catalog
 # refuses becomes a FailedCreate event on its owner instead of an error.
 CONTROLLER_MANAGERS = {"kube-controller-manager", "ray-operator", "hyperpod-inference-operator"}
 COMPACT_AFTER = 300  # sandbox seconds of watch history kept (at least 60 s of real time)
+# Real seconds between two controller passes of one cluster: the first
+# while its objects change, then longer after each pass that found
+# nothing to do and saw nothing written (a finished cluster among a
+# thousand costs a pass every IDLE_PASSES[-1] seconds, not 20 a second).
+IDLE_PASSES = (0.05, 0.1, 0.2, 0.4)
+NODE_RESYNC = 5.0    # real seconds after which unchanged HyperPod nodes are written again
 KUBELET = {"1.29": "v1.29.15-eks-473151a", "1.30": "v1.30.11-eks-473151a", "1.31": "v1.31.7-eks-473151a",
            "1.32": "v1.32.3-eks-473151a", "1.33": "v1.33.0-eks-802817d", "1.34": "v1.34.1-eks-113cf36"}
 
@@ -72,6 +78,8 @@ class KubeCluster:
         self._registry = None
         self._registry_version = -1
         self._last_run = 0.0
+        self._idle = 0              # passes in a row that changed nothing
+        self._rv_seen = None        # store.rv after the last pass
         self._failed_seen = set()
 
     # --- server ------------------------------------------------------------------
@@ -245,11 +253,16 @@ class KubeCluster:
     def run_controllers(self, now):
         self.store.compact(now - max(self.world.clock.real(COMPACT_AFTER), 60.0))
         t = time.time()
-        if t - self._last_run < 0.05:
+        quiet = self.store.rv == self._rv_seen
+        wait = IDLE_PASSES[min(self._idle, len(IDLE_PASSES) - 1)] if quiet else IDLE_PASSES[0]
+        if t - self._last_run < wait:
             return
         self._last_run = t
+        before = self.store.rv
         self.controllers.run(now)
         helm.step(self, now)
+        self._idle = self._idle + 1 if quiet and self.store.rv == before else 0
+        self._rv_seen = self.store.rv
 
     # --- HyperPod nodes ----------------------------------------------------------------
     def sync_nodes(self, desired):
@@ -393,6 +406,7 @@ class KubeManager:
     def __init__(self, world):
         self.world = world
         self.clusters = {}
+        self._nodes_synced = {}     # name -> (server, desired nodes, when)
 
     def _pki_dir(self, name):
         return os.path.join(self.world.state_dir, "clusters", name)
@@ -483,10 +497,26 @@ class KubeManager:
                 self.world.store.delete("k8stokens", tok)
         shutil.rmtree(self._pki_dir(name), ignore_errors=True)
 
+    def servers_version(self):
+        """Changes each time an API server starts or stops."""
+        return sum(1 for kc in self.clusters.values() if kc.server is not None)
+
     def sync_hyperpod_nodes(self, desired):
+        """Each cluster's HyperPod nodes as desired: written only when
+        what HyperPod wants of them changed since the last time, or
+        NODE_RESYNC seconds have passed (a node changed on the Kubernetes
+        side is put back)."""
+        now = time.monotonic()
         for name, kc in self.clusters.items():
-            if kc.server is not None:
-                kc.sync_nodes(desired.get(name, []))
+            if kc.server is None:
+                continue
+            want = desired.get(name, [])
+            last = self._nodes_synced.get(name)
+            if last is not None and last[0] is kc.server and last[1] == want and \
+                    now - last[2] < NODE_RESYNC:
+                continue
+            kc.sync_nodes(want)
+            self._nodes_synced[name] = (kc.server, want, now)
 
     def mint_token(self, cluster, user="sandbox-admin", groups=None):
         c = self.world.store.get("eks:clusters", cluster or "")

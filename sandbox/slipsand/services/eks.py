@@ -119,6 +119,12 @@ class EksService(AwsService):
     name = "eks"
     protocol = RestJsonProtocol()
 
+    def __init__(self, world):
+        super().__init__(world)
+        # advance() visits only what is on its way somewhere.
+        self.store.index("eks:clusters", lambda c: c["status"])
+        self.store.index("eks:addons", lambda a: a["status"])
+
     # --- routing -----------------------------------------------------------
     def parse(self, ctx, req):
         segs = [urllib.parse.unquote(s) for s in req.raw_path.strip("/").split("/")]
@@ -742,8 +748,12 @@ class EksService(AwsService):
         return {"associations": out}
 
     # --- state machine -----------------------------------------------------------
+    def _in_states(self, space, *states):
+        """(key, document) of space whose status is one of states."""
+        return [kv for st in states for kv in self.store.indexed(space, st).items()]
+
     def advance(self, now):
-        for c in list(self.store.values("eks:clusters")):
+        for _, c in self._in_states("eks:clusters", "CREATING", "DELETING"):
             name = c["name"]
             if c["status"] == "CREATING" and now >= c["_ready"]:
                 port = self.world.kube.ensure_server(name)
@@ -753,7 +763,7 @@ class EksService(AwsService):
                 self.world.log("eks cluster %s ACTIVE at %s" % (name, c["endpoint"]))
             elif c["status"] == "DELETING" and now >= c.get("_gone", 0):
                 self._purge(c)
-        for key, a in list(self.store.all("eks:addons").items()):
+        for key, a in self._in_states("eks:addons", "CREATING", "UPDATING", "DELETING"):
             if a["status"] in ("CREATING", "UPDATING") and now >= a.get("_ready", 0):
                 c = self.store.get("eks:clusters", a["clusterName"])
                 if c is None or c["status"] != "ACTIVE":

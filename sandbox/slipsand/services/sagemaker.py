@@ -12,6 +12,7 @@ nodes in the EKS cluster's Kubernetes API with the real HyperPod labels.
 """
 import ipaddress
 import secrets
+import time
 
 from ..gateway import AwsService
 from ..protocols import AwsError, JsonProtocol
@@ -68,8 +69,13 @@ class SageMakerService(GovernanceMixin, AwsService):
             return name_or_arn
         return "with name %s" % name_or_arn
 
+    def __init__(self, world):
+        super().__init__(world)
+        self.store.index("sm:nodes", lambda n: n["_cluster"])
+        self._synced = None         # what _sync_kubernetes last saw
+
     def _nodes(self, cname):
-        return [n for n in self.store.values("sm:nodes") if n["_cluster"] == cname]
+        return list(self.store.indexed("sm:nodes", cname).values())
 
     def _save(self, c):
         """Store c; each change of its or a group's status is an event.
@@ -982,6 +988,7 @@ class SageMakerService(GovernanceMixin, AwsService):
             return
         if status in ("Creating", "Updating"):
             done = True
+            changed = False
             for gname, e in list(c["_groups"].items()):
                 mine = [n for n in nodes if n["InstanceGroupName"] == gname]
                 if e.get("_deleting"):
@@ -989,18 +996,24 @@ class SageMakerService(GovernanceMixin, AwsService):
                         done = False
                     else:
                         del c["_groups"][gname]
+                        changed = True
                     continue
                 running = [n for n in mine if n["InstanceStatus"]["Status"] in ("Running", "Failure")]
                 pending = [n for n in mine if n["InstanceStatus"]["Status"] in ("Pending", "DeepHealthCheckInProgress", "ShuttingDown")]
                 if len(running) >= e["spec"]["InstanceCount"] and not pending:
                     if e["Status"] in ("Creating", "Updating"):
                         e["Status"] = "InService"
+                        changed = True
                 else:
                     done = False
             if done:
                 c["ClusterStatus"] = "InService"
                 c.pop("_op", None)
-            self._save(c)
+                changed = True
+            # Written only when it changed: a cluster waiting for its
+            # nodes costs no write per request.
+            if changed or c.get("_seen") != c["ClusterStatus"]:
+                self._save(c)
         elif status == "SystemUpdating" and now >= c.get("_sw_done", 0):
             for e in c["_groups"].values():
                 if e.get("SoftwareUpdateStatus") == "InProgress":
@@ -1057,7 +1070,16 @@ class SageMakerService(GovernanceMixin, AwsService):
             karpenter.Karpenter(self).reconcile(c, kc, now)
 
     def _sync_kubernetes(self):
-        """Register nodes of EKS-orchestrated clusters as Kubernetes Nodes."""
+        """Register nodes of EKS-orchestrated clusters as Kubernetes Nodes.
+        Done again only when a cluster, a node or the set of running API
+        servers changed since the last time, or a second has passed (an
+        object changed on the Kubernetes side is put back)."""
+        seen = (self.store.version("sm:nodes"), self.store.version("sm:clusters"),
+                self.world.kube.servers_version())
+        now = time.monotonic()
+        if self._synced is not None and self._synced[0] == seen and now - self._synced[1] < 1.0:
+            return
+        self._synced = (seen, now)
         desired = {}
         for c in self.store.values("sm:clusters"):
             eks = self.eks_name(c)
