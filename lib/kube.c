@@ -53,8 +53,8 @@ memo_put(const char *cluster, const char *endpoint, const char *pem,
 
 	if (strlen(cluster) >= SW_KUBE_MAX_NAME)
 		return;
-	ep = strdup(endpoint);
-	ca = malloc(pemlen + 1);
+	ep = sw_strdup(endpoint);
+	ca = sw_malloc(pemlen + 1);
 	if (ep == NULL || ca == NULL) {
 		free(ep);
 		free(ca);
