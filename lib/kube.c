@@ -145,8 +145,8 @@ sw_kube_connect_known(struct aws_ctx *ctx, const char *cluster,
 	pthread_mutex_lock(&memo_lock);
 	if ((m = memo_find(cluster)) != NULL &&
 	    strcmp(m->endpoint, endpoint) == 0 &&
-	    (ep = strdup(m->endpoint)) != NULL &&
-	    (pem = malloc(m->pemlen + 1)) != NULL) {
+	    (ep = sw_strdup(m->endpoint)) != NULL &&
+	    (pem = sw_malloc(m->pemlen + 1)) != NULL) {
 		memcpy(pem, m->pem, m->pemlen + 1);
 		pemlen = m->pemlen;
 	}
