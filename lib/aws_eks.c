@@ -137,7 +137,7 @@ aws_cluster_access_of(json_object *doc, const char *cluster, char **endpoint,
 		    "cluster %s has no endpoint or CA yet", cluster);
 		return SW_EUPSTREAM;
 	}
-	if ((*endpoint = strdup(json_object_get_string(v))) == NULL)
+	if ((*endpoint = sw_strdup(json_object_get_string(v))) == NULL)
 		return SW_ENOMEM;
 	if ((rc = aws_eks_b64(json_object_get_string(ca), ca_pem,
 	    ca_len)) != SW_OK) {
