@@ -12,14 +12,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, kill_if, sandbox_requests, wait_operation
+from harness import need_clusters
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 s = Stack(t, sandbox=True, speed=250)
 
 

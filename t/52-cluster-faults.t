@@ -11,14 +11,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, sandbox_call, sandbox_requests, wait_operation
+from harness import need_clusters
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 s = Stack(t, sandbox=True, speed=3000)
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
 g = next(i for i in types if not i["efa_supported"])

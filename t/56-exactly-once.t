@@ -13,15 +13,10 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, sandbox_requests, wait_operation
+from harness import need_clusters, sandbox_requests, Stack, wait_operation
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 
 POINTS = ("UpdateClusterSoftware", "UpdateCluster", "BatchRebootClusterNodes")
 once = os.path.join(tempfile.mkdtemp(prefix="sw-fault-"), "killed")

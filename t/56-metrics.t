@@ -13,15 +13,11 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, sandbox_requests, wait_operation, wait_for
+from harness import need_clusters
 from mcp_raw import Mcp
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 s = Stack(t, sandbox=True, speed=3000)
 reader = s.cli("token", "create", "--scope", "read", "--name", "ro").strip()
 

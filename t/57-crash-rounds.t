@@ -31,15 +31,11 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, kill_if, sandbox_call, sandbox_requests
+from harness import need_clusters
 import wsclient
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
+need_clusters(t)
 
 ROUNDS = int(os.environ.get("SW_CRASH_ROUNDS") or 20)
 # Slow enough that an operation lasts a few seconds, so kills land in the
