@@ -7,6 +7,7 @@ offers small HTTP helpers.  stop() stops the stack, checks that no
 process it started is left, and fails the test if a log shows an nginx
 [alert]/[emerg] or a sanitizer report.
 """
+import atexit
 import http.client
 import json
 import os
@@ -95,9 +96,19 @@ class Stack:
             t.diag("slipway start failed: %s %s" % (r.stdout, r.stderr))
             self.dump_logs()
             t.bail("cannot start the stack")
+        self.stopped = False
+        # A test that dies before stop() must not leave its stack running.
+        atexit.register(self._abandoned)
         self.token = self.cli("token", "create", "--scope", "admin",
                               "--name", "test-admin").strip()
         self.remember_pids()
+
+    def _abandoned(self):
+        if self.stopped:
+            return
+        self.dump_logs()
+        subprocess.run([SLIPWAY, "stop", "--state-dir", self.state],
+                       capture_output=True, timeout=60)
 
     def cli(self, *args, check=True):
         r = subprocess.run([SLIPWAY] + list(args) + ["--state-dir",
@@ -188,6 +199,7 @@ class Stack:
             self.t.diag(b)
 
     def stop(self):
+        self.stopped = True
         self.remember_pids()
         r = subprocess.run([SLIPWAY, "stop", "--state-dir", self.state],
                            capture_output=True, text=True, timeout=60)
