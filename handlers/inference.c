@@ -188,6 +188,18 @@ inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
 		NULL), NULL);
 }
 
+int
+inf_keda_present(struct sw_req *r, struct sw_kube *kb)
+{
+	int have = wl_crd_present(r, kb, CRD_SCALEDOBJ);
+
+	if (have == 0)
+		wl_need_feature(r, "autoscaling", "inference_operator",
+		    "KEDA (ScaledObject; bundled with the HyperPod inference "
+		    "operator)");
+	return have;
+}
+
 sw_err
 inf_selfhosted_check(struct sw_req *r)
 {
@@ -397,7 +409,6 @@ h_inference_deploy(struct sw_req *r)
 	size_t i;
 	json_object *lbc = NULL;
 	struct sw_kube kb;
-	int have;
 
 	memset(&kb, 0, sizeof(kb));
 	if (strcmp(kind, "self-hosted") != 0) {
@@ -432,16 +443,8 @@ h_inference_deploy(struct sw_req *r)
 
 	if (wl_kube_open(r, cluster, &kb) != SW_OK)
 		return r->err;
-	if (as != NULL) {
-		if ((have = wl_crd_present(r, &kb, CRD_SCALEDOBJ)) < 0)
-			goto out;
-		if (have == 0) {
-			wl_need_feature(r, "autoscaling", "inference_operator",
-			    "KEDA (ScaledObject; bundled with the HyperPod "
-			    "inference operator)");
-			goto out;
-		}
-	}
+	if (as != NULL && inf_keda_present(r, &kb) != 1)
+		goto out;
 	list = json_object_new_array();
 	if (wl_storage_plan(r, &kb, cluster, ns, wl_str_or(a, "pvc",
 	    "s3-claim"), sw_json_get(a, "pvc") != NULL, list) != SW_OK)

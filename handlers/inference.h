@@ -21,6 +21,9 @@
 
 /* Cross-field rules of an autoscaling object (ferrs filled). */
 void	inf_check_autoscaling(struct sw_req *, json_object *as);
+/* Whether KEDA serves ScaledObjects in the cluster: 1; 0 with a 409
+ * naming feature_set inference_operator; -1 when the read failed. */
+int	inf_keda_present(struct sw_req *, struct sw_kube *);
 /* The KEDA ScaledObject for endpoint name's server Deployment; NULL
  * with the problem filled. */
 json_object *inf_scaled_object(struct sw_req *, const struct engine *,

@@ -161,7 +161,7 @@ h_inference_scale(struct sw_req *r)
 	char path[512];
 	struct k8s_error ke;
 	struct sw_kube kb;
-	int have, m;
+	int m;
 	sw_err e;
 
 	if ((as == NULL) == (sw_json_get(a, "replicas") == NULL))
@@ -202,15 +202,8 @@ h_inference_scale(struct sw_req *r)
 	}
 	refs = json_object_new_array();
 	if (as != NULL) {
-		if ((have = wl_crd_present(r, &kb, "scaledobjects.keda.sh")) <
-		    0)
+		if (inf_keda_present(r, &kb) != 1)
 			goto out;
-		if (have == 0) {
-			wl_need_feature(r, "autoscaling", "inference_operator",
-			    "KEDA (ScaledObject; bundled with the HyperPod "
-			    "inference operator)");
-			goto out;
-		}
 		if ((so = inf_scaled_object(r, en, ns, name, as)) == NULL)
 			goto out;
 		if (r->dry_run) {
