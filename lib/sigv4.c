@@ -181,32 +181,57 @@ sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen,
 	return SW_OK;
 }
 
-static int
-sigv4_unreserved(unsigned char c)
+/* RFC 3986 unreserved: ALPHA DIGIT - . _ ~ (ASCII only, whatever the locale). */
+static const unsigned char sigv4_unres[256] = {
+	['-'] = 1, ['.'] = 1, ['_'] = 1, ['~'] = 1,
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
+	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+	['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
+	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
+	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
+	['Y'] = 1, ['Z'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+	['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
+	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
+	['y'] = 1, ['z'] = 1,
+};
+
+/* Write c, percent-encoded unless unreserved (or a kept '/'); the end. */
+static char *
+sigv4_pct(char *o, unsigned char c, int keep_slash)
 {
-	return isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+	static const char	 digits[] = "0123456789ABCDEF";
+
+	if (sigv4_unres[c] || (keep_slash && c == '/')) {
+		*o++ = (char)c;
+		return o;
+	}
+	*o++ = '%';
+	*o++ = digits[c >> 4];
+	*o++ = digits[c & 0xf];
+	return o;
 }
 
+/*
+ * Encoded a chunk at a time through a stack buffer: a path or query
+ * value is encoded on every signature, and one buffer call a byte was
+ * most of a signer's time.
+ */
 sw_err
 sigv4_uri_encode(struct sw_buf *b, const char *s, size_t len, int keep_slash)
 {
-	static const char	 digits[] = "0123456789ABCDEF";
-	char			 esc[3];
-	size_t			 i;
-	sw_err			 rc;
+	char		 chunk[3 * 128], *o;
+	size_t		 i, n;
+	sw_err		 rc;
 
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (sigv4_unreserved(c) || (keep_slash && c == '/')) {
-			rc = sw_buf_putc(b, (char)c);
-		} else {
-			esc[0] = '%';
-			esc[1] = digits[c >> 4];
-			esc[2] = digits[c & 0xf];
-			rc = sw_buf_add(b, esc, 3);
-		}
-		if (rc != SW_OK)
+	for (i = 0; i < len; i += n) {
+		n = len - i < 128 ? len - i : 128;
+		o = chunk;
+		for (size_t j = 0; j < n; j++)
+			o = sigv4_pct(o, (unsigned char)s[i + j], keep_slash);
+		if ((rc = sw_buf_add(b, chunk, (size_t)(o - chunk))) != SW_OK)
 			return rc;
 	}
 	return SW_OK;
@@ -232,7 +257,6 @@ sigv4_hexval(char c)
 static char *
 sigv4_query_canon(const char *s, size_t len)
 {
-	static const char	 digits[] = "0123456789ABCDEF";
 	char			*out, *o;
 	size_t			 i;
 	int			 hi, lo;
@@ -249,13 +273,7 @@ sigv4_query_canon(const char *s, size_t len)
 			c = (unsigned char)(hi << 4 | lo);
 			i += 2;
 		}
-		if (sigv4_unreserved(c))
-			*o++ = (char)c;
-		else {
-			*o++ = '%';
-			*o++ = digits[c >> 4];
-			*o++ = digits[c & 0xf];
-		}
+		o = sigv4_pct(o, c, 0);
 	}
 	*o = '\0';
 	return out;
@@ -439,17 +457,18 @@ sigv4_canon_headers(const struct http_headers *h, struct sw_buf *ch,
 	if (p.n > 0)
 		qsort(p.v, p.n, sizeof(*p.v), sigv4_pair_cmp_stable);
 	for (i = 0; i < p.n; i = j) {
-		if ((rc = sw_buf_printf(ch, "%s:%s", p.v[i].key,
-		    p.v[i].value)) != SW_OK)
+		if ((rc = sw_buf_puts(ch, p.v[i].key)) != SW_OK ||
+		    (rc = sw_buf_putc(ch, ':')) != SW_OK ||
+		    (rc = sw_buf_puts(ch, p.v[i].value)) != SW_OK)
 			goto out;
 		for (j = i + 1; j < p.n && strcmp(p.v[j].key,
 		    p.v[i].key) == 0; j++)
-			if ((rc = sw_buf_printf(ch, ",%s", p.v[j].value)) !=
-			    SW_OK)
+			if ((rc = sw_buf_putc(ch, ',')) != SW_OK ||
+			    (rc = sw_buf_puts(ch, p.v[j].value)) != SW_OK)
 				goto out;
 		if ((rc = sw_buf_putc(ch, '\n')) != SW_OK ||
-		    (rc = sw_buf_printf(sh, "%s%s", i > 0 ? ";" : "",
-		    p.v[i].key)) != SW_OK)
+		    (i > 0 && (rc = sw_buf_putc(sh, ';')) != SW_OK) ||
+		    (rc = sw_buf_puts(sh, p.v[i].key)) != SW_OK)
 			goto out;
 	}
 out:
@@ -657,7 +676,8 @@ sigv4_query_add(struct sw_buf *q, const char *key, const char *value)
 	sw_err	 rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
-	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
+	    (rc = sw_buf_puts(q, key)) != SW_OK ||
+	    (rc = sw_buf_putc(q, '=')) != SW_OK)
 		return rc;
 	return sigv4_uri_encode(q, value, strlen(value), 0);
 }
