@@ -14,7 +14,6 @@
  * its row names training_job_get as the tool that tells when the job is
  * done.
  */
-#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +21,7 @@
 #include "handlers/workloads.h"
 #include "lib/buf.h"
 #include "lib/json.h"
+#include "lib/resyntax.h"
 
 #define CRD_HPJ		"hyperpodpytorchjobs.sagemaker.amazonaws.com"
 #define CRD_RAYJOB	"rayjobs.ray.io"
@@ -374,135 +374,23 @@ check_env(struct sw_req *r, json_object *env)
 	}
 }
 
-/* The most copies a repetition at p ("{m}", "{m,}", "{m,n}", "{,n}")
- * allows, its length in *len; -1 when p holds none. */
-static long
-repeat_count(const char *p, size_t *len)
-{
-	const char *q = p + 1;
-	long m = 0, n = -1;
-
-	if (*p != '{' || ((*q < '0' || *q > '9') && *q != ','))
-		return -1;
-	for (; *q >= '0' && *q <= '9' && m <= 100000; q++)
-		m = m * 10 + (*q - '0');
-	if (*q == ',') {
-		q++;
-		if (*q >= '0' && *q <= '9')
-			for (n = 0; *q >= '0' && *q <= '9' && n <= 100000;
-			    q++)
-				n = n * 10 + (*q - '0');
-	}
-	if (*q != '}')
-		return -1;
-	*len = (size_t)(q + 1 - p);
-	return n > m ? n : m;
-}
-
 /*
- * Is pat too large once glibc's regcomp has unrolled it?  regcomp
- * writes every counted repetition out, so the 27-byte
- * "((a{1,100}){1,100}){1,100}" takes seconds and gigabytes to compile
- * in an API worker, and it writes "x+" as "xx*", so "a++++...+" doubles
- * with each "+".  Counted here: the elements of pat with each one
- * repeated as its counts and "+" say (a group counting its members); too
- * large is past WL_MAX_RE_COPIES, a count past WL_MAX_RE_REPEAT (RE2,
- * the syntax the field is close to, refuses those too) or groups
- * nested past WL_MAX_RE_DEPTH.
+ * log_monitoring.log_pattern goes to the training operator, a Go
+ * program: it must be RE2 syntax as Go's regexp parses it, checked in
+ * one pass (lib/resyntax.h).  Compiling it here with glibc's regcomp
+ * was both wrong and dangerous: POSIX ERE refuses "(?i)loss", and a
+ * 14-byte pattern held an API worker for minutes.
  */
-static int
-regex_too_large(const char *pat)
-{
-	long size[WL_MAX_RE_DEPTH + 1], atom = 0, count;
-	int depth = 0;
-	size_t len;
-	const char *p;
-
-	/* atom: the copies of the element just read, which a count right
-	 * after it multiplies; size: the copies in each open group so far,
-	 * which become the group's atom when it closes. */
-	size[0] = 0;
-	for (p = pat; *p != '\0'; p++) {
-		if (*p == '{' && (count = repeat_count(p, &len)) >= 0) {
-			if (count < 1)
-				count = 1;
-			if (count > WL_MAX_RE_REPEAT ||
-			    atom > WL_MAX_RE_COPIES / count)
-				return 1;
-			atom *= count;
-			p += len - 1;
-			continue;
-		}
-		/* glibc writes "x+" out as "xx*": each "+" doubles x. */
-		if (*p == '+' || *p == '*' || *p == '?') {
-			if (*p == '+' && atom > WL_MAX_RE_COPIES / 2)
-				return 1;
-			if (*p == '+')
-				atom *= 2;
-			continue;
-		}
-		if ((size[depth] += atom) > WL_MAX_RE_COPIES)
-			return 1;
-		atom = 1;
-		switch (*p) {
-		case '\\':
-			if (p[1] != '\0')
-				p++;
-			break;
-		case '[':
-			/* A bracket expression: "]" first is a member. */
-			p++;
-			if (*p == '^')
-				p++;
-			if (*p == ']')
-				p++;
-			while (*p != '\0' && *p != ']')
-				p++;
-			if (*p == '\0')
-				return 0;	/* regcomp refuses it */
-			break;
-		case '(':
-			if (depth == WL_MAX_RE_DEPTH)
-				return 1;
-			size[++depth] = 0;
-			atom = 0;
-			break;
-		case ')':
-			/* Even an empty group is a copy regcomp makes. */
-			if (depth > 0 && (atom = size[depth--]) < 1)
-				atom = 1;
-			break;
-		default:
-			break;
-		}
-	}
-	return size[depth] + atom > WL_MAX_RE_COPIES;
-}
-
-/* log_monitoring.log_pattern must compile (POSIX ERE, close to RE2),
- * and at a bounded size. */
 static void
 check_log_pattern(struct sw_req *r, json_object *lm)
 {
 	const char *pat = sw_json_get_str(lm, "log_pattern");
-	regex_t re;
+	char why[140];	/* with the words before it, within a message */
 
-	if (pat == NULL)
-		return;
-	if (regex_too_large(pat)) {
+	if (pat != NULL && sw_re_check(pat, why, sizeof(why)) != 0)
 		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
-		    "is too large once its counted repetitions are written "
-		    "out (at most %d elements, counts up to %d, groups %d "
-		    "deep)", WL_MAX_RE_COPIES, WL_MAX_RE_REPEAT,
-		    WL_MAX_RE_DEPTH);
-		return;
-	}
-	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB) != 0) {
-		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
-		    "is not a valid regular expression");
-		return;
-	}
-	regfree(&re);
+		    "is not a regular expression in RE2 syntax (Go's "
+		    "regexp): %s", why);
 }
 
 /*

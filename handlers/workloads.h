@@ -36,13 +36,6 @@
 
 /* One argv word or path we build (lib/limits.h holds the library's). */
 #define WL_MAX_WORD	1024
-/* A log_pattern, with every counted repetition written out as glibc's
- * regcomp does, has at most WL_MAX_RE_COPIES elements; one count is at
- * most WL_MAX_RE_REPEAT (as in RE2), groups nest WL_MAX_RE_DEPTH deep.
- * More costs regcomp seconds and gigabytes. */
-#define WL_MAX_RE_COPIES	1000
-#define WL_MAX_RE_REPEAT	1000
-#define WL_MAX_RE_DEPTH		32
 
 /* ---- the catalogue (handlers/workloads.c) ---------------------------- */
 

@@ -566,8 +566,9 @@ static const struct sw_field f_log_monitoring[] = {
 	{ .name = "enabled", .type = SW_T_BOOL,
 	  .desc = "false: no hang or slow-job detection (default true)." },
 	{ .name = "log_pattern", .type = SW_T_STRING, .min = 1, .max = 256,
-	  .desc = "Regular expression of the recipe's progress line "
-	  "(default: the recipe's, see docs/images.md)." },
+	  .desc = "Regular expression of the recipe's progress line, in "
+	  "RE2 syntax as Go's regexp reads it: the training operator "
+	  "matches it (default: the recipe's, see docs/images.md)." },
 	{ .name = "start_seconds", .type = SW_T_INT, .min = 60, .max = 86400,
 	  .desc = "Seconds to the first progress line before the job "
 	  "counts as hanging (default: the recipe's)." },

@@ -220,16 +220,33 @@ for name in ("MAX_STEPS", "OUTPUT_DIR", "MLFLOW_EXPERIMENT_NAME"):
     t.ok(r.status == 400 and "env." + name in fields(r.json),
          "env %s is reserved: 400 naming env.%s" % (name, name))
 
-# ---- log patterns regcomp would write out (fuzz_manifests) ----------------
-# glibc's regcomp unrolls counts and writes "x+" as "xx*": these short
-# patterns took seconds and gigabytes to compile in the API worker.
-for pat in ("((a{1,100}){1,100}){1,100}", "a" + "+" * 40):
+# ---- log patterns: RE2 syntax, checked without compiling ------------------
+# The pattern goes to the training operator (Go's regexp).  glibc's regcomp,
+# which checked it before, took seconds and gigabytes on the first two, held
+# a worker for minutes on the third (exponential in its count), and refused
+# the RE2 forms below.
+for pat, why in (("((a{1,100}){1,100}){1,100}", "invalid repeat count"),
+                 ("a" + "+" * 40, "invalid nested repetition operator"),
+                 ("((\\b)*)*{10}", "invalid nested repetition operator"),
+                 ("(?=loss)", "invalid or unsupported Perl syntax"),
+                 ("loss=(\\d+)\\1", "invalid escape sequence")):
     began = time.time()
     r = s.post("/api/v1/clusters/c1/training-jobs",
                {"job_name": "j1", "log_monitoring": {"log_pattern": pat}})
-    t.ok(r.status == 400 and "log_monitoring.log_pattern" in fields(r.json)
+    msg = " ".join(e.get("message", "") for e in
+                   (r.json or {}).get("errors", [])
+                   if e.get("field") == "log_monitoring.log_pattern")
+    t.ok(r.status == 400 and why in msg and time.time() - began < 5,
+         "log_pattern %s: 400 naming the field and Go's words, at once (%s)"
+         % (pat[:16], msg[:80]))
+for pat in ("(((\\b)*)*){10}", "(?i)loss[=:]\\s*(?P<loss>[0-9.]+)",
+            "(?:step|iter) \\d+", "\\p{Greek}+"):
+    began = time.time()
+    r = s.post("/api/v1/clusters/c1/training-jobs?dry_run=true",
+               {"job_name": "j1", "log_monitoring": {"log_pattern": pat}})
+    t.ok("log_monitoring.log_pattern" not in fields(r.json)
          and time.time() - began < 5,
-         "log_pattern %s: 400 naming the field, at once" % pat[:16])
+         "log_pattern %s: taken, at once (%d)" % (pat, r.status))
 
 # ---- CSP -------------------------------------------------------------------
 csp = s.get("/", token=None).header("Content-Security-Policy") or ""

@@ -182,6 +182,14 @@ t.ok(rules.get("JobStart", {}).get("logPattern") == ".*it/s.*" and
      rules["JobStart"].get("expectedStartCutOffInSeconds") == 600 and
      rules.get("JobHang", {}).get("expectedRecurringFrequencyInSeconds")
      == 120, "log_monitoring overrides pattern and times")
+# RE2 syntax, as the operator (Go) reads it: POSIX ERE would refuse this.
+go_pat = "(?i)loss[=:]\\s*(?P<loss>[0-9.]+)"
+r = s.post(C + "/training-jobs?dry_run=true",
+           dict(job, log_monitoring={"log_pattern": go_pat}))
+t.ok(r.status == 200 and [m.get("logPattern") for m in manifest(
+    r, "HyperPodPyTorchJob").get("spec", {}).get("runPolicy", {}).get(
+    "logMonitoringConfiguration", [])] == [go_pat, go_pat],
+     "an RE2 log_pattern (flags, named group, \\s) reaches both rules")
 r = s.post(C + "/training-jobs?dry_run=true",
            dict(job, log_monitoring={"enabled": False}))
 t.ok(r.status == 200 and "logMonitoringConfiguration" not in manifest(
