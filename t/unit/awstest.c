@@ -230,7 +230,9 @@ fake_serve(struct fake_server *s, int cfd)
 	}
 	piece = rep.body_len / (size_t)rep.chunks + 1;
 	for (off = 0, i = 0; off < rep.body_len; i++) {
-		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		/* Far enough apart that a loaded machine still reads
+		 * them as separate pieces. */
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
 		n = (int)(rep.body_len - off < piece ? rep.body_len - off :
 		    piece);
