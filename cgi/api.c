@@ -26,6 +26,7 @@
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
+#include "lib/fault.h"
 #include "lib/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -53,6 +54,12 @@ serve(FCGX_Request *fr, void *arg)
 	r.body = sw_buf_str(&body);
 	r.body_len = body.len;
 	sw_route(&r, sw_handler_table);
+	/* Whatever the handler left mid-step is reset here, so no
+	 * statement keeps this worker on an old snapshot; the test build
+	 * fails the request that left a transaction open. */
+	if (sw_db_idle(a->db) != SW_OK && SW_TEST_BUILD)
+		(void)sw_req_fail(&r, SW_EINTERNAL, "the request ended inside "
+		    "a database transaction");
 	if (sw_req_render(&r, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500 Internal Server Error\r\n"

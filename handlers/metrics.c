@@ -37,6 +37,7 @@ render_operations(struct sw_db *db, struct sw_buf *b)
 		e = sw_buf_printf(b, "slipway_operations{kind=\"%s\","
 		    "state=\"%s\"} %lld\n", sw_col_text(st, 0),
 		    sw_col_text(st, 1), (long long)sqlite3_column_int64(st, 2));
+	sqlite3_reset(st);
 	return e;
 }
 
@@ -85,6 +86,7 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 		h[i].n++;
 		h[i].sum += secs;
 	}
+	sqlite3_reset(st);
 	e = sw_buf_puts(b, "# HELP slipway_stage_duration_seconds How long "
 	    "succeeded stages ran.\n# TYPE slipway_stage_duration_seconds "
 	    "histogram\n");
@@ -119,6 +121,7 @@ render_lag(struct sw_db *db, struct sw_buf *b)
 	if (sw_db_step(st) == SQLITE_ROW &&
 	    sqlite3_column_type(st, 0) != SQLITE_NULL)
 		lag = now - sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
 	return sw_buf_printf(b, "# HELP slipway_poller_lag_seconds Age of the "
 	    "oldest operation that is due and not being run.\n"
 	    "# TYPE slipway_poller_lag_seconds gauge\n"

@@ -417,6 +417,26 @@ sw_db_rollback(struct sw_db *db)
 	(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
+sw_err
+sw_db_idle(struct sw_db *db)
+{
+	sw_err e = SW_OK;
+	int i;
+
+	if (db == NULL)
+		return SW_OK;
+	for (i = 0; i < STMT__MAX; i++)
+		if (db->stmt[i] != NULL && sqlite3_stmt_busy(db->stmt[i]))
+			sqlite3_reset(db->stmt[i]);
+	if (sqlite3_txn_state(db->h, NULL) != SQLITE_TXN_NONE) {
+		sw_error("a unit of work ended inside a %s transaction",
+		    sqlite3_get_autocommit(db->h) ? "read" : "explicit");
+		sw_db_rollback(db);
+		e = SW_EINTERNAL;
+	}
+	return e;
+}
+
 sqlite3 *
 sw_db_handle(struct sw_db *db)
 {

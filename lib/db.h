@@ -84,6 +84,15 @@ sw_err	sw_db_commit(struct sw_db *);
 void	sw_db_rollback(struct sw_db *);
 /* Map a sqlite3 result code to SW_OK / SW_EDB / SW_ECONFLICT. */
 sw_err	sw_db_err(struct sw_db *, int rc);
+/*
+ * The end of a unit of work (a request, a poller pass, a stream sweep):
+ * reset every statement of the table, so that none left mid-step holds
+ * the connection's read snapshot open into the next request, and roll
+ * back a transaction left open.  SW_EINTERNAL when, after the resets,
+ * the connection was still inside a transaction: a caller's bug, logged
+ * here, that a test build turns into a failed request.
+ */
+sw_err	sw_db_idle(struct sw_db *);
 /* Borrowed handle, for tests and one-off maintenance. */
 sqlite3	*sw_db_handle(struct sw_db *);
 

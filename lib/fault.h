@@ -53,6 +53,8 @@ enum sw_fault_kind {
 };
 
 #ifdef SW_FAULT_INJECTION
+/* Non-zero in the test build: its debug checks fail what they catch. */
+#define SW_TEST_BUILD	1
 /* Die here when SLIPWAY_FAULT is kill-after:<point>. */
 void	sw_fault_kill_after(const char *point);
 /*
@@ -75,6 +77,7 @@ long	sw_fault_fired(void);
 typedef void	(*sw_fault_watch_fn)(enum sw_fault_kind kind, long n);
 void	sw_fault_watch(sw_fault_watch_fn fn);
 #else
+#define SW_TEST_BUILD	0
 static inline void
 sw_fault_kill_after(const char *point)
 {

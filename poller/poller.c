@@ -98,6 +98,9 @@ main(int argc, char *argv[])
 	sw_info("running (%s)", sw_json_get(cfg.root, "sandbox_info") ?
 	    "sandbox" : "aws");
 	while (!stop) {
+		/* Each pass starts on a fresh snapshot: nothing of the last
+		 * one is left mid-step. */
+		(void)sw_db_idle(db);
 		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);
 		if (e == SW_ENOTFOUND) {
 			nanosleep(&idle, NULL);

@@ -1425,9 +1425,11 @@ main(int argc, char *argv[])
 		watching = 1;
 	lws_sul_schedule(S.ctx, 0, &S.sweep, sweep_cb, SW_STREAM_SWEEP_US);
 	sw_info("serving %s", sock);
-	while (!atomic_load(&S.stopping))
+	while (!atomic_load(&S.stopping)) {
 		if (lws_service(S.ctx, 0) < 0)
 			break;
+		(void)sw_db_idle(S.db);	/* no snapshot outlives a pass */
+	}
 	sw_info("stopping");
 	for (s = S.srcs; s != NULL; s = s->next) {
 		atomic_store(&s->cancel, 1);

@@ -1,5 +1,6 @@
 /* test-db.c: the state store creates its schema, reopens without
- * re-migrating, and refuses a file from a newer build. */
+ * re-migrating, and refuses a file from a newer build; the end of a
+ * unit of work resets what was left mid-step. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,31 @@ main(void)
 		ok(sw_db_begin(db) == SW_OK && sw_db_commit(db) == SW_OK,
 		    "the next transaction works");
 		sqlite3_exec(h, "SELECT 1", NULL, NULL, NULL);
+	}
+	/* A statement stepped to its first row and never reset keeps a
+	 * read transaction, and with it an old snapshot, open. */
+	{
+		sqlite3 *h = sw_db_handle(db);
+		sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_DUE), *own;
+
+		sqlite3_bind_int64(st, 1, 0);
+		ok(sw_db_step(st) == SQLITE_ROW, "an aggregate gives a row");
+		ok(sqlite3_txn_state(h, NULL) == SQLITE_TXN_READ,
+		    "left mid-step, it holds a read transaction");
+		ok(sw_db_idle(db) == SW_OK, "the end of the work resets it");
+		ok(!sqlite3_stmt_busy(st) &&
+		    sqlite3_txn_state(h, NULL) == SQLITE_TXN_NONE,
+		    "and no transaction is left");
+		sqlite3_prepare_v2(h, "SELECT 1 FROM operations UNION ALL "
+		    "SELECT 1", -1, &own, NULL);
+		(void)sqlite3_step(own);
+		ok(sw_db_idle(db) == SW_EINTERNAL,
+		    "a read held outside the statement table is reported");
+		sqlite3_finalize(own);
+		ok(sw_db_begin(db) == SW_OK, "begin");
+		ok(sw_db_idle(db) == SW_EINTERNAL &&
+		    sqlite3_get_autocommit(h),
+		    "an open transaction is reported and rolled back");
 	}
 	sw_db_close(db);
 	ok(sw_db_open(path, &db) == SW_OK, "reopen works");
