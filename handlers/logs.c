@@ -137,8 +137,9 @@ h_training_job_logs(struct sw_req *r)
 
 		if (only != NULL && strcmp(only, pname) != 0)
 			continue;
-		if (phase == NULL || strcmp(phase, "Pending") == 0)
-			continue;
+		if (phase == NULL || strcmp(phase, "Pending") == 0 ||
+		    !sw_kube_pod_ours(p))
+			continue;	/* the stream's rule too */
 		read++;
 		sw_buf_reset(&b);
 		memset(&ke, 0, sizeof(ke));

@@ -25,7 +25,7 @@
 #include "lib/kube.h"
 
 /* Labels on everything we create; workloads are found by them. */
-#define WL_MANAGED	"app.kubernetes.io/managed-by"
+#define WL_MANAGED	SW_KUBE_MANAGED_BY
 #define WL_JOB		"slipway.dev/job"
 #define WL_INF		"slipway.dev/inference"
 #define WL_ROLE		"slipway.dev/role"

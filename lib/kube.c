@@ -187,3 +187,15 @@ sw_kube_close(struct sw_kube *kb)
 	free(kb->src);
 	kb->src = NULL;
 }
+
+int
+sw_kube_pod_ours(json_object *pod)
+{
+	json_object *labels = NULL, *meta = NULL, *v = NULL;
+
+	return json_object_object_get_ex(pod, "metadata", &meta) &&
+	    json_object_object_get_ex(meta, "labels", &labels) &&
+	    json_object_object_get_ex(labels, SW_KUBE_MANAGED_BY, &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    strcmp(json_object_get_string(v), SW_KUBE_MANAGER) == 0;
+}

@@ -11,6 +11,10 @@
 #include "lib/ekstoken.h"
 #include "lib/k8s.h"
 
+/* The label on every Kubernetes object Slipway makes, and its value. */
+#define SW_KUBE_MANAGED_BY	"app.kubernetes.io/managed-by"
+#define SW_KUBE_MANAGER		"slipway"
+
 struct sw_kube {
 	struct k8s_client	 k;
 	struct eks_token_source	*src;
@@ -41,5 +45,11 @@ sw_err	sw_kube_connect_known(struct aws_ctx *, const char *cluster,
  */
 sw_err	sw_kube_remember(const char *cluster, json_object *doc);
 void	sw_kube_close(struct sw_kube *);
+/*
+ * Is pod (a Pod object, borrowed) one of a Slipway workload's: labelled
+ * as managed by Slipway?  The one rule for whose logs are served, by
+ * REST's training_job_logs and by the stream's pod logs alike.
+ */
+int	sw_kube_pod_ours(json_object *pod);
 
 #endif

@@ -148,5 +148,11 @@
 #define SW_STREAM_INBOX_MAX	(1024 * 1024)
 #define SW_STREAM_SETTLE_MS	100
 #define SW_STREAM_SWEEP_US	(2 * 1000 * 1000)
+/* slipway-stream: viewers at once, in all and for one token (a 429
+ * before the upgrade past either).  Each viewer holds two of nginx's
+ * connections; nginx/slipway.conf.in sizes worker_connections for
+ * these with room to spare for REST, MCP and health. */
+#define SW_STREAM_MAX_VIEWERS	512
+#define SW_STREAM_MAX_PER_TOKEN	64
 
 #endif

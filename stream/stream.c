@@ -23,7 +23,15 @@
  *	their timestamps, so seq stays stable.
  *
  * Authentication (session cookie or Bearer token, Origin) is checked
- * before the upgrade; refusals are 401/403 with a problem+json body.
+ * before the upgrade; refusals are 401/403 with a problem+json body, and
+ * 429 past SW_STREAM_MAX_VIEWERS in all or SW_STREAM_MAX_PER_TOKEN for
+ * one token.  The credential is checked again on every state change and
+ * every sweep: a viewer whose token was revoked or whose session ended
+ * is closed with 1008, its queue dropped.  A pod's log is served only
+ * for a Slipway workload's pod (sw_kube_pod_ours, the rule REST's
+ * training_job_logs uses); its file is made with the first stored line
+ * and removed when the source ends (the pod finished, or the follow
+ * was refused), so a stream that never existed leaves nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -74,6 +83,11 @@ struct viewer {
 	struct viewer	*next;		/* in the op list or its source */
 	struct msg	*head, *tail;
 	int		 queued;
+	/* who, checked again while the viewer lives */
+	char		 secret[SW_TOKEN_LEN + 8];
+	int		 via_cookie;
+	char		 token_id[24];
+	int		 counted;	/* in S.nviewers */
 	int		 close_code;	/* close after the queue drains */
 	char		 close_why[96];
 	/* operations */
@@ -133,6 +147,7 @@ static struct {
 	char			 podlogs[600];
 	struct viewer		*ops;
 	struct src		*srcs;
+	int			 nviewers;
 	atomic_int		 db_changed;
 	atomic_int		 stopping;
 	lws_sorted_usec_list_t	 sweep;
@@ -263,6 +278,7 @@ viewer_end(struct viewer *v, json_object *end)
 /* ---- operations -------------------------------------------------------- */
 
 static void	recheck_soon(void);
+static void	creds_recheck(void);
 
 /* Render v's operation; send it when it changed, end when terminal. */
 static void
@@ -326,6 +342,7 @@ ops_refresh_all(void)
 static void
 recheck_cb(lws_sorted_usec_list_t *sul)
 {
+	creds_recheck();
 	ops_refresh_all();
 	if (--S.rechecks > 0)
 		lws_sul_schedule(S.ctx, 0, sul, recheck_cb,
@@ -343,14 +360,16 @@ recheck_soon(void)
 static void
 db_changed(void)
 {
+	creds_recheck();
 	ops_refresh_all();
-	if (S.ops != NULL)
+	if (S.nviewers > 0)
 		recheck_soon();
 }
 
 static void
 sweep_cb(lws_sorted_usec_list_t *sul)
 {
+	creds_recheck();
 	ops_refresh_all();
 	lws_sul_schedule(S.ctx, 0, sul, sweep_cb, SW_STREAM_SWEEP_US);
 }
@@ -580,10 +599,11 @@ src_get(const char *cluster, const char *ns, const char *pod,
 	sw_buf_init(&s->inbox, SW_STREAM_INBOX_MAX);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	s->fd = -1;
-	if (mkdirs(s->path) != 0 || (s->fd = open(s->path, O_RDWR |
-	    O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0 ||
-	    src_load(s) != SW_OK) {
+	/* An earlier follow's file, if any; a new one is made with the
+	 * first line stored (src_open), never for a pod with no log. */
+	s->fd = open(s->path, O_RDWR | O_APPEND | O_CLOEXEC);
+	if ((s->fd < 0 && errno != ENOENT) ||
+	    (s->fd >= 0 && src_load(s) != SW_OK)) {
 		sw_error("log file %s: %s", s->path, strerror(errno));
 		if (s->fd >= 0)
 			close(s->fd);
@@ -598,6 +618,38 @@ src_get(const char *cluster, const char *ns, const char *pod,
 	return s;
 }
 
+/* Make the source's file for its first line.  0, or -1 (logged). */
+static int
+src_open(struct src *s)
+{
+	if (s->fd >= 0)
+		return 0;
+	if (mkdirs(s->path) != 0 || (s->fd = open(s->path, O_RDWR |
+	    O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0) {
+		sw_error("log file %s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Remove the source's file and the folders it leaves empty. */
+static void
+src_remove(struct src *s)
+{
+	char dir[sizeof(s->path)], *slash;
+	size_t top = strlen(S.podlogs);
+
+	if (unlink(s->path) != 0 && errno != ENOENT)
+		sw_warn("cannot remove %s: %s", s->path, strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	while ((slash = strrchr(dir, '/')) != NULL &&
+	    (size_t)(slash - dir) > top) {
+		*slash = '\0';
+		if (rmdir(dir) != 0)
+			break;		/* not empty: another pod's */
+	}
+}
+
 static void
 src_free(struct src *s)
 {
@@ -608,7 +660,13 @@ src_free(struct src *s)
 			*pp = s->next;
 			break;
 		}
-	close(s->fd);
+	/* What an ended stream wrote goes with it; a follow stopped
+	 * because its viewers left keeps its file, so seq stays stable
+	 * when they come back. */
+	if (s->ended || s->failed)
+		src_remove(s);
+	if (s->fd >= 0)
+		close(s->fd);
 	sw_buf_free(&s->partial);
 	sw_buf_free(&s->inbox);
 	pthread_mutex_destroy(&s->mu);
@@ -653,6 +711,41 @@ thread_aws(struct aws_ctx *aws)
 	return SW_OK;
 }
 
+/*
+ * Thread side: is the pod there, and a Slipway workload's (the rule
+ * training_job_logs applies too)?  Otherwise why and ke->status say
+ * what the viewer is told: 404, or 403 for another's pod.
+ */
+static sw_err
+pod_check(struct sw_kube *kb, struct src *s, struct k8s_error *ke,
+    char *why, size_t whysz)
+{
+	json_object *pod = NULL;
+	char path[1024];
+	sw_err e;
+
+	if ((e = k8s_path(path, sizeof(path), "v1", s->ns, "pods",
+	    s->pod)) != SW_OK) {
+		ke->status = 400;
+		snprintf(why, whysz, "not a pod name");
+		return e;
+	}
+	if ((e = k8s_get(&kb->k, path, &pod, ke)) != SW_OK) {
+		snprintf(why, whysz, "%s", ke->message[0] ? ke->message :
+		    "cannot read the pod");
+		return e;
+	}
+	if (!sw_kube_pod_ours(pod)) {
+		ke->status = 403;
+		snprintf(why, whysz, "pod %s in namespace %s is not a Slipway "
+		    "workload's: logs are served for training jobs, model "
+		    "downloads and inference endpoints only", s->pod, s->ns);
+		e = SW_EFORBIDDEN;
+	}
+	json_object_put(pod);
+	return e;
+}
+
 static void *
 src_thread(void *arg)
 {
@@ -682,7 +775,9 @@ src_thread(void *arg)
 		else
 			snprintf(why, sizeof(why), "cluster %s: %s %s",
 			    s->cluster, aerr.code, aerr.message);
-	} else {
+	} else if ((e = pod_check(&kb, s, &ke, why, sizeof(why))) != SW_OK)
+		status = ke.status;
+	else {
 		kb.k.http.cancel = &s->cancel;
 		e = k8s_logs_stamped(&kb.k, s->ns, s->pod,
 		    *s->container ? s->container : NULL, 1, -1, 0,
@@ -755,6 +850,10 @@ src_line(struct src *s, const char *line, size_t n)
 		n--;
 	sw_buf_init(&clean, SW_STREAM_LINE_MAX * 3 + 16);
 	if (utf8_clean(&clean, line, n) != SW_OK) {
+		sw_buf_free(&clean);
+		return;
+	}
+	if (src_open(s) != 0) {
 		sw_buf_free(&clean);
 		return;
 	}
@@ -891,8 +990,8 @@ src_drain(struct src *s)
 		s->failed = 1;
 		s->fail_status = st;
 		snprintf(s->fail_title, sizeof(s->fail_title), "%s",
-		    st == 404 ? "Not Found" : st < 500 ? "Bad Request" :
-		    "Bad Gateway");
+		    st == 404 ? "Not Found" : st == 403 ? "Forbidden" :
+		    st < 500 ? "Bad Request" : "Bad Gateway");
 	}
 	for (v = s->viewers; v != NULL; v = v->next)
 		lws_callback_on_writable(v->wsi);
@@ -1040,6 +1139,129 @@ cookie_get(struct lws *wsi, const char *name, char *out, size_t outsz)
 	return 0;
 }
 
+/*
+ * The credential of the upgrade request: a Bearer token, or the UI's
+ * session cookie (*via_cookie).  0, or -1 with *why said.
+ */
+static int
+cred_read(struct lws *wsi, char *secret, size_t sz, int *via_cookie,
+    const char **why)
+{
+	char auth[512];
+
+	*via_cookie = 0;
+	if (lws_hdr_copy(wsi, auth, sizeof(auth),
+	    WSI_TOKEN_HTTP_AUTHORIZATION) > 0) {
+		if (strncasecmp(auth, "Bearer ", 7) != 0) {
+			*why = "Authorization must be a Bearer token";
+			return -1;
+		}
+		if (strlen(auth + 7) >= sz) {
+			*why = "the token is unknown, revoked or malformed";
+			return -1;
+		}
+		memcpy(secret, auth + 7, strlen(auth + 7) + 1);
+		return 0;
+	}
+	if (cookie_get(wsi, "sw_session", secret, sz)) {
+		*via_cookie = 1;
+		return 0;
+	}
+	*why = "send Authorization: Bearer <token> or log in";
+	return -1;
+}
+
+/* The same checks as REST's, for a token or a session. */
+static sw_err
+cred_check(const char *secret, int via_cookie, struct sw_principal *who)
+{
+	return via_cookie ? sw_session_check(S.db, secret, who) :
+	    sw_token_check(S.db, secret, who);
+}
+
+/* Call fn for every viewer, of operations and of logs. */
+static void
+viewers_each(void (*fn)(struct viewer *, void *), void *arg)
+{
+	struct viewer *v, *vnext;
+	struct src *s;
+
+	for (v = S.ops; v != NULL; v = vnext) {
+		vnext = v->next;
+		fn(v, arg);
+	}
+	for (s = S.srcs; s != NULL; s = s->next)
+		for (v = s->viewers; v != NULL; v = vnext) {
+			vnext = v->next;
+			fn(v, arg);
+		}
+}
+
+/* A viewer whose token was revoked, or whose session ended or lost its
+ * read scope, is told so and closed with 1008; what was queued for it
+ * is dropped.  A database that cannot answer now is no verdict. */
+static void
+viewer_recheck(struct viewer *v, void *arg)
+{
+	struct sw_principal who;
+	sw_err e;
+
+	(void)arg;
+	if (v->close_code != 0 || v->secret[0] == '\0')
+		return;
+	e = cred_check(v->secret, v->via_cookie, &who);
+	if ((e == SW_OK && who.scope >= SW_SCOPE_READ) ||
+	    (e != SW_OK && e != SW_EUNAUTH))
+		return;
+	viewer_flush(v);
+	viewer_fail(v, 401, "Unauthorized", v->via_cookie ? "the session "
+	    "has ended; log in again" : "the token was revoked",
+	    LWS_CLOSE_STATUS_POLICY_VIOLATION);
+}
+
+static void
+creds_recheck(void)
+{
+	if (S.nviewers > 0)
+		viewers_each(viewer_recheck, NULL);
+}
+
+struct count {
+	const char	*token_id;
+	int		 n;
+};
+
+static void
+count_token(struct viewer *v, void *arg)
+{
+	struct count *c = arg;
+
+	if (v->counted && strcmp(v->token_id, c->token_id) == 0)
+		c->n++;
+}
+
+/* Why one more viewer of token_id is refused (429), or NULL. */
+static const char *
+viewers_full(const char *token_id)
+{
+	static char why[160];
+	struct count c = { token_id, 0 };
+
+	if (S.nviewers >= SW_STREAM_MAX_VIEWERS) {
+		snprintf(why, sizeof(why), "the stream serves at most %d "
+		    "viewers at once; retry later", SW_STREAM_MAX_VIEWERS);
+		return why;
+	}
+	viewers_each(count_token, &c);
+	if (c.n >= SW_STREAM_MAX_PER_TOKEN) {
+		snprintf(why, sizeof(why), "one token may hold at most %d "
+		    "viewers at once; close one first",
+		    SW_STREAM_MAX_PER_TOKEN);
+		return why;
+	}
+	return NULL;
+}
+
 /* Refuse before the upgrade: status with a problem+json body. */
 static int
 refuse(struct lws *wsi, sw_err e, const char *detail)
@@ -1063,6 +1285,9 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 	    (e == SW_EUNAUTH && lws_add_http_header_by_name(wsi,
 	    (const unsigned char *)"WWW-Authenticate:",
 	    (const unsigned char *)"Bearer", 6, &p, end)) ||
+	    (e == SW_ETHROTTLED && lws_add_http_header_by_name(wsi,
+	    (const unsigned char *)"Retry-After:",
+	    (const unsigned char *)"5", 1, &p, end)) ||
 	    lws_finalize_write_http_header(wsi, start, &p, end))
 		return -1;
 	if (lws_write(wsi, (unsigned char *)body, (size_t)len,
@@ -1077,27 +1302,20 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 static int
 check_upgrade(struct lws *wsi)
 {
-	char auth[512], cookie[SW_TOKEN_LEN + 8], origin[300], host[260];
+	char secret[SW_TOKEN_LEN + 8], origin[300], host[260];
 	struct sw_principal who;
 	struct route r;
+	const char *why;
+	int via_cookie;
 	sw_err e;
 
 	memset(&who, 0, sizeof(who));
-	if (lws_hdr_copy(wsi, auth, sizeof(auth),
-	    WSI_TOKEN_HTTP_AUTHORIZATION) > 0) {
-		if (strncasecmp(auth, "Bearer ", 7) != 0)
-			return refuse(wsi, SW_EUNAUTH, "Authorization must be "
-			    "a Bearer token");
-		if ((e = sw_token_check(S.db, auth + 7, &who)) != SW_OK)
-			return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB,
-			    "the token is unknown, revoked or malformed");
-	} else if (cookie_get(wsi, "sw_session", cookie, sizeof(cookie))) {
-		if ((e = sw_session_check(S.db, cookie, &who)) != SW_OK)
-			return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB,
-			    "the session has expired; log in again");
-	} else
-		return refuse(wsi, SW_EUNAUTH,
-		    "send Authorization: Bearer <token> or log in");
+	if (cred_read(wsi, secret, sizeof(secret), &via_cookie, &why) != 0)
+		return refuse(wsi, SW_EUNAUTH, why);
+	if ((e = cred_check(secret, via_cookie, &who)) != SW_OK)
+		return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB, via_cookie ?
+		    "the session has expired; log in again" :
+		    "the token is unknown, revoked or malformed");
 	if (who.scope < SW_SCOPE_READ)
 		return refuse(wsi, SW_EFORBIDDEN, "read scope is needed");
 	if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0) {
@@ -1110,17 +1328,32 @@ check_upgrade(struct lws *wsi)
 	}
 	if (route_parse(wsi, &r) != 0)
 		return refuse(wsi, SW_ENOTFOUND, "no stream at this path");
+	if ((why = viewers_full(who.token_id)) != NULL)
+		return refuse(wsi, SW_ETHROTTLED, why);
 	return 0;
 }
 
 static void
 viewer_attach(struct viewer *v, struct lws *wsi)
 {
+	struct sw_principal who;
 	struct route r;
 	struct src *s;
+	const char *why;
 
 	memset(v, 0, sizeof(*v));
 	v->wsi = wsi;
+	/* Kept to check again while the viewer lives (creds_recheck). */
+	if (cred_read(wsi, v->secret, sizeof(v->secret), &v->via_cookie,
+	    &why) != 0 || cred_check(v->secret, v->via_cookie, &who) !=
+	    SW_OK) {
+		viewer_fail(v, 401, "Unauthorized", "the credential is no "
+		    "longer valid", LWS_CLOSE_STATUS_POLICY_VIOLATION);
+		return;
+	}
+	snprintf(v->token_id, sizeof(v->token_id), "%s", who.token_id);
+	v->counted = 1;
+	S.nviewers++;
 	if (route_parse(wsi, &r) != 0) {
 		viewer_fail(v, 404, "Not Found", "no stream at this path",
 		    LWS_CLOSE_STATUS_POLICY_VIOLATION);
@@ -1156,6 +1389,11 @@ viewer_detach(struct viewer *v)
 	viewer_flush(v);
 	free(v->last);
 	v->last = NULL;
+	if (v->counted) {
+		v->counted = 0;
+		S.nviewers--;
+	}
+	explicit_bzero(v->secret, sizeof(v->secret));
 	if (v->kind == V_OP) {
 		for (pp = &S.ops; *pp != NULL; pp = &(*pp)->next)
 			if (*pp == v) {
@@ -1331,6 +1569,20 @@ static const lws_retry_bo_t retry = {
 	.secs_since_valid_hangup = 70,
 };
 
+/* Room for every viewer, its source's file and follow: the soft limit
+ * raised to want (not past the hard one; lws sizes a table by it). */
+static void
+fds_raise(rlim_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		sw_warn("cannot raise the open-file limit: %s", strerror(errno));
+}
+
 static void
 on_term(int sig)
 {
@@ -1403,6 +1655,7 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_to_log);
 
+	fds_raise(4096);
 	memset(&info, 0, sizeof(info));
 	info.options = LWS_SERVER_OPTION_VALIDATE_UTF8;
 	info.port = CONTEXT_PORT_NO_LISTEN_SERVER;

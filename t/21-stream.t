@@ -7,7 +7,13 @@
 # of one pod's log each get every line exactly once from ONE upstream
 # follow request, which stops when the last viewer leaves; a reconnect
 # with after= gets exactly the lines after it; a finished pod ends the
-# stream; a missing pod is an error and close 1008.
+# stream; a missing pod is an error and close 1008.  Only a Slipway
+# workload's pod is served (403 for another's, kube-system's included,
+# the rule REST's training_job_logs applies); a stream that never
+# existed leaves no file and an ended one removes its own.  A viewer
+# whose token is revoked, or whose session logs out, is closed with
+# 1008 and gets nothing more; viewers are capped per token and in all
+# (429 before the upgrade) while health and REST still answer.
 import json
 import os
 import shutil
@@ -209,7 +215,9 @@ w.close()
 # ---- pod logs: 50 viewers, one upstream follow
 kube = Kubectl(s, "st")
 pod = {"apiVersion": "v1", "kind": "Pod",
-       "metadata": {"name": "chatty", "namespace": "default"},
+       "metadata": {"name": "chatty", "namespace": "default",
+                    "labels": {"app.kubernetes.io/managed-by": "slipway",
+                               "slipway.dev/job": "chatty"}},
        "spec": {"containers": [{"name": "main", "image": "busybox",
                                 "command": ["sleep", "86400"]}]}}
 p = kube.run("apply", "-f", "-", stdin=json.dumps(pod))
@@ -311,6 +319,141 @@ t.ok(len(later) == len(set(zip(later, range(len(later))))) and
          enumerate(open(path).read().splitlines())),
      "file seqs are 1..n after the second follow")
 
+
+
+def drain(c):
+    out = []
+    while True:
+        m = c.recv()
+        if m is None:
+            return out
+        out.append(m)
+
+
+# ---- one rule with REST: only a Slipway workload's pod is served
+plain = {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {"name": "plain", "namespace": "default"},
+         "spec": {"containers": [{"name": "main", "image": "busybox",
+                                  "command": ["sleep", "86400"]}]}}
+p = kube.run("apply", "-f", "-", stdin=json.dumps(plain))
+t.eq(p.returncode, 0, "an unlabelled pod created " + p.stderr.strip())
+wait_for(lambda: ((kube.get("pod", "plain") or {}).get("status")
+                  or {}).get("phase") == "Running", timeout=60)
+system = (kube.get("pods", "-n", "kube-system") or {}).get("items") or []
+targets = ["default/plain"] + ["kube-system/" + x["metadata"]["name"]
+                               for x in system[:1]]
+t.ok(len(targets) == 2, "a kube-system pod to try (%s)" % targets)
+for tg in targets:
+    c = ws("/ws/clusters/st/pods/%s/logs" % tg)
+    out = drain(c)
+    c.close()
+    t.eq([(m.get("type"), m.get("status")) for m in out], [("error", 403)],
+         "%s: no line, error 403" % tg)
+    t.eq(c.close_code, 1008, "%s: then close 1008" % tg)
+t.ok(not os.path.exists(os.path.join(s.state, "podlogs", "st",
+                                     "kube-system")) and
+     not os.path.exists(os.path.join(s.state, "podlogs", "st", "default",
+                                     "plain")),
+     "nothing was written for them")
+
+# ---- streams that do not exist leave nothing behind
+before = sorted(os.walk(os.path.join(s.state, "podlogs")))
+for i in range(100):
+    c = ws("/ws/clusters/nope%d/pods/default/x/logs?container=c" % (i % 7))
+    drain(c)
+    c.close()
+after = sorted(os.walk(os.path.join(s.state, "podlogs")))
+t.eq(after, before, "100 viewers of clusters that do not exist wrote "
+     "nothing under podlogs/")
+
+# ---- credentials are checked while a viewer lives
+ro1 = s.cli("token", "create", "--scope", "read", "--name", "ro1").strip()
+lr = s.post("/api/v1/login", {"token": ro1}, token=None,
+            headers={"Origin": ORIGIN})
+ck = next((v.split(";")[0] for k, v in lr.headers
+           if k.lower() == "set-cookie" and v.startswith("sw_session=")),
+          None)
+r = s.post("/api/v1/clusters", {
+    "name": "st2", "instance_groups": [{
+        "name": "cpu", "instance_type": itype, "count": 1,
+        "availability_zone": types[itype]["availability_zones"][0]}]})
+t.eq(r.status, 202, "a second create to watch")
+op2 = r.json["operation_id"]
+by_token = wsclient.connect(s.port, "/ws/operations/" + op2,
+                            {"Authorization": "Bearer " + ro1})
+log_token = wsclient.connect(s.port, LOG, {"Authorization": "Bearer " + ro1})
+by_cookie = wsclient.connect(s.port, LOG, {"Cookie": ck, "Origin": ORIGIN})
+first = by_token.recv()
+t.eq((first or {}).get("type"), "snapshot", "the read token's viewer "
+     "gets its snapshot")
+t.eq((log_token.recv() or {}).get("type"), "line", "and log lines")
+t.eq((by_cookie.recv() or {}).get("type"), "line",
+     "so does the session's viewer")
+r = s.request("DELETE", "/api/v1/tokens/ro1")
+t.ok(r.status in (200, 204), "the token is revoked (%d)" % r.status)
+for name, c in (("operation", by_token), ("log", log_token)):
+    rest = drain(c)
+    kinds = [m.get("type") for m in rest]
+    t.ok(kinds[-1:] == ["error"] and (rest[-1] or {}).get("status") == 401,
+         "%s viewer: told 401 once revoked (%s)" % (name, kinds[-3:]))
+    t.eq(c.close_code, 1008, "%s viewer: closed with 1008" % name)
+    c.close()
+# The session dies with its token; a logout ends another one too.
+rest = drain(by_cookie)
+t.eq(((rest or [{}])[-1].get("status"), by_cookie.close_code), (401, 1008),
+     "the session's viewer is closed with its token")
+by_cookie.close()
+lr = s.post("/api/v1/login", {"token": s.token}, token=None,
+            headers={"Origin": ORIGIN})
+ck = next((v.split(";")[0] for k, v in lr.headers
+           if k.lower() == "set-cookie" and v.startswith("sw_session=")),
+          None)
+c = wsclient.connect(s.port, LOG, {"Cookie": ck, "Origin": ORIGIN})
+t.eq((c.recv() or {}).get("type"), "line", "a new session's viewer reads")
+r = s.post("/api/v1/logout", {}, token=None,
+           headers={"Origin": ORIGIN, "Cookie": ck})
+t.ok(r.status in (200, 204), "logout (%d)" % r.status)
+rest = drain(c)
+t.eq(((rest or [{}])[-1].get("status"), c.close_code), (401, 1008),
+     "logging out closes its viewer with 1008")
+c.close()
+s.post("/api/v1/operations/%s:cancel" % op2, {})
+
+# ---- caps: per token, and in all; health and REST answer meanwhile
+PER, ALL = 64, 512
+held = []
+toks = [s.cli("token", "create", "--scope", "read", "--name",
+              "cap%d" % i).strip() for i in range(ALL // PER + 1)]
+for i in range(PER):
+    held.append(wsclient.connect(s.port, LOG,
+                                 {"Authorization": "Bearer " + toks[0]}))
+r = refused(LOG, {"Authorization": "Bearer " + toks[0]})
+t.eq(r and r.status, 429, "viewer %d of one token: 429" % (PER + 1))
+t.eq(r and r.headers.get("content-type"), "application/problem+json",
+     "a problem+json refusal")
+t.ok(r and r.headers.get("retry-after"), "with Retry-After")
+for k in range(1, ALL // PER):
+    for i in range(PER):
+        held.append(wsclient.connect(s.port, LOG,
+                                     {"Authorization": "Bearer " + toks[k]}))
+r = refused(LOG, {"Authorization": "Bearer " + toks[-1]})
+t.eq(r and r.status, 429, "viewer %d in all, from a fresh token: 429"
+     % (ALL + 1))
+slow = 0.0
+codes = set()
+for _ in range(20):
+    t0 = time.time()
+    codes.add(s.get("/api/v1/health", token=None).status)
+    codes.add(s.get("/api/v1/clusters").status)
+    slow = max(slow, time.time() - t0)
+t.eq(codes, {200}, "health and REST answer at the cap (slowest pair "
+     "%.1f ms)" % (slow * 1000))
+for c in held:
+    c.close()
+t.ok(wait_for(lambda: refused(LOG, {"Authorization": "Bearer " + toks[-1]})
+              is None, timeout=30),
+     "after they leave, a viewer is let in again")
+
 # ---- the pod is gone: a later viewer still gets the stored history,
 # then the error
 p = kube.run("delete", "pod", "chatty", "--grace-period=0", "--force")
@@ -330,10 +473,14 @@ t.eq([m["seq"] for m in out if m.get("type") == "line"],
 t.eq(((out[-1] if out else {}).get("type"), (out[-1] if out else
       {}).get("status"), c.close_code), ("error", 404, 1008),
      "then error 404 and close 1008")
+t.ok(wait_for(lambda: not os.path.exists(path), timeout=10),
+     "the ended stream's file is removed")
 
 # ---- a pod that finishes: its lines, then end and close 1000
 job = {"apiVersion": "v1", "kind": "Pod",
        "metadata": {"name": "short", "namespace": "default",
+                    "labels": {"app.kubernetes.io/managed-by": "slipway",
+                               "slipway.dev/job": "short"},
                     "annotations": {"sandbox.slipway.dev/workload":
                                     "training"}},
        "spec": {"restartPolicy": "Never",
@@ -360,6 +507,9 @@ t.ok(any("training complete" in x for x in lines),
      "a finished pod's log arrives whole (%d lines)" % len(lines))
 t.eq((out[-1] if out else None, c.close_code), ({"type": "end"}, 1000),
      "then end and close 1000")
+t.ok(wait_for(lambda: not os.path.exists(os.path.join(
+    s.state, "podlogs", "st", "default", "short")), timeout=10),
+     "a finished pod's stream removes what it wrote")
 
 # ---- a missing pod: error, close 1008
 c = ws("/ws/clusters/st/pods/default/ghost/logs")
