@@ -1101,7 +1101,8 @@ call_more(struct ctx *c, const char *method, json_object *params,
 			    e == SW_EINTERNAL ? SW_RPC_INTERNAL :
 			    SW_RPC_INVALID_PARAMS;
 			snprintf(msg, msgsz, "%s: %.120s: %.150s", e ==
-			    SW_ENOTFOUND ? "Resource not found" :
+			    SW_ENOTFOUND ? "Resource not found" : e ==
+			    SW_ETHROTTLED ? "Too many subscriptions" :
 			    "Invalid params", name, why);
 			return NULL;
 		}

@@ -60,8 +60,11 @@
  * asks the client back after SW_MCP_STREAM_IDLE_RETRY_MS. */
 #define SW_MCP_STREAM_HOLD	30
 #define SW_MCP_STREAM_IDLE_RETRY_MS 5000
-/* Resources one session (or one listen) may subscribe to. */
+/* Resources one session (or one listen) may subscribe to, and the
+ * sessions of one token that may hold subscriptions at once (each a
+ * folder under run/mcp-subs, gone when its session expires). */
 #define SW_MCP_MAX_SUBS		32
+#define SW_MCP_MAX_SUB_SESSIONS	4
 /* Cache hint (ttlMs) on server/discover and tools/list: plugins can
  * appear at a restart, so keep it short. */
 #define SW_MCP_LIST_TTL_MS	60000

@@ -10,7 +10,12 @@
  *
  * Legacy sessions: resources/subscribe keeps the subscription in
  * run/mcp-subs/<session>/ (any worker may answer the session's next
- * request) and the session's GET stream watches them.  A stream with
+ * request) and the session's GET stream watches them.  The folder
+ * names its token in .token; one token holds at most
+ * SW_MCP_MAX_SUB_SESSIONS such folders of SW_MCP_MAX_SUBS each, and a
+ * folder goes when its session expires (the session id's first 16 hex
+ * digits are its expiry, seconds since the epoch): swept whenever a
+ * session subscribes for the first time.  A stream with
  * nothing to watch closes at once and tells the client when to come
  * back (retry:); one with subscriptions stays open up to
  * SW_MCP_STREAM_HOLD seconds.  2026-07-28: subscriptions/listen names
@@ -136,23 +141,125 @@ sw_mcp_sub_check(struct sw_mcp *m, const struct sw_principal *who,
 	return e;
 }
 
-/* run/mcp-subs/<session payload>, made when mk. */
-static int
-session_dir(const struct sw_mcp *m, const char *sid, int mk, char *out,
-    size_t sz)
+/* Remove a session's folder and the subscriptions in it. */
+static void
+dir_remove(const char *dir)
 {
-	char top[600];
+	char path[900];
+	struct dirent *d;
+	DIR *dp;
+
+	if ((dp = opendir(dir)) != NULL) {
+		while ((d = readdir(dp)) != NULL)
+			if (strcmp(d->d_name, ".") != 0 &&
+			    strcmp(d->d_name, "..") != 0 &&
+			    snprintf(path, sizeof(path), "%s/%s", dir,
+			    d->d_name) < (int)sizeof(path))
+				(void)unlink(path);
+		closedir(dp);
+	}
+	(void)rmdir(dir);
+}
+
+/* The expiry (seconds) a session folder's name carries, 0 if none. */
+static int64_t
+dir_expiry(const char *name)
+{
+	int64_t exp = 0;
+	int i;
+
+	if (strlen(name) != 34 || strspn(name, "0123456789abcdef") != 34)
+		return 0;
+	for (i = 0; i < 16; i++)
+		exp = exp * 16 + (name[i] <= '9' ? name[i] - '0' :
+		    name[i] - 'a' + 10);
+	return exp;
+}
+
+/*
+ * Sweep the folders of expired sessions out of top, and count those of
+ * token_id that remain.
+ */
+static int
+dirs_sweep(const char *top, const char *token_id)
+{
+	char dir[900], owner[64];
+	struct dirent *d;
+	DIR *dp;
+	FILE *f;
+	int n = 0;
+
+	if ((dp = opendir(top)) == NULL)
+		return 0;
+	while ((d = readdir(dp)) != NULL) {
+		if (d->d_name[0] == '.' || snprintf(dir, sizeof(dir), "%s/%s",
+		    top, d->d_name) >= (int)sizeof(dir))
+			continue;
+		if (dir_expiry(d->d_name) * 1000 < now_ms()) {
+			dir_remove(dir);
+			continue;
+		}
+		owner[0] = '\0';
+		if (snprintf(dir, sizeof(dir), "%s/%s/.token", top,
+		    d->d_name) < (int)sizeof(dir) &&
+		    (f = fopen(dir, "r")) != NULL) {
+			if (fgets(owner, sizeof(owner), f) == NULL)
+				owner[0] = '\0';
+			fclose(f);
+		}
+		if (strcmp(owner, token_id) == 0)
+			n++;
+	}
+	closedir(dp);
+	return n;
+}
+
+/*
+ * run/mcp-subs/<session payload>.  With mk, made (with its .token) when
+ * it is not there yet, unless token_id holds SW_MCP_MAX_SUB_SESSIONS
+ * already: then 1.  0, or -1 on a bad id or a failure.
+ */
+static int
+session_dir(const struct sw_mcp *m, const char *sid, const char *token_id,
+    int mk, char *out, size_t sz)
+{
+	char top[600], own[900];
+	struct stat sb;
+	FILE *f;
 
 	if (sid == NULL || strlen(sid) < 34 || strspn(sid,
 	    "0123456789abcdef") < 34 ||
 	    snprintf(top, sizeof(top), "%s/run/mcp-subs",
 	    m->cfg->state_dir) >= (int)sizeof(top) ||
-	    snprintf(out, sz, "%s/%.34s", top, sid) >= (int)sz)
+	    snprintf(out, sz, "%s/%.34s", top, sid) >= (int)sz ||
+	    snprintf(own, sizeof(own), "%s/.token", out) >= (int)sizeof(own))
 		return -1;
-	if (mk && ((mkdir(top, 0700) != 0 && errno != EEXIST) ||
-	    (mkdir(out, 0700) != 0 && errno != EEXIST)))
+	if (!mk || stat(out, &sb) == 0)
+		return 0;
+	if (dirs_sweep(top, token_id) >= SW_MCP_MAX_SUB_SESSIONS)
+		return 1;
+	if ((mkdir(top, 0700) != 0 && errno != EEXIST) ||
+	    (mkdir(out, 0700) != 0 && errno != EEXIST) ||
+	    (f = fopen(own, "w")) == NULL)
 		return -1;
-	return 0;
+	fputs(token_id, f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* Subscriptions in a session's folder (its .token aside). */
+static int
+dir_count(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp;
+	int n = 0;
+
+	if ((dp = opendir(dir)) == NULL)
+		return 0;
+	while ((d = readdir(dp)) != NULL)
+		n += d->d_name[0] != '.';
+	closedir(dp);
+	return n;
 }
 
 static int
@@ -173,8 +280,9 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
     const char *sid, const char *uri, int on, char *why, size_t whysz)
 {
 	char dir[700], path[900], kind, key[128];
+	struct stat sb;
 	struct watch w;
-	int terminal;
+	int terminal, rc;
 	sw_err e;
 
 	if (on && (e = sw_mcp_sub_check(m, who, uri, why, whysz)) != SW_OK)
@@ -183,7 +291,14 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 		snprintf(why, whysz, "not a subscribable resource");
 		return SW_EINVAL;
 	}
-	if (session_dir(m, sid, on, dir, sizeof(dir)) != 0) {
+	if ((rc = session_dir(m, sid, who->token_id, on, dir,
+	    sizeof(dir))) == 1) {
+		snprintf(why, whysz, "this token holds subscriptions in %d "
+		    "sessions already; unsubscribe or let one expire",
+		    SW_MCP_MAX_SUB_SESSIONS);
+		return SW_ETHROTTLED;
+	}
+	if (rc != 0) {
 		snprintf(why, whysz, "cannot keep subscriptions");
 		return SW_EINTERNAL;
 	}
@@ -198,7 +313,16 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 		if (snprintf(path, sizeof(path), "%s/%s", dir, w.file) <
 		    (int)sizeof(path))
 			(void)unlink(path);
+		if (dir_count(dir) == 0)
+			dir_remove(dir);	/* frees the token's slot */
 		return SW_OK;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", dir, w.file) <
+	    (int)sizeof(path) && stat(path, &sb) != 0 &&
+	    dir_count(dir) >= SW_MCP_MAX_SUBS) {
+		snprintf(why, whysz, "a session may hold at most %d "
+		    "subscriptions", SW_MCP_MAX_SUBS);
+		return SW_ETHROTTLED;
 	}
 	w.stamp = uri_stamp(m, uri, &terminal);
 	if (watch_write(dir, &w) != 0) {
@@ -313,7 +437,7 @@ sw_mcp_stream_session(struct sw_mcp *m, const struct sw_principal *who,
 	char dir[700], retry[40];
 	int fds[2], n = 0;
 
-	if (session_dir(m, sid, 0, dir, sizeof(dir)) == 0)
+	if (session_dir(m, sid, who->token_id, 0, dir, sizeof(dir)) == 0)
 		n = watch_load(dir, w, SW_MCP_MAX_SUBS);
 	if (sw_mcp_sse_begin(out) != 0)
 		return;
