@@ -853,12 +853,69 @@ h_busy(struct sw_req *r, const char *holder)
 	return e;
 }
 
+/*
+ * A create under the name of a Slipway cluster that AWS still has: its
+ * newest create (or import) that no delete followed.  A body whose
+ * every setting that create had too (defaults included; what its
+ * pre-flight chose for settings left out counts as agreed) is that
+ * create again, answered with its operation; another body is 409
+ * naming the cluster, since a create never changes a cluster.
+ * SW_ENOTFOUND when there is none and the create goes ahead.
+ */
+static sw_err
+create_again(struct sw_req *r, const char *name)
+{
+	struct sw_op_filter f;
+	json_object *ops, *items, *o;
+	const char *kind, *state, *id;
+	size_t i;
+	sw_err e = SW_ENOTFOUND;
+
+	memset(&f, 0, sizeof(f));
+	f.cluster = name;
+	f.limit = 50;
+	if (sw_op_list(r->db, &f, &ops) != SW_OK)
+		return sw_req_fail(r, SW_EDB, "cannot read the operations of "
+		    "cluster %s", name);
+	items = sw_json_get(ops, "items");
+	for (i = 0; items && i < json_object_array_length(items); i++) {
+		o = json_object_array_get_idx(items, i);
+		kind = sw_json_get_str(o, "kind");
+		state = sw_json_get_str(o, "state");
+		id = sw_json_get_str(o, "id");
+		if (strcmp(kind, "cluster.delete") == 0 &&
+		    strcmp(state, "succeeded") == 0)
+			break;
+		if ((strcmp(kind, "cluster.create") != 0 &&
+		    strcmp(kind, "cluster.import") != 0) ||
+		    strcmp(state, "failed") == 0 ||
+		    strcmp(state, "cancelled") == 0)
+			continue;
+		if (strcmp(kind, "cluster.create") == 0 && !r->dry_run &&
+		    sw_json_within(r->args, sw_json_get(o, "params")))
+			e = h_accepted(r, id, 1);
+		else {
+			sw_ferr_add(&r->ferrs, "name", "exists", "Slipway "
+			    "cluster %s exists (operation %s) with other "
+			    "settings; change it with the instance group and "
+			    "feature operations, or delete it first", name, id);
+			e = sw_req_fail(r, SW_ECONFLICT, "cluster %s exists "
+			    "with other settings", name);
+		}
+		break;
+	}
+	json_object_put(ops);
+	return e;
+}
+
 sw_err
 h_cluster_create(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *out;
 	struct aws_error err;
+	int exists = 0;
+	sw_err e;
 
 	/* An EKS cluster of that name that is not ours is refused. */
 	memset(&err, 0, sizeof(err));
@@ -877,7 +934,10 @@ h_cluster_create(struct sw_req *r)
 			return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s "
 			    "exists", name);
 		}
+		exists = 1;
 	}
+	if (exists && (e = create_again(r, name)) != SW_ENOTFOUND)
+		return e;
 	if (cluster_preflight(r) != SW_OK)
 		return r->err != SW_OK ? r->err : SW_EINVAL;
 	return h_start(r, "cluster.create", name, name);

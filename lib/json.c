@@ -398,3 +398,32 @@ sw_json_path_str(json_object *o, const char *path)
 	return o != NULL && json_object_is_type(o, json_type_string) ?
 	    json_object_get_string(o) : NULL;
 }
+
+int
+sw_json_within(json_object *a, json_object *b)
+{
+	json_object *bv;
+	size_t i, n;
+
+	if (json_object_is_type(a, json_type_object)) {
+		if (!json_object_is_type(b, json_type_object))
+			return 0;
+		json_object_object_foreach(a, k, av)
+			if (!json_object_object_get_ex(b, k, &bv) ||
+			    !sw_json_within(av, bv))
+				return 0;
+		return 1;
+	}
+	if (json_object_is_type(a, json_type_array)) {
+		if (!json_object_is_type(b, json_type_array) ||
+		    (n = json_object_array_length(a)) !=
+		    json_object_array_length(b))
+			return 0;
+		for (i = 0; i < n; i++)
+			if (!sw_json_within(json_object_array_get_idx(a, i),
+			    json_object_array_get_idx(b, i)))
+				return 0;
+		return 1;
+	}
+	return json_object_equal(a, b);
+}

@@ -75,5 +75,11 @@ json_object *sw_js(const char *s);
  */
 json_object *sw_json_path(json_object *o, const char *path);
 const char *sw_json_path_str(json_object *o, const char *path);
+/*
+ * Does b say everything a says: every member of an object of a present
+ * and the same in b (b may have more), arrays of the same length
+ * element by element, other values equal?
+ */
+int	sw_json_within(json_object *a, json_object *b);
 
 #endif

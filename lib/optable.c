@@ -1284,7 +1284,10 @@ const struct sw_op sw_optable[] = {
 	    "count, AZ, capacity type. CIDRs, subnets, route tables and "
 	    "security groups are planned by Slipway. Poll the operation to a "
 	    "terminal state with operation_wait; a failed stage can be "
-	    "retried alone.",
+	    "retried alone. The name of a Slipway cluster that exists "
+	    "answers its create again when the body asks for nothing that "
+	    "create did not have, and 409 (field name) when it does: change "
+	    "a cluster with the instance group and feature operations.",
 	  .body = f_cluster_create,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,

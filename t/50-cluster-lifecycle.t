@@ -139,6 +139,26 @@ t.eq([st["name"] for st in doc.get("stages", [])],
       "storage", "verify"], "stages in order")
 t.eq(doc.get("requested_by"), "test-admin", "audit: who asked")
 
+# ---- a create under an existing cluster's name: the same body is that
+# create again, another body is refused before any AWS change
+mut_before = len(sandbox_requests(s, mutating="true"))
+again = s.post("/api/v1/clusters", body)
+t.ok(again.status in (200, 202) and (again.json or {}).get(
+    "operation_id") == op, "the same body again answers the first create "
+     "(%d %s)" % (again.status, (again.json or {}).get("detail")))
+other = json.loads(json.dumps(body))
+other["instance_groups"][0]["count"] = other["instance_groups"][0].get(
+    "count", 1) + 1
+r = s.post("/api/v1/clusters", other)
+t.eq(r.status, 409, "another body for an existing cluster: 409")
+t.ok(any(e.get("field") == "name" for e in (r.json or {}).get(
+    "errors", [])) and "demo" in (r.json or {}).get("detail", ""),
+     "naming the cluster and the field (%s)" % (r.json or {}).get("detail"))
+r = s.post("/api/v1/clusters?dry_run=true", other)
+t.eq(r.status, 409, "its dry run says so too")
+t.eq(len(sandbox_requests(s, mutating="true")), mut_before,
+     "and nothing was changed")
+
 # ---- exactly one create per resource
 creates = {}
 for e in sandbox_requests(s, mutating="true"):
