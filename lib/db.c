@@ -392,10 +392,38 @@ sw_db_stmt(struct sw_db *db, enum sw_stmt s)
 	return st;
 }
 
+/* Reset every statement of the table left mid-step. */
+static void
+reset_busy(struct sw_db *db)
+{
+	int i;
+
+	for (i = 0; i < STMT__MAX; i++)
+		if (db->stmt[i] != NULL && sqlite3_stmt_busy(db->stmt[i]))
+			sqlite3_reset(db->stmt[i]);
+}
+
 sw_err
 sw_db_begin(struct sw_db *db)
 {
-	return db_exec(db, "BEGIN IMMEDIATE");
+	int64_t until = sw_now_ms() + SW_DB_WRITE_WAIT_MS;
+	int rc;
+
+	/* A write starts on the newest snapshot: a statement of ours left
+	 * holding an older one would make BEGIN IMMEDIATE fail at once
+	 * (SQLITE_BUSY_SNAPSHOT) instead of waiting for the lock. */
+	reset_busy(db);
+	if (sw_fault_hit(SW_FAULT_SQLITE, "BEGIN IMMEDIATE"))
+		return SW_EDB;
+	/* Each try waits SW_DB_BUSY_MS in SQLite's busy handler; a slow
+	 * machine gets more tries, up to SW_DB_WRITE_WAIT_MS in all. */
+	while ((rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL)) == SQLITE_BUSY && sw_now_ms() < until)
+		;
+	if (rc == SQLITE_OK)
+		return SW_OK;
+	sw_error("sqlite: BEGIN IMMEDIATE: %s", sqlite3_errmsg(db->h));
+	return (rc & 0xff) == SQLITE_BUSY ? SW_EUNAVAIL : SW_EDB;
 }
 
 sw_err
@@ -421,13 +449,10 @@ sw_err
 sw_db_idle(struct sw_db *db)
 {
 	sw_err e = SW_OK;
-	int i;
 
 	if (db == NULL)
 		return SW_OK;
-	for (i = 0; i < STMT__MAX; i++)
-		if (db->stmt[i] != NULL && sqlite3_stmt_busy(db->stmt[i]))
-			sqlite3_reset(db->stmt[i]);
+	reset_busy(db);
 	if (sqlite3_txn_state(db->h, NULL) != SQLITE_TXN_NONE) {
 		sw_error("a unit of work ended inside a %s transaction",
 		    sqlite3_get_autocommit(db->h) ? "read" : "explicit");

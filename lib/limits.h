@@ -32,6 +32,9 @@
 #define SW_MAX_TOKEN_NAME	64
 /* SQLite waits this long for a lock before SW_EDB (milliseconds). */
 #define SW_DB_BUSY_MS		5000
+/* How long a write waits its turn in all (several busy waits) before
+ * it is answered 503: well inside nginx's 90 s FastCGI timeout. */
+#define SW_DB_WRITE_WAIT_MS	30000
 /* Most operations listed in one page. */
 #define SW_MAX_PAGE		200
 /* Most events returned with one operation. */

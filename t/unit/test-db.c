@@ -78,6 +78,25 @@ main(void)
 		    sqlite3_get_autocommit(h),
 		    "an open transaction is reported and rolled back");
 	}
+	/* A write after another connection's commit, with a statement of
+	 * ours still on the older snapshot, waits its turn instead of
+	 * failing at once with SQLITE_BUSY_SNAPSHOT. */
+	{
+		struct sw_db *other = NULL;
+		sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_DUE);
+
+		ok(sw_db_open(path, &other) == SW_OK, "a second connection");
+		sqlite3_bind_int64(st, 1, 0);
+		(void)sw_db_step(st);
+		ok(sw_db_begin(other) == SW_OK && sqlite3_exec(sw_db_handle(
+		    other), "INSERT INTO tokens (id, name, scope, hash, "
+		    "created) VALUES ('x', 'x', 'read', x'00', 0)", NULL, NULL,
+		    NULL) == SQLITE_OK && sw_db_commit(other) == SW_OK,
+		    "the other connection commits a write");
+		ok(sw_db_begin(db) == SW_OK, "ours then begins a write");
+		ok(sw_db_commit(db) == SW_OK, "and commits it");
+		sw_db_close(other);
+	}
 	sw_db_close(db);
 	ok(sw_db_open(path, &db) == SW_OK, "reopen works");
 	is_int(sw_db_version(db), sw_db_version_latest(), "version kept");
