@@ -379,15 +379,24 @@ rimgs = [i for j in rjs for i in ray_images(j)]
 t.ok(rimgs and all(i and "ray" in (images.lookup(i) or {}).get("bins", ())
                    for i in rimgs), "RayJob images have ray: %s" %
      sorted(set(rimgs)))
-p = k("get", "--raw", "/api/v1/pods?watch=1&resourceVersion=%s"
-      "&labelSelector=slipway.dev%%2Fjob&timeoutSeconds=2" % pods_rv)
 sas = {n: set() for n, _, _, _ in JOBS}
-for ln in p.stdout.splitlines():
-    ev = json.loads(ln) if ln.strip() else {}
-    o = ev.get("object") or {}
-    j = o.get("metadata", {}).get("labels", {}).get("slipway.dev/job")
-    if ev.get("type") == "ADDED" and j in sas:
-        sas[j].add(o["spec"].get("serviceAccountName"))
+
+
+def pods_seen():
+    """Replay the pod events since before the jobs; True once every
+    job has had a pod (on a loaded machine they come late)."""
+    p = k("get", "--raw", "/api/v1/pods?watch=1&resourceVersion=%s"
+          "&labelSelector=slipway.dev%%2Fjob&timeoutSeconds=5" % pods_rv)
+    for ln in p.stdout.splitlines():
+        ev = json.loads(ln) if ln.strip() else {}
+        o = ev.get("object") or {}
+        j = o.get("metadata", {}).get("labels", {}).get("slipway.dev/job")
+        if ev.get("type") == "ADDED" and j in sas:
+            sas[j].add(o["spec"].get("serviceAccountName"))
+    return all(sas.values())
+
+
+wait_for(pods_seen, timeout=300, every=1)
 t.ok(all(v == {"tiered-storage-sa"} for v in sas.values()),
      "training pods use tiered-storage-sa: %s" % sas)
 sa_specs = [g.get("template", {}).get("spec", {}).get("serviceAccountName")
