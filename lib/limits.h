@@ -148,5 +148,7 @@
 #define SW_STREAM_INBOX_MAX	(1024 * 1024)
 #define SW_STREAM_SETTLE_MS	100
 #define SW_STREAM_SWEEP_US	(2 * 1000 * 1000)
+/* Instance groups of one cluster create (its field table's max). */
+#define SW_MAX_GROUPS		20
 
 #endif

@@ -243,10 +243,17 @@ static const struct sw_field f_alarm_item[] = {
 };
 #define F_ROLLING_FIELDS						\
 	{ .name = "batch_percent", .type = SW_T_INT, .min = 1, .max = 100, \
+	  .excludes = "batch_count",					\
 	  .desc = "Nodes updated at once, percent of the group "	\
 	  "(default 20)." },						\
 	{ .name = "batch_count", .type = SW_T_INT, .min = 1, .max = 1000, \
 	  .desc = "Or: nodes updated at once." },			\
+	{ .name = "rollback_batch_percent", .type = SW_T_INT, .min = 1,	\
+	  .max = 100, .excludes = "rollback_batch_count",		\
+	  .desc = "Nodes rolled back at once, percent of the group "	\
+	  "(RollbackMaximumBatchSize; default: as batch_*)." },	\
+	{ .name = "rollback_batch_count", .type = SW_T_INT, .min = 1,	\
+	  .max = 1000, .desc = "Or: nodes rolled back at once." },	\
 	{ .name = "wait_seconds", .type = SW_T_INT, .min = 0, .max = 3600, \
 	  .desc = "Wait between batches." },				\
 	{ .name = "rollback_alarms", .type = SW_T_ARRAY, .min = 1,	\
@@ -325,11 +332,12 @@ static const struct sw_field f_ig_path[] = {
 	  .pattern = PAT_GROUP, .desc = "Instance group name." },
 	{ NULL }
 };
-/* Update takes only the count; the others are named so the answer can
- * say they are immutable rather than unknown. */
+/* Update takes the count and the patching fields, each optional; the
+ * others are named so the answer can say they are immutable rather than
+ * unknown. */
 static const struct sw_field f_ig_scale_body[] = {
-	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED,
-	  .max = 1000, .desc = "New number of instances." },
+	{ .name = "count", .type = SW_T_INT, .max = 1000,
+	  .desc = "New number of instances (default: unchanged)." },
 	{ .name = "instance_type", .type = SW_T_STRING, .max = 64,
 	  .desc = "Immutable: refused." },
 	{ .name = "capacity_type", .type = SW_T_STRING, .max = 32,
@@ -1355,9 +1363,13 @@ const struct sw_op sw_optable[] = {
 	  .method = "PATCH",
 	  .path = "/api/v1/clusters/{name}/instance-groups/{group}",
 	  .tag = "instance-groups",
-	  .summary = "Change an instance group's instance count",
-	  .description = "Only count can change; instance type, capacity "
-	    "type, EFA, AZ, subnet and training plan are immutable.",
+	  .summary = "Change an instance group's instance count or its "
+	    "patching schedule",
+	  .description = "count, scheduled_update, auto_patch and "
+	    "image_release_version can change, each alone; instance type, "
+	    "capacity type, EFA, AZ, subnet and training plan are immutable. "
+	    "A higher count is checked against the service quota net of what "
+	    "the account runs (422 naming count).",
 	  .params = f_ig_path,
 	  .body = f_ig_scale_body,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
