@@ -67,6 +67,19 @@ sw_err	h_check_quota(struct sw_req *, const struct h_capacity_ask *asks,
 sw_err	h_check_offered(struct sw_req *, const char *type, const char *az,
 	    const char *field);
 
+/* handlers/addons.c */
+sw_err	h_addon_list(struct sw_req *);
+sw_err	h_addon_upgrade(struct sw_req *);
+/*
+ * The EKS add-ons of cluster, each with its installed version set
+ * against the versions EKS publishes for Kubernetes kver: into *items
+ * (new) [{addon, status, installed_version, compatible, default_version,
+ * newest_version, compatible_versions, upgrade_available}].  SW_OK, or
+ * the error with the problem filled.
+ */
+sw_err	h_addon_versions(struct sw_req *, const char *cluster,
+	    const char *kver, json_object **items);
+
 /* handlers/nodes.c */
 sw_err	h_instance_group_list(struct sw_req *);
 sw_err	h_instance_group_add(struct sw_req *);
