@@ -65,6 +65,28 @@ eks_read(struct sw_req *r, const char *op, json_object *in,
 	    " %s", op, err.code[0] ? err.code : "error", err.message);
 }
 
+/* One addonVersions item v (borrowed) into entry {versions, default}
+ * when it lists kver among its compatibilities. */
+static void
+add_version(json_object *entry, json_object *v, const char *kver)
+{
+	json_object *comp = sw_json_get(v, "compatibilities");
+	const char *name = sw_json_get_str(v, "addonVersion");
+	size_t k;
+
+	for (k = 0; name && comp && k < json_object_array_length(comp); k++) {
+		json_object *c = json_object_array_get_idx(comp, k);
+
+		if (strcmp(sw_json_get_str(c, "clusterVersion") ?: "", kver))
+			continue;
+		json_object_array_add(sw_json_get(entry, "versions"),
+		    sw_js(name));
+		if (sw_json_get_bool(c, "defaultVersion", 0))
+			sw_json_add_str(entry, "default", name);
+		return;
+	}
+}
+
 /* {addon: {"versions": [v, ...], "default": v}} published for kver; new
  * or NULL with the problem filled. */
 static json_object *
@@ -74,7 +96,7 @@ published(struct sw_req *r, const char *kver)
 	char tok[1024];
 	const char *token = NULL;
 	int pages = 0;
-	size_t i, j, k;
+	size_t i, j;
 
 	do {
 		if (eks_read(r, "DescribeAddonVersions", sw_jo(
@@ -91,30 +113,9 @@ published(struct sw_req *r, const char *kver)
 			    json_object_new_array(), NULL);
 
 			for (j = 0; vers && j < json_object_array_length(vers);
-			    j++) {
-				json_object *v = json_object_array_get_idx(vers,
-				    j), *comp = sw_json_get(v,
-				    "compatibilities");
-				const char *name = sw_json_get_str(v,
-				    "addonVersion");
-
-				for (k = 0; name && comp &&
-				    k < json_object_array_length(comp); k++) {
-					json_object *c = json_object_array_get_idx(
-					    comp, k);
-
-					if (strcmp(sw_json_get_str(c,
-					    "clusterVersion") ?: "", kver) != 0)
-						continue;
-					json_object_array_add(sw_json_get(entry,
-					    "versions"), sw_js(name));
-					if (sw_json_get_bool(c, "defaultVersion",
-					    0))
-						sw_json_add_str(entry, "default",
-						    name);
-					break;
-				}
-			}
+			    j++)
+				add_version(entry, json_object_array_get_idx(
+				    vers, j), kver);
 			json_object_object_add(map, sw_json_get_str(a,
 			    "addonName") ?: "?", entry);
 		}

@@ -104,7 +104,8 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
 			    "ClusterName")), NULL), &hp) != SW_OK) {
 				if (r->err != SW_ENOTFOUND)
 					goto fail;
-				r->err = SW_OK;		/* gone meanwhile */
+				/* Gone meanwhile. */
+				r->err = SW_OK;
 				r->detail[0] = '\0';
 				continue;
 			}
@@ -158,8 +159,8 @@ cluster_quotas(struct sw_req *r)
 				continue;
 			memcpy(type, qn, n - (sizeof(suffix) - 1));
 			type[n - (sizeof(suffix) - 1)] = '\0';
-			sw_json_add_int(q, type, (int64_t)json_object_get_double(
-			    sw_json_get(e, "Value")));
+			sw_json_add_int(q, type, (int64_t)
+			    json_object_get_double(sw_json_get(e, "Value")));
 		}
 		token = sw_json_get_str(out, "NextToken");
 		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
@@ -183,8 +184,9 @@ h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks,
 	want = json_object_new_object();
 	for (i = 0; i < n; i++)
 		if (asks[i].plan == NULL)
-			sw_json_add_int(want, asks[i].type, sw_json_get_int(want,
-			    asks[i].type, 0) + asks[i].count);
+			sw_json_add_int(want, asks[i].type,
+			    sw_json_get_int(want, asks[i].type, 0) +
+			    asks[i].count);
 	if (json_object_object_length(want) == 0)
 		goto out;
 	if ((quotas = cluster_quotas(r)) == NULL ||

@@ -50,10 +50,10 @@ void	h_check_training_plan(struct sw_req *, json_object *group,
 
 /* handlers/capacity.c: instances asked for, checked before any change. */
 struct h_capacity_ask {
-	const char	*field;	/* names it in a refusal: instance_groups[1].count */
+	const char	*field;	/* in a refusal: instance_groups[1].count */
 	const char	*type;	/* ml.p5.48xlarge */
-	int64_t		 count;	/* instances the type will have in the group */
-	const char	*plan;	/* training plan ARN: held to the plan instead */
+	int64_t		 count;	/* instances of it the group will have */
+	const char	*plan;	/* training plan ARN: held to the plan */
 };
 /*
  * The n asks (borrowed) against the service quota of each type net of

@@ -245,9 +245,9 @@ addon_findings(struct sw_req *r, const char *name, const char *kver,
 		    sw_json_get_str(a, "installed_version") ?: "(no version)",
 		    kver);
 		finding(findings, "warning", msg, newest != NULL ?
-		    "addon_upgrade to the newest compatible version (addon_list "
-		    "shows it)" : "no compatible version is published: check "
-		    "the cluster's Kubernetes version");
+		    "addon_upgrade to the newest compatible version "
+		    "(addon_list shows it)" : "no compatible version is "
+		    "published: check the cluster's Kubernetes version");
 	}
 	return items;
 }

@@ -56,8 +56,9 @@ stage_addon_update(struct sw_step *s)
 		if (status != NULL && strcmp(status, "ACTIVE") != 0 &&
 		    strcmp(status, "DEGRADED") != 0 &&
 		    strcmp(status, "UPDATE_FAILED") != 0)
-			return sw_step_wait(s, sw_poll_ms(s, 10000), "add-on %s "
-			    "is %s; waiting to update it", ADDON(s), status);
+			return sw_step_wait(s, sw_poll_ms(s, 10000),
+			    "add-on %s is %s; waiting to update it", ADDON(s),
+			    status);
 	}
 	TRY(sw_step_aws_once(s, "update_sent", AWS_SVC_EKS, "UpdateAddon",
 	    sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName",

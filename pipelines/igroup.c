@@ -167,7 +167,8 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (!s->plan && sw_res_get(s, "update_sent") != NULL) {
 		if ((status != NULL && strcmp(status, "InService") != 0) ||
-		    groups_changed(out, s->params, change_name, count, add, del)) {
+		    groups_changed(out, s->params, change_name, count, add,
+		    del)) {
 			json_object_put(out);
 			json_object_put(add);
 			json_object_put(del);
