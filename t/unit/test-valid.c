@@ -17,7 +17,8 @@ static const struct sw_field f_group[] = {
 	  .max = 100 },
 	{ .name = "capacity", .type = SW_T_STRING, .enumv = caps },
 	{ .name = "max_price", .type = SW_T_INT, .only = only_spot },
-	{ .name = "batch_percent", .type = SW_T_INT, .excludes = "batch_count" },
+	{ .name = "batch_percent", .type = SW_T_INT,
+	  .excludes = "batch_count" },
 	{ .name = "batch_count", .type = SW_T_INT },
 	{ NULL }
 };
