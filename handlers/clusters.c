@@ -10,7 +10,8 @@
  *      CIDR overlap, unknown AZ, EFA-only on a type without EFA, spot
  *      with a training plan, duplicate group names;
  *   3. pre-flight against the live account (422): instance type offered
- *      in the AZ, service quota, training-plan reservation.
+ *      in the AZ, training-plan reservation, service quota net of what
+ *      the account already runs (handlers/capacity.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -590,56 +591,26 @@ h_check_training_plan(struct sw_req *r, json_object *g, const char *field)
 	json_object_put(out);
 }
 
-/*
- * Service quotas for HyperPod instance types.  Quota codes differ by
- * partition and change over time; the names are stable ("ml.p5.48xlarge
- * for cluster usage"), so list SageMaker's quotas and match by name.
- * A type without a quota on record is not held to one.
- */
-static void
-check_quotas(struct sw_req *r, json_object *totals)
+/* The groups' counts against the service quotas, net of what the
+ * account runs (handlers/capacity.c). */
+static sw_err
+check_group_quotas(struct sw_req *r, json_object *groups)
 {
-	json_object *out = NULL, *list;
-	const char *token = NULL;
-	char name[128], tok[1024];
-	int pages = 0;
-	size_t i;
+	struct h_capacity_ask asks[SW_MAX_GROUPS];
+	char fields[SW_MAX_GROUPS][48];
+	size_t i, n = json_object_array_length(groups);
 
-	do {
-		json_object_put(out);
-		if (call(r, AWS_SVC_QUOTAS, "ListServiceQuotas", sw_jo(
-		    "ServiceCode", sw_js("sagemaker"), "MaxResults",
-		    sw_ji(100), "NextToken", token ? sw_js(token) : NULL,
-		    NULL), &out) != SW_OK)
-			return;
-		list = sw_json_get(out, "Quotas");
-		for (i = 0; list && i < json_object_array_length(list); i++) {
-			json_object *q = json_object_array_get_idx(list, i);
-			const char *qn = sw_json_get_str(q, "QuotaName");
-			double value = json_object_get_double(sw_json_get(q,
-			    "Value"));
+	for (i = 0; i < n && i < SW_MAX_GROUPS; i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
 
-			json_object_object_foreach(totals, t, n) {
-				snprintf(name, sizeof(name),
-				    "%s for cluster usage", t);
-				if (qn == NULL || strcmp(qn, name) != 0 ||
-				    value >= (double)json_object_get_int64(n))
-					continue;
-				sw_req_fail(r, SW_EPRECONDITION, "service quota "
-				    "'%s' is %.0f, below the %lld instances "
-				    "requested; ask for an increase in Service "
-				    "Quotas first", name, value,
-				    (long long)json_object_get_int64(n));
-				json_object_put(out);
-				return;
-			}
-		}
-		token = sw_json_get_str(out, "NextToken");
-		if (token != NULL)
-			snprintf(tok, sizeof(tok), "%s", token);
-		token = token ? tok : NULL;
-	} while (token != NULL && ++pages < 20);
-	json_object_put(out);
+		snprintf(fields[i], sizeof(fields[i]),
+		    "instance_groups[%zu].count", i);
+		asks[i] = (struct h_capacity_ask){ .field = fields[i],
+		    .type = sw_json_get_str(g, "instance_type"),
+		    .count = sw_json_get_int(g, "count", 1),
+		    .plan = sw_json_get_str(g, "training_plan_arn") };
+	}
+	return h_check_quota(r, asks, i, NULL, NULL);
 }
 
 /* Validate against the live account and fill defaults into r->args. */
@@ -647,7 +618,7 @@ static sw_err
 cluster_preflight(struct sw_req *r)
 {
 	json_object *a = r->args, *azs = NULL, *names, *offers = NULL,
-	    *facts = NULL, *groups, *want, *slots, *totals;
+	    *facts = NULL, *groups, *want, *slots;
 	char cidr[32], field[96];
 	size_t i;
 	sw_err e = SW_OK;
@@ -726,17 +697,7 @@ cluster_preflight(struct sw_req *r)
 		    "failed: %s: %s", r->ferrs.e[0].field, r->ferrs.e[0].msg);
 		goto out;
 	}
-	totals = json_object_new_object();
-	for (i = 0; i < json_object_array_length(groups); i++) {
-		json_object *g = json_object_array_get_idx(groups, i);
-		const char *t = sw_json_get_str(g, "instance_type");
-
-		sw_json_add_int(totals, t, sw_json_get_int(totals, t, 0) +
-		    sw_json_get_int(g, "count", 1));
-	}
-	check_quotas(r, totals);
-	json_object_put(totals);
-	if (r->err != SW_OK) {
+	if (check_group_quotas(r, groups) != SW_OK) {
 		e = r->err;
 		goto out;
 	}

@@ -48,6 +48,38 @@ sw_err	h_cluster_import(struct sw_req *);
 void	h_check_training_plan(struct sw_req *, json_object *group,
 	    const char *field);
 
+/* handlers/capacity.c: instances asked for, checked before any change. */
+struct h_capacity_ask {
+	const char	*field;	/* in a refusal: instance_groups[1].count */
+	const char	*type;	/* ml.p5.48xlarge */
+	int64_t		 count;	/* instances of it the group will have */
+	const char	*plan;	/* training plan ARN: held to the plan */
+};
+/*
+ * The n asks (borrowed) against the service quota of each type net of
+ * what the account's HyperPod clusters run; the group skip_group of
+ * skip_cluster (both may be NULL) is left out of the use, as an ask
+ * replaces it.  SW_OK, or 422 naming the field with quota, use and ask.
+ */
+sw_err	h_check_quota(struct sw_req *, const struct h_capacity_ask *asks,
+	    size_t n, const char *skip_cluster, const char *skip_group);
+/* Is type offered in az?  SW_OK, or 422 naming field. */
+sw_err	h_check_offered(struct sw_req *, const char *type, const char *az,
+	    const char *field);
+
+/* handlers/addons.c */
+sw_err	h_addon_list(struct sw_req *);
+sw_err	h_addon_upgrade(struct sw_req *);
+/*
+ * The EKS add-ons of cluster, each with its installed version set
+ * against the versions EKS publishes for Kubernetes kver: into *items
+ * (new) [{addon, status, installed_version, compatible, default_version,
+ * newest_version, compatible_versions, upgrade_available}].  SW_OK, or
+ * the error with the problem filled.
+ */
+sw_err	h_addon_versions(struct sw_req *, const char *cluster,
+	    const char *kver, json_object **items);
+
 /* handlers/nodes.c */
 sw_err	h_instance_group_list(struct sw_req *);
 sw_err	h_instance_group_add(struct sw_req *);

@@ -95,6 +95,12 @@ h_instance_group_list(struct sw_req *r)
 			sw_js(sw_json_get_str(g, "TrainingPlanArn")) : NULL,
 		    "subnets", json_object_get(sw_json_path(g,
 			"OverrideVpcConfig.Subnets")),
+		    "scheduled_update", sw_hp_patch_view(g,
+			"scheduled_update"),
+		    "auto_patch", sw_hp_patch_view(g, "auto_patch"),
+		    "image_release_version", sw_json_get_str(g,
+			"ImageReleaseVersion") ? sw_js(sw_json_get_str(g,
+			"ImageReleaseVersion")) : NULL,
 		    NULL));
 	}
 	json_object_put(hp);
@@ -189,6 +195,21 @@ h_instance_group_add(struct sw_req *r)
 		    "cannot be derived from the cluster; give it");
 		return sw_req_fail(r, SW_EINVAL, "availability_zone needed");
 	}
+	/* The AZ must offer the type, and the quota hold the count. */
+	{
+		struct h_capacity_ask ask = { .field = "count",
+		    .type = sw_json_get_str(group, "instance_type"),
+		    .count = sw_json_get_int(group, "count", 1),
+		    .plan = plan };
+
+		if (h_check_offered(r, ask.type, sw_json_get_str(group,
+		    "availability_zone"), "availability_zone") != SW_OK ||
+		    h_check_quota(r, &ask, 1, NULL, NULL) != SW_OK) {
+			json_object_put(group);
+			json_object_put(hp);
+			return r->err;
+		}
+	}
 	params = sw_jo("name", sw_js(name), "group", group,
 	    "execution_role_arn", sw_js(role),
 	    "security_group_id", sw_js(sg), NULL);
@@ -196,10 +217,47 @@ h_instance_group_add(struct sw_req *r)
 	return start_with(r, params, "instance_group.add", gname, name);
 }
 
+/* What instance_group_scale can change; a body must name one. */
+static const char *const changeable[] = {
+	"count", "scheduled_update", "auto_patch", "image_release_version",
+	NULL
+};
+
 static const char *const immutable[] = {
 	"instance_type", "capacity_type", "efa_only", "availability_zone",
 	"subnet_id", "training_plan_arn", "placement", NULL
 };
+
+/*
+ * A larger count for group g (a DescribeCluster group, borrowed) of
+ * cluster: its training plan must have the extra instances, else the
+ * quota must hold the new count net of the account's other use.
+ */
+static sw_err
+check_scale(struct sw_req *r, const char *cluster, json_object *g)
+{
+	int64_t count = sw_json_get_int(r->args, "count", -1);
+	int64_t now = sw_json_get_int(g, "TargetCount", 0);
+	const char *plan = sw_json_get_str(g, "TrainingPlanArn");
+	struct h_capacity_ask ask = { .field = "count",
+	    .type = sw_json_get_str(g, "InstanceType"), .count = count,
+	    .plan = plan };
+	json_object *more;
+
+	if (count <= now || ask.type == NULL)
+		return SW_OK;
+	if (plan == NULL)
+		return h_check_quota(r, &ask, 1, cluster,
+		    sw_json_get_str(g, "InstanceGroupName"));
+	more = sw_jo("training_plan_arn", sw_js(plan), "instance_type",
+	    sw_js(ask.type), "count", sw_ji(count - now), NULL);
+	h_check_training_plan(r, more, "count");
+	json_object_put(more);
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EPRECONDITION, "training plan check "
+		    "failed: %s", r->ferrs.e[0].msg);
+	return SW_OK;
+}
 
 sw_err
 h_instance_group_scale(struct sw_req *r)
@@ -217,6 +275,14 @@ h_instance_group_scale(struct sw_req *r)
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s is immutable",
 		    r->ferrs.e[0].field);
+	for (i = 0; changeable[i] != NULL; i++)
+		if (sw_json_get(r->args, changeable[i]) != NULL)
+			break;
+	if (changeable[i] == NULL) {
+		sw_ferr_add(&r->ferrs, "count", "anyOf", "give count, "
+		    "scheduled_update, auto_patch or image_release_version");
+		return sw_req_fail(r, SW_EINVAL, "nothing to change");
+	}
 	if (describe_hp(r, name, &hp) != SW_OK)
 		return r->err;
 	if ((g = find_group(hp, group)) == NULL) {
@@ -224,9 +290,14 @@ h_instance_group_scale(struct sw_req *r)
 		return sw_req_fail(r, SW_ENOTFOUND, "no instance group %s in "
 		    "%s", group, name);
 	}
+	if (check_scale(r, name, g) != SW_OK) {
+		json_object_put(hp);
+		return r->err;
+	}
 	json_object_put(hp);
+	/* Without a count the group keeps its target count (-1). */
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group),
-	    "count", sw_ji(sw_json_get_int(r->args, "count", 0)),
+	    "count", sw_ji(sw_json_get_int(r->args, "count", -1)),
 	    "scheduled_update", json_object_get(sw_json_get(r->args,
 		"scheduled_update")),
 	    "auto_patch", json_object_get(sw_json_get(r->args, "auto_patch")),

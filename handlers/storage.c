@@ -217,6 +217,41 @@ finding(json_object *list, const char *severity, const char *what,
 	    "finding", sw_js(what), "suggested_next_step", sw_js(next), NULL));
 }
 
+/* The cluster's add-ons against the versions EKS publishes for its
+ * Kubernetes version kver: one finding per add-on outside them.  The
+ * add-on views (new), or NULL when they cannot be read. */
+static json_object *
+addon_findings(struct sw_req *r, const char *name, const char *kver,
+    json_object *findings)
+{
+	json_object *items;
+	char msg[512];
+	size_t i;
+
+	if (kver == NULL || h_addon_versions(r, name, kver, &items) != SW_OK) {
+		r->err = SW_OK;
+		r->detail[0] = '\0';
+		return NULL;
+	}
+	for (i = 0; i < json_object_array_length(items); i++) {
+		json_object *a = json_object_array_get_idx(items, i);
+		const char *newest = sw_json_get_str(a, "newest_version");
+
+		if (sw_json_get_bool(a, "compatible", 1))
+			continue;
+		snprintf(msg, sizeof(msg), "add-on %s %s is not published as "
+		    "compatible with Kubernetes %s",
+		    sw_json_get_str(a, "addon"),
+		    sw_json_get_str(a, "installed_version") ?: "(no version)",
+		    kver);
+		finding(findings, "warning", msg, newest != NULL ?
+		    "addon_upgrade to the newest compatible version "
+		    "(addon_list shows it)" : "no compatible version is "
+		    "published: check the cluster's Kubernetes version");
+	}
+	return items;
+}
+
 sw_err
 h_diagnostics_cluster(struct sw_req *r)
 {
@@ -290,10 +325,8 @@ h_diagnostics_cluster(struct sw_req *r)
 		    "investigate the node, then node_reboot; if it stays "
 		    "unhealthy, node_replace");
 	}
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_EKS, "ListAddons", sw_jo(
-	    "clusterName", sw_js(name), NULL), &addons, &err) != SW_OK)
-		addons = NULL;
+	addons = addon_findings(r, name, sw_json_path_str(eks,
+	    "cluster.version"), findings);
 	/* The Kubernetes side: node health labels and pods that are stuck. */
 	bad = json_object_new_array();
 	if (strcmp(sw_json_path_str(eks, "cluster.status") ?: "", "ACTIVE") ==
@@ -368,7 +401,7 @@ h_diagnostics_cluster(struct sw_req *r)
 	    "instance_groups", json_object_get(sw_json_get(hp,
 		"InstanceGroups")),
 	    "unhealthy_nodes", sick,
-	    "addons", json_object_get(sw_json_get(addons, "addons")),
+	    "addons", json_object_get(addons),
 	    "kubernetes_nodes", sw_ji(sw_json_get(knodes, "items") ?
 		(int64_t)json_object_array_length(sw_json_get(knodes, "items"))
 		: 0),

@@ -66,6 +66,8 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "inference_pool_release", .fn = h_inference_pool_release },
 	{ .op = "feature_list", .fn = h_feature_list },
 	{ .op = "feature_set", .fn = h_feature_set },
+	{ .op = "addon_list", .fn = h_addon_list },
+	{ .op = "addon_upgrade", .fn = h_addon_upgrade },
 	{ .op = "storage_list", .fn = h_storage_list },
 	{ .op = "storage_add", .fn = h_storage_add },
 	{ .op = "compute_subnet_list", .fn = h_compute_subnet_list },

@@ -157,5 +157,7 @@
  * these with room to spare for REST, MCP and health. */
 #define SW_STREAM_MAX_VIEWERS	512
 #define SW_STREAM_MAX_PER_TOKEN	64
+/* Instance groups of one cluster create (its field table's max). */
+#define SW_MAX_GROUPS		20
 
 #endif

@@ -243,10 +243,17 @@ static const struct sw_field f_alarm_item[] = {
 };
 #define F_ROLLING_FIELDS						\
 	{ .name = "batch_percent", .type = SW_T_INT, .min = 1, .max = 100, \
+	  .excludes = "batch_count",					\
 	  .desc = "Nodes updated at once, percent of the group "	\
 	  "(default 20)." },						\
 	{ .name = "batch_count", .type = SW_T_INT, .min = 1, .max = 1000, \
 	  .desc = "Or: nodes updated at once." },			\
+	{ .name = "rollback_batch_percent", .type = SW_T_INT, .min = 1,	\
+	  .max = 100, .excludes = "rollback_batch_count",		\
+	  .desc = "Nodes rolled back at once, percent of the group "	\
+	  "(RollbackMaximumBatchSize; default: as batch_*)." },	\
+	{ .name = "rollback_batch_count", .type = SW_T_INT, .min = 1,	\
+	  .max = 1000, .desc = "Or: nodes rolled back at once." },	\
 	{ .name = "wait_seconds", .type = SW_T_INT, .min = 0, .max = 3600, \
 	  .desc = "Wait between batches." },				\
 	{ .name = "rollback_alarms", .type = SW_T_ARRAY, .min = 1,	\
@@ -325,11 +332,12 @@ static const struct sw_field f_ig_path[] = {
 	  .pattern = PAT_GROUP, .desc = "Instance group name." },
 	{ NULL }
 };
-/* Update takes only the count; the others are named so the answer can
- * say they are immutable rather than unknown. */
+/* Update takes the count and the patching fields, each optional; the
+ * others are named so the answer can say they are immutable rather than
+ * unknown. */
 static const struct sw_field f_ig_scale_body[] = {
-	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED,
-	  .max = 1000, .desc = "New number of instances." },
+	{ .name = "count", .type = SW_T_INT, .max = 1000,
+	  .desc = "New number of instances (default: unchanged)." },
 	{ .name = "instance_type", .type = SW_T_STRING, .max = 64,
 	  .desc = "Immutable: refused." },
 	{ .name = "capacity_type", .type = SW_T_STRING, .max = 32,
@@ -1047,6 +1055,25 @@ static const struct sw_field f_features[] = {
 	{ NULL }
 };
 
+/* An EKS add-on of a cluster, and the version to move it to. */
+#define PAT_ADDON_VERSION	"v[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)*"
+static const struct sw_field f_addon_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "addon", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 100,
+	  .pattern = "[a-z0-9][a-z0-9-]*",
+	  .desc = "EKS add-on name, e.g. kube-proxy." },
+	{ NULL }
+};
+static const struct sw_field f_addon_upgrade[] = {
+	{ .name = "version", .type = SW_T_STRING, .min = 6, .max = 64,
+	  .pattern = PAT_ADDON_VERSION,
+	  .desc = "Add-on version, e.g. v1.31.13-eksbuild.2 (default: the "
+	  "newest EKS publishes as compatible with the cluster's Kubernetes "
+	  "version)." },
+	{ NULL }
+};
+
 /* FIELDS: storage and diagnostics */
 
 static const char *const storage_kinds[] = { "s3", "fsx", NULL };
@@ -1358,9 +1385,13 @@ const struct sw_op sw_optable[] = {
 	  .method = "PATCH",
 	  .path = "/api/v1/clusters/{name}/instance-groups/{group}",
 	  .tag = "instance-groups",
-	  .summary = "Change an instance group's instance count",
-	  .description = "Only count can change; instance type, capacity "
-	    "type, EFA, AZ, subnet and training plan are immutable.",
+	  .summary = "Change an instance group's instance count or its "
+	    "patching schedule",
+	  .description = "count, scheduled_update, auto_patch and "
+	    "image_release_version can change, each alone; instance type, "
+	    "capacity type, EFA, AZ, subnet and training plan are immutable. "
+	    "A higher count is checked against the service quota net of what "
+	    "the account runs (422 naming count).",
 	  .params = f_ig_path,
 	  .body = f_ig_scale_body,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
@@ -1887,6 +1918,42 @@ const struct sw_op sw_optable[] = {
 	  .output = "Accepted",
 	},
 
+	{
+	  .name = "addon_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/addons",
+	  .tag = "features",
+	  .summary = "EKS add-ons with installed and newest compatible versions",
+	  .description = "Every EKS add-on on the cluster (vpc-cni, coredns, "
+	    "kube-proxy and those features install) with its status, the "
+	    "installed version, whether EKS publishes it as compatible with "
+	    "the cluster's Kubernetes version (DescribeAddonVersions), the "
+	    "default and newest compatible versions, and whether an "
+	    "addon_upgrade is available.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "addon_upgrade",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/addons/{addon}:upgrade",
+	  .tag = "features",
+	  .summary = "Move an EKS add-on to a compatible version",
+	  .description = "UpdateAddon to version (default: the newest "
+	    "compatible with the cluster's Kubernetes version), then waits "
+	    "for the add-on to be ACTIVE at it. A version EKS does not publish "
+	    "as compatible is refused (422 naming version). Already there: "
+	    "200 changed:false. dry_run shows the UpdateAddon call.",
+	  .params = f_addon_path,
+	  .body = f_addon_upgrade,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 15,
+	  .output = "Accepted",
+	},
 	/* ROWS: storage and diagnostics */
 	{
 	  .name = "storage_list",

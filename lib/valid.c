@@ -333,6 +333,10 @@ validate_object(json_object *obj, const struct sw_field *fields,
 		validate_value(f, v, path, errs);
 		if (f->only != NULL)
 			check_only(obj, fields, f, path, errs);
+		if (f->excludes != NULL &&
+		    json_object_object_get_ex(obj, f->excludes, NULL))
+			sw_ferr_add(errs, path, "oneOf", "give %s or %s, not "
+			    "both", f->name, f->excludes);
 	}
 }
 
@@ -492,7 +496,7 @@ sw_field_schema(const struct sw_field *f)
 json_object *
 sw_fields_schema(const struct sw_field *fields, unsigned mask)
 {
-	json_object *s, *props, *req;
+	json_object *s, *props, *req, *nots = NULL;
 	const struct sw_field *f;
 
 	s = json_object_new_object();
@@ -506,8 +510,17 @@ sw_fields_schema(const struct sw_field *fields, unsigned mask)
 		if (f->flags & SW_F_REQUIRED)
 			json_object_array_add(req,
 			    json_object_new_string(f->name));
+		if (f->excludes != NULL) {	/* not both: a oneOf */
+			if (nots == NULL)
+				nots = json_object_new_array();
+			json_object_array_add(nots, sw_jo("not", sw_jo(
+			    "required", sw_ja(sw_js(f->name),
+			    sw_js(f->excludes)), NULL), NULL));
+		}
 	}
 	json_object_object_add(s, "properties", props);
+	if (nots != NULL)
+		json_object_object_add(s, "allOf", nots);
 	if (json_object_array_length(req) > 0)
 		json_object_object_add(s, "required", req);
 	else

@@ -48,6 +48,10 @@ struct sw_field {
 	 * value.  Elsewhere the member is refused with the sibling's name
 	 * as the rule.  NULL: any. */
 	const char *const	*only;
+	/* A sibling that cannot be given with this member: the two are
+	 * alternatives (a oneOf of at most one), refused together with
+	 * the rule "oneOf".  NULL: none. */
+	const char		*excludes;
 };
 
 struct sw_ferr {

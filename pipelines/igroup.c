@@ -3,7 +3,8 @@
  *
  *   instance_group.add     subnet (shared /20 per AZ or a dedicated one)
  *                          -> UpdateCluster -> wait InService
- *   instance_group.update  UpdateCluster with the new count -> wait
+ *   instance_group.update  UpdateCluster with the new count and/or
+ *                          patching schedule -> wait
  *   instance_group.delete  UpdateCluster InstanceGroupsToDelete -> wait
  *   node.action            BatchReboot/Replace/DeleteClusterNodes ->
  *                          wait until the nodes are back (or gone)
@@ -111,16 +112,20 @@ hp_group(json_object *hp, const char *name)
 }
 
 /* The cluster (hp, borrowed) already shows the change update_groups
- * asks for: the count, the added group, the deleted groups. */
+ * asks for: the count (count < 0: unchanged) and schedule asked in
+ * params, the added group, the deleted groups. */
 static int
-groups_changed(json_object *hp, const char *change_name, int64_t count,
-    json_object *add, json_object *del)
+groups_changed(json_object *hp, json_object *params, const char *change_name,
+    int64_t count, json_object *add, json_object *del)
 {
+	const char *cron = sw_json_path_str(params, "scheduled_update.cron");
 	json_object *g;
 	size_t k;
 
 	if (change_name != NULL && ((g = hp_group(hp, change_name)) == NULL ||
-	    sw_json_get_int(g, "TargetCount", -1) != count))
+	    (count >= 0 && sw_json_get_int(g, "TargetCount", -1) != count) ||
+	    (cron != NULL && strcmp(sw_json_path_str(g,
+	    "ScheduledUpdateConfig.ScheduleExpression") ?: "", cron) != 0)))
 		return 0;
 	if (add != NULL && hp_group(hp, sw_json_get_str(add,
 	    "InstanceGroupName")) == NULL)
@@ -162,7 +167,8 @@ update_groups(struct sw_step *s, const char *change_name, int64_t count,
 	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	if (!s->plan && sw_res_get(s, "update_sent") != NULL) {
 		if ((status != NULL && strcmp(status, "InService") != 0) ||
-		    groups_changed(out, change_name, count, add, del)) {
+		    groups_changed(out, s->params, change_name, count, add,
+		    del)) {
 			json_object_put(out);
 			json_object_put(add);
 			json_object_put(del);
@@ -274,7 +280,7 @@ static enum sw_step_rc
 stage_ig_scale(struct sw_step *s)
 {
 	return update_groups(s, sw_json_get_str(s->params, "group_name"),
-	    sw_json_get_int(s->params, "count", 0), NULL, NULL);
+	    sw_json_get_int(s->params, "count", -1), NULL, NULL);
 }
 
 static const struct sw_stage_def ig_update_stages[] = {

@@ -26,6 +26,7 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_node_health_check,
 	/* PIPELINES: features */
 	&sw_pl_feature_set,
+	&sw_pl_addon_upgrade,
 	/* PIPELINES: storage */
 	&sw_pl_storage_add,
 	&sw_pl_software_update,

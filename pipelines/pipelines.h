@@ -17,6 +17,7 @@ extern const struct sw_pipeline sw_pl_node_health_check; /* healthcheck.c */
 extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
 extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
+extern const struct sw_pipeline sw_pl_addon_upgrade;	/* addons.c */
 
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */
@@ -47,13 +48,18 @@ const char *sw_ec2_type(const char *ml_type);
 json_object *sw_hp_resend_group(json_object *detail, int64_t count);
 
 /* patching.c: a HyperPod DeploymentConfig from Slipway's rolling
- * fields {batch_percent|batch_count, wait_seconds, rollback_alarms}
+ * fields {batch_percent|batch_count, rollback_batch_percent|
+ * rollback_batch_count, wait_seconds, rollback_alarms}
  * (borrowed); NULL for NULL.  New reference. */
 json_object *sw_hp_deployment_config(json_object *rolling);
 /* Add the ScheduledUpdateConfig, AutoPatchConfig and ImageReleaseVersion
  * that src (borrowed) asks for (scheduled_update, auto_patch,
  * image_release_version) to a HyperPod group spec (borrowed). */
 void	sw_hp_patch_members(json_object *src, json_object *group);
+/* The other way: a DescribeCluster group's (borrowed) ScheduledUpdateConfig
+ * (which "scheduled_update") or AutoPatchConfig ("auto_patch") as
+ * Slipway's fields, or NULL when the group has none.  New reference. */
+json_object *sw_hp_patch_view(json_object *group, const char *which);
 
 /* cluster.c, shared with igroup.c */
 /* The HyperPod InstanceGroups document for groups (borrowed).  New. */

@@ -141,9 +141,12 @@ kube.close()
 rc, out = aws_cli(s, "eks", "describe-addon-versions", "--addon-name",
                   "amazon-sagemaker-hyperpod-taskgovernance",
                   "--kubernetes-version", "1.29")
-t.eq([v["compatibilities"] for v in (out or {}).get("addons", [{}])[0].get(
-    "addonVersions", [])], [[]],
-    "aws CLI: the task governance add-on has no version for Kubernetes 1.29")
+t.eq([c for a in (out or {}).get("addons", [])
+      for v in a.get("addonVersions", [])
+      for c in v.get("compatibilities", [])
+      if c.get("clusterVersion") == "1.29"], [],
+     "aws CLI: the task governance add-on has no version for Kubernetes 1.29")
+t.eq(rc, 0, "... and the CLI call itself succeeded")
 
 # ---- task governance on
 r = s.request("PATCH", B + "/features", {"task_governance": True})

@@ -4,7 +4,10 @@ The configuration is a JSON document (persisted, changed through
 POST /_sandbox/faults or command-line flags).  Rates apply per service
 ("*" for all); `rules` are one-shot faults with a count, optionally limited
 to one operation.  `insufficient_capacity` lists instance types HyperPod
-cannot get; `fail_nodes` is handled by the SageMaker service.
+cannot get; `withdrawn_addon_versions` lists EKS add-on versions EKS no
+longer publishes (deprecated: gone from DescribeAddonVersions and refused
+by CreateAddon/UpdateAddon, while add-ons already on them stay there);
+`fail_nodes` is handled by the SageMaker service.
 """
 import random
 
@@ -34,6 +37,7 @@ class Faults:
         cfg.setdefault("latency_ms", {})
         cfg.setdefault("rules", [])
         cfg.setdefault("insufficient_capacity", [])
+        cfg.setdefault("withdrawn_addon_versions", [])
         return cfg
 
     def update(self, spec):
@@ -71,6 +75,11 @@ class Faults:
             if not isinstance(ic, list) or not all(isinstance(x, str) for x in ic):
                 raise ValueError("insufficient_capacity must be a list of instance types")
             cfg["insufficient_capacity"] = ic
+        if "withdrawn_addon_versions" in spec:
+            wv = spec["withdrawn_addon_versions"]
+            if not isinstance(wv, list) or not all(isinstance(x, str) for x in wv):
+                raise ValueError("withdrawn_addon_versions must be a list of add-on versions")
+            cfg["withdrawn_addon_versions"] = wv
         if "seed" in spec:
             self.rng.seed(spec["seed"])
         self.store.put(self.SPACE, "config", cfg)
@@ -110,6 +119,10 @@ class Faults:
             if rate and self.rng.random() < rate:
                 return key, latency
         return None, latency
+
+    def withdrawn(self, addon_version):
+        cfg = self.store.get(self.SPACE, "config") or {}
+        return addon_version in cfg.get("withdrawn_addon_versions", [])
 
     def insufficient(self, instance_type):
         cfg = self.store.get(self.SPACE, "config") or {}

@@ -17,6 +17,9 @@ static const struct sw_field f_group[] = {
 	  .max = 100 },
 	{ .name = "capacity", .type = SW_T_STRING, .enumv = caps },
 	{ .name = "max_price", .type = SW_T_INT, .only = only_spot },
+	{ .name = "batch_percent", .type = SW_T_INT,
+	  .excludes = "batch_count" },
+	{ .name = "batch_count", .type = SW_T_INT },
 	{ NULL }
 };
 static const struct sw_field f_group_item[] = {
@@ -88,6 +91,19 @@ main(void)
 	s = sw_field_schema(&f_group[3]);
 	is_str(sw_json_str(sw_json_get(s, "x-slipway-only")),
 	    "{\"capacity\":[\"spot\"]}", "the schema says what it goes with");
+	json_object_put(s);
+	/* Alternatives: either of two siblings, never both (a oneOf). */
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"batch_count\":2}]}", 1, NULL, NULL, "one of two alternatives "
+	    "is valid");
+	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
+	    "\"batch_count\":2,\"batch_percent\":10}]}", 0,
+	    "groups[0].batch_percent", "oneOf",
+	    "... both are refused, rule oneOf, not one silently dropped");
+	s = sw_fields_schema(f_group, 0);
+	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"required\":"
+	    "[\"batch_percent\",\"batch_count\"]}}]") != NULL,
+	    "the schema says not both");
 	json_object_put(s);
 	check("{\"cluster\":\"C 1\"}", 0, "cluster", "pattern",
 	    "pattern enforced and anchored");

@@ -28,10 +28,13 @@ ACCESS_POLICIES = ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "Amazo
                    "AmazonEKSAutoNodePolicy", "AmazonEKSNetworkingPolicy"]
 
 ADDONS = {
-    # name: (type, publisher/owner, versions, default namespace)
+    # name: (type, publisher/owner, versions newest first, default namespace)
     "vpc-cni": ("networking", "eks", ["v1.20.4-eksbuild.2", "v1.19.6-eksbuild.7"], "kube-system"),
-    "coredns": ("networking", "eks", ["v1.11.4-eksbuild.14", "v1.11.3-eksbuild.2"], "kube-system"),
-    "kube-proxy": ("networking", "eks", ["v1.32.6-eksbuild.8", "v1.31.10-eksbuild.8"], "kube-system"),
+    "coredns": ("networking", "eks", ["v1.12.4-eksbuild.1", "v1.11.4-eksbuild.14", "v1.11.3-eksbuild.2"],
+                "kube-system"),
+    "kube-proxy": ("networking", "eks", ["v1.34.1-eksbuild.2", "v1.33.3-eksbuild.6", "v1.32.6-eksbuild.8",
+                                         "v1.31.13-eksbuild.2", "v1.31.10-eksbuild.8", "v1.30.14-eksbuild.8",
+                                         "v1.29.15-eksbuild.16"], "kube-system"),
     "eks-pod-identity-agent": ("security", "eks", ["v1.3.8-eksbuild.2"], "kube-system"),
     "aws-ebs-csi-driver": ("storage", "eks", ["v1.48.0-eksbuild.2"], "kube-system"),
     "aws-fsx-csi-driver": ("storage", "eks", ["v1.6.0-eksbuild.1"], "kube-system"),
@@ -50,6 +53,25 @@ MIN_KUBERNETES = {
     "amazon-sagemaker-hyperpod-taskgovernance": "1.30",
 }
 
+# Per-version compatibility as EKS publishes it (the "versions" tables of
+# the EKS user guide, and DescribeAddonVersions): version -> (Kubernetes
+# versions it runs on, those it is the default for).  kube-proxy follows
+# the Kubernetes minor; CoreDNS 1.11 serves 1.29-1.32 and 1.12 serves
+# 1.33 on; one VPC CNI release serves every supported version.  The
+# default is not always the newest: EKS moves it after a build has
+# settled.  Versions not listed here run on every version the add-on
+# supports, the newest being the default.
+_OLD = ["1.29", "1.30", "1.31", "1.32"]
+ADDON_COMPAT = {
+    "vpc-cni": {"v1.20.4-eksbuild.2": (VERSIONS, VERSIONS),
+                "v1.19.6-eksbuild.7": (VERSIONS[:-1], [])},
+    "coredns": {"v1.12.4-eksbuild.1": (["1.33", "1.34"], ["1.33", "1.34"]),
+                "v1.11.4-eksbuild.14": (_OLD, _OLD),
+                "v1.11.3-eksbuild.2": (_OLD, [])},
+    "kube-proxy": {v: ([v[1:5]], [] if v == "v1.31.13-eksbuild.2" else [v[1:5]])
+                   for v in ADDONS["kube-proxy"][2]},
+}
+
 
 def _kver(v):
     major, _, minor = str(v).partition(".")
@@ -62,6 +84,23 @@ def _kver(v):
 def addon_supports(name, version):
     """Does add-on name run on Kubernetes version?"""
     return _kver(version) >= _kver(MIN_KUBERNETES.get(name, "0.0"))
+
+
+def addon_version_compat(name, version):
+    """(Kubernetes versions addon version runs on, those it is default for)."""
+    table = ADDON_COMPAT.get(name)
+    if table is not None and version in table:
+        return table[version]
+    runs = [k for k in VERSIONS if addon_supports(name, k)]
+    return runs, (runs if version == ADDONS[name][2][0] else [])
+
+
+def addon_default_version(name, kver):
+    """The version EKS installs on kver when none is asked for, or None."""
+    for v in ADDONS[name][2]:
+        if kver in addon_version_compat(name, v)[1]:
+            return v
+    return None
 
 
 ROUTES = [
@@ -455,8 +494,8 @@ class EksService(AwsService):
         if not addon_supports(name, c["version"]):
             raise _bad("Addon %s specified is not supported in %s kubernetes version" % (name, c["version"]),
                        clusterName=c["name"], addonName=name)
-        version = p.get("addonVersion") or versions[0]
-        if version not in versions:
+        version = p.get("addonVersion") or addon_default_version(name, c["version"])
+        if not self._version_ok(name, version, c["version"]):
             raise _bad("Addon version specified is not supported", clusterName=c["name"], addonName=name)
         if p.get("configurationValues"):
             try:
@@ -518,7 +557,8 @@ class EksService(AwsService):
             raise AwsError("ResourceInUseException", "Addon %s is in %s state" % (a["addonName"], a["status"]),
                            409, extra={"clusterName": a["clusterName"], "addonName": a["addonName"]})
         if p.get("addonVersion"):
-            if p["addonVersion"] not in ADDONS[a["addonName"]][2]:
+            c = self._cluster(p["clusterName"])
+            if not self._version_ok(a["addonName"], p["addonVersion"], c["version"]):
                 raise _bad("Addon version specified is not supported", clusterName=a["clusterName"],
                            addonName=a["addonName"])
             a["addonVersion"] = p["addonVersion"]
@@ -536,6 +576,12 @@ class EksService(AwsService):
         self.store.put("eks:updates", uid, upd)
         return {"update": _public(upd)}
 
+    def _version_ok(self, name, version, kver):
+        """Is add-on version published and compatible with Kubernetes kver?"""
+        return (version is not None and version in ADDONS[name][2] and
+                not self.world.faults.withdrawn(version) and
+                kver in addon_version_compat(name, version)[0])
+
     def op_DescribeAddonVersions(self, ctx, p):
         names = [p["addonName"]] if p.get("addonName") else sorted(ADDONS)
         kver = p.get("kubernetesVersion")
@@ -546,18 +592,22 @@ class EksService(AwsService):
             atype, owner, versions, ns = ADDONS[n]
             if p.get("types") and atype not in p["types"]:
                 continue
+            listed = []
+            for v in versions:
+                runs, defaults = addon_version_compat(n, v)
+                if self.world.faults.withdrawn(v) or (kver and kver not in runs):
+                    continue
+                listed.append({"addonVersion": v, "architecture": ["amd64", "arm64"],
+                               "computeTypes": ["ec2", "hyperpod"],
+                               "compatibilities": [{"clusterVersion": cv, "platformVersions": ["*"],
+                                                    "defaultVersion": cv in defaults}
+                                                   for cv in ([kver] if kver else runs)],
+                               "requiresConfiguration": False,
+                               "requiresIamPermissions": n.startswith("amazon-sagemaker")})
+            if kver and not listed:
+                continue
             out.append({"addonName": n, "type": atype, "publisher": owner, "owner": "aws",
-                        "defaultNamespace": ns,
-                        "addonVersions": [{"addonVersion": v, "architecture": ["amd64", "arm64"],
-                                           "computeTypes": ["ec2", "hyperpod"],
-                                           "compatibilities": [{"clusterVersion": kver or cv,
-                                                                "platformVersions": ["*"],
-                                                                "defaultVersion": i == 0}
-                                                               for cv in ([kver] if kver else VERSIONS)
-                                                               if addon_supports(n, cv)],
-                                           "requiresConfiguration": False,
-                                           "requiresIamPermissions": n.startswith("amazon-sagemaker")}
-                                          for i, v in enumerate(versions)]})
+                        "defaultNamespace": ns, "addonVersions": listed})
         items, token = page(out, p.get("maxResults"), p.get("nextToken"))
         res = {"addons": items}
         if token:

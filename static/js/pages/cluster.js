@@ -2,7 +2,8 @@
 // badges; add, scale, delete), its nodes as a health grid (reboot and
 // replace behind a confirmation), the features panel (explicit diff:
 // only what changed is sent, and "no change" is said when nothing
-// did), storage claims and the compute subnets; links to its task
+// did), the EKS add-ons with their versions (upgrade to the newest
+// compatible one), storage claims and the compute subnets; links to its task
 // governance, its events and each node's page (pages/governance.js).
 import { html, useState } from "../lib.js";
 import {
@@ -19,14 +20,16 @@ const opt = (p) => p.catch(() => ({ items: [] }));
 
 async function load(name) {
   const c = "/clusters/" + enc(name);
-  const [doc, cluster, groups, nodes, features, storage, subnets, types] =
-    await Promise.all([openapi(), api("GET", c),
+  const [doc, cluster, groups, nodes, features, storage, subnets, types,
+    addons] = await Promise.all([openapi(), api("GET", c),
       opt(api("GET", c + "/instance-groups")), opt(api("GET", c + "/nodes")),
       api("GET", c + "/features").catch(() => null),
       opt(api("GET", c + "/storage")), opt(api("GET", c + "/compute-subnets")),
-      opt(api("GET", "/instance-types?gpu_only=true"))]);
+      opt(api("GET", "/instance-types?gpu_only=true")),
+      opt(api("GET", c + "/addons"))]);
   return { doc, cluster, groups: groups.items, nodes: nodes.items, features,
-    storage: storage.items, subnets: subnets.items, types: types.items };
+    storage: storage.items, subnets: subnets.items, types: types.items,
+    addons: addons.items };
 }
 
 export function Cluster({ nav, name }) {
@@ -69,9 +72,35 @@ export function Cluster({ nav, name }) {
     <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}/>
     ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
+    <${Addons} items=${d.addons} startOp=${startOp}/>
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
       startOp=${startOp}/>
     <${Subnets} items=${d.subnets}/>`;
+}
+
+// EKS add-ons against the versions EKS publishes for the cluster's
+// Kubernetes version; an upgrade goes to the newest compatible one.
+function Addons({ items, startOp }) {
+  const [err, setErr] = useState(null);
+  if (!items || items.length === 0) return null;
+  return html`<section class="card" id="addons"><h2>Add-ons</h2>
+    <table><thead><tr><th>Add-on</th><th>Status</th><th>Installed</th>
+      <th>Compatible</th><th>Newest compatible</th><th></th></tr></thead>
+    <tbody>${items.map((a) => html`<tr data-addon=${a.addon}>
+      <td>${a.addon}</td><td><${Badge} state=${a.status}/></td>
+      <td>${a.installed_version || ""}</td>
+      <td class=${a.compatible ? "" : "error"}>${a.compatible ? "yes" :
+        "no"}</td>
+      <td>${a.newest_version || "none published"}</td>
+      <td>${a.upgrade_available && html`<button type="button"
+        onClick=${async () => {
+          if (!await confirmAction(`Upgrade ${a.addon} to
+            ${a.newest_version}?`)) return;
+          try {
+            await startOp("POST", "/addons/" + enc(a.addon) + ":upgrade");
+          } catch (e) { setErr(e); }
+        }}>Upgrade</button>`}</td></tr>`)}</tbody></table>
+    <${ErrorText} error=${err}/></section>`;
 }
 
 function capacityOf(hpGroup) {

@@ -1,0 +1,254 @@
+/*
+ * capacity.c: the pre-flight of instance counts, shared by cluster
+ * create, instance_group_add and instance_group_scale.  A request for
+ * instances of a type is held to SageMaker's service quota for that type
+ * ("ml.<type> for cluster usage", read by name from Service Quotas) net
+ * of what the account already runs of it: every HyperPod cluster in the
+ * account and region (ListClusters, DescribeCluster), not only Slipway's,
+ * counting each group's larger of current and target count.  Groups on a
+ * training plan use reserved capacity and count against the plan instead
+ * (h_check_training_plan), as SageMaker counts them.
+ *
+ * Refusals are 422 problem+json naming the field (e.g.
+ * instance_groups[1].count) with the quota, what is in use and what was
+ * requested, so a dry run answers the same as the create would, before
+ * any change is made.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/handlers.h"
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "pipelines/pipelines.h"
+
+/* Largest number of ListClusters / ListServiceQuotas pages read. */
+#define CAPACITY_PAGES	20
+
+/* One AWS read for the pre-flight; on failure the problem is filled. */
+static sw_err
+read_aws(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out)
+{
+	struct aws_error err;
+	sw_err e;
+
+	memset(&err, 0, sizeof(err));
+	if ((e = h_call(r, svc, op, in, out, &err)) == SW_OK)
+		return SW_OK;
+	if (err.throttling)
+		e = SW_ETHROTTLED;
+	else if (err.retryable || err.transport)
+		e = SW_EUNAVAIL;
+	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "%s %s: %s: "
+	    "%s", aws_service(svc)->id, op, err.code[0] ? err.code : "error",
+	    err.message);
+}
+
+/* Add one cluster's groups (hp, borrowed) to use {type: n}, leaving out
+ * the group skip_group of cluster skip_cluster (it is being resized). */
+static void
+add_cluster_use(json_object *hp, json_object *use, const char *skip_cluster,
+    const char *skip_group)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups");
+	const char *cname = sw_json_get_str(hp, "ClusterName");
+	size_t i;
+
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		const char *t = sw_json_get_str(g, "InstanceType");
+		const char *gname = sw_json_get_str(g, "InstanceGroupName");
+		int64_t cur = sw_json_get_int(g, "CurrentCount", 0);
+		int64_t want = sw_json_get_int(g, "TargetCount", 0);
+
+		if (t == NULL || sw_json_get_str(g, "TrainingPlanArn") != NULL)
+			continue;
+		if (skip_group != NULL && cname != NULL && gname != NULL &&
+		    strcmp(cname, skip_cluster) == 0 &&
+		    strcmp(gname, skip_group) == 0)
+			continue;
+		sw_json_add_int(use, t, sw_json_get_int(use, t, 0) +
+		    (cur > want ? cur : want));
+	}
+}
+
+/* Instances in use per type across the account's HyperPod clusters, as
+ * {type: n}; new, or NULL with the problem filled. */
+static json_object *
+instances_in_use(struct sw_req *r, const char *skip_cluster,
+    const char *skip_group)
+{
+	json_object *use = json_object_new_object(), *out = NULL, *list, *hp;
+	char tok[1024];
+	const char *token = NULL;
+	int pages = 0;
+	size_t i;
+
+	do {
+		if (read_aws(r, AWS_SVC_SAGEMAKER, "ListClusters", sw_jo(
+		    "MaxResults", sw_ji(100), "NextToken", token ?
+		    sw_js(token) : NULL, NULL), &out) != SW_OK)
+			goto fail;
+		list = sw_json_get(out, "ClusterSummaries");
+		for (i = 0; list && i < json_object_array_length(list); i++) {
+			json_object *c = json_object_array_get_idx(list, i);
+			const char *st = sw_json_get_str(c, "ClusterStatus");
+
+			/* SageMaker counts no instance of these. */
+			if (st != NULL && (strcmp(st, "Deleting") == 0 ||
+			    strcmp(st, "Failed") == 0))
+				continue;
+			if (read_aws(r, AWS_SVC_SAGEMAKER, "DescribeCluster",
+			    sw_jo("ClusterName", sw_js(sw_json_get_str(c,
+			    "ClusterName")), NULL), &hp) != SW_OK) {
+				if (r->err != SW_ENOTFOUND)
+					goto fail;
+				/* Gone meanwhile. */
+				r->err = SW_OK;
+				r->detail[0] = '\0';
+				continue;
+			}
+			add_cluster_use(hp, use, skip_cluster, skip_group);
+			json_object_put(hp);
+		}
+		token = sw_json_get_str(out, "NextToken");
+		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
+		    token) >= sizeof(tok))
+			token = NULL;
+		token = token ? tok : NULL;
+		json_object_put(out);
+		out = NULL;
+	} while (token != NULL && ++pages < CAPACITY_PAGES);
+	return use;
+fail:
+	json_object_put(out);
+	json_object_put(use);
+	return NULL;
+}
+
+/* SageMaker's cluster-usage quotas by instance type {type: value}; new,
+ * or NULL with the problem filled.  A type with no quota on record is
+ * not held to one. */
+static json_object *
+cluster_quotas(struct sw_req *r)
+{
+	static const char suffix[] = " for cluster usage";
+	json_object *q = json_object_new_object(), *out = NULL, *list;
+	char tok[1024], type[128];
+	const char *token = NULL;
+	int pages = 0;
+	size_t i, n;
+
+	do {
+		if (read_aws(r, AWS_SVC_QUOTAS, "ListServiceQuotas", sw_jo(
+		    "ServiceCode", sw_js("sagemaker"), "MaxResults",
+		    sw_ji(100), "NextToken", token ? sw_js(token) : NULL,
+		    NULL), &out) != SW_OK) {
+			json_object_put(q);
+			return NULL;
+		}
+		list = sw_json_get(out, "Quotas");
+		for (i = 0; list && i < json_object_array_length(list); i++) {
+			json_object *e = json_object_array_get_idx(list, i);
+			const char *qn = sw_json_get_str(e, "QuotaName");
+
+			if (qn == NULL || (n = strlen(qn)) <= sizeof(suffix) -
+			    1 || strcmp(qn + n - (sizeof(suffix) - 1), suffix)
+			    != 0 || n - (sizeof(suffix) - 1) >= sizeof(type))
+				continue;
+			memcpy(type, qn, n - (sizeof(suffix) - 1));
+			type[n - (sizeof(suffix) - 1)] = '\0';
+			sw_json_add_int(q, type, (int64_t)
+			    json_object_get_double(sw_json_get(e, "Value")));
+		}
+		token = sw_json_get_str(out, "NextToken");
+		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
+		    token) >= sizeof(tok))
+			token = NULL;
+		token = token ? tok : NULL;
+		json_object_put(out);
+		out = NULL;
+	} while (token != NULL && ++pages < CAPACITY_PAGES);
+	return q;
+}
+
+sw_err
+h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks,
+    size_t n, const char *skip_cluster, const char *skip_group)
+{
+	json_object *use = NULL, *quotas = NULL, *want;
+	size_t i, k;
+	sw_err e = SW_OK;
+
+	want = json_object_new_object();
+	for (i = 0; i < n; i++)
+		if (asks[i].plan == NULL)
+			sw_json_add_int(want, asks[i].type,
+			    sw_json_get_int(want, asks[i].type, 0) +
+			    asks[i].count);
+	if (json_object_object_length(want) == 0)
+		goto out;
+	if ((quotas = cluster_quotas(r)) == NULL ||
+	    (use = instances_in_use(r, skip_cluster, skip_group)) == NULL) {
+		e = r->err;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const char *t = asks[i].type;
+		int64_t limit = sw_json_get_int(quotas, t, -1);
+		int64_t inuse = sw_json_get_int(use, t, 0);
+		int64_t asked = sw_json_get_int(want, t, 0);
+
+		if (asks[i].plan != NULL || limit < 0 || inuse + asked <= limit)
+			continue;
+		for (k = 0; k < i; k++)		/* one error per type */
+			if (asks[k].plan == NULL &&
+			    strcmp(asks[k].type, t) == 0)
+				break;
+		if (k < i)
+			continue;
+		sw_ferr_add(&r->ferrs, asks[i].field, "quota", "service quota "
+		    "'%s for cluster usage' is %lld; %lld in use in the "
+		    "account; %lld requested (%lld over)", t, (long long)limit,
+		    (long long)inuse, (long long)asked,
+		    (long long)(inuse + asked - limit));
+	}
+	if (r->ferrs.n > 0)
+		e = sw_req_fail(r, SW_EPRECONDITION, "%s: %s; ask for an "
+		    "increase in Service Quotas, or free instances first",
+		    r->ferrs.e[0].field, r->ferrs.e[0].msg);
+out:
+	json_object_put(want);
+	json_object_put(quotas);
+	json_object_put(use);
+	return e;
+}
+
+sw_err
+h_check_offered(struct sw_req *r, const char *type, const char *az,
+    const char *field)
+{
+	json_object *out, *list;
+	size_t i;
+	int found = 0;
+
+	if (read_aws(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings", sw_jo(
+	    "LocationType", sw_js("availability-zone"), "Filters", sw_ja(
+	    sw_jo("Name", sw_js("instance-type"), "Values", sw_ja(sw_js(
+	    sw_ec2_type(type))), NULL), sw_jo("Name", sw_js("location"),
+	    "Values", sw_ja(sw_js(az)), NULL)), NULL), &out) != SW_OK)
+		return r->err;
+	list = sw_json_get(out, "instanceTypeOfferingSet");
+	for (i = 0; list && i < json_object_array_length(list); i++)
+		if (strcmp(sw_json_get_str(json_object_array_get_idx(list, i),
+		    "location") ?: "", az) == 0)
+			found = 1;
+	json_object_put(out);
+	if (found)
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered in %s",
+	    type, az);
+	return sw_req_fail(r, SW_EPRECONDITION, "%s is not offered in %s",
+	    type, az);
+}
