@@ -729,6 +729,7 @@ h_start(struct sw_req *r, const char *kind, const char *target,
     const char *cluster)
 {
 	const struct sw_pipeline *pl = sw_pipeline_find(kind);
+	struct sw_cluster_rec rec;
 	struct sw_op_new n;
 	char id[SW_OP_ID_LEN];
 	json_object *plan, *waits;
@@ -737,6 +738,10 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 
 	if (pl == NULL)
 		return sw_req_fail(r, SW_EINTERNAL, "no pipeline %s", kind);
+	/* The one ownership check of every operation on a cluster. */
+	if (cluster != NULL && strcmp(kind, "cluster.create") != 0 &&
+	    h_owned(r, cluster, &rec) != SW_OK)
+		return r->err;
 	if (r->dry_run) {
 		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan,
 		    &waits);
@@ -869,46 +874,87 @@ create_again(struct sw_req *r, const char *name)
 	return e;
 }
 
+/*
+ * An EKS cluster of that name is ours only when it carries the id of
+ * our "created" record: 0 when the name is free or ours, else the
+ * problem (409).
+ */
+static sw_err
+create_name_free(struct sw_req *r, const char *name,
+    const struct sw_cluster_rec *rec)
+{
+	json_object *out;
+	struct aws_error err;
+	int ours;
+
+	if (strcmp(rec->origin, "imported") == 0) {
+		sw_ferr_add(&r->ferrs, "name", "exists", "cluster %s is an "
+		    "imported cluster", name);
+		return sw_req_fail(r, SW_ECONFLICT, "cluster %s is imported; "
+		    "delete or release it first", name);
+	}
+	memset(&err, 0, sizeof(err));
+	if (h_aws(r) == NULL || h_call(r, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(name), NULL), &out, &err) != SW_OK)
+		return SW_OK;
+	ours = rec->id[0] != '\0' && strcmp(sw_json_path_str(out,
+	    "cluster.tags." SW_TAG_CLUSTER_ID) ?: "", rec->id) == 0;
+	json_object_put(out);
+	if (ours)
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "name", "exists", "an EKS cluster named %s "
+	    "exists and is not managed by Slipway; import it instead", name);
+	return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s exists", name);
+}
+
 sw_err
 h_cluster_create(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
-	json_object *out;
-	struct aws_error err;
-	int exists = 0;
+	struct sw_cluster_rec rec;
+	char id[SW_CLUSTER_ID_LEN];
+	int fresh = 0;
 	sw_err e;
 
-	/* An EKS cluster of that name that is not ours is refused. */
-	memset(&err, 0, sizeof(err));
-	if (h_aws(r) != NULL && h_call(r, AWS_SVC_EKS,
-	    "DescribeCluster", sw_jo("name", sw_js(name), NULL), &out, &err) ==
-	    SW_OK) {
-		const char *tag = sw_json_path_str(out,
-		    "cluster.tags.slipway:cluster");
-		int ours = tag != NULL && strcmp(tag, name) == 0;
-
-		json_object_put(out);
-		if (!ours) {
-			sw_ferr_add(&r->ferrs, "name", "exists", "an EKS cluster "
-			    "named %s exists and is not managed by Slipway; "
-			    "import it instead", name);
-			return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s "
-			    "exists", name);
-		}
-		exists = 1;
-	}
-	if (exists && (e = create_again(r, name)) != SW_ENOTFOUND)
+	if ((e = sw_cluster_get(r->db, name, &rec)) != SW_OK &&
+	    e != SW_ENOTFOUND)
+		return sw_req_fail(r, e, "cannot read the record of %s", name);
+	if (create_name_free(r, name, &rec) != SW_OK)
+		return r->err;
+	if (rec.id[0] != '\0' && (e = create_again(r, name)) != SW_ENOTFOUND)
 		return e;
 	if (cluster_preflight(r) != SW_OK)
 		return r->err != SW_OK ? r->err : SW_EINVAL;
-	return h_start(r, "cluster.create", name, name);
+	/* Every resource the create makes is tagged with the record's id,
+	 * recorded before anything is made. */
+	if (rec.id[0] == '\0' && r->dry_run)
+		snprintf(rec.id, sizeof(rec.id), "swc-planned");
+	else if (rec.id[0] == '\0') {
+		if (sw_cluster_new_id(id) != SW_OK || sw_cluster_record(r->db,
+		    name, id, "created", &rec) != SW_OK)
+			return sw_req_fail(r, SW_EDB, "cannot record cluster "
+			    "%s", name);
+		fresh = strcmp(rec.id, id) == 0;
+	}
+	sw_json_add_str(r->args, "cluster_id", rec.id);
+	if ((e = h_start(r, "cluster.create", name, name)) != SW_OK && fresh)
+		(void)sw_cluster_forget(r->db, name, rec.id);
+	return e;
 }
 
+/* A cluster Slipway created is deleted; an imported one is released
+ * (forgotten) unless the request says delete_resources. */
 sw_err
 h_cluster_delete(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
+	struct sw_cluster_rec rec;
 
+	if (h_owned(r, name, &rec) != SW_OK)
+		return r->err;
+	if (strcmp(rec.origin, "imported") == 0 &&
+	    !sw_json_get_bool(r->args, "delete_resources", 0))
+		return h_start(r, "cluster.release", name, name);
 	return h_start(r, "cluster.delete", name, name);
 }
 
@@ -935,14 +981,15 @@ h_cluster_list(struct sw_req *r)
 		    json_object_array_get_idx(names, i));
 		json_object *hps = NULL, *d;
 		struct aws_error err;
-		const char *tag = NULL, *status = NULL;
+		const char *status = NULL;
+		struct sw_cluster_rec rec;
+		int owned = sw_cluster_get(r->db, n, &rec) == SW_OK;
 
 		memset(&err, 0, sizeof(err));
 		if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo(
-		    "name", sw_js(n), NULL), &d, &err) == SW_OK) {
-			tag = sw_json_path_str(d, "cluster.tags.slipway:cluster");
+		    "name", sw_js(n), NULL), &d, &err) == SW_OK)
 			status = sw_json_path_str(d, "cluster.status");
-		} else
+		else
 			d = NULL;
 		for (j = 0; hpl && j < json_object_array_length(hpl); j++) {
 			json_object *c = json_object_array_get_idx(hpl, j);
@@ -952,7 +999,8 @@ h_cluster_list(struct sw_req *r)
 		}
 		json_object_array_add(items, sw_jo(
 		    "name", sw_js(n),
-		    "managed", sw_jb(tag != NULL),
+		    "managed", sw_jb(owned),
+		    "origin", owned ? sw_js(rec.origin) : NULL,
 		    "eks_status", sw_js(status ? status : "UNKNOWN"),
 		    "hyperpod_status", hps ? sw_js(sw_json_get_str(hps,
 			"ClusterStatus")) : NULL,
@@ -971,8 +1019,10 @@ h_cluster_get(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *eks, *hp = NULL, *o, *ops;
+	struct sw_cluster_rec rec;
 	struct sw_op_filter f;
 	struct aws_error err;
+	int owned;
 
 	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
 	    sw_js(name), NULL), &eks) != SW_OK)
@@ -986,10 +1036,11 @@ h_cluster_get(struct sw_req *r)
 	f.limit = 5;
 	if (sw_op_list(r->db, &f, &ops) != SW_OK)
 		ops = NULL;
+	owned = sw_cluster_get(r->db, name, &rec) == SW_OK;
 	o = sw_jo(
 	    "name", sw_js(name),
-	    "managed", sw_jb(sw_json_path_str(eks,
-		"cluster.tags.slipway:cluster") != NULL),
+	    "managed", sw_jb(owned),
+	    "origin", owned ? sw_js(rec.origin) : NULL,
 	    "eks", sw_jo(
 		"status", sw_js(sw_json_path_str(eks, "cluster.status")),
 		"arn", sw_js(sw_json_path_str(eks, "cluster.arn")),
@@ -1018,14 +1069,25 @@ h_cluster_get(struct sw_req *r)
 	return SW_OK;
 }
 
+/*
+ * Adopt a cluster made outside Slipway: record it as imported and tag
+ * its EKS cluster with the record's id (the only thing of it teardown
+ * may then delete, and only when asked to with delete_resources).
+ */
 sw_err
 h_cluster_import(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *eks, *hp = NULL, *tags, *o;
+	struct sw_cluster_rec rec;
 	struct aws_error err;
+	char id[SW_CLUSTER_ID_LEN];
 	const char *arn;
+	sw_err e;
 
+	if ((e = sw_cluster_get(r->db, name, &rec)) != SW_OK &&
+	    e != SW_ENOTFOUND)
+		return sw_req_fail(r, e, "cannot read the record of %s", name);
 	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
 	    sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
@@ -1034,28 +1096,43 @@ h_cluster_import(struct sw_req *r)
 	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
 	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
 		hp = NULL;
+	if (rec.id[0] != '\0')
+		snprintf(id, sizeof(id), "%s", rec.id);
+	else if (r->dry_run)
+		snprintf(id, sizeof(id), "swc-planned");
+	else if (sw_cluster_new_id(id) != SW_OK) {
+		e = sw_req_fail(r, SW_EINTERNAL, "no random id");
+		goto out;
+	}
+	tags = sw_jo(SW_TAG_CLUSTER, sw_js(name), SW_TAG_CLUSTER_ID, sw_js(id),
+	    NULL);
+	if (strcmp(rec.origin, "created") != 0)
+		json_object_object_add(tags, SW_TAG_IMPORTED, sw_js("true"));
 	if (r->dry_run) {
 		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "calls", sw_ja(
 		    sw_jo("service", sw_js("eks"), "operation",
 			sw_js("TagResource"), "input", sw_jo("resourceArn",
-			sw_js(arn), NULL), NULL)), NULL));
-		json_object_put(eks);
-		json_object_put(hp);
-		return SW_OK;
+			sw_js(arn), "tags", tags, NULL), NULL)), NULL));
+		goto out;
 	}
-	tags = sw_jo("slipway:cluster", sw_js(name), "slipway:imported",
-	    sw_js("true"), NULL);
 	if (call(r, AWS_SVC_EKS, "TagResource", sw_jo("resourceArn",
 	    sw_js(arn), "tags", tags, NULL), &o) != SW_OK) {
-		json_object_put(eks);
-		json_object_put(hp);
-		return r->err;
+		e = r->err;
+		goto out;
 	}
 	json_object_put(o);
+	if (rec.id[0] == '\0' && sw_cluster_record(r->db, name, id,
+	    "imported", &rec) != SW_OK) {
+		e = sw_req_fail(r, SW_EDB, "cannot record cluster %s", name);
+		goto out;
+	}
 	sw_req_reply(r, 200, sw_jo("name", sw_js(name), "imported", sw_jb(1),
+	    "cluster_id", sw_js(rec.id), "origin", sw_js(rec.origin),
 	    "eks_arn", sw_js(arn), "hyperpod_arn", hp ? sw_js(
 	    sw_json_get_str(hp, "ClusterArn")) : NULL, NULL));
+	e = SW_OK;
+out:
 	json_object_put(eks);
 	json_object_put(hp);
-	return SW_OK;
+	return e;
 }

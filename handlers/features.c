@@ -197,7 +197,7 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 	int role_ok, chain = 1;
 	size_t i;
 
-	sw_name(role, sizeof(role), cluster, "tiered-ckpt");
+	sw_name(role, sizeof(role), cluster, SW_ROLE_TIERED);
 	role_ok = read_aws(r, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
 	    sw_js(role), NULL), &out, why, sizeof(why));
 	if (role_ok == 1 && sw_out_str(out, "Role.Arn",

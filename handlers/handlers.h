@@ -158,6 +158,17 @@ sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
  * (404 no such cluster, 409 not ready yet, 5xx AWS).  kb is always safe
  * to sw_kube_close(). */
 sw_err	h_kube(struct sw_req *, const char *cluster, struct sw_kube *kb);
+/*
+ * handlers/ownership.c: whether Slipway may change cluster, the one
+ * check of every operation that does.  SW_OK when Slipway created or
+ * imported it: *rec is its record, and r->args gets cluster_id and
+ * cluster_origin.  Otherwise the problem is filled: 409 naming what AWS
+ * has that is not Slipway's and how to import it, 404 when AWS has no
+ * cluster of that name.
+ */
+struct sw_cluster_rec;
+sw_err	h_owned(struct sw_req *, const char *cluster,
+	    struct sw_cluster_rec *rec);
 /* 409 naming the operation that holds the cluster (SW_EBUSY). */
 sw_err	h_busy(struct sw_req *, const char *holder);
 sw_err	h_start(struct sw_req *, const char *kind, const char *target,

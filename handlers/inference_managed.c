@@ -67,7 +67,7 @@ static void
 iam_names(const char *cluster, const char *ns, const char *name, char *role,
     size_t rolesz, char *policy, size_t policysz)
 {
-	sw_name(role, rolesz, cluster, "hp-inference");
+	sw_name(role, rolesz, cluster, SW_ROLE_INFERENCE);
 	snprintf(policy, policysz, "slipway-inference-%s-%s", ns, name);
 }
 

@@ -139,7 +139,7 @@ h_compute_subnet_list(struct sw_req *r)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
 	if (h_call(r, AWS_SVC_EC2, "DescribeSubnets", sw_jo(
-	    "Filters", sw_ja(sw_jo("Name", sw_js("tag:slipway:cluster"),
+	    "Filters", sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER),
 	    "Values", sw_ja(sw_js(name)), NULL)), NULL), &out,
 	    &err) != SW_OK)
 		return sw_req_fail(r, SW_EUPSTREAM, "DescribeSubnets: %s",

@@ -89,6 +89,14 @@ static const char *const migrations[] = {
 	 * one instead of sorting every due one (STMT_OP_CLAIM_PICK) */
 	"CREATE INDEX operations_live_due ON operations(due)"
 	"  WHERE state IN ('pending','running');",
+	/* 5: the clusters Slipway owns: made by it ('created', every
+	 * resource tagged with id) or adopted by cluster_import
+	 * ('imported'); a cluster with no row here is not Slipway's */
+	"CREATE TABLE clusters ("
+	"  name TEXT PRIMARY KEY,"
+	"  id TEXT NOT NULL UNIQUE,"
+	"  origin TEXT NOT NULL CHECK (origin IN ('created','imported')),"
+	"  created INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -207,6 +215,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_METRIC_DUE: the oldest due time of a live, unleased op */
 	"SELECT min(due) FROM operations WHERE state IN"
 	" ('pending','running') AND due <= ?1 AND lease_until < ?1",
+	/* STMT_CLUSTER_INSERT: a name already recorded keeps its row */
+	"INSERT OR IGNORE INTO clusters (name, id, origin, created)"
+	" VALUES (?1, ?2, ?3, ?4)",
+	/* STMT_CLUSTER_GET */
+	"SELECT id, origin FROM clusters WHERE name = ?1",
+	/* STMT_CLUSTER_FORGET: only the row of that id */
+	"DELETE FROM clusters WHERE name = ?1 AND id = ?2",
 };
 
 int64_t

@@ -1,6 +1,7 @@
 /*
  * db.h: the SQLite state store.  One database file (state.db, WAL mode)
- * holds tokens, sessions, operations, stages and events.  Every SQL
+ * holds tokens, sessions, operations, stages, events and the clusters
+ * Slipway owns.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
  * per connection and only ever given bound parameters.
  */
@@ -49,6 +50,9 @@ enum sw_stmt {
 	STMT_METRIC_OPS,
 	STMT_METRIC_STAGES,
 	STMT_METRIC_DUE,
+	STMT_CLUSTER_INSERT,
+	STMT_CLUSTER_GET,
+	STMT_CLUSTER_FORGET,
 	STMT__MAX
 };
 

@@ -699,3 +699,73 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 	}
 	return released;
 }
+
+/* ---- the clusters Slipway owns ------------------------------------- */
+
+sw_err
+sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(rec, 0, sizeof(*rec));
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_GET)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(rec->id, sizeof(rec->id), "%s", sw_col_text(st, 0));
+		snprintf(rec->origin, sizeof(rec->origin), "%s",
+		    sw_col_text(st, 1));
+	}
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN])
+{
+	char hex[17];
+
+	if (sw_random_hex(hex, 8) != SW_OK)
+		return SW_EINTERNAL;
+	snprintf(id, SW_CLUSTER_ID_LEN, "swc-%s", hex);
+	return SW_OK;
+}
+
+sw_err
+sw_cluster_record(struct sw_db *db, const char *name, const char *id,
+    const char *origin, struct sw_cluster_rec *rec)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, sw_now_ms());
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return sw_cluster_get(db, name, rec);
+}
+
+sw_err
+sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_FORGET)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}

@@ -121,4 +121,27 @@ int	sw_op_state_terminal(const char *state);
 /* Fill buf with n random bytes as lower-case hex (2n + 1 bytes). */
 sw_err	sw_random_hex(char *buf, size_t n);
 
+/*
+ * The record of a cluster Slipway owns: its id (what every resource it
+ * makes for the cluster is tagged with) and how it came to own it,
+ * "created" or "imported".  A cluster with no record is not Slipway's.
+ */
+#define SW_CLUSTER_ID_LEN	24	/* "swc-" + 16 hex + NUL, rounded */
+struct sw_cluster_rec {
+	char	id[SW_CLUSTER_ID_LEN];
+	char	origin[16];
+};
+
+/* The record of name into *rec: SW_OK, or SW_ENOTFOUND when none. */
+sw_err	sw_cluster_get(struct sw_db *, const char *name,
+	    struct sw_cluster_rec *rec);
+/* A fresh cluster id into id ("swc-" + 16 hex). */
+sw_err	sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN]);
+/* Record name as Slipway's (origin "created" or "imported") with id;
+ * a name already recorded keeps its record, which *rec receives. */
+sw_err	sw_cluster_record(struct sw_db *, const char *name, const char *id,
+	    const char *origin, struct sw_cluster_rec *rec);
+/* Forget the record of name, only when its id is id. */
+sw_err	sw_cluster_forget(struct sw_db *, const char *name, const char *id);
+
 #endif

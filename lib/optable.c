@@ -143,6 +143,16 @@ static const struct sw_field f_cluster_name[] = {
 	{ NULL }
 };
 
+static const struct sw_field f_cluster_delete[] = {
+	F_CLUSTER_PATH,
+	{ .name = "delete_resources", .type = SW_T_BOOL, .flags = SW_F_QUERY,
+	  .desc = "For an imported cluster: also delete its HyperPod and EKS "
+	  "clusters in AWS.  Without it an imported cluster is released: "
+	  "Slipway forgets it and AWS keeps everything.  A cluster Slipway "
+	  "created is always deleted with what it made." },
+	{ NULL }
+};
+
 static const struct sw_field f_group_spec[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
@@ -1330,8 +1340,12 @@ const struct sw_op sw_optable[] = {
 	  .summary = "Tear down a cluster and everything Slipway created for "
 	    "it",
 	  .description = "Deletes the HyperPod cluster, the EKS cluster, "
-	    "roles and the network, in reverse order.",
-	  .params = f_cluster_name,
+	    "roles and the network, in reverse order: only what carries the "
+	    "cluster's Slipway id, never a resource of a similar name.  An "
+	    "imported cluster is released (forgotten, AWS keeps it) unless "
+	    "delete_resources=true; a cluster Slipway neither created nor "
+	    "imported is refused (409): import it first.",
+	  .params = f_cluster_delete,
 	  .flags = SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
@@ -1344,8 +1358,10 @@ const struct sw_op sw_optable[] = {
 	  .path = "/api/v1/clusters/{name}:import",
 	  .tag = "clusters",
 	  .summary = "Adopt an existing EKS (+ HyperPod) cluster",
-	  .description = "Tags the EKS cluster so Slipway manages it from now "
-	    "on.",
+	  .description = "Records the cluster as Slipway's and tags the EKS "
+	    "cluster with its Slipway id, so Slipway manages it from now on "
+	    "(instance groups, nodes, features, updates).  Deleting it later "
+	    "releases it unless delete_resources=true.",
 	  .params = f_cluster_name,
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,

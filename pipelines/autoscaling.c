@@ -189,7 +189,7 @@ sw_st_autoscaling_on(struct sw_step *s)
 		return rc;
 	/* 1. ClusterRole: HyperPod may add and remove nodes of this
 	 * cluster, nothing else */
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-autoscale");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_AUTOSCALE);
 	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
 	    sw_js("sagemaker.amazonaws.com"), NULL), "Action",
@@ -323,6 +323,6 @@ sw_st_autoscaling_off(struct sw_step *s)
 	} else
 		json_object_put(out);
 	/* 3. the ClusterRole */
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-autoscale");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_AUTOSCALE);
 	return sw_remove_role(s, role);
 }

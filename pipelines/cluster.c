@@ -43,7 +43,7 @@ stage_eks(struct sw_step *s)
 	json_object *out;
 	enum sw_step_rc rc;
 
-	sw_name(role, sizeof(role), CLUSTER(s), "eks-role");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_EKS);
 	TRY(sw_ensure_role(s, "cluster_role_arn", role, "eks.amazonaws.com",
 	    eks_policies));
 	if (s->plan && sw_res_get(s, "create_requested") == NULL) {
@@ -82,8 +82,7 @@ stage_eks(struct sw_step *s)
 			"bootstrapClusterCreatorAdminPermissions", sw_jb(1),
 			NULL),
 		    "clientRequestToken", sw_js(s->op_id),
-		    "tags", sw_jo("slipway:cluster", sw_js(CLUSTER(s)),
-			"slipway:managed", sw_js("true"), NULL),
+		    "tags", sw_tag_map(s),
 		    NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code,
 		    "ResourceInUseException") == 0) {
@@ -178,7 +177,7 @@ stage_access(struct sw_step *s)
 		    "ClientIDList", sw_ja(sw_js("sts.amazonaws.com")),
 		    "ThumbprintList", sw_ja(sw_js(
 			"9e99a48a9960b14926bb7f3b02e22da2b0ab7280")),
-		    NULL), &out, &err);
+		    "Tags", sw_tag_list(s), NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code,
 		    "EntityAlreadyExists") == 0) {
 			/* Made before: find it by listing. */
@@ -423,11 +422,10 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 	return arr;
 }
 
-/* Bucket for lifecycle scripts; HyperPod wants "sagemaker-" names. */
-static void
-lifecycle_bucket(struct sw_step *s, char *out, size_t sz)
+void
+sw_lifecycle_bucket(struct sw_step *s, int ask, char *out, size_t sz)
 {
-	const char *acct = s->plan ? NULL : sw_account_id(s);
+	const char *acct = s->plan && !ask ? NULL : sw_account_id(s);
 
 	snprintf(out, sz, "sagemaker-slipway-%s-%s", acct ? acct : "account",
 	    s->cfg->region);
@@ -439,7 +437,7 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 	char bucket[128], key[160];
 	struct aws_error err;
 
-	lifecycle_bucket(s, bucket, sizeof(bucket));
+	sw_lifecycle_bucket(s, 0, bucket, sizeof(bucket));
 	snprintf(key, sizeof(key), "lifecycle/%s/on_create.sh", CLUSTER(s));
 	snprintf(uri, urisz, "s3://%s/lifecycle/%s/", bucket, CLUSTER(s));
 	if (s->plan) {
@@ -545,7 +543,7 @@ stage_hyperpod(struct sw_step *s)
 		(void)slot;
 		TRY(sw_ensure_compute_subnet(s, az, NULL, key, sizeof(key)));
 	}
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_HP_EXEC);
 	TRY(sw_ensure_role(s, "execution_role_arn", role,
 	    "sagemaker.amazonaws.com", exec_policies));
 	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
@@ -574,8 +572,7 @@ stage_hyperpod(struct sw_step *s)
 			"arn:aws:eks:planned")), NULL), NULL),
 		    "NodeRecovery", sw_js(sw_json_get_str(s->params,
 			"node_recovery")),
-		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
-			"Value", sw_js(CLUSTER(s)), NULL)),
+		    "Tags", sw_tag_list(s),
 		    NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code, "ResourceInUse") == 0) {
 			s->msg[0] = '\0';

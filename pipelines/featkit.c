@@ -187,8 +187,7 @@ feat_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(text),
 		    "Description", sw_js("Created by Slipway (feature_set)"),
-		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
-			"Value", sw_js(CLUSTER(s)), NULL)), NULL),
+		    "Tags", sw_tag_list(s), NULL),
 		    &out, NULL);
 		free(text);
 		if (rc != STEP_DONE)

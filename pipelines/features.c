@@ -72,7 +72,7 @@ st_training_off(struct sw_step *s)
 		return STEP_DONE;
 	TRY(feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0,
 	    NULL));
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
 	return sw_remove_role(s, role);
 }
 
@@ -85,7 +85,7 @@ st_inference_off(struct sw_step *s)
 		return STEP_DONE;
 	TRY(feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0,
 	    NULL));
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
 	return sw_remove_role(s, role);
 }
 
@@ -253,7 +253,7 @@ st_training_on(struct sw_step *s)
 	    &active));
 	if (active)
 		return STEP_DONE;
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-training-op");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
 	trust = feat_trust_pods();
 	rc = feat_ensure_role(s, "training_role_arn", role, trust,
 	    TRAINING_POLICY, NULL, NULL);
@@ -306,7 +306,7 @@ st_inference_on(struct sw_step *s)
 	    sw_js("sagemaker:DescribeClusterNode")),
 	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
 	    NULL);
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-inference");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
 	rc = feat_ensure_role(s, "inference_role_arn", role, trust, NULL,
 	    "slipway-inference-operator", policy);
 	json_object_put(trust);

@@ -247,7 +247,7 @@ stage_ig_update(struct sw_step *s)
 	enum sw_step_rc rc;
 
 	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
-	sw_name(role, sizeof(role), CLUSTER(s), "hp-exec");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_HP_EXEC);
 	exec = sw_json_get_str(s->params, "execution_role_arn");
 	if (sw_json_get_str(g, "subnet_id") == NULL &&
 	    sw_res_from(s, "subnet", "subnet_id") != NULL)

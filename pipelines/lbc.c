@@ -158,7 +158,7 @@ lbc_identity(struct sw_step *s, const char *cluster)
 	size_t i;
 	int have = 0;
 
-	sw_name(role, sizeof(role), cluster, "lb-controller");
+	sw_name(role, sizeof(role), cluster, SW_ROLE_LBC);
 	TRY(sw_ensure_role(s, "lbc_role_arn", role, lbc_trust, NULL));
 	if (sw_res_get(s, "lbc_policy") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
@@ -180,8 +180,7 @@ lbc_identity(struct sw_step *s, const char *cluster)
 	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreatePodIdentityAssociation",
 	    sw_jo("clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
 	    "serviceAccount", sw_js(LBC_SA), "roleArn", sw_js(sw_res_get(s,
-	    "lbc_role_arn")), "tags", sw_jo("slipway:cluster", sw_js(cluster),
-	    NULL), NULL), &out, "ResourceInUseException"));
+	    "lbc_role_arn")), "tags", sw_tag_map(s), NULL), &out, "ResourceInUseException"));
 	json_object_put(out);
 	return STEP_DONE;
 }

@@ -8,6 +8,11 @@
 
 #include "pipelines/pipelines.h"
 
+const char *const sw_role_suffixes[] = {
+	SW_ROLE_EKS, SW_ROLE_HP_EXEC, SW_ROLE_AUTOSCALE, SW_ROLE_TIERED,
+	SW_ROLE_LBC, SW_ROLE_TRAINING_OP, SW_ROLE_INFERENCE, NULL
+};
+
 void
 sw_name(char *out, size_t sz, const char *cluster, const char *what)
 {

@@ -69,7 +69,7 @@ ensure_subnet(struct sw_step *s, const char *key, const char *label,
 	    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
 	    "CidrBlock", sw_js(cidr),
 	    "AvailabilityZone", sw_js(az),
-	    "TagSpecifications", sw_tag_spec("subnet", CLUSTER(s), name),
+	    "TagSpecifications", sw_tag_spec(s, "subnet", name),
 	    NULL), &out, NULL));
 	id = sw_planned(s, sw_json_path_str(out, "subnet.subnetId"),
 	    "subnet-planned");
@@ -95,8 +95,7 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 	if (sw_res_get(s, key) == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateRouteTable", sw_jo(
 		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "TagSpecifications", sw_tag_spec("route-table",
-			CLUSTER(s), name), NULL), &out, NULL));
+		    "TagSpecifications", sw_tag_spec(s, "route-table", name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out,
 		    "routeTable.routeTableId"), "rtb-planned");
 		if (id != NULL)
@@ -151,7 +150,7 @@ sw_stage_network(struct sw_step *s)
 	if (sw_res_get(s, "vpc_id") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateVpc", sw_jo(
 		    "CidrBlock", sw_js(vpc_cidr),
-		    "TagSpecifications", sw_tag_spec("vpc", CLUSTER(s), name),
+		    "TagSpecifications", sw_tag_spec(s, "vpc", name),
 		    NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out, "vpc.vpcId"),
 		    "vpc-planned");
@@ -193,8 +192,7 @@ sw_stage_network(struct sw_step *s)
 	    "internetGatewayId", name, "igw_id", NULL));
 	if (sw_res_get(s, "igw_id") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateInternetGateway", sw_jo(
-		    "TagSpecifications", sw_tag_spec("internet-gateway",
-			CLUSTER(s), name), NULL), &out, NULL));
+		    "TagSpecifications", sw_tag_spec(s, "internet-gateway", name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out,
 		    "internetGateway.internetGatewayId"), "igw-planned");
 		if (id != NULL)
@@ -220,8 +218,7 @@ sw_stage_network(struct sw_step *s)
 	if (sw_res_get(s, "eip_allocation_id") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "AllocateAddress", sw_jo(
 		    "Domain", sw_js("vpc"),
-		    "TagSpecifications", sw_tag_spec("elastic-ip",
-			CLUSTER(s), name), NULL), &out, NULL));
+		    "TagSpecifications", sw_tag_spec(s, "elastic-ip", name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_get_str(out, "allocationId"),
 		    "eipalloc-planned");
 		if (id != NULL)
@@ -243,8 +240,7 @@ sw_stage_network(struct sw_step *s)
 		    "SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
 		    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
 		    "ClientToken", sw_js(token),
-		    "TagSpecifications", sw_tag_spec("natgateway",
-			CLUSTER(s), name), NULL), &out, NULL));
+		    "TagSpecifications", sw_tag_spec(s, "natgateway", name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_path_str(out,
 		    "natGateway.natGatewayId"), "nat-planned");
 		if (id != NULL) {
@@ -266,8 +262,7 @@ sw_stage_network(struct sw_step *s)
 		    "Description", sw_js("Slipway cluster nodes and control "
 			"plane"),
 		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "TagSpecifications", sw_tag_spec("security-group",
-			CLUSTER(s), name), NULL), &out, NULL));
+		    "TagSpecifications", sw_tag_spec(s, "security-group", name), NULL), &out, NULL));
 		id = sw_planned(s, sw_json_get_str(out, "groupId"), "sg-planned");
 		if (id != NULL)
 			sw_res_set(s, "security_group_id", id);
@@ -443,8 +438,10 @@ free_compute_slot(struct sw_step *s, const char *name, const char *key,
 				continue;
 			named |= strcmp(tk, "Name") == 0 &&
 			    strcmp(tv, name) == 0;
-			ours |= strcmp(tk, "slipway:cluster") == 0 &&
-			    strcmp(tv, cluster) == 0;
+			ours |= sw_cluster_id(s) == NULL ? strcmp(tk,
+			    SW_TAG_CLUSTER) == 0 && strcmp(tv, cluster) == 0 :
+			    strcmp(tk, SW_TAG_CLUSTER_ID) == 0 &&
+			    strcmp(tv, sw_cluster_id(s)) == 0;
 		}
 		if (named && ours && sw_json_get_str(sn, "subnetId") != NULL) {
 			sw_res_set(s, key, sw_json_get_str(sn, "subnetId"));

@@ -19,6 +19,7 @@
 static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_cluster_create,
 	&sw_pl_cluster_delete,
+	&sw_pl_cluster_release,
 	&sw_pl_ig_add,
 	&sw_pl_ig_update,
 	&sw_pl_ig_delete,
@@ -184,27 +185,88 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	    op, err.code[0] ? err.code : "error", err.message);
 }
 
-json_object *
-sw_tag_spec(const char *rtype, const char *cluster, const char *name)
+const char *
+sw_cluster_id(struct sw_step *s)
 {
-	return sw_ja(sw_jo(
-	    "ResourceType", sw_js(rtype),
-	    "Tags", sw_ja(
-		sw_jo("Key", sw_js("Name"), "Value", sw_js(name), NULL),
-		sw_jo("Key", sw_js("slipway:cluster"), "Value",
-		    sw_js(cluster), NULL),
-		sw_jo("Key", sw_js("slipway:managed"), "Value",
-		    sw_js("true"), NULL)), NULL));
+	return sw_json_get_str(s->params, "cluster_id");
 }
 
 json_object *
-sw_tag_filter(const char *cluster, const char *name)
+sw_tag_list(struct sw_step *s)
 {
-	return sw_ja(
-	    sw_jo("Name", sw_js("tag:slipway:cluster"), "Values",
-		sw_ja(sw_js(cluster)), NULL),
-	    sw_jo("Name", sw_js("tag:Name"), "Values",
-		sw_ja(sw_js(name)), NULL));
+	json_object *l = sw_ja(sw_jo("Key", sw_js(SW_TAG_CLUSTER), "Value",
+	    sw_js(sw_json_get_str(s->params, "name")), NULL));
+
+	if (sw_cluster_id(s) != NULL)
+		json_object_array_add(l, sw_jo("Key", sw_js(SW_TAG_CLUSTER_ID),
+		    "Value", sw_js(sw_cluster_id(s)), NULL));
+	return l;
+}
+
+json_object *
+sw_tag_map(struct sw_step *s)
+{
+	json_object *m = sw_jo(SW_TAG_CLUSTER, sw_js(sw_json_get_str(
+	    s->params, "name")), SW_TAG_MANAGED, sw_js("true"), NULL);
+
+	if (sw_cluster_id(s) != NULL)
+		json_object_object_add(m, SW_TAG_CLUSTER_ID,
+		    sw_js(sw_cluster_id(s)));
+	return m;
+}
+
+int
+sw_tags_ours(struct sw_step *s, json_object *tags)
+{
+	const char *id = sw_cluster_id(s), *k, *v;
+	size_t i;
+
+	if (id == NULL || tags == NULL)
+		return 0;
+	if (json_object_is_type(tags, json_type_object))
+		return strcmp(sw_json_get_str(tags, SW_TAG_CLUSTER_ID) ?: "",
+		    id) == 0;
+	for (i = 0; json_object_is_type(tags, json_type_array) &&
+	    i < json_object_array_length(tags); i++) {
+		json_object *t = json_object_array_get_idx(tags, i);
+
+		k = sw_json_get_str(t, "Key") ?: sw_json_get_str(t, "key");
+		v = sw_json_get_str(t, "Value") ?: sw_json_get_str(t, "value");
+		if (k != NULL && v != NULL && strcmp(k, SW_TAG_CLUSTER_ID) ==
+		    0 && strcmp(v, id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+json_object *
+sw_tag_spec(struct sw_step *s, const char *rtype, const char *name)
+{
+	json_object *tags = sw_tag_list(s);
+
+	json_object_array_add(tags, sw_jo("Key", sw_js("Name"), "Value",
+	    sw_js(name), NULL));
+	json_object_array_add(tags, sw_jo("Key", sw_js(SW_TAG_MANAGED),
+	    "Value", sw_js("true"), NULL));
+	return sw_ja(sw_jo("ResourceType", sw_js(rtype), "Tags", tags, NULL));
+}
+
+json_object *
+sw_tag_filter(struct sw_step *s, const char *name)
+{
+	json_object *f;
+
+	if (sw_cluster_id(s) != NULL)
+		f = sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER_ID),
+		    "Values", sw_ja(sw_js(sw_cluster_id(s))), NULL));
+	else
+		f = sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER),
+		    "Values", sw_ja(sw_js(sw_json_get_str(s->params, "name"))),
+		    NULL));
+	if (name != NULL)
+		json_object_array_add(f, sw_jo("Name", sw_js("tag:Name"),
+		    "Values", sw_ja(sw_js(name)), NULL));
+	return f;
 }
 
 /* ---- the runner ------------------------------------------------------ */

@@ -112,11 +112,33 @@ const char *sw_res_from(struct sw_step *, const char *stage,
 /* Persist s->res now (no-op in plan mode). */
 sw_err	sw_step_save(struct sw_step *);
 
+/*
+ * Ownership tags, the one place their keys are written.  Every AWS
+ * resource Slipway makes for a cluster carries the cluster's name and
+ * the id Slipway recorded for it (lib/ops.h, sw_cluster_record); what
+ * Slipway later deletes it finds by that id, never by a name.
+ */
+#define SW_TAG_CLUSTER		"slipway:cluster"	/* cluster name */
+#define SW_TAG_CLUSTER_ID	"slipway:cluster-id"	/* recorded id */
+#define SW_TAG_MANAGED		"slipway:managed"	/* "true" */
+#define SW_TAG_IMPORTED		"slipway:imported"	/* cluster_import */
+
+/* The operation's cluster id (params "cluster_id"), NULL for none. */
+const char *sw_cluster_id(struct sw_step *);
+/* Our tags as [{Key, Value}] (IAM, SageMaker, FSx).  New reference. */
+json_object *sw_tag_list(struct sw_step *);
+/* Our tags as {key: value} (EKS).  New reference. */
+json_object *sw_tag_map(struct sw_step *);
+/* Whether tags (borrowed; [{Key, Value}], [{key, value}] or a map)
+ * carry this operation's cluster id. */
+int	sw_tags_ours(struct sw_step *, json_object *tags);
 /* EC2 TagSpecifications for a resource we create.  New reference. */
-json_object *sw_tag_spec(const char *resource_type, const char *cluster,
+json_object *sw_tag_spec(struct sw_step *, const char *resource_type,
 	    const char *name);
-/* Filters [{Name: tag:<k>, Values: [v]}] to find our resource.  New. */
-json_object *sw_tag_filter(const char *cluster, const char *name);
+/* EC2 filters [{Name: tag:<k>, Values: [v]}] for resources tagged with
+ * this operation's cluster id (its name when it has none), and named
+ * name when not NULL.  New reference. */
+json_object *sw_tag_filter(struct sw_step *, const char *name);
 
 /*
  * Run one claimed operation for up to budget_ms: advance stages until

@@ -9,6 +9,7 @@
 
 extern const struct sw_pipeline sw_pl_cluster_create;	/* cluster.c */
 extern const struct sw_pipeline sw_pl_cluster_delete;	/* teardown.c */
+extern const struct sw_pipeline sw_pl_cluster_release;	/* teardown.c */
 extern const struct sw_pipeline sw_pl_ig_add;		/* igroup.c */
 extern const struct sw_pipeline sw_pl_ig_update;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_ig_delete;	/* igroup.c */
@@ -22,6 +23,19 @@ extern const struct sw_pipeline sw_pl_addon_upgrade;	/* addons.c */
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */
 void	sw_name(char *out, size_t sz, const char *cluster, const char *what);
+
+/* The IAM roles Slipway makes for a cluster, sw_name(cluster, suffix).
+ * Teardown deletes exactly these names, each only when it carries the
+ * cluster's id tag (SW_TAG_CLUSTER_ID). */
+#define SW_ROLE_EKS		"eks-role"
+#define SW_ROLE_HP_EXEC		"hp-exec"
+#define SW_ROLE_AUTOSCALE	"hp-autoscale"
+#define SW_ROLE_TIERED		"tiered-ckpt"
+#define SW_ROLE_LBC		"lb-controller"
+#define SW_ROLE_TRAINING_OP	"hp-training-op"
+#define SW_ROLE_INFERENCE	"hp-inference"
+/* All of them, NULL-ended. */
+extern const char *const sw_role_suffixes[];
 
 /*
  * Address plan inside a /16 VPC "A.B.0.0/16":
@@ -65,6 +79,9 @@ json_object *sw_hp_patch_view(json_object *group, const char *which);
 /* The HyperPod InstanceGroups document for groups (borrowed).  New. */
 json_object *sw_hp_instance_groups(struct sw_step *, json_object *groups,
 	    const char *exec_role, const char *lc_uri);
+/* The bucket shared by every cluster's lifecycle scripts (HyperPod
+ * wants "sagemaker-" names); a plan names the account only with ask. */
+void	sw_lifecycle_bucket(struct sw_step *, int ask, char *out, size_t sz);
 /* Lifecycle script uploaded; its S3 prefix into uri. */
 enum sw_step_rc sw_ensure_lifecycle(struct sw_step *, char *uri,
 	    size_t urisz);

@@ -73,7 +73,6 @@ sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
     const char *idfield, const char *name, const char *key,
     json_object *extra)
 {
-	const char *cluster = sw_json_get_str(s->params, "name");
 	json_object *filters, *out, *list, *item;
 	enum sw_step_rc rc;
 	size_t i;
@@ -82,7 +81,7 @@ sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
 		json_object_put(extra);
 		return STEP_DONE;
 	}
-	filters = sw_tag_filter(cluster, name);
+	filters = sw_tag_filter(s, name);
 	if (extra != NULL) {
 		for (i = 0; i < json_object_array_length(extra); i++)
 			json_object_array_add(filters, json_object_get(
@@ -264,9 +263,7 @@ sw_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(doc),
 		    "Description", sw_js("Created by Slipway"),
-		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
-			"Value", sw_js(sw_json_get_str(s->params, "name")),
-			NULL)), NULL), &out, &err);
+		    "Tags", sw_tag_list(s), NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code,
 		    "EntityAlreadyExists") == 0) {
 			/* Made by an earlier run: its ARN by name. */

@@ -71,6 +71,17 @@ ensure_bucket(struct sw_step *s)
 }
 
 /* The FSx file system of this claim, found by tag or created. */
+/* Tags of an FSx file system we make: its Name and ours.  New. */
+static json_object *
+fsx_tags(struct sw_step *s, const char *tagname)
+{
+	json_object *tags = sw_tag_list(s);
+
+	json_object_array_add(tags, sw_jo("Key", sw_js("Name"), "Value",
+	    sw_js(tagname), NULL));
+	return tags;
+}
+
 static enum sw_step_rc
 ensure_fsx(struct sw_step *s)
 {
@@ -124,11 +135,7 @@ ensure_fsx(struct sw_step *s)
 		    "LustreConfiguration", sw_jo(
 			"DeploymentType", sw_js("PERSISTENT_2"),
 			"PerUnitStorageThroughput", sw_ji(250), NULL),
-		    "Tags", sw_ja(
-			sw_jo("Key", sw_js("Name"), "Value", sw_js(tagname),
-			    NULL),
-			sw_jo("Key", sw_js("slipway:cluster"), "Value",
-			    sw_js(CLUSTER(s)), NULL)), NULL), &out, NULL));
+		    "Tags", fsx_tags(s, tagname), NULL), &out, NULL));
 		id = sw_json_path_str(out, "FileSystem.FileSystemId");
 		if (id == NULL && s->plan)
 			id = "fs-planned";

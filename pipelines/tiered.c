@@ -66,7 +66,7 @@ sw_st_tiered_on(struct sw_step *s)
 	if (bucket == NULL)
 		return sw_step_fail(s, "tiered_checkpointing needs a bucket");
 	/* 1. role + inline policy on the bucket only */
-	sw_name(role, sizeof(role), CLUSTER(s), "tiered-ckpt");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TIERED);
 	trust = feat_trust_pods();
 	policy = tiered_policy(bucket);
 	rc = feat_ensure_role(s, "tiered_role_arn", role, trust, NULL,
@@ -83,7 +83,7 @@ sw_st_tiered_on(struct sw_step *s)
 		    "clusterName", sw_js(CLUSTER(s)), "namespace", sw_js(ns),
 		    "serviceAccount", sw_js(TIERED_SA),
 		    "roleArn", sw_js(sw_res_get(s, "tiered_role_arn")),
-		    "tags", sw_jo("slipway:cluster", sw_js(CLUSTER(s)), NULL),
+		    "tags", sw_tag_map(s),
 		    NULL), &out, "ResourceInUseException"));
 		json_object_put(out);
 	}
@@ -189,6 +189,6 @@ sw_st_tiered_off(struct sw_step *s)
 	if (rc != STEP_DONE)
 		return rc;
 	/* 3. the role and its policy */
-	sw_name(role, sizeof(role), CLUSTER(s), "tiered-ckpt");
+	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TIERED);
 	return sw_remove_role(s, role);
 }

@@ -1,0 +1,84 @@
+/*
+ * ownership.c: the one rule every operation that changes a cluster goes
+ * through (h_start calls it; cluster_delete calls it first to choose
+ * between deleting and releasing).  Slipway changes only a cluster it
+ * owns, and it owns one only by a fact it recorded (lib/ops.h,
+ * sw_cluster_record): it created the cluster, and every resource it
+ * made carries the cluster's id tag, or the user adopted it with
+ * cluster_import.  Names prove nothing: a cluster made with the aws CLI,
+ * even one tagged by hand, is refused until it is imported.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/handlers.h"
+#include "lib/aws_api.h"
+#include "lib/json.h"
+#include "lib/ops.h"
+#include "pipelines/pipelines.h"
+
+/* Whether AWS has a cluster of that name: 1 yes, 0 no, -1 could not
+ * tell (the problem is filled). */
+static int
+aws_has(struct sw_req *r, enum aws_service svc, const char *op,
+    const char *field, const char *name, const char *missing)
+{
+	struct aws_error err;
+	json_object *out;
+
+	memset(&err, 0, sizeof(err));
+	if (h_call(r, svc, op, sw_jo(field, sw_js(name), NULL), &out,
+	    &err) == SW_OK) {
+		json_object_put(out);
+		return 1;
+	}
+	if (strcmp(err.code, missing) == 0)
+		return 0;
+	sw_req_fail(r, err.throttling ? SW_ETHROTTLED : SW_EUNAVAIL,
+	    "%s %s: %s %s", aws_service(svc)->id, op, err.code, err.message);
+	return -1;
+}
+
+/* 409 naming what in AWS is not Slipway's and how to adopt it, or 404
+ * when AWS has nothing of that name. */
+static sw_err
+not_ours(struct sw_req *r, const char *cluster)
+{
+	int eks, hp;
+	char what[160];
+
+	if ((eks = aws_has(r, AWS_SVC_EKS, "DescribeCluster", "name",
+	    cluster, "ResourceNotFoundException")) < 0)
+		return r->err;
+	if ((hp = aws_has(r, AWS_SVC_SAGEMAKER, "DescribeCluster",
+	    "ClusterName", cluster, "ResourceNotFound")) < 0)
+		return r->err;
+	if (!eks && !hp)
+		return sw_req_fail(r, SW_ENOTFOUND, "no cluster %s", cluster);
+	snprintf(what, sizeof(what), "%s%s%s", eks ? "the EKS cluster" : "",
+	    eks && hp ? " and " : "", hp ? "the HyperPod cluster" : "");
+	sw_ferr_add(&r->ferrs, "name", "owned", "%s %s was not created by "
+	    "Slipway; adopt it with cluster_import (POST /api/v1/clusters/"
+	    "%s:import) to manage it", what, cluster, cluster);
+	return sw_req_fail(r, SW_ECONFLICT, "%s %s was not created by Slipway "
+	    "and is not imported, so Slipway changes nothing of it; adopt it "
+	    "first with cluster_import (POST /api/v1/clusters/%s:import)",
+	    what, cluster, cluster);
+}
+
+sw_err
+h_owned(struct sw_req *r, const char *cluster, struct sw_cluster_rec *rec)
+{
+	sw_err e;
+
+	if ((e = sw_cluster_get(r->db, cluster, rec)) == SW_ENOTFOUND)
+		return not_ours(r, cluster);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot read the record of cluster "
+		    "%s", cluster);
+	/* The pipeline tags what it makes, and finds what it deletes,
+	 * by this id. */
+	sw_json_add_str(r->args, "cluster_id", rec->id);
+	sw_json_add_str(r->args, "cluster_origin", rec->origin);
+	return SW_OK;
+}
