@@ -119,11 +119,7 @@ published(struct sw_req *r, const char *kver)
 			json_object_object_add(map, sw_json_get_str(a,
 			    "addonName") ?: "?", entry);
 		}
-		token = sw_json_get_str(out, "nextToken");
-		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
-		    token) >= sizeof(tok))
-			token = NULL;
-		token = token ? tok : NULL;
+		token = sw_json_copy_str(out, "nextToken", tok, sizeof(tok));
 		json_object_put(out);
 		out = NULL;
 	} while (token != NULL && ++pages < ADDON_PAGES);

@@ -112,11 +112,7 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
 			add_cluster_use(hp, use, skip_cluster, skip_group);
 			json_object_put(hp);
 		}
-		token = sw_json_get_str(out, "NextToken");
-		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
-		    token) >= sizeof(tok))
-			token = NULL;
-		token = token ? tok : NULL;
+		token = sw_json_copy_str(out, "NextToken", tok, sizeof(tok));
 		json_object_put(out);
 		out = NULL;
 	} while (token != NULL && ++pages < CAPACITY_PAGES);
@@ -162,11 +158,7 @@ cluster_quotas(struct sw_req *r)
 			sw_json_add_int(q, type, (int64_t)
 			    json_object_get_double(sw_json_get(e, "Value")));
 		}
-		token = sw_json_get_str(out, "NextToken");
-		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
-		    token) >= sizeof(tok))
-			token = NULL;
-		token = token ? tok : NULL;
+		token = sw_json_copy_str(out, "NextToken", tok, sizeof(tok));
 		json_object_put(out);
 		out = NULL;
 	} while (token != NULL && ++pages < CAPACITY_PAGES);

@@ -427,3 +427,13 @@ sw_json_within(json_object *a, json_object *b)
 	}
 	return json_object_equal(a, b);
 }
+
+const char *
+sw_json_copy_str(json_object *o, const char *key, char *buf, size_t bufsz)
+{
+	const char *v = sw_json_get_str(o, key);
+
+	if (v == NULL || (size_t)snprintf(buf, bufsz, "%s", v) >= bufsz)
+		return NULL;
+	return buf;
+}

@@ -76,6 +76,12 @@ json_object *sw_js(const char *s);
 json_object *sw_json_path(json_object *o, const char *path);
 const char *sw_json_path_str(json_object *o, const char *path);
 /*
+ * The string member key of o copied into buf (a paging token that must
+ * outlive o), or NULL when it is absent or does not fit.
+ */
+const char *sw_json_copy_str(json_object *o, const char *key, char *buf,
+	    size_t bufsz);
+/*
  * Does b say everything a says: every member of an object of a present
  * and the same in b (b may have more), arrays of the same length
  * element by element, other values equal?

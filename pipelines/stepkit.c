@@ -624,11 +624,7 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 				}
 			}
 		}
-		token = sw_json_get_str(out, "nextToken");
-		if (token != NULL && (size_t)snprintf(tok, sizeof(tok), "%s",
-		    token) >= sizeof(tok))
-			token = NULL;
-		token = token ? tok : NULL;
+		token = sw_json_copy_str(out, "nextToken", tok, sizeof(tok));
 		json_object_put(out);
 	} while (token != NULL && missing > 0 && ++pages < ADDON_VERSION_PAGES);
 	/* What is still missing is looked up one by one and reported by
