@@ -91,7 +91,9 @@ usage(void)
 	    "       slipway token list [--state-dir DIR]\n"
 	    "       slipway token revoke --name NAME [--state-dir DIR]\n"
 	    "       slipway doctor [--local] [--json] [--state-dir DIR]\n"
-	    "       slipway api-manual\n");
+	    "       slipway api-manual\n"
+	    "       slipway version [--json]\n"
+	    "       slipway logs reopen [--state-dir DIR]\n");
 	exit(2);
 }
 
@@ -1049,6 +1051,54 @@ cmd_status(void)
 	return 0;
 }
 
+/*
+ * After the log files were renamed (logrotate): the supervisor reopens
+ * its own, has nginx reopen access.log and error.log and its children
+ * theirs (cli/supervise.c, SIGUSR1).
+ */
+static int
+cmd_logs_reopen(void)
+{
+	pid_t pid;
+
+	if ((pid = running_supervisor()) == 0) {
+		fprintf(stderr, "slipway: not running (%s)\n", O.state_dir);
+		return 1;
+	}
+	if (kill(pid, SIGUSR1) != 0) {
+		fprintf(stderr, "slipway: cannot signal %ld: %s\n", (long)pid,
+		    strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The version and what this build has built in (the test-only fault
+ * hooks are off in a release build). */
+static int
+cmd_version(void)
+{
+#ifdef SW_FAULT_INJECTION
+	const int faults = 1;
+#else
+	const int faults = 0;
+#endif
+	json_object *o;
+
+	if (O.json) {
+		o = sw_jo("name", sw_js(PACKAGE_NAME), "version",
+		    sw_js(PACKAGE_VERSION), "fault_injection",
+		    json_object_new_boolean(faults), NULL);
+		printf("%s\n", json_object_to_json_string_ext(o,
+		    JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	} else
+		printf("%s %s\nfault injection (SLIPWAY_FAULT): %s\n",
+		    PACKAGE_NAME, PACKAGE_VERSION, faults ? "built in" :
+		    "not built in (ignored)");
+	return 0;
+}
+
 static int
 parse_int(const char *s, int lo, int hi, const char *what)
 {
@@ -1091,7 +1141,7 @@ main(int argc, char *argv[])
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
-	if (strcmp(cmd, "token") == 0) {
+	if (strcmp(cmd, "token") == 0 || strcmp(cmd, "logs") == 0) {
 		if (argc < 3)
 			usage();
 		sub = argv[2];
@@ -1175,6 +1225,13 @@ main(int argc, char *argv[])
 		return cmd_status();
 	if (strcmp(cmd, "api-manual") == 0)
 		return sw_cli_api_manual(stdout);
+	if (strcmp(cmd, "version") == 0)
+		return cmd_version();
+	if (strcmp(cmd, "logs") == 0) {
+		if (strcmp(sub, "reopen") != 0)
+			usage();
+		return cmd_logs_reopen();
+	}
 	if (strcmp(cmd, "doctor") == 0) {
 		char tmpl[PATH_MAX], actions[PATH_MAX];
 
