@@ -782,6 +782,10 @@ cmd_start(void)
 	sw_log_init("slipway");
 	sw_sup_block_signals();
 	memset(&sup, 0, sizeof(sup));
+	if (logfd >= 0) {
+		snprintf(sup.log_path, sizeof(sup.log_path), "%s", path);
+		sw_log_follow(path);
+	}
 	snprintf(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir);
 	snprintf(sup.status_path, sizeof(sup.status_path),
 	    "%s/run/status.json", O.state_dir);
@@ -923,6 +927,7 @@ cmd_start(void)
 	c->argv[6] = errlog_path;
 	c->argv[7] = NULL;
 	c->stop_signal = SIGQUIT;
+	c->reopen_signal = SIGUSR1;	/* nginx: reopen access/error.log */
 
 	sw_info("starting on port %d with %d workers%s", O.port, O.workers,
 	    O.sandbox ? " and the sandbox" : "");
