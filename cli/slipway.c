@@ -516,9 +516,33 @@ sandbox_start(void)
 
 /* ---- start ----------------------------------------------------------- */
 
+/*
+ * The permissions boundary of the roles Slipway creates: slipway.conf's
+ * iam_permissions_boundary, else $SLIPWAY_IAM_PERMISSIONS_BOUNDARY (the
+ * CloudFormation template sets it), else none.  -1 when the variable
+ * is not a policy ARN.
+ */
+static int
+boundary_of(const char **out)
+{
+	const char *v = getenv("SLIPWAY_IAM_PERMISSIONS_BOUNDARY");
+
+	*out = sw_json_get_str(opconf, "iam_permissions_boundary");
+	if (*out != NULL || v == NULL || v[0] == '\0')
+		return 0;
+	if (!sw_conf_policy_arn_ok(v)) {
+		fprintf(stderr, "slipway: SLIPWAY_IAM_PERMISSIONS_BOUNDARY is "
+		    "not a managed policy ARN\n");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int
 write_config(json_object *sandbox)
 {
+	const char *bound;
 	json_object *cfg, *origins;
 	char path[700], o1[64], o2[64];
 	const char *text;
@@ -533,6 +557,12 @@ write_config(json_object *sandbox)
 	if (sw_json_get_str(opconf, "log_format") != NULL)
 		sw_json_add_str(cfg, "log_format", sw_json_get_str(opconf,
 		    "log_format"));
+	if (boundary_of(&bound) != 0) {
+		json_object_put(cfg);
+		return -1;
+	}
+	if (bound != NULL)
+		sw_json_add_str(cfg, "iam_permissions_boundary", bound);
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();

@@ -264,6 +264,7 @@ sw_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(doc),
 		    "Description", sw_js("Created by Slipway"),
+		    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
 		    "Tags", sw_ja(sw_jo("Key", sw_js("slipway:cluster"),
 			"Value", sw_js(sw_json_get_str(s->params, "name")),
 			NULL)), NULL), &out, &err);
