@@ -490,9 +490,10 @@ boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
     char *names, size_t sz, size_t *n, size_t *bad)
 {
 	struct aws_error err;
-	json_object *out;
+	json_object *in, *out;
 	const char *name, *arn;
 	size_t i;
+	sw_err e;
 
 	for (i = 0; roles != NULL && i < json_object_array_length(roles);
 	    i++) {
@@ -502,8 +503,10 @@ boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
 			continue;
 		memset(&err, 0, sizeof(err));
 		/* ListRoles leaves the boundary out: GetRole has it. */
-		if (aws_call(aws, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-		    sw_js(name), NULL), &out, &err) != SW_OK)
+		in = sw_jo("RoleName", sw_js(name), NULL);
+		e = aws_call(aws, AWS_SVC_IAM, "GetRole", in, &out, &err);
+		json_object_put(in);
+		if (e != SW_OK)
 			return -1;
 		arn = sw_out_str(out, "Role.PermissionsBoundary."
 		    "PermissionsBoundaryArn", "GetRoleResult.Role."
@@ -527,9 +530,10 @@ check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
 {
 	char names[512] = "", marker[512] = "";
 	struct aws_error err;
-	json_object *out, *roles;
+	json_object *in, *out, *roles;
 	const char *next;
 	size_t n = 0, bad = 0;
+	sw_err e;
 
 	if (boundary == NULL) {
 		say(d, "IAM permissions boundary", 1, "none configured "
@@ -539,9 +543,10 @@ check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
 	}
 	do {
 		memset(&err, 0, sizeof(err));
-		if (aws_call(aws, AWS_SVC_IAM, "ListRoles", marker[0] ?
-		    sw_jo("Marker", sw_js(marker), NULL) : NULL, &out,
-		    &err) != SW_OK) {
+		in = marker[0] ? sw_jo("Marker", sw_js(marker), NULL) : NULL;
+		e = aws_call(aws, AWS_SVC_IAM, "ListRoles", in, &out, &err);
+		json_object_put(in);
+		if (e != SW_OK) {
 			say(d, "IAM permissions boundary", 0, "cannot list the "
 			    "roles: %s: %s", err.code, err.message);
 			return;
