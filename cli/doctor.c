@@ -5,7 +5,9 @@
  * the AWS side: credentials, region, every service endpoint, and the
  * IAM permissions the code needs, simulated with
  * iam:SimulatePrincipalPolicy for the actions cfn/aws-actions.py
- * derived from the sources (installed as iam-actions.txt).  Each check
+ * derived from the sources (installed as iam-actions.txt), and that
+ * every slipway-* role carries the configured permissions boundary
+ * (iam:GetRole; ListRoles leaves boundaries out).  Each check
  * is one finding in plain words; the exit status is 0 only when every
  * finding is good.
  */
@@ -323,17 +325,20 @@ sim_resource(const char *action, const char *part, const char *acct,
 		snprintf(out, sz, "*");
 }
 
-/* The request context Slipway's calls carry (its tags, its roles). */
+/* The request context Slipway's calls carry (its tags, its roles, the
+ * permissions boundary it sends on CreateRole). */
 static json_object *
-sim_context(const char *part)
+sim_context(const char *part, const char *boundary)
 {
+	json_object *ctx;
+
 	char policy[96];
 
 	snprintf(policy, sizeof(policy),
 	    "arn:%s:iam::aws:policy/AmazonEKSClusterPolicy", part);
 #define CTX(k, t, v) sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", \
 	sw_ja(sw_js(v)), "ContextKeyType", sw_js(t), NULL)
-	return sw_ja(
+	ctx = sw_ja(
 	    CTX("aws:RequestTag/slipway:cluster", "string", "doctor"),
 	    CTX("aws:ResourceTag/slipway:cluster", "string", "doctor"),
 	    CTX("aws:TagKeys", "stringList", "slipway:cluster"),
@@ -341,7 +346,11 @@ sim_context(const char *part)
 	    CTX("iam:AWSServiceName", "string", "sagemaker.amazonaws.com"),
 	    CTX("iam:PolicyARN", "arn", policy),
 	    CTX("ec2:CreateAction", "string", "CreateVpc"));
+	if (boundary != NULL)
+		json_object_array_add(ctx, CTX("iam:PermissionsBoundary",
+		    "string", boundary));
 #undef CTX
+	return ctx;
 }
 
 /*
@@ -369,7 +378,7 @@ sim_principal(const char *caller, char *out, size_t sz, char *part,
 
 static void
 check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
-    const char *acct)
+    const char *acct, const char *boundary)
 {
 	char line[128], principal[300], part[16], res[400];
 	char *actions[DOCTOR_MAX_ACTIONS];
@@ -420,7 +429,7 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 		}
 		in = sw_jo("PolicySourceArn", sw_js(principal),
 		    "ActionNames", batch, "ResourceArns", sw_ja(sw_js(res)),
-		    "ContextEntries", sim_context(part), NULL);
+		    "ContextEntries", sim_context(part, boundary), NULL);
 		memset(&err, 0, sizeof(err));
 		out = NULL;
 		if (aws_call(aws, AWS_SVC_IAM, "SimulatePrincipalPolicy", in,
@@ -472,6 +481,97 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 out:
 	for (i = 0; i < nact; i++)
 		free(actions[i]);
+}
+
+/* Add to names (", "-separated, capped) the slipway-* roles of one
+ * ListRoles page that do not carry boundary; their count into *n. */
+static int
+boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
+    char *names, size_t sz, size_t *n, size_t *bad)
+{
+	struct aws_error err;
+	json_object *in, *out;
+	const char *name, *arn;
+	size_t i;
+	sw_err e;
+
+	for (i = 0; roles != NULL && i < json_object_array_length(roles);
+	    i++) {
+		name = sw_json_get_str(json_object_array_get_idx(roles, i),
+		    "RoleName");
+		if (name == NULL || strncmp(name, "slipway-", 8) != 0)
+			continue;
+		memset(&err, 0, sizeof(err));
+		/* ListRoles leaves the boundary out: GetRole has it. */
+		in = sw_jo("RoleName", sw_js(name), NULL);
+		e = aws_call(aws, AWS_SVC_IAM, "GetRole", in, &out, &err);
+		json_object_put(in);
+		if (e != SW_OK)
+			return -1;
+		arn = sw_out_str(out, "Role.PermissionsBoundary."
+		    "PermissionsBoundaryArn", "GetRoleResult.Role."
+		    "PermissionsBoundary.PermissionsBoundaryArn", NULL);
+		(*n)++;
+		if (arn == NULL || strcmp(arn, boundary) != 0) {
+			(*bad)++;
+			if (strlen(names) + strlen(name) + 3 < sz)
+				snprintf(names + strlen(names), sz -
+				    strlen(names), "%s%s", names[0] ? ", " :
+				    "", name);
+		}
+		json_object_put(out);
+	}
+	return 0;
+}
+
+/* Every slipway-* role carries the configured permissions boundary. */
+static void
+check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
+{
+	char names[512] = "", marker[512] = "";
+	struct aws_error err;
+	json_object *in, *out, *roles;
+	const char *next;
+	size_t n = 0, bad = 0;
+	sw_err e;
+
+	if (boundary == NULL) {
+		say(d, "IAM permissions boundary", 1, "none configured "
+		    "(iam_permissions_boundary): roles are created without "
+		    "one");
+		return;
+	}
+	do {
+		memset(&err, 0, sizeof(err));
+		in = marker[0] ? sw_jo("Marker", sw_js(marker), NULL) : NULL;
+		e = aws_call(aws, AWS_SVC_IAM, "ListRoles", in, &out, &err);
+		json_object_put(in);
+		if (e != SW_OK) {
+			say(d, "IAM permissions boundary", 0, "cannot list the "
+			    "roles: %s: %s", err.code, err.message);
+			return;
+		}
+		roles = sw_json_get(out, "Roles");
+		if (roles == NULL)
+			roles = sw_json_path(out, "ListRolesResult.Roles");
+		if (boundary_page(aws, roles, boundary, names, sizeof(names),
+		    &n, &bad) != 0) {
+			json_object_put(out);
+			say(d, "IAM permissions boundary", 0, "cannot read a "
+			    "Slipway role");
+			return;
+		}
+		next = sw_out_str(out, "Marker", "ListRolesResult.Marker",
+		    NULL);
+		snprintf(marker, sizeof(marker), "%s", next ? next : "");
+		json_object_put(out);
+	} while (marker[0] != '\0');
+	if (bad > 0)
+		say(d, "IAM permissions boundary", 0, "%zu of %zu Slipway "
+		    "roles do not carry %s: %s", bad, n, boundary, names);
+	else
+		say(d, "IAM permissions boundary", 1, "%zu Slipway role(s) "
+		    "carry %s", n, boundary);
 }
 
 static void
@@ -544,7 +644,10 @@ check_aws(struct doctor *d)
 	snprintf(bucket, sizeof(bucket), "sagemaker-slipway-%s-%s", acct,
 	    aws.region);
 	check_endpoints(d, &aws, bucket);
-	check_permissions(d, &aws, arn, acct);
+	if ((v = sw_json_get_str(d->conf, "iam_permissions_boundary")) == NULL)
+		v = sw_config_boundary(&cfg);
+	check_permissions(d, &aws, arn, acct, v);
+	check_boundary(d, &aws, v);
 out:
 	aws_ctx_free(&aws);
 	sw_config_free(&cfg);

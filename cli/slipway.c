@@ -91,7 +91,9 @@ usage(void)
 	    "       slipway token list [--state-dir DIR]\n"
 	    "       slipway token revoke --name NAME [--state-dir DIR]\n"
 	    "       slipway doctor [--local] [--json] [--state-dir DIR]\n"
-	    "       slipway api-manual\n");
+	    "       slipway api-manual\n"
+	    "       slipway version [--json]\n"
+	    "       slipway logs reopen [--state-dir DIR]\n");
 	exit(2);
 }
 
@@ -514,9 +516,33 @@ sandbox_start(void)
 
 /* ---- start ----------------------------------------------------------- */
 
+/*
+ * The permissions boundary of the roles Slipway creates: slipway.conf's
+ * iam_permissions_boundary, else $SLIPWAY_IAM_PERMISSIONS_BOUNDARY (the
+ * CloudFormation template sets it), else none.  -1 when the variable
+ * is not a policy ARN.
+ */
+static int
+boundary_of(const char **out)
+{
+	const char *v = getenv("SLIPWAY_IAM_PERMISSIONS_BOUNDARY");
+
+	*out = sw_json_get_str(opconf, "iam_permissions_boundary");
+	if (*out != NULL || v == NULL || v[0] == '\0')
+		return 0;
+	if (!sw_conf_policy_arn_ok(v)) {
+		fprintf(stderr, "slipway: SLIPWAY_IAM_PERMISSIONS_BOUNDARY is "
+		    "not a managed policy ARN\n");
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int
 write_config(json_object *sandbox)
 {
+	const char *bound;
 	json_object *cfg, *origins;
 	char path[700], o1[64], o2[64];
 	const char *text;
@@ -531,6 +557,12 @@ write_config(json_object *sandbox)
 	if (sw_json_get_str(opconf, "log_format") != NULL)
 		sw_json_add_str(cfg, "log_format", sw_json_get_str(opconf,
 		    "log_format"));
+	if (boundary_of(&bound) != 0) {
+		json_object_put(cfg);
+		return -1;
+	}
+	if (bound != NULL)
+		sw_json_add_str(cfg, "iam_permissions_boundary", bound);
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();
@@ -780,6 +812,10 @@ cmd_start(void)
 	sw_log_init("slipway");
 	sw_sup_block_signals();
 	memset(&sup, 0, sizeof(sup));
+	if (logfd >= 0) {
+		snprintf(sup.log_path, sizeof(sup.log_path), "%s", path);
+		sw_log_follow(path);
+	}
 	snprintf(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir);
 	snprintf(sup.status_path, sizeof(sup.status_path),
 	    "%s/run/status.json", O.state_dir);
@@ -921,6 +957,7 @@ cmd_start(void)
 	c->argv[6] = errlog_path;
 	c->argv[7] = NULL;
 	c->stop_signal = SIGQUIT;
+	c->reopen_signal = SIGUSR1;	/* nginx: reopen access/error.log */
 
 	sw_info("starting on port %d with %d workers%s", O.port, O.workers,
 	    O.sandbox ? " and the sandbox" : "");
@@ -1049,6 +1086,54 @@ cmd_status(void)
 	return 0;
 }
 
+/*
+ * After the log files were renamed (logrotate): the supervisor reopens
+ * its own, has nginx reopen access.log and error.log and its children
+ * theirs (cli/supervise.c, SIGUSR1).
+ */
+static int
+cmd_logs_reopen(void)
+{
+	pid_t pid;
+
+	if ((pid = running_supervisor()) == 0) {
+		fprintf(stderr, "slipway: not running (%s)\n", O.state_dir);
+		return 1;
+	}
+	if (kill(pid, SIGUSR1) != 0) {
+		fprintf(stderr, "slipway: cannot signal %ld: %s\n", (long)pid,
+		    strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The version and what this build has built in (the test-only fault
+ * hooks are off in a release build). */
+static int
+cmd_version(void)
+{
+#ifdef SW_FAULT_INJECTION
+	const int faults = 1;
+#else
+	const int faults = 0;
+#endif
+	json_object *o;
+
+	if (O.json) {
+		o = sw_jo("name", sw_js(PACKAGE_NAME), "version",
+		    sw_js(PACKAGE_VERSION), "fault_injection",
+		    json_object_new_boolean(faults), NULL);
+		printf("%s\n", json_object_to_json_string_ext(o,
+		    JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	} else
+		printf("%s %s\nfault injection (SLIPWAY_FAULT): %s\n",
+		    PACKAGE_NAME, PACKAGE_VERSION, faults ? "built in" :
+		    "not built in (ignored)");
+	return 0;
+}
+
 static int
 parse_int(const char *s, int lo, int hi, const char *what)
 {
@@ -1091,7 +1176,7 @@ main(int argc, char *argv[])
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
-	if (strcmp(cmd, "token") == 0) {
+	if (strcmp(cmd, "token") == 0 || strcmp(cmd, "logs") == 0) {
 		if (argc < 3)
 			usage();
 		sub = argv[2];
@@ -1175,6 +1260,13 @@ main(int argc, char *argv[])
 		return cmd_status();
 	if (strcmp(cmd, "api-manual") == 0)
 		return sw_cli_api_manual(stdout);
+	if (strcmp(cmd, "version") == 0)
+		return cmd_version();
+	if (strcmp(cmd, "logs") == 0) {
+		if (strcmp(sub, "reopen") != 0)
+			usage();
+		return cmd_logs_reopen();
+	}
 	if (strcmp(cmd, "doctor") == 0) {
 		char tmpl[PATH_MAX], actions[PATH_MAX];
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,14 +33,31 @@ sw_sup_block_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/*
+ * In a new child: the kernel sends it its stop signal when the
+ * supervisor dies, however it dies.  A supervisor already gone before
+ * the request took (getppid() is no longer the one that forked) means
+ * no signal will come: exit now.  nginx's master, taking SIGTERM, stops
+ * its own workers.
+ */
+static void
+child_dies_with_parent(const struct sw_child *c, pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, c->stop_signal == SIGQUIT ? SIGTERM :
+	    c->stop_signal ? c->stop_signal : SIGTERM) != 0 ||
+	    getppid() != parent)
+		_exit(125);
 }
 
 int
 sw_child_start(struct sw_child *c)
 {
 	sigset_t none;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int fd;
 
 	if ((pid = fork()) < 0) {
@@ -47,6 +65,7 @@ sw_child_start(struct sw_child *c)
 		return -1;
 	}
 	if (pid == 0) {
+		child_dies_with_parent(c, parent);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
@@ -66,6 +85,8 @@ sw_child_start(struct sw_child *c)
 			if (fd > 2)
 				close(fd);
 		}
+		/* lib/log.c reopens it when logrotate renamed it. */
+		setenv("SLIPWAY_LOG_FILE", c->log, 1);
 		execv(c->argv[0], (char *const *)(uintptr_t)c->argv);
 		fprintf(stderr, "exec %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);
@@ -227,6 +248,20 @@ sw_sup_stop_all(struct sw_sup *s, int grace_ms)
 		s->kids[i].pid = 0;
 }
 
+/* SIGUSR1: logrotate renamed the logs. */
+static void
+reopen_logs(struct sw_sup *s)
+{
+	int i;
+
+	if (s->log_path[0] != '\0')
+		sw_log_reopen();
+	for (i = 0; i < s->n; i++)
+		if (s->kids[i].pid > 0 && s->kids[i].reopen_signal != 0)
+			kill(s->kids[i].pid, s->kids[i].reopen_signal);
+	sw_info("log files reopened");
+}
+
 int
 sw_sup_run(struct sw_sup *s, int (*ready)(struct sw_sup *))
 {
@@ -251,10 +286,13 @@ sw_sup_run(struct sw_sup *s, int (*ready)(struct sw_sup *))
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	for (;;) {
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
+		if (sig == SIGUSR1)
+			reopen_logs(s);
 		if (reap(s, 1) + start_due(s) > 0)
 			sw_sup_write_status(s, "running");
 	}

@@ -3,7 +3,13 @@
  * component as a child, replaces any that dies (within
  * SW_RESPAWN_DELAY_MS, backing off if one keeps crashing), logs each
  * event, rewrites run/status.json, and on SIGTERM stops them all and
- * reaps them so no process is left behind.
+ * reaps them so no process is left behind.  A supervisor that dies
+ * without stopping them (SIGKILL, a crash) takes them along: each child
+ * has the kernel send it its stop signal when its parent dies.  On
+ * SIGUSR1 (`slipway logs reopen`, after logrotate renamed the files)
+ * it reopens its own log and passes the signal on to the children that
+ * reopen theirs on it (nginx); the others follow a renamed log by
+ * themselves (lib/log.c, SLIPWAY_LOG_FILE).
  */
 #ifndef SW_SUPERVISE_H
 #define SW_SUPERVISE_H
@@ -25,6 +31,7 @@ struct sw_child {
 	int		 listen_fd;	/* becomes fd 0 in the child, or -1 */
 	char		 log[600];	/* stdout+stderr go here */
 	int		 stop_signal;	/* SIGTERM unless set */
+	int		 reopen_signal;	/* passed on by SIGUSR1, or 0 */
 	pid_t		 pid;		/* 0 when not running */
 	int		 restarts;
 	int		 quick_exits;	/* consecutive deaths soon after start */
@@ -39,13 +46,14 @@ struct sw_sup {
 	char		 state_dir[512];
 	int		 port;
 	int		 sandbox;
+	char		 log_path[700];	/* the supervisor's own (stderr) */
 };
 
 /* Start one child now; 0 on success. */
 int	sw_child_start(struct sw_child *);
 /* Write run/status.json describing every child. */
 void	sw_sup_write_status(struct sw_sup *, const char *phase);
-/* Block SIGCHLD/SIGTERM/SIGINT/SIGHUP so sw_sup_run can wait for them;
+/* Block SIGCHLD/SIGTERM/SIGINT/SIGHUP/SIGUSR1 so sw_sup_run can wait for them;
  * call before the first sw_child_start. */
 void	sw_sup_block_signals(void);
 /* Supervise until SIGTERM/SIGINT, then stop every child.  ready() is

@@ -181,6 +181,41 @@ conf_region_ok(const char *v)
 	return 1;
 }
 
+int
+sw_conf_policy_arn_ok(const char *v)
+{
+	const char *p;
+	size_t i;
+
+	if (v == NULL || strncmp(v, "arn:aws", 7) != 0 || strlen(v) > 2048)
+		return 0;
+	for (p = v + 7; *p != '\0' && *p != ':'; p++)
+		if (!(*p == '-' || (*p >= 'a' && *p <= 'z')))
+			return 0;
+	if (strncmp(p, ":iam::", 6) != 0)
+		return 0;
+	p += 6;
+	for (i = 0; i < 12; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	if (strncmp(p + 12, ":policy/", 8) != 0 || p[20] == '\0')
+		return 0;
+	for (p += 20; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("+=,.@_/-", *p)))
+			return 0;
+	return 1;
+}
+
+const char *
+sw_config_boundary(const struct sw_config *c)
+{
+	const char *v = c != NULL ? sw_json_get_str(c->root,
+	    "iam_permissions_boundary") : NULL;
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
 /* One key = value into out; NULL, or why the line is refused. */
 static const char *
 conf_set(json_object *out, const char *k, const char *v)
@@ -201,6 +236,11 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, SW_MAX_WORKERS, &n))
 			return "workers is out of range";
 		sw_json_add_int(out, "workers", n);
+	} else if (strcmp(k, "iam_permissions_boundary") == 0) {
+		if (!sw_conf_policy_arn_ok(v))
+			return "iam_permissions_boundary is a managed policy "
+			    "ARN (arn:aws:iam::<account>:policy/<name>)";
+		sw_json_add_str(out, "iam_permissions_boundary", v);
 	} else if (strcmp(k, "log_format") == 0) {
 		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
 			return "log_format must be text or json";

@@ -40,6 +40,16 @@ void	sw_config_free(struct sw_config *);
 sw_err	sw_conf_file_load(const char *path, json_object **out, char *why,
 	    size_t whysz);
 
+/*
+ * The permissions boundary every IAM role Slipway creates carries
+ * (config.json's iam_permissions_boundary, from slipway.conf or
+ * $SLIPWAY_IAM_PERMISSIONS_BOUNDARY), or NULL when none is configured.
+ */
+const char *sw_config_boundary(const struct sw_config *);
+/* True when v is a customer managed policy ARN
+ * (arn:<partition>:iam::<account>:policy/<path/name>). */
+int	sw_conf_policy_arn_ok(const char *v);
+
 /* The services an endpoint.<name> key may name, NULL-terminated, and
  * the AWS_ENDPOINT_URL_ suffix of each (same order). */
 extern const char *const sw_conf_services[];

@@ -35,9 +35,10 @@
  *	http:3+@slipway-poller, since every process `slipway start` starts
  *	inherits the variable.  Each injected failure is logged.
  *
- * Built only with --enable-fault-injection (the test build; on unless
- * --disable-fault-injection); otherwise every hook is an empty inline
- * function and the environment is never read.
+ * Built only with --enable-fault-injection (off by default; the test
+ * builds of ./quickstart test turn it on); otherwise every hook is an
+ * empty inline function and the environment is never read, so a
+ * release build (the Dockerfile's) ignores SLIPWAY_FAULT.
  */
 #ifndef SW_FAULT_H
 #define SW_FAULT_H

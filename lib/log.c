@@ -4,8 +4,12 @@
  * one JSON object a line: {"time","level","proc","pid","msg"}, with
  * "request_id" and "operation_id" while a context is set.  One
  * write(2) per record so lines from several processes sharing a file do
- * not interleave.
+ * not interleave.  A process whose stderr is a log file the supervisor
+ * opened (SLIPWAY_LOG_FILE) follows that path through logrotate's
+ * renames: when the path names another file, or none, it reopens it.
  */
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,8 @@ static enum sw_log_level log_min = SW_LOG_INFO;
 static const char *const log_names[] = { "debug", "info", "warn", "error" };
 static int log_json;
 static char log_rid[33], log_op[64];
+static char log_file[600];		/* followed path, or "" */
+static long long log_checked_ms;	/* last check (monotonic) */
 
 void
 sw_log_init(const char *procname)
@@ -28,6 +34,65 @@ sw_log_init(const char *procname)
 
 	log_proc = procname;
 	log_json = f != NULL && strcmp(f, "json") == 0;
+	if ((f = getenv("SLIPWAY_LOG_FILE")) != NULL && f[0] == '/')
+		sw_log_follow(f);
+}
+
+void
+sw_log_follow(const char *path)
+{
+	if (path == NULL || strlen(path) >= sizeof(log_file))
+		log_file[0] = '\0';
+	else
+		memcpy(log_file, path, strlen(path) + 1);
+}
+
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int
+sw_log_reopen(void)
+{
+	struct stat err, out;
+	int fd, both;
+
+	if (log_file[0] == '\0')
+		return -1;
+	both = fstat(STDERR_FILENO, &err) == 0 &&
+	    fstat(STDOUT_FILENO, &out) == 0 && same_file(&err, &out);
+	fd = open(log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -1;
+	(void)dup2(fd, STDERR_FILENO);
+	if (both)
+		(void)dup2(fd, STDOUT_FILENO);
+	close(fd);
+	return 0;
+}
+
+/* At most once a second: reopen the followed path when it names
+ * another file than stderr (renamed away) or none. */
+static void
+log_check_file(void)
+{
+	struct timespec now;
+	struct stat cur, path;
+	long long ms;
+
+	if (log_file[0] == '\0')
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	if (log_checked_ms != 0 && ms - log_checked_ms < 1000)
+		return;
+	log_checked_ms = ms;
+	if (fstat(STDERR_FILENO, &cur) == 0 && stat(log_file, &path) == 0 &&
+	    same_file(&cur, &path))
+		return;
+	(void)sw_log_reopen();
 }
 
 /* s when it is n..max characters of [0-9a-z-], else "". */
@@ -126,6 +191,7 @@ sw_log(enum sw_log_level l, const char *fmt, ...)
 
 	if (l < log_min)
 		return;
+	log_check_file();
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);

@@ -11,6 +11,16 @@ enum sw_log_level { SW_LOG_DEBUG, SW_LOG_INFO, SW_LOG_WARN, SW_LOG_ERROR };
 /* Name used as the record's "proc" field; borrowed, must outlive use. */
 void	sw_log_init(const char *procname);
 /*
+ * Write stderr (and stdout, when it is the same file) to path again,
+ * reopened (created if gone): after logrotate renamed it.  sw_log_init
+ * takes the path from SLIPWAY_LOG_FILE (set by the supervisor for each
+ * child), and then every log record checks, at most once a second,
+ * that the path still names the file it writes to.
+ */
+void	sw_log_follow(const char *path);
+/* Reopen the followed file now.  0, or -1 when it cannot be opened. */
+int	sw_log_reopen(void);
+/*
  * What the records that follow are about, until the next call: the
  * request id nginx gave the request ($request_id, 32 hex digits; any
  * other text is dropped) and the operation, each NULL for none.  A

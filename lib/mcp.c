@@ -435,6 +435,8 @@ authenticate(struct ctx *c)
 		    "Internal error: token check failed", NULL);
 		return -1;
 	}
+	/* nginx logs authenticated requests in full (slipway.conf.in). */
+	add_header(c->out, "X-Slipway-Authenticated", "1");
 	return 0;
 }
 

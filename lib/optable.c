@@ -551,6 +551,12 @@ static const struct sw_field f_scheduler_config[] = {
 #define PAT_WL_NAME	"[a-z]([a-z0-9-]{0,50}[a-z0-9])?"
 #define PAT_REL_PATH	"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}" \
 			"(/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}"
+/* A model source: s3://bucket or a first segment (an fs-<id>, a Hugging
+ * Face organisation), then a path of PAT_REL_PATH's segments (no '.'
+ * or '..' segment, nothing absolute), a trailing '/' allowed. */
+#define PAT_MODEL_URI	"(s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]|" \
+			"[A-Za-z0-9][A-Za-z0-9._-]{0,95})" \
+			"(/" PAT_REL_PATH ")?/?"
 #define PAT_IMAGE	"[a-z0-9][a-z0-9._-]{0,127}(:[0-9]{1,5})?" \
 			"(/[a-z0-9][a-z0-9._-]{0,127}){0,6}" \
 			"(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?" \
@@ -773,8 +779,9 @@ static const struct sw_field f_inf_source[] = {
 	{ .name = "type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = inf_source_types, .desc = "s3, fsx or huggingface." },
 	{ .name = "uri", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
-	  .min = 3, .max = 512, .pattern = "[A-Za-z0-9][A-Za-z0-9:/._-]*",
-	  .desc = "s3://bucket/prefix, fs-<id>[/path] or org/model." },
+	  .min = 3, .max = 512, .pattern = PAT_MODEL_URI,
+	  .desc = "s3://bucket/prefix, fs-<id>[/path] or org/model; the "
+	  "path is relative, without '.' or '..' segments." },
 	{ NULL }
 };
 static const struct sw_field f_inf_kv[] = {

@@ -295,6 +295,18 @@ route_find(struct sw_req *r, json_object *vars)
 	return NULL;
 }
 
+/*
+ * The caller is authenticated: nginx logs each such request in full
+ * (X-Slipway-Authenticated, which it keeps from the client), and only a
+ * sample of the others (nginx/slipway.conf.in).
+ */
+static sw_err
+authenticated(struct sw_req *r)
+{
+	sw_req_header(r, "X-Slipway-Authenticated: 1");
+	return SW_OK;
+}
+
 static sw_err
 authenticate(struct sw_req *r)
 {
@@ -315,14 +327,15 @@ authenticate(struct sw_req *r)
 			return sw_req_fail(r, e,
 			    "the token is unknown, revoked or malformed");
 		}
-		return e == SW_OK ? e : sw_req_fail(r, e, "token check failed");
+		return e == SW_OK ? authenticated(r) : sw_req_fail(r, e,
+		    "token check failed");
 	}
 	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie))) {
 		e = sw_session_check(r->db, cookie, &r->who);
 		if (e == SW_EUNAUTH)
 			return sw_req_fail(r, e,
 			    "the session has expired; log in again");
-		return e == SW_OK ? e :
+		return e == SW_OK ? authenticated(r) :
 		    sw_req_fail(r, e, "session check failed");
 	}
 	sw_req_header(r, "WWW-Authenticate: Bearer");

@@ -187,6 +187,7 @@ feat_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(text),
 		    "Description", sw_js("Created by Slipway (feature_set)"),
+		    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
 		    "Tags", sw_tag_list(s), NULL),
 		    &out, NULL);
 		free(text);

@@ -263,6 +263,7 @@ sw_ensure_role(struct sw_step *s, const char *key, const char *name,
 		    "RoleName", sw_js(name),
 		    "AssumeRolePolicyDocument", sw_js(doc),
 		    "Description", sw_js("Created by Slipway"),
+		    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
 		    "Tags", sw_tag_list(s), NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code,
 		    "EntityAlreadyExists") == 0) {

@@ -115,5 +115,24 @@ t.eq(pids_after, pids_before, "no worker crashed or restarted")
 t.ok("500" not in " ".join(l.split('"')[2][:5] for l in
      s.log_text("access.log").splitlines() if l.count('"') >= 3),
      "no 500 in the access log")
+# A managed endpoint's model_source.uri is a path like every other: no
+# '.' or '..' segment, for S3 and FSx sources too.
+mgd = {"endpoint_name": "mgd", "kind": "managed",
+       "instance_type": "ml.g5.xlarge", "replicas": 1}
+for uri in ("s3://inf-models/../../etc", "s3://inf-models/models/..",
+            "s3://inf-models/./x", "fs-0123456789abcdef0/../etc",
+            "org/..", "s3://inf-models//etc", "/etc/passwd"):
+    problem(s.post("/api/v1/clusters/inf/inference",
+                   dict(mgd, model_source={"type": "s3", "uri": uri})), 400,
+            "model_source.uri %s: 400 naming the field" % uri,
+            "model_source.uri", "pattern")
+for uri in ("s3://inf-models/models/qwen", "s3://inf-models/models/qwen/",
+            "fs-0123456789abcdef0/models/a..b", "Qwen/Qwen3-0.6B"):
+    r = s.post("/api/v1/clusters/inf/inference",
+               dict(mgd, model_source={"type": "s3", "uri": uri}))
+    t.ok(not any(e.get("field") == "model_source.uri"
+                 for e in (r.json or {}).get("errors", [])),
+         "model_source.uri %s passes the path rule (%d)" % (uri, r.status))
+
 s.stop()
 t.done()

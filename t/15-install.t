@@ -51,6 +51,7 @@ for want in ("bin/slipway", "libexec/slipway/slipway-api",
              "etc/slipway/slipway.conf",
              "lib/systemd/system/slipway.service",
              "lib/sysusers.d/slipway.conf",
+             "etc/logrotate.d/slipway",
              "share/man/man1/slipway.1", "share/man/man1/slipway-sandbox.1",
              "share/man/man5/slipway.conf.5", "share/man/man7/slipway-api.7",
              "share/man/man8/slipway-poller.8"):
@@ -83,6 +84,18 @@ t.eq(unit.get("ExecStart"), prefix + "/bin/slipway start --foreground "
      "slipway in the foreground")
 t.ok(not re.search(r"@[a-z]+@", " ".join(unit.values())),
      "no placeholder left in the unit")
+
+# --- log rotation ------------------------------------------------------------------
+with open(os.path.join(root, "etc/logrotate.d/slipway")) as f:
+    rot = f.read()
+t.ok("/var/lib/slipway/logs/*.log {" in rot and
+     re.search(r"^\s*maxsize ", rot, re.M) and
+     (prefix + "/bin/slipway logs reopen --state-dir /var/lib/slipway")
+     in rot, "logrotate.d/slipway rotates the logs by size too and has "
+     "the installed slipway reopen them")
+t.ok(unit.get("ExecReload", "").startswith(prefix + "/bin/slipway logs "
+                                           "reopen"),
+     "systemctl reload slipway reopens the logs")
 
 # --- man pages ---------------------------------------------------------------------
 pages = sorted(f for f in found if f.startswith("share/man/"))
@@ -133,7 +146,7 @@ with open(os.path.join(SRCDIR, "Dockerfile")) as f:
 lines = [l.strip() for l in docker.splitlines()
          if l.strip() and not l.strip().startswith("#")]
 froms = [l.split()[1] for l in lines if l.startswith("FROM ")]
-t.ok(froms and all(f == "debian:12-slim" for f in froms),
+t.ok(froms and all(f.split("@")[0] == "debian:12-slim" for f in froms),
      "the image is Debian 12 slim")
 build = [l for l in lines if l.startswith("RUN ") and "configure" in l]
 t.ok(build and "--prefix=/usr" in build[0] and

@@ -4,11 +4,16 @@
 # (derived from the sources by cfn/aws-actions.py, never listed here):
 # none missing, none extra, no wildcard, no mutating action on every
 # resource without a condition, iam:PassRole only for its own roles and
-# named services.  Also: the instance has no inbound rule and IMDSv2
+# named services.  The roles it creates carry its permissions boundary
+# (CreateRole and every change to a role need it; removing it is
+# denied), AttachRolePolicy names exactly the AWS managed policies the
+# code attaches, and the boundary grants no IAM or STS.  Also: the instance has no inbound rule and IMDSv2
 # only, the bucket is encrypted, versioned, private and TLS-only, and
 # the outputs give the port-forwarding command.
+import glob
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -182,6 +187,71 @@ t.eq(wild, [], "the instance agent's policy has no wildcard action")
 trust = res["SlipwayRole"]["Properties"]["AssumeRolePolicyDocument"]
 t.eq([st["Principal"] for st in trust["Statement"]],
      [{"Service": "ec2.amazonaws.com"}], "only EC2 may assume the role")
+
+# --- the roles Slipway creates: bounded, named policies only ------------------
+
+BOUNDARY = {"Ref": "SlipwayRoleBoundary"}
+t.eq(res.get("SlipwayRoleBoundary", {}).get("Type"), "AWS::IAM::ManagedPolicy",
+     "the template defines the permissions boundary policy")
+by_action = {}
+for name, st in stmts:
+    for a in as_list(st["Action"]):
+        by_action.setdefault(a, []).append(st)
+
+
+def bounded(st):
+    return st.get("Condition", {}).get("StringEquals", {}).get(
+        "iam:PermissionsBoundary") == BOUNDARY
+
+
+for a in ("iam:CreateRole", "iam:PutRolePolicy", "iam:AttachRolePolicy",
+          "iam:DetachRolePolicy", "iam:DeleteRolePolicy"):
+    allows = [st for st in by_action.get(a, []) if st["Effect"] == "Allow"]
+    t.ok(allows and all(bounded(st) for st in allows),
+         "%s only on roles with Slipway's permissions boundary" % a)
+# The AWS managed policies the code attaches, from the sources.
+code_arns = set()
+for f in glob.glob(os.path.join(SRCDIR, "pipelines", "*.[ch]")) + \
+        glob.glob(os.path.join(SRCDIR, "handlers", "*.[ch]")):
+    src = re.sub(r'"\s*\\?\n\s*"', "", open(f).read())
+    code_arns |= set(re.findall(r'"arn:aws:iam::aws:policy/([A-Za-z0-9+=,.@_-]+)"',
+                                src))
+attach = [st for st in by_action.get("iam:AttachRolePolicy", [])
+          if st["Effect"] == "Allow"]
+named = set()
+wild = False
+for st in attach:
+    for op, keys in st.get("Condition", {}).items():
+        for k, v in keys.items():
+            if k.lower() != "iam:policyarn":
+                continue
+            wild |= op != "ArnEquals"
+            for x in as_list(v):
+                x = x.get("Fn::Sub", x) if isinstance(x, dict) else x
+                wild |= "*" in x
+                named.add(x.rsplit("/", 1)[-1])
+t.ok(len(code_arns) >= 2 and attach and not wild and named == code_arns,
+     "iam:AttachRolePolicy only for the policies the code attaches, by ARN "
+     "(%s)" % ", ".join(sorted(code_arns)))
+denies = [st for _, st in stmts if st["Effect"] == "Deny"]
+t.ok(any({"iam:DeleteRolePermissionsBoundary",
+          "iam:PutRolePermissionsBoundary"} <= set(as_list(st["Action"])) and
+         "role/slipway-*" in str(st["Resource"]) for st in denies),
+     "removing or replacing the boundary of its roles is denied")
+bdoc = res["SlipwayRoleBoundary"]["Properties"]["PolicyDocument"]["Statement"]
+b_allow = [a for st in bdoc if st["Effect"] == "Allow"
+           for a in as_list(st["Action"])]
+t.ok(not [a for a in b_allow if a.startswith("iam:") and
+          a != "iam:CreateServiceLinkedRole"] and
+     not [a for a in b_allow if a.startswith(("sts:", "organizations:"))]
+     and "*" not in b_allow,
+     "the boundary grants no IAM (but service-linked roles), STS or "
+     "Organizations action")
+t.ok(any(st["Effect"] == "Deny" and "NotAction" in st for st in bdoc),
+     "and denies every other action outright")
+user_data = res["Instance"]["Properties"]["UserData"]["Fn::Base64"]["Fn::Sub"]
+t.ok("SLIPWAY_IAM_PERMISSIONS_BOUNDARY=${SlipwayRoleBoundary}" in user_data,
+     "the instance runs Slipway with the boundary configured")
 
 # --- the instance --------------------------------------------------------------
 inst = res["Instance"]["Properties"]

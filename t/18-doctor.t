@@ -173,6 +173,46 @@ else:
     t.eq(decision("eks:DescribeAddon", cluster, tag), "explicitDeny",
          "simulator: an explicit Deny wins")
 
+# --- the permissions boundary of Slipway's roles ----------------------------
+BOUNDARY = "arn:aws:iam::123456789012:policy/slipway-role-boundary"
+bconf = os.path.join(tmp, "boundary.conf")
+with open(bconf, "w") as f:
+    f.write("iam_permissions_boundary = %s\n" % BOUNDARY)
+rc, doc = doctor(s.state)
+t.ok((finding(doc, "IAM permissions boundary") or {}).get("ok") is True,
+     "no boundary configured: the boundary check says so and passes")
+rc1, _ = aws_cli(s, "iam", "create-role", "--role-name", "slipway-bounded",
+                 "--assume-role-policy-document", json.dumps(trust),
+                 "--permissions-boundary", BOUNDARY)
+if rc1 is None:
+    t.skip("the aws CLI is not installed", 4)
+else:
+    rc2, got = aws_cli(s, "iam", "get-role", "--role-name",
+                       "slipway-bounded")
+    t.eq((got or {}).get("Role", {}).get("PermissionsBoundary"),
+         {"PermissionsBoundaryType": "PermissionsBoundaryPolicy",
+          "PermissionsBoundaryArn": BOUNDARY},
+         "the sandbox keeps a role's boundary and answers it in GetRole")
+    aws_cli(s, "iam", "create-role", "--role-name", "slipway-unbounded",
+            "--assume-role-policy-document", json.dumps(trust))
+    before = len(sandbox_requests(s, service="iam", operation="GetRole"))
+    rc, doc = doctor(s.state, conf=bconf)
+    b = finding(doc, "IAM permissions boundary") or {"ok": True,
+                                                     "detail": ""}
+    t.ok(rc == 1 and not b["ok"] and "slipway-unbounded" in b["detail"] and
+         "slipway-bounded" not in b["detail"].replace("slipway-unbounded",
+                                                       ""),
+         "doctor names the Slipway role without the configured boundary")
+    t.ok(len(sandbox_requests(s, service="iam", operation="GetRole")) >
+         before, "it reads each role's boundary with iam:GetRole")
+    aws_cli(s, "iam", "delete-role", "--role-name", "slipway-unbounded")
+    rc, doc = doctor(s.state, conf=bconf)
+    b = finding(doc, "IAM permissions boundary") or {"ok": False}
+    t.ok(b["ok"] and "carry " + BOUNDARY in b["detail"],
+         "with every Slipway role bounded the check passes (%s)" %
+         b.get("detail"))
+    aws_cli(s, "iam", "delete-role", "--role-name", "slipway-bounded")
+
 # --- plain words on a terminal -----------------------------------------------
 r = subprocess.run([SLIPWAY, "doctor", "--state-dir", s.state],
                    capture_output=True, text=True, timeout=120, env=env)

@@ -13,10 +13,12 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import need_clusters, sandbox_requests, Stack, wait_operation
+from harness import need_clusters, need_fault_injection
+from harness import sandbox_requests, Stack, wait_operation
 
 t = T()
 need_clusters(t)
+need_fault_injection(t)
 
 POINTS = ("UpdateClusterSoftware", "UpdateCluster", "BatchRebootClusterNodes")
 once = os.path.join(tempfile.mkdtemp(prefix="sw-fault-"), "killed")

@@ -31,11 +31,12 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, kill_if, sandbox_call, sandbox_requests
-from harness import need_clusters
+from harness import need_clusters, need_fault_injection
 import wsclient
 
 t = T()
 need_clusters(t)
+need_fault_injection(t)
 
 ROUNDS = int(os.environ.get("SW_CRASH_ROUNDS") or 20)
 # Slow enough that an operation lasts a few seconds, so kills land in the

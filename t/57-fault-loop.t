@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import BUILDDIR, Stack, wait_operation
+from harness import BUILDDIR, Stack, need_fault_injection, wait_operation
 
 t = T()
 LOOP = os.path.join(BUILDDIR, "t", "unit", "fault-loop")
@@ -31,6 +31,7 @@ if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
     t.skip_all("sandbox missing")
 if not os.path.exists(LOOP):
     t.skip_all("t/unit/fault-loop not built (make check builds it)")
+need_fault_injection(t)
 s = Stack(t, sandbox=True, speed=3000)
 C = "flt"
 

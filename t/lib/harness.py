@@ -290,6 +290,22 @@ def need_clusters(t):
         t.skip_all(NO_HELM)
 
 
+def fault_injection_built():
+    """Whether this build has the SLIPWAY_FAULT hooks (configure
+    --enable-fault-injection; off in a release build)."""
+    r = subprocess.run([SLIPWAY, "version", "--json"], capture_output=True,
+                       text=True, timeout=30)
+    return r.returncode == 0 and json.loads(r.stdout)["fault_injection"]
+
+
+def need_fault_injection(t):
+    """Skip the whole test unless SLIPWAY_FAULT works in this build
+    (./quickstart test configures its builds with it)."""
+    if not fault_injection_built():
+        t.skip_all("built without --enable-fault-injection "
+                   "(./quickstart test builds with it)")
+
+
 def sandbox_info(stack):
     return stack.config().get("sandbox_info") or {}
 

@@ -2,7 +2,10 @@
  * object on one line (time, level, proc, pid, msg), quotes, backslashes
  * and newlines in the message escaped; without it, the text line.  A
  * record carries the request and operation it is about while a context
- * is set, and nothing that is not an id. */
+ * is set, and nothing that is not an id.  A process following its log
+ * file (SLIPWAY_LOG_FILE) writes to the path again once logrotate renamed
+ * the file away. */
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,60 @@ capture(const char *msg, char *out, size_t sz)
 	out[n > 0 ? n : 0] = '\0';
 	close(fd);
 	unlink(path);
+}
+
+/* Size of path, -1 when there is none. */
+static long long
+size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* The log file renamed: later records go to a new file at the path. */
+static void
+test_follow(void)
+{
+	char dir[] = "/tmp/sw-test-logf-XXXXXX", path[64], old[80];
+	int saved = dup(2), fd, i;
+	long long kept;
+
+	if (mkdtemp(dir) == NULL || saved < 0) {
+		ok(0, "temporary directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/api.log", dir);
+	snprintf(old, sizeof(old), "%s.1", path);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	dup2(fd, 2);
+	close(fd);
+	setenv("SLIPWAY_LOG_FILE", path, 1);
+	sw_log_init("test-log");
+	sw_info("before the rotation");
+	ok(size_of(path) > 0, "a record goes to the followed file");
+	rename(path, old);
+	/* The check runs at most once a second: log until it did (30 s at
+	 * most), never into the renamed file for more than that. */
+	for (i = 0; i < 3000 && size_of(path) <= 0; i++) {
+		sw_info("after the rotation %d", i);
+		usleep(10000);
+	}
+	ok(size_of(path) > 0, "after the rename, records go to a new file at "
+	    "the path");
+	kept = size_of(old);
+	sw_info("one more");
+	is_int(size_of(old), kept, "and no longer to the renamed one");
+	rename(path, old);
+	ok(sw_log_reopen() == 0 && (sw_info("reopened"), size_of(path) > 0),
+	    "sw_log_reopen() opens the path again at once");
+	dup2(saved, 2);
+	close(saved);
+	unsetenv("SLIPWAY_LOG_FILE");
+	sw_log_follow(NULL);
+	unlink(path);
+	unlink(old);
+	rmdir(dir);
 }
 
 int
@@ -83,5 +140,7 @@ main(void)
 	sw_log_context(NULL, NULL);
 	capture("none", line, sizeof(line));
 	ok(strstr(line, "request_id") == NULL, "no context once it is cleared");
+	unsetenv("SLIPWAY_LOG_FORMAT");
+	test_follow();
 	return tap_done();
 }

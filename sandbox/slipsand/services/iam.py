@@ -58,7 +58,7 @@ class IamService(AwsService):
             raise _no_such("The role with name %s cannot be found." % name)
         return role
 
-    def _role_out(self, r):
+    def _role_out(self, r, listed=False):
         out = {"Path": r["Path"], "RoleName": r["RoleName"], "RoleId": r["RoleId"],
                "Arn": r["Arn"], "CreateDate": iso(r["CreateDate"], False),
                "AssumeRolePolicyDocument": urllib.parse.quote(r["AssumeRolePolicyDocument"], safe=""),
@@ -67,6 +67,11 @@ class IamService(AwsService):
             out["Description"] = r["Description"]
         if r.get("Tags"):
             out["Tags"] = r["Tags"]
+        if r.get("PermissionsBoundary") and not listed:
+            # ListRoles leaves the boundary out, as IAM does
+            out["PermissionsBoundary"] = {
+                "PermissionsBoundaryType": "PermissionsBoundaryPolicy",
+                "PermissionsBoundaryArn": r["PermissionsBoundary"]}
         out["RoleLastUsed"] = {}
         return out
 
@@ -75,6 +80,9 @@ class IamService(AwsService):
         if self.store.get("iam:roles", name):
             raise AwsError("EntityAlreadyExists", "Role with name %s already exists." % name, 409)
         doc = _policy_doc(p.get("AssumeRolePolicyDocument"))
+        boundary = p.get("PermissionsBoundary") or None
+        if boundary is not None and not boundary.startswith("arn:aws:iam::"):
+            raise AwsError("InvalidInput", "ARN %s is not valid." % boundary, 400)
         path = p.get("Path") or "/"
         arn = "arn:aws:iam::%s:role%s%s" % (self.world.account, path, name)
         role = {"RoleName": name, "Path": path, "Arn": arn,
@@ -82,7 +90,10 @@ class IamService(AwsService):
                 "CreateDate": self.clock.now(), "AssumeRolePolicyDocument": doc,
                 "Description": p.get("Description"),
                 "MaxSessionDuration": int(p.get("MaxSessionDuration") or 3600),
-                "Tags": p.get("Tags") or [], "attached": [], "inline": {}}
+                "Tags": p.get("Tags") or [], "attached": [], "inline": {},
+                "PermissionsBoundary": boundary}
+        if boundary is not None:
+            self._boundary_count(boundary, +1)
         self.store.put("iam:roleids", arn, role["RoleId"])
         self.store.put("iam:roles", name, role)
         return {"Role": self._role_out(role)}
@@ -95,7 +106,8 @@ class IamService(AwsService):
         prefix = p.get("PathPrefix") or "/"
         roles = [r for r in roles if r["Path"].startswith(prefix)]
         items, marker = page(roles, int(p.get("MaxItems") or 100), p.get("Marker"))
-        out = {"Roles": [self._role_out(r) for r in items], "IsTruncated": bool(marker)}
+        out = {"Roles": [self._role_out(r, listed=True) for r in items],
+               "IsTruncated": bool(marker)}
         if marker:
             out["Marker"] = marker
         return out
@@ -105,6 +117,8 @@ class IamService(AwsService):
         if role["attached"] or role["inline"]:
             raise AwsError("DeleteConflict", "Cannot delete entity, must %s first." % (
                 "detach all policies" if role["attached"] else "delete policies"), 409)
+        if role.get("PermissionsBoundary"):
+            self._boundary_count(role["PermissionsBoundary"], -1)
         self.store.delete("iam:roles", role["RoleName"])
         return None
 
@@ -137,6 +151,13 @@ class IamService(AwsService):
             self._count(arn, +1)
         self.store.put("iam:roles", role["RoleName"], role)
         return None
+
+    def _boundary_count(self, arn, delta):
+        pol = self.store.get("iam:policies", arn)
+        if pol is not None:
+            pol["PermissionsBoundaryUsageCount"] = max(
+                0, pol.get("PermissionsBoundaryUsageCount", 0) + delta)
+            self.store.put("iam:policies", arn, pol)
 
     def _count(self, arn, delta):
         pol = self.store.get("iam:policies", arn)
