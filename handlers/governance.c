@@ -21,6 +21,7 @@
 #include "lib/aws_api.h"
 #include "lib/json.h"
 #include "lib/limits.h"
+#include "lib/ops.h"
 #include "pipelines/featdefs.h"
 
 #define ARN_MAX		256
@@ -119,6 +120,18 @@ hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
 		return sw_req_fail(r, SW_EUPSTREAM, "DescribeCluster %s gave "
 		    "no ClusterArn", name);
 	return e;
+}
+
+/* As hp_lookup, for a change: only of a cluster Slipway owns (the one
+ * rule every mutating operation goes through, handlers/ownership.c). */
+static sw_err
+hp_change(struct sw_req *r, const char *name, struct hp_ref *ref)
+{
+	struct sw_cluster_rec rec;
+
+	if (h_owned(r, name, &rec) != SW_OK)
+		return r->err;
+	return hp_lookup(r, name, ref);
 }
 
 /* Is the task governance add-on ACTIVE on the EKS cluster?  1 yes, 0
@@ -398,7 +411,7 @@ h_compute_quota_create(struct sw_req *r)
 	struct hp_ref ref;
 
 	if (quota_rules(r, a, 1) != SW_OK ||
-	    hp_lookup(r, sw_json_get_str(a, "name"), &ref) != SW_OK)
+	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK)
 		return r->err;
 	cfg = sw_jo("ComputeQuotaResources", sw_ja(quota_resource(a, NULL)),
 	    "PreemptTeamTasks", sw_js(sw_json_get_str(a, "preempt")), NULL);
@@ -430,7 +443,7 @@ h_compute_quota_update(struct sw_req *r)
 	int resource;
 
 	if (quota_rules(r, a, 0) != SW_OK ||
-	    hp_lookup(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
+	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
 	    quota_find(r, &ref, qname, id, sizeof(id)) != SW_OK)
 		return r->err;
 	if (sm_call(r, "DescribeComputeQuota", sw_jo("ComputeQuotaId",
@@ -487,7 +500,7 @@ h_compute_quota_delete(struct sw_req *r)
 	char id[ID_MAX];
 	json_object *in, *out;
 
-	if (hp_lookup(r, sw_json_get_str(r->args, "name"), &ref) != SW_OK ||
+	if (hp_change(r, sw_json_get_str(r->args, "name"), &ref) != SW_OK ||
 	    quota_find(r, &ref, qname, id, sizeof(id)) != SW_OK)
 		return r->err;
 	in = sw_jo("ComputeQuotaId", sw_js(id), NULL);
@@ -640,7 +653,7 @@ h_scheduler_config_set(struct sw_req *r)
 	char addon[32], cname[96];
 	int active, n;
 
-	if (hp_lookup(r, name, &ref) != SW_OK)
+	if (hp_change(r, name, &ref) != SW_OK)
 		return r->err;
 	if ((active = task_governance_active(r, &ref, addon,
 	    sizeof(addon))) < 0)

@@ -223,6 +223,14 @@ r = s.request("PATCH", "/api/v1/clusters/cli1/instance-groups/w",
 t.eq(r.status, 409, "scaling a CLI-made cluster: 409")
 r = s.post("/api/v1/clusters/cli1:update-software", {})
 t.eq(r.status, 409, "a software update of a CLI-made cluster: 409")
+r = s.post("/api/v1/clusters/cli1/compute-quotas", {
+    "quota_name": "q", "team": "t", "instance_type": gtype, "count": 1})
+t.eq(r.status, 409, "a compute quota on a CLI-made cluster: 409")
+r = s.request("PUT", "/api/v1/clusters/cli1/scheduler-config", {
+    "priority_classes": [{"name": "high", "weight": 90}]})
+t.eq(r.status, 409, "its scheduler config: 409")
+t.ok("cluster_import" in (r.json or {}).get("detail", ""),
+     "... by the same rule, naming cluster_import")
 t.eq([e for e in sandbox_requests(s, since=seq0) if e.get("mutating")], [],
      "the refusals changed nothing in AWS")
 
