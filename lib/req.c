@@ -95,10 +95,23 @@ sw_req_header(struct sw_req *r, const char *fmt, ...)
 {
 	va_list ap;
 
+	size_t had = r->headers.len;
+	sw_err e;
+
 	va_start(ap, fmt);
-	(void)sw_buf_vprintf(&r->headers, fmt, ap);
+	e = sw_buf_vprintf(&r->headers, fmt, ap);
 	va_end(ap);
-	(void)sw_buf_puts(&r->headers, "\r\n");
+	if (e == SW_OK)
+		e = sw_buf_puts(&r->headers, "\r\n");
+	if (e == SW_OK)
+		return;
+	/* A whole line or none: half a line, or a lone CRLF, would end
+	 * the header block early and spill the rest into the body. */
+	r->headers.len = had;
+	if (r->headers.data != NULL)
+		r->headers.data[had] = '\0';
+	if (r->err == SW_OK)
+		(void)sw_req_fail(r, e, "cannot add a response header");
 }
 
 void

@@ -55,6 +55,7 @@
 #include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/mcp.h"
+#include "lib/ops.h"
 #include "lib/req.h"
 #include "lib/router.h"
 #include "pipelines/pipeline.h"
@@ -394,18 +395,28 @@ run_open(struct run *u, int with_mcp)
 	return 0;
 }
 
-/* The template every run copies. */
+/* The template every run copies: a token, and the record by which the
+ * stack owns the cluster the feature change is made to. */
 static int
 make_template(void)
 {
-	struct sw_db *db;
+	struct sw_cluster_rec rec, made;
+	struct sw_db *db, *live;
 	char path[128];
 	sw_err e;
 
+	if (sw_db_open(cfg.db_path, &live) != SW_OK)
+		return -1;
+	e = sw_cluster_get(live, cluster, &rec);
+	sw_db_close(live);
+	if (e != SW_OK)
+		return -1;
 	snprintf(path, sizeof(path), "%s/template.db", logdir);
 	if (sw_db_open(path, &db) != SW_OK)
 		return -1;
-	e = sw_token_create(db, "fault-admin", SW_SCOPE_ADMIN, token);
+	if ((e = sw_token_create(db, "fault-admin", SW_SCOPE_ADMIN, token)) ==
+	    SW_OK)
+		e = sw_cluster_record(db, cluster, rec.id, rec.origin, &made);
 	sw_db_close(db);	/* the last close folds the WAL back */
 	return e == SW_OK ? 0 : -1;
 }
