@@ -199,6 +199,10 @@ def tokenize(src):
             toks.append(("ident", text, m.start()))
         elif kind == "quoted":
             toks.append(("quoted", text[1:-1], m.start()))
+        elif text == "[?" and not (toks and (toks[-1][0] != "op" or toks[-1][1] in (")", "]", "}"))):
+            # `[?x` opening a list literal: a list with an optional first element
+            toks.append(("op", "[", m.start()))
+            toks.append(("op", "?", m.start() + 1))
         else:
             toks.append(("op", text, m.start()))
     toks.append(("eof", None, n))
