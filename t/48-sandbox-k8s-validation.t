@@ -54,6 +54,8 @@ t.ok(not any(n.endswith(".cert-manager.io") or n.endswith(".kueue.x-k8s.io") or
 r = k.req("GET", "/apis/apps/v1/namespaces/keda/deployments/keda-operator")
 t.ok(r.status == 200 and "kedacore/keda:2.17.1" in json.dumps(r.json()), "inference add-on brings the KEDA operator")
 t.ok("CEL rules" in sb.stderr() and "not installed" in sb.stderr(), "start message says what is not checked")
+t.ok(" 0 skipped" in sb.stderr() and "not evaluated" not in sb.stderr(),
+     "start message: every CEL rule evaluated, none skipped")
 
 # KubeRay and Karpenter CRDs come with Helm / HyperPod autoscaling; install them here.
 for bundle in ("kuberay-v1.4.2", "karpenter-v1.14.1", "hyperpod-karpenter-nodeclass"):
@@ -200,6 +202,15 @@ CASES = [
     ("NodePool CEL rule: empty nodeClassRef.group", nodepool,
      lambda o: o["spec"]["template"]["spec"]["nodeClassRef"].update(group=""),
      (422, "Invalid", "spec.template.spec.nodeClassRef.group", "FieldValueInvalid"), "same"),
+    ("NodePool CEL rule with a ternary and size(): In without values", nodepool,
+     lambda o: o["spec"]["template"]["spec"]["requirements"][0].update(values=[]),
+     (422, "Invalid", "spec.template.spec.requirements", "FieldValueInvalid"), "same"),
+    ("NodePool CEL rule with has(): weight on a static NodePool", nodepool,
+     lambda o: o["spec"].update(replicas=1, weight=5),
+     (422, "Invalid", "spec", "FieldValueInvalid"), "same"),
+    ("NodePool CEL rule with find(): restricted label domain", nodepool,
+     lambda o: o["spec"]["template"]["spec"]["requirements"][0].update(key="foo.karpenter.sh/x"),
+     (422, "Invalid", "spec.template.spec.requirements[0].key", "FieldValueInvalid"), "same"),
     ("selector does not match template labels", deployment,
      lambda o: o["spec"]["template"]["metadata"].update(labels={"app": "other"}),
      (422, "Invalid", "spec.template.metadata.labels", "FieldValueInvalid"), "same"),
@@ -253,6 +264,28 @@ for i, (label, good, defect, exp_create, exp_apply) in enumerate(CASES):
     r = k.req("PATCH", "%s/goodapply%d?fieldManager=t" % (base, i), obj, ctype=APPLY)
     t.ok(r.status == 201, "apply valid twin of %s: %d %s" % (label, r.status, r.json().get("message", "")[:200]))
     cleanup(kind, obj["metadata"]["name"])
+
+# ---- CEL transition rules (oldSelf) on update ------------------------------------------
+obj = nodepool()
+obj["metadata"]["name"] = "np-transition"
+r = k.req("POST", PATHS["NodePool"], obj)
+t.eq(r.status, 201, "NodePool created: transition rules do not run on create")
+cur = r.json()
+cur["spec"]["replicas"] = 2
+r = k.req("PUT", PATHS["NodePool"] + "/np-transition", cur)
+body = r.json()
+t.ok(r.status == 422 and "Cannot transition NodePool between static (replicas set) and dynamic" in
+     body.get("message", "") and any(c.get("field") == "spec" for c in body["details"]["causes"]),
+     "PUT: a CEL transition rule refuses static replicas on a dynamic NodePool (%s)" % body.get("message", "")[:200])
+r = k.req("PATCH", PATHS["NodePool"] + "/np-transition",
+          {"spec": {"template": {"spec": {"nodeClassRef": {"kind": "OtherNodeClass"}}}}},
+          ctype="application/merge-patch+json")
+t.ok(r.status == 422 and "nodeClassRef.kind is immutable" in r.json().get("message", ""),
+     "merge patch: nodeClassRef.kind is immutable (%s)" % r.json().get("message", "")[:200])
+r = k.req("PATCH", PATHS["NodePool"] + "/np-transition", {"spec": {"weight": 7}},
+          ctype="application/merge-patch+json")
+t.eq(r.status, 200, "an update the transition rules allow is accepted")
+cleanup("NodePool", "np-transition")
 
 # ---- the exact Status of one refusal ------------------------------------------------
 bad = pod()

@@ -393,11 +393,12 @@ class Api:
             _CRD_SCHEMAS[key] = hit = hit or {}
         return hit
 
-    def _schema_pass(self, req, rtype, version, obj, apply_config=False):
+    def _schema_pass(self, req, rtype, version, obj, apply_config=False, old=None):
         """Decode/validate `obj` against its schema as kube-apiserver does; prunes and defaults.
 
         `apply_config`: `obj` is a server-side apply configuration (errors are
         the typed-patch 400s); otherwise it is the object about to be stored.
+        `old`: the stored object on update (CEL transition rules and ratcheting).
         """
         builtin = rtype in _builtin()
         if apply_config:
@@ -405,7 +406,8 @@ class Api:
         if builtin:
             r = schema.check_builtin(rtype.group, version, rtype.kind, obj)
         else:
-            r = schema.check_custom(self._crd_schema(rtype, version), obj)
+            r = schema.check_custom(self._crd_schema(rtype, version), obj,
+                                    None if old is None or apply_config else self._out(rtype, version, old))
         if r is None:
             return
         fv = req.query.get("fieldValidation") or ("Strict" if apply_config else "Warn")
@@ -555,7 +557,7 @@ class Api:
                          {"name": name, "group": rtype.group, "kind": rtype.plural})
         obj["metadata"].pop("managedFields", None)
         if sub is None:
-            self._schema_pass(req, rtype, version, obj)
+            self._schema_pass(req, rtype, version, obj, old=old)
         obj["metadata"]["managedFields"] = old["metadata"].get("managedFields", [])
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, obj))
@@ -591,7 +593,7 @@ class Api:
             base = copy.deepcopy(old)
             new = apply(base, body, manager, force, nt)
             if sub is None:
-                self._schema_pass(req, rtype, version, new)
+                self._schema_pass(req, rtype, version, new, old=old)
             if req.query.get("dryRun") == "All":
                 return _json(200, self._out(rtype, version, new))
             mf = new["metadata"].get("managedFields")
@@ -628,7 +630,7 @@ class Api:
             raise KError(422, "Invalid", "patched object is not an object")
         self._check_identity(rtype, version, new, ns, name)
         if sub is None:
-            self._schema_pass(req, rtype, version, new)
+            self._schema_pass(req, rtype, version, new, old=old)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, new))

@@ -16,10 +16,10 @@ from the request (create/update/patch or apply, fieldValidation) what each
 finding means.  Resolved schemas are cached per schema node, so the cost per
 object is one walk over the object.
 
-CEL rules (`x-kubernetes-validations`): the simple shapes `cel_compile()`
-knows (`self != 'x'`, `self in [...]`, `self.all(x, x != 'y')`) are evaluated;
-the others, transition rules (oldSelf) included, are skipped, and
-`cel_rules()` counts both so the sandbox says so at start.
+CEL rules (`x-kubernetes-validations`) are evaluated after the schema walk by
+the CEL evaluator in cel/ (cel/crd.py: self, oldSelf on update, ratcheting,
+messageExpression, reason, fieldPath, cost limits); `cel_rules()` counts
+them for the start message.
 """
 import base64
 import binascii
@@ -28,6 +28,7 @@ import json
 import re
 
 from . import crdbundle
+from .cel import crd as cel_crd
 
 QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 QUANTITY_MSG = ("quantities must match the regular expression "
@@ -36,8 +37,6 @@ QUANTITY_REF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INTSTR_REF = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 OBJECTMETA_REF = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 BUILTIN_BUNDLE = "kubernetes-1.31"
-BUNDLES = ("kubernetes-1.31", "hyperpod-training-operator", "hyperpod-inference-operator",
-           "kuberay-v1.4.2", "keda-v2.17.1", "karpenter-v1.14.1", "hyperpod-karpenter-nodeclass")
 
 # Required in the OpenAPI but defaulted or optional in 1.31's Go validation.
 NOT_REQUIRED = {("io.k8s.api.apps.v1.StatefulSetSpec", "serviceName")}
@@ -156,7 +155,7 @@ def components():
     global _components
     if _components is None:
         merged = {}
-        for b in BUNDLES:
+        for b in crdbundle.bundle_names():
             doc = crdbundle.load(b)
             if doc:
                 merged.update(doc.get("components") or {})
@@ -178,65 +177,40 @@ def builtin_root(group, version, kind):
 
 
 def cel_rules():
-    """(evaluated, skipped) counts of the CEL rules in the bundles."""
+    """(evaluated, skipped) counts of the CEL rules in every bundle of testdata/crds.
+
+    Every rule compiles with the sandbox's CEL evaluator and is evaluated; a
+    rule that does not compile (none in the bundles) counts as skipped.
+    """
     done = skipped = 0
-    stack = []
-    for b in BUNDLES:
+    for b in crdbundle.bundle_names():
         doc = crdbundle.load(b)
-        if doc:
-            stack.append(doc.get("kinds"))
-    while stack:
-        s = stack.pop()
-        if isinstance(s, dict):
-            for rule in s.get("x-kubernetes-validations") or ():
-                if cel_compile(rule.get("rule", "")) is None:
-                    skipped += 1
-                else:
-                    done += 1
-            stack.extend(s.values())
-        elif isinstance(s, list):
-            stack.extend(s)
+        if doc and doc.get("mode") == "crd":
+            ok, bad = cel_crd.count_rules(doc.get("kinds"))
+            done += ok
+            skipped += bad
     return done, skipped
 
 
-# --- the CEL rules simple enough to evaluate without a CEL implementation -----------
-_LIT = r"""(?:'[^']*'|"[^"]*")"""
-_CEL_NE = re.compile(r"^self\s*!=\s*(%s)$" % _LIT)
-_CEL_IN = re.compile(r"^self\s+in\s+\[((?:\s*%s\s*,?)*)\]$" % _LIT)
-_CEL_ALL_NE = re.compile(r"^self\.all\((\w+),\s*\1\s*!=\s*(%s)\)$" % _LIT)
-_cel_cache = {}
+def _resolved_schema(s):
+    return resolve(s)[0]
 
 
-def _lits(text):
-    return [m[1:-1] for m in re.findall(_LIT, text)]
+def cel_validate(schema, obj, old, r):
+    """Evaluate the x-kubernetes-validations of `schema` over `obj` (`old` on update) into `r`."""
+    errs, warns, _ = cel_crd.validate(schema, obj, old, _resolved_schema)
+    for kind, field, value, detail in errs:
+        r.causes.append(_cel_cause(kind, field, value, detail))
+    for kind, field, value, detail in warns:
+        warn(_cel_cause(kind, field, value, detail).text())
 
 
-def cel_compile(rule):
-    """A predicate for `rule` (value -> bool), or None when the sandbox does not evaluate it.
-
-    Evaluated: `self != 'x'`, `self in ['a', ...]`, `self.all(x, x != 'y')`.
-    Rules with oldSelf (transition rules) and everything else are skipped.
-    """
-    if rule in _cel_cache:
-        return _cel_cache[rule]
-    rule_s = rule.strip()
-    fn = None
-    m = _CEL_NE.match(rule_s)
-    if m:
-        lit = m.group(1)[1:-1]
-        fn = lambda v: v != lit  # noqa: E731
-    if fn is None:
-        m = _CEL_IN.match(rule_s)
-        if m:
-            allowed = _lits(m.group(1))
-            fn = lambda v: v in allowed  # noqa: E731
-    if fn is None:
-        m = _CEL_ALL_NE.match(rule_s)
-        if m:
-            lit = m.group(2)[1:-1]
-            fn = lambda v: all(x != lit for x in v)  # noqa: E731
-    _cel_cache[rule] = fn
-    return fn
+def _cel_cause(kind, field, value, detail):
+    if kind == "Duplicate value":
+        return Cause(kind, field, value)
+    if kind in ("Required value", "Forbidden"):
+        return Cause(kind, field, detail=detail)
+    return Cause(kind, field, value, detail)
 
 
 def _ref_name(s):
@@ -361,9 +335,6 @@ class Walker:
         if t and not _type_ok(t, v):
             self._type_error(s, name, v, path, ssa, parent)
             return True
-        rules = None if self.builtin else s.get("x-kubernetes-validations")
-        if rules:
-            self._cel(rules, s, v, path)
         if isinstance(v, dict):
             self._object(s, name, v, path, ssa)
         elif isinstance(v, list):
@@ -377,23 +348,6 @@ class Walker:
             if not self.builtin:
                 self._scalar_checks(s, v, path)
         return True
-
-    def _cel(self, rules, s, v, path):
-        for rule in rules:
-            fn = cel_compile(rule.get("rule", ""))
-            if fn is None:
-                continue
-            try:
-                ok = fn(v)
-            except TypeError:
-                continue
-            if not ok:
-                field = path + rule["fieldPath"] if rule.get("fieldPath") else path
-                msg = rule.get("message") or "failed rule: %s" % rule["rule"]
-                self.r.causes.append(Cause(rule.get("reason") and {
-                    "FieldValueRequired": "Required value", "FieldValueDuplicate": "Duplicate value",
-                    "FieldValueForbidden": "Forbidden"}.get(rule["reason"], "Invalid value") or "Invalid value",
-                    field, s.get("type") or "object", msg))
 
     def _type_error(self, s, name, v, path, ssa, parent, want=None):
         r = self.r
@@ -569,13 +523,15 @@ def check_builtin(group, version, kind, obj):
     return r
 
 
-def check_custom(schema, obj):
-    """Walk a custom resource against its version's openAPIV3Schema (prunes, defaults)."""
+def check_custom(schema, obj, old=None):
+    """Walk a custom resource against its version's openAPIV3Schema (prunes, defaults), then run
+    its CEL rules over the result (`old`: the stored object on update, for transition rules)."""
     r = Result()
     if not schema:
         return r
     w = Walker(False, r)
     w.walk(schema, obj, "", "")
+    cel_validate(schema, obj, old, r)
     return r
 
 

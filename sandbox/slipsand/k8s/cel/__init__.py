@@ -1,0 +1,128 @@
+"""A Common Expression Language (CEL) evaluator for the sandbox's Kubernetes API server.
+
+`compile(src, variables)` parses and checks an expression (declared
+variables, known functions and macros) and returns a Program;
+`Program.eval(activation, limit)` evaluates it, raising CelError on a CEL
+error and CostExceeded past `limit` cost units.  The language follows
+cel-spec; the function set is what kube-apiserver 1.31 offers to
+x-kubernetes-validations: the standard library, cel-go's strings (v2), sets
+and optional-type extensions, cel.bind, and the Kubernetes libraries (lists,
+regex, URLs, quantities, IP/CIDR, named formats).  crd.py applies rules to
+custom resources.
+"""
+from . import k8slib, stdlib  # noqa: F401  (registers the Kubernetes libraries)
+from . import parser as P
+from . import values
+from .interp import TYPE_NAMES, Evaluator
+from .values import CelError, CostExceeded  # noqa: F401
+
+PER_CALL_LIMIT = 1000000          # k8s.io/apiserver/pkg/apis/cel PerCallLimit
+RUNTIME_BUDGET = 10000000         # RuntimeCELCostBudget: all rules of one object together
+NAMESPACES = ("sets", "optional", "strings", "format", "ip", "cel")
+SPECIAL = ("_&&_", "_||_", "_?_:_")  # evaluated by the interpreter itself (short-circuiting)
+
+
+class CompileError(Exception):
+    pass
+
+
+class Program:
+    __slots__ = ("src", "ast", "uses_old_self")
+
+    def __init__(self, src, ast, uses_old_self):
+        self.src, self.ast, self.uses_old_self = src, ast, uses_old_self
+
+    def eval(self, activation, limit=PER_CALL_LIMIT):
+        """(value, cost) of the expression; CelError (CostExceeded past `limit`) on error."""
+        ev = Evaluator(stdlib.F, activation, limit)
+        return ev.eval(self.ast), ev.cost
+
+
+class _Checker:
+    """Names and calls a compiled expression may use (cel-go's checker, minus type inference)."""
+
+    def __init__(self, variables):
+        self.vars = set(variables)
+        self.used = set()
+
+    def check(self, n, bound=frozenset()):
+        t = type(n)
+        if t is P.Ident:
+            if n.name not in bound and n.name not in self.vars and n.name not in TYPE_NAMES:
+                raise CompileError("undeclared reference to '%s' (in container '')" % n.name)
+            if n.name not in bound:
+                self.used.add(n.name)
+        elif t is P.Select:
+            if not self._namespaced(n, bound):
+                self.check(n.operand, bound)
+        elif t is P.Call:
+            self._call(n, bound)
+        elif t is P.ListLit:
+            for e in n.elems:
+                self.check(e, bound)
+        elif t is P.MapLit:
+            for k, v, _ in n.entries:
+                self.check(k, bound)
+                self.check(v, bound)
+        elif t is P.StructLit:
+            raise CompileError("undeclared reference to '%s' (in container '')" % n.type_name)
+        elif t is P.Comprehension:
+            self.check(n.range_, bound)
+            inner = bound | {n.var}
+            for e in (n.pred, n.transform):
+                if e is not None:
+                    self.check(e, inner)
+        elif t is P.Bind:
+            self.check(n.init, bound)
+            self.check(n.body, bound | {n.var})
+
+    def _namespaced(self, n, bound):
+        return isinstance(n.operand, P.Ident) and n.operand.name in NAMESPACES and n.operand.name not in bound \
+            and n.operand.name not in self.vars
+
+    def _call(self, n, bound):
+        name = n.fn
+        if n.target is not None and isinstance(n.target, P.Ident) and n.target.name in NAMESPACES \
+                and n.target.name not in bound and n.target.name not in self.vars:
+            full = n.target.name + "." + name
+            if full not in stdlib.F:
+                raise CompileError("undeclared reference to '%s' (in container '')" % full)
+        else:
+            if name not in stdlib.F and name not in SPECIAL:
+                raise CompileError("undeclared reference to '%s' (in container '')" % name)
+            if n.target is not None:
+                self.check(n.target, bound)
+        for a in n.args:
+            self.check(a, bound)
+
+
+_cache = {}
+
+
+def compile(src, variables=("self", "oldSelf")):  # noqa: A001
+    """A checked Program for `src`; CompileError with cel-go's wording otherwise."""
+    key = (src, tuple(variables))
+    hit = _cache.get(key)
+    if hit is not None:
+        if isinstance(hit, CompileError):
+            raise hit
+        return hit
+    if len(_cache) > 5000:
+        _cache.clear()
+    try:
+        ast = P.parse(src, values)
+        ch = _Checker(variables)
+        ch.check(ast)
+        prog = Program(src, ast, "oldSelf" in ch.used)
+    except (P.ParseError, CompileError) as e:
+        err = CompileError("ERROR: <input>: %s" % e)
+        _cache[key] = err
+        raise err
+    _cache[key] = prog
+    return prog
+
+
+def evaluate(src, activation=None, limit=PER_CALL_LIMIT):
+    """The value of `src` over `activation` (a name -> value dict): for tests and tools."""
+    activation = activation or {}
+    return compile(src, tuple(activation)).eval(activation, limit)[0]
