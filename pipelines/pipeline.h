@@ -28,7 +28,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
-#include "lib/aws.h"
+#include "cloud/aws.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/err.h"

@@ -58,7 +58,7 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"
-#include "lib/kube.h"
+#include "cloud/kube.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/ops.h"
