@@ -12,6 +12,8 @@
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/conf.h"
+#include "lib/json.h"
 #include "cloud/aws.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -697,4 +699,31 @@ out:
 	http_request_free(&req);
 	http_response_free(&resp);
 	return rc;
+}
+
+sw_err
+sw_aws_setup(struct aws_ctx *aws, const struct sw_config *cfg)
+{
+	json_object *sb = sw_json_get(cfg->root, "sandbox_info");
+	const char *ep = sw_json_get_str(sb, "aws_endpoint");
+	const char *ak = sw_json_get_str(sb, "access_key_id");
+	const char *sk = sw_json_get_str(sb, "secret_access_key");
+
+	if (aws_ctx_init(aws, cfg->region) != SW_OK)
+		return SW_EINTERNAL;
+	/*
+	 * Retry in process briefly only: one poller serves every operation,
+	 * so a long sleep inside a call would stall them all.  A call still
+	 * failing after that makes its stage WAIT, and the operation is
+	 * retried later by the scheduler while the others go on.
+	 */
+	aws->retry.base_ms = 100;
+	aws->retry.cap_ms = 1000;
+	if (sb == NULL || ep == NULL)
+		return SW_OK;
+	/* The sandbox: its keys, never the chain (nor the environment). */
+	if (ak == NULL || sk == NULL ||
+	    creds_set_static(&aws->creds, ak, sk, NULL) != SW_OK)
+		return SW_EINVAL;
+	return aws_ctx_set_endpoint_all(aws, ep);
 }

@@ -29,6 +29,7 @@
 
 #include "cloud/awsproto.h"
 #include "cloud/creds.h"
+#include "lib/conf.h"
 #include "lib/err.h"
 #include "cloud/http.h"
 #include "cloud/retry.h"
@@ -112,6 +113,14 @@ void	 aws_ctx_free(struct aws_ctx *);
 sw_err	 aws_ctx_set_endpoint(struct aws_ctx *, enum aws_service,
 	    const char *url);
 sw_err	 aws_ctx_set_endpoint_all(struct aws_ctx *, const char *url);
+/*
+ * A context for the product from its configuration: the region, short
+ * in-process retries, and with a sandbox (sandbox_info) its endpoint for
+ * every service and its keys, given to the context (the environment is
+ * left alone, so threads may call this).  Free with aws_ctx_free() even
+ * on failure.
+ */
+sw_err	 sw_aws_setup(struct aws_ctx *, const struct sw_config *);
 /*
  * Resolve a service's base URL (no trailing slash) and signing region
  * into the caller's buffers.

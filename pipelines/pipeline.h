@@ -162,12 +162,4 @@ sw_err	sw_pipeline_plan(struct aws_ctx *, const struct sw_config *,
 	    const char *kind, json_object *params, json_object **plan,
 	    json_object **waits);
 
-/*
- * Set up an AWS context from the configuration: the region, and with
- * the sandbox its endpoint for every service and the credentials it
- * accepts (put in the environment for the standard chain).  Free with
- * aws_ctx_free() even on failure.
- */
-sw_err	sw_aws_setup(struct aws_ctx *, const struct sw_config *);
-
 #endif
