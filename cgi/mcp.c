@@ -42,6 +42,10 @@
 #include "api/router.h"
 #include "lib/valid.h"
 
+#ifdef SW_MCP_EXTRAS
+extern const struct sw_mcp_extras SW_MCP_EXTRAS;
+#endif
+
 /* The answer's stream function: write and flush at once. */
 static sw_err
 stream_out(void *arg, const char *data, size_t len)
@@ -183,13 +187,11 @@ main(int argc, char *argv[])
 		goto out;
 	mcp_ready = 1;
 	skills_dir(&cfg, m.skills_dir, sizeof(m.skills_dir));
-	if (getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES") != NULL &&
-	    strcmp(getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES"), "1") == 0) {
-		/* Test-only: the conformance suite's fixture tools. */
-		sw_warn("SLIPWAY_MCP_CONFORMANCE_FIXTURES=1: serving the "
-		    "conformance fixtures (tests only)");
-		m.fixtures = 1;
-	}
+#ifdef SW_MCP_EXTRAS
+	/* The test build (t/slipway-mcp-conformance) serves these too. */
+	m.extras = &SW_MCP_EXTRAS;
+	sw_warn("a test build: serving the conformance fixtures");
+#endif
 	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
 	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");

@@ -663,7 +663,8 @@ read_resource(struct ctx *c, json_object *params, int modern, int *code,
 	if ((uri = param_str(params, "uri", "resources/read", code, msg,
 	    msgsz)) == NULL)
 		return NULL;
-	if ((res = sw_mcp_fixture_read(c->m, uri)) != NULL)
+	if (c->m->extras != NULL &&
+	    (res = c->m->extras->read(uri)) != NULL)
 		return res;
 	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
 	if (e == SW_OK)
@@ -848,38 +849,35 @@ wait_with_progress(struct ctx *c, json_object *args)
 	}
 }
 
-/* A conformance fixture tool; the progress and logging ones send their
- * notifications on this request's stream, 50 ms apart. */
-static json_object *
-fixture_tool(struct ctx *c, const char *name, json_object *params)
+/* An extra tool's notifications go on this request's stream. */
+void
+sw_mcp_call_progress(struct sw_mcp_call *call, json_object *params,
+    int progress, int total)
 {
-	struct timespec nap = { 0, 50 * 1000 * 1000 };
-	static const char *const logs[] = { "Tool execution started",
-	    "Tool processing data", "Tool execution completed" };
+	struct ctx *c = (struct ctx *)(void *)call;
 	json_object *p;
-	int i;
 
 	c->progress = sw_json_get(sw_json_get(params, "_meta"),
 	    "progressToken");
-	for (i = 0; i < 3; i++) {
-		if (strcmp(name, "test_tool_with_progress") == 0 &&
-		    c->progress != NULL) {
-			p = json_object_new_object();
-			json_object_object_add(p, "progressToken",
-			    json_object_get(c->progress));
-			sw_json_add_int(p, "progress", 50 * i);
-			sw_json_add_int(p, "total", 100);
-			notify(c, "notifications/progress", p);
-		} else if (strcmp(name, "test_tool_with_logging") == 0) {
-			if (c->log_min < 0)
-				c->log_min = 0;
-			notify_log(c, "info", json_object_new_string(logs[i]));
-		} else
-			break;
-		if (i < 2)
-			nanosleep(&nap, NULL);
-	}
-	return sw_mcp_fixture_call(name);
+	if (c->progress == NULL)
+		return;
+	p = json_object_new_object();
+	json_object_object_add(p, "progressToken",
+	    json_object_get(c->progress));
+	sw_json_add_int(p, "progress", progress);
+	sw_json_add_int(p, "total", total);
+	notify(c, "notifications/progress", p);
+}
+
+void
+sw_mcp_call_log(struct sw_mcp_call *call, const char *level,
+    const char *text)
+{
+	struct ctx *c = (struct ctx *)(void *)call;
+
+	if (c->log_min < 0)
+		c->log_min = 0;
+	notify_log(c, level, json_object_new_string(text));
 }
 
 /* Drop from a tools/list array what the token's classes leave out. */
@@ -1035,14 +1033,16 @@ call_more(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		res = json_object_new_object();
 		ref = sw_mcp_resource_list(c->m, &c->who);
-		sw_mcp_fixture_resources(c->m, ref, 0);
+		if (c->m->extras != NULL)
+			c->m->extras->resources(ref, 0);
 		json_object_object_add(res, "resources", ref);
 	} else if (strcmp(method, "resources/templates/list") == 0) {
 		if (cursor_bad(params, code, msg, msgsz))
 			return NULL;
 		res = json_object_new_object();
 		ref = sw_mcp_resource_templates();
-		sw_mcp_fixture_resources(c->m, ref, 1);
+		if (c->m->extras != NULL)
+			c->m->extras->resources(ref, 1);
 		json_object_object_add(res, "resourceTemplates", ref);
 	} else if (strcmp(method, "resources/read") == 0) {
 		res = read_resource(c, params, modern, code, msg, msgsz,
@@ -1054,14 +1054,15 @@ call_more(struct ctx *c, const char *method, json_object *params,
 			return NULL;
 		res = json_object_new_object();
 		ref = sw_mcp_prompt_list(c->m);
-		sw_mcp_fixture_prompts(c->m, ref);
+		if (c->m->extras != NULL)
+			c->m->extras->prompts(ref);
 		json_object_object_add(res, "prompts", ref);
 	} else if (strcmp(method, "prompts/get") == 0) {
 		if ((name = param_str(params, "name", method, code, msg,
 		    msgsz)) == NULL)
 			return NULL;
-		if ((res = sw_mcp_fixture_prompt(c->m, name, sw_json_get(
-		    params, "arguments"))) != NULL)
+		if (c->m->extras != NULL && (res = c->m->extras->prompt(name,
+		    sw_json_get(params, "arguments"))) != NULL)
 			return res;
 		e = sw_mcp_prompt_get(c->m, name, sw_json_get(params,
 		    "arguments"), &res, why, sizeof(why));
@@ -1092,8 +1093,7 @@ call_more(struct ctx *c, const char *method, json_object *params,
 		if ((name = param_str(params, "uri", method, code, msg,
 		    msgsz)) == NULL)
 			return NULL;
-		if (c->m->fixtures && strcmp(name, "test://watched-resource")
-		    == 0)
+		if (c->m->extras != NULL && c->m->extras->subscribable(name))
 			return json_object_new_object();
 		e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, name,
 		    strcmp(method, "resources/subscribe") == 0, why,
@@ -1162,7 +1162,8 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		res = json_object_new_object();
 		args = sw_mcp_tool_list(c->m, c->who.scope);
 		tools_of_classes(c, args);
-		sw_mcp_fixture_tools(c->m, args);
+		if (c->m->extras != NULL)
+			c->m->extras->tools(args);
 		json_object_object_add(res, "tools", args);
 		if (modern)
 			modern_result(res, 1);
@@ -1202,10 +1203,10 @@ call_method(struct ctx *c, const char *method, json_object *params,
 				modern_result(res, 0);
 			return res;
 		}
-		if (sw_mcp_fixture_is_tool(c->m, json_object_get_string(
-		    name))) {
-			res = fixture_tool(c, json_object_get_string(name),
-			    params);
+		if (c->m->extras != NULL && c->m->extras->is_tool(
+		    json_object_get_string(name))) {
+			res = c->m->extras->call((struct sw_mcp_call *)(void *)
+			    c, json_object_get_string(name), params);
 			if (modern)
 				modern_result(res, 0);
 			return res;

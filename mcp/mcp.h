@@ -158,7 +158,7 @@ struct sw_mcp {
 	void			*curl;		/* owned: CURL * for rest */
 	char			 base_url[128];	/* nginx internal URL */
 	char			 skills_dir[512]; /* skills/; "": none */
-	int			 fixtures;	/* conformance fixtures on */
+	const struct sw_mcp_extras *extras;	/* borrowed; NULL: none */
 };
 
 /*
@@ -297,20 +297,36 @@ int	sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	    json_object *id, json_object *params, struct sw_mcp_answer *out,
 	    char *why, size_t whysz);
 
-/* ---- conformance fixtures (mcp/mcp_fixtures.c), only when m->fixtures -- */
+/* ---- extras: what a test program serves beside the product's ---------- */
 
-int	sw_mcp_fixture_is_tool(const struct sw_mcp *m, const char *name);
-/* Append the fixture tools / resources (or templates) / prompts. */
-void	sw_mcp_fixture_tools(const struct sw_mcp *m, json_object *arr);
-void	sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
-	    int templates);
-void	sw_mcp_fixture_prompts(const struct sw_mcp *m, json_object *arr);
-/* A fixture tool's CallToolResult.  New reference. */
-json_object *sw_mcp_fixture_call(const char *name);
-/* A fixture resource read / prompt, or NULL when uri / name is none. */
-json_object *sw_mcp_fixture_read(const struct sw_mcp *m, const char *uri);
-json_object *sw_mcp_fixture_prompt(const struct sw_mcp *m, const char *name,
-	    json_object *args);
+/* The request a tool runs in, for its notifications (opaque). */
+struct sw_mcp_call;
+
+/*
+ * Tools, resources and prompts a program adds to the endpoint's own (the
+ * conformance suite's fixtures, t/mcp_fixtures.c, in the test build of
+ * slipway-mcp).  The product sets none.  Each list function appends to
+ * arr; call, read and prompt return a new reference, or NULL when the
+ * name is not theirs.
+ */
+struct sw_mcp_extras {
+	int		 (*is_tool)(const char *name);
+	void		 (*tools)(json_object *arr);
+	json_object	*(*call)(struct sw_mcp_call *, const char *name,
+			    json_object *params);
+	void		 (*resources)(json_object *arr, int templates);
+	json_object	*(*read)(const char *uri);
+	int		 (*subscribable)(const char *uri);
+	void		 (*prompts)(json_object *arr);
+	json_object	*(*prompt)(const char *name, json_object *args);
+};
+
+/* From an extra tool: a progress notification (when the caller asked for
+ * them with a progressToken), a log message (level "info", ...). */
+void	sw_mcp_call_progress(struct sw_mcp_call *, json_object *params,
+	    int progress, int total);
+void	sw_mcp_call_log(struct sw_mcp_call *, const char *level,
+	    const char *text);
 
 /* ---- resources (mcp/mcp_resources.c) ------------------------------------ */
 

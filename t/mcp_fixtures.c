@@ -3,15 +3,15 @@
  * MCP conformance suite (@modelcontextprotocol/conformance) calls by
  * name (test_simple_text, test://static-text, test_simple_prompt...).
  *
- * They exist only when slipway-mcp starts with
- * SLIPWAY_MCP_CONFORMANCE_FIXTURES=1 in its environment (t/34 does; a
- * normal start never lists them, and t/30 checks that); m->fixtures
- * says so.  Each answers exactly what the suite's scenario text asks
- * for.  The tools that send notifications (progress, logging) are run
- * by mcp.c, which owns the request's stream.
+ * Test code: linked only into t/slipway-mcp-conformance, the test build
+ * of cgi/mcp.c (SW_MCP_EXTRAS names sw_mcp_conformance_fixtures), which
+ * t/34 runs in place of slipway-mcp.  The product never carries them,
+ * and t/30 checks that it lists none.  Each answers exactly what the
+ * suite's scenario text asks for.
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/json.h"
 #include "mcp/mcp.h"
@@ -90,25 +90,25 @@ schema_2020_12(void)
 	return json_tokener_parse(text);
 }
 
-int
-sw_mcp_fixture_is_tool(const struct sw_mcp *m, const char *name)
+static int
+fixture_is_tool(const char *name)
 {
 	size_t i;
 
-	for (i = 0; m->fixtures && i < sizeof(fixture_tools) /
+	for (i = 0; i < sizeof(fixture_tools) /
 	    sizeof(fixture_tools[0]); i++)
 		if (strcmp(fixture_tools[i].name, name) == 0)
 			return 1;
 	return 0;
 }
 
-void
-sw_mcp_fixture_tools(const struct sw_mcp *m, json_object *arr)
+static void
+fixture_tools_list(json_object *arr)
 {
 	json_object *t, *s;
 	size_t i;
 
-	for (i = 0; m->fixtures && i < sizeof(fixture_tools) /
+	for (i = 0; i < sizeof(fixture_tools) /
 	    sizeof(fixture_tools[0]); i++) {
 		t = json_object_new_object();
 		sw_json_add_str(t, "name", fixture_tools[i].name);
@@ -125,8 +125,8 @@ sw_mcp_fixture_tools(const struct sw_mcp *m, json_object *arr)
 	}
 }
 
-json_object *
-sw_mcp_fixture_call(const char *name)
+static json_object *
+fixture_result(const char *name)
 {
 	json_object *r = json_object_new_object(), *c;
 
@@ -163,9 +163,8 @@ sw_mcp_fixture_call(const char *name)
 	return r;
 }
 
-void
-sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
-    int templates)
+static void
+fixture_resources(json_object *arr, int templates)
 {
 	static const char *const uris[][3] = {
 		{ "test://static-text", "static-text", "text/plain" },
@@ -176,8 +175,6 @@ sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
 	json_object *o;
 	size_t i;
 
-	if (!m->fixtures)
-		return;
 	if (templates) {
 		o = json_object_new_object();
 		sw_json_add_str(o, "uriTemplate", "test://template/{id}/data");
@@ -195,14 +192,14 @@ sw_mcp_fixture_resources(const struct sw_mcp *m, json_object *arr,
 	}
 }
 
-json_object *
-sw_mcp_fixture_read(const struct sw_mcp *m, const char *uri)
+static json_object *
+fixture_read(const char *uri)
 {
 	json_object *res, *arr, *o;
 	char id[64], text[256];
 	size_t n;
 
-	if (!m->fixtures || strncmp(uri, "test://", 7) != 0)
+	if (strncmp(uri, "test://", 7) != 0)
 		return NULL;
 	o = json_object_new_object();
 	sw_json_add_str(o, "uri", uri);
@@ -246,8 +243,8 @@ prompt_arg(const char *name, const char *desc)
 	return a;
 }
 
-void
-sw_mcp_fixture_prompts(const struct sw_mcp *m, json_object *arr)
+static void
+fixture_prompts(json_object *arr)
 {
 	static const char *const names[] = { "test_simple_prompt",
 	    "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
@@ -255,8 +252,7 @@ sw_mcp_fixture_prompts(const struct sw_mcp *m, json_object *arr)
 	json_object *p, *args;
 	size_t i;
 
-	for (i = 0; m->fixtures && i < sizeof(names) / sizeof(names[0]);
-	    i++) {
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		p = json_object_new_object();
 		sw_json_add_str(p, "name", names[i]);
 		sw_json_add_str(p, "description", "A conformance fixture "
@@ -285,15 +281,14 @@ message(json_object *content)
 	return o;
 }
 
-json_object *
-sw_mcp_fixture_prompt(const struct sw_mcp *m, const char *name,
-    json_object *args)
+static json_object *
+fixture_prompt(const char *name, json_object *args)
 {
 	json_object *res, *msgs;
 	char text[600];
 	const char *a1, *a2, *uri;
 
-	if (!m->fixtures || strncmp(name, "test_", 5) != 0)
+	if (strncmp(name, "test_", 5) != 0)
 		return NULL;
 	msgs = json_object_new_array();
 	if (strcmp(name, "test_simple_prompt") == 0)
@@ -326,3 +321,43 @@ sw_mcp_fixture_prompt(const struct sw_mcp *m, const char *name,
 	json_object_object_add(res, "messages", msgs);
 	return res;
 }
+
+/* A fixture tool; the progress and logging ones send their
+ * notifications on the request's stream, 50 ms apart. */
+static json_object *
+fixture_call(struct sw_mcp_call *call, const char *name, json_object *params)
+{
+	struct timespec nap = { 0, 50 * 1000 * 1000 };
+	static const char *const logs[] = { "Tool execution started",
+	    "Tool processing data", "Tool execution completed" };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (strcmp(name, "test_tool_with_progress") == 0)
+			sw_mcp_call_progress(call, params, 50 * i, 100);
+		else if (strcmp(name, "test_tool_with_logging") == 0)
+			sw_mcp_call_log(call, "info", logs[i]);
+		else
+			break;
+		if (i < 2)
+			nanosleep(&nap, NULL);
+	}
+	return fixture_result(name);
+}
+
+static int
+fixture_subscribable(const char *uri)
+{
+	return strcmp(uri, "test://watched-resource") == 0;
+}
+
+const struct sw_mcp_extras sw_mcp_conformance_fixtures = {
+	.is_tool = fixture_is_tool,
+	.tools = fixture_tools_list,
+	.call = fixture_call,
+	.resources = fixture_resources,
+	.read = fixture_read,
+	.subscribable = fixture_subscribable,
+	.prompts = fixture_prompts,
+	.prompt = fixture_prompt,
+};
