@@ -1,6 +1,6 @@
 /*
  * hello.c: slipway-bench-hello, the floor for bench/rest-mcp.py.  A
- * FastCGI responder on Slipway's own accept loop (lib/fcgi.c) that
+ * FastCGI responder on Slipway's own accept loop (api/fcgi.c) that
  * answers every request with a fixed small JSON document and does
  * nothing else: no configuration, no database, no token check.  The
  * bench runs it as a plugin under /ext/hello/ behind the same nginx as
@@ -8,7 +8,7 @@
  * work per request.  Built by make, never installed.
  */
 #include "lib/buf.h"
-#include "lib/fcgi.h"
+#include "api/fcgi.h"
 
 static void
 serve(FCGX_Request *fr, void *arg)

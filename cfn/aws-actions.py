@@ -16,8 +16,8 @@
 #     or a verb and a noun where there is none); when it is the function's own
 #     parameter, the literals its callers pass in that position.  A call
 #     site that cannot be resolved is an error, never silently skipped.
-#  2. the typed calls of lib/aws_api.h (aws_s3_head_bucket, ...) called
-#     from outside lib/: the operation is the function name in CamelCase,
+#  2. the typed calls of cloud/aws_api.h (aws_s3_head_bucket, ...) called
+#     from outside cloud/: the operation is the function name in CamelCase,
 #     checked against the service's model.
 #  3. what AWS authorises besides the call itself, from the call's input:
 #     tags on create (TagSpecifications/Tags/tags), iam:PassRole for a
@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-SOURCE_DIRS = ("lib", "handlers", "pipelines", "cli", "poller", "cgi")
+SOURCE_DIRS = ("lib", "cloud", "api", "mcp", "handlers", "pipelines", "cli", "poller", "cgi")
 
 # S3 API operations whose IAM action has another name (Amazon S3 user
 # guide, "Policy actions for Amazon S3").
@@ -85,14 +85,14 @@ def strip_comments(src):
 
 
 def services(srcdir):
-    """enum name (EC2) -> (model id, IAM prefix) from lib/aws.c."""
-    src = open(os.path.join(srcdir, "lib", "aws.c")).read()
+    """enum name (EC2) -> (model id, IAM prefix) from cloud/aws.c."""
+    src = open(os.path.join(srcdir, "cloud", "aws.c")).read()
     out = {}
     for m in re.finditer(r'\[AWS_SVC_(\w+)\]\s*=\s*\{\s*"([^"]+)"\s*,'
                          r'\s*"[^"]*"\s*,\s*"[^"]*"\s*,\s*"([^"]+)"', src):
         out[m.group(1)] = (m.group(2), m.group(3))
     if not out:
-        raise SystemExit("aws-actions: no service table in lib/aws.c")
+        raise SystemExit("aws-actions: no service table in cloud/aws.c")
     return out
 
 
@@ -317,15 +317,15 @@ def derive(srcdir, modeldir=None):
         for m in re.finditer(r'"(%s)"\s*,' % "|".join(ROLE_MEMBERS), text):
             add("iam:PassRole", "%s:%d sends %s" % (
                 rel, text[:m.start()].count("\n") + 1, m.group(1)))
-    # Typed calls (lib/aws_api.h) used above lib/aws_*.c.
-    api = files.get(os.path.join("lib", "aws_api.h"), "")
+    # Typed calls (cloud/aws_api.h) used above cloud/aws_*.c.
+    api = files.get(os.path.join("cloud", "aws_api.h"), "")
     typed = set(re.findall(r"\baws_(sts|s3|eks|ec2|iam)_(\w+)\s*\(", api))
     for svc_id, fn in sorted(typed):
         svc = [k for k, v in svcs.items() if v[0] == svc_id][0]
         op = "".join(w.capitalize() for w in fn.split("_"))
         op = re.sub(r"V(\d)$", r"V\1", op)
         for rel, text in files.items():
-            if re.match(r"lib/aws_\w+\.c$", rel):
+            if re.match(r"cloud/aws_\w+\.c$", rel):
                 continue
             for m in re.finditer(r"\baws_%s_%s\s*\(" % (svc_id, fn), text):
                 if rel.endswith(".h"):

@@ -1,6 +1,6 @@
 /*
  * api.c: slipway-api, the REST worker.  A FastCGI responder (the loop
- * is lib/fcgi.c) that reads the body under the size cap and hands the
+ * is api/fcgi.c) that reads the body under the size cap and hands the
  * request to the router in lib/ with this program's handler table.
  *
  * Two roles, one program:
@@ -8,13 +8,13 @@
  *   slipway-api --wait  a wait worker on run/wait.sock: nginx sends every
  *                       long poll (.../operations/{id}:wait) here, so a
  *                       long poll never holds a request worker
- * Both take the same per-token long-poll slots (lib/router.h).
+ * Both take the same per-token long-poll slots (api/router.h).
  *
  * Request path, file by file:
  *   nginx/slipway.conf.in  location /api/ (and :wait) -> this process
- *   lib/fcgi.c             accept loop, body cap
- *   lib/router.c           route, authenticate, authorize, validate
- *   lib/optable.c          the row
+ *   api/fcgi.c             accept loop, body cap
+ *   api/router.c           route, authenticate, authorize, validate
+ *   api/optable.c          the row
  *   handlers/table.c       the row's handler
  *   handlers/<family>.c    the handler
  *   lib/ops.c              the operation a mutation records
@@ -27,11 +27,11 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/fault.h"
-#include "lib/fcgi.h"
+#include "api/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
-#include "lib/req.h"
-#include "lib/router.h"
+#include "api/req.h"
+#include "api/router.h"
 
 struct api {
 	struct sw_db		*db;

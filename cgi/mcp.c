@@ -1,8 +1,8 @@
 /*
  * mcp.c: slipway-mcp, the MCP worker.  A FastCGI responder (the loop is
- * lib/fcgi.c; the launcher runs several of these on run/mcp.sock and
+ * api/fcgi.c; the launcher runs several of these on run/mcp.sock and
  * nginx sends `location = /mcp` here).  It reads one request at a time
- * under the body cap, hands it to lib/mcp.c and writes the answer.
+ * under the body cap, hands it to mcp/mcp.c and writes the answer.
  *
  * Tool calls run the REST router in this process, so an operation_wait
  * tool call is a long poll held here.  Two roles, one program:
@@ -11,16 +11,16 @@
  *                               (legacy clients, which send no Mcp-Name)
  *   slipway-mcp --wait-pool     a wait worker on run/mcp-wait.sock: nginx
  *                               sends Mcp-Name: operation_wait here
- * Both take the per-token long-poll slots of lib/router.h.
+ * Both take the per-token long-poll slots of api/router.h.
  *
  * Request path, file by file:
  *   nginx/slipway.conf.in  location = /mcp -> this process
- *   lib/fcgi.c             accept loop, body cap
- *   lib/mcp.c              HTTP checks, eras, sessions, JSON-RPC
- *   lib/mcp_tools.c        tools/list from lib/optable.c + tools.d,
- *                          tools/call -> lib/router.c in this process
+ *   api/fcgi.c             accept loop, body cap
+ *   mcp/mcp.c              HTTP checks, eras, sessions, JSON-RPC
+ *   mcp/mcp_tools.c        tools/list from api/optable.c + tools.d,
+ *                          tools/call -> api/router.c in this process
  *                          with handlers/table.c
- *   lib/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
+ *   mcp/mcp_rest.c         plugin tools: libcurl -> nginx -> /ext/NAME
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,13 +34,17 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/fault.h"
-#include "lib/fcgi.h"
+#include "api/fcgi.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
-#include "lib/mcp.h"
-#include "lib/router.h"
+#include "mcp/mcp.h"
+#include "api/router.h"
 #include "lib/valid.h"
+
+#ifdef SW_MCP_EXTRAS
+extern const struct sw_mcp_extras SW_MCP_EXTRAS;
+#endif
 
 /* The answer's stream function: write and flush at once. */
 static sw_err
@@ -183,13 +187,11 @@ main(int argc, char *argv[])
 		goto out;
 	mcp_ready = 1;
 	skills_dir(&cfg, m.skills_dir, sizeof(m.skills_dir));
-	if (getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES") != NULL &&
-	    strcmp(getenv("SLIPWAY_MCP_CONFORMANCE_FIXTURES"), "1") == 0) {
-		/* Test-only: the conformance suite's fixture tools. */
-		sw_warn("SLIPWAY_MCP_CONFORMANCE_FIXTURES=1: serving the "
-		    "conformance fixtures (tests only)");
-		m.fixtures = 1;
-	}
+#ifdef SW_MCP_EXTRAS
+	/* The test build (t/slipway-mcp-conformance) serves these too. */
+	m.extras = &SW_MCP_EXTRAS;
+	sw_warn("a test build: serving the conformance fixtures");
+#endif
 	if (snprintf(polls, sizeof(polls), "%s/run/waits", cfg.state_dir) >=
 	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");

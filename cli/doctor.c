@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "cli/doctor.h"
-#include "lib/aws.h"
-#include "lib/aws_api.h"
+#include "cloud/aws.h"
+#include "cloud/aws_api.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "pipelines/pipeline.h"

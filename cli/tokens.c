@@ -12,7 +12,7 @@
 #include "lib/auth.h"
 #include "lib/db.h"
 #include "lib/json.h"
-#include "lib/mcp.h"
+#include "api/optable.h"
 
 static int
 open_db(const char *state_dir, struct sw_db **db)
@@ -56,7 +56,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			    "read|write|admin and --name NAME\n");
 			goto out;
 		}
-		if (tools[0] != '\0' && !sw_mcp_tool_classes_ok(tools)) {
+		if (tools[0] != '\0' && !sw_tool_classes_ok(tools)) {
 			fprintf(stderr, "slipway: --tools takes a comma list "
 			    "of read-only, diagnose and tool tags (clusters, "
 			    "workloads, nodes...)\n");

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "fuzz/fuzzkit.h"
-#include "lib/awsproto.h"
-#include "lib/http.h"
+#include "cloud/awsproto.h"
+#include "cloud/http.h"
 #include "lib/json.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "lib/router.h"
+#include "api/router.h"
 #include "lib/url.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -12,7 +12,7 @@
 
 #include "fuzz/fuzzkit.h"
 #include "lib/json.h"
-#include "lib/optable.h"
+#include "api/optable.h"
 #include "lib/valid.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

@@ -1,6 +1,6 @@
 /*
  * fuzz_k8s.c: what the Kubernetes client makes of an API server's
- * answer (lib/k8sparse.h, the functions lib/k8s.c calls on every
+ * answer (cloud/k8sparse.h, the functions cloud/k8s.c calls on every
  * answer).  The first byte picks the HTTP status (low four bits) and
  * the size of the pieces a watch stream arrives in (high four bits);
  * the rest is the body, left unterminated so that a read past it is an
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "lib/k8sparse.h"
+#include "cloud/k8sparse.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

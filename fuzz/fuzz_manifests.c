@@ -25,9 +25,9 @@
 #include "lib/auth.h"
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
-#include "lib/req.h"
-#include "lib/router.h"
+#include "cloud/k8s.h"
+#include "api/req.h"
+#include "api/router.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -18,7 +18,7 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"
-#include "lib/mcp.h"
+#include "mcp/mcp.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

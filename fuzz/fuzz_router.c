@@ -14,8 +14,8 @@
 #include "fuzz/fuzzkit.h"
 #include "lib/auth.h"
 #include "lib/buf.h"
-#include "lib/req.h"
-#include "lib/router.h"
+#include "api/req.h"
+#include "api/router.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "fuzz/fuzzkit.h"
-#include "lib/http.h"
-#include "lib/sigv4.h"
+#include "cloud/http.h"
+#include "cloud/sigv4.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

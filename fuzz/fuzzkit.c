@@ -7,8 +7,8 @@
 
 #include "fuzz/fuzzkit.h"
 #include "lib/json.h"
-#include "lib/optable.h"
-#include "lib/req.h"
+#include "api/optable.h"
+#include "api/req.h"
 
 int
 fz_split(const uint8_t *data, size_t size, char *buf, size_t bufsz,

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/router.h"
+#include "api/router.h"
 
 /*
  * Split data at '\n' into at most n fields, copied into buf (bufsz
@@ -21,7 +21,7 @@
 int	fz_split(const uint8_t *data, size_t size, char *buf, size_t bufsz,
 	    const char **f, int n, size_t *lastlen);
 
-/* A handler table: every operation of lib/optable.c, each answering
+/* A handler table: every operation of api/optable.c, each answering
  * 200 with its validated arguments.  Static storage. */
 const struct sw_handler_row *fz_handlers(void);
 

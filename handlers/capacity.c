@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "pipelines/pipelines.h"
 

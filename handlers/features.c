@@ -26,7 +26,7 @@
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/ops.h"
-#include "lib/router.h"
+#include "api/router.h"
 #include "lib/url.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"

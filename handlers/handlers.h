@@ -1,15 +1,15 @@
 /*
  * handlers.h: every REST handler, one file per resource family.  A
  * handler gets a request whose route, credentials and input are already
- * checked (lib/router.c) and reads its validated input from r->args.
+ * checked (api/router.c) and reads its validated input from r->args.
  * It answers with sw_req_reply() or fails with sw_req_fail().
  */
 #ifndef SW_HANDLERS_H
 #define SW_HANDLERS_H
 
-#include "lib/aws.h"
-#include "lib/kube.h"
-#include "lib/req.h"
+#include "cloud/aws.h"
+#include "cloud/kube.h"
+#include "api/req.h"
 
 /* handlers/system.c */
 sw_err	h_health(struct sw_req *);

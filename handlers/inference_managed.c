@@ -21,10 +21,10 @@
 #include "handlers/inference.h"
 #include "handlers/manifests.h"
 #include "handlers/workloads.h"
-#include "lib/aws.h"
-#include "lib/aws_api.h"
+#include "cloud/aws.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
+#include "cloud/k8s.h"
 #include "pipelines/pipelines.h"
 
 #define INF_GROUP	"inference.sagemaker.aws.amazon.com"
@@ -156,7 +156,7 @@ scaling_spec(json_object *as, const char *name)
 }
 
 /* The cross-field rules of a managed or JumpStart body (which members
- * go with which kind is the operation table's, lib/optable.c). */
+ * go with which kind is the operation table's, api/optable.c). */
 static void
 check_body(struct sw_req *r, json_object *a, int managed)
 {

@@ -23,7 +23,7 @@
 #include "handlers/inference.h"
 #include "handlers/workloads.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
+#include "cloud/k8s.h"
 
 #define CHAT_PATH	"/v1/chat/completions"
 

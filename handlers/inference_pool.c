@@ -29,7 +29,7 @@
 #include "handlers/workloads.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
+#include "cloud/k8s.h"
 
 #define POOL_SUFFIX	"-pool"
 

@@ -20,8 +20,8 @@
 
 #include "handlers/workloads.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
-#include "lib/optable.h"
+#include "cloud/k8s.h"
+#include "api/optable.h"
 
 /* ---- Kubernetes plumbing ------------------------------------------------ */
 

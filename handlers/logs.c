@@ -12,7 +12,7 @@
 #include "handlers/workloads.h"
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
+#include "cloud/k8s.h"
 
 #define WL_MAX_LOG_PODS	8		/* pods read by one logs call */
 #define WL_MAX_LOG_BYTES (512 * 1024)	/* log text kept per call */

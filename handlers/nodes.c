@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
-#include "lib/optable.h"
+#include "api/optable.h"
 #include "pipelines/pipelines.h"
 
 static sw_err

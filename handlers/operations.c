@@ -10,8 +10,8 @@
 #include "handlers/handlers.h"
 #include "lib/json.h"
 #include "lib/ops.h"
-#include "lib/optable.h"
-#include "lib/router.h"
+#include "api/optable.h"
+#include "api/router.h"
 
 sw_err
 h_accepted(struct sw_req *r, const char *op_id, int existed)

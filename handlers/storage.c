@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "handlers/handlers.h"
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
-#include "lib/k8s.h"
-#include "lib/optable.h"
+#include "cloud/k8s.h"
+#include "api/optable.h"
 #include "pipelines/pipelines.h"
 
 /* ---- storage ----------------------------------------------------------- */

@@ -9,9 +9,9 @@
 #include "config.h"
 #include "handlers/handlers.h"
 #include "lib/json.h"
-#include "lib/mcp.h"
-#include "lib/openapi.h"
-#include "lib/optable.h"
+#include "api/optable.h"
+#include "api/openapi.h"
+#include "api/optable.h"
 
 sw_err
 h_health(struct sw_req *r)
@@ -124,7 +124,7 @@ h_token_create(struct sw_req *r)
 	json_object *o;
 	sw_err e;
 
-	if (tools != NULL && !sw_mcp_tool_classes_ok(tools))
+	if (tools != NULL && !sw_tool_classes_ok(tools))
 		return sw_req_fail(r, SW_EINVAL, "tools: '%s' names a class "
 		    "that is not read-only, diagnose or a tool tag", tools);
 	e = sw_token_create(r->db, name,

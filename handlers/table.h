@@ -4,7 +4,7 @@
 #ifndef SW_HANDLERS_TABLE_H
 #define SW_HANDLERS_TABLE_H
 
-#include "lib/router.h"
+#include "api/router.h"
 
 /* One row per operation, ended by a row with a NULL op. */
 extern const struct sw_handler_row sw_handler_table[];

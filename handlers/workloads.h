@@ -22,7 +22,7 @@
 
 #include "handlers/handlers.h"
 #include "lib/json.h"
-#include "lib/kube.h"
+#include "cloud/kube.h"
 
 /* Labels on everything we create; workloads are found by them. */
 #define WL_MANAGED	SW_KUBE_MANAGED_BY

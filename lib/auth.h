@@ -50,7 +50,7 @@ sw_err	sw_token_list(struct sw_db *, json_object **out);
 /* SW_ENOTFOUND if no live token has that name. */
 sw_err	sw_token_revoke(struct sw_db *, const char *name);
 /* Limit the live token name to the MCP tool classes in tools (a comma
- * list of [a-z-] names, checked by the caller against lib/mcp.h; ""
+ * list of [a-z-] names, checked by the caller against mcp/mcp.h; ""
  * lifts the limit).  SW_ENOTFOUND, SW_EINVAL for a malformed list. */
 sw_err	sw_token_set_tools(struct sw_db *, const char *name,
 	    const char *tools);

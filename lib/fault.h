@@ -21,7 +21,7 @@
  *		exec such as BEGIN or COMMIT, a first prepare) fails with
  *		SQLITE_IOERR before it reaches SQLite.
  *	http:[%]<N>[+][@<proc>]
- *		The Nth request through lib/http.c (every AWS, metadata
+ *		The Nth request through cloud/http.c (every AWS, metadata
  *		and Kubernetes call) fails as a refused connection
  *		(SW_EUNAVAIL) before anything is sent.
  *

@@ -89,7 +89,7 @@
 /* Default listen port of nginx. */
 #define SW_DEFAULT_PORT		3099
 
-/* --- AWS client (lib/aws*.c, lib/sigv4.c, lib/creds.c, lib/k8s.c) --- */
+/* --- AWS client (lib/aws*.c, cloud/sigv4.c, cloud/creds.c, cloud/k8s.c) --- */
 /* Access key ids and secrets are 16-128 characters (IAM limits). */
 #define SW_AWS_MAX_KEY		128
 /* STS session tokens run to about 2 KiB; leave room for growth. */
@@ -130,7 +130,7 @@
 #define SW_EKS_TOKEN_EXPIRES	60
 #define SW_EKS_TOKEN_REFRESH	(14 * 60)
 #define SW_EKS_TOKEN_MAX	4096
-/* Clusters whose endpoint and CA one process remembers (lib/kube.c),
+/* Clusters whose endpoint and CA one process remembers (cloud/kube.c),
  * and the longest cluster name kept there (EKS allows 100). */
 #define SW_KUBE_MEMO		2048
 #define SW_KUBE_MAX_NAME	101

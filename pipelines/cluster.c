@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "pipelines/cluster.h"
 #include "pipelines/helm.h"

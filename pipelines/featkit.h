@@ -7,7 +7,7 @@
 #ifndef SW_PIPELINES_FEATKIT_H
 #define SW_PIPELINES_FEATKIT_H
 
-#include "lib/kube.h"
+#include "cloud/kube.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/pipeline.h"
 

@@ -11,10 +11,10 @@
 
 #include <stddef.h>
 
-#include "lib/aws.h"
+#include "cloud/aws.h"
 #include "lib/conf.h"
 #include "lib/err.h"
-#include "lib/kube.h"
+#include "cloud/kube.h"
 
 /*
  * One pass of sw_lbc_ensure() for cluster in a step of its own, kept

@@ -14,36 +14,6 @@
 #include "lib/log.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
-#include "pipelines/pipelines.h"
-
-static const struct sw_pipeline *const pipelines[] = {
-	&sw_pl_cluster_create,
-	&sw_pl_cluster_delete,
-	&sw_pl_cluster_release,
-	&sw_pl_ig_add,
-	&sw_pl_ig_update,
-	&sw_pl_ig_delete,
-	&sw_pl_node_action,
-	&sw_pl_node_health_check,
-	/* PIPELINES: features */
-	&sw_pl_feature_set,
-	&sw_pl_addon_upgrade,
-	/* PIPELINES: storage */
-	&sw_pl_storage_add,
-	&sw_pl_software_update,
-	NULL
-};
-
-const struct sw_pipeline *
-sw_pipeline_find(const char *kind)
-{
-	int i;
-
-	for (i = 0; pipelines[i] != NULL; i++)
-		if (strcmp(pipelines[i]->kind, kind) == 0)
-			return pipelines[i];
-	return NULL;
-}
 
 const char *const *
 sw_pipeline_stage_names(const struct sw_pipeline *p)
@@ -539,35 +509,4 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	if (s.unavailable)
 		return SW_EUNAVAIL;
 	return rc == STEP_FAIL ? SW_EPRECONDITION : SW_OK;
-}
-
-sw_err
-sw_aws_setup(struct aws_ctx *aws, const struct sw_config *cfg)
-{
-	json_object *sb = sw_json_get(cfg->root, "sandbox_info");
-	const char *ep = sw_json_get_str(sb, "aws_endpoint");
-	const char *ak = sw_json_get_str(sb, "access_key_id");
-	const char *sk = sw_json_get_str(sb, "secret_access_key");
-
-	if (sb != NULL && ep != NULL && ak != NULL && sk != NULL) {
-		setenv("AWS_ACCESS_KEY_ID", ak, 1);
-		setenv("AWS_SECRET_ACCESS_KEY", sk, 1);
-		unsetenv("AWS_SESSION_TOKEN");
-		unsetenv("AWS_PROFILE");
-		setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
-	}
-	if (aws_ctx_init(aws, cfg->region) != SW_OK)
-		return SW_EINTERNAL;
-	/*
-	 * Retry in process briefly only: one poller serves every operation,
-	 * so a long sleep inside a call would stall them all.  A call still
-	 * failing after that makes its stage WAIT, and the operation is
-	 * retried later by the scheduler while the others go on.
-	 */
-	aws->retry.base_ms = 100;
-	aws->retry.cap_ms = 1000;
-	if (sb != NULL && ep != NULL &&
-	    aws_ctx_set_endpoint_all(aws, ep) != SW_OK)
-		return SW_EINVAL;
-	return SW_OK;
 }

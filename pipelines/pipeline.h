@@ -28,7 +28,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
-#include "lib/aws.h"
+#include "cloud/aws.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/err.h"
@@ -161,13 +161,5 @@ sw_err	sw_pipeline_advance(struct sw_db *, struct aws_ctx *,
 sw_err	sw_pipeline_plan(struct aws_ctx *, const struct sw_config *,
 	    const char *kind, json_object *params, json_object **plan,
 	    json_object **waits);
-
-/*
- * Set up an AWS context from the configuration: the region, and with
- * the sandbox its endpoint for every service and the credentials it
- * accepts (put in the environment for the standard chain).  Free with
- * aws_ctx_free() even on failure.
- */
-sw_err	sw_aws_setup(struct aws_ctx *, const struct sw_config *);
 
 #endif

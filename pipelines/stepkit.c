@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "pipelines/stepkit.h"

@@ -6,7 +6,7 @@
 #ifndef SW_STEPKIT_H
 #define SW_STEPKIT_H
 
-#include "lib/kube.h"
+#include "cloud/kube.h"
 #include "pipelines/pipeline.h"
 
 /* The cluster a pipeline's step acts on (its "name" parameter). */

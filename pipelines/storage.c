@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"

@@ -30,7 +30,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
+#include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "pipelines/pipelines.h"

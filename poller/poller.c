@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/aws.h"
+#include "cloud/aws.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"

@@ -58,7 +58,7 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"
-#include "lib/kube.h"
+#include "cloud/kube.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/ops.h"
@@ -693,24 +693,6 @@ src_chunk(void *arg, const char *data, size_t len)
 	return stop;
 }
 
-/* The same AWS set-up as the poller's, without touching the
- * environment (main did that once, before any thread). */
-static sw_err
-thread_aws(struct aws_ctx *aws)
-{
-	json_object *sb = sw_json_get(S.cfg.root, "sandbox_info");
-	const char *ep = sw_json_get_str(sb, "aws_endpoint");
-
-	if (aws_ctx_init(aws, S.cfg.region) != SW_OK)
-		return SW_EINTERNAL;
-	aws->retry.base_ms = 100;
-	aws->retry.cap_ms = 1000;
-	if (sb != NULL && ep != NULL &&
-	    aws_ctx_set_endpoint_all(aws, ep) != SW_OK)
-		return SW_EINVAL;
-	return SW_OK;
-}
-
 /*
  * Thread side: is the pod there, and a Slipway workload's (the rule
  * training_job_logs applies too)?  Otherwise why and ke->status say
@@ -762,7 +744,7 @@ src_thread(void *arg)
 	memset(&kb, 0, sizeof(kb));
 	memset(&aerr, 0, sizeof(aerr));
 	memset(&ke, 0, sizeof(ke));
-	if ((e = thread_aws(&aws)) != SW_OK)
+	if ((e = sw_aws_setup(&aws, &S.cfg)) != SW_OK)
 		snprintf(why, sizeof(why), "no AWS client");
 	else if ((e = sw_kube_connect(&aws, s->cluster, &kb, &aerr)) !=
 	    SW_OK) {
@@ -1628,8 +1610,7 @@ main(int argc, char *argv[])
 	if (sw_db_open(S.cfg.db_path, &S.db) != SW_OK)
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	/* Once, before any thread: the sandbox's credentials go to the
-	 * environment here, as in the poller. */
+	/* Say at start-up what each log thread would find out. */
 	if (sw_aws_setup(&aws, &S.cfg) != SW_OK)
 		sw_warn("no AWS client: pod logs will fail");
 	aws_ctx_free(&aws);

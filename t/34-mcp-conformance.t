@@ -16,12 +16,12 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, SRCDIR, BUILDDIR
 from mcp_raw import AuthProxy
 
 # Every scenario of a capability Slipway declares must pass; the fixture
 # tools, resources and prompts the suite calls by name exist only because
-# this test starts slipway-mcp with SLIPWAY_MCP_CONFORMANCE_FIXTURES=1.
+# this test runs the test build of slipway-mcp (t/mcp_fixtures.c).
 # What is left needs what Slipway deliberately does not do (docs/mcp.md):
 # ask the client's model (sampling) or, in a 2025-era session, send the
 # client a request (elicitation) in the middle of a tool call.
@@ -50,9 +50,9 @@ if not t.ok(r.returncode == 0 and scenarios,
     t.diag(r.stderr[-2000:])
     t.done()
 
-os.environ["SLIPWAY_MCP_CONFORMANCE_FIXTURES"] = "1"
-s = Stack(t)
-del os.environ["SLIPWAY_MCP_CONFORMANCE_FIXTURES"]
+# The test build of slipway-mcp, which serves the suite's fixtures too.
+s = Stack(t, programs={"cgi/slipway-mcp": os.path.join(
+    BUILDDIR, "t", "slipway-mcp-conformance")})
 proxy = AuthProxy(s, s.token)
 out = tempfile.mkdtemp(prefix="sw-conformance-")
 # One run of the whole suite (every scenario, pending ones included): one

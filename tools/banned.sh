@@ -4,7 +4,7 @@
 # (atoi, atol), keep hidden state (strtok) or run a shell or program
 # (system, popen, exec*p).  Use snprintf, memcpy with sizes, strtol,
 # strtok_r and libcurl instead.  The code a request or an operation runs
-# (lib, handlers, pipelines, cgi, poller) allocates through lib/alloc.h,
+# (lib, cloud, api, mcp, handlers, pipelines, cgi, poller) allocates through lib/alloc.h,
 # the allocation fault point of the test build, never malloc & co.
 # directly.  Prints TAP.
 srcdir=${SW_SRCDIR:-$(dirname "$0")/..}
@@ -12,7 +12,7 @@ banned='sprintf|vsprintf|strcpy|strcat|strncat|gets|atoi|atol|atoll|strtok|syste
 alloc='malloc|calloc|realloc|strdup|strndup'
 echo "1..2"
 rc=0
-hits=$(cd "$srcdir" && find lib cgi cli handlers pipelines poller stream examples -name '*.c' -o -name '*.h' 2>/dev/null |
+hits=$(cd "$srcdir" && find lib cloud api mcp cgi cli handlers pipelines poller stream examples -name '*.c' -o -name '*.h' 2>/dev/null |
 	xargs grep -nE "(^|[^a-zA-Z0-9_>.])($banned)[[:space:]]*\(" 2>/dev/null |
 	grep -vE '^\S+:[0-9]+:\s*(/\*|\*)' )
 if [ -n "$hits" ]; then
@@ -22,7 +22,7 @@ if [ -n "$hits" ]; then
 else
 	echo "ok 1 - no banned functions in C sources"
 fi
-hits=$(cd "$srcdir" && find lib cgi handlers pipelines poller -name '*.c' 2>/dev/null |
+hits=$(cd "$srcdir" && find lib cloud api mcp cgi handlers pipelines poller -name '*.c' 2>/dev/null |
 	grep -v '^lib/alloc\.c$' |
 	xargs grep -nE "(^|[^a-zA-Z0-9_>.])($alloc)[[:space:]]*\(" 2>/dev/null |
 	grep -vE '^\S+:[0-9]+:\s*(/\*|\*)' )

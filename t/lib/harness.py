@@ -73,12 +73,17 @@ class Response:
 
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
-                 pre_start=None):
+                 pre_start=None, programs=None):
         """pre_start, when given, is called as pre_start(state_dir)
         after the state directory exists and before `slipway start`,
-        e.g. to drop plugins.d/ or tools.d/ files in place."""
+        e.g. to drop plugins.d/ or tools.d/ files in place.  programs
+        maps a program of the build tree to a test build run in its
+        place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"})."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
+        self.slipway = SLIPWAY
+        if programs:
+            self.slipway = self._shadow_tree(programs)
         self.state = os.path.join(self.dir, "state")
         self.port = free_port()
         self.sandbox = sandbox
@@ -86,7 +91,7 @@ class Stack:
         if pre_start is not None:
             os.makedirs(self.state, mode=0o700, exist_ok=True)
             pre_start(self.state)
-        args = [SLIPWAY, "start", "--state-dir", self.state,
+        args = [self.slipway, "start", "--state-dir", self.state,
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
@@ -103,15 +108,31 @@ class Stack:
                               "--name", "test-admin").strip()
         self.remember_pids()
 
+    def _shadow_tree(self, programs):
+        """A build tree of links in self.dir: the launcher finds its
+        programs beside its own binary (a copy, as /proc/self/exe names
+        the file), each linked to the build's or to its replacement."""
+        root = os.path.join(self.dir, "build")
+        for rel in ("cgi/slipway-api", "cgi/slipway-mcp",
+                    "poller/slipway-poller", "stream/slipway-stream",
+                    "cfn/iam-actions.txt"):
+            os.makedirs(os.path.join(root, os.path.dirname(rel)),
+                        exist_ok=True)
+            os.symlink(programs.get(rel, os.path.join(BUILDDIR, rel)),
+                       os.path.join(root, rel))
+        os.makedirs(os.path.join(root, "cli"))
+        shutil.copy2(SLIPWAY, os.path.join(root, "cli", "slipway"))
+        return os.path.join(root, "cli", "slipway")
+
     def _abandoned(self):
         if self.stopped:
             return
         self.dump_logs()
-        subprocess.run([SLIPWAY, "stop", "--state-dir", self.state],
+        subprocess.run([self.slipway, "stop", "--state-dir", self.state],
                        capture_output=True, timeout=60)
 
     def cli(self, *args, check=True):
-        r = subprocess.run([SLIPWAY] + list(args) + ["--state-dir",
+        r = subprocess.run([self.slipway] + list(args) + ["--state-dir",
                            self.state], capture_output=True, text=True,
                            timeout=60)
         if check and r.returncode != 0:
@@ -201,8 +222,9 @@ class Stack:
     def stop(self):
         self.stopped = True
         self.remember_pids()
-        r = subprocess.run([SLIPWAY, "stop", "--state-dir", self.state],
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run([self.slipway, "stop", "--state-dir",
+                            self.state], capture_output=True, text=True,
+                           timeout=60)
         self.t.ok(r.returncode == 0, "slipway stop")
         deadline = time.time() + 10
         alive = []

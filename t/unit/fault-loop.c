@@ -54,10 +54,10 @@
 #include "lib/db.h"
 #include "lib/fault.h"
 #include "lib/json.h"
-#include "lib/mcp.h"
 #include "lib/ops.h"
-#include "lib/req.h"
-#include "lib/router.h"
+#include "mcp/mcp.h"
+#include "api/req.h"
+#include "api/router.h"
 #include "pipelines/pipeline.h"
 #include "t/tap.h"
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
-#include "lib/sigv4.h"
+#include "cloud/aws_api.h"
+#include "cloud/sigv4.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

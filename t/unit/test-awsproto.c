@@ -11,7 +11,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/aws.h"
+#include "cloud/aws.h"
 #include "t/tap.h"
 
 static void

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/creds.h"
+#include "cloud/creds.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

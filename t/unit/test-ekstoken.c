@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/ekstoken.h"
+#include "cloud/ekstoken.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

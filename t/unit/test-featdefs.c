@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/optable.h"
+#include "api/optable.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 #include "t/tap.h"

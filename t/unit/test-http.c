@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/http.h"
+#include "cloud/http.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

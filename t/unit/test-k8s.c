@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/k8s.h"
-#include "lib/k8sparse.h"
+#include "cloud/k8s.h"
+#include "cloud/k8sparse.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

@@ -12,10 +12,10 @@
 
 #include "lib/fault.h"
 #include "lib/json.h"
-#include "lib/mcp.h"
+#include "mcp/mcp.h"
 #include "lib/ops.h"
-#include "lib/openapi.h"
-#include "lib/router.h"
+#include "api/openapi.h"
+#include "api/router.h"
 #include "lib/url.h"
 #include "handlers/table.h"
 #include "t/tap.h"
@@ -774,7 +774,7 @@ test_plugins(void)
 	d = json_tokener_parse("{\"name\":\"q\",\"description\":\"d\","
 	    "\"inputSchema\":{\"type\":\"object\"},\"method\":\"GET\","
 	    "\"path\":\"/ext/q/report\",\"readOnly\":true}");
-	is_int(sw_mcp_plugin_check(d, &n, why, sizeof(why)), SW_OK,
+	is_int(sw_tooldesc_check(d, &n, why, sizeof(why)), SW_OK,
 	    "a good descriptor");
 	is_str(sw_json_get_str(n, "tool"), "ext_q", "tool name is prefixed");
 	is_str(sw_json_get_str(n, "scope"), "read", "read-only -> read scope");
@@ -783,19 +783,19 @@ test_plugins(void)
 	d = json_tokener_parse("{\"name\":\"q\",\"description\":\"d\","
 	    "\"inputSchema\":{\"type\":\"object\"},\"method\":\"GET\","
 	    "\"path\":\"/api/v1/tokens\"}");
-	ok(sw_mcp_plugin_check(d, &n, why, sizeof(why)) != SW_OK,
+	ok(sw_tooldesc_check(d, &n, why, sizeof(why)) != SW_OK,
 	    "a path outside /ext/ is refused");
 	json_object_put(d);
 	d = json_tokener_parse("{\"name\":\"q\",\"description\":\"d\","
 	    "\"inputSchema\":{\"type\":\"object\"},\"method\":\"POST\","
 	    "\"path\":\"/ext/q\",\"scope\":\"read\"}");
-	ok(sw_mcp_plugin_check(d, &n, why, sizeof(why)) != SW_OK,
+	ok(sw_tooldesc_check(d, &n, why, sizeof(why)) != SW_OK,
 	    "a mutating plugin with read scope is refused");
 	json_object_put(d);
 	d = json_tokener_parse("{\"name\":\"q\",\"description\":\"d\","
 	    "\"inputSchema\":{\"type\":\"object\"},\"method\":\"GET\","
 	    "\"path\":\"/ext/q\",\"bogus\":1}");
-	ok(sw_mcp_plugin_check(d, &n, why, sizeof(why)) != SW_OK,
+	ok(sw_tooldesc_check(d, &n, why, sizeof(why)) != SW_OK,
 	    "unknown descriptor member refused");
 	json_object_put(d);
 
@@ -813,7 +813,7 @@ test_plugins(void)
 	snprintf(path, sizeof(path), "%s/tools.d/c-bad.json", state);
 	write_text(path, "{\"name\":");
 	json_object_put(m.plugins);
-	sw_mcp_plugins_load(state, &m.plugins);
+	sw_tooldesc_load(state, &m.plugins);
 	is_int((long long)json_object_array_length(m.plugins), 2,
 	    "two good descriptors loaded, the broken one skipped");
 	tools = sw_mcp_tool_list(&m, SW_SCOPE_READ);

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "lib/openapi.h"
-#include "lib/optable.h"
-#include "lib/router.h"
+#include "api/openapi.h"
+#include "api/optable.h"
+#include "api/router.h"
 #include "handlers/table.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"

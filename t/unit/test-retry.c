@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/aws_api.h"
-#include "lib/retry.h"
+#include "cloud/aws_api.h"
+#include "cloud/retry.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

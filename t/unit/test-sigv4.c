@@ -1,10 +1,10 @@
 /*
- * test-sigv4.c: run lib/sigv4.c against every SigV4 case folder in
+ * test-sigv4.c: run cloud/sigv4.c against every SigV4 case folder in
  * ../shared/testdata/sigv4: the classic AWS suite (.req/.creq/.sts/
  * .authz), the CRT suite's v4 cases (header and query variants), the
  * smithy-rs double-encode case, the S3 cases, the per-service requests
  * and the EKS get-token URLs.  v4a cases are counted and skipped.
- * Then requests serialised by lib/aws.c from the service-requests
+ * Then requests serialised by cloud/aws.c from the service-requests
  * params are compared with what botocore sent: byte for byte for the
  * form protocols and GETs (so the signature is botocore's too), by
  * JSON value for JSON bodies.
@@ -20,8 +20,8 @@
 
 #include <json-c/json.h>
 
-#include "lib/aws.h"
-#include "lib/sigv4.h"
+#include "cloud/aws.h"
+#include "cloud/sigv4.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 

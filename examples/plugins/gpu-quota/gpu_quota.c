@@ -15,7 +15,7 @@
  * built-in defaults otherwise.  Like every endpoint under /ext/, it
  * checks the caller's bearer token itself (nginx does not): here with
  * Slipway's own token table, so the same read/write/admin tokens work.
- * The accept loop is Slipway's (lib/fcgi.c): signals, retries and
+ * The accept loop is Slipway's (api/fcgi.c): signals, retries and
  * CGI mode behave as in slipway-api.
  */
 #include <errno.h>
@@ -28,10 +28,10 @@
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
-#include "lib/fcgi.h"
+#include "api/fcgi.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/router.h"
+#include "api/router.h"
 #include "lib/url.h"
 
 #define QUOTA_FILE_MAX	(64 * 1024)

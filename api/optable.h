@@ -1,0 +1,69 @@
+/*
+ * optable.h: the one table of API operations.  A row names the
+ * operation (also its MCP tool name and OpenAPI operationId), its HTTP
+ * method and path, its input fields, flags, the scope it needs, the
+ * tool that decides when its work is done.  From this table the REST
+ * router routes and validates, slipway-mcp lists tools, and openapi.c
+ * writes the OpenAPI document.  The table names no handler: lib/ knows
+ * no handler or pipeline.  The programs that route own the table that
+ * maps an operation name to its handler (handlers/table.c) and pass it
+ * to sw_route().
+ */
+#ifndef SW_OPTABLE_H
+#define SW_OPTABLE_H
+
+#include <stddef.h>
+
+#include "lib/auth.h"
+#include "lib/valid.h"
+
+#define SW_OP_READONLY		0x01	/* changes nothing */
+#define SW_OP_DESTRUCTIVE	0x02	/* deletes or replaces things */
+#define SW_OP_IDEMPOTENT	0x04	/* repeating it changes nothing more */
+#define SW_OP_LONG		0x08	/* answers 202 with an operation */
+#define SW_OP_PUBLIC		0x10	/* no credentials needed */
+#define SW_OP_NO_MCP		0x20	/* not offered as an MCP tool */
+#define SW_OP_DRY_RUN		0x40	/* accepts ?dry_run=true */
+#define SW_OP_LONG_POLL		0x80	/* holds the request (bounded):
+					 * served by the wait pool, capped
+					 * per token (router.h) */
+
+struct sw_op {
+	const char		*name;		/* snake_case, unique */
+	const char		*method;	/* GET POST PUT PATCH DELETE */
+	const char		*path;		/* /api/v1/x/{id}[:verb] */
+	const char		*tag;		/* OpenAPI tag / tool group */
+	const char		*summary;	/* one line */
+	const char		*description;	/* for agents; may be NULL */
+	const struct sw_field	*params;	/* SW_F_PATH / SW_F_QUERY */
+	const struct sw_field	*body;		/* JSON body or NULL */
+	unsigned		 flags;
+	enum sw_scope		 scope;		/* least scope to call it */
+	const char		*status_tool;	/* decides completion */
+	int			 poll_seconds;	/* suggested poll interval */
+	const char		*output;	/* schema name (openapi.c) */
+};
+
+/* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
+ * read by the router, the MCP tool schemas and the OpenAPI document. */
+extern const struct sw_field sw_dry_run_field;
+extern const struct sw_op sw_optable[];
+extern const size_t sw_optable_len;
+
+/* Row by name, or NULL. */
+const struct sw_op *sw_op_by_name(const char *name);
+
+/*
+ * Match a concrete path against a row's template.  Segments "{x}" and
+ * "{x}:verb" bind x; vars (borrowed, may be NULL) gets the raw strings.
+ * Returns 1 on a match.
+ */
+int	sw_path_match(const char *tmpl, const char *path, json_object *vars);
+
+/* Is cls a tool class a token may be limited to ("read-only",
+ * "diagnose" or a table tag such as "workloads")?  Is every class of a
+ * comma list one? */
+int	sw_tool_class_ok(const char *cls);
+int	sw_tool_classes_ok(const char *list);
+
+#endif

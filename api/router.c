@@ -1,0 +1,652 @@
+/*
+ * router.c: see router.h.  The only place that decides who may call
+ * what: handlers never check credentials themselves.  Knows the
+ * operation table and the request, never a handler: those come in the
+ * table the routing program passes.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "api/optable.h"
+#include "api/router.h"
+#include "lib/url.h"
+#include "lib/ops.h"
+
+const char *
+sw_path_segment_bad(const char *v)
+{
+	const unsigned char *p;
+
+	if (strcmp(v, ".") == 0 || strcmp(v, "..") == 0)
+		return "must not be '.' or '..'";
+	for (p = (const unsigned char *)v; *p != '\0'; p++) {
+		if (*p == '/' || *p == '\\')
+			return "must not contain '/' or '\\'";
+		if (*p == '%')
+			return "must not contain '%' (no double encoding)";
+		if (*p < 0x20 || *p == 0x7f)
+			return "must not contain control characters";
+	}
+	return NULL;
+}
+
+/* Percent-decode one raw path segment ('+' stays '+'); -1 if bad. */
+static int
+path_decode(const char *src, char *dst, size_t dstsz)
+{
+	size_t i, o = 0, len = strlen(src);
+	int hi, lo;
+
+	for (i = 0; i < len; i++) {
+		if (o + 1 >= dstsz)
+			return -1;
+		if (src[i] != '%') {
+			dst[o++] = src[i];
+			continue;
+		}
+		if (i + 2 >= len)
+			return -1;
+#define HEXV(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
+	(c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
+	(c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
+		hi = HEXV(src[i + 1]);
+		lo = HEXV(src[i + 2]);
+#undef HEXV
+		if (hi < 0 || lo < 0 || hi * 16 + lo == 0)
+			return -1;
+		dst[o++] = (char)(hi * 16 + lo);
+		i += 2;
+	}
+	dst[o] = '\0';
+	return 0;
+}
+
+/* A raw path with an empty, "." or ".." segment is not normalised:
+ * nginx routed on its own resolution of it, so it matches nothing. */
+static int
+path_is_plain(const char *path)
+{
+	const char *p = path, *s;
+	size_t n;
+
+	if (*p != '/')
+		return 0;
+	while (*p == '/') {
+		p++;
+		s = strchr(p, '/');
+		n = s ? (size_t)(s - p) : strlen(p);
+		if ((n == 0 && s != NULL) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
+/* ---- long-poll slots ------------------------------------------------- */
+
+static struct {
+	char	dir[512];
+	char	lane[32];
+	int	lane_slots;
+} polls;
+
+sw_err
+sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
+{
+	polls.dir[0] = '\0';
+	if (strlen(dir) >= sizeof(polls.dir) ||
+	    strlen(lane) >= sizeof(polls.lane)) {
+		sw_error("long-poll slot directory or lane name too long");
+		return SW_EINVAL;
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		sw_error("cannot create %s: %s", dir, strerror(errno));
+		return SW_EINTERNAL;
+	}
+	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
+	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
+	polls.lane_slots = lane_slots;
+	return SW_OK;
+}
+
+/* Hold one of n slots named prefix.0 .. prefix.(n-1): the locked fd,
+ * -1 when all are held, -2 when no slot file can be opened. */
+static int
+slot_take(const char *prefix, int n)
+{
+	char path[640];
+	int i, fd, opened = 0;
+
+	for (i = 0; i < n; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s.%d", polls.dir, prefix,
+		    i) >= (int)sizeof(path))
+			return -2;
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			continue;
+		opened = 1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	return opened ? -1 : -2;
+}
+
+/* Take the token's and the lane's slots for a long poll; 0 with the fds
+ * in fds[2], or -1 with the request failed (429, or 500). */
+static int
+long_poll_begin(struct sw_req *r, int fds[2])
+{
+	char prefix[64];
+
+	fds[0] = fds[1] = -1;
+	if (polls.dir[0] == '\0')
+		return 0;
+	snprintf(prefix, sizeof(prefix), "token-%s", r->who.token_id);
+	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+		goto busy;
+	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
+	    polls.lane_slots)) < 0)
+		goto busy;
+	return 0;
+busy:
+	if (fds[0] == -2 || fds[1] == -2)
+		sw_req_fail(r, SW_EINTERNAL, "cannot open the long-poll "
+		    "slots in %s", polls.dir);
+	else {
+		if (fds[0] < 0)
+			sw_req_fail(r, SW_ETHROTTLED, "token '%s' already "
+			    "holds %d long polls; retry when one returns",
+			    r->who.name, SW_MAX_WAITS_PER_TOKEN);
+		else
+			sw_req_fail(r, SW_ETHROTTLED, "all %d long-poll slots "
+			    "of %s are busy; retry shortly",
+			    polls.lane_slots, polls.lane);
+		sw_req_header(r, "Retry-After: %d", SW_WAIT_RETRY_AFTER);
+	}
+	if (fds[0] >= 0)
+		close(fds[0]);
+	fds[0] = fds[1] = -1;
+	return -1;
+}
+
+int
+sw_route_hold_begin(const char *token_id, int fds[2])
+{
+	char prefix[64];
+
+	fds[0] = fds[1] = -1;
+	if (polls.dir[0] == '\0')
+		return 0;
+	snprintf(prefix, sizeof(prefix), "token-%s", token_id);
+	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+		return -1;
+	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
+	    polls.lane_slots)) < 0) {
+		close(fds[0]);
+		fds[0] = fds[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void
+sw_route_hold_end(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	fds[0] = fds[1] = -1;
+}
+
+static void
+long_poll_end(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+}
+
+sw_handler
+sw_route_handler(const struct sw_handler_row *t, const char *op)
+{
+	for (; t != NULL && t->op != NULL; t++)
+		if (strcmp(t->op, op) == 0)
+			return t->fn;
+	return NULL;
+}
+
+sw_err
+sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
+{
+	json_object *o = NULL;
+	char url[96];
+	sw_err e;
+
+	if ((e = sw_op_get(r->db, op_id, 0, 0, &o)) != SW_OK)
+		return sw_req_fail(r, e, "cannot read operation %s", op_id);
+	json_object_object_del(o, "params");
+	sw_json_add_str(o, "operation_id", op_id);
+	sw_json_add_str(o, "status_tool", r->op->status_tool ?
+	    r->op->status_tool : "operation_wait");
+	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
+	    r->op->poll_seconds : 5);
+	sw_json_add_bool(o, "idempotent_replay", existed);
+	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
+	sw_req_header(r, "Location: %s", url);
+	sw_req_reply(r, 202, o);
+	return SW_OK;
+}
+
+/* Find the row for method + path; sets 405 details when only the
+ * method is wrong. */
+static const struct sw_op *
+route_find(struct sw_req *r, json_object *vars)
+{
+	char allow[128] = "";
+	size_t i, off = 0;
+	int path_seen = 0;
+
+	if (!path_is_plain(r->uri)) {
+		sw_req_fail(r, SW_ENOTFOUND, "no API route %s (the path has "
+		    "an empty, '.' or '..' segment)", r->uri);
+		return NULL;
+	}
+	for (i = 0; i < sw_optable_len; i++) {
+		const struct sw_op *op = &sw_optable[i];
+
+		if (!sw_path_match(op->path, r->uri, NULL))
+			continue;
+		path_seen = 1;
+		if (strcmp(op->method, r->method) == 0 ||
+		    (strcmp(r->method, "HEAD") == 0 &&
+		    strcmp(op->method, "GET") == 0)) {
+			sw_path_match(op->path, r->uri, vars);
+			return op;
+		}
+		if (off < sizeof(allow)) {
+			int n = snprintf(allow + off, sizeof(allow) - off,
+			    "%s%s", off ? ", " : "", op->method);
+			if (n > 0)
+				off += (size_t)n;
+		}
+	}
+	if (path_seen) {
+		sw_req_header(r, "Allow: %s", allow);
+		sw_req_fail(r, SW_EMETHOD, "%s is not allowed on %s; use %s",
+		    r->method, r->uri, allow);
+	} else
+		sw_req_fail(r, SW_ENOTFOUND, "no API route %s", r->uri);
+	return NULL;
+}
+
+/*
+ * The caller is authenticated: nginx logs each such request in full
+ * (X-Slipway-Authenticated, which it keeps from the client), and only a
+ * sample of the others (nginx/slipway.conf.in).
+ */
+static sw_err
+authenticated(struct sw_req *r)
+{
+	sw_req_header(r, "X-Slipway-Authenticated: 1");
+	return SW_OK;
+}
+
+static sw_err
+authenticate(struct sw_req *r)
+{
+	char cookie[SW_TOKEN_LEN + 8];
+	const char *a = r->authorization;
+	sw_err e;
+
+	if (a != NULL) {
+		if (strncasecmp(a, "Bearer ", 7) != 0) {
+			sw_req_header(r, "WWW-Authenticate: Bearer");
+			return sw_req_fail(r, SW_EUNAUTH,
+			    "Authorization must be a Bearer token");
+		}
+		e = sw_token_check(r->db, a + 7, &r->who);
+		if (e == SW_EUNAUTH) {
+			sw_req_header(r, "WWW-Authenticate: Bearer "
+			    "error=\"invalid_token\"");
+			return sw_req_fail(r, e,
+			    "the token is unknown, revoked or malformed");
+		}
+		return e == SW_OK ? authenticated(r) : sw_req_fail(r, e,
+		    "token check failed");
+	}
+	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie))) {
+		e = sw_session_check(r->db, cookie, &r->who);
+		if (e == SW_EUNAUTH)
+			return sw_req_fail(r, e,
+			    "the session has expired; log in again");
+		return e == SW_OK ? authenticated(r) :
+		    sw_req_fail(r, e, "session check failed");
+	}
+	sw_req_header(r, "WWW-Authenticate: Bearer");
+	return sw_req_fail(r, SW_EUNAUTH,
+	    "send Authorization: Bearer <token> or log in");
+}
+
+static int
+method_is_safe(const char *m)
+{
+	return strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+}
+
+static sw_err
+authorize(struct sw_req *r)
+{
+	const struct sw_op *op = r->op;
+
+	if (r->who.scope < op->scope)
+		return sw_req_fail(r, SW_EFORBIDDEN,
+		    "%s needs scope %s; token '%s' has %s", op->name,
+		    sw_scope_name(op->scope), r->who.name,
+		    sw_scope_name(r->who.scope));
+	/* A cookie rides along on cross-site requests: demand our Origin. */
+	if (r->who.via_cookie && !method_is_safe(r->method) &&
+	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
+		return sw_req_fail(r, SW_EFORBIDDEN,
+		    "state-changing requests with a session cookie need a "
+		    "matching Origin header");
+	return SW_OK;
+}
+
+static int
+content_type_is_json(const char *ct)
+{
+	size_t n = strlen("application/json");
+
+	return ct != NULL && strncasecmp(ct, "application/json", n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static sw_err
+read_body(struct sw_req *r, json_object **body)
+{
+	char why[160];
+	size_t i;
+	int blank = 1;
+
+	*body = NULL;
+	if (r->body_too_big)
+		return sw_req_fail(r, SW_ETOOBIG,
+		    "request body is larger than %d bytes", SW_MAX_BODY);
+	for (i = 0; i < r->body_len; i++)
+		if (r->body[i] == '\0' ||
+		    strchr(" \t\r\n", r->body[i]) == NULL) {
+			blank = 0;
+			break;
+		}
+	if (blank) {
+		*body = json_object_new_object();
+		return SW_OK;
+	}
+	if (!content_type_is_json(r->content_type))
+		return sw_req_fail(r, SW_EMEDIA,
+		    "Content-Type must be application/json");
+	if (sw_json_parse(r->body, r->body_len, body, why, sizeof(why)) !=
+	    SW_OK)
+		return sw_req_fail(r, SW_EBADJSON, "body: %s", why);
+	if (!json_object_is_type(*body, json_type_object)) {
+		json_object_put(*body);
+		*body = NULL;
+		sw_ferr_add(&r->ferrs, "", "type",
+		    "body must be a JSON object");
+		return sw_req_fail(r, SW_EINVAL, "body must be a JSON object");
+	}
+	return SW_OK;
+}
+
+static const struct sw_field *
+param_find(const struct sw_field *f, const char *name, unsigned where)
+{
+	for (; f != NULL && f->name != NULL; f++)
+		if ((f->flags & where) && strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+/* Path variables and query parameters, typed, into params. */
+static sw_err
+collect_params(struct sw_req *r, json_object *vars, json_object *params)
+{
+	const struct sw_field *f;
+	char key[128], val[SW_MAX_QUERY];
+	const char *p, *amp, *eq;
+	size_t len;
+	json_object *v;
+
+	json_object_object_foreach(vars, name, raw) {
+		const char *bad;
+
+		f = param_find(r->op->params, name, SW_F_PATH);
+		if (f == NULL)
+			continue;
+		if (path_decode(json_object_get_string(raw), val,
+		    sizeof(val)) < 0) {
+			sw_ferr_add(&r->ferrs, name, "encoding",
+			    "is not valid percent-encoding");
+			continue;
+		}
+		if (sw_text_bad(val, strlen(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, name, "encoding",
+			    "is not valid UTF-8");
+			continue;
+		}
+		if ((bad = sw_path_segment_bad(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, name, "segment", "%s", bad);
+			continue;
+		}
+		v = sw_field_from_text(f, val, &r->ferrs);
+		if (v != NULL)
+			json_object_object_add(params, name, v);
+	}
+	if (r->query != NULL && strlen(r->query) > SW_MAX_QUERY)
+		return sw_req_fail(r, SW_EINVAL, "query string too long");
+	for (p = r->query; p != NULL && *p != '\0'; p = amp ? amp + 1 : NULL) {
+		amp = strchr(p, '&');
+		len = amp ? (size_t)(amp - p) : strlen(p);
+		if (len == 0)
+			continue;
+		eq = memchr(p, '=', len);
+		if (sw_url_decode(p, eq ? (size_t)(eq - p) : len, key,
+		    sizeof(key)) < 0 || (eq != NULL &&
+		    sw_url_decode(eq + 1, len - (size_t)(eq - p) - 1, val,
+		    sizeof(val)) < 0)) {
+			sw_ferr_add(&r->ferrs, "query", "encoding",
+			    "is not valid percent-encoding");
+			continue;
+		}
+		if (sw_text_bad(key, strlen(key)) != NULL) {
+			sw_ferr_add(&r->ferrs, "query", "encoding",
+			    "a parameter name is not valid UTF-8");
+			continue;
+		}
+		if (eq == NULL)
+			snprintf(val, sizeof(val), "true");
+		else if (sw_text_bad(val, strlen(val)) != NULL) {
+			sw_ferr_add(&r->ferrs, key, "encoding",
+			    "is not valid UTF-8");
+			continue;
+		}
+		if (strcmp(key, "dry_run") == 0 &&
+		    (r->op->flags & SW_OP_DRY_RUN))
+			f = &sw_dry_run_field;
+		else
+			f = param_find(r->op->params, key, SW_F_QUERY);
+		if (f == NULL) {
+			sw_ferr_add(&r->ferrs, key, "unknown",
+			    "is not a known query parameter");
+			continue;
+		}
+		if (json_object_object_get_ex(params, key, NULL)) {
+			sw_ferr_add(&r->ferrs, key, "duplicate",
+			    "is given more than once");
+			continue;
+		}
+		if ((v = sw_field_from_text(f, val, &r->ferrs)) != NULL)
+			json_object_object_add(params, key, v);
+	}
+	return SW_OK;
+}
+
+/* SHA-256 of the operation name and its validated input. */
+static void
+hash_request(struct sw_req *r)
+{
+	unsigned char md[32];
+	unsigned int len = 0;
+	const char *text = sw_json_str(r->args);
+	EVP_MD_CTX *ctx;
+	int i;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return;
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestUpdate(ctx, r->op->name, strlen(r->op->name) + 1);
+	EVP_DigestUpdate(ctx, text, strlen(text));
+	EVP_DigestFinal_ex(ctx, md, &len);
+	EVP_MD_CTX_free(ctx);
+	for (i = 0; i < 32; i++)
+		snprintf(r->request_hash + 2 * i, 3, "%02x", md[i]);
+}
+
+/*
+ * An Idempotency-Key already used by this token: the same request gets
+ * the first operation back (before any handler work, so pre-flight
+ * reads cannot make it look different); another request is a 409.
+ * Returns 1 when the request was answered here.
+ */
+static int
+replay(struct sw_req *r)
+{
+	char id[SW_OP_ID_LEN];
+	sw_err e;
+
+	e = sw_op_find_idem(r->db, r->who.name, r->idem_key,
+	    r->request_hash, id);
+	if (e == SW_ENOTFOUND)
+		return 0;
+	if (e == SW_ECONFLICT) {
+		sw_req_fail(r, e, "Idempotency-Key %s was used for a different "
+		    "request", r->idem_key);
+		return 1;
+	}
+	if (e != SW_OK) {
+		sw_req_fail(r, e, "cannot look up the Idempotency-Key");
+		return 1;
+	}
+	(void)sw_route_accepted(r, id, 1);
+	return 1;
+}
+
+void
+sw_route(struct sw_req *r, const struct sw_handler_row *table)
+{
+	json_object *vars = NULL, *params = NULL, *body = NULL, *dr;
+	int poll_fds[2] = { -1, -1 };
+	sw_handler fn;
+	sw_err e;
+
+	vars = json_object_new_object();
+	/* DNS rebinding: a page of another name resolving to us.  An
+	 * in-process caller (slipway-mcp) checked the Host itself. */
+	if (r->principal == NULL && r->cfg != NULL &&
+	    !sw_config_host_allowed(r->cfg, r->host)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
+		    "a loopback address nor the host of an allowed origin");
+		goto out;
+	}
+	if (strlen(r->uri) > SW_MAX_PATH) {
+		sw_req_fail(r, SW_ENOTFOUND, "path too long");
+		goto out;
+	}
+	if ((r->op = route_find(r, vars)) == NULL)
+		goto out;
+	if (!(r->op->flags & SW_OP_PUBLIC)) {
+		/* An in-process caller (slipway-mcp) that checked the token
+		 * itself hands over the principal: one check, same rules. */
+		if (r->principal != NULL)
+			r->who = *r->principal;
+		else if (authenticate(r) != SW_OK)
+			goto out;
+		if (authorize(r) != SW_OK)
+			goto out;
+	} else if (!method_is_safe(r->method) && r->origin != NULL &&
+	    !sw_config_origin_allowed(r->cfg, r->origin, r->host)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "Origin %s is not allowed",
+		    r->origin);
+		goto out;
+	}
+	if (r->idem_key != NULL && (strlen(r->idem_key) >
+	    SW_MAX_IDEMPOTENCY_KEY || strspn(r->idem_key,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-_.:") != strlen(r->idem_key))) {
+		sw_ferr_add(&r->ferrs, "Idempotency-Key", "pattern",
+		    "must be 1 to %d of [A-Za-z0-9-_.:]",
+		    SW_MAX_IDEMPOTENCY_KEY);
+		sw_req_fail(r, SW_EINVAL, "Idempotency-Key: must be 1 to %d "
+		    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
+		goto out;
+	}
+	if (read_body(r, &body) != SW_OK)
+		goto out;
+	params = json_object_new_object();
+	if (collect_params(r, vars, params) != SW_OK)
+		goto out;
+	if ((dr = sw_json_get(params, "dry_run")) != NULL) {
+		r->dry_run = json_object_get_boolean(dr);
+		json_object_object_del(params, "dry_run");
+	}
+	if (r->op->params != NULL)
+		(void)sw_validate(params, r->op->params, SW_F_PATH | SW_F_QUERY,
+		    &r->ferrs);
+	(void)sw_validate(body, r->op->body, 0, &r->ferrs);
+	if (r->ferrs.n > 0) {
+		r->err = SW_EINVAL;
+		goto out;
+	}
+	/* Merge: path and query win over body members of the same name. */
+	json_object_object_foreach(params, k, v)
+		json_object_object_add(body, k, json_object_get(v));
+	r->args = body;
+	body = NULL;
+	if (r->op->flags & SW_OP_LONG) {
+		hash_request(r);
+		if (r->idem_key != NULL && !r->dry_run && replay(r))
+			goto out;
+	}
+	if ((fn = sw_route_handler(table, r->op->name)) == NULL) {
+		sw_req_fail(r, SW_EINTERNAL, "%s has no handler in this "
+		    "program", r->op->name);
+		goto out;
+	}
+	if ((r->op->flags & SW_OP_LONG_POLL) &&
+	    long_poll_begin(r, poll_fds) != 0)
+		goto out;
+	e = fn(r);
+	long_poll_end(poll_fds);
+	if (e != SW_OK && r->err == SW_OK)
+		sw_req_fail(r, e, "%s failed", r->op->name);
+out:
+	json_object_put(vars);
+	json_object_put(params);
+	json_object_put(body);
+}

@@ -1,0 +1,75 @@
+/*
+ * aws_api.h: the AWS calls that do more than aws_call(): those that
+ * return plain C values (the caller identity, the EKS endpoint and CA)
+ * and S3, whose rest-xml protocol aws_call() does not speak.  Every other
+ * call is aws_call(ctx, service, "Operation", input, &output, &err) with
+ * the model's member names (see aws.h for errors and ownership).
+ */
+#ifndef SW_AWS_API_H
+#define SW_AWS_API_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "lib/buf.h"
+#include "cloud/aws.h"
+
+/* --- STS (query) --- */
+/* GetCallerIdentity: account (12 digits) and ARN into the buffers. */
+sw_err	 aws_sts_get_caller_identity(struct aws_ctx *, char *account,
+	    size_t accountsz, char *arn, size_t arnsz, struct aws_error *);
+
+/* --- EC2 (ec2 protocol; output keys are wire names) --- */
+
+/* --- IAM (query, global endpoint) --- */
+
+/* --- EKS (rest-json) --- */
+/*
+ * DescribeCluster, then the API server URL and the decoded cluster CA
+ * (PEM) for cloud/k8s.c.  Both strings are newly allocated: free them.
+ */
+sw_err	 aws_eks_cluster_access(struct aws_ctx *, const char *cluster,
+	    char **endpoint, char **ca_pem, size_t *ca_len,
+	    struct aws_error *);
+/*
+ * The same two strings from a DescribeCluster answer already read (doc
+ * is borrowed): err's code is ClusterNotReady while it has no endpoint
+ * or CA.  Both strings are newly allocated: free them.
+ */
+sw_err	 aws_cluster_access_of(json_object *doc, const char *cluster,
+	    char **endpoint, char **ca_pem, size_t *ca_len,
+	    struct aws_error *);
+
+/* --- SageMaker HyperPod (json 1.1) --- */
+
+/* --- FSx (json 1.1) --- */
+
+/* --- Service Quotas (json 1.1) --- */
+
+/* --- S3 (rest-xml; path style with an endpoint override) --- */
+sw_err	 aws_s3_create_bucket(struct aws_ctx *, const char *bucket,
+	    struct aws_error *);
+/* HeadBucket; region (may be NULL) gets x-amz-bucket-region. */
+sw_err	 aws_s3_head_bucket(struct aws_ctx *, const char *bucket,
+	    char *region, size_t regionsz, struct aws_error *);
+/* PutObject of len bytes (borrowed); content_type may be NULL. */
+sw_err	 aws_s3_put_object(struct aws_ctx *, const char *bucket,
+	    const char *key, const void *data, size_t len,
+	    const char *content_type, struct aws_error *);
+/* GetObject into out (initialised by the caller, capped by its max). */
+sw_err	 aws_s3_get_object(struct aws_ctx *, const char *bucket,
+	    const char *key, struct sw_buf *out, struct aws_error *);
+/*
+ * ListObjectsV2: prefix and token may be NULL.  *out (new reference)
+ * is the ListBucketResult as JSON with "Contents" always an array.
+ */
+sw_err	 aws_s3_list_objects_v2(struct aws_ctx *, const char *bucket,
+	    const char *prefix, const char *token, json_object **out,
+	    struct aws_error *);
+sw_err	 aws_s3_delete_object(struct aws_ctx *, const char *bucket,
+	    const char *key, struct aws_error *);
+sw_err	 aws_s3_delete_bucket(struct aws_ctx *, const char *bucket,
+	    struct aws_error *);
+
+#endif

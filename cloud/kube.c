@@ -1,0 +1,201 @@
+/*
+ * kube.c: Kubernetes clients for EKS clusters (see kube.h).  The CA
+ * arrives base64 in DescribeCluster and is decoded by
+ * aws_eks_cluster_access(), the only decoder of it in the tree.
+ *
+ * A process remembers the endpoint and CA of the clusters its pipelines
+ * reach (a ring of SW_KUBE_MEMO entries), so a stage that knows which
+ * endpoint its cluster has opens a client without asking EKS again.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/alloc.h"
+#include "cloud/aws_api.h"
+#include "cloud/kube.h"
+#include "lib/limits.h"
+
+/* One remembered cluster: what its DescribeCluster gave. */
+struct kube_memo {
+	char	 cluster[SW_KUBE_MAX_NAME];
+	char	*endpoint;
+	char	*pem;
+	size_t	 pemlen;
+};
+
+static struct kube_memo memo[SW_KUBE_MEMO];
+static size_t memo_next;
+static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The memo of cluster, or NULL.  Called with memo_lock held. */
+static struct kube_memo *
+memo_find(const char *cluster)
+{
+	size_t i;
+
+	for (i = 0; i < SW_KUBE_MEMO; i++)
+		if (memo[i].endpoint != NULL &&
+		    strcmp(memo[i].cluster, cluster) == 0)
+			return &memo[i];
+	return NULL;
+}
+
+/* Remember endpoint and pem for cluster (copied); a name too long to
+ * keep is not remembered. */
+static void
+memo_put(const char *cluster, const char *endpoint, const char *pem,
+    size_t pemlen)
+{
+	struct kube_memo *m;
+	char *ep, *ca;
+
+	if (strlen(cluster) >= SW_KUBE_MAX_NAME)
+		return;
+	ep = sw_strdup(endpoint);
+	ca = sw_malloc(pemlen + 1);
+	if (ep == NULL || ca == NULL) {
+		free(ep);
+		free(ca);
+		return;
+	}
+	memcpy(ca, pem, pemlen);
+	ca[pemlen] = '\0';
+	pthread_mutex_lock(&memo_lock);
+	if ((m = memo_find(cluster)) == NULL) {
+		m = &memo[memo_next];
+		memo_next = (memo_next + 1) % SW_KUBE_MEMO;
+	}
+	free(m->endpoint);
+	free(m->pem);
+	memcpy(m->cluster, cluster, strlen(cluster) + 1);
+	m->endpoint = ep;
+	m->pem = ca;
+	m->pemlen = pemlen;
+	pthread_mutex_unlock(&memo_lock);
+}
+
+/* A client for endpoint with CA pem, EKS tokens for cluster. */
+static sw_err
+kube_setup(struct aws_ctx *ctx, const char *cluster, const char *endpoint,
+    const char *pem, size_t pemlen, struct sw_kube *kb,
+    struct aws_error *err)
+{
+	sw_err e;
+
+	e = k8s_init(&kb->k, endpoint, pem, pemlen, 0);
+	if (e != SW_OK) {
+		snprintf(err->message, sizeof(err->message), "cannot set up a "
+		    "Kubernetes client for cluster %s", cluster);
+		sw_kube_close(kb);
+		return e;
+	}
+	if ((kb->src = sw_calloc(1, sizeof(*kb->src))) == NULL) {
+		sw_kube_close(kb);
+		return SW_ENOMEM;
+	}
+	kb->src->ctx = ctx;
+	if (snprintf(kb->src->cluster, sizeof(kb->src->cluster), "%s",
+	    cluster) >= (int)sizeof(kb->src->cluster)) {
+		sw_kube_close(kb);
+		return SW_EINVAL;
+	}
+	k8s_set_token_fn(&kb->k, ekstoken_k8s_fn, kb->src);
+	return SW_OK;
+}
+
+sw_err
+sw_kube_connect(struct aws_ctx *ctx, const char *cluster, struct sw_kube *kb,
+    struct aws_error *err)
+{
+	char *endpoint = NULL, *pem = NULL;
+	size_t pemlen = 0;
+	sw_err e;
+
+	memset(kb, 0, sizeof(*kb));
+	memset(err, 0, sizeof(*err));
+	e = aws_eks_cluster_access(ctx, cluster, &endpoint, &pem, &pemlen,
+	    err);
+	if (e != SW_OK) {
+		if (strcmp(err->code, "ClusterNotReady") == 0)
+			return SW_ECONFLICT;
+		return e == SW_EUPSTREAM ? aws_error_sw(err) : e;
+	}
+	memo_put(cluster, endpoint, pem, pemlen);
+	e = kube_setup(ctx, cluster, endpoint, pem, pemlen, kb, err);
+	free(endpoint);
+	free(pem);
+	return e;
+}
+
+sw_err
+sw_kube_connect_known(struct aws_ctx *ctx, const char *cluster,
+    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
+    int *asked)
+{
+	struct kube_memo *m;
+	char *ep = NULL, *pem = NULL;
+	size_t pemlen = 0;
+	sw_err e;
+
+	*asked = 0;
+	memset(kb, 0, sizeof(*kb));
+	memset(err, 0, sizeof(*err));
+	pthread_mutex_lock(&memo_lock);
+	if ((m = memo_find(cluster)) != NULL &&
+	    strcmp(m->endpoint, endpoint) == 0 &&
+	    (ep = sw_strdup(m->endpoint)) != NULL &&
+	    (pem = sw_malloc(m->pemlen + 1)) != NULL) {
+		memcpy(pem, m->pem, m->pemlen + 1);
+		pemlen = m->pemlen;
+	}
+	pthread_mutex_unlock(&memo_lock);
+	if (pem == NULL) {
+		free(ep);
+		*asked = 1;
+		return sw_kube_connect(ctx, cluster, kb, err);
+	}
+	e = kube_setup(ctx, cluster, ep, pem, pemlen, kb, err);
+	free(ep);
+	free(pem);
+	return e;
+}
+
+sw_err
+sw_kube_remember(const char *cluster, json_object *doc)
+{
+	struct aws_error err;
+	char *endpoint = NULL, *pem = NULL;
+	size_t pemlen = 0;
+	sw_err e;
+
+	memset(&err, 0, sizeof(err));
+	if ((e = aws_cluster_access_of(doc, cluster, &endpoint, &pem, &pemlen,
+	    &err)) != SW_OK)
+		return e;
+	memo_put(cluster, endpoint, pem, pemlen);
+	free(endpoint);
+	free(pem);
+	return SW_OK;
+}
+
+void
+sw_kube_close(struct sw_kube *kb)
+{
+	k8s_free(&kb->k);
+	free(kb->src);
+	kb->src = NULL;
+}
+
+int
+sw_kube_pod_ours(json_object *pod)
+{
+	json_object *labels = NULL, *meta = NULL, *v = NULL;
+
+	return json_object_object_get_ex(pod, "metadata", &meta) &&
+	    json_object_object_get_ex(meta, "labels", &labels) &&
+	    json_object_object_get_ex(labels, SW_KUBE_MANAGED_BY, &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    strcmp(json_object_get_string(v), SW_KUBE_MANAGER) == 0;
+}

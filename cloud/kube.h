@@ -1,0 +1,55 @@
+/*
+ * kube.h: the one way to reach the Kubernetes API of an EKS cluster.
+ * DescribeCluster gives the endpoint and the cluster CA; requests carry
+ * EKS tokens minted from the AWS credentials of ctx and renewed before
+ * they expire.  Pipelines and handlers both open clients through here.
+ */
+#ifndef SW_KUBE_H
+#define SW_KUBE_H
+
+#include "cloud/aws.h"
+#include "cloud/ekstoken.h"
+#include "cloud/k8s.h"
+
+/* The label on every Kubernetes object Slipway makes, and its value. */
+#define SW_KUBE_MANAGED_BY	"app.kubernetes.io/managed-by"
+#define SW_KUBE_MANAGER		"slipway"
+
+struct sw_kube {
+	struct k8s_client	 k;
+	struct eks_token_source	*src;
+};
+
+/*
+ * Open a client for EKS cluster `cluster`.  SW_OK, or: SW_ENOTFOUND (no
+ * such cluster), SW_ECONFLICT (it has no endpoint yet: still creating),
+ * another sw_err from the AWS call (err says which).  kb is always safe
+ * to sw_kube_close().  ctx is borrowed and must outlive kb.
+ */
+sw_err	sw_kube_connect(struct aws_ctx *, const char *cluster,
+	    struct sw_kube *kb, struct aws_error *err);
+/*
+ * As sw_kube_connect, for a caller that knows the endpoint its cluster
+ * has (recorded from its own DescribeCluster): when this process last
+ * saw cluster at that same endpoint, its CA is reused and EKS is not
+ * asked; else DescribeCluster as above.  *asked says whether a request
+ * was sent.  Safe from several threads.
+ */
+sw_err	sw_kube_connect_known(struct aws_ctx *, const char *cluster,
+	    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
+	    int *asked);
+/*
+ * Remember the endpoint and CA of a DescribeCluster answer already read
+ * (doc borrowed) for later sw_kube_connect_known calls.  SW_OK, or an
+ * error when the answer has no endpoint or CA yet.
+ */
+sw_err	sw_kube_remember(const char *cluster, json_object *doc);
+void	sw_kube_close(struct sw_kube *);
+/*
+ * Is pod (a Pod object, borrowed) one of a Slipway workload's: labelled
+ * as managed by Slipway?  The one rule for whose logs are served, by
+ * REST's training_job_logs and by the stream's pod logs alike.
+ */
+int	sw_kube_pod_ours(json_object *pod);
+
+#endif
