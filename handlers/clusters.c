@@ -857,9 +857,10 @@ create_again(struct sw_req *r, const char *name)
 		    strcmp(state, "failed") == 0 ||
 		    strcmp(state, "cancelled") == 0)
 			continue;
-		if (strcmp(kind, "cluster.create") == 0 && !r->dry_run &&
+		if (strcmp(kind, "cluster.create") == 0 &&
 		    sw_json_within(r->args, sw_json_get(o, "params")))
-			e = h_accepted(r, id, 1);
+			/* its dry run plans the create again */
+			e = r->dry_run ? SW_ENOTFOUND : h_accepted(r, id, 1);
 		else {
 			sw_ferr_add(&r->ferrs, "name", "exists", "Slipway "
 			    "cluster %s exists (operation %s) with other "

@@ -384,6 +384,11 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_op_event(db, op_id, seq, "info", why,
 			    NULL)) != SW_OK)
 				goto retry;
+			/* Test hook: die at the boundary, the stage recorded
+			 * as started and nothing of it done. */
+			snprintf(why, sizeof(why), "stage:%s",
+			    pl->stages[seq].name);
+			sw_fault_kill_after(why);
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;

@@ -41,6 +41,13 @@ hp = sb.hyperpod(C, eks["arn"], net, [("busy", "ml.m5.2xlarge", 1),
                                       ("idle", "ml.p5.48xlarge", 0)])
 t.eq(hp["ClusterStatus"], "InService", "cluster made in the sandbox")
 kube = sb.kube(C, sb.kube_token(C)["token"])
+# Slipway changes only what it owns: the cluster is adopted first.
+r = s.request("PATCH", F, {"kuberay": True})
+t.ok(r.status == 409 and any(e.get("rule") == "owned" for e in
+                             (r.json or {}).get("errors", [])),
+     "a feature change before the import: 409 owned")
+r = s.post("/api/v1/clusters/%s:import" % C)
+t.eq(r.status, 200, "the cluster is imported")
 
 
 def mutations(since, op=None):
