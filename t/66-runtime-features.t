@@ -246,5 +246,32 @@ else:
     t.ok(doc.get("state") in ("pending", "running"),
          "the feature follows the Helm Job (Helm Jobs not simulated here)")
 
+# ---- autoscaling off: the NodePool's finalizers are waited for
+# (apiserver/pkg/registry/generic/registry/store.go: an object with
+# finalizers outlives its DELETE until they are removed).
+NP = "/apis/karpenter.sh/v1/nodepools/slipway-default"
+kube.req("PATCH", NP, {"metadata": {"finalizers": ["example.com/drain"]}},
+         ctype="application/merge-patch+json")
+seq = last_seq()
+r = s.request("PATCH", F, {"autoscaling": {"enabled": False}})
+t.eq(r.status, 202, "autoscaling off: 202")
+op = r.json["operation_id"]
+t.ok(wait_for(lambda: "finalizers: example.com/drain" in json.dumps(
+    s.get("/api/v1/operations/%s" % op).json), 60),
+     "the operation waits for the NodePool's finalizer")
+t.ok((obj(NP) or {}).get("metadata", {}).get("deletionTimestamp"),
+     "the NodePool is being deleted, not gone")
+t.eq([e["params"] for e in mutations(seq, "UpdateCluster")], [],
+     "HyperPod autoscaling stays on while the NodePool is finalized")
+kube.req("PATCH", NP, {"metadata": {"finalizers": None}},
+         ctype="application/merge-patch+json")
+d = wait_operation(s, op, timeout=240)
+t.eq(d.get("state"), "succeeded", "autoscaling off succeeded once the "
+     "finalizer was removed")
+upd = [e["params"] for e in mutations(seq, "UpdateCluster")]
+t.ok(obj(NP) is None and upd and
+     upd[-1].get("AutoScaling", {}).get("Mode") == "Disable",
+     "the NodePool went, then AutoScaling Disable")
+
 s.stop()
 t.done()
