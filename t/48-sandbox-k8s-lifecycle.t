@@ -454,7 +454,7 @@ t.ok(known and all(images.provenance(d) for d in known),
 # ---- the same through the real kubectl ---------------------------------------------------------
 KUBECTL = find_kubectl()
 if not KUBECTL:
-    t.skip("no kubectl binary: kubectl cases", 4)
+    t.skip("no kubectl binary: kubectl cases", 5)
 else:
     cfg = sb.kubeconfig("lc", token=tok)
     cache = os.path.join(sb.tmp, "kcache")
@@ -477,9 +477,13 @@ else:
     f = tempfile.NamedTemporaryFile("w", suffix=".json", dir=sb.tmp, delete=False)
     json.dump(g, f)
     f.close()
+    # kubectl replace fills in the live resourceVersion itself (resource.Helper
+    # Replace); --raw sends the object as it is.
     rc, out, err = kubectl("replace", "-f", f.name)
-    t.ok(rc != 0 and "must be specified for an update" in err,
-         "kubectl replace of a custom resource without resourceVersion: " + err.strip()[:200])
+    t.eq(rc, 0, "kubectl replace of a custom resource: kubectl adds the live resourceVersion")
+    rc, out, err = kubectl("replace", "--raw", GD + "/kg", "-f", f.name)
+    t.ok(rc != 0 and "must be specified for an update" in (err + out),
+         "kubectl replace --raw without resourceVersion is refused: " + (err + out).strip()[:200])
     rc, out, err = kubectl("create", "configmap", "kns", "-n", "default", "--from-literal=a=b", "--dry-run=server",
                            "-o", "name")
     t.ok(rc == 0 and k.req("GET", CM + "/kns").status == 404, "kubectl --dry-run=server sends dryRun=All")

@@ -46,7 +46,7 @@ def status_body(code, reason, message, details=None, status="Failure"):
         body["details"] = details
     if status == "Success":
         body.pop("message")
-        body.pop("reason")
+        body.pop("reason", None)
     return body
 
 

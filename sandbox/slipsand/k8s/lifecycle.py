@@ -152,7 +152,12 @@ def finalizer_causes(rtype, new_md, old_md):
     """ValidateObjectMeta(Update)'s finalizer rules as field causes."""
     causes = []
     fins = new_md.get("finalizers") or []
-    if rtype.group == "" or "." not in rtype.group or rtype.group.endswith(".k8s.io"):
+    # pkg/apis/core/validation's ValidateFinalizerName applies to the kinds
+    # kube-apiserver itself serves; apiextensions-apiserver (CRDs and custom
+    # resources) only asks for a qualified name.
+    kube = rtype.group == "" or "." not in rtype.group or (
+        rtype.group.endswith(".k8s.io") and rtype.group != "apiextensions.k8s.io")
+    if kube:
         for f in fins:
             err = _qualified_name(f) if isinstance(f, str) else "must be a string"
             if err:
@@ -173,15 +178,17 @@ def check_update(rtype, new, old, name, custom):
     """Store.Update's resourceVersion and UID checks, then BeforeUpdate's metadata rules."""
     md, omd = new["metadata"], old["metadata"]
     rv = md.get("resourceVersion")
+    # The storage checks the UID precondition before the update function
+    # compares resourceVersions.
+    if md.get("uid") and md["uid"] != omd.get("uid"):
+        raise conflict(rtype, name, "Precondition failed: UID in precondition: %s, UID in object meta: %s" % (
+            md["uid"], omd.get("uid")))
     if not rv and custom:
         raise Invalid(rtype.plural, name, [schema.invalid("metadata.resourceVersion", schema.GoValue("0x0"),
                                                           "must be specified for an update")], rtype.group)
     if rv and rv != omd["resourceVersion"]:
         raise conflict(rtype, name, "the object has been modified; please apply your changes to the latest "
                                     "version and try again")
-    if md.get("uid") and md["uid"] != omd.get("uid"):
-        raise conflict(rtype, name, "Precondition failed: UID in precondition: %s, UID in object meta: %s" % (
-            md["uid"], omd.get("uid")))
     keep_system_fields(md, omd)
 
 
