@@ -155,23 +155,44 @@ t.eq((r.status, r.json()["metadata"].get("generation"), r.json().get("status", {
      "registry/apps/deployment/strategy.go PrepareForCreate: generation 1, status reset")
 
 # ---- update rules: registry/generic/registry/store.go Update, rest/update.go ---------------
-cur = k.req("GET", DEP + "/gen").json()
-cur["spec"]["replicas"] = 2
-cur["metadata"]["creationTimestamp"] = "2000-01-01T00:00:00Z"
-r = k.req("PUT", DEP + "/gen", cur)
+def put_fresh(path, change):
+    """GET, change, PUT; again when a controller wrote in between (409), as a client would."""
+    for _ in range(20):
+        o = k.req("GET", path.replace("/status", "")).json()
+        change(o)
+        r = k.req("PUT", path, o)
+        if r.status != 409:
+            return r
+    return r
+
+
+def spec_change(o):
+    o["spec"]["replicas"] = 2
+    o["metadata"]["creationTimestamp"] = "2000-01-01T00:00:00Z"
+
+
+r = put_fresh(DEP + "/gen", spec_change)
 t.eq((r.status, r.json()["metadata"]["generation"]), (200, 2), "deployment strategy: a spec change bumps generation")
 t.ok(r.json()["metadata"]["creationTimestamp"] != "2000-01-01T00:00:00Z",
      "rest/update.go BeforeUpdate: creationTimestamp cannot be changed")
-cur = r.json()
-cur["metadata"].setdefault("labels", {})["x"] = "y"
-cur["status"] = {"replicas": 42}
-r = k.req("PUT", DEP + "/gen", cur)
+
+
+def meta_and_status(o):
+    o["metadata"].setdefault("labels", {})["x"] = "y"
+    o["status"] = {"replicas": 42}
+
+
+r = put_fresh(DEP + "/gen", meta_and_status)
 t.eq((r.status, r.json()["metadata"]["generation"], r.json().get("status", {}).get("replicas") == 42), (200, 2, False),
      "deployment strategy PrepareForUpdate: metadata changes keep generation, .status is not written by PUT")
-cur = r.json()
-cur["status"] = {"replicas": 42, "observedGeneration": 2}
-cur["spec"]["replicas"] = 5
-r = k.req("PUT", DEP + "/gen/status", cur)
+
+
+def status_and_spec(o):
+    o["status"] = {"replicas": 42, "observedGeneration": 2}
+    o["spec"]["replicas"] = 5
+
+
+r = put_fresh(DEP + "/gen/status", status_and_spec)
 t.eq((r.status, r.json()["status"].get("replicas"), r.json()["spec"]["replicas"]), (200, 42, 2),
      "deployment statusStrategy: /status writes status and leaves spec")
 stale = dict(r.json())
@@ -233,6 +254,24 @@ k.req("PATCH", GD + "/g1", {"metadata": {"finalizers": None}}, ctype=MERGE)
 t.ok(wait_for(lambda: k.req("GET", CRDS + "/gadgets.example.com").status == 404, timeout=10),
      "apiextensions-apiserver finalizer: with its instances gone the CRD goes")
 
+plain = json.loads(json.dumps(crd).replace("gadget", "doohickey").replace("Gadget", "Doohickey"))
+del plain["spec"]["versions"][0]["subresources"]
+t.eq(k.req("POST", CRDS, plain).status, 201, "CRD without a status subresource")
+DH = "/apis/example.com/v1/namespaces/default/doohickeys"
+t.ok(wait_for(lambda: k.req("GET", DH).status == 200, timeout=5), "its kind is served")
+r = k.req("POST", DH, {"apiVersion": "example.com/v1", "kind": "Doohickey", "metadata": {"name": "d1"},
+                       "spec": {"size": 1}, "status": {"ready": False}})
+t.eq((r.status, r.json().get("status")), (201, {"ready": False}),
+     "customresource strategy: without a status subresource status is part of the object")
+r = k.req("PATCH", DH + "/d1", {"status": {"ready": True}}, ctype=MERGE)
+t.eq((r.status, r.json().get("status"), r.json()["metadata"]["generation"]), (200, {"ready": True}, 2),
+     "customresource strategy PrepareForUpdate: there a status change bumps generation")
+r = k.req("PATCH", DH + "/d1", {"metadata": {"labels": {"a": "b"}}}, ctype=MERGE)
+t.eq(r.json()["metadata"]["generation"], 2, "customresource strategy: a metadata change does not")
+r = k.req("PATCH", DH + "/d1", {"spec": {"size": 2}}, ctype="application/strategic-merge-patch+json")
+t.eq((r.status, r.json().get("reason")), (415, "UnsupportedMediaType"),
+     "handlers/patch.go: no strategic merge patch for a custom resource")
+
 # ---- patch types and options: apiserver/pkg/endpoints/handlers/patch.go, meta/v1/validation ---
 k.req("POST", CM, cm("pt", labels={"tier": "a"}))
 r = k.req("PATCH", CM + "/pt", [{"op": "test", "path": "/data/k", "value": "nope"},
@@ -258,6 +297,16 @@ t.eq(status(r), (422, "Status", "Invalid", 'CreateOptions.meta.k8s.io "" is inva
      "meta/v1/validation ValidateDryRun: only \"All\"")
 r = k.req("POST", CM + "?dryRun=All", cm("dry"))
 t.ok(r.status == 201 and k.req("GET", CM + "/dry").status == 404, "ValidateDryRun: dryRun=All answers, stores nothing")
+
+r = k.req("DELETE", CM + "/pt", {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Later"})
+t.eq((r.status, r.json().get("message")), (422, 'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: '
+                                                'Unsupported value: "Later": supported values: "Foreground", '
+                                                '"Background", "Orphan", "nil"'),
+     "meta/v1/validation ValidateDeleteOptions: the propagation policies")
+r = k.req("POST", CM + "?fieldManager=" + "m" * 129, cm("longfm"))
+t.eq((r.status, r.json().get("message")), (422, 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: '
+                                                'may not be more than 128 bytes'),
+     "meta/v1/validation ValidateFieldManager: at most 128 bytes")
 
 # ---- selectors: apimachinery/pkg/labels/selector.go, fields, pkg/apis/core/v1/conversion.go ---
 for sel, msg in (("a%3D(", "unable to parse requirement: found '(', expected: identifier"),
@@ -304,6 +353,22 @@ t.eq((r.status, r.json().get("message")), (400, "specifying resource version is 
 r = k.req("GET", CM + "?watch=1&resourceVersionMatch=NotOlderThan")
 t.ok(r.status == 422 and "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in
      r.json()["message"], "ValidateListOptions (watch): resourceVersionMatch needs sendInitialEvents")
+
+rv = k.req("GET", CM).json()["metadata"]["resourceVersion"]
+k.req("POST", CM, cm("after"))
+sb.control("POST", "/advance", {"seconds": 40000})
+t.ok(wait_for(lambda: k.stream(CM + "?watch=1&resourceVersion=%s" % rv, seconds=1.0)[1], timeout=10),
+     "a watch from before the compaction answers")
+st, lines = k.stream(CM + "?watch=1&resourceVersion=%s" % rv, seconds=1.5)
+ev = json.loads(lines[0]) if lines else {}
+t.ok(st == 200 and ev.get("type") == "ERROR" and ev["object"].get("code") == 410 and
+     ev["object"].get("reason") == "Expired" and
+     re.match(r"^too old resource version: %s \(\d+\)$" % rv, ev["object"].get("message", "")),
+     "storage/cacher watch_cache.go: a watch from a compacted resourceVersion gets ERROR 410 Expired (%s)" % ev)
+r = k.req("GET", CM + "?resourceVersion=%s&resourceVersionMatch=Exact" % rv)
+t.eq((r.status, r.json().get("reason"), r.json().get("message")),
+     (410, "Expired", "The resourceVersion for the provided list is too old."),
+     "storage/etcd3/store.go GetList: an Exact list from a compacted resourceVersion is 410")
 
 # ---- Go-side validation: pkg/apis/core/validation, registry/core/service/portallocator ------
 SVC = NS + "/services"
