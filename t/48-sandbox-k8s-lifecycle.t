@@ -451,6 +451,34 @@ r = k.req("POST", "/apis/batch/v1/namespaces/default/jobs", {
 t.ok(r.status == 422 and "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0" in
      r.json().get("message", ""), "batch/validation ValidateJobSpec: backoffLimit >= 0")
 
+sel = deployment("sel")
+sel["spec"]["selector"] = {"matchLabels": {"app": "sel"}, "matchExpressions": [{"key": "tier", "operator": "In"}]}
+r = k.req("POST", DEP, sel)
+t.eq((r.status, cause(r).get("field"), cause(r).get("message")),
+     (422, "spec.selector.matchExpressions[0].values", "Required value: must be specified when `operator` is 'In' "
+                                                       "or 'NotIn'"),
+     "meta/v1/validation ValidateLabelSelectorRequirement: In needs values")
+sel["spec"]["selector"]["matchExpressions"][0]["operator"] = "DoesNotExist"
+t.eq(k.req("POST", DEP, sel).status, 201, "ValidateLabelSelectorRequirement: DoesNotExist takes none (twin)")
+
+RB = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"
+crb = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "lc-crb"},
+       "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+       "subjects": [{"kind": "ServiceAccount", "name": "runner"}]}
+r = k.req("POST", RB, crb)
+t.eq((r.status, cause(r).get("field"), cause(r).get("reason")), (422, "subjects[0].namespace", "FieldValueRequired"),
+     "rbac/validation ValidateRoleBindingSubject: a ServiceAccount subject of a ClusterRoleBinding needs a namespace")
+crb["subjects"][0]["namespace"] = "default"
+t.eq(k.req("POST", RB, crb).status, 201, "ValidateClusterRoleBinding: with its namespace it is taken (twin)")
+r = k.req("PATCH", RB + "/lc-crb", {"roleRef": {"name": "edit"}}, ctype=MERGE)
+t.eq((r.status, r.json().get("message")),
+     (422, 'ClusterRoleBinding.rbac.authorization.k8s.io "lc-crb" is invalid: roleRef: Invalid value: '
+           'rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change '
+           'roleRef'), "rbac/validation ValidateRoleBindingUpdate: roleRef cannot change")
+r = k.req("PATCH", RB + "/lc-crb", {"subjects": [{"kind": "Group", "name": "devs",
+                                                  "apiGroup": "rbac.authorization.k8s.io"}]}, ctype=MERGE)
+t.eq(r.status, 200, "ValidateRoleBindingUpdate: subjects may change (twin)")
+
 PV = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "lc-pv"},
       "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteMany"], "storageClassName": "",
                "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": "fs-0lc"}}}

@@ -504,6 +504,7 @@ def go_rules(rtype, obj):
     if group == "" and plural == "pods":
         validate_pod_spec(spec, "spec", causes, warnings)
     elif (group, plural) in POD_TEMPLATE_KINDS:
+        causes += gorules.label_selector(spec.get("selector"), "spec.selector")
         if plural == "deployments":
             causes += gorules.deployment(spec)
         elif plural == "jobs":
@@ -551,6 +552,8 @@ def go_rules(rtype, obj):
                 causes.append(schema.not_supported(pp + ".protocol", proto, PROTOCOLS))
         if t != "ExternalName" and not ports and spec.get("clusterIP") != "None":
             causes.append(schema.required("spec.ports"))
+    elif group == "rbac.authorization.k8s.io" and plural in ("rolebindings", "clusterrolebindings"):
+        causes += gorules.role_binding(obj, plural == "clusterrolebindings")
     elif group == "" and plural == "secrets":
         causes += gorules.secret(obj)
     elif group == "" and plural == "configmaps":
@@ -656,6 +659,8 @@ def update_rules(rtype, new, old):
             causes.append(schema.forbidden("spec", PVC_UPDATE_MSG))
     elif group == "" and plural in ("secrets", "configmaps"):
         causes += gorules.immutable_update(new, old, plural == "secrets")
+    elif group == "rbac.authorization.k8s.io" and plural in ("rolebindings", "clusterrolebindings"):
+        causes += gorules.role_binding_update(new, old)
     return causes
 
 

@@ -15,6 +15,11 @@ Each rule names the upstream function it follows:
   Deployment           pkg/apis/apps/validation ValidateDeploymentSpec,
                        ValidateDeploymentStrategy, ValidateRollingUpdateDeployment
   Job                  pkg/apis/batch/validation ValidateJobSpec (counts >= 0)
+  label selectors      apimachinery/pkg/apis/meta/v1/validation
+                       ValidateLabelSelector (operators and their values)
+  RBAC bindings        pkg/apis/rbac/validation ValidateRoleBinding,
+                       ValidateClusterRoleBinding (roleRef, subjects) and
+                       ValidateRoleBindingUpdate (roleRef cannot change)
 """
 import base64
 import json
@@ -139,6 +144,10 @@ def secret(obj):
 
 def configmap(obj):
     causes = []
+    size = sum(len(str(v).encode()) for v in (obj.get("data") or {}).values()) + sum(
+        len(str(v)) * 3 // 4 for v in (obj.get("binaryData") or {}).values())
+    if size > SECRET_MAX:
+        causes.append(schema.Cause("Too long", "", "", "must have at most %d bytes" % SECRET_MAX))
     _keys(obj.get("data"), "data", causes)
     _keys(obj.get("binaryData"), "binaryData", causes)
     for k in sorted(set(obj.get("data") or {}) & set(obj.get("binaryData") or {})):
@@ -248,3 +257,71 @@ def job(spec):
     for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
         _nonneg(spec, key, "spec", causes)
     return causes
+
+
+# --- label selectors ------------------------------------------------------------------------
+def label_selector(sel, path):
+    causes = []
+    if not isinstance(sel, dict):
+        return causes
+    for i, e in enumerate(sel.get("matchExpressions") or []):
+        if not isinstance(e, dict):
+            continue
+        p = "%s.matchExpressions[%d]" % (path, i)
+        op, vals = e.get("operator"), e.get("values") or []
+        if op in ("In", "NotIn"):
+            if not vals:
+                causes.append(schema.required(p + ".values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif op in ("Exists", "DoesNotExist"):
+            if vals:
+                causes.append(schema.forbidden(p + ".values", "may not be specified when `operator` is 'Exists' or "
+                                                              "'DoesNotExist'"))
+        else:
+            causes.append(schema.invalid(p + ".operator", op, "not a valid selector operator"))
+    return causes
+
+
+# --- RBAC bindings --------------------------------------------------------------------------
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def _role_ref_text(ref):
+    ref = ref or {}
+    return schema.GoValue('rbac.RoleRef{APIGroup:"%s", Kind:"%s", Name:"%s"}' % (
+        ref.get("apiGroup", ""), ref.get("kind", ""), ref.get("name", "")))
+
+
+def role_binding(obj, cluster_scoped):
+    causes = []
+    ref = obj.get("roleRef") or {}
+    if ref.get("apiGroup") != RBAC_GROUP:
+        causes.append(schema.not_supported("roleRef.apiGroup", ref.get("apiGroup", ""), [RBAC_GROUP]))
+    kinds = ["ClusterRole"] if cluster_scoped else ["Role", "ClusterRole"]
+    if ref.get("kind") not in kinds:
+        causes.append(schema.not_supported("roleRef.kind", ref.get("kind", ""), kinds))
+    if not ref.get("name"):
+        causes.append(schema.required("roleRef.name"))
+    for i, sub in enumerate(obj.get("subjects") or []):
+        p = "subjects[%d]" % i
+        if not isinstance(sub, dict):
+            continue
+        if not sub.get("name"):
+            causes.append(schema.required(p + ".name"))
+        kind = sub.get("kind")
+        if kind == "ServiceAccount":
+            if sub.get("apiGroup"):
+                causes.append(schema.not_supported(p + ".apiGroup", sub["apiGroup"], [""]))
+            if cluster_scoped and not sub.get("namespace"):
+                causes.append(schema.required(p + ".namespace"))
+        elif kind in ("User", "Group"):
+            if sub.get("apiGroup") != RBAC_GROUP:
+                causes.append(schema.not_supported(p + ".apiGroup", sub.get("apiGroup", ""), [RBAC_GROUP]))
+        else:
+            causes.append(schema.not_supported(p + ".kind", kind or "", ["ServiceAccount", "User", "Group"]))
+    return causes
+
+
+def role_binding_update(new, old):
+    if (new.get("roleRef") or {}) != (old.get("roleRef") or {}):
+        return [schema.invalid("roleRef", _role_ref_text(new.get("roleRef")), "cannot change roleRef")]
+    return []
