@@ -70,6 +70,13 @@ t.eq(r.json().get("message"), 'ConfigMap "held" is invalid: metadata.finalizers:
      "objectmeta.go: the refusal's wording")
 r = k.req("PATCH", CM + "/held", {"data": {"k": "w"}}, ctype=MERGE)
 t.eq(r.status, 200, "objectmeta.go: other updates of a deleting object are allowed (valid twin)")
+r = k.req("POST", CM, cm("held"))
+t.eq((r.status, r.json().get("reason"), r.json().get("message")),
+     (409, "AlreadyExists", 'object is being deleted: configmaps "held" already exists'),
+     "store.go Create: the name of an object being deleted is still taken, and the answer says why")
+r = k.req("PATCH", CM + "/held", {"metadata": {"resourceVersion": "1"}, "data": {"k": "x"}}, ctype=MERGE)
+t.eq((r.status, r.json().get("reason")), (409, "Conflict"),
+     "store.go Update: a resourceVersion in a patch is a precondition")
 r = k.req("PATCH", CM + "/held", {"metadata": {"finalizers": None}}, ctype=MERGE)
 t.ok(r.status == 200 and k.req("GET", CM + "/held").status == 404,
      "store.go Update: removing the last finalizer deletes the object")

@@ -57,7 +57,7 @@ class Invalid(Exception):
         self.message = msg
 
     def details(self):
-        d = {"name": self.name}
+        d = {"name": self.name} if self.name else {}  # StatusDetails.name is omitempty
         if self.group:
             d["group"] = self.group
         d["kind"] = self.kind

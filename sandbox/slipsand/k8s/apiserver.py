@@ -486,7 +486,10 @@ class Api:
         existing = self.kc.store.get(rtype.group, rtype.plural, obj["metadata"].get("namespace"), obj["metadata"]["name"])
         if existing is not None:
             res = rtype.plural if not rtype.group else "%s.%s" % (rtype.plural, rtype.group)
-            raise KError(409, "AlreadyExists", '%s "%s" already exists' % (res, obj["metadata"]["name"]),
+            # registry/generic/registry/store.go Create: a name still held by
+            # an object being deleted says so.
+            gone = "object is being deleted: " if existing["metadata"].get("deletionTimestamp") else ""
+            raise KError(409, "AlreadyExists", '%s%s "%s" already exists' % (gone, res, obj["metadata"]["name"]),
                          {"name": obj["metadata"]["name"], "group": rtype.group, "kind": rtype.plural})
         obj["metadata"].pop("managedFields", None)
         if req.query.get("dryRun") == "All":
@@ -610,6 +613,11 @@ class Api:
         self._check_identity(rtype, version, new, ns, name)
         if sub is None:
             self._schema_pass(req, rtype, version, new)
+        sent = new["metadata"].get("resourceVersion")
+        if sent and sent != old["metadata"]["resourceVersion"]:
+            # A resourceVersion in the patch is a precondition of the update.
+            raise lifecycle.conflict(rtype, name, "the object has been modified; please apply your changes to the "
+                                                  "latest version and try again")
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, new))
