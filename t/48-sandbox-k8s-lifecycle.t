@@ -541,6 +541,28 @@ t.ok(("Failed", 'Failed to pull image "vllm/vllm-openai:v0.10.20": ' + msg) in e
 t.ok(wait_for(lambda: waiting("real")[0] == "Running", timeout=10), "a published vLLM tag runs (twin)")
 t.ok(wait_for(lambda: waiting("own")[0] == "Running", timeout=10), "an image of a repository the catalogue "
                                                                       "does not know runs")
+# ---- pods: graceful deletion (pkg/registry/core/pod/strategy.go CheckGracefulDelete) -----------
+r = k.req("DELETE", NS + "/pods/real")
+md = r.json().get("metadata") or {}
+t.ok(r.status == 200 and md.get("deletionTimestamp") and md.get("deletionGracePeriodSeconds") == 30,
+     "pod strategy CheckGracefulDelete: a running pod gets deletionTimestamp and the 30 s grace period")
+r = k.req("POST", NS + "/pods", pod("real", "vllm/vllm-openai:v0.10.2"))
+t.eq((r.status, r.json().get("message")), (409, 'object is being deleted: pods "real" already exists'),
+     "store.go Create: its name is taken while it terminates")
+t.ok(wait_for(lambda: k.req("GET", NS + "/pods/real").status == 404, timeout=10),
+     "kubelet: once its containers stopped the pod is deleted")
+t.eq(k.req("POST", NS + "/pods", pod("real", "vllm/vllm-openai:v0.10.2")).status, 201,
+     "then the name is free again")
+r = k.req("DELETE", NS + "/pods/own?gracePeriodSeconds=0")
+t.ok(r.status == 200 and k.req("GET", NS + "/pods/own").status == 404,
+     "CheckGracefulDelete: gracePeriodSeconds=0 deletes at once")
+nowhere = pod("nowhere", "busybox:1.36")
+nowhere["spec"]["nodeSelector"] = {"no-such-label": "x"}
+k.req("POST", NS + "/pods", nowhere)
+r = k.req("DELETE", NS + "/pods/nowhere")
+t.ok(r.status == 200 and k.req("GET", NS + "/pods/nowhere").status == 404,
+     "CheckGracefulDelete: a pod not scheduled to a node goes at once")
+
 t.ok(images.provenance("rayproject/ray:2.46.0-py311-gpu") and images.pull_problem("rayproject/ray:2.46.1")
      and images.pull_problem("pytorch/pytorch:2.7.1"), "images.py: the catalogue knows Ray and PyTorch tags")
 defaults = set()

@@ -668,7 +668,8 @@ class Api:
         lifecycle.delete_preconditions(rtype, obj, opts)
         if req.query.get("dryRun") == "All" or (opts.get("dryRun") or []) == ["All"]:
             return _json(200, self._out(rtype, version, obj))
-        gone = self.kc.delete_object(rtype.group, rtype.plural, ns, name, policy or "Background")
+        grace = opts.get("gracePeriodSeconds", req.query.get("gracePeriodSeconds"))
+        gone = self.kc.delete_object(rtype.group, rtype.plural, ns, name, policy or "Background", grace=grace)
         still = self.kc.store.get(rtype.group, rtype.plural, ns, name)
         if still is not None:
             # registry/generic/registry/store.go: pending finalizers (or a

@@ -18,6 +18,7 @@ from .admission import random_hash, suffix
 from .store import now_rfc3339
 
 START_DELAY = 8.0      # sandbox seconds from binding to Running
+TERMINATE_SECONDS = 2.0   # a container's exit after SIGTERM, in sandbox seconds
 PULL_FAILED = "sandbox.slipway.dev/pull-failed-at"
 PULL_STATE = "sandbox.slipway.dev/pull-state"
 PULL_BACKOFF = 10.0   # seconds of the kubelet's first image pull back-off
@@ -150,6 +151,8 @@ class Controllers:
                "metadata": {"name": name, "namespace": ns, "labels": labels, "annotations": ann,
                             "ownerReferences": [owner_ref(owner, owner_av, owner_kind)]},
                "spec": spec}
+        if self.st.get("", "pods", ns, name) is not None:
+            return None  # AlreadyExists (one still terminating): the controller tries again later
         return self.kc.create_object("", "pods", pod, manager="kube-controller-manager")
 
     def event(self, obj, reason, message, etype="Normal", component="default-scheduler"):
@@ -628,6 +631,7 @@ class Controllers:
             node = spec.get("nodeName")
             md = pod["metadata"]
             if md.get("deletionTimestamp"):
+                self._terminate(pod, now, node in node_names)
                 continue
             if node and node not in node_names:
                 if st.get("phase") in ("Pending", "Running"):
@@ -698,6 +702,23 @@ class Controllers:
                         if c["type"] in ("Ready",):
                             c["status"] = "False"
                     self.st.update("", "pods", pod)
+
+    def _terminate(self, pod, now, node_up):
+        """A pod being deleted gracefully: its containers get SIGTERM and
+        stop (TERMINATE_SECONDS, at most the grace period); then the
+        kubelet deletes it for good (grace 0), finalizers permitting.  A
+        pod whose node is gone is removed by the pod GC."""
+        md = pod["metadata"]
+        grace = int(md.get("deletionGracePeriodSeconds") or 0)
+        asked = float((md.get("annotations") or {}).get(lifecycle.DELETE_REQUESTED, now))
+        if node_up and grace and now < self.kc.world.clock.due(min(grace, TERMINATE_SECONDS), asked):
+            return
+        if md.get("finalizers"):
+            if grace:
+                md["deletionGracePeriodSeconds"] = 0
+                self.st.update("", "pods", pod)
+            return
+        self.st.delete("", "pods", md.get("namespace"), md["name"])
 
     def _pull_failed(self, pod, now):
         """The image pull: a tag a catalogued repository never published

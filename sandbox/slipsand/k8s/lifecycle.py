@@ -26,6 +26,10 @@ What each function follows upstream:
   hold / finish       registry/generic/registry/store.go (Delete: an object
                       with finalizers gets deletionTimestamp and stays; an
                       update that empties them deletes it)
+  graceful_pod        pkg/registry/core/pod/strategy.go CheckGracefulDelete
+                      (a scheduled, unfinished pod gets deletionTimestamp
+                      now + grace and stays until its kubelet has stopped
+                      it; unscheduled or finished pods go at once)
   namespace admission plugin/pkg/admission/namespace/lifecycle (no new
                       content in a terminating namespace) and the namespace
                       controller (content deleted, then the namespace)
@@ -45,6 +49,7 @@ FIELD_VALIDATION = ("", "Ignore", "Strict", "Warn")
 # Kinds whose status comes only through /status: create resets it (the
 # strategies' PrepareForCreate); nodes may set status on create.
 STATUS_ON_CREATE = {("", "nodes")}
+DELETE_REQUESTED = "sandbox.slipway.dev/delete-requested-at"
 
 
 class ApiError(Exception):
@@ -232,6 +237,34 @@ def hold(kc, group, plural, obj):
     if "generation" in held["metadata"]:
         held["metadata"]["generation"] = int(held["metadata"]["generation"]) + 1
     return kc.store.update(group, plural, held)
+
+
+def graceful_pod(kc, pod, grace):
+    """Pod deletion with a grace period: the held pod, or None to delete now."""
+    spec, st, md = pod.get("spec") or {}, pod.get("status") or {}, pod["metadata"]
+    if grace is None:
+        grace = spec.get("terminationGracePeriodSeconds", 30)
+    try:
+        grace = max(int(grace), 0)
+    except (TypeError, ValueError):
+        grace = 30
+    if not spec.get("nodeName") or st.get("phase") in ("Succeeded", "Failed"):
+        return None
+    now = kc.world.clock.now()
+    if md.get("deletionTimestamp"):
+        if grace < int(md.get("deletionGracePeriodSeconds", grace)):
+            held = copy.deepcopy(pod)
+            held["metadata"]["deletionGracePeriodSeconds"] = grace
+            held["metadata"]["deletionTimestamp"] = now_rfc3339(kc.world.clock.due(grace, now))
+            return kc.store.update("", "pods", held)
+        return pod
+    if grace == 0:
+        return None
+    held = copy.deepcopy(pod)
+    held["metadata"]["deletionTimestamp"] = now_rfc3339(kc.world.clock.due(grace, now))
+    held["metadata"]["deletionGracePeriodSeconds"] = grace
+    held["metadata"].setdefault("annotations", {})[DELETE_REQUESTED] = str(now)
+    return kc.store.update("", "pods", held)
 
 
 def emptied(obj):

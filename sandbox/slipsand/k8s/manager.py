@@ -195,13 +195,17 @@ class KubeCluster:
             return None
         return self.create_object(group, rtype.plural, copy.deepcopy(obj), manager=manager, rtype=rtype)
 
-    def delete_object(self, group, plural, ns, name, policy="Background"):
+    def delete_object(self, group, plural, ns, name, policy="Background", grace=None):
         obj = self.store.get(group, plural, ns, name)
         if obj is None:
             return None
         uid = obj["metadata"].get("uid")
         if group == "" and plural == "namespaces":
             return lifecycle.terminate_namespace(self, obj)
+        if group == "" and plural == "pods":
+            held = lifecycle.graceful_pod(self, obj, grace)
+            if held is not None:
+                return held
         held = lifecycle.hold(self, group, plural, obj)
         if group == "apiextensions.k8s.io" and plural == "customresourcedefinitions":
             if held is not None and not lifecycle.finish_crd(self, held):
