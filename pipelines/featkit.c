@@ -367,8 +367,11 @@ finalizer_list(json_object *o, char *buf, size_t bufsz)
 	n = fins != NULL && json_object_is_type(fins, json_type_array) ?
 	    json_object_array_length(fins) : 0;
 	for (i = 0; i < n && used < bufsz; i++) {
+		const char *f = json_object_get_string(
+		    json_object_array_get_idx(fins, i));
+
 		w = snprintf(buf + used, bufsz - used, "%s%s", i ? ", " : "",
-		    json_object_get_string(json_object_array_get_idx(fins, i)));
+		    f != NULL ? f : "");
 		if (w < 0)
 			break;
 		used += (size_t)w;
