@@ -486,6 +486,17 @@ r = k.req("PATCH", RB + "/lc-crb", {"subjects": [{"kind": "Group", "name": "devs
                                                   "apiGroup": "rbac.authorization.k8s.io"}]}, ctype=MERGE)
 t.eq(r.status, 200, "ValidateRoleBindingUpdate: subjects may change (twin)")
 
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+k.req("POST", JOBS, {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "comp"},
+                     "spec": {"completions": 2, "parallelism": 1, "template": {"spec": {
+                         "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox:1.36"}]}}}})
+r = k.req("PATCH", JOBS + "/comp", {"spec": {"completions": 3}}, ctype=MERGE)
+t.eq((r.status, cause(r).get("field"), cause(r).get("message")),
+     (422, "spec.completions", "Invalid value: 3: field is immutable"),
+     "batch/validation ValidateJobSpecUpdate: completions of a NonIndexed job")
+r = k.req("PATCH", JOBS + "/comp", {"spec": {"parallelism": 2}}, ctype=MERGE)
+t.eq(r.status, 200, "ValidateJobSpecUpdate: parallelism may change (twin)")
+
 PV = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "lc-pv"},
       "spec": {"capacity": {"storage": "100Gi"}, "accessModes": ["ReadWriteMany"], "storageClassName": "",
                "csi": {"driver": "fsx.csi.aws.com", "volumeHandle": "fs-0lc"}}}

@@ -646,6 +646,11 @@ def update_rules(rtype, new, old):
                                          "field is immutable"))
         if ns.get("completionMode") != os_.get("completionMode"):
             causes.append(schema.invalid("spec.completionMode", ns.get("completionMode"), "field is immutable"))
+        # pkg/apis/batch/validation ValidateJobSpecUpdate: completions change
+        # only for an Indexed job that keeps completions == parallelism.
+        if ns.get("completions") != os_.get("completions") and not (
+                ns.get("completionMode") == "Indexed" and ns.get("completions") == ns.get("parallelism")):
+            causes.append(schema.invalid("spec.completions", ns.get("completions"), "field is immutable"))
     elif group == "" and plural == "pods":
         if _pod_spec_mutable_view(ns) != _pod_spec_mutable_view(os_):
             causes.append(schema.forbidden("spec", POD_UPDATE_MSG))
