@@ -587,7 +587,7 @@ t.ok(known and all(images.provenance(d) for d in known),
 # ---- the same through the real kubectl ---------------------------------------------------------
 KUBECTL = find_kubectl()
 if not KUBECTL:
-    t.skip("no kubectl binary: kubectl cases", 5)
+    t.skip("no kubectl binary: kubectl cases", 6)
 else:
     cfg = sb.kubeconfig("lc", token=tok)
     cache = os.path.join(sb.tmp, "kcache")
@@ -617,6 +617,10 @@ else:
     rc, out, err = kubectl("replace", "--raw", GD + "/kg", "-f", f.name)
     t.ok(rc != 0 and "must be specified for an update" in (err + out),
          "kubectl replace --raw without resourceVersion is refused: " + (err + out).strip()[:200])
+    kubectl("create", "namespace", "kdoomed")
+    rc, out, err = kubectl("delete", "namespace", "kdoomed", "--timeout=60s")
+    t.ok(rc == 0 and k.req("GET", "/api/v1/namespaces/kdoomed").status == 404,
+         "kubectl delete namespace waits through Terminating until it is gone: " + (out + err).strip()[:200])
     rc, out, err = kubectl("create", "configmap", "kns", "-n", "default", "--from-literal=a=b", "--dry-run=server",
                            "-o", "name")
     t.ok(rc == 0 and k.req("GET", CM + "/kns").status == 404, "kubectl --dry-run=server sends dryRun=All")
