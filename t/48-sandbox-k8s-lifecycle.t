@@ -360,6 +360,13 @@ t.eq((r.status, r.json().get("message")), (400, "specifying resource version is 
 r = k.req("GET", CM + "?watch=1&resourceVersionMatch=NotOlderThan")
 t.ok(r.status == 422 and "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided" in
      r.json()["message"], "ValidateListOptions (watch): resourceVersionMatch needs sendInitialEvents")
+r = k.req("GET", CM + "?watch=1&sendInitialEvents=true")
+t.ok(r.status == 422 and "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" in
+     r.json()["message"], "validateWatchOptions: sendInitialEvents needs resourceVersionMatch NotOlderThan")
+st, lines = k.stream(CM + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+                     "&timeoutSeconds=1", seconds=1.0)
+t.ok(st == 200 and any(json.loads(x).get("type") == "BOOKMARK" for x in lines),
+     "validateWatchOptions: with NotOlderThan the watch-list streams, ending its initial events with a bookmark")
 
 rv = k.req("GET", CM).json()["metadata"]["resourceVersion"]
 k.req("POST", CM, cm("after"))

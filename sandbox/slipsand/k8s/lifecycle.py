@@ -98,6 +98,10 @@ def check_list_options(query, watch):
     cont = query.get("continue") or ""
     causes = []
     if watch:
+        # The WatchList feature (beta, on, in 1.32) is served.
+        if query.get("sendInitialEvents") is not None and match != "NotOlderThan":
+            causes.append(schema.forbidden("resourceVersionMatch", "sendInitialEvents requires setting "
+                                                                   "resourceVersionMatch to NotOlderThan"))
         if match:
             if query.get("sendInitialEvents") is None:
                 causes.append(schema.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for "
