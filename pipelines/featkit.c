@@ -355,14 +355,45 @@ feat_kube_get(struct sw_step *s, struct sw_kube *kb, const char *api,
 	return 1;
 }
 
-/* Delete an object (absent is done); recorded in plan mode. */
+/* Finalizers of a deleting object, comma-separated, into buf. */
+static void
+finalizer_list(json_object *o, char *buf, size_t bufsz)
+{
+	json_object *fins = sw_json_path(o, "metadata.finalizers");
+	size_t i, n, used = 0;
+	int w;
+
+	buf[0] = '\0';
+	n = fins != NULL && json_object_is_type(fins, json_type_array) ?
+	    json_object_array_length(fins) : 0;
+	for (i = 0; i < n && used < bufsz; i++) {
+		const char *f = json_object_get_string(
+		    json_object_array_get_idx(fins, i));
+
+		w = snprintf(buf + used, bufsz - used, "%s%s", i ? ", " : "",
+		    f != NULL ? f : "");
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/*
+ * Delete an object and wait until it is gone (absent is done); recorded
+ * in plan mode.  An object with finalizers outlives the DELETE with a
+ * deletionTimestamp until their controllers remove them: the step waits
+ * for that, so what follows (turning off what those controllers need)
+ * does not run while the object is still being finalized.
+ */
 enum sw_step_rc
 feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
     const char *kind, const char *ns, const char *plural, const char *name)
 {
-	char path[512];
+	char path[512], fins[256];
 	struct k8s_error ke;
+	json_object *live = NULL;
 	sw_err e;
+	int got;
 
 	if (s->plan) {
 		json_object_array_add(s->calls, sw_jo("stage", sw_js(s->stage),
@@ -373,13 +404,33 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 	}
 	if (k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
 		return sw_step_fail(s, "bad path for %s", name);
-	memset(&ke, 0, sizeof(ke));
-	s->calls_made++;
-	e = k8s_delete(&kb->k, path, &ke);
-	if (e == SW_OK || e == SW_ENOTFOUND)
-		return STEP_DONE;
-	return sw_step_retry(s, sw_poll_ms(s, 10000), "delete %s %s: %s (will "
-	    "retry)", kind, name, ke.message[0] ? ke.message : "failed");
+	got = feat_kube_get(s, kb, api, ns, plural, name, &live);
+	if (got <= 0)
+		return got == 0 ? STEP_DONE : STEP_WAIT;
+	if (sw_json_path(live, "metadata.deletionTimestamp") == NULL) {
+		memset(&ke, 0, sizeof(ke));
+		s->calls_made++;
+		e = k8s_delete(&kb->k, path, &ke);
+		if (e == SW_ENOTFOUND) {
+			json_object_put(live);
+			return STEP_DONE;
+		}
+		if (e != SW_OK) {
+			json_object_put(live);
+			return sw_step_retry(s, sw_poll_ms(s, 10000), "delete %s "
+			    "%s: %s (will retry)", kind, name, ke.message[0] ?
+			    ke.message : "failed");
+		}
+		json_object_put(live);
+		live = NULL;
+		if ((got = feat_kube_get(s, kb, api, ns, plural, name,
+		    &live)) <= 0)
+			return got == 0 ? STEP_DONE : STEP_WAIT;
+	}
+	finalizer_list(live, fins, sizeof(fins));
+	json_object_put(live);
+	return sw_step_wait(s, sw_poll_ms(s, 5000), "waiting for %s %s to be "
+	    "deleted (finalizers: %s)", kind, name, fins[0] ? fins : "none");
 }
 
 /* ---- HyperPod UpdateCluster ----------------------------------------- */

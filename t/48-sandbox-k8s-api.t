@@ -131,7 +131,7 @@ t.eq((status, ev.get("type"), ev.get("object", {}).get("code"), ev.get("object",
 dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
                 "template": {"metadata": {"labels": {"app": "web"}},
-                             "spec": {"containers": [{"name": "srv", "image": "vllm/vllm-openai:v0.9",
+                             "spec": {"containers": [{"name": "srv", "image": "vllm/vllm-openai:v0.9.1",
                                                       "ports": [{"containerPort": 8000}]}]}}}}
 t.eq(k.req("POST", "/apis/apps/v1/namespaces/default/deployments", dep).status, 201, "deployment created")
 ok = wait_for(lambda: k.req("GET", "/apis/apps/v1/namespaces/default/deployments/web").json()

@@ -258,6 +258,27 @@ names = {j["job"]: j for j in r.json.get("items", [])}
 t.ok("llama-sft" in names and "ray-train" in names,
      "training_job_list shows both jobs")
 
+# ---- an image tag that was never published fails to pull, and says so
+# (PyTorch publishes no bare version tag, only CUDA builds).
+r = call("POST", C + "/training-jobs", dict(job, job_name="typo-img",
+                                            image="pytorch/pytorch:2.7.1"))
+t.eq(r.status, 201, "a job with an unpublished image tag is submitted")
+
+
+def pull_failed():
+    r = call("GET", C + "/training-jobs/typo-img")
+    p = ((r.json or {}).get("pods") or [{}])[0] if r.status == 200 else {}
+    return p if p.get("reason") == "ImagePullBackOff" else None
+
+
+p = wait_for(pull_failed, 60)
+t.ok(p and p.get("phase") == "Pending" and "pytorch/pytorch:2.7.1" in
+     p.get("message", "") and "not found" in p.get("message", ""),
+     "training_job_get: its pod waits in ImagePullBackOff with the "
+     "registry's not found (%s)" % p)
+t.eq(call("DELETE", C + "/training-jobs/typo-img").status, 200,
+     "the job with the unpublished image is deleted")
+
 # ---- model download
 r = call("POST", C + "/models:download?dry_run=true",
          {"model_id": "Qwen/Qwen3-0.6B", "hf_token": TOKEN})

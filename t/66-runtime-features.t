@@ -93,7 +93,8 @@ t.eq(mutations(seq), [], "refusals sent nothing")
 
 r = s.request("PATCH", F, {"autoscaling": {"enabled": True,
                                            "consolidate_after": "30s"}})
-t.eq(r.status, 202, "autoscaling on: 202")
+if not t.eq(r.status, 202, "autoscaling on: 202"):
+    t.diag(repr(r.json))
 d = wait_operation(s, r.json["operation_id"], timeout=240)
 if not t.eq(d.get("state"), "succeeded", "autoscaling enabled"):
     t.diag(json.dumps(d, indent=1)[-1500:])
@@ -252,6 +253,33 @@ else:
     doc = s.get("/api/v1/operations/%s" % r.json["operation_id"]).json
     t.ok(doc.get("state") in ("pending", "running"),
          "the feature follows the Helm Job (Helm Jobs not simulated here)")
+
+# ---- autoscaling off: the NodePool's finalizers are waited for
+# (apiserver/pkg/registry/generic/registry/store.go: an object with
+# finalizers outlives its DELETE until they are removed).
+NP = "/apis/karpenter.sh/v1/nodepools/slipway-default"
+kube.req("PATCH", NP, {"metadata": {"finalizers": ["example.com/drain"]}},
+         ctype="application/merge-patch+json")
+seq = last_seq()
+r = s.request("PATCH", F, {"autoscaling": {"enabled": False}})
+t.eq(r.status, 202, "autoscaling off: 202")
+op = r.json["operation_id"]
+t.ok(wait_for(lambda: "finalizers: example.com/drain" in json.dumps(
+    s.get("/api/v1/operations/%s" % op).json), 60),
+     "the operation waits for the NodePool's finalizer")
+t.ok((obj(NP) or {}).get("metadata", {}).get("deletionTimestamp"),
+     "the NodePool is being deleted, not gone")
+t.eq([e["params"] for e in mutations(seq, "UpdateCluster")], [],
+     "HyperPod autoscaling stays on while the NodePool is finalized")
+kube.req("PATCH", NP, {"metadata": {"finalizers": None}},
+         ctype="application/merge-patch+json")
+d = wait_operation(s, op, timeout=240)
+t.eq(d.get("state"), "succeeded", "autoscaling off succeeded once the "
+     "finalizer was removed")
+upd = [e["params"] for e in mutations(seq, "UpdateCluster")]
+t.ok(obj(NP) is None and upd and
+     upd[-1].get("AutoScaling", {}).get("Mode") == "Disable",
+     "the NodePool went, then AutoScaling Disable")
 
 s.stop()
 t.done()

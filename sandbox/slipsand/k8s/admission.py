@@ -10,7 +10,7 @@ import re
 import string
 import uuid
 
-from . import schema
+from . import gorules, schema
 from .schema import Cause
 
 DNS1123_SUB = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -57,7 +57,7 @@ class Invalid(Exception):
         self.message = msg
 
     def details(self):
-        d = {"name": self.name}
+        d = {"name": self.name} if self.name else {}  # StatusDetails.name is omitempty
         if self.group:
             d["group"] = self.group
         d["kind"] = self.kind
@@ -73,7 +73,9 @@ def suffix(n=5):
 def name_for(obj):
     md = obj.setdefault("metadata", {})
     if not md.get("name") and md.get("generateName"):
-        md["name"] = md["generateName"] + suffix()
+        # apiserver/pkg/storage/names SimpleNameGenerator: the base is cut
+        # to 58 characters (63 - 5) before the random suffix.
+        md["name"] = md["generateName"][:58] + suffix()
     return md.get("name")
 
 
@@ -109,6 +111,9 @@ def default_and_validate(cluster, rtype, obj, old=None):
         causes, warnings = go_rules(rtype, obj)
         if old is not None:
             causes += update_rules(rtype, obj, old)
+            causes += _update_rules_of(cluster, rtype, obj, old)
+        if not causes and rtype.group == "" and rtype.plural == "services":
+            causes += gorules.node_ports(cluster, obj, old)
     except Invalid as e:
         raise Invalid(e.kind, e.name, e.causes, rtype.group)
     if causes:
@@ -213,8 +218,14 @@ def _default(cluster, rtype, obj, old=None):
         if plural != "daemonsets":
             spec.setdefault("replicas", 1)
         if plural == "deployments":
-            spec.setdefault("strategy", {"type": "RollingUpdate",
-                                         "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+            # pkg/apis/apps/v1/defaults.go SetDefaults_Deployment
+            st = spec.setdefault("strategy", {})
+            st.setdefault("type", "RollingUpdate")
+            if st["type"] == "RollingUpdate":
+                ru = st.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("maxUnavailable", "25%")
+                    ru.setdefault("maxSurge", "25%")
             spec.setdefault("revisionHistoryLimit", 10)
             spec.setdefault("progressDeadlineSeconds", 600)
         if plural == "statefulsets":
@@ -493,6 +504,11 @@ def go_rules(rtype, obj):
     if group == "" and plural == "pods":
         validate_pod_spec(spec, "spec", causes, warnings)
     elif (group, plural) in POD_TEMPLATE_KINDS:
+        causes += gorules.label_selector(spec.get("selector"), "spec.selector")
+        if plural == "deployments":
+            causes += gorules.deployment(spec)
+        elif plural == "jobs":
+            causes += gorules.job(spec)
         tmpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
         tmd = tmpl.get("metadata") or {}
         validate_meta(tmd, "spec.template.metadata", causes)
@@ -536,6 +552,12 @@ def go_rules(rtype, obj):
                 causes.append(schema.not_supported(pp + ".protocol", proto, PROTOCOLS))
         if t != "ExternalName" and not ports and spec.get("clusterIP") != "None":
             causes.append(schema.required("spec.ports"))
+    elif group == "rbac.authorization.k8s.io" and plural in ("rolebindings", "clusterrolebindings"):
+        causes += gorules.role_binding(obj, plural == "clusterrolebindings")
+    elif group == "" and plural == "secrets":
+        causes += gorules.secret(obj)
+    elif group == "" and plural == "configmaps":
+        causes += gorules.configmap(obj)
     elif group == "" and plural == "persistentvolumeclaims":
         modes = spec.get("accessModes")
         if not modes:
@@ -624,6 +646,11 @@ def update_rules(rtype, new, old):
                                          "field is immutable"))
         if ns.get("completionMode") != os_.get("completionMode"):
             causes.append(schema.invalid("spec.completionMode", ns.get("completionMode"), "field is immutable"))
+        # pkg/apis/batch/validation ValidateJobSpecUpdate: completions change
+        # only for an Indexed job that keeps completions == parallelism.
+        if ns.get("completions") != os_.get("completions") and not (
+                ns.get("completionMode") == "Indexed" and ns.get("completions") == ns.get("parallelism")):
+            causes.append(schema.invalid("spec.completions", ns.get("completions"), "field is immutable"))
     elif group == "" and plural == "pods":
         if _pod_spec_mutable_view(ns) != _pod_spec_mutable_view(os_):
             causes.append(schema.forbidden("spec", POD_UPDATE_MSG))
@@ -635,7 +662,19 @@ def update_rules(rtype, new, old):
         b = {k: v for k, v in os_.items() if k not in ("resources", "volumeAttributesClassName", "volumeName")}
         if a != b:
             causes.append(schema.forbidden("spec", PVC_UPDATE_MSG))
-    elif group == "" and plural in ("secrets", "configmaps") and old.get("immutable"):
-        if new.get("data") != old.get("data") or new.get("binaryData") != old.get("binaryData"):
-            causes.append(schema.forbidden("data", "field is immutable when `immutable` is set"))
+    elif group == "" and plural in ("secrets", "configmaps"):
+        causes += gorules.immutable_update(new, old, plural == "secrets")
+    elif group == "rbac.authorization.k8s.io" and plural in ("rolebindings", "clusterrolebindings"):
+        causes += gorules.role_binding_update(new, old)
     return causes
+
+
+def _update_rules_of(cluster, rtype, new, old):
+    """Update rules that depend on the cluster's version."""
+    if rtype.group == "" and rtype.plural == "persistentvolumeclaims":
+        try:
+            minor = int(str(cluster.eks().get("version", "1.32")).split(".")[1])
+        except (IndexError, ValueError, AttributeError):
+            minor = 32
+        return gorules.pvc_update(new, old, quantity_value, minor >= 32)
+    return []

@@ -11,14 +11,13 @@ import base64
 import copy
 import contextlib
 import json
-import re
 import time
 import urllib.parse
 import uuid
 
 from ..protocols import Response
-from . import helm, inference, logs, proto, schema
-from .admission import Invalid, default_and_validate, name_for
+from . import helm, inference, lifecycle, logs, proto, schema, selectors
+from .admission import Invalid, default_and_validate
 from .auth import AuthError, authenticate, authorize
 from .patch import PatchError, apply, decode_body, json_patch, merge_patch, record_update, strategic_merge
 from .resources import table
@@ -41,11 +40,13 @@ class KError(Exception):
 def status_body(code, reason, message, details=None, status="Failure"):
     body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": status, "message": message,
             "reason": reason, "code": code}
+    if not reason:
+        body.pop("reason")  # StatusReasonUnknown is "" and omitted
     if details is not None:
         body["details"] = details
     if status == "Success":
         body.pop("message")
-        body.pop("reason")
+        body.pop("reason", None)
     return body
 
 
@@ -59,76 +60,19 @@ def not_found(rtype, name):
                   {"name": name, "group": rtype.group, "kind": rtype.plural})
 
 
-def parse_selector(text):
-    """Label selector text -> list of (key, op, values)."""
-    reqs = []
-    if not text:
-        return reqs
-    for part in re.findall(r"[^,(]+(?:\([^)]*\))?", text):
-        part = part.strip().strip(",").strip()
-        if not part:
-            continue
-        m = re.match(r"^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$", part)
-        if m:
-            reqs.append((m.group(1), m.group(2), [v.strip() for v in m.group(3).split(",") if v.strip()]))
-            continue
-        m = re.match(r"^([\w./-]+)\s*(==|=|!=)\s*([\w./-]*)$", part)
-        if m:
-            reqs.append((m.group(1), "!=" if m.group(2) == "!=" else "=", [m.group(3)]))
-            continue
-        m = re.match(r"^(!?)([\w./-]+)$", part)
-        if m:
-            reqs.append((m.group(2), "!" if m.group(1) else "exists", []))
-            continue
-        raise KError(400, "BadRequest", 'unable to parse requirement: found \'%s\', expected: identifier' % part)
-    return reqs
+def _selectors(req, rtype, custom_fields=None):
+    """(label requirements, field requirements) of a list or watch request."""
+    try:
+        labels = selectors.parse_labels(req.query.get("labelSelector"))
+        fields = selectors.parse_fields(req.query.get("fieldSelector"), rtype.group, rtype.plural, custom_fields)
+    except selectors.SelectorError as e:
+        raise KError(400, "BadRequest", str(e))
+    return labels, fields
 
 
-def selector_ok(reqs, labels):
-    for key, op, vals in reqs:
-        v = labels.get(key)
-        if op == "=" and v != vals[0]:
-            return False
-        if op == "!=" and v == vals[0]:
-            return False
-        if op == "in" and v not in vals:
-            return False
-        if op == "notin" and v in vals:
-            return False
-        if op == "exists" and key not in labels:
-            return False
-        if op == "!" and key in labels:
-            return False
-    return True
-
-
-def field_value(obj, path):
-    cur = obj
-    for p in path.split("."):
-        if not isinstance(cur, dict):
-            return ""
-        cur = cur.get(p)
-    return "" if cur is None else str(cur)
-
-
-def parse_fields(text):
-    out = []
-    for part in (text or "").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        m = re.match(r"^([\w.]+)\s*(==|=|!=)\s*(.*)$", part)
-        if not m:
-            raise KError(400, "BadRequest", 'invalid selector: \'%s\'; can\'t understand \'%s\'' % (text, part))
-        out.append((m.group(1), m.group(2) != "!=", m.group(3)))
-    return out
-
-
-def fields_ok(reqs, obj):
-    for path, eq, val in reqs:
-        if (field_value(obj, path) == val) != eq:
-            return False
-    return True
+def _matches(labels, fields, obj):
+    return selectors.labels_match(labels, obj["metadata"].get("labels") or {}) and \
+        selectors.fields_match(fields, obj)
 
 
 class Api:
@@ -183,8 +127,12 @@ class Api:
             resp = _json(422, status_body(422, "Invalid", e.message, e.details()))
             self._log(req, verb, resource, 422, "Invalid", mutating)
             return resp
+        except lifecycle.ApiError as e:
+            resp = _json(e.code, status_body(e.code, e.reason, e.message, e.details))
+            self._log(req, verb, resource, e.code, e.reason or "Unknown", mutating)
+            return resp
         except PatchError as e:
-            resp = _json(e.code, status_body(e.code, e.reason, e.message))
+            resp = _json(e.code, status_body(e.code, e.reason, e.message, e.details))
             self._log(req, verb, resource, e.code, e.reason, mutating)
             return resp
         finally:
@@ -447,15 +395,27 @@ class Api:
                                     req.query.get("includeObject", "Metadata")))
         return _json(200, out)
 
-    def _filtered(self, req, rtype, ns):
-        labels = parse_selector(req.query.get("labelSelector"))
-        fields = parse_fields(req.query.get("fieldSelector"))
+    def _custom_fields(self, rtype, version):
+        """A custom resource's selectable fields (None for built-in kinds)."""
+        if rtype in _builtin():
+            return None
+        crd = self.kc.store.get("apiextensions.k8s.io", "customresourcedefinitions", None,
+                                "%s.%s" % (rtype.plural, rtype.group))
+        for v in ((crd or {}).get("spec") or {}).get("versions") or []:
+            if v.get("name") == version:
+                return [f.get("jsonPath", "").lstrip(".") for f in v.get("selectableFields") or []]
+        return []
+
+    def _filtered(self, req, rtype, ns, version=None):
+        labels, fields = _selectors(req, rtype, self._custom_fields(rtype, version))
         objs = self.kc.store.list(rtype.group, rtype.plural, ns if rtype.namespaced else None)
-        return [o for o in objs if selector_ok(labels, o["metadata"].get("labels") or {}) and fields_ok(fields, o)]
+        return [o for o in objs if _matches(labels, fields, o)]
 
     def list(self, req, rtype, version, ns):
         store = self.kc.store
-        objs = self._filtered(req, rtype, ns)
+        lifecycle.check_list_options(req.query, watch=False)
+        self._list_rv(req.query)
+        objs = self._filtered(req, rtype, ns, version)
         start = 0
         cont = req.query.get("continue")
         if cont:
@@ -468,13 +428,6 @@ class Api:
                 raise KError(410, "Expired", "The provided continue parameter is too old to display a consistent "
                              "list result. You can start a new list without the continue parameter, or use the "
                              "continue token in this response to retrieve the remainder of the results.")
-        rvq = req.query.get("resourceVersion")
-        if rvq and rvq != "0" and req.query.get("resourceVersionMatch") == "Exact":
-            try:
-                if int(rvq) < store.oldest:
-                    raise KError(410, "Expired", "too old resource version: %s (%d)" % (rvq, store.oldest + 1))
-            except ValueError:
-                raise KError(400, "BadRequest", "invalid resourceVersion %r" % rvq)
         limit = req.query.get("limit")
         meta = {"resourceVersion": str(store.rv)}
         try:
@@ -494,24 +447,53 @@ class Api:
         gv = "%s/%s" % (rtype.group, version) if rtype.group else version
         return _json(200, {"kind": rtype.kind + "List", "apiVersion": gv, "metadata": meta, "items": out_items})
 
+    def _list_rv(self, q):
+        """resourceVersion of a list: a number; Exact below the compaction
+        point is 410 (etcd3 store: "The resourceVersion for the provided list
+        is too old."); one ahead of the store times out as the watch cache
+        does (504, ResourceVersionTooLarge)."""
+        rvq = q.get("resourceVersion")
+        if not rvq:
+            return
+        try:
+            rv = int(rvq)
+        except ValueError:
+            raise KError(400, "BadRequest", 'invalid resource version "%s": strconv.ParseUint: parsing "%s": '
+                                            'invalid syntax' % (rvq, rvq))
+        store = self.kc.store
+        if rv > store.rv:
+            raise KError(504, "Timeout", "Too large resource version: %d, current: %d" % (rv, store.rv),
+                         {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+                          "retryAfterSeconds": 1})
+        if rv and q.get("resourceVersionMatch") == "Exact" and rv <= store.oldest:
+            raise KError(410, "Expired", "The resourceVersion for the provided list is too old.")
+
     # --- write -------------------------------------------------------------------------
     def create(self, req, rtype, version, ns):
         obj = self._body(req, rtype)
         if not isinstance(obj, dict):
             raise KError(400, "BadRequest", "the body of the request was in an unknown format")
+        lifecycle.check_options(req.query, "create")
         self._check_identity(rtype, version, obj, ns)
-        name_for(obj)
+        lifecycle.generate_name(obj["metadata"])
         self._schema_pass(req, rtype, version, obj)
         self._check_ns(rtype, obj["metadata"].get("namespace") if rtype.namespaced else None)
         if not obj["metadata"].get("name"):
             raise Invalid(rtype.kind, "", [("metadata.name", "Required value: name or generateName is required", None)])
+        lifecycle.namespace_refusal(self.kc, rtype, obj)
+        lifecycle.prepare_create(rtype, obj)
+        causes = lifecycle.finalizer_causes(rtype, obj["metadata"], None)
+        if causes:
+            raise Invalid(rtype.kind, obj["metadata"]["name"], causes, rtype.group)
         existing = self.kc.store.get(rtype.group, rtype.plural, obj["metadata"].get("namespace"), obj["metadata"]["name"])
         if existing is not None:
             res = rtype.plural if not rtype.group else "%s.%s" % (rtype.plural, rtype.group)
-            raise KError(409, "AlreadyExists", '%s "%s" already exists' % (res, obj["metadata"]["name"]),
+            # registry/generic/registry/store.go Create: a name still held by
+            # an object being deleted says so.
+            gone = "object is being deleted: " if existing["metadata"].get("deletionTimestamp") else ""
+            raise KError(409, "AlreadyExists", '%s%s "%s" already exists' % (gone, res, obj["metadata"]["name"]),
                          {"name": obj["metadata"]["name"], "group": rtype.group, "kind": rtype.plural})
-        for k in ("resourceVersion", "uid", "creationTimestamp", "managedFields", "deletionTimestamp"):
-            obj["metadata"].pop(k, None)
+        obj["metadata"].pop("managedFields", None)
         if req.query.get("dryRun") == "All":
             default_and_validate(self.kc, rtype, obj)
             return _json(201, self._out(rtype, version, obj))
@@ -529,32 +511,35 @@ class Api:
             keep["status"] = new.get("status")
             new = keep
         md = new["metadata"]
-        for k in ("uid", "creationTimestamp", "generation"):
-            if k in old["metadata"]:
-                md[k] = old["metadata"][k]
-        if old.get("metadata", {}).get("deletionTimestamp"):
-            md["deletionTimestamp"] = old["metadata"]["deletionTimestamp"]
+        lifecycle.keep_system_fields(md, old["metadata"])
         if sub is None:
+            causes = lifecycle.finalizer_causes(rtype, md, old["metadata"])
+            if causes:
+                raise Invalid(rtype.kind, md.get("name", ""), causes, rtype.group)
             default_and_validate(self.kc, rtype, new, old=old)
-        spec_changed = sub is None and {k: v for k, v in new.items() if k not in ("metadata", "status")} != \
-            {k: v for k, v in old.items() if k not in ("metadata", "status")}
+        # The strategies bump metadata.generation when the object's desired
+        # state changes: everything but metadata and, where /status is a
+        # subresource, status (customresource strategy, apps/batch strategies).
+        skip = ("metadata", "status") if "status" in rtype.subresources else ("metadata",)
+        spec_changed = sub is None and {k: v for k, v in new.items() if k not in skip} != \
+            {k: v for k, v in old.items() if k not in skip}
         record_update(old, new, manager, now_rfc3339(self.world.clock.now()), sub or "")
         if new == old:
             return old
-        return self.kc.store.update(rtype.group, rtype.plural, new, bump_generation=spec_changed)
+        updated = self.kc.store.update(rtype.group, rtype.plural, new, bump_generation=spec_changed)
+        if lifecycle.emptied(updated):
+            md = updated["metadata"]
+            self.kc.delete_object(rtype.group, rtype.plural, md.get("namespace"), md["name"])
+        return updated
 
     def update(self, req, rtype, version, ns, name, sub):
         old = self._fetch(rtype, ns, name)
         obj = self._body(req, rtype)
         if sub == "scale":
             return self._update_scale(rtype, old, obj)
+        lifecycle.check_options(req.query, "update")
         self._check_identity(rtype, version, obj, ns, name)
-        rv = obj["metadata"].get("resourceVersion")
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            res = rtype.plural if not rtype.group else "%s.%s" % (rtype.plural, rtype.group)
-            raise KError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has been modified; '
-                         'please apply your changes to the latest version and try again' % (res, name),
-                         {"name": name, "group": rtype.group, "kind": rtype.plural})
+        lifecycle.check_update(rtype, obj, old, name, custom=rtype not in _builtin())
         obj["metadata"].pop("managedFields", None)
         if sub is None:
             self._schema_pass(req, rtype, version, obj, old=old)
@@ -566,14 +551,12 @@ class Api:
 
     def patch(self, req, rtype, version, ns, name, sub):
         ctype = (req.header("content-type") or "").split(";")[0].strip()
+        lifecycle.check_options(req.query, "patch", ctype)
         body = self._body(req)
         old = self.kc.store.get(rtype.group, rtype.plural, ns, name)
         nt = now_rfc3339(self.world.clock.now())
         if ctype == "application/apply-patch+yaml":
             manager = req.query.get("fieldManager")
-            if not manager:
-                raise KError(422, "Invalid", 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required '
-                             'value: is required for apply patch')
             if not isinstance(body, dict):
                 raise KError(400, "BadRequest", "apply patch must be an object")
             self._check_identity(rtype, version, body, ns, name)
@@ -584,6 +567,7 @@ class Api:
                 self._schema_pass(req, rtype, version, body, apply_config=True)
             if old is None:
                 self._check_ns(rtype, ns)
+                lifecycle.namespace_refusal(self.kc, rtype, body)
                 new = apply(None, body, manager, force, nt)
                 self._schema_pass(req, rtype, version, new)
                 if req.query.get("dryRun") == "All":
@@ -631,6 +615,11 @@ class Api:
         self._check_identity(rtype, version, new, ns, name)
         if sub is None:
             self._schema_pass(req, rtype, version, new, old=old)
+        sent = new["metadata"].get("resourceVersion")
+        if sent and sent != old["metadata"]["resourceVersion"]:
+            # A resourceVersion in the patch is a precondition of the update.
+            raise lifecycle.conflict(rtype, name, "the object has been modified; please apply your changes to the "
+                                                  "latest version and try again")
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, new))
@@ -661,32 +650,43 @@ class Api:
         return _json(200, self._scale(rtype, updated))
 
     def delete(self, req, rtype, version, ns, name):
+        lifecycle.check_options(req.query, "delete")
         obj = self._fetch(rtype, ns, name)
         policy = req.query.get("propagationPolicy")
+        opts = {}
         if req.body.strip():
             try:
                 opts = json.loads(req.body.decode("utf-8"))
-                policy = opts.get("propagationPolicy") or policy
-                pre = (opts.get("preconditions") or {})
-                if pre.get("uid") and pre["uid"] != obj["metadata"]["uid"]:
-                    raise KError(409, "Conflict", "Precondition failed: UID in precondition: %s, UID in object "
-                                 "meta: %s" % (pre["uid"], obj["metadata"]["uid"]))
-            except (ValueError, AttributeError):
-                pass
-        if req.query.get("dryRun") == "All":
+            except ValueError:
+                raise KError(400, "BadRequest", "the body of the request was in an unknown format")
+            if not isinstance(opts, dict):
+                opts = {}
+            policy = opts.get("propagationPolicy") or policy
+            if opts.get("dryRun"):
+                lifecycle.check_options({"dryRun": ",".join(opts["dryRun"])}, "delete")
+        if policy is not None and policy not in ("Foreground", "Background", "Orphan"):
+            raise Invalid("DeleteOptions", "", [schema.not_supported(
+                "propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"])], "meta.k8s.io")
+        lifecycle.delete_preconditions(rtype, obj, opts)
+        if req.query.get("dryRun") == "All" or (opts.get("dryRun") or []) == ["All"]:
             return _json(200, self._out(rtype, version, obj))
-        gone = self.kc.delete_object(rtype.group, rtype.plural, ns, name, policy or "Background")
-        if rtype.plural in ("pods", "namespaces") and rtype.group == "":
+        grace = opts.get("gracePeriodSeconds", req.query.get("gracePeriodSeconds"))
+        gone = self.kc.delete_object(rtype.group, rtype.plural, ns, name, policy or "Background", grace=grace)
+        still = self.kc.store.get(rtype.group, rtype.plural, ns, name)
+        if still is not None:
+            # registry/generic/registry/store.go: pending finalizers (or a
+            # terminating namespace) answer 200 with the object as it now is.
+            return _json(200, self._out(rtype, version, still))
+        if rtype.plural == "pods" and rtype.group == "":
             out = self._out(rtype, version, gone or obj)
             out["metadata"]["deletionTimestamp"] = now_rfc3339(self.world.clock.now())
-            if rtype.plural == "namespaces":
-                out.setdefault("status", {})["phase"] = "Terminating"
             return _json(200, out)
         return _json(200, status_body(200, "", "", {"name": name, "group": rtype.group, "kind": rtype.plural,
                                                      "uid": obj["metadata"]["uid"]}, status="Success"))
 
     def delete_collection(self, req, rtype, version, ns):
-        objs = self._filtered(req, rtype, ns)
+        lifecycle.check_options(req.query, "delete")
+        objs = self._filtered(req, rtype, ns, version)
         for o in objs:
             self.kc.delete_object(rtype.group, rtype.plural, o["metadata"].get("namespace"), o["metadata"]["name"])
         gv = "%s/%s" % (rtype.group, version) if rtype.group else version
@@ -724,8 +724,8 @@ class Api:
     def watch(self, req, rtype, version, ns, name):
         store = self.kc.store
         q = req.query
-        labels = parse_selector(q.get("labelSelector"))
-        fields = parse_fields(q.get("fieldSelector"))
+        lifecycle.check_list_options(q, watch=True)
+        labels, fields = _selectors(req, rtype, self._custom_fields(rtype, version))
         if name:
             fields.append(("metadata.name", True, name))
         try:
@@ -739,7 +739,7 @@ class Api:
         if rvq in (None, "", "0") or q.get("sendInitialEvents") == "true":
             start_rv = store.rv
             initial = [o for o in store.list(rtype.group, rtype.plural, ns if rtype.namespaced else None)
-                       if selector_ok(labels, o["metadata"].get("labels") or {}) and fields_ok(fields, o)]
+                       if _matches(labels, fields, o)]
         else:
             try:
                 start_rv = int(rvq)
@@ -754,7 +754,7 @@ class Api:
         def matches(o):
             if rtype.namespaced and ns and o["metadata"].get("namespace") != ns:
                 return False
-            return selector_ok(labels, o["metadata"].get("labels") or {}) and fields_ok(fields, o)
+            return _matches(labels, fields, o)
 
         def stream():
             if expired:

@@ -13,11 +13,15 @@ import hashlib
 import json
 import re
 
-from . import images, inference, logs
+from . import images, inference, lifecycle, logs
 from .admission import random_hash, suffix
 from .store import now_rfc3339
 
 START_DELAY = 8.0      # sandbox seconds from binding to Running
+TERMINATE_SECONDS = 2.0   # a container's exit after SIGTERM, in sandbox seconds
+PULL_FAILED = "sandbox.slipway.dev/pull-failed-at"
+PULL_STATE = "sandbox.slipway.dev/pull-state"
+PULL_BACKOFF = 10.0   # seconds of the kubelet's first image pull back-off
 START_FAILED = "sandbox.slipway.dev/start-failed"   # set by the start hook
 GPU = "nvidia.com/gpu"
 NEURON = "aws.amazon.com/neuron"
@@ -128,6 +132,7 @@ class Controllers:
         self.kubelet(now)
         self.volumes(now)
         self.gc(now)
+        lifecycle.finish_namespaces(self.kc)
 
     # --- helpers -----------------------------------------------------------------
     def make_pod(self, owner, owner_av, owner_kind, template, name, now, workload="generic", extra_ann=None,
@@ -146,6 +151,8 @@ class Controllers:
                "metadata": {"name": name, "namespace": ns, "labels": labels, "annotations": ann,
                             "ownerReferences": [owner_ref(owner, owner_av, owner_kind)]},
                "spec": spec}
+        if self.st.get("", "pods", ns, name) is not None:
+            return None  # AlreadyExists (one still terminating): the controller tries again later
         return self.kc.create_object("", "pods", pod, manager="kube-controller-manager")
 
     def event(self, obj, reason, message, etype="Normal", component="default-scheduler"):
@@ -624,6 +631,7 @@ class Controllers:
             node = spec.get("nodeName")
             md = pod["metadata"]
             if md.get("deletionTimestamp"):
+                self._terminate(pod, now, node in node_names)
                 continue
             if node and node not in node_names:
                 if st.get("phase") in ("Pending", "Running"):
@@ -640,6 +648,8 @@ class Controllers:
             bound = float((md.get("annotations") or {}).get("sandbox.slipway.dev/bound-at", now))
             nd = node_names[node]
             if st.get("phase") == "Pending":
+                if now >= clock.due(START_DELAY, bound) and self._pull_failed(pod, now):
+                    continue
                 if now >= clock.due(START_DELAY, bound) and self._start_failed(pod, nd, clock.due(START_DELAY, bound)):
                     continue
                 if now >= clock.due(START_DELAY, bound):
@@ -692,6 +702,79 @@ class Controllers:
                         if c["type"] in ("Ready",):
                             c["status"] = "False"
                     self.st.update("", "pods", pod)
+
+    def _terminate(self, pod, now, node_up):
+        """A pod being deleted gracefully: its containers get SIGTERM and
+        stop (TERMINATE_SECONDS, at most the grace period); then the
+        kubelet deletes it for good (grace 0), finalizers permitting.  A
+        pod whose node is gone is removed by the pod GC."""
+        md = pod["metadata"]
+        grace = int(md.get("deletionGracePeriodSeconds") or 0)
+        asked = float((md.get("annotations") or {}).get(lifecycle.DELETE_REQUESTED, now))
+        if node_up and grace and now < self.kc.world.clock.due(min(grace, TERMINATE_SECONDS), asked):
+            return
+        if md.get("finalizers"):
+            if grace:
+                md["deletionGracePeriodSeconds"] = 0
+                self.st.update("", "pods", pod)
+            return
+        self.st.delete("", "pods", md.get("namespace"), md["name"])
+
+    def _pull_failed(self, pod, now):
+        """The image pull: a tag a catalogued repository never published
+        (images.pull_problem) leaves the pod Pending with the container
+        waiting in ErrImagePull, then, after the first back-off, in
+        ImagePullBackOff, with the kubelet's events (Pulling, Failed,
+        BackOff).  Answers True while the pull fails."""
+        spec = pod.get("spec") or {}
+        md = pod["metadata"]
+        conts = (spec.get("initContainers") or []) + (spec.get("containers") or [])
+        bad = [(c, images.pull_problem(c.get("image"))) for c in conts]
+        bad = [(c, p) for c, p in bad if p]
+        if not bad:
+            return False
+        ann = md.setdefault("annotations", {})
+        first = ann.get(PULL_FAILED)
+        clock = self.kc.world.clock
+        if first is None:
+            phase, reason = "first", "ErrImagePull"
+        elif now >= clock.due(PULL_BACKOFF, float(first)) and ann.get(PULL_STATE) != "ImagePullBackOff":
+            phase, reason = "backoff", "ImagePullBackOff"
+        else:
+            return True
+        waiting = {}
+        for c, problem in bad:
+            img = c.get("image")
+            if phase == "first":
+                self.event(pod, "Pulling", 'Pulling image "%s"' % img, component="kubelet")
+                self.event(pod, "Failed", 'Failed to pull image "%s": %s' % (img, problem), etype="Warning",
+                           component="kubelet")
+                self.event(pod, "Failed", "Error: ErrImagePull", etype="Warning", component="kubelet")
+                waiting[c["name"]] = {"reason": "ErrImagePull", "message": problem}
+            else:
+                self.event(pod, "BackOff", 'Back-off pulling image "%s"' % img, component="kubelet")
+                self.event(pod, "Failed", "Error: ImagePullBackOff", etype="Warning", component="kubelet")
+                waiting[c["name"]] = {"reason": "ImagePullBackOff",
+                                      "message": 'Back-off pulling image "%s": ErrImagePull: %s' % (img, problem)}
+        st = pod["status"]
+        nt = self.now_text()
+        statuses = [{"name": c["name"], "image": c.get("image"), "imageID": "", "ready": False, "started": False,
+                     "restartCount": 0, "state": {"waiting": waiting.get(c["name"], {"reason": "PodInitializing"})},
+                     "lastState": {}} for c in spec.get("containers") or []]
+        names = ",".join(c["name"] for c in spec.get("containers") or [])
+        st["containerStatuses"] = statuses
+        st["conditions"] = [_cond("PodReadyToStartContainers", "True", "", "", nt),
+                            _cond("Initialized", "True", "", "", nt),
+                            _cond("Ready", "False", "ContainersNotReady",
+                                  "containers with unready status: [%s]" % names, nt),
+                            _cond("ContainersReady", "False", "ContainersNotReady",
+                                  "containers with unready status: [%s]" % names, nt),
+                            _cond("PodScheduled", "True", "", "", nt)]
+        if phase == "first":
+            ann[PULL_FAILED] = str(now)
+        ann[PULL_STATE] = reason
+        self.st.update("", "pods", pod)
+        return True
 
     def _start_failed(self, pod, node, when):
         """The container start hook: when a container's command is not in

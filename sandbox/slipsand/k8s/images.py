@@ -34,7 +34,50 @@ TORCH_BINS = PY_BINS | {"torchrun"}
 
 def _row(repo, source, bins=(), modules=(), entrypoint=None, path=DEFAULT_PATH, tags="*"):
     return {"repo": repo, "source": source, "bins": set(bins), "modules": set(modules),
-            "entrypoint": list(entrypoint) if entrypoint else None, "path": path, "tags": tags}
+            "entrypoint": list(entrypoint) if entrypoint else None, "path": path, "tags": tags,
+            "releases": RELEASES.get(repo)}
+
+
+# Where the known tags of a repository come from.  A repository listed
+# here is checked at pull time: a tag that matches none of its release
+# patterns was never published, and the kubelet's pull fails
+# (ErrImagePull, then ImagePullBackOff), so a typo in a default image
+# cannot pass.  Each entry is (regular expression over the whole tag,
+# provenance).  A repository not listed here pulls any tag.  A new
+# upstream release is added here when Slipway adopts it.
+_PY = r"(-py3(9|10|11|12))?"
+_RAY_HW = r"(-(cpu|gpu|cu11[78]|cu12[1-9]))?(-aarch64)?"
+RELEASES = {
+    "docker.io/vllm/vllm-openai": [
+        (r"v0\.(2\.[0-7]|3\.[0-3]|4\.(0|0\.post1|1|2|3)|5\.(0|0\.post1|1|2|3|3\.post1|4|5)"
+         r"|6\.(0|1|1\.post1|1\.post2|2|3|3\.post1|4|4\.post1|5|6|6\.post1)|7\.[0-3]|8\.([0-5]|5\.post1)"
+         r"|9\.(0|0\.1|1|2)|10\.(0|1|1\.1|2)|11\.0)",
+         "vLLM GitHub release of that version, image pushed to Docker Hub vllm/vllm-openai by the vLLM "
+         "release pipeline"),
+        (r"latest|nightly", "vLLM project, Docker Hub vllm/vllm-openai (moving tag)")],
+    "docker.io/rayproject/ray": [
+        (r"2\.([0-9]\.[0-3]|1[0-2]\.[0-1]|2[0-4]\.0|3[0-5]\.0|36\.[01]|3[7-9]\.0|4[0-1]\.0|42\.[01]|43\.0"
+         r"|44\.[01]|45\.0|46\.0|47\.[01]|48\.0|49\.[0-2]|50\.[01]|51\.[01]|52\.0)" + _PY + _RAY_HW,
+         "Ray GitHub release of that version, image pushed to Docker Hub rayproject/ray by the Ray release "
+         "pipeline (python and CUDA variants as suffixes)"),
+        (r"(latest|nightly)" + _PY + _RAY_HW, "Ray project, Docker Hub rayproject/ray (moving tag)")],
+    "docker.io/rayproject/ray-ml": [
+        (r"2\.([0-9]\.[0-3]|1[0-2]\.[0-1]|2[0-4]\.0|3[0-5]\.0|36\.[01]|3[7-9]\.0|4[0-1]\.0|42\.[01]|43\.0"
+         r"|44\.[01]|45\.0|46\.0|47\.[01]|48\.0|49\.[0-2]|50\.[01]|51\.[01]|52\.0)" + _PY + _RAY_HW,
+         "Ray GitHub release of that version, Docker Hub rayproject/ray-ml"),
+        (r"(latest|nightly)" + _PY + _RAY_HW, "Ray project, Docker Hub rayproject/ray-ml (moving tag)")],
+    "docker.io/pytorch/pytorch": [
+        (r"2\.7\.[01]-cuda(11\.8|12\.6|12\.8)-cudnn9-(runtime|devel)"
+         r"|2\.8\.0-cuda(12\.6|12\.8|12\.9)-cudnn9-(runtime|devel)"
+         r"|2\.9\.[01]-cuda(12\.6|12\.8|13\.0)-cudnn9-(runtime|devel)"
+         r"|2\.6\.0-cuda(11\.8|12\.4|12\.6)-cudnn9-(runtime|devel)"
+         r"|2\.5\.[01]-cuda(11\.8|12\.1|12\.4)-cudnn9-(runtime|devel)"
+         r"|2\.4\.[01]-cuda(11\.8|12\.1|12\.4)-cudnn9-(runtime|devel)"
+         r"|2\.[0-3]\.[0-1]-cuda(11\.7|11\.8|12\.1)-cudnn8-(runtime|devel)",
+         "PyTorch release of that version, image pushed to Docker Hub pytorch/pytorch by the PyTorch "
+         "release workflow (one tag per CUDA and cuDNN build, runtime or devel; no bare version tags)"),
+        (r"latest", "PyTorch project, Docker Hub pytorch/pytorch (moving tag)")],
+}
 
 
 # One row per image repository.  "repo" is the normalised name (registry
@@ -137,6 +180,26 @@ def parse_reference(ref):
     if domain == "docker.io" and "/" not in path:
         path = "library/" + path
     return "%s/%s" % (domain, path), tag
+
+
+def provenance(image):
+    """Where a known tag comes from, or None (unknown repository or tag)."""
+    repo, tag = parse_reference(image)
+    for pattern, where in RELEASES.get(repo) or []:
+        if re.fullmatch(pattern, tag):
+            return where
+    return None
+
+
+def pull_problem(image):
+    """None when the image can be pulled, else containerd's error text for
+    a tag that a catalogued repository never published (not found)."""
+    repo, tag = parse_reference(image)
+    if "@" in str(image or "") or repo not in RELEASES or provenance(image) is not None:
+        return None
+    ref = "%s:%s" % (repo, tag)
+    return ('rpc error: code = NotFound desc = failed to pull and unpack image "%s": failed to resolve '
+            'reference "%s": %s: not found' % (ref, ref, ref))
 
 
 def lookup(image):

@@ -18,6 +18,7 @@ import time
 from ..server import BaseHandler, BadRequest, Server
 from ..protocols import Response
 from . import addons, certs, helm
+from . import lifecycle
 from .admission import Invalid, default_and_validate, name_for
 from .apiserver import Api, status_body
 from .controllers import Controllers, owned_by
@@ -194,23 +195,27 @@ class KubeCluster:
             return None
         return self.create_object(group, rtype.plural, copy.deepcopy(obj), manager=manager, rtype=rtype)
 
-    def delete_object(self, group, plural, ns, name, policy="Background"):
+    def delete_object(self, group, plural, ns, name, policy="Background", grace=None):
         obj = self.store.get(group, plural, ns, name)
         if obj is None:
             return None
         uid = obj["metadata"].get("uid")
         if group == "" and plural == "namespaces":
-            for key, o in list(self.store.all_objects()):
-                g, p, ons, oname = key.split("|", 3)
-                if ons == name:
-                    self.store.delete(g, p, ons, oname)
-        if group == "apiextensions.k8s.io":
-            spec = obj.get("spec") or {}
-            for key, o in list(self.store.all_objects()):
-                g, p, ons, oname = key.split("|", 3)
-                if g == spec.get("group") and p == (spec.get("names") or {}).get("plural"):
-                    self.store.delete(g, p, ons or None, oname)
-        gone = self.store.delete(group, plural, ns, name)
+            return lifecycle.terminate_namespace(self, obj)
+        if group == "" and plural == "pods":
+            held = lifecycle.graceful_pod(self, obj, grace)
+            if held is not None:
+                return held
+        held = lifecycle.hold(self, group, plural, obj)
+        if group == "apiextensions.k8s.io" and plural == "customresourcedefinitions":
+            if held is not None and not lifecycle.finish_crd(self, held):
+                return held
+            if held is None:
+                for g, p, ons, oname in lifecycle.custom_objects(self, obj):
+                    self.delete_object(g, p, ons, oname)
+        elif held is not None:
+            return held
+        gone = self.store.delete(group, plural, ns, name) or obj
         if policy == "Orphan":
             for key, o in list(self.store.all_objects()):
                 if owned_by(o, uid):

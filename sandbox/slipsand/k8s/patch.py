@@ -20,8 +20,9 @@ IGNORED_META = {"uid", "resourceVersion", "generation", "creationTimestamp", "ma
 
 
 class PatchError(Exception):
-    def __init__(self, message, code=422, reason="Invalid"):
+    def __init__(self, message, code=422, reason="Invalid", details=None):
         super().__init__(message)
+        self.details = details
         self.message = message
         self.code = code
         self.reason = reason
@@ -116,26 +117,47 @@ def _walk(doc, parts):
     return cur
 
 
+REJECTED = "the server rejected our request due to an error in our request"
+
+
+def _patch_failed(text):
+    """apiserver/pkg/endpoints/handlers/patch.go: a JSON patch that does not
+    apply is NewGenericServerResponse(422, ...) with the json-patch error as
+    an UnexpectedServerResponse cause."""
+    return PatchError(REJECTED, 422, "Invalid", {"causes": [{"reason": "UnexpectedServerResponse",
+                                                              "message": text}]})
+
+
 def json_patch(doc, ops):
+    """RFC 6902 as gopkg.in/evanphx/json-patch.v4 applies it (its error texts)."""
     if not isinstance(ops, list):
-        raise PatchError("json patch must be a list of operations", 400, "BadRequest")
+        raise PatchError("json: cannot unmarshal object into Go value of type jsonpatch.Patch", 400, "BadRequest")
     doc = copy.deepcopy(doc)
     for op in ops:
+        if not isinstance(op, dict):
+            raise PatchError("json: cannot unmarshal into Go value of type jsonpatch.Operation", 400, "BadRequest")
+        kind = op.get("op")
+        path = op.get("path", "")
         try:
-            kind = op["op"]
-            parts = _pointer(op.get("path", ""))
-            if kind == "test":
-                if _walk(doc, parts) != op.get("value"):
-                    raise PatchError("the server rejected our request due to an error in our request", 422)
-                continue
+            parts = _pointer(path)
+        except PatchError:
+            raise _patch_failed("%s operation does not apply: doc is missing path: %s: missing value" % (kind, path))
+        if kind == "test":
+            try:
+                cur = _walk(doc, parts)
+            except (KeyError, IndexError, ValueError, TypeError):
+                raise _patch_failed("test operation does not apply: is missing path: %s: missing value" % path)
+            if cur != op.get("value"):
+                raise _patch_failed("testing value %s failed: test failed" % path)
+            continue
+        try:
             if kind in ("move", "copy"):
-                src = _pointer(op["from"])
+                src = _pointer(op.get("from", ""))
                 value = copy.deepcopy(_walk(doc, src))
                 if kind == "move":
                     _remove(doc, src)
                 _add(doc, parts, value)
-                continue
-            if kind == "add":
+            elif kind == "add":
                 _add(doc, parts, copy.deepcopy(op.get("value")))
             elif kind == "remove":
                 _remove(doc, parts)
@@ -143,10 +165,13 @@ def json_patch(doc, ops):
                 _remove(doc, parts)
                 _add(doc, parts, copy.deepcopy(op.get("value")))
             else:
-                raise PatchError("unexpected op %r" % kind, 400, "BadRequest")
-        except (KeyError, IndexError, ValueError, TypeError):
-            raise PatchError("jsonpatch %s operation does not apply: doc is missing path: %r" % (
-                op.get("op") if isinstance(op, dict) else "?", op.get("path") if isinstance(op, dict) else "?"), 422)
+                raise _patch_failed("Unexpected kind: %s: unknown object type" % kind)
+        except (KeyError, IndexError, ValueError, TypeError, PatchError) as e:
+            if isinstance(e, PatchError) and e.details:
+                raise
+            if kind == "replace":
+                raise _patch_failed("replace operation does not apply: doc is missing key: %s: missing value" % path)
+            raise _patch_failed('%s operation does not apply: doc is missing path: "%s": missing value' % (kind, path))
     return doc
 
 
