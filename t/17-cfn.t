@@ -120,10 +120,10 @@ else:
 # --- the deriver resolves what it must, and refuses what it cannot ----------
 fake = tempfile.mkdtemp(prefix="sw-actions-")
 try:
-    os.makedirs(os.path.join(fake, "lib"))
+    os.makedirs(os.path.join(fake, "cloud"))
     os.makedirs(os.path.join(fake, "pipelines"))
-    shutil.copy(os.path.join(SRCDIR, "lib", "aws.c"),
-                os.path.join(fake, "lib", "aws.c"))
+    shutil.copy(os.path.join(SRCDIR, "cloud", "aws.c"),
+                os.path.join(fake, "cloud", "aws.c"))
     with open(os.path.join(fake, "pipelines", "x.c"), "w") as f:
         f.write('int\nrun(struct s *s, enum aws_service svc, const char *op,'
                 ' int x)\n{\n\treturn 0;\n}\n\n'

@@ -23,7 +23,9 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
@@ -145,6 +147,36 @@ JOBS = [("hpj-pytorch", "hyperpod-pytorch", "pytorch", {}),
 p = k("get", "--raw", "/api/v1/pods?limit=1")
 pods_rv = json.loads(p.stdout)["metadata"]["resourceVersion"] \
     if p.returncode == 0 else "0"
+# A watch held from before the first submit sees every pod added, however
+# long the jobs take to start and however soon their pods go.
+sas = {n: set() for n, _, _, _ in JOBS}
+pods_watch = {"rv": pods_rv, "stop": False, "p": None}
+
+
+def pods_follow():
+    """Watch from pods_rv on, again from the last event when the server
+    ends a watch, until the test has what it needs."""
+    while not pods_watch["stop"]:
+        p = pods_watch["p"] = subprocess.Popen(
+            [kube.bin, "--kubeconfig", kube.config, "--cache-dir",
+             os.path.join(kube.dir, "cache"), "get", "--raw",
+             "/api/v1/pods?watch=1&resourceVersion=%s&labelSelector="
+             "slipway.dev%%2Fjob&timeoutSeconds=300" % pods_watch["rv"]],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for ln in p.stdout:
+            ev = json.loads(ln) if ln.strip() else {}
+            o = ev.get("object") or {}
+            meta = o.get("metadata", {})
+            pods_watch["rv"] = meta.get("resourceVersion") or \
+                pods_watch["rv"]
+            j = meta.get("labels", {}).get("slipway.dev/job")
+            if ev.get("type") == "ADDED" and j in sas:
+                sas[j].add(o["spec"].get("serviceAccountName"))
+        p.wait()
+
+
+pods_thread = threading.Thread(target=pods_follow, daemon=True)
+pods_thread.start()
 for name, kind, recipe, extra in JOBS:
     body = dict({"job_name": name, "kind": kind, "recipe": recipe,
                  "nodes": 1, "gpus_per_node": 1, "dataset": "alpaca",
@@ -379,24 +411,11 @@ rimgs = [i for j in rjs for i in ray_images(j)]
 t.ok(rimgs and all(i and "ray" in (images.lookup(i) or {}).get("bins", ())
                    for i in rimgs), "RayJob images have ray: %s" %
      sorted(set(rimgs)))
-sas = {n: set() for n, _, _, _ in JOBS}
-
-
-def pods_seen():
-    """Replay the pod events since before the jobs; True once every
-    job has had a pod (on a loaded machine they come late)."""
-    p = k("get", "--raw", "/api/v1/pods?watch=1&resourceVersion=%s"
-          "&labelSelector=slipway.dev%%2Fjob&timeoutSeconds=5" % pods_rv)
-    for ln in p.stdout.splitlines():
-        ev = json.loads(ln) if ln.strip() else {}
-        o = ev.get("object") or {}
-        j = o.get("metadata", {}).get("labels", {}).get("slipway.dev/job")
-        if ev.get("type") == "ADDED" and j in sas:
-            sas[j].add(o["spec"].get("serviceAccountName"))
-    return all(sas.values())
-
-
-wait_for(pods_seen, timeout=300, every=1)
+wait_for(lambda: all(sas.values()), timeout=300, every=1)
+pods_watch["stop"] = True
+if pods_watch["p"] is not None:
+    pods_watch["p"].kill()
+pods_thread.join(30)
 t.ok(all(v == {"tiered-storage-sa"} for v in sas.values()),
      "training pods use tiered-storage-sa: %s" % sas)
 sa_specs = [g.get("template", {}).get("spec", {}).get("serviceAccountName")
