@@ -677,7 +677,9 @@ static const struct sw_field f_train_body[] = {
 	{ .name = "nodes", .type = SW_T_INT, .min = 1, .max = 256,
 	  .desc = "Number of nodes (pods), default 1." },
 	{ .name = "gpus_per_node", .type = SW_T_INT, .min = 1, .max = 64,
-	  .desc = "GPUs per node, default 1." },
+	  .desc = "GPUs per node, default 1; no more than the largest of "
+	  "the cluster's instance types has (checked at submit and dry "
+	  "run)." },
 	{ .name = "efa_per_node", .type = SW_T_INT, .max = 32,
 	  .desc = "EFA interfaces per node, default 0." },
 	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
