@@ -41,7 +41,7 @@ function pageFor(route) {
   if (a === "clusters" && b && c === "events") return [Events, { name: b }];
   if (a === "clusters" && b && c === "nodes" && d)
     return [Node, { name: b, node: d }];
-  if (a === "clusters" && b) return [Cluster, { name: b }];
+  if (a === "clusters" && b) return [Cluster, { name: b, query }];
   if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
   if (a === "training") return [Training, { cluster: b, query }];
   if (a === "inference") return [Inference, { cluster: b }];
@@ -76,6 +76,10 @@ function App() {
   useEffect(() => {
     if (me === null && route.parts[0] !== "login") replaceRoute(loginFor());
   }, [me, route]);
+  /* a read-only token sees no action it may not take (app.css) */
+  useEffect(() => {
+    document.body.classList.toggle("scope-read", !!me && me.scope === "read");
+  }, [me]);
   const section = route.parts[0] || "clusters";
   const loggedIn = me && section !== "login";
   let page = null;
@@ -104,7 +108,9 @@ function App() {
       ${loggedIn && html`<nav id="nav" aria-label="Main">
         ${NAV.map(([k, label]) => html`<a href=${"#/" + k}
           aria-current=${section === k ? "page" : null}>${label}</a>`)}
-        <span id="who">${me.name} (${me.scope})</span>
+        <span id="who" title=${me.scope === "read" ? "A read-only token: " +
+          "actions that change things are not shown" : null}>${me.name}
+          ${" (" + me.scope + ")"}</span>
         <button id="logout" type="button" onClick=${logout}>Log out</button>
       </nav>`}
     </header>

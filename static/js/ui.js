@@ -43,24 +43,40 @@ export function useLoad(nav, fn, deps) {
   return [st, reload];
 }
 
-// Errors of a problem document by field ("" for the document's detail).
+// Errors of a problem document by field ("" for the document's detail;
+// "@feature" for a feature the request needs turned on).
 export function problemErrors(err) {
   if (!err) return {};
   const out = { "": err.message };
-  for (const fe of (err.problem && err.problem.errors) || [])
+  for (const fe of (err.problem && err.problem.errors) || []) {
+    if (out[fe.field] && out[fe.field].includes(fe.message)) continue;
     out[fe.field] = (out[fe.field] ? out[fe.field] + "; " : "") +
       fe.message;
+    const m = fe.rule === "feature" && /enable feature ([a-z_]+)/
+      .exec(fe.message);
+    if (m) out["@feature"] = m[1];
+  }
   return out;
 }
 
-// A form's errors beyond those shown beside an input.
-export function FormErrors({ errors, shown }) {
+// A form's errors beyond those shown beside an input: the detail once
+// (not again when every field error is beside its field), and a link to
+// the panel that fixes a missing feature.
+export function FormErrors({ errors, shown, cluster }) {
   if (!errors || !errors[""]) return null;
-  const rest = Object.entries(errors)
-    .filter(([f]) => f !== "" && !(shown || []).includes(f));
-  return html`<div class="error" role="alert">${errors[""]}
-    ${rest.map(([f, m]) => html`<div class="field-error"
-      data-error-for=${f}>${f}: ${m}</div>`)}</div>`;
+  const fields = Object.keys(errors).filter((f) => f !== "" &&
+    !f.startsWith("@") && errors[f]);
+  const rest = fields.filter((f) => !(shown || []).includes(f));
+  const top = fields.length === 0 || rest.length > 0 ? errors[""] :
+    (fields.length === 1 ? "Fix the field marked above." :
+      `Fix the ${fields.length} fields marked above.`);
+  const feat = errors["@feature"];
+  return html`<div class="error" role="alert">${top}
+    ${rest.map((f) => html`<div class="field-error"
+      data-error-for=${f}>${f}: ${errors[f]}</div>`)}
+    ${feat && cluster && html`<div><a class="fix" href=${"#/clusters/" +
+      encodeURIComponent(cluster) + "?feature=" + feat}>Fix it: turn on
+      ${" " + labelOf(feat)} in the cluster's features</a></div>`}</div>`;
 }
 
 let idSeq = 0;
@@ -75,7 +91,13 @@ export function SchemaField({ label, schema, field, value, onChange,
   errors, options, id, hint, required }) {
   const [fid] = useState(() => id || newId(field));
   const s = schema || {};
-  const err = errors && errors[field];
+  /* an error stands for the value it was given for: it goes as soon as
+   * the input changes */
+  const [errFor, setErrFor] = useState({ errors: null, value: null });
+  const raw = errors && errors[field];
+  if (raw && errFor.errors !== errors) setErrFor({ errors, value });
+  const err = raw && (errFor.errors !== errors || errFor.value === value) ?
+    raw : null;
   let input;
   const common = { id: fid, name: field, "data-field": field,
     "aria-invalid": err ? "true" : null,

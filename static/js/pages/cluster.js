@@ -63,7 +63,7 @@ async function load(name) {
     addons: addons.items };
 }
 
-export function Cluster({ nav, name }) {
+export function Cluster({ nav, name, query }) {
   const [st, reload] = useLive(nav, () => load(name), [name], 15000);
   const d = st.data;
   useFollowOps(nav, d && d.cluster.recent_operations, reload);
@@ -132,6 +132,7 @@ export function Cluster({ nav, name }) {
     <${Groups} d=${d} name=${name} startOp=${startOp}/>
     <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}/>
     ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
+      focus=${query && query.get("feature")}
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
     <${Addons} items=${d.addons} startOp=${startOp}/>
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
@@ -327,7 +328,12 @@ function Nodes({ name, nodes, startOp }) {
 
 // The features panel.  Each toggle starts at the feature's state; the
 // request carries only the toggles the user changed.
-function Features({ nav, doc, name, features, startOp, reload }) {
+function Features({ nav, doc, name, features, startOp, reload, focus }) {
+  /* a "fix it" link names the feature to turn on: show it */
+  useEffect(() => {
+    const el = focus && document.getElementById("feat-" + focus);
+    if (el) { el.scrollIntoView({ block: "center" }); el.focus(); }
+  }, [focus]);
   const schema = bodySchema(doc, "feature_set");
   const names = Object.keys(schema.properties || {})
     .filter((k) => features[k]);

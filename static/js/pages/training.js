@@ -126,8 +126,8 @@ function Submit({ nav, cluster }) {
           onInput=${(e) => setEnv(e.target.value)}></textarea></label>
       <details><summary>Log monitoring</summary>
         <div class="grid">${nested.map(f)}</div></details>
-      <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)
-        .concat(SKIP)}/>
+      <${FormErrors} errors=${errors} cluster=${cluster}
+        shown=${fields.map((x) => x.name).concat(SKIP)}/>
       <div class="actions">
         <button type="button" id="job-plan" onClick=${() => send(true)}>
           Dry run</button>
