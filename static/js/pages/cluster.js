@@ -317,7 +317,8 @@ function Nodes({ name, nodes, startOp }) {
         enc(n.node_id)}>${n.node_id}</a></div>
       <div class="muted">${n.instance_group} · ${n.instance_type}</div>
       <${Badge} state=${n.status}/>
-      ${n.message && html`<div class="error">${n.message}</div>`}
+      ${n.message && html`<div class=${["Failure", "ShuttingDown"]
+        .includes(n.status) ? "error" : "muted"}>${n.message}</div>`}
       <div class="actions">
         <button type="button" class="reboot"
           onClick=${() => act("reboot", n)}>Reboot</button>

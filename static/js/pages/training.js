@@ -184,8 +184,9 @@ export function TrainingJob({ nav, cluster, job }) {
       <th>Reason</th></tr></thead>
       <tbody>${pods.map((p) => html`<tr data-pod=${p.name}>
         <td>${p.name}</td><td><${Badge} state=${p.phase}/></td>
-        <td>${p.node ? html`<a href=${"#/clusters/" + enc(cluster) +
-          "/nodes/" + enc(p.node)}>${p.node}</a>` : "—"}</td>
+        <td>${nodeId(p.node) ? html`<a href=${"#/clusters/" + enc(cluster) +
+          "/nodes/" + enc(nodeId(p.node))}>${p.node}</a>` : p.node || "—"}
+          </td>
         <td>${p.restarts}</td>
         <td class="reason">${p.reason && html`<strong>${p.reason}</strong>`}
           ${p.message && html`<div class="pod-message">${p.message}</div>`}
@@ -215,6 +216,12 @@ export function TrainingJob({ nav, cluster, job }) {
         The log of ${pod.name} follows once its container has started.</p>`}
     </section>`}`;
 }
+
+/* The HyperPod node id of a Kubernetes node ("hyperpod-i-0abc..."). */
+const nodeId = (name) => {
+  const m = /(i-[0-9a-f]{8,17})$/.exec(name || "");
+  return m ? m[1] : "";
+};
 
 /* A pod has a log to follow once its container started; before that
  * the API server answers the log request with an error. */
