@@ -76,7 +76,8 @@ export function DataTable({ id, label, columns, rows, query, rowAttrs,
           (st.dir === "desc" ? " ▼" : " ▲") : ""}</button>` : html`<span
         class="sr-only">Actions</span>`}</th>`)}</tr></thead>
       <tbody>${shown.map((r) => html`<tr ...${rowAttrs ? rowAttrs(r) : {}}>
-        ${columns.map((c) => html`<td>${c.cell ? c.cell(r) :
+        ${columns.map((c) => html`<td data-label=${c.label || null}>${c.cell ?
+          c.cell(r) :
           String(val(c, r))}</td>`)}</tr>`)}</tbody></table></div>
     ${rows.length === 0 && empty ? html`<p class="muted">${empty}</p>` :
       null}`;

@@ -183,12 +183,13 @@ export function TrainingJob({ nav, cluster, job }) {
       <th>Pod</th><th>Phase</th><th>Node</th><th>Restarts</th>
       <th>Reason</th></tr></thead>
       <tbody>${pods.map((p) => html`<tr data-pod=${p.name}>
-        <td>${p.name}</td><td><${Badge} state=${p.phase}/></td>
-        <td>${nodeId(p.node) ? html`<a href=${"#/clusters/" + enc(cluster) +
+        <td data-label="Pod">${p.name}</td><td data-label="Phase"><${Badge}
+          state=${p.phase}/></td>
+        <td data-label="Node">${nodeId(p.node) ? html`<a href=${"#/clusters/" + enc(cluster) +
           "/nodes/" + enc(nodeId(p.node))}>${p.node}</a>` : p.node || "—"}
           </td>
-        <td>${p.restarts}</td>
-        <td class="reason">${p.reason && html`<strong>${p.reason}</strong>`}
+        <td data-label="Restarts">${p.restarts}</td>
+        <td class="reason" data-label="Reason">${p.reason && html`<strong>${p.reason}</strong>`}
           ${p.message && html`<div class="pod-message">${p.message}</div>`}
           </td></tr>`)}
       </tbody></table></div>
