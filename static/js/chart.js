@@ -28,12 +28,13 @@ export function parseMetric(text) {
     tps: Number(tps[1]), loss: loss ? Number(loss[1]) : null };
 }
 
-// One metric by step.  key: the point's member; the axis is labelled
+// One metric by step (metric: the point's member); the axis is labelled
 // with room for its tick values.
-export function MetricChart({ id, points, key, label, color }) {
+export function MetricChart({ id, points, metric, label, color }) {
   const el = useRef(null);
   const plot = useRef(null);
-  const pts = points.filter((p) => p[key] !== null && p[key] !== undefined);
+  const pts = points.filter((p) => p[metric] !== null &&
+    p[metric] !== undefined);
   useEffect(() => () => {
     if (plot.current) plot.current.destroy();
     plot.current = null;
@@ -41,7 +42,7 @@ export function MetricChart({ id, points, key, label, color }) {
   useEffect(() => {
     if (!el.current || pts.length === 0) return undefined;
     let gone = false;
-    const data = [pts.map((p) => p.step), pts.map((p) => p[key])];
+    const data = [pts.map((p) => p.step), pts.map((p) => p[metric])];
     loadUplot().then((uPlot) => {
       if (gone || !el.current) return;
       if (plot.current) {
@@ -64,16 +65,16 @@ export function MetricChart({ id, points, key, label, color }) {
   }, [pts.length]);
   return html`<figure class="chart" id=${id} data-points=${pts.length}>
     <figcaption>${label} by step${pts.length === 0 ? ": no metrics yet" :
-      ": last " + pts[pts.length - 1][key]}</figcaption>
+      ": last " + pts[pts.length - 1][metric]}</figcaption>
     <div class="chart-area" ref=${el}></div></figure>`;
 }
 
 export function ThroughputChart({ points }) {
-  return html`<${MetricChart} id="throughput" points=${points} key="tps"
+  return html`<${MetricChart} id="throughput" points=${points} metric="tps"
     label="tokens/s" color="#0969da"/>`;
 }
 
 export function LossChart({ points }) {
-  return html`<${MetricChart} id="loss" points=${points} key="loss"
+  return html`<${MetricChart} id="loss" points=${points} metric="loss"
     label="loss" color="#bf3989"/>`;
 }

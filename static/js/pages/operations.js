@@ -81,10 +81,10 @@ export function Operation({ nav, id }) {
     data-live=${via}>
     <h1>${op.kind} ${op.target} <${Badge} state=${op.state}/></h1>
     <p class="muted"><code>${op.id}</code><${Copy} text=${op.id}
-      label="operation id"/> · requested by ${op.requested_by} ·
-      ${fmtTime(op.created_ms)} · ${fmtDuration((terminal ? op.updated_ms :
-        Date.now()) - op.created_ms)} · ${via === "ws" ? "live" :
-        "following"}</p>
+      label="operation id"/>${[" · requested by " + op.requested_by,
+        fmtTime(op.created_ms), fmtDuration((terminal ? op.updated_ms :
+          Date.now()) - op.created_ms), via === "ws" ? "live" : "following"]
+        .join(" · ")}</p>
     <label for="op-progress" class="progress-label">
       ${`${done} of ${op.stages.length} stages done`}
       <progress id="op-progress" max=${op.stages.length || 1}
@@ -132,7 +132,7 @@ function EventLog({ events }) {
     const b = box.current;
     if (b && atEnd.current) b.scrollTop = b.scrollHeight;
   }, [events.length]);
-  return html`<div class="events" id="events" role="log" tabindex="0"
+  return html`<div class="event-log" id="events" role="log" tabindex="0"
     aria-label="Events" ref=${box} onScroll=${(e) => {
       const b = e.currentTarget;
       atEnd.current = b.scrollTop + b.clientHeight >= b.scrollHeight - 4;
