@@ -227,6 +227,11 @@ t.ok((out.get("loss_points") or 0) >= 2, "and the loss chart %s"
 t.ok("of 40" in (out.get("job_progress") or ""), "the progress from the "
      "progress line: %s" % out.get("job_progress"))
 
+t.eq(out.get("copy_buttons"), ["Copy as curl", "Copy as MCP call"],
+     "the job form copies as curl and as an MCP call")
+t.ok("model" in (out.get("download_form") or []), "model_download has a "
+     "form: %s" % out.get("download_form"))
+
 # ---- why a job is stuck
 fit = out.get("gpu_fit_error") or ""
 t.ok("8 GPUs" in fit and "largest node" in fit and "ml." in fit,

@@ -463,6 +463,11 @@ function wsStatus(base, token, p) {
     // ---- a request no node can hold is refused, naming the largest node
     await go("#/training/ui1");
     await page.waitForSelector("#job-form");
+    await page.waitForSelector("#download-form", { state: "attached" });
+    out.copy_buttons = await page.$$eval("#job-form button.copy", (l) =>
+      l.map((b) => b.textContent.trim()));
+    out.download_form = await page.$$eval("#download-form [data-field]",
+      (l) => l.map((e) => e.dataset.field));
     await page.fill("#tj-job_name", "big1");
     await page.fill("#tj-dataset", "alpaca");
     await page.fill("#tj-model", "llama-3-8b");
@@ -475,9 +480,12 @@ function wsStatus(base, token, p) {
     await page.fill("#tj-gpus_per_node", "1");
     out.gpu_error_cleared = await page.$$eval(
       "[data-error-for=gpus_per_node]", (l) => l.length) === 0;
-    // ---- a job wider than the cluster: why its pods wait is shown
+    // ---- a job wider than the cluster (three pods, each with the GPU
+    // of one of its two nodes, running long): why the third waits is shown
     await page.fill("#tj-job_name", "wide1");
     await page.fill("#tj-nodes", "3");
+    await page.fill("#tj-max_steps", "100000");
+    await page.fill("#tj-env", "STEP_SECONDS=1");
     await page.click("#job-plan");
     await page.waitForSelector("#job-plan-yaml");
     out.plan_yaml = (await page.textContent("#job-plan-yaml")).slice(0, 400);

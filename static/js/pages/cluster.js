@@ -122,6 +122,14 @@ export function Cluster({ nav, name, query }) {
           href=${"#/clusters/" + enc(name) + "/governance"}>Task governance</a>
         <a class="button" id="to-events"
           href=${"#/clusters/" + enc(name) + "/events"}>Events</a>
+        ${hasOp(d.doc, "cluster_software_update") && html`<button
+          type="button" id="update-software" onClick=${async () => {
+            if (!await confirmAction(`Update the software of ${name}'s
+              nodes to the newest HyperPod image? Nodes are updated a
+              batch at a time and restart.`, { title: "Update software",
+              yes: "Update software" })) return;
+            await startOp("POST", ":update-software");
+          }}>Update software</button>`}
         <button class="danger" id="delete-cluster" onClick=${del}>Delete
           cluster</button>
       </div>

@@ -1,8 +1,10 @@
 // clusters.js: the clusters of the region with their EKS and HyperPod
 // status, live (re-read every 10 s), in a table that sorts, filters and
-// searches with its state in the URL.
+// searches with its state in the URL; importing a cluster made outside
+// Slipway.
 import { html } from "../lib.js";
-import { api, enc } from "../api.js";
+import { api, enc, openapi } from "../api.js";
+import { OpForm } from "../opform.js";
 import { Badge, Loading, ErrorText, useLive, Updated } from "../ui.js";
 import { DataTable } from "../table.js";
 
@@ -32,5 +34,21 @@ export function Clusters({ nav, query }) {
       html`<p>No clusters yet.</p>`)}
     <div class="actions"><a class="button primary" href="#/create">Create a
       cluster</a></div>
-  </section>`;
+  </section>
+  <${Import} nav=${nav}/>`;
+}
+
+// Adopt a cluster made outside Slipway (cluster_import).
+function Import({ nav }) {
+  const [st] = useLive(nav, openapi, [], 3600000);
+  if (!st.data) return null;
+  return html`<section class="card" id="import"><h2>Import a cluster</h2>
+    <p class="muted">Adopt an EKS (+ HyperPod) cluster made outside
+      Slipway; Slipway then manages it, and deleting it later only
+      releases it.</p>
+    <details class="add"><summary>Import</summary>
+      <${OpForm} nav=${nav} doc=${st.data} opId="cluster_import"
+        method="POST" id="import-form" pathFields=${["name"]}
+        path=${(v) => "/clusters/" + enc(v.name || "") + ":import"}
+        submit="Import cluster"/></details></section>`;
 }

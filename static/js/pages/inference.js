@@ -8,7 +8,7 @@ import { api, enc, openapi, bodySchema, hasOp } from "../api.js";
 import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLive, Updated, Copy, SchemaField, FormErrors,
-  problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+  CopyRequest, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
 } from "../ui.js";
 import { ClusterPicker } from "./training.js";
 
@@ -153,11 +153,12 @@ function Deploy({ nav, doc, cluster, reload }) {
     value=${v[x.name]} errors=${errors}
     required=${(schema.required || []).includes(x.name)}
     onChange=${(val) => setV({ ...v, [x.name]: val })}/>`;
+  const body = () => buildBody(schema, Object.fromEntries(
+    Object.entries(v).filter(([k]) => goes(k))));
   const send = async (dry) => {
     try {
       const r = await api("POST", "/clusters/" + enc(cluster) + "/inference" +
-        (dry ? "?dry_run=true" : ""), buildBody(schema, Object.fromEntries(
-          Object.entries(v).filter(([k]) => goes(k)))));
+        (dry ? "?dry_run=true" : ""), body());
       if (!nav.current()) return;
       setErrors({});
       if (r && r.operation_id && !dry) go("#/operations/" + r.operation_id);
@@ -185,7 +186,10 @@ function Deploy({ nav, doc, cluster, reload }) {
         <button type="button" id="deploy-plan" onClick=${() => send(true)}>
           Dry run</button>
         <button type="submit" class="primary" id="deploy-submit">Deploy
-        </button></div>
+        </button>
+        <${CopyRequest} method="POST"
+          path=${"/clusters/" + enc(cluster) + "/inference"} body=${body()}
+          tool="inference_deploy" args=${{ name: cluster, ...body() }}/></div>
     </form>
     ${done && html`<p class="muted" id="deploy-result" role="status">
       ${done.dry_run ? "Dry run: " : "Deployed: "}${(done.applied ||

@@ -18,6 +18,7 @@ import { followLogs } from "../live.js";
 import { ThroughputChart, LossChart, parseMetric } from "../chart.js";
 import { DataTable } from "../table.js";
 import { Diagnose } from "../diagnose.js";
+import { OpForm } from "../opform.js";
 
 // The cluster picker shared by the training and inference pages.
 export function ClusterPicker({ nav, section, cluster }) {
@@ -36,7 +37,21 @@ export function Training({ nav, cluster, query }) {
     <${ClusterPicker} nav=${nav} section="training" cluster=${cluster}/>
     </section>
     ${cluster && html`<${Jobs} nav=${nav} cluster=${cluster} query=${query}/>
-      <${Submit} nav=${nav} cluster=${cluster}/>`}`;
+      <${Submit} nav=${nav} cluster=${cluster}/>
+      <${Download} nav=${nav} cluster=${cluster}/>`}`;
+}
+
+// A Hugging Face model into the cluster's S3 (/data/models).
+function Download({ nav, cluster }) {
+  const [st] = useLoad(nav, openapi, []);
+  if (!st.data) return null;
+  return html`<section class="card" id="model-download"><h2>Download a
+    model</h2><details class="add"><summary>Into /data/models</summary>
+    <${OpForm} nav=${nav} doc=${st.data} opId="model_download"
+      method="POST" id="download-form" cluster=${cluster}
+      args=${{ name: cluster }}
+      path=${() => `/clusters/${enc(cluster)}/models:download`}
+      submit="Download model"/></details></section>`;
 }
 
 function Jobs({ nav, cluster, query }) {
