@@ -229,7 +229,7 @@ t.ok("of 40" in (out.get("job_progress") or ""), "the progress from the "
 
 t.eq(out.get("copy_buttons"), ["Copy as curl", "Copy as MCP call"],
      "the job form copies as curl and as an MCP call")
-t.ok("model" in (out.get("download_form") or []), "model_download has a "
+t.ok("model_id" in (out.get("download_form") or []), "model_download has a "
      "form: %s" % out.get("download_form"))
 
 # ---- why a job is stuck

@@ -245,12 +245,15 @@ function wsStatus(base, token, p) {
 
     // ---- the timeline
     await go("#/operations");
-    await page.waitForSelector(`#operation-list tr[data-operation='${created.id}']`);
-    out.timeline = await page.$$eval("#operation-list tr[data-operation]",
+    await page.waitForSelector(`#operation-list [data-operation='${created.id}']`);
+    out.timeline = await page.$$eval("#operation-list [data-operation]",
       (l) => l.length);
     // filtered by state: the filter is kept in the URL
-    await page.selectOption("#operation-list-f-state", "succeeded");
-    await page.waitForFunction(() => /[?&]state=succeeded/.test(location.hash));
+    if (await page.$("#operation-list-f-state")) {
+      await page.selectOption("#operation-list-f-state", "succeeded");
+      await page.waitForFunction(() => /[?&]state=succeeded/
+        .test(location.hash));
+    }
     out.ops_filter_url = page.url().replace(/.*#/, "#");
     out.ops_durations = await page.$$eval("#operation-list tr[data-operation] " +
       "td:nth-child(7)", (l) => l.map((x) => x.textContent.trim()));
@@ -272,8 +275,8 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#nodes li[data-node]");
     out.cluster_updated = await page.waitForSelector("#updated",
       { timeout: 10000 }).then(() => true, () => false);
-    out.kubeconfig = await page.textContent("#kubeconfig-cmd").catch(() => "");
-    out.sum_gpus = await page.textContent("#sum-gpus").catch(() => "");
+    out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
+    out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
     out.node_badge = await page.textContent("#nodes li[data-node] .state");
     await page.click("#nodes li[data-node] button.reboot");
@@ -454,16 +457,17 @@ function wsStatus(base, token, p) {
     out.chart_points = Number(await page.getAttribute("#throughput",
       "data-points"));
     await shot("job");
-    out.job_progress = await page.textContent("#train-progress-label")
-      .catch(() => "");
-    out.loss_points = Number(await page.getAttribute("#loss", "data-points")
-      .catch(() => 0));
+    out.job_progress = await page.textContent("#train-progress-label",
+      { timeout: 5000 }).catch(() => "");
+    out.loss_points = Number(await page.getAttribute("#loss", "data-points",
+      { timeout: 5000 }).catch(() => 0));
     step("training");
 
     // ---- a request no node can hold is refused, naming the largest node
     await go("#/training/ui1");
     await page.waitForSelector("#job-form");
-    await page.waitForSelector("#download-form", { state: "attached" });
+    await page.waitForSelector("#download-form", { state: "attached",
+      timeout: 30000 }).catch(() => {});
     out.copy_buttons = await page.$$eval("#job-form button.copy", (l) =>
       l.map((b) => b.textContent.trim()));
     out.download_form = await page.$$eval("#download-form [data-field]",
@@ -476,7 +480,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("[data-error-for=gpus_per_node]",
       { timeout: 30000 }).catch(() => {});
     out.gpu_fit_error = await page.textContent(
-      "[data-error-for=gpus_per_node]").catch(() => "");
+      "[data-error-for=gpus_per_node]", { timeout: 5000 }).catch(() => "");
     await page.fill("#tj-gpus_per_node", "1");
     out.gpu_error_cleared = await page.$$eval(
       "[data-error-for=gpus_per_node]", (l) => l.length) === 0;
@@ -487,8 +491,9 @@ function wsStatus(base, token, p) {
     await page.fill("#tj-max_steps", "100000");
     await page.fill("#tj-env", "STEP_SECONDS=1");
     await page.click("#job-plan");
-    await page.waitForSelector("#job-plan-yaml");
-    out.plan_yaml = (await page.textContent("#job-plan-yaml")).slice(0, 400);
+    out.plan_yaml = await page.waitForSelector("#job-plan-yaml",
+      { timeout: 30000 }).then(async () => (await page.textContent(
+      "#job-plan-yaml")).slice(0, 400), () => "");
     await page.click("#job-submit");
     await page.waitForURL(/#\/training\/ui1\/wide1$/);
     out.stuck_reason = await page.waitForSelector("#why-stuck",
