@@ -321,6 +321,16 @@ t.eq({n: p["h1"] for n, p in pages.items() if p["h1"] != 1}, {},
      "every page has one h1 (%d pages)" % len(pages))
 t.eq({n: p["unlabelled"] for n, p in pages.items() if p["unlabelled"]}, {},
      "every input on every page has a label")
+r = s.get("/js/pages/cluster.js", token=None,
+          headers={"Accept-Encoding": "gzip"})
+hd = {k.lower(): v for k, v in r.headers or []}
+t.eq(hd.get("content-encoding"), "gzip", "the UI's scripts are sent "
+     "compressed")
+t.ok("no-cache" in hd.get("cache-control", "") and hd.get("etag"),
+     "and revalidated by their ETag (%s)" % hd.get("cache-control"))
+t.ok((out.get("uplot_first_page") or "").startswith("#/training/ui1/"),
+     "the chart library is first fetched on a job's page (%s)"
+     % out.get("uplot_first_page"))
 t.ok(any(n.startswith("phone-") for n in pages), "the pages were seen on a "
      "phone")
 t.eq({n: p["wide"] for n, p in pages.items() if p.get("wide")}, {},

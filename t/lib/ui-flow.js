@@ -75,6 +75,11 @@ function wsStatus(base, token, p) {
     }
     out.problems.push("console: " + text);
   });
+  // The chart library is fetched only where a chart is drawn.
+  page.on("request", (r) => {
+    if (/\/vendor\/uPlot/.test(r.url()) && !out.uplot_first_page)
+      out.uplot_first_page = page.url().replace(/.*#/, "#");
+  });
   page.on("requestfailed", (r) => {
     out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
       (r.failure() && r.failure().errorText));
