@@ -203,35 +203,31 @@ wl_job_pods(struct sw_req *r, struct sw_kube *kb, json_object *obj,
 	return SW_OK;
 }
 
-/* The reason and message of the pod's first false condition (PodScheduled
- * False, Unschedulable: "0/4 nodes are available: 4 Insufficient
- * nvidia.com/gpu"), else of its first condition; those already found
- * are kept. */
+/* The reason and message of the pod's first false condition with a
+ * message (PodScheduled False, Unschedulable: "0/4 nodes are available:
+ * 4 Insufficient nvidia.com/gpu"); without one, the first condition's
+ * message only.  Those already found are kept. */
 static void
 pod_condition_why(json_object *p, const char **reason, const char **msg)
 {
 	json_object *conds = sw_json_path(p, "status.conditions"), *c;
-	json_object *pick = NULL;
 	const char *st;
 	size_t i;
 
 	for (i = 0; conds && i < json_object_array_length(conds); i++) {
 		c = json_object_array_get_idx(conds, i);
 		st = sw_json_get_str(c, "status");
-		if (pick == NULL)
-			pick = c;
-		if (st != NULL && strcmp(st, "False") == 0 &&
-		    sw_json_get_str(c, "message") != NULL) {
-			pick = c;
-			break;
-		}
-	}
-	if (pick == NULL)
+		if (st == NULL || strcmp(st, "False") != 0 ||
+		    sw_json_get_str(c, "message") == NULL)
+			continue;
+		if (*reason == NULL)
+			*reason = sw_json_get_str(c, "reason");
+		if (*msg == NULL)
+			*msg = sw_json_get_str(c, "message");
 		return;
-	if (*reason == NULL)
-		*reason = sw_json_get_str(pick, "reason");
+	}
 	if (*msg == NULL)
-		*msg = sw_json_get_str(pick, "message");
+		*msg = sw_json_path_str(p, "status.conditions[0].message");
 }
 
 /* One pod as answered. */
