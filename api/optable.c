@@ -679,7 +679,9 @@ static const struct sw_field f_train_body[] = {
 	{ .name = "nodes", .type = SW_T_INT, .min = 1, .max = 256,
 	  .desc = "Number of nodes (pods), default 1." },
 	{ .name = "gpus_per_node", .type = SW_T_INT, .min = 1, .max = 64,
-	  .desc = "GPUs per node, default 1." },
+	  .desc = "GPUs per node, default 1; no more than the largest of "
+	  "the cluster's instance types has (checked at submit and dry "
+	  "run)." },
 	{ .name = "efa_per_node", .type = SW_T_INT, .max = 32,
 	  .desc = "EFA interfaces per node, default 0." },
 	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
@@ -2228,4 +2230,51 @@ sw_tool_classes_ok(const char *list)
 		if (comma == NULL)
 			return 1;
 	}
+}
+
+/*
+ * Each pattern of the table in words: what a person reads when a value
+ * breaks it ("must be lowercase letters, ..."), in place of the regular
+ * expression (lib/valid.c).  Patterns that are the same string share a
+ * row.  A pattern missing here is quoted as it is.
+ */
+static const struct sw_pattern_words pattern_words[] = {
+	{ PAT_CLUSTER, "lowercase letters, digits and hyphens, starting "
+	  "with a letter and ending with a letter or digit, 2 to 32 "
+	  "characters" },
+	{ PAT_NAME, "lowercase letters, digits and hyphens, starting and "
+	  "ending with a letter or digit, at most 63 characters" },
+	{ PAT_WL_NAME, "lowercase letters, digits and hyphens, starting "
+	  "with a letter and ending with a letter or digit, at most 52 "
+	  "characters" },
+	{ PAT_TEAM, "lowercase letters, digits and hyphens, starting and "
+	  "ending with a letter or digit, at most 39 characters" },
+	{ PAT_QUOTA, "letters, digits and hyphens, starting and ending "
+	  "with a letter or digit, at most 63 characters" },
+	{ PAT_TOKEN_NAME, "letters, digits, dots, underscores and hyphens, "
+	  "1 to 64 characters" },
+	{ PAT_OP_ID, "an operation id: op- and 16 hexadecimal digits" },
+	{ PAT_ML_TYPE, "a SageMaker instance type such as ml.g5.8xlarge" },
+	{ PAT_AZ, "an availability zone such as us-west-2a" },
+	{ PAT_SUBNET, "a subnet id such as subnet-0123456789abcdef0" },
+	{ PAT_NODE, "a node's instance id such as i-0123456789abcdef0" },
+	{ PAT_BUCKET, "an S3 bucket name: lowercase letters, digits, dots "
+	  "and hyphens, starting and ending with a letter or digit, 3 to 63 "
+	  "characters" },
+	{ PAT_REL_PATH, "a relative path: up to 8 segments of letters, "
+	  "digits, dots, underscores and hyphens, none starting with a dot" },
+	{ PAT_CIDR16, "a /16 network such as 10.1.0.0/16" },
+	{ PAT_ADDON_VERSION, "an add-on version such as v1.19.0-eksbuild.1" },
+	{ NULL, NULL }
+};
+
+const char *
+sw_pattern_words(const char *pattern)
+{
+	const struct sw_pattern_words *w;
+
+	for (w = pattern_words; pattern != NULL && w->pattern != NULL; w++)
+		if (strcmp(w->pattern, pattern) == 0)
+			return w->words;
+	return NULL;
 }

@@ -440,7 +440,15 @@ h_inference_deploy(struct sw_req *r)
 	}
 	if (inf_selfhosted_check(r) != SW_OK)
 		return r->err;
+	{
+		struct wl_fit f = { .cluster = cluster, .instance_type =
+		    sw_json_get_str(a, "instance_type"), .gpus =
+		    sw_json_get_int(a, "gpus_per_replica", 1),
+		    .gpu_field = "gpus_per_replica", .efa_field = "-" };
 
+		if (wl_check_fit(r, &f) != SW_OK)
+			return r->err;
+	}
 	if (wl_kube_open(r, cluster, &kb) != SW_OK)
 		return r->err;
 	if (as != NULL && inf_keda_present(r, &kb) != 1)

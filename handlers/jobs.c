@@ -203,6 +203,33 @@ wl_job_pods(struct sw_req *r, struct sw_kube *kb, json_object *obj,
 	return SW_OK;
 }
 
+/* The reason and message of the pod's first false condition with a
+ * message (PodScheduled False, Unschedulable: "0/4 nodes are available:
+ * 4 Insufficient nvidia.com/gpu"); without one, the first condition's
+ * message only.  Those already found are kept. */
+static void
+pod_condition_why(json_object *p, const char **reason, const char **msg)
+{
+	json_object *conds = sw_json_path(p, "status.conditions"), *c;
+	const char *st;
+	size_t i;
+
+	for (i = 0; conds && i < json_object_array_length(conds); i++) {
+		c = json_object_array_get_idx(conds, i);
+		st = sw_json_get_str(c, "status");
+		if (st == NULL || strcmp(st, "False") != 0 ||
+		    sw_json_get_str(c, "message") == NULL)
+			continue;
+		if (*reason == NULL)
+			*reason = sw_json_get_str(c, "reason");
+		if (*msg == NULL)
+			*msg = sw_json_get_str(c, "message");
+		return;
+	}
+	if (*msg == NULL)
+		*msg = sw_json_path_str(p, "status.conditions[0].message");
+}
+
 /* One pod as answered. */
 static json_object *
 pod_summary(json_object *p)
@@ -224,8 +251,8 @@ pod_summary(json_object *p)
 		reason = sw_json_path_str(cs, reasons[i]);
 	for (i = 0; cs != NULL && msg == NULL && messages[i] != NULL; i++)
 		msg = sw_json_path_str(cs, messages[i]);
-	if (msg == NULL)
-		msg = sw_json_path_str(p, "status.conditions[0].message");
+	if (reason == NULL || msg == NULL)
+		pod_condition_why(p, &reason, &msg);
 	return sw_jo(
 	    "name", sw_js(sw_json_path_str(p, "metadata.name")),
 	    "phase", sw_js(sw_json_path_str(p, "status.phase") ?

@@ -493,6 +493,18 @@ wl_train_manifest(struct sw_req *r, const struct train *t)
 	return m;
 }
 
+/* Each node's share of the job fits a node the cluster can have. */
+static sw_err
+train_fits(struct sw_req *r, const struct train *t)
+{
+	struct wl_fit f = { .cluster = t->cluster,
+	    .instance_type = t->instance_type, .gpus = t->gpus,
+	    .efa = t->efa, .gpu_field = "gpus_per_node",
+	    .efa_field = "efa_per_node" };
+
+	return wl_check_fit(r, &f);
+}
+
 sw_err
 h_training_job_submit(struct sw_req *r)
 {
@@ -504,6 +516,8 @@ h_training_job_submit(struct sw_req *r)
 
 	memset(&kb, 0, sizeof(kb));
 	if (wl_train_read(r, &t) != SW_OK)
+		return r->err;
+	if (train_fits(r, &t) != SW_OK)
 		return r->err;
 	if (wl_kube_open(r, t.cluster, &kb) != SW_OK)
 		return r->err;

@@ -163,6 +163,24 @@ sw_err	wl_answer_plan(struct sw_req *, json_object *list,
 void	wl_answer_applied(struct sw_req *, int status, json_object *o,
 	    json_object *refs);
 
+/* ---- fitting the cluster (handlers/fit.c) ----------------------------- */
+
+/* A workload's request on one node, and the fields that carry it. */
+struct wl_fit {
+	const char	*cluster;
+	const char	*instance_type;		/* ml.*, or NULL: any type */
+	int64_t		 gpus, efa;
+	const char	*gpu_field, *efa_field;
+};
+
+/*
+ * 400 naming the field (and the largest node) when no instance type of
+ * the cluster's HyperPod groups can hold the request, or when
+ * instance_type is not one of them.  SW_OK when it fits, or when the
+ * cluster's groups or their types cannot be read.
+ */
+sw_err	wl_check_fit(struct sw_req *, const struct wl_fit *);
+
 /* ---- finding jobs (handlers/jobs.c) ----------------------------------- */
 
 /* The kinds a "job" can be: what training_job_* look through. */

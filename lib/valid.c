@@ -116,6 +116,7 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 	const char *s = json_object_get_string(v);
 	size_t len = (size_t)json_object_get_string_len(v);
 	const regex_t *re;
+	const char *words;
 	long long max = f->max ? f->max : SW_MAX_STRING;
 	int i;
 
@@ -161,7 +162,13 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 			    "cannot be checked (bad pattern in table)");
 			return;
 		}
-		if (regexec(re, s, 0, NULL, 0) != 0)
+		if (regexec(re, s, 0, NULL, 0) == 0)
+			return;
+		/* in words where the table has them */
+		if ((words = sw_pattern_words(f->pattern)) != NULL)
+			sw_ferr_add(errs, path, "pattern", "must be %s",
+			    words);
+		else
 			sw_ferr_add(errs, path, "pattern",
 			    "must match %s", f->pattern);
 	}

@@ -46,6 +46,13 @@ problem(s.post("/api/v1/tokens", {"scope": "read"}), 400,
         "missing field names the field", "name", "required")
 problem(s.post("/api/v1/tokens", {"name": "has space", "scope": "read"}),
         400, "pattern violation names the field", "name", "pattern")
+r = s.post("/api/v1/clusters?dry_run=true", {"name": "9-Bad", "instance_groups":
+           [{"name": "g", "instance_type": "ml.g5.xlarge", "count": 1}]})
+msg = [e.get("message") for e in (r.json or {}).get("errors", [])
+       if e.get("field") == "name"]
+t.eq(msg, ["must be lowercase letters, digits and hyphens, starting with a "
+           "letter and ending with a letter or digit, 2 to 32 characters"],
+     "a pattern's rule is said in words, once, not as a regular expression")
 problem(s.post("/api/v1/tokens", raw=b'name=x',
                headers={"Content-Type": "application/x-www-form-urlencoded"}),
         415, "form body is 415")

@@ -14,6 +14,19 @@
 # Any console error (CSP violations included), page error, failed
 # request, 5xx or unexpected 4xx fails it.  Screenshots of each page go
 # to build/t/20-ui-*.png.
+#
+# What a platform engineer needs besides, each checked where it happens:
+# a job that cannot be placed says why (the scheduler's message on its
+# page; a per-node request no instance type of the cluster holds is a
+# 400 beside its field naming the largest node); a destructive action
+# asks first (a job's delete; a cluster's delete wants its name typed
+# and lists what goes), and a dialog does not survive Back; the cluster
+# page is live (an operation started through the API shows up without a
+# reload) and says when it was updated; logging out then Back shows the
+# login, and a deep link survives the login; on a phone (390 x 844, dark)
+# every page fits the screen; the operations table filters with its
+# state in the URL; axe-core finds nothing serious or critical in any
+# page state at 1440 x 900 or 390 x 844.
 import json
 import os
 import shutil
@@ -120,8 +133,22 @@ else:
     t.eq(op.get("live"), "poll", "without /ws/ the operation page follows "
          "the long poll")
 t.ok((out.get("timeline") or 0) >= 1, "the operations timeline lists it")
+t.ok("state=succeeded" in (out.get("ops_filter_url") or ""),
+     "the operations filter is kept in the URL (%s)" % out.get("ops_filter_url"))
+t.ok(out.get("ops_durations") and all(d.endswith("s") or "min" in d
+                                      for d in out["ops_durations"]),
+     "each operation has its duration: %s" % (out.get("ops_durations") or [])[:3])
 
 # ---- cluster page
+t.eq(out.get("dialog_open_after_back"), 0, "a confirmation left open is "
+     "closed by Back, never acting on the page left")
+t.ok(out.get("cluster_updated"), "the cluster page says when it was updated")
+t.ok("aws eks update-kubeconfig --name ui1 --region us-" in
+     (out.get("kubeconfig") or ""), "the kubeconfig command is shown")
+t.eq(out.get("sum_gpus"), "1", "the overview counts the cluster's GPUs")
+t.ok(out.get("live_op"), "the cluster page is live: an operation started "
+     "through the API appears without a reload")
+t.eq(out.get("live_op_state"), "succeeded", "and ran to its end")
 t.eq(out.get("nodes"), 1, "the node grid shows the node")
 t.eq(out.get("node_badge"), "Running", "with its health")
 t.ok("Reboot node" in (out.get("confirm_text") or "") and
@@ -195,6 +222,31 @@ t.ok(seqs and seqs == list(range(seqs[0], seqs[0] + len(seqs))),
      "each line once, in order")
 t.ok((out.get("chart_points") or 0) >= 2, "the throughput chart has "
      "%s points from the log" % out.get("chart_points"))
+t.ok((out.get("loss_points") or 0) >= 2, "and the loss chart %s"
+     % out.get("loss_points"))
+t.ok("of 40" in (out.get("job_progress") or ""), "the progress from the "
+     "progress line: %s" % out.get("job_progress"))
+
+t.eq(out.get("copy_buttons"), ["Copy as curl", "Copy as MCP call"],
+     "the job form copies as curl and as an MCP call")
+t.ok("model_id" in (out.get("download_form") or []), "model_download has a "
+     "form: %s" % out.get("download_form"))
+
+# ---- why a job is stuck
+fit = out.get("gpu_fit_error") or ""
+t.ok("8 GPUs" in fit and "largest node" in fit and "ml." in fit,
+     "8 GPUs per node on 1-GPU nodes is refused at the dry run, beside "
+     "its field, naming the largest node: %s" % fit)
+t.ok(out.get("gpu_error_cleared"), "the error goes when the input changes")
+t.ok("kind: HyperPodPyTorchJob" in (out.get("plan_yaml") or ""),
+     "the dry run shows the manifests as YAML")
+t.ok("Insufficient nvidia.com/gpu" in (out.get("stuck_reason") or ""),
+     "a pod that cannot be placed says why on the job page: %s"
+     % out.get("stuck_reason"))
+t.ok(any("Unschedulable" in r for r in out.get("pod_reasons") or []),
+     "its row has the reason: %s" % out.get("pod_reasons"))
+t.ok(out.get("job_delete_asks") and "wide1" in
+     (out.get("job_delete_text") or ""), "deleting a job asks first")
 
 if ws != 101:
     socks = out.get("contract_sockets") or []
@@ -241,7 +293,18 @@ t.ok(out.get("kiro_has_token") and out.get("claude_has_token") and
      "claude mcp add" in (out.get("claude_snippet") or ""),
      "the Kiro and Claude snippets carry the read-only token")
 
+# ---- logging out and in
+t.ok(out.get("back_after_logout"), "Back after logging out shows the login, "
+     "not an empty page")
+t.eq(out.get("relogin_url"), "#/settings", "and logging in returns to the "
+     "page")
+t.eq(out.get("deep_link"), "#/clusters/ui1", "a deep link survives the login")
+
 # ---- tear down
+t.ok(out.get("delete_needs_name"), "deleting a cluster wants its name typed")
+t.ok(out.get("delete_wrong_name_disabled"), "a wrong name does not enable it")
+t.ok(len(out.get("delete_list") or []) > 3, "the dialog lists what will go "
+     "(%d calls from the dry run)" % len(out.get("delete_list") or []))
 t.eq((out.get("delete_op") or {}).get("state"), "succeeded",
      "the cluster is deleted from its page")
 t.eq(out.get("left"), [], "no cluster is left")
@@ -258,6 +321,25 @@ t.eq({n: p["h1"] for n, p in pages.items() if p["h1"] != 1}, {},
      "every page has one h1 (%d pages)" % len(pages))
 t.eq({n: p["unlabelled"] for n, p in pages.items() if p["unlabelled"]}, {},
      "every input on every page has a label")
+r = s.get("/js/pages/cluster.js", token=None,
+          headers={"Accept-Encoding": "gzip"})
+hd = {k.lower(): v for k, v in r.headers or []}
+t.eq(hd.get("content-encoding"), "gzip", "the UI's scripts are sent "
+     "compressed")
+t.ok("no-cache" in hd.get("cache-control", "") and hd.get("etag"),
+     "and revalidated by their ETag (%s)" % hd.get("cache-control"))
+t.ok((out.get("uplot_first_page") or "").startswith("#/training/ui1/"),
+     "the chart library is first fetched on a job's page (%s)"
+     % out.get("uplot_first_page"))
+t.ok(any(n.startswith("phone-") for n in pages), "the pages were seen on a "
+     "phone")
+t.eq({n: p["wide"] for n, p in pages.items() if p.get("wide")}, {},
+     "no page is wider than its screen (390 px on the phone)")
+axe = out.get("axe") or {}
+t.ok(len(axe) >= len(pages), "axe-core ran on every page state (%d)"
+     % len(axe))
+t.eq({n: v for n, v in axe.items() if v}, {}, "axe-core: no serious or "
+     "critical finding")
 t.ok(all(os.path.exists(os.path.join(shots, "20-ui-%s.png" % n)) for n in
          ("login", "clusters", "create", "operation", "operations",
           "cluster", "node", "events", "governance", "training", "job",

@@ -91,6 +91,33 @@ for b, field, rule in bad:
     if not t.ok(r.status == 400 and field_error(r, field, rule),
                 "400 names %s (%s)" % (field, rule)):
         t.diag(repr(r))
+# ---- a per-node request no instance type of the cluster holds: 400
+# naming the field and the largest node, at the dry run and the submit
+g = types[gtype]["gpus"]
+r = call("POST", C + "/training-jobs?dry_run=true",
+         dict(job, gpus_per_node=g + 1))
+t.ok(r.status == 400 and field_error(r, "gpus_per_node", "fits") and
+     "largest node" in r.body and gtype in r.body,
+     "%d GPUs per node on %d-GPU nodes: 400 naming the largest node"
+     % (g + 1, g))
+r = call("POST", C + "/training-jobs", dict(job, efa_per_node=1))
+t.ok(r.status == 400 and field_error(r, "efa_per_node", "fits"),
+     "an EFA interface on nodes without EFA: 400 names efa_per_node")
+r = call("POST", C + "/training-jobs?dry_run=true",
+         dict(job, instance_type="ml.p5.48xlarge"))
+t.ok(r.status == 400 and field_error(r, "instance_type", "cluster") and
+     gtype in r.body, "an instance type the cluster has no group of: 400 "
+     "lists its types")
+r = call("POST", C + "/inference?dry_run=true",
+         {"endpoint_name": "x", "engine": "vllm", "model": "m",
+          "gpus_per_replica": g + 1})
+t.ok(r.status == 400 and field_error(r, "gpus_per_replica", "fits"),
+     "an endpoint replica larger than any node: 400 names gpus_per_replica")
+r = call("POST", C + "/training-jobs?dry_run=true",
+         dict(job, gpus_per_node=g))
+t.ok(r.status != 400, "a request that fits is not refused (%d GPUs: %d)"
+     % (g, r.status))
+
 r = call("POST", C + "/inference", {"endpoint_name": "x", "engine": "vllm",
                                     "model": "m", "router": True})
 t.ok(r.status == 400 and field_error(r, "router", "engine"),

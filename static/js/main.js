@@ -2,10 +2,17 @@
 // and the table of pages by route.  Each navigation mounts its page
 // afresh under a new token (router.js), so nothing of the page left
 // behind can render over the one shown now.  Text from the API is
-// always rendered as text, never as HTML.
+// always rendered as text, never as HTML.  Without a session every
+// page leads to the login, which carries the page asked for
+// (#/login/<that hash>) and returns to it once logged in; the redirect
+// replaces the history entry, so Back after logging out shows the login,
+// never an empty page.
 import { html, render, useState, useEffect } from "./lib.js";
 import { api, onUnauthorized } from "./api.js";
-import { parseRoute, navHandle, onNavigate, go } from "./router.js";
+import {
+  parseRoute, navHandle, onNavigate, go, replaceRoute,
+} from "./router.js";
+import { Loading } from "./ui.js";
 import { Login } from "./pages/login.js";
 import { Clusters } from "./pages/clusters.js";
 import { Create } from "./pages/create.js";
@@ -23,22 +30,36 @@ const NAV = [
 ];
 
 // The page for a route: [component, props].
-function pageFor(parts) {
-  const [a, b, c, d] = parts;
+function pageFor(route) {
+  const [a, b, c, d] = route.parts;
+  const query = route.query;
   if (a === "create") return [Create, {}];
   if (a === "operations" && b) return [Operation, { id: b }];
-  if (a === "operations") return [Operations, {}];
+  if (a === "operations") return [Operations, { query }];
   if (a === "clusters" && b && c === "governance")
     return [Governance, { name: b }];
   if (a === "clusters" && b && c === "events") return [Events, { name: b }];
   if (a === "clusters" && b && c === "nodes" && d)
     return [Node, { name: b, node: d }];
-  if (a === "clusters" && b) return [Cluster, { name: b }];
+  if (a === "clusters" && b) return [Cluster, { name: b, query }];
   if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
-  if (a === "training") return [Training, { cluster: b }];
+  if (a === "training") return [Training, { cluster: b, query }];
   if (a === "inference") return [Inference, { cluster: b }];
   if (a === "settings") return [Settings, {}];
-  return [Clusters, {}];
+  return [Clusters, { query }];
+}
+
+// The login route that returns to the page shown now.
+function loginFor() {
+  const h = location.hash;
+  if (!h || h === "#" || h === "#/" || h.startsWith("#/login")) return "#/login";
+  return "#/login/" + encodeURIComponent(h);
+}
+
+// Where a login returns to: the page it was asked from, if any.
+function afterLogin(parts) {
+  const next = parts[1] || "";
+  return /^#\/(?!login)/.test(next) ? next : "#/clusters";
 }
 
 function App() {
@@ -46,25 +67,35 @@ function App() {
   const [me, setMe] = useState(undefined);
   useEffect(() => onNavigate(setRoute), []);
   useEffect(() => {
-    onUnauthorized(() => { setMe(null); go("#/login"); });
+    onUnauthorized(() => { setMe(null); replaceRoute(loginFor()); });
   }, []);
   useEffect(() => {
     if (me !== undefined) return;
-    api("GET", "/whoami").then(setMe, () => {
-      setMe(null);
-      if (route.parts[0] !== "login") go("#/login");
-    });
+    api("GET", "/whoami").then(setMe, () => setMe(null));
+  }, [me]);
+  useEffect(() => {
+    if (me === null && route.parts[0] !== "login") replaceRoute(loginFor());
+  }, [me, route]);
+  /* a read-only token sees no action it may not take (app.css) */
+  useEffect(() => {
+    document.body.classList.toggle("scope-read", !!me && me.scope === "read");
   }, [me]);
   const section = route.parts[0] || "clusters";
   const loggedIn = me && section !== "login";
   let page = null;
   if (section === "login") {
     page = html`<${Login} key=${route.token} nav=${navHandle(route.token)}
-      onLogin=${(who) => { setMe(who); go("#/clusters"); }}/>`;
+      onLogin=${(who) => {
+        setMe(who);
+        replaceRoute(afterLogin(route.parts));
+      }}/>`;
   } else if (me) {
-    const [Page, props] = pageFor(route.parts);
+    const [Page, props] = pageFor(route);
     page = html`<${Page} key=${route.token} nav=${navHandle(route.token)}
       ...${props}/>`;
+  } else {
+    page = html`<section class="card"><h1>Slipway</h1><${Loading}/>
+      </section>`;
   }
   const logout = async () => {
     await api("POST", "/logout").catch(() => {});
@@ -77,7 +108,9 @@ function App() {
       ${loggedIn && html`<nav id="nav" aria-label="Main">
         ${NAV.map(([k, label]) => html`<a href=${"#/" + k}
           aria-current=${section === k ? "page" : null}>${label}</a>`)}
-        <span id="who">${me.name} (${me.scope})</span>
+        <span id="who" title=${me.scope === "read" ? "A read-only token: " +
+          "actions that change things are not shown" : null}>${me.name}
+          ${" (" + me.scope + ")"}</span>
         <button id="logout" type="button" onClick=${logout}>Log out</button>
       </nav>`}
     </header>

@@ -3,11 +3,12 @@
 // built from an OpenAPI schema (enums become selects, limits become
 // min/max), and the mapping of a problem+json answer onto the inputs.
 import { html, useState, useEffect, useCallback } from "./lib.js";
+import { currentToken } from "./router.js";
 
 export function Badge({ state, kind }) {
   const s = state === undefined || state === null ? "?" : String(state);
-  return html`<span class=${"state " + (kind ? kind + " " : "") + s}
-    data-state=${s}>${s}</span>`;
+  return html`<span class=${"state " + (kind ? kind + " " : "") +
+    s.replace(/\s+/g, "-")} data-state=${s}>${s}</span>`;
 }
 
 export function Card({ children, id, title, cls }) {
@@ -42,24 +43,40 @@ export function useLoad(nav, fn, deps) {
   return [st, reload];
 }
 
-// Errors of a problem document by field ("" for the document's detail).
+// Errors of a problem document by field ("" for the document's detail;
+// "@feature" for a feature the request needs turned on).
 export function problemErrors(err) {
   if (!err) return {};
   const out = { "": err.message };
-  for (const fe of (err.problem && err.problem.errors) || [])
+  for (const fe of (err.problem && err.problem.errors) || []) {
+    if (out[fe.field] && out[fe.field].includes(fe.message)) continue;
     out[fe.field] = (out[fe.field] ? out[fe.field] + "; " : "") +
       fe.message;
+    const m = fe.rule === "feature" && /enable feature ([a-z_]+)/
+      .exec(fe.message);
+    if (m) out["@feature"] = m[1];
+  }
   return out;
 }
 
-// A form's errors beyond those shown beside an input.
-export function FormErrors({ errors, shown }) {
+// A form's errors beyond those shown beside an input: the detail once
+// (not again when every field error is beside its field), and a link to
+// the panel that fixes a missing feature.
+export function FormErrors({ errors, shown, cluster }) {
   if (!errors || !errors[""]) return null;
-  const rest = Object.entries(errors)
-    .filter(([f]) => f !== "" && !(shown || []).includes(f));
-  return html`<div class="error" role="alert">${errors[""]}
-    ${rest.map(([f, m]) => html`<div class="field-error"
-      data-error-for=${f}>${f}: ${m}</div>`)}</div>`;
+  const fields = Object.keys(errors).filter((f) => f !== "" &&
+    !f.startsWith("@") && errors[f]);
+  const rest = fields.filter((f) => !(shown || []).includes(f));
+  const top = fields.length === 0 || rest.length > 0 ? errors[""] :
+    (fields.length === 1 ? "Fix the field marked above." :
+      `Fix the ${fields.length} fields marked above.`);
+  const feat = errors["@feature"];
+  return html`<div class="error" role="alert">${top}
+    ${rest.map((f) => html`<div class="field-error"
+      data-error-for=${f}>${f}: ${errors[f]}</div>`)}
+    ${feat && cluster && html`<div><a class="fix" href=${"#/clusters/" +
+      encodeURIComponent(cluster) + "?feature=" + feat}>Fix it: turn on
+      ${" " + labelOf(feat)} in the cluster's features</a></div>`}</div>`;
 }
 
 let idSeq = 0;
@@ -74,7 +91,13 @@ export function SchemaField({ label, schema, field, value, onChange,
   errors, options, id, hint, required }) {
   const [fid] = useState(() => id || newId(field));
   const s = schema || {};
-  const err = errors && errors[field];
+  /* an error stands for the value it was given for: it goes as soon as
+   * the input changes */
+  const [errFor, setErrFor] = useState({ errors: null, value: null });
+  const raw = errors && errors[field];
+  if (raw && errFor.errors !== errors) setErrFor({ errors, value });
+  const err = raw && (errFor.errors !== errors || errFor.value === value) ?
+    raw : null;
   let input;
   const common = { id: fid, name: field, "data-field": field,
     "aria-invalid": err ? "true" : null,
@@ -161,21 +184,180 @@ export function scalarFields(schema, prefix) {
 }
 
 // Ask before a destructive action; the dialog is a <dialog> element so
-// tests and people see the same text.
-export function confirmAction(text) {
+// tests and people see the same text.  opts: title, yes (the button's
+// words), items (what will go, listed), typeName (the name the person
+// types before the button acts, as the AWS console asks for a cluster).
+// Leaving the page closes the dialog (router.js) and answers no.
+export function confirmAction(text, opts) {
+  const o = opts || {};
+  const t = currentToken();
   return new Promise((resolve) => {
     const d = document.getElementById("confirm");
-    d.querySelector(".confirm-text").textContent = text;
+    const yes = d.querySelector("#confirm-yes");
+    const name = d.querySelector("#confirm-name");
+    const typed = d.querySelector(".confirm-type");
+    const what = d.querySelector(".confirm-what");
+    const list = d.querySelector("#confirm-list");
+    d.querySelector("#confirm-title").textContent = o.title ||
+      "Are you sure?";
+    d.querySelector(".confirm-text").textContent = text.replace(/\s+/g,
+      " ").trim();
+    list.replaceChildren(...(o.items || []).map((x) => {
+      const li = document.createElement("li");
+      li.textContent = x;
+      return li;
+    }));
+    what.hidden = !(o.items && o.items.length);
+    yes.textContent = o.yes || "Yes, go ahead";
+    typed.hidden = !o.typeName;
+    name.value = "";
+    yes.disabled = !!o.typeName;
+    if (o.typeName) {
+      d.querySelector(".confirm-type-text").textContent =
+        `Type ${o.typeName} to confirm`;
+    }
+    name.oninput = () => { yes.disabled = name.value !== o.typeName; };
     const done = () => {
       d.removeEventListener("close", done);
-      resolve(d.returnValue === "yes");
+      name.oninput = null;
+      resolve(d.returnValue === "yes" && currentToken() === t &&
+        (!o.typeName || name.value === o.typeName));
     };
     d.returnValue = "";
     d.addEventListener("close", done);
     d.showModal();
+    if (o.typeName) name.focus();
   });
 }
 
+// useLive(nav, fn, deps, every): like useLoad, and keeps the answer
+// fresh while the page is shown: fn() runs again every `every` ms
+// (statuses AWS and Kubernetes hold, which nothing pushes) while the tab
+// is visible, and at once on reload() (a followed operation changed).
+// st.at is when the answer was read; st.stale the error of the last
+// refresh, shown beside the data it failed to replace.
+export function useLive(nav, fn, deps, every) {
+  const [st, setSt] = useState({ loading: true });
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    let alive = true;
+    let timer = null;
+    const ok = () => alive && nav.current();
+    const run = () => {
+      timer = null;
+      if (document.visibilityState === "hidden") {
+        timer = setTimeout(run, 1000);
+        return;
+      }
+      fn().then((data) => {
+        if (ok()) setSt({ data, at: Date.now() });
+      }, (error) => {
+        if (ok()) setSt((s) => (s.data ? { ...s, stale: error } :
+          { error }));
+      }).finally(() => {
+        if (ok()) timer = setTimeout(run, every || 10000);
+      });
+    };
+    run();
+    return () => { alive = false; clearTimeout(timer); };
+  }, [...(deps || []), n]);
+  const reload = useCallback(() => setN((x) => x + 1), []);
+  return [st, reload];
+}
+
+// "updated N s ago" for a live view, and why a refresh failed.
+export function Updated({ st, id }) {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const i = setInterval(() => tick((x) => x + 1), 1000);
+    return () => clearInterval(i);
+  }, []);
+  if (!st || !st.at) return null;
+  const s = Math.max(0, Math.round((Date.now() - st.at) / 1000));
+  return html`<p class="updated muted" id=${id || "updated"}
+    data-at=${st.at}>${"updated " + (s < 2 ? "just now" : s + " s ago")}
+    ${st.stale && html`<span class="error stale"> · could not refresh:
+      ${st.stale.message}</span>`}</p>`;
+}
+
+// A button that copies text (an id, an ARN, a command, a token).
+export function Copy({ text, label }) {
+  const [done, setDone] = useState(false);
+  return html`<button type="button" class="copy"
+    aria-label=${"Copy " + (label || text)} data-copy=${text}
+    onClick=${async () => {
+      try {
+        await navigator.clipboard.writeText(text);
+        setDone(true);
+        setTimeout(() => setDone(false), 1500);
+      } catch (e) { /* no clipboard: the text is on the page */ }
+    }}>${done ? "Copied" : (label && label.startsWith("as ") ? "Copy " +
+      label : "Copy")}</button>`;
+}
+
+// One time format everywhere: "2026-12-05 19:20:31" in local time.
 export function fmtTime(ms) {
-  return ms ? new Date(ms).toLocaleString() : "—";
+  if (!ms) return "—";
+  const d = new Date(ms);
+  const p = (x) => String(x).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ` +
+    `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+// A duration in words: "42 s", "3 min 5 s", "1 h 4 min".
+export function fmtDuration(ms) {
+  if (ms === undefined || ms === null || ms < 0) return "—";
+  const s = Math.round(ms / 1000);
+  if (s < 60) return s + " s";
+  if (s < 3600) return Math.floor(s / 60) + " min " + (s % 60) + " s";
+  return Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " min";
+}
+
+// A JSON value as YAML (block style; strings quoted when YAML would
+// read them as something else).
+export function toYaml(v, indent) {
+  const pad = "  ".repeat(indent || 0);
+  const scalar = (x) => {
+    if (x === null || x === undefined) return "null";
+    if (typeof x !== "string") return String(x);
+    return /^[A-Za-z0-9_./-][A-Za-z0-9_./:= -]*$/.test(x) &&
+      !/^(true|false|null|yes|no|on|off|[0-9.+-]+)$/i.test(x) &&
+      !/[: ]$/.test(x) && !/: /.test(x) ? x : JSON.stringify(x);
+  };
+  if (Array.isArray(v)) {
+    if (v.length === 0) return "[]";
+    return v.map((x) => {
+      if (x !== null && typeof x === "object" && Object.keys(x).length)
+        return pad + "- " + toYaml(x, (indent || 0) + 1).trimStart();
+      return pad + "- " + (typeof x === "object" && x !== null ?
+        (Array.isArray(x) ? "[]" : "{}") : scalar(x));
+    }).join("\n");
+  }
+  if (v !== null && typeof v === "object") {
+    const keys = Object.keys(v);
+    if (keys.length === 0) return "{}";
+    return keys.map((k) => {
+      const x = v[k];
+      if (x !== null && typeof x === "object" && (Array.isArray(x) ?
+        x.length : Object.keys(x).length))
+        return pad + scalar(k) + ":\n" + toYaml(x, (indent || 0) + 1);
+      return pad + scalar(k) + ": " + (x !== null && typeof x === "object" ?
+        (Array.isArray(x) ? "[]" : "{}") : scalar(x));
+    }).join("\n");
+  }
+  return pad + scalar(v);
+}
+
+// "Copy as curl" and "Copy as MCP call" for a form's request: the same
+// call a script or an agent would make.
+export function CopyRequest({ method, path, body, tool, args }) {
+  const url = location.origin + "/api/v1" + path;
+  const curl = `curl -X ${method} -H "Authorization: Bearer $SLIPWAY_TOKEN"` +
+    (body ? ` -H "Content-Type: application/json" \\\n  -d '${JSON.stringify(
+      body).replace(/'/g, "'\\''")}'` : "") + ` \\\n  '${url}'`;
+  const mcp = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call",
+    params: { name: tool, arguments: args || body || {} } });
+  return html`<span class="copy-request">
+    <${Copy} text=${curl} label="as curl"/>
+    <${Copy} text=${mcp} label="as MCP call"/></span>`;
 }

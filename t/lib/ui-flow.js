@@ -10,8 +10,13 @@
 "use strict";
 const http = require("http");
 const path = require("path");
+const fs = require("fs");
 const { chromium } = require(path.join(__dirname, "..", "node_modules",
   "playwright-core"));
+const AXE = fs.readFileSync(path.join(__dirname, "..", "node_modules",
+  "axe-core", "axe.min.js"), "utf8");
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
 
 const LONG = { timeout: 240000 };
 
@@ -41,8 +46,7 @@ function wsStatus(base, token, p) {
       "--disable-background-networking", "--disable-component-update",
       "--disable-sync"],
   });
-  const context = await browser.newContext({
-    viewport: { width: 1200, height: 900 } });
+  const context = await browser.newContext({ viewport: DESKTOP });
   // Waits are on the page's state; the bound only has to hold on a
   // loaded machine.
   context.setDefaultTimeout(120000);
@@ -53,7 +57,8 @@ function wsStatus(base, token, p) {
     /^GET \/api\/v1\/whoami 401$/,                  // before logging in
     /^POST \/api\/v1\/login 401$/,                  // the wrong token
     /^POST \/api\/v1\/clusters\?dry_run=true 400$/, // the count of 0
-    /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 GPUs
+    /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 or 8 GPUs
+    /^POST \/api\/v1\/clusters\/ui1\/training-jobs\?dry_run=true 400$/,
   ];
   page.on("pageerror", (e) => out.problems.push("pageerror: " + e));
   page.on("console", (m) => {
@@ -70,6 +75,11 @@ function wsStatus(base, token, p) {
     }
     out.problems.push("console: " + text);
   });
+  // The chart library is fetched only where a chart is drawn.
+  page.on("request", (r) => {
+    if (/\/vendor\/uPlot/.test(r.url()) && !out.uplot_first_page)
+      out.uplot_first_page = page.url().replace(/.*#/, "#");
+  });
   page.on("requestfailed", (r) => {
     out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
       (r.failure() && r.failure().errorText));
@@ -85,24 +95,41 @@ function wsStatus(base, token, p) {
   });
   // Each page: one h1, every input labelled, then a screenshot.
   out.pages = {};
-  const shot = async (name) => {
-    out.pages[name] = await page.evaluate(() => ({
+  out.axe = {};
+  // axe-core's serious and critical findings on the page as it is now
+  // (evaluated through the debugger protocol: the page's CSP stays on).
+  const axe = async (pg, name) => {
+    if (!await pg.evaluate(() => !!window.axe)) await pg.evaluate(AXE + ";0");
+    const v = await pg.evaluate(async () => (await window.axe.run(document, {
+      resultTypes: ["violations"] })).violations);
+    out.axe[name] = v.filter((x) => ["serious", "critical"].includes(x.impact))
+      .map((x) => x.id + ": " + x.nodes.slice(0, 3).map((n) =>
+        n.target.join(" ")).join(", "));
+  };
+  const shot = async (name, pg) => {
+    pg = pg || page;
+    await axe(pg, name);
+    out.pages[name] = await pg.evaluate(() => ({
+      wide: document.documentElement.scrollWidth > window.innerWidth + 1 ?
+        document.documentElement.scrollWidth : 0,
       h1: document.querySelectorAll("h1").length,
       unlabelled: [...document.querySelectorAll("input, select, textarea")]
         .filter((e) => e.labels.length === 0 &&
           !e.getAttribute("aria-label") && !e.closest("dialog"))
         .map((e) => e.id || e.name || e.outerHTML.slice(0, 60)),
     }));
-    await page.screenshot({ path: path.join(shots, `20-ui-${name}.png`),
+    await pg.screenshot({ path: path.join(shots, `20-ui-${name}.png`),
       fullPage: true });
     // After a full-page screenshot Chromium may scroll the page between
     // the next mousedown and mouseup, so the click lands on the parent:
     // start from the top, once the page has painted.
-    await page.evaluate(() => new Promise((r) => {
+    await pg.evaluate(() => new Promise((r) => {
       window.scrollTo(0, 0);
       requestAnimationFrame(() => requestAnimationFrame(r));
     }));
   };
+  // The same checks of a page state without its own screenshot name.
+  const look = (name) => shot(name);
   const go = (hash) => page.evaluate((h) => { location.hash = h; }, hash);
   const t0 = Date.now();
   const step = (s) => out.steps.push(s + " " + ((Date.now() - t0) / 1000) + "s");
@@ -121,7 +148,7 @@ function wsStatus(base, token, p) {
       live: await page.getAttribute("#operation", "data-live"),
       stages: await page.$$eval("ol.stages > li", (l) => l.map((x) =>
         [x.dataset.stage, x.dataset.state])),
-      events: await page.$$eval("#events li", (l) => l.length),
+      events: await page.$$eval("#events .event", (l) => l.length),
       progress: await page.$eval("#op-progress", (p) => [p.value, p.max]),
     };
   };
@@ -223,13 +250,38 @@ function wsStatus(base, token, p) {
 
     // ---- the timeline
     await go("#/operations");
-    await page.waitForSelector(`#operation-list li[data-operation='${created.id}']`);
-    out.timeline = await page.$$eval("#operation-list li", (l) => l.length);
+    await page.waitForSelector(`#operation-list [data-operation='${created.id}']`);
+    out.timeline = await page.$$eval("#operation-list [data-operation]",
+      (l) => l.length);
+    // filtered by state: the filter is kept in the URL
+    if (await page.$("#operation-list-f-state")) {
+      await page.selectOption("#operation-list-f-state", "succeeded");
+      await page.waitForFunction(() => /[?&]state=succeeded/
+        .test(location.hash));
+    }
+    out.ops_filter_url = page.url().replace(/.*#/, "#");
+    out.ops_durations = await page.$$eval("#operation-list tr[data-operation] " +
+      "td:nth-child(7)", (l) => l.map((x) => x.textContent.trim()));
     await shot("operations");
 
-    // ---- cluster page: nodes, a confirmation that can say no
+    // ---- cluster page: nodes, a confirmation that can say no; a dialog
+    // left open does not survive Back
     await go("#/clusters/ui1");
     await page.waitForSelector("#nodes li[data-node]");
+    await page.click("#nodes li[data-node] button.reboot");
+    await page.waitForSelector("#confirm[open]");
+    await page.goBack();
+    await page.waitForSelector("#operation-list");
+    out.dialog_open_after_back = await page.$$eval("#confirm[open]",
+      (l) => l.length);
+    if (out.dialog_open_after_back)
+      await page.click("#confirm-no");
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#nodes li[data-node]");
+    out.cluster_updated = await page.waitForSelector("#updated",
+      { timeout: 10000 }).then(() => true, () => false);
+    out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
+    out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
     out.node_badge = await page.textContent("#nodes li[data-node] .state");
     await page.click("#nodes li[data-node] button.reboot");
@@ -257,6 +309,26 @@ function wsStatus(base, token, p) {
     out.groups = await page.$$eval("#instance-groups tr[data-group]", (l) =>
       l.map((r) => r.dataset.group));
     step("instance group");
+
+    // ---- the cluster page is live: an operation started elsewhere (the
+    // API, as a script or an agent would) shows up without a reload
+    {
+      const nid = await page.getAttribute("#nodes li[data-node]", "data-node");
+      const r = await page.request.post(url + "/api/v1/clusters/ui1/" +
+        "nodes:reboot", { headers: { Authorization: "Bearer " + token },
+        data: { node_ids: [nid] } });
+      const opId = (await r.json()).operation_id;
+      out.live_op = await page.waitForSelector(
+        `#recent-ops li[data-operation='${opId}']`, { timeout: 90000 })
+        .then(() => true, () => false);
+      await page.waitForSelector(`#recent-ops li[data-operation='${opId}'] ` +
+        ".state:is([data-state=succeeded],[data-state=failed])",
+        { timeout: 240000 }).catch(() => {});
+      const w = await page.request.get(url + `/api/v1/operations/${opId}`,
+        { headers: { Authorization: "Bearer " + token } });
+      out.live_op_state = (await w.json()).state;
+      await look("cluster-live");
+    }
 
     // ---- a storage claim from the form the OpenAPI document describes
     await page.click("#storage summary");
@@ -390,7 +462,60 @@ function wsStatus(base, token, p) {
     out.chart_points = Number(await page.getAttribute("#throughput",
       "data-points"));
     await shot("job");
+    out.job_progress = await page.textContent("#train-progress-label",
+      { timeout: 5000 }).catch(() => "");
+    out.loss_points = Number(await page.getAttribute("#loss", "data-points",
+      { timeout: 5000 }).catch(() => 0));
     step("training");
+
+    // ---- a request no node can hold is refused, naming the largest node
+    await go("#/training/ui1");
+    await page.waitForSelector("#job-form");
+    await page.waitForSelector("#download-form", { state: "attached",
+      timeout: 30000 }).catch(() => {});
+    out.copy_buttons = await page.$$eval("#job-form button.copy", (l) =>
+      l.map((b) => b.textContent.trim()));
+    out.download_form = await page.$$eval("#download-form [data-field]",
+      (l) => l.map((e) => e.dataset.field));
+    await page.fill("#tj-job_name", "big1");
+    await page.fill("#tj-dataset", "alpaca");
+    await page.fill("#tj-model", "llama-3-8b");
+    await page.fill("#tj-gpus_per_node", "8");
+    await page.click("#job-plan");
+    await page.waitForSelector("[data-error-for=gpus_per_node]",
+      { timeout: 30000 }).catch(() => {});
+    out.gpu_fit_error = await page.textContent(
+      "[data-error-for=gpus_per_node]", { timeout: 5000 }).catch(() => "");
+    await page.fill("#tj-gpus_per_node", "1");
+    out.gpu_error_cleared = await page.$$eval(
+      "[data-error-for=gpus_per_node]", (l) => l.length) === 0;
+    // ---- a job wider than the cluster (three pods, each with the GPU
+    // of one of its two nodes, running long): why the third waits is shown
+    await page.fill("#tj-job_name", "wide1");
+    await page.fill("#tj-nodes", "3");
+    await page.fill("#tj-max_steps", "100000");
+    await page.fill("#tj-env", "STEP_SECONDS=1");
+    await page.click("#job-plan");
+    out.plan_yaml = await page.waitForSelector("#job-plan-yaml",
+      { timeout: 30000 }).then(async () => (await page.textContent(
+      "#job-plan-yaml")).slice(0, 400), () => "");
+    await page.click("#job-submit");
+    await page.waitForURL(/#\/training\/ui1\/wide1$/);
+    out.stuck_reason = await page.waitForSelector("#why-stuck",
+      { timeout: 120000 }).then(() => page.textContent("#why-stuck"),
+      () => "");
+    out.pod_reasons = await page.$$eval("#pods td.reason", (l) =>
+      l.map((x) => x.textContent.trim()).filter((x) => x));
+    await shot("job-stuck");
+    await page.click("#job-delete");
+    out.job_delete_asks = await page.waitForSelector("#confirm[open]",
+      { timeout: 10000 }).then(() => true, () => false);
+    if (out.job_delete_asks) {
+      out.job_delete_text = await page.textContent("#confirm .confirm-text");
+      await page.click("#confirm-yes");
+    }
+    await page.waitForURL(/#\/training\/ui1$/);
+    step("stuck job");
 
     // ---- the pages' side of the stream contract, where this stack has
     // no stream server: in a second tab whose /ws/ is answered by a
@@ -503,11 +628,94 @@ function wsStatus(base, token, p) {
     await shot("settings");
     step("settings");
 
+    // ---- log out, then Back: the login, never an empty page; logging in
+    // returns to the page
+    await page.click("#logout");
+    await page.waitForSelector("#login-form");
+    await page.goBack();
+    out.back_after_logout = await page.waitForSelector("#login-form",
+      { timeout: 15000 }).then(() => true, () => false);
+    if (out.back_after_logout) {
+      await page.fill("#token", token);
+      await page.click("#login-form button[type=submit]");
+      out.relogin_url = await page.waitForURL(/#\/settings/, { timeout:
+        15000 }).then(() => page.url().replace(/.*#/, "#"),
+        () => page.url().replace(/.*#/, "#"));
+    } else {
+      await page.goto(url + "/#/login");
+      await page.fill("#token", token);
+      await page.click("#login-form button[type=submit]");
+    }
+    await page.waitForSelector("#nav");
+    step("logout");
+
+    // ---- a phone (390 x 844, dark): a deep link survives the login;
+    // every page fits the screen
+    {
+      const phone = await browser.newContext({ viewport: PHONE,
+        colorScheme: "dark", hasTouch: true });
+      const pp = await phone.newPage();
+      pp.on("pageerror", (e) => out.problems.push("phone pageerror: " + e));
+      pp.on("console", (m) => {
+        if (m.type() !== "error") return;
+        const text = m.text();
+        if (/^Failed to load resource: the server responded with a status of 401/
+          .test(text) || /^WebSocket connection to .* failed/.test(text))
+          return;
+        out.problems.push("phone console: " + text);
+      });
+      await pp.goto(url + "/#/clusters/ui1");
+      await pp.waitForSelector("#login-form");
+      await pp.fill("#token", token);
+      await pp.click("#login-form button[type=submit]");
+      out.deep_link = await pp.waitForSelector("#nodes", { timeout: 30000 })
+        .then(() => pp.url().replace(/.*#/, "#"),
+          () => pp.url().replace(/.*#/, "#"));
+      const phonePages = [
+        ["clusters", "#/clusters", "#cluster-list"],
+        ["cluster", "#/clusters/ui1", "#nodes"],
+        ["create", "#/create", "#create-form"],
+        ["operations", "#/operations", "#operation-list"],
+        ["operation", "#/operations/" + created.id, "#operation[data-state]"],
+        ["events", "#/clusters/ui1/events", "#cluster-events"],
+        ["node", "#/clusters/ui1/nodes/" + nodeId, "#node"],
+        ["governance", "#/clusters/ui1/governance", "#scheduler-form"],
+        ["training", "#/training/ui1", "#job-form"],
+        ["job", "#/training/ui1/sft1", "#pods"],
+        ["inference", "#/inference/ui1", "#deploy-form"],
+        ["settings", "#/settings", "#token-form"],
+      ];
+      for (const [n, h, sel] of phonePages) {
+        await pp.evaluate((x) => { location.hash = x; }, h);
+        await pp.waitForSelector(sel);
+        await shot("phone-" + n, pp);
+      }
+      // the navigation is readable and the delete dialog fits
+      await pp.evaluate(() => { location.hash = "#/clusters/ui1"; });
+      await pp.waitForSelector("#delete-cluster");
+      await pp.click("#delete-cluster");
+      await pp.waitForSelector("#confirm[open]");
+      await shot("phone-delete-dialog", pp);
+      await pp.click("#confirm-no");
+      await phone.close();
+    }
+    step("phone");
+
     // ---- tear down
     await go("#/clusters/ui1");
     await page.waitForSelector("#delete-cluster");
     await page.click("#delete-cluster");
     await page.waitForSelector("#confirm[open]");
+    out.delete_needs_name = await page.isVisible("#confirm-name") &&
+      await page.isDisabled("#confirm-yes");
+    out.delete_list = await page.$$eval("#confirm-list li", (l) =>
+      l.map((x) => x.textContent));
+    await shot("delete-dialog");
+    if (await page.isVisible("#confirm-name")) {
+      await page.fill("#confirm-name", "ui");
+      out.delete_wrong_name_disabled = await page.isDisabled("#confirm-yes");
+      await page.fill("#confirm-name", "ui1");
+    }
     await page.click("#confirm-yes");
     out.delete_op = await followOperation();
     await go("#/clusters");

@@ -5,16 +5,47 @@
 // did), the EKS add-ons with their versions (upgrade to the newest
 // compatible one), storage claims and the compute subnets; links to its task
 // governance, its events and each node's page (pages/governance.js).
-import { html, useState } from "../lib.js";
+// The page is live: re-read every 15 s (statuses AWS holds) and at once
+// when an operation on the cluster changes (followed over the stream);
+// its overview sums GPUs, nodes by health and AZs, and lists the recent
+// operations.  Deleting the cluster asks for its name to be typed and
+// lists what will go (the delete's dry run).
+import { html, useState, useEffect } from "../lib.js";
 import {
   api, enc, openapi, bodySchema, schemaAt, hasOp,
 } from "../api.js";
 import { go } from "../router.js";
 import {
-  Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
-  problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+  Badge, Loading, ErrorText, SchemaField, FormErrors, problemErrors,
+  buildBody, labelOf, scalarFields, confirmAction, useLive, Updated, Copy,
+  fmtTime, fmtDuration,
 } from "../ui.js";
+import { followOperation } from "../live.js";
+import { Diagnose } from "../diagnose.js";
 import { typeLabel } from "./create.js";
+
+const TERMINAL = ["succeeded", "failed", "cancelled"];
+
+// Reload when an unfinished operation on the cluster changes.
+function useFollowOps(nav, ops, reload) {
+  /* the newest unfinished one: a token holds few long polls at once */
+  const ids = (ops || []).filter((o) => !TERMINAL.includes(o.state))
+    .map((o) => o.id).slice(0, 1).join(" ");
+  useEffect(() => {
+    if (!ids) return undefined;
+    const seen = {};
+    const stops = ids.split(" ").map((id) => followOperation(id, (o) => {
+      if (!o || !nav.current()) return;
+      const key = o.state + " " + o.updated_ms;
+      if (seen[id] !== undefined && seen[id] !== key) reload();
+      seen[id] = key;
+    }));
+    return () => stops.forEach((f) => f());
+  }, [ids]);
+}
+
+// "us-west-2" from an ARN.
+export const arnRegion = (arn) => (arn || "").split(":")[3] || "";
 
 const opt = (p) => p.catch(() => ({ items: [] }));
 
@@ -32,9 +63,10 @@ async function load(name) {
     addons: addons.items };
 }
 
-export function Cluster({ nav, name }) {
-  const [st, reload] = useLoad(nav, () => load(name), [name]);
+export function Cluster({ nav, name, query }) {
+  const [st, reload] = useLive(nav, () => load(name), [name], 15000);
   const d = st.data;
+  useFollowOps(nav, d && d.cluster.recent_operations, reload);
   if (!d) return html`<section class="card"><h1>${name}</h1>
     ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
     </section>`;
@@ -45,16 +77,42 @@ export function Cluster({ nav, name }) {
     return r;
   };
   const del = async () => {
-    if (!await confirmAction(`Delete ${name} and everything Slipway created
-      for it?`)) return;
+    let items = [];
+    try {
+      const plan = await api("DELETE", "/clusters/" + enc(name) +
+        "?dry_run=true");
+      items = ((plan && plan.calls) || []).map((x) => x.stage + ": " +
+        (x.service ? x.service + " " + x.operation : "kubectl delete " +
+          x.kind + "/" + x.name));
+    } catch (e) {
+      items = ["(the plan could not be read: " + e.message + ")"];
+    }
+    if (!await confirmAction(`Delete cluster ${name} and everything
+      Slipway created for it? This cannot be undone.`, { title:
+      "Delete cluster " + name, items, typeName: name,
+      yes: "Delete cluster" })) return;
     await startOp("DELETE", "");
   };
+  const region = arnRegion(c.eks && c.eks.arn);
+  const kubecfg = `aws eks update-kubeconfig --name ${name} --region ` +
+    region;
   return html`
     <section class="card" id="cluster" data-cluster=${name}>
       <h1>${name} <${Badge} state=${c.eks && c.eks.status}/>
         ${c.hyperpod && html` <${Badge} state=${c.hyperpod.status}/>`}</h1>
-      <p class="muted">${c.eks && c.eks.arn} · Kubernetes ${c.eks &&
-        c.eks.version}</p>
+      <${Updated} st=${st}/>
+      <dl class="facts">
+        <dt>EKS ARN</dt><dd><code>${c.eks && c.eks.arn}</code>
+          ${c.eks && c.eks.arn && html`<${Copy} text=${c.eks.arn}
+            label="EKS ARN"/>`}</dd>
+        ${c.hyperpod && c.hyperpod.arn && html`<dt>HyperPod ARN</dt><dd>
+          <code>${c.hyperpod.arn}</code><${Copy} text=${c.hyperpod.arn}
+            label="HyperPod ARN"/></dd>`}
+        <dt>Kubernetes</dt><dd>${c.eks && c.eks.version}</dd>
+        <dt>kubectl</dt><dd><code id="kubeconfig-cmd">${kubecfg}</code>
+          <${Copy} text=${kubecfg} label="kubeconfig command"/>
+          <span class="hint">context: ${c.eks && c.eks.arn}</span></dd>
+      </dl>
       ${c.hyperpod && c.hyperpod.failure_message && html`<p class="error">
         ${c.hyperpod.failure_message}</p>`}
       <div class="actions">
@@ -64,18 +122,65 @@ export function Cluster({ nav, name }) {
           href=${"#/clusters/" + enc(name) + "/governance"}>Task governance</a>
         <a class="button" id="to-events"
           href=${"#/clusters/" + enc(name) + "/events"}>Events</a>
+        ${hasOp(d.doc, "cluster_software_update") && html`<button
+          type="button" id="update-software" onClick=${async () => {
+            if (!await confirmAction(`Update the software of ${name}'s
+              nodes to the newest HyperPod image? Nodes are updated a
+              batch at a time and restart.`, { title: "Update software",
+              yes: "Update software" })) return;
+            await startOp("POST", ":update-software");
+          }}>Update software</button>`}
         <button class="danger" id="delete-cluster" onClick=${del}>Delete
           cluster</button>
       </div>
+      <${Diagnose} nav=${nav} cluster=${name}/>
     </section>
+    <${Overview} d=${d}/>
+    <${RecentOps} name=${name} ops=${c.recent_operations}/>
     <${Groups} d=${d} name=${name} startOp=${startOp}/>
     <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}/>
     ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
+      focus=${query && query.get("feature")}
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
     <${Addons} items=${d.addons} startOp=${startOp}/>
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
       startOp=${startOp}/>
     <${Subnets} items=${d.subnets}/>`;
+}
+
+// GPUs, nodes by health and AZs, summed from the groups and nodes.
+function Overview({ d }) {
+  const types = Object.fromEntries(d.types.map((t) => [t.instance_type, t]));
+  let gpus = 0;
+  for (const g of d.groups)
+    gpus += (g.current_count || 0) * ((types[g.instance_type] || {}).gpus ||
+      0);
+  const health = {};
+  for (const n of d.nodes) health[n.status] = (health[n.status] || 0) + 1;
+  const azs = [...new Set(d.subnets.map((s) => s.availability_zone))];
+  return html`<section class="card" id="overview"><h2>Overview</h2>
+    <dl class="summary">
+      <div><dt>GPUs</dt><dd id="sum-gpus">${gpus}</dd></div>
+      <div><dt>Nodes</dt><dd id="sum-nodes">${d.nodes.length}
+        ${Object.entries(health).map(([k, v]) => html` <${Badge}
+          state=${k}/> ${v}`)}</dd></div>
+      <div><dt>Instance groups</dt><dd>${d.groups.length}</dd></div>
+      <div><dt>Availability zones</dt><dd>${azs.join(", ") || "—"}</dd></div>
+    </dl></section>`;
+}
+
+// The cluster's latest operations, with how long each took.
+function RecentOps({ name, ops }) {
+  if (!ops || !ops.length) return null;
+  return html`<section class="card" id="recent-ops"><h2>Recent
+    operations</h2><ul class="plain">${ops.map((o) => html`<li
+      data-operation=${o.id}><a href=${"#/operations/" + enc(o.id)}>${o.kind}
+      ${" " + o.target}</a> <${Badge} state=${o.state}/>
+      <span class="muted">${fmtTime(o.created_ms)} · ${fmtDuration(
+        (TERMINAL.includes(o.state) ? o.updated_ms : Date.now()) -
+        o.created_ms)}</span></li>`)}</ul>
+    <a href=${"#/operations?cluster=" + enc(name)}>All
+      operations of this cluster</a></section>`;
 }
 
 // EKS add-ons against the versions EKS publishes for the cluster's
@@ -220,7 +325,8 @@ function Nodes({ name, nodes, startOp }) {
         enc(n.node_id)}>${n.node_id}</a></div>
       <div class="muted">${n.instance_group} · ${n.instance_type}</div>
       <${Badge} state=${n.status}/>
-      ${n.message && html`<div class="error">${n.message}</div>`}
+      ${n.message && html`<div class=${["Failure", "ShuttingDown"]
+        .includes(n.status) ? "error" : "muted"}>${n.message}</div>`}
       <div class="actions">
         <button type="button" class="reboot"
           onClick=${() => act("reboot", n)}>Reboot</button>
@@ -231,7 +337,12 @@ function Nodes({ name, nodes, startOp }) {
 
 // The features panel.  Each toggle starts at the feature's state; the
 // request carries only the toggles the user changed.
-function Features({ nav, doc, name, features, startOp, reload }) {
+function Features({ nav, doc, name, features, startOp, reload, focus }) {
+  /* a "fix it" link names the feature to turn on: show it */
+  useEffect(() => {
+    const el = focus && document.getElementById("feat-" + focus);
+    if (el) { el.scrollIntoView({ block: "center" }); el.focus(); }
+  }, [focus]);
   const schema = bodySchema(doc, "feature_set");
   const names = Object.keys(schema.properties || {})
     .filter((k) => features[k]);

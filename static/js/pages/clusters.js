@@ -1,27 +1,54 @@
 // clusters.js: the clusters of the region with their EKS and HyperPod
-// status.
+// status, live (re-read every 10 s), in a table that sorts, filters and
+// searches with its state in the URL; importing a cluster made outside
+// Slipway.
 import { html } from "../lib.js";
-import { api, enc } from "../api.js";
-import { Badge, Loading, ErrorText, useLoad } from "../ui.js";
+import { api, enc, openapi } from "../api.js";
+import { OpForm } from "../opform.js";
+import { Badge, Loading, ErrorText, useLive, Updated } from "../ui.js";
+import { DataTable } from "../table.js";
 
-export function Clusters({ nav }) {
-  const [st] = useLoad(nav, () => api("GET", "/clusters"), []);
+const COLUMNS = [
+  { key: "name", label: "Name", cell: (c) => html`<a
+    href=${"#/clusters/" + enc(c.name)}>${c.name}</a>` },
+  { key: "managed", label: "Managed by", filter: true,
+    value: (c) => (c.managed ? "Slipway" : "not managed") },
+  { key: "eks_status", label: "EKS", filter: true,
+    cell: (c) => html`<${Badge} state=${c.eks_status}/>` },
+  { key: "hyperpod_status", label: "HyperPod", filter: true,
+    cell: (c) => (c.hyperpod_status ? html`<${Badge}
+      state=${c.hyperpod_status}/>` : "—") },
+];
+
+export function Clusters({ nav, query }) {
+  const [st] = useLive(nav, () => api("GET", "/clusters"), [], 10000);
   const d = st.data;
   return html`<section class="card">
     <h1>${d ? "Clusters in " + d.region : "Clusters"}</h1>
-    ${st.loading && html`<${Loading}/>`}
+    <${Updated} st=${st}/>
+    ${st.loading && !d && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error}/>
-    ${d && (d.items.length ? html`<table id="cluster-list">
-      <thead><tr><th>Name</th><th>Managed by</th><th>EKS</th>
-        <th>HyperPod</th></tr></thead>
-      <tbody>${d.items.map((c) => html`<tr data-cluster=${c.name}>
-        <td><a href=${"#/clusters/" + enc(c.name)}>${c.name}</a></td>
-        <td>${c.managed ? "Slipway" : "not managed"}</td>
-        <td><${Badge} state=${c.eks_status}/></td>
-        <td>${c.hyperpod_status ? html`<${Badge}
-          state=${c.hyperpod_status}/>` : "—"}</td></tr>`)}</tbody>
-    </table>` : html`<p>No clusters yet.</p>`)}
+    ${d && (d.items.length ? html`<${DataTable} id="cluster-list"
+      label="Clusters" columns=${COLUMNS} rows=${d.items} query=${query}
+      rowAttrs=${(c) => ({ "data-cluster": c.name })}/>` :
+      html`<p>No clusters yet.</p>`)}
     <div class="actions"><a class="button primary" href="#/create">Create a
       cluster</a></div>
-  </section>`;
+  </section>
+  <${Import} nav=${nav}/>`;
+}
+
+// Adopt a cluster made outside Slipway (cluster_import).
+function Import({ nav }) {
+  const [st] = useLive(nav, openapi, [], 3600000);
+  if (!st.data) return null;
+  return html`<section class="card" id="import"><h2>Import a cluster</h2>
+    <p class="muted">Adopt an EKS (+ HyperPod) cluster made outside
+      Slipway; Slipway then manages it, and deleting it later only
+      releases it.</p>
+    <details class="add"><summary>Import</summary>
+      <${OpForm} nav=${nav} doc=${st.data} opId="cluster_import"
+        method="POST" id="import-form" pathFields=${["name"]}
+        path=${(v) => "/clusters/" + enc(v.name || "") + ":import"}
+        submit="Import cluster"/></details></section>`;
 }

@@ -9,6 +9,7 @@ import { api, openapi, bodySchema, schemaAt } from "../api.js";
 import { go } from "../router.js";
 import {
   Loading, ErrorText, useLoad, SchemaField, FormErrors, problemErrors,
+  CopyRequest,
 } from "../ui.js";
 
 const G = "instance_groups[0].";
@@ -150,6 +151,8 @@ function CreateForm({ nav, schema, types, plans }) {
           onClick=${() => send(true)}>Plan (dry run)</button>
         <button type="submit" class="primary" id="create"
           disabled=${busy}>Create cluster</button>
+        <${CopyRequest} method="POST" path="/clusters" body=${body()}
+          tool="cluster_create"/>
       </div>
     </form>
     ${plan && html`<h2>Plan: ${plan.calls.length} calls</h2>

@@ -13,7 +13,7 @@ import { api, enc, openapi, bodySchema, paramSchema } from "../api.js";
 import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
-  problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+  problemErrors, buildBody, labelOf, scalarFields, confirmAction, fmtTime,
 } from "../ui.js";
 
 const base = (name) => "/clusters/" + enc(name);
@@ -306,10 +306,11 @@ function NodeFacts({ n }) {
     ["Private IP", n.private_ip],
     ["Image release", n.image_release_version],
     ["Desired release", n.desired_image_release_version],
-    ["Launched", n.launch_time ? new Date(n.launch_time * 1000)
-      .toISOString() : ""], ["SSM target", n.ssm_target]];
+    ["Launched", n.launch_time ? fmtTime(n.launch_time * 1000) : ""],
+    ["SSM target", n.ssm_target]];
   return html`
-    ${n.message && html`<p class="error">${n.message}</p>`}
+    ${n.message && html`<p class=${["Failure", "ShuttingDown"]
+      .includes(n.status) ? "error" : "muted"}>${n.message}</p>`}
     <dl class="facts">${rows.filter(([, v]) => v).map(([k, v]) => html`
       <dt>${k}</dt><dd data-fact=${k}>${v}</dd>`)}</dl>
     ${n.ssm_command && html`<label for="ssm-command">A shell on this node

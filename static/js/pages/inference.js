@@ -3,33 +3,27 @@
 // inference_deploy in the OpenAPI document, so new shapes appear as the
 // server grows them), the endpoint list with readiness, scaling and a
 // test call where the server offers inference_scale / inference_invoke.
-import { html, useState, useEffect } from "../lib.js";
+import { html, useState } from "../lib.js";
 import { api, enc, openapi, bodySchema, hasOp } from "../api.js";
 import { go } from "../router.js";
 import {
-  Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
-  problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+  Badge, Loading, ErrorText, useLive, Updated, Copy, SchemaField, FormErrors,
+  CopyRequest, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
 } from "../ui.js";
 import { ClusterPicker } from "./training.js";
 
 export function Inference({ nav, cluster }) {
-  const [st, reload] = useLoad(nav, async () => {
+  const [st, reload] = useLive(nav, async () => {
     if (!cluster) return { doc: await openapi() };
     const [doc, list] = await Promise.all([openapi(), api("GET",
       "/clusters/" + enc(cluster) + "/inference")]);
     return { doc, items: list.items || [] };
-  }, [cluster]);
+  }, [cluster], 5000);
   const d = st.data;
-  /* until every endpoint is ready, look again now and then */
-  useEffect(() => {
-    if (!d || !d.items || d.items.every((e) => readiness(e) === "Ready"))
-      return undefined;
-    const t = setTimeout(reload, 2000);
-    return () => clearTimeout(t);
-  }, [d]);
   return html`<section class="card"><h1>Inference</h1>
     <${ClusterPicker} nav=${nav} section="inference" cluster=${cluster}/>
-    ${st.loading && cluster && html`<${Loading}/>`}
+    ${st.loading && cluster && !d && html`<${Loading}/>`}
+    ${cluster && html`<${Updated} st=${st}/>`}
     <${ErrorText} error=${st.error}/></section>
     ${d && cluster && html`<${Endpoints} nav=${nav} doc=${d.doc}
       cluster=${cluster} items=${d.items} reload=${reload}/>
@@ -73,6 +67,10 @@ function Endpoints({ nav, doc, cluster, items, reload }) {
             if (await confirmAction(`Undeploy ${name}?`))
               await api("DELETE", base + enc(name));
           })}>Undeploy</button></div>
+        ${e.address && html`<p>Endpoint URL <code>${e.address}</code>
+          <${Copy} text=${e.address} label=${"URL of " + name}/></p>`}
+        ${canInvoke && html`<${CurlExample} path=${base + enc(name) +
+          ":invoke"}/>`}
         ${canInvoke && html`<${Invoke} path=${base + enc(name) + ":invoke"}
           name=${name}/>`}
       </article>`;
@@ -85,6 +83,17 @@ function Scale({ name, value, onScale }) {
     <input type="number" id=${"scale-ep-" + name} min="0" value=${n}
       onInput=${(e) => setN(e.target.value)}/></label>
     <button type="button" onClick=${() => onScale(Number(n))}>Scale</button>`;
+}
+
+// How to call it from a terminal, through Slipway.
+function CurlExample({ path }) {
+  const cmd = `curl -X POST -H "Authorization: Bearer $SLIPWAY_TOKEN" ` +
+    `-H "Content-Type: application/json" \\\n  -d '{"messages": [{"role": ` +
+    `"user", "content": "Say hello."}], "max_tokens": 64}' \\\n  ` +
+    `'${location.origin}/api/v1${path}'`;
+  return html`<details class="curl"><summary>Call it with curl</summary>
+    <pre class="snippet" tabindex="0">${cmd}</pre><${Copy} text=${cmd}
+      label="curl example"/></details>`;
 }
 
 // The test call: an OpenAI-style chat request through the server.
@@ -144,11 +153,12 @@ function Deploy({ nav, doc, cluster, reload }) {
     value=${v[x.name]} errors=${errors}
     required=${(schema.required || []).includes(x.name)}
     onChange=${(val) => setV({ ...v, [x.name]: val })}/>`;
+  const body = () => buildBody(schema, Object.fromEntries(
+    Object.entries(v).filter(([k]) => goes(k))));
   const send = async (dry) => {
     try {
       const r = await api("POST", "/clusters/" + enc(cluster) + "/inference" +
-        (dry ? "?dry_run=true" : ""), buildBody(schema, Object.fromEntries(
-          Object.entries(v).filter(([k]) => goes(k)))));
+        (dry ? "?dry_run=true" : ""), body());
       if (!nav.current()) return;
       setErrors({});
       if (r && r.operation_id && !dry) go("#/operations/" + r.operation_id);
@@ -170,12 +180,16 @@ function Deploy({ nav, doc, cluster, reload }) {
       ${Object.entries(groups).map(([g, xs]) => html`<fieldset key=${g}
         data-group=${g}><legend>${labelOf(g)}</legend>
         <div class="grid">${xs.map(f)}</div></fieldset>`)}
-      <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)}/>
+      <${FormErrors} errors=${errors} cluster=${cluster}
+        shown=${fields.map((x) => x.name)}/>
       <div class="actions">
         <button type="button" id="deploy-plan" onClick=${() => send(true)}>
           Dry run</button>
         <button type="submit" class="primary" id="deploy-submit">Deploy
-        </button></div>
+        </button>
+        <${CopyRequest} method="POST"
+          path=${"/clusters/" + enc(cluster) + "/inference"} body=${body()}
+          tool="inference_deploy" args=${{ name: cluster, ...body() }}/></div>
     </form>
     ${done && html`<p class="muted" id="deploy-result" role="status">
       ${done.dry_run ? "Dry run: " : "Deployed: "}${(done.applied ||

@@ -1,28 +1,52 @@
 // operations.js: the timeline of operations, and one operation's page
 // with every stage, its resources and its events as they are written,
-// followed live (live.js), with retry and cancel.
-import { html, useState, useEffect } from "../lib.js";
+// followed live (live.js), with retry and cancel.  The timeline is a
+// table filtered by cluster, kind, state and person, with durations;
+// stages a failed or cancelled operation never reached say "not run".
+import { html, useState, useEffect, useRef } from "../lib.js";
 import { api, enc } from "../api.js";
 import {
-  Badge, Loading, ErrorText, useLoad, fmtTime, confirmAction,
+  Badge, Loading, ErrorText, useLive, Updated, Copy, fmtTime, fmtDuration,
+  confirmAction,
 } from "../ui.js";
 import { followOperation } from "../live.js";
+import { DataTable } from "../table.js";
+import { Diagnose } from "../diagnose.js";
 
 const TERMINAL = ["succeeded", "failed", "cancelled"];
 
-export function Operations({ nav }) {
-  const [st] = useLoad(nav, () => api("GET", "/operations?limit=100"), []);
+const OP_COLUMNS = [
+  { key: "created_ms", label: "Started", cell: (o) => html`<time>${fmtTime(
+    o.created_ms)}</time>` },
+  { key: "what", label: "Operation", value: (o) => o.kind + " " + o.target,
+    cell: (o) => html`<a href=${"#/operations/" + enc(o.id)}>${o.kind}
+      ${" " + o.target}</a>` },
+  { key: "cluster", label: "Cluster", filter: true },
+  { key: "kind", label: "Kind", filter: true },
+  { key: "state", label: "State", filter: true,
+    cell: (o) => html`<${Badge} state=${o.state}/>` },
+  { key: "requested_by", label: "Person", filter: true },
+  { key: "duration", label: "Duration", value: (o) => (TERMINAL.includes(
+    o.state) ? o.updated_ms : Date.now()) - o.created_ms,
+    cell: (o) => fmtDuration((TERMINAL.includes(o.state) ? o.updated_ms :
+      Date.now()) - o.created_ms) },
+  { key: "id", label: "Id", cell: (o) => html`<code>${o.id}</code>
+    <${Copy} text=${o.id} label=${"operation id " + o.id}/>` },
+];
+
+export function Operations({ nav, query }) {
+  const [st] = useLive(nav, () => api("GET", "/operations?limit=200"), [],
+    10000);
   const items = (st.data && st.data.items) || [];
   return html`<section class="card">
     <h1>Operations</h1>
-    ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
-    <ol class="timeline" id="operation-list">${items.map((o) => html`<li
-      data-operation=${o.id} class=${"op " + o.state}>
-      <time>${fmtTime(o.created_ms)}</time>
-      <a href=${"#/operations/" + enc(o.id)}>${o.kind} ${o.target}</a>
-      <${Badge} state=${o.state}/>
-      <span class="muted">${o.id} · ${o.requested_by}</span></li>`)}</ol>
-    ${st.data && items.length === 0 && html`<p>No operations yet.</p>`}
+    <${Updated} st=${st}/>
+    ${st.loading && !st.data && !st.error && html`<${Loading}/>`}
+    <${ErrorText} error=${st.error}/>
+    ${st.data && html`<${DataTable} id="operation-list" label="Operations"
+      columns=${OP_COLUMNS} rows=${items} query=${query}
+      rowAttrs=${(o) => ({ "data-operation": o.id, class: "op " + o.state })}
+      empty="No operations yet."/>`}
   </section>`;
 }
 
@@ -56,8 +80,11 @@ export function Operation({ nav, id }) {
   return html`<section class="card" id="operation" data-state=${op.state}
     data-live=${via}>
     <h1>${op.kind} ${op.target} <${Badge} state=${op.state}/></h1>
-    <p class="muted">${op.id} · requested by ${op.requested_by} ·
-      ${fmtTime(op.created_ms)} · ${via === "ws" ? "live" : "following"}</p>
+    <p class="muted"><code>${op.id}</code><${Copy} text=${op.id}
+      label="operation id"/>${[" · requested by " + op.requested_by,
+        fmtTime(op.created_ms), fmtDuration((terminal ? op.updated_ms :
+          Date.now()) - op.created_ms), via === "ws" ? "live" : "following"]
+        .join(" · ")}</p>
     <label for="op-progress" class="progress-label">
       ${`${done} of ${op.stages.length} stages done`}
       <progress id="op-progress" max=${op.stages.length || 1}
@@ -68,7 +95,8 @@ export function Operation({ nav, id }) {
     <ol class="stages">${op.stages.map((s) => html`<li data-stage=${s.name}
       data-state=${s.state}>
       <div class="stage-head"><span class="name">${s.name}</span>
-        <${Badge} state=${s.state}/>
+        <${Badge} state=${terminal && s.state === "pending" ? "not run" :
+          s.state}/>
         <span class="muted">${s.attempts > 1 ? s.attempts + " attempts" :
           ""}</span></div>
       ${s.error && html`<p class="error">${s.error}</p>`}
@@ -87,10 +115,28 @@ export function Operation({ nav, id }) {
       ${op.cluster && html`<a class="button" href=${"#/clusters/" +
         enc(op.cluster)}>Cluster ${op.cluster}</a>`}
     </div>
+    ${op.state === "failed" && html`<${Diagnose} nav=${nav}
+      cluster=${op.cluster}/>`}
     <h2>Events</h2>
-    <ol class="events" id="events" role="log">${(op.events || []).map((e) =>
-      html`<li class=${"event " + e.level}><time>${new Date(e.time_ms)
-        .toISOString().slice(11, 19)}</time> <span class="level">
-        ${e.level}</span> ${e.message}</li>`)}</ol>
+    <${EventLog} events=${op.events || []}/>
   </section>`;
+}
+
+// The events box follows its tail while the reader is at the bottom;
+// scrolled up, it stays where the reader is.  It takes the keyboard's
+// focus so it scrolls without a mouse.
+function EventLog({ events }) {
+  const box = useRef(null);
+  const atEnd = useRef(true);
+  useEffect(() => {
+    const b = box.current;
+    if (b && atEnd.current) b.scrollTop = b.scrollHeight;
+  }, [events.length]);
+  return html`<div class="event-log" id="events" role="log" tabindex="0"
+    aria-label="Events" ref=${box} onScroll=${(e) => {
+      const b = e.currentTarget;
+      atEnd.current = b.scrollTop + b.clientHeight >= b.scrollHeight - 4;
+    }}>${events.map((e) => html`<p class=${"event " + e.level}>
+      <time>${fmtTime(e.time_ms)}</time> <span class="level">${e.level}</span>
+      ${" " + e.message}</p>`)}</div>`;
 }

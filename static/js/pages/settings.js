@@ -5,7 +5,7 @@ import { html, useState } from "../lib.js";
 import { api, enc, openapi, bodySchema, schemaAt } from "../api.js";
 import {
   Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
-  problemErrors, fmtTime, confirmAction,
+  problemErrors, fmtTime, confirmAction, Copy,
 } from "../ui.js";
 
 export function Settings({ nav }) {
@@ -62,7 +62,8 @@ function Tokens({ nav, doc, list, reload }) {
       <div class="actions"><button type="submit" class="primary"
         id="token-create">Create token</button></div></form>
     ${made && html`<p role="status" id="token-made">New token
-      (shown once): <code>${made.token}</code></p>`}</section>`;
+      (shown once): <code>${made.token}</code><${Copy} text=${made.token}
+      label="the new token"/></p>`}</section>`;
 }
 
 function Agent({ nav }) {
@@ -83,14 +84,18 @@ function Agent({ nav }) {
   const claude = `claude mcp add --transport http slipway ${url} \\\n` +
     `  --header "Authorization: Bearer ${shown}"`;
   return html`<section class="card" id="agent"><h2>Agent connection</h2>
-    <dl><dt>MCP URL</dt><dd><code id="mcp-url">${url}</code></dd>
+    <dl><dt>MCP URL</dt><dd><code id="mcp-url">${url}</code><${Copy}
+      text=${url} label="MCP URL"/></dd>
       <dt>Read-only token</dt><dd>${token ? html`<code id="agent-token">
-        ${token}</code>` : html`<button type="button" id="agent-token-make"
+        ${token}</code><${Copy} text=${token} label="read-only token"/>` :
+        html`<button type="button" id="agent-token-make"
         onClick=${make}>Create a read-only token</button>`}</dd></dl>
     <${ErrorText} error=${err}/>
     <h3>Kiro (<code>.kiro/settings/mcp.json</code>)</h3>
-    <pre class="snippet" id="kiro-snippet">${kiro}</pre>
+    <pre class="snippet" id="kiro-snippet" tabindex="0">${kiro}</pre>
+    <${Copy} text=${kiro} label="Kiro configuration"/>
     <h3>Claude Code</h3>
-    <pre class="snippet" id="claude-snippet">${claude}</pre>
+    <pre class="snippet" id="claude-snippet" tabindex="0">${claude}</pre>
+    <${Copy} text=${claude} label="Claude Code command"/>
   </section>`;
 }

@@ -1,17 +1,24 @@
 // training.js: training on a cluster: the recipe forms (PyTorch,
 // LLaMA-Factory, MS-Swift, VERL; the fields and their limits are those
 // of training_job_submit in the OpenAPI document), the job list, and a
-// job's page with its pods and restarts, live logs (role="log") and a
-// throughput chart parsed from the log lines.
+// job's page: its pods with why each is not running (the scheduler's
+// message), restarts, links to their nodes, live logs (role="log") of
+// the pod chosen, with search, pause and download, and the throughput
+// and loss charts, progress and ETA parsed from the log lines.  The job
+// list and the job are live; deleting a job asks first.
 import { html, useState, useEffect, useRef } from "../lib.js";
 import { api, enc, openapi, bodySchema } from "../api.js";
 import { go } from "../router.js";
 import {
-  Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
-  problemErrors, buildBody, labelOf, scalarFields,
+  Badge, Loading, ErrorText, useLoad, useLive, Updated, SchemaField,
+  FormErrors, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
+  toYaml, CopyRequest, Copy,
 } from "../ui.js";
 import { followLogs } from "../live.js";
-import { ThroughputChart, parseMetric } from "../chart.js";
+import { ThroughputChart, LossChart, parseMetric } from "../chart.js";
+import { DataTable } from "../table.js";
+import { Diagnose } from "../diagnose.js";
+import { OpForm } from "../opform.js";
 
 // The cluster picker shared by the training and inference pages.
 export function ClusterPicker({ nav, section, cluster }) {
@@ -25,28 +32,49 @@ export function ClusterPicker({ nav, section, cluster }) {
     </select></label>`;
 }
 
-export function Training({ nav, cluster }) {
+export function Training({ nav, cluster, query }) {
   return html`<section class="card"><h1>Training</h1>
     <${ClusterPicker} nav=${nav} section="training" cluster=${cluster}/>
     </section>
-    ${cluster && html`<${Jobs} nav=${nav} cluster=${cluster}/>
-      <${Submit} nav=${nav} cluster=${cluster}/>`}`;
+    ${cluster && html`<${Jobs} nav=${nav} cluster=${cluster} query=${query}/>
+      <${Submit} nav=${nav} cluster=${cluster}/>
+      <${Download} nav=${nav} cluster=${cluster}/>`}`;
 }
 
-function Jobs({ nav, cluster }) {
-  const [st] = useLoad(nav, () => api("GET", "/clusters/" + enc(cluster) +
-    "/training-jobs"), [cluster]);
+// A Hugging Face model into the cluster's S3 (/data/models).
+function Download({ nav, cluster }) {
+  const [st] = useLoad(nav, openapi, []);
+  if (!st.data) return null;
+  return html`<section class="card" id="model-download"><h2>Download a
+    model</h2><details class="add"><summary>Into /data/models</summary>
+    <${OpForm} nav=${nav} doc=${st.data} opId="model_download"
+      method="POST" id="download-form" cluster=${cluster}
+      args=${{ name: cluster }}
+      path=${() => `/clusters/${enc(cluster)}/models:download`}
+      submit="Download model"/></details></section>`;
+}
+
+function Jobs({ nav, cluster, query }) {
+  const [st] = useLive(nav, () => api("GET", "/clusters/" + enc(cluster) +
+    "/training-jobs"), [cluster], 10000);
   const items = (st.data && st.data.items) || [];
+  const columns = [
+    { key: "job", label: "Job", cell: (j) => html`<a
+      href=${`#/training/${enc(cluster)}/${enc(j.job)}`}>${j.job}</a>` },
+    { key: "kind", label: "Kind", filter: true },
+    { key: "namespace", label: "Namespace", filter: true },
+    { key: "state", label: "State", filter: true,
+      cell: (j) => html`<${Badge} state=${j.state}/>` },
+    { key: "created", label: "Created" },
+  ];
   return html`<section class="card" id="jobs"><h2>Jobs</h2>
-    ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
-    ${st.data && items.length === 0 && html`<p class="muted">No jobs.</p>`}
-    ${items.length > 0 && html`<table><thead><tr><th>Job</th><th>Kind</th>
-      <th>Namespace</th><th>State</th><th>Created</th></tr></thead>
-      <tbody>${items.map((j) => html`<tr data-job=${j.job}>
-        <td><a href=${`#/training/${enc(cluster)}/${enc(j.job)}`}>${j.job}</a>
-        </td><td>${j.kind}</td><td>${j.namespace}</td>
-        <td><${Badge} state=${j.state}/></td><td>${j.created}</td></tr>`)}
-      </tbody></table>`}</section>`;
+    <${Updated} st=${st}/>
+    ${st.loading && !st.data && !st.error && html`<${Loading}/>`}
+    <${ErrorText} error=${st.error}/>
+    ${st.data && html`<${DataTable} id="job-list" label="Training jobs"
+      columns=${columns} rows=${items} query=${query}
+      rowAttrs=${(j) => ({ "data-job": j.job })} empty="No jobs."/>`}
+  </section>`;
 }
 
 const SKIP = ["job_name", "recipe", "kind"];
@@ -89,7 +117,10 @@ function Submit({ nav, cluster }) {
   const f = (x) => html`<${SchemaField} label=${labelOf(x.name)}
     field=${x.name} id=${"tj-" + x.name.replace(".", "-")} schema=${x.schema}
     value=${v[x.name]} errors=${errors}
-    onChange=${(val) => setV({ ...v, [x.name]: val })}/>`;
+    onChange=${(val) => {
+      setV({ ...v, [x.name]: val });
+      if (errors[x.name]) setErrors({ ...errors, [x.name]: undefined });
+    }}/>`;
   return html`<section class="card" id="submit-job"><h2>Submit a job</h2>
     <div class="tabs" role="tablist" aria-label="Recipe">
       ${recipes.map((r) => html`<button type="button" role="tab"
@@ -110,44 +141,73 @@ function Submit({ nav, cluster }) {
           onInput=${(e) => setEnv(e.target.value)}></textarea></label>
       <details><summary>Log monitoring</summary>
         <div class="grid">${nested.map(f)}</div></details>
-      <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)
-        .concat(SKIP)}/>
+      <${FormErrors} errors=${errors} cluster=${cluster}
+        shown=${fields.map((x) => x.name).concat(SKIP)}/>
       <div class="actions">
         <button type="button" id="job-plan" onClick=${() => send(true)}>
           Dry run</button>
-        <button type="submit" class="primary" id="job-submit">Submit
-          ${v.recipe} job</button></div>
+        <button type="submit" class="primary" id="job-submit">${"Submit " +
+          v.recipe + " job"}</button>
+        <${CopyRequest} method="POST"
+          path=${`/clusters/${enc(cluster)}/training-jobs`} body=${body()}
+          tool="training_job_submit" args=${{ name: cluster, ...body() }}/>
+      </div>
     </form>
-    ${plan && html`<h3>Manifests</h3><ul class="plan">${(plan.manifests ||
-      []).map((m) => html`<li>${m.kind}/${m.metadata && m.metadata.name}
-      </li>`)}</ul>`}
+    ${plan && html`<h3>Manifests (dry run)</h3><ul class="plan"
+      id="job-plan-list">${(plan.manifests || []).map((m) => html`<li>
+      ${m.kind}/${m.metadata && m.metadata.name}</li>`)}</ul>
+      <pre class="snippet yaml" id="job-plan-yaml" tabindex="0">${(
+        plan.manifests || []).map((m) => toYaml(m)).join("\n---\n")}</pre>
+      <${Copy} text=${(plan.manifests || []).map((m) => toYaml(m))
+        .join("\n---\n")} label="manifests as YAML"/>`}
   </section>`;
 }
 
 export function TrainingJob({ nav, cluster, job }) {
-  const [st, reload] = useLoad(nav, () => api("GET", `/clusters/` +
-    `${enc(cluster)}/training-jobs/${enc(job)}`), [cluster, job]);
+  const [st] = useLive(nav, () => api("GET", `/clusters/` +
+    `${enc(cluster)}/training-jobs/${enc(job)}`), [cluster, job], 5000);
   const j = st.data;
-  useEffect(() => {
-    if (!j || j.terminal) return undefined;
-    const t = setTimeout(reload, 3000);
-    return () => clearTimeout(t);
-  }, [j]);
+  const [pick, setPick] = useState("");
+  const [err, setErr] = useState(null);
   const del = async () => {
-    await api("DELETE", `/clusters/${enc(cluster)}/training-jobs/` +
-      enc(job));
-    go("#/training/" + enc(cluster));
+    if (!await confirmAction(`Delete training job ${job} on ${cluster}? Its
+      pods are stopped; its outputs in S3 stay.`, { title: "Delete job " +
+      job, yes: "Delete job" })) return;
+    try {
+      await api("DELETE", `/clusters/${enc(cluster)}/training-jobs/` +
+        enc(job));
+      if (nav.current()) go("#/training/" + enc(cluster));
+    } catch (e) { if (nav.current()) setErr(e); }
   };
+  const pods = (j && j.pods) || [];
+  const pod = pods.find((p) => p.name === pick) || pods[0];
+  const stuck = pods.filter((p) => p.phase === "Pending" && p.message);
   return html`<section class="card" id="job" data-state=${j && j.state}>
     <h1>Job ${job} ${j && html`<${Badge} state=${j.state}/>`}</h1>
     <p class="muted">${cluster} · ${j && j.kind} · ${j && j.namespace}</p>
-    ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
-    ${j && html`<h2>Pods</h2><table id="pods"><thead><tr><th>Pod</th>
-      <th>Phase</th><th>Node</th><th>Restarts</th><th>Reason</th></tr></thead>
-      <tbody>${(j.pods || []).map((p) => html`<tr data-pod=${p.name}>
-        <td>${p.name}</td><td><${Badge} state=${p.phase}/></td>
-        <td>${p.node}</td><td>${p.restarts}</td><td>${p.reason}</td></tr>`)}
-      </tbody></table>
+    <${Updated} st=${st}/>
+    ${st.loading && !j && !st.error && html`<${Loading}/>`}
+    <${ErrorText} error=${st.error || err}/>
+    ${stuck.length > 0 && html`<div class="why" id="why-stuck"
+      role="status"><strong>Why ${stuck.length === 1 ? "a pod is" :
+      stuck.length + " pods are"} not running:</strong>
+      ${[...new Set(stuck.map((p) => (p.reason ? p.reason + ": " : "") +
+        p.message))].map((m) => html`<p>${m}</p>`)}</div>`}
+    ${j && html`<h2>Pods</h2><div class="table-wrap" tabindex="0"
+      role="region" aria-label="Pods"><table id="pods"><thead><tr>
+      <th>Pod</th><th>Phase</th><th>Node</th><th>Restarts</th>
+      <th>Reason</th></tr></thead>
+      <tbody>${pods.map((p) => html`<tr data-pod=${p.name}>
+        <td data-label="Pod">${p.name}</td><td data-label="Phase"><${Badge}
+          state=${p.phase}/></td>
+        <td data-label="Node">${nodeId(p.node) ? html`<a href=${"#/clusters/" + enc(cluster) +
+          "/nodes/" + enc(nodeId(p.node))}>${p.node}</a>` : p.node || "—"}
+          </td>
+        <td data-label="Restarts">${p.restarts}</td>
+        <td class="reason" data-label="Reason">${p.reason && html`<strong>${p.reason}</strong>`}
+          ${p.message && html`<div class="pod-message">${p.message}</div>`}
+          </td></tr>`)}
+      </tbody></table></div>
       <h2>Conditions and recovery</h2>
       <ul class="conditions">${((j.status && j.status.conditions) || [])
         .map((c) => html`<li>${c.lastTransitionTime} ${c.type}=${c.status}
@@ -155,14 +215,29 @@ export function TrainingJob({ nav, cluster, job }) {
         ${j.status && j.status.restartCount > 0 && html`<li>restarted
           ${j.status.restartCount} times</li>`}</ul>
       <div class="actions"><button type="button" class="danger"
-        id="job-delete" onClick=${del}>Delete job</button></div>`}
+        id="job-delete" onClick=${del}>Delete job</button></div>
+      ${(stuck.length > 0 || j.state === "Failed") && html`<${Diagnose}
+        nav=${nav} cluster=${cluster}/>`}`}
     </section>
-    ${j && (j.pods || []).length > 0 && (started(j.pods[0]) ? html`<${Logs}
-      nav=${nav} cluster=${cluster} job=${job} namespace=${j.namespace}
-      pod=${j.pods[0].name}/>` : html`<section class="card" id="logs-card">
-      <h2>Logs of ${j.pods[0].name}</h2><p class="muted" id="logs-waiting">
-      The log follows once the pod's container has started.</p></section>`)}`;
+    ${pod && html`<section class="card" id="logs-card">
+      <h2>Logs</h2>
+      ${pods.length > 1 && html`<label for="log-pod" class="picker">Pod (rank)
+        <select id="log-pod" value=${pod.name}
+          onChange=${(e) => setPick(e.target.value)}>${pods.map((p, i) =>
+          html`<option value=${p.name}>${"rank " + i + ": " + p.name}
+          </option>`)}</select></label>`}
+      ${started(pod) ? html`<${Logs} key=${pod.name} nav=${nav}
+        cluster=${cluster} job=${job} namespace=${j.namespace}
+        pod=${pod.name}/>` : html`<p class="muted" id="logs-waiting">
+        The log of ${pod.name} follows once its container has started.</p>`}
+    </section>`}`;
 }
+
+/* The HyperPod node id of a Kubernetes node ("hyperpod-i-0abc..."). */
+const nodeId = (name) => {
+  const m = /(i-[0-9a-f]{8,17})$/.exec(name || "");
+  return m ? m[1] : "";
+};
 
 /* A pod has a log to follow once its container started; before that
  * the API server answers the log request with an error. */
@@ -172,42 +247,86 @@ function Logs({ nav, cluster, job, namespace, pod }) {
   const [lines, setLines] = useState([]);
   const [points, setPoints] = useState([]);
   const [ended, setEnded] = useState("");
+  const [paused, setPaused] = useState(false);
+  const [find, setFind] = useState("");
+  const pausedRef = useRef(false);
   const box = useRef(null);
+  const seen = useRef([]);
   useEffect(() => {
     const buf = [];
     const pts = [];
     let end = "";
     let flush = null;
     /* Lines are shown once a frame; the end is shown with the last of
-     * them, never before. */
+     * them, never before.  Paused, they are kept but not shown. */
     const later = () => {
       if (flush) return;
       flush = requestAnimationFrame(() => {
         flush = null;
         if (!nav.current()) return;
-        setLines(buf.slice(-2000));
+        if (!pausedRef.current) setLines(buf.slice(-2000));
         setPoints(pts.slice());
         if (end) setEnded(end);
       });
     };
+    seen.current = buf;
     const stop = followLogs({ cluster, namespace, pod, job },
       (seq, text) => {
         buf.push({ seq, text });
         const m = parseMetric(text);
-        if (m) pts.push(m);
+        if (m) { m.at = Date.now(); pts.push(m); }
         later();
       }, (via) => { end = via; later(); });
     return () => { stop(); if (flush) cancelAnimationFrame(flush); };
   }, [cluster, job, pod]);
   useEffect(() => {
-    if (box.current) box.current.scrollTop = box.current.scrollHeight;
+    if (box.current && !paused) box.current.scrollTop = box.current.scrollHeight;
   }, [lines]);
-  return html`<section class="card" id="logs-card">
-    <h2>Logs of ${pod}</h2>
-    <${ThroughputChart} points=${points}/>
-    <ol class="logs" id="logs" role="log" aria-live="polite"
-      aria-label=${"Log of " + pod} ref=${box}>${lines.map((l) => html`<li
-      data-seq=${l.seq}>${l.text}</li>`)}</ol>
+  const needle = find.trim().toLowerCase();
+  const shown = needle ? lines.filter((l) => l.text.toLowerCase()
+    .includes(needle)) : lines;
+  const last = points[points.length - 1];
+  let eta = "";
+  if (last && last.total && points.length >= 2) {
+    const first = points[0];
+    const rate = (last.step - first.step) / ((last.at - first.at) / 1000);
+    if (rate > 0 && last.at - first.at > 1000)
+      eta = Math.round((last.total - last.step) / rate) + " s";
+  }
+  const download = () => {
+    const blob = new Blob([seen.current.map((l) => l.text).join("\n") +
+      "\n"], { type: "text/plain" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${job}-${pod}.log`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+  return html`<div id="log-view">
+    ${last && last.total && html`<label for="train-progress"
+      class="progress-label" id="train-progress-label">${`step ${last.step}
+      of ${last.total}`}${eta ? " · about " + eta + " left" : ""}${last.loss
+      !== null ? " · loss " + last.loss : ""}
+      <progress id="train-progress" max=${last.total}
+        value=${last.step}></progress></label>`}
+    <div class="charts"><${ThroughputChart} points=${points}/>
+      <${LossChart} points=${points}/></div>
+    <div class="table-tools">
+      <label class="compact" for="log-find">Search
+        <input type="search" id="log-find" value=${find}
+          onInput=${(e) => setFind(e.target.value)}/></label>
+      <button type="button" id="log-pause" aria-pressed=${paused ? "true" :
+        "false"} onClick=${() => {
+          pausedRef.current = !paused;
+          setPaused(!paused);
+          if (paused) setLines(seen.current.slice(-2000));
+        }}>${paused ? "Resume" : "Pause"}</button>
+      <button type="button" id="log-download" onClick=${download}>Download
+        </button>
+    </div>
+    <div class="logs" id="logs" role="log" aria-live="polite" tabindex="0"
+      aria-label=${"Log of " + pod} ref=${box}><ol>${shown.map((l) =>
+      html`<li data-seq=${l.seq}>${l.text}</li>`)}</ol></div>
     ${ended && html`<p class="muted" id="logs-ended">The pod's log ended.</p>`}
-  </section>`;
+  </div>`;
 }
