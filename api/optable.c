@@ -1677,7 +1677,8 @@ const struct sw_op sw_optable[] = {
 	  .tag = "workloads",
 	  .summary = "Training jobs and model downloads with their state",
 	  .params = f_wl_cluster,
-	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
+	    SW_OP_WORKLOADS,
 	  .scope = SW_SCOPE_READ,
 	  .output = "Any",
 	},
@@ -1767,7 +1768,8 @@ const struct sw_op sw_optable[] = {
 	  .tag = "workloads",
 	  .summary = "Inference endpoints with ready replicas",
 	  .params = f_wl_cluster,
-	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
+	    SW_OP_WORKLOADS,
 	  .scope = SW_SCOPE_READ,
 	  .output = "Any",
 	},
@@ -1938,7 +1940,8 @@ const struct sw_op sw_optable[] = {
 	    "operation_wait.",
 	  .params = f_cluster_name,
 	  .body = f_features,
-	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT |
+	    SW_OP_CONFIRM_OFF,
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
@@ -2096,7 +2099,8 @@ const struct sw_op sw_optable[] = {
 	    "sleeping. A token holds at most a few waits at once; past "
 	    "that the answer is 429 with Retry-After.",
 	  .params = f_op_wait,
-	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_LONG_POLL,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_LONG_POLL |
+	    SW_OP_PROGRESS,
 	  .scope = SW_SCOPE_READ,
 	  .output = "Operation",
 	},

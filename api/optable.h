@@ -27,6 +27,16 @@
 #define SW_OP_LONG_POLL		0x80	/* holds the request (bounded):
 					 * served by the wait pool, capped
 					 * per token (router.h) */
+/* What a face does beyond REST, as rules of the row, never of a name: */
+#define SW_OP_CONFIRM_OFF	0x100	/* turning something off while the
+					 * cluster runs workloads needs the
+					 * user's confirmation (MCP) */
+#define SW_OP_WORKLOADS		0x200	/* lists a cluster's workloads
+					 * ({name}); each item not
+					 * "terminal" counts as running */
+#define SW_OP_PROGRESS		0x400	/* waits on an operation ({id}):
+					 * with a progress token, its events
+					 * arrive as progress (MCP) */
 
 struct sw_op {
 	const char		*name;		/* snake_case, unique */

@@ -253,10 +253,8 @@ sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
 	return SW_OK;
 }
 
-/* Find the row for method + path; sets 405 details when only the
- * method is wrong. */
-static const struct sw_op *
-route_find(struct sw_req *r, json_object *vars)
+const struct sw_op *
+sw_route_match(struct sw_req *r, json_object *vars)
 {
 	char allow[128] = "";
 	size_t i, off = 0;
@@ -360,7 +358,7 @@ authorize(struct sw_req *r)
 		    sw_scope_name(op->scope), r->who.name,
 		    sw_scope_name(r->who.scope));
 	/* A cookie rides along on cross-site requests: demand our Origin. */
-	if (r->who.via_cookie && !method_is_safe(r->method) &&
+	if (r->who.via_cookie && !method_is_safe(op->method) &&
 	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
 		return sw_req_fail(r, SW_EFORBIDDEN,
 		    "state-changing requests with a session cookie need a "
@@ -423,7 +421,8 @@ param_find(const struct sw_field *f, const char *name, unsigned where)
 	return NULL;
 }
 
-/* Path variables and query parameters, typed, into params. */
+/* REST: path variables (percent-decoded) and query parameters as
+ * text, typed by their fields, into params. */
 static sw_err
 collect_params(struct sw_req *r, json_object *vars, json_object *params)
 {
@@ -434,8 +433,6 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 	json_object *v;
 
 	json_object_object_foreach(vars, name, raw) {
-		const char *bad;
-
 		f = param_find(r->op->params, name, SW_F_PATH);
 		if (f == NULL)
 			continue;
@@ -448,10 +445,6 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		if (sw_text_bad(val, strlen(val)) != NULL) {
 			sw_ferr_add(&r->ferrs, name, "encoding",
 			    "is not valid UTF-8");
-			continue;
-		}
-		if ((bad = sw_path_segment_bad(val)) != NULL) {
-			sw_ferr_add(&r->ferrs, name, "segment", "%s", bad);
 			continue;
 		}
 		v = sw_field_from_text(f, val, &r->ferrs);
@@ -557,62 +550,55 @@ replay(struct sw_req *r)
 	return 1;
 }
 
-void
-sw_route(struct sw_req *r, const struct sw_handler_row *table)
+/* Every path value is one plain, non-empty segment, whichever face it
+ * came from (a REST path already matched one; MCP arguments did not). */
+static void
+check_segments(struct sw_req *r, json_object *params)
 {
-	json_object *vars = NULL, *params = NULL, *body = NULL, *dr;
+	const struct sw_field *f;
+	const char *bad;
+	json_object *v;
+
+	for (f = r->op->params; f != NULL && f->name != NULL; f++) {
+		if (!(f->flags & SW_F_PATH) ||
+		    (v = sw_json_get(params, f->name)) == NULL ||
+		    !json_object_is_type(v, json_type_string))
+			continue;
+		if (json_object_get_string_len(v) == 0)
+			sw_ferr_add(&r->ferrs, f->name, "minLength",
+			    "must not be empty");
+		else if ((bad = sw_path_segment_bad(
+		    json_object_get_string(v))) != NULL)
+			sw_ferr_add(&r->ferrs, f->name, "segment", "%s", bad);
+		else
+			continue;
+		/* Named once: the field's own rules would only repeat it. */
+		json_object_object_del(params, f->name);
+	}
+}
+
+/*
+ * What both faces share once the input is JSON: params (path and query
+ * members, typed) and body, both stolen.  Validation against the row,
+ * dry_run, the request hash and an Idempotency-Key replay, the
+ * long-poll slots, then the handler.
+ */
+static void
+dispatch_input(struct sw_req *r, json_object *params, json_object *body,
+    const struct sw_handler_row *table)
+{
 	int poll_fds[2] = { -1, -1 };
+	json_object *dr;
 	sw_handler fn;
 	sw_err e;
 
-	vars = json_object_new_object();
-	/* DNS rebinding: a page of another name resolving to us.  An
-	 * in-process caller (slipway-mcp) checked the Host itself. */
-	if (r->principal == NULL && r->cfg != NULL &&
-	    !sw_config_host_allowed(r->cfg, r->host)) {
-		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
-		    "a loopback address nor the host of an allowed origin");
-		goto out;
-	}
-	if (strlen(r->uri) > SW_MAX_PATH) {
-		sw_req_fail(r, SW_ENOTFOUND, "path too long");
-		goto out;
-	}
-	if ((r->op = route_find(r, vars)) == NULL)
-		goto out;
-	if (!(r->op->flags & SW_OP_PUBLIC)) {
-		/* An in-process caller (slipway-mcp) that checked the token
-		 * itself hands over the principal: one check, same rules. */
-		if (r->principal != NULL)
-			r->who = *r->principal;
-		else if (authenticate(r) != SW_OK)
-			goto out;
-		if (authorize(r) != SW_OK)
-			goto out;
-	} else if (!method_is_safe(r->method) && r->origin != NULL &&
-	    !sw_config_origin_allowed(r->cfg, r->origin, r->host)) {
-		sw_req_fail(r, SW_EFORBIDDEN, "Origin %s is not allowed",
-		    r->origin);
-		goto out;
-	}
-	if (r->idem_key != NULL && (strlen(r->idem_key) >
-	    SW_MAX_IDEMPOTENCY_KEY || strspn(r->idem_key,
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789-_.:") != strlen(r->idem_key))) {
-		sw_ferr_add(&r->ferrs, "Idempotency-Key", "pattern",
-		    "must be 1 to %d of [A-Za-z0-9-_.:]",
-		    SW_MAX_IDEMPOTENCY_KEY);
-		sw_req_fail(r, SW_EINVAL, "Idempotency-Key: must be 1 to %d "
-		    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
-		goto out;
-	}
-	if (read_body(r, &body) != SW_OK)
-		goto out;
-	params = json_object_new_object();
-	if (collect_params(r, vars, params) != SW_OK)
-		goto out;
+	check_segments(r, params);
 	if ((dr = sw_json_get(params, "dry_run")) != NULL) {
-		r->dry_run = json_object_get_boolean(dr);
+		if (json_object_is_type(dr, json_type_boolean))
+			r->dry_run = json_object_get_boolean(dr);
+		else
+			sw_ferr_add(&r->ferrs, "dry_run", "type",
+			    "must be boolean");
 		json_object_object_del(params, "dry_run");
 	}
 	if (r->op->params != NULL)
@@ -645,6 +631,136 @@ sw_route(struct sw_req *r, const struct sw_handler_row *table)
 	long_poll_end(poll_fds);
 	if (e != SW_OK && r->err == SW_OK)
 		sw_req_fail(r, e, "%s failed", r->op->name);
+out:
+	json_object_put(params);
+	json_object_put(body);
+}
+
+/* A path or query argument given as JSON: the field's own type, or a
+ * scalar in the text form a URL would carry (as REST reads it). */
+static json_object *
+param_value(struct sw_req *r, const struct sw_field *f, json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		if (f->type == SW_T_STRING)
+			return json_object_get(v);
+		/* FALLTHROUGH */
+	case json_type_int:
+	case json_type_boolean:
+	case json_type_double:
+		return sw_field_from_text(f, json_object_get_string(v),
+		    &r->ferrs);
+	default:
+		return json_object_get(v);	/* validation names it */
+	}
+}
+
+void
+sw_dispatch(struct sw_req *r, const struct sw_op *op,
+    const struct sw_principal *who, json_object *args,
+    const struct sw_handler_row *table)
+{
+	json_object *params = json_object_new_object(), *body, *pv;
+	const struct sw_field *f;
+
+	body = json_object_new_object();
+	r->op = op;
+	if (!(op->flags & SW_OP_PUBLIC)) {
+		r->who = *who;
+		if (authorize(r) != SW_OK)
+			goto fail;
+	}
+	if (args != NULL && !json_object_is_type(args, json_type_object)) {
+		sw_ferr_add(&r->ferrs, "", "type",
+		    "arguments must be a JSON object");
+		sw_req_fail(r, SW_EINVAL, "arguments must be a JSON object");
+		goto fail;
+	}
+	if (args == NULL)
+		args = body;	/* no arguments: an empty object */
+	json_object_object_foreach(args, k, v) {
+		f = param_find(op->params, k, SW_F_PATH | SW_F_QUERY);
+		if (f == NULL && strcmp(k, "dry_run") == 0 &&
+		    (op->flags & SW_OP_DRY_RUN))
+			f = &sw_dry_run_field;
+		if (f == NULL)
+			json_object_object_add(body, k, json_object_get(v));
+		else if (v != NULL && !json_object_is_type(v,
+		    json_type_null) && (pv = param_value(r, f, v)) != NULL)
+			json_object_object_add(params, k, pv);
+	}
+	if (r->ferrs.n > 0) {
+		r->err = SW_EINVAL;
+		goto fail;
+	}
+	dispatch_input(r, params, body, table);
+	return;
+fail:
+	json_object_put(params);
+	json_object_put(body);
+}
+
+/* REST: who calls (a token or a session, or the principal an
+ * in-process caller checked), and may they. */
+static sw_err
+rest_caller(struct sw_req *r)
+{
+	if (!(r->op->flags & SW_OP_PUBLIC)) {
+		if (r->principal != NULL)
+			r->who = *r->principal;
+		else if (authenticate(r) != SW_OK)
+			return r->err;
+		return authorize(r);
+	}
+	if (!method_is_safe(r->method) && r->origin != NULL &&
+	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
+		return sw_req_fail(r, SW_EFORBIDDEN, "Origin %s is not "
+		    "allowed", r->origin);
+	return SW_OK;
+}
+
+static sw_err
+idem_key_check(struct sw_req *r)
+{
+	if (r->idem_key == NULL || (strlen(r->idem_key) <=
+	    SW_MAX_IDEMPOTENCY_KEY && strspn(r->idem_key,
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789-_.:") == strlen(r->idem_key)))
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "Idempotency-Key", "pattern",
+	    "must be 1 to %d of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
+	return sw_req_fail(r, SW_EINVAL, "Idempotency-Key: must be 1 to %d "
+	    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
+}
+
+void
+sw_route(struct sw_req *r, const struct sw_handler_row *table)
+{
+	json_object *vars = NULL, *params = NULL, *body = NULL;
+
+	vars = json_object_new_object();
+	/* DNS rebinding: a page of another name resolving to us.  An
+	 * in-process caller checked the Host itself. */
+	if (r->principal == NULL && r->cfg != NULL &&
+	    !sw_config_host_allowed(r->cfg, r->host)) {
+		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
+		    "a loopback address nor the host of an allowed origin");
+		goto out;
+	}
+	if (strlen(r->uri) > SW_MAX_PATH) {
+		sw_req_fail(r, SW_ENOTFOUND, "path too long");
+		goto out;
+	}
+	if ((r->op = sw_route_match(r, vars)) == NULL ||
+	    rest_caller(r) != SW_OK || idem_key_check(r) != SW_OK ||
+	    read_body(r, &body) != SW_OK)
+		goto out;
+	params = json_object_new_object();
+	if (collect_params(r, vars, params) != SW_OK)
+		goto out;
+	dispatch_input(r, params, body, table);
+	params = body = NULL;
 out:
 	json_object_put(vars);
 	json_object_put(params);

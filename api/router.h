@@ -1,10 +1,18 @@
 /*
- * router.h: the REST pipeline every request goes through, in order:
- * route (operation table) -> authenticate -> authorize (scope, Origin)
- * -> read and parse the body -> validate path, query and body against
- * the row's field tables -> call the handler.  A failure at any step
- * ends the request with the matching problem document; handlers only
- * ever see validated input in req->args.
+ * router.h: the two halves every request goes through.
+ *
+ * Match (REST only): HTTP method + raw path -> the row and its raw path
+ * values (sw_route_match).  sw_route() then authenticates, authorizes
+ * (scope, Origin), reads the body and turns path and query text into
+ * typed JSON, and dispatches.
+ *
+ * Dispatch (every face): the row, the principal and the arguments as
+ * JSON -> scope, validation against the row's field tables, dry_run,
+ * the Idempotency-Key replay, the long-poll slots, the handler.  REST
+ * reaches it through sw_route(); MCP's tools/call calls sw_dispatch()
+ * with its arguments as they came, with no path or body text between.
+ * A failure at any step ends the request with the matching problem
+ * document; handlers only ever see validated input in req->args.
  *
  * The router knows no handler: the program that routes passes a table
  * of { operation name, handler } rows (handlers/table.c), so lib/ never
@@ -31,11 +39,31 @@ struct sw_handler_row {
 };
 
 /*
- * Run the pipeline with the handlers of table (borrowed); the answer is
- * left in r for sw_req_render().  A row without a handler in table is a
- * 501 problem.
+ * REST: match, authenticate, parse, dispatch with the handlers of
+ * table (borrowed); the answer is left in r for sw_req_render().  A
+ * row without a handler in table is a 500 problem.
  */
 void	sw_route(struct sw_req *r, const struct sw_handler_row *table);
+
+/*
+ * The row of r's method and raw path (r->uri), with the raw (still
+ * percent-encoded) path values added to vars (borrowed, may be NULL);
+ * NULL with r failed: 404, or 405 with an Allow header.
+ */
+const struct sw_op *sw_route_match(struct sw_req *r, json_object *vars);
+
+/*
+ * Run row op for who (borrowed; unused by a public row) with args
+ * (borrowed, a JSON object or NULL): members named by the row's path
+ * and query fields (and dry_run where the row takes it) are those,
+ * typed by their fields as REST types the text of a URL; the others
+ * are the body.  Then the scope check, validation and the handler as
+ * for REST.  r holds only its context (db, cfg) before; the answer or
+ * the failure is left in r as sw_route() leaves it.
+ */
+void	sw_dispatch(struct sw_req *r, const struct sw_op *op,
+	    const struct sw_principal *who, json_object *args,
+	    const struct sw_handler_row *table);
 
 /*
  * Bound long polls (rows flagged SW_OP_LONG_POLL) in this process.  A
@@ -72,8 +100,9 @@ sw_err	sw_route_accepted(struct sw_req *r, const char *op_id, int existed);
 
 /*
  * Why a decoded path variable is not one plain segment ('/', '\\',
- * '%', control characters, "." or ".."), or NULL when it is.  MCP runs
- * the same check on tool arguments before it builds a path.
+ * '%', control characters, "." or ".."), or NULL when it is.  Dispatch
+ * checks every path value with it, whichever face it came from; MCP's
+ * plugin tools check their path arguments with it too.
  */
 const char *sw_path_segment_bad(const char *value);
 

@@ -88,10 +88,16 @@ aws_error_sw(const struct aws_error *e)
 	};
 	size_t	 i, n;
 
-	if (e->transport)
-		return e->timeout ? SW_ETIMEOUT : SW_EUNAVAIL;
-	if (e->throttling)
+	switch (e->throttling ? RETRY_THROTTLE : retry_classify(e)) {
+	case RETRY_THROTTLE:
 		return SW_ETHROTTLED;
+	case RETRY_TIMEOUT:
+		return SW_ETIMEOUT;
+	case RETRY_TRANSIENT:
+		return SW_EUNAVAIL;
+	case RETRY_NONE:
+		break;
+	}
 	for (i = 0; notfound[i] != NULL; i++)
 		if (strcmp(e->code, notfound[i]) == 0)
 			return SW_ENOTFOUND;

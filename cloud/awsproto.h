@@ -80,9 +80,15 @@ void	 awsproto_request_id(enum aws_protocol, const struct http_response *,
 /* Strip a namespace ("a.b#Code") and a suffix ("Code:http://...") in
  * place: what botocore does to __type and x-amzn-ErrorType. */
 void	 awsproto_clean_code(char *code);
-/* The sw_err an AWS error maps to: SW_ENOTFOUND for "no such ...",
- * SW_ECONFLICT for "already exists"/"in use"/409, SW_ETHROTTLED,
- * SW_ETIMEOUT/SW_EUNAVAIL for transport failures, else SW_EUPSTREAM. */
+/*
+ * The sw_err an AWS error maps to, the one place its meaning is
+ * decided: transient first (retry_classify: SW_ETHROTTLED for
+ * throttling, SW_ETIMEOUT for a timed-out transport, SW_EUNAVAIL for
+ * other transport failures and transient 5xx answers), then
+ * SW_ENOTFOUND for "no such ..."/404, SW_ECONFLICT for "already
+ * exists"/"in use"/409, else SW_EUPSTREAM.  Callers branch on it
+ * (sw_err_transient) and never on the aws_error's flags.
+ */
 sw_err	 aws_error_sw(const struct aws_error *);
 
 /*

@@ -58,11 +58,7 @@ eks_read(struct sw_req *r, const char *op, json_object *in,
 	memset(&err, 0, sizeof(err));
 	if ((e = h_call(r, AWS_SVC_EKS, op, in, out, &err)) == SW_OK)
 		return SW_OK;
-	if (e == SW_ENOTFOUND || err.http_status == 404)
-		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err.code,
-		    err.message);
-	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "eks %s: %s:"
-	    " %s", op, err.code[0] ? err.code : "error", err.message);
+	return h_aws_fail(r, AWS_SVC_EKS, op, e, &err);
 }
 
 /* One addonVersions item v (borrowed) into entry {versions, default}

@@ -36,13 +36,7 @@ read_aws(struct sw_req *r, enum aws_service svc, const char *op,
 	memset(&err, 0, sizeof(err));
 	if ((e = h_call(r, svc, op, in, out, &err)) == SW_OK)
 		return SW_OK;
-	if (err.throttling)
-		e = SW_ETHROTTLED;
-	else if (err.retryable || err.transport)
-		e = SW_EUNAVAIL;
-	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "%s %s: %s: "
-	    "%s", aws_service(svc)->id, op, err.code[0] ? err.code : "error",
-	    err.message);
+	return h_aws_fail(r, svc, op, e, &err);
 }
 
 /* Add one cluster's groups (hp, borrowed) to use {type: n}, leaving out

@@ -80,14 +80,24 @@ h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "cluster %s is not ready: it has no "
 		    "Kubernetes endpoint yet", cluster);
-	/* Still throttled or failing after the retries: 429/503 with
-	 * Retry-After, as every other AWS call of a request. */
-	if (err.throttling)
-		e = SW_ETHROTTLED;
-	else if (err.retryable || err.transport)
-		e = SW_EUNAVAIL;
+	/* Still throttled or failing after the retries: 429/503/504 with
+	 * Retry-After (aws_error_sw said so), as every AWS call of a
+	 * request. */
 	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "cluster %s: "
 	    "%s %s", cluster, err.code, err.message);
+}
+
+sw_err
+h_aws_fail(struct sw_req *r, enum aws_service svc, const char *op, sw_err e,
+    const struct aws_error *err)
+{
+	if (e == SW_ENOTFOUND || err->http_status == 404)
+		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err->code,
+		    err->message);
+	/* An input AWS refused is ours (the caller's passed validation). */
+	return sw_req_fail(r, e == SW_EINVAL || e == SW_OK ? SW_EUPSTREAM : e,
+	    "%s %s: %s: %s", aws_service(svc)->id, op, err->code[0] ?
+	    err->code : "error", err->message);
 }
 
 /* Call AWS for a handler; on failure fill the problem and return it. */
@@ -108,20 +118,7 @@ call(struct sw_req *r, enum aws_service svc, const char *op,
 	memset(&err, 0, sizeof(err));
 	e = aws_call(aws, svc, op, in, out, &err);
 	json_object_put(in);
-	if (e == SW_OK)
-		return SW_OK;
-	if (e == SW_ENOTFOUND || err.http_status == 404)
-		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err.code,
-		    err.message);
-	/* Still throttled or failing after the retries: ask the client to
-	 * come back (429/503 carry Retry-After). */
-	if (err.throttling)
-		e = SW_ETHROTTLED;
-	else if (err.retryable || err.transport)
-		e = SW_EUNAVAIL;
-	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "%s %s: %s: "
-	    "%s", aws_service(svc)->id, op, err.code[0] ? err.code : "error",
-	    err.message);
+	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
 }
 
 /* ---- inspection ------------------------------------------------------ */

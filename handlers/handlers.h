@@ -150,6 +150,17 @@ sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
 	    json_object *in, json_object **out, struct aws_error *);
 
 /*
+ * The one answer to a failed AWS call of a handler (e from aws_call or
+ * h_call, where aws_error_sw decided what it means): 404 for not found,
+ * 429/503/504 with Retry-After while AWS is throttling, unavailable or
+ * slow, 409 for a conflict, 502 for the rest (an input AWS refused is
+ * ours: the caller's passed validation).  Fills r's problem; returns
+ * its sw_err.
+ */
+sw_err	h_aws_fail(struct sw_req *, enum aws_service, const char *op, sw_err e,
+	    const struct aws_error *);
+
+/*
  * Start an operation of a pipeline kind with r->args as its parameters
  * (or, with dry_run, answer with its plan).  Answers 202 via
  * h_accepted.

@@ -25,17 +25,19 @@ aws_has(struct sw_req *r, enum aws_service svc, const char *op,
 {
 	struct aws_error err;
 	json_object *out;
+	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, svc, op, sw_jo(field, sw_js(name), NULL), &out,
-	    &err) == SW_OK) {
+	if ((e = h_call(r, svc, op, sw_jo(field, sw_js(name), NULL), &out,
+	    &err)) == SW_OK) {
 		json_object_put(out);
 		return 1;
 	}
 	if (strcmp(err.code, missing) == 0)
 		return 0;
-	sw_req_fail(r, err.throttling ? SW_ETHROTTLED : SW_EUNAVAIL,
-	    "%s %s: %s %s", aws_service(svc)->id, op, err.code, err.message);
+	/* Could not tell: 429/503/504 as aws_error_sw said, else 503. */
+	sw_req_fail(r, sw_err_transient(e) ? e : SW_EUNAVAIL, "%s %s: %s %s",
+	    aws_service(svc)->id, op, err.code, err.message);
 	return -1;
 }
 

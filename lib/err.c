@@ -46,3 +46,9 @@ sw_err_http_status(sw_err e)
 {
 	return sw_err_info(e)->http_status;
 }
+
+int
+sw_err_transient(sw_err e)
+{
+	return e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT;
+}

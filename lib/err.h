@@ -41,5 +41,9 @@ struct sw_err_info {
 const struct sw_err_info *sw_err_info(sw_err);
 const char	*sw_err_slug(sw_err);
 int		 sw_err_http_status(sw_err);
+/* Is e worth trying again later (throttled, unavailable, timed out)?
+ * The one answer stages and handlers use: a stage retries it with
+ * sw_step_transient, a handler answers 429/503/504 with Retry-After. */
+int		 sw_err_transient(sw_err e);
 
 #endif

@@ -83,6 +83,34 @@ sw_utf8_dup(const char *s)
 	return out;
 }
 
+/* Is any key or string of o refused by sw_text_bad?  The quick walk
+ * that builds no path: json_text_bad then names the member. */
+static int
+json_text_any_bad(json_object *o)
+{
+	size_t i;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return sw_text_bad(json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o)) != NULL;
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(o); i++)
+			if (json_text_any_bad(json_object_array_get_idx(o, i)))
+				return 1;
+		return 0;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v)
+			if (sw_text_bad(k, strlen(k)) != NULL ||
+			    json_text_any_bad(v))
+				return 1;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
 /* The first key or string of o that sw_text_bad refuses: its member
  * path into where (keys walked so far are known good), and why. */
 static const char *
@@ -211,7 +239,8 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 	}
 	json_tokener_free(tok);
 	where[0] = '\0';
-	if ((bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
+	if (json_text_any_bad(o) &&
+	    (bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
 		snprintf(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
 		    strcmp(bad, "is not valid UTF-8") == 0 ?
 		    "a string is not valid UTF-8" :

@@ -1,5 +1,6 @@
 /*
- * url.c: percent-decoding for query strings, path segments and the
+ * url.c: percent-encoding of a path segment or query value, and
+ * percent-decoding for query strings, path segments and the
  * URL-encoded documents IAM returns (see url.h).
  */
 #include <stddef.h>
@@ -38,4 +39,27 @@ sw_url_decode(const char *src, size_t len, char *dst, size_t dstsz)
 	}
 	dst[o] = '\0';
 	return 0;
+}
+
+sw_err
+sw_url_encode(struct sw_buf *b, const char *s)
+{
+	static const char hx[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	char esc[3];
+	sw_err e = SW_OK;
+
+	for (p = (const unsigned char *)s; *p != '\0' && e == SW_OK; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+		    *p == '_' || *p == '~')
+			e = sw_buf_add(b, p, 1);
+		else {
+			esc[0] = '%';
+			esc[1] = hx[*p >> 4];
+			esc[2] = hx[*p & 15];
+			e = sw_buf_add(b, esc, 3);
+		}
+	}
+	return e;
 }

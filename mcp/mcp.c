@@ -2,8 +2,10 @@
  * mcp.c: the MCP transport and lifecycle of slipway-mcp (see mcp.h):
  * HTTP checks (Origin, Host, method, bearer token, media types), JSON-RPC
  * envelopes, era selection, the legacy session handshake, the modern
- * per-request metadata checks, and dispatch to server/discover,
- * tools/list and tools/call (mcp/mcp_tools.c).
+ * per-request metadata checks, and the method table: one row per
+ * JSON-RPC method (the eras it exists in, whether its modern result is
+ * cacheable, which parameter Mcp-Name repeats) and one function each;
+ * tools/call goes on to mcp/mcp_tools.c.
  *
  * A request goes through, in order:
  *   origin_ok/host_ok -> 403      method != POST -> 405 Allow: POST
@@ -15,6 +17,7 @@
  *   otherwise         -> legacy_request() (session required)
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -624,65 +627,6 @@ modern_result(json_object *res, int cacheable)
 	json_object_object_add(meta, META_SERVER, server_info());
 }
 
-/* A string member of params, or NULL with code and msg set. */
-static const char *
-param_str(json_object *params, const char *key, const char *method,
-    int *code, char *msg, size_t msgsz)
-{
-	json_object *v = sw_json_get(params, key);
-
-	if (v != NULL && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	*code = SW_RPC_INVALID_PARAMS;
-	snprintf(msg, msgsz, "Invalid params: %s needs params.%s (a string)",
-	    method, key);
-	return NULL;
-}
-
-/* A list method's cursor: we never hand one out (one page holds all). */
-static int
-cursor_bad(json_object *params, int *code, char *msg, size_t msgsz)
-{
-	if (sw_json_get(params, "cursor") == NULL)
-		return 0;
-	*code = SW_RPC_INVALID_PARAMS;
-	snprintf(msg, msgsz, "Invalid params: unknown cursor");
-	return 1;
-}
-
-/* resources/read; a failure is a JSON-RPC error with the REST problem
- * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
-static json_object *
-read_resource(struct ctx *c, json_object *params, int modern, int *code,
-    char *msg, size_t msgsz, json_object **data)
-{
-	json_object *res = NULL, *problem = NULL;
-	const char *uri, *detail;
-	sw_err e;
-
-	if ((uri = param_str(params, "uri", "resources/read", code, msg,
-	    msgsz)) == NULL)
-		return NULL;
-	if (c->m->extras != NULL &&
-	    (res = c->m->extras->read(uri)) != NULL)
-		return res;
-	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
-	if (e == SW_OK)
-		return res;
-	detail = sw_json_get_str(problem, "detail");
-	*code = e == SW_ENOTFOUND && !modern ? SW_RPC_RESOURCE_NOT_FOUND :
-	    e == SW_EINTERNAL ? SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS;
-	snprintf(msg, msgsz, "%s: %.120s%s%.150s", e == SW_ENOTFOUND ?
-	    "Resource not found" : e == SW_EFORBIDDEN ? "Forbidden" :
-	    e == SW_EINTERNAL ? "Internal error" : "Invalid params", uri,
-	    detail ? ": " : "", detail ? detail : "");
-	*data = json_object_new_object();
-	sw_json_add_str(*data, "uri", uri);
-	if (problem != NULL)
-		json_object_object_add(*data, "problem", problem);
-	return NULL;
-}
-
 /* The file that keeps a legacy session's log level: the session id's
  * payload (expiry, version, nonce) names it.  0 with the path. */
 static int
@@ -738,6 +682,14 @@ level_load(const struct ctx *c)
 	return li;
 }
 
+/* Does a tools/call of op wait on an operation with its events as
+ * progress (a row flagged SW_OP_PROGRESS)? */
+static int
+waits_with_progress(const struct sw_op *op)
+{
+	return op != NULL && (op->flags & SW_OP_PROGRESS) != 0;
+}
+
 /* After a tool call: a progress step and a log line of its outcome. */
 static void
 call_logged(struct ctx *c, const char *name, json_object *res)
@@ -750,7 +702,7 @@ call_logged(struct ctx *c, const char *name, json_object *res)
 	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
 	    failed && sw_json_get_str(sc, "detail") ?
 	    sw_json_get_str(sc, "detail") : "");
-	if (strcmp(name, "operation_wait") != 0)
+	if (!waits_with_progress(sw_op_by_name(name)))
 		notify_progress(c, 2, text);
 	notify_log(c, failed ? "warning" : "info", json_object_new_string(
 	    text));
@@ -773,16 +725,17 @@ stage_name(json_object *op, int64_t seq)
 }
 
 /*
- * operation_wait with a progress token or a log level: until the
- * operation ends or the call's timeout passes, each new event of the
- * operation becomes a progress notification (its stage and message)
- * and a log message at its level.  Between reads it waits on the
- * operation with operation_wait itself (since_updated_ms), so each wait
+ * A row flagged SW_OP_PROGRESS (wait_op: operation_wait) called with a
+ * progress token or a log level: until the operation ends or the
+ * call's timeout passes, each new event of the operation (read with
+ * operation_get) becomes a progress notification (its stage and
+ * message) and a log message at its level.  Between reads it waits on
+ * the operation with wait_op itself (since_updated_ms), so each wait
  * takes the caller's long-poll slot like any other; the call's own
  * answer follows.  1 when the call's timeout has been spent.
  */
 static int
-wait_with_progress(struct ctx *c, json_object *args)
+wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 {
 	const char *id = sw_json_get_str(args, "id"), *state;
 	int64_t timeout = sw_json_get_int(args, "timeout", 20), last = 0;
@@ -837,7 +790,7 @@ wait_with_progress(struct ctx *c, json_object *args)
 		sw_json_add_int(q, "since_updated_ms", updated);
 		sw_json_add_int(q, "timeout", left < 15 ? left : 15);
 		w = NULL;
-		(void)sw_mcp_op_run(c->m, &c->who, "operation_wait", q,
+		(void)sw_mcp_op_run(c->m, &c->who, wait_op, q,
 		    &status, &w);
 		json_object_put(q);
 		json_object_put(w);
@@ -1017,294 +970,441 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 	return res;
 }
 
-/* The methods beyond tools: resources, prompts, completions, logging.
- * NULL with *code 0: not one of them. */
+/* ---- the methods, one function each ------------------------------------ */
+
+/* Why a method failed: the JSON-RPC code and message, and the HTTP
+ * status the answer carries. */
+struct rpc_fail {
+	int	code;
+	char	msg[300];
+	int	http;
+};
+
+/* Set f's code and message; NULL, for `return`. */
 static json_object *
-call_more(struct ctx *c, const char *method, json_object *params,
-    int modern, int *code, char *msg, size_t msgsz)
+rpc_fail(struct rpc_fail *f, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static json_object *
+rpc_fail(struct rpc_fail *f, int code, const char *fmt, ...)
 {
-	json_object *res = NULL, *ref, *arg, *data = NULL;
-	const char *name, *value;
+	va_list ap;
+
+	f->code = code;
+	va_start(ap, fmt);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+/* A string member of params, or NULL with f set. */
+static const char *
+param_str(json_object *params, const char *key, const char *method,
+    struct rpc_fail *f)
+{
+	json_object *v = sw_json_get(params, key);
+
+	if (v != NULL && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: %s needs "
+	    "params.%s (a string)", method, key);
+	return NULL;
+}
+
+/* A list method's cursor: we never hand one out (one page holds all). */
+static int
+cursor_bad(json_object *params, struct rpc_fail *f)
+{
+	if (sw_json_get(params, "cursor") == NULL)
+		return 0;
+	rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: unknown cursor");
+	return 1;
+}
+
+typedef json_object *(*method_fn)(struct ctx *, const char *method,
+	    json_object *params, struct rpc_fail *);
+
+static json_object *
+m_ping(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	(void)c, (void)method, (void)params, (void)f;
+	return json_object_new_object();
+}
+
+static json_object *
+m_discover(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res = json_object_new_object();
+
+	(void)c, (void)method, (void)params, (void)f;
+	json_object_object_add(res, "supportedVersions",
+	    str_array(sw_mcp_versions));
+	json_object_object_add(res, "capabilities", capabilities(1));
+	sw_json_add_str(res, "instructions", instructions);
+	return res;
+}
+
+static json_object *
+m_tools_list(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res, *tools;
+
+	(void)method;
+	if (cursor_bad(params, f))
+		return NULL;
+	tools = sw_mcp_tool_list(c->m, c->who.scope);
+	tools_of_classes(c, tools);
+	if (c->m->extras != NULL)
+		c->m->extras->tools(tools);
+	res = json_object_new_object();
+	json_object_object_add(res, "tools", tools);
+	return res;
+}
+
+/* tools/call once the tool is known to be allowed and confirmed:
+ * progress, the call, its metric and its log line. */
+static json_object *
+tool_run(struct ctx *c, const char *name, json_object *args,
+    struct rpc_fail *f)
+{
+	json_object *res = NULL, *again = NULL;
 	char why[256];
 	sw_err e;
 
-	if (strcmp(method, "resources/list") == 0) {
-		if (cursor_bad(params, code, msg, msgsz))
-			return NULL;
-		res = json_object_new_object();
-		ref = sw_mcp_resource_list(c->m, &c->who);
-		if (c->m->extras != NULL)
-			c->m->extras->resources(ref, 0);
-		json_object_object_add(res, "resources", ref);
-	} else if (strcmp(method, "resources/templates/list") == 0) {
-		if (cursor_bad(params, code, msg, msgsz))
-			return NULL;
-		res = json_object_new_object();
-		ref = sw_mcp_resource_templates();
-		if (c->m->extras != NULL)
-			c->m->extras->resources(ref, 1);
-		json_object_object_add(res, "resourceTemplates", ref);
-	} else if (strcmp(method, "resources/read") == 0) {
-		res = read_resource(c, params, modern, code, msg, msgsz,
-		    &data);
-		json_object_put(c->error_data);
-		c->error_data = data;
-	} else if (strcmp(method, "prompts/list") == 0) {
-		if (cursor_bad(params, code, msg, msgsz))
-			return NULL;
-		res = json_object_new_object();
-		ref = sw_mcp_prompt_list(c->m);
-		if (c->m->extras != NULL)
-			c->m->extras->prompts(ref);
-		json_object_object_add(res, "prompts", ref);
-	} else if (strcmp(method, "prompts/get") == 0) {
-		if ((name = param_str(params, "name", method, code, msg,
-		    msgsz)) == NULL)
-			return NULL;
-		if (c->m->extras != NULL && (res = c->m->extras->prompt(name,
-		    sw_json_get(params, "arguments"))) != NULL)
-			return res;
-		e = sw_mcp_prompt_get(c->m, name, sw_json_get(params,
-		    "arguments"), &res, why, sizeof(why));
-		if (e != SW_OK) {
-			*code = e == SW_EINTERNAL ? SW_RPC_INTERNAL :
-			    SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: %s", why);
-			return NULL;
+	if (waits_with_progress(sw_op_by_name(name)) &&
+	    (c->progress != NULL || c->log_min >= 0)) {
+		if (wait_with_progress(c, name, args) && args != NULL) {
+			/* The wait is spent: answer with the state now,
+			 * not after another whole timeout. */
+			again = json_object_new_object();
+			json_object_object_foreach(args, k, v)
+				json_object_object_add(again, k,
+				    json_object_get(v));
+			sw_json_add_int(again, "timeout", 1);
+			args = again;
 		}
-	} else if (strcmp(method, "completion/complete") == 0) {
-		ref = sw_json_get(params, "ref");
-		arg = sw_json_get(params, "argument");
-		if (ref == NULL || !json_object_is_type(ref,
-		    json_type_object) || (name = param_str(arg, "name",
-		    "completion/complete argument", code, msg, msgsz)) ==
-		    NULL || (value = param_str(arg, "value",
-		    "completion/complete argument", code, msg, msgsz)) ==
-		    NULL) {
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: completion/"
-			    "complete needs ref {type, name|uri} and argument "
-			    "{name, value}");
-			return NULL;
-		}
-		res = sw_mcp_complete(c->m, &c->who, name, value);
-	} else if ((strcmp(method, "resources/subscribe") == 0 ||
-	    strcmp(method, "resources/unsubscribe") == 0) && !modern) {
-		if ((name = param_str(params, "uri", method, code, msg,
-		    msgsz)) == NULL)
-			return NULL;
-		if (c->m->extras != NULL && c->m->extras->subscribable(name))
-			return json_object_new_object();
-		e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, name,
-		    strcmp(method, "resources/subscribe") == 0, why,
-		    sizeof(why));
-		if (e != SW_OK) {
-			*code = e == SW_ENOTFOUND ? SW_RPC_RESOURCE_NOT_FOUND :
-			    e == SW_EINTERNAL ? SW_RPC_INTERNAL :
-			    SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "%s: %.120s: %.150s", e ==
-			    SW_ENOTFOUND ? "Resource not found" : e ==
-			    SW_ETHROTTLED ? "Too many subscriptions" :
-			    "Invalid params", name, why);
-			return NULL;
-		}
-		res = json_object_new_object();
-	} else if (strcmp(method, "logging/setLevel") == 0 && !modern) {
-		if ((name = param_str(params, "level", method, code, msg,
-		    msgsz)) == NULL)
-			return NULL;
-		if (!in_list(log_levels, name)) {
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: level must be "
-			    "one of debug, info, notice, warning, error, "
-			    "critical, alert, emergency");
-			return NULL;
-		}
-		level_save(c, name);
-		res = json_object_new_object();
+	} else {
+		notify_progress(c, 2, "calling tool");
+		notify_log(c, "debug", json_object_new_string(name));
 	}
+	e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization, name, args,
+	    &res, why, sizeof(why));
+	/* By tool: only names we serve, so a client cannot fill the
+	 * counter table with made-up ones. */
+	sw_metric_add("slipway_mcp_calls_total", 1, "tool",
+	    sw_op_by_name(name) != NULL ? name : "other", "outcome",
+	    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError", 0) ?
+	    "error" : "ok", NULL);
+	json_object_put(again);
+	if (e != SW_OK)
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: %s",
+		    why);
+	call_logged(c, name, res);
 	return res;
+}
+
+static json_object *
+m_tools_call(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res, *args, *plain = NULL;
+	const char *name;
+	char deny[400];
+
+	if ((name = param_str(params, "name", method, f)) == NULL)
+		return NULL;
+	args = sw_json_get(params, "arguments");
+	if (args != NULL && !json_object_is_type(args, json_type_object))
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		    "arguments must be an object");
+	if (!sw_mcp_tool_allowed(c->m, c->who.tools, name) &&
+	    sw_mcp_tool_known(c->m, name)) {
+		snprintf(deny, sizeof(deny), "token '%s' may call only the "
+		    "tools of its classes (%.130s); %.60s is not one",
+		    c->who.name, c->who.tools, name);
+		return refusal("forbidden", "Forbidden", 403, deny);
+	}
+	if (c->m->extras != NULL && c->m->extras->is_tool(name))
+		return c->m->extras->call((struct sw_mcp_call *)(void *)c,
+		    name, params);
+	if (sw_mcp_needs_confirm(c->m, &c->who, name, args)) {
+		res = confirm_gate(c, name, args, params, c->modern, &f->code,
+		    f->msg, sizeof(f->msg));
+		if (res != NULL || f->code != 0)
+			return res;
+	}
+	/* confirm is ours, never the row's. */
+	if (args != NULL && sw_json_get(args, "confirm") != NULL &&
+	    sw_mcp_confirm_asked(sw_op_by_name(name))) {
+		plain = json_object_new_object();
+		sw_mcp_args_copy(args, plain);
+		args = plain;
+	}
+	c->progress = sw_json_get(sw_json_get(params, "_meta"),
+	    "progressToken");
+	if (c->progress != NULL && !json_object_is_type(c->progress,
+	    json_type_string) && !json_object_is_type(c->progress,
+	    json_type_int))
+		c->progress = NULL;
+	res = tool_run(c, name, args, f);
+	json_object_put(plain);
+	return res;
+}
+
+/* resources/list and resources/templates/list */
+static json_object *
+m_resources_list(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	int templates = strcmp(method, "resources/templates/list") == 0;
+	json_object *res, *list;
+
+	if (cursor_bad(params, f))
+		return NULL;
+	list = templates ? sw_mcp_resource_templates() :
+	    sw_mcp_resource_list(c->m, &c->who);
+	if (c->m->extras != NULL)
+		c->m->extras->resources(list, templates);
+	res = json_object_new_object();
+	json_object_object_add(res, templates ? "resourceTemplates" :
+	    "resources", list);
+	return res;
+}
+
+/* resources/read; a failure is a JSON-RPC error with the REST problem
+ * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
+static json_object *
+m_resources_read(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res = NULL, *problem = NULL, *data;
+	const char *uri, *detail;
+	sw_err e;
+
+	if ((uri = param_str(params, "uri", method, f)) == NULL)
+		return NULL;
+	if (c->m->extras != NULL &&
+	    (res = c->m->extras->read(uri)) != NULL)
+		return res;
+	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
+	if (e == SW_OK)
+		return res;
+	detail = sw_json_get_str(problem, "detail");
+	rpc_fail(f, e == SW_ENOTFOUND && !c->modern ?
+	    SW_RPC_RESOURCE_NOT_FOUND : e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+	    SW_RPC_INVALID_PARAMS, "%s: %.120s%s%.150s", e == SW_ENOTFOUND ?
+	    "Resource not found" : e == SW_EFORBIDDEN ? "Forbidden" :
+	    e == SW_EINTERNAL ? "Internal error" : "Invalid params", uri,
+	    detail ? ": " : "", detail ? detail : "");
+	data = json_object_new_object();
+	sw_json_add_str(data, "uri", uri);
+	if (problem != NULL)
+		json_object_object_add(data, "problem", problem);
+	json_object_put(c->error_data);
+	c->error_data = data;
+	return NULL;
+}
+
+static json_object *
+m_prompts_list(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res, *list;
+
+	(void)method;
+	if (cursor_bad(params, f))
+		return NULL;
+	list = sw_mcp_prompt_list(c->m);
+	if (c->m->extras != NULL)
+		c->m->extras->prompts(list);
+	res = json_object_new_object();
+	json_object_object_add(res, "prompts", list);
+	return res;
+}
+
+static json_object *
+m_prompts_get(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *res = NULL;
+	const char *name;
+	char why[256];
+	sw_err e;
+
+	if ((name = param_str(params, "name", method, f)) == NULL)
+		return NULL;
+	if (c->m->extras != NULL && (res = c->m->extras->prompt(name,
+	    sw_json_get(params, "arguments"))) != NULL)
+		return res;
+	e = sw_mcp_prompt_get(c->m, name, sw_json_get(params, "arguments"),
+	    &res, why, sizeof(why));
+	if (e != SW_OK)
+		return rpc_fail(f, e == SW_EINTERNAL ? SW_RPC_INTERNAL :
+		    SW_RPC_INVALID_PARAMS, "Invalid params: %s", why);
+	return res;
+}
+
+static json_object *
+m_complete(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	json_object *ref = sw_json_get(params, "ref");
+	json_object *arg = sw_json_get(params, "argument");
+	const char *name, *value;
+
+	(void)method;
+	if (ref == NULL || !json_object_is_type(ref, json_type_object) ||
+	    (name = param_str(arg, "name", "completion/complete argument",
+	    f)) == NULL || (value = param_str(arg, "value",
+	    "completion/complete argument", f)) == NULL)
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		    "completion/complete needs ref {type, name|uri} and "
+		    "argument {name, value}");
+	return sw_mcp_complete(c->m, &c->who, name, value);
+}
+
+/* resources/subscribe and resources/unsubscribe (legacy sessions) */
+static json_object *
+m_subscribe(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	const char *uri;
+	char why[256];
+	sw_err e;
+
+	if ((uri = param_str(params, "uri", method, f)) == NULL)
+		return NULL;
+	if (c->m->extras != NULL && c->m->extras->subscribable(uri))
+		return json_object_new_object();
+	e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, uri,
+	    strcmp(method, "resources/subscribe") == 0, why, sizeof(why));
+	if (e != SW_OK)
+		return rpc_fail(f, e == SW_ENOTFOUND ?
+		    SW_RPC_RESOURCE_NOT_FOUND : e == SW_EINTERNAL ?
+		    SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS,
+		    "%s: %.120s: %.150s", e == SW_ENOTFOUND ?
+		    "Resource not found" : e == SW_ETHROTTLED ?
+		    "Too many subscriptions" : "Invalid params", uri, why);
+	return json_object_new_object();
+}
+
+static json_object *
+m_set_level(struct ctx *c, const char *method, json_object *params,
+    struct rpc_fail *f)
+{
+	const char *level;
+
+	if ((level = param_str(params, "level", method, f)) == NULL)
+		return NULL;
+	if (!in_list(log_levels, level))
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		    "level must be one of debug, info, notice, warning, "
+		    "error, critical, alert, emergency");
+	level_save(c, level);
+	return json_object_new_object();
+}
+
+/* ---- the method table ---------------------------------------------------- */
+
+#define ERA_LEGACY	0x1	/* 2025-03-26 .. 2025-11-25 */
+#define ERA_MODERN	0x2	/* 2026-07-28 */
+
+/*
+ * Every request method answered with a result.  eras: where the method
+ * exists (elsewhere it is -32601); cacheable: a modern result carries
+ * ttlMs and cacheScope; name_param: the member of params the Mcp-Name
+ * header must repeat (2026-07-28).  initialize (legacy_initialize) and
+ * subscriptions/listen (modern_listen) write their own answers and are
+ * taken before the table.
+ */
+static const struct method_row {
+	const char	*name;
+	unsigned	 eras;
+	int		 cacheable;
+	const char	*name_param;
+	method_fn	 fn;
+} methods[] = {
+	{ .name = "ping", .eras = ERA_LEGACY, .fn = m_ping },
+	{ .name = "server/discover", .eras = ERA_MODERN, .cacheable = 1,
+	  .fn = m_discover },
+	{ .name = "tools/list", .eras = ERA_LEGACY | ERA_MODERN,
+	  .cacheable = 1, .fn = m_tools_list },
+	{ .name = "tools/call", .eras = ERA_LEGACY | ERA_MODERN,
+	  .name_param = "name", .fn = m_tools_call },
+	{ .name = "resources/list", .eras = ERA_LEGACY | ERA_MODERN,
+	  .cacheable = 1, .fn = m_resources_list },
+	{ .name = "resources/templates/list", .eras = ERA_LEGACY | ERA_MODERN,
+	  .cacheable = 1, .fn = m_resources_list },
+	{ .name = "resources/read", .eras = ERA_LEGACY | ERA_MODERN,
+	  .cacheable = 1, .name_param = "uri", .fn = m_resources_read },
+	{ .name = "prompts/list", .eras = ERA_LEGACY | ERA_MODERN,
+	  .cacheable = 1, .fn = m_prompts_list },
+	{ .name = "prompts/get", .eras = ERA_LEGACY | ERA_MODERN,
+	  .name_param = "name", .fn = m_prompts_get },
+	{ .name = "completion/complete", .eras = ERA_LEGACY | ERA_MODERN,
+	  .fn = m_complete },
+	{ .name = "resources/subscribe", .eras = ERA_LEGACY,
+	  .fn = m_subscribe },
+	{ .name = "resources/unsubscribe", .eras = ERA_LEGACY,
+	  .fn = m_subscribe },
+	{ .name = "logging/setLevel", .eras = ERA_LEGACY, .fn = m_set_level },
+};
+
+/* The row of method in this era, or NULL. */
+static const struct method_row *
+method_find(const char *method, int modern)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(methods[i].name, method) == 0)
+			return (methods[i].eras & (modern ? ERA_MODERN :
+			    ERA_LEGACY)) ? &methods[i] : NULL;
+	return NULL;
 }
 
 /*
  * Run method for an authenticated caller.  Returns the result (new
- * reference) or NULL with code and msg set (and http, the HTTP status
- * the error should carry).
+ * reference) or NULL with f set (code, message and the HTTP status the
+ * error carries).
  */
 static json_object *
 call_method(struct ctx *c, const char *method, json_object *params,
-    int modern, int *code, char *msg, size_t msgsz, int *http)
+    struct rpc_fail *f)
 {
-	json_object *res = NULL, *args, *name;
-	sw_err e;
+	const struct method_row *row = method_find(method, c->modern);
+	json_object *res;
 
-	*http = 200;
-	if (strcmp(method, "ping") == 0 && !modern)
-		return json_object_new_object();
-	if (strcmp(method, "server/discover") == 0 && modern) {
-		res = json_object_new_object();
-		json_object_object_add(res, "supportedVersions",
-		    str_array(sw_mcp_versions));
-		json_object_object_add(res, "capabilities", capabilities(1));
-		sw_json_add_str(res, "instructions", instructions);
-		modern_result(res, 1);
-		return res;
+	f->http = 200;
+	if (row == NULL) {
+		if (c->modern)
+			f->http = 404;
+		return rpc_fail(f, SW_RPC_METHOD_NOT_FOUND,
+		    "Method not found: %s", method);
 	}
-	if (strcmp(method, "tools/list") == 0) {
-		json_object *cur = sw_json_get(params, "cursor");
-
-		if (cur != NULL) {
-			/* We never hand out cursors: one page holds all. */
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: unknown cursor");
-			return NULL;
-		}
-		res = json_object_new_object();
-		args = sw_mcp_tool_list(c->m, c->who.scope);
-		tools_of_classes(c, args);
-		if (c->m->extras != NULL)
-			c->m->extras->tools(args);
-		json_object_object_add(res, "tools", args);
-		if (modern)
-			modern_result(res, 1);
-		return res;
-	}
-	if (strcmp(method, "tools/call") == 0) {
-		json_object *plain = NULL, *again = NULL;
-		char why[256];
-
-		name = sw_json_get(params, "name");
-		if (name == NULL || !json_object_is_type(name,
-		    json_type_string)) {
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: tools/call needs "
-			    "params.name (a string)");
-			return NULL;
-		}
-		args = sw_json_get(params, "arguments");
-		if (args != NULL && !json_object_is_type(args,
-		    json_type_object)) {
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: arguments must "
-			    "be an object");
-			return NULL;
-		}
-		if (!sw_mcp_tool_allowed(c->m, c->who.tools,
-		    json_object_get_string(name)) &&
-		    sw_mcp_tool_known(c->m, json_object_get_string(name))) {
-			char deny[400];
-
-			snprintf(deny, sizeof(deny), "token '%s' may call "
-			    "only the tools of its classes (%.130s); %.60s is "
-			    "not one", c->who.name, c->who.tools,
-			    json_object_get_string(name));
-			res = refusal("forbidden", "Forbidden", 403, deny);
-			if (modern)
-				modern_result(res, 0);
-			return res;
-		}
-		if (c->m->extras != NULL && c->m->extras->is_tool(
-		    json_object_get_string(name))) {
-			res = c->m->extras->call((struct sw_mcp_call *)(void *)
-			    c, json_object_get_string(name), params);
-			if (modern)
-				modern_result(res, 0);
-			return res;
-		}
-		if (sw_mcp_needs_confirm(c->m, &c->who,
-		    json_object_get_string(name), args)) {
-			res = confirm_gate(c, json_object_get_string(name),
-			    args, params, modern, code, msg, msgsz);
-			if (res != NULL || *code != 0) {
-				if (res != NULL && modern)
-					modern_result(res, 0);
-				return res;
-			}
-		}
-		/* confirm is ours, never the REST row's. */
-		if (args != NULL && sw_json_get(args, "confirm") != NULL &&
-		    sw_mcp_confirm_asked(sw_op_by_name(
-		    json_object_get_string(name)))) {
-			plain = json_object_new_object();
-			sw_mcp_args_copy(args, plain);
-			args = plain;
-		}
-		c->progress = sw_json_get(sw_json_get(params, "_meta"),
-		    "progressToken");
-		if (c->progress != NULL && !json_object_is_type(c->progress,
-		    json_type_string) && !json_object_is_type(c->progress,
-		    json_type_int))
-			c->progress = NULL;
-		if (strcmp(json_object_get_string(name), "operation_wait") ==
-		    0 && (c->progress != NULL || c->log_min >= 0)) {
-			if (wait_with_progress(c, args) && args != NULL) {
-				/* The wait is spent: answer with the state
-				 * now, not after another whole timeout. */
-				again = json_object_new_object();
-				json_object_object_foreach(args, k, v)
-					json_object_object_add(again, k,
-					    json_object_get(v));
-				sw_json_add_int(again, "timeout", 1);
-				args = again;
-			}
-		} else {
-			notify_progress(c, 2, "calling tool");
-			notify_log(c, "debug", json_object_new_string(
-			    json_object_get_string(name)));
-		}
-		e = sw_mcp_tool_call(c->m, &c->who, c->in->authorization,
-		    json_object_get_string(name), args, &res, why,
-		    sizeof(why));
-		/* By tool: only names we serve, so a client cannot fill
-		 * the counter table with made-up ones. */
-		sw_metric_add("slipway_mcp_calls_total", 1, "tool",
-		    sw_op_by_name(json_object_get_string(name)) != NULL ?
-		    json_object_get_string(name) : "other", "outcome",
-		    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError",
-		    0) ? "error" : "ok", NULL);
-		json_object_put(plain);
-		json_object_put(again);
-		if (e == SW_OK)
-			call_logged(c, json_object_get_string(name), res);
-		if (e != SW_OK) {
-			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: %s", why);
-			return NULL;
-		}
-		if (modern)
-			modern_result(res, 0);
-		return res;
-	}
-	if ((res = call_more(c, method, params, modern, code, msg, msgsz)) !=
-	    NULL || *code != 0) {
-		if (res != NULL && modern)
-			modern_result(res, strcmp(method, "resources/list") ==
-			    0 || strcmp(method, "resources/templates/list") ==
-			    0 || strcmp(method, "resources/read") == 0 ||
-			    strcmp(method, "prompts/list") == 0);
-		return res;
-	}
-	*code = SW_RPC_METHOD_NOT_FOUND;
-	snprintf(msg, msgsz, "Method not found: %s", method);
-	if (modern)
-		*http = 404;
-	return NULL;
+	res = row->fn(c, method, params, f);
+	if (res != NULL && c->modern)
+		modern_result(res, row->cacheable);
+	return res;
 }
 
 /* Answer a request with call_method's outcome (legacy or modern). */
 static json_object *
 answer_request(struct ctx *c, json_object *id, const char *method,
-    json_object *params, int modern, int *http)
+    json_object *params, int *http)
 {
+	struct rpc_fail f;
 	json_object *res;
-	char msg[300];
-	int code = 0;
 
-	res = call_method(c, method, params, modern, &code, msg, sizeof(msg),
-	    http);
+	memset(&f, 0, sizeof(f));
+	res = call_method(c, method, params, &f);
+	*http = f.http;
 	if (res != NULL)
 		return rpc_result(id, res);
-	res = rpc_error(c, id, code, msg, c->error_data);
+	res = rpc_error(c, id, f.code, f.msg, c->error_data);
 	c->error_data = NULL;
 	return res;
 }
@@ -1410,7 +1510,7 @@ legacy_message(struct ctx *c, json_object *msg, int *http)
 		return rpc_error(c, id, SW_RPC_INVALID_REQUEST, "initialize "
 		    "must be sent on its own, not in a batch or a session",
 		    NULL);
-	return answer_request(c, id, method, params, 0, http);
+	return answer_request(c, id, method, params, http);
 }
 
 static void
@@ -1571,6 +1671,7 @@ modern_listen(struct ctx *c, json_object *id, json_object *params)
 static void
 modern_request(struct ctx *c, json_object *msg)
 {
+	const struct method_row *row;
 	json_object *id, *params, *meta, *pv, *caps, *resp, *data, *src;
 	const char *why = NULL, *method, *hdr, *want;
 	char decoded[512], what[300];
@@ -1641,12 +1742,9 @@ modern_request(struct ctx *c, json_object *msg)
 		header_mismatch(c, id, what);
 		return;
 	}
-	src = NULL;
-	if (strcmp(method, "tools/call") == 0 ||
-	    strcmp(method, "prompts/get") == 0)
-		src = sw_json_get(params, "name");
-	else if (strcmp(method, "resources/read") == 0)
-		src = sw_json_get(params, "uri");
+	row = method_find(method, 1);
+	src = row != NULL && row->name_param != NULL ?
+	    sw_json_get(params, row->name_param) : NULL;
 	if (src != NULL && json_object_is_type(src, json_type_string)) {
 		want = json_object_get_string(src);
 		if (c->in->mcp_name == NULL) {
@@ -1666,7 +1764,7 @@ modern_request(struct ctx *c, json_object *msg)
 		modern_listen(c, id, params);
 		return;
 	}
-	resp = answer_request(c, id, method, params, 1, &http);
+	resp = answer_request(c, id, method, params, &http);
 	reply_json(c, http, resp);
 	json_object_put(resp);
 }

@@ -10,10 +10,11 @@
  *     an Mcp-Session-Id, notifications get 202, GET/DELETE get 405.
  * The tools are the rows of the operation table (api/optable.c) that do
  * not carry SW_OP_NO_MCP, plus the sysadmin's descriptors in
- * <state-dir>/tools.d/NAME.json.  A tools/call of a row runs the REST
- * router in this process with the principal this endpoint authenticated
- * (one token check), so REST validates, authorizes and handles it
- * exactly as it does for a browser or curl, with no HTTP hop.  A plugin
+ * <state-dir>/tools.d/NAME.json.  A tools/call of a row goes to the
+ * router's dispatch in this process with its arguments as JSON and the
+ * principal this endpoint authenticated (one token check), so it is
+ * validated, authorized and handled exactly as REST does for a browser
+ * or curl, with no URL built and no HTTP hop.  A plugin
  * tool is a request to its /ext/NAME FastCGI program (mcp/mcp_rest.c).
  *
  * Nothing here knows about FastCGI: cgi/mcp.c fills a struct
@@ -205,8 +206,8 @@ json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
 /*
  * Run tools/call for the principal who (borrowed; authorization is its
  * header, relayed to plugin programs only): name and arguments
- * (borrowed, may be NULL) become a REST request run in process (a
- * plugin's: an HTTP request).  *result is a new CallToolResult
+ * (borrowed, may be NULL) go to the row's dispatch in process (a
+ * plugin's become an HTTP request).  *result is a new CallToolResult
  * {content, structuredContent?, isError?}.  Returns
  * SW_ENOTFOUND for an unknown tool and SW_EINVAL when arguments is not
  * an object (both JSON-RPC -32602 with a reason in why); every failure
@@ -216,21 +217,6 @@ sw_err	sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
 	    const char *authorization, const char *name,
 	    json_object *arguments, json_object **result, char *why,
 	    size_t whysz);
-
-/*
- * Map arguments (borrowed) onto a REST request for a path template:
- * {placeholders} are substituted percent-encoded, names listed in
- * query_fields (and "dry_run" when dry_run_ok) go to the query string,
- * and the rest go to the JSON body -- or to the query string when
- * rest_to_query.  *target gets "path[?query]"; *body (new reference or
- * NULL) the body.  Missing placeholders, values that are not one plain
- * path segment (sw_path_segment_bad) and a target over its cap are
- * reported in errs (SW_EINVAL): nothing cut is ever sent.
- */
-sw_err	sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
-	    int dry_run_ok, int rest_to_query, int want_body,
-	    json_object *arguments, struct sw_buf *target, json_object **body,
-	    struct sw_ferrs *errs);
 
 /*
  * Run the tool row op_name with arguments (borrowed, may be NULL) for
@@ -255,7 +241,8 @@ int	sw_mcp_tool_known(const struct sw_mcp *m, const char *name);
 
 /* ---- confirmation of destructive calls (mcp/mcp_confirm.c) -------------- */
 
-/* Does this row take a "confirm" argument (destructive, or feature_set)? */
+/* Does this row take a "confirm" argument (SW_OP_DESTRUCTIVE or
+ * SW_OP_CONFIRM_OFF)? */
 int	sw_mcp_confirm_asked(const struct sw_op *op);
 /* Must this call (arguments borrowed) be confirmed by the user first? */
 int	sw_mcp_needs_confirm(struct sw_mcp *m, const struct sw_principal *who,

@@ -4,9 +4,10 @@
  *
  * A call needs it when its row is flagged SW_OP_DESTRUCTIVE (the table
  * is the one rule: cluster_delete, instance_group_delete, node_replace,
- * node_delete, training_job_delete, inference_delete) or when it is a
- * feature_set that turns a feature off while the cluster runs training
- * jobs or inference endpoints.  A dry run never needs it.  The plan the
+ * node_delete, training_job_delete, inference_delete) or flagged
+ * SW_OP_CONFIRM_OFF (feature_set) and turns something off while the
+ * cluster runs workloads: an item not terminal in any row flagged
+ * SW_OP_WORKLOADS (training jobs, inference endpoints).  A dry run never needs it.  The plan the
  * user is shown is the call's own dry run, run in process.  mcp.c asks
  * with elicitation (2026-07-28: an input_required result whose
  * requestState, an HMAC of the token, tool and arguments, must come back
@@ -44,22 +45,23 @@ turns_feature_off(json_object *args)
 	return 0;
 }
 
-/* How many training jobs still run and inference endpoints exist. */
+/* How many workloads (items of SW_OP_WORKLOADS rows) still run. */
 static int
 running_workloads(struct sw_mcp *m, const struct sw_principal *who,
     const char *cluster)
 {
-	static const char *const ops[] = { "training_job_list",
-	    "inference_list" };
 	json_object *args = json_object_new_object(), *doc, *items, *it;
 	long status;
 	size_t i, j;
 	int n = 0;
 
 	sw_json_add_str(args, "name", cluster);
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (i = 0; i < sw_optable_len; i++) {
+		if (!(sw_optable[i].flags & SW_OP_WORKLOADS))
+			continue;
 		doc = NULL;
-		if (sw_mcp_op_run(m, who, ops[i], args, &status, &doc) ==
+		if (sw_mcp_op_run(m, who, sw_optable[i].name, args, &status,
+		    &doc) ==
 		    SW_OK && status == 200 && (items = sw_json_get(doc,
 		    "items")) != NULL && json_object_is_type(items,
 		    json_type_array))
@@ -99,7 +101,7 @@ sw_mcp_needs_confirm(struct sw_mcp *m, const struct sw_principal *who,
 		return 0;
 	if (op->flags & SW_OP_DESTRUCTIVE)
 		return 1;
-	if (strcmp(name, "feature_set") != 0 || args == NULL ||
+	if (!(op->flags & SW_OP_CONFIRM_OFF) || args == NULL ||
 	    !json_object_is_type(args, json_type_object) ||
 	    !turns_feature_off(args) ||
 	    (cluster = sw_json_get_str(args, "name")) == NULL)
@@ -111,8 +113,7 @@ int
 sw_mcp_confirm_asked(const struct sw_op *op)
 {
 	return op != NULL && !(op->flags & SW_OP_READONLY) &&
-	    ((op->flags & SW_OP_DESTRUCTIVE) ||
-	    strcmp(op->name, "feature_set") == 0);
+	    (op->flags & (SW_OP_DESTRUCTIVE | SW_OP_CONFIRM_OFF)) != 0;
 }
 
 long

@@ -1,6 +1,6 @@
 /*
  * mcp_tools.c: MCP tools from the operation table and from tools.d
- * descriptors, and tools/call as a REST request (see mcp.h).
+ * descriptors, and tools/call (see mcp.h).
  *
  * A row becomes a tool with the row's name; its description is the
  * summary and description plus, for a mutating row, the status tool to
@@ -8,14 +8,13 @@
  * field tables (and dry_run); its outputSchema is the row's named
  * response schema or the problem document a failed call returns.
  *
- * tools/call of a row first checks the path arguments against the
- * row's own field table (one plain segment each: no '/', '..' or
- * encoded separator, then the field's type and pattern), puts them into
- * the path (percent-encoded), query arguments into the query string and
- * the rest into the JSON body, and runs the REST router in this process
- * with the principal slipway-mcp already authenticated: the same scope
- * check, validation and handler as REST, and no HTTP hop.  Plugin tools
- * (tools.d) are requests to their /ext/ program through m->rest.
+ * tools/call of a row hands its arguments, as JSON, to the router's
+ * dispatch (api/router.h) with the principal slipway-mcp already
+ * authenticated: the same scope check, validation and handler as REST,
+ * with no path, query or body text between and no HTTP hop.  Plugin
+ * tools (tools.d) are HTTP requests to their /ext/ program through
+ * m->rest: their path arguments must each be one plain segment, and the
+ * other arguments go to the query (GET, DELETE) or the JSON body.
  * The REST answer comes back as structuredContent plus the same JSON as
  * text; a 4xx/5xx problem document becomes isError with its detail and
  * per-field errors as text, so the model can correct its call.
@@ -27,6 +26,7 @@
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/url.h"
 #include "mcp/mcp.h"
 #include "api/openapi.h"
 #include "api/router.h"
@@ -245,156 +245,6 @@ sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope)
 	return arr;
 }
 
-/* ---- arguments -> REST request --------------------------------------- */
-
-/* Append s percent-encoded; SW_ETOOBIG when b's cap is reached (the
- * caller must not send what is in b then). */
-static sw_err
-pct_encode(struct sw_buf *b, const char *s)
-{
-	static const char hx[] = "0123456789ABCDEF";
-	const unsigned char *p;
-	char esc[3];
-	sw_err e = SW_OK;
-
-	for (p = (const unsigned char *)s; *p != '\0' && e == SW_OK; p++) {
-		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
-		    *p == '_' || *p == '~')
-			e = sw_buf_add(b, p, 1);
-		else {
-			esc[0] = '%';
-			esc[1] = hx[*p >> 4];
-			esc[2] = hx[*p & 15];
-			e = sw_buf_add(b, esc, 3);
-		}
-	}
-	return e;
-}
-
-/* A scalar argument as text (JSON text for objects and arrays, which
- * the REST validator then refuses by type). */
-static const char *
-arg_text(json_object *v, char *buf, size_t bufsz)
-{
-	switch (json_object_get_type(v)) {
-	case json_type_string:
-		return json_object_get_string(v);
-	case json_type_boolean:
-		return json_object_get_boolean(v) ? "true" : "false";
-	case json_type_int:
-		snprintf(buf, bufsz, "%lld",
-		    (long long)json_object_get_int64(v));
-		return buf;
-	default:
-		return sw_json_str(v);
-	}
-}
-
-static int
-is_query_field(const struct sw_field *params, const char *name)
-{
-	for (; params != NULL && params->name != NULL; params++)
-		if ((params->flags & SW_F_QUERY) &&
-		    strcmp(params->name, name) == 0)
-			return 1;
-	return 0;
-}
-
-static sw_err
-query_add(struct sw_buf *q, const char *k, json_object *v)
-{
-	char num[32];
-	sw_err e;
-
-	if ((e = sw_buf_puts(q, q->len ? "&" : "")) != SW_OK ||
-	    (e = pct_encode(q, k)) != SW_OK ||
-	    (e = sw_buf_puts(q, "=")) != SW_OK)
-		return e;
-	return pct_encode(q, arg_text(v, num, sizeof(num)));
-}
-
-sw_err
-sw_mcp_map_args(const char *path_tmpl, const struct sw_field *params,
-    int dry_run_ok, int rest_to_query, int want_body, json_object *args,
-    struct sw_buf *target, json_object **body, struct sw_ferrs *errs)
-{
-	json_object *used = json_object_new_object(), *v, *b = NULL;
-	struct sw_buf q;
-	const char *t, *close, *bad;
-	char name[64], num[32];
-	size_t n;
-	sw_err e = SW_OK;
-
-	*body = NULL;
-	sw_buf_init(&q, SW_MAX_QUERY);
-	/* The path, with {name} and {name}:verb placeholders filled. */
-	for (t = path_tmpl; *t != '\0' && e == SW_OK; ) {
-		if (*t != '{' || (close = strchr(t, '}')) == NULL) {
-			n = strcspn(t + 1, "{") + 1;
-			e = sw_buf_add(target, t, n);
-			t += n;
-			continue;
-		}
-		n = (size_t)(close - t - 1);
-		if (n == 0 || n >= sizeof(name)) {
-			t = close + 1;
-			continue;
-		}
-		memcpy(name, t + 1, n);
-		name[n] = '\0';
-		v = args ? sw_json_get(args, name) : NULL;
-		if (v == NULL || json_object_is_type(v, json_type_null))
-			sw_ferr_add(errs, name, "required", "is required");
-		else if (json_object_is_type(v, json_type_object) ||
-		    json_object_is_type(v, json_type_array))
-			sw_ferr_add(errs, name, "type", "must be a string");
-		else if (arg_text(v, num, sizeof(num))[0] == '\0')
-			sw_ferr_add(errs, name, "minLength",
-			    "must not be empty");
-		else if ((bad = sw_path_segment_bad(arg_text(v, num,
-		    sizeof(num)))) != NULL)
-			sw_ferr_add(errs, name, "segment", "%s", bad);
-		else
-			e = pct_encode(target, arg_text(v, num, sizeof(num)));
-		json_object_object_add(used, name, NULL);
-		t = close + 1;
-	}
-	if (args != NULL && e == SW_OK) {
-		json_object_object_foreach(args, k, val) {
-			if (json_object_object_get_ex(used, k, NULL))
-				continue;
-			if (is_query_field(params, k) ||
-			    (dry_run_ok && strcmp(k, "dry_run") == 0) ||
-			    rest_to_query) {
-				if (val != NULL && !json_object_is_type(val,
-				    json_type_null) && e == SW_OK)
-					e = query_add(&q, k, val);
-				continue;
-			}
-			if (b == NULL)
-				b = json_object_new_object();
-			json_object_object_add(b, k, json_object_get(val));
-		}
-	}
-	if (b == NULL && want_body)
-		b = json_object_new_object();
-	if (q.len > 0 && e == SW_OK && (e = sw_buf_puts(target, "?")) ==
-	    SW_OK)
-		e = sw_buf_add(target, q.data, q.len);
-	sw_buf_free(&q);
-	json_object_put(used);
-	if (e != SW_OK) {
-		/* Never send a cut request: say which limit it broke. */
-		sw_ferr_add(errs, "arguments", "maxLength", "path and query "
-		    "would exceed %d bytes", SW_MAX_PATH + SW_MAX_QUERY);
-		json_object_put(b);
-		b = NULL;
-	}
-	*body = b;
-	return errs->n > 0 ? SW_EINVAL : SW_OK;
-}
-
 /* ---- REST answer -> CallToolResult ------------------------------------ */
 
 static void
@@ -530,86 +380,28 @@ plugin_find(const struct sw_mcp *m, const char *name)
 	return NULL;
 }
 
-/*
- * The path arguments of a row, checked against the row's own field
- * table before anything is built or run: one plain segment each, then
- * the field's type, bounds and pattern.  Problems go to errs.
- */
-static void
-check_path_args(const struct sw_op *op, json_object *args,
-    struct sw_ferrs *errs)
-{
-	const struct sw_field *f;
-	json_object *typed = json_object_new_object(), *v, *t;
-	const char *text, *bad;
-	char num[32];
 
-	for (f = op->params; f != NULL && f->name != NULL; f++) {
-		if (!(f->flags & SW_F_PATH))
-			continue;
-		v = args != NULL ? sw_json_get(args, f->name) : NULL;
-		if (v == NULL || json_object_is_type(v, json_type_null) ||
-		    json_object_is_type(v, json_type_object) ||
-		    json_object_is_type(v, json_type_array))
-			continue;	/* sw_mcp_map_args names these */
-		text = arg_text(v, num, sizeof(num));
-		if ((bad = sw_path_segment_bad(text)) != NULL) {
-			sw_ferr_add(errs, f->name, "segment", "%s", bad);
-			continue;
-		}
-		if ((t = sw_field_from_text(f, text, errs)) != NULL)
-			json_object_object_add(typed, f->name, t);
-	}
-	if (errs->n == 0)
-		(void)sw_validate(typed, op->params, SW_F_PATH, errs);
-	json_object_put(typed);
-}
+/* ---- a row: dispatch in this process ------------------------------------ */
 
 /*
- * Run a row's REST request in this process: the router does the scope
- * check (with the principal slipway-mcp authenticated), validation and
- * the handler.  *doc: new reference (the answer or its problem).
+ * Run row op for who with args (borrowed, may be NULL) through the
+ * router's dispatch: the scope check, validation and the handler REST
+ * runs, with the arguments as they came.  *status gets the HTTP status
+ * and *doc (new reference) the answer or its problem document.
  */
 static void
-route_in_process(struct sw_mcp *m, const struct sw_principal *who,
-    const struct sw_op *op, const char *target, const char *body,
-    long *status, json_object **doc)
+run_row(struct sw_mcp *m, const struct sw_principal *who,
+    const struct sw_op *op, json_object *args, long *status,
+    json_object **doc)
 {
 	struct sw_req r;
-	const char *q = strchr(target, '?');
-	char *path;
 
-	*doc = NULL;
-	if ((path = sw_strndup(target, q ? (size_t)(q - target) :
-	    strlen(target))) == NULL) {
-		/* Still a problem document: the caller's isError result
-		 * quotes its status and title. */
-		const struct sw_err_info *ei = sw_err_info(SW_ENOMEM);
-
-		*status = ei->http_status;
-		*doc = problem_new(ei->http_status, ei->slug, ei->title,
-		    "out of memory", NULL);
-		return;
-	}
 	sw_req_from_env(&r, NULL);
 	r.method = op->method;
-	r.uri = path;
-	r.query = q != NULL && q[1] != '\0' ? q + 1 : NULL;
-	r.principal = who;
-	r.body = body != NULL ? body : "";
-	r.body_len = strlen(r.body);
-	r.content_type = body != NULL ? "application/json" : NULL;
+	r.uri = op->path;
 	r.db = m->db;
 	r.cfg = m->cfg;
-	sw_route(&r, m->handlers);
-	if (r.err == SW_OK && r.op != op) {
-		/* The path was built from op's template and checked
-		 * arguments: another row here is a bug, never run it. */
-		sw_error("tools/call %s routed to %s", op->name,
-		    r.op ? r.op->name : "nothing");
-		sw_req_fail(&r, SW_EINTERNAL, "%s did not route to itself",
-		    op->name);
-	}
+	sw_dispatch(&r, op, who, args, m->handlers);
 	if (r.err != SW_OK) {
 		*status = sw_err_http_status(r.err);
 		*doc = sw_req_problem(&r);
@@ -625,8 +417,188 @@ route_in_process(struct sw_mcp *m, const struct sw_principal *who,
 			*doc = json_object_new_object();
 	}
 	sw_req_free(&r);
-	free(path);
 }
+
+/* ---- a plugin: an HTTP request to its /ext/ program --------------------- */
+
+/* A scalar argument as the text of a URL (JSON text for the rest). */
+static const char *
+arg_text(json_object *v)
+{
+	if (json_object_is_type(v, json_type_string) ||
+	    json_object_is_type(v, json_type_int) ||
+	    json_object_is_type(v, json_type_boolean) ||
+	    json_object_is_type(v, json_type_double))
+		return json_object_get_string(v);
+	return sw_json_str(v);
+}
+
+/* Fill {placeholder}s of the plugin's path with its arguments, each one
+ * plain segment, percent-encoded; the names used go to used. */
+static sw_err
+plugin_path(const char *tmpl, json_object *args, json_object *used,
+    struct sw_buf *target, struct sw_ferrs *errs)
+{
+	const char *t, *close, *bad, *text;
+	char name[64];
+	json_object *v;
+	size_t n;
+	sw_err e = SW_OK;
+
+	for (t = tmpl; *t != '\0' && e == SW_OK; ) {
+		if (*t != '{' || (close = strchr(t, '}')) == NULL) {
+			n = strcspn(t + 1, "{") + 1;
+			e = sw_buf_add(target, t, n);
+			t += n;
+			continue;
+		}
+		n = (size_t)(close - t - 1);
+		t = close + 1;
+		if (n == 0 || n >= sizeof(name))
+			continue;
+		memcpy(name, close - n, n);
+		name[n] = '\0';
+		json_object_object_add(used, name, NULL);
+		v = sw_json_get(args, name);
+		if (v == NULL || json_object_is_type(v, json_type_null))
+			sw_ferr_add(errs, name, "required", "is required");
+		else if (json_object_is_type(v, json_type_object) ||
+		    json_object_is_type(v, json_type_array))
+			sw_ferr_add(errs, name, "type", "must be a string");
+		else if ((text = arg_text(v))[0] == '\0')
+			sw_ferr_add(errs, name, "minLength",
+			    "must not be empty");
+		else if ((bad = sw_path_segment_bad(text)) != NULL)
+			sw_ferr_add(errs, name, "segment", "%s", bad);
+		else
+			e = sw_url_encode(target, text);
+	}
+	return e;
+}
+
+/*
+ * The plugin's request: its path with placeholders filled, the other
+ * arguments in the query string of a GET or DELETE and in the JSON body
+ * (*body, new reference) of the rest.  Problems go to errs (SW_EINVAL);
+ * a target over its cap is one of them: nothing cut is ever sent.
+ */
+static sw_err
+plugin_request(json_object *plugin, json_object *args, struct sw_buf *target,
+    json_object **body, struct sw_ferrs *errs)
+{
+	const char *method = sw_json_get_str(plugin, "method");
+	int query = strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0;
+	json_object *used = json_object_new_object();
+	const char *sep = "?";
+	sw_err e;
+
+	*body = query ? NULL : json_object_new_object();
+	e = plugin_path(sw_json_get_str(plugin, "path"), args, used, target,
+	    errs);
+	if (args == NULL)
+		args = used;	/* no arguments: nothing more to place */
+	json_object_object_foreach(args, k, v) {
+		if (json_object_object_get_ex(used, k, NULL))
+			continue;
+		if (!query) {
+			json_object_object_add(*body, k, json_object_get(v));
+			continue;
+		}
+		if (v == NULL || json_object_is_type(v, json_type_null) ||
+		    e != SW_OK)
+			continue;
+		if ((e = sw_buf_puts(target, sep)) == SW_OK &&
+		    (e = sw_url_encode(target, k)) == SW_OK &&
+		    (e = sw_buf_puts(target, "=")) == SW_OK)
+			e = sw_url_encode(target, arg_text(v));
+		sep = "&";
+	}
+	json_object_put(used);
+	if (e != SW_OK)
+		sw_ferr_add(errs, "arguments", "maxLength", "path and query "
+		    "would exceed %d bytes", SW_MAX_PATH + SW_MAX_QUERY);
+	if (errs->n > 0) {
+		json_object_put(*body);
+		*body = NULL;
+		return SW_EINVAL;
+	}
+	return SW_OK;
+}
+
+/* The answer of a plugin's program as a CallToolResult.  New reference. */
+static json_object *
+plugin_result(const char *name, long status, struct sw_buf *resp)
+{
+	json_object *doc = NULL;
+	char detail[300];
+
+	if (resp->len > 0 && sw_json_parse(resp->data, resp->len, &doc,
+	    detail, sizeof(detail)) != SW_OK)
+		doc = NULL;
+	if (resp->len == 0 && status < 300)
+		doc = json_object_new_object();
+	if (status >= 200 && status < 400)
+		return ok_result(NULL, doc, sw_buf_str(resp));
+	if (doc == NULL || !json_object_is_type(doc, json_type_object)) {
+		json_object_put(doc);
+		snprintf(detail, sizeof(detail), "%.250s",
+		    resp->len ? sw_buf_str(resp) : "(no body)");
+		doc = problem_new((int)status, "upstream", "HTTP error",
+		    detail, NULL);
+	} else if (sw_json_get(doc, "status") == NULL)
+		sw_json_add_int(doc, "status", status);
+	return error_result(name, doc);
+}
+
+/* tools/call of a plugin tool: scope, then the HTTP request. */
+static json_object *
+plugin_call(struct sw_mcp *m, const struct sw_principal *who,
+    const char *authorization, json_object *plugin, json_object *args)
+{
+	const char *name = sw_json_get_str(plugin, "tool");
+	const char *method = sw_json_get_str(plugin, "method");
+	json_object *body = NULL, *res;
+	struct sw_ferrs errs;
+	struct sw_buf target, resp;
+	/* room for "<field>: <message>" of a struct sw_ferr */
+	char detail[sizeof(((struct sw_ferr *)0)->field) +
+	    sizeof(((struct sw_ferr *)0)->msg) + 64];
+	long status = 0;
+	sw_err e;
+
+	if (who->scope < sw_scope_parse(sw_json_get_str(plugin, "scope"))) {
+		snprintf(detail, sizeof(detail), "%s needs scope %s", name,
+		    sw_json_get_str(plugin, "scope"));
+		return error_result(name, problem_new(403, "forbidden",
+		    "Forbidden", detail, NULL));
+	}
+	memset(&errs, 0, sizeof(errs));
+	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
+	sw_buf_init(&resp, SW_MCP_MAX_REST_BODY);
+	if (plugin_request(plugin, args, &target, &body, &errs) != SW_OK) {
+		snprintf(detail, sizeof(detail), "%s: %s", errs.e[0].field,
+		    errs.e[0].msg);
+		res = error_result(name, problem_new(400, "validation",
+		    "Invalid request", detail, &errs));
+		goto out;
+	}
+	e = m->rest(m->rest_arg, method, sw_buf_str(&target), authorization,
+	    body != NULL ? sw_json_str(body) : NULL, &status, &resp);
+	if (e != SW_OK) {
+		snprintf(detail, sizeof(detail), "slipway-mcp could not reach "
+		    "the plugin for %s %.200s", method, sw_buf_str(&target));
+		res = error_result(name, problem_new(sw_err_http_status(e),
+		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
+	} else
+		res = plugin_result(name, status, &resp);
+out:
+	json_object_put(body);
+	sw_buf_free(&target);
+	sw_buf_free(&resp);
+	return res;
+}
+
+/* ---- tools/call ---------------------------------------------------------- */
 
 sw_err
 sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
@@ -634,15 +606,8 @@ sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
     json_object **result, char *why, size_t whysz)
 {
 	const struct sw_op *op = sw_op_by_name(name);
-	json_object *plugin = NULL, *body = NULL, *doc = NULL;
-	struct sw_ferrs errs;
-	struct sw_buf target, resp;
-	const char *method, *body_text = NULL;
-	/* room for "<field>: <message>" of a struct sw_ferr */
-	char detail[sizeof(((struct sw_ferr *)0)->field) +
-	    sizeof(((struct sw_ferr *)0)->msg) + 2];
+	json_object *plugin = NULL, *doc = NULL;
 	long status = 0;
-	sw_err e;
 
 	*result = NULL;
 	if (op != NULL && !op_is_tool(op))
@@ -655,81 +620,15 @@ sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
 		snprintf(why, whysz, "arguments must be an object");
 		return SW_EINVAL;
 	}
-	memset(&errs, 0, sizeof(errs));
-	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
-	sw_buf_init(&resp, SW_MCP_MAX_REST_BODY);
-	if (op != NULL) {
-		method = op->method;
-		check_path_args(op, args, &errs);
-		e = errs.n > 0 ? SW_EINVAL : sw_mcp_map_args(op->path,
-		    op->params, (op->flags & SW_OP_DRY_RUN) != 0,
-		    op->body == NULL && (strcmp(method, "GET") == 0 ||
-		    strcmp(method, "DELETE") == 0), op->body != NULL, args,
-		    &target, &body, &errs);
-	} else {
-		method = sw_json_get_str(plugin, "method");
-		if (who->scope < sw_scope_parse(sw_json_get_str(plugin,
-		    "scope"))) {
-			snprintf(detail, sizeof(detail), "%s needs scope %s",
-			    name, sw_json_get_str(plugin, "scope"));
-			*result = error_result(name, problem_new(403,
-			    "forbidden", "Forbidden", detail, NULL));
-			goto out;
-		}
-		e = sw_mcp_map_args(sw_json_get_str(plugin, "path"), NULL, 0,
-		    strcmp(method, "GET") == 0 || strcmp(method, "DELETE") ==
-		    0, strcmp(method, "GET") != 0 && strcmp(method,
-		    "DELETE") != 0, args, &target, &body, &errs);
+	if (op == NULL) {
+		*result = plugin_call(m, who, authorization, plugin, args);
+		return SW_OK;
 	}
-	if (e != SW_OK) {
-		snprintf(detail, sizeof(detail), "%s: %s", errs.e[0].field,
-		    errs.e[0].msg);
-		*result = error_result(name, problem_new(400, "validation",
-		    "Invalid request", detail, &errs));
-		goto out;
-	}
-	if (body != NULL)
-		body_text = sw_json_str(body);
-	if (op != NULL) {
-		route_in_process(m, who, op, sw_buf_str(&target), body_text,
-		    &status, &doc);
-		if (status >= 400 || status < 200)
-			*result = error_result(name, doc);
-		else
-			*result = ok_result(op, doc, "");
-		goto out;
-	}
-	e = m->rest(m->rest_arg, method, sw_buf_str(&target), authorization,
-	    body_text, &status, &resp);
-	if (e != SW_OK) {
-		snprintf(detail, sizeof(detail), "slipway-mcp could not reach "
-		    "the plugin for %s %s", method, sw_buf_str(&target));
-		*result = error_result(name, problem_new(sw_err_http_status(e),
-		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
-		goto out;
-	}
-	if (resp.len > 0 && sw_json_parse(resp.data, resp.len, &doc, detail,
-	    sizeof(detail)) != SW_OK)
-		doc = NULL;
-	if (resp.len == 0 && status < 300)
-		doc = json_object_new_object();
-	if (status >= 400 || status < 200) {
-		if (doc == NULL || !json_object_is_type(doc,
-		    json_type_object)) {
-			json_object_put(doc);
-			snprintf(detail, sizeof(detail), "%.250s",
-			    resp.len ? sw_buf_str(&resp) : "(no body)");
-			doc = problem_new((int)status, "upstream", "HTTP error",
-			    detail, NULL);
-		} else if (sw_json_get(doc, "status") == NULL)
-			sw_json_add_int(doc, "status", status);
+	run_row(m, who, op, args, &status, &doc);
+	if (status >= 400 || status < 200)
 		*result = error_result(name, doc);
-	} else
-		*result = ok_result(NULL, doc, sw_buf_str(&resp));
-out:
-	json_object_put(body);
-	sw_buf_free(&target);
-	sw_buf_free(&resp);
+	else
+		*result = ok_result(op, doc, "");
 	return SW_OK;
 }
 
@@ -738,35 +637,12 @@ sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
     const char *op_name, json_object *args, long *status, json_object **doc)
 {
 	const struct sw_op *op = sw_op_by_name(op_name);
-	json_object *body = NULL;
-	struct sw_ferrs errs;
-	struct sw_buf target;
-	char detail[sizeof(((struct sw_ferr *)0)->field) +
-	    sizeof(((struct sw_ferr *)0)->msg) + 2];
-	sw_err e;
 
 	*doc = NULL;
 	*status = 0;
 	if (op == NULL || !op_is_tool(op))
 		return SW_ENOTFOUND;
-	memset(&errs, 0, sizeof(errs));
-	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
-	check_path_args(op, args, &errs);
-	e = errs.n > 0 ? SW_EINVAL : sw_mcp_map_args(op->path, op->params,
-	    (op->flags & SW_OP_DRY_RUN) != 0, op->body == NULL &&
-	    (strcmp(op->method, "GET") == 0 || strcmp(op->method, "DELETE") ==
-	    0), op->body != NULL, args, &target, &body, &errs);
-	if (e != SW_OK) {
-		snprintf(detail, sizeof(detail), "%s: %s", errs.e[0].field,
-		    errs.e[0].msg);
-		*status = 400;
-		*doc = problem_new(400, "validation", "Invalid request",
-		    detail, &errs);
-	} else
-		route_in_process(m, who, op, sw_buf_str(&target),
-		    body != NULL ? sw_json_str(body) : NULL, status, doc);
-	json_object_put(body);
-	sw_buf_free(&target);
+	run_row(m, who, op, args, status, doc);
 	return SW_OK;
 }
 

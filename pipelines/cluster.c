@@ -456,23 +456,26 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 	if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
 	    strlen(lifecycle_script), "text/x-shellscript", &err) != SW_OK) {
 		if (strcmp(err.code, "NoSuchBucket") != 0)
-			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
-			    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
+			return sw_err_transient(aws_error_sw(&err)) ?
+			    sw_step_transient(s, "s3: %s", err.code) :
+			    sw_step_fail(s, "PutObject %s: %s", key,
 			    err.code);
 		memset(&err, 0, sizeof(err));
 		s->calls_made++;
 		if (aws_s3_create_bucket(s->aws, bucket, &err) != SW_OK &&
 		    strcmp(err.code, "BucketAlreadyOwnedByYou") != 0)
-			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
-			    err.code) : sw_step_fail(s, "CreateBucket %s: %s %s",
+			return sw_err_transient(aws_error_sw(&err)) ?
+			    sw_step_transient(s, "s3: %s", err.code) :
+			    sw_step_fail(s, "CreateBucket %s: %s %s",
 			    bucket, err.code, err.message);
 		memset(&err, 0, sizeof(err));
 		s->calls_made++;
 		if (aws_s3_put_object(s->aws, bucket, key, lifecycle_script,
 		    strlen(lifecycle_script), "text/x-shellscript", &err) !=
 		    SW_OK)
-			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
-			    err.code) : sw_step_fail(s, "PutObject %s: %s", key,
+			return sw_err_transient(aws_error_sw(&err)) ?
+			    sw_step_transient(s, "s3: %s", err.code) :
+			    sw_step_fail(s, "PutObject %s: %s", key,
 			    err.code);
 	}
 	sw_res_set(s, "lifecycle_uri", uri);

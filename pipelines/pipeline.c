@@ -76,6 +76,20 @@ sw_step_retry(struct sw_step *s, int64_t ms, const char *fmt, ...)
 }
 
 enum sw_step_rc
+sw_step_transient(struct sw_step *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->wait_ms = SW_TRANSIENT_RETRY_MS +
+	    (int64_t)(sw_now_ms() % SW_TRANSIENT_JITTER_MS);
+	s->unavailable = 1;
+	va_start(ap, fmt);
+	vsnprintf(s->msg, sizeof(s->msg), fmt, ap);
+	va_end(ap);
+	return STEP_WAIT;
+}
+
+enum sw_step_rc
 sw_step_fail(struct sw_step *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -146,9 +160,9 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 			sw_fault_kill_after(op);
 		return STEP_DONE;
 	}
-	if (err.retryable || err.transport)
-		return sw_step_retry(s, 1000 + (int64_t)(sw_now_ms() % 2000),
-		    "%s %s: %s (will retry)",
+	/* What the error means was decided once, where it was born. */
+	if (sw_err_transient(aws_error_sw(&err)))
+		return sw_step_transient(s, "%s %s: %s (will retry)",
 		    aws_service(svc)->id, op, err.code[0] ? err.code :
 		    "transport error");
 	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,

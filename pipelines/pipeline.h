@@ -100,6 +100,18 @@ enum sw_step_rc sw_step_wait(struct sw_step *, int64_t ms,
  */
 enum sw_step_rc sw_step_retry(struct sw_step *, int64_t ms,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * The one backoff of a stage after a transient failure (an AWS or
+ * Kubernetes call that sw_err_transient() says to try again): as
+ * sw_step_retry, after SW_TRANSIENT_RETRY_MS plus up to
+ * SW_TRANSIENT_JITTER_MS, so stages that failed together do not come
+ * back together.  (A call's own short retries happen first, inside
+ * aws_call: cloud/retry.c.)
+ */
+#define SW_TRANSIENT_RETRY_MS	1000
+#define SW_TRANSIENT_JITTER_MS	2000
+enum sw_step_rc sw_step_transient(struct sw_step *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 enum sw_step_rc sw_step_fail(struct sw_step *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

@@ -344,9 +344,8 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 	if (e == SW_ECONFLICT)
 		return sw_step_wait(s, sw_poll_ms(s, 30000),
 		    "cluster %s has no endpoint yet", cluster);
-	if (e == SW_ETHROTTLED || e == SW_EUNAVAIL || e == SW_ETIMEOUT ||
-	    err.retryable || err.transport || err.throttling)
-		return sw_step_retry(s, 1000 + (int64_t)(sw_now_ms() % 2000),
+	if (sw_err_transient(e))
+		return sw_step_transient(s,
 		    "eks DescribeCluster: %s (will retry)", err.code[0] ?
 		    err.code : "transport error");
 	return sw_step_fail(s, "Kubernetes API of %s: %s: %s", cluster,

@@ -158,8 +158,9 @@ delete_lifecycle(struct sw_step *s)
 		    &err) != SW_OK) {
 			if (strcmp(err.code, "NoSuchBucket") == 0)
 				return STEP_DONE;
-			return err.retryable ? sw_step_retry(s, 5000, "s3: %s",
-			    err.code) : sw_step_fail(s, "ListObjectsV2 %s: %s",
+			return sw_err_transient(aws_error_sw(&err)) ?
+			    sw_step_transient(s, "s3: %s", err.code) :
+			    sw_step_fail(s, "ListObjectsV2 %s: %s",
 			    prefix, err.code);
 		}
 		list = sw_json_get(out, "Contents");
@@ -182,8 +183,8 @@ delete_lifecycle(struct sw_step *s)
 			if (aws_s3_delete_object(s->aws, bucket, key, &err) !=
 			    SW_OK && strcmp(err.code, "NoSuchKey") != 0) {
 				json_object_put(out);
-				return err.retryable ? sw_step_retry(s, 5000,
-				    "s3: %s", err.code) : sw_step_fail(s,
+				return sw_err_transient(aws_error_sw(&err)) ?
+				    sw_step_transient(s, "s3: %s", err.code) : sw_step_fail(s,
 				    "DeleteObject %s: %s", key, err.code);
 			}
 		}

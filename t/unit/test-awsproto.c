@@ -175,6 +175,25 @@ test_errors(void)
 	is_str(e.code, "502", "garbage body: status as code");
 	ok(e.retryable && !e.throttling, "502 is transient");
 	is_str(e.message, "Bad Gateway", "garbage body kept as message");
+	is_int(aws_error_sw(&e), SW_EUNAVAIL, "a transient 5xx -> "
+	    "SW_EUNAVAIL, said once: no caller patches SW_EUPSTREAM");
+	ok(sw_err_transient(aws_error_sw(&e)), "... and sw_err_transient");
+	http_response_free(&r);
+
+	/* A 503 ServiceUnavailable with a body: transient, not upstream. */
+	fake_resp(&r, 503, "{\"__type\":\"ServiceUnavailable\","
+	    "\"message\":\"try later\"}", NULL, NULL);
+	awsproto_parse_error(AWS_PROTO_JSON, &r, &e);
+	is_int(aws_error_sw(&e), SW_EUNAVAIL, "503 ServiceUnavailable -> "
+	    "SW_EUNAVAIL");
+	http_response_free(&r);
+	/* A 400 that means nothing more: not transient. */
+	fake_resp(&r, 400, "{\"__type\":\"ValidationException\","
+	    "\"message\":\"bad\"}", NULL, NULL);
+	awsproto_parse_error(AWS_PROTO_JSON, &r, &e);
+	is_int(aws_error_sw(&e), SW_EUPSTREAM, "ValidationException -> "
+	    "SW_EUPSTREAM");
+	ok(!sw_err_transient(aws_error_sw(&e)), "... and not transient");
 	http_response_free(&r);
 
 	aws_error_transport(&e, SW_ETIMEOUT, "Operation timed out");

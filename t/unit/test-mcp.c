@@ -1,5 +1,5 @@
 /* test-mcp.c: lib/mcp without FastCGI or nginx.  Tool list generation
- * from the operation table, argument mapping onto REST requests, request
+ * from the operation table, arguments dispatched as JSON, request
  * parsing and JSON-RPC errors, both eras (version negotiation, sessions,
  * the 2026 header checks), tools/call through the real router run
  * in-process, REST error mapping, and tools.d plugins. */
@@ -288,85 +288,80 @@ test_tool_list(void)
 	json_object_put(ro);
 }
 
-static void
-test_map_args(void)
+/* Error i of a tools/call result's problem: field and rule. */
+static const char *
+err_at(json_object *r, int i, const char *what)
 {
-	const struct sw_op *op = sw_op_by_name("operation_wait");
-	struct sw_ferrs errs;
-	struct sw_buf t;
-	json_object *args, *body;
+	return sw_json_get_str(json_object_array_get_idx(sw_json_path(r,
+	    "structuredContent.errors"), i), what);
+}
 
-	memset(&errs, 0, sizeof(errs));
-	sw_buf_init(&t, 0);
-	args = json_tokener_parse("{\"id\":\"op-1 x~y\",\"timeout\":5}");
-	is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, args, &t, &body,
-	    &errs), SW_OK, "map operation_wait arguments");
-	is_str(sw_buf_str(&t), "/api/v1/operations/op-1%20x~y:wait?"
-	    "timeout=5", "placeholder percent-encoded, query from the table");
-	ok(body == NULL, "no body for a GET");
-	json_object_put(args);
-	sw_buf_reset(&t);
-	{
-		static const char *const bad[] = { "a/b", "..", ".",
-		    "a%2Fb", "a\\\\b", "../../b", NULL };
-		int i, refused = 1;
+/* tools/call arguments go to the row's dispatch as JSON: path values
+ * are checked as one plain segment each, path and query values are
+ * typed by their fields, the rest is the body, and nothing is ever
+ * turned into a URL. */
+static void
+test_dispatch_args(void)
+{
+	static const char *const bad[] = { "a/b", "..", ".", "a%2Fb",
+	    "a\\b", "../../b", NULL };
+	json_object *r;
+	char args[80];
+	int i, refused = 1;
 
-		for (i = 0; bad[i] != NULL; i++) {
-			json_object *a = json_object_new_object();
-
-			memset(&errs, 0, sizeof(errs));
-			sw_buf_reset(&t);
-			sw_json_add_str(a, "id", bad[i]);
-			if (sw_mcp_map_args(op->path, op->params, 0, 1, 0, a,
-			    &t, &body, &errs) != SW_EINVAL ||
-			    strcmp(errs.e[0].rule, "segment") != 0)
-				refused = 0;
-			json_object_put(body);
-			json_object_put(a);
+	for (i = 0; bad[i] != NULL; i++) {
+		snprintf(args, sizeof(args), "{\"id\":\"%s\"}", bad[i]);
+		r = call(NULL, "operation_get", args);
+		if (!sw_json_get_bool(r, "isError", 0) || jpath_int(r,
+		    "structuredContent.status", 0) != 400 || err_at(r, 0,
+		    "rule") == NULL || strcmp(err_at(r, 0, "rule"),
+		    "segment") != 0) {
+			diag("%s: %s", bad[i], sw_json_str(r));
+			refused = 0;
 		}
-		ok(refused, "'/', '.', '..', '%%' and '\\\\' in a path "
-		    "argument are refused, never encoded");
-		memset(&errs, 0, sizeof(errs));
+		json_object_put(r);
 	}
-	{
-		json_object *a = json_object_new_object();
-		char big[SW_MAX_QUERY];
-
-		memset(big, 'x', sizeof(big) - 1);
-		big[sizeof(big) - 1] = '\0';
-		sw_buf_reset(&t);
-		sw_json_add_str(a, "id", "op-1");
-		sw_json_add_str(a, "since_updated_ms", big);
-		is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, a, &t,
-		    &body, &errs), SW_EINVAL, "a query over the cap is an "
-		    "error, not a cut request");
-		is_str(errs.e[0].rule, "maxLength", "... named maxLength");
-		json_object_put(a);
-		memset(&errs, 0, sizeof(errs));
-	}
-	sw_buf_reset(&t);
-	args = json_tokener_parse("{\"timeout\":5}");
-	is_int(sw_mcp_map_args(op->path, op->params, 0, 1, 0, args, &t, &body,
-	    &errs), SW_EINVAL, "missing placeholder refused");
-	is_str(errs.e[0].field, "id", "missing placeholder named");
-	json_object_put(args);
-	sw_buf_reset(&t);
-	memset(&errs, 0, sizeof(errs));
-	op = sw_op_by_name("instance_group_scale");
-	if (op != NULL) {
-		args = json_tokener_parse("{\"name\":\"c1\",\"group\":\"g-1\","
-		    "\"count\":3,\"dry_run\":true}");
-		is_int(sw_mcp_map_args(op->path, op->params, 1, 0, 1, args, &t,
-		    &body, &errs), SW_OK, "map instance_group_scale");
-		is_str(sw_buf_str(&t), "/api/v1/clusters/c1/instance-groups/"
-		    "g-1?dry_run=true", "two placeholders and dry_run query");
-		is_str(sw_json_str(body), "{\"count\":3}",
-		    "the rest is the JSON body");
-		json_object_put(body);
-		json_object_put(args);
-	} else
-		skip(3, "no instance_group_scale row");
-	sw_buf_free(&t);
+	ok(refused, "'/', '.', '..', '%%' and '\\\\' in a path argument "
+	    "are refused, rule segment");
+	r = call(NULL, "operation_get", "{\"id\":\"\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && err_at(r, 0, "rule") != NULL &&
+	    strcmp(err_at(r, 0, "rule"), "minLength") == 0,
+	    "an empty path argument: minLength");
+	json_object_put(r);
+	r = call(NULL, "operation_wait", "{\"timeout\":5}");
+	ok(sw_json_get_bool(r, "isError", 0) && err_at(r, 0, "field") !=
+	    NULL && strcmp(err_at(r, 0, "field"), "id") == 0 &&
+	    strcmp(err_at(r, 0, "rule"), "required") == 0,
+	    "a missing path argument is named, rule required");
+	json_object_put(r);
+	r = call(NULL, "operation_list", "{\"limit\":2}");
+	ok(!sw_json_get_bool(r, "isError", 0), "an integer query argument");
+	json_object_put(r);
+	r = call(NULL, "operation_list", "{\"limit\":\"2\"}");
+	ok(!sw_json_get_bool(r, "isError", 0), "... or its text, as REST "
+	    "reads a query");
+	json_object_put(r);
+	r = call(NULL, "operation_list", "{\"limit\":\"two\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && strcmp(err_at(r, 0, "field"),
+	    "limit") == 0 && strcmp(err_at(r, 0, "rule"), "type") == 0,
+	    "a query argument of the wrong type: rule type");
+	json_object_put(r);
+	r = call(NULL, "operation_list", "{\"limit\":[2]}");
+	ok(sw_json_get_bool(r, "isError", 0) && strcmp(err_at(r, 0, "field"),
+	    "limit") == 0, "an array for a query argument is refused");
+	json_object_put(r);
+	r = call(NULL, "operation_get",
+	    "{\"id\":\"op-0123456789abcdef\",\"dry_run\":true}");
+	ok(sw_json_get_bool(r, "isError", 0) && strcmp(err_at(r, 0, "field"),
+	    "dry_run") == 0 && strcmp(err_at(r, 0, "rule"), "unknown") == 0,
+	    "dry_run where the row takes none: unknown");
+	json_object_put(r);
+	r = call(NULL, "operation_cancel",
+	    "{\"id\":\"op-0123456789abcdef\",\"why\":\"x\"}");
+	ok(sw_json_get_bool(r, "isError", 0) && strcmp(err_at(r, 0, "field"),
+	    "why") == 0 && strcmp(err_at(r, 0, "rule"), "unknown") == 0,
+	    "an argument that is no field of the row: unknown");
+	json_object_put(r);
 }
 
 static void
@@ -846,6 +841,26 @@ test_plugins(void)
 	ok(sw_json_get_bool(r, "isError", 0) && rest_calls == before,
 	    "plugin path argument with '/': refused before any request");
 	json_object_put(r);
+	{
+		struct sw_principal who;
+		json_object *a = json_object_new_object();
+		char big[SW_MAX_PATH + SW_MAX_QUERY], why2[100];
+
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		sw_json_add_str(a, "instance_type", big);
+		before = rest_calls;
+		r = NULL;
+		if (sw_token_check(db, reader, &who) == SW_OK)
+			(void)sw_mcp_tool_call(&m, &who, NULL, "ext_quota", a,
+			    &r, why2, sizeof(why2));
+		ok(r != NULL && sw_json_get_bool(r, "isError", 0) &&
+		    rest_calls == before && strcmp(err_at(r, 0, "rule"),
+		    "maxLength") == 0,
+		    "plugin query over its cap: refused, never cut");
+		json_object_put(r);
+		json_object_put(a);
+	}
 	fake_err = SW_OK;
 	fake_status = 502;
 	fake_body = "<html>bad gateway</html>";
@@ -950,7 +965,7 @@ main(void)
 	fake_err = SW_EUNAVAIL;
 
 	test_tool_list();
-	test_map_args();
+	test_dispatch_args();
 	test_transport();
 	test_modern();
 	test_calls();
