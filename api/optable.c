@@ -2242,7 +2242,7 @@ sw_tool_classes_ok(const char *list)
  * expression (lib/valid.c).  Patterns that are the same string share a
  * row.  A pattern missing here is quoted as it is.
  */
-static const struct sw_pattern_words pattern_words[] = {
+const struct sw_pattern_words sw_pattern_words[] = {
 	{ PAT_CLUSTER, "lowercase letters, digits and hyphens, starting "
 	  "with a letter and ending with a letter or digit, 2 to 32 "
 	  "characters" },
@@ -2271,14 +2271,3 @@ static const struct sw_pattern_words pattern_words[] = {
 	{ PAT_ADDON_VERSION, "an add-on version such as v1.19.0-eksbuild.1" },
 	{ NULL, NULL }
 };
-
-const char *
-sw_pattern_words(const char *pattern)
-{
-	const struct sw_pattern_words *w;
-
-	for (w = pattern_words; pattern != NULL && w->pattern != NULL; w++)
-		if (strcmp(w->pattern, pattern) == 0)
-			return w->words;
-	return NULL;
-}

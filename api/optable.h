@@ -59,6 +59,8 @@ struct sw_op {
 extern const struct sw_field sw_dry_run_field;
 extern const struct sw_op sw_optable[];
 extern const size_t sw_optable_len;
+/* The table's patterns in words (lib/valid.h's sw_valid_words). */
+extern const struct sw_pattern_words sw_pattern_words[];
 
 /* Row by name, or NULL. */
 const struct sw_op *sw_op_by_name(const char *name);

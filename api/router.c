@@ -601,6 +601,7 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 			    "must be boolean");
 		json_object_object_del(params, "dry_run");
 	}
+	sw_valid_words(sw_pattern_words);
 	if (r->op->params != NULL)
 		(void)sw_validate(params, r->op->params, SW_F_PATH | SW_F_QUERY,
 		    &r->ferrs);

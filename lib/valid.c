@@ -109,6 +109,26 @@ type_matches(enum sw_ftype t, json_object *v)
 static void validate_object(json_object *, const struct sw_field *,
     unsigned, const char *, struct sw_ferrs *);
 
+static const struct sw_pattern_words *words_table;
+
+void
+sw_valid_words(const struct sw_pattern_words *table)
+{
+	words_table = table;
+}
+
+/* The words of pattern, or NULL when the table has none. */
+static const char *
+pattern_words(const char *pattern)
+{
+	const struct sw_pattern_words *w;
+
+	for (w = words_table; w != NULL && w->pattern != NULL; w++)
+		if (strcmp(w->pattern, pattern) == 0)
+			return w->words;
+	return NULL;
+}
+
 static void
 validate_string(const struct sw_field *f, json_object *v, const char *path,
     struct sw_ferrs *errs)
@@ -165,7 +185,7 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 		if (regexec(re, s, 0, NULL, 0) == 0)
 			return;
 		/* in words where the table has them */
-		if ((words = sw_pattern_words(f->pattern)) != NULL)
+		if ((words = pattern_words(f->pattern)) != NULL)
 			sw_ferr_add(errs, path, "pattern", "must be %s",
 			    words);
 		else

@@ -83,12 +83,17 @@ json_object *sw_field_from_text(const struct sw_field *, const char *text,
 	    struct sw_ferrs *errs);
 
 /* Record one error (used by handlers for cross-field rules too). */
-/* A pattern in words, for people (the table's own, lib/optable.c). */
+/* A pattern in words, for people. */
 struct sw_pattern_words {
 	const char	*pattern, *words;
 };
-/* The words of pattern, or NULL when the table has none. */
-const char *sw_pattern_words(const char *pattern);
+/*
+ * The patterns in words that refusals quote in place of the regular
+ * expression (the operation table's, api/optable.c, set by the router
+ * before it validates); a table ending in a NULL pattern, borrowed for
+ * good.  Without one a refusal quotes the pattern.
+ */
+void	sw_valid_words(const struct sw_pattern_words *table);
 
 void	sw_ferr_add(struct sw_ferrs *, const char *field, const char *rule,
 	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
