@@ -4,6 +4,7 @@
 // min/max), and the mapping of a problem+json answer onto the inputs.
 import { html, useState, useEffect, useCallback } from "./lib.js";
 import { currentToken } from "./router.js";
+import { followOperation } from "./live.js";
 
 export function Badge({ state, kind }) {
   const s = state === undefined || state === null ? "?" : String(state);
@@ -265,8 +266,34 @@ export function useLive(nav, fn, deps, every) {
   return [st, reload];
 }
 
+const TERMINAL = ["succeeded", "failed", "cancelled"];
+
+// A page that shows operations is told when they change: every
+// unfinished one in ops (at most FOLLOW_MAX at once, the newest first)
+// is followed over its stream (/ws/operations/{id}, the long poll
+// without it) and reload() runs at each change.  Returns the ids
+// followed (the Updated marker says how many).
+const FOLLOW_MAX = 6;
+
+export function useFollowOps(nav, ops, reload) {
+  const ids = (ops || []).filter((o) => !TERMINAL.includes(o.state))
+    .map((o) => o.id).slice(0, FOLLOW_MAX).join(" ");
+  useEffect(() => {
+    if (!ids) return undefined;
+    const seen = {};
+    const stops = ids.split(" ").map((id) => followOperation(id, (o) => {
+      if (!o || !nav.current()) return;
+      const key = o.state + " " + o.updated_ms;
+      if (seen[id] !== undefined && seen[id] !== key) reload();
+      seen[id] = key;
+    }));
+    return () => stops.forEach((f) => f());
+  }, [ids]);
+  return ids ? ids.split(" ") : [];
+}
+
 // "updated N s ago" for a live view, and why a refresh failed.
-export function Updated({ st, id }) {
+export function Updated({ st, id, following }) {
   const [, tick] = useState(0);
   useEffect(() => {
     const i = setInterval(() => tick((x) => x + 1), 1000);
@@ -274,8 +301,11 @@ export function Updated({ st, id }) {
   }, []);
   if (!st || !st.at) return null;
   const s = Math.max(0, Math.round((Date.now() - st.at) / 1000));
+  const n = (following || []).length;
   return html`<p class="updated muted" id=${id || "updated"}
-    data-at=${st.at}>${"updated " + (s < 2 ? "just now" : s + " s ago")}
+    data-at=${st.at} data-following=${n}>${"updated " + (s < 2 ?
+      "just now" : s + " s ago")}${n ? ` · following ${n} running ` +
+      (n === 1 ? "operation" : "operations") + " live" : ""}
     ${st.stale && html`<span class="error stale"> · could not refresh:
       ${st.stale.message}</span>`}</p>`;
 }

@@ -6,7 +6,8 @@
 // compatible one), storage claims and the compute subnets; links to its task
 // governance, its events and each node's page (pages/governance.js).
 // The page is live: re-read every 15 s (statuses AWS holds) and at once
-// when an operation on the cluster changes (followed over the stream);
+// when any unfinished operation on the cluster changes (each followed
+// over its stream);
 // its overview sums GPUs, nodes by health and AZs, and lists the recent
 // operations.  Deleting the cluster asks for its name to be typed and
 // lists what will go (the delete's dry run).
@@ -18,31 +19,12 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, SchemaField, FormErrors, problemErrors,
   buildBody, labelOf, scalarFields, confirmAction, useLive, Updated, Copy,
-  fmtTime, fmtDuration,
+  fmtTime, fmtDuration, useFollowOps,
 } from "../ui.js";
-import { followOperation } from "../live.js";
 import { Diagnose } from "../diagnose.js";
 import { typeLabel } from "./create.js";
 
 const TERMINAL = ["succeeded", "failed", "cancelled"];
-
-// Reload when an unfinished operation on the cluster changes.
-function useFollowOps(nav, ops, reload) {
-  /* the newest unfinished one: a token holds few long polls at once */
-  const ids = (ops || []).filter((o) => !TERMINAL.includes(o.state))
-    .map((o) => o.id).slice(0, 1).join(" ");
-  useEffect(() => {
-    if (!ids) return undefined;
-    const seen = {};
-    const stops = ids.split(" ").map((id) => followOperation(id, (o) => {
-      if (!o || !nav.current()) return;
-      const key = o.state + " " + o.updated_ms;
-      if (seen[id] !== undefined && seen[id] !== key) reload();
-      seen[id] = key;
-    }));
-    return () => stops.forEach((f) => f());
-  }, [ids]);
-}
 
 // "us-west-2" from an ARN.
 export const arnRegion = (arn) => (arn || "").split(":")[3] || "";
@@ -66,7 +48,8 @@ async function load(name) {
 export function Cluster({ nav, name, query }) {
   const [st, reload] = useLive(nav, () => load(name), [name], 15000);
   const d = st.data;
-  useFollowOps(nav, d && d.cluster.recent_operations, reload);
+  const following = useFollowOps(nav, d && d.cluster.recent_operations,
+    reload);
   if (!d) return html`<section class="card"><h1>${name}</h1>
     ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
     </section>`;
@@ -100,7 +83,7 @@ export function Cluster({ nav, name, query }) {
     <section class="card" id="cluster" data-cluster=${name}>
       <h1>${name} <${Badge} state=${c.eks && c.eks.status}/>
         ${c.hyperpod && html` <${Badge} state=${c.hyperpod.status}/>`}</h1>
-      <${Updated} st=${st}/>
+      <${Updated} st=${st} following=${following}/>
       <dl class="facts">
         <dt>EKS ARN</dt><dd><code>${c.eks && c.eks.arn}</code>
           ${c.eks && c.eks.arn && html`<${Copy} text=${c.eks.arn}

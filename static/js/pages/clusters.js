@@ -1,11 +1,14 @@
 // clusters.js: the clusters of the region with their EKS and HyperPod
-// status, live (re-read every 10 s), in a table that sorts, filters and
+// status, live (re-read every 15 s, and at once when an unfinished
+// operation changes: each followed over its stream), in a table that sorts, filters and
 // searches with its state in the URL; importing a cluster made outside
 // Slipway.
 import { html } from "../lib.js";
 import { api, enc, openapi } from "../api.js";
 import { OpForm } from "../opform.js";
-import { Badge, Loading, ErrorText, useLive, Updated } from "../ui.js";
+import {
+  Badge, Loading, ErrorText, useLive, Updated, useFollowOps,
+} from "../ui.js";
 import { DataTable } from "../table.js";
 
 const COLUMNS = [
@@ -21,11 +24,16 @@ const COLUMNS = [
 ];
 
 export function Clusters({ nav, query }) {
-  const [st] = useLive(nav, () => api("GET", "/clusters"), [], 10000);
+  const [st, reload] = useLive(nav, async () => {
+    const [list, ops] = await Promise.all([api("GET", "/clusters"),
+      api("GET", "/operations?limit=50").catch(() => ({ items: [] }))]);
+    return { ...list, ops: ops.items || [] };
+  }, [], 15000);
   const d = st.data;
+  const following = useFollowOps(nav, d && d.ops, reload);
   return html`<section class="card">
     <h1>${d ? "Clusters in " + d.region : "Clusters"}</h1>
-    <${Updated} st=${st}/>
+    <${Updated} st=${st} following=${following}/>
     ${st.loading && !d && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error}/>
     ${d && (d.items.length ? html`<${DataTable} id="cluster-list"

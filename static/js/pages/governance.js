@@ -14,6 +14,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
   problemErrors, buildBody, labelOf, scalarFields, confirmAction, fmtTime,
+  useLive, Updated, useFollowOps,
 } from "../ui.js";
 
 const base = (name) => "/clusters/" + enc(name);
@@ -27,14 +28,14 @@ function Crumbs({ name, here }) {
 // ---- task governance
 
 export function Governance({ nav, name }) {
-  const [st, reload] = useLoad(nav, async () => {
+  const [st, reload] = useLive(nav, async () => {
     const [doc, sc, quotas, groups] = await Promise.all([openapi(),
       api("GET", base(name) + "/scheduler-config"),
       api("GET", base(name) + "/compute-quotas"),
       api("GET", base(name) + "/instance-groups").catch(() =>
         ({ items: [] }))]);
     return { doc, sc, quotas: quotas.items, groups: groups.items };
-  }, [name]);
+  }, [name], 15000);
   const d = st.data;
   return html`<section class="card" id="governance">
       <${Crumbs} name=${name} here="Task governance"/>
@@ -43,10 +44,9 @@ export function Governance({ nav, name }) {
         workloads by queue and priority class.${" "}
         ${d && html`Task governance add-on:
           <${Badge} state=${d.sc.task_governance}/>`}</p>
-      ${st.loading && !d && html`<${Loading}/>`}
+      <${Updated} st=${st}/>
+      ${st.loading && !d && !st.error && html`<${Loading}/>`}
       <${ErrorText} error=${st.error}/>
-      <div class="actions"><button type="button" id="governance-refresh"
-        onClick=${reload}>Refresh</button></div>
     </section>
     ${d && html`<${SchedulerConfig} nav=${nav} doc=${d.doc} name=${name}
       sc=${d.sc} reload=${reload}/>
@@ -208,7 +208,7 @@ function Quotas({ nav, doc, name, items, groups, reload }) {
 const FILTERS = ["instance_group", "node_id", "resource_type", "level"];
 
 // A page of the cluster's events; filters go to the server as they are.
-export function EventList({ nav, doc, name, fixed, id }) {
+export function EventList({ nav, doc, name, fixed, id, gen }) {
   const [filter, setFilter] = useState({});
   const [applied, setApplied] = useState({});
   const [pages, setPages] = useState([]);
@@ -225,7 +225,7 @@ export function EventList({ nav, doc, name, fixed, id }) {
     const r = await api("GET", base(name) + "/events" + qs());
     setPages([r]);
     return r;
-  }, [name, JSON.stringify(q)]);
+  }, [name, JSON.stringify(q), gen]);
   const more = async () => {
     const last = pages[pages.length - 1];
     try {
@@ -277,26 +277,42 @@ export function Events({ nav, name }) {
 // ---- one node
 
 export function Node({ nav, name, node }) {
-  const [st, reload] = useLoad(nav, async () => {
-    const [doc, n] = await Promise.all([openapi(),
-      api("GET", base(name) + "/nodes/" + enc(node))]);
-    return { doc, n };
-  }, [name, node]);
+  const [st, reload] = useLive(nav, async () => {
+    const [doc, n, ops] = await Promise.all([openapi(),
+      api("GET", base(name) + "/nodes/" + enc(node)),
+      api("GET", "/operations?limit=50&cluster=" + enc(name)).catch(() =>
+        ({ items: [] }))]);
+    return { doc, n, ops: (ops.items || []).filter((o) =>
+      /^node\./.test(o.kind)) };
+  }, [name, node], 15000);
   const d = st.data;
+  const following = useFollowOps(nav, d && d.ops, reload);
   return html`<section class="card" id="node" data-node=${node}>
       <${Crumbs} name=${name} here=${node}/>
       <h1>Node ${node} ${d && html`<${Badge} state=${d.n.status}/>`}</h1>
-      ${st.loading && !d && html`<${Loading}/>`}
+      <${Updated} st=${st} following=${following}/>
+      ${st.loading && !d && !st.error && html`<${Loading}/>`}
       <${ErrorText} error=${st.error}/>
       ${d && html`<${NodeFacts} n=${d.n}/>`}
-      <div class="actions"><button type="button" id="node-refresh"
-        onClick=${reload}>Refresh</button></div>
     </section>
-    ${d && html`<${HealthCheck} nav=${nav} doc=${d.doc} name=${name}
+    ${d && html`<${NodeOps} ops=${d.ops}/>
+    <${HealthCheck} nav=${nav} doc=${d.doc} name=${name}
       node=${node}/>
     <section class="card" id="node-events"><h2>Events of this node</h2>
-      <${EventList} nav=${nav} doc=${d.doc} name=${name}
+      <${EventList} nav=${nav} doc=${d.doc} name=${name} gen=${st.at}
         fixed=${{ node_id: node }} id="node-event-list"/></section>`}`;
+}
+
+// The cluster's node operations (reboots, replacements, health
+// checks), each followed live while it runs.
+function NodeOps({ ops }) {
+  return html`<section class="card" id="node-ops"><h2>Node operations</h2>
+    ${ops.length === 0 ? html`<p class="muted">None yet.</p>` : html`<ul
+      class="plain">${ops.slice(0, 10).map((o) => html`<li
+      data-operation=${o.id}><a href=${"#/operations/" + enc(o.id)}>${o.kind}
+      ${" " + o.target}</a> <${Badge} state=${o.state}/>
+      <span class="muted">${fmtTime(o.created_ms)}</span></li>`)}</ul>`}
+    </section>`;
 }
 
 function NodeFacts({ n }) {

@@ -7,7 +7,7 @@ import { html, useState, useEffect, useRef } from "../lib.js";
 import { api, enc } from "../api.js";
 import {
   Badge, Loading, ErrorText, useLive, Updated, Copy, fmtTime, fmtDuration,
-  confirmAction,
+  confirmAction, useFollowOps,
 } from "../ui.js";
 import { followOperation } from "../live.js";
 import { DataTable } from "../table.js";
@@ -35,12 +35,13 @@ const OP_COLUMNS = [
 ];
 
 export function Operations({ nav, query }) {
-  const [st] = useLive(nav, () => api("GET", "/operations?limit=200"), [],
-    10000);
+  const [st, reload] = useLive(nav, () => api("GET",
+    "/operations?limit=200"), [], 15000);
   const items = (st.data && st.data.items) || [];
+  const following = useFollowOps(nav, items, reload);
   return html`<section class="card">
     <h1>Operations</h1>
-    <${Updated} st=${st}/>
+    <${Updated} st=${st} following=${following}/>
     ${st.loading && !st.data && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error}/>
     ${st.data && html`<${DataTable} id="operation-list" label="Operations"
