@@ -1689,7 +1689,10 @@ const struct sw_op sw_optable[] = {
 	  .tag = "workloads",
 	  .summary = "One training job or model download: state and pods",
 	  .description = "state is Pending, Running, Succeeded or Failed; "
-	    "terminal is true for the last two.",
+	    "terminal is true for the last two.  Each pod has its reason and "
+	    "message (why it is not running) and its newest Kubernetes "
+	    "events (events: type, reason, message, count, time; "
+	    "FailedScheduling says why it waits).",
 	  .params = f_job_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

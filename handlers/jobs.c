@@ -264,9 +264,55 @@ pod_summary(json_object *p)
 	    "message", msg ? sw_js(msg) : NULL, NULL);
 }
 
-/* One job as answered; pods (borrowed) may be NULL in lists. */
+/* The newest WL_POD_EVENTS events about pod (from the namespace's
+ * events, oldest first as Kubernetes lists them): what the scheduler
+ * and the kubelet said (FailedScheduling, Pulling, BackOff...). */
+#define WL_POD_EVENTS	5
+
+static int
+same(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
 static json_object *
-job_summary(const struct job_kind *k, json_object *o, json_object *pods)
+pod_events(json_object *events, const char *pod)
+{
+	json_object *all = json_object_new_array(), *out, *e;
+	size_t i, n;
+
+	for (i = 0; events != NULL && i < json_object_array_length(events);
+	    i++) {
+		e = json_object_array_get_idx(events, i);
+		if (!same(sw_json_path_str(e, "involvedObject.kind"),
+		    "Pod") || !same(sw_json_path_str(e,
+		    "involvedObject.name"), pod))
+			continue;
+		json_object_array_add(all, sw_jo(
+		    "type", sw_js(sw_json_get_str(e, "type")),
+		    "reason", sw_js(sw_json_get_str(e, "reason")),
+		    "message", sw_js(sw_json_get_str(e, "message")),
+		    "count", sw_ji(sw_json_get_int(e, "count", 1)),
+		    "time", sw_js(sw_json_get_str(e, "lastTimestamp") ?
+			sw_json_get_str(e, "lastTimestamp") :
+			sw_json_get_str(e, "eventTime")), NULL));
+	}
+	n = json_object_array_length(all);
+	if (n <= WL_POD_EVENTS)
+		return all;
+	out = json_object_new_array();
+	for (i = n - WL_POD_EVENTS; i < n; i++)
+		json_object_array_add(out, json_object_get(
+		    json_object_array_get_idx(all, i)));
+	json_object_put(all);
+	return out;
+}
+
+/* One job as answered; pods (borrowed) may be NULL in lists; events
+ * (borrowed, the namespace's) may be NULL. */
+static json_object *
+job_summary(const struct job_kind *k, json_object *o, json_object *pods,
+    json_object *events)
 {
 	const char *state = wl_job_state(k, o);
 	json_object *out, *arr;
@@ -293,9 +339,16 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods)
 	    NULL);
 	if (pods != NULL) {
 		arr = json_object_new_array();
-		for (i = 0; i < json_object_array_length(pods); i++)
-			json_object_array_add(arr, pod_summary(
-			    json_object_array_get_idx(pods, i)));
+		for (i = 0; i < json_object_array_length(pods); i++) {
+			json_object *p = json_object_array_get_idx(pods, i);
+			json_object *ps = pod_summary(p);
+
+			if (events != NULL)
+				json_object_object_add(ps, "events",
+				    pod_events(events, sw_json_path_str(p,
+				    "metadata.name")));
+			json_object_array_add(arr, ps);
+		}
 		json_object_object_add(out, "pods", arr);
 		json_object_object_add(out, "status", json_object_get(
 		    sw_json_get(o, "status")));
@@ -327,7 +380,7 @@ h_training_job_list(struct sw_req *r)
 			if (!is_owned(o) && sw_json_get_str(sw_json_path(o,
 			    "metadata.labels"), WL_JOB) != NULL)
 				json_object_array_add(out, job_summary(k, o,
-				    NULL));
+				    NULL, NULL));
 		}
 		json_object_put(items);
 	}
@@ -343,17 +396,20 @@ sw_err
 h_training_job_get(struct sw_req *r)
 {
 	const struct job_kind *k;
-	json_object *obj = NULL, *pods = NULL;
+	json_object *obj = NULL, *pods = NULL, *events = NULL;
 	struct sw_kube kb;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "job"), &obj, &k) == SW_OK &&
-	    wl_job_pods(r, &kb, obj, &pods) == SW_OK)
-		sw_req_reply(r, 200, job_summary(k, obj, pods));
+	    wl_job_pods(r, &kb, obj, &pods) == SW_OK &&
+	    wl_list_objs(r, &kb, "v1", sw_json_path_str(obj,
+	    "metadata.namespace"), "events", NULL, &events) == SW_OK)
+		sw_req_reply(r, 200, job_summary(k, obj, pods, events));
 	json_object_put(obj);
 	json_object_put(pods);
+	json_object_put(events);
 	sw_kube_close(&kb);
 	return r->err;
 }

@@ -191,6 +191,15 @@ t.ok(out.get("node_id", "-") in (out.get("health_confirm") or ""),
      "a health check asks first, naming the node")
 t.eq((out.get("health_op") or {}).get("state"), "succeeded",
      "the health check ran to its end")
+t.ok(out.get("node_live_op"), "the node page is live: a reboot started "
+     "through the API appears without a reload")
+t.ok(out.get("node_live_end"), "and is followed to its end")
+if ws == 101:
+    t.ok(out.get("node_live_ws"), "over the operation's WebSocket")
+lm = out.get("live_marker") or {}
+t.eq(sorted(k for k, v in lm.items() if v), ["cluster", "clusters", "endpoints",
+                                            "job", "jobs", "node"],
+     "every status view says when it was updated: %s" % lm)
 t.ok((out.get("events_all") or 0) >= 3, "the events page lists the "
      "cluster's events (%s)" % out.get("events_all"))
 t.eq(out.get("event_levels"), ["Info", "Warn", "Error"],
@@ -245,6 +254,10 @@ t.ok("Insufficient nvidia.com/gpu" in (out.get("stuck_reason") or ""),
      % out.get("stuck_reason"))
 t.ok(any("Unschedulable" in r for r in out.get("pod_reasons") or []),
      "its row has the reason: %s" % out.get("pod_reasons"))
+t.ok("FailedScheduling" in (out.get("pod_event") or "") and
+     "Insufficient nvidia.com/gpu" in (out.get("pod_event") or ""),
+     "the job page lists each pod's scheduling events: %s"
+     % (out.get("pod_event") or "").strip()[:200])
 t.ok(out.get("job_delete_asks") and "wide1" in
      (out.get("job_delete_text") or ""), "deleting a job asks first")
 

@@ -80,6 +80,15 @@ function wsStatus(base, token, p) {
     if (/\/vendor\/uPlot/.test(r.url()) && !out.uplot_first_page)
       out.uplot_first_page = page.url().replace(/.*#/, "#");
   });
+  // The WebSockets the pages open (an operation followed over its stream).
+  out.ws_opened = [];
+  page.on("websocket", (w) => out.ws_opened.push(new URL(w.url()).pathname));
+  // Each status view says when it was updated.
+  out.live_marker = {};
+  const marker = async (name, scope) => {
+    out.live_marker[name] = await page.waitForSelector((scope || "") +
+      " .updated[data-at]", { timeout: 30000 }).then(() => true, () => false);
+  };
   page.on("requestfailed", (r) => {
     out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
       (r.failure() && r.failure().errorText));
@@ -170,6 +179,7 @@ function wsStatus(base, token, p) {
     out.cookie_http_only = !!(c && c.httpOnly);
     out.cookie_same_site = c ? c.sameSite : null;
     out.nav = await page.$$eval("#nav a", (l) => l.map((a) => a.textContent));
+    await marker("clusters");
     await shot("clusters");
     step("login");
 
@@ -280,6 +290,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#nodes li[data-node]");
     out.cluster_updated = await page.waitForSelector("#updated",
       { timeout: 10000 }).then(() => true, () => false);
+    await marker("cluster", "#cluster");
     out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
     out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
@@ -370,7 +381,24 @@ function wsStatus(base, token, p) {
     out.node_events = await page.$$eval("#node-event-list tr[data-event] td:nth-child(4)",
       (l) => l.map((x) => x.textContent));
     out.node_id = nodeId;
+    await marker("node", "#node");
     await shot("node");
+    // the node page is live: a reboot started through the API shows up
+    // and is followed over its stream to its end, without a reload
+    {
+      const r = await page.request.post(url + "/api/v1/clusters/ui1/" +
+        "nodes:reboot", { headers: { Authorization: "Bearer " + token },
+        data: { node_ids: [nodeId] } });
+      const opId = (await r.json()).operation_id;
+      out.node_live_op = await page.waitForSelector(
+        `#node-ops li[data-operation='${opId}']`, { timeout: 90000 })
+        .then(() => true, () => false);
+      out.node_live_end = await page.waitForSelector(
+        `#node-ops li[data-operation='${opId}'] .state[data-state=succeeded]`,
+        LONG).then(() => true, () => false);
+      out.node_live_ws = out.ws_opened.includes("/ws/operations/" + opId);
+      await look("node-live");
+    }
     await page.click("#health-submit");
     await page.waitForSelector("#confirm[open]");
     out.health_confirm = await page.textContent("#confirm .confirm-text");
@@ -431,6 +459,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#job-form");
     out.recipes = await page.$$eval(".tabs [role=tab]", (l) =>
       l.map((b) => b.textContent.trim()));
+    await marker("jobs", "#jobs");
     await page.click("#recipe-pytorch");
     await page.fill("#tj-job_name", "sft1");
     await page.fill("#tj-dataset", "alpaca");
@@ -506,6 +535,10 @@ function wsStatus(base, token, p) {
       () => "");
     out.pod_reasons = await page.$$eval("#pods td.reason", (l) =>
       l.map((x) => x.textContent.trim()).filter((x) => x));
+    out.pod_event = await page.waitForSelector(
+      "#pod-events tr[data-reason=FailedScheduling]", { timeout: 60000 })
+      .then((e) => e.textContent(), () => "");
+    await marker("job", "#job");
     await shot("job-stuck");
     await page.click("#job-delete");
     out.job_delete_asks = await page.waitForSelector("#confirm[open]",
@@ -591,6 +624,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector(
       "#endpoints [data-endpoint=chat] .state[data-state=Ready]", LONG);
     out.endpoint_ready = true;
+    await marker("endpoints");
     out.invoke_offered = await page.$$eval(
       "#endpoints [data-endpoint=chat] .invoke-send", (l) => l.length) > 0;
     if (out.invoke_offered) {

@@ -12,7 +12,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLoad, useLive, Updated, SchemaField,
   FormErrors, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
-  toYaml, CopyRequest, Copy,
+  toYaml, CopyRequest, Copy, fmtTime,
 } from "../ui.js";
 import { followLogs } from "../live.js";
 import { ThroughputChart, LossChart, parseMetric } from "../chart.js";
@@ -208,6 +208,7 @@ export function TrainingJob({ nav, cluster, job }) {
           ${p.message && html`<div class="pod-message">${p.message}</div>`}
           </td></tr>`)}
       </tbody></table></div>
+      <${PodEvents} pods=${pods}/>
       <h2>Conditions and recovery</h2>
       <ul class="conditions">${((j.status && j.status.conditions) || [])
         .map((c) => html`<li>${c.lastTransitionTime} ${c.type}=${c.status}
@@ -231,6 +232,28 @@ export function TrainingJob({ nav, cluster, job }) {
         pod=${pod.name}/>` : html`<p class="muted" id="logs-waiting">
         The log of ${pod.name} follows once its container has started.</p>`}
     </section>`}`;
+}
+
+// Each pod's newest Kubernetes events (the scheduler's FailedScheduling
+// says why a pod waits; the kubelet's Pulling, BackOff... why it does
+// not start), as training_job_get answers them.
+function PodEvents({ pods }) {
+  const rows = pods.flatMap((p) => (p.events || []).map((e, i) =>
+    ({ ...e, pod: p.name, key: p.name + "-" + i })));
+  if (rows.length === 0) return null;
+  return html`<h2>Pod events</h2><div class="table-wrap" tabindex="0"
+    role="region" aria-label="Pod events"><table id="pod-events"><thead><tr>
+    <th>Pod</th><th>Type</th><th>Reason</th><th>Message</th><th>Count</th>
+    <th>Last seen</th></tr></thead><tbody>${rows.map((e) => html`<tr
+      key=${e.key} data-pod=${e.pod} data-reason=${e.reason}
+      class=${e.type === "Warning" ? "level-Warn" : ""}>
+      <td data-label="Pod">${e.pod}</td>
+      <td data-label="Type"><${Badge} state=${e.type}/></td>
+      <td data-label="Reason">${e.reason}</td>
+      <td data-label="Message" class="event-message">${e.message}</td>
+      <td data-label="Count">${e.count}</td>
+      <td data-label="Last seen">${e.time ? fmtTime(Date.parse(e.time)) :
+        "—"}</td></tr>`)}</tbody></table></div>`;
 }
 
 /* The HyperPod node id of a Kubernetes node ("hyperpod-i-0abc..."). */
