@@ -14,12 +14,12 @@ import {
 // path(values) is the request's path under /api/v1; pathFields names
 // the path parameters the person fills in (e.g. a cluster's name).
 export function OpForm({ nav, doc, opId, method, path, pathFields, args,
-  id, submit, cluster }) {
+  id, submit, cluster, initial }) {
   const schema = bodySchema(doc, opId);
   const fields = (pathFields || []).map((name) => ({ name,
     schema: paramSchema(doc, opId, name), path: true }))
     .concat(scalarFields(schema));
-  const [v, setV] = useState({});
+  const [v, setV] = useState(initial || {});
   const [errors, setErrors] = useState({});
   const [answer, setAnswer] = useState(null);
   const bodyVals = Object.fromEntries(Object.entries(v).filter(([k]) =>

@@ -21,9 +21,51 @@ export function Loading() {
   return html`<p class="muted loading">Loading…</p>`;
 }
 
-export function ErrorText({ error }) {
+export function ErrorText({ error, cluster }) {
   if (!error) return null;
-  return html`<p class="error" role="alert">${error.message || String(error)}</p>`;
+  return html`<div class="error" role="alert"><p>${error.message ||
+    String(error)}</p><${FixLinks} errors=${problemErrors(error)}
+    cluster=${cluster}/></div>`;
+}
+
+// The panel that fixes a refusal, by the rule (and field) the server
+// names: [rule, field pattern or null, href(cluster, error), words].
+const q = encodeURIComponent;
+const panel = (p) => (c) => "#/clusters/" + q(c) + "?panel=" + p;
+const FIXES = [
+  ["feature", null, (c, fe) => "#/clusters/" + q(c) + "?feature=" +
+    fe.feature, (fe) => "turn on " + labelOf(fe.feature) +
+    " in the cluster's features"],
+  ["quota", null, panel("instance-groups"), () => "choose a count within " +
+    "the service quota (or another type) in the instance groups panel"],
+  ["fits", null, panel("instance-groups"), () => "add an instance group of " +
+    "a type large enough in the instance groups panel"],
+  ["compatible", null, panel("addons"), () => "pick a version EKS publishes " +
+    "for this Kubernetes version in the add-ons panel"],
+  ["owned", null, (c) => "#/clusters?import=" + q(c), () => "import the " +
+    "cluster first, from the import form"],
+  ["exists", /^(queue|priority)$/, (c) => "#/clusters/" + q(c) +
+    "/governance", () => "add the team's compute quota or the priority " +
+    "class in task governance"],
+  ["queue", null, (c) => "#/clusters/" + q(c) + "/governance", () =>
+    "give the team a compute quota in task governance"],
+  ["exists", /^pvc$/, panel("storage"), () => "add the claim in the " +
+    "storage panel"],
+];
+
+// The "fix it" links of a problem's field errors.
+export function FixLinks({ errors, cluster }) {
+  const c = cluster || (errors && errors["@cluster"]);
+  const list = ((errors && errors["@fixes"]) || []).flatMap((fe) => {
+    const f = FIXES.find(([rule, field]) => rule === fe.rule &&
+      (!field || field.test(fe.field)) && (rule !== "feature" ||
+        fe.feature));
+    return f && c ? [{ href: f[2](c, fe), text: f[3](fe), rule: fe.rule }] :
+      [];
+  }).filter((x, i, a) => a.findIndex((y) => y.href === x.href) === i);
+  if (!list.length) return null;
+  return html`${list.map((x) => html`<div><a class="fix"
+    data-fix=${x.rule} href=${x.href}>Fix it: ${x.text}</a></div>`)}`;
 }
 
 // useLoad(nav, fn, deps): runs fn() and keeps its answer while the page
@@ -56,13 +98,19 @@ export function problemErrors(err) {
     const m = fe.rule === "feature" && /enable feature ([a-z_]+)/
       .exec(fe.message);
     if (m) out["@feature"] = m[1];
+    (out["@fixes"] ||= []).push({ rule: fe.rule, field: fe.field,
+      feature: m ? m[1] : null });
   }
+  /* the cluster a refusal is about, from the request's path */
+  const c = /\/clusters\/([^/:?]+)/.exec((err.problem &&
+    err.problem.instance) || "");
+  if (c) out["@cluster"] = decodeURIComponent(c[1]);
   return out;
 }
 
 // A form's errors beyond those shown beside an input: the detail once
 // (not again when every field error is beside its field), and a link to
-// the panel that fixes a missing feature.
+// the panel that fixes each refusal that names one (FIXES).
 export function FormErrors({ errors, shown, cluster }) {
   if (!errors || !errors[""]) return null;
   const fields = Object.keys(errors).filter((f) => f !== "" &&
@@ -71,13 +119,10 @@ export function FormErrors({ errors, shown, cluster }) {
   const top = fields.length === 0 || rest.length > 0 ? errors[""] :
     (fields.length === 1 ? "Fix the field marked above." :
       `Fix the ${fields.length} fields marked above.`);
-  const feat = errors["@feature"];
   return html`<div class="error" role="alert">${top}
     ${rest.map((f) => html`<div class="field-error"
       data-error-for=${f}>${f}: ${errors[f]}</div>`)}
-    ${feat && cluster && html`<div><a class="fix" href=${"#/clusters/" +
-      encodeURIComponent(cluster) + "?feature=" + feat}>Fix it: turn on
-      ${" " + labelOf(feat)} in the cluster's features</a></div>`}</div>`;
+    <${FixLinks} errors=${errors} cluster=${cluster}/></div>`;
 }
 
 let idSeq = 0;

@@ -3,7 +3,7 @@
 // operation changes: each followed over its stream), in a table that sorts, filters and
 // searches with its state in the URL; importing a cluster made outside
 // Slipway.
-import { html } from "../lib.js";
+import { html, useEffect } from "../lib.js";
 import { api, enc, openapi } from "../api.js";
 import { OpForm } from "../opform.js";
 import {
@@ -43,20 +43,26 @@ export function Clusters({ nav, query }) {
     <div class="actions"><a class="button primary" href="#/create">Create a
       cluster</a></div>
   </section>
-  <${Import} nav=${nav}/>`;
+  <${Import} nav=${nav} name=${query && query.get("import")}/>`;
 }
 
 // Adopt a cluster made outside Slipway (cluster_import).
-function Import({ nav }) {
+function Import({ nav, name }) {
   const [st] = useLive(nav, openapi, [], 3600000);
+  /* a "fix it" link of a 409 (not Slipway's) names the cluster */
+  useEffect(() => {
+    const el = name && st.data && document.getElementById("import-form-name");
+    if (el) { el.scrollIntoView({ block: "center" }); el.focus(); }
+  }, [name, !!st.data]);
   if (!st.data) return null;
   return html`<section class="card" id="import"><h2>Import a cluster</h2>
     <p class="muted">Adopt an EKS (+ HyperPod) cluster made outside
       Slipway; Slipway then manages it, and deleting it later only
       releases it.</p>
-    <details class="add"><summary>Import</summary>
+    <details class="add" open=${!!name}><summary>Import</summary>
       <${OpForm} nav=${nav} doc=${st.data} opId="cluster_import"
         method="POST" id="import-form" pathFields=${["name"]}
+        initial=${name ? { name } : undefined}
         path=${(v) => "/clusters/" + enc(v.name || "") + ":import"}
         submit="Import cluster"/></details></section>`;
 }
