@@ -163,6 +163,26 @@ t.eq((out.get("group_op") or {}).get("state"), "succeeded",
 t.eq(sorted(out.get("groups") or []), ["extra", "workers"],
      "the cluster page lists both groups")
 
+t.ok("Fix it" in (out.get("fix_quota") or "") and "instance groups" in
+     (out.get("fix_quota") or ""), "a count over the service quota links "
+     "to the panel that fixes it: %s" % (out.get("fix_quota") or "").strip())
+t.ok((out.get("fix_quota_url") or "").endswith("?panel=instance-groups") and
+     out.get("fix_quota_focus"), "the link brings the instance groups "
+     "panel into focus (%s)" % out.get("fix_quota_url"))
+t.eq(out.get("groups_sorted"), ["workers", "extra"], "the instance groups "
+     "sort by name, descending on the second click")
+tu = out.get("tables_url") or ""
+t.ok("groups.sort=name" in tu and "groups.dir=desc" in tu and
+     "nodes.q=no-such-node" in tu, "two tables of one page keep their "
+     "state in the URL side by side: %s" % tu)
+t.eq(out.get("tables_restored"), {"groups": ["workers", "extra"], "nodes": 0,
+                                  "search": "no-such-node"},
+     "and the link brings the sort and the search back")
+t.ok(all(x in (out.get("table_tools") or []) for x in
+         ("group-list-q", "node-list-q", "addon-list-q", "storage-list-q",
+          "subnet-list-q")),
+     "instance groups, nodes, add-ons, storage and subnets each have a "
+     "search: %s" % out.get("table_tools"))
 t.eq((out.get("storage_op") or {}).get("state"), "succeeded",
      "an S3 claim added from the storage form")
 t.eq(out.get("storage_after"), ["more-data", "s3-claim"], "and listed")

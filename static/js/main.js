@@ -92,7 +92,7 @@ function App() {
   } else if (me) {
     const [Page, props] = pageFor(route);
     page = html`<${Page} key=${route.token} nav=${navHandle(route.token)}
-      ...${props}/>`;
+      query=${route.query} ...${props}/>`;
   } else {
     page = html`<section class="card"><h1>Slipway</h1><${Loading}/>
       </section>`;

@@ -20,13 +20,16 @@ export function parseRoute() {
 }
 
 // The hash of the current path with query (an object; empty values
-// left out), put in place of the current history entry without a new
+// removed, keys not named kept), put in place of the current history entry without a new
 // navigation: a table's state is kept in the URL as it changes.
 export function setQuery(obj) {
   const h = location.hash.replace(/\?.*$/, "");
-  const q = new URLSearchParams();
+  const i = location.hash.indexOf("?");
+  /* the keys not given stay (another table's state on the same page) */
+  const q = new URLSearchParams(i < 0 ? "" : location.hash.slice(i + 1));
   for (const [k, v] of Object.entries(obj))
     if (v !== "" && v !== undefined && v !== null) q.set(k, v);
+    else q.delete(k);
   const s = q.toString();
   history.replaceState(history.state, "", s ? h + "?" + s : h);
 }

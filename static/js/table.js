@@ -2,28 +2,31 @@
 // button; aria-sort says which way), a search over every column, a
 // filter per column that has few values, and the state kept in the
 // URL's query (router.js setQuery) so a link or Back brings it again.
-// The table sits in a region that scrolls sideways on a narrow screen
-// and takes the keyboard's focus.
+// Several tables on one page each keep their state under their own
+// prefix (ns: "groups.sort=...").  The table sits in a region that
+// scrolls sideways on a narrow screen and takes the keyboard's focus;
+// on a phone its rows become blocks, the header is gone (display:
+// none, so its buttons take no focus) and a "Sort by" select sorts.
+// useTable gives the same tools to a list that is not a table (the
+// node grid, the endpoints).
 import { html, useState, useEffect } from "./lib.js";
 import { setQuery } from "./router.js";
 
 // columns: [{ key, label, value(row) (sort, search and filter text),
 // cell(row) (what is shown; default the value), filter (a select of
 // the values) }].
-export function DataTable({ id, label, columns, rows, query, rowAttrs,
-  empty, urlState }) {
-  const get = (k) => (query && query.get(k)) || "";
+export function useTable({ id, label, columns, rows, query, urlState, ns }) {
+  const pre = ns ? ns + "." : "";
+  const get = (k) => (query && query.get(pre + k)) || "";
   const filt = columns.filter((c) => c.filter);
   const [st, setSt] = useState(() => ({ sort: get("sort"),
     dir: get("dir") || "asc", q: get("q"),
     ...Object.fromEntries(filt.map((c) => [c.key, get(c.key)])) }));
   useEffect(() => {
     if (urlState === false) return;
-    const o = { sort: st.sort, dir: st.sort && st.dir !== "asc" ? st.dir :
-      "", q: st.q };
-    for (const c of filt) o[c.key] = st[c.key];
-    for (const [k, v] of query ? query.entries() : [])
-      if (!(k in o)) o[k] = v;
+    const o = { [pre + "sort"]: st.sort, [pre + "dir"]: st.sort &&
+      st.dir !== "asc" ? st.dir : "", [pre + "q"]: st.q };
+    for (const c of filt) o[pre + c.key] = st[c.key];
     setQuery(o);
   }, [st]);
   const val = (c, r) => {
@@ -47,7 +50,8 @@ export function DataTable({ id, label, columns, rows, query, rowAttrs,
   }
   const sortBy = (c) => setSt({ ...st, sort: c.key, dir: st.sort === c.key &&
     st.dir === "asc" ? "desc" : "asc" });
-  return html`<div class="table-tools">
+  const sortable = columns.filter((c) => c.label);
+  const tools = html`<div class="table-tools">
       <label class="compact" for=${id + "-q"}>Search
         <input type="search" id=${id + "-q"} value=${st.q}
           onInput=${(e) => setSt({ ...st, q: e.target.value })}/></label>
@@ -63,9 +67,26 @@ export function DataTable({ id, label, columns, rows, query, rowAttrs,
             ${vals.map((v) => html`<option value=${v}>${v}</option>`)}
           </select></label>`;
       })}
+      <label class="compact sort-by" for=${id + "-sort"}>Sort by
+        <select id=${id + "-sort"} value=${st.sort ? st.sort + " " + st.dir :
+          ""} onChange=${(e) => {
+            const [sort, dir] = e.target.value.split(" ");
+            setSt({ ...st, sort: sort || "", dir: dir || "asc" });
+          }}><option value="">(as listed)</option>
+          ${sortable.flatMap((c) => [html`<option value=${c.key + " asc"}>
+            ${c.label} ▲</option>`, html`<option value=${c.key + " desc"}>
+            ${c.label} ▼</option>`])}</select></label>
       <span class="muted count" role="status">${shown.length} of
         ${" " + rows.length}</span>
-    </div>
+    </div>`;
+  return { st, shown, tools, sortBy, val };
+}
+
+export function DataTable({ id, label, columns, rows, query, rowAttrs,
+  empty, urlState, ns }) {
+  const { st, shown, tools, sortBy, val } = useTable({ id, label, columns,
+    rows, query, urlState, ns });
+  return html`${tools}
     <div class="table-wrap" tabindex="0" role="region"
       aria-label=${label}>
     <table id=${id}><thead><tr>${columns.map((c) => html`<th
@@ -76,7 +97,8 @@ export function DataTable({ id, label, columns, rows, query, rowAttrs,
           (st.dir === "desc" ? " ▼" : " ▲") : ""}</button>` : html`<span
         class="sr-only">Actions</span>`}</th>`)}</tr></thead>
       <tbody>${shown.map((r) => html`<tr ...${rowAttrs ? rowAttrs(r) : {}}>
-        ${columns.map((c) => html`<td data-label=${c.label || null}>${c.cell ?
+        ${columns.map((c) => html`<td data-label=${c.label || null}
+          class=${c.cls || null}>${c.cell ?
           c.cell(r) :
           String(val(c, r))}</td>`)}</tr>`)}</tbody></table></div>
     ${rows.length === 0 && empty ? html`<p class="muted">${empty}</p>` :

@@ -59,6 +59,8 @@ function wsStatus(base, token, p) {
     /^POST \/api\/v1\/clusters\?dry_run=true 400$/, // the count of 0
     /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 or 8 GPUs
     /^POST \/api\/v1\/clusters\/ui1\/training-jobs\?dry_run=true 400$/,
+    // a count over the service quota
+    /^PATCH \/api\/v1\/clusters\/ui1\/instance-groups\/workers 422$/,
   ];
   page.on("pageerror", (e) => out.problems.push("pageerror: " + e));
   page.on("console", (m) => {
@@ -321,6 +323,50 @@ function wsStatus(base, token, p) {
       l.map((r) => r.dataset.group));
     step("instance group");
 
+    // ---- a refusal that names a panel links to it: a count over the
+    // service quota leads to the instance groups panel
+    await page.fill("#scale-workers", "1000");
+    await page.click("#instance-groups tr[data-group=workers] button.scale");
+    out.fix_quota = await page.waitForSelector(
+      "#instance-groups a.fix[data-fix=quota]", { timeout: 30000 })
+      .then((e) => e.textContent(), () => "");
+    await look("cluster-quota-refused");
+    if (out.fix_quota) {
+      await page.click("#instance-groups a.fix[data-fix=quota]");
+      out.fix_quota_url = await page.waitForURL(/panel=instance-groups/)
+        .then(() => page.url().replace(/.*#/, "#"), () => "");
+      out.fix_quota_focus = await page.waitForFunction(() =>
+        document.activeElement && document.activeElement.id ===
+        "instance-groups", null, { timeout: 30000 }).then(() => true,
+        () => false);
+    }
+
+    // ---- every table sorts, filters and searches, its state in the URL
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#group-list tr[data-group]");
+    await page.click("#group-list th button[data-sort=name]");
+    await page.click("#group-list th button[data-sort=name]");
+    out.groups_sorted = await page.$$eval("#group-list tr[data-group]", (l) =>
+      l.map((r) => r.dataset.group));
+    await page.fill("#node-list-q", "no-such-node");
+    await page.waitForFunction(() => !document.querySelector(
+      "#nodes li[data-node]"));
+    out.tables_url = page.url().replace(/.*#/, "#");
+    // the state comes back with the link
+    await go("#/operations");
+    await page.waitForSelector("#operation-list");
+    await go(out.tables_url.slice(1));
+    await page.waitForSelector("#group-list tr[data-group]");
+    out.tables_restored = {
+      groups: await page.$$eval("#group-list tr[data-group]", (l) =>
+        l.map((r) => r.dataset.group)),
+      nodes: await page.$$eval("#nodes li[data-node]", (l) => l.length),
+      search: await page.inputValue("#node-list-q"),
+    };
+    out.table_tools = await page.$$eval(".table-tools input[type=search]",
+      (l) => l.map((e) => e.id));
+    await page.fill("#node-list-q", "");
+    await page.click("#group-list th button[data-sort=name]");
     // ---- the cluster page is live: an operation started elsewhere (the
     // API, as a script or an agent would) shows up without a reload
     {

@@ -23,6 +23,7 @@ import {
 } from "../ui.js";
 import { Diagnose } from "../diagnose.js";
 import { typeLabel } from "./create.js";
+import { DataTable, useTable } from "../table.js";
 
 const TERMINAL = ["succeeded", "failed", "cancelled"];
 
@@ -50,6 +51,15 @@ export function Cluster({ nav, name, query }) {
   const d = st.data;
   const following = useFollowOps(nav, d && d.cluster.recent_operations,
     reload);
+  /* a "fix it" link names the panel that fixes a refusal: show it */
+  const want = query && query.get("panel");
+  useEffect(() => {
+    const el = want && d && document.getElementById(want);
+    if (!el) return;
+    el.setAttribute("tabindex", "-1");
+    el.scrollIntoView({ block: "start" });
+    el.focus();
+  }, [want, !!d]);
   if (!d) return html`<section class="card"><h1>${name}</h1>
     ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
     </section>`;
@@ -120,15 +130,17 @@ export function Cluster({ nav, name, query }) {
     </section>
     <${Overview} d=${d}/>
     <${RecentOps} name=${name} ops=${c.recent_operations}/>
-    <${Groups} d=${d} name=${name} startOp=${startOp}/>
-    <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}/>
+    <${Groups} d=${d} name=${name} startOp=${startOp} query=${query}/>
+    <${Nodes} name=${name} nodes=${d.nodes} startOp=${startOp}
+      query=${query}/>
     ${d.features && html`<${Features} nav=${nav} doc=${d.doc} name=${name}
       focus=${query && query.get("feature")}
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
-    <${Addons} items=${d.addons} startOp=${startOp}/>
+    <${Addons} items=${d.addons} startOp=${startOp} name=${name}
+      query=${query}/>
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
-      startOp=${startOp}/>
-    <${Subnets} items=${d.subnets}/>`;
+      startOp=${startOp} query=${query}/>
+    <${Subnets} items=${d.subnets} query=${query}/>`;
 }
 
 // GPUs, nodes by health and AZs, summed from the groups and nodes.
@@ -168,27 +180,34 @@ function RecentOps({ name, ops }) {
 
 // EKS add-ons against the versions EKS publishes for the cluster's
 // Kubernetes version; an upgrade goes to the newest compatible one.
-function Addons({ items, startOp }) {
+function Addons({ items, startOp, name, query }) {
   const [err, setErr] = useState(null);
   if (!items || items.length === 0) return null;
+  const columns = [
+    { key: "addon", label: "Add-on" },
+    { key: "status", label: "Status", filter: true,
+      cell: (a) => html`<${Badge} state=${a.status}/>` },
+    { key: "installed_version", label: "Installed" },
+    { key: "compatible", label: "Compatible", filter: true,
+      value: (a) => (a.compatible ? "yes" : "no"),
+      cell: (a) => html`<span class=${a.compatible ? "" : "error"}>${
+        a.compatible ? "yes" : "no"}</span>` },
+    { key: "newest_version", label: "Newest compatible",
+      value: (a) => a.newest_version || "none published" },
+    { key: "act", cell: (a) => a.upgrade_available && html`<button
+      type="button" class="upgrade" onClick=${async () => {
+        if (!await confirmAction(`Upgrade ${a.addon} to
+          ${a.newest_version}?`)) return;
+        try {
+          await startOp("POST", "/addons/" + enc(a.addon) + ":upgrade");
+        } catch (e) { setErr(e); }
+      }}>Upgrade</button>` },
+  ];
   return html`<section class="card" id="addons"><h2>Add-ons</h2>
-    <table><thead><tr><th>Add-on</th><th>Status</th><th>Installed</th>
-      <th>Compatible</th><th>Newest compatible</th><th></th></tr></thead>
-    <tbody>${items.map((a) => html`<tr data-addon=${a.addon}>
-      <td>${a.addon}</td><td><${Badge} state=${a.status}/></td>
-      <td>${a.installed_version || ""}</td>
-      <td class=${a.compatible ? "" : "error"}>${a.compatible ? "yes" :
-        "no"}</td>
-      <td>${a.newest_version || "none published"}</td>
-      <td>${a.upgrade_available && html`<button type="button"
-        onClick=${async () => {
-          if (!await confirmAction(`Upgrade ${a.addon} to
-            ${a.newest_version}?`)) return;
-          try {
-            await startOp("POST", "/addons/" + enc(a.addon) + ":upgrade");
-          } catch (e) { setErr(e); }
-        }}>Upgrade</button>`}</td></tr>`)}</tbody></table>
-    <${ErrorText} error=${err}/></section>`;
+    <${DataTable} id="addon-list" ns="addons" label="Add-ons"
+      columns=${columns} rows=${items} query=${query}
+      rowAttrs=${(a) => ({ "data-addon": a.addon })}/>
+    <${ErrorText} error=${err} cluster=${name}/></section>`;
 }
 
 function capacityOf(hpGroup) {
@@ -198,7 +217,7 @@ function capacityOf(hpGroup) {
   return "on-demand";
 }
 
-function Groups({ d, name, startOp }) {
+function Groups({ d, name, startOp, query }) {
   const hp = (d.cluster.hyperpod && d.cluster.hyperpod.instance_groups) || [];
   const types = Object.fromEntries(d.types.map((t) => [t.instance_type, t]));
   const [scale, setScale] = useState({});
@@ -206,44 +225,48 @@ function Groups({ d, name, startOp }) {
   const run = async (fn) => {
     try { await fn(); } catch (e) { setErrors(problemErrors(e)); }
   };
+  const cs = schemaAt(bodySchema(d.doc, "instance_group_scale"), "count");
+  const cap = (g) => capacityOf(hp.find((x) => x.InstanceGroupName ===
+    g.name));
+  const columns = [
+    { key: "name", label: "Group" },
+    { key: "instance_type", label: "Type", filter: true,
+      cell: (g) => html`${g.instance_type} ${types[g.instance_type] &&
+        types[g.instance_type].efa_supported &&
+        html`<span class="badge efa">EFA</span>`}` },
+    { key: "capacity", label: "Capacity", filter: true, value: cap,
+      cell: (g) => html`<span class=${"badge capacity " + cap(g)}>
+        ${cap(g)}</span>` },
+    { key: "current_count", label: "Nodes",
+      cell: (g) => `${g.current_count} / ${g.target_count}` },
+    { key: "status", label: "Status", filter: true,
+      cell: (g) => html`<${Badge} state=${g.status}/>` },
+    { key: "scale", cell: (g) => html`<label class="compact"
+      for=${"scale-" + g.name}><span class="sr-only">Count for
+      ${g.name}</span><input type="number" id=${"scale-" + g.name}
+        data-field="count" min=${cs.minimum ?? 0} max=${cs.maximum}
+        value=${scale[g.name] ?? g.target_count}
+        onInput=${(e) => setScale({ ...scale, [g.name]: e.target.value })}/>
+      </label>
+      <button type="button" class="scale" onClick=${() => run(() =>
+        startOp("PATCH", "/instance-groups/" + enc(g.name),
+          { count: Number(scale[g.name] ?? g.target_count) }))}>
+        Scale</button>` },
+    { key: "del", cell: (g) => html`<button type="button"
+      class="danger delete-group" onClick=${() => run(async () => {
+        if (await confirmAction(`Delete instance group ${g.name} and
+          its nodes?`))
+          await startOp("DELETE", "/instance-groups/" + enc(g.name));
+      })}>Delete</button>` },
+  ];
   return html`<section class="card" id="instance-groups">
     <h2>Instance groups</h2>
-    <table><thead><tr><th>Group</th><th>Type</th><th>Capacity</th>
-      <th>Nodes</th><th>Status</th><th>Scale to</th><th></th></tr></thead>
-    <tbody>${d.groups.map((g) => {
-      const h = hp.find((x) => x.InstanceGroupName === g.name);
-      const t = types[g.instance_type];
-      return html`<tr data-group=${g.name}>
-        <td>${g.name}</td>
-        <td>${g.instance_type} ${t && t.efa_supported &&
-          html`<span class="badge efa">EFA</span>`}</td>
-        <td><span class=${"badge capacity " + capacityOf(h)}>
-          ${capacityOf(h)}</span></td>
-        <td>${g.current_count} / ${g.target_count}</td>
-        <td><${Badge} state=${g.status}/></td>
-        <td><label class="compact" for=${"scale-" + g.name}>
-          <span class="sr-only">Count for ${g.name}</span>
-          <input type="number" id=${"scale-" + g.name} data-field="count"
-            min=${schemaAt(bodySchema(d.doc, "instance_group_scale"),
-              "count").minimum ?? 0}
-            max=${schemaAt(bodySchema(d.doc, "instance_group_scale"),
-              "count").maximum}
-            value=${scale[g.name] ?? g.target_count}
-            onInput=${(e) => setScale({ ...scale, [g.name]: e.target.value })}/>
-          </label>
-          <button type="button" class="scale" onClick=${() => run(() =>
-            startOp("PATCH", "/instance-groups/" + enc(g.name),
-              { count: Number(scale[g.name] ?? g.target_count) }))}>
-            Scale</button></td>
-        <td><button type="button" class="danger delete-group"
-          onClick=${() => run(async () => {
-            if (await confirmAction(`Delete instance group ${g.name} and
-              its nodes?`))
-              await startOp("DELETE", "/instance-groups/" + enc(g.name));
-          })}>Delete</button></td></tr>`;
-    })}</tbody></table>
-    <${FormErrors} errors=${errors}/>
-    <${AddGroup} doc=${d.doc} types=${d.types} startOp=${startOp}/>
+    <${DataTable} id="group-list" ns="groups" label="Instance groups"
+      columns=${columns} rows=${d.groups} query=${query}
+      rowAttrs=${(g) => ({ "data-group": g.name })}/>
+    <${FormErrors} errors=${errors} cluster=${name}/>
+    <${AddGroup} doc=${d.doc} types=${d.types} startOp=${startOp}
+      name=${name}/>
   </section>`;
 }
 
@@ -291,8 +314,17 @@ function AddGroup({ doc, types, startOp }) {
     </form></details>`;
 }
 
-function Nodes({ name, nodes, startOp }) {
+const NODE_COLUMNS = [
+  { key: "node_id", label: "Node" },
+  { key: "instance_group", label: "Group", filter: true },
+  { key: "instance_type", label: "Type", filter: true },
+  { key: "status", label: "Health", filter: true },
+];
+
+function Nodes({ name, nodes, startOp, query }) {
   const [err, setErr] = useState(null);
+  const { shown, tools } = useTable({ id: "node-list", label: "Nodes",
+    ns: "nodes", columns: NODE_COLUMNS, rows: nodes, query });
   const act = async (action, n) => {
     if (!await confirmAction(`${labelOf(action)} node ${n.node_id}
       (${n.instance_group})?`)) return;
@@ -301,8 +333,9 @@ function Nodes({ name, nodes, startOp }) {
     } catch (e) { setErr(e); }
   };
   return html`<section class="card" id="nodes"><h2>Nodes</h2>
-    ${nodes.length === 0 && html`<p class="muted">No nodes.</p>`}
-    <ul class="node-grid">${nodes.map((n) => html`<li
+    ${nodes.length === 0 ? html`<p class="muted">No nodes.</p>` :
+      html`<div class="list-tools">${tools}</div>`}
+    <ul class="node-grid">${shown.map((n) => html`<li
       class=${"node " + n.status} data-node=${n.node_id}>
       <div class="node-id"><a href=${"#/clusters/" + enc(name) + "/nodes/" +
         enc(n.node_id)}>${n.node_id}</a></div>
@@ -315,7 +348,7 @@ function Nodes({ name, nodes, startOp }) {
           onClick=${() => act("reboot", n)}>Reboot</button>
         <button type="button" class="danger replace"
           onClick=${() => act("replace", n)}>Replace</button></div>
-    </li>`)}</ul><${ErrorText} error=${err}/></section>`;
+    </li>`)}</ul><${ErrorText} error=${err} cluster=${name}/></section>`;
 }
 
 // The features panel.  Each toggle starts at the feature's state; the
@@ -393,24 +426,29 @@ function Features({ nav, doc, name, features, startOp, reload, focus }) {
     </form></section>`;
 }
 
-function Storage({ nav, doc, items, name, startOp }) {
+function Storage({ nav, doc, items, name, startOp, query }) {
   const schema = bodySchema(doc, "storage_add");
   const [v, setV] = useState({ kind: "s3", claim: "" });
   const [errors, setErrors] = useState({});
   const canDelete = hasOp(doc, "storage_delete");
   const fields = scalarFields(schema);
   return html`<section class="card" id="storage"><h2>Storage</h2>
-    <table><thead><tr><th>Claim</th><th>Namespace</th><th>Kind</th>
-      <th>Source</th><th>Status</th><th></th></tr></thead>
-    <tbody>${items.map((s) => html`<tr data-claim=${s.claim}>
-      <td>${s.claim}</td><td>${s.namespace}</td><td>${s.kind}</td>
-      <td>${s.bucket || s.file_system_id || ""}</td>
-      <td><${Badge} state=${s.status}/></td>
-      <td>${canDelete && html`<button type="button" class="danger"
-        onClick=${async () => {
-          if (await confirmAction(`Delete claim ${s.claim}?`))
-            await startOp("DELETE", "/storage/" + enc(s.claim));
-        }}>Delete</button>`}</td></tr>`)}</tbody></table>
+    <${DataTable} id="storage-list" ns="storage" label="Storage"
+      columns=${[
+        { key: "claim", label: "Claim" },
+        { key: "namespace", label: "Namespace", filter: true },
+        { key: "kind", label: "Kind", filter: true },
+        { key: "source", label: "Source",
+          value: (x) => x.bucket || x.file_system_id || "" },
+        { key: "status", label: "Status", filter: true,
+          cell: (x) => html`<${Badge} state=${x.status}/>` },
+        { key: "act", cell: (x) => canDelete && html`<button type="button"
+          class="danger" onClick=${async () => {
+            if (await confirmAction(`Delete claim ${x.claim}?`))
+              await startOp("DELETE", "/storage/" + enc(x.claim));
+          }}>Delete</button>` }]}
+      rows=${items} query=${query}
+      rowAttrs=${(x) => ({ "data-claim": x.claim })}/>
     <details class="add"><summary>Add storage</summary>
       <form id="storage-form" novalidate onSubmit=${async (e) => {
         e.preventDefault();
@@ -427,13 +465,15 @@ function Storage({ nav, doc, items, name, startOp }) {
   </section>`;
 }
 
-function Subnets({ items }) {
+function Subnets({ items, query }) {
   return html`<section class="card" id="subnets"><h2>Compute subnets</h2>
-    <table><thead><tr><th>Subnet</th><th>AZ</th><th>CIDR</th>
-      <th>Free IPs</th><th>Groups</th></tr></thead>
-    <tbody>${items.map((s) => html`<tr><td>${s.subnet_id}</td>
-      <td>${s.availability_zone}</td><td>${s.cidr}</td>
-      <td>${s.available_ips}</td>
-      <td>${(s.instance_groups || []).join(", ")}</td></tr>`)}</tbody>
-    </table></section>`;
+    <${DataTable} id="subnet-list" ns="subnets" label="Compute subnets"
+      columns=${[
+        { key: "subnet_id", label: "Subnet" },
+        { key: "availability_zone", label: "AZ", filter: true },
+        { key: "cidr", label: "CIDR" },
+        { key: "available_ips", label: "Free IPs" },
+        { key: "groups", label: "Groups",
+          value: (x) => (x.instance_groups || []).join(", ") }]}
+      rows=${items} query=${query}/></section>`;
 }

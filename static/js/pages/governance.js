@@ -16,6 +16,7 @@ import {
   problemErrors, buildBody, labelOf, scalarFields, confirmAction, fmtTime,
   useLive, Updated, useFollowOps,
 } from "../ui.js";
+import { DataTable } from "../table.js";
 
 const base = (name) => "/clusters/" + enc(name);
 
@@ -27,7 +28,7 @@ function Crumbs({ name, here }) {
 
 // ---- task governance
 
-export function Governance({ nav, name }) {
+export function Governance({ nav, name, query }) {
   const [st, reload] = useLive(nav, async () => {
     const [doc, sc, quotas, groups] = await Promise.all([openapi(),
       api("GET", base(name) + "/scheduler-config"),
@@ -51,7 +52,7 @@ export function Governance({ nav, name }) {
     ${d && html`<${SchedulerConfig} nav=${nav} doc=${d.doc} name=${name}
       sc=${d.sc} reload=${reload}/>
     <${Quotas} nav=${nav} doc=${d.doc} name=${name} items=${d.quotas}
-      groups=${d.groups} reload=${reload}/>`}`;
+      groups=${d.groups} reload=${reload} query=${query}/>`}`;
 }
 
 function SchedulerConfig({ nav, doc, name, sc, reload }) {
@@ -124,7 +125,7 @@ function SchedulerConfig({ nav, doc, name, sc, reload }) {
     </form></section>`;
 }
 
-function Quotas({ nav, doc, name, items, groups, reload }) {
+function Quotas({ nav, doc, name, items, groups, reload, query }) {
   const schema = bodySchema(doc, "compute_quota_create");
   const types = [...new Set(groups.map((g) => g.instance_type))];
   const [v, setV] = useState({ instance_type: types[0] || "" });
@@ -155,36 +156,41 @@ function Quotas({ nav, doc, name, items, groups, reload }) {
   return html`<section class="card" id="compute-quotas">
     <h2>Compute quotas</h2>
     ${items.length === 0 && html`<p class="muted">No quotas.</p>`}
-    ${items.length > 0 && html`<table><thead><tr><th>Quota</th>
-      <th>Team</th><th>Queue</th><th>Resources</th><th>Sharing</th>
-      <th>Status</th><th>Count</th><th></th></tr></thead>
-    <tbody>${items.map((q) => html`<tr data-quota=${q.quota_name}>
-      <td>${q.quota_name}</td><td>${q.team}</td>
-      <td><code>${q.queue}</code></td>
-      <td>${q.count !== undefined && q.count !== null ? q.count + " × " : ""}
-        ${q.instance_type}</td>
-      <td>${q.sharing}${q.preempt ? " · preempt " + q.preempt : ""}</td>
-      <td><${Badge} state=${q.status}/>${q.failure_reason && html`<div
-        class="error">${q.failure_reason}</div>`}</td>
-      <td><label class="compact" for=${"quota-count-" + q.quota_name}>
-        <span class="sr-only">Count for ${q.quota_name}</span>
-        <input type="number" id=${"quota-count-" + q.quota_name}
-          data-field="count" min=${countMin.minimum} max=${countMin.maximum}
-          value=${edit[q.quota_name] ?? (q.count ?? "")}
-          onInput=${(e) => setEdit({ ...edit, [q.quota_name]:
-            e.target.value })}/></label>
-        <button type="button" class="quota-update" onClick=${() => act(() =>
-          api("PATCH", base(name) + "/compute-quotas/" + enc(q.quota_name),
-            { instance_type: q.instance_type,
-              count: Number(edit[q.quota_name] ?? q.count) }))}>Change
-        </button></td>
-      <td><button type="button" class="danger quota-delete"
-        onClick=${() => act(async () => {
-          if (await confirmAction(`Delete compute quota ${q.quota_name} of
-            team ${q.team}?`))
-            await api("DELETE", base(name) + "/compute-quotas/" +
-              enc(q.quota_name));
-        })}>Delete</button></td></tr>`)}</tbody></table>`}
+    ${items.length > 0 && html`<${DataTable} id="quota-list" ns="quotas"
+      label="Compute quotas" rows=${items} query=${query}
+      rowAttrs=${(q) => ({ "data-quota": q.quota_name })} columns=${[
+        { key: "quota_name", label: "Quota" },
+        { key: "team", label: "Team", filter: true },
+        { key: "queue", label: "Queue", cell: (q) => html`<code>${q.queue}
+          </code>` },
+        { key: "resources", label: "Resources", value: (q) => (q.count !==
+          undefined && q.count !== null ? q.count + " × " : "") +
+          q.instance_type },
+        { key: "sharing", label: "Sharing", value: (q) => q.sharing +
+          (q.preempt ? " · preempt " + q.preempt : "") },
+        { key: "status", label: "Status", filter: true,
+          cell: (q) => html`<${Badge} state=${q.status}/>${q.failure_reason &&
+            html`<div class="error">${q.failure_reason}</div>`}` },
+        { key: "count", cell: (q) => html`<label class="compact"
+          for=${"quota-count-" + q.quota_name}><span class="sr-only">Count
+          for ${q.quota_name}</span><input type="number"
+            id=${"quota-count-" + q.quota_name} data-field="count"
+            min=${countMin.minimum} max=${countMin.maximum}
+            value=${edit[q.quota_name] ?? (q.count ?? "")}
+            onInput=${(e) => setEdit({ ...edit, [q.quota_name]:
+              e.target.value })}/></label>
+          <button type="button" class="quota-update" onClick=${() => act(() =>
+            api("PATCH", base(name) + "/compute-quotas/" + enc(q.quota_name),
+              { instance_type: q.instance_type,
+                count: Number(edit[q.quota_name] ?? q.count) }))}>Change
+          </button>` },
+        { key: "del", cell: (q) => html`<button type="button"
+          class="danger quota-delete" onClick=${() => act(async () => {
+            if (await confirmAction(`Delete compute quota ${q.quota_name} of
+              team ${q.team}?`))
+              await api("DELETE", base(name) + "/compute-quotas/" +
+                enc(q.quota_name));
+          })}>Delete</button>` }]}/>`}
     <${ErrorText} error=${err}/>
     <details class="add" id="add-quota"><summary>Add a compute quota
       </summary>
@@ -208,7 +214,7 @@ function Quotas({ nav, doc, name, items, groups, reload }) {
 const FILTERS = ["instance_group", "node_id", "resource_type", "level"];
 
 // A page of the cluster's events; filters go to the server as they are.
-export function EventList({ nav, doc, name, fixed, id, gen }) {
+export function EventList({ nav, doc, name, fixed, id, gen, query }) {
   const [filter, setFilter] = useState({});
   const [applied, setApplied] = useState({});
   const [pages, setPages] = useState([]);
@@ -249,34 +255,40 @@ export function EventList({ nav, doc, name, fixed, id, gen }) {
     <${ErrorText} error=${st.error}/>
     ${!st.loading && items.length === 0 && !st.error && html`<p
       class="muted">No events.</p>`}
-    ${items.length > 0 && html`<table><thead><tr><th>Time</th>
-      <th>Level</th><th>About</th><th>Event</th></tr></thead>
-      <tbody>${items.map((e) => html`<tr data-event=${e.id}
-        class=${"level-" + e.level}>
-        <td>${e.time}</td><td><${Badge} state=${e.level}/></td>
-        <td>${e.resource_type}${e.instance_group ? " " +
-          e.instance_group : ""}${e.node_id ? html` <a href=${"#/clusters/" +
-          enc(name) + "/nodes/" + enc(e.node_id)}>${e.node_id}</a>` : ""}</td>
-        <td>${e.description}</td></tr>`)}</tbody></table>`}
+    ${items.length > 0 && html`<${DataTable} id=${(id || "events") +
+      "-table"} ns=${id || "events"} label="Events" rows=${items}
+      query=${query} rowAttrs=${(e) => ({ "data-event": e.id,
+        class: "level-" + e.level })} columns=${[
+        { key: "time", label: "Time" },
+        { key: "level", label: "Level", filter: true,
+          cell: (e) => html`<${Badge} state=${e.level}/>` },
+        { key: "about", label: "About", value: (e) => e.resource_type +
+          (e.instance_group ? " " + e.instance_group : "") +
+          (e.node_id ? " " + e.node_id : ""),
+          cell: (e) => html`${e.resource_type}${e.instance_group ? " " +
+            e.instance_group : ""}${e.node_id ? html` <a href=${"#/clusters/" +
+            enc(name) + "/nodes/" + enc(e.node_id)}>${e.node_id}</a>` : ""}` },
+        { key: "description", label: "Event" }]}/>`}
     ${last && last.next && html`<div class="actions"><button type="button"
       class="events-more" onClick=${more}>Older events</button></div>`}
   </div>`;
 }
 
-export function Events({ nav, name }) {
+export function Events({ nav, name, query }) {
   const [st] = useLoad(nav, openapi, []);
   return html`<section class="card" id="cluster-events">
     <${Crumbs} name=${name} here="Events"/>
     <h1>Events of ${name}</h1>
     <p class="muted">What SageMaker recorded for the cluster, its groups and
       its nodes, newest first.</p>
-    ${st.data ? html`<${EventList} nav=${nav} doc=${st.data} name=${name}/>`
+    ${st.data ? html`<${EventList} nav=${nav} doc=${st.data} name=${name}
+      query=${query}/>`
       : html`<${Loading}/>`}<${ErrorText} error=${st.error}/></section>`;
 }
 
 // ---- one node
 
-export function Node({ nav, name, node }) {
+export function Node({ nav, name, node, query }) {
   const [st, reload] = useLive(nav, async () => {
     const [doc, n, ops] = await Promise.all([openapi(),
       api("GET", base(name) + "/nodes/" + enc(node)),
@@ -300,6 +312,7 @@ export function Node({ nav, name, node }) {
       node=${node}/>
     <section class="card" id="node-events"><h2>Events of this node</h2>
       <${EventList} nav=${nav} doc=${d.doc} name=${name} gen=${st.at}
+        query=${query}
         fixed=${{ node_id: node }} id="node-event-list"/></section>`}`;
 }
 

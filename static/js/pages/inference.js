@@ -11,8 +11,9 @@ import {
   CopyRequest, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
 } from "../ui.js";
 import { ClusterPicker } from "./training.js";
+import { useTable } from "../table.js";
 
-export function Inference({ nav, cluster }) {
+export function Inference({ nav, cluster, query }) {
   const [st, reload] = useLive(nav, async () => {
     if (!cluster) return { doc: await openapi() };
     const [doc, list] = await Promise.all([openapi(), api("GET",
@@ -26,7 +27,7 @@ export function Inference({ nav, cluster }) {
     ${cluster && html`<${Updated} st=${st}/>`}
     <${ErrorText} error=${st.error}/></section>
     ${d && cluster && html`<${Endpoints} nav=${nav} doc=${d.doc}
-      cluster=${cluster} items=${d.items} reload=${reload}/>
+      cluster=${cluster} items=${d.items} reload=${reload} query=${query}/>
       <${Deploy} nav=${nav} doc=${d.doc} cluster=${cluster}
         reload=${reload}/>`}`;
 }
@@ -39,7 +40,19 @@ function readiness(e) {
   return "?";
 }
 
-function Endpoints({ nav, doc, cluster, items, reload }) {
+const EP_COLUMNS = [
+  { key: "name", label: "Endpoint", value: (e) => e.endpoint ||
+    e.endpoint_name || e.name },
+  { key: "kind", label: "Kind", filter: true },
+  { key: "engine", label: "Engine", filter: true },
+  { key: "ready", label: "Readiness", filter: true, value: readiness },
+  { key: "model", label: "Model" },
+];
+
+function Endpoints({ nav, doc, cluster, items: all, reload, query }) {
+  const { shown: items, tools } = useTable({ id: "endpoint-list",
+    label: "Endpoints", ns: "endpoints", columns: EP_COLUMNS, rows: all,
+    query });
   const base = "/clusters/" + enc(cluster) + "/inference/";
   const canScale = hasOp(doc, "inference_scale");
   const canInvoke = hasOp(doc, "inference_invoke");
@@ -50,7 +63,8 @@ function Endpoints({ nav, doc, cluster, items, reload }) {
     }
   };
   return html`<section class="card" id="endpoints"><h2>Endpoints</h2>
-    ${items.length === 0 && html`<p class="muted">No endpoints.</p>`}
+    ${all.length === 0 ? html`<p class="muted">No endpoints.</p>` :
+      html`<div class="list-tools">${tools}</div>`}
     ${items.map((e) => {
       const name = e.endpoint || e.endpoint_name || e.name;
       return html`<article class="endpoint" data-endpoint=${name}>

@@ -7,8 +7,9 @@ import {
   Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
   problemErrors, fmtTime, confirmAction, Copy,
 } from "../ui.js";
+import { DataTable } from "../table.js";
 
-export function Settings({ nav }) {
+export function Settings({ nav, query }) {
   const [st, reload] = useLoad(nav, async () => {
     const [doc, list] = await Promise.all([openapi(),
       api("GET", "/tokens").catch((e) => ({ error: e }))]);
@@ -19,10 +20,10 @@ export function Settings({ nav }) {
     ${st.loading && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>
     </section>
     ${d && html`<${Tokens} nav=${nav} doc=${d.doc} list=${d.list}
-      reload=${reload}/><${Agent} nav=${nav}/>`}`;
+      reload=${reload} query=${query}/><${Agent} nav=${nav}/>`}`;
 }
 
-function Tokens({ nav, doc, list, reload }) {
+function Tokens({ nav, doc, list, reload, query }) {
   const schema = bodySchema(doc, "token_create");
   const [v, setV] = useState({ name: "", scope: "read" });
   const [errors, setErrors] = useState({});
@@ -40,17 +41,24 @@ function Tokens({ nav, doc, list, reload }) {
     } catch (x) { if (nav.current()) setErrors(problemErrors(x)); }
   };
   return html`<section class="card" id="tokens"><h2>Tokens</h2>
-    <table><thead><tr><th>Name</th><th>Scope</th><th>Created</th>
-      <th>Last used</th><th></th></tr></thead>
-    <tbody>${list.items.map((t) => html`<tr data-token=${t.name}>
-      <td>${t.name}</td><td>${t.scope}</td><td>${fmtTime(t.created_ms)}</td>
-      <td>${fmtTime(t.last_used_ms)}</td>
-      <td>${t.revoked ? html`<${Badge} state="revoked"/>` : html`<button
-        type="button" class="danger revoke" onClick=${async () => {
-          if (!await confirmAction(`Revoke token ${t.name}?`)) return;
-          await api("DELETE", "/tokens/" + enc(t.name));
-          reload();
-        }}>Revoke</button>`}</td></tr>`)}</tbody></table>
+    <${DataTable} id="token-list" ns="tokens" label="Tokens"
+      rows=${list.items} query=${query} columns=${[
+        { key: "name", label: "Name" },
+        { key: "scope", label: "Scope", filter: true },
+        { key: "created_ms", label: "Created",
+          cell: (t) => fmtTime(t.created_ms) },
+        { key: "last_used_ms", label: "Last used",
+          cell: (t) => fmtTime(t.last_used_ms) },
+        { key: "state", label: "State", filter: true,
+          value: (t) => (t.revoked ? "revoked" : "active"),
+          cell: (t) => (t.revoked ? html`<${Badge} state="revoked"/>` :
+            html`<button type="button" class="danger revoke"
+            onClick=${async () => {
+              if (!await confirmAction(`Revoke token ${t.name}?`)) return;
+              await api("DELETE", "/tokens/" + enc(t.name));
+              reload();
+            }}>Revoke</button>`) }]}
+      rowAttrs=${(t) => ({ "data-token": t.name })}/>
     <form id="token-form" novalidate onSubmit=${create}><div class="grid">
       <${SchemaField} label="Token name" field="name" id="token-name"
         schema=${schemaAt(schema, "name")} value=${v.name} errors=${errors}

@@ -163,7 +163,7 @@ function Submit({ nav, cluster }) {
   </section>`;
 }
 
-export function TrainingJob({ nav, cluster, job }) {
+export function TrainingJob({ nav, cluster, job, query }) {
   const [st] = useLive(nav, () => api("GET", `/clusters/` +
     `${enc(cluster)}/training-jobs/${enc(job)}`), [cluster, job], 5000);
   const j = st.data;
@@ -193,22 +193,22 @@ export function TrainingJob({ nav, cluster, job }) {
       stuck.length + " pods are"} not running:</strong>
       ${[...new Set(stuck.map((p) => (p.reason ? p.reason + ": " : "") +
         p.message))].map((m) => html`<p>${m}</p>`)}</div>`}
-    ${j && html`<h2>Pods</h2><div class="table-wrap" tabindex="0"
-      role="region" aria-label="Pods"><table id="pods"><thead><tr>
-      <th>Pod</th><th>Phase</th><th>Node</th><th>Restarts</th>
-      <th>Reason</th></tr></thead>
-      <tbody>${pods.map((p) => html`<tr data-pod=${p.name}>
-        <td data-label="Pod">${p.name}</td><td data-label="Phase"><${Badge}
-          state=${p.phase}/></td>
-        <td data-label="Node">${nodeId(p.node) ? html`<a href=${"#/clusters/" + enc(cluster) +
-          "/nodes/" + enc(nodeId(p.node))}>${p.node}</a>` : p.node || "—"}
-          </td>
-        <td data-label="Restarts">${p.restarts}</td>
-        <td class="reason" data-label="Reason">${p.reason && html`<strong>${p.reason}</strong>`}
-          ${p.message && html`<div class="pod-message">${p.message}</div>`}
-          </td></tr>`)}
-      </tbody></table></div>
-      <${PodEvents} pods=${pods}/>
+    ${j && html`<h2>Pods</h2><${DataTable} id="pods" ns="pods" label="Pods"
+      rows=${pods} query=${query} rowAttrs=${(p) => ({ "data-pod": p.name })}
+      columns=${[
+        { key: "name", label: "Pod" },
+        { key: "phase", label: "Phase", filter: true,
+          cell: (p) => html`<${Badge} state=${p.phase}/>` },
+        { key: "node", label: "Node", cell: (p) => (nodeId(p.node) ?
+          html`<a href=${"#/clusters/" + enc(cluster) + "/nodes/" +
+          enc(nodeId(p.node))}>${p.node}</a>` : p.node || "—") },
+        { key: "restarts", label: "Restarts" },
+        { key: "reason", label: "Reason", cls: "reason",
+          value: (p) => (p.reason || "") + " " + (p.message || ""),
+          cell: (p) => html`${p.reason && html`<strong>${p.reason}</strong>`}
+            ${p.message && html`<div class="pod-message">${p.message}</div>`}`
+        }]}/>
+      <${PodEvents} pods=${pods} query=${query}/>
       <h2>Conditions and recovery</h2>
       <ul class="conditions">${((j.status && j.status.conditions) || [])
         .map((c) => html`<li>${c.lastTransitionTime} ${c.type}=${c.status}
@@ -237,23 +237,22 @@ export function TrainingJob({ nav, cluster, job }) {
 // Each pod's newest Kubernetes events (the scheduler's FailedScheduling
 // says why a pod waits; the kubelet's Pulling, BackOff... why it does
 // not start), as training_job_get answers them.
-function PodEvents({ pods }) {
+function PodEvents({ pods, query }) {
   const rows = pods.flatMap((p) => (p.events || []).map((e, i) =>
     ({ ...e, pod: p.name, key: p.name + "-" + i })));
   if (rows.length === 0) return null;
-  return html`<h2>Pod events</h2><div class="table-wrap" tabindex="0"
-    role="region" aria-label="Pod events"><table id="pod-events"><thead><tr>
-    <th>Pod</th><th>Type</th><th>Reason</th><th>Message</th><th>Count</th>
-    <th>Last seen</th></tr></thead><tbody>${rows.map((e) => html`<tr
-      key=${e.key} data-pod=${e.pod} data-reason=${e.reason}
-      class=${e.type === "Warning" ? "level-Warn" : ""}>
-      <td data-label="Pod">${e.pod}</td>
-      <td data-label="Type"><${Badge} state=${e.type}/></td>
-      <td data-label="Reason">${e.reason}</td>
-      <td data-label="Message" class="event-message">${e.message}</td>
-      <td data-label="Count">${e.count}</td>
-      <td data-label="Last seen">${e.time ? fmtTime(Date.parse(e.time)) :
-        "—"}</td></tr>`)}</tbody></table></div>`;
+  return html`<h2>Pod events</h2><${DataTable} id="pod-events"
+    ns="podevents" label="Pod events" rows=${rows} query=${query}
+    rowAttrs=${(e) => ({ "data-pod": e.pod, "data-reason": e.reason,
+      class: e.type === "Warning" ? "level-Warn" : "" })} columns=${[
+      { key: "pod", label: "Pod", filter: true },
+      { key: "type", label: "Type", filter: true,
+        cell: (e) => html`<${Badge} state=${e.type}/>` },
+      { key: "reason", label: "Reason", filter: true },
+      { key: "message", label: "Message", cls: "event-message" },
+      { key: "count", label: "Count" },
+      { key: "time", label: "Last seen", cell: (e) => (e.time ?
+        fmtTime(Date.parse(e.time)) : "—") }]}/>`;
 }
 
 /* The HyperPod node id of a Kubernetes node ("hyperpod-i-0abc..."). */
