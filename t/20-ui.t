@@ -311,6 +311,17 @@ t.ok("model_id" in sf.get("jumpstart", []) and "model_source.uri" not in
 t.eq(out.get("engines"), ["vllm", "sglang"], "the engine choices come from "
      "the OpenAPI document")
 t.ok(out.get("endpoint_ready"), "the endpoint deployed and is ready")
+t.ok("kind: Deployment" in (out.get("deploy_yaml") or "") or
+     "kind: " in (out.get("deploy_yaml") or ""), "the inference dry run shows "
+     "its manifests as YAML: %s" % (out.get("deploy_yaml") or "")[:120])
+cf = out.get("copy_forms") or {}
+want = ["import-form", "add-group-form", "storage-form", "features-form",
+        "scheduler-form", "quota-form", "job-form", "download-form",
+        "deploy-form"]
+t.eq({f: cf.get(f) for f in want if cf.get(f) != ["Copy as curl",
+                                                   "Copy as MCP call"]}, {},
+     "every form copies its request as curl and as an MCP call (%d forms)"
+     % len(want))
 if "inference_invoke" in ops:
     t.ok(out.get("invoke_offered") and out.get("invoke_answer"),
          "the test call answered: %s" % out.get("invoke_answer"))

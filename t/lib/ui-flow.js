@@ -91,6 +91,12 @@ function wsStatus(base, token, p) {
     out.live_marker[name] = await page.waitForSelector((scope || "") +
       " .updated[data-at]", { timeout: 30000 }).then(() => true, () => false);
   };
+  // The copy buttons of each form ("Copy as curl", "Copy as MCP call").
+  out.copy_forms = {};
+  const copyForms = async () => Object.assign(out.copy_forms,
+    Object.fromEntries(await page.$$eval("form[id]", (l) => l.map((f) =>
+      [f.id, [...f.querySelectorAll("button.copy")].map((b) =>
+        b.textContent.trim())]))));
   page.on("requestfailed", (r) => {
     out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
       (r.failure() && r.failure().errorText));
@@ -182,6 +188,7 @@ function wsStatus(base, token, p) {
     out.cookie_same_site = c ? c.sameSite : null;
     out.nav = await page.$$eval("#nav a", (l) => l.map((a) => a.textContent));
     await marker("clusters");
+    await copyForms();
     await shot("clusters");
     step("login");
 
@@ -308,6 +315,7 @@ function wsStatus(base, token, p) {
       l.map((r) => r.dataset.claim));
     out.group_badges = await page.$$eval("#instance-groups tr[data-group] .badge",
       (l) => l.map((b) => b.textContent.trim()));
+    await copyForms();
     await shot("cluster");
 
     // ---- add an instance group
@@ -485,6 +493,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#scheduler-config .state:is([data-state=Created],[data-state=Creating])");
     out.scheduler_state = await page.getAttribute("#scheduler-config .state",
       "data-state");
+    await copyForms();
     await page.click("#add-quota summary");
     await page.fill("#quota-quota_name", "alpha-q");
     await page.fill("#quota-team", "alpha");
@@ -552,6 +561,7 @@ function wsStatus(base, token, p) {
       l.map((b) => b.textContent.trim()));
     out.download_form = await page.$$eval("#download-form [data-field]",
       (l) => l.map((e) => e.dataset.field));
+    await copyForms();
     await page.fill("#tj-job_name", "big1");
     await page.fill("#tj-dataset", "alpaca");
     await page.fill("#tj-model", "llama-3-8b");
@@ -665,6 +675,12 @@ function wsStatus(base, token, p) {
     await page.selectOption("[data-field=engine]", "vllm");
     await page.fill("[data-field=endpoint_name]", "chat");
     await page.fill("[data-field=model]", "llama-3-8b");
+    await copyForms();
+    await page.click("#deploy-plan");
+    out.deploy_yaml = await page.waitForSelector("#deploy-plan-yaml",
+      { timeout: 30000 }).then(async () => (await page.textContent(
+      "#deploy-plan-yaml")).slice(0, 400), () => "");
+    await look("inference-plan");
     await page.click("#deploy-submit");
     await page.waitForSelector("#endpoints [data-endpoint=chat]", LONG);
     await page.waitForSelector(

@@ -19,7 +19,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, SchemaField, FormErrors, problemErrors,
   buildBody, labelOf, scalarFields, confirmAction, useLive, Updated, Copy,
-  fmtTime, fmtDuration, useFollowOps,
+  fmtTime, fmtDuration, useFollowOps, CopyRequest,
 } from "../ui.js";
 import { Diagnose } from "../diagnose.js";
 import { typeLabel } from "./create.js";
@@ -270,7 +270,7 @@ function Groups({ d, name, startOp, query }) {
   </section>`;
 }
 
-function AddGroup({ doc, types, startOp }) {
+function AddGroup({ doc, types, startOp, name }) {
   const schema = bodySchema(doc, "instance_group_add");
   const first = types[0] || { availability_zones: [] };
   const [v, setV] = useState({ group_name: "", instance_type:
@@ -310,7 +310,11 @@ function AddGroup({ doc, types, startOp }) {
       </div>
       <${FormErrors} errors=${errors} shown=${Object.keys(v)}/>
       <div class="actions"><button type="submit" class="primary"
-        id="add-group-submit">Add group</button></div>
+        id="add-group-submit">Add group</button>
+        <${CopyRequest} method="POST" path=${"/clusters/" + enc(name) +
+          "/instance-groups"} body=${buildBody(schema, v)}
+          tool="instance_group_add" args=${{ name, ...buildBody(schema,
+            v) }}/></div>
     </form></details>`;
 }
 
@@ -368,8 +372,7 @@ function Features({ nav, doc, name, features, startOp, reload, focus }) {
   const [extra, setExtra] = useState({});
   const [msg, setMsg] = useState("");
   const [errors, setErrors] = useState({});
-  const submit = async (e) => {
-    e.preventDefault();
+  const diffOf = () => {
     const diff = {};
     for (const k of names) {
       if (want[k] === initial[k]) continue;
@@ -382,6 +385,11 @@ function Features({ nav, doc, name, features, startOp, reload, focus }) {
         diff[k] = { ...buildBody(s, sub), enabled: want[k] };
       }
     }
+    return diff;
+  };
+  const submit = async (e) => {
+    e.preventDefault();
+    const diff = diffOf();
     setErrors({});
     if (Object.keys(diff).length === 0) {
       setMsg("No change: every feature is already as shown.");
@@ -422,7 +430,10 @@ function Features({ nav, doc, name, features, startOp, reload, focus }) {
       <p class="muted" id="features-msg" role="status">${msg}</p>
       <${FormErrors} errors=${errors} shown=${names}/>
       <div class="actions"><button type="submit" class="primary"
-        id="features-apply">Apply changes</button></div>
+        id="features-apply">Apply changes</button>
+        <${CopyRequest} method="PATCH" path=${"/clusters/" + enc(name) +
+          "/features"} body=${diffOf()} tool="feature_set"
+          args=${{ name, ...diffOf() }}/></div>
     </form></section>`;
 }
 
@@ -461,7 +472,10 @@ function Storage({ nav, doc, items, name, startOp, query }) {
         onChange=${(val) => setV({ ...v, [x.name]: val })}/>`)}</div>
         <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)}/>
         <div class="actions"><button type="submit" class="primary">Add
-          storage</button></div></form></details>
+          storage</button>
+          <${CopyRequest} method="POST" path=${"/clusters/" + enc(name) +
+            "/storage"} body=${buildBody(schema, v)} tool="storage_add"
+            args=${{ name, ...buildBody(schema, v) }}/></div></form></details>
   </section>`;
 }
 

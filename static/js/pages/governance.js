@@ -14,7 +14,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLoad, SchemaField, FormErrors,
   problemErrors, buildBody, labelOf, scalarFields, confirmAction, fmtTime,
-  useLive, Updated, useFollowOps,
+  useLive, Updated, useFollowOps, CopyRequest,
 } from "../ui.js";
 import { DataTable } from "../table.js";
 
@@ -67,12 +67,13 @@ function SchedulerConfig({ nav, doc, name, sc, reload }) {
   const [msg, setMsg] = useState("");
   const setRow = (i, k, v) => setRows(rows.map((r, j) => j === i ?
     { ...r, [k]: v } : r));
+  const bodyOf = () => ({ ...flags, priority_classes: rows.filter((r) =>
+    r.name !== "" || r.weight !== "").map((r) => ({ name: r.name,
+    weight: r.weight === "" ? r.weight : Number(r.weight) })) });
   const submit = async (e) => {
     e.preventDefault();
     setErrors({});
-    const body = { ...flags, priority_classes: rows.filter((r) =>
-      r.name !== "" || r.weight !== "").map((r) => ({ name: r.name,
-      weight: r.weight === "" ? r.weight : Number(r.weight) })) };
+    const body = bodyOf();
     try {
       const r = await api("PUT", base(name) + "/scheduler-config", body);
       if (!nav.current()) return;
@@ -121,7 +122,10 @@ function SchedulerConfig({ nav, doc, name, sc, reload }) {
       <p class="muted" id="scheduler-msg" role="status">${msg}</p>
       <${FormErrors} errors=${errors} shown=${shown}/>
       <div class="actions"><button type="submit" class="primary"
-        id="scheduler-submit">Save scheduler config</button></div>
+        id="scheduler-submit">Save scheduler config</button>
+        <${CopyRequest} method="PUT" path=${base(name) + "/scheduler-config"}
+          body=${bodyOf()} tool="scheduler_config_set"
+          args=${{ name, ...bodyOf() }}/></div>
     </form></section>`;
 }
 
@@ -205,7 +209,10 @@ function Quotas({ nav, doc, name, items, groups, reload, query }) {
           onChange=${(val) => setV({ ...v, [x.name]: val })}/>`)}</div>
         <${FormErrors} errors=${errors} shown=${fields.map((x) => x.name)}/>
         <div class="actions"><button type="submit" class="primary"
-          id="quota-submit">Create quota</button></div>
+          id="quota-submit">Create quota</button>
+          <${CopyRequest} method="POST" path=${base(name) + "/compute-quotas"}
+            body=${buildBody(schema, v)} tool="compute_quota_create"
+            args=${{ name, ...buildBody(schema, v) }}/></div>
       </form></details></section>`;
 }
 
