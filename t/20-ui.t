@@ -337,6 +337,24 @@ t.ok(out.get("kiro_has_token") and out.get("claude_has_token") and
      "claude mcp add" in (out.get("claude_snippet") or ""),
      "the Kiro and Claude snippets carry the read-only token")
 
+ro = out.get("read_only") or []
+t.ok(len(ro) == 4 and all(x[1] is True and "write scope" in (x[2] or "")
+                          for x in ro),
+     "a read-only token sees each action it may not take disabled, with "
+     "why on hover: %s" % ro)
+kb = out.get("keyboard") or {}
+t.ok(set(kb) >= {"clusters", "cluster", "node", "job", "settings",
+                 "phone-cluster"},
+     "the keyboard walked the pages: %s" % sorted(kb))
+t.eq({n: v["missed"] for n, v in kb.items() if v["missed"]}, {},
+     "Tab reaches every button, link and input on each page (%s)"
+     % {n: v["controls"] for n, v in kb.items()})
+t.eq({n: v["hidden"] for n, v in kb.items() if v["hidden"]}, {},
+     "nothing hidden takes the focus (a phone's table header sort buttons "
+     "included)")
+t.ok(any(n.startswith("dark-") for n in pages), "pages seen in dark mode "
+     "at desktop size too (axe checks their contrast)")
+
 # ---- logging out and in
 t.ok(out.get("back_after_logout"), "Back after logging out shows the login, "
      "not an empty page")

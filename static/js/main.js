@@ -29,6 +29,14 @@ const NAV = [
   ["inference", "Inference"], ["settings", "Settings"],
 ];
 
+// The actions that change something: a read-only token may not take them.
+const WRITE_ACTIONS = ":is(button.danger, button.primary, button.reboot, " +
+  "button.replace, button.scale, button.upgrade, button.quota-update, " +
+  "button.remove-priority, button.invoke-send, #add-priority, #retry, " +
+  "#cancel, #update-software, #job-plan, #deploy-plan, #plan, " +
+  "#agent-token-make, .tabs button)";
+const NEEDS_WRITE = "Needs write scope: this token can only read";
+
 // The page for a route: [component, props].
 function pageFor(route) {
   const [a, b, c, d] = route.parts;
@@ -76,9 +84,25 @@ function App() {
   useEffect(() => {
     if (me === null && route.parts[0] !== "login") replaceRoute(loginFor());
   }, [me, route]);
-  /* a read-only token sees no action it may not take (app.css) */
+  /* a read-only token: each action it may not take is disabled and
+   * says why on hover (and to a screen reader) */
   useEffect(() => {
-    document.body.classList.toggle("scope-read", !!me && me.scope === "read");
+    const ro = !!me && me.scope === "read";
+    document.body.classList.toggle("scope-read", ro);
+    if (!ro) return undefined;
+    const mark = () => {
+      for (const b of document.querySelectorAll("main " + WRITE_ACTIONS)) {
+        if (b.dataset.needsWrite) continue;
+        b.dataset.needsWrite = "1";
+        b.disabled = true;
+        b.title = NEEDS_WRITE;
+      }
+    };
+    mark();
+    const mo = new MutationObserver(mark);
+    mo.observe(document.getElementById("view"), { subtree: true,
+      childList: true });
+    return () => mo.disconnect();
   }, [me]);
   const section = route.parts[0] || "clusters";
   const loggedIn = me && section !== "login";

@@ -262,7 +262,11 @@ export function confirmAction(text, opts) {
       d.querySelector(".confirm-type-text").textContent =
         `Type ${o.typeName} to confirm`;
     }
-    name.oninput = () => { yes.disabled = name.value !== o.typeName; };
+    const why = () => {
+      yes.title = yes.disabled ? `Type ${o.typeName} first` : "";
+    };
+    why();
+    name.oninput = () => { yes.disabled = name.value !== o.typeName; why(); };
     const done = () => {
       d.removeEventListener("close", done);
       name.oninput = null;

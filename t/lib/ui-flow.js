@@ -145,6 +145,47 @@ function wsStatus(base, token, p) {
       requestAnimationFrame(() => requestAnimationFrame(r));
     }));
   };
+  // Tab through the page: every control shown is reached by the
+  // keyboard, and nothing hidden takes the focus.
+  out.keyboard = {};
+  const tabWalk = async (pg, name) => {
+    const n = await pg.evaluate(() => {
+      const sel = "a[href], button:not([disabled]), input:not([disabled])," +
+        " select:not([disabled]), textarea, summary, [tabindex='0']";
+      let i = 0;
+      for (const e of document.querySelectorAll(sel)) {
+        delete e.dataset.kb;
+        if (e.getClientRects().length === 0 || e.closest("dialog")) continue;
+        const d = e.closest("details:not([open])");
+        if (d && e.tagName !== "SUMMARY") continue;
+        e.dataset.kb = String(i++);
+      }
+      document.activeElement && document.activeElement.blur();
+      return i;
+    });
+    const seen = new Set();
+    const hidden = [];
+    for (let k = 0; k < n + 40 && seen.size < n; k++) {
+      await pg.keyboard.press("Tab");
+      const f = await pg.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return null;
+        const r = e.getBoundingClientRect();
+        return { kb: e.dataset.kb, tag: e.tagName + (e.id ? "#" + e.id : ""),
+          hidden: r.width < 2 || r.height < 2 || !!e.closest("thead") &&
+            getComputedStyle(e.closest("thead")).display === "none" };
+      });
+      if (!f) continue;
+      if (f.kb !== undefined) seen.add(f.kb);
+      if (f.hidden) hidden.push(f.tag);
+    }
+    const missed = await pg.evaluate((s) => [...document.querySelectorAll(
+      "[data-kb]")].filter((e) => !s.includes(e.dataset.kb)).map((e) =>
+      e.tagName + (e.id ? "#" + e.id : "") + " " + (e.textContent || "")
+        .trim().slice(0, 30)), [...seen]);
+    out.keyboard[name] = { controls: n, missed: missed.slice(0, 5),
+      hidden: hidden.slice(0, 5) };
+  };
   // The same checks of a page state without its own screenshot name.
   const look = (name) => shot(name);
   const go = (hash) => page.evaluate((h) => { location.hash = h; }, hash);
@@ -189,6 +230,7 @@ function wsStatus(base, token, p) {
     out.nav = await page.$$eval("#nav a", (l) => l.map((a) => a.textContent));
     await marker("clusters");
     await copyForms();
+    await tabWalk(page, "clusters");
     await shot("clusters");
     step("login");
 
@@ -300,6 +342,7 @@ function wsStatus(base, token, p) {
     out.cluster_updated = await page.waitForSelector("#updated",
       { timeout: 10000 }).then(() => true, () => false);
     await marker("cluster", "#cluster");
+    await tabWalk(page, "cluster");
     out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
     out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
@@ -436,6 +479,7 @@ function wsStatus(base, token, p) {
       (l) => l.map((x) => x.textContent));
     out.node_id = nodeId;
     await marker("node", "#node");
+    await tabWalk(page, "node");
     await shot("node");
     // the node page is live: a reboot started through the API shows up
     // and is followed over its stream to its end, without a reload
@@ -546,6 +590,7 @@ function wsStatus(base, token, p) {
     out.chart_points = Number(await page.getAttribute("#throughput",
       "data-points"));
     await shot("job");
+    await tabWalk(page, "job");
     out.job_progress = await page.textContent("#train-progress-label",
       { timeout: 5000 }).catch(() => "");
     out.loss_points = Number(await page.getAttribute("#loss", "data-points",
@@ -722,7 +767,47 @@ function wsStatus(base, token, p) {
     out.claude_snippet = await page.textContent("#claude-snippet");
     out.claude_has_token = out.claude_snippet.includes(agentToken);
     await shot("settings");
+    await tabWalk(page, "settings");
     step("settings");
+
+    // ---- a read-only token, at desktop size in dark mode: each action it
+    // may not take is disabled and says why on hover
+    {
+      const ro = await browser.newContext({ viewport: DESKTOP,
+        colorScheme: "dark" });
+      const rp = await ro.newPage();
+      rp.on("pageerror", (e) => out.problems.push("ro pageerror: " + e));
+      rp.on("console", (m) => {
+        if (m.type() !== "error") return;
+        const text = m.text();
+        if (/^Failed to load resource: the server responded with a status of 401/
+          .test(text) || /^WebSocket connection to .* failed/.test(text))
+          return;
+        out.problems.push("ro console: " + text);
+      });
+      await rp.goto(url + "/#/clusters/ui1");
+      await rp.waitForSelector("#login-form");
+      await rp.fill("#token", agentToken);
+      await rp.click("#login-form button[type=submit]");
+      await rp.waitForSelector("#nodes li[data-node] button.reboot");
+      await rp.waitForSelector("#delete-cluster[data-needs-write]");
+      out.read_only = await rp.evaluate(() => ["#delete-cluster",
+        "#nodes li[data-node] button.reboot", "#add-group-submit",
+        "#features-apply"].map((s) => {
+        const b = document.querySelector(s);
+        return b ? [s, b.disabled, b.title] : [s, null, ""];
+      }));
+      await shot("dark-read-only-cluster", rp);
+      for (const [n, h, sel] of [["clusters", "#/clusters", "#cluster-list"],
+        ["operations", "#/operations", "#operation-list"],
+        ["job", "#/training/ui1/sft1", "#pods"],
+        ["inference", "#/inference/ui1", "#deploy-form"]]) {
+        await rp.evaluate((x) => { location.hash = x; }, h);
+        await rp.waitForSelector(sel);
+        await shot("dark-" + n, rp);
+      }
+      await ro.close();
+    }
 
     // ---- log out, then Back: the login, never an empty page; logging in
     // returns to the page
@@ -786,6 +871,9 @@ function wsStatus(base, token, p) {
         await pp.waitForSelector(sel);
         await shot("phone-" + n, pp);
       }
+      await pp.evaluate(() => { location.hash = "#/clusters/ui1"; });
+      await pp.waitForSelector("#group-list tr[data-group]");
+      await tabWalk(pp, "phone-cluster");
       // the navigation is readable and the delete dialog fits
       await pp.evaluate(() => { location.hash = "#/clusters/ui1"; });
       await pp.waitForSelector("#delete-cluster");

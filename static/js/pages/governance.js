@@ -112,6 +112,8 @@ function SchedulerConfig({ nav, doc, name, sc, reload }) {
       <div class="actions">
         <button type="button" id="add-priority" disabled=${pc.maxItems !==
           undefined && rows.length >= pc.maxItems}
+          title=${pc.maxItems !== undefined && rows.length >= pc.maxItems ?
+            `At most ${pc.maxItems} priority classes` : null}
           onClick=${() => setRows([...rows, { name: "", weight: "" }])}>
           Add a priority class</button></div>
       ${["fair_share", "idle_resource_sharing"].map((k) => html`
@@ -387,7 +389,9 @@ function HealthCheck({ nav, doc, name, node }) {
         onChange=${(v) => setWant({ ...want, [c]: v })}/>`)}
       <${FormErrors} errors=${errors}/>
       <div class="actions"><button type="submit" class="primary"
-        id="health-submit" disabled=${!checks.some((c) => want[c])}>Run
+        id="health-submit" disabled=${!checks.some((c) => want[c])}
+        title=${checks.some((c) => want[c]) ? null :
+          "Choose at least one check"}>Run
         health check</button></div>
     </form></section>`;
 }
