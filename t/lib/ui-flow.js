@@ -491,6 +491,9 @@ function wsStatus(base, token, p) {
       out.node_live_op = await page.waitForSelector(
         `#node-ops li[data-operation='${opId}']`, { timeout: 90000 })
         .then(() => true, () => false);
+      out.node_live_first = await page.getAttribute(
+        `#node-ops li[data-operation='${opId}'] .state`, "data-state")
+        .catch(() => "");
       out.node_live_end = await page.waitForSelector(
         `#node-ops li[data-operation='${opId}'] .state[data-state=succeeded]`,
         LONG).then(() => true, () => false);
