@@ -134,11 +134,20 @@ r = call("POST", C + "/inference/foreign:invoke", chat)
 t.eq(r.status, 404, "invoke of a foreign Service: 404")
 kube.run("delete", "service", "foreign")
 
-# ---- no Ready server: the proxy's own 503
+# ---- a request no node of the cluster can hold is refused up front
 r = call("POST", C + "/inference", {
-    "endpoint_name": "stuck", "engine": "sglang", "model": "Qwen3-0.6B",
+    "endpoint_name": "nowhere", "engine": "sglang", "model": "Qwen3-0.6B",
     "instance_type": other})
-t.eq(r.status, 200, "deploy an endpoint no node can run")
+t.ok(r.status == 400 and field_error(r, "instance_type"),
+     "deploy on an instance type the cluster has no group of: 400 naming "
+     "instance_type")
+
+# ---- no Ready server: the proxy's own 503 (a vLLM tag that was never
+# published fails to pull, so no pod is ever Ready)
+r = call("POST", C + "/inference", {
+    "endpoint_name": "stuck", "engine": "vllm", "model": "Qwen3-0.6B",
+    "image": "vllm/vllm-openai:v0.9.9"})
+t.eq(r.status, 200, "deploy an endpoint whose image cannot be pulled")
 r = call("POST", C + "/inference/stuck:invoke", chat)
 t.ok(r.status == 503 and "no endpoints available for service" in
      (r.json or {}).get("detail", ""), "invoke with no Ready pod: 503 "
