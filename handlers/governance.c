@@ -34,35 +34,6 @@ struct hp_ref {
 	char	eks[ARN_MAX];	/* EKS cluster name, "" when none */
 };
 
-/* An AWS error as the request's answer, by the service's error code. */
-static sw_err
-sm_fail(struct sw_req *r, sw_err e, const struct aws_error *err,
-    const char *op)
-{
-	static const struct {
-		const char	*code;
-		sw_err		 e;
-	} map[] = {
-		{ "ResourceNotFound", SW_ENOTFOUND },
-		{ "ResourceNotFoundException", SW_ENOTFOUND },
-		{ "ConflictException", SW_ECONFLICT },
-		{ "ValidationException", SW_EINVAL },
-		{ "ResourceLimitExceeded", SW_EPRECONDITION },
-		{ "ThrottlingException", SW_ETHROTTLED },
-	};
-	size_t i;
-
-	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
-		return sw_req_fail(r, e, "no AWS client: check the "
-		    "credentials and region");
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(err->code, map[i].code) == 0)
-			return sw_req_fail(r, map[i].e, "%s: %s: %s", op,
-			    err->code, err->message);
-	return sw_req_fail(r, e == SW_OK ? SW_EUPSTREAM : e, "%s: %s: %s",
-	    op, err->code, err->message);
-}
-
 /* One SageMaker call; on failure the request's problem is filled. */
 static sw_err
 sm_call(struct sw_req *r, const char *op, json_object *in,
@@ -75,7 +46,7 @@ sm_call(struct sw_req *r, const char *op, json_object *in,
 	e = h_call(r, AWS_SVC_SAGEMAKER, op, in, out, &err);
 	if (e == SW_OK)
 		return SW_OK;
-	return sm_fail(r, e, &err, op);
+	return h_aws_fail(r, AWS_SVC_SAGEMAKER, op, e, &err);
 }
 
 static sw_err
@@ -98,13 +69,8 @@ hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
 	sw_err e;
 
 	memset(ref, 0, sizeof(*ref));
-	if (sm_call(r, "DescribeCluster", sw_jo("ClusterName", sw_js(name),
-	    NULL), &out) != SW_OK) {
-		if (r->err == SW_ENOTFOUND)
-			return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod "
-			    "cluster %s", name);
+	if (h_hp_need(r, name, &out) != SW_OK)
 		return r->err;
-	}
 	arn = sw_json_get_str(out, "ClusterArn");
 	eks = sw_json_path_str(out, "Orchestrator.Eks.ClusterArn");
 	slash = arn ? strrchr(arn, '/') : NULL;
@@ -153,9 +119,9 @@ task_governance_active(struct sw_req *r, const struct hp_ref *ref,
 	    sw_js(ref->eks), "addonName",
 	    sw_js(SW_FEAT_ADDON(SW_FEAT_TASK_GOVERNANCE)), NULL), &out, &err);
 	if (e != SW_OK) {
-		if (strcmp(err.code, "ResourceNotFoundException") == 0)
+		if (e == SW_ENOTFOUND)
 			return 0;
-		sm_fail(r, e, &err, "DescribeAddon");
+		h_aws_fail(r, AWS_SVC_EKS, "DescribeAddon", e, &err);
 		return -1;
 	}
 	st = sw_json_path_str(out, "addon.status");

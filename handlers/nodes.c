@@ -18,27 +18,6 @@
 #include "api/optable.h"
 #include "pipelines/pipelines.h"
 
-static sw_err
-describe_hp(struct sw_req *r, const char *name, json_object **out)
-{
-	struct aws_error err;
-	sw_err e;
-
-	*out = NULL;
-	if (h_aws(r) == NULL)
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), out, &err);
-	if (e == SW_OK)
-		return SW_OK;
-	if (strcmp(err.code, "ResourceNotFound") == 0)
-		return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod cluster %s",
-		    name);
-	return sw_req_fail(r, e, "DescribeCluster: %s: %s", err.code,
-	    err.message);
-}
-
 /*
  * Start kind with params (stolen) as the operation's input.  target and
  * cluster may point into the request's input, which is kept alive until
@@ -76,7 +55,7 @@ h_instance_group_list(struct sw_req *r)
 	json_object *hp, *groups, *items;
 	size_t i;
 
-	if (describe_hp(r, sw_json_get_str(r->args, "name"), &hp) != SW_OK)
+	if (h_hp_need(r, sw_json_get_str(r->args, "name"), &hp) != SW_OK)
 		return r->err;
 	items = json_object_new_array();
 	groups = sw_json_get(hp, "InstanceGroups");
@@ -119,7 +98,7 @@ h_instance_group_add(struct sw_req *r)
 	const char *role, *sg;
 	json_object *params;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if (find_group(hp, gname) != NULL) {
 		json_object_put(hp);
@@ -283,7 +262,7 @@ h_instance_group_scale(struct sw_req *r)
 		    "scheduled_update, auto_patch or image_release_version");
 		return sw_req_fail(r, SW_EINVAL, "nothing to change");
 	}
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if ((g = find_group(hp, group)) == NULL) {
 		json_object_put(hp);
@@ -313,7 +292,7 @@ h_instance_group_delete(struct sw_req *r)
 	const char *group = sw_json_get_str(r->args, "group");
 	json_object *hp, *params;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if (find_group(hp, group) == NULL) {
 		json_object_put(hp);
@@ -415,7 +394,7 @@ h_node_get(struct sw_req *r)
 	char target[256], cmd[512];
 	int len;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	memset(&err, 0, sizeof(err));
 	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloud/aws_api.h"
 #include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -126,6 +127,20 @@ sw_step_save(struct sw_step *s)
 	return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
 }
 
+/* A stage's answer to a failed AWS call: what the error means was
+ * decided once, where it was born (aws_error_sw). */
+static enum sw_step_rc
+step_aws_failed(struct sw_step *s, enum aws_service svc, const char *op,
+    const struct aws_error *err)
+{
+	if (sw_err_transient(aws_error_sw(err)))
+		return sw_step_transient(s, "%s %s: %s (will retry)",
+		    aws_service(svc)->id, op, err->code[0] ? err->code :
+		    "transport error");
+	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
+	    op, err->code[0] ? err->code : "error", err->message);
+}
+
 enum sw_step_rc
 sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *errp)
@@ -160,13 +175,29 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 			sw_fault_kill_after(op);
 		return STEP_DONE;
 	}
-	/* What the error means was decided once, where it was born. */
-	if (sw_err_transient(aws_error_sw(&err)))
-		return sw_step_transient(s, "%s %s: %s (will retry)",
-		    aws_service(svc)->id, op, err.code[0] ? err.code :
-		    "transport error");
-	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
-	    op, err.code[0] ? err.code : "error", err.message);
+	return step_aws_failed(s, svc, op, &err);
+}
+
+enum sw_step_rc
+sw_step_hp_describe(struct sw_step *s, const char *name, json_object **out,
+    int *gone)
+{
+	struct aws_error err;
+	sw_err e;
+
+	if (gone != NULL)
+		*gone = 0;
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	if ((e = aws_hp_describe(s->aws, name, out, &err)) == SW_OK)
+		return STEP_DONE;
+	if (e == SW_ENOTFOUND && gone != NULL) {
+		*gone = 1;
+		return STEP_DONE;
+	}
+	if (e == SW_ENOTFOUND)
+		return sw_step_fail(s, "no HyperPod cluster %s", name);
+	return step_aws_failed(s, AWS_SVC_SAGEMAKER, "DescribeCluster", &err);
 }
 
 const char *

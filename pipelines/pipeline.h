@@ -83,6 +83,14 @@ enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,
 	    struct aws_error *err);
 /*
+ * DescribeCluster of the HyperPod cluster name (aws_hp_describe) from a
+ * stage, answered as sw_step_aws answers.  When SageMaker has no such
+ * cluster: with gone NULL that is a STEP_FAIL; otherwise *gone is 1, the
+ * step is done and *out is NULL.
+ */
+enum sw_step_rc sw_step_hp_describe(struct sw_step *, const char *name,
+	    json_object **out, int *gone);
+/*
  * Copy a string that lives in a response document into the step, so it
  * stays valid after the document is released (for messages that quote
  * a status).  Returns NULL for NULL; keeps the 8 most recent copies.

@@ -508,8 +508,7 @@ sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
 		*out = NULL;
 	if (s->plan)
 		return STEP_DONE;
-	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL);
+	rc = sw_step_hp_describe(s, CLUSTER(s), &hp, NULL);
 	if (rc == STEP_DONE)
 		rc = sw_hp_status_step(s, hp, what, poll_ms);
 	if (out != NULL && hp != NULL)
