@@ -32,6 +32,7 @@ struct hp_ref {
 	char	arn[ARN_MAX];
 	char	id[ID_MAX];
 	char	eks[ARN_MAX];	/* EKS cluster name, "" when none */
+	char	types[512];	/* " ml.a ml.b ": its groups' instance types */
 };
 
 /* One SageMaker call; on failure the request's problem is filled. */
@@ -60,6 +61,49 @@ copy_str(struct sw_req *r, char *dst, size_t sz, const char *src,
 	return SW_OK;
 }
 
+/* The instance types of a DescribeCluster answer's groups (hp,
+ * borrowed) into ref->types, each between spaces. */
+static sw_err
+group_types(struct sw_req *r, json_object *hp, struct hp_ref *ref)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups");
+	size_t i, len = 1;
+	int n;
+
+	memcpy(ref->types, " ", 2);
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		n = snprintf(ref->types + len, sizeof(ref->types) - len,
+		    "%s ", sw_json_get_str(json_object_array_get_idx(groups,
+		    i), "InstanceType") ?: "");
+		if (n < 0 || (size_t)n >= sizeof(ref->types) - len)
+			return sw_req_fail(r, SW_EUPSTREAM, "too many instance "
+			    "groups in the cluster's description");
+		len += (size_t)n;
+	}
+	return SW_OK;
+}
+
+/* SageMaker's rule, checked before asking it so the answer names the
+ * field: a quota's instance type is one of the cluster's groups'. */
+static sw_err
+quota_type_ok(struct sw_req *r, const struct hp_ref *ref, json_object *a)
+{
+	const char *type = sw_json_get_str(a, "instance_type");
+	char word[80];
+	int n;
+
+	if (type == NULL)
+		return SW_OK;
+	n = snprintf(word, sizeof(word), " %s ", type);
+	if (n > 0 && (size_t)n < sizeof(word) && strstr(ref->types, word))
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "instance_type", "exists", "%s is not the "
+	    "instance type of any group of the cluster (it has:%s)", type,
+	    ref->types);
+	return sw_req_fail(r, SW_EINVAL, "instance_type %s is not in the "
+	    "cluster", type);
+}
+
 /* The HyperPod cluster name: its ARN, id and EKS cluster into ref. */
 static sw_err
 hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
@@ -81,6 +125,8 @@ hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
 	if (e == SW_OK && eks != NULL && strrchr(eks, '/') != NULL)
 		e = copy_str(r, ref->eks, sizeof(ref->eks), strrchr(eks, '/') +
 		    1, "EKS cluster name");
+	if (e == SW_OK)
+		e = group_types(r, out, ref);
 	json_object_put(out);
 	if (e == SW_OK && ref->arn[0] == '\0')
 		return sw_req_fail(r, SW_EUPSTREAM, "DescribeCluster %s gave "
@@ -377,7 +423,8 @@ h_compute_quota_create(struct sw_req *r)
 	struct hp_ref ref;
 
 	if (quota_rules(r, a, 1) != SW_OK ||
-	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK)
+	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
+	    quota_type_ok(r, &ref, a) != SW_OK)
 		return r->err;
 	cfg = sw_jo("ComputeQuotaResources", sw_ja(quota_resource(a, NULL)),
 	    "PreemptTeamTasks", sw_js(sw_json_get_str(a, "preempt")), NULL);
@@ -410,6 +457,7 @@ h_compute_quota_update(struct sw_req *r)
 
 	if (quota_rules(r, a, 0) != SW_OK ||
 	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
+	    quota_type_ok(r, &ref, a) != SW_OK ||
 	    quota_find(r, &ref, qname, id, sizeof(id)) != SW_OK)
 		return r->err;
 	if (sm_call(r, "DescribeComputeQuota", sw_jo("ComputeQuotaId",
