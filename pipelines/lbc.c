@@ -255,6 +255,9 @@ sw_lbc_status_or_ensure(struct aws_ctx *aws, const struct sw_config *cfg,
 		return SW_ENOMEM;
 	}
 	rc = sw_lbc_ensure(&s, kb, cluster);
+	if (s.kept_nomem)
+		rc = STEP_FAIL;
+	sw_step_release(&s);
 	json_object_put(s.res);
 	json_object_put(s.params);
 	if (msgsz > 0)

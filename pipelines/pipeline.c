@@ -42,13 +42,34 @@ sw_pipeline_stage_names(const struct sw_pipeline *p)
 const char *
 sw_keep(struct sw_step *s, const char *v)
 {
-	char *slot;
+	const char *p;
 
 	if (v == NULL)
 		return NULL;
-	slot = s->keep[s->nkeep++ % 8];
-	snprintf(slot, sizeof(s->keep[0]), "%s", v);
-	return slot;
+	if ((p = sw_arena_strdup(&s->arena, v)) == NULL)
+		s->kept_nomem = 1;
+	return p;
+}
+
+void
+sw_step_release(struct sw_step *s)
+{
+	sw_arena_free(&s->arena);
+	s->kept_nomem = 0;
+}
+
+/* Run one stage function on s and end the step: what it kept is freed
+ * here, and a step that could not keep a value tries again. */
+static enum sw_step_rc
+step_run(sw_stage_fn fn, struct sw_step *s)
+{
+	enum sw_step_rc rc = fn(s);
+
+	if (s->kept_nomem)
+		rc = sw_step_retry(s, 2000, "out of memory in stage %s "
+		    "(will retry)", s->stage);
+	sw_step_release(s);
+	return rc;
 }
 
 enum sw_step_rc
@@ -447,7 +468,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		if (s.res == NULL)
 			s.res = json_object_new_object();
 		s.all = all;
-		rc = pl->stages[seq].fn(&s);
+		rc = step_run(pl->stages[seq].fn, &s);
 		*calls += s.calls_made;
 		e = sw_stage_set_ext(db, op_id, seq, s.res);
 		json_object_put(s.res);
@@ -538,7 +559,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 		s.stage = pl->stages[i].name;
 		s.res = json_object_new_object();
 		for (guard = 0; guard < 50; guard++) {
-			rc = pl->stages[i].fn(&s);
+			rc = step_run(pl->stages[i].fn, &s);
 			if (rc != STEP_WAIT || s.unavailable)
 				break;
 		}
