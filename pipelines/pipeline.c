@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "cloud/aws_api.h"
 #include "lib/fault.h"
 #include "lib/json.h"
@@ -420,7 +421,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		 * the operation was lost.  End it now; never run past it. */
 		if ((seq = stage_index(stages, "failed")) >= 0) {
 			st = json_object_array_get_idx(stages, (size_t)seq);
-			snprintf(why, sizeof(why), "stage %s failed: %s",
+			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    sw_json_get_str(st, "name"), sw_json_get_str(st,
 			    "error") ? sw_json_get_str(st, "error") : "");
 			e = op_finish(db, op_id, "failed", why, all);
@@ -445,16 +446,16 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "running",
 			    NULL)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s started",
+			sw_fmt_text(why, sizeof(why), "stage %s started",
 			    pl->stages[seq].name);
 			if ((e = sw_op_event(db, op_id, seq, "info", why,
 			    NULL)) != SW_OK)
 				goto retry;
 			/* Test hook: die at the boundary, the stage recorded
 			 * as started and nothing of it done. */
-			snprintf(why, sizeof(why), "stage:%s",
-			    pl->stages[seq].name);
-			sw_fault_kill_after(why);
+			if (sw_fmt(why, sizeof(why), "stage:%s",
+			    pl->stages[seq].name) == SW_OK)
+				sw_fault_kill_after(why);
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
@@ -482,7 +483,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "succeeded",
 			    NULL)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s succeeded",
+			sw_fmt_text(why, sizeof(why), "stage %s succeeded",
 			    pl->stages[seq].name);
 			if ((e = sw_op_event(db, op_id, seq, "info", why,
 			    NULL)) != SW_OK)
@@ -496,7 +497,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "failed",
 			    s.msg)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s failed: %s",
+			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    pl->stages[seq].name, s.msg);
 			e = op_finish(db, op_id, "failed", why, all);
 			break;

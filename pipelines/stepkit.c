@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -221,7 +222,7 @@ sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
 	if (sw_now_ms() >= due)
 		return STEP_DONE;
 	s->wait_ms = due - sw_now_ms();
-	snprintf(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
+	sw_fmt_text(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
 	return STEP_WAIT;
 }
 
