@@ -311,18 +311,18 @@ h_node_list(struct sw_req *r)
 	const char *group = sw_json_get_str(r->args, "instance_group");
 	json_object *out, *list, *items;
 	struct aws_error err;
+	sw_err e;
 	size_t i;
 
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100),
 	    "InstanceGroupNameContains", group ? sw_js(group) : NULL, NULL),
-	    &out, &err) != SW_OK)
-		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
-		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
-		    err.code, err.message);
+	    &out, &err)) != SW_OK)
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", e,
+		    &err);
 	items = json_object_new_array();
 	list = sw_json_get(out, "ClusterNodeSummaries");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
@@ -390,6 +390,7 @@ h_node_get(struct sw_req *r)
 	const char *node = sw_json_get_str(r->args, "node");
 	json_object *hp, *out, *n;
 	struct aws_error err;
+	sw_err e;
 	const char *arn, *id, *group;
 	char target[256], cmd[512];
 	int len;
@@ -397,15 +398,15 @@ h_node_get(struct sw_req *r)
 	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
 	    "ClusterName", sw_js(name), "NodeId", sw_js(node), NULL), &out,
-	    &err) != SW_OK) {
+	    &err)) != SW_OK) {
 		json_object_put(hp);
-		if (strcmp(err.code, "ResourceNotFound") == 0)
+		if (e == SW_ENOTFOUND)
 			return sw_req_fail(r, SW_ENOTFOUND, "no node %s in %s",
 			    node, name);
-		return sw_req_fail(r, SW_EUPSTREAM, "DescribeClusterNode: "
-		    "%s: %s", err.code, err.message);
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode",
+		    e, &err);
 	}
 	n = sw_json_get(out, "NodeDetails");
 	arn = sw_json_get_str(hp, "ClusterArn");
@@ -459,17 +460,17 @@ h_node_health_check(struct sw_req *r)
 	json_object *checks = sw_json_get(r->args, "checks");
 	json_object *out, *list, *nodes, *params;
 	struct aws_error err;
+	sw_err e;
 	size_t i, j;
 
 	memset(&err, 0, sizeof(err));
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100), NULL),
-	    &out, &err) != SW_OK)
-		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
-		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
-		    err.code, err.message);
+	    &out, &err)) != SW_OK)
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", e,
+		    &err);
 	list = sw_json_get(out, "ClusterNodeSummaries");
 	nodes = json_object_new_array();
 	for (i = 0; i < json_object_array_length(ids); i++) {
