@@ -38,7 +38,7 @@ chars_ok(const char *s, const char *set)
 static sw_err
 fail(char *why, size_t whysz, const char *msg)
 {
-	snprintf(why, whysz, "%s", msg);
+	sw_fmt_text(why, whysz, "%s", msg);
 	return SW_EINVAL;
 }
 
@@ -86,7 +86,7 @@ sw_tooldesc_check(json_object *d, json_object **out, char *why,
 			if (strcmp(known[i], k) == 0)
 				found = 1;
 		if (!found) {
-			snprintf(why, whysz, "unknown member '%.40s'", k);
+			sw_fmt_text(why, whysz, "unknown member '%.40s'", k);
 			return SW_EINVAL;
 		}
 	}
@@ -292,7 +292,7 @@ oa_operation(json_object *p)
 	in = sw_json_get(p, "inputSchema");
 	props = sw_json_get(in, "properties");
 	sw_json_add_str(o, "operationId", sw_json_get_str(p, "tool"));
-	snprintf(summary, sizeof(summary), "%s",
+	sw_fmt_text(summary, sizeof(summary), "%s",
 	    sw_json_get_str(p, "description"));
 	if ((n = strcspn(summary, "\n")) < sizeof(summary))
 		summary[n] = '\0';

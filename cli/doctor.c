@@ -339,9 +339,9 @@ sim_context(const char *part, const char *boundary)
 #define CTX(k, t, v) sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", \
 	sw_ja(sw_js(v)), "ContextKeyType", sw_js(t), NULL)
 	ctx = sw_ja(
-	    CTX("aws:RequestTag/slipway:cluster", "string", "doctor"),
-	    CTX("aws:ResourceTag/slipway:cluster", "string", "doctor"),
-	    CTX("aws:TagKeys", "stringList", "slipway:cluster"),
+	    CTX("aws:RequestTag/" SW_TAG_CLUSTER, "string", "doctor"),
+	    CTX("aws:ResourceTag/" SW_TAG_CLUSTER, "string", "doctor"),
+	    CTX("aws:TagKeys", "stringList", SW_TAG_CLUSTER),
 	    CTX("iam:PassedToService", "string", "sagemaker.amazonaws.com"),
 	    CTX("iam:AWSServiceName", "string", "sagemaker.amazonaws.com"),
 	    CTX("iam:PolicyARN", "arn", policy),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/json.h"
@@ -679,7 +680,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	}
 	if ((rc = aws_build_request(ctx, svc, op, in, &req)) != SW_OK) {
 		snprintf(err->code, sizeof(err->code), "InvalidInput");
-		snprintf(err->message, sizeof(err->message),
+		sw_fmt_text(err->message, sizeof(err->message),
 		    "cannot build %s %s request", si->id, op);
 		goto out;
 	}
@@ -691,7 +692,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 		rc = aws_parse_xml(&resp, si->proto, op, out);
 	if (rc != SW_OK) {
 		snprintf(err->code, sizeof(err->code), "MalformedResponse");
-		snprintf(err->message, sizeof(err->message),
+		sw_fmt_text(err->message, sizeof(err->message),
 		    "%s %s: response body does not parse", si->id, op);
 		err->http_status = resp.status;
 	}

@@ -42,6 +42,13 @@ sw_err	 aws_cluster_access_of(json_object *doc, const char *cluster,
 	    struct aws_error *);
 
 /* --- SageMaker HyperPod (json 1.1) --- */
+/*
+ * DescribeCluster of the HyperPod cluster name: on SW_OK *out is a new
+ * reference to the description; SW_ENOTFOUND when SageMaker has no
+ * cluster of that name; otherwise as aws_call (err says why).
+ */
+sw_err	 aws_hp_describe(struct aws_ctx *, const char *name,
+	    json_object **out, struct aws_error *);
 
 /* --- FSx (json 1.1) --- */
 

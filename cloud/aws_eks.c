@@ -11,6 +11,7 @@
 
 #include <openssl/evp.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "cloud/aws_api.h"
 
@@ -132,8 +133,8 @@ aws_cluster_access_of(json_object *doc, const char *cluster, char **endpoint,
 	    !json_object_object_get_ex(c, "certificateAuthority", &ca) ||
 	    !json_object_object_get_ex(ca, "data", &ca) ||
 	    json_object_get_string(ca) == NULL) {
-		snprintf(err->code, sizeof(err->code), "ClusterNotReady");
-		snprintf(err->message, sizeof(err->message),
+		memcpy(err->code, "ClusterNotReady", sizeof("ClusterNotReady"));
+		sw_fmt_text(err->message, sizeof(err->message),
 		    "cluster %s has no endpoint or CA yet", cluster);
 		return SW_EUPSTREAM;
 	}

@@ -107,6 +107,10 @@ aws_error_sw(const struct aws_error *e)
 	for (i = 0; conflict[i] != NULL; i++)
 		if (strcmp(e->code, conflict[i]) == 0)
 			return SW_ECONFLICT;
+	/* An account limit: the request is sound, the account cannot
+	 * hold it (a quota to raise, something to delete). */
+	if (strcmp(e->code, "ResourceLimitExceeded") == 0)
+		return SW_EPRECONDITION;
 	if (e->http_status == 404)
 		return SW_ENOTFOUND;
 	if (e->http_status == 409)

@@ -86,7 +86,8 @@ void	 awsproto_clean_code(char *code);
  * throttling, SW_ETIMEOUT for a timed-out transport, SW_EUNAVAIL for
  * other transport failures and transient 5xx answers), then
  * SW_ENOTFOUND for "no such ..."/404, SW_ECONFLICT for "already
- * exists"/"in use"/409, else SW_EUPSTREAM.  Callers branch on it
+ * exists"/"in use"/409, SW_EPRECONDITION for an account limit
+ * (ResourceLimitExceeded), else SW_EUPSTREAM.  Callers branch on it
  * (sw_err_transient) and never on the aws_error's flags.
  */
 sw_err	 aws_error_sw(const struct aws_error *);

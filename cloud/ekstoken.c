@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 
+#include "lib/buf.h"
 #include "cloud/ekstoken.h"
 #include "cloud/sigv4.h"
 
@@ -114,12 +115,14 @@ ekstoken_get(struct aws_ctx *ctx, struct eks_token *cache,
 	if ((rc = aws_endpoint(ctx, AWS_SVC_STS, sts, sizeof(sts), reg,
 	    sizeof(reg))) != SW_OK)
 		goto out;
-	snprintf(sts, sizeof(sts), "https://sts.%s.amazonaws.com", reg);
 	cache->made = 0;
-	if ((rc = ekstoken_build(&cr, sts, reg, cluster, now, cache->token,
+	if ((rc = sw_fmt(sts, sizeof(sts), "https://sts.%s.amazonaws.com",
+	    reg)) != SW_OK || (rc = ekstoken_build(&cr, sts, reg, cluster, now, cache->token,
 	    sizeof(cache->token), NULL, 0)) != SW_OK)
 		goto out;
-	snprintf(cache->cluster, sizeof(cache->cluster), "%s", cluster);
+	if ((rc = sw_fmt(cache->cluster, sizeof(cache->cluster), "%s",
+	    cluster)) != SW_OK)
+		goto out;
 	cache->made = now;
 	if ((size_t)snprintf(out, outsz, "%s", cache->token) >= outsz)
 		rc = SW_ETOOBIG;

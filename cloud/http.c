@@ -13,6 +13,7 @@
 
 #include <curl/curl.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/fault.h"
 #include "cloud/http.h"
@@ -415,7 +416,7 @@ static sw_err
 http_curl_err(struct http_client *c, CURLcode cc)
 {
 	if (c->errmsg[0] == '\0')
-		snprintf(c->errmsg, sizeof(c->errmsg), "%s",
+		sw_fmt_text(c->errmsg, sizeof(c->errmsg), "%s",
 		    curl_easy_strerror(cc));
 	switch (cc) {
 	case CURLE_OPERATION_TIMEDOUT:
@@ -464,13 +465,13 @@ http_do(struct http_client *c, const struct http_request *req,
 	if ((url = http_request_url(req)) == NULL)
 		goto out;
 	if (!http_url_allowed(url, c->flags)) {
-		snprintf(c->errmsg, sizeof(c->errmsg),
+		sw_fmt_text(c->errmsg, sizeof(c->errmsg),
 		    "URL not allowed (https only): %.128s", url);
 		rc = SW_EFORBIDDEN;
 		goto out;
 	}
 	if (sw_fault_hit(SW_FAULT_HTTP, req->path)) {
-		snprintf(c->errmsg, sizeof(c->errmsg),
+		sw_fmt_text(c->errmsg, sizeof(c->errmsg),
 		    "injected fault: connection refused");
 		rc = SW_EUNAVAIL;
 		goto out;
@@ -551,7 +552,7 @@ http_do(struct http_client *c, const struct http_request *req,
 	    atomic_load(c->cancel) != 0)
 		rc = SW_OK;
 	else if (x.too_big) {
-		snprintf(c->errmsg, sizeof(c->errmsg),
+		sw_fmt_text(c->errmsg, sizeof(c->errmsg),
 		    "response body over %zu bytes", resp->body.max);
 		rc = SW_ETOOBIG;
 	} else if (x.cb_error)

@@ -267,7 +267,7 @@ k8s_answer(long status, const char *body, size_t len, int want,
 	}
 	if (o == NULL) {
 		k8s_err_clear(e);
-		snprintf(e->message, sizeof(e->message), "%s", why);
+		sw_fmt_text(e->message, sizeof(e->message), "%s", why);
 		e->status = status;
 		return SW_EUPSTREAM;
 	}
@@ -327,7 +327,7 @@ k8s_do(struct k8s_client *c, const char *method, const char *path,
 		    http_perform(&c->http, &req, &resp);
 		if (rc != SW_OK) {
 			e->status = resp.status;
-			snprintf(e->message, sizeof(e->message), "%s",
+			sw_fmt_text(e->message, sizeof(e->message), "%s",
 			    c->http.errmsg);
 			goto out;
 		}
@@ -572,7 +572,7 @@ k8s_stream_end(struct k8s_stream *s)
 	if (e->reason[0] != '\0')
 		return SW_EUPSTREAM;
 	if (s->bad) {
-		snprintf(e->message, sizeof(e->message),
+		sw_fmt_text(e->message, sizeof(e->message),
 		    "malformed or oversized watch event");
 		return SW_EUPSTREAM;
 	}

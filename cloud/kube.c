@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "cloud/aws_api.h"
 #include "cloud/kube.h"
@@ -86,7 +87,8 @@ kube_setup(struct aws_ctx *ctx, const char *cluster, const char *endpoint,
 
 	e = k8s_init(&kb->k, endpoint, pem, pemlen, 0);
 	if (e != SW_OK) {
-		snprintf(err->message, sizeof(err->message), "cannot set up a "
+		sw_fmt_text(err->message, sizeof(err->message), "cannot set up "
+		    "a "
 		    "Kubernetes client for cluster %s", cluster);
 		sw_kube_close(kb);
 		return e;

@@ -17,6 +17,7 @@
 #include <openssl/core_names.h>
 #include <openssl/params.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/limits.h"
 #include "cloud/sigv4.h"
@@ -701,9 +702,9 @@ sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
 		rc = SW_EINVAL;
 		goto out;
 	}
-	snprintf(exp, sizeof(exp), "%ld", sp->expires);
 	/* The signed-header list is needed before the query is final. */
-	if ((rc = sigv4_canon_headers(&req->headers, &ch, &sh)) != SW_OK ||
+	if ((rc = sw_fmt(exp, sizeof(exp), "%ld", sp->expires)) != SW_OK ||
+	    (rc = sigv4_canon_headers(&req->headers, &ch, &sh)) != SW_OK ||
 	    (rc = sw_buf_printf(&cred, "%s/%s", sp->access_key,
 	    w.scope)) != SW_OK)
 		goto out;

@@ -74,7 +74,9 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
     const char *skip_group)
 {
 	json_object *use = json_object_new_object(), *out = NULL, *list, *hp;
+	struct aws_error err;
 	char tok[1024];
+	sw_err e;
 	const char *token = NULL;
 	int pages = 0;
 	size_t i;
@@ -93,15 +95,14 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
 			if (st != NULL && (strcmp(st, "Deleting") == 0 ||
 			    strcmp(st, "Failed") == 0))
 				continue;
-			if (read_aws(r, AWS_SVC_SAGEMAKER, "DescribeCluster",
-			    sw_jo("ClusterName", sw_js(sw_json_get_str(c,
-			    "ClusterName")), NULL), &hp) != SW_OK) {
-				if (r->err != SW_ENOTFOUND)
-					goto fail;
-				/* Gone meanwhile. */
-				r->err = SW_OK;
-				r->detail[0] = '\0';
-				continue;
+			e = h_hp_describe(r, sw_json_get_str(c,
+			    "ClusterName"), &hp, &err);
+			if (e == SW_ENOTFOUND)
+				continue;	/* gone meanwhile */
+			if (e != SW_OK) {
+				h_aws_fail(r, AWS_SVC_SAGEMAKER,
+				    "DescribeCluster", e, &err);
+				goto fail;
 			}
 			add_cluster_use(hp, use, skip_cluster, skip_group);
 			json_object_put(hp);

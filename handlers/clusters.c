@@ -63,6 +63,34 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op,
 }
 
 sw_err
+h_hp_describe(struct sw_req *r, const char *name, json_object **out,
+    struct aws_error *err)
+{
+	struct aws_ctx *aws = h_aws(r);
+
+	*out = NULL;
+	aws_error_clear(err);
+	if (aws == NULL) {
+		memcpy(err->code, "NoAwsClient", sizeof("NoAwsClient"));
+		return SW_EUNAVAIL;
+	}
+	return aws_hp_describe(aws, name, out, err);
+}
+
+sw_err
+h_hp_need(struct sw_req *r, const char *name, json_object **out)
+{
+	struct aws_error err;
+	sw_err e;
+
+	if ((e = h_hp_describe(r, name, out, &err)) == SW_OK)
+		return SW_OK;
+	if (e == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no HyperPod cluster %s", name);
+	return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeCluster", e, &err);
+}
+
+sw_err
 h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 {
 	struct aws_error err;
@@ -91,6 +119,9 @@ sw_err
 h_aws_fail(struct sw_req *r, enum aws_service svc, const char *op, sw_err e,
     const struct aws_error *err)
 {
+	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
+		return sw_req_fail(r, e, "no AWS client: check the "
+		    "credentials and region");
 	if (e == SW_ENOTFOUND || err->http_status == 404)
 		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err->code,
 		    err->message);
@@ -1025,9 +1056,7 @@ h_cluster_get(struct sw_req *r)
 	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
 	    sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
+	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
 	memset(&f, 0, sizeof(f));
 	f.cluster = name;
@@ -1090,9 +1119,7 @@ h_cluster_import(struct sw_req *r)
 	    sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
 	arn = sw_json_path_str(eks, "cluster.arn");
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
+	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
 	if (rec.id[0] != '\0')
 		snprintf(id, sizeof(id), "%s", rec.id);

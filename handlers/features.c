@@ -37,6 +37,27 @@
 /* Does a body name feature f, and feature_list show it? */
 #define SHOWN(f)	((sw_featdefs[(f)].flags & SW_FEATF_PREREQ) == 0)
 
+/* What a read's answer (e as aws_error_sw decided, err) says of the
+ * thing read: 1 there, 0 not found, -1 could not tell (why says so,
+ * and that it is worth asking again when it is transient). */
+static int
+read_got(enum aws_service svc, const char *op, sw_err e,
+    const struct aws_error *err, char *why, size_t whysz)
+{
+	int n;
+
+	if (e == SW_OK)
+		return 1;
+	if (e == SW_ENOTFOUND)
+		return 0;
+	n = snprintf(why, whysz, "%s %s: %s%s", aws_service(svc)->id, op,
+	    err->code[0] ? err->code : "error", sw_err_transient(e) ?
+	    " (try again)" : "");
+	if (n < 0 || (size_t)n >= whysz)
+		memcpy(why, "AWS error", sizeof("AWS error"));
+	return -1;
+}
+
 /* One AWS read; 1 ok (*out new), 0 not found, -1 other error (why). */
 static int
 read_aws(struct sw_req *r, enum aws_service svc, const char *op,
@@ -45,17 +66,9 @@ read_aws(struct sw_req *r, enum aws_service svc, const char *op,
 	struct aws_error err;
 	sw_err e;
 
-	*out = NULL;
 	memset(&err, 0, sizeof(err));
-	e = aws_call(h_aws(r), svc, op, in, out, &err);
-	json_object_put(in);
-	if (e == SW_OK)
-		return 1;
-	if (e == SW_ENOTFOUND || err.http_status == 404)
-		return 0;
-	snprintf(why, whysz, "%s %s: %s", aws_service(svc)->id, op,
-	    err.code[0] ? err.code : "error");
-	return -1;
+	e = h_call(r, svc, op, in, out, &err);
+	return read_got(svc, op, e, &err, why, whysz);
 }
 
 /* {enabled, status, details} of one feature.  Steals details. */
@@ -339,24 +352,24 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 {
 	json_object *eks, *hp = NULL, *f;
 	struct sw_kube kb;
-	struct aws_error kerr;
+	struct aws_error kerr, err;
 	char why[256];
 	int got, kube_ok, k;
+	sw_err e;
 
 	*doc = NULL;
-	if (h_aws(r) == NULL)
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
-		    "credentials and region");
-	got = read_aws(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(cluster), NULL), &eks, why, sizeof(why));
-	if (got == 0)
+	memset(&err, 0, sizeof(err));
+	e = h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(cluster), NULL), &eks, &err);
+	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, SW_ENOTFOUND, "no EKS cluster %s",
 		    cluster);
-	if (got < 0)
-		return sw_req_fail(r, SW_EUPSTREAM, "%s", why);
+	if (e != SW_OK)
+		return h_aws_fail(r, AWS_SVC_EKS, "DescribeCluster", e, &err);
 	json_object_put(eks);
-	got = read_aws(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(cluster), NULL), &hp, why, sizeof(why));
+	e = h_hp_describe(r, cluster, &hp, &err);
+	got = read_got(AWS_SVC_SAGEMAKER, "DescribeCluster", e, &err, why,
+	    sizeof(why));
 	kube_ok = sw_kube_connect(h_aws(r), cluster, &kb, &kerr) == SW_OK;
 	f = json_object_new_object();
 	for (k = 0; k < SW_FEAT__MAX; k++) {

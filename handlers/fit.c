@@ -35,9 +35,7 @@ fit_group_types(struct sw_req *r, const char *cluster,
 	size_t i;
 	int n = 0, k;
 
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(cluster), NULL), &hp, &err) != SW_OK)
+	if (h_hp_describe(r, cluster, &hp, &err) != SW_OK)
 		return -1;
 	groups = sw_json_get(hp, "InstanceGroups");
 	for (i = 0; groups && i < json_object_array_length(groups); i++) {

@@ -32,36 +32,8 @@ struct hp_ref {
 	char	arn[ARN_MAX];
 	char	id[ID_MAX];
 	char	eks[ARN_MAX];	/* EKS cluster name, "" when none */
+	char	types[512];	/* " ml.a ml.b ": its groups' instance types */
 };
-
-/* An AWS error as the request's answer, by the service's error code. */
-static sw_err
-sm_fail(struct sw_req *r, sw_err e, const struct aws_error *err,
-    const char *op)
-{
-	static const struct {
-		const char	*code;
-		sw_err		 e;
-	} map[] = {
-		{ "ResourceNotFound", SW_ENOTFOUND },
-		{ "ResourceNotFoundException", SW_ENOTFOUND },
-		{ "ConflictException", SW_ECONFLICT },
-		{ "ValidationException", SW_EINVAL },
-		{ "ResourceLimitExceeded", SW_EPRECONDITION },
-		{ "ThrottlingException", SW_ETHROTTLED },
-	};
-	size_t i;
-
-	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
-		return sw_req_fail(r, e, "no AWS client: check the "
-		    "credentials and region");
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(err->code, map[i].code) == 0)
-			return sw_req_fail(r, map[i].e, "%s: %s: %s", op,
-			    err->code, err->message);
-	return sw_req_fail(r, e == SW_OK ? SW_EUPSTREAM : e, "%s: %s: %s",
-	    op, err->code, err->message);
-}
 
 /* One SageMaker call; on failure the request's problem is filled. */
 static sw_err
@@ -75,7 +47,7 @@ sm_call(struct sw_req *r, const char *op, json_object *in,
 	e = h_call(r, AWS_SVC_SAGEMAKER, op, in, out, &err);
 	if (e == SW_OK)
 		return SW_OK;
-	return sm_fail(r, e, &err, op);
+	return h_aws_fail(r, AWS_SVC_SAGEMAKER, op, e, &err);
 }
 
 static sw_err
@@ -89,6 +61,49 @@ copy_str(struct sw_req *r, char *dst, size_t sz, const char *src,
 	return SW_OK;
 }
 
+/* The instance types of a DescribeCluster answer's groups (hp,
+ * borrowed) into ref->types, each between spaces. */
+static sw_err
+group_types(struct sw_req *r, json_object *hp, struct hp_ref *ref)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups");
+	size_t i, len = 1;
+	int n;
+
+	memcpy(ref->types, " ", 2);
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		n = snprintf(ref->types + len, sizeof(ref->types) - len,
+		    "%s ", sw_json_get_str(json_object_array_get_idx(groups,
+		    i), "InstanceType") ?: "");
+		if (n < 0 || (size_t)n >= sizeof(ref->types) - len)
+			return sw_req_fail(r, SW_EUPSTREAM, "too many instance "
+			    "groups in the cluster's description");
+		len += (size_t)n;
+	}
+	return SW_OK;
+}
+
+/* SageMaker's rule, checked before asking it so the answer names the
+ * field: a quota's instance type is one of the cluster's groups'. */
+static sw_err
+quota_type_ok(struct sw_req *r, const struct hp_ref *ref, json_object *a)
+{
+	const char *type = sw_json_get_str(a, "instance_type");
+	char word[80];
+	int n;
+
+	if (type == NULL)
+		return SW_OK;
+	n = snprintf(word, sizeof(word), " %s ", type);
+	if (n > 0 && (size_t)n < sizeof(word) && strstr(ref->types, word))
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "instance_type", "exists", "%s is not the "
+	    "instance type of any group of the cluster (it has:%s)", type,
+	    ref->types);
+	return sw_req_fail(r, SW_EINVAL, "instance_type %s is not in the "
+	    "cluster", type);
+}
+
 /* The HyperPod cluster name: its ARN, id and EKS cluster into ref. */
 static sw_err
 hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
@@ -98,13 +113,8 @@ hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
 	sw_err e;
 
 	memset(ref, 0, sizeof(*ref));
-	if (sm_call(r, "DescribeCluster", sw_jo("ClusterName", sw_js(name),
-	    NULL), &out) != SW_OK) {
-		if (r->err == SW_ENOTFOUND)
-			return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod "
-			    "cluster %s", name);
+	if (h_hp_need(r, name, &out) != SW_OK)
 		return r->err;
-	}
 	arn = sw_json_get_str(out, "ClusterArn");
 	eks = sw_json_path_str(out, "Orchestrator.Eks.ClusterArn");
 	slash = arn ? strrchr(arn, '/') : NULL;
@@ -115,6 +125,8 @@ hp_lookup(struct sw_req *r, const char *name, struct hp_ref *ref)
 	if (e == SW_OK && eks != NULL && strrchr(eks, '/') != NULL)
 		e = copy_str(r, ref->eks, sizeof(ref->eks), strrchr(eks, '/') +
 		    1, "EKS cluster name");
+	if (e == SW_OK)
+		e = group_types(r, out, ref);
 	json_object_put(out);
 	if (e == SW_OK && ref->arn[0] == '\0')
 		return sw_req_fail(r, SW_EUPSTREAM, "DescribeCluster %s gave "
@@ -153,9 +165,9 @@ task_governance_active(struct sw_req *r, const struct hp_ref *ref,
 	    sw_js(ref->eks), "addonName",
 	    sw_js(SW_FEAT_ADDON(SW_FEAT_TASK_GOVERNANCE)), NULL), &out, &err);
 	if (e != SW_OK) {
-		if (strcmp(err.code, "ResourceNotFoundException") == 0)
+		if (e == SW_ENOTFOUND)
 			return 0;
-		sm_fail(r, e, &err, "DescribeAddon");
+		h_aws_fail(r, AWS_SVC_EKS, "DescribeAddon", e, &err);
 		return -1;
 	}
 	st = sw_json_path_str(out, "addon.status");
@@ -411,7 +423,8 @@ h_compute_quota_create(struct sw_req *r)
 	struct hp_ref ref;
 
 	if (quota_rules(r, a, 1) != SW_OK ||
-	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK)
+	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
+	    quota_type_ok(r, &ref, a) != SW_OK)
 		return r->err;
 	cfg = sw_jo("ComputeQuotaResources", sw_ja(quota_resource(a, NULL)),
 	    "PreemptTeamTasks", sw_js(sw_json_get_str(a, "preempt")), NULL);
@@ -444,6 +457,7 @@ h_compute_quota_update(struct sw_req *r)
 
 	if (quota_rules(r, a, 0) != SW_OK ||
 	    hp_change(r, sw_json_get_str(a, "name"), &ref) != SW_OK ||
+	    quota_type_ok(r, &ref, a) != SW_OK ||
 	    quota_find(r, &ref, qname, id, sizeof(id)) != SW_OK)
 		return r->err;
 	if (sm_call(r, "DescribeComputeQuota", sw_jo("ComputeQuotaId",

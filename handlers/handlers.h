@@ -150,6 +150,17 @@ sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
 	    json_object *in, json_object **out, struct aws_error *);
 
 /*
+ * The HyperPod cluster name (aws_hp_describe with this worker's client):
+ * SW_OK with *out new; SW_ENOTFOUND when SageMaker has none; otherwise
+ * as h_call.  r's problem is left alone: h_hp_need fills it.
+ */
+sw_err	h_hp_describe(struct sw_req *, const char *name, json_object **out,
+	    struct aws_error *);
+/* h_hp_describe for a cluster the request needs: on failure r's
+ * problem is filled (404 "no HyperPod cluster", else h_aws_fail). */
+sw_err	h_hp_need(struct sw_req *, const char *name, json_object **out);
+
+/*
  * The one answer to a failed AWS call of a handler (e from aws_call or
  * h_call, where aws_error_sw decided what it means): 404 for not found,
  * 429/503/504 with Retry-After while AWS is throttling, unavailable or

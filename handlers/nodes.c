@@ -18,27 +18,6 @@
 #include "api/optable.h"
 #include "pipelines/pipelines.h"
 
-static sw_err
-describe_hp(struct sw_req *r, const char *name, json_object **out)
-{
-	struct aws_error err;
-	sw_err e;
-
-	*out = NULL;
-	if (h_aws(r) == NULL)
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), out, &err);
-	if (e == SW_OK)
-		return SW_OK;
-	if (strcmp(err.code, "ResourceNotFound") == 0)
-		return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod cluster %s",
-		    name);
-	return sw_req_fail(r, e, "DescribeCluster: %s: %s", err.code,
-	    err.message);
-}
-
 /*
  * Start kind with params (stolen) as the operation's input.  target and
  * cluster may point into the request's input, which is kept alive until
@@ -76,7 +55,7 @@ h_instance_group_list(struct sw_req *r)
 	json_object *hp, *groups, *items;
 	size_t i;
 
-	if (describe_hp(r, sw_json_get_str(r->args, "name"), &hp) != SW_OK)
+	if (h_hp_need(r, sw_json_get_str(r->args, "name"), &hp) != SW_OK)
 		return r->err;
 	items = json_object_new_array();
 	groups = sw_json_get(hp, "InstanceGroups");
@@ -119,7 +98,7 @@ h_instance_group_add(struct sw_req *r)
 	const char *role, *sg;
 	json_object *params;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if (find_group(hp, gname) != NULL) {
 		json_object_put(hp);
@@ -283,7 +262,7 @@ h_instance_group_scale(struct sw_req *r)
 		    "scheduled_update, auto_patch or image_release_version");
 		return sw_req_fail(r, SW_EINVAL, "nothing to change");
 	}
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if ((g = find_group(hp, group)) == NULL) {
 		json_object_put(hp);
@@ -313,7 +292,7 @@ h_instance_group_delete(struct sw_req *r)
 	const char *group = sw_json_get_str(r->args, "group");
 	json_object *hp, *params;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if (find_group(hp, group) == NULL) {
 		json_object_put(hp);
@@ -332,18 +311,18 @@ h_node_list(struct sw_req *r)
 	const char *group = sw_json_get_str(r->args, "instance_group");
 	json_object *out, *list, *items;
 	struct aws_error err;
+	sw_err e;
 	size_t i;
 
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100),
 	    "InstanceGroupNameContains", group ? sw_js(group) : NULL, NULL),
-	    &out, &err) != SW_OK)
-		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
-		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
-		    err.code, err.message);
+	    &out, &err)) != SW_OK)
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", e,
+		    &err);
 	items = json_object_new_array();
 	list = sw_json_get(out, "ClusterNodeSummaries");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
@@ -411,22 +390,23 @@ h_node_get(struct sw_req *r)
 	const char *node = sw_json_get_str(r->args, "node");
 	json_object *hp, *out, *n;
 	struct aws_error err;
+	sw_err e;
 	const char *arn, *id, *group;
 	char target[256], cmd[512];
 	int len;
 
-	if (describe_hp(r, name, &hp) != SW_OK)
+	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
 	    "ClusterName", sw_js(name), "NodeId", sw_js(node), NULL), &out,
-	    &err) != SW_OK) {
+	    &err)) != SW_OK) {
 		json_object_put(hp);
-		if (strcmp(err.code, "ResourceNotFound") == 0)
+		if (e == SW_ENOTFOUND)
 			return sw_req_fail(r, SW_ENOTFOUND, "no node %s in %s",
 			    node, name);
-		return sw_req_fail(r, SW_EUPSTREAM, "DescribeClusterNode: "
-		    "%s: %s", err.code, err.message);
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode",
+		    e, &err);
 	}
 	n = sw_json_get(out, "NodeDetails");
 	arn = sw_json_get_str(hp, "ClusterArn");
@@ -480,17 +460,17 @@ h_node_health_check(struct sw_req *r)
 	json_object *checks = sw_json_get(r->args, "checks");
 	json_object *out, *list, *nodes, *params;
 	struct aws_error err;
+	sw_err e;
 	size_t i, j;
 
 	memset(&err, 0, sizeof(err));
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-	if (h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100), NULL),
-	    &out, &err) != SW_OK)
-		return sw_req_fail(r, strcmp(err.code, "ResourceNotFound") ==
-		    0 ? SW_ENOTFOUND : SW_EUPSTREAM, "ListClusterNodes: %s: %s",
-		    err.code, err.message);
+	    &out, &err)) != SW_OK)
+		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", e,
+		    &err);
 	list = sw_json_get(out, "ClusterNodeSummaries");
 	nodes = json_object_new_array();
 	for (i = 0; i < json_object_array_length(ids); i++) {

@@ -17,27 +17,22 @@
 #include "lib/ops.h"
 #include "pipelines/pipelines.h"
 
-/* Whether AWS has a cluster of that name: 1 yes, 0 no, -1 could not
- * tell (the problem is filled). */
+/* Whether AWS has a cluster of that name, from the answer (e, err) to
+ * its DescribeCluster (out, stolen): 1 yes, 0 no, -1 could not tell
+ * (the problem is filled). */
 static int
-aws_has(struct sw_req *r, enum aws_service svc, const char *op,
-    const char *field, const char *name, const char *missing)
+aws_has(struct sw_req *r, enum aws_service svc, sw_err e,
+    const struct aws_error *err, json_object *out)
 {
-	struct aws_error err;
-	json_object *out;
-	sw_err e;
-
-	memset(&err, 0, sizeof(err));
-	if ((e = h_call(r, svc, op, sw_jo(field, sw_js(name), NULL), &out,
-	    &err)) == SW_OK) {
-		json_object_put(out);
+	json_object_put(out);
+	if (e == SW_OK)
 		return 1;
-	}
-	if (strcmp(err.code, missing) == 0)
+	if (e == SW_ENOTFOUND)
 		return 0;
 	/* Could not tell: 429/503/504 as aws_error_sw said, else 503. */
-	sw_req_fail(r, sw_err_transient(e) ? e : SW_EUNAVAIL, "%s %s: %s %s",
-	    aws_service(svc)->id, op, err.code, err.message);
+	sw_req_fail(r, sw_err_transient(e) ? e : SW_EUNAVAIL, "%s "
+	    "DescribeCluster: %s %s", aws_service(svc)->id, err->code,
+	    err->message);
 	return -1;
 }
 
@@ -46,14 +41,19 @@ aws_has(struct sw_req *r, enum aws_service svc, const char *op,
 static sw_err
 not_ours(struct sw_req *r, const char *cluster)
 {
+	struct aws_error err;
+	json_object *out;
 	int eks, hp;
 	char what[160];
+	sw_err e;
 
-	if ((eks = aws_has(r, AWS_SVC_EKS, "DescribeCluster", "name",
-	    cluster, "ResourceNotFoundException")) < 0)
+	memset(&err, 0, sizeof(err));
+	e = h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(cluster), NULL), &out, &err);
+	if ((eks = aws_has(r, AWS_SVC_EKS, e, &err, out)) < 0)
 		return r->err;
-	if ((hp = aws_has(r, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    "ClusterName", cluster, "ResourceNotFound")) < 0)
+	e = h_hp_describe(r, cluster, &out, &err);
+	if ((hp = aws_has(r, AWS_SVC_SAGEMAKER, e, &err, out)) < 0)
 		return r->err;
 	if (!eks && !hp)
 		return sw_req_fail(r, SW_ENOTFOUND, "no cluster %s", cluster);

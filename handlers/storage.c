@@ -98,12 +98,8 @@ h_storage_add(struct sw_req *r)
 	if (strcmp(kind, "fsx") == 0) {
 		/* FSx goes beside the nodes: AZ and security group of the
 		 * cluster's first instance group. */
-		memset(&err, 0, sizeof(err));
-		if (h_aws(r) == NULL || h_call(r, AWS_SVC_SAGEMAKER,
-		    "DescribeCluster", sw_jo("ClusterName", sw_js(name), NULL),
-		    &hp, &err) != SW_OK)
-			return sw_req_fail(r, SW_ENOTFOUND, "no HyperPod cluster "
-			    "%s: %s", name, err.code);
+		if (h_hp_need(r, name, &hp) != SW_OK)
+			return r->err;
 		sw_json_add_str(r->args, "security_group_id", sw_json_path_str(
 		    hp, "VpcConfig.SecurityGroupIds[0]"));
 		if (sw_json_get_str(r->args, "availability_zone") == NULL) {
@@ -132,21 +128,19 @@ h_compute_subnet_list(struct sw_req *r)
 	const char *name = sw_json_get_str(r->args, "name");
 	json_object *out = NULL, *list, *items, *hp = NULL;
 	struct aws_error err;
+	sw_err e;
 	char prefix[128];
 	size_t i, j, k;
 
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_EC2, "DescribeSubnets", sw_jo(
+	if ((e = h_call(r, AWS_SVC_EC2, "DescribeSubnets", sw_jo(
 	    "Filters", sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER),
 	    "Values", sw_ja(sw_js(name)), NULL)), NULL), &out,
-	    &err) != SW_OK)
-		return sw_req_fail(r, SW_EUPSTREAM, "DescribeSubnets: %s",
-		    err.code);
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK)
+	    &err)) != SW_OK)
+		return h_aws_fail(r, AWS_SVC_EC2, "DescribeSubnets", e, &err);
+	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
 	snprintf(prefix, sizeof(prefix), "slipway-%s-compute-", name);
 	items = json_object_new_array();
@@ -261,6 +255,7 @@ h_diagnostics_cluster(struct sw_req *r)
 	struct sw_kube kb;
 	struct k8s_error kerr;
 	struct aws_error err;
+	sw_err e;
 	char msg[512];
 	size_t i, j;
 
@@ -268,10 +263,10 @@ h_diagnostics_cluster(struct sw_req *r)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
 	findings = json_object_new_array();
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(name), NULL), &eks, &err) != SW_OK) {
+	if ((e = h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
+	    sw_js(name), NULL), &eks, &err)) != SW_OK) {
 		json_object_put(findings);
-		return r->err;
+		return h_aws_fail(r, AWS_SVC_EKS, "DescribeCluster", e, &err);
 	}
 	if (strcmp(sw_json_path_str(eks, "cluster.status") ?: "", "ACTIVE")) {
 		snprintf(msg, sizeof(msg), "EKS control plane is %s",
@@ -279,9 +274,7 @@ h_diagnostics_cluster(struct sw_req *r)
 		finding(findings, "error", msg, "operation_list with "
 		    "cluster=<name> to find the failed stage; operation_retry");
 	}
-	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(name), NULL), &hp, &err) != SW_OK) {
+	if (h_hp_describe(r, name, &hp, &err) != SW_OK) {
 		hp = NULL;
 		finding(findings, "warning", "no HyperPod cluster is attached",
 		    "cluster_create created none, or it was deleted");

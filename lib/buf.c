@@ -114,6 +114,37 @@ sw_buf_printf(struct sw_buf *b, const char *fmt, ...)
 	return e;
 }
 
+sw_err
+sw_fmt(char *dst, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(dst, sz, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SW_EINTERNAL;
+	return (size_t)n < sz ? SW_OK : SW_ETOOBIG;
+}
+
+void
+sw_fmt_text(char *dst, size_t sz, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (sz == 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(dst, sz, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		dst[0] = '\0';
+	else if ((size_t)n >= sz && sz > 3)
+		memcpy(dst + sz - 4, "...", 4);
+}
+
 char *
 sw_buf_steal(struct sw_buf *b)
 {

@@ -31,6 +31,21 @@ sw_err	sw_buf_printf(struct sw_buf *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 sw_err	sw_buf_vprintf(struct sw_buf *, const char *, va_list)
 	    __attribute__((format(printf, 2, 0)));
+/*
+ * Format into a fixed buffer of sz bytes, checked: SW_ETOOBIG when the
+ * text did not fit (dst then holds the cut text, NUL-terminated; never
+ * use it as a name, key, path or URL), SW_EINTERNAL for a format error.
+ * The result must be read: truncation is an error.
+ */
+sw_err	sw_fmt(char *dst, size_t sz, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4), warn_unused_result));
+/*
+ * Format text meant for a person (a message, a reason, a detail) into
+ * a fixed buffer of sz bytes.  Text that does not fit ends in "..." so
+ * the cut shows; this is the one place such a cut is allowed.
+ */
+void	sw_fmt_text(char *dst, size_t sz, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 /* Hand the bytes to the caller (free() them); the buffer is emptied. */
 char	*sw_buf_steal(struct sw_buf *);
 /* The string, or "" when nothing was added.  Borrowed. */

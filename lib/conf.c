@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/json.h"
@@ -303,14 +304,14 @@ sw_conf_file_load(const char *path, json_object **out, char *why,
 	*out = NULL;
 	why[0] = '\0';
 	if ((f = fopen(path, "r")) == NULL) {
-		snprintf(why, whysz, "%s: %s", path, strerror(errno));
+		sw_fmt_text(why, whysz, "%s: %s", path, strerror(errno));
 		return errno == ENOENT ? SW_ENOTFOUND : SW_EINVAL;
 	}
 	*out = json_object_new_object();
 	while (fgets(line, sizeof(line), f) != NULL) {
 		lineno++;
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			snprintf(why, whysz, "line %d: too long", lineno);
+			sw_fmt_text(why, whysz, "line %d: too long", lineno);
 			goto bad;
 		}
 		if ((e = strchr(line, '#')) != NULL)
@@ -323,7 +324,8 @@ sw_conf_file_load(const char *path, json_object **out, char *why,
 		if (*k == '\0')
 			continue;
 		if ((v = strchr(k, '=')) == NULL) {
-			snprintf(why, whysz, "line %d: not key = value", lineno);
+			sw_fmt_text(why, whysz, "line %d: not key = "
+			    "value", lineno);
 			goto bad;
 		}
 		for (e = v; e > k && isspace((unsigned char)e[-1]); e--)
@@ -332,7 +334,8 @@ sw_conf_file_load(const char *path, json_object **out, char *why,
 		for (v++; isspace((unsigned char)*v); v++)
 			;
 		if ((bad = conf_set(*out, k, v)) != NULL) {
-			snprintf(why, whysz, "line %d: %s: %s", lineno, k, bad);
+			sw_fmt_text(why, whysz, "line %d: %s: "
+			    "%s", lineno, k, bad);
 			goto bad;
 		}
 	}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/db.h"
 #include "lib/fault.h"
@@ -328,8 +329,8 @@ db_migrate(struct sw_db *db)
 	for (; v < NMIGRATIONS; v++) {
 		if ((e = db_exec(db, migrations[v])) != SW_OK)
 			goto bad;
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v + 1);
-		if ((e = db_exec(db, sql)) != SW_OK)
+		if ((e = sw_fmt(sql, sizeof(sql), "PRAGMA user_version = %d",
+		    v + 1)) != SW_OK || (e = db_exec(db, sql)) != SW_OK)
 			goto bad;
 	}
 	return sw_db_commit(db);

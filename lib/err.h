@@ -1,8 +1,10 @@
 /*
  * err.h: the one error enum of Slipway.  Every function that can fail
  * returns an sw_err; one table (err.c) maps each value to its HTTP
- * status, its RFC 9457 problem type and title, and its JSON-RPC code,
- * so REST, MCP and the CLI all describe a failure the same way.
+ * status and its RFC 9457 problem type and title, so REST, MCP (a tool
+ * error carries the same problem) and the CLI all describe a failure
+ * the same way.  MCP's protocol faults have JSON-RPC codes of their own
+ * (mcp/mcp.h), not derived from this table.
  */
 #ifndef SW_ERR_H
 #define SW_ERR_H
@@ -34,7 +36,6 @@ struct sw_err_info {
 	int		 http_status;
 	const char	*slug;		/* problem type: /problems/<slug> */
 	const char	*title;		/* short human summary */
-	int		 jsonrpc_code;	/* JSON-RPC error for protocol faults */
 };
 
 /* Borrowed pointer into a static table; never NULL. */

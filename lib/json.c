@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -142,7 +143,7 @@ json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 				/* json-c keys are C strings, cut at a NUL:
 				 * sw_json_parse looks for those in the
 				 * raw text. */
-				(void)snprintf(where + at, wheresz - at,
+				sw_fmt_text(where + at, wheresz - at,
 				    "%s(a key)", at ? "." : "");
 				return bad;
 			}
@@ -204,7 +205,7 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 
 	*out = NULL;
 	if (len > (size_t)INT32_MAX) {
-		snprintf(why, whysz, "body too large");
+		sw_fmt_text(why, whysz, "body too large");
 		return SW_EBADJSON;
 	}
 	if ((tok = json_tokener_new_ex(SW_MAX_JSON_DEPTH)) == NULL)
@@ -220,12 +221,12 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		jerr = json_tokener_get_error(tok);
 		used = len;
 		if (jerr != json_tokener_success) {
-			snprintf(why, whysz, "unexpected end of JSON input");
+			sw_fmt_text(why, whysz, "unexpected end of JSON input");
 			goto bad;
 		}
 	}
 	if (jerr != json_tokener_success) {
-		snprintf(why, whysz, "%s at offset %zu",
+		sw_fmt_text(why, whysz, "%s at offset %zu",
 		    json_tokener_error_desc(jerr), used);
 		goto bad;
 	}
@@ -234,14 +235,14 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 	    strchr(" \t\r\n", text[used]) != NULL)
 		used++;
 	if (used != len) {
-		snprintf(why, whysz, "trailing data at offset %zu", used);
+		sw_fmt_text(why, whysz, "trailing data at offset %zu", used);
 		goto bad;
 	}
 	json_tokener_free(tok);
 	where[0] = '\0';
 	if (json_text_any_bad(o) &&
 	    (bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
-		snprintf(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
+		sw_fmt_text(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
 		    strcmp(bad, "is not valid UTF-8") == 0 ?
 		    "a string is not valid UTF-8" :
 		    "a string contains a NUL character (\\u0000)");
@@ -250,7 +251,7 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		return SW_EBADJSON;
 	}
 	if (has_nul_escape(text, len)) {
-		snprintf(why, whysz, "a key contains a NUL character "
+		sw_fmt_text(why, whysz, "a key contains a NUL character "
 		    "(\\u0000)");
 		json_object_put(o);
 		return SW_EBADJSON;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/log.h"
@@ -181,8 +182,9 @@ sw_metrics_render_counters(const char *dir, struct sw_buf *out)
 	closedir(d);
 	qsort(sum, nsum, sizeof(*sum), by_key);
 	for (i = 0; i < nsum && e == SW_OK; i++) {
-		snprintf(name, sizeof(name), "%.*s",
-		    (int)strcspn(sum[i].key, "{"), sum[i].key);
+		if ((e = sw_fmt(name, sizeof(name), "%.*s",
+		    (int)strcspn(sum[i].key, "{"), sum[i].key)) != SW_OK)
+			break;
 		if (strcmp(name, last) != 0) {
 			e = sw_buf_printf(out, "# TYPE %s counter\n", name);
 			memcpy(last, name, sizeof(last));

@@ -32,6 +32,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "lib/buf.h"
 #include "config.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -698,7 +699,7 @@ call_logged(struct ctx *c, const char *name, json_object *res)
 	int failed = sw_json_get_bool(res, "isError", 0);
 	char text[300];
 
-	snprintf(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
+	sw_fmt_text(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
 	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
 	    failed && sw_json_get_str(sc, "detail") ?
 	    sw_json_get_str(sc, "detail") : "");
@@ -768,7 +769,8 @@ wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 		    i++) {
 			ev = json_object_array_get_idx(evs, i);
 			last = sw_json_get_int(ev, "id", last);
-			snprintf(text, sizeof(text), "%s: %s", stage_name(doc,
+			sw_fmt_text(text, sizeof(text), "%s: "
+			    "%s", stage_name(doc,
 			    sw_json_get_int(ev, "stage", -1)),
 			    sw_json_get_str(ev, "message"));
 			notify_progress(c, 0, text);
@@ -927,7 +929,7 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 		got = sw_json_get_str(params, "requestState");
 		if (got == NULL || strcmp(got, state) != 0) {
 			*code = SW_RPC_INVALID_PARAMS;
-			snprintf(msg, msgsz, "Invalid params: requestState "
+			sw_fmt_text(msg, msgsz, "Invalid params: requestState "
 			    "does not belong to this call of %s", name);
 			return NULL;
 		}
@@ -938,7 +940,7 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 		    json_object_is_type(v, json_type_boolean) &&
 		    json_object_get_boolean(v))
 			return NULL;
-		snprintf(detail, sizeof(detail), "The user did not confirm "
+		sw_fmt_text(detail, sizeof(detail), "The user did not confirm "
 		    "%s (%s): nothing was changed.", name,
 		    action ? action : "no answer");
 		return refusal("not-confirmed", "Not confirmed", 409, detail);
@@ -1547,7 +1549,8 @@ legacy_batch(struct ctx *c, json_object *arr)
 	if (n > SW_MCP_MAX_BATCH) {
 		char text[120];
 
-		snprintf(text, sizeof(text), "Invalid Request: a batch holds "
+		sw_fmt_text(text, sizeof(text), "Invalid Request: a batch "
+		    "holds "
 		    "at most %d messages; this one has %zu", SW_MCP_MAX_BATCH,
 		    n);
 		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
@@ -1654,7 +1657,7 @@ modern_listen(struct ctx *c, json_object *id, json_object *params)
 	rc = sw_mcp_listen(c->m, &c->who, id, params, c->out, why,
 	    sizeof(why));
 	if (rc != 0) {
-		snprintf(text, sizeof(text), "%s: %s", rc == -2 ?
+		sw_fmt_text(text, sizeof(text), "%s: %s", rc == -2 ?
 		    "Too many streams" : "Invalid params", why);
 		reply_error(c, rc == -2 ? 429 : 400, id, rc == -2 ?
 		    SW_RPC_INVALID_REQUEST : SW_RPC_INVALID_PARAMS, text,
@@ -1717,7 +1720,7 @@ modern_request(struct ctx *c, json_object *msg)
 		return;
 	}
 	if (strcmp(hdr, json_object_get_string(pv)) != 0) {
-		snprintf(what, sizeof(what), "MCP-Protocol-Version header "
+		sw_fmt_text(what, sizeof(what), "MCP-Protocol-Version header "
 		    "'%.40s' does not match body value '%.40s'", hdr,
 		    json_object_get_string(pv));
 		header_mismatch(c, id, what);
@@ -1737,7 +1740,8 @@ modern_request(struct ctx *c, json_object *msg)
 		return;
 	}
 	if (strcmp(c->in->mcp_method, method) != 0) {
-		snprintf(what, sizeof(what), "Mcp-Method header '%.60s' does "
+		sw_fmt_text(what, sizeof(what), "Mcp-Method header '%.60s' "
+		    "does "
 		    "not match body value '%.60s'", c->in->mcp_method, method);
 		header_mismatch(c, id, what);
 		return;
@@ -1754,7 +1758,8 @@ modern_request(struct ctx *c, json_object *msg)
 		hdr = header_value_decode(c->in->mcp_name, decoded,
 		    sizeof(decoded));
 		if (hdr == NULL || strcmp(hdr, want) != 0) {
-			snprintf(what, sizeof(what), "Mcp-Name header does not "
+			sw_fmt_text(what, sizeof(what), "Mcp-Name header does "
+			    "not "
 			    "match body value '%.100s'", want);
 			header_mismatch(c, id, what);
 			return;
@@ -1798,7 +1803,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	if ((why = header_text_bad(in)) != NULL) {
 		char text[120];
 
-		snprintf(text, sizeof(text), "Invalid Request: the %s header "
+		sw_fmt_text(text, sizeof(text), "Invalid Request: the %s "
+		    "header "
 		    "is not valid UTF-8", why);
 		reply_error(&c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
@@ -1844,7 +1850,7 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	    sizeof(reason)) != SW_OK) {
 		char text[200];
 
-		snprintf(text, sizeof(text), "Parse error: %s", reason);
+		sw_fmt_text(text, sizeof(text), "Parse error: %s", reason);
 		reply_error(&c, 400, NULL, SW_RPC_PARSE_ERROR, text, NULL);
 		return;
 	}

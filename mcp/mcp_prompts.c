@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -242,12 +243,12 @@ arguments_ok(json_object *arguments, char *why, size_t whysz)
 {
 	json_object_object_foreach(arguments, k, val) {
 		if (strcmp(k, "cluster") != 0) {
-			snprintf(why, whysz, "unknown argument '%.64s' (a "
+			sw_fmt_text(why, whysz, "unknown argument '%.64s' (a "
 			    "skill prompt takes cluster)", k);
 			return 0;
 		}
 		if (!json_object_is_type(val, json_type_string)) {
-			snprintf(why, whysz, "cluster must be a string");
+			sw_fmt_text(why, whysz, "cluster must be a string");
 			return 0;
 		}
 	}
@@ -266,7 +267,7 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 	*result = NULL;
 	if (arguments != NULL && !json_object_is_type(arguments,
 	    json_type_object)) {
-		snprintf(why, whysz, "arguments must be an object");
+		sw_fmt_text(why, whysz, "arguments must be an object");
 		return SW_EINVAL;
 	}
 	if (arguments != NULL && !arguments_ok(arguments, why, whysz))
@@ -276,7 +277,7 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 		cluster = NULL;
 	sw_buf_init(&md, SW_MCP_MAX_SKILL);
 	if ((e = sw_mcp_skill_read(m, name, &md, &fm)) != SW_OK) {
-		snprintf(why, whysz, "unknown prompt '%.128s'", name);
+		sw_fmt_text(why, whysz, "unknown prompt '%.128s'", name);
 		sw_buf_free(&md);
 		return SW_ENOTFOUND;
 	}
@@ -288,7 +289,7 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 	    cluster ? " for the cluster \"" : "", cluster ? cluster : "",
 	    cluster ? "\"" : "");
 	if (sw_buf_add(&text, md.data, md.len) != SW_OK) {
-		snprintf(why, whysz, "the skill is larger than a prompt");
+		sw_fmt_text(why, whysz, "the skill is larger than a prompt");
 		e = SW_EINTERNAL;
 		goto out;
 	}

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "mcp/mcp.h"
@@ -127,14 +128,14 @@ sw_mcp_sub_check(struct sw_mcp *m, const struct sw_principal *who,
 	sw_err e;
 
 	if (uri_key(uri, &kind, key, sizeof(key)) != 0) {
-		snprintf(why, whysz, "only slipway://operations/{id} and "
+		sw_fmt_text(why, whysz, "only slipway://operations/{id} and "
 		    "slipway://clusters/{name} can be subscribed to");
 		return SW_EINVAL;
 	}
 	e = sw_mcp_resource_read(m, who, uri, &res, &problem);
 	json_object_put(res);
 	if (e != SW_OK)
-		snprintf(why, whysz, "%s", sw_json_get_str(problem,
+		sw_fmt_text(why, whysz, "%s", sw_json_get_str(problem,
 		    "detail") ? sw_json_get_str(problem, "detail") :
 		    "cannot read it");
 	json_object_put(problem);
@@ -288,24 +289,24 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 	if (on && (e = sw_mcp_sub_check(m, who, uri, why, whysz)) != SW_OK)
 		return e;
 	if (uri_key(uri, &kind, key, sizeof(key)) != 0) {
-		snprintf(why, whysz, "not a subscribable resource");
+		sw_fmt_text(why, whysz, "not a subscribable resource");
 		return SW_EINVAL;
 	}
 	if ((rc = session_dir(m, sid, who->token_id, on, dir,
 	    sizeof(dir))) == 1) {
-		snprintf(why, whysz, "this token holds subscriptions in %d "
+		sw_fmt_text(why, whysz, "this token holds subscriptions in %d "
 		    "sessions already; unsubscribe or let one expire",
 		    SW_MCP_MAX_SUB_SESSIONS);
 		return SW_ETHROTTLED;
 	}
 	if (rc != 0) {
-		snprintf(why, whysz, "cannot keep subscriptions");
+		sw_fmt_text(why, whysz, "cannot keep subscriptions");
 		return SW_EINTERNAL;
 	}
 	memset(&w, 0, sizeof(w));
 	if (strlen(uri) >= sizeof(w.uri) || snprintf(w.file, sizeof(w.file),
 	    "%c-%s", kind, key) >= (int)sizeof(w.file)) {
-		snprintf(why, whysz, "the URI is too long");
+		sw_fmt_text(why, whysz, "the URI is too long");
 		return SW_EINVAL;
 	}
 	memcpy(w.uri, uri, strlen(uri) + 1);
@@ -320,13 +321,13 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 	if (snprintf(path, sizeof(path), "%s/%s", dir, w.file) <
 	    (int)sizeof(path) && stat(path, &sb) != 0 &&
 	    dir_count(dir) >= SW_MCP_MAX_SUBS) {
-		snprintf(why, whysz, "a session may hold at most %d "
+		sw_fmt_text(why, whysz, "a session may hold at most %d "
 		    "subscriptions", SW_MCP_MAX_SUBS);
 		return SW_ETHROTTLED;
 	}
 	w.stamp = uri_stamp(m, uri, &terminal);
 	if (watch_write(dir, &w) != 0) {
-		snprintf(why, whysz, "cannot keep the subscription");
+		sw_fmt_text(why, whysz, "cannot keep the subscription");
 		return SW_EINTERNAL;
 	}
 	return SW_OK;
@@ -469,7 +470,7 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	    "resourceSubscriptions");
 	if (uris != NULL && (!json_object_is_type(uris, json_type_array) ||
 	    json_object_array_length(uris) > SW_MCP_MAX_SUBS)) {
-		snprintf(why, whysz, "notifications.resourceSubscriptions "
+		sw_fmt_text(why, whysz, "notifications.resourceSubscriptions "
 		    "must be an array of at most %d URIs", SW_MCP_MAX_SUBS);
 		return -1;
 	}
@@ -492,7 +493,7 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	}
 	if (sw_route_hold_begin(who->token_id, fds) != 0) {
 		json_object_put(list);
-		snprintf(why, whysz, "this token already holds %d waits or "
+		sw_fmt_text(why, whysz, "this token already holds %d waits or "
 		    "streams; close one first", SW_MAX_WAITS_PER_TOKEN);
 		return -2;
 	}

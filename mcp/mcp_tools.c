@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -351,7 +352,7 @@ ok_result(const struct sw_op *op, json_object *doc, const char *raw)
 	}
 	content_text(content, sw_json_str(doc));
 	if (opid != NULL && sw_json_get_str(doc, "status_tool") != NULL) {
-		snprintf(hint, sizeof(hint), "Operation %s is %s. Poll %s "
+		sw_fmt_text(hint, sizeof(hint), "Operation %s is %s. Poll %s "
 		    "with {\"id\": \"%s\"} every %d s until its state is "
 		    "succeeded, failed or cancelled.", opid,
 		    sw_json_get_str(doc, "state") ? sw_json_get_str(doc,
@@ -541,7 +542,7 @@ plugin_result(const char *name, long status, struct sw_buf *resp)
 		return ok_result(NULL, doc, sw_buf_str(resp));
 	if (doc == NULL || !json_object_is_type(doc, json_type_object)) {
 		json_object_put(doc);
-		snprintf(detail, sizeof(detail), "%.250s",
+		sw_fmt_text(detail, sizeof(detail), "%.250s",
 		    resp->len ? sw_buf_str(resp) : "(no body)");
 		doc = problem_new((int)status, "upstream", "HTTP error",
 		    detail, NULL);
@@ -567,7 +568,7 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	sw_err e;
 
 	if (who->scope < sw_scope_parse(sw_json_get_str(plugin, "scope"))) {
-		snprintf(detail, sizeof(detail), "%s needs scope %s", name,
+		sw_fmt_text(detail, sizeof(detail), "%s needs scope %s", name,
 		    sw_json_get_str(plugin, "scope"));
 		return error_result(name, problem_new(403, "forbidden",
 		    "Forbidden", detail, NULL));
@@ -576,7 +577,7 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
 	sw_buf_init(&resp, SW_MCP_MAX_REST_BODY);
 	if (plugin_request(plugin, args, &target, &body, &errs) != SW_OK) {
-		snprintf(detail, sizeof(detail), "%s: %s", errs.e[0].field,
+		sw_fmt_text(detail, sizeof(detail), "%s: %s", errs.e[0].field,
 		    errs.e[0].msg);
 		res = error_result(name, problem_new(400, "validation",
 		    "Invalid request", detail, &errs));
@@ -585,7 +586,8 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	e = m->rest(m->rest_arg, method, sw_buf_str(&target), authorization,
 	    body != NULL ? sw_json_str(body) : NULL, &status, &resp);
 	if (e != SW_OK) {
-		snprintf(detail, sizeof(detail), "slipway-mcp could not reach "
+		sw_fmt_text(detail, sizeof(detail), "slipway-mcp could not "
+		    "reach "
 		    "the plugin for %s %.200s", method, sw_buf_str(&target));
 		res = error_result(name, problem_new(sw_err_http_status(e),
 		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
@@ -613,11 +615,11 @@ sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
 	if (op != NULL && !op_is_tool(op))
 		op = NULL;
 	if (op == NULL && (plugin = plugin_find(m, name)) == NULL) {
-		snprintf(why, whysz, "unknown tool '%.128s'", name);
+		sw_fmt_text(why, whysz, "unknown tool '%.128s'", name);
 		return SW_ENOTFOUND;
 	}
 	if (args != NULL && !json_object_is_type(args, json_type_object)) {
-		snprintf(why, whysz, "arguments must be an object");
+		sw_fmt_text(why, whysz, "arguments must be an object");
 		return SW_EINVAL;
 	}
 	if (op == NULL) {

@@ -490,20 +490,17 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 static enum sw_step_rc
 replace_failed(struct sw_step *s)
 {
-	struct aws_error err;
 	json_object *out;
 	const char *status;
 	enum sw_step_rc rc;
+	int gone;
 
 	if (s->plan || sw_res_get(s, "failed_cluster") == NULL)
 		return STEP_DONE;
-	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), NULL), &out, &err);
-	if (rc != STEP_DONE) {
-		if (strcmp(err.code, "ResourceNotFound") != 0)
-			return rc;
-		s->msg[0] = '\0';
+	rc = sw_step_hp_describe(s, CLUSTER(s), &out, &gone);
+	if (rc != STEP_DONE)
+		return rc;
+	if (gone) {
 		json_object_object_del(s->res, "failed_cluster");
 		json_object_object_del(s->res, "create_requested");
 		return STEP_DONE;

@@ -439,8 +439,7 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 enum sw_step_rc
 feat_describe_hp(struct sw_step *s, json_object **out)
 {
-	return sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), out, NULL);
+	return sw_step_hp_describe(s, CLUSTER(s), out, NULL);
 }
 
 /* Every member of want (borrowed) is in have with the same value;

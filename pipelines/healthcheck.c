@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
@@ -166,7 +167,8 @@ stage_follow(struct sw_step *s)
 	if (pending > 0)
 		return sw_step_wait(s, sw_poll_ms(s, 30000), "%d node(s) still "
 		    "DeepHealthCheckInProgress", pending);
-	snprintf(nfailed, sizeof(nfailed), "%d", failed);
+	if (sw_fmt(nfailed, sizeof(nfailed), "%d", failed) != SW_OK)
+		return sw_step_fail(s, "failed node count does not fit");
 	sw_res_set(s, "failed_nodes", nfailed);
 	return STEP_DONE;
 }

@@ -52,8 +52,7 @@ sw_hp_resend_group(json_object *detail, int64_t count)
 static enum sw_step_rc
 describe(struct sw_step *s, json_object **out)
 {
-	return sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), out, NULL);
+	return sw_step_hp_describe(s, CLUSTER(s), out, NULL);
 }
 
 static enum sw_step_rc

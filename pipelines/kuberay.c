@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/url.h"
 #include "pipelines/featdefs.h"
@@ -102,8 +103,12 @@ sw_st_kuberay_off(struct sw_step *s)
 		}
 		/* Without the operator, Ray objects would be orphaned. */
 		for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
-			snprintf(path, sizeof(path), "/apis/ray.io/v1/%s",
-			    kinds[i]);
+			if (sw_fmt(path, sizeof(path), "/apis/ray.io/v1/%s",
+			    kinds[i]) != SW_OK) {
+				sw_kube_close(&kb);
+				return sw_step_fail(s, "path of %s too long",
+				    kinds[i]);
+			}
 			memset(&ke, 0, sizeof(ke));
 			out = NULL;
 			s->calls_made++;

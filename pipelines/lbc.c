@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "pipelines/helm.h"
 #include "pipelines/lbc.h"
@@ -255,10 +256,13 @@ sw_lbc_status_or_ensure(struct aws_ctx *aws, const struct sw_config *cfg,
 		return SW_ENOMEM;
 	}
 	rc = sw_lbc_ensure(&s, kb, cluster);
+	if (s.kept_nomem)
+		rc = STEP_FAIL;
+	sw_step_release(&s);
 	json_object_put(s.res);
 	json_object_put(s.params);
 	if (msgsz > 0)
-		snprintf(msg, msgsz, "%s", s.msg);
+		sw_fmt_text(msg, msgsz, "%s", s.msg);
 	if (rc == STEP_FAIL)
 		return SW_EUPSTREAM;
 	*ready = rc == STEP_DONE;

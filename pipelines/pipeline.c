@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
+#include "cloud/aws_api.h"
 #include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -41,13 +43,34 @@ sw_pipeline_stage_names(const struct sw_pipeline *p)
 const char *
 sw_keep(struct sw_step *s, const char *v)
 {
-	char *slot;
+	const char *p;
 
 	if (v == NULL)
 		return NULL;
-	slot = s->keep[s->nkeep++ % 8];
-	snprintf(slot, sizeof(s->keep[0]), "%s", v);
-	return slot;
+	if ((p = sw_arena_strdup(&s->arena, v)) == NULL)
+		s->kept_nomem = 1;
+	return p;
+}
+
+void
+sw_step_release(struct sw_step *s)
+{
+	sw_arena_free(&s->arena);
+	s->kept_nomem = 0;
+}
+
+/* Run one stage function on s and end the step: what it kept is freed
+ * here, and a step that could not keep a value tries again. */
+static enum sw_step_rc
+step_run(sw_stage_fn fn, struct sw_step *s)
+{
+	enum sw_step_rc rc = fn(s);
+
+	if (s->kept_nomem)
+		rc = sw_step_retry(s, 2000, "out of memory in stage %s "
+		    "(will retry)", s->stage);
+	sw_step_release(s);
+	return rc;
 }
 
 enum sw_step_rc
@@ -126,6 +149,20 @@ sw_step_save(struct sw_step *s)
 	return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
 }
 
+/* A stage's answer to a failed AWS call: what the error means was
+ * decided once, where it was born (aws_error_sw). */
+static enum sw_step_rc
+step_aws_failed(struct sw_step *s, enum aws_service svc, const char *op,
+    const struct aws_error *err)
+{
+	if (sw_err_transient(aws_error_sw(err)))
+		return sw_step_transient(s, "%s %s: %s (will retry)",
+		    aws_service(svc)->id, op, err->code[0] ? err->code :
+		    "transport error");
+	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
+	    op, err->code[0] ? err->code : "error", err->message);
+}
+
 enum sw_step_rc
 sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *errp)
@@ -160,13 +197,29 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 			sw_fault_kill_after(op);
 		return STEP_DONE;
 	}
-	/* What the error means was decided once, where it was born. */
-	if (sw_err_transient(aws_error_sw(&err)))
-		return sw_step_transient(s, "%s %s: %s (will retry)",
-		    aws_service(svc)->id, op, err.code[0] ? err.code :
-		    "transport error");
-	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
-	    op, err.code[0] ? err.code : "error", err.message);
+	return step_aws_failed(s, svc, op, &err);
+}
+
+enum sw_step_rc
+sw_step_hp_describe(struct sw_step *s, const char *name, json_object **out,
+    int *gone)
+{
+	struct aws_error err;
+	sw_err e;
+
+	if (gone != NULL)
+		*gone = 0;
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	if ((e = aws_hp_describe(s->aws, name, out, &err)) == SW_OK)
+		return STEP_DONE;
+	if (e == SW_ENOTFOUND && gone != NULL) {
+		*gone = 1;
+		return STEP_DONE;
+	}
+	if (e == SW_ENOTFOUND)
+		return sw_step_fail(s, "no HyperPod cluster %s", name);
+	return step_aws_failed(s, AWS_SVC_SAGEMAKER, "DescribeCluster", &err);
 }
 
 const char *
@@ -368,7 +421,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		 * the operation was lost.  End it now; never run past it. */
 		if ((seq = stage_index(stages, "failed")) >= 0) {
 			st = json_object_array_get_idx(stages, (size_t)seq);
-			snprintf(why, sizeof(why), "stage %s failed: %s",
+			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    sw_json_get_str(st, "name"), sw_json_get_str(st,
 			    "error") ? sw_json_get_str(st, "error") : "");
 			e = op_finish(db, op_id, "failed", why, all);
@@ -393,16 +446,16 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "running",
 			    NULL)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s started",
+			sw_fmt_text(why, sizeof(why), "stage %s started",
 			    pl->stages[seq].name);
 			if ((e = sw_op_event(db, op_id, seq, "info", why,
 			    NULL)) != SW_OK)
 				goto retry;
 			/* Test hook: die at the boundary, the stage recorded
 			 * as started and nothing of it done. */
-			snprintf(why, sizeof(why), "stage:%s",
-			    pl->stages[seq].name);
-			sw_fault_kill_after(why);
+			if (sw_fmt(why, sizeof(why), "stage:%s",
+			    pl->stages[seq].name) == SW_OK)
+				sw_fault_kill_after(why);
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
@@ -416,7 +469,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		if (s.res == NULL)
 			s.res = json_object_new_object();
 		s.all = all;
-		rc = pl->stages[seq].fn(&s);
+		rc = step_run(pl->stages[seq].fn, &s);
 		*calls += s.calls_made;
 		e = sw_stage_set_ext(db, op_id, seq, s.res);
 		json_object_put(s.res);
@@ -430,7 +483,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "succeeded",
 			    NULL)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s succeeded",
+			sw_fmt_text(why, sizeof(why), "stage %s succeeded",
 			    pl->stages[seq].name);
 			if ((e = sw_op_event(db, op_id, seq, "info", why,
 			    NULL)) != SW_OK)
@@ -444,7 +497,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			if ((e = sw_stage_set_state(db, op_id, seq, "failed",
 			    s.msg)) != SW_OK)
 				goto retry;
-			snprintf(why, sizeof(why), "stage %s failed: %s",
+			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    pl->stages[seq].name, s.msg);
 			e = op_finish(db, op_id, "failed", why, all);
 			break;
@@ -507,7 +560,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 		s.stage = pl->stages[i].name;
 		s.res = json_object_new_object();
 		for (guard = 0; guard < 50; guard++) {
-			rc = pl->stages[i].fn(&s);
+			rc = step_run(pl->stages[i].fn, &s);
 			if (rc != STEP_WAIT || s.unavailable)
 				break;
 		}

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "cloud/aws.h"
+#include "lib/arena.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/err.h"
@@ -52,8 +53,8 @@ struct sw_step {
 	char			 msg[512];
 	int			 calls_made;	/* AWS/K8s requests this step */
 	int			 unavailable;	/* see sw_step_retry() */
-	char			 keep[8][256];	/* see sw_keep() */
-	int			 nkeep;
+	struct sw_arena		 arena;		/* see sw_keep() */
+	int			 kept_nomem;	/* a sw_keep ran out */
 };
 
 typedef enum sw_step_rc (*sw_stage_fn)(struct sw_step *);
@@ -83,11 +84,24 @@ enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service,
 	    const char *op, json_object *in, json_object **out,
 	    struct aws_error *err);
 /*
- * Copy a string that lives in a response document into the step, so it
- * stays valid after the document is released (for messages that quote
- * a status).  Returns NULL for NULL; keeps the 8 most recent copies.
+ * DescribeCluster of the HyperPod cluster name (aws_hp_describe) from a
+ * stage, answered as sw_step_aws answers.  When SageMaker has no such
+ * cluster: with gone NULL that is a STEP_FAIL; otherwise *gone is 1, the
+ * step is done and *out is NULL.
+ */
+enum sw_step_rc sw_step_hp_describe(struct sw_step *, const char *name,
+	    json_object **out, int *gone);
+/*
+ * Copy a string that lives in a response document into the step's
+ * arena, so it stays valid after the document is released, whole, until
+ * the step ends (sw_step_release).  Returns NULL for NULL.  Out of
+ * memory it returns NULL too and marks the step, which the runner then
+ * retries instead of trusting what the stage decided.
  */
 const char *sw_keep(struct sw_step *, const char *);
+/* End a step: free what it kept (its arena), the one place that does;
+ * the step may run again afterwards. */
+void	sw_step_release(struct sw_step *);
 
 /* Wait: set wait_ms and msg and return STEP_WAIT. */
 enum sw_step_rc sw_step_wait(struct sw_step *, int64_t ms,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -221,7 +222,7 @@ sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
 	if (sw_now_ms() >= due)
 		return STEP_DONE;
 	s->wait_ms = due - sw_now_ms();
-	snprintf(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
+	sw_fmt_text(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
 	return STEP_WAIT;
 }
 
@@ -508,8 +509,7 @@ sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
 		*out = NULL;
 	if (s->plan)
 		return STEP_DONE;
-	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL);
+	rc = sw_step_hp_describe(s, CLUSTER(s), &hp, NULL);
 	if (rc == STEP_DONE)
 		rc = sw_hp_status_step(s, hp, what, poll_ms);
 	if (out != NULL && hp != NULL)

@@ -394,8 +394,7 @@ su_resume(struct sw_step *s, int *sent)
 	double newest;
 
 	*sent = 0;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL));
+	TRY(sw_step_hp_describe(s, CLUSTER(s), &hp, NULL));
 	status = sw_json_get_str(hp, "ClusterStatus");
 	*sent = status != NULL && strcmp(status, "InService") != 0;
 	json_object_put(hp);
@@ -436,8 +435,7 @@ stage_su_request(struct sw_step *s)
 	}
 	/* A release version is given per group: every group by default. */
 	if (groups == NULL && irv != NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster", sw_jo(
-		    "ClusterName", sw_js(CLUSTER(s)), NULL), &hp, NULL));
+		TRY(sw_step_hp_describe(s, CLUSTER(s), &hp, NULL));
 		groups = sw_json_get(hp, "InstanceGroups");
 	}
 	if (groups != NULL) {

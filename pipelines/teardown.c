@@ -204,14 +204,14 @@ static enum sw_step_rc
 stage_td_hyperpod(struct sw_step *s)
 {
 	json_object *out;
-	struct aws_error err;
 	enum sw_step_rc rc;
 	const char *status, *orch, *eks;
+	int gone;
 
-	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeCluster",
-	    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &out, &err);
-	if (rc == STEP_DONE) {
+	rc = sw_step_hp_describe(s, CLUSTER(s), &out, &gone);
+	if (rc != STEP_DONE)
+		return rc;
+	if (!gone) {
 		orch = sw_keep(s, sw_json_path_str(out,
 		    "Orchestrator.Eks.ClusterArn"));
 		status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
@@ -238,9 +238,7 @@ stage_td_hyperpod(struct sw_step *s)
 			return sw_step_wait(s, sw_poll_ms(s, 30000),
 			    "HyperPod cluster %s is being deleted",
 			    CLUSTER(s));
-	} else if (strcmp(err.code, "ResourceNotFound") != 0)
-		return rc;
-	s->msg[0] = '\0';
+	}
 	return delete_lifecycle(s);
 }
 

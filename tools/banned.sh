@@ -10,7 +10,7 @@
 srcdir=${SW_SRCDIR:-$(dirname "$0")/..}
 banned='sprintf|vsprintf|strcpy|strcat|strncat|gets|atoi|atol|atoll|strtok|system|popen|execlp|execvp|execvpe|tmpnam|mktemp'
 alloc='malloc|calloc|realloc|strdup|strndup'
-echo "1..2"
+echo "1..3"
 rc=0
 hits=$(cd "$srcdir" && find lib cloud api mcp cgi cli handlers pipelines poller stream examples -name '*.c' -o -name '*.h' 2>/dev/null |
 	xargs grep -nE "(^|[^a-zA-Z0-9_>.])($banned)[[:space:]]*\(" 2>/dev/null |
@@ -32,5 +32,31 @@ if [ -n "$hits" ]; then
 	rc=1
 else
 	echo "ok 2 - allocations go through lib/alloc.h"
+fi
+# An snprintf whose result is ignored hides truncation.  Use sw_fmt
+# (checked) or sw_fmt_text (text for people, cut visibly), or sw_buf.
+# The files below still have such calls from before the rule; the list
+# only shrinks, and every other file is held to it.
+unchecked_todo='api/openapi.c api/req.c api/router.c api/tooldesc.c
+cloud/aws.c cloud/aws_s3.c cloud/awsproto.c cloud/creds.c cloud/k8s.c
+lib/auth.c lib/conf.c lib/log.c lib/ops.c lib/valid.c
+mcp/mcp.c mcp/mcp_prompts.c mcp/mcp_resources.c mcp/mcp_rest.c
+mcp/mcp_subs.c mcp/mcp_tools.c
+pipelines/cluster.c pipelines/featkit.c pipelines/features.c
+pipelines/helm.c pipelines/lbc.c pipelines/names.c pipelines/network.c
+pipelines/stepkit.c pipelines/storage.c pipelines/teardown.c
+pipelines/tiered.c'
+hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
+	sort | while read -r f; do
+		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
+		grep -nE '^[[:space:]]*(\(void\))?[[:space:]]*snprintf[[:space:]]*\(' "$f" |
+		    sed "s|^|$f:|"
+	done)
+if [ -n "$hits" ]; then
+	echo "not ok 3 - no snprintf whose result is ignored"
+	echo "$hits" | sed 's/^/# /'
+	rc=1
+else
+	echo "ok 3 - no snprintf whose result is ignored"
 fi
 exit $rc
