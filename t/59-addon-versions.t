@@ -13,22 +13,11 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, aws_cli, aws_env, sandbox_info, sandbox_call, sandbox_requests
-from harness import need_clusters, wait_operation
+from harness import aws_cli_error, need_clusters, wait_operation
 
 
 def aws_error(*args):
-    """Run the aws CLI expecting a refusal: (rc, stderr), rc None when
-    the CLI is not installed."""
-    import shutil
-    import subprocess
-    exe = shutil.which("aws")
-    if exe is None:
-        return None, ""
-    r = subprocess.run([exe, "--endpoint-url",
-                        sandbox_info(s)["aws_endpoint"]] + list(args),
-                       capture_output=True, text=True, timeout=120,
-                       env=aws_env(s))
-    return r.returncode, r.stderr
+    return aws_cli_error(s, *args)
 
 t = T()
 need_clusters(t)

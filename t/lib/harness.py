@@ -394,6 +394,19 @@ def aws_cli(stack, *args):
         return r.returncode, r.stdout + r.stderr
 
 
+def aws_cli_error(stack, *args):
+    """Run the aws CLI expecting a refusal: (rc, stderr), rc None when
+    the CLI is not installed."""
+    exe = shutil.which("aws")
+    if exe is None:
+        return None, ""
+    r = subprocess.run([exe, "--endpoint-url",
+                        sandbox_info(stack)["aws_endpoint"]] + list(args),
+                       capture_output=True, text=True, timeout=120,
+                       env=aws_env(stack))
+    return r.returncode, r.stderr
+
+
 def wait_operation(stack, op_id, timeout=180):
     """Long-poll an operation to a terminal state; returns its document."""
     deadline = time.time() + timeout
