@@ -279,7 +279,7 @@ t.ok(all(len({q for q, _ in g}) == len(g) for g in ok), "no duplicates")
 t.eq(len(follows()), 1, "ONE upstream follow request for all viewers")
 stalled.close()
 t.ok(wait_for(lambda: "st/default/chatty/main stopped" in
-              s.log_text("stream.log"), timeout=10),
+              s.log_text("stream.log"), timeout=60),
      "the follow stopped after the last viewer left")
 path = os.path.join(s.state, "podlogs", "st", "default", "chatty",
                     "main.log")
@@ -473,7 +473,7 @@ t.eq([m["seq"] for m in out if m.get("type") == "line"],
 t.eq(((out[-1] if out else {}).get("type"), (out[-1] if out else
       {}).get("status"), c.close_code), ("error", 404, 1008),
      "then error 404 and close 1008")
-t.ok(wait_for(lambda: not os.path.exists(path), timeout=10),
+t.ok(wait_for(lambda: not os.path.exists(path), timeout=60),
      "the ended stream's file is removed")
 
 # ---- a pod that finishes: its lines, then end and close 1000
@@ -508,7 +508,7 @@ t.ok(any("training complete" in x for x in lines),
 t.eq((out[-1] if out else None, c.close_code), ({"type": "end"}, 1000),
      "then end and close 1000")
 t.ok(wait_for(lambda: not os.path.exists(os.path.join(
-    s.state, "podlogs", "st", "default", "short")), timeout=10),
+    s.state, "podlogs", "st", "default", "short")), timeout=60),
      "a finished pod's stream removes what it wrote")
 
 # ---- a missing pod: error, close 1008

@@ -51,7 +51,7 @@ t.eq(entries, ["arn:aws:iam::123456789012:user/slipway-sandbox"], "cluster creat
 a = sb.ok_rest("eks", "POST", "/clusters/sm/addons", {"addonName": "amazon-sagemaker-hyperpod-inference"})["addon"]
 t.eq(a["status"], "CREATING", "CreateAddon starts CREATING")
 t.ok(wait_for(lambda: sb.ok_rest("eks", "GET", "/clusters/sm/addons/amazon-sagemaker-hyperpod-inference")
-              ["addon"]["status"] == "ACTIVE", timeout=3), "add-on becomes ACTIVE")
+              ["addon"]["status"] == "ACTIVE", timeout=60), "add-on becomes ACTIVE")
 t.eq(sb.ok_rest("eks", "GET", "/clusters/sm/addons")["addons"], ["amazon-sagemaker-hyperpod-inference"], "ListAddons")
 r = sb.aws_rest("eks", "POST", "/clusters/sm/addons", {"addonName": "no-such-addon"})
 t.eq(r.headers.get("x-amzn-errortype"), "InvalidParameterException", "unknown add-on -> InvalidParameterException")
@@ -91,7 +91,7 @@ t.eq(sb.ok_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"})["ClusterS
 r = sb.aws_json("sagemaker", "UpdateCluster", {"ClusterName": "hp", "NodeRecovery": "None"})
 t.eq(r.json().get("__type"), "ConflictException", "UpdateCluster while Updating -> ConflictException")
 t.ok(wait_for(lambda: sb.ok_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"})["ClusterStatus"] == "InService",
-              timeout=6), "Updating -> InService")
+              timeout=60), "Updating -> InService")
 d = sb.ok_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"})
 t.eq([(g["InstanceGroupName"], g["CurrentCount"]) for g in d["InstanceGroups"]], [("gpu", 3)], "scaled to 3, cpu group removed")
 
@@ -119,7 +119,7 @@ sb.ok_json("sagemaker", "UpdateClusterSoftware", {"ClusterName": "hp"})
 t.eq(sb.ok_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"})["ClusterStatus"], "SystemUpdating",
      "UpdateClusterSoftware -> SystemUpdating")
 t.ok(wait_for(lambda: sb.ok_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"})["InstanceGroups"][0]
-              .get("SoftwareUpdateStatus") == "Succeeded", timeout=4), "software update Succeeded, back InService")
+              .get("SoftwareUpdateStatus") == "Succeeded", timeout=60), "software update Succeeded, back InService")
 
 # --- NAT gateway and FSx -------------------------------------------------------------------
 x = sb.ok_query("ec2", {"Action": "AllocateAddress", "Domain": "vpc"})
@@ -128,7 +128,7 @@ x = sb.ok_query("ec2", {"Action": "CreateNatGateway", "SubnetId": net["subnets"]
 nat = re.search(r"<natGatewayId>(.*?)<", x).group(1)
 t.ok("<state>pending</state>" in x, "NAT gateway starts pending")
 t.ok(wait_for(lambda: "<state>available</state>" in sb.ok_query("ec2", {"Action": "DescribeNatGateways",
-                                                                          "NatGatewayId.1": nat}), timeout=3),
+                                                                          "NatGatewayId.1": nat}), timeout=60),
      "NAT gateway becomes available")
 fs = sb.ok_json("fsx", "CreateFileSystem", {"FileSystemType": "LUSTRE", "StorageCapacity": 1200,
                                             "SubnetIds": net["subnets"][:1],
@@ -136,7 +136,7 @@ fs = sb.ok_json("fsx", "CreateFileSystem", {"FileSystemType": "LUSTRE", "Storage
                                                                     "PerUnitStorageThroughput": 125}})["FileSystem"]
 t.eq(fs["Lifecycle"], "CREATING", "FSx Lustre starts CREATING")
 t.ok(wait_for(lambda: sb.ok_json("fsx", "DescribeFileSystems", {"FileSystemIds": [fs["FileSystemId"]]})
-              ["FileSystems"][0]["Lifecycle"] == "AVAILABLE", timeout=3), "FSx becomes AVAILABLE")
+              ["FileSystems"][0]["Lifecycle"] == "AVAILABLE", timeout=60), "FSx becomes AVAILABLE")
 
 # --- training plans -------------------------------------------------------------------
 offs = sb.ok_json("sagemaker", "SearchTrainingPlanOfferings", {"InstanceType": "ml.p5.48xlarge", "InstanceCount": 2,
@@ -145,20 +145,20 @@ oid = offs["TrainingPlanOfferings"][0]["TrainingPlanOfferingId"]
 arn = sb.ok_json("sagemaker", "CreateTrainingPlan", {"TrainingPlanName": "plan1", "TrainingPlanOfferingId": oid})["TrainingPlanArn"]
 t.ok(arn.endswith(":training-plan/plan1"), "CreateTrainingPlan returns the plan ARN")
 t.ok(wait_for(lambda: sb.ok_json("sagemaker", "DescribeTrainingPlan", {"TrainingPlanName": "plan1"})["Status"]
-              in ("Scheduled", "Active"), timeout=3), "training plan Pending -> Scheduled")
+              in ("Scheduled", "Active"), timeout=60), "training plan Pending -> Scheduled")
 t.eq(len(sb.ok_json("sagemaker", "ListTrainingPlans", {})["TrainingPlanSummaries"]), 1, "ListTrainingPlans")
 
 # --- teardown: everything goes away ---------------------------------------------------
 sb.ok_json("sagemaker", "DeleteCluster", {"ClusterName": "hp"})
 sb.ok_json("fsx", "DeleteFileSystem", {"FileSystemId": fs["FileSystemId"]})
 sb.ok_query("ec2", {"Action": "DeleteNatGateway", "NatGatewayId": nat})
-t.ok(wait_for(lambda: sb.aws_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"}).status == 400, timeout=5),
+t.ok(wait_for(lambda: sb.aws_json("sagemaker", "DescribeCluster", {"ClusterName": "hp"}).status == 400, timeout=60),
      "HyperPod Deleting -> ResourceNotFound")
 r = sb.aws_rest("eks", "DELETE", "/clusters/sm")
 t.eq(r.json()["cluster"]["status"], "DELETING", "EKS DeleteCluster -> DELETING")
-t.ok(wait_for(lambda: sb.aws_rest("eks", "GET", "/clusters/sm").status == 404, timeout=4), "EKS cluster gone")
+t.ok(wait_for(lambda: sb.aws_rest("eks", "GET", "/clusters/sm").status == 404, timeout=60), "EKS cluster gone")
 wait_for(lambda: "<state>deleted</state>" in sb.ok_query("ec2", {"Action": "DescribeNatGateways"}), timeout=3)
-t.ok(wait_for(lambda: not sb.dump()["fsx"]["file_systems"], timeout=3), "FSx deleted")
+t.ok(wait_for(lambda: not sb.dump()["fsx"]["file_systems"], timeout=60), "FSx deleted")
 sb.ok_query("ec2", {"Action": "ReleaseAddress", "AllocationId": alloc})
 r = sb.aws_query("ec2", {"Action": "DeleteVpc", "VpcId": net["vpc"]})
 t.ok("DependencyViolation" in r.text, "DeleteVpc with subnets -> DependencyViolation")

@@ -105,7 +105,7 @@ replaced = wait_for(lambda: auto_node not in [x["InstanceId"] for x in sb.ok_jso
     "sagemaker", "ListClusterNodes", {"ClusterName": "auto"})["ClusterNodeSummaries"]], timeout=4)
 t.ok(replaced, "NodeRecovery Automatic: failed node replaced")
 t.ok(wait_for(lambda: [x["InstanceStatus"]["Status"] for x in sb.ok_json(
-    "sagemaker", "ListClusterNodes", {"ClusterName": "auto"})["ClusterNodeSummaries"]] == ["Running"], timeout=4),
+    "sagemaker", "ListClusterNodes", {"ClusterName": "auto"})["ClusterNodeSummaries"]] == ["Running"], timeout=60),
     "replacement node Running")
 time.sleep(0.5)
 st = [x["InstanceStatus"]["Status"] for x in sb.ok_json("sagemaker", "ListClusterNodes",

@@ -53,7 +53,7 @@ sb.control("POST", "/advance", {"seconds": 7200})  # 12 s of real time at speed 
 c = sb.ok_rest("eks", "GET", "/clusters/later")["cluster"]
 t.eq(c["status"], "ACTIVE", "time travel via /_sandbox/advance completes it")
 sb.refresh()
-t.ok(wait_for(lambda: "later" in sb.refresh()["kubernetes"], timeout=3), "sandbox.json kubernetes map refreshed")
+t.ok(wait_for(lambda: "later" in sb.refresh()["kubernetes"], timeout=60), "sandbox.json kubernetes map refreshed")
 
 # Killed in the middle of a request: what it did and its log entry are
 # kept together or not at all.  "crash" kills the sandbox after the

@@ -144,11 +144,11 @@ t.ok(r.status == 200 and len(r.text.strip().splitlines()) == 2, "pod log with ta
 r = k.req("PATCH", "/apis/apps/v1/namespaces/default/deployments/web/scale", {"spec": {"replicas": 1}},
           ctype="application/merge-patch+json")
 t.eq((r.status, r.json().get("kind")), (200, "Scale"), "scale subresource")
-t.ok(wait_for(lambda: len(k.req("GET", NS + "/pods?labelSelector=app%3Dweb").json()["items"]) == 1, timeout=3),
+t.ok(wait_for(lambda: len(k.req("GET", NS + "/pods?labelSelector=app%3Dweb").json()["items"]) == 1, timeout=60),
      "scaled down to 1 pod")
 k.req("DELETE", "/apis/apps/v1/namespaces/default/deployments/web")
 t.ok(wait_for(lambda: not k.req("GET", NS + "/pods?labelSelector=app%3Dweb").json()["items"] and
-              not k.req("GET", "/apis/apps/v1/namespaces/default/replicasets").json()["items"], timeout=3),
+              not k.req("GET", "/apis/apps/v1/namespaces/default/replicasets").json()["items"], timeout=60),
      "deleting the deployment garbage-collects replicasets and pods")
 
 job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "big"},
@@ -167,7 +167,7 @@ pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name":
 k.req("POST", "/api/v1/persistentvolumes", pv)
 k.req("POST", NS + "/persistentvolumeclaims", pvc)
 t.ok(wait_for(lambda: k.req("GET", NS + "/persistentvolumeclaims/fsx-claim").json()["status"].get("phase") == "Bound",
-              timeout=3), "PVC Bound to the matching PV")
+              timeout=60), "PVC Bound to the matching PV")
 t.eq(k.req("GET", "/api/v1/persistentvolumes/fsx-pv").json()["status"]["phase"], "Bound", "PV Bound")
 
 r = k.req("DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com")

@@ -106,7 +106,7 @@ k.req("POST", DNS, cm("plain"))
 r = k.req("DELETE", "/api/v1/namespaces/doomed")
 t.ok(r.status == 200 and r.json().get("status", {}).get("phase") == "Terminating" and
      r.json()["metadata"].get("deletionTimestamp"), "pkg/registry/core/namespace: DELETE leaves it Terminating")
-t.ok(wait_for(lambda: k.req("GET", DNS + "/plain").status == 404, timeout=10),
+t.ok(wait_for(lambda: k.req("GET", DNS + "/plain").status == 404, timeout=60),
      "namespace controller: content without finalizers is deleted")
 r = k.req("POST", DNS, cm("new"))
 t.eq(status(r), (403, "Status", "Forbidden", 'configmaps "new" is forbidden: unable to create new content in '
@@ -116,11 +116,11 @@ t.eq(cause(r), {"reason": "NamespaceTerminating", "message": "namespace doomed i
                 "field": "metadata.namespace"}, "lifecycle admission: the NamespaceTerminating cause")
 t.eq(k.req("POST", CM, cm("elsewhere")).status, 201, "lifecycle admission: an Active namespace takes it (twin)")
 t.ok(wait_for(lambda: "example.com/hold" in json.dumps(k.req("GET", "/api/v1/namespaces/doomed").json()
-                                                       .get("status", {}).get("conditions")), timeout=10),
+                                                       .get("status", {}).get("conditions")), timeout=60),
      "namespace controller: NamespaceFinalizersRemaining names the finalizer that holds it")
 t.eq(k.req("GET", "/api/v1/namespaces/doomed").status, 200, "the namespace waits for the finalizer")
 k.req("PATCH", DNS + "/keep", {"metadata": {"finalizers": None}}, ctype=MERGE)
-t.ok(wait_for(lambda: k.req("GET", "/api/v1/namespaces/doomed").status == 404, timeout=10),
+t.ok(wait_for(lambda: k.req("GET", "/api/v1/namespaces/doomed").status == 404, timeout=60),
      "namespace controller: once its content is gone the namespace goes")
 
 # ---- generateName: apiserver/pkg/storage/names/generate.go ---------------------------------
@@ -228,7 +228,7 @@ crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinitio
                                                              "x-kubernetes-preserve-unknown-fields": True}}}]}}
 t.eq(k.req("POST", CRDS, crd).status, 201, "CRD with a status subresource")
 GD = "/apis/example.com/v1/namespaces/default/gadgets"
-t.ok(wait_for(lambda: k.req("GET", GD).status == 200, timeout=5), "its kind is served")
+t.ok(wait_for(lambda: k.req("GET", GD).status == 200, timeout=60), "its kind is served")
 r = k.req("POST", GD, {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g1"},
                        "spec": {"size": 1}, "status": {"ready": True}})
 t.eq((r.status, "status" in r.json(), r.json()["metadata"]["generation"]), (201, False, 1),
@@ -258,14 +258,14 @@ t.ok(r.status == 200 and r.json()["metadata"].get("deletionTimestamp"),
 t.ok(k.req("GET", GD + "/g1").json()["metadata"].get("deletionTimestamp"),
      "apiextensions-apiserver finalizer: the instance is being deleted")
 k.req("PATCH", GD + "/g1", {"metadata": {"finalizers": None}}, ctype=MERGE)
-t.ok(wait_for(lambda: k.req("GET", CRDS + "/gadgets.example.com").status == 404, timeout=10),
+t.ok(wait_for(lambda: k.req("GET", CRDS + "/gadgets.example.com").status == 404, timeout=60),
      "apiextensions-apiserver finalizer: with its instances gone the CRD goes")
 
 plain = json.loads(json.dumps(crd).replace("gadget", "doohickey").replace("Gadget", "Doohickey"))
 del plain["spec"]["versions"][0]["subresources"]
 t.eq(k.req("POST", CRDS, plain).status, 201, "CRD without a status subresource")
 DH = "/apis/example.com/v1/namespaces/default/doohickeys"
-t.ok(wait_for(lambda: k.req("GET", DH).status == 200, timeout=5), "its kind is served")
+t.ok(wait_for(lambda: k.req("GET", DH).status == 200, timeout=60), "its kind is served")
 r = k.req("POST", DH, {"apiVersion": "example.com/v1", "kind": "Doohickey", "metadata": {"name": "d1"},
                        "spec": {"size": 1}, "status": {"ready": False}})
 t.eq((r.status, r.json().get("status")), (201, {"ready": False}),
@@ -371,7 +371,7 @@ t.ok(st == 200 and any(json.loads(x).get("type") == "BOOKMARK" for x in lines),
 rv = k.req("GET", CM).json()["metadata"]["resourceVersion"]
 k.req("POST", CM, cm("after"))
 sb.control("POST", "/advance", {"seconds": 40000})
-t.ok(wait_for(lambda: k.stream(CM + "?watch=1&resourceVersion=%s" % rv, seconds=1.0)[1], timeout=10),
+t.ok(wait_for(lambda: k.stream(CM + "?watch=1&resourceVersion=%s" % rv, seconds=1.0)[1], timeout=60),
      "a watch from before the compaction answers")
 st, lines = k.stream(CM + "?watch=1&resourceVersion=%s" % rv, seconds=1.5)
 ev = json.loads(lines[0]) if lines else {}
@@ -515,7 +515,7 @@ k.req("POST", PVC, {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metada
 k.req("POST", PVC, {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "lc-unbound"},
                     "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "nothing-here",
                              "resources": {"requests": {"storage": "1Gi"}}}})
-t.ok(wait_for(lambda: k.req("GET", PVC + "/lc-claim").json()["status"].get("phase") == "Bound", timeout=10),
+t.ok(wait_for(lambda: k.req("GET", PVC + "/lc-claim").json()["status"].get("phase") == "Bound", timeout=60),
      "PVC bound")
 r = k.req("PATCH", PVC + "/lc-claim", {"spec": {"resources": {"requests": {"storage": "50Gi"}}}}, ctype=MERGE)
 t.ok(r.status == 422 and cause(r).get("field") == "spec.resources.requests.storage" and
@@ -543,34 +543,44 @@ def waiting(name):
 k.req("POST", NS + "/pods", pod("typo", "vllm/vllm-openai:v0.10.20"))
 k.req("POST", NS + "/pods", pod("real", "vllm/vllm-openai:v0.10.2"))
 k.req("POST", NS + "/pods", pod("own", "registry.example.com/team/server:1"))
-t.ok(wait_for(lambda: waiting("typo")[:2] == ("Pending", "ErrImagePull"), timeout=10),
+t.ok(wait_for(lambda: waiting("typo")[:2] == ("Pending", "ErrImagePull"), timeout=60),
      "image_manager.go: an unpublished tag of vllm/vllm-openai fails to pull (ErrImagePull)")
 msg = waiting("typo")[2].get("state", {}).get("waiting", {}).get("message", "")
 t.eq(msg, 'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/vllm/vllm-openai:v0.10.20": '
           'failed to resolve reference "docker.io/vllm/vllm-openai:v0.10.20": docker.io/vllm/vllm-openai:v0.10.20: '
           'not found', "containerd's not-found message")
-t.ok(wait_for(lambda: waiting("typo")[:2] == ("Pending", "ImagePullBackOff"), timeout=10),
+t.ok(wait_for(lambda: waiting("typo")[:2] == ("Pending", "ImagePullBackOff"), timeout=60),
      "image_manager.go: then ImagePullBackOff")
 evs = [(e["reason"], e["message"]) for e in k.req("GET", NS + "/events?fieldSelector=involvedObject.name%3Dtypo")
        .json()["items"]]
 t.ok(("Failed", 'Failed to pull image "vllm/vllm-openai:v0.10.20": ' + msg) in evs and
      ("BackOff", 'Back-off pulling image "vllm/vllm-openai:v0.10.20"') in evs and
      ("Failed", "Error: ImagePullBackOff") in evs, "kubelet events: Failed, BackOff: %s" % evs)
-t.ok(wait_for(lambda: waiting("real")[0] == "Running", timeout=10), "a published vLLM tag runs (twin)")
-t.ok(wait_for(lambda: waiting("own")[0] == "Running", timeout=10), "an image of a repository the catalogue "
+t.ok(wait_for(lambda: waiting("real")[0] == "Running", timeout=60), "a published vLLM tag runs (twin)")
+t.ok(wait_for(lambda: waiting("own")[0] == "Running", timeout=60), "an image of a repository the catalogue "
                                                                       "does not know runs")
 # ---- pods: graceful deletion (pkg/registry/core/pod/strategy.go CheckGracefulDelete) -----------
 r = k.req("DELETE", NS + "/pods/real")
 md = r.json().get("metadata") or {}
 t.ok(r.status == 200 and md.get("deletionTimestamp") and md.get("deletionGracePeriodSeconds") == 30,
      "pod strategy CheckGracefulDelete: a running pod gets deletionTimestamp and the 30 s grace period")
-r = k.req("POST", NS + "/pods", pod("real", "vllm/vllm-openai:v0.10.2"))
-t.eq((r.status, r.json().get("message")), (409, 'object is being deleted: pods "real" already exists'),
-     "store.go Create: its name is taken while it terminates")
-t.ok(wait_for(lambda: k.req("GET", NS + "/pods/real").status == 404, timeout=10),
+t.ok(wait_for(lambda: k.req("GET", NS + "/pods/real").status == 404, timeout=60),
      "kubelet: once its containers stopped the pod is deleted")
 t.eq(k.req("POST", NS + "/pods", pod("real", "vllm/vllm-openai:v0.10.2")).status, 201,
      "then the name is free again")
+# While a pod terminates its name is taken: one held by a finalizer, so
+# the look does not race the grace period (30 s of sandbox time is a
+# blink at this speed).
+held = pod("held", "vllm/vllm-openai:v0.10.2")
+held["metadata"]["finalizers"] = ["example.com/hold"]
+t.eq(k.req("POST", NS + "/pods", held).status, 201, "a pod with a finalizer")
+t.eq(k.req("DELETE", NS + "/pods/held").status, 200, "deleted: it terminates")
+r = k.req("POST", NS + "/pods", pod("held", "vllm/vllm-openai:v0.10.2"))
+t.eq((r.status, r.json().get("message")), (409, 'object is being deleted: pods "held" already exists'),
+     "store.go Create: its name is taken while it terminates")
+k.req("PATCH", NS + "/pods/held", {"metadata": {"finalizers": None}}, ctype=MERGE)
+t.ok(wait_for(lambda: k.req("GET", NS + "/pods/held").status == 404, timeout=60),
+     "its finalizer removed and its containers stopped, the pod goes")
 r = k.req("DELETE", NS + "/pods/own?gracePeriodSeconds=0")
 t.ok(r.status == 200 and k.req("GET", NS + "/pods/own").status == 404,
      "CheckGracefulDelete: gracePeriodSeconds=0 deletes at once")

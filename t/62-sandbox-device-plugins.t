@@ -78,7 +78,7 @@ t.ok(msg.startswith("0/2 nodes are available: 2 Insufficient nvidia.com/gpu."),
 # Look-alikes register nothing.
 k.req("POST", DS, plugin("fake-gpu", "public.ecr.aws/example/nvidia-device-plugin:1.0"))
 k.req("POST", DS, plugin("nomount-gpu", "nvcr.io/nvidia/k8s-device-plugin:v0.16.1", mount=False))
-t.ok(wait_for(lambda: running("fake-gpu") and running("nomount-gpu"), timeout=5), "look-alike plugins run")
+t.ok(wait_for(lambda: running("fake-gpu") and running("nomount-gpu"), timeout=60), "look-alike plugins run")
 t.eq(advertised("nvidia.com/gpu"), [None, None],
      "a placeholder image or an unmounted plugin registers no GPUs")
 t.ok(gpu_pod()["spec"].get("nodeName") is None, "the GPU pod is still Pending")
@@ -87,22 +87,22 @@ t.ok(gpu_pod()["spec"].get("nodeName") is None, "the GPU pod is still Pending")
 t.eq(k.req("POST", DS, plugin("nvidia-device-plugin-daemonset",
                               "nvcr.io/nvidia/k8s-device-plugin:v0.16.1")).status, 201,
      "NVIDIA device plugin DaemonSet created")
-t.ok(wait_for(lambda: advertised("nvidia.com/gpu") == ["8", "8"], timeout=5),
+t.ok(wait_for(lambda: advertised("nvidia.com/gpu") == ["8", "8"], timeout=60),
      "nodes advertise 8 GPUs once the plugin is Running: %s" % advertised("nvidia.com/gpu"))
 t.ok(all((n["status"].get("allocatable") or {}).get("nvidia.com/gpu") == "8" for n in nodes()),
      "allocatable too")
-t.ok(wait_for(lambda: (gpu_pod() or {}).get("status", {}).get("phase") == "Running", timeout=5),
+t.ok(wait_for(lambda: (gpu_pod() or {}).get("status", {}).get("phase") == "Running", timeout=60),
      "the GPU pod is scheduled and Running")
 t.eq(advertised("vpc.amazonaws.com/efa"), [None, None], "EFA still absent without its plugin")
 
 efa = "602401143452.dkr.ecr.%s.amazonaws.com/eks/aws-efa-k8s-device-plugin:v0.5.20" % sb.region
 k.req("POST", DS, plugin("aws-efa-k8s-device-plugin-daemonset", efa))
-t.ok(wait_for(lambda: advertised("vpc.amazonaws.com/efa") == ["32", "32"], timeout=5),
+t.ok(wait_for(lambda: advertised("vpc.amazonaws.com/efa") == ["32", "32"], timeout=60),
      "EFA plugin registers the p5's 32 EFA interfaces: %s" % advertised("vpc.amazonaws.com/efa"))
 
 # The plugin gone: the resource goes with it.
 k.req("DELETE", DS + "/nvidia-device-plugin-daemonset")
-t.ok(wait_for(lambda: advertised("nvidia.com/gpu") == [None, None], timeout=5),
+t.ok(wait_for(lambda: advertised("nvidia.com/gpu") == [None, None], timeout=60),
      "GPUs no longer advertised once the plugin is deleted")
 
 sb.stop()

@@ -59,13 +59,13 @@ t.eq(address("vllm"), None, "no controller: the address stays pending")
 
 DEP = "/apis/apps/v1/namespaces/kube-system/deployments"
 k.req("POST", DEP, controller("fake-lbc", "public.ecr.aws/example/lb-controller:1.0"))
-t.ok(wait_for(lambda: available("fake-lbc"), timeout=5), "a look-alike controller runs")
+t.ok(wait_for(lambda: available("fake-lbc"), timeout=60), "a look-alike controller runs")
 wait_for(lambda: address("vllm"), timeout=2)
 t.eq(address("vllm"), None, "a placeholder image does not provision load balancers")
 
 k.req("POST", DEP, controller("aws-load-balancer-controller",
                               "public.ecr.aws/eks/aws-load-balancer-controller:v2.13.2"))
-t.ok(wait_for(lambda: address("vllm"), timeout=10), "with the controller running the NLB gets an address")
+t.ok(wait_for(lambda: address("vllm"), timeout=60), "with the controller running the NLB gets an address")
 host = address("vllm") or ""
 t.ok(re.match(r"^k8s-default-vllm-[0-9a-f]{10}-[0-9a-f]{16}\.elb\.%s\.amazonaws\.com$" % re.escape(sb.region), host),
      "NLB-style hostname: %s" % host)

@@ -54,11 +54,11 @@ r = update(ClusterRole=net["role"], NodeProvisioningMode="Continuous",
            AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter"})
 t.eq(r.status, 200, "UpdateCluster AutoScaling Enable + Continuous accepted")
 t.eq(describe()["AutoScaling"].get("Status"), "Creating", "AutoScaling Creating")
-t.ok(wait_for(lambda: describe()["AutoScaling"].get("Status") == "InService", timeout=5), "AutoScaling InService")
+t.ok(wait_for(lambda: describe()["AutoScaling"].get("Status") == "InService", timeout=60), "AutoScaling InService")
 d = describe()
 t.eq((d["AutoScaling"]["Mode"], d["AutoScaling"].get("AutoScalerType"), d.get("NodeProvisioningMode")),
      ("Enable", "Karpenter", "Continuous"), "DescribeCluster: Enable, Karpenter, Continuous")
-t.ok(wait_for(lambda: k.req("GET", NP).status == 200 and k.req("GET", NC).status == 200, timeout=5),
+t.ok(wait_for(lambda: k.req("GET", NP).status == 200 and k.req("GET", NC).status == 200, timeout=60),
      "NodePool and HyperpodNodeClass are served")
 crd = k.req("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
                    "hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com").json()
@@ -89,7 +89,7 @@ t.eq(k.req("POST", NP, {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "me
      "NodePool referencing it")
 t.ok(wait_for(lambda: any(c.get("type") == "Ready" and c.get("status") == "True" for c in
                           (k.req("GET", NC + "/default").json().get("status") or {}).get("conditions") or []),
-              timeout=5), "HyperpodNodeClass Ready")
+              timeout=60), "HyperpodNodeClass Ready")
 t.eq(group("gpu")["TargetCount"], 0, "the GPU group is at 0 before any work")
 
 job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train"},
@@ -98,7 +98,7 @@ job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train"},
             "env": [{"name": "MAX_STEPS", "value": "20"}, {"name": "STEP_SECONDS", "value": "3"}],
             "resources": {"limits": {"nvidia.com/gpu": "8"}}}]}}}}
 t.eq(k.req("POST", "/apis/batch/v1/namespaces/default/jobs", job).status, 201, "8-GPU job created")
-t.ok(wait_for(lambda: group("gpu")["TargetCount"] == 1, timeout=10),
+t.ok(wait_for(lambda: group("gpu")["TargetCount"] == 1, timeout=60),
      "Karpenter scaled the GPU group from 0 to 1 (DescribeCluster TargetCount)")
 nodes = sb.ok_json("sagemaker", "ListClusterNodes", {"ClusterName": "ka-hp"})["ClusterNodeSummaries"]
 gpu_nodes = [n for n in nodes if n["InstanceGroupName"] == "gpu"]
@@ -126,9 +126,9 @@ t.eq(group("sys")["TargetCount"], 1, "the group outside the node class is untouc
 
 r = update(AutoScaling={"Mode": "Disable"})
 t.eq(r.status, 200, "AutoScaling Disable accepted")
-t.ok(wait_for(lambda: describe()["AutoScaling"] == {"Mode": "Disable", "Status": "InService"}, timeout=5),
+t.ok(wait_for(lambda: describe()["AutoScaling"] == {"Mode": "Disable", "Status": "InService"}, timeout=60),
      "AutoScaling disabled")
-t.ok(wait_for(lambda: k.req("GET", NP).status == 404, timeout=5), "NodePool no longer served")
+t.ok(wait_for(lambda: k.req("GET", NP).status == 404, timeout=60), "NodePool no longer served")
 
 sb.stop()
 t.done()
