@@ -372,6 +372,22 @@ sw_out_str(json_object *out, ...)
 }
 
 json_object *
+sw_out_array(json_object *out, ...)
+{
+	json_object *v = NULL;
+	const char *path;
+	va_list ap;
+
+	va_start(ap, out);
+	while (v == NULL && (path = va_arg(ap, const char *)) != NULL)
+		if (!json_object_is_type(v = sw_json_path(out, path),
+		    json_type_array))
+			v = NULL;
+	va_end(ap);
+	return v;
+}
+
+json_object *
 sw_ja_n(json_object *const *values, size_t n)
 {
 	json_object *a = json_object_new_array_ext(n > 0 && n < 1024 ? (int)n : 1);

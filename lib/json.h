@@ -64,6 +64,8 @@ json_object *sw_ja_n(json_object *const *values, size_t n);
 /* The first string found at any of the NULL-ended paths (as
  * sw_json_path_str), e.g. the same member in two protocols' shapes. */
 const char *sw_out_str(json_object *out, ...) __attribute__((sentinel));
+/* As sw_out_str, for the first of the paths that is an array (borrowed). */
+json_object *sw_out_array(json_object *out, ...) __attribute__((sentinel));
 /* A string value; NULL gives NULL (an absent member in sw_jo). */
 json_object *sw_js(const char *s);
 #define sw_ji(i)	json_object_new_int64(i)

@@ -136,12 +136,9 @@ find_oidc_provider(struct sw_step *s, const char *issuer)
 
 	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
 	    sw_jo(NULL, NULL), &out, NULL));
-	list = sw_json_path(out, "OpenIDConnectProviderList");
-	if (list == NULL)
-		list = sw_json_path(out, "ListOpenIDConnectProvidersResult"
-		    ".OpenIDConnectProviderList");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
+	list = sw_out_array(out, "OpenIDConnectProviderList",
+	    "ListOpenIDConnectProvidersResult.OpenIDConnectProviderList", NULL);
+	for (i = 0; list && i < json_object_array_length(list); i++) {
 		arn = sw_json_get_str(json_object_array_get_idx(list, i),
 		    "Arn");
 		if (arn != NULL && strstr(arn, issuer + 8) != NULL)

@@ -253,12 +253,9 @@ delete_oidc(struct sw_step *s, const char *issuer)
 
 	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListOpenIDConnectProviders",
 	    sw_jo(NULL, NULL), &out, NULL));
-	list = sw_json_path(out, "OpenIDConnectProviderList");
-	if (list == NULL)
-		list = sw_json_path(out, "ListOpenIDConnectProviders"
-		    "Result.OpenIDConnectProviderList");
-	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list) && rc == STEP_DONE; i++) {
+	list = sw_out_array(out, "OpenIDConnectProviderList",
+	    "ListOpenIDConnectProvidersResult.OpenIDConnectProviderList", NULL);
+	for (i = 0; list && i < json_object_array_length(list) && rc == STEP_DONE; i++) {
 		const char *arn = sw_json_get_str(
 		    json_object_array_get_idx(list, i), "Arn");
 
