@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, sandbox_call, sandbox_requests
+from harness import Stack, aws_cli, sandbox_call, sandbox_requests
 from harness import aws_cli_error, need_clusters, wait_operation
 
 
