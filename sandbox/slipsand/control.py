@@ -11,6 +11,7 @@ POST /_sandbox/reset                  forget every resource (credentials survive
 POST /_sandbox/kube-token             {"cluster"} -> static bearer token for kubectl
 POST /_sandbox/users                  {"user"} -> an extra IAM user's key pair
 POST /_sandbox/quotas                 {"<quota name or instance type>": value, ...}
+POST /_sandbox/prices                 {"<instance type>": USD per hour or null, ...}
 POST /_sandbox/advance                {"seconds": N} jump sandbox time forward
 """
 import hmac
@@ -113,6 +114,11 @@ def _route(world, req, path):
             if m == "POST":
                 world.services["servicequotas"].set_quotas(_body(req))
             return _json(200, world.services["servicequotas"].quota_table())
+    if path == "/_sandbox/prices":
+        with world.lock:
+            if m == "POST":
+                world.services["pricing"].set_prices(_body(req))
+            return _json(200, world.services["pricing"].price_table())
     if path == "/_sandbox/advance" and m == "POST":
         spec = _body(req)
         secs = spec.get("seconds")

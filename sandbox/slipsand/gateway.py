@@ -18,7 +18,8 @@ from .protocols import AwsError, Response
 from .server import BaseHandler, BadRequest
 
 TARGET_PREFIX = {"SageMaker": "sagemaker", "AWSSimbaAPIService_v20180301": "fsx",
-                 "ServiceQuotasV20190624": "servicequotas"}
+                 "ServiceQuotasV20190624": "servicequotas",
+                 "AWSPriceListService": "pricing"}
 STS_ACTIONS = {"GetCallerIdentity", "AssumeRole", "AssumeRoleWithWebIdentity",
                "AssumeRoleWithSAML", "GetSessionToken", "DecodeAuthorizationMessage",
                "GetAccessKeyInfo", "GetFederationToken"}
@@ -50,7 +51,8 @@ def _host_service(host):
     h = (host or "").split(":")[0].lower()
     for prefix, svc in (("sts.", "sts"), ("iam.", "iam"), ("ec2.", "ec2"), ("eks.", "eks"),
                         ("api.sagemaker.", "sagemaker"), ("fsx.", "fsx"),
-                        ("servicequotas.", "servicequotas"), ("s3.", "s3")):
+                        ("servicequotas.", "servicequotas"), ("api.pricing.", "pricing"),
+                        ("s3.", "s3")):
         if h.startswith(prefix):
             return svc
     if ".s3." in h or ".s3-" in h or h.endswith(".localhost"):

@@ -10,9 +10,10 @@ def make_services(world):
     from .s3 import S3Service
     from .fsx import FsxService
     from .quotas import QuotasService
+    from .pricing import PricingService
     services = {}
     for cls in (StsService, IamService, Ec2Service, EksService, SageMakerService, S3Service,
-                FsxService, QuotasService):
+                FsxService, QuotasService, PricingService):
         svc = cls(world)
         services[svc.name] = svc
     return services
