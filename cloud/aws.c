@@ -42,6 +42,11 @@ static const struct aws_service_info aws_services[AWS_SVC__MAX] = {
 	[AWS_SVC_QUOTAS] = { "service-quotas", "SERVICE_QUOTAS",
 	    "servicequotas", "servicequotas", AWS_PROTO_JSON, "2019-06-24",
 	    "ServiceQuotasV20190624", NULL, NULL },
+	/* The Price List API answers from three regions; us-east-1's has
+	 * the prices of every region. */
+	[AWS_SVC_PRICING] = { "pricing", "PRICING", "api.pricing", "pricing",
+	    AWS_PROTO_JSON, "2017-10-15", "AWSPriceListService",
+	    "https://api.pricing.us-east-1.amazonaws.com", "us-east-1" },
 };
 
 const struct aws_service_info *

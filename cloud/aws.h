@@ -43,6 +43,7 @@ enum aws_service {
 	AWS_SVC_S3,
 	AWS_SVC_FSX,
 	AWS_SVC_QUOTAS,
+	AWS_SVC_PRICING,
 	AWS_SVC__MAX
 };
 

@@ -9,6 +9,7 @@
 #define SW_AWS_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -53,6 +54,27 @@ sw_err	 aws_hp_describe(struct aws_ctx *, const char *name,
 /* --- FSx (json 1.1) --- */
 
 /* --- Service Quotas (json 1.1) --- */
+
+/* --- Price List (json 1.1, us-east-1) --- */
+/*
+ * The on-demand price per hour AWS lists for one instance type in
+ * region: service "AmazonSageMaker" with a HyperPod type ("ml.p5.48xlarge",
+ * usage type "<prefix>-Cluster:ml.<type>"), or "AmazonEC2" (Linux,
+ * shared tenancy).  out->known is 0 when AWS lists the product without
+ * an on-demand price, or no product at all: a price is never guessed.
+ */
+struct aws_price {
+	int	known;
+	int64_t	usd_micro;	/* millionths of a US dollar per hour */
+	char	sku[32];
+	char	published[32];	/* the catalogue's publicationDate */
+};
+sw_err	 aws_price_hourly(struct aws_ctx *, const char *service,
+	    const char *region, const char *instance_type,
+	    struct aws_price *out, struct aws_error *);
+/* "12.3456789" -> 12345679 (millionths, rounded half up); -1 if not a
+ * non-negative decimal. */
+int	 aws_price_micro(const char *decimal, int64_t *out);
 
 /* --- S3 (rest-xml; path style with an endpoint override) --- */
 sw_err	 aws_s3_create_bucket(struct aws_ctx *, const char *bucket,

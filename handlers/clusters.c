@@ -776,7 +776,8 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1),
 		    "kind", sw_js(kind), "target", sw_js(target),
 		    "params", json_object_get(r->args),
-		    "calls", plan, "waits", waits, NULL));
+		    "calls", plan, "waits", waits,
+		    "cost", h_plan_cost(r, kind, r->args, cluster), NULL));
 		if (e != SW_OK) {
 			const char *why = NULL;
 			size_t i;
@@ -1088,7 +1089,8 @@ h_cluster_get(struct sw_req *r)
 		"instance_groups", json_object_get(sw_json_get(hp,
 		    "InstanceGroups")), NULL) : NULL,
 	    "recent_operations", ops ? json_object_get(sw_json_get(ops,
-		"items")) : NULL, NULL);
+		"items")) : NULL,
+	    "cost", h_cluster_cost(r, hp), NULL);
 	json_object_put(eks);
 	json_object_put(hp);
 	json_object_put(ops);

@@ -67,6 +67,18 @@ sw_err	h_check_quota(struct sw_req *, const struct h_capacity_ask *asks,
 sw_err	h_check_offered(struct sw_req *, const char *type, const char *az,
 	    const char *field);
 
+/* handlers/cost.c */
+/*
+ * The hourly cost a planned operation of kind (params borrowed) adds to
+ * cluster, priced from the AWS Price List API: a new object, or NULL
+ * for a kind that changes no instance count.
+ */
+json_object *h_plan_cost(struct sw_req *, const char *kind,
+	    json_object *params, const char *cluster);
+/* What the groups of a HyperPod description (borrowed) cost now, in
+ * the same shape (cluster_per_hour); NULL without one. */
+json_object *h_cluster_cost(struct sw_req *, json_object *hp);
+
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);
 sw_err	h_addon_upgrade(struct sw_req *);

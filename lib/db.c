@@ -98,6 +98,17 @@ static const char *const migrations[] = {
 	"  id TEXT NOT NULL UNIQUE,"
 	"  origin TEXT NOT NULL CHECK (origin IN ('created','imported')),"
 	"  created INTEGER NOT NULL);",
+	/* 6: hourly prices read from the Price List API, with the
+	 * catalogue's publication date; usd_micro NULL: AWS lists none */
+	"CREATE TABLE prices ("
+	"  service TEXT NOT NULL,"
+	"  region TEXT NOT NULL,"
+	"  instance_type TEXT NOT NULL,"
+	"  usd_micro INTEGER,"
+	"  sku TEXT,"
+	"  published TEXT,"
+	"  fetched INTEGER NOT NULL,"
+	"  PRIMARY KEY (service, region, instance_type));",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -223,6 +234,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"SELECT id, origin FROM clusters WHERE name = ?1",
 	/* STMT_CLUSTER_FORGET: only the row of that id */
 	"DELETE FROM clusters WHERE name = ?1 AND id = ?2",
+	/* STMT_PRICE_GET */
+	"SELECT usd_micro, sku, published, fetched FROM prices"
+	" WHERE service = ?1 AND region = ?2 AND instance_type = ?3",
+	/* STMT_PRICE_PUT */
+	"INSERT OR REPLACE INTO prices (service, region, instance_type,"
+	" usd_micro, sku, published, fetched)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 };
 
 int64_t

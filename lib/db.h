@@ -1,7 +1,7 @@
 /*
  * db.h: the SQLite state store.  One database file (state.db, WAL mode)
- * holds tokens, sessions, operations, stages, events and the clusters
- * Slipway owns.  Every SQL
+ * holds tokens, sessions, operations, stages, events, the clusters
+ * Slipway owns and the prices it has read.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
  * per connection and only ever given bound parameters.
  */
@@ -53,6 +53,8 @@ enum sw_stmt {
 	STMT_CLUSTER_INSERT,
 	STMT_CLUSTER_GET,
 	STMT_CLUSTER_FORGET,
+	STMT_PRICE_GET,
+	STMT_PRICE_PUT,
 	STMT__MAX
 };
 

@@ -29,6 +29,7 @@
 # page state at 1440 x 900 or 390 x 844.
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -104,6 +105,10 @@ t.ok(out.get("field_error_cleared"), "and cleared by a good plan")
 t.ok((out.get("plan_steps") or 0) > 20 and "CreateVpc" in
      (out.get("plan_first") or ""), "the plan lists the calls, CreateVpc "
      "first (%s steps)" % out.get("plan_steps"))
+t.ok(re.search(r"Adds \$[0-9.,]+ an hour \(\$[0-9.,]+ a day\)",
+               out.get("plan_cost") or ""),
+     "the plan says what the cluster adds per hour and per day: %r" %
+     (out.get("plan_cost") or "")[:120])
 t.ok("#/operations/op-" in (out.get("operation_url") or ""),
      "create leads to the operation page")
 op = out.get("create_op") or {}
@@ -146,6 +151,9 @@ t.ok(out.get("cluster_updated"), "the cluster page says when it was updated")
 t.ok("aws eks update-kubeconfig --name ui1 --region us-" in
      (out.get("kubeconfig") or ""), "the kubeconfig command is shown")
 t.eq(out.get("sum_gpus"), "1", "the overview counts the cluster's GPUs")
+t.ok(re.match(r"^\s*\$[0-9]+\.[0-9]{2,4}\s*$", out.get("sum_cost") or ""),
+     "the overview shows the cost per hour in dollars: %r" %
+     out.get("sum_cost"))
 t.ok(out.get("live_op"), "the cluster page is live: an operation started "
      "through the API appears without a reload")
 t.eq(out.get("live_op_state"), "succeeded", "and ran to its end")

@@ -440,3 +440,33 @@ export function CopyRequest({ method, path, body, tool, args }) {
     <${Copy} text=${curl} label="as curl"/>
     <${Copy} text=${mcp} label="as MCP call"/></span>`;
 }
+
+// Money per hour as people read it: "$12.34".
+export function fmtUsd(v) {
+  if (v === null || v === undefined) return "unknown";
+  const a = Math.abs(v);
+  return (v < 0 ? "-$" : "$") + a.toLocaleString("en-US", {
+    minimumFractionDigits: 2, maximumFractionDigits: a < 1 ? 4 : 2 });
+}
+
+// One sentence for a plan's cost (the dry run's "cost"), or "" when the
+// plan changes no instance count.  Unknown is said, never shown as $0.
+export function costText(cost) {
+  if (!cost) return "";
+  if (!cost.complete)
+    return "Cost unknown: AWS lists no on-demand price for " +
+      (cost.unknown || []).join(", ") + ".";
+  const add = cost.added_per_hour;
+  const verb = add < 0 ? "Saves " : "Adds ";
+  return verb + fmtUsd(Math.abs(add)) + " an hour (" +
+    fmtUsd(Math.abs(cost.added_per_day)) + " a day); the cluster then " +
+    "costs " + fmtUsd(cost.cluster_per_hour) + " an hour.";
+}
+
+// The cost of a plan, with where the prices come from.
+export function PlanCost({ cost }) {
+  if (!cost) return null;
+  return html`<p class="cost" id="plan-cost">${costText(cost)}
+    <span class="muted"> On-demand prices from the AWS Price List API
+    (${cost.region}); excludes ${cost.excludes}.</span></p>`;
+}

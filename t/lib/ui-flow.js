@@ -284,6 +284,7 @@ function wsStatus(base, token, p) {
       (l) => l.length) === 0;
     out.plan_steps = await page.$$eval("#plan-list li", (l) => l.length);
     out.plan_first = await page.textContent("#plan-list li");
+    out.plan_cost = await page.textContent("#plan-cost", { timeout: 5000 }).catch(() => "");
     await shot("create");
     // Record every state each stage is shown in, as the page changes.
     await page.evaluate(() => {
@@ -345,6 +346,7 @@ function wsStatus(base, token, p) {
     await tabWalk(page, "cluster");
     out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
     out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
+    out.sum_cost = await page.textContent("#sum-cost", { timeout: 5000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
     out.node_badge = await page.textContent("#nodes li[data-node] .state");
     await page.click("#nodes li[data-node] button.reboot");

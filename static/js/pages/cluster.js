@@ -19,7 +19,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, SchemaField, FormErrors, problemErrors,
   buildBody, labelOf, scalarFields, confirmAction, useLive, Updated, Copy,
-  fmtTime, fmtDuration, useFollowOps, CopyRequest,
+  fmtTime, fmtDuration, useFollowOps, CopyRequest, costText, fmtUsd,
 } from "../ui.js";
 import { Diagnose } from "../diagnose.js";
 import { typeLabel } from "./create.js";
@@ -77,6 +77,7 @@ export function Cluster({ nav, name, query }) {
       items = ((plan && plan.calls) || []).map((x) => x.stage + ": " +
         (x.service ? x.service + " " + x.operation : "kubectl delete " +
           x.kind + "/" + x.name));
+      if (plan && plan.cost) items.unshift(costText(plan.cost));
     } catch (e) {
       items = ["(the plan could not be read: " + e.message + ")"];
     }
@@ -143,7 +144,8 @@ export function Cluster({ nav, name, query }) {
     <${Subnets} items=${d.subnets} query=${query}/>`;
 }
 
-// GPUs, nodes by health and AZs, summed from the groups and nodes.
+// GPUs, nodes by health, AZs and the cost per hour, summed from the
+// groups and nodes (the cost from the server, priced by AWS).
 function Overview({ d }) {
   const types = Object.fromEntries(d.types.map((t) => [t.instance_type, t]));
   let gpus = 0;
@@ -153,6 +155,7 @@ function Overview({ d }) {
   const health = {};
   for (const n of d.nodes) health[n.status] = (health[n.status] || 0) + 1;
   const azs = [...new Set(d.subnets.map((s) => s.availability_zone))];
+  const cost = d.cluster.cost;
   return html`<section class="card" id="overview"><h2>Overview</h2>
     <dl class="summary">
       <div><dt>GPUs</dt><dd id="sum-gpus">${gpus}</dd></div>
@@ -161,6 +164,11 @@ function Overview({ d }) {
           state=${k}/> ${v}`)}</dd></div>
       <div><dt>Instance groups</dt><dd>${d.groups.length}</dd></div>
       <div><dt>Availability zones</dt><dd>${azs.join(", ") || "—"}</dd></div>
+      <div><dt>Cost per hour</dt><dd id="sum-cost" title=${cost ?
+        "On-demand prices from the AWS Price List API; excludes " +
+        cost.excludes : ""}>${!cost ? "—" : cost.complete ?
+        fmtUsd(cost.cluster_per_hour) : html`unknown <span class="muted">
+        (no price for ${(cost.unknown || []).join(", ")})</span>`}</dd></div>
     </dl></section>`;
 }
 

@@ -9,7 +9,7 @@ import { api, openapi, bodySchema, schemaAt } from "../api.js";
 import { go } from "../router.js";
 import {
   Loading, ErrorText, useLoad, SchemaField, FormErrors, problemErrors,
-  CopyRequest,
+  CopyRequest, PlanCost,
 } from "../ui.js";
 
 const G = "instance_groups[0].";
@@ -156,6 +156,7 @@ function CreateForm({ nav, schema, types, plans }) {
       </div>
     </form>
     ${plan && html`<h2>Plan: ${plan.calls.length} calls</h2>
+      <${PlanCost} cost=${plan.cost}/>
       <ol class="plan" id="plan-list">${plan.calls.map((c) => html`<li>
         ${c.stage}: ${c.service ? c.service + " " + c.operation
           : "kubectl apply " + c.kind + "/" + c.name}</li>`)}</ol>`}

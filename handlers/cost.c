@@ -1,0 +1,291 @@
+/*
+ * cost.c: what a planned change costs per hour, from the prices AWS
+ * lists in its Price List API (cloud/aws_pricing.c), cached in the
+ * state store (lib/prices.c).  Slipway carries no price of its own: a
+ * type AWS lists no price for, a spot group, or a Price List API that
+ * cannot be reached makes the sum "unknown" (null), never zero.
+ *
+ * A plan's cost compares the cluster's instance groups now (HyperPod
+ * DescribeCluster, target counts) with what they are after the
+ * operation, per group:
+ *   cluster.create          every group of the request, from nothing
+ *   instance_group.add      the new group, beside the others
+ *   instance_group.update   the group at its new count
+ *   instance_group.delete   the group at 0
+ *   cluster.delete          every group at 0 (a release changes nothing,
+ *                           and is not costed)
+ * Capacity from a training plan is paid for up front, not per hour.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cloud/aws_api.h"
+#include "handlers/handlers.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/prices.h"
+
+#define PRICE_SERVICE	"AmazonSageMaker"
+#define KNOWN_TTL_MS	(24LL * 3600 * 1000)	/* the catalogue changes */
+#define UNKNOWN_TTL_MS	(3600LL * 1000)		/* ask again sooner */
+#define MAX_LINES	64
+
+struct cost_line {
+	char		 group[64];
+	const char	*type;		/* borrowed from the documents */
+	const char	*capacity;	/* on-demand, spot, training-plan */
+	int64_t		 now, after;
+	struct sw_price	 price;
+	const char	*why;		/* why no price, or NULL */
+};
+
+struct cost_plan {
+	struct cost_line	line[MAX_LINES];
+	size_t			n;
+};
+
+/*
+ * The price of itype in region: the cached row while fresh, else a new
+ * read from the Price List API, kept.  When the API cannot answer, a
+ * stale row still serves; with none, *why says so.
+ */
+static void
+price_for(struct sw_req *r, const char *region, const char *itype,
+    struct sw_price *p, const char **why)
+{
+	struct aws_price ap;
+	struct aws_error err;
+	int cached;
+	int64_t age;
+
+	cached = sw_price_get(r->db, PRICE_SERVICE, region, itype, p) == SW_OK;
+	age = sw_now_ms() - p->fetched_ms;
+	if (cached && age < (p->known ? KNOWN_TTL_MS : UNKNOWN_TTL_MS))
+		goto out;
+	memset(&err, 0, sizeof(err));
+	if (aws_price_hourly(h_aws(r), PRICE_SERVICE, region, itype, &ap,
+	    &err) != SW_OK) {
+		sw_warn("price of %s in %s: %s: %s", itype, region, err.code,
+		    err.message);
+		if (!cached) {
+			*why = "the Price List API did not answer";
+			return;
+		}
+		goto out;
+	}
+	memset(p, 0, sizeof(*p));
+	p->known = ap.known;
+	p->usd_micro = ap.usd_micro;
+	sw_fmt_text(p->sku, sizeof(p->sku), "%s", ap.sku);
+	sw_fmt_text(p->published, sizeof(p->published), "%s", ap.published);
+	if (sw_price_put(r->db, PRICE_SERVICE, region, itype, p) != SW_OK)
+		sw_warn("cannot cache the price of %s in %s", itype, region);
+out:
+	if (!p->known)
+		*why = "AWS lists no on-demand price for this type";
+}
+
+static struct cost_line *
+line_add(struct cost_plan *cp, const char *group, const char *type,
+    const char *capacity, int64_t now, int64_t after)
+{
+	struct cost_line *l;
+
+	if (cp->n == MAX_LINES || type == NULL)
+		return NULL;
+	l = &cp->line[cp->n++];
+	memset(l, 0, sizeof(*l));
+	sw_fmt_text(l->group, sizeof(l->group), "%s", group ? group : "");
+	l->type = type;
+	l->capacity = capacity ? capacity : "on-demand";
+	l->now = now;
+	l->after = after;
+	return l;
+}
+
+static struct cost_line *
+line_of(struct cost_plan *cp, const char *group)
+{
+	size_t i;
+
+	for (i = 0; group && i < cp->n; i++)
+		if (strcmp(cp->line[i].group, group) == 0)
+			return &cp->line[i];
+	return NULL;
+}
+
+/* The groups as they run now (hp borrowed), unchanged by default. */
+static void
+lines_now(struct cost_plan *cp, json_object *hp)
+{
+	json_object *groups = sw_json_get(hp, "InstanceGroups");
+	size_t i;
+
+	for (i = 0; groups && i < json_object_array_length(groups); i++) {
+		json_object *g = json_object_array_get_idx(groups, i);
+		int64_t n = sw_json_get_int(g, "TargetCount",
+		    sw_json_get_int(g, "CurrentCount", 0));
+
+		line_add(cp, sw_json_get_str(g, "InstanceGroupName"),
+		    sw_json_get_str(g, "InstanceType"),
+		    sw_json_get_str(g, "TrainingPlanArn") ? "training-plan" :
+		    "on-demand", n, n);
+	}
+}
+
+/* What the operation of kind with params changes. */
+static void
+lines_after(struct cost_plan *cp, const char *kind, json_object *params)
+{
+	json_object *groups, *g;
+	struct cost_line *l;
+	size_t i;
+
+	if (strcmp(kind, "cluster.create") == 0) {
+		groups = sw_json_get(params, "instance_groups");
+		for (i = 0; groups && i < json_object_array_length(groups);
+		    i++) {
+			g = json_object_array_get_idx(groups, i);
+			if (line_of(cp, sw_json_get_str(g, "name")) == NULL)
+				line_add(cp, sw_json_get_str(g, "name"),
+				    sw_json_get_str(g, "instance_type"),
+				    sw_json_get_str(g, "capacity_type"), 0,
+				    sw_json_get_int(g, "count", 1));
+		}
+	} else if (strcmp(kind, "instance_group.add") == 0) {
+		g = sw_json_get(params, "group");
+		line_add(cp, sw_json_get_str(g, "name"),
+		    sw_json_get_str(g, "instance_type"),
+		    sw_json_get_str(g, "capacity_type"), 0,
+		    sw_json_get_int(g, "count", 1));
+	} else if (strcmp(kind, "instance_group.update") == 0) {
+		l = line_of(cp, sw_json_get_str(params, "group_name"));
+		if (l != NULL && sw_json_get_int(params, "count", -1) >= 0)
+			l->after = sw_json_get_int(params, "count", -1);
+	} else if (strcmp(kind, "instance_group.delete") == 0) {
+		if ((l = line_of(cp, sw_json_get_str(params, "group"))) != NULL)
+			l->after = 0;
+	} else if (strcmp(kind, "cluster.delete") == 0)
+		for (i = 0; i < cp->n; i++)
+			cp->line[i].after = 0;
+}
+
+/* Money as a JSON number written exactly: 12.5 from 12500000. */
+static json_object *
+usd(int64_t micro)
+{
+	char text[48];
+	int64_t a = micro < 0 ? -micro : micro;
+	size_t n;
+
+	if (sw_fmt(text, sizeof(text), "%s%" PRId64 ".%06" PRId64,
+	    micro < 0 ? "-" : "", a / 1000000, a % 1000000) != SW_OK)
+		return NULL;
+	n = strlen(text);
+	while (text[n - 1] == '0')
+		text[--n] = '\0';
+	if (text[n - 1] == '.')
+		text[--n] = '\0';
+	return json_object_new_double_s((double)micro / 1e6, text);
+}
+
+static json_object *
+line_json(const struct cost_line *l)
+{
+	const char *state = l->why ? "unknown" : strcmp(l->capacity,
+	    "training-plan") == 0 ? "training-plan" : "priced";
+
+	return sw_jo("group", sw_js(l->group), "instance_type",
+	    sw_js(l->type), "capacity_type", sw_js(l->capacity),
+	    "count_now", sw_ji(l->now), "count_after", sw_ji(l->after),
+	    "price", sw_js(state),
+	    "usd_per_hour_each", l->price.known && !l->why ?
+		usd(l->price.usd_micro) : NULL,
+	    "sku", l->price.sku[0] ? sw_js(l->price.sku) : NULL,
+	    "published", l->price.published[0] ?
+		sw_js(l->price.published) : NULL,
+	    "why", l->why ? sw_js(l->why) : NULL, NULL);
+}
+
+/* Price every line of cp and say what the change and the cluster cost. */
+static json_object *
+cost_json(struct sw_req *r, struct cost_plan *cp)
+{
+	json_object *lines, *unknown, *out;
+	const char *region = h_aws(r)->region;
+	int64_t added = 0, total = 0;
+	int complete = 1;
+	size_t i;
+
+	lines = json_object_new_array();
+	unknown = json_object_new_array();
+	for (i = 0; i < cp->n; i++) {
+		struct cost_line *l = &cp->line[i];
+
+		if (strcmp(l->capacity, "spot") == 0)
+			l->why = "spot prices change with demand";
+		else if (strcmp(l->capacity, "training-plan") != 0)
+			price_for(r, region, l->type, &l->price, &l->why);
+		if (l->why != NULL) {
+			complete = 0;
+			json_object_array_add(unknown, sw_js(l->type));
+		} else if (strcmp(l->capacity, "training-plan") != 0) {
+			added += (l->after - l->now) * l->price.usd_micro;
+			total += l->after * l->price.usd_micro;
+		}
+		json_object_array_add(lines, line_json(l));
+	}
+	out = sw_jo("currency", sw_js("USD"),
+	    "complete", sw_jb(complete),
+	    "added_per_hour", complete ? usd(added) : NULL,
+	    "added_per_day", complete ? usd(added * 24) : NULL,
+	    "cluster_per_hour", complete ? usd(total) : NULL,
+	    "lines", lines, "unknown", unknown,
+	    "region", sw_js(region),
+	    "source", sw_js("AWS Price List API: GetProducts, "
+		PRICE_SERVICE ", on-demand"),
+	    "excludes", sw_js("EKS control plane, storage, data transfer, "
+		"training plans' upfront fees"), NULL);
+	if (!complete) {
+		/* unknown, said as null: never a sum that leaves a part out */
+		json_object_object_add(out, "added_per_hour", NULL);
+		json_object_object_add(out, "added_per_day", NULL);
+		json_object_object_add(out, "cluster_per_hour", NULL);
+	}
+	return out;
+}
+
+json_object *
+h_plan_cost(struct sw_req *r, const char *kind, json_object *params,
+    const char *cluster)
+{
+	struct cost_plan cp;
+	json_object *hp = NULL, *out;
+	struct aws_error err;
+
+	if (strcmp(kind, "cluster.create") != 0 &&
+	    strcmp(kind, "cluster.delete") != 0 &&
+	    strncmp(kind, "instance_group.", 15) != 0)
+		return NULL;
+	memset(&cp, 0, sizeof(cp));
+	if (cluster != NULL && h_hp_describe(r, cluster, &hp, &err) == SW_OK)
+		lines_now(&cp, hp);
+	lines_after(&cp, kind, params);
+	out = cost_json(r, &cp);
+	json_object_put(hp);
+	return out;
+}
+
+json_object *
+h_cluster_cost(struct sw_req *r, json_object *hp)
+{
+	struct cost_plan cp;
+
+	if (hp == NULL)
+		return NULL;
+	memset(&cp, 0, sizeof(cp));
+	lines_now(&cp, hp);
+	return cost_json(r, &cp);
+}
