@@ -19,7 +19,8 @@ from .values import CelError, CostExceeded  # noqa: F401
 PER_CALL_LIMIT = 1000000          # k8s.io/apiserver/pkg/apis/cel PerCallLimit
 RUNTIME_BUDGET = 10000000         # RuntimeCELCostBudget: all rules of one object together
 NAMESPACES = ("sets", "optional", "strings", "format", "ip", "cel")
-SPECIAL = ("_&&_", "_||_", "_?_:_")  # evaluated by the interpreter itself (short-circuiting)
+SPECIAL = ("_&&_", "_||_", "_?_:_")
+QUALIFIED_TYPES = {n for n in TYPE_NAMES if "." in n}  # google.protobuf.Duration, ...Timestamp  # evaluated by the interpreter itself (short-circuiting)
 
 
 class CompileError(Exception):
@@ -96,12 +97,75 @@ class _Checker:
             self.check(a, bound)
 
 
+def _candidates(name, container):
+    """The names `name` may stand for inside `container`, most qualified first (cel-spec name resolution)."""
+    if name.startswith("."):
+        return [name[1:]]
+    out = []
+    parts = container.split(".") if container else []
+    for i in range(len(parts), 0, -1):
+        out.append(".".join(parts[:i]) + "." + name)
+    out.append(name)
+    return out
+
+
+def _path(n):
+    """['a', 'b', 'c'] for the selection chain a.b.c on an identifier, else None."""
+    parts = []
+    while type(n) is P.Select and not n.test_only and not n.optional:
+        parts.append(n.field)
+        n = n.operand
+    if type(n) is not P.Ident:
+        return None
+    parts.append(n.name)
+    return parts[::-1]
+
+
+def _qualify(n, names, container, bound=frozenset()):
+    """The AST with each dotted variable name (`a.b.c` declared as one name) and each name of the
+    container resolved to the variable it denotes: the longest declared prefix wins."""
+    t = type(n)
+    if t is P.Ident or (t is P.Select and not n.test_only and not n.optional):
+        parts = _path(n)
+        if parts is not None and parts[0] not in bound:
+            for k in range(len(parts), 0, -1):
+                for cand in _candidates(".".join(parts[:k]), container):
+                    if cand in names:
+                        e = P.Ident(cand)
+                        for f in parts[k:]:
+                            e = P.Select(e, f)
+                        return e
+            if t is P.Ident:
+                return n
+    if t is P.Select:
+        n.operand = _qualify(n.operand, names, container, bound)
+    elif t is P.Call:
+        if n.target is not None:
+            n.target = _qualify(n.target, names, container, bound)
+        n.args = [_qualify(a, names, container, bound) for a in n.args]
+    elif t is P.ListLit:
+        n.elems = [_qualify(e, names, container, bound) for e in n.elems]
+    elif t is P.MapLit:
+        n.entries = [(_qualify(k, names, container, bound), _qualify(v, names, container, bound), o)
+                     for k, v, o in n.entries]
+    elif t is P.Comprehension:
+        n.range_ = _qualify(n.range_, names, container, bound)
+        inner = bound | {n.var}
+        n.pred = n.pred and _qualify(n.pred, names, container, inner)
+        n.transform = n.transform and _qualify(n.transform, names, container, inner)
+    elif t is P.Bind:
+        n.init = _qualify(n.init, names, container, bound)
+        n.body = _qualify(n.body, names, container, bound | {n.var})
+    return n
+
+
 _cache = {}
 
 
-def compile(src, variables=("self", "oldSelf")):  # noqa: A001
-    """A checked Program for `src`; CompileError with cel-go's wording otherwise."""
-    key = (src, tuple(variables))
+def compile(src, variables=("self", "oldSelf"), container="", check=True):  # noqa: A001
+    """A checked Program for `src`; CompileError with cel-go's wording otherwise.  With
+    check=False, names are left to evaluation (an unknown one is an evaluation error)."""
+    key = (src, tuple(variables), container, check)
     hit = _cache.get(key)
     if hit is not None:
         if isinstance(hit, CompileError):
@@ -111,9 +175,11 @@ def compile(src, variables=("self", "oldSelf")):  # noqa: A001
         _cache.clear()
     try:
         ast = P.parse(src, values)
+        ast = _qualify(ast, set(variables) | QUALIFIED_TYPES, container)
         ch = _Checker(variables)
-        ch.check(ast)
-        prog = Program(src, ast, "oldSelf" in ch.used)
+        if check:
+            ch.check(ast)
+        prog = Program(src, ast, "oldSelf" in ch.used or (not check and "oldSelf" in src))
     except (P.ParseError, CompileError) as e:
         err = CompileError("ERROR: <input>: %s" % e)
         _cache[key] = err

@@ -3,7 +3,7 @@
 Follows the cel-spec grammar (langdef.md): conditional, logical, relational,
 additive, multiplicative, unary and member expressions, list/map literals,
 message construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the
-standard macros (has, all, exists, exists_one, map, filter, cel.bind),
+standard macros (has, all, exists, exists_one, map, filter, cel.bind, optMap, optFlatMap),
 which are expanded here into Has/Comprehension/Bind nodes.
 """
 import re
@@ -72,7 +72,8 @@ class StructLit(Node):
 
 
 class Comprehension(Node):
-    """A macro: kind in all/exists/exists_one/map/filter over `range_`."""
+    """A macro: kind in all/exists/exists_one/map/filter over `range_`, or optMap/optFlatMap over an
+    optional."""
     __slots__ = ("kind", "range_", "var", "pred", "transform")
 
     def __init__(self, kind, range_, var, pred, transform=None):
@@ -465,6 +466,8 @@ class Parser:
             if len(args) == 2:
                 return Comprehension("map", target, self._var(args[0]), None, args[1])
             return Comprehension("map", target, self._var(args[0]), args[1], args[2])
+        if target is not None and name in ("optMap", "optFlatMap") and len(args) == 2:
+            return Comprehension(name, target, self._var(args[0]), None, args[1])
         if name == "bind" and isinstance(target, Ident) and target.name == "cel" and len(args) == 3:
             return Bind(self._var(args[0]), args[1], args[2])
         if target is not None and name in ("all", "exists", "exists_one", "filter", "map"):
