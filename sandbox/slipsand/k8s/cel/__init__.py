@@ -6,8 +6,9 @@ variables, known functions and macros) and returns a Program;
 error and CostExceeded past `limit` cost units.  The language follows
 cel-spec; the function set is what kube-apiserver 1.31 offers to
 x-kubernetes-validations: the standard library, cel-go's strings (v2), sets
-and optional-type extensions, cel.bind, and the Kubernetes libraries (lists,
-regex, URLs, quantities, IP/CIDR, named formats).  crd.py applies rules to
+and optional-type extensions, and the Kubernetes libraries (lists, regex,
+URLs, quantities, IP/CIDR, named formats).  cel.bind (cel-go's bindings
+extension, which 1.31 gives only to DRA's expressions) is there on request.  crd.py applies rules to
 custom resources.
 """
 from . import k8slib, stdlib  # noqa: F401  (registers the Kubernetes libraries)
@@ -162,10 +163,12 @@ def _qualify(n, names, container, bound=frozenset()):
 _cache = {}
 
 
-def compile(src, variables=("self", "oldSelf"), container="", check=True):  # noqa: A001
+def compile(src, variables=("self", "oldSelf"), container="", check=True, bindings=False):  # noqa: A001
     """A checked Program for `src`; CompileError with cel-go's wording otherwise.  With
-    check=False, names are left to evaluation (an unknown one is an evaluation error)."""
-    key = (src, tuple(variables), container, check)
+    check=False, names are left to evaluation (an unknown one is an evaluation error).
+    `bindings` enables cel.bind, which kube-apiserver 1.31's base environment does not have
+    (k8s.io/apiserver/pkg/cel/environment/base.go); rules of a CRD compile without it."""
+    key = (src, tuple(variables), container, check, bindings)
     hit = _cache.get(key)
     if hit is not None:
         if isinstance(hit, CompileError):
@@ -174,7 +177,7 @@ def compile(src, variables=("self", "oldSelf"), container="", check=True):  # no
     if len(_cache) > 5000:
         _cache.clear()
     try:
-        ast = P.parse(src, values)
+        ast = P.parse(src, values, bindings)
         ast = _qualify(ast, set(variables) | QUALIFIED_TYPES, container)
         ch = _Checker(variables)
         if check:
@@ -188,7 +191,7 @@ def compile(src, variables=("self", "oldSelf"), container="", check=True):  # no
     return prog
 
 
-def evaluate(src, activation=None, limit=PER_CALL_LIMIT):
+def evaluate(src, activation=None, limit=PER_CALL_LIMIT, bindings=False):
     """The value of `src` over `activation` (a name -> value dict): for tests and tools."""
     activation = activation or {}
-    return compile(src, tuple(activation)).eval(activation, limit)[0]
+    return compile(src, tuple(activation), bindings=bindings).eval(activation, limit)[0]

@@ -3,7 +3,8 @@
 Follows the cel-spec grammar (langdef.md): conditional, logical, relational,
 additive, multiplicative, unary and member expressions, list/map literals,
 message construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the
-standard macros (has, all, exists, exists_one, map, filter, cel.bind, optMap, optFlatMap),
+standard macros (has, all, exists, exists_one, map, filter, optMap, optFlatMap, and cel.bind where
+the bindings extension is on),
 which are expanded here into Has/Comprehension/Bind nodes.
 """
 import re
@@ -212,7 +213,8 @@ def tokenize(src):
 
 # --- parser ------------------------------------------------------------------------
 class Parser:
-    def __init__(self, src, values):
+    def __init__(self, src, values, bindings=False):
+        self.bindings = bindings  # the cel.bind macro (cel-go's bindings extension) is enabled
         self.toks = tokenize(src)
         self.i = 0
         self.depth = 0
@@ -468,7 +470,7 @@ class Parser:
             return Comprehension("map", target, self._var(args[0]), args[1], args[2])
         if target is not None and name in ("optMap", "optFlatMap") and len(args) == 2:
             return Comprehension(name, target, self._var(args[0]), None, args[1])
-        if name == "bind" and isinstance(target, Ident) and target.name == "cel" and len(args) == 3:
+        if self.bindings and name == "bind" and isinstance(target, Ident) and target.name == "cel" and len(args) == 3:
             return Bind(self._var(args[0]), args[1], args[2])
         if target is not None and name in ("all", "exists", "exists_one", "filter", "map"):
             raise ParseError("%s() macro wants 2 arguments" % name)
@@ -481,7 +483,7 @@ class Parser:
         return e.name
 
 
-def parse(src, values):
+def parse(src, values, bindings=False):
     if len(src) > 100000:
         raise ParseError("expression size %d exceeds limit" % len(src))
-    return Parser(src, values).parse()
+    return Parser(src, values, bindings).parse()
