@@ -165,7 +165,8 @@ for expr, want in CASES:
 # compile errors (kube-apiserver refuses these when the CRD is written)
 for expr, frag in (("self.a +", "Syntax error"), ("foo(self)", "undeclared reference to 'foo'"),
                    ("x == 1", "undeclared reference to 'x'"), ("self.all(1, true)", "simple name"),
-                   ("has(self)", "has() macro"), ("'abc", "token recognition"), ("if == 1", "reserved")):
+                   ("has(self)", "has() macro"), ("'abc", "token recognition"), ("if == 1", "reserved"),
+                   ("self.`a-b` == 1", "token recognition error at: '`'")):
     try:
         cel.compile(expr)
         t.ok(False, "%r does not compile" % expr)

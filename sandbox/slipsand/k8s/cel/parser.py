@@ -1,11 +1,13 @@
 """CEL lexer and parser: source text to an AST of plain node objects.
 
-Follows the cel-spec grammar (langdef.md): conditional, logical, relational,
-additive, multiplicative, unary and member expressions, list/map literals,
-message construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the
-standard macros (has, all, exists, exists_one, map, filter, optMap, optFlatMap, and cel.bind where
-the bindings extension is on),
-which are expanded here into Has/Comprehension/Bind nodes.
+Follows the cel-spec grammar (langdef.md) as cel-go 0.20.1 (kube-apiserver
+1.31's) parses it: conditional, logical, relational, additive,
+multiplicative, unary and member expressions, list/map literals, message
+construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the macros
+(has, all, exists, exists_one, map, filter, optMap, optFlatMap, and cel.bind
+where the bindings extension is on), which are expanded here into
+Has/Comprehension/Bind nodes.  Backquoted field names came with cel-go 0.22:
+a backquote is a token recognition error.
 """
 import re
 
@@ -96,7 +98,6 @@ _TOKEN = re.compile(r"""
 | (?P<int>[0-9]+[uU]?)
 | (?P<str>(?:[rR][bB]?|[bB][rR]?)?(?:'''|\"\"\"|'|\"))
 | (?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)
-| (?P<quoted>`[^`]*`)
 | (?P<op>\.\?|\[\?|==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,\[\](){}])
 """, re.X)
 
@@ -199,8 +200,6 @@ def tokenize(src):
             toks.append(("uint" if unsigned else "int", v, m.start()))
         elif kind == "ident":
             toks.append(("ident", text, m.start()))
-        elif kind == "quoted":
-            toks.append(("quoted", text[1:-1], m.start()))
         elif text == "[?" and not (toks and (toks[-1][0] != "op" or toks[-1][1] in (")", "]", "}"))):
             # `[?x` opening a list literal: a list with an optional first element
             toks.append(("op", "[", m.start()))
@@ -355,10 +354,10 @@ class Parser:
             if t[1] in (".", ".?"):
                 self.i += 1
                 nt = self.next()
-                if nt[0] not in ("ident", "quoted"):
+                if nt[0] != "ident":
                     raise ParseError("Syntax error: no viable alternative at input '.%s'" % (nt[1],))
                 name = nt[1]
-                if t[1] == "." and nt[0] == "ident" and self.accept("("):
+                if t[1] == "." and self.accept("("):
                     args = self.args(")")
                     e = self.macro_or_call(name, e, args)
                 else:
@@ -374,7 +373,7 @@ class Parser:
                 while not self.accept("}"):
                     opt = self.accept("?")
                     ft = self.next()
-                    if ft[0] not in ("ident", "quoted"):
+                    if ft[0] != "ident":
                         raise ParseError("Syntax error: mismatched input in message construction")
                     self.expect(":")
                     fields.append((ft[1], self.expr(), opt))
