@@ -72,7 +72,7 @@ CASES = [
     ("[1, 2, 3].filter(x, x % 2 == 1)", [1, 3]), ("{'a': 1, 'b': 2}.all(k, k in ['a', 'b'])", True),
     ("{'a': 1, 'b': 2}.map(k, k)", ["a", "b"]), ("[0, 1].all(x, 1 / x > 0)", (ERR, "division by zero")), ("[0, -1].all(x, 1 / x > 0)", False),
     ("[1, 0].exists(x, 1 / x == 1)", True), ("[0, 2].exists(x, 1 / x == 1)", (ERR, "division by zero")),
-    ("[1, 2].all(x, [3, 4].exists(y, y > x))", True), ("cel.bind(a, 'x' + 'y', a + a)", (ERR, "compile: ERROR: <input>: undeclared reference to 'cel.bind'")),
+    ("[1, 2].all(x, [3, 4].exists(y, y > x))", True), ("cel.bind(a, 'x' + 'y', a + a)", (ERR, "compile: ERROR: <input>:1:1: undeclared reference to 'cel'")),
     ("[[1], [2, 3]].map(l, size(l))", [1, 2]),
     # conversions
     ("int('42')", 42), ("int('-7')", -7), ("int('4x')", (ERR, "invalid syntax")), ("int(3.9)", 3),

@@ -142,11 +142,13 @@ msg = r.json().get("message", "")
 t.ok(msg.startswith('CustomResourceDefinition.apiextensions.k8s.io "gizmos.example.com" is invalid: ' + field +
                     ': Invalid value: apiextensions.ValidationRule{Rule:"self.replicas +", Message:"m", '
                     'MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", '
-                    'OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>'), "its wording: %s" % msg)
+                    'OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:16: Syntax error: '),
+     "its wording: %s" % msg)
+t.ok(msg.endswith("\n | self.replicas +\n | ...............^"), "cel-go's line and caret close it")
 t.eq(k.req("GET", CRDS + "/gizmos.example.com").status, 404, "and nothing is stored")
 
 for rule, why in (("size(self.nope())", "undeclared reference to 'nope'"),
-                  ("cel.bind(r, self.replicas, r >= 0)", "undeclared reference to 'cel.bind'")):
+                  ("cel.bind(r, self.replicas, r >= 0)", "undeclared reference to 'cel'")):
     b = copy.deepcopy(ROOT)
     b["properties"]["spec"]["x-kubernetes-validations"] = [{"rule": rule}]
     r = k.req("POST", CRDS, crd("gizmos.example.com", b))

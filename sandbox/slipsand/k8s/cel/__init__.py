@@ -25,7 +25,24 @@ QUALIFIED_TYPES = {n for n in TYPE_NAMES if "." in n}  # google.protobuf.Duratio
 
 
 class CompileError(Exception):
-    pass
+    """A compile error; `pos` is the offset of the offending input where known."""
+
+    def __init__(self, msg, pos=None):
+        Exception.__init__(self, msg)
+        self.pos = pos
+
+
+def _issue(src, msg, pos):
+    """One error as cel-go's Issues print it: `ERROR: <input>:line:column: msg` and the line with a caret."""
+    if pos is None or pos < 0:
+        return "ERROR: <input>: %s" % msg
+    pos = min(pos, len(src))
+    line = src.count("\n", 0, pos) + 1
+    start = src.rfind("\n", 0, pos) + 1
+    end = src.find("\n", pos)
+    col = pos - start + 1
+    text = src[start:end if end >= 0 else len(src)]
+    return "ERROR: <input>:%d:%d: %s\n | %s\n | %s^" % (line, col, msg, text, "." * (col - 1))
 
 
 class Program:
@@ -51,7 +68,7 @@ class _Checker:
         t = type(n)
         if t is P.Ident:
             if n.name not in bound and n.name not in self.vars and n.name not in TYPE_NAMES:
-                raise CompileError("undeclared reference to '%s' (in container '')" % n.name)
+                raise CompileError("undeclared reference to '%s' (in container '')" % n.name, n.pos)
             if n.name not in bound:
                 self.used.add(n.name)
         elif t is P.Select:
@@ -87,13 +104,13 @@ class _Checker:
         if n.target is not None and isinstance(n.target, P.Ident) and n.target.name in NAMESPACES \
                 and n.target.name not in bound and n.target.name not in self.vars:
             full = n.target.name + "." + name
-            if full not in stdlib.F:
-                raise CompileError("undeclared reference to '%s' (in container '')" % full)
+            if full not in stdlib.F:  # no such function: cel-go then finds the receiver undeclared
+                raise CompileError("undeclared reference to '%s' (in container '')" % n.target.name, n.target.pos)
         else:
-            if name not in stdlib.F and name not in SPECIAL:
-                raise CompileError("undeclared reference to '%s' (in container '')" % name)
-            if n.target is not None:
+            if n.target is not None:  # the receiver first, as cel-go's checker reports
                 self.check(n.target, bound)
+            if name not in stdlib.F and name not in SPECIAL:
+                raise CompileError("undeclared reference to '%s' (in container '')" % name, n.pos)
         for a in n.args:
             self.check(a, bound)
 
@@ -122,6 +139,12 @@ def _path(n):
     return parts[::-1]
 
 
+def _root(n):
+    while type(n) is P.Select:
+        n = n.operand
+    return n
+
+
 def _qualify(n, names, container, bound=frozenset()):
     """The AST with each dotted variable name (`a.b.c` declared as one name) and each name of the
     container resolved to the variable it denotes: the longest declared prefix wins."""
@@ -132,7 +155,7 @@ def _qualify(n, names, container, bound=frozenset()):
             for k in range(len(parts), 0, -1):
                 for cand in _candidates(".".join(parts[:k]), container):
                     if cand in names:
-                        e = P.Ident(cand)
+                        e = P.Ident(cand, _root(n).pos)
                         for f in parts[k:]:
                             e = P.Select(e, f)
                         return e
@@ -184,7 +207,7 @@ def compile(src, variables=("self", "oldSelf"), container="", check=True, bindin
             ch.check(ast)
         prog = Program(src, ast, "oldSelf" in ch.used or (not check and "oldSelf" in src))
     except (P.ParseError, CompileError) as e:
-        err = CompileError("ERROR: <input>: %s" % e)
+        err = CompileError(_issue(src, e, e.pos))
         _cache[key] = err
         raise err
     _cache[key] = prog
