@@ -4,7 +4,8 @@
 A table of (expression, expected value) or (expression, error text) cases
 per area: literals and types, int64/uint64 overflow, doubles, strings and
 bytes, lists and maps, `in`, the ternary, commutative `&&`/`||` error
-absorption, macros (has, all, exists, exists_one, map, filter, cel.bind),
+absorption, macros (has, all, exists, exists_one, map, filter; cel.bind is not
+in kube-apiserver 1.31's environment for CRD rules),
 conversions, durations and timestamps, the strings extension, optional
 types, and the Kubernetes libraries (lists, regex, URLs, quantities,
 IP/CIDR, named formats); compile errors; the runtime cost limit."""
@@ -71,8 +72,8 @@ CASES = [
     ("[1, 2, 3].filter(x, x % 2 == 1)", [1, 3]), ("{'a': 1, 'b': 2}.all(k, k in ['a', 'b'])", True),
     ("{'a': 1, 'b': 2}.map(k, k)", ["a", "b"]), ("[0, 1].all(x, 1 / x > 0)", (ERR, "division by zero")), ("[0, -1].all(x, 1 / x > 0)", False),
     ("[1, 0].exists(x, 1 / x == 1)", True), ("[0, 2].exists(x, 1 / x == 1)", (ERR, "division by zero")),
-    ("[1, 2].all(x, [3, 4].exists(y, y > x))", True), ("cel.bind(a, 'x' + 'y', a + a)", "xyxy"),
-    ("cel.bind(a, 1 / 0, true)", True), ("[[1], [2, 3]].map(l, size(l))", [1, 2]),
+    ("[1, 2].all(x, [3, 4].exists(y, y > x))", True), ("cel.bind(a, 'x' + 'y', a + a)", (ERR, "compile: ERROR: <input>:1:1: undeclared reference to 'cel'")),
+    ("[[1], [2, 3]].map(l, size(l))", [1, 2]),
     # conversions
     ("int('42')", 42), ("int('-7')", -7), ("int('4x')", (ERR, "invalid syntax")), ("int(3.9)", 3),
     ("int(-3.9)", -3), ("int(1e19)", (ERR, "range")), ("int(18446744073709551615u)", (ERR, "range")),
@@ -164,7 +165,8 @@ for expr, want in CASES:
 # compile errors (kube-apiserver refuses these when the CRD is written)
 for expr, frag in (("self.a +", "Syntax error"), ("foo(self)", "undeclared reference to 'foo'"),
                    ("x == 1", "undeclared reference to 'x'"), ("self.all(1, true)", "simple name"),
-                   ("has(self)", "has() macro"), ("'abc", "token recognition"), ("if == 1", "reserved")):
+                   ("has(self)", "has() macro"), ("'abc", "token recognition"), ("if == 1", "reserved"),
+                   ("self.`a-b` == 1", "token recognition error at: '`'")):
     try:
         cel.compile(expr)
         t.ok(False, "%r does not compile" % expr)

@@ -5,13 +5,14 @@ IPs, job selectors, namespace phase, CRD status, secret stringData) and
 rejects invalid objects with the exact "is invalid" Status wording.
 """
 import base64
+import json
 import random
 import re
 import string
 import uuid
 
-from . import gorules, schema
-from .schema import Cause
+from . import cel, gorules, schema
+from .schema import Cause, GoValue
 
 DNS1123_SUB = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -268,6 +269,7 @@ def _default(cluster, rtype, obj, old=None):
             causes.append(("spec.versions", "Invalid value: must have exactly one version marked as storage version", None))
         if not causes and name != "%s.%s" % (names["plural"], spec["group"]):
             causes.append(("metadata.name", 'must be spec.names.plural+"."+spec.group', name))
+        causes += crd_rule_causes(spec)
         if causes:
             raise Invalid(kind, name, causes)
         names.setdefault("singular", names["kind"].lower())
@@ -281,6 +283,59 @@ def _default(cluster, rtype, obj, old=None):
                             "message": "the initial names have been accepted",
                             "lastTransitionTime": md.get("creationTimestamp")}]}
     return obj
+
+
+def crd_rule_causes(spec):
+    """A cause for each x-kubernetes-validations rule or messageExpression of a CRD that does not compile,
+    as apiextensions-apiserver's validation.go (ValidateCustomResourceDefinitionOpenAPISchema) words it.
+    Identical schemas of all versions are one spec.validation schema in the internal version, and
+    that is the path the errors name."""
+    versions = spec.get("versions") or []
+    schemas = [(v.get("schema") or {}).get("openAPIV3Schema") for v in versions if isinstance(v, dict)]
+    out = []
+    if schemas and schemas[0] is not None and all(x == schemas[0] for x in schemas):
+        _rule_causes(schemas[0], "spec.validation.openAPIV3Schema", out)
+    else:
+        for i, x in enumerate(schemas):
+            _rule_causes(x, "spec.versions[%d].schema.openAPIV3Schema" % i, out)
+    return out
+
+
+def _rule_causes(s, path, out):
+    if not isinstance(s, dict):
+        return
+    for i, r in enumerate(s.get("x-kubernetes-validations") or ()):
+        if not isinstance(r, dict):
+            continue
+        for key, what in (("rule", "compilation failed"), ("messageExpression", "messageExpression compilation failed")):
+            src = r.get(key)
+            if not isinstance(src, str) or not src.strip():
+                continue
+            try:
+                cel.compile(src)
+            except cel.CompileError as e:
+                out.append(("%s.x-kubernetes-validations[%d].%s" % (path, i, key), "%s: %s" % (what, e),
+                            GoValue(_go_rule(r))))
+    for k, p in sorted((s.get("properties") or {}).items()):
+        _rule_causes(p, "%s.properties[%s]" % (path, k), out)
+    for k in ("items", "additionalProperties", "not"):
+        _rule_causes(s.get(k), "%s.%s" % (path, k), out)
+    for k in ("allOf", "anyOf", "oneOf"):
+        for i, p in enumerate(s.get(k) or ()):
+            _rule_causes(p, "%s.%s[%d]" % (path, k, i), out)
+
+
+def _go_rule(r):
+    """An apiextensions.ValidationRule as Go's %#v prints it (pointers that are set print as addresses)."""
+    def q(v):
+        return json.dumps(v if isinstance(v, str) else "", ensure_ascii=False)
+
+    def ptr(t, v):
+        return "(*%s)(nil)" % t if v is None else "(*%s)(0xc000a1c2d0)" % t
+    return ("apiextensions.ValidationRule{Rule:%s, Message:%s, MessageExpression:%s, Reason:%s, FieldPath:%s, "
+            "OptionalOldSelf:%s}" % (q(r.get("rule")), q(r.get("message")), q(r.get("messageExpression")),
+                                     ptr("apiextensions.FieldValueErrorReason", r.get("reason")),
+                                     q(r.get("fieldPath")), ptr("bool", r.get("optionalOldSelf"))))
 
 
 def _qos(spec):

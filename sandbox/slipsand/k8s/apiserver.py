@@ -384,6 +384,21 @@ class Api:
         if r.causes and not apply_config:
             raise Invalid(rtype.kind, (obj.get("metadata") or {}).get("name", ""), r.causes, rtype.group)
 
+    def _status_pass(self, req, rtype, version, new, old):
+        """Validate a write to /status as the whole object it makes: the stored object with the new
+        status.  apiextensions-apiserver's status_strategy.go PrepareForUpdate keeps everything but
+        .status from the old object and ValidateUpdate runs the schema and every CEL rule over the
+        result (transition rules and ratcheting against the old one); the built-in kinds decode
+        and validate the whole object too.  `new` gets the status as decoded (pruned, defaulted)."""
+        merged = copy.deepcopy(self._out(rtype, version, old))
+        if "status" in new:
+            merged["status"] = copy.deepcopy(new["status"])
+        else:
+            merged.pop("status", None)
+        self._schema_pass(req, rtype, version, merged, old=old)
+        if "status" in merged:
+            new["status"] = merged["status"]
+
     # --- read ------------------------------------------------------------------------
     def get(self, req, rtype, version, ns, name, sub):
         obj = self._fetch(rtype, ns, name)
@@ -543,6 +558,8 @@ class Api:
         obj["metadata"].pop("managedFields", None)
         if sub is None:
             self._schema_pass(req, rtype, version, obj, old=old)
+        elif sub == "status":
+            self._status_pass(req, rtype, version, obj, old)
         obj["metadata"]["managedFields"] = old["metadata"].get("managedFields", [])
         if req.query.get("dryRun") == "All":
             return _json(200, self._out(rtype, version, obj))
@@ -575,9 +592,11 @@ class Api:
                 created = self.kc.create_object(rtype.group, rtype.plural, new, manager=None, rtype=rtype)
                 return _json(201, self._out(rtype, version, created))
             base = copy.deepcopy(old)
-            new = apply(base, body, manager, force, nt)
+            new = apply(base, body, manager, force, nt, "status" if sub == "status" else "")
             if sub is None:
                 self._schema_pass(req, rtype, version, new, old=old)
+            elif sub == "status":
+                self._status_pass(req, rtype, version, new, old)
             if req.query.get("dryRun") == "All":
                 return _json(200, self._out(rtype, version, new))
             mf = new["metadata"].get("managedFields")
@@ -615,6 +634,8 @@ class Api:
         self._check_identity(rtype, version, new, ns, name)
         if sub is None:
             self._schema_pass(req, rtype, version, new, old=old)
+        elif sub == "status":
+            self._status_pass(req, rtype, version, new, old)
         sent = new["metadata"].get("resourceVersion")
         if sent and sent != old["metadata"]["resourceVersion"]:
             # A resourceVersion in the patch is a precondition of the update.

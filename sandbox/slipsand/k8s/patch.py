@@ -302,12 +302,16 @@ def _overlap(a, b):
     return a[:len(b)] == b or b[:len(a)] == a
 
 
-def apply(live, intent, manager, force, now_text):
-    """Server-side apply of `intent` onto `live` (None = create). Returns the new object."""
-    intent_leaves = leaves(intent)
+def apply(live, intent, manager, force, now_text, sub=""):
+    """Server-side apply of `intent` onto `live` (None = create). Returns the new object.
+    `sub` "status": an apply to the status subresource, which sets and owns only .status."""
+    if sub == "status":
+        intent_leaves = leaves(intent.get("status") or {}, ("status",))
+    else:
+        intent_leaves = leaves(intent)
     base = copy.deepcopy(live) if live is not None else {}
     owners = _owners(base) if live is not None else {}
-    me = (manager, "Apply", "")
+    me = (manager, "Apply", sub)
     conflicts = []
     for path, value in intent_leaves.items():
         cur, present = get_path(base, path)

@@ -8,7 +8,8 @@ length-proportional share for string, bytes and list work (as cel-go's
 actual-cost tracking charges traversal of strings and lists).
 """
 from . import parser as P
-from .values import (CelError, CostExceeded, CelType, MISSING, NONE, Optional, map_get, type_name)
+from .values import (CelError, CostExceeded, CelType, MISSING, NONE, Optional, key_value, map_get, map_key,
+                     type_name)
 
 TYPE_NAMES = ("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type",
               "google.protobuf.Duration", "google.protobuf.Timestamp", "optional_type")
@@ -114,7 +115,7 @@ class Evaluator:
                 if not vv.present:
                     continue
                 vv = vv.value
-            out[kv] = vv
+            out[map_key(kv)] = vv
         return out
 
     def _select(self, n, scope):
@@ -124,7 +125,7 @@ class Evaluator:
             if not isinstance(v, Optional):
                 v = Optional(v, True)
             if not v.present:
-                return NONE
+                return False if n.test_only else NONE
             inner = v.value
             if not isinstance(inner, dict):
                 raise CelError("no such overload: optional field selection on %s" % type_name(inner))
@@ -191,8 +192,10 @@ class Evaluator:
     def _comprehension(self, n, scope):
         self.charge()
         rng = self.eval(n.range_, scope)
+        if n.kind in ("optMap", "optFlatMap"):
+            return self._opt_map(n, rng, scope)
         if isinstance(rng, dict):
-            items = list(rng.keys())
+            items = [key_value(k) for k in rng]
         elif isinstance(rng, list):
             items = rng
         else:
@@ -245,6 +248,20 @@ class Evaluator:
         if kind == "exists_one":
             return count == 1
         return out
+
+
+    def _opt_map(self, n, opt, scope):
+        """optional.optMap(x, e) and optFlatMap(x, e): `e` over the value, when there is one."""
+        if not isinstance(opt, Optional):
+            raise CelError("no such overload: %s on %s" % (n.kind, type_name(opt)))
+        if not opt.present:
+            return NONE
+        v = self.eval(n.transform, Scope(n.var, opt.value, scope))
+        if n.kind == "optMap":
+            return Optional(v, True)
+        if not isinstance(v, Optional):
+            raise CelError("no such overload: optFlatMap result of type %s" % type_name(v))
+        return v
 
 
 def scope_free(name, scope, ev):

@@ -1,10 +1,13 @@
 """CEL lexer and parser: source text to an AST of plain node objects.
 
-Follows the cel-spec grammar (langdef.md): conditional, logical, relational,
-additive, multiplicative, unary and member expressions, list/map literals,
-message construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the
-standard macros (has, all, exists, exists_one, map, filter, cel.bind),
-which are expanded here into Has/Comprehension/Bind nodes.
+Follows the cel-spec grammar (langdef.md) as cel-go 0.20.1 (kube-apiserver
+1.31's) parses it: conditional, logical, relational, additive,
+multiplicative, unary and member expressions, list/map literals, message
+construction, optional selection (`a.?b`, `a[?k]`, `[?x]`), and the macros
+(has, all, exists, exists_one, map, filter, optMap, optFlatMap, and cel.bind
+where the bindings extension is on), which are expanded here into
+Has/Comprehension/Bind nodes.  Backquoted field names came with cel-go 0.22:
+a backquote is a token recognition error.
 """
 import re
 
@@ -14,7 +17,11 @@ MAX_DEPTH = 250  # nesting limit, as cel-go's parser recursion limit
 
 
 class ParseError(Exception):
-    pass
+    """A syntax error; `pos` is the offset of the offending input where known."""
+
+    def __init__(self, msg, pos=None):
+        Exception.__init__(self, msg)
+        self.pos = pos
 
 
 # --- AST ---------------------------------------------------------------------------
@@ -30,10 +37,10 @@ class Lit(Node):
 
 
 class Ident(Node):
-    __slots__ = ("name",)
+    __slots__ = ("name", "pos")
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, pos=-1):
+        self.name, self.pos = name, pos
 
 
 class Select(Node):
@@ -44,10 +51,10 @@ class Select(Node):
 
 
 class Call(Node):
-    __slots__ = ("fn", "target", "args")
+    __slots__ = ("fn", "target", "args", "pos")
 
-    def __init__(self, fn, target, args):
-        self.fn, self.target, self.args = fn, target, args
+    def __init__(self, fn, target, args, pos=-1):
+        self.fn, self.target, self.args, self.pos = fn, target, args, pos
 
 
 class ListLit(Node):
@@ -72,7 +79,8 @@ class StructLit(Node):
 
 
 class Comprehension(Node):
-    """A macro: kind in all/exists/exists_one/map/filter over `range_`."""
+    """A macro: kind in all/exists/exists_one/map/filter over `range_`, or optMap/optFlatMap over an
+    optional."""
     __slots__ = ("kind", "range_", "var", "pred", "transform")
 
     def __init__(self, kind, range_, var, pred, transform=None):
@@ -94,7 +102,6 @@ _TOKEN = re.compile(r"""
 | (?P<int>[0-9]+[uU]?)
 | (?P<str>(?:[rR][bB]?|[bB][rR]?)?(?:'''|\"\"\"|'|\"))
 | (?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)
-| (?P<quoted>`[^`]*`)
 | (?P<op>\.\?|\[\?|==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,\[\](){}])
 """, re.X)
 
@@ -111,13 +118,14 @@ def _string(src, pos, prefix, quote):
     n = len(src)
     while True:
         if i >= n:
-            raise ParseError("Syntax error: token recognition error at: '%s'" % src[pos - len(quote):][:20])
+            raise ParseError("Syntax error: token recognition error at: '%s'" % src[pos - len(quote):][:20],
+                             pos - len(quote))
         if src.startswith(quote, i):
             i += len(quote)
             break
         ch = src[i]
         if ch == "\n" and len(quote) == 1:
-            raise ParseError("Syntax error: token recognition error: newline in string literal")
+            raise ParseError("Syntax error: token recognition error: newline in string literal", i)
         if ch == "\\" and not raw:
             i += 1
             if i >= n:
@@ -175,7 +183,7 @@ def tokenize(src):
     while i < n:
         m = _TOKEN.match(src, i)
         if not m:
-            raise ParseError("Syntax error: token recognition error at: '%s'" % src[i])
+            raise ParseError("Syntax error: token recognition error at: '%s'" % src[i], i)
         kind = m.lastgroup
         text = m.group(kind)
         if kind == "ws":
@@ -197,8 +205,6 @@ def tokenize(src):
             toks.append(("uint" if unsigned else "int", v, m.start()))
         elif kind == "ident":
             toks.append(("ident", text, m.start()))
-        elif kind == "quoted":
-            toks.append(("quoted", text[1:-1], m.start()))
         elif text == "[?" and not (toks and (toks[-1][0] != "op" or toks[-1][1] in (")", "]", "}"))):
             # `[?x` opening a list literal: a list with an optional first element
             toks.append(("op", "[", m.start()))
@@ -211,7 +217,8 @@ def tokenize(src):
 
 # --- parser ------------------------------------------------------------------------
 class Parser:
-    def __init__(self, src, values):
+    def __init__(self, src, values, bindings=False):
+        self.bindings = bindings  # the cel.bind macro (cel-go's bindings extension) is enabled
         self.toks = tokenize(src)
         self.i = 0
         self.depth = 0
@@ -236,13 +243,18 @@ class Parser:
         if not self.accept(op):
             t = self.peek()
             raise ParseError("Syntax error: mismatched input '%s' expecting '%s'" % (
-                t[1] if t[0] != "eof" else "<EOF>", op))
+                t[1] if t[0] != "eof" else "<EOF>", op), t[2])
 
     def parse(self):
-        e = self.expr()
+        try:
+            e = self.expr()
+        except ParseError as err:
+            if err.pos is None:  # the token the parser stood at
+                err.pos = self.toks[min(self.i, len(self.toks) - 1)][2]
+            raise
         t = self.peek()
         if t[0] != "eof":
-            raise ParseError("Syntax error: extraneous input '%s' expecting <EOF>" % (t[1],))
+            raise ParseError("Syntax error: extraneous input '%s' expecting <EOF>" % (t[1],), t[2])
         return e
 
     def expr(self):
@@ -352,12 +364,13 @@ class Parser:
             if t[1] in (".", ".?"):
                 self.i += 1
                 nt = self.next()
-                if nt[0] not in ("ident", "quoted"):
-                    raise ParseError("Syntax error: no viable alternative at input '.%s'" % (nt[1],))
+                if nt[0] != "ident":
+                    raise ParseError("Syntax error: no viable alternative at input '.%s'" % (nt[1],), nt[2])
                 name = nt[1]
-                if t[1] == "." and nt[0] == "ident" and self.accept("("):
+                if t[1] == "." and self.accept("("):
+                    pos = self.toks[self.i - 1][2]
                     args = self.args(")")
-                    e = self.macro_or_call(name, e, args)
+                    e = self.macro_or_call(name, e, args, pos)
                 else:
                     e = Select(e, name, optional=(t[1] == ".?"))
             elif t[1] in ("[", "[?"):
@@ -371,7 +384,7 @@ class Parser:
                 while not self.accept("}"):
                     opt = self.accept("?")
                     ft = self.next()
-                    if ft[0] not in ("ident", "quoted"):
+                    if ft[0] != "ident":
                         raise ParseError("Syntax error: mismatched input in message construction")
                     self.expect(":")
                     fields.append((ft[1], self.expr(), opt))
@@ -415,10 +428,11 @@ class Parser:
             if v == "null":
                 return Lit(None)
             if v in RESERVED or v == "in":
-                raise ParseError("Syntax error: reserved identifier: %s" % v)
+                raise ParseError("Syntax error: reserved identifier: %s" % v, t[2])
             if self.accept("("):
-                return self.macro_or_call(v, None, self.args(")"))
-            return Ident(v)
+                pos = self.toks[self.i - 1][2]
+                return self.macro_or_call(v, None, self.args(")"), pos)
+            return Ident(v, t[2])
         if kind == "op":
             if v == ".":
                 nt = self.next()
@@ -452,9 +466,9 @@ class Parser:
                         self.expect("}")
                         break
                 return MapLit(entries)
-        raise ParseError("Syntax error: mismatched input '%s'" % (v if kind != "eof" else "<EOF>"))
+        raise ParseError("Syntax error: mismatched input '%s'" % (v if kind != "eof" else "<EOF>"), t[2])
 
-    def macro_or_call(self, name, target, args):
+    def macro_or_call(self, name, target, args, pos=-1):
         if target is None and name == "has":
             if len(args) != 1 or not isinstance(args[0], Select) or args[0].optional:
                 raise ParseError("invalid argument to has() macro")
@@ -465,11 +479,13 @@ class Parser:
             if len(args) == 2:
                 return Comprehension("map", target, self._var(args[0]), None, args[1])
             return Comprehension("map", target, self._var(args[0]), args[1], args[2])
-        if name == "bind" and isinstance(target, Ident) and target.name == "cel" and len(args) == 3:
+        if target is not None and name in ("optMap", "optFlatMap") and len(args) == 2:
+            return Comprehension(name, target, self._var(args[0]), None, args[1])
+        if self.bindings and name == "bind" and isinstance(target, Ident) and target.name == "cel" and len(args) == 3:
             return Bind(self._var(args[0]), args[1], args[2])
         if target is not None and name in ("all", "exists", "exists_one", "filter", "map"):
-            raise ParseError("%s() macro wants 2 arguments" % name)
-        return Call(name, target, args)
+            raise ParseError("%s() macro wants 2 arguments" % name, pos)
+        return Call(name, target, args, pos)
 
     @staticmethod
     def _var(e):
@@ -478,7 +494,7 @@ class Parser:
         return e.name
 
 
-def parse(src, values):
+def parse(src, values, bindings=False):
     if len(src) > 100000:
         raise ParseError("expression size %d exceeds limit" % len(src))
-    return Parser(src, values).parse()
+    return Parser(src, values, bindings).parse()

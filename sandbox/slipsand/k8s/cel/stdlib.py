@@ -11,7 +11,7 @@ import re
 
 from .values import (INT_MAX, INT_MIN, NS, CelError, CelType, Duration, NoSuchOverload, Optional, NONE,
                       Timestamp, UInt, check_int, check_uint, equal, fmt_duration, is_num, map_get,
-                      num_cmp, type_name, MISSING)
+                      num_cmp, type_name, MISSING, key_value)
 
 F = {}
 RECEIVER = set()   # names usable as member calls
@@ -760,7 +760,7 @@ def format_(ev, a):
             out.append(c)
             i += 1
             continue
-        m = re.match(r"%(?:\.(\d+))?([sdfeEboxX%])", s[i:])
+        m = re.match(r"%(?:\.(\d+))?([sdfeboxX%])", s[i:])
         if not m:
             raise CelError("could not parse formatting clause: unrecognized formatting clause")
         i += m.end()
@@ -776,36 +776,71 @@ def format_(ev, a):
     return "".join(out)
 
 
-def _format_clause(verb, prec, v):
-    if verb == "s":
-        if isinstance(v, list):
-            return "[" + ", ".join(_format_clause("s", None, x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join("%s: %s" % (_format_clause("s", None, k), _format_clause("s", None, x))
-                                   for k, x in sorted(v.items(), key=lambda kv: to_string(kv[0]))) + "}"
-        if v is None:
-            return "null"
+def _fmt_special(v):
+    """NaN and the infinities as the format clauses write them, else None."""
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    return None
+
+
+def _fmt_error(what):
+    return CelError("error during formatting: %s" % what)
+
+
+def _format_s(v):
+    if isinstance(v, list):
+        return "[" + ", ".join(_format_s(x) for x in v) + "]"
+    if isinstance(v, dict):
+        parts = sorted((_format_s(key_value(k)), _format_s(x)) for k, x in v.items())
+        return "{" + ", ".join("%s: %s" % kv for kv in parts) + "}"
+    if v is None:
+        return "null"
+    special = _fmt_special(v)
+    if special is not None:
+        return special
+    try:
         return to_string(v)
+    except CelError:
+        raise _fmt_error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, "
+                         "lists, types, durations, and timestamps, was given %s" % _t(v))
+
+
+def _format_clause(verb, prec, v):
+    """One formatting clause of the strings extension's format(), as cel-go's ext/formatting."""
+    if verb == "s":
+        return _format_s(v)
     if verb == "d":
+        special = _fmt_special(v)
+        if special is not None:
+            return special
         if isinstance(v, bool) or not isinstance(v, int):
-            raise CelError("error during formatting: decimal clause can only be used on integers")
+            raise _fmt_error("decimal clause can only be used on integers, was given %s" % _t(v))
         return str(int(v))
-    if verb in "fe E":
+    if verb in "fe":
+        special = _fmt_special(v)
+        if special is not None:
+            return special
         if not is_num(v):
-            raise CelError("error during formatting: fixed-point clause can only be used on doubles")
+            raise _fmt_error("%s clause can only be used on doubles, was given %s" % (
+                "fixed-point" if verb == "f" else "scientific", _t(v)))
         p = int(prec) if prec is not None else 6
         return ("%." + str(p) + verb) % float(v)
     if verb == "b":
         if isinstance(v, bool):
-            return "true" if v else "false"
+            return "1" if v else "0"
+        if not isinstance(v, int):
+            raise _fmt_error("only integers and bools can be formatted as binary, was given %s" % _t(v))
         return bin(int(v))[2:] if int(v) >= 0 else "-" + bin(-int(v))[2:]
     if verb == "o":
-        return "%o" % int(v)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise _fmt_error("octal clause can only be used on integers, was given %s" % _t(v))
+        return "%o" % int(v) if int(v) >= 0 else "-%o" % -int(v)
     if isinstance(v, (str, bytes)):
-        b = v.encode() if isinstance(v, str) else v
-        h = b.hex()
-    else:
+        h = (v.encode() if isinstance(v, str) else v).hex()
+    elif isinstance(v, int) and not isinstance(v, bool):
         h = "%x" % int(v) if int(v) >= 0 else "-%x" % -int(v)
+    else:
+        raise _fmt_error("only integers, byte buffers, and strings can be formatted as hex, was given %s" % _t(v))
     return h.upper() if verb == "X" else h
 
 

@@ -15,7 +15,7 @@ NS = 1000000000
 # Timestamps range over years 0001..9999, as cel-spec says.
 TS_MIN = -62135596800 * NS
 TS_MAX = 253402300799 * NS + NS - 1
-DUR_MAX = 315576000000 * NS + NS - 1  # +-10000 years (approximately, as cel-go)
+DUR_MAX = (1 << 63) - 1  # cel-go's durations are Go's: int64 nanoseconds (about 292 years)
 
 
 class CelError(Exception):
@@ -43,7 +43,7 @@ class Duration:
     __slots__ = ("ns",)
 
     def __init__(self, ns):
-        if ns < -DUR_MAX or ns > DUR_MAX:
+        if ns < -DUR_MAX - 1 or ns > DUR_MAX:
             raise CelError("duration out of range")
         self.ns = ns
 
@@ -178,31 +178,14 @@ def check_uint(v):
 
 
 def num_cmp(a, b):
-    """-1/0/1 comparing two numbers of any numeric type (NaN: None)."""
+    """-1/0/1 comparing two numbers of any numeric type (NaN: None).  An int or uint against a
+    double compares as a double, as cel-go does (so 2^63-1 equals 2^63 as a double)."""
     if isinstance(a, float) or isinstance(b, float):
         fa, fb = float(a), float(b)
         if math.isnan(fa) or math.isnan(fb):
             return None
-        if isinstance(a, float) and isinstance(b, float):
-            return (fa > fb) - (fa < fb)
-        # compare exactly: an int against a double outside the int range
-        if isinstance(a, float):
-            if math.isinf(a):
-                return 1 if a > 0 else -1
-            return -_int_vs_float(b, a)
-        if math.isinf(b):
-            return -1 if b > 0 else 1
-        return _int_vs_float(a, b)
+        return (fa > fb) - (fa < fb)
     return (a > b) - (a < b)
-
-
-def _int_vs_float(i, f):
-    fl = math.floor(f)
-    if i < fl:
-        return -1
-    if i > fl:
-        return 1
-    return 0 if f == fl else -1
 
 
 def equal(a, b):
@@ -244,15 +227,44 @@ def equal(a, b):
 _MISSING = object()
 
 
+class BoolKey:
+    """A bool map key, kept apart from the int keys 1 and 0 that a Python dict would merge it with."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, o):
+        return isinstance(o, BoolKey) and o.value == self.value
+
+    def __hash__(self):
+        return hash(("bool key", self.value))
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+_BOOL_KEYS = {True: BoolKey(True), False: BoolKey(False)}
+
+
+def map_key(k):
+    """The dict key for CEL map key `k`."""
+    return _BOOL_KEYS[k] if isinstance(k, bool) else k
+
+
+def key_value(k):
+    """The CEL value of dict key `k`."""
+    return k.value if isinstance(k, BoolKey) else k
+
+
 def _map_get(m, k):
     """A map lookup with numeric keys equal across int/uint/double, as cel-spec wants."""
     if isinstance(k, str):
         return m.get(k, _MISSING)
+    if isinstance(k, BoolKey):
+        k = k.value
     if isinstance(k, bool):
-        for x, v in m.items():
-            if isinstance(x, bool) and x == k:
-                return v
-        return _MISSING
+        return m.get(_BOOL_KEYS[k], _MISSING)
     if is_num(k):
         for x, v in m.items():
             if is_num(x) and num_cmp(x, k) == 0:
