@@ -14,7 +14,8 @@
  *   instance_group.delete   the group at 0
  *   cluster.delete          every group at 0 (a release changes nothing,
  *                           and is not costed)
- * Capacity from a training plan is paid for up front, not per hour.
+ * Capacity from a training plan is paid for up front, not per hour: its
+ * line names the plan's upfront fee and end instead.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@ struct cost_line {
 	char		 group[64];
 	const char	*type;		/* borrowed from the documents */
 	const char	*capacity;	/* on-demand, spot, training-plan */
+	const char	*plan;		/* its training plan's ARN, or NULL */
 	int64_t		 now, after;
 	struct sw_price	 price;
 	const char	*why;		/* why no price, or NULL */
@@ -89,7 +91,7 @@ out:
 
 static struct cost_line *
 line_add(struct cost_plan *cp, const char *group, const char *type,
-    const char *capacity, int64_t now, int64_t after)
+    const char *capacity, const char *plan, int64_t now, int64_t after)
 {
 	struct cost_line *l;
 
@@ -99,7 +101,9 @@ line_add(struct cost_plan *cp, const char *group, const char *type,
 	memset(l, 0, sizeof(*l));
 	sw_fmt_text(l->group, sizeof(l->group), "%s", group ? group : "");
 	l->type = type;
-	l->capacity = capacity ? capacity : "on-demand";
+	l->plan = plan;
+	l->capacity = plan ? "training-plan" : capacity ? capacity :
+	    "on-demand";
 	l->now = now;
 	l->after = after;
 	return l;
@@ -129,9 +133,8 @@ lines_now(struct cost_plan *cp, json_object *hp)
 		    sw_json_get_int(g, "CurrentCount", 0));
 
 		line_add(cp, sw_json_get_str(g, "InstanceGroupName"),
-		    sw_json_get_str(g, "InstanceType"),
-		    sw_json_get_str(g, "TrainingPlanArn") ? "training-plan" :
-		    "on-demand", n, n);
+		    sw_json_get_str(g, "InstanceType"), "on-demand",
+		    sw_json_get_str(g, "TrainingPlanArn"), n, n);
 	}
 }
 
@@ -151,14 +154,16 @@ lines_after(struct cost_plan *cp, const char *kind, json_object *params)
 			if (line_of(cp, sw_json_get_str(g, "name")) == NULL)
 				line_add(cp, sw_json_get_str(g, "name"),
 				    sw_json_get_str(g, "instance_type"),
-				    sw_json_get_str(g, "capacity_type"), 0,
+				    sw_json_get_str(g, "capacity_type"),
+				    sw_json_get_str(g, "training_plan_arn"), 0,
 				    sw_json_get_int(g, "count", 1));
 		}
 	} else if (strcmp(kind, "instance_group.add") == 0) {
 		g = sw_json_get(params, "group");
 		line_add(cp, sw_json_get_str(g, "name"),
 		    sw_json_get_str(g, "instance_type"),
-		    sw_json_get_str(g, "capacity_type"), 0,
+		    sw_json_get_str(g, "capacity_type"),
+		    sw_json_get_str(g, "training_plan_arn"), 0,
 		    sw_json_get_int(g, "count", 1));
 	} else if (strcmp(kind, "instance_group.update") == 0) {
 		l = line_of(cp, sw_json_get_str(params, "group_name"));
@@ -191,8 +196,38 @@ usd(int64_t micro)
 	return json_object_new_double_s((double)micro / 1e6, text);
 }
 
+/*
+ * A training plan is paid for up front: its fee, currency and end, as
+ * DescribeTrainingPlan says, or NULL when it cannot be read.
+ */
 static json_object *
-line_json(const struct cost_line *l)
+plan_json(struct sw_req *r, const char *arn)
+{
+	const char *name = arn ? strrchr(arn, '/') : NULL;
+	json_object *in, *out = NULL, *o;
+	struct aws_error err;
+	int64_t fee;
+
+	if (name == NULL)
+		return NULL;
+	in = sw_jo("TrainingPlanName", sw_js(name + 1), NULL);
+	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", in,
+	    &out, &err) != SW_OK) {
+		json_object_put(in);
+		return sw_jo("arn", sw_js(arn), "why", sw_js(err.message), NULL);
+	}
+	json_object_put(in);
+	o = sw_jo("arn", sw_js(arn), "name", sw_js(name + 1),
+	    "upfront_fee", aws_price_micro(sw_json_get_str(out, "UpfrontFee"),
+		&fee) == 0 ? usd(fee) : NULL,
+	    "currency", sw_js(sw_json_get_str(out, "CurrencyCode")),
+	    "end_time", json_object_get(sw_json_get(out, "EndTime")), NULL);
+	json_object_put(out);
+	return o;
+}
+
+static json_object *
+line_json(struct sw_req *r, const struct cost_line *l)
 {
 	const char *state = l->why ? "unknown" : strcmp(l->capacity,
 	    "training-plan") == 0 ? "training-plan" : "priced";
@@ -206,7 +241,8 @@ line_json(const struct cost_line *l)
 	    "sku", l->price.sku[0] ? sw_js(l->price.sku) : NULL,
 	    "published", l->price.published[0] ?
 		sw_js(l->price.published) : NULL,
-	    "why", l->why ? sw_js(l->why) : NULL, NULL);
+	    "why", l->why ? sw_js(l->why) : NULL,
+	    "training_plan", l->plan ? plan_json(r, l->plan) : NULL, NULL);
 }
 
 /* Price every line of cp and say what the change and the cluster cost. */
@@ -235,7 +271,7 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 			added += (l->after - l->now) * l->price.usd_micro;
 			total += l->after * l->price.usd_micro;
 		}
-		json_object_array_add(lines, line_json(l));
+		json_object_array_add(lines, line_json(r, l));
 	}
 	out = sw_jo("currency", sw_js("USD"),
 	    "complete", sw_jb(complete),
@@ -246,8 +282,8 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 	    "region", sw_js(region),
 	    "source", sw_js("AWS Price List API: GetProducts, "
 		PRICE_SERVICE ", on-demand"),
-	    "excludes", sw_js("EKS control plane, storage, data transfer, "
-		"training plans' upfront fees"), NULL);
+	    "excludes", sw_js("EKS control plane, storage, data transfer; "
+		"training plans are paid up front (see their lines)"), NULL);
 	if (!complete) {
 		/* unknown, said as null: never a sum that leaves a part out */
 		json_object_object_add(out, "added_per_hour", NULL);

@@ -59,6 +59,20 @@ def body(**g):
 before = len(sandbox_requests(s, mutating="true"))
 r = s.post("/api/v1/clusters?dry_run=true", body())
 t.eq(r.status, 200, "a group without an AZ is accepted")
+cost = r.json.get("cost") or {}
+line = (cost.get("lines") or [{}])[0]
+rc, desc = aws_cli(s, "sagemaker", "describe-training-plan",
+                   "--training-plan-name", "p5-week")
+t.ok(cost.get("complete") is True and cost.get("added_per_hour") == 0 and
+     line.get("price") == "training-plan",
+     "the plan's capacity adds nothing per hour: %s" %
+     {k: cost.get(k) for k in ("complete", "added_per_hour")})
+tp = line.get("training_plan") or {}
+t.ok(rc == 0 and tp.get("name") == "p5-week" and
+     str(tp.get("upfront_fee")) == str(float(desc["UpfrontFee"])).rstrip("0")
+     .rstrip(".") and tp.get("currency") == desc.get("CurrencyCode"),
+     "its line names the plan's upfront fee %s %s: %s" %
+     (desc.get("UpfrontFee"), desc.get("CurrencyCode"), tp))
 t.eq(r.json["params"]["instance_groups"][0].get("availability_zone"),
      plan_az, "and placed in the plan's AZ")
 if other:
