@@ -42,37 +42,6 @@ sw_path_segment_bad(const char *v)
 	return NULL;
 }
 
-/* Percent-decode one raw path segment ('+' stays '+'); -1 if bad. */
-static int
-path_decode(const char *src, char *dst, size_t dstsz)
-{
-	size_t i, o = 0, len = strlen(src);
-	int hi, lo;
-
-	for (i = 0; i < len; i++) {
-		if (o + 1 >= dstsz)
-			return -1;
-		if (src[i] != '%') {
-			dst[o++] = src[i];
-			continue;
-		}
-		if (i + 2 >= len)
-			return -1;
-#define HEXV(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
-	(c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
-	(c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
-		hi = HEXV(src[i + 1]);
-		lo = HEXV(src[i + 2]);
-#undef HEXV
-		if (hi < 0 || lo < 0 || hi * 16 + lo == 0)
-			return -1;
-		dst[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	dst[o] = '\0';
-	return 0;
-}
-
 /* A raw path with an empty, "." or ".." segment is not normalised:
  * nginx routed on its own resolution of it, so it matches nothing. */
 static int
@@ -436,8 +405,8 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		f = param_find(r->op->params, name, SW_F_PATH);
 		if (f == NULL)
 			continue;
-		if (path_decode(json_object_get_string(raw), val,
-		    sizeof(val)) < 0) {
+		p = json_object_get_string(raw);
+		if (sw_pct_decode(p, strlen(p), val, sizeof(val), 0) < 0) {
 			sw_ferr_add(&r->ferrs, name, "encoding",
 			    "is not valid percent-encoding");
 			continue;
@@ -508,7 +477,6 @@ hash_request(struct sw_req *r)
 	unsigned int len = 0;
 	const char *text = sw_json_str(r->args);
 	EVP_MD_CTX *ctx;
-	int i;
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return;
@@ -517,8 +485,7 @@ hash_request(struct sw_req *r)
 	EVP_DigestUpdate(ctx, text, strlen(text));
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(r->request_hash + 2 * i, 3, "%02x", md[i]);
+	sw_hex_encode(md, 32, r->request_hash);
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "lib/buf.h"
+#include "lib/url.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/json.h"
@@ -273,8 +274,8 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 			    !json_object_object_get_ex(in, b->member, &v) ||
 			    (val = aws_scalar(v)) == NULL || *val == '\0')
 				return SW_EINVAL;
-			if ((rc = sigv4_uri_encode(path, val, strlen(val),
-			    greedy)) != SW_OK)
+			if ((rc = sw_pct_encode(path, val, strlen(val),
+			    greedy ? SW_PCT_KEEP_SLASH : 0)) != SW_OK)
 				return rc;
 			found = 1;
 			break;
@@ -292,10 +293,10 @@ aws_query_add(struct sw_buf *q, const char *key, const char *val)
 	sw_err	 rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
-	    (rc = sigv4_uri_encode(q, key, strlen(key), 0)) != SW_OK ||
+	    (rc = sw_pct_encode(q, key, strlen(key), 0)) != SW_OK ||
 	    (rc = sw_buf_putc(q, '=')) != SW_OK)
 		return rc;
-	return sigv4_uri_encode(q, val, strlen(val), 0);
+	return sw_pct_encode(q, val, strlen(val), 0);
 }
 
 static sw_err

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/url.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
@@ -360,7 +361,7 @@ k8s_query_add(struct sw_buf *q, const char *key, const char *val)
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
 		return rc;
-	return sigv4_uri_encode(q, val, strlen(val), 0);
+	return sw_pct_encode(q, val, strlen(val), 0);
 }
 
 sw_err

@@ -14,21 +14,16 @@
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 
 sw_err
 sw_random_hex(char *buf, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char raw[64];
-	size_t i;
 
 	if (n > sizeof(raw) || RAND_bytes(raw, (int)n) != 1)
 		return SW_EINTERNAL;
-	for (i = 0; i < n; i++) {
-		buf[2 * i] = hex[raw[i] >> 4];
-		buf[2 * i + 1] = hex[raw[i] & 15];
-	}
-	buf[2 * n] = '\0';
+	sw_hex_encode(raw, n, buf);
 	return SW_OK;
 }
 
@@ -48,7 +43,6 @@ request_hash(const struct sw_op_new *n, char out[65])
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx;
 	const char *p = n->params ? sw_json_str(n->params) : "{}";
-	int i;
 
 	out[0] = '\0';
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
@@ -59,8 +53,7 @@ request_hash(const struct sw_op_new *n, char out[65])
 	EVP_DigestUpdate(ctx, p, strlen(p));
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	sw_hex_encode(md, 32, out);
 }
 
 static sw_err

@@ -39,6 +39,7 @@
 #include "mcp/mcp.h"
 #include "lib/metrics.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 
 const char *const sw_mcp_versions[] = {
 	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -448,38 +449,7 @@ authenticate(struct ctx *c)
 
 #define SID_PAYLOAD	17	/* expiry(8) version(1) nonce(8) */
 #define SID_MAC		16
-
-static void
-hex_encode(const unsigned char *in, size_t n, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hx[in[i] >> 4];
-		out[2 * i + 1] = hx[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int
-hex_decode(const char *in, unsigned char *out, size_t n)
-{
-	size_t i;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-#define HV(ch) ((ch) >= '0' && (ch) <= '9' ? (ch) - '0' : \
-	(ch) >= 'a' && (ch) <= 'f' ? (ch) - 'a' + 10 : -1)
-		hi = HV(in[2 * i]);
-		lo = HV(in[2 * i + 1]);
-#undef HV
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (unsigned char)(hi * 16 + lo);
-	}
-	return 0;
-}
+#define SID_DIGITS	"0123456789abcdef"	/* lowercase hex only */
 
 static void
 session_mac(const struct sw_mcp *m, const unsigned char *payload,
@@ -517,8 +487,8 @@ sw_mcp_session_new(const struct sw_mcp *m, const char *version,
 	if (RAND_bytes(p + 9, 8) != 1)
 		return SW_EINTERNAL;
 	session_mac(m, p, token_id, mac);
-	hex_encode(p, SID_PAYLOAD, out);
-	hex_encode(mac, SID_MAC, out + 2 * SID_PAYLOAD);
+	sw_hex_encode(p, SID_PAYLOAD, out);
+	sw_hex_encode(mac, SID_MAC, out + 2 * SID_PAYLOAD);
 	return SW_OK;
 }
 
@@ -532,8 +502,9 @@ sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
 	int i;
 
 	if (sid == NULL || strlen(sid) != 2 * (SID_PAYLOAD + SID_MAC) ||
-	    hex_decode(sid, p, SID_PAYLOAD) != 0 ||
-	    hex_decode(sid + 2 * SID_PAYLOAD, mac, SID_MAC) != 0)
+	    strspn(sid, SID_DIGITS) != 2 * (SID_PAYLOAD + SID_MAC) ||
+	    sw_hex_decode(sid, SID_PAYLOAD, p) != 0 ||
+	    sw_hex_decode(sid + 2 * SID_PAYLOAD, SID_MAC, mac) != 0)
 		return NULL;
 	session_mac(m, p, token_id, want);
 	if (CRYPTO_memcmp(mac, want, SID_MAC) != 0)
@@ -636,7 +607,7 @@ level_path(const struct ctx *c, char *path, size_t sz)
 	const char *sid = c->in->session_id;
 
 	if (sid == NULL || strlen(sid) < 2 * SID_PAYLOAD ||
-	    strspn(sid, "0123456789abcdef") < 2 * SID_PAYLOAD)
+	    strspn(sid, SID_DIGITS) < 2 * SID_PAYLOAD)
 		return -1;
 	return snprintf(path, sz, "%s/run/mcp-log/%.*s", c->m->cfg->state_dir,
 	    2 * SID_PAYLOAD, sid) < (int)sz ? 0 : -1;

@@ -38,6 +38,7 @@
 #include "lib/log.h"
 #include "mcp/mcp.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 #include "api/router.h"
 
 #define PFX	"slipway://"
@@ -172,8 +173,7 @@ dir_expiry(const char *name)
 	if (strlen(name) != 34 || strspn(name, "0123456789abcdef") != 34)
 		return 0;
 	for (i = 0; i < 16; i++)
-		exp = exp * 16 + (name[i] <= '9' ? name[i] - '0' :
-		    name[i] - 'a' + 10);
+		exp = exp * 16 + sw_hex_digit(name[i]);
 	return exp;
 }
 
