@@ -34,6 +34,21 @@ static const char *const eks_policies[] = {
 	"arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", NULL
 };
 
+/* Role name, which AWS service principal may assume, with managed
+ * policies; its ARN recorded under key. */
+static enum sw_step_rc
+ensure_service_role(struct sw_step *s, const char *key, const char *name,
+    const char *principal, const char *const *managed)
+{
+	json_object *trust = sw_trust_service(principal);
+	enum sw_step_rc rc;
+
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = key, .name = name,
+	    .trust = trust, .managed = managed });
+	json_object_put(trust);
+	return rc;
+}
+
 static enum sw_step_rc
 stage_eks(struct sw_step *s)
 {
@@ -44,8 +59,8 @@ stage_eks(struct sw_step *s)
 	enum sw_step_rc rc;
 
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_EKS);
-	TRY(sw_ensure_role(s, "cluster_role_arn", role, "eks.amazonaws.com",
-	    eks_policies));
+	TRY(ensure_service_role(s, "cluster_role_arn", role,
+	    "eks.amazonaws.com", eks_policies));
 	if (s->plan && sw_res_get(s, "create_requested") == NULL) {
 		/* A plan names the create only when there is none yet. */
 		memset(&err, 0, sizeof(err));
@@ -541,7 +556,7 @@ stage_hyperpod(struct sw_step *s)
 		TRY(sw_ensure_compute_subnet(s, az, NULL, key, sizeof(key)));
 	}
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_HP_EXEC);
-	TRY(sw_ensure_role(s, "execution_role_arn", role,
+	TRY(ensure_service_role(s, "execution_role_arn", role,
 	    "sagemaker.amazonaws.com", exec_policies));
 	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
 	TRY(replace_failed(s));

@@ -239,6 +239,8 @@ addon_active(struct sw_step *s, const char *addon, int *active)
 	return STEP_DONE;
 }
 
+static const char *const training_policies[] = { TRAINING_POLICY, NULL };
+
 static enum sw_step_rc
 st_training_on(struct sw_step *s)
 {
@@ -254,9 +256,9 @@ st_training_on(struct sw_step *s)
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
-	trust = feat_trust_pods();
-	rc = feat_ensure_role(s, "training_role_arn", role, trust,
-	    TRAINING_POLICY, NULL, NULL);
+	trust = sw_trust_pods();
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = "training_role_arn",
+	    .name = role, .trust = trust, .managed = training_policies });
 	json_object_put(trust);
 	if (rc != STEP_DONE)
 		return rc;
@@ -307,8 +309,9 @@ st_inference_on(struct sw_step *s)
 	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
 	    NULL);
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
-	rc = feat_ensure_role(s, "inference_role_arn", role, trust, NULL,
-	    "slipway-inference-operator", policy);
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = "inference_role_arn",
+	    .name = role, .trust = trust,
+	    .inline_name = "slipway-inference-operator", .inline_doc = policy });
 	json_object_put(trust);
 	json_object_put(policy);
 	if (rc != STEP_DONE)

@@ -145,29 +145,28 @@ static const char lbc_policy[] =
     "\"elasticloadbalancing:ModifyRule\","
     "\"elasticloadbalancing:SetRulePriorities\"],\"Resource\":\"*\"}]}";
 
-static const char lbc_trust[] =
-    "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
-    "\"Principal\":{\"Service\":\"pods.eks.amazonaws.com\"},"
-    "\"Action\":[\"sts:AssumeRole\",\"sts:TagSession\"]}]}";
-
 /* The role, its inline policy and the pod identity association. */
 static enum sw_step_rc
 lbc_identity(struct sw_step *s, const char *cluster)
 {
 	char role[128];
-	json_object *out, *list;
+	json_object *out, *list, *trust, *policy;
+	enum sw_step_rc rc;
 	size_t i;
 	int have = 0;
 
 	sw_name(role, sizeof(role), cluster, SW_ROLE_LBC);
-	TRY(sw_ensure_role(s, "lbc_role_arn", role, lbc_trust, NULL));
-	if (sw_res_get(s, "lbc_policy") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
-		    "RoleName", sw_js(role), "PolicyName", sw_js(LBC_POLICY),
-		    "PolicyDocument", sw_js(lbc_policy), NULL), &out, NULL));
-		json_object_put(out);
-		sw_res_set(s, "lbc_policy", "put");
-	}
+	trust = sw_trust_pods();
+	if ((policy = json_tokener_parse(lbc_policy)) == NULL)
+		rc = sw_step_fail(s, "the controller's policy is not JSON");
+	else
+		rc = sw_ensure_role(s, &(struct sw_role){ .key = "lbc_role_arn",
+		    .name = role, .trust = trust, .inline_name = LBC_POLICY,
+		    .inline_doc = policy });
+	json_object_put(trust);
+	json_object_put(policy);
+	if (rc != STEP_DONE)
+		return rc;
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations", sw_jo(
 	    "clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
 	    "serviceAccount", sw_js(LBC_SA), NULL), &out, NULL));

@@ -67,10 +67,11 @@ sw_st_tiered_on(struct sw_step *s)
 		return sw_step_fail(s, "tiered_checkpointing needs a bucket");
 	/* 1. role + inline policy on the bucket only */
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TIERED);
-	trust = feat_trust_pods();
+	trust = sw_trust_pods();
 	policy = tiered_policy(bucket);
-	rc = feat_ensure_role(s, "tiered_role_arn", role, trust, NULL,
-	    TIERED_POLICY, policy);
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = "tiered_role_arn",
+	    .name = role, .trust = trust, .inline_name = TIERED_POLICY,
+	    .inline_doc = policy });
 	json_object_put(trust);
 	json_object_put(policy);
 	if (rc != STEP_DONE)
