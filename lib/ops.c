@@ -27,11 +27,45 @@ sw_random_hex(char *buf, size_t n)
 	return SW_OK;
 }
 
+/* The states of an operation and what each means (see ops.h). */
+#define OP_ENDED	0x1	/* the operation has ended */
+#define OP_UNSUCCESSFUL	0x2	/* it ended without success: a retry
+				 * may run it again */
+
+static const struct {
+	const char	*name;
+	unsigned	 flags;
+} op_states[] = {
+	{ "pending", 0 },
+	{ "running", 0 },
+	{ "succeeded", OP_ENDED },
+	{ "failed", OP_ENDED | OP_UNSUCCESSFUL },
+	{ "cancelled", OP_ENDED | OP_UNSUCCESSFUL },
+};
+
+/* The flags of state s; 0 for a state that is not one of them. */
+static unsigned
+op_state_flags(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s != NULL && i < sizeof(op_states) / sizeof(op_states[0]);
+	    i++)
+		if (strcmp(s, op_states[i].name) == 0)
+			return op_states[i].flags;
+	return 0;
+}
+
 int
 sw_op_state_terminal(const char *s)
 {
-	return strcmp(s, "succeeded") == 0 || strcmp(s, "failed") == 0 ||
-	    strcmp(s, "cancelled") == 0;
+	return (op_state_flags(s) & OP_ENDED) != 0;
+}
+
+int
+sw_op_state_unsuccessful(const char *s)
+{
+	return (op_state_flags(s) & OP_UNSUCCESSFUL) != 0;
 }
 
 /* SHA-256 of kind + target + params, hex: the request an idempotency
@@ -580,7 +614,7 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 		return e;
 	if ((e = op_state(db, id, state)) != SW_OK)
 		goto bad;
-	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0) {
+	if (!sw_op_state_unsuccessful(state)) {
 		e = SW_ECONFLICT;
 		goto bad;
 	}
