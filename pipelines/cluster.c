@@ -27,6 +27,7 @@
 #include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
+#include "pipelines/volumes.h"
 
 /* ---- eks --------------------------------------------------------------- */
 
@@ -625,7 +626,7 @@ stage_storage(struct sw_step *s)
 {
 	const char *bucket = sw_json_path_str(s->params, "storage.s3_bucket");
 	char pv[160], region[96];
-	json_object *m;
+	json_object *m, *pvc;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 
@@ -637,37 +638,18 @@ stage_storage(struct sw_step *s)
 	    s->cfg->region) >= sizeof(region))
 		return sw_step_fail(s, "region name too long");
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
-	m = sw_jo("apiVersion", sw_js("v1"), "kind",
-	    sw_js("PersistentVolume"),
-	    "metadata", sw_jo("name", sw_js(pv), NULL),
-	    "spec", sw_jo(
-		"capacity", sw_jo("storage", sw_js("1200Gi"), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"claimRef", sw_jo("namespace", sw_js("default"), "name",
-		    sw_js("s3-claim"), NULL),
-		"mountOptions", sw_ja(sw_js("allow-delete"),
-		    sw_js(region)),
-		"csi", sw_jo("driver", sw_js("s3.csi.aws.com"),
-		    "volumeHandle", sw_js(pv),
-		    "volumeAttributes", sw_jo("bucketName", sw_js(bucket),
-			NULL), NULL), NULL), NULL);
+	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pv, .ns = "default",
+	    .claim = "s3-claim", .capacity = sw_jo("storage", sw_js("1200Gi"),
+	    NULL), .request = "1200Gi", .mount_options = sw_ja(
+	    sw_js("allow-delete"), sw_js(region)), .csi = sw_jo("driver",
+	    sw_js("s3.csi.aws.com"), "volumeHandle", sw_js(pv),
+	    "volumeAttributes", sw_jo("bucketName", sw_js(bucket), NULL),
+	    NULL) }, &m, &pvc);
 	rc = sw_kube_apply(s, &kb, m);
+	if (rc == STEP_DONE)
+		rc = sw_kube_apply(s, &kb, pvc);
 	json_object_put(m);
-	if (rc == STEP_DONE) {
-		m = sw_jo("apiVersion", sw_js("v1"), "kind",
-		    sw_js("PersistentVolumeClaim"),
-		    "metadata", sw_jo("name", sw_js("s3-claim"), "namespace",
-			sw_js("default"), NULL),
-		    "spec", sw_jo(
-			"accessModes", sw_ja(sw_js("ReadWriteMany")),
-			"storageClassName", sw_js(""),
-			"volumeName", sw_js(pv),
-			"resources", sw_jo("requests", sw_jo("storage",
-			    sw_js("1200Gi"), NULL), NULL), NULL), NULL);
-		rc = sw_kube_apply(s, &kb, m);
-		json_object_put(m);
-	}
+	json_object_put(pvc);
 	sw_kube_close(&kb);
 	if (rc == STEP_DONE) {
 		sw_res_set(s, "pv", pv);

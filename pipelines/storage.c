@@ -17,6 +17,7 @@
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
+#include "pipelines/volumes.h"
 
 
 static const char *
@@ -220,8 +221,10 @@ stage_driver(struct sw_step *s)
 
 /* ---- PV / PVC ---------------------------------------------------------- */
 
-static json_object *
-volume_manifest(struct sw_step *s, const char *pv)
+/* The volume pv of the attachment and its claim (each new). */
+static void
+volume_manifests(struct sw_step *s, const char *pv, json_object **out_pv,
+    json_object **out_pvc)
 {
 	const char *size = strcmp(kind_of(s), "fsx") == 0 ? NULL : "1200Gi";
 	char cap[32], region[96];
@@ -250,21 +253,13 @@ volume_manifest(struct sw_step *s, const char *pv)
 		    "volumeAttributes", sw_jo("bucketName",
 			sw_js(sw_json_get_str(s->params, "bucket")), NULL),
 		    NULL);
-	return sw_jo("apiVersion", sw_js("v1"), "kind",
-	    sw_js("PersistentVolume"),
-	    "metadata", sw_jo("name", sw_js(pv), "labels", sw_jo(
-		"app.kubernetes.io/managed-by", sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo(
-		"capacity", sw_jo("storage", sw_js(size), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"persistentVolumeReclaimPolicy", sw_js("Retain"),
-		"claimRef", sw_jo("namespace", sw_js(sw_json_get_str(s->params,
-		    "namespace")), "name", sw_js(sw_json_get_str(s->params,
-		    "claim")), NULL),
-		"mountOptions", strcmp(kind_of(s), "s3") == 0 ?
-		    sw_ja(sw_js("allow-delete"), sw_js(region)) : NULL,
-		"csi", csi, NULL), NULL);
+	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pv,
+	    .ns = sw_json_get_str(s->params, "namespace"),
+	    .claim = sw_json_get_str(s->params, "claim"),
+	    .capacity = sw_jo("storage", sw_js(size), NULL), .request = "1Gi",
+	    .mount_options = strcmp(kind_of(s), "s3") == 0 ?
+	    sw_ja(sw_js("allow-delete"), sw_js(region)) : NULL, .csi = csi,
+	    .flags = SW_PV_RETAIN | SW_PV_LABELLED }, out_pv, out_pvc);
 }
 
 static enum sw_step_rc
@@ -274,7 +269,7 @@ stage_volume(struct sw_step *s)
 	const char *ns = sw_json_get_str(s->params, "namespace");
 	char pv[160], path[256];
 	struct k8s_error kerr;
-	json_object *m, *got = NULL;
+	json_object *m, *pvc, *got = NULL;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 	const char *phase;
@@ -282,23 +277,12 @@ stage_volume(struct sw_step *s)
 	snprintf(pv, sizeof(pv), "%s-%s-%s", claim, ns, CLUSTER(s));
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
 	if (sw_res_get(s, "pvc") == NULL) {
-		m = volume_manifest(s, pv);
+		volume_manifests(s, pv, &m, &pvc);
 		rc = sw_kube_apply(s, &kb, m);
+		if (rc == STEP_DONE)
+			rc = sw_kube_apply(s, &kb, pvc);
 		json_object_put(m);
-		if (rc == STEP_DONE) {
-			m = sw_jo("apiVersion", sw_js("v1"), "kind",
-			    sw_js("PersistentVolumeClaim"),
-			    "metadata", sw_jo("name", sw_js(claim),
-				"namespace", sw_js(ns), NULL),
-			    "spec", sw_jo(
-				"accessModes", sw_ja(sw_js("ReadWriteMany")),
-				"storageClassName", sw_js(""),
-				"volumeName", sw_js(pv),
-				"resources", sw_jo("requests", sw_jo("storage",
-				    sw_js("1Gi"), NULL), NULL), NULL), NULL);
-			rc = sw_kube_apply(s, &kb, m);
-			json_object_put(m);
-		}
+		json_object_put(pvc);
 		if (rc != STEP_DONE) {
 			sw_kube_close(&kb);
 			return rc;
