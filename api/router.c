@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -85,8 +86,11 @@ sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
 		sw_error("cannot create %s: %s", dir, strerror(errno));
 		return SW_EINTERNAL;
 	}
-	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
-	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
+	if (sw_fmt(polls.dir, sizeof(polls.dir), "%s", dir) != SW_OK ||
+	    sw_fmt(polls.lane, sizeof(polls.lane), "%s", lane) != SW_OK) {
+		polls.dir[0] = '\0';
+		return SW_EINVAL;
+	}
 	polls.lane_slots = lane_slots;
 	return SW_OK;
 }
@@ -124,7 +128,11 @@ long_poll_begin(struct sw_req *r, int fds[2])
 	fds[0] = fds[1] = -1;
 	if (polls.dir[0] == '\0')
 		return 0;
-	snprintf(prefix, sizeof(prefix), "token-%s", r->who.token_id);
+	if (sw_fmt(prefix, sizeof(prefix), "token-%s", r->who.token_id) !=
+	    SW_OK) {
+		sw_req_fail(r, SW_EINTERNAL, "token id too long");
+		return -1;
+	}
 	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		goto busy;
 	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
@@ -160,8 +168,8 @@ sw_route_hold_begin(const char *token_id, int fds[2])
 	fds[0] = fds[1] = -1;
 	if (polls.dir[0] == '\0')
 		return 0;
-	snprintf(prefix, sizeof(prefix), "token-%s", token_id);
-	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+	if (sw_fmt(prefix, sizeof(prefix), "token-%s", token_id) != SW_OK ||
+	    (fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		return -1;
 	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
 	    polls.lane_slots)) < 0) {
@@ -216,7 +224,12 @@ sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
 	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
 	    r->op->poll_seconds : 5);
 	sw_json_add_bool(o, "idempotent_replay", existed);
-	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
+	if (sw_fmt(url, sizeof(url), "/api/v1/operations/%s", op_id) !=
+	    SW_OK) {
+		json_object_put(o);
+		return sw_req_fail(r, SW_EINTERNAL, "operation id %s too long",
+		    op_id);
+	}
 	sw_req_header(r, "Location: %s", url);
 	sw_req_reply(r, 202, o);
 	return SW_OK;
@@ -442,7 +455,7 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			continue;
 		}
 		if (eq == NULL)
-			snprintf(val, sizeof(val), "true");
+			memcpy(val, "true", sizeof("true"));
 		else if (sw_text_bad(val, strlen(val)) != NULL) {
 			sw_ferr_add(&r->ferrs, key, "encoding",
 			    "is not valid UTF-8");

@@ -15,6 +15,7 @@
 
 #include <libxml/tree.h>
 
+#include "lib/buf.h"
 #include "cloud/aws_api.h"
 #include "lib/limits.h"
 #include "lib/url.h"
@@ -88,7 +89,7 @@ s3_simple(struct aws_ctx *ctx, const char *method, const char *bucket,
 	    ctx->http.max_body);
 	if ((rc = s3_request(ctx, method, bucket, key, query, &req)) !=
 	    SW_OK) {
-		snprintf(err->code, sizeof(err->code), "InvalidInput");
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
 		goto out;
 	}
 	if ((body != NULL && (rc = http_request_set_body(&req, body, len)) !=
@@ -158,7 +159,9 @@ aws_s3_head_bucket(struct aws_ctx *ctx, const char *bucket, char *region,
 	    &resp, err);
 	if (rc == SW_OK && region != NULL && regionsz > 0) {
 		r = http_headers_get(&resp.headers, "x-amz-bucket-region");
-		snprintf(region, regionsz, "%s", r != NULL ? r : "");
+		if (sw_fmt(region, regionsz, "%s", r != NULL ? r : "") !=
+		    SW_OK)
+			region[0] = '\0';	/* no region is better than a cut one */
 	}
 	http_response_free(&resp);
 	return rc;

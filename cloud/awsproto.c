@@ -15,6 +15,7 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 
+#include "lib/buf.h"
 #include "cloud/awsproto.h"
 #include "lib/url.h"
 
@@ -52,7 +53,7 @@ aws_error_transport(struct aws_error *e, sw_err rc, const char *msg)
 	aws_error_clear(e);
 	e->transport = 1;
 	e->timeout = rc == SW_ETIMEOUT;
-	snprintf(e->code, sizeof(e->code), "%s",
+	aws_copys(e->code, sizeof(e->code),
 	    rc == SW_ETIMEOUT ? "RequestTimeout" : "ConnectionError");
 	aws_copys(e->message, sizeof(e->message), msg);
 	retry_flag(e);
@@ -323,7 +324,7 @@ awsproto_parse_error(enum aws_protocol proto,
 	awsproto_clean_code(e->code);
 	/* No code at all (HEAD, empty or foreign body): the status. */
 	if (e->code[0] == '\0')
-		snprintf(e->code, sizeof(e->code), "%ld", resp->status);
+		sw_fmt_text(e->code, sizeof(e->code), "%ld", resp->status);
 	if (e->message[0] == '\0' && resp->body.len > 0 &&
 	    resp->body.data[0] != '<' && resp->body.data[0] != '{') {
 		n = resp->body.len < 200 ? resp->body.len : 200;

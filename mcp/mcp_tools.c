@@ -268,7 +268,8 @@ problem_new(int status, const char *slug, const char *title,
 	char type[96];
 	int i;
 
-	snprintf(type, sizeof(type), "/problems/%s", slug);
+	if (sw_fmt(type, sizeof(type), "/problems/%s", slug) != SW_OK)
+		sw_fmt_text(type, sizeof(type), "about:blank");
 	sw_json_add_str(p, "type", type);
 	sw_json_add_str(p, "title", title);
 	sw_json_add_int(p, "status", status);

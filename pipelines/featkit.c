@@ -135,9 +135,12 @@ feat_find_association(struct sw_step *s, const char *ns, const char *sa,
 
 		if (strcmp(sw_json_get_str(a, "namespace") ?: "", ns) == 0 &&
 		    strcmp(sw_json_get_str(a, "serviceAccount") ?: "", sa) ==
-		    0 && sw_json_get_str(a, "associationId") != NULL)
-			snprintf(id, idsz, "%s", sw_json_get_str(a,
-			    "associationId"));
+		    0 && sw_json_get_str(a, "associationId") != NULL &&
+		    sw_fmt(id, idsz, "%s", sw_json_get_str(a,
+		    "associationId")) != SW_OK) {
+			json_object_put(out);
+			return sw_step_fail(s, "association id too long");
+		}
 	}
 	json_object_put(out);
 	return STEP_DONE;
@@ -329,7 +332,8 @@ feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
 	size_t i;
 	int resumed;
 
-	snprintf(sent, sizeof(sent), "%s_sent", flag);
+	if (sw_fmt(sent, sizeof(sent), "%s_sent", flag) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", flag);
 	if (!s->plan && sw_res_get(s, flag) == NULL &&
 	    sw_res_get(s, sent) != NULL) {
 		/* Recorded as sent by a poller that died before the answer:

@@ -289,13 +289,13 @@ st_inference_on(struct sw_step *s)
 		return sw_step_wait(s, sw_poll_ms(s, 10000), "cannot tell the "
 		    "account id yet");
 	issuer = sw_res_get(s, "oidc_issuer");
-	snprintf(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s", acct,
-	    issuer);
 	/* IRSA (facts 2.5): only service accounts of the operator's
 	 * namespace may assume the execution role. */
-	snprintf(key, sizeof(key), "%s:sub", issuer);
-	snprintf(cfgv, sizeof(cfgv), "system:serviceaccount:%s:*",
-	    INFERENCE_NS);
+	if (sw_fmt(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s",
+	    acct, issuer) != SW_OK || sw_fmt(key, sizeof(key), "%s:sub",
+	    issuer) != SW_OK || sw_fmt(cfgv, sizeof(cfgv),
+	    "system:serviceaccount:%s:*", INFERENCE_NS) != SW_OK)
+		return sw_step_fail(s, "OIDC issuer %s too long", issuer);
 	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Federated",
 	    sw_js(prov), NULL), "Action", sw_js(
@@ -316,9 +316,11 @@ st_inference_on(struct sw_step *s)
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;
-	snprintf(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
+	if (sw_fmt(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
 	    "\"hyperpodClusterArn\":\"%s\"}", sw_res_get(s,
-	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn"));
+	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn")) != SW_OK)
+		return sw_step_fail(s, "inference operator configuration "
+		    "too long");
 	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
 	    1, sw_jo("configurationValues", sw_js(cfgv), NULL));
 }

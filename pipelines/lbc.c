@@ -212,12 +212,10 @@ sw_lbc_ensure(struct sw_step *s, struct sw_kube *kb, const char *cluster)
 			return sw_step_fail(s, "cannot tell the VPC of cluster "
 			    "%s", cluster);
 	}
-	if (snprintf(set_cluster, sizeof(set_cluster), "clusterName=%s",
-	    cluster) >= (int)sizeof(set_cluster) ||
-	    snprintf(set_region, sizeof(set_region), "region=%s",
-	    s->cfg->region) >= (int)sizeof(set_region) ||
-	    snprintf(set_vpc, sizeof(set_vpc), "vpcId=%s", sw_res_get(s,
-	    "vpc_id")) >= (int)sizeof(set_vpc))
+	if (sw_fmt(set_cluster, sizeof(set_cluster), "clusterName=%s",
+	    cluster) != SW_OK || sw_fmt(set_region, sizeof(set_region),
+	    "region=%s", s->cfg->region) != SW_OK || sw_fmt(set_vpc,
+	    sizeof(set_vpc), "vpcId=%s", sw_res_get(s, "vpc_id")) != SW_OK)
 		return sw_step_fail(s, "load balancer controller values too "
 		    "long");
 	sets[0] = set_cluster;

@@ -208,8 +208,8 @@ sw_mark_started(struct sw_step *s, const char *key)
 {
 	char now[32];
 
-	snprintf(now, sizeof(now), "%lld", (long long)sw_now_ms());
-	sw_res_set(s, key, now);
+	if (sw_fmt(now, sizeof(now), "%lld", (long long)sw_now_ms()) == SW_OK)
+		sw_res_set(s, key, now);
 }
 
 enum sw_step_rc
@@ -715,7 +715,10 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 	size_t i, k;
 
 	for (missing = 0, k = 0; addons[k] != NULL; k++) {
-		snprintf(key, sizeof(key), "addon_version.%s", addons[k]);
+		if (sw_fmt(key, sizeof(key), "addon_version.%s", addons[k]) !=
+		    SW_OK)
+			return sw_step_fail(s, "add-on name %s too long",
+			    addons[k]);
 		missing += sw_res_get(s, key) == NULL;
 	}
 	if (missing == 0)
@@ -736,10 +739,11 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 
 			name = sw_json_get_str(a, "addonName");
 			for (k = 0; name != NULL && addons[k] != NULL; k++) {
-				if (strcmp(name, addons[k]) != 0)
+				/* names that fit, as the loop above found */
+				if (strcmp(name, addons[k]) != 0 ||
+				    sw_fmt(key, sizeof(key), "addon_version.%s",
+				    name) != SW_OK)
 					continue;
-				snprintf(key, sizeof(key), "addon_version.%s",
-				    name);
 				if (sw_res_get(s, key) == NULL &&
 				    (pick = pick_addon_version(s, a, kver)) !=
 				    NULL) {
@@ -771,7 +775,8 @@ sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
 	const char *kver, *pick;
 	char key[128];
 
-	snprintf(key, sizeof(key), "addon_version.%s", addon);
+	if (sw_fmt(key, sizeof(key), "addon_version.%s", addon) != SW_OK)
+		return sw_step_fail(s, "add-on name %s too long", addon);
 	if ((pick = sw_res_get(s, key)) != NULL) {
 		json_object_object_add(in, "addonVersion", sw_js(pick));
 		return STEP_DONE;
