@@ -304,7 +304,9 @@ stage_dependencies(struct sw_step *s)
 	int i, waiting = 0, created = 0;
 
 	for (i = 0; addons[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "addon.%s", addons[i]);
+		if (sw_fmt(flag, sizeof(flag), "addon.%s", addons[i]) != SW_OK)
+			return sw_step_fail(s, "add-on name %s too long",
+			    addons[i]);
 		if (sw_res_get(s, flag) != NULL &&
 		    strcmp(sw_res_get(s, flag), "ACTIVE") == 0)
 			continue;
@@ -394,7 +396,10 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 		g = json_object_array_get_idx(groups, i);
 		cap = sw_json_get_str(g, "capacity_type");
 		az = sw_json_get_str(g, "availability_zone");
-		snprintf(key, sizeof(key), "compute_subnet.%s", az);
+		/* A zone name too long has no subnet recorded: the group
+		 * goes out with the planned stand-in and AWS refuses it. */
+		if (sw_fmt(key, sizeof(key), "compute_subnet.%s", az) != SW_OK)
+			key[0] = '\0';
 		spec = sw_jo(
 		    "InstanceGroupName", sw_js(sw_json_get_str(g, "name")),
 		    "InstanceType", sw_js(sw_json_get_str(g,
@@ -440,8 +445,11 @@ sw_lifecycle_bucket(struct sw_step *s, int ask, char *out, size_t sz)
 {
 	const char *acct = s->plan && !ask ? NULL : sw_account_id(s);
 
-	snprintf(out, sz, "sagemaker-slipway-%s-%s", acct ? acct : "account",
-	    s->cfg->region);
+	/* A name cut short would name another bucket: none at all makes
+	 * the call that uses it fail. */
+	if (sw_fmt(out, sz, "sagemaker-slipway-%s-%s", acct ? acct :
+	    "account", s->cfg->region) != SW_OK)
+		out[0] = '\0';
 }
 
 enum sw_step_rc
@@ -451,8 +459,10 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 	struct aws_error err;
 
 	sw_lifecycle_bucket(s, 0, bucket, sizeof(bucket));
-	snprintf(key, sizeof(key), "lifecycle/%s/on_create.sh", CLUSTER(s));
-	snprintf(uri, urisz, "s3://%s/lifecycle/%s/", bucket, CLUSTER(s));
+	if (sw_fmt(key, sizeof(key), "lifecycle/%s/on_create.sh",
+	    CLUSTER(s)) != SW_OK || sw_fmt(uri, urisz,
+	    "s3://%s/lifecycle/%s/", bucket, CLUSTER(s)) != SW_OK)
+		return sw_step_fail(s, "lifecycle script location too long");
 	if (s->plan) {
 		json_object_array_add(s->calls, sw_jo("stage",
 		    sw_js(s->stage), "service", sw_js("s3"), "operation",
@@ -565,7 +575,9 @@ stage_hyperpod(struct sw_step *s)
 		subnets = json_object_new_array();
 		json_object_object_foreach(slots, az2, slot2) {
 			(void)slot2;
-			snprintf(key, sizeof(key), "compute_subnet.%s", az2);
+			if (sw_fmt(key, sizeof(key), "compute_subnet.%s",
+			    az2) != SW_OK)
+				key[0] = '\0';	/* no subnet: AWS refuses */
 			json_object_array_add(subnets, sw_js(sw_planned(s,
 			    sw_res_get(s, key), "subnet-planned")));
 		}
@@ -632,10 +644,10 @@ stage_storage(struct sw_step *s)
 
 	if (bucket == NULL || sw_res_get(s, "pvc") != NULL)
 		return STEP_DONE;
-	snprintf(pv, sizeof(pv), "pv-%s", CLUSTER(s));
 	/* Mountpoint takes "region <name>" as one option. */
-	if ((size_t)snprintf(region, sizeof(region), "region %s",
-	    s->cfg->region) >= sizeof(region))
+	if (sw_fmt(pv, sizeof(pv), "pv-%s", CLUSTER(s)) != SW_OK ||
+	    sw_fmt(region, sizeof(region), "region %s", s->cfg->region) !=
+	    SW_OK)
 		return sw_step_fail(s, "region name too long");
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
 	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pv, .ns = "default",
@@ -728,8 +740,8 @@ stage_verify(struct sw_step *s)
 		return sw_wait_next(s, SW_WAIT_NODES_READY, "%lld of %lld "
 		    "Kubernetes nodes Ready", (long long)ready,
 		    (long long)want);
-	snprintf(buf, sizeof(buf), "%lld", (long long)ready);
-	sw_res_set(s, "nodes_ready", buf);
+	if (sw_fmt(buf, sizeof(buf), "%lld", (long long)ready) == SW_OK)
+		sw_res_set(s, "nodes_ready", buf);
 	return sw_install_device_plugins(s);
 }
 

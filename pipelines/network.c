@@ -104,7 +104,8 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 		if (id == NULL)
 			return sw_step_fail(s, "CreateRouteTable gave no id");
 	}
-	snprintf(flag, sizeof(flag), "%s.default_route", key);
+	if (sw_fmt(flag, sizeof(flag), "%s.default_route", key) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", key);
 	if (sw_res_get(s, flag) == NULL) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateRoute", sw_jo(
 		    "RouteTableId", sw_js(sw_res_get(s, key)),
@@ -115,7 +116,9 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 		sw_res_set(s, flag, "0.0.0.0/0");
 	}
 	for (i = 0; subs[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]);
+		if (sw_fmt(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]) !=
+		    SW_OK)
+			return sw_step_fail(s, "resource key %s too long", key);
 		if (sw_res_get(s, flag) != NULL)
 			continue;
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
@@ -592,13 +595,13 @@ sw_ensure_compute_subnet(struct sw_step *s, const char *az,
 	char label[96], name[200], cidr[32], flag[128];
 	json_object *out;
 
-	if (dedicated != NULL) {
-		snprintf(key, keysz, "group_subnet.%s", dedicated);
-		snprintf(label, sizeof(label), "compute-%s", dedicated);
-	} else {
-		snprintf(key, keysz, "compute_subnet.%s", az);
-		snprintf(label, sizeof(label), "compute-%s", az);
-	}
+	if (dedicated != NULL ? sw_fmt(key, keysz, "group_subnet.%s",
+	    dedicated) != SW_OK || sw_fmt(label, sizeof(label), "compute-%s",
+	    dedicated) != SW_OK : sw_fmt(key, keysz, "compute_subnet.%s",
+	    az) != SW_OK || sw_fmt(label, sizeof(label), "compute-%s", az) !=
+	    SW_OK)
+		return sw_step_fail(s, "group or zone name %s too long",
+		    dedicated != NULL ? dedicated : az);
 	TRY(sw_ensure_vpc_facts(s));
 	sw_name(name, sizeof(name), CLUSTER(s), label);
 	if (sw_res_get(s, key) == NULL) {
@@ -607,7 +610,8 @@ sw_ensure_compute_subnet(struct sw_step *s, const char *az,
 		if (sw_res_get(s, key) == NULL)
 			TRY(ensure_subnet(s, key, label, cidr, az, 1));
 	}
-	snprintf(flag, sizeof(flag), "%s.rt", key);
+	if (sw_fmt(flag, sizeof(flag), "%s.rt", key) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", key);
 	if (sw_res_get(s, flag) == NULL) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
 		    "RouteTableId", sw_js(sw_res_get(s, "private_route_table")),

@@ -38,10 +38,9 @@ fi
 # The files below still have such calls from before the rule; the list
 # only shrinks, and every other file is held to it.
 unchecked_todo='api/openapi.c api/tooldesc.c
-cloud/aws.c cloud/creds.c cloud/k8s.c
-lib/auth.c lib/ops.c lib/valid.c
-mcp/mcp.c mcp/mcp_subs.c
-pipelines/cluster.c pipelines/network.c pipelines/storage.c'
+cloud/aws.c cloud/creds.c
+lib/ops.c lib/valid.c
+mcp/mcp.c mcp/mcp_subs.c'
 hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
