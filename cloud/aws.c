@@ -93,15 +93,17 @@ aws_ctx_init(struct aws_ctx *ctx, const char *region)
 		    cfgreg : "us-east-1";
 	if (!aws_region_ok(region))
 		return SW_EINVAL;
-	snprintf(ctx->region, sizeof(ctx->region), "%s", region);
+	if (sw_fmt(ctx->region, sizeof(ctx->region), "%s", region) != SW_OK)
+		return SW_EINVAL;
 	if ((rc = http_client_init(&ctx->http, 0)) != SW_OK)
 		return rc;
 	if ((v = getenv("AWS_ENDPOINT_URL")) != NULL && *v != '\0' &&
 	    (rc = aws_ctx_set_endpoint_all(ctx, v)) != SW_OK)
 		return rc;
 	for (i = 0; i < AWS_SVC__MAX; i++) {
-		snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-		    aws_services[i].env);
+		if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+		    aws_services[i].env) != SW_OK)
+			return SW_EINTERNAL;
 		if ((v = getenv(env)) != NULL && *v != '\0' &&
 		    (rc = aws_ctx_set_endpoint(ctx, (enum aws_service)i, v)) !=
 		    SW_OK)
@@ -410,8 +412,9 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 		goto out;
 	switch (si->proto) {
 	case AWS_PROTO_JSON:
-		snprintf(target, sizeof(target), "%s.%s", si->target_prefix,
-		    op);
+		if ((rc = sw_fmt(target, sizeof(target), "%s.%s",
+		    si->target_prefix, op)) != SW_OK)
+			goto out;
 		s = in != NULL ? json_object_to_json_string_ext(in,
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) :
 		    "{}";
@@ -489,7 +492,7 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
 			awsproto_request_id(a->si->proto, a->resp, rid,
 			    sizeof(rid));
 		else
-			snprintf(rid, sizeof(rid), "%s", err->request_id);
+			sw_fmt_text(rid, sizeof(rid), "%s", err->request_id);
 		sw_log(level, "aws %s %s attempt %d: %s (aws request id %s)",
 		    a->si->id, op, attempt, outcome, rid[0] ? rid : "none");
 	}
@@ -516,9 +519,9 @@ aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 
 	if ((rc = creds_get(&a->ctx->creds, &cr, err)) != SW_OK)
 		goto out;
-	snprintf(hdr, sizeof(hdr), "attempt=%d; max=%d", attempt,
-	    a->ctx->retry.max_attempts);
-	if ((rc = http_headers_set(&a->req->headers, "amz-sdk-request",
+	if ((rc = sw_fmt(hdr, sizeof(hdr), "attempt=%d; max=%d", attempt,
+	    a->ctx->retry.max_attempts)) != SW_OK ||
+	    (rc = http_headers_set(&a->req->headers, "amz-sdk-request",
 	    hdr)) != SW_OK ||
 	    (rc = http_headers_set(&a->req->headers, "User-Agent",
 	    AWS_USER_AGENT)) != SW_OK)
@@ -647,8 +650,8 @@ aws_parse_xml(const struct http_response *resp, enum aws_protocol proto,
 		*out = json_object_new_object();
 		return *out != NULL ? SW_OK : SW_ENOMEM;
 	}
-	snprintf(key, sizeof(key), "%sResult", op);
 	if (proto == AWS_PROTO_QUERY &&
+	    sw_fmt(key, sizeof(key), "%sResult", op) == SW_OK &&
 	    json_object_object_get_ex(root, key, &res)) {
 		if (json_object_is_type(res, json_type_object))
 			*out = json_object_get(res);
@@ -680,7 +683,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 		goto out;
 	}
 	if ((rc = aws_build_request(ctx, svc, op, in, &req)) != SW_OK) {
-		snprintf(err->code, sizeof(err->code), "InvalidInput");
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
 		sw_fmt_text(err->message, sizeof(err->message),
 		    "cannot build %s %s request", si->id, op);
 		goto out;
@@ -692,7 +695,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	else
 		rc = aws_parse_xml(&resp, si->proto, op, out);
 	if (rc != SW_OK) {
-		snprintf(err->code, sizeof(err->code), "MalformedResponse");
+		sw_fmt_text(err->code, sizeof(err->code), "MalformedResponse");
 		sw_fmt_text(err->message, sizeof(err->message),
 		    "%s %s: response body does not parse", si->id, op);
 		err->http_status = resp.status;

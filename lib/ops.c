@@ -90,6 +90,14 @@ request_hash(const struct sw_op_new *n, char out[65])
 	sw_hex_encode(md, 32, out);
 }
 
+/* Text column col into dst: 0, or -1 when it does not fit (a value
+ * this code never wrote: callers treat it as a corrupt store). */
+static int
+col_copy(sqlite3_stmt *st, int col, char *dst, size_t sz)
+{
+	return sw_fmt(dst, sz, "%s", sw_col_text(st, col)) == SW_OK ? 0 : -1;
+}
+
 static sw_err
 step_done(struct sw_db *db, sqlite3_stmt *st)
 {
@@ -143,10 +151,10 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 	sw_err e;
 
 	*existed = 0;
-	if (n->request_hash != NULL)
-		snprintf(hash, sizeof(hash), "%s", n->request_hash);
-	else
+	if (n->request_hash == NULL)
 		request_hash(n, hash);
+	else if (sw_fmt(hash, sizeof(hash), "%s", n->request_hash) != SW_OK)
+		return SW_EINVAL;
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if (n->idem_key != NULL) {
@@ -158,10 +166,12 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		sqlite3_bind_text(st, 2, n->idem_key, -1, SQLITE_STATIC);
 		if ((rc = sw_db_step(st)) == SQLITE_ROW) {
 			int same = strcmp(sw_col_text(st, 1), hash) == 0;
+			int fits = col_copy(st, 0, id, SW_OP_ID_LEN) == 0;
 
-			snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
 			sqlite3_reset(st);
 			sw_db_rollback(db);
+			if (!fits)
+				return sw_db_err(db, SQLITE_CORRUPT);
 			if (!same)
 				return SW_ECONFLICT;
 			*existed = 1;
@@ -178,7 +188,8 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		goto bad;
 	if ((e = sw_random_hex(hexid, 8)) != SW_OK)
 		goto bad;
-	snprintf(id, SW_OP_ID_LEN, "op-%s", hexid);
+	if ((e = sw_fmt(id, SW_OP_ID_LEN, "op-%s", hexid)) != SW_OK)
+		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_INSERT)) == NULL) {
 		e = SW_EDB;
 		goto bad;
@@ -242,7 +253,8 @@ sw_op_find_idem(struct sw_db *db, const char *token_name, const char *key,
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
-		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+		if (col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
+			rc = SQLITE_CORRUPT;
 		same = strcmp(sw_col_text(st, 1), hash) == 0;
 	}
 	sqlite3_reset(st);
@@ -422,9 +434,12 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 		return sw_db_err(db, rc);
 	}
 	if (n == limit && last != NULL) {
-		snprintf(next, sizeof(next), "%lld.%s",
+		if (sw_fmt(next, sizeof(next), "%lld.%s",
 		    (long long)sw_json_get_int(last, "created_ms", 0),
-		    sw_json_get_str(last, "id"));
+		    sw_json_get_str(last, "id")) != SW_OK) {
+			json_object_put(o);
+			return SW_EINTERNAL;
+		}
 		sw_json_add_str(o, "next", next);
 	}
 	*out = o;
@@ -448,8 +463,8 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 	}
 	sqlite3_bind_int64(st, 1, now);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+	if (rc == SQLITE_ROW && col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
 		e = SW_ENOTFOUND;
@@ -595,8 +610,8 @@ op_state(struct sw_db *db, const char *id, char state[16])
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(state, 16, "%s", sw_col_text(st, 1));
+	if (rc == SQLITE_ROW && col_copy(st, 1, state, 16) != 0)
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return SW_ENOTFOUND;
@@ -693,7 +708,8 @@ sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
 	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
 		*updated = sqlite3_column_int64(st, 0);
-		snprintf(state, 16, "%s", sw_col_text(st, 1));
+		if (col_copy(st, 1, state, 16) != 0)
+			rc = SQLITE_CORRUPT;
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
@@ -711,9 +727,10 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 
 	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
 		return 0;
+	/* An owner too long to hold is no poller's: left alone. */
 	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
-		snprintf(owners[n++], sizeof(owners[0]), "%s",
-		    sw_col_text(st, 0));
+		if (col_copy(st, 0, owners[n], sizeof(owners[0])) == 0)
+			n++;
 	sqlite3_reset(st);
 	for (i = 0; i < n; i++) {
 		if (alive(owners[i], arg))
@@ -740,11 +757,10 @@ sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(rec->id, sizeof(rec->id), "%s", sw_col_text(st, 0));
-		snprintf(rec->origin, sizeof(rec->origin), "%s",
-		    sw_col_text(st, 1));
-	}
+	if (rc == SQLITE_ROW && (col_copy(st, 0, rec->id,
+	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
+	    sizeof(rec->origin)) != 0))
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return SW_ENOTFOUND;
@@ -758,8 +774,7 @@ sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN])
 
 	if (sw_random_hex(hex, 8) != SW_OK)
 		return SW_EINTERNAL;
-	snprintf(id, SW_CLUSTER_ID_LEN, "swc-%s", hex);
-	return SW_OK;
+	return sw_fmt(id, SW_CLUSTER_ID_LEN, "swc-%s", hex);
 }
 
 sw_err

@@ -622,8 +622,8 @@ level_save(struct ctx *c, const char *level)
 	FILE *f;
 
 	if (level_path(c, path, sizeof(path)) != 0 ||
-	    snprintf(dir, sizeof(dir), "%s/run/mcp-log",
-	    c->m->cfg->state_dir) >= (int)sizeof(dir))
+	    sw_fmt(dir, sizeof(dir), "%s/run/mcp-log",
+	    c->m->cfg->state_dir) != SW_OK)
 		return;
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return;
@@ -828,7 +828,8 @@ refusal(const char *slug, const char *title, int status, const char *detail)
 	char type[96];
 
 	p = json_object_new_object();
-	snprintf(type, sizeof(type), "/problems/%s", slug);
+	if (sw_fmt(type, sizeof(type), "/problems/%s", slug) != SW_OK)
+		sw_fmt_text(type, sizeof(type), "about:blank");
 	sw_json_add_str(p, "type", type);
 	sw_json_add_str(p, "title", title);
 	sw_json_add_int(p, "status", status);
@@ -1095,7 +1096,7 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 		    "arguments must be an object");
 	if (!sw_mcp_tool_allowed(c->m, c->who.tools, name) &&
 	    sw_mcp_tool_known(c->m, name)) {
-		snprintf(deny, sizeof(deny), "token '%s' may call only the "
+		sw_fmt_text(deny, sizeof(deny), "token '%s' may call only the "
 		    "tools of its classes (%.130s); %.60s is not one",
 		    c->who.name, c->who.tools, name);
 		return refusal("forbidden", "Forbidden", 403, deny);
@@ -1886,7 +1887,11 @@ key_load(struct sw_mcp *m)
 	ssize_t n;
 	int fd, tries;
 
-	snprintf(path, sizeof(path), "%s/mcp-session.key", m->cfg->state_dir);
+	if (sw_fmt(path, sizeof(path), "%s/mcp-session.key",
+	    m->cfg->state_dir) != SW_OK) {
+		sw_error("state directory path too long");
+		return SW_EINTERNAL;
+	}
 	for (tries = 0; tries < 50; tries++) {
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 			n = read(fd, m->key, sizeof(m->key));
@@ -1902,7 +1907,9 @@ key_load(struct sw_mcp *m)
 		 * first worker wins and the others read its key. */
 		if (RAND_bytes(k, sizeof(k)) != 1)
 			return SW_EINTERNAL;
-		snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+		if (sw_fmt(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid()) !=
+		    SW_OK)
+			break;
 		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0600)) < 0)
 			break;
@@ -1931,11 +1938,12 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
 	m->rest = sw_mcp_rest_curl;
 	m->rest_arg = m;
 	url = sw_json_get_str(cfg->root, "internal_url");
-	if (url == NULL)
-		snprintf(m->base_url, sizeof(m->base_url),
-		    "http://127.0.0.1:%d", cfg->port);
-	else
-		snprintf(m->base_url, sizeof(m->base_url), "%s", url);
+	if ((url == NULL ? sw_fmt(m->base_url, sizeof(m->base_url),
+	    "http://127.0.0.1:%d", cfg->port) : sw_fmt(m->base_url,
+	    sizeof(m->base_url), "%s", url)) != SW_OK) {
+		sw_error("internal_url %s is too long", url ? url : "");
+		return SW_EINTERNAL;
+	}
 	if ((strncmp(m->base_url, "http://", 7) != 0 ||
 	    !sw_host_is_loopback(m->base_url + 7))) {
 		sw_error("internal_url %s is not a loopback http URL",
