@@ -37,7 +37,7 @@ fi
 # (checked) or sw_fmt_text (text for people, cut visibly), or sw_buf.
 # The files below still have such calls from before the rule; the list
 # only shrinks, and every other file is held to it.
-unchecked_todo='api/openapi.c api/tooldesc.c cloud/creds.c'
+unchecked_todo='api/openapi.c api/tooldesc.c'
 hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
