@@ -245,7 +245,6 @@ static enum sw_step_rc
 st_training_on(struct sw_step *s)
 {
 	char role[128];
-	json_object *trust;
 	enum sw_step_rc rc;
 	int active;
 
@@ -256,10 +255,9 @@ st_training_on(struct sw_step *s)
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
-	trust = sw_trust_pods();
-	rc = sw_ensure_role(s, &(struct sw_role){ .key = "training_role_arn",
-	    .name = role, .trust = trust, .managed = training_policies });
-	json_object_put(trust);
+	rc = sw_ensure_pods_role(s, &(struct sw_role){
+	    .key = "training_role_arn", .name = role,
+	    .managed = training_policies });
 	if (rc != STEP_DONE)
 		return rc;
 	/* The add-on's own pod identity association goes with it. */

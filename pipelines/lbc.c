@@ -150,20 +150,16 @@ static enum sw_step_rc
 lbc_identity(struct sw_step *s, const char *cluster)
 {
 	char role[128];
-	json_object *out, *list, *trust, *policy;
+	json_object *out, *list, *policy;
 	enum sw_step_rc rc;
 	size_t i;
 	int have = 0;
 
 	sw_name(role, sizeof(role), cluster, SW_ROLE_LBC);
-	trust = sw_trust_pods();
 	if ((policy = json_tokener_parse(lbc_policy)) == NULL)
-		rc = sw_step_fail(s, "the controller's policy is not JSON");
-	else
-		rc = sw_ensure_role(s, &(struct sw_role){ .key = "lbc_role_arn",
-		    .name = role, .trust = trust, .inline_name = LBC_POLICY,
-		    .inline_doc = policy });
-	json_object_put(trust);
+		return sw_step_fail(s, "the controller's policy is not JSON");
+	rc = sw_ensure_pods_role(s, &(struct sw_role){ .key = "lbc_role_arn",
+	    .name = role, .inline_name = LBC_POLICY, .inline_doc = policy });
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;

@@ -246,6 +246,18 @@ sw_trust_pods(void)
 	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)), NULL);
 }
 
+enum sw_step_rc
+sw_ensure_pods_role(struct sw_step *s, const struct sw_role *r)
+{
+	struct sw_role pods = *r;
+	enum sw_step_rc rc;
+
+	pods.trust = sw_trust_pods();
+	rc = sw_ensure_role(s, &pods);
+	json_object_put(pods.trust);
+	return rc;
+}
+
 /* A JSON document as IAM takes it, a new string (free()). */
 static char *
 role_doc_text(json_object *doc)

@@ -129,6 +129,10 @@ struct sw_role {
  * plan reads it first, and names what it would change.
  */
 enum sw_step_rc sw_ensure_role(struct sw_step *, const struct sw_role *r);
+/* sw_ensure_role for a role EKS Pod Identity gives pods: the trust is
+ * sw_trust_pods() (r->trust is not read). */
+enum sw_step_rc sw_ensure_pods_role(struct sw_step *,
+	    const struct sw_role *r);
 /* Trust for AWS service principal (sts:AssumeRole); new. */
 json_object *sw_trust_service(const char *principal);
 /* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession); new. */

@@ -52,7 +52,7 @@ sw_st_tiered_on(struct sw_step *s)
 {
 	const char *bucket, *ns = tiered_ns(s), *mode;
 	char role[128], assoc[128];
-	json_object *trust, *policy, *out, *sa;
+	json_object *policy, *out, *sa;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 	int64_t pct, live_pct;
@@ -71,11 +71,9 @@ sw_st_tiered_on(struct sw_step *s)
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TIERED);
 	if ((policy = tiered_policy(bucket)) == NULL)
 		return sw_step_fail(s, "bucket name %s too long", bucket);
-	trust = sw_trust_pods();
-	rc = sw_ensure_role(s, &(struct sw_role){ .key = "tiered_role_arn",
-	    .name = role, .trust = trust, .inline_name = TIERED_POLICY,
-	    .inline_doc = policy });
-	json_object_put(trust);
+	rc = sw_ensure_pods_role(s, &(struct sw_role){
+	    .key = "tiered_role_arn", .name = role,
+	    .inline_name = TIERED_POLICY, .inline_doc = policy });
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;
