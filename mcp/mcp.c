@@ -825,15 +825,8 @@ static json_object *
 refusal(const char *slug, const char *title, int status, const char *detail)
 {
 	json_object *r = json_object_new_object(), *content, *t, *p;
-	char type[96];
 
-	p = json_object_new_object();
-	if (sw_fmt(type, sizeof(type), "/problems/%s", slug) != SW_OK)
-		sw_fmt_text(type, sizeof(type), "about:blank");
-	sw_json_add_str(p, "type", type);
-	sw_json_add_str(p, "title", title);
-	sw_json_add_int(p, "status", status);
-	sw_json_add_str(p, "detail", detail);
+	p = sw_mcp_problem_new(status, slug, title, detail, NULL);
 	t = json_object_new_object();
 	sw_json_add_str(t, "type", "text");
 	sw_json_add_str(t, "text", detail);
