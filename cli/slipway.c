@@ -430,7 +430,8 @@ struct pool {
 	int		 fd;		/* the listening socket, or -1 */
 };
 
-static struct pool pools[5 + SW_MAX_PLUGINS];
+/* api, wait, mcp, mcp-wait, the plugins', the poller, stream */
+static struct pool pools[6 + SW_MAX_PLUGINS];
 static int npools;
 
 /* Append a pool; NULL when the table is full. */
@@ -480,13 +481,15 @@ pools_describe(void)
 	    SW_MCP_WAIT_SHARE > 0 ? O.workers / SW_MCP_WAIT_SHARE : 1) !=
 	    SW_OK)
 		return -1;
-	if (mcp && (p = pool_add("mcp", "mcp.log", O.workers)) != NULL) {
+	if (mcp) {
+		if ((p = pool_add("mcp", "mcp.log", O.workers)) == NULL)
+			return -1;
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-slots";
 		p->argv[2] = wait_slots;
-	}
-	if (mcp && (p = pool_add("mcp-wait", "mcp.log",
-	    SW_MCP_WAIT_WORKERS)) != NULL) {
+		if ((p = pool_add("mcp-wait", "mcp.log",
+		    SW_MCP_WAIT_WORKERS)) == NULL)
+			return -1;
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-pool";
 	}
@@ -497,13 +500,15 @@ pools_describe(void)
 			return -1;
 		p->argv[0] = plugins[i].program;
 	}
-	if (access(poller_prog, X_OK) == 0 &&
-	    (p = pool_add("poller", "poller.log", 1)) != NULL) {
+	if (access(poller_prog, X_OK) == 0) {
+		if ((p = pool_add("poller", "poller.log", 1)) == NULL)
+			return -1;
 		p->argv[0] = poller_prog;
 		p->single = p->no_socket = 1;
 	}
-	if (access(stream_prog, X_OK) == 0 &&
-	    (p = pool_add("stream", "stream.log", 1)) != NULL) {
+	if (access(stream_prog, X_OK) == 0) {
+		if ((p = pool_add("stream", "stream.log", 1)) == NULL)
+			return -1;
 		p->argv[0] = stream_prog;
 		p->single = 1;
 	}

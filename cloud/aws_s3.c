@@ -161,7 +161,7 @@ aws_s3_head_bucket(struct aws_ctx *ctx, const char *bucket, char *region,
 		r = http_headers_get(&resp.headers, "x-amz-bucket-region");
 		if (sw_fmt(region, regionsz, "%s", r != NULL ? r : "") !=
 		    SW_OK)
-			region[0] = '\0';	/* no region is better than a cut one */
+			region[0] = '\0';	/* none, never a cut one */
 	}
 	http_response_free(&resp);
 	return rc;

@@ -181,7 +181,8 @@ sigv4_query_canon(const char *s, size_t len)
 	char			*out, *raw;
 	ssize_t			 n;
 
-	if (len > SW_MAX_UPSTREAM_BODY || (out = sw_malloc(4 * len + 2)) == NULL)
+	if (len > SW_MAX_UPSTREAM_BODY ||
+	    (out = sw_malloc(4 * len + 2)) == NULL)
 		return NULL;
 	raw = out + 3 * len + 1;
 	if ((n = sw_pct_decode(s, len, raw, len + 1, SW_PCT_LENIENT)) < 0) {

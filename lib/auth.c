@@ -247,7 +247,7 @@ touch_due(const char *id, int64_t now)
 	}
 	if (sw_fmt(seen[oldest].id, sizeof(seen[oldest].id), "%s", id) !=
 	    SW_OK)
-		seen[oldest].id[0] = '\0';	/* not kept: touched each time */
+		seen[oldest].id[0] = '\0';	/* not kept: touched again */
 	seen[oldest].ms = now;
 	return 1;
 }

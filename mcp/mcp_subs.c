@@ -487,7 +487,8 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 			return -1;
 		}
 		memset(&w[n], 0, sizeof(w[n]));
-		memcpy(w[n].uri, u, strlen(u) + 1);	/* length checked above */
+		/* its length is checked above */
+		memcpy(w[n].uri, u, strlen(u) + 1);
 		w[n].stamp = uri_stamp(m, u, &terminal);
 		n++;
 		json_object_array_add(list, json_object_new_string(u));

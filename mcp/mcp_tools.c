@@ -588,8 +588,9 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 		sw_fmt_text(detail, sizeof(detail), "slipway-mcp could not "
 		    "reach "
 		    "the plugin for %s %.200s", method, sw_buf_str(&target));
-		res = error_result(name, sw_mcp_problem_new(sw_err_http_status(e),
-		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
+		res = error_result(name, sw_mcp_problem_new(
+		    sw_err_http_status(e), sw_err_slug(e),
+		    sw_err_info(e)->title, detail, NULL));
 	} else
 		res = plugin_result(name, status, &resp);
 out:

@@ -309,7 +309,8 @@ st_inference_on(struct sw_step *s)
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
 	rc = sw_ensure_role(s, &(struct sw_role){ .key = "inference_role_arn",
 	    .name = role, .trust = trust,
-	    .inline_name = "slipway-inference-operator", .inline_doc = policy });
+	    .inline_name = "slipway-inference-operator",
+	    .inline_doc = policy });
 	json_object_put(trust);
 	json_object_put(policy);
 	if (rc != STEP_DONE)

@@ -372,7 +372,8 @@ net_find_or_create(struct sw_step *s)
 			in = r->input(s, name);
 			json_object_object_add(in, "TagSpecifications",
 			    sw_tag_spec(s, r->tag_type, name));
-			TRY(sw_step_aws(s, AWS_SVC_EC2, create, in, &out, NULL));
+			TRY(sw_step_aws(s, AWS_SVC_EC2, create, in, &out,
+			    NULL));
 			id = sw_planned(s, sw_json_path_str(out, r->id_path),
 			    r->planned);
 			if (id != NULL)
