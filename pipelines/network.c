@@ -310,6 +310,18 @@ sg_then(struct sw_step *s)
 }
 
 
+/* The create's input of r named name, with its tags (new). */
+static json_object *
+net_create_input(struct sw_step *s, const struct net_res *r,
+    const char *name)
+{
+	json_object *in = r->input(s, name);
+
+	json_object_object_add(in, "TagSpecifications",
+	    sw_tag_spec(s, r->tag_type, name));
+	return in;
+}
+
 /*
  * Each resource of the network (the rows, in the order they are made)
  * found by its Name tag, else created.  The operations are named here,
@@ -369,9 +381,7 @@ net_find_or_create(struct sw_step *s)
 			TRY(sw_ec2_find(s, describe, r->set, r->idfield, name,
 			    r->key, r->filters ? r->filters() : NULL));
 		if (sw_res_get(s, r->key) == NULL) {
-			in = r->input(s, name);
-			json_object_object_add(in, "TagSpecifications",
-			    sw_tag_spec(s, r->tag_type, name));
+			in = net_create_input(s, r, name);
 			TRY(sw_step_aws(s, AWS_SVC_EC2, create, in, &out,
 			    NULL));
 			id = sw_planned(s, sw_json_path_str(out, r->id_path),
