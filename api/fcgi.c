@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/fcgi.h"
+#include "lib/daemon.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 
@@ -78,14 +79,9 @@ sw_fcgi_write(FCGX_Request *fr, const struct sw_buf *out)
 int
 sw_fcgi_run(sw_fcgi_serve_fn serve, void *arg)
 {
-	struct sigaction sa;
 	FCGX_Request fr;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sw_daemon_signals(on_term);
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, 0, 0) != 0) {
 		sw_error("FastCGI initialisation failed");
 		return -1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/json.h"
 #include "api/optable.h"
@@ -168,7 +169,8 @@ sw_req_problem(const struct sw_req *r)
 	int i;
 
 	p = json_object_new_object();
-	snprintf(type, sizeof(type), "/problems/%s", ei->slug);
+	if (sw_fmt(type, sizeof(type), "/problems/%s", ei->slug) != SW_OK)
+		sw_fmt_text(type, sizeof(type), "about:blank");
 	sw_json_add_str(p, "type", type);
 	sw_json_add_str(p, "title", ei->title);
 	sw_json_add_int(p, "status", ei->http_status);
@@ -177,7 +179,7 @@ sw_req_problem(const struct sw_req *r)
 	else if (r->ferrs.n > 0) {
 		char d[512];
 
-		snprintf(d, sizeof(d), "%s: %s", r->ferrs.e[0].field,
+		sw_fmt_text(d, sizeof(d), "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
 		add_clean_str(p, "detail", d);
 	}

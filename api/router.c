@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -40,37 +41,6 @@ sw_path_segment_bad(const char *v)
 			return "must not contain control characters";
 	}
 	return NULL;
-}
-
-/* Percent-decode one raw path segment ('+' stays '+'); -1 if bad. */
-static int
-path_decode(const char *src, char *dst, size_t dstsz)
-{
-	size_t i, o = 0, len = strlen(src);
-	int hi, lo;
-
-	for (i = 0; i < len; i++) {
-		if (o + 1 >= dstsz)
-			return -1;
-		if (src[i] != '%') {
-			dst[o++] = src[i];
-			continue;
-		}
-		if (i + 2 >= len)
-			return -1;
-#define HEXV(c) ((c) >= '0' && (c) <= '9' ? (c) - '0' : \
-	(c) >= 'a' && (c) <= 'f' ? (c) - 'a' + 10 : \
-	(c) >= 'A' && (c) <= 'F' ? (c) - 'A' + 10 : -1)
-		hi = HEXV(src[i + 1]);
-		lo = HEXV(src[i + 2]);
-#undef HEXV
-		if (hi < 0 || lo < 0 || hi * 16 + lo == 0)
-			return -1;
-		dst[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	dst[o] = '\0';
-	return 0;
 }
 
 /* A raw path with an empty, "." or ".." segment is not normalised:
@@ -116,8 +86,11 @@ sw_route_long_polls(const char *dir, const char *lane, int lane_slots)
 		sw_error("cannot create %s: %s", dir, strerror(errno));
 		return SW_EINTERNAL;
 	}
-	snprintf(polls.dir, sizeof(polls.dir), "%s", dir);
-	snprintf(polls.lane, sizeof(polls.lane), "%s", lane);
+	if (sw_fmt(polls.dir, sizeof(polls.dir), "%s", dir) != SW_OK ||
+	    sw_fmt(polls.lane, sizeof(polls.lane), "%s", lane) != SW_OK) {
+		polls.dir[0] = '\0';
+		return SW_EINVAL;
+	}
 	polls.lane_slots = lane_slots;
 	return SW_OK;
 }
@@ -155,7 +128,11 @@ long_poll_begin(struct sw_req *r, int fds[2])
 	fds[0] = fds[1] = -1;
 	if (polls.dir[0] == '\0')
 		return 0;
-	snprintf(prefix, sizeof(prefix), "token-%s", r->who.token_id);
+	if (sw_fmt(prefix, sizeof(prefix), "token-%s", r->who.token_id) !=
+	    SW_OK) {
+		sw_req_fail(r, SW_EINTERNAL, "token id too long");
+		return -1;
+	}
 	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		goto busy;
 	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
@@ -191,8 +168,8 @@ sw_route_hold_begin(const char *token_id, int fds[2])
 	fds[0] = fds[1] = -1;
 	if (polls.dir[0] == '\0')
 		return 0;
-	snprintf(prefix, sizeof(prefix), "token-%s", token_id);
-	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
+	if (sw_fmt(prefix, sizeof(prefix), "token-%s", token_id) != SW_OK ||
+	    (fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		return -1;
 	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
 	    polls.lane_slots)) < 0) {
@@ -247,7 +224,12 @@ sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
 	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
 	    r->op->poll_seconds : 5);
 	sw_json_add_bool(o, "idempotent_replay", existed);
-	snprintf(url, sizeof(url), "/api/v1/operations/%s", op_id);
+	if (sw_fmt(url, sizeof(url), "/api/v1/operations/%s", op_id) !=
+	    SW_OK) {
+		json_object_put(o);
+		return sw_req_fail(r, SW_EINTERNAL, "operation id %s too long",
+		    op_id);
+	}
 	sw_req_header(r, "Location: %s", url);
 	sw_req_reply(r, 202, o);
 	return SW_OK;
@@ -436,8 +418,8 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		f = param_find(r->op->params, name, SW_F_PATH);
 		if (f == NULL)
 			continue;
-		if (path_decode(json_object_get_string(raw), val,
-		    sizeof(val)) < 0) {
+		p = json_object_get_string(raw);
+		if (sw_pct_decode(p, strlen(p), val, sizeof(val), 0) < 0) {
 			sw_ferr_add(&r->ferrs, name, "encoding",
 			    "is not valid percent-encoding");
 			continue;
@@ -473,7 +455,7 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			continue;
 		}
 		if (eq == NULL)
-			snprintf(val, sizeof(val), "true");
+			memcpy(val, "true", sizeof("true"));
 		else if (sw_text_bad(val, strlen(val)) != NULL) {
 			sw_ferr_add(&r->ferrs, key, "encoding",
 			    "is not valid UTF-8");
@@ -508,7 +490,6 @@ hash_request(struct sw_req *r)
 	unsigned int len = 0;
 	const char *text = sw_json_str(r->args);
 	EVP_MD_CTX *ctx;
-	int i;
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return;
@@ -517,8 +498,7 @@ hash_request(struct sw_req *r)
 	EVP_DigestUpdate(ctx, text, strlen(text));
 	EVP_DigestFinal_ex(ctx, md, &len);
 	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(r->request_hash + 2 * i, 3, "%02x", md[i]);
+	sw_hex_encode(md, 32, r->request_hash);
 }
 
 /*

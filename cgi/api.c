@@ -25,6 +25,7 @@
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
+#include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/fault.h"
 #include "api/fcgi.h"
@@ -80,7 +81,6 @@ int
 main(int argc, char *argv[])
 {
 	struct api a;
-	const char *dir;
 	char polls[600];
 	int rc = 1, wait_pool;
 
@@ -89,20 +89,10 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: slipway-api [--wait]\n");
 		return 2;
 	}
-	sw_log_init(wait_pool ? "slipway-api-wait" : "slipway-api");
 	memset(&a, 0, sizeof(a));
-	if ((dir = sw_config_state_dir(NULL)) == NULL) {
-		sw_error("SLIPWAY_STATE_DIR is not set");
+	if (sw_daemon_start(wait_pool ? "slipway-api-wait" : "slipway-api",
+	    &a.cfg, &a.db) != 0)
 		return 1;
-	}
-	if (sw_config_load(dir, &a.cfg) != SW_OK) {
-		sw_error("cannot read the configuration in %s", dir);
-		return 1;
-	}
-	if (sw_db_open(a.cfg.db_path, &a.db) != SW_OK) {
-		sw_error("cannot open %s", a.cfg.db_path);
-		goto out;
-	}
 	/* The wait pool is bounded by its size; a long poll that reaches
 	 * a request worker anyway (not through nginx) gets one slot. */
 	if (snprintf(polls, sizeof(polls), "%s/run/waits",

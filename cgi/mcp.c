@@ -32,6 +32,7 @@
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
+#include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/fault.h"
 #include "api/fcgi.h"
@@ -151,7 +152,6 @@ main(int argc, char *argv[])
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct sw_mcp m;
-	const char *dir;
 	char polls[600], *end;
 	long slots = 1;
 	int rc = 1, mcp_ready = 0, wait_pool = 0;
@@ -168,21 +168,8 @@ main(int argc, char *argv[])
 		    "--wait-pool]\n");
 		return 2;
 	}
-	sw_log_init("slipway-mcp");
-	memset(&cfg, 0, sizeof(cfg));
-	dir = sw_config_state_dir(NULL);
-	if (dir == NULL) {
-		sw_error("SLIPWAY_STATE_DIR is not set");
+	if (sw_daemon_start("slipway-mcp", &cfg, &db) != 0)
 		return 1;
-	}
-	if (sw_config_load(dir, &cfg) != SW_OK) {
-		sw_error("cannot read the configuration in %s", dir);
-		return 1;
-	}
-	if (sw_db_open(cfg.db_path, &db) != SW_OK) {
-		sw_error("cannot open %s", cfg.db_path);
-		goto out;
-	}
 	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;

@@ -409,6 +409,159 @@ add_child(const char *name, const char *log)
 	return c;
 }
 
+static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
+    mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
+    stream_prog[PATH_MAX];
+
+/* ---- worker pools ---------------------------------------------------- */
+
+/*
+ * A pool of processes the supervisor keeps running: FastCGI workers
+ * sharing one socket, run/<name>.sock, or one server.  Every pool and
+ * server but nginx is described here once, then started the same way.
+ */
+struct pool {
+	char		 name[48];	/* the socket's; children <name>.<i> */
+	const char	*log;		/* the children's log in logs/ */
+	const char	*argv[4];	/* the program and its options */
+	int		 workers;
+	int		 single;	/* one child, named <name> */
+	int		 no_socket;	/* it listens on nothing of ours */
+	int		 fd;		/* the listening socket, or -1 */
+};
+
+/* api, wait, mcp, mcp-wait, the plugins', the poller, stream */
+static struct pool pools[6 + SW_MAX_PLUGINS];
+static int npools;
+
+/* Append a pool; NULL when the table is full. */
+static struct pool *
+pool_add(const char *name, const char *log, int workers)
+{
+	struct pool *p;
+
+	if (npools >= (int)(sizeof(pools) / sizeof(pools[0])))
+		return NULL;
+	p = &pools[npools++];
+	memset(p, 0, sizeof(*p));
+	if (sw_fmt(p->name, sizeof(p->name), "%s", name) != SW_OK) {
+		npools--;
+		return NULL;
+	}
+	p->log = log;
+	p->workers = workers;
+	p->fd = -1;
+	return p;
+}
+
+/*
+ * The stack's pools: the API's request and long-poll workers, MCP's
+ * (it runs operation_wait in process: half its workers at most), each
+ * plugin's, the poller and the WebSocket streams (on a socket kept
+ * across its restarts like the FastCGI ones).  0, or -1 when the table
+ * is full.
+ */
+static int
+pools_describe(void)
+{
+	static char wait_slots[16], ext[SW_MAX_PLUGINS][48];
+	struct pool *p;
+	int i, mcp = access(mcp_prog, X_OK) == 0;
+
+	npools = 0;
+	if ((p = pool_add("api", "api.log", O.workers)) == NULL)
+		return -1;
+	p->argv[0] = api_prog;
+	/* Long polls have their own pool (nginx: location ...:wait). */
+	if ((p = pool_add("wait", "api.log", SW_WAIT_WORKERS)) == NULL)
+		return -1;
+	p->argv[0] = api_prog;
+	p->argv[1] = "--wait";
+	if (sw_fmt(wait_slots, sizeof(wait_slots), "%d", O.workers /
+	    SW_MCP_WAIT_SHARE > 0 ? O.workers / SW_MCP_WAIT_SHARE : 1) !=
+	    SW_OK)
+		return -1;
+	if (mcp) {
+		if ((p = pool_add("mcp", "mcp.log", O.workers)) == NULL)
+			return -1;
+		p->argv[0] = mcp_prog;
+		p->argv[1] = "--wait-slots";
+		p->argv[2] = wait_slots;
+		if ((p = pool_add("mcp-wait", "mcp.log",
+		    SW_MCP_WAIT_WORKERS)) == NULL)
+			return -1;
+		p->argv[0] = mcp_prog;
+		p->argv[1] = "--wait-pool";
+	}
+	for (i = 0; i < nplugins; i++) {
+		if (sw_fmt(ext[i], sizeof(ext[i]), "ext-%s",
+		    plugins[i].name) != SW_OK || (p = pool_add(ext[i],
+		    "ext.log", plugins[i].workers)) == NULL)
+			return -1;
+		p->argv[0] = plugins[i].program;
+	}
+	if (access(poller_prog, X_OK) == 0) {
+		if ((p = pool_add("poller", "poller.log", 1)) == NULL)
+			return -1;
+		p->argv[0] = poller_prog;
+		p->single = p->no_socket = 1;
+	}
+	if (access(stream_prog, X_OK) == 0) {
+		if ((p = pool_add("stream", "stream.log", 1)) == NULL)
+			return -1;
+		p->argv[0] = stream_prog;
+		p->single = 1;
+	}
+	return 0;
+}
+
+/* Open p's socket and add its children: 0, -1 on a socket that cannot
+ * be opened (logged), -2 when the supervisor's table is full. */
+static int
+pool_start(struct pool *p)
+{
+	char path[700], name[sizeof(((struct sw_child *)0)->name)];
+	struct sw_child *c;
+	int i;
+
+	if (!p->no_socket) {
+		if (sw_fmt(path, sizeof(path), "%s/run/%s.sock", O.state_dir,
+		    p->name) != SW_OK) {
+			sw_error("socket path too long in %s", O.state_dir);
+			return -1;
+		}
+		if ((p->fd = unix_listen(path, 0600)) < 0)
+			return -1;
+	}
+	for (i = 0; i < p->workers; i++) {
+		if ((p->single ? sw_fmt(name, sizeof(name), "%s", p->name) :
+		    sw_fmt(name, sizeof(name), "%s.%d", p->name, i)) !=
+		    SW_OK || (c = add_child(name, p->log)) == NULL)
+			return -2;
+		memcpy(c->argv, p->argv, sizeof(p->argv));
+		c->listen_fd = p->fd;
+	}
+	return 0;
+}
+
+/* Close every pool's socket and remove it. */
+static void
+pools_close(void)
+{
+	char path[700];
+	int i;
+
+	for (i = 0; i < npools; i++) {
+		if (pools[i].fd < 0)
+			continue;
+		close(pools[i].fd);
+		pools[i].fd = -1;
+		if (sw_fmt(path, sizeof(path), "%s/run/%s.sock", O.state_dir,
+		    pools[i].name) == SW_OK)
+			unlink(path);
+	}
+}
+
 /* ---- sandbox --------------------------------------------------------- */
 
 static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
@@ -665,10 +818,6 @@ nginx_check(const char *conf)
 	return 0;
 }
 
-static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
-    mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
-    stream_prog[PATH_MAX];
-
 static int
 stack_ready(struct sw_sup *s)
 {
@@ -697,11 +846,8 @@ cmd_start(void)
 	struct sw_child *c;
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
-	int api_fd, mcp_fd = -1, mcp_wait_fd = -1, wait_fd, i, rc, logfd;
-	int stream_fd = -1;
+	int i, rc, logfd;
 	pid_t pid;
-	static char wait_slots[16];
-	char name[32];
 
 	if (running_supervisor() != 0) {
 		fprintf(stderr, "slipway: already running for %s (stop it "
@@ -844,105 +990,16 @@ cmd_start(void)
 	}
 	sw_config_free(&cfg);
 
-	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
-	if ((api_fd = unix_listen(path, 0600)) < 0) {
-		sw_sup_stop_all(&sup, 3000);
-		return 1;
-	}
-	for (i = 0; i < O.workers; i++) {
-		snprintf(name, sizeof(name), "api.%d", i);
-		if ((c = add_child(name, "api.log")) == NULL)
+	if (pools_describe() != 0)
+		goto full;
+	for (i = 0; i < npools; i++) {
+		if ((rc = pool_start(&pools[i])) == -2)
 			goto full;
-		c->argv[0] = api_prog;
-		c->listen_fd = api_fd;
-	}
-	/* Long polls have their own pool (nginx: location ...:wait). */
-	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);
-	if ((wait_fd = unix_listen(path, 0600)) < 0) {
-		sw_sup_stop_all(&sup, 3000);
-		return 1;
-	}
-	for (i = 0; i < SW_WAIT_WORKERS; i++) {
-		snprintf(name, sizeof(name), "wait.%d", i);
-		if ((c = add_child(name, "api.log")) == NULL)
-			goto full;
-		c->argv[0] = api_prog;
-		c->argv[1] = "--wait";
-		c->argv[2] = NULL;
-		c->listen_fd = wait_fd;
-	}
-	/* MCP runs operation_wait in process: half its workers at most. */
-	snprintf(wait_slots, sizeof(wait_slots), "%d", O.workers /
-	    SW_MCP_WAIT_SHARE > 0 ? O.workers / SW_MCP_WAIT_SHARE : 1);
-	if (access(mcp_prog, X_OK) == 0) {
-		snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
-		if ((mcp_fd = unix_listen(path, 0600)) < 0) {
+		if (rc != 0) {
+			pools_close();
 			sw_sup_stop_all(&sup, 3000);
 			return 1;
 		}
-		for (i = 0; i < O.workers; i++) {
-			snprintf(name, sizeof(name), "mcp.%d", i);
-			if ((c = add_child(name, "mcp.log")) == NULL)
-				goto full;
-			c->argv[0] = mcp_prog;
-			c->argv[1] = "--wait-slots";
-			c->argv[2] = wait_slots;
-			c->argv[3] = NULL;
-			c->listen_fd = mcp_fd;
-		}
-		snprintf(path, sizeof(path), "%s/run/mcp-wait.sock",
-		    O.state_dir);
-		if ((mcp_wait_fd = unix_listen(path, 0600)) < 0) {
-			sw_sup_stop_all(&sup, 3000);
-			return 1;
-		}
-		for (i = 0; i < SW_MCP_WAIT_WORKERS; i++) {
-			snprintf(name, sizeof(name), "mcp-wait.%d",
-			    i);
-			if ((c = add_child(name, "mcp.log")) == NULL)
-				goto full;
-			c->argv[0] = mcp_prog;
-			c->argv[1] = "--wait-pool";
-			c->argv[2] = NULL;
-			c->listen_fd = mcp_wait_fd;
-		}
-	}
-	for (i = 0; i < nplugins; i++) {
-		int fd, w;
-
-		if (snprintf(path, sizeof(path), "%s/run/ext-%s.sock",
-		    O.state_dir, plugins[i].name) >= (int)sizeof(path) ||
-		    (fd = unix_listen(path, 0600)) < 0) {
-			sw_sup_stop_all(&sup, 3000);
-			return 1;
-		}
-		for (w = 0; w < plugins[i].workers; w++) {
-			if (snprintf(name, sizeof(name), "ext-%s.%d",
-			    plugins[i].name, w) >= (int)sizeof(name) ||
-			    (c = add_child(name, "ext.log")) == NULL)
-				goto full;
-			c->argv[0] = plugins[i].program;
-			c->listen_fd = fd;
-		}
-	}
-	if (access(poller_prog, X_OK) == 0) {
-		if ((c = add_child("poller", "poller.log")) == NULL)
-			goto full;
-		c->argv[0] = poller_prog;
-	}
-	/* WebSocket streams (nginx /ws/), on a socket kept across its
-	 * restarts like the FastCGI ones. */
-	if (access(stream_prog, X_OK) == 0) {
-		snprintf(path, sizeof(path), "%s/run/stream.sock",
-		    O.state_dir);
-		if ((stream_fd = unix_listen(path, 0600)) < 0) {
-			sw_sup_stop_all(&sup, 3000);
-			return 1;
-		}
-		if ((c = add_child("stream", "stream.log")) == NULL)
-			goto full;
-		c->argv[0] = stream_prog;
-		c->listen_fd = stream_fd;
 	}
 	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
 	    O.state_dir);
@@ -962,24 +1019,7 @@ cmd_start(void)
 	sw_info("starting on port %d with %d workers%s", O.port, O.workers,
 	    O.sandbox ? " and the sandbox" : "");
 	rc = sw_sup_run(&sup, stack_ready);
-	close(api_fd);
-	close(wait_fd);
-	if (mcp_fd >= 0)
-		close(mcp_fd);
-	if (mcp_wait_fd >= 0)
-		close(mcp_wait_fd);
-	if (stream_fd >= 0)
-		close(stream_fd);
-	snprintf(path, sizeof(path), "%s/run/stream.sock", O.state_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run/api.sock", O.state_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run/wait.sock", O.state_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run/mcp.sock", O.state_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run/mcp-wait.sock", O.state_dir);
-	unlink(path);
+	pools_close();
 	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
@@ -989,6 +1029,7 @@ cmd_start(void)
 full:
 	sw_error("more processes than the supervisor's table holds (%d)",
 	    SW_MAX_CHILDREN);
+	pools_close();
 	sw_sup_stop_all(&sup, 3000);
 	return 1;
 }

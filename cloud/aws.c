@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "lib/buf.h"
+#include "lib/url.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
 #include "lib/json.h"
@@ -97,15 +98,17 @@ aws_ctx_init(struct aws_ctx *ctx, const char *region)
 		    cfgreg : "us-east-1";
 	if (!aws_region_ok(region))
 		return SW_EINVAL;
-	snprintf(ctx->region, sizeof(ctx->region), "%s", region);
+	if (sw_fmt(ctx->region, sizeof(ctx->region), "%s", region) != SW_OK)
+		return SW_EINVAL;
 	if ((rc = http_client_init(&ctx->http, 0)) != SW_OK)
 		return rc;
 	if ((v = getenv("AWS_ENDPOINT_URL")) != NULL && *v != '\0' &&
 	    (rc = aws_ctx_set_endpoint_all(ctx, v)) != SW_OK)
 		return rc;
 	for (i = 0; i < AWS_SVC__MAX; i++) {
-		snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-		    aws_services[i].env);
+		if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+		    aws_services[i].env) != SW_OK)
+			return SW_EINTERNAL;
 		if ((v = getenv(env)) != NULL && *v != '\0' &&
 		    (rc = aws_ctx_set_endpoint(ctx, (enum aws_service)i, v)) !=
 		    SW_OK)
@@ -278,8 +281,8 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 			    !json_object_object_get_ex(in, b->member, &v) ||
 			    (val = aws_scalar(v)) == NULL || *val == '\0')
 				return SW_EINVAL;
-			if ((rc = sigv4_uri_encode(path, val, strlen(val),
-			    greedy)) != SW_OK)
+			if ((rc = sw_pct_encode(path, val, strlen(val),
+			    greedy ? SW_PCT_KEEP_SLASH : 0)) != SW_OK)
 				return rc;
 			found = 1;
 			break;
@@ -297,10 +300,10 @@ aws_query_add(struct sw_buf *q, const char *key, const char *val)
 	sw_err	 rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
-	    (rc = sigv4_uri_encode(q, key, strlen(key), 0)) != SW_OK ||
+	    (rc = sw_pct_encode(q, key, strlen(key), 0)) != SW_OK ||
 	    (rc = sw_buf_putc(q, '=')) != SW_OK)
 		return rc;
-	return sigv4_uri_encode(q, val, strlen(val), 0);
+	return sw_pct_encode(q, val, strlen(val), 0);
 }
 
 static sw_err
@@ -414,8 +417,9 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 		goto out;
 	switch (si->proto) {
 	case AWS_PROTO_JSON:
-		snprintf(target, sizeof(target), "%s.%s", si->target_prefix,
-		    op);
+		if ((rc = sw_fmt(target, sizeof(target), "%s.%s",
+		    si->target_prefix, op)) != SW_OK)
+			goto out;
 		s = in != NULL ? json_object_to_json_string_ext(in,
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) :
 		    "{}";
@@ -493,7 +497,7 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
 			awsproto_request_id(a->si->proto, a->resp, rid,
 			    sizeof(rid));
 		else
-			snprintf(rid, sizeof(rid), "%s", err->request_id);
+			sw_fmt_text(rid, sizeof(rid), "%s", err->request_id);
 		sw_log(level, "aws %s %s attempt %d: %s (aws request id %s)",
 		    a->si->id, op, attempt, outcome, rid[0] ? rid : "none");
 	}
@@ -520,9 +524,9 @@ aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 
 	if ((rc = creds_get(&a->ctx->creds, &cr, err)) != SW_OK)
 		goto out;
-	snprintf(hdr, sizeof(hdr), "attempt=%d; max=%d", attempt,
-	    a->ctx->retry.max_attempts);
-	if ((rc = http_headers_set(&a->req->headers, "amz-sdk-request",
+	if ((rc = sw_fmt(hdr, sizeof(hdr), "attempt=%d; max=%d", attempt,
+	    a->ctx->retry.max_attempts)) != SW_OK ||
+	    (rc = http_headers_set(&a->req->headers, "amz-sdk-request",
 	    hdr)) != SW_OK ||
 	    (rc = http_headers_set(&a->req->headers, "User-Agent",
 	    AWS_USER_AGENT)) != SW_OK)
@@ -651,8 +655,8 @@ aws_parse_xml(const struct http_response *resp, enum aws_protocol proto,
 		*out = json_object_new_object();
 		return *out != NULL ? SW_OK : SW_ENOMEM;
 	}
-	snprintf(key, sizeof(key), "%sResult", op);
 	if (proto == AWS_PROTO_QUERY &&
+	    sw_fmt(key, sizeof(key), "%sResult", op) == SW_OK &&
 	    json_object_object_get_ex(root, key, &res)) {
 		if (json_object_is_type(res, json_type_object))
 			*out = json_object_get(res);
@@ -684,7 +688,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 		goto out;
 	}
 	if ((rc = aws_build_request(ctx, svc, op, in, &req)) != SW_OK) {
-		snprintf(err->code, sizeof(err->code), "InvalidInput");
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
 		sw_fmt_text(err->message, sizeof(err->message),
 		    "cannot build %s %s request", si->id, op);
 		goto out;
@@ -696,7 +700,7 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	else
 		rc = aws_parse_xml(&resp, si->proto, op, out);
 	if (rc != SW_OK) {
-		snprintf(err->code, sizeof(err->code), "MalformedResponse");
+		sw_fmt_text(err->code, sizeof(err->code), "MalformedResponse");
 		sw_fmt_text(err->message, sizeof(err->message),
 		    "%s %s: response body does not parse", si->id, op);
 		err->http_status = resp.status;

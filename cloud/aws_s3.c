@@ -15,8 +15,10 @@
 
 #include <libxml/tree.h>
 
+#include "lib/buf.h"
 #include "cloud/aws_api.h"
 #include "lib/limits.h"
+#include "lib/url.h"
 #include "cloud/sigv4.h"
 
 /* Bucket names: 3-63 of [a-z0-9.-], starting and ending alphanumeric. */
@@ -62,7 +64,8 @@ s3_request(struct aws_ctx *ctx, const char *method, const char *bucket,
 		goto out;
 	}
 	if (key != NULL && ((rc = sw_buf_putc(&path, '/')) != SW_OK ||
-	    (rc = sigv4_uri_encode(&path, key, strlen(key), 1)) != SW_OK))
+	    (rc = sw_pct_encode(&path, key, strlen(key),
+	    SW_PCT_KEEP_SLASH)) != SW_OK))
 		goto out;
 	rc = http_request_init(req, method, base,
 	    path.len > 0 ? sw_buf_str(&path) : "/", query);
@@ -86,7 +89,7 @@ s3_simple(struct aws_ctx *ctx, const char *method, const char *bucket,
 	    ctx->http.max_body);
 	if ((rc = s3_request(ctx, method, bucket, key, query, &req)) !=
 	    SW_OK) {
-		snprintf(err->code, sizeof(err->code), "InvalidInput");
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
 		goto out;
 	}
 	if ((body != NULL && (rc = http_request_set_body(&req, body, len)) !=
@@ -156,7 +159,9 @@ aws_s3_head_bucket(struct aws_ctx *ctx, const char *bucket, char *region,
 	    &resp, err);
 	if (rc == SW_OK && region != NULL && regionsz > 0) {
 		r = http_headers_get(&resp.headers, "x-amz-bucket-region");
-		snprintf(region, regionsz, "%s", r != NULL ? r : "");
+		if (sw_fmt(region, regionsz, "%s", r != NULL ? r : "") !=
+		    SW_OK)
+			region[0] = '\0';	/* none, never a cut one */
 	}
 	http_response_free(&resp);
 	return rc;
@@ -228,10 +233,10 @@ aws_s3_list_objects_v2(struct aws_ctx *ctx, const char *bucket,
 		goto out;
 	if (token != NULL && ((rc = sw_buf_puts(&q,
 	    "&continuation-token=")) != SW_OK ||
-	    (rc = sigv4_uri_encode(&q, token, strlen(token), 0)) != SW_OK))
+	    (rc = sw_pct_encode(&q, token, strlen(token), 0)) != SW_OK))
 		goto out;
 	if (prefix != NULL && ((rc = sw_buf_puts(&q, "&prefix=")) != SW_OK ||
-	    (rc = sigv4_uri_encode(&q, prefix, strlen(prefix), 0)) != SW_OK))
+	    (rc = sw_pct_encode(&q, prefix, strlen(prefix), 0)) != SW_OK))
 		goto out;
 	if ((rc = s3_simple(ctx, "GET", bucket, NULL, sw_buf_str(&q), NULL, 0,
 	    NULL, &body, NULL, err)) != SW_OK)

@@ -15,7 +15,9 @@
 #include <libxml/tree.h>
 #include <libxml/xpath.h>
 
+#include "lib/buf.h"
 #include "cloud/awsproto.h"
+#include "lib/url.h"
 
 #define XML_OPTS (XML_PARSE_NONET | XML_PARSE_NOBLANKS | \
 	XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA)
@@ -51,7 +53,7 @@ aws_error_transport(struct aws_error *e, sw_err rc, const char *msg)
 	aws_error_clear(e);
 	e->transport = 1;
 	e->timeout = rc == SW_ETIMEOUT;
-	snprintf(e->code, sizeof(e->code), "%s",
+	aws_copys(e->code, sizeof(e->code),
 	    rc == SW_ETIMEOUT ? "RequestTimeout" : "ConnectionError");
 	aws_copys(e->message, sizeof(e->message), msg);
 	retry_flag(e);
@@ -322,7 +324,7 @@ awsproto_parse_error(enum aws_protocol proto,
 	awsproto_clean_code(e->code);
 	/* No code at all (HEAD, empty or foreign body): the status. */
 	if (e->code[0] == '\0')
-		snprintf(e->code, sizeof(e->code), "%ld", resp->status);
+		sw_fmt_text(e->code, sizeof(e->code), "%ld", resp->status);
 	if (e->message[0] == '\0' && resp->body.len > 0 &&
 	    resp->body.data[0] != '<' && resp->body.data[0] != '{') {
 		n = resp->body.len < 200 ? resp->body.len : 200;
@@ -458,31 +460,6 @@ awsproto_xml_to_json(const char *xml, size_t len, json_object **out)
 
 /* --- form encoding (query and ec2) ------------------------------------ */
 
-/* Form-encode like Python's urlencode: space is '+'. */
-static sw_err
-aws_form_escape(struct sw_buf *b, const char *s)
-{
-	static const char	 digits[] = "0123456789ABCDEF";
-	char			 esc[3];
-	sw_err			 rc = SW_OK;
-
-	for (; *s != '\0' && rc == SW_OK; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~')
-			rc = sw_buf_putc(b, (char)c);
-		else if (c == ' ')
-			rc = sw_buf_putc(b, '+');
-		else {
-			esc[0] = '%';
-			esc[1] = digits[c >> 4];
-			esc[2] = digits[c & 0xf];
-			rc = sw_buf_add(b, esc, 3);
-		}
-	}
-	return rc;
-}
-
 static const char *
 aws_wire_name(const struct aws_rename *r, const char *op, int top,
     const char *member)
@@ -540,9 +517,11 @@ aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
 			return sw_buf_printf(b, "&%s=", prefix);
 		return SW_OK;
 	default:
+		/* Form-encoded like Python's urlencode: a space is '+'. */
 		if ((rc = sw_buf_printf(b, "&%s=", prefix)) != SW_OK)
 			return rc;
-		return aws_form_escape(b, json_object_get_string(v));
+		return sw_pct_encode(b, json_object_get_string(v),
+		    strlen(json_object_get_string(v)), SW_PCT_FORM);
 	}
 }
 

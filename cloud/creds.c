@@ -21,6 +21,7 @@
 #include <openssl/crypto.h>
 
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "cloud/creds.h"
 #include "cloud/retry.h"
 
@@ -74,7 +75,7 @@ creds_fail(struct aws_error *err, const char *code, const char *fmt, ...)
 	if (err == NULL)
 		return;
 	aws_error_clear(err);
-	snprintf(err->code, sizeof(err->code), "%s", code);
+	sw_fmt_text(err->code, sizeof(err->code), "%s", code);
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
@@ -123,7 +124,7 @@ creds_set_static(struct creds_provider *p, const char *ak, const char *sk,
 	    (token != NULL && creds_copy(c->token, sizeof(c->token),
 	    token) == -1))
 		return SW_EINVAL;
-	snprintf(c->source, sizeof(c->source), "static");
+	(void)creds_copy(c->source, sizeof(c->source), "static");
 	p->have = p->fixed = 1;
 	return SW_OK;
 }
@@ -178,7 +179,7 @@ creds_from_env(struct aws_creds *c)
 		return SW_EINVAL;
 	if ((acct = env_nonempty("AWS_ACCOUNT_ID")) != NULL)
 		creds_copy(c->account_id, sizeof(c->account_id), acct);
-	snprintf(c->source, sizeof(c->source), "env");
+	(void)creds_copy(c->source, sizeof(c->source), "env");
 	return SW_OK;
 }
 
@@ -278,11 +279,12 @@ creds_path(char *out, size_t outsz, const char *env, const char *file)
 {
 	const char	*v, *home;
 
-	if ((v = env_nonempty(env)) != NULL)
-		snprintf(out, outsz, "%s", v);
-	else if ((home = env_nonempty("HOME")) != NULL)
-		snprintf(out, outsz, "%s/.aws/%s", home, file);
-	else
+	/* A path that does not fit is no file: never a cut one. */
+	if ((v = env_nonempty(env)) != NULL) {
+		if (sw_fmt(out, outsz, "%s", v) != SW_OK)
+			out[0] = '\0';
+	} else if ((home = env_nonempty("HOME")) == NULL ||
+	    sw_fmt(out, outsz, "%s/.aws/%s", home, file) != SW_OK)
 		out[0] = '\0';
 }
 
@@ -307,8 +309,12 @@ creds_from_profile(struct creds_provider *p, const char *profile,
 		ctext = creds_read_file(cpath, &clen);
 	if (fpath[0] != '\0')
 		ftext = creds_read_file(fpath, &flen);
-	snprintf(sect, sizeof(sect), strcmp(profile, "default") == 0 ?
-	    "%s" : "profile %s", profile);
+	if ((strcmp(profile, "default") == 0 ? sw_fmt(sect, sizeof(sect),
+	    "%s", profile) : sw_fmt(sect, sizeof(sect), "profile %s",
+	    profile)) != SW_OK) {
+		rc = SW_EINVAL;
+		goto out;
+	}
 	/* Keys: the credentials file first, then the config file. */
 	if (ctext != NULL && ini_get(ctext, profile, "aws_access_key_id",
 	    c->access_key, sizeof(c->access_key)) == 0) {
@@ -333,7 +339,7 @@ creds_from_profile(struct creds_provider *p, const char *profile,
 			rc = SW_EUNAVAIL;
 			goto out;
 		}
-		snprintf(c->source, sizeof(c->source), "profile");
+		(void)creds_copy(c->source, sizeof(c->source), "profile");
 		rc = SW_OK;
 		goto out;
 	}
@@ -371,10 +377,12 @@ creds_config_region(char *out, size_t outsz)
 	if (profile == NULL)
 		profile = "default";
 	creds_path(path, sizeof(path), "AWS_CONFIG_FILE", "config");
+	if ((strcmp(profile, "default") == 0 ? sw_fmt(sect, sizeof(sect),
+	    "%s", profile) : sw_fmt(sect, sizeof(sect), "profile %s",
+	    profile)) != SW_OK)
+		return SW_EINVAL;
 	if (path[0] == '\0' || (text = creds_read_file(path, &len)) == NULL)
 		return SW_ENOTFOUND;
-	snprintf(sect, sizeof(sect), strcmp(profile, "default") == 0 ?
-	    "%s" : "profile %s", profile);
 	r = ini_get(text, sect, "region", out, outsz);
 	creds_free_text(text, len);
 	return r == 0 && *out != '\0' ? SW_OK : SW_ENOTFOUND;
@@ -398,7 +406,7 @@ creds_request(struct http_request *req, const char *method, const char *url)
 		return SW_EINVAL;
 	memcpy(base, url, n);
 	base[n] = '\0';
-	snprintf(rest, sizeof(rest), "%s", url + n);
+	memcpy(rest, url + n, strlen(url + n) + 1);	/* length checked */
 	rest[strcspn(rest, "#")] = '\0';
 	q = NULL;
 	if (strchr(rest, '?') != NULL) {
@@ -461,7 +469,8 @@ creds_from_json(const char *body, size_t len, const char *source,
 	if (creds_jstr(o, "AccountId") != NULL)
 		creds_copy(c->account_id, sizeof(c->account_id),
 		    creds_jstr(o, "AccountId"));
-	snprintf(c->source, sizeof(c->source), "%s", source);
+	if (creds_copy(c->source, sizeof(c->source), source) != 0)
+		sw_fmt_text(c->source, sizeof(c->source), "%s", source);
 	rc = SW_OK;
 out:
 	json_object_put(o);
@@ -524,8 +533,9 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 		goto out;
 	}
 	if (session == NULL) {
-		snprintf(sess, sizeof(sess), "slipway-session-%lld",
-		    (long long)p->now());
+		if ((rc = sw_fmt(sess, sizeof(sess), "slipway-session-%lld",
+		    (long long)p->now())) != SW_OK)
+			goto out;
 		session = sess;
 	}
 	if ((in = json_object_new_object()) == NULL)
@@ -570,7 +580,7 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 		memset(c, 0, sizeof(*c));
 		goto out;
 	}
-	snprintf(c->source, sizeof(c->source), "web-identity");
+	(void)creds_copy(c->source, sizeof(c->source), "web-identity");
 	rc = SW_OK;
 out:
 	if (body.data != NULL)
@@ -601,13 +611,16 @@ creds_from_container(struct creds_provider *p, struct aws_creds *c,
 	http_response_init(&resp, SW_MAX_BODY);
 	rel = env_nonempty("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
 	full = env_nonempty("AWS_CONTAINER_CREDENTIALS_FULL_URI");
-	if (rel != NULL)
-		snprintf(url, sizeof(url), "%s%s%s", ECS_HOST,
-		    *rel == '/' ? "" : "/", rel);
-	else if (full != NULL)
-		snprintf(url, sizeof(url), "%s", full);
-	else {
+	if (rel == NULL && full == NULL) {
 		rc = SW_ENOTFOUND;
+		goto out;
+	}
+	if ((rel != NULL ? sw_fmt(url, sizeof(url), "%s%s%s", ECS_HOST,
+	    *rel == '/' ? "" : "/", rel) : sw_fmt(url, sizeof(url), "%s",
+	    full)) != SW_OK) {
+		creds_fail(err, "InvalidContainerEndpoint", "container "
+		    "credentials URL too long");
+		rc = SW_EINVAL;
 		goto out;
 	}
 	if (!http_url_allowed(url, HTTP_ALLOW_METADATA | HTTP_ALLOW_LOOPBACK)) {
@@ -686,9 +699,10 @@ imds_get(struct creds_provider *p, const char *base, const char *method,
 	    SW_OK)
 		return rc;
 	if (strcmp(method, "PUT") == 0) {
-		snprintf(ttl, sizeof(ttl), "%d", SW_AWS_IMDS_TOKEN_TTL);
-		rc = http_headers_add(&req.headers,
-		    "x-aws-ec2-metadata-token-ttl-seconds", ttl);
+		if ((rc = sw_fmt(ttl, sizeof(ttl), "%d",
+		    SW_AWS_IMDS_TOKEN_TTL)) == SW_OK)
+			rc = http_headers_add(&req.headers,
+			    "x-aws-ec2-metadata-token-ttl-seconds", ttl);
 	} else if (with_token)
 		rc = http_headers_add(&req.headers, "x-aws-ec2-metadata-token",
 		    p->imds_token);
@@ -715,13 +729,17 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 		rc = SW_ENOTFOUND;
 		goto out;
 	}
-	if ((v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT")) != NULL)
-		snprintf(base, sizeof(base), "%s", v);
-	else if ((v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"))
-	    != NULL && strcasecmp(v, "IPv6") == 0)
-		snprintf(base, sizeof(base), "%s", IMDS_DEFAULT6);
-	else
-		snprintf(base, sizeof(base), "%s", IMDS_DEFAULT);
+	if ((v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT")) == NULL) {
+		v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
+		v = v != NULL && strcasecmp(v, "IPv6") == 0 ? IMDS_DEFAULT6 :
+		    IMDS_DEFAULT;
+	}
+	if (sw_fmt(base, sizeof(base), "%s", v) != SW_OK) {
+		creds_fail(err, "InvalidIMDSEndpoint", "IMDS endpoint too "
+		    "long");
+		rc = SW_EINVAL;
+		goto out;
+	}
 	n = strlen(base);
 	while (n > 0 && base[n - 1] == '/')
 		base[--n] = '\0';
@@ -773,7 +791,9 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 	}
 	memcpy(role, resp.body.data, n);
 	role[n] = '\0';
-	snprintf(path, sizeof(path), "%s%s", IMDS_CREDS_PATH, role);
+	if ((rc = sw_fmt(path, sizeof(path), "%s%s", IMDS_CREDS_PATH,
+	    role)) != SW_OK)
+		goto out;
 	if ((rc = imds_get(p, base, "GET", path, v2, &resp)) != SW_OK ||
 	    resp.status != 200) {
 		creds_fail(err, "IMDSCredentials", "IMDS credentials for %s: "

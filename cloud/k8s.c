@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/url.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
@@ -106,8 +107,8 @@ k8s_path(char *out, size_t outsz, const char *api_version, const char *ns,
 			return SW_EINVAL;
 		memcpy(group, api_version, (size_t)(slash - api_version));
 		group[slash - api_version] = '\0';
-		snprintf(ver, sizeof(ver), "%s", slash + 1);
-		if (!k8s_name_ok(group) || !k8s_name_ok(ver))
+		if (sw_fmt(ver, sizeof(ver), "%s", slash + 1) != SW_OK ||
+		    !k8s_name_ok(group) || !k8s_name_ok(ver))
 			return SW_EINVAL;
 		n = snprintf(out, outsz, "/apis/%s/%s", group, ver);
 	} else {
@@ -317,8 +318,9 @@ k8s_do(struct k8s_client *c, const char *method, const char *path,
 		    tries > 0, c->token, sizeof(c->token))) != SW_OK)
 			goto out;
 		if (c->token[0] != '\0') {
-			snprintf(auth, sizeof(auth), "Bearer %s", c->token);
-			if ((rc = http_headers_set(&req.headers,
+			if ((rc = sw_fmt(auth, sizeof(auth), "Bearer %s",
+			    c->token)) != SW_OK ||
+			    (rc = http_headers_set(&req.headers,
 			    "Authorization", auth)) != SW_OK)
 				goto out;
 		}
@@ -360,7 +362,7 @@ k8s_query_add(struct sw_buf *q, const char *key, const char *val)
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
 		return rc;
-	return sigv4_uri_encode(q, val, strlen(val), 0);
+	return sw_pct_encode(q, val, strlen(val), 0);
 }
 
 sw_err
@@ -465,8 +467,9 @@ k8s_copy_rv(json_object *obj, char *rv, size_t rvsz)
 	if (rv != NULL && rvsz > 0 &&
 	    json_object_object_get_ex(obj, "metadata", &meta) &&
 	    json_object_object_get_ex(meta, "resourceVersion", &v) &&
-	    json_object_is_type(v, json_type_string))
-		snprintf(rv, rvsz, "%s", json_object_get_string(v));
+	    json_object_is_type(v, json_type_string) &&
+	    sw_fmt(rv, rvsz, "%s", json_object_get_string(v)) != SW_OK)
+		rv[0] = '\0';	/* a cut version names none: start afresh */
 }
 
 /* One watch event line; non-zero stops the stream. */
@@ -601,8 +604,8 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 	sw_buf_init(&q, SW_MAX_QUERY);
 	if (timeout_s <= 0 || timeout_s > SW_K8S_WATCH_TIMEOUT)
 		timeout_s = SW_K8S_WATCH_TIMEOUT;
-	snprintf(num, sizeof(num), "%d", timeout_s);
-	if ((rc = k8s_query_add(&q, "watch", "1")) != SW_OK ||
+	if ((rc = sw_fmt(num, sizeof(num), "%d", timeout_s)) != SW_OK ||
+	    (rc = k8s_query_add(&q, "watch", "1")) != SW_OK ||
 	    (rc = k8s_query_add(&q, "allowWatchBookmarks", "true")) != SW_OK ||
 	    (rc = k8s_query_add(&q, "timeoutSeconds", num)) != SW_OK ||
 	    (rv != NULL && *rv != '\0' &&
@@ -610,8 +613,9 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 	    (sel != NULL && *sel != '\0' &&
 	    (rc = k8s_query_add(&q, "labelSelector", sel)) != SW_OK))
 		goto out;
-	if (rv_out != NULL && rvsz > 0)
-		snprintf(rv_out, rvsz, "%s", rv != NULL ? rv : "");
+	if (rv_out != NULL && rvsz > 0 && sw_fmt(rv_out, rvsz, "%s",
+	    rv != NULL ? rv : "") != SW_OK)
+		rv_out[0] = '\0';	/* a cut version names none */
 	/* The server ends the watch after timeout_s; allow some slack. */
 	c->http.timeout_ms = (timeout_s + 15) * 1000L;
 	rc = k8s_do(c, "GET", path, sw_buf_str(&q), NULL, NULL,
@@ -711,8 +715,9 @@ k8s_logs_query(struct k8s_client *c, const char *ns, const char *pod,
 	    (rc = k8s_query_add(&q, "timestamps", "true")) != SW_OK)
 		goto out;
 	if (tail_lines >= 0) {
-		snprintf(num, sizeof(num), "%ld", tail_lines);
-		if ((rc = k8s_query_add(&q, "tailLines", num)) != SW_OK)
+		if ((rc = sw_fmt(num, sizeof(num), "%ld", tail_lines)) !=
+		    SW_OK || (rc = k8s_query_add(&q, "tailLines", num)) !=
+		    SW_OK)
 			goto out;
 	}
 	a.fn = fn;

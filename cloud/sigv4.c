@@ -20,6 +20,7 @@
 #include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/limits.h"
+#include "lib/url.h"
 #include "cloud/sigv4.h"
 
 #define SIGV4_ALGO	"AWS4-HMAC-SHA256"
@@ -105,19 +106,6 @@ sigv4_pair_cmp_stable(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void
-sigv4_hex(const unsigned char *p, size_t n, char *out)
-{
-	static const char	 digits[] = "0123456789abcdef";
-	size_t			 i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-}
-
 void
 sigv4_sha256_hex(const void *data, size_t len, char out[65])
 {
@@ -129,7 +117,7 @@ sigv4_sha256_hex(const void *data, size_t len, char out[65])
 		out[0] = '\0';
 		return;
 	}
-	sigv4_hex(md, 32, out);
+	sw_hex_encode(md, 32, out);
 }
 
 /*
@@ -182,101 +170,26 @@ sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen,
 	return SW_OK;
 }
 
-/* RFC 3986 unreserved: ALPHA DIGIT - . _ ~ (ASCII only, whatever the locale). */
-static const unsigned char sigv4_unres[256] = {
-	['-'] = 1, ['.'] = 1, ['_'] = 1, ['~'] = 1,
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
-	['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
-	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-	['Y'] = 1, ['Z'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-	['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
-	['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-	['y'] = 1, ['z'] = 1,
-};
-
-/* Write c, percent-encoded unless unreserved (or a kept '/'); the end. */
-static char *
-sigv4_pct(char *o, unsigned char c, int keep_slash)
-{
-	static const char	 digits[] = "0123456789ABCDEF";
-
-	if (sigv4_unres[c] || (keep_slash && c == '/')) {
-		*o++ = (char)c;
-		return o;
-	}
-	*o++ = '%';
-	*o++ = digits[c >> 4];
-	*o++ = digits[c & 0xf];
-	return o;
-}
-
 /*
- * Encoded a chunk at a time through a stack buffer: a path or query
- * value is encoded on every signature, and one buffer call a byte was
- * most of a signer's time.
- */
-sw_err
-sigv4_uri_encode(struct sw_buf *b, const char *s, size_t len, int keep_slash)
-{
-	char		 chunk[3 * 128], *o;
-	size_t		 i, n;
-	sw_err		 rc;
-
-	for (i = 0; i < len; i += n) {
-		n = len - i < 128 ? len - i : 128;
-		o = chunk;
-		for (size_t j = 0; j < n; j++)
-			o = sigv4_pct(o, (unsigned char)s[i + j], keep_slash);
-		if ((rc = sw_buf_add(b, chunk, (size_t)(o - chunk))) != SW_OK)
-			return rc;
-	}
-	return SW_OK;
-}
-
-static int
-sigv4_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * Decode %XY escapes of s[0..len) ('+' stays '+'), then re-encode.  One
- * allocation of the exact worst case (every byte escaped): a query has
- * a key and a value per pair, and this runs for each one.
+ * Decode %XY escapes of s[0..len) ('+' stays '+'; a '%' that is no
+ * escape stays too), then re-encode.  One allocation: the encoded
+ * worst case (every byte escaped) and, after it, the decoded text.
  */
 static char *
 sigv4_query_canon(const char *s, size_t len)
 {
-	char			*out, *o;
-	size_t			 i;
-	int			 hi, lo;
+	char			*out, *raw;
+	ssize_t			 n;
 
-	if (len > SW_MAX_UPSTREAM_BODY || (out = sw_malloc(3 * len + 1)) == NULL)
+	if (len > SW_MAX_UPSTREAM_BODY ||
+	    (out = sw_malloc(4 * len + 2)) == NULL)
 		return NULL;
-	o = out;
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '%' && i + 2 < len &&
-		    (hi = sigv4_hexval(s[i + 1])) >= 0 &&
-		    (lo = sigv4_hexval(s[i + 2])) >= 0) {
-			c = (unsigned char)(hi << 4 | lo);
-			i += 2;
-		}
-		o = sigv4_pct(o, c, 0);
+	raw = out + 3 * len + 1;
+	if ((n = sw_pct_decode(s, len, raw, len + 1, SW_PCT_LENIENT)) < 0) {
+		free(out);
+		return NULL;
 	}
-	*o = '\0';
+	out[sw_pct_encode_to(out, raw, (size_t)n, 0)] = '\0';
 	return out;
 }
 
@@ -370,7 +283,7 @@ sigv4_canon_uri(struct sw_buf *out, const char *path, unsigned flags)
 	} else
 		p = path;
 	if (!(flags & SIGV4_NO_DOUBLE_ENCODE)) {
-		rc = sigv4_uri_encode(out, p, strlen(p), 1);
+		rc = sw_pct_encode(out, p, strlen(p), SW_PCT_KEEP_SLASH);
 		goto out;
 	}
 	/* S3: the wire path as it is, escaping only what is still raw. */
@@ -379,7 +292,7 @@ sigv4_canon_uri(struct sw_buf *out, const char *path, unsigned flags)
 		if (*p == '%')
 			rc = sw_buf_putc(out, '%');
 		else
-			rc = sigv4_uri_encode(out, p, 1, 1);
+			rc = sw_pct_encode(out, p, 1, SW_PCT_KEEP_SLASH);
 	}
 out:
 	sw_buf_free(&norm);
@@ -592,7 +505,7 @@ sigv4_compute(struct sigv4_work *w, const struct http_request *req,
 	    (rc = sigv4_hmac(&mac, k, 32, "aws4_request", k)) != SW_OK ||
 	    (rc = sigv4_hmac(&mac, k, 32, sw_buf_str(&w->sts), k)) != SW_OK)
 		goto out;
-	sigv4_hex(k, 32, w->sig);
+	sw_hex_encode(k, 32, w->sig);
 out:
 	if (key.data != NULL)
 		OPENSSL_cleanse(key.data, key.cap);
@@ -680,7 +593,7 @@ sigv4_query_add(struct sw_buf *q, const char *key, const char *value)
 	    (rc = sw_buf_puts(q, key)) != SW_OK ||
 	    (rc = sw_buf_putc(q, '=')) != SW_OK)
 		return rc;
-	return sigv4_uri_encode(q, value, strlen(value), 0);
+	return sw_pct_encode(q, value, strlen(value), 0);
 }
 
 sw_err

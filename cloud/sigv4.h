@@ -66,12 +66,5 @@ void	 sigv4_debug_free(struct sigv4_debug *);
 
 /* Lower-case hex SHA-256 of len bytes into out[65]. */
 void	 sigv4_sha256_hex(const void *, size_t len, char out[65]);
-/*
- * Append s (len bytes) to b percent-encoded the SigV4 way: everything
- * but A-Z a-z 0-9 - . _ ~ becomes %XY (upper-case hex); '/' is kept
- * when keep_slash is set.  Used for URI labels and query values too.
- */
-sw_err	 sigv4_uri_encode(struct sw_buf *b, const char *s, size_t len,
-	    int keep_slash);
 
 #endif

@@ -883,8 +883,7 @@ create_again(struct sw_req *r, const char *name)
 			break;
 		if ((strcmp(kind, "cluster.create") != 0 &&
 		    strcmp(kind, "cluster.import") != 0) ||
-		    strcmp(state, "failed") == 0 ||
-		    strcmp(state, "cancelled") == 0)
+		    sw_op_state_unsuccessful(state))
 			continue;
 		if (strcmp(kind, "cluster.create") == 0 &&
 		    sw_json_within(r->args, sw_json_get(o, "params")))

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "handlers/workloads.h"
+#include "pipelines/volumes.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 #include "api/optable.h"
@@ -332,6 +333,7 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
     const char *ns, const char *pvc, int named, json_object *list)
 {
 	json_object *claim = NULL, *src = NULL, *pv = NULL, *spec, *csi;
+	json_object *mirror_pv, *mirror_pvc;
 	const char *vol;
 	char pvname[200];
 	sw_err e;
@@ -373,30 +375,14 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 		    pvc, pvc, ns);
 	}
 	sw_json_add_str(csi, "volumeHandle", pvname);
-	json_object_array_add(list, sw_jo(
-	    "apiVersion", sw_js("v1"), "kind", sw_js("PersistentVolume"),
-	    "metadata", sw_jo("name", sw_js(pvname), "labels", sw_jo(
-		WL_MANAGED, sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo(
-		"capacity", json_object_get(sw_json_get(spec, "capacity")),
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"persistentVolumeReclaimPolicy", sw_js("Retain"),
-		"mountOptions", json_object_get(sw_json_get(spec,
-		    "mountOptions")),
-		"claimRef", sw_jo("namespace", sw_js(ns), "name", sw_js(pvc),
-		    NULL),
-		"csi", csi, NULL), NULL));
-	json_object_array_add(list, sw_jo(
-	    "apiVersion", sw_js("v1"), "kind", sw_js("PersistentVolumeClaim"),
-	    "metadata", sw_jo("name", sw_js(pvc), "namespace", sw_js(ns),
-		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo(
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"volumeName", sw_js(pvname),
-		"resources", sw_jo("requests", sw_jo("storage",
-		    sw_js("1Gi"), NULL), NULL), NULL), NULL));
+	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pvname, .ns = ns,
+	    .claim = pvc, .capacity = json_object_get(sw_json_get(spec,
+	    "capacity")), .request = "1Gi", .mount_options = json_object_get(
+	    sw_json_get(spec, "mountOptions")), .csi = csi,
+	    .flags = SW_PV_RETAIN | SW_PV_LABELLED | SW_PVC_LABELLED },
+	    &mirror_pv, &mirror_pvc);
+	json_object_array_add(list, mirror_pv);
+	json_object_array_add(list, mirror_pvc);
 	json_object_put(src);
 	json_object_put(pv);
 	return SW_OK;

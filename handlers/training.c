@@ -175,6 +175,39 @@ log_monitoring(const struct train *t)
 		    sw_json_get_int(lm, "hang_seconds", rc->hang_s)), NULL));
 }
 
+/* One pod of a training job's template, beside what every pod has (the
+ * job's image, env, labels, service account and data volume). */
+struct train_pod {
+	const char	*container;	/* the container's name */
+	json_object	*command;	/* stolen, or NULL for the image's */
+	json_object	*ports;		/* stolen, or NULL */
+	json_object	*resources;	/* stolen */
+	int		 gpu;		/* placed on the job's GPU nodes */
+};
+
+/* The pod template of p in job t (new). */
+static json_object *
+pod_template(const struct train *t, const struct train_pod *p)
+{
+	return sw_jo(
+	    "metadata", sw_jo("labels", wl_job_labels(t->job), NULL),
+	    "spec", sw_jo(
+		"serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
+		"containers", sw_ja(sw_jo(
+		    "name", sw_js(p->container),
+		    "image", sw_js(t->image),
+		    "command", p->command,
+		    "env", train_env(t),
+		    "ports", p->ports,
+		    "resources", p->resources,
+		    "volumeMounts", wl_data_mounts(0), NULL)),
+		"volumes", wl_data_volumes(t->pvc, 0),
+		"nodeSelector", p->gpu ? wl_node_selector(t->instance_type) :
+		    NULL,
+		"tolerations", p->gpu ? wl_gpu_tolerations() : NULL, NULL),
+	    NULL);
+}
+
 /*
  * HyperPodPyTorchJob (facts §1): hyperpodrun launches the recipe,
  * after the pod installs the elastic agent unless the image has it.
@@ -219,24 +252,12 @@ hpj_manifest(const struct train *t)
 		"replicaSpecs", sw_ja(sw_jo(
 		    "name", sw_js("pods"),
 		    "replicas", sw_ji(t->nodes),
-		    "template", sw_jo(
-			"metadata", sw_jo("labels", wl_job_labels(t->job),
-			    NULL),
-			"spec", sw_jo(
-			    "serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
-			    "containers", sw_ja(sw_jo(
-				"name", sw_js("pytorch"),
-				"image", sw_js(t->image),
-				"command", argv,
-				"env", train_env(t),
-				"ports", sw_ja(sw_jo("containerPort",
-				    sw_ji(8080), NULL)),
-				"resources", wl_accel_resources(t->gpus,
-				    t->efa),
-				"volumeMounts", wl_data_mounts(0), NULL)),
-			    "volumes", wl_data_volumes(t->pvc, 0),
-			    "nodeSelector", wl_node_selector(t->instance_type),
-			    "tolerations", wl_gpu_tolerations(), NULL), NULL),
+		    "template", pod_template(t, &(struct train_pod){
+			.container = "pytorch", .command = argv,
+			.ports = sw_ja(sw_jo("containerPort", sw_ji(8080),
+			    NULL)),
+			.resources = wl_accel_resources(t->gpus, t->efa),
+			.gpu = 1 }),
 		    NULL)), NULL), NULL);
 }
 
@@ -295,46 +316,21 @@ rayjob_manifest(const struct train *t)
 		    "rayVersion", ray_own ? sw_js(wl_ray_version) : NULL,
 		    "headGroupSpec", sw_jo(
 			"rayStartParams", json_object_new_object(),
-			"template", sw_jo(
-			    "metadata", sw_jo("labels", wl_job_labels(t->job),
-				NULL),
-			    "spec", sw_jo(
-				"serviceAccountName", t->sa ? sw_js(t->sa) :
-				    NULL,
-				"containers", sw_ja(sw_jo(
-				"name", sw_js("ray-head"),
-				"image", sw_js(t->image),
-				"env", train_env(t),
-				"resources", sw_jo("limits", sw_jo(
-				    "cpu", sw_js("2"), "memory", sw_js("8Gi"),
-				    NULL), NULL),
-				"volumeMounts", wl_data_mounts(0), NULL)),
-				"volumes", wl_data_volumes(t->pvc, 0), NULL),
-			    NULL), NULL),
+			"template", pod_template(t, &(struct train_pod){
+			    .container = "ray-head",
+			    .resources = sw_jo("limits", sw_jo("cpu",
+				sw_js("2"), "memory", sw_js("8Gi"), NULL),
+				NULL) }), NULL),
 		    "workerGroupSpecs", sw_ja(sw_jo(
 			"groupName", sw_js("gpu"),
 			"replicas", sw_ji(t->nodes),
 			"minReplicas", sw_ji(t->nodes),
 			"maxReplicas", sw_ji(t->nodes),
 			"rayStartParams", json_object_new_object(),
-			"template", sw_jo(
-			    "metadata", sw_jo("labels", wl_job_labels(t->job),
-				NULL),
-			    "spec", sw_jo(
-				"serviceAccountName", t->sa ? sw_js(t->sa) :
-				    NULL,
-				"containers", sw_ja(sw_jo(
-				    "name", sw_js("ray-worker"),
-				    "image", sw_js(t->image),
-				    "env", train_env(t),
-				    "resources", wl_accel_resources(t->gpus,
-					t->efa),
-				    "volumeMounts", wl_data_mounts(0), NULL)),
-				"volumes", wl_data_volumes(t->pvc, 0),
-				"nodeSelector", wl_node_selector(
-				    t->instance_type),
-				"tolerations", wl_gpu_tolerations(), NULL),
-			    NULL), NULL)), NULL), NULL), NULL);
+			"template", pod_template(t, &(struct train_pod){
+			    .container = "ray-worker",
+			    .resources = wl_accel_resources(t->gpus, t->efa),
+			    .gpu = 1 }), NULL)), NULL), NULL), NULL);
 out:
 	json_object_put(args);
 	sw_buf_free(&ep);

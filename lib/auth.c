@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/auth.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/ops.h"
@@ -88,9 +89,9 @@ secret_make(const char *prefix, char id[17], char out[SW_TOKEN_LEN])
 		sec[n++] = b64[(acc << (6 - bits)) & 63];
 	sec[n] = '\0';
 	OPENSSL_cleanse(raw, sizeof(raw));
-	snprintf(out, SW_TOKEN_LEN, "%s%s_%s", prefix, id, sec);
+	e = sw_fmt(out, SW_TOKEN_LEN, "%s%s_%s", prefix, id, sec);
 	OPENSSL_cleanse(sec, sizeof(sec));
-	return SW_OK;
+	return e;
 }
 
 /* Split "<prefix><id>_<secret>" and return the id, or 0 if malformed. */
@@ -244,7 +245,9 @@ touch_due(const char *id, int64_t now)
 		if (seen[i].ms < seen[oldest].ms)
 			oldest = i;
 	}
-	snprintf(seen[oldest].id, sizeof(seen[oldest].id), "%s", id);
+	if (sw_fmt(seen[oldest].id, sizeof(seen[oldest].id), "%s", id) !=
+	    SW_OK)
+		seen[oldest].id[0] = '\0';	/* not kept: touched again */
 	seen[oldest].ms = now;
 	return 1;
 }
@@ -269,13 +272,15 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 3) == 32 &&
 	    CRYPTO_memcmp(sqlite3_column_blob(st, 3), md, 32) == 0 &&
 	    sqlite3_column_type(st, 4) == SQLITE_NULL) {
-		good = 1;
-		snprintf(p->token_id, sizeof(p->token_id), "%s", id);
-		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 1));
+		/* A principal is whole or none. */
+		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s", id) ==
+		    SW_OK && sw_fmt(p->name, sizeof(p->name), "%s",
+		    sw_col_text(st, 1)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 2));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-			snprintf(p->tools, sizeof(p->tools), "%s",
-			    sw_col_text(st, 5));
+		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
+		    sw_fmt(p->tools, sizeof(p->tools), "%s",
+		    sw_col_text(st, 5)) != SW_OK)
+			good = 0;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -350,10 +355,10 @@ sw_session_check(struct sw_db *db, const char *cookie,
 	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
 	    sqlite3_column_int64(st, 1) > sw_now_ms() &&
 	    sqlite3_column_type(st, 5) == SQLITE_NULL) {
-		good = 1;
-		snprintf(p->token_id, sizeof(p->token_id), "%s",
-		    sw_col_text(st, 2));
-		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 3));
+		/* A principal is whole or none. */
+		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
+		    sw_col_text(st, 2)) == SW_OK && sw_fmt(p->name,
+		    sizeof(p->name), "%s", sw_col_text(st, 3)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 4));
 		p->via_cookie = 1;
 	}

@@ -35,11 +35,16 @@ sw_config_load(const char *dir, struct sw_config *c)
 	sw_err e = SW_OK;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", dir);
-	snprintf(c->db_path, sizeof(c->db_path), "%s/state.db", dir);
 	c->port = SW_DEFAULT_PORT;
-	snprintf(c->region, sizeof(c->region), "us-west-2");
-	snprintf(path, sizeof(path), "%s/config.json", dir);
+	memcpy(c->region, "us-west-2", sizeof("us-west-2"));
+	if (sw_fmt(c->state_dir, sizeof(c->state_dir), "%s", dir) != SW_OK ||
+	    sw_fmt(c->db_path, sizeof(c->db_path), "%s/state.db", dir) !=
+	    SW_OK || sw_fmt(path, sizeof(path), "%s/config.json", dir) !=
+	    SW_OK) {
+		sw_error("state directory %s: path too long", dir);
+		c->root = json_object_new_object();
+		return SW_EINVAL;
+	}
 	if ((f = fopen(path, "r")) == NULL) {
 		c->root = json_object_new_object();
 		return SW_OK;
@@ -57,9 +62,10 @@ sw_config_load(const char *dir, struct sw_config *c)
 		goto out;
 	}
 	c->port = (int)sw_json_get_int(c->root, "port", SW_DEFAULT_PORT);
-	if (sw_json_get_str(c->root, "region") != NULL)
-		snprintf(c->region, sizeof(c->region), "%s",
-		    sw_json_get_str(c->root, "region"));
+	if (sw_json_get_str(c->root, "region") != NULL &&
+	    (e = sw_fmt(c->region, sizeof(c->region), "%s",
+	    sw_json_get_str(c->root, "region"))) != SW_OK)
+		sw_error("%s: region name too long", path);
 	c->sandbox = sw_json_get_bool(c->root, "sandbox", 0);
 out:
 	free(text);

@@ -124,18 +124,24 @@ sw_log_context(const char *request_id, const char *operation_id)
 static void
 log_ctx_text(char *out, size_t sz)
 {
+	int n;
+
 	out[0] = '\0';
 	if (log_rid[0] == '\0' && log_op[0] == '\0')
 		return;
+	/* A context that does not fit is left out whole: a cut one would
+	 * break a JSON line. */
 	if (log_json)
-		snprintf(out, sz, "%s%s%s%s%s%s", log_rid[0] ?
+		n = snprintf(out, sz, "%s%s%s%s%s%s", log_rid[0] ?
 		    ",\"request_id\":\"" : "", log_rid, log_rid[0] ? "\"" : "",
 		    log_op[0] ? ",\"operation_id\":\"" : "", log_op,
 		    log_op[0] ? "\"" : "");
 	else
-		snprintf(out, sz, " [%s%s%s%s]", log_rid[0] ? "req=" : "",
+		n = snprintf(out, sz, " [%s%s%s%s]", log_rid[0] ? "req=" : "",
 		    log_rid, log_rid[0] && log_op[0] ? " " : "",
 		    log_op[0] ? log_op : "");
+	if (n < 0 || (size_t)n >= sz)
+		out[0] = '\0';
 }
 
 const char *

@@ -14,29 +14,58 @@
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 
 sw_err
 sw_random_hex(char *buf, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
 	unsigned char raw[64];
-	size_t i;
 
 	if (n > sizeof(raw) || RAND_bytes(raw, (int)n) != 1)
 		return SW_EINTERNAL;
-	for (i = 0; i < n; i++) {
-		buf[2 * i] = hex[raw[i] >> 4];
-		buf[2 * i + 1] = hex[raw[i] & 15];
-	}
-	buf[2 * n] = '\0';
+	sw_hex_encode(raw, n, buf);
 	return SW_OK;
+}
+
+/* The states of an operation and what each means (see ops.h). */
+#define OP_ENDED	0x1	/* the operation has ended */
+#define OP_UNSUCCESSFUL	0x2	/* it ended without success: a retry
+				 * may run it again */
+
+static const struct {
+	const char	*name;
+	unsigned	 flags;
+} op_states[] = {
+	{ "pending", 0 },
+	{ "running", 0 },
+	{ "succeeded", OP_ENDED },
+	{ "failed", OP_ENDED | OP_UNSUCCESSFUL },
+	{ "cancelled", OP_ENDED | OP_UNSUCCESSFUL },
+};
+
+/* The flags of state s; 0 for a state that is not one of them. */
+static unsigned
+op_state_flags(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s != NULL && i < sizeof(op_states) / sizeof(op_states[0]);
+	    i++)
+		if (strcmp(s, op_states[i].name) == 0)
+			return op_states[i].flags;
+	return 0;
 }
 
 int
 sw_op_state_terminal(const char *s)
 {
-	return strcmp(s, "succeeded") == 0 || strcmp(s, "failed") == 0 ||
-	    strcmp(s, "cancelled") == 0;
+	return (op_state_flags(s) & OP_ENDED) != 0;
+}
+
+int
+sw_op_state_unsuccessful(const char *s)
+{
+	return (op_state_flags(s) & OP_UNSUCCESSFUL) != 0;
 }
 
 /* SHA-256 of kind + target + params, hex: the request an idempotency
@@ -48,7 +77,6 @@ request_hash(const struct sw_op_new *n, char out[65])
 	unsigned int mdlen = 0;
 	EVP_MD_CTX *ctx;
 	const char *p = n->params ? sw_json_str(n->params) : "{}";
-	int i;
 
 	out[0] = '\0';
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
@@ -59,8 +87,15 @@ request_hash(const struct sw_op_new *n, char out[65])
 	EVP_DigestUpdate(ctx, p, strlen(p));
 	EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	sw_hex_encode(md, 32, out);
+}
+
+/* Text column col into dst: 0, or -1 when it does not fit (a value
+ * this code never wrote: callers treat it as a corrupt store). */
+static int
+col_copy(sqlite3_stmt *st, int col, char *dst, size_t sz)
+{
+	return sw_fmt(dst, sz, "%s", sw_col_text(st, col)) == SW_OK ? 0 : -1;
 }
 
 static sw_err
@@ -116,10 +151,10 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 	sw_err e;
 
 	*existed = 0;
-	if (n->request_hash != NULL)
-		snprintf(hash, sizeof(hash), "%s", n->request_hash);
-	else
+	if (n->request_hash == NULL)
 		request_hash(n, hash);
+	else if (sw_fmt(hash, sizeof(hash), "%s", n->request_hash) != SW_OK)
+		return SW_EINVAL;
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if (n->idem_key != NULL) {
@@ -131,10 +166,12 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		sqlite3_bind_text(st, 2, n->idem_key, -1, SQLITE_STATIC);
 		if ((rc = sw_db_step(st)) == SQLITE_ROW) {
 			int same = strcmp(sw_col_text(st, 1), hash) == 0;
+			int fits = col_copy(st, 0, id, SW_OP_ID_LEN) == 0;
 
-			snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
 			sqlite3_reset(st);
 			sw_db_rollback(db);
+			if (!fits)
+				return sw_db_err(db, SQLITE_CORRUPT);
 			if (!same)
 				return SW_ECONFLICT;
 			*existed = 1;
@@ -151,7 +188,8 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		goto bad;
 	if ((e = sw_random_hex(hexid, 8)) != SW_OK)
 		goto bad;
-	snprintf(id, SW_OP_ID_LEN, "op-%s", hexid);
+	if ((e = sw_fmt(id, SW_OP_ID_LEN, "op-%s", hexid)) != SW_OK)
+		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_INSERT)) == NULL) {
 		e = SW_EDB;
 		goto bad;
@@ -215,7 +253,8 @@ sw_op_find_idem(struct sw_db *db, const char *token_name, const char *key,
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
-		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+		if (col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
+			rc = SQLITE_CORRUPT;
 		same = strcmp(sw_col_text(st, 1), hash) == 0;
 	}
 	sqlite3_reset(st);
@@ -395,9 +434,12 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 		return sw_db_err(db, rc);
 	}
 	if (n == limit && last != NULL) {
-		snprintf(next, sizeof(next), "%lld.%s",
+		if (sw_fmt(next, sizeof(next), "%lld.%s",
 		    (long long)sw_json_get_int(last, "created_ms", 0),
-		    sw_json_get_str(last, "id"));
+		    sw_json_get_str(last, "id")) != SW_OK) {
+			json_object_put(o);
+			return SW_EINTERNAL;
+		}
 		sw_json_add_str(o, "next", next);
 	}
 	*out = o;
@@ -421,8 +463,8 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 	}
 	sqlite3_bind_int64(st, 1, now);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(id, SW_OP_ID_LEN, "%s", sw_col_text(st, 0));
+	if (rc == SQLITE_ROW && col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE) {
 		e = SW_ENOTFOUND;
@@ -568,8 +610,8 @@ op_state(struct sw_db *db, const char *id, char state[16])
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW)
-		snprintf(state, 16, "%s", sw_col_text(st, 1));
+	if (rc == SQLITE_ROW && col_copy(st, 1, state, 16) != 0)
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return SW_ENOTFOUND;
@@ -587,7 +629,7 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 		return e;
 	if ((e = op_state(db, id, state)) != SW_OK)
 		goto bad;
-	if (strcmp(state, "failed") != 0 && strcmp(state, "cancelled") != 0) {
+	if (!sw_op_state_unsuccessful(state)) {
 		e = SW_ECONFLICT;
 		goto bad;
 	}
@@ -666,7 +708,8 @@ sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
 	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW) {
 		*updated = sqlite3_column_int64(st, 0);
-		snprintf(state, 16, "%s", sw_col_text(st, 1));
+		if (col_copy(st, 1, state, 16) != 0)
+			rc = SQLITE_CORRUPT;
 	}
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
@@ -684,9 +727,10 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 
 	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
 		return 0;
+	/* An owner too long to hold is no poller's: left alone. */
 	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
-		snprintf(owners[n++], sizeof(owners[0]), "%s",
-		    sw_col_text(st, 0));
+		if (col_copy(st, 0, owners[n], sizeof(owners[0])) == 0)
+			n++;
 	sqlite3_reset(st);
 	for (i = 0; i < n; i++) {
 		if (alive(owners[i], arg))
@@ -713,11 +757,10 @@ sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW) {
-		snprintf(rec->id, sizeof(rec->id), "%s", sw_col_text(st, 0));
-		snprintf(rec->origin, sizeof(rec->origin), "%s",
-		    sw_col_text(st, 1));
-	}
+	if (rc == SQLITE_ROW && (col_copy(st, 0, rec->id,
+	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
+	    sizeof(rec->origin)) != 0))
+		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return SW_ENOTFOUND;
@@ -731,8 +774,7 @@ sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN])
 
 	if (sw_random_hex(hex, 8) != SW_OK)
 		return SW_EINTERNAL;
-	snprintf(id, SW_CLUSTER_ID_LEN, "swc-%s", hex);
-	return SW_OK;
+	return sw_fmt(id, SW_CLUSTER_ID_LEN, "swc-%s", hex);
 }
 
 sw_err

@@ -115,8 +115,11 @@ sw_err	sw_op_cancel(struct sw_db *, const char *id);
 sw_err	sw_op_updated(struct sw_db *, const char *id, int64_t *updated,
 	    char state[16]);
 
-/* True when state is succeeded, failed or cancelled. */
+/* True when state ends an operation: succeeded, failed or cancelled. */
 int	sw_op_state_terminal(const char *state);
+/* True when state ended an operation without success (failed or
+ * cancelled): one a retry may run again. */
+int	sw_op_state_unsuccessful(const char *state);
 
 /* Fill buf with n random bytes as lower-case hex (2n + 1 bytes). */
 sw_err	sw_random_hex(char *buf, size_t n);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/resyntax.h"
+#include "lib/url.h"
 
 enum re_prev { PREV_NONE, PREV_ATOM, PREV_REPEAT };
 
@@ -124,18 +125,6 @@ re_isalnum(int c)
 {
 	return re_isdigit(c) || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z');
-}
-
-static int
-re_hexval(int c)
-{
-	if (re_isdigit(c))
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -267,7 +256,7 @@ re_escape(struct re_parse *ps, const char *bs, long *cp)
 		 * fault, so bad ends there. */
 		if (s[1] == '{') {
 			c = 0;
-			for (i = 2; (d = re_hexval(s[i])) >= 0; i++)
+			for (i = 2; (d = sw_hex_digit(s[i])) >= 0; i++)
 				if ((c = c * 16 + d) > 0x10ffff)
 					break;
 			if (i > 2 && s[i] == '}') {
@@ -278,13 +267,13 @@ re_escape(struct re_parse *ps, const char *bs, long *cp)
 			bad = s + i + (s[i] != '\0');
 		} else if (s[1] == '\0') {
 			bad = s + 1;
-		} else if (re_hexval(s[1]) < 0 || re_hexval(s[2]) < 0) {
+		} else if (sw_hex_digit(s[1]) < 0 || sw_hex_digit(s[2]) < 0) {
 			/* two runes read, or what there was */
 			bad = s + 1 + re_runelen(s + 1);
 			bad += re_runelen(bad);
 		} else {
 			ps->p = s + 3;
-			*cp = re_hexval(s[1]) * 16 + re_hexval(s[2]);
+			*cp = sw_hex_digit(s[1]) * 16 + sw_hex_digit(s[2]);
 			return 0;
 		}
 		return re_fail(ps, "invalid escape sequence", bs,

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
+#include "lib/log.h"
 #include "lib/valid.h"
 
 #define PATTERN_CACHE	128
@@ -37,8 +39,9 @@ sw_ferr_add(struct sw_ferrs *errs, const char *field, const char *rule,
 	if (errs->n >= SW_MAX_FIELD_ERRORS)
 		return;
 	e = &errs->e[errs->n++];
-	snprintf(e->field, sizeof(e->field), "%s", field);
-	snprintf(e->rule, sizeof(e->rule), "%s", rule);
+	/* What the client reads: a path too long is cut visibly. */
+	sw_fmt_text(e->field, sizeof(e->field), "%s", field);
+	sw_fmt_text(e->rule, sizeof(e->rule), "%s", rule);
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
@@ -55,9 +58,9 @@ pattern_get(const char *src)
 			return pcache[i].ok ? &pcache[i].re : NULL;
 	if (pcache_n == PATTERN_CACHE)
 		return NULL;
-	snprintf(anchored, sizeof(anchored), "^(%s)$", src);
 	pcache[pcache_n].src = src;
-	pcache[pcache_n].ok = regcomp(&pcache[pcache_n].re, anchored,
+	pcache[pcache_n].ok = sw_fmt(anchored, sizeof(anchored), "^(%s)$",
+	    src) == SW_OK && regcomp(&pcache[pcache_n].re, anchored,
 	    REG_EXTENDED | REG_NOSUB) == 0;
 	pcache_n++;
 	return pcache[pcache_n - 1].ok ? &pcache[pcache_n - 1].re : NULL;
@@ -77,10 +80,11 @@ sw_valid_cleanup(void)
 static void
 join_path(char *dst, size_t sz, const char *parent, const char *name)
 {
+	/* A path names a field for the client: cut visibly if long. */
 	if (parent == NULL || parent[0] == '\0')
-		snprintf(dst, sz, "%s", name);
+		sw_fmt_text(dst, sz, "%s", name);
 	else
-		snprintf(dst, sz, "%s.%s", parent, name);
+		sw_fmt_text(dst, sz, "%s.%s", parent, name);
 }
 
 static int
@@ -250,7 +254,7 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 
 		json_object_object_foreach(v, k, mv) {
 			cnt++;
-			snprintf(sub, sizeof(sub), "%s.%s", path, k);
+			sw_fmt_text(sub, sizeof(sub), "%s.%s", path, k);
 			if (strlen(k) == 0 || strlen(k) > 128)
 				sw_ferr_add(errs, sub, "maxLength",
 				    "keys must be 1 to 128 characters");
@@ -284,7 +288,7 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		if (f->items == NULL)
 			break;
 		for (i = 0; i < n; i++) {
-			snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+			sw_fmt_text(sub, sizeof(sub), "%s[%zu]", path, i);
 			validate_value(f->items,
 			    json_object_array_get_idx(v, i), sub, errs);
 		}
@@ -466,8 +470,11 @@ sw_field_schema(const struct sw_field *f)
 		sw_json_add_int(s, "maxLength", f->max ? f->max :
 		    SW_MAX_STRING);
 		if (f->pattern != NULL) {
-			snprintf(pat, sizeof(pat), "^(%s)$", f->pattern);
-			sw_json_add_str(s, "pattern", pat);
+			if (sw_fmt(pat, sizeof(pat), "^(%s)$", f->pattern) ==
+			    SW_OK)
+				sw_json_add_str(s, "pattern", pat);
+			else
+				sw_error("field %s: pattern too long", f->name);
 		}
 		break;
 	case SW_T_INT:

@@ -39,6 +39,7 @@
 #include "mcp/mcp.h"
 #include "lib/metrics.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 
 const char *const sw_mcp_versions[] = {
 	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -448,38 +449,7 @@ authenticate(struct ctx *c)
 
 #define SID_PAYLOAD	17	/* expiry(8) version(1) nonce(8) */
 #define SID_MAC		16
-
-static void
-hex_encode(const unsigned char *in, size_t n, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hx[in[i] >> 4];
-		out[2 * i + 1] = hx[in[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
-static int
-hex_decode(const char *in, unsigned char *out, size_t n)
-{
-	size_t i;
-	int hi, lo;
-
-	for (i = 0; i < n; i++) {
-#define HV(ch) ((ch) >= '0' && (ch) <= '9' ? (ch) - '0' : \
-	(ch) >= 'a' && (ch) <= 'f' ? (ch) - 'a' + 10 : -1)
-		hi = HV(in[2 * i]);
-		lo = HV(in[2 * i + 1]);
-#undef HV
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (unsigned char)(hi * 16 + lo);
-	}
-	return 0;
-}
+#define SID_DIGITS	"0123456789abcdef"	/* lowercase hex only */
 
 static void
 session_mac(const struct sw_mcp *m, const unsigned char *payload,
@@ -517,8 +487,8 @@ sw_mcp_session_new(const struct sw_mcp *m, const char *version,
 	if (RAND_bytes(p + 9, 8) != 1)
 		return SW_EINTERNAL;
 	session_mac(m, p, token_id, mac);
-	hex_encode(p, SID_PAYLOAD, out);
-	hex_encode(mac, SID_MAC, out + 2 * SID_PAYLOAD);
+	sw_hex_encode(p, SID_PAYLOAD, out);
+	sw_hex_encode(mac, SID_MAC, out + 2 * SID_PAYLOAD);
 	return SW_OK;
 }
 
@@ -532,8 +502,9 @@ sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
 	int i;
 
 	if (sid == NULL || strlen(sid) != 2 * (SID_PAYLOAD + SID_MAC) ||
-	    hex_decode(sid, p, SID_PAYLOAD) != 0 ||
-	    hex_decode(sid + 2 * SID_PAYLOAD, mac, SID_MAC) != 0)
+	    strspn(sid, SID_DIGITS) != 2 * (SID_PAYLOAD + SID_MAC) ||
+	    sw_hex_decode(sid, SID_PAYLOAD, p) != 0 ||
+	    sw_hex_decode(sid + 2 * SID_PAYLOAD, SID_MAC, mac) != 0)
 		return NULL;
 	session_mac(m, p, token_id, want);
 	if (CRYPTO_memcmp(mac, want, SID_MAC) != 0)
@@ -636,7 +607,7 @@ level_path(const struct ctx *c, char *path, size_t sz)
 	const char *sid = c->in->session_id;
 
 	if (sid == NULL || strlen(sid) < 2 * SID_PAYLOAD ||
-	    strspn(sid, "0123456789abcdef") < 2 * SID_PAYLOAD)
+	    strspn(sid, SID_DIGITS) < 2 * SID_PAYLOAD)
 		return -1;
 	return snprintf(path, sz, "%s/run/mcp-log/%.*s", c->m->cfg->state_dir,
 	    2 * SID_PAYLOAD, sid) < (int)sz ? 0 : -1;
@@ -651,8 +622,8 @@ level_save(struct ctx *c, const char *level)
 	FILE *f;
 
 	if (level_path(c, path, sizeof(path)) != 0 ||
-	    snprintf(dir, sizeof(dir), "%s/run/mcp-log",
-	    c->m->cfg->state_dir) >= (int)sizeof(dir))
+	    sw_fmt(dir, sizeof(dir), "%s/run/mcp-log",
+	    c->m->cfg->state_dir) != SW_OK)
 		return;
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return;
@@ -854,14 +825,8 @@ static json_object *
 refusal(const char *slug, const char *title, int status, const char *detail)
 {
 	json_object *r = json_object_new_object(), *content, *t, *p;
-	char type[96];
 
-	p = json_object_new_object();
-	snprintf(type, sizeof(type), "/problems/%s", slug);
-	sw_json_add_str(p, "type", type);
-	sw_json_add_str(p, "title", title);
-	sw_json_add_int(p, "status", status);
-	sw_json_add_str(p, "detail", detail);
+	p = sw_mcp_problem_new(status, slug, title, detail, NULL);
 	t = json_object_new_object();
 	sw_json_add_str(t, "type", "text");
 	sw_json_add_str(t, "text", detail);
@@ -1124,7 +1089,7 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 		    "arguments must be an object");
 	if (!sw_mcp_tool_allowed(c->m, c->who.tools, name) &&
 	    sw_mcp_tool_known(c->m, name)) {
-		snprintf(deny, sizeof(deny), "token '%s' may call only the "
+		sw_fmt_text(deny, sizeof(deny), "token '%s' may call only the "
 		    "tools of its classes (%.130s); %.60s is not one",
 		    c->who.name, c->who.tools, name);
 		return refusal("forbidden", "Forbidden", 403, deny);
@@ -1915,7 +1880,11 @@ key_load(struct sw_mcp *m)
 	ssize_t n;
 	int fd, tries;
 
-	snprintf(path, sizeof(path), "%s/mcp-session.key", m->cfg->state_dir);
+	if (sw_fmt(path, sizeof(path), "%s/mcp-session.key",
+	    m->cfg->state_dir) != SW_OK) {
+		sw_error("state directory path too long");
+		return SW_EINTERNAL;
+	}
 	for (tries = 0; tries < 50; tries++) {
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 			n = read(fd, m->key, sizeof(m->key));
@@ -1931,7 +1900,9 @@ key_load(struct sw_mcp *m)
 		 * first worker wins and the others read its key. */
 		if (RAND_bytes(k, sizeof(k)) != 1)
 			return SW_EINTERNAL;
-		snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+		if (sw_fmt(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid()) !=
+		    SW_OK)
+			break;
 		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		    0600)) < 0)
 			break;
@@ -1960,11 +1931,12 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
 	m->rest = sw_mcp_rest_curl;
 	m->rest_arg = m;
 	url = sw_json_get_str(cfg->root, "internal_url");
-	if (url == NULL)
-		snprintf(m->base_url, sizeof(m->base_url),
-		    "http://127.0.0.1:%d", cfg->port);
-	else
-		snprintf(m->base_url, sizeof(m->base_url), "%s", url);
+	if ((url == NULL ? sw_fmt(m->base_url, sizeof(m->base_url),
+	    "http://127.0.0.1:%d", cfg->port) : sw_fmt(m->base_url,
+	    sizeof(m->base_url), "%s", url)) != SW_OK) {
+		sw_error("internal_url %s is too long", url ? url : "");
+		return SW_EINTERNAL;
+	}
 	if ((strncmp(m->base_url, "http://", 7) != 0 ||
 	    !sw_host_is_loopback(m->base_url + 7))) {
 		sw_error("internal_url %s is not a loopback http URL",

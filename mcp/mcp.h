@@ -202,6 +202,12 @@ json_object *sw_mcp_tool_of_op(const struct sw_op *op);
 /* Every tool a principal of this scope may call, in table order, then
  * plugins in file-name order.  New reference (an array). */
 json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
+struct sw_ferrs;
+/* A problem document of our own (transport failures, scope refusals,
+ * arguments we cannot place; errs may be NULL).  New reference. */
+json_object *sw_mcp_problem_new(int status, const char *slug,
+	    const char *title, const char *detail,
+	    const struct sw_ferrs *errs);
 
 /*
  * Run tools/call for the principal who (borrowed; authorization is its

@@ -22,6 +22,7 @@
 
 #include "lib/json.h"
 #include "mcp/mcp.h"
+#include "lib/url.h"
 
 /* Does a feature_set body turn anything off? */
 static int
@@ -140,10 +141,9 @@ void
 sw_mcp_confirm_state(const struct sw_mcp *m, const struct sw_principal *who,
     const char *name, json_object *args, char out[65])
 {
-	static const char hx[] = "0123456789abcdef";
 	json_object *clean = json_object_new_object();
 	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
+	unsigned int mdlen = 0;
 	struct sw_buf msg;
 
 	sw_mcp_args_copy(args, clean);
@@ -152,11 +152,7 @@ sw_mcp_confirm_state(const struct sw_mcp *m, const struct sw_principal *who,
 	    sw_json_str(clean));
 	HMAC(EVP_sha256(), m->key, (int)sizeof(m->key),
 	    (const unsigned char *)sw_buf_str(&msg), msg.len, md, &mdlen);
-	for (i = 0; i < 32 && i < mdlen; i++) {
-		out[2 * i] = hx[md[i] >> 4];
-		out[2 * i + 1] = hx[md[i] & 15];
-	}
-	out[2 * i] = '\0';
+	sw_hex_encode(md, mdlen < 32 ? mdlen : 32, out);
 	sw_buf_free(&msg);
 	json_object_put(clean);
 }

@@ -43,8 +43,8 @@ sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
 	if (front != NULL)
 		*front = NULL;
 	if (!skill_name_ok(name) || m->skills_dir[0] == '\0' ||
-	    snprintf(path, sizeof(path), "%s/%s/SKILL.md", m->skills_dir,
-	    name) >= (int)sizeof(path))
+	    sw_fmt(path, sizeof(path), "%s/%s/SKILL.md", m->skills_dir,
+	    name) != SW_OK)
 		return SW_ENOTFOUND;
 	if ((f = fopen(path, "r")) == NULL)
 		return SW_ENOTFOUND;

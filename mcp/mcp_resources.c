@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "mcp/mcp.h"
@@ -105,8 +106,8 @@ sw_mcp_resource_list(struct sw_mcp *m, const struct sw_principal *who)
 		    i++) {
 			c = json_object_array_get_idx(list, i);
 			if ((name = sw_json_get_str(c, "name")) == NULL ||
-			    snprintf(uri, sizeof(uri), PFX "clusters/%s",
-			    name) >= (int)sizeof(uri))
+			    sw_fmt(uri, sizeof(uri), PFX "clusters/%s",
+			    name) != SW_OK)
 				continue;
 			json_object_array_add(arr, resource_new(uri, name,
 			    NULL, "Live state of cluster", JSON_MIME));
@@ -140,7 +141,7 @@ segments(const char *uri, char *buf, size_t bufsz, char **seg, int n)
 	int k = 0;
 
 	if (strncmp(uri, PFX, strlen(PFX)) != 0 ||
-	    snprintf(buf, bufsz, "%s", uri + strlen(PFX)) >= (int)bufsz)
+	    sw_fmt(buf, bufsz, "%s", uri + strlen(PFX)) != SW_OK)
 		return -1;
 	for (p = buf; ; p = slash + 1) {
 		if (k == n || *p == '\0')

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "config.h"
 #include "mcp/mcp.h"
 
@@ -54,13 +55,12 @@ sw_mcp_rest_curl(void *arg, const char *method, const char *target,
 	}
 	c = m->curl;
 	curl_easy_reset(c);
-	snprintf(url, sizeof(url), "%s%s", m->base_url, target);
+	if (sw_fmt(url, sizeof(url), "%s%s", m->base_url, target) != SW_OK)
+		return SW_EINVAL;
 	if (authorization != NULL) {
-		if (!header_safe(authorization) || strlen(authorization) >
-		    sizeof(line) - 32)
+		if (!header_safe(authorization) || sw_fmt(line, sizeof(line),
+		    "Authorization: %s", authorization) != SW_OK)
 			return SW_EINVAL;
-		snprintf(line, sizeof(line), "Authorization: %s",
-		    authorization);
 		h = curl_slist_append(h, line);
 	}
 	h = curl_slist_append(h, "Accept: application/json, "

@@ -38,6 +38,7 @@
 #include "lib/log.h"
 #include "mcp/mcp.h"
 #include "lib/ops.h"
+#include "lib/url.h"
 #include "api/router.h"
 
 #define PFX	"slipway://"
@@ -154,8 +155,8 @@ dir_remove(const char *dir)
 		while ((d = readdir(dp)) != NULL)
 			if (strcmp(d->d_name, ".") != 0 &&
 			    strcmp(d->d_name, "..") != 0 &&
-			    snprintf(path, sizeof(path), "%s/%s", dir,
-			    d->d_name) < (int)sizeof(path))
+			    sw_fmt(path, sizeof(path), "%s/%s", dir,
+			    d->d_name) == SW_OK)
 				(void)unlink(path);
 		closedir(dp);
 	}
@@ -172,8 +173,7 @@ dir_expiry(const char *name)
 	if (strlen(name) != 34 || strspn(name, "0123456789abcdef") != 34)
 		return 0;
 	for (i = 0; i < 16; i++)
-		exp = exp * 16 + (name[i] <= '9' ? name[i] - '0' :
-		    name[i] - 'a' + 10);
+		exp = exp * 16 + sw_hex_digit(name[i]);
 	return exp;
 }
 
@@ -230,10 +230,10 @@ session_dir(const struct sw_mcp *m, const char *sid, const char *token_id,
 
 	if (sid == NULL || strlen(sid) < 34 || strspn(sid,
 	    "0123456789abcdef") < 34 ||
-	    snprintf(top, sizeof(top), "%s/run/mcp-subs",
-	    m->cfg->state_dir) >= (int)sizeof(top) ||
-	    snprintf(out, sz, "%s/%.34s", top, sid) >= (int)sz ||
-	    snprintf(own, sizeof(own), "%s/.token", out) >= (int)sizeof(own))
+	    sw_fmt(top, sizeof(top), "%s/run/mcp-subs",
+	    m->cfg->state_dir) != SW_OK ||
+	    sw_fmt(out, sz, "%s/%.34s", top, sid) != SW_OK ||
+	    sw_fmt(own, sizeof(own), "%s/.token", out) != SW_OK)
 		return -1;
 	if (!mk || stat(out, &sb) == 0)
 		return 0;
@@ -347,12 +347,12 @@ watch_load(const char *dir, struct watch *w, int max)
 		return 0;
 	while ((d = readdir(dp)) != NULL && n < max) {
 		if (d->d_name[0] == '.' || strlen(d->d_name) >=
-		    sizeof(w[n].file) || snprintf(path, sizeof(path),
-		    "%s/%s", dir, d->d_name) >= (int)sizeof(path) ||
+		    sizeof(w[n].file) || sw_fmt(path, sizeof(path),
+		    "%s/%s", dir, d->d_name) != SW_OK ||
 		    (f = fopen(path, "r")) == NULL)
 			continue;
 		memset(&w[n], 0, sizeof(w[n]));
-		snprintf(w[n].file, sizeof(w[n].file), "%s", d->d_name);
+		memcpy(w[n].file, d->d_name, strlen(d->d_name) + 1);
 		if (fgets(line, sizeof(line), f) != NULL &&
 		    strcspn(line, "\n") < sizeof(w[n].uri)) {
 			line[strcspn(line, "\n")] = '\0';
@@ -442,8 +442,9 @@ sw_mcp_stream_session(struct sw_mcp *m, const struct sw_principal *who,
 		n = watch_load(dir, w, SW_MCP_MAX_SUBS);
 	if (sw_mcp_sse_begin(out) != 0)
 		return;
-	snprintf(retry, sizeof(retry), "retry: %d\n\n", n > 0 ? 500 :
-	    SW_MCP_STREAM_IDLE_RETRY_MS);
+	if (sw_fmt(retry, sizeof(retry), "retry: %d\n\n", n > 0 ? 500 :
+	    SW_MCP_STREAM_IDLE_RETRY_MS) != SW_OK)
+		return;
 	if (out->stream(out->stream_arg, retry, strlen(retry)) != SW_OK) {
 		out->stream_broken = 1;
 		return;
@@ -486,7 +487,8 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 			return -1;
 		}
 		memset(&w[n], 0, sizeof(w[n]));
-		snprintf(w[n].uri, sizeof(w[n].uri), "%s", u);
+		/* its length is checked above */
+		memcpy(w[n].uri, u, strlen(u) + 1);
 		w[n].stamp = uri_stamp(m, u, &terminal);
 		n++;
 		json_object_array_add(list, json_object_new_string(u));

@@ -258,17 +258,16 @@ content_text(json_object *content, const char *text)
 	json_object_array_add(content, c);
 }
 
-/* A problem document of our own (transport failures, scope refusals,
- * arguments we cannot place).  New reference. */
-static json_object *
-problem_new(int status, const char *slug, const char *title,
+json_object *
+sw_mcp_problem_new(int status, const char *slug, const char *title,
     const char *detail, const struct sw_ferrs *errs)
 {
 	json_object *p = json_object_new_object(), *arr, *fe;
 	char type[96];
 	int i;
 
-	snprintf(type, sizeof(type), "/problems/%s", slug);
+	if (sw_fmt(type, sizeof(type), "/problems/%s", slug) != SW_OK)
+		sw_fmt_text(type, sizeof(type), "about:blank");
 	sw_json_add_str(p, "type", type);
 	sw_json_add_str(p, "title", title);
 	sw_json_add_int(p, "status", status);
@@ -544,7 +543,7 @@ plugin_result(const char *name, long status, struct sw_buf *resp)
 		json_object_put(doc);
 		sw_fmt_text(detail, sizeof(detail), "%.250s",
 		    resp->len ? sw_buf_str(resp) : "(no body)");
-		doc = problem_new((int)status, "upstream", "HTTP error",
+		doc = sw_mcp_problem_new((int)status, "upstream", "HTTP error",
 		    detail, NULL);
 	} else if (sw_json_get(doc, "status") == NULL)
 		sw_json_add_int(doc, "status", status);
@@ -570,7 +569,7 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	if (who->scope < sw_scope_parse(sw_json_get_str(plugin, "scope"))) {
 		sw_fmt_text(detail, sizeof(detail), "%s needs scope %s", name,
 		    sw_json_get_str(plugin, "scope"));
-		return error_result(name, problem_new(403, "forbidden",
+		return error_result(name, sw_mcp_problem_new(403, "forbidden",
 		    "Forbidden", detail, NULL));
 	}
 	memset(&errs, 0, sizeof(errs));
@@ -579,7 +578,7 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	if (plugin_request(plugin, args, &target, &body, &errs) != SW_OK) {
 		sw_fmt_text(detail, sizeof(detail), "%s: %s", errs.e[0].field,
 		    errs.e[0].msg);
-		res = error_result(name, problem_new(400, "validation",
+		res = error_result(name, sw_mcp_problem_new(400, "validation",
 		    "Invalid request", detail, &errs));
 		goto out;
 	}
@@ -589,8 +588,9 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 		sw_fmt_text(detail, sizeof(detail), "slipway-mcp could not "
 		    "reach "
 		    "the plugin for %s %.200s", method, sw_buf_str(&target));
-		res = error_result(name, problem_new(sw_err_http_status(e),
-		    sw_err_slug(e), sw_err_info(e)->title, detail, NULL));
+		res = error_result(name, sw_mcp_problem_new(
+		    sw_err_http_status(e), sw_err_slug(e),
+		    sw_err_info(e)->title, detail, NULL));
 	} else
 		res = plugin_result(name, status, &resp);
 out:

@@ -190,17 +190,15 @@ sw_st_autoscaling_on(struct sw_step *s)
 	/* 1. ClusterRole: HyperPod may add and remove nodes of this
 	 * cluster, nothing else */
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_AUTOSCALE);
-	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
-	    sw_js("sagemaker.amazonaws.com"), NULL), "Action",
-	    sw_js("sts:AssumeRole"), NULL)), NULL);
+	trust = sw_trust_service("sagemaker.amazonaws.com");
 	doc = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
 	    sw_js("sagemaker:BatchAddClusterNodes"),
 	    sw_js("sagemaker:BatchDeleteClusterNodes")), "Resource",
 	    sw_js(sw_res_get(s, "hyperpod_arn")), NULL)), NULL);
-	rc = feat_ensure_role(s, "cluster_role_arn", role, trust, NULL,
-	    SCALE_POLICY, doc);
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = "cluster_role_arn",
+	    .name = role, .trust = trust, .inline_name = SCALE_POLICY,
+	    .inline_doc = doc });
 	json_object_put(trust);
 	json_object_put(doc);
 	if (rc != STEP_DONE) {

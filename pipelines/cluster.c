@@ -27,12 +27,28 @@
 #include "pipelines/helm.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
+#include "pipelines/volumes.h"
 
 /* ---- eks --------------------------------------------------------------- */
 
 static const char *const eks_policies[] = {
 	"arn:aws:iam::aws:policy/AmazonEKSClusterPolicy", NULL
 };
+
+/* Role name, which AWS service principal may assume, with managed
+ * policies; its ARN recorded under key. */
+static enum sw_step_rc
+ensure_service_role(struct sw_step *s, const char *key, const char *name,
+    const char *principal, const char *const *managed)
+{
+	json_object *trust = sw_trust_service(principal);
+	enum sw_step_rc rc;
+
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = key, .name = name,
+	    .trust = trust, .managed = managed });
+	json_object_put(trust);
+	return rc;
+}
 
 static enum sw_step_rc
 stage_eks(struct sw_step *s)
@@ -44,8 +60,8 @@ stage_eks(struct sw_step *s)
 	enum sw_step_rc rc;
 
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_EKS);
-	TRY(sw_ensure_role(s, "cluster_role_arn", role, "eks.amazonaws.com",
-	    eks_policies));
+	TRY(ensure_service_role(s, "cluster_role_arn", role,
+	    "eks.amazonaws.com", eks_policies));
 	if (s->plan && sw_res_get(s, "create_requested") == NULL) {
 		/* A plan names the create only when there is none yet. */
 		memset(&err, 0, sizeof(err));
@@ -288,7 +304,9 @@ stage_dependencies(struct sw_step *s)
 	int i, waiting = 0, created = 0;
 
 	for (i = 0; addons[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "addon.%s", addons[i]);
+		if (sw_fmt(flag, sizeof(flag), "addon.%s", addons[i]) != SW_OK)
+			return sw_step_fail(s, "add-on name %s too long",
+			    addons[i]);
 		if (sw_res_get(s, flag) != NULL &&
 		    strcmp(sw_res_get(s, flag), "ACTIVE") == 0)
 			continue;
@@ -378,7 +396,10 @@ sw_hp_instance_groups(struct sw_step *s, json_object *groups,
 		g = json_object_array_get_idx(groups, i);
 		cap = sw_json_get_str(g, "capacity_type");
 		az = sw_json_get_str(g, "availability_zone");
-		snprintf(key, sizeof(key), "compute_subnet.%s", az);
+		/* A zone name too long has no subnet recorded: the group
+		 * goes out with the planned stand-in and AWS refuses it. */
+		if (sw_fmt(key, sizeof(key), "compute_subnet.%s", az) != SW_OK)
+			key[0] = '\0';
 		spec = sw_jo(
 		    "InstanceGroupName", sw_js(sw_json_get_str(g, "name")),
 		    "InstanceType", sw_js(sw_json_get_str(g,
@@ -424,8 +445,11 @@ sw_lifecycle_bucket(struct sw_step *s, int ask, char *out, size_t sz)
 {
 	const char *acct = s->plan && !ask ? NULL : sw_account_id(s);
 
-	snprintf(out, sz, "sagemaker-slipway-%s-%s", acct ? acct : "account",
-	    s->cfg->region);
+	/* A name cut short would name another bucket: none at all makes
+	 * the call that uses it fail. */
+	if (sw_fmt(out, sz, "sagemaker-slipway-%s-%s", acct ? acct :
+	    "account", s->cfg->region) != SW_OK)
+		out[0] = '\0';
 }
 
 enum sw_step_rc
@@ -435,8 +459,10 @@ sw_ensure_lifecycle(struct sw_step *s, char *uri, size_t urisz)
 	struct aws_error err;
 
 	sw_lifecycle_bucket(s, 0, bucket, sizeof(bucket));
-	snprintf(key, sizeof(key), "lifecycle/%s/on_create.sh", CLUSTER(s));
-	snprintf(uri, urisz, "s3://%s/lifecycle/%s/", bucket, CLUSTER(s));
+	if (sw_fmt(key, sizeof(key), "lifecycle/%s/on_create.sh",
+	    CLUSTER(s)) != SW_OK || sw_fmt(uri, urisz,
+	    "s3://%s/lifecycle/%s/", bucket, CLUSTER(s)) != SW_OK)
+		return sw_step_fail(s, "lifecycle script location too long");
 	if (s->plan) {
 		json_object_array_add(s->calls, sw_jo("stage",
 		    sw_js(s->stage), "service", sw_js("s3"), "operation",
@@ -541,7 +567,7 @@ stage_hyperpod(struct sw_step *s)
 		TRY(sw_ensure_compute_subnet(s, az, NULL, key, sizeof(key)));
 	}
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_HP_EXEC);
-	TRY(sw_ensure_role(s, "execution_role_arn", role,
+	TRY(ensure_service_role(s, "execution_role_arn", role,
 	    "sagemaker.amazonaws.com", exec_policies));
 	TRY(sw_ensure_lifecycle(s, uri, sizeof(uri)));
 	TRY(replace_failed(s));
@@ -549,7 +575,9 @@ stage_hyperpod(struct sw_step *s)
 		subnets = json_object_new_array();
 		json_object_object_foreach(slots, az2, slot2) {
 			(void)slot2;
-			snprintf(key, sizeof(key), "compute_subnet.%s", az2);
+			if (sw_fmt(key, sizeof(key), "compute_subnet.%s",
+			    az2) != SW_OK)
+				key[0] = '\0';	/* no subnet: AWS refuses */
 			json_object_array_add(subnets, sw_js(sw_planned(s,
 			    sw_res_get(s, key), "subnet-planned")));
 		}
@@ -610,49 +638,30 @@ stage_storage(struct sw_step *s)
 {
 	const char *bucket = sw_json_path_str(s->params, "storage.s3_bucket");
 	char pv[160], region[96];
-	json_object *m;
+	json_object *m, *pvc;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 
 	if (bucket == NULL || sw_res_get(s, "pvc") != NULL)
 		return STEP_DONE;
-	snprintf(pv, sizeof(pv), "pv-%s", CLUSTER(s));
 	/* Mountpoint takes "region <name>" as one option. */
-	if ((size_t)snprintf(region, sizeof(region), "region %s",
-	    s->cfg->region) >= sizeof(region))
+	if (sw_fmt(pv, sizeof(pv), "pv-%s", CLUSTER(s)) != SW_OK ||
+	    sw_fmt(region, sizeof(region), "region %s", s->cfg->region) !=
+	    SW_OK)
 		return sw_step_fail(s, "region name too long");
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
-	m = sw_jo("apiVersion", sw_js("v1"), "kind",
-	    sw_js("PersistentVolume"),
-	    "metadata", sw_jo("name", sw_js(pv), NULL),
-	    "spec", sw_jo(
-		"capacity", sw_jo("storage", sw_js("1200Gi"), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"claimRef", sw_jo("namespace", sw_js("default"), "name",
-		    sw_js("s3-claim"), NULL),
-		"mountOptions", sw_ja(sw_js("allow-delete"),
-		    sw_js(region)),
-		"csi", sw_jo("driver", sw_js("s3.csi.aws.com"),
-		    "volumeHandle", sw_js(pv),
-		    "volumeAttributes", sw_jo("bucketName", sw_js(bucket),
-			NULL), NULL), NULL), NULL);
+	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pv, .ns = "default",
+	    .claim = "s3-claim", .capacity = sw_jo("storage", sw_js("1200Gi"),
+	    NULL), .request = "1200Gi", .mount_options = sw_ja(
+	    sw_js("allow-delete"), sw_js(region)), .csi = sw_jo("driver",
+	    sw_js("s3.csi.aws.com"), "volumeHandle", sw_js(pv),
+	    "volumeAttributes", sw_jo("bucketName", sw_js(bucket), NULL),
+	    NULL) }, &m, &pvc);
 	rc = sw_kube_apply(s, &kb, m);
+	if (rc == STEP_DONE)
+		rc = sw_kube_apply(s, &kb, pvc);
 	json_object_put(m);
-	if (rc == STEP_DONE) {
-		m = sw_jo("apiVersion", sw_js("v1"), "kind",
-		    sw_js("PersistentVolumeClaim"),
-		    "metadata", sw_jo("name", sw_js("s3-claim"), "namespace",
-			sw_js("default"), NULL),
-		    "spec", sw_jo(
-			"accessModes", sw_ja(sw_js("ReadWriteMany")),
-			"storageClassName", sw_js(""),
-			"volumeName", sw_js(pv),
-			"resources", sw_jo("requests", sw_jo("storage",
-			    sw_js("1200Gi"), NULL), NULL), NULL), NULL);
-		rc = sw_kube_apply(s, &kb, m);
-		json_object_put(m);
-	}
+	json_object_put(pvc);
 	sw_kube_close(&kb);
 	if (rc == STEP_DONE) {
 		sw_res_set(s, "pv", pv);
@@ -731,8 +740,8 @@ stage_verify(struct sw_step *s)
 		return sw_wait_next(s, SW_WAIT_NODES_READY, "%lld of %lld "
 		    "Kubernetes nodes Ready", (long long)ready,
 		    (long long)want);
-	snprintf(buf, sizeof(buf), "%lld", (long long)ready);
-	sw_res_set(s, "nodes_ready", buf);
+	if (sw_fmt(buf, sizeof(buf), "%lld", (long long)ready) == SW_OK)
+		sw_res_set(s, "nodes_ready", buf);
 	return sw_install_device_plugins(s);
 }
 

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/alloc.h"
 #include "lib/json.h"
-#include "lib/url.h"
 #include "pipelines/featdefs.h"
 #include "pipelines/featkit.h"
 #include "pipelines/helm.h"
@@ -117,164 +115,6 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 
 /* ---- IAM ------------------------------------------------------------ */
 
-/* A JSON document as a new string (free()). */
-char *
-feat_doc_text(json_object *doc)
-{
-	const char *t = json_object_to_json_string_ext(doc,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-	return sw_strdup(t != NULL ? t : "{}");
-}
-
-/* The live inline policy of a role, parsed; NULL when absent. */
-enum sw_step_rc
-feat_get_inline(struct sw_step *s, const char *role, const char *policy,
-    json_object **doc)
-{
-	json_object *out;
-	const char *enc;
-	char *raw;
-	size_t n;
-	enum sw_step_rc rc;
-
-	*doc = NULL;
-	rc = sw_step_aws_ok(s, AWS_SVC_IAM, "GetRolePolicy", sw_jo(
-	    "RoleName", sw_js(role), "PolicyName", sw_js(policy), NULL),
-	    &out, "NoSuchEntity");
-	if (rc != STEP_DONE)
-		return rc;
-	enc = sw_out_str(out, "PolicyDocument",
-	    "GetRolePolicyResult.PolicyDocument", NULL);
-	if (enc != NULL) {
-		n = strlen(enc) + 1;
-		if ((raw = sw_malloc(n)) != NULL) {
-			if (sw_url_decode(enc, n - 1, raw, n) >= 0)
-				*doc = json_tokener_parse(raw);
-			free(raw);
-		}
-	}
-	json_object_put(out);
-	return STEP_DONE;
-}
-
-/*
- * Role name with trust (borrowed), the managed policy arn (or NULL)
- * attached and the inline policy (borrowed, or NULL) put, each only when
- * the live role lacks it.  The ARN is recorded under key.
- */
-enum sw_step_rc
-feat_ensure_role(struct sw_step *s, const char *key, const char *name,
-    json_object *trust, const char *managed, const char *pname,
-    json_object *policy)
-{
-	json_object *out, *live, *list;
-	const char *arn;
-	enum sw_step_rc rc;
-	char *text;
-	size_t i;
-	int have = 0;
-
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
-	arn = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL);
-	if (arn != NULL)
-		sw_res_set(s, key, arn);
-	json_object_put(out);
-	if (arn == NULL) {
-		text = feat_doc_text(trust);
-		rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
-		    "RoleName", sw_js(name),
-		    "AssumeRolePolicyDocument", sw_js(text),
-		    "Description", sw_js("Created by Slipway (feature_set)"),
-		    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
-		    "Tags", sw_tag_list(s), NULL),
-		    &out, NULL);
-		free(text);
-		if (rc != STEP_DONE)
-			return rc;
-		arn = sw_out_str(out, "Role.Arn", "CreateRoleResult.Role.Arn",
-		    NULL);
-		if (arn == NULL && s->plan)
-			arn = "arn:aws:iam::planned:role/planned";
-		if (arn == NULL) {
-			json_object_put(out);
-			return sw_step_fail(s, "CreateRole %s gave no ARN", name);
-		}
-		sw_res_set(s, key, arn);
-		json_object_put(out);
-		if (s->plan) {
-			/* a new role has no policies: record both */
-			if (managed != NULL) {
-				TRY(sw_step_aws(s, AWS_SVC_IAM,
-				    "AttachRolePolicy", sw_jo("RoleName",
-				    sw_js(name), "PolicyArn", sw_js(managed),
-				    NULL), &out, NULL));
-				json_object_put(out);
-			}
-			if (policy != NULL) {
-				text = feat_doc_text(policy);
-				rc = sw_step_aws(s, AWS_SVC_IAM,
-				    "PutRolePolicy", sw_jo("RoleName",
-				    sw_js(name), "PolicyName", sw_js(pname),
-				    "PolicyDocument", sw_js(text), NULL), &out,
-				    NULL);
-				free(text);
-				json_object_put(out);
-			}
-			return STEP_DONE;
-		}
-	}
-	if (managed != NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "ListAttachedRolePolicies",
-		    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
-		list = sw_json_get(out, "AttachedPolicies");
-		if (list == NULL)
-			list = sw_json_path(out, "ListAttachedRolePoliciesResult"
-			    ".AttachedPolicies");
-		for (i = 0; list && json_object_is_type(list,
-		    json_type_array) && i < json_object_array_length(list);
-		    i++)
-			if (strcmp(sw_json_get_str(json_object_array_get_idx(
-			    list, i), "PolicyArn") ?: "", managed) == 0)
-				have = 1;
-		json_object_put(out);
-		if (!have) {
-			TRY(sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy",
-			    sw_jo("RoleName", sw_js(name), "PolicyArn",
-			    sw_js(managed), NULL), &out, NULL));
-			json_object_put(out);
-		}
-	}
-	if (policy != NULL) {
-		TRY(feat_get_inline(s, name, pname, &live));
-		have = live != NULL && json_object_equal(live, policy);
-		json_object_put(live);
-		if (!have) {
-			text = feat_doc_text(policy);
-			rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
-			    "RoleName", sw_js(name), "PolicyName", sw_js(pname),
-			    "PolicyDocument", sw_js(text), NULL), &out, NULL);
-			free(text);
-			if (rc != STEP_DONE)
-				return rc;
-			json_object_put(out);
-		}
-	}
-	return STEP_DONE;
-}
-
-
-/* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession).  New. */
-json_object *
-feat_trust_pods(void)
-{
-	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
-	    sw_js("pods.eks.amazonaws.com"), NULL), "Action", sw_ja(
-	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)), NULL);
-}
-
 /* ---- pod identity associations ------------------------------------ */
 
 /* The association id of ns/sa into id (empty when none). */
@@ -295,9 +135,12 @@ feat_find_association(struct sw_step *s, const char *ns, const char *sa,
 
 		if (strcmp(sw_json_get_str(a, "namespace") ?: "", ns) == 0 &&
 		    strcmp(sw_json_get_str(a, "serviceAccount") ?: "", sa) ==
-		    0 && sw_json_get_str(a, "associationId") != NULL)
-			snprintf(id, idsz, "%s", sw_json_get_str(a,
-			    "associationId"));
+		    0 && sw_json_get_str(a, "associationId") != NULL &&
+		    sw_fmt(id, idsz, "%s", sw_json_get_str(a,
+		    "associationId")) != SW_OK) {
+			json_object_put(out);
+			return sw_step_fail(s, "association id too long");
+		}
 	}
 	json_object_put(out);
 	return STEP_DONE;
@@ -489,7 +332,8 @@ feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
 	size_t i;
 	int resumed;
 
-	snprintf(sent, sizeof(sent), "%s_sent", flag);
+	if (sw_fmt(sent, sizeof(sent), "%s_sent", flag) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", flag);
 	if (!s->plan && sw_res_get(s, flag) == NULL &&
 	    sw_res_get(s, sent) != NULL) {
 		/* Recorded as sent by a poller that died before the answer:

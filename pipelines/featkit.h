@@ -33,21 +33,6 @@ json_object *feat_want_opt(struct sw_step *s, enum sw_feat feature,
  */
 enum sw_step_rc feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 	    json_object *create);
-/* A JSON document as a new string (free()). */
-char *feat_doc_text(json_object *doc);
-/* The live inline policy of a role, parsed; NULL when absent. */
-enum sw_step_rc feat_get_inline(struct sw_step *s, const char *role,
-	    const char *policy, json_object **doc);
-/*
- * Role name with trust (borrowed), the managed policy arn (or NULL)
- * attached and the inline policy (borrowed, or NULL) put, each only when
- * the live role lacks it.  The ARN is recorded under key.
- */
-enum sw_step_rc feat_ensure_role(struct sw_step *s, const char *key,
-	    const char *name, json_object *trust, const char *managed,
-	    const char *pname, json_object *policy);
-/* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession).  New. */
-json_object *feat_trust_pods(void);
 /* The association id of ns/sa into id (empty when none). */
 enum sw_step_rc feat_find_association(struct sw_step *s, const char *ns,
 	    const char *sa, char *id, size_t idsz);

@@ -239,11 +239,12 @@ addon_active(struct sw_step *s, const char *addon, int *active)
 	return STEP_DONE;
 }
 
+static const char *const training_policies[] = { TRAINING_POLICY, NULL };
+
 static enum sw_step_rc
 st_training_on(struct sw_step *s)
 {
 	char role[128];
-	json_object *trust;
 	enum sw_step_rc rc;
 	int active;
 
@@ -254,10 +255,9 @@ st_training_on(struct sw_step *s)
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
-	trust = feat_trust_pods();
-	rc = feat_ensure_role(s, "training_role_arn", role, trust,
-	    TRAINING_POLICY, NULL, NULL);
-	json_object_put(trust);
+	rc = sw_ensure_pods_role(s, &(struct sw_role){
+	    .key = "training_role_arn", .name = role,
+	    .managed = training_policies });
 	if (rc != STEP_DONE)
 		return rc;
 	/* The add-on's own pod identity association goes with it. */
@@ -287,13 +287,13 @@ st_inference_on(struct sw_step *s)
 		return sw_step_wait(s, sw_poll_ms(s, 10000), "cannot tell the "
 		    "account id yet");
 	issuer = sw_res_get(s, "oidc_issuer");
-	snprintf(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s", acct,
-	    issuer);
 	/* IRSA (facts 2.5): only service accounts of the operator's
 	 * namespace may assume the execution role. */
-	snprintf(key, sizeof(key), "%s:sub", issuer);
-	snprintf(cfgv, sizeof(cfgv), "system:serviceaccount:%s:*",
-	    INFERENCE_NS);
+	if (sw_fmt(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s",
+	    acct, issuer) != SW_OK || sw_fmt(key, sizeof(key), "%s:sub",
+	    issuer) != SW_OK || sw_fmt(cfgv, sizeof(cfgv),
+	    "system:serviceaccount:%s:*", INFERENCE_NS) != SW_OK)
+		return sw_step_fail(s, "OIDC issuer %s too long", issuer);
 	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Federated",
 	    sw_js(prov), NULL), "Action", sw_js(
@@ -307,15 +307,19 @@ st_inference_on(struct sw_step *s)
 	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
 	    NULL);
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
-	rc = feat_ensure_role(s, "inference_role_arn", role, trust, NULL,
-	    "slipway-inference-operator", policy);
+	rc = sw_ensure_role(s, &(struct sw_role){ .key = "inference_role_arn",
+	    .name = role, .trust = trust,
+	    .inline_name = "slipway-inference-operator",
+	    .inline_doc = policy });
 	json_object_put(trust);
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;
-	snprintf(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
+	if (sw_fmt(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
 	    "\"hyperpodClusterArn\":\"%s\"}", sw_res_get(s,
-	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn"));
+	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn")) != SW_OK)
+		return sw_step_fail(s, "inference operator configuration "
+		    "too long");
 	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
 	    1, sw_jo("configurationValues", sw_js(cfgv), NULL));
 }

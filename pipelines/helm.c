@@ -223,8 +223,10 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 	char sel[160], *p, *nl;
 	size_t i;
 
-	snprintf(out, outsz, "no log");
-	snprintf(sel, sizeof(sel), "batch.kubernetes.io/job-name=%s", job);
+	sw_fmt_text(out, outsz, "no log");
+	if (sw_fmt(sel, sizeof(sel), "batch.kubernetes.io/job-name=%s", job) !=
+	    SW_OK)
+		return;
 	memset(&ke, 0, sizeof(ke));
 	s->calls_made++;
 	if (k8s_list(&kb->k, "/api/v1/namespaces/" HELM_NS "/pods", sel, &list,
@@ -285,11 +287,11 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 
 	if (r == NULL)
 		return sw_step_fail(s, "unknown Helm chart");
-	if (snprintf(name, sizeof(name), "helm-%s%s", r->release,
-	    install ? "" : "-uninstall") >= (int)sizeof(name) ||
-	    snprintf(path, sizeof(path), "/apis/batch/v1/namespaces/"
-	    HELM_NS "/jobs/%s", name) >= (int)sizeof(path) ||
-	    snprintf(key, sizeof(key), "%s.job", name) >= (int)sizeof(key))
+	if (sw_fmt(name, sizeof(name), "helm-%s%s", r->release,
+	    install ? "" : "-uninstall") != SW_OK ||
+	    sw_fmt(path, sizeof(path), "/apis/batch/v1/namespaces/"
+	    HELM_NS "/jobs/%s", name) != SW_OK ||
+	    sw_fmt(key, sizeof(key), "%s.job", name) != SW_OK)
 		return sw_step_fail(s, "Helm release name too long");
 	if (s->plan) {
 		if ((rc = helm_identity(s, kb)) != STEP_DONE)

@@ -145,29 +145,24 @@ static const char lbc_policy[] =
     "\"elasticloadbalancing:ModifyRule\","
     "\"elasticloadbalancing:SetRulePriorities\"],\"Resource\":\"*\"}]}";
 
-static const char lbc_trust[] =
-    "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
-    "\"Principal\":{\"Service\":\"pods.eks.amazonaws.com\"},"
-    "\"Action\":[\"sts:AssumeRole\",\"sts:TagSession\"]}]}";
-
 /* The role, its inline policy and the pod identity association. */
 static enum sw_step_rc
 lbc_identity(struct sw_step *s, const char *cluster)
 {
 	char role[128];
-	json_object *out, *list;
+	json_object *out, *list, *policy;
+	enum sw_step_rc rc;
 	size_t i;
 	int have = 0;
 
 	sw_name(role, sizeof(role), cluster, SW_ROLE_LBC);
-	TRY(sw_ensure_role(s, "lbc_role_arn", role, lbc_trust, NULL));
-	if (sw_res_get(s, "lbc_policy") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
-		    "RoleName", sw_js(role), "PolicyName", sw_js(LBC_POLICY),
-		    "PolicyDocument", sw_js(lbc_policy), NULL), &out, NULL));
-		json_object_put(out);
-		sw_res_set(s, "lbc_policy", "put");
-	}
+	if ((policy = json_tokener_parse(lbc_policy)) == NULL)
+		return sw_step_fail(s, "the controller's policy is not JSON");
+	rc = sw_ensure_pods_role(s, &(struct sw_role){ .key = "lbc_role_arn",
+	    .name = role, .inline_name = LBC_POLICY, .inline_doc = policy });
+	json_object_put(policy);
+	if (rc != STEP_DONE)
+		return rc;
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations", sw_jo(
 	    "clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
 	    "serviceAccount", sw_js(LBC_SA), NULL), &out, NULL));
@@ -213,12 +208,10 @@ sw_lbc_ensure(struct sw_step *s, struct sw_kube *kb, const char *cluster)
 			return sw_step_fail(s, "cannot tell the VPC of cluster "
 			    "%s", cluster);
 	}
-	if (snprintf(set_cluster, sizeof(set_cluster), "clusterName=%s",
-	    cluster) >= (int)sizeof(set_cluster) ||
-	    snprintf(set_region, sizeof(set_region), "region=%s",
-	    s->cfg->region) >= (int)sizeof(set_region) ||
-	    snprintf(set_vpc, sizeof(set_vpc), "vpcId=%s", sw_res_get(s,
-	    "vpc_id")) >= (int)sizeof(set_vpc))
+	if (sw_fmt(set_cluster, sizeof(set_cluster), "clusterName=%s",
+	    cluster) != SW_OK || sw_fmt(set_region, sizeof(set_region),
+	    "region=%s", s->cfg->region) != SW_OK || sw_fmt(set_vpc,
+	    sizeof(set_vpc), "vpcId=%s", sw_res_get(s, "vpc_id")) != SW_OK)
 		return sw_step_fail(s, "load balancer controller values too "
 		    "long");
 	sets[0] = set_cluster;

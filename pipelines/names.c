@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/buf.h"
+#include "lib/log.h"
 #include "pipelines/pipelines.h"
 
 const char *const sw_role_suffixes[] = {
@@ -16,7 +18,12 @@ const char *const sw_role_suffixes[] = {
 void
 sw_name(char *out, size_t sz, const char *cluster, const char *what)
 {
-	snprintf(out, sz, "slipway-%s-%s", cluster, what);
+	/* A name cut short would name another resource: none at all
+	 * makes the call that uses it fail. */
+	if (sw_fmt(out, sz, "slipway-%s-%s", cluster, what) != SW_OK) {
+		sw_error("resource name for cluster %s too long", cluster);
+		out[0] = '\0';
+	}
 }
 
 int
@@ -71,8 +78,7 @@ sw_cidr_public(const char *vpc, int i, char *out, size_t sz)
 
 	if (vpc_ab(vpc, &a, &b) != 0 || i < 0 || i > 1)
 		return -1;
-	snprintf(out, sz, "%u.%u.%d.0/24", a, b, i);
-	return 0;
+	return sw_fmt(out, sz, "%u.%u.%d.0/24", a, b, i) == SW_OK ? 0 : -1;
 }
 
 int
@@ -82,8 +88,8 @@ sw_cidr_private(const char *vpc, int i, char *out, size_t sz)
 
 	if (vpc_ab(vpc, &a, &b) != 0 || i < 0 || i > 1)
 		return -1;
-	snprintf(out, sz, "%u.%u.%d.0/20", a, b, 16 * (i + 1));
-	return 0;
+	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 16 * (i + 1)) ==
+	    SW_OK ? 0 : -1;
 }
 
 int
@@ -93,8 +99,8 @@ sw_cidr_compute(const char *vpc, int k, char *out, size_t sz)
 
 	if (vpc_ab(vpc, &a, &b) != 0 || k < 0 || k > 11)
 		return -1;
-	snprintf(out, sz, "%u.%u.%d.0/20", a, b, 64 + 16 * k);
-	return 0;
+	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 64 + 16 * k) ==
+	    SW_OK ? 0 : -1;
 }
 
 const char *

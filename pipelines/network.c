@@ -104,7 +104,8 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 		if (id == NULL)
 			return sw_step_fail(s, "CreateRouteTable gave no id");
 	}
-	snprintf(flag, sizeof(flag), "%s.default_route", key);
+	if (sw_fmt(flag, sizeof(flag), "%s.default_route", key) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", key);
 	if (sw_res_get(s, flag) == NULL) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateRoute", sw_jo(
 		    "RouteTableId", sw_js(sw_res_get(s, key)),
@@ -115,7 +116,9 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 		sw_res_set(s, flag, "0.0.0.0/0");
 	}
 	for (i = 0; subs[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]);
+		if (sw_fmt(flag, sizeof(flag), "%s.assoc.%s", key, subs[i]) !=
+		    SW_OK)
+			return sw_step_fail(s, "resource key %s too long", key);
 		if (sw_res_get(s, flag) != NULL)
 			continue;
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
@@ -129,39 +132,64 @@ ensure_route_table(struct sw_step *s, const char *key, const char *label,
 	return STEP_DONE;
 }
 
-enum sw_step_rc
-sw_stage_network(struct sw_step *s)
+/*
+ * A resource of the network stage found by its Name tag, else created:
+ * one row for each.  The create sends input's members and the tags;
+ * the id the answer names is recorded under key.
+ */
+struct net_res {
+	const char	*label;		/* the Name tag's suffix */
+	const char	*key;		/* its id is recorded under this */
+	const char	*describe;	/* the lookup: call, */
+	const char	*set;		/* the answer's list */
+	const char	*idfield;	/* and its id field */
+	int		 in_vpc;	/* looked up with find_in_vpc */
+	const char	*create;	/* the create call */
+	const char	*tag_type;	/* its TagSpecifications type */
+	const char	*id_path;	/* where its answer names the id */
+	const char	*planned;	/* the id a plan stands in with */
+	/* The lookup's extra filters (new), or NULL for none. */
+	json_object	*(*filters)(void);
+	/* The create's members but the tags (new). */
+	json_object	*(*input)(struct sw_step *s, const char *name);
+	/* What follows a create that answered, or NULL. */
+	void		 (*created)(struct sw_step *s);
+	/* What follows the resource being there (found or created). */
+	enum sw_step_rc	 (*then)(struct sw_step *s);
+};
+
+/* The subnets the route tables associate, by their keys. */
+static const char *const net_public[] = { "public_subnet_0",
+    "public_subnet_1", NULL };
+static const char *const net_private[] = { "private_subnet_0",
+    "private_subnet_1", NULL };
+
+static json_object *
+vpc_input(struct sw_step *s, const char *name)
 {
-	static const char *const pub[] = { "public_subnet_0",
-	    "public_subnet_1", NULL };
-	static const char *const priv[] = { "private_subnet_0",
-	    "private_subnet_1", NULL };
+	(void)name;
+	return sw_jo("CidrBlock", sw_js(sw_json_get_str(s->params,
+	    "vpc_cidr")), NULL);
+}
+
+static void
+vpc_created(struct sw_step *s)
+{
+	sw_res_set(s, "vpc_origin", "created");
+}
+
+/* DNS host names on; the subnets: two public, two private, one of
+ * each per AZ. */
+static enum sw_step_rc
+vpc_then(struct sw_step *s)
+{
 	const char *vpc_cidr = sw_json_get_str(s->params, "vpc_cidr");
 	json_object *azs = sw_json_get(s->params, "availability_zones");
-	char name[160], cidr[32], label[32];
+	char cidr[32], label[32];
 	json_object *out;
-	const char *id, *state;
+	const char *az;
 	int i;
 
-	/* VPC */
-	sw_name(name, sizeof(name), CLUSTER(s), "vpc");
-	TRY(sw_ec2_find(s, "DescribeVpcs", "vpcSet", "vpcId", name, "vpc_id",
-	    NULL));
-	if (sw_res_get(s, "vpc_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateVpc", sw_jo(
-		    "CidrBlock", sw_js(vpc_cidr),
-		    "TagSpecifications", sw_tag_spec(s, "vpc", name),
-		    NULL), &out, NULL));
-		id = sw_planned(s, sw_json_path_str(out, "vpc.vpcId"),
-		    "vpc-planned");
-		if (id != NULL) {
-			sw_res_set(s, "vpc_id", id);
-			sw_res_set(s, "vpc_origin", "created");
-		}
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateVpc gave no id");
-	}
 	if (sw_res_get(s, "vpc_dns") == NULL) {
 		TRY(sw_step_aws(s, AWS_SVC_EC2, "ModifyVpcAttribute", sw_jo(
 		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
@@ -171,155 +199,249 @@ sw_stage_network(struct sw_step *s)
 		sw_res_set(s, "vpc_dns", "hostnames");
 	}
 	sw_res_set(s, "vpc_cidr", vpc_cidr);
-
-	/* Subnets: two public, two private, one of each per AZ. */
 	for (i = 0; i < 2; i++) {
-		const char *az = json_object_get_string(
-		    json_object_array_get_idx(azs, (size_t)i));
-
-		snprintf(label, sizeof(label), "public-%d", i);
-		if (sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
+		az = json_object_get_string(json_object_array_get_idx(azs,
+		    (size_t)i));
+		if (sw_fmt(label, sizeof(label), "public-%d", i) != SW_OK ||
+		    sw_cidr_public(vpc_cidr, i, cidr, sizeof(cidr)) != 0)
 			return sw_step_fail(s, "bad VPC CIDR %s", vpc_cidr);
-		TRY(ensure_subnet(s, pub[i], label, cidr, az, 0));
-		snprintf(label, sizeof(label), "private-%d", i);
+		TRY(ensure_subnet(s, net_public[i], label, cidr, az, 0));
+		if (sw_fmt(label, sizeof(label), "private-%d", i) != SW_OK)
+			return sw_step_fail(s, "bad subnet label");
 		sw_cidr_private(vpc_cidr, i, cidr, sizeof(cidr));
-		TRY(ensure_subnet(s, priv[i], label, cidr, az, 0));
+		TRY(ensure_subnet(s, net_private[i], label, cidr, az, 0));
 	}
+	return STEP_DONE;
+}
 
-	/* Internet gateway, attached. */
-	sw_name(name, sizeof(name), CLUSTER(s), "igw");
-	TRY(sw_ec2_find(s, "DescribeInternetGateways", "internetGatewaySet",
-	    "internetGatewayId", name, "igw_id", NULL));
-	if (sw_res_get(s, "igw_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateInternetGateway", sw_jo(
-		    "TagSpecifications", sw_tag_spec(s, "internet-gateway", name), NULL), &out, NULL));
-		id = sw_planned(s, sw_json_path_str(out,
-		    "internetGateway.internetGatewayId"), "igw-planned");
-		if (id != NULL)
-			sw_res_set(s, "igw_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateInternetGateway gave no "
-			    "id");
-	}
-	if (sw_res_get(s, "igw_attached") == NULL) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AttachInternetGateway",
-		    sw_jo("InternetGatewayId", sw_js(sw_res_get(s, "igw_id")),
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL), &out,
-		    "Resource.AlreadyAssociated"));
-		json_object_put(out);
-		sw_res_set(s, "igw_attached", sw_res_get(s, "vpc_id"));
-	}
+static json_object *
+igw_input(struct sw_step *s, const char *name)
+{
+	(void)s;
+	(void)name;
+	return json_object_new_object();
+}
 
-	/* Elastic IP and NAT gateway in the first public subnet. */
-	sw_name(name, sizeof(name), CLUSTER(s), "nat-eip");
-	TRY(sw_ec2_find(s, "DescribeAddresses", "addressesSet",
-	    "allocationId", name, "eip_allocation_id", NULL));
-	if (sw_res_get(s, "eip_allocation_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "AllocateAddress", sw_jo(
-		    "Domain", sw_js("vpc"),
-		    "TagSpecifications", sw_tag_spec(s, "elastic-ip", name), NULL), &out, NULL));
-		id = sw_planned(s, sw_json_get_str(out, "allocationId"),
-		    "eipalloc-planned");
-		if (id != NULL)
-			sw_res_set(s, "eip_allocation_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "AllocateAddress gave no id");
-	}
-	sw_name(name, sizeof(name), CLUSTER(s), "nat");
-	TRY(find_in_vpc(s, "DescribeNatGateways", "natGatewaySet",
-	    "natGatewayId", name, "nat_id", sw_ja(sw_jo("Name",
-	    sw_js("state"), "Values", sw_ja(sw_js("pending"),
-	    sw_js("available")), NULL))));
-	if (sw_res_get(s, "nat_id") == NULL) {
-		char token[64];
+/* The internet gateway attached to the VPC. */
+static enum sw_step_rc
+igw_then(struct sw_step *s)
+{
+	json_object *out;
 
-		snprintf(token, sizeof(token), "%s-nat", s->op_id);
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateNatGateway", sw_jo(
-		    "SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
-		    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
-		    "ClientToken", sw_js(token),
-		    "TagSpecifications", sw_tag_spec(s, "natgateway", name), NULL), &out, NULL));
-		id = sw_planned(s, sw_json_path_str(out,
-		    "natGateway.natGatewayId"), "nat-planned");
-		if (id != NULL) {
-			sw_res_set(s, "nat_id", id);
-			sw_mark_started(s, "nat_started");
-		}
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateNatGateway gave no id");
-	}
+	if (sw_res_get(s, "igw_attached") != NULL)
+		return STEP_DONE;
+	TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AttachInternetGateway",
+	    sw_jo("InternetGatewayId", sw_js(sw_res_get(s, "igw_id")),
+	    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL), &out,
+	    "Resource.AlreadyAssociated"));
+	json_object_put(out);
+	sw_res_set(s, "igw_attached", sw_res_get(s, "vpc_id"));
+	return STEP_DONE;
+}
 
-	/* Security group: all traffic between members (EFA needs it). */
-	sw_name(name, sizeof(name), CLUSTER(s), "sg");
-	TRY(find_in_vpc(s, "DescribeSecurityGroups", "securityGroupInfo",
-	    "groupId", name, "security_group_id", NULL));
-	if (sw_res_get(s, "security_group_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSecurityGroup", sw_jo(
-		    "GroupName", sw_js(name),
-		    "Description", sw_js("Slipway cluster nodes and control "
-			"plane"),
-		    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
-		    "TagSpecifications", sw_tag_spec(s, "security-group", name), NULL), &out, NULL));
-		id = sw_planned(s, sw_json_get_str(out, "groupId"), "sg-planned");
-		if (id != NULL)
-			sw_res_set(s, "security_group_id", id);
-		json_object_put(out);
-		if (id == NULL)
-			return sw_step_fail(s, "CreateSecurityGroup gave no id");
-	}
-	if (sw_res_get(s, "sg_self_rules") == NULL) {
-		const char *sg = sw_res_get(s, "security_group_id");
+static json_object *
+eip_input(struct sw_step *s, const char *name)
+{
+	(void)s;
+	(void)name;
+	return sw_jo("Domain", sw_js("vpc"), NULL);
+}
 
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
-		    "AuthorizeSecurityGroupIngress", sw_jo(
+/* A NAT gateway is looked for only while it is pending or available. */
+static json_object *
+nat_filters(void)
+{
+	return sw_ja(sw_jo("Name", sw_js("state"), "Values",
+	    sw_ja(sw_js("pending"), sw_js("available")), NULL));
+}
+
+/* The NAT gateway in the first public subnet, its client token the
+ * operation's. */
+static json_object *
+nat_input(struct sw_step *s, const char *name)
+{
+	char token[64];
+
+	(void)name;
+	if (sw_fmt(token, sizeof(token), "%s-nat", s->op_id) != SW_OK)
+		token[0] = '\0';
+	return sw_jo("SubnetId", sw_js(sw_res_get(s, "public_subnet_0")),
+	    "AllocationId", sw_js(sw_res_get(s, "eip_allocation_id")),
+	    "ClientToken", sw_js(token), NULL);
+}
+
+static void
+nat_created(struct sw_step *s)
+{
+	sw_mark_started(s, "nat_started");
+}
+
+/* Security group: all traffic between members (EFA needs it). */
+static json_object *
+sg_input(struct sw_step *s, const char *name)
+{
+	return sw_jo("GroupName", sw_js(name),
+	    "Description", sw_js("Slipway cluster nodes and control plane"),
+	    "VpcId", sw_js(sw_res_get(s, "vpc_id")), NULL);
+}
+
+static enum sw_step_rc
+sg_then(struct sw_step *s)
+{
+	static const char *const dirs[] = { "AuthorizeSecurityGroupIngress",
+	    "AuthorizeSecurityGroupEgress" };
+	const char *sg = sw_res_get(s, "security_group_id");
+	json_object *out;
+	size_t i;
+
+	if (sw_res_get(s, "sg_self_rules") != NULL)
+		return STEP_DONE;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, dirs[i], sw_jo(
 		    "GroupId", sw_js(sg),
 		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
-			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL)), NULL)), NULL), &out,
+		    "UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
+		    NULL)), NULL)), NULL), &out,
 		    "InvalidPermission.Duplicate"));
 		json_object_put(out);
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2,
-		    "AuthorizeSecurityGroupEgress", sw_jo(
-		    "GroupId", sw_js(sg),
-		    "IpPermissions", sw_ja(sw_jo("IpProtocol", sw_js("-1"),
-			"UserIdGroupPairs", sw_ja(sw_jo("GroupId", sw_js(sg),
-			NULL)), NULL)), NULL), &out,
-		    "InvalidPermission.Duplicate"));
-		json_object_put(out);
-		sw_res_set(s, "sg_self_rules", "ingress+egress");
 	}
+	sw_res_set(s, "sg_self_rules", "ingress+egress");
+	return STEP_DONE;
+}
 
-	/* Wait for the NAT gateway before routing through it: read it once
-	 * the quickest gateway would be available. */
-	if (s->plan)
-		sw_plan_wait(s, SW_WAIT_NAT);
-	else if (sw_res_get(s, "nat_ready") == NULL) {
-		TRY(sw_wait_since(s, SW_WAIT_NAT, "nat_started"));
-		TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
-		    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL), &out, NULL));
-		state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
-		if (state == NULL || strcmp(state, "available") != 0) {
-			int failed = state != NULL &&
-			    strcmp(state, "failed") == 0;
 
+/* The create's input of r named name, with its tags (new). */
+static json_object *
+net_create_input(struct sw_step *s, const struct net_res *r,
+    const char *name)
+{
+	json_object *in = r->input(s, name);
+
+	json_object_object_add(in, "TagSpecifications",
+	    sw_tag_spec(s, r->tag_type, name));
+	return in;
+}
+
+/*
+ * Each resource of the network (the rows, in the order they are made)
+ * found by its Name tag, else created.  The operations are named here,
+ * where the calls are made.
+ */
+static enum sw_step_rc
+net_find_or_create(struct sw_step *s)
+{
+	static const struct net_res rows[] = {
+		{ .label = "vpc", .key = "vpc_id", .describe = "DescribeVpcs",
+		  .set = "vpcSet", .idfield = "vpcId", .create = "CreateVpc",
+		  .tag_type = "vpc", .id_path = "vpc.vpcId",
+		  .planned = "vpc-planned", .input = vpc_input,
+		  .created = vpc_created, .then = vpc_then },
+		{ .label = "igw", .key = "igw_id",
+		  .describe = "DescribeInternetGateways",
+		  .set = "internetGatewaySet",
+		  .idfield = "internetGatewayId",
+		  .create = "CreateInternetGateway",
+		  .tag_type = "internet-gateway",
+		  .id_path = "internetGateway.internetGatewayId",
+		  .planned = "igw-planned", .input = igw_input,
+		  .then = igw_then },
+		{ .label = "nat-eip", .key = "eip_allocation_id",
+		  .describe = "DescribeAddresses", .set = "addressesSet",
+		  .idfield = "allocationId", .create = "AllocateAddress",
+		  .tag_type = "elastic-ip", .id_path = "allocationId",
+		  .planned = "eipalloc-planned", .input = eip_input },
+		{ .label = "nat", .key = "nat_id",
+		  .describe = "DescribeNatGateways", .set = "natGatewaySet",
+		  .idfield = "natGatewayId", .in_vpc = 1,
+		  .create = "CreateNatGateway", .tag_type = "natgateway",
+		  .id_path = "natGateway.natGatewayId",
+		  .planned = "nat-planned", .filters = nat_filters,
+		  .input = nat_input, .created = nat_created },
+		{ .label = "sg", .key = "security_group_id",
+		  .describe = "DescribeSecurityGroups",
+		  .set = "securityGroupInfo", .idfield = "groupId",
+		  .in_vpc = 1, .create = "CreateSecurityGroup",
+		  .tag_type = "security-group", .id_path = "groupId",
+		  .planned = "sg-planned", .input = sg_input,
+		  .then = sg_then },
+	};
+	const struct net_res *r;
+	const char *describe, *create, *id;
+	json_object *out, *in;
+	char name[160];
+
+	for (r = rows; r < rows + sizeof(rows) / sizeof(rows[0]); r++) {
+		describe = r->describe;
+		create = r->create;
+		sw_name(name, sizeof(name), CLUSTER(s), r->label);
+		if (r->in_vpc)
+			TRY(find_in_vpc(s, describe, r->set, r->idfield, name,
+			    r->key, r->filters ? r->filters() : NULL));
+		else
+			TRY(sw_ec2_find(s, describe, r->set, r->idfield, name,
+			    r->key, r->filters ? r->filters() : NULL));
+		if (sw_res_get(s, r->key) == NULL) {
+			in = net_create_input(s, r, name);
+			TRY(sw_step_aws(s, AWS_SVC_EC2, create, in, &out,
+			    NULL));
+			id = sw_planned(s, sw_json_path_str(out, r->id_path),
+			    r->planned);
+			if (id != NULL)
+				sw_res_set(s, r->key, id);
+			if (id != NULL && r->created != NULL)
+				r->created(s);
 			json_object_put(out);
-			if (failed)
-				return sw_step_fail(s, "NAT gateway %s failed",
-				    sw_res_get(s, "nat_id"));
-			return sw_wait_next(s, SW_WAIT_NAT,
-			    "waiting for NAT gateway %s (%s)",
-			    sw_res_get(s, "nat_id"), state ? state : "?");
+			if (id == NULL)
+				return sw_step_fail(s, "%s gave no id", create);
 		}
-		json_object_put(out);
-		sw_res_set(s, "nat_ready", "available");
+		if (r->then != NULL)
+			TRY(r->then(s));
 	}
+	return STEP_DONE;
+}
+
+/* Wait for the NAT gateway before routing through it: read it once the
+ * quickest gateway would be available. */
+static enum sw_step_rc
+nat_wait(struct sw_step *s)
+{
+	json_object *out;
+	const char *state;
+	int failed;
+
+	if (s->plan) {
+		sw_plan_wait(s, SW_WAIT_NAT);
+		return STEP_DONE;
+	}
+	if (sw_res_get(s, "nat_ready") != NULL)
+		return STEP_DONE;
+	TRY(sw_wait_since(s, SW_WAIT_NAT, "nat_started"));
+	TRY(sw_step_aws(s, AWS_SVC_EC2, "DescribeNatGateways", sw_jo(
+	    "NatGatewayIds", sw_ja(sw_js(sw_res_get(s, "nat_id"))), NULL),
+	    &out, NULL));
+	state = sw_keep(s, sw_json_path_str(out, "natGatewaySet[0].state"));
+	json_object_put(out);
+	if (state != NULL && strcmp(state, "available") == 0) {
+		sw_res_set(s, "nat_ready", "available");
+		return STEP_DONE;
+	}
+	failed = state != NULL && strcmp(state, "failed") == 0;
+	if (failed)
+		return sw_step_fail(s, "NAT gateway %s failed",
+		    sw_res_get(s, "nat_id"));
+	return sw_wait_next(s, SW_WAIT_NAT, "waiting for NAT gateway %s (%s)",
+	    sw_res_get(s, "nat_id"), state ? state : "?");
+}
+
+enum sw_step_rc
+sw_stage_network(struct sw_step *s)
+{
+	TRY(net_find_or_create(s));
+	TRY(nat_wait(s));
 	TRY(ensure_route_table(s, "public_route_table", "public-rt",
-	    "GatewayId", sw_res_get(s, "igw_id"), pub));
+	    "GatewayId", sw_res_get(s, "igw_id"), net_public));
 	TRY(ensure_route_table(s, "private_route_table", "private-rt",
-	    "NatGatewayId", sw_res_get(s, "nat_id"), priv));
+	    "NatGatewayId", sw_res_get(s, "nat_id"), net_private));
 	return STEP_DONE;
 }
 
@@ -484,13 +606,13 @@ sw_ensure_compute_subnet(struct sw_step *s, const char *az,
 	char label[96], name[200], cidr[32], flag[128];
 	json_object *out;
 
-	if (dedicated != NULL) {
-		snprintf(key, keysz, "group_subnet.%s", dedicated);
-		snprintf(label, sizeof(label), "compute-%s", dedicated);
-	} else {
-		snprintf(key, keysz, "compute_subnet.%s", az);
-		snprintf(label, sizeof(label), "compute-%s", az);
-	}
+	if (dedicated != NULL ? sw_fmt(key, keysz, "group_subnet.%s",
+	    dedicated) != SW_OK || sw_fmt(label, sizeof(label), "compute-%s",
+	    dedicated) != SW_OK : sw_fmt(key, keysz, "compute_subnet.%s",
+	    az) != SW_OK || sw_fmt(label, sizeof(label), "compute-%s", az) !=
+	    SW_OK)
+		return sw_step_fail(s, "group or zone name %s too long",
+		    dedicated != NULL ? dedicated : az);
 	TRY(sw_ensure_vpc_facts(s));
 	sw_name(name, sizeof(name), CLUSTER(s), label);
 	if (sw_res_get(s, key) == NULL) {
@@ -499,7 +621,8 @@ sw_ensure_compute_subnet(struct sw_step *s, const char *az,
 		if (sw_res_get(s, key) == NULL)
 			TRY(ensure_subnet(s, key, label, cidr, az, 1));
 	}
-	snprintf(flag, sizeof(flag), "%s.rt", key);
+	if (sw_fmt(flag, sizeof(flag), "%s.rt", key) != SW_OK)
+		return sw_step_fail(s, "resource key %s too long", key);
 	if (sw_res_get(s, flag) == NULL) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "AssociateRouteTable", sw_jo(
 		    "RouteTableId", sw_js(sw_res_get(s, "private_route_table")),

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/url.h"
 #include "cloud/aws_api.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -206,8 +208,8 @@ sw_mark_started(struct sw_step *s, const char *key)
 {
 	char now[32];
 
-	snprintf(now, sizeof(now), "%lld", (long long)sw_now_ms());
-	sw_res_set(s, key, now);
+	if (sw_fmt(now, sizeof(now), "%lld", (long long)sw_now_ms()) == SW_OK)
+		sw_res_set(s, key, now);
 }
 
 enum sw_step_rc
@@ -226,80 +228,214 @@ sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
 	return STEP_WAIT;
 }
 
-enum sw_step_rc
-sw_ensure_role(struct sw_step *s, const char *key, const char *name,
-    const char *trust, const char *const *policies)
+json_object *
+sw_trust_service(const char *principal)
 {
-	char doc[512], flag[96];
+	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
+	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
+	    sw_js(principal), NULL), "Action", sw_js("sts:AssumeRole"), NULL)),
+	    NULL);
+}
+
+json_object *
+sw_trust_pods(void)
+{
+	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
+	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
+	    sw_js("pods.eks.amazonaws.com"), NULL), "Action", sw_ja(
+	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)), NULL);
+}
+
+enum sw_step_rc
+sw_ensure_pods_role(struct sw_step *s, const struct sw_role *r)
+{
+	struct sw_role pods = *r;
+	enum sw_step_rc rc;
+
+	pods.trust = sw_trust_pods();
+	rc = sw_ensure_role(s, &pods);
+	json_object_put(pods.trust);
+	return rc;
+}
+
+/* A JSON document as IAM takes it, a new string (free()). */
+static char *
+role_doc_text(json_object *doc)
+{
+	const char *t = json_object_to_json_string_ext(doc,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	return sw_strdup(t != NULL ? t : "{}");
+}
+
+/* IAM's answer names the role: its ARN recorded under r->key. */
+static enum sw_step_rc
+role_record(struct sw_step *s, const struct sw_role *r, json_object *out,
+    const char *result)
+{
+	char path[64];
+	const char *arn;
+
+	if (sw_fmt(path, sizeof(path), "%s.Role.Arn", result) != SW_OK)
+		arn = NULL;
+	else
+		arn = sw_out_str(out, "Role.Arn", path, NULL);
+	if (arn == NULL && s->plan)
+		arn = "arn:aws:iam::planned:role/planned";
+	if (arn == NULL) {
+		json_object_put(out);
+		return sw_step_fail(s, "%s %s gave no ARN", result, r->name);
+	}
+	sw_res_set(s, r->key, arn);
+	json_object_put(out);
+	return STEP_DONE;
+}
+
+/*
+ * The role's ARN, recorded under r->key; *made when this call created
+ * it.  A plan reads the role first and names the create only when there
+ * is none yet; a run creates first and reads the role only when it
+ * exists already (EntityAlreadyExists).
+ */
+static enum sw_step_rc
+role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
+{
 	struct aws_error err;
 	json_object *out;
 	enum sw_step_rc rc;
-	const char *arn;
-	int i, exists = 0;
+	char *trust;
 
-	if (sw_res_get(s, key) == NULL && s->plan) {
-		/* A plan names the create only when there is none yet; a run
-		 * creates first and reads the role only when it exists. */
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
-		    sw_jo("RoleName", sw_js(name), NULL), &out,
-		    "NoSuchEntity");
-		if (rc != STEP_DONE)
-			return rc;
-		arn = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn",
-		    NULL);
-		if (arn != NULL)
-			sw_res_set(s, key, arn);
+	*made = 0;
+	if (sw_res_get(s, r->key) != NULL)
+		return STEP_DONE;
+	if (s->plan) {
+		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
+		    sw_js(r->name), NULL), &out, "NoSuchEntity"));
+		if (sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn",
+		    NULL) != NULL)
+			return role_record(s, r, out, "GetRoleResult");
 		json_object_put(out);
 	}
-	if (sw_res_get(s, key) == NULL) {
-		if (trust[0] == '{')
-			snprintf(doc, sizeof(doc), "%s", trust);
-		else
-			snprintf(doc, sizeof(doc), "{\"Version\":\"2012-10-17\","
-			    "\"Statement\":[{\"Effect\":\"Allow\",\"Principal\":"
-			    "{\"Service\":\"%s\"},\"Action\":\"sts:AssumeRole\"}]}",
-			    trust);
-		memset(&err, 0, sizeof(err));
-		rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
-		    "RoleName", sw_js(name),
-		    "AssumeRolePolicyDocument", sw_js(doc),
-		    "Description", sw_js("Created by Slipway"),
-		    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
-		    "Tags", sw_tag_list(s), NULL), &out, &err);
-		if (rc == STEP_FAIL && strcmp(err.code,
-		    "EntityAlreadyExists") == 0) {
-			/* Made by an earlier run: its ARN by name. */
-			s->msg[0] = '\0';
-			exists = 1;
-			TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole", sw_jo(
-			    "RoleName", sw_js(name), NULL), &out, NULL));
-		} else if (rc != STEP_DONE)
-			return rc;
-		arn = exists ? sw_out_str(out, "Role.Arn",
-		    "GetRoleResult.Role.Arn", NULL) : sw_out_str(out,
-		    "Role.Arn", "CreateRoleResult.Role.Arn", NULL);
-		if (arn == NULL && s->plan)
-			arn = "arn:aws:iam::planned:role/planned";
-		if (arn == NULL) {
-			json_object_put(out);
-			return sw_step_fail(s, "CreateRole %s gave no ARN", name);
-		}
-		sw_res_set(s, key, arn);
-		json_object_put(out);
+	if ((trust = role_doc_text(r->trust)) == NULL)
+		return sw_step_fail(s, "out of memory");
+	memset(&err, 0, sizeof(err));
+	rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
+	    "RoleName", sw_js(r->name),
+	    "AssumeRolePolicyDocument", sw_js(trust),
+	    "Description", sw_js("Created by Slipway"),
+	    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
+	    "Tags", sw_tag_list(s), NULL), &out, &err);
+	free(trust);
+	if (rc == STEP_FAIL && strcmp(err.code, "EntityAlreadyExists") == 0) {
+		/* Made by an earlier run: its ARN by name. */
+		s->msg[0] = '\0';
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole", sw_jo(
+		    "RoleName", sw_js(r->name), NULL), &out, NULL));
+		return role_record(s, r, out, "GetRoleResult");
 	}
-	for (i = 0; policies != NULL && policies[i] != NULL; i++) {
-		snprintf(flag, sizeof(flag), "%s.policy%d", key, i);
-		if (sw_res_get(s, flag) != NULL)
+	if (rc != STEP_DONE)
+		return rc;
+	*made = 1;
+	return role_record(s, r, out, "CreateRoleResult");
+}
+
+/* Whether the live role has managed policy arn attached. */
+static enum sw_step_rc
+role_has_managed(struct sw_step *s, const char *name, const char *arn,
+    int *have)
+{
+	json_object *out, *list;
+	size_t i, n;
+
+	*have = 0;
+	TRY(sw_step_aws(s, AWS_SVC_IAM, "ListAttachedRolePolicies",
+	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
+	list = sw_out_array(out, "AttachedPolicies",
+	    "ListAttachedRolePoliciesResult.AttachedPolicies", NULL);
+	n = list != NULL ? json_object_array_length(list) : 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(sw_json_get_str(json_object_array_get_idx(list, i),
+		    "PolicyArn") ?: "", arn) == 0)
+			*have = 1;
+	json_object_put(out);
+	return STEP_DONE;
+}
+
+/* Whether the live role's inline policy pname is doc (IAM returns it
+ * URL-encoded). */
+static enum sw_step_rc
+role_has_inline(struct sw_step *s, const char *name, const char *pname,
+    json_object *doc, int *have)
+{
+	json_object *out, *live = NULL;
+	const char *enc;
+	char *raw;
+	size_t n;
+
+	*have = 0;
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRolePolicy", sw_jo(
+	    "RoleName", sw_js(name), "PolicyName", sw_js(pname), NULL),
+	    &out, "NoSuchEntity"));
+	enc = sw_out_str(out, "PolicyDocument",
+	    "GetRolePolicyResult.PolicyDocument", NULL);
+	if (enc != NULL && (raw = sw_malloc((n = strlen(enc) + 1))) != NULL) {
+		if (sw_url_decode(enc, n - 1, raw, n) >= 0)
+			live = json_tokener_parse(raw);
+		free(raw);
+	}
+	json_object_put(out);
+	*have = live != NULL && json_object_equal(live, doc);
+	json_object_put(live);
+	return STEP_DONE;
+}
+
+/* Each managed policy attached, each only when the live role lacks it
+ * (a role made just now has none). */
+static enum sw_step_rc
+role_attach(struct sw_step *s, const struct sw_role *r, int made)
+{
+	json_object *out;
+	int i, have = 0;
+
+	for (i = 0; r->managed != NULL && r->managed[i] != NULL; i++) {
+		if (!made)
+			TRY(role_has_managed(s, r->name, r->managed[i], &have));
+		if (have)
 			continue;
-		rc = sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyArn", sw_js(policies[i]),
-		    NULL), &out, NULL);
-		if (rc != STEP_DONE)
-			return rc;
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy", sw_jo(
+		    "RoleName", sw_js(r->name), "PolicyArn",
+		    sw_js(r->managed[i]), NULL), &out, NULL));
 		json_object_put(out);
-		sw_res_set(s, flag, "attached");
 	}
 	return STEP_DONE;
+}
+
+enum sw_step_rc
+sw_ensure_role(struct sw_step *s, const struct sw_role *r)
+{
+	json_object *out;
+	enum sw_step_rc rc;
+	char *text;
+	int made, have = 0;
+
+	TRY(role_find_or_create(s, r, &made));
+	TRY(role_attach(s, r, made));
+	if (r->inline_doc == NULL)
+		return STEP_DONE;
+	if (!made)
+		TRY(role_has_inline(s, r->name, r->inline_name, r->inline_doc,
+		    &have));
+	if (have)
+		return STEP_DONE;
+	if ((text = role_doc_text(r->inline_doc)) == NULL)
+		return sw_step_fail(s, "out of memory");
+	rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
+	    "RoleName", sw_js(r->name), "PolicyName", sw_js(r->inline_name),
+	    "PolicyDocument", sw_js(text), NULL), &out, NULL);
+	free(text);
+	if (rc == STEP_DONE)
+		json_object_put(out);
+	return rc;
 }
 
 const char *
@@ -591,7 +727,10 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 	size_t i, k;
 
 	for (missing = 0, k = 0; addons[k] != NULL; k++) {
-		snprintf(key, sizeof(key), "addon_version.%s", addons[k]);
+		if (sw_fmt(key, sizeof(key), "addon_version.%s", addons[k]) !=
+		    SW_OK)
+			return sw_step_fail(s, "add-on name %s too long",
+			    addons[k]);
 		missing += sw_res_get(s, key) == NULL;
 	}
 	if (missing == 0)
@@ -612,10 +751,11 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 
 			name = sw_json_get_str(a, "addonName");
 			for (k = 0; name != NULL && addons[k] != NULL; k++) {
-				if (strcmp(name, addons[k]) != 0)
+				/* names that fit, as the loop above found */
+				if (strcmp(name, addons[k]) != 0 ||
+				    sw_fmt(key, sizeof(key), "addon_version.%s",
+				    name) != SW_OK)
 					continue;
-				snprintf(key, sizeof(key), "addon_version.%s",
-				    name);
 				if (sw_res_get(s, key) == NULL &&
 				    (pick = pick_addon_version(s, a, kver)) !=
 				    NULL) {
@@ -647,7 +787,8 @@ sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
 	const char *kver, *pick;
 	char key[128];
 
-	snprintf(key, sizeof(key), "addon_version.%s", addon);
+	if (sw_fmt(key, sizeof(key), "addon_version.%s", addon) != SW_OK)
+		return sw_step_fail(s, "add-on name %s too long", addon);
 	if ((pick = sw_res_get(s, key)) != NULL) {
 		json_object_object_add(in, "addonVersion", sw_js(pick));
 		return STEP_DONE;

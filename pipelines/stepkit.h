@@ -110,16 +110,33 @@ enum sw_step_rc sw_wait_since(struct sw_step *, enum sw_wait_kind,
 /* Record now under key, for sw_wait_since. */
 void	sw_mark_started(struct sw_step *, const char *key);
 
+/* An IAM role a stage needs. */
+struct sw_role {
+	const char	*key;		/* its ARN is recorded under this */
+	const char	*name;
+	json_object	*trust;		/* the trust policy (borrowed) */
+	const char *const *managed;	/* managed policy ARNs, NULL-ended,
+					 * or NULL */
+	const char	*inline_name;	/* the inline policy's name */
+	json_object	*inline_doc;	/* and document (borrowed), or NULL */
+};
+
 /*
- * Ensure IAM role name with trust for service principal (or a full
- * trust document when trust starts with '{') and managed policies
- * (NULL-ended).  Records the ARN under key.  A run sends CreateRole
- * first and reads the role only when it exists already
- * (EntityAlreadyExists); a plan reads it first.
+ * Ensure role r: created with its trust policy (or found by name), the
+ * ARN recorded under r->key; each managed policy attached and the
+ * inline policy put, each only when the live role lacks it.  A run sends
+ * CreateRole first and reads the role only when it exists already; a
+ * plan reads it first, and names what it would change.
  */
-enum sw_step_rc sw_ensure_role(struct sw_step *, const char *key,
-	    const char *name, const char *trust,
-	    const char *const *policies);
+enum sw_step_rc sw_ensure_role(struct sw_step *, const struct sw_role *r);
+/* sw_ensure_role for a role EKS Pod Identity gives pods: the trust is
+ * sw_trust_pods() (r->trust is not read). */
+enum sw_step_rc sw_ensure_pods_role(struct sw_step *,
+	    const struct sw_role *r);
+/* Trust for AWS service principal (sts:AssumeRole); new. */
+json_object *sw_trust_service(const char *principal);
+/* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession); new. */
+json_object *sw_trust_pods(void);
 
 /*
  * A Kubernetes client for the cluster as a step (sw_kube_connect: waits

@@ -17,6 +17,7 @@
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
+#include "pipelines/volumes.h"
 
 
 static const char *
@@ -91,7 +92,9 @@ ensure_fsx(struct sw_step *s)
 	const char *id = sw_res_get(s, "file_system_id"), *state, *az;
 	size_t i;
 
-	snprintf(tagname, sizeof(tagname), "slipway-%s-%s", CLUSTER(s), claim);
+	if (sw_fmt(tagname, sizeof(tagname), "slipway-%s-%s", CLUSTER(s),
+	    claim) != SW_OK)
+		return sw_step_fail(s, "claim name %s too long", claim);
 	if (id == NULL && !s->plan) {
 		TRY(sw_step_aws(s, AWS_SVC_FSX, "DescribeFileSystems", sw_jo(
 		    "MaxResults", sw_ji(100), NULL), &out, NULL));
@@ -123,7 +126,8 @@ ensure_fsx(struct sw_step *s)
 	if (id == NULL) {
 		az = sw_json_get_str(s->params, "availability_zone");
 		TRY(sw_ensure_compute_subnet(s, az, NULL, key, sizeof(key)));
-		snprintf(token, sizeof(token), "%s-fsx", s->op_id);
+		if (sw_fmt(token, sizeof(token), "%s-fsx", s->op_id) != SW_OK)
+			return sw_step_fail(s, "operation id too long");
 		TRY(sw_step_aws(s, AWS_SVC_FSX, "CreateFileSystem", sw_jo(
 		    "ClientRequestToken", sw_js(token),
 		    "FileSystemType", sw_js("LUSTRE"),
@@ -220,19 +224,24 @@ stage_driver(struct sw_step *s)
 
 /* ---- PV / PVC ---------------------------------------------------------- */
 
-static json_object *
-volume_manifest(struct sw_step *s, const char *pv)
+/* The volume pv of the attachment and its claim (each new): 0, or -1
+ * when a value does not fit. */
+static int
+volume_manifests(struct sw_step *s, const char *pv, json_object **out_pv,
+    json_object **out_pvc)
 {
 	const char *size = strcmp(kind_of(s), "fsx") == 0 ? NULL : "1200Gi";
 	char cap[32], region[96];
 	json_object *csi;
 
 	/* Mountpoint takes "region <name>" as one option. */
-	snprintf(region, sizeof(region), "region %s", s->cfg->region);
-
+	if (sw_fmt(region, sizeof(region), "region %s", s->cfg->region) !=
+	    SW_OK)
+		return -1;
 	if (strcmp(kind_of(s), "fsx") == 0) {
-		snprintf(cap, sizeof(cap), "%lldGi", (long long)
-		    sw_json_get_int(s->params, "size_gib", 1200));
+		if (sw_fmt(cap, sizeof(cap), "%lldGi", (long long)
+		    sw_json_get_int(s->params, "size_gib", 1200)) != SW_OK)
+			return -1;
 		size = cap;
 		csi = sw_jo("driver", sw_js("fsx.csi.aws.com"),
 		    "volumeHandle", sw_js(sw_res_from(s, "backing",
@@ -250,21 +259,14 @@ volume_manifest(struct sw_step *s, const char *pv)
 		    "volumeAttributes", sw_jo("bucketName",
 			sw_js(sw_json_get_str(s->params, "bucket")), NULL),
 		    NULL);
-	return sw_jo("apiVersion", sw_js("v1"), "kind",
-	    sw_js("PersistentVolume"),
-	    "metadata", sw_jo("name", sw_js(pv), "labels", sw_jo(
-		"app.kubernetes.io/managed-by", sw_js("slipway"), NULL), NULL),
-	    "spec", sw_jo(
-		"capacity", sw_jo("storage", sw_js(size), NULL),
-		"accessModes", sw_ja(sw_js("ReadWriteMany")),
-		"storageClassName", sw_js(""),
-		"persistentVolumeReclaimPolicy", sw_js("Retain"),
-		"claimRef", sw_jo("namespace", sw_js(sw_json_get_str(s->params,
-		    "namespace")), "name", sw_js(sw_json_get_str(s->params,
-		    "claim")), NULL),
-		"mountOptions", strcmp(kind_of(s), "s3") == 0 ?
-		    sw_ja(sw_js("allow-delete"), sw_js(region)) : NULL,
-		"csi", csi, NULL), NULL);
+	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pv,
+	    .ns = sw_json_get_str(s->params, "namespace"),
+	    .claim = sw_json_get_str(s->params, "claim"),
+	    .capacity = sw_jo("storage", sw_js(size), NULL), .request = "1Gi",
+	    .mount_options = strcmp(kind_of(s), "s3") == 0 ?
+	    sw_ja(sw_js("allow-delete"), sw_js(region)) : NULL, .csi = csi,
+	    .flags = SW_PV_RETAIN | SW_PV_LABELLED }, out_pv, out_pvc);
+	return 0;
 }
 
 static enum sw_step_rc
@@ -274,37 +276,30 @@ stage_volume(struct sw_step *s)
 	const char *ns = sw_json_get_str(s->params, "namespace");
 	char pv[160], path[256];
 	struct k8s_error kerr;
-	json_object *m, *got = NULL;
+	json_object *m, *pvc, *got = NULL;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 	const char *phase;
 
-	snprintf(pv, sizeof(pv), "%s-%s-%s", claim, ns, CLUSTER(s));
+	if (sw_fmt(pv, sizeof(pv), "%s-%s-%s", claim, ns, CLUSTER(s)) !=
+	    SW_OK || sw_fmt(path, sizeof(path), "%s/%s", ns, claim) != SW_OK)
+		return sw_step_fail(s, "claim name %s too long", claim);
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));
 	if (sw_res_get(s, "pvc") == NULL) {
-		m = volume_manifest(s, pv);
-		rc = sw_kube_apply(s, &kb, m);
-		json_object_put(m);
-		if (rc == STEP_DONE) {
-			m = sw_jo("apiVersion", sw_js("v1"), "kind",
-			    sw_js("PersistentVolumeClaim"),
-			    "metadata", sw_jo("name", sw_js(claim),
-				"namespace", sw_js(ns), NULL),
-			    "spec", sw_jo(
-				"accessModes", sw_ja(sw_js("ReadWriteMany")),
-				"storageClassName", sw_js(""),
-				"volumeName", sw_js(pv),
-				"resources", sw_jo("requests", sw_jo("storage",
-				    sw_js("1Gi"), NULL), NULL), NULL), NULL);
-			rc = sw_kube_apply(s, &kb, m);
-			json_object_put(m);
+		if (volume_manifests(s, pv, &m, &pvc) != 0) {
+			sw_kube_close(&kb);
+			return sw_step_fail(s, "volume values too long");
 		}
+		rc = sw_kube_apply(s, &kb, m);
+		if (rc == STEP_DONE)
+			rc = sw_kube_apply(s, &kb, pvc);
+		json_object_put(m);
+		json_object_put(pvc);
 		if (rc != STEP_DONE) {
 			sw_kube_close(&kb);
 			return rc;
 		}
 		sw_res_set(s, "pv", pv);
-		snprintf(path, sizeof(path), "%s/%s", ns, claim);
 		sw_res_set(s, "pvc", path);
 	}
 	if (s->plan) {
@@ -430,7 +425,9 @@ stage_su_request(struct sw_step *s)
 	}
 	if (!s->plan) {
 		TRY(newest_software_update(s, &newest));
-		snprintf(before, sizeof(before), "%.3f", newest);
+		if (sw_fmt(before, sizeof(before), "%.3f", newest) != SW_OK)
+			return sw_step_fail(s, "software update time out of "
+			    "range");
 		sw_res_set(s, "before", before);
 	}
 	/* A release version is given per group: every group by default. */

@@ -150,7 +150,9 @@ delete_lifecycle(struct sw_step *s)
 	    "imported") == 0)
 		return STEP_DONE;
 	sw_lifecycle_bucket(s, 1, bucket, sizeof(bucket));
-	snprintf(prefix, sizeof(prefix), "lifecycle/%s/", CLUSTER(s));
+	if (sw_fmt(prefix, sizeof(prefix), "lifecycle/%s/", CLUSTER(s)) !=
+	    SW_OK)
+		return sw_step_fail(s, "cluster name too long");
 	do {
 		memset(&err, 0, sizeof(err));
 		s->calls_made++;
@@ -191,8 +193,12 @@ delete_lifecycle(struct sw_step *s)
 		next = NULL;
 		if (strcmp(sw_json_get_str(out, "IsTruncated") ?: "", "true")
 		    == 0 && sw_json_get_str(out, "NextContinuationToken")) {
-			snprintf(tok, sizeof(tok), "%s", sw_json_get_str(out,
-			    "NextContinuationToken"));
+			if (sw_fmt(tok, sizeof(tok), "%s", sw_json_get_str(out,
+			    "NextContinuationToken")) != SW_OK) {
+				json_object_put(out);
+				return sw_step_fail(s, "S3 continuation token "
+				    "too long");
+			}
 			next = tok;
 		}
 		json_object_put(out);

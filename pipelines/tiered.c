@@ -27,14 +27,16 @@ tiered_ns(struct sw_step *s)
 	return v != NULL ? json_object_get_string(v) : "default";
 }
 
-/* The inline policy: the checkpoint bucket and its objects only.  New. */
+/* The inline policy: the checkpoint bucket and its objects only.  New;
+ * NULL for a bucket name too long. */
 static json_object *
 tiered_policy(const char *bucket)
 {
 	char b[128], objs[132];
 
-	snprintf(b, sizeof(b), "arn:aws:s3:::%s", bucket);
-	snprintf(objs, sizeof(objs), "arn:aws:s3:::%s/*", bucket);
+	if (sw_fmt(b, sizeof(b), "arn:aws:s3:::%s", bucket) != SW_OK ||
+	    sw_fmt(objs, sizeof(objs), "arn:aws:s3:::%s/*", bucket) != SW_OK)
+		return NULL;
 	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
 	    sw_jo("Sid", sw_js("CheckpointBucket"), "Effect", sw_js("Allow"),
 	    "Action", sw_ja(sw_js("s3:ListBucket"),
@@ -50,7 +52,7 @@ sw_st_tiered_on(struct sw_step *s)
 {
 	const char *bucket, *ns = tiered_ns(s), *mode;
 	char role[128], assoc[128];
-	json_object *trust, *policy, *out, *sa;
+	json_object *policy, *out, *sa;
 	struct sw_kube kb;
 	enum sw_step_rc rc;
 	int64_t pct, live_pct;
@@ -67,11 +69,11 @@ sw_st_tiered_on(struct sw_step *s)
 		return sw_step_fail(s, "tiered_checkpointing needs a bucket");
 	/* 1. role + inline policy on the bucket only */
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TIERED);
-	trust = feat_trust_pods();
-	policy = tiered_policy(bucket);
-	rc = feat_ensure_role(s, "tiered_role_arn", role, trust, NULL,
-	    TIERED_POLICY, policy);
-	json_object_put(trust);
+	if ((policy = tiered_policy(bucket)) == NULL)
+		return sw_step_fail(s, "bucket name %s too long", bucket);
+	rc = sw_ensure_pods_role(s, &(struct sw_role){
+	    .key = "tiered_role_arn", .name = role,
+	    .inline_name = TIERED_POLICY, .inline_doc = policy });
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;

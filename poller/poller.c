@@ -18,6 +18,7 @@
 
 #include "cloud/aws.h"
 #include "lib/conf.h"
+#include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -63,34 +64,19 @@ main(int argc, char *argv[])
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct aws_ctx aws;
-	struct sigaction sa;
-	const char *dir;
 	int calls, rc = 1;
 	sw_err e;
 
 	(void)argc;
 	(void)argv;
-	sw_log_init("slipway-poller");
 	memset(&aws, 0, sizeof(aws));
-	if ((dir = sw_config_state_dir(NULL)) == NULL) {
-		sw_error("SLIPWAY_STATE_DIR is not set");
+	if (sw_daemon_start("slipway-poller", &cfg, &db) != 0)
 		return 1;
-	}
-	if (sw_config_load(dir, &cfg) != SW_OK) {
-		sw_error("cannot read the configuration in %s", dir);
-		return 1;
-	}
-	if (sw_db_open(cfg.db_path, &db) != SW_OK)
-		goto out;
 	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
 		sw_error("cannot set up the AWS client");
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sw_daemon_signals(on_term);
 	snprintf(owner, sizeof(owner), "poller-%ld", (long)getpid());
 	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)",

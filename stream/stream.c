@@ -56,6 +56,7 @@
 #include "lib/auth.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
+#include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/json.h"
 #include "cloud/kube.h"
@@ -1585,10 +1586,8 @@ int
 main(int argc, char *argv[])
 {
 	struct lws_context_creation_info info;
-	struct sigaction sa;
 	struct aws_ctx aws;
 	char sock[600];
-	const char *dir;
 	lws_sock_file_fd_type u;
 	struct lws_vhost *vh;
 	pthread_t watch;
@@ -1597,18 +1596,9 @@ main(int argc, char *argv[])
 
 	(void)argc;
 	(void)argv;
-	sw_log_init("slipway-stream");
 	memset(&aws, 0, sizeof(aws));
-	if ((dir = sw_config_state_dir(NULL)) == NULL) {
-		sw_error("SLIPWAY_STATE_DIR is not set");
+	if (sw_daemon_start("slipway-stream", &S.cfg, &S.db) != 0)
 		return 1;
-	}
-	if (sw_config_load(dir, &S.cfg) != SW_OK) {
-		sw_error("cannot read the configuration in %s", dir);
-		return 1;
-	}
-	if (sw_db_open(S.cfg.db_path, &S.db) != SW_OK)
-		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	/* Say at start-up what each log thread would find out. */
 	if (sw_aws_setup(&aws, &S.cfg) != SW_OK)
@@ -1629,11 +1619,7 @@ main(int argc, char *argv[])
 		sw_error("cannot listen on %s: %s", sock, strerror(errno));
 		goto out;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sw_daemon_signals(on_term);
 	lws_set_log_level(LLL_ERR | LLL_WARN, lws_to_log);
 
 	fds_raise(4096);

@@ -37,15 +37,7 @@ fi
 # (checked) or sw_fmt_text (text for people, cut visibly), or sw_buf.
 # The files below still have such calls from before the rule; the list
 # only shrinks, and every other file is held to it.
-unchecked_todo='api/openapi.c api/req.c api/router.c api/tooldesc.c
-cloud/aws.c cloud/aws_s3.c cloud/awsproto.c cloud/creds.c cloud/k8s.c
-lib/auth.c lib/conf.c lib/log.c lib/ops.c lib/valid.c
-mcp/mcp.c mcp/mcp_prompts.c mcp/mcp_resources.c mcp/mcp_rest.c
-mcp/mcp_subs.c mcp/mcp_tools.c
-pipelines/cluster.c pipelines/featkit.c pipelines/features.c
-pipelines/helm.c pipelines/lbc.c pipelines/names.c pipelines/network.c
-pipelines/stepkit.c pipelines/storage.c pipelines/teardown.c
-pipelines/tiered.c'
+unchecked_todo='api/openapi.c api/tooldesc.c'
 hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac

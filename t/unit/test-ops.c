@@ -180,6 +180,14 @@ main(void)
 	json_object_put(list);
 	ok(sw_op_state_terminal("succeeded") && !sw_op_state_terminal(
 	    "running"), "terminal states");
+	ok(sw_op_state_terminal("failed") && sw_op_state_terminal("cancelled")
+	    && !sw_op_state_terminal("pending") &&
+	    !sw_op_state_terminal("bogus"), "failed and cancelled end too");
+	ok(sw_op_state_unsuccessful("failed") &&
+	    sw_op_state_unsuccessful("cancelled") &&
+	    !sw_op_state_unsuccessful("succeeded") &&
+	    !sw_op_state_unsuccessful("running"),
+	    "failed and cancelled ended without success");
 
 	json_object_put(params);
 	tmpdb_close(db);
