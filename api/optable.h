@@ -57,8 +57,9 @@ struct sw_op {
 /* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
  * read by the router, the MCP tool schemas and the OpenAPI document. */
 extern const struct sw_field sw_dry_run_field;
-extern const struct sw_op sw_optable[];
-extern const size_t sw_optable_len;
+/* The rows of every family (api/ops/), joined before main() runs. */
+extern const struct sw_op *const sw_optable;
+extern size_t sw_optable_len;
 /* The table's patterns in words (lib/valid.h's sw_valid_words). */
 extern const struct sw_pattern_words sw_pattern_words[];
 

@@ -1,0 +1,73 @@
+/*
+ * diagnostics.c: the operation table's rows for a cluster's events and
+ * its diagnosis, each beside the fields it reads.
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+static const char *const event_levels[] = { "Info", "Warn", "Error", NULL };
+
+static const char *const event_kinds[] = {
+	"Cluster", "InstanceGroup", "Instance", NULL
+};
+
+static const struct sw_field f_events_query[] = {
+	F_CLUSTER_PATH,
+	{ .name = "instance_group", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "Only events of this instance group." },
+	{ .name = "node_id", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 3, .max = 32, .pattern = PAT_NODE,
+	  .desc = "Only events of this node." },
+	{ .name = "resource_type", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = event_kinds,
+	  .desc = "Only events about the cluster, a group or a node." },
+	{ .name = "level", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = event_levels,
+	  .desc = "Only events of this level (filters the page)." },
+	{ .name = "since", .type = SW_T_INT, .flags = SW_F_QUERY,
+	  .min = 0, .max = 9999999999LL,
+	  .desc = "Only events after this time (Unix seconds)." },
+	{ .name = "limit", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = 100, .desc = "Page size (default 50)." },
+	{ .name = "cursor", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 2048, .pattern = "[A-Za-z0-9+/=_-]+",
+	  .desc = "The 'next' value of the previous page." },
+	{ NULL }
+};
+
+static const struct sw_op rows[] = {
+	{
+	  .name = "cluster_events",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/events",
+	  .tag = "diagnostics",
+	  .summary = "The cluster's event history, newest first",
+	  .description = "Every status change of the cluster, its instance "
+	    "groups and nodes (ListClusterEvents). Filter by instance_group, "
+	    "node_id, resource_type, level or since; page with cursor.",
+	  .params = f_events_query,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "diagnostics_cluster",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/diagnostics",
+	  .tag = "diagnostics",
+	  .summary = "Read-only health report: control plane, HyperPod, "
+	    "nodes, pods",
+	  .description = "Investigates only and changes nothing; each finding "
+	    "names the next step to suggest (investigate -> reboot -> "
+	    "replace).",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+};
+
+const struct sw_op_family sw_ops_diagnostics = {
+	rows, sizeof(rows) / sizeof(rows[0])
+};

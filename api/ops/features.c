@@ -1,0 +1,204 @@
+/*
+ * features.c: the operation table's rows for a cluster's optional
+ * features and its EKS add-ons, each beside the fields it reads.
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+/*
+ * Managed features, explicit-diff: a body names only the features it
+ * changes.  Plain features take true/false; tiered_checkpointing and
+ * autoscaling take an object whose "enabled" is required.
+ */
+static const char *const consolidation_policies[] = {
+	"WhenEmpty", "WhenEmptyOrUnderutilized", NULL
+};
+
+static const struct sw_field f_feat_tiered[] = {
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn managed tiered checkpointing on or off." },
+	{ .name = "bucket", .type = SW_T_STRING, .min = 3, .max = 63,
+	  .pattern = PAT_BUCKET,
+	  .desc = "S3 bucket for checkpoints (required to enable); the "
+	  "pods' IAM policy allows this bucket and nothing else." },
+	{ .name = "memory_percent", .type = SW_T_INT, .min = 20, .max = 100,
+	  .desc = "Share of node memory for checkpoints (default 20)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace of the service account tiered-storage-sa that "
+	  "training pods use (default: default)." },
+	{ NULL }
+};
+
+static const struct sw_field f_feat_group_item[] = {
+	{ .name = "group", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP },
+};
+
+static const struct sw_field f_feat_autoscaling[] = {
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn HyperPod managed Karpenter on or off." },
+	{ .name = "consolidation_policy", .type = SW_T_STRING,
+	  .enumv = consolidation_policies,
+	  .desc = "NodePool disruption.consolidationPolicy (default "
+	  "WhenEmptyOrUnderutilized)." },
+	{ .name = "consolidate_after", .type = SW_T_STRING, .min = 2, .max = 8,
+	  .pattern = "[0-9]{1,5}(s|m|h)|Never",
+	  .desc = "NodePool disruption.consolidateAfter, e.g. 5m (default) "
+	  "or Never." },
+	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 10,
+	  .desc = "Instance groups Karpenter may scale, each starting at 0 "
+	  "nodes (default: every group at 0; HyperPod takes at most 10).",
+	  .items = f_feat_group_item },
+	{ NULL }
+};
+
+#define PAT_AMP_WS	"ws-[0-9a-f-]{8,64}"
+#define PAT_AMG_WS	"g-[0-9a-f]{8,32}"
+
+static const struct sw_field f_feat_observability[] = {
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "Turn the observability add-on on or off." },
+	{ .name = "prometheus_workspace", .type = SW_T_STRING, .min = 4,
+	  .max = 80, .pattern = PAT_AMP_WS,
+	  .desc = "Amazon Managed Prometheus workspace id (ws-...) the "
+	  "metrics are written to." },
+	{ .name = "grafana_workspace", .type = SW_T_STRING, .min = 4,
+	  .max = 40, .pattern = PAT_AMG_WS,
+	  .desc = "Amazon Managed Grafana workspace id (g-...) whose URL "
+	  "feature_list shows." },
+	{ NULL }
+};
+
+static const struct sw_field f_features[] = {
+	{ .name = "training_operator", .type = SW_T_BOOL,
+	  .desc = "HyperPod training operator add-on (HyperPodPyTorchJob); "
+	  "turning it on installs cert-manager first." },
+	{ .name = "inference_operator", .type = SW_T_BOOL,
+	  .desc = "HyperPod inference operator add-on; installs "
+	  "cert-manager, FSx CSI and metrics-server first." },
+	{ .name = "cert_manager", .type = SW_T_BOOL,
+	  .desc = "cert-manager add-on (cannot go while an operator needs "
+	  "it)." },
+	{ .name = "kuberay", .type = SW_T_BOOL,
+	  .desc = "KubeRay operator and the ray.io CRDs (RayJob, "
+	  "RayCluster)." },
+	{ .name = "fsx_csi", .type = SW_T_BOOL,
+	  .desc = "FSx for Lustre CSI driver add-on." },
+	{ .name = "task_governance", .type = SW_T_BOOL,
+	  .desc = "HyperPod task governance add-on (Kueue): compute quotas "
+	  "and the scheduler config. Needs Kubernetes 1.30 or later and no "
+	  "other Kueue on the cluster." },
+	{ .name = "observability", .type = SW_T_OBJECT,
+	  .desc = "HyperPod observability add-on (metrics to Amazon Managed "
+	  "Prometheus, dashboards in Amazon Managed Grafana).",
+	  .fields = f_feat_observability },
+	{ .name = "node_recovery", .type = SW_T_BOOL,
+	  .desc = "true: NodeRecovery Automatic; false: None." },
+	{ .name = "tiered_checkpointing", .type = SW_T_OBJECT,
+	  .desc = "Managed tiered checkpointing with its identity chain.",
+	  .fields = f_feat_tiered },
+	{ .name = "autoscaling", .type = SW_T_OBJECT,
+	  .desc = "HyperPod autoscaling (Karpenter) with its ClusterRole.",
+	  .fields = f_feat_autoscaling },
+	{ NULL }
+};
+
+static const struct sw_field f_addon_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "addon", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 100,
+	  .pattern = "[a-z0-9][a-z0-9-]*",
+	  .desc = "EKS add-on name, e.g. kube-proxy." },
+	{ NULL }
+};
+
+static const struct sw_field f_addon_upgrade[] = {
+	{ .name = "version", .type = SW_T_STRING, .min = 6, .max = 64,
+	  .pattern = PAT_ADDON_VERSION,
+	  .desc = "Add-on version, e.g. v1.31.13-eksbuild.2 (default: the "
+	  "newest EKS publishes as compatible with the cluster's Kubernetes "
+	  "version)." },
+	{ NULL }
+};
+
+static const struct sw_op rows[] = {
+	{
+	  .name = "feature_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/features",
+	  .tag = "features",
+	  .summary = "Managed features and their live state",
+	  .description = "Read from AWS and Kubernetes on every call: "
+	    "training_operator, inference_operator, cert_manager, "
+	    "tiered_checkpointing, autoscaling, node_recovery, kuberay, "
+	    "task_governance, observability (with grafana_url when a Grafana "
+	    "workspace was given), fsx_csi, each with enabled, status and "
+	    "details.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "feature_set",
+	  .method = "PATCH",
+	  .path = "/api/v1/clusters/{name}/features",
+	  .tag = "features",
+	  .summary = "Turn managed features on or off (send only what changes)",
+	  .description = "Explicit diff: name only the features to change, "
+	    "e.g. {\"training_operator\": true}. When the live state already "
+	    "matches, answers 200 changed:false and starts nothing; otherwise "
+	    "202 with an operation that applies the differences in dependency "
+	    "order (prerequisites first, removals in reverse). Poll with "
+	    "operation_wait.",
+	  .params = f_cluster_name,
+	  .body = f_features,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT |
+	    SW_OP_CONFIRM_OFF,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 15,
+	  .output = "Accepted",
+	},
+	{
+	  .name = "addon_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/addons",
+	  .tag = "features",
+	  .summary = "EKS add-ons with installed and newest compatible versions",
+	  .description = "Every EKS add-on on the cluster (vpc-cni, coredns, "
+	    "kube-proxy and those features install) with its status, the "
+	    "installed version, whether EKS publishes it as compatible with "
+	    "the cluster's Kubernetes version (DescribeAddonVersions), the "
+	    "default and newest compatible versions, and whether an "
+	    "addon_upgrade is available.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "addon_upgrade",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/addons/{addon}:upgrade",
+	  .tag = "features",
+	  .summary = "Move an EKS add-on to a compatible version",
+	  .description = "UpdateAddon to version (default: the newest "
+	    "compatible with the cluster's Kubernetes version), then waits "
+	    "for the add-on to be ACTIVE at it. A version EKS does not publish "
+	    "as compatible is refused (422 naming version). Already there: "
+	    "200 changed:false. dry_run shows the UpdateAddon call.",
+	  .params = f_addon_path,
+	  .body = f_addon_upgrade,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 15,
+	  .output = "Accepted",
+	},
+};
+
+const struct sw_op_family sw_ops_features = {
+	rows, sizeof(rows) / sizeof(rows[0])
+};

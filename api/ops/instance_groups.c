@@ -1,0 +1,193 @@
+/*
+ * instance_groups.c: the operation table's rows for a cluster's
+ * instance groups and the subnets they may use, each beside the fields
+ * it reads.
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+static const char *const placements[] = { "shared", "dedicated", NULL };
+
+static const struct sw_field f_ig_add[] = {
+	F_CLUSTER_PATH,
+	{ NULL }
+};
+
+static const struct sw_field f_scheduled_update[] = {
+	{ .name = "cron", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 9, .max = 256, .pattern = "cron\\([^()]+\\)",
+	  .desc = "When to patch, e.g. cron(0 2 ? * SUN *) (UTC)." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+
+static const char *const patch_strategies[] = {
+	"WhenIdle", "WhenAllIdle", NULL
+};
+
+static const struct sw_field f_auto_patch[] = {
+	{ .name = "strategy", .type = SW_T_STRING, .enumv = patch_strategies,
+	  .desc = "Patch a node when it is idle (default) or when the whole "
+	  "group is." },
+	F_ROLLING_FIELDS,
+	{ NULL }
+};
+
+#define F_PATCH_FIELDS							\
+	{ .name = "scheduled_update", .type = SW_T_OBJECT,		\
+	  .fields = f_scheduled_update,					\
+	  .desc = "Scheduled AMI updates with a rolling deployment "	\
+	  "(ScheduledUpdateConfig)." },					\
+	{ .name = "auto_patch", .type = SW_T_OBJECT, .fields = f_auto_patch, \
+	  .desc = "Patch nodes automatically when idle (AutoPatchConfig)." }, \
+	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10, \
+	  .max = 10, .pattern = PAT_IMAGE_RELEASE,			\
+	  .desc = "HyperPod AMI release the group runs, e.g. 2025.10.01." }
+
+static const struct sw_field f_ig_add_body[] = {
+	{ .name = "group_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 63, .pattern = PAT_GROUP,
+	  .desc = "New instance group name." },
+	{ .name = "instance_type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = PAT_ML_TYPE,
+	  .desc = "HyperPod instance type." },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
+	  .max = 1000, .desc = "Number of instances." },
+	{ .name = "capacity_type", .type = SW_T_STRING,
+	  .enumv = capacity_types,
+	  .desc = "on-demand (default), spot, or training-plan." },
+	{ .name = "training_plan_arn", .type = SW_T_STRING, .min = 1,
+	  .max = 256, .pattern = PAT_PLAN_ARN,
+	  .desc = "Training plan; its AZ must be the group's." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .min = 1,
+	  .max = 32, .pattern = PAT_AZ, .desc = "AZ of the group." },
+	{ .name = "efa_only", .type = SW_T_BOOL,
+	  .desc = "EFA-only network interfaces." },
+	{ .name = "threads_per_core", .type = SW_T_INT, .min = 1, .max = 2 },
+	{ .name = "volume_size_gb", .type = SW_T_INT, .min = 100,
+	  .max = 16384 },
+	{ .name = "placement", .type = SW_T_STRING, .enumv = placements,
+	  .desc = "shared (default): the /20 compute subnet of the AZ, "
+	  "shared by its groups; dedicated: a new /20 for this group alone." },
+	{ .name = "subnet_id", .type = SW_T_STRING, .min = 1, .max = 32,
+	  .pattern = PAT_SUBNET,
+	  .desc = "Reuse this existing subnet (e.g. the dedicated subnet "
+	  "of an earlier group) instead." },
+	F_PATCH_FIELDS,
+	{ NULL }
+};
+
+static const struct sw_field f_ig_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "group", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,
+	  .pattern = PAT_GROUP, .desc = "Instance group name." },
+	{ NULL }
+};
+
+/* Update takes the count and the patching fields, each optional; the
+ * others are named so the answer can say they are immutable rather than
+ * unknown. */
+static const struct sw_field f_ig_scale_body[] = {
+	{ .name = "count", .type = SW_T_INT, .max = 1000,
+	  .desc = "New number of instances (default: unchanged)." },
+	{ .name = "instance_type", .type = SW_T_STRING, .max = 64,
+	  .desc = "Immutable: refused." },
+	{ .name = "capacity_type", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "efa_only", .type = SW_T_BOOL,
+	  .desc = "Immutable: refused." },
+	{ .name = "availability_zone", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "subnet_id", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "placement", .type = SW_T_STRING, .max = 32,
+	  .desc = "Immutable: refused." },
+	{ .name = "training_plan_arn", .type = SW_T_STRING, .max = 256,
+	  .desc = "Immutable: refused." },
+	F_PATCH_FIELDS,
+	{ NULL }
+};
+
+static const struct sw_op rows[] = {
+	{
+	  .name = "instance_group_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/instance-groups",
+	  .tag = "instance-groups",
+	  .summary = "Instance groups with counts and status",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
+	  .name = "instance_group_add",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/instance-groups",
+	  .tag = "instance-groups",
+	  .summary = "Add an instance group (capacity, EFA and subnet decided "
+	    "together)",
+	  .description = "Existing groups are resent unchanged. A spot group "
+	    "cannot use a training plan; a training plan's AZ must be the "
+	    "group's.",
+	  .params = f_ig_add,
+	  .body = f_ig_add_body,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 30,
+	  .output = "Accepted",
+	},
+	{
+	  .name = "instance_group_scale",
+	  .method = "PATCH",
+	  .path = "/api/v1/clusters/{name}/instance-groups/{group}",
+	  .tag = "instance-groups",
+	  .summary = "Change an instance group's instance count or its "
+	    "patching schedule",
+	  .description = "count, scheduled_update, auto_patch and "
+	    "image_release_version can change, each alone; instance type, "
+	    "capacity type, EFA, AZ, subnet and training plan are immutable. "
+	    "A higher count is checked against the service quota net of what "
+	    "the account runs (422 naming count).",
+	  .params = f_ig_path,
+	  .body = f_ig_scale_body,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 30,
+	  .output = "Accepted",
+	},
+	{
+	  .name = "instance_group_delete",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/instance-groups/{group}",
+	  .tag = "instance-groups",
+	  .summary = "Delete an instance group and its nodes",
+	  .params = f_ig_path,
+	  .flags = SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 30,
+	  .output = "Accepted",
+	},
+	{
+	  .name = "compute_subnet_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/compute-subnets",
+	  .tag = "instance-groups",
+	  .summary = "Compute subnets (/20 per AZ or per group) and who uses "
+	    "them",
+	  .description = "Reuse a dedicated subnet by passing its id as "
+	    "subnet_id to instance_group_add.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+};
+
+const struct sw_op_family sw_ops_instance_groups = {
+	rows, sizeof(rows) / sizeof(rows[0])
+};
