@@ -12,7 +12,8 @@
 
 #include "lib/limits.h"
 #include "api/optable.h"
-#include "api/ops/ops.h"
+#include "api/ops/families.h"
+#include "api/ops/patterns.h"
 
 const struct sw_field sw_dry_run_field = {
 	.name = "dry_run", .type = SW_T_BOOL, .flags = SW_F_QUERY,
@@ -51,6 +52,35 @@ optable_join(void)
 		n += families[i]->len;
 	}
 	sw_optable_len = n;
+}
+
+const struct sw_shape *
+sw_shape_by_name(const char *name)
+{
+	const struct sw_shape *sh;
+
+	for (sh = sw_shapes; name != NULL && sh->name != NULL; sh++)
+		if (strcmp(sh->name, name) == 0)
+			return sh;
+	return NULL;
+}
+
+const struct sw_field *
+sw_answer_fields(const struct sw_answer *a)
+{
+	const struct sw_shape *sh;
+
+	if (a->fields != NULL)
+		return a->fields;
+	return (sh = sw_shape_by_name(a->shape)) != NULL ? sh->fields : NULL;
+}
+
+int
+sw_answer_fits(const struct sw_answer *a, int status, int dry_run)
+{
+	if (a->status != status)
+		return 0;
+	return a->dry_run == SW_DRY_TOO || !a->dry_run == !dry_run;
 }
 
 const struct sw_op *

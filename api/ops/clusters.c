@@ -142,7 +142,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "cluster_delete",
@@ -162,7 +162,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "cluster_import",

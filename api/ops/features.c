@@ -122,6 +122,35 @@ static const struct sw_field f_addon_upgrade[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_feature_same[] = {
+	OUT("changed", SW_T_BOOL, "Always false: every feature asked for "
+	    "is already as asked."),
+	OUT("cluster", SW_T_STRING, "The cluster."),
+	OUT("features", SW_T_ANY, "Each feature's live state, as "
+	    "feature_list shows it."),
+	{ NULL }
+};
+static const struct sw_answer a_feature_set[] = {
+	ANSWERS_LONG,
+	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_feature_same,
+	  .desc = "Nothing to change (a dry run too)." },
+	{ 0 }
+};
+
+static const struct sw_field o_addon_same[] = {
+	OUT("changed", SW_T_BOOL, "Always false: the add-on is at that "
+	    "version."),
+	OUT("addon", SW_T_STRING, "The add-on."),
+	OUT("version", SW_T_STRING, "Its version."),
+	{ NULL }
+};
+static const struct sw_answer a_addon_upgrade[] = {
+	ANSWERS_LONG,
+	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_addon_same,
+	  .desc = "Already at that version (a dry run too)." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "feature_list",
@@ -159,7 +188,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
-	  .output = "Accepted",
+	  .answers = a_feature_set,
 	},
 	{
 	  .name = "addon_list",
@@ -195,7 +224,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
-	  .output = "Accepted",
+	  .answers = a_addon_upgrade,
 	},
 };
 

@@ -137,7 +137,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "instance_group_scale",
@@ -157,7 +157,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "instance_group_delete",
@@ -170,7 +170,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "compute_subnet_list",

@@ -95,7 +95,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 20,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "node_replace",
@@ -110,7 +110,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "node_delete",
@@ -124,7 +124,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 20,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "node_get",
@@ -157,7 +157,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 	{
 	  .name = "cluster_software_update",
@@ -174,7 +174,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 60,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 };
 

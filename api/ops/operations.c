@@ -60,6 +60,31 @@ static const struct sw_field f_op_list[] = {
 	{ NULL }
 };
 
+/* ---- answers -------------------------------------------------------- */
+
+static const struct sw_answer a_op_list[] = {
+	ANSWER(200, "OperationList", "A page of operations, newest first."),
+	{ 0 }
+};
+static const struct sw_answer a_op_get[] = {
+	ANSWER(200, "Operation", "The operation, its stages and events."),
+	{ 0 }
+};
+static const struct sw_answer a_op_wait[] = {
+	ANSWER(200, "OperationWaited", "The operation once it changed, "
+	    "ended or the wait timed out."),
+	{ 0 }
+};
+static const struct sw_answer a_op_restart[] = {
+	ANSWER(202, "Accepted", "The operation, queued again."),
+	{ 0 }
+};
+static const struct sw_answer a_op_cancel[] = {
+	ANSWER(202, "Accepted", "Cancel asked for: the poller stops it at "
+	    "its next step."),
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "operation_list",
@@ -72,7 +97,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_list,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "OperationList",
+	  .answers = a_op_list,
 	},
 	{
 	  .name = "operation_get",
@@ -85,7 +110,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_get,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Operation",
+	  .answers = a_op_get,
 	},
 	{
 	  .name = "operation_wait",
@@ -101,7 +126,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_LONG_POLL |
 	    SW_OP_PROGRESS,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Operation",
+	  .answers = a_op_wait,
 	},
 	{
 	  .name = "operation_retry",
@@ -116,7 +141,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 5,
-	  .output = "Accepted",
+	  .answers = a_op_restart,
 	},
 	{
 	  .name = "operation_cancel",
@@ -131,7 +156,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 5,
-	  .output = "Accepted",
+	  .answers = a_op_cancel,
 	},
 };
 

@@ -1,31 +1,16 @@
 /*
- * ops.h: what the families of the operation table (the files of api/ops/)
- * share: the patterns of names and ids (quoted in words by
- * api/optable.c), the enumerations and field rows more than one
- * family uses, and each family's rows.
+ * ops.h: what the families of the operation table (the files of
+ * api/ops/) share: the enumerations and field rows more than one
+ * family uses, how an answer's members and rows are written, and the
+ * answers of every long operation.  The patterns are in
+ * api/ops/patterns.h.
  */
 #ifndef SW_OPS_H
 #define SW_OPS_H
 
-#include <stddef.h>
-
-#include "lib/valid.h"
-
-#define PAT_OP_ID	"op-[0-9a-f]{16}"
-#define PAT_TOKEN_NAME	"[A-Za-z0-9._-]{1,64}"
-#define PAT_NAME	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-#define PAT_CLUSTER	"[a-z][a-z0-9-]{0,30}[a-z0-9]"
-#define PAT_GROUP	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-#define PAT_AZ		"[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]"
-#define PAT_ML_TYPE	"ml\\.[a-z0-9-]+\\.[a-z0-9]+"
-#define PAT_CIDR16	"[0-9]{1,3}\\.[0-9]{1,3}\\.0\\.0/16"
-
-#define PAT_PLAN_ARN	"arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:[0-9]{12}:" \
-			"training-plan/[a-zA-Z0-9-]{1,63}"
-
-#define PAT_SUBNET	"subnet-[0-9a-f]{8,17}"
-#define PAT_NODE	"i-[0-9a-f]{8,17}"
-#define PAT_BUCKET	"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
+#include "api/optable.h"
+#include "api/ops/families.h"
+#include "api/ops/patterns.h"
 
 static const char *const capacity_types[] = {
 	"on-demand", "spot", "training-plan", NULL
@@ -75,10 +60,6 @@ static const struct sw_field f_alarm_item[] = {
 	  .max = 10, .items = f_alarm_item,				\
 	  .desc = "CloudWatch alarms that roll the update back." }
 
-#define PAT_IMAGE_RELEASE	"[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}"
-#define PAT_QUOTA	"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"
-#define PAT_TEAM	"[a-z0-9]([-a-z0-9]{0,37}[a-z0-9])?"
-
 /* Task governance on a workload: two rows every workload body takes. */
 #define F_KUEUE_FIELDS							\
 	{ .name = "queue", .type = SW_T_STRING, .min = 1, .max = 63,	\
@@ -91,26 +72,6 @@ static const struct sw_field f_alarm_item[] = {
 	  .desc = "Priority class of the scheduler config "		\
 	  "(scheduler_config_get)." }
 
-/*
- * Workloads share one S3 data contract: the PVC (default s3-claim) is
- * mounted at /data; datasets live under /data/datasets, models under
- * /data/models, outputs under /data/outputs/<job>, code under
- * /data/code and recipe configs under /data/configs.  Paths are
- * relative, segment by segment, so ".." and absolute paths cannot be
- * written.
- */
-#define PAT_K8S_NAME	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
-
-#define PAT_WL_NAME	"[a-z]([a-z0-9-]{0,50}[a-z0-9])?"
-
-#define PAT_REL_PATH	"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}" \
-			"(/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}"
-
-#define PAT_IMAGE	"[a-z0-9][a-z0-9._-]{0,127}(:[0-9]{1,5})?" \
-			"(/[a-z0-9][a-z0-9._-]{0,127}){0,6}" \
-			"(:[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?" \
-			"(@sha256:[0-9a-f]{64})?"
-
 static const struct sw_field f_wl_cluster[] = {
 	F_CLUSTER_PATH,
 	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
@@ -119,27 +80,26 @@ static const struct sw_field f_wl_cluster[] = {
 	{ NULL }
 };
 
-/* An EKS add-on of a cluster, and the version to move it to. */
-#define PAT_ADDON_VERSION	"v[0-9]+\\.[0-9]+\\.[0-9]+(-[A-Za-z0-9.]+)*"
+/* An answer's member: always there (OUT) or only sometimes (OUT_OPT). */
+#define OUT(n, t, d)	{ .name = (n), .type = (t), .flags = SW_F_REQUIRED, \
+	.desc = (d) }
+#define OUT_OPT(n, t, d)	{ .name = (n), .type = (t), .desc = (d) }
 
-/* One family's rows, in the order the OpenAPI document lists them. */
-struct sw_op;
-struct sw_op_family {
-	const struct sw_op	*rows;
-	size_t			 len;
+/* An answer row of a shared shape, and the plan a dry run sends. */
+#define ANSWER(st, sh, d)	{ .status = (st), .shape = (sh), .desc = (d) }
+#define ANSWER_DRY(sh)	{ .status = 200, .dry_run = SW_DRY_ONLY, \
+	.shape = (sh), .desc = "The plan: what would be done " \
+	"(dry_run=true); nothing is changed." }
+#define ANSWERS_LONG							\
+	ANSWER(202, "Accepted", "Started (or, for the same request while " \
+	    "it runs or the same Idempotency-Key, the operation it "	\
+	    "started); follow it with its status tool."),		\
+	ANSWER_DRY("Plan")
+
+/* A long operation's answers: the operation it started, or its plan. */
+static const struct sw_answer a_long[] = {
+	ANSWERS_LONG,
+	{ 0 }
 };
-
-extern const struct sw_op_family sw_ops_system;
-extern const struct sw_op_family sw_ops_inspect;
-extern const struct sw_op_family sw_ops_clusters;
-extern const struct sw_op_family sw_ops_instance_groups;
-extern const struct sw_op_family sw_ops_nodes;
-extern const struct sw_op_family sw_ops_diagnostics;
-extern const struct sw_op_family sw_ops_governance;
-extern const struct sw_op_family sw_ops_training;
-extern const struct sw_op_family sw_ops_inference;
-extern const struct sw_op_family sw_ops_features;
-extern const struct sw_op_family sw_ops_storage;
-extern const struct sw_op_family sw_ops_operations;
 
 #endif

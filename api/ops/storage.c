@@ -61,7 +61,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
-	  .output = "Accepted",
+	  .answers = a_long,
 	},
 };
 

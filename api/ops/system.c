@@ -38,6 +38,126 @@ static const struct sw_field f_token_name[] = {
 	{ NULL }
 };
 
+/* ---- answers -------------------------------------------------------- */
+
+static const char *const health_states[] = { "ok", "degraded", NULL };
+static const char *const store_states[] = { "ok", "unavailable", NULL };
+static const struct sw_field o_health[] = {
+	{ .name = "status", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = health_states, .desc = "ok, or degraded (503)." },
+	{ .name = "state_store", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED, .enumv = store_states,
+	  .desc = "Whether the state store answers." },
+	{ NULL }
+};
+static const struct sw_answer a_health[] = {
+	{ .status = 200, .fields = o_health, .desc = "Alive." },
+	{ .status = 503, .fields = o_health,
+	  .desc = "Alive, but the state store does not answer." },
+	{ 0 }
+};
+
+static const char *const backends[] = { "aws", "sandbox", NULL };
+static const struct sw_field o_version[] = {
+	OUT("name", SW_T_STRING, "slipway."),
+	OUT("version", SW_T_STRING, "The release."),
+	OUT("api", SW_T_STRING, "The API version (v1)."),
+	OUT("schema_version", SW_T_INT, "The state store's schema."),
+	{ .name = "backend", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = backends, .desc = "What it talks to." },
+	OUT("region", SW_T_STRING, "The AWS region."),
+	{ NULL }
+};
+static const struct sw_answer a_version[] = {
+	{ .status = 200, .fields = o_version, .desc = "Who answers." },
+	{ 0 }
+};
+
+static const struct sw_field o_openapi[] = {
+	OUT("openapi", SW_T_STRING, "3.1.0."),
+	OUT("info", SW_T_ANY, "Title, version, description."),
+	OUT("servers", SW_T_ANY, "Where it is served."),
+	OUT("paths", SW_T_ANY, "Every operation."),
+	OUT("components", SW_T_ANY, "Shared schemas and security "
+	    "schemes."),
+	{ NULL }
+};
+static const struct sw_answer a_openapi[] = {
+	{ .status = 200, .fields = o_openapi,
+	  .desc = "This document (OpenAPI 3.1)." },
+	{ 0 }
+};
+
+static const char *const vias[] = { "token", "session", NULL };
+static const struct sw_field o_principal[] = {
+	OUT("name", SW_T_STRING, "The token's name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	{ .name = "via", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = vias, .desc = "How it came: a bearer token or a "
+	  "session cookie." },
+	{ NULL }
+};
+static const struct sw_answer a_principal[] = {
+	{ .status = 200, .fields = o_principal, .desc = "The caller." },
+	{ 0 }
+};
+
+static const struct sw_answer a_metrics[] = {
+	{ .status = 200, .media = "text/plain; version=0.0.4",
+	  .desc = "Prometheus text exposition format 0.0.4." },
+	{ 0 }
+};
+
+static const struct sw_field o_token[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	OUT("created_ms", SW_T_INT, "When it was made."),
+	OUT_OPT("last_used_ms", SW_T_INT, "When it was last used."),
+	OUT("revoked", SW_T_BOOL, "It no longer works."),
+	{ NULL }
+};
+static const struct sw_field o_token_item[] = {
+	{ .name = "token", .type = SW_T_OBJECT, .fields = o_token },
+};
+static const struct sw_field o_token_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_token_item, .desc = "Every token, revoked too; never "
+	  "the secret." },
+	{ NULL }
+};
+static const struct sw_answer a_token_list[] = {
+	{ .status = 200, .fields = o_token_list, .desc = "The tokens." },
+	{ 0 }
+};
+
+static const struct sw_field o_token_created[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	OUT_OPT("tools", SW_T_STRING, "The MCP tool classes it is "
+	    "limited to."),
+	OUT("token", SW_T_STRING, "The secret (swt_...), shown this once."),
+	{ NULL }
+};
+static const struct sw_answer a_token_create[] = {
+	{ .status = 201, .fields = o_token_created,
+	  .desc = "Made; keep the secret now." },
+	{ 0 }
+};
+
+static const struct sw_field o_token_revoked[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	OUT("revoked", SW_T_BOOL, "Always true."),
+	{ NULL }
+};
+static const struct sw_answer a_token_revoke[] = {
+	{ .status = 200, .fields = o_token_revoked,
+	  .desc = "Revoked (again, if it was)." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "health",
@@ -48,7 +168,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
-	  .output = "Health",
+	  .answers = a_health,
 	},
 	{
 	  .name = "version",
@@ -60,7 +180,7 @@ static const struct sw_op rows[] = {
 	    "or to the local sandbox.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Version",
+	  .answers = a_version,
 	},
 	{
 	  .name = "openapi",
@@ -71,7 +191,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
-	  .output = "Any",
+	  .answers = a_openapi,
 	},
 	{
 	  .name = "login",
@@ -82,7 +202,7 @@ static const struct sw_op rows[] = {
 	  .body = f_login,
 	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
-	  .output = "Principal",
+	  .answers = a_principal,
 	},
 	{
 	  .name = "logout",
@@ -92,7 +212,7 @@ static const struct sw_op rows[] = {
 	  .summary = "End the browser session",
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Principal",
+	  .answers = a_principal,
 	},
 	{
 	  .name = "whoami",
@@ -102,7 +222,7 @@ static const struct sw_op rows[] = {
 	  .summary = "The token behind this request and its scope",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Principal",
+	  .answers = a_principal,
 	},
 	{
 	  .name = "metrics",
@@ -115,7 +235,7 @@ static const struct sw_op rows[] = {
 	    "throttles, poller lag, worker restarts and MCP calls by tool.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_ADMIN,
-	  .output = "Any",
+	  .answers = a_metrics,
 	},
 	{
 	  .name = "token_list",
@@ -125,7 +245,7 @@ static const struct sw_op rows[] = {
 	  .summary = "List API tokens (never their secrets)",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_ADMIN,
-	  .output = "TokenList",
+	  .answers = a_token_list,
 	},
 	{
 	  .name = "token_create",
@@ -136,7 +256,7 @@ static const struct sw_op rows[] = {
 	  .body = f_token_create,
 	  .flags = SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_ADMIN,
-	  .output = "TokenCreated",
+	  .answers = a_token_create,
 	},
 	{
 	  .name = "token_revoke",
@@ -147,7 +267,7 @@ static const struct sw_op rows[] = {
 	  .params = f_token_name,
 	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_ADMIN,
-	  .output = "Any",
+	  .answers = a_token_revoke,
 	},
 };
 

@@ -101,7 +101,8 @@ main(void)
 	    "groups[0].batch_percent", "oneOf",
 	    "... both are refused, rule oneOf, not one silently dropped");
 	s = sw_fields_schema(f_group, 0);
-	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"required\":"
+	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"properties\":"
+	    "{\"batch_percent\":{},\"batch_count\":{}},\"required\":"
 	    "[\"batch_percent\",\"batch_count\"]}}]") != NULL,
 	    "the schema says not both");
 	json_object_put(s);
