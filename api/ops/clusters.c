@@ -99,6 +99,105 @@ static const struct sw_field f_cluster_create[] = {
 	{ NULL }
 };
 
+static const char *const origins[] = { "created", "imported", NULL };
+
+static const struct sw_field o_cluster_item[] = {
+	OUT("name", SW_T_STRING, "Cluster name."),
+	OUT("managed", SW_T_BOOL, "Slipway has a record of it (created "
+	    "or imported)."),
+	{ .name = "origin", .type = SW_T_STRING, .enumv = origins,
+	  .desc = "How Slipway came to manage it (managed only)." },
+	OUT("eks_status", SW_T_STRING, "EKS status, or UNKNOWN."),
+	OUT_OPT("hyperpod_status", SW_T_STRING, "HyperPod status, when "
+	    "there is a HyperPod cluster of that name."),
+	{ NULL }
+};
+static const struct sw_field o_cluster_items[] = {
+	{ .name = "cluster", .type = SW_T_OBJECT, .fields = o_cluster_item },
+};
+static const struct sw_field o_cluster_list[] = {
+	OUT("region", SW_T_STRING, "Slipway's region."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_cluster_items, .desc = "Every EKS cluster of the "
+	  "region." },
+	{ NULL }
+};
+static const struct sw_answer a_cluster_list[] = {
+	{ .status = 200, .fields = o_cluster_list, .desc = "The clusters." },
+	{ 0 }
+};
+
+static const struct sw_field o_eks[] = {
+	OUT_OPT("status", SW_T_STRING, "EKS status (CREATING, ACTIVE...)."),
+	OUT_OPT("arn", SW_T_STRING, "EKS cluster ARN."),
+	OUT_OPT("version", SW_T_STRING, "Kubernetes version."),
+	OUT_OPT("endpoint", SW_T_STRING, "API server endpoint."),
+	OUT_OPT("vpc_id", SW_T_STRING, "Its VPC."),
+	{ NULL }
+};
+static const struct sw_field o_hyperpod[] = {
+	OUT_OPT("status", SW_T_STRING, "HyperPod status (Creating, "
+	    "InService...)."),
+	OUT_OPT("arn", SW_T_STRING, "HyperPod cluster ARN."),
+	OUT_OPT("node_recovery", SW_T_STRING, "Automatic or None."),
+	OUT_OPT("failure_message", SW_T_STRING, "Why it failed."),
+	OUT_OPT("instance_groups", SW_T_ANY, "Its instance groups as "
+	    "SageMaker describes them."),
+	{ NULL }
+};
+static const struct sw_field o_cluster[] = {
+	OUT("name", SW_T_STRING, "Cluster name."),
+	OUT("managed", SW_T_BOOL, "Slipway has a record of it."),
+	{ .name = "origin", .type = SW_T_STRING, .enumv = origins,
+	  .desc = "How Slipway came to manage it (managed only)." },
+	{ .name = "eks", .type = SW_T_OBJECT, .flags = SW_F_REQUIRED,
+	  .fields = o_eks, .desc = "The EKS cluster." },
+	{ .name = "hyperpod", .type = SW_T_OBJECT, .fields = o_hyperpod,
+	  .desc = "The HyperPod cluster, when there is one." },
+	{ .name = "recent_operations", .type = SW_T_ARRAY,
+	  .items = sw_op_summary_item,
+	  .desc = "Its last five operations, newest first." },
+	{ NULL }
+};
+static const struct sw_answer a_cluster_get[] = {
+	{ .status = 200, .fields = o_cluster, .desc = "The cluster." },
+	{ 0 }
+};
+
+static const struct sw_field o_imported[] = {
+	OUT("name", SW_T_STRING, "Cluster name."),
+	OUT("imported", SW_T_BOOL, "Always true."),
+	OUT("cluster_id", SW_T_STRING, "Slipway's id of it (swc-...), "
+	    "tagged on the EKS cluster."),
+	{ .name = "origin", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = origins, .desc = "created when Slipway made it." },
+	OUT_OPT("eks_arn", SW_T_STRING, "EKS cluster ARN."),
+	OUT_OPT("hyperpod_arn", SW_T_STRING, "HyperPod cluster ARN."),
+	{ NULL }
+};
+static const struct sw_field o_import_call[] = {
+	OUT("service", SW_T_STRING, "eks."),
+	OUT("operation", SW_T_STRING, "TagResource."),
+	OUT("input", SW_T_ANY, "Its input."),
+	{ NULL }
+};
+static const struct sw_field o_import_call_item[] = {
+	{ .name = "call", .type = SW_T_OBJECT, .fields = o_import_call },
+};
+static const struct sw_field o_import_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "calls", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_import_call_item, .desc = "The call it would make." },
+	{ NULL }
+};
+static const struct sw_answer a_cluster_import[] = {
+	{ .status = 200, .fields = o_imported,
+	  .desc = "Imported (or already managed)." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_import_plan,
+	  .desc = "The plan (dry_run=true): the tag it would set." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "cluster_list",
@@ -108,7 +207,7 @@ static const struct sw_op rows[] = {
 	  .summary = "EKS clusters of the region, managed by Slipway or not",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_cluster_list,
 	},
 	{
 	  .name = "cluster_get",
@@ -120,7 +219,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_cluster_get,
 	},
 	{
 	  .name = "cluster_create",
@@ -177,7 +276,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
-	  .output = "Any",
+	  .answers = a_cluster_import,
 	},
 };
 

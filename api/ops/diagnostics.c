@@ -36,6 +36,32 @@ static const struct sw_field f_events_query[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_event[] = {
+	OUT_OPT("id", SW_T_STRING, "Event id."),
+	OUT_OPT("time", SW_T_STRING, "When (RFC 3339, UTC)."),
+	OUT_OPT("level", SW_T_STRING, "Info, Warn or Error."),
+	OUT_OPT("resource_type", SW_T_STRING, "Cluster, InstanceGroup or "
+	    "Instance."),
+	OUT_OPT("instance_group", SW_T_STRING, "The group it is about."),
+	OUT_OPT("node_id", SW_T_STRING, "The node it is about."),
+	OUT_OPT("description", SW_T_STRING, "What happened."),
+	{ NULL }
+};
+static const struct sw_field o_event_item[] = {
+	{ .name = "event", .type = SW_T_OBJECT, .fields = o_event },
+};
+static const struct sw_field o_event_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_event_item, .desc = "Newest first." },
+	OUT_OPT("next", SW_T_STRING, "The cursor of the next page."),
+	{ NULL }
+};
+static const struct sw_answer a_events[] = {
+	{ .status = 200, .fields = o_event_list,
+	  .desc = "The cluster's HyperPod events." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "cluster_events",
@@ -49,7 +75,7 @@ static const struct sw_op rows[] = {
 	  .params = f_events_query,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_events,
 	},
 	{
 	  .name = "diagnostics_cluster",

@@ -109,6 +109,36 @@ static const struct sw_field f_ig_scale_body[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_group_name_item[] = {
+	{ .name = "group", .type = SW_T_STRING },
+};
+static const struct sw_field o_subnet[] = {
+	OUT_OPT("subnet_id", SW_T_STRING, "Subnet id."),
+	OUT("name", SW_T_STRING, "Its Name tag "
+	    "(slipway-<cluster>-compute-...)."),
+	OUT_OPT("availability_zone", SW_T_STRING, "Its zone."),
+	OUT_OPT("cidr", SW_T_STRING, "Its CIDR block."),
+	OUT_OPT("available_ips", SW_T_STRING, "Free addresses, as EC2 "
+	    "counts them."),
+	{ .name = "instance_groups", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_group_name_item,
+	  .desc = "The groups placed in it." },
+	{ NULL }
+};
+static const struct sw_field o_subnet_item[] = {
+	{ .name = "subnet", .type = SW_T_OBJECT, .fields = o_subnet },
+};
+static const struct sw_field o_subnet_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_subnet_item, .desc = "The compute subnets." },
+	{ NULL }
+};
+static const struct sw_answer a_subnet_list[] = {
+	{ .status = 200, .fields = o_subnet_list,
+	  .desc = "The cluster's compute subnets." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "instance_group_list",
@@ -184,7 +214,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_subnet_list,
 	},
 };
 

@@ -69,6 +69,30 @@ static const struct sw_field f_software_update[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_node[] = {
+	OUT_OPT("node_id", SW_T_STRING, "Instance id (i-...)."),
+	OUT_OPT("instance_group", SW_T_STRING, "Its instance group."),
+	OUT_OPT("instance_type", SW_T_STRING, "Its type."),
+	OUT("status", SW_T_STRING, "Running, Pending, ShuttingDown..., or "
+	    "unknown."),
+	OUT_OPT("message", SW_T_STRING, "Why, when HyperPod says."),
+	OUT_OPT("hostname", SW_T_STRING, "Its private DNS name."),
+	{ NULL }
+};
+static const struct sw_field o_node_item[] = {
+	{ .name = "node", .type = SW_T_OBJECT, .fields = o_node },
+};
+static const struct sw_field o_node_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_node_item, .desc = "The nodes." },
+	{ NULL }
+};
+static const struct sw_answer a_node_list[] = {
+	{ .status = 200, .fields = o_node_list,
+	  .desc = "The cluster's nodes." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "node_list",
@@ -79,7 +103,7 @@ static const struct sw_op rows[] = {
 	  .params = f_node_query,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_node_list,
 	},
 	{
 	  .name = "node_reboot",

@@ -96,6 +96,9 @@ static const struct sw_field f_wl_cluster[] = {
 	    "started); follow it with its status tool."),		\
 	ANSWER_DRY("Plan")
 
+/* An operation as listed (api/ops/shapes.c), for a list of them. */
+extern const struct sw_field sw_op_summary_item[];
+
 /* A long operation's answers: the operation it started, or its plan. */
 static const struct sw_answer a_long[] = {
 	ANSWERS_LONG,

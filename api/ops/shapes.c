@@ -101,7 +101,7 @@ static const struct sw_field operation_summary[] = {
 	F_OP_PARAMS,
 	{ NULL }
 };
-static const struct sw_field operation_summary_item[] = {
+const struct sw_field sw_op_summary_item[] = {
 	{ .name = "operation", .type = SW_T_OBJECT,
 	  .fields = operation_summary },
 };
@@ -138,7 +138,7 @@ static const struct sw_field accepted[] = {
 };
 static const struct sw_field operation_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = operation_summary_item, .desc = "Newest first." },
+	  .items = sw_op_summary_item, .desc = "Newest first." },
 	OUT_OPT("next", SW_T_STRING, "The cursor of the next page; absent "
 	    "on the last."),
 	{ NULL }

@@ -32,6 +32,31 @@ static const struct sw_field f_storage_add[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_claim[] = {
+	OUT_OPT("claim", SW_T_STRING, "PersistentVolumeClaim name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("status", SW_T_STRING, "Bound, Pending..."),
+	OUT_OPT("volume", SW_T_STRING, "The PersistentVolume bound."),
+	OUT("kind", SW_T_STRING, "s3, fsx, another CSI driver's name, or "
+	    "other."),
+	OUT_OPT("bucket", SW_T_STRING, "The S3 bucket (s3)."),
+	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system (fsx)."),
+	{ NULL }
+};
+static const struct sw_field o_claim_item[] = {
+	{ .name = "claim", .type = SW_T_OBJECT, .fields = o_claim },
+};
+static const struct sw_field o_claim_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_claim_item, .desc = "The claims." },
+	{ NULL }
+};
+static const struct sw_answer a_storage_list[] = {
+	{ .status = 200, .fields = o_claim_list,
+	  .desc = "The cluster's storage claims." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "storage_list",
@@ -45,7 +70,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_storage_list,
 	},
 	{
 	  .name = "storage_add",
