@@ -130,8 +130,29 @@ static const struct sw_field o_feature_same[] = {
 	    "feature_list shows it."),
 	{ NULL }
 };
+static const struct sw_field o_feature_change_item[] = {
+	{ .name = "stage", .type = SW_T_STRING },
+};
+#define F_FEATURE_CHANGES						\
+	OUT("changed", SW_T_BOOL, "Always true: something changes."),	\
+	{ .name = "changes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
+	  .items = o_feature_change_item,				\
+	  .desc = "The feature stages that would run." }
+static const struct sw_field o_feature_accepted[] = {
+	F_ACCEPTED,
+	F_FEATURE_CHANGES,
+	{ NULL }
+};
+static const struct sw_field o_feature_plan[] = {
+	F_PLAN,
+	F_FEATURE_CHANGES,
+	{ NULL }
+};
 static const struct sw_answer a_feature_set[] = {
-	ANSWERS_LONG,
+	{ .status = 202, .fields = o_feature_accepted,
+	  .desc = "Started: the operation and what changes." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_feature_plan,
+	  .desc = "The plan (dry_run=true) and what would change." },
 	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_feature_same,
 	  .desc = "Nothing to change (a dry run too)." },
 	{ 0 }

@@ -95,6 +95,158 @@ static const struct sw_field f_scheduler_config[] = {
 	{ NULL }
 };
 
+/* A compute quota as Slipway shows it (from SageMaker's). */
+#define F_QUOTA_VIEW							\
+	OUT_OPT("quota_name", SW_T_STRING, "Its name."),		\
+	OUT_OPT("id", SW_T_STRING, "SageMaker's id of it."),		\
+	OUT_OPT("arn", SW_T_STRING, "Its ARN."),			\
+	OUT_OPT("team", SW_T_STRING, "The team it is for."),		\
+	OUT("namespace", SW_T_STRING, "The team's namespace "		\
+	    "(hyperpod-ns-<team>)."),					\
+	OUT("queue", SW_T_STRING, "The team's Kueue queue."),		\
+	OUT_OPT("instance_type", SW_T_STRING, "Its instance type."),	\
+	OUT_OPT("count", SW_T_INT, "Instances."),			\
+	OUT_OPT("accelerators", SW_T_INT, "Or accelerators."),		\
+	OUT_OPT("vcpu", SW_T_NUMBER, "Or vCPUs."),			\
+	OUT_OPT("memory_gib", SW_T_NUMBER, "And memory in GiB."),	\
+	OUT_OPT("fair_share_weight", SW_T_INT, "Its weight when idle "	\
+	    "compute is shared."),					\
+	OUT_OPT("sharing", SW_T_STRING, "Lend, DontLend or "		\
+	    "LendAndBorrow."),						\
+	OUT_OPT("borrow_limit", SW_T_INT, "Percent it may borrow."),	\
+	OUT_OPT("preempt", SW_T_STRING, "Never or LowerPriority."),	\
+	OUT("enabled", SW_T_BOOL, "It is active."),			\
+	OUT_OPT("status", SW_T_STRING, "Created, Creating, Updating..."), \
+	OUT_OPT("version", SW_T_INT, "Its version."),			\
+	OUT_OPT("failure_reason", SW_T_STRING, "Why it failed."),	\
+	OUT_OPT("created", SW_T_STRING, "When (RFC 3339, UTC).")
+
+static const struct sw_field o_quota[] = {
+	F_QUOTA_VIEW,
+	{ NULL }
+};
+static const struct sw_field o_quota_changed[] = {
+	F_QUOTA_VIEW,
+	OUT("status_tool", SW_T_STRING, "compute_quota_get: poll it until "
+	    "the status is Created."),
+	{ NULL }
+};
+static const struct sw_field o_quota_item[] = {
+	{ .name = "quota", .type = SW_T_OBJECT, .fields = o_quota },
+};
+static const struct sw_field o_quota_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_quota_item, .desc = "The cluster's quotas, by name." },
+	{ NULL }
+};
+
+/* What a governance change would call (dry_run=true). */
+static const struct sw_field o_sm_call[] = {
+	OUT("service", SW_T_STRING, "sagemaker."),
+	OUT("operation", SW_T_STRING, "The call."),
+	OUT("input", SW_T_ANY, "Its input."),
+	{ NULL }
+};
+static const struct sw_field o_sm_call_item[] = {
+	{ .name = "call", .type = SW_T_OBJECT, .fields = o_sm_call },
+};
+static const struct sw_field o_sm_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "calls", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_sm_call_item, .desc = "The call it would make." },
+	{ NULL }
+};
+#define GOV_DRY	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_sm_plan, \
+	.desc = "The plan (dry_run=true): the SageMaker call." }
+
+static const struct sw_answer a_quota_list[] = {
+	{ .status = 200, .fields = o_quota_list, .desc = "The quotas." },
+	{ 0 }
+};
+static const struct sw_answer a_quota_get[] = {
+	{ .status = 200, .fields = o_quota, .desc = "The quota." },
+	{ 0 }
+};
+static const struct sw_answer a_quota_create[] = {
+	{ .status = 201, .fields = o_quota_changed,
+	  .desc = "Created; SageMaker makes it ready." },
+	GOV_DRY,
+	{ 0 }
+};
+static const struct sw_answer a_quota_update[] = {
+	{ .status = 200, .fields = o_quota_changed, .desc = "Updated." },
+	GOV_DRY,
+	{ 0 }
+};
+static const struct sw_field o_quota_deleting[] = {
+	OUT("quota_name", SW_T_STRING, "Its name."),
+	OUT("id", SW_T_STRING, "SageMaker's id of it."),
+	OUT("status", SW_T_STRING, "Deleting."),
+	OUT("status_tool", SW_T_STRING, "compute_quota_list: it is gone "
+	    "when no longer listed."),
+	{ NULL }
+};
+static const struct sw_answer a_quota_delete[] = {
+	{ .status = 202, .fields = o_quota_deleting,
+	  .desc = "Deleting: SageMaker removes it." },
+	GOV_DRY,
+	{ 0 }
+};
+
+static const struct sw_field o_priority[] = {
+	OUT_OPT("name", SW_T_STRING, "Priority class."),
+	OUT_OPT("weight", SW_T_INT, "Its weight."),
+	{ NULL }
+};
+static const struct sw_field o_priority_item[] = {
+	{ .name = "class", .type = SW_T_OBJECT, .fields = o_priority },
+};
+#define F_SCHED_VIEW							\
+	OUT_OPT("id", SW_T_STRING, "SageMaker's id of it."),		\
+	OUT_OPT("config_name", SW_T_STRING, "Its name."),		\
+	OUT_OPT("arn", SW_T_STRING, "Its ARN."),			\
+	OUT_OPT("status", SW_T_STRING, "Created, Creating, Updating..."), \
+	OUT_OPT("version", SW_T_INT, "Its version."),			\
+	OUT_OPT("failure_reason", SW_T_STRING, "Why it failed."),	\
+	{ .name = "priority_classes", .type = SW_T_ARRAY,		\
+	  .flags = SW_F_REQUIRED, .items = o_priority_item,		\
+	  .desc = "Priority classes, by weight." },			\
+	OUT("fair_share", SW_T_BOOL, "Fair sharing is on."),		\
+	OUT("idle_resource_sharing", SW_T_BOOL, "Idle compute is lent.")
+
+static const struct sw_field o_sched[] = {
+	OUT("configured", SW_T_BOOL, "The cluster has a scheduler config."),
+	OUT_OPT("task_governance", SW_T_STRING, "The task governance "
+	    "add-on's state."),
+	F_SCHED_VIEW,
+	{ NULL }
+};
+static const struct sw_field o_sched_none[] = {
+	OUT("configured", SW_T_BOOL, "Always false here."),
+	OUT_OPT("task_governance", SW_T_STRING, "The task governance "
+	    "add-on's state."),
+	{ NULL }
+};
+static const struct sw_answer a_sched_get[] = {
+	{ .status = 200, .fields = o_sched, .desc = "The scheduler "
+	  "config." },
+	{ .status = 200, .fields = o_sched_none,
+	  .desc = "The cluster has none yet." },
+	{ 0 }
+};
+static const struct sw_field o_sched_set[] = {
+	F_SCHED_VIEW,
+	OUT("status_tool", SW_T_STRING, "scheduler_config_get: poll it "
+	    "until the status is Created."),
+	{ NULL }
+};
+static const struct sw_answer a_sched_set[] = {
+	{ .status = 201, .fields = o_sched_set, .desc = "Created." },
+	{ .status = 200, .fields = o_sched_set, .desc = "Updated." },
+	GOV_DRY,
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "compute_quota_list",
@@ -105,7 +257,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_quota_list,
 	},
 	{
 	  .name = "compute_quota_create",
@@ -122,7 +274,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "compute_quota_get",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_quota_create,
 	},
 	{
 	  .name = "compute_quota_get",
@@ -133,7 +285,7 @@ static const struct sw_op rows[] = {
 	  .params = f_quota_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_quota_get,
 	},
 	{
 	  .name = "compute_quota_update",
@@ -149,7 +301,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "compute_quota_get",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_quota_update,
 	},
 	{
 	  .name = "compute_quota_delete",
@@ -164,7 +316,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "compute_quota_list",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_quota_delete,
 	},
 	{
 	  .name = "scheduler_config_get",
@@ -178,7 +330,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_sched_get,
 	},
 	{
 	  .name = "scheduler_config_set",
@@ -195,7 +347,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "scheduler_config_get",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_sched_set,
 	},
 };
 

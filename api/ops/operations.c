@@ -6,9 +6,6 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-static const char *const op_states[] = {
-	"pending", "running", "succeeded", "failed", "cancelled", NULL
-};
 
 static const struct sw_field f_op_id[] = {
 	{ .name = "id", .type = SW_T_STRING,

@@ -96,8 +96,71 @@ static const struct sw_field f_wl_cluster[] = {
 	    "started); follow it with its status tool."),		\
 	ANSWER_DRY("Plan")
 
-/* An operation as listed (api/ops/shapes.c), for a list of them. */
+/* Rows of the shared shapes (api/ops/shapes.c) a family's answer may
+ * add members to: an operation as listed, a stage, an event, a plan's
+ * call, wait and stage name. */
 extern const struct sw_field sw_op_summary_item[];
+extern const struct sw_field sw_stage_item[];
+extern const struct sw_field sw_event_item[];
+extern const struct sw_field sw_plan_call_item[];
+extern const struct sw_field sw_plan_wait_item[];
+extern const struct sw_field sw_plan_stage_item[];
+
+static const char *const op_states[] = {
+	"pending", "running", "succeeded", "failed", "cancelled", NULL
+};
+
+/* The members of every operation read from the store; params only
+ * where the operation is read back, not in a 202. */
+#define F_OP_COMMON							\
+	{ .name = "id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,	\
+	  .pattern = PAT_OP_ID, .desc = "Operation id." },		\
+	OUT("kind", SW_T_STRING, "What it does (cluster.create...)."),	\
+	OUT("target", SW_T_STRING, "What it acts on."),			\
+	OUT_OPT("cluster", SW_T_STRING, "The cluster, when it acts on "	\
+	    "one."),							\
+	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_REQUIRED,	\
+	  .enumv = op_states, .desc = "Where it is." },			\
+	OUT("requested_by", SW_T_STRING, "The token name that asked."),	\
+	OUT("created_ms", SW_T_INT, "When it was asked for."),		\
+	OUT("updated_ms", SW_T_INT, "When it last changed."),		\
+	OUT_OPT("result", SW_T_ANY, "What it produced, once succeeded."), \
+	OUT_OPT("error", SW_T_STRING, "Why it failed."),		\
+	OUT("cancel_requested", SW_T_BOOL, "A cancel was asked for."),	\
+	OUT_OPT("idempotency_key", SW_T_STRING, "The Idempotency-Key it "	\
+	    "was started with."),					\
+	OUT("due_ms", SW_T_INT, "When the poller takes it up next.")
+#define F_OP_PARAMS							\
+	OUT("params", SW_T_ANY, "The validated request it runs.")
+#define F_OP_STAGES							\
+	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
+	  .items = sw_stage_item, .desc = "Its stages, in order." }
+
+/* The members of a 202: the operation started and how to follow it. */
+#define F_ACCEPTED							\
+	F_OP_COMMON,							\
+	F_OP_STAGES,							\
+	{ .name = "operation_id", .type = SW_T_STRING,			\
+	  .flags = SW_F_REQUIRED, .pattern = PAT_OP_ID,			\
+	  .desc = "The operation to follow (as id)." },			\
+	OUT("status_tool", SW_T_STRING, "The tool that says when it is "	\
+	    "done."),							\
+	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),	\
+	OUT("idempotent_replay", SW_T_BOOL, "The same Idempotency-Key "	\
+	    "and request started it before: this is that operation.")
+
+/* The members of a pipeline's plan (dry_run=true). */
+#define F_PLAN								\
+	OUT("dry_run", SW_T_BOOL, "Always true: nothing was changed."),	\
+	OUT("kind", SW_T_STRING, "The operation kind it would start."),	\
+	OUT("target", SW_T_STRING, "What it would act on."),		\
+	OUT("params", SW_T_ANY, "The validated request."),		\
+	{ .name = "calls", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
+	  .items = sw_plan_call_item, .desc = "The calls, in order." },	\
+	{ .name = "waits", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
+	  .items = sw_plan_wait_item, .desc = "The waits between them." }, \
+	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
+	  .items = sw_plan_stage_item, .desc = "The stages it would run." }
 
 /* A long operation's answers: the operation it started, or its plan. */
 static const struct sw_answer a_long[] = {

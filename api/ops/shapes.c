@@ -36,10 +36,6 @@ static const struct sw_field problem[] = {
 	{ NULL }
 };
 
-static const char *const op_states[] = {
-	"pending", "running", "succeeded", "failed", "cancelled", NULL
-};
-
 static const struct sw_field stage[] = {
 	OUT("seq", SW_T_INT, "Position in the pipeline, from 0."),
 	OUT("name", SW_T_STRING, "The stage."),
@@ -54,7 +50,7 @@ static const struct sw_field stage[] = {
 	OUT_OPT("error", SW_T_STRING, "Why it failed."),
 	{ NULL }
 };
-static const struct sw_field stage_item[] = {
+const struct sw_field sw_stage_item[] = {
 	{ .name = "stage", .type = SW_T_OBJECT, .fields = stage },
 };
 static const struct sw_field event[] = {
@@ -66,35 +62,9 @@ static const struct sw_field event[] = {
 	OUT_OPT("data", SW_T_ANY, "Details, as recorded."),
 	{ NULL }
 };
-static const struct sw_field event_item[] = {
+const struct sw_field sw_event_item[] = {
 	{ .name = "event", .type = SW_T_OBJECT, .fields = event },
 };
-
-/* The members of every operation read from the store; params only
- * where the operation is read back, not in a 202. */
-#define F_OP_COMMON							\
-	{ .name = "id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,	\
-	  .pattern = PAT_OP_ID, .desc = "Operation id." },		\
-	OUT("kind", SW_T_STRING, "What it does (cluster.create...)."),	\
-	OUT("target", SW_T_STRING, "What it acts on."),			\
-	OUT_OPT("cluster", SW_T_STRING, "The cluster, when it acts on "	\
-	    "one."),							\
-	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_REQUIRED,	\
-	  .enumv = op_states, .desc = "Where it is." },			\
-	OUT("requested_by", SW_T_STRING, "The token name that asked."),	\
-	OUT("created_ms", SW_T_INT, "When it was asked for."),		\
-	OUT("updated_ms", SW_T_INT, "When it last changed."),		\
-	OUT_OPT("result", SW_T_ANY, "What it produced, once succeeded."), \
-	OUT_OPT("error", SW_T_STRING, "Why it failed."),		\
-	OUT("cancel_requested", SW_T_BOOL, "A cancel was asked for."),	\
-	OUT_OPT("idempotency_key", SW_T_STRING, "The Idempotency-Key it "	\
-	    "was started with."),					\
-	OUT("due_ms", SW_T_INT, "When the poller takes it up next.")
-#define F_OP_PARAMS							\
-	OUT("params", SW_T_ANY, "The validated request it runs.")
-#define F_OP_STAGES							\
-	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
-	  .items = stage_item, .desc = "Its stages, in order." }
 
 static const struct sw_field operation_summary[] = {
 	F_OP_COMMON,
@@ -110,7 +80,7 @@ static const struct sw_field operation[] = {
 	F_OP_PARAMS,
 	F_OP_STAGES,
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = event_item, .desc = "Its events, oldest first (at most "
+	  .items = sw_event_item, .desc = "Its events, oldest first (at most "
 	  "SW_MAX_EVENTS after since_event)." },
 	{ NULL }
 };
@@ -124,16 +94,7 @@ static const struct sw_field operation_waited[] = {
 	{ NULL }
 };
 static const struct sw_field accepted[] = {
-	F_OP_COMMON,
-	F_OP_STAGES,
-	{ .name = "operation_id", .type = SW_T_STRING,
-	  .flags = SW_F_REQUIRED, .pattern = PAT_OP_ID,
-	  .desc = "The operation to follow (as id)." },
-	OUT("status_tool", SW_T_STRING, "The tool that says when it is "
-	    "done."),
-	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
-	OUT("idempotent_replay", SW_T_BOOL, "The same Idempotency-Key and "
-	    "request started it before: this is that operation."),
+	F_ACCEPTED,
 	{ NULL }
 };
 static const struct sw_field operation_list[] = {
@@ -160,7 +121,7 @@ static const struct sw_field plan_call[] = {
 	    "plan stops here."),
 	{ NULL }
 };
-static const struct sw_field plan_call_item[] = {
+const struct sw_field sw_plan_call_item[] = {
 	{ .name = "call", .type = SW_T_OBJECT, .fields = plan_call },
 };
 static const struct sw_field plan_wait[] = {
@@ -168,23 +129,14 @@ static const struct sw_field plan_wait[] = {
 	OUT("wait", SW_T_STRING, "What for."),
 	{ NULL }
 };
-static const struct sw_field plan_wait_item[] = {
+const struct sw_field sw_plan_wait_item[] = {
 	{ .name = "wait", .type = SW_T_OBJECT, .fields = plan_wait },
 };
-static const struct sw_field plan_stage_item[] = {
+const struct sw_field sw_plan_stage_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
 static const struct sw_field plan[] = {
-	OUT("dry_run", SW_T_BOOL, "Always true: nothing was changed."),
-	OUT("kind", SW_T_STRING, "The operation kind it would start."),
-	OUT("target", SW_T_STRING, "What it would act on."),
-	OUT("params", SW_T_ANY, "The validated request."),
-	{ .name = "calls", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = plan_call_item, .desc = "The calls, in order." },
-	{ .name = "waits", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = plan_wait_item, .desc = "The waits between them." },
-	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = plan_stage_item, .desc = "The stages it would run." },
+	F_PLAN,
 	{ NULL }
 };
 
