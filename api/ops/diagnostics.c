@@ -62,6 +62,65 @@ static const struct sw_answer a_events[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_sick[] = {
+	OUT_OPT("node_id", SW_T_STRING, "Instance id."),
+	OUT_OPT("instance_group", SW_T_STRING, "Its group."),
+	OUT_OPT("status", SW_T_STRING, "Its HyperPod status."),
+	OUT_OPT("message", SW_T_STRING, "Why."),
+	{ NULL }
+};
+static const struct sw_field o_sick_item[] = {
+	{ .name = "node", .type = SW_T_OBJECT, .fields = o_sick },
+};
+static const struct sw_field o_stuck[] = {
+	OUT_OPT("pod", SW_T_STRING, "Pod name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("phase", SW_T_STRING, "Pending, Failed, Unknown..."),
+	OUT_OPT("reason", SW_T_STRING, "Why, as Kubernetes says."),
+	{ NULL }
+};
+static const struct sw_field o_stuck_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_stuck },
+};
+static const char *const severities[] = {
+	"error", "warning", "info", NULL
+};
+static const struct sw_field o_finding[] = {
+	{ .name = "severity", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = severities, .desc = "How bad." },
+	OUT("finding", SW_T_STRING, "What is wrong."),
+	OUT("suggested_next_step", SW_T_STRING, "What to do next."),
+	{ NULL }
+};
+static const struct sw_field o_finding_item[] = {
+	{ .name = "finding", .type = SW_T_OBJECT, .fields = o_finding },
+};
+static const struct sw_field o_diagnosis[] = {
+	OUT("cluster", SW_T_STRING, "The cluster."),
+	OUT_OPT("eks_status", SW_T_STRING, "EKS status."),
+	OUT_OPT("hyperpod_status", SW_T_STRING, "HyperPod status."),
+	OUT_OPT("node_recovery", SW_T_STRING, "Automatic or None."),
+	OUT_OPT("instance_groups", SW_T_ANY, "Its instance groups as "
+	    "SageMaker describes them."),
+	{ .name = "unhealthy_nodes", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_sick_item,
+	  .desc = "Nodes not Running." },
+	OUT_OPT("addons", SW_T_ANY, "The add-ons, as addon_list shows "
+	    "them."),
+	OUT("kubernetes_nodes", SW_T_INT, "Nodes Kubernetes lists."),
+	{ .name = "stuck_pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_stuck_item, .desc = "Pods that do not run." },
+	{ .name = "findings", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_finding_item, .desc = "What is wrong, worst first, "
+	  "each with a next step." },
+	OUT("read_only", SW_T_BOOL, "Always true: nothing was changed."),
+	{ NULL }
+};
+static const struct sw_answer a_diagnosis[] = {
+	{ .status = 200, .fields = o_diagnosis, .desc = "The diagnosis." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "cluster_events",
@@ -90,7 +149,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_diagnosis,
 	},
 };
 

@@ -172,6 +172,57 @@ static const struct sw_answer a_addon_upgrade[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_version_item[] = {
+	{ .name = "version", .type = SW_T_STRING },
+};
+static const struct sw_field o_addon[] = {
+	OUT("addon", SW_T_STRING, "Add-on name."),
+	OUT_OPT("status", SW_T_STRING, "ACTIVE, CREATING, DEGRADED..."),
+	OUT_OPT("installed_version", SW_T_STRING, "The version it runs."),
+	OUT("compatible", SW_T_BOOL, "That version is published for the "
+	    "cluster's Kubernetes version."),
+	OUT_OPT("default_version", SW_T_STRING, "EKS's default for it."),
+	OUT_OPT("newest_version", SW_T_STRING, "The newest published."),
+	{ .name = "compatible_versions", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_version_item,
+	  .desc = "Every version published for the cluster." },
+	OUT("upgrade_available", SW_T_BOOL, "A newer version is "
+	    "published."),
+	{ NULL }
+};
+static const struct sw_field o_addon_item[] = {
+	{ .name = "addon", .type = SW_T_OBJECT, .fields = o_addon },
+};
+static const struct sw_field o_addon_list[] = {
+	OUT("kubernetes_version", SW_T_STRING, "The cluster's."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_addon_item, .desc = "The installed add-ons." },
+	{ NULL }
+};
+static const struct sw_answer a_addon_list[] = {
+	{ .status = 200, .fields = o_addon_list,
+	  .desc = "The cluster's add-ons and their versions." },
+	{ 0 }
+};
+
+static const struct sw_field o_feature_item[] = {
+	{ .name = "feature", .type = SW_T_ANY,
+	  .desc = "One feature's live state and its name; the members "
+	  "differ by feature (feature_set's body names them)." },
+};
+static const struct sw_field o_feature_list[] = {
+	OUT("cluster", SW_T_STRING, "The cluster."),
+	OUT("features", SW_T_ANY, "Each feature's live state, by name."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_feature_item, .desc = "The same, as a list." },
+	{ NULL }
+};
+static const struct sw_answer a_feature_list[] = {
+	{ .status = 200, .fields = o_feature_list,
+	  .desc = "The cluster's features." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "feature_list",
@@ -188,7 +239,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_feature_list,
 	},
 	{
 	  .name = "feature_set",
@@ -226,7 +277,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_addon_list,
 	},
 	{
 	  .name = "addon_upgrade",

@@ -139,6 +139,66 @@ static const struct sw_answer a_subnet_list[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_alarm_name_item[] = {
+	{ .name = "alarm", .type = SW_T_STRING },
+};
+/* A rolling deployment as HyperPod has it, in the request's words. */
+#define F_ROLLING_VIEW							\
+	OUT_OPT("batch_count", SW_T_INT, "Nodes updated at once."),	\
+	OUT_OPT("batch_percent", SW_T_INT, "Or percent of the group."),	\
+	OUT_OPT("rollback_batch_count", SW_T_INT, "Nodes rolled back at " \
+	    "once."),							\
+	OUT_OPT("rollback_batch_percent", SW_T_INT, "Or percent."),	\
+	OUT_OPT("wait_seconds", SW_T_INT, "Wait between batches."),	\
+	{ .name = "rollback_alarms", .type = SW_T_ARRAY,		\
+	  .items = o_alarm_name_item,					\
+	  .desc = "CloudWatch alarms that roll it back." }
+static const struct sw_field o_scheduled_view[] = {
+	OUT_OPT("cron", SW_T_STRING, "When it runs."),
+	F_ROLLING_VIEW,
+	{ NULL }
+};
+static const struct sw_field o_auto_patch_view[] = {
+	OUT_OPT("strategy", SW_T_STRING, "How it patches."),
+	F_ROLLING_VIEW,
+	{ NULL }
+};
+static const struct sw_field o_subnet_id_item[] = {
+	{ .name = "subnet", .type = SW_T_STRING },
+};
+static const struct sw_field o_group[] = {
+	OUT_OPT("name", SW_T_STRING, "Group name."),
+	OUT_OPT("instance_type", SW_T_STRING, "Its type."),
+	OUT("current_count", SW_T_INT, "Instances now."),
+	OUT("target_count", SW_T_INT, "Instances asked for."),
+	OUT("status", SW_T_STRING, "InService, Creating, Updating..., or "
+	    "unknown."),
+	OUT_OPT("training_plan_arn", SW_T_STRING, "The training plan it "
+	    "runs on."),
+	{ .name = "subnets", .type = SW_T_ARRAY, .items = o_subnet_id_item,
+	  .desc = "Its own subnets, when it overrides the cluster's." },
+	{ .name = "scheduled_update", .type = SW_T_OBJECT,
+	  .fields = o_scheduled_view, .desc = "Its scheduled AMI update." },
+	{ .name = "auto_patch", .type = SW_T_OBJECT,
+	  .fields = o_auto_patch_view, .desc = "Its automatic patching." },
+	OUT_OPT("image_release_version", SW_T_STRING, "The AMI release it "
+	    "runs."),
+	{ NULL }
+};
+static const struct sw_field o_group_item[] = {
+	{ .name = "group", .type = SW_T_OBJECT, .fields = o_group },
+};
+static const struct sw_field o_group_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_group_item, .desc = "The instance groups." },
+	{ NULL }
+};
+static const struct sw_answer a_group_list[] = {
+	{ .status = 200, .fields = o_group_list,
+	  .desc = "The cluster's instance groups." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "instance_group_list",
@@ -149,7 +209,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_group_list,
 	},
 	{
 	  .name = "instance_group_add",

@@ -93,6 +93,34 @@ static const struct sw_answer a_node_list[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_node_detail[] = {
+	OUT_OPT("node_id", SW_T_STRING, "Instance id."),
+	OUT_OPT("instance_group", SW_T_STRING, "Its instance group."),
+	OUT_OPT("instance_type", SW_T_STRING, "Its type."),
+	OUT_OPT("status", SW_T_STRING, "Running, Pending..."),
+	OUT_OPT("message", SW_T_STRING, "Why, when HyperPod says."),
+	OUT_OPT("hostname", SW_T_STRING, "Its private DNS name."),
+	OUT_OPT("private_ip", SW_T_STRING, "Its private address."),
+	OUT_OPT("availability_zone", SW_T_STRING, "Its zone."),
+	OUT_OPT("capacity_type", SW_T_STRING, "OnDemand, Spot..."),
+	OUT_OPT("logical_id", SW_T_STRING, "HyperPod's logical id."),
+	OUT_OPT("image_release_version", SW_T_STRING, "The AMI release it "
+	    "runs."),
+	OUT_OPT("desired_image_release_version", SW_T_STRING, "The release "
+	    "it is moving to."),
+	OUT_OPT("launch_time", SW_T_NUMBER, "When it launched (seconds "
+	    "since the epoch)."),
+	OUT_OPT("ssm_target", SW_T_STRING, "The SSM target of the node "
+	    "(sagemaker-cluster:<id>_<group>-<node>)."),
+	OUT_OPT("ssm_command", SW_T_STRING, "An aws ssm start-session "
+	    "command to reach it."),
+	{ NULL }
+};
+static const struct sw_answer a_node_get[] = {
+	{ .status = 200, .fields = o_node_detail, .desc = "The node." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "node_list",
@@ -163,7 +191,7 @@ static const struct sw_op rows[] = {
 	  .params = f_node_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_node_get,
 	},
 	{
 	  .name = "node_health_check",
