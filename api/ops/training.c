@@ -129,6 +129,182 @@ static const struct sw_field f_train_body[] = {
 	{ NULL }
 };
 
+/* A Kubernetes object a workload answer names. */
+static const struct sw_field o_ref[] = {
+	OUT_OPT("kind", SW_T_STRING, "Its kind."),
+	OUT_OPT("name", SW_T_STRING, "Its name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("apiVersion", SW_T_STRING, "Its apiVersion."),
+	{ NULL }
+};
+static const struct sw_field o_ref_item[] = {
+	{ .name = "object", .type = SW_T_OBJECT, .fields = o_ref },
+};
+static const struct sw_field o_manifest_item[] = {
+	{ .name = "manifest", .type = SW_T_ANY,
+	  .desc = "A Kubernetes object it would apply." },
+};
+
+static const struct sw_field o_submitted[] = {
+	OUT("job", SW_T_STRING, "The job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind (PyTorchJob, "
+	    "HyperPodPyTorchJob, RayJob...)."),
+	OUT("recipe", SW_T_STRING, "The recipe it runs."),
+	OUT("image", SW_T_STRING, "Its image."),
+	OUT_OPT("service_account", SW_T_STRING, "The service account its "
+	    "pods run as."),
+	OUT("output_dir", SW_T_STRING, "Where it writes "
+	    "(/data/outputs/<job>)."),
+	{ .name = "applied", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "The objects applied." },
+	OUT_OPT("status_tool", SW_T_STRING, "training_job_get: follow it."),
+	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
+	{ NULL }
+};
+static const struct sw_field o_submit_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	OUT("job", SW_T_STRING, "The job."),
+	OUT_OPT("service_account", SW_T_STRING, "The service account its "
+	    "pods would run as."),
+	{ NULL }
+};
+static const struct sw_answer a_job_submit[] = {
+	{ .status = 201, .fields = o_submitted,
+	  .desc = "Submitted: the job and what was applied." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_submit_plan,
+	  .desc = "The plan (dry_run=true): the manifests." },
+	{ 0 }
+};
+
+static const struct sw_field o_pod_event[] = {
+	OUT_OPT("type", SW_T_STRING, "Normal or Warning."),
+	OUT_OPT("reason", SW_T_STRING, "Why."),
+	OUT_OPT("message", SW_T_STRING, "What."),
+	OUT("count", SW_T_INT, "How often."),
+	OUT_OPT("time", SW_T_STRING, "When last."),
+	{ NULL }
+};
+static const struct sw_field o_pod_event_item[] = {
+	{ .name = "event", .type = SW_T_OBJECT, .fields = o_pod_event },
+};
+static const struct sw_field o_pod[] = {
+	OUT_OPT("name", SW_T_STRING, "Pod name."),
+	OUT_OPT("phase", SW_T_STRING, "Pending, Running, Succeeded..."),
+	OUT_OPT("node", SW_T_STRING, "The node it runs on."),
+	OUT("restarts", SW_T_INT, "Container restarts."),
+	OUT_OPT("reason", SW_T_STRING, "Why it waits or ended."),
+	OUT_OPT("message", SW_T_STRING, "In words."),
+	{ .name = "events", .type = SW_T_ARRAY, .items = o_pod_event_item,
+	  .desc = "Its last events." },
+	{ NULL }
+};
+static const struct sw_field o_pod_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod },
+};
+#define F_JOB_SUMMARY							\
+	OUT_OPT("job", SW_T_STRING, "The job."),			\
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
+	OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind."),		\
+	OUT_OPT("type", SW_T_STRING, "pytorch, hyperpod-pytorch, ray..."), \
+	OUT_OPT("state", SW_T_STRING, "Pending, Running, Succeeded, "	\
+	    "Failed..."),						\
+	OUT("terminal", SW_T_BOOL, "It has ended."),			\
+	OUT_OPT("created", SW_T_STRING, "When (RFC 3339).")
+static const struct sw_field o_job_summary[] = {
+	F_JOB_SUMMARY,
+	{ NULL }
+};
+static const struct sw_field o_job_item[] = {
+	{ .name = "job", .type = SW_T_OBJECT, .fields = o_job_summary },
+};
+static const struct sw_field o_job_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_job_item, .desc = "The training jobs." },
+	{ NULL }
+};
+static const struct sw_answer a_job_list[] = {
+	{ .status = 200, .fields = o_job_list, .desc = "The jobs." },
+	{ 0 }
+};
+static const struct sw_field o_job[] = {
+	F_JOB_SUMMARY,
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pod_item, .desc = "Its pods." },
+	OUT_OPT("status", SW_T_ANY, "Its status as the operator writes "
+	    "it."),
+	{ NULL }
+};
+static const struct sw_answer a_job_get[] = {
+	{ .status = 200, .fields = o_job, .desc = "The job and its pods." },
+	{ 0 }
+};
+
+static const struct sw_field o_metrics[] = {
+	OUT_OPT("step", SW_T_INT, "The last step logged."),
+	OUT_OPT("max_steps", SW_T_INT, "Steps in all."),
+	OUT_OPT("progress", SW_T_NUMBER, "step / max_steps."),
+	OUT_OPT("loss", SW_T_NUMBER, "The last loss logged."),
+	OUT_OPT("tokens_per_second", SW_T_NUMBER, "The last throughput."),
+	OUT_OPT("mean_tokens_per_second", SW_T_NUMBER, "Its mean."),
+	OUT("samples", SW_T_INT, "Throughput lines read."),
+	{ NULL }
+};
+static const struct sw_field o_line_item[] = {
+	{ .name = "line", .type = SW_T_STRING },
+};
+static const struct sw_field o_pod_log[] = {
+	OUT_OPT("pod", SW_T_STRING, "Pod name."),
+	OUT_OPT("phase", SW_T_STRING, "Its phase."),
+	{ .name = "lines", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_line_item, .desc = "Its last lines." },
+	OUT("truncated", SW_T_BOOL, "The log was longer than was read."),
+	OUT_OPT("error", SW_T_STRING, "Why it could not be read."),
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
+	  .desc = "Training metrics read from its lines." },
+	{ NULL }
+};
+static const struct sw_field o_pod_log_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod_log },
+};
+static const struct sw_field o_logs[] = {
+	OUT_OPT("job", SW_T_STRING, "The job."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("state", SW_T_STRING, "Its state."),
+	OUT("tail", SW_T_INT, "Lines asked for per pod."),
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pod_log_item, .desc = "Each pod's lines." },
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
+	  .desc = "The first pod's metrics." },
+	{ NULL }
+};
+static const struct sw_answer a_job_logs[] = {
+	{ .status = 200, .fields = o_logs, .desc = "The job's logs." },
+	{ 0 }
+};
+
+static const struct sw_field o_job_deleted[] = {
+	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What was deleted." },
+	OUT("job", SW_T_STRING, "The job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	{ NULL }
+};
+static const struct sw_field o_job_deletes[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What it would delete." },
+	{ NULL }
+};
+static const struct sw_answer a_job_delete[] = {
+	{ .status = 200, .fields = o_job_deleted, .desc = "Deleted." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_job_deletes,
+	  .desc = "The plan (dry_run=true): what it would delete." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "training_job_submit",
@@ -150,7 +326,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 15,
-	  .output = "Any",
+	  .answers = a_job_submit,
 	},
 	{
 	  .name = "training_job_list",
@@ -162,7 +338,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
 	    SW_OP_WORKLOADS,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_job_list,
 	},
 	{
 	  .name = "training_job_get",
@@ -178,7 +354,7 @@ static const struct sw_op rows[] = {
 	  .params = f_job_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_job_get,
 	},
 	{
 	  .name = "training_job_logs",
@@ -192,7 +368,7 @@ static const struct sw_op rows[] = {
 	  .params = f_job_logs,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_job_logs,
 	},
 	{
 	  .name = "training_job_delete",
@@ -205,7 +381,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 5,
-	  .output = "Any",
+	  .answers = a_job_delete,
 	},
 };
 
