@@ -322,6 +322,36 @@ static const struct sw_field f_inf_scale_body[] = {
 	{ NULL }
 };
 
+static const struct sw_field o_downloading[] = {
+	OUT("job", SW_T_STRING, "The download job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("model_id", SW_T_STRING, "The model."),
+	OUT("target", SW_T_STRING, "Where it lands under /data."),
+	OUT_OPT("token_secret", SW_T_STRING, "The Secret holding the "
+	    "Hugging Face token."),
+	{ .name = "applied", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "The objects applied." },
+	OUT_OPT("status_tool", SW_T_STRING, "training_job_get: follow the "
+	    "job."),
+	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
+	{ NULL }
+};
+static const struct sw_field o_download_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	OUT("job", SW_T_STRING, "The download job."),
+	OUT("target", SW_T_STRING, "Where it would land."),
+	{ NULL }
+};
+static const struct sw_answer a_model_download[] = {
+	{ .status = 201, .fields = o_downloading,
+	  .desc = "The download job is submitted." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_download_plan,
+	  .desc = "The plan (dry_run=true): the manifests." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "model_download",
@@ -339,7 +369,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 15,
-	  .output = "Any",
+	  .answers = a_model_download,
 	},
 	{
 	  .name = "inference_deploy",

@@ -162,6 +162,22 @@ static const char *const op_states[] = {
 	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
 	  .items = sw_plan_stage_item, .desc = "The stages it would run." }
 
+/* A Kubernetes object a workload answer names. */
+static const struct sw_field o_ref[] = {
+	OUT_OPT("kind", SW_T_STRING, "Its kind."),
+	OUT_OPT("name", SW_T_STRING, "Its name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("apiVersion", SW_T_STRING, "Its apiVersion."),
+	{ NULL }
+};
+static const struct sw_field o_ref_item[] = {
+	{ .name = "object", .type = SW_T_OBJECT, .fields = o_ref },
+};
+static const struct sw_field o_manifest_item[] = {
+	{ .name = "manifest", .type = SW_T_ANY,
+	  .desc = "A Kubernetes object it would apply." },
+};
+
 /* A long operation's answers: the operation it started, or its plan. */
 static const struct sw_answer a_long[] = {
 	ANSWERS_LONG,

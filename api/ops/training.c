@@ -129,22 +129,6 @@ static const struct sw_field f_train_body[] = {
 	{ NULL }
 };
 
-/* A Kubernetes object a workload answer names. */
-static const struct sw_field o_ref[] = {
-	OUT_OPT("kind", SW_T_STRING, "Its kind."),
-	OUT_OPT("name", SW_T_STRING, "Its name."),
-	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
-	OUT_OPT("apiVersion", SW_T_STRING, "Its apiVersion."),
-	{ NULL }
-};
-static const struct sw_field o_ref_item[] = {
-	{ .name = "object", .type = SW_T_OBJECT, .fields = o_ref },
-};
-static const struct sw_field o_manifest_item[] = {
-	{ .name = "manifest", .type = SW_T_ANY,
-	  .desc = "A Kubernetes object it would apply." },
-};
-
 static const struct sw_field o_submitted[] = {
 	OUT("job", SW_T_STRING, "The job."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
