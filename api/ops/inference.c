@@ -352,6 +352,266 @@ static const struct sw_answer a_model_download[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_service[] = {
+	OUT_OPT("name", SW_T_STRING, "Service name."),
+	OUT_OPT("type", SW_T_STRING, "ClusterIP or LoadBalancer."),
+	OUT_OPT("cluster_ip", SW_T_STRING, "Its cluster address."),
+	OUT_OPT("url", SW_T_STRING, "Where it answers."),
+	{ NULL }
+};
+/* An endpoint of any kind: self-hosted (a Deployment), managed or
+ * JumpStart (the operator's resource) or on a pool. */
+static const struct sw_field o_endpoint[] = {
+	OUT_OPT("endpoint", SW_T_STRING, "Endpoint name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("kind", SW_T_STRING, "self-hosted, managed or jumpstart."),
+	OUT_OPT("resource", SW_T_STRING, "The operator's resource kind "
+	    "(managed, jumpstart)."),
+	OUT_OPT("exposure", SW_T_STRING, "pool, for an endpoint on a "
+	    "pool."),
+	OUT_OPT("pool", SW_T_STRING, "Its pool."),
+	OUT_OPT("engine", SW_T_STRING, "vllm or sglang (self-hosted)."),
+	OUT_OPT("image", SW_T_STRING, "Its image (self-hosted)."),
+	OUT_OPT("state", SW_T_STRING, "The operator's state (managed, "
+	    "jumpstart)."),
+	OUT_OPT("message", SW_T_STRING, "Why, as the operator says."),
+	OUT("replicas", SW_T_INT, "Replicas asked for."),
+	OUT("ready_replicas", SW_T_INT, "Replicas ready."),
+	OUT_OPT("available_replicas", SW_T_INT, "Replicas available."),
+	OUT("ready", SW_T_BOOL, "It serves."),
+	{ .name = "service", .type = SW_T_OBJECT, .fields = o_service,
+	  .desc = "The Service in front of it." },
+	{ NULL }
+};
+static const struct sw_field o_endpoint_item[] = {
+	{ .name = "endpoint", .type = SW_T_OBJECT, .fields = o_endpoint },
+};
+static const struct sw_field o_endpoint_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_endpoint_item, .desc = "The endpoints." },
+	{ NULL }
+};
+static const struct sw_answer a_inf_list[] = {
+	{ .status = 200, .fields = o_endpoint_list,
+	  .desc = "The cluster's inference endpoints." },
+	{ 0 }
+};
+static const struct sw_answer a_inf_get[] = {
+	{ .status = 200, .fields = o_endpoint, .desc = "The endpoint." },
+	{ 0 }
+};
+
+/* What a workload change applied, and how to follow it. */
+#define F_APPLIED							\
+	{ .name = "applied", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
+	  .items = o_ref_item, .desc = "The objects applied." },	\
+	OUT_OPT("status_tool", SW_T_STRING, "The tool to follow it."),	\
+	OUT("poll_interval_seconds", SW_T_INT, "How often to ask.")
+static const struct sw_field o_deployed[] = {
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("engine", SW_T_STRING, "vllm or sglang (self-hosted)."),
+	OUT_OPT("load_balancer_controller", SW_T_ANY, "The AWS Load "
+	    "Balancer Controller it installed (exposure load-balancer)."),
+	OUT_OPT("kind", SW_T_STRING, "managed or jumpstart."),
+	OUT_OPT("tls_bucket", SW_T_STRING, "The bucket of the operator's "
+	    "certificates (managed, jumpstart)."),
+	OUT_OPT("pool", SW_T_STRING, "Its pool (exposure pool)."),
+	OUT_OPT("next", SW_T_STRING, "What to do next."),
+	F_APPLIED,
+	{ NULL }
+};
+static const struct sw_field o_deploy_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	OUT_OPT("kind", SW_T_STRING, "managed or jumpstart."),
+	OUT_OPT("aws", SW_T_ANY, "The AWS resources it would create "
+	    "(managed, jumpstart)."),
+	OUT_OPT("pool", SW_T_STRING, "Its pool (exposure pool)."),
+	{ NULL }
+};
+static const struct sw_answer a_inf_deploy[] = {
+	{ .status = 200, .fields = o_deployed,
+	  .desc = "Applied: the endpoint starts." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_deploy_plan,
+	  .desc = "The plan (dry_run=true): the manifests." },
+	{ 0 }
+};
+
+static const struct sw_field o_name_item[] = {
+	{ .name = "name", .type = SW_T_STRING },
+};
+static const struct sw_field o_inf_deleted[] = {
+	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What was deleted." },
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	{ .name = "released", .type = SW_T_ARRAY, .items = o_name_item,
+	  .desc = "Pool pods given back (an endpoint on a pool)." },
+	{ NULL }
+};
+static const struct sw_field o_inf_deletes[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What it would delete." },
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	{ .name = "released", .type = SW_T_ARRAY, .items = o_name_item,
+	  .desc = "Pool pods it would give back." },
+	{ NULL }
+};
+static const struct sw_answer a_inf_delete[] = {
+	{ .status = 200, .fields = o_inf_deleted, .desc = "Deleted." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_inf_deletes,
+	  .desc = "The plan (dry_run=true): what it would delete." },
+	{ 0 }
+};
+
+static const struct sw_field o_scaled[] = {
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("kind", SW_T_STRING, "managed or jumpstart."),
+	OUT_OPT("replicas", SW_T_INT, "Replicas now asked for."),
+	OUT_OPT("autoscaling", SW_T_BOOL, "An autoscaler sets the count."),
+	F_APPLIED,
+	{ NULL }
+};
+static const struct sw_field o_scale_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	OUT("endpoint", SW_T_STRING, "Endpoint name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("kind", SW_T_STRING, "The operator's resource kind."),
+	OUT_OPT("patch", SW_T_ANY, "The patch it would send (managed, "
+	    "jumpstart)."),
+	{ .name = "manifests", .type = SW_T_ARRAY,
+	  .items = o_manifest_item, .desc = "The autoscaler it would "
+	  "apply." },
+	OUT_OPT("replicas", SW_T_INT, "Replicas it would ask for."),
+	OUT_OPT("from", SW_T_INT, "Replicas asked for now."),
+	{ NULL }
+};
+static const struct sw_answer a_inf_scale[] = {
+	{ .status = 200, .fields = o_scaled, .desc = "Scaled." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_scale_plan,
+	  .desc = "The plan (dry_run=true)." },
+	{ 0 }
+};
+
+static const struct sw_field o_pool_pod[] = {
+	OUT_OPT("pod", SW_T_STRING, "Pod name."),
+	OUT("ready", SW_T_BOOL, "It is ready."),
+	OUT_OPT("endpoint", SW_T_STRING, "The endpoint it serves, if "
+	    "assigned."),
+	{ NULL }
+};
+static const struct sw_field o_pool_pod_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pool_pod },
+};
+static const struct sw_field o_pool[] = {
+	OUT_OPT("pool", SW_T_STRING, "Pool name."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("engine", SW_T_STRING, "vllm or sglang."),
+	OUT("model", SW_T_STRING, "The model its pods serve."),
+	OUT("replicas", SW_T_INT, "Pods asked for."),
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pool_pod_item, .desc = "Its pods." },
+	OUT("ready", SW_T_INT, "Pods ready."),
+	OUT("free", SW_T_INT, "Ready pods no endpoint holds."),
+	OUT("assigned", SW_T_ANY, "Pods per endpoint, by endpoint name."),
+	{ NULL }
+};
+static const struct sw_field o_pool_item[] = {
+	{ .name = "pool", .type = SW_T_OBJECT, .fields = o_pool },
+};
+static const struct sw_field o_pool_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pool_item, .desc = "The pools." },
+	{ NULL }
+};
+static const struct sw_answer a_pool_list[] = {
+	{ .status = 200, .fields = o_pool_list, .desc = "The pools." },
+	{ 0 }
+};
+static const struct sw_field o_pool_made[] = {
+	OUT("pool", SW_T_STRING, "Pool name."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("replicas", SW_T_INT, "Pods asked for."),
+	{ .name = "kept_assigned", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_name_item,
+	  .desc = "Pods kept because an endpoint holds them." },
+	F_APPLIED,
+	{ NULL }
+};
+static const struct sw_field o_pool_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	OUT("pool", SW_T_STRING, "Pool name."),
+	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "Pods it would delete." },
+	{ .name = "kept_assigned", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_name_item,
+	  .desc = "Pods it would keep because an endpoint holds them." },
+	{ NULL }
+};
+static const struct sw_answer a_pool_create[] = {
+	{ .status = 200, .fields = o_pool_made,
+	  .desc = "Applied: the pool's pods start." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_pool_plan,
+	  .desc = "The plan (dry_run=true)." },
+	{ 0 }
+};
+static const struct sw_field o_pool_deleted[] = {
+	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What was deleted." },
+	OUT("pool", SW_T_STRING, "Pool name."),
+	OUT("status_tool", SW_T_STRING, "inference_pool_list."),
+	{ NULL }
+};
+static const struct sw_field o_pool_deletes[] = {
+	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What it would delete." },
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	OUT("pool", SW_T_STRING, "Pool name."),
+	OUT("status_tool", SW_T_STRING, "inference_pool_list."),
+	{ NULL }
+};
+static const struct sw_answer a_pool_delete[] = {
+	{ .status = 200, .fields = o_pool_deleted, .desc = "Deleted." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_pool_deletes,
+	  .desc = "The plan (dry_run=true)." },
+	{ 0 }
+};
+#define F_POOL_MOVE							\
+	OUT("pool", SW_T_STRING, "Pool name."),				\
+	OUT("endpoint", SW_T_STRING, "The endpoint."),			\
+	OUT_OPT("dry_run", SW_T_BOOL, "True for a dry run: nothing "	\
+	    "moved."),							\
+	OUT("status_tool", SW_T_STRING, "inference_get."),		\
+	OUT("poll_seconds", SW_T_INT, "How often to ask.")
+static const struct sw_field o_pool_assigned[] = {
+	F_POOL_MOVE,
+	{ .name = "assigned", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_name_item, .desc = "Pods given to the endpoint." },
+	{ NULL }
+};
+static const struct sw_field o_pool_released[] = {
+	F_POOL_MOVE,
+	{ .name = "released", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_name_item, .desc = "Pods given back to the pool." },
+	{ NULL }
+};
+static const struct sw_answer a_pool_assign[] = {
+	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_pool_assigned,
+	  .desc = "Assigned (or, for a dry run, what would be)." },
+	{ 0 }
+};
+static const struct sw_answer a_pool_release[] = {
+	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_pool_released,
+	  .desc = "Released (or, for a dry run, what would be)." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "model_download",
@@ -390,7 +650,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 15,
-	  .output = "Any",
+	  .answers = a_inf_deploy,
 	},
 	{
 	  .name = "inference_list",
@@ -402,7 +662,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
 	    SW_OP_WORKLOADS,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_inf_list,
 	},
 	{
 	  .name = "inference_get",
@@ -413,7 +673,7 @@ static const struct sw_op rows[] = {
 	  .params = f_inf_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_inf_get,
 	},
 	{
 	  .name = "inference_delete",
@@ -427,7 +687,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 5,
-	  .output = "Any",
+	  .answers = a_inf_delete,
 	},
 	{
 	  .name = "inference_scale",
@@ -445,7 +705,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_inf_scale,
 	},
 	{
 	  .name = "inference_invoke",
@@ -481,7 +741,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_pool_list",
 	  .poll_seconds = 10,
-	  .output = "Any",
+	  .answers = a_pool_create,
 	},
 	{
 	  .name = "inference_pool_list",
@@ -492,7 +752,7 @@ static const struct sw_op rows[] = {
 	  .params = f_wl_cluster,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
-	  .output = "Any",
+	  .answers = a_pool_list,
 	},
 	{
 	  .name = "inference_pool_delete",
@@ -506,7 +766,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_pool_list",
 	  .poll_seconds = 5,
-	  .output = "Any",
+	  .answers = a_pool_delete,
 	},
 	{
 	  .name = "inference_pool_assign",
@@ -522,7 +782,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_get",
 	  .poll_seconds = 5,
-	  .output = "Any",
+	  .answers = a_pool_assign,
 	},
 	{
 	  .name = "inference_pool_release",
@@ -536,7 +796,7 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_WRITE,
 	  .status_tool = "inference_pool_list",
 	  .poll_seconds = 5,
-	  .output = "Any",
+	  .answers = a_pool_release,
 	},
 };
 

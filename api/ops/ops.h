@@ -168,6 +168,8 @@ static const struct sw_field o_ref[] = {
 	OUT_OPT("name", SW_T_STRING, "Its name."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
 	OUT_OPT("apiVersion", SW_T_STRING, "Its apiVersion."),
+	OUT_OPT("role", SW_T_STRING, "The IAM role of an IAMRolePolicy."),
+	OUT_OPT("deleted", SW_T_BOOL, "True for a pod a resize deleted."),
 	{ NULL }
 };
 static const struct sw_field o_ref_item[] = {
