@@ -265,7 +265,8 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 			    !json_object_is_type(mv, json_type_string))
 				sw_ferr_add(errs, sub, "type",
 				    "must be string");
-			else if (!answer && json_object_get_string_len(mv) > 256)
+			else if (!answer &&
+			    json_object_get_string_len(mv) > 256)
 				sw_ferr_add(errs, sub, "maxLength",
 				    "must be at most 256 characters");
 		}

@@ -127,8 +127,8 @@ static const char *const op_states[] = {
 	OUT_OPT("result", SW_T_ANY, "What it produced, once succeeded."), \
 	OUT_OPT("error", SW_T_STRING, "Why it failed."),		\
 	OUT("cancel_requested", SW_T_BOOL, "A cancel was asked for."),	\
-	OUT_OPT("idempotency_key", SW_T_STRING, "The Idempotency-Key it "	\
-	    "was started with."),					\
+	OUT_OPT("idempotency_key", SW_T_STRING,				\
+	    "The Idempotency-Key it was started with."),		\
 	OUT("due_ms", SW_T_INT, "When the poller takes it up next.")
 #define F_OP_PARAMS							\
 	OUT("params", SW_T_ANY, "The validated request it runs.")
@@ -143,8 +143,8 @@ static const char *const op_states[] = {
 	{ .name = "operation_id", .type = SW_T_STRING,			\
 	  .flags = SW_F_REQUIRED, .pattern = PAT_OP_ID,			\
 	  .desc = "The operation to follow (as id)." },			\
-	OUT("status_tool", SW_T_STRING, "The tool that says when it is "	\
-	    "done."),							\
+	OUT("status_tool", SW_T_STRING,					\
+	    "The tool that says when it is done."),			\
 	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),	\
 	OUT("idempotent_replay", SW_T_BOOL, "The same Idempotency-Key "	\
 	    "and request started it before: this is that operation.")

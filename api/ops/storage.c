@@ -40,7 +40,8 @@ static const struct sw_field o_claim[] = {
 	OUT("kind", SW_T_STRING, "s3, fsx, another CSI driver's name, or "
 	    "other."),
 	OUT_OPT("bucket", SW_T_STRING, "The S3 bucket (s3)."),
-	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system (fsx)."),
+	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system's id "
+	    "(fsx)."),
 	{ NULL }
 };
 static const struct sw_field o_claim_item[] = {
