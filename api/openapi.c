@@ -1,14 +1,18 @@
 /*
- * openapi.c: writes the OpenAPI 3.1 document from sw_optable, and holds
- * the response schemas by name.  Schemas are kept as JSON text so they
- * read like the document they end up in.
+ * openapi.c: writes the OpenAPI 3.1 document from sw_optable: each
+ * row's parameters and body from its fields, its answers from its
+ * answer rows (every status it sends, the shared shapes under
+ * components/schemas), the problems it can answer with by status, and
+ * the Idempotency-Key header of every mutating row.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "lib/json.h"
+#include "lib/limits.h"
 #include "api/tooldesc.h"
+#include "lib/buf.h"
 #include "api/openapi.h"
 #include "api/optable.h"
 
@@ -19,88 +23,19 @@ struct named_schema {
 
 #define OBJ(props)	"{\"type\":\"object\",\"properties\":{" props "}}"
 
+/* The schema of a row that describes its answer only by .output. */
 static const struct named_schema schemas[] = {
 	{ "Any", "{\"type\":\"object\"}" },
-	{ "Problem", OBJ(
-	    "\"type\":{\"type\":\"string\"},"
-	    "\"title\":{\"type\":\"string\"},"
-	    "\"status\":{\"type\":\"integer\"},"
-	    "\"detail\":{\"type\":\"string\"},"
-	    "\"instance\":{\"type\":\"string\"},"
-	    "\"errors\":{\"type\":\"array\",\"items\":" OBJ(
-		"\"field\":{\"type\":\"string\"},"
-		"\"rule\":{\"type\":\"string\"},"
-		"\"message\":{\"type\":\"string\"}") "}") },
-	{ "Health", OBJ(
-	    "\"status\":{\"type\":\"string\"},"
-	    "\"state_store\":{\"type\":\"string\"}") },
-	{ "Version", OBJ(
-	    "\"name\":{\"type\":\"string\"},"
-	    "\"version\":{\"type\":\"string\"},"
-	    "\"api\":{\"type\":\"string\"},"
-	    "\"schema_version\":{\"type\":\"integer\"},"
-	    "\"backend\":{\"type\":\"string\",\"enum\":[\"aws\",\"sandbox\"]},"
-	    "\"region\":{\"type\":\"string\"}") },
-	{ "Principal", OBJ(
-	    "\"name\":{\"type\":\"string\"},"
-	    "\"scope\":{\"type\":\"string\"},"
-	    "\"via\":{\"type\":\"string\"}") },
-	{ "TokenList", OBJ(
-	    "\"items\":{\"type\":\"array\",\"items\":" OBJ(
-		"\"name\":{\"type\":\"string\"},"
-		"\"scope\":{\"type\":\"string\"},"
-		"\"created_ms\":{\"type\":\"integer\"},"
-		"\"last_used_ms\":{\"type\":\"integer\"},"
-		"\"revoked\":{\"type\":\"boolean\"}") "}") },
-	{ "TokenCreated", OBJ(
-	    "\"name\":{\"type\":\"string\"},"
-	    "\"scope\":{\"type\":\"string\"},"
-	    "\"tools\":{\"type\":\"string\"},"
-	    "\"token\":{\"type\":\"string\"}") },
-	{ "Operation", OBJ(
-	    "\"id\":{\"type\":\"string\"},"
-	    "\"kind\":{\"type\":\"string\"},"
-	    "\"target\":{\"type\":\"string\"},"
-	    "\"cluster\":{\"type\":\"string\"},"
-	    "\"state\":{\"type\":\"string\",\"enum\":[\"pending\",\"running\","
-	    "\"succeeded\",\"failed\",\"cancelled\"]},"
-	    "\"requested_by\":{\"type\":\"string\"},"
-	    "\"created_ms\":{\"type\":\"integer\"},"
-	    "\"updated_ms\":{\"type\":\"integer\"},"
-	    "\"error\":{\"type\":\"string\"},"
-	    "\"result\":{},"
-	    "\"params\":{\"type\":\"object\"},"
-	    "\"terminal\":{\"type\":\"boolean\"},"
-	    "\"timed_out\":{\"type\":\"boolean\"},"
-	    "\"stages\":{\"type\":\"array\",\"items\":" OBJ(
-		"\"seq\":{\"type\":\"integer\"},"
-		"\"name\":{\"type\":\"string\"},"
-		"\"state\":{\"type\":\"string\"},"
-		"\"attempts\":{\"type\":\"integer\"},"
-		"\"resources\":{\"type\":\"object\"},"
-		"\"error\":{\"type\":\"string\"}") "},"
-	    "\"events\":{\"type\":\"array\",\"items\":" OBJ(
-		"\"id\":{\"type\":\"integer\"},"
-		"\"time_ms\":{\"type\":\"integer\"},"
-		"\"stage\":{\"type\":\"integer\"},"
-		"\"level\":{\"type\":\"string\"},"
-		"\"message\":{\"type\":\"string\"}") "}") },
-	{ "OperationList", OBJ(
-	    "\"items\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
-	    "\"next\":{\"type\":\"string\"}") },
-	{ "Accepted", OBJ(
-	    "\"operation_id\":{\"type\":\"string\"},"
-	    "\"state\":{\"type\":\"string\"},"
-	    "\"status_tool\":{\"type\":\"string\"},"
-	    "\"poll_interval_seconds\":{\"type\":\"integer\"},"
-	    "\"idempotent_replay\":{\"type\":\"boolean\"},"
-	    "\"stages\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}") },
 };
 
 json_object *
 sw_schema_named(const char *name)
 {
+	const struct sw_shape *sh;
 	size_t i;
+
+	if ((sh = sw_shape_by_name(name)) != NULL)
+		return sw_answer_schema(sh->fields);
 
 	for (i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
 		if (strcmp(schemas[i].name, name) == 0)
@@ -141,6 +76,8 @@ response(const char *desc, json_object *schema, const char *type)
 	return r;
 }
 
+static json_object *idempotency_key_of(const struct sw_op *);
+
 static json_object *
 parameters_of(const struct sw_op *op)
 {
@@ -169,15 +106,219 @@ parameters_of(const struct sw_op *op)
 		    sw_field_schema(&sw_dry_run_field));
 		json_object_array_add(arr, p);
 	}
+	if (strcmp(op->method, "GET") != 0)
+		json_object_array_add(arr, idempotency_key_of(op));
 	return arr;
+}
+
+/* The schema of one answer row: its shape by reference, its own
+ * members, or the text a non-JSON answer is. */
+static json_object *
+answer_schema(const struct sw_answer *a)
+{
+	if (a->media != NULL)
+		return sw_jo("type", sw_js("string"), NULL);
+	if (a->shape != NULL)
+		return ref(a->shape);
+	return sw_answer_schema(a->fields);
+}
+
+/* Every answer of a row by status; two at one status (a dry run's
+ * plan and the answer itself) are a oneOf. */
+static json_object *
+answers_of(const struct sw_op *op)
+{
+	const struct sw_answer *a, *b;
+	json_object *resp = json_object_new_object(), *r, *one;
+	char code[8], desc[512];
+
+	if (op->answers == NULL) {
+		json_object_object_add(resp, (op->flags & SW_OP_LONG) ?
+		    "202" : "200", response(op->summary,
+		    ref(op->output ? op->output : "Any"), "application/json"));
+		return resp;
+	}
+	for (a = op->answers; a->status != 0; a++) {
+		if (sw_fmt(code, sizeof(code), "%d", a->status) != SW_OK ||
+		    sw_json_get(resp, code) != NULL)
+			continue;
+		one = NULL;
+		sw_fmt_text(desc, sizeof(desc), "%s", a->desc);
+		for (b = a + 1; b->status != 0; b++) {
+			if (b->status != a->status)
+				continue;
+			if (one == NULL) {
+				one = json_object_new_array();
+				json_object_array_add(one, answer_schema(a));
+			}
+			json_object_array_add(one, answer_schema(b));
+			sw_fmt_text(desc, sizeof(desc), "%s Or: %s",
+			    a->desc, b->desc);
+		}
+		r = response(desc, one != NULL ? sw_jo("oneOf", one, NULL) :
+		    answer_schema(a), a->media ? a->media :
+		    "application/json");
+		json_object_object_add(resp, code, r);
+	}
+	return resp;
+}
+
+/* The statuses a row can fail with, from what it is: input, a path,
+ * credentials, a change, AWS behind it, a long poll. */
+struct problem_status {
+	int		 status;
+	const char	*types;		/* the problem types it carries */
+	const char	*desc;
+};
+
+static const struct problem_status problem_statuses[] = {
+	{ 400, "validation, malformed-json", "The request is refused: each "
+	  "field and the rule it breaks are listed in errors." },
+	{ 401, "unauthorized", "No valid token or session." },
+	{ 403, "forbidden", "The token's scope or tool classes do not "
+	  "allow it, or the Origin or Host is not allowed." },
+	{ 404, "not-found", "What the path names does not exist." },
+	{ 409, "conflict, busy", "It conflicts with the current state, or "
+	  "another operation holds the cluster." },
+	{ 413, "too-large", "The body is larger than the API accepts." },
+	{ 415, "unsupported-media-type", "The body is not "
+	  "application/json." },
+	{ 422, "precondition", "A pre-flight check against the account "
+	  "failed." },
+	{ 429, "throttled", "Too many requests (or long polls) for now; "
+	  "retry after Retry-After seconds." },
+	{ 500, "out-of-memory, state-store, internal", "Slipway failed." },
+	{ 502, "upstream", "AWS or Kubernetes answered with an error." },
+	{ 503, "unavailable", "A service is unavailable for now; retry "
+	  "after Retry-After seconds." },
+	{ 504, "timeout", "AWS or Kubernetes did not answer in time." },
+};
+
+/* Does this row talk to AWS or Kubernetes? */
+static int
+reaches_upstream(const struct sw_op *op)
+{
+	return strcmp(op->tag, "system") != 0 &&
+	    strcmp(op->tag, "operations") != 0;
+}
+
+static int
+can_fail_with(const struct sw_op *op, int status)
+{
+	int mutating = !(op->flags & SW_OP_READONLY);
+
+	switch (status) {
+	case 401:
+		return !(op->flags & SW_OP_PUBLIC);
+	case 403:
+		return !(op->flags & SW_OP_PUBLIC) || mutating;
+	case 404:
+		return strchr(op->path, '{') != NULL;
+	case 409:
+		return mutating;
+	case 413:
+	case 415:
+		return op->body != NULL;
+	case 422:
+		return mutating && reaches_upstream(op);
+	case 429:
+		return (op->flags & SW_OP_LONG_POLL) || reaches_upstream(op);
+	case 502:
+	case 504:
+		return reaches_upstream(op);
+	default:
+		return 1;
+	}
+}
+
+static json_object *
+header_of(const char *desc, const char *type)
+{
+	return sw_jo("description", sw_js(desc), "schema", sw_jo("type",
+	    sw_js(type), NULL), NULL);
+}
+
+/* One problem response, written once under components/responses. */
+static json_object *
+problem_response(const struct problem_status *p)
+{
+	json_object *r;
+	char desc[512];
+
+	sw_fmt_text(desc, sizeof(desc), "%s Problem types: %s "
+	    "(/problems/<type>).", p->desc, p->types);
+	r = response(desc, ref("Problem"), "application/problem+json");
+	if (p->status == 401)
+		json_object_object_add(r, "headers", sw_jo("WWW-Authenticate",
+		    header_of("Bearer, with the error when a token was "
+		    "refused.", "string"), NULL));
+	if (p->status == 429 || p->status == 503)
+		json_object_object_add(r, "headers", sw_jo("Retry-After",
+		    header_of("Seconds to wait.", "integer"), NULL));
+	return r;
+}
+
+static void
+problems_of(const struct sw_op *op, json_object *resp)
+{
+	const struct problem_status *p;
+	char code[8], name[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(problem_statuses) /
+	    sizeof(problem_statuses[0]); i++) {
+		p = &problem_statuses[i];
+		if (!can_fail_with(op, p->status) ||
+		    sw_fmt(code, sizeof(code), "%d", p->status) != SW_OK ||
+		    sw_fmt(name, sizeof(name), "#/components/responses/"
+		    "Problem%d", p->status) != SW_OK ||
+		    sw_json_get(resp, code) != NULL)
+			continue;
+		json_object_object_add(resp, code, sw_jo("$ref", sw_js(name),
+		    NULL));
+	}
+}
+
+/* components/responses: each problem status once. */
+static json_object *
+problem_responses(void)
+{
+	json_object *o = json_object_new_object();
+	char name[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(problem_statuses) /
+	    sizeof(problem_statuses[0]); i++)
+		if (sw_fmt(name, sizeof(name), "Problem%d",
+		    problem_statuses[i].status) == SW_OK)
+			json_object_object_add(o, name,
+			    problem_response(&problem_statuses[i]));
+	return o;
+}
+
+/* Idempotency-Key: every request that changes something takes it. */
+static json_object *
+idempotency_key_of(const struct sw_op *op)
+{
+	char desc[512];
+
+	sw_fmt_text(desc, sizeof(desc), "1 to %d of [A-Za-z0-9-_.:]. %s",
+	    SW_MAX_IDEMPOTENCY_KEY, (op->flags & SW_OP_LONG) ? "The same "
+	    "key with the same request answers with the operation it "
+	    "started first (idempotent_replay true); with another request, "
+	    "409." : "Checked for form; this operation does not start one "
+	    "and is not replayed.");
+	return sw_jo("name", sw_js("Idempotency-Key"), "in",
+	    sw_js("header"), "description", sw_js(desc), "required",
+	    sw_jb(0), "schema", sw_jo("type", sw_js("string"), "minLength",
+	    sw_ji(1), "maxLength", sw_ji(SW_MAX_IDEMPOTENCY_KEY), "pattern",
+	    sw_js("^[A-Za-z0-9._:-]+$"), NULL), NULL);
 }
 
 static json_object *
 operation_of(const struct sw_op *op)
 {
 	json_object *o = json_object_new_object(), *tags, *resp, *sec, *rb;
-	char code[8];
-	int status;
 
 	sw_json_add_str(o, "operationId", op->name);
 	sw_json_add_str(o, "summary", op->summary);
@@ -194,29 +335,8 @@ operation_of(const struct sw_op *op)
 		    sw_fields_schema(op->body, 0), "application/json"));
 		json_object_object_add(o, "requestBody", rb);
 	}
-	resp = json_object_new_object();
-	status = (op->flags & SW_OP_LONG) ? 202 :
-	    strcmp(op->name, "token_create") == 0 ? 201 : 200;
-	snprintf(code, sizeof(code), "%d", status);
-	json_object_object_add(resp, code, response(op->summary,
-	    ref(op->output ? op->output : "Any"), "application/json"));
-	if (op->flags & SW_OP_LONG_POLL) {
-		json_object *r429 = response("This token already holds "
-		    "its long polls (or the endpoint's are busy); retry after "
-		    "Retry-After seconds", ref("Problem"),
-		    "application/problem+json"), *h, *ra;
-
-		h = json_object_new_object();
-		ra = json_object_new_object();
-		sw_json_add_str(ra, "description", "Seconds to wait.");
-		json_object_object_add(ra, "schema",
-		    json_tokener_parse("{\"type\":\"integer\"}"));
-		json_object_object_add(h, "Retry-After", ra);
-		json_object_object_add(r429, "headers", h);
-		json_object_object_add(resp, "429", r429);
-	}
-	json_object_object_add(resp, "default", response("A problem",
-	    ref("Problem"), "application/problem+json"));
+	resp = answers_of(op);
+	problems_of(op, resp);
 	json_object_object_add(o, "responses", resp);
 	sec = json_object_new_array();
 	if (!(op->flags & SW_OP_PUBLIC)) {
@@ -284,7 +404,13 @@ sw_openapi_document(void)
 	for (i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
 		json_object_object_add(sch, schemas[i].name,
 		    json_tokener_parse(schemas[i].json));
+	for (i = 0; sw_shapes[i].name != NULL; i++) {
+		s = sw_answer_schema(sw_shapes[i].fields);
+		sw_json_add_str(s, "description", sw_shapes[i].desc);
+		json_object_object_add(sch, sw_shapes[i].name, s);
+	}
 	json_object_object_add(comp, "schemas", sch);
+	json_object_object_add(comp, "responses", problem_responses());
 	sec = json_object_new_object();
 	s = json_object_new_object();
 	sw_json_add_str(s, "type", "http");

@@ -38,6 +38,33 @@
 					 * with a progress token, its events
 					 * arrive as progress (MCP) */
 
+/*
+ * One answer an operation sends besides a problem document: its status,
+ * whether a dry run sends it, and its members, either a shared shape by
+ * name (sw_shapes, api/ops/shapes.c) or the row's own fields.  The
+ * OpenAPI document, MCP's outputSchema and the test builds' check of
+ * every answer (api/router.c) read these rows.
+ */
+#define SW_DRY_NOT	0	/* only when not a dry run */
+#define SW_DRY_ONLY	1	/* only for ?dry_run=true */
+#define SW_DRY_TOO	2	/* either way */
+
+struct sw_answer {
+	int			 status;	/* 200, 201, 202...; 0 ends */
+	int			 dry_run;	/* SW_DRY_*: when it is sent */
+	const char		*desc;		/* what it says */
+	const char		*shape;		/* a shared shape, or */
+	const struct sw_field	*fields;	/* the answer's own members */
+	const char		*media;		/* NULL: application/json */
+};
+
+/* A shape more than one answer has (Operation, Plan, Problem...). */
+struct sw_shape {
+	const char		*name;
+	const char		*desc;
+	const struct sw_field	*fields;
+};
+
 struct sw_op {
 	const char		*name;		/* snake_case, unique */
 	const char		*method;	/* GET POST PUT PATCH DELETE */
@@ -52,15 +79,31 @@ struct sw_op {
 	const char		*status_tool;	/* decides completion */
 	int			 poll_seconds;	/* suggested poll interval */
 	const char		*output;	/* schema name (openapi.c) */
+	/* Every answer but a problem, ended by a row of status 0; NULL
+	 * while the row describes its answer only by .output. */
+	const struct sw_answer	*answers;
 };
 
 /* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
  * read by the router, the MCP tool schemas and the OpenAPI document. */
 extern const struct sw_field sw_dry_run_field;
-extern const struct sw_op sw_optable[];
-extern const size_t sw_optable_len;
+/* The rows of every family (api/ops/), joined before main() runs. */
+extern const struct sw_op *const sw_optable;
+extern size_t sw_optable_len;
 /* The table's patterns in words (lib/valid.h's sw_valid_words). */
 extern const struct sw_pattern_words sw_pattern_words[];
+
+/* The shared shapes, ended by a row whose name is NULL, and one by
+ * name (or NULL). */
+extern const struct sw_shape sw_shapes[];
+const struct sw_shape *sw_shape_by_name(const char *name);
+
+/* The members of an answer (its own or its shape's); NULL when its
+ * body is not JSON. */
+const struct sw_field *sw_answer_fields(const struct sw_answer *a);
+
+/* Could op send answer a with status, for a dry run or not? */
+int	sw_answer_fits(const struct sw_answer *a, int status, int dry_run);
 
 /* Row by name, or NULL. */
 const struct sw_op *sw_op_by_name(const char *name);

@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -557,6 +558,65 @@ check_segments(struct sw_req *r, json_object *params)
 	}
 }
 
+#ifdef SW_FAULT_INJECTION
+/*
+ * Test builds: every answer of a row that describes its answers is
+ * checked against the answer row of its status (the dry run's when it
+ * was one), so a handler cannot drift from the document unseen.  A
+ * mismatch is logged and the answer becomes a 500 that names each
+ * member and the rule it breaks.
+ */
+/* Does r's answer break answer row a?  Adds why to errs. */
+static void
+answer_against(const struct sw_req *r, const struct sw_answer *a,
+    struct sw_ferrs *errs)
+{
+	const struct sw_field *f = sw_answer_fields(a);
+
+	if (f == NULL) {
+		if (r->raw == NULL)
+			sw_ferr_add(errs, "", "media", "JSON where %s is "
+			    "documented", a->media ? a->media : "text");
+	} else if (r->raw != NULL)
+		sw_ferr_add(errs, "", "media", "%s where JSON is documented",
+		    r->raw_type ? r->raw_type : "bytes");
+	else
+		(void)sw_validate_answer(r->out, f, errs);
+}
+
+static void
+answer_check(struct sw_req *r)
+{
+	const struct sw_answer *a;
+	struct sw_ferrs errs, one;
+	int status = r->status ? r->status : 200, tried = 0;
+
+	if (r->err != SW_OK || r->op == NULL || r->op->answers == NULL)
+		return;
+	memset(&errs, 0, sizeof(errs));
+	for (a = r->op->answers; a->status != 0; a++) {
+		if (!sw_answer_fits(a, status, r->dry_run))
+			continue;
+		memset(&one, 0, sizeof(one));
+		answer_against(r, a, &one);
+		if (one.n == 0)
+			return;		/* it is this answer */
+		if (tried++ == 0)
+			errs = one;
+	}
+	if (tried == 0)
+		sw_ferr_add(&errs, "", "status", "%d%s is not an answer of "
+		    "this operation", status, r->dry_run ? " (dry run)" : "");
+	sw_error("answer of %s (%d%s) does not match its schema: %s: %s "
+	    "(%s)", r->op->name, status, r->dry_run ? ", dry run" : "",
+	    errs.e[0].field, errs.e[0].msg, errs.e[0].rule);
+	r->ferrs = errs;
+	sw_req_fail(r, SW_EINTERNAL, "the answer of %s does not match its "
+	    "schema (%d problems; the first: %s %s)", r->op->name, errs.n,
+	    errs.e[0].field, errs.e[0].msg);
+}
+#endif
+
 /*
  * What both faces share once the input is JSON: params (path and query
  * members, typed) and body, both stolen.  Validation against the row,
@@ -613,6 +673,9 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 	if (e != SW_OK && r->err == SW_OK)
 		sw_req_fail(r, e, "%s failed", r->op->name);
 out:
+#ifdef SW_FAULT_INJECTION
+	answer_check(r);
+#endif
 	json_object_put(params);
 	json_object_put(body);
 }

@@ -22,6 +22,7 @@ static const char *const type_names[SW_T__MAX] = {
 	[SW_T_OBJECT] = "object",
 	[SW_T_ARRAY] = "array",
 	[SW_T_MAP] = "map of strings",
+	[SW_T_ANY] = "any JSON value",
 };
 
 /* Text for one mdoc line: no roff escapes, no request at its start. */

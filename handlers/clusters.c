@@ -5,7 +5,7 @@
  * poller; with dry_run they answer with the plan instead.
  *
  * A create request is checked in three layers:
- *   1. the field tables in api/optable.c (types, bounds, patterns);
+ *   1. the field tables in api/ops/clusters.c (types, bounds, patterns);
  *   2. cross-field rules here (400, naming the field and the rule):
  *      CIDR overlap, unknown AZ, EFA-only on a type without EFA, spot
  *      with a training plan, duplicate group names;

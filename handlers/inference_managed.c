@@ -156,7 +156,7 @@ scaling_spec(json_object *as, const char *name)
 }
 
 /* The cross-field rules of a managed or JumpStart body (which members
- * go with which kind is the operation table's, api/optable.c). */
+ * go with which kind is the operation table's, api/ops/inference.c). */
 static void
 check_body(struct sw_req *r, json_object *a, int managed)
 {

@@ -5,6 +5,7 @@
  * is wrong in one round trip.
  */
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ static struct {
 static int pcache_n;
 
 static const char *const type_names[SW_T__MAX] = {
-	"string", "integer", "number", "boolean", "object", "array", "object"
+	"string", "integer", "number", "boolean", "object", "array", "object",
+	"any"
 };
 
 void
@@ -105,13 +107,15 @@ type_matches(enum sw_ftype t, json_object *v)
 		return json_object_is_type(v, json_type_object);
 	case SW_T_ARRAY:
 		return json_object_is_type(v, json_type_array);
+	case SW_T_ANY:
+		return 1;
 	default:
 		return 0;
 	}
 }
 
 static void validate_object(json_object *, const struct sw_field *,
-    unsigned, const char *, struct sw_ferrs *);
+    unsigned, const char *, struct sw_ferrs *, int);
 
 static const struct sw_pattern_words *words_table;
 
@@ -133,15 +137,17 @@ pattern_words(const char *pattern)
 	return NULL;
 }
 
+/* answer: the value is one Slipway sends (sw_validate_answer), bounded
+ * only where its row says so. */
 static void
 validate_string(const struct sw_field *f, json_object *v, const char *path,
-    struct sw_ferrs *errs)
+    struct sw_ferrs *errs, int answer)
 {
 	const char *s = json_object_get_string(v);
 	size_t len = (size_t)json_object_get_string_len(v);
 	const regex_t *re;
 	const char *words;
-	long long max = f->max ? f->max : SW_MAX_STRING;
+	long long max = f->max ? f->max : answer ? LLONG_MAX : SW_MAX_STRING;
 	int i;
 
 	if (strlen(s) != len) {
@@ -200,13 +206,13 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 
 static void
 validate_value(const struct sw_field *f, json_object *v, const char *path,
-    struct sw_ferrs *errs)
+    struct sw_ferrs *errs, int answer)
 {
 	char sub[160];
 	size_t i, n;
 
 	if (v == NULL) {
-		if (f->flags & SW_F_NULLABLE)
+		if ((f->flags & SW_F_NULLABLE) || f->type == SW_T_ANY)
 			return;
 		sw_ferr_add(errs, path, "type", "must be %s, not null",
 		    type_names[f->type]);
@@ -219,7 +225,7 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 	}
 	switch (f->type) {
 	case SW_T_STRING:
-		validate_string(f, v, path, errs);
+		validate_string(f, v, path, errs, answer);
 		break;
 	case SW_T_INT: {
 		int64_t x = json_object_get_int64(v);
@@ -247,22 +253,24 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		break;
 	case SW_T_OBJECT:
 		if (f->fields != NULL)
-			validate_object(v, f->fields, 0, path, errs);
+			validate_object(v, f->fields, 0, path, errs, answer);
 		break;
 	case SW_T_MAP: {
-		long long cnt = 0, max = f->max ? f->max : SW_MAX_ARRAY;
+		long long cnt = 0, max = f->max ? f->max :
+		    answer ? LLONG_MAX : SW_MAX_ARRAY;
 
 		json_object_object_foreach(v, k, mv) {
 			cnt++;
 			sw_fmt_text(sub, sizeof(sub), "%s.%s", path, k);
-			if (strlen(k) == 0 || strlen(k) > 128)
+			if (!answer && (strlen(k) == 0 || strlen(k) > 128))
 				sw_ferr_add(errs, sub, "maxLength",
 				    "keys must be 1 to 128 characters");
 			else if (mv == NULL ||
 			    !json_object_is_type(mv, json_type_string))
 				sw_ferr_add(errs, sub, "type",
 				    "must be string");
-			else if (json_object_get_string_len(mv) > 256)
+			else if (!answer &&
+			    json_object_get_string_len(mv) > 256)
 				sw_ferr_add(errs, sub, "maxLength",
 				    "must be at most 256 characters");
 		}
@@ -272,7 +280,8 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		break;
 	}
 	case SW_T_ARRAY: {
-		long long max = f->max ? f->max : SW_MAX_ARRAY;
+		long long max = f->max ? f->max :
+		    answer ? LLONG_MAX : SW_MAX_ARRAY;
 
 		n = json_object_array_length(v);
 		if ((long long)n < f->min) {
@@ -290,7 +299,7 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		for (i = 0; i < n; i++) {
 			sw_fmt_text(sub, sizeof(sub), "%s[%zu]", path, i);
 			validate_value(f->items,
-			    json_object_array_get_idx(v, i), sub, errs);
+			    json_object_array_get_idx(v, i), sub, errs, answer);
 		}
 		break;
 	}
@@ -333,7 +342,7 @@ check_only(json_object *obj, const struct sw_field *fields,
 
 static void
 validate_object(json_object *obj, const struct sw_field *fields,
-    unsigned mask, const char *parent, struct sw_ferrs *errs)
+    unsigned mask, const char *parent, struct sw_ferrs *errs, int answer)
 {
 	const struct sw_field *f;
 	char path[160];
@@ -361,7 +370,7 @@ validate_object(json_object *obj, const struct sw_field *fields,
 				    "is required");
 			continue;
 		}
-		validate_value(f, v, path, errs);
+		validate_value(f, v, path, errs, answer);
 		if (f->only != NULL)
 			check_only(obj, fields, f, path, errs);
 		if (f->excludes != NULL &&
@@ -382,7 +391,7 @@ sw_validate(json_object *obj, const struct sw_field *fields, unsigned mask,
 		return SW_EINVAL;
 	}
 	if (fields != NULL)
-		validate_object(obj, fields, mask, "", errs);
+		validate_object(obj, fields, mask, "", errs, 0);
 	else if (json_object_object_length(obj) > 0) {
 		json_object_object_foreach(obj, key, val) {
 			(void)val;
@@ -390,6 +399,19 @@ sw_validate(json_object *obj, const struct sw_field *fields, unsigned mask,
 			    "is not a known field");
 		}
 	}
+	return errs->n > before ? SW_EINVAL : SW_OK;
+}
+
+sw_err
+sw_validate_answer(json_object *obj, const struct sw_field *fields,
+    struct sw_ferrs *errs)
+{
+	int before = errs->n;
+
+	if (obj == NULL || !json_object_is_type(obj, json_type_object))
+		sw_ferr_add(errs, "", "type", "must be a JSON object");
+	else
+		validate_object(obj, fields, 0, "", errs, 1);
 	return errs->n > before ? SW_EINVAL : SW_OK;
 }
 
@@ -431,8 +453,10 @@ sw_field_from_text(const struct sw_field *f, const char *text,
 	}
 }
 
-json_object *
-sw_field_schema(const struct sw_field *f)
+static json_object *fields_schema(const struct sw_field *, unsigned, int);
+
+static json_object *
+field_schema(const struct sw_field *f, int answer)
 {
 	json_object *s, *en;
 	char pat[512];
@@ -448,6 +472,8 @@ sw_field_schema(const struct sw_field *f)
 			sw_json_add_str(ap, "type", "string");
 			json_object_object_add(s, "additionalProperties", ap);
 		}
+		break;
+	case SW_T_ANY:
 		break;
 	default:
 		sw_json_add_str(s, "type", type_names[f->type]);
@@ -467,8 +493,9 @@ sw_field_schema(const struct sw_field *f)
 		}
 		if (f->min > 0)
 			sw_json_add_int(s, "minLength", f->min);
-		sw_json_add_int(s, "maxLength", f->max ? f->max :
-		    SW_MAX_STRING);
+		if (f->max || !answer)
+			sw_json_add_int(s, "maxLength", f->max ? f->max :
+			    SW_MAX_STRING);
 		if (f->pattern != NULL) {
 			if (sw_fmt(pat, sizeof(pat), "^(%s)$", f->pattern) ==
 			    SW_OK)
@@ -487,15 +514,16 @@ sw_field_schema(const struct sw_field *f)
 	case SW_T_ARRAY:
 		if (f->min > 0)
 			sw_json_add_int(s, "minItems", f->min);
-		sw_json_add_int(s, "maxItems", f->max ? f->max :
-		    SW_MAX_ARRAY);
+		if (f->max || !answer)
+			sw_json_add_int(s, "maxItems", f->max ? f->max :
+			    SW_MAX_ARRAY);
 		if (f->items != NULL)
 			json_object_object_add(s, "items",
-			    sw_field_schema(f->items));
+			    field_schema(f->items, answer));
 		break;
 	case SW_T_OBJECT:
 		if (f->fields != NULL) {
-			json_object *sub = sw_fields_schema(f->fields, 0);
+			json_object *sub = fields_schema(f->fields, 0, answer);
 
 			json_object_object_foreach(sub, k, v)
 				json_object_object_add(s, k,
@@ -506,7 +534,7 @@ sw_field_schema(const struct sw_field *f)
 	default:
 		break;
 	}
-	if (f->flags & SW_F_NULLABLE) {
+	if ((f->flags & SW_F_NULLABLE) && f->type != SW_T_ANY) {
 		json_object *t = json_object_new_array();
 
 		json_object_array_add(t, json_object_new_string(
@@ -528,7 +556,13 @@ sw_field_schema(const struct sw_field *f)
 }
 
 json_object *
-sw_fields_schema(const struct sw_field *fields, unsigned mask)
+sw_field_schema(const struct sw_field *f)
+{
+	return field_schema(f, 0);
+}
+
+static json_object *
+fields_schema(const struct sw_field *fields, unsigned mask, int answer)
 {
 	json_object *s, *props, *req, *nots = NULL;
 	const struct sw_field *f;
@@ -540,7 +574,7 @@ sw_fields_schema(const struct sw_field *fields, unsigned mask)
 	for (f = fields; f != NULL && f->name != NULL; f++) {
 		if (mask != 0 && !(f->flags & mask))
 			continue;
-		json_object_object_add(props, f->name, sw_field_schema(f));
+		json_object_object_add(props, f->name, field_schema(f, answer));
 		if (f->flags & SW_F_REQUIRED)
 			json_object_array_add(req,
 			    json_object_new_string(f->name));
@@ -548,6 +582,9 @@ sw_fields_schema(const struct sw_field *fields, unsigned mask)
 			if (nots == NULL)
 				nots = json_object_new_array();
 			json_object_array_add(nots, sw_jo("not", sw_jo(
+			    "properties", sw_jo(f->name,
+			    json_object_new_object(), f->excludes,
+			    json_object_new_object(), NULL),
 			    "required", sw_ja(sw_js(f->name),
 			    sw_js(f->excludes)), NULL), NULL));
 		}
@@ -561,4 +598,16 @@ sw_fields_schema(const struct sw_field *fields, unsigned mask)
 		json_object_put(req);
 	sw_json_add_bool(s, "additionalProperties", 0);
 	return s;
+}
+
+json_object *
+sw_fields_schema(const struct sw_field *fields, unsigned mask)
+{
+	return fields_schema(fields, mask, 0);
+}
+
+json_object *
+sw_answer_schema(const struct sw_field *fields)
+{
+	return fields_schema(fields, 0, 1);
 }

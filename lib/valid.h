@@ -5,7 +5,8 @@
  * such a table: types, required members, numeric bounds, string length,
  * anchored POSIX patterns, enums, nested objects and arrays, and refuses
  * members the table does not name.  The same tables produce the JSON
- * Schemas of the OpenAPI document and of the MCP tools.
+ * Schemas of the OpenAPI document and of the MCP tools, and describe
+ * the answers too (sw_validate_answer).
  */
 #ifndef SW_VALID_H
 #define SW_VALID_H
@@ -23,6 +24,8 @@ enum sw_ftype {
 	SW_T_OBJECT,		/* members described by .fields */
 	SW_T_ARRAY,		/* each element described by .items */
 	SW_T_MAP,		/* string keys -> strings (tags, labels) */
+	SW_T_ANY,		/* any JSON value (answers only: a stored
+				 * document passed through as it is) */
 	SW_T__MAX
 };
 
@@ -101,6 +104,18 @@ void	sw_ferr_add(struct sw_ferrs *, const char *field, const char *rule,
 /* JSON Schema of one field or of a table (an "object" schema).  New ref. */
 json_object *sw_field_schema(const struct sw_field *);
 json_object *sw_fields_schema(const struct sw_field *, unsigned mask);
+
+/*
+ * The same for an answer Slipway sends (the operation table's answer
+ * rows): required members, types, enums and patterns as for input, no
+ * undeclared member, but no length or count bound unless the row gives
+ * one.  The validator behind the test builds' check of every answer
+ * (api/router.c) and the schema the OpenAPI document and MCP's
+ * outputSchema show.
+ */
+sw_err	sw_validate_answer(json_object *obj, const struct sw_field *fields,
+	    struct sw_ferrs *errs);
+json_object *sw_answer_schema(const struct sw_field *fields);
 
 /* Release cached compiled patterns (for leak checkers at exit). */
 void	sw_valid_cleanup(void);

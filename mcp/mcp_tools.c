@@ -5,8 +5,9 @@
  * A row becomes a tool with the row's name; its description is the
  * summary and description plus, for a mutating row, the status tool to
  * poll and how often; its inputSchema merges the path, query and body
- * field tables (and dry_run); its outputSchema is the row's named
- * response schema or the problem document a failed call returns.
+ * field tables (and dry_run); its outputSchema is any of the row's
+ * answer rows (a dry run's plan too) or the problem document a failed
+ * call returns.
  *
  * tools/call of a row hands its arguments, as JSON, to the router's
  * dispatch (api/router.h) with the principal slipway-mcp already
@@ -94,19 +95,33 @@ input_schema_of(const struct sw_op *op)
 	return s;
 }
 
-/* The row's answer, or the problem document of an isError result. */
+/* The JSON schema of one answer row (its shape's or its own). */
 static json_object *
-output_schema_of(const char *name)
+answer_schema_of(const struct sw_answer *a)
 {
-	json_object *s, *any, *named, *problem;
+	const struct sw_field *f = sw_answer_fields(a);
 
-	named = sw_schema_named(name ? name : "Any");
-	if (named == NULL)
-		named = sw_schema_named("Any");
-	problem = sw_schema_named("Problem");
+	return f != NULL ? sw_answer_schema(f) : sw_schema_named("Any");
+}
+
+/* Each answer the row sends (a dry run's plan too), or the problem
+ * document of an isError result. */
+static json_object *
+output_schema_of(const struct sw_op *op)
+{
+	const struct sw_answer *a;
+	json_object *s, *any, *named;
+
 	any = json_object_new_array();
-	json_object_array_add(any, named);
-	json_object_array_add(any, problem);
+	for (a = op->answers; a != NULL && a->status != 0; a++)
+		if (a->media == NULL)
+			json_object_array_add(any, answer_schema_of(a));
+	if (op->answers == NULL) {
+		named = sw_schema_named(op->output ? op->output : "Any");
+		json_object_array_add(any, named != NULL ? named :
+		    sw_schema_named("Any"));
+	}
+	json_object_array_add(any, sw_schema_named("Problem"));
 	s = json_object_new_object();
 	sw_json_add_str(s, "type", "object");
 	sw_json_add_str(s, "description", "The REST answer; when isError is "
@@ -162,7 +177,7 @@ sw_mcp_tool_of_op(const struct sw_op *op)
 	sw_json_add_str(t, "description", sw_buf_str(&d));
 	sw_buf_free(&d);
 	json_object_object_add(t, "inputSchema", input_schema_of(op));
-	json_object_object_add(t, "outputSchema", output_schema_of(op->output));
+	json_object_object_add(t, "outputSchema", output_schema_of(op));
 	json_object_object_add(t, "annotations", annotations_of(op->summary,
 	    ro, (op->flags & SW_OP_DESTRUCTIVE) != 0,
 	    (op->flags & SW_OP_IDEMPOTENT) != 0, !closed_world(op->tag)));

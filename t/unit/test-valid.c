@@ -1,7 +1,10 @@
 /* test-valid.c: the table-driven validator refuses what breaks a rule and
  * names the field and the rule; the schema generator mirrors the table. */
+#include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/valid.h"
 #include "t/tap.h"
@@ -34,6 +37,69 @@ static const struct sw_field f_body[] = {
 	  .items = f_group_item },
 	{ NULL }
 };
+
+/* An answer's rows: a required string, an optional list, anything. */
+static const struct sw_field f_ans_item[] = {
+	{ .name = "line", .type = SW_T_STRING },
+};
+static const struct sw_field f_answer[] = {
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED },
+	{ .name = "lines", .type = SW_T_ARRAY, .items = f_ans_item },
+	{ .name = "result", .type = SW_T_ANY },
+	{ NULL }
+};
+
+/* Does the answer json pass f_answer?  1 yes, 0 no (with the first
+ * refusal's field and rule in field/rule). */
+static int
+answer_ok(const char *json, char *field, char *rule)
+{
+	struct sw_ferrs errs;
+	json_object *o = json_tokener_parse(json);
+	sw_err e;
+
+	memset(&errs, 0, sizeof(errs));
+	e = sw_validate_answer(o, f_answer, &errs);
+	json_object_put(o);
+	sw_fmt_text(field, 128, "%s", errs.n ? errs.e[0].field : "");
+	sw_fmt_text(rule, 24, "%s", errs.n ? errs.e[0].rule : "");
+	return e == SW_OK;
+}
+
+static void
+answers(void)
+{
+	char field[128], rule[24], *big;
+	json_object *s;
+	size_t n = 3 * SW_MAX_STRING;
+
+	ok(answer_ok("{\"name\":\"a\",\"result\":null}", field, rule),
+	    "an answer with its members passes (any value where any is "
+	    "declared)");
+	ok(!answer_ok("{\"name\":\"a\",\"extra\":1}", field, rule) &&
+	    strcmp(field, "extra") == 0 && strcmp(rule, "unknown") == 0,
+	    "a member the row does not declare is refused");
+	ok(!answer_ok("{\"lines\":[]}", field, rule) &&
+	    strcmp(field, "name") == 0 && strcmp(rule, "required") == 0,
+	    "a missing required member is refused");
+	ok(!answer_ok("{\"name\":\"a\",\"lines\":[1]}", field, rule) &&
+	    strcmp(field, "lines[0]") == 0 && strcmp(rule, "type") == 0,
+	    "an item of the wrong type is refused");
+	big = sw_malloc(n + 40);
+	memcpy(big, "{\"name\":\"", 9);
+	memset(big + 9, 'x', n);
+	memcpy(big + 9 + n, "\"}", 3);
+	ok(answer_ok(big, field, rule), "an answer's string has no length "
+	    "bound unless its row gives one");
+	free(big);
+	s = sw_answer_schema(f_answer);
+	ok(strstr(sw_json_str(s), "\"required\":[\"name\"]") != NULL &&
+	    strstr(sw_json_str(s), "\"additionalProperties\":false") !=
+	    NULL && strstr(sw_json_str(s), "maxLength") == NULL &&
+	    strstr(sw_json_str(s), "\"result\":{}") != NULL,
+	    "the answer's schema: required, closed, unbounded, any is {}");
+	json_object_put(s);
+}
 
 static int
 check(const char *json, int want_ok, const char *field, const char *rule,
@@ -101,7 +167,8 @@ main(void)
 	    "groups[0].batch_percent", "oneOf",
 	    "... both are refused, rule oneOf, not one silently dropped");
 	s = sw_fields_schema(f_group, 0);
-	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"required\":"
+	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"properties\":"
+	    "{\"batch_percent\":{},\"batch_count\":{}},\"required\":"
 	    "[\"batch_percent\",\"batch_count\"]}}]") != NULL,
 	    "the schema says not both");
 	json_object_put(s);
@@ -170,6 +237,7 @@ main(void)
 		ok(sw_json_parse(deep, 160, &v, why, sizeof(why)) ==
 		    SW_EBADJSON, "nesting deeper than the cap is refused");
 	}
+	answers();
 	sw_valid_cleanup();
 	return tap_done();
 }

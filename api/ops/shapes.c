@@ -1,0 +1,156 @@
+/*
+ * shapes.c: the shapes of answers that more than one operation sends,
+ * defined once: the problem document, an operation as it is read,
+ * waited on, listed and accepted, and the plan a dry run answers with.
+ * The OpenAPI document lists them under components/schemas; answer
+ * rows name them (struct sw_answer's .shape).
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+static const struct sw_field problem_error[] = {
+	OUT("field", SW_T_STRING, "The field, as a JSON path (a.b[1].c)."),
+	OUT("rule", SW_T_STRING, "The rule it breaks (required, type, "
+	    "pattern, enum, unknown...)."),
+	OUT("message", SW_T_STRING, "The rule in words."),
+	{ NULL }
+};
+static const struct sw_field problem_error_item[] = {
+	{ .name = "error", .type = SW_T_OBJECT, .fields = problem_error },
+};
+static const struct sw_field problem[] = {
+	{ .name = "type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .pattern = "/problems/[a-z-]+",
+	  .desc = "/problems/<slug>: validation, malformed-json, "
+	  "unauthorized, forbidden, not-found, method-not-allowed, "
+	  "conflict, busy, too-large, unsupported-media-type, "
+	  "precondition, throttled, out-of-memory, state-store, internal, "
+	  "upstream, unavailable or timeout." },
+	OUT("title", SW_T_STRING, "The type in words."),
+	{ .name = "status", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 400, .max = 599, .desc = "The HTTP status." },
+	OUT_OPT("detail", SW_T_STRING, "What went wrong here."),
+	OUT_OPT("instance", SW_T_STRING, "The request's path."),
+	{ .name = "errors", .type = SW_T_ARRAY, .items = problem_error_item,
+	  .desc = "Each field refused, with its rule." },
+	{ NULL }
+};
+
+static const struct sw_field stage[] = {
+	OUT("seq", SW_T_INT, "Position in the pipeline, from 0."),
+	OUT("name", SW_T_STRING, "The stage."),
+	OUT("state", SW_T_STRING, "pending, running, succeeded, failed "
+	    "or skipped."),
+	OUT("attempts", SW_T_INT, "Runs so far."),
+	OUT_OPT("started_ms", SW_T_INT, "When it first ran (ms since the "
+	    "epoch)."),
+	OUT_OPT("finished_ms", SW_T_INT, "When it ended."),
+	OUT("resources", SW_T_ANY, "What the stage made or found, as it "
+	    "recorded them (ids and ARNs by name)."),
+	OUT_OPT("error", SW_T_STRING, "Why it failed."),
+	{ NULL }
+};
+const struct sw_field sw_stage_item[] = {
+	{ .name = "stage", .type = SW_T_OBJECT, .fields = stage },
+};
+static const struct sw_field event[] = {
+	OUT("id", SW_T_INT, "Event id, increasing."),
+	OUT("time_ms", SW_T_INT, "When (ms since the epoch)."),
+	OUT_OPT("stage", SW_T_INT, "The stage's seq."),
+	OUT("level", SW_T_STRING, "info, warn or error."),
+	OUT("message", SW_T_STRING, "What happened."),
+	OUT_OPT("data", SW_T_ANY, "Details, as recorded."),
+	{ NULL }
+};
+const struct sw_field sw_event_item[] = {
+	{ .name = "event", .type = SW_T_OBJECT, .fields = event },
+};
+
+static const struct sw_field operation_summary[] = {
+	F_OP_COMMON,
+	F_OP_PARAMS,
+	{ NULL }
+};
+const struct sw_field sw_op_summary_item[] = {
+	{ .name = "operation", .type = SW_T_OBJECT,
+	  .fields = operation_summary },
+};
+static const struct sw_field operation[] = {
+	F_OP_COMMON,
+	F_OP_PARAMS,
+	F_OP_STAGES,
+	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = sw_event_item, .desc = "Its events, oldest first (at most "
+	  "SW_MAX_EVENTS after since_event)." },
+	{ NULL }
+};
+static const struct sw_field operation_waited[] = {
+	F_OP_COMMON,
+	F_OP_PARAMS,
+	F_OP_STAGES,
+	OUT("terminal", SW_T_BOOL, "It has ended (succeeded, failed or "
+	    "cancelled)."),
+	OUT("timed_out", SW_T_BOOL, "The wait ended with no change."),
+	{ NULL }
+};
+static const struct sw_field accepted[] = {
+	F_ACCEPTED,
+	{ NULL }
+};
+static const struct sw_field operation_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = sw_op_summary_item, .desc = "Newest first." },
+	OUT_OPT("next", SW_T_STRING, "The cursor of the next page; absent "
+	    "on the last."),
+	{ NULL }
+};
+
+/* A pipeline's plan: the calls its stages would make, in order. */
+static const struct sw_field plan_call[] = {
+	OUT("stage", SW_T_STRING, "The stage that would make it."),
+	OUT_OPT("service", SW_T_STRING, "The AWS service (or slipway)."),
+	OUT_OPT("operation", SW_T_STRING, "The API call."),
+	OUT_OPT("input", SW_T_ANY, "Its input."),
+	OUT_OPT("kubernetes", SW_T_STRING, "apply or delete, for a "
+	    "Kubernetes object."),
+	OUT_OPT("apiVersion", SW_T_STRING, "The object's apiVersion."),
+	OUT_OPT("kind", SW_T_STRING, "The object's kind."),
+	OUT_OPT("namespace", SW_T_STRING, "The object's namespace."),
+	OUT_OPT("name", SW_T_STRING, "The object's name."),
+	OUT_OPT("refused", SW_T_STRING, "Why the stage would fail: the "
+	    "plan stops here."),
+	{ NULL }
+};
+const struct sw_field sw_plan_call_item[] = {
+	{ .name = "call", .type = SW_T_OBJECT, .fields = plan_call },
+};
+static const struct sw_field plan_wait[] = {
+	OUT("stage", SW_T_STRING, "The stage that would wait."),
+	OUT("wait", SW_T_STRING, "What for."),
+	{ NULL }
+};
+const struct sw_field sw_plan_wait_item[] = {
+	{ .name = "wait", .type = SW_T_OBJECT, .fields = plan_wait },
+};
+const struct sw_field sw_plan_stage_item[] = {
+	{ .name = "stage", .type = SW_T_STRING },
+};
+static const struct sw_field plan[] = {
+	F_PLAN,
+	{ NULL }
+};
+
+const struct sw_shape sw_shapes[] = {
+	{ "Problem", "An RFC 9457 problem document: every failed request "
+	  "answers with one (application/problem+json).", problem },
+	{ "Operation", "An operation with its stages and events.",
+	  operation },
+	{ "OperationWaited", "An operation after a wait: stages, and "
+	  "whether it ended or the wait timed out.", operation_waited },
+	{ "OperationList", "A page of operations.", operation_list },
+	{ "Accepted", "The operation a request started (202), with how to "
+	  "follow it; a Location header names it.", accepted },
+	{ "Plan", "What a long operation would do (dry_run=true): its "
+	  "calls and waits; nothing is changed.", plan },
+	{ NULL, NULL, NULL }
+};

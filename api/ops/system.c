@@ -1,0 +1,276 @@
+/*
+ * system.c: the operation table's rows for health, version, the
+ * document itself, sessions, metrics and API tokens, each beside the
+ * fields it reads.
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+static const char *const scopes[] = { "read", "write", "admin", NULL };
+
+static const struct sw_field f_login[] = {
+	{ .name = "token", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED | SW_F_SECRET, .min = 1, .max = 128,
+	  .desc = "An API token (swt_...)." },
+	{ NULL }
+};
+
+static const struct sw_field f_token_create[] = {
+	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
+	  .desc = "Unique token name; recorded on every operation it "
+	  "starts." },
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes,
+	  .desc = "read: look only; write: change clusters; admin: also "
+	  "tokens." },
+	{ .name = "tools", .type = SW_T_STRING, .min = 1,
+	  .max = SW_MAX_TOOL_CLASSES, .pattern = "[a-z-]+(,[a-z-]+)*",
+	  .desc = "Limit the token's MCP tools to these classes: read-only, "
+	  "diagnose or tool tags (clusters, workloads, nodes...)." },
+	{ NULL }
+};
+
+static const struct sw_field f_token_name[] = {
+	{ .name = "name", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 64,
+	  .pattern = PAT_TOKEN_NAME, .desc = "Token name." },
+	{ NULL }
+};
+
+/* ---- answers -------------------------------------------------------- */
+
+static const char *const health_states[] = { "ok", "degraded", NULL };
+static const char *const store_states[] = { "ok", "unavailable", NULL };
+static const struct sw_field o_health[] = {
+	{ .name = "status", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = health_states, .desc = "ok, or degraded (503)." },
+	{ .name = "state_store", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED, .enumv = store_states,
+	  .desc = "Whether the state store answers." },
+	{ NULL }
+};
+static const struct sw_answer a_health[] = {
+	{ .status = 200, .fields = o_health, .desc = "Alive." },
+	{ .status = 503, .fields = o_health,
+	  .desc = "Alive, but the state store does not answer." },
+	{ 0 }
+};
+
+static const char *const backends[] = { "aws", "sandbox", NULL };
+static const struct sw_field o_version[] = {
+	OUT("name", SW_T_STRING, "slipway."),
+	OUT("version", SW_T_STRING, "The release."),
+	OUT("api", SW_T_STRING, "The API version (v1)."),
+	OUT("schema_version", SW_T_INT, "The state store's schema."),
+	{ .name = "backend", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = backends, .desc = "What it talks to." },
+	OUT("region", SW_T_STRING, "The AWS region."),
+	{ NULL }
+};
+static const struct sw_answer a_version[] = {
+	{ .status = 200, .fields = o_version, .desc = "Who answers." },
+	{ 0 }
+};
+
+static const struct sw_field o_openapi[] = {
+	OUT("openapi", SW_T_STRING, "3.1.0."),
+	OUT("info", SW_T_ANY, "Title, version, description."),
+	OUT("servers", SW_T_ANY, "Where it is served."),
+	OUT("paths", SW_T_ANY, "Every operation."),
+	OUT("components", SW_T_ANY, "Shared schemas and security "
+	    "schemes."),
+	{ NULL }
+};
+static const struct sw_answer a_openapi[] = {
+	{ .status = 200, .fields = o_openapi,
+	  .desc = "This document (OpenAPI 3.1)." },
+	{ 0 }
+};
+
+static const char *const vias[] = { "token", "session", NULL };
+static const struct sw_field o_principal[] = {
+	OUT("name", SW_T_STRING, "The token's name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	{ .name = "via", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = vias, .desc = "How it came: a bearer token or a "
+	  "session cookie." },
+	{ NULL }
+};
+static const struct sw_answer a_principal[] = {
+	{ .status = 200, .fields = o_principal, .desc = "The caller." },
+	{ 0 }
+};
+
+static const struct sw_answer a_metrics[] = {
+	{ .status = 200, .media = "text/plain; version=0.0.4",
+	  .desc = "Prometheus text exposition format 0.0.4." },
+	{ 0 }
+};
+
+static const struct sw_field o_token[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	OUT("created_ms", SW_T_INT, "When it was made."),
+	OUT_OPT("last_used_ms", SW_T_INT, "When it was last used."),
+	OUT("revoked", SW_T_BOOL, "It no longer works."),
+	{ NULL }
+};
+static const struct sw_field o_token_item[] = {
+	{ .name = "token", .type = SW_T_OBJECT, .fields = o_token },
+};
+static const struct sw_field o_token_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_token_item, .desc = "Every token, revoked too; never "
+	  "the secret." },
+	{ NULL }
+};
+static const struct sw_answer a_token_list[] = {
+	{ .status = 200, .fields = o_token_list, .desc = "The tokens." },
+	{ 0 }
+};
+
+static const struct sw_field o_token_created[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = scopes, .desc = "What it may do." },
+	OUT_OPT("tools", SW_T_STRING, "The MCP tool classes it is "
+	    "limited to."),
+	OUT("token", SW_T_STRING, "The secret (swt_...), shown this once."),
+	{ NULL }
+};
+static const struct sw_answer a_token_create[] = {
+	{ .status = 201, .fields = o_token_created,
+	  .desc = "Made; keep the secret now." },
+	{ 0 }
+};
+
+static const struct sw_field o_token_revoked[] = {
+	OUT("name", SW_T_STRING, "Its name."),
+	OUT("revoked", SW_T_BOOL, "Always true."),
+	{ NULL }
+};
+static const struct sw_answer a_token_revoke[] = {
+	{ .status = 200, .fields = o_token_revoked,
+	  .desc = "Revoked (again, if it was)." },
+	{ 0 }
+};
+
+static const struct sw_op rows[] = {
+	{
+	  .name = "health",
+	  .method = "GET",
+	  .path = "/api/v1/health",
+	  .tag = "system",
+	  .summary = "Liveness and state-store check",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_health,
+	},
+	{
+	  .name = "version",
+	  .method = "GET",
+	  .path = "/api/v1/version",
+	  .tag = "system",
+	  .summary = "Slipway version, API version and backend",
+	  .description = "Which Slipway answers, and whether it talks to AWS "
+	    "or to the local sandbox.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_version,
+	},
+	{
+	  .name = "openapi",
+	  .method = "GET",
+	  .path = "/api/v1/openapi.json",
+	  .tag = "system",
+	  .summary = "This API as an OpenAPI 3.1 document",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_openapi,
+	},
+	{
+	  .name = "login",
+	  .method = "POST",
+	  .path = "/api/v1/login",
+	  .tag = "system",
+	  .summary = "Exchange a token for a browser session cookie",
+	  .body = f_login,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_principal,
+	},
+	{
+	  .name = "logout",
+	  .method = "POST",
+	  .path = "/api/v1/logout",
+	  .tag = "system",
+	  .summary = "End the browser session",
+	  .flags = SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_principal,
+	},
+	{
+	  .name = "whoami",
+	  .method = "GET",
+	  .path = "/api/v1/whoami",
+	  .tag = "system",
+	  .summary = "The token behind this request and its scope",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_principal,
+	},
+	{
+	  .name = "metrics",
+	  .method = "GET",
+	  .path = "/metrics",
+	  .tag = "system",
+	  .summary = "Prometheus metrics (text exposition format)",
+	  .description = "Operations by kind and state, stage durations, "
+	    "AWS requests by service, operation and outcome, retries, "
+	    "throttles, poller lag, worker restarts and MCP calls by tool.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_ADMIN,
+	  .answers = a_metrics,
+	},
+	{
+	  .name = "token_list",
+	  .method = "GET",
+	  .path = "/api/v1/tokens",
+	  .tag = "system",
+	  .summary = "List API tokens (never their secrets)",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_ADMIN,
+	  .answers = a_token_list,
+	},
+	{
+	  .name = "token_create",
+	  .method = "POST",
+	  .path = "/api/v1/tokens",
+	  .tag = "system",
+	  .summary = "Create an API token; its secret is shown once",
+	  .body = f_token_create,
+	  .flags = SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_ADMIN,
+	  .answers = a_token_create,
+	},
+	{
+	  .name = "token_revoke",
+	  .method = "DELETE",
+	  .path = "/api/v1/tokens/{name}",
+	  .tag = "system",
+	  .summary = "Revoke an API token",
+	  .params = f_token_name,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_ADMIN,
+	  .answers = a_token_revoke,
+	},
+};
+
+const struct sw_op_family sw_ops_system = {
+	rows, sizeof(rows) / sizeof(rows[0])
+};

@@ -1,0 +1,374 @@
+/*
+ * training.c: the operation table's rows for training jobs:
+ * submitting, listing, reading, their logs and deleting, each beside
+ * the fields it reads.
+ */
+#include "api/optable.h"
+#include "api/ops/ops.h"
+
+#define PAT_MLFLOW	"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
+			"(/[A-Za-z0-9._~%/-]*)?|arn:aws[a-z-]*:sagemaker:" \
+			"[a-z0-9-]+:[0-9]{12}:mlflow-tracking-server/" \
+			"[A-Za-z0-9-]{1,63})"
+
+static const char *const train_kinds[] = {
+	"hyperpod-pytorch", "ray", NULL
+};
+
+static const char *const train_recipes[] = {
+	"pytorch", "llama-factory", "ms-swift", "verl", NULL
+};
+
+static const char *const train_agents[] = { "install", "image", NULL };
+
+static const struct sw_field f_log_monitoring[] = {
+	{ .name = "enabled", .type = SW_T_BOOL,
+	  .desc = "false: no hang or slow-job detection (default true)." },
+	{ .name = "log_pattern", .type = SW_T_STRING, .min = 1, .max = 256,
+	  .desc = "Regular expression of the recipe's progress line, in "
+	  "RE2 syntax as Go's regexp reads it: the training operator "
+	  "matches it (default: the recipe's, see docs/images.md)." },
+	{ .name = "start_seconds", .type = SW_T_INT, .min = 60, .max = 86400,
+	  .desc = "Seconds to the first progress line before the job "
+	  "counts as hanging (default: the recipe's)." },
+	{ .name = "hang_seconds", .type = SW_T_INT, .min = 60, .max = 86400,
+	  .desc = "Longest gap between progress lines (default: the "
+	  "recipe's)." },
+	{ NULL }
+};
+
+static const struct sw_field f_job_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "job", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME,
+	  .desc = "Job name (training job or model download)." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
+	{ NULL }
+};
+
+static const struct sw_field f_job_logs[] = {
+	F_CLUSTER_PATH,
+	{ .name = "job", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME, .desc = "Job name." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
+	{ .name = "tail", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = 2000, .desc = "Last lines per pod (default 100)." },
+	{ .name = "pod", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 253, .pattern = "[a-z0-9]([a-z0-9.-]*" "[a-z0-9])?",
+	  .desc = "Only this pod of the job." },
+	{ NULL }
+};
+
+static const struct sw_field f_train_body[] = {
+	{ .name = "job_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
+	  .desc = "Job name (DNS label); outputs go to "
+	  "/data/outputs/<job_name>." },
+	{ .name = "kind", .type = SW_T_STRING, .enumv = train_kinds,
+	  .desc = "hyperpod-pytorch (default; needs the training operator) "
+	  "or ray (a KubeRay RayJob; needs KubeRay)." },
+	{ .name = "recipe", .type = SW_T_STRING, .enumv = train_recipes,
+	  .desc = "pytorch (default), llama-factory, ms-swift or verl (ray "
+	  "only)." },
+	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE,
+	  .desc = "Container image (default: the recipe's; docs/images.md)." },
+	{ .name = "elastic_agent", .type = SW_T_STRING, .enumv = train_agents,
+	  .desc = "hyperpod-pytorch: install (default: the pod installs "
+	  "the pinned hyperpod-elastic-agent with pip, then runs "
+	  "hyperpodrun) or image (the image already carries hyperpodrun)." },
+	{ .name = "log_monitoring", .type = SW_T_OBJECT,
+	  .desc = "hyperpod-pytorch: hang detection from the job's log "
+	  "(runPolicy.logMonitoringConfiguration).",
+	  .fields = f_log_monitoring },
+	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
+	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "Base model under /data/models/ (e.g. from "
+	  "model_download)." },
+	{ .name = "entry", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "pytorch recipe: training script under /data/code/ "
+	  "(default train.py)." },
+	{ .name = "config", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "llama-factory / ms-swift: recipe YAML under "
+	  "/data/configs/ (required for llama-factory)." },
+	{ .name = "nodes", .type = SW_T_INT, .min = 1, .max = 256,
+	  .desc = "Number of nodes (pods), default 1." },
+	{ .name = "gpus_per_node", .type = SW_T_INT, .min = 1, .max = 64,
+	  .desc = "GPUs per node, default 1; no more than the largest of "
+	  "the cluster's instance types has (checked at submit and dry "
+	  "run)." },
+	{ .name = "efa_per_node", .type = SW_T_INT, .max = 32,
+	  .desc = "EFA interfaces per node, default 0." },
+	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
+	  .pattern = PAT_ML_TYPE,
+	  .desc = "Run only on nodes of this HyperPod instance type." },
+	{ .name = "max_steps", .type = SW_T_INT, .min = 1, .max = 10000000,
+	  .desc = "Stop after this many steps (MAX_STEPS)." },
+	{ .name = "mlflow_tracking_uri", .type = SW_T_STRING, .min = 1,
+	  .max = 512, .pattern = PAT_MLFLOW,
+	  .desc = "MLflow tracking server (URL or SageMaker MLflow ARN)." },
+	{ .name = "env", .type = SW_T_MAP, .max = 32,
+	  .desc = "Extra environment variables (names "
+	  "[A-Za-z_][A-Za-z0-9_]*)." },
+	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "PVC mounted at /data (default s3-claim)." },
+	F_KUEUE_FIELDS,
+	{ NULL }
+};
+
+static const struct sw_field o_submitted[] = {
+	OUT("job", SW_T_STRING, "The job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind (PyTorchJob, "
+	    "HyperPodPyTorchJob, RayJob...)."),
+	OUT("recipe", SW_T_STRING, "The recipe it runs."),
+	OUT("image", SW_T_STRING, "Its image."),
+	OUT_OPT("service_account", SW_T_STRING, "The service account its "
+	    "pods run as."),
+	OUT("output_dir", SW_T_STRING, "Where it writes "
+	    "(/data/outputs/<job>)."),
+	{ .name = "applied", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "The objects applied." },
+	OUT_OPT("status_tool", SW_T_STRING, "training_job_get: follow it."),
+	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
+	{ NULL }
+};
+static const struct sw_field o_submit_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	OUT("job", SW_T_STRING, "The job."),
+	OUT_OPT("service_account", SW_T_STRING, "The service account its "
+	    "pods would run as."),
+	{ NULL }
+};
+static const struct sw_answer a_job_submit[] = {
+	{ .status = 201, .fields = o_submitted,
+	  .desc = "Submitted: the job and what was applied." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_submit_plan,
+	  .desc = "The plan (dry_run=true): the manifests." },
+	{ 0 }
+};
+
+static const struct sw_field o_pod_event[] = {
+	OUT_OPT("type", SW_T_STRING, "Normal or Warning."),
+	OUT_OPT("reason", SW_T_STRING, "Why."),
+	OUT_OPT("message", SW_T_STRING, "What."),
+	OUT("count", SW_T_INT, "How often."),
+	OUT_OPT("time", SW_T_STRING, "When last."),
+	{ NULL }
+};
+static const struct sw_field o_pod_event_item[] = {
+	{ .name = "event", .type = SW_T_OBJECT, .fields = o_pod_event },
+};
+static const struct sw_field o_pod[] = {
+	OUT_OPT("name", SW_T_STRING, "Pod name."),
+	OUT_OPT("phase", SW_T_STRING, "Pending, Running, Succeeded..."),
+	OUT_OPT("node", SW_T_STRING, "The node it runs on."),
+	OUT("restarts", SW_T_INT, "Container restarts."),
+	OUT_OPT("reason", SW_T_STRING, "Why it waits or ended."),
+	OUT_OPT("message", SW_T_STRING, "In words."),
+	{ .name = "events", .type = SW_T_ARRAY, .items = o_pod_event_item,
+	  .desc = "Its last events." },
+	{ NULL }
+};
+static const struct sw_field o_pod_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod },
+};
+#define F_JOB_SUMMARY							\
+	OUT_OPT("job", SW_T_STRING, "The job."),			\
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
+	OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind."),		\
+	OUT_OPT("type", SW_T_STRING, "pytorch, hyperpod-pytorch, ray..."), \
+	OUT_OPT("state", SW_T_STRING, "Pending, Running, Succeeded, "	\
+	    "Failed..."),						\
+	OUT("terminal", SW_T_BOOL, "It has ended."),			\
+	OUT_OPT("created", SW_T_STRING, "When (RFC 3339).")
+static const struct sw_field o_job_summary[] = {
+	F_JOB_SUMMARY,
+	{ NULL }
+};
+static const struct sw_field o_job_item[] = {
+	{ .name = "job", .type = SW_T_OBJECT, .fields = o_job_summary },
+};
+static const struct sw_field o_job_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_job_item, .desc = "The training jobs." },
+	{ NULL }
+};
+static const struct sw_answer a_job_list[] = {
+	{ .status = 200, .fields = o_job_list, .desc = "The jobs." },
+	{ 0 }
+};
+static const struct sw_field o_job[] = {
+	F_JOB_SUMMARY,
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pod_item, .desc = "Its pods." },
+	OUT_OPT("status", SW_T_ANY, "Its status as the operator writes "
+	    "it."),
+	{ NULL }
+};
+static const struct sw_answer a_job_get[] = {
+	{ .status = 200, .fields = o_job, .desc = "The job and its pods." },
+	{ 0 }
+};
+
+static const struct sw_field o_metrics[] = {
+	OUT_OPT("step", SW_T_INT, "The last step logged."),
+	OUT_OPT("max_steps", SW_T_INT, "Steps in all."),
+	OUT_OPT("progress", SW_T_NUMBER, "step / max_steps."),
+	OUT_OPT("loss", SW_T_NUMBER, "The last loss logged."),
+	OUT_OPT("tokens_per_second", SW_T_NUMBER, "The last throughput."),
+	OUT_OPT("mean_tokens_per_second", SW_T_NUMBER, "Its mean."),
+	OUT("samples", SW_T_INT, "Throughput lines read."),
+	{ NULL }
+};
+static const struct sw_field o_line_item[] = {
+	{ .name = "line", .type = SW_T_STRING },
+};
+static const struct sw_field o_pod_log[] = {
+	OUT_OPT("pod", SW_T_STRING, "Pod name."),
+	OUT_OPT("phase", SW_T_STRING, "Its phase."),
+	{ .name = "lines", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_line_item, .desc = "Its last lines." },
+	OUT("truncated", SW_T_BOOL, "The log was longer than was read."),
+	OUT_OPT("error", SW_T_STRING, "Why it could not be read."),
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
+	  .desc = "Training metrics read from its lines." },
+	{ NULL }
+};
+static const struct sw_field o_pod_log_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod_log },
+};
+static const struct sw_field o_logs[] = {
+	OUT_OPT("job", SW_T_STRING, "The job."),
+	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
+	OUT_OPT("state", SW_T_STRING, "Its state."),
+	OUT("tail", SW_T_INT, "Lines asked for per pod."),
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_pod_log_item, .desc = "Each pod's lines." },
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
+	  .desc = "The first pod's metrics." },
+	{ NULL }
+};
+static const struct sw_answer a_job_logs[] = {
+	{ .status = 200, .fields = o_logs, .desc = "The job's logs." },
+	{ 0 }
+};
+
+static const struct sw_field o_job_deleted[] = {
+	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What was deleted." },
+	OUT("job", SW_T_STRING, "The job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	{ NULL }
+};
+static const struct sw_field o_job_deletes[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ref_item, .desc = "What it would delete." },
+	{ NULL }
+};
+static const struct sw_answer a_job_delete[] = {
+	{ .status = 200, .fields = o_job_deleted, .desc = "Deleted." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_job_deletes,
+	  .desc = "The plan (dry_run=true): what it would delete." },
+	{ 0 }
+};
+
+static const struct sw_op rows[] = {
+	{
+	  .name = "training_job_submit",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/training-jobs",
+	  .tag = "workloads",
+	  .summary = "Submit a training job (HyperPodPyTorchJob or RayJob) "
+	    "from a recipe",
+	  .description = "Recipes pytorch, llama-factory, ms-swift and verl "
+	    "share one S3 data contract: the PVC s3-claim is mounted at "
+	    "/data; give dataset (under /data/datasets), model (under "
+	    "/data/models) and outputs go to /data/outputs/<job_name>. "
+	    "hyperpod-pytorch needs the training operator (409 names "
+	    "feature_set training_operator when absent); ray needs KubeRay. "
+	    "Poll training_job_get; read training_job_logs.",
+	  .params = f_cluster_name,
+	  .body = f_train_body,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "training_job_get",
+	  .poll_seconds = 15,
+	  .answers = a_job_submit,
+	},
+	{
+	  .name = "training_job_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/training-jobs",
+	  .tag = "workloads",
+	  .summary = "Training jobs and model downloads with their state",
+	  .params = f_wl_cluster,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
+	    SW_OP_WORKLOADS,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_job_list,
+	},
+	{
+	  .name = "training_job_get",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}",
+	  .tag = "workloads",
+	  .summary = "One training job or model download: state and pods",
+	  .description = "state is Pending, Running, Succeeded or Failed; "
+	    "terminal is true for the last two.  Each pod has its reason and "
+	    "message (why it is not running) and its newest Kubernetes "
+	    "events (events: type, reason, message, count, time; "
+	    "FailedScheduling says why it waits).",
+	  .params = f_job_path,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_job_get,
+	},
+	{
+	  .name = "training_job_logs",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}/logs",
+	  .tag = "workloads",
+	  .summary = "Last log lines of a job's pods, with parsed step, loss "
+	    "and throughput",
+	  .description = "Bounded: at most 'tail' lines per pod (default 100) "
+	    "of up to 8 pods; never follows.",
+	  .params = f_job_logs,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_job_logs,
+	},
+	{
+	  .name = "training_job_delete",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}",
+	  .tag = "workloads",
+	  .summary = "Delete a training job or model download and its pods",
+	  .params = f_job_path,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .status_tool = "training_job_get",
+	  .poll_seconds = 5,
+	  .answers = a_job_delete,
+	},
+};
+
+const struct sw_op_family sw_ops_training = {
+	rows, sizeof(rows) / sizeof(rows[0])
+};
