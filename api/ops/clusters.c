@@ -157,6 +157,9 @@ static const struct sw_field o_cluster[] = {
 	{ .name = "recent_operations", .type = SW_T_ARRAY,
 	  .items = sw_op_summary_item,
 	  .desc = "Its last five operations, newest first." },
+	{ .name = "cost", .type = SW_T_OBJECT, .fields = sw_cost_fields,
+	  .desc = "What its instance groups cost per hour now "
+	  "(cluster_per_hour), priced from the AWS Price List API." },
 	{ NULL }
 };
 static const struct sw_answer a_cluster_get[] = {

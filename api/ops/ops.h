@@ -103,6 +103,7 @@ extern const struct sw_field sw_op_summary_item[];
 extern const struct sw_field sw_stage_item[];
 extern const struct sw_field sw_event_item[];
 extern const struct sw_field sw_plan_call_item[];
+extern const struct sw_field sw_cost_fields[];
 extern const struct sw_field sw_plan_wait_item[];
 extern const struct sw_field sw_plan_stage_item[];
 
@@ -160,7 +161,10 @@ static const char *const op_states[] = {
 	{ .name = "waits", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
 	  .items = sw_plan_wait_item, .desc = "The waits between them." }, \
 	{ .name = "stages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
-	  .items = sw_plan_stage_item, .desc = "The stages it would run." }
+	  .items = sw_plan_stage_item, .desc = "The stages it would run." }, \
+	{ .name = "cost", .type = SW_T_OBJECT, .fields = sw_cost_fields,	\
+	  .desc = "What it adds per hour, priced from the AWS Price List " \
+	  "API (when it changes instance counts)." }
 
 /* A Kubernetes object a workload answer names. */
 static const struct sw_field o_ref[] = {

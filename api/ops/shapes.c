@@ -135,6 +135,64 @@ const struct sw_field sw_plan_wait_item[] = {
 const struct sw_field sw_plan_stage_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
+/* What a plan adds per hour, or a cluster costs (handlers/cost.c). */
+static const struct sw_field cost_plan_ref[] = {
+	OUT("arn", SW_T_STRING, "The training plan's ARN."),
+	OUT_OPT("name", SW_T_STRING, "Its name."),
+	OUT_OPT("upfront_fee", SW_T_NUMBER, "What it cost up front."),
+	OUT_OPT("currency", SW_T_STRING, "The fee's currency."),
+	OUT_OPT("end_time", SW_T_ANY, "When its capacity ends."),
+	OUT_OPT("why", SW_T_STRING, "Why it could not be read."),
+	{ NULL }
+};
+static const struct sw_field cost_line[] = {
+	OUT("group", SW_T_STRING, "The instance group."),
+	OUT("instance_type", SW_T_STRING, "Its instance type."),
+	OUT("capacity_type", SW_T_STRING, "on-demand, spot or "
+	    "training-plan."),
+	OUT("count_now", SW_T_INT, "Instances it has now."),
+	OUT("count_after", SW_T_INT, "Instances it has after."),
+	OUT("price", SW_T_STRING, "priced, unknown or training-plan."),
+	OUT_OPT("usd_per_hour_each", SW_T_NUMBER, "One instance's on-demand "
+	    "price per hour."),
+	OUT_OPT("sku", SW_T_STRING, "The Price List SKU."),
+	OUT_OPT("published", SW_T_STRING, "The price list's publication "
+	    "date."),
+	OUT_OPT("why", SW_T_STRING, "Why the price is unknown."),
+	{ .name = "training_plan", .type = SW_T_OBJECT,
+	  .fields = cost_plan_ref, .desc = "The plan its capacity comes "
+	  "from." },
+	{ NULL }
+};
+static const struct sw_field cost_line_item[] = {
+	{ .name = "line", .type = SW_T_OBJECT, .fields = cost_line },
+};
+static const struct sw_field cost_unknown_item[] = {
+	{ .name = "instance_type", .type = SW_T_STRING },
+};
+const struct sw_field sw_cost_fields[] = {
+	OUT("currency", SW_T_STRING, "USD."),
+	OUT("complete", SW_T_BOOL, "Every line has a price; when false the "
+	    "sums are null (unknown, never zero)."),
+	{ .name = "added_per_hour", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "What the change adds per hour (negative: saves)." },
+	{ .name = "added_per_day", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "The same per day." },
+	{ .name = "cluster_per_hour", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "What the cluster costs per hour after it." },
+	{ .name = "lines", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = cost_line_item, .desc = "One per instance group." },
+	{ .name = "unknown", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = cost_unknown_item, .desc = "Types with no known price." },
+	OUT("region", SW_T_STRING, "Whose prices."),
+	OUT("source", SW_T_STRING, "Where the prices come from."),
+	OUT("excludes", SW_T_STRING, "What is not counted."),
+	{ NULL }
+};
+
 static const struct sw_field plan[] = {
 	F_PLAN,
 	{ NULL }
