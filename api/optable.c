@@ -1199,6 +1199,21 @@ const struct sw_op sw_optable[] = {
 	  .output = "Principal",
 	},
 	{
+	  .name = "protected_resource",
+	  .method = "GET",
+	  .path = "/.well-known/oauth-protected-resource",
+	  .tag = "system",
+	  .summary = "OAuth protected resource metadata (RFC 9728)",
+	  .description = "Which OpenID provider issues the access tokens "
+	    "Slipway accepts as Bearer tokens on the API and /mcp, and the "
+	    "resource they must name as their audience (RFC 8707).  404 "
+	    "when no provider is configured.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .output = "Any",
+	},
+	{
 	  .name = "whoami",
 	  .method = "GET",
 	  .path = "/api/v1/whoami",

@@ -30,6 +30,8 @@
 #include "api/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
+#include "cloud/http.h"
 #include "api/req.h"
 #include "api/router.h"
 
@@ -99,6 +101,7 @@ main(int argc, char *argv[])
 		sw_error("cannot read the configuration in %s", dir);
 		return 1;
 	}
+	sw_oidc_set_fetch(http_get_document);
 	if (sw_db_open(a.cfg.db_path, &a.db) != SW_OK) {
 		sw_error("cannot open %s", a.cfg.db_path);
 		goto out;

@@ -38,6 +38,8 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
+#include "cloud/http.h"
 #include "mcp/mcp.h"
 #include "api/router.h"
 #include "lib/valid.h"
@@ -179,6 +181,7 @@ main(int argc, char *argv[])
 		sw_error("cannot read the configuration in %s", dir);
 		return 1;
 	}
+	sw_oidc_set_fetch(http_get_document);
 	if (sw_db_open(cfg.db_path, &db) != SW_OK) {
 		sw_error("cannot open %s", cfg.db_path);
 		goto out;

@@ -133,4 +133,12 @@ sw_err	 http_perform_stream(struct http_client *,
 	    const struct http_request *, struct http_response *,
 	    http_stream_fn fn, void *arg);
 
+/*
+ * GET url (https, or http to loopback) with a short timeout, as an
+ * OpenID provider's discovery document and keys are read, into out
+ * (its cap applies).  SW_OK only for a 200; SW_EUPSTREAM for another
+ * status, SW_EFORBIDDEN for a URL not allowed, else http_perform's.
+ */
+sw_err	 http_get_document(const char *url, struct sw_buf *out);
+
 #endif

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "handlers/handlers.h"
 #include "lib/json.h"
+#include "lib/oidc.h"
 #include "api/optable.h"
 #include "api/openapi.h"
 #include "api/optable.h"
@@ -54,7 +55,10 @@ principal_json(const struct sw_principal *p)
 
 	sw_json_add_str(o, "name", p->name);
 	sw_json_add_str(o, "scope", sw_scope_name(p->scope));
-	sw_json_add_str(o, "via", p->via_cookie ? "session" : "token");
+	sw_json_add_str(o, "via", p->via_cookie ? "session" :
+	    p->via_provider ? "provider" : "token");
+	if (p->via_provider)
+		sw_json_add_str(o, "groups", p->groups);
 	return o;
 }
 
@@ -91,6 +95,18 @@ h_logout(struct sw_req *r)
 	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
 	    "SameSite=Strict; Max-Age=0");
 	sw_req_reply(r, 200, principal_json(&r->who));
+	return SW_OK;
+}
+
+sw_err
+h_protected_resource(struct sw_req *r)
+{
+	json_object *o = sw_oidc_resource_metadata(r->cfg);
+
+	if (o == NULL)
+		return sw_req_fail(r, SW_ENOTFOUND, "no OpenID provider is "
+		    "configured (oidc.issuer in slipway.conf)");
+	sw_req_reply(r, 200, o);
 	return SW_OK;
 }
 

@@ -15,6 +15,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "login", .fn = h_login },
 	{ .op = "logout", .fn = h_logout },
 	{ .op = "whoami", .fn = h_whoami },
+	{ .op = "protected_resource", .fn = h_protected_resource },
 	{ .op = "metrics", .fn = h_metrics },
 	{ .op = "token_list", .fn = h_token_list },
 	{ .op = "token_create", .fn = h_token_create },

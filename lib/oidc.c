@@ -1,0 +1,413 @@
+/*
+ * oidc.c: provider access tokens (see oidc.h).  One key cache per
+ * process: the discovery document gives jwks_uri, the JWK Set is kept
+ * with the time it came; lib/jwt.c does the checking.  A refresh is
+ * rate-limited (SW_OIDC_REFRESH_MIN_MS) whatever asked for it, so
+ * tokens with made-up kids cost the provider one request per interval.
+ */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/db.h"
+#include "lib/json.h"
+#include "lib/jwt.h"
+#include "lib/limits.h"
+#include "lib/log.h"
+#include "lib/oidc.h"
+
+static sw_oidc_fetch_fn fetch_fn;
+
+static struct {
+	char		 issuer[512];	/* the keys are this issuer's */
+	json_object	*jwks;		/* owned; NULL: none */
+	int64_t		 fetched_ms;	/* when jwks came */
+	int64_t		 tried_ms;	/* the last refresh begun */
+} cache;
+
+void
+sw_oidc_set_fetch(sw_oidc_fetch_fn fn)
+{
+	fetch_fn = fn;
+}
+
+static json_object *
+oidc_conf(const struct sw_config *c)
+{
+	json_object *o = c != NULL ? sw_json_get(c->root, "oidc") : NULL;
+
+	return o != NULL && json_object_is_type(o, json_type_object) ? o :
+	    NULL;
+}
+
+static const char *
+conf_str(const struct sw_config *c, const char *key, const char *dflt)
+{
+	const char *v = sw_json_get_str(oidc_conf(c), key);
+
+	return v != NULL && v[0] != '\0' ? v : dflt;
+}
+
+int
+sw_oidc_enabled(const struct sw_config *c)
+{
+	return conf_str(c, "issuer", NULL) != NULL;
+}
+
+sw_err
+sw_oidc_resource(const struct sw_config *c, char *out, size_t outsz)
+{
+	const char *pub = sw_json_get_str(c->root, "public_url");
+	size_t n;
+
+	if (pub != NULL && pub[0] != '\0') {
+		if (sw_fmt(out, outsz, "%s", pub) != SW_OK)
+			return SW_EINVAL;
+	} else if (sw_fmt(out, outsz, "http://127.0.0.1:%d", c->port) !=
+	    SW_OK)
+		return SW_EINVAL;
+	n = strlen(out);
+	if (n > 0 && out[n - 1] == '/')
+		out[n - 1] = '\0';
+	return SW_OK;
+}
+
+/* The algorithms the configuration accepts (default RS256 and ES256). */
+static unsigned
+conf_algs(const struct sw_config *c)
+{
+	json_object *a = sw_json_get(oidc_conf(c), "algorithms");
+	unsigned set = 0;
+	size_t i;
+
+	if (a == NULL || !json_object_is_type(a, json_type_array))
+		return SW_JWT_RS256 | SW_JWT_ES256;
+	for (i = 0; i < json_object_array_length(a); i++)
+		set |= sw_jwt_alg_bit(json_object_get_string(
+		    json_object_array_get_idx(a, i)));
+	return set;
+}
+
+/* GET url as a JSON object; NULL after a log line. */
+static json_object *
+fetch_json(const char *url)
+{
+	struct sw_buf b;
+	json_object *o = NULL;
+	char why[128];
+	sw_err e;
+
+	sw_buf_init(&b, SW_MAX_OIDC_DOC);
+	if (fetch_fn == NULL)
+		sw_warn("OpenID provider: this program cannot fetch %s", url);
+	else if ((e = fetch_fn(url, &b)) != SW_OK)
+		sw_warn("OpenID provider: GET %s: %s", url, sw_err_slug(e));
+	else if (sw_json_parse(sw_buf_str(&b), b.len, &o, why,
+	    sizeof(why)) != SW_OK || !json_object_is_type(o,
+	    json_type_object)) {
+		sw_warn("OpenID provider: %s is not a JSON object", url);
+		json_object_put(o);
+		o = NULL;
+	}
+	sw_buf_free(&b);
+	return o;
+}
+
+/* Discovery, then the JWK Set; the cache keeps what it had on failure. */
+static void
+refresh(const char *issuer)
+{
+	char url[1024];
+	json_object *disc, *jwks = NULL;
+	const char *iss, *uri;
+	size_t n = strlen(issuer);
+
+	cache.tried_ms = sw_now_ms();
+	if (sw_fmt(url, sizeof(url), "%.*s/.well-known/openid-configuration",
+	    (int)(n > 0 && issuer[n - 1] == '/' ? n - 1 : n), issuer) !=
+	    SW_OK || (disc = fetch_json(url)) == NULL)
+		return;
+	iss = sw_json_get_str(disc, "issuer");
+	uri = sw_json_get_str(disc, "jwks_uri");
+	/* OpenID Connect Discovery 1.0, 4.3: the same issuer, exactly. */
+	if (iss == NULL || strcmp(iss, issuer) != 0)
+		sw_warn("OpenID provider: the discovery document of %s names "
+		    "issuer %s", issuer, iss ? iss : "(none)");
+	else if (uri == NULL)
+		sw_warn("OpenID provider: %s has no jwks_uri", url);
+	else if ((jwks = fetch_json(uri)) != NULL &&
+	    !json_object_is_type(sw_json_get(jwks, "keys"), json_type_array)) {
+		sw_warn("OpenID provider: %s has no keys array", uri);
+		json_object_put(jwks);
+		jwks = NULL;
+	}
+	json_object_put(disc);
+	if (jwks == NULL)
+		return;
+	json_object_put(cache.jwks);
+	cache.jwks = jwks;
+	cache.fetched_ms = sw_now_ms();
+	if (sw_fmt(cache.issuer, sizeof(cache.issuer), "%s", issuer) !=
+	    SW_OK)
+		cache.issuer[0] = '\0';	/* never matches: fetched again */
+}
+
+/* Refresh unless one began less than SW_OIDC_REFRESH_MIN_MS ago. */
+static void
+refresh_limited(const char *issuer)
+{
+	int64_t now = sw_now_ms();
+
+	if (cache.tried_ms != 0 && now >= cache.tried_ms &&
+	    now - cache.tried_ms < SW_OIDC_REFRESH_MIN_MS)
+		return;
+	refresh(issuer);
+}
+
+/* The cached keys of issuer, fetched or refreshed as their age asks;
+ * NULL when there are none to use. */
+static json_object *
+keys_for(const char *issuer)
+{
+	int64_t age;
+
+	if (cache.jwks != NULL && strcmp(cache.issuer, issuer) != 0) {
+		json_object_put(cache.jwks);
+		cache.jwks = NULL;
+		cache.tried_ms = 0;
+	}
+	age = sw_now_ms() - cache.fetched_ms;
+	if (cache.jwks == NULL || age > SW_OIDC_JWKS_TTL_MS)
+		refresh_limited(issuer);
+	age = sw_now_ms() - cache.fetched_ms;
+	if (cache.jwks != NULL && age > SW_OIDC_JWKS_TTL_MS +
+	    SW_OIDC_JWKS_MAX_STALE_MS)
+		return NULL;
+	return cache.jwks;
+}
+
+/* A name fit for the principal: 1..SW_MAX_TOKEN_NAME printable ASCII
+ * characters, none of them space, quote or backslash. */
+static int
+principal_name_ok(const char *v)
+{
+	size_t i, n = v != NULL ? strlen(v) : 0;
+
+	if (n == 0 || n > SW_MAX_TOKEN_NAME)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (v[i] <= 0x20 || v[i] >= 0x7f || v[i] == '"' ||
+		    v[i] == '\\')
+			return 0;
+	return 1;
+}
+
+/* The groups claim (a string or an array of strings) as a comma list;
+ * what does not fit is left off. */
+static void
+principal_groups(const struct sw_config *c, const struct sw_jwt *j,
+    struct sw_principal *p)
+{
+	json_object *g = sw_json_get(j->claims, conf_str(c, "groups_claim",
+	    "groups"));
+	size_t i, n, off = 0;
+	const char *s;
+
+	p->groups[0] = '\0';
+	if (g != NULL && json_object_is_type(g, json_type_string)) {
+		if (principal_name_ok(json_object_get_string(g)) &&
+		    sw_fmt(p->groups, sizeof(p->groups), "%s",
+		    json_object_get_string(g)) != SW_OK)
+			p->groups[0] = '\0';
+		return;
+	}
+	if (g == NULL || !json_object_is_type(g, json_type_array))
+		return;
+	for (i = 0; i < json_object_array_length(g); i++) {
+		s = json_object_get_string(json_object_array_get_idx(g, i));
+		n = s != NULL ? strlen(s) : 0;
+		if (!principal_name_ok(s) || strchr(s, ',') != NULL ||
+		    off + n + 2 > sizeof(p->groups))
+			continue;
+		if (off > 0)
+			p->groups[off++] = ',';
+		memcpy(p->groups + off, s, n + 1);
+		off += n;
+	}
+}
+
+/* A 16-hex id for the person (issuer and subject), as a token's id
+ * names a token: the long-poll slots are counted by it. */
+static void
+principal_id(const char *issuer, const char *sub, char id[17])
+{
+	static const char hx[] = "0123456789abcdef";
+	unsigned char md[32];
+	unsigned int len = sizeof(md);
+	EVP_MD_CTX *ctx;
+	int i;
+
+	memset(md, 0, sizeof(md));
+	if ((ctx = EVP_MD_CTX_new()) != NULL) {
+		EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+		EVP_DigestUpdate(ctx, issuer, strlen(issuer) + 1);
+		EVP_DigestUpdate(ctx, sub, strlen(sub));
+		EVP_DigestFinal_ex(ctx, md, &len);
+		EVP_MD_CTX_free(ctx);
+	}
+	for (i = 0; i < 8; i++) {
+		id[2 * i] = hx[md[i] >> 4];
+		id[2 * i + 1] = hx[md[i] & 15];
+	}
+	id[16] = '\0';
+}
+
+static sw_err
+principal_from(const struct sw_config *c, const struct sw_jwt *j,
+    struct sw_principal *p, char *why, size_t whysz)
+{
+	const char *claim = conf_str(c, "user_claim", "sub");
+	const char *name = sw_json_get_str(j->claims, claim);
+	const char *sub = sw_json_get_str(j->claims, "sub");
+
+	if (!principal_name_ok(name)) {
+		sw_fmt_text(why, whysz, "claim %s is missing or is not 1 to "
+		    "%d printable characters", claim, SW_MAX_TOKEN_NAME);
+		return SW_EUNAUTH;
+	}
+	if (sw_fmt(p->name, sizeof(p->name), "%s", name) != SW_OK)
+		return SW_EUNAUTH;	/* principal_name_ok kept it short */
+	principal_id(conf_str(c, "issuer", ""), sub != NULL ? sub : name,
+	    p->token_id);
+	principal_groups(c, j, p);
+	p->scope = sw_scope_parse(conf_str(c, "scope", "read"));
+	if (p->scope == SW_SCOPE_NONE)
+		p->scope = SW_SCOPE_READ;
+	p->via_provider = 1;
+	return SW_OK;
+}
+
+/* The key for j: the cache's, or after one refresh on a kid miss. */
+static json_object *
+key_for(const char *issuer, const struct sw_jwt *j, char *why,
+    size_t whysz)
+{
+	json_object *jwks, *k;
+
+	if ((jwks = keys_for(issuer)) == NULL) {
+		sw_fmt_text(why, whysz, "the provider's keys cannot be "
+		    "fetched");
+		return NULL;
+	}
+	if ((k = sw_jwks_find(jwks, j)) != NULL)
+		return k;
+	refresh_limited(issuer);
+	if (cache.jwks != NULL && (k = sw_jwks_find(cache.jwks, j)) != NULL)
+		return k;
+	sw_fmt_text(why, whysz, "no key of the provider has kid %s",
+	    j->kid != NULL ? j->kid : "(none)");
+	return NULL;
+}
+
+sw_err
+sw_oidc_check(const struct sw_config *c, const char *token,
+    struct sw_principal *p, char *why, size_t whysz)
+{
+	const char *issuer = conf_str(c, "issuer", NULL);
+	struct sw_jwt_rules rules;
+	struct sw_jwt j;
+	json_object *key;
+	char resource[512];
+	sw_err e;
+
+	memset(p, 0, sizeof(*p));
+	if (issuer == NULL) {
+		sw_fmt_text(why, whysz, "no OpenID provider is configured");
+		return SW_EUNAUTH;
+	}
+	if ((e = sw_jwt_parse(token, &j, why, whysz)) != SW_OK)
+		goto out;
+	e = SW_EUNAUTH;
+	if ((j.alg & conf_algs(c)) == 0) {
+		sw_fmt_text(why, whysz, "algorithm %s is not accepted",
+		    j.alg_name);
+		goto out;
+	}
+	if (sw_oidc_resource(c, resource, sizeof(resource)) != SW_OK)
+		goto out;
+	memset(&rules, 0, sizeof(rules));
+	rules.issuer = issuer;
+	rules.audience = conf_str(c, "audience", resource);
+	rules.now = sw_now_ms() / 1000;
+	rules.skew = sw_json_get_int(oidc_conf(c), "clock_skew",
+	    SW_OIDC_SKEW_DEFAULT);
+	if (rules.skew < 0 || rules.skew > SW_OIDC_SKEW_MAX)
+		rules.skew = SW_OIDC_SKEW_DEFAULT;
+	/* Claims first: an expired token costs no fetch and no RSA. */
+	if ((e = sw_jwt_check_claims(&j, &rules, why, whysz)) != SW_OK)
+		goto out;
+	e = SW_EUNAUTH;
+	if ((key = key_for(issuer, &j, why, whysz)) == NULL)
+		goto out;
+	if ((e = sw_jwt_verify(&j, key, why, whysz)) == SW_OK)
+		e = principal_from(c, &j, p, why, whysz);
+out:
+	sw_jwt_free(&j);
+	if (e != SW_OK)
+		memset(p, 0, sizeof(*p));
+	return e;
+}
+
+sw_err
+sw_bearer_check(struct sw_db *db, const struct sw_config *c,
+    const char *token, struct sw_principal *p, char *why, size_t whysz)
+{
+	sw_err e;
+
+	why[0] = '\0';
+	if (token != NULL && strncmp(token, "swt_", 4) != 0 &&
+	    sw_oidc_enabled(c))
+		return sw_oidc_check(c, token, p, why, whysz);
+	if ((e = sw_token_check(db, token, p)) == SW_EUNAUTH)
+		sw_fmt_text(why, whysz, "the token is unknown, revoked or "
+		    "malformed");
+	return e;
+}
+
+void
+sw_oidc_challenge(const struct sw_config *c, const char *error, char *out,
+    size_t outsz)
+{
+	char res[512], md[600] = "";
+
+	if (sw_oidc_enabled(c) && sw_oidc_resource(c, res, sizeof(res)) ==
+	    SW_OK && sw_fmt(md, sizeof(md), "resource_metadata=\"%s/"
+	    ".well-known/oauth-protected-resource\"", res) != SW_OK)
+		md[0] = '\0';
+	sw_fmt_text(out, outsz, "Bearer realm=\"slipway\"%s%s%s%s%s",
+	    md[0] ? ", " : "", md, error ? ", error=\"" : "",
+	    error ? error : "", error ? "\"" : "");
+}
+
+json_object *
+sw_oidc_resource_metadata(const struct sw_config *c)
+{
+	char res[512];
+	json_object *o, *a;
+
+	if (!sw_oidc_enabled(c) || sw_oidc_resource(c, res,
+	    sizeof(res)) != SW_OK)
+		return NULL;
+	o = json_object_new_object();
+	sw_json_add_str(o, "resource", res);
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string(conf_str(c,
+	    "issuer", "")));
+	json_object_object_add(o, "authorization_servers", a);
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string("header"));
+	json_object_object_add(o, "bearer_methods_supported", a);
+	sw_json_add_str(o, "resource_name", "Slipway");
+	return o;
+}
