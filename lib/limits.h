@@ -181,6 +181,9 @@
  * and at most (oidc.clock_skew). */
 #define SW_OIDC_SKEW_DEFAULT	60
 #define SW_OIDC_SKEW_MAX	300
+/* Provider tokens each process remembers as checked (by SHA-256), so a
+ * client's next request with the same token skips the signature. */
+#define SW_OIDC_SEEN		64
 /* Groups of a provider principal, as a comma list, at most. */
 #define SW_MAX_PRINCIPAL_GROUPS	255
 

@@ -4,7 +4,13 @@
  * with the time it came; lib/jwt.c does the checking.  A refresh is
  * rate-limited (SW_OIDC_REFRESH_MIN_MS) whatever asked for it, so
  * tokens with made-up kids cost the provider one request per interval.
+ *
+ * A token that passed is remembered by its SHA-256 (SW_OIDC_SEEN of
+ * them) with its principal and validity: a client sends the same token
+ * until it expires, and the signature need not be checked again.  The
+ * validity is checked at every use; new keys forget every token.
  */
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +31,64 @@ static struct {
 	int64_t		 fetched_ms;	/* when jwks came */
 	int64_t		 tried_ms;	/* the last refresh begun */
 } cache;
+
+static struct seen {
+	unsigned char		md[32];		/* SHA-256 of the token */
+	int64_t			exp, nbf;	/* seconds; nbf 0: none */
+	int64_t			used_ms;	/* 0: empty */
+	struct sw_principal	who;
+} seen[SW_OIDC_SEEN];
+
+static void
+token_digest(const char *token, unsigned char md[32])
+{
+	unsigned int len = 32;
+
+	if (EVP_Digest(token, strlen(token), md, &len, EVP_sha256(), NULL) !=
+	    1)
+		memset(md, 0, 32);
+}
+
+/* The remembered principal of a token still within its validity. */
+static int
+seen_find(const unsigned char md[32], int64_t now_s, int64_t skew,
+    struct sw_principal *p)
+{
+	size_t i;
+
+	for (i = 0; i < SW_OIDC_SEEN; i++) {
+		if (seen[i].used_ms == 0 ||
+		    CRYPTO_memcmp(seen[i].md, md, 32) != 0)
+			continue;
+		if (now_s >= seen[i].exp + skew || now_s + skew < seen[i].nbf) {
+			seen[i].used_ms = 0;
+			return 0;
+		}
+		seen[i].used_ms = sw_now_ms();
+		*p = seen[i].who;
+		return 1;
+	}
+	return 0;
+}
+
+/* Remember a token that passed, in place of the least recently used. */
+static void
+seen_add(const unsigned char md[32], const struct sw_jwt *j,
+    const struct sw_principal *p)
+{
+	json_object *v;
+	size_t i, lru = 0;
+
+	for (i = 1; i < SW_OIDC_SEEN; i++)
+		if (seen[i].used_ms < seen[lru].used_ms)
+			lru = i;
+	memcpy(seen[lru].md, md, 32);
+	seen[lru].exp = sw_json_get_int(j->claims, "exp", 0);
+	v = sw_json_get(j->claims, "nbf");
+	seen[lru].nbf = v != NULL ? (int64_t)json_object_get_double(v) : 0;
+	seen[lru].who = *p;
+	seen[lru].used_ms = sw_now_ms();
+}
 
 void
 sw_oidc_set_fetch(sw_oidc_fetch_fn fn)
@@ -148,6 +212,7 @@ refresh(const char *issuer)
 	json_object_put(cache.jwks);
 	cache.jwks = jwks;
 	cache.fetched_ms = sw_now_ms();
+	memset(seen, 0, sizeof(seen));	/* a key may be gone */
 	if (sw_fmt(cache.issuer, sizeof(cache.issuer), "%s", issuer) !=
 	    SW_OK)
 		cache.issuer[0] = '\0';	/* never matches: fetched again */
@@ -318,14 +383,25 @@ sw_oidc_check(const struct sw_config *c, const char *token,
 	struct sw_jwt_rules rules;
 	struct sw_jwt j;
 	json_object *key;
+	unsigned char md[32];
 	char resource[512];
+	int64_t skew;
 	sw_err e;
 
 	memset(p, 0, sizeof(*p));
+	memset(&j, 0, sizeof(j));
 	if (issuer == NULL) {
 		sw_fmt_text(why, whysz, "no OpenID provider is configured");
 		return SW_EUNAUTH;
 	}
+	skew = sw_json_get_int(oidc_conf(c), "clock_skew",
+	    SW_OIDC_SKEW_DEFAULT);
+	if (skew < 0 || skew > SW_OIDC_SKEW_MAX)
+		skew = SW_OIDC_SKEW_DEFAULT;
+	token_digest(token != NULL ? token : "", md);
+	if (cache.jwks != NULL && sw_now_ms() - cache.fetched_ms <=
+	    SW_OIDC_JWKS_TTL_MS && seen_find(md, sw_now_ms() / 1000, skew, p))
+		return SW_OK;
 	if ((e = sw_jwt_parse(token, &j, why, whysz)) != SW_OK)
 		goto out;
 	e = SW_EUNAUTH;
@@ -340,18 +416,16 @@ sw_oidc_check(const struct sw_config *c, const char *token,
 	rules.issuer = issuer;
 	rules.audience = conf_str(c, "audience", resource);
 	rules.now = sw_now_ms() / 1000;
-	rules.skew = sw_json_get_int(oidc_conf(c), "clock_skew",
-	    SW_OIDC_SKEW_DEFAULT);
-	if (rules.skew < 0 || rules.skew > SW_OIDC_SKEW_MAX)
-		rules.skew = SW_OIDC_SKEW_DEFAULT;
+	rules.skew = skew;
 	/* Claims first: an expired token costs no fetch and no RSA. */
 	if ((e = sw_jwt_check_claims(&j, &rules, why, whysz)) != SW_OK)
 		goto out;
 	e = SW_EUNAUTH;
 	if ((key = key_for(issuer, &j, why, whysz)) == NULL)
 		goto out;
-	if ((e = sw_jwt_verify(&j, key, why, whysz)) == SW_OK)
-		e = principal_from(c, &j, p, why, whysz);
+	if ((e = sw_jwt_verify(&j, key, why, whysz)) == SW_OK &&
+	    (e = principal_from(c, &j, p, why, whysz)) == SW_OK)
+		seen_add(md, &j, p);
 out:
 	sw_jwt_free(&j);
 	if (e != SW_OK)
