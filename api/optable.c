@@ -79,6 +79,25 @@ static const struct sw_field f_login[] = {
 	{ NULL }
 };
 
+/* What a provider sends back to the sign-in callback (RFC 6749 4.1.2,
+ * RFC 9207's iss); SW_F_SECRET keeps the code out of every echo. */
+static const struct sw_field f_login_callback[] = {
+	{ .name = "code", .type = SW_T_STRING,
+	  .flags = SW_F_QUERY | SW_F_SECRET, .min = 1, .max = 2048,
+	  .desc = "The authorization code." },
+	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 128, .desc = "The state the sign-in began with." },
+	{ .name = "iss", .type = SW_T_STRING, .flags = SW_F_QUERY, .max = 512,
+	  .desc = "The provider that answers (RFC 9207)." },
+	{ .name = "session_state", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .max = 512, .desc = "The provider's session state (ignored)." },
+	{ .name = "error", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .max = 128, .desc = "Why the provider did not sign the person in." },
+	{ .name = "error_description", .type = SW_T_STRING,
+	  .flags = SW_F_QUERY, .max = 512, .desc = "The same, in words." },
+	{ NULL }
+};
+
 static const struct sw_field f_token_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
@@ -1187,6 +1206,35 @@ const struct sw_op sw_optable[] = {
 	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
 	  .output = "Principal",
+	},
+	{
+	  .name = "login_provider",
+	  .method = "GET",
+	  .path = "/api/v1/login/oidc",
+	  .tag = "system",
+	  .summary = "Sign in through the OpenID provider (redirects there)",
+	  .description = "Starts Authorization Code with PKCE: a 302 to the "
+	    "provider's authorization endpoint, with state, nonce and the "
+	    "code verifier in a short-lived cookie for the callback.  404 "
+	    "when no provider client is configured.",
+	  .flags = SW_OP_READONLY | SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .output = "Any",
+	},
+	{
+	  .name = "login_provider_callback",
+	  .method = "GET",
+	  .path = "/api/v1/login/oidc/callback",
+	  .tag = "system",
+	  .summary = "Where the OpenID provider returns the person",
+	  .description = "Checks the state against the sign-in cookie, trades "
+	    "the code (with the PKCE verifier) for tokens, checks the ID "
+	    "token (signature, issuer, audience, expiry, nonce) and sets the "
+	    "session cookie, then redirects to the UI.",
+	  .params = f_login_callback,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .output = "Any",
 	},
 	{
 	  .name = "logout",

@@ -586,7 +586,8 @@ http_perform_stream(struct http_client *c, const struct http_request *req,
 }
 
 sw_err
-http_get_document(const char *url, struct sw_buf *out)
+http_get_document(const char *url, const char *form,
+    const char *authorization, struct sw_buf *out)
 {
 	struct http_client c;
 	struct http_request req;
@@ -617,10 +618,20 @@ http_get_document(const char *url, struct sw_buf *out)
 	c.timeout_ms = SW_OIDC_FETCH_TIMEOUT_MS;
 	c.max_body = out->max ? out->max : SW_MAX_UPSTREAM_BODY;
 	http_response_init(&resp, c.max_body);
-	if ((e = http_request_init(&req, "GET", base, p, q ? q + 1 : NULL)) ==
-	    SW_OK) {
+	if ((e = http_request_init(&req, form ? "POST" : "GET", base, p,
+	    q ? q + 1 : NULL)) == SW_OK) {
 		if ((e = http_headers_add(&req.headers, "Accept",
-		    "application/json")) == SW_OK &&
+		    "application/json")) == SW_OK && form != NULL &&
+		    ((e = http_headers_add(&req.headers, "Content-Type",
+		    "application/x-www-form-urlencoded")) != SW_OK ||
+		    (e = http_request_set_body(&req, form, strlen(form))) !=
+		    SW_OK))
+			;
+		else if (e == SW_OK && authorization != NULL &&
+		    (e = http_headers_add(&req.headers, "Authorization",
+		    authorization)) != SW_OK)
+			;
+		else if (e == SW_OK &&
 		    (e = http_perform(&c, &req, &resp)) == SW_OK)
 			e = resp.status == 200 ? sw_buf_add(out,
 			    sw_buf_str(&resp.body), resp.body.len) :

@@ -12,9 +12,11 @@
  */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/db.h"
 #include "lib/json.h"
@@ -27,6 +29,7 @@ static sw_oidc_fetch_fn fetch_fn;
 
 static struct {
 	char		 issuer[512];	/* the keys are this issuer's */
+	json_object	*disc;		/* owned: its discovery document */
 	json_object	*jwks;		/* owned; NULL: none */
 	int64_t		 fetched_ms;	/* when jwks came */
 	int64_t		 tried_ms;	/* the last refresh begun */
@@ -165,7 +168,7 @@ fetch_json(const char *url)
 	sw_buf_init(&b, SW_MAX_OIDC_DOC);
 	if (fetch_fn == NULL)
 		sw_warn("OpenID provider: this program cannot fetch %s", url);
-	else if ((e = fetch_fn(url, &b)) != SW_OK)
+	else if ((e = fetch_fn(url, NULL, NULL, &b)) != SW_OK)
 		sw_warn("OpenID provider: GET %s: %s", url, sw_err_slug(e));
 	else if (sw_json_parse(sw_buf_str(&b), b.len, &o, why,
 	    sizeof(why)) != SW_OK || !json_object_is_type(o,
@@ -206,9 +209,12 @@ refresh(const char *issuer)
 		json_object_put(jwks);
 		jwks = NULL;
 	}
-	json_object_put(disc);
-	if (jwks == NULL)
+	if (jwks == NULL) {
+		json_object_put(disc);
 		return;
+	}
+	json_object_put(cache.disc);
+	cache.disc = disc;
 	json_object_put(cache.jwks);
 	cache.jwks = jwks;
 	cache.fetched_ms = sw_now_ms();
@@ -484,4 +490,268 @@ sw_oidc_resource_metadata(const struct sw_config *c)
 	json_object_object_add(o, "bearer_methods_supported", a);
 	sw_json_add_str(o, "resource_name", "Slipway");
 	return o;
+}
+
+/* ---- the web UI's sign-in ------------------------------------------- */
+
+static const char b64u[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* n bytes as unpadded base64url into out (4 * n / 3 + 2 bytes). */
+static void
+b64u_encode(const unsigned char *in, size_t n, char *out)
+{
+	unsigned int acc = 0;
+	size_t i, o = 0;
+	int bits = 0;
+
+	for (i = 0; i < n; i++) {
+		acc = (acc << 8) | in[i];
+		bits += 8;
+		while (bits >= 6) {
+			bits -= 6;
+			out[o++] = b64u[(acc >> bits) & 63];
+		}
+	}
+	if (bits > 0)
+		out[o++] = b64u[(acc << (6 - bits)) & 63];
+	out[o] = '\0';
+}
+
+/* 32 random bytes as 43 base64url characters. */
+static sw_err
+random_word(char out[44])
+{
+	unsigned char raw[32];
+
+	if (RAND_bytes(raw, sizeof(raw)) != 1)
+		return SW_EINTERNAL;
+	b64u_encode(raw, sizeof(raw), out);
+	OPENSSL_cleanse(raw, sizeof(raw));
+	return SW_OK;
+}
+
+/* The S256 code challenge of a verifier. */
+static void
+challenge_of(const char *verifier, char out[44])
+{
+	unsigned char md[32];
+
+	token_digest(verifier, md);
+	b64u_encode(md, sizeof(md), out);
+}
+
+/* Percent-encode s for a query or form value into b. */
+static sw_err
+form_value(struct sw_buf *b, const char *s)
+{
+	static const char hx[] = "0123456789ABCDEF";
+	sw_err e = SW_OK;
+
+	for (; *s != '\0' && e == SW_OK; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("-._~", c) != NULL)
+			e = sw_buf_putc(b, (char)c);
+		else
+			e = sw_buf_printf(b, "%%%c%c", hx[c >> 4], hx[c & 15]);
+	}
+	return e;
+}
+
+/* The discovery document's endpoint name, fetched if need be. */
+static const char *
+endpoint(const char *issuer, const char *name)
+{
+	if (cache.disc == NULL || strcmp(cache.issuer, issuer) != 0)
+		refresh_limited(issuer);
+	return cache.disc != NULL && strcmp(cache.issuer, issuer) == 0 ?
+	    sw_json_get_str(cache.disc, name) : NULL;
+}
+
+sw_err
+sw_oidc_login_begin(const struct sw_config *c, const char *redirect_uri,
+    char *url, size_t urlsz, char cookie[SW_OIDC_LOGIN_COOKIE], char *why,
+    size_t whysz)
+{
+	const char *issuer = conf_str(c, "issuer", NULL);
+	const char *client = conf_str(c, "client_id", NULL);
+	const char *authz;
+	char state[44], nonce[44], verifier[44], chal[44];
+	struct sw_buf b;
+	sw_err e;
+
+	if (issuer == NULL || client == NULL) {
+		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		    "configured (oidc.client_id)");
+		return SW_ENOTFOUND;
+	}
+	if ((authz = endpoint(issuer, "authorization_endpoint")) == NULL) {
+		sw_fmt_text(why, whysz, "the provider cannot be reached");
+		return SW_EUNAVAIL;
+	}
+	if ((e = random_word(state)) != SW_OK ||
+	    (e = random_word(nonce)) != SW_OK ||
+	    (e = random_word(verifier)) != SW_OK)
+		return e;
+	challenge_of(verifier, chal);
+	sw_buf_init(&b, urlsz - 1);
+	if ((e = sw_buf_printf(&b, "%s%sresponse_type=code&scope=openid%%20"
+	    "profile%%20email&client_id=", authz, strchr(authz, '?') ? "&" :
+	    "?")) != SW_OK || (e = form_value(&b, client)) != SW_OK ||
+	    (e = sw_buf_puts(&b, "&redirect_uri=")) != SW_OK ||
+	    (e = form_value(&b, redirect_uri)) != SW_OK ||
+	    (e = sw_buf_printf(&b, "&state=%s&nonce=%s&code_challenge=%s"
+	    "&code_challenge_method=S256", state, nonce, chal)) != SW_OK ||
+	    (e = sw_fmt(url, urlsz, "%s", sw_buf_str(&b))) != SW_OK ||
+	    (e = sw_fmt(cookie, SW_OIDC_LOGIN_COOKIE, "%s.%s.%s", state, nonce,
+	    verifier)) != SW_OK)
+		sw_fmt_text(why, whysz, "the authorization URL is too long");
+	sw_buf_free(&b);
+	OPENSSL_cleanse(verifier, sizeof(verifier));
+	return e;
+}
+
+/* POST the code to the token endpoint; the ID token into idt. */
+static sw_err
+code_for_tokens(const struct sw_config *c, const char *token_url,
+    const char *redirect_uri, const char *code, const char *verifier,
+    char **idt, char *why, size_t whysz)
+{
+	struct sw_buf form, basic, out;
+	json_object *o = NULL;
+	unsigned char *raw;
+	char *auth = NULL, jwhy[96];
+	sw_err e;
+
+	*idt = NULL;
+	sw_buf_init(&form, 8192);
+	sw_buf_init(&basic, 2048);
+	sw_buf_init(&out, SW_MAX_OIDC_DOC);
+	/* RFC 6749 2.3.1: each part form-encoded, then Basic. */
+	if ((e = sw_buf_puts(&form, "grant_type=authorization_code&code=")) !=
+	    SW_OK || (e = form_value(&form, code)) != SW_OK ||
+	    (e = sw_buf_puts(&form, "&redirect_uri=")) != SW_OK ||
+	    (e = form_value(&form, redirect_uri)) != SW_OK ||
+	    (e = sw_buf_puts(&form, "&code_verifier=")) != SW_OK ||
+	    (e = form_value(&form, verifier)) != SW_OK ||
+	    (e = form_value(&basic, conf_str(c, "client_id", ""))) != SW_OK ||
+	    (e = sw_buf_putc(&basic, ':')) != SW_OK ||
+	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) !=
+	    SW_OK)
+		goto out;
+	raw = (unsigned char *)basic.data;
+	if ((auth = sw_malloc(basic.len * 2 + 16)) == NULL) {
+		e = SW_ENOMEM;
+		goto out;
+	}
+	memcpy(auth, "Basic ", 6);
+	EVP_EncodeBlock((unsigned char *)auth + 6, raw, (int)basic.len);
+	if ((e = fetch_fn(token_url, sw_buf_str(&form), auth, &out)) != SW_OK) {
+		sw_fmt_text(why, whysz, "the provider refused the code (%s)",
+		    sw_err_slug(e));
+		e = e == SW_EUPSTREAM ? SW_EUNAUTH : SW_EUNAVAIL;
+		goto out;
+	}
+	if (sw_json_parse(sw_buf_str(&out), out.len, &o, jwhy,
+	    sizeof(jwhy)) != SW_OK || sw_json_get_str(o, "id_token") == NULL) {
+		sw_fmt_text(why, whysz, "the provider's answer has no ID "
+		    "token");
+		e = SW_EUNAUTH;
+		goto out;
+	}
+	if ((*idt = sw_strdup(sw_json_get_str(o, "id_token"))) == NULL)
+		e = SW_ENOMEM;
+out:
+	json_object_put(o);
+	if (auth != NULL)
+		OPENSSL_cleanse(auth, strlen(auth));
+	free(auth);
+	sw_buf_free(&form);
+	sw_buf_free(&basic);
+	sw_buf_free(&out);
+	return e;
+}
+
+/* The ID token: signature, iss, aud = client_id, exp, nonce. */
+static sw_err
+id_token_check(const struct sw_config *c, const char *idt,
+    const char *nonce, struct sw_principal *p, char *why, size_t whysz)
+{
+	const char *issuer = conf_str(c, "issuer", "");
+	struct sw_jwt_rules rules;
+	struct sw_jwt j;
+	json_object *key;
+	const char *n;
+	sw_err e;
+
+	if ((e = sw_jwt_parse(idt, &j, why, whysz)) != SW_OK)
+		goto out;
+	e = SW_EUNAUTH;
+	memset(&rules, 0, sizeof(rules));
+	rules.issuer = issuer;
+	rules.audience = conf_str(c, "client_id", "");
+	rules.now = sw_now_ms() / 1000;
+	rules.skew = sw_json_get_int(oidc_conf(c), "clock_skew",
+	    SW_OIDC_SKEW_DEFAULT);
+	if ((j.alg & conf_algs(c)) == 0)
+		sw_fmt_text(why, whysz, "algorithm %s is not accepted",
+		    j.alg_name);
+	else if (sw_jwt_check_claims(&j, &rules, why, whysz) != SW_OK)
+		;
+	else if ((n = sw_json_get_str(j.claims, "nonce")) == NULL ||
+	    strcmp(n, nonce) != 0)
+		sw_fmt_text(why, whysz, "the ID token's nonce is not this "
+		    "sign-in's");
+	else if ((key = key_for(issuer, &j, why, whysz)) != NULL &&
+	    (e = sw_jwt_verify(&j, key, why, whysz)) == SW_OK)
+		e = principal_from(c, &j, p, why, whysz);
+out:
+	sw_jwt_free(&j);
+	return e;
+}
+
+sw_err
+sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
+    const char *code, const char *state, const char *cookie,
+    struct sw_principal *p, char *why, size_t whysz)
+{
+	char parts[SW_OIDC_LOGIN_COOKIE], *nonce, *verifier, *idt = NULL;
+	const char *issuer = conf_str(c, "issuer", NULL), *tok;
+	sw_err e;
+
+	memset(p, 0, sizeof(*p));
+	if (issuer == NULL || conf_str(c, "client_id", NULL) == NULL) {
+		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		    "configured (oidc.client_id)");
+		return SW_ENOTFOUND;
+	}
+	if (cookie == NULL || strlen(cookie) != SW_OIDC_LOGIN_COOKIE - 1 ||
+	    sw_fmt(parts, sizeof(parts), "%s", cookie) != SW_OK ||
+	    (nonce = strchr(parts, '.')) == NULL ||
+	    (verifier = strchr(nonce + 1, '.')) == NULL) {
+		sw_fmt_text(why, whysz, "this browser did not start a sign-in "
+		    "(no sign-in cookie); start again");
+		return SW_EUNAUTH;
+	}
+	*nonce++ = '\0';
+	*verifier++ = '\0';
+	if (state == NULL || strlen(state) != strlen(parts) ||
+	    CRYPTO_memcmp(state, parts, strlen(parts)) != 0) {
+		sw_fmt_text(why, whysz, "the state is not this sign-in's");
+		return SW_EUNAUTH;
+	}
+	if ((tok = endpoint(issuer, "token_endpoint")) == NULL) {
+		sw_fmt_text(why, whysz, "the provider cannot be reached");
+		return SW_EUNAVAIL;
+	}
+	if ((e = code_for_tokens(c, tok, redirect_uri, code, verifier, &idt,
+	    why, whysz)) == SW_OK)
+		e = id_token_check(c, idt, nonce, p, why, whysz);
+	free(idt);
+	OPENSSL_cleanse(parts, sizeof(parts));
+	if (e != SW_OK)
+		memset(p, 0, sizeof(*p));
+	return e;
 }

@@ -22,8 +22,11 @@
 #include "lib/conf.h"
 #include "lib/err.h"
 
-/* GET url into out (capped); SW_OK only for a 200. */
-typedef sw_err	(*sw_oidc_fetch_fn)(const char *url, struct sw_buf *out);
+/* GET url, or POST form (application/x-www-form-urlencoded) when it is
+ * not NULL, with an Authorization header when authorization is not
+ * NULL, into out (capped); SW_OK only for a 200. */
+typedef sw_err	(*sw_oidc_fetch_fn)(const char *url, const char *form,
+		    const char *authorization, struct sw_buf *out);
 
 void	sw_oidc_set_fetch(sw_oidc_fetch_fn);
 
@@ -69,5 +72,26 @@ void	sw_oidc_challenge(const struct sw_config *, const char *error,
  * or NULL when no provider is configured.
  */
 json_object *sw_oidc_resource_metadata(const struct sw_config *);
+
+/*
+ * The web UI's sign-in: Authorization Code with PKCE (S256), state and
+ * nonce.  sw_oidc_login_begin gives the provider's authorization URL
+ * for redirect_uri and the value of the short-lived cookie that carries
+ * state, nonce and the code verifier to the callback (both into the
+ * caller's buffers).  sw_oidc_login_end checks state against that
+ * cookie, trades the code at the token endpoint (client_id and
+ * client_secret, HTTP Basic), checks the ID token (signature, iss, aud
+ * = client_id, exp, nonce) and fills p as for an access token.  Both
+ * SW_EUNAUTH with why when refused, SW_EUNAVAIL when the provider
+ * cannot be reached, SW_ENOTFOUND when no client is configured.
+ */
+/* "<state>.<nonce>.<verifier>", 43 characters each, and a NUL. */
+#define SW_OIDC_LOGIN_COOKIE	(3 * 43 + 2 + 1)
+sw_err	sw_oidc_login_begin(const struct sw_config *,
+	    const char *redirect_uri, char *url, size_t urlsz,
+	    char cookie[SW_OIDC_LOGIN_COOKIE], char *why, size_t whysz);
+sw_err	sw_oidc_login_end(const struct sw_config *, const char *redirect_uri,
+	    const char *code, const char *state, const char *cookie,
+	    struct sw_principal *p, char *why, size_t whysz);
 
 #endif

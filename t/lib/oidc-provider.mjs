@@ -11,6 +11,11 @@
 // preferred_username, email and groups.  alice's are signed RS256,
 // bob's ES256.
 //
+// People also sign in through the browser (Authorization Code with
+// PKCE) at the provider's own login page (any password), as the client
+// slipway-ui: POST /test/ui-client {"redirect_uri": ...} registers
+// Slipway's callback.  The ID token carries the same claims.
+//
 // POST /test/rotate makes a new RSA key (a new kid) the signing key and
 // stops publishing the old one, as a provider rotating its keys does.
 import * as crypto from "node:crypto";
@@ -43,6 +48,7 @@ function newKey(kind) {
 }
 
 let keys = [newKey("RSA"), newKey("EC")];
+let uiRedirect = null;
 let provider;
 let issuer;
 
@@ -54,11 +60,28 @@ function makeProvider() {
     redirect_uris: [],
     response_types: [],
   }));
+  if (uiRedirect) {
+    clients.push({ client_id: "slipway-ui", client_secret: "ui-secret",
+                   grant_types: ["authorization_code"],
+                   response_types: ["code"],
+                   redirect_uris: [uiRedirect] });
+  }
   const p = new Provider(issuer, {
     clients,
+    cookies: { keys: ["a test provider's cookie key"] },
+    claims: { openid: ["sub"], profile: ["preferred_username", "groups"],
+              email: ["email"] },
+    conformIdTokenClaims: false,
+    findAccount: (ctx, id) => ({
+      accountId: id,
+      claims: () => ({ sub: id, ...(people[id] || {
+        claims: { preferred_username: `${id}@example.com`,
+                  email: `${id}@example.com`, groups: [] } }).claims }),
+    }),
     jwks: { keys },
     features: {
-      devInteractions: { enabled: false },
+      // The provider's own login and consent pages (any password).
+      devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -69,7 +92,7 @@ function makeProvider() {
           audience: resource,
           accessTokenTTL: 300,
           accessTokenFormat: "jwt",
-          jwt: { sign: { alg: people[client.clientId].alg } },
+          jwt: { sign: { alg: (people[client.clientId] || { alg: "RS256" }).alg } },
         }),
       },
     },
@@ -84,7 +107,22 @@ function saveKeys() {
   fs.writeFileSync(keysFile, JSON.stringify({ keys }), { mode: 0o600 });
 }
 
-const server = http.createServer((req, res) => {
+function readJson(req) {
+  return new Promise((resolve) => {
+    let body = "";
+    req.on("data", (d) => { body += d; });
+    req.on("end", () => resolve(JSON.parse(body || "{}")));
+  });
+}
+
+const server = http.createServer(async (req, res) => {
+  if (req.method === "POST" && req.url === "/test/ui-client") {
+    uiRedirect = (await readJson(req)).redirect_uri;
+    provider = makeProvider();
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end("{}");
+    return;
+  }
   if (req.method === "POST" && req.url === "/test/rotate") {
     keys = [newKey("RSA"), keys.find((k) => k.kty === "EC")];
     provider = makeProvider();
