@@ -641,6 +641,12 @@ code_for_tokens(const struct sw_config *c, const char *token_url,
 	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) !=
 	    SW_OK)
 		goto out;
+	if (fetch_fn == NULL) {
+		sw_fmt_text(why, whysz, "this program cannot reach the "
+		    "provider");
+		e = SW_EUNAVAIL;
+		goto out;
+	}
 	raw = (unsigned char *)basic.data;
 	if ((auth = sw_malloc(basic.len * 2 + 16)) == NULL) {
 		e = SW_ENOMEM;
