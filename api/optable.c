@@ -1208,6 +1208,20 @@ const struct sw_op sw_optable[] = {
 	  .output = "Principal",
 	},
 	{
+	  .name = "login_options",
+	  .method = "GET",
+	  .path = "/api/v1/login/options",
+	  .tag = "system",
+	  .summary = "How a person may sign in (for the login page)",
+	  .description = "Always a token; and, when an OpenID provider client "
+	    "is configured, the provider's name and where its sign-in "
+	    "starts.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .output = "Any",
+	},
+	{
 	  .name = "login_provider",
 	  .method = "GET",
 	  .path = "/api/v1/login/oidc",

@@ -123,6 +123,20 @@ callback_uri(struct sw_req *r, char *out, size_t outsz)
 }
 
 sw_err
+h_login_options(struct sw_req *r)
+{
+	json_object *o = json_object_new_object();
+	char host[300];
+
+	sw_json_add_bool(o, "token", 1);
+	if (sw_oidc_login_name(r->cfg, host, sizeof(host)) == SW_OK)
+		json_object_object_add(o, "provider", sw_jo("name",
+		    sw_js(host), "url", sw_js("/api/v1/login/oidc"), NULL));
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
 h_login_provider(struct sw_req *r)
 {
 	char url[4096], cookie[SW_OIDC_LOGIN_COOKIE], cb[600], why[160];

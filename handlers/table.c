@@ -16,6 +16,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "logout", .fn = h_logout },
 	{ .op = "whoami", .fn = h_whoami },
 	{ .op = "protected_resource", .fn = h_protected_resource },
+	{ .op = "login_options", .fn = h_login_options },
 	{ .op = "login_provider", .fn = h_login_provider },
 	{ .op = "login_provider_callback", .fn = h_login_provider_callback },
 	{ .op = "metrics", .fn = h_metrics },

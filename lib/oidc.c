@@ -571,6 +571,20 @@ endpoint(const char *issuer, const char *name)
 }
 
 sw_err
+sw_oidc_login_name(const struct sw_config *c, char *out, size_t outsz)
+{
+	const char *issuer = conf_str(c, "issuer", NULL), *h;
+	size_t n;
+
+	if (issuer == NULL || conf_str(c, "client_id", NULL) == NULL ||
+	    (h = strstr(issuer, "://")) == NULL)
+		return SW_ENOTFOUND;
+	h += 3;
+	n = strcspn(h, "/?#");
+	return sw_fmt(out, outsz, "%.*s", (int)n, h);
+}
+
+sw_err
 sw_oidc_login_begin(const struct sw_config *c, const char *redirect_uri,
     char *url, size_t urlsz, char cookie[SW_OIDC_LOGIN_COOKIE], char *why,
     size_t whysz)

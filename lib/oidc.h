@@ -87,6 +87,10 @@ json_object *sw_oidc_resource_metadata(const struct sw_config *);
  */
 /* "<state>.<nonce>.<verifier>", 43 characters each, and a NUL. */
 #define SW_OIDC_LOGIN_COOKIE	(3 * 43 + 2 + 1)
+/* The provider's name for a "Sign in with" button (its issuer's host)
+ * into out; SW_ENOTFOUND when no provider client is configured. */
+sw_err	sw_oidc_login_name(const struct sw_config *, char *out,
+	    size_t outsz);
 sw_err	sw_oidc_login_begin(const struct sw_config *,
 	    const char *redirect_uri, char *url, size_t urlsz,
 	    char cookie[SW_OIDC_LOGIN_COOKIE], char *why, size_t whysz);

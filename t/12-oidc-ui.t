@@ -49,6 +49,11 @@ req = urllib.request.Request(issuer + "/test/ui-client", data=json.dumps(
 urllib.request.urlopen(req, timeout=30).read()
 
 # ---- the start of a sign-in, by hand ---------------------------------
+r = s.get("/api/v1/login/options", token=None)
+t.eq((r.status, (r.json or {}).get("provider")),
+     (200, {"name": urllib.parse.urlsplit(issuer).netloc,
+            "url": "/api/v1/login/oidc"}),
+     "the login options name the provider and where its sign-in starts")
 r = s.get("/api/v1/login/oidc", token=None)
 loc = r.header("Location") or ""
 q = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(loc).query))

@@ -55,7 +55,6 @@ function wsStatus(base, token, p) {
   // 5xx and every failed request is a problem.
   const allowed4xx = [
     /^GET \/api\/v1\/whoami 401$/,                  // before logging in
-    /^GET \/\.well-known\/oauth-protected-resource 404$/, // no provider
     /^POST \/api\/v1\/login 401$/,                  // the wrong token
     /^POST \/api\/v1\/clusters\?dry_run=true 400$/, // the count of 0
     /^POST \/api\/v1\/clusters\/ui1\/training-jobs 400$/, // 0 or 8 GPUs

@@ -1,28 +1,20 @@
 // login.js: trade an API token for the session cookie (HttpOnly,
 // SameSite=Strict), then say who is logged in.  When an OpenID provider
-// is configured (its protected resource metadata answers), "Sign in
-// with <provider>" goes through the provider's own sign-in and comes
-// back with the same session cookie.
+// client is configured (GET /login/options names it), "Sign in with
+// <provider>" goes through the provider's own sign-in and comes back
+// with the same session cookie.
 import { html, useState, useEffect } from "../lib.js";
 import { api } from "../api.js";
 
-// The provider's host name, or null when none is configured.
-async function providerName() {
-  const r = await fetch("/.well-known/oauth-protected-resource",
-    { credentials: "same-origin" });
-  if (!r.ok) return null;
-  const md = await r.json();
-  const issuer = (md.authorization_servers || [])[0];
-  return issuer ? new URL(issuer).host : null;
-}
 
 export function Login({ nav, onLogin }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState("");
   const [provider, setProvider] = useState(null);
   useEffect(() => {
-    providerName().then((n) => { if (nav.current()) setProvider(n); },
-      () => {});
+    api("GET", "/login/options").then((o) => {
+      if (nav.current()) setProvider(o.provider || null);
+    }, () => {});
   }, []);
   const submit = async (ev) => {
     ev.preventDefault();
@@ -37,7 +29,7 @@ export function Login({ nav, onLogin }) {
   return html`<section class="card narrow">
     <h1>Log in</h1>
     ${provider && html`<p><a id="login-provider" class="button primary"
-      href="/api/v1/login/oidc">Sign in with ${provider}</a></p>
+      href=${provider.url}>Sign in with ${provider.name}</a></p>
       <p>Or:</p>`}
     <p>Paste an API token (<code>slipway token create --scope write
       --name you</code>).</p>
