@@ -9,8 +9,8 @@
 # metadata (RFC 9728) and the WWW-Authenticate that points at it;
 # forged, expired, not-yet-valid, wrong audience, wrong issuer, alg
 # none, HS256 signed with the public key and unknown kid are all 401
-# and write nothing; a key rotation at the provider is picked up on the
-# kid miss; a provider that is down with nothing cached is a 401.
+# and write nothing; the streams take the same tokens; a key rotation
+# at the provider is picked up on the kid miss; a provider that is down with nothing cached is a 401.
 import base64
 import json
 import os
@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR, wait_for
 from mcp_raw import Mcp
+import wsclient
 
 t = T()
 NODE_MODULES = os.path.join(SRCDIR, "t", "node_modules", "oidc-provider")
@@ -196,6 +197,22 @@ t.eq(s.get("/api/v1/tokens").json["items"], tokens_before,
      "no refused token wrote a token")
 t.eq(s.get("/api/v1/operations").json, ops_before,
      "no refused token wrote an operation")
+
+# ---- the streams (slipway-stream) take the same tokens ---------------
+w = wsclient.connect(s.port, "/ws/operations/nope",
+                     {"Authorization": "Bearer " + alice})
+m = w.recv()
+t.eq(((m or {}).get("type"), (m or {}).get("status")), ("error", 404),
+     "a provider token opens a stream (then a 404 for no operation)")
+w.close()
+for why in ("expired", "HS256 with the public key", "unknown kid"):
+    try:
+        wsclient.connect(s.port, "/ws/operations/nope",
+                         {"Authorization": "Bearer " + bad[why]}).close()
+        status = 101
+    except wsclient.Refused as refusal:
+        status = refusal.status
+    t.eq(status, 401, "%s: a stream is refused before the upgrade" % why)
 
 # ---- key rotation at the provider ------------------------------------
 req = urllib.request.Request(issuer + "/test/rotate", data=b"",
