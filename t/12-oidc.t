@@ -229,6 +229,10 @@ t.ok(wait_for(lambda: s.get("/api/v1/whoami", token=rotated).status == 200,
 t.ok(wait_for(lambda: all(s.get("/api/v1/version", token=rotated).status
                           == 200 for _ in range(6)), timeout=60),
      "every worker picks up the new key")
+leaks = [name for name in os.listdir(os.path.join(s.state, "logs"))
+         for tok in (alice, bob, rotated)
+         if tok.split(".")[2][:40] in s.log_text(name)]
+t.ok(not leaks, "no provider token in any log (%s)" % leaks)
 s.stop()
 
 # ---- provider down, nothing cached -----------------------------------
