@@ -21,6 +21,7 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
 #include "api/optable.h"
 #include "api/router.h"
 #include "lib/url.h"
@@ -288,26 +289,33 @@ authenticated(struct sw_req *r)
 	return SW_OK;
 }
 
+/* A 401 with the Bearer challenge (naming the resource metadata when
+ * a provider is configured). */
+static sw_err
+unauthenticated(struct sw_req *r, const char *error, const char *why)
+{
+	char chal[768];
+
+	sw_oidc_challenge(r->cfg, error, chal, sizeof(chal));
+	sw_req_header(r, "WWW-Authenticate: %s", chal);
+	return sw_req_fail(r, SW_EUNAUTH, "%s", why);
+}
+
 static sw_err
 authenticate(struct sw_req *r)
 {
-	char cookie[SW_TOKEN_LEN + 8];
+	char cookie[SW_TOKEN_LEN + 8], why[160];
 	const char *a = r->authorization;
 	sw_err e;
 
 	if (a != NULL) {
-		if (strncasecmp(a, "Bearer ", 7) != 0) {
-			sw_req_header(r, "WWW-Authenticate: Bearer");
-			return sw_req_fail(r, SW_EUNAUTH,
+		if (strncasecmp(a, "Bearer ", 7) != 0)
+			return unauthenticated(r, NULL,
 			    "Authorization must be a Bearer token");
-		}
-		e = sw_token_check(r->db, a + 7, &r->who);
-		if (e == SW_EUNAUTH) {
-			sw_req_header(r, "WWW-Authenticate: Bearer "
-			    "error=\"invalid_token\"");
-			return sw_req_fail(r, e,
-			    "the token is unknown, revoked or malformed");
-		}
+		e = sw_bearer_check(r->db, r->cfg, a + 7, &r->who, why,
+		    sizeof(why));
+		if (e == SW_EUNAUTH)
+			return unauthenticated(r, "invalid_token", why);
 		return e == SW_OK ? authenticated(r) : sw_req_fail(r, e,
 		    "token check failed");
 	}
@@ -319,8 +327,7 @@ authenticate(struct sw_req *r)
 		return e == SW_OK ? authenticated(r) :
 		    sw_req_fail(r, e, "session check failed");
 	}
-	sw_req_header(r, "WWW-Authenticate: Bearer");
-	return sw_req_fail(r, SW_EUNAUTH,
+	return unauthenticated(r, NULL,
 	    "send Authorization: Bearer <token> or log in");
 }
 

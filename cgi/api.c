@@ -31,6 +31,8 @@
 #include "api/fcgi.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
+#include "cloud/http.h"
 #include "api/req.h"
 #include "api/router.h"
 
@@ -93,6 +95,7 @@ main(int argc, char *argv[])
 	if (sw_daemon_start(wait_pool ? "slipway-api-wait" : "slipway-api",
 	    &a.cfg, &a.db) != 0)
 		return 1;
+	sw_oidc_set_fetch(http_get_document);
 	/* The wait pool is bounded by its size; a long poll that reaches
 	 * a request worker anyway (not through nginx) gets one slot. */
 	if (snprintf(polls, sizeof(polls), "%s/run/waits",

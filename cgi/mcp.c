@@ -39,6 +39,8 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
+#include "cloud/http.h"
 #include "mcp/mcp.h"
 #include "api/router.h"
 #include "lib/valid.h"
@@ -170,6 +172,7 @@ main(int argc, char *argv[])
 	}
 	if (sw_daemon_start("slipway-mcp", &cfg, &db) != 0)
 		return 1;
+	sw_oidc_set_fetch(http_get_document);
 	if (sw_mcp_init(&m, &cfg, db, sw_handler_table) != SW_OK)
 		goto out;
 	mcp_ready = 1;

@@ -733,6 +733,12 @@ write_config(json_object *sandbox)
 	}
 	json_object_object_add(cfg, "allowed_origins", origins);
 	sw_json_add_str(cfg, "internal_url", o1);
+	if (sw_json_get(opconf, "oidc") != NULL)
+		json_object_object_add(cfg, "oidc", json_object_get(
+		    sw_json_get(opconf, "oidc")));
+	if (sw_json_get_str(opconf, "public_url") != NULL)
+		sw_json_add_str(cfg, "public_url", sw_json_get_str(opconf,
+		    "public_url"));
 	if (sandbox != NULL)
 		json_object_object_add(cfg, "sandbox_info",
 		    json_object_get(sandbox));

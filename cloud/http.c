@@ -584,3 +584,64 @@ http_perform_stream(struct http_client *c, const struct http_request *req,
 {
 	return http_do(c, req, resp, fn, arg);
 }
+
+sw_err
+http_get_document(const char *url, const char *form,
+    const char *authorization, struct sw_buf *out)
+{
+	struct http_client c;
+	struct http_request req;
+	struct http_response resp;
+	const char *host, *path, *q;
+	char *base = NULL, *p = NULL;
+	sw_err e;
+
+	if (!http_url_allowed(url, HTTP_ALLOW_LOOPBACK) ||
+	    (host = strstr(url, "://")) == NULL)
+		return SW_EFORBIDDEN;
+	path = strchr(host + 3, '/');
+	q = strchr(host + 3, '?');
+	if (path == NULL || (q != NULL && q < path))
+		path = q;
+	base = sw_strndup(url, path ? (size_t)(path - url) : strlen(url));
+	p = path == NULL || *path == '?' ? sw_strdup("/") :
+	    sw_strndup(path, strcspn(path, "?#"));
+	q = path != NULL ? strchr(path, '?') : NULL;
+	if (base == NULL || p == NULL) {
+		free(base);
+		free(p);
+		return SW_ENOMEM;
+	}
+	if ((e = http_client_init(&c, HTTP_ALLOW_LOOPBACK)) != SW_OK)
+		goto out_names;
+	c.connect_timeout_ms = SW_OIDC_FETCH_TIMEOUT_MS;
+	c.timeout_ms = SW_OIDC_FETCH_TIMEOUT_MS;
+	c.max_body = out->max ? out->max : SW_MAX_UPSTREAM_BODY;
+	http_response_init(&resp, c.max_body);
+	if ((e = http_request_init(&req, form ? "POST" : "GET", base, p,
+	    q ? q + 1 : NULL)) == SW_OK) {
+		if ((e = http_headers_add(&req.headers, "Accept",
+		    "application/json")) == SW_OK && form != NULL &&
+		    ((e = http_headers_add(&req.headers, "Content-Type",
+		    "application/x-www-form-urlencoded")) != SW_OK ||
+		    (e = http_request_set_body(&req, form, strlen(form))) !=
+		    SW_OK))
+			;
+		else if (e == SW_OK && authorization != NULL &&
+		    (e = http_headers_add(&req.headers, "Authorization",
+		    authorization)) != SW_OK)
+			;
+		else if (e == SW_OK &&
+		    (e = http_perform(&c, &req, &resp)) == SW_OK)
+			e = resp.status == 200 ? sw_buf_add(out,
+			    sw_buf_str(&resp.body), resp.body.len) :
+			    SW_EUPSTREAM;
+		http_request_free(&req);
+	}
+	http_response_free(&resp);
+	http_client_free(&c);
+out_names:
+	free(base);
+	free(p);
+	return e;
+}

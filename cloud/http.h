@@ -133,4 +133,16 @@ sw_err	 http_perform_stream(struct http_client *,
 	    const struct http_request *, struct http_response *,
 	    http_stream_fn fn, void *arg);
 
+/*
+ * GET url (https, or http to loopback) with a short timeout, as an
+ * OpenID provider's discovery document and keys are read, into out
+ * (its cap applies); or POST form (x-www-form-urlencoded) when it is
+ * not NULL, as a code is traded at a token endpoint; authorization,
+ * when not NULL, is sent as the Authorization header.  SW_OK only for
+ * a 200; SW_EUPSTREAM for another status, SW_EFORBIDDEN for a URL not
+ * allowed, else http_perform's.
+ */
+sw_err	 http_get_document(const char *url, const char *form,
+	    const char *authorization, struct sw_buf *out);
+
 #endif

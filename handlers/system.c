@@ -9,6 +9,7 @@
 #include "config.h"
 #include "handlers/handlers.h"
 #include "lib/json.h"
+#include "lib/oidc.h"
 #include "api/optable.h"
 #include "api/openapi.h"
 #include "api/optable.h"
@@ -54,7 +55,10 @@ principal_json(const struct sw_principal *p)
 
 	sw_json_add_str(o, "name", p->name);
 	sw_json_add_str(o, "scope", sw_scope_name(p->scope));
-	sw_json_add_str(o, "via", p->via_cookie ? "session" : "token");
+	sw_json_add_str(o, "via", p->via_cookie ? "session" :
+	    p->via_provider ? "provider" : "token");
+	if (p->via_provider)
+		sw_json_add_str(o, "groups", p->groups);
 	return o;
 }
 
@@ -91,6 +95,104 @@ h_logout(struct sw_req *r)
 	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
 	    "SameSite=Strict; Max-Age=0");
 	sw_req_reply(r, 200, principal_json(&r->who));
+	return SW_OK;
+}
+
+sw_err
+h_protected_resource(struct sw_req *r)
+{
+	json_object *o = sw_oidc_resource_metadata(r->cfg);
+
+	if (o == NULL)
+		return sw_req_fail(r, SW_ENOTFOUND, "no OpenID provider is "
+		    "configured (oidc.issuer in slipway.conf)");
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+/* Where the provider sends the person back: public_url's callback. */
+static sw_err
+callback_uri(struct sw_req *r, char *out, size_t outsz)
+{
+	char res[512];
+
+	if (sw_oidc_resource(r->cfg, res, sizeof(res)) != SW_OK ||
+	    sw_fmt(out, outsz, "%s/api/v1/login/oidc/callback", res) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "public_url is too long");
+	return SW_OK;
+}
+
+sw_err
+h_login_options(struct sw_req *r)
+{
+	json_object *o = json_object_new_object();
+	char host[300];
+
+	sw_json_add_bool(o, "token", 1);
+	if (sw_oidc_login_name(r->cfg, host, sizeof(host)) == SW_OK)
+		json_object_object_add(o, "provider", sw_jo("name",
+		    sw_js(host), "url", sw_js("/api/v1/login/oidc"), NULL));
+	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+sw_err
+h_login_provider(struct sw_req *r)
+{
+	char url[4096], cookie[SW_OIDC_LOGIN_COOKIE], cb[600], why[160];
+	sw_err e;
+
+	if ((e = callback_uri(r, cb, sizeof(cb))) != SW_OK)
+		return e;
+	if ((e = sw_oidc_login_begin(r->cfg, cb, url, sizeof(url), cookie,
+	    why, sizeof(why))) != SW_OK)
+		return sw_req_fail(r, e, "%s", why);
+	/* Lax: the provider's redirect back is a cross-site navigation. */
+	sw_req_header(r, "Set-Cookie: sw_oidc=%s; Path=/api/v1/login/oidc; "
+	    "HttpOnly; SameSite=Lax; Max-Age=600", cookie);
+	OPENSSL_cleanse(cookie, sizeof(cookie));
+	sw_req_header(r, "Location: %s", url);
+	sw_req_reply(r, 302, sw_jo("location", sw_js(url), NULL));
+	return SW_OK;
+}
+
+sw_err
+h_login_provider_callback(struct sw_req *r)
+{
+	char sess[SW_TOKEN_LEN], flow[SW_OIDC_LOGIN_COOKIE + 8], cb[600];
+	char why[200];
+	const char *err = sw_json_get_str(r->args, "error");
+	struct sw_principal p;
+	sw_err e;
+
+	/* The sign-in cookie is spent whatever happens. */
+	sw_req_header(r, "Set-Cookie: sw_oidc=; Path=/api/v1/login/oidc; "
+	    "HttpOnly; SameSite=Lax; Max-Age=0");
+	if (err != NULL)
+		return sw_req_fail(r, SW_EUNAUTH, "the provider did not sign "
+		    "you in: %s", err);
+	if (sw_json_get_str(r->args, "code") == NULL) {
+		sw_ferr_add(&r->ferrs, "code", "required", "is required");
+		return sw_req_fail(r, SW_EINVAL, "code: is required");
+	}
+	if (!sw_req_cookie(r, "sw_oidc", flow, sizeof(flow)))
+		flow[0] = '\0';
+	if ((e = callback_uri(r, cb, sizeof(cb))) != SW_OK)
+		return e;
+	e = sw_oidc_login_end(r->cfg, cb, sw_json_get_str(r->args, "code"),
+	    sw_json_get_str(r->args, "state"), flow[0] ? flow : NULL, &p, why,
+	    sizeof(why));
+	OPENSSL_cleanse(flow, sizeof(flow));
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "%s", why);
+	if ((e = sw_session_create(r->db, &p, sess)) != SW_OK)
+		return sw_req_fail(r, e, "cannot create a session");
+	sw_req_header(r, "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
+	    "SameSite=Strict; Max-Age=%d", sess, SW_SESSION_TTL);
+	OPENSSL_cleanse(sess, sizeof(sess));
+	sw_req_header(r, "Location: /");
+	p.via_cookie = 1;
+	sw_req_reply(r, 302, principal_json(&p));
 	return SW_OK;
 }
 

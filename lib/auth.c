@@ -303,6 +303,77 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 	return SW_OK;
 }
 
+/* A session of a person the provider signed in: swp_..., its own
+ * table, the person, scope and groups kept with it. */
+static sw_err
+person_session_create(struct sw_db *db, const struct sw_principal *p,
+    char out[SW_TOKEN_LEN])
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	int64_t now = sw_now_ms();
+	char id[17];
+	int rc;
+	sw_err e;
+
+	if ((e = secret_make("swp_", id, out)) != SW_OK)
+		return e;
+	sha256(out, md);
+	if ((st = sw_db_stmt(db, STMT_PSESSION_PURGE)) != NULL) {
+		sqlite3_bind_int64(st, 1, now);
+		(void)sw_db_step(st);
+		sqlite3_reset(st);
+	}
+	if ((st = sw_db_stmt(db, STMT_PSESSION_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 2, md, sizeof(md), SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, p->token_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, sw_scope_name(p->scope), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, p->groups, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_int64(st, 8, now + (int64_t)SW_SESSION_TTL * 1000);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+static sw_err
+person_session_check(struct sw_db *db, const char *cookie,
+    struct sw_principal *p)
+{
+	unsigned char md[32];
+	sqlite3_stmt *st;
+	char id[17];
+	int rc, good = 0;
+
+	if (!secret_id("swp_", cookie, id))
+		return SW_EUNAUTH;
+	sha256(cookie, md);
+	if ((st = sw_db_stmt(db, STMT_PSESSION_BY_ID)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
+	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
+	    sqlite3_column_int64(st, 1) > sw_now_ms()) {
+		good = 1;
+		snprintf(p->token_id, sizeof(p->token_id), "%s",
+		    sw_col_text(st, 2));
+		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 3));
+		p->scope = sw_scope_parse(sw_col_text(st, 4));
+		snprintf(p->groups, sizeof(p->groups), "%s",
+		    sw_col_text(st, 5));
+		p->via_cookie = 1;
+		p->via_provider = 1;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return good ? SW_OK : SW_EUNAUTH;
+}
+
 sw_err
 sw_session_create(struct sw_db *db, const struct sw_principal *p,
     char out[SW_TOKEN_LEN])
@@ -314,6 +385,8 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 	int rc;
 	sw_err e;
 
+	if (p->via_provider)
+		return person_session_create(db, p, out);
 	if ((e = secret_make("sws_", id, out)) != SW_OK)
 		return e;
 	sha256(out, md);
@@ -344,6 +417,8 @@ sw_session_check(struct sw_db *db, const char *cookie,
 	int rc, good = 0;
 
 	memset(p, 0, sizeof(*p));
+	if (cookie != NULL && strncmp(cookie, "swp_", 4) == 0)
+		return person_session_check(db, cookie, p);
 	if (!secret_id("sws_", cookie, id))
 		return SW_EUNAUTH;
 	sha256(cookie, md);
@@ -375,9 +450,13 @@ sw_session_delete(struct sw_db *db, const char *cookie)
 	char id[17];
 	int rc;
 
-	if (!secret_id("sws_", cookie, id))
+	if (secret_id("swp_", cookie, id))
+		st = sw_db_stmt(db, STMT_PSESSION_DELETE);
+	else if (secret_id("sws_", cookie, id))
+		st = sw_db_stmt(db, STMT_SESSION_DELETE);
+	else
 		return SW_OK;
-	if ((st = sw_db_stmt(db, STMT_SESSION_DELETE)) == NULL)
+	if (st == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);

@@ -33,6 +33,8 @@ struct sw_principal {
 	char		token_id[17];
 	char		name[SW_MAX_TOKEN_NAME + 1];
 	int		via_cookie;	/* authenticated by session cookie */
+	int		via_provider;	/* an OpenID provider's token */
+	char		groups[SW_MAX_PRINCIPAL_GROUPS + 1]; /* provider's */
 	char		tools[SW_MAX_TOOL_CLASSES + 1]; /* "": every tool */
 };
 

@@ -13,7 +13,9 @@
 #include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
+#include "lib/auth.h"
 #include "lib/json.h"
+#include "lib/jwt.h"
 #include "lib/limits.h"
 #include "lib/log.h"
 
@@ -223,6 +225,88 @@ sw_config_boundary(const struct sw_config *c)
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
+/* A word of 1..n characters of set. */
+static int
+conf_word(const char *v, size_t n, const char *set)
+{
+	size_t len = strlen(v);
+
+	return len > 0 && len <= n && strspn(v, set) == len;
+}
+
+#define CLAIM_CHARS	"abcdefghijklmnopqrstuvwxyz" \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/-"
+
+/* oidc.algorithms: RS256 and/or ES256, space or comma separated. */
+static const char *
+conf_oidc_algs(json_object *oidc, const char *v)
+{
+	json_object *list = json_object_new_array();
+	char one[16];
+	const char *p = v;
+	size_t n;
+
+	json_object_object_add(oidc, "algorithms", list);
+	while (*p != '\0') {
+		n = strcspn(p, " ,");
+		if (n == 0 || n >= sizeof(one)) {
+			p += n > 0 ? n : 1;
+			continue;
+		}
+		memcpy(one, p, n);
+		one[n] = '\0';
+		if (strcasecmp(one, "none") == 0 ||
+		    strncasecmp(one, "HS", 2) == 0)
+			return "none and HMAC algorithms are never accepted";
+		if (sw_jwt_alg_bit(one) == 0)
+			return "algorithms are RS256 and ES256";
+		json_object_array_add(list, json_object_new_string(one));
+		p += n;
+	}
+	return json_object_array_length(list) > 0 ? NULL :
+	    "name at least one algorithm (RS256, ES256)";
+}
+
+/* oidc.<key> = value into out's "oidc" object. */
+static const char *
+conf_oidc(json_object *out, const char *k, const char *v)
+{
+	json_object *oidc = sw_json_get(out, "oidc");
+	long n;
+
+	if (oidc == NULL) {
+		oidc = json_object_new_object();
+		json_object_object_add(out, "oidc", oidc);
+	}
+	if (strcmp(k, "issuer") == 0) {
+		if (!conf_url_ok(v) || strlen(v) > 255)
+			return "the issuer is an https URL (http only to "
+			    "127.0.0.1 or localhost)";
+	} else if (strcmp(k, "audience") == 0 ||
+	    strcmp(k, "client_id") == 0 || strcmp(k, "client_secret") == 0) {
+		if (!conf_word(v, 255, CLAIM_CHARS "~+=@"))
+			return "1 to 255 characters, no spaces or quotes";
+	} else if (strcmp(k, "algorithms") == 0)
+		return conf_oidc_algs(oidc, v);
+	else if (strcmp(k, "user_claim") == 0 ||
+	    strcmp(k, "groups_claim") == 0) {
+		if (!conf_word(v, 64, CLAIM_CHARS))
+			return "a claim name (e.g. sub, email, groups)";
+	} else if (strcmp(k, "clock_skew") == 0) {
+		if (!conf_int(v, 0, SW_OIDC_SKEW_MAX, &n))
+			return "clock_skew is 0 to 300 seconds";
+		sw_json_add_int(oidc, "clock_skew", n);
+		return NULL;
+	} else if (strcmp(k, "scope") == 0) {
+		if (sw_scope_parse(v) == SW_SCOPE_NONE)
+			return "scope is read, write or admin";
+	} else
+		return "no such key (issuer audience client_id client_secret "
+		    "algorithms user_claim groups_claim clock_skew scope)";
+	sw_json_add_str(oidc, k, v);
+	return NULL;
+}
+
 /* One key = value into out; NULL, or why the line is refused. */
 static const char *
 conf_set(json_object *out, const char *k, const char *v)
@@ -248,6 +332,13 @@ conf_set(json_object *out, const char *k, const char *v)
 			return "iam_permissions_boundary is a managed policy "
 			    "ARN (arn:aws:iam::<account>:policy/<name>)";
 		sw_json_add_str(out, "iam_permissions_boundary", v);
+	} else if (strncmp(k, "oidc.", 5) == 0) {
+		return conf_oidc(out, k + 5, v);
+	} else if (strcmp(k, "public_url") == 0) {
+		if (!conf_url_ok(v) || strlen(v) > 255)
+			return "public_url is an https URL (http only to "
+			    "127.0.0.1 or localhost)";
+		sw_json_add_str(out, "public_url", v);
 	} else if (strcmp(k, "log_format") == 0) {
 		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
 			return "log_format must be text or json";

@@ -109,6 +109,18 @@ static const char *const migrations[] = {
 	"  published TEXT,"
 	"  fetched INTEGER NOT NULL,"
 	"  PRIMARY KEY (service, region, instance_type));",
+	/* 7: browser sessions of people signed in through the OpenID
+	 * provider (swp_...): no token behind them, so the person, the
+	 * scope and the groups are kept with the session */
+	"CREATE TABLE person_sessions ("
+	"  id TEXT PRIMARY KEY,"
+	"  hash BLOB NOT NULL,"
+	"  person TEXT NOT NULL,"
+	"  person_id TEXT NOT NULL,"
+	"  scope TEXT NOT NULL,"
+	"  groups TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  expires INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -139,6 +151,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"DELETE FROM sessions WHERE id = ?1",
 	/* STMT_SESSION_PURGE */
 	"DELETE FROM sessions WHERE expires < ?1",
+	/* STMT_PSESSION_INSERT */
+	"INSERT INTO person_sessions (id, hash, person, person_id, scope,"
+	" groups, created, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	/* STMT_PSESSION_BY_ID */
+	"SELECT hash, expires, person_id, person, scope, groups"
+	" FROM person_sessions WHERE id = ?1",
+	/* STMT_PSESSION_DELETE */
+	"DELETE FROM person_sessions WHERE id = ?1",
+	/* STMT_PSESSION_PURGE */
+	"DELETE FROM person_sessions WHERE expires < ?1",
 	/* STMT_OP_INSERT */
 	"INSERT INTO operations (id, kind, target, cluster, params, state,"
 	" idem_key, idem_hash, token_name, created, updated, due)"

@@ -160,4 +160,31 @@
 /* Instance groups of one cluster create (its field table's max). */
 #define SW_MAX_GROUPS		20
 
+/* Longest provider access token (a JWT) read from an Authorization
+ * header; nginx's header buffers hold 8 KiB. */
+#define SW_MAX_JWT		8192
+/* Largest discovery document or JWK Set read from a provider. */
+#define SW_MAX_OIDC_DOC		(256 * 1024)
+/* A provider's keys are fetched again after this long (ms), and a token
+ * whose kid no cached key has asks for them again, at most once per
+ * SW_OIDC_REFRESH_MIN_MS in each process so a flood of unknown kids
+ * cannot make Slipway flood the provider. */
+#define SW_OIDC_JWKS_TTL_MS	(3600 * 1000)
+#define SW_OIDC_REFRESH_MIN_MS	5000
+/* Keys past their TTL stay usable this long (ms) while the provider
+ * cannot be reached; with none at all, every provider token is refused. */
+#define SW_OIDC_JWKS_MAX_STALE_MS (24 * 3600 * 1000)
+/* A fetch from the provider gives up after this long (ms): it holds the
+ * request that needed the keys. */
+#define SW_OIDC_FETCH_TIMEOUT_MS 5000
+/* Clock difference allowed on exp, nbf and iat (seconds), by default
+ * and at most (oidc.clock_skew). */
+#define SW_OIDC_SKEW_DEFAULT	60
+#define SW_OIDC_SKEW_MAX	300
+/* Provider tokens each process remembers as checked (by SHA-256), so a
+ * client's next request with the same token skips the signature. */
+#define SW_OIDC_SEEN		64
+/* Groups of a provider principal, as a comma list, at most. */
+#define SW_MAX_PRINCIPAL_GROUPS	255
+
 #endif

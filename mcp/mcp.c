@@ -38,6 +38,7 @@
 #include "lib/log.h"
 #include "mcp/mcp.h"
 #include "lib/metrics.h"
+#include "lib/oidc.h"
 #include "lib/ops.h"
 #include "lib/url.h"
 
@@ -417,22 +418,26 @@ static int
 authenticate(struct ctx *c)
 {
 	const char *a = c->in->authorization;
+	char chal[768], why[160], msg[200];
 	sw_err e;
 
 	if (a == NULL || strncasecmp(a, "Bearer ", 7) != 0) {
-		add_header(c->out, "WWW-Authenticate", "Bearer realm=\"slipway\"");
+		sw_oidc_challenge(c->m->cfg, NULL, chal, sizeof(chal));
+		add_header(c->out, "WWW-Authenticate", chal);
 		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST,
 		    "Unauthorized: send Authorization: Bearer <token> "
-		    "(a Slipway API token, swt_...)", NULL);
+		    "(a Slipway API token, swt_..., or an access token of "
+		    "the configured OpenID provider)", NULL);
 		return -1;
 	}
-	e = sw_token_check(c->m->db, a + 7, &c->who);
+	e = sw_bearer_check(c->m->db, c->m->cfg, a + 7, &c->who, why,
+	    sizeof(why));
 	if (e == SW_EUNAUTH) {
-		add_header(c->out, "WWW-Authenticate", "Bearer realm=\"slipway\", "
-		    "error=\"invalid_token\"");
-		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST,
-		    "Unauthorized: the token is unknown, revoked or malformed",
-		    NULL);
+		sw_oidc_challenge(c->m->cfg, "invalid_token", chal,
+		    sizeof(chal));
+		add_header(c->out, "WWW-Authenticate", chal);
+		sw_fmt_text(msg, sizeof(msg), "Unauthorized: %s", why);
+		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST, msg, NULL);
 		return -1;
 	}
 	if (e != SW_OK) {

@@ -59,9 +59,11 @@
 #include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/json.h"
+#include "cloud/http.h"
 #include "cloud/kube.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/oidc.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 
@@ -85,7 +87,7 @@ struct viewer {
 	struct msg	*head, *tail;
 	int		 queued;
 	/* who, checked again while the viewer lives */
-	char		 secret[SW_TOKEN_LEN + 8];
+	char		 secret[SW_MAX_JWT + 1]; /* a token or a JWT */
 	int		 via_cookie;
 	char		 token_id[24];
 	int		 counted;	/* in S.nviewers */
@@ -1130,7 +1132,7 @@ static int
 cred_read(struct lws *wsi, char *secret, size_t sz, int *via_cookie,
     const char **why)
 {
-	char auth[512];
+	char auth[SW_MAX_JWT + 8];
 
 	*via_cookie = 0;
 	if (lws_hdr_copy(wsi, auth, sizeof(auth),
@@ -1154,12 +1156,15 @@ cred_read(struct lws *wsi, char *secret, size_t sz, int *via_cookie,
 	return -1;
 }
 
-/* The same checks as REST's, for a token or a session. */
+/* The same checks as REST's, for a token (Slipway's or the OpenID
+ * provider's) or a session. */
 static sw_err
 cred_check(const char *secret, int via_cookie, struct sw_principal *who)
 {
+	char why[160];
+
 	return via_cookie ? sw_session_check(S.db, secret, who) :
-	    sw_token_check(S.db, secret, who);
+	    sw_bearer_check(S.db, &S.cfg, secret, who, why, sizeof(why));
 }
 
 /* Call fn for every viewer, of operations and of logs. */
@@ -1285,7 +1290,7 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 static int
 check_upgrade(struct lws *wsi)
 {
-	char secret[SW_TOKEN_LEN + 8], origin[300], host[260];
+	char secret[SW_MAX_JWT + 1], origin[300], host[260];
 	struct sw_principal who;
 	struct route r;
 	const char *why;
@@ -1599,6 +1604,7 @@ main(int argc, char *argv[])
 	memset(&aws, 0, sizeof(aws));
 	if (sw_daemon_start("slipway-stream", &S.cfg, &S.db) != 0)
 		return 1;
+	sw_oidc_set_fetch(http_get_document);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	/* Say at start-up what each log thread would find out. */
 	if (sw_aws_setup(&aws, &S.cfg) != SW_OK)

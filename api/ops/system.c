@@ -15,6 +15,25 @@ static const struct sw_field f_login[] = {
 	{ NULL }
 };
 
+/* What a provider sends back to the sign-in callback (RFC 6749 4.1.2,
+ * RFC 9207's iss); SW_F_SECRET keeps the code out of every echo. */
+static const struct sw_field f_login_callback[] = {
+	{ .name = "code", .type = SW_T_STRING,
+	  .flags = SW_F_QUERY | SW_F_SECRET, .min = 1, .max = 2048,
+	  .desc = "The authorization code." },
+	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 128, .desc = "The state the sign-in began with." },
+	{ .name = "iss", .type = SW_T_STRING, .flags = SW_F_QUERY, .max = 512,
+	  .desc = "The provider that answers (RFC 9207)." },
+	{ .name = "session_state", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .max = 512, .desc = "The provider's session state (ignored)." },
+	{ .name = "error", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .max = 128, .desc = "Why the provider did not sign the person in." },
+	{ .name = "error_description", .type = SW_T_STRING,
+	  .flags = SW_F_QUERY, .max = 512, .desc = "The same, in words." },
+	{ NULL }
+};
+
 static const struct sw_field f_token_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
@@ -88,18 +107,73 @@ static const struct sw_answer a_openapi[] = {
 	{ 0 }
 };
 
-static const char *const vias[] = { "token", "session", NULL };
+static const char *const vias[] = { "token", "session", "provider",
+    NULL };
 static const struct sw_field o_principal[] = {
-	OUT("name", SW_T_STRING, "The token's name."),
+	OUT("name", SW_T_STRING, "The token's name, or the person's."),
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = scopes, .desc = "What it may do." },
 	{ .name = "via", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
-	  .enumv = vias, .desc = "How it came: a bearer token or a "
-	  "session cookie." },
+	  .enumv = vias, .desc = "How it came: a bearer token, a session "
+	  "cookie, or an OpenID provider's access token." },
+	OUT_OPT("groups", SW_T_STRING, "The provider's groups of the "
+	    "person, comma-separated (via provider)."),
 	{ NULL }
 };
 static const struct sw_answer a_principal[] = {
 	{ .status = 200, .fields = o_principal, .desc = "The caller." },
+	{ 0 }
+};
+static const struct sw_answer a_signed_in[] = {
+	{ .status = 302, .fields = o_principal, .desc = "Signed in: the "
+	  "session cookie is set and Location leads to the UI." },
+	{ 0 }
+};
+
+static const struct sw_field o_provider[] = {
+	OUT("name", SW_T_STRING, "The provider, as the login page names "
+	    "it."),
+	OUT("url", SW_T_STRING, "Where its sign-in starts."),
+	{ NULL }
+};
+static const struct sw_field o_login_options[] = {
+	OUT("token", SW_T_BOOL, "Always true: an API token signs in."),
+	{ .name = "provider", .type = SW_T_OBJECT, .fields = o_provider,
+	  .desc = "The OpenID provider, when one is configured." },
+	{ NULL }
+};
+static const struct sw_answer a_login_options[] = {
+	{ .status = 200, .fields = o_login_options,
+	  .desc = "The ways to sign in." },
+	{ 0 }
+};
+static const struct sw_field o_redirect[] = {
+	OUT("location", SW_T_STRING, "Where the browser goes."),
+	{ NULL }
+};
+static const struct sw_answer a_login_provider[] = {
+	{ .status = 302, .fields = o_redirect,
+	  .desc = "To the provider's authorization endpoint." },
+	{ 0 }
+};
+static const struct sw_field o_string_item[] = {
+	{ .name = "value", .type = SW_T_STRING },
+};
+static const struct sw_field o_resource[] = {
+	OUT("resource", SW_T_STRING, "This API, the audience its tokens "
+	    "name (RFC 8707)."),
+	{ .name = "authorization_servers", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_string_item,
+	  .desc = "The OpenID provider's issuer." },
+	{ .name = "bearer_methods_supported", .type = SW_T_ARRAY,
+	  .flags = SW_F_REQUIRED, .items = o_string_item,
+	  .desc = "header." },
+	OUT("resource_name", SW_T_STRING, "Slipway."),
+	{ NULL }
+};
+static const struct sw_answer a_resource[] = {
+	{ .status = 200, .fields = o_resource,
+	  .desc = "Protected resource metadata (RFC 9728)." },
 	{ 0 }
 };
 
@@ -205,6 +279,49 @@ static const struct sw_op rows[] = {
 	  .answers = a_principal,
 	},
 	{
+	  .name = "login_options",
+	  .method = "GET",
+	  .path = "/api/v1/login/options",
+	  .tag = "system",
+	  .summary = "How a person may sign in (for the login page)",
+	  .description = "Always a token; and, when an OpenID provider client "
+	    "is configured, the provider's name and where its sign-in "
+	    "starts.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_login_options,
+	},
+	{
+	  .name = "login_provider",
+	  .method = "GET",
+	  .path = "/api/v1/login/oidc",
+	  .tag = "system",
+	  .summary = "Sign in through the OpenID provider (redirects there)",
+	  .description = "Starts Authorization Code with PKCE: a 302 to the "
+	    "provider's authorization endpoint, with state, nonce and the "
+	    "code verifier in a short-lived cookie for the callback.  404 "
+	    "when no provider client is configured.",
+	  .flags = SW_OP_READONLY | SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_login_provider,
+	},
+	{
+	  .name = "login_provider_callback",
+	  .method = "GET",
+	  .path = "/api/v1/login/oidc/callback",
+	  .tag = "system",
+	  .summary = "Where the OpenID provider returns the person",
+	  .description = "Checks the state against the sign-in cookie, trades "
+	    "the code (with the PKCE verifier) for tokens, checks the ID "
+	    "token (signature, issuer, audience, expiry, nonce) and sets the "
+	    "session cookie, then redirects to the UI.",
+	  .params = f_login_callback,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_signed_in,
+	},
+	{
 	  .name = "logout",
 	  .method = "POST",
 	  .path = "/api/v1/logout",
@@ -213,6 +330,21 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_READ,
 	  .answers = a_principal,
+	},
+	{
+	  .name = "protected_resource",
+	  .method = "GET",
+	  .path = "/.well-known/oauth-protected-resource",
+	  .tag = "system",
+	  .summary = "OAuth protected resource metadata (RFC 9728)",
+	  .description = "Which OpenID provider issues the access tokens "
+	    "Slipway accepts as Bearer tokens on the API and /mcp, and the "
+	    "resource they must name as their audience (RFC 8707).  404 "
+	    "when no provider is configured.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
+	    SW_OP_NO_MCP,
+	  .scope = SW_SCOPE_NONE,
+	  .answers = a_resource,
 	},
 	{
 	  .name = "whoami",

@@ -78,6 +78,35 @@ main(void)
 	refused("endpoint.lambda = https://x.example\n", "no such service",
 	    "an unknown service");
 	refused("region\n", "not key = value", "a line without =");
+
+	/* The OpenID provider. */
+	e = load("public_url = https://slipway.example.com\n"
+	    "oidc.issuer = https://example.okta.com/oauth2/default\n"
+	    "oidc.audience = api://default\noidc.algorithms = RS256, ES256\n"
+	    "oidc.user_claim = email\noidc.groups_claim = cognito:groups\n"
+	    "oidc.clock_skew = 30\noidc.scope = write\n", &o, why,
+	    sizeof(why));
+	is_int(e, SW_OK, "a provider reads");
+	is_str(sw_json_get_str(sw_json_get(o, "oidc"), "issuer"),
+	    "https://example.okta.com/oauth2/default", "oidc.issuer");
+	is_int((long long)json_object_array_length(sw_json_get(sw_json_get(o,
+	    "oidc"), "algorithms")), 2, "two algorithms");
+	is_int(sw_json_get_int(sw_json_get(o, "oidc"), "clock_skew", 0), 30,
+	    "clock_skew is a number");
+	is_str(sw_json_get_str(o, "public_url"), "https://slipway.example.com",
+	    "public_url");
+	json_object_put(o);
+	refused("oidc.algorithms = RS256 none\n", "never accepted",
+	    "alg none is refused");
+	refused("oidc.algorithms = HS256\n", "never accepted",
+	    "HMAC is refused");
+	refused("oidc.algorithms = PS512\n", "RS256 and ES256",
+	    "an unknown algorithm is refused");
+	refused("oidc.issuer = http://id.example.com\n", "https URL",
+	    "a plain http issuer off loopback");
+	refused("oidc.clock_skew = 3600\n", "0 to 300", "a skew too large");
+	refused("oidc.scope = root\n", "read, write or admin", "a bad scope");
+	refused("oidc.tenant = x\n", "no such key", "an unknown oidc key");
 	longline = malloc(2100);
 	if (longline == NULL)
 		return 1;

@@ -1,11 +1,21 @@
 // login.js: trade an API token for the session cookie (HttpOnly,
-// SameSite=Strict), then say who is logged in.
-import { html, useState } from "../lib.js";
+// SameSite=Strict), then say who is logged in.  When an OpenID provider
+// client is configured (GET /login/options names it), "Sign in with
+// <provider>" goes through the provider's own sign-in and comes back
+// with the same session cookie.
+import { html, useState, useEffect } from "../lib.js";
 import { api } from "../api.js";
+
 
 export function Login({ nav, onLogin }) {
   const [token, setToken] = useState("");
   const [error, setError] = useState("");
+  const [provider, setProvider] = useState(null);
+  useEffect(() => {
+    api("GET", "/login/options").then((o) => {
+      if (nav.current()) setProvider(o.provider || null);
+    }, () => {});
+  }, []);
   const submit = async (ev) => {
     ev.preventDefault();
     try {
@@ -18,6 +28,9 @@ export function Login({ nav, onLogin }) {
   };
   return html`<section class="card narrow">
     <h1>Log in</h1>
+    ${provider && html`<p><a id="login-provider" class="button primary"
+      href=${provider.url}>Sign in with ${provider.name}</a></p>
+      <p>Or:</p>`}
     <p>Paste an API token (<code>slipway token create --scope write
       --name you</code>).</p>
     <form id="login-form" onSubmit=${submit}>
