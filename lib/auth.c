@@ -358,13 +358,14 @@ person_session_check(struct sw_db *db, const char *cookie,
 	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
 	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
 	    sqlite3_column_int64(st, 1) > sw_now_ms()) {
-		good = 1;
-		snprintf(p->token_id, sizeof(p->token_id), "%s",
-		    sw_col_text(st, 2));
-		snprintf(p->name, sizeof(p->name), "%s", sw_col_text(st, 3));
+		/* a stored value that does not fit is a corrupt store */
+		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
+		    sw_col_text(st, 2)) == SW_OK &&
+		    sw_fmt(p->name, sizeof(p->name), "%s",
+		    sw_col_text(st, 3)) == SW_OK &&
+		    sw_fmt(p->groups, sizeof(p->groups), "%s",
+		    sw_col_text(st, 5)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 4));
-		snprintf(p->groups, sizeof(p->groups), "%s",
-		    sw_col_text(st, 5));
 		p->via_cookie = 1;
 		p->via_provider = 1;
 	}

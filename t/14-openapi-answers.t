@@ -170,6 +170,22 @@ t.ok(lint.returncode == 0 and totals.get("errors") == 0 and
      totals)
 for p in report.get("problems", [])[:20]:
     t.diag("%s: %s" % (p.get("ruleId"), p.get("message")))
+with open(doc_path) as f:
+    paths = json.load(f)["paths"]
+no2xx = ["%s %s" % (m.upper(), p) for p, ops in paths.items()
+         for m, o in ops.items() if isinstance(o, dict) and "responses" in o
+         and not any(c.startswith("2") for c in o["responses"])
+         and not all(c.startswith("3") or c.startswith("4") or
+                     c.startswith("5") or c == "default"
+                     for c in o["responses"])]
+redirects = sorted("%s %s" % (m.upper(), p) for p, ops in paths.items()
+                   for m, o in ops.items() if isinstance(o, dict) and
+                   "responses" in o and
+                   not any(c.startswith("2") for c in o["responses"]))
+t.ok(not no2xx and all(r.startswith("GET /api/v1/login/oidc")
+                       for r in redirects),
+     "every operation has a 2XX answer, but the sign-in redirects: %s" %
+     redirects)
 shutil.rmtree(tmp)
 s.stop()
 t.done()
