@@ -9,7 +9,9 @@ inference operator the `inference.sagemaker.aws.amazon.com` kinds and, since
 the real add-on bundles KEDA 2.17.1, `scaledobjects.keda.sh` and a keda
 operator in namespace `keda`.
 
-Kinds with no upstream schema in the bundles (cert-manager's, Kueue's, the
+The task governance add-on (v1.6.0-eksbuild.1 packages Kueue v0.19.2)
+installs the five Kueue kinds, both served versions (k8s/kueue.py runs
+Kueue).  Kinds with no upstream schema in the bundles (cert-manager's, the
 inference operator's SageMakerEndpointRegistration) get no CRD at all: a
 schema-less CRD would accept anything, which no real cluster does.  Their
 add-ons install only their namespace and controllers; `MISSING_CRDS` lists
@@ -20,9 +22,6 @@ from . import crdbundle
 MISSING_CRDS = {
     "cert-manager": ["certificates.cert-manager.io", "issuers.cert-manager.io",
                      "clusterissuers.cert-manager.io", "certificaterequests.cert-manager.io"],
-    "amazon-sagemaker-hyperpod-taskgovernance": [
-        "clusterqueues.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io",
-        "workloads.kueue.x-k8s.io", "workloadpriorityclasses.kueue.x-k8s.io"],
     "amazon-sagemaker-hyperpod-inference": ["sagemakerendpointregistrations.inference.sagemaker.aws.amazon.com"],
 }
 
@@ -125,7 +124,8 @@ ADDON_OBJECTS = {
     ],
     "amazon-sagemaker-hyperpod-taskgovernance": lambda: [
         namespace("kueue-system"),
-        deployment("kueue-controller-manager", "kueue-system", "registry.k8s.io/kueue/kueue:v0.12.3"),
+        *upstream_crds("kueue-v0.19.2"),
+        deployment("kueue-controller-manager", "kueue-system", "registry.k8s.io/kueue/kueue:v0.19.2"),
     ],
     "amazon-sagemaker-hyperpod-observability": lambda: [
         namespace("hyperpod-observability"),
