@@ -409,7 +409,8 @@ static const char *const event_kinds[] = {
 	  .pattern = "hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?-localqueue", \
 	  .desc = "Kueue queue of a team's compute quota "		\
 	  "(hyperpod-ns-<team>-localqueue); the namespace must be "	\
-	  "hyperpod-ns-<team>." },					\
+	  "hyperpod-ns-<team> (training jobs and model downloads "	\
+	  "without namespace go there)." },				\
 	{ .name = "priority", .type = SW_T_STRING, .min = 1, .max = 39,	\
 	  .pattern = PAT_TEAM,						\
 	  .desc = "Priority class of the scheduler config "		\
@@ -696,7 +697,8 @@ static const struct sw_field f_train_body[] = {
 	  .desc = "Extra environment variables (names "
 	  "[A-Za-z_][A-Za-z0-9_]*)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
-	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default', or "
+	  "hyperpod-ns-<team> with a team's queue)." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
@@ -729,7 +731,8 @@ static const struct sw_field f_download_body[] = {
 	  .desc = "Downloader image (default python:3.12-slim)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
-	  .desc = "Namespace (default slipway-models)." },
+	  .desc = "Namespace (default slipway-models, or hyperpod-ns-<team> "
+	  "with a team's queue)." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
@@ -1675,7 +1678,8 @@ const struct sw_op sw_optable[] = {
 	  .method = "GET",
 	  .path = "/api/v1/clusters/{name}/training-jobs",
 	  .tag = "workloads",
-	  .summary = "Training jobs and model downloads with their state",
+	  .summary = "Training jobs and model downloads with their state "
+	    "and, for those pending, why they wait",
 	  .params = f_wl_cluster,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
 	    SW_OP_WORKLOADS,
@@ -1687,9 +1691,17 @@ const struct sw_op sw_optable[] = {
 	  .method = "GET",
 	  .path = "/api/v1/clusters/{name}/training-jobs/{job}",
 	  .tag = "workloads",
-	  .summary = "One training job or model download: state and pods",
+	  .summary = "One training job or model download: state, why it "
+	    "waits, and pods",
 	  .description = "state is Pending, Running, Succeeded or Failed; "
-	    "terminal is true for the last two.  Each pod has its reason and "
+	    "terminal is true for the last two.  A Pending job has pending: "
+	    "queue and cluster_queue (Kueue, with task governance), position "
+	    "in its queue (1 = next), admitted, reason (NeverFits, "
+	    "NoSuchQueue, QuotaInUse, BorrowingLimitReached, "
+	    "WaitingForHigherPriority, Preempted, PreemptingOthers, "
+	    "NoNodeFits, ImagePull, CrashLoop, Starting), message and "
+	    "next_step in plain words, and detail (Kueue's or the "
+	    "scheduler's own words).  Each pod has its reason and "
 	    "message (why it is not running) and its newest Kubernetes "
 	    "events (events: type, reason, message, count, time; "
 	    "FailedScheduling says why it waits).",

@@ -429,7 +429,7 @@ wl_train_read(struct sw_req *r, struct train *t)
 	memset(t, 0, sizeof(*t));
 	t->cluster = sw_json_get_str(a, "name");
 	t->job = sw_json_get_str(a, "job_name");
-	t->ns = wl_str_or(a, "namespace", "default");
+	t->ns = wl_ns_or(a, t->team_ns, sizeof(t->team_ns), "default");
 	t->pvc = wl_str_or(a, "pvc", "s3-claim");
 	t->dataset = sw_json_get_str(a, "dataset");
 	t->model = sw_json_get_str(a, "model");
