@@ -605,6 +605,19 @@ static const struct sw_field f_log_monitoring[] = {
 	{ NULL }
 };
 
+static const struct sw_field f_elastic[] = {
+	{ .name = "min_nodes", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 256,
+	  .desc = "Fewest nodes the job runs on (elasticPolicy.minReplicas)." },
+	{ .name = "max_nodes", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 256,
+	  .desc = "Most nodes it grows to (elasticPolicy.maxReplicas)." },
+	{ .name = "increment_step", .type = SW_T_INT, .min = 1, .max = 256,
+	  .desc = "Nodes added or removed at a time (default 1; "
+	  "elasticPolicy.replicaIncrementStep)." },
+	{ NULL }
+};
+
 static const struct sw_field f_wl_cluster[] = {
 	F_CLUSTER_PATH,
 	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
@@ -663,6 +676,13 @@ static const struct sw_field f_train_body[] = {
 	  .desc = "hyperpod-pytorch: hang detection from the job's log "
 	  "(runPolicy.logMonitoringConfiguration).",
 	  .fields = f_log_monitoring },
+	{ .name = "elastic", .type = SW_T_OBJECT,
+	  .desc = "hyperpod-pytorch: elastic training (training operator "
+	  "1.2 or later): the job starts on nodes nodes and the operator "
+	  "scales it between min_nodes and max_nodes as capacity and "
+	  "priorities allow; with task governance it shrinks instead of "
+	  "being preempted.  min_nodes <= nodes <= max_nodes.",
+	  .fields = f_elastic },
 	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
 	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,

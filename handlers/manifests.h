@@ -28,6 +28,7 @@ struct train {
 	int64_t			 nodes, gpus, efa, max_steps;
 	json_object		*env;		/* borrowed map */
 	json_object		*logmon;	/* borrowed, or NULL */
+	json_object		*elastic;	/* borrowed, or NULL */
 	char			 team_ns[64];	/* from a team queue */
 };
 

@@ -12,6 +12,8 @@
 # Kueue keeps (its QuotaReserved/Preempted conditions, read with
 # kubectl), the list carries the same pending member, and a job with no
 # queue that no node can take says NoNodeFits with the scheduler's words.
+# Elastic training is a job option: spec.elasticPolicy from min_nodes,
+# max_nodes and increment_step, and a refused pair is a 400 naming both.
 import json
 import os
 import shutil
@@ -176,6 +178,34 @@ t.ok(wait_for(lambda: pending("free").get("reason") == "NoNodeFits",
               timeout=120), "no queue, no free GPU: NoNodeFits")
 t.ok("Insufficient nvidia.com/gpu" in pending("free").get("detail", ""),
      "... with the scheduler's message: %s" % pending("free").get("detail"))
+
+
+# Elastic training as a job option: refused pairs name both fields.
+def fields(r):
+    return {e.get("field") for e in (r.json or {}).get("errors", [])}
+
+
+base = {"job_name": "el", "recipe": "pytorch", "gpus_per_node": 1}
+r = s.post(C + "/training-jobs?dry_run=true", dict(
+    base, kind="ray", elastic={"min_nodes": 1, "max_nodes": 2}))
+t.ok(r.status == 400 and {"elastic", "kind"} <= fields(r),
+     "elastic with kind ray: 400 naming elastic and kind")
+r = s.post(C + "/training-jobs?dry_run=true", dict(
+    base, elastic={"min_nodes": 3, "max_nodes": 2}))
+t.ok(r.status == 400 and {"elastic.min_nodes", "elastic.max_nodes"} <=
+     fields(r), "min_nodes above max_nodes: 400 naming both")
+r = s.post(C + "/training-jobs?dry_run=true", dict(
+    base, nodes=3, elastic={"min_nodes": 1, "max_nodes": 2}))
+t.ok(r.status == 400 and {"nodes", "elastic.max_nodes"} <= fields(r),
+     "nodes outside the elastic range: 400 naming nodes and max_nodes")
+r = s.post(C + "/training-jobs?dry_run=true", dict(
+    base, nodes=1, elastic={"min_nodes": 1, "max_nodes": 2}))
+hpj = next((m for m in (r.json or {}).get("manifests", [])
+            if m.get("kind") == "HyperPodPyTorchJob"), {})
+t.eq((hpj.get("spec", {}).get("elasticPolicy"),
+      hpj.get("spec", {}).get("replicaSpecs", [{}])[0].get("maxReplicas")),
+     ({"minReplicas": 1, "maxReplicas": 2, "replicaIncrementStep": 1}, 2),
+     "elastic dry run: spec.elasticPolicy and the replica spec's maxReplicas")
 kube.close()
 s.stop()
 t.done()
