@@ -9,7 +9,8 @@ gets a Workload and stays suspended until admitted; a team borrows the
 other's idle GPU; the lender's job reclaims it, evicting the borrower
 (InCohortReclamation); a higher-priority job preempts a lower one of its own
 team (InClusterQueue); a job bigger than the cohort can ever lend is
-ExceedsMaxQuota at once; a queue that does not exist says so.  Conditions,
+ExceedsMaxQuota at once; a queue that does not exist says so; a RayJob
+waits suspended with a pod set per Ray group and no RayCluster.  Conditions,
 reasons, messages and events are Kueue's, and every Kueue object read back
 is valid against the upstream schema including its CEL rules."""
 import os
@@ -209,6 +210,37 @@ t.ok("> maximum capacity (2)" in cond(workload(*a5), "QuotaReserved").get("messa
 x = job("team-b", "x1", "training", queue="no-such-queue")
 t.ok(wait_for(lambda: cond(workload(*x), "QuotaReserved").get("message") == "LocalQueue no-such-queue doesn't exist",
               timeout=60), "unknown LocalQueue: Kueue's message")
+
+# A RayJob in a full queue: its Workload has a pod set per Ray group, and KubeRay makes no cluster.
+for crd in crdbundle.crds("kuberay-v1.4.2"):
+    k.req("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+t.ok(wait_for(lambda: k.req("GET", "/apis/ray.io/v1/rayjobs").status == 200, timeout=60), "RayJob served")
+ray_tmpl = {"spec": {"containers": [{"name": "ray", "image": "rayproject/ray:2.52.0",
+                                     "resources": {"limits": {GPU: "1"}}}]}}
+r = k.req("POST", "/apis/ray.io/v1/namespaces/hyperpod-ns-team-b/rayjobs", {
+    "apiVersion": "ray.io/v1", "kind": "RayJob",
+    "metadata": {"name": "rj", "namespace": "hyperpod-ns-team-b",
+                 "labels": {"kueue.x-k8s.io/queue-name": "hyperpod-ns-team-b-localqueue"}},
+    "spec": {"entrypoint": "python3 train.py", "rayClusterSpec": {
+        "headGroupSpec": {"rayStartParams": {}, "template": {"spec": {"containers": [
+            {"name": "head", "image": "rayproject/ray:2.52.0"}]}}},
+        "workerGroupSpecs": [{"groupName": "gpu", "replicas": 1, "minReplicas": 1, "maxReplicas": 1,
+                              "rayStartParams": {}, "template": ray_tmpl}]}}})
+t.eq(r.status, 201, "RayJob created in team-b's queue")
+
+
+def ray_workload():
+    items = k.req("GET", KQ + "/namespaces/hyperpod-ns-team-b/workloads").json().get("items") or []
+    return next((w for w in items if w["metadata"]["name"].startswith("rayjob-rj-")), None)
+
+
+t.ok(wait_for(lambda: cond(ray_workload(), "QuotaReserved").get("reason") == "Pending", timeout=60),
+     "the RayJob's Workload waits for quota")
+t.eq([(p["name"], p["count"]) for p in ray_workload()["spec"]["podSets"]], [("head", 1), ("gpu", 1)],
+     "pod sets: the head and each worker group")
+rj = k.req("GET", "/apis/ray.io/v1/namespaces/hyperpod-ns-team-b/rayjobs/rj").json()
+t.ok(rj["spec"].get("suspend") and not k.req("GET", "/apis/ray.io/v1/namespaces/hyperpod-ns-team-b/rayclusters")
+     .json().get("items"), "suspended: no RayCluster")
 
 # Every Kueue object the sandbox wrote is valid against the upstream schema, CEL included.
 bundle = crdbundle.load("kueue-v0.19.2")

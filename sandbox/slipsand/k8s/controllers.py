@@ -423,6 +423,16 @@ class Controllers:
                     continue
                 ns = job["metadata"]["namespace"]
                 clusters = [c for c in self.st.list("ray.io", "rayclusters", ns) if owned_by(c, job["metadata"]["uid"])]
+                if spec.get("suspend"):
+                    # KubeRay: a suspended RayJob has no RayCluster and no submitter.
+                    for c in clusters:
+                        self.kc.delete_object("ray.io", "rayclusters", ns, c["metadata"]["name"])
+                    self._stop_pods(job)
+                    st["jobDeploymentStatus"] = "Suspended"
+                    for k in ("jobStatus", "rayClusterName", "dashboardURL", "startTime"):
+                        st.pop(k, None)
+                    self._set_status("ray.io", "rayjobs", job, st)
+                    continue
                 if not clusters and spec.get("rayClusterSpec"):
                     rc = {"apiVersion": "ray.io/%s" % rc_type.version, "kind": "RayCluster",
                           "metadata": {"name": "%s-raycluster-%s" % (job["metadata"]["name"], suffix()),

@@ -13,7 +13,7 @@ turns its task governance resources into Kueue objects (`apply_governance`):
   class, its value the class's weight (the label value jobs carry).
 
 Kueue itself (`reconcile`, run by the controllers before the job controllers):
-a HyperPodPyTorchJob or batch Job labelled `kueue.x-k8s.io/queue-name` gets a
+a HyperPodPyTorchJob, batch Job or RayJob labelled `kueue.x-k8s.io/queue-name` gets a
 Workload, and stays suspended until the Workload is admitted.  Admission is by
 flavor quota in the LocalQueue's ClusterQueue (nominalQuota, then what the
 cohort lends within borrowingLimit and lendingLimit), highest priority first,
@@ -52,6 +52,7 @@ GIB = 1024.0 ** 3
 JOB_KINDS = (
     ("sagemaker.amazonaws.com", "hyperpodpytorchjobs", "HyperPodPyTorchJob", ("runPolicy", "suspend")),
     ("batch", "jobs", "Job", ("suspend",)),
+    ("ray.io", "rayjobs", "RayJob", ("suspend",)),
 )
 
 
@@ -268,6 +269,15 @@ def _podsets(job, kind):
     if kind == "Job":
         return [{"name": "main", "count": int(spec.get("parallelism", 1)),
                  "template": copy.deepcopy(spec.get("template") or {})}]
+    if kind == "RayJob":
+        rc = spec.get("rayClusterSpec") or {}
+        out = [{"name": "head", "count": 1,
+                "template": copy.deepcopy((rc.get("headGroupSpec") or {}).get("template") or {})}]
+        for wg in rc.get("workerGroupSpecs") or []:
+            out.append({"name": (wg.get("groupName") or "workers").lower()[:63],
+                        "count": int(wg.get("replicas", wg.get("minReplicas", 1)) or 0),
+                        "template": copy.deepcopy(wg.get("template") or {})})
+        return out
     return [{"name": (r.get("name") or "pods").lower()[:63], "count": max(1, int(r.get("replicas") or 1)),
              "template": copy.deepcopy(r.get("template") or {})} for r in spec.get("replicaSpecs") or []]
 
@@ -290,6 +300,10 @@ def _set_suspend(kc, group, plural, job, path, value):
 
 
 def _finished(job, kind):
+    if kind == "RayJob":
+        st = (job.get("status") or {}).get("jobDeploymentStatus")
+        return {"type": "Failed" if st == "Failed" else "Complete", "message": (job.get("status") or {}).get(
+            "message", "")} if st in ("Complete", "Failed") else None
     conds = (job.get("status") or {}).get("conditions") or []
     for c in conds:
         if c.get("status") == "True" and c.get("type") in ("Complete", "Completed", "Failed"):
