@@ -1580,6 +1580,25 @@ const struct sw_op sw_optable[] = {
 	  .output = "Any",
 	},
 	{
+	  .name = "team_usage",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/teams",
+	  .tag = "governance",
+	  .summary = "Each team's quota, use, borrowing, lending and waiting "
+	    "demand, by instance type",
+	  .description = "From Kueue (task governance): per team "
+	    "(cluster_queue hyperpod-ns-<team>-clusterqueue) and per "
+	    "instance_type and resource: nominal, borrowing_limit, in_use, "
+	    "borrowed (from the cohort), lent (at most the team's idle quota "
+	    "that others borrow) and pending (demand of its waiting jobs); "
+	    "memory in GiB, cpu in cores. Change a quota with "
+	    "compute_quota_update.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
+	{
 	  .name = "compute_quota_create",
 	  .method = "POST",
 	  .path = "/api/v1/clusters/{name}/compute-quotas",

@@ -123,9 +123,8 @@ position(json_object *wls, json_object *w)
 	return n;
 }
 
-/* A quantity as a number (plain counts and cores; "2Gi" and "500m"). */
-static double
-qty(json_object *v)
+double
+wl_qty(json_object *v)
 {
 	const char *s;
 	char *end;
@@ -190,7 +189,7 @@ borrowers(struct sw_buf *sb, json_object *cqs, json_object *cq,
 
 	for (i = 0; cohort && i < json_object_array_length(cqs); i++) {
 		json_object *o = json_object_array_get_idx(cqs, i);
-		double b = qty(sw_json_get(flavor_res(sw_json_path(o,
+		double b = wl_qty(sw_json_get(flavor_res(sw_json_path(o,
 		    "status.flavorsUsage"), flavor, res), "borrowed"));
 
 		if (o == cq || !is(sw_json_path_str(o, "spec.cohortName"),
@@ -251,10 +250,10 @@ why_quota(struct why *y, json_object *cqs, const char *cq_name,
 	    "spec.resourceGroups[0]"), "flavors"), flavor, res);
 	used = flavor_res(sw_json_path(cq, "status.flavorsUsage"), flavor,
 	    res);
-	nominal = qty(sw_json_get(spec, "nominalQuota"));
+	nominal = wl_qty(sw_json_get(spec, "nominalQuota"));
 	has_limit = sw_json_get(spec, "borrowingLimit") != NULL;
-	limit = qty(sw_json_get(spec, "borrowingLimit"));
-	total = qty(sw_json_get(used, "total"));
+	limit = wl_qty(sw_json_get(spec, "borrowingLimit"));
+	total = wl_qty(sw_json_get(used, "total"));
 	sw_buf_init(&who, 512);
 	borrowers(&who, cqs, cq, flavor, res);
 	if (has_limit && total >= nominal + limit && limit > 0)

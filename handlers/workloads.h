@@ -211,6 +211,8 @@ const char *wl_job_state(const struct job_kind *, json_object *o);
  * and cqs Kueue's Workloads, LocalQueues and ClusterQueues (each may
  * be empty).  A new object.
  */
+/* A Kubernetes quantity as a number ("500m" 0.5, "2Gi" in bytes). */
+double	wl_qty(json_object *v);
 json_object *wl_job_pending(json_object *job, const char *state,
 	    json_object *pods, json_object *wls, json_object *lqs,
 	    json_object *cqs);

@@ -12,7 +12,8 @@
 # Kueue keeps (its QuotaReserved/Preempted conditions, read with
 # kubectl), the list carries the same pending member, and a job with no
 # queue that no node can take says NoNodeFits with the scheduler's words.
-# Elastic training is a job option: spec.elasticPolicy from min_nodes,
+# team_usage shows each team's nominal, use, borrowing, lending and
+# waiting demand.  Elastic training is a job option: spec.elasticPolicy from min_nodes,
 # max_nodes and increment_step, and a refused pair is a 400 naming both.
 import json
 import os
@@ -120,6 +121,22 @@ t.ok(wait_for(lambda: cond(workload("a2", "hyperpod-ns-alpha"),
                            "Admitted").get("status") == "True", timeout=120),
      "a2 admitted, borrowing team beta's idle GPU")
 
+
+
+def team(name, res="nvidia.com/gpu"):
+    items = s.get(C + "/teams").json.get("items") or []
+    row = next((x for x in items if x.get("team") == name), {})
+    return next((x for x in row.get("resources") or []
+                 if x["resource"] == res), {})
+
+
+t.ok(wait_for(lambda: team("alpha").get("borrowed") == 1 and
+              team("beta").get("lent") == 1, timeout=60),
+     "team_usage: alpha borrows the GPU beta lends")
+t.eq((team("alpha").get("nominal"), team("alpha").get("in_use"),
+      team("alpha").get("borrowing_limit"), team("alpha").get(
+          "instance_type")), (1, 2, 1, gtype),
+     "team_usage: alpha's nominal, in use and borrowing limit on " + gtype)
 r = submit("a3", "alpha")
 t.ok(wait_for(lambda: pending("a3").get("reason") in (
     "QuotaInUse", "BorrowingLimitReached", "WaitingForHigherPriority"),
@@ -169,6 +186,10 @@ t.eq(cond(workload("a5", "hyperpod-ns-alpha"), "QuotaReserved").get(
     "reason"), "ExceedsMaxQuota", "... the Workload says ExceedsMaxQuota")
 t.ok("compute_quota_update" in pending("a5").get("next_step", ""),
      "... and the next step names compute_quota_update")
+
+t.ok(wait_for(lambda: team("alpha").get("pending") == 7, timeout=60),
+     "team_usage: alpha's waiting demand is 7 GPUs (a1, a2, a3, a5): %s"
+     % team("alpha"))
 
 # No queue: the scheduler's words.  Every GPU is taken.
 r = s.post(C + "/training-jobs", {"job_name": "free", "recipe": "pytorch",
