@@ -409,8 +409,8 @@ static const char *const event_kinds[] = {
 	  .pattern = "hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?-localqueue", \
 	  .desc = "Kueue queue of a team's compute quota "		\
 	  "(hyperpod-ns-<team>-localqueue); the namespace must be "	\
-	  "hyperpod-ns-<team> (training jobs and model downloads "	\
-	  "without namespace go there)." },				\
+	  "hyperpod-ns-<team> (a workload without namespace goes "	\
+	  "there)." },							\
 	{ .name = "priority", .type = SW_T_STRING, .min = 1, .max = 39,	\
 	  .pattern = PAT_TEAM,						\
 	  .desc = "Priority class of the scheduler config "		\

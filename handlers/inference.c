@@ -398,9 +398,10 @@ h_inference_deploy(struct sw_req *r)
 	    "autoscaling"), *refs;
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
-	const char *ns = wl_str_or(a, "namespace", "default");
+	const char *ns;
 	const char *exposure = wl_str_or(a, "exposure", "service");
 	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	char team_ns[64];
 	static const char *const pool_unused[] = {
 		"engine", "model", "served_model_name", "image", "replicas",
 		"gpus_per_replica", "instance_type", "router", "autoscaling",
@@ -411,6 +412,11 @@ h_inference_deploy(struct sw_req *r)
 	struct sw_kube kb;
 
 	memset(&kb, 0, sizeof(kb));
+	/* A team's queue without namespace: the team's namespace, for
+	 * every step below that reads the request. */
+	ns = wl_ns_or(a, team_ns, sizeof(team_ns), "default");
+	if (sw_json_get_str(a, "namespace") == NULL && ns == team_ns)
+		sw_json_add_str(a, "namespace", team_ns);
 	if (strcmp(kind, "self-hosted") != 0) {
 		if (wl_kube_open(r, cluster, &kb) == SW_OK)
 			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==

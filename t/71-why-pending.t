@@ -200,6 +200,14 @@ t.ok(wait_for(lambda: pending("free").get("reason") == "NoNodeFits",
 t.ok("Insufficient nvidia.com/gpu" in pending("free").get("detail", ""),
      "... with the scheduler's message: %s" % pending("free").get("detail"))
 
+r = s.post(C + "/inference?dry_run=true", {
+    "endpoint_name": "qwen", "engine": "vllm", "model": "Qwen3-0.6B",
+    "gpus_per_replica": 1, "queue": "hyperpod-ns-beta-localqueue"})
+dep = next((m for m in (r.json or {}).get("manifests", [])
+            if m.get("kind") == "Deployment"), {})
+t.eq((r.status, dep.get("metadata", {}).get("namespace")),
+     (200, "hyperpod-ns-beta"),
+     "an endpoint on a team's queue without namespace: the team's")
 
 # Elastic training as a job option: refused pairs name both fields.
 def fields(r):
