@@ -1833,6 +1833,10 @@ const struct sw_op sw_optable[] = {
 	  .path = "/api/v1/clusters/{name}/inference/{endpoint}",
 	  .tag = "workloads",
 	  .summary = "One inference endpoint: readiness and Service endpoint",
+	  .description = "A self-hosted endpoint short of ready replicas "
+	    "has pending: reason (NoNodeFits, ImagePull, CrashLoop, "
+	    "Starting), message and next_step in plain words, and detail "
+	    "(the scheduler's or the kubelet's words).",
 	  .params = f_inf_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

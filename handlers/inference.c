@@ -656,6 +656,32 @@ h_inference_list(struct sw_req *r)
 	return r->err;
 }
 
+/* A self-hosted endpoint short of ready replicas says why (pending,
+ * from its pods); the summary is extended in place. */
+static void
+endpoint_pending(struct sw_req *r, struct sw_kube *kb, json_object *dep,
+    json_object *summary)
+{
+	json_object *ml = sw_json_path(dep, "spec.selector.matchLabels");
+	json_object *pods = NULL;
+	struct sw_buf sel;
+
+	if (sw_json_get_int(sw_json_get(dep, "status"), "readyReplicas", 0) >=
+	    sw_json_get_int(sw_json_get(dep, "spec"), "replicas", 1) ||
+	    ml == NULL)
+		return;
+	sw_buf_init(&sel, 256);
+	json_object_object_foreach(ml, k, v)
+		sw_buf_printf(&sel, "%s%s=%s", sw_buf_str(&sel)[0] ? "," : "",
+		    k, json_object_get_string(v));
+	if (wl_list_objs(r, kb, "v1", sw_json_path_str(dep,
+	    "metadata.namespace"), "pods", sw_buf_str(&sel), &pods) == SW_OK)
+		json_object_object_add(summary, "pending",
+		    wl_pods_pending(pods));
+	json_object_put(pods);
+	sw_buf_free(&sel);
+}
+
 sw_err
 h_inference_get(struct sw_req *r)
 {
@@ -680,8 +706,15 @@ h_inference_get(struct sw_req *r)
 		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
 		    "metadata.namespace"), "services", sw_json_path_str(dep,
 		    "metadata.name"), &svc);
-		if (e == SW_OK || e == SW_ENOTFOUND)
-			sw_req_reply(r, 200, inf_summary(dep, svc));
+		if (e == SW_OK || e == SW_ENOTFOUND) {
+			json_object *out = inf_summary(dep, svc);
+
+			endpoint_pending(r, &kb, dep, out);
+			if (r->err == SW_OK)
+				sw_req_reply(r, 200, out);
+			else
+				json_object_put(out);
+		}
 	}
 	json_object_put(dep);
 	json_object_put(svc);

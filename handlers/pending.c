@@ -13,7 +13,8 @@
  * a queue, the pods say it: the scheduler's "0/4 nodes are available:
  * 4 Insufficient nvidia.com/gpu", an image that will not pull, a crash
  * loop.  Every answer keeps Kueue's or Kubernetes' own words beside
- * ours.
+ * ours.  An endpoint short of ready replicas says why from its pods
+ * alone (wl_pods_pending, for inference_get).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,18 @@ why_pods(struct why *y, json_object *pods)
 	    "being placed and started." : "Its pods are not made yet.");
 	sw_fmt_text(y->next, sizeof(y->next), "Wait, then read "
 	    "training_job_get again.");
+}
+
+json_object *
+wl_pods_pending(json_object *pods)
+{
+	struct why y;
+
+	memset(&y, 0, sizeof(y));
+	why_pods(&y, pods);
+	return sw_jo("reason", sw_js(y.reason), "message", sw_js(y.message),
+	    "next_step", sw_js(y.next),
+	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
 }
 
 json_object *

@@ -213,6 +213,9 @@ const char *wl_job_state(const struct job_kind *, json_object *o);
  */
 /* A Kubernetes quantity as a number ("500m" 0.5, "2Gi" in bytes). */
 double	wl_qty(json_object *v);
+/* Why pods are not all running, from the pods alone: {reason, message,
+ * next_step, detail}.  A new object. */
+json_object *wl_pods_pending(json_object *pods);
 json_object *wl_job_pending(json_object *job, const char *state,
 	    json_object *pods, json_object *wls, json_object *lqs,
 	    json_object *cqs);

@@ -11,7 +11,8 @@
 # says NeverFits at once.  At each step the reason matches the Workload
 # Kueue keeps (its QuotaReserved/Preempted conditions, read with
 # kubectl), the list carries the same pending member, and a job with no
-# queue that no node can take says NoNodeFits with the scheduler's words.
+# queue that no node can take says NoNodeFits with the scheduler's words,
+# and so does an endpoint short of ready replicas (inference_get).
 # team_usage shows each team's nominal, use, borrowing, lending and
 # waiting demand.  Elastic training is a job option: spec.elasticPolicy from min_nodes,
 # max_nodes and increment_step, and a refused pair is a 400 naming both.
@@ -199,6 +200,14 @@ t.ok(wait_for(lambda: pending("free").get("reason") == "NoNodeFits",
               timeout=120), "no queue, no free GPU: NoNodeFits")
 t.ok("Insufficient nvidia.com/gpu" in pending("free").get("detail", ""),
      "... with the scheduler's message: %s" % pending("free").get("detail"))
+r = s.post(C + "/inference", {
+    "endpoint_name": "busy", "engine": "vllm", "model": "Qwen3-0.6B",
+    "gpus_per_replica": 1})
+t.ok(r.status in (200, 201), "an endpoint with no GPU left for it: %d" % r.status)
+t.ok(wait_for(lambda: (s.get(C + "/inference/busy").json.get("pending") or
+                       {}).get("reason") == "NoNodeFits", timeout=120),
+     "inference_get: the endpoint says NoNodeFits: %s"
+     % s.get(C + "/inference/busy").json.get("pending"))
 
 r = s.post(C + "/inference?dry_run=true", {
     "endpoint_name": "qwen", "engine": "vllm", "model": "Qwen3-0.6B",
