@@ -110,6 +110,8 @@ sw_err	h_node_health_check(struct sw_req *);
 
 /* handlers/governance.c: compute quotas, scheduler config, events */
 sw_err	h_compute_quota_list(struct sw_req *);
+/* handlers/teams.c: each team's quota, use, borrowing and demand */
+sw_err	h_team_usage(struct sw_req *);
 sw_err	h_compute_quota_create(struct sw_req *);
 sw_err	h_compute_quota_get(struct sw_req *);
 sw_err	h_compute_quota_update(struct sw_req *);

@@ -398,9 +398,10 @@ h_inference_deploy(struct sw_req *r)
 	    "autoscaling"), *refs;
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
-	const char *ns = wl_str_or(a, "namespace", "default");
+	const char *ns;
 	const char *exposure = wl_str_or(a, "exposure", "service");
 	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	char team_ns[64];
 	static const char *const pool_unused[] = {
 		"engine", "model", "served_model_name", "image", "replicas",
 		"gpus_per_replica", "instance_type", "router", "autoscaling",
@@ -411,6 +412,11 @@ h_inference_deploy(struct sw_req *r)
 	struct sw_kube kb;
 
 	memset(&kb, 0, sizeof(kb));
+	/* A team's queue without namespace: the team's namespace, for
+	 * every step below that reads the request. */
+	ns = wl_ns_or(a, team_ns, sizeof(team_ns), "default");
+	if (sw_json_get_str(a, "namespace") == NULL && ns == team_ns)
+		sw_json_add_str(a, "namespace", team_ns);
 	if (strcmp(kind, "self-hosted") != 0) {
 		if (wl_kube_open(r, cluster, &kb) == SW_OK)
 			inf_deploy_managed(r, &kb, strcmp(kind, "managed") ==
@@ -650,6 +656,32 @@ h_inference_list(struct sw_req *r)
 	return r->err;
 }
 
+/* A self-hosted endpoint short of ready replicas says why (pending,
+ * from its pods); the summary is extended in place. */
+static void
+endpoint_pending(struct sw_req *r, struct sw_kube *kb, json_object *dep,
+    json_object *summary)
+{
+	json_object *ml = sw_json_path(dep, "spec.selector.matchLabels");
+	json_object *pods = NULL;
+	struct sw_buf sel;
+
+	if (sw_json_get_int(sw_json_get(dep, "status"), "readyReplicas", 0) >=
+	    sw_json_get_int(sw_json_get(dep, "spec"), "replicas", 1) ||
+	    ml == NULL)
+		return;
+	sw_buf_init(&sel, 256);
+	json_object_object_foreach(ml, k, v)
+		sw_buf_printf(&sel, "%s%s=%s", sw_buf_str(&sel)[0] ? "," : "",
+		    k, json_object_get_string(v));
+	if (wl_list_objs(r, kb, "v1", sw_json_path_str(dep,
+	    "metadata.namespace"), "pods", sw_buf_str(&sel), &pods) == SW_OK)
+		json_object_object_add(summary, "pending",
+		    wl_pods_pending(pods));
+	json_object_put(pods);
+	sw_buf_free(&sel);
+}
+
 sw_err
 h_inference_get(struct sw_req *r)
 {
@@ -674,8 +706,15 @@ h_inference_get(struct sw_req *r)
 		e = wl_get_obj(r, &kb, "v1", sw_json_path_str(dep,
 		    "metadata.namespace"), "services", sw_json_path_str(dep,
 		    "metadata.name"), &svc);
-		if (e == SW_OK || e == SW_ENOTFOUND)
-			sw_req_reply(r, 200, inf_summary(dep, svc));
+		if (e == SW_OK || e == SW_ENOTFOUND) {
+			json_object *out = inf_summary(dep, svc);
+
+			endpoint_pending(r, &kb, dep, out);
+			if (r->err == SW_OK)
+				sw_req_reply(r, 200, out);
+			else
+				json_object_put(out);
+		}
 	}
 	json_object_put(dep);
 	json_object_put(svc);

@@ -5,8 +5,10 @@
  * training_job_get and training_job_delete find them by the labels
  * they were made with, read their state from their own status and
  * their pods, and delete them with what they leave behind (a batch
- * Job's pods and token Secret).  handlers/logs.c finds jobs through
- * wl_job_find() and wl_job_pods() here.
+ * Job's pods and token Secret).  A job not running yet says why
+ * (member pending, handlers/pending.c) from Kueue's Workload, queues
+ * and the pods.  handlers/logs.c finds jobs through wl_job_find() and
+ * wl_job_pods() here.
  */
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +113,11 @@ wl_job_state(const struct job_kind *k, json_object *o)
 		s = last_true_condition(o);
 		if (s == NULL)
 			return "Pending";
+		/* Suspended (Kueue holds or evicted it): waiting again. */
+		if (sw_json_get_bool(sw_json_path(o, "spec.runPolicy"),
+		    "suspend", 0) && strcmp(s, "Completed") != 0 &&
+		    strcmp(s, "Succeeded") != 0 && strcmp(s, "Failed") != 0)
+			return "Pending";
 		if (strcmp(s, "Completed") == 0 || strcmp(s, "Succeeded") == 0)
 			return "Succeeded";
 		if (strcmp(s, "Failed") == 0)
@@ -138,6 +145,8 @@ wl_job_state(const struct job_kind *k, json_object *o)
 		return "Succeeded";
 	if (s != NULL && strcmp(s, "Failed") == 0)
 		return "Failed";
+	if (sw_json_get_bool(sw_json_get(o, "spec"), "suspend", 0))
+		return "Pending";
 	return sw_json_path_str(o, "status.active") != NULL &&
 	    json_object_get_int64(sw_json_path(o, "status.active")) > 0 ?
 	    "Running" : "Pending";
@@ -308,11 +317,43 @@ pod_events(json_object *events, const char *pod)
 	return out;
 }
 
-/* One job as answered; pods (borrowed) may be NULL in lists; events
- * (borrowed, the namespace's) may be NULL. */
+/* Kueue's objects a job's pending reason is read from (each a list,
+ * empty when Kueue is not there). */
+struct kueue_view {
+	json_object	*wls, *lqs, *cqs;
+};
+
+#define KUEUE_API	"kueue.x-k8s.io/v1beta2"
+
+/* Read the Workloads and LocalQueues of ns (all when NULL) and the
+ * ClusterQueues into kv. */
+static sw_err
+kueue_read(struct sw_req *r, struct sw_kube *kb, const char *ns,
+    struct kueue_view *kv)
+{
+	memset(kv, 0, sizeof(*kv));
+	if (wl_list_objs(r, kb, KUEUE_API, ns, "workloads", NULL,
+	    &kv->wls) != SW_OK || wl_list_objs(r, kb, KUEUE_API, ns,
+	    "localqueues", NULL, &kv->lqs) != SW_OK ||
+	    wl_list_objs(r, kb, KUEUE_API, NULL, "clusterqueues", NULL,
+	    &kv->cqs) != SW_OK)
+		return r->err;
+	return SW_OK;
+}
+
+static void
+kueue_free(struct kueue_view *kv)
+{
+	json_object_put(kv->wls);
+	json_object_put(kv->lqs);
+	json_object_put(kv->cqs);
+}
+
+/* One job as answered; pods (borrowed, the job's) may be NULL in lists;
+ * events (borrowed, the namespace's) may be NULL. */
 static json_object *
 job_summary(const struct job_kind *k, json_object *o, json_object *pods,
-    json_object *events)
+    json_object *events, const struct kueue_view *kv, int with_pods)
 {
 	const char *state = wl_job_state(k, o);
 	json_object *out, *arr;
@@ -336,8 +377,10 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods,
 	    "state", sw_js(state), "terminal", sw_jb(terminal(state)),
 	    "created", sw_js(sw_json_path_str(o,
 		"metadata.creationTimestamp")),
+	    "pending", wl_job_pending(o, state, pods, kv->wls, kv->lqs,
+		kv->cqs),
 	    NULL);
-	if (pods != NULL) {
+	if (with_pods) {
 		arr = json_object_new_array();
 		for (i = 0; i < json_object_array_length(pods); i++) {
 			json_object *p = json_object_array_get_idx(pods, i);
@@ -356,19 +399,45 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods,
 	return out;
 }
 
+/* The pods of all (one namespace's or every one's) that belong to o. */
+static json_object *
+pods_of(json_object *all, json_object *o)
+{
+	json_object *out = json_object_new_array();
+	const char *job = sw_json_path_str(o, "metadata.name");
+	const char *uid = sw_json_path_str(o, "metadata.uid");
+	const char *ns = sw_json_path_str(o, "metadata.namespace");
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(all); i++) {
+		json_object *p = json_object_array_get_idx(all, i);
+
+		if (same(sw_json_path_str(p, "metadata.namespace"), ns) &&
+		    pod_of(p, job, uid))
+			json_object_array_add(out, json_object_get(p));
+	}
+	json_object_array_sort(out, pod_cmp);
+	return out;
+}
+
 sw_err
 h_training_job_list(struct sw_req *r)
 {
 	const char *ns = sw_json_get_str(r->args, "namespace");
 	char sel[64];
 	const struct job_kind *k;
-	json_object *out, *items;
+	json_object *out, *items, *all = NULL;
+	struct kueue_view kv;
 	struct sw_kube kb;
 	size_t i;
 
+	memset(&kv, 0, sizeof(kv));
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	out = json_object_new_array();
+	if (kueue_read(r, &kb, ns, &kv) != SW_OK ||
+	    wl_list_objs(r, &kb, "v1", ns, "pods", NULL, &all) != SW_OK)
+		goto out;
 	snprintf(sel, sizeof(sel), "%s=slipway", WL_MANAGED);
 	for (k = job_kinds; k->api != NULL; k++) {
 		if (wl_list_objs(r, &kb, k->api, ns, k->plural, sel, &items) !=
@@ -377,10 +446,15 @@ h_training_job_list(struct sw_req *r)
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *o = json_object_array_get_idx(items, i);
 
-			if (!is_owned(o) && sw_json_get_str(sw_json_path(o,
-			    "metadata.labels"), WL_JOB) != NULL)
-				json_object_array_add(out, job_summary(k, o,
-				    NULL, NULL));
+			json_object *pods;
+
+			if (is_owned(o) || sw_json_get_str(sw_json_path(o,
+			    "metadata.labels"), WL_JOB) == NULL)
+				continue;
+			pods = pods_of(all, o);
+			json_object_array_add(out, job_summary(k, o, pods,
+			    NULL, &kv, 0));
+			json_object_put(pods);
 		}
 		json_object_put(items);
 	}
@@ -388,6 +462,8 @@ h_training_job_list(struct sw_req *r)
 	out = NULL;
 out:
 	json_object_put(out);
+	json_object_put(all);
+	kueue_free(&kv);
 	sw_kube_close(&kb);
 	return r->err;
 }
@@ -397,19 +473,25 @@ h_training_job_get(struct sw_req *r)
 {
 	const struct job_kind *k;
 	json_object *obj = NULL, *pods = NULL, *events = NULL;
+	struct kueue_view kv;
 	struct sw_kube kb;
 
+	memset(&kv, 0, sizeof(kv));
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "job"), &obj, &k) == SW_OK &&
 	    wl_job_pods(r, &kb, obj, &pods) == SW_OK &&
 	    wl_list_objs(r, &kb, "v1", sw_json_path_str(obj,
-	    "metadata.namespace"), "events", NULL, &events) == SW_OK)
-		sw_req_reply(r, 200, job_summary(k, obj, pods, events));
+	    "metadata.namespace"), "events", NULL, &events) == SW_OK &&
+	    kueue_read(r, &kb, sw_json_path_str(obj, "metadata.namespace"),
+	    &kv) == SW_OK)
+		sw_req_reply(r, 200, job_summary(k, obj, pods, events, &kv,
+		    1));
 	json_object_put(obj);
 	json_object_put(pods);
 	json_object_put(events);
+	kueue_free(&kv);
 	sw_kube_close(&kb);
 	return r->err;
 }

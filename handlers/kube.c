@@ -322,6 +322,31 @@ wl_str_or(json_object *o, const char *key, const char *dflt)
 }
 
 /*
+ * The namespace of the request: its namespace, else the team namespace
+ * hyperpod-ns-<team> of a team queue hyperpod-ns-<team>-localqueue it
+ * names (HyperPod's queue of a compute quota admits that namespace
+ * only), else dflt.  buf holds the team namespace.
+ */
+const char *
+wl_ns_or(json_object *o, char *buf, size_t sz, const char *dflt)
+{
+	static const char pre[] = "hyperpod-ns-", suf[] = "-localqueue";
+	const char *q = sw_json_get_str(o, "queue");
+	size_t n;
+
+	if (sw_json_get_str(o, "namespace") != NULL)
+		return sw_json_get_str(o, "namespace");
+	if (q == NULL || (n = strlen(q)) <= sizeof(pre) - 1 + sizeof(suf) - 1 ||
+	    strncmp(q, pre, sizeof(pre) - 1) != 0 ||
+	    strcmp(q + n - (sizeof(suf) - 1), suf) != 0 ||
+	    n - (sizeof(suf) - 1) >= sz)
+		return dflt;
+	memcpy(buf, q, n - (sizeof(suf) - 1));
+	buf[n - (sizeof(suf) - 1)] = '\0';
+	return buf;
+}
+
+/*
  * Storage and namespace for a workload in ns: appends to list the
  * Namespace (unless "default") and, when ns has no PVC pvc and pvc is
  * the default claim, a mirror of default/<pvc>'s volume (a static PV

@@ -28,6 +28,8 @@ struct train {
 	int64_t			 nodes, gpus, efa, max_steps;
 	json_object		*env;		/* borrowed map */
 	json_object		*logmon;	/* borrowed, or NULL */
+	json_object		*elastic;	/* borrowed, or NULL */
+	char			 team_ns[64];	/* from a team queue */
 };
 
 /* Fill t from r->args and apply the cross-field rules; 400 with the
@@ -46,6 +48,7 @@ struct download {
 	char		 dest[WL_MAX_WORD];	/* /data/models/<target> */
 	char		 secret[96];		/* <name>-hf-token */
 	char		 workers[16];
+	char		 team_ns[64];		/* from a team queue */
 };
 
 /* Fill d from r->args (a random Job name unless job_name is given);

@@ -80,7 +80,7 @@ wl_download_read(struct sw_req *r, struct download *d)
 	memset(d, 0, sizeof(*d));
 	d->cluster = sw_json_get_str(a, "name");
 	d->model = sw_json_get_str(a, "model_id");
-	d->ns = wl_str_or(a, "namespace", "slipway-models");
+	d->ns = wl_ns_or(a, d->team_ns, sizeof(d->team_ns), "slipway-models");
 	d->pvc = wl_str_or(a, "pvc", "s3-claim");
 	d->token = sw_json_get_str(a, "hf_token");
 	d->target = sw_json_get_str(a, "target");

@@ -45,6 +45,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "node_health_check", .fn = h_node_health_check },
 	{ .op = "cluster_events", .fn = h_cluster_events },
 	{ .op = "compute_quota_list", .fn = h_compute_quota_list },
+	{ .op = "team_usage", .fn = h_team_usage },
 	{ .op = "compute_quota_create", .fn = h_compute_quota_create },
 	{ .op = "compute_quota_get", .fn = h_compute_quota_get },
 	{ .op = "compute_quota_update", .fn = h_compute_quota_update },

@@ -208,6 +208,19 @@ pod_template(const struct train *t, const struct train_pod *p)
 	    NULL);
 }
 
+/* spec.elasticPolicy of an elastic job, or NULL. */
+static json_object *
+elastic_policy(const struct train *t)
+{
+	if (t->elastic == NULL)
+		return NULL;
+	return sw_jo(
+	    "minReplicas", sw_ji(sw_json_get_int(t->elastic, "min_nodes", 1)),
+	    "maxReplicas", sw_ji(sw_json_get_int(t->elastic, "max_nodes", 1)),
+	    "replicaIncrementStep", sw_ji(sw_json_get_int(t->elastic,
+		"increment_step", 1)), NULL);
+}
+
 /*
  * HyperPodPyTorchJob (facts §1): hyperpodrun launches the recipe,
  * after the pod installs the elastic agent unless the image has it.
@@ -242,6 +255,7 @@ hpj_manifest(const struct train *t)
 		"labels", wl_job_labels(t->job), NULL),
 	    "spec", sw_jo(
 		"nprocPerNode", sw_js(w),
+		"elasticPolicy", elastic_policy(t),
 		"runPolicy", sw_jo(
 		    "jobMaxRetryCount", sw_ji(3),
 		    "cleanPodPolicy", sw_js("None"),
@@ -252,6 +266,8 @@ hpj_manifest(const struct train *t)
 		"replicaSpecs", sw_ja(sw_jo(
 		    "name", sw_js("pods"),
 		    "replicas", sw_ji(t->nodes),
+		    "maxReplicas", t->elastic ? sw_ji(sw_json_get_int(
+			t->elastic, "max_nodes", t->nodes)) : NULL,
 		    "template", pod_template(t, &(struct train_pod){
 			.container = "pytorch", .command = argv,
 			.ports = sw_ja(sw_jo("containerPort", sw_ji(8080),
@@ -371,6 +387,49 @@ check_env(struct sw_req *r, json_object *env)
 }
 
 /*
+ * Elastic training: a HyperPodPyTorchJob's, between min_nodes and
+ * max_nodes, nodes within them, in whole steps.  A refused pair names
+ * both fields.
+ */
+static void
+check_elastic(struct sw_req *r, const struct train *t)
+{
+	int64_t lo, hi, step;
+
+	if (t->elastic == NULL)
+		return;
+	if (t->ray) {
+		sw_ferr_add(&r->ferrs, "elastic", "kind", "is for kind "
+		    "hyperpod-pytorch; kind ray scales by its own worker "
+		    "groups");
+		sw_ferr_add(&r->ferrs, "kind", "elastic", "ray cannot take "
+		    "elastic");
+		return;
+	}
+	lo = sw_json_get_int(t->elastic, "min_nodes", 1);
+	hi = sw_json_get_int(t->elastic, "max_nodes", 1);
+	step = sw_json_get_int(t->elastic, "increment_step", 1);
+	if (lo > hi) {
+		sw_ferr_add(&r->ferrs, "elastic.min_nodes", "range", "is more "
+		    "than elastic.max_nodes (%lld > %lld)", (long long)lo,
+		    (long long)hi);
+		sw_ferr_add(&r->ferrs, "elastic.max_nodes", "range", "is less "
+		    "than elastic.min_nodes");
+	} else if (t->nodes < lo || t->nodes > hi) {
+		sw_ferr_add(&r->ferrs, "nodes", "elastic", "must be within "
+		    "elastic.min_nodes and elastic.max_nodes (%lld..%lld)",
+		    (long long)lo, (long long)hi);
+		sw_ferr_add(&r->ferrs, t->nodes < lo ? "elastic.min_nodes" :
+		    "elastic.max_nodes", "elastic", "leaves out nodes (%lld)",
+		    (long long)t->nodes);
+	} else if ((hi - lo) % step != 0) {
+		sw_ferr_add(&r->ferrs, "elastic.increment_step", "step",
+		    "does not divide max_nodes - min_nodes (%lld)",
+		    (long long)(hi - lo));
+	}
+}
+
+/*
  * log_monitoring.log_pattern goes to the training operator, a Go
  * program: it must be RE2 syntax as Go's regexp parses it, checked in
  * one pass (lib/resyntax.h).  Compiling it here with glibc's regcomp
@@ -425,7 +484,7 @@ wl_train_read(struct sw_req *r, struct train *t)
 	memset(t, 0, sizeof(*t));
 	t->cluster = sw_json_get_str(a, "name");
 	t->job = sw_json_get_str(a, "job_name");
-	t->ns = wl_str_or(a, "namespace", "default");
+	t->ns = wl_ns_or(a, t->team_ns, sizeof(t->team_ns), "default");
 	t->pvc = wl_str_or(a, "pvc", "s3-claim");
 	t->dataset = sw_json_get_str(a, "dataset");
 	t->model = sw_json_get_str(a, "model");
@@ -439,6 +498,7 @@ wl_train_read(struct sw_req *r, struct train *t)
 	t->max_steps = sw_json_get_int(a, "max_steps", 0);
 	t->env = sw_json_get(a, "env");
 	t->logmon = sw_json_get(a, "log_monitoring");
+	t->elastic = sw_json_get(a, "elastic");
 	t->ray = strcmp(kind, "ray") == 0;
 	t->agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
 	    "install") == 0;
@@ -469,6 +529,7 @@ wl_train_read(struct sw_req *r, struct train *t)
 		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
 		    "hyperpod-pytorch (the training operator watches logs)");
 	check_log_pattern(r, t->logmon);
+	check_elastic(r, t);
 	check_env(r, t->env);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,

@@ -142,6 +142,9 @@ json_object *wl_job_labels(const char *job);
 
 /* The string at key of o, or dflt (o's string is borrowed from o). */
 const char *wl_str_or(json_object *o, const char *key, const char *dflt);
+/* o's namespace, else hyperpod-ns-<team> when o's queue is the team's
+ * hyperpod-ns-<team>-localqueue (written into buf), else dflt. */
+const char *wl_ns_or(json_object *o, char *buf, size_t sz, const char *dflt);
 
 /*
  * Storage and namespace for a workload in ns: appends to list the
@@ -201,5 +204,20 @@ sw_err	wl_job_pods(struct sw_req *, struct sw_kube *, json_object *obj,
 /* Pending, Running, Succeeded or Failed (static strings) from the
  * job's own status. */
 const char *wl_job_state(const struct job_kind *, json_object *o);
+/*
+ * Why a job in state Pending waits, or NULL for any other state
+ * (handlers/pending.c): {queue, cluster_queue, position, admitted,
+ * reason, message, next_step, detail}.  pods are the job's; wls, lqs
+ * and cqs Kueue's Workloads, LocalQueues and ClusterQueues (each may
+ * be empty).  A new object.
+ */
+/* A Kubernetes quantity as a number ("500m" 0.5, "2Gi" in bytes). */
+double	wl_qty(json_object *v);
+/* Why pods are not all running, from the pods alone: {reason, message,
+ * next_step, detail}.  A new object. */
+json_object *wl_pods_pending(json_object *pods);
+json_object *wl_job_pending(json_object *job, const char *state,
+	    json_object *pods, json_object *wls, json_object *lqs,
+	    json_object *cqs);
 
 #endif

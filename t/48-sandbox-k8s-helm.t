@@ -103,6 +103,16 @@ t.ok(logs and all('Error: chart "foo" version "9.9.9" not found in https://aws.g
 t.ok(all(p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 1 for p in pods),
      "each helm pod exits 1")
 
+LBC = ["upgrade", "--install", "aws-load-balancer-controller", "aws-load-balancer-controller", "--repo",
+       "https://aws.github.io/eks-charts", "--version", "1.13.2", "--namespace", "kube-system",
+       "--set", "clusterName=hl", "--wait", "--timeout", "10m0s"]
+cond = run_job("helm-lbc", "aws-load-balancer-controller", LBC)
+t.eq((cond or {}).get("type"), "Complete", "load balancer controller chart installs")
+for name in ("targetgroupbindings.elbv2.k8s.aws", "ingressclassparams.elbv2.k8s.aws"):
+    crd = k.req("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name).json()
+    sch = crd.get("spec", {}).get("versions", [{}])[0].get("schema", {}).get("openAPIV3Schema", {})
+    t.ok("spec" in sch.get("properties", {}), "the chart brings %s with its upstream schema" % name)
+
 cond = run_job("helm-kuberay-operator-uninstall", "kuberay-operator",
                ["uninstall", "kuberay-operator", "--namespace", "ray-system", "--wait", "--timeout", "10m0s"])
 t.eq((cond or {}).get("type"), "Complete", "uninstall Job completes")

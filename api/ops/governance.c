@@ -247,7 +247,68 @@ static const struct sw_answer a_sched_set[] = {
 	{ 0 }
 };
 
+static const struct sw_field o_team_resource[] = {
+	OUT("instance_type", SW_T_STRING, "The flavor (instance type)."),
+	OUT("resource", SW_T_STRING, "nvidia.com/gpu, cpu, memory..."),
+	OUT("nominal", SW_T_NUMBER, "The team's quota."),
+	OUT_OPT("borrowing_limit", SW_T_NUMBER, "How much it may borrow."),
+	OUT("in_use", SW_T_NUMBER, "What its admitted work uses."),
+	OUT("borrowed", SW_T_NUMBER, "Of that, borrowed from the cohort."),
+	OUT("lent", SW_T_NUMBER, "Its idle quota others borrow."),
+	OUT("pending", SW_T_NUMBER, "What its waiting work asks for."),
+	{ NULL }
+};
+static const struct sw_field o_team_resource_item[] = {
+	{ .name = "resource", .type = SW_T_OBJECT, .fields = o_team_resource },
+};
+static const struct sw_field o_team[] = {
+	OUT_OPT("team", SW_T_STRING, "The team."),
+	OUT("cluster_queue", SW_T_STRING, "Its ClusterQueue."),
+	OUT_OPT("cohort", SW_T_STRING, "The cohort it borrows in."),
+	OUT("preempt_within_team", SW_T_STRING, "Its preemption within "
+	    "the team (Kueue's withinClusterQueue)."),
+	OUT("reclaim_lent", SW_T_STRING, "Whether it takes back what it "
+	    "lent (reclaimWithinCohort)."),
+	OUT("admitted_workloads", SW_T_INT, "Workloads admitted."),
+	OUT("pending_workloads", SW_T_INT, "Workloads waiting."),
+	{ .name = "resources", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_team_resource_item, .desc = "Per instance type and "
+	  "resource." },
+	{ NULL }
+};
+static const struct sw_field o_team_item[] = {
+	{ .name = "team", .type = SW_T_OBJECT, .fields = o_team },
+};
+static const struct sw_field o_team_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_team_item, .desc = "One per team." },
+	{ NULL }
+};
+static const struct sw_answer a_team_usage[] = {
+	{ .status = 200, .fields = o_team_list, .desc = "The teams." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
+	{
+	  .name = "team_usage",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/teams",
+	  .tag = "governance",
+	  .summary = "Each team's quota, use, borrowing, lending and waiting "
+	    "demand, by instance type",
+	  .description = "From Kueue (task governance): per team "
+	    "(cluster_queue hyperpod-ns-<team>-clusterqueue) and per "
+	    "instance_type and resource: nominal, borrowing_limit, in_use, "
+	    "borrowed (from the cohort), lent (at most the team's idle quota "
+	    "that others borrow) and pending (demand of its waiting jobs); "
+	    "memory in GiB, cpu in cores. Change a quota with "
+	    "compute_quota_update.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .answers = a_team_usage,
+	},
 	{
 	  .name = "compute_quota_list",
 	  .method = "GET",

@@ -56,7 +56,8 @@ static const struct sw_field f_download_body[] = {
 	  .desc = "Downloader image (default python:3.12-slim)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
-	  .desc = "Namespace (default slipway-models)." },
+	  .desc = "Namespace (default slipway-models, or hyperpod-ns-<team> "
+	  "with a team's queue)." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
@@ -381,6 +382,9 @@ static const struct sw_field o_endpoint[] = {
 	OUT("ready", SW_T_BOOL, "It serves."),
 	{ .name = "service", .type = SW_T_OBJECT, .fields = o_service,
 	  .desc = "The Service in front of it." },
+	{ .name = "pending", .type = SW_T_OBJECT,
+	  .fields = sw_pending_fields, .desc = "Why a self-hosted endpoint "
+	  "is short of ready replicas." },
 	{ NULL }
 };
 static const struct sw_field o_endpoint_item[] = {
@@ -670,6 +674,10 @@ static const struct sw_op rows[] = {
 	  .path = "/api/v1/clusters/{name}/inference/{endpoint}",
 	  .tag = "workloads",
 	  .summary = "One inference endpoint: readiness and Service endpoint",
+	  .description = "A self-hosted endpoint short of ready replicas "
+	    "has pending: reason (NoNodeFits, ImagePull, CrashLoop, "
+	    "Starting), message and next_step in plain words, and detail "
+	    "(the scheduler's or the kubelet's words).",
 	  .params = f_inf_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

@@ -66,7 +66,8 @@ static const struct sw_field f_alarm_item[] = {
 	  .pattern = "hyperpod-ns-[a-z0-9]([-a-z0-9]*[a-z0-9])?-localqueue", \
 	  .desc = "Kueue queue of a team's compute quota "		\
 	  "(hyperpod-ns-<team>-localqueue); the namespace must be "	\
-	  "hyperpod-ns-<team>." },					\
+	  "hyperpod-ns-<team> (a workload without namespace goes "	\
+	  "there)." },							\
 	{ .name = "priority", .type = SW_T_STRING, .min = 1, .max = 39,	\
 	  .pattern = PAT_TEAM,						\
 	  .desc = "Priority class of the scheduler config "		\
@@ -104,6 +105,7 @@ extern const struct sw_field sw_stage_item[];
 extern const struct sw_field sw_event_item[];
 extern const struct sw_field sw_plan_call_item[];
 extern const struct sw_field sw_cost_fields[];
+extern const struct sw_field sw_pending_fields[];
 extern const struct sw_field sw_plan_wait_item[];
 extern const struct sw_field sw_plan_stage_item[];
 

@@ -135,6 +135,23 @@ const struct sw_field sw_plan_wait_item[] = {
 const struct sw_field sw_plan_stage_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
+/* Why a workload waits (handlers/pending.c). */
+const struct sw_field sw_pending_fields[] = {
+	OUT_OPT("queue", SW_T_STRING, "Its Kueue LocalQueue."),
+	OUT_OPT("cluster_queue", SW_T_STRING, "The team's ClusterQueue."),
+	OUT_OPT("position", SW_T_INT, "Its place in the queue (1 = next)."),
+	OUT_OPT("admitted", SW_T_BOOL, "Kueue admitted it."),
+	OUT("reason", SW_T_STRING, "NeverFits, NoSuchQueue, QuotaInUse, "
+	    "BorrowingLimitReached, WaitingForHigherPriority, Preempted, "
+	    "PreemptingOthers, NoNodeFits, ImagePull, CrashLoop or "
+	    "Starting."),
+	OUT("message", SW_T_STRING, "Why, in plain words."),
+	OUT("next_step", SW_T_STRING, "What to do about it."),
+	OUT_OPT("detail", SW_T_STRING, "Kueue's, the scheduler's or the "
+	    "kubelet's own words."),
+	{ NULL }
+};
+
 /* What a plan adds per hour, or a cluster costs (handlers/cost.c). */
 static const struct sw_field cost_plan_ref[] = {
 	OUT("arn", SW_T_STRING, "The training plan's ARN."),

@@ -21,6 +21,19 @@ static const char *const train_recipes[] = {
 
 static const char *const train_agents[] = { "install", "image", NULL };
 
+static const struct sw_field f_elastic[] = {
+	{ .name = "min_nodes", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 256,
+	  .desc = "Fewest nodes the job runs on (elasticPolicy.minReplicas)." },
+	{ .name = "max_nodes", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 256,
+	  .desc = "Most nodes it grows to (elasticPolicy.maxReplicas)." },
+	{ .name = "increment_step", .type = SW_T_INT, .min = 1, .max = 256,
+	  .desc = "Nodes added or removed at a time (default 1; "
+	  "elasticPolicy.replicaIncrementStep)." },
+	{ NULL }
+};
+
 static const struct sw_field f_log_monitoring[] = {
 	{ .name = "enabled", .type = SW_T_BOOL,
 	  .desc = "false: no hang or slow-job detection (default true)." },
@@ -87,6 +100,13 @@ static const struct sw_field f_train_body[] = {
 	  .desc = "hyperpod-pytorch: hang detection from the job's log "
 	  "(runPolicy.logMonitoringConfiguration).",
 	  .fields = f_log_monitoring },
+	{ .name = "elastic", .type = SW_T_OBJECT,
+	  .desc = "hyperpod-pytorch: elastic training (training operator "
+	  "1.2 or later): the job starts on nodes nodes and the operator "
+	  "scales it between min_nodes and max_nodes as capacity and "
+	  "priorities allow; with task governance it shrinks instead of "
+	  "being preempted.  min_nodes <= nodes <= max_nodes.",
+	  .fields = f_elastic },
 	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
 	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,
@@ -121,7 +141,8 @@ static const struct sw_field f_train_body[] = {
 	  .desc = "Extra environment variables (names "
 	  "[A-Za-z_][A-Za-z0-9_]*)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
-	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default', or "
+	  "hyperpod-ns-<team> with a team's queue)." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },
@@ -196,7 +217,10 @@ static const struct sw_field o_pod_item[] = {
 	OUT_OPT("state", SW_T_STRING, "Pending, Running, Succeeded, "	\
 	    "Failed..."),						\
 	OUT("terminal", SW_T_BOOL, "It has ended."),			\
-	OUT_OPT("created", SW_T_STRING, "When (RFC 3339).")
+	OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."),		\
+	{ .name = "pending", .type = SW_T_OBJECT,			\
+	  .fields = sw_pending_fields, .desc = "Why it waits (Pending "	\
+	  "only)." }
 static const struct sw_field o_job_summary[] = {
 	F_JOB_SUMMARY,
 	{ NULL }
@@ -317,7 +341,8 @@ static const struct sw_op rows[] = {
 	  .method = "GET",
 	  .path = "/api/v1/clusters/{name}/training-jobs",
 	  .tag = "workloads",
-	  .summary = "Training jobs and model downloads with their state",
+	  .summary = "Training jobs and model downloads with their state "
+	    "and, for those pending, why they wait",
 	  .params = f_wl_cluster,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
 	    SW_OP_WORKLOADS,
@@ -329,9 +354,17 @@ static const struct sw_op rows[] = {
 	  .method = "GET",
 	  .path = "/api/v1/clusters/{name}/training-jobs/{job}",
 	  .tag = "workloads",
-	  .summary = "One training job or model download: state and pods",
+	  .summary = "One training job or model download: state, why it "
+	    "waits, and pods",
 	  .description = "state is Pending, Running, Succeeded or Failed; "
-	    "terminal is true for the last two.  Each pod has its reason and "
+	    "terminal is true for the last two.  A Pending job has pending: "
+	    "queue and cluster_queue (Kueue, with task governance), position "
+	    "in its queue (1 = next), admitted, reason (NeverFits, "
+	    "NoSuchQueue, QuotaInUse, BorrowingLimitReached, "
+	    "WaitingForHigherPriority, Preempted, PreemptingOthers, "
+	    "NoNodeFits, ImagePull, CrashLoop, Starting), message and "
+	    "next_step in plain words, and detail (Kueue's or the "
+	    "scheduler's own words).  Each pod has its reason and "
 	    "message (why it is not running) and its newest Kubernetes "
 	    "events (events: type, reason, message, count, time; "
 	    "FailedScheduling says why it waits).",

@@ -9,22 +9,17 @@ inference operator the `inference.sagemaker.aws.amazon.com` kinds and, since
 the real add-on bundles KEDA 2.17.1, `scaledobjects.keda.sh` and a keda
 operator in namespace `keda`.
 
-Kinds with no upstream schema in the bundles (cert-manager's, Kueue's, the
-inference operator's SageMakerEndpointRegistration) get no CRD at all: a
-schema-less CRD would accept anything, which no real cluster does.  Their
-add-ons install only their namespace and controllers; `MISSING_CRDS` lists
-what is left out so the sandbox can say so at start.
+The inference operator also installs its third kind,
+SageMakerEndpointRegistration; cert-manager its four kinds (v1.18.2); the
+task governance add-on (v1.6.0-eksbuild.1 packages Kueue v0.19.2) the five
+Kueue kinds, both served versions (k8s/kueue.py runs Kueue).  A kind with
+no upstream schema in the bundles would get no CRD at all (a schema-less
+CRD accepts anything, which no real cluster does); `MISSING_CRDS` would
+list it so the sandbox says so at start.
 """
 from . import crdbundle
 
-MISSING_CRDS = {
-    "cert-manager": ["certificates.cert-manager.io", "issuers.cert-manager.io",
-                     "clusterissuers.cert-manager.io", "certificaterequests.cert-manager.io"],
-    "amazon-sagemaker-hyperpod-taskgovernance": [
-        "clusterqueues.kueue.x-k8s.io", "localqueues.kueue.x-k8s.io", "resourceflavors.kueue.x-k8s.io",
-        "workloads.kueue.x-k8s.io", "workloadpriorityclasses.kueue.x-k8s.io"],
-    "amazon-sagemaker-hyperpod-inference": ["sagemakerendpointregistrations.inference.sagemaker.aws.amazon.com"],
-}
+MISSING_CRDS = {}
 
 AGE = {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}
 PRINTERS = {
@@ -105,6 +100,7 @@ ADDON_OBJECTS = {
         namespace("hyperpod-inference-system"),
         namespace("keda"),
         *upstream_crds("hyperpod-inference-operator"),
+        *upstream_crds("hyperpod-endpoint-registration"),
         *upstream_crds("keda-v2.17.1"),
         deployment("hyperpod-inference-operator-controller-manager", "hyperpod-inference-system",
                    ECR + "/hyperpod-inference-operator:v3.1.0"),
@@ -119,13 +115,15 @@ ADDON_OBJECTS = {
     ],
     "cert-manager": lambda: [
         namespace("cert-manager"),
+        *upstream_crds("cert-manager-v1.18.2"),
         deployment("cert-manager", "cert-manager", "quay.io/jetstack/cert-manager-controller:v1.18.2"),
         deployment("cert-manager-cainjector", "cert-manager", "quay.io/jetstack/cert-manager-cainjector:v1.18.2"),
         deployment("cert-manager-webhook", "cert-manager", "quay.io/jetstack/cert-manager-webhook:v1.18.2"),
     ],
     "amazon-sagemaker-hyperpod-taskgovernance": lambda: [
         namespace("kueue-system"),
-        deployment("kueue-controller-manager", "kueue-system", "registry.k8s.io/kueue/kueue:v0.12.3"),
+        *upstream_crds("kueue-v0.19.2"),
+        deployment("kueue-controller-manager", "kueue-system", "registry.k8s.io/kueue/kueue:v0.19.2"),
     ],
     "amazon-sagemaker-hyperpod-observability": lambda: [
         namespace("hyperpod-observability"),

@@ -118,10 +118,12 @@ class Controllers:
         return now_rfc3339(self.kc.world.clock.now())
 
     def run(self, now):
+        from . import kueue
         self.deployments(now)
         self.replicasets(now)
         self.statefulsets(now)
         self.daemonsets(now)
+        kueue.Kueue(self.kc).reconcile(now)
         self.jobs(now)
         self.hyperpod_jobs(now)
         self.ray(now)
@@ -162,6 +164,12 @@ class Controllers:
         uid = owner["metadata"]["uid"]
         return [p for p in self.st.list("", "pods", owner["metadata"].get("namespace"))
                 if owned_by(p, uid) and not p["metadata"].get("deletionTimestamp")]
+
+    def _stop_pods(self, owner):
+        """A suspended job has no running pods: its controller deletes them."""
+        for p in self._pods_of(owner):
+            if p["status"].get("phase") in ("Pending", "Running"):
+                self.kc.delete_object("", "pods", p["metadata"].get("namespace"), p["metadata"]["name"])
 
     def _set_status(self, group, plural, obj, status):
         if obj.get("status") != status:
@@ -313,6 +321,7 @@ class Controllers:
             if any(c["type"] in ("Complete", "Failed") and c["status"] == "True" for c in st.get("conditions") or []):
                 continue
             if spec.get("suspend"):
+                self._stop_pods(j)
                 continue
             pods = self._pods_of(j)
             succeeded = len([p for p in pods if p["status"].get("phase") == "Succeeded"])
@@ -356,6 +365,7 @@ class Controllers:
             if types.get("Completed", {}).get("status") == "True" or types.get("Failed", {}).get("status") == "True":
                 continue
             if (spec.get("runPolicy") or {}).get("suspend"):
+                self._stop_pods(job)
                 continue
             pods = self._pods_of(job)
             names = {p["metadata"]["name"] for p in pods}
@@ -413,6 +423,16 @@ class Controllers:
                     continue
                 ns = job["metadata"]["namespace"]
                 clusters = [c for c in self.st.list("ray.io", "rayclusters", ns) if owned_by(c, job["metadata"]["uid"])]
+                if spec.get("suspend"):
+                    # KubeRay: a suspended RayJob has no RayCluster and no submitter.
+                    for c in clusters:
+                        self.kc.delete_object("ray.io", "rayclusters", ns, c["metadata"]["name"])
+                    self._stop_pods(job)
+                    st["jobDeploymentStatus"] = "Suspended"
+                    for k in ("jobStatus", "rayClusterName", "dashboardURL", "startTime"):
+                        st.pop(k, None)
+                    self._set_status("ray.io", "rayjobs", job, st)
+                    continue
                 if not clusters and spec.get("rayClusterSpec"):
                     rc = {"apiVersion": "ray.io/%s" % rc_type.version, "kind": "RayCluster",
                           "metadata": {"name": "%s-raycluster-%s" % (job["metadata"]["name"], suffix()),

@@ -28,6 +28,11 @@ EXTRAS = {
     "scaledobjects.keda.sh": (("so",), ("keda", "scaledobject"), None),
     "nodepools.karpenter.sh": ((), ("karpenter",), (".spec.replicas", ".status.nodes", None)),
     "hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com": ((), ("karpenter",), None),
+    "clusterqueues.kueue.x-k8s.io": (("cq",), (), None),
+    "localqueues.kueue.x-k8s.io": (("queue", "queues"), (), None),
+    "workloads.kueue.x-k8s.io": (("kwl", "kueueworkload"), (), None),
+    "resourceflavors.kueue.x-k8s.io": (("flavor", "flavors"), (), None),
+    "workloadpriorityclasses.kueue.x-k8s.io": (("wpc",), (), None),
 }
 
 _cache = {}

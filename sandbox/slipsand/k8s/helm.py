@@ -14,9 +14,10 @@ retries it up to backoffLimit.  `uninstall` removes what the release created
 except CRDs (Helm keeps them).
 
 Known limits: `--set` values other than those a chart below reads are
-ignored; `--wait` does not wait for rollouts; CRDs of charts with no upstream
-schema in ../shared (the load balancer controller's elbv2.k8s.aws kinds) are
-not installed (see MISSING_CRDS).
+ignored; `--wait` does not wait for rollouts.  The load balancer controller's
+chart brings its elbv2.k8s.aws CRDs (TargetGroupBinding, IngressClassParams;
+bundle aws-load-balancer-controller-v2.13.2); a chart CRD with no upstream
+schema in ../shared would not be installed (MISSING_CRDS).
 """
 import base64
 import copy
@@ -82,7 +83,7 @@ LBC_RULES = [
     {"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"], "verbs": ["get", "list", "watch"]},
 ]
 
-MISSING_CRDS = ["ingressclassparams.elbv2.k8s.aws", "targetgroupbindings.elbv2.k8s.aws"]
+MISSING_CRDS = []
 
 
 def _labels(release, chart, version, app_version, name):
@@ -142,7 +143,7 @@ def _lbc(release, ns, values):
     labels = _labels(release, name, "1.13.2", "v2.13.2", name)
     sel = {"app.kubernetes.io/name": name, "app.kubernetes.io/instance": release}
     sa_name = values.get("serviceAccount.name") or name
-    objs = []
+    objs = crdbundle.crds("aws-load-balancer-controller-v2.13.2")
     if values.get("serviceAccount.create", "true") != "false":
         objs.append({"apiVersion": "v1", "kind": "ServiceAccount",
                      "metadata": {"name": sa_name, "namespace": ns, "labels": labels}})

@@ -579,5 +579,6 @@ def validation_notes():
                      % (done, skipped))
     missing = sorted(n for names in addons.MISSING_CRDS.values() for n in names)
     missing += helm.MISSING_CRDS
-    notes.append("CRDs with no upstream schema are not installed: " + ", ".join(missing))
+    if missing:
+        notes.append("CRDs with no upstream schema are not installed: " + ", ".join(missing))
     return notes

@@ -44,7 +44,7 @@ ADDONS = {
     "amazon-cloudwatch-observability": ("observability", "eks", ["v4.3.0-eksbuild.1"], "amazon-cloudwatch"),
     "amazon-sagemaker-hyperpod-training-operator": ("machine-learning", "eks", ["v1.2.0-eksbuild.1", "v1.1.3-eksbuild.1"], "aws-hyperpod"),
     "amazon-sagemaker-hyperpod-inference": ("machine-learning", "eks", ["v3.1.0-eksbuild.1", "v3.0.0-eksbuild.1"], "hyperpod-inference-system"),
-    "amazon-sagemaker-hyperpod-taskgovernance": ("machine-learning", "eks", ["v1.3.0-eksbuild.1"], "kueue-system"),
+    "amazon-sagemaker-hyperpod-taskgovernance": ("machine-learning", "eks", ["v1.6.0-eksbuild.1", "v1.3.0-eksbuild.1"], "kueue-system"),
     "amazon-sagemaker-hyperpod-observability": ("observability", "eks", ["v1.0.2-eksbuild.1"], "hyperpod-observability"),
 }
 

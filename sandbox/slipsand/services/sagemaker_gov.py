@@ -9,6 +9,9 @@ add-on is not ACTIVE ends CreateFailed / UpdateFailed with a FailureReason,
 as on AWS.  An update names the version it replaces (TargetVersion); a stale
 one, or one while the resource is still changing, is a ConflictException.
 One scheduler config per cluster, one compute quota per team and cluster.
+Once one is Created or Updated (or gone), the add-on's Kueue objects in the
+EKS cluster follow (k8s/kueue.py apply_governance): the team's namespace,
+ClusterQueue and LocalQueue, the flavors, and the WorkloadPriorityClasses.
 Every change of a cluster, instance group or node is an event
 (ListClusterEvents), recorded by the SageMaker service when it saves one.
 """
@@ -120,6 +123,19 @@ class GovernanceMixin:
         items, token = page(items, p.get("MaxResults"), p.get("NextToken"))
         return [summary(r) for r in items], token
 
+    def _gov_kueue(self, c):
+        """The add-on's Kueue objects of c, from its live quotas and scheduler config."""
+        kc = self.world.kube.clusters.get(self.eks_name(c) or "")
+        if kc is None or kc.server is None or not self._gov_addon_active(c):
+            return
+        live = ("Created", "Updated", "Updating", "UpdateFailed")
+        quotas = [q for q in self.store.values("sm:quotas") if q["ClusterArn"] == c["ClusterArn"]
+                  and q["Status"] in live and q.get("ActivationState", "Enabled") == "Enabled"]
+        sched = next((s for s in self.store.values("sm:schedcfg") if s["ClusterArn"] == c["ClusterArn"]
+                      and s["Status"] in live), None)
+        from ..k8s import kueue
+        kueue.apply_governance(kc, quotas, sched)
+
     def advance_governance(self, now):
         for table, what in (("sm:quotas", "compute quota"), ("sm:schedcfg", "cluster scheduler config")):
             for rid, r in list(self.store.all(table).items()):
@@ -131,6 +147,8 @@ class GovernanceMixin:
                 c = next((x for x in self.store.values("sm:clusters") if x["ClusterArn"] == r["ClusterArn"]), None)
                 if r["Status"] == "Deleting":
                     self.store.delete(table, rid)
+                    if c is not None:
+                        self._gov_kueue(c)
                     continue
                 ok = c is not None and self._gov_addon_active(c)
                 if r["Status"] == "Creating":
@@ -144,6 +162,8 @@ class GovernanceMixin:
                 if what == "cluster scheduler config":
                     r["StatusDetails"] = {"Kueue": r["Status"], "PriorityClasses": r["Status"]}
                 self.store.put(table, rid, r)
+                if ok:
+                    self._gov_kueue(c)
 
     # --- compute quotas ---------------------------------------------------
     def _check_quota_config(self, c, cfg):

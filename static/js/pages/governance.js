@@ -2,7 +2,8 @@
 // and one node.
 //   Governance  the scheduler config (priority classes, fair share, idle
 //               sharing) and the teams' compute quotas (list, create,
-//               change, delete), each as SageMaker reports it
+//               change, delete), each as SageMaker reports it, and
+//               each team's use, borrowing and demand (team_usage)
 //   Events      ListClusterEvents newest first, filtered by group, node,
 //               resource type and level, a page at a time
 //   Node        node_get (status, release, SSM target and the command
@@ -30,12 +31,14 @@ function Crumbs({ name, here }) {
 
 export function Governance({ nav, name, query }) {
   const [st, reload] = useLive(nav, async () => {
-    const [doc, sc, quotas, groups] = await Promise.all([openapi(),
+    const [doc, sc, quotas, groups, teams] = await Promise.all([openapi(),
       api("GET", base(name) + "/scheduler-config"),
       api("GET", base(name) + "/compute-quotas"),
       api("GET", base(name) + "/instance-groups").catch(() =>
-        ({ items: [] }))]);
-    return { doc, sc, quotas: quotas.items, groups: groups.items };
+        ({ items: [] })),
+      api("GET", base(name) + "/teams").catch(() => ({ items: [] }))]);
+    return { doc, sc, quotas: quotas.items, groups: groups.items,
+      teams: teams.items };
   }, [name], 15000);
   const d = st.data;
   return html`<section class="card" id="governance">
@@ -52,7 +55,41 @@ export function Governance({ nav, name, query }) {
     ${d && html`<${SchedulerConfig} nav=${nav} doc=${d.doc} name=${name}
       sc=${d.sc} reload=${reload}/>
     <${Quotas} nav=${nav} doc=${d.doc} name=${name} items=${d.quotas}
-      groups=${d.groups} reload=${reload} query=${query}/>`}`;
+      groups=${d.groups} reload=${reload} query=${query}/>
+    <${Teams} teams=${d.teams} query=${query}/>`}`;
+}
+
+// Each team's quota as Kueue enforces it: nominal, in use, borrowed,
+// lent and waiting demand per instance type and resource (team_usage).
+function Teams({ teams, query }) {
+  const rows = [];
+  for (const t of teams || []) {
+    for (const r of t.resources || []) {
+      rows.push({ key: t.cluster_queue + "/" + r.instance_type + "/" +
+        r.resource, team: t.team || t.cluster_queue, ...r,
+        waiting: t.pending_workloads });
+    }
+  }
+  const num = (k) => (r) => (r[k] === undefined || r[k] === null ? "—" :
+    String(Math.round(r[k] * 100) / 100));
+  return html`<section class="card" id="team-usage"><h2>Teams: quota and
+    use</h2>
+    <p class="muted">Borrowed comes from other teams' idle quota; lent is
+      this team's idle quota others use; pending is what its waiting jobs
+      ask for. Change a quota above.</p>
+    <${DataTable} id="team-usage-table" ns="teams" label="Team usage"
+      rows=${rows} query=${query} rowAttrs=${(r) => ({ "data-team": r.team })}
+      empty="No team queues (task governance off, or no quotas)."
+      columns=${[
+        { key: "team", label: "Team", filter: true },
+        { key: "instance_type", label: "Instance type", filter: true },
+        { key: "resource", label: "Resource", filter: true },
+        { key: "nominal", label: "Quota", cell: num("nominal") },
+        { key: "in_use", label: "In use", cell: num("in_use") },
+        { key: "borrowed", label: "Borrowed", cell: num("borrowed") },
+        { key: "lent", label: "Lent", cell: num("lent") },
+        { key: "pending", label: "Pending", cell: num("pending") },
+      ]}/></section>`;
 }
 
 function SchedulerConfig({ nav, doc, name, sc, reload }) {

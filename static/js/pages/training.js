@@ -65,6 +65,12 @@ function Jobs({ nav, cluster, query }) {
     { key: "namespace", label: "Namespace", filter: true },
     { key: "state", label: "State", filter: true,
       cell: (j) => html`<${Badge} state=${j.state}/>` },
+    { key: "pending", label: "Why pending", cls: "reason",
+      value: (j) => (j.pending ? j.pending.reason + " " + j.pending.message
+        : ""),
+      cell: (j) => j.pending && html`<strong>${j.pending.reason}</strong>
+        ${j.pending.position && html` · #${j.pending.position} in queue`}
+        <div class="pod-message">${j.pending.message}</div>` },
     { key: "created", label: "Created" },
   ];
   return html`<section class="card" id="jobs"><h2>Jobs</h2>
@@ -188,6 +194,14 @@ export function TrainingJob({ nav, cluster, job, query }) {
     <${Updated} st=${st}/>
     ${st.loading && !j && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error || err}/>
+    ${j && j.pending && html`<div class="why" id="why-pending"
+      role="status"><strong>Why it waits: ${j.pending.reason}</strong>
+      ${j.pending.queue && html`<p>Queue ${j.pending.queue}${
+        j.pending.position ? ", position " + j.pending.position : ""}${
+        j.pending.admitted ? ", admitted" : ", not admitted yet"}</p>`}
+      <p>${j.pending.message}</p><p><em>Next:</em> ${j.pending.next_step}</p>
+      ${j.pending.detail && html`<p class="muted">${j.pending.detail}</p>`}
+      </div>`}
     ${stuck.length > 0 && html`<div class="why" id="why-stuck"
       role="status"><strong>Why ${stuck.length === 1 ? "a pod is" :
       stuck.length + " pods are"} not running:</strong>
