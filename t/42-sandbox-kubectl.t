@@ -30,8 +30,8 @@ cfg = sb.kubeconfig("kc", token=tok)
 cache = os.path.join(sb.tmp, "kcache")
 
 
-def kubectl(*args, config=cfg, timeout=60):
-    return run([KUBECTL, "--kubeconfig", config, "--cache-dir", cache, "--request-timeout=20s"] + list(args),
+def kubectl(*args, config=cfg, timeout=300):
+    return run([KUBECTL, "--kubeconfig", config, "--cache-dir", cache, "--request-timeout=240s"] + list(args),
                timeout=timeout)
 
 
