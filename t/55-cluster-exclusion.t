@@ -10,6 +10,7 @@
 # work again; nothing is created that could not be recorded.
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -71,9 +72,30 @@ r = s.post("/api/v1/clusters?dry_run=true", body)
 t.eq(r.status, 200, "dry-run create of a cluster that is ours plans")
 
 # ---- hold the cluster with an operation the poller cannot take
+DB = os.path.join(s.state, "state.db")
+
+
+def pause_idle(pid):
+    """SIGSTOP the poller outside a write transaction: one stopped inside
+    would hold the state store's write lock until it runs again."""
+    end = time.time() + 120
+    while time.time() < end:
+        if not kill_if(pid, "slipway-poller", signal.SIGSTOP):
+            return False
+        try:
+            c = sqlite3.connect(DB, timeout=0.5)
+            c.execute("BEGIN IMMEDIATE")
+            c.rollback()
+            c.close()
+            return True
+        except sqlite3.OperationalError:
+            kill_if(pid, "slipway-poller", signal.SIGCONT)
+            time.sleep(0.05)
+    return False
+
+
 pid = poller_pid()
-t.ok(pid and kill_if(pid, "slipway-poller", signal.SIGSTOP),
-     "poller paused")
+t.ok(pid and pause_idle(pid), "poller paused")
 node = s.get("/api/v1/clusters/excl/nodes").json["items"][0]["node_id"]
 r = s.post("/api/v1/clusters/excl/nodes:reboot", {"node_ids": [node]})
 t.eq(r.status, 202, "an operation holds the cluster")
@@ -118,7 +140,7 @@ t.eq(d.get("state"), "succeeded", "the retried operation ran to the end")
 
 # ---- the runner's state writes fail: the operation waits, loses nothing
 db = os.path.join(s.state, "state.db")
-t.ok(kill_if(pid, "slipway-poller", signal.SIGSTOP), "poller paused again")
+t.ok(pause_idle(pid), "poller paused again")
 for _ in range(5):
     r = s.post("/api/v1/clusters/excl/storage",
                {"kind": "s3", "claim": "data", "bucket": "excl-data",
