@@ -204,6 +204,32 @@ static const struct sw_field f_storage[] = {
 	{ NULL }
 };
 
+#define PAT_DAY		"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+#define PAT_LEDGER_COL	"(day|cluster|instance_group|instance_type|team|job)"
+static const char *const ledger_formats[] = { "json", "csv", NULL };
+static const struct sw_field f_cost_ledger[] = {
+	{ .name = "from", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 10,
+	  .max = 10, .pattern = PAT_DAY,
+	  .desc = "First day, YYYY-MM-DD (UTC; default 6 days before to)." },
+	{ .name = "to", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 10,
+	  .max = 10, .pattern = PAT_DAY,
+	  .desc = "Last day, YYYY-MM-DD (UTC; default today)." },
+	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
+	  .desc = "Only this cluster." },
+	{ .name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 63, .pattern = "[a-z0-9]([-a-z0-9]*[a-z0-9])?",
+	  .desc = "Only this team's GPU-hours." },
+	{ .name = "group_by", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 3, .max = 80,
+	  .pattern = PAT_LEDGER_COL "(," PAT_LEDGER_COL ")*",
+	  .desc = "Columns to sum by, comma-separated: day, cluster, "
+	  "instance_group, instance_type, team, job (default day)." },
+	{ .name = "format", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .enumv = ledger_formats, .desc = "json (default) or csv." },
+	{ NULL }
+};
+
 static const struct sw_field f_cluster_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
@@ -1951,6 +1977,26 @@ const struct sw_op sw_optable[] = {
 	  .output = "Accepted",
 	},
 
+	{
+	  .name = "cost_ledger",
+	  .method = "GET",
+	  .path = "/api/v1/costs/ledger",
+	  .tag = "costs",
+	  .summary = "Node-hours, GPU-hours per team and job, idle GPU-hours, "
+	    "and their cost",
+	  .description = "What ran, from the ledger the poller keeps by "
+	    "sampling every cluster Slipway owns: node-hours per instance "
+	    "group and type, GPU-hours each team's jobs held (team: the "
+	    "namespace without hyperpod-ns-), GPU-hours no job held "
+	    "(idle_gpu), each priced at the type's on-demand price from the "
+	    "AWS Price List API (null when AWS lists none).  Summed by the "
+	    "group_by columns over the days from..to (UTC; default the last "
+	    "7), as JSON or CSV.",
+	  .params = f_cost_ledger,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .output = "Any",
+	},
 	{
 	  .name = "addon_list",
 	  .method = "GET",
