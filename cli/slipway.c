@@ -242,6 +242,10 @@ apply_conf_file(void)
 		O.workers = (int)sw_json_get_int(opconf, "workers", O.workers);
 	if ((v = sw_json_get_str(opconf, "log_format")) != NULL)
 		setenv("SLIPWAY_LOG_FORMAT", v, 1);
+	if (sw_json_get(opconf, "ledger_interval") != NULL &&
+	    (v = json_object_get_string(sw_json_get(opconf,
+	    "ledger_interval"))) != NULL)
+		setenv("SLIPWAY_LEDGER_INTERVAL", v, 1);
 	eps = sw_json_get(opconf, "endpoints");
 	if (O.sandbox || eps == NULL)
 		return 0;

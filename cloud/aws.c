@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "lib/buf.h"
 #include "lib/url.h"
@@ -669,6 +670,20 @@ aws_parse_xml(const struct http_response *resp, enum aws_protocol proto,
 	return SW_OK;
 }
 
+/* An HTTP Date ("Sat, 05 Dec 2026 22:40:45 GMT") as a time, or 0. */
+static time_t
+aws_http_date(const char *s)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	if (s == NULL || (end = strptime(s, "%a, %d %b %Y %H:%M:%S GMT",
+	    &tm)) == NULL || *end != '\0')
+		return 0;
+	return timegm(&tm);
+}
+
 sw_err
 aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *err)
@@ -695,6 +710,8 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	}
 	if ((rc = aws_send_op(ctx, svc, op, &req, &resp, err)) != SW_OK)
 		goto out;
+	ctx->server_time = aws_http_date(http_headers_get(&resp.headers,
+	    "date"));
 	if (si->proto == AWS_PROTO_JSON || si->proto == AWS_PROTO_REST_JSON)
 		rc = aws_parse_json(&resp, out);
 	else

@@ -93,6 +93,8 @@ struct aws_ctx {
 	struct retry_policy	 retry;
 	struct http_client	 http;
 	time_t			(*clock)(void);	/* signing time */
+	time_t			 server_time;	/* Date of the last answer
+						 * (AWS's clock), 0: none */
 };
 
 /* Borrowed pointer into a static table; NULL for a bad value. */

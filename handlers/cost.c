@@ -1,7 +1,7 @@
 /*
  * cost.c: what a planned change costs per hour, from the prices AWS
  * lists in its Price List API (cloud/aws_pricing.c), cached in the
- * state store (lib/prices.c).  Slipway carries no price of its own: a
+ * state store (pipelines/prices.c).  Slipway carries no price of its own: a
  * type AWS lists no price for, a spot group, or a Price List API that
  * cannot be reached makes the sum "unknown" (null), never zero.
  *
@@ -27,10 +27,9 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/prices.h"
+#include "pipelines/prices.h"
 
-#define PRICE_SERVICE	"AmazonSageMaker"
-#define KNOWN_TTL_MS	(24LL * 3600 * 1000)	/* the catalogue changes */
-#define UNKNOWN_TTL_MS	(3600LL * 1000)		/* ask again sooner */
+#define PRICE_SERVICE	SW_PRICE_HYPERPOD
 #define MAX_LINES	64
 
 struct cost_line {
@@ -47,47 +46,6 @@ struct cost_plan {
 	struct cost_line	line[MAX_LINES];
 	size_t			n;
 };
-
-/*
- * The price of itype in region: the cached row while fresh, else a new
- * read from the Price List API, kept.  When the API cannot answer, a
- * stale row still serves; with none, *why says so.
- */
-static void
-price_for(struct sw_req *r, const char *region, const char *itype,
-    struct sw_price *p, const char **why)
-{
-	struct aws_price ap;
-	struct aws_error err;
-	int cached;
-	int64_t age;
-
-	cached = sw_price_get(r->db, PRICE_SERVICE, region, itype, p) == SW_OK;
-	age = sw_now_ms() - p->fetched_ms;
-	if (cached && age < (p->known ? KNOWN_TTL_MS : UNKNOWN_TTL_MS))
-		goto out;
-	memset(&err, 0, sizeof(err));
-	if (aws_price_hourly(h_aws(r), PRICE_SERVICE, region, itype, &ap,
-	    &err) != SW_OK) {
-		sw_warn("price of %s in %s: %s: %s", itype, region, err.code,
-		    err.message);
-		if (!cached) {
-			*why = "the Price List API did not answer";
-			return;
-		}
-		goto out;
-	}
-	memset(p, 0, sizeof(*p));
-	p->known = ap.known;
-	p->usd_micro = ap.usd_micro;
-	sw_fmt_text(p->sku, sizeof(p->sku), "%s", ap.sku);
-	sw_fmt_text(p->published, sizeof(p->published), "%s", ap.published);
-	if (sw_price_put(r->db, PRICE_SERVICE, region, itype, p) != SW_OK)
-		sw_warn("cannot cache the price of %s in %s", itype, region);
-out:
-	if (!p->known)
-		*why = "AWS lists no on-demand price for this type";
-}
 
 static struct cost_line *
 line_add(struct cost_plan *cp, const char *group, const char *type,
@@ -178,8 +136,8 @@ lines_after(struct cost_plan *cp, const char *kind, json_object *params)
 }
 
 /* Money as a JSON number written exactly: 12.5 from 12500000. */
-static json_object *
-usd(int64_t micro)
+json_object *
+h_usd(int64_t micro)
 {
 	char text[48];
 	int64_t a = micro < 0 ? -micro : micro;
@@ -219,7 +177,7 @@ plan_json(struct sw_req *r, const char *arn)
 	json_object_put(in);
 	o = sw_jo("arn", sw_js(arn), "name", sw_js(name + 1),
 	    "upfront_fee", aws_price_micro(sw_json_get_str(out, "UpfrontFee"),
-		&fee) == 0 ? usd(fee) : NULL,
+		&fee) == 0 ? h_usd(fee) : NULL,
 	    "currency", sw_js(sw_json_get_str(out, "CurrencyCode")),
 	    "end_time", json_object_get(sw_json_get(out, "EndTime")), NULL);
 	json_object_put(out);
@@ -237,7 +195,7 @@ line_json(struct sw_req *r, const struct cost_line *l)
 	    "count_now", sw_ji(l->now), "count_after", sw_ji(l->after),
 	    "price", sw_js(state),
 	    "usd_per_hour_each", l->price.known && !l->why ?
-		usd(l->price.usd_micro) : NULL,
+		h_usd(l->price.usd_micro) : NULL,
 	    "sku", l->price.sku[0] ? sw_js(l->price.sku) : NULL,
 	    "published", l->price.published[0] ?
 		sw_js(l->price.published) : NULL,
@@ -263,7 +221,8 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 		if (strcmp(l->capacity, "spot") == 0)
 			l->why = "spot prices change with demand";
 		else if (strcmp(l->capacity, "training-plan") != 0)
-			price_for(r, region, l->type, &l->price, &l->why);
+			sw_price_hour(r->db, h_aws(r), l->type, &l->price,
+			    &l->why);
 		if (l->why != NULL) {
 			complete = 0;
 			json_object_array_add(unknown, sw_js(l->type));
@@ -275,9 +234,9 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 	}
 	out = sw_jo("currency", sw_js("USD"),
 	    "complete", sw_jb(complete),
-	    "added_per_hour", complete ? usd(added) : NULL,
-	    "added_per_day", complete ? usd(added * 24) : NULL,
-	    "cluster_per_hour", complete ? usd(total) : NULL,
+	    "added_per_hour", complete ? h_usd(added) : NULL,
+	    "added_per_day", complete ? h_usd(added * 24) : NULL,
+	    "cluster_per_hour", complete ? h_usd(total) : NULL,
 	    "lines", lines, "unknown", unknown,
 	    "region", sw_js(region),
 	    "source", sw_js("AWS Price List API: GetProducts, "

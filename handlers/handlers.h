@@ -82,6 +82,11 @@ json_object *h_plan_cost(struct sw_req *, const char *kind,
 /* What the groups of a HyperPod description (borrowed) cost now, in
  * the same shape (cluster_per_hour); NULL without one. */
 json_object *h_cluster_cost(struct sw_req *, json_object *hp);
+/* Dollars from millionths, as a JSON number written exactly. */
+json_object *h_usd(int64_t micro_usd);
+
+/* handlers/ledger.c */
+sw_err	h_cost_ledger(struct sw_req *);
 
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);

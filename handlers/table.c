@@ -71,6 +71,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "inference_pool_release", .fn = h_inference_pool_release },
 	{ .op = "feature_list", .fn = h_feature_list },
 	{ .op = "feature_set", .fn = h_feature_set },
+	{ .op = "cost_ledger", .fn = h_cost_ledger },
 	{ .op = "addon_list", .fn = h_addon_list },
 	{ .op = "addon_upgrade", .fn = h_addon_upgrade },
 	{ .op = "storage_list", .fn = h_storage_list },

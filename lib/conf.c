@@ -146,9 +146,9 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 }
 
 const char *const sw_conf_services[] = { "sts", "ec2", "iam", "eks",
-    "sagemaker", "s3", "fsx", "service_quotas", NULL };
+    "sagemaker", "s3", "fsx", "service_quotas", "pricing", NULL };
 const char *const sw_conf_service_env[] = { "STS", "EC2", "IAM", "EKS",
-    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", NULL };
+    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", "PRICING", NULL };
 
 /* An https URL, or http to loopback (a sandbox); no spaces. */
 static int
@@ -327,6 +327,10 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, SW_MAX_WORKERS, &n))
 			return "workers is out of range";
 		sw_json_add_int(out, "workers", n);
+	} else if (strcmp(k, "ledger_interval") == 0) {
+		if (!conf_int(v, 1, 86400, &n))
+			return "ledger_interval must be 1..86400 (seconds)";
+		sw_json_add_int(out, "ledger_interval", n);
 	} else if (strcmp(k, "iam_permissions_boundary") == 0) {
 		if (!sw_conf_policy_arn_ok(v))
 			return "iam_permissions_boundary is a managed policy "
@@ -382,7 +386,7 @@ conf_set(json_object *out, const char *k, const char *v)
 				break;
 		if (sw_conf_services[i] == NULL)
 			return "no such service (sts ec2 iam eks sagemaker s3 "
-			    "fsx service_quotas)";
+			    "fsx service_quotas pricing)";
 		sw_json_add_str(eps, sw_conf_services[i], v);
 	} else
 		return "unknown key";

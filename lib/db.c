@@ -121,6 +121,24 @@ static const char *const migrations[] = {
 	"  groups TEXT NOT NULL,"
 	"  created INTEGER NOT NULL,"
 	"  expires INTEGER NOT NULL);",
+	/* 8: the usage ledger (lib/ledger.h): seconds of nodes and GPUs per
+	 * day, kept as they are sampled, never recomputed; the cursor is
+	 * the AWS time each cluster was last sampled at */
+	"CREATE TABLE ledger_cursor ("
+	"  cluster TEXT PRIMARY KEY,"
+	"  sampled INTEGER NOT NULL);"
+	"CREATE TABLE ledger ("
+	"  day TEXT NOT NULL,"
+	"  cluster TEXT NOT NULL,"
+	"  instance_group TEXT NOT NULL,"
+	"  instance_type TEXT NOT NULL,"
+	"  team TEXT NOT NULL,"
+	"  job TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('node','gpu','idle')),"
+	"  seconds INTEGER NOT NULL,"
+	"  usd_us INTEGER,"
+	"  PRIMARY KEY (day, cluster, instance_group, instance_type, team,"
+	"    job, kind));",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -263,6 +281,28 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"INSERT OR REPLACE INTO prices (service, region, instance_type,"
 	" usd_micro, sku, published, fetched)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* STMT_CLUSTER_NAMES */
+	"SELECT name FROM clusters ORDER BY name",
+	/* STMT_LEDGER_CURSOR */
+	"SELECT sampled FROM ledger_cursor WHERE cluster = ?1",
+	/* STMT_LEDGER_MOVE: from ?2 (NULL: never sampled) to ?3, only when
+	 * no other poller moved it first (changes() is 1) */
+	"INSERT INTO ledger_cursor (cluster, sampled) VALUES (?1, ?3)"
+	" ON CONFLICT (cluster) DO UPDATE SET sampled = ?3"
+	" WHERE sampled = ?2",
+	/* STMT_LEDGER_ADD: usd_us is micro-dollar-seconds; unknown (NULL)
+	 * stays unknown */
+	"INSERT INTO ledger (day, cluster, instance_group, instance_type,"
+	" team, job, kind, seconds, usd_us)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+	" ON CONFLICT (day, cluster, instance_group, instance_type, team,"
+	" job, kind) DO UPDATE SET seconds = seconds + excluded.seconds,"
+	" usd_us = usd_us + excluded.usd_us",
+	/* STMT_LEDGER_READ */
+	"SELECT day, cluster, instance_group, instance_type, team, job, kind,"
+	" seconds, usd_us FROM ledger WHERE day >= ?1 AND day <= ?2"
+	" AND (?3 IS NULL OR cluster = ?3) AND (?4 IS NULL OR team = ?4)"
+	" ORDER BY day, cluster, instance_group, team, job, kind",
 };
 
 int64_t

@@ -1,7 +1,7 @@
 /*
  * db.h: the SQLite state store.  One database file (state.db, WAL mode)
  * holds tokens, sessions, operations, stages, events, the clusters
- * Slipway owns and the prices it has read.  Every SQL
+ * Slipway owns, the prices it has read and the usage ledger.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
  * per connection and only ever given bound parameters.
  */
@@ -59,6 +59,11 @@ enum sw_stmt {
 	STMT_CLUSTER_FORGET,
 	STMT_PRICE_GET,
 	STMT_PRICE_PUT,
+	STMT_CLUSTER_NAMES,
+	STMT_LEDGER_CURSOR,
+	STMT_LEDGER_MOVE,
+	STMT_LEDGER_ADD,
+	STMT_LEDGER_READ,
 	STMT__MAX
 };
 

@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
+#include "poller/ledger.h"
 
 static volatile sig_atomic_t stop;
 
@@ -64,6 +65,8 @@ main(int argc, char *argv[])
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct aws_ctx aws;
+	const char *v;
+	int64_t ledger_ms = 60000, ledger_due = 0;
 	int calls, rc = 1;
 	sw_err e;
 
@@ -81,12 +84,20 @@ main(int argc, char *argv[])
 	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)",
 		    calls);
+	/* the usage ledger's sample interval (slipway.conf ledger_interval) */
+	if ((v = getenv("SLIPWAY_LEDGER_INTERVAL")) != NULL &&
+	    strtol(v, NULL, 10) > 0)
+		ledger_ms = strtol(v, NULL, 10) * 1000;
 	sw_info("running (%s)", sw_json_get(cfg.root, "sandbox_info") ?
 	    "sandbox" : "aws");
 	while (!stop) {
 		/* Each pass starts on a fresh snapshot: nothing of the last
 		 * one is left mid-step. */
 		(void)sw_db_idle(db);
+		if (sw_now_ms() >= ledger_due) {
+			sw_ledger_tick(db, &aws);
+			ledger_due = sw_now_ms() + ledger_ms;
+		}
 		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);
 		if (e == SW_ENOTFOUND) {
 			nanosleep(&idle, NULL);

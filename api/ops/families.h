@@ -26,5 +26,6 @@ extern const struct sw_op_family sw_ops_inference;
 extern const struct sw_op_family sw_ops_features;
 extern const struct sw_op_family sw_ops_storage;
 extern const struct sw_op_family sw_ops_operations;
+extern const struct sw_op_family sw_ops_costs;
 
 #endif

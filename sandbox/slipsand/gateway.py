@@ -6,6 +6,7 @@ from the target, form Action, path or Host.  Errors of every stage are
 answered in the addressed service's protocol shape, and every request is
 written to the request log.
 """
+import email.utils
 import os
 import signal
 import time
@@ -338,6 +339,12 @@ class AwsHandler(BaseHandler):
     """HTTP handler of the AWS listener (also serves /_sandbox control calls)."""
 
     server_name = "AmazonAWS-sandbox"
+
+    def date_time_string(self, timestamp=None):
+        """AWS's clock is the sandbox's: the Date header follows time travel."""
+        if timestamp is None:
+            timestamp = self.server.world.clock.now()
+        return email.utils.formatdate(timestamp, usegmt=True)
 
     def _any(self):
         head = self.command == "HEAD"

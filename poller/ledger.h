@@ -1,0 +1,14 @@
+/*
+ * ledger.h: the poller's sampling of the usage ledger (ledger.c).
+ */
+#ifndef SW_POLLER_LEDGER_H
+#define SW_POLLER_LEDGER_H
+
+#include "cloud/aws.h"
+#include "lib/db.h"
+
+/* One sample of every cluster Slipway owns (a few AWS and Kubernetes
+ * reads each). */
+void	sw_ledger_tick(struct sw_db *, struct aws_ctx *);
+
+#endif
