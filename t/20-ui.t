@@ -79,7 +79,7 @@ t.ok("test-admin" in (out.get("logged_in") or ""), "logged in as the token")
 t.ok(out.get("cookie_http_only"), "the session cookie is HttpOnly")
 t.eq(out.get("cookie_same_site"), "Strict", "and SameSite=Strict")
 t.eq(out.get("nav"), ["Clusters", "Create cluster", "Operations", "Training",
-                      "Inference", "Settings"], "a navigation entry per page")
+                      "Inference", "Costs", "Settings"], "a navigation entry per page")
 
 # ---- navigation race
 t.eq(out.get("create_kept"), 1, "a late answer of the page left behind "
@@ -151,6 +151,12 @@ t.ok(out.get("cluster_updated"), "the cluster page says when it was updated")
 t.ok("aws eks update-kubeconfig --name ui1 --region us-" in
      (out.get("kubeconfig") or ""), "the kubeconfig command is shown")
 t.eq(out.get("sum_gpus"), "1", "the overview counts the cluster's GPUs")
+t.ok(re.match(r"^\s*\$[0-9,]+\.[0-9]{2,4}\s*$", out.get("cost_usd") or ""),
+     "the costs page shows the ledger's cost in dollars: %r" %
+     out.get("cost_usd"))
+t.ok("/api/v1/costs/ledger?" in (out.get("cost_csv") or "") and
+     "format=csv" in (out.get("cost_csv") or ""),
+     "and links its CSV export: %s" % out.get("cost_csv"))
 t.ok(re.match(r"^\s*\$[0-9]+\.[0-9]{2,4}\s*$", out.get("sum_cost") or ""),
      "the overview shows the cost per hour in dollars: %r" %
      out.get("sum_cost"))

@@ -78,3 +78,42 @@ export function LossChart({ points }) {
   return html`<${MetricChart} id="loss" points=${points} metric="loss"
     label="loss" color="#bf3989"/>`;
 }
+
+// Lines by day, one per series ({label, values}); x is the day's index
+// into days (YYYY-MM-DD), labelled with the day.
+export function DailyChart({ id, days, series, label }) {
+  const el = useRef(null);
+  const plot = useRef(null);
+  const colors = ["#0969da", "#bf3989", "#1a7f37", "#9a6700", "#8250df",
+    "#cf222e"];
+  useEffect(() => () => {
+    if (plot.current) plot.current.destroy();
+    plot.current = null;
+  }, []);
+  useEffect(() => {
+    if (!el.current || days.length === 0) return undefined;
+    let gone = false;
+    const data = [days.map((_, i) => i), ...series.map((s) => s.values)];
+    loadUplot().then((uPlot) => {
+      if (gone || !el.current) return;
+      if (plot.current) plot.current.destroy();
+      const fg = getComputedStyle(document.body).color;
+      const axis = { stroke: fg, labelSize: 18, labelGap: 4,
+        grid: { stroke: "rgba(128,128,128,.25)" },
+        ticks: { stroke: "rgba(128,128,128,.4)" } };
+      plot.current = new uPlot({
+        width: Math.max(260, el.current.clientWidth || 600), height: 220,
+        scales: { x: { time: false } }, legend: { show: true },
+        axes: [{ ...axis, label: "day", size: 40,
+          values: (u, ticks) => ticks.map((i) => (days[i] || "").slice(5)) },
+        { ...axis, label, size: 70 }],
+        series: [{ label: "day" }, ...series.map((s, i) => ({
+          label: s.label, stroke: colors[i % colors.length], width: 2 }))],
+      }, data, el.current);
+    });
+    return () => { gone = true; };
+  }, [days.join(), series.map((s) => s.label + s.values.join()).join()]);
+  return html`<figure class="chart" id=${id} data-series=${series.length}>
+    <figcaption>${label} by day${days.length === 0 ? ": nothing yet" :
+      ""}</figcaption><div class="chart-area" ref=${el}></div></figure>`;
+}

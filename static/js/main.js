@@ -22,11 +22,12 @@ import { Training, TrainingJob } from "./pages/training.js";
 import { Inference } from "./pages/inference.js";
 import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
+import { Costs } from "./pages/costs.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
   ["operations", "Operations"], ["training", "Training"],
-  ["inference", "Inference"], ["settings", "Settings"],
+  ["inference", "Inference"], ["costs", "Costs"], ["settings", "Settings"],
 ];
 
 // The actions that change something: a read-only token may not take them.
@@ -53,6 +54,7 @@ function pageFor(route) {
   if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
   if (a === "training") return [Training, { cluster: b, query }];
   if (a === "inference") return [Inference, { cluster: b }];
+  if (a === "costs") return [Costs, { query }];
   if (a === "settings") return [Settings, {}];
   return [Clusters, { query }];
 }

@@ -343,6 +343,13 @@ function wsStatus(base, token, p) {
     out.cluster_updated = await page.waitForSelector("#updated",
       { timeout: 10000 }).then(() => true, () => false);
     await marker("cluster", "#cluster");
+    await go("#/costs");
+    await page.waitForSelector("#cost-totals", { timeout: 30000 }).catch(() => null);
+    out.cost_usd = await page.textContent("#cost-usd", { timeout: 5000 }).catch(() => "");
+    out.cost_csv = await page.getAttribute("#cost-csv", "href").catch(() => "");
+    await marker("costs", "#costs");
+    await go("#/clusters/ui1");
+    await page.waitForSelector("#nodes li[data-node]");
     await tabWalk(page, "cluster");
     out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
     out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
