@@ -305,6 +305,26 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 
 /* A session of a person the provider signed in: swp_..., its own
  * table, the person, scope and groups kept with it. */
+/* A new session's secret (prefix + random) into out, its id and hash,
+ * after the expired sessions of the purge statement are gone. */
+static sw_err
+session_secret(struct sw_db *db, const char *prefix, enum sw_stmt purge,
+    int64_t now, char id[17], char out[SW_TOKEN_LEN], unsigned char md[32])
+{
+	sqlite3_stmt *st;
+	sw_err e;
+
+	if ((e = secret_make(prefix, id, out)) != SW_OK)
+		return e;
+	sha256(out, md);
+	if ((st = sw_db_stmt(db, purge)) != NULL) {
+		sqlite3_bind_int64(st, 1, now);
+		(void)sw_db_step(st);
+		sqlite3_reset(st);
+	}
+	return SW_OK;
+}
+
 static sw_err
 person_session_create(struct sw_db *db, const struct sw_principal *p,
     char out[SW_TOKEN_LEN])
@@ -316,14 +336,9 @@ person_session_create(struct sw_db *db, const struct sw_principal *p,
 	int rc;
 	sw_err e;
 
-	if ((e = secret_make("swp_", id, out)) != SW_OK)
+	if ((e = session_secret(db, "swp_", STMT_PSESSION_PURGE, now, id, out,
+	    md)) != SW_OK)
 		return e;
-	sha256(out, md);
-	if ((st = sw_db_stmt(db, STMT_PSESSION_PURGE)) != NULL) {
-		sqlite3_bind_int64(st, 1, now);
-		(void)sw_db_step(st);
-		sqlite3_reset(st);
-	}
 	if ((st = sw_db_stmt(db, STMT_PSESSION_INSERT)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
@@ -388,14 +403,9 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 
 	if (p->via_provider)
 		return person_session_create(db, p, out);
-	if ((e = secret_make("sws_", id, out)) != SW_OK)
+	if ((e = session_secret(db, "sws_", STMT_SESSION_PURGE, now, id, out,
+	    md)) != SW_OK)
 		return e;
-	sha256(out, md);
-	if ((st = sw_db_stmt(db, STMT_SESSION_PURGE)) != NULL) {
-		sqlite3_bind_int64(st, 1, now);
-		(void)sw_db_step(st);
-		sqlite3_reset(st);
-	}
 	if ((st = sw_db_stmt(db, STMT_SESSION_INSERT)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);

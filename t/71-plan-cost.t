@@ -12,7 +12,8 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, aws_cli, sandbox_call, sandbox_requests
+from harness import aws_price as harness_aws_price
+from harness import Stack, sandbox_call, sandbox_requests
 from harness import need_clusters, wait_operation
 from mcp_raw import Mcp
 
@@ -29,21 +30,8 @@ REGION = s.get("/api/v1/regions").json["region"]
 
 
 def aws_price(itype):
-    """The on-demand USD per hour the sandbox's Price List lists, read
-    with the aws CLI: the number every plan must agree with."""
-    rc, out = aws_cli(s, "--region", "us-east-1", "pricing", "get-products",
-                      "--service-code", "AmazonSageMaker", "--filters",
-                      json.dumps([{"Type": "TERM_MATCH", "Field": "regionCode",
-                                   "Value": REGION},
-                                  {"Type": "TERM_MATCH", "Field": "instanceName",
-                                   "Value": itype}]))
-    if rc is None:
-        return None
-    item = json.loads(out["PriceList"][0])
-    for term in item["terms"]["OnDemand"].values():
-        for d in term["priceDimensions"].values():
-            return Decimal(d["pricePerUnit"]["USD"])
-    return None
+    """What every plan must agree with: the sandbox's listed price."""
+    return harness_aws_price(s, REGION, itype)
 
 
 def dec(v):

@@ -16,7 +16,8 @@ from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, Kubectl, aws_cli, sandbox_call, need_clusters
+from harness import aws_price as harness_aws_price
+from harness import Stack, Kubectl, sandbox_call, need_clusters
 from harness import wait_operation
 from mcp_raw import Mcp
 
@@ -33,16 +34,8 @@ MONTH = 30 * 86400
 
 
 def aws_price(itype):
-    rc, out = aws_cli(s, "--region", "us-east-1", "pricing", "get-products",
-                      "--service-code", "AmazonSageMaker", "--filters",
-                      json.dumps([{"Type": "TERM_MATCH", "Field": "regionCode",
-                                   "Value": REGION},
-                                  {"Type": "TERM_MATCH", "Field": "instanceName",
-                                   "Value": itype}]))
-    item = json.loads(out["PriceList"][0])
-    for term in item["terms"]["OnDemand"].values():
-        for d in term["priceDimensions"].values():
-            return Decimal(d["pricePerUnit"]["USD"])
+    """What every plan must agree with: the sandbox's listed price."""
+    return harness_aws_price(s, REGION, itype)
 
 
 def ledger(query=""):

@@ -394,6 +394,27 @@ def aws_cli(stack, *args):
         return r.returncode, r.stdout + r.stderr
 
 
+def aws_price(stack, region, itype):
+    """The on-demand USD per hour (a Decimal) the sandbox's Price List
+    lists for HyperPod itype in region, read with the aws CLI; None
+    without the CLI or a price."""
+    from decimal import Decimal
+    rc, out = aws_cli(stack, "--region", "us-east-1", "pricing",
+                      "get-products", "--service-code", "AmazonSageMaker",
+                      "--filters", json.dumps([
+                          {"Type": "TERM_MATCH", "Field": "regionCode",
+                           "Value": region},
+                          {"Type": "TERM_MATCH", "Field": "instanceName",
+                           "Value": itype}]))
+    if rc != 0 or not isinstance(out, dict) or not out.get("PriceList"):
+        return None
+    item = json.loads(out["PriceList"][0])
+    for term in item["terms"]["OnDemand"].values():
+        for d in term["priceDimensions"].values():
+            return Decimal(d["pricePerUnit"]["USD"])
+    return None
+
+
 def aws_cli_error(stack, *args):
     """Run the aws CLI expecting a refusal: (rc, stderr), rc None when
     the CLI is not installed."""
