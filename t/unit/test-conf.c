@@ -47,6 +47,8 @@ main(void)
 	close(fd);
 	e = load("# production\n\nregion = eu-west-1\nport=3100\n"
 	    "  workers = 8   # more\nlog_format = json\n"
+	    "ledger_interval = 300\nendpoint.pricing = https://api.pricing."
+	    "us-east-1.amazonaws.com\n"
 	    "allowed_origins = https://a.example http://b.example:8080\n"
 	    "endpoint.sagemaker = https://api.sagemaker.eu-west-1."
 	    "amazonaws.com\nendpoint.service_quotas = http://127.0.0.1:4566\n",
@@ -56,6 +58,11 @@ main(void)
 	is_int(sw_json_get_int(o, "port", 0), 3100, "port without spaces");
 	is_int(sw_json_get_int(o, "workers", 0), 8, "trailing comment cut");
 	is_str(sw_json_get_str(o, "log_format"), "json", "log_format");
+	is_int(sw_json_get_int(o, "ledger_interval", 0), 300,
+	    "ledger_interval");
+	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "pricing"),
+	    "https://api.pricing.us-east-1.amazonaws.com",
+	    "the Price List endpoint");
 	is_int((long long)json_object_array_length(sw_json_get(o,
 	    "allowed_origins")), 2, "two origins");
 	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "sagemaker"),
@@ -70,6 +77,8 @@ main(void)
 	refused("port = 0\n", "port must be", "port 0");
 	refused("port = 80x\n", "port must be", "a port that is not a number");
 	refused("workers = 17\n", "workers is out of range", "workers cap");
+	refused("ledger_interval = 0\n", "ledger_interval must be",
+	    "a ledger interval of 0");
 	refused("log_format = xml\n", "text or json", "an unknown log format");
 	refused("allowed_origins = a.example\n", "scheme://",
 	    "an origin without a scheme");
