@@ -140,7 +140,12 @@ static const struct sw_field o_feature_change_item[] = {
 	  .desc = "The feature stages that would run." }
 static const struct sw_field o_feature_accepted[] = {
 	F_ACCEPTED,
-	F_FEATURE_CHANGES,
+	/* a replay of an Idempotency-Key is the operation alone */
+	OUT_OPT("changed", SW_T_BOOL, "True: something changes (absent "
+	    "when the answer replays an Idempotency-Key)."),
+	{ .name = "changes", .type = SW_T_ARRAY, .items = o_feature_change_item,
+	  .desc = "The feature stages that will run (absent when the "
+	  "answer replays an Idempotency-Key)." },
 	{ NULL }
 };
 static const struct sw_field o_feature_plan[] = {
