@@ -258,7 +258,6 @@ sw_req_render(struct sw_req *r, struct sw_buf *out)
 	    "Content-Type: %s\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
 	    "%s"
 	    "\r\n", status, reason_phrase(status), type, len,
 	    sw_buf_str(&r->headers));

@@ -1862,7 +1862,6 @@ sw_mcp_answer_render(const struct sw_mcp_answer *a, struct sw_buf *out)
 
 	e = sw_buf_printf(out, "Status: %d\r\n"
 	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
 	    "%s", a->status ? a->status : 200, sw_buf_str(&a->headers));
 	if (e == SW_OK && a->content_type != NULL)
 		e = sw_buf_printf(out, "Content-Type: %s\r\n", a->content_type);

@@ -26,7 +26,6 @@ sw_mcp_sse_begin(struct sw_mcp_answer *a)
 	sw_buf_init(&h, 16384);
 	e = sw_buf_printf(&h, "Status: 200\r\n"
 	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
 	    "X-Accel-Buffering: no\r\n"
 	    "Content-Type: text/event-stream\r\n"
 	    "%s\r\n", sw_buf_str(&a->headers));

@@ -22,6 +22,8 @@ t.eq(r.json.get("name"), "slipway", "version names the product")
 t.ok(r.json.get("schema_version", 0) >= 1, "schema version reported")
 t.eq(r.header("Content-Type"), "application/json", "JSON content type")
 t.eq(r.header("X-Content-Type-Options"), "nosniff", "nosniff header")
+t.eq([v for k, v in r.headers if k.lower() == "x-content-type-options"],
+     ["nosniff"], "and only once")
 
 r = s.get("/", token=None)
 t.eq(r.status, 200, "static UI served at /")

@@ -64,6 +64,16 @@ big = b'{"name":"' + b"a" * (2 * 1024 * 1024) + b'"}'
 r = s.post("/api/v1/tokens", raw=big,
            headers={"Content-Type": "application/json"})
 t.eq(r.status, 413, "a 2 MiB body is refused by nginx with 413")
+t.ok(r.header("Content-Type") == "application/problem+json" and
+     (r.json or {}).get("status") == 413 and
+     (r.json or {}).get("type") == "/problems/too-large",
+     "as a problem document, not nginx's HTML page: %s %r" %
+     (r.header("Content-Type"), r.body[:80]))
+r = s.request("POST", "/mcp", raw=big,
+              headers={"Content-Type": "application/json",
+                       "Accept": "application/json, text/event-stream"})
+t.ok(r.status == 413 and (r.json or {}).get("status") == 413,
+     "the same on /mcp: %d" % r.status)
 r = s.post("/api/v1/tokens", raw=b'{"name":"' + b"a" * 900000 + b'"}',
            headers={"Content-Type": "application/json"})
 problem(r, 400, "a large string field is refused by the validator",
