@@ -76,8 +76,7 @@ sums_json(const struct sums *s, json_object *o)
 {
 	static const char *const names[] = { "node", "gpu", "idle_gpu" };
 	char key[32];
-	int i, unknown = 0;
-	int64_t total = 0;
+	int i;
 
 	for (i = 0; i < 3; i++) {
 		if (sw_fmt(key, sizeof(key), "%s_hours", names[i]) == SW_OK)
@@ -87,9 +86,8 @@ sums_json(const struct sums *s, json_object *o)
 			    h_usd(s->usd_us[i] / 3600));
 	}
 	/* what the nodes cost: held and idle GPUs are its parts */
-	unknown = s->unknown[0];
-	total = s->usd_us[0];
-	json_object_object_add(o, "usd", unknown ? NULL : h_usd(total / 3600));
+	json_object_object_add(o, "usd", s->unknown[0] ? NULL :
+	    h_usd(s->usd_us[0] / 3600));
 	return o;
 }
 

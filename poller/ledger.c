@@ -290,8 +290,15 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 			continue;
 		if (nd->name == NULL || nd->group == NULL || nd->type == NULL)
 			continue;
-		sw_price_hour(s->db, s->aws, nd->type, &nd->price, &why);
-		nd->priced = why == NULL;
+		/* a type's price once a sample: nodes of a group share it */
+		if (s->n > 0 && strcmp(s->node[s->n - 1].type, nd->type) == 0) {
+			nd->price = s->node[s->n - 1].price;
+			nd->priced = s->node[s->n - 1].priced;
+		} else {
+			sw_price_hour(s->db, s->aws, nd->type, &nd->price,
+			    &why);
+			nd->priced = why == NULL;
+		}
 		s->n++;
 	}
 	memset(&kb, 0, sizeof(kb));
