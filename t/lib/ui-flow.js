@@ -93,10 +93,17 @@ function wsStatus(base, token, p) {
   };
   // The copy buttons of each form ("Copy as curl", "Copy as MCP call").
   out.copy_forms = {};
-  const copyForms = async () => Object.assign(out.copy_forms,
-    Object.fromEntries(await page.$$eval("form[id]", (l) => l.map((f) =>
-      [f.id, [...f.querySelectorAll("button.copy")].map((b) =>
-        b.textContent.trim())]))));
+  // A page's forms may come after its data: each form named is waited
+  // for (its copy buttons in place) before the page's forms are read.
+  const copyForms = async (...ids) => {
+    for (const id of ids)
+      await page.waitForSelector(`form#${id} button.copy`,
+        { state: "attached", timeout: 60000 }).catch(() => {});
+    Object.assign(out.copy_forms,
+      Object.fromEntries(await page.$$eval("form[id]", (l) => l.map((f) =>
+        [f.id, [...f.querySelectorAll("button.copy")].map((b) =>
+          b.textContent.trim())]))));
+  };
   page.on("requestfailed", (r) => {
     out.problems.push("request failed: " + r.method() + " " + r.url() + " " +
       (r.failure() && r.failure().errorText));
@@ -229,7 +236,7 @@ function wsStatus(base, token, p) {
     out.cookie_same_site = c ? c.sameSite : null;
     out.nav = await page.$$eval("#nav a", (l) => l.map((a) => a.textContent));
     await marker("clusters");
-    await copyForms();
+    await copyForms("import-form");
     await tabWalk(page, "clusters");
     await shot("clusters");
     step("login");
@@ -367,7 +374,7 @@ function wsStatus(base, token, p) {
       l.map((r) => r.dataset.claim));
     out.group_badges = await page.$$eval("#instance-groups tr[data-group] .badge",
       (l) => l.map((b) => b.textContent.trim()));
-    await copyForms();
+    await copyForms("add-group-form", "storage-form", "features-form");
     await shot("cluster");
 
     // ---- add an instance group
@@ -411,6 +418,9 @@ function wsStatus(base, token, p) {
     await page.fill("#node-list-q", "no-such-node");
     await page.waitForFunction(() => !document.querySelector(
       "#nodes li[data-node]"));
+    // the URL follows the render (an effect), so wait for it
+    await page.waitForFunction(() => /nodes\.q=no-such-node/.test(
+      location.hash), null, { timeout: 60000 }).catch(() => {});
     out.tables_url = page.url().replace(/.*#/, "#");
     // the state comes back with the link
     await go("#/operations");
@@ -549,7 +559,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("#scheduler-config .state:is([data-state=Created],[data-state=Creating])");
     out.scheduler_state = await page.getAttribute("#scheduler-config .state",
       "data-state");
-    await copyForms();
+    await copyForms("scheduler-form", "quota-form");
     await page.click("#add-quota summary");
     await page.fill("#quota-quota_name", "alpha-q");
     await page.fill("#quota-team", "alpha");
@@ -618,7 +628,7 @@ function wsStatus(base, token, p) {
       l.map((b) => b.textContent.trim()));
     out.download_form = await page.$$eval("#download-form [data-field]",
       (l) => l.map((e) => e.dataset.field));
-    await copyForms();
+    await copyForms("job-form", "download-form");
     await page.fill("#tj-job_name", "big1");
     await page.fill("#tj-dataset", "alpaca");
     await page.fill("#tj-model", "llama-3-8b");
@@ -732,7 +742,7 @@ function wsStatus(base, token, p) {
     await page.selectOption("[data-field=engine]", "vllm");
     await page.fill("[data-field=endpoint_name]", "chat");
     await page.fill("[data-field=model]", "llama-3-8b");
-    await copyForms();
+    await copyForms("deploy-form");
     await page.click("#deploy-plan");
     out.deploy_yaml = await page.waitForSelector("#deploy-plan-yaml",
       { timeout: 30000 }).then(async () => (await page.textContent(
