@@ -291,7 +291,7 @@ function wsStatus(base, token, p) {
       (l) => l.length) === 0;
     out.plan_steps = await page.$$eval("#plan-list li", (l) => l.length);
     out.plan_first = await page.textContent("#plan-list li");
-    out.plan_cost = await page.textContent("#plan-cost", { timeout: 5000 }).catch(() => "");
+    out.plan_cost = await page.textContent("#plan-cost", { timeout: 30000 }).catch(() => "");
     await shot("create");
     // Record every state each stage is shown in, as the page changes.
     await page.evaluate(() => {
@@ -348,19 +348,19 @@ function wsStatus(base, token, p) {
     await go("#/clusters/ui1");
     await page.waitForSelector("#nodes li[data-node]");
     out.cluster_updated = await page.waitForSelector("#updated",
-      { timeout: 10000 }).then(() => true, () => false);
+      { timeout: 30000 }).then(() => true, () => false);
     await marker("cluster", "#cluster");
     await go("#/costs");
     await page.waitForSelector("#cost-totals", { timeout: 30000 }).catch(() => null);
-    out.cost_usd = await page.textContent("#cost-usd", { timeout: 5000 }).catch(() => "");
+    out.cost_usd = await page.textContent("#cost-usd", { timeout: 30000 }).catch(() => "");
     out.cost_csv = await page.getAttribute("#cost-csv", "href").catch(() => "");
     await marker("costs", "#costs");
     await go("#/clusters/ui1");
     await page.waitForSelector("#nodes li[data-node]");
     await tabWalk(page, "cluster");
-    out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 5000 }).catch(() => "");
-    out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 5000 }).catch(() => "");
-    out.sum_cost = await page.textContent("#sum-cost", { timeout: 5000 }).catch(() => "");
+    out.kubeconfig = await page.textContent("#kubeconfig-cmd", { timeout: 30000 }).catch(() => "");
+    out.sum_gpus = await page.textContent("#sum-gpus", { timeout: 30000 }).catch(() => "");
+    out.sum_cost = await page.textContent("#sum-cost", { timeout: 30000 }).catch(() => "");
     out.nodes = await page.$$eval("#nodes li[data-node]", (l) => l.length);
     out.node_badge = await page.textContent("#nodes li[data-node] .state");
     await page.click("#nodes li[data-node] button.reboot");
@@ -614,9 +614,9 @@ function wsStatus(base, token, p) {
     await shot("job");
     await tabWalk(page, "job");
     out.job_progress = await page.textContent("#train-progress-label",
-      { timeout: 5000 }).catch(() => "");
+      { timeout: 30000 }).catch(() => "");
     out.loss_points = Number(await page.getAttribute("#loss", "data-points",
-      { timeout: 5000 }).catch(() => 0));
+      { timeout: 30000 }).catch(() => 0));
     step("training");
 
     // ---- a request no node can hold is refused, naming the largest node
@@ -637,7 +637,7 @@ function wsStatus(base, token, p) {
     await page.waitForSelector("[data-error-for=gpus_per_node]",
       { timeout: 30000 }).catch(() => {});
     out.gpu_fit_error = await page.textContent(
-      "[data-error-for=gpus_per_node]", { timeout: 5000 }).catch(() => "");
+      "[data-error-for=gpus_per_node]", { timeout: 30000 }).catch(() => "");
     await page.fill("#tj-gpus_per_node", "1");
     out.gpu_error_cleared = await page.$$eval(
       "[data-error-for=gpus_per_node]", (l) => l.length) === 0;
@@ -665,7 +665,7 @@ function wsStatus(base, token, p) {
     await shot("job-stuck");
     await page.click("#job-delete");
     out.job_delete_asks = await page.waitForSelector("#confirm[open]",
-      { timeout: 10000 }).then(() => true, () => false);
+      { timeout: 30000 }).then(() => true, () => false);
     if (out.job_delete_asks) {
       out.job_delete_text = await page.textContent("#confirm .confirm-text");
       await page.click("#confirm-yes");
