@@ -197,6 +197,38 @@ h_addon_versions(struct sw_req *r, const char *cluster, const char *kver,
 	return r->err;
 }
 
+/*
+ * Is add-on addon on EKS cluster at version min or later?  1 yes, or
+ * not an EKS add-on there (installed some other way: its version is not
+ * EKS's to say); 0 older, its version into have; -1 when it could not
+ * be read (the problem is filled).
+ */
+int
+h_addon_at_least(struct sw_req *r, const char *cluster, const char *addon,
+    const char *min, char *have, size_t sz)
+{
+	json_object *out;
+	struct aws_error err;
+	const char *v;
+	int ok;
+	sw_err e;
+
+	memset(&err, 0, sizeof(err));
+	e = h_call(r, AWS_SVC_EKS, "DescribeAddon", sw_jo("clusterName",
+	    sw_js(cluster), "addonName", sw_js(addon), NULL), &out, &err);
+	if (e == SW_ENOTFOUND)
+		return 1;
+	if (e != SW_OK) {
+		h_aws_fail(r, AWS_SVC_EKS, "DescribeAddon", e, &err);
+		return -1;
+	}
+	v = sw_json_path_str(out, "addon.addonVersion");
+	ok = v == NULL || version_cmp(v, min) >= 0;
+	sw_fmt_text(have, sz, "%s", v ? v : "");
+	json_object_put(out);
+	return ok;
+}
+
 /* The EKS cluster's Kubernetes version into kver. */
 static sw_err
 cluster_version(struct sw_req *r, const char *cluster, char *kver,

@@ -101,6 +101,12 @@ sw_err	h_addon_upgrade(struct sw_req *);
 sw_err	h_addon_versions(struct sw_req *, const char *cluster,
 	    const char *kver, json_object **items);
 
+/* Is add-on addon on EKS cluster at version min or later?  1 yes (or
+ * not an EKS add-on there), 0 older (its version into have), -1 with
+ * the problem filled. */
+int	h_addon_at_least(struct sw_req *, const char *cluster,
+	    const char *addon, const char *min, char *have, size_t sz);
+
 /* handlers/nodes.c */
 sw_err	h_instance_group_list(struct sw_req *);
 sw_err	h_instance_group_add(struct sw_req *);

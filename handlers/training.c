@@ -19,6 +19,7 @@
 
 #include "handlers/manifests.h"
 #include "handlers/workloads.h"
+#include "pipelines/featdefs.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/resyntax.h"
@@ -430,6 +431,39 @@ check_elastic(struct sw_req *r, const struct train *t)
 }
 
 /*
+ * Elastic training needs the HyperPod training operator v1.2.0 or later
+ * (AWS's elastic training prerequisites): an older add-on is refused
+ * before anything is applied, naming the field and the version to move
+ * to (addon_upgrade).
+ */
+#define ELASTIC_OPERATOR_MIN	"v1.2.0"
+
+static sw_err
+check_elastic_operator(struct sw_req *r, const struct train *t)
+{
+	char have[80];
+	int ok;
+
+	if (t->elastic == NULL || t->ray)
+		return SW_OK;
+	ok = h_addon_at_least(r, t->cluster,
+	    SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), ELASTIC_OPERATOR_MIN,
+	    have, sizeof(have));
+	if (ok < 0)
+		return r->err;
+	if (ok > 0)
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "elastic", "operator", "needs the HyperPod "
+	    "training operator %s or later; cluster %s runs %s",
+	    ELASTIC_OPERATOR_MIN, t->cluster, have);
+	return sw_req_fail(r, SW_EPRECONDITION, "elastic training needs the "
+	    "HyperPod training operator %s or later, and cluster %s runs %s: "
+	    "upgrade the add-on %s first (addon_upgrade)",
+	    ELASTIC_OPERATOR_MIN, t->cluster, have,
+	    SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR));
+}
+
+/*
  * log_monitoring.log_pattern goes to the training operator, a Go
  * program: it must be RE2 syntax as Go's regexp parses it, checked in
  * one pass (lib/resyntax.h).  Compiling it here with glibc's regcomp
@@ -591,6 +625,8 @@ h_training_job_submit(struct sw_req *r)
 			    "(HyperPodPyTorchJob)");
 		goto out;
 	}
+	if (check_elastic_operator(r, &t) != SW_OK)
+		goto out;
 	e = wl_get_obj(r, &kb, t.ray ? "ray.io/v1" :
 	    "sagemaker.amazonaws.com/v1", t.ns, t.ray ? "rayjobs" :
 	    "hyperpodpytorchjobs", t.job, &existing);

@@ -14,8 +14,9 @@
 # queue that no node can take says NoNodeFits with the scheduler's words,
 # and so does an endpoint short of ready replicas (inference_get).
 # team_usage shows each team's nominal, use, borrowing, lending and
-# waiting demand.  Elastic training is a job option: spec.elasticPolicy from min_nodes,
-# max_nodes and increment_step, and a refused pair is a 400 naming both.
+# waiting demand.  Elastic training is a job option: spec.elasticPolicy
+# from min_nodes, max_nodes and increment_step, a refused pair is a 400
+# naming both, and a training operator older than v1.2.0 is a 422.
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, wait_for, wait_operation
+from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -244,6 +245,38 @@ t.eq((hpj.get("spec", {}).get("elasticPolicy"),
       hpj.get("spec", {}).get("replicaSpecs", [{}])[0].get("maxReplicas")),
      ({"minReplicas": 1, "maxReplicas": 2, "replicaIncrementStep": 1}, 2),
      "elastic dry run: spec.elasticPolicy and the replica spec's maxReplicas")
+
+# Elastic training needs the training operator v1.2.0 or later: on an
+# older add-on (put there with the aws CLI, as a user who installed it
+# earlier would have it) an elastic job is refused before anything is
+# applied, naming the field and the version; a plain job still goes.
+OP = "amazon-sagemaker-hyperpod-training-operator"
+
+
+def addon():
+    rc, out = aws_cli(s, "eks", "describe-addon", "--cluster-name", "pq",
+                      "--addon-name", OP)
+    return (out or {}).get("addon", {}) if rc == 0 else {}
+
+
+rc, out = aws_cli(s, "eks", "update-addon", "--cluster-name", "pq",
+                  "--addon-name", OP, "--addon-version", "v1.1.3-eksbuild.1")
+if rc is None:
+    t.skip("aws CLI not installed", 3)
+else:
+    t.eq(rc, 0, "the training operator moved to v1.1.3 with the aws CLI")
+    a = wait_for(lambda: addon().get("status") == "ACTIVE" and addon(),
+                 timeout=120) or {}
+    r = s.post(C + "/training-jobs?dry_run=true", dict(
+        base, nodes=1, elastic={"min_nodes": 1, "max_nodes": 2}))
+    t.ok(r.status == 422 and "elastic" in fields(r) and
+         "v1.2.0" in (r.json or {}).get("detail", "") and
+         a.get("addonVersion", "") in (r.json or {}).get("detail", ""),
+         "elastic on training operator %s: 422 naming elastic and v1.2.0:"
+         " %s %s" % (a.get("addonVersion"), r.status,
+                     (r.json or {}).get("detail")))
+    r = s.post(C + "/training-jobs?dry_run=true", dict(base, nodes=1))
+    t.eq(r.status, 200, "a job that is not elastic still plans there")
 kube.close()
 s.stop()
 t.done()

@@ -105,7 +105,8 @@ static const struct sw_field f_train_body[] = {
 	  "1.2 or later): the job starts on nodes nodes and the operator "
 	  "scales it between min_nodes and max_nodes as capacity and "
 	  "priorities allow; with task governance it shrinks instead of "
-	  "being preempted.  min_nodes <= nodes <= max_nodes.",
+	  "being preempted.  min_nodes <= nodes <= max_nodes.  An older "
+	  "operator add-on is a 422 naming elastic.",
 	  .fields = f_elastic },
 	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
