@@ -12,6 +12,7 @@
 
 #include "handlers/handlers.h"
 #include "lib/budget.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 
 static const int default_thresholds[] = { 50, 80, 100 };
@@ -35,8 +36,9 @@ percent(int64_t a, int64_t b)
 	char text[32];
 	int64_t bp = b > 0 ? a * 10000 / b : 0;
 
-	snprintf(text, sizeof(text), "%" PRId64 ".%02" PRId64, bp / 100,
-	    bp % 100);
+	if (sw_fmt(text, sizeof(text), "%" PRId64 ".%02" PRId64, bp / 100,
+	    bp % 100) != SW_OK)
+		return NULL;
 	return json_object_new_double_s((double)bp / 100.0, text);
 }
 
@@ -191,7 +193,7 @@ take_thresholds(struct sw_req *r, struct sw_budget *b)
 		b->threshold[i] = json_object_get_int(
 		    json_object_array_get_idx(t, i));
 		if (i > 0 && b->threshold[i] <= b->threshold[i - 1]) {
-			snprintf(field, sizeof(field), "thresholds[%zu]", i);
+			sw_fmt_text(field, sizeof(field), "thresholds[%zu]", i);
 			sw_ferr_add(&r->ferrs, field, "ascending", "must be "
 			    "more than the threshold before it (%d)",
 			    b->threshold[i - 1]);
@@ -233,8 +235,10 @@ h_budget_set(struct sw_req *r)
 	if (check_name(r, scope, name) != SW_OK ||
 	    take_thresholds(r, &b) != SW_OK)
 		return r->err;
-	snprintf(b.scope, sizeof(b.scope), "%s", scope);
-	snprintf(b.name, sizeof(b.name), "%s", name);
+	/* both fit: the table bounds them (scope an enum, name 63) */
+	if (sw_fmt(b.scope, sizeof(b.scope), "%s", scope) != SW_OK ||
+	    sw_fmt(b.name, sizeof(b.name), "%s", name) != SW_OK)
+		return sw_req_fail(r, SW_EINVAL, "name: too long");
 	/* to the micro-dollar, rounded */
 	b.limit_micro = (int64_t)(usd * 1e6 + 0.5);
 	if ((e = sw_budget_put(r->db, &b, sw_now_ms(), &created)) != SW_OK)

@@ -2,7 +2,6 @@
  * budget.c: monthly budgets and the thresholds they crossed, in the
  * state store (budget.h).  The statements are rows of db.c's table.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,9 +36,12 @@ thresholds_text(const struct sw_budget *b, char *out, size_t sz)
 	int i;
 
 	out[0] = '\0';
-	for (i = 0; i < b->nthreshold && len + 8 < sz; i++)
-		len += (size_t)snprintf(out + len, sz - len, "%s%d",
-		    i ? "," : "", b->threshold[i]);
+	for (i = 0; i < b->nthreshold; i++) {
+		if (sw_fmt(out + len, sz - len, "%s%d", i ? "," : "",
+		    b->threshold[i]) != SW_OK)
+			break;
+		len += strlen(out + len);
+	}
 }
 
 static void
