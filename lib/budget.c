@@ -231,12 +231,12 @@ state_spent(struct sw_db *db, const struct sw_budget *b, const char *first,
 	sqlite3_stmt *q;
 	int rc;
 
-	if ((q = sw_db_stmt(db, STMT_BUDGET_SPENT)) == NULL)
+	if ((q = sw_db_stmt(db, strcmp(b->scope, "cluster") == 0 ?
+	    STMT_BUDGET_SPENT_CLUSTER : STMT_BUDGET_SPENT_TEAM)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(q, 1, first, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 2, next, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, b->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, b->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, b->name, -1, SQLITE_STATIC);
 	if ((rc = sw_db_step(q)) == SQLITE_ROW) {
 		st->spent_micro = sqlite3_column_int64(q, 0) / 3600;
 		st->unpriced = sqlite3_column_int64(q, 1) > 0;

@@ -166,7 +166,10 @@ static const char *const migrations[] = {
 	"  team TEXT NOT NULL,"
 	"  usd_micro_hour INTEGER NOT NULL,"
 	"  sampled INTEGER NOT NULL,"
-	"  PRIMARY KEY (cluster, team));",
+	"  PRIMARY KEY (cluster, team));"
+	/* a budget reads its month of one cluster's or one team's rows */
+	"CREATE INDEX ledger_cluster_month ON ledger(cluster, kind, day);"
+	"CREATE INDEX ledger_team_month ON ledger(team, kind, day);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -354,12 +357,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" FROM budgets WHERE (?1 IS NULL OR scope = ?1) ORDER BY scope, name",
 	/* STMT_BUDGET_DELETE */
 	"DELETE FROM budgets WHERE scope = ?1 AND name = ?2",
-	/* STMT_BUDGET_SPENT: the micro-dollar-seconds of days ?1 <= day < ?2
-	 * of cluster ?4's nodes (?3 'cluster') or team ?4's GPUs, and the
-	 * rows with no price */
+	/* STMT_BUDGET_SPENT_CLUSTER: the micro-dollar-seconds of cluster
+	 * ?3's nodes in days ?1 <= day < ?2, and the rows with no price */
 	"SELECT coalesce(sum(usd_us), 0), count(*) - count(usd_us) FROM ledger"
-	" WHERE day >= ?1 AND day < ?2 AND CASE ?3 WHEN 'cluster' THEN"
-	" kind = 'node' AND cluster = ?4 ELSE kind = 'gpu' AND team = ?4 END",
+	" WHERE cluster = ?3 AND kind = 'node' AND day >= ?1 AND day < ?2",
+	/* STMT_BUDGET_SPENT_TEAM: the same of team ?3's GPUs, every cluster */
+	"SELECT coalesce(sum(usd_us), 0), count(*) - count(usd_us) FROM ledger"
+	" WHERE team = ?3 AND kind = 'gpu' AND day >= ?1 AND day < ?2",
 	/* STMT_BUDGET_BURN: the burn rate (micro-dollars an hour) of the
 	 * clusters still owned, and what it adds from each one's sample
 	 * (not before ?3, the month's start) to ?4, the month's end, in
