@@ -5,7 +5,6 @@
  * (poller/budgets.c); a read only sums what the ledger holds.
  */
 #include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
