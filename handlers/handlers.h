@@ -88,6 +88,12 @@ json_object *h_usd(int64_t micro_usd);
 /* handlers/ledger.c */
 sw_err	h_cost_ledger(struct sw_req *);
 
+/* handlers/budgets.c */
+sw_err	h_budget_list(struct sw_req *);
+sw_err	h_budget_get(struct sw_req *);
+sw_err	h_budget_set(struct sw_req *);
+sw_err	h_budget_delete(struct sw_req *);
+
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);
 sw_err	h_addon_upgrade(struct sw_req *);

@@ -139,6 +139,37 @@ static const char *const migrations[] = {
 	"  usd_us INTEGER,"
 	"  PRIMARY KEY (day, cluster, instance_group, instance_type, team,"
 	"    job, kind));",
+	/* 9: monthly budgets per team or cluster (lib/budget.h), the
+	 * thresholds each crossed (once per budget, month and threshold),
+	 * and each cluster's burn rate at its last ledger sample (team ''
+	 * is the nodes; a team its GPUs' share), micro-dollars an hour */
+	"CREATE TABLE budgets ("
+	"  scope TEXT NOT NULL CHECK (scope IN ('team','cluster')),"
+	"  name TEXT NOT NULL,"
+	"  limit_micro INTEGER NOT NULL CHECK (limit_micro > 0),"
+	"  thresholds TEXT NOT NULL,"
+	"  created INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL,"
+	"  PRIMARY KEY (scope, name));"
+	"CREATE TABLE budget_alerts ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  scope TEXT NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  month TEXT NOT NULL,"
+	"  threshold INTEGER NOT NULL,"
+	"  crossed INTEGER NOT NULL,"
+	"  spent_micro INTEGER NOT NULL,"
+	"  limit_micro INTEGER NOT NULL,"
+	"  UNIQUE (scope, name, month, threshold));"
+	"CREATE TABLE ledger_burn ("
+	"  cluster TEXT NOT NULL,"
+	"  team TEXT NOT NULL,"
+	"  usd_micro_hour INTEGER NOT NULL,"
+	"  sampled INTEGER NOT NULL,"
+	"  PRIMARY KEY (cluster, team));"
+	/* a budget reads its month of one cluster's or one team's rows */
+	"CREATE INDEX ledger_cluster_month ON ledger(cluster, kind, day);"
+	"CREATE INDEX ledger_team_month ON ledger(team, kind, day);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -303,6 +334,56 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" seconds, usd_us FROM ledger WHERE day >= ?1 AND day <= ?2"
 	" AND (?3 IS NULL OR cluster = ?3) AND (?4 IS NULL OR team = ?4)"
 	" ORDER BY day, cluster, instance_group, team, job, kind",
+	/* STMT_LEDGER_NOW: the ledger's clock, the newest sample's AWS time */
+	"SELECT max(sampled) FROM ledger_cursor",
+	/* STMT_BURN_CLEAR */
+	"DELETE FROM ledger_burn WHERE cluster = ?1",
+	/* STMT_BURN_ADD: ?3 micro-dollars an hour, summed per team */
+	"INSERT INTO ledger_burn (cluster, team, usd_micro_hour, sampled)"
+	" VALUES (?1, ?2, ?3, ?4) ON CONFLICT (cluster, team) DO UPDATE"
+	" SET usd_micro_hour = usd_micro_hour + excluded.usd_micro_hour,"
+	" sampled = excluded.sampled",
+	/* STMT_BUDGET_PUT: created is kept from the first put */
+	"INSERT INTO budgets (scope, name, limit_micro, thresholds, created,"
+	" updated) VALUES (?1, ?2, ?3, ?4, ?5, ?5)"
+	" ON CONFLICT (scope, name) DO UPDATE SET"
+	" limit_micro = excluded.limit_micro,"
+	" thresholds = excluded.thresholds, updated = excluded.updated",
+	/* STMT_BUDGET_GET */
+	"SELECT scope, name, limit_micro, thresholds, created, updated"
+	" FROM budgets WHERE scope = ?1 AND name = ?2",
+	/* STMT_BUDGET_LIST */
+	"SELECT scope, name, limit_micro, thresholds, created, updated"
+	" FROM budgets WHERE (?1 IS NULL OR scope = ?1) ORDER BY scope, name",
+	/* STMT_BUDGET_DELETE */
+	"DELETE FROM budgets WHERE scope = ?1 AND name = ?2",
+	/* STMT_BUDGET_SPENT_CLUSTER: the micro-dollar-seconds of cluster
+	 * ?3's nodes in days ?1 <= day < ?2, and the rows with no price */
+	"SELECT coalesce(sum(usd_us), 0), count(*) - count(usd_us) FROM ledger"
+	" WHERE cluster = ?3 AND kind = 'node' AND day >= ?1 AND day < ?2",
+	/* STMT_BUDGET_SPENT_TEAM: the same of team ?3's GPUs, every cluster */
+	"SELECT coalesce(sum(usd_us), 0), count(*) - count(usd_us) FROM ledger"
+	" WHERE team = ?3 AND kind = 'gpu' AND day >= ?1 AND day < ?2",
+	/* STMT_BUDGET_BURN: the burn rate (micro-dollars an hour) of the
+	 * clusters still owned, and what it adds from each one's sample
+	 * (not before ?3, the month's start) to ?4, the month's end, in
+	 * micro-dollar-seconds */
+	"SELECT coalesce(sum(b.usd_micro_hour), 0),"
+	" coalesce(sum(b.usd_micro_hour * max(0, ?4 - max(b.sampled, ?3))), 0)"
+	" FROM ledger_burn b JOIN clusters c ON c.name = b.cluster"
+	" WHERE CASE ?1 WHEN 'cluster' THEN b.cluster = ?2 AND b.team = ''"
+	" ELSE b.team = ?2 END",
+	/* STMT_BUDGET_CROSS: changes() is 1 only the first time */
+	"INSERT OR IGNORE INTO budget_alerts (scope, name, month, threshold,"
+	" crossed, spent_micro, limit_micro)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	/* STMT_BUDGET_ALERTS: of a budget and month when given, after id ?4 */
+	"SELECT id, scope, name, month, threshold, crossed, spent_micro,"
+	" limit_micro FROM budget_alerts WHERE (?1 IS NULL OR scope = ?1)"
+	" AND (?2 IS NULL OR name = ?2) AND (?3 IS NULL OR month = ?3)"
+	" AND id > ?4 ORDER BY id LIMIT ?5",
+	/* STMT_BUDGET_ALERTS_FORGET */
+	"DELETE FROM budget_alerts WHERE scope = ?1 AND name = ?2",
 };
 
 int64_t

@@ -1,7 +1,8 @@
 /*
  * db.h: the SQLite state store.  One database file (state.db, WAL mode)
  * holds tokens, sessions, operations, stages, events, the clusters
- * Slipway owns, the prices it has read and the usage ledger.  Every SQL
+ * Slipway owns, the prices it has read, the usage ledger and the
+ * budgets kept against it with the alerts they crossed.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
  * per connection and only ever given bound parameters.
  */
@@ -64,6 +65,19 @@ enum sw_stmt {
 	STMT_LEDGER_MOVE,
 	STMT_LEDGER_ADD,
 	STMT_LEDGER_READ,
+	STMT_LEDGER_NOW,
+	STMT_BURN_CLEAR,
+	STMT_BURN_ADD,
+	STMT_BUDGET_PUT,
+	STMT_BUDGET_GET,
+	STMT_BUDGET_LIST,
+	STMT_BUDGET_DELETE,
+	STMT_BUDGET_SPENT_CLUSTER,
+	STMT_BUDGET_SPENT_TEAM,
+	STMT_BUDGET_BURN,
+	STMT_BUDGET_CROSS,
+	STMT_BUDGET_ALERTS,
+	STMT_BUDGET_ALERTS_FORGET,
 	STMT__MAX
 };
 

@@ -134,3 +134,35 @@ sw_cluster_names(struct sw_db *db, json_object **names)
 	}
 	return SW_OK;
 }
+
+sw_err
+sw_ledger_burn_clear(struct sw_db *db, const char *cluster)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_BURN_CLEAR)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_ledger_burn_add(struct sw_db *db, const char *cluster, const char *team,
+    int64_t usd_micro_hour, int64_t at)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_BURN_ADD)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, team, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, usd_micro_hour);
+	sqlite3_bind_int64(st, 4, at);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}

@@ -42,6 +42,14 @@ sw_err	sw_ledger_add(struct sw_db *, const struct sw_ledger_row *);
  * NULL, as JSON objects into *items (new). */
 sw_err	sw_ledger_read(struct sw_db *, const char *from, const char *to,
 	    const char *cluster, const char *team, json_object **items);
+/*
+ * The burn rate of cluster at its sample at `at`: forget the last one
+ * (sw_ledger_burn_clear), then add micro-dollars an hour per team ("":
+ * the nodes themselves; a team: the GPU share its pods hold).
+ */
+sw_err	sw_ledger_burn_clear(struct sw_db *, const char *cluster);
+sw_err	sw_ledger_burn_add(struct sw_db *, const char *cluster,
+	    const char *team, int64_t usd_micro_hour, int64_t at);
 /* The names of the clusters Slipway owns, as a JSON array (new). */
 sw_err	sw_cluster_names(struct sw_db *, json_object **names);
 

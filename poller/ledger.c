@@ -12,6 +12,8 @@
  *   idle   GPU-seconds of nodes that no pod held (a node's GPUs, less
  *          each pod's, so a day's sum is exact).
  * Each is priced at the type's on-demand price (pipelines/prices.c).
+ * The sample also keeps the burn rate it saw (the priced nodes' cost an
+ * hour, and each team's GPU share of it) for the budgets' forecasts.
  * Everything is read first; then the rows and the cursor move in one
  * transaction, and the cursor moves
  * only from where this poller read it: two pollers never add the same
@@ -220,39 +222,89 @@ pod_gpus(json_object *pod)
 	return n;
 }
 
+/* The node a running pod holds GPUs of (*gpus of them) and its team,
+ * or NULL. */
+static struct node *
+pod_node(struct sample *s, json_object *pod, int64_t *gpus,
+    const char **team)
+{
+	const char *on = sw_json_path_str(pod, "spec.nodeName");
+	const char *ns = sw_json_path_str(pod, "metadata.namespace");
+	size_t j;
+
+	*gpus = pod_gpus(pod);
+	if (on == NULL || ns == NULL || *gpus <= 0)
+		return NULL;
+	for (j = 0; j < s->n; j++)
+		if (strstr(on, s->node[j].name) != NULL)
+			break;
+	if (j == s->n || s->node[j].gpus <= 0)
+		return NULL;
+	if (*gpus > s->node[j].gpus)
+		*gpus = s->node[j].gpus;
+	if (strncmp(ns, NS_PREFIX, strlen(NS_PREFIX)) == 0)
+		ns += strlen(NS_PREFIX);
+	*team = ns;
+	return &s->node[j];
+}
+
+/*
+ * The burn rate at this sample, for budgets (lib/budget.h): what the
+ * priced nodes cost an hour, and each team's share of it (the GPUs its
+ * running pods hold), replacing the last sample's.
+ */
+static sw_err
+add_burn(struct sample *s)
+{
+	json_object *items = sw_json_get(s->pods, "items");
+	const char *team;
+	struct node *nd;
+	int64_t nodes = 0, gpus;
+	size_t i;
+	sw_err e;
+
+	for (i = 0; i < s->n; i++)
+		if (s->node[i].priced)
+			nodes += s->node[i].price.usd_micro;
+	if ((e = sw_ledger_burn_clear(s->db, s->cluster)) != SW_OK ||
+	    (e = sw_ledger_burn_add(s->db, s->cluster, "", nodes, s->to)) !=
+	    SW_OK)
+		return e;
+	for (i = 0; items && i < json_object_array_length(items); i++) {
+		nd = pod_node(s, json_object_array_get_idx(items, i), &gpus,
+		    &team);
+		if (nd != NULL && nd->priced && (e = sw_ledger_burn_add(s->db,
+		    s->cluster, team, gpus * nd->price.usd_micro / nd->gpus,
+		    s->to)) != SW_OK)
+			return e;
+	}
+	return SW_OK;
+}
+
 /* The GPUs each running pod held since the last sample, taken from
  * the idle GPUs of its node. */
 static sw_err
 add_pods(struct sample *s)
 {
 	json_object *items = sw_json_get(s->pods, "items");
-	size_t i, j;
+	const char *ns;
+	struct node *nd;
+	size_t i;
 	sw_err e = SW_OK;
 
 	for (i = 0; items && i < json_object_array_length(items); i++) {
 		json_object *pod = json_object_array_get_idx(items, i);
-		const char *on = sw_json_path_str(pod, "spec.nodeName");
-		const char *ns = sw_json_path_str(pod, "metadata.namespace");
-		int64_t gpus = pod_gpus(pod), a;
+		int64_t gpus, a;
 
-		if (on == NULL || ns == NULL || gpus <= 0)
+		if ((nd = pod_node(s, pod, &gpus, &ns)) == NULL)
 			continue;
-		for (j = 0; j < s->n; j++)
-			if (strstr(on, s->node[j].name) != NULL)
-				break;
-		if (j == s->n || s->node[j].gpus <= 0)
-			continue;
-		if (gpus > s->node[j].gpus)
-			gpus = s->node[j].gpus;
-		a = max64(max64(s->from, s->node[j].launch),
+		a = max64(max64(s->from, nd->launch),
 		    kube_time(sw_json_path_str(pod, "status.startTime")));
 		if (a >= s->to)
 			continue;
-		if (strncmp(ns, NS_PREFIX, strlen(NS_PREFIX)) == 0)
-			ns += strlen(NS_PREFIX);
-		if ((e = add_span(s, &s->node[j], ns, job_of(pod), "gpu", gpus,
+		if ((e = add_span(s, nd, ns, job_of(pod), "gpu", gpus,
 		    a, s->to)) != SW_OK ||
-		    (e = add_span(s, &s->node[j], "", "", "idle", -gpus, a,
+		    (e = add_span(s, nd, "", "", "idle", -gpus, a,
 		    s->to)) != SW_OK)
 			break;
 	}
@@ -333,7 +385,9 @@ add_cluster(struct sample *s)
 		    nd->gpus, a, s->to)) != SW_OK)
 			return e;
 	}
-	return add_pods(s);
+	if ((e = add_pods(s)) != SW_OK)
+		return e;
+	return add_burn(s);
 }
 
 /* Inside the transaction: move the cursor, add, commit or roll back. */

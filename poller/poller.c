@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
+#include "poller/budgets.h"
 #include "poller/ledger.h"
 
 static volatile sig_atomic_t stop;
@@ -96,6 +97,7 @@ main(int argc, char *argv[])
 		(void)sw_db_idle(db);
 		if (sw_now_ms() >= ledger_due) {
 			sw_ledger_tick(db, &aws);
+			sw_budget_tick(db);
 			ledger_due = sw_now_ms() + ledger_ms;
 		}
 		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);

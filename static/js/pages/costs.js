@@ -2,11 +2,16 @@
 // keeps (cost_ledger): GPU-hours per team by day (a chart), each team's
 // GPU-hours held and the idle GPU-hours of the nodes, each cluster and
 // instance type's node-hours, all priced at AWS's on-demand prices; the
-// same as CSV.  The period and cluster are kept in the URL.
+// same as CSV.  The period and cluster are kept in the URL.  Beside the
+// ledger, the monthly budgets (budget_list): each team's or cluster's
+// spend this month, its forecast, its limit and the thresholds crossed,
+// and a form that sets one (budget_set).
 import { html, useState } from "../lib.js";
-import { api, enc } from "../api.js";
+import { api, enc, openapi, bodySchema, paramSchema, schemaAt } from
+  "../api.js";
 import { go } from "../router.js";
-import { Loading, ErrorText, useLoad, fmtUsd, CopyRequest } from "../ui.js";
+import { Loading, ErrorText, useLoad, fmtUsd, CopyRequest, SchemaField,
+  FormErrors, problemErrors, confirmAction } from "../ui.js";
 import { DataTable } from "../table.js";
 import { DailyChart } from "../chart.js";
 
@@ -32,13 +37,15 @@ const money = (k) => (r) => r[k] === null ? "unknown" : fmtUsd(r[k]);
 export function Costs({ nav, query }) {
   const p = period(query);
   const [form, setForm] = useState(p);
+  const [budgetsSeen, setBudgetsSeen] = useState(0);
   const [st] = useLoad(nav, async () => {
-    const [teams, byDay, nodes] = await Promise.all([
+    const [teams, byDay, nodes, budgets, doc] = await Promise.all([
       api("GET", ledgerPath(p, "team")),
       api("GET", ledgerPath(p, "day,team")),
-      api("GET", ledgerPath(p, "cluster,instance_type"))]);
-    return { teams, byDay, nodes };
-  }, [p.from, p.to, p.cluster]);
+      api("GET", ledgerPath(p, "cluster,instance_type")),
+      api("GET", "/budgets"), openapi()]);
+    return { teams, byDay, nodes, budgets, doc };
+  }, [p.from, p.to, p.cluster, budgetsSeen]);
   const d = st.data;
   const apply = (e) => {
     e.preventDefault();
@@ -85,6 +92,8 @@ export function Costs({ nav, query }) {
       <div><dt>GPU-hours held</dt><dd>${hours("gpu_hours")(tot)}</dd></div>
       <div><dt>Idle GPU-hours</dt><dd id="cost-idle">
         ${hours("idle_gpu_hours")(tot)}</dd></div></dl>`}
+    ${d && html`<${Budgets} nav=${nav} doc=${d.doc} list=${d.budgets}
+      query=${query} reload=${() => setBudgetsSeen((n) => n + 1)}/>`}
     ${chart}
     ${d && html`<h2>By team</h2><${DataTable} id="cost-teams" ns="teams"
       label="Cost by team" query=${query}
@@ -106,4 +115,80 @@ export function Costs({ nav, query }) {
         { key: "usd", label: "Cost", cell: money("usd") },
       ]}/>`}
   </section>`;
+}
+
+const pct = (k) => (r) => Number(r[k]).toLocaleString("en-US",
+  { maximumFractionDigits: 1 }) + " %";
+
+// The monthly budgets, by the ledger's clock, and a form that sets one.
+function Budgets({ nav, doc, list, query, reload }) {
+  const schema = bodySchema(doc, "budget_set");
+  const [v, setV] = useState({ scope: "team", name: "", limit_usd: "",
+    thresholds: "50,80,100" });
+  const [errors, setErrors] = useState({});
+  const body = { limit_usd: Number(v.limit_usd),
+    thresholds: v.thresholds.split(",").map((x) => x.trim())
+      .filter((x) => x !== "").map(Number) };
+  const path = "/budgets/" + enc(v.scope) + "/" + enc(v.name);
+  const set = async (e) => {
+    e.preventDefault();
+    try {
+      await api("PUT", path, body);
+      if (!nav.current()) return;
+      setErrors({});
+      reload();
+    } catch (x) { if (nav.current()) setErrors(problemErrors(x)); }
+  };
+  const remove = async (b) => {
+    if (!await confirmAction(`Remove the budget of ${b.scope} ${b.name}?`))
+      return;
+    await api("DELETE", "/budgets/" + enc(b.scope) + "/" + enc(b.name));
+    reload();
+  };
+  return html`<h2>Budgets, ${list.month}</h2>
+    <p class="muted">Soft monthly limits: they alert at their thresholds
+      and stop nothing.  Spent is the ledger's cost of the month so far
+      (as of ${list.as_of}); the forecast adds what the last sample burns
+      an hour until the month's end.</p>
+    <${DataTable} id="budgets" ns="budgets" label="Budgets" query=${query}
+      rows=${list.items} rowAttrs=${(b) => ({ "data-budget":
+        b.scope + "/" + b.name })}
+      empty="No budget is set." columns=${[
+        { key: "scope", label: "Scope", filter: true },
+        { key: "name", label: "Team or cluster", filter: true },
+        { key: "spent_usd", label: "Spent", cell: money("spent_usd") },
+        { key: "forecast_usd", label: "Forecast",
+          cell: money("forecast_usd") },
+        { key: "limit_usd", label: "Limit", cell: money("limit_usd") },
+        { key: "percent", label: "Spent of limit", cell: pct("percent") },
+        { key: "alerts", label: "Crossed",
+          value: (b) => b.alerts.map((a) => a.threshold).join(", "),
+          cell: (b) => b.alerts.length ? b.alerts.map((a) => html`<span
+            class="badge warn" title=${"at " + a.crossed_at}
+            >${a.threshold} %</span> `) : "none" },
+        { key: "remove", label: "", cell: (b) => html`<button type="button"
+          class="danger" onClick=${() => remove(b)}>Remove</button>` },
+      ]}/>
+    <form id="budget-form" novalidate onSubmit=${set}><div class="grid">
+      <${SchemaField} label="Scope" field="scope" id="budget-scope" required
+        schema=${paramSchema(doc, "budget_set", "scope")} value=${v.scope}
+        errors=${errors} onChange=${(x) => setV({ ...v, scope: x })}/>
+      <${SchemaField} label="Team or cluster" field="name" id="budget-name"
+        schema=${paramSchema(doc, "budget_set", "name")} value=${v.name}
+        errors=${errors} onChange=${(x) => setV({ ...v, name: x })}/>
+      <${SchemaField} label="Limit (USD a month)" field="limit_usd"
+        id="budget-limit" schema=${schemaAt(schema, "limit_usd")}
+        value=${v.limit_usd} errors=${errors}
+        onChange=${(x) => setV({ ...v, limit_usd: x })}/>
+      <${SchemaField} label="Alert at (percent)" field="thresholds"
+        id="budget-thresholds" hint="Comma-separated, ascending."
+        schema=${{ type: "string" }} value=${v.thresholds} errors=${errors}
+        onChange=${(x) => setV({ ...v, thresholds: x })}/></div>
+      <${FormErrors} errors=${errors}
+        shown=${["scope", "name", "limit_usd", "thresholds"]}/>
+      <div class="actions"><button type="submit" class="primary"
+        id="budget-set">Set budget</button>
+        <${CopyRequest} method="PUT" path=${path} body=${body}
+          tool="budget_set" args=${{ scope: v.scope, name: v.name,
+            ...body }}/></div></form>`;
 }

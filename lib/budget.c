@@ -1,0 +1,379 @@
+/*
+ * budget.c: monthly budgets and the thresholds they crossed, in the
+ * state store (budget.h).  The statements are rows of db.c's table.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/alloc.h"
+#include "lib/budget.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+
+sw_err
+sw_ledger_now(struct sw_db *db, int64_t *now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*now = (int64_t)time(NULL);
+	if ((st = sw_db_stmt(db, STMT_LEDGER_NOW)) == NULL)
+		return SW_EDB;
+	if ((rc = sw_db_step(st)) == SQLITE_ROW &&
+	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*now = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SW_OK :
+	    sw_db_err(db, rc);
+}
+
+/* "50,80,100" */
+static void
+thresholds_text(const struct sw_budget *b, char *out, size_t sz)
+{
+	size_t len = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < b->nthreshold; i++) {
+		if (sw_fmt(out + len, sz - len, "%s%d", i ? "," : "",
+		    b->threshold[i]) != SW_OK)
+			break;
+		len += strlen(out + len);
+	}
+}
+
+static void
+thresholds_parse(struct sw_budget *b, const char *s)
+{
+	char *end;
+
+	b->nthreshold = 0;
+	while (*s != '\0' && b->nthreshold < SW_BUDGET_MAX_THRESHOLDS) {
+		b->threshold[b->nthreshold++] = (int)strtol(s, &end, 10);
+		if (end == s)
+			break;
+		s = end + (*end == ',');
+	}
+}
+
+static void
+budget_row(sqlite3_stmt *st, struct sw_budget *b)
+{
+	memset(b, 0, sizeof(*b));
+	sw_fmt_text(b->scope, sizeof(b->scope), "%s", sw_col_text(st, 0));
+	sw_fmt_text(b->name, sizeof(b->name), "%s", sw_col_text(st, 1));
+	b->limit_micro = sqlite3_column_int64(st, 2);
+	thresholds_parse(b, sw_col_text(st, 3));
+	b->created = sqlite3_column_int64(st, 4);
+	b->updated = sqlite3_column_int64(st, 5);
+}
+
+sw_err
+sw_budget_get(struct sw_db *db, const char *scope, const char *name,
+    struct sw_budget *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_BUDGET_GET)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if ((rc = sw_db_step(st)) == SQLITE_ROW)
+		budget_row(st, b);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return SW_ENOTFOUND;
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
+    int *created)
+{
+	struct sw_budget old;
+	sqlite3_stmt *st;
+	char thr[SW_BUDGET_MAX_THRESHOLDS * 8];
+	sw_err e;
+	int rc;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	e = sw_budget_get(db, b->scope, b->name, &old);
+	*created = e == SW_ENOTFOUND;
+	if ((e != SW_OK && e != SW_ENOTFOUND) ||
+	    (st = sw_db_stmt(db, STMT_BUDGET_PUT)) == NULL) {
+		sw_db_rollback(db);
+		return e != SW_OK && e != SW_ENOTFOUND ? e : SW_EDB;
+	}
+	thresholds_text(b, thr, sizeof(thr));
+	sqlite3_bind_text(st, 1, b->scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, b->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, b->limit_micro);
+	sqlite3_bind_text(st, 4, thr, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, now_ms);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		sw_db_rollback(db);
+		return sw_db_err(db, rc);
+	}
+	return sw_db_commit(db);
+}
+
+sw_err
+sw_budget_list(struct sw_db *db, const char *scope, struct sw_budget **b,
+    size_t *n)
+{
+	struct sw_budget *v = NULL, *grown;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*b = NULL;
+	*n = 0;
+	if ((st = sw_db_stmt(db, STMT_BUDGET_LIST)) == NULL)
+		return SW_EDB;
+	if (scope != NULL)
+		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((grown = sw_realloc(v, cap * sizeof(*v))) == NULL) {
+				sqlite3_reset(st);
+				free(v);
+				*n = 0;
+				return SW_ENOMEM;
+			}
+			v = grown;
+		}
+		budget_row(st, &v[(*n)++]);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return sw_db_err(db, rc);
+	}
+	*b = v;
+	return SW_OK;
+}
+
+/* Run statement s with scope and name bound; *changed: rows changed. */
+static sw_err
+run_scoped(struct sw_db *db, enum sw_stmt s, const char *scope,
+    const char *name, int *changed)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, s)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	*changed = sqlite3_changes(sw_db_handle(db));
+	return SW_OK;
+}
+
+sw_err
+sw_budget_delete(struct sw_db *db, const char *scope, const char *name)
+{
+	int n = 0, m = 0;
+	sw_err e;
+
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((e = run_scoped(db, STMT_BUDGET_DELETE, scope, name, &n)) !=
+	    SW_OK || (e = run_scoped(db, STMT_BUDGET_ALERTS_FORGET, scope,
+	    name, &m)) != SW_OK) {
+		sw_db_rollback(db);
+		return e;
+	}
+	if (n == 0) {
+		sw_db_rollback(db);
+		return SW_ENOTFOUND;
+	}
+	return sw_db_commit(db);
+}
+
+/* The UTC month of now: its key, first day, the next month's first
+ * day, and both as epoch seconds. */
+static void
+month_of(int64_t now, struct sw_budget_state *st, char *first, char *next,
+    size_t sz)
+{
+	time_t t = (time_t)now;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	tm.tm_mday = 1;
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	st->month_start = (int64_t)timegm(&tm);
+	strftime(st->month, sizeof(st->month), "%Y-%m", &tm);
+	strftime(first, sz, "%Y-%m-%d", &tm);
+	tm.tm_mon++;
+	st->month_end = (int64_t)timegm(&tm);	/* December: next January */
+	t = (time_t)st->month_end;
+	gmtime_r(&t, &tm);
+	strftime(next, sz, "%Y-%m-%d", &tm);
+}
+
+static sw_err
+state_spent(struct sw_db *db, const struct sw_budget *b, const char *first,
+    const char *next, struct sw_budget_state *st)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((q = sw_db_stmt(db, strcmp(b->scope, "cluster") == 0 ?
+	    STMT_BUDGET_SPENT_CLUSTER : STMT_BUDGET_SPENT_TEAM)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(q, 1, first, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, next, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, b->name, -1, SQLITE_STATIC);
+	if ((rc = sw_db_step(q)) == SQLITE_ROW) {
+		st->spent_micro = sqlite3_column_int64(q, 0) / 3600;
+		st->unpriced = sqlite3_column_int64(q, 1) > 0;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+static sw_err
+state_burn(struct sw_db *db, const struct sw_budget *b,
+    struct sw_budget_state *st)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if ((q = sw_db_stmt(db, STMT_BUDGET_BURN)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(q, 1, b->scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, b->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 3, st->month_start);
+	sqlite3_bind_int64(q, 4, st->month_end);
+	if ((rc = sw_db_step(q)) == SQLITE_ROW) {
+		st->burn_micro_hour = sqlite3_column_int64(q, 0);
+		/* micro-dollar-seconds to the month's end, /3600 */
+		st->forecast_micro = st->spent_micro +
+		    sqlite3_column_int64(q, 1) / 3600;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_budget_state(struct sw_db *db, const struct sw_budget *b, int64_t now,
+    struct sw_budget_state *st)
+{
+	char first[16], next[16];
+	sw_err e;
+
+	memset(st, 0, sizeof(*st));
+	st->now = now;
+	month_of(now, st, first, next, sizeof(first));
+	if ((e = state_spent(db, b, first, next, st)) != SW_OK)
+		return e;
+	st->forecast_micro = st->spent_micro;
+	return state_burn(db, b, st);
+}
+
+sw_err
+sw_budget_cross(struct sw_db *db, struct sw_budget_alert *a, int *is_new)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*is_new = 0;
+	if ((st = sw_db_stmt(db, STMT_BUDGET_CROSS)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, a->scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, a->month, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, a->threshold);
+	sqlite3_bind_int64(st, 5, a->crossed);
+	sqlite3_bind_int64(st, 6, a->spent_micro);
+	sqlite3_bind_int64(st, 7, a->limit_micro);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	if ((*is_new = sqlite3_changes(sw_db_handle(db)) == 1))
+		a->id = sqlite3_last_insert_rowid(sw_db_handle(db));
+	return SW_OK;
+}
+
+sw_err
+sw_budget_evaluate(struct sw_db *db, const struct sw_budget *b,
+    const struct sw_budget_state *st, int *fresh)
+{
+	struct sw_budget_alert a;
+	int i, is_new;
+	sw_err e;
+
+	*fresh = 0;
+	for (i = 0; i < b->nthreshold; i++) {
+		/* spent / limit >= threshold %, in integers */
+		if (st->spent_micro * 100 < b->limit_micro *
+		    (int64_t)b->threshold[i])
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.scope = b->scope;
+		a.name = b->name;
+		a.month = st->month;
+		a.threshold = b->threshold[i];
+		a.crossed = st->now;
+		a.spent_micro = st->spent_micro;
+		a.limit_micro = b->limit_micro;
+		if ((e = sw_budget_cross(db, &a, &is_new)) != SW_OK)
+			return e;
+		*fresh += is_new;
+	}
+	return SW_OK;
+}
+
+sw_err
+sw_budget_alerts(struct sw_db *db, const char *scope, const char *name,
+    const char *month, int64_t after, int limit, json_object **items)
+{
+	static const char *const cols[] = { "id", "scope", "name", "month",
+	    "threshold", "crossed", "spent_micro", "limit_micro" };
+	sqlite3_stmt *st;
+	int rc, i;
+
+	*items = NULL;
+	if ((st = sw_db_stmt(db, STMT_BUDGET_ALERTS)) == NULL)
+		return SW_EDB;
+	if (scope != NULL)
+		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+	if (name != NULL)
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	if (month != NULL)
+		sqlite3_bind_text(st, 3, month, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, after);
+	sqlite3_bind_int(st, 5, limit);
+	*items = json_object_new_array();
+	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+		json_object *o = json_object_new_object();
+
+		for (i = 0; i < 8; i++)
+			json_object_object_add(o, cols[i],
+			    sqlite3_column_type(st, i) == SQLITE_INTEGER ?
+			    json_object_new_int64(sqlite3_column_int64(st, i)) :
+			    sw_js(sw_col_text(st, i)));
+		json_object_array_add(*items, o);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(*items);
+		*items = NULL;
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
+}
