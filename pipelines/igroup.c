@@ -340,15 +340,16 @@ choose_batch_add(struct sw_step *s, const char *group, int64_t count,
 	now = g ? sw_json_get_int(g, "TargetCount", -1) : -1;
 	if (mode != NULL && strcmp(mode, "Continuous") == 0 && now >= 0 &&
 	    count > now) {
-		*batch = 1;
-		(void)snprintf(num, sizeof(num), "%lld", (long long)(count -
-		    now));
-		sw_res_set(s, "add_total", num);
-		(void)snprintf(num, sizeof(num), "%lld", (long long)now);
-		sw_res_set(s, "add_from", num);
+		if (sw_fmt(num, sizeof(num), "%lld", (long long)(count -
+		    now)) == SW_OK)
+			sw_res_set(s, "add_total", num);
+		if (sw_fmt(num, sizeof(num), "%lld", (long long)now) ==
+		    SW_OK)
+			sw_res_set(s, "add_from", num);
 		sw_mark_started(s, "add_started");
 	}
 	json_object_put(out);
+	*batch = sw_res_get(s, "add_total") != NULL;
 	return STEP_DONE;
 }
 
@@ -386,10 +387,11 @@ batch_add_call(struct sw_step *s, const char *group, int i, int64_t n)
 	const char *started = sw_res_get(s, "add_started");
 	char token[80], key[16];
 
-	(void)snprintf(key, sizeof(key), "%d", i);
+	if (sw_fmt(key, sizeof(key), "%d", i) != SW_OK)
+		return sw_step_fail(s, "call number %d", i);
 	if (sw_json_get(sw_json_get(s->res, "added"), key) != NULL)
 		return STEP_DONE;		/* answered and recorded */
-	if (!s->plan && started != NULL && sw_now_ms() - atoll(started) >
+	if (!s->plan && started != NULL && sw_now_ms() - strtoll(started, NULL, 10) >
 	    sw_poll_ms(s, CLIENT_TOKEN_SAFE_MS))
 		return sw_step_fail(s, "BatchAddClusterNodes call %d of %s "
 		    "was not answered within the 8 hours AWS keeps its "
@@ -426,7 +428,7 @@ batch_add_call(struct sw_step *s, const char *group, int i, int64_t n)
 static enum sw_step_rc
 batch_add(struct sw_step *s, const char *group)
 {
-	int64_t total = atoll(sw_res_get(s, "add_total")), left;
+	int64_t total = strtoll(sw_res_get(s, "add_total"), NULL, 10), left;
 	int i;
 
 	for (i = 0, left = total; left > 0; i++, left -= BATCH_ADD_MAX_NODES)
