@@ -323,7 +323,7 @@ choose_batch_add(struct sw_step *s, const char *group, int64_t count,
     int *batch)
 {
 	json_object *out, *g;
-	const char *mode;
+	const char *mode, *status;
 	int64_t now;
 	char num[24];
 
@@ -336,8 +336,19 @@ choose_batch_add(struct sw_step *s, const char *group, int64_t count,
 		return STEP_DONE;
 	TRY(describe(s, &out));
 	mode = sw_json_get_str(out, "NodeProvisioningMode");
+	status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 	g = hp_group(out, group);
 	now = g ? sw_json_get_int(g, "TargetCount", -1) : -1;
+	if (mode != NULL && strcmp(mode, "Continuous") == 0 && now >= 0 &&
+	    count > now && !s->plan && (status == NULL ||
+	    strcmp(status, "InService") != 0)) {
+		/* As UpdateCluster would: the count is read again once
+		 * the cluster's own change is over. */
+		json_object_put(out);
+		return sw_step_wait(s, sw_poll_ms(s, 30000), "cluster %s is "
+		    "%s; waiting to add nodes", CLUSTER(s), status ? status :
+		    "unknown");
+	}
 	if (mode != NULL && strcmp(mode, "Continuous") == 0 && now >= 0 &&
 	    count > now) {
 		if (sw_fmt(num, sizeof(num), "%lld", (long long)(count -

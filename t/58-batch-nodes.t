@@ -112,6 +112,8 @@ t.eq((w["target_count"], w["current_count"]), (TARGET, TARGET),
      "the group ends at exactly %d nodes, all running" % TARGET)
 nodes = s.get("/api/v1/clusters/bn/nodes?instance_group=w").json.get("items", [])
 t.eq(len(nodes), TARGET, "ListClusterNodes shows exactly %d nodes" % TARGET)
+t.eq(len({n.get("node_logical_id") for n in nodes if n.get("node_logical_id")}),
+     TARGET, "each node shows its own node_logical_id")
 
 # ---- a group created at 0, grown from 0 -----------------------------------
 updates = len(requests("UpdateCluster"))
