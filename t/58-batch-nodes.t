@@ -11,7 +11,8 @@
 # BatchAddClusterNodes with one token carries one same input, there is
 # one token per call of the split, and the group ends at exactly the
 # count asked for.  The dry run lists the calls it would make.  A group
-# is created at 0 nodes directly, and grows from 0 the same way.
+# is created at 0 nodes directly, and grows from 0 the same way; a chosen
+# node is scaled away with BatchDeleteClusterNodes.
 import os
 import sys
 import tempfile
@@ -114,6 +115,17 @@ nodes = s.get("/api/v1/clusters/bn/nodes?instance_group=w").json.get("items", []
 t.eq(len(nodes), TARGET, "ListClusterNodes shows exactly %d nodes" % TARGET)
 t.eq(len({n.get("node_logical_id") for n in nodes if n.get("node_logical_id")}),
      TARGET, "each node shows its own node_logical_id")
+
+# ---- scaling down a chosen node: BatchDeleteClusterNodes --------------------
+dels = len(requests("BatchDeleteClusterNodes"))
+chosen = nodes[0]["node_id"]
+r = s.post("/api/v1/clusters/bn/nodes:delete", {"node_ids": [chosen]})
+d = wait_operation(s, (r.json or {}).get("operation_id", ""), timeout=300)
+t.eq(d.get("state"), "succeeded", "the chosen node is deleted (%s)" % d.get("error"))
+sent = requests("BatchDeleteClusterNodes")[dels:]
+t.eq([e["params"].get("NodeIds") for e in sent], [[chosen]],
+     "with one BatchDeleteClusterNodes naming it")
+t.eq(group("w")["target_count"], TARGET - 1, "the group's target count is one less")
 
 # ---- a group created at 0, grown from 0 -----------------------------------
 updates = len(requests("UpdateCluster"))
