@@ -1083,6 +1083,9 @@ h_cluster_get(struct sw_req *r)
 		"arn", sw_js(sw_json_get_str(hp, "ClusterArn")),
 		"node_recovery", sw_json_get_str(hp, "NodeRecovery") ?
 		    sw_js(sw_json_get_str(hp, "NodeRecovery")) : NULL,
+		"node_provisioning_mode", sw_json_get_str(hp,
+		    "NodeProvisioningMode") ? sw_js(sw_json_get_str(hp,
+		    "NodeProvisioningMode")) : NULL,
 		"failure_message", sw_json_get_str(hp, "FailureMessage") ?
 		    sw_js(sw_json_get_str(hp, "FailureMessage")) : NULL,
 		"instance_groups", json_object_get(sw_json_get(hp,

@@ -319,6 +319,7 @@ h_node_list(struct sw_req *r)
 	memset(&err, 0, sizeof(err));
 	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(name), "MaxResults", sw_ji(100),
+	    "IncludeNodeLogicalIds", sw_jb(1),
 	    "InstanceGroupNameContains", group ? sw_js(group) : NULL, NULL),
 	    &out, &err)) != SW_OK)
 		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", e,
@@ -341,6 +342,8 @@ h_node_list(struct sw_req *r)
 			NULL,
 		    "hostname", sw_json_get_str(n, "PrivateDnsHostname") ?
 			sw_js(sw_json_get_str(n, "PrivateDnsHostname")) : NULL,
+		    "node_logical_id", sw_json_get_str(n, "NodeLogicalId") ?
+			sw_js(sw_json_get_str(n, "NodeLogicalId")) : NULL,
 		    NULL));
 	}
 	json_object_put(out);

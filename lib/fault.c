@@ -44,17 +44,24 @@ static const char *const kind_names[SW_FAULT__MAX] = {
 	[SW_FAULT_HTTP] = "http",
 };
 
-/* point is one of the comma-separated names in list. */
-static int
+/* How many times point may fire by list (comma-separated names, each
+ * optionally "*N" for N times with $SLIPWAY_FAULT_ONCE): 0 when it is
+ * not named. */
+static long
 in_list(const char *list, const char *point)
 {
 	size_t n = strlen(point);
 	const char *p = list;
+	long times;
 
 	while (p != NULL && *p != '\0') {
 		if (strncmp(p, point, n) == 0 && (p[n] == ',' ||
 		    p[n] == '\0'))
 			return 1;
+		if (strncmp(p, point, n) == 0 && p[n] == '*') {
+			times = strtol(p + n + 1, NULL, 10);
+			return times > 0 && times < 100 ? times : 1;
+		}
 		p = strchr(p, ',');
 		if (p != NULL)
 			p++;
@@ -68,18 +75,26 @@ sw_fault_kill_after(const char *point)
 	const char *f = getenv("SLIPWAY_FAULT");
 	const char *once = getenv("SLIPWAY_FAULT_ONCE");
 	char path[600];
-	int fd;
+	long times, k;
+	int fd = -1, n;
 
 	if (f == NULL || strncmp(f, "kill-after:", 11) != 0 ||
-	    !in_list(f + 11, point))
+	    (times = in_list(f + 11, point)) == 0)
 		return;
 	if (once != NULL && once[0] != '\0') {
-		if ((size_t)snprintf(path, sizeof(path), "%s.%s", once,
-		    point) >= sizeof(path))
-			return;
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		/* One file a time it fired: <once>.<point>, then
+		 * <once>.<point>.2 and on. */
+		for (k = 1; k <= times && fd < 0; k++) {
+			n = k == 1 ? snprintf(path, sizeof(path), "%s.%s",
+			    once, point) : snprintf(path, sizeof(path),
+			    "%s.%s.%ld", once, point, k);
+			if (n < 0 || (size_t)n >= sizeof(path))
+				return;
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL |
+			    O_CLOEXEC, 0600);
+		}
 		if (fd < 0)
-			return;		/* died here once already */
+			return;		/* died here as often as asked */
 		close(fd);
 	}
 	sw_error("fault injection: SIGKILL after %s", point);

@@ -9,7 +9,9 @@
  *		answered, before the answer is recorded).  With
  *		$SLIPWAY_FAULT_ONCE set, once per point: the file
  *		$SLIPWAY_FAULT_ONCE.<point> is created first, and a process
- *		that finds it does not die there again.  stage:<name> is the
+ *		that finds it does not die there again.  <point>*N dies
+ *		there N times (files $SLIPWAY_FAULT_ONCE.<point>, then
+ *		.<point>.2 ... .<point>.N).  stage:<name> is the
  *		boundary of a pipeline stage: just after it is recorded as
  *		started, before its first step.
  *

@@ -597,6 +597,9 @@ stage_hyperpod(struct sw_step *s)
 			"arn:aws:eks:planned")), NULL), NULL),
 		    "NodeRecovery", sw_js(sw_json_get_str(s->params,
 			"node_recovery")),
+		    "NodeProvisioningMode", sw_json_get_str(s->params,
+			"node_provisioning_mode") ? sw_js(sw_json_get_str(
+			s->params, "node_provisioning_mode")) : NULL,
 		    "Tags", sw_tag_list(s),
 		    NULL), &out, &err);
 		if (rc == STEP_FAIL && strcmp(err.code, "ResourceInUse") == 0) {

@@ -11,6 +11,7 @@ static const char *const k8s_versions[] = {
 };
 
 static const char *const recovery_modes[] = { "Automatic", "None", NULL };
+static const char *const provisioning_modes[] = { "Continuous", NULL };
 
 static const struct sw_field f_cluster_delete[] = {
 	F_CLUSTER_PATH,
@@ -91,6 +92,11 @@ static const struct sw_field f_cluster_create[] = {
 	{ .name = "node_recovery", .type = SW_T_STRING,
 	  .enumv = recovery_modes,
 	  .desc = "Automatic (default): HyperPod replaces faulty nodes." },
+	{ .name = "node_provisioning_mode", .type = SW_T_STRING,
+	  .enumv = provisioning_modes,
+	  .desc = "Continuous: HyperPod provisions each node as capacity "
+	  "comes (NodeProvisioningMode); scaling up then uses "
+	  "BatchAddClusterNodes. Default: unset." },
 	{ .name = "deep_health_checks", .type = SW_T_ARRAY, .max = 2,
 	  .desc = "Deep health checks run when nodes start.",
 	  .items = f_check_item },
@@ -140,6 +146,8 @@ static const struct sw_field o_hyperpod[] = {
 	    "InService...)."),
 	OUT_OPT("arn", SW_T_STRING, "HyperPod cluster ARN."),
 	OUT_OPT("node_recovery", SW_T_STRING, "Automatic or None."),
+	OUT_OPT("node_provisioning_mode", SW_T_STRING, "Continuous, or "
+	    "absent."),
 	OUT_OPT("failure_message", SW_T_STRING, "Why it failed."),
 	OUT_OPT("instance_groups", SW_T_ANY, "Its instance groups as "
 	    "SageMaker describes them."),

@@ -51,8 +51,9 @@ static const struct sw_field f_ig_add_body[] = {
 	{ .name = "instance_type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .pattern = PAT_ML_TYPE,
 	  .desc = "HyperPod instance type." },
-	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 1,
-	  .max = 1000, .desc = "Number of instances." },
+	{ .name = "count", .type = SW_T_INT, .flags = SW_F_REQUIRED, .min = 0,
+	  .max = 1000, .desc = "Number of instances; 0 makes the group "
+	  "with no nodes (to scale up later, or for autoscaling)." },
 	{ .name = "capacity_type", .type = SW_T_STRING,
 	  .enumv = capacity_types,
 	  .desc = "on-demand (default), spot, or training-plan." },
@@ -218,7 +219,8 @@ static const struct sw_op rows[] = {
 	  .tag = "instance-groups",
 	  .summary = "Add an instance group (capacity, EFA and subnet decided "
 	    "together)",
-	  .description = "Existing groups are resent unchanged. A spot group "
+	  .description = "Existing groups are resent unchanged; a group may "
+	    "start at count 0. A spot group "
 	    "cannot use a training plan; a training plan's AZ must be the "
 	    "group's.",
 	  .params = f_ig_add,
@@ -240,7 +242,11 @@ static const struct sw_op rows[] = {
 	    "image_release_version can change, each alone; instance type, "
 	    "capacity type, EFA, AZ, subnet and training plan are immutable. "
 	    "A higher count is checked against the service quota net of what "
-	    "the account runs (422 naming count).",
+	    "the account runs (422 naming count). On a cluster in Continuous "
+	    "node provisioning a higher count alone is added with "
+	    "BatchAddClusterNodes (at most 50 nodes a call, each with a "
+	    "ClientToken of the operation, so a retry cannot add twice); "
+	    "otherwise, and for the other changes, UpdateCluster.",
 	  .params = f_ig_path,
 	  .body = f_ig_scale_body,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,

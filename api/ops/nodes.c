@@ -77,6 +77,9 @@ static const struct sw_field o_node[] = {
 	    "unknown."),
 	OUT_OPT("message", SW_T_STRING, "Why, when HyperPod says."),
 	OUT_OPT("hostname", SW_T_STRING, "Its private DNS name."),
+	OUT_OPT("node_logical_id", SW_T_STRING, "Its NodeLogicalId, on a "
+	    "cluster in Continuous node provisioning: kept across "
+	    "replacements."),
 	{ NULL }
 };
 static const struct sw_field o_node_item[] = {

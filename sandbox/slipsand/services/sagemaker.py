@@ -11,6 +11,7 @@ from the Service Quotas service.  EKS-orchestrated clusters register their
 nodes in the EKS cluster's Kubernetes API with the real HyperPod labels.
 """
 import ipaddress
+import json
 import secrets
 import time
 
@@ -34,6 +35,9 @@ CAPACITY_FAIL_AFTER = (180, 300)
 AUTO_REPAIR_AFTER = 90
 SOFTWARE_UPDATE = 600
 AUTOSCALING_CHANGE = (300, 600)  # sandbox seconds AutoScaling Creating/Deleting -> InService
+CLIENT_TOKEN_TTL = 8 * 3600     # BatchAddClusterNodes keeps a ClientToken this long
+BATCH_ADD_MAX_NODES = 50        # nodes per BatchAddClusterNodes call, all groups together
+BATCH_DELETE_MAX_IDS = 50       # NodeIds and NodeLogicalIds per BatchDeleteClusterNodes call
 
 
 def _nf(msg):
@@ -638,6 +642,12 @@ class SageMakerService(GovernanceMixin, AwsService):
 
     def op_BatchDeleteClusterNodes(self, ctx, p):
         c = self._cluster(p["ClusterName"])
+        ids, lids = as_list(p.get("NodeIds")), as_list(p.get("NodeLogicalIds"))
+        if not ids and not lids:
+            raise _val("Specify NodeIds, NodeLogicalIds, or both.")
+        if lids and len(ids) + len(lids) > BATCH_DELETE_MAX_IDS:
+            raise _val("NodeIds and NodeLogicalIds together may name at most %d nodes (got %d)."
+                       % (BATCH_DELETE_MAX_IDS, len(ids) + len(lids)))
         now = self.clock.now()
 
         def delete(n):
@@ -679,25 +689,77 @@ class SageMakerService(GovernanceMixin, AwsService):
         return new
 
     def op_BatchAddClusterNodes(self, ctx, p):
+        """Continuous-mode clusters only; at most 50 nodes a call in all.
+        A ClientToken seen in the last 8 hours with the same NodesToAdd
+        answers the nodes it added then, with their latest status, and
+        adds nothing; with other NodesToAdd it is refused."""
         c = self._cluster(p["ClusterName"])
+        if c.get("NodeProvisioningMode") != "Continuous":
+            raise _val("BatchAddClusterNodes is only supported for clusters with NodeProvisioningMode "
+                       "set to Continuous.")
+        specs = as_list(p.get("NodesToAdd"))
+        total = sum(s["IncrementTargetCountBy"] for s in specs)
+        if total > BATCH_ADD_MAX_NODES:
+            raise _val("The total number of nodes to add (%d) exceeds the maximum of %d per request."
+                       % (total, BATCH_ADD_MAX_NODES))
+        names = [s["InstanceGroupName"] for s in specs]
+        if len(set(names)) != len(names):
+            raise _val("Each instance group may appear only once in NodesToAdd.")
         now = self.clock.now()
-        ok, failed = [], []
-        for spec in as_list(p.get("NodesToAdd")):
+        token = p.get("ClientToken")
+        key = "%s|%s" % (c["ClusterArn"], token)
+        asked = json.dumps(specs, sort_keys=True)
+        seen = self.store.get("sm:addtokens", key) if token else None
+        if seen is not None and now < seen["expires"]:
+            if seen["asked"] != asked:
+                raise _val("ClientToken %s was already used with different parameters in the last "
+                           "8 hours." % token)
+            return self._added(c, seen)
+        merged = {n: e["spec"] for n, e in c["_groups"].items()}
+        for s in specs:
+            if s["InstanceGroupName"] in merged:
+                g = merged[s["InstanceGroupName"]]
+                merged[s["InstanceGroupName"]] = dict(g, InstanceCount=g["InstanceCount"] + s["IncrementTargetCountBy"])
+        self._check_quota(c["ClusterName"], merged)
+        added, failed = [], []
+        for spec in specs:
             gname = spec["InstanceGroupName"]
-            if gname not in c["_groups"]:
-                failed.append({"InstanceGroupName": gname, "ErrorCode": "InstanceGroupNotFound",
-                               "FailedCount": spec["IncrementTargetCountBy"],
-                               "Message": "Instance group %s not found." % gname})
+            e = c["_groups"].get(gname)
+            why = self._add_refusal(c, gname, e)
+            if why:
+                failed.append(dict(why, InstanceGroupName=gname, FailedCount=spec["IncrementTargetCountBy"]))
                 continue
-            c["_groups"][gname]["spec"]["InstanceCount"] += spec["IncrementTargetCountBy"]
-            for _ in range(spec["IncrementTargetCountBy"]):
-                n = self._new_node(c, gname, now)
+            e["spec"]["InstanceCount"] += spec["IncrementTargetCountBy"]
+            live = len(self._live(c, gname))
+            for i in range(spec["IncrementTargetCountBy"]):
+                n = self._new_node(c, gname, now, index=live + i)
                 if not n.get("NodeLogicalId"):
                     n["NodeLogicalId"] = "%s-%s" % (gname, secrets.token_hex(6))
                     self._save_node(n)
-                ok.append({"NodeLogicalId": n["NodeLogicalId"], "InstanceGroupName": gname, "Status": "Pending"})
+                added.append({"NodeLogicalId": n["NodeLogicalId"], "InstanceGroupName": gname})
         self._save(c)
-        return {"Successful": ok, "Failed": failed}
+        rec = {"asked": asked, "added": added, "failed": failed,
+               "expires": self.clock.due(CLIENT_TOKEN_TTL, now)}
+        if token:
+            self.store.put("sm:addtokens", key, rec)
+        return self._added(c, rec)
+
+    def _add_refusal(self, c, gname, e):
+        if e is None:
+            return {"ErrorCode": "InstanceGroupNotFound", "Message": "Instance group %s not found." % gname}
+        if e.get("_deleting") or e["Status"] in ("Deleting", "Failed") or \
+                c["ClusterStatus"] in ("Deleting", "Failed"):
+            return {"ErrorCode": "InvalidInstanceGroupStatus",
+                    "Message": "Instance group %s is in %s status." % (gname, e["Status"])}
+        return None
+
+    def _added(self, c, rec):
+        """A BatchAddClusterNodes answer: the nodes added, with their status now."""
+        ok = []
+        for a in rec["added"]:
+            n = self._node(c, logical=a["NodeLogicalId"])
+            ok.append(dict(a, Status=n["InstanceStatus"]["Status"] if n else "NotFound"))
+        return {"Successful": ok, "Failed": [dict(f) for f in rec["failed"]]}
 
     def op_UpdateClusterSoftware(self, ctx, p):
         c = self._cluster(p["ClusterName"])

@@ -102,6 +102,10 @@ export function Cluster({ nav, name, query }) {
         ${c.hyperpod && c.hyperpod.arn && html`<dt>HyperPod ARN</dt><dd>
           <code>${c.hyperpod.arn}</code><${Copy} text=${c.hyperpod.arn}
             label="HyperPod ARN"/></dd>`}
+        ${c.hyperpod && c.hyperpod.node_provisioning_mode && html`
+          <dt>Node provisioning</dt><dd>${c.hyperpod.node_provisioning_mode}
+          <span class="hint">scaling up adds nodes with
+          BatchAddClusterNodes</span></dd>`}
         <dt>Kubernetes</dt><dd>${c.eks && c.eks.version}</dd>
         <dt>kubectl</dt><dd><code id="kubeconfig-cmd">${kubecfg}</code>
           <${Copy} text=${kubecfg} label="kubeconfig command"/>
