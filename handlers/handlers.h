@@ -88,6 +88,12 @@ json_object *h_usd(int64_t micro_usd);
 /* handlers/ledger.c */
 sw_err	h_cost_ledger(struct sw_req *);
 
+/* handlers/notify.c */
+sw_err	h_subscription_create(struct sw_req *);
+sw_err	h_subscription_list(struct sw_req *);
+sw_err	h_subscription_delete(struct sw_req *);
+sw_err	h_delivery_list(struct sw_req *);
+
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);
 sw_err	h_addon_upgrade(struct sw_req *);
