@@ -19,6 +19,8 @@
 #     every event still reaches the receiver, none is lost, and a copy
 #     sent twice (a kill between the send and its record) carries the
 #     same event id, so the receiver keeps each event exactly once;
+#   - the UI's notifications page (from the Operations page) lists the
+#     subscriptions and, filtered by state, the dead letter;
 #   - deleting a subscription deletes it (again: 404).
 import hashlib
 import hmac
@@ -26,13 +28,16 @@ import http.server
 import json
 import os
 import random
+import shutil
+import subprocess
 import sys
 import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, aws_cli, free_port, kill_if, need_clusters
+from harness import SRCDIR, Stack, aws_cli, free_port, kill_if
+from harness import need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for, wait_operation
 
 t = T()
@@ -212,6 +217,23 @@ t.eq([h.get("Slipway-Event-Id") for h, b in fails], [end] * ATTEMPTS,
 subs = {x["name"]: x for x in s.get("/api/v1/subscriptions").json["items"]}
 t.eq((subs["failing"]["dead"], subs["hook"]["delivered"]),
      (1, len(ids)), "the list counts dead and delivered deliveries")
+if (os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
+                               "playwright-core")) and
+        os.path.exists("/usr/bin/chromium") and shutil.which("node")):
+    r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
+                                             "notify-ui.js"),
+                        "http://127.0.0.1:%d" % s.port, s.token],
+                       capture_output=True, text=True, timeout=300)
+    ui = json.loads(r.stdout or "{}")
+    t.ok(not ui.get("error") and sorted(ui.get("subs", [])) ==
+         ["bus", "chat", "failing", "hook", "topic"],
+         "the UI's notifications page lists the subscriptions (%s %s)" %
+         (ui, r.stderr[-500:]))
+    t.ok(ui.get("dead") == ["failing"] and
+         "HTTP 500" in ui.get("dead_error", ""),
+         "filtered by state dead, it shows the dead letter and its error")
+else:
+    t.skip("playwright-core, chromium or node missing", 2)
 r = s.request("DELETE", "/api/v1/subscriptions/failing")
 t.eq(r.status, 200, "a subscription is deleted")
 r = s.request("DELETE", "/api/v1/subscriptions/failing")
