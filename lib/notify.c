@@ -220,7 +220,7 @@ sw_delivery_due(struct sw_db *db, int64_t now, struct sw_delivery_ref *refs,
 		return SW_EDB;
 	sqlite3_bind_int64(st, 1, now);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (*n < max && (rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SQLITE_ROW && *n < max) {
 		refs[*n].event_id = sqlite3_column_int64(st, 0);
 		/* A name too long to hold is none the API made: skipped. */
 		if (sw_fmt(refs[*n].sub, sizeof(refs[0].sub), "%s",
@@ -228,7 +228,8 @@ sw_delivery_due(struct sw_db *db, int64_t now, struct sw_delivery_ref *refs,
 			(*n)++;
 	}
 	sqlite3_reset(st);
-	return SW_OK;
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SW_OK :
+	    sw_db_err(db, rc);
 }
 
 static sw_err

@@ -69,6 +69,7 @@ sw_notifier_init(struct sw_notifier *n, const char *owner)
 	if ((e = http_client_init(&n->http, HTTP_ALLOW_LOOPBACK)) != SW_OK)
 		return e;
 	n->http.timeout_ms = SW_NOTIFY_TIMEOUT_MS;
+	n->http.connect_timeout_ms = 2000;
 	n->http.max_body = 4096;
 	return SW_OK;
 }
@@ -366,20 +367,23 @@ retry_delay(const struct sw_notifier *n, int64_t attempts)
 	return d < SW_NOTIFY_BACKOFF_CAP_MS ? d : SW_NOTIFY_BACKOFF_CAP_MS;
 }
 
-static void
+/* One attempt at ref; 0 when it was sent, -1 when not. */
+static int
 deliver(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws,
     const struct sw_delivery_ref *ref)
 {
 	json_object *d = NULL;
 	char why[512];
 	int64_t attempts;
+	int sent;
 	sw_err e;
 
 	if (sw_delivery_take(db, ref, n->owner, sw_now_ms() +
 	    SW_NOTIFY_LEASE_MS, &d) != SW_OK)
-		return;
+		return 0;
 	why[0] = '\0';
 	e = send_one(n, aws, d, why, sizeof(why));
+	sent = e == SW_OK;
 	attempts = sw_json_get_int(d, "attempts", 1);
 	if (e == SW_OK)
 		e = sw_delivery_done(db, ref, n->owner);
@@ -396,18 +400,44 @@ deliver(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws,
 		    "it is sent again once its lease ends",
 		    sw_json_get_str(d, "uid"), ref->sub);
 	json_object_put(d);
+	return sent ? 0 : -1;
+}
+
+/* Did a send to sub fail earlier in this pass (failed[0..nf))? */
+static int
+failed_before(char failed[][64], size_t nf, const char *sub)
+{
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		if (strcmp(failed[i], sub) == 0)
+			return 1;
+	return 0;
 }
 
 size_t
 sw_notify_tick(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws)
 {
 	struct sw_delivery_ref refs[SW_NOTIFY_BATCH];
-	size_t i, count = 0;
+	char failed[SW_NOTIFY_BATCH][64];
+	int64_t until = sw_now_ms() + SW_NOTIFY_PASS_MS;
+	size_t i, nf = 0, count = 0;
 
 	if (sw_delivery_due(db, sw_now_ms(), refs, SW_NOTIFY_BATCH, &count) !=
 	    SW_OK)
 		return 0;
-	for (i = 0; i < count; i++)
-		deliver(n, db, aws, &refs[i]);
+	/*
+	 * A pass is bounded, for operations wait behind it: it ends after
+	 * SW_NOTIFY_PASS_MS, and a subscription whose send failed is not
+	 * tried again in the same pass (a receiver that is down or slow
+	 * costs one timeout per pass, not one per event).  What is left
+	 * stays due for the next pass.
+	 */
+	for (i = 0; i < count && sw_now_ms() < until; i++) {
+		if (failed_before(failed, nf, refs[i].sub))
+			continue;
+		if (deliver(n, db, aws, &refs[i]) != 0)
+			memcpy(failed[nf++], refs[i].sub, sizeof(failed[0]));
+	}
 	return count;
 }
