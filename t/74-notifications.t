@@ -8,6 +8,8 @@
 #     HMAC-SHA256 signature over timestamp "." body and the event id in
 #     both the Slipway-Event-Id header and the body; the Slack format
 #     sends a Slack message;
+#   - the sandbox refuses as SNS and EventBridge do (no topic, a FIFO
+#     name without FifoTopic, entries failing alone, the model's limit);
 #   - the SNS topic and the EventBridge bus get the operation's result:
 #     Publish and PutEvents appear in the sandbox's request log, answered
 #     200, and the sandbox holds the message and the event, carrying the
@@ -36,7 +38,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SRCDIR, Stack, aws_cli, free_port, kill_if
+from harness import SRCDIR, Stack, aws_cli, aws_cli_error, free_port
+from harness import kill_if
 from harness import need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for, wait_operation
 
@@ -110,6 +113,40 @@ if rc is None:
     t.skip_all("the aws CLI is needed to create the SNS topic")
 t.eq(rc, 0, "the SNS topic is made (%s)" % out)
 topic = out.get("TopicArn", "") if isinstance(out, dict) else ""
+
+# The sandbox says no where SNS and EventBridge do.
+account = topic.split(":")[4] if topic.count(":") == 5 else "123456789012"
+rc, err = aws_cli_error(s, "--region", region, "sns", "publish",
+                        "--topic-arn", "arn:aws:sns:%s:%s:nope" % (region,
+                                                                  account),
+                        "--message", "x")
+t.ok(rc != 0 and "NotFound" in err, "SNS: Publish to no topic is NotFound "
+     "(%s)" % err.strip()[-200:])
+rc, err = aws_cli_error(s, "--region", region, "sns", "create-topic",
+                        "--name", "plain.fifo")
+t.ok(rc != 0 and "InvalidParameter" in err,
+     "SNS: a .fifo name without FifoTopic is InvalidParameter")
+rc, out = aws_cli(s, "--region", region, "events", "put-events", "--entries",
+                  json.dumps([{"Source": "t", "DetailType": "d",
+                               "Detail": "{}", "EventBusName": "nope"},
+                              {"Source": "t", "DetailType": "d",
+                               "Detail": "[1]"},
+                              {"Source": "t", "DetailType": "d",
+                               "Detail": "{}"}]))
+t.ok(rc == 0 and out.get("FailedEntryCount") == 2 and
+     [e.get("ErrorCode") for e in out.get("Entries", [])] ==
+     ["InvalidArgument", "MalformedDetail", None],
+     "EventBridge: entries on no bus or with a detail that is not an "
+     "object fail alone (%s)" % out)
+rc, err = aws_cli_error(s, "--region", region, "events", "put-events",
+                        "--entries", json.dumps(
+                            [{"Source": "t", "DetailType": "d",
+                              "Detail": "{}"}] * 11))
+t.ok(rc != 0 and "ValidationException" in err,
+     "EventBridge: 11 entries break the model's limit of 10 (%s)" %
+     err.strip()[-200:])
+st, evs = sandbox_call(s, "GET", "/_sandbox/eventbridge/events")
+t.eq(len(evs.get("events", [])), 1, "only the good entry was put")
 
 for body in (hook,
              {"name": "chat", "target": "webhook", "url": base + "/slack",
@@ -191,8 +228,10 @@ t.ok(len(slack) == 1 and "text" in json.loads(slack[0][1]) and
 
 end = next(x["event_id"] for x in outbox if x["kind"] ==
            "operation.succeeded")
-pub = [e for e in sandbox_requests(s, operation="Publish")]
-put = [e for e in sandbox_requests(s, operation="PutEvents")]
+pub = [e for e in sandbox_requests(s, operation="Publish")
+       if e["params"].get("TopicArn") == topic]
+put = [e for e in sandbox_requests(s, operation="PutEvents")
+       if e["params"]["Entries"][0].get("Source") == "slipway"]
 t.ok(len(pub) == 1 and pub[0].get("status") == 200,
      "one SNS Publish, answered 200, in the request log (%s)" % pub)
 t.ok(len(put) == 1 and put[0].get("status") == 200,
@@ -203,7 +242,8 @@ t.ok(st == 200 and [json.loads(m["Message"])["id"] for m in
      "the topic holds the operation's event")
 st, evs = sandbox_call(s, "GET", "/_sandbox/eventbridge/events")
 t.ok(st == 200 and [(e["Source"], e["Bus"], json.loads(e["Detail"])["id"])
-                    for e in evs["events"]] == [("slipway", "default", end)],
+                    for e in evs["events"] if e["Source"] == "slipway"] ==
+     [("slipway", "default", end)],
      "the default bus holds the operation's event, source slipway")
 
 dead = deliveries(state="dead", subscription="failing")
