@@ -61,8 +61,10 @@ lock = threading.Lock()
 class Receiver(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        h = dict(self.headers)
+        h["received"] = time.time()
         with lock:
-            got.append((self.path, dict(self.headers), body))
+            got.append((self.path, h, body))
         self.send_response(500 if self.path == "/fail" else 204)
         self.end_headers()
 
@@ -219,6 +221,9 @@ t.ok(all(signed_ok(h, b) for h, b in hooks),
 t.ok(all(json.loads(b)["id"] == h.get("Slipway-Event-Id") and
          json.loads(b)["operation_id"] == op_id for h, b in hooks),
      "the body names the same event and the operation")
+lag = [h["received"] - json.loads(b)["time_ms"] / 1000.0 for h, b in hooks]
+t.diag("from event to webhook: %.0f ms at most, %.0f ms on average" %
+       (1000 * max(lag or [0]), 1000 * sum(lag) / max(len(lag), 1)))
 t.ok(all(x["state"] == "delivered" and x["attempts"] == 1 for x in outbox),
      "each is recorded delivered at the first attempt")
 slack = received("/slack")
