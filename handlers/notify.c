@@ -67,6 +67,27 @@ webhook_ok(struct sw_req *r)
 	return SW_OK;
 }
 
+/* A topic or bus ARN names a region: the one Slipway's AWS client
+ * calls (SNS and EventBridge answer only for their own region). */
+static sw_err
+arn_region_ok(struct sw_req *r, const char *field)
+{
+	const char *arn = sw_json_get_str(r->args, field), *p;
+	char why[128];
+	size_t len;
+
+	if (arn == NULL || strncmp(arn, "arn:", 4) != 0 ||
+	    (p = strchr(arn + 4, ':')) == NULL ||
+	    (p = strchr(p + 1, ':')) == NULL)
+		return SW_OK;
+	len = strlen(r->cfg->region);
+	if (strncmp(p + 1, r->cfg->region, len) == 0 && p[1 + len] == ':')
+		return SW_OK;
+	sw_fmt_text(why, sizeof(why), "must be in region %s, where Slipway "
+	    "calls AWS", r->cfg->region);
+	return refuse(r, field, "region", why);
+}
+
 /* The events array as a comma list into buf. */
 static sw_err
 kinds_of(struct sw_req *r, char *buf, size_t sz)
@@ -117,6 +138,9 @@ h_subscription_create(struct sw_req *r)
 	    sw_json_get_str(r->args, "topic_arn") == NULL)
 		return refuse(r, "topic_arn", "required", "is required for "
 		    "target sns");
+	if (arn_region_ok(r, "topic_arn") != SW_OK ||
+	    arn_region_ok(r, "event_bus") != SW_OK)
+		return r->err;
 	if (kinds_of(r, kinds, sizeof(kinds)) != SW_OK)
 		return r->err;
 	n.address = address_of(r, n.target);

@@ -422,13 +422,14 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" done = CASE WHEN attempts >= ?6 THEN ?7 ELSE NULL END,"
 	" due = ?4, last_error = ?5, lease_owner = NULL, lease_until = 0"
 	" WHERE event_id = ?1 AND sub = ?2 AND lease_owner = ?3",
-	/* STMT_DELIVERY_LIST */
+	/* STMT_DELIVERY_LIST: newest first; a delivery's rowid is its
+	 * place, so paging by it (?3) skips none */
 	"SELECT e.uid, e.kind, e.op_id, e.cluster, e.time, d.sub, d.state,"
-	" d.attempts, d.due, d.last_error, d.done, d.event_id"
+	" d.attempts, d.due, d.last_error, d.done, d.rowid"
 	" FROM deliveries d JOIN notify_events e ON e.id = d.event_id"
 	" WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.sub = ?2)"
-	" AND (?3 IS NULL OR d.event_id < ?3)"
-	" ORDER BY d.event_id DESC, d.sub LIMIT ?4",
+	" AND (?3 IS NULL OR d.rowid < ?3)"
+	" ORDER BY d.rowid DESC LIMIT ?4",
 	/* STMT_DELIVERY_OWNERS */
 	"SELECT DISTINCT lease_owner FROM deliveries"
 	" WHERE lease_owner IS NOT NULL",

@@ -47,8 +47,8 @@ sw_err	sw_sub_list(struct sw_db *, const char *name, json_object **out);
 /* Delete one and its deliveries; SW_ENOTFOUND when there is none. */
 sw_err	sw_sub_delete(struct sw_db *, const char *name);
 
-/* The deliveries, newest event first: state and sub may be NULL (all);
- * before (0: none) is an event id to page from.  New array in *out. */
+/* The deliveries, newest first: state and sub may be NULL (all);
+ * before (0: none) is the seq to page from.  New array in *out. */
 sw_err	sw_delivery_list(struct sw_db *, const char *state, const char *sub,
 	    int64_t before, int limit, json_object **out);
 

@@ -107,8 +107,15 @@ refused({"name": "t", "target": "sns", "events": ALL}, "topic_arn",
         "sns without a topic")
 refused(dict(hook, events=["operation.exploded"]), "events",
         "an unknown event kind")
-
 region = s.config().get("sandbox_info", {}).get("region", "us-west-2")
+other = "eu-west-1" if region != "eu-west-1" else "us-east-1"
+refused({"name": "t", "target": "sns", "events": ALL, "topic_arn":
+         "arn:aws:sns:%s:123456789012:x" % other}, "topic_arn",
+        "a topic of another region")
+refused({"name": "t", "target": "eventbridge", "events": ALL, "event_bus":
+         "arn:aws:events:%s:123456789012:event-bus/b" % other}, "event_bus",
+        "a bus of another region")
+
 rc, out = aws_cli(s, "--region", region, "sns", "create-topic", "--name",
                   "slipway-events")
 if rc is None:

@@ -77,7 +77,8 @@ static const struct sw_field f_delivery_list[] = {
 	  .desc = "Only this subscription's." },
 	{ .name = "before", .type = SW_T_INT, .flags = SW_F_QUERY,
 	  .min = 1, .max = 9007199254740991LL,
-	  .desc = "Page: only events older than this seq." },
+	  .desc = "Page: only deliveries older than this seq (the last "
+	  "seq of the page before)." },
 	{ .name = "limit", .type = SW_T_INT, .flags = SW_F_QUERY,
 	  .min = 1, .max = 500, .desc = "At most this many (default 100)." },
 	{ NULL }

@@ -74,6 +74,7 @@ main(void)
 	struct sw_delivery_ref refs[8];
 	json_object *doc = NULL, *list;
 	char a[SW_OP_ID_LEN], b[SW_OP_ID_LEN], c[SW_OP_ID_LEN];
+	int64_t seq;
 	size_t n;
 
 	if (db == NULL)
@@ -121,6 +122,13 @@ main(void)
 	    "event_id"), "ev-", 3) == 0, "events have an ev- id");
 	json_object_put(list);
 
+	ok(sw_delivery_list(db, NULL, NULL, 0, 3, &list) == SW_OK &&
+	    json_object_array_length(list) == 3, "a page of three");
+	seq = sw_json_get_int(json_object_array_get_idx(list, 2), "seq", 0);
+	json_object_put(list);
+	ok(sw_delivery_list(db, NULL, NULL, seq, 3, &list) == SW_OK &&
+	    json_object_array_length(list) == 1, "and the one left after it");
+	json_object_put(list);
 	ok(sw_delivery_due(db, sw_now_ms() + 1000, refs, 8, &n) == SW_OK &&
 	    n == 4, "four deliveries due");
 	ok(sw_delivery_take(db, &refs[0], "poller-1", sw_now_ms() + 60000,
