@@ -49,6 +49,11 @@ static const struct aws_service_info aws_services[AWS_SVC__MAX] = {
 	[AWS_SVC_PRICING] = { "pricing", "PRICING", "api.pricing", "pricing",
 	    AWS_PROTO_JSON, "2017-10-15", "AWSPriceListService",
 	    "https://api.pricing.us-east-1.amazonaws.com", "us-east-1" },
+	/* Where notifications go (poller/notify.c). */
+	[AWS_SVC_SNS] = { "sns", "SNS", "sns", "sns", AWS_PROTO_QUERY,
+	    "2010-03-31", NULL, NULL, NULL },
+	[AWS_SVC_EVENTS] = { "events", "EVENTBRIDGE", "events", "events",
+	    AWS_PROTO_JSON, "2015-10-07", "AWSEvents", NULL, NULL },
 };
 
 const struct aws_service_info *

@@ -44,6 +44,8 @@ enum aws_service {
 	AWS_SVC_FSX,
 	AWS_SVC_QUOTAS,
 	AWS_SVC_PRICING,
+	AWS_SVC_SNS,
+	AWS_SVC_EVENTS,
 	AWS_SVC__MAX
 };
 

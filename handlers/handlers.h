@@ -94,6 +94,12 @@ sw_err	h_budget_get(struct sw_req *);
 sw_err	h_budget_set(struct sw_req *);
 sw_err	h_budget_delete(struct sw_req *);
 
+/* handlers/notify.c */
+sw_err	h_subscription_create(struct sw_req *);
+sw_err	h_subscription_list(struct sw_req *);
+sw_err	h_subscription_delete(struct sw_req *);
+sw_err	h_delivery_list(struct sw_req *);
+
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);
 sw_err	h_addon_upgrade(struct sw_req *);

@@ -146,9 +146,11 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 }
 
 const char *const sw_conf_services[] = { "sts", "ec2", "iam", "eks",
-    "sagemaker", "s3", "fsx", "service_quotas", "pricing", NULL };
+    "sagemaker", "s3", "fsx", "service_quotas", "pricing", "sns",
+    "eventbridge", NULL };
 const char *const sw_conf_service_env[] = { "STS", "EC2", "IAM", "EKS",
-    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", "PRICING", NULL };
+    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", "PRICING", "SNS",
+    "EVENTBRIDGE", NULL };
 
 /* An https URL, or http to loopback (a sandbox); no spaces. */
 static int
@@ -386,7 +388,7 @@ conf_set(json_object *out, const char *k, const char *v)
 				break;
 		if (sw_conf_services[i] == NULL)
 			return "no such service (sts ec2 iam eks sagemaker s3 "
-			    "fsx service_quotas pricing)";
+			    "fsx service_quotas pricing sns eventbridge)";
 		sw_json_add_str(eps, sw_conf_services[i], v);
 	} else
 		return "unknown key";

@@ -170,6 +170,85 @@ static const char *const migrations[] = {
 	/* a budget reads its month of one cluster's or one team's rows */
 	"CREATE INDEX ledger_cluster_month ON ledger(cluster, kind, day);"
 	"CREATE INDEX ledger_team_month ON ledger(team, kind, day);",
+	/* 10: notifications (lib/notify.h).  A subscription sends the
+	 * event kinds it names to a webhook, an SNS topic or an EventBridge
+	 * bus.  The outbox is written by triggers, so an event and its
+	 * deliveries are part of the very statement that ends an operation
+	 * or a stage: never one without the other, whoever writes it.  An
+	 * event is kept only when some subscription wants it. */
+	"CREATE TABLE subscriptions ("
+	"  name TEXT PRIMARY KEY,"
+	"  target TEXT NOT NULL CHECK (target IN"
+	"    ('webhook','sns','eventbridge')),"
+	"  address TEXT NOT NULL,"
+	"  secret TEXT,"
+	"  format TEXT NOT NULL CHECK (format IN ('slipway','slack')),"
+	"  kinds TEXT NOT NULL,"
+	"  cluster TEXT,"
+	"  created_by TEXT NOT NULL,"
+	"  created INTEGER NOT NULL);"
+	"CREATE TABLE notify_events ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  uid TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL,"
+	"  op_id TEXT NOT NULL,"
+	"  cluster TEXT,"
+	"  time INTEGER NOT NULL,"
+	"  data TEXT NOT NULL);"
+	"CREATE TABLE deliveries ("
+	"  event_id INTEGER NOT NULL REFERENCES notify_events(id),"
+	"  sub TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('pending','delivered','dead')),"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  due INTEGER NOT NULL,"
+	"  lease_owner TEXT,"
+	"  lease_until INTEGER NOT NULL DEFAULT 0,"
+	"  last_error TEXT,"
+	"  done INTEGER,"
+	"  PRIMARY KEY (event_id, sub));"
+	"CREATE INDEX deliveries_due ON deliveries(due)"
+	"  WHERE state = 'pending';"
+	"CREATE TRIGGER notify_op_end AFTER UPDATE OF state ON operations"
+	"  WHEN NEW.state IN ('succeeded','failed','cancelled')"
+	"  AND OLD.state IS NOT NEW.state BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))),"
+	"   'operation.' || NEW.state, NEW.id, NEW.cluster, NEW.updated,"
+	"   json_object('operation', NEW.id, 'kind', NEW.kind, 'target',"
+	"    NEW.target, 'cluster', NEW.cluster, 'state', NEW.state,"
+	"    'error', NEW.error, 'requested_by', NEW.token_name)"
+	"   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',operation.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster));"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending', NEW.updated"
+	"   FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',operation.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster);"
+	"  END;"
+	"CREATE TRIGGER notify_stage_end AFTER UPDATE OF state ON stages"
+	"  WHEN NEW.state IN ('succeeded','failed')"
+	"  AND OLD.state IS NOT NEW.state BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))),"
+	"   'stage.' || NEW.state, o.id, o.cluster, NEW.finished,"
+	"   json_object('operation', o.id, 'kind', o.kind, 'target',"
+	"    o.target, 'cluster', o.cluster, 'stage', NEW.name, 'seq',"
+	"    NEW.seq, 'state', NEW.state, 'error', NEW.error,"
+	"    'attempts', NEW.attempts, 'requested_by', o.token_name)"
+	"   FROM operations o WHERE o.id = NEW.op_id AND EXISTS (SELECT 1"
+	"    FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',stage.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS o.cluster));"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending', NEW.finished"
+	"   FROM subscriptions s, operations o WHERE o.id = NEW.op_id AND"
+	"    instr(s.kinds, ',stage.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS o.cluster);"
+	"  END;"
+	"CREATE TRIGGER notify_sub_gone AFTER DELETE ON subscriptions BEGIN"
+	"  DELETE FROM deliveries WHERE sub = OLD.name;"
+	"  END;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -384,6 +463,60 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" AND id > ?4 ORDER BY id LIMIT ?5",
 	/* STMT_BUDGET_ALERTS_FORGET */
 	"DELETE FROM budget_alerts WHERE scope = ?1 AND name = ?2",
+	/* STMT_SUB_INSERT */
+	"INSERT INTO subscriptions (name, target, address, secret, format,"
+	" kinds, cluster, created_by, created)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	/* STMT_SUB_LIST: ?1 one name or NULL for all */
+	"SELECT s.name, s.target, s.address, s.secret IS NOT NULL, s.format,"
+	" s.kinds, s.cluster, s.created_by, s.created,"
+	" (SELECT count(*) FROM deliveries d WHERE d.sub = s.name"
+	"  AND d.state = 'pending'),"
+	" (SELECT count(*) FROM deliveries d WHERE d.sub = s.name"
+	"  AND d.state = 'delivered'),"
+	" (SELECT count(*) FROM deliveries d WHERE d.sub = s.name"
+	"  AND d.state = 'dead')"
+	" FROM subscriptions s WHERE ?1 IS NULL OR s.name = ?1"
+	" ORDER BY s.name",
+	/* STMT_SUB_DELETE: its deliveries go with it (notify_sub_gone) */
+	"DELETE FROM subscriptions WHERE name = ?1",
+	/* STMT_DELIVERY_DUE */
+	"SELECT event_id, sub FROM deliveries WHERE state = 'pending'"
+	" AND due <= ?1 AND lease_until <= ?1 ORDER BY due LIMIT ?2",
+	/* STMT_DELIVERY_TAKE: one attempt begins (changes() is 1) */
+	"UPDATE deliveries SET lease_owner = ?3, lease_until = ?4,"
+	" attempts = attempts + 1 WHERE event_id = ?1 AND sub = ?2"
+	" AND state = 'pending' AND lease_until <= ?5",
+	/* STMT_DELIVERY_READ */
+	"SELECT e.uid, e.kind, e.op_id, e.cluster, e.time, e.data, s.target,"
+	" s.address, s.secret, s.format, d.attempts FROM deliveries d"
+	" JOIN notify_events e ON e.id = d.event_id"
+	" JOIN subscriptions s ON s.name = d.sub"
+	" WHERE d.event_id = ?1 AND d.sub = ?2",
+	/* STMT_DELIVERY_DONE: only by the attempt that holds the lease */
+	"UPDATE deliveries SET state = 'delivered', done = ?4,"
+	" lease_owner = NULL, lease_until = 0, last_error = NULL"
+	" WHERE event_id = ?1 AND sub = ?2 AND lease_owner = ?3",
+	/* STMT_DELIVERY_RETRY: again at ?4, or dead after ?6 attempts */
+	"UPDATE deliveries SET"
+	" state = CASE WHEN attempts >= ?6 THEN 'dead' ELSE 'pending' END,"
+	" done = CASE WHEN attempts >= ?6 THEN ?7 ELSE NULL END,"
+	" due = ?4, last_error = ?5, lease_owner = NULL, lease_until = 0"
+	" WHERE event_id = ?1 AND sub = ?2 AND lease_owner = ?3",
+	/* STMT_DELIVERY_LIST: newest first; a delivery's rowid is its
+	 * place, so paging by it (?3) skips none */
+	"SELECT e.uid, e.kind, e.op_id, e.cluster, e.time, d.sub, d.state,"
+	" d.attempts, d.due, d.last_error, d.done, d.rowid"
+	" FROM deliveries d JOIN notify_events e ON e.id = d.event_id"
+	" WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.sub = ?2)"
+	" AND (?3 IS NULL OR d.rowid < ?3)"
+	" ORDER BY d.rowid DESC LIMIT ?4",
+	/* STMT_DELIVERY_OWNERS */
+	"SELECT DISTINCT lease_owner FROM deliveries"
+	" WHERE lease_owner IS NOT NULL",
+	/* STMT_DELIVERY_RELEASE_OWNER */
+	"UPDATE deliveries SET lease_owner = NULL, lease_until = 0"
+	" WHERE lease_owner = ?1",
 };
 
 int64_t

@@ -2,7 +2,8 @@
  * db.h: the SQLite state store.  One database file (state.db, WAL mode)
  * holds tokens, sessions, operations, stages, events, the clusters
  * Slipway owns, the prices it has read, the usage ledger and the
- * budgets kept against it with the alerts they crossed.  Every SQL
+ * budgets kept against it with the alerts they crossed, and the
+ * notification outbox.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
  * per connection and only ever given bound parameters.
  */
@@ -78,6 +79,17 @@ enum sw_stmt {
 	STMT_BUDGET_CROSS,
 	STMT_BUDGET_ALERTS,
 	STMT_BUDGET_ALERTS_FORGET,
+	STMT_SUB_INSERT,
+	STMT_SUB_LIST,
+	STMT_SUB_DELETE,
+	STMT_DELIVERY_DUE,
+	STMT_DELIVERY_TAKE,
+	STMT_DELIVERY_READ,
+	STMT_DELIVERY_DONE,
+	STMT_DELIVERY_RETRY,
+	STMT_DELIVERY_LIST,
+	STMT_DELIVERY_OWNERS,
+	STMT_DELIVERY_RELEASE_OWNER,
 	STMT__MAX
 };
 

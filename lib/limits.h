@@ -187,4 +187,19 @@
 /* Groups of a provider principal, as a comma list, at most. */
 #define SW_MAX_PRINCIPAL_GROUPS	255
 
+/* Notifications (poller/notify.c).  Deliveries one poller pass sends at
+ * most; attempts before a delivery is dead (a dead letter); the first
+ * retry's delay (ms), doubled each attempt up to the cap; how long one
+ * webhook POST may take (ms, its connection 2 s of it); the lease an attempt holds (ms; longer
+ * than any send); the largest event sent (bytes). */
+#define SW_NOTIFY_BATCH		32
+#define SW_NOTIFY_ATTEMPTS	8
+#define SW_NOTIFY_BACKOFF_MS	2000
+#define SW_NOTIFY_BACKOFF_CAP_MS (3600 * 1000)
+#define SW_NOTIFY_TIMEOUT_MS	5000
+/* A poller pass sends for at most this long (ms): operations wait. */
+#define SW_NOTIFY_PASS_MS	2000
+#define SW_NOTIFY_LEASE_MS	60000
+#define SW_NOTIFY_MAX_BODY	(64 * 1024)
+
 #endif

@@ -2,9 +2,9 @@
  * poller.c: slipway-poller, the only process that runs operations.
  *
  *   options and configuration -> state store -> AWS context -> loop:
- *   claim a due operation (under a lease), advance it until a stage
- *   waits or it ends (pipelines/pipeline.c), release it with its next
- *   due time.  Idle, it looks for due work 20 times a second, so
+ *   send the notifications due (poller/notify.c), claim a due
+ *   operation (under a lease), advance it until a stage waits or it
+ *   ends (pipelines/pipeline.c), release it with its next due time.  Idle, it looks for due work 20 times a second, so
  *   its cost grows with active operations only.  Killed at any moment,
  *   it loses nothing: leases expire and stages resume from what they
  *   recorded.
@@ -23,10 +23,12 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/notify.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 #include "poller/budgets.h"
 #include "poller/ledger.h"
+#include "poller/notify.h"
 
 static volatile sig_atomic_t stop;
 
@@ -66,6 +68,7 @@ main(int argc, char *argv[])
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct aws_ctx aws;
+	struct sw_notifier notifier;
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
 	int calls, rc = 1;
@@ -74,6 +77,7 @@ main(int argc, char *argv[])
 	(void)argc;
 	(void)argv;
 	memset(&aws, 0, sizeof(aws));
+	memset(&notifier, 0, sizeof(notifier));
 	if (sw_daemon_start("slipway-poller", &cfg, &db) != 0)
 		return 1;
 	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
@@ -82,8 +86,15 @@ main(int argc, char *argv[])
 	}
 	sw_daemon_signals(on_term);
 	snprintf(owner, sizeof(owner), "poller-%ld", (long)getpid());
+	if (sw_notifier_init(&notifier, owner) != SW_OK) {
+		sw_error("cannot set up the notification sender");
+		goto out;
+	}
 	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)",
+		    calls);
+	if ((calls = sw_delivery_release_dead(db, owner_alive, NULL)) > 0)
+		sw_info("took over the notifications of %d stopped poller(s)",
 		    calls);
 	/* the usage ledger's sample interval (slipway.conf ledger_interval) */
 	if ((v = getenv("SLIPWAY_LEDGER_INTERVAL")) != NULL &&
@@ -100,6 +111,8 @@ main(int argc, char *argv[])
 			sw_budget_tick(db);
 			ledger_due = sw_now_ms() + ledger_ms;
 		}
+		(void)sw_notify_tick(&notifier, db, &aws);
+		(void)sw_db_idle(db);
 		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);
 		if (e == SW_ENOTFOUND) {
 			nanosleep(&idle, NULL);
@@ -119,6 +132,7 @@ main(int argc, char *argv[])
 	sw_info("stopping");
 	rc = 0;
 out:
+	sw_notifier_free(&notifier);
 	aws_ctx_free(&aws);
 	sw_db_close(db);
 	sw_config_free(&cfg);

@@ -13,9 +13,13 @@ POST /_sandbox/users                  {"user"} -> an extra IAM user's key pair
 POST /_sandbox/quotas                 {"<quota name or instance type>": value, ...}
 POST /_sandbox/prices                 {"<instance type>": USD per hour or null, ...}
 POST /_sandbox/advance                {"seconds": N} jump sandbox time forward
+GET  /_sandbox/sns/messages           what SNS Publish has published
+GET  /_sandbox/eventbridge/events     what EventBridge PutEvents has put
+POST /_sandbox/eventbridge/buses      {"name"} -> an extra event bus
 """
 import hmac
 import json
+import re
 
 from .protocols import Response
 
@@ -119,6 +123,20 @@ def _route(world, req, path):
             if m == "POST":
                 world.services["pricing"].set_prices(_body(req))
             return _json(200, world.services["pricing"].price_table())
+    if path == "/_sandbox/sns/messages" and m == "GET":
+        with world.lock:
+            return _json(200, {"messages": world.services["sns"].messages()})
+    if path == "/_sandbox/eventbridge/events" and m == "GET":
+        with world.lock:
+            return _json(200, {"events": world.services["events"].events()})
+    if path == "/_sandbox/eventbridge/buses":
+        with world.lock:
+            if m == "POST":
+                name = _body(req).get("name")
+                if not isinstance(name, str) or not re.match(r"^[.\-_A-Za-z0-9]{1,256}$", name):
+                    raise ValueError("name must be an event bus name")
+                world.services["events"].add_bus(name)
+            return _json(200, {"buses": world.services["events"].buses()})
     if path == "/_sandbox/advance" and m == "POST":
         spec = _body(req)
         secs = spec.get("seconds")

@@ -20,7 +20,7 @@ from .server import BaseHandler, BadRequest
 
 TARGET_PREFIX = {"SageMaker": "sagemaker", "AWSSimbaAPIService_v20180301": "fsx",
                  "ServiceQuotasV20190624": "servicequotas",
-                 "AWSPriceListService": "pricing"}
+                 "AWSPriceListService": "pricing", "AWSEvents": "events"}
 STS_ACTIONS = {"GetCallerIdentity", "AssumeRole", "AssumeRoleWithWebIdentity",
                "AssumeRoleWithSAML", "GetSessionToken", "DecodeAuthorizationMessage",
                "GetAccessKeyInfo", "GetFederationToken"}
@@ -53,7 +53,7 @@ def _host_service(host):
     for prefix, svc in (("sts.", "sts"), ("iam.", "iam"), ("ec2.", "ec2"), ("eks.", "eks"),
                         ("api.sagemaker.", "sagemaker"), ("fsx.", "fsx"),
                         ("servicequotas.", "servicequotas"), ("api.pricing.", "pricing"),
-                        ("s3.", "s3")):
+                        ("sns.", "sns"), ("events.", "events"), ("s3.", "s3")):
         if h.startswith(prefix):
             return svc
     if ".s3." in h or ".s3-" in h or h.endswith(".localhost"):

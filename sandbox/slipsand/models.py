@@ -16,6 +16,7 @@ SERVICE_FILES = {
     "sagemaker": "sagemaker.json", "eks": "eks.json", "ec2": "ec2.json",
     "iam": "iam.json", "sts": "sts.json", "s3": "s3.json", "fsx": "fsx.json",
     "cloudformation": "cloudformation.json", "pricing": "pricing.json",
+    "sns": "sns.json", "events": "events.json",
 }
 
 

@@ -23,6 +23,7 @@ import { Inference } from "./pages/inference.js";
 import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
+import { Notifications } from "./pages/notifications.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
@@ -55,6 +56,7 @@ function pageFor(route) {
   if (a === "training") return [Training, { cluster: b, query }];
   if (a === "inference") return [Inference, { cluster: b }];
   if (a === "costs") return [Costs, { query }];
+  if (a === "notifications") return [Notifications, { query }];
   if (a === "settings") return [Settings, {}];
   return [Clusters, { query }];
 }

@@ -11,9 +11,11 @@ def make_services(world):
     from .fsx import FsxService
     from .quotas import QuotasService
     from .pricing import PricingService
+    from .sns import SnsService
+    from .events import EventsService
     services = {}
     for cls in (StsService, IamService, Ec2Service, EksService, SageMakerService, S3Service,
-                FsxService, QuotasService, PricingService):
+                FsxService, QuotasService, PricingService, SnsService, EventsService):
         svc = cls(world)
         services[svc.name] = svc
     return services

@@ -42,6 +42,8 @@ export function Operations({ nav, query }) {
   return html`<section class="card">
     <h1>Operations</h1>
     <${Updated} st=${st} following=${following}/>
+    <p><a href="#/notifications" id="notifications-link">Notifications</a>:
+      where results are sent, and the deliveries that failed.</p>
     ${st.loading && !st.data && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error}/>
     ${st.data && html`<${DataTable} id="operation-list" label="Operations"

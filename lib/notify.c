@@ -1,0 +1,348 @@
+/*
+ * notify.c: subscriptions and the notification outbox (see notify.h).
+ * Every statement is a row of lib/db.c; the outbox rows themselves are
+ * written by the schema's triggers, so nothing here writes an event.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/notify.h"
+
+const char *const sw_notify_kinds[] = {
+	"operation.succeeded", "operation.failed", "operation.cancelled",
+	"stage.succeeded", "stage.failed", NULL
+};
+const char *const sw_notify_targets[] = {
+	"webhook", "sns", "eventbridge", NULL
+};
+const char *const sw_notify_formats[] = { "slipway", "slack", NULL };
+
+static sw_err
+step_done(struct sw_db *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (st == NULL)
+		return SW_EDB;
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+static void
+bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v != NULL)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+sw_err
+sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
+{
+	sqlite3_stmt *st;
+	char kinds[512];
+	sw_err e;
+
+	/* Stored between commas, so a trigger finds ",kind," in it. */
+	if ((e = sw_fmt(kinds, sizeof(kinds), ",%s,", n->kinds)) != SW_OK)
+		return SW_EINVAL;
+	if ((st = sw_db_stmt(db, STMT_SUB_INSERT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, n->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, n->target, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, n->address, -1, SQLITE_STATIC);
+	bind_opt(st, 4, n->secret);
+	sqlite3_bind_text(st, 5, n->format, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, kinds, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 7, n->cluster);
+	sqlite3_bind_text(st, 8, n->created_by, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, sw_now_ms());
+	return step_done(db, st);
+}
+
+/* ",a,b," as the array ["a", "b"]. */
+static json_object *
+kinds_array(const char *s)
+{
+	json_object *a = json_object_new_array();
+	const char *p, *q;
+
+	for (p = s; *p != '\0'; p = q) {
+		while (*p == ',')
+			p++;
+		for (q = p; *q != '\0' && *q != ','; q++)
+			;
+		if (q > p)
+			json_object_array_add(a,
+			    json_object_new_string_len(p, (int)(q - p)));
+	}
+	return a;
+}
+
+static json_object *
+sub_row(sqlite3_stmt *st)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "name", sw_col_text(st, 0));
+	sw_json_add_str(o, "target", sw_col_text(st, 1));
+	sw_json_add_str(o, "address", sw_col_text(st, 2));
+	sw_json_add_bool(o, "secret_set", sqlite3_column_int(st, 3));
+	sw_json_add_str(o, "format", sw_col_text(st, 4));
+	json_object_object_add(o, "events", kinds_array(sw_col_text(st, 5)));
+	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+		sw_json_add_str(o, "cluster", sw_col_text(st, 6));
+	sw_json_add_str(o, "created_by", sw_col_text(st, 7));
+	sw_json_add_int(o, "created_ms", sqlite3_column_int64(st, 8));
+	sw_json_add_int(o, "pending", sqlite3_column_int64(st, 9));
+	sw_json_add_int(o, "delivered", sqlite3_column_int64(st, 10));
+	sw_json_add_int(o, "dead", sqlite3_column_int64(st, 11));
+	return o;
+}
+
+sw_err
+sw_sub_list(struct sw_db *db, const char *name, json_object **out)
+{
+	sqlite3_stmt *st;
+	json_object *arr;
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_SUB_LIST)) == NULL)
+		return SW_EDB;
+	bind_opt(st, 1, name);
+	arr = json_object_new_array();
+	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+		json_object_array_add(arr, sub_row(st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(arr);
+		return sw_db_err(db, rc);
+	}
+	if (name != NULL && json_object_array_length(arr) == 0) {
+		json_object_put(arr);
+		return SW_ENOTFOUND;
+	}
+	*out = arr;
+	return SW_OK;
+}
+
+sw_err
+sw_sub_delete(struct sw_db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	sw_err e;
+
+	if ((st = sw_db_stmt(db, STMT_SUB_DELETE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if ((e = step_done(db, st)) != SW_OK)
+		return e;
+	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+}
+
+static void
+add_opt_str(json_object *o, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		sw_json_add_str(o, key, sw_col_text(st, col));
+}
+
+static void
+add_opt_int(json_object *o, const char *key, sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+		sw_json_add_int(o, key, sqlite3_column_int64(st, col));
+}
+
+static json_object *
+delivery_row(sqlite3_stmt *st)
+{
+	json_object *o = json_object_new_object();
+
+	sw_json_add_str(o, "event_id", sw_col_text(st, 0));
+	sw_json_add_str(o, "kind", sw_col_text(st, 1));
+	sw_json_add_str(o, "operation_id", sw_col_text(st, 2));
+	add_opt_str(o, "cluster", st, 3);
+	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
+	sw_json_add_str(o, "subscription", sw_col_text(st, 5));
+	sw_json_add_str(o, "state", sw_col_text(st, 6));
+	sw_json_add_int(o, "attempts", sqlite3_column_int64(st, 7));
+	if (strcmp(sw_col_text(st, 6), "pending") == 0)
+		sw_json_add_int(o, "next_attempt_ms",
+		    sqlite3_column_int64(st, 8));
+	add_opt_str(o, "last_error", st, 9);
+	add_opt_int(o, "done_ms", st, 10);
+	sw_json_add_int(o, "seq", sqlite3_column_int64(st, 11));
+	return o;
+}
+
+sw_err
+sw_delivery_list(struct sw_db *db, const char *state, const char *sub,
+    int64_t before, int limit, json_object **out)
+{
+	sqlite3_stmt *st;
+	json_object *arr;
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_LIST)) == NULL)
+		return SW_EDB;
+	bind_opt(st, 1, state);
+	bind_opt(st, 2, sub);
+	if (before > 0)
+		sqlite3_bind_int64(st, 3, before);
+	sqlite3_bind_int(st, 4, limit);
+	arr = json_object_new_array();
+	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+		json_object_array_add(arr, delivery_row(st));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(arr);
+		return sw_db_err(db, rc);
+	}
+	*out = arr;
+	return SW_OK;
+}
+
+sw_err
+sw_delivery_due(struct sw_db *db, int64_t now, struct sw_delivery_ref *refs,
+    size_t max, size_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_DUE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while ((rc = sw_db_step(st)) == SQLITE_ROW && *n < max) {
+		refs[*n].event_id = sqlite3_column_int64(st, 0);
+		/* A name too long to hold is none the API made: skipped. */
+		if (sw_fmt(refs[*n].sub, sizeof(refs[0].sub), "%s",
+		    sw_col_text(st, 1)) == SW_OK)
+			(*n)++;
+	}
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SW_OK :
+	    sw_db_err(db, rc);
+}
+
+static sw_err
+delivery_read(struct sw_db *db, const struct sw_delivery_ref *ref,
+    json_object **doc)
+{
+	sqlite3_stmt *st;
+	json_object *o;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_READ)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, ref->event_id);
+	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
+	if ((rc = sw_db_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE ? SW_ENOTFOUND : sw_db_err(db, rc);
+	}
+	o = json_object_new_object();
+	sw_json_add_str(o, "uid", sw_col_text(st, 0));
+	sw_json_add_str(o, "kind", sw_col_text(st, 1));
+	sw_json_add_str(o, "op_id", sw_col_text(st, 2));
+	add_opt_str(o, "cluster", st, 3);
+	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
+	sw_json_add_str(o, "data", sw_col_text(st, 5));
+	sw_json_add_str(o, "target", sw_col_text(st, 6));
+	sw_json_add_str(o, "address", sw_col_text(st, 7));
+	add_opt_str(o, "secret", st, 8);
+	sw_json_add_str(o, "format", sw_col_text(st, 9));
+	sw_json_add_int(o, "attempts", sqlite3_column_int64(st, 10));
+	sqlite3_reset(st);
+	*doc = o;
+	return SW_OK;
+}
+
+sw_err
+sw_delivery_take(struct sw_db *db, const struct sw_delivery_ref *ref,
+    const char *owner, int64_t lease_until, json_object **doc)
+{
+	sqlite3_stmt *st;
+	sw_err e;
+
+	*doc = NULL;
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_TAKE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, ref->event_id);
+	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, lease_until);
+	sqlite3_bind_int64(st, 5, sw_now_ms());
+	if ((e = step_done(db, st)) != SW_OK)
+		return e;
+	if (sqlite3_changes(sw_db_handle(db)) != 1)
+		return SW_ECONFLICT;
+	return delivery_read(db, ref, doc);
+}
+
+sw_err
+sw_delivery_done(struct sw_db *db, const struct sw_delivery_ref *ref,
+    const char *owner)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_DONE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, ref->event_id);
+	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, sw_now_ms());
+	return step_done(db, st);
+}
+
+sw_err
+sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
+    const char *owner, int64_t due, const char *error, int max_attempts)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_RETRY)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, ref->event_id);
+	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, due);
+	bind_opt(st, 5, error);
+	sqlite3_bind_int(st, 6, max_attempts);
+	sqlite3_bind_int64(st, 7, sw_now_ms());
+	return step_done(db, st);
+}
+
+int
+sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
+    void *), void *arg)
+{
+	char owners[16][64];
+	sqlite3_stmt *st;
+	int n = 0, i, released = 0;
+
+	if ((st = sw_db_stmt(db, STMT_DELIVERY_OWNERS)) == NULL)
+		return 0;
+	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
+		if (sw_fmt(owners[n], sizeof(owners[0]), "%s",
+		    sw_col_text(st, 0)) == SW_OK)
+			n++;
+	sqlite3_reset(st);
+	for (i = 0; i < n; i++) {
+		if (alive(owners[i], arg))
+			continue;
+		if ((st = sw_db_stmt(db, STMT_DELIVERY_RELEASE_OWNER)) == NULL)
+			break;
+		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
+		if (step_done(db, st) == SW_OK)
+			released++;
+	}
+	return released;
+}
