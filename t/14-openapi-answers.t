@@ -179,16 +179,19 @@ wrong.record("POST", "/api/v1/clusters?dry_run=true",
              Response(200, json_type, json.dumps({"plan": "none"})))
 wrong.record("GET", "/api/v1/version",
              Response(201, json_type, json.dumps({})))
+wrong.record("GET", "/api/v1/version",
+             Response(200, [("Content-Type", "text/html")], "<p>"))
 wrong.record("GET", "/metrics", Response(200, json_type, "{}"))
 for fn in checks.at_done:
     fn()
 bad = [n for good, n in checks.results if good is False]
-t.ok(len(wrong.items) == 3 and len(bad) == 4 and any("health" in n and "200" in n and
-                           "additional" in n for n in bad) and
+t.ok(len(wrong.items) == 4 and len(bad) == 5 and
+     any("health" in n and "200" in n and "additional" in n for n in bad) and
      any("cluster_create" in n and "(dry run)" in n for n in bad) and
-     any("documents no 201" in n for n in bad),
-     "the harness records JSON answers of /api/v1 and reports each "
-     "one outside the document")
+     any("documents no 201" in n for n in bad) and
+     any("not text/html" in n for n in bad),
+     "the harness records the answers of /api/v1 and reports each one "
+     "outside the document")
 for n in bad:
     t.diag(n)
 

@@ -7,8 +7,8 @@ offers small HTTP helpers.  stop() stops the stack, checks that no
 process it started is left, and fails the test if a log shows an nginx
 [alert]/[emerg] or a sanitizer report.
 
-Every JSON answer the helpers get from /api/v1 is recorded (method,
-path, status, media type, body, whether it was a dry run) in
+Every answer the helpers get from /api/v1 is recorded (method, path,
+status, media type, the body of JSON, whether it was a dry run) in
 t/NAME.answers.json of the build tree; when the test ends (T.done), one
 run of t/lib/validate-answers.js checks them all against the stack's
 /api/v1/openapi.json with a JSON Schema 2020-12 validator, one failing
@@ -103,13 +103,16 @@ class Answers:
         return a
 
     def record(self, method, path, resp):
+        """An answer of /api/v1: JSON with its body, any other with its
+        media type alone (checked against the document's)."""
         ctype = (resp.header("Content-Type") or "").split(";")[0].strip()
-        if not path.startswith("/api/v1") or not ctype.endswith("json"):
+        if not path.startswith("/api/v1"):
             return
         query = path.partition("?")[2]
         self.items.append({
             "method": method, "path": path, "status": resp.status,
-            "type": ctype, "body": resp.body,
+            "type": ctype,
+            "body": resp.body if ctype.endswith("json") else "",
             "dry_run": "dry_run=true" in query.split("&")})
 
     def save(self, doc):
