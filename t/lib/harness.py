@@ -145,8 +145,12 @@ class Answers:
         except ValueError:
             res = {"failures": ["validator: " + (v.stdout + v.stderr)[-2000:]]}
         fails = res.get("failures", [])
-        for f in fails:
-            self.t.ok(False, "answer outside the document: " + f)
+        seen = {}
+        for f in fails:             # the same answer once, with a count
+            seen[f] = seen.get(f, 0) + 1
+        for f, n in seen.items():
+            self.t.ok(False, "answer outside the document: " + f +
+                      (" (%d times)" % n if n > 1 else ""))
         self.t.ok(v.returncode == 0 and not fails,
                   "%d answers of /api/v1 checked against the document, "
                   "%d outside it (%s)" % (len(self.items), len(fails),
