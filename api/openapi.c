@@ -174,7 +174,8 @@ struct problem_status {
 static const struct problem_status problem_statuses[] = {
 	{ 400, "validation, malformed-json", "The request is refused: each "
 	  "field and the rule it breaks are listed in errors." },
-	{ 401, "unauthorized", "No valid token or session." },
+	{ 401, "unauthorized", "No valid token or session, or a sign-in's "
+	  "credentials are refused." },
 	{ 403, "forbidden", "The token's scope or tool classes do not "
 	  "allow it, or the Origin or Host is not allowed." },
 	{ 404, "not-found", "What the path names does not exist, or the "
@@ -210,7 +211,8 @@ can_fail_with(const struct sw_op *op, int status)
 
 	switch (status) {
 	case 401:
-		return !(op->flags & SW_OP_PUBLIC);
+		return !(op->flags & SW_OP_PUBLIC) ||
+		    (op->flags & SW_OP_SIGN_IN);
 	case 403:
 		return !(op->flags & SW_OP_PUBLIC) || mutating;
 	case 404:
