@@ -174,10 +174,12 @@ struct problem_status {
 static const struct problem_status problem_statuses[] = {
 	{ 400, "validation, malformed-json", "The request is refused: each "
 	  "field and the rule it breaks are listed in errors." },
-	{ 401, "unauthorized", "No valid token or session." },
+	{ 401, "unauthorized", "No valid token or session, or a sign-in's "
+	  "credentials are refused." },
 	{ 403, "forbidden", "The token's scope or tool classes do not "
 	  "allow it, or the Origin or Host is not allowed." },
-	{ 404, "not-found", "What the path names does not exist." },
+	{ 404, "not-found", "What the path names does not exist, or the "
+	  "part of the configuration it serves is absent." },
 	{ 409, "conflict, busy", "It conflicts with the current state, or "
 	  "another operation holds the cluster." },
 	{ 413, "too-large", "The body is larger than the API accepts." },
@@ -209,11 +211,13 @@ can_fail_with(const struct sw_op *op, int status)
 
 	switch (status) {
 	case 401:
-		return !(op->flags & SW_OP_PUBLIC);
+		return !(op->flags & SW_OP_PUBLIC) ||
+		    (op->flags & SW_OP_SIGN_IN);
 	case 403:
 		return !(op->flags & SW_OP_PUBLIC) || mutating;
 	case 404:
-		return strchr(op->path, '{') != NULL;
+		return strchr(op->path, '{') != NULL ||
+		    (op->flags & SW_OP_CONFIGURED);
 	case 409:
 		return mutating;
 	case 413:

@@ -37,6 +37,12 @@
 #define SW_OP_PROGRESS		0x400	/* waits on an operation ({id}):
 					 * with a progress token, its events
 					 * arrive as progress (MCP) */
+#define SW_OP_CONFIGURED	0x800	/* serves a part of the
+					 * configuration that may be absent:
+					 * 404 then (OpenAPI lists it) */
+#define SW_OP_SIGN_IN		0x1000	/* checks the credentials it is
+					 * given (public, yet 401 when they
+					 * are refused) */
 
 /*
  * One answer an operation sends besides a problem document: its status,

@@ -17,7 +17,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR, need_clusters, wait_operation
+from harness import Stack, SRCDIR, need_clusters, wait_operation, \
+    Answers, Response
 
 t = T()
 mods = os.path.join(SRCDIR, "t", "node_modules")
@@ -153,6 +154,46 @@ gone = dict(health, status=418)
 rc, res = validate([gone])
 t.ok(rc != 0 and res.get("failures"),
      "an undocumented status fails the check")
+
+
+
+# ---- the harness's own check (every integration test's answers) can fail
+class Checks:
+    def __init__(self):
+        self.at_done, self.results = [], []
+
+    def ok(self, cond, name):
+        self.results.append((bool(cond), name))
+
+    def skip(self, why):
+        self.results.append((None, why))
+
+
+checks = Checks()
+wrong = Answers(checks, name="14-openapi-answers-wrong")
+wrong.doc = doc
+json_type = [("Content-Type", "application/json")]
+wrong.record("GET", "/api/v1/health",
+             Response(200, json_type, extra["body"]))
+wrong.record("POST", "/api/v1/clusters?dry_run=true",
+             Response(200, json_type, json.dumps({"plan": "none"})))
+wrong.record("GET", "/api/v1/version",
+             Response(201, json_type, json.dumps({})))
+wrong.record("GET", "/api/v1/version",
+             Response(200, [("Content-Type", "text/html")], "<p>"))
+wrong.record("GET", "/metrics", Response(200, json_type, "{}"))
+for fn in checks.at_done:
+    fn()
+bad = [n for good, n in checks.results if good is False]
+t.ok(len(wrong.items) == 4 and len(bad) == 5 and
+     any("health" in n and "200" in n and "additional" in n for n in bad) and
+     any("cluster_create" in n and "(dry run)" in n for n in bad) and
+     any("documents no 201" in n for n in bad) and
+     any("not text/html" in n for n in bad),
+     "the harness records the answers of /api/v1 and reports each one "
+     "outside the document")
+for n in bad:
+    t.diag(n)
 
 # ---- the document linted clean
 lint = subprocess.run(

@@ -274,7 +274,7 @@ static const struct sw_op rows[] = {
 	  .tag = "system",
 	  .summary = "Exchange a token for a browser session cookie",
 	  .body = f_login,
-	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_SIGN_IN,
 	  .scope = SW_SCOPE_NONE,
 	  .answers = a_principal,
 	},
@@ -302,7 +302,8 @@ static const struct sw_op rows[] = {
 	    "provider's authorization endpoint, with state, nonce and the "
 	    "code verifier in a short-lived cookie for the callback.  404 "
 	    "when no provider client is configured.",
-	  .flags = SW_OP_READONLY | SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .flags = SW_OP_READONLY | SW_OP_PUBLIC | SW_OP_NO_MCP |
+	    SW_OP_CONFIGURED,
 	  .scope = SW_SCOPE_NONE,
 	  .answers = a_login_provider,
 	},
@@ -317,7 +318,8 @@ static const struct sw_op rows[] = {
 	    "token (signature, issuer, audience, expiry, nonce) and sets the "
 	    "session cookie, then redirects to the UI.",
 	  .params = f_login_callback,
-	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_CONFIGURED |
+	    SW_OP_SIGN_IN,
 	  .scope = SW_SCOPE_NONE,
 	  .answers = a_signed_in,
 	},

@@ -6,6 +6,13 @@ real SQLite; the sandbox too when asked), makes an admin token, and
 offers small HTTP helpers.  stop() stops the stack, checks that no
 process it started is left, and fails the test if a log shows an nginx
 [alert]/[emerg] or a sanitizer report.
+
+Every answer the helpers get from /api/v1 is recorded (method, path,
+status, media type, the body of JSON, whether it was a dry run) in
+t/NAME.answers.json of the build tree; when the test ends (T.done), one
+run of t/lib/validate-answers.js checks them all against the stack's
+/api/v1/openapi.json with a JSON Schema 2020-12 validator, one failing
+check naming each answer outside its documented shape.
 """
 import atexit
 import http.client
@@ -71,6 +78,87 @@ class Response:
         return "<%d %s>" % (self.status, self.body[:300])
 
 
+class Answers:
+    """The answers of /api/v1 a test got, and their check at its end (one
+    node process for the whole test file, whatever its stacks).  A TAP
+    object without at_done (no T) records them but checks nothing."""
+
+    def __init__(self, t, name=None):
+        self.t = t
+        name = name or os.path.splitext(os.path.basename(sys.argv[0]))[0] \
+            or "t"
+        out = os.path.join(BUILDDIR, "t")
+        if not os.path.isdir(out):
+            out = tempfile.gettempdir()
+        self.file = os.path.join(out, name + ".answers.json")
+        self.doc_file = os.path.join(out, name + ".openapi.json")
+        self.items = []
+        self.doc = None
+        if hasattr(t, "at_done"):
+            t.at_done.append(self.check)
+
+    @staticmethod
+    def of(t):
+        a = getattr(t, "answers", None)
+        if a is None:
+            a = t.answers = Answers(t)
+        return a
+
+    def record(self, method, path, resp):
+        """An answer of /api/v1: JSON with its body, any other with its
+        media type alone (checked against the document's)."""
+        ctype = (resp.header("Content-Type") or "").split(";")[0].strip()
+        if not path.startswith("/api/v1"):
+            return
+        query = path.partition("?")[2]
+        self.items.append({
+            "method": method, "path": path, "status": resp.status,
+            "type": ctype,
+            "body": resp.body if ctype.endswith("json") else "",
+            "dry_run": "dry_run=true" in query.split("&")})
+
+    def save(self, doc):
+        if doc and self.doc is None:
+            self.doc = doc
+        with open(self.file, "w") as f:
+            json.dump(self.items, f)
+
+    def check(self):
+        mods = os.path.join(SRCDIR, "t", "node_modules")
+        if not self.items:
+            return
+        if not shutil.which("node") or not os.path.isdir(
+                os.path.join(mods, "ajv")):
+            self.t.skip("node or ajv missing: answers not validated")
+            return
+        if not self.doc:
+            self.t.skip("the document could not be read: %d answers not "
+                        "validated" % len(self.items))
+            return
+        with open(self.doc_file, "w") as f:
+            json.dump(self.doc, f)
+        self.save(None)
+        v = subprocess.run(
+            ["node", os.path.join(SRCDIR, "t", "lib", "validate-answers.js"),
+             self.doc_file, self.file], capture_output=True, text=True,
+            timeout=600)
+        try:
+            res = json.loads(v.stdout)
+        except ValueError:
+            res = {"failures": ["validator: " + (v.stdout + v.stderr)[-2000:]]}
+        fails = res.get("failures", [])
+        seen = {}
+        for f in fails:             # the same answer once, with a count
+            seen[f] = seen.get(f, 0) + 1
+        for f, n in seen.items():
+            self.t.ok(False, "answer outside the document: " + f +
+                      (" (%d times)" % n if n > 1 else ""))
+        self.t.ok(v.returncode == 0 and not fails,
+                  "%d answers of /api/v1 checked against the document, "
+                  "%d outside it (%s)" % (len(self.items), len(fails),
+                                          self.file))
+
+
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
                  pre_start=None, programs=None):
@@ -88,6 +176,7 @@ class Stack:
         self.port = free_port()
         self.sandbox = sandbox
         self.pids = {}          # pid -> start time (pids get reused)
+        self.answers = Answers.of(t)
         if pre_start is not None:
             os.makedirs(self.state, mode=0o700, exist_ok=True)
             pre_start(self.state)
@@ -106,6 +195,8 @@ class Stack:
         atexit.register(self._abandoned)
         self.token = self.cli("token", "create", "--scope", "admin",
                               "--name", "test-admin").strip()
+        if self.answers.doc is None:
+            self.answers.doc = self.read_document()
         self.remember_pids()
 
     def _shadow_tree(self, programs):
@@ -178,6 +269,7 @@ class Stack:
         out = Response(r.status, r.getheaders(),
                        r.read().decode("utf-8", "replace"))
         c.close()
+        self.answers.record(method, path, out)
         return out
 
     def get(self, path, **kw):
@@ -219,8 +311,22 @@ class Stack:
         for b in bad[:20]:
             self.t.diag(b)
 
+    def read_document(self):
+        """The served OpenAPI document, for the check of the answers."""
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", self.port,
+                                           timeout=30)
+            c.request("GET", "/api/v1/openapi.json")
+            r = c.getresponse()
+            body = r.read()
+            c.close()
+            return json.loads(body) if r.status == 200 else None
+        except (OSError, ValueError, http.client.HTTPException):
+            return None
+
     def stop(self):
         self.stopped = True
+        self.answers.save(self.read_document())
         self.remember_pids()
         r = subprocess.run([self.slipway, "stop", "--state-dir",
                             self.state], capture_output=True, text=True,

@@ -11,6 +11,7 @@ class T:
     def __init__(self):
         self.n = 0
         self.failed = 0
+        self.at_done = []       # called once by done(), before the plan
 
     def ok(self, cond, name):
         self.n += 1
@@ -45,6 +46,9 @@ class T:
         sys.exit(255)
 
     def done(self):
+        hooks, self.at_done = self.at_done, []
+        for fn in hooks:
+            fn()
         print("1..%d" % self.n, flush=True)
         if self.failed:
             print("# failed %d of %d" % (self.failed, self.n), flush=True)

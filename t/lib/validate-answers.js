@@ -1,9 +1,12 @@
 // validate-answers.js DOC ANSWERS: check recorded answers against an
 // OpenAPI 3.1 document with a JSON Schema 2020-12 validator (ajv and
 // ajv-formats from npm).  ANSWERS is a JSON array of {method, path,
-// status, type, body}.  Each answer must match an operation of the
-// document, a response of its status (no "default" stands in), a media
-// type of that response, and, for JSON, the response's schema.
+// status, type, body, dry_run}.  Each answer must match an operation of
+// the document, a response of its status (no "default" stands in), a
+// media type of that response, and, for JSON, the response's schema.
+// A refusal of a path no operation serves (404, 405) is checked against
+// the Problem schema alone.  An answer without a body and a media type
+// fits a response that documents no content.
 // Prints one JSON object: {checked, exact, loose: [operationId...],
 // failures: [text...]}; exits 1 when there is a failure.
 const fs = require("fs");
@@ -58,10 +61,34 @@ function bare(schema) {
 
 const compiled = new Map();
 const result = { checked: 0, exact: 0, loose: [], failures: [] };
+
+// One answer's body against a schema (compiled once per key).
+function check(where, key, a, schema) {
+    if (!compiled.has(key))
+        compiled.set(key, ajv.compile(rewrite(schema)));
+    const v = compiled.get(key);
+    let body;
+    try {
+        body = JSON.parse(a.body);
+    } catch (e) {
+        result.failures.push(where + ": not JSON: " + e.message);
+        return;
+    }
+    if (!v(body))
+        result.failures.push(where + ": " + key.split(" ")[0] + ": " +
+            ajv.errorsText(v.errors, { separator: "; " }).slice(0, 600));
+}
 for (const a of answers) {
-    const where = a.method + " " + a.path + " " + a.status;
+    const where = a.method + " " + a.path + " " + a.status +
+        (a.dry_run ? " (dry run)" : "");
     const p = a.path.split("?")[0];
     const route = routes.find((r) => r.method === a.method && r.re.test(p));
+    if (!route && (a.status === 404 || a.status === 405) &&
+        doc.components.schemas.Problem) {
+        check(where, "(no operation)", a,
+              { $ref: "#/components/schemas/Problem" });
+        continue;
+    }
     if (!route) {
         result.failures.push(where + ": no operation in the document");
         continue;
@@ -74,6 +101,11 @@ for (const a of answers) {
         continue;
     }
     const type = (a.type || "").split(";")[0].trim();
+    if (!type && !a.body && !Object.keys(resp.content || {}).length) {
+        result.checked++;
+        result.exact++;
+        continue;
+    }
     const media = Object.keys(resp.content || {}).find((m) =>
         m.split(";")[0].trim() === type);
     if (!media) {
@@ -94,20 +126,7 @@ for (const a of answers) {
     } else {
         result.exact++;
     }
-    const key = op.operationId + " " + a.status + " " + media;
-    if (!compiled.has(key))
-        compiled.set(key, ajv.compile(rewrite(schema)));
-    const v = compiled.get(key);
-    let body;
-    try {
-        body = JSON.parse(a.body);
-    } catch (e) {
-        result.failures.push(where + ": not JSON: " + e.message);
-        continue;
-    }
-    if (!v(body))
-        result.failures.push(where + ": " + op.operationId + ": " +
-            ajv.errorsText(v.errors, { separator: "; " }).slice(0, 600));
+    check(where, op.operationId + " " + a.status + " " + media, a, schema);
 }
 console.log(JSON.stringify(result));
 process.exit(result.failures.length ? 1 : 0);
