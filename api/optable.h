@@ -65,6 +65,33 @@ struct sw_shape {
 	const struct sw_field	*fields;
 };
 
+/*
+ * What a request touches, the one thing the team rule reads of a row
+ * (api/router.c, sw_authz_decide; docs/DESIGN.md "Teams and roles"):
+ *   SELF      the caller or public facts (whoami, version, login...):
+ *             any signed-in caller.
+ *   CLUSTER   a read of the shared clusters' summaries (clusters,
+ *             nodes, quotas, events, operations): a member of any team.
+ *   TEAM      a team's workloads (jobs, downloads, endpoints, logs):
+ *             viewer of that team to read, operator to change.  The
+ *             row takes a namespace, which dispatch sets to the team's
+ *             (hyperpod-ns-<team>).
+ *   PLATFORM  the platform (clusters, capacity, features, governance,
+ *             service accounts): platform-admin (of the request's team
+ *             when the row takes a team).
+ * Every row names one (api/optable.c refuses a row that does not).
+ */
+enum sw_touch {
+	SW_TOUCH_UNSET = 0,
+	SW_TOUCH_SELF,
+	SW_TOUCH_CLUSTER,
+	SW_TOUCH_TEAM,
+	SW_TOUCH_PLATFORM,
+	SW_TOUCH__MAX
+};
+
+const char	*sw_touch_name(enum sw_touch);
+
 struct sw_op {
 	const char		*name;		/* snake_case, unique */
 	const char		*method;	/* GET POST PUT PATCH DELETE */
@@ -76,6 +103,7 @@ struct sw_op {
 	const struct sw_field	*body;		/* JSON body or NULL */
 	unsigned		 flags;
 	enum sw_scope		 scope;		/* least scope to call it */
+	enum sw_touch		 touch;		/* what it touches */
 	const char		*status_tool;	/* decides completion */
 	int			 poll_seconds;	/* suggested poll interval */
 	const char		*output;	/* schema name (openapi.c) */
@@ -87,6 +115,9 @@ struct sw_op {
 /* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
  * read by the router, the MCP tool schemas and the OpenAPI document. */
 extern const struct sw_field sw_dry_run_field;
+/* The team argument every SW_TOUCH_TEAM row takes (query, or a body
+ * member): its workloads are that team's, in hyperpod-ns-<team>. */
+extern const struct sw_field sw_team_field;
 /* The rows of every family (api/ops/), joined before main() runs. */
 extern const struct sw_op *const sw_optable;
 extern size_t sw_optable_len;

@@ -65,7 +65,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 		e = sw_token_create(db, name, scope, tok);
 		if (e == SW_OK && tools[0] != '\0' &&
 		    sw_token_set_tools(db, name, tools) != SW_OK) {
-			(void)sw_token_revoke(db, name);
+			(void)sw_token_revoke(db, name, NULL);
 			e = SW_EINTERNAL;
 		}
 		if (e == SW_ECONFLICT)
@@ -81,7 +81,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			rc = 0;
 		}
 	} else if (strcmp(sub, "list") == 0) {
-		if (sw_token_list(db, &list) != SW_OK)
+		if (sw_token_list(db, NULL, &list) != SW_OK)
 			goto out;
 		if (json)
 			printf("%s\n", sw_json_pretty(list));
@@ -103,7 +103,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			fprintf(stderr, "slipway: token revoke needs --name\n");
 			goto out;
 		}
-		e = sw_token_revoke(db, name);
+		e = sw_token_revoke(db, name, NULL);
 		if (e == SW_ENOTFOUND)
 			fprintf(stderr, "slipway: no live token named '%s'\n",
 			    name);

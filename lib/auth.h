@@ -6,7 +6,8 @@
  * whole token is stored, and it is compared in constant time.  A token
  * carries a scope: read < write < admin.  Logging in with a token makes
  * a session ("sws_<id>_<secret>", same rules) carried by an HttpOnly
- * SameSite=Strict cookie.
+ * SameSite=Strict cookie.  A token may belong to a team with a role
+ * and expire (a service account).
  */
 #ifndef SW_AUTH_H
 #define SW_AUTH_H
@@ -25,6 +26,27 @@ enum sw_scope {
 	SW_SCOPE__MAX
 };
 
+/*
+ * A role in a team (docs/DESIGN.md, "Teams and roles"): a viewer looks
+ * at the team's workloads, an operator also runs them, a platform-admin
+ * also changes the platform (clusters, capacity, features, governance)
+ * and the team's service accounts.  Ordered: each includes the one
+ * before.
+ */
+enum sw_role {
+	SW_ROLE_NONE = 0,
+	SW_ROLE_VIEWER,
+	SW_ROLE_OPERATOR,
+	SW_ROLE_PLATFORM_ADMIN,
+	SW_ROLE__MAX
+};
+
+/* One team a principal is in, with its role there. */
+struct sw_membership {
+	char		team[SW_MAX_TEAM + 1];
+	enum sw_role	role;
+};
+
 /* swt_ + 16 + _ + 43 + NUL */
 #define SW_TOKEN_LEN	(4 + 16 + 1 + 43 + 1)
 
@@ -36,27 +58,59 @@ struct sw_principal {
 	int		via_provider;	/* an OpenID provider's token */
 	char		groups[SW_MAX_PRINCIPAL_GROUPS + 1]; /* provider's */
 	char		tools[SW_MAX_TOOL_CLASSES + 1]; /* "": every tool */
+	/* A service account's team and role ("" and NONE: a token of no
+	 * team, limited by its scope alone). */
+	char		team[SW_MAX_TEAM + 1];
+	enum sw_role	role;
 };
+
+const char	*sw_role_name(enum sw_role);
+/* SW_ROLE_NONE when s names no role. */
+enum sw_role	 sw_role_parse(const char *s);
+/* The scope a role needs at least (viewer: read, operator: write,
+ * platform-admin: admin). */
+enum sw_scope	 sw_role_scope(enum sw_role);
 
 const char	*sw_scope_name(enum sw_scope);
 /* SW_SCOPE_NONE when s names no scope. */
 enum sw_scope	 sw_scope_parse(const char *s);
+
+/*
+ * The teams p is in, with its role in each, into m (at most max; the
+ * count is returned): a service account's one team; a person's from
+ * the configuration's mapping of provider groups to team roles
+ * (config.json "teams": {team: {role: [group...]}}, the highest role a
+ * group gives).  -1 for a principal of no team that is limited by its
+ * scope alone: a token of no team, or a person when no teams are
+ * configured (an admin-scope token of no team is thus platform-admin
+ * of every team).
+ */
+struct sw_config;
+int	sw_principal_teams(const struct sw_config *, const struct sw_principal *,
+	    struct sw_membership *m, int max);
 
 /* Create a token; the plaintext goes to out (SW_TOKEN_LEN) once and is
  * never stored.  SW_ECONFLICT if the name is taken, SW_EINVAL if the
  * name breaks [A-Za-z0-9._-]{1,64}. */
 sw_err	sw_token_create(struct sw_db *, const char *name, enum sw_scope,
 	    char out[SW_TOKEN_LEN]);
-/* [{name, scope, created_ms, last_used_ms, revoked}].  New reference. */
-sw_err	sw_token_list(struct sw_db *, json_object **out);
-/* SW_ENOTFOUND if no live token has that name. */
-sw_err	sw_token_revoke(struct sw_db *, const char *name);
+/* Make the live token name a service account: of team with role,
+ * refused after expires_ms (0: never).  SW_ENOTFOUND, SW_EINVAL. */
+sw_err	sw_token_set_team(struct sw_db *, const char *name, const char *team,
+	    enum sw_role role, int64_t expires_ms);
+/* [{name, scope, created_ms, last_used_ms, revoked, team, role,
+ * expires_ms}], only team's when team is not NULL.  New reference. */
+sw_err	sw_token_list(struct sw_db *, const char *team, json_object **out);
+/* SW_ENOTFOUND if no live token has that name (in team, when team is
+ * not NULL). */
+sw_err	sw_token_revoke(struct sw_db *, const char *name, const char *team);
 /* Limit the live token name to the MCP tool classes in tools (a comma
  * list of [a-z-] names, checked by the caller against mcp/mcp.h; ""
  * lifts the limit).  SW_ENOTFOUND, SW_EINVAL for a malformed list. */
 sw_err	sw_token_set_tools(struct sw_db *, const char *name,
 	    const char *tools);
-/* Check a presented token; SW_EUNAUTH when unknown/revoked/malformed. */
+/* Check a presented token; SW_EUNAUTH when unknown/revoked/malformed
+ * or expired. */
 sw_err	sw_token_check(struct sw_db *, const char *token,
 	    struct sw_principal *);
 

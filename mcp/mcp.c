@@ -593,7 +593,7 @@ modern_result(json_object *res, int cacheable)
 		sw_json_add_str(res, "resultType", "complete");
 	if (cacheable) {
 		sw_json_add_int(res, "ttlMs", SW_MCP_LIST_TTL_MS);
-		/* tools/list depends on the caller's scope. */
+		/* tools/list depends on the caller's scope and teams. */
 		sw_json_add_str(res, "cacheScope", "private");
 	}
 	if ((meta = sw_json_get(res, "_meta")) == NULL ||
@@ -1027,7 +1027,7 @@ m_tools_list(struct ctx *c, const char *method, json_object *params,
 	(void)method;
 	if (cursor_bad(params, f))
 		return NULL;
-	tools = sw_mcp_tool_list(c->m, c->who.scope);
+	tools = sw_mcp_tool_list(c->m, &c->who);
 	tools_of_classes(c, tools);
 	if (c->m->extras != NULL)
 		c->m->extras->tools(tools);

@@ -88,14 +88,14 @@ main(void)
 	ok(sw_session_check(db, t1, &p) == SW_EUNAUTH,
 	    "a token is not a session id");
 
-	ok(sw_token_list(db, &list) == SW_OK &&
+	ok(sw_token_list(db, NULL, &list) == SW_OK &&
 	    json_object_array_length(list) == 2, "list tokens");
 	ok(strstr(sw_json_str(list), t1 + 21) == NULL,
 	    "list never shows secrets");
 	json_object_put(list);
 
-	ok(sw_token_revoke(db, "admin") == SW_OK, "revoke");
-	ok(sw_token_revoke(db, "admin") == SW_ENOTFOUND, "revoke twice");
+	ok(sw_token_revoke(db, "admin", NULL) == SW_OK, "revoke");
+	ok(sw_token_revoke(db, "admin", NULL) == SW_ENOTFOUND, "revoke twice");
 	ok(sw_token_check(db, t1, &p) == SW_EUNAUTH,
 	    "revoked token refused");
 	ok(sw_session_check(db, s1, &p) == SW_EUNAUTH,
