@@ -361,6 +361,8 @@ operation_of(const struct sw_op *op)
 	json_object_object_add(o, "security", sec);
 	sw_json_add_str(o, "x-slipway-scope", sw_scope_name(op->scope));
 	sw_json_add_str(o, "x-slipway-touch", sw_touch_name(op->touch));
+	if (op->flags & SW_OP_TEAM_ARG)
+		sw_json_add_bool(o, "x-slipway-team-arg", 1);
 	if (op->status_tool)
 		sw_json_add_str(o, "x-slipway-status-tool", op->status_tool);
 	return o;

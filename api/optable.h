@@ -37,6 +37,10 @@
 #define SW_OP_PROGRESS		0x400	/* waits on an operation ({id}):
 					 * with a progress token, its events
 					 * arrive as progress (MCP) */
+#define SW_OP_TEAM_ARG		0x800	/* a PLATFORM row whose team
+					 * argument names the team it is
+					 * for (service accounts): it needs
+					 * platform-admin of that team */
 
 /*
  * One answer an operation sends besides a problem document: its status,

@@ -355,21 +355,11 @@ role_in(const struct sw_membership *m, int n, const char *team)
 }
 
 /* Does the row take a team argument: every TEAM row (sw_team_field),
- * or a row with a field of that name (the service accounts')? */
+ * and a row flagged SW_OP_TEAM_ARG (the service accounts')? */
 static int
 row_takes_team(const struct sw_op *op)
 {
-	const struct sw_field *f;
-
-	if (op->touch == SW_TOUCH_TEAM)
-		return 1;
-	for (f = op->params; f != NULL && f->name != NULL; f++)
-		if (strcmp(f->name, "team") == 0)
-			return 1;
-	for (f = op->body; f != NULL && f->name != NULL; f++)
-		if (strcmp(f->name, "team") == 0)
-			return 1;
-	return 0;
+	return op->touch == SW_TOUCH_TEAM || (op->flags & SW_OP_TEAM_ARG);
 }
 
 static const char *

