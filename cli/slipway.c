@@ -740,6 +740,9 @@ write_config(json_object *sandbox)
 	if (sw_json_get(opconf, "oidc") != NULL)
 		json_object_object_add(cfg, "oidc", json_object_get(
 		    sw_json_get(opconf, "oidc")));
+	if (sw_json_get(opconf, "teams") != NULL)
+		json_object_object_add(cfg, "teams", json_object_get(
+		    sw_json_get(opconf, "teams")));
 	if (sw_json_get_str(opconf, "public_url") != NULL)
 		sw_json_add_str(cfg, "public_url", sw_json_get_str(opconf,
 		    "public_url"));

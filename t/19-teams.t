@@ -22,7 +22,7 @@ import base64
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, wait_operation
+from harness import Stack, helm_simulated, wait_for, wait_operation
 from mcp_raw import Mcp
 
 SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -191,5 +191,143 @@ for w in mwrong[:20]:
 t.ok(not mwrong and mcells > 100, "MCP: every tool x role x team cell "
      "holds in tools/call and tools/list (%d cells, %d wrong)" %
      (mcells, len(mwrong)))
+
+# ---- service accounts: listed with their team, role and expiry ------
+pa_a, pa_b = sa[("a", "platform-admin")], sa[("b", "platform-admin")]
+r = s.get("/api/v1/tokens", token=pa_a)
+names = {i["name"]: i for i in (r.json or {}).get("items", [])}
+t.ok(r.status == 200 and names and all(i.get("team") == "a"
+                                       for i in names.values()) and
+     "sa-a-viewer" in names and "sa-b-viewer" not in names,
+     "team a's platform-admin lists team a's service accounts only")
+r = s.get("/api/v1/tokens")
+items = {i["name"]: i for i in r.json["items"]}
+t.eq((items["sa-b-operator"].get("team"), items["sa-b-operator"].get("role"),
+      items["sa-b-operator"].get("expires_ms")), ("b", "operator", None),
+     "an admin lists every token with its team and role")
+r = s.post("/api/v1/tokens", {"name": "sa-a-bot", "role": "operator",
+                              "ttl_seconds": 3600}, token=pa_a)
+t.ok(r.status == 201 and r.json.get("team") == "a" and
+     r.json.get("scope") == "write" and
+     r.json.get("expires_ms", 0) > time.time() * 1000 + 3500e3,
+     "team a's platform-admin makes an operator of team a, expiring in "
+     "an hour (the team is theirs by default)")
+bot = r.json.get("token")
+r = s.post("/api/v1/tokens", {"name": "sa-x", "team": "b",
+                              "role": "viewer"}, token=pa_a)
+t.ok(r.status == 403 and "rule platform" in r.body,
+     "... but none of team b: 403 naming the rule")
+r = s.post("/api/v1/tokens", {"name": "sa-x", "team": "a",
+                              "role": "viewer"},
+           token=sa[("a", "operator")])
+t.eq(r.status, 403, "an operator makes no service account: 403")
+r = s.post("/api/v1/tokens", {"name": "sa-x", "role": "viewer",
+                              "scope": "admin"}, token=pa_a)
+t.ok(r.status == 400 and "scope" in r.body,
+     "a scope above the role's: 400 naming scope")
+r = s.post("/api/v1/tokens", {"name": "sa-short", "team": "a",
+                               "role": "viewer", "ttl_seconds": 1})
+short = r.json.get("token")
+t.eq(s.get("/api/v1/whoami", token=short).status, 200,
+     "a service account works before it expires")
+t.ok(wait_for(lambda: s.get("/api/v1/whoami", token=short).status == 401,
+              timeout=30), "... and is refused with 401 after")
+r = s.request("DELETE", "/api/v1/tokens/sa-a-bot", token=pa_b)
+t.eq(r.status, 404, "team b's platform-admin cannot revoke team a's "
+     "service account (404 in team b)")
+r = s.request("DELETE", "/api/v1/tokens/sa-a-bot?team=a", token=pa_b)
+t.eq(r.status, 403, "... nor by naming team a (403)")
+t.eq(s.get("/api/v1/whoami", token=bot).status, 200, "... it still works")
+r = s.request("DELETE", "/api/v1/tokens/sa-a-bot", token=pa_a)
+t.eq(r.status, 200, "team a's platform-admin revokes it")
+t.eq(s.get("/api/v1/whoami", token=bot).status, 401, "... then it gets 401")
+r = s.request("DELETE", "/api/v1/tokens/sa-b-viewer")
+t.eq(r.status, 200, "an admin of no team revokes any team's")
+
+
+# ---- people from the provider: groups -> team roles -------------------
+def provider_token(who, secret):
+    body = urllib.parse.urlencode({"grant_type": "client_credentials",
+                                   "scope": "slipway",
+                                   "resource": resource}).encode()
+    req = urllib.request.Request(issuer + "/token", data=body)
+    basic = base64.b64encode(("%s:%s" % (who, secret)).encode()).decode()
+    req.add_header("Authorization", "Basic " + basic)
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.load(resp)["access_token"]
+
+
+alice = provider_token("alice", "alice-secret")
+bob = provider_token("bob", "bob-secret")
+r = s.get("/api/v1/whoami", token=alice)
+t.eq(r.json.get("teams"), [{"team": "a", "role": "operator"},
+                           {"team": "ops", "role": "platform-admin"}],
+     "alice's groups make her operator of a and platform-admin of ops")
+r = s.get("/api/v1/whoami", token=bob)
+t.eq(r.json.get("teams"), [{"team": "b", "role": "viewer"}],
+     "bob's make him viewer of b")
+m = Mcp(s, token=bob)
+r = m.call("whoami", {})
+t.ok('"viewer"' in r.body and '"b"' in r.body,
+     "MCP whoami says the teams and roles")
+listed = {x["name"] for x in m.modern("tools/list").json["result"]["tools"]}
+t.ok("training_job_list" in listed and "training_job_submit" not in listed
+     and "cluster_create" not in listed and "cluster_list" in listed,
+     "MCP tools/list shows bob the reads only")
+
+if not helm_simulated():
+    t.skip("the sandbox cannot create a cluster", 8)
+    s.stop()
+    t.done()
+    sys.exit(0)
+r = s.get("/api/v1/instance-types?gpu_only=true")
+types = {i["instance_type"]: i for i in r.json["items"]}
+gtype = next(n for n, i in sorted(types.items())
+             if not i["efa_supported"] and i["gpus"] > 0)
+r = s.post("/api/v1/clusters", {
+    "name": "tm", "storage": {"s3_bucket": "tm-teams-data"},
+    "instance_groups": [{
+        "name": "gpu", "instance_type": gtype, "count": 1,
+        "availability_zone": types[gtype]["availability_zones"][0]}]},
+    token=alice)
+t.eq(r.status, 202, "alice, platform-admin of ops, creates a cluster")
+d = wait_operation(s, r.json.get("operation_id", "x"), timeout=300)
+if not t.eq(d.get("state"), "succeeded", "cluster created"):
+    t.diag(json.dumps(d)[-1500:])
+C = "/api/v1/clusters/tm"
+dl = {"model_id": "Qwen/Qwen3-0.6B", "job_name": "qwen-a"}
+r = s.post(C + "/models:download", dict(dl, team="a"), token=alice)
+if not t.ok(r.status in (201, 202), "alice downloads a model for team a"):
+    t.diag(r.body[:600])
+r = s.post(C + "/models:download", dict(dl, team="b", job_name="qwen-b"),
+           token=alice)
+t.ok(r.status == 403 and "team 'b'" in r.body,
+     "... not for team b: 403 naming the rule")
+r = s.post(C + "/models:download", dict(dl, job_name="qwen-c",
+                                        namespace="default"), token=alice)
+t.ok(r.status == 400 and any(e.get("field") == "namespace" and
+                             e.get("rule") == "team"
+                             for e in r.json.get("errors", [])),
+     "... nor into a namespace of no team: 400 naming namespace")
+
+
+def jobs(token, query=""):
+    r = s.get(C + "/training-jobs" + query, token=token)
+    return r.status, {(j.get("job"), j.get("namespace"))
+                      for j in (r.json or {}).get("items", [])}
+
+
+st, seen = jobs(sa[("a", "viewer")])
+t.ok(st == 200 and ("qwen-a", "hyperpod-ns-a") in seen,
+     "team a's viewer sees the job, in hyperpod-ns-a")
+st, seen = jobs(bob)
+t.ok(st == 200 and not any(ns == "hyperpod-ns-a" for _, ns in seen),
+     "bob (team b) lists jobs and never sees team a's")
+t.eq(jobs(bob, "?team=a")[0], 403, "bob naming team a: 403")
+t.eq(jobs(bob, "?namespace=hyperpod-ns-a")[0], 403,
+     "bob naming team a's namespace: 403")
+st, seen = jobs(s.token)
+t.ok(("qwen-a", "hyperpod-ns-a") in seen,
+     "an admin token of no team sees every team's")
 s.stop()
 t.done()

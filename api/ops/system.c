@@ -51,7 +51,7 @@ static const struct sw_field f_token_create[] = {
 	  "only (default: theirs)." },
 	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
 	  .desc = "Its role in team: viewer, operator or platform-admin." },
-	{ .name = "ttl_seconds", .type = SW_T_INT, .min = 60,
+	{ .name = "ttl_seconds", .type = SW_T_INT, .min = 1,
 	  .max = 31536000, .desc = "It stops working this many seconds "
 	  "from now (401 after; default: never)." },
 	{ .name = "tools", .type = SW_T_STRING, .min = 1,
