@@ -75,20 +75,6 @@ const char	*sw_scope_name(enum sw_scope);
 /* SW_SCOPE_NONE when s names no scope. */
 enum sw_scope	 sw_scope_parse(const char *s);
 
-/*
- * The teams p is in, with its role in each, into m (at most max; the
- * count is returned): a service account's one team; a person's from
- * the configuration's mapping of provider groups to team roles
- * (config.json "teams": {team: {role: [group...]}}, the highest role a
- * group gives).  -1 for a principal of no team that is limited by its
- * scope alone: a token of no team, or a person when no teams are
- * configured (an admin-scope token of no team is thus platform-admin
- * of every team).
- */
-struct sw_config;
-int	sw_principal_teams(const struct sw_config *, const struct sw_principal *,
-	    struct sw_membership *m, int max);
-
 /* Create a token; the plaintext goes to out (SW_TOKEN_LEN) once and is
  * never stored.  SW_ECONFLICT if the name is taken, SW_EINVAL if the
  * name breaks [A-Za-z0-9._-]{1,64}. */

@@ -775,3 +775,70 @@ sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
 		memset(p, 0, sizeof(*p));
 	return e;
 }
+
+/* ---- teams from groups ---- */
+
+/* Is group one of the comma list groups? */
+static int
+in_groups(const char *groups, const char *group)
+{
+	size_t n = strlen(group);
+	const char *p = groups;
+
+	while (n > 0 && p != NULL && *p != '\0') {
+		if (strncmp(p, group, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+		p = strchr(p, ',');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The highest role the groups of team's mapping give. */
+static enum sw_role
+team_role(json_object *roles, const char *groups)
+{
+	enum sw_role best = SW_ROLE_NONE, r;
+	size_t i;
+
+	if (!json_object_is_type(roles, json_type_object))
+		return SW_ROLE_NONE;
+	json_object_object_foreach(roles, role, list) {
+		r = sw_role_parse(role);
+		for (i = 0; json_object_is_type(list, json_type_array) &&
+		    i < json_object_array_length(list); i++)
+			if (r > best && in_groups(groups, json_object_get_string(
+			    json_object_array_get_idx(list, i))))
+				best = r;
+	}
+	return best;
+}
+
+int
+sw_principal_teams(const struct sw_config *cfg, const struct sw_principal *p,
+    struct sw_membership *m, int max)
+{
+	json_object *teams = cfg != NULL ? sw_json_get(cfg->root, "teams") :
+	    NULL;
+	enum sw_role r;
+	int n = 0;
+
+	if (p->team[0] != '\0') {
+		if (max < 1)
+			return 0;
+		memcpy(m[0].team, p->team, sizeof(m[0].team));
+		m[0].role = p->role;
+		return 1;
+	}
+	if (!p->via_provider || teams == NULL ||
+	    !json_object_is_type(teams, json_type_object))
+		return -1;
+	json_object_object_foreach(teams, team, roles) {
+		if (n >= max || strlen(team) > SW_MAX_TEAM ||
+		    (r = team_role(roles, p->groups)) == SW_ROLE_NONE)
+			continue;
+		memcpy(m[n].team, team, strlen(team) + 1);
+		m[n++].role = r;
+	}
+	return n;
+}

@@ -40,6 +40,19 @@ sw_err	sw_bearer_check(struct sw_db *, const struct sw_config *,
 	    const char *token, struct sw_principal *, char *why,
 	    size_t whysz);
 
+/*
+ * The teams p is in, with its role in each, into m (at most max; the
+ * count is returned): a service account's one team; a person's from
+ * the configuration's mapping of provider groups to team roles
+ * (config.json "teams": {team: {role: [group...]}}, the highest role a
+ * group gives).  -1 for a principal of no team that is limited by its
+ * scope alone: a token of no team, or a person when no teams are
+ * configured (an admin-scope token of no team is thus platform-admin
+ * of every team).
+ */
+int	sw_principal_teams(const struct sw_config *, const struct sw_principal *,
+	    struct sw_membership *m, int max);
+
 /* True when the configuration names a provider (oidc.issuer). */
 int	sw_oidc_enabled(const struct sw_config *);
 
