@@ -29,16 +29,6 @@ const struct sw_field sw_team_field = {
 	"else the team of a hyperpod-ns-<team> namespace."
 };
 
-static const char *const touch_names[SW_TOUCH__MAX] = {
-	"unset", "self", "cluster", "team", "platform"
-};
-
-const char *
-sw_touch_name(enum sw_touch t)
-{
-	return (unsigned)t < SW_TOUCH__MAX ? touch_names[t] : "unset";
-}
-
 /* Does the row take a field called name (path, query or body)? */
 static int
 row_has_field(const struct sw_op *op, const char *name)

@@ -69,33 +69,8 @@ struct sw_shape {
 	const struct sw_field	*fields;
 };
 
-/*
- * What a request touches, the one thing the team rule reads of a row
- * (api/router.c, sw_authz_decide; docs/DESIGN.md "Teams and roles"):
- *   SELF      the caller or public facts (whoami, version, login...):
- *             any signed-in caller.
- *   CLUSTER   a read of the shared clusters' summaries (clusters,
- *             nodes, quotas, events, operations): a member of any team.
- *   TEAM      a team's workloads (jobs, downloads, endpoints, logs):
- *             viewer of that team to read, operator to change.  The
- *             row takes a namespace, which dispatch sets to the team's
- *             (hyperpod-ns-<team>).
- *   PLATFORM  the platform (clusters, capacity, features, governance,
- *             service accounts): platform-admin (of the request's team
- *             when the row takes a team).
- * Every row names one (api/optable.c refuses a row that does not).
- */
-enum sw_touch {
-	SW_TOUCH_UNSET = 0,
-	SW_TOUCH_SELF,
-	SW_TOUCH_CLUSTER,
-	SW_TOUCH_TEAM,
-	SW_TOUCH_PLATFORM,
-	SW_TOUCH__MAX
-};
-
-const char	*sw_touch_name(enum sw_touch);
-
+/* What a row touches (enum sw_touch, lib/auth.h): the team rule reads
+ * it, with the row's scope and flags (sw_authz_decide, api/router.h). */
 struct sw_op {
 	const char		*name;		/* snake_case, unique */
 	const char		*method;	/* GET POST PUT PATCH DELETE */

@@ -342,18 +342,6 @@ static const struct sw_field *param_find(const struct sw_field *f,
 
 /* ---- the team rule --------------------------------------------------- */
 
-/* The role of team among m[0..n), NONE when it is not one of them. */
-static enum sw_role
-role_in(const struct sw_membership *m, int n, const char *team)
-{
-	int i;
-
-	for (i = 0; team != NULL && i < n; i++)
-		if (strcmp(m[i].team, team) == 0)
-			return m[i].role;
-	return SW_ROLE_NONE;
-}
-
 /* Does the row take a team argument: every TEAM row (sw_team_field),
  * and a row flagged SW_OP_TEAM_ARG (the service accounts')? */
 static int
@@ -362,76 +350,17 @@ row_takes_team(const struct sw_op *op)
 	return op->touch == SW_TOUCH_TEAM || (op->flags & SW_OP_TEAM_ARG);
 }
 
-static const char *
-team_denied(char *why, size_t whysz, const struct sw_op *op,
-    const struct sw_principal *who, enum sw_role need, const char *team,
-    enum sw_role has)
-{
-	if (team == NULL)
-		sw_fmt_text(why, whysz, "rule %s: %s needs role %s in the "
-		    "team it is for, and the request names no team of '%s'",
-		    sw_touch_name(op->touch), op->name, sw_role_name(need),
-		    who->name);
-	else
-		sw_fmt_text(why, whysz, "rule %s: %s needs role %s in team "
-		    "'%s'; '%s' has %s there", sw_touch_name(op->touch),
-		    op->name, sw_role_name(need), team, who->name,
-		    sw_role_name(has));
-	return why;
-}
-
 const char *
 sw_authz_decide(const struct sw_config *cfg, const struct sw_principal *who,
     const struct sw_op *op, const char *team, char *why, size_t whysz)
 {
-	struct sw_membership m[SW_MAX_MEMBERSHIPS];
-	enum sw_role need, best = SW_ROLE_NONE;
-	int n = sw_principal_teams(cfg, who, m, SW_MAX_MEMBERSHIPS), i;
+	struct sw_rule_row row = {
+		.name = op->name, .scope = op->scope, .touch = op->touch,
+		.readonly = (op->flags & SW_OP_READONLY) != 0,
+		.team_arg = row_takes_team(op),
+	};
 
-	if (n < 0) {
-		if (who->scope >= op->scope)
-			return NULL;
-		sw_fmt_text(why, whysz, "%s needs scope %s; token '%s' has %s",
-		    op->name, sw_scope_name(op->scope), who->name,
-		    sw_scope_name(who->scope));
-		return why;
-	}
-	for (i = 0; i < n; i++)
-		if (m[i].role > best)
-			best = m[i].role;
-	switch (op->touch) {
-	case SW_TOUCH_SELF:
-		return NULL;
-	case SW_TOUCH_CLUSTER:
-		if (n > 0)
-			return NULL;
-		sw_fmt_text(why, whysz, "rule cluster: %s reads the clusters' "
-		    "summaries, which a member of any team may; '%s' is in "
-		    "no team", op->name, who->name);
-		return why;
-	case SW_TOUCH_TEAM:
-		need = (op->flags & SW_OP_READONLY) ? SW_ROLE_VIEWER :
-		    SW_ROLE_OPERATOR;
-		break;
-	case SW_TOUCH_PLATFORM:
-		need = SW_ROLE_PLATFORM_ADMIN;
-		if (!row_takes_team(op)) {
-			if (best >= need)
-				return NULL;
-			sw_fmt_text(why, whysz, "rule platform: %s needs role "
-			    "platform-admin in a team; '%s' has at most %s",
-			    op->name, who->name, sw_role_name(best));
-			return why;
-		}
-		break;
-	default:
-		sw_fmt_text(why, whysz, "%s names no touch", op->name);
-		return why;
-	}
-	if (role_in(m, n, team) >= need)
-		return NULL;
-	return team_denied(why, whysz, op, who, need, team,
-	    role_in(m, n, team));
+	return sw_team_rule(cfg, who, &row, team, why, whysz);
 }
 
 int

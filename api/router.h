@@ -88,18 +88,11 @@ int	sw_route_hold_begin(const char *token_id, int fds[2]);
 void	sw_route_hold_end(int fds[2]);
 
 /*
- * THE rule that decides every request, for every face (REST, MCP, the
- * UI's cookie, the streams): may who call op for team (the team the
- * request names or dispatch chose for it; NULL: none)?  NULL when it
- * may, else why, naming the rule (into why, whysz bytes):
- *   - a principal of no team (sw_principal_teams -1): its scope alone;
- *   - SELF rows: anyone signed in;
- *   - CLUSTER rows: a member of any team;
- *   - TEAM rows: viewer of team to read (SW_OP_READONLY), operator to
- *     change;
- *   - PLATFORM rows: platform-admin of team when the row takes a team
- *     argument, else of any team.
- * A role includes the ones below it.
+ * The team rule (sw_team_rule, lib/oidc.h) for a row of the operation
+ * table: may who call op for team (the team the request names or
+ * dispatch chose for it; NULL: none)?  NULL when it may, else why,
+ * naming the rule.  Dispatch decides every request of REST and MCP
+ * with it.
  */
 const char *sw_authz_decide(const struct sw_config *cfg,
 	    const struct sw_principal *who, const struct sw_op *op,

@@ -65,6 +65,16 @@ sw_role_scope(enum sw_role r)
 	    r == SW_ROLE_VIEWER ? SW_SCOPE_READ : SW_SCOPE_NONE;
 }
 
+static const char *const touch_names[SW_TOUCH__MAX] = {
+	"unset", "self", "cluster", "team", "platform"
+};
+
+const char *
+sw_touch_name(enum sw_touch t)
+{
+	return (unsigned)t < SW_TOUCH__MAX ? touch_names[t] : "unset";
+}
+
 /* A team name: [a-z0-9] and inner '-', 1 to SW_MAX_TEAM. */
 static int
 team_ok(const char *t)

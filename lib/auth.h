@@ -41,6 +41,35 @@ enum sw_role {
 	SW_ROLE__MAX
 };
 
+/*
+ * What a request touches, the one thing of an operation-table row the
+ * team rule (sw_team_rule, lib/oidc.h) reads besides its scope and
+ * whether it changes anything (docs/DESIGN.md "Teams and roles"):
+ *   SELF      the caller or public facts (whoami, version, login...):
+ *             any signed-in caller.
+ *   CLUSTER   a read of the shared clusters' summaries (clusters,
+ *             nodes, quotas, events, operations): a member of any team.
+ *   TEAM      a team's workloads (jobs, downloads, endpoints, logs):
+ *             viewer of that team to read, operator to change.  The
+ *             row takes a namespace, which dispatch sets to the team's
+ *             (hyperpod-ns-<team>).
+ *   PLATFORM  the platform (clusters, capacity, features, governance,
+ *             service accounts): platform-admin (of the request's team
+ *             when the row takes a team).
+ * Every row of the table names one (api/optable.c refuses a row that
+ * does not).
+ */
+enum sw_touch {
+	SW_TOUCH_UNSET = 0,
+	SW_TOUCH_SELF,
+	SW_TOUCH_CLUSTER,
+	SW_TOUCH_TEAM,
+	SW_TOUCH_PLATFORM,
+	SW_TOUCH__MAX
+};
+
+const char	*sw_touch_name(enum sw_touch);
+
 /* One team a principal is in, with its role there. */
 struct sw_membership {
 	char		team[SW_MAX_TEAM + 1];

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, helm_simulated, wait_for, wait_operation
 from mcp_raw import Mcp
+import wsclient
 
 SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 t = T()
@@ -276,7 +277,7 @@ t.ok("training_job_list" in listed and "training_job_submit" not in listed
      "MCP tools/list shows bob the reads only")
 
 if not helm_simulated():
-    t.skip("the sandbox cannot create a cluster", 8)
+    t.skip("the sandbox cannot create a cluster", 13)
     s.stop()
     t.done()
     sys.exit(0)
@@ -329,5 +330,24 @@ t.eq(jobs(bob, "?namespace=hyperpod-ns-a")[0], 403,
 st, seen = jobs(s.token)
 t.ok(("qwen-a", "hyperpod-ns-a") in seen,
      "an admin token of no team sees every team's")
+
+
+def ws_status(token, path):
+    """The WebSocket upgrade's refusal status, or 101 when accepted."""
+    try:
+        wsclient.connect(s.port, path, {"Authorization": "Bearer " +
+                                        token}).close()
+        return 101
+    except wsclient.Refused as e:
+        return e.status
+
+
+LOGS = "/ws/clusters/tm/pods/%s/qwen-a-0/logs"
+t.eq(ws_status(bob, LOGS % "hyperpod-ns-a"), 403,
+     "the log stream of a team a pod: 403 for bob (the same rule)")
+t.ok(ws_status(sa[("a", "viewer")], LOGS % "hyperpod-ns-a") != 403,
+     "... not for team a's viewer")
+t.eq(ws_status(bob, LOGS % "default"), 403,
+     "... nor a pod of no team's for bob")
 s.stop()
 t.done()
