@@ -98,7 +98,7 @@ h_login(struct sw_req *r)
 	    "SameSite=Strict; Max-Age=%d", cookie, SW_SESSION_TTL);
 	OPENSSL_cleanse(cookie, sizeof(cookie));
 	p.via_cookie = 1;
-	sw_req_reply(r, 200, principal_json(&p));
+	sw_req_reply(r, 200, principal_teams_json(r->cfg, &p));
 	return SW_OK;
 }
 
@@ -111,7 +111,7 @@ h_logout(struct sw_req *r)
 		(void)sw_session_delete(r->db, cookie);
 	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
 	    "SameSite=Strict; Max-Age=0");
-	sw_req_reply(r, 200, principal_json(&r->who));
+	sw_req_reply(r, 200, principal_teams_json(r->cfg, &r->who));
 	return SW_OK;
 }
 

@@ -177,7 +177,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
 	/* STMT_SESSION_BY_ID */
 	"SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked, t.team,"
-	" t.role, t.expires FROM sessions s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?1",
+	" t.role, t.expires FROM sessions s JOIN tokens t ON t.id = s.token_id"
+	" WHERE s.id = ?1",
 	/* STMT_SESSION_DELETE */
 	"DELETE FROM sessions WHERE id = ?1",
 	/* STMT_SESSION_PURGE */

@@ -9,6 +9,10 @@
  * them) with its principal and validity: a client sends the same token
  * until it expires, and the signature need not be checked again.  The
  * validity is checked at every use; new keys forget every token.
+ *
+ * Also the teams a principal is in (from a person's groups through the
+ * configuration's mapping, or a service account's own) and the team
+ * rule every face decides with (sw_team_rule).
  */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -805,9 +809,11 @@ team_role(json_object *roles, const char *groups)
 		return SW_ROLE_NONE;
 	json_object_object_foreach(roles, role, list) {
 		r = sw_role_parse(role);
-		for (i = 0; json_object_is_type(list, json_type_array) &&
-		    i < json_object_array_length(list); i++)
-			if (r > best && in_groups(groups, json_object_get_string(
+		if (!json_object_is_type(list, json_type_array))
+			continue;
+		for (i = 0; i < json_object_array_length(list); i++)
+			if (r > best && in_groups(groups,
+			    json_object_get_string(
 			    json_object_array_get_idx(list, i))))
 				best = r;
 	}

@@ -11,6 +11,8 @@
  *
  * lib/ does no HTTP: the program gives a fetch function (cloud/http.c's
  * http_get_document) with sw_oidc_set_fetch before serving.
+ *
+ * Here too: a principal's teams and roles, and the team rule.
  */
 #ifndef SW_OIDC_H
 #define SW_OIDC_H
@@ -50,8 +52,8 @@ sw_err	sw_bearer_check(struct sw_db *, const struct sw_config *,
  * configured (an admin-scope token of no team is thus platform-admin
  * of every team).
  */
-int	sw_principal_teams(const struct sw_config *, const struct sw_principal *,
-	    struct sw_membership *m, int max);
+int	sw_principal_teams(const struct sw_config *,
+	    const struct sw_principal *, struct sw_membership *m, int max);
 
 /*
  * THE rule that decides every request (docs/DESIGN.md "Teams and

@@ -12,6 +12,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,8 @@ import base64
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, helm_simulated, wait_for, wait_operation
+from harness import (Kubectl, Stack, helm_simulated, wait_for,
+                     wait_operation)
 from mcp_raw import Mcp
 import wsclient
 
@@ -277,7 +279,7 @@ t.ok("training_job_list" in listed and "training_job_submit" not in listed
      "MCP tools/list shows bob the reads only")
 
 if not helm_simulated():
-    t.skip("the sandbox cannot create a cluster", 13)
+    t.skip("the sandbox cannot create a cluster", 14)
     s.stop()
     t.done()
     sys.exit(0)
@@ -300,6 +302,15 @@ dl = {"model_id": "Qwen/Qwen3-0.6B", "job_name": "qwen-a"}
 r = s.post(C + "/models:download", dict(dl, team="a"), token=alice)
 if not t.ok(r.status in (201, 202), "alice downloads a model for team a"):
     t.diag(r.body[:600])
+if shutil.which("kubectl.1.32") or shutil.which("kubectl"):
+    kube = Kubectl(s, "tm")
+    kjob = kube.get("job", "qwen-a", "-n", "hyperpod-ns-a") or {}
+    t.eq(((kjob.get("metadata") or {}).get("annotations") or {}).get(
+        "slipway.dev/requested-by"), "alice@example.com",
+        "kubectl: the Job is in hyperpod-ns-a, annotated with the person")
+    kube.close()
+else:
+    t.skip("kubectl missing")
 r = s.post(C + "/models:download", dict(dl, team="b", job_name="qwen-b"),
            token=alice)
 t.ok(r.status == 403 and "team 'b'" in r.body,
