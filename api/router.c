@@ -494,6 +494,12 @@ team_rule(struct sw_req *r, json_object *params, json_object *body)
 	if (sw_authz_decide(r->cfg, &r->who, r->op, team, why,
 	    sizeof(why)) != NULL)
 		return forbidden(r, why);
+	if (team == NULL && arg_str(params, body, "team") != NULL) {
+		json_object_object_del(params, "team");
+		json_object_object_del(body, "team");
+		sw_ferr_add(&r->ferrs, "team", "maxLength", "must be at most "
+		    "%d characters", SW_MAX_TEAM);
+	}
 	if (team == NULL)
 		return SW_OK;
 	if (r->op->touch != SW_TOUCH_TEAM) {

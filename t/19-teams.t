@@ -194,6 +194,14 @@ for w in mwrong[:20]:
 t.ok(not mwrong and mcells > 100, "MCP: every tool x role x team cell "
      "holds in tools/call and tools/list (%d cells, %d wrong)" %
      (mcells, len(mwrong)))
+r = s.get("/api/v1/clusters/zz1/training-jobs?team=" + "x" * 40)
+t.ok(r.status == 400 and any(e.get("field") == "team" for e in
+                             r.json.get("errors", [])),
+     "a team name too long: 400 naming team")
+r = s.get("/api/v1/clusters/zz1/training-jobs?team=Bad_Team")
+t.ok(r.status == 400 and any(e.get("field") == "team" for e in
+                             r.json.get("errors", [])),
+     "a team name breaking [a-z0-9-]: 400 naming team")
 
 # ---- service accounts: listed with their team, role and expiry ------
 pa_a, pa_b = sa[("a", "platform-admin")], sa[("b", "platform-admin")]
