@@ -74,6 +74,11 @@ r = s.get("/api/v1/whoami", token=sa[("a", "operator")])
 t.eq((r.json.get("teams"), r.json.get("all_teams"), r.json.get("scope")),
      ([{"team": "a", "role": "operator"}], False, "write"),
      "whoami: a service account's team, role and scope")
+cli_tok = s.cli("token", "create", "--team", "a", "--role", "viewer",
+                "--name", "cli-a-viewer", "--ttl", "3600").strip()
+r = s.get("/api/v1/whoami", token=cli_tok)
+t.eq(r.json.get("teams"), [{"team": "a", "role": "viewer"}],
+     "slipway token create --team --role makes a service account")
 r = s.get("/api/v1/whoami")
 t.eq((r.json.get("all_teams"), r.json.get("teams")), (True, []),
      "whoami: an admin token of no team is in every team")
