@@ -106,6 +106,16 @@ parameters_of(const struct sw_op *op)
 		    sw_field_schema(&sw_dry_run_field));
 		json_object_array_add(arr, p);
 	}
+	if (op->touch == SW_TOUCH_TEAM) {
+		p = json_object_new_object();
+		sw_json_add_str(p, "name", sw_team_field.name);
+		sw_json_add_str(p, "in", "query");
+		sw_json_add_str(p, "description", sw_team_field.desc);
+		sw_json_add_bool(p, "required", 0);
+		json_object_object_add(p, "schema",
+		    sw_field_schema(&sw_team_field));
+		json_object_array_add(arr, p);
+	}
 	if (strcmp(op->method, "GET") != 0)
 		json_object_array_add(arr, idempotency_key_of(op));
 	return arr;
@@ -354,6 +364,9 @@ operation_of(const struct sw_op *op)
 	}
 	json_object_object_add(o, "security", sec);
 	sw_json_add_str(o, "x-slipway-scope", sw_scope_name(op->scope));
+	sw_json_add_str(o, "x-slipway-touch", sw_touch_name(op->touch));
+	if (op->flags & SW_OP_TEAM_ARG)
+		sw_json_add_bool(o, "x-slipway-team-arg", 1);
 	if (op->status_tool)
 		sw_json_add_str(o, "x-slipway-status-tool", op->status_tool);
 	return o;

@@ -21,6 +21,41 @@ const struct sw_field sw_dry_run_field = {
 	"and change nothing."
 };
 
+const struct sw_field sw_team_field = {
+	.name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	.min = 1, .max = 39, .pattern = PAT_TEAM,
+	.desc = "The team whose workloads these are (namespace "
+	"hyperpod-ns-<team>); default: the caller's team when it has one, "
+	"else the team of a hyperpod-ns-<team> namespace."
+};
+
+/* Does the row take a field called name (path, query or body)? */
+static int
+row_has_field(const struct sw_op *op, const char *name)
+{
+	const struct sw_field *f;
+
+	for (f = op->params; f != NULL && f->name != NULL; f++)
+		if (strcmp(f->name, name) == 0)
+			return 1;
+	for (f = op->body; f != NULL && f->name != NULL; f++)
+		if (strcmp(f->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* A row the team rule cannot decide is a build error, found at start. */
+static void
+row_check(const struct sw_op *op)
+{
+	if (op->touch == SW_TOUCH_UNSET || op->touch >= SW_TOUCH__MAX ||
+	    (op->touch == SW_TOUCH_TEAM && !row_has_field(op, "namespace"))) {
+		fprintf(stderr, "optable: row %s names no touch, or touches "
+		    "a team without a namespace field\n", op->name);
+		abort();
+	}
+}
+
 /* The families, in the order the OpenAPI document and tools/list give
  * their rows. */
 static const struct sw_op_family *const families[] = {
@@ -52,6 +87,8 @@ optable_join(void)
 		    families[i]->len * sizeof(table[0]));
 		n += families[i]->len;
 	}
+	for (i = 0; i < n; i++)
+		row_check(&table[i]);
 	sw_optable_len = n;
 }
 

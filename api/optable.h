@@ -43,6 +43,10 @@
 #define SW_OP_SIGN_IN		0x1000	/* checks the credentials it is
 					 * given (public, yet 401 when they
 					 * are refused) */
+#define SW_OP_TEAM_ARG		0x2000	/* a PLATFORM row whose team
+					 * argument names the team it is
+					 * for (service accounts): it needs
+					 * platform-admin of that team */
 
 /*
  * One answer an operation sends besides a problem document: its status,
@@ -71,6 +75,8 @@ struct sw_shape {
 	const struct sw_field	*fields;
 };
 
+/* What a row touches (enum sw_touch, lib/auth.h): the team rule reads
+ * it, with the row's scope and flags (sw_authz_decide, api/router.h). */
 struct sw_op {
 	const char		*name;		/* snake_case, unique */
 	const char		*method;	/* GET POST PUT PATCH DELETE */
@@ -82,6 +88,7 @@ struct sw_op {
 	const struct sw_field	*body;		/* JSON body or NULL */
 	unsigned		 flags;
 	enum sw_scope		 scope;		/* least scope to call it */
+	enum sw_touch		 touch;		/* what it touches */
 	const char		*status_tool;	/* decides completion */
 	int			 poll_seconds;	/* suggested poll interval */
 	const char		*output;	/* schema name (openapi.c) */
@@ -93,6 +100,9 @@ struct sw_op {
 /* The dry_run query parameter every SW_OP_DRY_RUN row takes: one row
  * read by the router, the MCP tool schemas and the OpenAPI document. */
 extern const struct sw_field sw_dry_run_field;
+/* The team argument every SW_TOUCH_TEAM row takes (query, or a body
+ * member): its workloads are that team's, in hyperpod-ns-<team>. */
+extern const struct sw_field sw_team_field;
 /* The rows of every family (api/ops/), joined before main() runs. */
 extern const struct sw_op *const sw_optable;
 extern size_t sw_optable_len;

@@ -337,22 +337,193 @@ method_is_safe(const char *m)
 	return strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
 }
 
+static const struct sw_field *param_find(const struct sw_field *f,
+    const char *name, unsigned where);
+
+/* ---- the team rule --------------------------------------------------- */
+
+/* Does the row take a team argument: every TEAM row (sw_team_field),
+ * and a row flagged SW_OP_TEAM_ARG (the service accounts')? */
+static int
+row_takes_team(const struct sw_op *op)
+{
+	return op->touch == SW_TOUCH_TEAM || (op->flags & SW_OP_TEAM_ARG);
+}
+
+const char *
+sw_authz_decide(const struct sw_config *cfg, const struct sw_principal *who,
+    const struct sw_op *op, const char *team, char *why, size_t whysz)
+{
+	struct sw_rule_row row = {
+		.name = op->name, .scope = op->scope, .touch = op->touch,
+		.readonly = (op->flags & SW_OP_READONLY) != 0,
+		.team_arg = row_takes_team(op),
+	};
+
+	return sw_team_rule(cfg, who, &row, team, why, whysz);
+}
+
+int
+sw_authz_may(const struct sw_config *cfg, const struct sw_principal *who,
+    const struct sw_op *op)
+{
+	struct sw_membership m[SW_MAX_MEMBERSHIPS];
+	char why[320];
+	int n, i;
+
+	if (!row_takes_team(op))
+		return sw_authz_decide(cfg, who, op, NULL, why,
+		    sizeof(why)) == NULL;
+	if ((n = sw_principal_teams(cfg, who, m, SW_MAX_MEMBERSHIPS)) < 0)
+		return sw_authz_decide(cfg, who, op, NULL, why,
+		    sizeof(why)) == NULL;
+	for (i = 0; i < n; i++)
+		if (sw_authz_decide(cfg, who, op, m[i].team, why,
+		    sizeof(why)) == NULL)
+			return 1;
+	return 0;
+}
+
+/* A 403 naming the rule, as a problem with one error. */
+static sw_err
+forbidden(struct sw_req *r, const char *why)
+{
+	sw_ferr_add(&r->ferrs, "team", "team-rule", "%s", why);
+	return sw_req_fail(r, SW_EFORBIDDEN, "%s", why);
+}
+
+/*
+ * Before the request's input is read: may the caller call this row for
+ * some team at all (the rule above)?  And a cookie's Origin.  The team
+ * the request names is decided in dispatch (team_rule).
+ */
 static sw_err
 authorize(struct sw_req *r)
 {
 	const struct sw_op *op = r->op;
+	char why[320];
 
-	if (r->who.scope < op->scope)
-		return sw_req_fail(r, SW_EFORBIDDEN,
-		    "%s needs scope %s; token '%s' has %s", op->name,
-		    sw_scope_name(op->scope), r->who.name,
-		    sw_scope_name(r->who.scope));
+	if (!sw_authz_may(r->cfg, &r->who, op)) {
+		if (sw_authz_decide(r->cfg, &r->who, op, NULL, why,
+		    sizeof(why)) == NULL)
+			sw_fmt_text(why, sizeof(why), "rule %s: %s needs a "
+			    "role '%s' has in none of its teams",
+			    sw_touch_name(op->touch), op->name, r->who.name);
+		if (sw_principal_teams(r->cfg, &r->who, NULL, 0) < 0)
+			return sw_req_fail(r, SW_EFORBIDDEN, "%s", why);
+		return forbidden(r, why);
+	}
 	/* A cookie rides along on cross-site requests: demand our Origin. */
 	if (r->who.via_cookie && !method_is_safe(op->method) &&
 	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
 		return sw_req_fail(r, SW_EFORBIDDEN,
 		    "state-changing requests with a session cookie need a "
 		    "matching Origin header");
+	return SW_OK;
+}
+
+/* A string argument name, from params or else body (NULL: none). */
+static const char *
+arg_str(json_object *params, json_object *body, const char *name)
+{
+	const char *v = sw_json_get_str(params, name);
+
+	return v != NULL ? v : sw_json_get_str(body, name);
+}
+
+#define TEAM_NS		"hyperpod-ns-"
+
+/* The team a request is for: its team argument, else the team of a
+ * hyperpod-ns-<team> namespace (TEAM rows), else the first of the
+ * caller's teams whose role allows the row; into buf.  NULL: none. */
+static const char *
+request_team(struct sw_req *r, json_object *params, json_object *body,
+    char *buf, size_t bufsz)
+{
+	struct sw_membership m[SW_MAX_MEMBERSHIPS];
+	const char *t = arg_str(params, body, "team"), *ns;
+	char why[320];
+	int n, i;
+
+	if (t == NULL && r->op->touch == SW_TOUCH_TEAM &&
+	    (ns = arg_str(params, body, "namespace")) != NULL &&
+	    strncmp(ns, TEAM_NS, strlen(TEAM_NS)) == 0)
+		t = ns + strlen(TEAM_NS);
+	if (t != NULL)
+		return sw_fmt(buf, bufsz, "%s", t) == SW_OK ? buf : NULL;
+	n = sw_principal_teams(r->cfg, &r->who, m, SW_MAX_MEMBERSHIPS);
+	if (n <= 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (sw_authz_decide(r->cfg, &r->who, r->op, m[i].team, why,
+		    sizeof(why)) == NULL)
+			break;
+	return sw_fmt(buf, bufsz, "%s", m[i < n ? i : 0].team) == SW_OK ?
+	    buf : NULL;
+}
+
+/* Put name = value where the row reads it: its query/path fields, or
+ * the body. */
+static void
+arg_set(struct sw_req *r, json_object *params, json_object *body,
+    const char *name, const char *value)
+{
+	json_object *where = param_find(r->op->params, name,
+	    SW_F_PATH | SW_F_QUERY) != NULL ? params : body;
+
+	json_object_object_del(params, name);
+	json_object_object_del(body, name);
+	sw_json_add_str(where, name, value);
+}
+
+/*
+ * The team rule on the request's team, before its input is validated:
+ * a 403 naming the rule, or the team's namespace set on a TEAM row (a
+ * namespace of another team is a 400) and the team set on a row that
+ * takes one (a service account's team).
+ */
+static sw_err
+team_rule(struct sw_req *r, json_object *params, json_object *body)
+{
+	char buf[SW_MAX_TEAM + 1], ns[SW_MAX_TEAM + 16], why[320];
+	const char *team, *given;
+
+	if ((r->op->flags & SW_OP_PUBLIC) || !row_takes_team(r->op))
+		return SW_OK;
+	team = request_team(r, params, body, buf, sizeof(buf));
+	if (sw_authz_decide(r->cfg, &r->who, r->op, team, why,
+	    sizeof(why)) != NULL)
+		return forbidden(r, why);
+	if (team == NULL && arg_str(params, body, "team") != NULL) {
+		json_object_object_del(params, "team");
+		json_object_object_del(body, "team");
+		sw_ferr_add(&r->ferrs, "team", "maxLength", "must be at most "
+		    "%d characters", SW_MAX_TEAM);
+	}
+	if (team == NULL)
+		return SW_OK;
+	if (r->op->touch != SW_TOUCH_TEAM) {
+		arg_set(r, params, body, "team", team);
+		return SW_OK;
+	}
+	json_object_object_del(params, "team");
+	json_object_object_del(body, "team");
+	if (strlen(team) > SW_MAX_TEAM || team[0] == '-' ||
+	    team[strlen(team) - 1] == '-' || strspn(team,
+	    "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(team)) {
+		sw_ferr_add(&r->ferrs, "team", "pattern", "must be 1 to %d "
+		    "of [a-z0-9-], not starting or ending with '-'",
+		    SW_MAX_TEAM);
+		return SW_OK;
+	}
+	if (sw_fmt(ns, sizeof(ns), TEAM_NS "%s", team) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "team name too long");
+	given = arg_str(params, body, "namespace");
+	if (given != NULL && strcmp(given, ns) != 0)
+		sw_ferr_add(&r->ferrs, "namespace", "team", "is %s, the "
+		    "namespace of team %s; %s is not", ns, team, given);
+	else
+		arg_set(r, params, body, "namespace", ns);
 	return SW_OK;
 }
 
@@ -472,6 +643,9 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		if (strcmp(key, "dry_run") == 0 &&
 		    (r->op->flags & SW_OP_DRY_RUN))
 			f = &sw_dry_run_field;
+		else if (strcmp(key, "team") == 0 &&
+		    r->op->touch == SW_TOUCH_TEAM)
+			f = &sw_team_field;
 		else
 			f = param_find(r->op->params, key, SW_F_QUERY);
 		if (f == NULL) {
@@ -639,6 +813,8 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 	sw_handler fn;
 	sw_err e;
 
+	if (team_rule(r, params, body) != SW_OK)
+		goto out;
 	check_segments(r, params);
 	if ((dr = sw_json_get(params, "dry_run")) != NULL) {
 		if (json_object_is_type(dr, json_type_boolean))
@@ -735,6 +911,9 @@ sw_dispatch(struct sw_req *r, const struct sw_op *op,
 		if (f == NULL && strcmp(k, "dry_run") == 0 &&
 		    (op->flags & SW_OP_DRY_RUN))
 			f = &sw_dry_run_field;
+		if (f == NULL && strcmp(k, "team") == 0 &&
+		    op->touch == SW_TOUCH_TEAM)
+			f = &sw_team_field;
 		if (f == NULL)
 			json_object_object_add(body, k, json_object_get(v));
 		else if (v != NULL && !json_object_is_type(v,

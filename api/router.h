@@ -87,6 +87,21 @@ sw_err	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
 int	sw_route_hold_begin(const char *token_id, int fds[2]);
 void	sw_route_hold_end(int fds[2]);
 
+/*
+ * The team rule (sw_team_rule, lib/oidc.h) for a row of the operation
+ * table: may who call op for team (the team the request names or
+ * dispatch chose for it; NULL: none)?  NULL when it may, else why,
+ * naming the rule.  Dispatch decides every request of REST and MCP
+ * with it.
+ */
+const char *sw_authz_decide(const struct sw_config *cfg,
+	    const struct sw_principal *who, const struct sw_op *op,
+	    const char *team, char *why, size_t whysz);
+
+/* May who call op for some team (its default one)?  tools/list. */
+int	sw_authz_may(const struct sw_config *cfg,
+	    const struct sw_principal *who, const struct sw_op *op);
+
 /* The handler of an operation in table, or NULL. */
 sw_handler sw_route_handler(const struct sw_handler_row *table,
 	    const char *op);

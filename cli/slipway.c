@@ -5,6 +5,7 @@
  *                 [--workers N] [--speed N]
  *   slipway stop | status [--json]
  *   slipway token create --scope read|write|admin --name NAME
+ *                        | --team TEAM --role ROLE --name NAME [--ttl S]
  *   slipway token list | token revoke --name NAME
  *   slipway doctor [--local] [--json] [--state-dir DIR]
  *   slipway api-manual
@@ -65,6 +66,9 @@ struct opts {
 	char	 scope[16];
 	char	 name[SW_MAX_TOKEN_NAME + 1];
 	char	 tools[SW_MAX_TOOL_CLASSES + 1];	/* token create --tools */
+	char	 team[SW_MAX_TEAM + 1];		/* token create --team */
+	char	 role[16];			/* token create --role */
+	int	 ttl;				/* token create --ttl */
 };
 
 /* Where programs and data live: build tree or installed. */
@@ -88,6 +92,8 @@ usage(void)
 	    "       slipway token create --scope read|write|admin --name NAME"
 	    " [--tools CLASS,...]"
 	    " [--state-dir DIR]\n"
+	    "       slipway token create --team TEAM --role "
+	    "viewer|operator|platform-admin --name NAME [--ttl SECONDS]\n"
 	    "       slipway token list [--state-dir DIR]\n"
 	    "       slipway token revoke --name NAME [--state-dir DIR]\n"
 	    "       slipway doctor [--local] [--json] [--state-dir DIR]\n"
@@ -740,6 +746,9 @@ write_config(json_object *sandbox)
 	if (sw_json_get(opconf, "oidc") != NULL)
 		json_object_object_add(cfg, "oidc", json_object_get(
 		    sw_json_get(opconf, "oidc")));
+	if (sw_json_get(opconf, "teams") != NULL)
+		json_object_object_add(cfg, "teams", json_object_get(
+		    sw_json_get(opconf, "teams")));
 	if (sw_json_get_str(opconf, "public_url") != NULL)
 		sw_json_add_str(cfg, "public_url", sw_json_get_str(opconf,
 		    "public_url"));
@@ -1215,6 +1224,9 @@ main(int argc, char *argv[])
 		{ "name", required_argument, NULL, 'n' },
 		{ "local", no_argument, NULL, 'l' },
 		{ "tools", required_argument, NULL, 'T' },
+		{ "team", required_argument, NULL, 'm' },
+		{ "role", required_argument, NULL, 'r' },
+		{ "ttl", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1293,6 +1305,17 @@ main(int argc, char *argv[])
 				usage();
 			snprintf(O.tools, sizeof(O.tools), "%s", optarg);
 			break;
+		case 'm':
+			if (strlen(optarg) >= sizeof(O.team))
+				usage();
+			snprintf(O.team, sizeof(O.team), "%s", optarg);
+			break;
+		case 'r':
+			snprintf(O.role, sizeof(O.role), "%s", optarg);
+			break;
+		case 't':
+			O.ttl = parse_int(optarg, 1, 31536000, "--ttl");
+			break;
 		default:
 			usage();
 		}
@@ -1334,8 +1357,10 @@ main(int argc, char *argv[])
 		    .conf_file = conf_file_path() });
 	}
 	if (strcmp(cmd, "token") == 0) {
-		int rc = sw_cli_token(O.state_dir, sub, O.scope, O.name,
-		    O.tools, O.json);
+		int rc = sw_cli_token(O.state_dir, sub, &(struct sw_cli_tok){
+		    .scope = O.scope, .name = O.name, .tools = O.tools,
+		    .team = O.team, .role = O.role, .ttl = O.ttl,
+		    .json = O.json });
 
 		if (rc == 2)
 			usage();

@@ -35,10 +35,51 @@ open_db(const char *state_dir, struct sw_db **db)
 	return 0;
 }
 
-int
-sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
-    const char *name, const char *tools, int json)
+/* --team/--role/--ttl into the live token name, after it is made. */
+static sw_err
+make_account(struct sw_db *db, const struct sw_cli_tok *o)
 {
+	int64_t expires = o->ttl > 0 ? sw_now_ms() + (int64_t)o->ttl * 1000 :
+	    0;
+
+	if (o->team[0] == '\0' && expires == 0)
+		return SW_OK;
+	return sw_token_set_team(db, o->name, o->team[0] ? o->team : NULL,
+	    sw_role_parse(o->role), expires);
+}
+
+/* The scope of a token to create, or NONE (said why on stderr). */
+static enum sw_scope
+create_scope(const struct sw_cli_tok *o)
+{
+	enum sw_role role = sw_role_parse(o->role);
+
+	if ((o->team[0] != '\0') != (role != SW_ROLE_NONE)) {
+		fprintf(stderr, "slipway: a service account needs both --team "
+		    "and --role viewer|operator|platform-admin\n");
+		return SW_SCOPE_NONE;
+	}
+	if (role != SW_ROLE_NONE && o->scope[0] != '\0' &&
+	    sw_scope_parse(o->scope) != sw_role_scope(role)) {
+		fprintf(stderr, "slipway: a %s's scope is %s\n",
+		    sw_role_name(role), sw_scope_name(sw_role_scope(role)));
+		return SW_SCOPE_NONE;
+	}
+	if (role != SW_ROLE_NONE)
+		return sw_role_scope(role);
+	if (sw_scope_parse(o->scope) == SW_SCOPE_NONE)
+		fprintf(stderr, "slipway: token create needs --scope "
+		    "read|write|admin (or --team and --role) and --name "
+		    "NAME\n");
+	return sw_scope_parse(o->scope);
+}
+
+int
+sw_cli_token(const char *state_dir, const char *sub,
+    const struct sw_cli_tok *o)
+{
+	const char *name = o->name, *tools = o->tools;
+	int json = o->json;
 	char tok[SW_TOKEN_LEN];
 	struct sw_db *db;
 	json_object *list;
@@ -50,10 +91,11 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 	if (open_db(state_dir, &db) != 0)
 		return 1;
 	if (strcmp(sub, "create") == 0) {
-		if ((scope = sw_scope_parse(scope_name)) == SW_SCOPE_NONE ||
-		    name[0] == '\0') {
-			fprintf(stderr, "slipway: token create needs --scope "
-			    "read|write|admin and --name NAME\n");
+		if ((scope = create_scope(o)) == SW_SCOPE_NONE)
+			goto out;
+		if (name[0] == '\0') {
+			fprintf(stderr, "slipway: token create needs --name "
+			    "NAME\n");
 			goto out;
 		}
 		if (tools[0] != '\0' && !sw_tool_classes_ok(tools)) {
@@ -63,9 +105,10 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			goto out;
 		}
 		e = sw_token_create(db, name, scope, tok);
-		if (e == SW_OK && tools[0] != '\0' &&
-		    sw_token_set_tools(db, name, tools) != SW_OK) {
-			(void)sw_token_revoke(db, name);
+		if (e == SW_OK && ((tools[0] != '\0' &&
+		    sw_token_set_tools(db, name, tools) != SW_OK) ||
+		    make_account(db, o) != SW_OK)) {
+			(void)sw_token_revoke(db, name, NULL);
 			e = SW_EINTERNAL;
 		}
 		if (e == SW_ECONFLICT)
@@ -81,7 +124,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			rc = 0;
 		}
 	} else if (strcmp(sub, "list") == 0) {
-		if (sw_token_list(db, &list) != SW_OK)
+		if (sw_token_list(db, NULL, &list) != SW_OK)
 			goto out;
 		if (json)
 			printf("%s\n", sw_json_pretty(list));
@@ -90,9 +133,15 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 				json_object *t =
 				    json_object_array_get_idx(list, i);
 
-				printf("%-24s %-6s%s\n",
+				printf("%-24s %-6s%s%s%s%s%s\n",
 				    sw_json_get_str(t, "name"),
 				    sw_json_get_str(t, "scope"),
+				    sw_json_get_str(t, "team") ? " team " : "",
+				    sw_json_get_str(t, "team") ?
+				    sw_json_get_str(t, "team") : "",
+				    sw_json_get_str(t, "role") ? " " : "",
+				    sw_json_get_str(t, "role") ?
+				    sw_json_get_str(t, "role") : "",
 				    sw_json_get_bool(t, "revoked", 0) ?
 				    " revoked" : "");
 			}
@@ -103,7 +152,7 @@ sw_cli_token(const char *state_dir, const char *sub, const char *scope_name,
 			fprintf(stderr, "slipway: token revoke needs --name\n");
 			goto out;
 		}
-		e = sw_token_revoke(db, name);
+		e = sw_token_revoke(db, name, NULL);
 		if (e == SW_ENOTFOUND)
 			fprintf(stderr, "slipway: no live token named '%s'\n",
 			    name);

@@ -75,9 +75,27 @@ manifest_path(json_object *m, char *path, size_t pathsz)
 	    sw_json_path_str(m, "metadata.name"));
 }
 
+/* Name the caller on m (WL_REQUESTED_BY), so kubectl shows who asked. */
+static void
+annotate_requester(const struct sw_req *r, json_object *m)
+{
+	json_object *meta = sw_json_get(m, "metadata"), *ann;
+
+	if (r->who.name[0] == '\0' || meta == NULL ||
+	    !json_object_is_type(meta, json_type_object))
+		return;
+	if ((ann = sw_json_get(meta, "annotations")) == NULL ||
+	    !json_object_is_type(ann, json_type_object)) {
+		ann = json_object_new_object();
+		json_object_object_add(meta, "annotations", ann);
+	}
+	sw_json_add_str(ann, WL_REQUESTED_BY, r->who.name);
+}
+
 /*
  * Server-side apply of one manifest (borrowed); *out (may be NULL) gets
- * the applied object.  On failure the problem is filled.
+ * the applied object.  On failure the problem is filled.  The object is
+ * annotated with the person (or service account) who asked.
  */
 sw_err
 wl_apply_one(struct sw_req *r, struct sw_kube *kb, json_object *m,
@@ -92,6 +110,7 @@ wl_apply_one(struct sw_req *r, struct sw_kube *kb, json_object *m,
 	if (manifest_path(m, path, sizeof(path)) != SW_OK)
 		return sw_req_fail(r, SW_EINTERNAL, "no API path for %s",
 		    what);
+	annotate_requester(r, m);
 	memset(&ke, 0, sizeof(ke));
 	if ((e = k8s_apply(&kb->k, path, m, out, &ke)) != SW_OK)
 		return kube_fail(r, e, &ke, "apply", what);

@@ -62,6 +62,23 @@ principal_json(const struct sw_principal *p)
 	return o;
 }
 
+/* principal_json and the teams the rule sees (sw_principal_teams). */
+static json_object *
+principal_teams_json(const struct sw_config *cfg,
+    const struct sw_principal *p)
+{
+	struct sw_membership m[SW_MAX_MEMBERSHIPS];
+	json_object *o = principal_json(p), *arr = json_object_new_array();
+	int n = sw_principal_teams(cfg, p, m, SW_MAX_MEMBERSHIPS), i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(arr, sw_jo("team", sw_js(m[i].team),
+		    "role", sw_js(sw_role_name(m[i].role)), NULL));
+	sw_json_add_bool(o, "all_teams", n < 0);
+	json_object_object_add(o, "teams", arr);
+	return o;
+}
+
 sw_err
 h_login(struct sw_req *r)
 {
@@ -81,7 +98,7 @@ h_login(struct sw_req *r)
 	    "SameSite=Strict; Max-Age=%d", cookie, SW_SESSION_TTL);
 	OPENSSL_cleanse(cookie, sizeof(cookie));
 	p.via_cookie = 1;
-	sw_req_reply(r, 200, principal_json(&p));
+	sw_req_reply(r, 200, principal_teams_json(r->cfg, &p));
 	return SW_OK;
 }
 
@@ -94,7 +111,7 @@ h_logout(struct sw_req *r)
 		(void)sw_session_delete(r->db, cookie);
 	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
 	    "SameSite=Strict; Max-Age=0");
-	sw_req_reply(r, 200, principal_json(&r->who));
+	sw_req_reply(r, 200, principal_teams_json(r->cfg, &r->who));
 	return SW_OK;
 }
 
@@ -192,14 +209,14 @@ h_login_provider_callback(struct sw_req *r)
 	OPENSSL_cleanse(sess, sizeof(sess));
 	sw_req_header(r, "Location: /");
 	p.via_cookie = 1;
-	sw_req_reply(r, 302, principal_json(&p));
+	sw_req_reply(r, 302, principal_teams_json(r->cfg, &p));
 	return SW_OK;
 }
 
 sw_err
 h_whoami(struct sw_req *r)
 {
-	sw_req_reply(r, 200, principal_json(&r->who));
+	sw_req_reply(r, 200, principal_teams_json(r->cfg, &r->who));
 	return SW_OK;
 }
 
@@ -209,11 +226,52 @@ h_token_list(struct sw_req *r)
 	json_object *list, *o;
 	sw_err e;
 
-	if ((e = sw_token_list(r->db, &list)) != SW_OK)
+	if ((e = sw_token_list(r->db, sw_json_get_str(r->args, "team"),
+	    &list)) != SW_OK)
 		return sw_req_fail(r, e, "cannot list tokens");
 	o = json_object_new_object();
 	json_object_object_add(o, "items", list);
 	sw_req_reply(r, 200, o);
+	return SW_OK;
+}
+
+/*
+ * A service account's role and scope: a role needs a team and gives
+ * the scope (a scope given too must be the same); without a role, the
+ * scope is required.  SW_OK, or the request failed (400 naming the
+ * field).
+ */
+static sw_err
+account_args(struct sw_req *r, enum sw_role *role, enum sw_scope *scope)
+{
+	const char *team = sw_json_get_str(r->args, "team");
+	const char *sc = sw_json_get_str(r->args, "scope");
+
+	*role = sw_role_parse(sw_json_get_str(r->args, "role"));
+	*scope = sw_scope_parse(sc);
+	if ((team != NULL) != (*role != SW_ROLE_NONE)) {
+		sw_ferr_add(&r->ferrs, team ? "role" : "team", "required",
+		    "a service account has both a team and a role");
+		return sw_req_fail(r, SW_EINVAL, "%s: required with %s",
+		    team ? "role" : "team", team ? "team" : "role");
+	}
+	if (*role == SW_ROLE_NONE && sc == NULL) {
+		sw_ferr_add(&r->ferrs, "scope", "required",
+		    "is required without a role");
+		return sw_req_fail(r, SW_EINVAL, "scope: required without a "
+		    "role");
+	}
+	if (*role != SW_ROLE_NONE) {
+		if (sc != NULL && *scope != sw_role_scope(*role)) {
+			sw_ferr_add(&r->ferrs, "scope", "role", "a %s's scope "
+			    "is %s", sw_role_name(*role),
+			    sw_scope_name(sw_role_scope(*role)));
+			return sw_req_fail(r, SW_EINVAL, "scope: a %s's scope "
+			    "is %s", sw_role_name(*role),
+			    sw_scope_name(sw_role_scope(*role)));
+		}
+		*scope = sw_role_scope(*role);
+	}
 	return SW_OK;
 }
 
@@ -223,26 +281,41 @@ h_token_create(struct sw_req *r)
 	char tok[SW_TOKEN_LEN];
 	const char *name = sw_json_get_str(r->args, "name");
 	const char *tools = sw_json_get_str(r->args, "tools");
-	json_object *o;
+	const char *team = sw_json_get_str(r->args, "team");
+	json_object *o, *ttl = sw_json_get(r->args, "ttl_seconds");
+	int64_t expires = 0;
+	enum sw_scope scope;
+	enum sw_role role;
 	sw_err e;
 
 	if (tools != NULL && !sw_tool_classes_ok(tools))
 		return sw_req_fail(r, SW_EINVAL, "tools: '%s' names a class "
 		    "that is not read-only, diagnose or a tool tag", tools);
-	e = sw_token_create(r->db, name,
-	    sw_scope_parse(sw_json_get_str(r->args, "scope")), tok);
+	if (account_args(r, &role, &scope) != SW_OK)
+		return r->err;
+	if (ttl != NULL)
+		expires = sw_now_ms() + json_object_get_int64(ttl) * 1000;
+	e = sw_token_create(r->db, name, scope, tok);
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "a token named '%s' exists", name);
-	if (e == SW_OK && tools != NULL &&
-	    (e = sw_token_set_tools(r->db, name, tools)) != SW_OK)
-		(void)sw_token_revoke(r->db, name);
-	if (e != SW_OK)
+	if (e == SW_OK && tools != NULL)
+		e = sw_token_set_tools(r->db, name, tools);
+	if (e == SW_OK && (team != NULL || expires > 0))
+		e = sw_token_set_team(r->db, name, team, role, expires);
+	if (e != SW_OK) {
+		(void)sw_token_revoke(r->db, name, NULL);
 		return sw_req_fail(r, e, "cannot create the token");
-	o = json_object_new_object();
-	sw_json_add_str(o, "name", name);
-	sw_json_add_str(o, "scope", sw_json_get_str(r->args, "scope"));
+	}
+	o = sw_jo("name", sw_js(name), "scope", sw_js(sw_scope_name(scope)),
+	    NULL);
 	if (tools != NULL)
 		sw_json_add_str(o, "tools", tools);
+	if (team != NULL) {
+		sw_json_add_str(o, "team", team);
+		sw_json_add_str(o, "role", sw_role_name(role));
+	}
+	if (expires > 0)
+		sw_json_add_int(o, "expires_ms", expires);
 	sw_json_add_str(o, "token", tok);
 	OPENSSL_cleanse(tok, sizeof(tok));
 	sw_req_reply(r, 201, o);
@@ -253,11 +326,13 @@ sw_err
 h_token_revoke(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
+	const char *team = sw_json_get_str(r->args, "team");
 	json_object *o;
 	sw_err e;
 
-	if ((e = sw_token_revoke(r->db, name)) == SW_ENOTFOUND)
-		return sw_req_fail(r, e, "no live token named '%s'", name);
+	if ((e = sw_token_revoke(r->db, name, team)) == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no live token named '%s'%s%s", name,
+		    team ? " in team " : "", team ? team : "");
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot revoke the token");
 	o = json_object_new_object();

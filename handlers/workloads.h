@@ -29,6 +29,9 @@
 #define WL_JOB		"slipway.dev/job"
 #define WL_INF		"slipway.dev/inference"
 #define WL_ROLE		"slipway.dev/role"
+/* The person or service account whose request wrote the object (an
+ * annotation on every object a request applies). */
+#define WL_REQUESTED_BY	"slipway.dev/requested-by"
 #define WL_ENGINE	"slipway.dev/engine"
 #define WL_HEALTH	"sagemaker.amazonaws.com/node-health-status"
 #define WL_GPU		"nvidia.com/gpu"

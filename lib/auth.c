@@ -36,6 +36,55 @@ sw_scope_parse(const char *s)
 	return SW_SCOPE_NONE;
 }
 
+static const char *const role_names[SW_ROLE__MAX] = {
+	"none", "viewer", "operator", "platform-admin"
+};
+
+const char *
+sw_role_name(enum sw_role r)
+{
+	return (unsigned)r < SW_ROLE__MAX ? role_names[r] : "none";
+}
+
+enum sw_role
+sw_role_parse(const char *s)
+{
+	int i;
+
+	for (i = SW_ROLE_VIEWER; s != NULL && i < SW_ROLE__MAX; i++)
+		if (strcmp(s, role_names[i]) == 0)
+			return (enum sw_role)i;
+	return SW_ROLE_NONE;
+}
+
+enum sw_scope
+sw_role_scope(enum sw_role r)
+{
+	return r >= SW_ROLE_PLATFORM_ADMIN ? SW_SCOPE_ADMIN :
+	    r == SW_ROLE_OPERATOR ? SW_SCOPE_WRITE :
+	    r == SW_ROLE_VIEWER ? SW_SCOPE_READ : SW_SCOPE_NONE;
+}
+
+static const char *const touch_names[SW_TOUCH__MAX] = {
+	"unset", "self", "cluster", "team", "platform"
+};
+
+const char *
+sw_touch_name(enum sw_touch t)
+{
+	return (unsigned)t < SW_TOUCH__MAX ? touch_names[t] : "unset";
+}
+
+/* A team name: [a-z0-9] and inner '-', 1 to SW_MAX_TEAM. */
+static int
+team_ok(const char *t)
+{
+	size_t n = strlen(t);
+
+	return n > 0 && n <= SW_MAX_TEAM && t[0] != '-' && t[n - 1] != '-' &&
+	    strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
 static int
 name_ok(const char *n)
 {
@@ -171,7 +220,40 @@ sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
 }
 
 sw_err
-sw_token_list(struct sw_db *db, json_object **out)
+sw_token_set_team(struct sw_db *db, const char *name, const char *team,
+    enum sw_role role, int64_t expires_ms)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((team != NULL && !team_ok(team)) || (team != NULL) !=
+	    (role != SW_ROLE_NONE) || (unsigned)role >= SW_ROLE__MAX ||
+	    expires_ms < 0)
+		return SW_EINVAL;
+	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TEAM)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (team != NULL) {
+		sqlite3_bind_text(st, 2, team, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, sw_role_name(role), -1,
+		    SQLITE_STATIC);
+	} else {
+		sqlite3_bind_null(st, 2);
+		sqlite3_bind_null(st, 3);
+	}
+	if (expires_ms > 0)
+		sqlite3_bind_int64(st, 4, expires_ms);
+	else
+		sqlite3_bind_null(st, 4);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return sw_db_err(db, rc);
+	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+}
+
+sw_err
+sw_token_list(struct sw_db *db, const char *team, json_object **out)
 {
 	sqlite3_stmt *st;
 	json_object *arr, *t;
@@ -180,6 +262,10 @@ sw_token_list(struct sw_db *db, json_object **out)
 	*out = NULL;
 	if ((st = sw_db_stmt(db, STMT_TOKEN_LIST)) == NULL)
 		return SW_EDB;
+	if (team != NULL)
+		sqlite3_bind_text(st, 1, team, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 1);
 	arr = json_object_new_array();
 	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
 		t = json_object_new_object();
@@ -191,6 +277,13 @@ sw_token_list(struct sw_db *db, json_object **out)
 			    sqlite3_column_int64(st, 4));
 		sw_json_add_bool(t, "revoked",
 		    sqlite3_column_type(st, 5) != SQLITE_NULL);
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+			sw_json_add_str(t, "team", sw_col_text(st, 6));
+			sw_json_add_str(t, "role", sw_col_text(st, 7));
+		}
+		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+			sw_json_add_int(t, "expires_ms",
+			    sqlite3_column_int64(st, 8));
 		json_object_array_add(arr, t);
 	}
 	sqlite3_reset(st);
@@ -203,7 +296,7 @@ sw_token_list(struct sw_db *db, json_object **out)
 }
 
 sw_err
-sw_token_revoke(struct sw_db *db, const char *name)
+sw_token_revoke(struct sw_db *db, const char *name, const char *team)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -212,6 +305,10 @@ sw_token_revoke(struct sw_db *db, const char *name)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, sw_now_ms());
+	if (team != NULL)
+		sqlite3_bind_text(st, 3, team, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 3);
 	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -252,6 +349,23 @@ touch_due(const char *id, int64_t now)
 	return 1;
 }
 
+/*
+ * A service account's team, role and expiry from columns col.. of st
+ * into p: 0 when it has expired (or the stored team does not fit).
+ */
+static int
+account_of(sqlite3_stmt *st, int col, struct sw_principal *p)
+{
+	if (sqlite3_column_type(st, col + 2) != SQLITE_NULL &&
+	    sqlite3_column_int64(st, col + 2) <= sw_now_ms())
+		return 0;
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return 1;
+	p->role = sw_role_parse(sw_col_text(st, col + 1));
+	return sw_fmt(p->team, sizeof(p->team), "%s",
+	    sw_col_text(st, col)) == SW_OK && p->role != SW_ROLE_NONE;
+}
+
 sw_err
 sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 {
@@ -280,6 +394,8 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
 		    sw_fmt(p->tools, sizeof(p->tools), "%s",
 		    sw_col_text(st, 5)) != SW_OK)
+			good = 0;
+		if (!account_of(st, 6, p))
 			good = 0;
 	}
 	sqlite3_reset(st);
@@ -447,6 +563,8 @@ sw_session_check(struct sw_db *db, const char *cookie,
 		    sizeof(p->name), "%s", sw_col_text(st, 3)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 4));
 		p->via_cookie = 1;
+		if (!account_of(st, 6, p))
+			good = 0;
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

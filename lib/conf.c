@@ -309,6 +309,54 @@ conf_oidc(json_object *out, const char *k, const char *v)
 	return NULL;
 }
 
+/*
+ * team.<team>.<role> = group[, group...]: the provider groups whose
+ * members have role in team, into out's "teams" {team: {role:
+ * [group...]}}.
+ */
+static const char *
+conf_team(json_object *out, const char *k, const char *v)
+{
+	const char *dot = strchr(k, '.'), *p = v;
+	json_object *teams, *team, *list;
+	char name[64], one[128];
+	size_t n;
+
+	n = dot != NULL ? (size_t)(dot - k) : 0;
+	if (n == 0 || n > SW_MAX_TEAM || k[0] == '-' || k[n - 1] == '-' ||
+	    strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789-") < n)
+		return "team.<team>.<role>: a team is 1 to 39 of [a-z0-9-] "
+		    "(its namespace is hyperpod-ns-<team>)";
+	if (sw_role_parse(dot + 1) == SW_ROLE_NONE)
+		return "team.<team>.<role>: the role is viewer, operator or "
+		    "platform-admin";
+	memcpy(name, k, n);
+	name[n] = '\0';
+	if ((teams = sw_json_get(out, "teams")) == NULL) {
+		teams = json_object_new_object();
+		json_object_object_add(out, "teams", teams);
+	}
+	if ((team = sw_json_get(teams, name)) == NULL) {
+		team = json_object_new_object();
+		json_object_object_add(teams, name, team);
+	}
+	list = json_object_new_array();
+	json_object_object_add(team, dot + 1, list);
+	while (*p != '\0') {
+		p += strspn(p, " ,");
+		if ((n = strcspn(p, " ,")) == 0)
+			break;
+		if (n >= sizeof(one))
+			return "a group name is too long";
+		memcpy(one, p, n);
+		one[n] = '\0';
+		json_object_array_add(list, json_object_new_string(one));
+		p += n;
+	}
+	return json_object_array_length(list) > 0 ? NULL :
+	    "name at least one provider group";
+}
+
 /* One key = value into out; NULL, or why the line is refused. */
 static const char *
 conf_set(json_object *out, const char *k, const char *v)
@@ -340,6 +388,8 @@ conf_set(json_object *out, const char *k, const char *v)
 		sw_json_add_str(out, "iam_permissions_boundary", v);
 	} else if (strncmp(k, "oidc.", 5) == 0) {
 		return conf_oidc(out, k + 5, v);
+	} else if (strncmp(k, "team.", 5) == 0) {
+		return conf_team(out, k + 5, v);
 	} else if (strcmp(k, "public_url") == 0) {
 		if (!conf_url_ok(v) || strlen(v) > 255)
 			return "public_url is an https URL (http only to "

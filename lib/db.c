@@ -249,6 +249,13 @@ static const char *const migrations[] = {
 	"CREATE TRIGGER notify_sub_gone AFTER DELETE ON subscriptions BEGIN"
 	"  DELETE FROM deliveries WHERE sub = OLD.name;"
 	"  END;",
+	/* 11: service accounts: a token's team and role (NULL: a token of
+	 * no team, limited by its scope alone) and when it stops working
+	 * (NULL: never) */
+	"ALTER TABLE tokens ADD COLUMN team TEXT;"
+	"ALTER TABLE tokens ADD COLUMN role TEXT CHECK (role IN"
+	"  ('viewer','operator','platform-admin'));"
+	"ALTER TABLE tokens ADD COLUMN expires INTEGER;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -258,23 +265,30 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"INSERT INTO tokens (id, name, scope, hash, created)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
 	/* STMT_TOKEN_BY_ID */
-	"SELECT id, name, scope, hash, revoked, tools FROM tokens WHERE id = ?1",
-	/* STMT_TOKEN_LIST */
-	"SELECT id, name, scope, created, last_used, revoked FROM tokens"
+	"SELECT id, name, scope, hash, revoked, tools, team, role, expires"
+	" FROM tokens WHERE id = ?1",
+	/* STMT_TOKEN_LIST: every token, or team ?1's */
+	"SELECT id, name, scope, created, last_used, revoked, team, role,"
+	" expires FROM tokens WHERE ?1 IS NULL OR team = ?1"
 	" ORDER BY created, name",
-	/* STMT_TOKEN_REVOKE */
-	"UPDATE tokens SET revoked = ?2 WHERE name = ?1 AND revoked IS NULL",
+	/* STMT_TOKEN_REVOKE: in team ?3 when it is not NULL */
+	"UPDATE tokens SET revoked = ?2 WHERE name = ?1 AND revoked IS NULL"
+	" AND (?3 IS NULL OR team = ?3)",
 	/* STMT_TOKEN_TOUCH: at most once per ?3 ms (auth.c) */
 	"UPDATE tokens SET last_used = ?2 WHERE id = ?1"
 	" AND (last_used IS NULL OR last_used <= ?2 - ?3)",
 	/* STMT_TOKEN_SET_TOOLS */
 	"UPDATE tokens SET tools = ?2 WHERE name = ?1 AND revoked IS NULL",
+	/* STMT_TOKEN_SET_TEAM */
+	"UPDATE tokens SET team = ?2, role = ?3, expires = ?4"
+	" WHERE name = ?1 AND revoked IS NULL",
 	/* STMT_SESSION_INSERT */
 	"INSERT INTO sessions (id, hash, token_id, created, expires)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
 	/* STMT_SESSION_BY_ID */
-	"SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked"
-	" FROM sessions s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?1",
+	"SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked, t.team,"
+	" t.role, t.expires FROM sessions s JOIN tokens t ON t.id = s.token_id"
+	" WHERE s.id = ?1",
 	/* STMT_SESSION_DELETE */
 	"DELETE FROM sessions WHERE id = ?1",
 	/* STMT_SESSION_PURGE */

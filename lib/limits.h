@@ -30,6 +30,10 @@
 /* A token's MCP tool classes ("read-only,workloads"), at most. */
 #define SW_MAX_TOOL_CLASSES	127
 #define SW_MAX_TOKEN_NAME	64
+/* A team name ([a-z0-9-], as its namespace hyperpod-ns-<team>). */
+#define SW_MAX_TEAM		39
+/* The teams one principal is in (a person's groups may map to more). */
+#define SW_MAX_MEMBERSHIPS	16
 /* SQLite waits this long for a lock before SW_EDB (milliseconds). */
 #define SW_DB_BUSY_MS		5000
 /* How long a write waits its turn in all (several busy waits) before

@@ -593,7 +593,7 @@ modern_result(json_object *res, int cacheable)
 		sw_json_add_str(res, "resultType", "complete");
 	if (cacheable) {
 		sw_json_add_int(res, "ttlMs", SW_MCP_LIST_TTL_MS);
-		/* tools/list depends on the caller's scope. */
+		/* tools/list depends on the caller's scope and teams. */
 		sw_json_add_str(res, "cacheScope", "private");
 	}
 	if ((meta = sw_json_get(res, "_meta")) == NULL ||
@@ -1027,7 +1027,7 @@ m_tools_list(struct ctx *c, const char *method, json_object *params,
 	(void)method;
 	if (cursor_bad(params, f))
 		return NULL;
-	tools = sw_mcp_tool_list(c->m, c->who.scope);
+	tools = sw_mcp_tool_list(c->m, &c->who);
 	tools_of_classes(c, tools);
 	if (c->m->extras != NULL)
 		c->m->extras->tools(tools);
@@ -1078,6 +1078,25 @@ tool_run(struct ctx *c, const char *name, json_object *args,
 	return res;
 }
 
+/* A tool of the table the team rule lets the caller call for none of
+ * its teams (so tools/list did not show it): refused before any plan
+ * or confirmation, with the rule's words in deny. */
+static int
+team_refused(const struct ctx *c, const char *name, char *deny, size_t sz)
+{
+	const struct sw_op *op = sw_op_by_name(name);
+
+	if (op == NULL || (op->flags & SW_OP_PUBLIC) ||
+	    !sw_mcp_tool_known(c->m, name) ||
+	    sw_authz_may(c->m->cfg, &c->who, op))
+		return 0;
+	if (sw_authz_decide(c->m->cfg, &c->who, op, NULL, deny, sz) == NULL)
+		sw_fmt_text(deny, sz, "rule %s: %s needs a role '%s' has in "
+		    "none of its teams", sw_touch_name(op->touch), name,
+		    c->who.name);
+	return 1;
+}
+
 static json_object *
 m_tools_call(struct ctx *c, const char *method, json_object *params,
     struct rpc_fail *f)
@@ -1099,6 +1118,8 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 		    c->who.name, c->who.tools, name);
 		return refusal("forbidden", "Forbidden", 403, deny);
 	}
+	if (team_refused(c, name, deny, sizeof(deny)))
+		return refusal("forbidden", "Forbidden", 403, deny);
 	if (c->m->extras != NULL && c->m->extras->is_tool(name))
 		return c->m->extras->call((struct sw_mcp_call *)(void *)c,
 		    name, params);

@@ -199,9 +199,10 @@ const char *sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
 /* The MCP Tool object of a table row (name, title, description,
  * inputSchema, outputSchema, annotations, _meta).  New reference. */
 json_object *sw_mcp_tool_of_op(const struct sw_op *op);
-/* Every tool a principal of this scope may call, in table order, then
+/* Every tool who may call (its scope and the team rule), in table order, then
  * plugins in file-name order.  New reference (an array). */
-json_object *sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope);
+json_object *sw_mcp_tool_list(const struct sw_mcp *m,
+    const struct sw_principal *who);
 struct sw_ferrs;
 /* A problem document of our own (transport failures, scope refusals,
  * arguments we cannot place; errs may be NULL).  New reference. */

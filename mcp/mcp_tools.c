@@ -90,6 +90,10 @@ input_schema_of(const struct sw_op *op)
 	if (op->flags & SW_OP_DRY_RUN)
 		json_object_object_add(props, "dry_run",
 		    sw_field_schema(&sw_dry_run_field));
+	if (op->touch == SW_TOUCH_TEAM && !json_object_object_get_ex(props,
+	    "team", NULL))
+		json_object_object_add(props, "team",
+		    sw_field_schema(&sw_team_field));
 	if (json_object_array_length(req) == 0)
 		json_object_object_del(s, "required");
 	return s;
@@ -241,15 +245,17 @@ tool_of_plugin(json_object *p)
 }
 
 json_object *
-sw_mcp_tool_list(const struct sw_mcp *m, enum sw_scope scope)
+sw_mcp_tool_list(const struct sw_mcp *m, const struct sw_principal *who)
 {
+	enum sw_scope scope = who->scope;
 	json_object *arr = json_object_new_array(), *p;
 	size_t i;
 
 	for (i = 0; i < sw_optable_len; i++) {
 		const struct sw_op *op = &sw_optable[i];
 
-		if (op_is_tool(op) && scope >= op->scope)
+		/* Only what the team rule lets who call (api/router.h). */
+		if (op_is_tool(op) && sw_authz_may(m->cfg, who, op))
 			json_object_array_add(arr, sw_mcp_tool_of_op(op));
 	}
 	for (i = 0; m->plugins != NULL &&

@@ -1287,10 +1287,36 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 }
 
 /* Authenticate and check the Origin.  0 to upgrade, else refuse(). */
+/*
+ * The team rule (lib/oidc.h) for a stream: an operation's events are a
+ * read of the clusters' (as operation_get), a pod's log a read of its
+ * namespace's team's workloads (as training_job_logs), the team being
+ * the namespace's hyperpod-ns-<team>.  NULL, or why not.
+ */
+static const char *
+stream_rule(const struct sw_principal *who, const struct route *r,
+    char *why, size_t whysz)
+{
+	static const struct sw_rule_row op_row = {
+		.name = "operation stream", .scope = SW_SCOPE_READ,
+		.touch = SW_TOUCH_CLUSTER, .readonly = 1,
+	}, log_row = {
+		.name = "pod log stream", .scope = SW_SCOPE_READ,
+		.touch = SW_TOUCH_TEAM, .readonly = 1,
+	};
+	const char *team = NULL;
+
+	if (r->kind == V_OP)
+		return sw_team_rule(&S.cfg, who, &op_row, NULL, why, whysz);
+	if (strncmp(r->ns, "hyperpod-ns-", 12) == 0)
+		team = r->ns + 12;
+	return sw_team_rule(&S.cfg, who, &log_row, team, why, whysz);
+}
+
 static int
 check_upgrade(struct lws *wsi)
 {
-	char secret[SW_MAX_JWT + 1], origin[300], host[260];
+	char secret[SW_MAX_JWT + 1], origin[300], host[260], rule_why[320];
 	struct sw_principal who;
 	struct route r;
 	const char *why;
@@ -1304,8 +1330,6 @@ check_upgrade(struct lws *wsi)
 		return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB, via_cookie ?
 		    "the session has expired; log in again" :
 		    "the token is unknown, revoked or malformed");
-	if (who.scope < SW_SCOPE_READ)
-		return refuse(wsi, SW_EFORBIDDEN, "read scope is needed");
 	if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0) {
 		if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0)
 			host[0] = '\0';
@@ -1316,6 +1340,8 @@ check_upgrade(struct lws *wsi)
 	}
 	if (route_parse(wsi, &r) != 0)
 		return refuse(wsi, SW_ENOTFOUND, "no stream at this path");
+	if ((why = stream_rule(&who, &r, rule_why, sizeof(rule_why))) != NULL)
+		return refuse(wsi, SW_EFORBIDDEN, why);
 	if ((why = viewers_full(who.token_id)) != NULL)
 		return refuse(wsi, SW_ETHROTTLED, why);
 	return 0;

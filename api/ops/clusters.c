@@ -218,6 +218,7 @@ static const struct sw_op rows[] = {
 	  .summary = "EKS clusters of the region, managed by Slipway or not",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_cluster_list,
 	},
 	{
@@ -230,6 +231,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_cluster_get,
 	},
 	{
@@ -250,6 +252,7 @@ static const struct sw_op rows[] = {
 	  .body = f_cluster_create,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
 	  .answers = a_long,
@@ -270,6 +273,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_delete,
 	  .flags = SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 30,
 	  .answers = a_long,
@@ -287,6 +291,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_cluster_import,
 	},
 };

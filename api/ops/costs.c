@@ -232,6 +232,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cost_ledger,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_ledger,
 	},
 	{

@@ -134,6 +134,7 @@ static const struct sw_op rows[] = {
 	  .params = f_events_query,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_events,
 	},
 	{
@@ -149,6 +150,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_diagnosis,
 	},
 };

@@ -244,6 +244,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_feature_list,
 	},
 	{
@@ -263,6 +264,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT |
 	    SW_OP_CONFIRM_OFF,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
 	  .answers = a_feature_set,
@@ -282,6 +284,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_addon_list,
 	},
 	{
@@ -299,6 +302,7 @@ static const struct sw_op rows[] = {
 	  .body = f_addon_upgrade,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
 	  .answers = a_addon_upgrade,

@@ -307,6 +307,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_team_usage,
 	},
 	{
@@ -318,6 +319,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_quota_list,
 	},
 	{
@@ -333,6 +335,7 @@ static const struct sw_op rows[] = {
 	  .body = f_quota_create,
 	  .flags = SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "compute_quota_get",
 	  .poll_seconds = 10,
 	  .answers = a_quota_create,
@@ -346,6 +349,7 @@ static const struct sw_op rows[] = {
 	  .params = f_quota_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_quota_get,
 	},
 	{
@@ -360,6 +364,7 @@ static const struct sw_op rows[] = {
 	  .body = f_quota_update,
 	  .flags = SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "compute_quota_get",
 	  .poll_seconds = 10,
 	  .answers = a_quota_update,
@@ -375,6 +380,7 @@ static const struct sw_op rows[] = {
 	  .params = f_quota_path,
 	  .flags = SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "compute_quota_list",
 	  .poll_seconds = 10,
 	  .answers = a_quota_delete,
@@ -391,6 +397,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_sched_get,
 	},
 	{
@@ -406,6 +413,7 @@ static const struct sw_op rows[] = {
 	  .body = f_scheduler_config,
 	  .flags = SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "scheduler_config_get",
 	  .poll_seconds = 10,
 	  .answers = a_sched_set,

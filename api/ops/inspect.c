@@ -111,6 +111,7 @@ static const struct sw_op rows[] = {
 	  .summary = "Regions where HyperPod runs, and the current one",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_region_list,
 	},
 	{
@@ -123,6 +124,7 @@ static const struct sw_op rows[] = {
 	    "not.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_az_list,
 	},
 	{
@@ -136,6 +138,7 @@ static const struct sw_op rows[] = {
 	  .params = f_type_query,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_type_list,
 	},
 	{
@@ -146,6 +149,7 @@ static const struct sw_op rows[] = {
 	  .summary = "SageMaker training plans (reserved capacity)",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_plan_list,
 	},
 };

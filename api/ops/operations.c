@@ -94,6 +94,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_list,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_op_list,
 	},
 	{
@@ -107,6 +108,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_get,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_op_get,
 	},
 	{
@@ -123,6 +125,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_LONG_POLL |
 	    SW_OP_PROGRESS,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_op_wait,
 	},
 	{
@@ -136,6 +139,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_id,
 	  .flags = 0,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 5,
 	  .answers = a_op_restart,
@@ -151,6 +155,7 @@ static const struct sw_op rows[] = {
 	  .params = f_op_id,
 	  .flags = SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 5,
 	  .answers = a_op_cancel,

@@ -71,6 +71,7 @@ static const struct sw_op rows[] = {
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_storage_list,
 	},
 	{
@@ -85,6 +86,7 @@ static const struct sw_op rows[] = {
 	  .body = f_storage_add,
 	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
 	  .answers = a_long,

@@ -7,6 +7,8 @@
 #include "api/ops/ops.h"
 
 static const char *const scopes[] = { "read", "write", "admin", NULL };
+static const char *const roles[] = { "viewer", "operator", "platform-admin",
+	NULL };
 
 static const struct sw_field f_login[] = {
 	{ .name = "token", .type = SW_T_STRING,
@@ -39,10 +41,19 @@ static const struct sw_field f_token_create[] = {
 	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
 	  .desc = "Unique token name; recorded on every operation it "
 	  "starts." },
-	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
-	  .enumv = scopes,
+	{ .name = "scope", .type = SW_T_STRING, .enumv = scopes,
 	  .desc = "read: look only; write: change clusters; admin: also "
-	  "tokens." },
+	  "tokens.  Required without role; with a role, the role's "
+	  "(viewer: read, operator: write, platform-admin: admin)." },
+	{ .name = "team", .type = SW_T_STRING, .min = 1, .max = 39,
+	  .pattern = PAT_TEAM, .desc = "A service account of this team "
+	  "(with role).  A team's platform-admin makes them for that team "
+	  "only (default: theirs)." },
+	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
+	  .desc = "Its role in team: viewer, operator or platform-admin." },
+	{ .name = "ttl_seconds", .type = SW_T_INT, .min = 1,
+	  .max = 31536000, .desc = "It stops working this many seconds "
+	  "from now (401 after; default: never)." },
 	{ .name = "tools", .type = SW_T_STRING, .min = 1,
 	  .max = SW_MAX_TOOL_CLASSES, .pattern = "[a-z-]+(,[a-z-]+)*",
 	  .desc = "Limit the token's MCP tools to these classes: read-only, "
@@ -50,10 +61,22 @@ static const struct sw_field f_token_create[] = {
 	{ NULL }
 };
 
+#define F_TOKEN_TEAM							\
+	{ .name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY,	\
+	  .min = 1, .max = 39, .pattern = PAT_TEAM,			\
+	  .desc = "Only this team's service accounts (a team's "	\
+	  "platform-admin: always theirs)." }
+
 static const struct sw_field f_token_name[] = {
 	{ .name = "name", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 64,
 	  .pattern = PAT_TOKEN_NAME, .desc = "Token name." },
+	F_TOKEN_TEAM,
+	{ NULL }
+};
+
+static const struct sw_field f_token_list[] = {
+	F_TOKEN_TEAM,
 	{ NULL }
 };
 
@@ -109,6 +132,15 @@ static const struct sw_answer a_openapi[] = {
 
 static const char *const vias[] = { "token", "session", "provider",
     NULL };
+static const struct sw_field o_membership[] = {
+	OUT("team", SW_T_STRING, "The team (namespace hyperpod-ns-<team>)."),
+	{ .name = "role", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = roles, .desc = "viewer, operator or platform-admin." },
+	{ NULL }
+};
+static const struct sw_field o_membership_item[] = {
+	{ .name = "membership", .type = SW_T_OBJECT, .fields = o_membership },
+};
 static const struct sw_field o_principal[] = {
 	OUT("name", SW_T_STRING, "The token's name, or the person's."),
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -118,6 +150,12 @@ static const struct sw_field o_principal[] = {
 	  "cookie, or an OpenID provider's access token." },
 	OUT_OPT("groups", SW_T_STRING, "The provider's groups of the "
 	    "person, comma-separated (via provider)."),
+	OUT("all_teams", SW_T_BOOL, "Not limited by team: a token of no "
+	    "team (its scope alone decides; admin is platform-admin of "
+	    "every team)."),
+	{ .name = "teams", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_membership_item, .desc = "The teams it is in and its "
+	  "role in each (empty with all_teams)." },
 	{ NULL }
 };
 static const struct sw_answer a_principal[] = {
@@ -190,6 +228,10 @@ static const struct sw_field o_token[] = {
 	OUT("created_ms", SW_T_INT, "When it was made."),
 	OUT_OPT("last_used_ms", SW_T_INT, "When it was last used."),
 	OUT("revoked", SW_T_BOOL, "It no longer works."),
+	OUT_OPT("team", SW_T_STRING, "A service account's team."),
+	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
+	  .desc = "A service account's role in its team." },
+	OUT_OPT("expires_ms", SW_T_INT, "When it stops working."),
 	{ NULL }
 };
 static const struct sw_field o_token_item[] = {
@@ -212,6 +254,10 @@ static const struct sw_field o_token_created[] = {
 	  .enumv = scopes, .desc = "What it may do." },
 	OUT_OPT("tools", SW_T_STRING, "The MCP tool classes it is "
 	    "limited to."),
+	OUT_OPT("team", SW_T_STRING, "A service account's team."),
+	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
+	  .desc = "A service account's role in its team." },
+	OUT_OPT("expires_ms", SW_T_INT, "When it stops working."),
 	OUT("token", SW_T_STRING, "The secret (swt_...), shown this once."),
 	{ NULL }
 };
@@ -242,6 +288,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_health,
 	},
 	{
@@ -254,6 +301,7 @@ static const struct sw_op rows[] = {
 	    "or to the local sandbox.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_version,
 	},
 	{
@@ -265,6 +313,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_openapi,
 	},
 	{
@@ -276,6 +325,7 @@ static const struct sw_op rows[] = {
 	  .body = f_login,
 	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_SIGN_IN,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_principal,
 	},
 	{
@@ -290,6 +340,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_login_options,
 	},
 	{
@@ -305,6 +356,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_PUBLIC | SW_OP_NO_MCP |
 	    SW_OP_CONFIGURED,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_login_provider,
 	},
 	{
@@ -321,6 +373,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_CONFIGURED |
 	    SW_OP_SIGN_IN,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_signed_in,
 	},
 	{
@@ -331,6 +384,7 @@ static const struct sw_op rows[] = {
 	  .summary = "End the browser session",
 	  .flags = SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_principal,
 	},
 	{
@@ -346,6 +400,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
 	    SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_resource,
 	},
 	{
@@ -356,6 +411,7 @@ static const struct sw_op rows[] = {
 	  .summary = "The token behind this request and its scope",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_principal,
 	},
 	{
@@ -369,6 +425,7 @@ static const struct sw_op rows[] = {
 	    "throttles, poller lag, worker restarts and MCP calls by tool.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
 	  .scope = SW_SCOPE_ADMIN,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_metrics,
 	},
 	{
@@ -377,8 +434,11 @@ static const struct sw_op rows[] = {
 	  .path = "/api/v1/tokens",
 	  .tag = "system",
 	  .summary = "List API tokens (never their secrets)",
-	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .params = f_token_list,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_NO_MCP |
+	    SW_OP_TEAM_ARG,
 	  .scope = SW_SCOPE_ADMIN,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_token_list,
 	},
 	{
@@ -388,8 +448,9 @@ static const struct sw_op rows[] = {
 	  .tag = "system",
 	  .summary = "Create an API token; its secret is shown once",
 	  .body = f_token_create,
-	  .flags = SW_OP_NO_MCP,
+	  .flags = SW_OP_NO_MCP | SW_OP_TEAM_ARG,
 	  .scope = SW_SCOPE_ADMIN,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_token_create,
 	},
 	{
@@ -399,8 +460,10 @@ static const struct sw_op rows[] = {
 	  .tag = "system",
 	  .summary = "Revoke an API token",
 	  .params = f_token_name,
-	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_NO_MCP,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_NO_MCP |
+	    SW_OP_TEAM_ARG,
 	  .scope = SW_SCOPE_ADMIN,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_token_revoke,
 	},
 };

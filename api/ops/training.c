@@ -333,6 +333,7 @@ static const struct sw_op rows[] = {
 	  .body = f_train_body,
 	  .flags = SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_TEAM,
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 15,
 	  .answers = a_job_submit,
@@ -348,6 +349,7 @@ static const struct sw_op rows[] = {
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT |
 	    SW_OP_WORKLOADS,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_TEAM,
 	  .answers = a_job_list,
 	},
 	{
@@ -372,6 +374,7 @@ static const struct sw_op rows[] = {
 	  .params = f_job_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_TEAM,
 	  .answers = a_job_get,
 	},
 	{
@@ -386,6 +389,7 @@ static const struct sw_op rows[] = {
 	  .params = f_job_logs,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_TEAM,
 	  .answers = a_job_logs,
 	},
 	{
@@ -397,6 +401,7 @@ static const struct sw_op rows[] = {
 	  .params = f_job_path,
 	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_TEAM,
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 5,
 	  .answers = a_job_delete,

@@ -1,11 +1,111 @@
 /* test-auth.c: tokens are random, stored hashed, checked exactly, carry
- * their scope, and die when revoked; sessions likewise. */
+ * their scope, and die when revoked; sessions likewise.  Service
+ * accounts carry their team and role and die when they expire; the
+ * team rule (sw_team_rule) over touch x role x team. */
 #include <string.h>
 
 #include "lib/auth.h"
+#include "lib/conf.h"
 #include "lib/json.h"
+#include "lib/oidc.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
+
+/* A service account of team with role, expiring at expires_ms (0:
+ * never): the principal sw_token_check gives, or SW_EUNAUTH. */
+static sw_err
+account(struct sw_db *db, const char *name, const char *team,
+    enum sw_role role, int64_t expires_ms, struct sw_principal *p)
+{
+	char tok[SW_TOKEN_LEN];
+
+	if (sw_token_create(db, name, sw_role_scope(role), tok) != SW_OK ||
+	    sw_token_set_team(db, name, team, role, expires_ms) != SW_OK)
+		return SW_EINTERNAL;
+	return sw_token_check(db, tok, p);
+}
+
+static void
+test_accounts(struct sw_db *db)
+{
+	struct sw_principal p;
+	json_object *list;
+
+	ok(account(db, "sa-op", "ml-a", SW_ROLE_OPERATOR, 0, &p) == SW_OK &&
+	    strcmp(p.team, "ml-a") == 0 && p.role == SW_ROLE_OPERATOR &&
+	    p.scope == SW_SCOPE_WRITE, "a service account's team and role");
+	ok(account(db, "sa-old", "ml-a", SW_ROLE_VIEWER, sw_now_ms() - 1,
+	    &p) == SW_EUNAUTH, "an expired service account is refused");
+	ok(sw_token_set_team(db, "sa-op", "Bad_Team", SW_ROLE_VIEWER, 0) ==
+	    SW_EINVAL, "a team name breaking [a-z0-9-] is refused");
+	ok(sw_token_set_team(db, "sa-op", "ml-a", SW_ROLE_NONE, 0) ==
+	    SW_EINVAL, "a team without a role is refused");
+	ok(sw_token_list(db, "ml-a", &list) == SW_OK &&
+	    json_object_array_length(list) == 2 && strcmp(sw_json_get_str(
+	    json_object_array_get_idx(list, 0), "role"), "operator") == 0,
+	    "a team's list has its accounts with their roles");
+	json_object_put(list);
+	ok(sw_token_revoke(db, "sa-op", "ml-b") == SW_ENOTFOUND &&
+	    sw_token_revoke(db, "sa-op", "ml-a") == SW_OK,
+	    "revoking in another team finds nothing; in its own, it goes");
+}
+
+/* The rule for one row, team and principal: 1 allowed, 0 denied. */
+static int
+may(const struct sw_config *c, const struct sw_principal *p,
+    enum sw_touch touch, int readonly, int team_arg, const char *team)
+{
+	struct sw_rule_row row = { .name = "op", .scope = SW_SCOPE_WRITE,
+	    .touch = touch, .readonly = readonly, .team_arg = team_arg };
+	char why[320];
+
+	return sw_team_rule(c, p, &row, team, why, sizeof(why)) == NULL;
+}
+
+static void
+test_rule(void)
+{
+	struct sw_config c;
+	struct sw_principal p;
+	struct sw_membership m[4];
+
+	memset(&c, 0, sizeof(c));
+	c.root = json_tokener_parse("{\"teams\": {\"a\": {\"viewer\": "
+	    "[\"g1\"], \"operator\": [\"g2\"]}, \"ops\": "
+	    "{\"platform-admin\": [\"g3\"]}}}");
+	memset(&p, 0, sizeof(p));
+	p.via_provider = 1;
+	snprintf(p.groups, sizeof(p.groups), "x,g1,g2");
+	ok(sw_principal_teams(&c, &p, m, 4) == 1 && strcmp(m[0].team, "a") ==
+	    0 && m[0].role == SW_ROLE_OPERATOR,
+	    "groups give the highest role a group maps to");
+	ok(may(&c, &p, SW_TOUCH_TEAM, 0, 0, "a") &&
+	    !may(&c, &p, SW_TOUCH_TEAM, 1, 0, "b") &&
+	    !may(&c, &p, SW_TOUCH_TEAM, 1, 0, NULL),
+	    "team rows: own team yes, another or none no");
+	ok(may(&c, &p, SW_TOUCH_CLUSTER, 1, 0, NULL) &&
+	    !may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL),
+	    "an operator reads clusters, changes no platform");
+	snprintf(p.groups, sizeof(p.groups), "g3");
+	ok(may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL) &&
+	    !may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "a") &&
+	    may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "ops"),
+	    "platform-admin: the platform; a team's accounts only its own");
+	snprintf(p.groups, sizeof(p.groups), "nobody");
+	ok(sw_principal_teams(&c, &p, m, 4) == 0 &&
+	    may(&c, &p, SW_TOUCH_SELF, 1, 0, NULL) &&
+	    !may(&c, &p, SW_TOUCH_CLUSTER, 1, 0, NULL),
+	    "a person in no team: whoami only");
+	memset(&p, 0, sizeof(p));
+	p.scope = SW_SCOPE_WRITE;
+	ok(sw_principal_teams(&c, &p, m, 4) == -1 &&
+	    may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL) &&
+	    may(&c, &p, SW_TOUCH_TEAM, 0, 0, "b"),
+	    "a token of no team: its scope alone");
+	p.scope = SW_SCOPE_READ;
+	ok(!may(&c, &p, SW_TOUCH_TEAM, 0, 0, "b"), "... which may be short");
+	json_object_put(c.root);
+}
 
 int
 main(void)
@@ -88,14 +188,14 @@ main(void)
 	ok(sw_session_check(db, t1, &p) == SW_EUNAUTH,
 	    "a token is not a session id");
 
-	ok(sw_token_list(db, &list) == SW_OK &&
+	ok(sw_token_list(db, NULL, &list) == SW_OK &&
 	    json_object_array_length(list) == 2, "list tokens");
 	ok(strstr(sw_json_str(list), t1 + 21) == NULL,
 	    "list never shows secrets");
 	json_object_put(list);
 
-	ok(sw_token_revoke(db, "admin") == SW_OK, "revoke");
-	ok(sw_token_revoke(db, "admin") == SW_ENOTFOUND, "revoke twice");
+	ok(sw_token_revoke(db, "admin", NULL) == SW_OK, "revoke");
+	ok(sw_token_revoke(db, "admin", NULL) == SW_ENOTFOUND, "revoke twice");
 	ok(sw_token_check(db, t1, &p) == SW_EUNAUTH,
 	    "revoked token refused");
 	ok(sw_session_check(db, s1, &p) == SW_EUNAUTH,
@@ -104,6 +204,8 @@ main(void)
 
 	is_int(sw_scope_parse("write"), SW_SCOPE_WRITE, "scope parse");
 	is_int(sw_scope_parse("root"), SW_SCOPE_NONE, "unknown scope");
+	test_accounts(db);
+	test_rule();
 	tmpdb_close(db);
 	return tap_done();
 }

@@ -116,6 +116,19 @@ main(void)
 	refused("oidc.clock_skew = 3600\n", "0 to 300", "a skew too large");
 	refused("oidc.scope = root\n", "read, write or admin", "a bad scope");
 	refused("oidc.tenant = x\n", "no such key", "an unknown oidc key");
+
+	/* Teams: provider groups to team roles. */
+	e = load("team.ml-a.operator = ml-a-eng, ml-a-ops\n"
+	    "team.ml-a.viewer = ml-a-all\n", &o, why, sizeof(why));
+	is_int(e, SW_OK, "team lines read");
+	is_int((long long)json_object_array_length(sw_json_get(sw_json_get(
+	    sw_json_get(o, "teams"), "ml-a"), "operator")), 2,
+	    "two groups make operators of ml-a");
+	json_object_put(o);
+	refused("team.ML.viewer = g\n", "[a-z0-9-]", "a team in capitals");
+	refused("team.a.boss = g\n", "viewer, operator or platform-admin",
+	    "an unknown role");
+	refused("team.a.viewer = ,\n", "at least one", "no group");
 	longline = malloc(2100);
 	if (longline == NULL)
 		return 1;

@@ -200,11 +200,22 @@ write_text(const char *path, const char *text)
 
 /* ---- the tests ------------------------------------------------------------ */
 
+/* A token of no team with scope sc: its scope alone limits it. */
+static const struct sw_principal *
+of_scope(enum sw_scope sc)
+{
+	static struct sw_principal p[SW_SCOPE__MAX];
+
+	p[sc].scope = sc;
+	return &p[sc];
+}
+
 static void
 test_tool_list(void)
 {
-	json_object *all = sw_mcp_tool_list(&m, SW_SCOPE_ADMIN);
-	json_object *ro = sw_mcp_tool_list(&m, SW_SCOPE_READ), *t, *s;
+	json_object *all = sw_mcp_tool_list(&m, of_scope(SW_SCOPE_ADMIN));
+	json_object *ro = sw_mcp_tool_list(&m, of_scope(SW_SCOPE_READ));
+	json_object *t, *s;
 	size_t i, want = 0;
 	int schemas = 1, dry = 1, hints = 1, polls = 1, ro_only = 1;
 	int confirm = 1;
@@ -811,7 +822,7 @@ test_plugins(void)
 	sw_tooldesc_load(state, &m.plugins);
 	is_int((long long)json_object_array_length(m.plugins), 2,
 	    "two good descriptors loaded, the broken one skipped");
-	tools = sw_mcp_tool_list(&m, SW_SCOPE_READ);
+	tools = sw_mcp_tool_list(&m, of_scope(SW_SCOPE_READ));
 	ok(tool_named(tools, "ext_quota") != NULL &&
 	    tool_named(tools, "ext_drain") == NULL,
 	    "read token lists the read-only plugin only");
