@@ -247,6 +247,7 @@ static const struct sw_op rows[] = {
 	  .params = f_budget_list,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_budget_list,
 	},
 	{
@@ -259,6 +260,7 @@ static const struct sw_op rows[] = {
 	  .params = f_budget_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_budget_get,
 	},
 	{
@@ -275,6 +277,7 @@ static const struct sw_op rows[] = {
 	  .body = f_budget_set,
 	  .flags = SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_budget_set,
 	},
 	{
@@ -287,6 +290,7 @@ static const struct sw_op rows[] = {
 	  .params = f_budget_path,
 	  .flags = SW_OP_DESTRUCTIVE,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_budget_delete,
 	},
 };

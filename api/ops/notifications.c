@@ -188,6 +188,7 @@ static const struct sw_op rows[] = {
 	    "(delivery_list state=dead).",
 	  .body = f_sub_create,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_sub_create,
 	},
 	{
@@ -199,6 +200,7 @@ static const struct sw_op rows[] = {
 	    "counts",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_sub_list,
 	},
 	{
@@ -210,6 +212,7 @@ static const struct sw_op rows[] = {
 	  .params = f_sub_name,
 	  .flags = SW_OP_DESTRUCTIVE,
 	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
 	  .answers = a_sub_delete,
 	},
 	{
@@ -225,6 +228,7 @@ static const struct sw_op rows[] = {
 	  .params = f_delivery_list,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_delivery_list,
 	},
 };
