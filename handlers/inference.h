@@ -51,8 +51,10 @@ extern const struct inf_kind inf_kinds[];
 
 /* The S3 bucket the operator writes endpoint name's TLS certificate
  * to (deterministic; out gets at most 63 characters). */
-void	inf_tls_bucket(const char *region, const char *cluster,
-	    const char *ns, const char *name, char *out, size_t outsz);
+sw_err	inf_tls_bucket(const char *region, const char *cluster,
+	    const char *ns, const char *name, char *out, size_t outsz)
+	    __attribute__((warn_unused_result));
+
 /* inference_deploy with kind managed (managed != 0) or jumpstart. */
 sw_err	inf_deploy_managed(struct sw_req *, struct sw_kube *, int managed);
 /* The operator's resource for endpoint name that Slipway made: 1 with

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cloud/aws.h"
+#include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/daemon.h"
 #include "lib/db.h"
@@ -80,8 +81,13 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	sw_daemon_signals(on_term);
-	snprintf(owner, sizeof(owner), "poller-%ld", (long)getpid());
-	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
+	if (sw_fmt(owner, sizeof(owner), "poller-%ld", (long)getpid()) !=
+	    SW_OK) {
+		sw_error("cannot name the poller");
+		goto out;
+	}
+	if ((calls
+ = sw_op_release_dead(db, owner_alive, NULL)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)",
 		    calls);
 	/* the usage ledger's sample interval (slipway.conf ledger_interval) */

@@ -38,7 +38,8 @@ fi
 # The files below still have such calls from before the rule; the list
 # only shrinks, and every other file is held to it.
 unchecked_todo='api/openapi.c api/tooldesc.c'
-hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
+dirs='lib cloud api mcp handlers pipelines cgi cli poller stream'
+hits=$(cd "$srcdir" && find $dirs -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
 		grep -nE '^[[:space:]]*(\(void\))?[[:space:]]*snprintf[[:space:]]*\(' "$f" |
