@@ -106,7 +106,7 @@ addon_feature(struct sw_req *r, const char *cluster, const char *addon)
 		    json_object_get(sw_json_path(out,
 		    "addon.podIdentityAssociations")), NULL));
 		const char *ws = sw_json_get_str(sw_json_path(out,
-		    "addon.tags"), "slipway:grafana-workspace");
+		    "addon.tags"), SW_TAG_GRAFANA_WS);
 		char url[160];
 		int n;
 
