@@ -82,7 +82,7 @@ meta(const char *name, const char *ns, json_object *labels)
 void
 inf_check_autoscaling(struct sw_req *r, json_object *as)
 {
-	const char *metric = wl_str_or(as, "metric", "queue");
+	const char *metric = sw_json_get_str(as, "metric");
 	json_object *th = sw_json_get(as, "threshold");
 	double v = th != NULL ? json_object_get_double(th) : 0;
 
@@ -143,7 +143,7 @@ json_object *
 inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
     const char *name, json_object *as)
 {
-	const char *metric = wl_str_or(as, "metric", "queue");
+	const char *metric = sw_json_get_str(as, "metric");
 	json_object *th = sw_json_get(as, "threshold");
 	int kv = strcmp(metric, "kv-cache") == 0;
 	char query[512];

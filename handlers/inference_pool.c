@@ -183,8 +183,9 @@ h_inference_pool_create(struct sw_req *r)
 	json_object *a = r->args, *rec = NULL, *applied = NULL, *pods = NULL,
 	    *list = NULL, *refs = NULL, *kept = NULL, *p;
 	const char *pool = sw_json_get_str(a, "pool_name");
-	const char *ns = wl_str_or(a, "namespace", "default");
-	int64_t want = sw_json_get_int(a, "replicas", 1);
+	const char *ns = sw_json_get_str(a, "namespace");
+	int64_t want = sw_json_get_int(a, "replicas", 0);
+
 	const struct engine *en;
 	char rn[96], *have = NULL;
 	struct sw_kube kb;

@@ -141,12 +141,12 @@ wl_download_job(struct sw_req *r, const struct download *d)
 			"restartPolicy", sw_js("Never"),
 			"containers", sw_ja(sw_jo(
 			    "name", sw_js("download"),
-			    "image", sw_js(wl_str_or(a, "image",
-				wl_download_image)),
+			    "image", sw_js(sw_json_get_str(a, "image")),
 			    "command", sw_ja(sw_js("python3"), sw_js("-c"),
 				sw_js(download_py), sw_js(d->model),
 				sw_js(d->dest),
-				sw_js(wl_str_or(a, "revision", "main")),
+				sw_js(sw_json_get_str(a, "revision")),
+
 				sw_js(d->workers)),
 			    "env", env,
 			    "resources", sw_jo("requests", sw_jo(
