@@ -36,8 +36,8 @@ inf_selector(const char *name, const char *role)
 	return sw_jo(WL_INF, sw_js(name), WL_ROLE, sw_js(role), NULL);
 }
 
-static json_object *
-engine_argv(const struct engine *en, const char *model, const char *served,
+json_object *
+inf_engine_argv(const struct engine *en, const char *model, const char *served,
     int64_t gpus)
 {
 	if (strcmp(en->name, "vllm") == 0)
@@ -284,7 +284,8 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 			"containers", sw_ja(sw_jo(
 			    "name", sw_js(en->name),
 			    "image", sw_js(wl_str_or(a, "image", en->image)),
-			    "command", engine_argv(en, model, wl_str_or(a,
+			    "command", inf_engine_argv(en, model, wl_str_or(a,
+
 				"served_model_name", model), gpus),
 			    "ports", sw_ja(sw_jo("name", sw_js("http"),
 				"containerPort", sw_ji(en->port), NULL)),

@@ -134,24 +134,9 @@ pool_pod(json_object *a, const struct engine *en, const char *ns,
 	const char *model = sw_json_get_str(a, "model");
 	int64_t g = sw_json_get_int(a, "gpus_per_replica", 1);
 	const char *served = wl_str_or(a, "served_model_name", model);
-	json_object *argv;
 
-	if (strcmp(en->name, "vllm") == 0)
-		argv = sw_ja(sw_js("vllm"), sw_js("serve"),
-		    sw_jsf("/data/models/%s", model),
-		    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
-		    sw_jsf("%d", en->port), sw_js("--tensor-parallel-size"),
-		    sw_jsf("%lld", (long long)g),
-		    sw_js("--served-model-name"), sw_js(served));
-	else
-		argv = sw_ja(sw_js("python3"), sw_js("-m"),
-		    sw_js("sglang.launch_server"), sw_js("--model-path"),
-		    sw_jsf("/data/models/%s", model), sw_js("--host"),
-		    sw_js("0.0.0.0"), sw_js("--port"), sw_jsf("%d", en->port),
-		    sw_js("--tp-size"), sw_jsf("%lld", (long long)g),
-		    sw_js("--served-model-name"), sw_js(served),
-		    sw_js("--enable-metrics"));
-	return sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
+	return
+ sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
 	    "metadata", sw_jo("name", sw_jsf("%s-%ld", pool, i),
 		"namespace", sw_js(ns),
 		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL,
@@ -163,7 +148,8 @@ pool_pod(json_object *a, const struct engine *en, const char *ns,
 	    "spec", sw_jo(
 		"containers", sw_ja(sw_jo("name", sw_js(en->name),
 		    "image", sw_js(wl_str_or(a, "image", en->image)),
-		    "command", argv,
+		    "command", inf_engine_argv(en, model, served, g),
+
 		    "ports", sw_ja(sw_jo("name", sw_js("http"),
 			"containerPort", sw_ji(en->port), NULL)),
 		    "resources", wl_accel_resources(g, 0),
