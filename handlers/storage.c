@@ -94,8 +94,6 @@ h_storage_add(struct sw_req *r)
 		    "only S3 storage takes a bucket");
 		return sw_req_fail(r, SW_EINVAL, "bucket is for S3 storage");
 	}
-	if (sw_json_get_str(r->args, "namespace") == NULL)
-		sw_json_add_str(r->args, "namespace", "default");
 	if (strcmp(kind, "fsx") == 0) {
 		/* FSx goes beside the nodes: AZ and security group of the
 		 * cluster's first instance group. */
