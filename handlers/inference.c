@@ -257,7 +257,7 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *model = sw_json_get_str(a, "model");
 	const char *ns = wl_str_or(a, "namespace", "default");
-	const char *exposure = wl_str_or(a, "exposure", "service");
+	const char *exposure = sw_json_get_str(a, "exposure");
 	const struct engine *en = engine_find(sw_json_get_str(a, "engine"));
 	int router = sw_json_get_bool(a, "router", 0);
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
@@ -399,8 +399,8 @@ h_inference_deploy(struct sw_req *r)
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *ns;
-	const char *exposure = wl_str_or(a, "exposure", "service");
-	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	const char *exposure = sw_json_get_str(a, "exposure");
+	const char *kind = sw_json_get_str(a, "kind");
 	char team_ns[64];
 	static const char *const pool_unused[] = {
 		"engine", "model", "served_model_name", "image", "replicas",

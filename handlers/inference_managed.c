@@ -170,7 +170,7 @@ check_body(struct sw_req *r, json_object *a, int managed)
 	if (sw_json_get(a, "instance_type") == NULL)
 		sw_ferr_add(&r->ferrs, "instance_type", "required", "%s "
 		    "endpoints name their HyperPod instance type", kind);
-	if (strcmp(wl_str_or(a, "exposure", "service"), "service") != 0)
+	if (strcmp(sw_json_get_str(a, "exposure"), "service") != 0)
 		sw_ferr_add(&r->ferrs, "exposure", "kind", "%s endpoints get "
 		    "the operator's ClusterIP Service", kind);
 	if (managed && sw_json_get(a, "model_source") == NULL)

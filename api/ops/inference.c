@@ -154,6 +154,7 @@ static const struct sw_field f_inf_body[] = {
 	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
 	  .desc = "Name of the Deployment and Service." },
 	{ .name = "kind", .type = SW_T_STRING, .enumv = inf_kinds_enum,
+	  .dflt = "self-hosted",
 	  .desc = "self-hosted (default: a vLLM or SGLang Deployment), "
 	  "managed (the inference operator's InferenceEndpointConfig) or "
 	  "jumpstart (a JumpStartModel)." },
@@ -202,6 +203,7 @@ static const struct sw_field f_inf_body[] = {
 	  .pattern = PAT_ML_TYPE,
 	  .desc = "Run only on nodes of this HyperPod instance type." },
 	{ .name = "exposure", .type = SW_T_STRING, .enumv = inf_exposures,
+	  .dflt = "service",
 	  .desc = "service (ClusterIP, default), load-balancer (internal "
 	  "NLB) or pool (a Service over pods assigned from pool)." },
 	{ .name = "pool", .type = SW_T_STRING, .min = 1, .max = 40,
