@@ -47,11 +47,11 @@ static json_object *
 ref(const char *name)
 {
 	json_object *o = json_object_new_object();
-	char buf[128];
 
-	snprintf(buf, sizeof(buf), "#/components/schemas/%s", name);
-	sw_json_add_str(o, "$ref", buf);
+	json_object_object_add(o, "$ref", sw_jsf("#/components/schemas/%s",
+	    name));
 	return o;
+
 }
 
 static json_object *

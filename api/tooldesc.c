@@ -134,7 +134,9 @@ sw_tooldesc_check(json_object *d, json_object **out, char *why,
 	if (!ro && sw_scope_parse(scope) < SW_SCOPE_WRITE)
 		return fail(why, whysz, "a tool that changes things needs "
 		    "scope write or admin");
-	snprintf(tool, sizeof(tool), "%s%s", SW_TOOLDESC_PREFIX, name);
+	if (sw_fmt(tool, sizeof(tool), "%s%s", SW_TOOLDESC_PREFIX, name) !=
+	    SW_OK)
+		return fail(why, whysz, "name is too long for a tool name");
 	o = json_object_new_object();
 	sw_json_add_str(o, "tool", tool);
 	sw_json_add_str(o, "name", name);
@@ -196,7 +198,11 @@ sw_tooldesc_load(const char *state_dir, json_object **out)
 
 	arr = json_object_new_array();
 	*out = arr;
-	snprintf(dir, sizeof(dir), "%s/tools.d", state_dir);
+	if (sw_fmt(dir, sizeof(dir), "%s/tools.d", state_dir) != SW_OK) {
+		sw_warn("%s/tools.d: path too long, no tool descriptors read",
+		    state_dir);
+		return SW_OK;
+	}
 	if ((dh = opendir(dir)) == NULL)
 		return SW_OK;
 	while ((de = readdir(dh)) != NULL &&
@@ -211,7 +217,12 @@ sw_tooldesc_load(const char *state_dir, json_object **out)
 	closedir(dh);
 	qsort(names, n, sizeof(names[0]), cmp_names);
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (sw_fmt(path, sizeof(path), "%s/%s", dir, names[i]) !=
+		    SW_OK) {
+			sw_warn("%s/%s: skipped, path too long", dir,
+			    names[i]);
+			continue;
+		}
 		if (json_object_array_length(arr) >= SW_MAX_TOOLDESCS) {
 			sw_warn("%s: skipped, more than %d tool descriptors",
 			    path, SW_MAX_TOOLDESCS);
@@ -386,8 +397,15 @@ sw_tooldesc_openapi(json_object *doc)
 			json_object_object_add(paths, sw_json_get_str(p,
 			    "path"), item);
 		}
-		snprintf(m, sizeof(m), "%s", sw_json_get_str(p, "method"));
-		for (j = 0; m[j] != '\0'; j++)
+		if (sw_fmt(m, sizeof(m), "%s", sw_json_get_str(p, "method")) !=
+		    SW_OK) {
+			sw_warn("tool %s: method %s is not an HTTP method",
+			    sw_json_get_str(p, "tool"), sw_json_get_str(p,
+			    "method"));
+			continue;
+		}
+		for (j = 0;
+ m[j] != '\0'; j++)
 			if (m[j] >= 'A' && m[j] <= 'Z')
 				m[j] = (char)(m[j] + 32);
 		json_object_object_add(item, m, oa_operation(p));

@@ -25,6 +25,7 @@
 #include "cli/doctor.h"
 #include "cloud/aws.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "pipelines/pipeline.h"
@@ -97,7 +98,10 @@ check_state_dir(struct doctor *d)
 			    strerror(errno));
 			return;
 		}
-		snprintf(parent, sizeof(parent), "%s", dir);
+		if (sw_fmt(parent, sizeof(parent), "%s", dir) != SW_OK) {
+			say(d, "state directory", 0, "%s: path too long", dir);
+			return;
+		}
 		if ((slash = strrchr(parent, '/')) != NULL && slash != parent)
 			*slash = '\0';
 		if (access(parent, W_OK | X_OK) == 0)
@@ -122,8 +126,9 @@ check_state_dir(struct doctor *d)
 	else if (access(dir, W_OK | X_OK) != 0)
 		say(d, "state directory", 0, "%s is not writable", dir);
 	else {
-		snprintf(db, sizeof(db), "%s/state.db", dir);
-		if (access(db, F_OK) == 0 && access(db, R_OK | W_OK) != 0)
+		if (sw_fmt(db, sizeof(db), "%s/state.db", dir) != SW_OK)
+			say(d, "state directory", 0, "%s: path too long", dir);
+		else if (access(db, F_OK) == 0 && access(db, R_OK | W_OK) != 0)
 			say(d, "state directory", 0, "%s cannot be read and "
 			    "written", db);
 		else
@@ -191,7 +196,11 @@ check_nginx(struct doctor *d)
 		    "missing: reinstall Slipway", d->o->nginx_template);
 		return;
 	}
-	snprintf(conf, sizeof(conf), "%s/nginx.conf", d->o->state_dir);
+	if (sw_fmt(conf, sizeof(conf), "%s/nginx.conf", d->o->state_dir) !=
+	    SW_OK) {
+		say(d, "nginx", 0, "%s: path too long", d->o->state_dir);
+		return;
+	}
 	if (access(conf, R_OK) != 0) {
 		say(d, "nginx", 1, "%s and the template are there; the "
 		    "configuration is rendered at start", d->o->nginx);
@@ -231,12 +240,12 @@ check_endpoints(struct doctor *d, struct aws_ctx *aws, const char *bucket)
 		out = NULL;
 		if (i == sizeof(probes) / sizeof(probes[0])) {
 			/* S3: HeadBucket of the shared bucket (404 answers) */
-			snprintf(what, sizeof(what), "s3 endpoint");
+			sw_fmt_text(what, sizeof(what), "s3 endpoint");
 			aws_endpoint(aws, AWS_SVC_S3, url, sizeof(url), reg,
 			    sizeof(reg));
 			e = aws_s3_head_bucket(aws, bucket, NULL, 0, &err);
 		} else {
-			snprintf(what, sizeof(what), "%s endpoint",
+			sw_fmt_text(what, sizeof(what), "%s endpoint",
 			    aws_service(probes[i].svc)->id);
 			aws_endpoint(aws, probes[i].svc, url, sizeof(url), reg,
 			    sizeof(reg));
@@ -268,62 +277,65 @@ check_endpoints(struct doctor *d, struct aws_ctx *aws, const char *bucket)
 }
 
 /* The ARN a simulated action is checked against: what Slipway touches. */
-static void
+static sw_err
 sim_resource(const char *action, const char *part, const char *acct,
     const char *region, char *out, size_t sz)
 {
 	const char *op = strchr(action, ':') + 1;
+	sw_err e;
 
 	if (strncmp(action, "iam:", 4) == 0) {
 		if (strstr(op, "OpenIDConnectProvider") != NULL &&
 		    strncmp(op, "List", 4) != 0)
-			snprintf(out, sz, "arn:%s:iam::%s:oidc-provider/"
+			e = sw_fmt(out, sz, "arn:%s:iam::%s:oidc-provider/"
 			    "oidc.eks.%s.amazonaws.com/id/DOCTOR", part, acct,
 			    region);
 		else if (strcmp(op, "CreateServiceLinkedRole") == 0)
-			snprintf(out, sz, "arn:%s:iam::%s:role/aws-service-"
+			e = sw_fmt(out, sz, "arn:%s:iam::%s:role/aws-service-"
 			    "role/sagemaker.amazonaws.com/AWSServiceRoleFor"
 			    "AmazonSageMaker", part, acct);
 		else if (strncmp(op, "List", 4) == 0 &&
 		    strcmp(op, "ListRolePolicies") != 0 &&
 		    strcmp(op, "ListAttachedRolePolicies") != 0)
-			snprintf(out, sz, "*");
+			e = sw_fmt(out, sz, "*");
 		else
-			snprintf(out, sz, "arn:%s:iam::%s:role/slipway-doctor-"
-			    "check", part, acct);
+			e = sw_fmt(out, sz, "arn:%s:iam::%s:role/slipway-"
+			    "doctor-check", part, acct);
 	} else if (strncmp(action, "eks:", 4) == 0) {
 		if (strstr(op, "PodIdentityAssociation") != NULL &&
 		    strncmp(op, "Create", 6) != 0 &&
 		    strncmp(op, "List", 4) != 0)
-			snprintf(out, sz, "arn:%s:eks:%s:%s:"
+			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:"
 			    "podidentityassociation/slipway-doctor/a-doctor",
 			    part, region, acct);
 		else if (strcmp(op, "DeleteAddon") == 0 ||
 		    strcmp(op, "DescribeAddon") == 0)
-			snprintf(out, sz, "arn:%s:eks:%s:%s:addon/slipway-"
+			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:addon/slipway-"
 			    "doctor/doctor/0", part, region, acct);
 		else
-			snprintf(out, sz, "arn:%s:eks:%s:%s:cluster/slipway-"
+			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:cluster/slipway-"
 			    "doctor", part, region, acct);
 	} else if (strncmp(action, "sagemaker:", 10) == 0)
-		snprintf(out, sz, "arn:%s:sagemaker:%s:%s:%s", part, region,
+		e = sw_fmt(out, sz, "arn:%s:sagemaker:%s:%s:%s", part, region,
 		    acct, strstr(op, "TrainingPlan") != NULL ?
 		    "training-plan/doctor" : "cluster/slipway-doctor");
 	else if (strncmp(action, "ec2:", 4) == 0)
-		snprintf(out, sz, "arn:%s:ec2:%s:%s:vpc/vpc-0d0c0d0c0d0c0d0c0",
-		    part, region, acct);
+		e = sw_fmt(out, sz, "arn:%s:ec2:%s:%s:vpc/"
+		    "vpc-0d0c0d0c0d0c0d0c0", part, region, acct);
 	else if (strncmp(action, "fsx:", 4) == 0)
-		snprintf(out, sz, "arn:%s:fsx:%s:%s:file-system/"
+		e = sw_fmt(out, sz, "arn:%s:fsx:%s:%s:file-system/"
 		    "fs-0d0c0d0c0d0c0d0c0", part, region, acct);
 	else if (strcmp(action, "s3:PutObject") == 0)
-		snprintf(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s/"
+		e = sw_fmt(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s/"
 		    "lifecycle/doctor", part, acct, region);
 	else if (strncmp(action, "s3:", 3) == 0)
-		snprintf(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s", part,
+		e = sw_fmt(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s", part,
 		    acct, region);
 	else
-		snprintf(out, sz, "*");
+		e = sw_fmt(out, sz, "*");
+	return e;
 }
+
 
 /* The request context Slipway's calls carry (its tags, its roles, the
  * permissions boundary it sends on CreateRole). */
@@ -332,10 +344,6 @@ sim_context(const char *part, const char *boundary)
 {
 	json_object *ctx;
 
-	char policy[96];
-
-	snprintf(policy, sizeof(policy),
-	    "arn:%s:iam::aws:policy/AmazonEKSClusterPolicy", part);
 #define CTX(k, t, v) sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", \
 	sw_ja(sw_js(v)), "ContextKeyType", sw_js(t), NULL)
 	ctx = sw_ja(
@@ -344,7 +352,11 @@ sim_context(const char *part, const char *boundary)
 	    CTX("aws:TagKeys", "stringList", SW_TAG_CLUSTER),
 	    CTX("iam:PassedToService", "string", "sagemaker.amazonaws.com"),
 	    CTX("iam:AWSServiceName", "string", "sagemaker.amazonaws.com"),
-	    CTX("iam:PolicyARN", "arn", policy),
+	    sw_jo("ContextKeyName", sw_js("iam:PolicyARN"),
+		"ContextKeyValues", sw_ja(sw_jsf("arn:%s:iam::aws:policy/"
+		"AmazonEKSClusterPolicy", part)), "ContextKeyType",
+		sw_js("arn"), NULL),
+
 	    CTX("ec2:CreateAction", "string", "CreateVpc"));
 	if (boundary != NULL)
 		json_object_array_add(ctx, CTX("iam:PermissionsBoundary",
@@ -411,8 +423,12 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 	for (i = 0; i < nact; i++) {
 		if (actions[i] == NULL || done[i])
 			continue;
-		sim_resource(actions[i], part, acct, aws->region, res,
-		    sizeof(res));
+		if (sim_resource(actions[i], part, acct, aws->region, res,
+		    sizeof(res)) != SW_OK) {
+			say(d, "IAM permissions", 0, "no room for the ARN "
+			    "%s is checked against", actions[i]);
+			goto out;
+		}
 		batch = json_object_new_array();
 		for (j = i; j < nact && json_object_array_length(batch) <
 		    DOCTOR_SIM_BATCH; j++) {
@@ -420,9 +436,9 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 
 			if (actions[j] == NULL || done[j])
 				continue;
-			sim_resource(actions[j], part, acct, aws->region,
-			    other, sizeof(other));
-			if (strcmp(other, res) != 0)
+			if (sim_resource(actions[j], part, acct, aws->region,
+			    other, sizeof(other)) != SW_OK ||
+			    strcmp(other, res) != 0)
 				continue;
 			json_object_array_add(batch, sw_js(actions[j]));
 			done[j] = 1;
@@ -462,7 +478,7 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 			ndenied++;
 			if (strlen(denied) + strlen(name ? name : "?") + 3 <
 			    sizeof(denied))
-				snprintf(denied + strlen(denied),
+				sw_fmt_text(denied + strlen(denied),
 				    sizeof(denied) - strlen(denied), "%s%s",
 				    denied[0] ? ", " : "", name ? name : "?");
 		}
@@ -515,7 +531,7 @@ boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
 		if (arn == NULL || strcmp(arn, boundary) != 0) {
 			(*bad)++;
 			if (strlen(names) + strlen(name) + 3 < sz)
-				snprintf(names + strlen(names), sz -
+				sw_fmt_text(names + strlen(names), sz -
 				    strlen(names), "%s%s", names[0] ? ", " :
 				    "", name);
 		}
@@ -563,7 +579,13 @@ check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
 		}
 		next = sw_out_str(out, "Marker", "ListRolesResult.Marker",
 		    NULL);
-		snprintf(marker, sizeof(marker), "%s", next ? next : "");
+		if (sw_fmt(marker, sizeof(marker), "%s", next ? next : "") !=
+		    SW_OK) {
+			json_object_put(out);
+			say(d, "IAM permissions boundary", 0, "ListRoles "
+			    "answered a marker too long to follow");
+			return;
+		}
 		json_object_put(out);
 	} while (marker[0] != '\0');
 	if (bad > 0)
@@ -593,8 +615,11 @@ check_aws(struct doctor *d)
 		sw_config_free(&cfg);
 		return;
 	}
-	if (!cfg.sandbox && (v = sw_json_get_str(d->conf, "region")) != NULL)
-		snprintf(cfg.region, sizeof(cfg.region), "%s", v);
+	if (!cfg.sandbox && (v = sw_json_get_str(d->conf, "region")) != NULL &&
+	    sw_fmt(cfg.region, sizeof(cfg.region), "%s", v) != SW_OK) {
+		say(d, "region", 0, "%s is not a region", v);
+		goto out;
+	}
 	eps = sw_json_get(d->conf, "endpoints");
 	if (!cfg.sandbox && eps != NULL) {
 		if ((v = sw_json_get_str(eps, "*")) != NULL)
@@ -603,9 +628,9 @@ check_aws(struct doctor *d)
 			if ((v = sw_json_get_str(eps, sw_conf_services[i2])) ==
 			    NULL)
 				continue;
-			snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-			    sw_conf_service_env[i2]);
-			setenv(env, v, 1);
+			if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+			    sw_conf_service_env[i2]) == SW_OK)
+				setenv(env, v, 1);
 		}
 	}
 	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
@@ -641,9 +666,14 @@ check_aws(struct doctor *d)
 		    aws.region);
 	else
 		say(d, "region", 1, "%s, %zu zones available", aws.region, up);
-	snprintf(bucket, sizeof(bucket), "sagemaker-slipway-%s-%s", acct,
-	    aws.region);
+	if (sw_fmt(bucket, sizeof(bucket), "sagemaker-slipway-%s-%s", acct,
+	    aws.region) != SW_OK) {
+		say(d, "region", 0, "no room for the bucket name of %s",
+		    aws.region);
+		goto out;
+	}
 	check_endpoints(d, &aws, bucket);
+
 	if ((v = sw_json_get_str(d->conf, "iam_permissions_boundary")) == NULL)
 		v = sw_config_boundary(&cfg);
 	check_permissions(d, &aws, arn, acct, v);

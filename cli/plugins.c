@@ -43,18 +43,20 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 	int rc = 0, nplugins = 0;
 
 	/* ext.d is ours: start it afresh. */
-	snprintf(dir, sizeof(dir), "%s/ext.d", state_dir);
+	if (sw_fmt(dir, sizeof(dir), "%s/ext.d", state_dir) != SW_OK) {
+		fprintf(stderr, "slipway: %s: path too long\n", state_dir);
+		return -1;
+	}
 	if ((d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL)
-			if (strstr(de->d_name, ".conf") != NULL) {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    de->d_name);
+			if (strstr(de->d_name, ".conf") != NULL &&
+			    sw_fmt(path, sizeof(path), "%s/%s", dir,
+			    de->d_name) == SW_OK)
 				unlink(path);
-			}
 		closedir(d);
 	}
-	snprintf(dir, sizeof(dir), "%s/plugins.d", state_dir);
-	if ((d = opendir(dir)) == NULL)
+	if (sw_fmt(dir, sizeof(dir), "%s/plugins.d", state_dir) != SW_OK ||
+	    (d = opendir(dir)) == NULL)
 		return 0;
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		struct plugin *p;
@@ -68,10 +70,10 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 			rc = -1;
 			break;
 		}
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		sw_buf_init(&b, 65536);
 		o = NULL;
-		if (sw_read_file(path, 65536, &b) != SW_OK ||
+		if (sw_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) !=
+		    SW_OK || sw_read_file(path, 65536, &b) != SW_OK ||
 		    sw_json_parse(sw_buf_str(&b), b.len, &o, why,
 		    sizeof(why)) != SW_OK) {
 			fprintf(stderr, "slipway: %s: not valid JSON\n", path);
@@ -95,10 +97,18 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 			rc = -1;
 			break;
 		}
-		p = &plugins[nplugins++];
-		snprintf(p->name, sizeof(p->name), "%s", name);
-		snprintf(p->program, sizeof(p->program), "%s", prog);
-		snprintf(p->location, sizeof(p->location), "%s", loc);
+		p = &plugins[nplugins];
+		if (sw_fmt(p->name, sizeof(p->name), "%s", name) != SW_OK ||
+		    sw_fmt(p->program, sizeof(p->program), "%s", prog) !=
+		    SW_OK || sw_fmt(p->location, sizeof(p->location), "%s",
+		    loc) != SW_OK) {
+			fprintf(stderr, "slipway: %s: a name, program or "
+			    "location too long\n", path);
+			json_object_put(o);
+			rc = -1;
+			break;
+		}
+		nplugins++;
 		p->workers = (int)sw_json_get_int(o, "workers", 1);
 		if (p->workers < 1 || p->workers > SW_MAX_PLUGIN_WORKERS)
 			p->workers = 1;
@@ -111,10 +121,11 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 		    "\tfastcgi_param SW_HTTP_HOST $http_host;\n"
 		    "\tfastcgi_pass unix:%s/run/ext-%s.sock;\n"
 		    "}\n", de->d_name, p->location, state_dir, p->name);
-		snprintf(path, sizeof(path), "%s/ext.d/%s.conf", state_dir,
-		    p->name);
-		if (sw_write_file(path, conf.data, conf.len, 0600) != SW_OK)
+		if (sw_fmt(path, sizeof(path), "%s/ext.d/%s.conf", state_dir,
+		    p->name) != SW_OK || sw_write_file(path, conf.data,
+		    conf.len, 0600) != SW_OK)
 			rc = -1;
+
 		sw_buf_free(&conf);
 	}
 	closedir(d);

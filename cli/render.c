@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/buf.h"
 #include "cli/render.h"
 
 sw_err
@@ -37,7 +38,7 @@ sw_render(const char *tmpl, const struct sw_kv *vars, struct sw_buf *out,
 			    memcmp(kv->key, at + 1, klen) == 0)
 				break;
 		if (kv->key == NULL) {
-			snprintf(why, whysz, "unknown placeholder @%.*s@",
+			sw_fmt_text(why, whysz, "unknown placeholder @%.*s@",
 			    (int)klen, at + 1);
 			return SW_EINVAL;
 		}

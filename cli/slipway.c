@@ -47,6 +47,7 @@
 #include "cli/tokens.h"
 #include "config.h"
 #include "lib/auth.h"
+#include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"
@@ -108,38 +109,41 @@ usage(void)
  * DESTDIR, a copied tree): when <exe>/../.. holds the installed programs
  * at the same place relative to it as the prefix does, use that root.
  */
+/* The configured places of the installed programs and data. */
+static void
+configured_dirs(void)
+{
+	_Static_assert(sizeof(SW_PKGLIBEXECDIR) <= sizeof(libexec_dir) &&
+	    sizeof(SW_PKGDATADIR) <= sizeof(pkgdata_dir), "prefix too long");
+	memcpy(libexec_dir, SW_PKGLIBEXECDIR, sizeof(SW_PKGLIBEXECDIR));
+	memcpy(pkgdata_dir, SW_PKGDATADIR, sizeof(SW_PKGDATADIR));
+}
+
 static void
 find_installed(const char *exe)
 {
 	char root[PATH_MAX], probe[PATH_MAX + 64];
 	size_t plen = strlen(SW_PREFIX);
 
-	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
-	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
+	configured_dirs();
 	if (strncmp(SW_PKGLIBEXECDIR, SW_PREFIX, plen) != 0 ||
 	    strncmp(SW_PKGDATADIR, SW_PREFIX, plen) != 0 ||
 	    strncmp(SW_BINDIR, SW_PREFIX, plen) != 0 ||
-	    snprintf(root, sizeof(root), "%s", exe) >= (int)sizeof(root))
+	    sw_fmt(root, sizeof(root), "%s", exe) != SW_OK)
 		return;
 	/* <root><bindir-rel>/slipway -> <root> */
-	if (snprintf(probe, sizeof(probe), "%s/slipway", SW_BINDIR + plen) >=
-	    (int)sizeof(probe) || strlen(root) < strlen(probe) ||
+	if (sw_fmt(probe, sizeof(probe), "%s/slipway", SW_BINDIR + plen) !=
+	    SW_OK || strlen(root) < strlen(probe) ||
 	    strcmp(root + strlen(root) - strlen(probe), probe) != 0)
 		return;
 	root[strlen(root) - strlen(probe)] = '\0';
-	if (snprintf(probe, sizeof(probe), "%s%s/slipway-api", root,
-	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(probe) ||
-	    access(probe, X_OK) != 0)
+	if (sw_fmt(probe, sizeof(probe), "%s%s/slipway-api", root,
+	    SW_PKGLIBEXECDIR + plen) != SW_OK || access(probe, X_OK) != 0)
 		return;
-	if (snprintf(libexec_dir, sizeof(libexec_dir), "%s%s", root,
-	    SW_PKGLIBEXECDIR + plen) >= (int)sizeof(libexec_dir) ||
-	    snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s%s", root,
-	    SW_PKGDATADIR + plen) >= (int)sizeof(pkgdata_dir)) {
-		snprintf(libexec_dir, sizeof(libexec_dir), "%s",
-		    SW_PKGLIBEXECDIR);
-		snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s",
-		    SW_PKGDATADIR);
-	}
+	if (sw_fmt(libexec_dir, sizeof(libexec_dir), "%s%s", root,
+	    SW_PKGLIBEXECDIR + plen) != SW_OK || sw_fmt(pkgdata_dir,
+	    sizeof(pkgdata_dir), "%s%s", root, SW_PKGDATADIR + plen) != SW_OK)
+		configured_dirs();
 }
 
 static void
@@ -149,18 +153,15 @@ find_layout(void)
 	ssize_t n;
 
 	prog_dir[0] = '\0';
-	snprintf(libexec_dir, sizeof(libexec_dir), "%s", SW_PKGLIBEXECDIR);
-	snprintf(pkgdata_dir, sizeof(pkgdata_dir), "%s", SW_PKGDATADIR);
+	configured_dirs();
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0)
 		return;
 	exe[n] = '\0';
 	find_installed(exe);
 	/* <builddir>/cli/slipway -> <builddir> */
-	if (snprintf(probe, sizeof(probe), "%s", dirname(dirname(exe))) >=
-	    (int)sizeof(probe) ||
-	    snprintf(exe, sizeof(exe), "%s", probe) >= (int)sizeof(exe) ||
-	    snprintf(probe, sizeof(probe), "%s/cgi/slipway-api", exe) >=
-	    (int)sizeof(probe))
+	if (sw_fmt(probe, sizeof(probe), "%s", dirname(dirname(exe))) !=
+	    SW_OK || sw_fmt(exe, sizeof(exe), "%s", probe) != SW_OK ||
+	    sw_fmt(probe, sizeof(probe), "%s/cgi/slipway-api", exe) != SW_OK)
 		return;
 	if (access(probe, X_OK) == 0 && snprintf(prog_dir, sizeof(prog_dir),
 	    "%s", exe) >= (int)sizeof(prog_dir))
@@ -260,26 +261,41 @@ apply_conf_file(void)
 	for (i = 0; sw_conf_services[i] != NULL; i++) {
 		if ((v = sw_json_get_str(eps, sw_conf_services[i])) == NULL)
 			continue;
-		snprintf(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-		    sw_conf_service_env[i]);
+		if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
+		    sw_conf_service_env[i]) != SW_OK) {
+			fprintf(stderr, "slipway: no room for the endpoint "
+			    "of %s\n", sw_conf_services[i]);
+			return -1;
+		}
 		setenv(env, v, 1);
 	}
 	return 0;
 }
 
-static void
+/* SLIPWAY_STATE_DIR or ~/.slipway; -1 (said) when it does not fit. */
+static int
 default_state_dir(char *out, size_t sz)
 {
 	const char *env = getenv("SLIPWAY_STATE_DIR"), *home;
 
-	if (env != NULL && env[0] != '\0') {
-		snprintf(out, sz, "%s", env);
-		return;
-	}
-	if ((home = getenv("HOME")) == NULL || home[0] == '\0')
-		home = "/tmp";
-	snprintf(out, sz, "%s/.slipway", home);
+	if ((env != NULL && env[0] != '\0' ? sw_fmt(out, sz, "%s", env) :
+	    sw_fmt(out, sz, "%s/.slipway", (home = getenv("HOME")) == NULL ||
+	    home[0] == '\0' ? "/tmp" : home)) == SW_OK)
+		return 0;
+	fprintf(stderr, "slipway: the state directory is too long\n");
+	return -1;
 }
+
+/* <state dir>/rel into out; -1 (said) when it does not fit. */
+static int
+state_path(char *out, size_t sz, const char *rel)
+{
+	if (sw_fmt(out, sz, "%s/%s", O.state_dir, rel) == SW_OK)
+		return 0;
+	fprintf(stderr, "slipway: %s/%s: path too long\n", O.state_dir, rel);
+	return -1;
+}
+
 
 static int
 mkdir_p(const char *path, int mode)
@@ -323,7 +339,8 @@ running_supervisor(void)
 	char path[700];
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
+	if (state_path(path, sizeof(path), "run/slipway.pid") != 0)
+		return 0;
 	pid = read_pid(path);
 	if (pid > 0 && kill(pid, 0) == 0)
 		return pid;
@@ -410,10 +427,16 @@ add_child(const char *name, const char *log)
 
 	if (sup.n >= SW_MAX_CHILDREN)
 		return NULL;
-	c = &sup.kids[sup.n++];
+	c = &sup.kids[sup.n];
 	memset(c, 0, sizeof(*c));
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	snprintf(c->log, sizeof(c->log), "%s/logs/%s", O.state_dir, log);
+	if (sw_fmt(c->name, sizeof(c->name), "%s", name) != SW_OK ||
+	    sw_fmt(c->log, sizeof(c->log), "%s/logs/%s", O.state_dir, log) !=
+	    SW_OK) {
+		fprintf(stderr, "slipway: %s/logs/%s: path too long\n",
+		    O.state_dir, log);
+		return NULL;
+	}
+	sup.n++;
 	c->listen_fd = -1;
 	c->stop_signal = SIGTERM;
 	return c;
@@ -617,8 +640,8 @@ sandbox_start(void)
 	char path[700], why[64];
 	int i;
 
-	snprintf(sandbox_dir, sizeof(sandbox_dir), "%s/sandbox", O.state_dir);
-	if (mkdir_p(sandbox_dir, 0700) != 0)
+	if (state_path(sandbox_dir, sizeof(sandbox_dir), "sandbox") != 0 ||
+	    mkdir_p(sandbox_dir, 0700) != 0)
 		return NULL;
 	data_path(sandbox_prog, sizeof(sandbox_prog),
 	    "sandbox/slipway-sandbox");
@@ -627,9 +650,10 @@ sandbox_start(void)
 		    "(%s)\n", sandbox_prog);
 		return NULL;
 	}
-	snprintf(path, sizeof(path), "%s/sandbox.json", sandbox_dir);
+	if (state_path(path, sizeof(path), "sandbox/sandbox.json") != 0 ||
+	    sw_fmt(speed_text, sizeof(speed_text), "%d", O.speed) != SW_OK)
+		return NULL;
 	unlink(path);
-	snprintf(speed_text, sizeof(speed_text), "%d", O.speed);
 	if ((c = add_child("sandbox", "sandbox.log")) == NULL)
 		return NULL;
 	c->argv[0] = python3;
@@ -707,7 +731,7 @@ write_config(json_object *sandbox)
 {
 	const char *bound;
 	json_object *cfg, *origins;
-	char path[700], o1[64], o2[64];
+	char path[700];
 	const char *text;
 	sw_err e;
 
@@ -729,10 +753,9 @@ write_config(json_object *sandbox)
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();
-	snprintf(o1, sizeof(o1), "http://127.0.0.1:%d", O.port);
-	snprintf(o2, sizeof(o2), "http://localhost:%d", O.port);
-	json_object_array_add(origins, json_object_new_string(o1));
-	json_object_array_add(origins, json_object_new_string(o2));
+	json_object_array_add(origins, sw_jsf("http://127.0.0.1:%d",
+	    O.port));
+	json_object_array_add(origins, sw_jsf("http://localhost:%d", O.port));
 	if (sw_json_get(opconf, "allowed_origins") != NULL) {
 		json_object *more = sw_json_get(opconf, "allowed_origins");
 		size_t k;
@@ -742,7 +765,8 @@ write_config(json_object *sandbox)
 			    json_object_array_get_idx(more, k)));
 	}
 	json_object_object_add(cfg, "allowed_origins", origins);
-	sw_json_add_str(cfg, "internal_url", o1);
+	json_object_object_add(cfg, "internal_url",
+	    sw_jsf("http://127.0.0.1:%d", O.port));
 	if (sw_json_get(opconf, "oidc") != NULL)
 		json_object_object_add(cfg, "oidc", json_object_get(
 		    sw_json_get(opconf, "oidc")));
@@ -755,9 +779,9 @@ write_config(json_object *sandbox)
 	if (sandbox != NULL)
 		json_object_object_add(cfg, "sandbox_info",
 		    json_object_get(sandbox));
-	snprintf(path, sizeof(path), "%s/config.json", O.state_dir);
 	text = sw_json_pretty(cfg);
-	e = sw_write_file(path, text, strlen(text), 0600);
+	e = state_path(path, sizeof(path), "config.json") != 0 ? SW_ETOOBIG :
+	    sw_write_file(path, text, strlen(text), 0600);
 	json_object_put(cfg);
 	return e == SW_OK ? 0 : -1;
 }
@@ -782,13 +806,14 @@ render_nginx(char *conf, size_t confsz)
 
 	data_path(tmpl_path, sizeof(tmpl_path), "nginx/slipway.conf.in");
 	data_path(static_dir, sizeof(static_dir), "static");
-	snprintf(port, sizeof(port), "%d", O.port);
 	/* As root, nginx workers would otherwise become nobody and could not
 	 * reach the sockets in the private state directory. */
-	snprintf(user, sizeof(user), "%s", geteuid() == 0 ? "user root;" :
-	    "");
 	sw_buf_init(&tmpl, 1 << 20);
 	sw_buf_init(&out, 1 << 20);
+	if (sw_fmt(port, sizeof(port), "%d", O.port) != SW_OK ||
+	    sw_fmt(user, sizeof(user), "%s", geteuid() == 0 ? "user root;" :
+	    "") != SW_OK)
+		goto out;
 	if (sw_read_file(tmpl_path, 1 << 20, &tmpl) != SW_OK) {
 		fprintf(stderr, "slipway: cannot read %s\n", tmpl_path);
 		goto out;
@@ -798,7 +823,8 @@ render_nginx(char *conf, size_t confsz)
 		fprintf(stderr, "slipway: %s: %s\n", tmpl_path, why);
 		goto out;
 	}
-	snprintf(conf, confsz, "%s/nginx.conf", O.state_dir);
+	if (state_path(conf, confsz, "nginx.conf") != 0)
+		goto out;
 	if (sw_write_file(conf, out.data, out.len, 0600) != SW_OK) {
 		fprintf(stderr, "slipway: cannot write %s\n", conf);
 		goto out;
@@ -821,12 +847,12 @@ nginx_check(const char *conf)
 	int status;
 
 	memset(&c, 0, sizeof(c));
-	snprintf(errlog, sizeof(errlog), "%s/logs/error.log", O.state_dir);
 	memcpy(c.argv, argv, sizeof(argv));
 	c.listen_fd = -1;
-	snprintf(c.log, sizeof(c.log), "%s/logs/nginx-check.log", O.state_dir);
-	snprintf(c.name, sizeof(c.name), "nginx -t");
-	if (sw_child_start(&c) != 0)
+	if (state_path(errlog, sizeof(errlog), "logs/error.log") != 0 ||
+	    state_path(c.log, sizeof(c.log), "logs/nginx-check.log") != 0 ||
+	    sw_fmt(c.name, sizeof(c.name), "nginx -t") != SW_OK ||
+	    sw_child_start(&c) != 0)
 		return -1;
 	if (waitpid(c.pid, &status, 0) != c.pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
@@ -846,9 +872,10 @@ stack_ready(struct sw_sup *s)
 
 	for (i = 0; i < 300; i++) {
 		if (port_answers(s->port)) {
-			snprintf(path, sizeof(path), "%s/run/ready",
-			    O.state_dir);
-			(void)sw_write_file(path, "ok\n", 3, 0644);
+			if (state_path(path, sizeof(path), "run/ready") != 0 ||
+			    sw_write_file(path, "ok\n", 3, 0644) != SW_OK)
+				sw_error("cannot write %s/run/ready",
+				    O.state_dir);
 			return 0;
 		}
 		nanosleep(&nap, NULL);
@@ -887,16 +914,19 @@ cmd_start(void)
 	for (i = 0; i < 4; i++) {
 		static const char *const sub[] = { "run", "logs", "tmp",
 		    "ext.d" };
-		snprintf(dir, sizeof(dir), "%s/%s", O.state_dir, sub[i]);
+		if (state_path(dir, sizeof(dir), sub[i]) != 0)
+			return 1;
 		if (mkdir_p(dir, 0700) != 0) {
 			fprintf(stderr, "slipway: cannot create %s\n", dir);
 			return 1;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
+	if (state_path(path, sizeof(path), "run/ready") != 0)
+		return 1;
 	unlink(path);
 	/* Create or migrate the state store before any worker opens it. */
-	snprintf(path, sizeof(path), "%s/state.db", O.state_dir);
+	if (state_path(path, sizeof(path), "state.db") != 0)
+		return 1;
 	if (sw_db_open(path, &db) != SW_OK) {
 		fprintf(stderr, "slipway: cannot open %s\n", path);
 		return 1;
@@ -930,8 +960,8 @@ cmd_start(void)
 			struct timespec nap = { 0, 50 * 1000 * 1000 };
 			int status;
 
-			snprintf(path, sizeof(path), "%s/run/ready",
-			    O.state_dir);
+			if (state_path(path, sizeof(path), "run/ready") != 0)
+				return 1;
 			for (i = 0; i < 1200; i++) {
 				if (access(path, F_OK) == 0) {
 					printf("slipway: running at "
@@ -961,7 +991,8 @@ cmd_start(void)
 		if ((pid = fork()) != 0)
 			_exit(pid < 0 ? 1 : 0);
 	}
-	snprintf(path, sizeof(path), "%s/logs/slipway.log", O.state_dir);
+	if (state_path(path, sizeof(path), "logs/slipway.log") != 0)
+		return 1;
 	if ((logfd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0640)) >= 0) {
 		if (!O.foreground) {
 			dup2(logfd, 1);
@@ -977,17 +1008,19 @@ cmd_start(void)
 	sw_log_init("slipway");
 	sw_sup_block_signals();
 	memset(&sup, 0, sizeof(sup));
-	if (logfd >= 0) {
-		snprintf(sup.log_path, sizeof(sup.log_path), "%s", path);
+	if (logfd >= 0 && sw_fmt(sup.log_path, sizeof(sup.log_path), "%s",
+	    path) == SW_OK)
 		sw_log_follow(path);
+	if (sw_fmt(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir) !=
+	    SW_OK || state_path(sup.status_path, sizeof(sup.status_path),
+	    "run/status.json") != 0 || state_path(path, sizeof(path),
+	    "run/slipway.pid") != 0 || sw_fmt(pidtext, sizeof(pidtext),
+	    "%ld\n", (long)getpid()) != SW_OK) {
+		sw_error("the state directory %s is too long", O.state_dir);
+		return 1;
 	}
-	snprintf(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir);
-	snprintf(sup.status_path, sizeof(sup.status_path),
-	    "%s/run/status.json", O.state_dir);
 	sup.port = O.port;
 	sup.sandbox = O.sandbox;
-	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
-	snprintf(pidtext, sizeof(pidtext), "%ld\n", (long)getpid());
 	(void)sw_write_file(path, pidtext, strlen(pidtext), 0644);
 	setenv("SLIPWAY_STATE_DIR", O.state_dir, 1);
 
@@ -1020,9 +1053,8 @@ cmd_start(void)
 			return 1;
 		}
 	}
-	snprintf(errlog_path, sizeof(errlog_path), "%s/logs/error.log",
-	    O.state_dir);
-	if ((c = add_child("nginx", "nginx.log")) == NULL)
+	if (state_path(errlog_path, sizeof(errlog_path), "logs/error.log") !=
+	    0 || (c = add_child("nginx", "nginx.log")) == NULL)
 		goto full;
 	c->argv[0] = SW_NGINX_PATH;
 	c->argv[1] = "-p";
@@ -1039,10 +1071,10 @@ cmd_start(void)
 	    O.sandbox ? " and the sandbox" : "");
 	rc = sw_sup_run(&sup, stack_ready);
 	pools_close();
-	snprintf(path, sizeof(path), "%s/run/ready", O.state_dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run/slipway.pid", O.state_dir);
-	unlink(path);
+	if (state_path(path, sizeof(path), "run/ready") == 0)
+		unlink(path);
+	if (state_path(path, sizeof(path), "run/slipway.pid") == 0)
+		unlink(path);
 	sw_info("stopped");
 	return rc;
 full:
@@ -1090,8 +1122,8 @@ cmd_status(void)
 	size_t i;
 
 	sw_buf_init(&b, 1 << 20);
-	snprintf(path, sizeof(path), "%s/run/status.json", O.state_dir);
-	if (pid == 0 || sw_read_file(path, 1 << 20, &b) != SW_OK ||
+	if (pid == 0 || state_path(path, sizeof(path), "run/status.json") !=
+	    0 || sw_read_file(path, 1 << 20, &b) != SW_OK ||
 	    sw_json_parse(sw_buf_str(&b), b.len, &st, why, sizeof(why)) !=
 	    SW_OK) {
 		sw_buf_free(&b);
@@ -1105,8 +1137,9 @@ cmd_status(void)
 	sw_buf_free(&b);
 	sw_json_add_bool(st, "running", 1);
 	sw_buf_init(&b, 1 << 20);
-	snprintf(path, sizeof(path), "%s/config.json", O.state_dir);
-	if (sw_read_file(path, 1 << 20, &b) == SW_OK &&
+	if (state_path(path, sizeof(path), "config.json") == 0 &&
+	    sw_read_file(path, 1 << 20, &b) == SW_OK &&
+
 	    sw_json_parse(sw_buf_str(&b), b.len, &cfg, why, sizeof(why)) ==
 	    SW_OK && (sb = sw_json_get(cfg, "sandbox_info")) != NULL) {
 		json_object *pub = json_object_new_object();
@@ -1231,7 +1264,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cmd, *sub = NULL;
-	int ch;
+	int ch, no_dir;
 
 	/* The state (tokens' hashes, operations) and the logs are private:
 	 * every file Slipway or its children create is 0600. */
@@ -1249,7 +1282,7 @@ main(int argc, char *argv[])
 		argv += 1;
 		argc -= 1;
 	}
-	default_state_dir(O.state_dir, sizeof(O.state_dir));
+	no_dir = default_state_dir(O.state_dir, sizeof(O.state_dir));
 	O.port = SW_DEFAULT_PORT;
 	O.workers = SW_DEFAULT_WORKERS;
 	O.speed = 1;
@@ -1263,13 +1296,17 @@ main(int argc, char *argv[])
 			if (optarg[0] != '/') {
 				char cwd[PATH_MAX];
 
-				if (getcwd(cwd, sizeof(cwd)) == NULL)
+				if (getcwd(cwd, sizeof(cwd)) == NULL ||
+				    sw_fmt(O.state_dir, sizeof(O.state_dir),
+				    "%s/%s", cwd, optarg) != SW_OK) {
+					fprintf(stderr, "slipway: state dir "
+					    "too long\n");
 					return 2;
-				snprintf(O.state_dir, sizeof(O.state_dir),
-				    "%.100s/%s", cwd, optarg);
-			} else
-				snprintf(O.state_dir, sizeof(O.state_dir), "%s",
-				    optarg);
+				}
+			} else if (sw_fmt(O.state_dir, sizeof(O.state_dir),
+			    "%s", optarg) != SW_OK)
+				return 2;
+			no_dir = 0;
 			break;
 		case 'p':
 			O.port = parse_int(optarg, 1, 65535, "--port");
@@ -1295,15 +1332,19 @@ main(int argc, char *argv[])
 			O.local = 1;
 			break;
 		case 'c':
-			snprintf(O.scope, sizeof(O.scope), "%s", optarg);
+			if (sw_fmt(O.scope, sizeof(O.scope), "%s", optarg) !=
+			    SW_OK)
+				usage();
 			break;
 		case 'n':
-			snprintf(O.name, sizeof(O.name), "%s", optarg);
+			if (sw_fmt(O.name, sizeof(O.name), "%s", optarg) !=
+			    SW_OK)
+				usage();
 			break;
 		case 'T':
-			if (strlen(optarg) >= sizeof(O.tools))
+			if (sw_fmt(O.tools, sizeof(O.tools), "%s", optarg) !=
+			    SW_OK)
 				usage();
-			snprintf(O.tools, sizeof(O.tools), "%s", optarg);
 			break;
 		case 'm':
 			if (strlen(optarg) >= sizeof(O.team))
@@ -1322,6 +1363,8 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
+	if (no_dir)
+		return 2;
 	find_layout();
 	if (strcmp(cmd, "start") == 0) {
 		if (apply_conf_file() != 0)
@@ -1345,10 +1388,12 @@ main(int argc, char *argv[])
 		char tmpl[PATH_MAX], actions[PATH_MAX];
 
 		data_path(tmpl, sizeof(tmpl), "nginx/slipway.conf.in");
-		if (prog_dir[0] != '\0')
-			snprintf(actions, sizeof(actions),
-			    "%s/cfn/iam-actions.txt", prog_dir);
-		else
+		if (prog_dir[0] != '\0') {
+			if (sw_fmt(actions, sizeof(actions),
+			    "%s/cfn/iam-actions.txt", prog_dir) != SW_OK)
+				return 1;
+		} else
+
 			data_path(actions, sizeof(actions), "iam-actions.txt");
 		return sw_cli_doctor(&(struct sw_doctor_opts){
 		    .state_dir = O.state_dir, .local = O.local,

@@ -17,6 +17,7 @@
 
 #include "cli/render.h"
 #include "cli/supervise.h"
+#include "lib/buf.h"
 #include "lib/db.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -101,15 +102,15 @@ sw_sup_write_status(struct sw_sup *s, const char *phase)
 {
 	json_object *o, *arr, *k;
 	const char *text;
-	char url[64];
 	int i;
 
 	o = json_object_new_object();
 	sw_json_add_str(o, "phase", phase);
 	sw_json_add_int(o, "supervisor_pid", getpid());
 	sw_json_add_int(o, "port", s->port);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", s->port);
-	sw_json_add_str(o, "url", url);
+	json_object_object_add(o, "url", sw_jsf("http://127.0.0.1:%d",
+	    s->port));
+
 	sw_json_add_str(o, "state_dir", s->state_dir);
 	sw_json_add_bool(o, "sandbox", s->sandbox);
 	sw_json_add_int(o, "updated_ms", sw_now_ms());
@@ -145,9 +146,9 @@ static void
 describe_exit(int status, char *buf, size_t sz)
 {
 	if (WIFSIGNALED(status))
-		snprintf(buf, sz, "killed by signal %d", WTERMSIG(status));
+		sw_fmt_text(buf, sz, "killed by signal %d", WTERMSIG(status));
 	else
-		snprintf(buf, sz, "exited with status %d",
+		sw_fmt_text(buf, sz, "exited with status %d",
 		    WEXITSTATUS(status));
 }
 

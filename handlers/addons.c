@@ -16,6 +16,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "pipelines/pipelines.h"
 
@@ -326,9 +327,14 @@ h_addon_upgrade(struct sw_req *r)
 		return sw_req_fail(r, SW_EPRECONDITION, "EKS publishes no "
 		    "version of %s for Kubernetes %s", addon, kver);
 	}
-	snprintf(target, sizeof(target), "%s", want ? want :
-	    sw_json_get_str(it, "newest_version"));
-	if (strcmp(sw_json_get_str(it, "installed_version") ?: "", target) ==
+	if (sw_fmt(target, sizeof(target), "%s", want ? want :
+	    sw_json_get_str(it, "newest_version")) != SW_OK) {
+		json_object_put(items);
+		return sw_req_fail(r, SW_EINTERNAL, "add-on version of %s "
+		    "too long", addon);
+	}
+	if (strcmp(
+sw_json_get_str(it, "installed_version") ?: "", target) ==
 	    0) {
 		sw_req_reply(r, 200, sw_jo("changed", sw_jb(0), "addon",
 		    sw_js(addon), "version", sw_js(target), NULL));

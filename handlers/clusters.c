@@ -19,6 +19,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/ops.h"
@@ -54,7 +55,7 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op,
 	*out = NULL;
 	if (aws == NULL) {
 		json_object_put(in);
-		snprintf(err->code, sizeof(err->code), "NoAwsClient");
+		sw_fmt_text(err->code, sizeof(err->code), "NoAwsClient");
 		return SW_EUNAVAIL;
 	}
 	e = aws_call(aws, svc, op, in, out, err);
@@ -326,7 +327,8 @@ h_instance_type_list(struct sw_req *r)
 		if (sw_json_get_bool(r->args, "gpu_only", 0) &&
 		    sw_json_get_int(f, "gpus", 0) == 0)
 			continue;
-		snprintf(ml, sizeof(ml), "ml.%s", t);
+		if (sw_fmt(ml, sizeof(ml), "ml.%s", t) != SW_OK)
+			continue;
 		json_object_array_add(items, sw_jo(
 		    "instance_type", sw_js(ml),
 		    "ec2_instance_type", sw_js(t),
@@ -407,9 +409,10 @@ planned_cidrs(struct sw_req *r, json_object *list)
 					    "cidrBlock", sw_js(c), NULL));
 			}
 			cursor[0] = '\0';
-			if (sw_json_get_str(page, "next") != NULL)
-				snprintf(cursor, sizeof(cursor), "%s",
-				    sw_json_get_str(page, "next"));
+			if (sw_json_get_str(page, "next") != NULL &&
+			    sw_fmt(cursor, sizeof(cursor), "%s",
+			    sw_json_get_str(page, "next")) != SW_OK)
+				cursor[0] = '\0';
 			json_object_put(page);
 			if (cursor[0] == '\0')
 				break;
@@ -464,10 +467,12 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 	for (x = want ? -1 : 0; x < 256; x++) {
 		int clash = 0;
 
-		if (x < 0)
-			snprintf(cand, sizeof(cand), "%s", want);
-		else
-			snprintf(cand, sizeof(cand), "10.%d.0.0/16", x);
+		if ((x < 0 ? sw_fmt(cand, sizeof(cand), "%s", want) :
+		    sw_fmt(cand, sizeof(cand), "10.%d.0.0/16", x)) != SW_OK) {
+			json_object_put(vpcs);
+			return sw_req_fail(r, SW_EINVAL, "vpc_cidr is not a "
+			    "CIDR block");
+		}
 		for (i = 0; list && i < json_object_array_length(list); i++) {
 			const char *c = sw_json_get_str(
 			    json_object_array_get_idx(list, i), "cidrBlock");
@@ -476,10 +481,13 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 				clash = 1;
 		}
 		if (!clash) {
-			snprintf(out, sz, "%s", cand);
 			json_object_put(vpcs);
+			if (sw_fmt(out, sz, "%s", cand) != SW_OK)
+				return sw_req_fail(r, SW_EINTERNAL, "no room "
+				    "for the VPC CIDR");
 			return SW_OK;
 		}
+
 		if (x < 0) {
 			json_object_put(vpcs);
 			sw_ferr_add(&r->ferrs, "vpc_cidr", "overlap",
@@ -508,30 +516,30 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 		    "training-plan" : "on-demand";
 		sw_json_add_str(g, "capacity_type", cap);
 	}
-	snprintf(field, sizeof(field), "instance_groups[%zu]", idx);
+	sw_fmt_text(field, sizeof(field), "instance_groups[%zu]", idx);
 	if (strcmp(cap, "spot") == 0 &&
 	    sw_json_get_str(g, "training_plan_arn") != NULL) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", idx);
 		sw_ferr_add(&r->ferrs, field, "conflict", "spot capacity "
 		    "cannot use a training plan");
 	}
 	if (strcmp(cap, "training-plan") == 0 &&
 	    sw_json_get_str(g, "training_plan_arn") == NULL) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", idx);
 		sw_ferr_add(&r->ferrs, field, "required", "is required when "
 		    "capacity_type is training-plan");
 	}
 	if (az != NULL && !array_has(azs, az)) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].availability_zone", idx);
 		sw_ferr_add(&r->ferrs, field, "exists", "%s is not an "
 		    "availability zone of %s", az, r->cfg->region);
 		return;
 	}
 	if (where == NULL) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].instance_type", idx);
 		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
 		    "in %s", type, r->cfg->region);
@@ -552,7 +560,7 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 		if (az != NULL)
 			sw_json_add_str(g, "availability_zone", az);
 	} else if (!array_has(where, az)) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].availability_zone", idx);
 		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
 		    "in %s", type, az);
@@ -560,8 +568,8 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 	if (sw_json_get_bool(g, "efa_only", 0) &&
 	    !sw_json_get_bool(sw_json_get(facts, sw_ec2_type(type)), "efa",
 	    0)) {
-		snprintf(field, sizeof(field), "instance_groups[%zu].efa_only",
-		    idx);
+		sw_fmt_text(field, sizeof(field),
+		    "instance_groups[%zu].efa_only", idx);
 		sw_ferr_add(&r->ferrs, field, "efa", "%s does not support "
 		    "EFA, so it cannot use EFA-only interfaces", type);
 	}
@@ -631,7 +639,7 @@ check_group_quotas(struct sw_req *r, json_object *groups)
 	for (i = 0; i < n && i < SW_MAX_GROUPS; i++) {
 		json_object *g = json_object_array_get_idx(groups, i);
 
-		snprintf(fields[i], sizeof(fields[i]),
+		sw_fmt_text(fields[i], sizeof(fields[i]),
 		    "instance_groups[%zu].count", i);
 		asks[i] = (struct h_capacity_ask){ .field = fields[i],
 		    .type = sw_json_get_str(g, "instance_type"),
@@ -663,7 +671,7 @@ cluster_preflight(struct sw_req *r)
 			const char *z = json_object_get_string(
 			    json_object_array_get_idx(want, i));
 
-			snprintf(field, sizeof(field),
+			sw_fmt_text(field, sizeof(field),
 			    "availability_zones[%zu]", i);
 			if (!array_has(azs, z))
 				sw_ferr_add(&r->ferrs, field, "exists", "%s is "
@@ -690,7 +698,8 @@ cluster_preflight(struct sw_req *r)
 		const char *n = sw_json_get_str(json_object_array_get_idx(
 		    groups, i), "name");
 
-		snprintf(field, sizeof(field), "instance_groups[%zu].name", i);
+		sw_fmt_text(field, sizeof(field), "instance_groups[%zu].name",
+		    i);
 		if (array_has(names, n))
 			sw_ferr_add(&r->ferrs, field, "unique", "group names "
 			    "must be unique");
@@ -715,7 +724,7 @@ cluster_preflight(struct sw_req *r)
 	sw_json_add_str(a, "vpc_cidr", cidr);
 	/* Pre-flight against reservations and quotas (422). */
 	for (i = 0; i < json_object_array_length(groups); i++) {
-		snprintf(field, sizeof(field),
+		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", i);
 		h_check_training_plan(r, json_object_array_get_idx(groups, i),
 		    field);
@@ -956,9 +965,11 @@ h_cluster_create(struct sw_req *r)
 		return r->err != SW_OK ? r->err : SW_EINVAL;
 	/* Every resource the create makes is tagged with the record's id,
 	 * recorded before anything is made. */
-	if (rec.id[0] == '\0' && r->dry_run)
-		snprintf(rec.id, sizeof(rec.id), "swc-planned");
-	else if (rec.id[0] == '\0') {
+	if (rec.id[0] == '\0' && r->dry_run) {
+		if (sw_fmt(rec.id, sizeof(rec.id), "swc-planned") != SW_OK)
+			return sw_req_fail(r, SW_EINTERNAL, "no room for an "
+			    "id");
+	} else if (rec.id[0] == '\0') {
 		if (sw_cluster_new_id(id) != SW_OK || sw_cluster_record(r->db,
 		    name, id, "created", &rec) != SW_OK)
 			return sw_req_fail(r, SW_EDB, "cannot record cluster "
@@ -1125,11 +1136,14 @@ h_cluster_import(struct sw_req *r)
 	arn = sw_json_path_str(eks, "cluster.arn");
 	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
-	if (rec.id[0] != '\0')
-		snprintf(id, sizeof(id), "%s", rec.id);
-	else if (r->dry_run)
-		snprintf(id, sizeof(id), "swc-planned");
-	else if (sw_cluster_new_id(id) != SW_OK) {
+	if (rec.id[0] != '\0' || r->dry_run) {
+		if (sw_fmt(id, sizeof(id), "%s", rec.id[0] != '\0' ? rec.id :
+		    "swc-planned") != SW_OK) {
+			e = sw_req_fail(r, SW_EINTERNAL, "no room for an id");
+			goto out;
+		}
+	} else if (sw_cluster_new_id(id) != SW_OK) {
+
 		e = sw_req_fail(r, SW_EINTERNAL, "no random id");
 		goto out;
 	}

@@ -24,6 +24,7 @@
 
 #include "handlers/handlers.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "api/router.h"
@@ -105,7 +106,7 @@ addon_feature(struct sw_req *r, const char *cluster, const char *addon)
 		    json_object_get(sw_json_path(out,
 		    "addon.podIdentityAssociations")), NULL));
 		const char *ws = sw_json_get_str(sw_json_path(out,
-		    "addon.tags"), "slipway:grafana-workspace");
+		    "addon.tags"), SW_TAG_GRAFANA_WS);
 		char url[160];
 		int n;
 
@@ -214,11 +215,11 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 	role_ok = read_aws(r, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
 	    sw_js(role), NULL), &out, why, sizeof(why));
 	if (role_ok == 1 && sw_out_str(out, "Role.Arn",
-	    "GetRoleResult.Role.Arn", NULL) != NULL) {
-		snprintf(arnbuf, sizeof(arnbuf), "%s", sw_out_str(out,
-		    "Role.Arn", "GetRoleResult.Role.Arn", NULL));
+	    "GetRoleResult.Role.Arn", NULL) != NULL &&
+	    sw_fmt(arnbuf, sizeof(arnbuf), "%s", sw_out_str(out,
+	    "Role.Arn", "GetRoleResult.Role.Arn", NULL)) == SW_OK)
 		arn = arnbuf;
-	}
+
 	json_object_put(out);
 	if (role_ok == 1 && read_aws(r, AWS_SVC_IAM, "GetRolePolicy", sw_jo(
 	    "RoleName", sw_js(role), "PolicyName", sw_js(TIERED_POLICY),
@@ -477,7 +478,7 @@ check_needs(struct sw_req *r, json_object *flat, json_object *live,
 			    "same request", sw_featdefs[g].name,
 			    sw_featdefs[f].name, sw_featdefs[g].name);
 			if (why[0] == '\0')
-				snprintf(why, whysz, "%s is needed by %s",
+				sw_fmt_text(why, whysz, "%s is needed by %s",
 				    sw_featdefs[f].name, sw_featdefs[g].name);
 		}
 	}

@@ -46,9 +46,10 @@ fit_group_types(struct sw_req *r, const char *cluster,
 			continue;
 		for (k = 0; k < n && strcmp(types[k].name, t) != 0; k++)
 			;
-		if (k == n)
-			snprintf(types[n++].name, sizeof(types[0].name), "%s",
-			    t);
+		if (k == n && sw_fmt(types[n].name, sizeof(types[0].name),
+		    "%s", t) == SW_OK)
+			n++;
+
 	}
 	json_object_put(hp);
 	return n;

@@ -19,6 +19,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/ops.h"
@@ -157,7 +158,7 @@ task_governance_active(struct sw_req *r, const struct hp_ref *ref,
 	const char *st;
 	sw_err e;
 
-	snprintf(status, sz, "absent");
+	sw_fmt_text(status, sz, "absent");
 	if (ref->eks[0] == '\0')
 		return 0;
 	memset(&err, 0, sizeof(err));
@@ -171,7 +172,7 @@ task_governance_active(struct sw_req *r, const struct hp_ref *ref,
 		return -1;
 	}
 	st = sw_json_path_str(out, "addon.status");
-	snprintf(status, sz, "%s", st ? st : "unknown");
+	sw_fmt_text(status, sz, "%s", st ? st : "unknown");
 	json_object_put(out);
 	return strcmp(status, "ACTIVE") == 0;
 }
@@ -212,16 +213,19 @@ quota_view(json_object *q)
 	    "ComputeQuotaConfig.ComputeQuotaResources[0]");
 	const char *team = sw_json_path_str(q, "ComputeQuotaTarget.TeamName");
 	char ns[128], queue[160];
+	int named;
 
-	snprintf(ns, sizeof(ns), "hyperpod-ns-%s", team ? team : "");
-	snprintf(queue, sizeof(queue), "%s-localqueue", ns);
+	/* A name that does not fit is left out, never cut. */
+	named = sw_fmt(ns, sizeof(ns), "hyperpod-ns-%s", team ? team : "") ==
+	    SW_OK && sw_fmt(queue, sizeof(queue), "%s-localqueue", ns) ==
+	    SW_OK;
 	return sw_jo(
 	    "quota_name", sw_js(sw_json_get_str(q, "Name")),
 	    "id", sw_js(sw_json_get_str(q, "ComputeQuotaId")),
 	    "arn", sw_js(sw_json_get_str(q, "ComputeQuotaArn")),
 	    "team", sw_js(team),
-	    "namespace", sw_js(ns),
-	    "queue", sw_js(queue),
+	    "namespace", named ? sw_js(ns) : NULL,
+	    "queue", named ? sw_js(queue) : NULL,
 	    "instance_type", sw_js(sw_json_get_str(res, "InstanceType")),
 	    "count", json_object_get(sw_json_get(res, "Count")),
 	    "accelerators", json_object_get(sw_json_get(res,
@@ -814,9 +818,11 @@ queue_team(struct sw_req *r, const struct hp_ref *ref, const char *queue,
 		if (n < 0 || (size_t)n >= sizeof(want) ||
 		    strcmp(want, queue) != 0)
 			continue;
-		snprintf(team_ns, sz, "hyperpod-ns-%s", sw_json_path_str(q,
-		    "ComputeQuotaTarget.TeamName"));
+		if (sw_fmt(team_ns, sz, "hyperpod-ns-%s", sw_json_path_str(q,
+		    "ComputeQuotaTarget.TeamName")) != SW_OK)
+			continue;
 		found = 1;
+
 	}
 	json_object_put(out);
 	return found;

@@ -15,6 +15,7 @@
 #include "handlers/inference.h"
 #include "handlers/manifests.h"
 #include "handlers/workloads.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "pipelines/lbc.h"
 
@@ -35,25 +36,25 @@ inf_selector(const char *name, const char *role)
 	return sw_jo(WL_INF, sw_js(name), WL_ROLE, sw_js(role), NULL);
 }
 
-static json_object *
-engine_argv(const struct engine *en, const char *model, const char *served,
+json_object *
+inf_engine_argv(const struct engine *en, const char *model, const char *served,
     int64_t gpus)
 {
-	char path[WL_MAX_WORD], tp[16], port[16];
-
-	snprintf(path, sizeof(path), "/data/models/%s", model);
-	snprintf(tp, sizeof(tp), "%lld", (long long)gpus);
-	snprintf(port, sizeof(port), "%d", en->port);
 	if (strcmp(en->name, "vllm") == 0)
-		return sw_ja(sw_js("vllm"), sw_js("serve"), sw_js(path),
+		return sw_ja(sw_js("vllm"), sw_js("serve"),
+		    sw_jsf("/data/models/%s", model),
 		    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
-		    sw_js(port), sw_js("--tensor-parallel-size"), sw_js(tp),
+		    sw_jsf("%d", en->port), sw_js("--tensor-parallel-size"),
+		    sw_jsf("%lld", (long long)gpus),
 		    sw_js("--served-model-name"), sw_js(served));
 	return sw_ja(sw_js("python3"), sw_js("-m"),
-	    sw_js("sglang.launch_server"), sw_js("--model-path"), sw_js(path),
-	    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"), sw_js(port),
-	    sw_js("--tp-size"), sw_js(tp), sw_js("--served-model-name"),
+	    sw_js("sglang.launch_server"), sw_js("--model-path"),
+	    sw_jsf("/data/models/%s", model),
+	    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
+	    sw_jsf("%d", en->port), sw_js("--tp-size"),
+	    sw_jsf("%lld", (long long)gpus), sw_js("--served-model-name"),
 	    sw_js(served), sw_js("--enable-metrics"));
+
 }
 
 static json_object *
@@ -81,7 +82,7 @@ meta(const char *name, const char *ns, json_object *labels)
 void
 inf_check_autoscaling(struct sw_req *r, json_object *as)
 {
-	const char *metric = wl_str_or(as, "metric", "queue");
+	const char *metric = sw_json_get_str(as, "metric");
 	json_object *th = sw_json_get(as, "threshold");
 	double v = th != NULL ? json_object_get_double(th) : 0;
 
@@ -142,10 +143,11 @@ json_object *
 inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
     const char *name, json_object *as)
 {
-	const char *metric = wl_str_or(as, "metric", "queue");
+	const char *metric = sw_json_get_str(as, "metric");
 	json_object *th = sw_json_get(as, "threshold");
 	int kv = strcmp(metric, "kv-cache") == 0;
-	char query[512], thr[32];
+	char query[512];
+	json_object *thr;
 
 	/*
 	 * Exactly this endpoint's server pods: a Deployment's pods are
@@ -161,12 +163,11 @@ inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
 		return NULL;
 	}
 	if (th != NULL && kv)
-		snprintf(thr, sizeof(thr), "%g", json_object_get_double(th));
+		thr = sw_jsf("%g", json_object_get_double(th));
 	else if (th != NULL)
-		snprintf(thr, sizeof(thr), "%lld",
-		    (long long)json_object_get_double(th));
+		thr = sw_jsf("%lld", (long long)json_object_get_double(th));
 	else
-		snprintf(thr, sizeof(thr), "%s", kv ? "0.8" : "8");
+		thr = sw_js(kv ? "0.8" : "8");
 	return sw_jo(
 	    "apiVersion", sw_js("keda.sh/v1alpha1"),
 	    "kind", sw_js("ScaledObject"),
@@ -184,7 +185,8 @@ inf_scaled_object(struct sw_req *r, const struct engine *en, const char *ns,
 			"serverAddress", sw_js(sw_json_get_str(as,
 			    "prometheus_url")),
 			"query", sw_js(query),
-			"threshold", sw_js(thr), NULL), NULL)),
+			"threshold", thr, NULL), NULL)),
+
 		NULL), NULL);
 }
 
@@ -255,7 +257,7 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *model = sw_json_get_str(a, "model");
 	const char *ns = wl_str_or(a, "namespace", "default");
-	const char *exposure = wl_str_or(a, "exposure", "service");
+	const char *exposure = sw_json_get_str(a, "exposure");
 	const struct engine *en = engine_find(sw_json_get_str(a, "engine"));
 	int router = sw_json_get_bool(a, "router", 0);
 	int64_t gpus = sw_json_get_int(a, "gpus_per_replica", 1);
@@ -282,7 +284,8 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 			"containers", sw_ja(sw_jo(
 			    "name", sw_js(en->name),
 			    "image", sw_js(wl_str_or(a, "image", en->image)),
-			    "command", engine_argv(en, model, wl_str_or(a,
+			    "command", inf_engine_argv(en, model, wl_str_or(a,
+
 				"served_model_name", model), gpus),
 			    "ports", sw_ja(sw_jo("name", sw_js("http"),
 				"containerPort", sw_ji(en->port), NULL)),
@@ -297,10 +300,6 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 			"tolerations", wl_gpu_tolerations(), NULL), NULL),
 		NULL), NULL));
 	if (router) {
-		char sel[160], port[16];
-
-		snprintf(sel, sizeof(sel), "%s=%s", WL_INF, name);
-		snprintf(port, sizeof(port), "%d", en->port);
 		json_object_array_add(list, sw_jo(
 		    "apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
 		    "metadata", meta(rname, ns, inf_labels(name, "router",
@@ -344,12 +343,13 @@ inf_selfhosted_manifests(struct sw_req *r, json_object *list)
 				    sw_js("--host"), sw_js("0.0.0.0"),
 				    sw_js("--port"), sw_js("30000"),
 				    sw_js("--service-discovery"),
-				    sw_js("--selector"), sw_js(sel),
+				    sw_js("--selector"),
+				    sw_jsf("%s=%s", WL_INF, name),
 				    sw_js("slipway.dev/role=server"),
 				    sw_js("--service-discovery-namespace"),
 				    sw_js(ns),
 				    sw_js("--service-discovery-port"),
-				    sw_js(port), sw_js("--policy"),
+				    sw_jsf("%d", en->port), sw_js("--policy"),
 				    sw_js("cache_aware")),
 				"ports", sw_ja(sw_jo("name", sw_js("http"),
 				    "containerPort", sw_ji(ROUTER_PORT), NULL)),
@@ -399,8 +399,8 @@ h_inference_deploy(struct sw_req *r)
 	const char *cluster = sw_json_get_str(a, "name");
 	const char *name = sw_json_get_str(a, "endpoint_name");
 	const char *ns;
-	const char *exposure = wl_str_or(a, "exposure", "service");
-	const char *kind = wl_str_or(a, "kind", "self-hosted");
+	const char *exposure = sw_json_get_str(a, "exposure");
+	const char *kind = sw_json_get_str(a, "kind");
 	char team_ns[64];
 	static const char *const pool_unused[] = {
 		"engine", "model", "served_model_name", "image", "replicas",
@@ -529,8 +529,11 @@ inf_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 {
 	char sel[160], missing[160];
 
-	snprintf(sel, sizeof(sel), "%s=%s,%s=server", WL_INF, name, WL_ROLE);
-	snprintf(missing, sizeof(missing), "no inference endpoint %s", name);
+	if (sw_fmt(sel, sizeof(sel), "%s=%s,%s=server", WL_INF, name,
+	    WL_ROLE) != SW_OK)
+		return sw_req_fail(r, SW_EINVAL, "endpoint name %s is too "
+		    "long", name);
+	sw_fmt_text(missing, sizeof(missing), "no inference endpoint %s", name);
 	return inf_one(r, kb, "apps/v1", ns, "deployments", sel, name,
 	    missing, dep);
 }
@@ -547,8 +550,6 @@ inf_summary(json_object *dep, json_object *svc)
 	    "availableReplicas", 0);
 	const char *host = NULL;
 	json_object *service = NULL;
-	char url[320];
-
 	if (svc != NULL) {
 		host = sw_json_path_str(svc, "status.loadBalancer.ingress[0]."
 		    "hostname");
@@ -557,15 +558,14 @@ inf_summary(json_object *dep, json_object *svc)
 			    "status.loadBalancer.ingress[0].ip");
 		if (host == NULL)
 			host = sw_json_path_str(svc, "spec.clusterIP");
-		snprintf(url, sizeof(url), "http://%s:%lld", host ? host : "",
-		    (long long)sw_json_get_int(sw_json_path(svc,
-		    "spec.ports[0]"), "port", 80));
 		service = sw_jo(
 		    "name", sw_js(sw_json_path_str(svc, "metadata.name")),
 		    "type", sw_js(sw_json_path_str(svc, "spec.type")),
 		    "cluster_ip", sw_json_path_str(svc, "spec.clusterIP") ?
 			sw_js(sw_json_path_str(svc, "spec.clusterIP")) : NULL,
-		    "url", host ? sw_js(url) : NULL, NULL);
+		    "url", host ? sw_jsf("http://%s:%lld", host,
+			(long long)sw_json_get_int(sw_json_path(svc,
+			"spec.ports[0]"), "port", 80)) : NULL, NULL);
 	}
 	return sw_jo(
 	    "endpoint", sw_js(sw_json_path_str(dep, "metadata.name")),
@@ -589,15 +589,13 @@ pool_items(struct sw_req *r, struct sw_kube *kb, json_object *out)
 {
 	json_object *svcs = NULL, *pods = NULL;
 	const char *ns = sw_json_get_str(r->args, "namespace");
-	char sel[96];
 	size_t i;
 
-	snprintf(sel, sizeof(sel), "%s=slipway,%s=service,%s", WL_MANAGED,
-	    WL_ROLE, WL_POOL);
-	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &svcs) != SW_OK)
+	if (wl_list_objs(r, kb, "v1", ns, "services", WL_MANAGED "=slipway,"
+	    WL_ROLE "=service," WL_POOL, &svcs) != SW_OK)
 		return;
-	snprintf(sel, sizeof(sel), "%s=slipway,%s", WL_MANAGED, WL_ASSIGNED);
-	if (wl_list_objs(r, kb, "v1", ns, "pods", sel, &pods) == SW_OK)
+	if (wl_list_objs(r, kb, "v1", ns, "pods", WL_MANAGED "=slipway,"
+	    WL_ASSIGNED, &pods) == SW_OK)
 		for (i = 0; i < json_object_array_length(svcs); i++)
 			json_object_array_add(out, inf_pool_summary(
 			    json_object_array_get_idx(svcs, i), pods));
@@ -618,16 +616,15 @@ sw_err
 h_inference_list(struct sw_req *r)
 {
 	const struct inf_kind *k;
-	char sel[64];
 	json_object *items = NULL, *out;
 	struct sw_kube kb;
 	size_t i;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
-	snprintf(sel, sizeof(sel), "%s=server", WL_ROLE);
 	if (wl_list_objs(r, &kb, "apps/v1", sw_json_get_str(r->args,
-	    "namespace"), "deployments", sel, &items) == SW_OK) {
+	    "namespace"), "deployments", WL_ROLE "=server", &items) == SW_OK) {
+
 		out = json_object_new_array();
 		for (i = 0; i < json_object_array_length(items); i++)
 			json_object_array_add(out, inf_summary(
@@ -765,7 +762,12 @@ h_inference_delete(struct sw_req *r)
 		goto out;
 	ns = sw_json_path_str(dep, "metadata.namespace");
 	name = sw_json_path_str(dep, "metadata.name");
-	snprintf(rname, sizeof(rname), "%s-router", name);
+	if (sw_fmt(rname, sizeof(rname), "%s-router", name) != SW_OK) {
+		sw_req_fail(r, SW_EINTERNAL, "endpoint name %s is too long",
+		    name);
+		goto out;
+	}
+
 	refs = json_object_new_array();
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		const char *n = parts[i].router ? rname : name;

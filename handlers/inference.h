@@ -24,7 +24,12 @@ void	inf_check_autoscaling(struct sw_req *, json_object *as);
 /* Whether KEDA serves ScaledObjects in the cluster: 1; 0 with a 409
  * naming feature_set inference_operator; -1 when the read failed. */
 int	inf_keda_present(struct sw_req *, struct sw_kube *);
+/* The server command of engine en serving model (a directory under
+ * /data/models/) as served on gpus GPUs.  New array. */
+json_object *inf_engine_argv(const struct engine *en, const char *model,
+	    const char *served, int64_t gpus);
 /* The KEDA ScaledObject for endpoint name's server Deployment; NULL
+
  * with the problem filled. */
 json_object *inf_scaled_object(struct sw_req *, const struct engine *,
 	    const char *ns, const char *name, json_object *as);
@@ -51,8 +56,10 @@ extern const struct inf_kind inf_kinds[];
 
 /* The S3 bucket the operator writes endpoint name's TLS certificate
  * to (deterministic; out gets at most 63 characters). */
-void	inf_tls_bucket(const char *region, const char *cluster,
-	    const char *ns, const char *name, char *out, size_t outsz);
+sw_err	inf_tls_bucket(const char *region, const char *cluster,
+	    const char *ns, const char *name, char *out, size_t outsz)
+	    __attribute__((warn_unused_result));
+
 /* inference_deploy with kind managed (managed != 0) or jumpstart. */
 sw_err	inf_deploy_managed(struct sw_req *, struct sw_kube *, int managed);
 /* The operator's resource for endpoint name that Slipway made: 1 with

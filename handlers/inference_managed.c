@@ -23,6 +23,7 @@
 #include "handlers/workloads.h"
 #include "cloud/aws.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 #include "pipelines/pipelines.h"
@@ -41,7 +42,7 @@ const struct inf_kind inf_kinds[] = {
 
 /* The TLS bucket of an endpoint: one per (region, cluster, namespace,
  * endpoint), short enough for S3 whatever the names' lengths. */
-void
+sw_err
 inf_tls_bucket(const char *region, const char *cluster, const char *ns,
     const char *name, char *out, size_t outsz)
 {
@@ -58,17 +59,17 @@ inf_tls_bucket(const char *region, const char *cluster, const char *ns,
 		h ^= '/';
 		h *= 1099511628211ULL;
 	}
-	snprintf(out, outsz, "slipway-inference-tls-%016llx",
+	return sw_fmt(out, outsz, "slipway-inference-tls-%016llx",
 	    (unsigned long long)h);
 }
 
 /* The operator's execution role and this endpoint's policy on it. */
-static void
+static sw_err
 iam_names(const char *cluster, const char *ns, const char *name, char *role,
     size_t rolesz, char *policy, size_t policysz)
 {
 	sw_name(role, rolesz, cluster, SW_ROLE_INFERENCE);
-	snprintf(policy, policysz, "slipway-inference-%s-%s", ns, name);
+	return sw_fmt(policy, policysz, "slipway-inference-%s-%s", ns, name);
 }
 
 /* The model source as the CRD's modelSourceConfig; NULL with a field
@@ -139,18 +140,16 @@ model_source(struct sw_req *r, json_object *src, const char *region)
 static json_object *
 scaling_spec(json_object *as, const char *name)
 {
-	char query[256];
 	json_object *th = sw_json_get(as, "threshold");
 
-	snprintf(query, sizeof(query), "sum(vllm:num_requests_waiting{"
-	    "model_name=\"%s\"})", name);
 	return sw_jo(
 	    "minReplicaCount", sw_ji(sw_json_get_int(as, "min_replicas", 1)),
 	    "maxReplicaCount", sw_ji(sw_json_get_int(as, "max_replicas", 1)),
 	    "pollingInterval", sw_ji(30), "cooldownPeriod", sw_ji(300),
 	    "prometheusTrigger", sw_jo(
 		"serverAddress", sw_js(sw_json_get_str(as, "prometheus_url")),
-		"query", sw_js(query),
+		"query", sw_jsf("sum(vllm:num_requests_waiting{"
+		    "model_name=\"%s\"})", name),
 		"targetValue", json_object_new_double(th ?
 		    json_object_get_double(th) : 8), NULL), NULL);
 }
@@ -171,7 +170,7 @@ check_body(struct sw_req *r, json_object *a, int managed)
 	if (sw_json_get(a, "instance_type") == NULL)
 		sw_ferr_add(&r->ferrs, "instance_type", "required", "%s "
 		    "endpoints name their HyperPod instance type", kind);
-	if (strcmp(wl_str_or(a, "exposure", "service"), "service") != 0)
+	if (strcmp(sw_json_get_str(a, "exposure"), "service") != 0)
 		sw_ferr_add(&r->ferrs, "exposure", "kind", "%s endpoints get "
 		    "the operator's ClusterIP Service", kind);
 	if (managed && sw_json_get(a, "model_source") == NULL)
@@ -214,9 +213,6 @@ build_cr(struct sw_req *r, json_object *a, int managed, const char *region,
 	    "routing"), *as = sw_json_get(a, "autoscaling"), *src = NULL,
 	    *spec, *labels, *kvspec = NULL;
 	const char *l2 = sw_json_get_str(kv, "l2");
-	char uri[96];
-
-	snprintf(uri, sizeof(uri), "s3://%s/", bucket);
 	if (managed && (src = model_source(r, sw_json_get(a, "model_source"),
 	    region)) == NULL)
 		return NULL;
@@ -232,10 +228,12 @@ build_cr(struct sw_req *r, json_object *a, int managed, const char *region,
 		NULL,
 	    "kvCacheSpec", kvspec,
 	    "intelligentRoutingSpec", rt ? sw_jo("enabled", sw_jb(1),
-		"routingStrategy", sw_js(wl_str_or(rt, "strategy",
-		"prefixaware")), NULL) : NULL,
+		"routingStrategy", sw_js(sw_json_get_str(rt, "strategy")),
+		NULL) : NULL,
+
 	    "autoScalingSpec", as ? scaling_spec(as, name) : NULL,
-	    "tlsConfig", sw_jo("tlsCertificateOutputS3Uri", sw_js(uri), NULL),
+	    "tlsConfig", sw_jo("tlsCertificateOutputS3Uri",
+		sw_jsf("s3://%s/", bucket), NULL),
 	    NULL);
 	if (managed) {
 		json_object_object_add(spec, "modelName", sw_js(name));
@@ -281,27 +279,23 @@ build_cr(struct sw_req *r, json_object *a, int managed, const char *region,
 static json_object *
 operator_policy(const char *tls_bucket, json_object *cr)
 {
-	char tls[96], tlsobj[100], model[96], modelobj[100];
 	const char *mb = sw_json_path_str(cr,
 	    "spec.modelSourceConfig.s3Storage.bucketName");
 	json_object *st;
 
-	snprintf(tls, sizeof(tls), "arn:aws:s3:::%s", tls_bucket);
-	snprintf(tlsobj, sizeof(tlsobj), "arn:aws:s3:::%s/*", tls_bucket);
 	st = sw_ja(sw_jo("Sid", sw_js("TlsCertificateOutput"),
 	    "Effect", sw_js("Allow"), "Action", sw_ja(sw_js("s3:PutObject"),
 	    sw_js("s3:GetObject"), sw_js("s3:ListBucket"),
-	    sw_js("s3:GetBucketLocation")), "Resource", sw_ja(sw_js(tls),
-	    sw_js(tlsobj)), NULL));
+	    sw_js("s3:GetBucketLocation")), "Resource", sw_ja(
+	    sw_jsf("arn:aws:s3:::%s", tls_bucket),
+	    sw_jsf("arn:aws:s3:::%s/*", tls_bucket)), NULL));
 
-	if (mb != NULL) {
-		snprintf(model, sizeof(model), "arn:aws:s3:::%s", mb);
-		snprintf(modelobj, sizeof(modelobj), "arn:aws:s3:::%s/*", mb);
+	if (mb != NULL)
 		json_object_array_add(st, sw_jo("Sid", sw_js("ModelSource"),
 		    "Effect", sw_js("Allow"), "Action", sw_ja(
 		    sw_js("s3:GetObject"), sw_js("s3:ListBucket")),
-		    "Resource", sw_ja(sw_js(model), sw_js(modelobj)), NULL));
-	}
+		    "Resource", sw_ja(sw_jsf("arn:aws:s3:::%s", mb),
+		    sw_jsf("arn:aws:s3:::%s/*", mb)), NULL));
 	return sw_jo("Version", sw_js("2012-10-17"), "Statement", st, NULL);
 }
 
@@ -313,9 +307,11 @@ inf_managed_build(struct sw_req *r, int managed, const char *region,
 
 	*cr = *policy = NULL;
 	check_body(r, a, managed);
-	inf_tls_bucket(region, sw_json_get_str(a, "name"),
+	if (inf_tls_bucket(region, sw_json_get_str(a, "name"),
 	    wl_str_or(a, "namespace", "default"),
-	    sw_json_get_str(a, "endpoint_name"), bucket, 64);
+	    sw_json_get_str(a, "endpoint_name"), bucket, 64) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "no room for the TLS "
+		    "bucket name");
 	if (r->ferrs.n == 0)
 		*cr = build_cr(r, a, managed, region, wl_str_or(a, "namespace",
 		    "default"), bucket);
@@ -367,8 +363,12 @@ inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 			    "the HyperPod inference operator");
 		goto out;
 	}
-	iam_names(cluster, ns, name, role, sizeof(role), policy,
-	    sizeof(policy));
+	if (iam_names(cluster, ns, name, role, sizeof(role), policy,
+	    sizeof(policy)) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "endpoint %s: the IAM policy name "
+		    "is too long", name);
+		goto out;
+	}
 	if (r->dry_run) {
 		wl_answer_plan(r, sw_ja(json_object_get(cr)), sw_jo(
 		    "endpoint", sw_js(name), "kind", sw_js(managed ? "managed" :
@@ -429,9 +429,14 @@ inf_managed_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	*obj = NULL;
 	*kind = NULL;
-	snprintf(sel, sizeof(sel), "%s=slipway,%s=%s", WL_MANAGED, WL_INF,
-	    name);
-	for (k = inf_kinds; k->kind != NULL; k++) {
+	if (sw_fmt(sel, sizeof(sel), "%s=slipway,%s=%s", WL_MANAGED, WL_INF,
+	    name) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "endpoint name %s is too long",
+		    name);
+		return -1;
+	}
+	for
+ (k = inf_kinds; k->kind != NULL; k++) {
 		if (wl_list_objs(r, kb, INF_API, ns, k->plural, sel, &items) !=
 		    SW_OK)
 			return -1;
@@ -525,10 +530,12 @@ inf_delete_managed(struct sw_req *r, struct sw_kube *kb, json_object *cr,
 	int d;
 	sw_err e;
 
-	inf_tls_bucket(aws->region, sw_json_get_str(r->args, "name"), ns,
-	    name, bucket, sizeof(bucket));
-	iam_names(sw_json_get_str(r->args, "name"), ns, name, role,
-	    sizeof(role), policy, sizeof(policy));
+	if (inf_tls_bucket(aws->region, sw_json_get_str(r->args, "name"), ns,
+	    name, bucket, sizeof(bucket)) != SW_OK ||
+	    iam_names(sw_json_get_str(r->args, "name"), ns, name, role,
+	    sizeof(role), policy, sizeof(policy)) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "endpoint %s: names too "
+		    "long", name);
 	refs = sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(name),
 	    "namespace", sw_js(ns), NULL), sw_jo("kind", sw_js("S3Bucket"),
 	    "name", sw_js(bucket), NULL), sw_jo("kind",

@@ -22,6 +22,7 @@
 
 #include "handlers/inference.h"
 #include "handlers/workloads.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 
@@ -42,7 +43,7 @@ inf_service(struct sw_req *r, struct sw_kube *kb, const char *ns,
 	if ((size_t)snprintf(sel, sizeof(sel), "%s=slipway,%s=%s,%s=service",
 	    WL_MANAGED, WL_INF, name, WL_ROLE) >= sizeof(sel))
 		return sw_req_fail(r, SW_EINTERNAL, "selector too long");
-	snprintf(missing, sizeof(missing), "no inference endpoint %s "
+	sw_fmt_text(missing, sizeof(missing), "no inference endpoint %s "
 	    "deployed by Slipway in this cluster", name);
 	return inf_one(r, kb, "v1", ns, "services", sel, name, missing, svc);
 }

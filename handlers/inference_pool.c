@@ -28,16 +28,17 @@
 #include "handlers/inference.h"
 #include "handlers/workloads.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 
 #define POOL_SUFFIX	"-pool"
 
 /* The pool's record name. */
-static void
+static sw_err
 record_name(const char *pool, char *out, size_t outsz)
 {
-	snprintf(out, outsz, "%s" POOL_SUFFIX, pool);
+	return sw_fmt(out, outsz, "%s" POOL_SUFFIX, pool);
 }
 
 /* 1 when pod is Ready. */
@@ -91,8 +92,11 @@ pool_pods(struct sw_req *r, struct sw_kube *kb, const char *ns,
 {
 	char sel[160];
 
-	snprintf(sel, sizeof(sel), "%s=slipway,%s=%s", WL_MANAGED, WL_POOL,
-	    pool);
+	*pods = NULL;
+	if (sw_fmt(sel, sizeof(sel), "%s=slipway,%s=%s", WL_MANAGED, WL_POOL,
+	    pool) != SW_OK)
+		return sw_req_fail(r, SW_EINVAL, "pool name %s is too long",
+		    pool);
 	return wl_list_objs(r, kb, "v1", ns, "pods", sel, pods);
 }
 
@@ -104,7 +108,10 @@ pool_record(struct sw_req *r, struct sw_kube *kb, const char *ns,
 	char rn[96];
 	sw_err e;
 
-	record_name(pool, rn, sizeof(rn));
+	*rec = NULL;
+	if (record_name(pool, rn, sizeof(rn)) != SW_OK)
+		return sw_req_fail(r, SW_EINVAL, "pool name %s is too long",
+		    pool);
 	e = wl_get_obj(r, kb, "v1", ns, "configmaps", rn, rec);
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, SW_ENOTFOUND, "no inference pool %s in "
@@ -124,31 +131,14 @@ static json_object *
 pool_pod(json_object *a, const struct engine *en, const char *ns,
     const char *pool, long i, json_object *rec)
 {
-	char name[96], gpus[16], port[16];
 	const char *model = sw_json_get_str(a, "model");
 	int64_t g = sw_json_get_int(a, "gpus_per_replica", 1);
 	const char *served = wl_str_or(a, "served_model_name", model);
-	char path[WL_MAX_WORD];
-	json_object *argv;
 
-	snprintf(name, sizeof(name), "%s-%ld", pool, i);
-	snprintf(path, sizeof(path), "/data/models/%s", model);
-	snprintf(gpus, sizeof(gpus), "%lld", (long long)g);
-	snprintf(port, sizeof(port), "%d", en->port);
-	if (strcmp(en->name, "vllm") == 0)
-		argv = sw_ja(sw_js("vllm"), sw_js("serve"), sw_js(path),
-		    sw_js("--host"), sw_js("0.0.0.0"), sw_js("--port"),
-		    sw_js(port), sw_js("--tensor-parallel-size"), sw_js(gpus),
-		    sw_js("--served-model-name"), sw_js(served));
-	else
-		argv = sw_ja(sw_js("python3"), sw_js("-m"),
-		    sw_js("sglang.launch_server"), sw_js("--model-path"),
-		    sw_js(path), sw_js("--host"), sw_js("0.0.0.0"),
-		    sw_js("--port"), sw_js(port), sw_js("--tp-size"),
-		    sw_js(gpus), sw_js("--served-model-name"), sw_js(served),
-		    sw_js("--enable-metrics"));
-	return sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
-	    "metadata", sw_jo("name", sw_js(name), "namespace", sw_js(ns),
+	return
+ sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
+	    "metadata", sw_jo("name", sw_jsf("%s-%ld", pool, i),
+		"namespace", sw_js(ns),
 		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL,
 		    sw_js(pool), WL_ENGINE, sw_js(en->name), NULL),
 		"ownerReferences", rec ? sw_ja(sw_jo("apiVersion", sw_js("v1"),
@@ -158,7 +148,8 @@ pool_pod(json_object *a, const struct engine *en, const char *ns,
 	    "spec", sw_jo(
 		"containers", sw_ja(sw_jo("name", sw_js(en->name),
 		    "image", sw_js(wl_str_or(a, "image", en->image)),
-		    "command", argv,
+		    "command", inf_engine_argv(en, model, served, g),
+
 		    "ports", sw_ja(sw_jo("name", sw_js("http"),
 			"containerPort", sw_ji(en->port), NULL)),
 		    "resources", wl_accel_resources(g, 0),
@@ -178,10 +169,11 @@ h_inference_pool_create(struct sw_req *r)
 	json_object *a = r->args, *rec = NULL, *applied = NULL, *pods = NULL,
 	    *list = NULL, *refs = NULL, *kept = NULL, *p;
 	const char *pool = sw_json_get_str(a, "pool_name");
-	const char *ns = wl_str_or(a, "namespace", "default");
-	int64_t want = sw_json_get_int(a, "replicas", 1);
+	const char *ns = sw_json_get_str(a, "namespace");
+	int64_t want = sw_json_get_int(a, "replicas", 0);
+
 	const struct engine *en;
-	char rn[96], wants[24], *have = NULL;
+	char rn[96], *have = NULL;
 	struct sw_kube kb;
 	size_t i, n;
 	long idx;
@@ -196,8 +188,10 @@ h_inference_pool_create(struct sw_req *r)
 	    wl_str_or(a, "pvc", "s3-claim"), sw_json_get(a, "pvc") != NULL,
 	    list) != SW_OK)
 		goto out;
-	record_name(pool, rn, sizeof(rn));
-	snprintf(wants, sizeof(wants), "%lld", (long long)want);
+	if (record_name(pool, rn, sizeof(rn)) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "pool name %s is too long", pool);
+		goto out;
+	}
 	rec = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ConfigMap"),
 	    "metadata", sw_jo("name", sw_js(rn), "namespace", sw_js(ns),
 		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL,
@@ -205,7 +199,9 @@ h_inference_pool_create(struct sw_req *r)
 	    "data", sw_jo("engine", sw_js(en->name), "model",
 		sw_js(sw_json_get_str(a, "model")), "served_model_name",
 		sw_js(wl_str_or(a, "served_model_name", sw_json_get_str(a,
-		"model"))), "replicas", sw_js(wants), NULL), NULL);
+		"model"))), "replicas", sw_jsf("%lld", (long long)want), NULL),
+	    NULL);
+
 	if (pool_pods(r, &kb, ns, pool, &pods) != SW_OK)
 		goto out;
 	n = json_object_array_length(pods);
@@ -329,18 +325,16 @@ h_inference_pool_list(struct sw_req *r)
 {
 	json_object *recs = NULL, *pods = NULL, *out;
 	const char *ns = sw_json_get_str(r->args, "namespace");
-	char sel[96];
 	struct sw_kube kb;
 	size_t i;
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
-	snprintf(sel, sizeof(sel), "%s=slipway,%s=pool", WL_MANAGED, WL_ROLE);
-	if (wl_list_objs(r, &kb, "v1", ns, "configmaps", sel, &recs) !=
-	    SW_OK)
+	if (wl_list_objs(r, &kb, "v1", ns, "configmaps", WL_MANAGED
+	    "=slipway," WL_ROLE "=pool", &recs) != SW_OK)
 		goto out;
-	snprintf(sel, sizeof(sel), "%s=slipway,%s", WL_MANAGED, WL_POOL);
-	if (wl_list_objs(r, &kb, "v1", ns, "pods", sel, &pods) != SW_OK)
+	if (wl_list_objs(r, &kb, "v1", ns, "pods", WL_MANAGED "=slipway,"
+	    WL_POOL, &pods) != SW_OK)
 		goto out;
 	out = json_object_new_array();
 	for (i = 0; i < json_object_array_length(recs); i++)
@@ -378,7 +372,10 @@ h_inference_pool_delete(struct sw_req *r)
 			goto out;
 		}
 	refs = json_object_new_array();
-	record_name(pool, rn, sizeof(rn));
+	if (record_name(pool, rn, sizeof(rn)) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "pool name %s is too long", pool);
+		goto out;
+	}
 	for (i = 0; i < json_object_array_length(pods); i++) {
 		const char *pn = sw_json_path_str(json_object_array_get_idx(
 		    pods, i), "metadata.name");
@@ -535,9 +532,14 @@ inf_pool_endpoint(struct sw_req *r, struct sw_kube *kb, const char *ns,
 	size_t n;
 
 	*svc = NULL;
-	snprintf(sel, sizeof(sel), "%s=slipway,%s=%s,%s=service,%s",
-	    WL_MANAGED, WL_INF, name, WL_ROLE, WL_POOL);
-	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &items) != SW_OK)
+	if (sw_fmt(sel, sizeof(sel), "%s=slipway,%s=%s,%s=service,%s",
+	    WL_MANAGED, WL_INF, name, WL_ROLE, WL_POOL) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "endpoint name %s is too long",
+		    name);
+		return -1;
+	}
+	if (wl_list_objs
+(r, kb, "v1", ns, "services", sel, &items) != SW_OK)
 		return -1;
 	n = json_object_array_length(items);
 	if (n >= 1)

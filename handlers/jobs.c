@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "handlers/workloads.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 
 static const struct job_kind job_kinds[] = {
@@ -50,7 +51,9 @@ wl_job_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	*obj = NULL;
 	*kind = NULL;
-	snprintf(sel, sizeof(sel), "%s=%s", WL_JOB, job);
+	if (sw_fmt(sel, sizeof(sel), "%s=%s", WL_JOB, job) != SW_OK)
+		return sw_req_fail(r, SW_EINVAL, "job name %s is too long",
+		    job);
 	for (k = job_kinds; k->api != NULL; k++) {
 		if (wl_list_objs(r, kb, k->api, ns, k->plural, sel, &items) !=
 		    SW_OK) {
@@ -424,7 +427,6 @@ sw_err
 h_training_job_list(struct sw_req *r)
 {
 	const char *ns = sw_json_get_str(r->args, "namespace");
-	char sel[64];
 	const struct job_kind *k;
 	json_object *out, *items, *all = NULL;
 	struct kueue_view kv;
@@ -438,10 +440,9 @@ h_training_job_list(struct sw_req *r)
 	if (kueue_read(r, &kb, ns, &kv) != SW_OK ||
 	    wl_list_objs(r, &kb, "v1", ns, "pods", NULL, &all) != SW_OK)
 		goto out;
-	snprintf(sel, sizeof(sel), "%s=slipway", WL_MANAGED);
 	for (k = job_kinds; k->api != NULL; k++) {
-		if (wl_list_objs(r, &kb, k->api, ns, k->plural, sel, &items) !=
-		    SW_OK)
+		if (wl_list_objs(r, &kb, k->api, ns, k->plural, WL_MANAGED
+		    "=slipway", &items) != SW_OK)
 			goto out;
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *o = json_object_array_get_idx(items, i);
@@ -514,8 +515,12 @@ h_training_job_delete(struct sw_req *r)
 		goto out;
 	ns = sw_json_path_str(obj, "metadata.namespace");
 	job = sw_json_path_str(obj, "metadata.name");
-	snprintf(secret, sizeof(secret), "%s-hf-token", job);
-	refs = sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(job),
+	if (sw_fmt(secret, sizeof(secret), "%s-hf-token", job) != SW_OK) {
+		sw_req_fail(r, SW_EINTERNAL, "job name %s is too long", job);
+		goto out;
+	}
+	refs =
+ sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(job),
 	    "namespace", sw_js(ns), NULL));
 	for (i = 0; i < json_object_array_length(pods); i++)
 		json_object_array_add(refs, sw_jo("kind", sw_js("Pod"),

@@ -20,6 +20,7 @@
 
 #include "handlers/workloads.h"
 #include "pipelines/volumes.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 #include "api/optable.h"
@@ -105,7 +106,7 @@ wl_apply_one(struct sw_req *r, struct sw_kube *kb, json_object *m,
 	struct k8s_error ke;
 	sw_err e;
 
-	snprintf(what, sizeof(what), "%s/%s", sw_json_get_str(m, "kind"),
+	sw_fmt_text(what, sizeof(what), "%s/%s", sw_json_get_str(m, "kind"),
 	    sw_json_path_str(m, "metadata.name"));
 	if (manifest_path(m, path, sizeof(path)) != SW_OK)
 		return sw_req_fail(r, SW_EINTERNAL, "no API path for %s",
@@ -407,8 +408,15 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 		return sw_req_fail(r, SW_ECONFLICT, "PVC default/%s is not "
 		    "bound to a volume yet", pvc);
 	}
-	snprintf(pvname, sizeof(pvname), "%s-%s-%s", pvc, ns, cluster);
-	spec = sw_json_get(pv, "spec");
+	if (sw_fmt(pvname, sizeof(pvname), "%s-%s-%s", pvc, ns, cluster) !=
+	    SW_OK) {
+		json_object_put(src);
+		json_object_put(pv);
+		return sw_req_fail(r, SW_EINVAL, "the volume name for PVC %s "
+		    "in %s is too long", pvc, ns);
+	}
+	spec
+ = sw_json_get(pv, "spec");
 	csi = NULL;
 	json_object_deep_copy(sw_json_get(spec, "csi"), &csi, NULL);
 	if (csi == NULL) {

@@ -76,8 +76,12 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 			}
 			h = nh;
 			memset(&h[i], 0, sizeof(h[i]));
-			snprintf(h[i].kind, sizeof(h[i].kind), "%s", kind);
-			snprintf(h[i].stage, sizeof(h[i].stage), "%s", stage);
+			if (sw_fmt(h[i].kind, sizeof(h[i].kind), "%s",
+			    kind) != SW_OK || sw_fmt(h[i].stage,
+			    sizeof(h[i].stage), "%s", stage) != SW_OK) {
+				free(h);
+				return SW_ETOOBIG;
+			}
 			nh_len++;
 		}
 		for (k = 0; k < NBUCKETS; k++)
@@ -136,8 +140,10 @@ h_metrics(struct sw_req *r)
 	sw_err e;
 
 	sw_buf_init(&b, 4 << 20);
-	snprintf(dir, sizeof(dir), "%s/run/metrics", r->cfg->state_dir);
-	if ((e = render_operations(r->db, &b)) == SW_OK &&
+	if ((e = sw_fmt(dir, sizeof(dir), "%s/run/metrics",
+	    r->cfg->state_dir)) == SW_OK &&
+	    (e = render_operations(r->db, &b)) == SW_OK &&
+
 	    (e = render_stages(r->db, &b)) == SW_OK &&
 	    (e = render_lag(r->db, &b)) == SW_OK)
 		e = sw_metrics_render_counters(dir, &b);

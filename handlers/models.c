@@ -18,6 +18,7 @@
 #include "handlers/manifests.h"
 #include "handlers/workloads.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 
 /* What a dry run shows instead of the token: applicable as written. */
@@ -43,7 +44,7 @@ static const char download_py[] =
 	"print('downloaded', repo, 'to', path, flush=True)\n";
 
 /* "dl-<model name, lower-cased and cut>-<5 random hex>". */
-static void
+static sw_err
 download_job_name(const char *model_id, char *out, size_t outsz)
 {
 	const char *base = strrchr(model_id, '/');
@@ -68,8 +69,8 @@ download_job_name(const char *model_id, char *out, size_t outsz)
 	part[n] = '\0';
 	if (RAND_bytes(rnd, sizeof(rnd)) != 1)
 		memset(rnd, 0, sizeof(rnd));
-	snprintf(out, outsz, "dl-%s%s%02x%02x%x", part, n ? "-" : "", rnd[0],
-	    rnd[1], rnd[2] & 0xf);
+	return sw_fmt(out, outsz, "dl-%s%s%02x%02x%x", part, n ? "-" : "",
+	    rnd[0], rnd[1], rnd[2] & 0xf);
 }
 
 sw_err
@@ -84,11 +85,11 @@ wl_download_read(struct sw_req *r, struct download *d)
 	d->pvc = wl_str_or(a, "pvc", "s3-claim");
 	d->token = sw_json_get_str(a, "hf_token");
 	d->target = sw_json_get_str(a, "target");
-	if (sw_json_get_str(a, "job_name") != NULL)
-		snprintf(d->name, sizeof(d->name), "%s",
-		    sw_json_get_str(a, "job_name"));
-	else
-		download_job_name(d->model, d->name, sizeof(d->name));
+	if ((sw_json_get_str(a, "job_name") != NULL ? sw_fmt(d->name,
+	    sizeof(d->name), "%s", sw_json_get_str(a, "job_name")) :
+	    download_job_name(d->model, d->name, sizeof(d->name))) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "no room for the job "
+		    "name");
 	if (d->target == NULL)
 		d->target = strrchr(d->model, '/') ?
 		    strrchr(d->model, '/') + 1 : d->model;
@@ -99,11 +100,18 @@ wl_download_read(struct sw_req *r, struct download *d)
 		return sw_req_fail(r, SW_EINVAL, "target: must not start "
 		    "with a dot");
 	}
-	snprintf(d->dest, sizeof(d->dest), "/data/models/%s", d->target);
-	snprintf(d->secret, sizeof(d->secret), "%s-hf-token", d->name);
-	snprintf(d->workers, sizeof(d->workers), "%lld",
-	    (long long)sw_json_get_int(a, "max_workers", 8));
+	if (sw_fmt(d->dest, sizeof(d->dest), "/data/models/%s", d->target) !=
+	    SW_OK || sw_fmt(d->secret, sizeof(d->secret), "%s-hf-token",
+	    d->name) != SW_OK || sw_fmt(d->workers, sizeof(d->workers), "%lld",
+	    (long long)sw_json_get_int(a, "max_workers", 8)) != SW_OK) {
+		sw_ferr_add(&r->ferrs, "target", "length", "is too long for "
+		    "a model path");
+		return sw_req_fail(r, SW_EINVAL, "target: is too long for a "
+		    "model path");
+
+	}
 	return SW_OK;
+
 }
 
 json_object *
@@ -133,12 +141,12 @@ wl_download_job(struct sw_req *r, const struct download *d)
 			"restartPolicy", sw_js("Never"),
 			"containers", sw_ja(sw_jo(
 			    "name", sw_js("download"),
-			    "image", sw_js(wl_str_or(a, "image",
-				wl_download_image)),
+			    "image", sw_js(sw_json_get_str(a, "image")),
 			    "command", sw_ja(sw_js("python3"), sw_js("-c"),
 				sw_js(download_py), sw_js(d->model),
 				sw_js(d->dest),
-				sw_js(wl_str_or(a, "revision", "main")),
+				sw_js(sw_json_get_str(a, "revision")),
+
 				sw_js(d->workers)),
 			    "env", env,
 			    "resources", sw_jo("requests", sw_jo(

@@ -14,6 +14,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "api/optable.h"
 #include "pipelines/pipelines.h"
@@ -487,7 +488,7 @@ h_node_health_check(struct sw_req *r)
 			if (strcmp(sw_json_get_str(json_object_array_get_idx(
 			    list, j), "InstanceId") ?: "", id) == 0)
 				row = json_object_array_get_idx(list, j);
-		snprintf(field, sizeof(field), "node_ids[%zu]", i);
+		sw_fmt_text(field, sizeof(field), "node_ids[%zu]", i);
 		st = row ? sw_json_path_str(row, "InstanceStatus.Status") :
 		    NULL;
 		if (row == NULL)

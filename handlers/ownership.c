@@ -13,6 +13,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/ops.h"
 #include "pipelines/pipelines.h"
@@ -57,7 +58,7 @@ not_ours(struct sw_req *r, const char *cluster)
 		return r->err;
 	if (!eks && !hp)
 		return sw_req_fail(r, SW_ENOTFOUND, "no cluster %s", cluster);
-	snprintf(what, sizeof(what), "%s%s%s", eks ? "the EKS cluster" : "",
+	sw_fmt_text(what, sizeof(what), "%s%s%s", eks ? "the EKS cluster" : "",
 	    eks && hp ? " and " : "", hp ? "the HyperPod cluster" : "");
 	sw_ferr_add(&r->ferrs, "name", "owned", "%s %s was not created by "
 	    "Slipway; adopt it with cluster_import (POST /api/v1/clusters/"

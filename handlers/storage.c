@@ -9,6 +9,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "cloud/k8s.h"
 #include "api/optable.h"
@@ -93,8 +94,6 @@ h_storage_add(struct sw_req *r)
 		    "only S3 storage takes a bucket");
 		return sw_req_fail(r, SW_EINVAL, "bucket is for S3 storage");
 	}
-	if (sw_json_get_str(r->args, "namespace") == NULL)
-		sw_json_add_str(r->args, "namespace", "default");
 	if (strcmp(kind, "fsx") == 0) {
 		/* FSx goes beside the nodes: AZ and security group of the
 		 * cluster's first instance group. */
@@ -142,8 +141,15 @@ h_compute_subnet_list(struct sw_req *r)
 		return h_aws_fail(r, AWS_SVC_EC2, "DescribeSubnets", e, &err);
 	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
-	snprintf(prefix, sizeof(prefix), "slipway-%s-compute-", name);
+	if (sw_fmt(prefix, sizeof(prefix), "slipway-%s-compute-", name) !=
+	    SW_OK) {
+		json_object_put(out);
+		json_object_put(hp);
+		return sw_req_fail(r, SW_EINVAL, "cluster name %s is too "
+		    "long", name);
+	}
 	items = json_object_new_array();
+
 	list = sw_json_get(out, "subnetSet");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *sn = json_object_array_get_idx(list, i), *tags,
@@ -233,8 +239,8 @@ addon_findings(struct sw_req *r, const char *name, const char *kver,
 
 		if (sw_json_get_bool(a, "compatible", 1))
 			continue;
-		snprintf(msg, sizeof(msg), "add-on %s %s is not published as "
-		    "compatible with Kubernetes %s",
+		sw_fmt_text(msg, sizeof(msg), "add-on %s %s is not published "
+		    "as compatible with Kubernetes %s",
 		    sw_json_get_str(a, "addon"),
 		    sw_json_get_str(a, "installed_version") ?: "(no version)",
 		    kver);
@@ -269,7 +275,7 @@ h_diagnostics_cluster(struct sw_req *r)
 		return h_aws_fail(r, AWS_SVC_EKS, "DescribeCluster", e, &err);
 	}
 	if (strcmp(sw_json_path_str(eks, "cluster.status") ?: "", "ACTIVE")) {
-		snprintf(msg, sizeof(msg), "EKS control plane is %s",
+		sw_fmt_text(msg, sizeof(msg), "EKS control plane is %s",
 		    sw_json_path_str(eks, "cluster.status") ?: "unknown");
 		finding(findings, "error", msg, "operation_list with "
 		    "cluster=<name> to find the failed stage; operation_retry");
@@ -280,7 +286,7 @@ h_diagnostics_cluster(struct sw_req *r)
 		    "cluster_create created none, or it was deleted");
 	} else if (strcmp(sw_json_get_str(hp, "ClusterStatus") ?: "",
 	    "InService") != 0) {
-		snprintf(msg, sizeof(msg), "HyperPod cluster is %s%s%s",
+		sw_fmt_text(msg, sizeof(msg), "HyperPod cluster is %s%s%s",
 		    sw_json_get_str(hp, "ClusterStatus") ?: "unknown",
 		    sw_json_get_str(hp, "FailureMessage") ? ": " : "",
 		    sw_json_get_str(hp, "FailureMessage") ?: "");
@@ -309,8 +315,8 @@ h_diagnostics_cluster(struct sw_req *r)
 				"InstanceStatus.Message")), NULL));
 	}
 	if (json_object_array_length(sick) > 0) {
-		snprintf(msg, sizeof(msg), "%zu HyperPod node(s) not Running",
-		    json_object_array_length(sick));
+		sw_fmt_text(msg, sizeof(msg), "%zu HyperPod node(s) not "
+		    "Running", json_object_array_length(sick));
 		finding(findings, "error", msg, strcmp(sw_json_get_str(hp,
 		    "NodeRecovery") ?: "", "Automatic") == 0 ?
 		    "node recovery is Automatic: wait for the replacement; if "
@@ -363,7 +369,7 @@ h_diagnostics_cluster(struct sw_req *r)
 			    "reason", sw_js(why), NULL));
 		}
 		if (json_object_array_length(bad) > 0) {
-			snprintf(msg, sizeof(msg), "%zu pod(s) not running",
+			sw_fmt_text(msg, sizeof(msg), "%zu pod(s) not running",
 			    json_object_array_length(bad));
 			finding(findings, "warning", msg, "training_job_get / "
 			    "training_job_logs on the job that owns them");
@@ -377,7 +383,7 @@ h_diagnostics_cluster(struct sw_req *r)
 		const char *health = sw_json_get_str(labels,
 		    "sagemaker.amazonaws.com/node-health-status");
 		if (health != NULL && strcmp(health, "Schedulable") != 0) {
-			snprintf(msg, sizeof(msg), "node %s is %s",
+			sw_fmt_text(msg, sizeof(msg), "node %s is %s",
 			    sw_json_path_str(n, "metadata.name") ?: "?",
 			    health);
 			finding(findings, "error", msg, "node_reboot that node; "

@@ -41,20 +41,22 @@ recipe_find(const char *name)
 	return NULL;
 }
 
-/* Append an option (flag + value, or key=value) to argv. */
+/* Append an option (flag + value, or key=value) to argv; value (a JSON
+ * string, may be NULL) is stolen. */
 static void
-argv_opt(json_object *argv, int kv, const char *opt, const char *value)
+argv_opt(json_object *argv, int kv, const char *opt, json_object *value)
 {
-	char word[WL_MAX_WORD];
-
-	if (opt == NULL || value == NULL)
+	if (opt == NULL || value == NULL) {
+		json_object_put(value);
 		return;
+	}
 	if (kv) {
-		snprintf(word, sizeof(word), "%s=%s", opt, value);
-		json_object_array_add(argv, sw_js(word));
+		json_object_array_add(argv, sw_jsf("%s=%s", opt,
+		    json_object_get_string(value)));
+		json_object_put(value);
 	} else {
 		json_object_array_add(argv, sw_js(opt));
-		json_object_array_add(argv, sw_js(value));
+		json_object_array_add(argv, value);
 	}
 }
 
@@ -62,10 +64,16 @@ argv_opt(json_object *argv, int kv, const char *opt, const char *value)
 static void
 argv_path(json_object *argv, const char *prefix, const char *rel)
 {
-	char word[WL_MAX_WORD];
+	json_object_array_add(argv, sw_jsf("%s%s", prefix, rel));
+}
 
-	snprintf(word, sizeof(word), "%s%s", prefix, rel);
-	json_object_array_add(argv, sw_js(word));
+/* Append {name, prefix + rel} to env. */
+static void
+env_path(json_object *env, const char *name, const char *prefix,
+    const char *rel)
+{
+	json_object_array_add(env, sw_jo("name", sw_js(name), "value",
+	    sw_jsf("%s%s", prefix, rel), NULL));
 }
 
 /* The program and its options (after any launcher).  New array. */
@@ -74,7 +82,6 @@ recipe_args(const struct train *t)
 {
 	const struct recipe *rc = t->recipe;
 	json_object *argv = json_object_new_array();
-	char num[32];
 
 	if (rc->module)
 		json_object_array_add(argv, sw_js("-m"));
@@ -85,32 +92,21 @@ recipe_args(const struct train *t)
 		    "train.py");
 	if (rc->config && t->config != NULL)
 		argv_path(argv, "/data/configs/", t->config);
-	if (t->dataset != NULL) {
-		char p[WL_MAX_WORD];
-
-		snprintf(p, sizeof(p), "/data/datasets/%s", t->dataset);
-		argv_opt(argv, rc->kv, rc->opt_dataset, p);
-	}
-	if (t->model != NULL) {
-		char p[WL_MAX_WORD];
-
-		snprintf(p, sizeof(p), "/data/models/%s", t->model);
-		argv_opt(argv, rc->kv, rc->opt_model, p);
-	}
-	{
-		char p[WL_MAX_WORD];
-
-		snprintf(p, sizeof(p), "/data/outputs/%s", t->job);
-		argv_opt(argv, rc->kv, rc->opt_output, p);
-	}
-	if (t->max_steps > 0) {
-		snprintf(num, sizeof(num), "%lld", (long long)t->max_steps);
-		argv_opt(argv, rc->kv, rc->opt_steps, num);
-	}
-	snprintf(num, sizeof(num), "%lld", (long long)t->nodes);
-	argv_opt(argv, rc->kv, rc->opt_nodes, num);
-	snprintf(num, sizeof(num), "%lld", (long long)t->gpus);
-	argv_opt(argv, rc->kv, rc->opt_gpus, num);
+	if (t->dataset != NULL)
+		argv_opt(argv, rc->kv, rc->opt_dataset,
+		    sw_jsf("/data/datasets/%s", t->dataset));
+	if (t->model != NULL)
+		argv_opt(argv, rc->kv, rc->opt_model,
+		    sw_jsf("/data/models/%s", t->model));
+	argv_opt(argv, rc->kv, rc->opt_output, sw_jsf("/data/outputs/%s",
+	    t->job));
+	if (t->max_steps > 0)
+		argv_opt(argv, rc->kv, rc->opt_steps, sw_jsf("%lld",
+		    (long long)t->max_steps));
+	argv_opt(argv, rc->kv, rc->opt_nodes, sw_jsf("%lld",
+	    (long long)t->nodes));
+	argv_opt(argv, rc->kv, rc->opt_gpus, sw_jsf("%lld",
+	    (long long)t->gpus));
 	return argv;
 }
 
@@ -119,22 +115,15 @@ static json_object *
 train_env(const struct train *t)
 {
 	json_object *env = json_object_new_array();
-	char p[WL_MAX_WORD], num[32];
 
-	snprintf(p, sizeof(p), "/data/outputs/%s", t->job);
-	json_object_array_add(env, wl_env_var("OUTPUT_DIR", p));
-	if (t->dataset != NULL) {
-		snprintf(p, sizeof(p), "/data/datasets/%s", t->dataset);
-		json_object_array_add(env, wl_env_var("DATASET_DIR", p));
-	}
-	if (t->model != NULL) {
-		snprintf(p, sizeof(p), "/data/models/%s", t->model);
-		json_object_array_add(env, wl_env_var("MODEL_DIR", p));
-	}
-	if (t->max_steps > 0) {
-		snprintf(num, sizeof(num), "%lld", (long long)t->max_steps);
-		json_object_array_add(env, wl_env_var("MAX_STEPS", num));
-	}
+	env_path(env, "OUTPUT_DIR", "/data/outputs/", t->job);
+	if (t->dataset != NULL)
+		env_path(env, "DATASET_DIR", "/data/datasets/", t->dataset);
+	if (t->model != NULL)
+		env_path(env, "MODEL_DIR", "/data/models/", t->model);
+	if (t->max_steps > 0)
+		json_object_array_add(env, sw_jo("name", sw_js("MAX_STEPS"),
+		    "value", sw_jsf("%lld", (long long)t->max_steps), NULL));
 	if (t->mlflow != NULL) {
 		json_object_array_add(env, wl_env_var("MLFLOW_TRACKING_URI",
 		    t->mlflow));
@@ -230,7 +219,6 @@ static json_object *
 hpj_manifest(const struct train *t)
 {
 	json_object *argv, *args;
-	char w[64];
 	size_t i;
 
 	if (t->agent_install)
@@ -239,23 +227,22 @@ hpj_manifest(const struct train *t)
 	else
 		argv = sw_ja(sw_js("hyperpodrun"));
 
-	snprintf(w, sizeof(w), "--nnodes=%lld", (long long)t->nodes);
-	json_object_array_add(argv, sw_js(w));
-	snprintf(w, sizeof(w), "--nproc-per-node=%lld", (long long)t->gpus);
-	json_object_array_add(argv, sw_js(w));
+	json_object_array_add(argv, sw_jsf("--nnodes=%lld",
+	    (long long)t->nodes));
+	json_object_array_add(argv, sw_jsf("--nproc-per-node=%lld",
+	    (long long)t->gpus));
 	args = recipe_args(t);
 	for (i = 0; i < json_object_array_length(args); i++)
 		json_object_array_add(argv, json_object_get(
 		    json_object_array_get_idx(args, i)));
 	json_object_put(args);
-	snprintf(w, sizeof(w), "%lld", (long long)t->gpus);
 	return sw_jo(
 	    "apiVersion", sw_js("sagemaker.amazonaws.com/v1"),
 	    "kind", sw_js("HyperPodPyTorchJob"),
 	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
 		"labels", wl_job_labels(t->job), NULL),
 	    "spec", sw_jo(
-		"nprocPerNode", sw_js(w),
+		"nprocPerNode", sw_jsf("%lld", (long long)t->gpus),
 		"elasticPolicy", elastic_policy(t),
 		"runPolicy", sw_jo(
 		    "jobMaxRetryCount", sw_ji(3),
@@ -371,7 +358,7 @@ check_env(struct sw_req *r, json_object *env)
 		return;
 	json_object_object_foreach(env, k, v) {
 		(void)v;
-		snprintf(field, sizeof(field), "env.%s", k);
+		sw_fmt_text(field, sizeof(field), "env.%s", k);
 		if (strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
 		    "vwxyz0123456789_") != strlen(k) || (k[0] >= '0' &&
 		    k[0] <= '9')) {
@@ -662,19 +649,18 @@ h_training_job_submit(struct sw_req *r)
 	}
 	{
 		json_object *refs = json_object_new_array();
-		char outdir[WL_MAX_WORD];
-
 		if (wl_apply_all(r, &kb, list, refs) != SW_OK) {
 			json_object_put(refs);
 			goto out;
 		}
-		snprintf(outdir, sizeof(outdir), "/data/outputs/%s", t.job);
 		wl_answer_applied(r, 201, sw_jo("job", sw_js(t.job),
 		    "namespace", sw_js(t.ns),
 		    "kind", sw_js(sw_json_get_str(m, "kind")),
 		    "recipe", sw_js(t.recipe->name), "image", sw_js(t.image),
 		    "service_account", t.sa ? sw_js(t.sa) : NULL,
-		    "output_dir", sw_js(outdir), NULL), refs);
+		    "output_dir", sw_jsf("/data/outputs/%s", t.job), NULL),
+		    refs);
+
 	}
 out:
 	json_object_put(list);

@@ -84,4 +84,3 @@ const char wl_agent_sh[] = AGENT_SH;
 const char wl_ray_image[] = RAY_IMAGE;
 const char wl_ray_version[] = RAY_VERSION;
 const char wl_router_image[] = "lmsysorg/sgl-model-gateway:latest";
-const char wl_download_image[] = "python:3.12-slim";

@@ -87,9 +87,10 @@ extern const char	wl_agent_sh[];
 /* Ray's own image for RayJob clusters, and the Ray version it runs. */
 extern const char	wl_ray_image[];
 extern const char	wl_ray_version[];
-/* The SGLang router's image, and the model download Job's. */
+/* The SGLang router's image (the model download Job's is the default of
+ * its row's "image", api/ops/inference.c). */
 extern const char	wl_router_image[];
-extern const char	wl_download_image[];
+
 
 /* ---- Kubernetes plumbing (handlers/kube.c) --------------------------- */
 

@@ -342,6 +342,23 @@ sw_js(const char *s)
 }
 
 json_object *
+sw_jsf(const char *fmt, ...)
+{
+	json_object *o = NULL;
+	struct sw_buf b;
+	va_list ap;
+
+	sw_buf_init(&b, SW_MAX_BODY);
+	va_start(ap, fmt);
+	if (sw_buf_vprintf(&b, fmt, ap) == SW_OK)
+		o = json_object_new_string_len(sw_buf_str(&b), (int)b.len);
+	va_end(ap);
+	sw_buf_free(&b);
+	return o;
+}
+
+
+json_object *
 sw_jo(const char *key, ...)
 {
 	json_object *o = json_object_new_object(), *v;

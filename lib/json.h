@@ -68,6 +68,11 @@ const char *sw_out_str(json_object *out, ...) __attribute__((sentinel));
 json_object *sw_out_array(json_object *out, ...) __attribute__((sentinel));
 /* A string value; NULL gives NULL (an absent member in sw_jo). */
 json_object *sw_js(const char *s);
+/* A string value formatted to any length (no fixed buffer to cut);
+ * NULL when memory runs out.  New reference. */
+json_object *sw_jsf(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
 #define sw_ji(i)	json_object_new_int64(i)
 #define sw_jb(b)	json_object_new_boolean(b)
 

@@ -340,6 +340,21 @@ check_only(json_object *obj, const struct sw_field *fields,
 	    list);
 }
 
+/* An absent member takes the row's default, unless it is refused
+ * beside a sibling that is there. */
+static void
+apply_default(json_object *obj, const struct sw_field *f,
+    struct sw_ferrs *errs)
+{
+	json_object *v;
+
+	if (f->dflt == NULL || f->only != NULL || (f->excludes != NULL &&
+	    json_object_object_get_ex(obj, f->excludes, NULL)))
+		return;
+	if ((v = sw_field_from_text(f, f->dflt, errs)) != NULL)
+		json_object_object_add(obj, f->name, v);
+}
+
 static void
 validate_object(json_object *obj, const struct sw_field *fields,
     unsigned mask, const char *parent, struct sw_ferrs *errs, int answer)
@@ -368,6 +383,8 @@ validate_object(json_object *obj, const struct sw_field *fields,
 			if (f->flags & SW_F_REQUIRED)
 				sw_ferr_add(errs, path, "required",
 				    "is required");
+			else if (!answer)
+				apply_default(obj, f, errs);
 			continue;
 		}
 		validate_value(f, v, path, errs, answer);
@@ -481,7 +498,18 @@ field_schema(const struct sw_field *f, int answer)
 	}
 	if (f->desc != NULL)
 		sw_json_add_str(s, "description", f->desc);
+	if (f->dflt != NULL && !answer) {
+		struct sw_ferrs bad = { 0 };
+		json_object *d = sw_field_from_text(f, f->dflt, &bad);
+
+		if (d != NULL)
+			json_object_object_add(s, "default", d);
+		else
+			sw_error("field %s: default %s is not its type",
+			    f->name, f->dflt);
+	}
 	switch (f->type) {
+
 	case SW_T_STRING:
 		if (f->enumv != NULL) {
 			en = json_object_new_array();

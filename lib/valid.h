@@ -55,7 +55,13 @@ struct sw_field {
 	 * alternatives (a oneOf of at most one), refused together with
 	 * the rule "oneOf".  NULL: none. */
 	const char		*excludes;
+	/* The value an absent member takes, in the text form a query
+	 * string would carry (sw_field_from_text: "8", "true", "main").
+	 * Validation of input adds it, so handlers read it as given; the
+	 * schemas show it as "default".  NULL: none (absent stays absent). */
+	const char		*dflt;
 };
+
 
 struct sw_ferr {
 	char	field[128];	/* JSON path, e.g. instance_groups[1].count */

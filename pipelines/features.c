@@ -194,8 +194,8 @@ addon_create_extra(struct sw_step *s, enum sw_feat f)
 	if (ws == NULL && feat_want_opt(s, f, "prometheus_workspace") == NULL)
 		return NULL;
 	return sw_jo("tags", sw_jo(
-	    "slipway:grafana-workspace", json_object_get(ws),
-	    "slipway:prometheus-workspace", json_object_get(feat_want_opt(s, f,
+	    SW_TAG_GRAFANA_WS, json_object_get(ws),
+	    SW_TAG_PROMETHEUS_WS, json_object_get(feat_want_opt(s, f,
 		"prometheus_workspace")), NULL), NULL);
 }
 

@@ -148,6 +148,10 @@ sw_err	sw_step_save(struct sw_step *);
 #define SW_TAG_CLUSTER_ID	"slipway:cluster-id"	/* recorded id */
 #define SW_TAG_MANAGED		"slipway:managed"	/* "true" */
 #define SW_TAG_IMPORTED		"slipway:imported"	/* cluster_import */
+/* On the observability add-on: the workspaces it was given. */
+#define SW_TAG_GRAFANA_WS	"slipway:grafana-workspace"
+#define SW_TAG_PROMETHEUS_WS	"slipway:prometheus-workspace"
+
 
 /* The operation's cluster id (params "cluster_id"), NULL for none. */
 const char *sw_cluster_id(struct sw_step *);

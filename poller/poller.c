@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cloud/aws.h"
+#include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/daemon.h"
 #include "lib/db.h"
@@ -85,7 +86,11 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	sw_daemon_signals(on_term);
-	snprintf(owner, sizeof(owner), "poller-%ld", (long)getpid());
+	if (sw_fmt(owner, sizeof(owner), "poller-%ld", (long)getpid()) !=
+	    SW_OK) {
+		sw_error("cannot name the poller");
+		goto out;
+	}
 	if (sw_notifier_init(&notifier, owner) != SW_OK) {
 		sw_error("cannot set up the notification sender");
 		goto out;

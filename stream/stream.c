@@ -223,7 +223,7 @@ viewer_send(struct viewer *v, json_object *o)
 		    "with 1008", v->queued);
 		viewer_flush(v);
 		v->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
-		snprintf(v->close_why, sizeof(v->close_why),
+		sw_fmt_text(v->close_why, sizeof(v->close_why),
 		    "too slow: more than %d messages queued",
 		    SW_STREAM_QUEUE_MAX);
 		/* A viewer that never reads is cut off all the same. */
@@ -262,7 +262,7 @@ viewer_fail(struct viewer *v, int status, const char *title,
 	    "title", sw_js(title), "detail", sw_js(detail), NULL));
 	if (v->close_code == 0) {
 		v->close_code = code;
-		snprintf(v->close_why, sizeof(v->close_why), "%s", title);
+		sw_fmt_text(v->close_why, sizeof(v->close_why), "%s", title);
 	}
 	lws_callback_on_writable(v->wsi);
 }
@@ -273,7 +273,7 @@ viewer_end(struct viewer *v, json_object *end)
 	viewer_send(v, end);
 	if (v->close_code == 0) {
 		v->close_code = LWS_CLOSE_STATUS_NORMAL;
-		snprintf(v->close_why, sizeof(v->close_why), "end");
+		sw_fmt_text(v->close_why, sizeof(v->close_why), "end");
 	}
 	lws_callback_on_writable(v->wsi);
 }
@@ -590,14 +590,19 @@ src_get(const char *cluster, const char *ns, const char *pod,
 			return s;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
-	snprintf(s->cluster, sizeof(s->cluster), "%s", cluster);
-	snprintf(s->ns, sizeof(s->ns), "%s", ns);
-	snprintf(s->pod, sizeof(s->pod), "%s", pod);
-	snprintf(s->container, sizeof(s->container), "%s", container);
-	snprintf(s->key, sizeof(s->key), "%s/%s/%s/%s", cluster, ns, pod,
-	    *container ? container : "-");
-	snprintf(s->path, sizeof(s->path), "%s/%s/%s/%s/%s.log", S.podlogs,
-	    cluster, ns, pod, *container ? container : "-");
+	if (sw_fmt(s->cluster, sizeof(s->cluster), "%s", cluster) != SW_OK ||
+	    sw_fmt(s->ns, sizeof(s->ns), "%s", ns) != SW_OK ||
+	    sw_fmt(s->pod, sizeof(s->pod), "%s", pod) != SW_OK ||
+	    sw_fmt(s->container, sizeof(s->container), "%s", container) !=
+	    SW_OK || sw_fmt(s->key, sizeof(s->key), "%s/%s/%s/%s", cluster,
+	    ns, pod, *container ? container : "-") != SW_OK ||
+	    sw_fmt(s->path, sizeof(s->path), "%s/%s/%s/%s/%s.log", S.podlogs,
+	    cluster, ns, pod, *container ? container : "-") != SW_OK) {
+		sw_warn("pod %s/%s/%s: names too long to follow", cluster, ns,
+		    pod);
+		free(s);
+		return NULL;
+	}
 	sw_buf_init(&s->partial, SW_STREAM_LINE_MAX);
 	sw_buf_init(&s->inbox, SW_STREAM_INBOX_MAX);
 	pthread_mutex_init(&s->mu, NULL);
@@ -644,7 +649,7 @@ src_remove(struct src *s)
 
 	if (unlink(s->path) != 0 && errno != ENOENT)
 		sw_warn("cannot remove %s: %s", s->path, strerror(errno));
-	snprintf(dir, sizeof(dir), "%s", s->path);
+	memcpy(dir, s->path, sizeof(dir));
 	while ((slash = strrchr(dir, '/')) != NULL &&
 	    (size_t)(slash - dir) > top) {
 		*slash = '\0';
@@ -712,19 +717,20 @@ pod_check(struct sw_kube *kb, struct src *s, struct k8s_error *ke,
 	if ((e = k8s_path(path, sizeof(path), "v1", s->ns, "pods",
 	    s->pod)) != SW_OK) {
 		ke->status = 400;
-		snprintf(why, whysz, "not a pod name");
+		sw_fmt_text(why, whysz, "not a pod name");
 		return e;
 	}
 	if ((e = k8s_get(&kb->k, path, &pod, ke)) != SW_OK) {
-		snprintf(why, whysz, "%s", ke->message[0] ? ke->message :
+		sw_fmt_text(why, whysz, "%s", ke->message[0] ? ke->message :
 		    "cannot read the pod");
 		return e;
 	}
 	if (!sw_kube_pod_ours(pod)) {
 		ke->status = 403;
-		snprintf(why, whysz, "pod %s in namespace %s is not a Slipway "
-		    "workload's: logs are served for training jobs, model "
-		    "downloads and inference endpoints only", s->pod, s->ns);
+		sw_fmt_text(why, whysz, "pod %s in namespace %s is not a "
+		    "Slipway workload's: logs are served for training jobs, "
+		    "model downloads and inference endpoints only", s->pod,
+		    s->ns);
 		e = SW_EFORBIDDEN;
 	}
 	json_object_put(pod);
@@ -748,17 +754,17 @@ src_thread(void *arg)
 	memset(&aerr, 0, sizeof(aerr));
 	memset(&ke, 0, sizeof(ke));
 	if ((e = sw_aws_setup(&aws, &S.cfg)) != SW_OK)
-		snprintf(why, sizeof(why), "no AWS client");
+		sw_fmt_text(why, sizeof(why), "no AWS client");
 	else if ((e = sw_kube_connect(&aws, s->cluster, &kb, &aerr)) !=
 	    SW_OK) {
 		if (e == SW_ENOTFOUND)
-			snprintf(why, sizeof(why), "no EKS cluster %s",
+			sw_fmt_text(why, sizeof(why), "no EKS cluster %s",
 			    s->cluster);
 		else if (e == SW_ECONFLICT)
-			snprintf(why, sizeof(why), "cluster %s has no "
+			sw_fmt_text(why, sizeof(why), "cluster %s has no "
 			    "Kubernetes endpoint yet", s->cluster);
 		else
-			snprintf(why, sizeof(why), "cluster %s: %s %s",
+			sw_fmt_text(why, sizeof(why), "cluster %s: %s %s",
 			    s->cluster, aerr.code, aerr.message);
 	} else if ((e = pod_check(&kb, s, &ke, why, sizeof(why))) != SW_OK)
 		status = ke.status;
@@ -769,7 +775,7 @@ src_thread(void *arg)
 		    src_chunk, s, &ke);
 		status = ke.status;
 		if (e != SW_OK)
-			snprintf(why, sizeof(why), "%s", ke.message[0] ?
+			sw_fmt_text(why, sizeof(why), "%s", ke.message[0] ?
 			    ke.message : ke.reason[0] ? ke.reason :
 			    "the log follow failed");
 	}
@@ -801,7 +807,7 @@ src_start(struct src *s)
 		sw_error("cannot start the follow of %s", s->key);
 		s->done = 1;
 		s->rc = SW_EINTERNAL;
-		snprintf(s->why, sizeof(s->why), "cannot start a thread");
+		sw_fmt_text(s->why, sizeof(s->why), "cannot start a thread");
 		return;
 	}
 	s->running = 1;
@@ -843,8 +849,8 @@ src_line(struct src *s, const char *line, size_t n)
 		return;
 	}
 	off = lseek(s->fd, 0, SEEK_END);
-	snprintf(head, sizeof(head), "%lld\t", (long long)s->seq + 1);
-	if (off < 0 || src_index(s, off) != SW_OK) {
+	if (sw_fmt(head, sizeof(head), "%lld\t", (long long)s->seq + 1) !=
+	    SW_OK || off < 0 || src_index(s, off) != SW_OK) {
 		sw_buf_free(&clean);
 		return;
 	}
@@ -853,11 +859,13 @@ src_line(struct src *s, const char *line, size_t n)
 		struct sw_buf rec;
 		int ok;
 
-		if (stamped)
-			snprintf(ts, sizeof(ts), "%lld.%09ld",
-			    (long long)t.sec, t.nsec);
-		else
-			ts[0] = '\0';
+		ts[0] = '\0';
+		if (stamped && sw_fmt(ts, sizeof(ts), "%lld.%09ld",
+		    (long long)t.sec, t.nsec) != SW_OK) {
+			sw_buf_free(&clean);
+			return;
+		}
+
 		sw_buf_init(&rec, SW_STREAM_LINE_MAX * 3 + 200);
 		ok = sw_buf_printf(&rec, "%s%s\t", head, ts) == SW_OK &&
 		    sw_buf_add(&rec, clean.data, clean.len) == SW_OK &&
@@ -974,7 +982,7 @@ src_drain(struct src *s)
 		/* Each viewer gets the stored lines first, then the error. */
 		s->failed = 1;
 		s->fail_status = st;
-		snprintf(s->fail_title, sizeof(s->fail_title), "%s",
+		sw_fmt_text(s->fail_title, sizeof(s->fail_title), "%s",
 		    st == 404 ? "Not Found" : st == 403 ? "Forbidden" :
 		    st < 500 ? "Bad Request" : "Bad Gateway");
 	}
@@ -1071,8 +1079,8 @@ route_parse(struct lws *wsi, struct route *r)
 		    !name_ok(part[1], sizeof(r->op_id) - 1))
 			return -1;
 		r->kind = V_OP;
-		snprintf(r->op_id, sizeof(r->op_id), "%s", part[1]);
-		return 0;
+		return sw_fmt(r->op_id, sizeof(r->op_id), "%s", part[1]) ==
+		    SW_OK ? 0 : -1;
 	}
 	if (n != 6 || strcmp(part[0], "clusters") != 0 ||
 	    strcmp(part[2], "pods") != 0 || strcmp(part[5], "logs") != 0 ||
@@ -1080,15 +1088,17 @@ route_parse(struct lws *wsi, struct route *r)
 	    !name_ok(part[4], ST_NAME_MAX))
 		return -1;
 	r->kind = V_LOG;
-	snprintf(r->cluster, sizeof(r->cluster), "%s", part[1]);
-	snprintf(r->ns, sizeof(r->ns), "%s", part[3]);
-	snprintf(r->pod, sizeof(r->pod), "%s", part[4]);
+	if (sw_fmt(r->cluster, sizeof(r->cluster), "%s", part[1]) != SW_OK ||
+	    sw_fmt(r->ns, sizeof(r->ns), "%s", part[3]) != SW_OK ||
+	    sw_fmt(r->pod, sizeof(r->pod), "%s", part[4]) != SW_OK)
+		return -1;
 	if ((a = lws_get_urlarg_by_name(wsi, "container=", arg,
 	    sizeof(arg))) != NULL) {
-		if (!name_ok(a, 63))
+		if (!name_ok(a, 63) || sw_fmt(r->container,
+		    sizeof(r->container), "%s", a) != SW_OK)
 			return -1;
-		snprintf(r->container, sizeof(r->container), "%s", a);
 	}
+
 	if ((a = lws_get_urlarg_by_name(wsi, "after=", arg,
 	    sizeof(arg))) != NULL) {
 		errno = 0;
@@ -1236,13 +1246,13 @@ viewers_full(const char *token_id)
 	struct count c = { token_id, 0 };
 
 	if (S.nviewers >= SW_STREAM_MAX_VIEWERS) {
-		snprintf(why, sizeof(why), "the stream serves at most %d "
+		sw_fmt_text(why, sizeof(why), "the stream serves at most %d "
 		    "viewers at once; retry later", SW_STREAM_MAX_VIEWERS);
 		return why;
 	}
 	viewers_each(count_token, &c);
 	if (c.n >= SW_STREAM_MAX_PER_TOKEN) {
-		snprintf(why, sizeof(why), "one token may hold at most %d "
+		sw_fmt_text(why, sizeof(why), "one token may hold at most %d "
 		    "viewers at once; close one first",
 		    SW_STREAM_MAX_PER_TOKEN);
 		return why;
@@ -1257,13 +1267,13 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 	unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start,
 	    *end = buf + sizeof(buf) - 1;
 	const struct sw_err_info *ei = sw_err_info(e);
-	char type[96], body[600];
+	char body[600];
 	json_object *o;
 	int len;
 
-	snprintf(type, sizeof(type), "/problems/%s", ei->slug);
-	o = sw_jo("type", sw_js(type), "title", sw_js(ei->title), "status",
-	    sw_ji(ei->http_status), "detail", sw_js(detail), NULL);
+	o = sw_jo("type", sw_jsf("/problems/%s", ei->slug), "title",
+	    sw_js(ei->title), "status", sw_ji(ei->http_status), "detail",
+	    sw_js(detail), NULL);
 	len = snprintf(body, sizeof(body), "%s", sw_json_str(o));
 	json_object_put(o);
 	if (len < 0 || (size_t)len >= sizeof(body))
@@ -1360,12 +1370,12 @@ viewer_attach(struct viewer *v, struct lws *wsi)
 	/* Kept to check again while the viewer lives (creds_recheck). */
 	if (cred_read(wsi, v->secret, sizeof(v->secret), &v->via_cookie,
 	    &why) != 0 || cred_check(v->secret, v->via_cookie, &who) !=
-	    SW_OK) {
+	    SW_OK || sw_fmt(v->token_id, sizeof(v->token_id), "%s",
+	    who.token_id) != SW_OK) {
 		viewer_fail(v, 401, "Unauthorized", "the credential is no "
 		    "longer valid", LWS_CLOSE_STATUS_POLICY_VIOLATION);
 		return;
 	}
-	snprintf(v->token_id, sizeof(v->token_id), "%s", who.token_id);
 	v->counted = 1;
 	S.nviewers++;
 	if (route_parse(wsi, &r) != 0) {
@@ -1375,7 +1385,7 @@ viewer_attach(struct viewer *v, struct lws *wsi)
 	}
 	v->kind = r.kind;
 	if (r.kind == V_OP) {
-		snprintf(v->op_id, sizeof(v->op_id), "%s", r.op_id);
+		memcpy(v->op_id, r.op_id, sizeof(v->op_id));
 		v->next = S.ops;
 		S.ops = v;
 		op_refresh(v, 1);
@@ -1636,9 +1646,13 @@ main(int argc, char *argv[])
 	if (sw_aws_setup(&aws, &S.cfg) != SW_OK)
 		sw_warn("no AWS client: pod logs will fail");
 	aws_ctx_free(&aws);
-	snprintf(S.podlogs, sizeof(S.podlogs), "%s/podlogs",
-	    S.cfg.state_dir);
+	if (sw_fmt(S.podlogs, sizeof(S.podlogs), "%s/podlogs",
+	    S.cfg.state_dir) != SW_OK) {
+		sw_error("state directory too long: %s", S.cfg.state_dir);
+		goto out;
+	}
 	if (mkdir(S.podlogs, 0700) != 0 && errno != EEXIST) {
+
 		sw_error("cannot create %s: %s", S.podlogs, strerror(errno));
 		goto out;
 	}

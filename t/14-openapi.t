@@ -41,6 +41,31 @@ t.eq(params["limit"]["schema"].get("maximum"), 200,
      "query bounds come from the field table")
 t.eq(ops["health"][2]["security"], [], "public operations need no auth")
 t.ok(ops["version"][2]["security"], "other operations declare auth")
+t.eq(params["limit"]["schema"].get("default"), 50,
+     "a row's default is the schema's default")
+
+
+def defaults(node, where, out):
+    """(where, schema) of every schema in node that has a default."""
+    if isinstance(node, dict):
+        if "default" in node and "type" in node:
+            out.append((where, node))
+        for k, v in node.items():
+            defaults(v, where + "/" + str(k), out)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            defaults(v, where + "/" + str(i), out)
+    return out
+
+
+found = defaults(doc, "", [])
+t.ok(len(found) >= 15, "defaults come from the rows (%d schemas)" %
+     len(found))
+said = [w for w, sch in found
+        if json.dumps(sch["default"]).strip('"') not in
+        sch.get("description", "")]
+t.eq(said, [], "each default is the one its description names")
+
 
 tmp = tempfile.mkdtemp()
 good = os.path.join(tmp, "openapi.json")

@@ -34,11 +34,13 @@ else
 	echo "ok 2 - allocations go through lib/alloc.h"
 fi
 # An snprintf whose result is ignored hides truncation.  Use sw_fmt
-# (checked) or sw_fmt_text (text for people, cut visibly), or sw_buf.
-# The files below still have such calls from before the rule; the list
-# only shrinks, and every other file is held to it.
-unchecked_todo='api/openapi.c api/tooldesc.c'
-hits=$(cd "$srcdir" && find lib cloud api mcp pipelines -name '*.c' 2>/dev/null |
+# (checked) or sw_fmt_text (text for people, cut visibly), sw_jsf (a
+# JSON string of any length), or sw_buf.  Files not yet held to the
+# rule would be listed here; the list is empty and only stays so.
+unchecked_todo=''
+
+dirs='lib cloud api mcp handlers pipelines cgi cli poller stream'
+hits=$(cd "$srcdir" && find $dirs -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
 		grep -nE '^[[:space:]]*(\(void\))?[[:space:]]*snprintf[[:space:]]*\(' "$f" |

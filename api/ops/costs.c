@@ -29,10 +29,12 @@ static const struct sw_field f_cost_ledger[] = {
 	{ .name = "group_by", .type = SW_T_STRING, .flags = SW_F_QUERY,
 	  .min = 3, .max = 80,
 	  .pattern = PAT_LEDGER_COL "(," PAT_LEDGER_COL ")*",
+	  .dflt = "day",
 	  .desc = "Columns to sum by, comma-separated: day, cluster, "
 	  "instance_group, instance_type, team, job (default day)." },
 	{ .name = "format", .type = SW_T_STRING, .flags = SW_F_QUERY,
-	  .enumv = ledger_formats, .desc = "json (default) or csv." },
+	  .enumv = ledger_formats, .dflt = "json",
+	  .desc = "json (default) or csv." },
 	{ NULL }
 };
 

@@ -37,6 +37,7 @@ static const struct sw_field f_download_body[] = {
 	  .desc = "Hugging Face model id, e.g. Qwen/Qwen3-0.6B." },
 	{ .name = "revision", .type = SW_T_STRING, .min = 1, .max = 128,
 	  .pattern = PAT_HF_REV,
+	  .dflt = "main",
 	  .desc = "Branch, tag or commit (default main)." },
 	{ .name = "target", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH,
@@ -50,9 +51,11 @@ static const struct sw_field f_download_body[] = {
 	  .desc = "Hugging Face token for gated models; stored only in a "
 	  "Kubernetes Secret, never echoed." },
 	{ .name = "max_workers", .type = SW_T_INT, .min = 1, .max = 32,
+	  .dflt = "8",
 	  .desc = "Parallel file downloads (default 8)." },
 	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
 	  .pattern = PAT_IMAGE,
+	  .dflt = "python:3.12-slim",
 	  .desc = "Downloader image (default python:3.12-slim)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
@@ -67,11 +70,13 @@ static const struct sw_field f_download_body[] = {
 
 static const struct sw_field f_autoscale[] = {
 	{ .name = "min_replicas", .type = SW_T_INT, .max = 64,
+	  .dflt = "1",
 	  .desc = "Fewest replicas (default 1); 0 is refused: the metric "
 	  "comes from the servers, so an endpoint at zero never scales up." },
 	{ .name = "max_replicas", .type = SW_T_INT, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .desc = "Most replicas." },
 	{ .name = "metric", .type = SW_T_STRING, .enumv = inf_metrics,
+	  .dflt = "queue",
 	  .desc = "queue (waiting requests, default), running or kv-cache." },
 	{ .name = "threshold", .type = SW_T_NUMBER, .max = 100000,
 	  .desc = "Target value per replica: a whole number >= 1 for queue "
@@ -127,6 +132,7 @@ static const struct sw_field f_inf_source[] = {
 
 static const struct sw_field f_inf_kv[] = {
 	{ .name = "l1", .type = SW_T_BOOL,
+	  .dflt = "true",
 	  .desc = "CPU-memory KV cache on the node (default true)." },
 	{ .name = "l2", .type = SW_T_STRING, .enumv = inf_l2_backends,
 	  .desc = "Second tier: tieredstorage (HyperPod managed) or redis." },
@@ -138,6 +144,7 @@ static const struct sw_field f_inf_kv[] = {
 
 static const struct sw_field f_inf_routing[] = {
 	{ .name = "strategy", .type = SW_T_STRING, .enumv = inf_strategies,
+	  .dflt = "prefixaware",
 	  .desc = "prefixaware (default), kvaware, session or roundrobin." },
 	{ NULL }
 };
@@ -147,6 +154,7 @@ static const struct sw_field f_inf_body[] = {
 	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
 	  .desc = "Name of the Deployment and Service." },
 	{ .name = "kind", .type = SW_T_STRING, .enumv = inf_kinds_enum,
+	  .dflt = "self-hosted",
 	  .desc = "self-hosted (default: a vLLM or SGLang Deployment), "
 	  "managed (the inference operator's InferenceEndpointConfig) or "
 	  "jumpstart (a JumpStartModel)." },
@@ -195,6 +203,7 @@ static const struct sw_field f_inf_body[] = {
 	  .pattern = PAT_ML_TYPE,
 	  .desc = "Run only on nodes of this HyperPod instance type." },
 	{ .name = "exposure", .type = SW_T_STRING, .enumv = inf_exposures,
+	  .dflt = "service",
 	  .desc = "service (ClusterIP, default), load-balancer (internal "
 	  "NLB) or pool (a Service over pods assigned from pool)." },
 	{ .name = "pool", .type = SW_T_STRING, .min = 1, .max = 40,
@@ -277,15 +286,18 @@ static const struct sw_field f_pool_body[] = {
 	  .max = 128, .pattern = "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}",
 	  .desc = "Model name clients send (default: model)." },
 	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
+	  .dflt = "1",
 	  .desc = "Pods in the pool (default 1). Creating again with fewer "
 	  "removes free pods only: an assigned pod is never removed." },
 	{ .name = "instance_type", .type = SW_T_STRING, .min = 1, .max = 64,
 	  .pattern = PAT_ML_TYPE,
 	  .desc = "Run only on nodes of this HyperPod instance type." },
 	{ .name = "gpus_per_replica", .type = SW_T_INT, .min = 1, .max = 64,
+	  .dflt = "1",
 	  .desc = "GPUs per pod = tensor parallel size (default 1)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
-	  .pattern = PAT_K8S_NAME, .desc = "Namespace (default 'default')." },
+	  .pattern = PAT_K8S_NAME, .dflt = "default",
+	  .desc = "Namespace (default 'default')." },
 	{ .name = "pvc", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_K8S_NAME,
 	  .desc = "PVC mounted at /data (default s3-claim)." },

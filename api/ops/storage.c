@@ -16,7 +16,7 @@ static const struct sw_field f_storage_add[] = {
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
 	  .desc = "PersistentVolumeClaim name pods mount (e.g. s3-claim)." },
 	{ .name = "namespace", .type = SW_T_STRING, .min = 1, .max = 63,
-	  .pattern = PAT_GROUP,
+	  .pattern = PAT_GROUP, .dflt = "default",
 	  .desc = "Namespace of the claim (default: default)." },
 	{ .name = "bucket", .type = SW_T_STRING, .min = 3, .max = 63,
 	  .pattern = PAT_BUCKET, .desc = "S3 bucket (kind s3)." },

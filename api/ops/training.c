@@ -29,6 +29,7 @@ static const struct sw_field f_elastic[] = {
 	  .min = 1, .max = 256,
 	  .desc = "Most nodes it grows to (elasticPolicy.maxReplicas)." },
 	{ .name = "increment_step", .type = SW_T_INT, .min = 1, .max = 256,
+	  .dflt = "1",
 	  .desc = "Nodes added or removed at a time (default 1; "
 	  "elasticPolicy.replicaIncrementStep)." },
 	{ NULL }
@@ -36,6 +37,7 @@ static const struct sw_field f_elastic[] = {
 
 static const struct sw_field f_log_monitoring[] = {
 	{ .name = "enabled", .type = SW_T_BOOL,
+	  .dflt = "true",
 	  .desc = "false: no hang or slow-job detection (default true)." },
 	{ .name = "log_pattern", .type = SW_T_STRING, .min = 1, .max = 256,
 	  .desc = "Regular expression of the recipe's progress line, in "
