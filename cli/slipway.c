@@ -1347,12 +1347,14 @@ main(int argc, char *argv[])
 				usage();
 			break;
 		case 'm':
-			if (strlen(optarg) >= sizeof(O.team))
+			if (sw_fmt(O.team, sizeof(O.team), "%s", optarg) !=
+			    SW_OK)
 				usage();
-			snprintf(O.team, sizeof(O.team), "%s", optarg);
 			break;
 		case 'r':
-			snprintf(O.role, sizeof(O.role), "%s", optarg);
+			if (sw_fmt(O.role, sizeof(O.role), "%s", optarg) !=
+			    SW_OK)
+				usage();
 			break;
 		case 't':
 			O.ttl = parse_int(optarg, 1, 31536000, "--ttl");
