@@ -551,6 +551,25 @@ sw_col_text(sqlite3_stmt *st, int col)
 }
 
 sw_err
+sw_db_exec(struct sw_db *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (st == NULL)
+		return SW_EDB;
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+void
+sw_bind_opt(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v != NULL)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
+sw_err
 sw_db_err(struct sw_db *db, int rc)
 {
 	switch (rc & 0xff) {

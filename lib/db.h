@@ -126,6 +126,11 @@ sw_err	sw_db_commit(struct sw_db *);
 void	sw_db_rollback(struct sw_db *);
 /* Map a sqlite3 result code to SW_OK / SW_EDB / SW_ECONFLICT. */
 sw_err	sw_db_err(struct sw_db *, int rc);
+/* Step st once, expecting no row (an INSERT, UPDATE or DELETE), and
+ * reset it: SW_OK, or sw_db_err's meaning; SW_EDB for a NULL st. */
+sw_err	sw_db_exec(struct sw_db *, sqlite3_stmt *st);
+/* Bind text v to parameter i, or leave it NULL when v is NULL. */
+void	sw_bind_opt(sqlite3_stmt *st, int i, const char *v);
 /*
  * The end of a unit of work (a request, a poller pass, a stream sweep):
  * reset every statement of the table, so that none left mid-step holds

@@ -20,25 +20,6 @@ const char *const sw_notify_targets[] = {
 };
 const char *const sw_notify_formats[] = { "slipway", "slack", NULL };
 
-static sw_err
-step_done(struct sw_db *db, sqlite3_stmt *st)
-{
-	int rc;
-
-	if (st == NULL)
-		return SW_EDB;
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
-}
-
-static void
-bind_opt(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v != NULL)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-}
-
 sw_err
 sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 {
@@ -54,13 +35,13 @@ sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 	sqlite3_bind_text(st, 1, n->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, n->target, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, n->address, -1, SQLITE_STATIC);
-	bind_opt(st, 4, n->secret);
+	sw_bind_opt(st, 4, n->secret);
 	sqlite3_bind_text(st, 5, n->format, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, kinds, -1, SQLITE_TRANSIENT);
-	bind_opt(st, 7, n->cluster);
+	sw_bind_opt(st, 7, n->cluster);
 	sqlite3_bind_text(st, 8, n->created_by, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 /* ",a,b," as the array ["a", "b"]. */
@@ -113,7 +94,7 @@ sw_sub_list(struct sw_db *db, const char *name, json_object **out)
 	*out = NULL;
 	if ((st = sw_db_stmt(db, STMT_SUB_LIST)) == NULL)
 		return SW_EDB;
-	bind_opt(st, 1, name);
+	sw_bind_opt(st, 1, name);
 	arr = json_object_new_array();
 	while ((rc = sw_db_step(st)) == SQLITE_ROW)
 		json_object_array_add(arr, sub_row(st));
@@ -139,7 +120,7 @@ sw_sub_delete(struct sw_db *db, const char *name)
 	if ((st = sw_db_stmt(db, STMT_SUB_DELETE)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
 	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
 }
@@ -191,8 +172,8 @@ sw_delivery_list(struct sw_db *db, const char *state, const char *sub,
 	*out = NULL;
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_LIST)) == NULL)
 		return SW_EDB;
-	bind_opt(st, 1, state);
-	bind_opt(st, 2, sub);
+	sw_bind_opt(st, 1, state);
+	sw_bind_opt(st, 2, sub);
 	if (before > 0)
 		sqlite3_bind_int64(st, 3, before);
 	sqlite3_bind_int(st, 4, limit);
@@ -280,7 +261,7 @@ sw_delivery_take(struct sw_db *db, const struct sw_delivery_ref *ref,
 	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, lease_until);
 	sqlite3_bind_int64(st, 5, sw_now_ms());
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
 	if (sqlite3_changes(sw_db_handle(db)) != 1)
 		return SW_ECONFLICT;
@@ -299,7 +280,7 @@ sw_delivery_done(struct sw_db *db, const struct sw_delivery_ref *ref,
 	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -314,10 +295,10 @@ sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
 	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, due);
-	bind_opt(st, 5, error);
+	sw_bind_opt(st, 5, error);
 	sqlite3_bind_int(st, 6, max_attempts);
 	sqlite3_bind_int64(st, 7, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 int
@@ -341,7 +322,7 @@ sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
 		if ((st = sw_db_stmt(db, STMT_DELIVERY_RELEASE_OWNER)) == NULL)
 			break;
 		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
-		if (step_done(db, st) == SW_OK)
+		if (sw_db_exec(db, st) == SW_OK)
 			released++;
 	}
 	return released;

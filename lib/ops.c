@@ -98,18 +98,6 @@ col_copy(sqlite3_stmt *st, int col, char *dst, size_t sz)
 	return sw_fmt(dst, sz, "%s", sw_col_text(st, col)) == SW_OK ? 0 : -1;
 }
 
-static sw_err
-step_done(struct sw_db *db, sqlite3_stmt *st)
-{
-	int rc;
-
-	if (st == NULL)
-		return SW_EDB;
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
-}
-
 /*
  * Inside a write transaction: SW_EBUSY, with the holder's id in busy,
  * when a live operation other than self holds the cluster (named, or
@@ -207,7 +195,7 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 	}
 	sqlite3_bind_text(st, 8, n->token_name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, now);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	for (seq = 0; n->stages != NULL && n->stages[seq] != NULL; seq++) {
 		if (seq >= SW_MAX_STAGES) {
@@ -221,7 +209,7 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 2, seq);
 		sqlite3_bind_text(st, 3, n->stages[seq], -1, SQLITE_STATIC);
-		if ((e = step_done(db, st)) != SW_OK)
+		if ((e = sw_db_exec(db, st)) != SW_OK)
 			goto bad;
 	}
 	if ((st = sw_db_stmt(db, STMT_EVENT_INSERT)) == NULL) {
@@ -232,7 +220,7 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_text(st, 4, "info", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, "operation requested", -1, SQLITE_STATIC);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	return sw_db_commit(db);
 bad:
@@ -387,13 +375,6 @@ bad:
 	return SW_EDB;
 }
 
-static void
-bind_opt(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v != NULL)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-}
-
 sw_err
 sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
     json_object **out)
@@ -411,10 +392,10 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_OP_LIST)) == NULL)
 		return SW_EDB;
-	bind_opt(st, 1, f->kind);
-	bind_opt(st, 2, f->state);
-	bind_opt(st, 3, f->cluster);
-	bind_opt(st, 4, f->token_name);
+	sw_bind_opt(st, 1, f->kind);
+	sw_bind_opt(st, 2, f->state);
+	sw_bind_opt(st, 3, f->cluster);
+	sw_bind_opt(st, 4, f->token_name);
 	if (f->cursor != NULL) {
 		sqlite3_bind_int64(st, 5, cur_created);
 		sqlite3_bind_text(st, 6, cur_id, -1, SQLITE_STATIC);
@@ -482,7 +463,7 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, now + lease_ms);
 	sqlite3_bind_int64(st, 4, now);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	changed = sqlite3_changes(sw_db_handle(db));
 	if ((e = sw_db_commit(db)) != SW_OK)
@@ -507,13 +488,13 @@ sw_op_release(struct sw_db *db, const char *id, const char *owner,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, due_ms);
 	sqlite3_bind_int64(st, 3, sw_now_ms());
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_RELEASE)) == NULL)
 		goto bad;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	return sw_db_commit(db);
 bad:
@@ -531,9 +512,9 @@ sw_op_set_state(struct sw_db *db, const char *id, const char *state,
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	bind_opt(st, 3, error);
+	sw_bind_opt(st, 3, error);
 	sqlite3_bind_int64(st, 4, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -546,7 +527,7 @@ sw_op_set_result(struct sw_db *db, const char *id, json_object *res)
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, sw_json_str(res), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -560,9 +541,9 @@ sw_stage_set_state(struct sw_db *db, const char *id, int seq,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, seq);
 	sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-	bind_opt(st, 4, error);
+	sw_bind_opt(st, 4, error);
 	sqlite3_bind_int64(st, 5, sw_now_ms());
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -576,7 +557,7 @@ sw_stage_set_ext(struct sw_db *db, const char *id, int seq,
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, seq);
 	sqlite3_bind_text(st, 3, sw_json_str(ext), -1, SQLITE_TRANSIENT);
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -596,7 +577,7 @@ sw_op_event(struct sw_db *db, const char *id, int stage, const char *level,
 	if (data != NULL)
 		sqlite3_bind_text(st, 6, sw_json_str(data), -1,
 		    SQLITE_TRANSIENT);
-	return step_done(db, st);
+	return sw_db_exec(db, st);
 }
 
 /* Read the state of id inside the current transaction. */
@@ -640,7 +621,7 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 		goto bad;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_REQUEUE)) == NULL) {
 		e = SW_EDB;
@@ -648,7 +629,7 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, sw_now_ms());
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((e = sw_op_event(db, id, -1, "info", "retry requested",
 	    NULL)) != SW_OK)
@@ -680,7 +661,7 @@ sw_op_cancel(struct sw_db *db, const char *id)
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, sw_now_ms());
-	if ((e = step_done(db, st)) != SW_OK)
+	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if (strcmp(state, "pending") == 0 &&
 	    (e = sw_op_set_state(db, id, "cancelled", "cancelled by request"))
@@ -738,7 +719,7 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 		if ((st = sw_db_stmt(db, STMT_OP_RELEASE_OWNER)) == NULL)
 			break;
 		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
-		if (step_done(db, st) == SW_OK)
+		if (sw_db_exec(db, st) == SW_OK)
 			released++;
 	}
 	return released;
