@@ -19,6 +19,18 @@ static const char *const scope_names[SW_SCOPE__MAX] = {
 	"none", "read", "write", "admin"
 };
 
+/* The index of s among names[1..n-1] (names[0] is "none"), or 0. */
+static int
+name_index(const char *const *names, int n, const char *s)
+{
+	int i;
+
+	for (i = 1; s != NULL && i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return 0;
+}
+
 const char *
 sw_scope_name(enum sw_scope s)
 {
@@ -28,12 +40,7 @@ sw_scope_name(enum sw_scope s)
 enum sw_scope
 sw_scope_parse(const char *s)
 {
-	int i;
-
-	for (i = SW_SCOPE_READ; s != NULL && i < SW_SCOPE__MAX; i++)
-		if (strcmp(s, scope_names[i]) == 0)
-			return (enum sw_scope)i;
-	return SW_SCOPE_NONE;
+	return (enum sw_scope)name_index(scope_names, SW_SCOPE__MAX, s);
 }
 
 static const char *const role_names[SW_ROLE__MAX] = {
@@ -49,12 +56,7 @@ sw_role_name(enum sw_role r)
 enum sw_role
 sw_role_parse(const char *s)
 {
-	int i;
-
-	for (i = SW_ROLE_VIEWER; s != NULL && i < SW_ROLE__MAX; i++)
-		if (strcmp(s, role_names[i]) == 0)
-			return (enum sw_role)i;
-	return SW_ROLE_NONE;
+	return (enum sw_role)name_index(role_names, SW_ROLE__MAX, s);
 }
 
 enum sw_scope
