@@ -22,6 +22,7 @@
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/oidc.h"
+#include "lib/teams.h"
 #include "api/optable.h"
 #include "api/router.h"
 #include "lib/url.h"

@@ -88,7 +88,7 @@ int	sw_route_hold_begin(const char *token_id, int fds[2]);
 void	sw_route_hold_end(int fds[2]);
 
 /*
- * The team rule (sw_team_rule, lib/oidc.h) for a row of the operation
+ * The team rule (sw_team_rule, lib/teams.h) for a row of the operation
  * table: may who call op for team (the team the request names or
  * dispatch chose for it; NULL: none)?  NULL when it may, else why,
  * naming the rule.  Dispatch decides every request of REST and MCP

@@ -10,6 +10,7 @@
 #include "handlers/handlers.h"
 #include "lib/json.h"
 #include "lib/oidc.h"
+#include "lib/teams.h"
 #include "api/optable.h"
 #include "api/openapi.h"
 #include "api/optable.h"

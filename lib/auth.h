@@ -43,7 +43,7 @@ enum sw_role {
 
 /*
  * What a request touches, the one thing of an operation-table row the
- * team rule (sw_team_rule, lib/oidc.h) reads besides its scope and
+ * team rule (sw_team_rule, lib/teams.h) reads besides its scope and
  * whether it changes anything (docs/DESIGN.md "Teams and roles"):
  *   SELF      the caller or public facts (whoami, version, login...):
  *             any signed-in caller.

@@ -11,8 +11,6 @@
  *
  * lib/ does no HTTP: the program gives a fetch function (cloud/http.c's
  * http_get_document) with sw_oidc_set_fetch before serving.
- *
- * Here too: a principal's teams and roles, and the team rule.
  */
 #ifndef SW_OIDC_H
 #define SW_OIDC_H
@@ -41,45 +39,6 @@ void	sw_oidc_set_fetch(sw_oidc_fetch_fn);
 sw_err	sw_bearer_check(struct sw_db *, const struct sw_config *,
 	    const char *token, struct sw_principal *, char *why,
 	    size_t whysz);
-
-/*
- * The teams p is in, with its role in each, into m (at most max; the
- * count is returned): a service account's one team; a person's from
- * the configuration's mapping of provider groups to team roles
- * (config.json "teams": {team: {role: [group...]}}, the highest role a
- * group gives).  -1 for a principal of no team that is limited by its
- * scope alone: a token of no team, or a person when no teams are
- * configured (an admin-scope token of no team is thus platform-admin
- * of every team).
- */
-int	sw_principal_teams(const struct sw_config *,
-	    const struct sw_principal *, struct sw_membership *m, int max);
-
-/*
- * THE rule that decides every request (docs/DESIGN.md "Teams and
- * roles"), on every face: REST and MCP through dispatch
- * (sw_authz_decide, api/router.h, which fills row from the operation
- * table's row), the WebSocket streams (stream/) directly.  May who do
- * what row describes for team (the request's; NULL: none)?  NULL when
- * it may, else why, naming the rule (into why):
- *   - a principal of no team (sw_principal_teams -1): its scope alone;
- *   - SELF: anyone signed in;
- *   - CLUSTER: a member of any team;
- *   - TEAM: viewer of team to read (readonly), operator to change;
- *   - PLATFORM: platform-admin of team when the row takes a team
- *     argument (team_arg), else of any team.
- * A role includes the ones below it.
- */
-struct sw_rule_row {
-	const char	*name;		/* the operation, for the words */
-	enum sw_scope	 scope;		/* least scope (no-team principals) */
-	enum sw_touch	 touch;
-	int		 readonly;	/* changes nothing */
-	int		 team_arg;	/* its team argument names the team */
-};
-const char *sw_team_rule(const struct sw_config *,
-	    const struct sw_principal *who, const struct sw_rule_row *row,
-	    const char *team, char *why, size_t whysz);
 
 /* True when the configuration names a provider (oidc.issuer). */
 int	sw_oidc_enabled(const struct sw_config *);

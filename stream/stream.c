@@ -64,6 +64,7 @@
 #include "lib/limits.h"
 #include "lib/log.h"
 #include "lib/oidc.h"
+#include "lib/teams.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 
@@ -1298,7 +1299,7 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 
 /* Authenticate and check the Origin.  0 to upgrade, else refuse(). */
 /*
- * The team rule (lib/oidc.h) for a stream: an operation's events are a
+ * The team rule (lib/teams.h) for a stream: an operation's events are a
  * read of the clusters' (as operation_get), a pod's log a read of its
  * namespace's team's workloads (as training_job_logs), the team being
  * the namespace's hyperpod-ns-<team>.  NULL, or why not.

@@ -8,6 +8,7 @@
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/oidc.h"
+#include "lib/teams.h"
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
