@@ -158,8 +158,7 @@ slack_json(json_object *ev)
 	json_object *o;
 
 	sw_buf_init(&b, 3000);
-	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") ==
-	    0)
+	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") == 0)
 		slack_budget(&b, ev);
 	else
 		slack_op(&b, ev);
