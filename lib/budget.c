@@ -300,6 +300,8 @@ sw_budget_cross(struct sw_db *db, struct sw_budget_alert *a, int *is_new)
 	sqlite3_bind_int64(st, 5, a->crossed);
 	sqlite3_bind_int64(st, 6, a->spent_micro);
 	sqlite3_bind_int64(st, 7, a->limit_micro);
+	if (a->has_forecast)
+		sqlite3_bind_int64(st, 8, a->forecast_micro);
 	rc = sw_db_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -331,6 +333,8 @@ sw_budget_evaluate(struct sw_db *db, const struct sw_budget *b,
 		a.crossed = st->now;
 		a.spent_micro = st->spent_micro;
 		a.limit_micro = b->limit_micro;
+		a.has_forecast = 1;
+		a.forecast_micro = st->forecast_micro;
 		if ((e = sw_budget_cross(db, &a, &is_new)) != SW_OK)
 			return e;
 		*fresh += is_new;

@@ -10,8 +10,9 @@
  * on-demand price) until the month's end.  Each threshold (a percent
  * of the limit) that what was spent reaches is recorded once per budget
  * and month: sw_budget_cross() says whether a crossing is new, and the
- * recorded crossings are read back in id order (sw_budget_alerts) by
- * whatever tells people of them.
+ * recorded crossings are read back in id order (sw_budget_alerts).  A
+ * new crossing is a budget.threshold notification event, written with
+ * it by a trigger of the schema (lib/db.c, lib/notify.h).
  */
 #ifndef SW_BUDGET_H
 #define SW_BUDGET_H
@@ -53,6 +54,8 @@ struct sw_budget_alert {
 	int		 threshold;		/* percent */
 	int64_t		 crossed;		/* ledger clock, s */
 	int64_t		 spent_micro, limit_micro;
+	int		 has_forecast;		/* forecast_micro is known */
+	int64_t		 forecast_micro;	/* at the month's end */
 };
 
 /* The ledger's clock: the AWS time of the newest sample, or the wall
@@ -78,7 +81,10 @@ sw_err	sw_budget_state(struct sw_db *, const struct sw_budget *b,
 	    int64_t now, struct sw_budget_state *st);
 
 /* Record a crossing; *is_new is 1 only the first time its budget,
- * month and threshold are recorded (the id is then set in a). */
+ * month and threshold are recorded (the id is then set in a).  A new
+ * crossing is also a budget.threshold notification event with its
+ * deliveries, written by the schema's trigger in the same statement
+ * (lib/notify.h). */
 sw_err	sw_budget_cross(struct sw_db *, struct sw_budget_alert *a,
 	    int *is_new);
 /* Each threshold of b that st's spend reaches, recorded at st->now;

@@ -256,6 +256,43 @@ static const char *const migrations[] = {
 	"ALTER TABLE tokens ADD COLUMN role TEXT CHECK (role IN"
 	"  ('viewer','operator','platform-admin'));"
 	"ALTER TABLE tokens ADD COLUMN expires INTEGER;",
+	/* 12: a budget threshold crossed is a notification event
+	 * (budget.threshold), written by a trigger on the crossing's own
+	 * row: budget_alerts is written with INSERT OR IGNORE, so the
+	 * trigger fires once per budget, month and threshold, in the same
+	 * statement as the crossing.  The event has no operation (op_id
+	 * ''); its cluster is the budget's for a cluster budget and none
+	 * for a team's, so a subscription limited to a cluster gets that
+	 * cluster's budget only.  Its time and due are the wall clock (the
+	 * ledger's may run ahead); the ledger's time is crossed_at. */
+	"ALTER TABLE budget_alerts ADD COLUMN forecast_micro INTEGER;"
+	"CREATE TRIGGER notify_budget_cross AFTER INSERT ON budget_alerts"
+	"  BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))), 'budget.threshold',"
+	"   '', CASE NEW.scope WHEN 'cluster' THEN NEW.name END,"
+	"   CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER),"
+	"   json_patch(json_object('scope', NEW.scope, 'name', NEW.name,"
+	"    'month', NEW.month, 'threshold', NEW.threshold, 'crossed_at',"
+	"    strftime('%Y-%m-%dT%H:%M:%SZ', NEW.crossed, 'unixepoch'),"
+	"    'spent_usd', json(printf('%d.%06d', NEW.spent_micro / 1000000,"
+	"     NEW.spent_micro % 1000000)),"
+	"    'limit_usd', json(printf('%d.%06d', NEW.limit_micro / 1000000,"
+	"     NEW.limit_micro % 1000000))),"
+	/* a forecast not at hand (NULL) leaves the member out */
+	"    json_object('forecast_usd', CASE WHEN NEW.forecast_micro >= 0"
+	"     THEN json(printf('%d.%06d', NEW.forecast_micro / 1000000,"
+	"     NEW.forecast_micro % 1000000)) END))"
+	"   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',budget.threshold,') > 0 AND (s.cluster IS NULL"
+	"    OR (NEW.scope = 'cluster' AND s.cluster = NEW.name)));"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending',"
+	"   CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+	"   FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',budget.threshold,') > 0 AND (s.cluster IS NULL"
+	"    OR (NEW.scope = 'cluster' AND s.cluster = NEW.name));"
+	"  END;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -466,10 +503,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" FROM ledger_burn b JOIN clusters c ON c.name = b.cluster"
 	" WHERE CASE ?1 WHEN 'cluster' THEN b.cluster = ?2 AND b.team = ''"
 	" ELSE b.team = ?2 END",
-	/* STMT_BUDGET_CROSS: changes() is 1 only the first time */
+	/* STMT_BUDGET_CROSS: changes() is 1 only the first time; only
+	 * then does notify_budget_cross write the event */
 	"INSERT OR IGNORE INTO budget_alerts (scope, name, month, threshold,"
-	" crossed, spent_micro, limit_micro)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	" crossed, spent_micro, limit_micro, forecast_micro)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	/* STMT_BUDGET_ALERTS: of a budget and month when given, after id ?4 */
 	"SELECT id, scope, name, month, threshold, crossed, spent_micro,"
 	" limit_micro FROM budget_alerts WHERE (?1 IS NULL OR scope = ?1)"
@@ -520,7 +558,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_DELIVERY_LIST: newest first; a delivery's rowid is its
 	 * place, so paging by it (?3) skips none */
 	"SELECT e.uid, e.kind, e.op_id, e.cluster, e.time, d.sub, d.state,"
-	" d.attempts, d.due, d.last_error, d.done, d.rowid"
+	" d.attempts, d.due, d.last_error, d.done, d.rowid,"
+	" CASE e.kind WHEN 'budget.threshold' THEN"
+	"  json_extract(e.data, '$.scope') || '/' ||"
+	"  json_extract(e.data, '$.name') END"
 	" FROM deliveries d JOIN notify_events e ON e.id = d.event_id"
 	" WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.sub = ?2)"
 	" AND (?3 IS NULL OR d.rowid < ?3)"

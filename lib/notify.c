@@ -13,7 +13,7 @@
 
 const char *const sw_notify_kinds[] = {
 	"operation.succeeded", "operation.failed", "operation.cancelled",
-	"stage.succeeded", "stage.failed", NULL
+	"stage.succeeded", "stage.failed", "budget.threshold", NULL
 };
 const char *const sw_notify_targets[] = {
 	"webhook", "sns", "eventbridge", NULL
@@ -146,7 +146,10 @@ delivery_row(sqlite3_stmt *st)
 
 	sw_json_add_str(o, "event_id", sw_col_text(st, 0));
 	sw_json_add_str(o, "kind", sw_col_text(st, 1));
-	sw_json_add_str(o, "operation_id", sw_col_text(st, 2));
+	/* a budget's event has no operation (op_id ''), but a budget */
+	if (*sw_col_text(st, 2) != '\0')
+		sw_json_add_str(o, "operation_id", sw_col_text(st, 2));
+	add_opt_str(o, "budget", st, 12);
 	add_opt_str(o, "cluster", st, 3);
 	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
 	sw_json_add_str(o, "subscription", sw_col_text(st, 5));

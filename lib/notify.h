@@ -2,9 +2,12 @@
  * notify.h: subscriptions and the notification outbox in the state
  * store.  A subscription names the event kinds it wants and where they
  * go (an https webhook, an SNS topic or an EventBridge bus).  When an
- * operation or a stage ends, triggers of the schema (lib/db.c) write an
- * event and one delivery per matching subscription in the same
- * statement as the state change.  The poller (poller/notify.c) takes
+ * operation or a stage ends, or a budget crosses a threshold for the
+ * first time in a month (lib/budget.h), triggers of the schema
+ * (lib/db.c) write an event and one delivery per matching subscription
+ * in the same statement as the state change or the crossing.  A
+ * subscription limited to a cluster gets that cluster's operations and
+ * its cluster budget's crossings, never a team budget's.  The poller (poller/notify.c) takes
  * due deliveries under a lease, sends them and records the outcome
  * here: delivered, again later, or dead after the last attempt.
  */

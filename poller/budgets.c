@@ -3,7 +3,9 @@
  * against what its team or cluster spent this month by the ledger's
  * clock (lib/budget.h), and records each threshold reached for the
  * first time this month.  A budget is soft: nothing is stopped; a new
- * crossing is logged and kept for whatever tells people of it.
+ * crossing is logged, and the same statement that records it writes
+ * its budget.threshold event to the notification outbox (a trigger of
+ * the schema), which this poller's notifier then sends.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -88,6 +88,7 @@ event_json(json_object *d)
 {
 	json_object *detail = NULL, *o;
 	const char *data = sw_json_get_str(d, "data");
+	const char *op = sw_json_get_str(d, "op_id");	/* '': a budget's */
 	char when[32], why[128];
 	time_t t = (time_t)(sw_json_get_int(d, "time_ms", 0) / 1000);
 	struct tm tm;
@@ -102,34 +103,65 @@ event_json(json_object *d)
 	    "kind", sw_js(sw_json_get_str(d, "kind")),
 	    "time", sw_js(when),
 	    "time_ms", sw_ji(sw_json_get_int(d, "time_ms", 0)),
-	    "operation_id", sw_js(sw_json_get_str(d, "op_id")),
+	    "operation_id", op != NULL && *op != '\0' ? sw_js(op) : NULL,
 	    "cluster", sw_js(sw_json_get_str(d, "cluster")),
 	    "detail", detail, NULL);
 	return o;
 }
 
-/* One line for people: "cluster.create hp1: failed at stage eks: ...". */
-static json_object *
-slack_json(json_object *ev)
+/* A budget's line: "budget team/a crossed 80 % in 2026-12: ...". */
+static void
+slack_budget(struct sw_buf *b, json_object *ev)
 {
 	json_object *det = sw_json_get(ev, "detail");
-	struct sw_buf b;
-	json_object *o;
+	json_object *f = sw_json_get(det, "forecast_usd");
 
-	sw_buf_init(&b, 3000);
-	(void)sw_buf_printf(&b, "Slipway: %s %s %s",
+	(void)sw_buf_printf(b, "Slipway: budget %s/%s crossed %lld %% in %s:"
+	    " $%.2f spent of $%.2f", sw_json_get_str(det, "scope") ?: "",
+	    sw_json_get_str(det, "name") ?: "",
+	    (long long)sw_json_get_int(det, "threshold", 0),
+	    sw_json_get_str(det, "month") ?: "",
+	    json_object_get_double(sw_json_get(det, "spent_usd")),
+	    json_object_get_double(sw_json_get(det, "limit_usd")));
+	if (f != NULL)
+		(void)sw_buf_printf(b, ", forecast $%.2f",
+		    json_object_get_double(f));
+	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
+}
+
+/* An operation's: "cluster.create hp1: failed at stage eks: ...". */
+static void
+slack_op(struct sw_buf *b, json_object *ev)
+{
+	json_object *det = sw_json_get(ev, "detail");
+
+	(void)sw_buf_printf(b, "Slipway: %s %s %s",
 	    sw_json_get_str(det, "kind") ?: "operation",
 	    sw_json_get_str(det, "target") ?: "",
 	    sw_json_get_str(det, "state") ?: "");
 	if (sw_json_get_str(det, "stage") != NULL)
-		(void)sw_buf_printf(&b, " (stage %s)",
+		(void)sw_buf_printf(b, " (stage %s)",
 		    sw_json_get_str(det, "stage"));
 	if (sw_json_get_str(det, "error") != NULL)
-		(void)sw_buf_printf(&b, ": %.1000s",
+		(void)sw_buf_printf(b, ": %.1000s",
 		    sw_json_get_str(det, "error"));
-	(void)sw_buf_printf(&b, " [%s, event %s]",
+	(void)sw_buf_printf(b, " [%s, event %s]",
 	    sw_json_get_str(ev, "operation_id") ?: "",
 	    sw_json_get_str(ev, "id") ?: "");
+}
+
+/* One line for people, as a Slack incoming-webhook message. */
+static json_object *
+slack_json(json_object *ev)
+{
+	struct sw_buf b;
+	json_object *o;
+
+	sw_buf_init(&b, 3000);
+	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") == 0)
+		slack_budget(&b, ev);
+	else
+		slack_op(&b, ev);
 	o = sw_jo("text", sw_js(b.data ? b.data : "Slipway event"), NULL);
 	sw_buf_free(&b);
 	return o;

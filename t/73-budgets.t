@@ -10,10 +10,21 @@
 # team's GPU's) price an hour; the forecast is spent + burn x the hours
 # left, to the cent.  Bad input is a 400 problem naming the field; MCP's
 # budget tools answer the same.
+# Each crossing is a budget.threshold notification: a webhook receiver on
+# loopback subscribed to every cluster gets exactly one event per
+# threshold of each budget (3 + 3), none repeated over later samples, and
+# one subscribed to cluster c1 only the cluster budget's 3 (a team
+# budget belongs to no cluster), each with a valid HMAC-SHA256 signature
+# and the budget, month, threshold, spent, limit and forecast; a Slack
+# subscription gets one line per crossing.
+import hashlib
+import hmac
+import http.server
 import json
 import os
 import re
 import sys
+import threading
 import time
 from decimal import Decimal
 
@@ -21,11 +32,34 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import aws_price as harness_aws_price
 from harness import Stack, Kubectl, sandbox_call, need_clusters
-from harness import wait_operation
+from harness import free_port, wait_operation
 from mcp_raw import Mcp
 
 t = T()
 need_clusters(t)
+
+SECRET = "a-budget-secret-of-some-length"
+got = []            # (path, headers, body) of every POST received
+lock = threading.Lock()
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        with lock:
+            got.append((self.path, dict(self.headers), body))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+port = free_port()
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+hook = "http://127.0.0.1:%d" % port
+
 os.environ["SLIPWAY_LEDGER_INTERVAL"] = "1"
 SPEED = 3000
 s = Stack(t, sandbox=True, speed=SPEED)
@@ -91,6 +125,19 @@ t.eq(s.get("/api/v1/budgets/team/nobody").status, 404,
      "a budget never set is 404")
 t.eq(s.request("DELETE", "/api/v1/budgets/team/nobody").status, 404,
      "and so is removing it")
+
+# ---- subscriptions to budget thresholds, before anything is crossed
+for body in ({"name": "money", "target": "webhook", "url": hook + "/all",
+              "secret": SECRET, "events": ["budget.threshold"]},
+             {"name": "money-c1", "target": "webhook", "url": hook + "/c1",
+              "secret": SECRET, "cluster": "c1",
+              "events": ["budget.threshold", "operation.failed"]},
+             {"name": "chat", "target": "webhook", "url": hook + "/slack",
+              "secret": SECRET, "format": "slack",
+              "events": ["budget.threshold"]}):
+    r = s.post("/api/v1/subscriptions", body)
+    t.eq(r.status, 201, "subscription %s to budget.threshold (%s)" %
+         (body["name"], r.json))
 
 # ---- a cluster of 2 nodes; team a's pod holds one GPU of one
 price = harness_aws_price(s, REGION, TYPE)
@@ -233,6 +280,83 @@ t.ok(abs(D(led["gpu_usd"]) - D(a["spent_usd"])) <= CENT,
      "team spent %s = the ledger's GPU cost of team a (%s)" %
      (a["spent_usd"], led["gpu_usd"]))
 
+
+# ---- the notifications: one per crossing, to whom it concerns
+
+
+def received(path):
+    with lock:
+        return [(h, b) for p, h, b in got if p == path]
+
+
+def signed_ok(h, b):
+    ts = h.get("Slipway-Timestamp", "")
+    want = "v1=" + hmac.new(SECRET.encode(), ts.encode() + b"." + b,
+                            hashlib.sha256).hexdigest()
+    return (hmac.compare_digest(h.get("Slipway-Signature", ""), want) and
+            abs(time.time() - int(ts or 0)) < 600)
+
+
+def crossed(path):
+    return sorted((json.loads(b)["detail"]["scope"],
+                   json.loads(b)["detail"]["name"],
+                   json.loads(b)["detail"]["threshold"])
+                  for h, b in received(path))
+
+
+want_all = sorted((sc, nm, th) for sc, nm in (("cluster", "c1"),
+                                              ("team", "a"))
+                  for th in (50, 80, 100))
+t.ok(wait_for(lambda: len(received("/all")) >= 6 and
+              len(received("/c1")) >= 3 and len(received("/slack")) >= 6,
+              timeout=120), "the receivers got the crossings' events")
+t.ok(wait_for(lambda: not s.get("/api/v1/deliveries?state=pending")
+              .json["items"], timeout=120), "nothing is left pending")
+hooks = received("/all")
+t.eq(crossed("/all"), want_all,
+     "every cluster's subscription: one event per threshold of each "
+     "budget, 6 in all (%d received)" % len(hooks))
+ids = [h.get("Slipway-Event-Id") for h, b in hooks]
+t.ok(len(set(ids)) == len(ids) == 6 and
+     all(json.loads(b)["id"] == h.get("Slipway-Event-Id") and
+         json.loads(b)["kind"] == "budget.threshold" for h, b in hooks),
+     "each a distinct budget.threshold event, its id in the header and "
+     "the body")
+t.ok(all(signed_ok(h, b) for h, b in hooks + received("/c1")),
+     "each carries a valid HMAC-SHA256 signature")
+t.eq(crossed("/c1"), [x for x in want_all if x[0] == "cluster"],
+     "cluster c1's subscription: the cluster budget's 3, no team's")
+month = budget("cluster", "c1")["month"]
+bad = []
+for h, b in hooks:
+    ev = json.loads(b)
+    d = ev["detail"]
+    lim = limits[(d["scope"], d["name"])]
+    if not (d["month"] == month and D(d["limit_usd"]) == lim and
+            D(d["spent_usd"]) * 100 >= lim * d["threshold"] and
+            D(d["forecast_usd"]) >= D(d["spent_usd"]) and
+            "operation_id" not in ev and
+            ev.get("cluster") == (d["name"] if d["scope"] == "cluster"
+                                  else None)):
+        bad.append(d)
+t.eq(bad, [], "each names its month, limit, a spend at or over its "
+     "threshold and a forecast; a cluster budget's its cluster")
+slack = [json.loads(b).get("text", "") for h, b in received("/slack")]
+t.ok(len(slack) == 6 and all(re.match(r"Slipway: budget (cluster/c1|team/a)"
+                                      r" crossed (50|80|100) % in ", x)
+                             for x in slack),
+     "the Slack format says each crossing in one line (%s)" % slack[:1])
+outbox = s.get("/api/v1/deliveries?subscription=money-c1").json["items"]
+t.ok(len(outbox) == 3 and all(x.get("budget") == "cluster/c1" and
+                              x["state"] == "delivered" and
+                              "operation_id" not in x for x in outbox),
+     "delivery_list shows them delivered, each naming its budget")
+as_of = budget("cluster", "c1").get("as_of")
+t.ok(wait_for(lambda: budget("cluster", "c1").get("as_of", "") > as_of,
+              timeout=60), "the poller samples again")
+t.eq((len(received("/all")), len(received("/c1"))), (6, 3),
+     "and no crossing is sent again")
+
 lst = s.get("/api/v1/budgets").json
 t.eq([(b["scope"], b["name"]) for b in lst["items"]],
      [("cluster", "c1"), ("team", "a")], "budget_list has both")
@@ -256,4 +380,5 @@ t.eq(s.request("DELETE", "/api/v1/budgets/team/b").status, 200,
      "it is removed")
 t.eq(s.get("/api/v1/budgets/team/b").status, 404, "and gone")
 k.close()
+srv.shutdown()
 t.done()

@@ -1,6 +1,7 @@
 /*
  * notifications.c: the operation table's rows for notifications:
- * subscriptions (where the results of operations and stages are sent)
+ * subscriptions (where the results of operations and stages and the
+ * thresholds budgets cross are sent)
  * and the deliveries of the outbox, dead letters included, each beside
  * the fields it reads and the answer it sends.
  */
@@ -32,13 +33,15 @@ static const struct sw_field f_sub_create[] = {
 	  .desc = "Where events go: webhook (url, secret), sns "
 	  "(topic_arn) or eventbridge (event_bus)." },
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .min = 1, .max = 5, .items = f_event_kind,
+	  .min = 1, .max = 6, .items = f_event_kind,
 	  .desc = "The event kinds it wants: operation.succeeded, "
 	  "operation.failed, operation.cancelled, stage.succeeded, "
-	  "stage.failed." },
+	  "stage.failed, budget.threshold (a budget's threshold crossed, "
+	  "once per budget, month and threshold)." },
 	{ .name = "cluster", .type = SW_T_STRING, .min = 2, .max = 32,
 	  .pattern = PAT_CLUSTER,
-	  .desc = "Only events of operations on this cluster." },
+	  .desc = "Only events of operations on this cluster and of this "
+	  "cluster's budget (never a team budget's)." },
 	{ .name = "url", .type = SW_T_STRING, .min = 10, .max = 2048,
 	  .pattern = "https?://[!-~]+",
 	  .desc = "webhook: the URL POSTed to; https (plain http only to "
@@ -138,9 +141,10 @@ static const struct sw_field o_delivery[] = {
 	    "Slipway-Event-Id header): the same on every attempt."),
 	{ .name = "kind", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = sw_notify_kinds, .desc = "What happened." },
-	{ .name = "operation_id", .type = SW_T_STRING,
-	  .flags = SW_F_REQUIRED, .pattern = PAT_OP_ID,
-	  .desc = "The operation it is about." },
+	{ .name = "operation_id", .type = SW_T_STRING, .pattern = PAT_OP_ID,
+	  .desc = "The operation it is about (operation.* and stage.*)." },
+	OUT_OPT("budget", SW_T_STRING, "The budget it is about, "
+	    "scope/name (budget.threshold)."),
 	OUT_OPT("cluster", SW_T_STRING, "Its cluster."),
 	OUT("time_ms", SW_T_INT, "When it happened."),
 	OUT("subscription", SW_T_STRING, "Where it goes."),
@@ -175,11 +179,13 @@ static const struct sw_op rows[] = {
 	  .path = "/api/v1/subscriptions",
 	  .tag = "notifications",
 	  .summary = "Subscribe a webhook, SNS topic or EventBridge bus to "
-	    "operation and stage results",
+	    "operation and stage results and budget thresholds",
 	  .description = "From now on, each event of the kinds named "
-	    "(operation.succeeded/failed/cancelled, stage.succeeded/failed; "
-	    "of one cluster or all) is written to the outbox with the state "
-	    "change itself and sent by the poller: a webhook gets a POST "
+	    "(operation.succeeded/failed/cancelled, stage.succeeded/failed, "
+	    "budget.threshold; of one cluster or all: a cluster's "
+	    "subscription gets its cluster budget's thresholds, never a "
+	    "team budget's) is written to the outbox with the state change "
+	    "or the crossing itself and sent by the poller: a webhook gets a POST "
 	    "signed with HMAC-SHA256 (Slipway-Signature: v1=<hex> over "
 	    "Slipway-Timestamp + \".\" + body, and Slipway-Event-Id to "
 	    "deduplicate on), an SNS topic a Publish, an EventBridge bus a "

@@ -2,9 +2,15 @@
  * triggers write an event and its deliveries with the state change (by
  * kind and cluster, once per change, nothing nobody wants), a delivery
  * is leased to one poller, retried until dead, released when its
- * poller is gone, and deleted with its subscription. */
+ * poller is gone, and deleted with its subscription.  A budget's
+ * threshold crossed is a budget.threshold event, once per crossing,
+ * only with the crossing (a rolled-back crossing leaves none), to the
+ * subscriptions of every cluster and, for a cluster budget, of that
+ * cluster. */
+#include <stdio.h>
 #include <string.h>
 
+#include "lib/budget.h"
 #include "lib/json.h"
 #include "lib/notify.h"
 #include "lib/ops.h"
@@ -57,6 +63,135 @@ op_on(struct sw_db *db, const char *cluster, char id[SW_OP_ID_LEN])
 	if (sw_op_enqueue(db, &n, id, &existed) != SW_OK)
 		id[0] = '\0';
 	json_object_put(n.params);
+}
+
+static void
+sub_budget(struct sw_db *db, const char *name, const char *kinds,
+    const char *cluster)
+{
+	struct sw_sub_new s;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name;
+	s.target = "webhook";
+	s.address = "https://example.com/money";
+	s.secret = "0123456789abcdef";
+	s.format = "slipway";
+	s.kinds = kinds;
+	s.cluster = cluster;
+	s.created_by = "bob";
+	ok(sw_sub_create(db, &s) == SW_OK, "subscription %s (%s, %s)", name,
+	    kinds, cluster ? cluster : "every cluster");
+}
+
+static int
+cross(struct sw_db *db, const char *scope, const char *name, int thr)
+{
+	struct sw_budget_alert a;
+	int is_new = -1;
+
+	memset(&a, 0, sizeof(a));
+	a.scope = scope;
+	a.name = name;
+	a.month = "2026-12";
+	a.threshold = thr;
+	a.crossed = 1798758000LL;	/* 2026-12-31T23:00:00Z */
+	a.spent_micro = 80123456;
+	a.limit_micro = 100000000;
+	a.has_forecast = strcmp(scope, "cluster") == 0;
+	a.forecast_micro = 123450000;
+	if (sw_budget_cross(db, &a, &is_new) != SW_OK)
+		return -1;
+	return is_new;
+}
+
+/* The newest budget event's data, parsed (new), its cluster in cl. */
+static json_object *
+budget_detail(struct sw_db *db, char *cl, size_t sz)
+{
+	json_object *det = NULL;
+	sqlite3_stmt *st;
+	const char *d;
+	char why[64];
+
+	cl[0] = '\0';
+	if (sqlite3_prepare_v2(sw_db_handle(db), "SELECT coalesce(cluster,"
+	    " ''), data FROM notify_events WHERE kind = 'budget.threshold'"
+	    " AND op_id = '' ORDER BY id DESC LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(cl, sz, "%s", sqlite3_column_text(st, 0));
+		d = (const char *)sqlite3_column_text(st, 1);
+		if (sw_json_parse(d, strlen(d), &det, why, sizeof(why)) !=
+		    SW_OK)
+			det = NULL;
+	}
+	sqlite3_finalize(st);
+	return det;
+}
+
+static void
+budget_events(struct sw_db *db)
+{
+	json_object *det, *list;
+	char cl[32];
+	int before = events_kept(db);
+
+	ok(cross(db, "team", "nobody-listens", 50) == 1 &&
+	    events_kept(db) == before, "a crossing nobody subscribed to "
+	    "keeps no event");
+	sub_budget(db, "money", "budget.threshold", NULL);
+	sub_budget(db, "money-c1", "budget.threshold,operation.failed", "c1");
+	sub_budget(db, "money-c2", "budget.threshold", "c2");
+	sub_budget(db, "ops-only", "operation.failed", NULL);
+	ok(cross(db, "team", "a", 50) == 1, "team a crosses 50 %%");
+	ok(count(db, NULL, "money") == 1 && count(db, NULL, "money-c1") == 0 &&
+	    count(db, NULL, "money-c2") == 0 && count(db, NULL, "ops-only") ==
+	    0, "a team's crossing goes to the subscription of every cluster "
+	    "only");
+	det = budget_detail(db, cl, sizeof(cl));
+	ok(det != NULL && cl[0] == '\0' &&
+	    strcmp(sw_json_get_str(det, "scope") ?: "", "team") == 0 &&
+	    strcmp(sw_json_get_str(det, "name") ?: "", "a") == 0 &&
+	    strcmp(sw_json_get_str(det, "month") ?: "", "2026-12") == 0 &&
+	    sw_json_get_int(det, "threshold", 0) == 50 &&
+	    strcmp(json_object_get_string(sw_json_get(det, "spent_usd")),
+	    "80.123456") == 0 &&
+	    strcmp(json_object_get_string(sw_json_get(det, "limit_usd")),
+	    "100.000000") == 0 && sw_json_get(det, "forecast_usd") == NULL &&
+	    strcmp(sw_json_get_str(det, "crossed_at") ?: "",
+	    "2026-12-31T23:00:00Z") == 0, "its event: scope, name, month, "
+	    "threshold, spent and limit to the micro-dollar, no forecast "
+	    "when none is at hand (%s)", json_object_to_json_string(det));
+	json_object_put(det);
+	ok(cross(db, "team", "a", 50) == 0 && count(db, NULL, "money") == 1,
+	    "the same crossing again: no event");
+	ok(cross(db, "cluster", "c1", 80) == 1 && count(db, NULL, "money") ==
+	    2 && count(db, NULL, "money-c1") == 1 &&
+	    count(db, NULL, "money-c2") == 0, "cluster c1's crossing: to every "
+	    "cluster's and to c1's, not c2's");
+	det = budget_detail(db, cl, sizeof(cl));
+	ok(det != NULL && strcmp(cl, "c1") == 0 &&
+	    strcmp(json_object_get_string(sw_json_get(det, "forecast_usd")),
+	    "123.450000") == 0, "with its cluster and forecast");
+	json_object_put(det);
+	ok(sw_delivery_list(db, NULL, "money-c1", 0, 10, &list) == SW_OK &&
+	    json_object_array_length(list) == 1 &&
+	    strcmp(sw_json_get_str(json_object_array_get_idx(list, 0),
+	    "budget") ?: "", "cluster/c1") == 0 &&
+	    sw_json_get(json_object_array_get_idx(list, 0), "operation_id") ==
+	    NULL, "listed as the budget's, with no operation");
+	json_object_put(list);
+	before = events_kept(db);
+	ok(sw_db_begin(db) == SW_OK && cross(db, "cluster", "c1", 100) == 1,
+	    "a crossing in a transaction");
+	sw_db_rollback(db);
+	ok(events_kept(db) == before && count(db, NULL, "money") == 2 &&
+	    cross(db, "cluster", "c1", 100) == 1, "rolled back: neither the "
+	    "event nor its deliveries remain, and it is new again");
+	ok(count(db, NULL, "money") == 3 && count(db, NULL, "money-c1") == 2,
+	    "then committed with its deliveries");
 }
 
 static int
@@ -168,6 +303,7 @@ main(void)
 	    "a deleted subscription's deliveries go with it");
 	ok(sw_sub_delete(db, "all") == SW_ENOTFOUND, "deleting again: none");
 	ok(sw_sub_list(db, "all", &list) == SW_ENOTFOUND, "nor listed");
+	budget_events(db);
 	tmpdb_close(db);
 	return tap_done();
 }

@@ -1,4 +1,5 @@
-// notifications.js: where operation and stage results are sent (the
+// notifications.js: where operation and stage results and budget
+// thresholds crossed are sent (the
 // subscriptions, with their delivered and dead counts) and the outbox's
 // deliveries, newest first: pending ones with their next attempt,
 // delivered ones, and the dead letters with the last error.  A table
@@ -27,8 +28,10 @@ const DELIVERY_COLUMNS = [
   { key: "time_ms", label: "Event at", cell: (d) => html`<time>${fmtTime(
     d.time_ms)}</time>` },
   { key: "kind", label: "Event", filter: true },
-  { key: "operation_id", label: "Operation", cell: (d) => html`<a
-    href=${"#/operations/" + enc(d.operation_id)}>${d.operation_id}</a>` },
+  { key: "operation_id", label: "About", value: (d) => d.operation_id ||
+    "budget " + (d.budget || ""), cell: (d) => d.operation_id ? html`<a
+    href=${"#/operations/" + enc(d.operation_id)}>${d.operation_id}</a>` :
+    html`<a href="#/costs">budget ${d.budget}</a>` },
   { key: "subscription", label: "Subscription", filter: true },
   { key: "state", label: "State", filter: true,
     cell: (d) => html`<${Badge} state=${d.state}/>` },
@@ -49,7 +52,8 @@ export function Notifications({ nav, query }) {
   return html`<section class="card" id="notifications">
     <h1>Notifications</h1>
     <${Updated} st=${st}/>
-    <p class="muted">Operation and stage results sent to webhooks, SNS
+    <p class="muted">Operation and stage results and budget thresholds
+      crossed, sent to webhooks, SNS
       topics and EventBridge buses; a delivery that failed every retry is
       dead (filter State: dead).</p>
     <${CopyRequest} method="GET" path="/deliveries?state=dead"
