@@ -30,7 +30,7 @@ ALLOWED = {
     "poller": ["lib", "cloud", "pipelines"],
     "stream": ["lib", "cloud", "pipelines"],
     "cli": ["lib", "cloud", "api", "pipelines"],
-    "bench": ["lib", "api"],
+    "bench": ["lib", "cloud", "api", "pipelines", "poller"],
     "examples": ["lib", "api"],
 }
 # The library each layer builds, for the symbol check.
