@@ -3,12 +3,12 @@
  * configured person role, assumed with SourceIdentity = the person and
  * kept until shortly before it expires.  See aws_person.h.
  */
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cloud/aws_api.h"
 #include "cloud/aws_person.h"
+#include "lib/buf.h"
 #include "lib/limits.h"
 
 #define PERSON_SLOTS		16
@@ -80,9 +80,7 @@ slot_renew(struct person_slot *p, struct aws_ctx *base,
 
 	/* RoleSessionName has SourceIdentity's rules: "slipway-" and the
 	 * person, cut to 64. */
-	memcpy(session, "slipway-", 8);
-	(void)snprintf(session + 8, sizeof(session) - 8, "%.*s",
-	    (int)(sizeof(session) - 9), p->who);
+	sw_fmt_text(session, sizeof(session), "slipway-%.56s", p->who);
 	if ((rc = aws_sts_assume_role(base, p->role, session, p->who,
 	    PERSON_SESSION_S, &c, err)) != SW_OK)
 		return rc;
@@ -119,8 +117,9 @@ aws_person_ctx(struct aws_ctx *base, const struct sw_config *cfg,
 	aws_source_identity(person, who, sizeof(who));
 	p = slot_for(role, who);
 	if (!p->live) {
-		(void)snprintf(p->role, sizeof(p->role), "%s", role);
-		(void)snprintf(p->who, sizeof(p->who), "%s", who);
+		if (sw_fmt(p->role, sizeof(p->role), "%s", role) != SW_OK ||
+		    sw_fmt(p->who, sizeof(p->who), "%s", who) != SW_OK)
+			return SW_EINVAL;
 	}
 	if (!p->live || now >= p->expires - SW_AWS_CREDS_ADVISORY) {
 		if ((rc = slot_renew(p, base, cfg, err)) != SW_OK) {

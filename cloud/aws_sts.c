@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 
 #include "cloud/aws_api.h"
@@ -79,7 +80,7 @@ aws_sts_assume_role(struct aws_ctx *ctx, const char *role_arn,
 		memset(c, 0, sizeof(*c));
 		goto out;
 	}
-	(void)snprintf(c->source, sizeof(c->source), "assume-role");
+	sw_fmt_text(c->source, sizeof(c->source), "assume-role");
 	rc = SW_OK;
 out:
 	json_object_put(out);
