@@ -84,6 +84,9 @@ t.eq(code(assume(people, "s1", "a+b=c,d.e@f_g-h")), (200, None), "every allowed 
 r = assume(plain, "s1", "alice")
 t.eq(code(r), (403, "AccessDenied"), "a trust policy without sts:SetSourceIdentity refuses it")
 t.ok("sts:SetSourceIdentity" in r.text, "the refusal names sts:SetSourceIdentity")
+e = sb.requests(service="sts", operation="AssumeRole")[-1]
+t.eq((e["error"], e["params"].get("SourceIdentity")), ("AccessDenied", "alice"),
+     "the refused request is logged with the SourceIdentity it asked for")
 t.eq(code(assume(plain, "s1")), (200, None), "the same role is assumed without a SourceIdentity")
 
 # Role chaining: the identity is passed on and cannot be changed.

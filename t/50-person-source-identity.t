@@ -106,6 +106,28 @@ others = [(e["service"], e["operation"]) for e in log
 t.eq(others, [], "nothing is changed under Slipway's own identity")
 r = s.get("/api/v1/clusters/pp/nodes")
 t.eq(r.status, 200, "Slipway's own identity still reads the cluster afterwards")
+
+# A trust policy without sts:SetSourceIdentity: the person's operation
+# fails with AWS's refusal, and nothing is done in Slipway's name instead.
+trust["Statement"][0]["Action"] = "sts:AssumeRole"
+st, text = iam({"Action": "UpdateAssumeRolePolicy", "RoleName": "slipway-people",
+                "PolicyDocument": json.dumps(trust)})
+t.eq(st, 200, "the role no longer allows sts:SetSourceIdentity")
+tok2 = s.cli("token", "create", "--scope", "admin", "--name", "bob.jones").strip()
+before = max([e["seq"] for e in sandbox_requests(s)] or [0])
+r = s.post("/api/v1/clusters", dict(body, name="pp2"), token=tok2)
+t.eq(r.status, 202, "another person asks for a cluster")
+doc = wait_operation(s, r.json["operation_id"], timeout=120)
+t.ok(doc.get("state") == "failed" and "AccessDenied" in (doc.get("error") or "") and
+     "bob.jones" in (doc.get("error") or ""),
+     "the operation fails with the refusal, naming the person (%s)" % doc.get("error"))
+log = [e for e in sandbox_requests(s, since=before)
+       if e["service"] != "control" and not e["service"].startswith("kubernetes")]
+t.eq([(e["operation"], e["error"], e["params"].get("SourceIdentity")) for e in log
+      if e["operation"] == "AssumeRole"], [("AssumeRole", "AccessDenied", "bob.jones")],
+     "its one AWS change was the refused AssumeRole")
+t.eq([(e["service"], e["operation"]) for e in log if e["mutating"] and e["operation"] != "AssumeRole"],
+     [], "no change was made with Slipway's own credentials in the person's place")
 s.stop()
 os.unlink(conf.name)
 t.done()

@@ -83,6 +83,9 @@ class StsService(AwsService):
             raise AwsError("AccessDenied", "User: %s is not authorized to perform: "
                            "sts:AssumeRole on resource: %s" % (ctx.principal["arn"], arn), 403)
         ctx.log_params = {"RoleArn": arn, "RoleSessionName": p.get("RoleSessionName")}
+        if p.get("SourceIdentity") is not None:
+            # asked for: logged with a refusal too, as CloudTrail does
+            ctx.log_params["SourceIdentity"] = p["SourceIdentity"]
         source = self._source_identity(ctx, p, self._role(arn))
         if source:
             ctx.log_params["SourceIdentity"] = source
