@@ -750,6 +750,9 @@ write_config(json_object *sandbox)
 	}
 	if (bound != NULL)
 		sw_json_add_str(cfg, "iam_permissions_boundary", bound);
+	if (sw_json_get_str(opconf, "person_role_arn") != NULL)
+		sw_json_add_str(cfg, "person_role_arn", sw_json_get_str(opconf,
+		    "person_role_arn"));
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();

@@ -20,6 +20,14 @@
 /* GetCallerIdentity: account (12 digits) and ARN into the buffers. */
 sw_err	 aws_sts_get_caller_identity(struct aws_ctx *, char *account,
 	    size_t accountsz, char *arn, size_t arnsz, struct aws_error *);
+/*
+ * AssumeRole of role_arn as session_name, with source_identity (NULL:
+ * none) set on the session, for duration_s seconds: the session's
+ * credentials and their expiration into *out.
+ */
+sw_err	 aws_sts_assume_role(struct aws_ctx *, const char *role_arn,
+	    const char *session_name, const char *source_identity,
+	    int duration_s, struct aws_creds *out, struct aws_error *);
 
 /* --- EC2 (ec2 protocol; output keys are wire names) --- */
 

@@ -192,11 +192,13 @@ conf_region_ok(const char *v)
 	return 1;
 }
 
-int
-sw_conf_policy_arn_ok(const char *v)
+/* True when v is arn:<partition>:iam::<12 digits>:<kind>/<path/name>,
+ * kind with its colon and slash (":policy/", ":role/"). */
+static int
+iam_arn_ok(const char *v, const char *kind)
 {
 	const char *p;
-	size_t i;
+	size_t i, k = strlen(kind);
 
 	if (v == NULL || strncmp(v, "arn:aws", 7) != 0 || strlen(v) > 2048)
 		return 0;
@@ -209,13 +211,34 @@ sw_conf_policy_arn_ok(const char *v)
 	for (i = 0; i < 12; i++)
 		if (p[i] < '0' || p[i] > '9')
 			return 0;
-	if (strncmp(p + 12, ":policy/", 8) != 0 || p[20] == '\0')
+	if (strncmp(p + 12, kind, k) != 0 || p[12 + k] == '\0')
 		return 0;
-	for (p += 20; *p != '\0'; p++)
+	for (p += 12 + k; *p != '\0'; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || strchr("+=,.@_/-", *p)))
 			return 0;
 	return 1;
+}
+
+int
+sw_conf_policy_arn_ok(const char *v)
+{
+	return iam_arn_ok(v, ":policy/");
+}
+
+int
+sw_conf_role_arn_ok(const char *v)
+{
+	return iam_arn_ok(v, ":role/");
+}
+
+const char *
+sw_config_person_role(const struct sw_config *c)
+{
+	const char *v = c != NULL ? sw_json_get_str(c->root,
+	    "person_role_arn") : NULL;
+
+	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
 const char *
@@ -386,6 +409,11 @@ conf_set(json_object *out, const char *k, const char *v)
 			return "iam_permissions_boundary is a managed policy "
 			    "ARN (arn:aws:iam::<account>:policy/<name>)";
 		sw_json_add_str(out, "iam_permissions_boundary", v);
+	} else if (strcmp(k, "person_role_arn") == 0) {
+		if (!sw_conf_role_arn_ok(v))
+			return "person_role_arn is an IAM role ARN "
+			    "(arn:aws:iam::<account>:role/<name>)";
+		sw_json_add_str(out, "person_role_arn", v);
 	} else if (strncmp(k, "oidc.", 5) == 0) {
 		return conf_oidc(out, k + 5, v);
 	} else if (strncmp(k, "team.", 5) == 0) {

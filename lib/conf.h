@@ -46,6 +46,16 @@ sw_err	sw_conf_file_load(const char *path, json_object **out, char *why,
  * $SLIPWAY_IAM_PERMISSIONS_BOUNDARY), or NULL when none is configured.
  */
 const char *sw_config_boundary(const struct sw_config *);
+/*
+ * The role every AWS call made for a person is made through (config.json's
+ * person_role_arn, from slipway.conf): assumed with SourceIdentity set to
+ * the person, so CloudTrail names who asked.  NULL when none is
+ * configured: the service's own credentials are used.
+ */
+const char *sw_config_person_role(const struct sw_config *);
+/* True when v is an IAM role ARN (arn:<partition>:iam::<account>:role/
+ * <path/name>). */
+int	sw_conf_role_arn_ok(const char *v);
 /* True when v is a customer managed policy ARN
  * (arn:<partition>:iam::<account>:policy/<path/name>). */
 int	sw_conf_policy_arn_ok(const char *v);

@@ -215,18 +215,19 @@ stage_access(struct sw_step *s)
 		}
 	}
 	/* Slipway's own identity must be able to reach the cluster.  A
-	 * cluster this operation created gave its creator (our identity)
-	 * an admin entry (bootstrapClusterCreatorAdminPermissions). */
+	 * cluster this operation created gave its creator an admin entry
+	 * (bootstrapClusterCreatorAdminPermissions): our identity, unless
+	 * the operation was made for a person through the person role. */
 	if (s->plan || sw_res_get(s, "access_entry") != NULL)
 		return STEP_DONE;
-	if (strcmp(sw_res_from(s, "eks", "create_requested") ?: "",
-	    "created") == 0) {
+	if (s->aws == s->svc_aws && strcmp(sw_res_from(s, "eks",
+	    "create_requested") ?: "", "created") == 0) {
 		sw_res_set(s, "access_entry", "cluster creator");
 		return STEP_DONE;
 	}
 	memset(&err, 0, sizeof(err));
-	if (aws_sts_get_caller_identity(s->aws, account, sizeof(account), me,
-	    sizeof(me), &err) != SW_OK)
+	if (aws_sts_get_caller_identity(s->svc_aws, account, sizeof(account),
+	    me, sizeof(me), &err) != SW_OK)
 		return sw_step_wait(s, sw_poll_ms(s, 10000), "sts: %s",
 		    err.code);
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListAccessEntries", sw_jo(

@@ -237,6 +237,7 @@ sw_lbc_status_or_ensure(struct aws_ctx *aws, const struct sw_config *cfg,
 		msg[0] = '\0';
 	memset(&s, 0, sizeof(s));
 	s.aws = aws;
+	s.svc_aws = aws;
 	s.cfg = cfg;
 	s.stage = "load-balancer-controller";
 	/* What the step kit reads of an operation's input: the cluster

@@ -10,6 +10,7 @@
 
 #include "lib/buf.h"
 #include "cloud/aws_api.h"
+#include "cloud/aws_person.h"
 #include "lib/fault.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -361,6 +362,30 @@ stage_count(const struct sw_pipeline *pl)
 	return n;
 }
 
+/*
+ * The context for the calls of op: with a person role configured, a
+ * session of it whose SourceIdentity is the one who asked, else aws.
+ * 0, else -1 for a failure worth trying again (transport, throttling)
+ * or 1 for a refusal (why says which); never the service's own
+ * credentials in place of a refused person.
+ */
+static int
+person_aws(struct aws_ctx *aws, const struct sw_config *cfg,
+    json_object *op, struct aws_ctx **out, char *why, size_t whysz)
+{
+	const char *who = sw_json_get_str(op, "requested_by");
+	struct aws_error err;
+
+	memset(&err, 0, sizeof(err));
+	if (aws_person_ctx(aws, cfg, who, out, &err) == SW_OK)
+		return 0;
+	sw_fmt_text(why, whysz, "cannot act for %s: sts:AssumeRole of %s: "
+	    "%s %s", who, sw_config_person_role(cfg), err.code[0] ?
+	    err.code : "error", err.message);
+	return err.retryable || err.transport || err.code[0] == '\0' ? -1 :
+	    1;
+}
+
 /* Delay before a run whose state write failed is tried again. */
 #define RUNNER_RETRY_MS	2000
 
@@ -380,9 +405,10 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	json_object *op = NULL, *stages, *all = NULL, *st;
 	int64_t deadline = sw_now_ms() + budget_ms, due = 0;
 	struct sw_step s;
+	struct aws_ctx *paws;
 	enum sw_step_rc rc;
 	char why[600];
-	int seq, nstages;
+	int seq, nstages, rc2;
 	sw_err e = SW_OK;
 
 	*calls = 0;
@@ -398,6 +424,15 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		goto out;
 	}
 	nstages = stage_count(pl);
+	if ((rc2 = person_aws(aws, cfg, op, &paws, why, sizeof(why))) < 0) {
+		sw_warn("operation %s: %s; tried again later", op_id, why);
+		e = SW_EUPSTREAM;
+		goto retry;
+	}
+	if (rc2 > 0) {
+		e = op_finish(db, op_id, "failed", why, NULL);
+		goto out;
+	}
 	for (;;) {
 		json_object_put(all);
 		json_object_put(op);
@@ -459,7 +494,8 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
-		s.aws = aws;
+		s.aws = paws;
+		s.svc_aws = aws;
 		s.cfg = cfg;
 		s.op_id = op_id;
 		s.seq = seq;
@@ -548,6 +584,7 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 	all = json_object_new_object();
 	memset(&s, 0, sizeof(s));
 	s.aws = aws;
+	s.svc_aws = aws;
 	s.cfg = cfg;
 	s.op_id = "op-dryrun";
 	s.params = params;

@@ -38,7 +38,8 @@ enum sw_step_rc { STEP_DONE, STEP_WAIT, STEP_FAIL };
 
 struct sw_step {
 	struct sw_db		*db;		/* NULL in plan mode */
-	struct aws_ctx		*aws;
+	struct aws_ctx		*aws;		/* for the person who asked */
+	struct aws_ctx		*svc_aws;	/* Slipway's own identity */
 	const struct sw_config	*cfg;
 	const char		*op_id;
 	int			 seq;		/* stage number */

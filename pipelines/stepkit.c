@@ -475,8 +475,12 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 	else
 		e = sw_kube_connect(s->aws, cluster, kb, &err);
 	s->calls_made += asked;
-	if (e == SW_OK)
+	if (e == SW_OK) {
+		/* The cluster is read for the person who asked; Kubernetes
+		 * is reached as Slipway's own identity (its access entry). */
+		kb->src->ctx = s->svc_aws != NULL ? s->svc_aws : s->aws;
 		return STEP_DONE;
+	}
 	sw_kube_close(kb);
 	if (e == SW_ECONFLICT)
 		return sw_step_wait(s, sw_poll_ms(s, 30000),

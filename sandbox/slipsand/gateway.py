@@ -129,7 +129,7 @@ def handle_aws(world, req):
             resp.drop = True
             world.reqlog.add(svc.name, op, params, 0, "ConnectionDropped", None,
                              method=req.method, request_id=rid, fault=fault,
-                             principal=_who(ctx))
+                             principal=_who(ctx), identity=_identity(ctx))
             return resp
         if fault == "throttle":
             raise svc.protocol.throttle_error()
@@ -152,7 +152,7 @@ def handle_aws(world, req):
             # S3 names every answer, a success too
             resp.headers += [("x-amz-request-id", rid), ("x-amz-id-2", "sandbox/" + rid)]
         world.reqlog.add(svc.name, op, ctx.log_params or params, resp.status, None, None,
-                         method=req.method, request_id=rid, principal=_who(ctx),
+                         method=req.method, request_id=rid, principal=_who(ctx), identity=_identity(ctx),
                          fault=fault if fault in ("crash_after", "error_after") else None)
         if fault == "crash":
             os.kill(os.getpid(), signal.SIGKILL)
@@ -170,7 +170,7 @@ def _failed(world, svc, ctx, req, op, params, rid, fault, e):
         resp = svc.render_error(e, rid, req)
         world.reqlog.add(svc.name, op or "Unknown", ctx.log_params or params, resp.status,
                          e.code, None, method=req.method, request_id=rid,
-                         principal=_who(ctx), fault=fault)
+                         principal=_who(ctx), identity=_identity(ctx), fault=fault)
         return resp
     traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     err = svc.protocol.internal_error()
@@ -182,6 +182,19 @@ def _failed(world, svc, ctx, req, op, params, rid, fault, e):
 
 def _who(ctx):
     return ctx.principal.get("arn") if ctx.principal else None
+
+
+def _identity(ctx):
+    """For a role session, the caller as CloudTrail's userIdentity names
+    it: the session ARN, the role that issued it and, when the session was
+    given one, its source identity.  None for other callers."""
+    pr = ctx.principal
+    if not pr or pr.get("kind") != "assumed-role":
+        return None
+    sc = {"sessionIssuer": {"type": "Role", "arn": pr.get("principal_arn")}}
+    if pr.get("source_identity"):
+        sc["sourceIdentity"] = pr["source_identity"]
+    return {"type": "AssumedRole", "arn": pr.get("arn"), "sessionContext": sc}
 
 
 def _authenticate(world, svc, ctx, req, info, op):

@@ -55,7 +55,8 @@ class Identity:
     def lookup(self, akid):
         return self.store.get(self.SPACE, akid or "")
 
-    def issue_session(self, role_arn, session_name, now, duration=3600, source=None):
+    def issue_session(self, role_arn, session_name, now, duration=3600, source=None,
+                      source_identity=None):
         role_name = role_arn.rsplit("/", 1)[-1]
         role_id = self.store.get("iam:roleids", role_arn) or rand_id("AROA", 17)
         self.store.put("iam:roleids", role_arn, role_id)
@@ -66,6 +67,8 @@ class Identity:
                "arn": "arn:aws:sts::%s:assumed-role/%s/%s" % (self.account, role_name, session_name),
                "principal_arn": role_arn, "user_id": "%s:%s" % (role_id, session_name),
                "kind": "assumed-role", "source": source}
+        if source_identity:
+            rec["source_identity"] = source_identity
         self.store.put(self.SPACE, akid, rec)
         return rec
 

@@ -120,7 +120,8 @@ class RequestLog:
             self.file = None
 
     def add(self, service, operation, params=None, status=200, error=None, mutating=None,
-            method=None, principal=None, request_id=None, fault=None, path=None):
+            method=None, principal=None, request_id=None, fault=None, path=None,
+            identity=None):
         """Log one request.  Called inside the request's transaction, the
         entry commits with the request's changes."""
         with self.world_lock, self.lock:
@@ -138,6 +139,8 @@ class RequestLog:
                 entry["path"] = path
             if principal:
                 entry["principal"] = principal
+            if identity:
+                entry["userIdentity"] = identity
             if request_id:
                 entry["request_id"] = request_id
             if fault:

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cloud/aws_api.h"
+#include "cloud/aws_person.h"
 #include "cloud/sigv4.h"
 #include "t/tap.h"
 #include "t/unit/awstest.h"
@@ -160,6 +161,37 @@ test_endpoints(void)
 	aws_ctx_free(&ctx);
 }
 
+/* A person's name as a SourceIdentity: AWS's characters, 2..64 long. */
+static void
+test_source_identity(void)
+{
+	char out[AWS_SOURCE_IDENTITY_MAX + 1], long_name[100];
+	struct sw_config cfg;
+	struct aws_ctx ctx, *use = NULL;
+	struct aws_error err;
+
+	aws_source_identity("alice@example.com", out, sizeof(out));
+	ok(strcmp(out, "alice@example.com") == 0, "allowed characters kept");
+	aws_source_identity("Alice Smith/ops:x", out, sizeof(out));
+	ok(strcmp(out, "Alice-Smith-ops-x") == 0,
+	    "space, slash and colon become '-'");
+	aws_source_identity("aws:root", out, sizeof(out));
+	ok(strncmp(out, "aws:", 4) != 0, "never the reserved aws: prefix");
+	aws_source_identity("a", out, sizeof(out));
+	ok(strcmp(out, "a_") == 0, "padded to two characters");
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	aws_source_identity(long_name, out, sizeof(out));
+	ok(strlen(out) == AWS_SOURCE_IDENTITY_MAX, "cut to 64");
+	/* Without a person role, the service's own context. */
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&ctx, 0, sizeof(ctx));
+	cfg.root = json_object_new_object();
+	ok(aws_person_ctx(&ctx, &cfg, "alice", &use, &err) == SW_OK &&
+	    use == &ctx, "no person role: the service's credentials");
+	json_object_put(cfg.root);
+}
+
 int
 main(void)
 {
@@ -175,6 +207,7 @@ main(void)
 	sw_err			 rc;
 
 	test_endpoints();
+	test_source_identity();
 	if ((srv = fake_start(handler, NULL, NULL, NULL)) == NULL)
 		skip_all("cannot start a test server");
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", fake_port(srv));

@@ -88,6 +88,20 @@ main(void)
 	    "an unknown service");
 	refused("region\n", "not key = value", "a line without =");
 
+	/* The role AWS calls made for a person go through. */
+	e = load("person_role_arn = arn:aws:iam::123456789012:role/ops/"
+	    "slipway-people\n", &o, why, sizeof(why));
+	is_int(e, SW_OK, "a person role reads");
+	is_str(sw_json_get_str(o, "person_role_arn"),
+	    "arn:aws:iam::123456789012:role/ops/slipway-people",
+	    "person_role_arn");
+	json_object_put(o);
+	o = NULL;
+	refused("person_role_arn = arn:aws:iam::123456789012:policy/p\n",
+	    "person_role_arn is an IAM role ARN", "a policy is not a role");
+	refused("person_role_arn = slipway-people\n",
+	    "person_role_arn is an IAM role ARN", "a bare role name");
+
 	/* The OpenID provider. */
 	e = load("public_url = https://slipway.example.com\n"
 	    "oidc.issuer = https://example.okta.com/oauth2/default\n"

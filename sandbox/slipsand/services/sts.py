@@ -1,5 +1,12 @@
 """STS (query protocol): GetCallerIdentity, AssumeRole, AssumeRoleWithWebIdentity.
 
+AssumeRole takes a SourceIdentity as AWS does: the model checks its
+length (2-64) and characters, a value starting with "aws:" is refused,
+the role's trust policy must allow sts:SetSourceIdentity to the caller,
+and a session that already carries one passes it on (role chaining) and
+cannot change it.  The session's credentials keep it, and the request log
+names it with every request they sign (userIdentity.sessionContext).
+
 Answers in XML, or in JSON when the caller sends Accept: application/json
 (what the EKS authenticator does when it replays a presigned URL).
 """
@@ -7,6 +14,7 @@ import base64
 import json
 import re
 
+from . import iamsim
 from ..gateway import AwsService
 from ..models import unflatten
 from ..protocols import AwsError, QueryProtocol, iso
@@ -48,7 +56,7 @@ class StsService(AwsService):
             return None
         return role
 
-    def _session(self, ctx, p, role_arn, via):
+    def _session(self, ctx, p, role_arn, via, source_identity=None):
         name = p.get("RoleSessionName") or ""
         if not SESSION_RE.match(name):
             raise AwsError("ValidationError", "1 validation error detected: Value '%s' at "
@@ -61,7 +69,8 @@ class StsService(AwsService):
         if duration < 900 or duration > 43200:
             raise AwsError("ValidationError", "The requested DurationSeconds exceeds the "
                            "MaxSessionDuration set for this role.", 400)
-        rec = self.world.identity.issue_session(role_arn, name, self.clock.now(), duration, via)
+        rec = self.world.identity.issue_session(role_arn, name, self.clock.now(), duration, via,
+                                                source_identity)
         return {
             "Credentials": {"AccessKeyId": rec["akid"], "SecretAccessKey": rec["secret"],
                             "SessionToken": rec["token"], "Expiration": iso(rec["expires"], False)},
@@ -74,7 +83,62 @@ class StsService(AwsService):
             raise AwsError("AccessDenied", "User: %s is not authorized to perform: "
                            "sts:AssumeRole on resource: %s" % (ctx.principal["arn"], arn), 403)
         ctx.log_params = {"RoleArn": arn, "RoleSessionName": p.get("RoleSessionName")}
-        return self._session(ctx, p, arn, ctx.principal["arn"])
+        if p.get("SourceIdentity") is not None:
+            # asked for: logged with a refusal too, as CloudTrail does
+            ctx.log_params["SourceIdentity"] = p["SourceIdentity"]
+        source = self._source_identity(ctx, p, self._role(arn))
+        if source:
+            ctx.log_params["SourceIdentity"] = source
+        return self._session(ctx, p, arn, ctx.principal["arn"], source)
+
+    def _source_identity(self, ctx, p, role):
+        """The session's source identity: the one asked for, else the
+        caller's own (role chaining); refused as AWS refuses it."""
+        given = p.get("SourceIdentity")
+        have = ctx.principal.get("source_identity")
+        if given is not None and given.lower().startswith("aws:"):
+            raise AwsError("ValidationError", "1 validation error detected: Value '%s' at "
+                           "'sourceIdentity' failed to satisfy constraint: Member must not "
+                           "begin with the reserved prefix 'aws:'" % given, 400)
+        if given and have and given != have:
+            raise AwsError("AccessDenied", "User: %s is not authorized to perform: "
+                           "sts:SetSourceIdentity on resource: %s: the source identity of "
+                           "a session cannot be changed" % (ctx.principal["arn"], role["Arn"]),
+                           403)
+        source = given or have
+        if source and not self._trust_allows(ctx, role, "sts:SetSourceIdentity", source):
+            raise AwsError("AccessDenied", "User: %s is not authorized to perform: "
+                           "sts:SetSourceIdentity on resource: %s"
+                           % (ctx.principal["arn"], role["Arn"]), 403)
+        return source
+
+    def _trust_allows(self, ctx, role, action, source):
+        """True when the role's trust policy allows action to the caller
+        (an explicit Deny wins); conditions see sts:SourceIdentity."""
+        try:
+            doc = json.loads(role.get("AssumeRolePolicyDocument") or "{}")
+        except ValueError:
+            return False
+        pr = ctx.principal
+        callers = {pr.get("arn"), pr.get("principal_arn"), self.world.account,
+                   "arn:aws:iam::%s:root" % self.world.account}
+        keys = {"sts:sourceidentity": [source], "aws:principalarn": [pr.get("principal_arn")]}
+        allowed = False
+        for st in iamsim._list(doc.get("Statement")):
+            who = st.get("Principal")
+            aws = who.get("AWS") if isinstance(who, dict) else who
+            if who != "*" and not any(a == "*" or a in callers for a in iamsim._list(aws)):
+                continue
+            if not any(iamsim._like(a, action, case=False) for a in iamsim._list(st.get("Action"))):
+                continue
+            if not all(iamsim._match_condition(op, k, want, keys)
+                       for op, body in (st.get("Condition") or {}).items()
+                       for k, want in body.items()):
+                continue
+            if st.get("Effect") == "Deny":
+                return False
+            allowed = allowed or st.get("Effect") == "Allow"
+        return allowed
 
     def op_AssumeRoleWithWebIdentity(self, ctx, p):
         arn = p.get("RoleArn") or ""
