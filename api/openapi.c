@@ -133,8 +133,17 @@ answer_schema(const struct sw_answer *a)
 	return sw_answer_schema(a->fields);
 }
 
-/* Every answer of a row by status; two at one status (a dry run's
- * plan and the answer itself) are a oneOf. */
+/* Do two answers have the same media type? */
+static int
+same_media(const struct sw_answer *a, const struct sw_answer *b)
+{
+	return strcmp(a->media ? a->media : "application/json",
+	    b->media ? b->media : "application/json") == 0;
+}
+
+/* Every answer of a row by status; two of one media type at one status
+ * (a dry run's plan and the answer itself) are a oneOf, and another
+ * media type (the same rows as CSV) is another content entry. */
 static json_object *
 answers_of(const struct sw_op *op)
 {
@@ -157,17 +166,25 @@ answers_of(const struct sw_op *op)
 		for (b = a + 1; b->status != 0; b++) {
 			if (b->status != a->status)
 				continue;
+			sw_fmt_text(desc, sizeof(desc), "%s Or: %s",
+			    a->desc, b->desc);
+			if (!same_media(a, b))
+				continue;
 			if (one == NULL) {
 				one = json_object_new_array();
 				json_object_array_add(one, answer_schema(a));
 			}
 			json_object_array_add(one, answer_schema(b));
-			sw_fmt_text(desc, sizeof(desc), "%s Or: %s",
-			    a->desc, b->desc);
 		}
 		r = response(desc, one != NULL ? sw_jo("oneOf", one, NULL) :
 		    answer_schema(a), a->media ? a->media :
 		    "application/json");
+		for (b = a + 1; b->status != 0; b++)
+			if (b->status == a->status && !same_media(a, b))
+				json_object_object_add(sw_json_get(r,
+				    "content"), b->media ? b->media :
+				    "application/json", sw_jo("schema",
+				    answer_schema(b), NULL));
 		json_object_object_add(resp, code, r);
 	}
 	return resp;
