@@ -289,10 +289,17 @@ problem_response(const struct problem_status *p)
 	return r;
 }
 
+/*
+ * The problems op can answer, each by reference.  At a status where the
+ * row has an answer of its own (health's 503), the problem document is
+ * a second media type of that answer: nginx, or the worker before the
+ * row runs, can still answer that status with a problem.
+ */
 static void
 problems_of(const struct sw_op *op, json_object *resp)
 {
 	const struct problem_status *p;
+	json_object *own, *content;
 	char code[8], name[64];
 	size_t i;
 
@@ -302,11 +309,19 @@ problems_of(const struct sw_op *op, json_object *resp)
 		if (!can_fail_with(op, p->status) ||
 		    sw_fmt(code, sizeof(code), "%d", p->status) != SW_OK ||
 		    sw_fmt(name, sizeof(name), "#/components/responses/"
-		    "Problem%d", p->status) != SW_OK ||
-		    sw_json_get(resp, code) != NULL)
+		    "Problem%d", p->status) != SW_OK)
 			continue;
-		json_object_object_add(resp, code, sw_jo("$ref", sw_js(name),
-		    NULL));
+		if ((own = sw_json_get(resp, code)) == NULL) {
+			json_object_object_add(resp, code, sw_jo("$ref",
+			    sw_js(name), NULL));
+			continue;
+		}
+		content = sw_json_get(own, "content");
+		if (content != NULL && sw_json_get(content,
+		    "application/problem+json") == NULL)
+			json_object_object_add(content,
+			    "application/problem+json", sw_jo("schema",
+			    ref("Problem"), NULL));
 	}
 }
 

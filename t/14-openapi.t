@@ -87,5 +87,12 @@ v = subprocess.run(["node", validator, os.path.join(tmp, "broken.json")],
 t.ok(v.returncode != 0, "a copy with a bad parameter location is rejected: %s" %
      (v.stdout.strip().splitlines() or [""])[0][:120])
 shutil.rmtree(tmp)
+# An answer of the row's own at a problem status (health's 503) also
+# lists the problem document nginx or the worker may send there.
+h503 = doc["paths"].get("/api/v1/health", {}).get("get", {}) \
+    .get("responses", {}).get("503", {}).get("content", {})
+t.ok("application/json" in h503 and "application/problem+json" in h503,
+     "health's 503 is its own JSON or a problem document: %s" %
+     sorted(h503))
 s.stop()
 t.done()
