@@ -97,7 +97,6 @@ sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
 	sqlite3_stmt *st;
 	char thr[SW_BUDGET_MAX_THRESHOLDS * 8];
 	sw_err e;
-	int rc;
 
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
@@ -114,11 +113,9 @@ sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
 	sqlite3_bind_int64(st, 3, b->limit_micro);
 	sqlite3_bind_text(st, 4, thr, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, now_ms);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	if ((e = sw_db_exec(db, st)) != SW_OK) {
 		sw_db_rollback(db);
-		return sw_db_err(db, rc);
+		return e;
 	}
 	return sw_db_commit(db);
 }
@@ -167,16 +164,14 @@ run_scoped(struct sw_db *db, enum sw_stmt s, const char *scope,
     const char *name, int *changed)
 {
 	sqlite3_stmt *st;
-	int rc;
+	sw_err e;
 
 	if ((st = sw_db_stmt(db, s)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return sw_db_err(db, rc);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
 	*changed = sqlite3_changes(sw_db_handle(db));
 	return SW_OK;
 }
@@ -288,7 +283,7 @@ sw_err
 sw_budget_cross(struct sw_db *db, struct sw_budget_alert *a, int *is_new)
 {
 	sqlite3_stmt *st;
-	int rc;
+	sw_err e;
 
 	*is_new = 0;
 	if ((st = sw_db_stmt(db, STMT_BUDGET_CROSS)) == NULL)
@@ -302,10 +297,8 @@ sw_budget_cross(struct sw_db *db, struct sw_budget_alert *a, int *is_new)
 	sqlite3_bind_int64(st, 7, a->limit_micro);
 	if (a->has_forecast)
 		sqlite3_bind_int64(st, 8, a->forecast_micro);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return sw_db_err(db, rc);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
 	if ((*is_new = sqlite3_changes(sw_db_handle(db)) == 1))
 		a->id = sqlite3_last_insert_rowid(sw_db_handle(db));
 	return SW_OK;

@@ -29,7 +29,7 @@ sw_ledger_move(struct sw_db *db, const char *cluster, int64_t from,
     int64_t to, int *moved)
 {
 	sqlite3_stmt *st;
-	int rc;
+	sw_err e;
 
 	*moved = 0;
 	if ((st = sw_db_stmt(db, STMT_LEDGER_MOVE)) == NULL)
@@ -40,10 +40,8 @@ sw_ledger_move(struct sw_db *db, const char *cluster, int64_t from,
 	else
 		sqlite3_bind_int64(st, 2, from);
 	sqlite3_bind_int64(st, 3, to);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return sw_db_err(db, rc);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
 	*moved = sqlite3_changes(sw_db_handle(db)) == 1;
 	return SW_OK;
 }
@@ -52,7 +50,6 @@ sw_err
 sw_ledger_add(struct sw_db *db, const struct sw_ledger_row *row)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_LEDGER_ADD)) == NULL)
 		return SW_EDB;
@@ -68,9 +65,7 @@ sw_ledger_add(struct sw_db *db, const struct sw_ledger_row *row)
 		sqlite3_bind_int64(st, 9, row->usd_us);
 	else
 		sqlite3_bind_null(st, 9);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -139,14 +134,11 @@ sw_err
 sw_ledger_burn_clear(struct sw_db *db, const char *cluster)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_BURN_CLEAR)) == NULL)
 		return SW_EDB;
 	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	return sw_db_exec(db, st);
 }
 
 sw_err
@@ -154,7 +146,6 @@ sw_ledger_burn_add(struct sw_db *db, const char *cluster, const char *team,
     int64_t usd_micro_hour, int64_t at)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_BURN_ADD)) == NULL)
 		return SW_EDB;
@@ -162,7 +153,5 @@ sw_ledger_burn_add(struct sw_db *db, const char *cluster, const char *team,
 	sqlite3_bind_text(st, 2, team, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, usd_micro_hour);
 	sqlite3_bind_int64(st, 4, at);
-	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	return sw_db_exec(db, st);
 }
