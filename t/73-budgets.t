@@ -17,14 +17,10 @@
 # budget belongs to no cluster), each with a valid HMAC-SHA256 signature
 # and the budget, month, threshold, spent, limit and forecast; a Slack
 # subscription gets one line per crossing.
-import hashlib
-import hmac
-import http.server
 import json
 import os
 import re
 import sys
-import threading
 import time
 from decimal import Decimal
 
@@ -32,33 +28,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import aws_price as harness_aws_price
 from harness import Stack, Kubectl, sandbox_call, need_clusters
-from harness import free_port, wait_operation
+from harness import wait_operation
 from mcp_raw import Mcp
+import webhook
 
 t = T()
 need_clusters(t)
 
 SECRET = "a-budget-secret-of-some-length"
-got = []            # (path, headers, body) of every POST received
-lock = threading.Lock()
-
-
-class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with lock:
-            got.append((self.path, dict(self.headers), body))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-port = free_port()
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
-hook = "http://127.0.0.1:%d" % port
+rx = webhook.Receiver()
+hook = rx.url
 
 os.environ["SLIPWAY_LEDGER_INTERVAL"] = "1"
 SPEED = 3000
@@ -284,17 +263,11 @@ t.ok(abs(D(led["gpu_usd"]) - D(a["spent_usd"])) <= CENT,
 # ---- the notifications: one per crossing, to whom it concerns
 
 
-def received(path):
-    with lock:
-        return [(h, b) for p, h, b in got if p == path]
+received = rx.received
 
 
 def signed_ok(h, b):
-    ts = h.get("Slipway-Timestamp", "")
-    want = "v1=" + hmac.new(SECRET.encode(), ts.encode() + b"." + b,
-                            hashlib.sha256).hexdigest()
-    return (hmac.compare_digest(h.get("Slipway-Signature", ""), want) and
-            abs(time.time() - int(ts or 0)) < 600)
+    return webhook.signed_ok(SECRET, h, b)
 
 
 def crossed(path):
@@ -380,5 +353,5 @@ t.eq(s.request("DELETE", "/api/v1/budgets/team/b").status, 200,
      "it is removed")
 t.eq(s.get("/api/v1/budgets/team/b").status, 404, "and gone")
 k.close()
-srv.shutdown()
+rx.stop()
 t.done()

@@ -24,24 +24,21 @@
 #   - the UI's notifications page (from the Operations page) lists the
 #     subscriptions and, filtered by state, the dead letter;
 #   - deleting a subscription deletes it (again: 404).
-import hashlib
-import hmac
-import http.server
 import json
 import os
 import random
 import shutil
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SRCDIR, Stack, aws_cli, aws_cli_error, free_port
+from harness import SRCDIR, Stack, aws_cli, aws_cli_error
 from harness import kill_if
 from harness import need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for, wait_operation
+import webhook
 
 t = T()
 need_clusters(t)
@@ -54,28 +51,8 @@ seed = int(os.environ.get("SW_NOTIFY_SEED") or
 t.diag("seed %d (replay with SW_NOTIFY_SEED=%d)" % (seed, seed))
 rng = random.Random(seed)
 
-got = []            # (path, headers, body) of every POST received
-lock = threading.Lock()
-
-
-class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        h = dict(self.headers)
-        h["received"] = time.time()
-        with lock:
-            got.append((self.path, h, body))
-        self.send_response(500 if self.path == "/fail" else 204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-port = free_port()
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
-base = "http://127.0.0.1:%d" % port
+rx = webhook.Receiver()
+base = rx.url
 
 os.environ["SLIPWAY_NOTIFY_ATTEMPTS"] = str(ATTEMPTS)
 os.environ["SLIPWAY_NOTIFY_BACKOFF_MS"] = "200"
@@ -187,17 +164,11 @@ def settled():
     return not deliveries(state="pending")
 
 
-def received(path):
-    with lock:
-        return [(h, b) for p, h, b in got if p == path]
+received = rx.received
 
 
 def signed_ok(h, b):
-    ts = h.get("Slipway-Timestamp", "")
-    want = "v1=" + hmac.new(SECRET.encode(), ts.encode() + b"." + b,
-                            hashlib.sha256).hexdigest()
-    return (hmac.compare_digest(h.get("Slipway-Signature", ""), want) and
-            abs(time.time() - int(ts or 0)) < 600)
+    return webhook.signed_ok(SECRET, h, b)
 
 
 # ---- one cluster create: its stages and its end ------------------------
@@ -308,8 +279,8 @@ def poller_pid():
 
 kills = 0
 done_ops = []
-with lock:
-    got.clear()
+with rx.lock:
+    rx.got.clear()
 counts = [2, 1]
 while kills < KILLS:
     n = counts[len(done_ops) % 2]
@@ -352,6 +323,6 @@ t.ok(dups <= kills, "a repeat only follows a kill (%d repeats, %d kills)" %
 t.ok(all(signed_ok(h, b) for h, b in hooks), "every copy is signed")
 t.ok(all(json.loads(b)["id"] == h.get("Slipway-Event-Id")
          for h, b in hooks), "a repeat carries the same event id")
-srv.shutdown()
+rx.stop()
 s.stop()
 t.done()

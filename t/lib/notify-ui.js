@@ -6,45 +6,23 @@
 // subscriptions of the dead letters shown; dead_error: the first one's
 // last error).
 "use strict";
-const path = require("path");
-const { chromium } = require(path.join(__dirname, "..", "node_modules",
-  "playwright-core"));
+const { run, tokenLogin } = require("./browser.js");
 
-(async () => {
-  const [url, token] = process.argv.slice(2);
-  const out = {};
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update",
-      "--disable-sync"],
-  });
-  try {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(60000);
-    const page = await context.newPage();
-    await page.goto(url + "/#/login");
-    await page.fill("#token", token);
-    await page.click("#login-form button[type=submit]");
-    await page.waitForSelector("#who");
-    await page.goto(url + "/#/operations");
-    await page.click("#notifications-link");
-    await page.waitForSelector("#subscription-list [data-subscription]");
-    out.subs = await page.$$eval("#subscription-list [data-subscription]",
-      (l) => l.map((r) => r.dataset.subscription));
-    await page.selectOption("#delivery-list-f-state", "dead");
-    await page.waitForFunction(() => document.querySelectorAll(
-      "#delivery-list tr[data-state]").length > 0 && [...document
-      .querySelectorAll("#delivery-list tr[data-state]")].every(
-      (r) => r.dataset.state === "dead"));
-    out.dead = await page.$$eval("#delivery-list tr[data-state]",
-      (l) => l.map((r) => r.children[3].textContent.trim()));
-    out.dead_error = await page.$eval("#delivery-list tr[data-state]",
-      (r) => r.children[6].textContent.trim());
-  } catch (e) {
-    out.error = String(e && e.message || e);
-  } finally {
-    await browser.close();
-  }
-  process.stdout.write(JSON.stringify(out) + "\n");
-})();
+const [url, token] = process.argv.slice(2);
+run(async (page, context, out) => {
+  await tokenLogin(page, url, token);
+  await page.goto(url + "/#/operations");
+  await page.click("#notifications-link");
+  await page.waitForSelector("#subscription-list [data-subscription]");
+  out.subs = await page.$$eval("#subscription-list [data-subscription]",
+    (l) => l.map((r) => r.dataset.subscription));
+  await page.selectOption("#delivery-list-f-state", "dead");
+  await page.waitForFunction(() => document.querySelectorAll(
+    "#delivery-list tr[data-state]").length > 0 && [...document
+    .querySelectorAll("#delivery-list tr[data-state]")].every(
+    (r) => r.dataset.state === "dead"));
+  out.dead = await page.$$eval("#delivery-list tr[data-state]",
+    (l) => l.map((r) => r.children[3].textContent.trim()));
+  out.dead_error = await page.$eval("#delivery-list tr[data-state]",
+    (r) => r.children[6].textContent.trim());
+});

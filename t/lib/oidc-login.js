@@ -6,55 +6,29 @@
 // one JSON line: {button, who, cookie, http_only, same_site, url,
 // whoami, error}.
 "use strict";
-const path = require("path");
-const { chromium } = require(path.join(__dirname, "..", "node_modules",
-  "playwright-core"));
+const { run } = require("./browser.js");
 
-(async () => {
-  const [url, login] = process.argv.slice(2);
-  const out = {};
-  let page = null;
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update",
-      "--disable-sync"],
-  });
-  try {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(120000);
-    // The provider's page asks for a web font; nothing leaves loopback.
-    await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (r) => r.abort());
-    page = await context.newPage();
-    await page.goto(url + "/#/login");
-    out.button = await page.textContent("#login-provider");
-    await page.click("#login-provider");
-    await page.fill("input[name=login]", login);
-    await page.fill("input[name=password]", "any password");
-    await page.click("button[type=submit]");
-    // Consent, when the provider asks for it, else straight back.
-    await page.waitForSelector("button:has-text('Continue'), #who");
-    if (await page.$("button:has-text('Continue')"))
-      await page.click("button:has-text('Continue')");
-    await page.waitForSelector("#who");
-    out.who = await page.textContent("#who");
-    out.url = page.url();
-    const cookies = await context.cookies(url);
-    const c = cookies.find((k) => k.name === "sw_session");
-    out.cookie = c ? c.value.slice(0, 4) : null;
-    out.http_only = c ? c.httpOnly : null;
-    out.same_site = c ? c.sameSite : null;
-    out.flow_cookie_left = cookies.some((k) => k.name === "sw_oidc");
-    out.whoami = await page.evaluate(async () =>
-      (await fetch("/api/v1/whoami")).json());
-  } catch (e) {
-    out.error = String(e && e.stack || e);
-    if (page) {
-      out.error += "\nat " + page.url() + ": " +
-        (await page.textContent("body").catch(() => "")).slice(0, 600);
-    }
-  } finally {
-    await browser.close();
-  }
-  process.stdout.write(JSON.stringify(out) + "\n");
-})();
+const [url, login] = process.argv.slice(2);
+run(async (page, context, out) => {
+  await page.goto(url + "/#/login");
+  out.button = await page.textContent("#login-provider");
+  await page.click("#login-provider");
+  await page.fill("input[name=login]", login);
+  await page.fill("input[name=password]", "any password");
+  await page.click("button[type=submit]");
+  // Consent, when the provider asks for it, else straight back.
+  await page.waitForSelector("button:has-text('Continue'), #who");
+  if (await page.$("button:has-text('Continue')"))
+    await page.click("button:has-text('Continue')");
+  await page.waitForSelector("#who");
+  out.who = await page.textContent("#who");
+  out.url = page.url();
+  const cookies = await context.cookies(url);
+  const c = cookies.find((k) => k.name === "sw_session");
+  out.cookie = c ? c.value.slice(0, 4) : null;
+  out.http_only = c ? c.httpOnly : null;
+  out.same_site = c ? c.sameSite : null;
+  out.flow_cookie_left = cookies.some((k) => k.name === "sw_oidc");
+  out.whoami = await page.evaluate(async () =>
+    (await fetch("/api/v1/whoami")).json());
+}, 120000);
