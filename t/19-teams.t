@@ -2,9 +2,11 @@
 # 19-teams.t: teams and roles, decided by one rule in dispatch.  A
 # generated matrix over every operation row (from the OpenAPI document
 # the table writes: x-slipway-touch) x {viewer, operator,
-# platform-admin} x {own team, other team, no team} x {REST, MCP (rows
-# that are tools)}: denied (401/403) exactly where the rule says, 0
-# wrong cells; tools/list shows exactly what each role may call.  Then
+# platform-admin} x {own team, other team, no team} x {REST with a
+# bearer token, REST with the UI's session cookie, MCP (rows that are
+# tools)}, and every stream x role x team over WebSocket with a bearer
+# token and with the cookie: denied (401/403) exactly where the rule
+# says, 0 wrong cells; tools/list shows exactly what each role may call.  Then
 # service accounts (team, role, expiry, revocation by the team's
 # platform-admins) and people from a real OpenID provider (oidc-provider
 # on loopback) whose groups map to teams: team a's job is in
@@ -127,32 +129,53 @@ def with_team(op, method, url, case):
     return url + ("&" if "?" in url else "?") + "team=" + team, body
 
 
-wrong = []
-cells = 0
-for method, path, op in ops:
-    if op.get("security") == []:
-        continue            # public: no credentials, no rule
-    url = re.sub(r"\{([^}]+)\}", lambda m: sample(m.group(1)), path)
-    if path.endswith(":wait"):
-        url += "?timeout=1"
-    for role in ROLES:
-        for case in ("own", "other", "none"):
-            want = expect(op, method, role, case)
-            u, body = with_team(op, method, url, case)
-            r = s.request(method, u, body=body,
-                          token=sa[("a", role)], timeout=60)
-            cells += 1
-            got = r.status not in (401, 403)
-            if got != want or (not got and r.status != 403) or (
-                    not got and "rule" not in r.body):
-                wrong.append("REST %s %s %s/%s: %d %s" % (
-                    method, path, role, case, r.status, r.body[:200]))
-t.diag("REST cells: %d" % cells)
-for w in wrong[:20]:
-    t.diag(w)
-t.ok(not wrong and cells > 100, "REST: every row x role x team cell "
-     "holds (%d cells, %d wrong); a denial is a 403 naming the rule" %
-     (cells, len(wrong)))
+
+
+def ui_session(token):
+    """The browser's credentials after the login form with token: the
+    session cookie, and the Origin a browser sends beside it."""
+    r = s.post("/api/v1/login", {"token": token}, token=None)
+    cookie = (r.header("Set-Cookie") or "").split(";")[0]
+    t.ok(r.status == 200 and cookie.startswith("sw_session="),
+         "the login form's session for %s" % r.json.get("name"))
+    return {"Cookie": cookie, "Origin": "http://127.0.0.1:%d" % s.port}
+
+
+# Each face of the same REST request: the service account's bearer
+# token (scripts, the CLI) and the session cookie of the UI's login.
+FACES = {"REST": lambda role: {"token": sa[("a", role)]},
+         "UI cookie": (lambda cookies: lambda role: {
+             "token": None, "headers": cookies[role]})(
+             {role: ui_session(sa[("a", role)]) for role in ROLES})}
+for face, creds in FACES.items():
+    wrong = []
+    cells = 0
+    for method, path, op in ops:
+        if op.get("security") == [] or (face == "UI cookie" and
+                                        path == "/api/v1/logout"):
+            continue        # public: no credentials, no rule
+        url = re.sub(r"\{([^}]+)\}", lambda m: sample(m.group(1)), path)
+        if path.endswith(":wait"):
+            url += "?timeout=1"
+        for role in ROLES:
+            for case in ("own", "other", "none"):
+                want = expect(op, method, role, case)
+                u, body = with_team(op, method, url, case)
+                r = s.request(method, u, body=body, timeout=60,
+                              **creds(role))
+                cells += 1
+                got = r.status not in (401, 403)
+                if got != want or (not got and r.status != 403) or (
+                        not got and "rule" not in r.body):
+                    wrong.append("%s %s %s %s/%s: %d %s" % (
+                        face, method, path, role, case, r.status,
+                        r.body[:200]))
+    t.diag("%s cells: %d" % (face, cells))
+    for w in wrong[:20]:
+        t.diag(w)
+    t.ok(not wrong and cells > 100, "%s: every row x role x team cell "
+         "holds (%d cells, %d wrong); a denial is a 403 naming the rule" %
+         (face, cells, len(wrong)))
 
 by_tool = {op.get("operationId"): (method, path, op)
            for method, path, op in ops}
@@ -199,6 +222,43 @@ for w in mwrong[:20]:
 t.ok(not mwrong and mcells > 100, "MCP: every tool x role x team cell "
      "holds in tools/call and tools/list (%d cells, %d wrong)" %
      (mcells, len(mwrong)))
+
+
+def ws_face(path, headers):
+    """The WebSocket upgrade's refusal status, or 101 when accepted."""
+    try:
+        wsclient.connect(s.port, path, headers).close()
+        return 101
+    except wsclient.Refused as e:
+        return e.status
+
+
+# The streams, by the same rule: an operation's events are a cluster
+# read (every role); a pod's log is its namespace's team's workload
+# (hyperpod-ns-a is team a's own, hyperpod-ns-b the other's, default
+# no team's).
+WS_FACES = {"WebSocket bearer": lambda role: {
+                "Authorization": "Bearer " + sa[("a", role)]},
+            "WebSocket cookie": lambda role: FACES["UI cookie"](role)[
+                "headers"]}
+WS_CELLS = [("/ws/operations/op-0123456789abcdef", None)] + [
+    ("/ws/clusters/zz1/pods/%s/p-0/logs" % ns, case)
+    for ns, case in (("hyperpod-ns-a", "own"), ("hyperpod-ns-b", "other"),
+                     ("default", "none"))]
+for face, creds in WS_FACES.items():
+    wrong = []
+    cells = 0
+    for role in ROLES:
+        for path, case in WS_CELLS:
+            want = case in (None, "own")
+            st = ws_face(path, creds(role))
+            cells += 1
+            if (st not in (401, 403)) != want or (not want and st != 403):
+                wrong.append("%s %s %s: %d" % (face, path, role, st))
+    for w in wrong:
+        t.diag(w)
+    t.ok(not wrong, "%s: every stream x role x team cell holds (%d cells, "
+         "%d wrong)" % (face, cells, len(wrong)))
 r = s.get("/api/v1/clusters/zz1/training-jobs?team=" + "x" * 40)
 t.ok(r.status == 400 and any(e.get("field") == "team" for e in
                              r.json.get("errors", [])),
