@@ -116,6 +116,14 @@ parameters_of(const struct sw_op *op)
 		    sw_field_schema(&sw_team_field));
 		json_object_array_add(arr, p);
 	}
+	if (sw_op_takes_team(op))
+		json_object_array_add(arr, sw_jo("name", sw_js(SW_TEAM_HEADER),
+		    "in", sw_js("header"), "description", sw_js("The team "
+		    "the caller works as (the UI's team switcher), used when "
+		    "the request names none; a team the caller is not in is "
+		    "refused by the same rule as the team argument."),
+		    "required", sw_jb(0), "schema", sw_field_schema(
+		    &sw_team_field), NULL));
 	if (strcmp(op->method, "GET") != 0)
 		json_object_array_add(arr, idempotency_key_of(op));
 	return arr;

@@ -29,6 +29,12 @@ const struct sw_field sw_team_field = {
 	"else the team of a hyperpod-ns-<team> namespace."
 };
 
+int
+sw_op_takes_team(const struct sw_op *op)
+{
+	return op->touch == SW_TOUCH_TEAM || (op->flags & SW_OP_TEAM_ARG);
+}
+
 /* Does the row take a field called name (path, query or body)? */
 static int
 row_has_field(const struct sw_op *op, const char *name)

@@ -103,6 +103,11 @@ extern const struct sw_field sw_dry_run_field;
 /* The team argument every SW_TOUCH_TEAM row takes (query, or a body
  * member): its workloads are that team's, in hyperpod-ns-<team>. */
 extern const struct sw_field sw_team_field;
+/* Does the row take a team argument: every TEAM row, and a row flagged
+ * SW_OP_TEAM_ARG (the service accounts')?  Such a row also reads the
+ * Slipway-Team header, the team the UI works as, when it names none. */
+int	sw_op_takes_team(const struct sw_op *);
+#define SW_TEAM_HEADER	"Slipway-Team"
 /* The rows of every family (api/ops/), joined before main() runs. */
 extern const struct sw_op *const sw_optable;
 extern size_t sw_optable_len;

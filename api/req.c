@@ -55,6 +55,7 @@ sw_req_from_env(struct sw_req *r, char *const *envp)
 	r->authorization = nonempty(env_get(envp, "HTTP_AUTHORIZATION"));
 	r->cookie = nonempty(env_get(envp, "HTTP_COOKIE"));
 	r->origin = nonempty(env_get(envp, "HTTP_ORIGIN"));
+	r->team_header = nonempty(env_get(envp, "HTTP_SLIPWAY_TEAM"));
 	r->host = nonempty(env_get(envp, "SW_HTTP_HOST"));
 	if (r->host == NULL)
 		r->host = nonempty(env_get(envp, "HTTP_HOST"));

@@ -27,6 +27,7 @@ struct sw_req {
 	const char		*authorization;
 	const char		*cookie;
 	const char		*origin;
+	const char		*team_header;	/* Slipway-Team */
 	const char		*host;
 	const char		*content_type;
 	const char		*idem_key;

@@ -343,13 +343,6 @@ static const struct sw_field *param_find(const struct sw_field *f,
 
 /* ---- the team rule --------------------------------------------------- */
 
-/* Does the row take a team argument: every TEAM row (sw_team_field),
- * and a row flagged SW_OP_TEAM_ARG (the service accounts')? */
-static int
-row_takes_team(const struct sw_op *op)
-{
-	return op->touch == SW_TOUCH_TEAM || (op->flags & SW_OP_TEAM_ARG);
-}
 
 const char *
 sw_authz_decide(const struct sw_config *cfg, const struct sw_principal *who,
@@ -358,7 +351,7 @@ sw_authz_decide(const struct sw_config *cfg, const struct sw_principal *who,
 	struct sw_rule_row row = {
 		.name = op->name, .scope = op->scope, .touch = op->touch,
 		.readonly = (op->flags & SW_OP_READONLY) != 0,
-		.team_arg = row_takes_team(op),
+		.team_arg = sw_op_takes_team(op),
 	};
 
 	return sw_team_rule(cfg, who, &row, team, why, whysz);
@@ -372,7 +365,7 @@ sw_authz_may(const struct sw_config *cfg, const struct sw_principal *who,
 	char why[320];
 	int n, i;
 
-	if (!row_takes_team(op))
+	if (!sw_op_takes_team(op))
 		return sw_authz_decide(cfg, who, op, NULL, why,
 		    sizeof(why)) == NULL;
 	if ((n = sw_principal_teams(cfg, who, m, SW_MAX_MEMBERSHIPS)) < 0)
@@ -435,8 +428,9 @@ arg_str(json_object *params, json_object *body, const char *name)
 #define TEAM_NS		"hyperpod-ns-"
 
 /* The team a request is for: its team argument, else the team of a
- * hyperpod-ns-<team> namespace (TEAM rows), else the first of the
- * caller's teams whose role allows the row; into buf.  NULL: none. */
+ * hyperpod-ns-<team> namespace (TEAM rows), else the Slipway-Team
+ * header's (the team the UI works as), else the first of the caller's
+ * teams whose role allows the row; into buf.  NULL: none. */
 static const char *
 request_team(struct sw_req *r, json_object *params, json_object *body,
     char *buf, size_t bufsz)
@@ -450,6 +444,8 @@ request_team(struct sw_req *r, json_object *params, json_object *body,
 	    (ns = arg_str(params, body, "namespace")) != NULL &&
 	    strncmp(ns, TEAM_NS, strlen(TEAM_NS)) == 0)
 		t = ns + strlen(TEAM_NS);
+	if (t == NULL)
+		t = r->team_header;
 	if (t != NULL)
 		return sw_fmt(buf, bufsz, "%s", t) == SW_OK ? buf : NULL;
 	n = sw_principal_teams(r->cfg, &r->who, m, SW_MAX_MEMBERSHIPS);
@@ -489,7 +485,7 @@ team_rule(struct sw_req *r, json_object *params, json_object *body)
 	char buf[SW_MAX_TEAM + 1], ns[SW_MAX_TEAM + 16], why[320];
 	const char *team, *given;
 
-	if ((r->op->flags & SW_OP_PUBLIC) || !row_takes_team(r->op))
+	if ((r->op->flags & SW_OP_PUBLIC) || !sw_op_takes_team(r->op))
 		return SW_OK;
 	team = request_team(r, params, body, buf, sizeof(buf));
 	if (sw_authz_decide(r->cfg, &r->who, r->op, team, why,

@@ -18,6 +18,7 @@ sw_err	h_openapi(struct sw_req *);
 sw_err	h_login(struct sw_req *);
 sw_err	h_logout(struct sw_req *);
 sw_err	h_whoami(struct sw_req *);
+sw_err	h_team_list(struct sw_req *);
 sw_err	h_protected_resource(struct sw_req *);
 sw_err	h_login_options(struct sw_req *);
 sw_err	h_login_provider(struct sw_req *);

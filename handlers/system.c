@@ -221,6 +221,82 @@ h_whoami(struct sw_req *r)
 	return SW_OK;
 }
 
+/* A team of team_list: its name, the caller's role in it (none: not
+ * said) and the provider groups the configuration maps to each role. */
+static json_object *
+team_entry(const struct sw_config *cfg, const char *team, enum sw_role role)
+{
+	json_object *conf = sw_json_get(sw_json_get(cfg->root, "teams"), team);
+	json_object *groups = json_object_new_object(), *list;
+	int ro;
+
+	for (ro = SW_ROLE_VIEWER; ro < SW_ROLE__MAX; ro++)
+		if ((list = sw_json_get(conf, sw_role_name(ro))) != NULL &&
+		    json_object_is_type(list, json_type_array))
+			json_object_object_add(groups, sw_role_name(ro),
+			    json_object_get(list));
+	return sw_jo("team", sw_js(team), "role", role == SW_ROLE_NONE ? NULL :
+	    sw_js(sw_role_name(role)), "groups", groups, NULL);
+}
+
+/* Add team to items unless seen holds it already. */
+static void
+team_add(json_object *items, json_object *seen, const struct sw_config *cfg,
+    const char *team, enum sw_role role)
+{
+	if (team == NULL || sw_json_get(seen, team) != NULL)
+		return;
+	json_object_object_add(seen, team, json_object_new_boolean(1));
+	json_object_array_add(items, team_entry(cfg, team, role));
+}
+
+static int
+by_team(const void *a, const void *b)
+{
+	return strcmp(sw_json_get_str(*(json_object *const *)a, "team"),
+	    sw_json_get_str(*(json_object *const *)b, "team"));
+}
+
+sw_err
+h_team_list(struct sw_req *r)
+{
+	struct sw_membership m[SW_MAX_MEMBERSHIPS];
+	json_object *items = json_object_new_array();
+	json_object *seen = json_object_new_object(), *toks = NULL, *conf;
+	int n = sw_principal_teams(r->cfg, &r->who, m, SW_MAX_MEMBERSHIPS);
+	size_t i;
+	sw_err e = SW_OK;
+
+	for (i = 0; n > 0 && i < (size_t)n; i++)
+		team_add(items, seen, r->cfg, m[i].team, m[i].role);
+	if (n < 0) {		/* every team: configured, then accounts' */
+		conf = sw_json_get(r->cfg->root, "teams");
+		if (conf != NULL && json_object_is_type(conf,
+		    json_type_object)) {
+			json_object_object_foreach(conf, team, roles) {
+				(void)roles;
+				team_add(items, seen, r->cfg, team,
+				    SW_ROLE_NONE);
+			}
+		}
+		if ((e = sw_token_list(r->db, NULL, &toks)) == SW_OK)
+			for (i = 0; i < json_object_array_length(toks); i++)
+				team_add(items, seen, r->cfg, sw_json_get_str(
+				    json_object_array_get_idx(toks, i), "team"),
+				    SW_ROLE_NONE);
+		json_object_put(toks);
+	}
+	json_object_put(seen);
+	if (e != SW_OK) {
+		json_object_put(items);
+		return sw_req_fail(r, e, "cannot list the service accounts");
+	}
+	json_object_array_sort(items, by_team);
+	sw_req_reply(r, 200, sw_jo("all_teams", json_object_new_boolean(n < 0),
+	    "items", items, NULL));
+	return SW_OK;
+}
+
 sw_err
 h_token_list(struct sw_req *r)
 {

@@ -15,6 +15,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "login", .fn = h_login },
 	{ .op = "logout", .fn = h_logout },
 	{ .op = "whoami", .fn = h_whoami },
+	{ .op = "team_list", .fn = h_team_list },
 	{ .op = "protected_resource", .fn = h_protected_resource },
 	{ .op = "login_options", .fn = h_login_options },
 	{ .op = "login_provider", .fn = h_login_provider },

@@ -416,6 +416,52 @@ t.ok(("qwen-a", "hyperpod-ns-a") in seen,
      "an admin token of no team sees every team's")
 
 
+def jobs_as(token, team):
+    """The jobs listed with the UI's team switcher set to team."""
+    r = s.get(C + "/training-jobs", token=token,
+              headers={"Slipway-Team": team})
+    return r.status, {(j.get("job"), j.get("namespace"))
+                      for j in (r.json or {}).get("items", [])}
+
+
+st, seen = jobs_as(s.token, "b")
+t.ok(st == 200 and not any(ns == "hyperpod-ns-a" for _, ns in seen),
+     "an admin working as team b (Slipway-Team) lists team b's jobs only")
+st, seen = jobs_as(s.token, "a")
+t.ok(st == 200 and ("qwen-a", "hyperpod-ns-a") in seen,
+     "... and as team a, team a's")
+t.eq(jobs_as(bob, "a")[0], 403, "bob working as team a: 403, as naming it")
+r = s.get(C + "/training-jobs?team=b", token=s.token,
+          headers={"Slipway-Team": "a"})
+t.ok(r.status == 200 and not any(j.get("namespace") == "hyperpod-ns-a"
+                                 for j in r.json["items"]),
+     "a team argument wins over the header")
+r = s.get(C + "/training-jobs", token=s.token,
+          headers={"Slipway-Team": "Bad_Team"})
+t.ok(r.status == 400 and any(e.get("field") == "team"
+                             for e in r.json.get("errors", [])),
+     "a header breaking the team pattern: 400 naming team")
+
+# ---- the teams a caller sees -----------------------------------------
+r = s.get("/api/v1/teams", token=sa[("a", "operator")])
+t.eq((r.status, r.json.get("all_teams"), [(i["team"], i.get("role"))
+                                          for i in r.json["items"]]),
+     (200, False, [("a", "operator")]),
+     "team_list: a service account sees its one team and its role")
+r = s.get("/api/v1/teams", token=alice)
+t.eq([(i["team"], i.get("role"), i["groups"]) for i in r.json["items"]],
+     [("a", "operator", {"operator": ["ml-team-a"]}),
+      ("ops", "platform-admin", {"platform-admin": ["platform"]})],
+     "alice sees her teams, her role and the groups that make members")
+r = s.get("/api/v1/teams")
+names = [i["team"] for i in r.json["items"]]
+t.ok(r.json["all_teams"] and names == sorted(names) and
+     {"a", "b", "ops"} <= set(names) and
+     all("role" not in i for i in r.json["items"]),
+     "a token of no team sees every team, configured or of a service "
+     "account (%s)" % names)
+
+
 def ws_status(token, path):
     """The WebSocket upgrade's refusal status, or 101 when accepted."""
     try:

@@ -79,7 +79,7 @@ t.ok("test-admin" in (out.get("logged_in") or ""), "logged in as the token")
 t.ok(out.get("cookie_http_only"), "the session cookie is HttpOnly")
 t.eq(out.get("cookie_same_site"), "Strict", "and SameSite=Strict")
 t.eq(out.get("nav"), ["Clusters", "Create cluster", "Operations", "Training",
-                      "Inference", "Costs", "Settings"], "a navigation entry per page")
+                      "Inference", "Costs", "Teams", "Settings"], "a navigation entry per page")
 
 # ---- navigation race
 t.eq(out.get("create_kept"), 1, "a late answer of the page left behind "

@@ -197,6 +197,43 @@ static const struct sw_answer a_login_provider[] = {
 static const struct sw_field o_string_item[] = {
 	{ .name = "value", .type = SW_T_STRING },
 };
+static const struct sw_field o_team_groups[] = {
+	{ .name = "viewer", .type = SW_T_ARRAY, .items = o_string_item,
+	  .desc = "The provider's groups whose members are its viewers." },
+	{ .name = "operator", .type = SW_T_ARRAY, .items = o_string_item,
+	  .desc = "... its operators." },
+	{ .name = "platform-admin", .type = SW_T_ARRAY,
+	  .items = o_string_item, .desc = "... its platform-admins." },
+	{ NULL }
+};
+static const struct sw_field o_team_entry[] = {
+	OUT("team", SW_T_STRING, "The team (namespace hyperpod-ns-<team>)."),
+	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
+	  .desc = "The caller's role in it; absent for a caller of no team "
+	  "(all_teams)." },
+	{ .name = "groups", .type = SW_T_OBJECT, .flags = SW_F_REQUIRED,
+	  .fields = o_team_groups, .desc = "Who its members are: the "
+	  "provider's groups mapped to each role by the configuration "
+	  "(team.<team>.<role> = groups); empty for a team of service "
+	  "accounts only." },
+	{ NULL }
+};
+static const struct sw_field o_team_entry_item[] = {
+	{ .name = "team", .type = SW_T_OBJECT, .fields = o_team_entry },
+};
+static const struct sw_field o_teams[] = {
+	OUT("all_teams", SW_T_BOOL, "The caller is limited by no team and "
+	    "sees every one."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_team_entry_item, .desc = "The teams the caller is in "
+	  "(every team, with all_teams): the configured ones and those of "
+	  "service accounts, by name." },
+	{ NULL }
+};
+static const struct sw_answer a_teams[] = {
+	{ .status = 200, .fields = o_teams, .desc = "The teams." },
+	{ 0 }
+};
 static const struct sw_field o_resource[] = {
 	OUT("resource", SW_T_STRING, "This API, the audience its tokens "
 	    "name (RFC 8707)."),
@@ -413,6 +450,23 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_SELF,
 	  .answers = a_principal,
+	},
+	{
+	  .name = "team_list",
+	  .method = "GET",
+	  .path = "/api/v1/teams",
+	  .tag = "system",
+	  .summary = "The caller's teams, its role in each and who their "
+	    "members are",
+	  .description = "A person sees the teams its provider groups "
+	    "make it a member of, a service account its one team, a token "
+	    "of no team every team: those of the configuration and those "
+	    "service accounts belong to. The team's service accounts are "
+	    "token_list's, for its platform-admins.",
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_SELF,
+	  .answers = a_teams,
 	},
 	{
 	  .name = "metrics",

@@ -2,6 +2,9 @@
 // cookie the login set; a problem+json answer becomes an ApiError that
 // carries the problem (its detail and per-field errors).  The OpenAPI
 // document is fetched once: forms read their enums and limits from it.
+// The team chosen in the header's switcher rides on every call as the
+// Slipway-Team header: rows that take a team use it when the request
+// names none (the server's rule decides, as for a team argument).
 
 export class ApiError extends Error {
   constructor(status, problem) {
@@ -21,8 +24,21 @@ export function onUnauthorized(fn) {
 
 export const enc = encodeURIComponent;
 
+const TEAM_KEY = "slipway.team";
+
+// The team the UI works as ("" : none chosen), kept for this tab.
+export function currentTeam() {
+  return sessionStorage.getItem(TEAM_KEY) || "";
+}
+
+export function setTeam(team) {
+  if (team) sessionStorage.setItem(TEAM_KEY, team);
+  else sessionStorage.removeItem(TEAM_KEY);
+}
+
 export async function api(method, path, body) {
   const opts = { method, headers: {}, credentials: "same-origin" };
+  if (currentTeam()) opts.headers["Slipway-Team"] = currentTeam();
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);

@@ -8,7 +8,7 @@
 // replaces the history entry, so Back after logging out shows the login,
 // never an empty page.
 import { html, render, useState, useEffect } from "./lib.js";
-import { api, onUnauthorized } from "./api.js";
+import { api, onUnauthorized, currentTeam, setTeam } from "./api.js";
 import {
   parseRoute, navHandle, onNavigate, go, replaceRoute,
 } from "./router.js";
@@ -24,11 +24,13 @@ import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
 import { Notifications } from "./pages/notifications.js";
+import { Teams } from "./pages/teams.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
   ["operations", "Operations"], ["training", "Training"],
-  ["inference", "Inference"], ["costs", "Costs"], ["settings", "Settings"],
+  ["inference", "Inference"], ["costs", "Costs"], ["teams", "Teams"],
+  ["settings", "Settings"],
 ];
 
 // The actions that change something: a read-only token may not take them.
@@ -57,6 +59,7 @@ function pageFor(route) {
   if (a === "inference") return [Inference, { cluster: b }];
   if (a === "costs") return [Costs, { query }];
   if (a === "notifications") return [Notifications, { query }];
+  if (a === "teams") return [Teams, {}];
   if (a === "settings") return [Settings, {}];
   return [Clusters, { query }];
 }
@@ -88,10 +91,30 @@ function App() {
   useEffect(() => {
     if (me === null && route.parts[0] !== "login") replaceRoute(loginFor());
   }, [me, route]);
-  /* a read-only token: each action it may not take is disabled and
-   * says why on hover (and to a screen reader) */
+  /* the teams to switch between: the person's, or every team for a
+   * token of no team; one team of its own is worked as at once */
+  const [team, setTeamState] = useState(currentTeam());
+  const [teams, setTeams] = useState([]);
   useEffect(() => {
-    const ro = !!me && me.scope === "read";
+    if (!me) return;
+    if (!me.all_teams && me.teams.length === 1 && !currentTeam()) {
+      setTeam(me.teams[0].team);
+      setTeamState(me.teams[0].team);
+    }
+    api("GET", "/teams").then((d) => setTeams(d.items), () => setTeams([]));
+  }, [me]);
+  const switchTo = (t) => {
+    setTeam(t);
+    setTeamState(t);
+  };
+  /* a read-only token, or a viewer of the team worked as: each action
+   * it may not take is disabled and says why on hover (and to a screen
+   * reader) */
+  useEffect(() => {
+    const role = me && !me.all_teams ? ((me.teams.find((m) => m.team ===
+      team) || {}).role || (me.teams.length && me.teams.every((m) =>
+      m.role === "viewer") ? "viewer" : "")) : "";
+    const ro = !!me && (me.scope === "read" || role === "viewer");
     document.body.classList.toggle("scope-read", ro);
     if (!ro) return undefined;
     const mark = () => {
@@ -107,7 +130,7 @@ function App() {
     mo.observe(document.getElementById("view"), { subtree: true,
       childList: true });
     return () => mo.disconnect();
-  }, [me]);
+  }, [me, team]);
   const section = route.parts[0] || "clusters";
   const loggedIn = me && section !== "login";
   let page = null;
@@ -119,14 +142,16 @@ function App() {
       }}/>`;
   } else if (me) {
     const [Page, props] = pageFor(route);
-    page = html`<${Page} key=${route.token} nav=${navHandle(route.token)}
-      query=${route.query} ...${props}/>`;
+    page = html`<${Page} key=${route.token + "/" + team}
+      nav=${navHandle(route.token)} query=${route.query} me=${me}
+      onTeam=${switchTo} ...${props}/>`;
   } else {
     page = html`<section class="card"><h1>Slipway</h1><${Loading}/>
       </section>`;
   }
   const logout = async () => {
     await api("POST", "/logout").catch(() => {});
+    switchTo("");
     setMe(null);
     go("#/login");
   };
@@ -139,6 +164,15 @@ function App() {
         <span id="who" title=${me.scope === "read" ? "A read-only token: " +
           "actions that change things are not shown" : null}>${me.name}
           ${" (" + me.scope + ")"}</span>
+        <span id="roles">${me.all_teams ? "every team" : me.teams.map(
+          (m) => m.team + ": " + m.role).join(", ") || "no team"}</span>
+        ${teams.length > 0 && html`<label class="team-switch">Team
+          <select id="team-switch" value=${team} onChange=${(e) =>
+            switchTo(e.target.value)}>
+            <option value="">${me.all_teams ? "every team" :
+              "my teams"}</option>
+            ${teams.map((x) => html`<option value=${x.team}>${x.team}
+              </option>`)}</select></label>`}
         <button id="logout" type="button" onClick=${logout}>Log out</button>
       </nav>`}
     </header>
