@@ -19,6 +19,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "cloud/aws_person.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -45,18 +46,49 @@ h_aws(struct sw_req *r)
 	return &worker_aws;
 }
 
+/*
+ * The context for the AWS calls a request makes itself: a session acting
+ * for the caller (cloud/aws_person.h: sts:AssumeRole of the person role
+ * with SourceIdentity = the caller, so CloudTrail names who asked) when
+ * a person role is configured, else the worker's own.  NULL with err
+ * filled when there is no client (NoAwsClient) or STS refused to act for
+ * the caller (its error, and SW_EFORBIDDEN or a transient one in *e).
+ * The Kubernetes connection (h_kube) stays the worker's: the cluster's
+ * access entries are for Slipway's role.
+ */
+static struct aws_ctx *
+aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
+{
+	struct aws_ctx *base = h_aws(r), *out;
+	char said[sizeof(err->message)];
+
+	aws_error_clear(err);
+	*e = SW_EUNAVAIL;
+	if (base == NULL) {
+		sw_fmt_text(err->code, sizeof(err->code), "NoAwsClient");
+		return NULL;
+	}
+	if (aws_person_ctx(base, r->cfg, r->who.name, &out, err) == SW_OK)
+		return out;
+	*e = err->retryable || err->transport ? SW_EUNAVAIL : SW_EFORBIDDEN;
+	memcpy(said, err->message, sizeof(said));
+	sw_fmt_text(err->message, sizeof(err->message), "cannot act for %s: "
+	    "sts:AssumeRole of %s: %s", r->who.name,
+	    sw_config_person_role(r->cfg), said);
+	return NULL;
+}
+
 sw_err
 h_call(struct sw_req *r, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *err)
 {
-	struct aws_ctx *aws = h_aws(r);
+	struct aws_ctx *aws;
 	sw_err e;
 
 	*out = NULL;
-	if (aws == NULL) {
+	if ((aws = aws_for(r, err, &e)) == NULL) {
 		json_object_put(in);
-		sw_fmt_text(err->code, sizeof(err->code), "NoAwsClient");
-		return SW_EUNAVAIL;
+		return e;
 	}
 	e = aws_call(aws, svc, op, in, out, err);
 	json_object_put(in);
@@ -123,6 +155,9 @@ h_aws_fail(struct sw_req *r, enum aws_service svc, const char *op, sw_err e,
 	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
 		return sw_req_fail(r, e, "no AWS client: check the "
 		    "credentials and region");
+	if (strncmp(err->message, "cannot act for ", 15) == 0)
+		return sw_req_fail(r, e, "%s %s: %s %s", aws_service(svc)->id,
+		    op, err->code[0] ? err->code : "error", err->message);
 	if (e == SW_ENOTFOUND || err->http_status == 404)
 		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err->code,
 		    err->message);
@@ -137,19 +172,10 @@ static sw_err
 call(struct sw_req *r, enum aws_service svc, const char *op,
     json_object *in, json_object **out)
 {
-	struct aws_ctx *aws = h_aws(r);
 	struct aws_error err;
 	sw_err e;
 
-	*out = NULL;
-	if (aws == NULL) {
-		json_object_put(in);
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
-		    "credentials and region");
-	}
-	memset(&err, 0, sizeof(err));
-	e = aws_call(aws, svc, op, in, out, &err);
-	json_object_put(in);
+	e = h_call(r, svc, op, in, out, &err);
 	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
 }
 
