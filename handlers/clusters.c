@@ -56,8 +56,8 @@ h_aws(struct sw_req *r)
  * The Kubernetes connection (h_kube) stays the worker's: the cluster's
  * access entries are for Slipway's role.
  */
-static struct aws_ctx *
-aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
+struct aws_ctx *
+h_aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
 {
 	struct aws_ctx *base = h_aws(r), *out;
 	char said[sizeof(err->message)];
@@ -86,7 +86,7 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op,
 	sw_err e;
 
 	*out = NULL;
-	if ((aws = aws_for(r, err, &e)) == NULL) {
+	if ((aws = h_aws_for(r, err, &e)) == NULL) {
 		json_object_put(in);
 		return e;
 	}
@@ -99,14 +99,12 @@ sw_err
 h_hp_describe(struct sw_req *r, const char *name, json_object **out,
     struct aws_error *err)
 {
-	struct aws_ctx *aws = h_aws(r);
+	struct aws_ctx *aws;
+	sw_err e;
 
 	*out = NULL;
-	aws_error_clear(err);
-	if (aws == NULL) {
-		memcpy(err->code, "NoAwsClient", sizeof("NoAwsClient"));
-		return SW_EUNAVAIL;
-	}
+	if ((aws = h_aws_for(r, err, &e)) == NULL)
+		return e;
 	return aws_hp_describe(aws, name, out, err);
 }
 

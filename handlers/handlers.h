@@ -185,9 +185,15 @@ sw_err	h_inference_pool_release(struct sw_req *);
 /* The AWS client of this worker process (handlers/clusters.c), set up
  * from the configuration on first use; NULL if that fails. */
 struct aws_ctx *h_aws(struct sw_req *);
+/* The context for the AWS calls a request makes for its caller: with a
+ * person role configured, a session acting for the caller (SourceIdentity
+ * = the caller, cloud/aws_person.h), else h_aws.  NULL with err filled
+ * and *e set (SW_EUNAVAIL without a client or when STS is unreachable,
+ * SW_EFORBIDDEN when it refused the caller). */
+struct aws_ctx *h_aws_for(struct sw_req *, struct aws_error *err, sw_err *e);
 
-/* aws_call() for a handler: in is stolen; SW_EUNAVAIL without a
- * client.  *out is a new reference on success. */
+/* aws_call() for a handler, with h_aws_for's context: in is stolen;
+ * SW_EUNAVAIL without a client.  *out is a new reference on success. */
 sw_err	h_call(struct sw_req *, enum aws_service, const char *op,
 	    json_object *in, json_object **out, struct aws_error *);
 

@@ -333,8 +333,8 @@ static sw_err
 aws_fail(struct sw_req *r, const char *what, sw_err e,
     const struct aws_error *err)
 {
-	return sw_req_fail(r, e == SW_ETHROTTLED || e == SW_EUNAVAIL ? e :
-	    SW_EUPSTREAM, "%s: %s: %s", what, err->code[0] ? err->code :
+	return sw_req_fail(r, e == SW_ETHROTTLED || e == SW_EUNAVAIL ||
+	    e == SW_EFORBIDDEN ? e : SW_EUPSTREAM, "%s: %s: %s", what, err->code[0] ? err->code :
 	    "error", err->message);
 }
 
@@ -378,6 +378,10 @@ inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 		    sw_jo("create", sw_js("IAM role policy"), "role",
 			sw_js(role), "name", sw_js(policy), "document",
 			json_object_get(pol), NULL)), NULL));
+		goto out;
+	}
+	if ((aws = h_aws_for(r, &err, &e)) == NULL) {
+		aws_fail(r, "STS AssumeRole", e, &err);
 		goto out;
 	}
 	memset(&err, 0, sizeof(err));
@@ -545,6 +549,11 @@ inf_delete_managed(struct sw_req *r, struct sw_kube *kb, json_object *cr,
 		sw_req_reply(r, 200, sw_jo("deletes", refs, "dry_run",
 		    sw_jb(1), "endpoint", sw_js(name), NULL));
 		return SW_OK;
+	}
+	/* Nothing is deleted unless AWS will act for the caller. */
+	if ((aws = h_aws_for(r, &err, &e)) == NULL) {
+		json_object_put(refs);
+		return aws_fail(r, "STS AssumeRole", e, &err);
 	}
 	if ((d = wl_delete_obj(r, kb, INF_API, ns, k->plural, name)) < 0)
 		goto out;
