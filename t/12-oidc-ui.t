@@ -38,8 +38,8 @@ conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
     f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
             "oidc.client_secret = ui-secret\n"
-            "oidc.user_claim = preferred_username\noidc.scope = write\n" %
-            issuer)
+            "oidc.user_claim = preferred_username\noidc.scope = write\n"
+            "team.b.viewer = ml-team-b\n" % issuer)
 os.environ["SLIPWAY_CONF"] = conf
 s = Stack(t)
 base = "http://127.0.0.1:%d" % s.port
@@ -97,7 +97,7 @@ t.ok(r.status == 401 and "refused the code" in
 
 # ---- the whole sign-in in Chromium -----------------------------------
 r = subprocess.run(["node", os.path.join(LIB, "oidc-login.js"), base,
-                    "carol"], capture_output=True, text=True, timeout=600)
+                    "bob"], capture_output=True, text=True, timeout=600)
 try:
     out = json.loads(r.stdout.strip().splitlines()[-1])
 except (ValueError, IndexError):
@@ -106,7 +106,7 @@ if out.get("error"):
     t.diag(out["error"])
 t.ok("Sign in with 127.0.0.1:" in (out.get("button") or ""),
      "the login page offers the provider (%s)" % out.get("button"))
-t.ok("carol@example.com" in (out.get("who") or ""),
+t.ok("bob@example.com" in (out.get("who") or ""),
      "after the provider's sign-in the UI shows the person (%s)" %
      out.get("who"))
 t.eq(out.get("url"), base + "/", "and lands on the UI")
@@ -115,9 +115,17 @@ t.eq((out.get("cookie"), out.get("http_only"), out.get("same_site")),
      "the session cookie: a person's session, HttpOnly, SameSite=Strict")
 t.ok(not out.get("flow_cookie_left"), "the sign-in cookie is spent")
 who = out.get("whoami") or {}
-t.eq((who.get("name"), who.get("via"), who.get("scope")),
-     ("carol@example.com", "session", "write"),
-     "whoami: the person, by session, with the configured scope")
+t.eq((who.get("name"), who.get("via"), who.get("scope"), who.get("teams")),
+     ("bob@example.com", "session", "write",
+      [{"team": "b", "role": "viewer"}]),
+     "whoami: the person, by session, with the configured scope and the "
+     "team role their provider group gives")
+t.eq(((out.get("roles") or "").strip(), out.get("team")), ("b: viewer", "b"),
+     "the header shows the team and role, and the UI works as team b at "
+     "once: the person lands on their team's view")
+t.ok("read" in (out.get("plan_title") or "").lower(),
+     "a viewer's actions that change things are disabled, saying why (%s)"
+     % out.get("plan_title"))
 s.stop()
 provider.terminate()
 provider.wait(timeout=30)

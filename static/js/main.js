@@ -115,6 +115,9 @@ function App() {
       team) || {}).role || (me.teams.length && me.teams.every((m) =>
       m.role === "viewer") ? "viewer" : "")) : "";
     const ro = !!me && (me.scope === "read" || role === "viewer");
+    const why = me && me.scope === "read" ? NEEDS_WRITE :
+      "Needs the operator role" + (team ? " in team " + team : "") +
+      ": a viewer can only read";
     document.body.classList.toggle("scope-read", ro);
     if (!ro) return undefined;
     const mark = () => {
@@ -122,7 +125,7 @@ function App() {
         if (b.dataset.needsWrite) continue;
         b.dataset.needsWrite = "1";
         b.disabled = true;
-        b.title = NEEDS_WRITE;
+        b.title = why;
       }
     };
     mark();

@@ -4,7 +4,9 @@
 // the provider's own page (t/lib/oidc-provider.mjs: any password),
 // grants consent and waits for the UI to show who is signed in.  Prints
 // one JSON line: {button, who, cookie, http_only, same_site, url,
-// whoami, error}.
+// whoami, roles, team, plan_title, error} (team and plan_title for a
+// person of one team: the team worked as, and why the Costs page's
+// "Set budget" is disabled for a viewer).
 "use strict";
 const { run } = require("./browser.js");
 
@@ -31,4 +33,18 @@ run(async (page, context, out) => {
   out.flow_cookie_left = cookies.some((k) => k.name === "sw_oidc");
   out.whoami = await page.evaluate(async () =>
     (await fetch("/api/v1/whoami")).json());
+  // The header: the person's teams and roles, and the team worked as
+  // (one team of one's own is chosen at once).
+  out.roles = await page.textContent("#roles");
+  if (out.whoami.teams && out.whoami.teams.length === 1) {
+    await page.waitForFunction(() => document.querySelector(
+      "#team-switch") && document.querySelector("#team-switch").value);
+    out.team = await page.$eval("#team-switch", (e) => e.value);
+    // A viewer's actions that change things are disabled, and say why.
+    await page.goto(url + "/#/costs");
+    await page.waitForSelector("#budget-set");
+    await page.waitForFunction(() =>
+      document.querySelector("#budget-set").disabled);
+    out.plan_title = await page.$eval("#budget-set", (b) => b.title);
+  }
 }, 120000);
