@@ -9,6 +9,9 @@
  *   slipway token list | token revoke --name NAME
  *   slipway doctor [--local] [--json] [--state-dir DIR]
  *   slipway api-manual
+ *   slipway <verb> ...      the user CLI over a server's REST API
+ *                           (client.c: get, describe, create, delete,
+ *                           wait, every operation's own verb)
  *
  * `start` checks everything it can before starting anything (state
  * directory, port free, nginx configuration with nginx -t), then becomes
@@ -40,6 +43,7 @@
 #include <unistd.h>
 
 #include "cli/apiman.h"
+#include "cli/client.h"
 #include "cli/doctor.h"
 #include "cli/plugins.h"
 #include "cli/render.h"
@@ -100,8 +104,26 @@ usage(void)
 	    "       slipway doctor [--local] [--json] [--state-dir DIR]\n"
 	    "       slipway api-manual\n"
 	    "       slipway version [--json]\n"
-	    "       slipway logs reopen [--state-dir DIR]\n");
+	    "       slipway logs reopen [--state-dir DIR]\n"
+	    "       slipway get|describe|create|delete|wait|<verb> ... "
+	    "(slipway verbs)\n"
+	    "       slipway context set|use|list, slipway completion bash\n");
 	exit(2);
+}
+
+/* The launcher's and admin's commands; every other verb is a client's. */
+static int
+is_launcher_command(const char *cmd)
+{
+	static const char *const own[] = { "start", "stop", "status",
+	    "token", "doctor", "api-manual", "version", "logs", "-h",
+	    "--help", NULL };
+	int i;
+
+	for (i = 0; own[i] != NULL; i++)
+		if (strcmp(cmd, own[i]) == 0)
+			return 1;
+	return 0;
 }
 
 /*
@@ -1275,6 +1297,9 @@ main(int argc, char *argv[])
 	if (argc < 2)
 		usage();
 	cmd = argv[1];
+	/* Anything but the launcher's own commands is the user CLI's. */
+	if (!is_launcher_command(cmd))
+		return sw_cli_client(argc - 1, argv + 1);
 	if (strcmp(cmd, "token") == 0 || strcmp(cmd, "logs") == 0) {
 		if (argc < 3)
 			usage();
