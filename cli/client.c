@@ -291,35 +291,22 @@ cmd_context(int argc, char **argv)
 
 /* ---- a call ------------------------------------------------------------ */
 
-/* The value of a field as JSON, from the text given. */
+/* The value of a field as JSON, from the text given (the router's own
+ * reading of a query value for scalars; JSON text for the rest). */
 static json_object *
 value_of(const struct sw_field *f, const char *text)
 {
-	char *end;
-	long long ll;
-	double d;
+	struct sw_ferrs errs;
 
+	memset(&errs, 0, sizeof(errs));
 	switch (f->type) {
-	case SW_T_INT:
-		errno = 0;
-		ll = strtoll(text, &end, 10);
-		return errno == 0 && *end == '\0' && end != text ?
-		    json_object_new_int64(ll) : NULL;
-	case SW_T_NUMBER:
-		d = strtod(text, &end);
-		return *end == '\0' && end != text ?
-		    json_object_new_double(d) : NULL;
-	case SW_T_BOOL:
-		if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0)
-			return json_object_new_boolean(text[0] == 't');
-		return NULL;
 	case SW_T_OBJECT:
 	case SW_T_ARRAY:
 	case SW_T_MAP:
 	case SW_T_ANY:
 		return json_tokener_parse(text);
 	default:
-		return json_object_new_string(text);
+		return sw_field_from_text(f, text, &errs);
 	}
 }
 

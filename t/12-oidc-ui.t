@@ -7,7 +7,6 @@
 # error, without a session.
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,14 +15,10 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, SRCDIR, need_browser, ui_script
 
 t = T()
-for mod in ("oidc-provider", "playwright-core"):
-    if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules", mod)):
-        t.skip_all("t/node_modules is missing %s (cd t && npm ci)" % mod)
-if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
-    t.skip_all("chromium or node missing")
+need_browser(t, "oidc-provider")
 LIB = os.path.join(SRCDIR, "t", "lib")
 tmp = tempfile.mkdtemp(prefix="sw-oidc-ui-")
 provider = subprocess.Popen(
@@ -96,14 +91,7 @@ t.ok(r.status == 401 and "refused the code" in
      (r.json or {}).get("detail"))
 
 # ---- the whole sign-in in Chromium -----------------------------------
-r = subprocess.run(["node", os.path.join(LIB, "oidc-login.js"), base,
-                    "bob"], capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "oidc-login.js", base, "bob")
 t.ok("Sign in with 127.0.0.1:" in (out.get("button") or ""),
      "the login page offers the provider (%s)" % out.get("button"))
 t.ok("bob@example.com" in (out.get("who") or ""),

@@ -27,23 +27,16 @@
 # every page fits the screen; the operations table filters with its
 # state in the URL; axe-core finds nothing serious or critical in any
 # page state at 1440 x 900 or 390 x 844.
-import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR, BUILDDIR
+from harness import Stack, SRCDIR, BUILDDIR, need_browser, ui_script
 
 t = T()
-mod = os.path.join(SRCDIR, "t", "node_modules", "playwright-core")
-if not os.path.exists("/usr/bin/chromium") or not os.path.isdir(mod) or \
-        not shutil.which("node"):
-    t.skip_all("chromium or playwright-core missing (./quickstart test "
-               "installs them)")
+need_browser(t)
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
 import harness  # noqa: E402
@@ -61,15 +54,8 @@ os.makedirs(shots, exist_ok=True)
 for f in os.listdir(shots):
     if f.startswith("20-ui-") and f.endswith(".png"):
         os.unlink(os.path.join(shots, f))
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "ui-flow.js"),
-                    "http://127.0.0.1:%d" % s.port, s.token, shots],
-                   capture_output=True, text=True, timeout=900)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "ui-flow.js", "http://127.0.0.1:%d" % s.port, s.token,
+                shots, timeout=900)
 t.diag("steps done: %s" % ", ".join(out.get("steps") or []))
 
 # ---- log in

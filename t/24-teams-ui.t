@@ -6,23 +6,17 @@
 # A token of no team sees every team (configured, or of a service
 # account) with each team's service accounts, and "Work as b" sets the
 # switcher, whose team then rides on the UI's calls as Slipway-Team.
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, need_browser, ui_script
 
 t = T()
-if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
-                                  "playwright-core")):
-    t.skip_all("t/node_modules is missing playwright-core (cd t && npm ci)")
-if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
-    t.skip_all("chromium or node missing")
+need_browser(t)
 tmp = tempfile.mkdtemp(prefix="sw-teams-ui-")
 conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
@@ -37,15 +31,8 @@ for name, team, role in (("sa-a-op", "a", "operator"),
     t.eq(r.status, 201, "service account %s made" % name)
     tok[name] = r.json.get("token")
 
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "teams-ui.js"),
-                    "http://127.0.0.1:%d" % s.port, tok["sa-a-op"],
-                    s.token], capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "teams-ui.js", "http://127.0.0.1:%d" % s.port,
+                tok["sa-a-op"], s.token)
 t.eq((out.get("op_roles") or "").strip(), "a: operator",
      "the header shows the service account's team and role")
 t.eq(out.get("op_team"), "a", "... and it works as its one team at once")

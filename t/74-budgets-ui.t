@@ -5,35 +5,20 @@
 # copies its request as curl and MCP, shows the server's refusal beside
 # the thresholds, and sets a budget that the table then lists and the
 # API answers.
-import json
 import os
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR
+from harness import Stack, need_browser, ui_script
 
 t = T()
-if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
-                                  "playwright-core")):
-    t.skip_all("t/node_modules is missing playwright-core (cd t && npm ci)")
-if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
-    t.skip_all("chromium or node missing")
+need_browser(t)
 s = Stack(t)
 r = s.request("PUT", "/api/v1/budgets/team/ml", {"limit_usd": 500})
 t.eq(r.status, 201, "a budget of team ml is set over REST")
 
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "budgets-ui.js"),
-                    "http://127.0.0.1:%d" % s.port, s.token],
-                   capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "budgets-ui.js", "http://127.0.0.1:%d" % s.port, s.token)
 rows = {x[0]: x[1:] for x in out.get("rows") or []}
 ml = rows.get("team/ml") or []
 t.ok(ml and "$500.00" in ml and "$0.00" in ml,

@@ -418,6 +418,32 @@ def need_clusters(t):
         t.skip_all(NO_HELM)
 
 
+def need_browser(t, *modules):
+    """Skip the whole test unless Chromium, node and the npm modules the
+    UI scripts use (playwright-core, and any named) are here."""
+    for mod in ("playwright-core",) + modules:
+        if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules", mod)):
+            t.skip_all("t/node_modules is missing %s (cd t && npm ci)" % mod)
+    if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
+        t.skip_all("chromium or node missing")
+
+
+def ui_script(t, script, *args, timeout=600):
+    """Run a UI script of t/lib (node, in Chromium) and read the one JSON
+    line it prints last: its findings, with "error" when a step failed
+    (said in the test's output)."""
+    r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", script)] +
+                       [str(a) for a in args], capture_output=True,
+                       text=True, timeout=timeout)
+    try:
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
+    if out.get("error"):
+        t.diag(out["error"])
+    return out
+
+
 def fault_injection_built():
     """Whether this build has the SLIPWAY_FAULT hooks (configure
     --enable-fault-injection; off in a release build)."""

@@ -4,53 +4,38 @@
 // another origin (must be blocked).  Prints one JSON line of findings
 // for t/21-stream.t.
 "use strict";
-const path = require("path");
-const { chromium } = require(path.join(__dirname, "..", "node_modules",
-  "playwright-core"));
+const { run } = require("./browser.js");
 
-(async () => {
-  const [url, token] = process.argv.slice(2);
-  const out = { console: [] };
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update",
-      "--disable-sync"],
+const [url, token] = process.argv.slice(2);
+run(async (page, context, out) => {
+  out.console = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") out.console.push(m.text());
   });
-  try {
-    const page = await browser.newPage();
-    page.on("console", (m) => {
-      if (m.type() === "error") out.console.push(m.text());
-    });
-    await page.goto(url + "/");
-    out.csp = await page.evaluate(async () =>
-      (await fetch("/")).headers.get("content-security-policy"));
-    out.login = await page.evaluate(async (tok) => (await fetch(
-      "/api/v1/login", { method: "POST", body: JSON.stringify({ token: tok }),
-        headers: { "Content-Type": "application/json" } })).status, token);
-    const open = (u) => page.evaluate((u) => new Promise((resolve) => {
-      let ws;
-      const seen = [];
-      document.addEventListener("securitypolicyviolation",
-        (e) => seen.push("csp:" + e.violatedDirective), { once: true });
-      try {
-        ws = new WebSocket(u);
-      } catch (e) {
-        resolve({ thrown: String(e) });
-        return;
-      }
-      ws.onmessage = (e) => { seen.push(JSON.parse(e.data)); ws.close(); };
-      ws.onclose = (e) => resolve({ seen, code: e.code });
-      ws.onerror = () => seen.push("error");
-      setTimeout(() => resolve({ seen, timeout: true }), 5000);
-    }), u);
-    const host = new URL(url).host;
-    out.same = await open("ws://" + host + "/ws/operations/nope");
-    out.foreign = await open("ws://127.0.0.2:" + new URL(url).port +
-      "/ws/operations/nope");
-  } catch (e) {
-    out.error = String(e);
-  }
-  await browser.close();
-  console.log(JSON.stringify(out));
-})();
+  await page.goto(url + "/");
+  out.csp = await page.evaluate(async () =>
+    (await fetch("/")).headers.get("content-security-policy"));
+  out.login = await page.evaluate(async (tok) => (await fetch(
+    "/api/v1/login", { method: "POST", body: JSON.stringify({ token: tok }),
+      headers: { "Content-Type": "application/json" } })).status, token);
+  const open = (u) => page.evaluate((u) => new Promise((resolve) => {
+    let ws;
+    const seen = [];
+    document.addEventListener("securitypolicyviolation",
+      (e) => seen.push("csp:" + e.violatedDirective), { once: true });
+    try {
+      ws = new WebSocket(u);
+    } catch (e) {
+      resolve({ thrown: String(e) });
+      return;
+    }
+    ws.onmessage = (e) => { seen.push(JSON.parse(e.data)); ws.close(); };
+    ws.onclose = (e) => resolve({ seen, code: e.code });
+    ws.onerror = () => seen.push("error");
+    setTimeout(() => resolve({ seen, timeout: true }), 5000);
+  }), u);
+  const host = new URL(url).host;
+  out.same = await open("ws://" + host + "/ws/operations/nope");
+  out.foreign = await open("ws://127.0.0.2:" + new URL(url).port +
+    "/ws/operations/nope");
+});
