@@ -65,10 +65,41 @@ is(const char *a, const char *b)
 	return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
+/*
+ * The state to record for kind seen in state now after before.  A job
+ * or an endpoint waiting again (Pending) after it failed or was
+ * preempted keeps what it waits after, "Pending/Failed", so that
+ * running or ready again is its recovery however many passes it took.
+ */
+static void
+settle(const char *kind, const char *before, const char *now, char *out,
+    size_t sz)
+{
+	if (!is(kind, "node") && is(now, "Pending")) {
+		if (strchr(before, '/') != NULL) {
+			sw_fmt_text(out, sz, "%s", before);
+			return;
+		}
+		if (is(before, "Failed") || is(before, "Suspended")) {
+			sw_fmt_text(out, sz, "Pending/%s", before);
+			return;
+		}
+	}
+	sw_fmt_text(out, sz, "%s", now);
+}
+
 /* The event a change of kind from state `from` to `to` makes, or NULL. */
 static const char *
 transition(const char *kind, const char *from, const char *to)
 {
+	const char *slash = strchr(from, '/');
+
+	/* waiting after a failure or preemption: from what it waits after,
+	 * and failing again while still failing is no new event */
+	if (slash != NULL)
+		from = slash + 1;
+	if (is(to, "Failed") && is(from, "Failed"))
+		return NULL;
 	if (is(kind, "job")) {
 		if (is(to, "Failed"))
 			return "job.failed";
@@ -473,7 +504,7 @@ keep_obs(struct pass *p, json_object *seen, json_object *o)
 	const char *state = sw_json_get_str(o, "state");
 	json_object *data = sw_json_get(o, "data");
 	struct sw_watch_obs w;
-	char sk[700], before[64];
+	char sk[700], before[64], now[80], *slash;
 	const char *was;
 
 	if (sw_fmt(sk, sizeof(sk), "%s %s", kind, sw_json_get_str(o, "key")) !=
@@ -482,18 +513,24 @@ keep_obs(struct pass *p, json_object *seen, json_object *o)
 	was = sw_json_get_str(seen, sk);
 	sw_fmt_text(before, sizeof(before), "%s", was ? was : "");
 	json_object_object_del(seen, sk);
-	if (was != NULL && strcmp(before, state) == 0)
+	settle(kind, before, state, now, sizeof(now));
+	if (was != NULL && strcmp(before, now) == 0)
 		return SW_OK;
 	memset(&w, 0, sizeof(w));
 	w.cluster = p->cluster;
 	w.kind = kind;
 	w.key = sw_json_get_str(o, "key");
-	w.state = state;
+	w.state = now;
 	w.team = sw_json_get_str(o, "team");
 	w.time_ms = p->now_ms;
 	w.event = was != NULL ? transition(kind, before, state) : NULL;
 	sw_json_add_str(data, "cluster", p->cluster);
 	sw_json_add_str(data, "state", state);
+	if ((slash = strchr(before, '/')) != NULL) {
+		/* "previous": Pending, "after": what it waited after */
+		sw_json_add_str(data, "after", slash + 1);
+		*slash = '\0';
+	}
 	if (was != NULL)
 		sw_json_add_str(data, "previous", before);
 	w.data = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN);
