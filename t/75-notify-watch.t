@@ -136,6 +136,11 @@ r = s.post("/api/v1/subscriptions", {
     "secret": SECRET, "team": "a", "events": WATCHED},
     token=sa[("a", "operator")])
 t.eq(r.status, 201, "team a's operator subscribes for team a")
+r = s.post("/api/v1/subscriptions", {
+    "name": "chat", "target": "webhook", "url": hook + "/slack",
+    "secret": SECRET, "format": "slack", "team": "a",
+    "events": ["job.failed"]})
+t.eq(r.status, 201, "and a Slack one for team a's failed jobs")
 
 # ---- a cluster whose failed nodes stay failed
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
@@ -283,6 +288,12 @@ t.ok(all(e["detail"].get("state") == "Failed" and
      [(e["detail"].get("previous"), e["detail"].get("after")) for e in ev])
 t.eq(sorted(e["detail"].get("team") for e in ev), ["a", "b"],
      "and whose team it is")
+t.ok(wait_for(lambda: len(received("/slack")) == 1, 60),
+     "the Slack subscription gets team a's failed job")
+lines = [json.loads(b).get("text", "") for h, b in received("/slack")]
+t.ok(lines and lines[0].startswith(
+    "Slipway: job.failed: HyperPodPyTorchJob hyperpod-ns-a/bad-a on w1 is "
+    "Failed"), "in one line: %s" % lines)
 
 # ---- one kill of the poller, when nothing is on its way
 
