@@ -2,7 +2,7 @@
  * watch.c: slipway-bench-watch, passes of the poller's watch
  * (poller/watch.c) over many clusters, in-process.
  *
- *   slipway-bench-watch DIR CLUSTERS NODES JOBS PASSES
+ *   slipway-bench-watch DIR CLUSTERS NODES JOBS PASSES [still]
  *
  * The program is linked with poller/watch.c and the project libraries
  * but answers the watch's calls to the outside world itself, with the
@@ -15,7 +15,7 @@
  * fails (job.failed) and in the ten per cent that failed on the pass
  * before it runs again (job.recovered); every other job, node and
  * endpoint is as it was, so the pass is what the watch costs when
- * almost nothing changed.
+ * almost nothing changed; with "still", nothing changes at all.
  * A subscription of every kind is set, so the changes write their
  * events and deliveries to a real state store in DIR.
  *
@@ -44,6 +44,7 @@
 static int	 nodes_per, jobs_per;	/* a cluster's */
 static int	 cur;			/* the cluster connected to */
 static int	 pass_no;		/* which pass */
+static int	 still;			/* nothing changes */
 static double	 made_wall, made_cpu;
 
 static double
@@ -145,7 +146,7 @@ kube_nodes(struct sw_buf *b)
 static const char *
 job_condition(int job)
 {
-	return job == 0 && pass_no > 0 && cur % 10 == pass_no % 10 ?
+	return !still && job == 0 && pass_no > 0 && cur % 10 == pass_no % 10 ?
 	    "Failed" : "Running";
 }
 
@@ -240,11 +241,12 @@ main(int argc, char *argv[])
 	double w0, c0;
 	int64_t before;
 
-	if (argc != 6) {
+	if (argc != 6 && !(argc == 7 && strcmp(argv[6], "still") == 0)) {
 		fprintf(stderr, "usage: slipway-bench-watch DIR CLUSTERS "
-		    "NODES JOBS PASSES\n");
+		    "NODES JOBS PASSES [still]\n");
 		return 2;
 	}
+	still = argc == 7;
 	sw_log_init("slipway-bench-watch");
 	clusters = (int)strtol(argv[2], NULL, 10);
 	nodes_per = (int)strtol(argv[3], NULL, 10);

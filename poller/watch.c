@@ -23,7 +23,8 @@
  * trigger), an object gone is forgotten, and the cluster events' cursor
  * moves event by event.  Killed before the commit, the poller records
  * nothing and the next pass sees the same changes: each is reported
- * once.  Nothing changed costs the reads and one SELECT per cluster.
+ * once.  When nothing changed, a pass costs its reads and one SELECT per
+ * cluster, and writes nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -587,10 +588,60 @@ out:
 	return e;
 }
 
+/* The LISTED_ bit of a "<kind> <key>" of seen, 0 for the events. */
+static unsigned
+listed_bit(const char *k)
+{
+	if (strncmp(k, "job ", 4) == 0)
+		return LISTED_JOB;
+	if (strncmp(k, "endpoint ", 9) == 0)
+		return LISTED_ENDPOINT;
+	return strncmp(k, "node ", 5) == 0 ? LISTED_NODE : 0;
+}
+
+/* Does what was read differ from seen (read before it): a new cluster
+ * event or cursor, an object new, changed or gone?  When it does not,
+ * the pass writes nothing and takes no write lock. */
+static int
+differs(struct pass *p, json_object *seen)
+{
+	char sk[700], now[80];
+	const char *was;
+	size_t i, n = 0;
+
+	if (p->events != NULL && (json_object_array_length(p->events) > 0 ||
+	    sw_json_get(seen, "events ") == NULL))
+		return 1;
+	for (i = 0; i < json_object_array_length(p->obs); i++) {
+		json_object *o = json_object_array_get_idx(p->obs, i);
+		const char *kind = sw_json_get_str(o, "kind");
+
+		if (sw_fmt(sk, sizeof(sk), "%s %s", kind,
+		    sw_json_get_str(o, "key")) != SW_OK)
+			continue;
+		if ((was = sw_json_get_str(seen, sk)) == NULL)
+			return 1;
+		settle(kind, was, sw_json_get_str(o, "state"), now,
+		    sizeof(now));
+		if (strcmp(was, now) != 0)
+			return 1;
+		if (p->listed & listed_bit(sk))
+			n++;
+	}
+	/* no more seen of the kinds listed than observed: none gone */
+	json_object_object_foreach(seen, k, v) {
+		(void)v;
+		if ((p->listed & listed_bit(k)) && n-- == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static void
 watch_cluster(struct pass *p)
 {
 	json_object *seen = NULL;
+	int changed;
 
 	if (sw_watch_seen(p->db, p->cluster, &seen) != SW_OK)
 		return;
@@ -598,9 +649,10 @@ watch_cluster(struct pass *p)
 	p->obs = json_object_new_array();
 	read_events(p, seen);
 	read_kube(p);
+	changed = differs(p, seen);
 	json_object_put(seen);
 	p->now_ms = sw_now_ms();
-	if (sw_db_begin(p->db) == SW_OK) {
+	if (changed && sw_db_begin(p->db) == SW_OK) {
 		if (keep(p) != SW_OK) {
 			sw_db_rollback(p->db);
 			sw_warn("watch: cannot record what changed on %s",
