@@ -132,11 +132,13 @@ kube_nodes(struct sw_buf *b)
 	(void)sw_buf_puts(b, "{\"kind\":\"NodeList\",\"items\":[");
 	for (i = 0; i < nodes_per; i++)
 		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":"
-		    "\"hyperpod-i-0%07x%08x\",\"labels\":{\"node.kubernetes.io/"
-		    "instance-type\":\"ml.p5.48xlarge\",\"sagemaker.amazonaws."
-		    "com/instance-group-name\":\"workers\",\"sagemaker.amazonaws"
-		    ".com/node-health-status\":\"Schedulable\"},\"annotations\":"
-		    "{\"sagemaker.amazonaws.com/instance-id\":\"i-0%07x%08x\"}},"
+		    "\"hyperpod-i-0%07x%08x\",\"labels\":{"
+		    "\"node.kubernetes.io/instance-type\":\"ml.p5.48xlarge\","
+		    "\"sagemaker.amazonaws.com/instance-group-name\":"
+		    "\"workers\",\"sagemaker.amazonaws.com/"
+		    "node-health-status\":\"Schedulable\"},\"annotations\":"
+		    "{\"sagemaker.amazonaws.com/instance-id\":"
+		    "\"i-0%07x%08x\"}},"
 		    "\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"}}}",
 		    i ? "," : "", cur, i, cur, i);
 	(void)sw_buf_puts(b, "]}");
@@ -146,8 +148,8 @@ kube_nodes(struct sw_buf *b)
 static const char *
 job_condition(int job)
 {
-	return !still && job == 0 && pass_no > 0 && cur % 10 == pass_no % 10 ?
-	    "Failed" : "Running";
+	return !still && job == 0 && pass_no > 0 &&
+	    cur % 10 == pass_no % 10 ? "Failed" : "Running";
 }
 
 static void
@@ -155,13 +157,15 @@ kube_jobs(struct sw_buf *b)
 {
 	int i;
 
-	(void)sw_buf_puts(b, "{\"kind\":\"HyperPodPyTorchJobList\",\"items\":[");
+	(void)sw_buf_puts(b, "{\"kind\":\"HyperPodPyTorchJobList\","
+	    "\"items\":[");
 	for (i = 0; i < jobs_per; i++)
 		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":\"train-%d\","
 		    "\"namespace\":\"hyperpod-ns-team%d\"},\"spec\":{"
 		    "\"runPolicy\":{}},\"status\":{\"conditions\":[{\"type\":"
 		    "\"Created\",\"status\":\"True\"},{\"type\":\"%s\","
-		    "\"status\":\"True\",\"reason\":\"x\",\"message\":\"y\"}]}}",
+		    "\"status\":\"True\",\"reason\":\"x\","
+		    "\"message\":\"y\"}]}}",
 		    i ? "," : "", i, i % 8, job_condition(i));
 	(void)sw_buf_puts(b, "]}");
 }

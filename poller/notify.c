@@ -161,8 +161,9 @@ slack_watch(struct sw_buf *b, json_object *ev)
 	    sw_json_path_str(det, "event.Description");
 
 	(void)sw_buf_printf(b, "Slipway: %s: %s on %s",
-	    sw_json_get_str(ev, "kind") ?: "", sw_json_get_str(det, "subject") ?:
-	    "", sw_json_get_str(ev, "cluster") ?: "");
+	    sw_json_get_str(ev, "kind") ?: "",
+	    sw_json_get_str(det, "subject") ?: "",
+	    sw_json_get_str(ev, "cluster") ?: "");
 	if (sw_json_get_str(det, "state") != NULL)
 		(void)sw_buf_printf(b, " is %s", sw_json_get_str(det, "state"));
 	if (sw_json_get_str(det, "previous") != NULL)
