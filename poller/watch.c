@@ -588,6 +588,23 @@ out:
 	return e;
 }
 
+/* Is there a cluster event past the cursor (or no cursor yet)? */
+static int
+new_events(struct pass *p, json_object *seen)
+{
+	const char *cur = sw_json_get_str(seen, "events ");
+	char mark[128];
+	size_t i;
+
+	if (cur == NULL)
+		return 1;
+	for (i = 0; i < json_object_array_length(p->events); i++)
+		if (event_mark(json_object_array_get_idx(p->events, i), mark,
+		    sizeof(mark)) == SW_OK && strcmp(mark, cur) > 0)
+			return 1;
+	return 0;
+}
+
 /* The LISTED_ bit of a "<kind> <key>" of seen, 0 for the events. */
 static unsigned
 listed_bit(const char *k)
@@ -609,8 +626,7 @@ differs(struct pass *p, json_object *seen)
 	const char *was;
 	size_t i, n = 0;
 
-	if (p->events != NULL && (json_object_array_length(p->events) > 0 ||
-	    sw_json_get(seen, "events ") == NULL))
+	if (p->events != NULL && new_events(p, seen))
 		return 1;
 	for (i = 0; i < json_object_array_length(p->obs); i++) {
 		json_object *o = json_object_array_get_idx(p->obs, i);
