@@ -107,7 +107,8 @@ main(int argc, char *argv[])
 	if ((v = getenv("SLIPWAY_LEDGER_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
 		ledger_ms = strtol(v, NULL, 10) * 1000;
-	/* how often jobs, endpoints, nodes and cluster events are read */
+	/* how often jobs, endpoints, nodes and cluster events are read
+	 * (slipway.conf watch_interval) */
 	if ((v = getenv("SLIPWAY_WATCH_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
 		watch_ms = strtol(v, NULL, 10) * 1000;
