@@ -275,6 +275,10 @@ apply_conf_file(void)
 	    (v = json_object_get_string(sw_json_get(opconf,
 	    "ledger_interval"))) != NULL)
 		setenv("SLIPWAY_LEDGER_INTERVAL", v, 1);
+	if (sw_json_get(opconf, "watch_interval") != NULL &&
+	    (v = json_object_get_string(sw_json_get(opconf,
+	    "watch_interval"))) != NULL)
+		setenv("SLIPWAY_WATCH_INTERVAL", v, 1);
 	eps = sw_json_get(opconf, "endpoints");
 	if (O.sandbox || eps == NULL)
 		return 0;

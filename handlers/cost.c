@@ -16,6 +16,12 @@
  *                           and is not costed)
  * Capacity from a training plan is paid for up front, not per hour: its
  * line names the plan's upfront fee and end instead.
+ *
+ * A self-hosted inference endpoint adds no instance: it holds GPUs of
+ * the cluster's nodes, and its cost is their share of the node's
+ * on-demand price (the ledger's rule, poller/ledger.c), known only when
+ * the one type it can run on is (instance_type, or the only group type
+ * with GPUs enough).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +29,7 @@
 
 #include "cloud/aws_api.h"
 #include "handlers/handlers.h"
+#include "handlers/workloads.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -283,4 +290,82 @@ h_cluster_cost(struct sw_req *r, json_object *hp)
 	memset(&cp, 0, sizeof(cp));
 	lines_now(&cp, hp);
 	return cost_json(r, &cp);
+}
+
+/* Which type an endpoint's replicas run on, into *t; NULL or why not
+ * (into buf). */
+static const char *
+endpoint_type(struct sw_req *r, const char *cluster, const char *itype,
+    int64_t gpus, struct wl_fit_type *t, char *buf, size_t sz)
+{
+	struct wl_fit_type types[SW_MAX_GROUPS];
+	int n, k;
+	size_t len;
+
+	n = wl_fit_types(r, cluster, itype, gpus, types, SW_MAX_GROUPS);
+	if (n < 0)
+		return "the cluster's instance groups or their GPUs cannot "
+		    "be read";
+	if (n == 0)
+		return "no instance group of the cluster has a node it fits";
+	if (n == 1) {
+		*t = types[0];
+		return NULL;
+	}
+	sw_fmt_text(buf, sz, "it may run on nodes of %d types, priced "
+	    "apart (", n);
+	for (k = 0; k < n && (len = strlen(buf)) < sz; k++)
+		sw_fmt_text(buf + len, sz - len, "%s%s", k ? ", " : "",
+		    types[k].name);
+	len = strlen(buf);
+	sw_fmt_text(buf + len, sz - len, "): give instance_type");
+	return buf;
+}
+
+json_object *
+h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
+    int64_t replicas, int64_t gpus)
+{
+	struct wl_fit_type t;
+	struct sw_price price;
+	struct aws_error err;
+	json_object *hp = NULL, *now = NULL, *out;
+	const char *why;
+	char buf[320];
+	int64_t hour = 0;
+
+	memset(&price, 0, sizeof(price));
+	memset(&t, 0, sizeof(t));
+	why = endpoint_type(r, cluster, itype, gpus, &t, buf, sizeof(buf));
+	if (why == NULL)
+		sw_price_hour(r->db, h_aws(r), t.name, &price, &why);
+	if (why == NULL)
+		hour = replicas * gpus * price.usd_micro / t.gpus;
+	if (h_hp_describe(r, cluster, &hp, &err) == SW_OK)
+		now = h_cluster_cost(r, hp);
+	out = sw_jo("currency", sw_js("USD"), "complete", sw_jb(why == NULL),
+	    "instance_type", t.name[0] ? sw_js(t.name) : NULL,
+	    "gpus", sw_ji(replicas * gpus),
+	    "gpus_per_instance", t.gpus > 0 ? sw_ji(t.gpus) : NULL,
+	    "usd_per_hour_each", why == NULL ? h_usd(price.usd_micro) : NULL,
+	    "sku", why == NULL && price.sku[0] ? sw_js(price.sku) : NULL,
+	    "published", why == NULL && price.published[0] ?
+		sw_js(price.published) : NULL,
+	    "why", why ? sw_js(why) : NULL,
+	    "region", sw_js(h_aws(r)->region),
+	    "source", sw_js("AWS Price List API: GetProducts, "
+		PRICE_SERVICE ", on-demand"),
+	    "basis", sw_js("its GPUs' share of their nodes' on-demand price "
+		"(the cost ledger's rule); the nodes are the cluster's and "
+		"cost it the same with or without the endpoint"), NULL);
+	/* unknown, said as null: never zero */
+	json_object_object_add(out, "added_per_hour", why ? NULL :
+	    h_usd(hour));
+	json_object_object_add(out, "added_per_day", why ? NULL :
+	    h_usd(hour * 24));
+	json_object_object_add(out, "cluster_per_hour", json_object_get(
+	    sw_json_get(now, "cluster_per_hour")));
+	json_object_put(now);
+	json_object_put(hp);
+	return out;
 }

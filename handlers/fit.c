@@ -146,3 +146,23 @@ wl_check_fit(struct sw_req *r, const struct wl_fit *ask)
 	return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 	    r->ferrs.e[0].msg);
 }
+
+int
+wl_fit_types(struct sw_req *r, const char *cluster, const char *itype,
+    int64_t gpus, struct wl_fit_type *out, int max)
+{
+	struct fit_type types[SW_MAX_GROUPS];
+	int n, k, found = 0;
+
+	n = fit_group_types(r, cluster, types, SW_MAX_GROUPS);
+	if (n <= 0 || fit_type_facts(r, types, n) != 0)
+		return -1;
+	for (k = 0; k < n && found < max; k++) {
+		if ((itype != NULL && strcmp(types[k].name, itype) != 0) ||
+		    types[k].gpus < gpus || types[k].gpus <= 0)
+			continue;
+		memcpy(out[found].name, types[k].name, sizeof(out[0].name));
+		out[found++].gpus = types[k].gpus;
+	}
+	return found;
+}

@@ -469,7 +469,10 @@ h_inference_deploy(struct sw_req *r)
 	if (h_kueue_labels(r, cluster, ns, list) != SW_OK)
 		goto out;
 	if (r->dry_run) {
-		wl_answer_plan(r, list, sw_jo("endpoint", sw_js(name), NULL));
+		wl_answer_plan(r, list, sw_jo("endpoint", sw_js(name),
+		    "cost", h_endpoint_cost(r, cluster, sw_json_get_str(a,
+		    "instance_type"), sw_json_get_int(a, "replicas", 1),
+		    sw_json_get_int(a, "gpus_per_replica", 1)), NULL));
 		list = NULL;
 		goto out;
 	}

@@ -3,7 +3,10 @@
  * (lib/notify.h).  Nothing here sends: the poller does
  * (poller/notify.c).  A subscription's fields depend on its target, a
  * rule the operation table cannot say by itself: each is checked here
- * and a refusal names the field.
+ * and a refusal names the field.  So is who may make or delete one:
+ * the team rule (lib/teams.h) for the team it is limited to (an
+ * operator of that team) or, for one of every team, a platform row's
+ * (a platform-admin); its owner, who made it, may always delete it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +16,7 @@
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/notify.h"
+#include "lib/teams.h"
 
 /* 400 naming field and the rule it breaks. */
 static sw_err
@@ -119,6 +123,25 @@ address_of(struct sw_req *r, const char *target)
 	return sw_json_get_str(r->args, "event_bus") ?: "default";
 }
 
+/* May the caller make a subscription of team (NULL: of every team)?
+ * SW_OK, or a 403 naming the rule. */
+static sw_err
+sub_allowed(struct sw_req *r, const char *op, const char *team)
+{
+	struct sw_rule_row row = {
+		.name = op, .scope = SW_SCOPE_WRITE,
+		.touch = team != NULL ? SW_TOUCH_TEAM : SW_TOUCH_PLATFORM,
+	};
+	const char *why;
+	char buf[320];
+
+	if ((why = sw_team_rule(r->cfg, &r->who, &row, team, buf,
+	    sizeof(buf))) == NULL)
+		return SW_OK;
+	sw_ferr_add(&r->ferrs, "team", "team-rule", "%s", why);
+	return sw_req_fail(r, SW_EFORBIDDEN, "%s", why);
+}
+
 sw_err
 h_subscription_create(struct sw_req *r)
 {
@@ -130,6 +153,9 @@ h_subscription_create(struct sw_req *r)
 	memset(&n, 0, sizeof(n));
 	n.name = sw_json_get_str(r->args, "name");
 	n.target = sw_json_get_str(r->args, "target");
+	n.team = sw_json_get_str(r->args, "team");
+	if (sub_allowed(r, "subscription_create", n.team) != SW_OK)
+		return r->err;
 	if (target_fields_ok(r, n.target) != SW_OK)
 		return r->err;
 	if (strcmp(n.target, "webhook") == 0 && webhook_ok(r) != SW_OK)
@@ -178,8 +204,21 @@ sw_err
 h_subscription_delete(struct sw_req *r)
 {
 	const char *name = sw_json_get_str(r->args, "name");
+	json_object *list = NULL, *sub;
 	sw_err e;
 
+	if ((e = sw_sub_list(r->db, name, &list)) == SW_ENOTFOUND)
+		return sw_req_fail(r, e, "no subscription named '%s'", name);
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot read the subscription");
+	sub = json_object_array_get_idx(list, 0);
+	if (strcmp(sw_json_get_str(sub, "created_by") ?: "", r->who.name) !=
+	    0 && sub_allowed(r, "subscription_delete",
+	    sw_json_get_str(sub, "team")) != SW_OK) {
+		json_object_put(list);
+		return r->err;
+	}
+	json_object_put(list);
 	if ((e = sw_sub_delete(r->db, name)) == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no subscription named '%s'", name);
 	if (e != SW_OK)

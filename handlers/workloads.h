@@ -188,6 +188,19 @@ struct wl_fit {
  */
 sw_err	wl_check_fit(struct sw_req *, const struct wl_fit *);
 
+/* An instance type of the cluster's groups a pod can run on. */
+struct wl_fit_type {
+	char	name[64];	/* ml.<type> */
+	int64_t	gpus;		/* its GPUs */
+};
+/*
+ * The types of the cluster's groups with at least gpus GPUs (only
+ * itype, when not NULL) into out (at most max): their count, or -1
+ * when the groups or their facts cannot be read.
+ */
+int	wl_fit_types(struct sw_req *, const char *cluster, const char *itype,
+	    int64_t gpus, struct wl_fit_type *out, int max);
+
 /* ---- finding jobs (handlers/jobs.c) ----------------------------------- */
 
 /* The kinds a "job" can be: what training_job_* look through. */

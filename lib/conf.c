@@ -404,6 +404,10 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, 86400, &n))
 			return "ledger_interval must be 1..86400 (seconds)";
 		sw_json_add_int(out, "ledger_interval", n);
+	} else if (strcmp(k, "watch_interval") == 0) {
+		if (!conf_int(v, 1, 86400, &n))
+			return "watch_interval must be 1..86400 (seconds)";
+		sw_json_add_int(out, "watch_interval", n);
 	} else if (strcmp(k, "iam_permissions_boundary") == 0) {
 		if (!sw_conf_policy_arn_ok(v))
 			return "iam_permissions_boundary is a managed policy "

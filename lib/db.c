@@ -293,6 +293,120 @@ static const char *const migrations[] = {
 	"    instr(s.kinds, ',budget.threshold,') > 0 AND (s.cluster IS NULL"
 	"    OR (NEW.scope = 'cluster' AND s.cluster = NEW.name));"
 	"  END;",
+	/* 13: what the poller watches (poller/watch.c): the last-seen
+	 * state of each job, endpoint and node of a cluster, and the
+	 * cursor of its HyperPod cluster events.  A first sight is an
+	 * INSERT (a baseline, no event); a change is an UPDATE naming the
+	 * event it makes (event, data), and notify_watch writes that event
+	 * and its deliveries in the same statement, so a change is
+	 * reported once or, when the poller dies first, not recorded and
+	 * seen again.  A subscription may be limited to a team: it gets
+	 * the events that carry its team (a job's or an endpoint's
+	 * namespace hyperpod-ns-<team>, its team budget's crossings), so
+	 * operation and stage results, which belong to no team, go to
+	 * subscriptions of no team only. */
+	"ALTER TABLE subscriptions ADD COLUMN team TEXT;"
+	"CREATE TABLE watch_state ("
+	"  cluster TEXT NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  team TEXT,"
+	"  seen INTEGER NOT NULL,"
+	"  event TEXT,"
+	"  data TEXT,"
+	"  PRIMARY KEY (cluster, kind, key));"
+	"CREATE TRIGGER notify_watch AFTER UPDATE OF state ON watch_state"
+	"  WHEN NEW.event IS NOT NULL AND OLD.state IS NOT NEW.state BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))), NEW.event, '',"
+	"   NEW.cluster, NEW.seen, NEW.data"
+	"   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',' || NEW.event || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster)"
+	"    AND (s.team IS NULL OR s.team IS NEW.team));"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending', NEW.seen"
+	"   FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',' || NEW.event || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster)"
+	"    AND (s.team IS NULL OR s.team IS NEW.team);"
+	"  END;"
+	"DROP TRIGGER notify_op_end;"
+	"CREATE TRIGGER notify_op_end AFTER UPDATE OF state ON operations"
+	"  WHEN NEW.state IN ('succeeded','failed','cancelled')"
+	"  AND OLD.state IS NOT NEW.state BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))),"
+	"   'operation.' || NEW.state, NEW.id, NEW.cluster, NEW.updated,"
+	"   json_object('operation', NEW.id, 'kind', NEW.kind, 'target',"
+	"    NEW.target, 'cluster', NEW.cluster, 'state', NEW.state,"
+	"    'error', NEW.error, 'requested_by', NEW.token_name)"
+	"   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',operation.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster)"
+	"    AND s.team IS NULL);"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending', NEW.updated"
+	"   FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',operation.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS NEW.cluster)"
+	"    AND s.team IS NULL;"
+	"  END;"
+	"DROP TRIGGER notify_stage_end;"
+	"CREATE TRIGGER notify_stage_end AFTER UPDATE OF state ON stages"
+	"  WHEN NEW.state IN ('succeeded','failed')"
+	"  AND OLD.state IS NOT NEW.state BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))),"
+	"   'stage.' || NEW.state, o.id, o.cluster, NEW.finished,"
+	"   json_object('operation', o.id, 'kind', o.kind, 'target',"
+	"    o.target, 'cluster', o.cluster, 'stage', NEW.name, 'seq',"
+	"    NEW.seq, 'state', NEW.state, 'error', NEW.error,"
+	"    'attempts', NEW.attempts, 'requested_by', o.token_name)"
+	"   FROM operations o WHERE o.id = NEW.op_id AND EXISTS (SELECT 1"
+	"    FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',stage.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS o.cluster)"
+	"    AND s.team IS NULL);"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending', NEW.finished"
+	"   FROM subscriptions s, operations o WHERE o.id = NEW.op_id AND"
+	"    instr(s.kinds, ',stage.' || NEW.state || ',') > 0"
+	"    AND (s.cluster IS NULL OR s.cluster IS o.cluster)"
+	"    AND s.team IS NULL;"
+	"  END;"
+	"DROP TRIGGER notify_budget_cross;"
+	"CREATE TRIGGER notify_budget_cross AFTER INSERT ON budget_alerts"
+	"  BEGIN"
+	"  INSERT INTO notify_events (uid, kind, op_id, cluster, time, data)"
+	"   SELECT 'ev-' || lower(hex(randomblob(12))), 'budget.threshold',"
+	"   '', CASE NEW.scope WHEN 'cluster' THEN NEW.name END,"
+	"   CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER),"
+	"   json_patch(json_object('scope', NEW.scope, 'name', NEW.name,"
+	"    'month', NEW.month, 'threshold', NEW.threshold, 'crossed_at',"
+	"    strftime('%Y-%m-%dT%H:%M:%SZ', NEW.crossed, 'unixepoch'),"
+	"    'spent_usd', json(printf('%d.%06d', NEW.spent_micro / 1000000,"
+	"     NEW.spent_micro % 1000000)),"
+	"    'limit_usd', json(printf('%d.%06d', NEW.limit_micro / 1000000,"
+	"     NEW.limit_micro % 1000000))),"
+	"    json_object('forecast_usd', CASE WHEN NEW.forecast_micro >= 0"
+	"     THEN json(printf('%d.%06d', NEW.forecast_micro / 1000000,"
+	"     NEW.forecast_micro % 1000000)) END))"
+	"   WHERE EXISTS (SELECT 1 FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',budget.threshold,') > 0 AND (s.cluster IS NULL"
+	"    OR (NEW.scope = 'cluster' AND s.cluster = NEW.name))"
+	"    AND (s.team IS NULL OR (NEW.scope = 'team'"
+	"    AND s.team = NEW.name)));"
+	"  INSERT INTO deliveries (event_id, sub, state, due)"
+	"   SELECT last_insert_rowid(), s.name, 'pending',"
+	"   CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+	"   FROM subscriptions s WHERE"
+	"    instr(s.kinds, ',budget.threshold,') > 0 AND (s.cluster IS NULL"
+	"    OR (NEW.scope = 'cluster' AND s.cluster = NEW.name))"
+	"    AND (s.team IS NULL OR (NEW.scope = 'team'"
+	"    AND s.team = NEW.name));"
+	"  END;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -517,8 +631,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"DELETE FROM budget_alerts WHERE scope = ?1 AND name = ?2",
 	/* STMT_SUB_INSERT */
 	"INSERT INTO subscriptions (name, target, address, secret, format,"
-	" kinds, cluster, created_by, created)"
-	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	" kinds, cluster, created_by, created, team)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	/* STMT_SUB_LIST: ?1 one name or NULL for all */
 	"SELECT s.name, s.target, s.address, s.secret IS NOT NULL, s.format,"
 	" s.kinds, s.cluster, s.created_by, s.created,"
@@ -527,7 +641,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" (SELECT count(*) FROM deliveries d WHERE d.sub = s.name"
 	"  AND d.state = 'delivered'),"
 	" (SELECT count(*) FROM deliveries d WHERE d.sub = s.name"
-	"  AND d.state = 'dead')"
+	"  AND d.state = 'dead'), s.team"
 	" FROM subscriptions s WHERE ?1 IS NULL OR s.name = ?1"
 	" ORDER BY s.name",
 	/* STMT_SUB_DELETE: its deliveries go with it (notify_sub_gone) */
@@ -561,7 +675,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" d.attempts, d.due, d.last_error, d.done, d.rowid,"
 	" CASE e.kind WHEN 'budget.threshold' THEN"
 	"  json_extract(e.data, '$.scope') || '/' ||"
-	"  json_extract(e.data, '$.name') END"
+	"  json_extract(e.data, '$.name') END,"
+	" json_extract(e.data, '$.subject')"
 	" FROM deliveries d JOIN notify_events e ON e.id = d.event_id"
 	" WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.sub = ?2)"
 	" AND (?3 IS NULL OR d.rowid < ?3)"
@@ -572,6 +687,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_DELIVERY_RELEASE_OWNER */
 	"UPDATE deliveries SET lease_owner = NULL, lease_until = 0"
 	" WHERE lease_owner = ?1",
+	/* STMT_WATCH_SEEN: a cluster's last-seen states */
+	"SELECT kind, key, state FROM watch_state WHERE cluster = ?1",
+	/* STMT_WATCH_PUT: a first sight (no event), or a change that makes
+	 * event ?7 (NULL: none) through notify_watch */
+	"INSERT INTO watch_state (cluster, kind, key, state, team, seen,"
+	" event, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL)"
+	" ON CONFLICT (cluster, kind, key) DO UPDATE SET state = ?4,"
+	" team = ?5, seen = ?6, event = ?7, data = ?8",
+	/* STMT_WATCH_DROP: an object no longer there */
+	"DELETE FROM watch_state WHERE cluster = ?1 AND kind = ?2"
+	" AND key = ?3",
 };
 
 int64_t

@@ -13,7 +13,10 @@
 
 const char *const sw_notify_kinds[] = {
 	"operation.succeeded", "operation.failed", "operation.cancelled",
-	"stage.succeeded", "stage.failed", "budget.threshold", NULL
+	"stage.succeeded", "stage.failed", "budget.threshold",
+	"job.failed", "job.succeeded", "job.preempted", "job.recovered",
+	"endpoint.failed", "endpoint.recovered",
+	"node.unhealthy", "node.recovered", "cluster.event", NULL
 };
 const char *const sw_notify_targets[] = {
 	"webhook", "sns", "eventbridge", NULL
@@ -41,6 +44,7 @@ sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 	sw_bind_opt(st, 7, n->cluster);
 	sqlite3_bind_text(st, 8, n->created_by, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 9, sw_now_ms());
+	sw_bind_opt(st, 10, n->team);
 	return sw_db_exec(db, st);
 }
 
@@ -81,6 +85,8 @@ sub_row(sqlite3_stmt *st)
 	sw_json_add_int(o, "pending", sqlite3_column_int64(st, 9));
 	sw_json_add_int(o, "delivered", sqlite3_column_int64(st, 10));
 	sw_json_add_int(o, "dead", sqlite3_column_int64(st, 11));
+	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+		sw_json_add_str(o, "team", sw_col_text(st, 12));
 	return o;
 }
 
@@ -150,6 +156,7 @@ delivery_row(sqlite3_stmt *st)
 	if (*sw_col_text(st, 2) != '\0')
 		sw_json_add_str(o, "operation_id", sw_col_text(st, 2));
 	add_opt_str(o, "budget", st, 12);
+	add_opt_str(o, "subject", st, 13);
 	add_opt_str(o, "cluster", st, 3);
 	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
 	sw_json_add_str(o, "subscription", sw_col_text(st, 5));
@@ -329,4 +336,61 @@ sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
 			released++;
 	}
 	return released;
+}
+
+sw_err
+sw_watch_seen(struct sw_db *db, const char *cluster, json_object **out)
+{
+	sqlite3_stmt *st;
+	char key[1024];
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_WATCH_SEEN)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	*out = json_object_new_object();
+	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+		if (sw_fmt(key, sizeof(key), "%s %s", sw_col_text(st, 0),
+		    sw_col_text(st, 1)) == SW_OK)
+			sw_json_add_str(*out, key, sw_col_text(st, 2));
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		json_object_put(*out);
+		*out = NULL;
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
+}
+
+sw_err
+sw_watch_put(struct sw_db *db, const struct sw_watch_obs *w)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_WATCH_PUT)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, w->cluster, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, w->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, w->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, w->state, -1, SQLITE_STATIC);
+	sw_bind_opt(st, 5, w->team);
+	sqlite3_bind_int64(st, 6, w->time_ms);
+	sw_bind_opt(st, 7, w->event);
+	sw_bind_opt(st, 8, w->data);
+	return sw_db_exec(db, st);
+}
+
+sw_err
+sw_watch_drop(struct sw_db *db, const char *cluster, const char *kind,
+    const char *key)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_WATCH_DROP)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
+	return sw_db_exec(db, st);
 }

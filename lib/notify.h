@@ -7,7 +7,13 @@
  * (lib/db.c) write an event and one delivery per matching subscription
  * in the same statement as the state change or the crossing.  A
  * subscription limited to a cluster gets that cluster's operations and
- * its cluster budget's crossings, never a team budget's.  The poller (poller/notify.c) takes
+ * its cluster budget's crossings, never a team budget's; one limited
+ * to a team gets only the events that carry that team (its jobs' and
+ * endpoints' changes, its team budget's crossings).  The poller also
+ * watches jobs, endpoints, nodes and HyperPod's cluster events
+ * (poller/watch.c): it keeps their last-seen states here, and a
+ * trigger writes the event of a change with the change itself.  The
+ * poller (poller/notify.c) takes
  * due deliveries under a lease, sends them and records the outcome
  * here: delivered, again later, or dead after the last attempt.
  */
@@ -39,6 +45,7 @@ struct sw_sub_new {
 	const char	*format;
 	const char	*kinds;
 	const char	*cluster;
+	const char	*team;		/* NULL: events of every team */
 	const char	*created_by;
 };
 
@@ -83,5 +90,32 @@ sw_err	sw_delivery_retry(struct sw_db *, const struct sw_delivery_ref *,
 /* Release the leases of owners alive() says are gone; how many. */
 int	sw_delivery_release_dead(struct sw_db *,
 	    int (*alive)(const char *, void *), void *arg);
+
+/* ---- what the poller watches (poller/watch.c) ---------------------- */
+
+/* The last-seen states of cluster's watched objects, as a new object
+ * {"<kind> <key>": state} in *out. */
+sw_err	sw_watch_seen(struct sw_db *, const char *cluster, json_object **out);
+
+/* One object seen: its kind (job, endpoint, node, events), key, state
+ * and team (NULL: none).  event (NULL: none) is what the change from
+ * the last-seen state makes, with data, its detail as JSON text. */
+struct sw_watch_obs {
+	const char	*cluster;
+	const char	*kind;
+	const char	*key;
+	const char	*state;
+	const char	*team;
+	const char	*event;
+	const char	*data;
+	int64_t		 time_ms;
+};
+
+/* Record it: a first sight is a baseline (no event); a change writes
+ * its event and deliveries in the same statement (a trigger). */
+sw_err	sw_watch_put(struct sw_db *, const struct sw_watch_obs *);
+/* Forget an object no longer there (seen again, it is a baseline). */
+sw_err	sw_watch_drop(struct sw_db *, const char *cluster, const char *kind,
+	    const char *key);
 
 #endif

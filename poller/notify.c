@@ -150,6 +150,30 @@ slack_op(struct sw_buf *b, json_object *ev)
 	    sw_json_get_str(ev, "id") ?: "");
 }
 
+/* A watched change's: "job.failed: HyperPodPyTorchJob ns/x on w1 is
+ * Failed (was Running): ..." (poller/watch.c). */
+static void
+slack_watch(struct sw_buf *b, json_object *ev)
+{
+	json_object *det = sw_json_get(ev, "detail");
+	const char *why = sw_json_get_str(det, "message") ?:
+	    sw_json_get_str(det, "reason") ?:
+	    sw_json_path_str(det, "event.Description");
+
+	(void)sw_buf_printf(b, "Slipway: %s: %s on %s",
+	    sw_json_get_str(ev, "kind") ?: "",
+	    sw_json_get_str(det, "subject") ?: "",
+	    sw_json_get_str(ev, "cluster") ?: "");
+	if (sw_json_get_str(det, "state") != NULL)
+		(void)sw_buf_printf(b, " is %s", sw_json_get_str(det, "state"));
+	if (sw_json_get_str(det, "previous") != NULL)
+		(void)sw_buf_printf(b, " (was %s)",
+		    sw_json_get_str(det, "previous"));
+	if (why != NULL)
+		(void)sw_buf_printf(b, ": %.1000s", why);
+	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
+}
+
 /* One line for people, as a Slack incoming-webhook message. */
 static json_object *
 slack_json(json_object *ev)
@@ -160,6 +184,8 @@ slack_json(json_object *ev)
 	sw_buf_init(&b, 3000);
 	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") == 0)
 		slack_budget(&b, ev);
+	else if (sw_json_get_str(sw_json_get(ev, "detail"), "subject") != NULL)
+		slack_watch(&b, ev);
 	else
 		slack_op(&b, ev);
 	o = sw_jo("text", sw_js(b.data ? b.data : "Slipway event"), NULL);

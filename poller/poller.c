@@ -30,6 +30,7 @@
 #include "poller/budgets.h"
 #include "poller/ledger.h"
 #include "poller/notify.h"
+#include "poller/watch.h"
 
 static volatile sig_atomic_t stop;
 
@@ -72,6 +73,7 @@ main(int argc, char *argv[])
 	struct sw_notifier notifier;
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
+	int64_t watch_ms = 15000, watch_due = 0;
 	int calls, rc = 1;
 	sw_err e;
 
@@ -105,6 +107,11 @@ main(int argc, char *argv[])
 	if ((v = getenv("SLIPWAY_LEDGER_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
 		ledger_ms = strtol(v, NULL, 10) * 1000;
+	/* how often jobs, endpoints, nodes and cluster events are read
+	 * (slipway.conf watch_interval) */
+	if ((v = getenv("SLIPWAY_WATCH_INTERVAL")) != NULL &&
+	    strtol(v, NULL, 10) > 0)
+		watch_ms = strtol(v, NULL, 10) * 1000;
 	sw_info("running (%s)", sw_json_get(cfg.root, "sandbox_info") ?
 	    "sandbox" : "aws");
 	while (!stop) {
@@ -115,6 +122,10 @@ main(int argc, char *argv[])
 			sw_ledger_tick(db, &aws);
 			sw_budget_tick(db);
 			ledger_due = sw_now_ms() + ledger_ms;
+		}
+		if (sw_now_ms() >= watch_due) {
+			sw_watch_tick(db, &aws);
+			watch_due = sw_now_ms() + watch_ms;
 		}
 		(void)sw_notify_tick(&notifier, db, &aws);
 		(void)sw_db_idle(db);

@@ -446,6 +446,11 @@ static const struct sw_field o_deploy_plan[] = {
 	OUT_OPT("aws", SW_T_ANY, "The AWS resources it would create "
 	    "(managed, jumpstart)."),
 	OUT_OPT("pool", SW_T_STRING, "Its pool (exposure pool)."),
+	{ .name = "cost", .type = SW_T_OBJECT,
+	  .fields = sw_endpoint_cost_fields,
+	  .desc = "What it costs per hour and per day (self-hosted): its "
+	  "GPUs' share of their nodes' price; unknown is null, never "
+	  "zero." },
 	{ NULL }
 };
 static const struct sw_answer a_inf_deploy[] = {

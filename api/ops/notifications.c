@@ -1,7 +1,9 @@
 /*
  * notifications.c: the operation table's rows for notifications:
- * subscriptions (where the results of operations and stages and the
- * thresholds budgets cross are sent)
+ * subscriptions (where the results of operations and stages, the
+ * thresholds budgets cross and the changes the poller watches on the
+ * clusters (jobs, endpoints, nodes, HyperPod cluster events) are sent,
+ * for everyone or one team)
  * and the deliveries of the outbox, dead letters included, each beside
  * the fields it reads and the answer it sends.
  */
@@ -33,11 +35,24 @@ static const struct sw_field f_sub_create[] = {
 	  .desc = "Where events go: webhook (url, secret), sns "
 	  "(topic_arn) or eventbridge (event_bus)." },
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .min = 1, .max = 6, .items = f_event_kind,
+	  .min = 1, .max = 15, .items = f_event_kind,
 	  .desc = "The event kinds it wants: operation.succeeded, "
 	  "operation.failed, operation.cancelled, stage.succeeded, "
 	  "stage.failed, budget.threshold (a budget's threshold crossed, "
-	  "once per budget, month and threshold)." },
+	  "once per budget, month and threshold); job.failed, "
+	  "job.succeeded, job.preempted, job.recovered "
+	  "(HyperPodPyTorchJobs and RayJobs); endpoint.failed, "
+	  "endpoint.recovered (self-hosted inference endpoints); "
+	  "node.unhealthy, node.recovered (HyperPod's node health label); "
+	  "cluster.event (each new HyperPod cluster event).  A first sight "
+	  "of a job, endpoint or node is no event: only its changes are." },
+	{ .name = "team", .type = SW_T_STRING, .min = 1, .max = 39,
+	  .pattern = PAT_TEAM,
+	  .desc = "Only events of this team: its jobs and endpoints "
+	  "(namespace hyperpod-ns-<team>) and its team budget's "
+	  "thresholds; never operation, stage, node or cluster events, "
+	  "which belong to no team.  An operator of the team may make "
+	  "it; a subscription of every team needs a platform-admin." },
 	{ .name = "cluster", .type = SW_T_STRING, .min = 2, .max = 32,
 	  .pattern = PAT_CLUSTER,
 	  .desc = "Only events of operations on this cluster and of this "
@@ -101,7 +116,9 @@ static const struct sw_field o_sub[] = {
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = f_event_kind, .desc = "The event kinds it wants." },
 	OUT_OPT("cluster", SW_T_STRING, "Only this cluster's."),
-	OUT("created_by", SW_T_STRING, "Who made it."),
+	OUT_OPT("team", SW_T_STRING, "Only this team's events."),
+	OUT("created_by", SW_T_STRING, "Who made it (its owner: may "
+	    "delete it)."),
 	OUT("created_ms", SW_T_INT, "When."),
 	OUT("pending", SW_T_INT, "Deliveries still to be made."),
 	OUT("delivered", SW_T_INT, "Deliveries made."),
@@ -146,6 +163,9 @@ static const struct sw_field o_delivery[] = {
 	OUT_OPT("budget", SW_T_STRING, "The budget it is about, "
 	    "scope/name (budget.threshold)."),
 	OUT_OPT("cluster", SW_T_STRING, "Its cluster."),
+	OUT_OPT("subject", SW_T_STRING, "The job, endpoint, node or "
+	    "cluster resource it is about (job.*, endpoint.*, node.*, "
+	    "cluster.event)."),
 	OUT("time_ms", SW_T_INT, "When it happened."),
 	OUT("subscription", SW_T_STRING, "Where it goes."),
 	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -179,13 +199,20 @@ static const struct sw_op rows[] = {
 	  .path = "/api/v1/subscriptions",
 	  .tag = "notifications",
 	  .summary = "Subscribe a webhook, SNS topic or EventBridge bus to "
-	    "operation and stage results and budget thresholds",
+	    "operation and stage results, job, endpoint and node changes, "
+	    "cluster events and budget thresholds",
 	  .description = "From now on, each event of the kinds named "
 	    "(operation.succeeded/failed/cancelled, stage.succeeded/failed, "
-	    "budget.threshold; of one cluster or all: a cluster's "
+	    "budget.threshold, job.failed/succeeded/preempted/recovered, "
+	    "endpoint.failed/recovered, node.unhealthy/recovered, "
+	    "cluster.event; of one cluster or all: a cluster's "
 	    "subscription gets its cluster budget's thresholds, never a "
-	    "team budget's) is written to the outbox with the state change "
-	    "or the crossing itself and sent by the poller: a webhook gets a POST "
+	    "team budget's; of one team or all: a team's gets its jobs', "
+	    "endpoints' and team budget's events only) is written to the "
+	    "outbox with the state change or the crossing itself (the "
+	    "poller watches jobs, endpoints, nodes and cluster events each "
+	    "poll interval, and records each change with its event, once) "
+	    "and sent by the poller: a webhook gets a POST "
 	    "signed with HMAC-SHA256 (Slipway-Signature: v1=<hex> over "
 	    "Slipway-Timestamp + \".\" + body, and Slipway-Event-Id to "
 	    "deduplicate on), an SNS topic a Publish, an EventBridge bus a "
@@ -194,7 +221,8 @@ static const struct sw_op rows[] = {
 	    "(delivery_list state=dead).",
 	  .body = f_sub_create,
 	  .scope = SW_SCOPE_WRITE,
-	  .touch = SW_TOUCH_PLATFORM,
+	  /* the handler applies the team rule to the team it names */
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_sub_create,
 	},
 	{
@@ -215,10 +243,14 @@ static const struct sw_op rows[] = {
 	  .path = "/api/v1/subscriptions/{name}",
 	  .tag = "notifications",
 	  .summary = "Delete a subscription and its deliveries",
+	  .description = "Its owner (created_by) may, and whoever may make "
+	    "it: an operator of its team, or a platform-admin for one of "
+	    "every team.",
 	  .params = f_sub_name,
 	  .flags = SW_OP_DESTRUCTIVE,
 	  .scope = SW_SCOPE_WRITE,
-	  .touch = SW_TOUCH_PLATFORM,
+	  /* the handler applies the team rule to its team */
+	  .touch = SW_TOUCH_SELF,
 	  .answers = a_sub_delete,
 	},
 	{

@@ -105,6 +105,7 @@ extern const struct sw_field sw_stage_item[];
 extern const struct sw_field sw_event_item[];
 extern const struct sw_field sw_plan_call_item[];
 extern const struct sw_field sw_cost_fields[];
+extern const struct sw_field sw_endpoint_cost_fields[];
 extern const struct sw_field sw_pending_fields[];
 extern const struct sw_field sw_plan_wait_item[];
 extern const struct sw_field sw_plan_stage_item[];

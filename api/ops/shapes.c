@@ -210,6 +210,38 @@ const struct sw_field sw_cost_fields[] = {
 	{ NULL }
 };
 
+/* What a self-hosted endpoint costs (handlers/cost.c h_endpoint_cost). */
+const struct sw_field sw_endpoint_cost_fields[] = {
+	OUT("currency", SW_T_STRING, "USD."),
+	OUT("complete", SW_T_BOOL, "Its price is known; when false the "
+	    "sums are null (unknown, never zero) and why says why."),
+	{ .name = "added_per_hour", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "What its GPUs cost per hour: their share of their "
+	  "nodes' on-demand price." },
+	{ .name = "added_per_day", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "The same per day." },
+	{ .name = "cluster_per_hour", .type = SW_T_NUMBER,
+	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
+	  .desc = "What the cluster's nodes cost per hour (the same with "
+	  "or without the endpoint)." },
+	OUT("gpus", SW_T_INT, "GPUs it holds (replicas x GPUs each)."),
+	OUT_OPT("instance_type", SW_T_STRING, "The type its replicas run "
+	    "on."),
+	OUT_OPT("gpus_per_instance", SW_T_INT, "That type's GPUs."),
+	OUT_OPT("usd_per_hour_each", SW_T_NUMBER, "One instance's "
+	    "on-demand price per hour."),
+	OUT_OPT("sku", SW_T_STRING, "The Price List SKU."),
+	OUT_OPT("published", SW_T_STRING, "The price list's publication "
+	    "date."),
+	OUT_OPT("why", SW_T_STRING, "Why the price is unknown."),
+	OUT("region", SW_T_STRING, "Whose prices."),
+	OUT("source", SW_T_STRING, "Where the prices come from."),
+	OUT("basis", SW_T_STRING, "How it is counted."),
+	{ NULL }
+};
+
 static const struct sw_field plan[] = {
 	F_PLAN,
 	{ NULL }

@@ -463,6 +463,26 @@ export function costText(cost) {
     "costs " + fmtUsd(cost.cluster_per_hour) + " an hour.";
 }
 
+// An endpoint's cost (its dry run's "cost"): its GPUs' share of their
+// nodes' price.  Unknown is said, never shown as $0.
+export function endpointCostText(cost) {
+  if (!cost) return "";
+  if (!cost.complete) return "Cost unknown: " + (cost.why || "no price") +
+    ".";
+  return "Its " + cost.gpus + " GPU" + (cost.gpus === 1 ? "" : "s") +
+    " on " + cost.instance_type + " cost " + fmtUsd(cost.added_per_hour) +
+    " an hour (" + fmtUsd(cost.added_per_day) + " a day); the cluster's " +
+    "nodes cost " + fmtUsd(cost.cluster_per_hour) + " an hour with or " +
+    "without it.";
+}
+
+export function EndpointCost({ cost }) {
+  if (!cost) return null;
+  return html`<p class="cost" id="plan-cost">${endpointCostText(cost)}
+    <span class="muted"> On-demand prices from the AWS Price List API
+    (${cost.region}): ${cost.basis}.</span></p>`;
+}
+
 // The cost of a plan, with where the prices come from.
 export function PlanCost({ cost }) {
   if (!cost) return null;

@@ -9,7 +9,7 @@ import { go } from "../router.js";
 import {
   Badge, Loading, ErrorText, useLive, Updated, Copy, SchemaField, FormErrors,
   CopyRequest, problemErrors, buildBody, labelOf, scalarFields, confirmAction,
-  toYaml,
+  toYaml, EndpointCost,
 } from "../ui.js";
 import { ClusterPicker } from "./training.js";
 import { useTable } from "../table.js";
@@ -210,6 +210,7 @@ function Deploy({ nav, doc, cluster, reload }) {
       ${done.dry_run ? "Dry run: " : "Deployed: "}${(done.applied ||
         done.manifests || []).map((m) => m.kind + "/" + (m.name ||
         (m.metadata && m.metadata.name))).join(", ")}</p>`}
+    ${done && done.dry_run && html`<${EndpointCost} cost=${done.cost}/>`}
     ${done && done.dry_run && (done.manifests || []).length > 0 && html`
       <h3>Manifests (dry run)</h3>
       <pre class="snippet yaml" id="deploy-plan-yaml" tabindex="0">${

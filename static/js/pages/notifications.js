@@ -1,5 +1,6 @@
-// notifications.js: where operation and stage results and budget
-// thresholds crossed are sent (the
+// notifications.js: where operation and stage results, budget
+// thresholds crossed, and the changes the poller watches (job, endpoint
+// and node health changes, HyperPod cluster events) are sent (the
 // subscriptions, with their delivered and dead counts) and the outbox's
 // deliveries, newest first: pending ones with their next attempt,
 // delivered ones, and the dead letters with the last error.  A table
@@ -19,6 +20,9 @@ const SUB_COLUMNS = [
     ${s.address}</code>` },
   { key: "events", label: "Events", value: (s) => s.events.join(", ") },
   { key: "cluster", label: "Cluster", value: (s) => s.cluster || "all" },
+  { key: "team", label: "Team", filter: true,
+    value: (s) => s.team || "all" },
+  { key: "created_by", label: "Owner" },
   { key: "delivered", label: "Delivered" },
   { key: "pending", label: "Pending" },
   { key: "dead", label: "Dead" },
@@ -29,9 +33,11 @@ const DELIVERY_COLUMNS = [
     d.time_ms)}</time>` },
   { key: "kind", label: "Event", filter: true },
   { key: "operation_id", label: "About", value: (d) => d.operation_id ||
-    "budget " + (d.budget || ""), cell: (d) => d.operation_id ? html`<a
+    (d.budget ? "budget " + d.budget : d.subject || ""),
+    cell: (d) => d.operation_id ? html`<a
     href=${"#/operations/" + enc(d.operation_id)}>${d.operation_id}</a>` :
-    html`<a href="#/costs">budget ${d.budget}</a>` },
+    d.budget ? html`<a href="#/costs">budget ${d.budget}</a>` :
+    html`<span>${d.subject || ""}</span>` },
   { key: "subscription", label: "Subscription", filter: true },
   { key: "state", label: "State", filter: true,
     cell: (d) => html`<${Badge} state=${d.state}/>` },
@@ -52,10 +58,13 @@ export function Notifications({ nav, query }) {
   return html`<section class="card" id="notifications">
     <h1>Notifications</h1>
     <${Updated} st=${st}/>
-    <p class="muted">Operation and stage results and budget thresholds
-      crossed, sent to webhooks, SNS
-      topics and EventBridge buses; a delivery that failed every retry is
-      dead (filter State: dead).</p>
+    <p class="muted">Operation and stage results, budget thresholds
+      crossed, jobs that failed, succeeded, were preempted or recovered
+      (job.*), endpoints that failed or recovered (endpoint.*), node
+      health changes (node.unhealthy, node.recovered) and HyperPod
+      cluster events (cluster.event), for everyone or one team, sent to
+      webhooks, SNS topics and EventBridge buses; a delivery that failed
+      every retry is dead (filter State: dead).</p>
     <${CopyRequest} method="GET" path="/deliveries?state=dead"
       tool="delivery_list"/>
     ${st.loading && !d && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>

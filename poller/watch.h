@@ -1,0 +1,15 @@
+/*
+ * watch.h: the poller's watch of jobs, endpoints, nodes and HyperPod
+ * cluster events, whose changes become notification events
+ * (poller/watch.c).
+ */
+#ifndef SW_POLLER_WATCH_H
+#define SW_POLLER_WATCH_H
+
+#include "cloud/aws.h"
+#include "lib/db.h"
+
+/* One pass over every cluster Slipway owns. */
+void	sw_watch_tick(struct sw_db *, struct aws_ctx *);
+
+#endif
