@@ -1,7 +1,8 @@
 """SageMaker managed MLflow Apps: create, list, describe, delete, presigned URL.
 
 An app has the MlflowAppStatus state machine of the model: Creating ->
-Created (CreateFailed when its role cannot be assumed by SageMaker),
+Created (CreateFailed when its role is gone by then, or its trust policy
+does not let sagemaker.amazonaws.com assume it),
 Deleting -> Deleted, and a Deleted app is forgotten an hour later.  Its
 ARN is mlflow-app/app-<12 characters>; the name is not part of it, and
 names are unique among apps that are not Deleted.  The role must exist and
@@ -10,6 +11,7 @@ tracking server).  A presigned URL is given only for an app that is
 Created or Updated (ValidationException otherwise); ExpiresInSeconds and
 SessionExpirationDurationInSeconds are checked by the model's ranges.
 """
+import json
 import secrets
 
 from ..protocols import AwsError
@@ -29,6 +31,27 @@ def _nf(msg):
 
 def _val(msg):
     return AwsError("ValidationException", msg, 400)
+
+
+def _sagemaker_may_assume(role):
+    """Does the role's trust policy allow sagemaker.amazonaws.com sts:AssumeRole?"""
+    try:
+        doc = json.loads(role.get("AssumeRolePolicyDocument") or "{}")
+    except ValueError:
+        return False
+    sts = doc.get("Statement")
+    for st in sts if isinstance(sts, list) else [sts]:
+        if not isinstance(st, dict) or st.get("Effect") != "Allow":
+            continue
+        who = st.get("Principal")
+        svc = who.get("Service") if isinstance(who, dict) else who
+        svcs = svc if isinstance(svc, list) else [svc]
+        acts = st.get("Action")
+        acts = acts if isinstance(acts, list) else [acts]
+        if ("sagemaker.amazonaws.com" in svcs or "*" in svcs) and \
+                any(a in ("sts:AssumeRole", "sts:*", "*") for a in acts):
+            return True
+    return False
 
 
 def _user():
@@ -125,7 +148,8 @@ class MlflowAppMixin:
                 continue
             if app["Status"] == "Creating":
                 r = self.store.get("iam:roles", app["RoleArn"].rsplit("/", 1)[-1])
-                app["Status"] = "Created" if r is not None else "CreateFailed"
+                ok = r is not None and _sagemaker_may_assume(r)
+                app["Status"] = "Created" if ok else "CreateFailed"
             elif app["Status"] == "Deleting":
                 app["Status"] = "Deleted"
                 app["_next"] = self.clock.due(FORGET_AFTER, now)
