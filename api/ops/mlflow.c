@@ -59,9 +59,9 @@ static const char *const app_states[] = {
 
 #define O_APP_COMMON							\
 	OUT("name", SW_T_STRING, "Its name."),				\
-	OUT("arn", SW_T_STRING, "Its ARN: also the tracking URI a job's "	\
-	    "MLFLOW_TRACKING_URI gets (the sagemaker-mlflow plugin "	\
-	    "resolves it)."),						\
+	OUT("arn", SW_T_STRING, "Its ARN: also the tracking URI, set as "	\
+	    "a job's MLFLOW_TRACKING_URI; the sagemaker-mlflow plugin "	\
+	    "resolves it."),						\
 	{ .name = "status", .type = SW_T_STRING, .flags = SW_F_REQUIRED, \
 	  .enumv = app_states, .desc = "Where it is; jobs may use it and "	\
 	  "its UI opens once Created or Updated." },			\
