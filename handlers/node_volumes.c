@@ -7,8 +7,9 @@
  * each refusal naming the field it is about:
  *   - the cluster is orchestrated by Amazon EKS (name, "orchestrator");
  *   - it is InService (name, "state");
- *   - the node is one of its nodes (node, 404), is Running and is not
- *     in a restricted instance group (node, "state" / "restricted");
+ *   - the node is one of its nodes (node, 404) and, to attach, is
+ *     Running and not in a restricted instance group (node, "state" /
+ *     "restricted"; SageMaker documents the latter for attach only);
  *   - the Amazon EBS CSI driver add-on is on the EKS cluster, or
  *     install_csi_driver asks for it (install_csi_driver, "csi-driver").
  * The volume's own state (available, same Availability Zone, attached
@@ -59,12 +60,12 @@ check_cluster(struct sw_req *r, const char *name, json_object *hp)
 	return SW_OK;
 }
 
-/* The node's rules (exists, Running, not restricted); *group is its
- * instance group's name (a new string object, also on a refusal).
- * Fills r's problem. */
+/* The node's rules (exists; to attach, Running and not restricted);
+ * *group is its instance group's name (a new string object, also on a
+ * refusal).  Fills r's problem. */
 static sw_err
 check_node(struct sw_req *r, const char *name, const char *node,
-    json_object *hp, json_object **group)
+    json_object *hp, int attach, json_object **group)
 {
 	struct aws_error err;
 	json_object *out;
@@ -85,12 +86,12 @@ check_node(struct sw_req *r, const char *name, const char *node,
 	g = sw_json_path_str(out, "NodeDetails.InstanceGroupName");
 	*group = sw_js(g ? g : "");
 	st = sw_json_path_str(out, "NodeDetails.InstanceStatus.Status");
-	if (restricted_group(hp, g))
+	if (attach && restricted_group(hp, g))
 		sw_ferr_add(&r->ferrs, "node", "restricted", "node %s is in "
 		    "restricted instance group %s; SageMaker attaches no "
 		    "volume to a node of a restricted instance group", node,
 		    g);
-	else if (st == NULL || strcmp(st, "Running") != 0)
+	else if (attach && (st == NULL || strcmp(st, "Running") != 0))
 		sw_ferr_add(&r->ferrs, "node", "state", "node %s is %s; "
 		    "volumes are attached to Running nodes", node,
 		    st ? st : "unknown");
@@ -123,11 +124,13 @@ csi_present(struct sw_req *r, const char *eks, int *has)
 }
 
 /*
- * Both operations' checks; on success *params is the operation's input
- * (new): name, node, group, volume_id, cluster_arn, eks_cluster.
+ * Both operations' checks (attach: 1 for an attach); on success *params
+ * is the operation's input (new): name, node, group, volume_id,
+ * cluster_arn, eks_cluster.
  */
 static sw_err
-volume_params(struct sw_req *r, const char *volume, json_object **params)
+volume_params(struct sw_req *r, const char *volume, int attach,
+    json_object **params)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 	const char *node = sw_json_get_str(r->args, "node");
@@ -137,7 +140,7 @@ volume_params(struct sw_req *r, const char *volume, json_object **params)
 	if (h_hp_need(r, name, &hp) != SW_OK)
 		return r->err;
 	if (check_cluster(r, name, hp) != SW_OK ||
-	    check_node(r, name, node, hp, &group) != SW_OK) {
+	    check_node(r, name, node, hp, attach, &group) != SW_OK) {
 		json_object_put(group);
 		json_object_put(hp);
 		return r->err;
@@ -174,7 +177,7 @@ h_node_volume_attach(struct sw_req *r)
 	json_object *params;
 	int has = 0;
 
-	if (volume_params(r, volume, &params) != SW_OK)
+	if (volume_params(r, volume, 1, &params) != SW_OK)
 		return r->err;
 	if (csi_present(r, sw_json_get_str(params, "eks_cluster"), &has) !=
 	    SW_OK) {
@@ -201,7 +204,7 @@ h_node_volume_detach(struct sw_req *r)
 	const char *volume = sw_json_get_str(r->args, "volume");
 	json_object *params;
 
-	if (volume_params(r, volume, &params) != SW_OK)
+	if (volume_params(r, volume, 0, &params) != SW_OK)
 		return r->err;
 	return start_volume_op(r, params, "node.volume_detach", volume,
 	    sw_json_get_str(params, "name"));

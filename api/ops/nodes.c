@@ -254,9 +254,9 @@ static const struct sw_op rows[] = {
 	  .tag = "nodes",
 	  .summary = "Detach an EBS volume from a node "
 	    "(DetachClusterNodeVolume)",
-	  .description = "The same rules as node_volume_attach; the volume "
-	    "must be attached to that node.  Unmount it first: a workload "
-	    "still writing to it loses its writes.",
+	  .description = "Only on an EKS-orchestrated cluster that is "
+	    "InService; the volume must be attached to that node.  Unmount "
+	    "it first: a workload still writing to it loses its writes.",
 	  .params = f_volume_path,
 	  .flags = SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
 	  .scope = SW_SCOPE_WRITE,

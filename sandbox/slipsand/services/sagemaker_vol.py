@@ -2,8 +2,9 @@
 
 The rules are the model's documentation: the cluster (named by its ARN)
 must be orchestrated by Amazon EKS and InService; the node must belong to
-it and not to a restricted instance group; the EBS volume must exist and be
-available to attach, and be attached to that node to detach.  EBS itself
+it and, to attach, be Running and not in a restricted instance group; the
+EBS volume must exist and be available to attach, and be attached to that
+node to detach.  EBS itself
 attaches a volume only to an instance in its Availability Zone.  The
 volume lives in the EC2 service's store (ec2.py add_volume; the trimmed
 EC2 model has no volume operations, so tests create one through
@@ -35,7 +36,7 @@ class NodeVolumeMixin:
                 return c
         raise _nf("Cluster %s not found." % arn)
 
-    def _vol_target(self, p):
+    def _vol_target(self, p, attach):
         """The cluster, node and volume of a request, checked as AWS does."""
         c = self._vol_cluster(p["ClusterArn"])
         if ((c.get("Orchestrator") or {}).get("Eks")) is None:
@@ -47,11 +48,11 @@ class NodeVolumeMixin:
         if n is None:
             raise _nf("Node %s not found in cluster %s." % (p["NodeId"], c["ClusterArn"]))
         entry = c["_groups"].get(n["InstanceGroupName"]) or {}
-        if entry.get("restricted"):
+        if attach and entry.get("restricted"):
             raise _val("Node %s belongs to restricted instance group %s; volumes cannot be attached "
                        "to or detached from nodes of a restricted instance group."
                        % (p["NodeId"], n["InstanceGroupName"]))
-        if n["InstanceStatus"]["Status"] != "Running":
+        if attach and n["InstanceStatus"]["Status"] != "Running":
             raise _val("Node %s is in %s status; it must be Running." % (p["NodeId"], n["InstanceStatus"]["Status"]))
         vol = self.world.services["ec2"].volume(p["VolumeId"])
         if vol is None:
@@ -63,7 +64,7 @@ class NodeVolumeMixin:
                 "AttachTime": att["_time"], "Status": att["status"], "DeviceName": att["device"]}
 
     def op_AttachClusterNodeVolume(self, ctx, p):
-        c, n, vol = self._vol_target(p)
+        c, n, vol = self._vol_target(p, True)
         if vol["state"] != "available":
             raise _val("Volume %s is in %s state; it must be available." % (vol["volumeId"], vol["state"]))
         if vol["availabilityZone"] != n["Placement"]["AvailabilityZone"]:
@@ -86,7 +87,7 @@ class NodeVolumeMixin:
         return self._vol_answer(c, n, vol, att)
 
     def op_DetachClusterNodeVolume(self, ctx, p):
-        c, n, vol = self._vol_target(p)
+        c, n, vol = self._vol_target(p, False)
         att = next((a for a in vol["_attachments"] if a["instanceId"] == n["InstanceId"]), None)
         if att is None or att["status"] != "attached":
             raise _val("Volume %s is not attached to node %s%s." % (
