@@ -67,7 +67,8 @@ row_check(const struct sw_op *op)
 static const struct sw_op_family *const families[] = {
 	&sw_ops_system, &sw_ops_inspect, &sw_ops_clusters,
 	&sw_ops_instance_groups, &sw_ops_nodes, &sw_ops_diagnostics,
-	&sw_ops_governance, &sw_ops_training, &sw_ops_inference,
+	&sw_ops_governance, &sw_ops_training, &sw_ops_mlflow,
+	&sw_ops_inference,
 	&sw_ops_features, &sw_ops_storage, &sw_ops_operations,
 	&sw_ops_costs, &sw_ops_notifications,
 };
@@ -251,6 +252,9 @@ const struct sw_pattern_words sw_pattern_words[] = {
 	{ PAT_AZ, "an availability zone such as us-west-2a" },
 	{ PAT_SUBNET, "a subnet id such as subnet-0123456789abcdef0" },
 	{ PAT_NODE, "a node's instance id such as i-0123456789abcdef0" },
+	{ PAT_VOLUME, "an EBS volume id such as vol-0123456789abcdef0" },
+	{ PAT_MLFLOW_APP, "lowercase letters, digits and hyphens, starting "
+	  "and ending with a letter or digit, at most 40 characters" },
 	{ PAT_BUCKET, "an S3 bucket name: lowercase letters, digits, dots "
 	  "and hyphens, starting and ending with a letter or digit, 3 to 63 "
 	  "characters" },

@@ -189,6 +189,22 @@ sw_err	h_inference_pool_list(struct sw_req *);
 sw_err	h_inference_pool_delete(struct sw_req *);
 sw_err	h_inference_pool_assign(struct sw_req *);
 sw_err	h_inference_pool_release(struct sw_req *);
+/* handlers/node_volumes.c */
+sw_err	h_node_volume_attach(struct sw_req *);
+sw_err	h_node_volume_detach(struct sw_req *);
+/* handlers/mlflow.c */
+sw_err	h_mlflow_app_list(struct sw_req *);
+sw_err	h_mlflow_app_create(struct sw_req *);
+sw_err	h_mlflow_app_get(struct sw_req *);
+sw_err	h_mlflow_app_url(struct sw_req *);
+sw_err	h_mlflow_app_delete(struct sw_req *);
+/*
+ * The ARN of MLflow App name, which a job logs to, into arn: the app
+ * must exist (404) and be Created or Updated (409), both naming the
+ * field mlflow_app.  Fills r's problem on failure.
+ */
+sw_err	h_mlflow_app_arn(struct sw_req *, const char *name, char *arn,
+	    size_t arnsz);
 
 /* The AWS client of this worker process (handlers/clusters.c), set up
  * from the configuration on first use; NULL if that fails. */

@@ -44,6 +44,13 @@ const struct sw_handler_row sw_handler_table[] = {
 	/* ROWS: governance, events, node detail and health checks */
 	{ .op = "node_get", .fn = h_node_get },
 	{ .op = "node_health_check", .fn = h_node_health_check },
+	{ .op = "node_volume_attach", .fn = h_node_volume_attach },
+	{ .op = "node_volume_detach", .fn = h_node_volume_detach },
+	{ .op = "mlflow_app_list", .fn = h_mlflow_app_list },
+	{ .op = "mlflow_app_create", .fn = h_mlflow_app_create },
+	{ .op = "mlflow_app_get", .fn = h_mlflow_app_get },
+	{ .op = "mlflow_app_url", .fn = h_mlflow_app_url },
+	{ .op = "mlflow_app_delete", .fn = h_mlflow_app_delete },
 	{ .op = "cluster_events", .fn = h_cluster_events },
 	{ .op = "compute_quota_list", .fn = h_compute_quota_list },
 	{ .op = "team_usage", .fn = h_team_usage },

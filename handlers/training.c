@@ -495,6 +495,21 @@ tiered_sa(struct sw_req *r, struct sw_kube *kb, const char *ns)
 	return yes;
 }
 
+/* A managed MLflow App named by mlflow_app: its ARN, kept in the
+ * request's arguments, is the job's tracking URI. */
+static sw_err
+use_mlflow_app(struct sw_req *r, struct train *t)
+{
+	char arn[256];
+
+	if (h_mlflow_app_arn(r, sw_json_get_str(r->args, "mlflow_app"), arn,
+	    sizeof(arn)) != SW_OK)
+		return r->err;
+	sw_json_add_str(r->args, "mlflow_tracking_uri", arn);
+	t->mlflow = sw_json_get_str(r->args, "mlflow_tracking_uri");
+	return SW_OK;
+}
+
 sw_err
 wl_train_read(struct sw_req *r, struct train *t)
 {
@@ -513,6 +528,9 @@ wl_train_read(struct sw_req *r, struct train *t)
 	t->config = sw_json_get_str(a, "config");
 	t->instance_type = sw_json_get_str(a, "instance_type");
 	t->mlflow = sw_json_get_str(a, "mlflow_tracking_uri");
+	if (sw_json_get_str(a, "mlflow_app") != NULL &&
+	    use_mlflow_app(r, t) != SW_OK)
+		return r->err;
 	t->nodes = sw_json_get_int(a, "nodes", 1);
 	t->gpus = sw_json_get_int(a, "gpus_per_node", 1);
 	t->efa = sw_json_get_int(a, "efa_per_node", 0);

@@ -19,6 +19,10 @@ extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
 extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
 extern const struct sw_pipeline sw_pl_addon_upgrade;	/* addons.c */
+extern const struct sw_pipeline sw_pl_node_volume_attach; /* nodevol.c */
+extern const struct sw_pipeline sw_pl_node_volume_detach; /* nodevol.c */
+extern const struct sw_pipeline sw_pl_mlflow_app_create; /* mlflow.c */
+extern const struct sw_pipeline sw_pl_mlflow_app_delete; /* mlflow.c */
 
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */
@@ -34,6 +38,7 @@ void	sw_name(char *out, size_t sz, const char *cluster, const char *what);
 #define SW_ROLE_LBC		"lb-controller"
 #define SW_ROLE_TRAINING_OP	"hp-training-op"
 #define SW_ROLE_INFERENCE	"hp-inference"
+#define SW_ROLE_MLFLOW		"mlflow"
 /* All of them, NULL-ended. */
 extern const char *const sw_role_suffixes[];
 

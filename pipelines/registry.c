@@ -17,6 +17,10 @@ static const struct sw_pipeline *const pipelines[] = {
 	&sw_pl_ig_delete,
 	&sw_pl_node_action,
 	&sw_pl_node_health_check,
+	&sw_pl_node_volume_attach,
+	&sw_pl_node_volume_detach,
+	&sw_pl_mlflow_app_create,
+	&sw_pl_mlflow_app_delete,
 	/* PIPELINES: features */
 	&sw_pl_feature_set,
 	&sw_pl_addon_upgrade,

@@ -22,6 +22,7 @@ extern const struct sw_op_family sw_ops_nodes;
 extern const struct sw_op_family sw_ops_diagnostics;
 extern const struct sw_op_family sw_ops_governance;
 extern const struct sw_op_family sw_ops_training;
+extern const struct sw_op_family sw_ops_mlflow;
 extern const struct sw_op_family sw_ops_inference;
 extern const struct sw_op_family sw_ops_features;
 extern const struct sw_op_family sw_ops_storage;

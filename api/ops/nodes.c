@@ -1,7 +1,8 @@
 /*
  * nodes.c: the operation table's rows for a cluster's nodes: listing,
- * reading, rebooting, replacing, deleting, deep health checks and
- * software updates, each beside the fields it reads.
+ * reading, rebooting, replacing, deleting, deep health checks,
+ * software updates and EBS volumes attached to a node, each beside the
+ * fields it reads.
  */
 #include "api/optable.h"
 #include "api/ops/ops.h"
@@ -37,6 +38,29 @@ static const struct sw_field f_node_path[] = {
 	{ .name = "node", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 3, .max = 32,
 	  .pattern = PAT_NODE, .desc = "HyperPod node id (i-...)." },
+	{ NULL }
+};
+
+static const struct sw_field f_volume_attach[] = {
+	{ .name = "volume_id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 12, .max = 21, .pattern = PAT_VOLUME,
+	  .desc = "The EBS volume (vol-...): available, in the node's "
+	  "Availability Zone." },
+	{ .name = "install_csi_driver", .type = SW_T_BOOL,
+	  .desc = "First install the Amazon EBS CSI driver add-on "
+	  "(aws-ebs-csi-driver) when the cluster lacks it (default "
+	  "false: the attach is refused without it)." },
+	{ NULL }
+};
+
+static const struct sw_field f_volume_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "node", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 3, .max = 32,
+	  .pattern = PAT_NODE, .desc = "HyperPod node id (i-...)." },
+	{ .name = "volume", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 12, .max = 21,
+	  .pattern = PAT_VOLUME, .desc = "The attached EBS volume (vol-...)." },
 	{ NULL }
 };
 
@@ -200,6 +224,46 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_node_get,
+	},
+	{
+	  .name = "node_volume_attach",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/nodes/{node}/volumes",
+	  .tag = "nodes",
+	  .summary = "Attach an EBS volume to a node (AttachClusterNodeVolume)",
+	  .description = "Only on an EKS-orchestrated cluster that is "
+	    "InService, to a Running node outside restricted instance "
+	    "groups; the volume must be available and in the node's "
+	    "Availability Zone.  The Amazon EBS CSI driver add-on manages "
+	    "the volume in Kubernetes: with install_csi_driver the "
+	    "operation installs it first.  The attach stage records the "
+	    "device name.",
+	  .params = f_node_path,
+	  .body = f_volume_attach,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 10,
+	  .answers = a_long,
+	},
+	{
+	  .name = "node_volume_detach",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/nodes/{node}/volumes/{volume}",
+	  .tag = "nodes",
+	  .summary = "Detach an EBS volume from a node "
+	    "(DetachClusterNodeVolume)",
+	  .description = "Only on an EKS-orchestrated cluster that is "
+	    "InService; the volume must be attached to that node.  Unmount "
+	    "it first: a workload still writing to it loses its writes.",
+	  .params = f_volume_path,
+	  .flags = SW_OP_LONG | SW_OP_DESTRUCTIVE | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 10,
+	  .answers = a_long,
 	},
 	{
 	  .name = "node_health_check",

@@ -20,6 +20,8 @@
 
 #define PAT_SUBNET	"subnet-[0-9a-f]{8,17}"
 #define PAT_NODE	"i-[0-9a-f]{8,17}"
+#define PAT_VOLUME	"vol-[0-9a-f]{8}([0-9a-f]{9})?"
+#define PAT_MLFLOW_APP	"[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?"
 #define PAT_BUCKET	"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]"
 #define PAT_IMAGE_RELEASE	"[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}"
 #define PAT_QUOTA	"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}"

@@ -8,8 +8,8 @@
 
 #define PAT_MLFLOW	"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
 			"(/[A-Za-z0-9._~%/-]*)?|arn:aws[a-z-]*:sagemaker:" \
-			"[a-z0-9-]+:[0-9]{12}:mlflow-tracking-server/" \
-			"[A-Za-z0-9-]{1,63})"
+			"[a-z0-9-]+:[0-9]{12}:(mlflow-tracking-server|" \
+			"mlflow-app)/[A-Za-z0-9-]{1,63})"
 
 static const char *const train_kinds[] = {
 	"hyperpod-pytorch", "ray", NULL
@@ -140,6 +140,11 @@ static const struct sw_field f_train_body[] = {
 	{ .name = "mlflow_tracking_uri", .type = SW_T_STRING, .min = 1,
 	  .max = 512, .pattern = PAT_MLFLOW,
 	  .desc = "MLflow tracking server (URL or SageMaker MLflow ARN)." },
+	{ .name = "mlflow_app", .type = SW_T_STRING, .min = 1, .max = 40,
+	  .pattern = PAT_MLFLOW_APP, .excludes = "mlflow_tracking_uri",
+	  .desc = "Or: a SageMaker managed MLflow App by name "
+	  "(mlflow_app_list); it must be Created, and its ARN becomes "
+	  "MLFLOW_TRACKING_URI." },
 	{ .name = "env", .type = SW_T_MAP, .max = 32,
 	  .desc = "Extra environment variables (names "
 	  "[A-Za-z_][A-Za-z0-9_]*)." },

@@ -13,6 +13,8 @@ POST /_sandbox/users                  {"user"} -> an extra IAM user's key pair
 POST /_sandbox/quotas                 {"<quota name or instance type>": value, ...}
 POST /_sandbox/prices                 {"<instance type>": USD per hour or null, ...}
 POST /_sandbox/advance                {"seconds": N} jump sandbox time forward
+GET  /_sandbox/ec2/volumes            EBS volumes with their state and attachments
+POST /_sandbox/ec2/volumes            {"availability_zone", "size"} -> a new available volume
 GET  /_sandbox/sns/messages           what SNS Publish has published
 GET  /_sandbox/eventbridge/events     what EventBridge PutEvents has put
 POST /_sandbox/eventbridge/buses      {"name"} -> an extra event bus
@@ -137,6 +139,14 @@ def _route(world, req, path):
                     raise ValueError("name must be an event bus name")
                 world.services["events"].add_bus(name)
             return _json(200, {"buses": world.services["events"].buses()})
+    if path == "/_sandbox/ec2/volumes":
+        with world.lock:
+            world.advance_locked()
+            ec2 = world.services["ec2"]
+            if m == "POST":
+                spec = _body(req)
+                return _json(200, ec2.add_volume(spec.get("availability_zone"), spec.get("size", 100)))
+            return _json(200, {"volumes": [ec2.volume_view(v) for v in ec2.volumes()]})
     if path == "/_sandbox/advance" and m == "POST":
         spec = _body(req)
         secs = spec.get("seconds")

@@ -4,7 +4,10 @@ VPCs, subnets (CIDR inside the VPC, no overlap), internet gateways, elastic
 IPs, NAT gateways (pending -> available, deleting -> deleted), route tables,
 security groups, VPC endpoints and tags, with filters by id and tag and
 EC2's own error codes (InvalidVpcID.NotFound, DependencyViolation,
-InvalidSubnet.Conflict, ...) in the <Response><Errors> shape.
+InvalidSubnet.Conflict, ...) in the <Response><Errors> shape.  EBS volumes
+are kept here for SageMaker's node volumes (sagemaker_vol.py); the trimmed
+model has no volume operations, so they are made by add_volume
+(/_sandbox/ec2/volumes).
 """
 import ipaddress
 
@@ -855,6 +858,36 @@ class Ec2Service(AwsService):
             out = [i for i in out if self._match(i, f.get("Name"), as_list(f.get("Value")), filters)]
         return {"tagSet": out}
 
+    # --- EBS volumes (no API in the trimmed model) ---------------------------
+    def add_volume(self, az, size=100, volume_type="gp3"):
+        """A new available volume in zone az; its public record."""
+        if az not in [z for z, _ in catalog.zones(self.world.region)]:
+            raise ValueError("availability_zone must be a zone of %s" % self.world.region)
+        if not isinstance(size, int) or not 1 <= size <= 16384:
+            raise ValueError("size must be 1-16384 GiB")
+        vid = hexid("vol")
+        vol = {"volumeId": vid, "availabilityZone": az, "size": size, "volumeType": volume_type,
+               "state": "available", "createTime": iso(self.clock.now()), "_attachments": []}
+        self.save_volume(vol)
+        return self.volume_view(vol)
+
+    def volume(self, vid):
+        return self.store.get("ec2:volume", vid or "")
+
+    def volumes(self):
+        return list(self.store.values("ec2:volume"))
+
+    def save_volume(self, vol):
+        self.store.put("ec2:volume", vol["volumeId"], vol)
+
+    def volume_view(self, vol):
+        """As DescribeVolumes would show it: state and attachmentSet."""
+        out = strip_private(vol)
+        out["attachmentSet"] = [{"volumeId": vol["volumeId"], "instanceId": a["instanceId"],
+                                 "device": a["device"], "status": a["status"],
+                                 "attachTime": iso(a["_time"])} for a in vol["_attachments"]]
+        return out
+
     # --- state machines -----------------------------------------------------
     def advance(self, now):
         for vpc in self.store.values("ec2:vpc"):
@@ -892,6 +925,7 @@ class Ec2Service(AwsService):
             live = [k for k, r in self.store.all(space).items()
                     if not (prefix == "nat" and r.get("state") == "deleted")]
             out[RESOURCE_TYPES[prefix]] = sorted(live)
+        out["volume"] = {v["volumeId"]: v["state"] for v in self.volumes()}
         return out
 
 

@@ -19,6 +19,8 @@ from ..gateway import AwsService
 from ..protocols import AwsError, JsonProtocol
 from . import catalog
 from .sagemaker_gov import GovernanceMixin
+from .sagemaker_mlflow import MlflowAppMixin
+from .sagemaker_vol import NodeVolumeMixin
 from .util import as_list, hexid, new_uuid, page, stable_rand
 from ..k8s import karpenter
 from ..k8s.store import now_rfc3339
@@ -48,7 +50,21 @@ def _val(msg):
     return AwsError("ValidationException", msg, 400)
 
 
-class SageMakerService(GovernanceMixin, AwsService):
+RIG_DETAIL_KEYS = ("CurrentCount", "TargetCount", "InstanceGroupName", "InstanceType", "ExecutionRole",
+                   "ThreadsPerCore", "InstanceStorageConfigs", "OnStartDeepHealthChecks", "Status",
+                   "TrainingPlanArn", "TrainingPlanStatus", "OverrideVpcConfig", "ScheduledUpdateConfig")
+
+
+def _with_restricted(p, orch):
+    """InstanceGroups and RestrictedInstanceGroups of a request as one list
+    of (spec, restricted); restricted groups need an EKS orchestrator."""
+    rigs = as_list(p.get("RestrictedInstanceGroups"))
+    if rigs and (orch or {}).get("Eks") is None:
+        raise _val("RestrictedInstanceGroups are supported only for clusters orchestrated by Amazon EKS.")
+    return [(g, False) for g in as_list(p.get("InstanceGroups"))] + [(g, True) for g in rigs]
+
+
+class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsService):
     name = "sagemaker"
     signing_name = "sagemaker"
     protocol = JsonProtocol("SageMaker")
@@ -344,11 +360,13 @@ class SageMakerService(GovernanceMixin, AwsService):
         name = p["ClusterName"]
         if self.store.get("sm:clusters", name):
             raise AwsError("ResourceInUse", "Cluster %s already exists." % self._arn("cluster", name), 400)
-        groups = as_list(p.get("InstanceGroups"))
+        orch = p.get("Orchestrator")
+        both = _with_restricted(p, orch)
+        groups = [g for g, _ in both]
+        restricted = {g["InstanceGroupName"] for g, r in both if r}
         names = [g["InstanceGroupName"] for g in groups]
         if len(set(names)) != len(names):
             raise _val("Instance group names must be unique within a cluster.")
-        orch = p.get("Orchestrator")
         vpc = p.get("VpcConfig")
         self._check_orchestrator(orch, vpc)
         self._check_vpc(vpc)
@@ -374,6 +392,8 @@ class SageMakerService(GovernanceMixin, AwsService):
             c["_as_ready"] = now
         for g in groups:
             c["_groups"][g["InstanceGroupName"]] = {"spec": g, "Status": "Creating"}
+            if g["InstanceGroupName"] in restricted:
+                c["_groups"][g["InstanceGroupName"]]["restricted"] = True
         problem = self._capacity_problem(c, names)
         if problem:
             c["_fail_at"] = self.clock.due(stable_rand(name, *CAPACITY_FAIL_AFTER), now)
@@ -427,8 +447,13 @@ class SageMakerService(GovernanceMixin, AwsService):
         nodes = self._nodes(c["ClusterName"])
         out = {"ClusterArn": c["ClusterArn"], "ClusterName": c["ClusterName"],
                "ClusterStatus": c["ClusterStatus"], "CreationTime": c["CreationTime"],
-               "InstanceGroups": [self._group_details(c, n, e, nodes) for n, e in c["_groups"].items()],
+               "InstanceGroups": [self._group_details(c, n, e, nodes) for n, e in c["_groups"].items()
+                                  if not e.get("restricted")],
                "NodeRecovery": c["NodeRecovery"]}
+        rigs = [{k: v for k, v in self._group_details(c, n, e, nodes).items() if k in RIG_DETAIL_KEYS}
+                for n, e in c["_groups"].items() if e.get("restricted")]
+        if rigs:
+            out["RestrictedInstanceGroups"] = rigs
         for k in ("FailureMessage", "Orchestrator", "VpcConfig", "TieredStorageConfig",
                   "NodeProvisioningMode", "ClusterRole", "AutoScaling"):
             if c.get(k) is not None:
@@ -488,7 +513,9 @@ class SageMakerService(GovernanceMixin, AwsService):
         if c["ClusterStatus"] != "InService":
             raise AwsError("ConflictException", "Cluster %s is in %s status. Updates are only allowed "
                            "when the cluster is InService." % (c["ClusterArn"], c["ClusterStatus"]), 400)
-        groups = as_list(p.get("InstanceGroups"))
+        both = _with_restricted(p, c.get("Orchestrator"))
+        groups = [g for g, _ in both]
+        restricted = {g["InstanceGroupName"] for g, r in both if r}
         to_delete = as_list(p.get("InstanceGroupsToDelete"))
         for gname in to_delete:
             if gname not in c["_groups"]:
@@ -511,6 +538,8 @@ class SageMakerService(GovernanceMixin, AwsService):
             entry = c["_groups"].get(gname)
             if entry is None:
                 c["_groups"][gname] = {"spec": g, "Status": "Creating"}
+                if gname in restricted:
+                    c["_groups"][gname]["restricted"] = True
                 changed.append(gname)
                 continue
             entry["spec"] = g
@@ -1010,6 +1039,8 @@ class SageMakerService(GovernanceMixin, AwsService):
                     rc["Status"] = "Active"
                 self.store.put("sm:plans", name, plan)
         self.advance_governance(now)
+        self.advance_volumes(now)
+        self.advance_mlflow_apps(now)
         self._sync_kubernetes()
 
     def _advance_cluster(self, c, now):
@@ -1167,7 +1198,8 @@ class SageMakerService(GovernanceMixin, AwsService):
     def snapshot(self):
         return {"clusters": {n: c["ClusterStatus"] for n, c in self.store.all("sm:clusters").items()},
                 "nodes": {i: n["InstanceStatus"]["Status"] for i, n in self.store.all("sm:nodes").items()},
-                "training_plans": {n: p["Status"] for n, p in self.store.all("sm:plans").items()}}
+                "training_plans": {n: p["Status"] for n, p in self.store.all("sm:plans").items()},
+                "mlflow_apps": {a["Name"]: a["Status"] for a in self.store.values("sm:mlflow-apps")}}
 
 
 def _ts(v):

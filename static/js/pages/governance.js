@@ -7,7 +7,8 @@
 //   Events      ListClusterEvents newest first, filtered by group, node,
 //               resource type and level, a page at a time
 //   Node        node_get (status, release, SSM target and the command
-//               that opens a shell), a deep health check, its events
+//               that opens a shell), a deep health check, its EBS
+//               volumes (attach, detach), its events
 // Every form reads its fields, limits and enums from the OpenAPI document.
 import { html, useState } from "../lib.js";
 import { api, enc, openapi, bodySchema, paramSchema } from "../api.js";
@@ -18,6 +19,7 @@ import {
   useLive, Updated, useFollowOps, CopyRequest,
 } from "../ui.js";
 import { DataTable } from "../table.js";
+import { OpForm } from "../opform.js";
 
 const base = (name) => "/clusters/" + enc(name);
 
@@ -356,6 +358,7 @@ export function Node({ nav, name, node, query }) {
     ${d && html`<${NodeOps} ops=${d.ops}/>
     <${HealthCheck} nav=${nav} doc=${d.doc} name=${name}
       node=${node}/>
+    <${Volumes} nav=${nav} doc=${d.doc} name=${name} node=${node}/>
     <section class="card" id="node-events"><h2>Events of this node</h2>
       <${EventList} nav=${nav} doc=${d.doc} name=${name} gen=${st.at}
         query=${query}
@@ -392,6 +395,51 @@ function NodeFacts({ n }) {
       (Session Manager)
       <input id="ssm-command" readonly value=${n.ssm_command}
         onFocus=${(e) => e.target.select()}/></label>`}`;
+}
+
+// EBS volumes on this node: attach one (node_volume_attach, with the
+// EBS CSI driver add-on installed first when asked) or detach one
+// (node_volume_detach); both lead to their operation's page.
+function Volumes({ nav, doc, name, node }) {
+  const at = base(name) + "/nodes/" + enc(node) + "/volumes";
+  return html`<section class="card" id="node-volumes"><h2>EBS volumes</h2>
+    <p class="muted">Only on an EKS cluster that is InService, for a node
+      outside restricted instance groups; the volume must be available in
+      the node's zone.</p>
+    <details class="add"><summary>Attach a volume</summary>
+      <${OpForm} nav=${nav} doc=${doc} opId="node_volume_attach"
+        method="POST" id="volume-attach-form" cluster=${name}
+        args=${{ name, node }} path=${() => at}
+        submit="Attach volume"/></details>
+    <details class="add"><summary>Detach a volume</summary>
+      <${Detach} nav=${nav} doc=${doc} at=${at} node=${node}/></details>
+    </section>`;
+}
+
+function Detach({ nav, doc, at, node }) {
+  const [vol, setVol] = useState("");
+  const [errors, setErrors] = useState({});
+  const run = async (e) => {
+    e.preventDefault();
+    setErrors({});
+    if (!await confirmAction(`Detach ${vol} from ${node}? Unmount it
+      first: a workload still writing to it loses its writes.`)) return;
+    try {
+      const r = await api("DELETE", at + "/" + enc(vol));
+      if (nav.current() && r && r.operation_id)
+        go("#/operations/" + r.operation_id);
+    } catch (x) {
+      if (nav.current()) setErrors(problemErrors(x));
+    }
+  };
+  return html`<form id="volume-detach-form" novalidate onSubmit=${run}>
+    <${SchemaField} label="Volume" field="volume" id="volume-detach-volume"
+      schema=${paramSchema(doc, "node_volume_detach", "volume")} value=${vol}
+      errors=${errors} onChange=${setVol}/>
+    <${FormErrors} errors=${errors}/>
+    <div class="actions"><button type="submit" class="primary"
+      id="volume-detach-submit" disabled=${!vol}>Detach volume</button></div>
+  </form>`;
 }
 
 function HealthCheck({ nav, doc, name, node }) {

@@ -5,7 +5,10 @@
 // message), restarts, links to their nodes, live logs (role="log") of
 // the pod chosen, with search, pause and download, and the throughput
 // and loss charts, progress and ETA parsed from the log lines.  The job
-// list and the job are live; deleting a job asks first.
+// list and the job are live; deleting a job asks first.  The account's
+// managed MLflow Apps are listed beside them: one is created for the
+// cluster (its fields are mlflow_app_create's), a ready one opens in a
+// new tab by a presigned URL, and a job names one with mlflow_app.
 import { html, useState, useEffect, useRef } from "../lib.js";
 import { api, enc, openapi, bodySchema } from "../api.js";
 import { go } from "../router.js";
@@ -38,7 +41,46 @@ export function Training({ nav, cluster, query }) {
     </section>
     ${cluster && html`<${Jobs} nav=${nav} cluster=${cluster} query=${query}/>
       <${Submit} nav=${nav} cluster=${cluster}/>
+      <${MlflowApps} nav=${nav} cluster=${cluster}/>
       <${Download} nav=${nav} cluster=${cluster}/>`}`;
+}
+
+// Managed MLflow Apps: their status, the UI of a ready one, a new one.
+function MlflowApps({ nav, cluster }) {
+  const [st] = useLive(nav, async () => {
+    const [doc, apps] = await Promise.all([openapi(),
+      api("GET", "/mlflow-apps")]);
+    return { doc, items: apps.items || [] };
+  }, [cluster], 15000);
+  const [error, setError] = useState(null);
+  const open = async (app) => {
+    setError(null);
+    try {
+      const r = await api("POST", "/mlflow-apps/" + enc(app) +
+        ":presigned-url", {});
+      if (nav.current() && r && r.url) window.open(r.url, "_blank",
+        "noopener");
+    } catch (x) {
+      if (nav.current()) setError(x);
+    }
+  };
+  if (!st.data) return html`<section class="card" id="mlflow-apps">
+    <h2>MLflow Apps</h2><${ErrorText} error=${st.error}/></section>`;
+  return html`<section class="card" id="mlflow-apps"><h2>MLflow Apps</h2>
+    <p class="muted">A job logs to a ready app when its mlflow_app names
+      it; its ARN becomes MLFLOW_TRACKING_URI.</p>
+    ${st.data.items.length === 0 ? html`<p class="muted">None yet.</p>` :
+      html`<ul class="plain">${st.data.items.map((a) => html`<li
+        data-app=${a.name}>${a.name} <${Badge} state=${a.status}/>
+        ${a.ready && html`<button type="button" class="link"
+          id=${"mlflow-open-" + a.name} onClick=${() => open(a.name)}>Open
+          MLflow UI</button>`}</li>`)}</ul>`}
+    <${ErrorText} error=${error}/>
+    <details class="add"><summary>Create an MLflow App</summary>
+      <${OpForm} nav=${nav} doc=${st.data.doc} opId="mlflow_app_create"
+        method="POST" id="mlflow-create-form" cluster=${cluster}
+        initial=${{ cluster }} path=${() => "/mlflow-apps"}
+        submit="Create MLflow App"/></details></section>`;
 }
 
 // A Hugging Face model into the cluster's S3 (/data/models).
