@@ -33,11 +33,14 @@ static const struct sw_field f_sub_create[] = {
 	  .desc = "Where events go: webhook (url, secret), sns "
 	  "(topic_arn) or eventbridge (event_bus)." },
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .min = 1, .max = 6, .items = f_event_kind,
+	  .min = 1, .max = 7, .items = f_event_kind,
 	  .desc = "The event kinds it wants: operation.succeeded, "
 	  "operation.failed, operation.cancelled, stage.succeeded, "
 	  "stage.failed, budget.threshold (a budget's threshold crossed, "
-	  "once per budget, month and threshold)." },
+	  "once per budget, month and threshold), training_plan.expiring "
+	  "(a training plan ends within training_plan.warn_before, once "
+	  "per plan and end, naming the workloads that lose their "
+	  "nodes)." },
 	{ .name = "cluster", .type = SW_T_STRING, .min = 2, .max = 32,
 	  .pattern = PAT_CLUSTER,
 	  .desc = "Only events of operations on this cluster and of this "
@@ -182,7 +185,8 @@ static const struct sw_op rows[] = {
 	    "operation and stage results and budget thresholds",
 	  .description = "From now on, each event of the kinds named "
 	    "(operation.succeeded/failed/cancelled, stage.succeeded/failed, "
-	    "budget.threshold; of one cluster or all: a cluster's "
+	    "budget.threshold, training_plan.expiring; of one cluster or "
+	    "all: a cluster's "
 	    "subscription gets its cluster budget's thresholds, never a "
 	    "team budget's) is written to the outbox with the state change "
 	    "or the crossing itself and sent by the poller: a webhook gets a POST "
