@@ -86,8 +86,9 @@ extension_item(json_object *o)
 	    NULL);
 }
 
-/* A window that ends or starts in the past, by AWS's clock: 422.  A
- * start up to a few minutes back is "now" (clocks differ a little). */
+/* A window that ends or starts in the past, by AWS's clock: 400 naming
+ * the field.  A start up to a few minutes back is "now" (clocks differ a
+ * little). */
 static sw_err
 check_window(struct sw_req *r)
 {
@@ -103,8 +104,8 @@ check_window(struct sw_req *r)
 		sw_ferr_add(&r->ferrs, "end_before", "window", "is in the "
 		    "past (AWS's clock: %lld)", (long long)now);
 	if (r->ferrs.n > 0)
-		return sw_req_fail(r, SW_EPRECONDITION, "the window is in the "
-		    "past: %s", r->ferrs.e[0].field);
+		return sw_req_fail(r, SW_EINVAL, "the window is in the past: "
+		    "%s", r->ferrs.e[0].field);
 	return SW_OK;
 }
 

@@ -7,7 +7,8 @@
  * by the plan and its end: an extended plan is warned again before its
  * new end.  The event names the instance groups of the clusters
  * Slipway owns that run on the plan and the workloads (the jobs of the
- * running pods on their nodes) that will lose their nodes.
+ * running pods on their nodes, but node agents: DaemonSets and
+ * kube-system) that will lose their nodes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -63,6 +64,16 @@ on_nodes(const char *node, json_object *ids)
 	return 0;
 }
 
+/* A pod that runs on every node (a DaemonSet's) or for the cluster
+ * itself (kube-system): it goes with the node, no workload loses it. */
+static int
+node_agent(json_object *pod)
+{
+	return strcmp(sw_json_path_str(pod, "metadata.namespace") ?: "",
+	    "kube-system") == 0 || strcmp(sw_json_path_str(pod,
+	    "metadata.ownerReferences[0].kind") ?: "", "DaemonSet") == 0;
+}
+
 /* The workloads of cluster with running pods on nodes ids, once each. */
 static void
 add_workloads(struct aws_ctx *aws, const char *cluster, json_object *ids,
@@ -91,7 +102,8 @@ add_workloads(struct aws_ctx *aws, const char *cluster, json_object *ids,
 		const char *job = sw_pod_job(pod);
 
 		if (!on_nodes(sw_json_path_str(pod, "spec.nodeName"), ids) ||
-		    ns == NULL || job == NULL || sw_fmt(key, sizeof(key),
+		    ns == NULL || job == NULL || node_agent(pod) ||
+		    sw_fmt(key, sizeof(key),
 		    "%s/%s/%s", cluster, ns, job) != SW_OK ||
 		    sw_json_get(wl, key) != NULL)
 			continue;
