@@ -39,7 +39,8 @@ static const char *const plan_targets[] = {
 	  .min = 0, .desc = "Latest end (Unix seconds; in the future)." }, \
 	{ .name = "target", .type = SW_T_STRING, .flags = (fl),		\
 	  .enumv = plan_targets, .dflt = "hyperpod-cluster",		\
-	  .desc = "What the capacity is for." },			\
+	  .desc = "What the capacity is for (default: "		\
+	  "hyperpod-cluster)." },					\
 	{ .name = "availability_zone", .type = SW_T_STRING, .flags = (fl), \
 	  .min = 1, .max = 32, .pattern = PAT_AZ,			\
 	  .desc = "Only offerings in this AZ." }
