@@ -24,11 +24,13 @@ import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
 import { Notifications } from "./pages/notifications.js";
+import { Plans, Plan } from "./pages/plans.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
   ["operations", "Operations"], ["training", "Training"],
-  ["inference", "Inference"], ["costs", "Costs"], ["settings", "Settings"],
+  ["inference", "Inference"], ["plans", "Training plans"],
+  ["costs", "Costs"], ["settings", "Settings"],
 ];
 
 // The actions that change something: a read-only token may not take them.
@@ -36,7 +38,7 @@ const WRITE_ACTIONS = ":is(button.danger, button.primary, button.reboot, " +
   "button.replace, button.scale, button.upgrade, button.quota-update, " +
   "button.remove-priority, button.invoke-send, #add-priority, #retry, " +
   "#cancel, #update-software, #job-plan, #deploy-plan, #plan, " +
-  "#agent-token-make, .tabs button)";
+  "#agent-token-make, #plan-extend-submit, .tabs button)";
 const NEEDS_WRITE = "Needs write scope: this token can only read";
 
 // The page for a route: [component, props].
@@ -57,6 +59,8 @@ function pageFor(route) {
   if (a === "inference") return [Inference, { cluster: b }];
   if (a === "costs") return [Costs, { query }];
   if (a === "notifications") return [Notifications, { query }];
+  if (a === "plans" && b) return [Plan, { name: b }];
+  if (a === "plans") return [Plans, { query }];
   if (a === "settings") return [Settings, {}];
   return [Clusters, { query }];
 }

@@ -10,8 +10,10 @@ NodeRecovery is Automatic and left in Failure when it is None.  Quotas come
 from the Service Quotas service.  EKS-orchestrated clusters register their
 nodes in the EKS cluster's Kubernetes API with the real HyperPod labels.
 """
+import hashlib
 import ipaddress
 import json
+import math
 import secrets
 import time
 
@@ -881,6 +883,9 @@ class SageMakerService(GovernanceMixin, AwsService):
         # Capacity is offered from now on: a window asked for in the past
         # starts now, and one that must end before it can start has none.
         start = max(now, _ts(p["StartTimeAfter"])) if p.get("StartTimeAfter") is not None else now + 86400
+        # Reserved capacity starts on the hour; an offering's id names
+        # what it offers, so the same search finds the same offering.
+        start = math.ceil(start / 3600) * 3600
         end_before = _ts(p["EndTimeBefore"]) if p.get("EndTimeBefore") is not None else None
         targets = p.get("TargetResources") or ["hyperpod-cluster"]
         offerings = []
@@ -893,7 +898,7 @@ class SageMakerService(GovernanceMixin, AwsService):
                 continue
             if end_before is not None and st + hrs * 3600 > end_before:
                 continue
-            oid = "tpo-sha256-%s" % secrets.token_hex(16)
+            oid = "tpo-sha256-%s" % _digest(itype, count, az, st, hrs, targets)
             rc = {"ReservedCapacityType": "Instance", "InstanceType": itype, "InstanceCount": count,
                   "AvailabilityZone": az, "DurationHours": hrs, "DurationMinutes": 0,
                   "StartTime": st, "EndTime": st + hrs * 3600}
@@ -936,7 +941,7 @@ class SageMakerService(GovernanceMixin, AwsService):
         if count > PLAN_POOL - self._reserved(rc0["InstanceType"], rc0["AvailabilityZone"], plan["EndTime"],
                                               plan["EndTime"] + hrs * 3600):
             return out
-        oid = "tpeo-sha256-%s" % secrets.token_hex(16)
+        oid = "tpeo-sha256-%s" % _digest(plan["TrainingPlanArn"], plan["EndTime"], hrs)
         ext = {"TrainingPlanExtensionOfferingId": oid, "AvailabilityZone": rc0["AvailabilityZone"],
                "StartDate": plan["EndTime"], "EndDate": plan["EndTime"] + hrs * 3600, "DurationHours": hrs,
                "UpfrontFee": "%.2f" % (count * hrs * _plan_rate(rc0["InstanceType"])), "CurrencyCode": "USD"}
@@ -1261,6 +1266,11 @@ class SageMakerService(GovernanceMixin, AwsService):
         return {"clusters": {n: c["ClusterStatus"] for n, c in self.store.all("sm:clusters").items()},
                 "nodes": {i: n["InstanceStatus"]["Status"] for i, n in self.store.all("sm:nodes").items()},
                 "training_plans": {n: p["Status"] for n, p in self.store.all("sm:plans").items()}}
+
+
+def _digest(*parts):
+    """32 hex digits naming what an offering offers."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
 
 
 def _plan_rate(itype):

@@ -1,5 +1,5 @@
-// notifications.js: where operation and stage results and budget
-// thresholds crossed are sent (the
+// notifications.js: where operation and stage results, budget
+// thresholds crossed and training plans about to end are sent (the
 // subscriptions, with their delivered and dead counts) and the outbox's
 // deliveries, newest first: pending ones with their next attempt,
 // delivered ones, and the dead letters with the last error.  A table
@@ -24,14 +24,18 @@ const SUB_COLUMNS = [
   { key: "dead", label: "Dead" },
 ];
 
+const about = (d) => d.operation_id || (d.budget ? "budget " + d.budget :
+  "training plans" + (d.cluster ? " of " + d.cluster : ""));
+
 const DELIVERY_COLUMNS = [
   { key: "time_ms", label: "Event at", cell: (d) => html`<time>${fmtTime(
     d.time_ms)}</time>` },
   { key: "kind", label: "Event", filter: true },
-  { key: "operation_id", label: "About", value: (d) => d.operation_id ||
-    "budget " + (d.budget || ""), cell: (d) => d.operation_id ? html`<a
-    href=${"#/operations/" + enc(d.operation_id)}>${d.operation_id}</a>` :
-    html`<a href="#/costs">budget ${d.budget}</a>` },
+  { key: "operation_id", label: "About", value: about, cell: (d) =>
+    d.operation_id ? html`<a href=${"#/operations/" + enc(
+      d.operation_id)}>${d.operation_id}</a>` : d.budget ? html`<a
+      href="#/costs">budget ${d.budget}</a>` : html`<a href="#/plans">
+      ${about(d)}</a>` },
   { key: "subscription", label: "Subscription", filter: true },
   { key: "state", label: "State", filter: true,
     cell: (d) => html`<${Badge} state=${d.state}/>` },
@@ -52,8 +56,8 @@ export function Notifications({ nav, query }) {
   return html`<section class="card" id="notifications">
     <h1>Notifications</h1>
     <${Updated} st=${st}/>
-    <p class="muted">Operation and stage results and budget thresholds
-      crossed, sent to webhooks, SNS
+    <p class="muted">Operation and stage results, budget thresholds
+      crossed and training plans about to end, sent to webhooks, SNS
       topics and EventBridge buses; a delivery that failed every retry is
       dead (filter State: dead).</p>
     <${CopyRequest} method="GET" path="/deliveries?state=dead"
