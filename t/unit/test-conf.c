@@ -47,7 +47,8 @@ main(void)
 	close(fd);
 	e = load("# production\n\nregion = eu-west-1\nport=3100\n"
 	    "  workers = 8   # more\nlog_format = json\n"
-	    "ledger_interval = 300\nendpoint.pricing = https://api.pricing."
+	    "ledger_interval = 300\ntraining_plan.warn_before = 7200\n"
+	    "endpoint.pricing = https://api.pricing."
 	    "us-east-1.amazonaws.com\n"
 	    "allowed_origins = https://a.example http://b.example:8080\n"
 	    "endpoint.sagemaker = https://api.sagemaker.eu-west-1."
@@ -60,6 +61,8 @@ main(void)
 	is_str(sw_json_get_str(o, "log_format"), "json", "log_format");
 	is_int(sw_json_get_int(o, "ledger_interval", 0), 300,
 	    "ledger_interval");
+	is_int(sw_json_get_int(o, "training_plan_warn_before", 0), 7200,
+	    "training_plan.warn_before");
 	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "pricing"),
 	    "https://api.pricing.us-east-1.amazonaws.com",
 	    "the Price List endpoint");
@@ -79,6 +82,8 @@ main(void)
 	refused("workers = 17\n", "workers is out of range", "workers cap");
 	refused("ledger_interval = 0\n", "ledger_interval must be",
 	    "a ledger interval of 0");
+	refused("training_plan.warn_before = 30\n",
+	    "training_plan.warn_before must be", "a warning under a minute");
 	refused("log_format = xml\n", "text or json", "an unknown log format");
 	refused("allowed_origins = a.example\n", "scheme://",
 	    "an origin without a scheme");
