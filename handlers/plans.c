@@ -248,9 +248,10 @@ h_training_plan_extend(struct sw_req *r)
 	    strcmp(status, "Failed") == 0) {
 		sw_ferr_add(&r->ferrs, "plan", "status", "the plan is %s; "
 		    "only a live plan can be extended", status ? status : "?");
+		e = sw_req_fail(r, SW_EPRECONDITION, "training plan %s is %s",
+		    name, status ? status : "unknown");
 		json_object_put(plan);
-		return sw_req_fail(r, SW_EPRECONDITION, "training plan %s is "
-		    "%s", name, status ? status : "unknown");
+		return e;
 	}
 	sw_json_add_str(r->args, "plan_arn", sw_json_get_str(plan,
 	    "TrainingPlanArn"));
