@@ -7,8 +7,9 @@
  * by the plan and its end: an extended plan is warned again before its
  * new end.  The event names the instance groups of the clusters
  * Slipway owns that run on the plan and the workloads (the jobs of the
- * running pods on their nodes, but node agents: DaemonSets and
- * kube-system) that will lose their nodes.
+ * running pods on their nodes, but node agents and the platform's:
+ * DaemonSets, kube-*, aws-* and amazon-* namespaces) that will lose
+ * their nodes.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,13 +65,16 @@ on_nodes(const char *node, json_object *ids)
 	return 0;
 }
 
-/* A pod that runs on every node (a DaemonSet's) or for the cluster
- * itself (kube-system): it goes with the node, no workload loses it. */
+/* A pod that runs on every node (a DaemonSet's) or for the platform
+ * (kube-*, and the add-ons' aws-* and amazon-* namespaces): no workload
+ * of a team loses it. */
 static int
 node_agent(json_object *pod)
 {
-	return strcmp(sw_json_path_str(pod, "metadata.namespace") ?: "",
-	    "kube-system") == 0 || strcmp(sw_json_path_str(pod,
+	const char *ns = sw_json_path_str(pod, "metadata.namespace") ?: "";
+
+	return strncmp(ns, "kube-", 5) == 0 || strncmp(ns, "aws-", 4) == 0 ||
+	    strncmp(ns, "amazon-", 7) == 0 || strcmp(sw_json_path_str(pod,
 	    "metadata.ownerReferences[0].kind") ?: "", "DaemonSet") == 0;
 }
 

@@ -11,7 +11,8 @@
 #   - reserve runs to succeeded; training_plan_list shows the plan
 #     Scheduled or Active with its remaining time;
 #   - a cluster's group on the plan says which plan and when it ends,
-#     and the plan names the group;
+#     and the plan names the group; so does a training job's view for
+#     the group its pod runs on;
 #   - a dry-run extend shows the extension's fee; the extension runs,
 #     the plan's history has it paid and the plan ends later (in the
 #     plan and the group view);
@@ -28,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, free_port, need_clusters
+from harness import Kubectl, Stack, aws_cli, free_port, need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for, wait_operation
 
 t = T()
@@ -149,7 +150,9 @@ t.ok(r.status == 409 and any(f == "name" for f, _ in fields(r)),
      "a second plan of the same name is refused (409 name)")
 
 # ---- a cluster group on the plan
-r = s.post("/api/v1/clusters", {"name": "planned", "instance_groups": [
+r = s.post("/api/v1/clusters", {"name": "planned",
+                                "storage": {"s3_bucket": "plans-data"},
+                                "instance_groups": [
     {"name": "p5", "instance_type": TYPE, "count": 2,
      "capacity_type": "training-plan", "training_plan_arn": arn}]})
 t.eq(r.status, 202, "a cluster with a group on the plan is created")
@@ -186,6 +189,32 @@ t.ok(pr.returncode == 0 and wait_for(
     lambda: (k.get("pod", "-n", "hyperpod-ns-a", "trainer") or {})
     .get("status", {}).get("phase") == "Running"),
     "a job's pod runs on the plan's nodes")
+
+# A training job of Slipway's on the plan's group (long enough to outlast
+# the time travel below): its view names the group's plan and its end.
+rc, out = aws_cli(s, "eks", "create-addon", "--cluster-name", "planned",
+                  "--addon-name", "amazon-sagemaker-hyperpod-training-operator")
+t.ok(rc == 0 and wait_for(lambda: k.run(
+    "get", "crd", "hyperpodpytorchjobs.sagemaker.amazonaws.com")
+    .returncode == 0, 60), "the training operator is installed")
+job = {"job_name": "plan-sft", "recipe": "pytorch", "nodes": 1,
+       "gpus_per_node": 1, "dataset": "alpaca", "model": "llama-3-8b",
+       "max_steps": 100000, "env": {"STEP_SECONDS": "100000"}}
+r = s.post("/api/v1/clusters/planned/training-jobs", job)
+t.eq(r.status, 201, "a training job is submitted")
+
+
+def job_plans():
+    j = s.get("/api/v1/clusters/planned/training-jobs/plan-sft").json or {}
+    return j.get("training_plans") if any(
+        p.get("node") for p in j.get("pods", [])) else None
+
+
+jp = wait_for(job_plans, timeout=120) or []
+t.ok(len(jp) == 1 and jp[0].get("group") == "p5" and
+     (jp[0].get("training_plan") or {}).get("name") == "p5-run" and
+     jp[0]["training_plan"].get("end_time") == end,
+     "the job view names the group's plan and its end: %s" % jp)
 
 # ---- extend
 ext = {"duration_hours": 24}
@@ -224,9 +253,13 @@ det = ev.get("detail") or ev.get("data") or {}
 t.ok(ev.get("kind") == "training_plan.expiring" and det.get("plan") == "p5-run"
      and {"cluster": "planned", "group": "p5", "count": 2} in det.get("groups", []),
      "it names the plan and its group: %s" % json.dumps(ev)[:400])
-t.eq(det.get("workloads"), [{"cluster": "planned", "namespace": "hyperpod-ns-a",
-                              "name": "llm-1"}],
-     "and names the one workload that loses its nodes")
+names = sorted(w.get("name", "") for w in det.get("workloads", []))
+t.ok(len(names) == 2 and names[0] == "llm-1" and
+     names[1].startswith("plan-sft") and
+     {"cluster": "planned", "namespace": "hyperpod-ns-a", "name": "llm-1"}
+     in det["workloads"],
+     "and names the workloads that lose their nodes, no node agent: %s" %
+     det.get("workloads"))
 n0 = len(sandbox_requests(s, operation="ListTrainingPlans"))
 t.ok(wait_for(lambda: len(sandbox_requests(s, operation="ListTrainingPlans"))
               >= n0 + 3, timeout=60), "the poller checks the plans again")
