@@ -29,8 +29,7 @@ import { Plans, Plan } from "./pages/plans.js";
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
   ["operations", "Operations"], ["training", "Training"],
-  ["inference", "Inference"], ["plans", "Training plans"],
-  ["costs", "Costs"], ["settings", "Settings"],
+  ["inference", "Inference"], ["costs", "Costs"], ["settings", "Settings"],
 ];
 
 // The actions that change something: a read-only token may not take them.

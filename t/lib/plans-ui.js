@@ -1,7 +1,7 @@
 // plans-ui.js: the Training plans page in Chromium.  Usage: node
 // plans-ui.js <slipway url> <token>.  Logs in with the token, opens
-// the Training plans page, searches offerings of 2 x ml.p5.48xlarge for
-// 48 h, reserves the first as plan "ui-plan": the confirmation shows the
+// the Training plans page from the Costs page, searches offerings of
+// 2 x ml.p5.48xlarge for 48 h, reserves the first as plan "ui-plan": the confirmation shows the
 // upfront fee of the dry run before anything is bought; confirming leads
 // to the operation's page.  Prints one JSON line: {offerings, confirm,
 // operation, error}.
@@ -29,7 +29,8 @@ const { chromium } = require(path.join(__dirname, "..", "node_modules",
     await page.fill("#token", token);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector("#who");
-    await page.goto(url + "/#/plans");
+    await page.goto(url + "/#/costs");
+    await page.click("#plans-link");
     await page.waitForSelector("#plan-search-form");
     await page.selectOption("#plan-instance_type", "ml.p5.48xlarge");
     await page.fill("#plan-count", "2");

@@ -1,5 +1,6 @@
-// plans.js: SageMaker training plans (reserved capacity).  The list
-// (training_plan_list) with status, end and the time left by AWS's
+// plans.js: SageMaker training plans (reserved capacity), reached from
+// the Costs page and from a group on a plan on its cluster's page.  The
+// list (training_plan_list) with status, end and the time left by AWS's
 // clock; a search of offerings (training_plan_search: type, count,
 // hours, AZ) whose rows reserve one: the dry run shows the upfront fee
 // and the purchase is confirmed before anything is bought
