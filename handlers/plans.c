@@ -433,6 +433,20 @@ group_plan(json_object *hp, const char *group)
 	return NULL;
 }
 
+/* Whether some group of DescribeCluster's hp runs on a plan. */
+static int
+any_plan(json_object *hp)
+{
+	json_object *igs = sw_json_get(hp, "InstanceGroups");
+	size_t i;
+
+	for (i = 0; igs && i < json_object_array_length(igs); i++)
+		if (sw_json_get_str(json_object_array_get_idx(igs, i),
+		    "TrainingPlanArn") != NULL)
+			return 1;
+	return 0;
+}
+
 json_object *
 h_plan_of_pods(struct sw_req *r, const char *cluster, json_object *pods)
 {
@@ -441,8 +455,7 @@ h_plan_of_pods(struct sw_req *r, const char *cluster, json_object *pods)
 	struct aws_error err;
 	size_t i;
 
-	if (h_hp_describe(r, cluster, &hp, &err) != SW_OK ||
-	    strstr(sw_json_str(hp), "TrainingPlanArn") == NULL ||
+	if (h_hp_describe(r, cluster, &hp, &err) != SW_OK || !any_plan(hp) ||
 	    h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
 	    "ClusterName", sw_js(cluster), "MaxResults", sw_ji(100), NULL),
 	    &nodes, &err) != SW_OK)
