@@ -65,7 +65,7 @@ row_check(const struct sw_op *op)
 /* The families, in the order the OpenAPI document and tools/list give
  * their rows. */
 static const struct sw_op_family *const families[] = {
-	&sw_ops_system, &sw_ops_inspect, &sw_ops_clusters,
+	&sw_ops_system, &sw_ops_inspect, &sw_ops_plans, &sw_ops_clusters,
 	&sw_ops_instance_groups, &sw_ops_nodes, &sw_ops_diagnostics,
 	&sw_ops_governance, &sw_ops_training, &sw_ops_mlflow,
 	&sw_ops_inference,

@@ -279,6 +279,10 @@ apply_conf_file(void)
 	    (v = json_object_get_string(sw_json_get(opconf,
 	    "watch_interval"))) != NULL)
 		setenv("SLIPWAY_WATCH_INTERVAL", v, 1);
+	if (sw_json_get(opconf, "training_plan_warn_before") != NULL &&
+	    (v = json_object_get_string(sw_json_get(opconf,
+	    "training_plan_warn_before"))) != NULL)
+		setenv("SLIPWAY_TRAINING_PLAN_WARN_BEFORE", v, 1);
 	eps = sw_json_get(opconf, "endpoints");
 	if (O.sandbox || eps == NULL)
 		return 0;

@@ -600,7 +600,7 @@ aws_op_mutates(const char *op)
 		"Create", "Delete", "Update", "Put", "Attach", "Detach",
 		"Associate", "Disassociate", "Authorize", "Revoke",
 		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
-		"Replace", "Start", "Stop", "Reboot", NULL
+		"Replace", "Start", "Stop", "Reboot", "Extend", NULL
 	};
 	int i;
 

@@ -371,24 +371,6 @@ h_instance_type_list(struct sw_req *r)
 	return SW_OK;
 }
 
-sw_err
-h_training_plan_list(struct sw_req *r)
-{
-	json_object *out;
-
-	if (call(r, AWS_SVC_SAGEMAKER, "ListTrainingPlans", sw_jo(
-	    "MaxResults", sw_ji(100), NULL), &out) != SW_OK)
-		return r->err;
-	sw_req_reply(r, 200, sw_jo("items", json_object_get(sw_json_get(out,
-	    "TrainingPlanSummaries") ? sw_json_get(out,
-	    "TrainingPlanSummaries") : NULL), NULL));
-	if (sw_json_get(r->out, "items") == NULL)
-		json_object_object_add(r->out, "items",
-		    json_object_new_array());
-	json_object_put(out);
-	return SW_OK;
-}
-
 /* ---- cluster create ---------------------------------------------------- */
 
 static int

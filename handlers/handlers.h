@@ -35,11 +35,27 @@ sw_err	h_op_wait(struct sw_req *);
 sw_err	h_op_retry(struct sw_req *);
 sw_err	h_op_cancel(struct sw_req *);
 
+/* handlers/plans.c */
+sw_err	h_training_plan_list(struct sw_req *);
+sw_err	h_training_plan_search(struct sw_req *);
+sw_err	h_training_plan_get(struct sw_req *);
+sw_err	h_training_plan_reserve(struct sw_req *);
+sw_err	h_training_plan_extend(struct sw_req *);
+/* The groups [{cluster, group, count}] of the clusters Slipway owns
+ * that run on the training plan arn.  New reference. */
+json_object *h_plan_groups(struct sw_req *, const char *arn);
+/* {name, status, end_time, remaining_seconds} of the plan arn (a new
+ * reference), or NULL when it cannot be read. */
+json_object *h_plan_brief(struct sw_req *, const char *arn);
+/* [{group, training_plan}] of the groups of cluster that run on a plan
+ * and host some of pods (borrowed); a new array, empty when none. */
+json_object *h_plan_of_pods(struct sw_req *, const char *cluster,
+	    json_object *pods);
+
 /* handlers/clusters.c */
 sw_err	h_region_list(struct sw_req *);
 sw_err	h_az_list(struct sw_req *);
 sw_err	h_instance_type_list(struct sw_req *);
-sw_err	h_training_plan_list(struct sw_req *);
 sw_err	h_cluster_list(struct sw_req *);
 sw_err	h_cluster_get(struct sw_req *);
 sw_err	h_cluster_create(struct sw_req *);

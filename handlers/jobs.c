@@ -486,9 +486,12 @@ h_training_job_get(struct sw_req *r)
 	    wl_list_objs(r, &kb, "v1", sw_json_path_str(obj,
 	    "metadata.namespace"), "events", NULL, &events) == SW_OK &&
 	    kueue_read(r, &kb, sw_json_path_str(obj, "metadata.namespace"),
-	    &kv) == SW_OK)
+	    &kv) == SW_OK) {
 		sw_req_reply(r, 200, job_summary(k, obj, pods, events, &kv,
 		    1));
+		json_object_object_add(r->out, "training_plans", h_plan_of_pods(
+		    r, sw_json_get_str(r->args, "name"), pods));
+	}
 	json_object_put(obj);
 	json_object_put(pods);
 	json_object_put(events);

@@ -73,6 +73,9 @@ h_instance_group_list(struct sw_req *r)
 			sw_json_get_str(g, "Status") : "unknown"),
 		    "training_plan_arn", sw_json_get_str(g, "TrainingPlanArn") ?
 			sw_js(sw_json_get_str(g, "TrainingPlanArn")) : NULL,
+		    "training_plan", sw_json_get_str(g, "TrainingPlanArn") ?
+			h_plan_brief(r, sw_json_get_str(g, "TrainingPlanArn")) :
+			NULL,
 		    "subnets", json_object_get(sw_json_path(g,
 			"OverrideVpcConfig.Subnets")),
 		    "scheduled_update", sw_hp_patch_view(g,

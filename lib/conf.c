@@ -408,6 +408,11 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, 86400, &n))
 			return "watch_interval must be 1..86400 (seconds)";
 		sw_json_add_int(out, "watch_interval", n);
+	} else if (strcmp(k, "training_plan.warn_before") == 0) {
+		if (!conf_int(v, 60, 30 * 86400, &n))
+			return "training_plan.warn_before must be 60..2592000 "
+			    "(seconds)";
+		sw_json_add_int(out, "training_plan_warn_before", n);
 	} else if (strcmp(k, "iam_permissions_boundary") == 0) {
 		if (!sw_conf_policy_arn_ok(v))
 			return "iam_permissions_boundary is a managed policy "

@@ -698,6 +698,22 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_WATCH_DROP: an object no longer there */
 	"DELETE FROM watch_state WHERE cluster = ?1 AND kind = ?2"
 	" AND key = ?3",
+	/* STMT_NOTIFY_EVENT_ADD: an event no trigger writes (kind ?2,
+	 * cluster ?3 or NULL), kept only when some subscription wants it;
+	 * a uid ?1 already there is left alone, so an event keyed by what
+	 * it is about is written once (changes() is 1 only then) */
+	"INSERT OR IGNORE INTO notify_events (uid, kind, op_id, cluster, time,"
+	" data) SELECT ?1, ?2, '', ?3, ?4, ?5 WHERE EXISTS (SELECT 1"
+	" FROM subscriptions s WHERE instr(s.kinds, ',' || ?2 || ',') > 0"
+	" AND (s.cluster IS NULL OR s.cluster IS ?3) AND s.team IS NULL)",
+	/* STMT_NOTIFY_DELIVERIES_ADD: that event ?1 to each subscription
+	 * that wants kind ?3 of cluster ?4, due at ?2 */
+	"INSERT INTO deliveries (event_id, sub, state, due)"
+	" SELECT ?1, s.name, 'pending', ?2 FROM subscriptions s"
+	" WHERE instr(s.kinds, ',' || ?3 || ',') > 0"
+	" AND (s.cluster IS NULL OR s.cluster IS ?4) AND s.team IS NULL",
+	/* STMT_NOTIFY_EVENT_SEEN */
+	"SELECT 1 FROM notify_events WHERE uid = ?1",
 };
 
 int64_t

@@ -1,7 +1,8 @@
 /*
  * notify.c: subscriptions and the notification outbox (see notify.h).
- * Every statement is a row of lib/db.c; the outbox rows themselves are
- * written by the schema's triggers, so nothing here writes an event.
+ * Every statement is a row of lib/db.c; the outbox rows of operations,
+ * stages and budgets are written by the schema's triggers; the poller's
+ * own events (training_plan.expiring) by sw_notify_emit.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,13 +11,15 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/notify.h"
+#include "lib/ops.h"
 
 const char *const sw_notify_kinds[] = {
 	"operation.succeeded", "operation.failed", "operation.cancelled",
 	"stage.succeeded", "stage.failed", "budget.threshold",
 	"job.failed", "job.succeeded", "job.preempted", "job.recovered",
 	"endpoint.failed", "endpoint.recovered",
-	"node.unhealthy", "node.recovered", "cluster.event", NULL
+	"node.unhealthy", "node.recovered", "cluster.event",
+	"training_plan.expiring", NULL
 };
 const char *const sw_notify_targets[] = {
 	"webhook", "sns", "eventbridge", NULL
@@ -393,4 +396,87 @@ sw_watch_drop(struct sw_db *db, const char *cluster, const char *kind,
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
 	return sw_db_exec(db, st);
+/* The uid of an event keyed by once, or a fresh one. */
+static sw_err
+event_uid(const char *once, char *uid, size_t size)
+{
+	char hex[25];
+
+	if (once != NULL)
+		return sw_fmt(uid, size, "ev-%s", once);
+	if (sw_random_hex(hex, 12) != SW_OK)
+		return SW_EINTERNAL;
+	return sw_fmt(uid, size, "ev-%s", hex);
+}
+
+static sw_err
+emit_rows(struct sw_db *db, const char *kind, const char *cluster,
+    const char *uid, json_object *data, int *fresh)
+{
+	sqlite3_stmt *st;
+	int64_t now = sw_now_ms(), id;
+	sw_err e;
+
+	if ((st = sw_db_stmt(db, STMT_NOTIFY_EVENT_ADD)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sw_bind_opt(st, 3, cluster);
+	sqlite3_bind_int64(st, 4, now);
+	sqlite3_bind_text(st, 5, sw_json_str(data), -1, SQLITE_TRANSIENT);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
+	if (sqlite3_changes(sw_db_handle(db)) != 1)
+		return SW_OK;
+	id = sqlite3_last_insert_rowid(sw_db_handle(db));
+	if ((st = sw_db_stmt(db, STMT_NOTIFY_DELIVERIES_ADD)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, now);
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sw_bind_opt(st, 4, cluster);
+	if ((e = sw_db_exec(db, st)) == SW_OK)
+		*fresh = 1;
+	return e;
+}
+
+sw_err
+sw_notify_emit(struct sw_db *db, const char *kind, const char *cluster,
+    const char *once, json_object *data, int *fresh)
+{
+	char uid[160];
+	int wrote = 0;
+	sw_err e;
+
+	if (fresh != NULL)
+		*fresh = 0;
+	if ((e = event_uid(once, uid, sizeof(uid))) != SW_OK)
+		return SW_EINVAL;
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((e = emit_rows(db, kind, cluster, uid, data, &wrote)) != SW_OK) {
+		sw_db_rollback(db);
+		return e;
+	}
+	if ((e = sw_db_commit(db)) != SW_OK)
+		return e;
+	if (fresh != NULL)
+		*fresh = wrote;
+	return SW_OK;
+}
+
+int
+sw_notify_seen(struct sw_db *db, const char *once)
+{
+	sqlite3_stmt *st;
+	char uid[160];
+	int rc;
+
+	if (event_uid(once, uid, sizeof(uid)) != SW_OK ||
+	    (st = sw_db_stmt(db, STMT_NOTIFY_EVENT_SEEN)) == NULL)
+		return 0;
+	sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_ROW;
 }

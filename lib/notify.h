@@ -87,6 +87,19 @@ sw_err	sw_delivery_done(struct sw_db *, const struct sw_delivery_ref *,
 sw_err	sw_delivery_retry(struct sw_db *, const struct sw_delivery_ref *,
 	    const char *owner, int64_t due, const char *error,
 	    int max_attempts);
+/*
+ * An event no trigger writes (kind of sw_notify_kinds; cluster NULL for
+ * none; data a JSON object, borrowed) and one delivery per subscription
+ * that wants it, in one transaction.  once, when not NULL, keys the
+ * event by what it is about: an event of that key is written once, and
+ * *fresh (may be NULL) says whether this call wrote it.  Nothing is
+ * written when no subscription wants it.
+ */
+sw_err	sw_notify_emit(struct sw_db *, const char *kind, const char *cluster,
+	    const char *once, json_object *data, int *fresh);
+/* Whether the event keyed once was written already. */
+int	sw_notify_seen(struct sw_db *, const char *once);
+
 /* Release the leases of owners alive() says are gone; how many. */
 int	sw_delivery_release_dead(struct sw_db *,
 	    int (*alive)(const char *, void *), void *arg);

@@ -16,6 +16,8 @@ extern const struct sw_pipeline sw_pl_ig_delete;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_node_action;	/* igroup.c */
 extern const struct sw_pipeline sw_pl_node_health_check; /* healthcheck.c */
 extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
+extern const struct sw_pipeline sw_pl_plan_reserve;	/* plans.c */
+extern const struct sw_pipeline sw_pl_plan_extend;	/* plans.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
 extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
 extern const struct sw_pipeline sw_pl_addon_upgrade;	/* addons.c */

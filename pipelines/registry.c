@@ -27,6 +27,9 @@ static const struct sw_pipeline *const pipelines[] = {
 	/* PIPELINES: storage */
 	&sw_pl_storage_add,
 	&sw_pl_software_update,
+	/* PIPELINES: training plans */
+	&sw_pl_plan_reserve,
+	&sw_pl_plan_extend,
 	NULL
 };
 

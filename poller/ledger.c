@@ -187,8 +187,8 @@ read_gpus(struct sample *s, struct sw_kube *kb)
 	json_object_put(list);
 }
 
-static const char *
-job_of(json_object *pod)
+const char *
+sw_pod_job(json_object *pod)
 {
 	static const char *const labels[] = {
 	    "sagemaker.amazonaws.com/job-name", "batch.kubernetes.io/job-name",
@@ -302,7 +302,7 @@ add_pods(struct sample *s)
 		    kube_time(sw_json_path_str(pod, "status.startTime")));
 		if (a >= s->to)
 			continue;
-		if ((e = add_span(s, nd, ns, job_of(pod), "gpu", gpus,
+		if ((e = add_span(s, nd, ns, sw_pod_job(pod), "gpu", gpus,
 		    a, s->to)) != SW_OK ||
 		    (e = add_span(s, nd, "", "", "idle", -gpus, a,
 		    s->to)) != SW_OK)

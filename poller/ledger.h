@@ -7,8 +7,12 @@
 #include "cloud/aws.h"
 #include "lib/db.h"
 
+#include <json-c/json.h>
+
 /* One sample of every cluster Slipway owns (a few AWS and Kubernetes
  * reads each). */
 void	sw_ledger_tick(struct sw_db *, struct aws_ctx *);
+/* The job a pod belongs to: its job label, owner or name (borrowed). */
+const char *sw_pod_job(json_object *pod);
 
 #endif

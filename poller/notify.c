@@ -129,6 +129,26 @@ slack_budget(struct sw_buf *b, json_object *ev)
 	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
 }
 
+/* A plan's: "training plan p5 ends at ...: 2 workloads lose nodes". */
+static void
+slack_plan(struct sw_buf *b, json_object *ev)
+{
+	json_object *det = sw_json_get(ev, "detail");
+	json_object *w = sw_json_get(det, "workloads");
+	size_t i, n = w ? json_object_array_length(w) : 0;
+
+	(void)sw_buf_printf(b, "Slipway: training plan %s ends at %s",
+	    sw_json_get_str(det, "plan") ?: "",
+	    sw_json_get_str(det, "end_time") ?: "");
+	(void)sw_buf_printf(b, "; %zu workload(s) lose their nodes", n);
+	for (i = 0; i < n && i < 20; i++)
+		(void)sw_buf_printf(b, "%s %s/%s", i ? "," : ":",
+		    sw_json_get_str(json_object_array_get_idx(w, i),
+		    "namespace") ?: "", sw_json_get_str(
+		    json_object_array_get_idx(w, i), "name") ?: "");
+	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
+}
+
 /* An operation's: "cluster.create hp1: failed at stage eks: ...". */
 static void
 slack_op(struct sw_buf *b, json_object *ev)
@@ -184,6 +204,9 @@ slack_json(json_object *ev)
 	sw_buf_init(&b, 3000);
 	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") == 0)
 		slack_budget(&b, ev);
+	else if (strcmp(sw_json_get_str(ev, "kind") ?: "",
+	    "training_plan.expiring") == 0)
+		slack_plan(&b, ev);
 	else if (sw_json_get_str(sw_json_get(ev, "detail"), "subject") != NULL)
 		slack_watch(&b, ev);
 	else

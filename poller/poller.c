@@ -2,7 +2,8 @@
  * poller.c: slipway-poller, the only process that runs operations.
  *
  *   options and configuration -> state store -> AWS context -> loop:
- *   send the notifications due (poller/notify.c), claim a due
+ *   send the notifications due (poller/notify.c), sample the ledger,
+ *   check budgets and training plans' ends (poller/plans.c), claim a due
  *   operation (under a lease), advance it until a stage waits or it
  *   ends (pipelines/pipeline.c), release it with its next due time.  Idle, it looks for due work 20 times a second, so
  *   its cost grows with active operations only.  Killed at any moment,
@@ -31,6 +32,7 @@
 #include "poller/ledger.h"
 #include "poller/notify.h"
 #include "poller/watch.h"
+#include "poller/plans.h"
 
 static volatile sig_atomic_t stop;
 
@@ -121,6 +123,7 @@ main(int argc, char *argv[])
 		if (sw_now_ms() >= ledger_due) {
 			sw_ledger_tick(db, &aws);
 			sw_budget_tick(db);
+			sw_plan_tick(db, &aws);
 			ledger_due = sw_now_ms() + ledger_ms;
 		}
 		if (sw_now_ms() >= watch_due) {

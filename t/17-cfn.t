@@ -51,7 +51,7 @@ def _tag(loader, suffix, node):
 
 CfnLoader.add_multi_constructor("!", _tag)
 
-READ_VERBS = ("Describe", "List", "Get", "Head", "Simulate")
+READ_VERBS = ("Describe", "List", "Get", "Head", "Simulate", "Search")
 
 
 def as_list(v):

@@ -62,13 +62,13 @@ t.ok(o["quotaStatus"] in ("Creating", "CreateFailed"),
      "compute_quota_create was accepted")
 t.eq(o["deleteState"], "succeeded", "cluster_delete succeeded")
 # The objects the lifecycle made exist: reading them must succeed; only
-# the job, the MLflow App, the endpoint and the budget it did not make
-# are 404.
+# the job, the MLflow App, the endpoint, the budget and the training
+# plan it did not make are 404.
 errors = {c["tool"]: c["status"] for c in calls
           if c["ok"] and c["isError"]}
 t.eq(errors, {"training_job_get": 404, "training_job_logs": 404,
               "mlflow_app_get": 404, "inference_get": 404,
-              "budget_get": 404},
+              "budget_get": 404, "training_plan_get": 404},
      "the read-only calls succeeded but for the objects never made (404)")
 for name in ("cluster_create", "compute_quota_create",
              "compute_quota_delete", "cluster_delete", "operation_wait",

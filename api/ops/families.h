@@ -16,6 +16,7 @@ struct sw_op_family {
 
 extern const struct sw_op_family sw_ops_system;
 extern const struct sw_op_family sw_ops_inspect;
+extern const struct sw_op_family sw_ops_plans;
 extern const struct sw_op_family sw_ops_clusters;
 extern const struct sw_op_family sw_ops_instance_groups;
 extern const struct sw_op_family sw_ops_nodes;

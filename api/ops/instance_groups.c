@@ -176,6 +176,9 @@ static const struct sw_field o_group[] = {
 	    "unknown."),
 	OUT_OPT("training_plan_arn", SW_T_STRING, "The training plan it "
 	    "runs on."),
+	{ .name = "training_plan", .type = SW_T_OBJECT,
+	  .fields = sw_plan_brief_fields, .desc = "That plan's status and "
+	  "when it ends." },
 	{ .name = "subnets", .type = SW_T_ARRAY, .items = o_subnet_id_item,
 	  .desc = "Its own subnets, when it overrides the cluster's." },
 	{ .name = "scheduled_update", .type = SW_T_OBJECT,

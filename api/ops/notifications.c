@@ -35,7 +35,7 @@ static const struct sw_field f_sub_create[] = {
 	  .desc = "Where events go: webhook (url, secret), sns "
 	  "(topic_arn) or eventbridge (event_bus)." },
 	{ .name = "events", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .min = 1, .max = 15, .items = f_event_kind,
+	  .min = 1, .max = 16, .items = f_event_kind,
 	  .desc = "The event kinds it wants: operation.succeeded, "
 	  "operation.failed, operation.cancelled, stage.succeeded, "
 	  "stage.failed, budget.threshold (a budget's threshold crossed, "
@@ -44,7 +44,10 @@ static const struct sw_field f_sub_create[] = {
 	  "(HyperPodPyTorchJobs and RayJobs); endpoint.failed, "
 	  "endpoint.recovered (self-hosted inference endpoints); "
 	  "node.unhealthy, node.recovered (HyperPod's node health label); "
-	  "cluster.event (each new HyperPod cluster event).  A first sight "
+	  "cluster.event (each new HyperPod cluster event); "
+	  "training_plan.expiring (a training plan ends within "
+	  "training_plan.warn_before, once per plan and end, naming the "
+	  "workloads that lose their nodes).  A first sight "
 	  "of a job, endpoint or node is no event: only its changes are." },
 	{ .name = "team", .type = SW_T_STRING, .min = 1, .max = 39,
 	  .pattern = PAT_TEAM,
@@ -205,7 +208,8 @@ static const struct sw_op rows[] = {
 	    "(operation.succeeded/failed/cancelled, stage.succeeded/failed, "
 	    "budget.threshold, job.failed/succeeded/preempted/recovered, "
 	    "endpoint.failed/recovered, node.unhealthy/recovered, "
-	    "cluster.event; of one cluster or all: a cluster's "
+	    "cluster.event, training_plan.expiring; of one cluster or all: "
+	    "a cluster's "
 	    "subscription gets its cluster budget's thresholds, never a "
 	    "team budget's; of one team or all: a team's gets its jobs', "
 	    "endpoints' and team budget's events only) is written to the "

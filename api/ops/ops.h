@@ -104,6 +104,10 @@ extern const struct sw_field sw_op_summary_item[];
 extern const struct sw_field sw_stage_item[];
 extern const struct sw_field sw_event_item[];
 extern const struct sw_field sw_plan_call_item[];
+/* A training plan offering: what a purchase buys (api/ops/shapes.c). */
+extern const struct sw_field sw_offering_fields[];
+/* The plan a group runs on and its end (api/ops/shapes.c). */
+extern const struct sw_field sw_plan_brief_fields[];
 extern const struct sw_field sw_cost_fields[];
 extern const struct sw_field sw_endpoint_cost_fields[];
 extern const struct sw_field sw_pending_fields[];
@@ -167,7 +171,10 @@ static const char *const op_states[] = {
 	  .items = sw_plan_stage_item, .desc = "The stages it would run." }, \
 	{ .name = "cost", .type = SW_T_OBJECT, .fields = sw_cost_fields,	\
 	  .desc = "What it adds per hour, priced from the AWS Price List " \
-	  "API (when it changes instance counts)." }
+	  "API (when it changes instance counts)." },			\
+	{ .name = "purchase", .type = SW_T_OBJECT,			\
+	  .fields = sw_offering_fields, .desc = "What it would buy "	\
+	  "(training plans): the offering and its upfront fee." }
 
 /* A Kubernetes object a workload answer names. */
 static const struct sw_field o_ref[] = {

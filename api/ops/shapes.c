@@ -239,6 +239,29 @@ const struct sw_field sw_endpoint_cost_fields[] = {
 	OUT("region", SW_T_STRING, "Whose prices."),
 	OUT("source", SW_T_STRING, "Where the prices come from."),
 	OUT("basis", SW_T_STRING, "How it is counted."),
+/* An offering: a new plan's or an extension's. */
+const struct sw_field sw_offering_fields[] = {
+	OUT("offering_id", SW_T_STRING, "Its id (TrainingPlanOfferingId or "
+	    "TrainingPlanExtensionOfferingId)."),
+	OUT("kind", SW_T_STRING, "reservation or extension."),
+	OUT_OPT("upfront_fee", SW_T_NUMBER, "What it costs up front."),
+	OUT_OPT("currency", SW_T_STRING, "The fee's currency."),
+	OUT_OPT("instance_type", SW_T_STRING, "Instance type."),
+	OUT_OPT("count", SW_T_INT, "Instances."),
+	OUT_OPT("availability_zone", SW_T_STRING, "Where."),
+	OUT_OPT("start_time", SW_T_INT, "Start (Unix seconds)."),
+	OUT_OPT("end_time", SW_T_INT, "End (Unix seconds)."),
+	OUT_OPT("duration_hours", SW_T_INT, "Hours."),
+	{ NULL }
+};
+/* The plan a group runs on, as the cluster and job views show it. */
+const struct sw_field sw_plan_brief_fields[] = {
+	OUT("name", SW_T_STRING, "The training plan."),
+	OUT_OPT("status", SW_T_STRING, "Its status."),
+	OUT_OPT("end_time", SW_T_INT, "When its capacity ends (Unix "
+	    "seconds); the group's nodes go then."),
+	OUT_OPT("remaining_seconds", SW_T_INT, "Until then, by AWS's "
+	    "clock."),
 	{ NULL }
 };
 

@@ -245,12 +245,26 @@ static const struct sw_answer a_job_list[] = {
 	{ .status = 200, .fields = o_job_list, .desc = "The jobs." },
 	{ 0 }
 };
+static const struct sw_field o_job_plan[] = {
+	OUT("group", SW_T_STRING, "The instance group."),
+	{ .name = "training_plan", .type = SW_T_OBJECT,
+	  .flags = SW_F_REQUIRED, .fields = sw_plan_brief_fields,
+	  .desc = "The plan it runs on." },
+	{ NULL }
+};
+static const struct sw_field o_job_plan_item[] = {
+	{ .name = "group", .type = SW_T_OBJECT, .fields = o_job_plan },
+};
 static const struct sw_field o_job[] = {
 	F_JOB_SUMMARY,
 	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_pod_item, .desc = "Its pods." },
 	OUT_OPT("status", SW_T_ANY, "Its status as the operator writes "
 	    "it."),
+	{ .name = "training_plans", .type = SW_T_ARRAY,
+	  .items = o_job_plan_item, .desc = "The instance groups its pods "
+	  "run on that run on a training plan, and when each plan ends: "
+	  "then the job loses those nodes." },
 	{ NULL }
 };
 static const struct sw_answer a_job_get[] = {

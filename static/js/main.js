@@ -25,6 +25,7 @@ import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
 import { Notifications } from "./pages/notifications.js";
 import { Teams } from "./pages/teams.js";
+import { Plans, Plan } from "./pages/plans.js";
 
 const NAV = [
   ["clusters", "Clusters"], ["create", "Create cluster"],
@@ -38,7 +39,7 @@ const WRITE_ACTIONS = ":is(button.danger, button.primary, button.reboot, " +
   "button.replace, button.scale, button.upgrade, button.quota-update, " +
   "button.remove-priority, button.invoke-send, #add-priority, #retry, " +
   "#cancel, #update-software, #job-plan, #deploy-plan, #plan, " +
-  "#agent-token-make, .tabs button)";
+  "#agent-token-make, #plan-extend-submit, .tabs button)";
 const NEEDS_WRITE = "Needs write scope: this token can only read";
 
 // The page for a route: [component, props].
@@ -60,6 +61,8 @@ function pageFor(route) {
   if (a === "costs") return [Costs, { query }];
   if (a === "notifications") return [Notifications, { query }];
   if (a === "teams") return [Teams, {}];
+  if (a === "plans" && b) return [Plan, { name: b }];
+  if (a === "plans") return [Plans, { query }];
   if (a === "settings") return [Settings, {}];
   return [Clusters, { query }];
 }

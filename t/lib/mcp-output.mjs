@@ -88,7 +88,12 @@ const nodes = (await call('node_list', { name: cluster })).content;
 const fill = {
   name: cluster, id: op, node: nodes?.items?.[0]?.node_id ?? 'i-0',
   quota: 'outq', job: 'no-such-job', endpoint: 'no-such-endpoint',
-  scope: 'cluster', app: 'no-such-app',
+  scope: 'cluster', app: 'no-such-app', plan: 'no-such-plan',
+};
+// Tools whose required arguments the lifecycle did not make.
+const extra = {
+  training_plan_search: { instance_type: 'ml.p5.48xlarge', count: 1,
+    duration_hours: 24 },
 };
 const readOnly = tools.filter((t) => t.annotations?.readOnlyHint)
   .map((t) => t.name);
@@ -98,6 +103,7 @@ for (const name of readOnly) {
   for (const p of schema.required ?? [])
     if (p in fill) args[p] = fill[p];
   if (name === 'operation_wait') args.timeout = 1;
+  Object.assign(args, extra[name] ?? {});
   await call(name, args);
 }
 

@@ -284,6 +284,8 @@ test_call(void)
 	json_object_put(out);
 	is_int(aws_op_mutates("BatchRebootClusterNodes"), 1,
 	    "BatchRebootClusterNodes mutates");
+	is_int(aws_op_mutates("ExtendTrainingPlan"), 1,
+	    "ExtendTrainingPlan mutates (it buys capacity)");
 	is_int(aws_op_mutates("DescribeCluster"), 0,
 	    "DescribeCluster does not");
 	aws_ctx_free(&ctx);

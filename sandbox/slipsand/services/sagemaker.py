@@ -10,8 +10,10 @@ NodeRecovery is Automatic and left in Failure when it is None.  Quotas come
 from the Service Quotas service.  EKS-orchestrated clusters register their
 nodes in the EKS cluster's Kubernetes API with the real HyperPod labels.
 """
+import hashlib
 import ipaddress
 import json
+import math
 import secrets
 import time
 
@@ -39,6 +41,7 @@ SOFTWARE_UPDATE = 600
 AUTOSCALING_CHANGE = (300, 600)  # sandbox seconds AutoScaling Creating/Deleting -> InService
 CLIENT_TOKEN_TTL = 8 * 3600     # BatchAddClusterNodes keeps a ClientToken this long
 BATCH_ADD_MAX_NODES = 50        # nodes per BatchAddClusterNodes call, all groups together
+PLAN_POOL = 64                  # instances of a type per AZ training plans can reserve at once
 BATCH_DELETE_MAX_IDS = 50       # NodeIds and NodeLogicalIds per BatchDeleteClusterNodes call
 
 
@@ -900,30 +903,115 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
         return None
 
     def op_SearchTrainingPlanOfferings(self, ctx, p):
+        if p.get("TrainingPlanArn"):
+            return self._extension_offerings(p)
         itype = p.get("InstanceType") or "ml.p5.48xlarge"
         count = p.get("InstanceCount") or 1
         hours = p.get("DurationHours") or 24
-        start = _ts(p["StartTimeAfter"]) if p.get("StartTimeAfter") is not None else self.clock.now() + 86400
+        now = self.clock.now()
+        # Capacity is offered from now on: a window asked for in the past
+        # starts now, and one that must end before it can start has none.
+        start = max(now, _ts(p["StartTimeAfter"])) if p.get("StartTimeAfter") is not None else now + 86400
+        # Reserved capacity starts on the hour; an offering's id names
+        # what it offers, so the same search finds the same offering.
+        start = math.ceil(start / 3600) * 3600
+        end_before = _ts(p["EndTimeBefore"]) if p.get("EndTimeBefore") is not None else None
         targets = p.get("TargetResources") or ["hyperpod-cluster"]
         offerings = []
         spec = catalog.spec(itype)
         zones = [z for z, _ in catalog.zones(self.world.region) if spec is None or catalog.offered_in(itype, z)]
         for i, az in enumerate(zones[:3]):
-            oid = "tpo-sha256-%s" % secrets.token_hex(16)
             st = start + i * 86400
             hrs = int(hours)
+            if count > PLAN_POOL - self._reserved(itype, az, st, st + hrs * 3600):
+                continue
+            if end_before is not None and st + hrs * 3600 > end_before:
+                continue
+            oid = "tpo-sha256-%s" % _digest(itype, count, az, st, hrs, targets)
             rc = {"ReservedCapacityType": "Instance", "InstanceType": itype, "InstanceCount": count,
                   "AvailabilityZone": az, "DurationHours": hrs, "DurationMinutes": 0,
                   "StartTime": st, "EndTime": st + hrs * 3600}
             off = {"TrainingPlanOfferingId": oid, "TargetResources": targets,
                    "RequestedStartTimeAfter": start, "DurationHours": hrs, "DurationMinutes": 0,
-                   "UpfrontFee": "%.2f" % (count * hrs * (31.46 if "p5" in itype else 12.0)),
+                   "UpfrontFee": "%.2f" % (count * hrs * _plan_rate(itype)),
                    "CurrencyCode": "USD", "ReservedCapacityOfferings": [rc]}
-            if p.get("EndTimeBefore") is not None:
-                off["RequestedEndTimeBefore"] = _ts(p["EndTimeBefore"])
+            if end_before is not None:
+                off["RequestedEndTimeBefore"] = end_before
             self.store.put("sm:offerings", oid, off)
             offerings.append(off)
         return {"TrainingPlanOfferings": offerings}
+
+    def _reserved(self, itype, az, start, end):
+        """Instances of a type in an AZ the account's live plans hold
+        at some time in [start, end)."""
+        n = 0
+        for plan in self.store.values("sm:plans"):
+            if plan["Status"] in ("Expired", "Failed"):
+                continue
+            for rc in plan["ReservedCapacitySummaries"]:
+                if (rc["InstanceType"] == itype and rc["AvailabilityZone"] == az and
+                        rc["StartTime"] < end and rc["EndTime"] > start):
+                    n += rc["TotalInstanceCount"]
+        return n
+
+    def _extension_offerings(self, p):
+        """Extension offerings of a plan (SearchTrainingPlanOfferings
+        with TrainingPlanArn): its capacity, right after its end, in its
+        AZ.  An expired or failed plan has none."""
+        plan = self._plan_by_arn(p["TrainingPlanArn"])
+        if plan is None:
+            raise _nf("Training plan %s not found." % p["TrainingPlanArn"])
+        out = {"TrainingPlanOfferings": [], "TrainingPlanExtensionOfferings": []}
+        if plan["Status"] in ("Expired", "Failed"):
+            return out
+        hrs = int(p.get("DurationHours") or 24)
+        rc0 = plan["ReservedCapacitySummaries"][0]
+        count = rc0["TotalInstanceCount"]
+        if count > PLAN_POOL - self._reserved(rc0["InstanceType"], rc0["AvailabilityZone"], plan["EndTime"],
+                                              plan["EndTime"] + hrs * 3600):
+            return out
+        oid = "tpeo-sha256-%s" % _digest(plan["TrainingPlanArn"], plan["EndTime"], hrs)
+        ext = {"TrainingPlanExtensionOfferingId": oid, "AvailabilityZone": rc0["AvailabilityZone"],
+               "StartDate": plan["EndTime"], "EndDate": plan["EndTime"] + hrs * 3600, "DurationHours": hrs,
+               "UpfrontFee": "%.2f" % (count * hrs * _plan_rate(rc0["InstanceType"])), "CurrencyCode": "USD"}
+        self.store.put("sm:extoffers", oid, dict(ext, _plan=plan["TrainingPlanName"]))
+        out["TrainingPlanExtensionOfferings"].append(ext)
+        return out
+
+    def op_ExtendTrainingPlan(self, ctx, p):
+        oid = p["TrainingPlanExtensionOfferingId"]
+        off = self.store.get("sm:extoffers", oid)
+        plan = self.store.get("sm:plans", off["_plan"]) if off else None
+        if off is None or plan is None:
+            raise _nf("Training plan extension offering %s not found." % oid)
+        if plan["Status"] in ("Expired", "Failed") or off["StartDate"] != plan["EndTime"]:
+            raise _val("Training plan %s can no longer be extended by offering %s (it is %s)." % (
+                plan["TrainingPlanName"], oid, plan["Status"]))
+        now = self.clock.now()
+        ext = {k: v for k, v in off.items() if not k.startswith("_")}
+        ext.update({"ExtendedAt": now, "Status": "Pending", "PaymentStatus": "Pending",
+                    "AvailabilityZoneId": catalog.zone_id(self.world.region, off["AvailabilityZone"]),
+                    "_ready": self.clock.due(60, now)})
+        plan["EndTime"] = off["EndDate"]
+        plan["DurationHours"] = plan["DurationHours"] + off["DurationHours"]
+        for rc in plan["ReservedCapacitySummaries"]:
+            rc["EndTime"] = off["EndDate"]
+            rc["DurationHours"] = rc["DurationHours"] + off["DurationHours"]
+        plan.setdefault("_extensions", []).append(ext)
+        self.store.put("sm:plans", plan["TrainingPlanName"], plan)
+        self.store.delete("sm:extoffers", oid)
+        return {"TrainingPlanExtensions": [{k: v for k, v in ext.items() if not k.startswith("_")}]}
+
+    def op_DescribeTrainingPlanExtensionHistory(self, ctx, p):
+        plan = self._plan_by_arn(p["TrainingPlanArn"])
+        if plan is None:
+            raise _nf("Training plan %s not found." % p["TrainingPlanArn"])
+        exts = [{k: v for k, v in e.items() if not k.startswith("_")} for e in plan.get("_extensions", [])]
+        exts, token = page(exts, p.get("MaxResults"), p.get("NextToken"))
+        out = {"TrainingPlanExtensions": exts}
+        if token:
+            out["NextToken"] = token
+        return out
 
     def op_CreateTrainingPlan(self, ctx, p):
         name = p["TrainingPlanName"]
@@ -1038,6 +1126,16 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
                 for rc in plan["ReservedCapacitySummaries"]:
                     rc["Status"] = "Active"
                 self.store.put("sm:plans", name, plan)
+            if plan["Status"] in ("Active", "Scheduled") and plan["EndTime"] <= now:
+                plan["Status"] = "Expired"
+                plan["StatusMessage"] = "The training plan's reserved capacity has ended."
+                for rc in plan["ReservedCapacitySummaries"]:
+                    rc["Status"] = "Expired"
+                self.store.put("sm:plans", name, plan)
+            for ext in plan.get("_extensions", []):
+                if ext["PaymentStatus"] == "Pending" and now >= ext["_ready"]:
+                    ext["Status"], ext["PaymentStatus"] = "Active", "Completed"
+                    self.store.put("sm:plans", name, plan)
         self.advance_governance(now)
         self.advance_volumes(now)
         self.advance_mlflow_apps(now)
@@ -1200,6 +1298,16 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
                 "nodes": {i: n["InstanceStatus"]["Status"] for i, n in self.store.all("sm:nodes").items()},
                 "training_plans": {n: p["Status"] for n, p in self.store.all("sm:plans").items()},
                 "mlflow_apps": {a["Name"]: a["Status"] for a in self.store.values("sm:mlflow-apps")}}
+
+
+def _digest(*parts):
+    """32 hex digits naming what an offering offers."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _plan_rate(itype):
+    """The sandbox's training-plan price of one instance-hour."""
+    return 31.46 if "p5" in itype else 12.0
 
 
 def _ts(v):

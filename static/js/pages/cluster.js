@@ -1,5 +1,6 @@
 // cluster.js: one cluster: its instance groups (capacity and EFA
-// badges; add, scale, delete), its nodes as a health grid (reboot and
+// badges, the training plan a group runs on and its end; add, scale,
+// delete), its nodes as a health grid (reboot and
 // replace behind a confirmation), the features panel (explicit diff:
 // only what changed is sent, and "no change" is said when nothing
 // did), the EKS add-ons with their versions (upgrade to the newest
@@ -248,7 +249,10 @@ function Groups({ d, name, startOp, query }) {
         html`<span class="badge efa">EFA</span>`}` },
     { key: "capacity", label: "Capacity", filter: true, value: cap,
       cell: (g) => html`<span class=${"badge capacity " + cap(g)}>
-        ${cap(g)}</span>` },
+        ${cap(g)}</span>${g.training_plan && html` <a class="plan-end"
+        href=${"#/plans/" + enc(g.training_plan.name)}>${
+        g.training_plan.name} ends ${fmtTime(g.training_plan.end_time *
+        1000)}</a>`}` },
     { key: "current_count", label: "Nodes",
       cell: (g) => `${g.current_count} / ${g.target_count}` },
     { key: "status", label: "Status", filter: true,

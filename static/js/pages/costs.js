@@ -68,6 +68,8 @@ export function Costs({ nav, query }) {
   }
   const tot = d && d.teams.totals;
   return html`<section class="card" id="costs"><h1>Costs</h1>
+    <p><a href="#/plans" id="plans-link">Training plans</a>: reserved
+      capacity paid up front, its end, and offerings to reserve.</p>
     <form class="inline" onSubmit=${apply}>
       <label>From <input type="date" id="cost-from" value=${form.from}
         onInput=${(e) => setForm({ ...form, from: e.target.value })}/></label>

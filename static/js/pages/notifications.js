@@ -1,6 +1,7 @@
 // notifications.js: where operation and stage results, budget
-// thresholds crossed, and the changes the poller watches (job, endpoint
-// and node health changes, HyperPod cluster events) are sent (the
+// thresholds crossed, training plans about to end, and the changes the
+// poller watches (job, endpoint and node health changes, HyperPod
+// cluster events) are sent (the
 // subscriptions, with their delivered and dead counts) and the outbox's
 // deliveries, newest first: pending ones with their next attempt,
 // delivered ones, and the dead letters with the last error.  A table
@@ -28,16 +29,19 @@ const SUB_COLUMNS = [
   { key: "dead", label: "Dead" },
 ];
 
+const about = (d) => d.operation_id || (d.budget ? "budget " + d.budget :
+  d.subject || "training plans" + (d.cluster ? " of " + d.cluster : ""));
+
 const DELIVERY_COLUMNS = [
   { key: "time_ms", label: "Event at", cell: (d) => html`<time>${fmtTime(
     d.time_ms)}</time>` },
   { key: "kind", label: "Event", filter: true },
-  { key: "operation_id", label: "About", value: (d) => d.operation_id ||
-    (d.budget ? "budget " + d.budget : d.subject || ""),
-    cell: (d) => d.operation_id ? html`<a
-    href=${"#/operations/" + enc(d.operation_id)}>${d.operation_id}</a>` :
-    d.budget ? html`<a href="#/costs">budget ${d.budget}</a>` :
-    html`<span>${d.subject || ""}</span>` },
+  { key: "operation_id", label: "About", value: about, cell: (d) =>
+    d.operation_id ? html`<a href=${"#/operations/" + enc(
+      d.operation_id)}>${d.operation_id}</a>` : d.budget ? html`<a
+      href="#/costs">budget ${d.budget}</a>` : d.subject ?
+      html`<span>${d.subject}</span>` : html`<a href="#/plans">
+      ${about(d)}</a>` },
   { key: "subscription", label: "Subscription", filter: true },
   { key: "state", label: "State", filter: true,
     cell: (d) => html`<${Badge} state=${d.state}/>` },
@@ -59,12 +63,13 @@ export function Notifications({ nav, query }) {
     <h1>Notifications</h1>
     <${Updated} st=${st}/>
     <p class="muted">Operation and stage results, budget thresholds
-      crossed, jobs that failed, succeeded, were preempted or recovered
-      (job.*), endpoints that failed or recovered (endpoint.*), node
-      health changes (node.unhealthy, node.recovered) and HyperPod
-      cluster events (cluster.event), for everyone or one team, sent to
-      webhooks, SNS topics and EventBridge buses; a delivery that failed
-      every retry is dead (filter State: dead).</p>
+      crossed, training plans about to end, jobs that failed, succeeded,
+      were preempted or recovered (job.*), endpoints that failed or
+      recovered (endpoint.*), node health changes (node.unhealthy,
+      node.recovered) and HyperPod cluster events (cluster.event), for
+      everyone or one team, sent to webhooks, SNS topics and EventBridge
+      buses; a delivery that failed every retry is dead (filter State:
+      dead).</p>
     <${CopyRequest} method="GET" path="/deliveries?state=dead"
       tool="delivery_list"/>
     ${st.loading && !d && html`<${Loading}/>`}<${ErrorText} error=${st.error}/>

@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+# 78-training-plans-ui.t: the web UI's Training plans page in Chromium
+# (playwright-core, t/lib/plans-ui.js): a search lists the offerings
+# with their upfront fee; Reserve asks to confirm the fee its dry run
+# answered; confirming starts the training_plan.reserve operation, which
+# buys the plan once, and the API then has it with time left.
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import SRCDIR, Stack, sandbox_requests, wait_operation
+
+t = T()
+if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
+                                  "playwright-core")):
+    t.skip_all("t/node_modules is missing playwright-core (cd t && npm ci)")
+if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
+    t.skip_all("chromium or node missing")
+if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
+    t.skip_all("sandbox missing")
+s = Stack(t, sandbox=True, speed=3000)
+
+r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "plans-ui.js"),
+                    "http://127.0.0.1:%d" % s.port, s.token],
+                   capture_output=True, text=True, timeout=600)
+try:
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+except (ValueError, IndexError):
+    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
+if out.get("error"):
+    t.diag(out["error"])
+fee = "$%s" % "{:,.2f}".format(2 * 48 * 31.46)
+offs = out.get("offerings") or []
+t.ok(offs and all(fee in row for row in offs),
+     "the search lists the offerings with their fee %s: %s" % (fee, offs))
+t.ok(fee in (out.get("confirm") or ""),
+     "Reserve asks to confirm the fee first: %s" % out.get("confirm"))
+op = out.get("operation") or ""
+d = wait_operation(s, op) if op.startswith("op-") else {}
+t.ok(d.get("kind") == "training_plan.reserve" and d.get("state") == "succeeded",
+     "confirming started the reserve, which succeeded (%s %s)" %
+     (d.get("kind"), d.get("state")))
+t.eq(len(sandbox_requests(s, operation="CreateTrainingPlan")), 1,
+     "one plan was bought")
+r = s.get("/api/v1/training-plans/ui-plan")
+t.ok(r.status == 200 and r.json.get("remaining_seconds", 0) > 0,
+     "the plan is there with time left")
+s.stop()
+t.done()
