@@ -396,6 +396,8 @@ sw_watch_drop(struct sw_db *db, const char *cluster, const char *kind,
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
 	return sw_db_exec(db, st);
+}
+
 /* The uid of an event keyed by once, or a fresh one. */
 static sw_err
 event_uid(const char *once, char *uid, size_t size)

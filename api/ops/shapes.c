@@ -239,6 +239,9 @@ const struct sw_field sw_endpoint_cost_fields[] = {
 	OUT("region", SW_T_STRING, "Whose prices."),
 	OUT("source", SW_T_STRING, "Where the prices come from."),
 	OUT("basis", SW_T_STRING, "How it is counted."),
+	{ NULL }
+};
+
 /* An offering: a new plan's or an extension's. */
 const struct sw_field sw_offering_fields[] = {
 	OUT("offering_id", SW_T_STRING, "Its id (TrainingPlanOfferingId or "
