@@ -23,6 +23,7 @@ static const struct sw_pipeline *const pipelines[] = {
 	/* PIPELINES: storage */
 	&sw_pl_storage_add,
 	&sw_pl_software_update,
+	&sw_pl_checkpoint_retain,
 	NULL
 };
 
