@@ -300,8 +300,8 @@ check_resumable(struct sw_req *r, struct ckpt_where *w, const char *name)
 static json_object *
 resume_args(struct sw_req *r, struct ckpt_where *w, const char *ckpt)
 {
-	const char *spec = sw_json_path_str(w->job,
-	    "metadata.annotations." WL_SUBMIT_SPEC);
+	const char *spec = sw_json_get_str(sw_json_path(w->job,
+	    "metadata.annotations"), WL_SUBMIT_SPEC);
 	json_object *a;
 
 	if (spec == NULL || (a = json_tokener_parse(spec)) == NULL ||

@@ -165,9 +165,10 @@ r = s.post(R % "bad", {"job_name": "pretrain-r"})
 t.ok(r.status == 400 and field_error(r, "checkpoint"),
      "a checkpoint name outside the pattern: 400 naming it")
 r = s.post((R % "step-20") + "?dry_run=true", {"job_name": "pretrain-r"})
-t.ok(r.status == 200 and r.json.get("dry_run") is True and
-     kube.get("hyperpodpytorchjobs", "pretrain-r") is None,
-     "resume dry run: the plan, no job")
+if not t.ok(r.status == 200 and r.json.get("dry_run") is True and
+            kube.get("hyperpodpytorchjobs", "pretrain-r") is None,
+            "resume dry run: the plan, no job"):
+    t.diag(repr(r))
 r = s.post(R % "step-20", {"job_name": "pretrain-r"})
 t.ok(r.status == 201 and r.json.get("job") == "pretrain-r",
      "resume from step-20 (the second-newest complete): 201")
