@@ -10,16 +10,19 @@
 # the second-newest complete checkpoint makes a job whose spec names it
 # (a partial one is a 422, an unknown one a 404); retention keeping the
 # last complete one deletes with its stage exactly the keys its dry run
-# listed, recorded in the stage, and S3 keeps the rest.
+# listed, recorded in the stage, and S3 keeps the rest.  The job's page
+# (Chromium) lists the checkpoints, marks the newest complete one,
+# offers resume on complete ones only and shows the retention dry run.
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Kubectl, Stack, aws_cli, aws_cli_error, sandbox_requests,
-                     wait_for, wait_operation)
+from harness import (SRCDIR, Kubectl, Stack, aws_cli, aws_cli_error,
+                     sandbox_requests, wait_for, wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -204,6 +207,32 @@ want = sorted(k for k in before if k.startswith(PREFIX + "step-10/") or
 t.ok(r.status == 200 and sorted(planned) == want and
      all(c["input"]["Bucket"] == BUCKET for c in calls),
      "dry run lists DeleteObjects of exactly step-10 and step-20's keys")
+
+# ---- the job's page shows the same (Chromium), when it can run
+if os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
+                              "playwright-core")) and \
+        os.path.exists("/usr/bin/chromium") and shutil.which("node"):
+    p = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
+                                             "checkpoints-ui.js"),
+                        "http://127.0.0.1:%d" % s.port, s.token, "ck",
+                        "pretrain"], capture_output=True, text=True,
+                       timeout=600)
+    try:
+        ui = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        ui = {"error": p.stdout[-2000:] + p.stderr[-2000:]}
+    if ui.get("error"):
+        t.diag(ui["error"])
+    t.ok(ui.get("rows") == ["step-40", "step-30", "step-20", "step-10"] and
+         ui.get("newest") == ["step-30"] and
+         ui.get("resumable") == ["step-30", "step-20", "step-10"],
+         "the job page lists them, marks step-30 and offers resume on the "
+         "complete ones only (%s)" % {k: ui.get(k) for k in
+                                      ("rows", "newest", "resumable")})
+    t.eq(sorted(ui.get("keys") or []), want,
+         "the page's retention dry run lists the same keys")
+else:
+    t.skip("chromium, node or playwright-core missing: no UI check")
 t.eq(s3_keys(), before, "the dry run deleted nothing")
 r = s.post(P, {"keep_last": 1})
 op = wait_operation(s, r.json["operation_id"], timeout=120) \
