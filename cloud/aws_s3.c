@@ -4,10 +4,11 @@
  *
  * Addressing: virtual-hosted (https://<bucket>.s3.<region>.amazonaws
  * .com/<key>) by default, path style (<endpoint>/<bucket>/<key>) when
- * an endpoint override is set, as for the sandbox.  DeleteObjects sends
- * the SHA-256 of its body (S3 wants Content-MD5 or a checksum there).  Keys are encoded
- * once, '/' kept; the signer is told not to encode or normalise again
- * and to send x-amz-content-sha256 (SIGV4_S3, chosen in aws_send()).
+ * an endpoint override is set, as for the sandbox.  DeleteObjects
+ * sends the SHA-256 of its body (S3 wants Content-MD5 or a checksum
+ * there).  Keys are encoded once, '/' kept; the signer is told not to
+ * encode or normalise again and to send x-amz-content-sha256 (SIGV4_S3,
+ * chosen in aws_send()).
  */
 #include <ctype.h>
 #include <stdio.h>

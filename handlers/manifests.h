@@ -22,7 +22,7 @@ struct train {
 	const char		*cluster, *job, *ns, *pvc, *image;
 	const char		*dataset, *model, *entry, *config;
 	const char		*instance_type, *mlflow;
-	const char		*resume;	/* under /data/outputs, or NULL */
+	const char		*resume;	/* under /data/outputs/ */
 	json_object		*args;		/* the request; borrowed */
 	const char		*sa;		/* tiered-storage-sa or NULL */
 	const struct recipe	*recipe;

@@ -383,7 +383,8 @@ static const struct sw_field o_ckpt_list[] = {
 	OUT_OPT("bucket", SW_T_STRING, "The S3 bucket (s3)."),
 	OUT_OPT("prefix", SW_T_STRING, "The key prefix of its checkpoints "
 	    "(s3)."),
-	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system's id (fsx)."),
+	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system's id "
+	    "(fsx)."),
 	OUT("listed", SW_T_BOOL, "Slipway could read the checkpoints; "
 	    "false on FSx, whose content only a mount reaches."),
 	OUT_OPT("note", SW_T_STRING, "Why nothing was listed."),
