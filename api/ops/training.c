@@ -324,8 +324,6 @@ static const struct sw_answer a_job_delete[] = {
 
 /* ---- checkpoints (handlers/checkpoints.c) ---- */
 
-#define PAT_CKPT	"(step|checkpoint)-[0-9]{1,12}"
-
 static const struct sw_field f_ckpt_resume_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "job", .type = SW_T_STRING,
