@@ -43,6 +43,7 @@ struct ckpt_where {
 	char			 bucket[64];
 	char			 fs_id[64];
 	char			 prefix[1024];	/* ends in checkpoints/ */
+	char			 note[320];	/* why S3 could not be read */
 };
 
 /* The pod spec of the job's template (borrowed), by kind. */
@@ -179,7 +180,11 @@ ckpt_where(struct sw_req *r, struct sw_kube *kb, struct ckpt_where *w)
 	return where_from_pv(r, kb, w, claim, outdir);
 }
 
-/* The items of w (new), listed from S3; NULL with the problem filled. */
+/*
+ * The items of w (new), listed from S3; NULL with the problem filled.
+ * A bucket that is not there or not readable holds no checkpoints Slipway
+ * can see: no items, and w->note says why.
+ */
 static json_object *
 ckpt_items(struct sw_req *r, struct ckpt_where *w)
 {
@@ -191,14 +196,32 @@ ckpt_items(struct sw_req *r, struct ckpt_where *w)
 		return json_object_new_array();
 	memset(&err, 0, sizeof(err));
 	if (sw_ckpt_list(h_aws(r), w->bucket, w->prefix, &items, &calls,
-	    &err) != SW_OK) {
-		sw_req_fail(r, strcmp(err.code, "NoSuchBucket") == 0 ||
-		    strcmp(err.code, "AccessDenied") == 0 ? SW_EPRECONDITION :
-		    SW_EUPSTREAM, "listing s3://%s/%s: %s %s", w->bucket,
-		    w->prefix, err.code, err.message);
-		return NULL;
+	    &err) == SW_OK)
+		return items;
+	if (strcmp(err.code, "NoSuchBucket") == 0 ||
+	    strcmp(err.code, "AccessDenied") == 0) {
+		sw_fmt_text(w->note, sizeof(w->note), "S3 answered %s for "
+		    "s3://%s/%s: %s", err.code, w->bucket, w->prefix,
+		    err.message);
+		return json_object_new_array();
 	}
-	return items;
+	sw_req_fail(r, SW_EUPSTREAM, "listing s3://%s/%s: %s %s", w->bucket,
+	    w->prefix, err.code, err.message);
+	return NULL;
+}
+
+/* The answer's note: why nothing (or not everything) was listed. */
+static json_object *
+ckpt_note(struct ckpt_where *w)
+{
+	if (w->note[0] != '\0')
+		return sw_js(w->note);
+	if (strcmp(w->storage, "fsx") == 0)
+		return sw_js(FSX_NOTE);
+	if (strcmp(w->storage, "s3") != 0)
+		return sw_js("the job's /data volume is not an S3 bucket "
+		    "Slipway can list");
+	return NULL;
 }
 
 /* The item named name in items (borrowed), or NULL. */
@@ -243,17 +266,15 @@ h_checkpoint_list(struct sw_req *r)
 		    0))
 			newest = it;
 	}
-	s3 = strcmp(w.storage, "s3") == 0;
+	s3 = strcmp(w.storage, "s3") == 0 && w.note[0] == '\0';
 	sw_req_reply(r, 200, sw_jo(
 	    "job", sw_js(sw_json_path_str(w.job, "metadata.name")),
 	    "namespace", sw_js(w.ns), "storage", sw_js(w.storage),
-	    "bucket", s3 ? sw_js(w.bucket) : NULL,
-	    "prefix", s3 ? sw_js(w.prefix) : NULL,
+	    "bucket", w.bucket[0] ? sw_js(w.bucket) : NULL,
+	    "prefix", w.prefix[0] ? sw_js(w.prefix) : NULL,
 	    "file_system_id", w.fs_id[0] ? sw_js(w.fs_id) : NULL,
 	    "listed", sw_jb(s3),
-	    "note", strcmp(w.storage, "fsx") == 0 ? sw_js(FSX_NOTE) : !s3 ?
-		sw_js("the job's /data volume is not an S3 bucket Slipway "
-		"can list") : NULL,
+	    "note", ckpt_note(&w),
 	    "newest_complete", newest ? sw_js(sw_json_get_str(newest,
 		"name")) : NULL,
 	    "items", json_object_get(items), NULL));
@@ -283,7 +304,8 @@ check_resumable(struct sw_req *r, struct ckpt_where *w, const char *name)
 	it = item_named(items, name);
 	if (it == NULL) {
 		sw_ferr_add(&r->ferrs, "checkpoint", "exists", "no checkpoint "
-		    "%s under s3://%s/%s", name, w->bucket, w->prefix);
+		    "%s under s3://%s/%s%s%s", name, w->bucket, w->prefix,
+		    w->note[0] ? "; " : "", w->note);
 		e = sw_req_fail(r, SW_ENOTFOUND, "job %s has no checkpoint %s",
 		    sw_json_path_str(w->job, "metadata.name"), name);
 	} else if (!sw_json_get_bool(it, "complete", 0)) {

@@ -383,8 +383,9 @@ static const struct sw_field o_ckpt_list[] = {
 	    "(s3)."),
 	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system's id "
 	    "(fsx)."),
-	OUT("listed", SW_T_BOOL, "Slipway could read the checkpoints; "
-	    "false on FSx, whose content only a mount reaches."),
+	OUT("listed", SW_T_BOOL, "Slipway could read the checkpoints: "
+	    "false on FSx, whose content only a mount reaches, and when S3 "
+	    "has no such bucket or refuses it."),
 	OUT_OPT("note", SW_T_STRING, "Why nothing was listed."),
 	OUT_OPT("newest_complete", SW_T_STRING, "The newest complete "
 	    "checkpoint's name."),
