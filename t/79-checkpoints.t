@@ -13,6 +13,7 @@
 # listed, recorded in the stage, and S3 keeps the rest.  The job's page
 # (Chromium) lists the checkpoints, marks the newest complete one,
 # offers resume on complete ones only and shows the retention dry run.
+# With the bucket gone the list says so (listed false), not an error.
 import json
 import os
 import shutil
@@ -283,6 +284,20 @@ r = s.get(C + "/training-jobs/pretrain/checkpoints")
 t.ok(r.status == 200 and [i["name"] for i in r.json["items"]] ==
      ["step-40", "step-30"] and r.json.get("newest_complete") == "step-30",
      "the list now shows step-40 (partial) and step-30")
+
+# ---- a bucket that is gone: nothing to list, said so, no error
+t.ok(wait_for(lambda: (s.get(C + "/training-jobs/pretrain-r").json or {})
+              .get("terminal"), 180), "the resumed job ended")
+rc1, _ = aws_cli(s, "s3", "rm", "--recursive", "s3://" + BUCKET)
+rc2, _ = aws_cli(s, "s3api", "delete-bucket", "--bucket", BUCKET)
+t.ok(rc1 == 0 and rc2 == 0, "the bucket is emptied and deleted (aws CLI)")
+r = s.get(C + "/training-jobs/pretrain/checkpoints")
+t.ok(r.status == 200 and r.json.get("listed") is False and
+     r.json.get("items") == [] and "NoSuchBucket" in r.json.get("note", ""),
+     "the list answers listed false, its note naming NoSuchBucket")
+r = s.post(R % "step-30", {"job_name": "pretrain-r2"})
+t.ok(r.status == 404 and field_error(r, "checkpoint", "exists"),
+     "resume from a checkpoint in a deleted bucket: 404")
 
 kube.close()
 s.stop()
