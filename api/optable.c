@@ -241,6 +241,8 @@ const struct sw_pattern_words sw_pattern_words[] = {
 	{ PAT_WL_NAME, "lowercase letters, digits and hyphens, starting "
 	  "with a letter and ending with a letter or digit, at most 52 "
 	  "characters" },
+	{ PAT_CKPT, "a checkpoint directory: step- or checkpoint- and its "
+	  "step, such as step-400" },
 	{ PAT_TEAM, "lowercase letters, digits and hyphens, starting and "
 	  "ending with a letter or digit, at most 39 characters" },
 	{ PAT_QUOTA, "letters, digits and hyphens, starting and ending "

@@ -39,6 +39,7 @@ S3_ACTION = {
     "ListObjectsV2": "ListBucket",
     "ListObjects": "ListBucket",
     "HeadObject": "GetObject",
+    "DeleteObjects": "DeleteObject",
 }
 
 # AWS authorises these without an IAM permission.

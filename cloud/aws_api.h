@@ -108,5 +108,14 @@ sw_err	 aws_s3_delete_object(struct aws_ctx *, const char *bucket,
 	    const char *key, struct aws_error *);
 sw_err	 aws_s3_delete_bucket(struct aws_ctx *, const char *bucket,
 	    struct aws_error *);
+/*
+ * DeleteObjects of keys (borrowed array of strings, 1 to
+ * SW_S3_DELETE_MAX).  *out (new) is the DeleteResult as JSON with
+ * "Deleted" and "Error" always arrays: S3 answers 200 and lists the
+ * keys it could not delete under Error.
+ */
+#define SW_S3_DELETE_MAX	1000
+sw_err	 aws_s3_delete_objects(struct aws_ctx *, const char *bucket,
+	    json_object *keys, json_object **out, struct aws_error *);
 
 #endif

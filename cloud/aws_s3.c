@@ -4,9 +4,11 @@
  *
  * Addressing: virtual-hosted (https://<bucket>.s3.<region>.amazonaws
  * .com/<key>) by default, path style (<endpoint>/<bucket>/<key>) when
- * an endpoint override is set, as for the sandbox.  Keys are encoded
- * once, '/' kept; the signer is told not to encode or normalise again
- * and to send x-amz-content-sha256 (SIGV4_S3, chosen in aws_send()).
+ * an endpoint override is set, as for the sandbox.  DeleteObjects
+ * sends the SHA-256 of its body (S3 wants Content-MD5 or a checksum
+ * there).  Keys are encoded once, '/' kept; the signer is told not to
+ * encode or normalise again and to send x-amz-content-sha256 (SIGV4_S3,
+ * chosen in aws_send()).
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include <libxml/tree.h>
+#include <openssl/evp.h>
 
 #include "lib/buf.h"
 #include "cloud/aws_api.h"
@@ -252,5 +255,106 @@ aws_s3_list_objects_v2(struct aws_ctx *ctx, const char *bucket,
 out:
 	sw_buf_free(&q);
 	sw_buf_free(&body);
+	return rc;
+}
+
+/* The DeleteObjects document for keys (a JSON array of strings). */
+static sw_err
+s3_delete_doc(json_object *keys, xmlChar **xml, int *len)
+{
+	xmlDocPtr	 doc;
+	xmlNodePtr	 root, obj;
+	size_t		 i;
+	sw_err		 rc = SW_ENOMEM;
+
+	*xml = NULL;
+	if ((doc = xmlNewDoc((const xmlChar *)"1.0")) == NULL ||
+	    (root = xmlNewNode(NULL, (const xmlChar *)"Delete")) == NULL)
+		goto out;
+	xmlDocSetRootElement(doc, root);
+	xmlNewNs(root, (const xmlChar *)"http://s3.amazonaws.com/doc/"
+	    "2006-03-01/", NULL);
+	for (i = 0; i < json_object_array_length(keys); i++) {
+		if ((obj = xmlNewChild(root, NULL, (const xmlChar *)"Object",
+		    NULL)) == NULL || xmlNewTextChild(obj, NULL,
+		    (const xmlChar *)"Key", (const xmlChar *)
+		    json_object_get_string(json_object_array_get_idx(keys,
+		    i))) == NULL)
+			goto out;
+	}
+	if (xmlNewTextChild(root, NULL, (const xmlChar *)"Quiet",
+	    (const xmlChar *)"false") == NULL)
+		goto out;
+	xmlDocDumpMemoryEnc(doc, xml, len, "UTF-8");
+	if (*xml != NULL)
+		rc = SW_OK;
+out:
+	xmlFreeDoc(doc);
+	return rc;
+}
+
+/* x-amz-checksum-sha256 of body: base64 of its SHA-256. */
+static sw_err
+s3_sha256_b64(const void *body, size_t len, char *out, size_t sz)
+{
+	unsigned char	 md[EVP_MAX_MD_SIZE];
+	unsigned int	 mdlen = 0;
+
+	if (sz < 45 || EVP_Digest(body, len, md, &mdlen, EVP_sha256(),
+	    NULL) != 1 || mdlen != 32)
+		return SW_EINVAL;
+	EVP_EncodeBlock((unsigned char *)out, md, (int)mdlen);
+	return SW_OK;
+}
+
+sw_err
+aws_s3_delete_objects(struct aws_ctx *ctx, const char *bucket,
+    json_object *keys, json_object **out, struct aws_error *err)
+{
+	struct http_request	 req;
+	struct http_response	 resp;
+	xmlChar			*xml = NULL;
+	char			 sum[64];
+	int			 len = 0;
+	sw_err			 rc;
+
+	*out = NULL;
+	aws_error_clear(err);
+	http_response_init(&resp, ctx->http.max_body);
+	memset(&req, 0, sizeof(req));
+	if (json_object_array_length(keys) == 0 ||
+	    json_object_array_length(keys) > SW_S3_DELETE_MAX) {
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
+		rc = SW_EINVAL;
+		goto out;
+	}
+	if ((rc = s3_delete_doc(keys, &xml, &len)) != SW_OK ||
+	    (rc = s3_sha256_b64(xml, (size_t)len, sum, sizeof(sum))) != SW_OK)
+		goto out;
+	if ((rc = s3_request(ctx, "POST", bucket, NULL, "delete=", &req)) !=
+	    SW_OK) {
+		sw_fmt_text(err->code, sizeof(err->code), "InvalidInput");
+		goto out;
+	}
+	if ((rc = http_request_set_body(&req, xml, (size_t)len)) != SW_OK ||
+	    (rc = http_headers_set(&req.headers, "Content-Type",
+	    "application/xml")) != SW_OK ||
+	    (rc = http_headers_set(&req.headers, "x-amz-checksum-sha256",
+	    sum)) != SW_OK ||
+	    (rc = aws_send(ctx, AWS_SVC_S3, &req, &resp, err)) != SW_OK)
+		goto out;
+	if ((rc = awsproto_xml_to_json(resp.body.data, resp.body.len, out)) !=
+	    SW_OK)
+		goto out;
+	if (!json_object_is_type(*out, json_type_object)) {
+		json_object_put(*out);
+		*out = json_object_new_object();
+	}
+	s3_force_array(*out, "Deleted");
+	s3_force_array(*out, "Error");
+out:
+	xmlFree(xml);
+	http_request_free(&req);
+	http_response_free(&resp);
 	return rc;
 }

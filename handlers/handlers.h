@@ -125,6 +125,11 @@ sw_err	h_subscription_list(struct sw_req *);
 sw_err	h_subscription_delete(struct sw_req *);
 sw_err	h_delivery_list(struct sw_req *);
 
+/* handlers/checkpoints.c */
+sw_err	h_checkpoint_list(struct sw_req *);
+sw_err	h_checkpoint_resume(struct sw_req *);
+sw_err	h_checkpoint_retain(struct sw_req *);
+
 /* handlers/addons.c */
 sw_err	h_addon_list(struct sw_req *);
 sw_err	h_addon_upgrade(struct sw_req *);

@@ -22,6 +22,8 @@ struct train {
 	const char		*cluster, *job, *ns, *pvc, *image;
 	const char		*dataset, *model, *entry, *config;
 	const char		*instance_type, *mlflow;
+	const char		*resume;	/* under /data/outputs/ */
+	json_object		*args;		/* the request; borrowed */
 	const char		*sa;		/* tiered-storage-sa or NULL */
 	const struct recipe	*recipe;
 	int			 ray, own_image, agent_install;
@@ -38,6 +40,9 @@ sw_err	wl_train_read(struct sw_req *, struct train *t);
 /* The HyperPodPyTorchJob or RayJob of t (new), or NULL with the
  * problem filled. */
 json_object *wl_train_manifest(struct sw_req *, const struct train *t);
+/* The annotation where a job keeps the request that made it (without
+ * the cluster and dry_run), so checkpoint_resume can submit it again. */
+#define WL_SUBMIT_SPEC	"slipway.io/submit-spec"
 
 /* ---- model_download (handlers/models.c) ------------------------------ */
 

@@ -124,6 +124,9 @@ train_env(const struct train *t)
 	if (t->max_steps > 0)
 		json_object_array_add(env, sw_jo("name", sw_js("MAX_STEPS"),
 		    "value", sw_jsf("%lld", (long long)t->max_steps), NULL));
+	if (t->resume != NULL)
+		env_path(env, "RESUME_FROM_CHECKPOINT", "/data/outputs/",
+		    t->resume);
 	if (t->mlflow != NULL) {
 		json_object_array_add(env, wl_env_var("MLFLOW_TRACKING_URI",
 		    t->mlflow));
@@ -198,6 +201,30 @@ pod_template(const struct train *t, const struct train_pod *p)
 	    NULL);
 }
 
+/*
+ * The job's metadata: name, namespace, labels, and the request it was
+ * submitted with (WL_SUBMIT_SPEC, without the cluster and dry_run), so
+ * that checkpoint_resume can submit the same spec again.
+ */
+static json_object *
+job_meta(const struct train *t)
+{
+	json_object *spec = json_object_new_object(), *ann;
+
+	if (t->args != NULL) {
+		json_object_object_foreach(t->args, k, v) {
+			if (strcmp(k, "name") != 0 && strcmp(k, "dry_run") != 0)
+				json_object_object_add(spec, k,
+				    json_object_get(v));
+		}
+	}
+	ann = sw_jo(WL_SUBMIT_SPEC, sw_js(json_object_to_json_string_ext(spec,
+	    JSON_C_TO_STRING_PLAIN)), NULL);
+	json_object_put(spec);
+	return sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
+	    "labels", wl_job_labels(t->job), "annotations", ann, NULL);
+}
+
 /* spec.elasticPolicy of an elastic job, or NULL. */
 static json_object *
 elastic_policy(const struct train *t)
@@ -239,8 +266,7 @@ hpj_manifest(const struct train *t)
 	return sw_jo(
 	    "apiVersion", sw_js("sagemaker.amazonaws.com/v1"),
 	    "kind", sw_js("HyperPodPyTorchJob"),
-	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
-		"labels", wl_job_labels(t->job), NULL),
+	    "metadata", job_meta(t),
 	    "spec", sw_jo(
 		"nprocPerNode", sw_jsf("%lld", (long long)t->gpus),
 		"elasticPolicy", elastic_policy(t),
@@ -308,8 +334,7 @@ rayjob_manifest(const struct train *t)
 		goto out;
 	m = sw_jo(
 	    "apiVersion", sw_js("ray.io/v1"), "kind", sw_js("RayJob"),
-	    "metadata", sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
-		"labels", wl_job_labels(t->job), NULL),
+	    "metadata", job_meta(t),
 	    "spec", sw_jo(
 		"entrypoint", sw_js(sw_buf_str(&ep)),
 		"runtimeEnvYAML", ray_own && t->recipe->ray_pip != NULL ?
@@ -348,6 +373,7 @@ check_env(struct sw_req *r, json_object *env)
 	static const char *const reserved[] = {
 		/* Every name train_env() sets, and the model token. */
 		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "MAX_STEPS",
+		"RESUME_FROM_CHECKPOINT",
 		"HF_TOKEN", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME",
 		NULL
 	};
@@ -528,6 +554,8 @@ wl_train_read(struct sw_req *r, struct train *t)
 	t->config = sw_json_get_str(a, "config");
 	t->instance_type = sw_json_get_str(a, "instance_type");
 	t->mlflow = sw_json_get_str(a, "mlflow_tracking_uri");
+	t->resume = sw_json_get_str(a, "resume_from");
+	t->args = a;
 	if (sw_json_get_str(a, "mlflow_app") != NULL &&
 	    use_mlflow_app(r, t) != SW_OK)
 		return r->err;

@@ -30,6 +30,8 @@ static const struct sw_pipeline *const pipelines[] = {
 	/* PIPELINES: training plans */
 	&sw_pl_plan_reserve,
 	&sw_pl_plan_extend,
+	/* PIPELINES: checkpoints */
+	&sw_pl_checkpoint_retain,
 	NULL
 };
 

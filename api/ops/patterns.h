@@ -39,6 +39,9 @@
 
 #define PAT_WL_NAME	"[a-z]([a-z0-9-]{0,50}[a-z0-9])?"
 
+/* A checkpoint directory a trainer writes under its output directory. */
+#define PAT_CKPT	"(step|checkpoint)-[0-9]{1,12}"
+
 #define PAT_REL_PATH	"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}" \
 			"(/[A-Za-z0-9_][A-Za-z0-9._-]{0,127}){0,7}"
 

@@ -1,7 +1,8 @@
 /*
  * training.c: the operation table's rows for training jobs:
- * submitting, listing, reading, their logs and deleting, each beside
- * the fields it reads.
+ * submitting, listing, reading, their logs and deleting, their
+ * checkpoints (listing, resuming, retention), each beside the fields
+ * it reads.
  */
 #include "api/optable.h"
 #include "api/ops/ops.h"
@@ -124,6 +125,11 @@ static const struct sw_field f_train_body[] = {
 	  .pattern = PAT_REL_PATH,
 	  .desc = "llama-factory / ms-swift: recipe YAML under "
 	  "/data/configs/ (required for llama-factory)." },
+	{ .name = "resume_from", .type = SW_T_STRING, .min = 1, .max = 512,
+	  .pattern = PAT_REL_PATH,
+	  .desc = "A checkpoint directory under /data/outputs/ to resume "
+	  "from (e.g. <job>/checkpoints/step-40); the pods get it as "
+	  "RESUME_FROM_CHECKPOINT.  checkpoint_resume fills it in." },
 	{ .name = "nodes", .type = SW_T_INT, .min = 1, .max = 256,
 	  .desc = "Number of nodes (pods), default 1." },
 	{ .name = "gpus_per_node", .type = SW_T_INT, .min = 1, .max = 64,
@@ -335,6 +341,84 @@ static const struct sw_answer a_job_delete[] = {
 	{ 0 }
 };
 
+/* ---- checkpoints (handlers/checkpoints.c) ---- */
+
+static const struct sw_field f_ckpt_resume_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "job", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 52,
+	  .pattern = PAT_WL_NAME, .desc = "The job that saved it." },
+	{ .name = "checkpoint", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 24,
+	  .pattern = PAT_CKPT,
+	  .desc = "The checkpoint (its name in training_checkpoint_list); "
+	  "it must be complete." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
+	{ NULL }
+};
+
+static const struct sw_field f_ckpt_resume_body[] = {
+	{ .name = "job_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
+	  .desc = "The new job's name; it runs the old job's spec with "
+	  "resume_from naming the checkpoint." },
+	{ NULL }
+};
+
+static const struct sw_field f_ckpt_retain_body[] = {
+	{ .name = "keep_last", .type = SW_T_INT, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 1000,
+	  .desc = "Complete checkpoints to keep, newest first; every "
+	  "checkpoint older than the last one kept is deleted, complete or "
+	  "partial." },
+	{ NULL }
+};
+
+static const struct sw_field o_ckpt[] = {
+	OUT("name", SW_T_STRING, "Its directory (step-<N>)."),
+	OUT("step", SW_T_INT, "The training step it saved."),
+	OUT_OPT("time", SW_T_STRING, "When its newest object was written "
+	    "(RFC 3339)."),
+	OUT("size_bytes", SW_T_INT, "Bytes of all its objects."),
+	OUT("objects", SW_T_INT, "Its objects (shards and metadata)."),
+	OUT("complete", SW_T_BOOL, "Its save finished: it holds .metadata "
+	    "(PyTorch DCP) or trainer_state.json (Hugging Face Trainer)."),
+	OUT("newest_complete", SW_T_BOOL, "The newest complete one: what a "
+	    "resume would pick."),
+	{ NULL }
+};
+static const struct sw_field o_ckpt_item[] = {
+	{ .name = "checkpoint", .type = SW_T_OBJECT, .fields = o_ckpt },
+};
+static const struct sw_field o_ckpt_list[] = {
+	OUT("job", SW_T_STRING, "The job."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("storage", SW_T_STRING, "What holds its /data: s3, fsx or "
+	    "other."),
+	OUT_OPT("bucket", SW_T_STRING, "The S3 bucket (s3)."),
+	OUT_OPT("prefix", SW_T_STRING, "The key prefix of its checkpoints "
+	    "(s3)."),
+	OUT_OPT("file_system_id", SW_T_STRING, "The FSx file system's id "
+	    "(fsx)."),
+	OUT("listed", SW_T_BOOL, "Slipway could read the checkpoints: "
+	    "false on FSx, whose content only a mount reaches, and when S3 "
+	    "has no such bucket or refuses it."),
+	OUT_OPT("note", SW_T_STRING, "Why nothing was listed."),
+	OUT_OPT("newest_complete", SW_T_STRING, "The newest complete "
+	    "checkpoint's name."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_ckpt_item, .desc = "The checkpoints, newest step "
+	  "first." },
+	{ NULL }
+};
+static const struct sw_answer a_ckpt_list[] = {
+	{ .status = 200, .fields = o_ckpt_list,
+	  .desc = "The job's checkpoints." },
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "training_job_submit",
@@ -426,6 +510,70 @@ static const struct sw_op rows[] = {
 	  .status_tool = "training_job_get",
 	  .poll_seconds = 5,
 	  .answers = a_job_delete,
+	},
+	{
+	  .name = "training_checkpoint_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}/checkpoints",
+	  .tag = "workloads",
+	  .summary = "A training job's checkpoints: step, time, size, "
+	    "complete or partial, the newest complete one marked",
+	  .description = "Read from the job's output directory "
+	    "(/data/outputs/<job>/checkpoints/step-<N>/) in the S3 bucket "
+	    "behind its /data volume, with ListObjectsV2.  A checkpoint is "
+	    "complete when it holds .metadata (PyTorch DCP writes it after "
+	    "every rank's shards) or trainer_state.json; else partial (a "
+	    "save that never finished).  On FSx the answer has listed "
+	    "false and says why.",
+	  .params = f_job_path,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_TEAM,
+	  .answers = a_ckpt_list,
+	},
+	{
+	  .name = "training_checkpoint_resume",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}/checkpoints/"
+	    "{checkpoint}/resume",
+	  .tag = "workloads",
+	  .summary = "Resume from a checkpoint: a new job with the same "
+	    "spec, resume_from naming the checkpoint",
+	  .description = "Submits the request the job was submitted with "
+	    "under job_name, with resume_from <job>/checkpoints/<checkpoint> "
+	    "(the pods get RESUME_FROM_CHECKPOINT).  A partial checkpoint is "
+	    "a 422 naming checkpoint; an unknown one a 404.",
+	  .params = f_ckpt_resume_path,
+	  .body = f_ckpt_resume_body,
+	  .flags = SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_TEAM,
+	  .status_tool = "training_job_get",
+	  .poll_seconds = 15,
+	  .answers = a_job_submit,
+	},
+	{
+	  .name = "training_checkpoint_retain",
+	  .method = "POST",
+	  .path = "/api/v1/clusters/{name}/training-jobs/{job}/"
+	    "checkpoint-retention",
+	  .tag = "workloads",
+	  .summary = "Apply a job's checkpoint retention: keep the last N "
+	    "complete, delete the older ones",
+	  .description = "Starts checkpoint.retain: its stage lists the "
+	    "checkpoints again and deletes every object of each one older "
+	    "than the keep_last-th newest complete checkpoint with "
+	    "DeleteObjects, recording the keys (operation_get, stage "
+	    "resources deleted).  Partial checkpoints newer than that stay. "
+	    "dry_run lists the DeleteObjects calls with every key.",
+	  .params = f_job_path,
+	  .body = f_ckpt_retain_body,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_DESTRUCTIVE,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_TEAM,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 5,
+	  .answers = a_long,
 	},
 };
 

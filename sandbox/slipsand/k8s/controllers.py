@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 
-from . import images, inference, lifecycle, logs
+from . import images, inference, lifecycle, logs, trainer
 from .admission import random_hash, suffix
 from .store import now_rfc3339
 
@@ -704,6 +704,8 @@ class Controllers:
                     continue
                 dur = logs.duration(pod)
                 started = float((md.get("annotations") or {}).get("sandbox.slipway.dev/started-at", now))
+                if trainer.write_due(self.kc, pod, now if dur is None else min(now, clock.due(dur, started))):
+                    self.st.update("", "pods", pod)
                 if dur is not None and now >= clock.due(dur, started) and spec.get("restartPolicy") != "Always":
                     end = now_rfc3339(clock.due(dur, started))
                     st["phase"] = "Succeeded"

@@ -51,6 +51,19 @@ def training_params(pod, container):
     return steps, step_s
 
 
+def checkpoint_every(container, steps):
+    """Steps between the trainer's checkpoints: CHECKPOINT_EVERY_STEPS,
+    else every quarter of the run."""
+    v = _env(container, "CHECKPOINT_EVERY_STEPS")
+    try:
+        if v is not None and int(v) > 0:
+            return int(v)
+    except ValueError:
+        pass
+    every = max(1, steps // 100) if steps > 100 else 10 if steps >= 10 else 1
+    return every * 25
+
+
 def duration(pod):
     """Sandbox seconds until the workload finishes (None = runs forever)."""
     prof = profile(pod)
@@ -96,7 +109,7 @@ def lines(pod, container_name, elapsed):
             tps = int(tps_base + _rand(name, step + 7, -1500, 1500))
             out.append((t, "step %d/%d loss=%.2f tokens/s=%d lr=%.2e" % (
                 step, steps, loss, tps, 3e-4 * min(1.0, step / max(1.0, steps * 0.05)))))
-            if step % (every * 25) == 0:
+            if step % checkpoint_every(container, steps) == 0:
                 out.append((t + 0.1, "saving checkpoint step-%d to /fsx/checkpoints/%s" % (step, name)))
         done = WARMUP + steps * step_s + 1
         if done <= elapsed:

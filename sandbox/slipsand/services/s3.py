@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import urllib.parse
+import zlib
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
@@ -198,6 +199,19 @@ class S3Service(AwsService):
         ctx.log_params = {"Bucket": b["Name"], "Key": key, "Size": len(body)}
         return Response(200, b"", None, {"ETag": etag})
 
+    def write_object(self, bucket, key, body, when):
+        """An object written by a workload on a Mountpoint volume (not a
+        request to the API): False when the bucket does not exist."""
+        if self.store.get("s3:buckets", bucket) is None:
+            return False
+        os.makedirs(os.path.join(self.data_dir, bucket), exist_ok=True)
+        with open(self._path(bucket, key), "wb") as f:
+            f.write(body)
+        self.store.put("s3:obj:" + bucket, key, {
+            "Key": key, "Size": len(body), "ETag": '"%s"' % hashlib.md5(body).hexdigest(),
+            "LastModified": when, "ContentType": "binary/octet-stream", "Metadata": {}})
+        return True
+
     def op_CopyObject(self, ctx, p):
         b = self._bucket(p["Bucket"])
         src = urllib.parse.unquote(ctx.req.header("x-amz-copy-source")).lstrip("/")
@@ -275,15 +289,46 @@ class S3Service(AwsService):
             except OSError:
                 pass
 
+    def _body_checksum(self, ctx):
+        """DeleteObjects needs Content-MD5 or an x-amz-checksum-* header
+        (S3: "Missing required header for this request: Content-MD5"),
+        and the one given must match the body."""
+        body = ctx.req.body or b""
+        md5 = ctx.req.header("content-md5")
+        sums = {"sha256": lambda b: hashlib.sha256(b).digest(),
+                "sha1": lambda b: hashlib.sha1(b).digest(),
+                "crc32": lambda b: zlib.crc32(b).to_bytes(4, "big")}
+        given = [(a, ctx.req.header("x-amz-checksum-" + a)) for a in ("sha256", "sha1", "crc32", "crc32c",
+                                                                      "crc64nvme")]
+        given = [(a, v) for a, v in given if v]
+        if not md5 and not given:
+            raise AwsError("InvalidRequest", "Missing required header for this request: Content-MD5", 400)
+        try:
+            if md5 and base64.b64decode(md5, validate=True) != hashlib.md5(body).digest():
+                raise AwsError("BadDigest", "The Content-MD5 you specified did not match what we received.", 400)
+            for a, v in given:
+                if a in sums and base64.b64decode(v, validate=True) != sums[a](body):
+                    raise AwsError("BadDigest", "The %s you specified did not match the calculated checksum."
+                                   % a.upper(), 400)
+        except (ValueError, TypeError):
+            raise AwsError("InvalidDigest", "The Content-MD5 you specified was invalid.", 400)
+
     def op_DeleteObjects(self, ctx, p):
         self._bucket(p["Bucket"])
+        self._body_checksum(ctx)
         try:
             root = ElementTree.fromstring(ctx.req.body)
         except ElementTree.ParseError:
+            root = None
+        if root is None or not root.tag.endswith("Delete"):
             raise AwsError("MalformedXML", "The XML you provided was not well-formed or did not validate "
                            "against our published schema", 400)
-        keys = [el.text or "" for el in root.iter() if el.tag.endswith("Key")]
-        quiet = any((el.text or "").lower() == "true" for el in root.iter() if el.tag.endswith("Quiet"))
+        objs = [el for el in root if el.tag.endswith("Object")]
+        keys = [next((k.text or "" for k in o if k.tag.endswith("Key")), None) for o in objs]
+        if not keys or len(keys) > 1000 or any(k is None or k == "" for k in keys):
+            raise AwsError("MalformedXML", "The XML you provided was not well-formed or did not validate "
+                           "against our published schema", 400)
+        quiet = any((el.text or "").lower() == "true" for el in root if el.tag.endswith("Quiet"))
         for k in keys:
             self._delete_key(p["Bucket"], k)
         ctx.log_params = {"Bucket": p["Bucket"], "Keys": keys[:50]}
@@ -316,6 +361,9 @@ class S3Service(AwsService):
             max_keys = int(q.get("max-keys", "1000"))
         except ValueError:
             raise AwsError("InvalidArgument", "Provided max-keys not an integer or within integer range", 400)
+        if max_keys < 0:
+            raise AwsError("InvalidArgument", "Argument maxKeys must be an integer between 0 and 2147483647", 400)
+        max_keys = min(max_keys, 1000)   # S3 answers at most 1000 keys a page
         enc = q.get("encoding-type") == "url"
 
         def e(s):
@@ -324,10 +372,14 @@ class S3Service(AwsService):
             token = q.get("continuation-token")
             start = q.get("start-after", "")
             if token:
+                # Opaque, as S3's: the bucket and the last key, checked.
                 try:
-                    start = base64.b64decode(token).decode("utf-8")
+                    tag, tb, start = base64.b64decode(token, validate=True).decode("utf-8").split("\n", 2)
                 except (ValueError, UnicodeDecodeError):
-                    raise AwsError("InvalidArgument", "The continuation token provided is incorrect", 400)
+                    tag, tb = None, None
+                if tag != "1" or tb != b["Name"]:
+                    raise AwsError("InvalidArgument", "The continuation token provided is incorrect", 400,
+                                   extra={"ArgumentName": "continuation-token", "ArgumentValue": token})
         else:
             start = q.get("marker", "")
         entries = self._list(b["Name"], prefix, delimiter, start)
@@ -353,7 +405,7 @@ class S3Service(AwsService):
             last = page_entries[-1][1]
             if v2:
                 parts.append("<NextContinuationToken>%s</NextContinuationToken>" % base64.b64encode(
-                    last.encode("utf-8")).decode())
+                    ("1\n%s\n%s" % (b["Name"], last)).encode("utf-8")).decode())
             elif delimiter:
                 parts.append("<NextMarker>%s</NextMarker>" % e(last))
         for kind, name in page_entries:

@@ -4,11 +4,13 @@
 // job's page: its pods with why each is not running (the scheduler's
 // message), restarts, links to their nodes, live logs (role="log") of
 // the pod chosen, with search, pause and download, and the throughput
-// and loss charts, progress and ETA parsed from the log lines.  The job
-// list and the job are live; deleting a job asks first.  The account's
-// managed MLflow Apps are listed beside them: one is created for the
-// cluster (its fields are mlflow_app_create's), a ready one opens in a
-// new tab by a presigned URL, and a job names one with mlflow_app.
+// and loss charts, progress and ETA parsed from the log lines, and its
+// checkpoints (the newest complete one marked) with "resume from this
+// checkpoint" and the retention rule, dry run first.  The job list and
+// the job are live; deleting a job asks first.  The account's managed
+// MLflow Apps are listed beside them: one is created for the cluster
+// (its fields are mlflow_app_create's), a ready one opens in a new tab
+// by a presigned URL, and a job names one with mlflow_app.
 import { html, useState, useEffect, useRef } from "../lib.js";
 import { api, enc, openapi, bodySchema } from "../api.js";
 import { go } from "../router.js";
@@ -276,6 +278,9 @@ export function TrainingJob({ nav, cluster, job, query }) {
       ${(stuck.length > 0 || j.state === "Failed") && html`<${Diagnose}
         nav=${nav} cluster=${cluster}/>`}`}
     </section>
+    ${j && j.kind !== "Job" && html`<${Checkpoints} nav=${nav}
+      cluster=${cluster} job=${job} namespace=${j.namespace}
+      query=${query}/>`}
     ${pod && html`<section class="card" id="logs-card">
       <h2>Logs</h2>
       ${pods.length > 1 && html`<label for="log-pod" class="picker">Pod (rank)
@@ -407,4 +412,92 @@ function Logs({ nav, cluster, job, namespace, pod }) {
       html`<li data-seq=${l.seq}>${l.text}</li>`)}</ol></div>
     ${ended && html`<p class="muted" id="logs-ended">The pod's log ended.</p>`}
   </div>`;
+}
+
+const fmtBytes = (n) => (n >= 1 << 30 ? (n / (1 << 30)).toFixed(1) + " GiB"
+  : n >= 1 << 20 ? (n / (1 << 20)).toFixed(1) + " MiB"
+    : n >= 1024 ? (n / 1024).toFixed(1) + " KiB" : n + " B");
+
+// A job's checkpoints (training_checkpoint_list), resuming from one
+// (training_checkpoint_resume) and its retention rule
+// (training_checkpoint_retain: the dry run lists the keys it deletes).
+function Checkpoints({ nav, cluster, job, namespace, query }) {
+  const base = `/clusters/${enc(cluster)}/training-jobs/${enc(job)}`;
+  const ns = "?namespace=" + enc(namespace);
+  const [st] = useLive(nav, () => api("GET", base + "/checkpoints" + ns),
+    [cluster, job], 15000);
+  const [resume, setResume] = useState("");
+  const [name, setName] = useState("");
+  const [keep, setKeep] = useState(2);
+  const [plan, setPlan] = useState(null);
+  const [errors, setErrors] = useState({});
+  const [err, setErr] = useState(null);
+  const c = st.data;
+  const doResume = async (e) => {
+    e.preventDefault();
+    try {
+      const r = await api("POST", `${base}/checkpoints/${enc(resume)}` +
+        "/resume" + ns, { job_name: name });
+      if (nav.current()) go(`#/training/${enc(cluster)}/${enc(r.job)}`);
+    } catch (x) { if (nav.current()) setErrors(problemErrors(x)); }
+  };
+  const retain = async (dry) => {
+    try {
+      const r = await api("POST", base + "/checkpoint-retention" + ns +
+        (dry ? "&dry_run=true" : ""), { keep_last: Number(keep) });
+      if (!nav.current()) return;
+      setErr(null);
+      if (dry) setPlan(r); else go("#/operations/" + enc(r.operation_id));
+    } catch (x) { if (nav.current()) setErr(x); }
+  };
+  const keys = plan ? (plan.calls || []).filter((x) =>
+    x.operation === "DeleteObjects").flatMap((x) =>
+    x.input.Delete.Objects.map((o) => o.Key)) : [];
+  return html`<section class="card" id="checkpoints"><h2>Checkpoints</h2>
+    <${Updated} st=${st}/>
+    <${ErrorText} error=${st.error || err}/>
+    ${c && html`<p class="muted">${c.listed ? `s3://${c.bucket}/${c.prefix}`
+      : c.note}</p>`}
+    ${c && c.listed && html`<${DataTable} id="checkpoint-list"
+      ns="ckpt" label="Checkpoints" rows=${c.items} query=${query}
+      empty="No checkpoints yet."
+      rowAttrs=${(x) => ({ "data-checkpoint": x.name })} columns=${[
+        { key: "name", label: "Checkpoint", cell: (x) => html`${x.name}
+          ${x.newest_complete && html` <strong id="newest-complete">
+          (newest complete)</strong>`}` },
+        { key: "step", label: "Step" },
+        { key: "time", label: "Written", cell: (x) => (x.time ?
+          fmtTime(Date.parse(x.time)) : "—") },
+        { key: "size_bytes", label: "Size", cell: (x) => fmtBytes(
+          x.size_bytes) },
+        { key: "complete", label: "State", filter: true,
+          value: (x) => (x.complete ? "complete" : "partial"),
+          cell: (x) => html`<${Badge} state=${x.complete ? "Complete" :
+            "Partial"}/>` },
+        { key: "resume", label: "", cell: (x) => x.complete && html`<button
+          type="button" class="resume" onClick=${() => {
+            setResume(x.name); setName(job + "-" + x.name);
+          }}>Resume from this checkpoint</button>` }]}/>`}
+    ${resume && html`<form id="resume-form" onSubmit=${doResume}>
+      <p>A new job with ${job}'s spec, resuming from ${resume}.</p>
+      <label for="resume-name">New job name <input id="resume-name"
+        data-field="job_name" value=${name}
+        onInput=${(e) => setName(e.target.value)}/></label>
+      <${FormErrors} errors=${errors} cluster=${cluster}
+        shown=${["job_name"]}/>
+      <div class="actions"><button type="submit" class="primary"
+        id="resume-submit">Submit resumed job</button></div></form>`}
+    ${c && c.listed && html`<details class="add"><summary>Retention
+      </summary><label for="keep-last">Keep the last complete checkpoints
+      <input id="keep-last" type="number" min="1" max="1000" value=${keep}
+        onInput=${(e) => setKeep(e.target.value)}/></label>
+      <div class="actions"><button type="button" id="retain-plan"
+        onClick=${() => retain(true)}>Dry run</button>
+        <button type="button" class="danger" id="retain-apply"
+          onClick=${() => retain(false)}>Delete older checkpoints</button>
+      </div>
+      ${plan && html`<p>${keys.length} object(s) would be deleted:</p>
+        <ul class="plan" id="retain-keys">${keys.map((k) => html`<li>${k}
+        </li>`)}</ul>`}</details>`}
+  </section>`;
 }
