@@ -110,6 +110,18 @@ static const struct sw_field f_train_body[] = {
 	  "being preempted.  min_nodes <= nodes <= max_nodes.  An older "
 	  "operator add-on is a 422 naming elastic.",
 	  .fields = f_elastic },
+	{ .name = "checkpointless", .type = SW_T_BOOL, .dflt = "false",
+	  .desc = "hyperpod-pytorch: checkpointless training (training "
+	  "operator 1.2 or later): hyperpodrun --inprocess-restart with "
+	  "INPROCESS_RESTART=1, so a fault is recovered in process from "
+	  "the other ranks' copies instead of a checkpoint.  Excludes "
+	  "elastic and tiered_checkpointing (a 400 naming both fields); "
+	  "an older operator add-on is a 422 naming checkpointless." },
+	{ .name = "tiered_checkpointing", .type = SW_T_BOOL,
+	  .desc = "hyperpod-pytorch: run as the namespace's tiered-storage-sa "
+	  "(managed tiered checkpointing; default: when the namespace has "
+	  "it and the job is not checkpointless).  true where the feature "
+	  "is off is a 409 naming feature_set tiered_checkpointing." },
 	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
 	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,
