@@ -223,5 +223,14 @@ json_object *wl_pods_pending(json_object *pods);
 json_object *wl_job_pending(json_object *job, const char *state,
 	    json_object *pods, json_object *wls, json_object *lqs,
 	    json_object *cqs);
+/*
+ * An elastic HyperPodPyTorchJob's size, or NULL for any other job:
+ * {min_nodes, max_nodes, increment_step, nodes (what Kueue admits now),
+ * running, admitted, reason (AtMax, Scaling, Shrunk, NotAdmitted),
+ * message, next_step, detail (the Workload's last resize event, when
+ * events, the namespace's, are given)}.  A new object.
+ */
+json_object *wl_job_elastic(json_object *job, json_object *pods,
+	    json_object *wls, json_object *cqs, json_object *events);
 
 #endif

@@ -224,6 +224,20 @@ static const struct sw_field o_pod[] = {
 static const struct sw_field o_pod_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod },
 };
+/* An elastic job's size and why (handlers/pending.c). */
+static const struct sw_field o_job_elastic[] = {
+	OUT("min_nodes", SW_T_INT, "Fewest nodes (elasticPolicy)."),
+	OUT("max_nodes", SW_T_INT, "Most nodes."),
+	OUT("increment_step", SW_T_INT, "Nodes added or removed at a time."),
+	OUT("nodes", SW_T_INT, "Nodes it is given now (Kueue's admission)."),
+	OUT("running", SW_T_INT, "Its pods running."),
+	OUT_OPT("admitted", SW_T_BOOL, "Kueue admitted it."),
+	OUT("reason", SW_T_STRING, "AtMax, Scaling, Shrunk or NotAdmitted."),
+	OUT("message", SW_T_STRING, "Why, in plain words."),
+	OUT("next_step", SW_T_STRING, "What to do about it."),
+	OUT_OPT("detail", SW_T_STRING, "Kueue's words on its last resize."),
+	{ NULL }
+};
 #define F_JOB_SUMMARY							\
 	OUT_OPT("job", SW_T_STRING, "The job."),			\
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
@@ -235,7 +249,10 @@ static const struct sw_field o_pod_item[] = {
 	OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."),		\
 	{ .name = "pending", .type = SW_T_OBJECT,			\
 	  .fields = sw_pending_fields, .desc = "Why it waits (Pending "	\
-	  "only)." }
+	  "only)." },							\
+	{ .name = "elastic", .type = SW_T_OBJECT,			\
+	  .fields = o_job_elastic, .desc = "An elastic job's nodes now, " \
+	  "its range, and why it runs below its most." }
 static const struct sw_field o_job_summary[] = {
 	F_JOB_SUMMARY,
 	{ NULL }
@@ -384,7 +401,11 @@ static const struct sw_op rows[] = {
 	    "scheduler's own words).  Each pod has its reason and "
 	    "message (why it is not running) and its newest Kubernetes "
 	    "events (events: type, reason, message, count, time; "
-	    "FailedScheduling says why it waits).",
+	    "FailedScheduling says why it waits).  An elastic job has "
+	    "elastic: nodes Kueue gives it now, running, min_nodes, "
+	    "max_nodes, and reason (AtMax, Scaling, Shrunk: it gave nodes "
+	    "up to other work and grows back when quota frees, "
+	    "NotAdmitted) with message, next_step and detail.",
 	  .params = f_job_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
