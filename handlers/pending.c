@@ -14,7 +14,10 @@
  * 4 Insufficient nvidia.com/gpu", an image that will not pull, a crash
  * loop.  Every answer keeps Kueue's or Kubernetes' own words beside
  * ours.  An endpoint short of ready replicas says why from its pods
- * alone (wl_pods_pending, for inference_get).
+ * (wl_endpoint_pending, for inference_get): with task governance each
+ * of its pods is a Workload of Kueue's pod integration, held by a
+ * scheduling gate until admitted, and the first one waiting answers as
+ * a job would.
  *
  * An elastic HyperPodPyTorchJob also says how many nodes it runs on and
  * why (wl_job_elastic): Kueue admits it partially, shrinks it in steps
@@ -365,6 +368,8 @@ why_pods(struct why *y, json_object *pods)
 		    "status.containerStatuses[0].state.waiting.reason");
 		const char *name = sw_json_path_str(p, "metadata.name");
 
+		if (is(sw_json_get_str(sc, "reason"), "SchedulingGated"))
+			continue;	/* Kueue holds it: see its Workload */
 		if (is(sw_json_get_str(sc, "status"), "False") &&
 		    sw_json_get_str(sc, "message")) {
 			why_unschedulable(y, name, sw_json_get_str(sc,
@@ -463,26 +468,28 @@ wl_job_pending(json_object *job, const char *state, json_object *pods,
 }
 
 /* The newest ScaledDown or ScaledUp event of Workload w in events (the
- * namespace's, may be NULL): its message, or NULL. */
+ * namespace's, may be NULL): its message, or NULL.  Newest is the
+ * highest resourceVersion (timestamps tie within a second). */
 static const char *
 resize_event(json_object *events, json_object *w)
 {
 	const char *name = sw_json_path_str(w, "metadata.name"), *msg = NULL;
-	const char *when = "", *t, *why;
+	const char *why, *rv;
+	long long best = -1, v;
 	size_t i;
 
 	for (i = 0; events && i < json_object_array_length(events); i++) {
 		json_object *e = json_object_array_get_idx(events, i);
 
 		why = sw_json_get_str(e, "reason");
-		t = sw_json_get_str(e, "lastTimestamp") ?: sw_json_get_str(e,
-		    "eventTime") ?: "";
+		rv = sw_json_path_str(e, "metadata.resourceVersion");
+		v = rv ? strtoll(rv, NULL, 10) : 0;
 		if (!is(sw_json_path_str(e, "involvedObject.kind"),
 		    "Workload") || !is(sw_json_path_str(e,
 		    "involvedObject.name"), name) || !(is(why, "ScaledDown") ||
-		    is(why, "ScaledUp")) || strcmp(t, when) < 0)
+		    is(why, "ScaledUp")) || v < best)
 			continue;
-		when = t;
+		best = v;
 		msg = sw_json_get_str(e, "message");
 	}
 	return msg;
@@ -544,6 +551,8 @@ wl_job_elastic(json_object *job, json_object *pods, json_object *wls,
 	lo = (int)sw_json_get_int(ep, "minReplicas", 1);
 	hi = (int)sw_json_get_int(ep, "maxReplicas", lo);
 	w = workload_of(wls, job);
+	if (w != NULL && cond_true(w, "Finished"))
+		return NULL;
 	admitted = w != NULL && cond_true(w, "Admitted");
 	if (admitted)
 		want = (int)sw_json_get_int(sw_json_path(w, "status.admission."
@@ -589,4 +598,24 @@ wl_job_elastic(json_object *job, json_object *pods, json_object *wls,
 	    "reason", sw_js(y.reason), "message", sw_js(y.message),
 	    "next_step", sw_js(y.next),
 	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+}
+
+json_object *
+wl_endpoint_pending(json_object *pods, json_object *wls, json_object *lqs,
+    json_object *cqs)
+{
+	json_object *p, *w;
+	size_t i;
+
+	for (i = 0; pods && i < json_object_array_length(pods); i++) {
+		p = json_object_array_get_idx(pods, i);
+		if (sw_json_get_str(sw_json_path(p, "metadata.labels"),
+		    QUEUE_LABEL) == NULL)
+			continue;
+		w = workload_of(wls, p);
+		if (w == NULL || !cond_true(w, "Admitted"))
+			return wl_job_pending(p, "Pending", pods, wls, lqs,
+			    cqs);
+	}
+	return wl_pods_pending(pods);
 }

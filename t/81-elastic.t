@@ -10,7 +10,9 @@
 # step the nodes and reason Slipway gives (training_job_get's elastic
 # member, pending for those waiting) match the Workload Kueue keeps (its
 # admission's count, podSets count/minCount, conditions, events), and
-# the training operator runs that many pods.  Checkpointless training is
+# the training operator runs that many pods.  An endpoint on beta's queue
+# is queued pod by pod (Kueue's pod integration) and says why a replica
+# waits, in its Workload's words.  Checkpointless training is
 # a job option: hyperpodrun --inprocess-restart with INPROCESS_RESTART,
 # refused beside elastic or tiered_checkpointing with both fields named.
 import json
@@ -76,8 +78,10 @@ t.ok(wait_for(lambda: kube.get("clusterqueues.kueue.x-k8s.io",
 
 
 def submit(name, team, priority="low", nodes=1, **extra):
+    # Steps of a minute: the sandbox's training runs outlast the test.
     body = {"job_name": name, "recipe": "pytorch", "nodes": nodes,
             "gpus_per_node": 1, "max_steps": 10000000,
+            "env": {"STEP_SECONDS": "60"},
             "queue": "hyperpod-ns-%s-localqueue" % team,
             "priority": priority}
     body.update(extra)
@@ -191,6 +195,8 @@ t.ok(wait_for(lambda: (get("big").get("pending") or {}).get("reason") ==
               "NeverFits", timeout=60), "big: NeverFits at once")
 t.eq(cond(workload("big", "hyperpod-ns-beta"), "QuotaReserved").get(
     "reason"), "ExceedsMaxQuota", "... the Workload says ExceedsMaxQuota")
+r = s.request("DELETE", C + "/training-jobs/big")
+t.eq(r.status, 200, "big deleted")
 
 # 5. The high-priority job goes: e1 grows back to 3 (b1 still holds 1);
 # the job that never fits does not hold it back.
@@ -199,7 +205,7 @@ t.eq(r.status, 200, "h1 deleted")
 t.ok(wait_for(lambda: settled("e1", 3, "Shrunk"), timeout=180),
      "e1 grows back to 3: %s" % elastic("e1"))
 t.ok("scaled up from 2 to 3" in elastic("e1").get("detail", ""),
-     "... detail: scaled up from 2 to 3")
+     "... detail: scaled up from 2 to 3 (%s)" % elastic("e1").get("detail"))
 r = s.request("DELETE", C + "/training-jobs/b1")
 t.eq(r.status, 200, "b1 deleted")
 t.ok(wait_for(lambda: settled("e1", 4, "AtMax"), timeout=180),
@@ -209,7 +215,49 @@ t.eq(next(((j.get("elastic") or {}).get("nodes") for j in lst
            if j["job"] == "e1"), None), 4,
      "training_job_list carries the same elastic member")
 
-# 6. Checkpointless training: what AWS's checkpointless manifests run,
+# 6. An endpoint on beta's queue: each of its pods is a Workload of
+# Kueue's pod integration, held by a scheduling gate until admitted.
+# Beta takes its two GPUs back from e1 (which shrinks to 2) and the third
+# replica waits; inference_get says why, in the Workload's words.
+r = s.post(C + "/inference", {
+    "endpoint_name": "srv", "engine": "vllm", "model": "Qwen3-0.6B",
+    "gpus_per_replica": 1, "replicas": 3,
+    "queue": "hyperpod-ns-beta-localqueue", "priority": "low"})
+t.ok(r.status in (200, 201), "endpoint srv (3 replicas) on beta's queue: %d"
+     % r.status)
+
+
+def ep_pending():
+    return (s.get(C + "/inference/srv").json or {}).get("pending") or {}
+
+
+t.ok(wait_for(lambda: ep_pending().get("reason") == "QuotaInUse" and
+              settled("e1", 2, "Shrunk"), timeout=180),
+     "srv's third replica waits for quota and e1 runs on 2: %s / %s" % (
+         ep_pending(), elastic("e1")))
+p = ep_pending()
+pods = (kube.get("pods", "-n", "hyperpod-ns-beta", "-l",
+                 "kueue.x-k8s.io/queue-name=hyperpod-ns-beta-localqueue") or
+        {}).get("items") or []
+gated = [x for x in pods if any(g.get("name") == "kueue.x-k8s.io/admission"
+                                for g in x["spec"].get("schedulingGates") or [])
+         and not x["metadata"].get("deletionTimestamp")]
+t.eq(len(gated), 1, "one of srv's pods is held by Kueue's scheduling gate")
+w = workload(gated[0]["metadata"]["name"], "hyperpod-ns-beta") if gated \
+    else None
+t.eq((p.get("queue"), p.get("cluster_queue"), p.get("position"),
+      p.get("admitted"), p.get("detail")),
+     ("hyperpod-ns-beta-localqueue", "hyperpod-ns-beta-clusterqueue", 1,
+      False, cond(w, "QuotaReserved").get("message")),
+     "inference_get: queue, cluster queue, position 1, not admitted, and "
+     "the pod's "
+     "Workload's own words")
+r = s.request("DELETE", C + "/inference/srv")
+t.ok(r.status in (200, 202), "srv deleted")
+t.ok(wait_for(lambda: settled("e1", 4, "AtMax"), timeout=180),
+     "e1 grows back to 4 once the endpoint is gone: %s" % elastic("e1"))
+
+# 7. Checkpointless training: what AWS's checkpointless manifests run,
 # and the refused combinations name both fields.
 def fields(r):
     return {e.get("field") for e in (r.json or {}).get("errors", [])}

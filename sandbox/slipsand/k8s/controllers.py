@@ -618,6 +618,15 @@ class Controllers:
                 for k, v in pod_requests(p).items():
                     u[k] = u.get(k, 0.0) + v
         for pod in sorted(pending, key=lambda p: p["metadata"]["creationTimestamp"]):
+            if (pod.get("spec") or {}).get("schedulingGates"):
+                # kube-scheduler leaves a gated pod alone and says so.
+                conds = pod["status"].get("conditions") or []
+                if not conds or conds[0].get("reason") != "SchedulingGated":
+                    pod["status"]["conditions"] = [_cond("PodScheduled", "False", "SchedulingGated",
+                                                         "Scheduling is blocked due to non-empty scheduling gates",
+                                                         self.now_text())]
+                    self.st.update("", "pods", pod)
+                continue
             req = pod_requests(pod)
             reasons = {}
             chosen = None

@@ -225,6 +225,37 @@ def apply_governance(kc, quotas, sched):
                 kc.delete_object(GROUP, plural, md.get("namespace"), md["name"])
 
 
+# --- Kueue's webhooks: Deployments and their pods ------------------------------------------
+GATE = "kueue.x-k8s.io/admission"
+POD_MANAGED_LABEL = "kueue.x-k8s.io/managed"
+# Kueue's pod integration leaves these namespaces alone (podOptions.namespaceSelector).
+POD_SKIP_NAMESPACES = ("kube-system", "kueue-system")
+
+
+def webhook(kc, group, plural, obj):
+    """Kueue's mutating webhooks at create, when Kueue runs: a Deployment labelled with a queue
+    passes its queue and priority labels to its pod template (the deployment integration);
+    a pod labelled with a queue gets the admission scheduling gate and the managed label (the
+    pod integration), so it waits for its Workload's admission."""
+    if kc.registry().find(GROUP, VERSION, "workloads") is None:
+        return
+    md = obj.get("metadata") or {}
+    labels = md.get("labels") or {}
+    if group == "apps" and plural == "deployments" and labels.get(QUEUE_LABEL):
+        tmd = obj.setdefault("spec", {}).setdefault("template", {}).setdefault("metadata", {})
+        tl = tmd.setdefault("labels", {})
+        for k in (QUEUE_LABEL, PRIORITY_LABEL):
+            if labels.get(k):
+                tl[k] = labels[k]
+    elif group == "" and plural == "pods" and labels.get(QUEUE_LABEL) and \
+            md.get("namespace", "default") not in POD_SKIP_NAMESPACES and \
+            not (obj.get("spec") or {}).get("nodeName"):
+        md.setdefault("labels", {})[POD_MANAGED_LABEL] = "true"
+        gates = obj.setdefault("spec", {}).setdefault("schedulingGates", [])
+        if not any(g.get("name") == GATE for g in gates):
+            gates.append({"name": GATE})
+
+
 # --- Kueue: jobs -> Workloads ----------------------------------------------------------
 def _cond(wl, ctype):
     return next((c for c in (wl.get("status") or {}).get("conditions") or [] if c.get("type") == ctype), None)
@@ -381,8 +412,10 @@ class Kueue:
         if reg.find(GROUP, VERSION, "workloads") is None:
             return
         self.jobs_to_workloads()
+        self.pods_to_workloads()
         self.schedule()
         self.workloads_to_jobs()
+        self.workloads_to_pods()
         self.queue_status()
 
     def _jobs(self):
@@ -411,6 +444,67 @@ class Kueue:
             if wl is not None:
                 self.event(job, "CreatedWorkload", "Created Workload: %s/%s" % (
                     wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    def _managed_pods(self):
+        for p in self.st.list("", "pods"):
+            labels = p["metadata"].get("labels") or {}
+            if labels.get(POD_MANAGED_LABEL) == "true" and labels.get(QUEUE_LABEL) and \
+                    not p["metadata"].get("deletionTimestamp"):
+                yield p
+
+    def pods_to_workloads(self):
+        """The pod integration: a Workload "pod-<name>-<hash>" of one pod set for each gated pod."""
+        have = {_owner_uid(w) for w in self.st.list(GROUP, "workloads")}
+        for pod in self._managed_pods():
+            if pod["metadata"]["uid"] in have or not any(
+                    g.get("name") == GATE for g in (pod.get("spec") or {}).get("schedulingGates") or []):
+                continue
+            spec = copy.deepcopy(pod.get("spec") or {})
+            for k in ("schedulingGates", "nodeName"):
+                spec.pop(k, None)
+            job = dict(pod, spec={"template": {"metadata": {"labels": dict(pod["metadata"].get("labels") or {})},
+                                               "spec": spec}})
+            wl = _new_workload(self.kc, job, "", "Pod", pod["metadata"]["labels"][QUEUE_LABEL])
+            wl["spec"]["podSets"] = [{"name": "main", "count": 1, "template": job["spec"]["template"]}]
+            try:
+                wl = _create(self.kc, "workloads", wl)
+            except Invalid as e:
+                self.event(pod, "ErrorCreatingWorkload", e.message, "Warning")
+                continue
+            if wl is not None:
+                self.event(pod, "CreatedWorkload", "Created Workload: %s/%s" % (
+                    wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    def workloads_to_pods(self):
+        """An admitted pod loses its gate and is scheduled; a preempted one is stopped (its
+        ReplicaSet makes another, queued anew); a finished pod finishes its Workload."""
+        wls = {_owner_uid(w): w for w in self.st.list(GROUP, "workloads")}
+        for pod in list(self._managed_pods()):
+            wl = wls.get(pod["metadata"]["uid"])
+            if wl is None:
+                continue
+            phase = (pod.get("status") or {}).get("phase")
+            if phase in ("Succeeded", "Failed"):
+                if not _true(wl, "Finished"):
+                    old = copy.deepcopy(wl)
+                    _set_cond(wl, "Finished", "True", "Succeeded" if phase == "Succeeded" else "Failed",
+                              "Job finished successfully" if phase == "Succeeded" else "Pod failed",
+                              self.now_text())
+                    _update(self.kc, "workloads", old, wl)
+                continue
+            gates = (pod.get("spec") or {}).get("schedulingGates") or []
+            gated = any(g.get("name") == GATE for g in gates)
+            if _true(wl, "Admitted") and gated:
+                pod = copy.deepcopy(pod)
+                pod["spec"]["schedulingGates"] = [g for g in gates if g.get("name") != GATE]
+                if not pod["spec"]["schedulingGates"]:
+                    del pod["spec"]["schedulingGates"]
+                self.st.update("", "pods", pod)
+                self.event(pod, "Started", "Admitted by clusterQueue %s" % wl["status"]["admission"]["clusterQueue"])
+            elif not gated and _true(wl, "Evicted"):
+                ev = _cond(wl, "Evicted")
+                self.event(pod, "Stopped", ev["message"])
+                self.kc.delete_object("", "pods", pod["metadata"].get("namespace"), pod["metadata"]["name"])
 
     # --- quota arithmetic --------------------------------------------------------------
     def _queues(self):
