@@ -111,8 +111,8 @@ static const struct sw_field f_train_body[] = {
 	  "operator add-on is a 422 naming elastic.",
 	  .fields = f_elastic },
 	{ .name = "checkpointless", .type = SW_T_BOOL, .dflt = "false",
-	  .desc = "hyperpod-pytorch: checkpointless training (training "
-	  "operator 1.2 or later): hyperpodrun --inprocess-restart with "
+	  .desc = "hyperpod-pytorch: true for checkpointless training "
+	  "(default false; training operator 1.2 or later): hyperpodrun --inprocess-restart with "
 	  "INPROCESS_RESTART=1, so a fault is recovered in process from "
 	  "the other ranks' copies instead of a checkpoint.  Excludes "
 	  "elastic and tiered_checkpointing (a 400 naming both fields); "
