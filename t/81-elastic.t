@@ -14,7 +14,8 @@
 # is queued pod by pod (Kueue's pod integration) and says why a replica
 # waits, in its Workload's words.  Checkpointless training is
 # a job option: hyperpodrun --inprocess-restart with INPROCESS_RESTART,
-# refused beside elastic or tiered_checkpointing with both fields named.
+# refused beside elastic or tiered_checkpointing with both fields named,
+# and on a training operator older than v1.2.0.
 import json
 import os
 import shutil
@@ -22,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, wait_for, wait_operation
+from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -291,6 +292,34 @@ r = s.post(C + "/training-jobs?dry_run=true", dict(
     base, env={"INPROCESS_RESTART": "0"}))
 t.ok(r.status == 400 and "env.INPROCESS_RESTART" in fields(r),
      "INPROCESS_RESTART is Slipway's to set: 400")
+
+# Checkpointless needs the training operator v1.2.0 or later: on an
+# older add-on (put there with the aws CLI) it is refused before anything
+# is applied, naming the field and the version.
+OP = "amazon-sagemaker-hyperpod-training-operator"
+
+
+def addon():
+    rc, out = aws_cli(s, "eks", "describe-addon", "--cluster-name", "el",
+                      "--addon-name", OP)
+    return (out or {}).get("addon", {}) if rc == 0 else {}
+
+
+rc, out = aws_cli(s, "eks", "update-addon", "--cluster-name", "el",
+                  "--addon-name", OP, "--addon-version", "v1.1.3-eksbuild.1")
+if rc is None:
+    t.skip("aws CLI not installed", 2)
+else:
+    t.eq(rc, 0, "the training operator moved to v1.1.3 with the aws CLI")
+    a = wait_for(lambda: addon().get("status") == "ACTIVE" and addon(),
+                 timeout=120) or {}
+    r = s.post(C + "/training-jobs?dry_run=true", dict(base,
+                                                       checkpointless=True))
+    t.ok(r.status == 422 and "checkpointless" in fields(r) and
+         "v1.2.0" in (r.json or {}).get("detail", ""),
+         "checkpointless on training operator %s: 422 naming checkpointless "
+         "and v1.2.0: %s %s" % (a.get("addonVersion"), r.status,
+                                (r.json or {}).get("detail")))
 kube.close()
 s.stop()
 t.done()
