@@ -19,6 +19,7 @@
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
@@ -169,6 +170,32 @@ t.ok(e.get("message") and "grows back" in e.get("next_step", ""),
          e.get("message"), e.get("next_step")))
 t.ok(wait_for(lambda: get("b1").get("state") == "Running", timeout=120),
      "b1 runs")
+
+# The web UI shows the same: the job page's elastic box and the list's
+# Nodes column (Chromium, playwright-core, t/lib/elastic-ui.js).
+if not os.path.isdir(os.path.join(harness.SRCDIR, "t", "node_modules",
+                                  "playwright-core")) or \
+        not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
+    t.skip("playwright-core, chromium or node missing", 2)
+else:
+    r = subprocess.run(["node", os.path.join(harness.SRCDIR, "t", "lib",
+                                             "elastic-ui.js"),
+                        "http://127.0.0.1:%d" % s.port, s.token, "el", "e1"],
+                       capture_output=True, text=True, timeout=600)
+    try:
+        ui = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        ui = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
+    if ui.get("error"):
+        t.diag(ui["error"])
+    box = ui.get("box") or ""
+    t.ok("3 of at most 4 nodes (at least 1), 3 running" in box and
+         "Shrunk" in box and
+         "scaled down from 4 to 3" in box,
+         "the job page's elastic box: 3 of 4, Shrunk, Kueue's words (%s)"
+         % box[:300])
+    t.ok("3 of 4" in (ui.get("cell") or ""),
+         "the job list's Nodes column: 3 of 4 (%s)" % ui.get("cell"))
 
 # 3. A higher-priority job of alpha: e1 gives up two more steps.
 r = submit("h1", "alpha", priority="high", nodes=2)
