@@ -656,14 +656,41 @@ h_inference_list(struct sw_req *r)
 	return r->err;
 }
 
-/* A self-hosted endpoint short of ready replicas says why (pending,
- * from its pods); the summary is extended in place. */
+/* Kueue's Workloads and LocalQueues of ns and the ClusterQueues, each a
+ * list (empty without Kueue), for pods (borrowed) that name a queue. */
+static sw_err
+endpoint_queues(struct sw_req *r, struct sw_kube *kb, const char *ns,
+    json_object *pods, json_object **wls, json_object **lqs,
+    json_object **cqs)
+{
+	size_t i;
+	int queued = 0;
+
+	for (i = 0; pods && i < json_object_array_length(pods); i++)
+		queued |= sw_json_get_str(sw_json_path(json_object_array_get_idx(
+		    pods, i), "metadata.labels"), "kueue.x-k8s.io/queue-name") !=
+		    NULL;
+	if (!queued)
+		return SW_OK;
+	if (wl_list_objs(r, kb, "kueue.x-k8s.io/v1beta2", ns, "workloads",
+	    NULL, wls) != SW_OK || wl_list_objs(r, kb,
+	    "kueue.x-k8s.io/v1beta2", ns, "localqueues", NULL, lqs) != SW_OK)
+		return r->err;
+	return wl_list_objs(r, kb, "kueue.x-k8s.io/v1beta2", NULL,
+	    "clusterqueues", NULL, cqs);
+}
+
+/* An endpoint's Deployment (self-hosted, or the one the inference
+ * operator made for a managed one) short of ready replicas says why
+ * (pending, from its pods and, with task governance, their Workloads);
+ * the summary is extended in place. */
 static void
 endpoint_pending(struct sw_req *r, struct sw_kube *kb, json_object *dep,
     json_object *summary)
 {
 	json_object *ml = sw_json_path(dep, "spec.selector.matchLabels");
-	json_object *pods = NULL;
+	json_object *pods = NULL, *wls = NULL, *lqs = NULL, *cqs = NULL;
+	const char *ns = sw_json_path_str(dep, "metadata.namespace");
 	struct sw_buf sel;
 
 	if (sw_json_get_int(sw_json_get(dep, "status"), "readyReplicas", 0) >=
@@ -674,12 +701,59 @@ endpoint_pending(struct sw_req *r, struct sw_kube *kb, json_object *dep,
 	json_object_object_foreach(ml, k, v)
 		sw_buf_printf(&sel, "%s%s=%s", sw_buf_str(&sel)[0] ? "," : "",
 		    k, json_object_get_string(v));
-	if (wl_list_objs(r, kb, "v1", sw_json_path_str(dep,
-	    "metadata.namespace"), "pods", sw_buf_str(&sel), &pods) == SW_OK)
+	if (wl_list_objs(r, kb, "v1", ns, "pods", sw_buf_str(&sel),
+	    &pods) == SW_OK && endpoint_queues(r, kb, ns, pods, &wls, &lqs,
+	    &cqs) == SW_OK)
 		json_object_object_add(summary, "pending",
-		    wl_pods_pending(pods));
+		    wl_endpoint_pending(pods, wls, lqs, cqs));
 	json_object_put(pods);
+	json_object_put(wls);
+	json_object_put(lqs);
+	json_object_put(cqs);
 	sw_buf_free(&sel);
+}
+
+/* The Deployment the inference operator made for managed endpoint cr
+ * (owned by it), or NULL.  New reference. */
+static json_object *
+managed_deployment(struct sw_req *r, struct sw_kube *kb, json_object *cr)
+{
+	const char *uid = sw_json_path_str(cr, "metadata.uid");
+	json_object *deps = NULL, *found = NULL, *refs;
+	size_t i, j;
+
+	if (uid == NULL || wl_list_objs(r, kb, "apps/v1", sw_json_path_str(cr,
+	    "metadata.namespace"), "deployments", NULL, &deps) != SW_OK)
+		return NULL;
+	for (i = 0; !found && i < json_object_array_length(deps); i++) {
+		refs = sw_json_path(json_object_array_get_idx(deps, i),
+		    "metadata.ownerReferences");
+		for (j = 0; refs && j < json_object_array_length(refs); j++)
+			if (strcmp(sw_json_get_str(json_object_array_get_idx(
+			    refs, j), "uid") ?: "", uid) == 0)
+				found = json_object_get(
+				    json_object_array_get_idx(deps, i));
+	}
+	json_object_put(deps);
+	return found;
+}
+
+/* inference_get of a managed endpoint: the operator's resource, and
+ * why its pods wait when it is short of ready replicas. */
+static void
+managed_get(struct sw_req *r, struct sw_kube *kb, json_object *cr,
+    const struct inf_kind *mk)
+{
+	json_object *out = inf_managed_summary(cr, mk), *dep;
+
+	dep = managed_deployment(r, kb, cr);
+	if (dep != NULL)
+		endpoint_pending(r, kb, dep, out);
+	json_object_put(dep);
+	if (r->err == SW_OK)
+		sw_req_reply(r, 200, out);
+	else
+		json_object_put(out);
 }
 
 sw_err
@@ -697,7 +771,7 @@ h_inference_get(struct sw_req *r)
 	    "namespace"), sw_json_get_str(r->args, "endpoint"), &dep,
 	    &mk)) != 0) {
 		if (m > 0)
-			sw_req_reply(r, 200, inf_managed_summary(dep, mk));
+			managed_get(r, &kb, dep, mk);
 	} else if ((m = pool_endpoint(r, &kb, &svc)) != 0) {
 		if (m > 0)
 			inf_pool_endpoint_get(r, &kb, svc);

@@ -382,6 +382,7 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods,
 		"metadata.creationTimestamp")),
 	    "pending", wl_job_pending(o, state, pods, kv->wls, kv->lqs,
 		kv->cqs),
+	    "elastic", wl_job_elastic(o, pods, kv->wls, kv->cqs, events),
 	    NULL);
 	if (with_pods) {
 		arr = json_object_new_array();

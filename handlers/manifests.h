@@ -27,6 +27,8 @@ struct train {
 	const char		*sa;		/* tiered-storage-sa or NULL */
 	const struct recipe	*recipe;
 	int			 ray, own_image, agent_install;
+	int			 checkpointless;	/* in-process recovery */
+	int			 tiered;	/* tiered_checkpointing: 1, 0, -1 unset */
 	int64_t			 nodes, gpus, efa, max_steps;
 	json_object		*env;		/* borrowed map */
 	json_object		*logmon;	/* borrowed, or NULL */

@@ -14,7 +14,15 @@
  * 4 Insufficient nvidia.com/gpu", an image that will not pull, a crash
  * loop.  Every answer keeps Kueue's or Kubernetes' own words beside
  * ours.  An endpoint short of ready replicas says why from its pods
- * alone (wl_pods_pending, for inference_get).
+ * (wl_endpoint_pending, for inference_get): with task governance each
+ * of its pods is a Workload of Kueue's pod integration, held by a
+ * scheduling gate until admitted, and the first one waiting answers as
+ * a job would.
+ *
+ * An elastic HyperPodPyTorchJob also says how many nodes it runs on and
+ * why (wl_job_elastic): Kueue admits it partially, shrinks it in steps
+ * for a preemptor and grows it back, and its Workload's admission holds
+ * the count the training operator follows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +368,8 @@ why_pods(struct why *y, json_object *pods)
 		    "status.containerStatuses[0].state.waiting.reason");
 		const char *name = sw_json_path_str(p, "metadata.name");
 
+		if (is(sw_json_get_str(sc, "reason"), "SchedulingGated"))
+			continue;	/* Kueue holds it: see its Workload */
 		if (is(sw_json_get_str(sc, "status"), "False") &&
 		    sw_json_get_str(sc, "message")) {
 			why_unschedulable(y, name, sw_json_get_str(sc,
@@ -455,4 +465,157 @@ wl_job_pending(json_object *job, const char *state, json_object *pods,
 	    "message", sw_js(y.message),
 	    "next_step", sw_js(y.next),
 	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+}
+
+/* The newest ScaledDown or ScaledUp event of Workload w in events (the
+ * namespace's, may be NULL): its message, or NULL.  Newest is the
+ * highest resourceVersion (timestamps tie within a second). */
+static const char *
+resize_event(json_object *events, json_object *w)
+{
+	const char *name = sw_json_path_str(w, "metadata.name"), *msg = NULL;
+	const char *why, *rv;
+	long long best = -1, v;
+	size_t i;
+
+	for (i = 0; events && i < json_object_array_length(events); i++) {
+		json_object *e = json_object_array_get_idx(events, i);
+
+		why = sw_json_get_str(e, "reason");
+		rv = sw_json_path_str(e, "metadata.resourceVersion");
+		v = rv ? strtoll(rv, NULL, 10) : 0;
+		if (!is(sw_json_path_str(e, "involvedObject.kind"),
+		    "Workload") || !is(sw_json_path_str(e,
+		    "involvedObject.name"), name) || !(is(why, "ScaledDown") ||
+		    is(why, "ScaledUp")) || v < best)
+			continue;
+		best = v;
+		msg = sw_json_get_str(e, "message");
+	}
+	return msg;
+}
+
+/* Pods of the job in phase Running. */
+static int
+running_pods(json_object *pods)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; pods && i < json_object_array_length(pods); i++)
+		n += is(sw_json_path_str(json_object_array_get_idx(pods, i),
+		    "status.phase"), "Running");
+	return n;
+}
+
+/* Why an admitted elastic job runs below its most, into y. */
+static void
+why_shrunk(struct why *y, json_object *w, json_object *cqs, int now,
+    int hi)
+{
+	const char *cq_name = sw_json_path_str(w,
+	    "status.admission.clusterQueue");
+	const char *flavor = sw_json_get_str(sw_json_path(w,
+	    "status.admission.podSetAssignments[0].flavors"),
+	    "nvidia.com/gpu");
+	struct sw_buf who;
+
+	sw_buf_init(&who, 512);
+	if (flavor != NULL)
+		borrowers(&who, cqs, cq_named(cqs, cq_name), flavor,
+		    "nvidia.com/gpu");
+	y->reason = "Shrunk";
+	sw_fmt_text(y->message, sizeof(y->message), "It runs on %d of at most "
+	    "%d nodes: the quota for the rest is held by other work in queue "
+	    "%s or its cohort%s%s.", now, hi, cq_name ? cq_name : "?",
+	    sw_buf_str(&who)[0] ? "; borrowing from the cohort: " : "",
+	    sw_buf_str(&who));
+	sw_fmt_text(y->next, sizeof(y->next), "Nothing to do: it grows back "
+	    "by itself, a step at a time, when quota frees up and nothing in "
+	    "its cohort waits. A higher priority class keeps its nodes.");
+	sw_buf_free(&who);
+}
+
+json_object *
+wl_job_elastic(json_object *job, json_object *pods, json_object *wls,
+    json_object *cqs, json_object *events)
+{
+	json_object *ep = sw_json_path(job, "spec.elasticPolicy");
+	json_object *w, *targets;
+	int lo, hi, want = -1, run, admitted;
+	struct why y;
+
+	if (ep == NULL)
+		return NULL;
+	memset(&y, 0, sizeof(y));
+	lo = (int)sw_json_get_int(ep, "minReplicas", 1);
+	hi = (int)sw_json_get_int(ep, "maxReplicas", lo);
+	w = workload_of(wls, job);
+	if (w != NULL && cond_true(w, "Finished"))
+		return NULL;
+	admitted = w != NULL && cond_true(w, "Admitted");
+	if (admitted)
+		want = (int)sw_json_get_int(sw_json_path(w, "status.admission."
+		    "podSetAssignments[0]"), "count", 1);
+	else if (w == NULL && (targets = sw_json_path(job,
+	    "status.elasticScalingStatus.targetReplicas")) != NULL) {
+		json_object_object_foreach(targets, k, v) {
+			(void)k;
+			want = json_object_get_int(v);
+		}
+	}
+	if (want < 0 && w == NULL)
+		want = (int)sw_json_get_int(sw_json_path(job,
+		    "spec.replicaSpecs[0]"), "replicas", lo);
+	run = running_pods(pods);
+	if (w != NULL && !admitted) {
+		y.reason = "NotAdmitted";
+		sw_fmt_text(y.message, sizeof(y.message), "Kueue has not "
+		    "admitted it: it runs on no nodes (see pending).");
+		sw_fmt_text(y.next, sizeof(y.next), "See pending for why it "
+		    "waits.");
+	} else if (run != want) {
+		y.reason = "Scaling";
+		sw_fmt_text(y.message, sizeof(y.message), "It is scaling from "
+		    "%d to %d running nodes.", run, want);
+		sw_fmt_text(y.next, sizeof(y.next), "Wait: the training "
+		    "operator restarts it at the new size.");
+	} else if (want < hi && w != NULL)
+		why_shrunk(&y, w, cqs, want, hi);
+	else {
+		y.reason = "AtMax";
+		sw_fmt_text(y.message, sizeof(y.message), "It runs on %d nodes, "
+		    "%s.", want, want >= hi ? "its most" : "as asked");
+		sw_fmt_text(y.next, sizeof(y.next), "Nothing to do.");
+	}
+	y.source = w != NULL ? resize_event(events, w) : NULL;
+	return sw_jo(
+	    "min_nodes", sw_ji(lo), "max_nodes", sw_ji(hi),
+	    "increment_step", sw_ji(sw_json_get_int(ep,
+		"replicaIncrementStep", 1)),
+	    "nodes", sw_ji(want > 0 ? want : 0), "running", sw_ji(run),
+	    "admitted", w != NULL ? sw_jb(admitted) : NULL,
+	    "reason", sw_js(y.reason), "message", sw_js(y.message),
+	    "next_step", sw_js(y.next),
+	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+}
+
+json_object *
+wl_endpoint_pending(json_object *pods, json_object *wls, json_object *lqs,
+    json_object *cqs)
+{
+	json_object *p, *w;
+	size_t i;
+
+	for (i = 0; pods && i < json_object_array_length(pods); i++) {
+		p = json_object_array_get_idx(pods, i);
+		if (sw_json_get_str(sw_json_path(p, "metadata.labels"),
+		    QUEUE_LABEL) == NULL)
+			continue;
+		w = workload_of(wls, p);
+		if (w == NULL || !cond_true(w, "Admitted"))
+			return wl_job_pending(p, "Pending", pods, wls, lqs,
+			    cqs);
+	}
+	return wl_pods_pending(pods);
 }

@@ -30,6 +30,14 @@
 /* The service account pipelines/features.c makes for tiered checkpoints. */
 #define TIERED_SA	"tiered-storage-sa"
 
+/*
+ * Checkpointless training (HyperPod's in-process recovery): hyperpodrun
+ * runs with --inprocess-restart and the pods carry INPROCESS_RESTART=1
+ * and INPROCESS_RESTART_TIMEOUT, as AWS's checkpointless launch
+ * manifests set them; the training operator must be v1.2.0 or later.
+ */
+#define CHECKPOINTLESS_TIMEOUT	"1800"
+
 static const struct recipe *
 recipe_find(const char *name)
 {
@@ -127,6 +135,11 @@ train_env(const struct train *t)
 	if (t->resume != NULL)
 		env_path(env, "RESUME_FROM_CHECKPOINT", "/data/outputs/",
 		    t->resume);
+	if (t->checkpointless) {
+		json_object_array_add(env, wl_env_var("INPROCESS_RESTART", "1"));
+		json_object_array_add(env, wl_env_var("INPROCESS_RESTART_TIMEOUT",
+		    CHECKPOINTLESS_TIMEOUT));
+	}
 	if (t->mlflow != NULL) {
 		json_object_array_add(env, wl_env_var("MLFLOW_TRACKING_URI",
 		    t->mlflow));
@@ -258,6 +271,8 @@ hpj_manifest(const struct train *t)
 	    (long long)t->nodes));
 	json_object_array_add(argv, sw_jsf("--nproc-per-node=%lld",
 	    (long long)t->gpus));
+	if (t->checkpointless)
+		json_object_array_add(argv, sw_js("--inprocess-restart"));
 	args = recipe_args(t);
 	for (i = 0; i < json_object_array_length(args); i++)
 		json_object_array_add(argv, json_object_get(
@@ -375,7 +390,7 @@ check_env(struct sw_req *r, json_object *env)
 		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "MAX_STEPS",
 		"RESUME_FROM_CHECKPOINT",
 		"HF_TOKEN", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME",
-		NULL
+		"INPROCESS_RESTART", "INPROCESS_RESTART_TIMEOUT", NULL
 	};
 	char field[160];
 	int i;
@@ -444,8 +459,40 @@ check_elastic(struct sw_req *r, const struct train *t)
 }
 
 /*
- * Elastic training needs the HyperPod training operator v1.2.0 or later
- * (AWS's elastic training prerequisites): an older add-on is refused
+ * Checkpointless training excludes managed tiered checkpointing and
+ * elastic training (AWS's checkpointless considerations), and is the
+ * training operator's (not a RayJob's): each refused pair names both
+ * fields.
+ */
+static void
+check_checkpointless(struct sw_req *r, const struct train *t)
+{
+	if (!t->checkpointless)
+		return;
+	if (t->ray) {
+		sw_ferr_add(&r->ferrs, "checkpointless", "kind", "is for kind "
+		    "hyperpod-pytorch (the training operator's in-process "
+		    "recovery)");
+		sw_ferr_add(&r->ferrs, "kind", "checkpointless", "ray cannot "
+		    "take checkpointless");
+	}
+	if (t->elastic != NULL) {
+		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive", "cannot "
+		    "be combined with elastic training");
+		sw_ferr_add(&r->ferrs, "elastic", "exclusive", "cannot be "
+		    "combined with checkpointless training");
+	}
+	if (t->tiered == 1) {
+		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive", "cannot "
+		    "be combined with managed tiered checkpointing");
+		sw_ferr_add(&r->ferrs, "tiered_checkpointing", "exclusive",
+		    "cannot be combined with checkpointless training");
+	}
+}
+
+/*
+ * Elastic and checkpointless training need the HyperPod training
+ * operator v1.2.0 or later (AWS's prerequisites of each): an older add-on is refused
  * before anything is applied, naming the field and the version to move
  * to (addon_upgrade).
  */
@@ -454,10 +501,11 @@ check_elastic(struct sw_req *r, const struct train *t)
 static sw_err
 check_elastic_operator(struct sw_req *r, const struct train *t)
 {
+	const char *field = t->elastic != NULL ? "elastic" : "checkpointless";
 	char have[80];
 	int ok;
 
-	if (t->elastic == NULL || t->ray)
+	if ((t->elastic == NULL && !t->checkpointless) || t->ray)
 		return SW_OK;
 	ok = h_addon_at_least(r, t->cluster,
 	    SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), ELASTIC_OPERATOR_MIN,
@@ -466,12 +514,12 @@ check_elastic_operator(struct sw_req *r, const struct train *t)
 		return r->err;
 	if (ok > 0)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, "elastic", "operator", "needs the HyperPod "
+	sw_ferr_add(&r->ferrs, field, "operator", "needs the HyperPod "
 	    "training operator %s or later; cluster %s runs %s",
 	    ELASTIC_OPERATOR_MIN, t->cluster, have);
-	return sw_req_fail(r, SW_EPRECONDITION, "elastic training needs the "
+	return sw_req_fail(r, SW_EPRECONDITION, "%s training needs the "
 	    "HyperPod training operator %s or later, and cluster %s runs %s: "
-	    "upgrade the add-on %s first (addon_upgrade)",
+	    "upgrade the add-on %s first (addon_upgrade)", field,
 	    ELASTIC_OPERATOR_MIN, t->cluster, have,
 	    SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR));
 }
@@ -566,6 +614,9 @@ wl_train_read(struct sw_req *r, struct train *t)
 	t->env = sw_json_get(a, "env");
 	t->logmon = sw_json_get(a, "log_monitoring");
 	t->elastic = sw_json_get(a, "elastic");
+	t->checkpointless = sw_json_get_bool(a, "checkpointless", 0);
+	t->tiered = sw_json_get(a, "tiered_checkpointing") == NULL ? -1 :
+	    sw_json_get_bool(a, "tiered_checkpointing", 0);
 	t->ray = strcmp(kind, "ray") == 0;
 	t->agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
 	    "install") == 0;
@@ -597,6 +648,10 @@ wl_train_read(struct sw_req *r, struct train *t)
 		    "hyperpod-pytorch (the training operator watches logs)");
 	check_log_pattern(r, t->logmon);
 	check_elastic(r, t);
+	check_checkpointless(r, t);
+	if (t->ray && t->tiered == 1)
+		sw_ferr_add(&r->ferrs, "tiered_checkpointing", "kind", "is for "
+		    "kind hyperpod-pytorch");
 	check_env(r, t->env);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
@@ -677,9 +732,15 @@ h_training_job_submit(struct sw_req *r)
 	if (wl_storage_plan(r, &kb, t.cluster, t.ns, t.pvc,
 	    sw_json_get(a, "pvc") != NULL, list) != SW_OK)
 		goto out;
-	if ((have = tiered_sa(r, &kb, t.ns)) < 0)
+	if (t.tiered != 0 && !t.checkpointless &&
+	    (have = tiered_sa(r, &kb, t.ns)) < 0)
 		goto out;
-	t.sa = have ? TIERED_SA : NULL;
+	if (t.tiered == 1 && have == 0) {
+		wl_need_feature(r, "tiered_checkpointing",
+		    "tiered_checkpointing", "managed tiered checkpointing");
+		goto out;
+	}
+	t.sa = t.tiered != 0 && !t.checkpointless && have ? TIERED_SA : NULL;
 	if ((m = wl_train_manifest(r, &t)) == NULL)
 		goto out;
 	if (h_kueue_labels(r, t.cluster, t.ns, m) != SW_OK) {

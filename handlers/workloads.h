@@ -233,8 +233,23 @@ double	wl_qty(json_object *v);
 /* Why pods are not all running, from the pods alone: {reason, message,
  * next_step, detail}.  A new object. */
 json_object *wl_pods_pending(json_object *pods);
+/* Why an endpoint's pods are not all ready: the first pod that names a
+ * Kueue queue and whose Workload (wls; lqs and cqs as for
+ * wl_job_pending, any may be NULL) is not admitted answers as a job
+ * would; else wl_pods_pending.  A new object. */
+json_object *wl_endpoint_pending(json_object *pods, json_object *wls,
+	    json_object *lqs, json_object *cqs);
 json_object *wl_job_pending(json_object *job, const char *state,
 	    json_object *pods, json_object *wls, json_object *lqs,
 	    json_object *cqs);
+/*
+ * An elastic HyperPodPyTorchJob's size, or NULL for any other job:
+ * {min_nodes, max_nodes, increment_step, nodes (what Kueue admits now),
+ * running, admitted, reason (AtMax, Scaling, Shrunk, NotAdmitted),
+ * message, next_step, detail (the Workload's last resize event, when
+ * events, the namespace's, are given)}.  A new object.
+ */
+json_object *wl_job_elastic(json_object *job, json_object *pods,
+	    json_object *wls, json_object *cqs, json_object *events);
 
 #endif

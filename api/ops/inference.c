@@ -395,8 +395,9 @@ static const struct sw_field o_endpoint[] = {
 	{ .name = "service", .type = SW_T_OBJECT, .fields = o_service,
 	  .desc = "The Service in front of it." },
 	{ .name = "pending", .type = SW_T_OBJECT,
-	  .fields = sw_pending_fields, .desc = "Why a self-hosted endpoint "
-	  "is short of ready replicas." },
+	  .fields = sw_pending_fields, .desc = "Why an endpoint is short "
+	  "of ready replicas (from its pods, and their Kueue Workloads on a "
+	  "team's queue)." },
 	{ NULL }
 };
 static const struct sw_field o_endpoint_item[] = {

@@ -111,6 +111,18 @@ static const struct sw_field f_train_body[] = {
 	  "being preempted.  min_nodes <= nodes <= max_nodes.  An older "
 	  "operator add-on is a 422 naming elastic.",
 	  .fields = f_elastic },
+	{ .name = "checkpointless", .type = SW_T_BOOL, .dflt = "false",
+	  .desc = "hyperpod-pytorch: true for checkpointless training "
+	  "(default false; training operator 1.2 or later): hyperpodrun --inprocess-restart with "
+	  "INPROCESS_RESTART=1, so a fault is recovered in process from "
+	  "the other ranks' copies instead of a checkpoint.  Excludes "
+	  "elastic and tiered_checkpointing (a 400 naming both fields); "
+	  "an older operator add-on is a 422 naming checkpointless." },
+	{ .name = "tiered_checkpointing", .type = SW_T_BOOL,
+	  .desc = "hyperpod-pytorch: run as the namespace's tiered-storage-sa "
+	  "(managed tiered checkpointing; default: when the namespace has "
+	  "it and the job is not checkpointless).  true where the feature "
+	  "is off is a 409 naming feature_set tiered_checkpointing." },
 	{ .name = "dataset", .type = SW_T_STRING, .min = 1, .max = 512,
 	  .pattern = PAT_REL_PATH, .desc = "Dataset under /data/datasets/." },
 	{ .name = "model", .type = SW_T_STRING, .min = 1, .max = 512,
@@ -223,6 +235,20 @@ static const struct sw_field o_pod[] = {
 static const struct sw_field o_pod_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod },
 };
+/* An elastic job's size and why (handlers/pending.c). */
+static const struct sw_field o_job_elastic[] = {
+	OUT("min_nodes", SW_T_INT, "Fewest nodes (elasticPolicy)."),
+	OUT("max_nodes", SW_T_INT, "Most nodes."),
+	OUT("increment_step", SW_T_INT, "Nodes added or removed at a time."),
+	OUT("nodes", SW_T_INT, "Nodes it is given now (Kueue's admission)."),
+	OUT("running", SW_T_INT, "Its pods running."),
+	OUT_OPT("admitted", SW_T_BOOL, "Kueue admitted it."),
+	OUT("reason", SW_T_STRING, "AtMax, Scaling, Shrunk or NotAdmitted."),
+	OUT("message", SW_T_STRING, "Why, in plain words."),
+	OUT("next_step", SW_T_STRING, "What to do about it."),
+	OUT_OPT("detail", SW_T_STRING, "Kueue's words on its last resize."),
+	{ NULL }
+};
 #define F_JOB_SUMMARY							\
 	OUT_OPT("job", SW_T_STRING, "The job."),			\
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
@@ -234,7 +260,10 @@ static const struct sw_field o_pod_item[] = {
 	OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."),		\
 	{ .name = "pending", .type = SW_T_OBJECT,			\
 	  .fields = sw_pending_fields, .desc = "Why it waits (Pending "	\
-	  "only)." }
+	  "only)." },							\
+	{ .name = "elastic", .type = SW_T_OBJECT,			\
+	  .fields = o_job_elastic, .desc = "An elastic job's nodes now, " \
+	  "its range, and why it runs below its most." }
 static const struct sw_field o_job_summary[] = {
 	F_JOB_SUMMARY,
 	{ NULL }
@@ -475,7 +504,11 @@ static const struct sw_op rows[] = {
 	    "scheduler's own words).  Each pod has its reason and "
 	    "message (why it is not running) and its newest Kubernetes "
 	    "events (events: type, reason, message, count, time; "
-	    "FailedScheduling says why it waits).",
+	    "FailedScheduling says why it waits).  An elastic job has "
+	    "elastic: nodes Kueue gives it now, running, min_nodes, "
+	    "max_nodes, and reason (AtMax, Scaling, Shrunk: it gave nodes "
+	    "up to other work and grows back when quota frees, "
+	    "NotAdmitted) with message, next_step and detail.",
 	  .params = f_job_path,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

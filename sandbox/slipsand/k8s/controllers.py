@@ -368,11 +368,13 @@ class Controllers:
                 self._stop_pods(job)
                 continue
             pods = self._pods_of(job)
+            want = self._elastic_target(job, st)
             names = {p["metadata"]["name"] for p in pods}
-            world = sum(max(1, int(r.get("replicas") or 1)) for r in spec.get("replicaSpecs") or [])
+            world = sum(want.get(r.get("name", "pods"), max(1, int(r.get("replicas") or 1)))
+                        for r in spec.get("replicaSpecs") or [])
             rank = 0
             for rsp in spec.get("replicaSpecs") or []:
-                for i in range(max(1, int(rsp.get("replicas") or 1))):
+                for i in range(want.get(rsp.get("name", "pods"), max(1, int(rsp.get("replicas") or 1)))):
                     name = "%s-%s-%d" % (job["metadata"]["name"], rsp.get("name", "pods"), i)
                     if name not in names:
                         self.make_pod(job, job["apiVersion"], "HyperPodPyTorchJob", rsp.get("template"), name, now,
@@ -411,6 +413,41 @@ class Controllers:
                 st["masterAddr"] = "%s-%s-0" % (job["metadata"]["name"], (spec.get("replicaSpecs") or [{}])[0].get("name", "pods"))
                 st["masterPort"] = "23456"
             self._set_status("sagemaker.amazonaws.com", "hyperpodpytorchjobs", job, st)
+
+    def _elastic_target(self, job, st):
+        """An elastic job under Kueue runs as many replicas as its Workload's admission holds:
+        pods past that are stopped (highest index first), missing ones made.  Records
+        status.elasticWorkloadRef and elasticScalingStatus; {replica spec: replicas}."""
+        from . import kueue
+        el = kueue.elastic_policy(job)
+        if el is None:
+            return {}
+        wl = next((w for w in self.st.list(kueue.GROUP, "workloads", job["metadata"].get("namespace"))
+                   if (w["metadata"].get("labels") or {}).get(kueue.JOB_UID_LABEL) == job["metadata"]["uid"]),
+                  None)
+        psa = ((((wl or {}).get("status") or {}).get("admission") or {}).get("podSetAssignments") or [None])[0]
+        rsp = job["spec"]["replicaSpecs"][0]
+        name = rsp.get("name", "pods")
+        target = int(psa["count"]) if psa else max(1, int(rsp.get("replicas") or 1))
+        if wl is not None:
+            st["elasticWorkloadRef"] = {"name": wl["metadata"]["name"], "namespace": wl["metadata"]["namespace"]}
+        es = st.setdefault("elasticScalingStatus", {})
+        before = (es.get("targetReplicas") or {}).get(name)
+        nt = self.now_text()
+        if before != target:
+            if before is not None:
+                self.event(job, "ElasticScaling", "Scaling replica spec %s from %d to %d replicas" % (
+                    name, before, target), component="hyperpod-training-operator")
+                es["lastScalingTime"] = nt
+            es["targetReplicas"] = {name: target}
+            es["lastUpdated"] = nt
+        for p in self._pods_of(job):
+            lab = p["metadata"].get("labels") or {}
+            if lab.get("sagemaker.amazonaws.com/replica-type") == name and \
+                    int(lab.get("sagemaker.amazonaws.com/replica-index", "0")) >= target:
+                self.kc.delete_object("", "pods", p["metadata"].get("namespace"), p["metadata"]["name"])
+        es["podsScaled"] = len(self._pods_of(job)) == target
+        return {name: target}
 
     def ray(self, now):
         reg = self.kc.registry()
@@ -581,6 +618,15 @@ class Controllers:
                 for k, v in pod_requests(p).items():
                     u[k] = u.get(k, 0.0) + v
         for pod in sorted(pending, key=lambda p: p["metadata"]["creationTimestamp"]):
+            if (pod.get("spec") or {}).get("schedulingGates"):
+                # kube-scheduler leaves a gated pod alone and says so.
+                conds = pod["status"].get("conditions") or []
+                if not conds or conds[0].get("reason") != "SchedulingGated":
+                    pod["status"]["conditions"] = [_cond("PodScheduled", "False", "SchedulingGated",
+                                                         "Scheduling is blocked due to non-empty scheduling gates",
+                                                         self.now_text())]
+                    self.st.update("", "pods", pod)
+                continue
             req = pod_requests(pod)
             reasons = {}
             chosen = None

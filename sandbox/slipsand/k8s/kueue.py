@@ -225,6 +225,37 @@ def apply_governance(kc, quotas, sched):
                 kc.delete_object(GROUP, plural, md.get("namespace"), md["name"])
 
 
+# --- Kueue's webhooks: Deployments and their pods ------------------------------------------
+GATE = "kueue.x-k8s.io/admission"
+POD_MANAGED_LABEL = "kueue.x-k8s.io/managed"
+# Kueue's pod integration leaves these namespaces alone (podOptions.namespaceSelector).
+POD_SKIP_NAMESPACES = ("kube-system", "kueue-system")
+
+
+def webhook(kc, group, plural, obj):
+    """Kueue's mutating webhooks at create, when Kueue runs: a Deployment labelled with a queue
+    passes its queue and priority labels to its pod template (the deployment integration);
+    a pod labelled with a queue gets the admission scheduling gate and the managed label (the
+    pod integration), so it waits for its Workload's admission."""
+    if kc.registry().find(GROUP, VERSION, "workloads") is None:
+        return
+    md = obj.get("metadata") or {}
+    labels = md.get("labels") or {}
+    if group == "apps" and plural == "deployments" and labels.get(QUEUE_LABEL):
+        tmd = obj.setdefault("spec", {}).setdefault("template", {}).setdefault("metadata", {})
+        tl = tmd.setdefault("labels", {})
+        for k in (QUEUE_LABEL, PRIORITY_LABEL):
+            if labels.get(k):
+                tl[k] = labels[k]
+    elif group == "" and plural == "pods" and labels.get(QUEUE_LABEL) and \
+            md.get("namespace", "default") not in POD_SKIP_NAMESPACES and \
+            not (obj.get("spec") or {}).get("nodeName"):
+        md.setdefault("labels", {})[POD_MANAGED_LABEL] = "true"
+        gates = obj.setdefault("spec", {}).setdefault("schedulingGates", [])
+        if not any(g.get("name") == GATE for g in gates):
+            gates.append({"name": GATE})
+
+
 # --- Kueue: jobs -> Workloads ----------------------------------------------------------
 def _cond(wl, ctype):
     return next((c for c in (wl.get("status") or {}).get("conditions") or [] if c.get("type") == ctype), None)
@@ -278,8 +309,26 @@ def _podsets(job, kind):
                         "count": int(wg.get("replicas", wg.get("minReplicas", 1)) or 0),
                         "template": copy.deepcopy(wg.get("template") or {})})
         return out
-    return [{"name": (r.get("name") or "pods").lower()[:63], "count": max(1, int(r.get("replicas") or 1)),
-             "template": copy.deepcopy(r.get("template") or {})} for r in spec.get("replicaSpecs") or []]
+    out = [{"name": (r.get("name") or "pods").lower()[:63], "count": max(1, int(r.get("replicas") or 1)),
+            "template": copy.deepcopy(r.get("template") or {})} for r in spec.get("replicaSpecs") or []]
+    el = elastic_policy(job)
+    if el is not None:
+        # An elastic job asks for its most and may run on its fewest (partial admission).
+        out[0]["count"], out[0]["minCount"] = el[1], el[0]
+    return out
+
+
+def elastic_policy(job):
+    """(minReplicas, maxReplicas, replicaIncrementStep) of an elastic HyperPodPyTorchJob with one
+    replica spec, else None."""
+    spec = job.get("spec") or {}
+    el = spec.get("elasticPolicy")
+    if not el or len(spec.get("replicaSpecs") or []) != 1:
+        return None
+    n = max(1, int(spec["replicaSpecs"][0].get("replicas") or 1))
+    lo = max(1, int(el.get("minReplicas") or n))
+    hi = max(lo, int(el.get("maxReplicas") or n))
+    return lo, hi, max(1, int(el.get("replicaIncrementStep") or 1))
 
 
 def _suspended(job, path):
@@ -327,6 +376,19 @@ def _new_workload(kc, job, group, kind, queue):
             "spec": spec}
 
 
+def _with_count(wl, count):
+    """wl as if its one pod set asked for count pods (for partial admission and resizing)."""
+    w = dict(wl)
+    w["spec"] = dict(wl.get("spec") or {})
+    w["spec"]["podSets"] = [dict(w["spec"]["podSets"][0], count=count)]
+    return w
+
+
+def _admitted_count(wl):
+    psa = ((wl.get("status") or {}).get("admission") or {}).get("podSetAssignments") or [{}]
+    return int(psa[0].get("count") or 1)
+
+
 def _owner_uid(wl):
     return next((r.get("uid") for r in wl["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
 
@@ -350,8 +412,10 @@ class Kueue:
         if reg.find(GROUP, VERSION, "workloads") is None:
             return
         self.jobs_to_workloads()
+        self.pods_to_workloads()
         self.schedule()
         self.workloads_to_jobs()
+        self.workloads_to_pods()
         self.queue_status()
 
     def _jobs(self):
@@ -380,6 +444,67 @@ class Kueue:
             if wl is not None:
                 self.event(job, "CreatedWorkload", "Created Workload: %s/%s" % (
                     wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    def _managed_pods(self):
+        for p in self.st.list("", "pods"):
+            labels = p["metadata"].get("labels") or {}
+            if labels.get(POD_MANAGED_LABEL) == "true" and labels.get(QUEUE_LABEL) and \
+                    not p["metadata"].get("deletionTimestamp"):
+                yield p
+
+    def pods_to_workloads(self):
+        """The pod integration: a Workload "pod-<name>-<hash>" of one pod set for each gated pod."""
+        have = {_owner_uid(w) for w in self.st.list(GROUP, "workloads")}
+        for pod in self._managed_pods():
+            if pod["metadata"]["uid"] in have or not any(
+                    g.get("name") == GATE for g in (pod.get("spec") or {}).get("schedulingGates") or []):
+                continue
+            spec = copy.deepcopy(pod.get("spec") or {})
+            for k in ("schedulingGates", "nodeName"):
+                spec.pop(k, None)
+            job = dict(pod, spec={"template": {"metadata": {"labels": dict(pod["metadata"].get("labels") or {})},
+                                               "spec": spec}})
+            wl = _new_workload(self.kc, job, "", "Pod", pod["metadata"]["labels"][QUEUE_LABEL])
+            wl["spec"]["podSets"] = [{"name": "main", "count": 1, "template": job["spec"]["template"]}]
+            try:
+                wl = _create(self.kc, "workloads", wl)
+            except Invalid as e:
+                self.event(pod, "ErrorCreatingWorkload", e.message, "Warning")
+                continue
+            if wl is not None:
+                self.event(pod, "CreatedWorkload", "Created Workload: %s/%s" % (
+                    wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    def workloads_to_pods(self):
+        """An admitted pod loses its gate and is scheduled; a preempted one is stopped (its
+        ReplicaSet makes another, queued anew); a finished pod finishes its Workload."""
+        wls = {_owner_uid(w): w for w in self.st.list(GROUP, "workloads")}
+        for pod in list(self._managed_pods()):
+            wl = wls.get(pod["metadata"]["uid"])
+            if wl is None:
+                continue
+            phase = (pod.get("status") or {}).get("phase")
+            if phase in ("Succeeded", "Failed"):
+                if not _true(wl, "Finished"):
+                    old = copy.deepcopy(wl)
+                    _set_cond(wl, "Finished", "True", "Succeeded" if phase == "Succeeded" else "Failed",
+                              "Job finished successfully" if phase == "Succeeded" else "Pod failed",
+                              self.now_text())
+                    _update(self.kc, "workloads", old, wl)
+                continue
+            gates = (pod.get("spec") or {}).get("schedulingGates") or []
+            gated = any(g.get("name") == GATE for g in gates)
+            if _true(wl, "Admitted") and gated:
+                pod = copy.deepcopy(pod)
+                pod["spec"]["schedulingGates"] = [g for g in gates if g.get("name") != GATE]
+                if not pod["spec"]["schedulingGates"]:
+                    del pod["spec"]["schedulingGates"]
+                self.st.update("", "pods", pod)
+                self.event(pod, "Started", "Admitted by clusterQueue %s" % wl["status"]["admission"]["clusterQueue"])
+            elif not gated and _true(wl, "Evicted"):
+                ev = _cond(wl, "Evicted")
+                self.event(pod, "Stopped", ev["message"])
+                self.kc.delete_object("", "pods", pod["metadata"].get("namespace"), pod["metadata"]["name"])
 
     # --- quota arithmetic --------------------------------------------------------------
     def _queues(self):
@@ -623,18 +748,95 @@ class Kueue:
         cands.sort(key=lambda c: (c[2]["metadata"]["creationTimestamp"], c[2]["metadata"]["name"]), reverse=True)
         cands.sort(key=lambda c: (c[0], c[1], -_parse_time((_cond(c[2], "QuotaReserved") or {}).get(
             "lastTransitionTime"))))
+        # An elastic workload gives up replicas a step at a time down to its minCount before
+        # anything is evicted whole; only when that is not enough is it evicted too.
+        el = self._elastic(wl)
+        target = _with_count(wl, el[0]) if el else wl
         sim = copy.deepcopy(usage)
-        chosen = []
-        for _, _, other, reason in cands:
+        chosen = {}
+        order = [(other, reason, True) for _, _, other, reason in cands] + \
+                [(other, reason, False) for _, _, other, reason in cands if self._elastic(other)]
+        for other, reason, first in order:
             ocq = other["status"]["admission"]["clusterQueue"]
-            for fr, v in self._wl_usage(other).items():
-                sim[ocq][fr] = sim[ocq].get(fr, 0.0) - v
-            chosen.append((other, reason))
-            if self._assign(wl, cq_name, cqs, sim)[0] is not None:
-                for o, why in chosen:
-                    self._evict(o, wl, cq_name, why, cqs)
-                return len(chosen)
+            oel = self._elastic(other)
+            cur = _admitted_count(other)
+            steps = list(range(cur - oel[2], oel[0] - 1, -oel[2])) if first and oel else [0]
+            for c in steps:
+                left = chosen.get(id(other), (other, reason, cur))[2]
+                for fr, v in self._wl_usage(other).items():
+                    sim[ocq][fr] = sim[ocq].get(fr, 0.0) - v * (left - c) / cur
+                chosen[id(other)] = (other, reason, c)
+                if self._assign(target, cq_name, cqs, sim)[0] is not None:
+                    for o, why, c2 in chosen.values():
+                        if c2 == 0:
+                            self._evict(o, wl, cq_name, why, cqs)
+                        else:
+                            self._resize(o, c2, wl, cq_name, why, cqs)
+                    return len(chosen)
         return 0
+
+    def _elastic(self, wl):
+        """(min, max, step) when wl is the Workload of an elastic HyperPodPyTorchJob, else None."""
+        ps = (wl.get("spec") or {}).get("podSets") or []
+        ref = next((r for r in wl["metadata"].get("ownerReferences") or [] if r.get("controller")), {})
+        if len(ps) != 1 or "minCount" not in ps[0] or ref.get("kind") != "HyperPodPyTorchJob":
+            return None
+        job = self.st.get("sagemaker.amazonaws.com", "hyperpodpytorchjobs", wl["metadata"]["namespace"], ref["name"])
+        return elastic_policy(job) if job else None
+
+    def _resize(self, wl, count, preemptor, preemptor_cq, reason, cqs):
+        """Change an admitted elastic Workload's replicas in place (scale down for a preemptor, or up
+        when quota is free); the training operator follows its admission."""
+        old = copy.deepcopy(wl)
+        psa = wl["status"]["admission"]["podSetAssignments"][0]
+        before = int(psa.get("count", 1))
+        psa["resourceUsage"] = {r: _qty(r, parse_qty(q) * count / before) for r, q in psa["resourceUsage"].items()}
+        psa["count"] = count
+        _update(self.kc, "workloads", old, wl)
+        ps = psa["name"]
+        if preemptor is None:
+            self.event(wl, "ScaledUp", "Pod set %s scaled up from %d to %d replicas: quota is free in "
+                       "ClusterQueue %s" % (ps, before, count, wl["status"]["admission"]["clusterQueue"]))
+            return
+        human = {"InClusterQueue": "prioritization in the ClusterQueue",
+                 "InCohortReclamation": "reclamation within the cohort"}[reason]
+        self.event(wl, "ScaledDown", "Pod set %s scaled down from %d to %d replicas to accommodate a workload "
+                   "(UID: %s, JobUID: %s) due to %s; preemptor path: /%s" % (
+                       ps, before, count, preemptor["metadata"]["uid"],
+                       preemptor["metadata"].get("labels", {}).get(JOB_UID_LABEL, "UNKNOWN"), human,
+                       "/".join(x for x in (self._cohort_of(cqs.get(preemptor_cq) or {}), preemptor_cq) if x)))
+
+    def _grow(self, cqs, usage, wls):
+        """Admitted elastic Workloads below their count grow a step when nothing else in their
+        cohort waits for quota and the step fits."""
+        def cohort(cq_name):
+            return self._cohort_of(cqs.get(cq_name) or {}) or cq_name
+        _, lqs = self._queues()
+        busy = set()
+        for w in wls:
+            if (w.get("status") or {}).get("admission") or _true(w, "Finished") or \
+                    not (w.get("spec") or {}).get("active", True) or \
+                    (_cond(w, "QuotaReserved") or {}).get("reason") in ("ExceedsMaxQuota", "Misconfigured"):
+                continue
+            lq = lqs.get((w["metadata"]["namespace"], (w.get("spec") or {}).get("queueName")))
+            busy.add(cohort(((lq or {}).get("spec") or {}).get("clusterQueue")))
+        for w in wls:
+            adm = (w.get("status") or {}).get("admission")
+            el = self._elastic(w) if adm and not _true(w, "Finished") else None
+            cur = _admitted_count(w) if el else 0
+            if el is None or cur >= el[1] or cohort(adm["clusterQueue"]) in busy:
+                continue
+            cq_name = adm["clusterQueue"]
+            held = self._wl_usage(w)
+            sim = copy.deepcopy(usage)
+            for fr, v in held.items():
+                sim[cq_name][fr] = sim[cq_name].get(fr, 0.0) - v
+            c = min(el[1], cur + el[2])
+            if self._assign(_with_count(w, c), cq_name, cqs, sim)[0] is None:
+                continue
+            self._resize(w, c, None, None, None, cqs)
+            for fr, v in held.items():
+                usage[cq_name][fr] = usage[cq_name].get(fr, 0.0) + v * (c - cur) / cur
 
     def schedule(self):
         cqs, lqs = self._queues()
@@ -677,6 +879,7 @@ class Kueue:
                 if strict and not (wl.get("status") or {}).get("admission"):
                     heads[cq_name] = []
             heads = {k: v for k, v in heads.items() if v}
+        self._grow(cqs, usage, wls)
 
     def _borrows(self, cq_name, cqs, usage, wl, assigned):
         quota = self._quota(cqs[cq_name])
@@ -687,6 +890,16 @@ class Kueue:
     def _try(self, wl, cq_name, cqs, usage, wls):
         """Admit wl, or say why not (and preempt for it when its policy allows)."""
         assigned, msg, shortfall = self._assign(wl, cq_name, cqs, usage)
+        el = self._elastic(wl) if assigned is None else None
+        if el is not None:
+            # Partial admission: the most replicas that fit now, in whole steps down to minCount;
+            # when none does, what preemption must free is counted for minCount.
+            for c in range(el[1] - el[2], el[0] - 1, -el[2]):
+                assigned = self._assign(_with_count(wl, c), cq_name, cqs, usage)[0]
+                if assigned is not None:
+                    break
+            else:
+                _, msg, shortfall = self._assign(_with_count(wl, el[0]), cq_name, cqs, usage)
         if assigned is not None:
             queued = _cond(wl, "QuotaReserved")
             since = wl["metadata"]["creationTimestamp"] if queued is None else queued["lastTransitionTime"]

@@ -22,6 +22,7 @@ from . import lifecycle
 from .admission import Invalid, default_and_validate, name_for
 from .apiserver import Api, status_body
 from .controllers import Controllers, owned_by
+from .kueue import webhook as kueue_webhook
 from .patch import record_update
 from .resources import Registry
 from .store import ObjectStore, now_rfc3339
@@ -157,6 +158,7 @@ class KubeCluster:
         validate_name(rtype, obj)
         now = self.world.clock.now()
         md["creationTimestamp"] = now_rfc3339(now)
+        kueue_webhook(self, group, plural, obj)
         try:
             default_and_validate(self, rtype, obj)
         except Invalid as e:

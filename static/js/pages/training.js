@@ -115,6 +115,12 @@ function Jobs({ nav, cluster, query }) {
       cell: (j) => j.pending && html`<strong>${j.pending.reason}</strong>
         ${j.pending.position && html` · #${j.pending.position} in queue`}
         <div class="pod-message">${j.pending.message}</div>` },
+    { key: "elastic", label: "Nodes", cls: "reason",
+      value: (j) => (j.elastic ? j.elastic.nodes + "/" + j.elastic.max_nodes
+        + " " + j.elastic.reason : ""),
+      cell: (j) => j.elastic && html`${
+        j.elastic.nodes + " of " + j.elastic.max_nodes + " · "}<strong>${
+        j.elastic.reason}</strong>` },
     { key: "created", label: "Created" },
   ];
   return html`<section class="card" id="jobs"><h2>Jobs</h2>
@@ -245,6 +251,14 @@ export function TrainingJob({ nav, cluster, job, query }) {
         j.pending.admitted ? ", admitted" : ", not admitted yet"}</p>`}
       <p>${j.pending.message}</p><p><em>Next:</em> ${j.pending.next_step}</p>
       ${j.pending.detail && html`<p class="muted">${j.pending.detail}</p>`}
+      </div>`}
+    ${j && j.elastic && html`<div class="why" id="why-elastic"
+      role="status"><strong>${"Elastic: " + j.elastic.nodes +
+        " of at most " + j.elastic.max_nodes + " nodes (at least " +
+        j.elastic.min_nodes + "), " + j.elastic.running + " running · " +
+        j.elastic.reason}</strong>
+      <p>${j.elastic.message}</p><p><em>Next:</em> ${j.elastic.next_step}</p>
+      ${j.elastic.detail && html`<p class="muted">${j.elastic.detail}</p>`}
       </div>`}
     ${stuck.length > 0 && html`<div class="why" id="why-stuck"
       role="status"><strong>Why ${stuck.length === 1 ? "a pod is" :
