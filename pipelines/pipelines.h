@@ -19,6 +19,7 @@ extern const struct sw_pipeline sw_pl_storage_add;	/* storage.c */
 extern const struct sw_pipeline sw_pl_software_update;	/* storage.c */
 extern const struct sw_pipeline sw_pl_feature_set;	/* features.c */
 extern const struct sw_pipeline sw_pl_addon_upgrade;	/* addons.c */
+extern const struct sw_pipeline sw_pl_team_access_set;	/* access.c */
 
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */
