@@ -18,12 +18,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Kubectl, Stack, aws_cli, sandbox_info,
-                     sandbox_requests, wait_for, wait_operation)
+from harness import (Kubectl, Stack, aws_cli, aws_cli_error,
+                     sandbox_info, sandbox_requests, wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -139,6 +138,11 @@ if not t.ok(r.status == 422 and any(
     t.diag(repr(r))
 t.eq(changes(seq), [], "and nothing was sent")
 
+rc, err = aws_cli_error(s, "eks", "list-access-entries", "--cluster-name",
+                        "cm")
+t.ok(rc != 0 and "InvalidRequestException" in err,
+     "EKS: no access entries in CONFIG_MAP mode (InvalidRequestException)")
+
 # ---- dry run: the calls, none sent
 seq = last_seq()
 r = put({"enabled": True}, "?dry_run=true")
@@ -180,6 +184,28 @@ for k, (pol, nss) in sorted(WANT.items()):
 r = s.get(B)
 t.eq((r.json.get("enabled"), sorted(i["state"] for i in r.json["items"])),
      (True, ["present"] * 3), "team_access_get: on, every entry present")
+
+# EKS says no where AWS does
+va = role_arn("a", "viewer")
+for args, code, what in (
+        (("create-access-entry", "--principal-arn",
+          "arn:aws:iam::%s:role/other" % ACCOUNT, "--username", "eks:me"),
+         "InvalidParameterException", "a username EKS keeps"),
+        (("associate-access-policy", "--principal-arn", va, "--policy-arn",
+          POL + "AmazonEKSViewPolicy", "--access-scope",
+          "type=namespace,namespaces=Bad_NS"),
+         "InvalidParameterException", "a namespace that is no name"),
+        (("associate-access-policy", "--principal-arn", va, "--policy-arn",
+          POL + "AmazonEKSViewPolicy", "--access-scope", "type=namespace"),
+         "InvalidParameterException", "a namespace scope with none"),
+        (("associate-access-policy", "--principal-arn", va, "--policy-arn",
+          POL + "AmazonEKSNoSuchPolicy", "--access-scope", "type=cluster"),
+         "InvalidParameterException", "a policy that does not exist")):
+    rc, err = aws_cli_error(s, "eks", *(args + ("--cluster-name", C)))
+    t.ok(rc != 0 and code in err, "EKS refuses %s (%s)" % (what, code))
+r = s.get(B)
+t.eq(sorted(i["state"] for i in r.json["items"]), ["present"] * 3,
+     "and nothing changed")
 
 # ---- kubectl as the teams' roles (aws eks get-token, no static token)
 info = sandbox_info(s)
