@@ -33,6 +33,18 @@ KUBECTL = shutil.which("kubectl.1.32") or shutil.which("kubectl")
 if AWS is None or KUBECTL is None:
     t.skip_all("needs the aws CLI and kubectl")
 
+SRCDIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+def ui_missing():
+    if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
+                                      "playwright-core")):
+        return "t/node_modules has no playwright-core"
+    if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
+        return "chromium or node missing"
+    return None
+
+
 ACCOUNT = "123456789012"
 ROLES = {("a", "viewer"): "team-a-viewer", ("a", "operator"): "team-a-op",
          ("b", "viewer"): "team-b-viewer"}
@@ -273,9 +285,38 @@ bview = kubectl_as("b", "viewer")
 t.eq(bview("get", "configmaps", "-n", "hyperpod-ns-b").returncode, 0,
      "b's viewer: reads hyperpod-ns-b")
 
-# ---- again: nothing to change, nothing sent
+# ---- again, from the cluster page: nothing to change, nothing sent
 seq = last_seq()
-d = wait_operation(s, put({"enabled": True}).json["operation_id"])
+if ui_missing():
+    t.skip("the cluster page: %s" % ui_missing(), 4)
+    op_id = put({"enabled": True}).json["operation_id"]
+else:
+    p = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
+                                             "access-ui.js"),
+                        "http://127.0.0.1:%d" % s.port, s.token, C],
+                       capture_output=True, text=True, timeout=600)
+    try:
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out = {"error": p.stdout[-2000:] + p.stderr[-2000:]}
+    if out.get("error"):
+        t.diag(out["error"])
+    rows = {x[0]: x[1:] for x in out.get("rows") or []}
+    t.ok(set(rows) == set(role_arn(*k) for k in ROLES) and
+         all("present" in v for v in rows.values()) and
+         "hyperpod-ns-a" in rows[va] and
+         "AmazonEKSViewPolicy" in rows[va],
+         "the cluster page lists each entry, its policy, scope and state")
+    t.ok("On" in (out.get("summary") or "") and "API_AND_CONFIG_MAP" in
+         out.get("summary", ""), "and says it is on, with the EKS "
+         "authentication mode (%s)" % out.get("summary"))
+    t.eq((out.get("button"), out.get("listed")),
+         ("Reconcile", ["nothing to change"]),
+         "Reconcile shows the dry run: nothing to change")
+    op_id = out.get("operation") or "none"
+    t.ok(op_id.startswith("op-"), "confirmed, the page follows its "
+         "operation")
+d = wait_operation(s, op_id)
 t.eq((d.get("state"), changes(seq)), ("succeeded", []),
      "a second run sends no change")
 
