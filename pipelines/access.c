@@ -20,9 +20,9 @@
  * Every stage reads the live state first, so a resumed or repeated run
  * sends only what is still missing.
  */
-#include <stdio.h>
 #include <string.h>
 
+#include "lib/buf.h"
 #include "lib/json.h"
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
@@ -34,7 +34,7 @@
 static void
 entry_tag(json_object *e, char *out, size_t sz)
 {
-	snprintf(out, sz, "%s/%s", sw_json_get_str(e, "team") ?: "",
+	sw_fmt_text(out, sz, "%s/%s", sw_json_get_str(e, "team") ?: "",
 	    sw_json_get_str(e, "role") ?: "");
 }
 
@@ -138,7 +138,8 @@ stage_remove(struct sw_step *s)
 		    NULL), &out, NULL));
 		list = sw_json_get(out, "accessEntries");
 		for (i = 0; list && i < json_object_array_length(list); i++) {
-			enum sw_step_rc rc = remove_one(s, json_object_get_string(
+			enum sw_step_rc rc = remove_one(s,
+			    json_object_get_string(
 			    json_object_array_get_idx(list, i)), &removed);
 
 			if (rc != STEP_DONE) {
@@ -149,7 +150,7 @@ stage_remove(struct sw_step *s)
 		next = sw_keep(s, sw_json_get_str(out, "nextToken"));
 		json_object_put(out);
 	} while (next != NULL);
-	snprintf(count, sizeof(count), "%d", removed);
+	sw_fmt_text(count, sizeof(count), "%d", removed);
 	sw_res_set(s, "removed", count);
 	return STEP_DONE;
 }
@@ -227,7 +228,7 @@ add_one(struct sw_step *s, json_object *e)
 		    "ARN", principal, tag);
 	}
 	if (cur == NULL) {
-		snprintf(group, sizeof(group), "slipway:%s:%s",
+		sw_fmt_text(group, sizeof(group), "slipway:%s:%s",
 		    sw_json_get_str(e, "team") ?: "",
 		    sw_json_get_str(e, "role") ?: "");
 		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAccessEntry", sw_jo(
@@ -264,7 +265,7 @@ stage_add(struct sw_step *s)
 
 	for (i = 0; i < n; i++)
 		TRY(add_one(s, json_object_array_get_idx(a, i)));
-	snprintf(count, sizeof(count), "%zu", n);
+	sw_fmt_text(count, sizeof(count), "%zu", n);
 	sw_res_set(s, "entries", count);
 	return STEP_DONE;
 }
