@@ -172,15 +172,19 @@ live_entries(struct sw_req *r, const char *cluster, json_object *items)
 sw_err
 h_team_access_get(struct sw_req *r)
 {
-	const char *name = sw_json_get_str(r->args, "name"), *flag;
+	const char *name = sw_json_get_str(r->args, "name"), *flag, *mode;
 	json_object *desc, *items;
 	size_t i;
 
 	if (eks_read(r, "DescribeCluster", sw_jo("name", sw_js(name), NULL),
 	    &desc) != SW_OK)
 		return r->err;
+	mode = sw_json_path_str(desc,
+	    "cluster.accessConfig.authenticationMode") ?: "CONFIG_MAP";
+	/* CONFIG_MAP alone: EKS has no access entries to read */
 	if (asked_entries(r, &items) != SW_OK ||
-	    live_entries(r, name, items) != SW_OK) {
+	    (strcmp(mode, "CONFIG_MAP") != 0 &&
+	    live_entries(r, name, items) != SW_OK)) {
 		json_object_put(desc);
 		json_object_put(items);
 		return r->err;
@@ -198,14 +202,12 @@ h_team_access_get(struct sw_req *r)
 	    SW_TAG_TEAM_ACCESS);
 	sw_req_reply(r, 200, sw_jo("cluster", sw_js(name), "enabled",
 	    sw_jb(flag != NULL && strcmp(flag, "on") == 0),
-	    "authentication_mode", sw_js(sw_json_path_str(desc,
-	    "cluster.accessConfig.authenticationMode") ?: "CONFIG_MAP"),
-	    "items", items, NULL));
+	    "authentication_mode", sw_js(mode), "items", items, NULL));
 	json_object_put(desc);
 	return SW_OK;
 }
 
-/* Refuse turning it on where EKS has no access entries. */
+/* Refuse it where EKS has no access entries (CONFIG_MAP alone). */
 static sw_err
 check_mode(struct sw_req *r, const char *name)
 {
@@ -240,7 +242,7 @@ h_team_access_set(struct sw_req *r)
 	json_object *entries, *input;
 	sw_err e;
 
-	if ((on && check_mode(r, name) != SW_OK) ||
+	if (check_mode(r, name) != SW_OK ||
 	    asked_entries(r, &entries) != SW_OK)
 		return r->err;
 	if (on && json_object_array_length(entries) == 0) {

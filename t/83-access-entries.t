@@ -149,6 +149,11 @@ if not t.ok(r.status == 422 and any(
         "CONFIG_MAP only: 422 naming enabled and the rule"):
     t.diag(repr(r))
 t.eq(changes(seq), [], "and nothing was sent")
+r = s.get("/api/v1/clusters/cm/team-access")
+t.eq((r.status, r.json.get("enabled"), r.json.get("authentication_mode"),
+      sorted(i["state"] for i in r.json.get("items", []))),
+     (200, False, "CONFIG_MAP", ["missing"] * 3),
+     "team_access_get of a CONFIG_MAP cluster: off, nothing live")
 
 rc, err = aws_cli_error(s, "eks", "list-access-entries", "--cluster-name",
                         "cm")
