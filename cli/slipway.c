@@ -806,6 +806,12 @@ write_config(json_object *sandbox)
 	if (sw_json_get(opconf, "teams") != NULL)
 		json_object_object_add(cfg, "teams", json_object_get(
 		    sw_json_get(opconf, "teams")));
+	if (sw_json_get(opconf, "team_iam") != NULL)
+		json_object_object_add(cfg, "team_iam", json_object_get(
+		    sw_json_get(opconf, "team_iam")));
+	/* team_access_set reads the team.* lines again when it runs */
+	if (opconf != NULL && conf_file_path()[0] == '/')
+		sw_json_add_str(cfg, "conf_file", conf_file_path());
 	if (sw_json_get_str(opconf, "public_url") != NULL)
 		sw_json_add_str(cfg, "public_url", sw_json_get_str(opconf,
 		    "public_url"));

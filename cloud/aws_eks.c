@@ -62,6 +62,10 @@ const struct aws_rest_op aws_eks_ops[] = {
 	{ "AssociateAccessPolicy", "POST",
 	    "/clusters/{name}/access-entries/{principalArn}/access-policies",
 	    { U("clusterName", "name"), U("principalArn", "principalArn") } },
+	{ "ListAssociatedAccessPolicies", "GET",
+	    "/clusters/{name}/access-entries/{principalArn}/access-policies",
+	    { U("clusterName", "name"), U("principalArn", "principalArn"),
+	    Q("maxResults"), Q("nextToken") } },
 	{ "DisassociateAccessPolicy", "DELETE",
 	    "/clusters/{name}/access-entries/{principalArn}/access-policies/"
 	    "{policyArn}",

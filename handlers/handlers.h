@@ -149,6 +149,10 @@ sw_err	h_addon_versions(struct sw_req *, const char *cluster,
 int	h_addon_at_least(struct sw_req *, const char *cluster,
 	    const char *addon, const char *min, char *have, size_t sz);
 
+/* handlers/access.c: EKS access entries following the teams */
+sw_err	h_team_access_get(struct sw_req *);
+sw_err	h_team_access_set(struct sw_req *);
+
 /* handlers/nodes.c */
 sw_err	h_instance_group_list(struct sw_req *);
 sw_err	h_instance_group_add(struct sw_req *);

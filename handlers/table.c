@@ -97,6 +97,8 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "delivery_list", .fn = h_delivery_list },
 	{ .op = "addon_list", .fn = h_addon_list },
 	{ .op = "addon_upgrade", .fn = h_addon_upgrade },
+	{ .op = "team_access_get", .fn = h_team_access_get },
+	{ .op = "team_access_set", .fn = h_team_access_set },
 	{ .op = "storage_list", .fn = h_storage_list },
 	{ .op = "storage_add", .fn = h_storage_add },
 	{ .op = "compute_subnet_list", .fn = h_compute_subnet_list },

@@ -333,6 +333,44 @@ conf_oidc(json_object *out, const char *k, const char *v)
 }
 
 /*
+ * team.<team>.<role>.iam_role_arn = <role ARN>: the IAM role the team's
+ * members of that role assume for kubectl, into out's "team_iam"
+ * {team: {role: arn}}; the cluster's team access (team_access_set)
+ * gives it an EKS access entry.  rest is "<role>.iam_role_arn".
+ */
+static const char *
+conf_team_iam(json_object *out, const char *team, const char *rest,
+    const char *v)
+{
+	const char *dot = strchr(rest, '.');
+	json_object *all, *one;
+	char role[32];
+	size_t n = (size_t)(dot - rest);
+
+	if (n >= sizeof(role) || strcmp(dot + 1, "iam_role_arn") != 0)
+		return "team.<team>.<role>.iam_role_arn is the only key below "
+		    "a role";
+	memcpy(role, rest, n);
+	role[n] = '\0';
+	if (sw_role_parse(role) == SW_ROLE_NONE)
+		return "team.<team>.<role>.iam_role_arn: the role is viewer, "
+		    "operator or platform-admin";
+	if (!sw_conf_role_arn_ok(v))
+		return "team.<team>.<role>.iam_role_arn is an IAM role ARN "
+		    "(arn:aws:iam::<account>:role/<name>)";
+	if ((all = sw_json_get(out, "team_iam")) == NULL) {
+		all = json_object_new_object();
+		json_object_object_add(out, "team_iam", all);
+	}
+	if ((one = sw_json_get(all, team)) == NULL) {
+		one = json_object_new_object();
+		json_object_object_add(all, team, one);
+	}
+	sw_json_add_str(one, role, v);
+	return NULL;
+}
+
+/*
  * team.<team>.<role> = group[, group...]: the provider groups whose
  * members have role in team, into out's "teams" {team: {role:
  * [group...]}}.
@@ -350,11 +388,14 @@ conf_team(json_object *out, const char *k, const char *v)
 	    strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789-") < n)
 		return "team.<team>.<role>: a team is 1 to 39 of [a-z0-9-] "
 		    "(its namespace is hyperpod-ns-<team>)";
-	if (sw_role_parse(dot + 1) == SW_ROLE_NONE)
+	if (sw_role_parse(dot + 1) == SW_ROLE_NONE &&
+	    strchr(dot + 1, '.') == NULL)
 		return "team.<team>.<role>: the role is viewer, operator or "
 		    "platform-admin";
 	memcpy(name, k, n);
 	name[n] = '\0';
+	if (strchr(dot + 1, '.') != NULL)
+		return conf_team_iam(out, name, dot + 1, v);
 	if ((teams = sw_json_get(out, "teams")) == NULL) {
 		teams = json_object_new_object();
 		json_object_object_add(out, "teams", teams);

@@ -170,3 +170,79 @@ sw_team_rule(const struct sw_config *cfg, const struct sw_principal *who,
 	return team_denied(why, whysz, row, who, need, team,
 	    role_in(m, n, team));
 }
+
+/* The EKS access policy of a role and whether it is namespaced. */
+static const char *
+access_policy(enum sw_role r, int *namespaced)
+{
+	*namespaced = r != SW_ROLE_PLATFORM_ADMIN;
+	switch (r) {
+	case SW_ROLE_VIEWER:
+		return SW_EKS_POLICY_PREFIX "AmazonEKSViewPolicy";
+	case SW_ROLE_OPERATOR:
+		return SW_EKS_POLICY_PREFIX "AmazonEKSEditPolicy";
+	default:
+		return SW_EKS_POLICY_PREFIX "AmazonEKSClusterAdminPolicy";
+	}
+}
+
+/* Is principal already the principal_arn of an item of a? */
+static int
+principal_taken(json_object *a, const char *principal)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(a); i++)
+		if (strcmp(sw_json_get_str(json_object_array_get_idx(a, i),
+		    "principal_arn") ?: "", principal) == 0)
+			return 1;
+	return 0;
+}
+
+/* One team's entries (roles: {role: arn}) onto a; NULL or why. */
+static const char *
+team_entries(json_object *a, const char *team, json_object *roles,
+    char *why, size_t whysz)
+{
+	const char *arn, *pol;
+	enum sw_role r;
+	int ns;
+
+	json_object_object_foreach(roles, role, v) {
+		arn = json_object_get_string(v);
+		if ((r = sw_role_parse(role)) == SW_ROLE_NONE || arn == NULL)
+			continue;
+		if (principal_taken(a, arn)) {
+			sw_fmt_text(why, whysz, "team.%s.%s.iam_role_arn: %s "
+			    "is given to another team or role too; EKS has one "
+			    "access entry per principal", team, role, arn);
+			return why;
+		}
+		pol = access_policy(r, &ns);
+		json_object_array_add(a, sw_jo("team", sw_js(team), "role",
+		    sw_js(sw_role_name(r)), "principal_arn", sw_js(arn),
+		    "policy_arn", sw_js(pol), "scope", sw_js(ns ? "namespace" :
+		    "cluster"), "namespaces", ns ? sw_ja(sw_jsf("%s%s",
+		    SW_TEAM_NS_PREFIX, team)) : json_object_new_array(), NULL));
+	}
+	return NULL;
+}
+
+json_object *
+sw_team_access_entries(json_object *root, char *why, size_t whysz)
+{
+	json_object *all = sw_json_get(root, "team_iam");
+	json_object *a = json_object_new_array();
+
+	if (!json_object_is_type(all, json_type_object))
+		return a;
+	json_object_object_foreach(all, team, roles) {
+		if (!json_object_is_type(roles, json_type_object))
+			continue;
+		if (team_entries(a, team, roles, why, whysz) != NULL) {
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}

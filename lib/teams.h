@@ -12,6 +12,7 @@
 
 #include "lib/auth.h"
 #include "lib/conf.h"
+#include "lib/json.h"
 
 /*
  * The teams p is in, with its role in each, into m (at most max; the
@@ -51,5 +52,24 @@ struct sw_rule_row {
 const char *sw_team_rule(const struct sw_config *,
 	    const struct sw_principal *who, const struct sw_rule_row *row,
 	    const char *team, char *why, size_t whysz);
+
+/* A team's namespace is SW_TEAM_NS_PREFIX "<team>". */
+#define SW_TEAM_NS_PREFIX	"hyperpod-ns-"
+/* EKS access policies are this prefix and a name. */
+#define SW_EKS_POLICY_PREFIX	"arn:aws:eks::aws:cluster-access-policy/"
+
+/*
+ * The EKS access entries the configuration asks for when a cluster's
+ * team access is on (team_access_set): one per
+ * team.<team>.<role>.iam_role_arn line of root (config.json's
+ * "team_iam" {team: {role: arn}}), as a new array of {team, role,
+ * principal_arn, policy_arn, scope, namespaces}: viewer gets
+ * AmazonEKSViewPolicy and operator AmazonEKSEditPolicy, both scoped to
+ * the namespace hyperpod-ns-<team>; platform-admin gets
+ * AmazonEKSClusterAdminPolicy on the whole cluster.  NULL, with why,
+ * when two lines name the same role ARN.
+ */
+json_object *sw_team_access_entries(json_object *root, char *why,
+	    size_t whysz);
 
 #endif

@@ -149,6 +149,9 @@ sw_err	sw_step_save(struct sw_step *);
 #define SW_TAG_CLUSTER_ID	"slipway:cluster-id"	/* recorded id */
 #define SW_TAG_MANAGED		"slipway:managed"	/* "true" */
 #define SW_TAG_IMPORTED		"slipway:imported"	/* cluster_import */
+/* On an EKS cluster: its team access is "on" or "off"; on an access
+ * entry team_access_set made: "<team>/<role>" (pipelines/access.c). */
+#define SW_TAG_TEAM_ACCESS	"slipway:team-access"
 /* On the observability add-on: the workspaces it was given. */
 #define SW_TAG_GRAFANA_WS	"slipway:grafana-workspace"
 #define SW_TAG_PROMETHEUS_WS	"slipway:prometheus-workspace"

@@ -26,6 +26,7 @@ extern const struct sw_pipeline sw_pl_node_volume_detach; /* nodevol.c */
 extern const struct sw_pipeline sw_pl_mlflow_app_create; /* mlflow.c */
 extern const struct sw_pipeline sw_pl_mlflow_app_delete; /* mlflow.c */
 extern const struct sw_pipeline sw_pl_checkpoint_retain; /* checkpoints.c */
+extern const struct sw_pipeline sw_pl_team_access_set;	/* access.c */
 
 /* Names derived from the cluster name (deterministic, so a resumed
  * stage finds what an earlier attempt created). */

@@ -24,6 +24,7 @@ static const struct sw_pipeline *const pipelines[] = {
 	/* PIPELINES: features */
 	&sw_pl_feature_set,
 	&sw_pl_addon_upgrade,
+	&sw_pl_team_access_set,
 	/* PIPELINES: storage */
 	&sw_pl_storage_add,
 	&sw_pl_software_update,

@@ -228,6 +228,65 @@ static const struct sw_answer a_feature_list[] = {
 	{ 0 }
 };
 
+/* Kubernetes access following the teams (handlers/access.c). */
+static const struct sw_field f_team_access[] = {
+	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
+	  .desc = "On: every team.<team>.<role>.iam_role_arn of the "
+	  "configuration gets an EKS access entry (viewer "
+	  "AmazonEKSViewPolicy and operator AmazonEKSEditPolicy scoped to "
+	  "hyperpod-ns-<team>, platform-admin AmazonEKSClusterAdminPolicy "
+	  "cluster-wide) and entries of teams no longer configured go; "
+	  "sent again, it reconciles. Off: every entry it made goes." },
+	{ NULL }
+};
+
+static const struct sw_field o_ns_item[] = {
+	{ .name = "namespace", .type = SW_T_STRING },
+};
+static const struct sw_field o_team_access_entry[] = {
+	OUT("team", SW_T_STRING, "The team."),
+	OUT("role", SW_T_STRING, "viewer, operator or platform-admin."),
+	OUT("principal_arn", SW_T_STRING, "The IAM role its members "
+	    "assume (team.<team>.<role>.iam_role_arn)."),
+	OUT_OPT("policy_arn", SW_T_STRING, "The EKS access policy asked "
+	    "for (absent for a stale entry)."),
+	OUT_OPT("scope", SW_T_STRING, "namespace or cluster."),
+	{ .name = "namespaces", .type = SW_T_ARRAY, .items = o_ns_item,
+	  .desc = "The namespaces of a namespace scope." },
+	OUT("state", SW_T_STRING, "present (as asked), differs (its "
+	    "policies differ; team_access_set fixes them), missing (not "
+	    "made yet) or stale (made for a team role no longer "
+	    "configured)."),
+	OUT("live_policies", SW_T_ANY, "The access policies EKS has "
+	    "associated with it (ListAssociatedAccessPolicies)."),
+	{ NULL }
+};
+static const struct sw_field o_team_access_item[] = {
+	{ .name = "entry", .type = SW_T_OBJECT, .fields = o_team_access_entry },
+};
+static const struct sw_field o_team_access[] = {
+	OUT("cluster", SW_T_STRING, "The cluster."),
+	OUT("enabled", SW_T_BOOL, "Team access is on (the EKS cluster's "
+	    "tag slipway:team-access)."),
+	OUT("authentication_mode", SW_T_STRING, "The EKS cluster's: API, "
+	    "API_AND_CONFIG_MAP or CONFIG_MAP (which has no access "
+	    "entries)."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_team_access_item,
+	  .desc = "Each entry asked for by the configuration and each "
+	  "live one Slipway made, with its state." },
+	{ NULL }
+};
+static const struct sw_answer a_team_access_get[] = {
+	{ .status = 200, .fields = o_team_access,
+	  .desc = "The team access entries, asked and live." },
+	{ 0 }
+};
+static const struct sw_answer a_team_access_set[] = {
+	ANSWERS_LONG,
+	{ 0 }
+};
+
 static const struct sw_op rows[] = {
 	{
 	  .name = "feature_list",
@@ -306,6 +365,51 @@ static const struct sw_op rows[] = {
 	  .status_tool = "operation_wait",
 	  .poll_seconds = 15,
 	  .answers = a_addon_upgrade,
+	},
+	{
+	  .name = "team_access_get",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/team-access",
+	  .tag = "features",
+	  .summary = "Kubernetes access of the teams: EKS access entries",
+	  .description = "Whether the cluster's Kubernetes access follows "
+	    "the teams, its EKS authenticationMode, and for each "
+	    "team.<team>.<role>.iam_role_arn configured the access entry, "
+	    "its policy and namespace scope, read from EKS on every call "
+	    "(ListAccessEntries, DescribeAccessEntry, "
+	    "ListAssociatedAccessPolicies): present, differs, missing, or "
+	    "stale for a team no longer configured.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
+	  .answers = a_team_access_get,
+	},
+	{
+	  .name = "team_access_set",
+	  .method = "PUT",
+	  .path = "/api/v1/clusters/{name}/team-access",
+	  .tag = "features",
+	  .summary = "Make kubectl access follow the teams (EKS access "
+	    "entries), or stop",
+	  .description = "enabled:true creates an EKS access entry for each "
+	    "team.<team>.<role>.iam_role_arn configured (read from "
+	    "slipway.conf when the request comes) with AmazonEKSViewPolicy "
+	    "(viewer) or AmazonEKSEditPolicy (operator) scoped to "
+	    "hyperpod-ns-<team>, or AmazonEKSClusterAdminPolicy "
+	    "(platform-admin), and removes the entries it made for team "
+	    "roles no longer configured; sent again it reconciles. "
+	    "enabled:false removes every entry it made. Entries it did not "
+	    "make are never touched. A cluster whose authenticationMode is "
+	    "CONFIG_MAP is refused (422). dry_run lists the calls.",
+	  .params = f_cluster_name,
+	  .body = f_team_access,
+	  .flags = SW_OP_LONG | SW_OP_DRY_RUN | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
+	  .status_tool = "operation_wait",
+	  .poll_seconds = 5,
+	  .answers = a_team_access_set,
 	},
 };
 

@@ -1,6 +1,7 @@
 /* test-conf.c: the operator's slipway.conf (sw_conf_file_load): every
  * key and its rule, comments and blanks, the line named on an error, a
- * line too long, a missing file. */
+ * line too long, a missing file; the EKS access entries the team lines
+ * ask for (sw_team_access_entries). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "lib/conf.h"
 #include "lib/json.h"
+#include "lib/teams.h"
 #include "t/tap.h"
 
 static char path[] = "/tmp/sw-test-conf-XXXXXX";
@@ -32,6 +34,30 @@ refused(const char *text, const char *want, const char *name)
 
 	ok(e == SW_EINVAL && o == NULL && strstr(why, want) != NULL,
 	    "%s (%s)", name, why);
+}
+
+/* The entries of o's team_iam: a's viewer scoped to its namespace, the
+ * platform-admin cluster-wide. */
+static void
+entries_of(json_object *o)
+{
+	char why[300];
+	json_object *a = sw_team_access_entries(o, why, sizeof(why)), *e;
+
+	is_int(a ? (long long)json_object_array_length(a) : -1, 2,
+	    "one access entry per role ARN");
+	e = a ? json_object_array_get_idx(a, 0) : NULL;
+	is_str(sw_json_get_str(e, "policy_arn"), SW_EKS_POLICY_PREFIX
+	    "AmazonEKSViewPolicy", "a viewer gets AmazonEKSViewPolicy");
+	is_str(json_object_get_string(json_object_array_get_idx(
+	    sw_json_get(e, "namespaces"), 0)), "hyperpod-ns-a",
+	    "scoped to hyperpod-ns-a");
+	e = a ? json_object_array_get_idx(a, 1) : NULL;
+	ok(strcmp(sw_json_get_str(e, "scope") ?: "", "cluster") == 0 &&
+	    json_object_array_length(sw_json_get(e, "namespaces")) == 0 &&
+	    strstr(sw_json_get_str(e, "policy_arn") ?: "", "ClusterAdmin"),
+	    "a platform-admin gets AmazonEKSClusterAdminPolicy cluster-wide");
+	json_object_put(a);
 }
 
 int
@@ -152,6 +178,30 @@ main(void)
 	refused("team.a.boss = g\n", "viewer, operator or platform-admin",
 	    "an unknown role");
 	refused("team.a.viewer = ,\n", "at least one", "no group");
+
+	/* The IAM role a team role assumes, and the access entries. */
+	e = load("team.a.viewer.iam_role_arn = arn:aws:iam::111122223333:"
+	    "role/a-view\nteam.ops.platform-admin.iam_role_arn = "
+	    "arn:aws:iam::111122223333:role/ops\n", &o, why, sizeof(why));
+	is_int(e, SW_OK, "iam_role_arn lines read");
+	is_str(sw_json_path_str(o, "team_iam.a.viewer"),
+	    "arn:aws:iam::111122223333:role/a-view", "a's viewer role ARN");
+	entries_of(o);
+	json_object_put(o);
+	refused("team.a.viewer.iam_role_arn = arn:aws:iam::1:user/x\n",
+	    "IAM role ARN", "a user ARN is no role ARN");
+	refused("team.a.boss.iam_role_arn = arn:aws:iam::111122223333:"
+	    "role/x\n", "viewer, operator or platform-admin",
+	    "iam_role_arn of an unknown role");
+	refused("team.a.viewer.groups = g\n", "only key below a role",
+	    "an unknown key below a role");
+	e = load("team.a.viewer.iam_role_arn = arn:aws:iam::111122223333:"
+	    "role/same\nteam.b.operator.iam_role_arn = "
+	    "arn:aws:iam::111122223333:role/same\n", &o, why, sizeof(why));
+	ok(e == SW_OK && sw_team_access_entries(o, why, sizeof(why)) ==
+	    NULL && strstr(why, "one access entry per principal") != NULL,
+	    "one role ARN for two team roles is refused (%s)", why);
+	json_object_put(o);
 	longline = malloc(2100);
 	if (longline == NULL)
 		return 1;

@@ -150,7 +150,8 @@ def authorize(kc, user, verb, group, resource, namespace, name):
     for pol in user.policies:
         pname = pol["policyArn"][len(POLICY_PREFIX):]
         scope = pol.get("accessScope") or {}
-        in_scope = scope.get("type") == "cluster" or (namespace and namespace in scope.get("namespaces", []))
+        in_scope = scope.get("type") == "cluster" or (namespace and any(
+            _ns_matches(n, namespace) for n in scope.get("namespaces", [])))
         if not in_scope:
             continue
         if pname == "AmazonEKSClusterAdminPolicy":
@@ -181,6 +182,13 @@ def authorize(kc, user, verb, group, resource, namespace, name):
     where = ('in the namespace "%s"' % namespace) if namespace else "at the cluster scope"
     raise AuthError(403, '%s%s is forbidden: User "%s" cannot %s resource "%s" in API group "%s" %s' % (
         resource.split("/")[0], ' "%s"' % name if name else "", user.name, verb, resource, group, where))
+
+
+def _ns_matches(scope_ns, namespace):
+    """An access scope's namespace: the name, or a prefix ending in *."""
+    if scope_ns.endswith("*"):
+        return namespace.startswith(scope_ns[:-1])
+    return namespace == scope_ns
 
 
 def _subject_matches(binding, user):

@@ -21,6 +21,10 @@ DEFAULT_VERSION = "1.32"
 PLATFORM = {"1.29": "eks.38", "1.30": "eks.30", "1.31": "eks.26", "1.32": "eks.17",
             "1.33": "eks.10", "1.34": "eks.4"}
 POLICY_PREFIX = "arn:aws:eks::aws:cluster-access-policy/"
+# usernames EKS keeps for itself (Creating access entries, EKS User Guide)
+RESERVED_USER_PREFIXES = ("system:", "amazon:", "aws:", "eks:", "iam:")
+# an access scope's namespace: a namespace name, or a prefix ending in *
+NAMESPACE_SCOPE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$|^[a-z0-9][-a-z0-9]*\*$")
 ACCESS_POLICIES = ["AmazonEKSClusterAdminPolicy", "AmazonEKSAdminPolicy", "AmazonEKSEditPolicy",
                    "AmazonEKSViewPolicy", "AmazonEKSAdminViewPolicy",
                    "AmazonSagemakerHyperpodClusterSchedulerPolicy",
@@ -673,6 +677,10 @@ class EksService(AwsService):
             if g.startswith("system:"):
                 raise _bad("The kubernetes group name %s is invalid, it cannot start with system:" % g,
                            clusterName=c["name"])
+        uname = p.get("username")
+        if uname is not None and (uname.startswith(RESERVED_USER_PREFIXES) or not uname.strip()):
+            raise _bad("The username %s is invalid, it cannot start with %s" % (
+                uname, ", ".join(RESERVED_USER_PREFIXES)), clusterName=c["name"])
         entry = self._new_entry(c["name"], principal, etype, groups, p.get("username"))
         if etype == "HYPERPOD_LINUX":
             entry["username"] = "system:node:hyperpod-{{SessionName}}"
@@ -685,10 +693,16 @@ class EksService(AwsService):
         return {"accessEntry": _public(self._entry(p["clusterName"], p["principalArn"]))}
 
     def op_ListAccessEntries(self, ctx, p):
-        self._cluster(p["clusterName"])
+        self._api_mode(self._cluster(p["clusterName"]))
+        want = p.get("associatedPolicyArn")
         arns = sorted(e["principalArn"] for e in self.store.values("eks:access")
-                      if e["clusterName"] == p["clusterName"])
-        return {"accessEntries": arns}
+                      if e["clusterName"] == p["clusterName"] and
+                      (not want or any(x["policyArn"] == want for x in e["_policies"])))
+        items, token = page(arns, p.get("maxResults"), p.get("nextToken"), default=100)
+        res = {"accessEntries": items}
+        if token:
+            res["nextToken"] = token
+        return res
 
     def op_DeleteAccessEntry(self, ctx, p):
         self._cluster(p["clusterName"])
@@ -698,10 +712,14 @@ class EksService(AwsService):
 
     def op_AssociateAccessPolicy(self, ctx, p):
         c = self._cluster(p["clusterName"])
+        self._api_mode(c)
         e = self._entry(c["name"], p["principalArn"])
         parn = p["policyArn"]
         if not parn.startswith(POLICY_PREFIX) or parn[len(POLICY_PREFIX):] not in ACCESS_POLICIES:
             raise _bad("The specified policyArn is invalid", clusterName=c["name"])
+        if e["type"] != "STANDARD":
+            raise _invalid_request("Access policies can only be associated with access entries of type "
+                                   "STANDARD; this one is %s" % e["type"], clusterName=c["name"])
         scope = p.get("accessScope") or {}
         stype = scope.get("type")
         ns = as_list(scope.get("namespaces"))
@@ -713,6 +731,11 @@ class EksService(AwsService):
         if stype == "cluster" and ns:
             raise _bad("The namespaces list must be empty when accessScope type is cluster",
                        clusterName=c["name"])
+        for n in ns:
+            if not NAMESPACE_SCOPE.match(n) or len(n) > 63:
+                raise _bad("The namespace %s is invalid: a Kubernetes namespace name of at most 63 "
+                           "characters, optionally ending in * as a prefix match" % n,
+                           clusterName=c["name"])
         now = self.clock.now()
         pol = None
         for x in e["_policies"]:
@@ -727,9 +750,15 @@ class EksService(AwsService):
         return {"clusterName": c["name"], "principalArn": e["principalArn"], "associatedAccessPolicy": pol}
 
     def op_ListAssociatedAccessPolicies(self, ctx, p):
-        e = self._entry(self._cluster(p["clusterName"])["name"], p["principalArn"])
-        return {"clusterName": p["clusterName"], "principalArn": e["principalArn"],
-                "associatedAccessPolicies": e["_policies"]}
+        c = self._cluster(p["clusterName"])
+        self._api_mode(c)
+        e = self._entry(c["name"], p["principalArn"])
+        items, token = page(e["_policies"], p.get("maxResults"), p.get("nextToken"), default=100)
+        res = {"clusterName": p["clusterName"], "principalArn": e["principalArn"],
+               "associatedAccessPolicies": items}
+        if token:
+            res["nextToken"] = token
+        return res
 
     def op_DisassociateAccessPolicy(self, ctx, p):
         e = self._entry(self._cluster(p["clusterName"])["name"], p["principalArn"])

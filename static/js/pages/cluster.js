@@ -4,7 +4,8 @@
 // replace behind a confirmation), the features panel (explicit diff:
 // only what changed is sent, and "no change" is said when nothing
 // did), the EKS add-ons with their versions (upgrade to the newest
-// compatible one), storage claims and the compute subnets; links to its task
+// compatible one), the teams' kubectl access (EKS access entries),
+// storage claims and the compute subnets; links to its task
 // governance, its events and each node's page (pages/governance.js).
 // The page is live: re-read every 15 s (statuses AWS holds) and at once
 // when any unfinished operation on the cluster changes (each followed
@@ -42,9 +43,10 @@ async function load(name) {
       opt(api("GET", c + "/storage")), opt(api("GET", c + "/compute-subnets")),
       opt(api("GET", "/instance-types?gpu_only=true")),
       opt(api("GET", c + "/addons"))]);
+  const access = await api("GET", c + "/team-access").catch(() => null);
   return { doc, cluster, groups: groups.items, nodes: nodes.items, features,
     storage: storage.items, subnets: subnets.items, types: types.items,
-    addons: addons.items };
+    addons: addons.items, access };
 }
 
 export function Cluster({ nav, name, query }) {
@@ -144,6 +146,8 @@ export function Cluster({ nav, name, query }) {
       features=${d.features.features} startOp=${startOp} reload=${reload}/>`}
     <${Addons} items=${d.addons} startOp=${startOp} name=${name}
       query=${query}/>
+    ${d.access && html`<${TeamAccess} doc=${d.doc} access=${d.access}
+      startOp=${startOp} name=${name} query=${query}/>`}
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
       startOp=${startOp} query=${query}/>
     <${Subnets} items=${d.subnets} query=${query}/>`;
@@ -189,6 +193,66 @@ function RecentOps({ name, ops }) {
         o.created_ms)}</span></li>`)}</ul>
     <a href=${"#/operations?cluster=" + enc(name)}>All
       operations of this cluster</a></section>`;
+}
+
+// Kubernetes access following the teams: the EKS access entry of each
+// configured team role, its policy and namespace scope, and its state
+// (present, differs, missing, stale); on, reconcile and off start
+// team_access_set, after showing its dry run's calls.
+function TeamAccess({ doc, access, startOp, name, query }) {
+  const [err, setErr] = useState(null);
+  const set = async (enabled) => {
+    let items = [];
+    try {
+      const plan = await api("PUT", "/clusters/" + enc(name) +
+        "/team-access?dry_run=true", { enabled });
+      items = ((plan && plan.calls) || []).map((x) => x.stage + ": eks " +
+        x.operation + (x.input && x.input.principalArn ? " " +
+          x.input.principalArn : ""));
+      if (items.length === 0) items = ["nothing to change"];
+      if (!await confirmAction(enabled ? `Make kubectl access of ${name}
+        follow the teams?` : `Remove the teams' access entries from
+        ${name}?`, { title: "Team access", items,
+        yes: enabled ? "Apply" : "Turn off" })) return;
+      await startOp("PUT", "/team-access", { enabled });
+    } catch (e) { setErr(e); }
+  };
+  const columns = [
+    { key: "team", label: "Team", filter: true },
+    { key: "role", label: "Role", filter: true },
+    { key: "principal_arn", label: "IAM role",
+      cell: (e) => html`<code>${e.principal_arn}</code>` },
+    { key: "policy_arn", label: "Access policy",
+      value: (e) => (e.policy_arn || "").split("/").pop() },
+    { key: "scope", label: "Scope",
+      value: (e) => (e.scope === "namespace" ? (e.namespaces || [])
+        .join(", ") : e.scope || "") },
+    { key: "state", label: "State", filter: true,
+      cell: (e) => html`<span class=${e.state === "present" ? "" :
+        "error"}>${e.state}</span>` },
+  ];
+  const may = hasOp(doc, "team_access_set") &&
+    access.authentication_mode !== "CONFIG_MAP";
+  return html`<section class="card" id="team-access"><h2>Team access
+    (kubectl)</h2>
+    <p>${access.enabled ? "On" : "Off"}: EKS authentication mode
+      <code>${access.authentication_mode}</code>.
+      <span class="hint">kubectl as a team role's IAM role sees that
+      team's namespace only.</span></p>
+    ${access.items.length > 0 && html`<${DataTable} id="team-access-list"
+      ns="access" label="Team access entries" columns=${columns}
+      rows=${access.items} query=${query}
+      rowAttrs=${(e) => ({ "data-principal": e.principal_arn })}/>`}
+    ${access.items.length === 0 && html`<p class="muted">No
+      team.&lt;team&gt;.&lt;role&gt;.iam_role_arn is configured.</p>`}
+    ${may && html`<div class="actions">
+      <button type="button" id="team-access-on"
+        onClick=${() => set(true)}>${access.enabled ? "Reconcile" :
+        "Turn on"}</button>
+      ${access.enabled && html`<button type="button" class="danger"
+        id="team-access-off" onClick=${() => set(false)}>Turn
+        off</button>`}</div>`}
+    <${ErrorText} error=${err} cluster=${name}/></section>`;
 }
 
 // EKS add-ons against the versions EKS publishes for the cluster's
