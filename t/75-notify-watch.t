@@ -21,46 +21,25 @@
 # one of every team; bad input is a 400 naming the field.  An
 # endpoint's dry run says what its GPUs cost an hour and a day: their
 # share of their node's price, beside what the cluster costs.
-import hashlib
-import hmac
-import http.server
 import json
 import os
 import sys
-import threading
 import time
 from decimal import Decimal, ROUND_DOWN
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, Kubectl, sandbox_call, sandbox_requests
-from harness import need_clusters, free_port, wait_operation, wait_for
+from harness import need_clusters, wait_operation, wait_for
 from harness import aws_cli, aws_price, kill_if
+import webhook
 
 t = T()
 need_clusters(t)
 
 SECRET = "a-watch-secret-of-some-length"
-got = []            # (path, headers, body) of every POST received
-lock = threading.Lock()
-
-
-class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with lock:
-            got.append((self.path, dict(self.headers), body))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-port = free_port()
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
-hook = "http://127.0.0.1:%d" % port
+rx = webhook.Receiver(fail=())
+hook = rx.url
 
 os.environ["SLIPWAY_WATCH_INTERVAL"] = "1"
 s = Stack(t, sandbox=True, speed=600)
@@ -69,9 +48,7 @@ WATCHED = ["job.failed", "job.succeeded", "job.preempted", "job.recovered",
            "node.recovered", "cluster.event"]
 
 
-def received(path):
-    with lock:
-        return [(h, b) for p, h, b in got if p == path]
+received = rx.received
 
 
 def events(path):
@@ -79,9 +56,7 @@ def events(path):
 
 
 def signed_ok(h, b):
-    mac = hmac.new(SECRET.encode(), h.get("Slipway-Timestamp", "").encode() +
-                   b"." + b, hashlib.sha256).hexdigest()
-    return h.get("Slipway-Signature") == "v1=" + mac
+    return webhook.signed_ok(SECRET, h, b)
 
 
 def names_field(r, field, rule=None):
@@ -393,6 +368,6 @@ t.eq(sorted((e["kind"], e["detail"].get("subject")) for e in ta),
       ("job.failed", "HyperPodPyTorchJob hyperpod-ns-a/bad-a")],
      "team a's subscription got team a's job and endpoint events only")
 t.ok(all(e["detail"].get("team") == "a" for e in ta), "each of team a")
-srv.shutdown()
+rx.stop()
 s.stop()
 t.done()

@@ -6,15 +6,14 @@
 # driver, and with the box ticked starts the attach, leading to its
 # operation, which attaches the volume in the sandbox.  The Training page
 # shows the MLflow Apps card with its create form.
-import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR, sandbox_call, wait_for, wait_operation
+from harness import ui_script
 
 t = T()
 if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
@@ -41,16 +40,8 @@ st, vol = sandbox_call(s, "POST", "/_sandbox/ec2/volumes",
 vid = vol.get("volumeId", "") if st == 200 else ""
 t.ok(vid, "a volume in the node's zone: %s" % vid)
 
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
-                                         "node-volumes-ui.js"),
-                    "http://127.0.0.1:%d" % s.port, s.token, C, node, vid],
-                   capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "node-volumes-ui.js", "http://127.0.0.1:%d" % s.port,
+                 s.token, C, node, vid)
 t.eq(out.get("copy"), ["Copy as curl", "Copy as MCP call"],
      "the attach form copies its request as curl and as an MCP call")
 t.ok(any(f == "install_csi_driver" for f, _ in out.get("refusal") or []),

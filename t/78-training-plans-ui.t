@@ -4,15 +4,14 @@
 # with their upfront fee; Reserve asks to confirm the fee its dry run
 # answered; confirming starts the training_plan.reserve operation, which
 # buys the plan once, and the API then has it with time left.
-import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import SRCDIR, Stack, sandbox_requests, wait_operation
+from harness import ui_script
 
 t = T()
 if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
@@ -24,15 +23,8 @@ if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
 s = Stack(t, sandbox=True, speed=3000)
 
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "plans-ui.js"),
-                    "http://127.0.0.1:%d" % s.port, s.token],
-                   capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "plans-ui.js", "http://127.0.0.1:%d" % s.port,
+                 s.token)
 fee = "$%s" % "{:,.2f}".format(2 * 48 * 31.46)
 offs = out.get("offerings") or []
 t.ok(offs and all(fee in row for row in offs),

@@ -20,17 +20,16 @@
 #     once (after more checks of the poller), naming the group and the
 #     workload whose pod runs on the plan's nodes;
 #   - past its end, the plan is Expired with no time left.
-import http.server
 import json
 import os
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, aws_cli, free_port, need_clusters
+from harness import Kubectl, Stack, aws_cli, need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for, wait_operation
+import webhook
 
 t = T()
 need_clusters(t)
@@ -38,25 +37,13 @@ need_clusters(t)
 SPEED = 3000
 WARN = 3600
 TYPE = "ml.p5.48xlarge"
-got = []
-lock = threading.Lock()
+rx = webhook.Receiver()
 
 
-class Receiver(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        with lock:
-            got.append(json.loads(body))
-        self.send_response(204)
-        self.end_headers()
+def got():
+    """The events the webhook received, in order."""
+    return [json.loads(b) for h, b in rx.received("/h")]
 
-    def log_message(self, *args):
-        pass
-
-
-port = free_port()
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", port), Receiver)
-threading.Thread(target=srv.serve_forever, daemon=True).start()
 
 os.environ["SLIPWAY_TRAINING_PLAN_WARN_BEFORE"] = str(WARN)
 os.environ["SLIPWAY_LEDGER_INTERVAL"] = "1"
@@ -65,7 +52,7 @@ del os.environ["SLIPWAY_TRAINING_PLAN_WARN_BEFORE"]
 del os.environ["SLIPWAY_LEDGER_INTERVAL"]
 
 r = s.post("/api/v1/subscriptions", {
-    "name": "plans", "target": "webhook", "url": "http://127.0.0.1:%d/h" % port,
+    "name": "plans", "target": "webhook", "url": rx.url + "/h",
     "secret": "a-test-secret-of-some-length",
     "events": ["training_plan.expiring"]})
 t.eq(r.status, 201, "a webhook subscribes to training_plan.expiring")
@@ -246,9 +233,9 @@ end += 24 * 3600
 # ---- the expiry warning, once
 left = r.json.get("remaining_seconds", 0)
 sandbox_call(s, "POST", "/_sandbox/advance", {"seconds": (left - WARN / 2) * SPEED})
-t.ok(wait_for(lambda: got, timeout=120),
+t.ok(wait_for(got, timeout=120),
      "a training_plan.expiring notification reaches the webhook")
-ev = (got or [{}])[0]
+ev = (got() or [{}])[0]
 det = ev.get("detail") or ev.get("data") or {}
 t.ok(ev.get("kind") == "training_plan.expiring" and det.get("plan") == "p5-run"
      and {"cluster": "planned", "group": "p5", "count": 2} in det.get("groups", []),
@@ -263,7 +250,7 @@ t.ok(len(names) == 2 and names[0] == "llm-1" and
 n0 = len(sandbox_requests(s, operation="ListTrainingPlans"))
 t.ok(wait_for(lambda: len(sandbox_requests(s, operation="ListTrainingPlans"))
               >= n0 + 3, timeout=60), "the poller checks the plans again")
-t.eq(len(got), 1, "and the warning is sent once")
+t.eq(len(got()), 1, "and the warning is sent once")
 dl = [x for x in s.get("/api/v1/deliveries").json.get("items", [])
       if x.get("kind") == "training_plan.expiring"]
 t.ok(len(dl) == 1 and dl[0].get("state") == "delivered",

@@ -17,11 +17,11 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
+from harness import ui_script
 from harness import (SRCDIR, Kubectl, Stack, aws_cli, aws_cli_error,
                      sandbox_requests, wait_for, wait_operation)
 
@@ -241,17 +241,8 @@ t.ok(len(calls) == 2 and all(len(c["input"]["Delete"]["Objects"]) <= 1000
 if os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
                               "playwright-core")) and \
         os.path.exists("/usr/bin/chromium") and shutil.which("node"):
-    p = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
-                                             "checkpoints-ui.js"),
-                        "http://127.0.0.1:%d" % s.port, s.token, "ck",
-                        "pretrain"], capture_output=True, text=True,
-                       timeout=600)
-    try:
-        ui = json.loads(p.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        ui = {"error": p.stdout[-2000:] + p.stderr[-2000:]}
-    if ui.get("error"):
-        t.diag(ui["error"])
+    ui = ui_script(t, "checkpoints-ui.js", "http://127.0.0.1:%d" % s.port,
+                    s.token, "ck", "pretrain")
     t.ok(ui.get("rows") == ["step-40", "step-30", "step-20", "step-10",
                             "step-5"] and
          ui.get("newest") == ["step-30"] and

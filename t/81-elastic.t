@@ -19,12 +19,12 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
+from harness import ui_script
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -178,16 +178,8 @@ if not os.path.isdir(os.path.join(harness.SRCDIR, "t", "node_modules",
         not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
     t.skip("playwright-core, chromium or node missing", 2)
 else:
-    r = subprocess.run(["node", os.path.join(harness.SRCDIR, "t", "lib",
-                                             "elastic-ui.js"),
-                        "http://127.0.0.1:%d" % s.port, s.token, "el", "e1"],
-                       capture_output=True, text=True, timeout=600)
-    try:
-        ui = json.loads(r.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        ui = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-    if ui.get("error"):
-        t.diag(ui["error"])
+    ui = ui_script(t, "elastic-ui.js", "http://127.0.0.1:%d" % s.port,
+                    s.token, "el", "e1")
     box = ui.get("box") or ""
     t.ok("3 of at most 4 nodes (at least 1), 3 running" in box and
          "Shrunk" in box and

@@ -21,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
+from harness import ui_script
 from harness import (Kubectl, Stack, aws_cli, aws_cli_error,
                      sandbox_info, sandbox_requests, wait_operation)
 
@@ -296,16 +297,8 @@ if ui_missing():
     t.skip("the cluster page: %s" % ui_missing(), 4)
     op_id = put({"enabled": True}).json["operation_id"]
 else:
-    p = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib",
-                                             "access-ui.js"),
-                        "http://127.0.0.1:%d" % s.port, s.token, C],
-                       capture_output=True, text=True, timeout=600)
-    try:
-        out = json.loads(p.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        out = {"error": p.stdout[-2000:] + p.stderr[-2000:]}
-    if out.get("error"):
-        t.diag(out["error"])
+    out = ui_script(t, "access-ui.js", "http://127.0.0.1:%d" % s.port,
+                     s.token, C)
     rows = {x[0]: x[1:] for x in out.get("rows") or []}
     t.ok(set(rows) == set(role_arn(*k) for k in ROLES) and
          all("present" in v for v in rows.values()) and
