@@ -23,71 +23,21 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
+from governed import governed_cluster, job_body
+from harness import aws_cli, wait_for
 from harness import ui_script
+import harness
 
 t = T()
-if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
-                                   "sandbox", "slipway-sandbox")):
-    t.skip_all("sandbox missing")
-if (shutil.which("kubectl.1.32") or shutil.which("kubectl")) is None:
-    t.skip_all("kubectl missing")
-import harness  # noqa: E402
-if not harness.helm_simulated():
-    t.skip_all(harness.NO_HELM)
-s = Stack(t, sandbox=True, speed=2000)
-C = "/api/v1/clusters/el"
-
-r = s.get("/api/v1/instance-types?gpu_only=true")
-types = {i["instance_type"]: i for i in r.json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] == 1)
-r = s.post("/api/v1/clusters", {
-    "name": "el", "storage": {"s3_bucket": "el-training-data"},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 4,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-t.eq(r.status, 202, "cluster create accepted")
-d = wait_operation(s, r.json["operation_id"], timeout=300)
-if not t.eq(d.get("state"), "succeeded", "cluster created"):
-    t.diag(json.dumps(d)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
-r = s.request("PATCH", C + "/features", {"task_governance": True,
-                                         "training_operator": True})
-d = wait_operation(s, r.json["operation_id"], timeout=240) \
-    if r.status == 202 else {}
-t.eq(d.get("state"), "succeeded", "task governance and training operator on")
-r = s.request("PUT", C + "/scheduler-config", {"priority_classes": [
-    {"name": "high", "weight": 90}, {"name": "low", "weight": 10}]})
-t.eq(r.status, 201, "scheduler config asked for")
-t.ok(wait_for(lambda: s.get(C + "/scheduler-config").json.get("status") ==
-              "Created", timeout=60), "scheduler config Created")
-for team in ("alpha", "beta"):
-    r = s.post(C + "/compute-quotas", {
-        "quota_name": team + "-q", "team": team, "instance_type": gtype,
-        "count": 2, "sharing": "LendAndBorrow", "borrow_limit": 100,
-        "preempt": "LowerPriority"})
-    t.eq(r.status, 201, "quota of team %s (2 GPUs) asked for" % team)
-t.ok(wait_for(lambda: all(s.get(C + "/compute-quotas/%s-q" % x).json.get(
-    "status") == "Created" for x in ("alpha", "beta")), timeout=60),
-    "both quotas Created")
-kube = Kubectl(s, "el")
-t.ok(wait_for(lambda: kube.get("clusterqueues.kueue.x-k8s.io",
-                               "hyperpod-ns-beta-clusterqueue"), timeout=60),
-     "the teams' ClusterQueues exist")
+s, C, gtype, kube = governed_cluster(t, "el", 4, [
+    ("alpha", 2, "LowerPriority"), ("beta", 2, "LowerPriority")])
 
 
 def submit(name, team, priority="low", nodes=1, **extra):
     # Steps of a minute: the sandbox's training runs outlast the test.
-    body = {"job_name": name, "recipe": "pytorch", "nodes": nodes,
-            "gpus_per_node": 1, "max_steps": 10000000,
-            "env": {"STEP_SECONDS": "60"},
-            "queue": "hyperpod-ns-%s-localqueue" % team,
-            "priority": priority}
-    body.update(extra)
-    return s.post(C + "/training-jobs", body)
+    extra.setdefault("env", {"STEP_SECONDS": "60"})
+    return s.post(C + "/training-jobs", job_body(name, team, priority,
+                                                 nodes, **extra))
 
 
 def get(name):
