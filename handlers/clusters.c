@@ -766,6 +766,19 @@ out:
 	return e;
 }
 
+sw_err
+h_start_with(struct sw_req *r, json_object *params, const char *kind,
+    const char *target, const char *cluster)
+{
+	json_object *input = r->args;
+	sw_err e;
+
+	r->args = params;
+	e = h_start(r, kind, target, cluster);
+	json_object_put(input);
+	return e;
+}
+
 /* Enqueue (or plan) an operation of a pipeline kind for cluster. */
 sw_err
 h_start(struct sw_req *r, const char *kind, const char *target,

@@ -292,6 +292,11 @@ sw_err	h_owned(struct sw_req *, const char *cluster,
 sw_err	h_busy(struct sw_req *, const char *holder);
 sw_err	h_start(struct sw_req *, const char *kind, const char *target,
 	    const char *cluster);
+/* h_start with params (stolen) as the operation's input in place of the
+ * request's.  target and cluster may point into the request's input,
+ * which is kept alive until the operation is recorded. */
+sw_err	h_start_with(struct sw_req *, json_object *params, const char *kind,
+	    const char *target, const char *cluster);
 
 /*
  * Common answer of every operation-starting handler: 202 with the

@@ -233,20 +233,6 @@ h_mlflow_app_url(struct sw_req *r)
 	return SW_OK;
 }
 
-/* Start kind with params (stolen) as the operation's input. */
-static sw_err
-start_app_op(struct sw_req *r, json_object *params, const char *kind,
-    const char *target, const char *cluster)
-{
-	json_object *input = r->args;
-	sw_err e;
-
-	r->args = params;
-	e = h_start(r, kind, target, cluster);
-	json_object_put(input);
-	return e;
-}
-
 sw_err
 h_mlflow_app_create(struct sw_req *r)
 {
@@ -272,7 +258,7 @@ h_mlflow_app_create(struct sw_req *r)
 		"model_registration", 0)),
 	    "weekly_maintenance", sw_js(sw_json_get_str(r->args,
 		"weekly_maintenance")), NULL);
-	return start_app_op(r, params, "mlflow_app.create",
+	return h_start_with(r, params, "mlflow_app.create",
 	    sw_json_get_str(params, "app"), sw_json_get_str(params, "name"));
 }
 
@@ -330,7 +316,7 @@ h_mlflow_app_delete(struct sw_req *r)
 	params = sw_jo("name", sw_js(cluster), "app", sw_js(name),
 	    "arn", sw_js(sw_json_get_str(app, "Arn")), NULL);
 	json_object_put(app);
-	return start_app_op(r, params, "mlflow_app.delete",
+	return h_start_with(r, params, "mlflow_app.delete",
 	    sw_json_get_str(params, "app"), sw_json_get_str(params, "name"));
 }
 

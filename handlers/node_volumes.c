@@ -155,20 +155,6 @@ volume_params(struct sw_req *r, const char *volume, int attach,
 	return SW_OK;
 }
 
-/* Start kind with params (stolen) as the operation's input. */
-static sw_err
-start_volume_op(struct sw_req *r, json_object *params, const char *kind,
-    const char *target, const char *cluster)
-{
-	json_object *input = r->args;
-	sw_err e;
-
-	r->args = params;
-	e = h_start(r, kind, target, cluster);
-	json_object_put(input);
-	return e;
-}
-
 sw_err
 h_node_volume_attach(struct sw_req *r)
 {
@@ -194,7 +180,7 @@ h_node_volume_attach(struct sw_req *r)
 		return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 	}
 	json_object_object_add(params, "install_csi_driver", sw_jb(!has));
-	return start_volume_op(r, params, "node.volume_attach", volume,
+	return h_start_with(r, params, "node.volume_attach", volume,
 	    sw_json_get_str(params, "name"));
 }
 
@@ -206,6 +192,6 @@ h_node_volume_detach(struct sw_req *r)
 
 	if (volume_params(r, volume, 0, &params) != SW_OK)
 		return r->err;
-	return start_volume_op(r, params, "node.volume_detach", volume,
+	return h_start_with(r, params, "node.volume_detach", volume,
 	    sw_json_get_str(params, "name"));
 }

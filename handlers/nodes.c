@@ -19,24 +19,6 @@
 #include "api/optable.h"
 #include "pipelines/pipelines.h"
 
-/*
- * Start kind with params (stolen) as the operation's input.  target and
- * cluster may point into the request's input, which is kept alive until
- * the operation is recorded.
- */
-static sw_err
-start_with(struct sw_req *r, json_object *params, const char *kind,
-    const char *target, const char *cluster)
-{
-	json_object *input = r->args;
-	sw_err e;
-
-	r->args = params;
-	e = h_start(r, kind, target, cluster);
-	json_object_put(input);
-	return e;
-}
-
 static json_object *
 find_group(json_object *hp, const char *group)
 {
@@ -197,7 +179,7 @@ h_instance_group_add(struct sw_req *r)
 	    "execution_role_arn", sw_js(role),
 	    "security_group_id", sw_js(sg), NULL);
 	json_object_put(hp);
-	return start_with(r, params, "instance_group.add", gname, name);
+	return h_start_with(r, params, "instance_group.add", gname, name);
 }
 
 /* What instance_group_scale can change; a body must name one. */
@@ -286,7 +268,7 @@ h_instance_group_scale(struct sw_req *r)
 	    "auto_patch", json_object_get(sw_json_get(r->args, "auto_patch")),
 	    "image_release_version", sw_js(sw_json_get_str(r->args,
 		"image_release_version")), NULL);
-	return start_with(r, params, "instance_group.update", group, name);
+	return h_start_with(r, params, "instance_group.update", group, name);
 }
 
 sw_err
@@ -305,7 +287,7 @@ h_instance_group_delete(struct sw_req *r)
 	}
 	json_object_put(hp);
 	params = sw_jo("name", sw_js(name), "group_name", sw_js(group), NULL);
-	return start_with(r, params, "instance_group.delete", group, name);
+	return h_start_with(r, params, "instance_group.delete", group, name);
 }
 
 sw_err
@@ -364,7 +346,7 @@ node_action(struct sw_req *r, const char *action)
 	params = sw_jo("name", sw_js(name), "action", sw_js(action),
 	    "node_ids", json_object_get(sw_json_get(r->args, "node_ids")),
 	    NULL);
-	return start_with(r, params, "node.action", action, name);
+	return h_start_with(r, params, "node.action", action, name);
 }
 
 sw_err
@@ -515,6 +497,6 @@ h_node_health_check(struct sw_req *r)
 	params = sw_jo("name", sw_js(name), "nodes", nodes,
 	    "checks", checks ? json_object_get(checks) : sw_ja(
 		sw_js("InstanceStress"), sw_js("InstanceConnectivity")), NULL);
-	return start_with(r, params, "node.health_check", "health-check",
+	return h_start_with(r, params, "node.health_check", "health-check",
 	    name);
 }
