@@ -14,7 +14,10 @@ turns its task governance resources into Kueue objects (`apply_governance`):
 
 Kueue itself (`reconcile`, run by the controllers before the job controllers):
 a HyperPodPyTorchJob, batch Job or RayJob labelled `kueue.x-k8s.io/queue-name` gets a
-Workload, and stays suspended until the Workload is admitted.  Admission is by
+Workload, and stays suspended until the Workload is admitted.  A plain pod with
+that label (a Deployment's, such as a Space's) is gated instead (pod
+integration: scheduling gate `kueue.x-k8s.io/admission`, label
+`kueue.x-k8s.io/managed`) and runs once its own Workload is admitted.  Admission is by
 flavor quota in the LocalQueue's ClusterQueue (nominalQuota, then what the
 cohort lends within borrowingLimit and lendingLimit), highest priority first,
 then oldest (BestEffortFIFO lets a later one that fits go first; StrictFIFO
@@ -40,6 +43,8 @@ API = GROUP + "/" + VERSION
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+POD_GATE = "kueue.x-k8s.io/admission"
+POD_MANAGED = "kueue.x-k8s.io/managed"
 MANAGED_LABEL = "sagemaker.amazonaws.com/sagemaker-managed-queue"
 TEAM_LABEL = "sagemaker.amazonaws.com/quota-allocation-id"
 # AWS does not publish the cohort's name; every team queue of a cluster is in it.
@@ -350,8 +355,10 @@ class Kueue:
         if reg.find(GROUP, VERSION, "workloads") is None:
             return
         self.jobs_to_workloads()
+        self.pods_to_workloads()
         self.schedule()
         self.workloads_to_jobs()
+        self.workloads_to_pods()
         self.queue_status()
 
     def _jobs(self):
@@ -380,6 +387,84 @@ class Kueue:
             if wl is not None:
                 self.event(job, "CreatedWorkload", "Created Workload: %s/%s" % (
                     wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    # --- plain pods (Kueue's pod integration) -------------------------------------------
+    def _queued_pods(self):
+        """Pods labelled with a queue that no managed job owns (a Deployment's, a Space's)."""
+        job_kinds = {k for _, _, k, _ in JOB_KINDS} | {"RayCluster"}
+        for pod in self.st.list("", "pods"):
+            md = pod["metadata"]
+            if not (md.get("labels") or {}).get(QUEUE_LABEL) or md.get("deletionTimestamp"):
+                continue
+            if any(r.get("kind") in job_kinds for r in md.get("ownerReferences") or []):
+                continue
+            yield pod
+
+    def pods_to_workloads(self):
+        """Kueue's pod webhook gates a new queued pod (kueue.x-k8s.io/admission) and labels it
+        managed; the pod controller gives it a Workload of one pod set."""
+        have = {_owner_uid(w) for w in self.st.list(GROUP, "workloads")}
+        for pod in self._queued_pods():
+            md = pod["metadata"]
+            spec = pod.get("spec") or {}
+            if (md.get("labels") or {}).get(POD_MANAGED) != "true":
+                if spec.get("nodeName"):
+                    continue
+                pod = copy.deepcopy(pod)
+                pod["metadata"].setdefault("labels", {})[POD_MANAGED] = "true"
+                gates = pod["spec"].setdefault("schedulingGates", [])
+                if not any(g.get("name") == POD_GATE for g in gates):
+                    gates.append({"name": POD_GATE})
+                self.st.update("", "pods", pod)
+            if md["uid"] in have or pod["status"].get("phase") in ("Succeeded", "Failed"):
+                continue
+            tspec = {k: copy.deepcopy(v) for k, v in (pod.get("spec") or {}).items()
+                     if k not in ("nodeName", "schedulingGates")}
+            wl = {"apiVersion": API, "kind": "Workload",
+                  "metadata": {"name": workload_name(pod, "Pod", ""), "namespace": md.get("namespace", "default"),
+                               "labels": {JOB_UID_LABEL: md["uid"]},
+                               "ownerReferences": [owner_ref(pod, "v1", "Pod")]},
+                  "spec": {"queueName": md["labels"][QUEUE_LABEL], "active": True,
+                           "podSets": [{"name": "main", "count": 1, "template": {"spec": tspec}}]}}
+            pclass = md["labels"].get(PRIORITY_LABEL)
+            wpc = self.st.get(GROUP, "workloadpriorityclasses", None, pclass) if pclass else None
+            if wpc is not None:
+                wl["spec"]["priorityClassRef"] = {"group": GROUP, "kind": "WorkloadPriorityClass", "name": pclass}
+                wl["spec"]["priority"] = int(wpc.get("value", 0))
+            try:
+                wl = _create(self.kc, "workloads", wl)
+            except Invalid as e:
+                self.event(pod, "ErrorCreatingWorkload", e.message, "Warning")
+                continue
+            if wl is not None:
+                self.event(pod, "CreatedWorkload", "Created Workload: %s/%s" % (
+                    wl["metadata"]["namespace"], wl["metadata"]["name"]))
+
+    def workloads_to_pods(self):
+        """An admitted pod loses its gate; a finished one finishes its Workload; an evicted
+        running one is stopped (its Deployment makes a new, gated one)."""
+        wls = {_owner_uid(w): w for w in self.st.list(GROUP, "workloads")}
+        for pod in self._queued_pods():
+            wl = wls.get(pod["metadata"]["uid"])
+            if wl is None:
+                continue
+            phase = pod["status"].get("phase")
+            gated = any(g.get("name") == POD_GATE for g in (pod.get("spec") or {}).get("schedulingGates") or [])
+            if phase in ("Succeeded", "Failed"):
+                if not _true(wl, "Finished"):
+                    old = copy.deepcopy(wl)
+                    _set_cond(wl, "Finished", "True", "Succeeded" if phase == "Succeeded" else "Failed",
+                              "Pod finished" if phase == "Succeeded" else "Pod failed", self.now_text())
+                    _update(self.kc, "workloads", old, wl)
+            elif _true(wl, "Admitted") and gated:
+                pod = copy.deepcopy(pod)
+                pod["spec"]["schedulingGates"] = [g for g in pod["spec"]["schedulingGates"]
+                                                  if g.get("name") != POD_GATE]
+                if not pod["spec"]["schedulingGates"]:
+                    del pod["spec"]["schedulingGates"]
+                self.st.update("", "pods", pod)
+            elif not _true(wl, "Admitted") and not gated and _true(wl, "Evicted"):
+                self.kc.delete_object("", "pods", pod["metadata"].get("namespace"), pod["metadata"]["name"])
 
     # --- quota arithmetic --------------------------------------------------------------
     def _queues(self):
