@@ -539,7 +539,7 @@ sw_err
 h_space_get(struct sw_req *r)
 {
 	const char *cluster = sw_json_get_str(r->args, "name");
-	json_object *ws = NULL, *pods = NULL, *out, *connect;
+	json_object *ws = NULL, *pods = NULL, *out, *connect, *o;
 	int allowed, running;
 	struct sw_kube kb;
 
@@ -550,22 +550,23 @@ h_space_get(struct sw_req *r)
 	    (pods = space_pods(r, &kb, ws)) == NULL)
 		goto out;
 	out = space_summary(ws);
-	json_object_object_add(out, "pending", space_pending(r, &kb, ws,
-	    pods));
+	if ((o = space_pending(r, &kb, ws, pods)) != NULL)
+		json_object_object_add(out, "pending", o);
 	allowed = !owner_only(ws) || may_act(r, ws);
 	running = same(space_state(ws), "Running");
 	connect = sw_jo("allowed", sw_jb(allowed), NULL);
 	if (allowed && running) {
 		sw_json_add_str(connect, "web_url", sw_json_path_str(ws,
 		    "status.accessURL"));
-		if (json_object_array_length(pods) > 0)
-			json_object_object_add(connect, "ide", space_ide(r,
-			    &kb, cluster, json_object_array_get_idx(pods,
-			    0)));
+		if (json_object_array_length(pods) > 0 && (o = space_ide(r,
+		    &kb, cluster, json_object_array_get_idx(pods, 0))) !=
+		    NULL)
+			json_object_object_add(connect, "ide", o);
 	}
 	json_object_object_add(out, "connect", connect);
-	json_object_object_add(out, "status", json_object_get(sw_json_get(ws,
-	    "status")));
+	if (sw_json_get(ws, "status") != NULL)
+		json_object_object_add(out, "status", json_object_get(
+		    sw_json_get(ws, "status")));
 	if (r->err == SW_OK)
 		sw_req_reply(r, 200, out);
 	else

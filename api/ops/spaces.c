@@ -32,7 +32,7 @@ static const struct sw_field f_space_body[] = {
 	  .desc = "Space name (DNS label); its Workspace, Deployment "
 	  "workspace-<space> and Service are named after it." },
 	{ .name = "display_name", .type = SW_T_STRING, .min = 1, .max = 64,
-	  .pattern = "[A-Za-z0-9][A-Za-z0-9 ._()-]*",
+	  .pattern = "[A-Za-z0-9][A-Za-z0-9 '._()-]*",
 	  .desc = "Name shown in the UI (default: the space name)." },
 	{ .name = "template", .type = SW_T_STRING, .enumv = space_templates,
 	  .desc = "jupyterlab (default; the add-on's "

@@ -88,6 +88,7 @@ const nodes = (await call('node_list', { name: cluster })).content;
 const fill = {
   name: cluster, id: op, node: nodes?.items?.[0]?.node_id ?? 'i-0',
   quota: 'outq', job: 'no-such-job', endpoint: 'no-such-endpoint',
+  space: 'no-such-space',
   scope: 'cluster',
 };
 const readOnly = tools.filter((t) => t.annotations?.readOnlyHint)
