@@ -498,7 +498,10 @@ space_ide(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	    "nodes", node, &n) != SW_OK)
 		return NULL;
 	labels = sw_json_path(n, "metadata.labels");
+	/* HyperPod names a node hyperpod-<instance-id> */
 	inst = sw_json_get_str(labels, "sagemaker.amazonaws.com/instance-id");
+	if (inst == NULL && strncmp(node, "hyperpod-i-", 11) == 0)
+		inst = node + 9;
 	group = sw_json_get_str(labels,
 	    "sagemaker.amazonaws.com/instance-group-name");
 	memset(&err, 0, sizeof(err));

@@ -227,10 +227,15 @@ t.ok(wait_for(lambda: state("idle") == "Stopped", timeout=120),
 g = get("idle")
 t.eq((g.get("stopped_by"), g.get("desired"), g.get("template")),
      ("idle", "Stopped", "code-editor"), "stopped_by idle")
-ev = kube.get("events", "-n", "default") or {}
-t.ok(any(e.get("reason") == "IdleShutdown" and e["involvedObject"][
-    "name"] == "idle" for e in ev.get("items", [])),
-    "the operator's IdleShutdown event")
+w = next((o for o in (kube.get("workspaces.workspace.jupyter.org", "-A") or
+                      {}).get("items", []) if o["metadata"]["name"] == "idle"),
+         {})
+t.ok(w.get("spec", {}).get("desiredStatus") == "Stopped" and
+     "slipway.dev/stopped-by" not in (w["metadata"].get("annotations") or {})
+     and any(c["type"] == "Stopped" and c["status"] == "True"
+             for c in w.get("status", {}).get("conditions", [])),
+     "the operator set desiredStatus Stopped, and its Stopped condition") \
+    or t.diag(json.dumps(w)[-2500:])
 t.ok(get("idle", "bob").get("connect", {}).get("allowed") is True,
      "a public Space is reachable by bob")
 r = s.post(SP + "/idle:start", None, token=tok["ana"])
