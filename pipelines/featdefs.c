@@ -65,12 +65,12 @@ const struct sw_featdef sw_featdefs[SW_FEAT__MAX] = {
 		.flags = SW_FEATF_ADDON_ONLY | SW_FEATF_PREREQ,
 	},
 	/* HyperPod Spaces: the jupyter-k8s operator and its Workspace kinds
-	 * (handlers/spaces.c); a Space's home volume is an EBS volume. */
+	 * (handlers/spaces.c); a Space's home volume is an EBS volume, so
+	 * the EBS CSI driver goes first (stages spaces and off_spaces). */
 	[SW_FEAT_SPACES] = {
 		.name = "spaces",
 		.addon = "amazon-sagemaker-spaces",
 		.needs = SW_FEAT_BIT(SW_FEAT_EBS_CSI),
-		.flags = SW_FEATF_ADDON_ONLY,
 	},
 	[SW_FEAT_EBS_CSI] = {
 		.name = "ebs_csi",

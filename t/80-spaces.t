@@ -93,11 +93,12 @@ r = s.request("PATCH", C + "/features", {"spaces": True,
 d = wait_operation(s, r.json["operation_id"], timeout=240) \
     if r.status == 202 else {}
 t.eq(d.get("state"), "succeeded", "spaces and task governance on")
-added = [e.get("params", e).get("addonName") or json.dumps(e)
-         for e in sandbox_requests(s, operation="CreateAddon", since=seq)]
-t.ok(any("amazon-sagemaker-spaces" in a for a in added) and
-     any("aws-ebs-csi-driver" in a for a in added),
-     "CreateAddon amazon-sagemaker-spaces and its EBS CSI driver")
+added = [json.dumps(e) for e in
+         sandbox_requests(s, operation="CreateAddon", since=seq)]
+ebs = [i for i, a in enumerate(added) if "aws-ebs-csi-driver" in a]
+spc = [i for i, a in enumerate(added) if "amazon-sagemaker-spaces" in a]
+t.ok(ebs and spc and ebs[0] < spc[0],
+     "CreateAddon aws-ebs-csi-driver, then amazon-sagemaker-spaces")
 f = s.get(C + "/features").json["features"]
 t.ok(f.get("spaces", {}).get("enabled"), "feature_list: spaces on")
 kube = Kubectl(s, "sp")
