@@ -68,7 +68,7 @@ static const struct sw_op_family *const families[] = {
 	&sw_ops_system, &sw_ops_inspect, &sw_ops_plans, &sw_ops_clusters,
 	&sw_ops_instance_groups, &sw_ops_nodes, &sw_ops_diagnostics,
 	&sw_ops_governance, &sw_ops_training, &sw_ops_mlflow,
-	&sw_ops_inference,
+	&sw_ops_inference, &sw_ops_spaces,
 	&sw_ops_features, &sw_ops_storage, &sw_ops_operations,
 	&sw_ops_costs, &sw_ops_notifications,
 };

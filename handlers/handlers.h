@@ -204,6 +204,13 @@ sw_err	h_training_job_logs(struct sw_req *);
 sw_err	h_training_job_delete(struct sw_req *);
 sw_err	h_model_download(struct sw_req *);
 sw_err	h_inference_deploy(struct sw_req *);
+/* handlers/spaces.c */
+sw_err	h_space_create(struct sw_req *);
+sw_err	h_space_list(struct sw_req *);
+sw_err	h_space_get(struct sw_req *);
+sw_err	h_space_stop(struct sw_req *);
+sw_err	h_space_start(struct sw_req *);
+sw_err	h_space_delete(struct sw_req *);
 sw_err	h_inference_list(struct sw_req *);
 sw_err	h_inference_get(struct sw_req *);
 sw_err	h_inference_delete(struct sw_req *);

@@ -236,6 +236,25 @@ wl_list_objs(struct sw_req *r, struct sw_kube *kb, const char *api,
 	return SW_OK;
 }
 
+/* Merge-patch one object; *out (may be NULL) gets the result.  A 404
+ * is SW_ENOTFOUND with the problem filled. */
+sw_err
+wl_patch_obj(struct sw_req *r, struct sw_kube *kb, const char *api,
+    const char *ns, const char *plural, const char *name, json_object *patch,
+    json_object **out)
+{
+	char path[512];
+	struct k8s_error ke;
+	sw_err e;
+
+	if (k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL, "bad path for %s", name);
+	memset(&ke, 0, sizeof(ke));
+	if ((e = k8s_merge_patch(&kb->k, path, patch, out, &ke)) != SW_OK)
+		return kube_fail(r, e, &ke, "patch", name);
+	return SW_OK;
+}
+
 /* Delete; 404 counts as done.  Returns 1 when something was deleted. */
 int
 wl_delete_obj(struct sw_req *r, struct sw_kube *kb, const char *api,

@@ -3,7 +3,8 @@
  * The handlers are one file per job: training.c (training_job_submit
  * and its manifests), jobs.c (finding, listing, reading and deleting
  * jobs of every kind), logs.c (training_job_logs and its metrics),
- * models.c (model_download) and inference.c (inference_*).  They share
+ * models.c (model_download), inference.c (inference_*) and spaces.c
+ * (space_*, HyperPod Spaces).  They share
  * kube.c, the Kubernetes plumbing (apply, get, list and delete with the
  * request's problem filled on failure, the labels, the manifest pieces
  * every pod gets, namespace and PVC mirroring, the answers), and
@@ -125,6 +126,11 @@ sw_err	wl_get_obj(struct sw_req *, struct sw_kube *, const char *api,
 sw_err	wl_list_objs(struct sw_req *, struct sw_kube *, const char *api,
 	    const char *ns, const char *plural, const char *selector,
 	    json_object **items);
+/* RFC 7386 merge patch (borrowed) of one object; *out (may be NULL)
+ * gets the patched object. */
+sw_err	wl_patch_obj(struct sw_req *, struct sw_kube *, const char *api,
+	    const char *ns, const char *plural, const char *name,
+	    json_object *patch, json_object **out);
 /* Delete; 1 deleted, 0 was not there, -1 on error (problem filled). */
 int	wl_delete_obj(struct sw_req *, struct sw_kube *, const char *api,
 	    const char *ns, const char *plural, const char *name);

@@ -64,6 +64,19 @@ const struct sw_featdef sw_featdefs[SW_FEAT__MAX] = {
 		.addon = "metrics-server",
 		.flags = SW_FEATF_ADDON_ONLY | SW_FEATF_PREREQ,
 	},
+	/* HyperPod Spaces: the jupyter-k8s operator and its Workspace kinds
+	 * (handlers/spaces.c); a Space's home volume is an EBS volume, so
+	 * the EBS CSI driver goes first (stages spaces and off_spaces). */
+	[SW_FEAT_SPACES] = {
+		.name = "spaces",
+		.addon = "amazon-sagemaker-spaces",
+		.needs = SW_FEAT_BIT(SW_FEAT_EBS_CSI),
+	},
+	[SW_FEAT_EBS_CSI] = {
+		.name = "ebs_csi",
+		.addon = "aws-ebs-csi-driver",
+		.flags = SW_FEATF_ADDON_ONLY | SW_FEATF_PREREQ,
+	},
 };
 
 int

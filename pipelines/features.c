@@ -349,6 +349,26 @@ st_node_recovery(struct sw_step *s)
 	return rc;
 }
 
+/* ---- Spaces ----------------------------------------------------------- */
+
+/* The Spaces add-on, after its prerequisites (the EBS CSI driver). */
+static enum sw_step_rc
+st_spaces_on(struct sw_step *s)
+{
+	if (feat_want(s, SW_FEAT_SPACES) != 1)
+		return STEP_DONE;
+	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_SPACES), 1, NULL);
+}
+
+/* Off before the add-ons it needs. */
+static enum sw_step_rc
+st_spaces_off(struct sw_step *s)
+{
+	if (feat_want(s, SW_FEAT_SPACES) != 0)
+		return STEP_DONE;
+	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_SPACES), 0, NULL);
+}
+
 /* ---- the pipeline ----------------------------------------------------- */
 
 static const struct sw_stage_def feature_stages[] = {
@@ -357,12 +377,14 @@ static const struct sw_stage_def feature_stages[] = {
 	{ "off_kuberay", sw_st_kuberay_off },
 	{ "off_inference_operator", st_inference_off },
 	{ "off_training_operator", st_training_off },
+	{ "off_spaces", st_spaces_off },
 	{ "off_addons", st_addons_off },
 	{ "node_recovery", st_node_recovery },
 	{ "task_governance_check", st_task_governance_check },
 	{ "prerequisites", st_prerequisites },
 	{ "training_operator", st_training_on },
 	{ "inference_operator", st_inference_on },
+	{ "spaces", st_spaces_on },
 	{ "kuberay", sw_st_kuberay_on },
 	{ "tiered_checkpointing", sw_st_tiered_on },
 	{ "autoscaling", sw_st_autoscaling_on },

@@ -192,7 +192,8 @@ sw_pod_job(json_object *pod)
 {
 	static const char *const labels[] = {
 	    "sagemaker.amazonaws.com/job-name", "batch.kubernetes.io/job-name",
-	    "ray.io/cluster", "app.kubernetes.io/instance", NULL };
+	    "ray.io/cluster", "workspace.jupyter.org/workspace-name",
+	    "app.kubernetes.io/instance", NULL };
 	json_object *l = sw_json_path(pod, "metadata.labels");
 	size_t i;
 

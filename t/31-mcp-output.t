@@ -69,7 +69,7 @@ errors = {c["tool"]: c["status"] for c in calls
 t.eq(errors, {"training_job_get": 404, "training_job_logs": 404,
               "mlflow_app_get": 404, "inference_get": 404,
               "budget_get": 404, "training_plan_get": 404,
-              "training_checkpoint_list": 404},
+              "training_checkpoint_list": 404, "space_get": 404},
      "the read-only calls succeeded but for the objects never made (404)")
 for name in ("cluster_create", "compute_quota_create",
              "compute_quota_delete", "cluster_delete", "operation_wait",

@@ -65,7 +65,7 @@ t.eq(sorted(f), sorted(["training_operator", "inference_operator",
                         "cert_manager", "tiered_checkpointing",
                         "autoscaling", "node_recovery", "kuberay",
                         "task_governance", "observability",
-                        "fsx_csi"]), "every feature is listed")
+                        "fsx_csi", "spaces"]), "every feature is listed")
 t.ok(all("enabled" in v and "status" in v and "details" in v
          for v in f.values()), "each has enabled, status, details")
 t.ok(not f["training_operator"]["enabled"] and

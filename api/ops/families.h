@@ -25,6 +25,7 @@ extern const struct sw_op_family sw_ops_governance;
 extern const struct sw_op_family sw_ops_training;
 extern const struct sw_op_family sw_ops_mlflow;
 extern const struct sw_op_family sw_ops_inference;
+extern const struct sw_op_family sw_ops_spaces;
 extern const struct sw_op_family sw_ops_features;
 extern const struct sw_op_family sw_ops_storage;
 extern const struct sw_op_family sw_ops_operations;

@@ -93,6 +93,10 @@ static const struct sw_field f_features[] = {
 	  .desc = "HyperPod observability add-on (metrics to Amazon Managed "
 	  "Prometheus, dashboards in Amazon Managed Grafana).",
 	  .fields = f_feat_observability },
+	{ .name = "spaces", .type = SW_T_BOOL,
+	  .desc = "HyperPod Spaces add-on (amazon-sagemaker-spaces, the "
+	  "jupyter-k8s operator): JupyterLab and Code Editor Spaces "
+	  "(space_create); installs the EBS CSI driver first." },
 	{ .name = "node_recovery", .type = SW_T_BOOL,
 	  .desc = "true: NodeRecovery Automatic; false: None." },
 	{ .name = "tiered_checkpointing", .type = SW_T_OBJECT,
@@ -298,7 +302,7 @@ static const struct sw_op rows[] = {
 	    "training_operator, inference_operator, cert_manager, "
 	    "tiered_checkpointing, autoscaling, node_recovery, kuberay, "
 	    "task_governance, observability (with grafana_url when a Grafana "
-	    "workspace was given), fsx_csi, each with enabled, status and "
+	    "workspace was given), fsx_csi, spaces, each with enabled, status and "
 	    "details.",
 	  .params = f_cluster_name,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,

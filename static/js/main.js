@@ -20,6 +20,7 @@ import { Cluster } from "./pages/cluster.js";
 import { Operations, Operation } from "./pages/operations.js";
 import { Training, TrainingJob } from "./pages/training.js";
 import { Inference } from "./pages/inference.js";
+import { Spaces } from "./pages/spaces.js";
 import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
@@ -58,6 +59,7 @@ function pageFor(route) {
   if (a === "training" && b && c) return [TrainingJob, { cluster: b, job: c }];
   if (a === "training") return [Training, { cluster: b, query }];
   if (a === "inference") return [Inference, { cluster: b }];
+  if (a === "spaces") return [Spaces, { cluster: b }];
   if (a === "costs") return [Costs, { query }];
   if (a === "notifications") return [Notifications, { query }];
   if (a === "teams") return [Teams, {}];

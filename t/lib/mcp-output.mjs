@@ -89,6 +89,7 @@ const fill = {
   name: cluster, id: op, node: nodes?.items?.[0]?.node_id ?? 'i-0',
   quota: 'outq', job: 'no-such-job', endpoint: 'no-such-endpoint',
   scope: 'cluster', app: 'no-such-app', plan: 'no-such-plan',
+  space: 'no-such-space',
 };
 // Tools whose required arguments the lifecycle did not make.
 const extra = {

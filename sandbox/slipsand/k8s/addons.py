@@ -16,8 +16,12 @@ Kueue kinds, both served versions (k8s/kueue.py runs Kueue).  A kind with
 no upstream schema in the bundles would get no CRD at all (a schema-less
 CRD accepts anything, which no real cluster does); `MISSING_CRDS` would
 list it so the sandbox says so at start.
+
+HyperPod Spaces (`amazon-sagemaker-spaces`) installs the jupyter-k8s v0.2.0
+kinds, its operator in `jupyter-k8s-system` and the system templates and
+access strategy (k8s/spaces.py).
 """
-from . import crdbundle
+from . import crdbundle, spaces
 
 MISSING_CRDS = {}
 
@@ -145,6 +149,17 @@ ADDON_OBJECTS = {
                                                        "public.ecr.aws/mountpoint-s3-csi-driver/aws-mountpoint-s3-csi-driver:v2.0.0")],
     "aws-ebs-csi-driver": lambda: [csidriver("ebs.csi.aws.com"),
                                    daemonset("ebs-csi-node", "kube-system", ECR + "/eks/aws-ebs-csi-driver:v1.48.0")],
+    # HyperPod Spaces: the jupyter-k8s operator, its CRDs, system templates
+    # and access strategy (k8s/spaces.py runs the operator).
+    "amazon-sagemaker-spaces": lambda: [
+        namespace(spaces.SYSTEM_NS),
+        *upstream_crds("jupyter-k8s-v0.2.0"),
+        sa(spaces.MANAGER, spaces.SYSTEM_NS),
+        deployment(spaces.MANAGER, spaces.SYSTEM_NS, "ghcr.io/jupyter-infra/jupyter-k8s:v0.2.0",
+                   labels={"control-plane": "controller-manager", "app.kubernetes.io/name": "jupyter-k8s"},
+                   sa=spaces.MANAGER),
+        *spaces.addon_objects(),
+    ],
     "amazon-cloudwatch-observability": lambda: [namespace("amazon-cloudwatch"),
                                                 daemonset("cloudwatch-agent", "amazon-cloudwatch",
                                                           "public.ecr.aws/cloudwatch-agent/cloudwatch-agent:1.300")],

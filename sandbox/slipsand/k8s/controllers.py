@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 
-from . import images, inference, lifecycle, logs, trainer
+from . import images, inference, lifecycle, logs, spaces, trainer
 from .admission import random_hash, suffix
 from .store import now_rfc3339
 
@@ -119,6 +119,7 @@ class Controllers:
 
     def run(self, now):
         from . import kueue
+        spaces.reconcile(self, now)
         self.deployments(now)
         self.replicasets(now)
         self.statefulsets(now)
@@ -607,7 +608,7 @@ class Controllers:
         nodes = self.st.list("", "nodes")
         pending = [p for p in self.st.list("", "pods")
                    if not (p.get("spec") or {}).get("nodeName") and p["status"].get("phase") == "Pending"
-                   and not p["metadata"].get("deletionTimestamp")]
+                   and not p["metadata"].get("deletionTimestamp") and not self._gated(p)]
         if not pending:
             return
         used = {}
@@ -658,6 +659,19 @@ class Controllers:
             self.st.update("", "pods", pod)
             self.event(pod, "Scheduled", "Successfully assigned %s/%s to %s" % (
                 pod["metadata"]["namespace"], pod["metadata"]["name"], name))
+
+    def _gated(self, pod):
+        """A pod with scheduling gates waits unscheduled (reason SchedulingGated) until they are removed."""
+        gates = (pod.get("spec") or {}).get("schedulingGates")
+        if not gates:
+            return False
+        conds = pod["status"].get("conditions") or []
+        if not conds or conds[0].get("reason") != "SchedulingGated":
+            pod["status"]["conditions"] = [_cond("PodScheduled", "False", "SchedulingGated",
+                                                 "Scheduling is blocked due to non-empty scheduling gates",
+                                                 self.now_text())]
+            self.st.update("", "pods", pod)
+        return True
 
     def _unfit(self, pod, node, req, used):
         spec = pod.get("spec") or {}

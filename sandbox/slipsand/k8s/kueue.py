@@ -14,7 +14,10 @@ turns its task governance resources into Kueue objects (`apply_governance`):
 
 Kueue itself (`reconcile`, run by the controllers before the job controllers):
 a HyperPodPyTorchJob, batch Job or RayJob labelled `kueue.x-k8s.io/queue-name` gets a
-Workload, and stays suspended until the Workload is admitted.  Admission is by
+Workload, and stays suspended until the Workload is admitted.  A plain pod with
+that label (a Deployment's, such as a Space's) is gated instead (pod
+integration: scheduling gate `kueue.x-k8s.io/admission`, label
+`kueue.x-k8s.io/managed`) and runs once its own Workload is admitted.  Admission is by
 flavor quota in the LocalQueue's ClusterQueue (nominalQuota, then what the
 cohort lends within borrowingLimit and lendingLimit), highest priority first,
 then oldest (BestEffortFIFO lets a later one that fits go first; StrictFIFO

@@ -50,6 +50,7 @@ ADDONS = {
     "amazon-sagemaker-hyperpod-inference": ("machine-learning", "eks", ["v3.1.0-eksbuild.1", "v3.0.0-eksbuild.1"], "hyperpod-inference-system"),
     "amazon-sagemaker-hyperpod-taskgovernance": ("machine-learning", "eks", ["v1.6.0-eksbuild.1", "v1.3.0-eksbuild.1"], "kueue-system"),
     "amazon-sagemaker-hyperpod-observability": ("observability", "eks", ["v1.0.2-eksbuild.1"], "hyperpod-observability"),
+    "amazon-sagemaker-spaces": ("machine-learning", "eks", ["v0.1.6-eksbuild.1"], "jupyter-k8s-system"),
 }
 
 # The oldest Kubernetes version an add-on supports (others: every version).

@@ -123,6 +123,8 @@ export function Cluster({ nav, name, query }) {
           href=${"#/clusters/" + enc(name) + "/governance"}>Task governance</a>
         <a class="button" id="to-events"
           href=${"#/clusters/" + enc(name) + "/events"}>Events</a>
+        <a class="button" id="to-spaces"
+          href=${"#/spaces/" + enc(name)}>Spaces</a>
         ${hasOp(d.doc, "cluster_software_update") && html`<button
           type="button" id="update-software" onClick=${async () => {
             if (!await confirmAction(`Update the software of ${name}'s
