@@ -177,6 +177,30 @@ t.eq({e["name"]: e.get("value") for e in c0.get("env", [])}.get(
     "/data/outputs/pretrain/checkpoints/%s" % second,
     "its pods resume from that checkpoint")
 
+# ---- a Space: opened, then stopped by the operator once idle
+ok_op(s.request("PATCH", C + "/features", {"spaces": True}),
+      "Spaces are turned on")
+SP = C + "/spaces"
+
+
+def space():
+    r = s.get(SP + "/notebook")
+    return r.json if r.status == 200 else {}
+
+
+r = s.post(SP, {"space": "notebook", "template": "code-editor", "cpu": 1,
+                "memory_gib": 2, "idle_timeout_minutes": 1800})
+t.eq(r.status, 201, "a Code Editor Space with a 30-hour idle timeout "
+     "is opened")
+t.ok(wait_for(lambda: space().get("state") == "Running" and (space().get(
+    "connect") or {}).get("web_url", "").startswith("https://"), 120),
+    "it runs, with its web URL to connect to (36 s of this clock before "
+    "it is idle)")
+t.ok(wait_for(lambda: space().get("state") == "Stopped", 180) and
+     space().get("stopped_by") == "idle",
+     "the operator stops it once idle (stopped_by %s)" %
+     space().get("stopped_by"))
+
 # ---- the plan's expiry warning
 left = (s.get("/api/v1/training-plans/life").json or {}).get(
     "remaining_seconds", 0)
