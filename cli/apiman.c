@@ -45,6 +45,18 @@ man_text(FILE *f, const char *s)
 	}
 }
 
+/* A path, with a place to break the line after each '/' (\:), so a
+ * long one wraps instead of running past the page. */
+static void
+man_path(FILE *f, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++) {
+		fputc(*s, f);
+		if (*s == '/' && s[1] != '\0')
+			fputs("\\:", f);
+	}
+}
+
 /* One paragraph: sentences on lines of their own, as mdoc wants. */
 static void
 man_para(FILE *f, const char *s)
@@ -140,7 +152,7 @@ man_op(FILE *f, const struct sw_op *op)
 	fputs(".\n.Bl -tag -width 10n -compact\n.It REST\n.Li ", f);
 	man_text(f, op->method);
 	fputc(' ', f);
-	man_text(f, op->path);
+	man_path(f, op->path);
 	fputs("\n.It MCP\n", f);
 	if (op->flags & SW_OP_NO_MCP)
 		fputs("not offered as a tool\n", f);
