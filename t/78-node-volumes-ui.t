@@ -7,20 +7,15 @@
 # operation, which attaches the volume in the sandbox.  The Training page
 # shows the MLflow Apps card with its create form.
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR, sandbox_call, wait_for, wait_operation
-from harness import ui_script
+from harness import need_browser, ui_script
 
 t = T()
-if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
-                                  "playwright-core")):
-    t.skip_all("t/node_modules is missing playwright-core (cd t && npm ci)")
-if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
-    t.skip_all("chromium or node missing")
+need_browser(t)
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
 s = Stack(t, sandbox=True, speed=3000)

@@ -4,22 +4,16 @@
 # with its state; the create form offers the templates the server has;
 # Connect shows the Space's web URL; its Stop button stops it, and the
 # API then says so.
-import json
 import os
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR, wait_for, wait_operation
+from harness import need_browser, ui_script
 
 t = T()
-if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
-                                  "playwright-core")):
-    t.skip_all("t/node_modules is missing playwright-core (cd t && npm ci)")
-if not os.path.exists("/usr/bin/chromium") or not shutil.which("node"):
-    t.skip_all("chromium or node missing")
+need_browser(t)
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
 s = Stack(t, sandbox=True, speed=3000)
@@ -40,15 +34,8 @@ r = s.post(C + "/spaces", {"space": "web", "idle_timeout_minutes": 0})
 t.eq(r.status, 201, "a Space made over REST")
 t.ok(wait_for(lambda: s.get(C + "/spaces/web").json.get("state") ==
               "Running", timeout=120), "it runs")
-r = subprocess.run(["node", os.path.join(SRCDIR, "t", "lib", "spaces-ui.js"),
-                    "http://127.0.0.1:%d" % s.port, s.token, "spu"],
-                   capture_output=True, text=True, timeout=600)
-try:
-    out = json.loads(r.stdout.strip().splitlines()[-1])
-except (ValueError, IndexError):
-    out = {"error": r.stdout[-2000:] + r.stderr[-2000:]}
-if out.get("error"):
-    t.diag(out["error"])
+out = ui_script(t, "spaces-ui.js", "http://127.0.0.1:%d" % s.port, s.token,
+                "spu")
 sp = dict((n, h) for n, h in out.get("spaces") or [])
 t.ok("Running" in sp.get("web", ""), "the page lists it Running (%s)" % sp)
 t.eq(sorted(out.get("templates") or []), ["code-editor", "jupyterlab"],
