@@ -32,6 +32,7 @@
 
 #include <sqlite3.h>
 
+#include "bench/fixture.h"
 #include "cloud/aws.h"
 #include "cloud/kube.h"
 #include "lib/buf.h"
@@ -51,41 +52,6 @@ static int	 nodes_per;		/* nodes a cluster */
 static int	 cur;			/* the cluster connected to */
 static int64_t	 aws_now = LAUNCH + 3600;
 static int64_t	 rows;			/* rows a pass writes */
-/* The time spent writing the answers' text, taken off the pass: the
- * ledger's work starts where the client's parse of an answer does. */
-static double	 made_wall, made_cpu;
-
-static double	 ms(clockid_t);
-
-static void
-making(int start)
-{
-	static double w, c;
-
-	if (start) {
-		w = ms(CLOCK_MONOTONIC);
-		c = ms(CLOCK_PROCESS_CPUTIME_ID);
-	} else {
-		made_wall += ms(CLOCK_MONOTONIC) - w;
-		made_cpu += ms(CLOCK_PROCESS_CPUTIME_ID) - c;
-	}
-}
-
-static int
-cluster_no(const char *name)
-{
-	return name != NULL && strncmp(name, "bench-", 6) == 0 ?
-	    (int)strtol(name + 6, NULL, 10) : -1;
-}
-
-static json_object *
-parsed(struct sw_buf *b)
-{
-	json_object *o = json_tokener_parse(sw_buf_str(b));
-
-	sw_buf_free(b);
-	return o;
-}
 
 /* ListClusterNodes of cluster c, one page, as the sandbox answers. */
 static json_object *
@@ -210,15 +176,6 @@ sw_price_hour(struct sw_db *db, struct aws_ctx *aws, const char *itype,
 	p->known = 1;
 	p->usd_micro = PRICE_US;
 	*why = NULL;
-}
-
-static double
-ms(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 static int64_t

@@ -30,6 +30,7 @@
 
 #include <sqlite3.h>
 
+#include "bench/fixture.h"
 #include "cloud/aws.h"
 #include "cloud/kube.h"
 #include "lib/buf.h"
@@ -45,46 +46,6 @@ static int	 nodes_per, jobs_per;	/* a cluster's */
 static int	 cur;			/* the cluster connected to */
 static int	 pass_no;		/* which pass */
 static int	 still;			/* nothing changes */
-static double	 made_wall, made_cpu;
-
-static double
-ms(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
-static void
-making(int start)
-{
-	static double w, c;
-
-	if (start) {
-		w = ms(CLOCK_MONOTONIC);
-		c = ms(CLOCK_PROCESS_CPUTIME_ID);
-	} else {
-		made_wall += ms(CLOCK_MONOTONIC) - w;
-		made_cpu += ms(CLOCK_PROCESS_CPUTIME_ID) - c;
-	}
-}
-
-static int
-cluster_no(const char *name)
-{
-	return name != NULL && strncmp(name, "bench-", 6) == 0 ?
-	    (int)strtol(name + 6, NULL, 10) : -1;
-}
-
-static json_object *
-parsed(struct sw_buf *b)
-{
-	json_object *o = json_tokener_parse(sw_buf_str(b));
-
-	sw_buf_free(b);
-	return o;
-}
 
 sw_err
 aws_call(struct aws_ctx *aws, enum aws_service svc, const char *op,

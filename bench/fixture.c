@@ -1,0 +1,48 @@
+/*
+ * fixture.c: the pieces the in-process benches share (fixture.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/fixture.h"
+
+double	 made_wall, made_cpu;
+
+double
+ms(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+void
+making(int start)
+{
+	static double w, c;
+
+	if (start) {
+		w = ms(CLOCK_MONOTONIC);
+		c = ms(CLOCK_PROCESS_CPUTIME_ID);
+	} else {
+		made_wall += ms(CLOCK_MONOTONIC) - w;
+		made_cpu += ms(CLOCK_PROCESS_CPUTIME_ID) - c;
+	}
+}
+
+int
+cluster_no(const char *name)
+{
+	return name != NULL && strncmp(name, "bench-", 6) == 0 ?
+	    (int)strtol(name + 6, NULL, 10) : -1;
+}
+
+json_object *
+parsed(struct sw_buf *b)
+{
+	json_object *o = json_tokener_parse(sw_buf_str(b));
+
+	sw_buf_free(b);
+	return o;
+}
