@@ -17,11 +17,15 @@
  * Capacity from a training plan is paid for up front, not per hour: its
  * line names the plan's upfront fee and end instead.
  *
- * A self-hosted inference endpoint adds no instance: it holds GPUs of
- * the cluster's nodes, and its cost is their share of the node's
- * on-demand price (the ledger's rule, poller/ledger.c), known only when
- * the one type it can run on is (instance_type, or the only group type
- * with GPUs enough).
+ * An inference endpoint adds no instance: it holds GPUs of the
+ * cluster's nodes, and its cost is their share of the node's on-demand
+ * price (the ledger's rule, poller/ledger.c), known only when the one
+ * type it can run on is (instance_type, or the only group type with
+ * GPUs enough).  That holds for a self-hosted endpoint and for the
+ * inference operator's InferenceEndpointConfig (the GPUs its worker
+ * asks for); a JumpStartModel's server takes what the model's
+ * deployment configuration sets for its type, counted as a whole
+ * instance per replica.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -322,6 +326,22 @@ endpoint_type(struct sw_req *r, const char *cluster, const char *itype,
 	return buf;
 }
 
+/* How an endpoint's cost is counted: its GPUs' share, or (gpus 0) a
+ * whole instance per replica. */
+static const char *
+endpoint_basis(int64_t gpus)
+{
+	if (gpus == 0)
+		return "a whole instance of its type per replica (a JumpStart "
+		    "model's server takes the GPUs its deployment "
+		    "configuration sets for the type); the nodes are the "
+		    "cluster's and cost it the same with or without the "
+		    "endpoint";
+	return "its GPUs' share of their nodes' on-demand price (the cost "
+	    "ledger's rule); the nodes are the cluster's and cost it the "
+	    "same with or without the endpoint";
+}
+
 json_object *
 h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
     int64_t replicas, int64_t gpus)
@@ -332,20 +352,23 @@ h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
 	json_object *hp = NULL, *now = NULL, *out;
 	const char *why;
 	char buf[320];
-	int64_t hour = 0;
+	int64_t hour = 0, each;
 
 	memset(&price, 0, sizeof(price));
 	memset(&t, 0, sizeof(t));
-	why = endpoint_type(r, cluster, itype, gpus, &t, buf, sizeof(buf));
+	why = endpoint_type(r, cluster, itype, gpus > 0 ? gpus : 1, &t, buf,
+	    sizeof(buf));
 	if (why == NULL)
 		sw_price_hour(r->db, h_aws(r), t.name, &price, &why);
+	each = gpus > 0 ? gpus : t.gpus;
 	if (why == NULL)
-		hour = replicas * gpus * price.usd_micro / t.gpus;
+		hour = replicas * each * price.usd_micro / t.gpus;
 	if (h_hp_describe(r, cluster, &hp, &err) == SW_OK)
 		now = h_cluster_cost(r, hp);
 	out = sw_jo("currency", sw_js("USD"), "complete", sw_jb(why == NULL),
 	    "instance_type", t.name[0] ? sw_js(t.name) : NULL,
-	    "gpus", sw_ji(replicas * gpus),
+	    "replicas", sw_ji(replicas),
+	    "gpus", each > 0 ? sw_ji(replicas * each) : NULL,
 	    "gpus_per_instance", t.gpus > 0 ? sw_ji(t.gpus) : NULL,
 	    "usd_per_hour_each", why == NULL ? h_usd(price.usd_micro) : NULL,
 	    "sku", why == NULL && price.sku[0] ? sw_js(price.sku) : NULL,
@@ -355,9 +378,7 @@ h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
 	    "region", sw_js(h_aws(r)->region),
 	    "source", sw_js("AWS Price List API: GetProducts, "
 		PRICE_SERVICE ", on-demand"),
-	    "basis", sw_js("its GPUs' share of their nodes' on-demand price "
-		"(the cost ledger's rule); the nodes are the cluster's and "
-		"cost it the same with or without the endpoint"), NULL);
+	    "basis", sw_js(endpoint_basis(gpus)), NULL);
 	/* unknown, said as null: never zero */
 	json_object_object_add(out, "added_per_hour", why ? NULL :
 	    h_usd(hour));

@@ -100,10 +100,11 @@ json_object *h_plan_cost(struct sw_req *, const char *kind,
  * the same shape (cluster_per_hour); NULL without one. */
 json_object *h_cluster_cost(struct sw_req *, json_object *hp);
 /*
- * What a self-hosted endpoint of replicas x gpus GPUs (on itype, or
- * NULL: the one type of the cluster it fits) costs per hour and day:
- * its GPUs' share of their nodes' price; unknown (null, with why)
- * when that type or its price is not known.  A new object.
+ * What an endpoint of replicas x gpus GPUs (on itype, or NULL: the one
+ * type of the cluster it fits) costs per hour and day: its GPUs' share
+ * of their nodes' price, or with gpus 0 a whole instance per replica;
+ * unknown (null, with why) when that type or its price is not known.
+ * A new object.
  */
 json_object *h_endpoint_cost(struct sw_req *, const char *cluster,
 	    const char *itype, int64_t replicas, int64_t gpus);

@@ -33,6 +33,7 @@
 #define LMCACHE_IMAGE	"lmcache/vllm-openai:v0.3.1"
 #define WORKER_PORT	8000
 #define AMP_PREFIX	"https://aps-workspaces."
+#define WORKER_GPUS	1	/* what a managed worker asks for */
 
 const struct inf_kind inf_kinds[] = {
 	{ "managed", "InferenceEndpointConfig", "inferenceendpointconfigs" },
@@ -252,7 +253,7 @@ build_cr(struct sw_req *r, json_object *a, int managed, const char *region,
 			sw_ji(WORKER_PORT), "name", sw_js("http"), NULL),
 		    "modelVolumeMount", sw_jo("name", sw_js("model-weights"),
 			"mountPath", sw_js("/opt/ml/model"), NULL),
-		    "resources", wl_accel_resources(1, 0), NULL));
+		    "resources", wl_accel_resources(WORKER_GPUS, 0), NULL));
 	} else {
 		json_object_object_add(spec, "model", sw_jo(
 		    "modelId", sw_js(sw_json_get_str(a, "model_id")),
@@ -338,6 +339,23 @@ aws_fail(struct sw_req *r, const char *what, sw_err e,
 	    "error", err->message);
 }
 
+/*
+ * What the endpoint costs (handlers/cost.c): its replicas (the
+ * autoscaler's minimum when it has one) on its instance type, each the
+ * worker's GPUs, or for JumpStart a whole instance.
+ */
+static json_object *
+managed_cost(struct sw_req *r, int managed)
+{
+	json_object *a = r->args, *as = sw_json_get(a, "autoscaling");
+	int64_t replicas = as != NULL ? sw_json_get_int(as, "min_replicas",
+	    1) : sw_json_get_int(a, "replicas", 1);
+
+	return h_endpoint_cost(r, sw_json_get_str(a, "name"),
+	    sw_json_get_str(a, "instance_type"), replicas, managed ?
+	    WORKER_GPUS : 0);
+}
+
 sw_err
 inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 {
@@ -372,7 +390,7 @@ inf_deploy_managed(struct sw_req *r, struct sw_kube *kb, int managed)
 	if (r->dry_run) {
 		wl_answer_plan(r, sw_ja(json_object_get(cr)), sw_jo(
 		    "endpoint", sw_js(name), "kind", sw_js(managed ? "managed" :
-		    "jumpstart"), "aws", sw_ja(
+		    "jumpstart"), "cost", managed_cost(r, managed), "aws", sw_ja(
 		    sw_jo("create", sw_js("S3 bucket"), "name", sw_js(bucket),
 			NULL),
 		    sw_jo("create", sw_js("IAM role policy"), "role",

@@ -449,9 +449,9 @@ static const struct sw_field o_deploy_plan[] = {
 	OUT_OPT("pool", SW_T_STRING, "Its pool (exposure pool)."),
 	{ .name = "cost", .type = SW_T_OBJECT,
 	  .fields = sw_endpoint_cost_fields,
-	  .desc = "What it costs per hour and per day (self-hosted): its "
-	  "GPUs' share of their nodes' price; unknown is null, never "
-	  "zero." },
+	  .desc = "What it costs per hour and per day: its GPUs' share of "
+	  "their nodes' price (a whole instance per replica for "
+	  "jumpstart); unknown is null, never zero." },
 	{ NULL }
 };
 static const struct sw_answer a_inf_deploy[] = {

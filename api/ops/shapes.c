@@ -210,7 +210,7 @@ const struct sw_field sw_cost_fields[] = {
 	{ NULL }
 };
 
-/* What a self-hosted endpoint costs (handlers/cost.c h_endpoint_cost). */
+/* What an endpoint costs (handlers/cost.c h_endpoint_cost). */
 const struct sw_field sw_endpoint_cost_fields[] = {
 	OUT("currency", SW_T_STRING, "USD."),
 	OUT("complete", SW_T_BOOL, "Its price is known; when false the "
@@ -218,7 +218,8 @@ const struct sw_field sw_endpoint_cost_fields[] = {
 	{ .name = "added_per_hour", .type = SW_T_NUMBER,
 	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
 	  .desc = "What its GPUs cost per hour: their share of their "
-	  "nodes' on-demand price." },
+	  "nodes' on-demand price (a whole instance per replica for "
+	  "JumpStart)." },
 	{ .name = "added_per_day", .type = SW_T_NUMBER,
 	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
 	  .desc = "The same per day." },
@@ -226,7 +227,10 @@ const struct sw_field sw_endpoint_cost_fields[] = {
 	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,
 	  .desc = "What the cluster's nodes cost per hour (the same with "
 	  "or without the endpoint)." },
-	OUT("gpus", SW_T_INT, "GPUs it holds (replicas x GPUs each)."),
+	OUT("replicas", SW_T_INT, "Replicas counted (an autoscaler's "
+	    "minimum)."),
+	OUT_OPT("gpus", SW_T_INT, "GPUs it holds (replicas x GPUs each); "
+	    "absent when a JumpStart model's type is unknown."),
 	OUT_OPT("instance_type", SW_T_STRING, "The type its replicas run "
 	    "on."),
 	OUT_OPT("gpus_per_instance", SW_T_INT, "That type's GPUs."),
