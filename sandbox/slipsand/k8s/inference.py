@@ -11,6 +11,7 @@ model, so a test can tell which endpoint answered.  A pod whose container
 does not listen on the port, or a Service with no Ready pod, gets the proxy's
 own 503 "no endpoints available for service".
 """
+import datetime
 import hashlib
 import json
 
@@ -192,12 +193,20 @@ def serve(pod, container, method, path, body):
 # real operator writes (state, replicas and selector for the scale subresource,
 # deploymentStatus, conditions, tlsCertificate).  The TLS certificate goes to the bucket
 # of tlsCertificateOutputS3Uri: a bucket that does not exist fails the deployment, as a
-# PutObject to it would.
+# PutObject to it would.  A change of the resource's worker or server rolls the
+# Deployment to the new pod spec.  A rollout that has not completed within
+# spec.maxDeployTimeInSeconds (the CRD's default, 3600) while a pod of it fails (its
+# container cannot start, crash-loops or cannot pull its image) is DeploymentFailed,
+# naming the pod and its failure; pods available again make it DeploymentComplete.
 GROUP = "inference.sagemaker.aws.amazon.com"
 KINDS = (("InferenceEndpointConfig", "inferenceendpointconfigs"), ("JumpStartModel", "jumpstartmodels"))
 JUMPSTART_IMAGE = "763104351884.dkr.ecr.%s.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 ENDPOINT_LABEL = GROUP + "/endpoint"
 MANAGER = "hyperpod-inference-operator"
+SPEC_HASH = "sandbox.slipway.dev/pod-spec-hash"
+MAX_DEPLOY_TIME = 3600
+FAILING = ("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "CreateContainerError",
+           "RunContainerError", "StartError")
 
 
 def _model_name(kind, ie):
@@ -250,6 +259,47 @@ def _tls_bucket(ie):
     return uri[len("s3://"):].split("/", 1)[0]
 
 
+def _spec_hash(pod_spec):
+    return hashlib.sha256(json.dumps(pod_spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _pod_failure(pod):
+    """"<pod>: <reason>: <message>" when a container of pod cannot run, else None."""
+    st = pod.get("status") or {}
+    name = pod["metadata"]["name"]
+    if st.get("phase") == "Failed":
+        return "%s: %s" % (name, st.get("reason") or "Failed")
+    for cs in st.get("containerStatuses") or []:
+        w = (cs.get("state") or {}).get("waiting") or {}
+        if w.get("reason") in FAILING:
+            return "%s: %s: %s" % (name, w["reason"], w.get("message", ""))
+    return None
+
+
+def _rollout_failure(ctrl, ie, d):
+    """Why the Deployment d's current rollout failed, or None: past maxDeployTimeInSeconds
+    since its ReplicaSet was made, with a pod of it failing."""
+    from .controllers import owned_by, template_hash
+    st = ctrl.st
+    ns = d["metadata"]["namespace"]
+    rs_name = ("%s-%s" % (d["metadata"]["name"], template_hash(d["spec"].get("template"))))[:63]
+    rs = st.get("apps", "replicasets", ns, rs_name)
+    if rs is None:
+        return None
+    limit = (ie.get("spec") or {}).get("maxDeployTimeInSeconds", MAX_DEPLOY_TIME)
+    made = datetime.datetime.strptime(rs["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
+    made = made.replace(tzinfo=datetime.timezone.utc).timestamp()
+    if ctrl.kc.world.clock.elapsed(made) < limit:
+        return None
+    for p in st.list("", "pods", ns):
+        if owned_by(p, rs["metadata"]["uid"]) and not p["metadata"].get("deletionTimestamp"):
+            why = _pod_failure(p)
+            if why:
+                return "the deployment did not complete within maxDeployTimeInSeconds (%d): %s" % (
+                    limit, why)
+    return None
+
+
 def _cond(type_, status, reason, message, now_text, gen):
     return {"type": type_, "status": status, "reason": reason, "message": message,
             "lastTransitionTime": now_text, "observedGeneration": gen}
@@ -292,6 +342,7 @@ def reconcile(ctrl, now):
             if not deps:
                 dep = {"apiVersion": "apps/v1", "kind": "Deployment",
                        "metadata": {"name": name, "namespace": ns, "labels": dict(labels),
+                                    "annotations": {SPEC_HASH: _spec_hash(pod_spec)},
                                     "ownerReferences": [owner_ref(ie, ie["apiVersion"], kind)]},
                        "spec": {"replicas": replicas, "selector": {"matchLabels": dict(labels)},
                                 "template": {"metadata": {"labels": dict(labels), "annotations": {
@@ -300,8 +351,13 @@ def reconcile(ctrl, now):
                 kc.create_object("apps", "deployments", dep, manager=MANAGER)
                 deps = [d for d in st.list("apps", "deployments", ns) if owned_by(d, uid)]
             d = deps[0]
-            if not auto and d["spec"].get("replicas") != replicas:
-                d["spec"]["replicas"] = replicas
+            ann = d["metadata"].setdefault("annotations", {})
+            if not auto and d["spec"].get("replicas") != replicas or ann.get(SPEC_HASH) != _spec_hash(pod_spec):
+                if ann.get(SPEC_HASH) != _spec_hash(pod_spec):
+                    ann[SPEC_HASH] = _spec_hash(pod_spec)
+                    d["spec"]["template"]["spec"] = pod_spec
+                if not auto:
+                    d["spec"]["replicas"] = replicas
                 st.update("apps", "deployments", d, bump_generation=True)
             svcs = [s for s in st.list("", "services", ns) if owned_by(s, uid)]
             if not svcs:
@@ -334,7 +390,19 @@ def reconcile(ctrl, now):
             dst = d.get("status") or {}
             avail = dst.get("availableReplicas", 0)
             want = d["spec"].get("replicas", replicas)
-            state = "DeploymentComplete" if avail >= want and want > 0 else "DeploymentInProgress"
+            done = avail >= want and want > 0 and dst.get("updatedReplicas", 0) >= want
+            state = "DeploymentComplete" if done else "DeploymentInProgress"
+            failure = None if done else _rollout_failure(ctrl, ie, d)
+            if failure:
+                new = {"state": "DeploymentFailed", "replicas": avail, "selector": "app=%s" % name,
+                       "observedGeneration": gen,
+                       "deploymentStatus": {"name": name, "deploymentObjectOverallState": "DeploymentFailed",
+                                            "lastUpdated": nt},
+                       "conditions": [_cond("DeploymentFailed", "True", "DeploymentTimeout", failure, nt, gen)]}
+                if {k: status.get(k) for k in ("state", "replicas", "observedGeneration")} != \
+                        {k: new.get(k) for k in ("state", "replicas", "observedGeneration")}:
+                    ctrl._set_status(GROUP, plural, ie, new)
+                continue
             new = {"state": state, "replicas": avail, "selector": "app=%s" % name, "observedGeneration": gen,
                    "deploymentStatus": {"name": name, "deploymentObjectOverallState": state,
                                         "lastUpdated": nt,
