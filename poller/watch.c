@@ -9,7 +9,10 @@
  *   endpoint  self-hosted inference endpoints (their server Deployment
  *             and pods): endpoint.failed (a server crash-loops, cannot
  *             pull its image or failed), endpoint.recovered (ready
- *             again after failing);
+ *             again after failing); the inference operator's
+ *             InferenceEndpointConfigs and JumpStartModels by the
+ *             state the operator writes in their status: failed at
+ *             DeploymentFailed, recovered at DeploymentComplete after;
  *   node      the health label HyperPod's agents set on each node
  *             (sagemaker.amazonaws.com/node-health-status):
  *             node.unhealthy (anything but Schedulable), node.recovered;
@@ -43,10 +46,20 @@
 #define HEALTH_LABEL	"sagemaker.amazonaws.com/node-health-status"
 #define SERVER_SEL	"slipway.dev/role=server"
 #define INF_LABEL	"slipway.dev/inference"
+#define INF_API		"/apis/inference.sagemaker.aws.amazon.com/v1/"
 #define EVENT_PAGES	10	/* at most 1,000 cluster events a pass */
 
 /* Which kinds a pass listed in full (only those forget what is gone). */
-enum { LISTED_JOB = 1, LISTED_ENDPOINT = 2, LISTED_NODE = 4 };
+enum { LISTED_JOB = 1, LISTED_ENDPOINT = 2, LISTED_NODE = 4,
+    LISTED_MANAGED = 8 };
+
+/* The inference operator's kinds: a managed endpoint's key is
+ * "<kind>/<ns>/<name>", a self-hosted one's "<ns>/<name>". */
+static const struct { const char *kind, *plural, *name; } managed_kinds[] = {
+	{ "InferenceEndpointConfig", "inferenceendpointconfigs", "managed" },
+	{ "JumpStartModel", "jumpstartmodels", "jumpstart" },
+};
+#define N_MANAGED	(sizeof(managed_kinds) / sizeof(managed_kinds[0]))
 
 struct pass {
 	struct sw_db	*db;
@@ -320,6 +333,76 @@ read_endpoints(struct pass *p, struct sw_kube *kb)
 	return rc;
 }
 
+/* The watcher's state of an operator's status.state: Deletion* is no
+ * failure of the endpoint, and anything before complete is Pending. */
+static const char *
+managed_state(const char *state)
+{
+	if (is(state, "DeploymentFailed"))
+		return "Failed";
+	if (is(state, "DeploymentComplete"))
+		return "Ready";
+	if (state != NULL && strncmp(state, "Deletion", 8) == 0)
+		return "Deleting";
+	return "Pending";
+}
+
+/* The endpoints of one of the inference operator's kinds (k); 0 when
+ * the list was read (a cluster without the operator has no CRD). */
+static int
+read_managed_kind(struct pass *p, struct sw_kube *kb, size_t k)
+{
+	json_object *list = NULL, *items, *c;
+	struct k8s_error ke;
+	char path[160], key[600];
+	size_t i;
+
+	if (sw_fmt(path, sizeof(path), INF_API "%s",
+	    managed_kinds[k].plural) != SW_OK ||
+	    k8s_list(&kb->k, path, NULL, &list, &ke) != SW_OK)
+		return -1;
+	items = sw_json_get(list, "items");
+	for (i = 0; items && i < json_object_array_length(items); i++) {
+		json_object *o = json_object_array_get_idx(items, i);
+		const char *ns = sw_json_path_str(o, "metadata.namespace");
+		const char *name = sw_json_path_str(o, "metadata.name");
+		const char *st = sw_json_path_str(o, "status.state");
+
+		if (ns == NULL || name == NULL || sw_fmt(key, sizeof(key),
+		    "%s/%s/%s", managed_kinds[k].kind, ns, name) != SW_OK)
+			continue;
+		c = last_true(o);
+		observe(p, "endpoint", key, managed_state(st), ns, sw_jo(
+		    "subject", sw_jsf("endpoint %s/%s", ns, name),
+		    "endpoint", sw_js(name), "namespace", sw_js(ns),
+		    "endpoint_kind", sw_js(managed_kinds[k].name),
+		    "resource", sw_js(managed_kinds[k].kind),
+		    "operator_state", st ? sw_js(st) : NULL,
+		    "replicas", sw_ji(sw_json_get_int(sw_json_get(o, "spec"),
+			"replicas", 1)),
+		    "ready_replicas", sw_ji(sw_json_get_int(sw_json_get(o,
+			"status"), "replicas", 0)),
+		    "reason", sw_json_get_str(c, "reason") ?
+			sw_js(sw_json_get_str(c, "reason")) : NULL,
+		    "message", sw_json_get_str(c, "message") ?
+			sw_js(sw_json_get_str(c, "message")) : NULL, NULL));
+	}
+	json_object_put(list);
+	return 0;
+}
+
+/* The inference operator's endpoints; 0 when every kind was read. */
+static int
+read_managed(struct pass *p, struct sw_kube *kb)
+{
+	size_t k;
+
+	for (k = 0; k < N_MANAGED; k++)
+		if (read_managed_kind(p, kb, k) != 0)
+			return -1;
+	return 0;
+}
+
 /* Each node's health label; 0 when the list was read. */
 static int
 read_nodes(struct pass *p, struct sw_kube *kb)
@@ -372,6 +455,8 @@ read_kube(struct pass *p)
 			p->listed |= LISTED_NODE;
 		if (read_endpoints(p, &kb) == 0)
 			p->listed |= LISTED_ENDPOINT;
+		if (read_managed(p, &kb) == 0)
+			p->listed |= LISTED_MANAGED;
 		/* a kind whose CRD is not there is not listed: no job
 		 * of it is forgotten */
 		if (read_jobs(p, &kb, "/apis/sagemaker.amazonaws.com/v1/"
@@ -541,27 +626,45 @@ keep_obs(struct pass *p, json_object *seen, json_object *o)
 	return sw_watch_put(p->db, &w);
 }
 
+/* The LISTED_ bit of a "<kind> <key>" of seen, 0 for the events. */
+static unsigned
+listed_bit(const char *k)
+{
+	size_t i, n;
+
+	if (strncmp(k, "job ", 4) == 0)
+		return LISTED_JOB;
+	if (strncmp(k, "endpoint ", 9) == 0) {
+		for (i = 0; i < N_MANAGED; i++) {
+			n = strlen(managed_kinds[i].kind);
+			if (strncmp(k + 9, managed_kinds[i].kind, n) == 0 &&
+			    k[9 + n] == '/')
+				return LISTED_MANAGED;
+		}
+		return LISTED_ENDPOINT;
+	}
+	return strncmp(k, "node ", 5) == 0 ? LISTED_NODE : 0;
+}
+
 /* What is left in seen of a kind listed in full is gone. */
 static sw_err
 forget_gone(struct pass *p, json_object *seen)
 {
-	static const struct { const char *kind; unsigned bit; } kinds[] = {
-		{ "job", LISTED_JOB }, { "endpoint", LISTED_ENDPOINT },
-		{ "node", LISTED_NODE },
-	};
-	size_t i, n;
+	const char *sp;
+	char kind[16];
 	sw_err e;
 
 	json_object_object_foreach(seen, k, v) {
 		(void)v;
-		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-			n = strlen(kinds[i].kind);
-			if ((p->listed & kinds[i].bit) &&
-			    strncmp(k, kinds[i].kind, n) == 0 && k[n] == ' ' &&
-			    (e = sw_watch_drop(p->db, p->cluster,
-			    kinds[i].kind, k + n + 1)) != SW_OK)
-				return e;
-		}
+		if ((p->listed & listed_bit(k)) == 0 ||
+		    (sp = strchr(k, ' ')) == NULL ||
+		    (size_t)(sp - k) >= sizeof(kind))
+			continue;
+		memcpy(kind, k, (size_t)(sp - k));
+		kind[sp - k] = '\0';
+		if ((e = sw_watch_drop(p->db, p->cluster, kind, sp + 1)) !=
+		    SW_OK)
+			return e;
 	}
 	return SW_OK;
 }
@@ -603,17 +706,6 @@ new_events(struct pass *p, json_object *seen)
 		    sizeof(mark)) == SW_OK && strcmp(mark, cur) > 0)
 			return 1;
 	return 0;
-}
-
-/* The LISTED_ bit of a "<kind> <key>" of seen, 0 for the events. */
-static unsigned
-listed_bit(const char *k)
-{
-	if (strncmp(k, "job ", 4) == 0)
-		return LISTED_JOB;
-	if (strncmp(k, "endpoint ", 9) == 0)
-		return LISTED_ENDPOINT;
-	return strncmp(k, "node ", 5) == 0 ? LISTED_NODE : 0;
 }
 
 /* Does what was read differ from seen (read before it): a new cluster
