@@ -282,7 +282,11 @@ class KubeCluster:
                                                "accelerators": 0}
             failed = n["status"] == "Failure"
             checking = n["status"] == "DeepHealthCheckInProgress"
-            health = "UnschedulablePendingReplacement" if failed else ("Unschedulable" if checking else "Schedulable")
+            # HyperPod's health label: a node rebooting (BatchRebootClusterNodes) stays,
+            # UnschedulablePendingReboot and NotReady, until it runs again.
+            rebooting = n["status"] == "Rebooting"
+            health = "UnschedulablePendingReplacement" if failed else "UnschedulablePendingReboot" \
+                if rebooting else ("Unschedulable" if checking else "Schedulable")
             labels = {
                 "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
                 "beta.kubernetes.io/os": "linux", "beta.kubernetes.io/arch": "amd64",
@@ -302,7 +306,7 @@ class KubeCluster:
                     "InProgress" if checking else "Passed" if n["dhc_passed"] else "Pending")
             labels.update(n["labels"])
             taints = [{"key": t.get("Key"), "value": t.get("Value", ""), "effect": t.get("Effect")} for t in n["taints"]]
-            if failed or checking:
+            if failed or checking or rebooting:
                 taints.append({"key": "sagemaker.amazonaws.com/node-health-status", "value": health,
                                "effect": "NoSchedule"})
             cap = {"cpu": str(spec["vcpus"]), "memory": "%dKi" % (spec["memory_gib"] * 1024 * 1024),
@@ -316,7 +320,7 @@ class KubeCluster:
             alloc = dict(cap)
             alloc["cpu"] = "%dm" % (spec["vcpus"] * 1000 - 90)
             alloc["memory"] = "%dKi" % (spec["memory_gib"] * 1024 * 1024 - 900000)
-            ready = "False" if failed else "True"
+            ready = "False" if failed or rebooting else "True"
             t0 = now_rfc3339(n["launch"])
             node = {"apiVersion": "v1", "kind": "Node",
                     "metadata": {"name": name, "labels": labels,
@@ -338,6 +342,7 @@ class KubeCluster:
                                    {"type": "Ready", "status": ready,
                                     "reason": "KubeletReady" if ready == "True" else "KubeletNotReady",
                                     "message": "kubelet is posting ready status" if ready == "True"
+                                    else "node is rebooting" if rebooting
                                     else "node failed HyperPod health checks",
                                     "lastHeartbeatTime": t0, "lastTransitionTime": t0}],
                                "addresses": [{"type": "InternalIP", "address": n["ip"]},

@@ -1278,7 +1278,9 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
                 continue
             for n in self._nodes(c["ClusterName"]):
                 st = n["InstanceStatus"]["Status"]
-                if st in ("Running", "Failure", "SystemUpdating", "DeepHealthCheckInProgress"):
+                if st == "Pending" and n["InstanceStatus"].get("Message") == "Rebooting":
+                    st = "Rebooting"  # a node rebooting keeps its Node object
+                if st in ("Running", "Failure", "SystemUpdating", "DeepHealthCheckInProgress", "Rebooting"):
                     g = c["_groups"].get(n["InstanceGroupName"], {}).get("spec", {})
                     desired.setdefault(eks, []).append({
                         "cluster": c["ClusterName"], "instance_id": n["InstanceId"],
