@@ -9,7 +9,9 @@
  * JSON text the sandbox answers parsed as the clients parse it: the AWS
  * call (ListClusterEvents: none new), the Kubernetes connection and its
  * lists (NODES nodes with HyperPod's health label, one self-hosted
- * endpoint's Deployment and pod, JOBS HyperPodPyTorchJobs, no RayJob).
+ * endpoint's Deployment and pod, one InferenceEndpointConfig the
+ * inference operator says DeploymentComplete of, no JumpStartModel,
+ * JOBS HyperPodPyTorchJobs, no RayJob).
  * The first pass (every object's first sight, a baseline) is not
  * counted.  On every pass after it, in one cluster in ten one job
  * fails (job.failed) and in the ten per cent that failed on the pass
@@ -131,6 +133,23 @@ kube_jobs(struct sw_buf *b)
 	(void)sw_buf_puts(b, "]}");
 }
 
+/* The inference operator's endpoints: one managed, ready; no JumpStart. */
+static void
+kube_managed(struct sw_buf *b, int jumpstart)
+{
+	if (jumpstart)
+		(void)sw_buf_puts(b, "{\"kind\":\"JumpStartModelList\","
+		    "\"items\":[]}");
+	else
+		(void)sw_buf_puts(b, "{\"kind\":\"InferenceEndpointConfigList\","
+		    "\"items\":[{\"metadata\":{\"name\":\"chat\",\"namespace\":"
+		    "\"hyperpod-ns-team2\"},\"spec\":{\"replicas\":1},"
+		    "\"status\":{\"state\":\"DeploymentComplete\","
+		    "\"replicas\":1,\"conditions\":[{\"type\":"
+		    "\"DeploymentComplete\",\"status\":\"True\",\"reason\":"
+		    "\"DeploymentComplete\",\"message\":\"1 of 1\"}]}}]}");
+}
+
 static void
 kube_server(struct sw_buf *b, int pods)
 {
@@ -166,6 +185,8 @@ k8s_list(struct k8s_client *k, const char *path, const char *selector,
 		kube_nodes(&b);
 	else if (strstr(path, "hyperpodpytorchjobs") != NULL)
 		kube_jobs(&b);
+	else if (strstr(path, "inference.sagemaker.aws.amazon.com") != NULL)
+		kube_managed(&b, strstr(path, "jumpstartmodels") != NULL);
 	else
 		kube_server(&b, strcmp(path, "/api/v1/pods") == 0);
 	making(0);
