@@ -6,7 +6,8 @@
 # a price for, one it lists none for.  A managed endpoint's dry run of 2
 # replicas on the priced type adds their GPUs' share of the node's
 # price an hour (the price x 2 when the type has one GPU) and 24 times
-# that a day; a JumpStart one counts a whole instance per replica; on
+# that a day; with an autoscaler its minimum replicas are counted; a
+# JumpStart one counts a whole instance per replica; on
 # the unpriced type the sums are null (unknown) and why says so, never
 # zero.  A managed endpoint of team a is deployed and seen ready; its
 # worker is changed to a command its image lacks, its pods cannot
@@ -127,6 +128,16 @@ else:
 t.ok(dec(c.get("cluster_per_hour")) is None and
      c.get("cluster_per_hour", 0) is None,
      "the cluster's own cost is unknown: one of its types has no price")
+AMP = ("https://aps-workspaces.%s.amazonaws.com/workspaces/"
+       "ws-0123abcd-4567-89ef-0123-456789abcdef" % REGION)
+st, c, r = cost_of(dict({k: v for k, v in MGD.items() if k != "replicas"},
+                        autoscaling={"min_replicas": 3, "max_replicas": 5,
+                                     "prometheus_url": AMP}))
+t.ok(st == 200 and c.get("replicas") == 3 and
+     dec(c.get("added_per_hour")) ==
+     (3 * price / g["gpus"]).quantize(Decimal("0.000001"), ROUND_DOWN),
+     "with an autoscaler its minimum, 3 replicas, is counted (%s)" %
+     (c or (r.status, r.body[:300])))
 js = {"endpoint_name": "js", "kind": "jumpstart", "namespace": NS,
       "instance_type": g["instance_type"], "replicas": 2,
       "model_id": "meta-textgeneration-llama-3-2-1b", "accept_eula": True}
