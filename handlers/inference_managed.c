@@ -348,12 +348,12 @@ static json_object *
 managed_cost(struct sw_req *r, int managed)
 {
 	json_object *a = r->args, *as = sw_json_get(a, "autoscaling");
-	int64_t replicas = as != NULL ? sw_json_get_int(as, "min_replicas",
-	    1) : sw_json_get_int(a, "replicas", 1);
+	int64_t replicas = as != NULL ? sw_json_get_int(as, "min_replicas", 1)
+				      : sw_json_get_int(a, "replicas", 1);
 
 	return h_endpoint_cost(r, sw_json_get_str(a, "name"),
-	    sw_json_get_str(a, "instance_type"), replicas, managed ?
-	    WORKER_GPUS : 0);
+	    sw_json_get_str(a, "instance_type"), replicas,
+	    managed ? WORKER_GPUS : 0);
 }
 
 sw_err
