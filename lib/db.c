@@ -1,8 +1,10 @@
 /*
- * db.c: SQLite state store (see db.h).  Holds the schema migrations,
- * numbered by PRAGMA user_version and applied in one transaction each,
- * and the statement table: all SQL of the program, indexed by enum
- * sw_stmt, prepared on first use and kept for the connection's life.
+ * db.c: the state store (see db.h).  Holds the schema migrations,
+ * numbered by the schema version (SQLite's PRAGMA user_version) and
+ * applied in one transaction each, and the statement table: all SQL of
+ * the program, indexed by enum sw_stmt, prepared on first use and kept
+ * for the connection's life.  The engine-neutral API of db.h is here;
+ * each engine's calls into its library are in db_sqlite.c and db_pg.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +14,10 @@
 #include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/db.h"
+#include "lib/db_engine.h"
 #include "lib/fault.h"
 #include "lib/limits.h"
 #include "lib/log.h"
-
-struct sw_db {
-	sqlite3		*h;
-	sqlite3_stmt	*stmt[STMT__MAX];
-};
 
 /* Each entry moves the schema from version i to i + 1. */
 static const char *const migrations[] = {
@@ -716,6 +714,42 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"SELECT 1 FROM notify_events WHERE uid = ?1",
 };
 
+/*
+ * What differs between the engines besides a statement's text: how the
+ * connection is set up, where the schema version is kept, and the
+ * migrations' text where its dialect differs.
+ */
+struct dialect {
+	const struct sw_db_engine *eng;
+	const char	*setup;		/* run once on open */
+	const char	*version_get;	/* one row, one integer */
+	const char	*version_set;	/* followed by the new version */
+	const char *const *migrations;	/* NULL entry: the common text */
+	const char *const *stmts;	/* NULL entry: the common text */
+};
+
+static const struct dialect lite_dialect = {
+	.eng = &sw_db_sqlite,
+	.setup = "PRAGMA journal_mode = WAL;"
+	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+	.version_get = "PRAGMA user_version",
+	.version_set = "PRAGMA user_version = ",
+};
+
+static const struct dialect *
+dialect_of(struct sw_db *db)
+{
+	(void)db;
+	return &lite_dialect;
+}
+
+int
+sw_db_is_pg_url(const char *where)
+{
+	return strncmp(where, "postgresql://", 13) == 0 ||
+	    strncmp(where, "postgres://", 11) == 0;
+}
+
 int64_t
 sw_now_ms(void)
 {
@@ -725,88 +759,224 @@ sw_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *
-sw_col_text(sqlite3_stmt *st, int col)
+void
+sw_bind_text(struct sw_st *st, int i, const char *v)
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
+	if (v == NULL)
+		st->eng->bind_null(st, i);
+	else
+		st->eng->bind_text(st, i, v, 0);
+}
 
-	return s ? (const char *)s : "";
+void
+sw_bind_text_copy(struct sw_st *st, int i, const char *v)
+{
+	if (v == NULL)
+		st->eng->bind_null(st, i);
+	else
+		st->eng->bind_text(st, i, v, 1);
+}
+
+void
+sw_bind_int64(struct sw_st *st, int i, int64_t v)
+{
+	st->eng->bind_int64(st, i, v);
+}
+
+void
+sw_bind_null(struct sw_st *st, int i)
+{
+	st->eng->bind_null(st, i);
+}
+
+void
+sw_bind_blob(struct sw_st *st, int i, const void *p, size_t n)
+{
+	st->eng->bind_blob(st, i, p, n);
+}
+
+void
+sw_bind_opt(struct sw_st *st, int i, const char *v)
+{
+	if (v != NULL)
+		st->eng->bind_text(st, i, v, 0);
+}
+
+int
+sw_col_null(struct sw_st *st, int col)
+{
+	return st->eng->col_null(st, col);
+}
+
+int
+sw_col_is_int(struct sw_st *st, int col)
+{
+	return st->eng->col_is_int(st, col);
+}
+
+int64_t
+sw_col_int64(struct sw_st *st, int col)
+{
+	return st->eng->col_int64(st, col);
+}
+
+int
+sw_col_int(struct sw_st *st, int col)
+{
+	return (int)st->eng->col_int64(st, col);
+}
+
+const char *
+sw_col_text(struct sw_st *st, int col)
+{
+	const char *s = st->eng->col_text(st, col);
+
+	return s ? s : "";
+}
+
+const char *
+sw_col_text_or_null(struct sw_st *st, int col)
+{
+	return st->eng->col_text(st, col);
+}
+
+const void *
+sw_col_blob(struct sw_st *st, int col, size_t *n)
+{
+	return st->eng->col_blob(st, col, n);
+}
+
+int64_t
+sw_db_changes(struct sw_db *db)
+{
+	return db->eng->changes(db);
+}
+
+int64_t
+sw_db_total_changes(struct sw_db *db)
+{
+	return db->eng->total_changes(db);
+}
+
+int64_t
+sw_db_last_id(struct sw_db *db)
+{
+	return db->eng->last_id(db);
+}
+
+void
+sw_reset(struct sw_st *st)
+{
+	st->busy = 0;
+	st->eng->reset(st);
 }
 
 sw_err
-sw_db_exec(struct sw_db *db, sqlite3_stmt *st)
+sw_db_exec(struct sw_db *db, struct sw_st *st)
 {
 	int rc;
 
 	if (st == NULL)
 		return SW_EDB;
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
-void
-sw_bind_opt(sqlite3_stmt *st, int i, const char *v)
+const char *
+sw_db_rc_str(int rc)
 {
-	if (v != NULL)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	switch (rc) {
+	case SW_DB_DONE:
+		return "done";
+	case SW_DB_ROW:
+		return "row";
+	case SW_DB_CONSTRAINT:
+		return "constraint failed";
+	case SW_DB_BUSY:
+		return "database is locked";
+	case SW_DB_CORRUPT:
+		return "database disk image is malformed";
+	default:
+		return "database failure";
+	}
 }
 
 sw_err
 sw_db_err(struct sw_db *db, int rc)
 {
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
+	switch (rc) {
+	case SW_DB_DONE:
+	case SW_DB_ROW:
 		return SW_OK;
-	case SQLITE_CONSTRAINT:
+	case SW_DB_CONSTRAINT:
 		return SW_ECONFLICT;
 	default:
-		sw_error("sqlite: %s (%d)", db ? sqlite3_errmsg(db->h) :
-		    sqlite3_errstr(rc), rc);
+		sw_error("%s: %s (%d)", db ? db->eng->name : "db", db ?
+		    db->eng->errmsg(db) : sw_db_rc_str(rc), rc);
 		return SW_EDB;
 	}
 }
 
 int
-sw_db_step(sqlite3_stmt *st)
+sw_db_step(struct sw_st *st)
 {
+	int rc;
+
 	if (sw_fault_hit(SW_FAULT_SQLITE, "step"))
-		return SQLITE_IOERR;
-	return sqlite3_step(st);
+		return SW_DB_FAIL;
+	rc = st->eng->step(st);
+	st->busy = rc == SW_DB_ROW;
+	return rc;
 }
 
 static sw_err
 db_exec(struct sw_db *db, const char *sql)
 {
-	char *msg = NULL;
 	int rc;
 
-	if (sw_fault_hit(SW_FAULT_SQLITE, sql))
-		rc = SQLITE_IOERR;
-	else
-		rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
-	if (rc != SQLITE_OK) {
-		sw_error("sqlite exec: %s", msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return rc == SQLITE_BUSY ? SW_EUNAVAIL : SW_EDB;
+	if (sw_fault_hit(SW_FAULT_SQLITE, sql)) {
+		sw_error("%s exec: injected fault", db->eng->name);
+		return SW_EDB;
 	}
-	return SW_OK;
+	rc = db->eng->exec(db, sql);
+	if (rc == SW_DB_DONE)
+		return SW_OK;
+	return rc == SW_DB_BUSY ? SW_EUNAVAIL : SW_EDB;
+}
+
+sw_err
+sw_db_exec_sql(struct sw_db *db, const char *sql)
+{
+	return db_exec(db, sql);
+}
+
+sw_err
+sw_db_prepare(struct sw_db *db, const char *sql, struct sw_st **out)
+{
+	*out = db->eng->prepare(db, sql);
+	return *out != NULL ? SW_OK : SW_EDB;
+}
+
+void
+sw_st_free(struct sw_st *st)
+{
+	if (st != NULL)
+		st->eng->finalize(st);
 }
 
 int
 sw_db_version(struct sw_db *db)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int v = -1;
 
-	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st,
-	    NULL) != SQLITE_OK)
+	if ((st = db->eng->prepare(db, dialect_of(db)->version_get)) ==
+	    NULL)
 		return -1;
-	if (sw_db_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (sw_db_step(st) == SW_DB_ROW)
+		v = sw_col_int(st, 0);
+	st->eng->finalize(st);
 	return v;
 }
 
@@ -816,10 +986,32 @@ sw_db_version_latest(void)
 	return NMIGRATIONS;
 }
 
+const char *
+sw_db_engine(struct sw_db *db)
+{
+	return db->eng->name;
+}
+
+const char *
+sw_db_engine_version(struct sw_db *db)
+{
+	return db->version;
+}
+
+static const char *
+migration_text(struct sw_db *db, int v)
+{
+	const struct dialect *d = dialect_of(db);
+
+	if (d->migrations != NULL && d->migrations[v] != NULL)
+		return d->migrations[v];
+	return migrations[v];
+}
+
 static sw_err
 db_migrate(struct sw_db *db)
 {
-	char sql[64];
+	char sql[96];
 	int v;
 	sw_err e;
 
@@ -837,10 +1029,10 @@ db_migrate(struct sw_db *db)
 		return SW_EDB;
 	}
 	for (; v < NMIGRATIONS; v++) {
-		if ((e = db_exec(db, migrations[v])) != SW_OK)
+		if ((e = db_exec(db, migration_text(db, v))) != SW_OK)
 			goto bad;
-		if ((e = sw_fmt(sql, sizeof(sql), "PRAGMA user_version = %d",
-		    v + 1)) != SW_OK || (e = db_exec(db, sql)) != SW_OK)
+		if ((e = sw_fmt(sql, sizeof(sql), "%s%d",
+		    dialect_of(db)->version_set, v + 1)) != SW_OK || (e = db_exec(db, sql)) != SW_OK)
 			goto bad;
 	}
 	return sw_db_commit(db);
@@ -850,25 +1042,16 @@ bad:
 }
 
 sw_err
-sw_db_open(const char *path, struct sw_db **out)
+sw_db_open(const char *where, struct sw_db **out)
 {
-	struct sw_db *db;
+	const struct sw_db_engine *eng = &sw_db_sqlite;
+	struct sw_db *db = NULL;
 	sw_err e;
 
 	*out = NULL;
-	if ((db = sw_calloc(1, sizeof(*db))) == NULL)
-		return SW_ENOMEM;
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		sw_error("cannot open %s: %s", path, db->h ?
-		    sqlite3_errmsg(db->h) : "out of memory");
-		e = SW_EDB;
+	if ((e = eng->open(where, &db)) != SW_OK)
 		goto bad;
-	}
-	sqlite3_busy_timeout(db->h, SW_DB_BUSY_MS);
-	if ((e = db_exec(db, "PRAGMA journal_mode = WAL;"
-	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")) !=
-	    SW_OK)
+	if ((e = db_exec(db, dialect_of(db)->setup)) != SW_OK)
 		goto bad;
 	if ((e = db_migrate(db)) != SW_OK)
 		goto bad;
@@ -887,15 +1070,25 @@ sw_db_close(struct sw_db *db)
 	if (db == NULL)
 		return;
 	for (i = 0; i < STMT__MAX; i++)
-		sqlite3_finalize(db->stmt[i]);
-	sqlite3_close(db->h);
-	free(db);
+		if (db->stmt[i] != NULL)
+			db->eng->finalize(db->stmt[i]);
+	db->eng->close(db);
 }
 
-sqlite3_stmt *
+static const char *
+stmt_text(struct sw_db *db, enum sw_stmt s)
+{
+	const struct dialect *d = dialect_of(db);
+
+	if (d->stmts != NULL && d->stmts[s] != NULL)
+		return d->stmts[s];
+	return stmt_sql[s];
+}
+
+struct sw_st *
 sw_db_stmt(struct sw_db *db, enum sw_stmt s)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((unsigned)s >= STMT__MAX)
 		return NULL;
@@ -904,17 +1097,13 @@ sw_db_stmt(struct sw_db *db, enum sw_stmt s)
 			sw_error("prepare statement %d: injected fault", (int)s);
 			return NULL;
 		}
-		if (sqlite3_prepare_v3(db->h, stmt_sql[s], -1,
-		    SQLITE_PREPARE_PERSISTENT, &db->stmt[s], NULL) !=
-		    SQLITE_OK) {
-			sw_error("prepare statement %d: %s", (int)s,
-			    sqlite3_errmsg(db->h));
-			return NULL;
-		}
+		if ((db->stmt[s] = db->eng->prepare(db, stmt_text(db, s))) ==
+		    NULL)
+			sw_error("prepare statement %d failed", (int)s);
 		return db->stmt[s];
 	}
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sw_reset(st);
+	st->eng->clear(st);
 	return st;
 }
 
@@ -925,14 +1114,13 @@ reset_busy(struct sw_db *db)
 	int i;
 
 	for (i = 0; i < STMT__MAX; i++)
-		if (db->stmt[i] != NULL && sqlite3_stmt_busy(db->stmt[i]))
-			sqlite3_reset(db->stmt[i]);
+		if (db->stmt[i] != NULL && db->stmt[i]->busy)
+			sw_reset(db->stmt[i]);
 }
 
 sw_err
 sw_db_begin(struct sw_db *db)
 {
-	int64_t until = sw_now_ms() + SW_DB_WRITE_WAIT_MS;
 	int rc;
 
 	/* A write starts on the newest snapshot: a statement of ours left
@@ -941,15 +1129,9 @@ sw_db_begin(struct sw_db *db)
 	reset_busy(db);
 	if (sw_fault_hit(SW_FAULT_SQLITE, "BEGIN IMMEDIATE"))
 		return SW_EDB;
-	/* Each try waits SW_DB_BUSY_MS in SQLite's busy handler; a slow
-	 * machine gets more tries, up to SW_DB_WRITE_WAIT_MS in all. */
-	while ((rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL,
-	    NULL)) == SQLITE_BUSY && sw_now_ms() < until)
-		;
-	if (rc == SQLITE_OK)
+	if ((rc = db->eng->begin(db)) == SW_DB_DONE)
 		return SW_OK;
-	sw_error("sqlite: BEGIN IMMEDIATE: %s", sqlite3_errmsg(db->h));
-	return (rc & 0xff) == SQLITE_BUSY ? SW_EUNAVAIL : SW_EDB;
+	return rc == SW_DB_BUSY ? SW_EUNAVAIL : SW_EDB;
 }
 
 sw_err
@@ -968,28 +1150,29 @@ sw_db_commit(struct sw_db *db)
 void
 sw_db_rollback(struct sw_db *db)
 {
-	(void)sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+	(void)db->eng->exec(db, "ROLLBACK");
+}
+
+int
+sw_db_txn(struct sw_db *db)
+{
+	return db->eng->txn(db);
 }
 
 sw_err
 sw_db_idle(struct sw_db *db)
 {
 	sw_err e = SW_OK;
+	int t;
 
 	if (db == NULL)
 		return SW_OK;
 	reset_busy(db);
-	if (sqlite3_txn_state(db->h, NULL) != SQLITE_TXN_NONE) {
+	if ((t = db->eng->txn(db)) != SW_TXN_NONE) {
 		sw_error("a unit of work ended inside a %s transaction",
-		    sqlite3_get_autocommit(db->h) ? "read" : "explicit");
+		    t == SW_TXN_READ ? "read" : "explicit");
 		sw_db_rollback(db);
 		e = SW_EINTERNAL;
 	}
 	return e;
-}
-
-sqlite3 *
-sw_db_handle(struct sw_db *db)
-{
-	return db->h;
 }
