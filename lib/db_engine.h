@@ -40,9 +40,10 @@ struct sw_db_engine {
 	/* Prepare one statement; NULL on failure (logged). */
 	struct sw_st *(*prepare)(struct sw_db *, const char *sql);
 	void	(*finalize)(struct sw_st *);
-	/* Open a write transaction, one writer at a time, waiting up to
-	 * SW_DB_WRITE_WAIT_MS for the others; an enum sw_db_rc. */
-	int	(*begin)(struct sw_db *);
+	/* Open a write transaction with sql, one writer at a time,
+	 * waiting up to SW_DB_WRITE_WAIT_MS for the others; an enum
+	 * sw_db_rc. */
+	int	(*begin)(struct sw_db *, const char *sql);
 	void	(*bind_text)(struct sw_st *, int i, const char *v, int copy);
 	void	(*bind_int64)(struct sw_st *, int i, int64_t v);
 	void	(*bind_null)(struct sw_st *, int i);

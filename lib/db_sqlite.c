@@ -114,19 +114,18 @@ lite_finalize(struct sw_st *st)
 }
 
 static int
-lite_begin(struct sw_db *db)
+lite_begin(struct sw_db *db, const char *sql)
 {
 	int64_t until = sw_now_ms() + SW_DB_WRITE_WAIT_MS;
 	int rc;
 
 	/* Each try waits SW_DB_BUSY_MS in SQLite's busy handler; a slow
 	 * machine gets more tries, up to SW_DB_WRITE_WAIT_MS in all. */
-	while ((rc = sqlite3_exec(LDB(db), "BEGIN IMMEDIATE", NULL, NULL,
-	    NULL)) == SQLITE_BUSY && sw_now_ms() < until)
+	while ((rc = sqlite3_exec(LDB(db), sql, NULL, NULL, NULL)) ==
+	    SQLITE_BUSY && sw_now_ms() < until)
 		;
 	if (rc != SQLITE_OK)
-		sw_error("sqlite: BEGIN IMMEDIATE: %s",
-		    sqlite3_errmsg(LDB(db)));
+		sw_error("sqlite: %s: %s", sql, sqlite3_errmsg(LDB(db)));
 	return lite_rc(rc);
 }
 
