@@ -8,7 +8,9 @@
 # right after it sent UpdateCluster (SLIPWAY_FAULT=kill-after, when the
 # build has it; else the poller is SIGKILLed while the scale runs), and
 # the cluster deleted.  Every operation succeeds and, in the sandbox's
-# request log, no mutation was sent twice.  `slipway doctor` reports the
+# request log, no mutation was sent twice.  A webhook subscription gets
+# each stage's and operation's result once (PostgreSQL's triggers write
+# the outbox, the poller's claims deliver it).  `slipway doctor` reports the
 # database: its engine and version, the schema against the build's, and
 # that it is reachable; the tables hold the stack's rows (read with psql).
 # Skips only when the PostgreSQL binaries are absent.
@@ -28,6 +30,7 @@ from tap import T
 from harness import SLIPWAY, Stack, fault_injection_built, free_port
 from harness import kill_if, need_clusters, sandbox_requests, wait_for
 from harness import wait_operation
+import webhook
 
 t = T()
 bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
@@ -113,6 +116,13 @@ def done(what, op_id, timeout=300):
     return d
 
 
+rx = webhook.Receiver()
+r = s.post("/api/v1/subscriptions", {
+    "name": "hook", "target": "webhook", "url": rx.url + "/ok",
+    "secret": "pg-test-secret-0123456789",
+    "events": ["operation.succeeded", "stage.succeeded"]})
+t.eq(r.status, 201, "a webhook subscription (%s)" % r.body[:200])
+
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
 g = next(i for i in types if not i["efa_supported"])
 done("cluster create", op("cluster create", "POST", "/api/v1/clusters", {
@@ -162,6 +172,33 @@ for k in twice[:10]:
     t.diag("sent %d times: %s %s %s" % ((seen[k],) + k))
 t.eq(psql("SELECT count(*) FROM operations WHERE state <> 'succeeded'"),
      "0", "every operation PostgreSQL holds succeeded")
+
+# ---- notifications, written by PostgreSQL's triggers -------------------
+
+
+def deliveries(**q):
+    qs = "&".join("%s=%s" % kv for kv in q.items())
+    return s.get("/api/v1/deliveries?limit=500&" + qs).json["items"]
+
+
+t.ok(wait_for(lambda: not deliveries(state="pending"), timeout=120),
+     "every delivery settled")
+outbox = deliveries(subscription="hook")
+ops = [x for x in outbox if x["kind"] == "operation.succeeded"]
+t.eq(len(ops), 3, "one operation.succeeded event per operation")
+t.ok(len([x for x in outbox if x["kind"] == "stage.succeeded"]) > 3,
+     "and the stages' results (%d events in all)" % len(outbox))
+got = sorted(h.get("Slipway-Event-Id") for h, b in rx.received("/ok"))
+t.eq(got, sorted(x["event_id"] for x in outbox),
+     "the webhook got each event exactly once")
+t.eq(psql("SELECT count(*) FROM deliveries WHERE state <> 'delivered'"),
+     "0", "PostgreSQL's outbox holds every delivery as delivered")
+bad = [ln for name in ("api.log", "mcp.log", "poller.log", "stream.log")
+       for ln in s.log_text(name).splitlines() if "postgresql" in ln and
+       " error " in ln]
+t.ok(not bad, "no PostgreSQL error in the stack's logs")
+for ln in bad[:10]:
+    t.diag(ln)
 
 # ---- doctor --------------------------------------------------------------
 r = subprocess.run([SLIPWAY, "doctor", "--json", "--local", "--state-dir",
