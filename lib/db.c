@@ -1414,6 +1414,10 @@ sw_db_open(const char *where, struct sw_db **out)
 	*out = NULL;
 	if ((e = eng->open(where, &db)) != SW_OK)
 		goto bad;
+	if ((db->stmt = sw_calloc(STMT__MAX, sizeof(*db->stmt))) == NULL) {
+		e = SW_ENOMEM;
+		goto bad;
+	}
 	if ((e = db_exec(db, dialect_of(db)->setup)) != SW_OK)
 		goto bad;
 	if ((e = db_migrate(db)) != SW_OK)
@@ -1432,9 +1436,10 @@ sw_db_close(struct sw_db *db)
 
 	if (db == NULL)
 		return;
-	for (i = 0; i < STMT__MAX; i++)
+	for (i = 0; db->stmt != NULL && i < STMT__MAX; i++)
 		if (db->stmt[i] != NULL)
 			db->eng->finalize(db->stmt[i]);
+	free(db->stmt);
 	db->eng->close(db);
 }
 

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/db.h"
+#include "lib/err.h"
+
+struct sw_db;
+struct sw_st;
 
 struct sw_db_engine;
 
@@ -19,7 +22,7 @@ struct sw_db_engine;
  * struct starts with it. */
 struct sw_db {
 	const struct sw_db_engine *eng;
-	struct sw_st	*stmt[STMT__MAX];
+	struct sw_st	**stmt;		/* the table's, STMT__MAX; db.c's */
 	char		 version[32];	/* the engine's version */
 };
 

@@ -17,6 +17,7 @@
 
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/db.h"
 #include "lib/db_engine.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -36,6 +37,7 @@ struct pg_db {
 	PGconn		*c;
 	unsigned	 gen;		/* bumped when the link is made anew */
 	unsigned	 nprep;		/* statement names handed out */
+	int		 txn;		/* between BEGIN and its end */
 	int64_t		 changes, total, last_id;
 };
 
@@ -51,6 +53,7 @@ struct pg_st {
 	char		 num[PG_MAXP][24];
 	PGresult	*res;
 	int		 row, nrows;
+	int		 done;		/* the last step said SW_DB_DONE */
 	unsigned char	*blob;		/* a decoded bytea; owned */
 };
 
@@ -80,12 +83,16 @@ pg_rc_of(const PGresult *r)
 	return SW_DB_FAIL;
 }
 
-/* The link is down: make it again, once.  0 when it is up. */
+/* The link is down: make it again, once, unless a transaction was open
+ * on it (its caller must see it fail, not go on outside it).  0 when
+ * it is up. */
 static int
 pg_relink(struct pg_db *p)
 {
 	if (PQstatus(p->c) == CONNECTION_OK)
 		return 0;
+	if (p->txn)
+		return -1;
 	sw_warn("postgresql: the connection was lost; connecting again");
 	PQreset(p->c);
 	if (PQstatus(p->c) != CONNECTION_OK)
@@ -132,7 +139,9 @@ pg_exec(struct sw_db *db, const char *sql)
 	PGresult *r;
 	int rc;
 
-	if (PQtransactionStatus(p->c) == PQTRANS_IDLE && pg_relink(p) != 0)
+	if (strcmp(sql, "COMMIT") == 0 || strcmp(sql, "ROLLBACK") == 0)
+		p->txn = 0;
+	else if (pg_relink(p) != 0)
 		return SW_DB_BUSY;
 	r = PQexec(p->c, sql);
 	if ((rc = pg_rc_of(r)) != SW_DB_DONE)
@@ -265,8 +274,9 @@ pg_begin(struct sw_db *db, const char *sql)
 {
 	int rc;
 
-	if ((rc = pg_exec(db, sql)) != SW_DB_DONE &&
-	    PQtransactionStatus(PDB(db)->c) != PQTRANS_IDLE)
+	if ((rc = pg_exec(db, sql)) == SW_DB_DONE)
+		PDB(db)->txn = 1;
+	else if (PQtransactionStatus(PDB(db)->c) != PQTRANS_IDLE)
 		(void)pg_exec(db, "ROLLBACK");
 	return rc;
 }
@@ -347,19 +357,24 @@ pg_run(struct pg_st *s)
 	const char *tag;
 	int rc;
 
-	if (PQtransactionStatus(p->c) == PQTRANS_IDLE && pg_relink(p) != 0)
+	if (pg_relink(p) != 0)
 		return SW_DB_BUSY;
 	if ((rc = pg_ready(s)) != SW_DB_DONE)
 		return rc;
 	s->res = PQexecPrepared(p->c, s->name, s->nparams, s->val, NULL,
 	    NULL, 0);
 	if ((rc = pg_rc_of(s->res)) != SW_DB_DONE) {
-		sw_error("postgresql: %s: %s", s->name, PQerrorMessage(p->c));
+		/* a constraint is the caller's answer (409), as on SQLite */
+		if (rc != SW_DB_CONSTRAINT)
+			sw_error("postgresql: %s: %s", s->name,
+			    PQerrorMessage(p->c));
 		pg_drop_result(s);
 		return rc;
 	}
+	/* Rows changed count INSERT, UPDATE and DELETE only, as SQLite's
+	 * changes(); a SELECT's tag counts the rows it read. */
 	tag = PQcmdTuples(s->res);
-	if (tag[0] != '\0') {
+	if (tag[0] != '\0' && strncmp(PQcmdStatus(s->res), "SELECT", 6) != 0) {
 		p->changes = strtoll(tag, NULL, 10);
 		p->total += p->changes;
 	}
@@ -380,6 +395,10 @@ pg_step(struct sw_st *st)
 	struct pg_st *s = PST(st);
 	int rc;
 
+	/* A step after the end runs the statement again, as SQLite's. */
+	if (s->done)
+		pg_drop_result(s);
+	s->done = 0;
 	if (s->res == NULL && (rc = pg_run(s)) != SW_DB_DONE)
 		return rc;
 	PQfreemem(s->blob);
@@ -387,6 +406,7 @@ pg_step(struct sw_st *st)
 	if (++s->row < s->nrows)
 		return SW_DB_ROW;
 	s->row = s->nrows;
+	s->done = 1;
 	return SW_DB_DONE;
 }
 
@@ -394,6 +414,7 @@ static void
 pg_reset(struct sw_st *st)
 {
 	pg_drop_result(PST(st));
+	PST(st)->done = 0;
 }
 
 static int

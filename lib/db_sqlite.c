@@ -9,6 +9,7 @@
 
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/db.h"
 #include "lib/db_engine.h"
 #include "lib/limits.h"
 #include "lib/log.h"

@@ -13,6 +13,9 @@
 # the outbox, the poller's claims deliver it).  `slipway doctor` reports the
 # database: its engine and version, the schema against the build's, and
 # that it is reachable; the tables hold the stack's rows (read with psql).
+# First, the unit tests of the state's callers (operations, tokens and
+# sessions, budgets, notifications, MCP) run on an empty PostgreSQL
+# database each (t/unit/tmpdb.h's SW_TEST_DATABASE).
 # Skips only when the PostgreSQL binaries are absent.
 import atexit
 import glob
@@ -27,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SLIPWAY, Stack, fault_injection_built, free_port
+from harness import BUILDDIR, SLIPWAY, Stack, fault_injection_built, free_port
 from harness import kill_if, need_clusters, sandbox_requests, wait_for
 from harness import wait_operation
 import webhook
@@ -85,6 +88,26 @@ def psql(sql):
            "slipway", "-d", "slipway", "-At", "-c", sql, check=False)
     return r.stdout.strip()
 
+
+# ---- the state's unit tests on it ---------------------------------------
+for unit in ("test-ops", "test-auth", "test-budget", "test-notify",
+             "test-mcp"):
+    name = "unit_" + unit.replace("-", "_")
+    pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
+       "slipway", name)
+    r = subprocess.run([os.path.join(BUILDDIR, "t", "unit", unit)],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, SW_TEST_DATABASE=URL.replace(
+                           "/slipway?", "/%s?" % name)))
+    lines = r.stdout.splitlines()
+    failed = [ln for ln in lines if ln.startswith("not ok")]
+    t.ok(r.returncode == 0 and not failed and
+         any(ln.startswith("ok") for ln in lines),
+         "t/unit/%s passes on PostgreSQL (%d checks)" %
+         (unit, sum(1 for ln in lines if ln.startswith("ok"))))
+    if failed or r.returncode != 0:
+        for ln in failed[:10] + r.stderr.splitlines()[-5:]:
+            t.diag(ln)
 
 # ---- a stack on it -------------------------------------------------------
 fault = fault_injection_built()
