@@ -28,6 +28,7 @@
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/db.h"
+#include "lib/limits.h"
 #include "lib/json.h"
 #include "pipelines/pipeline.h"
 
@@ -139,6 +140,33 @@ check_state_dir(struct doctor *d)
 }
 
 /*
+ * The database's clock against this host's: leases and due times are
+ * compared across both, so they must agree within SW_DB_CLOCK_SKEW_MS.
+ */
+static void
+check_db_clock(struct doctor *d, struct sw_db *db)
+{
+	int64_t before = sw_now_ms(), at, after, skew;
+
+	if (sw_db_clock_ms(db, &at) != SW_OK) {
+		say(d, "database clock", 0, "cannot read the database's clock");
+		return;
+	}
+	after = sw_now_ms();
+	/* against the middle of the round trip */
+	skew = at - (before + (after - before) / 2);
+	if (skew < 0)
+		skew = -skew;
+	if (skew > SW_DB_CLOCK_SKEW_MS)
+		say(d, "database clock", 0, "the database's clock is %lld ms "
+		    "from this host's (more than %d): run chrony on both",
+		    (long long)skew, SW_DB_CLOCK_SKEW_MS);
+	else
+		say(d, "database clock", 1, "within %lld ms of this host's",
+		    (long long)skew);
+}
+
+/*
  * The state store the configuration names: reachable, its engine's
  * version, and its schema against this build's (opening it applies the
  * migrations it lacks, as `slipway start` does).  A PostgreSQL URL is
@@ -173,6 +201,8 @@ check_database(struct doctor *d)
 		say(d, "database", 1, "%s %s reachable; schema %d of %d "
 		    "migrations", sw_db_engine(db), sw_db_engine_version(db),
 		    v, sw_db_version_latest());
+	if (db != NULL)
+		check_db_clock(d, db);
 	sw_db_close(db);
 	sw_config_free(&cfg);
 }

@@ -725,6 +725,7 @@ struct dialect {
 	const char	*begin;		/* a write transaction, one at a time */
 	const char	*schema;	/* where the version is kept, or NULL */
 	const char	*version_get;	/* one row, one integer */
+	const char	*clock;		/* the database's clock, ms */
 	const char	*version_set;	/* followed by the new version */
 	const char *const *migrations;	/* NULL entry: the common text */
 	const char *const *stmts;	/* NULL entry: the common text */
@@ -736,6 +737,8 @@ static const struct dialect lite_dialect = {
 	.setup = "PRAGMA journal_mode = WAL;"
 	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
 	.begin = "BEGIN IMMEDIATE",
+	.clock = "SELECT CAST((julianday('now') - 2440587.5) * 86400000"
+	    " AS INTEGER)",
 	.version_get = "PRAGMA user_version",
 	.version_set = "PRAGMA user_version = ",
 };
@@ -1039,6 +1042,8 @@ static const struct dialect pg_dialect = {
 	.setup = "SET lock_timeout = '30s'; SET client_min_messages = warning;"
 	    " SET TIME ZONE 'UTC';",
 	.begin = "BEGIN; SELECT pg_advisory_xact_lock(53105)",
+	.clock = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)"
+	    "::bigint",
 	.schema = "CREATE TABLE IF NOT EXISTS slipway_schema ("
 	    " version INTEGER NOT NULL);"
 	    " INSERT INTO slipway_schema SELECT 0 WHERE NOT EXISTS"
@@ -1292,6 +1297,20 @@ sw_db_version(struct sw_db *db)
 		v = sw_col_int(st, 0);
 	st->eng->finalize(st);
 	return v;
+}
+
+sw_err
+sw_db_clock_ms(struct sw_db *db, int64_t *ms)
+{
+	struct sw_st *st;
+	int rc;
+
+	if ((st = db->eng->prepare(db, dialect_of(db)->clock)) == NULL)
+		return SW_EDB;
+	if ((rc = sw_db_step(st)) == SW_DB_ROW)
+		*ms = sw_col_int64(st, 0);
+	st->eng->finalize(st);
+	return rc == SW_DB_ROW ? SW_OK : SW_EDB;
 }
 
 int

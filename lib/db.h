@@ -141,6 +141,9 @@ int	sw_db_version_latest(void);
 const char *sw_db_engine(struct sw_db *);
 /* The engine's own version ("3.40.1", "15.5"). */
 const char *sw_db_engine_version(struct sw_db *);
+/* The database's clock in milliseconds since the epoch (SQLite's is
+ * this host's), into *ms. */
+sw_err	sw_db_clock_ms(struct sw_db *, int64_t *ms);
 /* True when where names a PostgreSQL database (a postgresql:// URL). */
 int	sw_db_is_pg_url(const char *where);
 

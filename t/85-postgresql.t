@@ -12,7 +12,8 @@
 # each stage's and operation's result once (PostgreSQL's triggers write
 # the outbox, the poller's claims deliver it).  `slipway doctor` reports the
 # database: its engine and version, the schema against the build's, and
-# that it is reachable; the tables hold the stack's rows (read with psql).
+# that it is reachable, and its clock against the host's; the tables
+# hold the stack's rows (read with psql).
 # First, the unit tests of the state's callers (operations, tokens and
 # sessions, budgets, notifications, MCP) run on an empty PostgreSQL
 # database each (t/unit/tmpdb.h's SW_TEST_DATABASE).
@@ -239,6 +240,10 @@ t.ok("reachable" in db.get("detail", "") and "schema %s of %s" % (
     psql("SELECT version FROM slipway_schema"),
     psql("SELECT version FROM slipway_schema")) in db.get("detail", ""),
     "doctor says it is reachable and migrated to this build's schema")
+clock = found.get("database clock", {})
+t.ok(clock.get("ok") and "ms of this host" in clock.get("detail", ""),
+     "doctor compares the database's clock with the host's (%s)" %
+     clock.get("detail"))
 t.ok("slipway@" not in r.stdout and tmp not in db.get("detail", ""),
      "doctor does not print the database URL")
 
