@@ -167,7 +167,8 @@ pg_translate(const char *sql, int *np)
 	int quoted = 0, next = 0, k;
 
 	*np = 0;
-	if ((out = o = sw_malloc(n * 2 + 1)) == NULL)
+	/* a bare ? (1 byte) becomes at most $16 (3 bytes) */
+	if ((out = o = sw_malloc(n * 3 + 8)) == NULL)
 		return NULL;
 	for (; *sql != '\0'; sql++) {
 		if (*sql == '\'')
@@ -182,6 +183,11 @@ pg_translate(const char *sql, int *np)
 				sql++;
 		} else
 			k = ++next;
+		if (k < 1 || k > PG_MAXP) {
+			*np = PG_MAXP + 1;
+			free(out);
+			return NULL;
+		}
 		sw_fmt_text(o, 8, "$%d", k);
 		o += strlen(o);
 		if (k > *np)
@@ -226,7 +232,7 @@ pg_prepare(struct sw_db *db, const char *sql)
 	if ((s->sql = pg_translate(sql, &s->nparams)) == NULL ||
 	    s->nparams > PG_MAXP || pg_ready(s) != SW_DB_DONE) {
 		if (s->nparams > PG_MAXP)
-			sw_error("postgresql: %d parameters", s->nparams);
+			sw_error("postgresql: a parameter beyond ?%d", PG_MAXP);
 		free(s->sql);
 		free(s);
 		return NULL;
