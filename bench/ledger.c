@@ -30,8 +30,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "bench/fixture.h"
 #include "cloud/aws.h"
 #include "cloud/kube.h"
@@ -181,22 +179,22 @@ sw_price_hour(struct sw_db *db, struct aws_ctx *aws, const char *itype,
 static int64_t
 changes(struct sw_db *db)
 {
-	return (int64_t)sqlite3_total_changes(sw_db_handle(db));
+	return sw_db_total_changes(db);
 }
 
 /* The reference: n rows into a plain table, in `clusters` transactions. */
 static int
 reference(struct sw_db *db, int clusters, int64_t n)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	double w0, c0;
 	int64_t i, per = n / clusters;
 	int c, rc = 0;
 
-	if (sqlite3_prepare_v2(sw_db_handle(db), "INSERT INTO plain (day,"
+	if (sw_db_prepare(db, "INSERT INTO plain (day,"
 	    " cluster, grp, type, team, job, kind, seconds, usd_us) VALUES"
 	    " ('2025-12-05', ?1, 'workers', 'ml.p5.48xlarge', 'team1',"
-	    " 'train', 'gpu', ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+	    " 'train', 'gpu', ?2, ?3)", &st) != SW_OK)
 		return 1;
 	w0 = ms(CLOCK_MONOTONIC);
 	c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
@@ -207,18 +205,18 @@ reference(struct sw_db *db, int clusters, int64_t n)
 		if (sw_db_begin(db) != SW_OK)
 			return 1;
 		for (i = 0; i < per + (c < n % clusters) && rc == 0; i++) {
-			sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, 60);
-			sqlite3_bind_int64(st, 3, 60 * (int64_t)PRICE_US);
-			rc = sqlite3_step(st) == SQLITE_DONE ? 0 : 1;
-			sqlite3_reset(st);
+			sw_bind_text(st, 1, name);
+			sw_bind_int64(st, 2, 60);
+			sw_bind_int64(st, 3, 60 * (int64_t)PRICE_US);
+			rc = sw_db_step(st) == SW_DB_DONE ? 0 : 1;
+			sw_reset(st);
 		}
 		if (rc != 0 || sw_db_commit(db) != SW_OK)
 			rc = 1;
 	}
 	printf("ref %.3f %.3f %lld\n", ms(CLOCK_MONOTONIC) - w0,
 	    ms(CLOCK_PROCESS_CPUTIME_ID) - c0, (long long)n);
-	sqlite3_finalize(st);
+	sw_st_free(st);
 	return rc;
 }
 
@@ -249,10 +247,9 @@ seed(struct sw_db *db, struct sw_db *ref, int clusters)
 		    name, id, "created", &rec) != SW_OK)
 			return 1;
 	}
-	return sqlite3_exec(sw_db_handle(ref), "CREATE TABLE plain (day TEXT,"
+	return sw_db_exec_sql(ref, "CREATE TABLE plain (day TEXT,"
 	    " cluster TEXT, grp TEXT, type TEXT, team TEXT, job TEXT,"
-	    " kind TEXT, seconds INTEGER, usd_us INTEGER)", NULL, NULL,
-	    NULL) == SQLITE_OK ? 0 : 1;
+	    " kind TEXT, seconds INTEGER, usd_us INTEGER)") == SW_OK ? 0 : 1;
 }
 
 int

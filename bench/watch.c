@@ -30,8 +30,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "bench/fixture.h"
 #include "cloud/aws.h"
 #include "cloud/kube.h"
@@ -247,7 +245,7 @@ main(int argc, char *argv[])
 	}
 	memset(&aws, 0, sizeof(aws));
 	for (pass_no = 0; pass_no <= passes; pass_no++) {
-		before = (int64_t)sqlite3_total_changes(sw_db_handle(db));
+		before = sw_db_total_changes(db);
 		made_wall = made_cpu = 0;
 		w0 = ms(CLOCK_MONOTONIC);
 		c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
@@ -255,8 +253,8 @@ main(int argc, char *argv[])
 		if (pass_no > 0)
 			printf("pass %.3f %.3f %lld\n", ms(CLOCK_MONOTONIC) -
 			    w0 - made_wall, ms(CLOCK_PROCESS_CPUTIME_ID) - c0 -
-			    made_cpu, (long long)(sqlite3_total_changes(
-			    sw_db_handle(db)) - before));
+			    made_cpu, (long long)(sw_db_total_changes(db) -
+			    before));
 		fflush(stdout);
 	}
 	sw_db_close(db);

@@ -27,6 +27,8 @@
 #include "cloud/aws_api.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
+#include "lib/db.h"
+#include "lib/limits.h"
 #include "lib/json.h"
 #include "pipelines/pipeline.h"
 
@@ -135,6 +137,74 @@ check_state_dir(struct doctor *d)
 			say(d, "state directory", 1, "%s is private and "
 			    "writable", dir);
 	}
+}
+
+/*
+ * The database's clock against this host's: leases and due times are
+ * compared across both, so they must agree within SW_DB_CLOCK_SKEW_MS.
+ */
+static void
+check_db_clock(struct doctor *d, struct sw_db *db)
+{
+	int64_t before = sw_now_ms(), at, after, skew;
+
+	if (sw_db_clock_ms(db, &at) != SW_OK) {
+		say(d, "database clock", 0, "cannot read the database's clock");
+		return;
+	}
+	after = sw_now_ms();
+	/* against the middle of the round trip */
+	skew = at - (before + (after - before) / 2);
+	if (skew < 0)
+		skew = -skew;
+	if (skew > SW_DB_CLOCK_SKEW_MS)
+		say(d, "database clock", 0, "the database's clock is %lld ms "
+		    "from this host's (more than %d): run chrony on both",
+		    (long long)skew, SW_DB_CLOCK_SKEW_MS);
+	else
+		say(d, "database clock", 1, "within %lld ms of this host's",
+		    (long long)skew);
+}
+
+/*
+ * The state store the configuration names: reachable, its engine's
+ * version, and its schema against this build's (opening it applies the
+ * migrations it lacks, as `slipway start` does).  A PostgreSQL URL is
+ * never printed: it may carry a password.
+ */
+static void
+check_database(struct doctor *d)
+{
+	struct sw_config cfg;
+	struct sw_db *db = NULL;
+	int pg, v;
+
+	if (sw_config_load(d->o->state_dir, &cfg) != SW_OK) {
+		say(d, "database", 0, "cannot read %s/config.json",
+		    d->o->state_dir);
+		sw_config_free(&cfg);
+		return;
+	}
+	pg = sw_db_is_pg_url(cfg.db_path);
+	if (!pg && access(cfg.db_path, F_OK) != 0)
+		say(d, "database", 1, "sqlite: %s does not exist yet; "
+		    "slipway start will create it", cfg.db_path);
+	else if (sw_db_open(cfg.db_path, &db) != SW_OK)
+		say(d, "database", 0, "%s cannot be reached or migrated (see "
+		    "the message above)", pg ? "the PostgreSQL database" :
+		    cfg.db_path);
+	else if ((v = sw_db_version(db)) != sw_db_version_latest())
+		say(d, "database", 0, "%s %s: schema %d, this build's is %d",
+		    sw_db_engine(db), sw_db_engine_version(db), v,
+		    sw_db_version_latest());
+	else
+		say(d, "database", 1, "%s %s reachable; schema %d of %d "
+		    "migrations", sw_db_engine(db), sw_db_engine_version(db),
+		    v, sw_db_version_latest());
+	if (db != NULL)
+		check_db_clock(d, db);
+	sw_db_close(db);
+	sw_config_free(&cfg);
 }
 
 /* Run nginx -t on conf; 0 when it passes, else its first words in why. */
@@ -690,6 +760,7 @@ sw_cli_doctor(const struct sw_doctor_opts *o)
 
 	check_conf(&d);
 	check_state_dir(&d);
+	check_database(&d);
 	check_nginx(&d);
 	if (!o->local)
 		check_aws(&d);

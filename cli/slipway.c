@@ -780,6 +780,9 @@ write_config(json_object *sandbox)
 	}
 	if (bound != NULL)
 		sw_json_add_str(cfg, "iam_permissions_boundary", bound);
+	if (sw_json_get_str(opconf, "database") != NULL)
+		sw_json_add_str(cfg, "database", sw_json_get_str(opconf,
+		    "database"));
 	if (sw_json_get_str(opconf, "person_role_arn") != NULL)
 		sw_json_add_str(cfg, "person_role_arn", sw_json_get_str(opconf,
 		    "person_role_arn"));
@@ -963,16 +966,27 @@ cmd_start(void)
 	if (state_path(path, sizeof(path), "run/ready") != 0)
 		return 1;
 	unlink(path);
-	/* Create or migrate the state store before any worker opens it. */
-	if (state_path(path, sizeof(path), "state.db") != 0)
-		return 1;
-	if (sw_db_open(path, &db) != SW_OK) {
-		fprintf(stderr, "slipway: cannot open %s\n", path);
-		return 1;
+	/* Create or migrate the state store before any worker opens it:
+	 * the configuration's PostgreSQL database, or state.db. */
+	if (sw_json_get_str(opconf, "database") != NULL) {
+		if (sw_db_open(sw_json_get_str(opconf, "database"), &db) !=
+		    SW_OK) {
+			fprintf(stderr, "slipway: cannot open the configured "
+			    "PostgreSQL database\n");
+			return 1;
+		}
+		sw_db_close(db);
+	} else {
+		if (state_path(path, sizeof(path), "state.db") != 0)
+			return 1;
+		if (sw_db_open(path, &db) != SW_OK) {
+			fprintf(stderr, "slipway: cannot open %s\n", path);
+			return 1;
+		}
+		sw_db_close(db);
+		/* A store created by an older build may still be 0644. */
+		(void)chmod(path, 0600);
 	}
-	sw_db_close(db);
-	/* A store created by an older build may still be 0644. */
-	(void)chmod(path, 0600);
 
 	prog_path(api_prog, sizeof(api_prog), "cgi", "slipway-api");
 	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");

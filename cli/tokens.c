@@ -10,6 +10,7 @@
 
 #include "cli/tokens.h"
 #include "lib/auth.h"
+#include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/json.h"
 #include "api/optable.h"
@@ -17,22 +18,26 @@
 static int
 open_db(const char *state_dir, struct sw_db **db)
 {
-	char path[700];
+	struct sw_config cfg;
+	int rc = 0;
 
 	if (mkdir(state_dir, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "slipway: cannot create %s\n", state_dir);
 		return -1;
 	}
-	if (snprintf(path, sizeof(path), "%s/state.db", state_dir) >=
-	    (int)sizeof(path)) {
-		fprintf(stderr, "slipway: %s: path too long\n", state_dir);
-		return -1;
+	/* config.json names the database when it is not state.db */
+	if (sw_config_load(state_dir, &cfg) != SW_OK) {
+		fprintf(stderr, "slipway: cannot read %s/config.json\n",
+		    state_dir);
+		rc = -1;
+	} else if (sw_db_open(cfg.db_path, db) != SW_OK) {
+		fprintf(stderr, "slipway: cannot open %s\n",
+		    sw_db_is_pg_url(cfg.db_path) ? "the PostgreSQL database" :
+		    cfg.db_path);
+		rc = -1;
 	}
-	if (sw_db_open(path, db) != SW_OK) {
-		fprintf(stderr, "slipway: cannot open %s\n", path);
-		return -1;
-	}
-	return 0;
+	sw_config_free(&cfg);
+	return rc;
 }
 
 /* --team/--role/--ttl into the live token name, after it is made. */

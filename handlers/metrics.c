@@ -25,7 +25,7 @@ static const double buckets[] = { 1, 5, 15, 60, 300, 900, 3600 };
 static sw_err
 render_operations(struct sw_db *db, struct sw_buf *b)
 {
-	sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_OPS);
+	struct sw_st *st = sw_db_stmt(db, STMT_METRIC_OPS);
 	sw_err e;
 	int rc;
 
@@ -33,11 +33,11 @@ render_operations(struct sw_db *db, struct sw_buf *b)
 		return SW_EINTERNAL;
 	e = sw_buf_puts(b, "# HELP slipway_operations Operations by kind and "
 	    "state.\n# TYPE slipway_operations gauge\n");
-	while (e == SW_OK && (rc = sw_db_step(st)) == SQLITE_ROW)
+	while (e == SW_OK && (rc = sw_db_step(st)) == SW_DB_ROW)
 		e = sw_buf_printf(b, "slipway_operations{kind=\"%s\","
 		    "state=\"%s\"} %lld\n", sw_col_text(st, 0),
-		    sw_col_text(st, 1), (long long)sqlite3_column_int64(st, 2));
-	sqlite3_reset(st);
+		    sw_col_text(st, 1), (long long)sw_col_int64(st, 2));
+	sw_reset(st);
 	return e;
 }
 
@@ -51,7 +51,7 @@ struct hist {
 static sw_err
 render_stages(struct sw_db *db, struct sw_buf *b)
 {
-	sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_STAGES);
+	struct sw_st *st = sw_db_stmt(db, STMT_METRIC_STAGES);
 	struct hist *h = NULL, *nh;
 	size_t nh_len = 0, i, k;
 	double secs;
@@ -59,11 +59,11 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 
 	if (st == NULL)
 		return SW_EINTERNAL;
-	while (sw_db_step(st) == SQLITE_ROW) {
+	while (sw_db_step(st) == SW_DB_ROW) {
 		const char *kind = sw_col_text(st, 0), *stage = sw_col_text(st,
 		    1);
 
-		secs = (double)sqlite3_column_int64(st, 2) / 1000.0;
+		secs = (double)sw_col_int64(st, 2) / 1000.0;
 		for (i = 0; i < nh_len; i++)
 			if (strcmp(h[i].kind, kind) == 0 &&
 			    strcmp(h[i].stage, stage) == 0)
@@ -90,7 +90,7 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 		h[i].n++;
 		h[i].sum += secs;
 	}
-	sqlite3_reset(st);
+	sw_reset(st);
 	e = sw_buf_puts(b, "# HELP slipway_stage_duration_seconds How long "
 	    "succeeded stages ran.\n# TYPE slipway_stage_duration_seconds "
 	    "histogram\n");
@@ -116,16 +116,16 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 static sw_err
 render_lag(struct sw_db *db, struct sw_buf *b)
 {
-	sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_DUE);
+	struct sw_st *st = sw_db_stmt(db, STMT_METRIC_DUE);
 	int64_t now = sw_now_ms(), lag = 0;
 
 	if (st == NULL)
 		return SW_EINTERNAL;
-	sqlite3_bind_int64(st, 1, now);
-	if (sw_db_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		lag = now - sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
+	sw_bind_int64(st, 1, now);
+	if (sw_db_step(st) == SW_DB_ROW &&
+	    !sw_col_null(st, 0))
+		lag = now - sw_col_int64(st, 0);
+	sw_reset(st);
 	return sw_buf_printf(b, "# HELP slipway_poller_lag_seconds Age of the "
 	    "oldest operation that is due and not being run.\n"
 	    "# TYPE slipway_poller_lag_seconds gauge\n"

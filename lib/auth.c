@@ -15,6 +15,16 @@
 #include "lib/log.h"
 #include "lib/ops.h"
 
+/* True when column col holds the 32-byte hash md. */
+static int
+hash_eq(struct sw_st *st, int col, const unsigned char *md)
+{
+	size_t n;
+	const void *p = sw_col_blob(st, col, &n);
+
+	return n == 32 && p != NULL && CRYPTO_memcmp(p, md, 32) == 0;
+}
+
 static const char *const scope_names[SW_SCOPE__MAX] = {
 	"none", "read", "write", "admin"
 };
@@ -170,7 +180,7 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
     char out[SW_TOKEN_LEN])
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char id[17];
 	int rc;
 	sw_err e;
@@ -183,14 +193,14 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
 	sha256(out, md);
 	if ((st = sw_db_stmt(db, STMT_TOKEN_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, sw_scope_name(scope), -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 4, md, sizeof(md), SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_text(st, 2, name);
+	sw_bind_text(st, 3, sw_scope_name(scope));
+	sw_bind_blob(st, 4, md, sizeof(md));
+	sw_bind_int64(st, 5, sw_now_ms());
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		OPENSSL_cleanse(out, SW_TOKEN_LEN);
 		return sw_db_err(db, rc);
 	}
@@ -200,7 +210,7 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
 sw_err
 sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	size_t n = strlen(tools);
 	int rc;
 
@@ -209,23 +219,23 @@ sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TOOLS)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, name);
 	if (n > 0)
-		sqlite3_bind_text(st, 2, tools, -1, SQLITE_STATIC);
+		sw_bind_text(st, 2, tools);
 	else
-		sqlite3_bind_null(st, 2);
+		sw_bind_null(st, 2);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
-	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+	return sw_db_changes(db) > 0 ? SW_OK : SW_ENOTFOUND;
 }
 
 sw_err
 sw_token_set_team(struct sw_db *db, const char *name, const char *team,
     enum sw_role role, int64_t expires_ms)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((team != NULL && !team_ok(team)) || (team != NULL) !=
@@ -234,30 +244,29 @@ sw_token_set_team(struct sw_db *db, const char *name, const char *team,
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TEAM)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, name);
 	if (team != NULL) {
-		sqlite3_bind_text(st, 2, team, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, sw_role_name(role), -1,
-		    SQLITE_STATIC);
+		sw_bind_text(st, 2, team);
+		sw_bind_text(st, 3, sw_role_name(role));
 	} else {
-		sqlite3_bind_null(st, 2);
-		sqlite3_bind_null(st, 3);
+		sw_bind_null(st, 2);
+		sw_bind_null(st, 3);
 	}
 	if (expires_ms > 0)
-		sqlite3_bind_int64(st, 4, expires_ms);
+		sw_bind_int64(st, 4, expires_ms);
 	else
-		sqlite3_bind_null(st, 4);
+		sw_bind_null(st, 4);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
-	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+	return sw_db_changes(db) > 0 ? SW_OK : SW_ENOTFOUND;
 }
 
 sw_err
 sw_token_list(struct sw_db *db, const char *team, json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *arr, *t;
 	int rc;
 
@@ -265,31 +274,31 @@ sw_token_list(struct sw_db *db, const char *team, json_object **out)
 	if ((st = sw_db_stmt(db, STMT_TOKEN_LIST)) == NULL)
 		return SW_EDB;
 	if (team != NULL)
-		sqlite3_bind_text(st, 1, team, -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, team);
 	else
-		sqlite3_bind_null(st, 1);
+		sw_bind_null(st, 1);
 	arr = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		t = json_object_new_object();
 		sw_json_add_str(t, "name", sw_col_text(st, 1));
 		sw_json_add_str(t, "scope", sw_col_text(st, 2));
-		sw_json_add_int(t, "created_ms", sqlite3_column_int64(st, 3));
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+		sw_json_add_int(t, "created_ms", sw_col_int64(st, 3));
+		if (!sw_col_null(st, 4))
 			sw_json_add_int(t, "last_used_ms",
-			    sqlite3_column_int64(st, 4));
+			    sw_col_int64(st, 4));
 		sw_json_add_bool(t, "revoked",
-		    sqlite3_column_type(st, 5) != SQLITE_NULL);
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL) {
+		    !sw_col_null(st, 5));
+		if (!sw_col_null(st, 6)) {
 			sw_json_add_str(t, "team", sw_col_text(st, 6));
 			sw_json_add_str(t, "role", sw_col_text(st, 7));
 		}
-		if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+		if (!sw_col_null(st, 8))
 			sw_json_add_int(t, "expires_ms",
-			    sqlite3_column_int64(st, 8));
+			    sw_col_int64(st, 8));
 		json_object_array_add(arr, t);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(arr);
 		return sw_db_err(db, rc);
 	}
@@ -300,22 +309,22 @@ sw_token_list(struct sw_db *db, const char *team, json_object **out)
 sw_err
 sw_token_revoke(struct sw_db *db, const char *name, const char *team)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_TOKEN_REVOKE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, sw_now_ms());
+	sw_bind_text(st, 1, name);
+	sw_bind_int64(st, 2, sw_now_ms());
 	if (team != NULL)
-		sqlite3_bind_text(st, 3, team, -1, SQLITE_STATIC);
+		sw_bind_text(st, 3, team);
 	else
-		sqlite3_bind_null(st, 3);
+		sw_bind_null(st, 3);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
-	return sqlite3_changes(sw_db_handle(db)) == 1 ? SW_OK : SW_ENOTFOUND;
+	return sw_db_changes(db) == 1 ? SW_OK : SW_ENOTFOUND;
 }
 
 /*
@@ -356,12 +365,12 @@ touch_due(const char *id, int64_t now)
  * into p: 0 when it has expired (or the stored team does not fit).
  */
 static int
-account_of(sqlite3_stmt *st, int col, struct sw_principal *p)
+account_of(struct sw_st *st, int col, struct sw_principal *p)
 {
-	if (sqlite3_column_type(st, col + 2) != SQLITE_NULL &&
-	    sqlite3_column_int64(st, col + 2) <= sw_now_ms())
+	if (!sw_col_null(st, col + 2) &&
+	    sw_col_int64(st, col + 2) <= sw_now_ms())
 		return 0;
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+	if (sw_col_null(st, col))
 		return 1;
 	p->role = sw_role_parse(sw_col_text(st, col + 1));
 	return sw_fmt(p->team, sizeof(p->team), "%s",
@@ -372,7 +381,7 @@ sw_err
 sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char id[17];
 	int64_t now;
 	int rc, good = 0;
@@ -383,40 +392,39 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 	sha256(token, md);
 	if ((st = sw_db_stmt(db, STMT_TOKEN_BY_ID)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 3) == 32 &&
-	    CRYPTO_memcmp(sqlite3_column_blob(st, 3), md, 32) == 0 &&
-	    sqlite3_column_type(st, 4) == SQLITE_NULL) {
+	if (rc == SW_DB_ROW && hash_eq(st, 3, md) &&
+	    sw_col_null(st, 4)) {
 		/* A principal is whole or none. */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s", id) ==
 		    SW_OK && sw_fmt(p->name, sizeof(p->name), "%s",
 		    sw_col_text(st, 1)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 2));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
+		if (!sw_col_null(st, 5) &&
 		    sw_fmt(p->tools, sizeof(p->tools), "%s",
 		    sw_col_text(st, 5)) != SW_OK)
 			good = 0;
 		if (!account_of(st, 6, p))
 			good = 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_ROW && rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
 	if (!good)
 		return SW_EUNAUTH;
 	now = sw_now_ms();
 	if (touch_due(id, now) &&
 	    (st = sw_db_stmt(db, STMT_TOKEN_TOUCH)) != NULL) {
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, now);
-		sqlite3_bind_int64(st, 3, SW_TOKEN_TOUCH_MS);
+		sw_bind_text(st, 1, id);
+		sw_bind_int64(st, 2, now);
+		sw_bind_int64(st, 3, SW_TOKEN_TOUCH_MS);
 		/* last_used is a hint: a busy database must not fail the
 		 * request, but say so. */
-		if ((rc = sw_db_step(st)) != SQLITE_DONE)
+		if ((rc = sw_db_step(st)) != SW_DB_DONE)
 			sw_warn("cannot record the use of token %s: %s", id,
-			    sqlite3_errstr(rc));
-		sqlite3_reset(st);
+			    sw_db_rc_str(rc));
+		sw_reset(st);
 	}
 	return SW_OK;
 }
@@ -429,16 +437,16 @@ static sw_err
 session_secret(struct sw_db *db, const char *prefix, enum sw_stmt purge,
     int64_t now, char id[17], char out[SW_TOKEN_LEN], unsigned char md[32])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	if ((e = secret_make(prefix, id, out)) != SW_OK)
 		return e;
 	sha256(out, md);
 	if ((st = sw_db_stmt(db, purge)) != NULL) {
-		sqlite3_bind_int64(st, 1, now);
+		sw_bind_int64(st, 1, now);
 		(void)sw_db_step(st);
-		sqlite3_reset(st);
+		sw_reset(st);
 	}
 	return SW_OK;
 }
@@ -448,7 +456,7 @@ person_session_create(struct sw_db *db, const struct sw_principal *p,
     char out[SW_TOKEN_LEN])
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int64_t now = sw_now_ms();
 	char id[17];
 	int rc;
@@ -459,17 +467,17 @@ person_session_create(struct sw_db *db, const struct sw_principal *p,
 		return e;
 	if ((st = sw_db_stmt(db, STMT_PSESSION_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, md, sizeof(md), SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, p->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, p->token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, sw_scope_name(p->scope), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, p->groups, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, now);
-	sqlite3_bind_int64(st, 8, now + (int64_t)SW_SESSION_TTL * 1000);
+	sw_bind_text(st, 1, id);
+	sw_bind_blob(st, 2, md, sizeof(md));
+	sw_bind_text(st, 3, p->name);
+	sw_bind_text(st, 4, p->token_id);
+	sw_bind_text(st, 5, sw_scope_name(p->scope));
+	sw_bind_text(st, 6, p->groups);
+	sw_bind_int64(st, 7, now);
+	sw_bind_int64(st, 8, now + (int64_t)SW_SESSION_TTL * 1000);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
 static sw_err
@@ -477,7 +485,7 @@ person_session_check(struct sw_db *db, const char *cookie,
     struct sw_principal *p)
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char id[17];
 	int rc, good = 0;
 
@@ -486,11 +494,10 @@ person_session_check(struct sw_db *db, const char *cookie,
 	sha256(cookie, md);
 	if ((st = sw_db_stmt(db, STMT_PSESSION_BY_ID)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
-	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
-	    sqlite3_column_int64(st, 1) > sw_now_ms()) {
+	if (rc == SW_DB_ROW && hash_eq(st, 0, md) &&
+	    sw_col_int64(st, 1) > sw_now_ms()) {
 		/* a stored value that does not fit is a corrupt store */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
 		    sw_col_text(st, 2)) == SW_OK &&
@@ -502,8 +509,8 @@ person_session_check(struct sw_db *db, const char *cookie,
 		p->via_cookie = 1;
 		p->via_provider = 1;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_ROW && rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
 	return good ? SW_OK : SW_EUNAUTH;
 }
@@ -513,7 +520,7 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
     char out[SW_TOKEN_LEN])
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int64_t now = sw_now_ms();
 	char id[17];
 	int rc;
@@ -526,14 +533,14 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 		return e;
 	if ((st = sw_db_stmt(db, STMT_SESSION_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 2, md, sizeof(md), SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, p->token_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_int64(st, 5, now + (int64_t)SW_SESSION_TTL * 1000);
+	sw_bind_text(st, 1, id);
+	sw_bind_blob(st, 2, md, sizeof(md));
+	sw_bind_text(st, 3, p->token_id);
+	sw_bind_int64(st, 4, now);
+	sw_bind_int64(st, 5, now + (int64_t)SW_SESSION_TTL * 1000);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
@@ -541,7 +548,7 @@ sw_session_check(struct sw_db *db, const char *cookie,
     struct sw_principal *p)
 {
 	unsigned char md[32];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char id[17];
 	int rc, good = 0;
 
@@ -553,12 +560,11 @@ sw_session_check(struct sw_db *db, const char *cookie,
 	sha256(cookie, md);
 	if ((st = sw_db_stmt(db, STMT_SESSION_BY_ID)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_bytes(st, 0) == 32 &&
-	    CRYPTO_memcmp(sqlite3_column_blob(st, 0), md, 32) == 0 &&
-	    sqlite3_column_int64(st, 1) > sw_now_ms() &&
-	    sqlite3_column_type(st, 5) == SQLITE_NULL) {
+	if (rc == SW_DB_ROW && hash_eq(st, 0, md) &&
+	    sw_col_int64(st, 1) > sw_now_ms() &&
+	    sw_col_null(st, 5)) {
 		/* A principal is whole or none. */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
 		    sw_col_text(st, 2)) == SW_OK && sw_fmt(p->name,
@@ -568,8 +574,8 @@ sw_session_check(struct sw_db *db, const char *cookie,
 		if (!account_of(st, 6, p))
 			good = 0;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_ROW && rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
 	return good ? SW_OK : SW_EUNAUTH;
 }
@@ -577,7 +583,7 @@ sw_session_check(struct sw_db *db, const char *cookie,
 sw_err
 sw_session_delete(struct sw_db *db, const char *cookie)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char id[17];
 	int rc;
 
@@ -589,8 +595,8 @@ sw_session_delete(struct sw_db *db, const char *cookie)
 		return SW_OK;
 	if (st == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }

@@ -14,17 +14,17 @@
 sw_err
 sw_ledger_now(struct sw_db *db, int64_t *now)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	*now = (int64_t)time(NULL);
 	if ((st = sw_db_stmt(db, STMT_LEDGER_NOW)) == NULL)
 		return SW_EDB;
-	if ((rc = sw_db_step(st)) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
-		*now = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SW_OK :
+	if ((rc = sw_db_step(st)) == SW_DB_ROW &&
+	    !sw_col_null(st, 0))
+		*now = sw_col_int64(st, 0);
+	sw_reset(st);
+	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK :
 	    sw_db_err(db, rc);
 }
 
@@ -59,34 +59,34 @@ thresholds_parse(struct sw_budget *b, const char *s)
 }
 
 static void
-budget_row(sqlite3_stmt *st, struct sw_budget *b)
+budget_row(struct sw_st *st, struct sw_budget *b)
 {
 	memset(b, 0, sizeof(*b));
 	sw_fmt_text(b->scope, sizeof(b->scope), "%s", sw_col_text(st, 0));
 	sw_fmt_text(b->name, sizeof(b->name), "%s", sw_col_text(st, 1));
-	b->limit_micro = sqlite3_column_int64(st, 2);
+	b->limit_micro = sw_col_int64(st, 2);
 	thresholds_parse(b, sw_col_text(st, 3));
-	b->created = sqlite3_column_int64(st, 4);
-	b->updated = sqlite3_column_int64(st, 5);
+	b->created = sw_col_int64(st, 4);
+	b->updated = sw_col_int64(st, 5);
 }
 
 sw_err
 sw_budget_get(struct sw_db *db, const char *scope, const char *name,
     struct sw_budget *b)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_BUDGET_GET)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-	if ((rc = sw_db_step(st)) == SQLITE_ROW)
+	sw_bind_text(st, 1, scope);
+	sw_bind_text(st, 2, name);
+	if ((rc = sw_db_step(st)) == SW_DB_ROW)
 		budget_row(st, b);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
@@ -94,7 +94,7 @@ sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
     int *created)
 {
 	struct sw_budget old;
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char thr[SW_BUDGET_MAX_THRESHOLDS * 8];
 	sw_err e;
 
@@ -108,11 +108,11 @@ sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
 		return e != SW_OK && e != SW_ENOTFOUND ? e : SW_EDB;
 	}
 	thresholds_text(b, thr, sizeof(thr));
-	sqlite3_bind_text(st, 1, b->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, b->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, b->limit_micro);
-	sqlite3_bind_text(st, 4, thr, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, now_ms);
+	sw_bind_text(st, 1, b->scope);
+	sw_bind_text(st, 2, b->name);
+	sw_bind_int64(st, 3, b->limit_micro);
+	sw_bind_text(st, 4, thr);
+	sw_bind_int64(st, 5, now_ms);
 	if ((e = sw_db_exec(db, st)) != SW_OK) {
 		sw_db_rollback(db);
 		return e;
@@ -125,7 +125,7 @@ sw_budget_list(struct sw_db *db, const char *scope, struct sw_budget **b,
     size_t *n)
 {
 	struct sw_budget *v = NULL, *grown;
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	size_t cap = 0;
 	int rc;
 
@@ -134,12 +134,12 @@ sw_budget_list(struct sw_db *db, const char *scope, struct sw_budget **b,
 	if ((st = sw_db_stmt(db, STMT_BUDGET_LIST)) == NULL)
 		return SW_EDB;
 	if (scope != NULL)
-		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+		sw_bind_text(st, 1, scope);
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
 			if ((grown = sw_realloc(v, cap * sizeof(*v))) == NULL) {
-				sqlite3_reset(st);
+				sw_reset(st);
 				free(v);
 				*n = 0;
 				return SW_ENOMEM;
@@ -148,8 +148,8 @@ sw_budget_list(struct sw_db *db, const char *scope, struct sw_budget **b,
 		}
 		budget_row(st, &v[(*n)++]);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		free(v);
 		*n = 0;
 		return sw_db_err(db, rc);
@@ -163,16 +163,16 @@ static sw_err
 run_scoped(struct sw_db *db, enum sw_stmt s, const char *scope,
     const char *name, int *changed)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	if ((st = sw_db_stmt(db, s)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, scope);
+	sw_bind_text(st, 2, name);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	*changed = sqlite3_changes(sw_db_handle(db));
+	*changed = sw_db_changes(db);
 	return SW_OK;
 }
 
@@ -223,44 +223,44 @@ static sw_err
 state_spent(struct sw_db *db, const struct sw_budget *b, const char *first,
     const char *next, struct sw_budget_state *st)
 {
-	sqlite3_stmt *q;
+	struct sw_st *q;
 	int rc;
 
 	if ((q = sw_db_stmt(db, strcmp(b->scope, "cluster") == 0 ?
 	    STMT_BUDGET_SPENT_CLUSTER : STMT_BUDGET_SPENT_TEAM)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(q, 1, first, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, next, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 3, b->name, -1, SQLITE_STATIC);
-	if ((rc = sw_db_step(q)) == SQLITE_ROW) {
-		st->spent_micro = sqlite3_column_int64(q, 0) / 3600;
-		st->unpriced = sqlite3_column_int64(q, 1) > 0;
+	sw_bind_text(q, 1, first);
+	sw_bind_text(q, 2, next);
+	sw_bind_text(q, 3, b->name);
+	if ((rc = sw_db_step(q)) == SW_DB_ROW) {
+		st->spent_micro = sw_col_int64(q, 0) / 3600;
+		st->unpriced = sw_col_int64(q, 1) > 0;
 	}
-	sqlite3_reset(q);
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	sw_reset(q);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 static sw_err
 state_burn(struct sw_db *db, const struct sw_budget *b,
     struct sw_budget_state *st)
 {
-	sqlite3_stmt *q;
+	struct sw_st *q;
 	int rc;
 
 	if ((q = sw_db_stmt(db, STMT_BUDGET_BURN)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(q, 1, b->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, b->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 3, st->month_start);
-	sqlite3_bind_int64(q, 4, st->month_end);
-	if ((rc = sw_db_step(q)) == SQLITE_ROW) {
-		st->burn_micro_hour = sqlite3_column_int64(q, 0);
+	sw_bind_text(q, 1, b->scope);
+	sw_bind_text(q, 2, b->name);
+	sw_bind_int64(q, 3, st->month_start);
+	sw_bind_int64(q, 4, st->month_end);
+	if ((rc = sw_db_step(q)) == SW_DB_ROW) {
+		st->burn_micro_hour = sw_col_int64(q, 0);
 		/* micro-dollar-seconds to the month's end, /3600 */
 		st->forecast_micro = st->spent_micro +
-		    sqlite3_column_int64(q, 1) / 3600;
+		    sw_col_int64(q, 1) / 3600;
 	}
-	sqlite3_reset(q);
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	sw_reset(q);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
@@ -282,25 +282,25 @@ sw_budget_state(struct sw_db *db, const struct sw_budget *b, int64_t now,
 sw_err
 sw_budget_cross(struct sw_db *db, struct sw_budget_alert *a, int *is_new)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	*is_new = 0;
 	if ((st = sw_db_stmt(db, STMT_BUDGET_CROSS)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, a->scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, a->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, a->month, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 4, a->threshold);
-	sqlite3_bind_int64(st, 5, a->crossed);
-	sqlite3_bind_int64(st, 6, a->spent_micro);
-	sqlite3_bind_int64(st, 7, a->limit_micro);
+	sw_bind_text(st, 1, a->scope);
+	sw_bind_text(st, 2, a->name);
+	sw_bind_text(st, 3, a->month);
+	sw_bind_int64(st, 4, a->threshold);
+	sw_bind_int64(st, 5, a->crossed);
+	sw_bind_int64(st, 6, a->spent_micro);
+	sw_bind_int64(st, 7, a->limit_micro);
 	if (a->has_forecast)
-		sqlite3_bind_int64(st, 8, a->forecast_micro);
+		sw_bind_int64(st, 8, a->forecast_micro);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	if ((*is_new = sqlite3_changes(sw_db_handle(db)) == 1))
-		a->id = sqlite3_last_insert_rowid(sw_db_handle(db));
+	if ((*is_new = sw_db_changes(db) == 1))
+		a->id = sw_db_last_id(db);
 	return SW_OK;
 }
 
@@ -341,33 +341,33 @@ sw_budget_alerts(struct sw_db *db, const char *scope, const char *name,
 {
 	static const char *const cols[] = { "id", "scope", "name", "month",
 	    "threshold", "crossed", "spent_micro", "limit_micro" };
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc, i;
 
 	*items = NULL;
 	if ((st = sw_db_stmt(db, STMT_BUDGET_ALERTS)) == NULL)
 		return SW_EDB;
 	if (scope != NULL)
-		sqlite3_bind_text(st, 1, scope, -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, scope);
 	if (name != NULL)
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sw_bind_text(st, 2, name);
 	if (month != NULL)
-		sqlite3_bind_text(st, 3, month, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, after);
-	sqlite3_bind_int(st, 5, limit);
+		sw_bind_text(st, 3, month);
+	sw_bind_int64(st, 4, after);
+	sw_bind_int64(st, 5, limit);
 	*items = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		json_object *o = json_object_new_object();
 
 		for (i = 0; i < 8; i++)
 			json_object_object_add(o, cols[i],
-			    sqlite3_column_type(st, i) == SQLITE_INTEGER ?
-			    json_object_new_int64(sqlite3_column_int64(st, i)) :
+			    sw_col_is_int(st, i) ?
+			    json_object_new_int64(sw_col_int64(st, i)) :
 			    sw_js(sw_col_text(st, i)));
 		json_object_array_add(*items, o);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(*items);
 		*items = NULL;
 		return sw_db_err(db, rc);

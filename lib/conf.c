@@ -13,6 +13,7 @@
 #include "lib/buf.h"
 #include "lib/alloc.h"
 #include "lib/conf.h"
+#include "lib/db.h"
 #include "lib/auth.h"
 #include "lib/json.h"
 #include "lib/jwt.h"
@@ -69,6 +70,11 @@ sw_config_load(const char *dir, struct sw_config *c)
 	    sw_json_get_str(c->root, "region"))) != SW_OK)
 		sw_error("%s: region name too long", path);
 	c->sandbox = sw_json_get_bool(c->root, "sandbox", 0);
+	/* database: a postgresql:// URL in place of state.db */
+	if (sw_json_get_str(c->root, "database") != NULL &&
+	    (e = sw_fmt(c->db_path, sizeof(c->db_path), "%s",
+	    sw_json_get_str(c->root, "database"))) != SW_OK)
+		sw_error("%s: database URL too long", path);
 out:
 	free(text);
 	fclose(f);
@@ -473,6 +479,11 @@ conf_set(json_object *out, const char *k, const char *v)
 			return "public_url is an https URL (http only to "
 			    "127.0.0.1 or localhost)";
 		sw_json_add_str(out, "public_url", v);
+	} else if (strcmp(k, "database") == 0) {
+		if (!sw_db_is_pg_url(v) || strlen(v) >= SW_CONF_DB_MAX)
+			return "database is a postgresql:// URL (leave it out "
+			    "for the SQLite file in the state directory)";
+		sw_json_add_str(out, "database", v);
 	} else if (strcmp(k, "log_format") == 0) {
 		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
 			return "log_format must be text or json";

@@ -13,9 +13,12 @@
 
 #include "lib/err.h"
 
+/* Room for the database: state.db's path or a postgresql:// URL. */
+#define SW_CONF_DB_MAX	600
+
 struct sw_config {
 	char		 state_dir[512];
-	char		 db_path[600];
+	char		 db_path[SW_CONF_DB_MAX];	/* file or URL */
 	int		 port;
 	char		 region[32];
 	int		 sandbox;		/* backend is slipway-sandbox */

@@ -1,16 +1,20 @@
 /*
- * db.h: the SQLite state store.  One database file (state.db, WAL mode)
- * holds tokens, sessions, operations, stages, events, the clusters
+ * db.h: the state store and its engine-neutral statement API.  One
+ * database (SQLite's state.db in WAL mode, the default, or PostgreSQL
+ * through libpq when the configuration's database is a postgresql://
+ * URL) holds tokens, sessions, operations, stages, events, the clusters
  * Slipway owns, the prices it has read, the usage ledger and the
  * budgets kept against it with the alerts they crossed, and the
  * notification outbox.  Every SQL
  * statement Slipway runs is a row of one table in db.c, prepared once
- * per connection and only ever given bound parameters.
+ * per connection and only ever given bound parameters.  Callers see
+ * only the functions below: no engine's header is included outside
+ * lib/db*.c.
  */
 #ifndef SW_DB_H
 #define SW_DB_H
 
-#include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/err.h"
@@ -101,42 +105,114 @@ enum sw_stmt {
 };
 
 struct sw_db;
+/* A prepared statement of a connection (engine-neutral). */
+struct sw_st;
+
+/* What a step, or any call answering with an engine result, gives. */
+enum sw_db_rc {
+	SW_DB_DONE = 0,		/* no (more) rows: the statement ran */
+	SW_DB_ROW,		/* a row is ready to read */
+	SW_DB_FAIL,		/* any other failure (I/O, syntax, lost link) */
+	SW_DB_CONSTRAINT,	/* a UNIQUE, CHECK or foreign key said no */
+	SW_DB_BUSY,		/* the database is locked or the link is down */
+	SW_DB_CORRUPT		/* a stored value is not what it must be */
+};
+
+/* What sw_db_txn() reports of a connection. */
+enum sw_db_txn {
+	SW_TXN_NONE = 0,	/* outside any transaction */
+	SW_TXN_READ,		/* a statement left mid-step holds a snapshot */
+	SW_TXN_WRITE		/* inside BEGIN ... COMMIT */
+};
 
 /*
- * Open (creating if needed) the database at path, set WAL and the busy
- * timeout, and migrate the schema to the newest version.  *out is owned
- * by the caller: sw_db_close() it.
+ * Open (creating if needed) the database at where: a file path (SQLite,
+ * WAL mode and the busy timeout set) or a postgresql:// (postgres://)
+ * URL, and migrate the schema to the newest version.  *out is owned by
+ * the caller: sw_db_close() it.
  */
-sw_err	sw_db_open(const char *path, struct sw_db **out);
+sw_err	sw_db_open(const char *where, struct sw_db **out);
 void	sw_db_close(struct sw_db *);
-/* Schema version now in the file (PRAGMA user_version). */
+/* Schema version now in the database, -1 when it cannot be read. */
 int	sw_db_version(struct sw_db *);
 /* Newest schema version this build knows. */
 int	sw_db_version_latest(void);
+/* "sqlite" or "postgresql". */
+const char *sw_db_engine(struct sw_db *);
+/* The engine's own version ("3.40.1", "15.5"). */
+const char *sw_db_engine_version(struct sw_db *);
+/* The database's clock in milliseconds since the epoch (SQLite's is
+ * this host's), into *ms. */
+sw_err	sw_db_clock_ms(struct sw_db *, int64_t *ms);
+/* True when where names a PostgreSQL database (a postgresql:// URL). */
+int	sw_db_is_pg_url(const char *where);
 
 /*
  * The prepared statement for s, reset with bindings cleared, ready to
  * bind.  Borrowed: do not finalize.  NULL on a prepare failure (logged).
  */
-sqlite3_stmt *sw_db_stmt(struct sw_db *, enum sw_stmt s);
+struct sw_st *sw_db_stmt(struct sw_db *, enum sw_stmt s);
 /*
- * sqlite3_step(st): every statement is stepped through here, a fault
- * point of the test build (lib/fault.h, SLIPWAY_FAULT=sqlite:N) where it
- * fails with SQLITE_IOERR without running.
+ * Step st: SW_DB_ROW, SW_DB_DONE or a failure.  Every statement is
+ * stepped through here, a fault point of the test build (lib/fault.h,
+ * SLIPWAY_FAULT=sqlite:N) where it fails with SW_DB_FAIL without running.
  */
-int	sw_db_step(sqlite3_stmt *st);
-/* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  A COMMIT that fails rolls the
- * transaction back: nothing of it is kept and none is left open. */
+int	sw_db_step(struct sw_st *st);
+/* Put st back to its start; its bindings are kept. */
+void	sw_reset(struct sw_st *st);
+
+/*
+ * Bindings, parameter i counted from 1.  sw_bind_text keeps a pointer to
+ * v: v must live until the statement is reset; sw_bind_text_copy copies
+ * it.  A NULL v binds NULL.
+ */
+void	sw_bind_text(struct sw_st *, int i, const char *v);
+void	sw_bind_text_copy(struct sw_st *, int i, const char *v);
+void	sw_bind_int64(struct sw_st *, int i, int64_t v);
+void	sw_bind_null(struct sw_st *, int i);
+/* n bytes at p, kept by pointer as sw_bind_text. */
+void	sw_bind_blob(struct sw_st *, int i, const void *p, size_t n);
+/* Bind text v to parameter i, or leave it NULL when v is NULL. */
+void	sw_bind_opt(struct sw_st *st, int i, const char *v);
+
+/* Columns of the current row, counted from 0. */
+int	sw_col_null(struct sw_st *, int col);
+int64_t	sw_col_int64(struct sw_st *, int col);
+int	sw_col_int(struct sw_st *, int col);
+/* True when the column holds an integer (not text, not NULL). */
+int	sw_col_is_int(struct sw_st *, int col);
+/* Column text as a borrowed C string, "" for NULL. */
+const char *sw_col_text(struct sw_st *, int col);
+/* The same, or NULL for NULL. */
+const char *sw_col_text_or_null(struct sw_st *, int col);
+/* A blob column: borrowed bytes and their count in *n (0 for NULL). */
+const void *sw_col_blob(struct sw_st *, int col, size_t *n);
+
+/* Rows changed by the connection's last INSERT, UPDATE or DELETE
+ * (not counting a trigger's). */
+int64_t	sw_db_changes(struct sw_db *);
+/* Rows changed since the connection opened, triggers' included. */
+int64_t	sw_db_total_changes(struct sw_db *);
+/* The id of the row the connection's last INSERT made (the rowid of
+ * events, budget_alerts or notify_events). */
+int64_t	sw_db_last_id(struct sw_db *);
+
+/* BEGIN IMMEDIATE (one writer at a time) / COMMIT / ROLLBACK.  A COMMIT
+ * that fails rolls the transaction back: nothing of it is kept and none
+ * is left open. */
 sw_err	sw_db_begin(struct sw_db *);
 sw_err	sw_db_commit(struct sw_db *);
 void	sw_db_rollback(struct sw_db *);
-/* Map a sqlite3 result code to SW_OK / SW_EDB / SW_ECONFLICT. */
+/* Where the connection stands (enum sw_db_txn). */
+int	sw_db_txn(struct sw_db *);
+/* Map an enum sw_db_rc to SW_OK / SW_EDB / SW_ECONFLICT / SW_EUNAVAIL,
+ * logging the connection's last message for a failure. */
 sw_err	sw_db_err(struct sw_db *, int rc);
+/* A few words for an enum sw_db_rc. */
+const char *sw_db_rc_str(int rc);
 /* Step st once, expecting no row (an INSERT, UPDATE or DELETE), and
  * reset it: SW_OK, or sw_db_err's meaning; SW_EDB for a NULL st. */
-sw_err	sw_db_exec(struct sw_db *, sqlite3_stmt *st);
-/* Bind text v to parameter i, or leave it NULL when v is NULL. */
-void	sw_bind_opt(sqlite3_stmt *st, int i, const char *v);
+sw_err	sw_db_exec(struct sw_db *, struct sw_st *st);
 /*
  * The end of a unit of work (a request, a poller pass, a stream sweep):
  * reset every statement of the table, so that none left mid-step holds
@@ -146,13 +222,17 @@ void	sw_bind_opt(sqlite3_stmt *st, int i, const char *v);
  * here, that a test build turns into a failed request.
  */
 sw_err	sw_db_idle(struct sw_db *);
-/* Borrowed handle, for tests and one-off maintenance. */
-sqlite3	*sw_db_handle(struct sw_db *);
+
+/*
+ * One-off SQL for tests, benches and maintenance, outside the statement
+ * table: sw_db_prepare makes a statement the caller sw_st_free()s;
+ * sw_db_exec_sql runs statements that return no rows.
+ */
+sw_err	sw_db_prepare(struct sw_db *, const char *sql, struct sw_st **out);
+void	sw_st_free(struct sw_st *);
+sw_err	sw_db_exec_sql(struct sw_db *, const char *sql);
 
 /* Wall clock in milliseconds since the epoch. */
 int64_t	sw_now_ms(void);
-
-/* Column text as a borrowed C string, "" for NULL. */
-const char *sw_col_text(sqlite3_stmt *, int col);
 
 #endif

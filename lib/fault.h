@@ -23,7 +23,7 @@
  *	sqlite:[%]<N>[+][@<proc>]
  *		The Nth SQLite call through lib/db.c (a statement step, an
  *		exec such as BEGIN or COMMIT, a first prepare) fails with
- *		SQLITE_IOERR before it reaches SQLite.
+ *		SW_DB_FAIL before it reaches the database.
  *	http:[%]<N>[+][@<proc>]
  *		The Nth request through cloud/http.c (every AWS, metadata
  *		and Kubernetes call) fails as a refused connection

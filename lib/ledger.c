@@ -10,17 +10,17 @@
 sw_err
 sw_ledger_cursor(struct sw_db *db, const char *cluster, int64_t *at)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	*at = -1;
 	if ((st = sw_db_stmt(db, STMT_LEDGER_CURSOR)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
-	if ((rc = sw_db_step(st)) == SQLITE_ROW)
-		*at = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SW_OK :
+	sw_bind_text(st, 1, cluster);
+	if ((rc = sw_db_step(st)) == SW_DB_ROW)
+		*at = sw_col_int64(st, 0);
+	sw_reset(st);
+	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK :
 	    sw_db_err(db, rc);
 }
 
@@ -28,43 +28,43 @@ sw_err
 sw_ledger_move(struct sw_db *db, const char *cluster, int64_t from,
     int64_t to, int *moved)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	*moved = 0;
 	if ((st = sw_db_stmt(db, STMT_LEDGER_MOVE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, cluster);
 	if (from < 0)
-		sqlite3_bind_null(st, 2);
+		sw_bind_null(st, 2);
 	else
-		sqlite3_bind_int64(st, 2, from);
-	sqlite3_bind_int64(st, 3, to);
+		sw_bind_int64(st, 2, from);
+	sw_bind_int64(st, 3, to);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	*moved = sqlite3_changes(sw_db_handle(db)) == 1;
+	*moved = sw_db_changes(db) == 1;
 	return SW_OK;
 }
 
 sw_err
 sw_ledger_add(struct sw_db *db, const struct sw_ledger_row *row)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_LEDGER_ADD)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, row->day, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, row->cluster, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, row->group, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, row->type, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, row->team, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, row->job, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, row->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, row->seconds);
+	sw_bind_text(st, 1, row->day);
+	sw_bind_text(st, 2, row->cluster);
+	sw_bind_text(st, 3, row->group);
+	sw_bind_text(st, 4, row->type);
+	sw_bind_text(st, 5, row->team);
+	sw_bind_text(st, 6, row->job);
+	sw_bind_text(st, 7, row->kind);
+	sw_bind_int64(st, 8, row->seconds);
 	if (row->priced)
-		sqlite3_bind_int64(st, 9, row->usd_us);
+		sw_bind_int64(st, 9, row->usd_us);
 	else
-		sqlite3_bind_null(st, 9);
+		sw_bind_null(st, 9);
 	return sw_db_exec(db, st);
 }
 
@@ -74,34 +74,34 @@ sw_ledger_read(struct sw_db *db, const char *from, const char *to,
 {
 	static const char *const cols[] = { "day", "cluster",
 	    "instance_group", "instance_type", "team", "job", "kind" };
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc, i;
 
 	*items = NULL;
 	if ((st = sw_db_stmt(db, STMT_LEDGER_READ)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, from, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, from);
+	sw_bind_text(st, 2, to);
 	if (cluster != NULL)
-		sqlite3_bind_text(st, 3, cluster, -1, SQLITE_STATIC);
+		sw_bind_text(st, 3, cluster);
 	if (team != NULL)
-		sqlite3_bind_text(st, 4, team, -1, SQLITE_STATIC);
+		sw_bind_text(st, 4, team);
 	*items = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		json_object *o = json_object_new_object();
 
 		for (i = 0; i < 7; i++)
 			json_object_object_add(o, cols[i],
 			    sw_js(sw_col_text(st, i)));
 		json_object_object_add(o, "seconds",
-		    json_object_new_int64(sqlite3_column_int64(st, 7)));
+		    json_object_new_int64(sw_col_int64(st, 7)));
 		json_object_object_add(o, "usd_us",
-		    sqlite3_column_type(st, 8) == SQLITE_NULL ? NULL :
-		    json_object_new_int64(sqlite3_column_int64(st, 8)));
+		    sw_col_null(st, 8) ? NULL :
+		    json_object_new_int64(sw_col_int64(st, 8)));
 		json_object_array_add(*items, o);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(*items);
 		*items = NULL;
 		return sw_db_err(db, rc);
@@ -112,17 +112,17 @@ sw_ledger_read(struct sw_db *db, const char *from, const char *to,
 sw_err
 sw_cluster_names(struct sw_db *db, json_object **names)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	*names = NULL;
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_NAMES)) == NULL)
 		return SW_EDB;
 	*names = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		json_object_array_add(*names, sw_js(sw_col_text(st, 0)));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(*names);
 		*names = NULL;
 		return sw_db_err(db, rc);
@@ -133,11 +133,11 @@ sw_cluster_names(struct sw_db *db, json_object **names)
 sw_err
 sw_ledger_burn_clear(struct sw_db *db, const char *cluster)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_BURN_CLEAR)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, cluster);
 	return sw_db_exec(db, st);
 }
 
@@ -145,13 +145,13 @@ sw_err
 sw_ledger_burn_add(struct sw_db *db, const char *cluster, const char *team,
     int64_t usd_micro_hour, int64_t at)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_BURN_ADD)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, team, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, usd_micro_hour);
-	sqlite3_bind_int64(st, 4, at);
+	sw_bind_text(st, 1, cluster);
+	sw_bind_text(st, 2, team);
+	sw_bind_int64(st, 3, usd_micro_hour);
+	sw_bind_int64(st, 4, at);
 	return sw_db_exec(db, st);
 }

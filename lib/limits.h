@@ -39,6 +39,9 @@
 /* How long a write waits its turn in all (several busy waits) before
  * it is answered 503: well inside nginx's 90 s FastCGI timeout. */
 #define SW_DB_WRITE_WAIT_MS	30000
+/* How far the database's clock may be from a host's before doctor says
+ * so (milliseconds). */
+#define SW_DB_CLOCK_SKEW_MS	2000
 /* Most operations listed in one page. */
 #define SW_MAX_PAGE		200
 /* Most events returned with one operation. */

@@ -29,7 +29,7 @@ const char *const sw_notify_formats[] = { "slipway", "slack", NULL };
 sw_err
 sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char kinds[512];
 	sw_err e;
 
@@ -38,15 +38,15 @@ sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_SUB_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, n->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, n->target, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, n->address, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, n->name);
+	sw_bind_text(st, 2, n->target);
+	sw_bind_text(st, 3, n->address);
 	sw_bind_opt(st, 4, n->secret);
-	sqlite3_bind_text(st, 5, n->format, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, kinds, -1, SQLITE_TRANSIENT);
+	sw_bind_text(st, 5, n->format);
+	sw_bind_text_copy(st, 6, kinds);
 	sw_bind_opt(st, 7, n->cluster);
-	sqlite3_bind_text(st, 8, n->created_by, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, sw_now_ms());
+	sw_bind_text(st, 8, n->created_by);
+	sw_bind_int64(st, 9, sw_now_ms());
 	sw_bind_opt(st, 10, n->team);
 	return sw_db_exec(db, st);
 }
@@ -71,24 +71,24 @@ kinds_array(const char *s)
 }
 
 static json_object *
-sub_row(sqlite3_stmt *st)
+sub_row(struct sw_st *st)
 {
 	json_object *o = json_object_new_object();
 
 	sw_json_add_str(o, "name", sw_col_text(st, 0));
 	sw_json_add_str(o, "target", sw_col_text(st, 1));
 	sw_json_add_str(o, "address", sw_col_text(st, 2));
-	sw_json_add_bool(o, "secret_set", sqlite3_column_int(st, 3));
+	sw_json_add_bool(o, "secret_set", sw_col_int(st, 3));
 	sw_json_add_str(o, "format", sw_col_text(st, 4));
 	json_object_object_add(o, "events", kinds_array(sw_col_text(st, 5)));
-	if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+	if (!sw_col_null(st, 6))
 		sw_json_add_str(o, "cluster", sw_col_text(st, 6));
 	sw_json_add_str(o, "created_by", sw_col_text(st, 7));
-	sw_json_add_int(o, "created_ms", sqlite3_column_int64(st, 8));
-	sw_json_add_int(o, "pending", sqlite3_column_int64(st, 9));
-	sw_json_add_int(o, "delivered", sqlite3_column_int64(st, 10));
-	sw_json_add_int(o, "dead", sqlite3_column_int64(st, 11));
-	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+	sw_json_add_int(o, "created_ms", sw_col_int64(st, 8));
+	sw_json_add_int(o, "pending", sw_col_int64(st, 9));
+	sw_json_add_int(o, "delivered", sw_col_int64(st, 10));
+	sw_json_add_int(o, "dead", sw_col_int64(st, 11));
+	if (!sw_col_null(st, 12))
 		sw_json_add_str(o, "team", sw_col_text(st, 12));
 	return o;
 }
@@ -96,7 +96,7 @@ sub_row(sqlite3_stmt *st)
 sw_err
 sw_sub_list(struct sw_db *db, const char *name, json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *arr;
 	int rc;
 
@@ -105,10 +105,10 @@ sw_sub_list(struct sw_db *db, const char *name, json_object **out)
 		return SW_EDB;
 	sw_bind_opt(st, 1, name);
 	arr = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		json_object_array_add(arr, sub_row(st));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(arr);
 		return sw_db_err(db, rc);
 	}
@@ -123,33 +123,33 @@ sw_sub_list(struct sw_db *db, const char *name, json_object **out)
 sw_err
 sw_sub_delete(struct sw_db *db, const char *name)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	if ((st = sw_db_stmt(db, STMT_SUB_DELETE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, name);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	return sqlite3_changes(sw_db_handle(db)) > 0 ? SW_OK : SW_ENOTFOUND;
+	return sw_db_changes(db) > 0 ? SW_OK : SW_ENOTFOUND;
 }
 
 static void
-add_opt_str(json_object *o, const char *key, sqlite3_stmt *st, int col)
+add_opt_str(json_object *o, const char *key, struct sw_st *st, int col)
 {
-	if (sqlite3_column_type(st, col) != SQLITE_NULL)
+	if (!sw_col_null(st, col))
 		sw_json_add_str(o, key, sw_col_text(st, col));
 }
 
 static void
-add_opt_int(json_object *o, const char *key, sqlite3_stmt *st, int col)
+add_opt_int(json_object *o, const char *key, struct sw_st *st, int col)
 {
-	if (sqlite3_column_type(st, col) != SQLITE_NULL)
-		sw_json_add_int(o, key, sqlite3_column_int64(st, col));
+	if (!sw_col_null(st, col))
+		sw_json_add_int(o, key, sw_col_int64(st, col));
 }
 
 static json_object *
-delivery_row(sqlite3_stmt *st)
+delivery_row(struct sw_st *st)
 {
 	json_object *o = json_object_new_object();
 
@@ -161,16 +161,16 @@ delivery_row(sqlite3_stmt *st)
 	add_opt_str(o, "budget", st, 12);
 	add_opt_str(o, "subject", st, 13);
 	add_opt_str(o, "cluster", st, 3);
-	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
+	sw_json_add_int(o, "time_ms", sw_col_int64(st, 4));
 	sw_json_add_str(o, "subscription", sw_col_text(st, 5));
 	sw_json_add_str(o, "state", sw_col_text(st, 6));
-	sw_json_add_int(o, "attempts", sqlite3_column_int64(st, 7));
+	sw_json_add_int(o, "attempts", sw_col_int64(st, 7));
 	if (strcmp(sw_col_text(st, 6), "pending") == 0)
 		sw_json_add_int(o, "next_attempt_ms",
-		    sqlite3_column_int64(st, 8));
+		    sw_col_int64(st, 8));
 	add_opt_str(o, "last_error", st, 9);
 	add_opt_int(o, "done_ms", st, 10);
-	sw_json_add_int(o, "seq", sqlite3_column_int64(st, 11));
+	sw_json_add_int(o, "seq", sw_col_int64(st, 11));
 	return o;
 }
 
@@ -178,7 +178,7 @@ sw_err
 sw_delivery_list(struct sw_db *db, const char *state, const char *sub,
     int64_t before, int limit, json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *arr;
 	int rc;
 
@@ -188,13 +188,13 @@ sw_delivery_list(struct sw_db *db, const char *state, const char *sub,
 	sw_bind_opt(st, 1, state);
 	sw_bind_opt(st, 2, sub);
 	if (before > 0)
-		sqlite3_bind_int64(st, 3, before);
-	sqlite3_bind_int(st, 4, limit);
+		sw_bind_int64(st, 3, before);
+	sw_bind_int64(st, 4, limit);
 	arr = json_object_new_array();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		json_object_array_add(arr, delivery_row(st));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(arr);
 		return sw_db_err(db, rc);
 	}
@@ -206,23 +206,23 @@ sw_err
 sw_delivery_due(struct sw_db *db, int64_t now, struct sw_delivery_ref *refs,
     size_t max, size_t *n)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	*n = 0;
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_DUE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, now);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while ((rc = sw_db_step(st)) == SQLITE_ROW && *n < max) {
-		refs[*n].event_id = sqlite3_column_int64(st, 0);
+	sw_bind_int64(st, 1, now);
+	sw_bind_int64(st, 2, (int64_t)max);
+	while ((rc = sw_db_step(st)) == SW_DB_ROW && *n < max) {
+		refs[*n].event_id = sw_col_int64(st, 0);
 		/* A name too long to hold is none the API made: skipped. */
 		if (sw_fmt(refs[*n].sub, sizeof(refs[0].sub), "%s",
 		    sw_col_text(st, 1)) == SW_OK)
 			(*n)++;
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SW_OK :
+	sw_reset(st);
+	return rc == SW_DB_DONE || rc == SW_DB_ROW ? SW_OK :
 	    sw_db_err(db, rc);
 }
 
@@ -230,31 +230,31 @@ static sw_err
 delivery_read(struct sw_db *db, const struct sw_delivery_ref *ref,
     json_object **doc)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *o;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_READ)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, ref->event_id);
-	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
-	if ((rc = sw_db_step(st)) != SQLITE_ROW) {
-		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? SW_ENOTFOUND : sw_db_err(db, rc);
+	sw_bind_int64(st, 1, ref->event_id);
+	sw_bind_text(st, 2, ref->sub);
+	if ((rc = sw_db_step(st)) != SW_DB_ROW) {
+		sw_reset(st);
+		return rc == SW_DB_DONE ? SW_ENOTFOUND : sw_db_err(db, rc);
 	}
 	o = json_object_new_object();
 	sw_json_add_str(o, "uid", sw_col_text(st, 0));
 	sw_json_add_str(o, "kind", sw_col_text(st, 1));
 	sw_json_add_str(o, "op_id", sw_col_text(st, 2));
 	add_opt_str(o, "cluster", st, 3);
-	sw_json_add_int(o, "time_ms", sqlite3_column_int64(st, 4));
+	sw_json_add_int(o, "time_ms", sw_col_int64(st, 4));
 	sw_json_add_str(o, "data", sw_col_text(st, 5));
 	sw_json_add_str(o, "target", sw_col_text(st, 6));
 	sw_json_add_str(o, "address", sw_col_text(st, 7));
 	add_opt_str(o, "secret", st, 8);
 	sw_json_add_str(o, "format", sw_col_text(st, 9));
-	sw_json_add_int(o, "attempts", sqlite3_column_int64(st, 10));
-	sqlite3_reset(st);
+	sw_json_add_int(o, "attempts", sw_col_int64(st, 10));
+	sw_reset(st);
 	*doc = o;
 	return SW_OK;
 }
@@ -263,20 +263,20 @@ sw_err
 sw_delivery_take(struct sw_db *db, const struct sw_delivery_ref *ref,
     const char *owner, int64_t lease_until, json_object **doc)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	*doc = NULL;
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_TAKE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, ref->event_id);
-	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, lease_until);
-	sqlite3_bind_int64(st, 5, sw_now_ms());
+	sw_bind_int64(st, 1, ref->event_id);
+	sw_bind_text(st, 2, ref->sub);
+	sw_bind_text(st, 3, owner);
+	sw_bind_int64(st, 4, lease_until);
+	sw_bind_int64(st, 5, sw_now_ms());
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	if (sqlite3_changes(sw_db_handle(db)) != 1)
+	if (sw_db_changes(db) != 1)
 		return SW_ECONFLICT;
 	return delivery_read(db, ref, doc);
 }
@@ -285,14 +285,14 @@ sw_err
 sw_delivery_done(struct sw_db *db, const struct sw_delivery_ref *ref,
     const char *owner)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_DONE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, ref->event_id);
-	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, sw_now_ms());
+	sw_bind_int64(st, 1, ref->event_id);
+	sw_bind_text(st, 2, ref->sub);
+	sw_bind_text(st, 3, owner);
+	sw_bind_int64(st, 4, sw_now_ms());
 	return sw_db_exec(db, st);
 }
 
@@ -300,17 +300,17 @@ sw_err
 sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
     const char *owner, int64_t due, const char *error, int max_attempts)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_RETRY)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, ref->event_id);
-	sqlite3_bind_text(st, 2, ref->sub, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, due);
+	sw_bind_int64(st, 1, ref->event_id);
+	sw_bind_text(st, 2, ref->sub);
+	sw_bind_text(st, 3, owner);
+	sw_bind_int64(st, 4, due);
 	sw_bind_opt(st, 5, error);
-	sqlite3_bind_int(st, 6, max_attempts);
-	sqlite3_bind_int64(st, 7, sw_now_ms());
+	sw_bind_int64(st, 6, max_attempts);
+	sw_bind_int64(st, 7, sw_now_ms());
 	return sw_db_exec(db, st);
 }
 
@@ -319,22 +319,22 @@ sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
     void *), void *arg)
 {
 	char owners[16][64];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int n = 0, i, released = 0;
 
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_OWNERS)) == NULL)
 		return 0;
-	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
+	while (n < 16 && sw_db_step(st) == SW_DB_ROW)
 		if (sw_fmt(owners[n], sizeof(owners[0]), "%s",
 		    sw_col_text(st, 0)) == SW_OK)
 			n++;
-	sqlite3_reset(st);
+	sw_reset(st);
 	for (i = 0; i < n; i++) {
 		if (alive(owners[i], arg))
 			continue;
 		if ((st = sw_db_stmt(db, STMT_DELIVERY_RELEASE_OWNER)) == NULL)
 			break;
-		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, owners[i]);
 		if (sw_db_exec(db, st) == SW_OK)
 			released++;
 	}
@@ -344,21 +344,21 @@ sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
 sw_err
 sw_watch_seen(struct sw_db *db, const char *cluster, json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char key[1024];
 	int rc;
 
 	*out = NULL;
 	if ((st = sw_db_stmt(db, STMT_WATCH_SEEN)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, cluster);
 	*out = json_object_new_object();
-	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		if (sw_fmt(key, sizeof(key), "%s %s", sw_col_text(st, 0),
 		    sw_col_text(st, 1)) == SW_OK)
 			sw_json_add_str(*out, key, sw_col_text(st, 2));
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(*out);
 		*out = NULL;
 		return sw_db_err(db, rc);
@@ -369,16 +369,16 @@ sw_watch_seen(struct sw_db *db, const char *cluster, json_object **out)
 sw_err
 sw_watch_put(struct sw_db *db, const struct sw_watch_obs *w)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_WATCH_PUT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, w->cluster, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, w->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, w->key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, w->state, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, w->cluster);
+	sw_bind_text(st, 2, w->kind);
+	sw_bind_text(st, 3, w->key);
+	sw_bind_text(st, 4, w->state);
 	sw_bind_opt(st, 5, w->team);
-	sqlite3_bind_int64(st, 6, w->time_ms);
+	sw_bind_int64(st, 6, w->time_ms);
 	sw_bind_opt(st, 7, w->event);
 	sw_bind_opt(st, 8, w->data);
 	return sw_db_exec(db, st);
@@ -388,13 +388,13 @@ sw_err
 sw_watch_drop(struct sw_db *db, const char *cluster, const char *kind,
     const char *key)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_WATCH_DROP)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, cluster);
+	sw_bind_text(st, 2, kind);
+	sw_bind_text(st, 3, key);
 	return sw_db_exec(db, st);
 }
 
@@ -415,27 +415,27 @@ static sw_err
 emit_rows(struct sw_db *db, const char *kind, const char *cluster,
     const char *uid, json_object *data, int *fresh)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int64_t now = sw_now_ms(), id;
 	sw_err e;
 
 	if ((st = sw_db_stmt(db, STMT_NOTIFY_EVENT_ADD)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, uid);
+	sw_bind_text(st, 2, kind);
 	sw_bind_opt(st, 3, cluster);
-	sqlite3_bind_int64(st, 4, now);
-	sqlite3_bind_text(st, 5, sw_json_str(data), -1, SQLITE_TRANSIENT);
+	sw_bind_int64(st, 4, now);
+	sw_bind_text_copy(st, 5, sw_json_str(data));
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
-	if (sqlite3_changes(sw_db_handle(db)) != 1)
+	if (sw_db_changes(db) != 1)
 		return SW_OK;
-	id = sqlite3_last_insert_rowid(sw_db_handle(db));
+	id = sw_db_last_id(db);
 	if ((st = sw_db_stmt(db, STMT_NOTIFY_DELIVERIES_ADD)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_text(st, 3, kind, -1, SQLITE_STATIC);
+	sw_bind_int64(st, 1, id);
+	sw_bind_int64(st, 2, now);
+	sw_bind_text(st, 3, kind);
 	sw_bind_opt(st, 4, cluster);
 	if ((e = sw_db_exec(db, st)) == SW_OK)
 		*fresh = 1;
@@ -470,15 +470,15 @@ sw_notify_emit(struct sw_db *db, const char *kind, const char *cluster,
 int
 sw_notify_seen(struct sw_db *db, const char *once)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char uid[160];
 	int rc;
 
 	if (event_uid(once, uid, sizeof(uid)) != SW_OK ||
 	    (st = sw_db_stmt(db, STMT_NOTIFY_EVENT_SEEN)) == NULL)
 		return 0;
-	sqlite3_bind_text(st, 1, uid, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, uid);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW;
+	sw_reset(st);
+	return rc == SW_DB_ROW;
 }

@@ -93,7 +93,7 @@ request_hash(const struct sw_op_new *n, char out[65])
 /* Text column col into dst: 0, or -1 when it does not fit (a value
  * this code never wrote: callers treat it as a corrupt store). */
 static int
-col_copy(sqlite3_stmt *st, int col, char *dst, size_t sz)
+col_copy(struct sw_st *st, int col, char *dst, size_t sz)
 {
 	return sw_fmt(dst, sz, "%s", sw_col_text(st, col)) == SW_OK ? 0 : -1;
 }
@@ -107,32 +107,32 @@ static sw_err
 live_on_cluster(struct sw_db *db, const char *cluster, const char *self,
     char busy[SW_OP_ID_LEN])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_OP_LIVE_ON_CLUSTER)) == NULL)
 		return SW_EDB;
 	if (cluster != NULL)
-		sqlite3_bind_text(st, 1, cluster, -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, cluster);
 	if (self != NULL)
-		sqlite3_bind_text(st, 2, self, -1, SQLITE_STATIC);
+		sw_bind_text(st, 2, self);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW) {
+	if (rc == SW_DB_ROW) {
 		if (snprintf(busy, SW_OP_ID_LEN, "%s", sw_col_text(st, 0)) >=
 		    SW_OP_ID_LEN)
 			busy[0] = '\0';
-		sqlite3_reset(st);
+		sw_reset(st);
 		return SW_EBUSY;
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
 sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
     char id[SW_OP_ID_LEN], int *existed)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char hash[65], hexid[17];
 	int64_t now = sw_now_ms();
 	int seq, rc;
@@ -150,23 +150,23 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 			e = SW_EDB;
 			goto bad;
 		}
-		sqlite3_bind_text(st, 1, n->token_name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, n->idem_key, -1, SQLITE_STATIC);
-		if ((rc = sw_db_step(st)) == SQLITE_ROW) {
+		sw_bind_text(st, 1, n->token_name);
+		sw_bind_text(st, 2, n->idem_key);
+		if ((rc = sw_db_step(st)) == SW_DB_ROW) {
 			int same = strcmp(sw_col_text(st, 1), hash) == 0;
 			int fits = col_copy(st, 0, id, SW_OP_ID_LEN) == 0;
 
-			sqlite3_reset(st);
+			sw_reset(st);
 			sw_db_rollback(db);
 			if (!fits)
-				return sw_db_err(db, SQLITE_CORRUPT);
+				return sw_db_err(db, SW_DB_CORRUPT);
 			if (!same)
 				return SW_ECONFLICT;
 			*existed = 1;
 			return SW_OK;
 		}
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE) {
+		sw_reset(st);
+		if (rc != SW_DB_DONE) {
 			e = sw_db_err(db, rc);
 			goto bad;
 		}
@@ -182,19 +182,18 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, n->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, n->target, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
+	sw_bind_text(st, 2, n->kind);
+	sw_bind_text(st, 3, n->target);
 	if (n->cluster)
-		sqlite3_bind_text(st, 4, n->cluster, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, n->params ? sw_json_str(n->params) : "{}",
-	    -1, SQLITE_TRANSIENT);
+		sw_bind_text(st, 4, n->cluster);
+	sw_bind_text_copy(st, 5, n->params ? sw_json_str(n->params) : "{}");
 	if (n->idem_key) {
-		sqlite3_bind_text(st, 6, n->idem_key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, hash, -1, SQLITE_STATIC);
+		sw_bind_text(st, 6, n->idem_key);
+		sw_bind_text(st, 7, hash);
 	}
-	sqlite3_bind_text(st, 8, n->token_name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 9, now);
+	sw_bind_text(st, 8, n->token_name);
+	sw_bind_int64(st, 9, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	for (seq = 0; n->stages != NULL && n->stages[seq] != NULL; seq++) {
@@ -206,9 +205,9 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 			e = SW_EDB;
 			goto bad;
 		}
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 2, seq);
-		sqlite3_bind_text(st, 3, n->stages[seq], -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, id);
+		sw_bind_int64(st, 2, seq);
+		sw_bind_text(st, 3, n->stages[seq]);
 		if ((e = sw_db_exec(db, st)) != SW_OK)
 			goto bad;
 	}
@@ -216,10 +215,10 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_text(st, 4, "info", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, "operation requested", -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, now);
+	sw_bind_text(st, 4, "info");
+	sw_bind_text(st, 5, "operation requested");
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	return sw_db_commit(db);
@@ -232,31 +231,31 @@ sw_err
 sw_op_find_idem(struct sw_db *db, const char *token_name, const char *key,
     const char *hash, char id[SW_OP_ID_LEN])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc, same = 0;
 
 	if ((st = sw_db_stmt(db, STMT_OP_BY_IDEM)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, token_name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, token_name);
+	sw_bind_text(st, 2, key);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW) {
+	if (rc == SW_DB_ROW) {
 		if (col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
-			rc = SQLITE_CORRUPT;
+			rc = SW_DB_CORRUPT;
 		same = strcmp(sw_col_text(st, 1), hash) == 0;
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
-	if (rc != SQLITE_ROW)
+	if (rc != SW_DB_ROW)
 		return sw_db_err(db, rc);
 	return same ? SW_OK : SW_ECONFLICT;
 }
 
 static json_object *
-parse_text_col(sqlite3_stmt *st, int col)
+parse_text_col(struct sw_st *st, int col)
 {
-	const char *s = (const char *)sqlite3_column_text(st, col);
+	const char *s = sw_col_text_or_null(st, col);
 	json_object *o;
 	char why[64];
 
@@ -269,29 +268,29 @@ parse_text_col(sqlite3_stmt *st, int col)
 
 /* One operation row (STMT_OP_BY_ID / STMT_OP_LIST column order). */
 static json_object *
-op_row_json(sqlite3_stmt *st)
+op_row_json(struct sw_st *st)
 {
 	json_object *o = json_object_new_object();
 
 	sw_json_add_str(o, "id", sw_col_text(st, 0));
 	sw_json_add_str(o, "kind", sw_col_text(st, 1));
 	sw_json_add_str(o, "target", sw_col_text(st, 2));
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+	if (!sw_col_null(st, 3))
 		sw_json_add_str(o, "cluster", sw_col_text(st, 3));
 	json_object_object_add(o, "params", parse_text_col(st, 4));
 	sw_json_add_str(o, "state", sw_col_text(st, 5));
 	sw_json_add_str(o, "requested_by", sw_col_text(st, 6));
-	sw_json_add_int(o, "created_ms", sqlite3_column_int64(st, 7));
-	sw_json_add_int(o, "updated_ms", sqlite3_column_int64(st, 8));
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+	sw_json_add_int(o, "created_ms", sw_col_int64(st, 7));
+	sw_json_add_int(o, "updated_ms", sw_col_int64(st, 8));
+	if (!sw_col_null(st, 9))
 		json_object_object_add(o, "result", parse_text_col(st, 9));
-	if (sqlite3_column_type(st, 10) != SQLITE_NULL)
+	if (!sw_col_null(st, 10))
 		sw_json_add_str(o, "error", sw_col_text(st, 10));
 	sw_json_add_bool(o, "cancel_requested",
-	    sqlite3_column_int(st, 11));
-	if (sqlite3_column_type(st, 12) != SQLITE_NULL)
+	    sw_col_int(st, 11));
+	if (!sw_col_null(st, 12))
 		sw_json_add_str(o, "idempotency_key", sw_col_text(st, 12));
-	sw_json_add_int(o, "due_ms", sqlite3_column_int64(st, 13));
+	sw_json_add_int(o, "due_ms", sw_col_int64(st, 13));
 	return o;
 }
 
@@ -299,73 +298,73 @@ sw_err
 sw_op_get(struct sw_db *db, const char *id, int with_events,
     int64_t since, json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *o = NULL, *arr, *s;
 	int rc;
 
 	*out = NULL;
 	if ((st = sw_db_stmt(db, STMT_OP_BY_ID)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SW_DB_ROW)
 		o = op_row_json(st);
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
 	if (o == NULL)
 		return sw_db_err(db, rc);
 
 	if ((st = sw_db_stmt(db, STMT_STAGE_LIST)) == NULL)
 		goto bad;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	arr = json_object_new_array();
 	json_object_object_add(o, "stages", arr);
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		s = json_object_new_object();
-		sw_json_add_int(s, "seq", sqlite3_column_int(st, 0));
+		sw_json_add_int(s, "seq", sw_col_int(st, 0));
 		sw_json_add_str(s, "name", sw_col_text(st, 1));
 		sw_json_add_str(s, "state", sw_col_text(st, 2));
-		sw_json_add_int(s, "attempts", sqlite3_column_int(st, 3));
-		if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+		sw_json_add_int(s, "attempts", sw_col_int(st, 3));
+		if (!sw_col_null(st, 4))
 			sw_json_add_int(s, "started_ms",
-			    sqlite3_column_int64(st, 4));
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			    sw_col_int64(st, 4));
+		if (!sw_col_null(st, 5))
 			sw_json_add_int(s, "finished_ms",
-			    sqlite3_column_int64(st, 5));
+			    sw_col_int64(st, 5));
 		json_object_object_add(s, "resources", parse_text_col(st, 6));
-		if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		if (!sw_col_null(st, 7))
 			sw_json_add_str(s, "error", sw_col_text(st, 7));
 		json_object_array_add(arr, s);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_DONE)
 		goto bad;
 	if (with_events) {
 		if ((st = sw_db_stmt(db, STMT_EVENT_LIST)) == NULL)
 			goto bad;
-		sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, since);
-		sqlite3_bind_int(st, 3, SW_MAX_EVENTS);
+		sw_bind_text(st, 1, id);
+		sw_bind_int64(st, 2, since);
+		sw_bind_int64(st, 3, SW_MAX_EVENTS);
 		arr = json_object_new_array();
 		json_object_object_add(o, "events", arr);
-		while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+		while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 			s = json_object_new_object();
-			sw_json_add_int(s, "id", sqlite3_column_int64(st, 0));
+			sw_json_add_int(s, "id", sw_col_int64(st, 0));
 			sw_json_add_int(s, "time_ms",
-			    sqlite3_column_int64(st, 1));
-			if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			    sw_col_int64(st, 1));
+			if (!sw_col_null(st, 2))
 				sw_json_add_int(s, "stage",
-				    sqlite3_column_int(st, 2));
+				    sw_col_int(st, 2));
 			sw_json_add_str(s, "level", sw_col_text(st, 3));
 			sw_json_add_str(s, "message", sw_col_text(st, 4));
-			if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+			if (!sw_col_null(st, 5))
 				json_object_object_add(s, "data",
 				    parse_text_col(st, 5));
 			json_object_array_add(arr, s);
 		}
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
+		sw_reset(st);
+		if (rc != SW_DB_DONE)
 			goto bad;
 	}
 	*out = o;
@@ -379,7 +378,7 @@ sw_err
 sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
     json_object **out)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	json_object *o, *items, *last = NULL;
 	int rc, n = 0, limit;
 	char cur_id[SW_OP_ID_LEN] = "", next[64];
@@ -397,20 +396,20 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 	sw_bind_opt(st, 3, f->cluster);
 	sw_bind_opt(st, 4, f->token_name);
 	if (f->cursor != NULL) {
-		sqlite3_bind_int64(st, 5, cur_created);
-		sqlite3_bind_text(st, 6, cur_id, -1, SQLITE_STATIC);
+		sw_bind_int64(st, 5, cur_created);
+		sw_bind_text(st, 6, cur_id);
 	}
-	sqlite3_bind_int(st, 7, limit);
+	sw_bind_int64(st, 7, limit);
 	o = json_object_new_object();
 	items = json_object_new_array();
 	json_object_object_add(o, "items", items);
-	while ((rc = sw_db_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		last = op_row_json(st);
 		json_object_array_add(items, last);
 		n++;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
 		json_object_put(o);
 		return sw_db_err(db, rc);
 	}
@@ -431,7 +430,7 @@ sw_err
 sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
     char id[SW_OP_ID_LEN])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int64_t now = sw_now_ms();
 	int rc, changed;
 	sw_err e;
@@ -442,16 +441,16 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_int64(st, 1, now);
+	sw_bind_int64(st, 1, now);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
-		rc = SQLITE_CORRUPT;
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE) {
+	if (rc == SW_DB_ROW && col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
+		rc = SW_DB_CORRUPT;
+	sw_reset(st);
+	if (rc == SW_DB_DONE) {
 		e = SW_ENOTFOUND;
 		goto bad;
 	}
-	if (rc != SQLITE_ROW) {
+	if (rc != SW_DB_ROW) {
 		e = sw_db_err(db, rc);
 		goto bad;
 	}
@@ -459,13 +458,13 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, now + lease_ms);
-	sqlite3_bind_int64(st, 4, now);
+	sw_bind_text(st, 1, id);
+	sw_bind_text(st, 2, owner);
+	sw_bind_int64(st, 3, now + lease_ms);
+	sw_bind_int64(st, 4, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
-	changed = sqlite3_changes(sw_db_handle(db));
+	changed = sw_db_changes(db);
 	if ((e = sw_db_commit(db)) != SW_OK)
 		return e;
 	return changed == 1 ? SW_OK : SW_ENOTFOUND;
@@ -478,22 +477,22 @@ sw_err
 sw_op_release(struct sw_db *db, const char *id, const char *owner,
     int64_t due_ms)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	sw_err e;
 
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if ((st = sw_db_stmt(db, STMT_OP_SET_DUE)) == NULL)
 		goto bad;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, due_ms);
-	sqlite3_bind_int64(st, 3, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, due_ms);
+	sw_bind_int64(st, 3, sw_now_ms());
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_RELEASE)) == NULL)
 		goto bad;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
+	sw_bind_text(st, 2, owner);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	return sw_db_commit(db);
@@ -506,27 +505,27 @@ sw_err
 sw_op_set_state(struct sw_db *db, const char *id, const char *state,
     const char *error)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_OP_SET_STATE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
+	sw_bind_text(st, 2, state);
 	sw_bind_opt(st, 3, error);
-	sqlite3_bind_int64(st, 4, sw_now_ms());
+	sw_bind_int64(st, 4, sw_now_ms());
 	return sw_db_exec(db, st);
 }
 
 sw_err
 sw_op_set_result(struct sw_db *db, const char *id, json_object *res)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_OP_SET_RESULT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, sw_json_str(res), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_text_copy(st, 2, sw_json_str(res));
+	sw_bind_int64(st, 3, sw_now_ms());
 	return sw_db_exec(db, st);
 }
 
@@ -534,15 +533,15 @@ sw_err
 sw_stage_set_state(struct sw_db *db, const char *id, int seq,
     const char *state, const char *error)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_STAGE_SET_STATE)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, seq);
-	sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, seq);
+	sw_bind_text(st, 3, state);
 	sw_bind_opt(st, 4, error);
-	sqlite3_bind_int64(st, 5, sw_now_ms());
+	sw_bind_int64(st, 5, sw_now_ms());
 	return sw_db_exec(db, st);
 }
 
@@ -550,13 +549,13 @@ sw_err
 sw_stage_set_ext(struct sw_db *db, const char *id, int seq,
     json_object *ext)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_STAGE_SET_EXT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, seq);
-	sqlite3_bind_text(st, 3, sw_json_str(ext), -1, SQLITE_TRANSIENT);
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, seq);
+	sw_bind_text_copy(st, 3, sw_json_str(ext));
 	return sw_db_exec(db, st);
 }
 
@@ -564,19 +563,18 @@ sw_err
 sw_op_event(struct sw_db *db, const char *id, int stage, const char *level,
     const char *message, json_object *data)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_EVENT_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, sw_now_ms());
 	if (stage >= 0)
-		sqlite3_bind_int(st, 3, stage);
-	sqlite3_bind_text(st, 4, level, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, message, -1, SQLITE_TRANSIENT);
+		sw_bind_int64(st, 3, stage);
+	sw_bind_text(st, 4, level);
+	sw_bind_text_copy(st, 5, message);
 	if (data != NULL)
-		sqlite3_bind_text(st, 6, sw_json_str(data), -1,
-		    SQLITE_TRANSIENT);
+		sw_bind_text_copy(st, 6, sw_json_str(data));
 	return sw_db_exec(db, st);
 }
 
@@ -584,25 +582,25 @@ sw_op_event(struct sw_db *db, const char *id, int stage, const char *level,
 static sw_err
 op_state(struct sw_db *db, const char *id, char state[16])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && col_copy(st, 1, state, 16) != 0)
-		rc = SQLITE_CORRUPT;
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	if (rc == SW_DB_ROW && col_copy(st, 1, state, 16) != 0)
+		rc = SW_DB_CORRUPT;
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
 sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char state[16];
 	sw_err e;
 
@@ -620,15 +618,15 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_REQUEUE)) == NULL) {
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, sw_now_ms());
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((e = sw_op_event(db, id, -1, "info", "retry requested",
@@ -643,7 +641,7 @@ bad:
 sw_err
 sw_op_cancel(struct sw_db *db, const char *id)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	char state[16];
 	sw_err e;
 
@@ -659,8 +657,8 @@ sw_op_cancel(struct sw_db *db, const char *id)
 		e = SW_EDB;
 		goto bad;
 	}
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, sw_now_ms());
+	sw_bind_text(st, 1, id);
+	sw_bind_int64(st, 2, sw_now_ms());
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if (strcmp(state, "pending") == 0 &&
@@ -680,22 +678,22 @@ sw_err
 sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
     char state[16])
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_OP_UPDATED)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW) {
-		*updated = sqlite3_column_int64(st, 0);
+	if (rc == SW_DB_ROW) {
+		*updated = sw_col_int64(st, 0);
 		if (col_copy(st, 1, state, 16) != 0)
-			rc = SQLITE_CORRUPT;
+			rc = SW_DB_CORRUPT;
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 int
@@ -703,22 +701,22 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
     void *arg)
 {
 	char owners[16][64];
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int n = 0, i, released = 0;
 
 	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
 		return 0;
 	/* An owner too long to hold is no poller's: left alone. */
-	while (n < 16 && sw_db_step(st) == SQLITE_ROW)
+	while (n < 16 && sw_db_step(st) == SW_DB_ROW)
 		if (col_copy(st, 0, owners[n], sizeof(owners[0])) == 0)
 			n++;
-	sqlite3_reset(st);
+	sw_reset(st);
 	for (i = 0; i < n; i++) {
 		if (alive(owners[i], arg))
 			continue;
 		if ((st = sw_db_stmt(db, STMT_OP_RELEASE_OWNER)) == NULL)
 			break;
-		sqlite3_bind_text(st, 1, owners[i], -1, SQLITE_STATIC);
+		sw_bind_text(st, 1, owners[i]);
 		if (sw_db_exec(db, st) == SW_OK)
 			released++;
 	}
@@ -730,22 +728,22 @@ sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
 sw_err
 sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	memset(rec, 0, sizeof(*rec));
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_GET)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, name);
 	rc = sw_db_step(st);
-	if (rc == SQLITE_ROW && (col_copy(st, 0, rec->id,
+	if (rc == SW_DB_ROW && (col_copy(st, 0, rec->id,
 	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
 	    sizeof(rec->origin)) != 0))
-		rc = SQLITE_CORRUPT;
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+		rc = SW_DB_CORRUPT;
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
 		return SW_ENOTFOUND;
-	return rc == SQLITE_ROW ? SW_OK : sw_db_err(db, rc);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
@@ -762,18 +760,18 @@ sw_err
 sw_cluster_record(struct sw_db *db, const char *name, const char *id,
     const char *origin, struct sw_cluster_rec *rec)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_INSERT)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, origin, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, sw_now_ms());
+	sw_bind_text(st, 1, name);
+	sw_bind_text(st, 2, id);
+	sw_bind_text(st, 3, origin);
+	sw_bind_int64(st, 4, sw_now_ms());
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
+	sw_reset(st);
+	if (rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
 	return sw_cluster_get(db, name, rec);
 }
@@ -781,14 +779,14 @@ sw_cluster_record(struct sw_db *db, const char *name, const char *id,
 sw_err
 sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int rc;
 
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_FORGET)) == NULL)
 		return SW_EDB;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	sw_bind_text(st, 1, name);
+	sw_bind_text(st, 2, id);
 	rc = sw_db_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }

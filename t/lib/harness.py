@@ -161,12 +161,14 @@ class Answers:
 
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
-                 pre_start=None, programs=None):
+                 pre_start=None, programs=None, database=None):
         """pre_start, when given, is called as pre_start(state_dir)
         after the state directory exists and before `slipway start`,
         e.g. to drop plugins.d/ or tools.d/ files in place.  programs
         maps a program of the build tree to a test build run in its
-        place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"})."""
+        place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"}).
+        database, a postgresql:// URL, is the stack's state store in
+        place of state.db (slipway.conf's database)."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
         self.slipway = SLIPWAY
@@ -184,8 +186,14 @@ class Stack:
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
+        env = None
+        if database is not None:
+            conf = os.path.join(self.dir, "slipway.conf")
+            with open(conf, "w") as f:
+                f.write("database = %s\n" % database)
+            env = dict(os.environ, SLIPWAY_CONF=conf)
         r = subprocess.run(args, capture_output=True, text=True,
-                           timeout=120)
+                           timeout=120, env=env)
         if r.returncode != 0:
             t.diag("slipway start failed: %s %s" % (r.stdout, r.stderr))
             self.dump_logs()

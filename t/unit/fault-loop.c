@@ -288,56 +288,53 @@ out:
 static int
 db_whole(struct run *u, int *nops, char *why, size_t whysz)
 {
-	sqlite3 *h = sw_db_handle(u->db);
-	sqlite3_stmt *st = NULL;
+	struct sw_st *st = NULL;
 	const struct sw_pipeline *pl;
 	const char *const *names;
 	int rc, want, bad = 0;
 
 	*nops = 0;
-	if (!sqlite3_get_autocommit(h)) {
+	if (sw_db_txn(u->db) == SW_TXN_WRITE) {
 		snprintf(why, whysz, "a transaction was left open");
 		return -1;
 	}
-	if (sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) !=
-	    SQLITE_OK || sqlite3_step(st) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(st, 0), "ok") != 0) {
+	if (sw_db_prepare(u->db, "PRAGMA integrity_check", &st) !=
+	    SW_OK || sw_db_step(st) != SW_DB_ROW ||
+	    strcmp(sw_col_text(st, 0), "ok") != 0) {
 		snprintf(why, whysz, "integrity_check: %s", st ?
-		    (const char *)sqlite3_column_text(st, 0) : "no statement");
-		sqlite3_finalize(st);
+		    sw_col_text(st, 0) : "no statement");
+		sw_st_free(st);
 		return -1;
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(h, "SELECT o.id, o.kind, o.state,"
+	sw_st_free(st);
+	if (sw_db_prepare(u->db, "SELECT o.id, o.kind, o.state,"
 	    " (SELECT count(*) FROM stages s WHERE s.op_id = o.id"
 	    "  AND s.state = 'pending'),"
 	    " (SELECT count(*) FROM events e WHERE e.op_id = o.id)"
-	    " FROM operations o", -1, &st, NULL) != SQLITE_OK) {
+	    " FROM operations o", &st) != SW_OK) {
 		snprintf(why, whysz, "cannot read operations");
 		return -1;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 		(*nops)++;
-		pl = sw_pipeline_find((const char *)sqlite3_column_text(st,
-		    1));
+		pl = sw_pipeline_find(sw_col_text(st, 1));
 		names = pl ? sw_pipeline_stage_names(pl) : NULL;
 		for (want = 0; names != NULL && names[want] != NULL; want++)
 			;
-		if (pl == NULL || strcmp((const char *)sqlite3_column_text(
-		    st, 2), "pending") != 0 || sqlite3_column_int(st, 3) !=
-		    want || want == 0 || sqlite3_column_int(st, 4) < 1) {
+		if (pl == NULL || strcmp(sw_col_text(st, 2),
+		    "pending") != 0 || sw_col_int(st, 3) !=
+		    want || want == 0 || sw_col_int(st, 4) < 1) {
 			snprintf(why, whysz, "operation %s (%s) is %s with "
 			    "%d of %d stages and %d events",
-			    sqlite3_column_text(st, 0),
-			    sqlite3_column_text(st, 1),
-			    sqlite3_column_text(st, 2),
-			    sqlite3_column_int(st, 3), want,
-			    sqlite3_column_int(st, 4));
+			    sw_col_text(st, 0), sw_col_text(st, 1),
+			    sw_col_text(st, 2),
+			    sw_col_int(st, 3), want,
+			    sw_col_int(st, 4));
 			bad = 1;
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && !bad) {
+	sw_st_free(st);
+	if (rc != SW_DB_DONE && !bad) {
 		snprintf(why, whysz, "reading operations: %d", rc);
 		bad = 1;
 	}

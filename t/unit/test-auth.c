@@ -119,7 +119,7 @@ main(void)
 	char t1[SW_TOKEN_LEN], t2[SW_TOKEN_LEN], s1[SW_TOKEN_LEN],
 	    bad[SW_TOKEN_LEN];
 	json_object *list;
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int plaintext_stored = 0;
 
 	if (db == NULL)
@@ -148,13 +148,15 @@ main(void)
 	ok(sw_token_check(db, NULL, &p) == SW_EUNAUTH, "NULL refused");
 
 	/* Only hashes are stored. */
-	sqlite3_prepare_v2(sw_db_handle(db), "SELECT hash FROM tokens", -1,
-	    &st, NULL);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (sqlite3_column_bytes(st, 0) != 32 ||
-		    memmem(sqlite3_column_blob(st, 0), 32, t1 + 21, 20))
+	sw_db_prepare(db, "SELECT hash FROM tokens", &st);
+	while (sw_db_step(st) == SW_DB_ROW) {
+		size_t n;
+		const void *h = sw_col_blob(st, 0, &n);
+
+		if (n != 32 || memmem(h, 32, t1 + 21, 20))
 			plaintext_stored = 1;
-	sqlite3_finalize(st);
+	}
+	sw_st_free(st);
 	ok(!plaintext_stored, "stored as 32-byte digests only");
 
 	/* last_used is written once, not on every check. */
@@ -162,25 +164,24 @@ main(void)
 		int64_t first = -1, again = -2;
 		int changes;
 
-		sqlite3_prepare_v2(sw_db_handle(db), "SELECT last_used FROM "
-		    "tokens WHERE name = 'admin'", -1, &st, NULL);
-		if (sqlite3_step(st) == SQLITE_ROW &&
-		    sqlite3_column_type(st, 0) != SQLITE_NULL)
-			first = sqlite3_column_int64(st, 0);
-		sqlite3_reset(st);
+		sw_db_prepare(db, "SELECT last_used FROM "
+		    "tokens WHERE name = 'admin'", &st);
+		if (sw_db_step(st) == SW_DB_ROW &&
+		    !sw_col_null(st, 0))
+			first = sw_col_int64(st, 0);
+		sw_reset(st);
 		ok(first > 0, "a check records last_used");
-		changes = sqlite3_total_changes(sw_db_handle(db));
+		changes = (int)sw_db_total_changes(db);
 		sw_token_check(db, t1, &p);
 		sw_token_check(db, t1, &p);
-		is_int(sqlite3_total_changes(sw_db_handle(db)) - changes, 0,
+		is_int((int)sw_db_total_changes(db) - changes, 0,
 		    "checks within a minute write nothing");
 		/* Another process (its own cache) finds the row fresh. */
-		sqlite3_exec(sw_db_handle(db), "UPDATE tokens SET last_used = "
-		    "last_used - 120000 WHERE name = 'admin'", NULL, NULL,
-		    NULL);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			again = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+		sw_db_exec_sql(db, "UPDATE tokens SET last_used = "
+		    "last_used - 120000 WHERE name = 'admin'");
+		if (sw_db_step(st) == SW_DB_ROW)
+			again = sw_col_int64(st, 0);
+		sw_st_free(st);
 		ok(again == first - 120000, "last_used moved back");
 	}
 

@@ -107,8 +107,8 @@ main(void)
 	gpu_row(db, "2026-11-30", "a", 500);
 	gpu_row(db, "2026-12-05", "a", 60);
 	gpu_row(db, "2026-12-05", "b", 900);
-	sqlite3_exec(sw_db_handle(db), "INSERT INTO clusters (name, id, origin,"
-	    " created) VALUES ('c1', 'id1', 'created', 0)", NULL, NULL, NULL);
+	sw_db_exec_sql(db, "INSERT INTO clusters (name, id, origin,"
+	    " created) VALUES ('c1', 'id1', 'created', 0)");
 	ok(sw_ledger_move(db, "c1", -1, DEC31_23H, &moved) == SW_OK && moved,
 	    "the ledger's cursor");
 	ok(sw_ledger_burn_add(db, "c1", "a", 2000000, DEC31_23H) == SW_OK,

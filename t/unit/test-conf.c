@@ -115,6 +115,21 @@ main(void)
 	refused("training_plan.warn_before = 30\n",
 	    "training_plan.warn_before must be", "a warning under a minute");
 	refused("log_format = xml\n", "text or json", "an unknown log format");
+	refused("database = /var/lib/slipway/state.db\n", "postgresql:// URL",
+	    "a database that is not a PostgreSQL URL");
+	refused("database = mysql://db/slipway\n", "postgresql:// URL",
+	    "a database of another engine");
+	{
+		json_object *d = NULL;
+
+		ok(load("database = postgresql://slipway@db.internal/slipway"
+		    "?sslmode=verify-full\n", &d, why, sizeof(why)) == SW_OK &&
+		    strcmp(sw_json_get_str(d, "database") ? sw_json_get_str(d,
+		    "database") : "", "postgresql://slipway@db.internal/"
+		    "slipway?sslmode=verify-full") == 0,
+		    "database = postgresql://... is kept as written");
+		json_object_put(d);
+	}
 	refused("allowed_origins = a.example\n", "scheme://",
 	    "an origin without a scheme");
 	refused("endpoint = http://evil.example\n", "https://",

@@ -14,7 +14,6 @@ main(void)
 {
 	char dir[] = "/tmp/sw-test-db-XXXXXX", path[128];
 	struct sw_db *db = NULL;
-	char *errmsg = NULL;
 
 	if (mkdtemp(dir) == NULL)
 		skip_all("mkdtemp failed");
@@ -26,56 +25,50 @@ main(void)
 	ok(sw_db_stmt(db, (enum sw_stmt)STMT__MAX) == NULL,
 	    "out-of-range statement is refused");
 	{
-		sqlite3_stmt *st;
+		struct sw_st *st;
 		const char *mode = "";
 
-		sqlite3_prepare_v2(sw_db_handle(db), "PRAGMA journal_mode",
-		    -1, &st, NULL);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			mode = (const char *)sqlite3_column_text(st, 0);
+		sw_db_prepare(db, "PRAGMA journal_mode", &st);
+		if (sw_db_step(st) == SW_DB_ROW)
+			mode = sw_col_text_or_null(st, 0);
 		is_str(mode, "wal", "journal mode is WAL");
-		sqlite3_finalize(st);
+		sw_st_free(st);
 	}
 	/* A COMMIT that fails (here a deferred foreign key) ends the
 	 * transaction: the connection must not stay inside it, or every
 	 * later BEGIN of this worker fails. */
 	{
-		sqlite3 *h = sw_db_handle(db);
-
 		ok(sw_db_begin(db) == SW_OK, "begin");
-		sqlite3_exec(h, "PRAGMA defer_foreign_keys = ON", NULL, NULL,
-		    NULL);
-		sqlite3_exec(h, "INSERT INTO stages (op_id, seq, name, state)"
-		    " VALUES ('op-none', 0, 'x', 'pending')", NULL, NULL, NULL);
+		sw_db_exec_sql(db, "PRAGMA defer_foreign_keys = ON");
+		sw_db_exec_sql(db, "INSERT INTO stages (op_id, seq, name, state)"
+		    " VALUES ('op-none', 0, 'x', 'pending')");
 		ok(sw_db_commit(db) != SW_OK, "a COMMIT that fails says so");
-		ok(sqlite3_get_autocommit(h), "and leaves no transaction open");
+		ok(sw_db_txn(db) == SW_TXN_NONE, "and leaves no transaction open");
 		ok(sw_db_begin(db) == SW_OK && sw_db_commit(db) == SW_OK,
 		    "the next transaction works");
-		sqlite3_exec(h, "SELECT 1", NULL, NULL, NULL);
+		sw_db_exec_sql(db, "SELECT 1");
 	}
 	/* A statement stepped to its first row and never reset keeps a
 	 * read transaction, and with it an old snapshot, open. */
 	{
-		sqlite3 *h = sw_db_handle(db);
-		sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_DUE), *own;
+		struct sw_st *st = sw_db_stmt(db, STMT_METRIC_DUE), *own;
 
-		sqlite3_bind_int64(st, 1, 0);
-		ok(sw_db_step(st) == SQLITE_ROW, "an aggregate gives a row");
-		ok(sqlite3_txn_state(h, NULL) == SQLITE_TXN_READ,
+		sw_bind_int64(st, 1, 0);
+		ok(sw_db_step(st) == SW_DB_ROW, "an aggregate gives a row");
+		ok(sw_db_txn(db) == SW_TXN_READ,
 		    "left mid-step, it holds a read transaction");
 		ok(sw_db_idle(db) == SW_OK, "the end of the work resets it");
-		ok(!sqlite3_stmt_busy(st) &&
-		    sqlite3_txn_state(h, NULL) == SQLITE_TXN_NONE,
+		ok(sw_db_txn(db) == SW_TXN_NONE,
 		    "and no transaction is left");
-		sqlite3_prepare_v2(h, "SELECT 1 FROM operations UNION ALL "
-		    "SELECT 1", -1, &own, NULL);
-		(void)sqlite3_step(own);
+		sw_db_prepare(db, "SELECT 1 FROM operations UNION ALL "
+		    "SELECT 1", &own);
+		(void)sw_db_step(own);
 		ok(sw_db_idle(db) == SW_EINTERNAL,
 		    "a read held outside the statement table is reported");
-		sqlite3_finalize(own);
+		sw_st_free(own);
 		ok(sw_db_begin(db) == SW_OK, "begin");
 		ok(sw_db_idle(db) == SW_EINTERNAL &&
-		    sqlite3_get_autocommit(h),
+		    sw_db_txn(db) == SW_TXN_NONE,
 		    "an open transaction is reported and rolled back");
 	}
 	/* A write after another connection's commit, with a statement of
@@ -83,15 +76,15 @@ main(void)
 	 * failing at once with SQLITE_BUSY_SNAPSHOT. */
 	{
 		struct sw_db *other = NULL;
-		sqlite3_stmt *st = sw_db_stmt(db, STMT_METRIC_DUE);
+		struct sw_st *st = sw_db_stmt(db, STMT_METRIC_DUE);
 
 		ok(sw_db_open(path, &other) == SW_OK, "a second connection");
-		sqlite3_bind_int64(st, 1, 0);
+		sw_bind_int64(st, 1, 0);
 		(void)sw_db_step(st);
-		ok(sw_db_begin(other) == SW_OK && sqlite3_exec(sw_db_handle(
-		    other), "INSERT INTO tokens (id, name, scope, hash, "
-		    "created) VALUES ('x', 'x', 'read', x'00', 0)", NULL, NULL,
-		    NULL) == SQLITE_OK && sw_db_commit(other) == SW_OK,
+		ok(sw_db_begin(other) == SW_OK && sw_db_exec_sql(other,
+		    "INSERT INTO tokens (id, name, scope, hash, "
+		    "created) VALUES ('x', 'x', 'read', x'00', 0)") == SW_OK &&
+		    sw_db_commit(other) == SW_OK,
 		    "the other connection commits a write");
 		ok(sw_db_begin(db) == SW_OK, "ours then begins a write");
 		ok(sw_db_commit(db) == SW_OK, "and commits it");
@@ -100,9 +93,7 @@ main(void)
 	sw_db_close(db);
 	ok(sw_db_open(path, &db) == SW_OK, "reopen works");
 	is_int(sw_db_version(db), sw_db_version_latest(), "version kept");
-	sqlite3_exec(sw_db_handle(db), "PRAGMA user_version = 999", NULL,
-	    NULL, &errmsg);
-	sqlite3_free(errmsg);
+	sw_db_exec_sql(db, "PRAGMA user_version = 999");
 	sw_db_close(db);
 	ok(sw_db_open(path, &db) == SW_EDB,
 	    "a database from a newer build is refused");

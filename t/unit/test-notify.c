@@ -35,15 +35,15 @@ count(struct sw_db *db, const char *state, const char *sub)
 static int
 events_kept(struct sw_db *db)
 {
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	int n = -1;
 
-	if (sqlite3_prepare_v2(sw_db_handle(db), "SELECT count(*) FROM "
-	    "notify_events", -1, &st, NULL) != SQLITE_OK)
+	if (sw_db_prepare(db, "SELECT count(*) FROM notify_events", &st) !=
+	    SW_OK)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (sw_db_step(st) == SW_DB_ROW)
+		n = sw_col_int(st, 0);
+	sw_st_free(st);
 	return n;
 }
 
@@ -110,24 +110,23 @@ static json_object *
 budget_detail(struct sw_db *db, char *cl, size_t sz)
 {
 	json_object *det = NULL;
-	sqlite3_stmt *st;
+	struct sw_st *st;
 	const char *d;
 	char why[64];
 
 	cl[0] = '\0';
-	if (sqlite3_prepare_v2(sw_db_handle(db), "SELECT coalesce(cluster,"
+	if (sw_db_prepare(db, "SELECT coalesce(cluster,"
 	    " ''), data FROM notify_events WHERE kind = 'budget.threshold'"
-	    " AND op_id = '' ORDER BY id DESC LIMIT 1", -1, &st, NULL) !=
-	    SQLITE_OK)
+	    " AND op_id = '' ORDER BY id DESC LIMIT 1", &st) != SW_OK)
 		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(cl, sz, "%s", sqlite3_column_text(st, 0));
-		d = (const char *)sqlite3_column_text(st, 1);
+	if (sw_db_step(st) == SW_DB_ROW) {
+		snprintf(cl, sz, "%s", sw_col_text(st, 0));
+		d = sw_col_text_or_null(st, 1);
 		if (sw_json_parse(d, strlen(d), &det, why, sizeof(why)) !=
 		    SW_OK)
 			det = NULL;
 	}
-	sqlite3_finalize(st);
+	sw_st_free(st);
 	return det;
 }
 

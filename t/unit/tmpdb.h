@@ -1,4 +1,6 @@
-/* tmpdb.h: a throw-away state database for unit tests. */
+/* tmpdb.h: a throw-away state database for unit tests: a new state.db,
+ * or the empty PostgreSQL database $SW_TEST_DATABASE names
+ * (t/85-postgresql.t runs the tests on both engines). */
 #ifndef SW_TMPDB_H
 #define SW_TMPDB_H
 
@@ -15,7 +17,10 @@ tmpdb_open(void)
 {
 	struct sw_db *db = NULL;
 	char path[128];
+	const char *url = getenv("SW_TEST_DATABASE");
 
+	if (url != NULL && url[0] != '\0')
+		return sw_db_open(url, &db) == SW_OK ? db : NULL;
 	snprintf(tmpdb_dir, sizeof(tmpdb_dir), "/tmp/sw-test-XXXXXX");
 	if (mkdtemp(tmpdb_dir) == NULL)
 		return NULL;
@@ -33,6 +38,8 @@ tmpdb_close(struct sw_db *db)
 	int i;
 
 	sw_db_close(db);
+	if (tmpdb_dir[0] == '\0')
+		return;
 	for (i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/state.db%s", tmpdb_dir,
 		    sfx[i]);
