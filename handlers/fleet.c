@@ -1,0 +1,783 @@
+/*
+ * fleet.c: the fleet document (fleet_schema, fleet_plan, fleet_apply,
+ * fleet_export).
+ *
+ * A fleet document names clusters (each as cluster_create takes it,
+ * with features as feature_set takes them) and budgets (budget_set's
+ * scope, name and fields).  Nothing here reads AWS or the store on its
+ * own: the live state is read by running the table's read rows in this
+ * process as the caller (cluster_list, instance_group_list, feature_set
+ * with dry_run, whose diff is the feature contract's, budget_list), and
+ * each change is one row of the table with its arguments, run the same
+ * way by apply: the same validation, audit and person as a request of
+ * its own.  A change's cost is the one its operation's dry run plans.
+ * Clusters the document does not name are deleted only with prune.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers/handlers.h"
+#include "handlers/table.h"
+#include "api/optable.h"
+#include "api/router.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+#include "lib/valid.h"
+
+#define FLEET_SCHEMA_ID	"https://slipway.dev/schemas/fleet-v1.json"
+
+/* The answer of row name run in this process as r's caller, args
+ * stolen; *doc (new reference) its answer or problem, the status. */
+static long
+run_row(struct sw_req *r, const char *name, json_object *args,
+    json_object **doc)
+{
+	const struct sw_op *op = sw_op_by_name(name);
+	struct sw_req sub;
+	long status;
+
+	sw_req_from_env(&sub, NULL);
+	sub.method = op->method;
+	sub.uri = op->path;
+	sub.db = r->db;
+	sub.cfg = r->cfg;
+	sub.team_header = r->team_header;
+	sw_dispatch(&sub, op, &r->who, args, sw_handler_table);
+	json_object_put(args);
+	if (sub.err != SW_OK) {
+		status = sw_err_http_status(sub.err);
+		*doc = sw_req_problem(&sub);
+	} else {
+		status = sub.status ? sub.status : 200;
+		*doc = sub.out != NULL ? json_object_get(sub.out) :
+		    json_object_new_object();
+	}
+	sw_req_free(&sub);
+	return status;
+}
+
+/* Pass a read's problem on as r's own failure. */
+static sw_err
+fail_from(struct sw_req *r, long status, json_object *doc,
+    const char *what)
+{
+	json_object *errs = sw_json_get(doc, "errors");
+	size_t i;
+	sw_err e = status == 404 ? SW_ENOTFOUND : status == 409 ?
+	    SW_ECONFLICT : status == 422 ? SW_EPRECONDITION : status >= 500 ?
+	    SW_EUNAVAIL : status == 403 ? SW_EFORBIDDEN : SW_EINVAL;
+
+	for (i = 0; errs != NULL && json_object_is_type(errs,
+	    json_type_array) && i < json_object_array_length(errs); i++) {
+		json_object *x = json_object_array_get_idx(errs, i);
+		char f[128];
+
+		if (sw_fmt(f, sizeof(f), "%s.%s", what,
+		    sw_json_get_str(x, "field") ? sw_json_get_str(x, "field") :
+		    "") != SW_OK)
+			continue;
+		sw_ferr_add(&r->ferrs, f, sw_json_get_str(x, "rule") ?
+		    sw_json_get_str(x, "rule") : "invalid", "%s",
+		    sw_json_get_str(x, "message") ? sw_json_get_str(x,
+		    "message") : "refused");
+	}
+	return sw_req_fail(r, e, "%s: %s", what, sw_json_get_str(doc,
+	    "detail") ? sw_json_get_str(doc, "detail") : "refused");
+}
+
+/* ---- the document against the table's fields ------------------------- */
+
+/* Validate a copy of v against fields; errors named under at. */
+static void
+check_part(struct sw_req *r, json_object *v, const struct sw_field *fields,
+    unsigned mask, const char *at)
+{
+	json_object *copy = NULL;
+	struct sw_ferrs errs;
+	char name[160];
+	int i;
+
+	memset(&errs, 0, sizeof(errs));
+	if (json_object_deep_copy(v, &copy, NULL) != 0)
+		return;
+	if (sw_validate(copy, fields, mask, &errs) != SW_OK)
+		for (i = 0; i < errs.n; i++) {
+			sw_fmt_text(name, sizeof(name), "%s%s%s", at,
+			    errs.e[i].field[0] ? "." : "", errs.e[i].field);
+			sw_ferr_add(&r->ferrs, name, errs.e[i].rule, "%s",
+			    errs.e[i].msg);
+		}
+	json_object_put(copy);
+}
+
+/* A member of o without key (a new object sharing the others). */
+static json_object *
+without(json_object *o, const char *key)
+{
+	json_object *out = json_object_new_object();
+
+	json_object_object_foreach(o, k, v)
+		if (strcmp(k, key) != 0)
+			json_object_object_add(out, k, json_object_get(v));
+	return out;
+}
+
+static void
+check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
+{
+	const struct sw_op *cc = sw_op_by_name("cluster_create");
+	const struct sw_op *fs = sw_op_by_name("feature_set");
+	json_object *body = without(c, "features"), *f;
+	const char *name = sw_json_get_str(c, "name");
+	char at[64];
+
+	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
+	check_part(r, body, cc->body, 0, at);
+	json_object_put(body);
+	if ((f = sw_json_get(c, "features")) != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
+		check_part(r, f, fs->body, 0, at);
+	}
+	if (name == NULL)
+		return;
+	sw_fmt_text(at, sizeof(at), "clusters[%zu].name", i);
+	if (sw_json_get(names, name) != NULL)
+		sw_ferr_add(&r->ferrs, at, "uniqueItems", "%s is named twice",
+		    name);
+	json_object_object_add(names, name, json_object_new_int64((int64_t)i));
+}
+
+static void
+check_budget(struct sw_req *r, json_object *b, size_t i)
+{
+	const struct sw_op *bs = sw_op_by_name("budget_set");
+	json_object *path = json_object_new_object(), *body;
+	char at[64];
+
+	sw_fmt_text(at, sizeof(at), "budgets[%zu]", i);
+	json_object_object_add(path, "scope", json_object_get(sw_json_get(b,
+	    "scope")));
+	json_object_object_add(path, "name", json_object_get(sw_json_get(b,
+	    "name")));
+	body = without(b, "scope");
+	json_object_object_del(body, "name");
+	check_part(r, path, bs->params, SW_F_PATH, at);
+	check_part(r, body, bs->body, 0, at);
+	json_object_put(path);
+	json_object_put(body);
+}
+
+/* Every part of the document against the fields of its operation. */
+static sw_err
+check_doc(struct sw_req *r)
+{
+	json_object *cs = sw_json_get(r->args, "clusters");
+	json_object *bs = sw_json_get(r->args, "budgets");
+	json_object *names = json_object_new_object();
+	size_t i;
+
+	for (i = 0; cs != NULL && i < json_object_array_length(cs); i++)
+		check_cluster(r, json_object_array_get_idx(cs, i), i, names);
+	for (i = 0; bs != NULL && i < json_object_array_length(bs); i++)
+		check_budget(r, json_object_array_get_idx(bs, i), i);
+	json_object_put(names);
+	if (r->ferrs.n > 0)
+		return sw_req_fail(r, SW_EINVAL, "%s: %s (%s)",
+		    r->ferrs.e[0].field, r->ferrs.e[0].msg,
+		    r->ferrs.e[0].rule);
+	return SW_OK;
+}
+
+/* ---- the plan --------------------------------------------------------- */
+
+struct plan {
+	json_object	*changes;	/* the change rows */
+	json_object	*kept;		/* cluster names */
+	double		 added;
+	int		 unpriced;
+};
+
+static json_object *
+change(struct plan *p, const char *op, const char *target, json_object *args,
+    const char *reason, const char *why)
+{
+	json_object *c = sw_jo("order", json_object_new_int64((int64_t)
+	    json_object_array_length(p->changes) + 1), "operation",
+	    sw_js(op), "target", sw_js(target), "arguments", args, "reason",
+	    sw_js(reason), "why", sw_js(why), NULL);
+
+	json_object_array_add(p->changes, c);
+	return c;
+}
+
+/* Field, live and desired values of a change that differs. */
+static void
+differs(json_object *c, const char *field, json_object *live,
+    json_object *want)
+{
+	json_object_object_add(c, "field", sw_js(field));
+	json_object_object_add(c, "live", json_object_get(live));
+	json_object_object_add(c, "desired", json_object_get(want));
+}
+
+/* The cost of a change: its operation's dry run (a plan's cost). */
+static sw_err
+cost_of(struct sw_req *r, struct plan *p, json_object *c, const char *at)
+{
+	json_object *args = NULL, *doc = NULL, *cost;
+	long st;
+
+	json_object_deep_copy(sw_json_get(c, "arguments"), &args, NULL);
+	json_object_object_add(args, "dry_run", sw_jb(1));
+	st = run_row(r, sw_json_get_str(c, "operation"), args, &doc);
+	if (st >= 300) {
+		sw_err e = fail_from(r, st, doc, at);
+
+		json_object_put(doc);
+		return e;
+	}
+	if ((cost = sw_json_get(doc, "cost")) != NULL) {
+		json_object *per = sw_json_get(cost, "added_per_hour");
+
+		json_object_object_add(c, "cost", json_object_get(cost));
+		if (per == NULL || json_object_is_type(per, json_type_null))
+			p->unpriced = 1;
+		else
+			p->added += json_object_get_double(per);
+	}
+	json_object_put(doc);
+	return SW_OK;
+}
+
+/* The live group of name in items, or NULL. */
+static json_object *
+group_named(json_object *items, const char *name)
+{
+	size_t i;
+
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *g = json_object_array_get_idx(items, i);
+
+		if (sw_json_get_str(g, "name") != NULL &&
+		    strcmp(sw_json_get_str(g, "name"), name) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+/* One desired group of an existing cluster against its live group. */
+static sw_err
+plan_group(struct sw_req *r, struct plan *p, const char *cl, json_object *g,
+    json_object *live, const char *at)
+{
+	const char *gn = sw_json_get_str(g, "name");
+	json_object *lg = group_named(live, gn), *c, *args;
+	char target[160], why[256];
+
+	sw_fmt_text(target, sizeof(target), "%s/%s", cl, gn);
+	if (lg == NULL) {
+		args = without(g, "name");
+		json_object_object_add(args, "name", sw_js(cl));
+		json_object_object_add(args, "group_name", sw_js(gn));
+		c = change(p, "instance_group_add", target, args, "absent",
+		    "the cluster has no such instance group");
+		return cost_of(r, p, c, at);
+	}
+	if (sw_json_get_int(lg, "target_count", -1) ==
+	    sw_json_get_int(g, "count", -1))
+		return SW_OK;
+	sw_fmt_text(why, sizeof(why), "count: live %lld -> desired %lld",
+	    (long long)sw_json_get_int(lg, "target_count", -1),
+	    (long long)sw_json_get_int(g, "count", -1));
+	args = sw_jo("name", sw_js(cl), "group", sw_js(gn), "count",
+	    json_object_get(sw_json_get(g, "count")), NULL);
+	c = change(p, "instance_group_scale", target, args, "differs", why);
+	differs(c, "count", sw_json_get(lg, "target_count"),
+	    sw_json_get(g, "count"));
+	return cost_of(r, p, c, at);
+}
+
+/* The features of a cluster: feature_set's own diff, as a dry run. */
+static sw_err
+plan_features(struct sw_req *r, struct plan *p, const char *cl,
+    json_object *want, int ready, const char *at)
+{
+	json_object *args, *doc = NULL, *c, *ch;
+	char why[512];
+	long st;
+
+	args = without(want, "");
+	json_object_object_add(args, "name", sw_js(cl));
+	if (!ready) {
+		c = change(p, "feature_set", cl, args, "absent", "features of "
+		    "a cluster being created");
+		json_object_object_add(c, "waits_for", sw_js("cluster_create"));
+		return SW_OK;
+	}
+	json_object_get(args);
+	json_object_object_add(args, "dry_run", sw_jb(1));
+	st = run_row(r, "feature_set", args, &doc);
+	json_object_object_del(args, "dry_run");
+	if (st >= 300) {
+		sw_err e = fail_from(r, st, doc, at);
+
+		json_object_put(args);
+		json_object_put(doc);
+		return e;
+	}
+	if (!sw_json_get_bool(doc, "changed", 1)) {
+		json_object_put(args);
+		json_object_put(doc);
+		return SW_OK;
+	}
+	ch = sw_json_get(doc, "changes");
+	sw_fmt_text(why, sizeof(why), "features differ: %s", ch != NULL ?
+	    json_object_to_json_string_ext(ch, JSON_C_TO_STRING_PLAIN) :
+	    "(see feature_set)");
+	c = change(p, "feature_set", cl, args, "differs", why);
+	differs(c, "features", ch, want);
+	json_object_put(doc);
+	return SW_OK;
+}
+
+/* The live cluster of name in the cluster list, or NULL. */
+static json_object *
+cluster_named(json_object *items, const char *name)
+{
+	return group_named(items, name);
+}
+
+static sw_err
+plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
+    json_object *live_items, size_t i)
+{
+	const char *cl = sw_json_get_str(want, "name");
+	json_object *lc = cluster_named(live_items, cl), *groups, *doc = NULL;
+	json_object *c, *feats = sw_json_get(want, "features");
+	char at[64];
+	size_t j;
+	long st;
+	sw_err e = SW_OK;
+
+	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
+	if (lc == NULL) {
+		c = change(p, "cluster_create", cl, without(want, "features"),
+		    "absent", "no cluster of that name");
+		if ((e = cost_of(r, p, c, at)) != SW_OK || feats == NULL)
+			return e;
+		return plan_features(r, p, cl, feats, 0, at);
+	}
+	st = run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
+	    &doc);
+	if (st >= 300) {
+		e = fail_from(r, st, doc, at);
+		json_object_put(doc);
+		return e;
+	}
+	groups = sw_json_get(want, "instance_groups");
+	for (j = 0; e == SW_OK && groups != NULL &&
+	    j < json_object_array_length(groups); j++) {
+		char gat[96];
+
+		sw_fmt_text(gat, sizeof(gat), "%s.instance_groups[%zu]", at, j);
+		e = plan_group(r, p, cl, json_object_array_get_idx(groups, j),
+		    sw_json_get(doc, "items"), gat);
+	}
+	json_object_put(doc);
+	if (e != SW_OK || feats == NULL)
+		return e;
+	sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
+	return plan_features(r, p, cl, feats, sw_json_get_str(lc,
+	    "eks_status") != NULL && strcmp(sw_json_get_str(lc,
+	    "eks_status"), "ACTIVE") == 0 && sw_json_get_str(lc,
+	    "hyperpod_status") != NULL && strcmp(sw_json_get_str(lc,
+	    "hyperpod_status"), "InService") == 0, at);
+}
+
+/* Managed clusters the document does not name: deleted with prune,
+ * else kept (and the plan says so). */
+static void
+plan_prune(struct sw_req *r, struct plan *p, json_object *live_items)
+{
+	json_object *want = sw_json_get(r->args, "clusters");
+	int prune = sw_json_get_bool(r->args, "prune", 0);
+	size_t i, j;
+
+	for (i = 0; i < json_object_array_length(live_items); i++) {
+		json_object *lc = json_object_array_get_idx(live_items, i);
+		const char *n = sw_json_get_str(lc, "name");
+		int named = 0;
+
+		if (n == NULL || !sw_json_get_bool(lc, "managed", 0))
+			continue;
+		for (j = 0; want != NULL && j < json_object_array_length(want);
+		    j++)
+			named |= sw_json_get_str(json_object_array_get_idx(
+			    want, j), "name") != NULL && strcmp(sw_json_get_str(
+			    json_object_array_get_idx(want, j), "name"),
+			    n) == 0;
+		if (named)
+			continue;
+		if (prune)
+			change(p, "cluster_delete", n, sw_jo("name", sw_js(n),
+			    NULL), "not_in_document", "prune: true and the "
+			    "document does not name it");
+		else
+			json_object_array_add(p->kept, sw_js(n));
+	}
+}
+
+/* A budget of the document against the live budgets. */
+static void
+plan_budget(struct plan *p, json_object *want, json_object *live)
+{
+	const char *sc = sw_json_get_str(want, "scope");
+	const char *n = sw_json_get_str(want, "name");
+	json_object *lb = NULL, *c, *th = sw_json_get(want, "thresholds");
+	char target[160], why[256];
+	size_t i;
+
+	for (i = 0; live != NULL && i < json_object_array_length(live); i++) {
+		json_object *b = json_object_array_get_idx(live, i);
+
+		if (strcmp(sw_json_get_str(b, "scope"), sc) == 0 &&
+		    strcmp(sw_json_get_str(b, "name"), n) == 0)
+			lb = b;
+	}
+	sw_fmt_text(target, sizeof(target), "%s/%s", sc, n);
+	if (lb == NULL) {
+		change(p, "budget_set", target, json_object_get(want),
+		    "absent", "no budget for it");
+		return;
+	}
+	if (json_object_get_double(sw_json_get(lb, "limit_usd")) !=
+	    json_object_get_double(sw_json_get(want, "limit_usd"))) {
+		sw_fmt_text(why, sizeof(why), "limit_usd: live %s -> desired %s",
+		    json_object_get_string(sw_json_get(lb, "limit_usd")),
+		    json_object_get_string(sw_json_get(want, "limit_usd")));
+		c = change(p, "budget_set", target, json_object_get(want),
+		    "differs", why);
+		differs(c, "limit_usd", sw_json_get(lb, "limit_usd"),
+		    sw_json_get(want, "limit_usd"));
+	} else if (th != NULL && !json_object_equal(th, sw_json_get(lb,
+	    "thresholds"))) {
+		c = change(p, "budget_set", target, json_object_get(want),
+		    "differs", "thresholds differ");
+		differs(c, "thresholds", sw_json_get(lb, "thresholds"), th);
+	}
+}
+
+static sw_err
+plan_budgets(struct sw_req *r, struct plan *p)
+{
+	json_object *want = sw_json_get(r->args, "budgets"), *doc = NULL;
+	size_t i;
+	long st;
+
+	if (want == NULL || json_object_array_length(want) == 0)
+		return SW_OK;
+	if ((st = run_row(r, "budget_list", NULL, &doc)) >= 300) {
+		sw_err e = fail_from(r, st, doc, "budgets");
+
+		json_object_put(doc);
+		return e;
+	}
+	for (i = 0; i < json_object_array_length(want); i++)
+		plan_budget(p, json_object_array_get_idx(want, i),
+		    sw_json_get(doc, "items"));
+	json_object_put(doc);
+	return SW_OK;
+}
+
+/* The plan of r's document into p (changes in the order they run). */
+static sw_err
+plan_doc(struct sw_req *r, struct plan *p)
+{
+	json_object *want = sw_json_get(r->args, "clusters"), *doc = NULL;
+	json_object *items;
+	size_t i;
+	long st;
+	sw_err e = SW_OK;
+
+	p->changes = json_object_new_array();
+	p->kept = json_object_new_array();
+	if (check_doc(r) != SW_OK)
+		return r->err;
+	if ((st = run_row(r, "cluster_list", NULL, &doc)) >= 300) {
+		e = fail_from(r, st, doc, "clusters");
+		json_object_put(doc);
+		return e;
+	}
+	items = sw_json_get(doc, "items");
+	for (i = 0; e == SW_OK && want != NULL &&
+	    i < json_object_array_length(want); i++)
+		e = plan_cluster(r, p, json_object_array_get_idx(want, i),
+		    items, i);
+	if (e == SW_OK)
+		plan_prune(r, p, items);
+	json_object_put(doc);
+	return e == SW_OK ? plan_budgets(r, p) : e;
+}
+
+static json_object *
+plan_json(struct plan *p)
+{
+	return sw_jo("changes", json_object_get(p->changes), "prune",
+	    sw_jb(0), "kept", json_object_get(p->kept), "added_per_hour",
+	    p->unpriced ? NULL : json_object_new_double(p->added), NULL);
+}
+
+static void
+plan_free(struct plan *p)
+{
+	json_object_put(p->changes);
+	json_object_put(p->kept);
+}
+
+sw_err
+h_fleet_plan(struct sw_req *r)
+{
+	struct plan p = { 0 };
+	json_object *out;
+
+	if (plan_doc(r, &p) != SW_OK) {
+		plan_free(&p);
+		return r->err;
+	}
+	out = plan_json(&p);
+	json_object_object_add(out, "prune", sw_jb(sw_json_get_bool(r->args,
+	    "prune", 0)));
+	plan_free(&p);
+	sw_req_reply(r, 200, out);
+	return SW_OK;
+}
+
+/* Run one change as its operation; what it started. */
+static json_object *
+run_change(struct sw_req *r, json_object *c, int *failed)
+{
+	json_object *doc = NULL, *args = NULL, *s;
+	long st;
+
+	json_object_deep_copy(sw_json_get(c, "arguments"), &args, NULL);
+	st = run_row(r, sw_json_get_str(c, "operation"), args, &doc);
+	s = sw_jo("operation", sw_js(sw_json_get_str(c, "operation")),
+	    "target", sw_js(sw_json_get_str(c, "target")), "status",
+	    json_object_new_int64(st), NULL);
+	if (st >= 300) {
+		(*failed)++;
+		sw_json_add_str(s, "error", sw_json_get_str(doc, "detail") ?
+		    sw_json_get_str(doc, "detail") : "refused");
+	} else if (sw_json_get_str(doc, "operation_id") != NULL)
+		sw_json_add_str(s, "operation_id", sw_json_get_str(doc,
+		    "operation_id"));
+	json_object_put(doc);
+	return s;
+}
+
+sw_err
+h_fleet_apply(struct sw_req *r)
+{
+	struct plan p = { 0 };
+	json_object *out, *started = json_object_new_array();
+	size_t i;
+	int deferred = 0, failed = 0;
+
+	if (plan_doc(r, &p) != SW_OK) {
+		json_object_put(started);
+		plan_free(&p);
+		return r->err;
+	}
+	for (i = 0; i < json_object_array_length(p.changes); i++) {
+		json_object *c = json_object_array_get_idx(p.changes, i);
+
+		if (sw_json_get(c, "waits_for") != NULL)
+			deferred++;
+		else
+			json_object_array_add(started, run_change(r, c,
+			    &failed));
+	}
+	out = plan_json(&p);
+	json_object_object_add(out, "prune", sw_jb(sw_json_get_bool(r->args,
+	    "prune", 0)));
+	json_object_object_add(out, "started", started);
+	json_object_object_add(out, "deferred", json_object_new_int(deferred));
+	json_object_object_add(out, "failed", json_object_new_int(failed));
+	plan_free(&p);
+	sw_req_reply(r, 200, out);
+	return SW_OK;
+}
+
+/* ---- today's state as a document --------------------------------------- */
+
+/* The features of a cluster as feature_set takes them: each on/off
+ * feature as it is; an object feature only when off (its settings are
+ * not read back). */
+static json_object *
+export_features(struct sw_req *r, const char *cl)
+{
+	const struct sw_field *f = sw_op_by_name("feature_set")->body;
+	json_object *doc = NULL, *out = json_object_new_object(), *live;
+
+	if (run_row(r, "feature_list", sw_jo("name", sw_js(cl), NULL),
+	    &doc) >= 300) {
+		json_object_put(doc);
+		return out;
+	}
+	live = sw_json_get(doc, "features") ? sw_json_get(doc, "features") :
+	    doc;
+	for (; f->name != NULL; f++) {
+		json_object *lf = sw_json_get(live, f->name);
+		int on;
+
+		if (lf == NULL || sw_json_get(lf, "enabled") == NULL)
+			continue;
+		on = sw_json_get_bool(lf, "enabled", 0);
+		if (f->type == SW_T_BOOL)
+			json_object_object_add(out, f->name, sw_jb(on));
+		else if (f->type == SW_T_OBJECT && !on)
+			json_object_object_add(out, f->name, sw_jo("enabled",
+			    sw_jb(0), NULL));
+	}
+	json_object_put(doc);
+	return out;
+}
+
+static json_object *
+export_cluster(struct sw_req *r, const char *cl)
+{
+	json_object *doc = NULL, *c = sw_jo("name", sw_js(cl), NULL);
+	json_object *groups = json_object_new_array(), *items;
+	size_t i;
+
+	if (run_row(r, "cluster_get", sw_jo("name", sw_js(cl), NULL),
+	    &doc) < 300) {
+		if (sw_json_path_str(doc, "eks.version") != NULL)
+			sw_json_add_str(c, "kubernetes_version",
+			    sw_json_path_str(doc, "eks.version"));
+		if (sw_json_path_str(doc, "hyperpod.node_recovery") != NULL)
+			sw_json_add_str(c, "node_recovery", sw_json_path_str(
+			    doc, "hyperpod.node_recovery"));
+	}
+	json_object_put(doc);
+	doc = NULL;
+	run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
+	    &doc);
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *g = json_object_array_get_idx(items, i);
+
+		json_object_array_add(groups, sw_jo("name", sw_js(
+		    sw_json_get_str(g, "name")), "instance_type", sw_js(
+		    sw_json_get_str(g, "instance_type")), "count",
+		    json_object_get(sw_json_get(g, "target_count")), NULL));
+	}
+	json_object_put(doc);
+	json_object_object_add(c, "instance_groups", groups);
+	json_object_object_add(c, "features", export_features(r, cl));
+	return c;
+}
+
+static json_object *
+export_budgets(struct sw_req *r)
+{
+	json_object *doc = NULL, *out = json_object_new_array(), *items;
+	size_t i;
+
+	run_row(r, "budget_list", NULL, &doc);
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *b = json_object_array_get_idx(items, i);
+
+		json_object_array_add(out, sw_jo("scope", sw_js(
+		    sw_json_get_str(b, "scope")), "name", sw_js(
+		    sw_json_get_str(b, "name")), "limit_usd",
+		    json_object_get(sw_json_get(b, "limit_usd")),
+		    "thresholds", json_object_get(sw_json_get(b,
+		    "thresholds")), NULL));
+	}
+	json_object_put(doc);
+	return out;
+}
+
+sw_err
+h_fleet_export(struct sw_req *r)
+{
+	json_object *doc = NULL, *items, *clusters = json_object_new_array();
+	size_t i;
+	long st;
+
+	if ((st = run_row(r, "cluster_list", NULL, &doc)) >= 300) {
+		sw_err e = fail_from(r, st, doc, "clusters");
+
+		json_object_put(clusters);
+		json_object_put(doc);
+		return e;
+	}
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *lc = json_object_array_get_idx(items, i);
+
+		if (sw_json_get_bool(lc, "managed", 0))
+			json_object_array_add(clusters, export_cluster(r,
+			    sw_json_get_str(lc, "name")));
+	}
+	json_object_put(doc);
+	sw_req_reply(r, 200, sw_jo("apiVersion", sw_js("slipway/v1"),
+	    "clusters", clusters, "budgets", export_budgets(r), NULL));
+	return SW_OK;
+}
+
+/* ---- the schema, written from the rows --------------------------------- */
+
+/* One object schema of two field tables (budget_set's path and body). */
+static json_object *
+joined_schema(const struct sw_op *op)
+{
+	json_object *s = sw_fields_schema(op->params, SW_F_PATH);
+	json_object *b = sw_fields_schema(op->body, 0), *req;
+	size_t i;
+
+	json_object_object_foreach(sw_json_get(b, "properties"), k, v)
+		json_object_object_add(sw_json_get(s, "properties"), k,
+		    json_object_get(v));
+	req = sw_json_get(b, "required");
+	for (i = 0; req != NULL && i < json_object_array_length(req); i++)
+		json_object_array_add(sw_json_get(s, "required"),
+		    json_object_get(json_object_array_get_idx(req, i)));
+	json_object_put(b);
+	return s;
+}
+
+sw_err
+h_fleet_schema(struct sw_req *r)
+{
+	json_object *cl = sw_fields_schema(sw_op_by_name("cluster_create")->body,
+	    0), *props;
+
+	json_object_object_add(sw_json_get(cl, "properties"), "features",
+	    sw_fields_schema(sw_op_by_name("feature_set")->body, 0));
+	props = sw_jo(
+	    "apiVersion", sw_jo("type", sw_js("string"), "enum",
+		sw_ja(sw_js("slipway/v1")), NULL),
+	    "prune", sw_jo("type", sw_js("boolean"), "description",
+		sw_js("Delete managed clusters the document does not name."),
+		NULL),
+	    "clusters", sw_jo("type", sw_js("array"), "maxItems",
+		json_object_new_int(50), "items", cl, NULL),
+	    "budgets", sw_jo("type", sw_js("array"), "maxItems",
+		json_object_new_int(200), "items",
+		joined_schema(sw_op_by_name("budget_set")), NULL),
+	    NULL);
+	sw_req_reply(r, 200, sw_jo("$schema",
+	    sw_js("https://json-schema.org/draft/2020-12/schema"), "$id",
+	    sw_js(FLEET_SCHEMA_ID), "title", sw_js("Slipway fleet document"),
+	    "type", sw_js("object"), "properties", props, "required",
+	    sw_ja(sw_js("apiVersion")), "additionalProperties", sw_jb(0),
+	    NULL));
+	return SW_OK;
+}

@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+# 87-fleet.t: the fleet document against a stack on the sandbox.  Its
+# JSON Schema is written from the rows it takes (cluster_create,
+# feature_set, budget_set); `slipway plan -f` lists the changes with
+# their cost and exits 2, `slipway apply -f --yes` creates three
+# clusters and a budget at once; applied again, and as exported, it
+# makes no AWS or Kubernetes write at all (counted in the sandbox's
+# request log) and plan exits 0; a group scaled with the real aws CLI
+# shows in plan as a count that differs and apply scales it back; a
+# cluster the document leaves out is kept unless prune is true; an
+# invalid document exits 5 naming the field and the rule.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import (Stack, SLIPWAY, need_clusters, aws_cli,
+                     sandbox_requests, wait_operation, wait_for)
+
+t = T()
+need_clusters(t)
+tmp = tempfile.mkdtemp(prefix="sw-fleet-")
+s = Stack(t, sandbox=True, speed=3000)
+ENV = dict(os.environ, SLIPWAY_CONTEXTS=os.path.join(tmp, "ctx.json"),
+           SLIPWAY_SERVER="http://127.0.0.1:%d" % s.port,
+           SLIPWAY_TOKEN=s.token)
+
+
+def cli(*args):
+    r = subprocess.run([SLIPWAY] + list(args), capture_output=True,
+                       text=True, timeout=600, env=ENV, stdin=subprocess.DEVNULL)
+    return r.returncode, r.stdout, r.stderr
+
+
+def cli_json(*args):
+    rc, out, err = cli(*(list(args) + ["-o", "json"]))
+    try:
+        return rc, json.loads(out), err
+    except ValueError:
+        return rc, None, err + out
+
+
+def write(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def last_seq():
+    reqs = sandbox_requests(s)
+    return max([e.get("seq", 0) for e in reqs] or [0])
+
+
+def writes_since(seq):
+    return [(e["service"], e["operation"]) for e in
+            sandbox_requests(s, mutating=1, since=seq)
+            if e["service"] != "control"]
+
+
+# ---- the schema comes from the rows ----------------------------------
+sch = s.get("/api/v1/fleet/schema")
+doc = s.get("/api/v1/openapi.json").json
+create_body = doc["paths"]["/api/v1/clusters"]["post"]["requestBody"][
+    "content"]["application/json"]["schema"]
+cl = ((sch.json or {}).get("properties", {}).get("clusters", {})
+      .get("items", {}))
+t.ok(sch.status == 200 and set(cl.get("properties", {})) ==
+     set(create_body["properties"]) | {"features"} and
+     cl["properties"]["instance_groups"] ==
+     create_body["properties"]["instance_groups"] and
+     "training_operator" in cl["properties"]["features"]["properties"],
+     "fleet_schema: a cluster is cluster_create's fields plus features "
+     "(feature_set's), the same schemas the OpenAPI document has")
+bud = sch.json["properties"]["budgets"]["items"]
+t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])
+     and sch.json["required"] == ["apiVersion"],
+     "a budget is budget_set's scope, name and fields; apiVersion is "
+     "required")
+
+# ---- three clusters and a budget, by one apply -----------------------
+types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
+g = next(i for i in types if not i["efa_supported"])
+itype, az = g["instance_type"], g["availability_zones"][0]
+FLEET = """apiVersion: slipway/v1
+clusters:
+%s
+budgets:
+  - scope: cluster
+    name: fl-a
+    limit_usd: 5000
+    thresholds: [50, 90]
+"""
+CL = """  - name: %s
+    kubernetes_version: "1.31"
+    instance_groups:
+      - name: workers
+        instance_type: %s
+        count: 1
+        availability_zone: %s
+"""
+fleet = write("fleet.yaml", FLEET % "".join(
+    CL % (n, itype, az) for n in ("fl-a", "fl-b", "fl-c")))
+rc, plan, err = cli_json("plan", "-f", fleet)
+ch = (plan or {}).get("changes", [])
+t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"]) for c in ch]
+     == [("cluster_create", "fl-a", "absent"),
+         ("cluster_create", "fl-b", "absent"),
+         ("cluster_create", "fl-c", "absent"),
+         ("budget_set", "cluster/fl-a", "absent")],
+     "plan -f: exit 2, three creates and the budget, in order (%d %s)" %
+     (rc, err.strip()[:200]))
+t.ok(all(c.get("cost", {}).get("added_per_hour", 0) > 0 for c in ch[:3])
+     and abs(plan["added_per_hour"] - sum(c["cost"]["added_per_hour"]
+                                          for c in ch[:3])) < 0.01,
+     "each create carries its dry run's hourly cost; the plan sums them "
+     "(%s USD/hour)" % (plan or {}).get("added_per_hour"))
+rc, out, _ = cli("plan", "-f", fleet)
+t.ok(rc == 2 and "cluster_create" in out and "USD/hour" in out,
+     "plan -f as text for people")
+rc, _, err = cli("apply", "-f", fleet)
+t.ok(rc == 2 and "--yes" in err, "apply without --yes off a terminal: "
+     "refused, 2 (%s)" % err.strip())
+seq = last_seq()
+rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
+started = (ap or {}).get("started", [])
+ops = [x.get("operation_id") for x in started if x.get("operation_id")]
+t.ok(rc == 0 and len(ops) == 3 and [x["status"] for x in started] ==
+     [202, 202, 202, 201], "apply -f --yes: three creates started and the "
+     "budget set (%d %s)" % (rc, err.strip()[:200]))
+states = [wait_operation(s, op, timeout=900).get("state") for op in ops]
+t.eq(states, ["succeeded"] * 3, "the three clusters are created")
+made = writes_since(seq)
+t.ok(sum(1 for w in made if w == ("sagemaker", "CreateCluster")) == 3 and
+     sum(1 for w in made if w == ("eks", "CreateCluster")) == 3,
+     "the request log counts that apply's writes: 3 EKS and 3 HyperPod "
+     "CreateCluster among %d" % len(made))
+t.eq(s.get("/api/v1/operations/%s" % ops[0]).json.get("requested_by"),
+     "test-admin", "each operation is the caller's, as a request of its own")
+
+# ---- applied again: nothing to do, no write --------------------------
+seq = last_seq()
+rc, plan, _ = cli_json("plan", "-f", fleet)
+t.ok(rc == 0 and plan["changes"] == [], "plan again: exit 0, no change")
+rc, out, err = cli("apply", "-f", fleet, "--yes")
+t.ok(rc == 0 and "No changes" in out, "apply again: no changes")
+w = writes_since(seq)
+t.eq(w, [], "re-apply: 0 AWS or Kubernetes writes in the request log")
+
+# ---- export, then apply the export -----------------------------------
+rc, out, err = cli("export")
+exp = yaml.safe_load(out) if rc == 0 else {}
+names = sorted(c["name"] for c in exp.get("clusters", []))
+a = next((c for c in exp.get("clusters", []) if c["name"] == "fl-a"), {})
+t.ok(rc == 0 and names == ["fl-a", "fl-b", "fl-c"] and
+     a.get("instance_groups") == [{"name": "workers",
+                                   "instance_type": itype, "count": 1}]
+     and isinstance(a.get("features"), dict) and a["features"] and
+     exp.get("budgets") == [{"scope": "cluster", "name": "fl-a",
+                             "limit_usd": 5000, "thresholds": [50, 90]}],
+     "export: YAML with the three clusters, their groups and features, "
+     "and the budget (%s)" % err.strip()[:200])
+exported = write("export.yaml", out)
+seq = last_seq()
+rc, plan, err = cli_json("plan", "-f", exported)
+t.ok(rc == 0 and plan and plan["changes"] == [], "plan of the export: "
+     "no change (%s %s)" % ((plan or {}).get("changes"), err.strip()[:200]))
+rc, out, err = cli("apply", "-f", exported, "--yes")
+t.eq((rc, writes_since(seq)), (0, []), "apply of the export: 0 writes")
+
+# ---- drift: the real aws CLI scales a group --------------------------
+rc, d = aws_cli(s, "sagemaker", "describe-cluster", "--cluster-name", "fl-b")
+grp = (d.get("InstanceGroups") or [{}])[0] if isinstance(d, dict) else {}
+spec = {"InstanceGroupName": grp.get("InstanceGroupName"),
+        "InstanceType": grp.get("InstanceType"), "InstanceCount": 2,
+        "ExecutionRole": grp.get("ExecutionRole"),
+        "LifeCycleConfig": grp.get("LifeCycleConfig")}
+rc, out = aws_cli(s, "sagemaker", "update-cluster", "--cluster-name", "fl-b",
+                  "--instance-groups", json.dumps([spec]))
+t.eq(rc, 0, "aws sagemaker update-cluster scales fl-b/workers to 2 (%s)" %
+     (out if rc else ""))
+
+
+def in_service():
+    rc, d = aws_cli(s, "sagemaker", "describe-cluster", "--cluster-name",
+                    "fl-b")
+    return rc == 0 and d.get("ClusterStatus") == "InService"
+
+
+wait_for(in_service, timeout=300, every=1)
+rc, plan, err = cli_json("plan", "-f", fleet)
+ch = (plan or {}).get("changes", [])
+t.ok(rc == 2 and len(ch) == 1 and ch[0]["operation"] ==
+     "instance_group_scale" and ch[0]["target"] == "fl-b/workers" and
+     (ch[0]["reason"], ch[0]["field"], ch[0]["live"], ch[0]["desired"]) ==
+     ("differs", "count", 2, 1) and ch[0]["arguments"] ==
+     {"name": "fl-b", "group": "workers", "count": 1} and
+     ch[0]["cost"]["added_per_hour"] < 0,
+     "plan: the drift is one scale of fl-b/workers, count live 2 -> "
+     "desired 1, saving per hour (%s)" % (ch or err.strip()[:200]))
+rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
+op = ((ap or {}).get("started") or [{}])[0].get("operation_id")
+t.ok(rc == 0 and op, "apply repairs it with instance_group_scale (%s)" % op)
+t.eq(wait_operation(s, op, timeout=600).get("state"), "succeeded",
+     "the scale succeeds")
+rc, plan, _ = cli_json("plan", "-f", fleet)
+t.ok(rc == 0 and plan["changes"] == [], "plan after the repair: no change")
+
+# ---- prune -----------------------------------------------------------
+two = write("two.yaml", FLEET % "".join(CL % (n, itype, az)
+                                          for n in ("fl-a", "fl-b")))
+rc, plan, _ = cli_json("plan", "-f", two)
+t.ok(rc == 0 and plan["changes"] == [] and plan["kept"] == ["fl-c"] and
+     plan["prune"] is False, "a cluster the document leaves out is kept "
+     "and named, without prune")
+pruned = write("prune.yaml", "prune: true\n" + open(two).read())
+rc, plan, _ = cli_json("plan", "-f", pruned)
+t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"])
+                  for c in plan["changes"]] ==
+     [("cluster_delete", "fl-c", "not_in_document")],
+     "with prune: true the plan deletes it")
+
+# ---- an invalid document ---------------------------------------------
+bad = write("bad.yaml", (FLEET % (CL % ("fl-a", itype, az))).replace(
+    "count: 1", "count: 0"))
+rc, out, err = cli("plan", "-f", bad)
+t.ok(rc == 5 and "clusters[0].instance_groups[0].count" in err and
+     "minimum" in err, "count 0: exit 5 naming the field and the rule "
+     "(%s)" % err.strip().replace("\n", " | ")[:300])
+bad = write("bad2.yaml", "apiVersion: slipway/v2\nclusters: []\n")
+rc, out, err = cli("apply", "-f", bad, "--yes")
+t.ok(rc == 5 and "apiVersion" in err, "apiVersion slipway/v2: exit 5 "
+     "naming apiVersion")
+bad = write("bad3.yaml", "apiVersion: slipway/v1\nclusters: [\n")
+rc, out, err = cli("plan", "-f", bad)
+t.ok(rc == 2 and "bad3.yaml:" in err, "not YAML: exit 2 with the place "
+     "(%s)" % err.strip())
+s.stop()
+t.done()
