@@ -3,11 +3,13 @@
  * fleet_export).
  *
  * A fleet document names clusters (each as cluster_create takes it,
- * with features as feature_set takes them) and budgets (budget_set's
- * scope, name and fields).  Nothing here reads AWS or the store on its
+ * with features as feature_set takes them and team_access as
+ * team_access_set does), budgets (budget_set's scope, name and fields)
+ * and subscriptions (as subscription_create takes them).  Nothing here reads AWS or the store on its
  * own: the live state is read by running the table's read rows in this
  * process as the caller (cluster_list, instance_group_list, feature_set
- * with dry_run, whose diff is the feature contract's, budget_list), and
+ * with dry_run, whose diff is the feature contract's, team_access_get,
+ * budget_list, subscription_list), and
  * each change is one row of the table with its arguments, run the same
  * way by apply: the same validation, audit and person as a request of
  * its own.  A change's cost is the one its operation's dry run plans.
@@ -127,16 +129,25 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 {
 	const struct sw_op *cc = sw_op_by_name("cluster_create");
 	const struct sw_op *fs = sw_op_by_name("feature_set");
+	const struct sw_op *ta = sw_op_by_name("team_access_set");
 	json_object *body = without(c, "features"), *f;
 	const char *name = sw_json_get_str(c, "name");
 	char at[64];
 
+	json_object_object_del(body, "team_access");
 	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
 	check_part(r, body, cc->body, 0, at);
 	json_object_put(body);
 	if ((f = sw_json_get(c, "features")) != NULL) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
 		check_part(r, f, fs->body, 0, at);
+	}
+	if ((f = sw_json_get(c, "team_access")) != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].team_access", i);
+		if (!json_object_is_type(f, json_type_object))
+			sw_ferr_add(&r->ferrs, at, "type", "must be object");
+		else
+			check_part(r, f, ta->body, 0, at);
 	}
 	if (name == NULL)
 		return;
@@ -173,13 +184,21 @@ check_doc(struct sw_req *r)
 {
 	json_object *cs = sw_json_get(r->args, "clusters");
 	json_object *bs = sw_json_get(r->args, "budgets");
+	json_object *ss = sw_json_get(r->args, "subscriptions");
 	json_object *names = json_object_new_object();
+	const struct sw_op *sc = sw_op_by_name("subscription_create");
+	char at[64];
 	size_t i;
 
 	for (i = 0; cs != NULL && i < json_object_array_length(cs); i++)
 		check_cluster(r, json_object_array_get_idx(cs, i), i, names);
 	for (i = 0; bs != NULL && i < json_object_array_length(bs); i++)
 		check_budget(r, json_object_array_get_idx(bs, i), i);
+	for (i = 0; ss != NULL && i < json_object_array_length(ss); i++) {
+		sw_fmt_text(at, sizeof(at), "subscriptions[%zu]", i);
+		check_part(r, json_object_array_get_idx(ss, i), sc->body, 0,
+		    at);
+	}
 	json_object_put(names);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s (%s)",
@@ -341,11 +360,91 @@ plan_features(struct sw_req *r, struct plan *p, const char *cl,
 	return SW_OK;
 }
 
+/* Team access of a cluster (team_access_set's {enabled}): differs when
+ * on/off differs, or when on and an entry is not as asked. */
+static sw_err
+plan_team_access(struct sw_req *r, struct plan *p, const char *cl,
+    json_object *want, int ready, const char *at)
+{
+	json_object *doc = NULL, *c, *items;
+	int on = sw_json_get_bool(want, "enabled", 0), live, off = 0;
+	size_t i;
+	long st;
+
+	if (!ready) {
+		c = change(p, "team_access_set", cl, sw_jo("name", sw_js(cl),
+		    "enabled", sw_jb(on), NULL), "absent", "team access of a "
+		    "cluster being created");
+		json_object_object_add(c, "waits_for", sw_js("cluster_create"));
+		return SW_OK;
+	}
+	st = run_row(r, "team_access_get", sw_jo("name", sw_js(cl), NULL),
+	    &doc);
+	if (st >= 300) {
+		sw_err e = fail_from(r, st, doc, at);
+
+		json_object_put(doc);
+		return e;
+	}
+	live = sw_json_get_bool(doc, "enabled", 0);
+	items = sw_json_get(doc, "items");
+	for (i = 0; on && items != NULL && i < json_object_array_length(items);
+	    i++)
+		off += strcmp(sw_json_get_str(json_object_array_get_idx(items,
+		    i), "state") ?: "", "present") != 0;
+	if (live != on || off > 0) {
+		c = change(p, "team_access_set", cl, sw_jo("name", sw_js(cl),
+		    "enabled", sw_jb(on), NULL), "differs", live != on ?
+		    (on ? "enabled: live false -> desired true" : "enabled: "
+		    "live true -> desired false") : "an entry is not as the "
+		    "teams' configuration asks");
+		differs(c, live != on ? "enabled" : "items", live != on ?
+		    sw_json_get(doc, "enabled") : items, live != on ?
+		    sw_json_get(want, "enabled") : NULL);
+	}
+	json_object_put(doc);
+	return SW_OK;
+}
+
 /* The live cluster of name in the cluster list, or NULL. */
 static json_object *
 cluster_named(json_object *items, const char *name)
 {
 	return group_named(items, name);
+}
+
+/* Is a live cluster (a cluster_list item) ready for feature and access
+ * changes: EKS ACTIVE and HyperPod InService? */
+static int
+ready(json_object *lc)
+{
+	const char *eks = sw_json_get_str(lc, "eks_status");
+	const char *hp = sw_json_get_str(lc, "hyperpod_status");
+
+	return eks != NULL && strcmp(eks, "ACTIVE") == 0 && hp != NULL &&
+	    strcmp(hp, "InService") == 0;
+}
+
+/* What a cluster's groups are planned before: features, team access. */
+static sw_err
+plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
+    size_t i)
+{
+	const char *cl = sw_json_get_str(want, "name");
+	json_object *feats = sw_json_get(want, "features");
+	json_object *ta = sw_json_get(want, "team_access");
+	char at[64];
+	sw_err e = SW_OK;
+
+	if (feats != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
+		e = plan_features(r, p, cl, feats, ok, at);
+	}
+	if (e == SW_OK && ta != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].team_access", i);
+		e = plan_team_access(r, p, cl, ta, ok, at);
+	}
+	return e;
 }
 
 static sw_err
@@ -354,7 +453,7 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 {
 	const char *cl = sw_json_get_str(want, "name");
 	json_object *lc = cluster_named(live_items, cl), *groups, *doc = NULL;
-	json_object *c, *feats = sw_json_get(want, "features");
+	json_object *c;
 	char at[64];
 	size_t j;
 	long st;
@@ -362,11 +461,14 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 
 	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
 	if (lc == NULL) {
-		c = change(p, "cluster_create", cl, without(want, "features"),
-		    "absent", "no cluster of that name");
-		if ((e = cost_of(r, p, c, at)) != SW_OK || feats == NULL)
+		json_object *args = without(want, "features");
+
+		json_object_object_del(args, "team_access");
+		c = change(p, "cluster_create", cl, args, "absent",
+		    "no cluster of that name");
+		if ((e = cost_of(r, p, c, at)) != SW_OK)
 			return e;
-		return plan_features(r, p, cl, feats, 0, at);
+		return plan_after(r, p, want, 0, i);
 	}
 	st = run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
 	    &doc);
@@ -385,14 +487,7 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 		    sw_json_get(doc, "items"), gat);
 	}
 	json_object_put(doc);
-	if (e != SW_OK || feats == NULL)
-		return e;
-	sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
-	return plan_features(r, p, cl, feats, sw_json_get_str(lc,
-	    "eks_status") != NULL && strcmp(sw_json_get_str(lc,
-	    "eks_status"), "ACTIVE") == 0 && sw_json_get_str(lc,
-	    "hyperpod_status") != NULL && strcmp(sw_json_get_str(lc,
-	    "hyperpod_status"), "InService") == 0, at);
+	return e == SW_OK ? plan_after(r, p, want, ready(lc), i) : e;
 }
 
 /* Managed clusters the document does not name: deleted with prune,
@@ -490,6 +585,123 @@ plan_budgets(struct sw_req *r, struct plan *p)
 	return SW_OK;
 }
 
+/* The address a subscription of the document sends to (its url, topic
+ * or bus), or NULL when it names none. */
+static const char *
+sub_address(json_object *want)
+{
+	const char *k[] = { "url", "topic_arn", "event_bus" };
+	size_t i;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (sw_json_get_str(want, k[i]) != NULL)
+			return sw_json_get_str(want, k[i]);
+	return NULL;
+}
+
+/* The events of a subscription, sorted, as one text. */
+static void
+events_text(json_object *events, char *out, size_t sz)
+{
+	const char *v[32];
+	size_t n = 0, i, j, len = 0;
+
+	for (i = 0; events != NULL && i < json_object_array_length(events) &&
+	    n < 32; i++)
+		v[n++] = json_object_get_string(json_object_array_get_idx(
+		    events, i));
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+			const char *x = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	out[0] = '\0';
+	for (i = 0; i < n && len < sz; i++)
+		len += (size_t)snprintf(out + len, sz - len, "%s%s",
+		    i ? "," : "", v[i]);
+}
+
+/* The first member in which a live subscription is not the document's
+ * (NULL: none): the secret only when the document gives one and live
+ * keeps none (a secret cannot be read back). */
+static const char *
+sub_differs(json_object *want, json_object *live)
+{
+	static const char *const same[] = { "target", "cluster", "team",
+	    NULL };
+	const char *a, *fmt = sw_json_get_str(want, "format");
+	char ew[1024], el[1024];
+	size_t i;
+
+	for (i = 0; same[i] != NULL; i++)
+		if (strcmp(sw_json_get_str(want, same[i]) ?: "",
+		    sw_json_get_str(live, same[i]) ?: "") != 0)
+			return same[i];
+	events_text(sw_json_get(want, "events"), ew, sizeof(ew));
+	events_text(sw_json_get(live, "events"), el, sizeof(el));
+	if (strcmp(ew, el) != 0)
+		return "events";
+	if (strcmp(fmt ?: "slipway", sw_json_get_str(live, "format") ?: "") !=
+	    0)
+		return "format";
+	if ((a = sub_address(want)) != NULL &&
+	    strcmp(a, sw_json_get_str(live, "address") ?: "") != 0)
+		return "address";
+	if (sw_json_get(want, "secret") != NULL &&
+	    !sw_json_get_bool(live, "secret_set", 0))
+		return "secret";
+	return NULL;
+}
+
+/* A subscription of the document against the live ones: absent, it is
+ * created; differing, deleted and created again (there is no update). */
+static void
+plan_subscription(struct plan *p, json_object *want, json_object *live)
+{
+	const char *n = sw_json_get_str(want, "name"), *f;
+	json_object *ls = group_named(live, n), *c;
+	char why[160];
+
+	if (ls == NULL) {
+		change(p, "subscription_create", n, json_object_get(want),
+		    "absent", "no subscription of that name");
+		return;
+	}
+	if ((f = sub_differs(want, ls)) == NULL)
+		return;
+	sw_fmt_text(why, sizeof(why), "%s differs: deleted and made again", f);
+	c = change(p, "subscription_delete", n, sw_jo("name", sw_js(n), NULL),
+	    "differs", why);
+	differs(c, f, sw_json_get(ls, strcmp(f, "secret") == 0 ? "secret_set" :
+	    f), strcmp(f, "address") == 0 ? NULL : sw_json_get(want, f));
+	change(p, "subscription_create", n, json_object_get(want), "differs",
+	    why);
+}
+
+static sw_err
+plan_subscriptions(struct sw_req *r, struct plan *p)
+{
+	json_object *want = sw_json_get(r->args, "subscriptions"), *doc = NULL;
+	size_t i;
+	long st;
+
+	if (want == NULL || json_object_array_length(want) == 0)
+		return SW_OK;
+	if ((st = run_row(r, "subscription_list", NULL, &doc)) >= 300) {
+		sw_err e = fail_from(r, st, doc, "subscriptions");
+
+		json_object_put(doc);
+		return e;
+	}
+	for (i = 0; i < json_object_array_length(want); i++)
+		plan_subscription(p, json_object_array_get_idx(want, i),
+		    sw_json_get(doc, "items"));
+	json_object_put(doc);
+	return SW_OK;
+}
+
 /* The plan of r's document into p (changes in the order they run). */
 static sw_err
 plan_doc(struct sw_req *r, struct plan *p)
@@ -517,13 +729,33 @@ plan_doc(struct sw_req *r, struct plan *p)
 	if (e == SW_OK)
 		plan_prune(r, p, items);
 	json_object_put(doc);
-	return e == SW_OK ? plan_budgets(r, p) : e;
+	if (e == SW_OK)
+		e = plan_budgets(r, p);
+	return e == SW_OK ? plan_subscriptions(r, p) : e;
+}
+
+/* The changes as answered: a secret argument is never echoed. */
+static json_object *
+changes_shown(json_object *changes)
+{
+	json_object *out = NULL;
+	size_t i;
+
+	json_object_deep_copy(changes, &out, NULL);
+	for (i = 0; out != NULL && i < json_object_array_length(out); i++) {
+		json_object *a = sw_json_get(json_object_array_get_idx(out, i),
+		    "arguments");
+
+		if (sw_json_get(a, "secret") != NULL)
+			sw_json_add_str(a, "secret", "(not shown)");
+	}
+	return out;
 }
 
 static json_object *
 plan_json(struct plan *p)
 {
-	return sw_jo("changes", json_object_get(p->changes), "prune",
+	return sw_jo("changes", changes_shown(p->changes), "prune",
 	    sw_jb(0), "kept", json_object_get(p->kept), "added_per_hour",
 	    p->unpriced ? NULL : json_object_new_double(p->added), NULL);
 }
@@ -644,10 +876,24 @@ export_features(struct sw_req *r, const char *cl)
 	return out;
 }
 
+/* Team access as team_access_set takes it. */
+static json_object *
+export_team_access(struct sw_req *r, const char *cl)
+{
+	json_object *doc = NULL, *o = NULL;
+
+	if (run_row(r, "team_access_get", sw_jo("name", sw_js(cl), NULL),
+	    &doc) < 300)
+		o = sw_jo("enabled", sw_jb(sw_json_get_bool(doc, "enabled", 0)),
+		    NULL);
+	json_object_put(doc);
+	return o;
+}
+
 static json_object *
 export_cluster(struct sw_req *r, const char *cl)
 {
-	json_object *doc = NULL, *c = sw_jo("name", sw_js(cl), NULL);
+	json_object *doc = NULL, *c = sw_jo("name", sw_js(cl), NULL), *ta;
 	json_object *groups = json_object_new_array(), *items;
 	size_t i;
 
@@ -677,6 +923,8 @@ export_cluster(struct sw_req *r, const char *cl)
 	json_object_put(doc);
 	json_object_object_add(c, "instance_groups", groups);
 	json_object_object_add(c, "features", export_features(r, cl));
+	if ((ta = export_team_access(r, cl)) != NULL)
+		json_object_object_add(c, "team_access", ta);
 	return c;
 }
 
@@ -698,6 +946,43 @@ export_budgets(struct sw_req *r)
 		    json_object_get(sw_json_get(b, "limit_usd")),
 		    "thresholds", json_object_get(sw_json_get(b,
 		    "thresholds")), NULL));
+	}
+	json_object_put(doc);
+	return out;
+}
+
+/* Every subscription as subscription_create takes it, without its
+ * secret (never read back). */
+static json_object *
+export_subscriptions(struct sw_req *r)
+{
+	static const char *const addr[][2] = { { "webhook", "url" },
+	    { "sns", "topic_arn" }, { "eventbridge", "event_bus" } };
+	json_object *doc = NULL, *out = json_object_new_array(), *items;
+	size_t i, k;
+
+	run_row(r, "subscription_list", NULL, &doc);
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *l = json_object_array_get_idx(items, i), *o;
+		const char *t = sw_json_get_str(l, "target");
+
+		o = sw_jo("name", sw_js(sw_json_get_str(l, "name")), "target",
+		    sw_js(t), "events", json_object_get(sw_json_get(l,
+		    "events")), "format", sw_js(sw_json_get_str(l, "format")),
+		    NULL);
+		if (sw_json_get_str(l, "cluster") != NULL)
+			sw_json_add_str(o, "cluster", sw_json_get_str(l,
+			    "cluster"));
+		if (sw_json_get_str(l, "team") != NULL)
+			sw_json_add_str(o, "team", sw_json_get_str(l, "team"));
+		for (k = 0; t != NULL && k < sizeof(addr) / sizeof(addr[0]);
+		    k++)
+			if (strcmp(t, addr[k][0]) == 0)
+				sw_json_add_str(o, addr[k][1], sw_json_get_str(
+				    l, "address"));
+		json_object_array_add(out, o);
 	}
 	json_object_put(doc);
 	return out;
@@ -728,7 +1013,8 @@ h_fleet_export(struct sw_req *r)
 	}
 	json_object_put(doc);
 	sw_req_reply(r, 200, sw_jo("apiVersion", sw_js("slipway/v1"),
-	    "clusters", clusters, "budgets", export_budgets(r), NULL));
+	    "clusters", clusters, "budgets", export_budgets(r),
+	    "subscriptions", export_subscriptions(r), NULL));
 	return SW_OK;
 }
 
@@ -761,6 +1047,8 @@ h_fleet_schema(struct sw_req *r)
 
 	json_object_object_add(sw_json_get(cl, "properties"), "features",
 	    sw_fields_schema(sw_op_by_name("feature_set")->body, 0));
+	json_object_object_add(sw_json_get(cl, "properties"), "team_access",
+	    sw_fields_schema(sw_op_by_name("team_access_set")->body, 0));
 	props = sw_jo(
 	    "apiVersion", sw_jo("type", sw_js("string"), "enum",
 		sw_ja(sw_js("slipway/v1")), NULL),
@@ -772,6 +1060,9 @@ h_fleet_schema(struct sw_req *r)
 	    "budgets", sw_jo("type", sw_js("array"), "maxItems",
 		json_object_new_int(200), "items",
 		joined_schema(sw_op_by_name("budget_set")), NULL),
+	    "subscriptions", sw_jo("type", sw_js("array"), "maxItems",
+		json_object_new_int(200), "items", sw_fields_schema(
+		sw_op_by_name("subscription_create")->body, 0), NULL),
 	    NULL);
 	sw_req_reply(r, 200, sw_jo("$schema",
 	    sw_js("https://json-schema.org/draft/2020-12/schema"), "$id",

@@ -70,13 +70,26 @@ create_body = doc["paths"]["/api/v1/clusters"]["post"]["requestBody"][
     "content"]["application/json"]["schema"]
 cl = ((sch.json or {}).get("properties", {}).get("clusters", {})
       .get("items", {}))
+
+
+def body_of(path, method):
+    return doc["paths"][path][method]["requestBody"]["content"][
+        "application/json"]["schema"]
+
+
 t.ok(sch.status == 200 and set(cl.get("properties", {})) ==
-     set(create_body["properties"]) | {"features"} and
+     set(create_body["properties"]) | {"features", "team_access"} and
      cl["properties"]["instance_groups"] ==
      create_body["properties"]["instance_groups"] and
-     "training_operator" in cl["properties"]["features"]["properties"],
+     cl["properties"]["features"] == body_of(
+         "/api/v1/clusters/{name}/features", "patch") and
+     cl["properties"]["team_access"] == body_of(
+         "/api/v1/clusters/{name}/team-access", "put") and
+     sch.json["properties"]["subscriptions"]["items"] == body_of(
+         "/api/v1/subscriptions", "post"),
      "fleet_schema: a cluster is cluster_create's fields plus features "
-     "(feature_set's), the same schemas the OpenAPI document has")
+     "(feature_set's) and team_access (team_access_set's), a "
+     "subscription subscription_create's: the OpenAPI document's schemas")
 bud = sch.json["properties"]["budgets"]["items"]
 t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])
      and sch.json["required"] == ["apiVersion"],
@@ -87,14 +100,22 @@ t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
 g = next(i for i in types if not i["efa_supported"])
 itype, az = g["instance_type"], g["availability_zones"][0]
+SECRET = "s" * 24
 FLEET = """apiVersion: slipway/v1
 clusters:
-%s
+%(clusters)s
 budgets:
   - scope: cluster
     name: fl-a
     limit_usd: 5000
     thresholds: [50, 90]
+subscriptions:
+  - name: fleet-hook
+    target: webhook
+    url: https://hooks.example.com/fleet
+    secret: "%(secret)s"
+    events: [operation.failed]
+    cluster: fl-a
 """
 CL = """  - name: %s
     kubernetes_version: "1.31"
@@ -104,17 +125,27 @@ CL = """  - name: %s
         count: 1
         availability_zone: %s
 """
-fleet = write("fleet.yaml", FLEET % "".join(
-    CL % (n, itype, az) for n in ("fl-a", "fl-b", "fl-c")))
+
+
+def fleet_text(*names):
+    return FLEET % {"clusters": "".join(CL % (n, itype, az) for n in names),
+                    "secret": SECRET}
+
+
+fleet = write("fleet.yaml", fleet_text("fl-a", "fl-b", "fl-c"))
 rc, plan, err = cli_json("plan", "-f", fleet)
 ch = (plan or {}).get("changes", [])
 t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"]) for c in ch]
      == [("cluster_create", "fl-a", "absent"),
          ("cluster_create", "fl-b", "absent"),
          ("cluster_create", "fl-c", "absent"),
-         ("budget_set", "cluster/fl-a", "absent")],
-     "plan -f: exit 2, three creates and the budget, in order (%d %s)" %
-     (rc, err.strip()[:200]))
+         ("budget_set", "cluster/fl-a", "absent"),
+         ("subscription_create", "fleet-hook", "absent")],
+     "plan -f: exit 2, three creates, the budget and the subscription, "
+     "in order (%d %s)" % (rc, err.strip()[:200]))
+t.ok(ch and ch[-1]["arguments"]["secret"] == "(not shown)" and
+     SECRET not in json.dumps(plan),
+     "the plan never echoes the webhook's secret")
 t.ok(all(c.get("cost", {}).get("added_per_hour", 0) > 0 for c in ch[:3])
      and abs(plan["added_per_hour"] - sum(c["cost"]["added_per_hour"]
                                           for c in ch[:3])) < 0.01,
@@ -131,8 +162,13 @@ rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
 started = (ap or {}).get("started", [])
 ops = [x.get("operation_id") for x in started if x.get("operation_id")]
 t.ok(rc == 0 and len(ops) == 3 and [x["status"] for x in started] ==
-     [202, 202, 202, 201], "apply -f --yes: three creates started and the "
-     "budget set (%d %s)" % (rc, err.strip()[:200]))
+     [202, 202, 202, 201, 201], "apply -f --yes: three creates started, "
+     "the budget set and the subscription made (%d %s %s)" %
+     (rc, [x["status"] for x in started], err.strip()[:200]))
+sub = next((x for x in s.get("/api/v1/subscriptions").json["items"]
+            if x["name"] == "fleet-hook"), {})
+t.ok(sub.get("secret_set") is True and sub.get("cluster") == "fl-a",
+     "the subscription has its secret and cluster")
 states = [wait_operation(s, op, timeout=900).get("state") for op in ops]
 t.eq(states, ["succeeded"] * 3, "the three clusters are created")
 made = writes_since(seq)
@@ -162,9 +198,15 @@ t.ok(rc == 0 and names == ["fl-a", "fl-b", "fl-c"] and
                                    "instance_type": itype, "count": 1}]
      and isinstance(a.get("features"), dict) and a["features"] and
      exp.get("budgets") == [{"scope": "cluster", "name": "fl-a",
-                             "limit_usd": 5000, "thresholds": [50, 90]}],
-     "export: YAML with the three clusters, their groups and features, "
-     "and the budget (%s)" % err.strip()[:200])
+                             "limit_usd": 5000, "thresholds": [50, 90]}]
+     and a.get("team_access") == {"enabled": False} and
+     exp.get("subscriptions") == [{
+         "name": "fleet-hook", "target": "webhook",
+         "events": ["operation.failed"], "format": "slipway",
+         "cluster": "fl-a", "url": "https://hooks.example.com/fleet"}],
+     "export: YAML with the three clusters, their groups, features and "
+     "team access, the budget and the subscription without its secret "
+     "(%s)" % err.strip()[:200])
 exported = write("export.yaml", out)
 seq = last_seq()
 rc, plan, err = cli_json("plan", "-f", exported)
@@ -212,8 +254,7 @@ rc, plan, _ = cli_json("plan", "-f", fleet)
 t.ok(rc == 0 and plan["changes"] == [], "plan after the repair: no change")
 
 # ---- prune -----------------------------------------------------------
-two = write("two.yaml", FLEET % "".join(CL % (n, itype, az)
-                                          for n in ("fl-a", "fl-b")))
+two = write("two.yaml", fleet_text("fl-a", "fl-b"))
 rc, plan, _ = cli_json("plan", "-f", two)
 t.ok(rc == 0 and plan["changes"] == [] and plan["kept"] == ["fl-c"] and
      plan["prune"] is False, "a cluster the document leaves out is kept "
@@ -226,8 +267,7 @@ t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"])
      "with prune: true the plan deletes it")
 
 # ---- an invalid document ---------------------------------------------
-bad = write("bad.yaml", (FLEET % (CL % ("fl-a", itype, az))).replace(
-    "count: 1", "count: 0"))
+bad = write("bad.yaml", fleet_text("fl-a").replace("count: 1", "count: 0"))
 rc, out, err = cli("plan", "-f", bad)
 t.ok(rc == 5 and "clusters[0].instance_groups[0].count" in err and
      "minimum" in err, "count 0: exit 5 naming the field and the rule "

@@ -1,11 +1,12 @@
 /*
  * fleet.c: the operation table's rows for the fleet document (the
- * clusters, their instance groups and features, and the budgets a
- * platform keeps in git): its JSON Schema, the plan of the changes that
+ * clusters, their instance groups, features and team access, and the
+ * budgets and subscriptions a platform keeps in git): its JSON Schema, the plan of the changes that
  * make the live state the document's, applying them, and today's state
  * as a document.  A cluster of the document is validated by the fields
- * of cluster_create, its features by feature_set's and a budget by
- * budget_set's (handlers/fleet.c); the rows here take the document's
+ * of cluster_create, its features by feature_set's, its team access by
+ * team_access_set's, a budget by budget_set's and a subscription by
+ * subscription_create's (handlers/fleet.c); the rows here take the document's
  * outline only.
  */
 #include "api/optable.h"
@@ -18,8 +19,12 @@ static const char *const change_reasons[] = {
 
 static const struct sw_field f_fleet_cluster_item[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT,
-	  .desc = "A cluster: the fields of cluster_create, and features "
-	  "(the fields of feature_set)." },
+	  .desc = "A cluster: the fields of cluster_create, features (the "
+	  "fields of feature_set) and team_access (team_access_set's)." },
+};
+static const struct sw_field f_fleet_sub_item[] = {
+	{ .name = "subscription", .type = SW_T_OBJECT,
+	  .desc = "A subscription as subscription_create takes it." },
 };
 static const struct sw_field f_fleet_budget_item[] = {
 	{ .name = "budget", .type = SW_T_OBJECT,
@@ -44,6 +49,9 @@ static const struct sw_field f_fleet_doc[] = {
 	  .items = f_fleet_budget_item,
 	  .desc = "Monthly budgets, each {scope, name, limit_usd, "
 	  "thresholds}." },
+	{ .name = "subscriptions", .type = SW_T_ARRAY, .max = 200,
+	  .items = f_fleet_sub_item,
+	  .desc = "Notification subscriptions, by name." },
 	{ NULL }
 };
 
@@ -135,6 +143,9 @@ static const struct sw_field o_fleet_doc[] = {
 	  "cluster_create takes it, with its features." },
 	{ .name = "budgets", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_any_item, .desc = "Every budget." },
+	{ .name = "subscriptions", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_any_item, .desc = "Every subscription the caller may "
+	  "see, without its secret." },
 	{ NULL }
 };
 static const struct sw_answer a_fleet_export[] = {
@@ -162,8 +173,10 @@ static const struct sw_answer a_fleet_schema[] = {
 
 #define FLEET_ABOUT " The document: apiVersion slipway/v1, clusters (each " \
 	"as cluster_create takes it, with features as feature_set takes " \
-	"them), budgets ({scope, name, limit_usd, thresholds}) and prune; " \
-	"its JSON Schema is fleet_schema."
+	"them and team_access as team_access_set does), budgets ({scope, " \
+	"name, limit_usd, thresholds}), subscriptions (as " \
+	"subscription_create takes them) and prune; its JSON Schema is " \
+	"fleet_schema."
 
 static const struct sw_op rows[] = {
 	{
@@ -174,7 +187,8 @@ static const struct sw_op rows[] = {
 	  .summary = "The fleet document's JSON Schema, from the operation "
 	    "table",
 	  .description = "Written from the fields of cluster_create, "
-	    "feature_set and budget_set, so the document takes what the "
+	    "feature_set, team_access_set, budget_set and "
+	    "subscription_create, so the document takes what the "
 	    "operations take.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
@@ -189,8 +203,8 @@ static const struct sw_op rows[] = {
 	  .summary = "The ordered changes that make the live state a fleet "
 	    "document's, with their hourly cost",
 	  .description = "Reads the live state through the same reads as "
-	    "cluster_list, instance_group_list, feature_set's diff and "
-	    "budget_list, and answers each change with the operation it "
+	    "cluster_list, instance_group_list, feature_set's diff, "
+	    "team_access_get, budget_list and subscription_list, and answers each change with the operation it "
 	    "would run, its arguments and why (absent, or a field's live "
 	    "and desired value). Changes nothing. Clusters the document "
 	    "does not name are deleted only with prune: true." FLEET_ABOUT,
@@ -226,7 +240,8 @@ static const struct sw_op rows[] = {
 	  .summary = "Today's state as a fleet document (applies as a "
 	    "no-op)",
 	  .description = "Every cluster Slipway manages with its instance "
-	    "groups and features, and every budget.",
+	    "groups, features and team access, every budget and every "
+	    "subscription (without its secret).",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_CLUSTER,
