@@ -3,13 +3,14 @@
  * fleet_export).
  *
  * A fleet document names clusters (each as cluster_create takes it,
- * with features as feature_set takes them and team_access as
- * team_access_set does), budgets (budget_set's scope, name and fields)
+ * with features as feature_set takes them, team_access as
+ * team_access_set does and compute_quotas as compute_quota_create
+ * does), budgets (budget_set's scope, name and fields)
  * and subscriptions (as subscription_create takes them).  Nothing here reads AWS or the store on its
  * own: the live state is read by running the table's read rows in this
  * process as the caller (cluster_list, instance_group_list, feature_set
  * with dry_run, whose diff is the feature contract's, team_access_get,
- * budget_list, subscription_list), and
+ * compute_quota_list, budget_list, subscription_list), and
  * each change is one row of the table with its arguments, run the same
  * way by apply: the same validation, audit and person as a request of
  * its own.  A change's cost is the one its operation's dry run plans.
@@ -130,11 +131,14 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 	const struct sw_op *cc = sw_op_by_name("cluster_create");
 	const struct sw_op *fs = sw_op_by_name("feature_set");
 	const struct sw_op *ta = sw_op_by_name("team_access_set");
+	const struct sw_op *qc = sw_op_by_name("compute_quota_create");
 	json_object *body = without(c, "features"), *f;
 	const char *name = sw_json_get_str(c, "name");
 	char at[64];
+	size_t j;
 
 	json_object_object_del(body, "team_access");
+	json_object_object_del(body, "compute_quotas");
 	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
 	check_part(r, body, cc->body, 0, at);
 	json_object_put(body);
@@ -148,6 +152,16 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 			sw_ferr_add(&r->ferrs, at, "type", "must be object");
 		else
 			check_part(r, f, ta->body, 0, at);
+	}
+	f = sw_json_get(c, "compute_quotas");
+	if (f != NULL && !json_object_is_type(f, json_type_array))
+		sw_ferr_add(&r->ferrs, "compute_quotas", "type",
+		    "must be array");
+	for (j = 0; f != NULL && json_object_is_type(f, json_type_array) &&
+	    j < json_object_array_length(f); j++) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].compute_quotas[%zu]",
+		    i, j);
+		check_part(r, json_object_array_get_idx(f, j), qc->body, 0, at);
 	}
 	if (name == NULL)
 		return;
@@ -406,6 +420,123 @@ plan_team_access(struct sw_req *r, struct plan *p, const char *cl,
 	return SW_OK;
 }
 
+/* The members of a quota compute_quota_update can change. */
+static const char *const quota_amounts[] = { "instance_type", "count",
+    "accelerators", "vcpu", "memory_gib", "fair_share_weight", "sharing",
+    "borrow_limit", "preempt", "enabled", NULL };
+
+/* The live quota of name in items, or NULL. */
+static json_object *
+quota_named(json_object *items, const char *name)
+{
+	size_t i;
+
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *q = json_object_array_get_idx(items, i);
+
+		if (strcmp(sw_json_get_str(q, "quota_name") ?: "", name) == 0)
+			return q;
+	}
+	return NULL;
+}
+
+/* Does a live value equal the document's (numbers as numbers)? */
+static int
+same_value(json_object *live, json_object *want)
+{
+	if (live == NULL || want == NULL)
+		return live == want;
+	if ((json_object_is_type(want, json_type_int) ||
+	    json_object_is_type(want, json_type_double)) &&
+	    (json_object_is_type(live, json_type_int) ||
+	    json_object_is_type(live, json_type_double)))
+		return json_object_get_double(live) ==
+		    json_object_get_double(want);
+	return json_object_equal(live, want);
+}
+
+/* One compute quota of the document against the live ones: absent, it
+ * is created; its amounts differing, updated (those only); another team,
+ * deleted and created again. */
+static void
+plan_quota(struct plan *p, const char *cl, json_object *want,
+    json_object *items, const char *waits)
+{
+	const char *qn = sw_json_get_str(want, "quota_name");
+	json_object *lq = quota_named(items, qn), *c, *args;
+	char target[160], why[256];
+	const char *f = NULL;
+	size_t i;
+
+	sw_fmt_text(target, sizeof(target), "%s/%s", cl, qn);
+	if (lq != NULL && strcmp(sw_json_get_str(lq, "team") ?: "",
+	    sw_json_get_str(want, "team")) != 0) {
+		c = change(p, "compute_quota_delete", target, sw_jo("name",
+		    sw_js(cl), "quota", sw_js(qn), NULL),
+		    "differs", "team differs: deleted and made again");
+		differs(c, "team", sw_json_get(lq, "team"), sw_json_get(want,
+		    "team"));
+		lq = NULL;
+	}
+	if (lq == NULL) {
+		args = without(want, "");
+		json_object_object_add(args, "name", sw_js(cl));
+		c = change(p, "compute_quota_create", target, args, "absent",
+		    "the cluster has no quota of that name");
+		if (waits != NULL)
+			json_object_object_add(c, "waits_for", sw_js(waits));
+		return;
+	}
+	args = sw_jo("name", sw_js(cl), "quota", sw_js(qn), NULL);
+	for (i = 0; quota_amounts[i] != NULL; i++) {
+		json_object *w = sw_json_get(want, quota_amounts[i]);
+
+		if (w == NULL || same_value(sw_json_get(lq, quota_amounts[i]),
+		    w))
+			continue;
+		f = f != NULL ? f : quota_amounts[i];
+		json_object_object_add(args, quota_amounts[i],
+		    json_object_get(w));
+	}
+	if (f == NULL) {
+		json_object_put(args);
+		return;
+	}
+	sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
+	    sw_json_get(lq, f) ? json_object_get_string(sw_json_get(lq, f)) :
+	    "(none)", json_object_get_string(sw_json_get(want, f)));
+	c = change(p, "compute_quota_update", target, args, "differs", why);
+	differs(c, f, sw_json_get(lq, f), sw_json_get(want, f));
+}
+
+/* A cluster's compute quotas; waits names what they wait for (a
+ * cluster being created, features being changed) or is NULL. */
+static sw_err
+plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
+    json_object *want, const char *waits, const char *at)
+{
+	json_object *doc = NULL;
+	size_t i;
+	long st;
+
+	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
+		st = run_row(r, "compute_quota_list", sw_jo("name", sw_js(cl),
+		    NULL), &doc);
+		if (st >= 300) {
+			sw_err e = fail_from(r, st, doc, at);
+
+			json_object_put(doc);
+			return e;
+		}
+	}
+	for (i = 0; i < json_object_array_length(want); i++)
+		plan_quota(p, cl, json_object_array_get_idx(want, i),
+		    sw_json_get(doc, "items"), waits);
+	json_object_put(doc);
+	return SW_OK;
+}
+
 /* The live cluster of name in the cluster list, or NULL. */
 static json_object *
 cluster_named(json_object *items, const char *name)
@@ -433,12 +564,20 @@ plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
 	const char *cl = sw_json_get_str(want, "name");
 	json_object *feats = sw_json_get(want, "features");
 	json_object *ta = sw_json_get(want, "team_access");
+	json_object *qs = sw_json_get(want, "compute_quotas");
+	size_t before = json_object_array_length(p->changes);
 	char at[64];
 	sw_err e = SW_OK;
 
 	if (feats != NULL) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
 		e = plan_features(r, p, cl, feats, ok, at);
+	}
+	if (e == SW_OK && qs != NULL && json_object_array_length(qs) > 0) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].compute_quotas", i);
+		e = plan_quotas(r, p, cl, qs, !ok ? "cluster_create" :
+		    json_object_array_length(p->changes) > before ?
+		    "feature_set" : NULL, at);
 	}
 	if (e == SW_OK && ta != NULL) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].team_access", i);
@@ -464,6 +603,7 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 		json_object *args = without(want, "features");
 
 		json_object_object_del(args, "team_access");
+		json_object_object_del(args, "compute_quotas");
 		c = change(p, "cluster_create", cl, args, "absent",
 		    "no cluster of that name");
 		if ((e = cost_of(r, p, c, at)) != SW_OK)
@@ -876,6 +1016,32 @@ export_features(struct sw_req *r, const char *cl)
 	return out;
 }
 
+/* A cluster's compute quotas as compute_quota_create takes them. */
+static json_object *
+export_quotas(struct sw_req *r, const char *cl)
+{
+	json_object *doc = NULL, *out = json_object_new_array(), *items;
+	size_t i, k;
+
+	run_row(r, "compute_quota_list", sw_jo("name", sw_js(cl), NULL), &doc);
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *l = json_object_array_get_idx(items, i), *q;
+
+		q = sw_jo("quota_name", sw_js(sw_json_get_str(l, "quota_name")),
+		    "team", sw_js(sw_json_get_str(l, "team")), NULL);
+		for (k = 0; quota_amounts[k] != NULL; k++)
+			if (sw_json_get(l, quota_amounts[k]) != NULL)
+				json_object_object_add(q, quota_amounts[k],
+				    json_object_get(sw_json_get(l,
+				    quota_amounts[k])));
+		json_object_array_add(out, q);
+	}
+	json_object_put(doc);
+	return out;
+}
+
 /* Team access as team_access_set takes it. */
 static json_object *
 export_team_access(struct sw_req *r, const char *cl)
@@ -925,6 +1091,11 @@ export_cluster(struct sw_req *r, const char *cl)
 	json_object_object_add(c, "features", export_features(r, cl));
 	if ((ta = export_team_access(r, cl)) != NULL)
 		json_object_object_add(c, "team_access", ta);
+	ta = export_quotas(r, cl);
+	if (json_object_array_length(ta) > 0)
+		json_object_object_add(c, "compute_quotas", ta);
+	else
+		json_object_put(ta);
 	return c;
 }
 
@@ -1049,6 +1220,9 @@ h_fleet_schema(struct sw_req *r)
 	    sw_fields_schema(sw_op_by_name("feature_set")->body, 0));
 	json_object_object_add(sw_json_get(cl, "properties"), "team_access",
 	    sw_fields_schema(sw_op_by_name("team_access_set")->body, 0));
+	json_object_object_add(sw_json_get(cl, "properties"), "compute_quotas",
+	    sw_jo("type", sw_js("array"), "items", sw_fields_schema(
+	    sw_op_by_name("compute_quota_create")->body, 0), NULL));
 	props = sw_jo(
 	    "apiVersion", sw_jo("type", sw_js("string"), "enum",
 		sw_ja(sw_js("slipway/v1")), NULL),

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
 # 87-fleet.t: the fleet document against a stack on the sandbox.  Its
 # JSON Schema is written from the rows it takes (cluster_create,
-# feature_set, budget_set); `slipway plan -f` lists the changes with
-# their cost and exits 2, `slipway apply -f --yes` creates three
-# clusters and a budget at once; applied again, and as exported, it
+# feature_set, team_access_set, compute_quota_create, budget_set,
+# subscription_create); `slipway plan -f` lists the changes with their
+# cost and exits 2, `slipway apply -f --yes` creates three clusters, a
+# budget and a subscription at once; applied again, and as exported, it
 # makes no AWS or Kubernetes write at all (counted in the sandbox's
 # request log) and plan exits 0; a group scaled with the real aws CLI
 # shows in plan as a count that differs and apply scales it back; a
 # cluster the document leaves out is kept unless prune is true; an
-# invalid document exits 5 naming the field and the rule.
+# invalid document exits 5 naming the field and the rule.  Governance:
+# task governance turned on by the document's features, then a team's
+# compute quota (deferred until the feature is on), exported, and a
+# changed count planned as an update of that member alone.
 import json
 import os
 import subprocess
@@ -78,18 +82,22 @@ def body_of(path, method):
 
 
 t.ok(sch.status == 200 and set(cl.get("properties", {})) ==
-     set(create_body["properties"]) | {"features", "team_access"} and
+     set(create_body["properties"]) | {"features", "team_access",
+                                       "compute_quotas"} and
      cl["properties"]["instance_groups"] ==
      create_body["properties"]["instance_groups"] and
      cl["properties"]["features"] == body_of(
          "/api/v1/clusters/{name}/features", "patch") and
      cl["properties"]["team_access"] == body_of(
          "/api/v1/clusters/{name}/team-access", "put") and
+     cl["properties"]["compute_quotas"]["items"] == body_of(
+         "/api/v1/clusters/{name}/compute-quotas", "post") and
      sch.json["properties"]["subscriptions"]["items"] == body_of(
          "/api/v1/subscriptions", "post"),
      "fleet_schema: a cluster is cluster_create's fields plus features "
-     "(feature_set's) and team_access (team_access_set's), a "
-     "subscription subscription_create's: the OpenAPI document's schemas")
+     "(feature_set's), team_access (team_access_set's) and compute_quotas "
+     "(compute_quota_create's), a subscription subscription_create's: "
+     "the OpenAPI document's schemas")
 bud = sch.json["properties"]["budgets"]["items"]
 t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])
      and sch.json["required"] == ["apiVersion"],
@@ -127,9 +135,11 @@ CL = """  - name: %s
 """
 
 
-def fleet_text(*names):
-    return FLEET % {"clusters": "".join(CL % (n, itype, az) for n in names),
-                    "secret": SECRET}
+def fleet_text(*names, extra=""):
+    """The fleet of names; extra lines go to the first cluster."""
+    cls = [CL % (n, itype, az) for n in names]
+    cls[0] += extra
+    return FLEET % {"clusters": "".join(cls), "secret": SECRET}
 
 
 fleet = write("fleet.yaml", fleet_text("fl-a", "fl-b", "fl-c"))
@@ -265,6 +275,66 @@ t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"])
                   for c in plan["changes"]] ==
      [("cluster_delete", "fl-c", "not_in_document")],
      "with prune: true the plan deletes it")
+
+# ---- governance: a feature, then a team's quota ----------------------
+GOV = """    features:
+      task_governance: true
+    compute_quotas:
+      - quota_name: fq
+        team: ml
+        instance_type: %s
+        count: %%d
+""" % itype
+gov = write("gov.yaml", fleet_text("fl-a", "fl-b", "fl-c", extra=GOV % 1))
+rc, plan, err = cli_json("plan", "-f", gov)
+ch = (plan or {}).get("changes", [])
+t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"],
+                   c.get("waits_for")) for c in ch] ==
+     [("feature_set", "fl-a", "differs", None),
+      ("compute_quota_create", "fl-a/fq", "absent", "feature_set")],
+     "plan: task governance on fl-a (feature_set's own diff), then the "
+     "quota, which waits for it (%s)" % (ch or err.strip()[:200]))
+rc, ap, err = cli_json("apply", "-f", gov, "--yes")
+st = (ap or {}).get("started", [])
+t.ok(rc == 0 and [x["operation"] for x in st] == ["feature_set"] and
+     ap["deferred"] == 1, "apply: the feature first, the quota deferred")
+t.eq(wait_operation(s, st[0]["operation_id"] if st else "op-0",
+                    timeout=600).get("state"), "succeeded",
+     "task governance is on")
+rc, ap, err = cli_json("apply", "-f", gov, "--yes")
+st = (ap or {}).get("started", [])
+t.ok(rc == 0 and [(x["operation"], x["status"] < 300) for x in st] ==
+     [("compute_quota_create", True)], "apply again: the quota is made "
+     "(%s %s)" % (st, err.strip()[:200]))
+q = wait_for(lambda: (lambda x: x.json if x.json.get("status") not in
+                      ("Creating", None) else None)(
+    s.get("/api/v1/clusters/fl-a/compute-quotas/fq")), timeout=120)
+t.eq((q or {}).get("status"), "Created", "SageMaker has the quota")
+rc, plan, _ = cli_json("plan", "-f", gov)
+t.ok(rc == 0 and plan["changes"] == [], "plan: live is the document")
+rc, out, err = cli("export")
+exp = yaml.safe_load(out) if rc == 0 else {}
+a = next((c for c in exp.get("clusters", []) if c["name"] == "fl-a"), {})
+t.ok(a.get("features", {}).get("task_governance") is True and
+     [(x["quota_name"], x["team"], x["count"]) for x in
+      a.get("compute_quotas", [])] == [("fq", "ml", 1)],
+     "export has the feature and the quota")
+exported = write("export2.yaml", out)
+seq = last_seq()
+rc, plan, err = cli_json("plan", "-f", exported)
+t.ok(rc == 0 and plan and plan["changes"] == [] and
+     writes_since(seq) == [], "plan of that export: no change, no write "
+     "(%s)" % ((plan or {}).get("changes"), ))
+more = write("gov2.yaml", fleet_text("fl-a", "fl-b", "fl-c", extra=GOV % 2))
+rc, plan, _ = cli_json("plan", "-f", more)
+ch = (plan or {}).get("changes", [])
+t.ok(rc == 2 and [(c["operation"], c["target"], c.get("field"),
+                   c.get("live"), c.get("desired"), c["arguments"])
+                  for c in ch] ==
+     [("compute_quota_update", "fl-a/fq", "count", 1, 2,
+       {"name": "fl-a", "quota": "fq", "count": 2})],
+     "a quota's count changed in the document: one compute_quota_update "
+     "of that member only (%s)" % ch)
 
 # ---- an invalid document ---------------------------------------------
 bad = write("bad.yaml", fleet_text("fl-a").replace("count: 1", "count: 0"))

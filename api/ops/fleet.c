@@ -20,7 +20,8 @@ static const char *const change_reasons[] = {
 static const struct sw_field f_fleet_cluster_item[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT,
 	  .desc = "A cluster: the fields of cluster_create, features (the "
-	  "fields of feature_set) and team_access (team_access_set's)." },
+	  "fields of feature_set), team_access (team_access_set's) and "
+	  "compute_quotas (each compute_quota_create's)." },
 };
 static const struct sw_field f_fleet_sub_item[] = {
 	{ .name = "subscription", .type = SW_T_OBJECT,
@@ -173,7 +174,8 @@ static const struct sw_answer a_fleet_schema[] = {
 
 #define FLEET_ABOUT " The document: apiVersion slipway/v1, clusters (each " \
 	"as cluster_create takes it, with features as feature_set takes " \
-	"them and team_access as team_access_set does), budgets ({scope, " \
+	"them, team_access as team_access_set does and compute_quotas as " \
+	"compute_quota_create does), budgets ({scope, " \
 	"name, limit_usd, thresholds}), subscriptions (as " \
 	"subscription_create takes them) and prune; its JSON Schema is " \
 	"fleet_schema."
@@ -187,7 +189,8 @@ static const struct sw_op rows[] = {
 	  .summary = "The fleet document's JSON Schema, from the operation "
 	    "table",
 	  .description = "Written from the fields of cluster_create, "
-	    "feature_set, team_access_set, budget_set and "
+	    "feature_set, team_access_set, compute_quota_create, budget_set "
+	    "and "
 	    "subscription_create, so the document takes what the "
 	    "operations take.",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
@@ -204,7 +207,8 @@ static const struct sw_op rows[] = {
 	    "document's, with their hourly cost",
 	  .description = "Reads the live state through the same reads as "
 	    "cluster_list, instance_group_list, feature_set's diff, "
-	    "team_access_get, budget_list and subscription_list, and answers each change with the operation it "
+	    "team_access_get, compute_quota_list, budget_list and "
+	    "subscription_list, and answers each change with the operation it "
 	    "would run, its arguments and why (absent, or a field's live "
 	    "and desired value). Changes nothing. Clusters the document "
 	    "does not name are deleted only with prune: true." FLEET_ABOUT,
@@ -240,7 +244,8 @@ static const struct sw_op rows[] = {
 	  .summary = "Today's state as a fleet document (applies as a "
 	    "no-op)",
 	  .description = "Every cluster Slipway manages with its instance "
-	    "groups, features and team access, every budget and every "
+	    "groups, features, team access and compute quotas, every budget "
+	    "and every "
 	    "subscription (without its secret).",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
