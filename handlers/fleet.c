@@ -45,6 +45,10 @@ run_row(struct sw_req *r, const char *name, json_object *args,
 	sub.db = r->db;
 	sub.cfg = r->cfg;
 	sub.team_header = r->team_header;
+	/* The caller's request passed the Origin check of a session; the
+	 * rows it runs carry its Origin and Host as they came. */
+	sub.origin = r->origin;
+	sub.host = r->host;
 	sw_dispatch(&sub, op, &r->who, args, sw_handler_table);
 	json_object_put(args);
 	if (sub.err != SW_OK) {
