@@ -12,7 +12,9 @@
 # invalid document exits 5 naming the field and the rule.  Governance:
 # task governance turned on by the document's features, then a team's
 # compute quota (deferred until the feature is on), exported, and a
-# changed count planned as an update of that member alone.
+# changed count planned as an update of that member alone; its add-on
+# deleted with the aws CLI shows in plan as the feature off, and apply
+# turns it back on.
 import json
 import os
 import subprocess
@@ -325,6 +327,40 @@ rc, plan, err = cli_json("plan", "-f", exported)
 t.ok(rc == 0 and plan and plan["changes"] == [] and
      writes_since(seq) == [], "plan of that export: no change, no write "
      "(%s)" % ((plan or {}).get("changes"), ))
+
+# ---- drift: an add-on removed with the aws CLI -----------------------
+rc, out = aws_cli(s, "eks", "delete-addon", "--cluster-name", "fl-a",
+                  "--addon-name", "amazon-sagemaker-hyperpod-taskgovernance")
+t.eq(rc, 0, "aws eks delete-addon removes task governance's add-on from "
+     "fl-a (%s)" % (out if rc else ""))
+
+
+def addon_gone():
+    rc, _ = aws_cli(s, "eks", "describe-addon", "--cluster-name", "fl-a",
+                    "--addon-name",
+                    "amazon-sagemaker-hyperpod-taskgovernance")
+    return rc != 0
+
+
+wait_for(addon_gone, timeout=300, every=1)
+rc, plan, err = cli_json("plan", "-f", gov)
+ch = (plan or {}).get("changes", [])
+t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"], c["field"])
+                  for c in ch][:1] ==
+     [("feature_set", "fl-a", "differs", "features")],
+     "plan: the removed add-on is task governance off on fl-a, a "
+     "feature_set to turn it back on (%s)" % (ch or err.strip()[:200]))
+rc, ap, err = cli_json("apply", "-f", gov, "--yes")
+st = [x for x in (ap or {}).get("started", [])
+      if x["operation"] == "feature_set"]
+t.ok(rc == 0 and st and st[0].get("operation_id"),
+     "apply: feature_set started (%s)" % err.strip()[:200])
+t.eq(wait_operation(s, st[0]["operation_id"] if st else "op-0",
+                    timeout=600).get("state"), "succeeded",
+     "task governance is back")
+rc, plan, _ = cli_json("plan", "-f", gov)
+t.ok(rc == 0 and plan["changes"] == [], "plan after the repair: no change "
+     "(%s)" % (plan or {}).get("changes"))
 more = write("gov2.yaml", fleet_text("fl-a", "fl-b", "fl-c", extra=GOV % 2))
 rc, plan, _ = cli_json("plan", "-f", more)
 ch = (plan or {}).get("changes", [])
