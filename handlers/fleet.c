@@ -335,13 +335,46 @@ plan_group(struct sw_req *r, struct plan *p, const char *cl, json_object *g,
 	return cost_of(r, p, c, at);
 }
 
+/* Say which features of want differ from live (feature_list's map):
+ * the first as the change's field, all of them in its why. */
+static void
+feature_why(json_object *c, json_object *live, json_object *want)
+{
+	char why[512], field[96];
+	size_t len = 0;
+	int n = 0;
+
+	why[0] = '\0';
+	json_object_object_foreach(want, k, v) {
+		int on = json_object_is_type(v, json_type_object) ?
+		    sw_json_get_bool(v, "enabled", 0) :
+		    json_object_get_boolean(v);
+		int was = sw_json_get_bool(sw_json_get(live, k), "enabled", 0);
+
+		if (on == was || len >= sizeof(why))
+			continue;
+		len += (size_t)snprintf(why + len, sizeof(why) - len,
+		    "%s%s: live %s -> desired %s", n ? "; " : "", k,
+		    was ? "on" : "off", on ? "on" : "off");
+		if (n++ == 0) {
+			sw_fmt_text(field, sizeof(field), "features.%s", k);
+			differs(c, field, sw_json_get(sw_json_get(live, k),
+			    "enabled"), json_object_is_type(v, json_type_object)
+			    ? sw_json_get(v, "enabled") : v);
+		}
+	}
+	json_object_object_add(c, "why", sw_js(n > 0 ? why : "a feature's "
+	    "settings differ (feature_set's plan)"));
+	if (n == 0)
+		differs(c, "features", NULL, want);
+}
+
 /* The features of a cluster: feature_set's own diff, as a dry run. */
 static sw_err
 plan_features(struct sw_req *r, struct plan *p, const char *cl,
     json_object *want, int ready, const char *at)
 {
-	json_object *args, *doc = NULL, *c, *ch;
-	char why[512];
+	json_object *args, *doc = NULL, *c;
 	long st;
 
 	args = without(want, "");
@@ -368,12 +401,11 @@ plan_features(struct sw_req *r, struct plan *p, const char *cl,
 		json_object_put(doc);
 		return SW_OK;
 	}
-	ch = sw_json_get(doc, "changes");
-	sw_fmt_text(why, sizeof(why), "features differ: %s", ch != NULL ?
-	    json_object_to_json_string_ext(ch, JSON_C_TO_STRING_PLAIN) :
-	    "(see feature_set)");
-	c = change(p, "feature_set", cl, args, "differs", why);
-	differs(c, "features", ch, want);
+	json_object_put(doc);
+	doc = NULL;
+	run_row(r, "feature_list", sw_jo("name", sw_js(cl), NULL), &doc);
+	c = change(p, "feature_set", cl, args, "differs", "");
+	feature_why(c, sw_json_get(doc, "features"), want);
 	json_object_put(doc);
 	return SW_OK;
 }

@@ -345,9 +345,10 @@ def addon_gone():
 wait_for(addon_gone, timeout=300, every=1)
 rc, plan, err = cli_json("plan", "-f", gov)
 ch = (plan or {}).get("changes", [])
-t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"], c["field"])
-                  for c in ch][:1] ==
-     [("feature_set", "fl-a", "differs", "features")],
+t.ok(rc == 2 and [(c["operation"], c["target"], c["reason"], c["field"],
+                   c["live"], c["desired"], c["why"]) for c in ch][:1] ==
+     [("feature_set", "fl-a", "differs", "features.task_governance",
+       False, True, "task_governance: live off -> desired on")],
      "plan: the removed add-on is task governance off on fl-a, a "
      "feature_set to turn it back on (%s)" % (ch or err.strip()[:200]))
 rc, ap, err = cli_json("apply", "-f", gov, "--yes")
