@@ -993,12 +993,13 @@ fleet_apply(json_object *body, const struct fleet_args *a)
 	if (a->output == NULL || strcmp(a->output, "json") != 0)
 		print_plan(plan);
 	json_object_put(plan);
-	if (n == 0 || (!a->yes && (ok = confirmed(n)) <= 0))
-		return n == 0 || ok == 0 ? EX_OK : EX_USAGE;
+	/* With no change, apply only records the document as applied. */
+	if (n > 0 && !a->yes && (ok = confirmed(n)) <= 0)
+		return ok == 0 ? EX_OK : EX_USAGE;
 	if ((rc = fleet_send("fleet_apply", body, a, &doc)) == EX_OK) {
 		if (a->output != NULL && strcmp(a->output, "json") == 0)
 			print_doc(doc);
-		else
+		else if (n > 0)
 			print_started(doc);
 		if (sw_json_get_int(doc, "failed", 0) > 0)
 			rc = EX_INVALID;

@@ -24,6 +24,7 @@
 #include "api/optable.h"
 #include "api/router.h"
 #include "lib/buf.h"
+#include "lib/db.h"
 #include "lib/json.h"
 #include "lib/valid.h"
 
@@ -70,9 +71,10 @@ fail_from(struct sw_req *r, long status, json_object *doc,
 {
 	json_object *errs = sw_json_get(doc, "errors");
 	size_t i;
-	sw_err e = status == 404 ? SW_ENOTFOUND : status == 409 ?
-	    SW_ECONFLICT : status == 422 ? SW_EPRECONDITION : status >= 500 ?
-	    SW_EUNAVAIL : status == 403 ? SW_EFORBIDDEN : SW_EINVAL;
+	/* A refusal of a part is the document's: 400 naming the part
+	 * (a read-only row answers no 404, 409 or 422 of its own). */
+	sw_err e = status >= 500 ? SW_EUNAVAIL : status == 403 ?
+	    SW_EFORBIDDEN : SW_EINVAL;
 
 	for (i = 0; errs != NULL && json_object_is_type(errs,
 	    json_type_array) && i < json_object_array_length(errs); i++) {
@@ -961,6 +963,27 @@ h_fleet_plan(struct sw_req *r)
 	return SW_OK;
 }
 
+/* Keep r's document as the one applied last (fleet_drift), without
+ * the subscriptions' secrets. */
+static sw_err
+remember(struct sw_req *r)
+{
+	json_object *doc = NULL, *subs;
+	size_t i;
+	sw_err e;
+
+	json_object_deep_copy(r->args, &doc, NULL);
+	subs = sw_json_get(doc, "subscriptions");
+	for (i = 0; subs != NULL && i < json_object_array_length(subs); i++)
+		json_object_object_del(json_object_array_get_idx(subs, i),
+		    "secret");
+	e = sw_db_fleet_put(r->db, json_object_to_json_string_ext(doc,
+	    JSON_C_TO_STRING_PLAIN), r->who.name, sw_now_ms());
+	json_object_put(doc);
+	return e == SW_OK ? SW_OK : sw_req_fail(r, e, "cannot keep the "
+	    "document applied");
+}
+
 /* Run one change as its operation; what it started. */
 static json_object *
 run_change(struct sw_req *r, json_object *c, int *failed)
@@ -997,6 +1020,11 @@ h_fleet_apply(struct sw_req *r)
 		plan_free(&p);
 		return r->err;
 	}
+	if (remember(r) != SW_OK) {
+		json_object_put(started);
+		plan_free(&p);
+		return r->err;
+	}
 	for (i = 0; i < json_object_array_length(p.changes); i++) {
 		json_object *c = json_object_array_get_idx(p.changes, i);
 
@@ -1015,6 +1043,72 @@ h_fleet_apply(struct sw_req *r)
 	plan_free(&p);
 	sw_req_reply(r, 200, out);
 	return SW_OK;
+}
+
+/* The document applied last, narrowed to one cluster (and nothing
+ * else) when cluster is given. */
+static void
+narrow(json_object *doc, const char *cluster)
+{
+	json_object *cs = sw_json_get(doc, "clusters"), *keep;
+	size_t i;
+
+	if (cluster == NULL)
+		return;
+	keep = json_object_new_array();
+	for (i = 0; cs != NULL && i < json_object_array_length(cs); i++) {
+		json_object *c = json_object_array_get_idx(cs, i);
+
+		if (strcmp(sw_json_get_str(c, "name") ?: "", cluster) == 0)
+			json_object_array_add(keep, json_object_get(c));
+	}
+	json_object_object_add(doc, "clusters", keep);
+	json_object_object_del(doc, "budgets");
+	json_object_object_del(doc, "subscriptions");
+	json_object_object_del(doc, "prune");
+}
+
+sw_err
+h_fleet_drift(struct sw_req *r)
+{
+	struct plan p = { 0 };
+	json_object *doc = NULL, *input, *out;
+	const char *cluster = sw_json_get_str(r->args, "cluster");
+	char by[128];
+	int64_t ms = 0;
+	sw_err e;
+
+	e = sw_db_fleet_get(r->db, &doc, by, sizeof(by), &ms);
+	if (e == SW_ENOTFOUND) {
+		sw_req_reply(r, 200, sw_jo("applied", sw_jb(0), "changes",
+		    json_object_new_array(), "prune", sw_jb(0), "kept",
+		    json_object_new_array(), "added_per_hour",
+		    json_object_new_double(0), NULL));
+		return SW_OK;
+	}
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "cannot read the document applied");
+	narrow(doc, cluster);
+	input = r->args;
+	r->args = doc;
+	e = plan_doc(r, &p);
+	r->args = input;
+	if (e == SW_OK) {
+		out = plan_json(&p);
+		json_object_object_add(out, "prune", sw_jb(cluster == NULL &&
+		    sw_json_get_bool(doc, "prune", 0)));
+		if (cluster != NULL)
+			json_object_object_add(out, "kept",
+			    json_object_new_array());
+		json_object_object_add(out, "applied", sw_jb(1));
+		json_object_object_add(out, "applied_by", sw_js(by));
+		json_object_object_add(out, "applied_ms",
+		    json_object_new_int64(ms));
+		sw_req_reply(r, 200, out);
+	}
+	json_object_put(doc);
+	plan_free(&p);
+	return r->err;
 }
 
 /* ---- today's state as a document --------------------------------------- */

@@ -119,5 +119,6 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "fleet_plan", .fn = h_fleet_plan },
 	{ .op = "fleet_apply", .fn = h_fleet_apply },
 	{ .op = "fleet_export", .fn = h_fleet_export },
+	{ .op = "fleet_drift", .fn = h_fleet_drift },
 	{ .op = NULL, .fn = NULL }
 };

@@ -10,6 +10,7 @@
 #ifndef SW_DB_H
 #define SW_DB_H
 
+#include <json-c/json.h>
 #include <sqlite3.h>
 #include <stdint.h>
 
@@ -97,6 +98,8 @@ enum sw_stmt {
 	STMT_NOTIFY_EVENT_ADD,
 	STMT_NOTIFY_DELIVERIES_ADD,
 	STMT_NOTIFY_EVENT_SEEN,
+	STMT_FLEET_PUT,
+	STMT_FLEET_GET,
 	STMT__MAX
 };
 
@@ -151,6 +154,13 @@ sqlite3	*sw_db_handle(struct sw_db *);
 
 /* Wall clock in milliseconds since the epoch. */
 int64_t	sw_now_ms(void);
+
+/* The fleet document applied last (JSON text doc, by whom, when): put
+ * replaces it; get gives a new reference, SW_ENOTFOUND when none was. */
+sw_err	sw_db_fleet_put(struct sw_db *, const char *doc, const char *by,
+	    int64_t ms);
+sw_err	sw_db_fleet_get(struct sw_db *, json_object **doc, char *by,
+	    size_t bysz, int64_t *ms);
 
 /* Column text as a borrowed C string, "" for NULL. */
 const char *sw_col_text(sqlite3_stmt *, int col);

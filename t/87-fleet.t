@@ -9,7 +9,9 @@
 # request log) and plan exits 0; a group scaled with the real aws CLI
 # shows in plan as a count that differs and apply scales it back; a
 # cluster the document leaves out is kept unless prune is true; an
-# invalid document exits 5 naming the field and the rule.  Governance:
+# invalid document exits 5 naming the field and the rule.  fleet_drift
+# plans the document applied last (a group scaled outside shows there
+# too).  Governance:
 # task governance turned on by the document's features, then a team's
 # compute quota (deferred until the feature is on), exported, and a
 # changed count planned as an update of that member alone; its add-on
@@ -105,6 +107,10 @@ t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])
      and sch.json["required"] == ["apiVersion"],
      "a budget is budget_set's scope, name and fields; apiVersion is "
      "required")
+
+dr = s.get("/api/v1/fleet/drift")
+t.eq((dr.status, dr.json.get("applied"), dr.json.get("changes")),
+     (200, False, []), "fleet_drift before any apply: none applied")
 
 # ---- three clusters and a budget, by one apply -----------------------
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
@@ -247,6 +253,15 @@ def in_service():
 
 
 wait_for(in_service, timeout=300, every=1)
+dr = s.get("/api/v1/fleet/drift?cluster=fl-b")
+t.ok(dr.status == 200 and [(c["operation"], c["target"], c["live"],
+                            c["desired"]) for c in dr.json["changes"]] ==
+     [("instance_group_scale", "fl-b/workers", 2, 1)] and
+     dr.json["applied_by"] == "test-admin",
+     "fleet_drift of fl-b: against the document applied last (the "
+     "export), the scale that brings it back (%s)" % dr.json)
+t.eq(s.get("/api/v1/fleet/drift?cluster=fl-a").json.get("changes"), [],
+     "... and fl-a has not drifted")
 rc, plan, err = cli_json("plan", "-f", fleet)
 ch = (plan or {}).get("changes", [])
 t.ok(rc == 2 and len(ch) == 1 and ch[0]["operation"] ==
@@ -264,6 +279,8 @@ t.eq(wait_operation(s, op, timeout=600).get("state"), "succeeded",
      "the scale succeeds")
 rc, plan, _ = cli_json("plan", "-f", fleet)
 t.ok(rc == 0 and plan["changes"] == [], "plan after the repair: no change")
+t.eq(s.get("/api/v1/fleet/drift").json.get("changes"), [],
+     "fleet_drift after the repair: none")
 
 # ---- prune -----------------------------------------------------------
 two = write("two.yaml", fleet_text("fl-a", "fl-b"))

@@ -156,6 +156,28 @@ static const struct sw_answer a_fleet_export[] = {
 	{ 0 }
 };
 
+static const struct sw_field f_fleet_drift[] = {
+	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
+	  .desc = "Only this cluster's changes (its groups, features, team "
+	  "access and quotas)." },
+	{ NULL }
+};
+static const struct sw_field o_fleet_drift[] = {
+	F_PLAN_MEMBERS,
+	OUT("applied", SW_T_BOOL, "A document was applied (else there "
+	    "is nothing to drift from)."),
+	OUT_OPT("applied_by", SW_T_STRING, "Who applied the document."),
+	OUT_OPT("applied_ms", SW_T_INT, "When."),
+	{ NULL }
+};
+static const struct sw_answer a_fleet_drift[] = {
+	{ .status = 200, .fields = o_fleet_drift,
+	  .desc = "What differs from the fleet document applied last: its "
+	  "plan now; none when nothing drifted." },
+	{ 0 }
+};
+
 static const struct sw_field o_schema[] = {
 	OUT("$schema", SW_T_STRING, "The JSON Schema dialect."),
 	OUT("$id", SW_T_STRING, "The schema's name."),
@@ -227,7 +249,9 @@ static const struct sw_op rows[] = {
 	    "operations",
 	  .description = "Plans as fleet_plan, then runs each change as "
 	    "its operation with the same validation, audit and person; "
-	    "nothing at all when live is the document. A cluster being "
+	    "nothing at all in AWS or Kubernetes when live is the document. "
+	    "The document (without secrets) is kept as the one applied last, "
+	    "which fleet_drift plans against. A cluster being "
 	    "created gets its feature changes on a later apply, once it is "
 	    "ACTIVE." FLEET_ABOUT,
 	  .body = f_fleet_doc,
@@ -251,6 +275,23 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_fleet_export,
+	},
+	{
+	  .name = "fleet_drift",
+	  .method = "GET",
+	  .path = "/api/v1/fleet/drift",
+	  .tag = "fleet",
+	  .summary = "What differs now from the fleet document applied last "
+	    "(drift)",
+	  .description = "The plan, now, of the document fleet_apply "
+	    "applied last (who and when), of one cluster when asked: a "
+	    "change made outside Slipway shows here as in fleet_plan; "
+	    "applied is false when no document was applied.",
+	  .params = f_fleet_drift,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
+	  .answers = a_fleet_drift,
 	},
 };
 
