@@ -4,14 +4,16 @@
 # it loads today's state (fleet_export), shows the plan of a pasted
 # document (a cluster_create with its hourly cost, and the total) and
 # the YAML of it, and a refused document's error by field; nothing is
-# created.
+# created.  Once the document is applied, the cluster's page names it,
+# who applied it, and that nothing drifted.
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, need_browser, need_clusters, ui_script
+from harness import (Stack, need_browser, need_clusters, ui_script,
+                     wait_operation)
 
 t = T()
 need_browser(t)
@@ -41,5 +43,17 @@ t.ok(any(f == "clusters[0].instance_groups[0].count" and "at least 1" in m
          for f, m in out.get("refusal") or []),
      "count 0: the refusal by field (%s)" % out.get("refusal"))
 t.eq(s.get("/api/v1/clusters/ui-a").status, 404, "a plan creates nothing")
+
+# ---- the cluster page names the document applied and its drift ------
+r = s.post("/api/v1/fleet/apply", doc)
+op = ((r.json or {}).get("started") or [{}])[0].get("operation_id")
+t.ok(r.status == 200 and op, "fleet_apply over REST creates ui-a")
+t.eq(wait_operation(s, op or "op-0", timeout=600).get("state"), "succeeded",
+     "ui-a is created")
+out = ui_script(t, "fleet-ui.js", "http://127.0.0.1:%d" % s.port, s.token,
+                "drift", "ui-a")
+t.ok("Applied by test-admin" in (out.get("drift") or "") and
+     "No drift" in out.get("drift", ""), "the cluster page: the fleet "
+     "document applied, by whom, and no drift (%s)" % out.get("drift"))
 s.stop()
 t.done()

@@ -3,13 +3,22 @@
 // in with the token, goes from the Clusters page to the Fleet page,
 // loads today's state, pastes the document and reads its plan, then
 // pastes the refused one and reads the refusal.  Prints one JSON line:
-// {loaded, rows, total, yaml, refusal, error}.
+// {loaded, rows, total, yaml, refusal, error}.  With "drift" <cluster>
+// in place of the documents: the cluster page's fleet document panel,
+// {drift}.
 "use strict";
 const { run, tokenLogin } = require("./browser.js");
 
 const [url, token, doc, bad] = process.argv.slice(2);
 run(async (page, context, out) => {
   await tokenLogin(page, url, token);
+  if (doc === "drift") {
+    await page.goto(url + "/#/clusters/" + encodeURIComponent(bad));
+    await page.waitForSelector("#drift");
+    out.drift = (await page.textContent("#drift")).replace(/\s+/g, " ")
+      .trim();
+    return;
+  }
   await page.goto(url + "/#/clusters");
   await page.click("#fleet-link");
   await page.waitForSelector("#fleet-doc");
