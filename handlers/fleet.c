@@ -305,6 +305,25 @@ group_named(json_object *items, const char *name)
 	return NULL;
 }
 
+/* A group whose instance type differs: the scale row's own refusal
+ * (the type is immutable), naming the group of the document. */
+static sw_err
+immutable(struct sw_req *r, const char *cl, const char *gn, json_object *g,
+    const char *at)
+{
+	json_object *doc = NULL;
+	long st;
+	sw_err e;
+
+	st = run_row(r, "instance_group_scale", sw_jo("name", sw_js(cl),
+	    "group", sw_js(gn), "instance_type", json_object_get(
+	    sw_json_get(g, "instance_type")), "dry_run", sw_jb(1), NULL),
+	    &doc);
+	e = fail_from(r, st < 300 ? 400 : st, doc, at);
+	json_object_put(doc);
+	return e;
+}
+
 /* One desired group of an existing cluster against its live group. */
 static sw_err
 plan_group(struct sw_req *r, struct plan *p, const char *cl, json_object *g,
@@ -323,6 +342,9 @@ plan_group(struct sw_req *r, struct plan *p, const char *cl, json_object *g,
 		    "the cluster has no such instance group");
 		return cost_of(r, p, c, at);
 	}
+	if (strcmp(sw_json_get_str(lg, "instance_type") ?: "",
+	    sw_json_get_str(g, "instance_type")) != 0)
+		return immutable(r, cl, gn, g, at);
 	if (sw_json_get_int(lg, "target_count", -1) ==
 	    sw_json_get_int(g, "count", -1))
 		return SW_OK;

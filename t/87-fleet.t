@@ -396,6 +396,14 @@ rc, out, err = cli("plan", "-f", bad)
 t.ok(rc == 5 and "clusters[0].instance_groups[0].count" in err and
      "minimum" in err, "count 0: exit 5 naming the field and the rule "
      "(%s)" % err.strip().replace("\n", " | ")[:300])
+other = next(i for i in types if i["instance_type"] != itype)
+bad = write("bad-type.yaml", fleet_text("fl-a").replace(
+    "instance_type: %s" % itype, "instance_type: %s" % other["instance_type"]))
+rc, out, err = cli("plan", "-f", bad)
+t.ok(rc == 5 and "clusters[0].instance_groups[0].instance_type" in err and
+     "mmutable" in err, "another instance type for a live group: exit 5, "
+     "the scale row's refusal (immutable) naming the document's field "
+     "(%s)" % err.strip().replace("\n", " | ")[:300])
 bad = write("bad2.yaml", "apiVersion: slipway/v2\nclusters: []\n")
 rc, out, err = cli("apply", "-f", bad, "--yes")
 t.ok(rc == 5 and "apiVersion" in err, "apiVersion slipway/v2: exit 5 "
