@@ -70,7 +70,7 @@ static const struct sw_op_family *const families[] = {
 	&sw_ops_governance, &sw_ops_training, &sw_ops_mlflow,
 	&sw_ops_inference, &sw_ops_spaces,
 	&sw_ops_features, &sw_ops_storage, &sw_ops_operations,
-	&sw_ops_costs, &sw_ops_notifications,
+	&sw_ops_costs, &sw_ops_notifications, &sw_ops_fleet,
 };
 
 #define SW_MAX_OPS	128	/* rows the joined table can hold */

@@ -10,6 +10,10 @@
  *   slipway delete <noun> NAME       <noun>_delete
  *   slipway create <noun> -f FILE    <noun>_create, the body from FILE
  *   slipway wait OPERATION-ID        operation_wait
+ *   slipway plan -f FLEET.yaml       fleet_plan (exit 0: no change, 2:
+ *                                    changes)
+ *   slipway apply -f FLEET.yaml [--yes]  fleet_plan, then fleet_apply
+ *   slipway export                   fleet_export, as YAML
  *   slipway verbs | help VERB [--json] | completion bash
  *   slipway context set NAME --server URL [--token-file F] [--team T]
  *   slipway context use NAME | context list
@@ -36,6 +40,7 @@
 
 #include "api/optable.h"
 #include "cli/client.h"
+#include "cli/fleetdoc.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/json.h"
@@ -507,25 +512,27 @@ target(const char *name, const char **server, const char **token,
 	return 0;
 }
 
+/* Send c: *status and *doc (new reference; NULL when the answer is not
+ * JSON, its text then in out); EX_OK or why it was not sent. */
 static int
-run_call(struct call *c)
+send_call(struct call *c, long *status, json_object **doc,
+    struct sw_buf *out)
 {
 	struct verb_field vf[MAX_ARGS];
 	size_t n = verb_fields(c->op, vf, MAX_ARGS);
-	struct sw_buf url, out, hdr;
+	struct sw_buf url, hdr;
 	struct curl_slist *h = NULL;
-	json_object *all = NULL, *body, *doc;
+	json_object *all = NULL, *body;
 	const char *server, *token, *team;
-	long status = 0;
-	int bad = 0, rc;
+	int bad = 0, rc = EX_OK;
 	CURL *curl;
 
+	*doc = NULL;
 	if (target(c->context, &server, &token, &team, &all) != 0) {
 		json_object_put(all);
 		return EX_USAGE;
 	}
 	sw_buf_init(&url, 0);
-	sw_buf_init(&out, 0);
 	sw_buf_init(&hdr, 0);
 	body = body_of(c, vf, n, &bad);
 	if (bad || url_of(c, server, &url, vf, n) != 0) {
@@ -552,7 +559,7 @@ run_call(struct call *c)
 	curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, c->op->method);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, grow);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 300L);
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (body != NULL)
@@ -561,14 +568,35 @@ run_call(struct call *c)
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (curl_easy_perform(curl) != CURLE_OK) {
 		fprintf(stderr, "slipway: no answer from %s\n", server);
-		curl_easy_cleanup(curl);
 		rc = EX_NOANSWER;
-		goto done;
+	} else {
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
+		*doc = json_tokener_parse(sw_buf_str(out));
 	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(curl);
+done:
+	curl_slist_free_all(h);
+	json_object_put(body);
+	json_object_put(all);
+	sw_buf_free(&url);
+	sw_buf_free(&hdr);
+	return rc;
+}
+
+static int
+run_call(struct call *c)
+{
+	struct sw_buf out;
+	json_object *doc;
+	long status = 0;
+	int rc;
+
+	sw_buf_init(&out, 0);
+	if ((rc = send_call(c, &status, &doc, &out)) != EX_OK) {
+		sw_buf_free(&out);
+		return rc;
+	}
 	rc = exit_of(status);
-	doc = json_tokener_parse(sw_buf_str(&out));
 	if (rc != EX_OK)
 		print_problem(doc, status);
 	if (doc == NULL)
@@ -579,13 +607,7 @@ run_call(struct call *c)
 	else
 		print_table(doc);
 	json_object_put(doc);
-done:
-	curl_slist_free_all(h);
-	json_object_put(body);
-	json_object_put(all);
-	sw_buf_free(&url);
 	sw_buf_free(&out);
-	sw_buf_free(&hdr);
 	return rc;
 }
 
@@ -661,7 +683,8 @@ cmd_completion(const char *shell)
 	printf("# bash completion for slipway, written from its operation "
 	    "table\n_slipway() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen "
-	    "-W \"get describe delete create wait verbs help context "
+	    "-W \"get describe delete create wait plan apply export verbs help "
+	    "context "
 	    "completion");
 	for (i = 0; i < sw_optable_len; i++)
 		if (strncmp(sw_optable[i].path, "/api/v1/", 8) == 0) {
@@ -805,6 +828,231 @@ call_verb(const struct sw_op *op, const char *name_field, const char *name,
 	return rc;
 }
 
+/* ---- the fleet document: plan, apply, export -------------------------- */
+
+struct fleet_args {
+	const char	*file, *context, *output;
+	int		 yes;
+};
+
+static int
+fleet_args(int argc, char **argv, struct fleet_args *a)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-f") == 0 && i + 1 < argc)
+			a->file = argv[++i];
+		else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+			a->output = argv[++i];
+		else if (strcmp(argv[i], "--context") == 0 && i + 1 < argc)
+			a->context = argv[++i];
+		else if (strcmp(argv[i], "--yes") == 0)
+			a->yes = 1;
+		else {
+			fprintf(stderr, "slipway: what is %s? (plan -f FILE, "
+			    "apply -f FILE [--yes], export) [-o json] "
+			    "[--context NAME]\n", argv[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Send row name with body (borrowed); its exit code, *doc the answer
+ * (a problem printed). */
+static int
+fleet_send(const char *name, json_object *body, const struct fleet_args *a,
+    json_object **doc)
+{
+	struct call c = { .op = sw_op_by_name(name),
+	    .args = json_object_new_object(), .body = body,
+	    .context = a->context, .output = "json" };
+	struct sw_buf out;
+	long status = 0;
+	int rc;
+
+	sw_buf_init(&out, 0);
+	rc = send_call(&c, &status, doc, &out);
+	if (rc == EX_OK && (rc = exit_of(status)) != EX_OK)
+		print_problem(*doc, status);
+	if (rc == EX_OK && *doc == NULL)
+		rc = EX_SERVER;
+	json_object_put(c.args);
+	sw_buf_free(&out);
+	return rc;
+}
+
+static void
+print_plan(json_object *plan)
+{
+	json_object *ch = sw_json_get(plan, "changes");
+	json_object *kept = sw_json_get(plan, "kept");
+	json_object *per = sw_json_get(plan, "added_per_hour");
+	size_t i, n = ch != NULL ? json_object_array_length(ch) : 0;
+
+	for (i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(ch, i);
+		json_object *cost = sw_json_path(c, "cost.added_per_hour");
+
+		printf("%2lld. %-22s %s\n      %s: %s%s\n",
+		    (long long)sw_json_get_int(c, "order", 0),
+		    sw_json_get_str(c, "operation"), sw_json_get_str(c,
+		    "target"), sw_json_get_str(c, "reason"),
+		    sw_json_get_str(c, "why"), sw_json_get(c, "waits_for") ?
+		    " (on a later apply, once the cluster is ready)" : "");
+		if (cost != NULL && !json_object_is_type(cost, json_type_null))
+			printf("      cost: %+.2f USD/hour\n",
+			    json_object_get_double(cost));
+	}
+	for (i = 0; kept != NULL && i < json_object_array_length(kept); i++)
+		printf("kept: %s (not in the document; prune is false)\n",
+		    json_object_get_string(json_object_array_get_idx(kept, i)));
+	if (n == 0)
+		printf("No changes: the live state is the document.\n");
+	else if (per != NULL && !json_object_is_type(per, json_type_null))
+		printf("Plan: %zu change%s, %+.2f USD/hour.\n", n,
+		    n == 1 ? "" : "s", json_object_get_double(per));
+	else
+		printf("Plan: %zu change%s (some price unknown).\n", n,
+		    n == 1 ? "" : "s");
+}
+
+static int
+plan_changes(json_object *plan)
+{
+	json_object *ch = sw_json_get(plan, "changes");
+
+	return ch != NULL ? (int)json_object_array_length(ch) : 0;
+}
+
+/* Ask on the terminal; 1 for yes. */
+static int
+confirmed(int n)
+{
+	char line[16];
+
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr, "slipway: apply changes things: give --yes, "
+		    "or run it on a terminal\n");
+		return -1;
+	}
+	printf("Apply %d change%s? [y/N] ", n, n == 1 ? "" : "s");
+	fflush(stdout);
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+static void
+print_started(json_object *doc)
+{
+	json_object *st = sw_json_get(doc, "started");
+	size_t i;
+
+	for (i = 0; st != NULL && i < json_object_array_length(st); i++) {
+		json_object *s = json_object_array_get_idx(st, i);
+
+		if (sw_json_get_str(s, "error") != NULL)
+			printf("refused  %s %s: %lld %s\n", sw_json_get_str(s,
+			    "operation"), sw_json_get_str(s, "target"),
+			    (long long)sw_json_get_int(s, "status", 0),
+			    sw_json_get_str(s, "error"));
+		else
+			printf("started  %s %s%s%s\n", sw_json_get_str(s,
+			    "operation"), sw_json_get_str(s, "target"),
+			    sw_json_get_str(s, "operation_id") ?
+			    ": operation " : "", sw_json_get_str(s,
+			    "operation_id") ? sw_json_get_str(s,
+			    "operation_id") : "");
+	}
+	if (sw_json_get_int(doc, "deferred", 0) > 0)
+		printf("%lld change(s) wait for a cluster being created: apply "
+		    "again once it is ready\n", (long long)sw_json_get_int(doc,
+		    "deferred", 0));
+}
+
+static void
+print_doc(json_object *doc)
+{
+	printf("%s\n", json_object_to_json_string_ext(doc,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int
+fleet_apply(json_object *body, const struct fleet_args *a)
+{
+	json_object *plan = NULL, *doc = NULL;
+	int rc, n, ok;
+
+	if ((rc = fleet_send("fleet_plan", body, a, &plan)) != EX_OK) {
+		json_object_put(plan);
+		return rc;
+	}
+	n = plan_changes(plan);
+	if (a->output == NULL || strcmp(a->output, "json") != 0)
+		print_plan(plan);
+	json_object_put(plan);
+	/* With no change, apply only records the document as applied. */
+	if (n > 0 && !a->yes && (ok = confirmed(n)) <= 0)
+		return ok == 0 ? EX_OK : EX_USAGE;
+	if ((rc = fleet_send("fleet_apply", body, a, &doc)) == EX_OK) {
+		if (a->output != NULL && strcmp(a->output, "json") == 0)
+			print_doc(doc);
+		else if (n > 0)
+			print_started(doc);
+		if (sw_json_get_int(doc, "failed", 0) > 0)
+			rc = EX_INVALID;
+	}
+	json_object_put(doc);
+	return rc;
+}
+
+/* slipway plan|apply -f FILE, slipway export: plan exits 0 when live is
+ * the document and 2 when it would change something. */
+static int
+cmd_fleet(const char *verb, int argc, char **argv)
+{
+	struct fleet_args a = { 0 };
+	json_object *body = NULL, *doc = NULL;
+	char err[512];
+	int rc;
+
+	if (fleet_args(argc, argv, &a) != 0)
+		return EX_USAGE;
+	if (strcmp(verb, "export") == 0) {
+		if ((rc = fleet_send("fleet_export", NULL, &a, &doc)) == EX_OK) {
+			if (a.output != NULL && strcmp(a.output, "json") == 0)
+				print_doc(doc);
+			else if (sw_yaml_write(stdout, doc) != 0)
+				rc = EX_SERVER;
+		}
+		json_object_put(doc);
+		return rc;
+	}
+	if (a.file == NULL) {
+		fprintf(stderr, "usage: slipway %s -f FILE%s\n", verb,
+		    strcmp(verb, "apply") == 0 ? " [--yes]" : "");
+		return EX_USAGE;
+	}
+	if ((body = sw_yaml_read(a.file, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "slipway: %s\n", err);
+		return EX_USAGE;
+	}
+	if (strcmp(verb, "apply") == 0)
+		rc = fleet_apply(body, &a);
+	else if ((rc = fleet_send("fleet_plan", body, &a, &doc)) == EX_OK) {
+		if (a.output != NULL && strcmp(a.output, "json") == 0)
+			print_doc(doc);
+		else
+			print_plan(doc);
+		rc = plan_changes(doc) > 0 ? 2 : EX_OK;
+	}
+	json_object_put(doc);
+	json_object_put(body);
+	return rc;
+}
+
 int
 sw_cli_client(int argc, char **argv)
 {
@@ -820,6 +1068,9 @@ sw_cli_client(int argc, char **argv)
 		    "--json") == 0);
 	if (strcmp(verb, "completion") == 0)
 		return cmd_completion(argc > 1 ? argv[1] : NULL);
+	if (strcmp(verb, "plan") == 0 || strcmp(verb, "apply") == 0 ||
+	    strcmp(verb, "export") == 0)
+		return cmd_fleet(verb, argc, argv);
 	if (strcmp(verb, "wait") == 0 && argc >= 2)
 		return call_verb(op_of_verb("operation-wait"), "id", argv[1],
 		    argc - 2, argv + 2);

@@ -11,7 +11,8 @@
  *   slipway api-manual
  *   slipway <verb> ...      the user CLI over a server's REST API
  *                           (client.c: get, describe, create, delete,
- *                           wait, every operation's own verb)
+ *                           wait, plan, apply, export, every
+ *                           operation's own verb)
  *
  * `start` checks everything it can before starting anything (state
  * directory, port free, nginx configuration with nginx -t), then becomes
@@ -107,6 +108,8 @@ usage(void)
 	    "       slipway logs reopen [--state-dir DIR]\n"
 	    "       slipway get|describe|create|delete|wait|<verb> ... "
 	    "(slipway verbs)\n"
+	    "       slipway plan -f FLEET.yaml | apply -f FLEET.yaml [--yes] "
+	    "| export\n"
 	    "       slipway context set|use|list, slipway completion bash\n");
 	exit(2);
 }

@@ -117,6 +117,12 @@ sw_err	h_cost_ledger(struct sw_req *);
 /* handlers/budgets.c */
 sw_err	h_budget_list(struct sw_req *);
 sw_err	h_budget_get(struct sw_req *);
+/* The fleet document (handlers/fleet.c). */
+sw_err	h_fleet_schema(struct sw_req *);
+sw_err	h_fleet_plan(struct sw_req *);
+sw_err	h_fleet_apply(struct sw_req *);
+sw_err	h_fleet_export(struct sw_req *);
+sw_err	h_fleet_drift(struct sw_req *);
 sw_err	h_budget_set(struct sw_req *);
 sw_err	h_budget_delete(struct sw_req *);
 

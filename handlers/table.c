@@ -115,5 +115,10 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "operation_wait", .fn = h_op_wait },
 	{ .op = "operation_retry", .fn = h_op_retry },
 	{ .op = "operation_cancel", .fn = h_op_cancel },
+	{ .op = "fleet_schema", .fn = h_fleet_schema },
+	{ .op = "fleet_plan", .fn = h_fleet_plan },
+	{ .op = "fleet_apply", .fn = h_fleet_apply },
+	{ .op = "fleet_export", .fn = h_fleet_export },
+	{ .op = "fleet_drift", .fn = h_fleet_drift },
 	{ .op = NULL, .fn = NULL }
 };

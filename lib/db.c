@@ -405,6 +405,13 @@ static const char *const migrations[] = {
 	"    AND (s.team IS NULL OR (NEW.scope = 'team'"
 	"    AND s.team = NEW.name));"
 	"  END;",
+	/* The fleet document applied last (fleet_apply), one row: what
+	 * fleet_drift plans against. */
+	"CREATE TABLE fleet_applied ("
+	" id INTEGER PRIMARY KEY CHECK (id = 1),"
+	" doc TEXT NOT NULL,"
+	" applied_by TEXT NOT NULL,"
+	" applied_ms INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -712,6 +719,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" AND (s.cluster IS NULL OR s.cluster IS ?4) AND s.team IS NULL",
 	/* STMT_NOTIFY_EVENT_SEEN */
 	"SELECT 1 FROM notify_events WHERE uid = ?1",
+	/* STMT_FLEET_PUT */
+	"INSERT INTO fleet_applied (id, doc, applied_by, applied_ms)"
+	" VALUES (1, ?1, ?2, ?3) ON CONFLICT (id) DO UPDATE SET"
+	" doc = excluded.doc, applied_by = excluded.applied_by,"
+	" applied_ms = excluded.applied_ms",
+	/* STMT_FLEET_GET */
+	"SELECT doc, applied_by, applied_ms FROM fleet_applied WHERE id = 1",
 };
 
 /*
@@ -1067,6 +1081,43 @@ sw_db_is_pg_url(const char *where)
 {
 	return strncmp(where, "postgresql://", 13) == 0 ||
 	    strncmp(where, "postgres://", 11) == 0;
+}
+
+sw_err
+sw_db_fleet_put(struct sw_db *db, const char *doc, const char *by,
+    int64_t ms)
+{
+	struct sw_st *st = sw_db_stmt(db, STMT_FLEET_PUT);
+
+	if (st == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, doc);
+	sw_bind_text(st, 2, by);
+	sw_bind_int64(st, 3, ms);
+	return sw_db_exec(db, st);
+}
+
+sw_err
+sw_db_fleet_get(struct sw_db *db, json_object **doc, char *by, size_t bysz,
+    int64_t *ms)
+{
+	struct sw_st *st = sw_db_stmt(db, STMT_FLEET_GET);
+	int rc;
+
+	*doc = NULL;
+	if (st == NULL)
+		return SW_EDB;
+	if ((rc = sw_db_step(st)) == SW_DB_ROW) {
+		*doc = json_tokener_parse(sw_col_text(st, 0));
+		sw_fmt_text(by, bysz, "%s", sw_col_text(st, 1));
+		*ms = sw_col_int64(st, 2);
+	}
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
+		return SW_ENOTFOUND;
+	if (rc != SW_DB_ROW)
+		return sw_db_err(db, rc);
+	return *doc != NULL ? SW_OK : SW_EDB;
 }
 
 int64_t

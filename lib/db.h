@@ -14,6 +14,7 @@
 #ifndef SW_DB_H
 #define SW_DB_H
 
+#include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -101,6 +102,8 @@ enum sw_stmt {
 	STMT_NOTIFY_EVENT_ADD,
 	STMT_NOTIFY_DELIVERIES_ADD,
 	STMT_NOTIFY_EVENT_SEEN,
+	STMT_FLEET_PUT,
+	STMT_FLEET_GET,
 	STMT__MAX
 };
 
@@ -234,5 +237,12 @@ sw_err	sw_db_exec_sql(struct sw_db *, const char *sql);
 
 /* Wall clock in milliseconds since the epoch. */
 int64_t	sw_now_ms(void);
+
+/* The fleet document applied last (JSON text doc, by whom, when): put
+ * replaces it; get gives a new reference, SW_ENOTFOUND when none was. */
+sw_err	sw_db_fleet_put(struct sw_db *, const char *doc, const char *by,
+	    int64_t ms);
+sw_err	sw_db_fleet_get(struct sw_db *, json_object **doc, char *by,
+	    size_t bysz, int64_t *ms);
 
 #endif

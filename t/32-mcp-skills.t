@@ -25,7 +25,8 @@ SKILLS = os.path.join(SRCDIR, "skills")
 EXPECTED = ["create-cluster-pipeline", "add-instance-group", "manage-features",
             "deploy-model", "submit-training", "nccl-efa-diagnosis",
             "node-health-diagnosis", "cluster-creation-failure",
-            "team-governance", "cost-report", "use-spaces"]
+            "team-governance", "cost-report", "use-spaces",
+            "fleet-as-code"]
 # Tool names agreed with the operation table's owner; skills may use them
 # before their rows land, and this test fails (naming them) until then.
 PLANNED = set("""cluster_list cluster_get cluster_create cluster_delete
@@ -163,7 +164,7 @@ t.ok(any("cluster_get_status" in b for b in bad) and
 
 present = sorted(d for d in os.listdir(SKILLS)
                  if os.path.isfile(os.path.join(SKILLS, d, "SKILL.md")))
-t.eq(present, sorted(EXPECTED), "the eleven skills are there")
+t.eq(present, sorted(EXPECTED), "the twelve skills are there")
 for name in EXPECTED:
     path = os.path.join(SKILLS, name, "SKILL.md")
     if not os.path.isfile(path):

@@ -31,5 +31,6 @@ extern const struct sw_op_family sw_ops_storage;
 extern const struct sw_op_family sw_ops_operations;
 extern const struct sw_op_family sw_ops_costs;
 extern const struct sw_op_family sw_ops_notifications;
+extern const struct sw_op_family sw_ops_fleet;
 
 #endif

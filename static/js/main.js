@@ -24,6 +24,7 @@ import { Spaces } from "./pages/spaces.js";
 import { Settings } from "./pages/settings.js";
 import { Governance, Events, Node } from "./pages/governance.js";
 import { Costs } from "./pages/costs.js";
+import { Fleet } from "./pages/fleet.js";
 import { Notifications } from "./pages/notifications.js";
 import { Teams } from "./pages/teams.js";
 import { Plans, Plan } from "./pages/plans.js";
@@ -61,6 +62,7 @@ function pageFor(route) {
   if (a === "inference") return [Inference, { cluster: b }];
   if (a === "spaces") return [Spaces, { cluster: b }];
   if (a === "costs") return [Costs, { query }];
+  if (a === "fleet") return [Fleet, {}];
   if (a === "notifications") return [Notifications, { query }];
   if (a === "teams") return [Teams, {}];
   if (a === "plans" && b) return [Plan, { name: b }];

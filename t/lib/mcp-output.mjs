@@ -95,6 +95,7 @@ const fill = {
 const extra = {
   training_plan_search: { instance_type: 'ml.p5.48xlarge', count: 1,
     duration_hours: 24 },
+  fleet_plan: { apiVersion: 'slipway/v1', clusters: [body] },
 };
 const readOnly = tools.filter((t) => t.annotations?.readOnlyHint)
   .map((t) => t.name);

@@ -5,7 +5,8 @@
 // only what changed is sent, and "no change" is said when nothing
 // did), the EKS add-ons with their versions (upgrade to the newest
 // compatible one), the teams' kubectl access (EKS access entries),
-// storage claims and the compute subnets; links to its task
+// storage claims and the compute subnets, and what differs from the
+// fleet document applied last (fleet_drift); links to its task
 // governance, its events and each node's page (pages/governance.js).
 // The page is live: re-read every 15 s (statuses AWS holds) and at once
 // when any unfinished operation on the cluster changes (each followed
@@ -44,9 +45,11 @@ async function load(name) {
       opt(api("GET", "/instance-types?gpu_only=true")),
       opt(api("GET", c + "/addons"))]);
   const access = await api("GET", c + "/team-access").catch(() => null);
+  const drift = await api("GET", "/fleet/drift?cluster=" + enc(name))
+    .catch(() => null);
   return { doc, cluster, groups: groups.items, nodes: nodes.items, features,
     storage: storage.items, subnets: subnets.items, types: types.items,
-    addons: addons.items, access };
+    addons: addons.items, access, drift };
 }
 
 export function Cluster({ nav, name, query }) {
@@ -150,6 +153,7 @@ export function Cluster({ nav, name, query }) {
       query=${query}/>
     ${d.access && html`<${TeamAccess} doc=${d.doc} access=${d.access}
       startOp=${startOp} name=${name} query=${query}/>`}
+    ${d.drift && d.drift.applied && html`<${Drift} drift=${d.drift}/>`}
     <${Storage} nav=${nav} doc=${d.doc} items=${d.storage} name=${name}
       startOp=${startOp} query=${query}/>
     <${Subnets} items=${d.subnets} query=${query}/>`;
@@ -195,6 +199,21 @@ function RecentOps({ name, ops }) {
         o.created_ms)}</span></li>`)}</ul>
     <a href=${"#/operations?cluster=" + enc(name)}>All
       operations of this cluster</a></section>`;
+}
+
+// What differs from the fleet document applied last (fleet_drift):
+// changes made outside Slipway, which `slipway apply -f` brings back.
+function Drift({ drift }) {
+  const when = new Date(drift.applied_ms).toISOString().replace("T", " ")
+    .slice(0, 16);
+  return html`<section class="card" id="drift"><h2>Fleet document</h2>
+    <p class="muted">Applied by ${drift.applied_by}, ${when} UTC.</p>
+    ${drift.changes.length === 0 ? html`<p id="drift-none">No drift: the
+      cluster is as the document says.</p>` : html`<p>Drift: apply the
+      document again to bring it back, or export to adopt it.</p><ul>
+      ${drift.changes.map((c) => html`<li data-drift=${c.target}><code>
+        ${c.operation}</code> ${c.target}: ${c.why}</li>`)}</ul>`}
+  </section>`;
 }
 
 // Kubernetes access following the teams: the EKS access entry of each

@@ -41,7 +41,8 @@ export function Clusters({ nav, query }) {
       rowAttrs=${(c) => ({ "data-cluster": c.name })}/>` :
       html`<p>No clusters yet.</p>`)}
     <div class="actions"><a class="button primary" href="#/create">Create a
-      cluster</a></div>
+      cluster</a> <a class="button" href="#/fleet" id="fleet-link">Plan a
+      fleet document</a></div>
   </section>
   <${Import} nav=${nav} name=${query && query.get("import")}/>`;
 }
