@@ -66,6 +66,63 @@ stream_out(void *arg, const char *data, size_t len)
 	return FCGX_FFlush(fr->out) == 0 ? SW_OK : SW_EUNAVAIL;
 }
 
+/* The parameters the endpoint reads, in struct sw_mcp_http's order;
+ * the Host is SW_HTTP_HOST (with the port), else HTTP_HOST. */
+enum { P_METHOD, P_AUTHORIZATION, P_ORIGIN, P_HOST, P_CONTENT_TYPE,
+	P_ACCEPT, P_VERSION, P_MCP_METHOD, P_MCP_NAME, P_SESSION,
+	P_LAST_EVENT, P_HTTP_HOST, P_N };
+
+#define PARAM(s)	{ s, sizeof(s) - 1 }
+static const struct { const char *name; size_t len; } params[P_N] = {
+	PARAM("REQUEST_METHOD"), PARAM("HTTP_AUTHORIZATION"),
+	PARAM("HTTP_ORIGIN"), PARAM("SW_HTTP_HOST"), PARAM("CONTENT_TYPE"),
+	PARAM("HTTP_ACCEPT"), PARAM("HTTP_MCP_PROTOCOL_VERSION"),
+	PARAM("HTTP_MCP_METHOD"), PARAM("HTTP_MCP_NAME"),
+	PARAM("HTTP_MCP_SESSION_ID"), PARAM("HTTP_LAST_EVENT_ID"),
+	PARAM("HTTP_HOST"),
+};
+#undef PARAM
+
+/*
+ * The request's headers in one pass over the FastCGI environment (a
+ * lookup of each would walk it a dozen times).  As sw_fcgi_param: the
+ * first of a name counts and an empty value is absent.
+ */
+static void
+http_in(char *const *envp, struct sw_mcp_http *in)
+{
+	const char *v[P_N], *eq;
+	unsigned seen = 0;
+	size_t n, i;
+
+	memset(v, 0, sizeof(v));
+	for (; envp != NULL && *envp != NULL; envp++) {
+		if ((eq = strchr(*envp, '=')) == NULL)
+			continue;
+		n = (size_t)(eq - *envp);
+		for (i = 0; i < P_N; i++) {
+			if (params[i].len != n || (seen & (1u << i)) ||
+			    memcmp(params[i].name, *envp, n) != 0)
+				continue;
+			seen |= 1u << i;
+			v[i] = eq[1] != '\0' ? eq + 1 : NULL;
+			break;
+		}
+	}
+	in->method = v[P_METHOD];
+	in->authorization = v[P_AUTHORIZATION];
+	in->origin = v[P_ORIGIN];
+	/* Debian's fastcgi_params drops the port from HTTP_HOST. */
+	in->host = v[P_HOST] != NULL ? v[P_HOST] : v[P_HTTP_HOST];
+	in->content_type = v[P_CONTENT_TYPE];
+	in->accept = v[P_ACCEPT];
+	in->protocol_version = v[P_VERSION];
+	in->mcp_method = v[P_MCP_METHOD];
+	in->mcp_name = v[P_MCP_NAME];
+	in->session_id = v[P_SESSION];
+	in->last_event_id = v[P_LAST_EVENT];
+}
+
 static void
 serve(FCGX_Request *fr, void *arg)
 {
@@ -79,23 +136,10 @@ serve(FCGX_Request *fr, void *arg)
 	sw_buf_init(&body, SW_MAX_BODY);
 	sw_buf_init(&out, 0);
 	sw_mcp_answer_init(&a);
-	in.method = sw_fcgi_param(fr, "REQUEST_METHOD");
-	in.authorization = sw_fcgi_param(fr, "HTTP_AUTHORIZATION");
-	in.origin = sw_fcgi_param(fr, "HTTP_ORIGIN");
-	/* Debian's fastcgi_params drops the port from HTTP_HOST. */
-	in.host = sw_fcgi_param(fr, "SW_HTTP_HOST");
-	if (in.host == NULL)
-		in.host = sw_fcgi_param(fr, "HTTP_HOST");
-	in.content_type = sw_fcgi_param(fr, "CONTENT_TYPE");
-	in.accept = sw_fcgi_param(fr, "HTTP_ACCEPT");
-	in.protocol_version = sw_fcgi_param(fr, "HTTP_MCP_PROTOCOL_VERSION");
-	in.mcp_method = sw_fcgi_param(fr, "HTTP_MCP_METHOD");
-	in.mcp_name = sw_fcgi_param(fr, "HTTP_MCP_NAME");
-	in.session_id = sw_fcgi_param(fr, "HTTP_MCP_SESSION_ID");
+	http_in(fr->envp, &in);
 	in.body_too_big = sw_fcgi_read_body(fr, &body);
 	in.body = sw_buf_str(&body);
 	in.body_len = body.len;
-	in.last_event_id = sw_fcgi_param(fr, "HTTP_LAST_EVENT_ID");
 	a.stream = stream_out;
 	a.stream_arg = fr;
 	sw_mcp_handle(m, &in, &a);
@@ -104,15 +148,19 @@ serve(FCGX_Request *fr, void *arg)
 	if (a.streamed)
 		;	/* written as it went */
 	else if ((idle != SW_OK && SW_TEST_BUILD) ||
-	    sw_mcp_answer_render(&a, &out) != SW_OK) {
+	    sw_mcp_answer_head(&a, &out) != SW_OK) {
 		sw_buf_reset(&out);
 		(void)sw_buf_puts(&out, "Status: 500\r\nContent-Type: "
 		    "application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,"
 		    "\"error\":{\"code\":-32603,\"message\":\"Internal "
 		    "error\"}}");
+		sw_buf_reset(&a.body);
 	}
-	if (!a.streamed)
+	/* The head, then the body from where it was made: no copy. */
+	if (!a.streamed) {
 		sw_fcgi_write(fr, &out);
+		sw_fcgi_write(fr, &a.body);
+	}
 	if (a.status >= 500)
 		sw_warn("%s /mcp -> %d", in.method ? in.method : "?",
 		    a.status);

@@ -192,6 +192,21 @@ has_nul_escape(const char *text, size_t len)
 	return 0;
 }
 
+/* Plain ASCII text with no escape and no NUL: every key and string
+ * of its document is a piece of it, so none can be bad UTF-8 or hold a
+ * NUL, and the walk over the tree is not needed. */
+static int
+text_plain_ascii(const char *text, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)text;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] == '\\' || p[i] == '\0' || p[i] >= 0x80)
+			return 0;
+	return 1;
+}
+
 sw_err
 sw_json_parse(const char *text, size_t len, json_object **out, char *why,
     size_t whysz)
@@ -239,6 +254,10 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		goto bad;
 	}
 	json_tokener_free(tok);
+	if (text_plain_ascii(text, len)) {
+		*out = o;
+		return SW_OK;
+	}
 	where[0] = '\0';
 	if (json_text_any_bad(o) &&
 	    (bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
@@ -269,6 +288,45 @@ sw_json_str(json_object *o)
 {
 	return json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/* A frozen object's text and its length (the serializer's userdata). */
+struct frozen {
+	size_t	len;
+	char	text[];
+};
+
+static int
+frozen_print(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const struct frozen *f = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, f->text, (int)f->len);
+}
+
+static void
+frozen_free(json_object *o, void *userdata)
+{
+	(void)o;
+	free(userdata);
+}
+
+const char *
+sw_json_freeze(json_object *o)
+{
+	const char *text = sw_json_str(o);
+	size_t len = strlen(text);
+	struct frozen *f;
+
+	if (len > (size_t)INT32_MAX ||
+	    (f = sw_malloc(sizeof(*f) + len + 1)) == NULL)
+		return text;	/* printed as before, each time */
+	f->len = len;
+	memcpy(f->text, text, len + 1);
+	json_object_set_serializer(o, frozen_print, f, frozen_free);
+	return f->text;
 }
 
 const char *

@@ -35,6 +35,14 @@ char	*sw_utf8_dup(const char *s);
 /* Compact text without "\/" escapes; borrowed, valid until o changes. */
 const char *sw_json_str(json_object *o);
 const char *sw_json_pretty(json_object *o);
+/*
+ * Print o once (as sw_json_str) and keep that text as o's printed form:
+ * a document that holds o prints it by copying the text, not by walking
+ * o again.  o must not change afterwards (a change would not be
+ * printed) and json_object_deep_copy refuses it.  Returns the text,
+ * valid while o lives.
+ */
+const char *sw_json_freeze(json_object *o);
 
 /* Member lookups; NULL/default when absent or of another type. */
 const char *sw_json_get_str(json_object *, const char *key);

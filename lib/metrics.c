@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,18 +33,34 @@ static struct {
 	struct slot	*slots;
 	pid_t		 pid;		/* who mapped them */
 	int		 failed;	/* logged already */
+	int		 hooked;	/* forked() is registered */
+	volatile int	 forked;	/* in a child: slots not ours */
 } mine;
 
 #define FILE_SIZE	(sizeof(struct slot) * SW_METRIC_SLOTS)
 
+/* In a child of fork(): its counts go to a file of its own. */
+static void
+forked(void)
+{
+	mine.forked = 1;
+}
+
 static void
 metrics_open(void)
 {
-	const char *state = sw_config_state_dir(NULL);
+	const char *state;
 	char path[700];
 	void *p;
 	int fd;
 
+	/* A fork says so (forked): no getpid() system call per count. */
+	if (mine.slots != NULL && !mine.forked)
+		return;
+	state = sw_config_state_dir(NULL);
+	if (!mine.hooked && pthread_atfork(NULL, NULL, forked) == 0)
+		mine.hooked = 1;
+	mine.forked = !mine.hooked;	/* unhooked: getpid() each time */
 	if (mine.slots != NULL && mine.pid == getpid())
 		return;
 	if (mine.slots != NULL)

@@ -303,17 +303,24 @@ notify_log(struct ctx *c, const char *level, json_object *data)
 	notify(c, "notifications/message", p);
 }
 
+/* serverInfo: made and printed once per process, then shared (every
+ * modern result carries it).  New reference. */
 static json_object *
-server_info(void)
+server_info(struct sw_mcp *m)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = m->server_info;
 
-	sw_json_add_str(o, "name", "slipway");
-	sw_json_add_str(o, "title", "Slipway");
-	sw_json_add_str(o, "version", PACKAGE_VERSION);
-	sw_json_add_str(o, "description", "Control plane for Amazon EKS + "
-	    "SageMaker HyperPod clusters");
-	return o;
+	if (o == NULL) {
+		o = json_object_new_object();
+		sw_json_add_str(o, "name", "slipway");
+		sw_json_add_str(o, "title", "Slipway");
+		sw_json_add_str(o, "version", PACKAGE_VERSION);
+		sw_json_add_str(o, "description", "Control plane for Amazon "
+		    "EKS + SageMaker HyperPod clusters");
+		(void)sw_json_freeze(o);
+		m->server_info = o;
+	}
+	return json_object_get(o);
 }
 
 /* What this server offers; logging/setLevel is legacy only (2026-07-28
@@ -585,7 +592,7 @@ modern_meta(json_object *msg)
 
 /* Fields every modern result carries. */
 static void
-modern_result(json_object *res, int cacheable)
+modern_result(const struct ctx *c, json_object *res, int cacheable)
 {
 	json_object *meta;
 
@@ -601,7 +608,7 @@ modern_result(json_object *res, int cacheable)
 		meta = json_object_new_object();
 		json_object_object_add(res, "_meta", meta);
 	}
-	json_object_object_add(meta, META_SERVER, server_info());
+	json_object_object_add(meta, META_SERVER, server_info(c->m));
 }
 
 /* The file that keeps a legacy session's log level: the session id's
@@ -675,6 +682,8 @@ call_logged(struct ctx *c, const char *name, json_object *res)
 	int failed = sw_json_get_bool(res, "isError", 0);
 	char text[300];
 
+	if (c->progress == NULL && c->log_min < 0)
+		return;		/* asked for neither */
 	sw_fmt_text(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
 	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
 	    failed && sw_json_get_str(sc, "detail") ?
@@ -1058,7 +1067,7 @@ tool_run(struct ctx *c, const char *name, json_object *args,
 			sw_json_add_int(again, "timeout", 1);
 			args = again;
 		}
-	} else {
+	} else if (c->progress != NULL || c->log_min >= 0) {
 		notify_progress(c, 2, "calling tool");
 		notify_log(c, "debug", json_object_new_string(name));
 	}
@@ -1380,7 +1389,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 	}
 	res = row->fn(c, method, params, f);
 	if (res != NULL && c->modern)
-		modern_result(res, row->cacheable);
+		modern_result(c, res, row->cacheable);
 	return res;
 }
 
@@ -1430,7 +1439,7 @@ legacy_initialize(struct ctx *c, json_object *id, json_object *params)
 	res = json_object_new_object();
 	sw_json_add_str(res, "protocolVersion", version);
 	json_object_object_add(res, "capabilities", capabilities(0));
-	json_object_object_add(res, "serverInfo", server_info());
+	json_object_object_add(res, "serverInfo", server_info(c->m));
 	sw_json_add_str(res, "instructions", instructions);
 	add_header(c->out, "Mcp-Session-Id", sid);
 	res = rpc_result(id, res);
@@ -1656,7 +1665,7 @@ modern_listen(struct ctx *c, json_object *id, json_object *params)
 		return;
 	}
 	res = json_object_new_object();
-	modern_result(res, 0);
+	modern_result(c, res, 0);
 	res = rpc_result(id, res);
 	reply_json(c, 200, res);
 	json_object_put(res);
@@ -1877,21 +1886,27 @@ out:
 }
 
 sw_err
-sw_mcp_answer_render(const struct sw_mcp_answer *a, struct sw_buf *out)
+sw_mcp_answer_head(const struct sw_mcp_answer *a, struct sw_buf *out)
 {
+	char line[64];
 	sw_err e;
 
-	e = sw_buf_printf(out, "Status: %d\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "%s", a->status ? a->status : 200, sw_buf_str(&a->headers));
-	if (e == SW_OK && a->content_type != NULL)
-		e = sw_buf_printf(out, "Content-Type: %s\r\n", a->content_type);
-	if (e == SW_OK)
-		e = sw_buf_printf(out, "Content-Length: %zu\r\n\r\n",
-		    a->body.len);
-	if (e == SW_OK && a->body.len > 0)
-		e = sw_buf_add(out, a->body.data, a->body.len);
-	return e;
+	if (snprintf(line, sizeof(line), "Status: %d\r\n", a->status ?
+	    a->status : 200) >= (int)sizeof(line))
+		return SW_EINTERNAL;
+	if ((e = sw_buf_puts(out, line)) == SW_OK &&
+	    (e = sw_buf_puts(out, "Cache-Control: no-store\r\n")) == SW_OK)
+		e = sw_buf_add(out, a->headers.data, a->headers.len);
+	if (e == SW_OK && a->content_type != NULL &&
+	    (e = sw_buf_puts(out, "Content-Type: ")) == SW_OK &&
+	    (e = sw_buf_puts(out, a->content_type)) == SW_OK)
+		e = sw_buf_puts(out, "\r\n");
+	if (e != SW_OK)
+		return e;
+	if (snprintf(line, sizeof(line), "Content-Length: %zu\r\n\r\n",
+	    a->body.len) >= (int)sizeof(line))
+		return SW_EINTERNAL;
+	return sw_buf_puts(out, line);
 }
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -1979,5 +1994,7 @@ sw_mcp_free(struct sw_mcp *m)
 	sw_mcp_rest_cleanup(m);
 	json_object_put(m->plugins);
 	m->plugins = NULL;
+	json_object_put(m->server_info);
+	m->server_info = NULL;
 	OPENSSL_cleanse(m->key, sizeof(m->key));
 }

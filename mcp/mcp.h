@@ -160,6 +160,7 @@ struct sw_mcp {
 	char			 base_url[128];	/* nginx internal URL */
 	char			 skills_dir[512]; /* skills/; "": none */
 	const struct sw_mcp_extras *extras;	/* borrowed; NULL: none */
+	json_object		*server_info;	/* owned; lazily made */
 };
 
 /*
@@ -180,8 +181,10 @@ void	sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 
 void	sw_mcp_answer_init(struct sw_mcp_answer *);
 void	sw_mcp_answer_free(struct sw_mcp_answer *);
-/* The CGI form of the answer (Status, headers, blank line, body). */
-sw_err	sw_mcp_answer_render(const struct sw_mcp_answer *, struct sw_buf *out);
+/* The CGI head of the answer (Status, headers, blank line), appended to
+ * out; the body (the answer's body buffer) follows it as it is. */
+sw_err	sw_mcp_answer_head(const struct sw_mcp_answer *,
+	    struct sw_buf *out);
 
 /* ---- sessions (legacy era) --------------------------------------------- */
 

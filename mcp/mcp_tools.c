@@ -337,7 +337,7 @@ error_result(const char *tool, json_object *problem)
 	}
 	content = json_object_new_array();
 	content_text(content, sw_buf_str(&t));
-	content_text(content, sw_json_str(problem));
+	content_text(content, sw_json_freeze(problem));
 	sw_buf_free(&t);
 	json_object_object_add(r, "content", content);
 	json_object_object_add(r, "structuredContent", problem);
@@ -370,7 +370,9 @@ ok_result(const struct sw_op *op, json_object *doc, const char *raw)
 			sw_json_add_int(doc, "poll_interval_seconds",
 			    op->poll_seconds > 0 ? op->poll_seconds : 5);
 	}
-	content_text(content, sw_json_str(doc));
+	/* Printed once: the text content and structuredContent are the
+	 * same characters (the answer copies them, escaped and as is). */
+	content_text(content, sw_json_freeze(doc));
 	if (opid != NULL && sw_json_get_str(doc, "status_tool") != NULL) {
 		sw_fmt_text(hint, sizeof(hint), "Operation %s is %s. Poll %s "
 		    "with {\"id\": \"%s\"} every %d s until its state is "

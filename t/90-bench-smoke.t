@@ -54,11 +54,11 @@ for bench, cells_list in sorted(rows.items()):
         if cells[2] == "-":
             t.ok(bench == "stream" or (bench == "oidc" and
                                        cells[7].startswith("skipped")) or
-                 (bench == "contract" and
+                 (bench in ("contract", "mcp") and
                   cells[7].startswith("skipped in --quick")),
                  "%s: %s is a slot only if it is the stream's, the "
-                 "provider's without t/node_modules or the contract's "
-                 "two builds (%s)" %
+                 "provider's without t/node_modules or the two builds "
+                 "of the contract's or MCP's before and now (%s)" %
                  (bench, cells[1], cells[7]))
             continue
         m = re.match(NUM + r" \S+ \[" + NUM + "-" + NUM + r"\]$", cells[2])

@@ -3,7 +3,10 @@
  * ending the list early (a missing subnet must not shorten a subnet
  * list without a word).  sw_json_parse's message about a bad string
  * names its member path cut on a character, and the message itself is
- * valid UTF-8 however its buffer cuts it: it is sent back in JSON. */
+ * valid UTF-8 however its buffer cuts it: it is sent back in JSON.
+ * Plain ASCII text skips the walk over strings and is judged the same;
+ * a frozen object (sw_json_freeze) prints the text it was frozen with
+ * inside any document that holds it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -84,6 +87,43 @@ main(void)
 			ok(sw_text_bad(why, strlen(why)) == NULL,
 			    "its reason is valid UTF-8 however the path is cut");
 		}
+	}
+	{
+		char why[160];
+		const char *t;
+		json_object *d, *env;
+
+		/* Plain ASCII text takes the short way: still a whole
+		 * document, still refused when malformed. */
+		ok(sw_json_parse("{\"a\":[1,\"b\"]}", 13, &o, why,
+		    sizeof(why)) == SW_OK && json_object_is_type(o,
+		    json_type_object), "plain ASCII text parses");
+		json_object_put(o);
+		ok(sw_json_parse("{\"a\":1} x", 9, &o, why, sizeof(why)) !=
+		    SW_OK, "plain ASCII with trailing text is refused");
+		/* An escape leaves the short way: \u0000 is still found. */
+		ok(sw_json_parse("{\"a\":\"x\\u0000\"}", 15, &o, why,
+		    sizeof(why)) != SW_OK, "an escaped NUL is still refused");
+
+		/* A frozen object prints its first text wherever it sits. */
+		d = sw_jo("name", sw_js("n\"q"), "n", sw_ji(2), NULL);
+		t = sw_json_freeze(d);
+		is_str(t, "{\"name\":\"n\\\"q\",\"n\":2}",
+		    "sw_json_freeze returns the compact text");
+		env = sw_jo("doc", json_object_get(d), "text", sw_js(t), NULL);
+		is_str(sw_json_str(env), "{\"doc\":{\"name\":\"n\\\"q\","
+		    "\"n\":2},\"text\":\"{\\\"name\\\":\\\"n\\\\\\\"q\\\","
+		    "\\\"n\\\":2}\"}", "a document holding it prints the "
+		    "same characters, and the text escaped");
+		ok(sw_json_get_int(d, "n", 0) == 2,
+		    "its members still read as before");
+		/* The text is kept, not made again: a change after the
+		 * freeze is not printed (json.h says not to make one). */
+		sw_json_add_int(d, "later", 1);
+		is_str(sw_json_str(d), t, "it prints the text it was frozen "
+		    "with");
+		json_object_put(env);
+		json_object_put(d);
 	}
 	return tap_done();
 }
