@@ -740,7 +740,9 @@ sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 	rc = sw_db_step(st);
 	if (rc == SQLITE_ROW && (col_copy(st, 0, rec->id,
 	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
-	    sizeof(rec->origin)) != 0))
+	    sizeof(rec->origin)) != 0 || col_copy(st, 2, rec->account,
+	    sizeof(rec->account)) != 0 || col_copy(st, 3, rec->region,
+	    sizeof(rec->region)) != 0))
 		rc = SQLITE_CORRUPT;
 	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
@@ -789,6 +791,48 @@ sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
 	rc = sw_db_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+/* NULL for "" : a column that names Slipway's own account or region. */
+static void
+bind_or_null(sqlite3_stmt *st, int col, const char *v)
+{
+	if (v == NULL || v[0] == '\0')
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_text(st, col, v, -1, SQLITE_STATIC);
+}
+
+sw_err
+sw_cluster_place(struct sw_db *db, const char *name, const char *id,
+    const char *account, const char *region)
+{
+	sqlite3_stmt *st;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_PLACE)) == NULL)
+		return SW_EDB;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
+	bind_or_null(st, 3, account);
+	bind_or_null(st, 4, region);
+	return sw_db_exec(db, st);
+}
+
+sw_err
+sw_cluster_places(struct sw_db *db, json_object **out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = json_object_new_array();
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_PLACES)) == NULL)
+		return SW_EDB;
+	while ((rc = sw_db_step(st)) == SQLITE_ROW)
+		json_object_array_add(*out, sw_jo(
+		    "account", sw_js(sw_col_text(st, 0)),
+		    "region", sw_js(sw_col_text(st, 1)), NULL));
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? SW_OK : sw_db_err(db, rc);
 }
