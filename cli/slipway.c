@@ -809,6 +809,13 @@ write_config(json_object *sandbox)
 	if (sw_json_get(opconf, "team_iam") != NULL)
 		json_object_object_add(cfg, "team_iam", json_object_get(
 		    sw_json_get(opconf, "team_iam")));
+	/* how member accounts are reached, and Slipway's own account */
+	if (sw_json_get(opconf, "member") != NULL)
+		json_object_object_add(cfg, "member", json_object_get(
+		    sw_json_get(opconf, "member")));
+	if (sw_json_get_str(opconf, "account_id") != NULL)
+		sw_json_add_str(cfg, "account_id", sw_json_get_str(opconf,
+		    "account_id"));
 	/* team_access_set reads the team.* lines again when it runs */
 	if (opconf != NULL && conf_file_path()[0] == '/')
 		sw_json_add_str(cfg, "conf_file", conf_file_path());

@@ -407,6 +407,27 @@ person_aws(struct sw_db *db, struct aws_ctx *aws,
 	    1;
 }
 
+struct aws_ctx *
+sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, const char *cluster)
+{
+	struct sw_cluster_rec rec;
+	struct aws_ctx *out;
+	struct aws_error err;
+	char role[2049];
+
+	memset(&err, 0, sizeof(err));
+	if (cluster == NULL || sw_cluster_get(db, cluster, &rec) != SW_OK)
+		return aws;
+	if (aws_member_ctx(aws, cfg, rec.account, rec.region, &out, role,
+	    sizeof(role), &err) == SW_OK)
+		return out;
+	sw_warn("cluster %s: cannot reach account %s: sts:AssumeRole of %s: "
+	    "%s %s", cluster, rec.account, role, err.code[0] ? err.code :
+	    "error", err.message);
+	return NULL;
+}
+
 /* Delay before a run whose state write failed is tried again. */
 #define RUNNER_RETRY_MS	2000
 

@@ -1,0 +1,193 @@
+#!/usr/bin/python3
+# 86-accounts.t: clusters in several accounts and regions.  The sandbox
+# serves two more accounts (B, C) and one more region (eu-west-1) beside
+# Slipway's own (A, us-west-2).  B's member role trusts A with the
+# configured external id; C's asks for another one.  Three clusters are
+# created: (A, us-west-2), (A, eu-west-1) and (B, us-west-2).  Read back
+# with the real aws CLI, with each account's own keys in each region,
+# every cluster's EKS and HyperPod clusters and VPC exist in its own
+# account and region only, and their ARNs name them.  The create into C
+# is refused with 403 naming the account and AccessDenied (the aws CLI
+# sees the same refusal), and records nothing.  cluster_list shows the
+# three with their account and region, cluster_get names them too.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import (Stack, need_clusters, sandbox_call, sandbox_info,
+                     wait_operation)
+
+t = T()
+need_clusters(t)
+AWS = shutil.which("aws")
+if AWS is None:
+    t.skip_all("needs the aws CLI")
+
+A, B, C = "123456789012", "222233334444", "555566667777"
+HOME, OTHER = "us-west-2", "eu-west-1"
+EXTERNAL_ID = "slipway-86-external"
+
+conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+conf.write("member.external_id = %s\n" % EXTERNAL_ID)
+conf.close()
+os.environ["SLIPWAY_CONF"] = conf.name
+s = Stack(t, sandbox=True, speed=2000)
+del os.environ["SLIPWAY_CONF"]
+os.unlink(conf.name)
+info = sandbox_info(s)
+t.eq((info.get("account_id"), info.get("region")), (A, HOME),
+     "Slipway's own account and region are the sandbox's default ones")
+
+keys = {A: (info["access_key_id"], info["secret_access_key"])}
+for acct in (B, C):
+    st, body = sandbox_call(s, "POST", "/_sandbox/accounts", {"account_id": acct})
+    t.eq(st, 200, "the sandbox serves account %s" % acct)
+    keys[acct] = (body["access_key_id"], body["secret_access_key"])
+st, body = sandbox_call(s, "POST", "/_sandbox/regions", {"region": OTHER})
+t.eq((st, body.get("regions")), (200, [HOME, OTHER]), "the sandbox serves %s too" % OTHER)
+
+
+def aws(acct, region, *args, session=None):
+    """The real aws CLI as account acct's base user (or a session) in
+    region: (rc, parsed JSON or text)."""
+    env = dict(os.environ)
+    env.pop("AWS_PROFILE", None)
+    env.update({"AWS_ACCESS_KEY_ID": keys[acct][0],
+                "AWS_SECRET_ACCESS_KEY": keys[acct][1],
+                "AWS_DEFAULT_REGION": region, "AWS_REGION": region,
+                "AWS_EC2_METADATA_DISABLED": "true", "AWS_MAX_ATTEMPTS": "1",
+                "AWS_PAGER": ""})
+    env.pop("AWS_SESSION_TOKEN", None)
+    if session:
+        env.update({"AWS_ACCESS_KEY_ID": session["AccessKeyId"],
+                    "AWS_SECRET_ACCESS_KEY": session["SecretAccessKey"],
+                    "AWS_SESSION_TOKEN": session["SessionToken"]})
+    r = subprocess.run([AWS, "--endpoint-url", info["aws_endpoint"], "--output", "json"]
+                       + list(args), capture_output=True, text=True, timeout=120, env=env)
+    if r.returncode != 0:
+        return r.returncode, r.stdout + r.stderr
+    try:
+        return r.returncode, json.loads(r.stdout) if r.stdout.strip() else {}
+    except ValueError:
+        return r.returncode, r.stdout + r.stderr
+
+
+def member_role(acct, external_id):
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::%s:root" % A},
+        "Action": "sts:AssumeRole",
+        "Condition": {"StringEquals": {"sts:ExternalId": external_id}}}]}
+    rc, out = aws(acct, HOME, "iam", "create-role", "--role-name", "SlipwayMember",
+                  "--assume-role-policy-document", json.dumps(trust))
+    t.eq(rc, 0, "account %s has the member role" % acct)
+    rc, _ = aws(acct, HOME, "iam", "attach-role-policy", "--role-name", "SlipwayMember",
+                "--policy-arn", "arn:aws:iam::aws:policy/AdministratorAccess")
+    t.eq(rc, 0, "with its permissions")
+    return "arn:aws:iam::%s:role/SlipwayMember" % acct
+
+
+ROLE_B = member_role(B, EXTERNAL_ID)
+ROLE_C = member_role(C, "another-external-id")
+
+# STS decides as AWS does: trust policy and external id.
+rc, out = aws(A, HOME, "sts", "assume-role", "--role-arn", ROLE_B,
+              "--role-session-name", "check", "--external-id", "wrong")
+t.ok(rc != 0 and "AccessDenied" in str(out) and ROLE_B in str(out),
+     "a wrong external id is refused with AccessDenied")
+rc, out = aws(A, HOME, "sts", "assume-role", "--role-arn", ROLE_B,
+              "--role-session-name", "check", "--external-id", EXTERNAL_ID)
+t.eq(rc, 0, "the right one gives a session")
+sess = out.get("Credentials") if rc == 0 else None
+rc, who = aws(A, HOME, "sts", "get-caller-identity", session=sess) if sess else (1, {})
+t.eq(who.get("Account"), B, "the session is account B's")
+
+types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
+itype = types[0]["instance_type"]
+
+
+def body(name, **place):
+    b = {"name": name, "instance_groups": [
+        {"name": "workers", "instance_type": itype, "count": 1}]}
+    b.update(place)
+    return b
+
+
+# Input rules: the account is 12 digits, the region a HyperPod region.
+r = s.post("/api/v1/clusters", body("bad", account="12345"))
+t.ok(r.status == 400 and "account" in json.dumps(r.json), "a short account is refused naming the field")
+r = s.post("/api/v1/clusters", body("bad", region="mars-north-1"))
+t.ok(r.status == 400 and "region" in json.dumps(r.json), "a region that is not one is refused naming the field")
+
+# The account whose role wants another external id refuses Slipway.
+r = s.post("/api/v1/clusters", body("c-c1", account=C))
+t.eq(r.status, 403, "a create into account C is refused (403)")
+detail = (r.json or {}).get("detail", "")
+t.ok(C in detail and "AccessDenied" in detail and ROLE_C in detail,
+     "the refusal names the account, the role and AccessDenied")
+t.diag(detail)
+t.eq(s.get("/api/v1/clusters/c-c1").status, 404, "nothing was recorded for it")
+
+want = {"c-a1": (A, HOME), "c-a2": (A, OTHER), "c-b1": (B, HOME)}
+ops = {}
+for name, (acct, region) in sorted(want.items()):
+    place = {}
+    if acct != A:
+        place["account"] = acct
+    if region != HOME:
+        place["region"] = region
+    r = s.post("/api/v1/clusters", body(name, **place))
+    t.eq(r.status, 202, "create %s in (%s, %s) accepted" % (name, acct, region))
+    if r.status != 202:
+        t.diag(json.dumps(r.json))
+    ops[name] = (r.json or {}).get("operation_id")
+for name, op in sorted(ops.items()):
+    doc = wait_operation(s, op, timeout=900) if op else {}
+    t.eq(doc.get("state"), "succeeded", "%s created" % name)
+    if doc.get("state") != "succeeded":
+        t.diag(json.dumps(doc, indent=1)[-3000:])
+
+# Each cluster's AWS objects, with each account's own keys, per region.
+for acct in (A, B):
+    for region in (HOME, OTHER):
+        mine = sorted(n for n, p in want.items() if p == (acct, region))
+        rc, eks = aws(acct, region, "eks", "list-clusters")
+        t.eq(sorted(eks.get("clusters", [])) if rc == 0 else eks, mine,
+             "EKS clusters of (%s, %s): %s" % (acct, region, mine))
+        rc, hp = aws(acct, region, "sagemaker", "list-clusters")
+        names = sorted(c["ClusterName"] for c in hp.get("ClusterSummaries", [])) \
+            if rc == 0 else hp
+        t.eq(names, mine, "HyperPod clusters of (%s, %s)" % (acct, region))
+        for n in mine:
+            rc, d = aws(acct, region, "eks", "describe-cluster", "--name", n)
+            arn = d.get("cluster", {}).get("arn", "") if rc == 0 else ""
+            t.eq(arn, "arn:aws:eks:%s:%s:cluster/%s" % (region, acct, n),
+                 "%s's EKS ARN names its account and region" % n)
+            vpc = d.get("cluster", {}).get("resourcesVpcConfig", {}).get("vpcId")
+            rc, v = aws(acct, region, "ec2", "describe-vpcs", "--vpc-ids", vpc or "vpc-none")
+            t.eq([x.get("OwnerId") for x in v.get("Vpcs", [])] if rc == 0 else v, [acct],
+                 "%s's VPC is account %s's, in %s" % (n, acct, region))
+rc, out = aws(B, OTHER, "ec2", "describe-vpcs", "--filters",
+              "Name=tag-key,Values=slipway:cluster-id")
+t.eq(out.get("Vpcs") if rc == 0 else out, [], "account B has no Slipway VPC in %s" % OTHER)
+
+# One view of every cluster in every account.
+r = s.get("/api/v1/clusters")
+t.eq(r.status, 200, "cluster_list answers")
+got = {c["name"]: (c.get("account"), c.get("region"), c.get("managed"))
+       for c in (r.json or {}).get("items", [])}
+t.eq({n: got.get(n) for n in want}, {n: (a, g, True) for n, (a, g) in want.items()},
+     "cluster_list shows the three, each with its account and region, managed")
+t.eq(len(got), 3, "and nothing else")
+for name, (acct, region) in sorted(want.items()):
+    r = s.get("/api/v1/clusters/%s" % name)
+    t.eq((r.status, (r.json or {}).get("account"), (r.json or {}).get("region"),
+          ((r.json or {}).get("eks") or {}).get("status")),
+         (200, acct, region, "ACTIVE"), "cluster_get %s names (%s, %s)" % (name, acct, region))
+
+s.stop()
+t.done()
