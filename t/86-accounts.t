@@ -9,7 +9,9 @@
 # account and region only, and their ARNs name them.  The create into C
 # is refused with 403 naming the account and AccessDenied (the aws CLI
 # sees the same refusal), and records nothing.  cluster_list shows the
-# three with their account and region, cluster_get names them too.
+# three with their account and region, cluster_get names them too, and
+# so does the web UI's cluster list (in Chromium, t/lib/accounts-ui.js,
+# when a browser is here).
 import json
 import os
 import shutil
@@ -19,8 +21,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, need_clusters, sandbox_call, sandbox_info,
-                     wait_operation)
+from harness import (SRCDIR, Stack, need_clusters, sandbox_call, sandbox_info,
+                     ui_script, wait_operation)
 
 t = T()
 need_clusters(t)
@@ -188,6 +190,19 @@ for name, (acct, region) in sorted(want.items()):
     t.eq((r.status, (r.json or {}).get("account"), (r.json or {}).get("region"),
           ((r.json or {}).get("eks") or {}).get("status")),
          (200, acct, region, "ACTIVE"), "cluster_get %s names (%s, %s)" % (name, acct, region))
+
+browser = os.path.isdir(os.path.join(SRCDIR, "t", "node_modules", "playwright-core")) \
+    and os.path.exists("/usr/bin/chromium") and shutil.which("node")
+if not browser:
+    t.skip("the UI's cluster list: chromium, node or playwright-core missing")
+else:
+    out = ui_script(t, "accounts-ui.js", "http://127.0.0.1:%d" % s.port, s.token)
+    cols = out.get("columns") or []
+    rows = {r[0]: dict(zip(cols, r[1:])) for r in out.get("rows") or []}
+    t.eq({n: (rows.get(n, {}).get("Account"), rows.get(n, {}).get("Region"))
+          for n in want}, {n: p for n, p in want.items()},
+         "the UI's cluster list shows each cluster's account and region (%s)"
+         % out.get("heading"))
 
 s.stop()
 t.done()
