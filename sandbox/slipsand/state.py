@@ -27,6 +27,13 @@ REGIONAL = ("eks:", "sm:", "ec2:", "s3:", "fsx:", "sns:", "events:")
 ACCOUNT_WIDE = ("iam:",)
 
 
+class _Scope(threading.local):
+    """A thread's partition prefixes; both "" for the default partition
+    (an account other than the default has a region prefix too)."""
+    ap = ""
+    rp = ""
+
+
 def _kind(key):
     """The "a|b|" prefix of a key with at least two "|", else None."""
     first = key.find("|")
@@ -54,7 +61,7 @@ class Store:
         self.versions = {}      # space -> changes so far
         self.indexes = {}       # space -> (field function, {ikey: {key: value}}, {key: ikey})
         self.fields = {}        # space -> field function asked for by index()
-        self.tls = threading.local()    # this thread's partition prefixes
+        self.tls = _Scope()     # this thread's partition prefixes
         for space, key, value in self.db.execute("SELECT space, key, value FROM kv"):
             try:
                 self._remember(space, key, json.loads(value))
@@ -101,15 +108,16 @@ class Store:
         self.tls.rp = region_prefix
 
     def scope(self):
-        return getattr(self.tls, "ap", ""), getattr(self.tls, "rp", "")
+        return self.tls.ap, self.tls.rp
 
     def _sp(self, space):
-        rp = getattr(self.tls, "rp", "")
-        ap = getattr(self.tls, "ap", "")
-        if rp and space.startswith(REGIONAL):
-            return rp + space
-        if ap and space.startswith(ACCOUNT_WIDE):
-            return ap + space
+        t = self.tls
+        if not t.rp:
+            return space
+        if space.startswith(REGIONAL):
+            return t.rp + space
+        if t.ap and space.startswith(ACCOUNT_WIDE):
+            return t.ap + space
         return space
 
     def index(self, space, field):

@@ -31,6 +31,12 @@ ACCOUNT_ID = "123456789012"
 ADVANCE_EVERY = 0.01
 
 
+class _Where(threading.local):
+    """The partition a thread works in; None: the default one."""
+    account = None
+    region = None
+
+
 class World:
     def __init__(self, state_dir, region="us-west-2", speed=1.0, models_dir=None,
                  host="127.0.0.1", seed=None):
@@ -38,7 +44,7 @@ class World:
         os.makedirs(self.state_dir, exist_ok=True)
         self.default_region = region
         self.default_account = ACCOUNT_ID
-        self._tls = threading.local()
+        self._tls = _Where()
         self.host = host
         self.lock = threading.RLock()
         self.store = Store(self.state_dir)
@@ -72,11 +78,11 @@ class World:
     @property
     def account(self):
         """The account of the partition this thread works in."""
-        return getattr(self._tls, "account", None) or self.default_account
+        return self._tls.account or self.default_account
 
     @property
     def region(self):
-        return getattr(self._tls, "region", None) or self.default_region
+        return self._tls.region or self.default_region
 
     def accounts(self):
         return [self.default_account] + list(self.store.get("meta", "accounts") or [])
@@ -90,7 +96,7 @@ class World:
     @contextlib.contextmanager
     def scope(self, account, region):
         """Work in the partition of account and region on this thread."""
-        saved = (getattr(self._tls, "account", None), getattr(self._tls, "region", None),
+        saved = (self._tls.account, self._tls.region,
                  self.store.scope())
         account = account or self.default_account
         region = region or self.default_region
