@@ -11,7 +11,8 @@
 # sees the same refusal), and records nothing.  cluster_list shows the
 # three with their account and region, cluster_get names them too, and
 # so does the web UI's cluster list (in Chromium, t/lib/accounts-ui.js,
-# when a browser is here).
+# when a browser is here).  Deleting the cluster of account B removes it
+# there (the aws CLI, B's keys) and from the list, and leaves the others.
 import json
 import os
 import shutil
@@ -203,6 +204,21 @@ else:
           for n in want}, {n: p for n, p in want.items()},
          "the UI's cluster list shows each cluster's account and region (%s)"
          % out.get("heading"))
+
+r = s.request("DELETE", "/api/v1/clusters/c-b1")
+t.eq(r.status, 202, "delete c-b1 accepted")
+doc = wait_operation(s, (r.json or {}).get("operation_id"), timeout=900) \
+    if r.status == 202 else {}
+t.eq(doc.get("state"), "succeeded", "c-b1 deleted")
+if doc.get("state") != "succeeded":
+    t.diag(json.dumps(doc, indent=1)[-3000:])
+rc, eks = aws(B, HOME, "eks", "list-clusters")
+t.eq(eks.get("clusters") if rc == 0 else eks, [], "account B has no EKS cluster left")
+rc, eks = aws(A, HOME, "eks", "list-clusters")
+t.eq(eks.get("clusters") if rc == 0 else eks, ["c-a1"], "account A keeps its own")
+r = s.get("/api/v1/clusters")
+t.eq(sorted(c["name"] for c in (r.json or {}).get("items", [])), ["c-a1", "c-a2"],
+     "cluster_list no longer shows it")
 
 s.stop()
 t.done()
