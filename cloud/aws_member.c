@@ -151,6 +151,31 @@ aws_member_ctx(struct aws_ctx *base, const struct sw_config *cfg,
 	return SW_OK;
 }
 
+sw_err
+aws_member_enter(struct aws_ctx *ctx, const struct sw_config *cfg,
+    const char *account, const char *region, struct aws_error *err)
+{
+	struct aws_creds c;
+	char arn[2049];
+	sw_err rc;
+
+	if (region != NULL && region[0] != '\0' && (rc = sw_fmt(ctx->region,
+	    sizeof(ctx->region), "%s", region)) != SW_OK)
+		return rc;
+	if (own_account(cfg, account))
+		return SW_OK;
+	if ((rc = sw_config_member_role(cfg, account, arn, sizeof(arn))) !=
+	    SW_OK || (rc = aws_sts_assume_role_ext(ctx, arn,
+	    MEMBER_SESSION_NAME, NULL, sw_config_member_external_id(cfg),
+	    MEMBER_SESSION_S, &c, err)) != SW_OK)
+		return rc;
+	if ((rc = sw_fmt(ctx->account, sizeof(ctx->account), "%s", account)) !=
+	    SW_OK)
+		return rc;
+	return creds_set_static(&ctx->creds, c.access_key, c.secret_key,
+	    c.token);
+}
+
 void
 aws_member_reset(void)
 {

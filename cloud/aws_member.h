@@ -25,6 +25,15 @@ sw_err	 aws_member_ctx(struct aws_ctx *base, const struct sw_config *,
 	    const char *account, const char *region, struct aws_ctx **out,
 	    char *role, size_t rolesz, struct aws_error *);
 
+/*
+ * The same for one context of the caller's own, set up (sw_aws_setup)
+ * and not kept: moved to region, and for another account signing with a
+ * new session of its member role (one hour, not renewed).  For a thread
+ * of its own (the stream's log followers).
+ */
+sw_err	 aws_member_enter(struct aws_ctx *ctx, const struct sw_config *,
+	    const char *account, const char *region, struct aws_error *);
+
 /* True when account and region (NULL or "") are Slipway's own. */
 int	 aws_member_is_home(const struct aws_ctx *base,
 	    const struct sw_config *, const char *account, const char *region);
