@@ -11,7 +11,9 @@
 # sees the same refusal), and records nothing.  cluster_list shows the
 # three with their account and region, cluster_get names them too, and
 # so does the web UI's cluster list (in Chromium, t/lib/accounts-ui.js,
-# when a browser is here).  Deleting the cluster of account B removes it
+# when a browser is here).  A pod's log in the cluster of account B is
+# followed over slipway-stream (the member role's session reaches its
+# Kubernetes API).  Deleting the cluster of account B removes it
 # there (the aws CLI, B's keys) and from the list, and leaves the others.
 import json
 import os
@@ -19,11 +21,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import (SRCDIR, Stack, need_clusters, sandbox_call, sandbox_info,
-                     ui_script, wait_operation)
+                     ui_script, wait_for, wait_operation)
+import wsclient
 
 t = T()
 need_clusters(t)
@@ -204,6 +208,52 @@ else:
           for n in want}, {n: p for n, p in want.items()},
          "the UI's cluster list shows each cluster's account and region (%s)"
          % out.get("heading"))
+
+# A pod's log of the cluster in account B, over slipway-stream.
+KUBECTL = shutil.which("kubectl.1.32") or shutil.which("kubectl")
+if KUBECTL is None:
+    t.skip("a pod's log in account B: kubectl missing", 2)
+else:
+    st, tok = sandbox_call(s, "POST", "/_sandbox/kube-token", {"cluster": "c-b1"})
+    kdir = tempfile.mkdtemp(prefix="sw-kube-")
+    kcfg = os.path.join(kdir, "kubeconfig")
+    with open(kcfg, "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "Config",
+                   "clusters": [{"name": "b", "cluster": {
+                       "server": tok.get("endpoint"),
+                       "certificate-authority-data": tok.get("certificate_authority_data")}}],
+                   "users": [{"name": "u", "user": {"token": tok.get("token")}}],
+                   "contexts": [{"name": "b", "context": {"cluster": "b", "user": "u"}}],
+                   "current-context": "b"}, f)
+
+    def kubectl(*args, stdin=None):
+        return subprocess.run([KUBECTL, "--kubeconfig", kcfg, "--cache-dir",
+                               os.path.join(kdir, "cache")] + list(args),
+                              capture_output=True, text=True, timeout=60, input=stdin)
+
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "chatty", "namespace": "default",
+                        "labels": {"app.kubernetes.io/managed-by": "slipway",
+                                   "slipway.dev/job": "chatty"}},
+           "spec": {"containers": [{"name": "main", "image": "busybox",
+                                    "command": ["sleep", "86400"]}]}}
+    p = kubectl("apply", "-f", "-", stdin=json.dumps(pod))
+    running = p.returncode == 0 and wait_for(lambda: '"Running"' in kubectl(
+        "get", "pod", "chatty", "-o", "json").stdout, timeout=120)
+    t.ok(running, "a Slipway pod runs in c-b1 " + p.stderr.strip())
+    msg = None
+    try:
+        w = wsclient.connect(s.port, "/ws/clusters/c-b1/pods/default/chatty/logs?container=main",
+                             {"Authorization": "Bearer " + s.token})
+        msg = w.recv()
+        w.close()
+    except Exception as e:  # noqa: BLE001 - reported below
+        msg = repr(e)
+    t.eq((msg or {}).get("type") if isinstance(msg, dict) else msg, "line",
+         "its log is followed over slipway-stream with account B's session")
+    if not isinstance(msg, dict) or msg.get("type") != "line":
+        t.diag(str(msg))
+    shutil.rmtree(kdir, ignore_errors=True)
 
 r = s.request("DELETE", "/api/v1/clusters/c-b1")
 t.eq(r.status, 202, "delete c-b1 accepted")
