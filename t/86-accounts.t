@@ -182,6 +182,16 @@ rc, out = aws(B, OTHER, "ec2", "describe-vpcs", "--filters",
               "Name=tag-key,Values=slipway:cluster-id")
 t.eq(out.get("Vpcs") if rc == 0 else out, [], "account B has no Slipway VPC in %s" % OTHER)
 
+lifecycle = "sagemaker-slipway-%s-%s" % (A, HOME)
+rc, out = aws(A, HOME, "s3api", "head-bucket", "--bucket", lifecycle)
+t.eq(rc, 0, "account A has its lifecycle bucket %s" % lifecycle)
+rc, out = aws(B, HOME, "s3api", "create-bucket", "--bucket", lifecycle,
+              "--create-bucket-configuration", "LocationConstraint=" + HOME)
+t.ok(rc != 0 and "BucketAlreadyExists" in str(out),
+     "bucket names are one namespace: account B cannot take it")
+rc, out = aws(B, HOME, "s3api", "list-objects-v2", "--bucket", lifecycle)
+t.ok(rc != 0 and "AccessDenied" in str(out), "nor read it")
+
 # One view of every cluster in every account.
 r = s.get("/api/v1/clusters")
 t.eq(r.status, 200, "cluster_list answers")
