@@ -18,6 +18,7 @@
 #include "lib/valid.h"
 
 struct sw_op;
+struct aws_ctx;
 
 struct sw_req {
 	/* input (borrowed) */
@@ -57,6 +58,10 @@ struct sw_req {
 	size_t			 raw_len;
 	const char		*raw_type;
 	struct sw_buf		 headers;	/* extra header lines */
+
+	/* set by handlers: the AWS context of the account and region the
+	 * request's cluster lives in, once chosen (borrowed) */
+	struct aws_ctx		*aws;
 
 	/* failure */
 	sw_err			 err;

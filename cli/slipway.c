@@ -737,6 +737,30 @@ sandbox_start(void)
 /* ---- start ----------------------------------------------------------- */
 
 /*
+ * slipway.conf's member.* lines, with $SLIPWAY_MEMBER_ROLE_NAME and
+ * $SLIPWAY_MEMBER_EXTERNAL_ID (the CloudFormation instance's) for the
+ * keys it does not set.  New reference, NULL when there is nothing.
+ */
+static json_object *
+member_of(void)
+{
+	json_object *m = sw_json_get(opconf, "member");
+	const char *name = getenv("SLIPWAY_MEMBER_ROLE_NAME");
+	const char *ext = getenv("SLIPWAY_MEMBER_EXTERNAL_ID");
+
+	m = m != NULL ? json_object_get(m) : json_object_new_object();
+	if (sw_json_get_str(m, "role_name") == NULL && name && name[0])
+		sw_json_add_str(m, "role_name", name);
+	if (sw_json_get_str(m, "external_id") == NULL && ext && ext[0])
+		sw_json_add_str(m, "external_id", ext);
+	if (json_object_object_length(m) == 0) {
+		json_object_put(m);
+		return NULL;
+	}
+	return m;
+}
+
+/*
  * The permissions boundary of the roles Slipway creates: slipway.conf's
  * iam_permissions_boundary, else $SLIPWAY_IAM_PERMISSIONS_BOUNDARY (the
  * CloudFormation template sets it), else none.  -1 when the variable
@@ -763,7 +787,7 @@ static int
 write_config(json_object *sandbox)
 {
 	const char *bound;
-	json_object *cfg, *origins;
+	json_object *cfg, *origins, *member;
 	char path[700];
 	const char *text;
 	sw_err e;
@@ -815,6 +839,12 @@ write_config(json_object *sandbox)
 	if (sw_json_get(opconf, "team_iam") != NULL)
 		json_object_object_add(cfg, "team_iam", json_object_get(
 		    sw_json_get(opconf, "team_iam")));
+	/* how member accounts are reached, and Slipway's own account */
+	if ((member = member_of()) != NULL)
+		json_object_object_add(cfg, "member", member);
+	if (sw_json_get_str(opconf, "account_id") != NULL)
+		sw_json_add_str(cfg, "account_id", sw_json_get_str(opconf,
+		    "account_id"));
 	/* team_access_set reads the team.* lines again when it runs */
 	if (opconf != NULL && conf_file_path()[0] == '/')
 		sw_json_add_str(cfg, "conf_file", conf_file_path());

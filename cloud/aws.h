@@ -97,6 +97,8 @@ struct aws_ctx {
 	time_t			(*clock)(void);	/* signing time */
 	time_t			 server_time;	/* Date of the last answer
 						 * (AWS's clock), 0: none */
+	char			 account[16];	/* its credentials' account,
+						 * "" until known */
 };
 
 /* Borrowed pointer into a static table; NULL for a bad value. */

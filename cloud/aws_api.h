@@ -28,6 +28,11 @@ sw_err	 aws_sts_get_caller_identity(struct aws_ctx *, char *account,
 sw_err	 aws_sts_assume_role(struct aws_ctx *, const char *role_arn,
 	    const char *session_name, const char *source_identity,
 	    int duration_s, struct aws_creds *out, struct aws_error *);
+/* The same with external_id (NULL: none) sent as ExternalId. */
+sw_err	 aws_sts_assume_role_ext(struct aws_ctx *, const char *role_arn,
+	    const char *session_name, const char *source_identity,
+	    const char *external_id, int duration_s, struct aws_creds *out,
+	    struct aws_error *);
 
 /* --- EC2 (ec2 protocol; output keys are wire names) --- */
 

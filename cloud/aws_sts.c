@@ -1,7 +1,8 @@
 /*
  * aws_sts.c: STS calls.  GetCallerIdentity answers "who am I" for the
  * pre-flight checks and the account id for ARNs we build; AssumeRole
- * gives the credentials of a role session made for a person.
+ * gives the credentials of a role session made for a person, or of
+ * Slipway's role in a member account (with its external id).
  */
 #include <stdio.h>
 #include <string.h>
@@ -57,14 +58,26 @@ aws_sts_assume_role(struct aws_ctx *ctx, const char *role_arn,
     const char *session_name, const char *source_identity, int duration_s,
     struct aws_creds *c, struct aws_error *err)
 {
+	return aws_sts_assume_role_ext(ctx, role_arn, session_name,
+	    source_identity, NULL, duration_s, c, err);
+}
+
+sw_err
+aws_sts_assume_role_ext(struct aws_ctx *ctx, const char *role_arn,
+    const char *session_name, const char *source_identity,
+    const char *external_id, int duration_s, struct aws_creds *c,
+    struct aws_error *err)
+{
 	json_object	*in, *out = NULL, *cr;
 	char		 exp[64];
 	sw_err		 rc;
 
 	memset(c, 0, sizeof(*c));
 	in = sw_jo("RoleArn", sw_js(role_arn), "RoleSessionName",
-	    sw_js(session_name), "SourceIdentity", sw_js(source_identity),
-	    "DurationSeconds", sw_ji(duration_s), NULL);
+	    sw_js(session_name), "SourceIdentity", source_identity ?
+	    sw_js(source_identity) : NULL, "ExternalId", external_id ?
+	    sw_js(external_id) : NULL, "DurationSeconds", sw_ji(duration_s),
+	    NULL);
 	rc = aws_call(ctx, SVC, "AssumeRole", in, &out, err);
 	json_object_put(in);
 	if (rc != SW_OK)

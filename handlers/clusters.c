@@ -19,6 +19,7 @@
 
 #include "handlers/handlers.h"
 #include "cloud/aws_api.h"
+#include "cloud/aws_member.h"
 #include "cloud/aws_person.h"
 #include "lib/buf.h"
 #include "lib/json.h"
@@ -32,8 +33,9 @@
 static struct aws_ctx worker_aws;
 static int worker_aws_ready;
 
-struct aws_ctx *
-h_aws(struct sw_req *r)
+/* The worker's own context: Slipway's account and configured region. */
+static struct aws_ctx *
+worker_base(struct sw_req *r)
 {
 	if (!worker_aws_ready) {
 		if (sw_aws_setup(&worker_aws, r->cfg) != SW_OK) {
@@ -47,27 +49,100 @@ h_aws(struct sw_req *r)
 }
 
 /*
- * The context for the AWS calls a request makes itself: a session acting
- * for the caller (cloud/aws_person.h: sts:AssumeRole of the person role
- * with SourceIdentity = the caller, so CloudTrail names who asked) when
- * a person role is configured, else the worker's own.  NULL with err
- * filled when there is no client (NoAwsClient) or STS refused to act for
- * the caller (its error, and SW_EFORBIDDEN or a transient one in *e).
- * The Kubernetes connection (h_kube) stays the worker's: the cluster's
- * access entries are for Slipway's role.
+ * Where the cluster a request is about lives, into rec's account and
+ * region ("" for Slipway's own): cluster_create's account and region
+ * fields, else the record of the cluster it names (the {name} of a
+ * /clusters/{name} path, else its "cluster" field).
  */
-struct aws_ctx *
-h_aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
+static void
+req_place(struct sw_req *r, struct sw_cluster_rec *rec)
 {
-	struct aws_ctx *base = h_aws(r), *out;
-	char said[sizeof(err->message)];
+	const char *name;
+
+	memset(rec, 0, sizeof(*rec));
+	if (r->op == NULL || r->args == NULL)
+		return;
+	if (strcmp(r->op->name, "cluster_create") == 0) {
+		name = sw_json_get_str(r->args, "account");
+		sw_fmt_text(rec->account, sizeof(rec->account), "%s",
+		    name ? name : "");
+		name = sw_json_get_str(r->args, "region");
+		sw_fmt_text(rec->region, sizeof(rec->region), "%s",
+		    name ? name : "");
+		return;
+	}
+	name = strncmp(r->op->path, "/api/v1/clusters/{name}", 23) == 0 ?
+	    sw_json_get_str(r->args, "name") : sw_json_get_str(r->args,
+	    "cluster");
+	if (name == NULL || sw_cluster_get(r->db, name, rec) != SW_OK)
+		memset(rec, 0, sizeof(*rec));
+}
+
+/*
+ * The context of the request's cluster (cloud/aws_member.h), chosen
+ * once per request: the worker's own, or one in the cluster's account
+ * and region.  NULL with err filled when there is no client
+ * (NoAwsClient) or the member account's role refused Slipway ("cannot
+ * reach account ..."; SW_EFORBIDDEN or a transient error in *e).
+ */
+static struct aws_ctx *
+place_ctx(struct sw_req *r, struct aws_error *err, sw_err *e)
+{
+	struct aws_ctx *base = worker_base(r);
+	struct sw_cluster_rec rec;
+	char role[2049], said[sizeof(err->message)];
 
 	aws_error_clear(err);
 	*e = SW_EUNAVAIL;
+	if (r->aws != NULL)
+		return r->aws;
 	if (base == NULL) {
 		sw_fmt_text(err->code, sizeof(err->code), "NoAwsClient");
 		return NULL;
 	}
+	req_place(r, &rec);
+	if (aws_member_ctx(base, r->cfg, rec.account, rec.region, &r->aws,
+	    role, sizeof(role), err) == SW_OK)
+		return r->aws;
+	r->aws = NULL;
+	*e = err->retryable || err->transport ? SW_EUNAVAIL : SW_EFORBIDDEN;
+	memcpy(said, err->message, sizeof(said));
+	sw_fmt_text(err->message, sizeof(err->message), "cannot reach "
+	    "account %s: sts:AssumeRole of %s: %s", rec.account, role, said);
+	return NULL;
+}
+
+struct aws_ctx *
+h_aws(struct sw_req *r)
+{
+	struct aws_error err;
+	sw_err e;
+
+	return place_ctx(r, &err, &e);
+}
+
+/*
+ * The context for the AWS calls a request makes itself: for a cluster
+ * of Slipway's own account and region, a session acting for the caller
+ * (cloud/aws_person.h: sts:AssumeRole of the person role with
+ * SourceIdentity = the caller, so CloudTrail names who asked) when a
+ * person role is configured, else the worker's own; for a cluster
+ * elsewhere, the context of its account and region.  NULL with err
+ * filled when there is no client (NoAwsClient) or STS refused to act for
+ * the caller or to enter the account (its error, and SW_EFORBIDDEN or a
+ * transient one in *e).  The Kubernetes connection (h_kube) stays the
+ * worker's: the cluster's access entries are for Slipway's role.
+ */
+struct aws_ctx *
+h_aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
+{
+	struct aws_ctx *base = place_ctx(r, err, e), *out;
+	char said[sizeof(err->message)];
+
+	if (base == NULL)
+		return NULL;
+	if (base != worker_base(r))
+		return base;
 	if (aws_person_ctx(base, r->cfg, r->who.name, &out, err) == SW_OK)
 		return out;
 	*e = err->retryable || err->transport ? SW_EUNAVAIL : SW_EFORBIDDEN;
@@ -153,7 +228,8 @@ h_aws_fail(struct sw_req *r, enum aws_service svc, const char *op, sw_err e,
 	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
 		return sw_req_fail(r, e, "no AWS client: check the "
 		    "credentials and region");
-	if (strncmp(err->message, "cannot act for ", 15) == 0)
+	if (strncmp(err->message, "cannot act for ", 15) == 0 ||
+	    strncmp(err->message, "cannot reach account ", 21) == 0)
 		return sw_req_fail(r, e, "%s %s: %s %s", aws_service(svc)->id,
 		    op, err->code[0] ? err->code : "error", err->message);
 	if (e == SW_ENOTFOUND || err->http_status == 404)
@@ -964,6 +1040,53 @@ create_name_free(struct sw_req *r, const char *name,
 	return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s exists", name);
 }
 
+/*
+ * A create naming an account or region: the region must be one where
+ * HyperPod runs, and the account must let Slipway in (its member role
+ * assumed now, so a refusal is the request's 403 naming the account).
+ */
+static sw_err
+create_place(struct sw_req *r)
+{
+	const char *region = sw_json_get_str(r->args, "region");
+	struct aws_error err;
+	sw_err e;
+	int i;
+
+	for (i = 0; region != NULL && hyperpod_regions[i] != NULL; i++)
+		if (strcmp(hyperpod_regions[i], region) == 0)
+			break;
+	if (region != NULL && hyperpod_regions[i] == NULL) {
+		sw_ferr_add(&r->ferrs, "region", "hyperpod", "%s is not a "
+		    "region where SageMaker HyperPod runs", region);
+		return sw_req_fail(r, SW_EINVAL, "invalid input");
+	}
+	if (place_ctx(r, &err, &e) != NULL)
+		return SW_OK;
+	return h_aws_fail(r, AWS_SVC_STS, "AssumeRole", e, &err);
+}
+
+/* Record the account and region the create names, none when they are
+ * Slipway's own. */
+static sw_err
+record_place(struct sw_req *r, const char *name, const char *id)
+{
+	const char *account = sw_json_get_str(r->args, "account");
+	const char *region = sw_json_get_str(r->args, "region");
+	const char *home = sw_config_account(r->cfg);
+
+	if (account != NULL && home != NULL && strcmp(account, home) == 0)
+		account = NULL;
+	if (region != NULL && strcmp(region, r->cfg->region) == 0)
+		region = NULL;
+	if (account == NULL && region == NULL)
+		return SW_OK;
+	if (sw_cluster_place(r->db, name, id, account, region) != SW_OK)
+		return sw_req_fail(r, SW_EDB, "cannot record where cluster %s "
+		    "lives", name);
+	return SW_OK;
+}
+
 sw_err
 h_cluster_create(struct sw_req *r)
 {
@@ -980,6 +1103,8 @@ h_cluster_create(struct sw_req *r)
 		return r->err;
 	if (rec.id[0] != '\0' && (e = create_again(r, name)) != SW_ENOTFOUND)
 		return e;
+	if (create_place(r) != SW_OK)
+		return r->err;
 	if (cluster_preflight(r) != SW_OK)
 		return r->err != SW_OK ? r->err : SW_EINVAL;
 	/* Every resource the create makes is tagged with the record's id,
@@ -994,6 +1119,10 @@ h_cluster_create(struct sw_req *r)
 			return sw_req_fail(r, SW_EDB, "cannot record cluster "
 			    "%s", name);
 		fresh = strcmp(rec.id, id) == 0;
+		if (fresh && record_place(r, name, id) != SW_OK) {
+			(void)sw_cluster_forget(r->db, name, id);
+			return r->err;
+		}
 	}
 	sw_json_add_str(r->args, "cluster_id", rec.id);
 	if ((e = h_start(r, "cluster.create", name, name)) != SW_OK && fresh)
@@ -1019,10 +1148,23 @@ h_cluster_delete(struct sw_req *r)
 
 /* ---- list / get / import -------------------------------------------- */
 
-sw_err
-h_cluster_list(struct sw_req *r)
+/* The account a place names ("" : Slipway's own, NULL when unknown). */
+static const char *
+place_account(struct sw_req *r, const char *account)
 {
-	json_object *eks, *hp, *items, *names, *hpl;
+	return account[0] != '\0' ? account : sw_config_account(r->cfg);
+}
+
+/*
+ * The clusters of one account and region ("" : Slipway's own) into
+ * items, each naming its account and region; r->aws is set to that
+ * place's context first.  SW_OK, else the failure is filled.
+ */
+static sw_err
+list_place(struct sw_req *r, const char *account, const char *region,
+    json_object *items)
+{
+	json_object *eks, *hp, *names, *hpl;
 	size_t i, j;
 
 	if (call(r, AWS_SVC_EKS, "ListClusters", NULL, &eks) != SW_OK)
@@ -1032,17 +1174,19 @@ h_cluster_list(struct sw_req *r)
 		json_object_put(eks);
 		return r->err;
 	}
-	items = json_object_new_array();
 	names = sw_json_get(eks, "clusters");
 	hpl = sw_json_get(hp, "ClusterSummaries");
 	for (i = 0; names && i < json_object_array_length(names); i++) {
 		const char *n = json_object_get_string(
 		    json_object_array_get_idx(names, i));
+		const char *acct = place_account(r, account);
 		json_object *hps = NULL, *d;
 		struct aws_error err;
 		const char *status = NULL;
 		struct sw_cluster_rec rec;
-		int owned = sw_cluster_get(r->db, n, &rec) == SW_OK;
+		int owned = sw_cluster_get(r->db, n, &rec) == SW_OK &&
+		    strcmp(rec.account, account) == 0 &&
+		    strcmp(rec.region, region) == 0;
 
 		memset(&err, 0, sizeof(err));
 		if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo(
@@ -1058,6 +1202,8 @@ h_cluster_list(struct sw_req *r)
 		}
 		json_object_array_add(items, sw_jo(
 		    "name", sw_js(n),
+		    "account", acct ? sw_js(acct) : NULL,
+		    "region", sw_js(r->aws->region),
 		    "managed", sw_jb(owned),
 		    "origin", owned ? sw_js(rec.origin) : NULL,
 		    "eks_status", sw_js(status ? status : "UNKNOWN"),
@@ -1068,8 +1214,68 @@ h_cluster_list(struct sw_req *r)
 	}
 	json_object_put(eks);
 	json_object_put(hp);
+	return SW_OK;
+}
+
+/*
+ * Every other account and region holding a cluster Slipway recorded:
+ * its clusters into items, or, when it cannot be reached (its role
+ * refuses Slipway, AWS answers an error), a line into unreachable.
+ */
+static void
+list_places(struct sw_req *r, json_object *items, json_object *unreachable)
+{
+	json_object *places = NULL;
+	struct aws_error err;
+	char role[2049];
+	size_t i;
+
+	if (sw_cluster_places(r->db, &places) != SW_OK)
+		sw_warn("cannot read the accounts and regions of clusters");
+	for (i = 0; places && i < json_object_array_length(places); i++) {
+		json_object *p = json_object_array_get_idx(places, i);
+		const char *acct = sw_json_get_str(p, "account");
+		const char *region = sw_json_get_str(p, "region");
+		const char *why = NULL;
+
+		memset(&err, 0, sizeof(err));
+		r->aws = NULL;
+		if (worker_base(r) == NULL || aws_member_ctx(worker_base(r),
+		    r->cfg, acct, region, &r->aws, role, sizeof(role), &err)
+		    != SW_OK)
+			why = err.code[0] ? err.message : "no AWS client";
+		else if (list_place(r, acct, region, items) != SW_OK)
+			why = r->detail;
+		if (why != NULL)
+			json_object_array_add(unreachable, sw_jo(
+			    "account", place_account(r, acct) ?
+			    sw_js(place_account(r, acct)) : NULL,
+			    "region", sw_js(region[0] ? region :
+			    r->cfg->region), "message", sw_js(why), NULL));
+		r->err = SW_OK;
+		r->detail[0] = '\0';
+	}
+	r->aws = NULL;
+	json_object_put(places);
+}
+
+sw_err
+h_cluster_list(struct sw_req *r)
+{
+	json_object *items = json_object_new_array(), *unreachable;
+
+	if (list_place(r, "", "", items) != SW_OK) {
+		json_object_put(items);
+		return r->err;
+	}
+	unreachable = json_object_new_array();
+	list_places(r, items, unreachable);
+	if (json_object_array_length(unreachable) == 0) {
+		json_object_put(unreachable);
+		unreachable = NULL;
+	}
 	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region), "items",
-	    items, NULL));
+	    items, "unreachable", unreachable, NULL));
 	return SW_OK;
 }
 
@@ -1096,6 +1302,9 @@ h_cluster_get(struct sw_req *r)
 	owned = sw_cluster_get(r->db, name, &rec) == SW_OK;
 	o = sw_jo(
 	    "name", sw_js(name),
+	    "account", place_account(r, owned ? rec.account : "") ?
+		sw_js(place_account(r, owned ? rec.account : "")) : NULL,
+	    "region", sw_js(h_aws(r)->region),
 	    "managed", sw_jb(owned),
 	    "origin", owned ? sw_js(rec.origin) : NULL,
 	    "eks", sw_jo(

@@ -248,6 +248,40 @@ sw_config_person_role(const struct sw_config *c)
 }
 
 const char *
+sw_config_account(const struct sw_config *c)
+{
+	const char *v;
+
+	if (c == NULL)
+		return NULL;
+	if ((v = sw_json_get_str(c->root, "account_id")) == NULL)
+		v = sw_json_get_str(sw_json_get(c->root, "sandbox_info"),
+		    "account_id");
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+sw_err
+sw_config_member_role(const struct sw_config *c, const char *account,
+    char *out, size_t outsz)
+{
+	json_object *m = c != NULL ? sw_json_get(c->root, "member") : NULL;
+	const char *arn = sw_json_get_str(sw_json_get(m, "roles"), account);
+	const char *name = sw_json_get_str(m, "role_name");
+
+	if (arn != NULL)
+		return sw_fmt(out, outsz, "%s", arn);
+	return sw_fmt(out, outsz, "arn:aws:iam::%s:role/%s", account,
+	    name != NULL ? name : SW_MEMBER_ROLE_NAME);
+}
+
+const char *
+sw_config_member_external_id(const struct sw_config *c)
+{
+	return c != NULL ? sw_json_get_str(sw_json_get(c->root, "member"),
+	    "external_id") : NULL;
+}
+
+const char *
 sw_config_boundary(const struct sw_config *c)
 {
 	const char *v = c != NULL ? sw_json_get_str(c->root,
@@ -427,6 +461,53 @@ conf_team(json_object *out, const char *k, const char *v)
 	    "name at least one provider group";
 }
 
+/*
+ * member.role_name = <name>, member.external_id = <id>, member.<account>.
+ * role_arn = <arn>: how Slipway reaches a member account (sts:AssumeRole
+ * of that role, with that external id), into out's "member" object
+ * {"role_name", "external_id", "roles": {account: arn}}.
+ */
+static const char *
+conf_member(json_object *out, const char *k, const char *v)
+{
+	json_object *m, *roles;
+	char account[13];
+
+	if ((m = sw_json_get(out, "member")) == NULL) {
+		m = json_object_new_object();
+		json_object_object_add(out, "member", m);
+	}
+	if (strcmp(k, "role_name") == 0) {
+		if (v[0] == '\0' || strlen(v) > 64 || strspn(v, "abcdefghijklm"
+		    "nopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+=,.@_-")
+		    != strlen(v))
+			return "member.role_name is an IAM role name (1 to 64 "
+			    "of [A-Za-z0-9+=,.@_-])";
+		sw_json_add_str(m, "role_name", v);
+		return NULL;
+	}
+	if (strcmp(k, "external_id") == 0) {
+		if (strlen(v) < 2 || strlen(v) > 1224)
+			return "member.external_id is 2 to 1224 characters";
+		sw_json_add_str(m, "external_id", v);
+		return NULL;
+	}
+	if (strlen(k) != 21 || strspn(k, "0123456789") != 12 ||
+	    strcmp(k + 12, ".role_arn") != 0)
+		return "member.<account>.role_arn: the account is 12 digits";
+	if (!sw_conf_role_arn_ok(v) || strncmp(strstr(v, "::") + 2, k, 12))
+		return "member.<account>.role_arn is an IAM role ARN of that "
+		    "account (arn:aws:iam::<account>:role/<name>)";
+	memcpy(account, k, 12);
+	account[12] = '\0';
+	if ((roles = sw_json_get(m, "roles")) == NULL) {
+		roles = json_object_new_object();
+		json_object_object_add(m, "roles", roles);
+	}
+	sw_json_add_str(roles, account, v);
+	return NULL;
+}
+
 /* One key = value into out; NULL, or why the line is refused. */
 static const char *
 conf_set(json_object *out, const char *k, const char *v)
@@ -474,6 +555,13 @@ conf_set(json_object *out, const char *k, const char *v)
 		return conf_oidc(out, k + 5, v);
 	} else if (strncmp(k, "team.", 5) == 0) {
 		return conf_team(out, k + 5, v);
+	} else if (strncmp(k, "member.", 7) == 0) {
+		return conf_member(out, k + 7, v);
+	} else if (strcmp(k, "account_id") == 0) {
+		if (strlen(v) != 12 || strspn(v, "0123456789") != 12)
+			return "account_id is Slipway's own AWS account (12 "
+			    "digits)";
+		sw_json_add_str(out, "account_id", v);
 	} else if (strcmp(k, "public_url") == 0) {
 		if (!conf_url_ok(v) || strlen(v) > 255)
 			return "public_url is an https URL (http only to "

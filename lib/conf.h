@@ -56,6 +56,23 @@ const char *sw_config_boundary(const struct sw_config *);
  * configured: the service's own credentials are used.
  */
 const char *sw_config_person_role(const struct sw_config *);
+/*
+ * Slipway's own AWS account (config.json's account_id, from slipway.conf,
+ * else the sandbox's), or NULL when not configured.
+ */
+const char *sw_config_account(const struct sw_config *);
+/*
+ * The role Slipway assumes in member account (12 digits), into out:
+ * member.<account>.role_arn, else arn:aws:iam::<account>:role/ and
+ * member.role_name (default SW_MEMBER_ROLE_NAME, the name
+ * cfn/member-role.yaml gives it).
+ */
+#define SW_MEMBER_ROLE_NAME	"SlipwayMember"
+sw_err	sw_config_member_role(const struct sw_config *, const char *account,
+	    char *out, size_t outsz);
+/* The external id the member roles require (member.external_id), or
+ * NULL. */
+const char *sw_config_member_external_id(const struct sw_config *);
 /* True when v is an IAM role ARN (arn:<partition>:iam::<account>:role/
  * <path/name>). */
 int	sw_conf_role_arn_ok(const char *v);

@@ -412,6 +412,10 @@ static const char *const migrations[] = {
 	" doc TEXT NOT NULL,"
 	" applied_by TEXT NOT NULL,"
 	" applied_ms INTEGER NOT NULL);",
+	/* N: the account and region a cluster lives in; NULL: Slipway's
+	 * own (the account of its credentials, the configured region) */
+	"ALTER TABLE clusters ADD COLUMN account TEXT;"
+	"ALTER TABLE clusters ADD COLUMN region TEXT;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -551,7 +555,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"INSERT OR IGNORE INTO clusters (name, id, origin, created)"
 	" VALUES (?1, ?2, ?3, ?4)",
 	/* STMT_CLUSTER_GET */
-	"SELECT id, origin FROM clusters WHERE name = ?1",
+	"SELECT id, origin, account, region FROM clusters WHERE name = ?1",
 	/* STMT_CLUSTER_FORGET: only the row of that id */
 	"DELETE FROM clusters WHERE name = ?1 AND id = ?2",
 	/* STMT_PRICE_GET */
@@ -726,6 +730,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" applied_ms = excluded.applied_ms",
 	/* STMT_FLEET_GET */
 	"SELECT doc, applied_by, applied_ms FROM fleet_applied WHERE id = 1",
+	/* STMT_CLUSTER_PLACE: where the cluster of that id lives */
+	"UPDATE clusters SET account = ?3, region = ?4"
+	" WHERE name = ?1 AND id = ?2",
+	/* STMT_CLUSTER_PLACES: every other account and region holding one */
+	"SELECT DISTINCT coalesce(account, ''), coalesce(region, '')"
+	" FROM clusters WHERE account IS NOT NULL OR region IS NOT NULL"
+	" ORDER BY 1, 2",
 };
 
 /*

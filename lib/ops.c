@@ -738,7 +738,9 @@ sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 	rc = sw_db_step(st);
 	if (rc == SW_DB_ROW && (col_copy(st, 0, rec->id,
 	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
-	    sizeof(rec->origin)) != 0))
+	    sizeof(rec->origin)) != 0 || col_copy(st, 2, rec->account,
+	    sizeof(rec->account)) != 0 || col_copy(st, 3, rec->region,
+	    sizeof(rec->region)) != 0))
 		rc = SW_DB_CORRUPT;
 	sw_reset(st);
 	if (rc == SW_DB_DONE)
@@ -787,6 +789,48 @@ sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
 	sw_bind_text(st, 1, name);
 	sw_bind_text(st, 2, id);
 	rc = sw_db_step(st);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+/* NULL for "" : a column that names Slipway's own account or region. */
+static void
+bind_or_null(struct sw_st *st, int col, const char *v)
+{
+	if (v == NULL || v[0] == '\0')
+		sw_bind_null(st, col);
+	else
+		sw_bind_text(st, col, v);
+}
+
+sw_err
+sw_cluster_place(struct sw_db *db, const char *name, const char *id,
+    const char *account, const char *region)
+{
+	struct sw_st *st;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_PLACE)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, name);
+	sw_bind_text(st, 2, id);
+	bind_or_null(st, 3, account);
+	bind_or_null(st, 4, region);
+	return sw_db_exec(db, st);
+}
+
+sw_err
+sw_cluster_places(struct sw_db *db, json_object **out)
+{
+	struct sw_st *st;
+	int rc;
+
+	*out = json_object_new_array();
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_PLACES)) == NULL)
+		return SW_EDB;
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
+		json_object_array_add(*out, sw_jo(
+		    "account", sw_js(sw_col_text(st, 0)),
+		    "region", sw_js(sw_col_text(st, 1)), NULL));
 	sw_reset(st);
 	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }

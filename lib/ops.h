@@ -133,6 +133,8 @@ sw_err	sw_random_hex(char *buf, size_t n);
 struct sw_cluster_rec {
 	char	id[SW_CLUSTER_ID_LEN];
 	char	origin[16];
+	char	account[16];	/* "" : Slipway's own account */
+	char	region[32];	/* "" : the configured region */
 };
 
 /* The record of name into *rec: SW_OK, or SW_ENOTFOUND when none. */
@@ -146,5 +148,13 @@ sw_err	sw_cluster_record(struct sw_db *, const char *name, const char *id,
 	    const char *origin, struct sw_cluster_rec *rec);
 /* Forget the record of name, only when its id is id. */
 sw_err	sw_cluster_forget(struct sw_db *, const char *name, const char *id);
+/* Record where the cluster name (of id) lives: account and region, NULL
+ * or "" for Slipway's own. */
+sw_err	sw_cluster_place(struct sw_db *, const char *name, const char *id,
+	    const char *account, const char *region);
+/* Every (account, region) other than Slipway's own holding a recorded
+ * cluster, into *out: a JSON array of {"account", "region"} ("" for the
+ * own one). */
+sw_err	sw_cluster_places(struct sw_db *, json_object **out);
 
 #endif

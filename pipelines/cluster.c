@@ -449,7 +449,7 @@ sw_lifecycle_bucket(struct sw_step *s, int ask, char *out, size_t sz)
 	/* A name cut short would name another bucket: none at all makes
 	 * the call that uses it fail. */
 	if (sw_fmt(out, sz, "sagemaker-slipway-%s-%s", acct ? acct :
-	    "account", s->cfg->region) != SW_OK)
+	    "account", s->aws->region) != SW_OK)
 		out[0] = '\0';
 }
 
@@ -650,7 +650,7 @@ stage_storage(struct sw_step *s)
 		return STEP_DONE;
 	/* Mountpoint takes "region <name>" as one option. */
 	if (sw_fmt(pv, sizeof(pv), "pv-%s", CLUSTER(s)) != SW_OK ||
-	    sw_fmt(region, sizeof(region), "region %s", s->cfg->region) !=
+	    sw_fmt(region, sizeof(region), "region %s", s->aws->region) !=
 	    SW_OK)
 		return sw_step_fail(s, "region name too long");
 	TRY(sw_kube_open(s, CLUSTER(s), &kb));

@@ -281,9 +281,9 @@ sw_apply_health_agent(struct sw_step *s)
 
 	if (sw_res_get(s, "health_agent") != NULL)
 		return STEP_DONE;
-	if ((list = health_agent(s->cfg->region)) == NULL)
+	if ((list = health_agent(s->aws->region)) == NULL)
 		return sw_step_fail(s, "HyperPod has no health-monitoring agent "
-		    "image in region %s", s->cfg->region);
+		    "image in region %s", s->aws->region);
 	rc = sw_kube_open(s, CLUSTER(s), &kb);
 	for (i = 0; rc == STEP_DONE && i < json_object_array_length(list); i++)
 		rc = sw_kube_apply(s, &kb, json_object_array_get_idx(list, i));

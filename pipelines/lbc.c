@@ -210,7 +210,7 @@ sw_lbc_ensure(struct sw_step *s, struct sw_kube *kb, const char *cluster)
 	}
 	if (sw_fmt(set_cluster, sizeof(set_cluster), "clusterName=%s",
 	    cluster) != SW_OK || sw_fmt(set_region, sizeof(set_region),
-	    "region=%s", s->cfg->region) != SW_OK || sw_fmt(set_vpc,
+	    "region=%s", s->aws->region) != SW_OK || sw_fmt(set_vpc,
 	    sizeof(set_vpc), "vpcId=%s", sw_res_get(s, "vpc_id")) != SW_OK)
 		return sw_step_fail(s, "load balancer controller values too "
 		    "long");

@@ -10,6 +10,7 @@
 
 #include "lib/buf.h"
 #include "cloud/aws_api.h"
+#include "cloud/aws_member.h"
 #include "cloud/aws_person.h"
 #include "lib/fault.h"
 #include "lib/json.h"
@@ -363,20 +364,40 @@ stage_count(const struct sw_pipeline *pl)
 }
 
 /*
- * The context for the calls of op: with a person role configured, a
- * session of it whose SourceIdentity is the one who asked, else aws.
- * 0, else -1 for a failure worth trying again (transport, throttling)
- * or 1 for a refusal (why says which); never the service's own
- * credentials in place of a refused person.
+ * The contexts for the calls of op.  *svc: Slipway's own identity where
+ * op's cluster lives: aws itself for Slipway's account and region, else
+ * a session of the member role of the cluster's account, in its region
+ * (cloud/aws_member.h).  *out: for a cluster of Slipway's own account
+ * and region with a person role configured, a session of it whose
+ * SourceIdentity is the one who asked, else *svc.  0, else -1 for a
+ * failure worth trying again (transport, throttling) or 1 for a refusal
+ * (why says which); never the service's own credentials in place of a
+ * refused person or account.
  */
 static int
-person_aws(struct aws_ctx *aws, const struct sw_config *cfg,
-    json_object *op, struct aws_ctx **out, char *why, size_t whysz)
+person_aws(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, json_object *op, struct aws_ctx **svc,
+    struct aws_ctx **out, char *why, size_t whysz)
 {
 	const char *who = sw_json_get_str(op, "requested_by");
+	const char *cluster = sw_json_get_str(op, "cluster");
+	struct sw_cluster_rec rec;
 	struct aws_error err;
+	char role[2049];
 
 	memset(&err, 0, sizeof(err));
+	if (cluster == NULL || sw_cluster_get(db, cluster, &rec) != SW_OK)
+		memset(&rec, 0, sizeof(rec));
+	if (aws_member_ctx(aws, cfg, rec.account, rec.region, svc, role,
+	    sizeof(role), &err) != SW_OK) {
+		sw_fmt_text(why, whysz, "cannot reach account %s: "
+		    "sts:AssumeRole of %s: %s %s", rec.account, role,
+		    err.code[0] ? err.code : "error", err.message);
+		return err.retryable || err.transport ? -1 : 1;
+	}
+	*out = *svc;
+	if (*svc != aws)
+		return 0;
 	if (aws_person_ctx(aws, cfg, who, out, &err) == SW_OK)
 		return 0;
 	sw_fmt_text(why, whysz, "cannot act for %s: sts:AssumeRole of %s: "
@@ -384,6 +405,27 @@ person_aws(struct aws_ctx *aws, const struct sw_config *cfg,
 	    err.code : "error", err.message);
 	return err.retryable || err.transport || err.code[0] == '\0' ? -1 :
 	    1;
+}
+
+struct aws_ctx *
+sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, const char *cluster)
+{
+	struct sw_cluster_rec rec;
+	struct aws_ctx *out;
+	struct aws_error err;
+	char role[2049];
+
+	memset(&err, 0, sizeof(err));
+	if (cluster == NULL || sw_cluster_get(db, cluster, &rec) != SW_OK)
+		return aws;
+	if (aws_member_ctx(aws, cfg, rec.account, rec.region, &out, role,
+	    sizeof(role), &err) == SW_OK)
+		return out;
+	sw_warn("cluster %s: cannot reach account %s: sts:AssumeRole of %s: "
+	    "%s %s", cluster, rec.account, role, err.code[0] ? err.code :
+	    "error", err.message);
+	return NULL;
 }
 
 /* Delay before a run whose state write failed is tried again. */
@@ -405,7 +447,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	json_object *op = NULL, *stages, *all = NULL, *st;
 	int64_t deadline = sw_now_ms() + budget_ms, due = 0;
 	struct sw_step s;
-	struct aws_ctx *paws;
+	struct aws_ctx *paws, *saws;
 	enum sw_step_rc rc;
 	char why[600];
 	int seq, nstages, rc2;
@@ -424,7 +466,8 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		goto out;
 	}
 	nstages = stage_count(pl);
-	if ((rc2 = person_aws(aws, cfg, op, &paws, why, sizeof(why))) < 0) {
+	if ((rc2 = person_aws(db, aws, cfg, op, &saws, &paws, why,
+	    sizeof(why))) < 0) {
 		sw_warn("operation %s: %s; tried again later", op_id, why);
 		e = SW_EUPSTREAM;
 		goto retry;
@@ -495,7 +538,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		memset(&s, 0, sizeof(s));
 		s.db = db;
 		s.aws = paws;
-		s.svc_aws = aws;
+		s.svc_aws = saws;
 		s.cfg = cfg;
 		s.op_id = op_id;
 		s.seq = seq;

@@ -175,6 +175,16 @@ json_object *sw_tag_spec(struct sw_step *, const char *resource_type,
 json_object *sw_tag_filter(struct sw_step *, const char *name);
 
 /*
+ * The context for calls about cluster made in Slipway's own name (the
+ * poller's ledger and watch): aws for a cluster of Slipway's account and
+ * region (or none recorded), else one in the cluster's account (its
+ * member role) and region (cloud/aws_member.h).  NULL, logged, when the
+ * account cannot be reached.
+ */
+struct aws_ctx *sw_cluster_aws(struct sw_db *, struct aws_ctx *aws,
+	    const struct sw_config *, const char *cluster);
+
+/*
  * Run one claimed operation for up to budget_ms: advance stages until
  * one waits or fails.  Returns when the operation is released (with its
  * next due time) or has ended.

@@ -441,19 +441,19 @@ sw_ensure_role(struct sw_step *s, const struct sw_role *r)
 const char *
 sw_account_id(struct sw_step *s)
 {
-	static char account[32];
 	char arn[256];
 	struct aws_error err;
 
-	if (account[0] != '\0')
-		return account;
+	/* Kept on the context: a cluster of a member account has its own. */
+	if (s->aws->account[0] != '\0')
+		return s->aws->account;
 	memset(&err, 0, sizeof(err));
-	if (aws_sts_get_caller_identity(s->aws, account, sizeof(account),
-	    arn, sizeof(arn), &err) != SW_OK) {
-		account[0] = '\0';
+	if (aws_sts_get_caller_identity(s->aws, s->aws->account,
+	    sizeof(s->aws->account), arn, sizeof(arn), &err) != SW_OK) {
+		s->aws->account[0] = '\0';
 		return NULL;
 	}
-	return account;
+	return s->aws->account;
 }
 
 enum sw_step_rc

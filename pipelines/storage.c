@@ -235,7 +235,7 @@ volume_manifests(struct sw_step *s, const char *pv, json_object **out_pv,
 	json_object *csi;
 
 	/* Mountpoint takes "region <name>" as one option. */
-	if (sw_fmt(region, sizeof(region), "region %s", s->cfg->region) !=
+	if (sw_fmt(region, sizeof(region), "region %s", s->aws->region) !=
 	    SW_OK)
 		return -1;
 	if (strcmp(kind_of(s), "fsx") == 0) {

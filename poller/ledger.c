@@ -32,6 +32,7 @@
 #include "lib/ledger.h"
 #include "lib/log.h"
 #include "pipelines/prices.h"
+#include "pipelines/pipeline.h"
 #include "poller/ledger.h"
 
 #define NS_PREFIX	"hyperpod-ns-"
@@ -430,7 +431,8 @@ sample_one(struct sample *s)
 }
 
 void
-sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws)
+sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg)
 {
 	static struct node nodes[MAX_NODES];
 	struct sample s;
@@ -442,10 +444,11 @@ sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws)
 	for (i = 0; i < json_object_array_length(names); i++) {
 		memset(&s, 0, sizeof(s));
 		s.db = db;
-		s.aws = aws;
 		s.node = nodes;
 		s.cluster = json_object_get_string(json_object_array_get_idx(
 		    names, i));
+		if ((s.aws = sw_cluster_aws(db, aws, cfg, s.cluster)) == NULL)
+			continue;
 		sample_one(&s);
 		(void)sw_db_idle(db);
 	}

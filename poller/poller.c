@@ -121,13 +121,13 @@ main(int argc, char *argv[])
 		 * one is left mid-step. */
 		(void)sw_db_idle(db);
 		if (sw_now_ms() >= ledger_due) {
-			sw_ledger_tick(db, &aws);
+			sw_ledger_tick(db, &aws, &cfg);
 			sw_budget_tick(db);
 			sw_plan_tick(db, &aws);
 			ledger_due = sw_now_ms() + ledger_ms;
 		}
 		if (sw_now_ms() >= watch_due) {
-			sw_watch_tick(db, &aws);
+			sw_watch_tick(db, &aws, &cfg);
 			watch_due = sw_now_ms() + watch_ms;
 		}
 		(void)sw_notify_tick(&notifier, db, &aws);

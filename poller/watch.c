@@ -40,6 +40,7 @@
 #include "lib/ledger.h"
 #include "lib/log.h"
 #include "lib/notify.h"
+#include "pipelines/pipeline.h"
 #include "poller/watch.h"
 
 #define NS_PREFIX	"hyperpod-ns-"
@@ -774,7 +775,8 @@ watch_cluster(struct pass *p)
 }
 
 void
-sw_watch_tick(struct sw_db *db, struct aws_ctx *aws)
+sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg)
 {
 	json_object *names = NULL;
 	struct pass p;
@@ -785,9 +787,10 @@ sw_watch_tick(struct sw_db *db, struct aws_ctx *aws)
 	for (i = 0; i < json_object_array_length(names); i++) {
 		memset(&p, 0, sizeof(p));
 		p.db = db;
-		p.aws = aws;
 		p.cluster = json_object_get_string(json_object_array_get_idx(
 		    names, i));
+		if ((p.aws = sw_cluster_aws(db, aws, cfg, p.cluster)) == NULL)
+			continue;
 		watch_cluster(&p);
 		(void)sw_db_idle(db);
 	}

@@ -7,9 +7,11 @@
 #define SW_POLLER_WATCH_H
 
 #include "cloud/aws.h"
+#include "lib/conf.h"
 #include "lib/db.h"
 
 /* One pass over every cluster Slipway owns. */
-void	sw_watch_tick(struct sw_db *, struct aws_ctx *);
+void	sw_watch_tick(struct sw_db *, struct aws_ctx *,
+	    const struct sw_config *);
 
 #endif

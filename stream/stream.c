@@ -59,6 +59,7 @@
 #include "lib/daemon.h"
 #include "lib/db.h"
 #include "lib/json.h"
+#include "cloud/aws_member.h"
 #include "cloud/http.h"
 #include "cloud/kube.h"
 #include "lib/limits.h"
@@ -127,6 +128,8 @@ struct src {
 	int		 from_n, seen_n;
 	struct sw_buf	 partial;	/* an incomplete line */
 	struct viewer	*viewers;
+	struct sw_cluster_rec place;	/* the cluster's account and region,
+					 * read before the thread starts */
 	/* shared with the thread, under mu */
 	pthread_mutex_t	 mu;
 	pthread_cond_t	 cv;
@@ -604,6 +607,8 @@ src_get(const char *cluster, const char *ns, const char *pod,
 		free(s);
 		return NULL;
 	}
+	if (sw_cluster_get(S.db, cluster, &s->place) != SW_OK)
+		memset(&s->place, 0, sizeof(s->place));
 	sw_buf_init(&s->partial, SW_STREAM_LINE_MAX);
 	sw_buf_init(&s->inbox, SW_STREAM_INBOX_MAX);
 	pthread_mutex_init(&s->mu, NULL);
@@ -756,6 +761,11 @@ src_thread(void *arg)
 	memset(&ke, 0, sizeof(ke));
 	if ((e = sw_aws_setup(&aws, &S.cfg)) != SW_OK)
 		sw_fmt_text(why, sizeof(why), "no AWS client");
+	else if ((e = aws_member_enter(&aws, &S.cfg, s->place.account,
+	    s->place.region, &aerr)) != SW_OK)
+		sw_fmt_text(why, sizeof(why), "cluster %s: cannot reach "
+		    "account %s: %s %s", s->cluster, s->place.account,
+		    aerr.code, aerr.message);
 	else if ((e = sw_kube_connect(&aws, s->cluster, &kb, &aerr)) !=
 	    SW_OK) {
 		if (e == SW_ENOTFOUND)

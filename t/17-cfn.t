@@ -9,7 +9,11 @@
 # denied), AttachRolePolicy names exactly the AWS managed policies the
 # code attaches, and the boundary grants no IAM or STS.  Also: the instance has no inbound rule and IMDSv2
 # only, the bucket is encrypted, versioned, private and TLS-only, and
-# the outputs give the port-forwarding command.
+# the outputs give the port-forwarding command.  cfn/member-role.yaml
+# (the role Slipway assumes in a member account) passes cfn-lint too,
+# grants what the code calls but entering other accounts, and trusts
+# only Slipway's role with the external id; Slipway's role may assume
+# only that role, in the listed accounts.
 import glob
 import importlib.util
 import os
@@ -288,4 +292,38 @@ t.ok(cmd.startswith("aws ssm start-session ") and
      "--document-name AWS-StartPortForwardingSession" in cmd and
      '"portNumber":["3099"]' in cmd,
      "outputs give the SSM port-forwarding command to 3099")
+
+# --- the member account's role -------------------------------------------------
+MEMBER = os.path.join(SRCDIR, "cfn", "member-role.yaml")
+if lint is None:
+    t.skip("cfn-lint is not installed (pip install cfn-lint)")
+else:
+    r = subprocess.run([lint, "--", MEMBER], capture_output=True, text=True,
+                       timeout=300)
+    t.ok(r.returncode == 0 and r.stdout.strip() == "",
+         "cfn-lint: the member template has no errors or warnings")
+    if r.returncode or r.stdout.strip():
+        t.diag((r.stdout + r.stderr)[-3000:])
+mtpl = yaml.load(open(MEMBER), Loader=CfnLoader)
+mres = mtpl["Resources"]
+mstmts = [(ref["Ref"], st)
+          for ref in mres["MemberRole"]["Properties"]["ManagedPolicyArns"]
+          for st in mres[ref["Ref"]]["Properties"]["PolicyDocument"]["Statement"]]
+home_only = {"sts:AssumeRole"}
+t.eq(policy_findings(mstmts, {a: w for a, w in derived.items()
+                              if a not in home_only}), [],
+     "the member role grants what the code calls but entering accounts, "
+     "scoped")
+mtrust = mres["MemberRole"]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
+t.eq([(st["Principal"], st["Action"], st.get("Condition")) for st in mtrust],
+     [({"AWS": {"Ref": "SlipwayRoleArn"}}, "sts:AssumeRole",
+       {"StringEquals": {"sts:ExternalId": {"Ref": "ExternalId"}}})],
+     "only Slipway's role may assume it, with the external id")
+member_sts = [st for _, st in stmts if "sts:AssumeRole" in as_list(st["Action"])]
+t.ok(len(member_sts) == 1 and "role/${MemberRoleName}" in str(
+    member_sts[0]["Resource"]) and member_sts[0].get("Condition", {}).get(
+    "StringEquals", {}).get("aws:ResourceAccount") == {"Ref": "MemberAccountIds"},
+     "Slipway's role assumes only the member role, in the listed accounts")
+t.ok("SLIPWAY_MEMBER_EXTERNAL_ID=${MemberExternalId}" in user_data,
+     "the instance runs Slipway with the member role's external id")
 t.done()

@@ -102,6 +102,16 @@ static const struct sw_field f_cluster_create[] = {
 	  .items = f_check_item },
 	{ .name = "storage", .type = SW_T_OBJECT,
 	  .desc = "Shared storage to set up.", .fields = f_storage },
+	{ .name = "account", .type = SW_T_STRING, .min = 12, .max = 12,
+	  .pattern = PAT_ACCOUNT,
+	  .desc = "AWS account to create the cluster in (default: "
+	  "Slipway's own).  Another account is reached through "
+	  "sts:AssumeRole of its member role (cfn/member-role.yaml) with "
+	  "the configured external id." },
+	{ .name = "region", .type = SW_T_STRING, .min = 9, .max = 25,
+	  .pattern = PAT_REGION,
+	  .desc = "Region to create the cluster in, one where HyperPod "
+	  "runs (default: Slipway's region)." },
 	{ NULL }
 };
 
@@ -109,6 +119,9 @@ static const char *const origins[] = { "created", "imported", NULL };
 
 static const struct sw_field o_cluster_item[] = {
 	OUT("name", SW_T_STRING, "Cluster name."),
+	OUT_OPT("account", SW_T_STRING, "The AWS account it lives in "
+	    "(absent when Slipway's own is not known)."),
+	OUT("region", SW_T_STRING, "The region it lives in."),
 	OUT("managed", SW_T_BOOL, "Slipway has a record of it (created "
 	    "or imported)."),
 	{ .name = "origin", .type = SW_T_STRING, .enumv = origins,
@@ -121,11 +134,25 @@ static const struct sw_field o_cluster_item[] = {
 static const struct sw_field o_cluster_items[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT, .fields = o_cluster_item },
 };
+static const struct sw_field o_unreachable[] = {
+	OUT_OPT("account", SW_T_STRING, "The account."),
+	OUT("region", SW_T_STRING, "The region."),
+	OUT("message", SW_T_STRING, "Why it could not be listed."),
+	{ NULL }
+};
+static const struct sw_field o_unreachable_items[] = {
+	{ .name = "place", .type = SW_T_OBJECT, .fields = o_unreachable },
+};
 static const struct sw_field o_cluster_list[] = {
 	OUT("region", SW_T_STRING, "Slipway's region."),
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = o_cluster_items, .desc = "Every EKS cluster of the "
-	  "region." },
+	  .items = o_cluster_items, .desc = "Every EKS cluster of Slipway's "
+	  "account and region, and of every other account and region "
+	  "holding a cluster Slipway created." },
+	{ .name = "unreachable", .type = SW_T_ARRAY,
+	  .items = o_unreachable_items, .desc = "Accounts and regions "
+	  "holding Slipway's clusters that could not be listed (the member "
+	  "role refused, AWS failed)." },
 	{ NULL }
 };
 static const struct sw_answer a_cluster_list[] = {
@@ -155,6 +182,9 @@ static const struct sw_field o_hyperpod[] = {
 };
 static const struct sw_field o_cluster[] = {
 	OUT("name", SW_T_STRING, "Cluster name."),
+	OUT_OPT("account", SW_T_STRING, "The AWS account it lives in "
+	    "(absent when Slipway's own is not known)."),
+	OUT("region", SW_T_STRING, "The region it lives in."),
 	OUT("managed", SW_T_BOOL, "Slipway has a record of it."),
 	{ .name = "origin", .type = SW_T_STRING, .enumv = origins,
 	  .desc = "How Slipway came to manage it (managed only)." },
@@ -215,7 +245,8 @@ static const struct sw_op rows[] = {
 	  .method = "GET",
 	  .path = "/api/v1/clusters",
 	  .tag = "clusters",
-	  .summary = "EKS clusters of the region, managed by Slipway or not",
+	  .summary = "EKS clusters of every account and region Slipway "
+	    "manages one in, managed by Slipway or not",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_CLUSTER,

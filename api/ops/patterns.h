@@ -12,6 +12,8 @@
 #define PAT_CLUSTER	"[a-z][a-z0-9-]{0,30}[a-z0-9]"
 #define PAT_GROUP	"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 #define PAT_AZ		"[a-z]{2}(-gov)?-[a-z]+-[0-9][a-z]"
+#define PAT_REGION	"[a-z]{2}(-gov)?-[a-z]+-[0-9]"
+#define PAT_ACCOUNT	"[0-9]{12}"
 #define PAT_ML_TYPE	"ml\\.[a-z0-9-]+\\.[a-z0-9]+"
 #define PAT_CIDR16	"[0-9]{1,3}\\.[0-9]{1,3}\\.0\\.0/16"
 

@@ -108,11 +108,18 @@ def _route(world, req, path):
             out = world.kube.mint_token(spec.get("cluster"), spec.get("user") or "sandbox-admin",
                                         spec.get("groups"))
         return _json(200, out)
+    if path == "/_sandbox/accounts":
+        return _accounts(world, req, m)
+    if path == "/_sandbox/regions":
+        return _regions(world, req, m)
     if path == "/_sandbox/users" and m == "POST":
         spec = _body(req)
         user = spec.get("user") or "extra-user"
+        account = spec.get("account_id")
+        if account is not None and account not in world.accounts():
+            return _json(404, {"error": "no account %s" % account})
         with world.lock:
-            rec = world.identity.add_user(user)
+            rec = world.identity.add_user(user, account)
         return _json(200, {"access_key_id": rec["akid"], "secret_access_key": rec["secret"],
                            "arn": rec["arn"]})
     if path == "/_sandbox/quotas":
@@ -155,3 +162,43 @@ def _route(world, req, path):
         world.time_travel(secs)
         return _json(200, {"advanced": secs})
     return _json(404, {"error": "no such control call: %s %s" % (m, path)})
+
+
+ACCOUNT_RE = re.compile(r"^[0-9]{12}$")
+REGION_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-[0-9]$")
+
+
+def _accounts(world, req, m):
+    """GET: the accounts served, each with its base user's keys; POST
+    {"account_id"}: serve one more account (its own IAM and, in every
+    region, its own resources)."""
+    if m == "POST":
+        account = str(_body(req).get("account_id") or "")
+        if not ACCOUNT_RE.match(account):
+            return _json(400, {"error": "account_id must be 12 digits"})
+        keys = world.add_account(account)
+        world.write_sandbox_json(force=True)
+        return _json(200, {"account_id": account, "access_key_id": keys["access_key_id"],
+                           "secret_access_key": keys["secret_access_key"]})
+    if m != "GET":
+        return _json(405, {"error": "GET or POST"})
+    with world.lock:
+        out = [{"account_id": a, "access_key_id": k["access_key_id"],
+                "secret_access_key": k["secret_access_key"]}
+               for a in world.accounts()
+               for k in [world.identity.ensure_base(account=a)]]
+    return _json(200, {"accounts": out})
+
+
+def _regions(world, req, m):
+    """GET: the regions served; POST {"region"}: serve one more."""
+    if m == "POST":
+        region = str(_body(req).get("region") or "")
+        if not REGION_RE.match(region):
+            return _json(400, {"error": "region must be a region name such as eu-west-1"})
+        world.add_region(region)
+        world.write_sandbox_json(force=True)
+    elif m != "GET":
+        return _json(405, {"error": "GET or POST"})
+    with world.lock:
+        return _json(200, {"regions": world.regions()})

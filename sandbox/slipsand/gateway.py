@@ -4,7 +4,9 @@ One listener serves every service.  The service comes from the SigV4
 credential scope (cross-checked with X-Amz-Target), or for unsigned calls
 from the target, form Action, path or Host.  Errors of every stage are
 answered in the addressed service's protocol shape, and every request is
-written to the request log.
+written to the request log.  A request is served in the partition of the
+account owning its access key and of its credential scope's region
+(world.scope()): what it sees, makes and lists is that account's, there.
 """
 import email.utils
 import os
@@ -84,7 +86,23 @@ def pick_service(world, req, info):
 
 
 def handle_aws(world, req):
-    """Run one AWS request; returns a protocols.Response."""
+    """Run one AWS request in its partition; returns a protocols.Response."""
+    account = region = None
+    try:
+        info = sigv4.parse_auth(req.headers, req.query_pairs)
+    except sigv4.SigError:
+        info = None
+    if info is not None:
+        cred = world.identity.lookup(info.access_key)
+        if cred is not None:
+            account = world.identity.account_of(cred)
+        if info.region in world.regions():
+            region = info.region
+    with world.scope(account, region):
+        return _handle_aws(world, req)
+
+
+def _handle_aws(world, req):
     rid = str(uuid.uuid4())
     started = time.time()
     info = None
@@ -218,9 +236,9 @@ def _authenticate(world, svc, ctx, req, info, op):
         if proto.family == "rest-xml":
             raise AwsError("AuthorizationHeaderMalformed",
                            "The authorization header is malformed; the region '%s' is wrong; "
-                           "expecting '%s'" % (info.region, world.region), 400,
-                           extra={"Region": world.region},
-                           headers={"x-amz-bucket-region": world.region})
+                           "expecting '%s'" % (info.region, world.default_region), 400,
+                           extra={"Region": world.default_region},
+                           headers={"x-amz-bucket-region": world.default_region})
         raise proto.auth_error("region", "Credential should be scoped to a valid region. ")
     if info.service != svc.signing_name:
         raise proto.auth_error("service", "Credential should be scoped to correct service: "
@@ -304,7 +322,7 @@ class AwsService:
         return self.world.models.get(self.model_name or self.name)
 
     def allowed_regions(self):
-        regions = {self.world.region}
+        regions = set(self.world.regions())
         if self.global_region:
             regions.add(self.global_region)
         return regions

@@ -4,6 +4,9 @@ The sandbox's own long-term key pair is generated on first start and kept
 in the state directory.  STS AssumeRole / AssumeRoleWithWebIdentity issue
 session credentials (ASIA... + session token), and the control endpoint can
 add extra IAM users, e.g. to test a principal without an EKS access entry.
+Every credential names the account it belongs to ("account"; a record
+without one is the default account's): the gateway serves a request in
+that account.  Each declared account has its own base user and keys.
 """
 import base64
 import os
@@ -29,26 +32,34 @@ class Identity:
         self.store = store
         self.account = account_id
 
-    def ensure_base(self, user="slipway-sandbox"):
-        meta = self.store.get("meta", "base_credentials")
+    def ensure_base(self, user="slipway-sandbox", account=None):
+        account = account or self.account
+        key = "base_credentials" if account == self.account else \
+            "base_credentials:" + account
+        meta = self.store.get("meta", key)
         if meta and self.store.get(self.SPACE, meta["access_key_id"]):
             return meta
         akid = rand_id("AKIA")
-        rec = self._user_record(akid, rand_secret(), user)
+        rec = self._user_record(akid, rand_secret(), user, account)
         self.store.put(self.SPACE, akid, rec)
         meta = {"access_key_id": akid, "secret_access_key": rec["secret"]}
-        self.store.put("meta", "base_credentials", meta)
+        self.store.put("meta", key, meta)
         return meta
 
-    def _user_record(self, akid, secret, user):
+    def _user_record(self, akid, secret, user, account=None):
+        account = account or self.account
         return {"akid": akid, "secret": secret, "token": None, "expires": None,
-                "arn": "arn:aws:iam::%s:user/%s" % (self.account, user),
-                "principal_arn": "arn:aws:iam::%s:user/%s" % (self.account, user),
-                "user_id": rand_id("AIDA", 17), "kind": "user", "name": user}
+                "arn": "arn:aws:iam::%s:user/%s" % (account, user),
+                "principal_arn": "arn:aws:iam::%s:user/%s" % (account, user),
+                "user_id": rand_id("AIDA", 17), "kind": "user", "name": user,
+                "account": account}
 
-    def add_user(self, user):
+    def account_of(self, rec):
+        return (rec or {}).get("account") or self.account
+
+    def add_user(self, user, account=None):
         akid = rand_id("AKIA")
-        rec = self._user_record(akid, rand_secret(), user)
+        rec = self._user_record(akid, rand_secret(), user, account)
         self.store.put(self.SPACE, akid, rec)
         return rec
 
@@ -58,15 +69,16 @@ class Identity:
     def issue_session(self, role_arn, session_name, now, duration=3600, source=None,
                       source_identity=None):
         role_name = role_arn.rsplit("/", 1)[-1]
+        account = role_arn.split(":")[4] or self.account
         role_id = self.store.get("iam:roleids", role_arn) or rand_id("AROA", 17)
         self.store.put("iam:roleids", role_arn, role_id)
         akid = rand_id("ASIA")
         token = base64.b64encode(b"sandbox-session:" + os.urandom(96)).decode()
         rec = {"akid": akid, "secret": rand_secret(), "token": token,
                "expires": now + duration,
-               "arn": "arn:aws:sts::%s:assumed-role/%s/%s" % (self.account, role_name, session_name),
+               "arn": "arn:aws:sts::%s:assumed-role/%s/%s" % (account, role_name, session_name),
                "principal_arn": role_arn, "user_id": "%s:%s" % (role_id, session_name),
-               "kind": "assumed-role", "source": source}
+               "kind": "assumed-role", "source": source, "account": account}
         if source_identity:
             rec["source_identity"] = source_identity
         self.store.put(self.SPACE, akid, rec)

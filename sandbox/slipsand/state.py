@@ -19,6 +19,19 @@ import contextlib
 import json
 import os
 import sqlite3
+import threading
+
+# Spaces of AWS resources living in one account and region, and those
+# living in one account (IAM): the spaces a partition scope renames.
+REGIONAL = ("eks:", "sm:", "ec2:", "s3:", "fsx:", "sns:", "events:")
+ACCOUNT_WIDE = ("iam:",)
+
+
+class _Scope(threading.local):
+    """A thread's partition prefixes; both "" for the default partition
+    (an account other than the default has a region prefix too)."""
+    ap = ""
+    rp = ""
 
 
 def _kind(key):
@@ -47,6 +60,8 @@ class Store:
         self.committed = []     # what to run once the open transaction commits
         self.versions = {}      # space -> changes so far
         self.indexes = {}       # space -> (field function, {ikey: {key: value}}, {key: ikey})
+        self.fields = {}        # space -> field function asked for by index()
+        self.tls = _Scope()     # this thread's partition prefixes
         for space, key, value in self.db.execute("SELECT space, key, value FROM kv"):
             try:
                 self._remember(space, key, json.loads(value))
@@ -85,8 +100,30 @@ class Store:
             if old is not None:
                 ix[1].get(old, {}).pop(key, None)
 
+    def set_scope(self, account_prefix, region_prefix):
+        """This thread's partition from now on: AWS resource spaces are
+        read and written under these prefixes ("" for the default
+        account and region, whose spaces keep their plain names)."""
+        self.tls.ap = account_prefix
+        self.tls.rp = region_prefix
+
+    def scope(self):
+        return self.tls.ap, self.tls.rp
+
+    def _sp(self, space):
+        t = self.tls
+        if not t.rp:
+            return space
+        if space.startswith(REGIONAL):
+            return t.rp + space
+        if t.ap and space.startswith(ACCOUNT_WIDE):
+            return t.ap + space
+        return space
+
     def index(self, space, field):
         """Index space by field(document) from now on (idempotent)."""
+        self.fields[space] = field
+        space = self._sp(space)
         if space in self.indexes:
             return
         self.indexes[space] = (field, {}, {})
@@ -96,11 +133,14 @@ class Store:
     def indexed(self, space, ikey):
         """The live {key: value} of the documents whose indexed field is
         ikey (do not mutate without put)."""
-        return self.indexes[space][1].get(ikey, {})
+        real = self._sp(space)
+        if real not in self.indexes:
+            self.index(space, self.fields[space])
+        return self.indexes[real][1].get(ikey, {})
 
     def version(self, space):
         """How many times space has changed: equal numbers, same space."""
-        return self.versions.get(space, 0)
+        return self.versions.get(self._sp(space), 0)
 
     @contextlib.contextmanager
     def transaction(self):
@@ -132,27 +172,29 @@ class Store:
             self.committed.append(fn)
 
     def get(self, space, key, default=None):
-        return self.data.get(space, {}).get(key, default)
+        return self.data.get(self._sp(space), {}).get(key, default)
 
     def all(self, space):
         """The live dict of a space (do not mutate without put)."""
-        return self.data.get(space, {})
+        return self.data.get(self._sp(space), {})
 
     def kind(self, space, prefix):
         """The live {key: value} of one "group|plural|" prefix (do not mutate)."""
         if _kind(prefix) == prefix:
-            return self.kinds.get(space, {}).get(prefix, {})
+            return self.kinds.get(self._sp(space), {}).get(prefix, {})
         return {k: v for k, v in self.all(space).items() if k.startswith(prefix)}
 
     def values(self, space):
-        return list(self.data.get(space, {}).values())
+        return list(self.data.get(self._sp(space), {}).values())
 
     def put(self, space, key, value):
+        space = self._sp(space)
         self._remember(space, key, value)
         self.db.execute("INSERT OR REPLACE INTO kv (space, key, value) VALUES (?, ?, ?)",
                         (space, key, json.dumps(value, separators=(",", ":"))))
 
     def delete(self, space, key):
+        space = self._sp(space)
         self._forget(space, key)
         self.db.execute("DELETE FROM kv WHERE space = ? AND key = ?", (space, key))
 
@@ -160,6 +202,7 @@ class Store:
         return [s for s, d in self.data.items() if d]
 
     def drop_space(self, space):
+        space = self._sp(space)
         self.data.pop(space, None)
         self.kinds.pop(space, None)
         self.versions[space] = self.versions.get(space, 0) + 1
@@ -170,13 +213,22 @@ class Store:
         self.db.execute("DELETE FROM kv WHERE space = ?", (space,))
 
     def drop_prefix(self, prefix):
+        prefix = self._sp(prefix)
         for space in [s for s in self.data if s.startswith(prefix)]:
-            self.drop_space(space)
+            self._drop_raw(space)
 
     def clear(self, keep=()):
         for space in list(self.data):
             if space not in keep:
-                self.drop_space(space)
+                self._drop_raw(space)
+
+    def _drop_raw(self, space):
+        saved = self.scope()
+        self.set_scope("", "")
+        try:
+            self.drop_space(space)
+        finally:
+            self.set_scope(*saved)
 
     def close(self):
         try:

@@ -1,11 +1,16 @@
 """The sandbox world: shared state, services, Kubernetes clusters and the ticker.
 
-Holds the one lock around all shared state.  `advance_locked()` applies
+Holds the one lock around all shared state.  Serves one account and one
+region unless more are declared (add_account(), add_region(), through the
+control endpoint): each (account, region) is a partition with its own AWS
+resources (IAM is per account), and a request or a pass of the state
+machines works in one partition at a time (scope()).  `advance_locked()` applies
 every state transition whose due time has passed (called before each
 request and by a background ticker), so state machines are driven by stored
 timestamps and survive restarts; the ticker also runs the Kubernetes
 controllers and keeps DIR/sandbox.json's `kubernetes` map current.
 """
+import contextlib
 import json
 import os
 import secrets
@@ -26,13 +31,20 @@ ACCOUNT_ID = "123456789012"
 ADVANCE_EVERY = 0.01
 
 
+class _Where(threading.local):
+    """The partition a thread works in; None: the default one."""
+    account = None
+    region = None
+
+
 class World:
     def __init__(self, state_dir, region="us-west-2", speed=1.0, models_dir=None,
                  host="127.0.0.1", seed=None):
         self.state_dir = os.path.abspath(state_dir)
         os.makedirs(self.state_dir, exist_ok=True)
-        self.region = region
-        self.account = ACCOUNT_ID
+        self.default_region = region
+        self.default_account = ACCOUNT_ID
+        self._tls = _Where()
         self.host = host
         self.lock = threading.RLock()
         self.store = Store(self.state_dir)
@@ -62,13 +74,71 @@ class World:
         from .k8s import certs
         certs.prewarm(os.path.join(self.state_dir, "clusters"))
 
+    # --- accounts and regions ----------------------------------------------
+    @property
+    def account(self):
+        """The account of the partition this thread works in."""
+        return self._tls.account or self.default_account
+
+    @property
+    def region(self):
+        return self._tls.region or self.default_region
+
+    def accounts(self):
+        return [self.default_account] + list(self.store.get("meta", "accounts") or [])
+
+    def regions(self):
+        return [self.default_region] + list(self.store.get("meta", "regions") or [])
+
+    def partitions(self):
+        return [(a, r) for a in self.accounts() for r in self.regions()]
+
+    @contextlib.contextmanager
+    def scope(self, account, region):
+        """Work in the partition of account and region on this thread."""
+        saved = (self._tls.account, self._tls.region,
+                 self.store.scope())
+        account = account or self.default_account
+        region = region or self.default_region
+        self._tls.account, self._tls.region = account, region
+        ap = "" if account == self.default_account else "@%s/" % account
+        rp = "" if (account, region) == (self.default_account, self.default_region) \
+            else "@%s/%s/" % (account, region)
+        self.store.set_scope(ap, rp)
+        try:
+            yield
+        finally:
+            self._tls.account, self._tls.region = saved[0], saved[1]
+            self.store.set_scope(*saved[2])
+
+    def scope_of_cluster(self, name):
+        """The partition an EKS cluster's Kubernetes objects belong to."""
+        where = self.store.get("k8spart", name) or [None, None]
+        return self.scope(where[0], where[1])
+
+    def add_account(self, account):
+        """Declare account (12 digits); its base user's keys."""
+        with self.lock, self.store.transaction():
+            have = self.store.get("meta", "accounts") or []
+            if account != self.default_account and account not in have:
+                self.store.put("meta", "accounts", have + [account])
+            return self.identity.ensure_base(account=account)
+
+    def add_region(self, region):
+        with self.lock, self.store.transaction():
+            have = self.store.get("meta", "regions") or []
+            if region != self.default_region and region not in have:
+                self.store.put("meta", "regions", have + [region])
+
     # --- time ------------------------------------------------------------
     def advance_locked(self):
         now = self.clock.now()
         self._advanced = time.monotonic()
-        for svc in self.services.values():
-            svc.advance(now)
-        self.kube.advance(now)
+        for account, region in self.partitions():
+            with self.scope(account, region):
+                for svc in self.services.values():
+                    svc.advance(now)
+                self.kube.advance(now)
 
     def advance_services_locked(self):
         """What an AWS request needs before it reads or writes: every AWS
@@ -86,8 +156,10 @@ class World:
             return
         self._advanced = real
         now = self.clock.now()
-        for svc in self.services.values():
-            svc.advance(now)
+        for account, region in self.partitions():
+            with self.scope(account, region):
+                for svc in self.services.values():
+                    svc.advance(now)
 
     def time_travel(self, sandbox_seconds):
         with self.lock:
@@ -122,6 +194,8 @@ class World:
             "state_dir": self.state_dir,
             "models_dir": self.models_dir,
             "kubernetes": self.kube.endpoints(),
+            "accounts": {a: self.identity.ensure_base(account=a) for a in self.accounts()[1:]},
+            "regions": self.regions(),
         }
 
     def write_sandbox_json(self, force=False):

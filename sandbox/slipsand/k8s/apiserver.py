@@ -82,6 +82,11 @@ class Api:
 
     # --- entry ---------------------------------------------------------------------
     def handle(self, req):
+        """One request, in the partition (account, region) of the cluster."""
+        with self.world.scope_of_cluster(self.kc.name):
+            return self._handle(req)
+
+    def _handle(self, req):
         started = time.time()
         req.query = {}
         for k, v in urllib.parse.parse_qsl(req.raw_query, keep_blank_values=True):

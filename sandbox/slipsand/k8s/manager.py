@@ -424,6 +424,9 @@ class KubeManager:
         return os.path.join(self.world.state_dir, "clusters", name)
 
     def prepare_cluster(self, name):
+        if self.world.store.get("k8spart", name) is None:
+            # the partition of the EKS request that made the cluster
+            self.world.store.put("k8spart", name, [self.world.account, self.world.region])
         d = self._pki_dir(name)
         certs.ensure_pki(d, name)
         return certs.ca_b64(d)
@@ -451,9 +454,16 @@ class KubeManager:
 
     def start_all(self):
         with self.world.lock:
-            for c in self.world.store.values("eks:clusters"):
-                if c["status"] in ("ACTIVE", "UPDATING", "DELETING") and c.get("endpoint"):
-                    self.ensure_server(c["name"])
+            for account, region in self.world.partitions():
+                with self.world.scope(account, region):
+                    for c in self.world.store.values("eks:clusters"):
+                        if c["status"] in ("ACTIVE", "UPDATING", "DELETING") and c.get("endpoint"):
+                            self.ensure_server(c["name"])
+
+    def in_scope(self, name):
+        """True when cluster name belongs to this thread's partition."""
+        where = self.world.store.get("k8spart", name)
+        return where is None or (where[0], where[1]) == (self.world.account, self.world.region)
 
     def advance(self, now):
         for c in list(self.world.store.values("eks:clusters")):
@@ -504,6 +514,7 @@ class KubeManager:
             self.world.store.drop_space("k8s:" + name)
             self.world.store.drop_space("k8smeta:" + name)
         self.world.store.delete("k8sport", name)
+        self.world.store.delete("k8spart", name)
         for tok, rec in list(self.world.store.all("k8stokens").items()):
             if rec.get("cluster") == name:
                 self.world.store.delete("k8stokens", tok)
@@ -520,7 +531,7 @@ class KubeManager:
         side is put back)."""
         now = time.monotonic()
         for name, kc in self.clusters.items():
-            if kc.server is None:
+            if kc.server is None or not self.in_scope(name):
                 continue
             want = desired.get(name, [])
             last = self._nodes_synced.get(name)
@@ -531,6 +542,10 @@ class KubeManager:
             self._nodes_synced[name] = (kc.server, want, now)
 
     def mint_token(self, cluster, user="sandbox-admin", groups=None):
+        with self.world.scope_of_cluster(cluster or ""):
+            return self._mint_token(cluster, user, groups)
+
+    def _mint_token(self, cluster, user, groups):
         c = self.world.store.get("eks:clusters", cluster or "")
         if c is None:
             raise KeyError("EKS cluster %s" % cluster)

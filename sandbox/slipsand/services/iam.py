@@ -39,7 +39,7 @@ class IamService(AwsService):
     def allowed_regions(self):
         # IAM is global and signed for us-east-1; botocore signs with the
         # client's region when --endpoint-url is given, so accept that too.
-        return {"us-east-1", self.world.region}
+        return {"us-east-1"} | set(self.world.regions())
 
     def parse(self, ctx, req):
         op, flat = self.protocol.parse(req)

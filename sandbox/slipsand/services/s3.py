@@ -4,7 +4,10 @@ CreateBucket/HeadBucket/DeleteBucket/ListBuckets/GetBucketLocation,
 PutObject/GetObject/HeadObject/DeleteObject/DeleteObjects/ListObjectsV2
 (and v1 listing).  Object bytes live under DIR/s3data; errors use S3's
 bare <Error> document (NoSuchBucket, NoSuchKey, BucketNotEmpty, ...), and
-HEAD errors have no body, as on S3.
+HEAD errors have no body, as on S3.  Bucket names are one namespace over
+every account and region the sandbox serves (BucketAlreadyExists for
+another's name, AccessDenied for its bucket); a bucket's objects are its
+account's and region's.
 """
 import base64
 import hashlib
@@ -107,6 +110,9 @@ class S3Service(AwsService):
     # --- buckets ---------------------------------------------------------------
     def _bucket(self, name):
         b = self.store.get("s3:buckets", name or "")
+        if b is None and self.store.get("s3names", name or ""):
+            # another account's (or region's) bucket: no bucket policy grants it here
+            raise AwsError("AccessDenied", "Access Denied", 403)
         if b is None:
             raise _nobucket(name)
         return b
@@ -139,9 +145,15 @@ class S3Service(AwsService):
         if constraint is not None and constraint != region:
             raise AwsError("IllegalLocationConstraintException", "The %s location constraint is incompatible "
                            "for the region specific endpoint this request was sent to." % constraint, 400)
-        if self.store.get("s3:buckets", name):
+        owner = self.store.get("s3names", name)     # one namespace for every account
+        if self.store.get("s3:buckets", name) or (owner and owner[0] == self.world.account):
             raise AwsError("BucketAlreadyOwnedByYou", "Your previous request to create the named bucket "
                            "succeeded and you already own it.", 409, extra={"BucketName": name})
+        if owner:
+            raise AwsError("BucketAlreadyExists", "The requested bucket name is not available. The "
+                           "bucket namespace is shared by all users of the system. Please select a "
+                           "different name and try again.", 409, extra={"BucketName": name})
+        self.store.put("s3names", name, [self.world.account, region])
         self.store.put("s3:buckets", name, {"Name": name, "CreationDate": self.clock.now(), "Region": region})
         os.makedirs(os.path.join(self.data_dir, name), exist_ok=True)
         return Response(200, b"", None, {"Location": "/" + name})
@@ -161,6 +173,7 @@ class S3Service(AwsService):
             raise AwsError("BucketNotEmpty", "The bucket you tried to delete is not empty", 409,
                            extra={"BucketName": b["Name"]})
         self.store.delete("s3:buckets", b["Name"])
+        self.store.delete("s3names", b["Name"])
         try:
             os.rmdir(os.path.join(self.data_dir, b["Name"]))
         except OSError:

@@ -95,7 +95,7 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
     def __init__(self, world):
         super().__init__(world)
         self.store.index("sm:nodes", lambda n: n["_cluster"])
-        self._synced = None         # what _sync_kubernetes last saw
+        self._synced = {}           # partition -> what _sync_kubernetes last saw
 
     def _nodes(self, cname):
         return list(self.store.indexed("sm:nodes", cname).values())
@@ -1268,9 +1268,11 @@ class SageMakerService(GovernanceMixin, MlflowAppMixin, NodeVolumeMixin, AwsServ
         seen = (self.store.version("sm:nodes"), self.store.version("sm:clusters"),
                 self.world.kube.servers_version())
         now = time.monotonic()
-        if self._synced is not None and self._synced[0] == seen and now - self._synced[1] < 1.0:
+        where = (self.world.account, self.world.region)
+        last = self._synced.get(where)
+        if last is not None and last[0] == seen and now - last[1] < 1.0:
             return
-        self._synced = (seen, now)
+        self._synced[where] = (seen, now)
         desired = {}
         for c in self.store.values("sm:clusters"):
             eks = self.eks_name(c)

@@ -7,6 +7,14 @@ and a session that already carries one passes it on (role chaining) and
 cannot change it.  The session's credentials keep it, and the request log
 names it with every request they sign (userIdentity.sessionContext).
 
+AssumeRole across accounts is decided as AWS decides it: the role's
+trust policy (in the role's account) must allow the caller's principal or
+account, a condition on sts:ExternalId must match the ExternalId sent,
+and the caller's own identity policies must allow sts:AssumeRole on the
+role; otherwise AccessDenied, "User: <caller> is not authorized to
+perform: sts:AssumeRole on resource: <role>".  The session belongs to the
+role's account, so its calls are served there.
+
 Answers in XML, or in JSON when the caller sends Accept: application/json
 (what the EKS authenticator does when it replays a presigned URL).
 """
@@ -47,14 +55,36 @@ class StsService(AwsService):
 
     def op_GetCallerIdentity(self, ctx, p):
         pr = ctx.principal
-        return {"UserId": pr["user_id"], "Account": self.world.account, "Arn": pr["arn"]}
+        return {"UserId": pr["user_id"], "Account": self.world.identity.account_of(pr),
+                "Arn": pr["arn"]}
 
     def _role(self, arn):
+        """The role named by arn, read in its own account."""
+        parts = arn.split(":")
+        if len(parts) < 6 or parts[4] not in self.world.accounts():
+            return None
         name = arn.rsplit("/", 1)[-1]
-        role = self.store.get("iam:roles", name)
+        with self.world.scope(parts[4], self.world.region):
+            role = self.store.get("iam:roles", name)
         if role is None or role["Arn"] != arn:
             return None
         return role
+
+    def _cross_account_denied(self, ctx, p, role):
+        """True when a caller of another account may not assume role:
+        its trust policy must name the caller (or its account) with any
+        sts:ExternalId condition met, and the caller's identity policies
+        must allow sts:AssumeRole on it."""
+        if role["Arn"].split(":")[4] == self.world.identity.account_of(ctx.principal):
+            return False
+        if not self._trust_allows(ctx, role, "sts:AssumeRole", None, p.get("ExternalId")):
+            return True
+        docs = iamsim.principal_documents(self.store, self.world.account,
+                                          ctx.principal.get("principal_arn") or "")
+        if docs is None:
+            return True
+        decision, _ = iamsim.evaluate(docs, "sts:AssumeRole", role["Arn"], {})
+        return decision != "allowed"
 
     def _session(self, ctx, p, role_arn, via, source_identity=None):
         name = p.get("RoleSessionName") or ""
@@ -69,8 +99,9 @@ class StsService(AwsService):
         if duration < 900 or duration > 43200:
             raise AwsError("ValidationError", "The requested DurationSeconds exceeds the "
                            "MaxSessionDuration set for this role.", 400)
-        rec = self.world.identity.issue_session(role_arn, name, self.clock.now(), duration, via,
-                                                source_identity)
+        with self.world.scope(role_arn.split(":")[4], self.world.region):
+            rec = self.world.identity.issue_session(role_arn, name, self.clock.now(), duration,
+                                                    via, source_identity)
         return {
             "Credentials": {"AccessKeyId": rec["akid"], "SecretAccessKey": rec["secret"],
                             "SessionToken": rec["token"], "Expiration": iso(rec["expires"], False)},
@@ -79,10 +110,11 @@ class StsService(AwsService):
 
     def op_AssumeRole(self, ctx, p):
         arn = p.get("RoleArn") or ""
-        if self._role(arn) is None:
+        ctx.log_params = {"RoleArn": arn, "RoleSessionName": p.get("RoleSessionName")}
+        role = self._role(arn)
+        if role is None or self._cross_account_denied(ctx, p, role):
             raise AwsError("AccessDenied", "User: %s is not authorized to perform: "
                            "sts:AssumeRole on resource: %s" % (ctx.principal["arn"], arn), 403)
-        ctx.log_params = {"RoleArn": arn, "RoleSessionName": p.get("RoleSessionName")}
         if p.get("SourceIdentity") is not None:
             # asked for: logged with a refusal too, as CloudTrail does
             ctx.log_params["SourceIdentity"] = p["SourceIdentity"]
@@ -112,17 +144,23 @@ class StsService(AwsService):
                            % (ctx.principal["arn"], role["Arn"]), 403)
         return source
 
-    def _trust_allows(self, ctx, role, action, source):
+    def _trust_allows(self, ctx, role, action, source, external_id=None):
         """True when the role's trust policy allows action to the caller
-        (an explicit Deny wins); conditions see sts:SourceIdentity."""
+        (an explicit Deny wins); conditions see sts:SourceIdentity and
+        sts:ExternalId."""
         try:
             doc = json.loads(role.get("AssumeRolePolicyDocument") or "{}")
         except ValueError:
             return False
         pr = ctx.principal
-        callers = {pr.get("arn"), pr.get("principal_arn"), self.world.account,
-                   "arn:aws:iam::%s:root" % self.world.account}
-        keys = {"sts:sourceidentity": [source], "aws:principalarn": [pr.get("principal_arn")]}
+        acct = self.world.identity.account_of(pr)
+        callers = {pr.get("arn"), pr.get("principal_arn"), acct, "arn:aws:iam::%s:root" % acct}
+        keys = {"aws:principalarn": [pr.get("principal_arn")],
+                "aws:principalaccount": [acct]}
+        if source is not None:
+            keys["sts:sourceidentity"] = [source]
+        if external_id is not None:
+            keys["sts:externalid"] = [external_id]
         allowed = False
         for st in iamsim._list(doc.get("Statement")):
             who = st.get("Principal")

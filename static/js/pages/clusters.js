@@ -1,5 +1,5 @@
-// clusters.js: the clusters of the region with their EKS and HyperPod
-// status, live (re-read every 15 s, and at once when an unfinished
+// clusters.js: the clusters of every account and region Slipway manages
+// one in, each with its account, region, EKS and HyperPod status, live (re-read every 15 s, and at once when an unfinished
 // operation changes: each followed over its stream), in a table that sorts, filters and
 // searches with its state in the URL; importing a cluster made outside
 // Slipway.
@@ -14,6 +14,9 @@ import { DataTable } from "../table.js";
 const COLUMNS = [
   { key: "name", label: "Name", cell: (c) => html`<a
     href=${"#/clusters/" + enc(c.name)}>${c.name}</a>` },
+  { key: "account", label: "Account", filter: true,
+    value: (c) => c.account || "—" },
+  { key: "region", label: "Region", filter: true },
   { key: "managed", label: "Managed by", filter: true,
     value: (c) => (c.managed ? "Slipway" : "not managed") },
   { key: "eks_status", label: "EKS", filter: true,
@@ -31,11 +34,17 @@ export function Clusters({ nav, query }) {
   }, [], 15000);
   const d = st.data;
   const following = useFollowOps(nav, d && d.ops, reload);
+  const elsewhere = d && d.items.some((c) => c.region !== d.region ||
+    (c.account && c.account !== d.items[0].account));
   return html`<section class="card">
-    <h1>${d ? "Clusters in " + d.region : "Clusters"}</h1>
+    <h1>${!d ? "Clusters" : elsewhere ? "Clusters in every account and region"
+      : "Clusters in " + d.region}</h1>
     <${Updated} st=${st} following=${following}/>
     ${st.loading && !d && !st.error && html`<${Loading}/>`}
     <${ErrorText} error=${st.error}/>
+    ${d && (d.unreachable || []).map((u) => html`<p class="error">Account
+      ${u.account || "(own)"} in ${u.region} could not be listed:
+      ${u.message}</p>`)}
     ${d && (d.items.length ? html`<${DataTable} id="cluster-list"
       label="Clusters" columns=${COLUMNS} rows=${d.items} query=${query}
       rowAttrs=${(c) => ({ "data-cluster": c.name })}/>` :
