@@ -16,7 +16,8 @@ FROM debian:12-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
         gcc make autoconf automake libtool pkg-config python3 nginx \
         libfcgi-dev libjson-c-dev libcurl4-openssl-dev libssl-dev \
-        libsqlite3-dev libpq-dev libxml2-dev ca-certificates \
+        libsqlite3-dev libpq-dev libxml2-dev libwebsockets-dev libyaml-dev \
+        ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -27,7 +28,7 @@ RUN autoreconf -fi && ./configure -q --prefix=/usr --sysconfdir=/etc \
 FROM debian:12-slim@sha256:88200866dfff7ea7f5cbcb6ec7c8a701889efe6fe859fe64d6990e4b07ea4171
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
         nginx-light libfcgi0ldbl libjson-c5 libcurl4 libssl3 libsqlite3-0 libpq5 \
-        libxml2 ca-certificates curl \
+        libxml2 libwebsockets17 libyaml-0-2 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/slipway --shell /usr/sbin/nologin \
         slipway \

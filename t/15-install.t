@@ -174,7 +174,8 @@ pkgs = set(runtime[0].split()) if runtime else set()
 want = set()
 for prog in ("bin/slipway", "libexec/slipway/slipway-api",
              "libexec/slipway/slipway-mcp",
-             "libexec/slipway/slipway-poller"):
+             "libexec/slipway/slipway-poller",
+             "libexec/slipway/slipway-stream"):
     out = subprocess.run(["readelf", "-d", os.path.join(root, prog)],
                          capture_output=True, text=True).stdout
     for so in re.findall(r"NEEDED.*\[(.+)\]", out):
@@ -194,6 +195,28 @@ t.ok(want and not lacking, "the image installs every library package the "
      "programs link (%s)" % ", ".join(sorted(want)))
 if lacking:
     t.diag("missing from the runtime stage: %s" % lacking)
+# every pkg-config module configure.ac requires comes from a package the
+# build stage installs (the module's .pc file, found through dpkg -S)
+stage = [l for l in lines if l.startswith("RUN ") and "apt-get install"
+         in l and "gcc" in l]
+bpkgs = set(stage[0].split()) if stage else set()
+with open(os.path.join(SRCDIR, "configure.ac")) as f:
+    mods = re.findall(r"PKG_CHECK_MODULES\(\[\w+\],\s*\[([\w.+-]+)",
+                      f.read())
+needs = {}
+for m in mods:
+    pc = subprocess.run(["pkg-config", "--variable=pcfiledir", m],
+                        capture_output=True, text=True).stdout.strip()
+    q = subprocess.run(["dpkg", "-S", os.path.join(pc, m + ".pc")],
+                       capture_output=True, text=True)
+    if q.returncode == 0:
+        needs[m] = q.stdout.split(":")[0]
+unbuilt = sorted("%s (%s)" % (m, p) for m, p in needs.items()
+                 if p not in bpkgs)
+t.ok(mods and needs and not unbuilt, "the build stage installs the package "
+     "of every module configure requires (%s)" % ", ".join(sorted(needs)))
+if unbuilt:
+    t.diag("missing from the build stage: %s" % unbuilt)
 t.ok(any(p.startswith("nginx") for p in pkgs) and "curl" in pkgs,
      "the image has nginx, and curl for the health check")
 
