@@ -162,7 +162,7 @@ class Answers:
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
                  pre_start=None, programs=None, database=None,
-                 conf=None):
+                 conf=None, token_name="test-admin"):
         """pre_start, when given, is called as pre_start(state_dir)
         after the state directory exists and before `slipway start`,
         e.g. to drop plugins.d/ or tools.d/ files in place.  programs
@@ -170,7 +170,9 @@ class Stack:
         place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"}).
         database, a postgresql:// URL, is the stack's state store in
         place of state.db (slipway.conf's database).  conf, a list of
-        "key = value" lines, goes into that slipway.conf too."""
+        "key = value" lines, goes into that slipway.conf too.
+        token_name names the admin token the stack makes (two stacks
+        on one database need two names)."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
         self.slipway = SLIPWAY
@@ -207,7 +209,7 @@ class Stack:
         # A test that dies before stop() must not leave its stack running.
         atexit.register(self._abandoned)
         self.token = self.cli("token", "create", "--scope", "admin",
-                              "--name", "test-admin").strip()
+                              "--name", token_name).strip()
         if self.answers.doc is None:
             self.answers.doc = self.read_document()
         self.remember_pids()
