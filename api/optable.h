@@ -47,6 +47,10 @@
 					 * argument names the team it is
 					 * for (service accounts): it needs
 					 * platform-admin of that team */
+#define SW_OP_ANY_HOST		0x4000	/* answers whatever the Host header
+					 * names: a load balancer's health
+					 * check names the target's address
+					 * (public, read-only, no data) */
 
 /*
  * One answer an operation sends besides a problem document: its status,

@@ -961,16 +961,39 @@ idem_key_check(struct sw_req *r)
 	    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
 }
 
+/* DNS rebinding: a page of another name resolving to us.  An
+ * in-process caller checked the Host itself.  The health check (no
+ * data) answers any Host: a load balancer names the target's address. */
+static int
+host_ok(const struct sw_req *r)
+{
+	size_t i;
+
+	if (r->principal != NULL || r->cfg == NULL ||
+	    sw_config_host_allowed(r->cfg, r->host))
+		return 1;
+	if (strlen(r->uri) > SW_MAX_PATH || !path_is_plain(r->uri))
+		return 0;
+	for (i = 0; i < sw_optable_len; i++) {
+		const struct sw_op *op = &sw_optable[i];
+
+		if ((op->flags & SW_OP_ANY_HOST) &&
+		    (strcmp(op->method, r->method) == 0 ||
+		    (strcmp(r->method, "HEAD") == 0 &&
+		    strcmp(op->method, "GET") == 0)) &&
+		    sw_path_match(op->path, r->uri, NULL))
+			return 1;
+	}
+	return 0;
+}
+
 void
 sw_route(struct sw_req *r, const struct sw_handler_row *table)
 {
 	json_object *vars = NULL, *params = NULL, *body = NULL;
 
 	vars = json_object_new_object();
-	/* DNS rebinding: a page of another name resolving to us.  An
-	 * in-process caller checked the Host itself. */
-	if (r->principal == NULL && r->cfg != NULL &&
-	    !sw_config_host_allowed(r->cfg, r->host)) {
+	if (!host_ok(r)) {
 		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
 		    "a loopback address nor the host of an allowed origin");
 		goto out;

@@ -69,6 +69,7 @@ struct opts {
 	int	 json;
 	int	 local;
 	int	 port_set, workers_set;	/* given on the command line */
+	int	 listen_any;	/* nginx on 0.0.0.0 (listen), else loopback */
 	char	 scope[16];
 	char	 name[SW_MAX_TOKEN_NAME + 1];
 	char	 tools[SW_MAX_TOOL_CLASSES + 1];	/* token create --tools */
@@ -270,6 +271,9 @@ apply_conf_file(void)
 	}
 	if (!O.port_set && sw_json_get(opconf, "port") != NULL)
 		O.port = (int)sw_json_get_int(opconf, "port", O.port);
+	if ((v = sw_json_get_str(opconf, "listen")) != NULL &&
+	    strcmp(v, "0.0.0.0") == 0)
+		O.listen_any = 1;
 	if (!O.workers_set && sw_json_get(opconf, "workers") != NULL)
 		O.workers = (int)sw_json_get_int(opconf, "workers", O.workers);
 	if ((v = sw_json_get_str(opconf, "log_format")) != NULL)
@@ -392,7 +396,8 @@ port_free(int port)
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_addr.s_addr = htonl(O.listen_any ? INADDR_ANY :
+	    INADDR_LOOPBACK);
 	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
 	return ok;
@@ -872,7 +877,7 @@ render_nginx(char *conf, size_t confsz)
 		{ "STATE_DIR", O.state_dir },
 		{ "STATIC_DIR", static_dir },
 		{ "PORT", port },
-		{ "LISTEN", "127.0.0.1" },
+		{ "LISTEN", O.listen_any ? "0.0.0.0" : "127.0.0.1" },
 		{ "USER_LINE", user },
 		{ "MIME_TYPES", "/etc/nginx/mime.types" },
 		{ "FASTCGI_PARAMS", "/etc/nginx/fastcgi_params" },
@@ -976,8 +981,8 @@ cmd_start(void)
 		return 1;
 	}
 	if (!port_free(O.port)) {
-		fprintf(stderr, "slipway: port %d on 127.0.0.1 is in use\n",
-		    O.port);
+		fprintf(stderr, "slipway: port %d on %s is in use\n",
+		    O.port, O.listen_any ? "0.0.0.0" : "127.0.0.1");
 		return 1;
 	}
 	if (mkdir_p(O.state_dir, 0700) != 0) {

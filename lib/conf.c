@@ -524,6 +524,14 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, 65535, &n))
 			return "port must be 1..65535";
 		sw_json_add_int(out, "port", n);
+	} else if (strcmp(k, "listen") == 0) {
+		/* loopback (SSM port forwarding to this host), or every
+		 * address (behind a load balancer; the security group
+		 * admits only it) */
+		if (strcmp(v, "127.0.0.1") != 0 && strcmp(v, "0.0.0.0") != 0)
+			return "listen is 127.0.0.1 (this host only) or "
+			    "0.0.0.0 (behind a load balancer)";
+		sw_json_add_str(out, "listen", v);
 	} else if (strcmp(k, "workers") == 0) {
 		if (!conf_int(v, 1, SW_MAX_WORKERS, &n))
 			return "workers is out of range";

@@ -7,13 +7,26 @@
 # named services.  The roles it creates carry its permissions boundary
 # (CreateRole and every change to a role need it; removing it is
 # denied), AttachRolePolicy names exactly the AWS managed policies the
-# code attaches, and the boundary grants no IAM or STS.  Also: the instance has no inbound rule and IMDSv2
-# only, the bucket is encrypted, versioned, private and TLS-only, and
-# the outputs give the port-forwarding command.  cfn/member-role.yaml
-# (the role Slipway assumes in a member account) passes cfn-lint too,
-# grants what the code calls but entering other accounts, and trusts
-# only Slipway's role with the external id; Slipway's role may assume
-# only that role, in the listed accounts.
+# code attaches, and the boundary grants no IAM or STS.  Also: the
+# single instance has no inbound rule and IMDSv2 only, the bucket is
+# encrypted, versioned, private and TLS-only, and the outputs give the
+# port-forwarding command.  The high-availability shape (Shape) is
+# consistent: under every combination of the parameters conditions
+# choose between, every resource and output that exists refers only to
+# resources that exist (none dangling; the check fails on a template
+# with one condition removed), its resources exist only under
+# HighAvailability, and single keeps one instance and no load balancer
+# or database.  In it: two instances in two AZs behind an internal load
+# balancer whose health check is the health operation's path, inbound
+# rules only from one security group to another (never a CIDR), Aurora
+# PostgreSQL 15 Serverless v2 encrypted in the private subnets admitting
+# the instances only, the instances' role reading exactly the database
+# secret, user data writing listen = 0.0.0.0 and database =
+# postgresql://... into slipway.conf, and the port forward through the
+# load balancer.  cfn/member-role.yaml (the role Slipway assumes in a member
+# account) passes cfn-lint too, grants what the code calls but entering
+# other accounts, and trusts only Slipway's role with the external id;
+# Slipway's role may assume only that role, in the listed accounts.
 import glob
 import importlib.util
 import os
@@ -260,10 +273,6 @@ t.ok("SLIPWAY_IAM_PERMISSIONS_BOUNDARY=${SlipwayRoleBoundary}" in user_data,
 # --- the instance --------------------------------------------------------------
 inst = res["Instance"]["Properties"]
 t.eq(inst["MetadataOptions"].get("HttpTokens"), "required", "IMDSv2 only")
-sgs = [k for k, v in res.items() if v["Type"] == "AWS::EC2::SecurityGroup"]
-t.ok(all("SecurityGroupIngress" not in res[k]["Properties"] for k in sgs) and
-     not any(v["Type"] == "AWS::EC2::SecurityGroupIngress"
-             for v in res.values()), "no inbound rule at all")
 t.ok("NetworkInterfaces" not in inst and
      not res["PrivateSubnet"]["Properties"].get("MapPublicIpOnLaunch"),
      "the instance sits in a private subnet with no public address")
@@ -326,4 +335,247 @@ t.ok(len(member_sts) == 1 and "role/${MemberRoleName}" in str(
      "Slipway's role assumes only the member role, in the listed accounts")
 t.ok("SLIPWAY_MEMBER_EXTERNAL_ID=${MemberExternalId}" in user_data,
      "the instance runs Slipway with the member role's external id")
+# --- the shapes: conditions consistent, none dangling --------------------------
+import copy
+import itertools
+
+PSEUDO = ("AWS::",)
+
+
+def cond_value(tpl, expr, params, seen=()):
+    """The value of a condition expression for these parameters."""
+    if isinstance(expr, str):
+        return expr
+    if not isinstance(expr, dict) or len(expr) != 1:
+        raise ValueError("not a condition: %r" % (expr,))
+    (fn, arg), = expr.items()
+    if fn == "Ref":
+        return params.get(arg, tpl["Parameters"].get(arg, {}).get("Default"))
+    if fn == "Fn::Condition":
+        return condition(tpl, arg, params, seen)
+    if fn == "Fn::Equals":
+        a, b = (cond_value(tpl, x, params, seen) for x in arg)
+        return str(a) == str(b)
+    if fn == "Fn::Not":
+        return not cond_value(tpl, arg[0], params, seen)
+    if fn == "Fn::And":
+        return all(cond_value(tpl, x, params, seen) for x in arg)
+    if fn == "Fn::Or":
+        return any(cond_value(tpl, x, params, seen) for x in arg)
+    raise ValueError("unknown condition function %s" % fn)
+
+
+def condition(tpl, name, params, seen=()):
+    if name in seen or name not in tpl.get("Conditions", {}):
+        raise KeyError("condition %s undefined or circular" % name)
+    return cond_value(tpl, tpl["Conditions"][name], params, seen + (name,))
+
+
+def refs(tpl, node, params):
+    """Names a node refers to (Ref, GetAtt, Sub), following the branch
+    of each Fn::If these parameters take."""
+    out = set()
+    if isinstance(node, list):
+        for x in node:
+            out |= refs(tpl, x, params)
+    elif isinstance(node, dict):
+        if len(node) == 1 and "Fn::If" in node:
+            c, a, b = node["Fn::If"]
+            return refs(tpl, a if condition(tpl, c, params) else b, params)
+        for k, v in node.items():
+            if k == "Ref" and isinstance(v, str):
+                out.add(v)
+            elif k == "Fn::GetAtt":
+                out.add(v[0] if isinstance(v, list) else v.split(".")[0])
+            elif k == "Fn::Sub":
+                text, more = (v, {}) if isinstance(v, str) else v
+                for m in re.findall(r"\$\{([^!}][^}]*)\}", text):
+                    if m not in (more or {}):
+                        out.add(m.split(".")[0])
+                out |= refs(tpl, more, params)
+            else:
+                out |= refs(tpl, v, params)
+    return {r for r in out if not r.startswith(PSEUDO)}
+
+
+def scenarios(tpl):
+    """Every combination of the parameter values the conditions read."""
+    shapes = tpl["Parameters"]["Shape"]["AllowedValues"]
+    for vpc, shape in itertools.product(["", "vpc-0123456789abcdef0"],
+                                        shapes):
+        yield {"VpcId": vpc, "Shape": shape,
+               "SubnetId": "subnet-0123456789abcdef0" if vpc else "",
+               "SecondSubnetId": "subnet-0fedcba9876543210" if vpc else ""}
+
+
+def shape_findings(tpl):
+    """What dangles or is named but undefined, per scenario."""
+    bad = []
+    resources, outputs = tpl["Resources"], tpl.get("Outputs", {})
+    params = set(tpl.get("Parameters", {}))
+    for sc in scenarios(tpl):
+        tag = "%s/%s" % (sc["Shape"], "new VPC" if not sc["VpcId"] else
+                         "own VPC")
+        try:
+            live = {k for k, v in resources.items()
+                    if "Condition" not in v or
+                    condition(tpl, v["Condition"], sc)}
+            for kind, table in (("resource", resources),
+                                ("output", outputs)):
+                for k, v in table.items():
+                    if "Condition" in v and not condition(
+                            tpl, v["Condition"], sc):
+                        continue
+                    named = refs(tpl, {kk: vv for kk, vv in v.items()
+                                       if kk != "DependsOn"}, sc)
+                    named |= set(as_list(v.get("DependsOn", [])))
+                    for r in sorted(named - live - params):
+                        bad.append("%s: %s %s refers to %s, %s" % (
+                            tag, kind, k, r, "which does not exist then"
+                            if r in resources else "undefined"))
+        except (KeyError, ValueError) as e:
+            bad.append("%s: %s" % (tag, e))
+    return bad
+
+
+t.eq(shape_findings(tpl), [],
+     "under every shape and VPC choice, nothing refers to a resource "
+     "that does not exist then")
+broken = copy.deepcopy(tpl)
+del broken["Resources"]["DatabaseWriter"]["Condition"]
+t.ok(any("DatabaseWriter refers to DatabaseCluster" in b
+         for b in shape_findings(broken)),
+     "the check fails on a template with the writer's condition removed")
+broken = copy.deepcopy(tpl)
+broken["Resources"]["SharedBucket"]["Properties"]["Tags"] = [
+    {"Key": "lb", "Value": {"Fn::GetAtt": ["LoadBalancer", "DNSName"]}}]
+t.ok(any("SharedBucket refers to LoadBalancer" in b
+         for b in shape_findings(broken)),
+     "and on an unconditional resource naming a high-availability one")
+
+HA_ONLY = {"AWS::ElasticLoadBalancingV2::LoadBalancer",
+           "AWS::ElasticLoadBalancingV2::TargetGroup",
+           "AWS::ElasticLoadBalancingV2::Listener",
+           "AWS::AutoScaling::AutoScalingGroup", "AWS::EC2::LaunchTemplate",
+           "AWS::RDS::DBCluster", "AWS::RDS::DBInstance",
+           "AWS::RDS::DBSubnetGroup", "AWS::SecretsManager::Secret",
+           "AWS::EC2::SecurityGroupIngress", "AWS::EC2::SecurityGroupEgress",
+           "AWS::IAM::RolePolicy"}
+t.eq(tpl["Parameters"]["Shape"]["Default"], "single",
+     "the single-instance shape is the default")
+for sc in scenarios(tpl):
+    live = [k for k, v in res.items() if "Condition" not in v or
+            condition(tpl, v["Condition"], sc)]
+    types = {}
+    for k in live:
+        types.setdefault(res[k]["Type"], []).append(k)
+    tag = "%s, %s" % (sc["Shape"], "new VPC" if not sc["VpcId"] else
+                      "own VPC")
+    if sc["Shape"] == "single":
+        t.ok(types.get("AWS::EC2::Instance") == ["Instance"] and
+             not HA_ONLY & set(types) and
+             all("SecurityGroupIngress" not in res[k]["Properties"]
+                 for k in types.get("AWS::EC2::SecurityGroup", [])),
+             "%s: one instance, no inbound rule, none of %d "
+             "high-availability resource types" % (tag, len(HA_ONLY)))
+    else:
+        t.ok("AWS::EC2::Instance" not in types and HA_ONLY <= set(types),
+             "%s: every high-availability resource type and no single "
+             "instance" % tag)
+ha_res = [k for k, v in res.items() if v["Type"] in HA_ONLY or
+          k in ("LoadBalancerSecurityGroup", "DatabaseSecurityGroup")]
+t.eq([k for k in ha_res if res[k].get("Condition") != "HighAvailability"],
+     [], "each of them carries the condition HighAvailability")
+
+# --- the high-availability shape ------------------------------------------------
+ha = {"VpcId": "", "Shape": "high-availability"}
+asg = res["InstanceGroup"]["Properties"]
+subnets = refs(tpl, asg["VPCZoneIdentifier"], ha)
+t.ok(asg["MinSize"] == asg["MaxSize"] == "2" and
+     subnets == {"PrivateSubnet", "PrivateSubnet2"} and
+     res["PrivateSubnet"]["Properties"]["AvailabilityZone"] !=
+     res["PrivateSubnet2"]["Properties"]["AvailabilityZone"] and
+     not res["PrivateSubnet2"]["Properties"].get("MapPublicIpOnLaunch"),
+     "two instances in two private subnets of two AZs")
+t.ok(refs(tpl, asg["VPCZoneIdentifier"], dict(ha, VpcId="vpc-1")) ==
+     {"SubnetId", "SecondSubnetId"} and
+     "SecondSubnetWithVpcHa" in tpl.get("Rules", {}),
+     "with an existing VPC: the two subnets given (a rule asks for both)")
+lt = res["LaunchTemplate"]["Properties"]["LaunchTemplateData"]
+t.eq(lt["MetadataOptions"].get("HttpTokens"), "required",
+     "their launch template: IMDSv2 only")
+lb = res["LoadBalancer"]["Properties"]
+tg = res["TargetGroup"]["Properties"]
+health = re.search(r'\.name = "health",\s*\.method = "GET",\s*'
+                   r'\.path = "([^"]+)"',
+                   open(os.path.join(SRCDIR, "api", "ops",
+                                     "system.c")).read())
+t.ok(lb["Scheme"] == "internal" and
+     refs(tpl, lb["Subnets"], ha) == {"PrivateSubnet", "PrivateSubnet2"} and
+     health is not None and tg.get("HealthCheckPath") == health.group(1) and
+     tg.get("HealthCheckProtocol") == "HTTP" and
+     refs(tpl, asg["TargetGroupARNs"], ha) == {"TargetGroup"},
+     "an internal load balancer in both subnets; its health check is the "
+     "health operation's path (%s)" % (health.group(1) if health else "?"))
+# Inbound rules: each from one security group, none from an address.
+ingress = [(k, r) for k, v in res.items()
+           if v["Type"] == "AWS::EC2::SecurityGroup"
+           for r in v["Properties"].get("SecurityGroupIngress", [])]
+ingress += [(k, v["Properties"]) for k, v in res.items()
+            if v["Type"] == "AWS::EC2::SecurityGroupIngress"]
+t.ok(ingress and all("SourceSecurityGroupId" in r and "CidrIp" not in r and
+                     "CidrIpv6" not in r for _, r in ingress),
+     "every inbound rule admits one security group, never an address "
+     "(%d rules)" % len(ingress))
+dbsg = res["DatabaseSecurityGroup"]["Properties"]["SecurityGroupIngress"]
+t.ok([(r["FromPort"], r["ToPort"], r["SourceSecurityGroupId"])
+      for r in dbsg] == [(5432, 5432, {"Ref": "InstanceSecurityGroup"})] and
+     not [k for k, v in res.items()
+          if v["Type"] == "AWS::EC2::SecurityGroupIngress" and
+          v["Properties"]["GroupId"] == {"Ref": "DatabaseSecurityGroup"}],
+     "the database admits the instances on 5432, nothing else")
+db = res["DatabaseCluster"]["Properties"]
+writer = res["DatabaseWriter"]["Properties"]
+ver = tpl["Parameters"]["DatabaseEngineVersion"]
+t.ok(db["Engine"] == "aurora-postgresql" and
+     db["EngineVersion"] == {"Ref": "DatabaseEngineVersion"} and
+     re.fullmatch(ver["AllowedPattern"], ver["Default"]) and
+     ver["Default"].startswith("15.") and
+     re.fullmatch(ver["AllowedPattern"], "16.4") is None and
+     db.get("StorageEncrypted") is True and
+     "ServerlessV2ScalingConfiguration" in db and
+     writer["DBInstanceClass"] == "db.serverless" and
+     writer["DBClusterIdentifier"] == {"Ref": "DatabaseCluster"} and
+     writer.get("PubliclyAccessible") is False and
+     refs(tpl, res["DatabaseSubnets"]["Properties"]["SubnetIds"], ha) ==
+     {"PrivateSubnet", "PrivateSubnet2"},
+     "Aurora PostgreSQL 15.x Serverless v2: a cluster and a writer, "
+     "encrypted, in the private subnets")
+t.ok("DatabaseSecret" in refs(tpl, db["MasterUserPassword"], ha) and
+     "{{resolve:secretsmanager:" in db["MasterUserPassword"]["Fn::Sub"],
+     "its password comes from the Secrets Manager secret")
+rp = res["DatabaseSecretRead"]["Properties"]
+t.ok(rp["RoleName"] == {"Ref": "SlipwayRole"} and
+     [(st["Effect"], as_list(st["Action"]), as_list(st["Resource"]))
+      for st in rp["PolicyDocument"]["Statement"]] ==
+     [("Allow", ["secretsmanager:GetSecretValue"],
+       [{"Ref": "DatabaseSecret"}])],
+     "the instances' role may read exactly that secret, nothing more")
+ud = lt["UserData"]["Fn::Base64"]["Fn::Sub"]
+t.ok(re.search(r"^listen = 0\.0\.0\.0$", ud, re.M) and
+     re.search(r"^database = postgresql://slipway:\$pw@"
+               r"\$\{DatabaseCluster\.Endpoint\.Address\}:"
+               r"\$\{DatabaseCluster\.Endpoint\.Port\}/slipway\?"
+               r"sslmode=verify-full", ud, re.M) and
+     "--secret-id ${DatabaseSecret}" in ud and
+     "-v /etc/slipway:/etc/slipway:ro" in ud and
+     "SLIPWAY_IAM_PERMISSIONS_BOUNDARY=${SlipwayRoleBoundary}" in ud,
+     "user data writes listen = 0.0.0.0 and the database URL (TLS "
+     "verified) into slipway.conf, which the container reads")
+cmd = tpl["Outputs"]["PortForwardThroughLoadBalancer"]["Value"]["Fn::Sub"]
+t.ok(cmd.startswith("aws ssm start-session ") and
+     "--document-name AWS-StartPortForwardingSessionToRemoteHost" in cmd and
+     '"host":["${LoadBalancer.DNSName}"]' in cmd and
+     '"portNumber":["3099"]' in cmd and "${InstanceGroup}" in cmd,
+     "outputs give the port forward through the load balancer")
 t.done()

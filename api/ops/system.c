@@ -323,7 +323,7 @@ static const struct sw_op rows[] = {
 	  .tag = "system",
 	  .summary = "Liveness and state-store check",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT | SW_OP_PUBLIC |
-	    SW_OP_NO_MCP,
+	    SW_OP_NO_MCP | SW_OP_ANY_HOST,
 	  .scope = SW_SCOPE_NONE,
 	  .touch = SW_TOUCH_SELF,
 	  .answers = a_health,

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+# 89-replicas-sessions.t: two Slipway instances on one PostgreSQL database,
+# as the high-availability shape of cfn/slipway.yaml runs them (separate
+# state directories, listen = 0.0.0.0, one database): a request may land
+# on either.  A session made by logging in on one is accepted by the
+# other; logging out on the other ends it on both.  A token made on one
+# works on the other, and revoked on the other it is refused by both.
+# Each instance's health check answers 200 with the state store ok.
+# PostgreSQL 15 as in t/85-postgresql.t (a cluster in a temporary
+# directory, started by the test); skips when its binaries are absent.
+import atexit
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, free_port
+
+t = T()
+bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+if not bins:
+    t.skip_all("PostgreSQL is not installed (Debian's postgresql package: "
+               "/usr/lib/postgresql/<version>/bin/initdb is missing)")
+BIN = os.path.dirname(bins[-1])
+
+# ---- a PostgreSQL cluster of our own ------------------------------------
+tmp = tempfile.mkdtemp(prefix="sw-pg-")
+os.chmod(tmp, 0o755)
+data = os.path.join(tmp, "data")
+port = free_port()
+as_user = []
+if os.geteuid() == 0:
+    # initdb refuses root: the cluster is the postgres user's.
+    pw = pwd.getpwnam("postgres")
+    os.chown(tmp, pw.pw_uid, pw.pw_gid)
+    as_user = ["runuser", "-u", "postgres", "--"]
+
+
+def pg(*args, check=True):
+    r = subprocess.run(as_user + list(args), capture_output=True, text=True,
+                       timeout=120, cwd=tmp)
+    if check and r.returncode != 0:
+        t.diag("%s: %s %s" % (args[0], r.stdout, r.stderr))
+        t.bail("cannot run %s" % os.path.basename(args[0]))
+    return r
+
+
+pg(os.path.join(BIN, "initdb"), "-D", data, "-A", "trust", "-U", "slipway",
+   "-E", "UTF8", "--locale=C")
+pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
+   "-w", "-o", "-k %s -p %d -c listen_addresses=''" % (tmp, port), "start")
+
+
+def pg_stop():
+    pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop",
+       check=False)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+atexit.register(pg_stop)
+pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
+   "slipway", "slipway")
+URL = "postgresql:///slipway?host=%s&port=%d&user=slipway" % (tmp, port)
+
+CONF = ["listen = 0.0.0.0"]
+a = Stack(t, database=URL, conf=CONF)
+b = Stack(t, database=URL, conf=CONF, token_name="test-admin-b")
+for name, s in (("a", a), ("b", b)):
+    r = s.get("/api/v1/health", token=None)
+    t.ok(r.status == 200 and r.json.get("state_store") == "ok",
+         "instance %s: health 200, state store ok" % name)
+
+
+def origin(s):
+    return "http://127.0.0.1:%d" % s.port
+
+
+# A session made on a, used on b.
+r = a.post("/api/v1/login", {"token": a.token}, token=None,
+           headers={"Origin": origin(a)})
+cookie = (r.header("Set-Cookie") or "").split(";")[0]
+t.ok(r.status == 200 and cookie.startswith("sw_session=sws_"),
+     "login on a gives a session cookie")
+C = {"Cookie": cookie}
+r = b.get("/api/v1/whoami", token=None, headers=C)
+t.eq((r.status, r.json.get("via"), r.json.get("name")),
+     (200, "session", "test-admin"), "b accepts the session made on a")
+r = b.post("/api/v1/logout", token=None, headers=dict(C, Origin=origin(b)))
+t.eq(r.status, 200, "logout on b")
+t.eq(a.get("/api/v1/whoami", token=None, headers=C).status, 401,
+     "and a no longer accepts that session")
+
+# A token made on a, revoked on b.
+made = a.cli("token", "create", "--scope", "read", "--name",
+             "replica-reader").strip()
+t.eq(b.get("/api/v1/whoami", token=made).status, 200,
+     "a token made on a works on b")
+t.eq(b.request("DELETE", "/api/v1/tokens/replica-reader").status, 200,
+     "revoked on b")
+t.eq([a.get("/api/v1/whoami", token=made).status,
+      b.get("/api/v1/whoami", token=made).status], [401, 401],
+     "and refused by both")
+for s in (a, b):
+    s.check_logs()
+b.stop()
+a.stop()
+t.done()
