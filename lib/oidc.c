@@ -879,6 +879,9 @@ device_refusal(const char *err, const char **pending, char *why,
 	if (err != NULL && strcmp(err, "expired_token") == 0)
 		sw_fmt_text(why, whysz, "the code expired before it was "
 		    "approved; start again");
+	else if (err != NULL && strcmp(err, "invalid_grant") == 0)
+		sw_fmt_text(why, whysz, "the provider knows no such code: "
+		    "unknown, used or expired; start again");
 	else
 		sw_fmt_text(why, whysz, "the provider refused the code (%s)",
 		    err != NULL ? err : "no reason");
