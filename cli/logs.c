@@ -16,7 +16,8 @@
  * job's own state (training_job_get) gives the exit code: 0 Succeeded,
  * 1 Failed (or not ended a minute after its pods); 130 on Ctrl-C, and
  * the codes of every verb on error (4 refused, 3 not found, 7 no
- * answer, 6 a stream refused or lost).
+ * answer; 6 when the job succeeded but a pod's stream was refused or
+ * lost).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -426,9 +427,13 @@ follow_job(const struct logs_args *a)
 		    "namespace"));
 	}
 	fw->many = fw->npods > 1;
-	if (fw->npods > 0 && (rc = follow_pods(fw)) != LX_OK)
-		goto out;
-	rc = job_outcome(a);
+	/* A pod that never started has no log to follow: its stream's
+	 * refusal is said, and the job's own end still decides. */
+	if ((rc = fw->npods > 0 ? follow_pods(fw) : LX_OK) != LX_STOPPED) {
+		int end = job_outcome(a);
+
+		rc = end != LX_OK || rc == LX_OK ? end : rc;
+	}
 out:
 	json_object_put(doc);
 	json_object_put(all);
