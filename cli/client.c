@@ -695,8 +695,8 @@ cmd_completion(const char *shell)
 	printf("# bash completion for slipway, written from its operation "
 	    "table\n_slipway() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen "
-	    "-W \"get describe delete create wait logs login plan apply export verbs help "
-	    "context "
+	    "-W \"get describe delete create wait logs login plan apply "
+	    "export verbs help context "
 	    "completion");
 	for (i = 0; i < sw_optable_len; i++)
 		if (strncmp(sw_optable[i].path, "/api/v1/", 8) == 0) {
