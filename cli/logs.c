@@ -303,6 +303,14 @@ job_args(const struct logs_args *a, const char *tail)
 	return o;
 }
 
+/* The length of an array, 0 for anything else. */
+static size_t
+count(json_object *a)
+{
+	return json_object_is_type(a, json_type_array) ?
+	    json_object_array_length(a) : 0;
+}
+
 static int
 terminal(const char *state)
 {
@@ -323,14 +331,13 @@ static void
 print_lines(json_object *doc)
 {
 	json_object *pods = sw_json_get(doc, "pods");
-	size_t i, j, n = pods != NULL ? json_object_array_length(pods) : 0;
+	size_t i, j, n = count(pods);
 
 	for (i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(pods, i);
 		json_object *lines = sw_json_get(p, "lines");
 
-		for (j = 0; lines != NULL &&
-		    j < json_object_array_length(lines); j++)
+		for (j = 0; j < count(lines); j++)
 			printf("%s%s%s%s\n", n > 1 ? "[" : "", n > 1 ?
 			    sw_json_get_str(p, "pod") : "", n > 1 ? "] " : "",
 			    json_object_get_string(json_object_array_get_idx(
@@ -354,7 +361,7 @@ job_pods(const struct logs_args *a, json_object **doc)
 		if ((rc = sw_cli_call("training_job_logs", args, NULL,
 		    a->context, doc)) != LX_OK || stopped)
 			break;
-		if (json_object_array_length(sw_json_get(*doc, "pods")) > 0 ||
+		if (count(sw_json_get(*doc, "pods")) > 0 ||
 		    terminal(sw_json_get_str(*doc, "state")))
 			break;
 		json_object_put(*doc);
@@ -415,8 +422,7 @@ follow_job(const struct logs_args *a)
 		sw_fmt_text(fw->auth, sizeof(fw->auth), "Bearer %s", token);
 	fw->cluster = a->cluster;
 	pods = sw_json_get(doc, "pods");
-	for (i = 0; i < json_object_array_length(pods) &&
-	    fw->npods < LOG_MAX_PODS; i++) {
+	for (i = 0; i < count(pods) && fw->npods < LOG_MAX_PODS; i++) {
 		struct pod *p = &fw->pods[fw->npods++];
 
 		p->fw = fw;
