@@ -2,7 +2,8 @@
  * apiman.c: `slipway api-manual`, the slipway-api(7) manual page in
  * mdoc, written from the operation table (api/optable.c) as openapi.c
  * writes the OpenAPI document from it: one section per operation with
- * its REST method and path, MCP tool, scope, flags and fields.  The
+ * its REST method and path, MCP tool, CLI verb, scope, flags and fields,
+ * after the verbs the CLI has on top (get, wait, logs, login...).  The
  * build runs it to make man/slipway-api.7, so the page never drifts
  * from what the router accepts.
  */
@@ -161,6 +162,12 @@ man_op(FILE *f, const struct sw_op *op)
 		man_text(f, op->name);
 		fputc('\n', f);
 	}
+	if (strncmp(op->path, "/api/v1/", 8) == 0) {
+		fputs(".It CLI\n.Li slipway ", f);
+		for (i = 0; op->name[i] != '\0'; i++)
+			fputc(op->name[i] == '_' ? '-' : op->name[i], f);
+		fputc('\n', f);
+	}
 	fprintf(f, ".It scope\n%s\n", sw_scope_name(op->scope));
 	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		if ((op->flags & flags[i].bit) == 0)
@@ -211,6 +218,32 @@ sw_cli_api_manual(FILE *f)
 	    "follow it with\n.Cm operation_wait .\n"
 	    "Every mutating request takes\n.Li ?dry_run=true\n"
 	    "and an\n.Li Idempotency-Key\nheader.\n"
+	    ".Pp\n"
+	    "The command line\n.Xr slipway 1\n"
+	    "has each operation as a verb (its name with dashes, its fields "
+	    "as options), and on top:\n"
+	    ".Bl -tag -width 6n\n"
+	    ".It Li slipway get, describe, create, delete NOUN\n"
+	    "the noun's list, get, create and delete operations;\n"
+	    ".It Li slipway wait ID\n.Cm operation_wait ;\n"
+	    ".It Li slipway logs \\-f job NAME \\-\\-cluster C\n"
+	    ".Cm training_job_logs ;\n"
+	    "with \\-f each pod's log followed over the stream "
+	    "service's WebSocket to its end, then the exit status of "
+	    "the job: 0 succeeded, 1 failed, 130 interrupted;\n"
+	    ".It Li slipway login \\-\\-device\n"
+	    ".Cm login_device ,\n"
+	    "then\n.Cm login_device_token\n"
+	    "until the person approves at the OpenID provider; the "
+	    "person's credential is kept in the context (4 when denied or "
+	    "expired);\n"
+	    ".It Li slipway plan, apply, export\n"
+	    "the fleet document.\n"
+	    ".El\n"
+	    ".Pp\n"
+	    "Exit status of every verb: 0 done, 2 usage, 3 not found, 4 "
+	    "refused, 5 invalid or in conflict, 6 the server or AWS failed, "
+	    "7 no answer.\n"
 	    ".Sh OPERATIONS\n", f);
 	for (i = 0; i < sw_optable_len; i++)
 		man_op(f, &sw_optable[i]);

@@ -10,6 +10,10 @@
  *   slipway delete <noun> NAME       <noun>_delete
  *   slipway create <noun> -f FILE    <noun>_create, the body from FILE
  *   slipway wait OPERATION-ID        operation_wait
+ *   slipway logs [-f] job NAME --cluster C   training_job_logs; -f
+ *                                    follows over the stream service
+ *                                    (logs.c: exit 0 the job succeeded,
+ *                                    1 it failed, 130 Ctrl-C)
  *   slipway plan -f FLEET.yaml       fleet_plan (exit 0: no change, 2:
  *                                    changes)
  *   slipway apply -f FLEET.yaml [--yes]  fleet_plan, then fleet_apply
@@ -17,6 +21,13 @@
  *   slipway verbs | help VERB [--json] | completion bash
  *   slipway context set NAME --server URL [--token-file F] [--team T]
  *   slipway context use NAME | context list
+ *   slipway login --device [--context NAME]   the OpenID provider's
+ *                                    device flow (RFC 8628) through the
+ *                                    server (login_device, then
+ *                                    login_device_token every interval
+ *                                    seconds); the person's credential
+ *                                    goes into the context (4 when
+ *                                    denied or expired)
  *
  * Where to send: the current context of the contexts file
  * ($SLIPWAY_CONTEXTS, else $XDG_CONFIG_HOME/slipway/contexts.json, else
@@ -34,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -683,8 +695,8 @@ cmd_completion(const char *shell)
 	printf("# bash completion for slipway, written from its operation "
 	    "table\n_slipway() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen "
-	    "-W \"get describe delete create wait plan apply export verbs help "
-	    "context "
+	    "-W \"get describe delete create wait logs login plan apply "
+	    "export verbs help context "
 	    "completion");
 	for (i = 0; i < sw_optable_len; i++)
 		if (strncmp(sw_optable[i].path, "/api/v1/", 8) == 0) {
@@ -859,15 +871,12 @@ fleet_args(int argc, char **argv, struct fleet_args *a)
 	return 0;
 }
 
-/* Send row name with body (borrowed); its exit code, *doc the answer
- * (a problem printed). */
-static int
-fleet_send(const char *name, json_object *body, const struct fleet_args *a,
-    json_object **doc)
+int
+sw_cli_call(const char *name, json_object *args, json_object *body,
+    const char *context, json_object **doc)
 {
-	struct call c = { .op = sw_op_by_name(name),
-	    .args = json_object_new_object(), .body = body,
-	    .context = a->context, .output = "json" };
+	struct call c = { .op = sw_op_by_name(name), .args = args,
+	    .body = body, .context = context, .output = "json" };
 	struct sw_buf out;
 	long status = 0;
 	int rc;
@@ -878,8 +887,29 @@ fleet_send(const char *name, json_object *body, const struct fleet_args *a,
 		print_problem(*doc, status);
 	if (rc == EX_OK && *doc == NULL)
 		rc = EX_SERVER;
-	json_object_put(c.args);
 	sw_buf_free(&out);
+	return rc;
+}
+
+int
+sw_cli_target(const char *context, const char **server, const char **token,
+    json_object **all)
+{
+	const char *team;
+
+	return target(context, server, token, &team, all);
+}
+
+/* Send row name with body (borrowed); its exit code, *doc the answer
+ * (a problem printed). */
+static int
+fleet_send(const char *name, json_object *body, const struct fleet_args *a,
+    json_object **doc)
+{
+	json_object *args = json_object_new_object();
+	int rc = sw_cli_call(name, args, body, a->context, doc);
+
+	json_object_put(args);
 	return rc;
 }
 
@@ -1053,6 +1083,144 @@ cmd_fleet(const char *verb, int argc, char **argv)
 	return rc;
 }
 
+/* ---- slipway login --device ------------------------------------------- */
+
+/* Send row name with body (borrowed) to the context; *status, *doc. */
+static int
+login_send(const char *name, json_object *body, const char *context,
+    long *status, json_object **doc)
+{
+	struct call c = { .op = sw_op_by_name(name),
+	    .args = json_object_new_object(), .body = body,
+	    .context = context, .output = "json" };
+	struct sw_buf out;
+	int rc;
+
+	sw_buf_init(&out, 0);
+	if ((rc = send_call(&c, status, doc, &out)) == EX_OK &&
+	    (rc = exit_of(*status)) != EX_OK)
+		print_problem(*doc, *status);
+	if (rc == EX_OK && *doc == NULL)
+		rc = EX_SERVER;
+	json_object_put(c.args);
+	sw_buf_free(&out);
+	return rc;
+}
+
+/* Keep the credential in the context named (or the current one). */
+static int
+login_store(const char *context, const char *token)
+{
+	json_object *all = contexts_load(), *ctxs = sw_json_get(all,
+	    "contexts"), *c;
+	const char *name = context != NULL ? context : sw_json_get_str(all,
+	    "current");
+	int rc = EX_OK;
+
+	if (name == NULL || (c = sw_json_get(ctxs, name)) == NULL) {
+		fprintf(stderr, "slipway: no context to keep the sign-in in: "
+		    "slipway context set NAME --server URL\n");
+		rc = EX_USAGE;
+	} else {
+		sw_json_add_str(c, "token", token);
+		sw_json_add_str(all, "current", name);
+		if (contexts_save(all) != 0) {
+			fprintf(stderr, "slipway: cannot write the contexts "
+			    "file\n");
+			rc = EX_SERVER;
+		}
+	}
+	json_object_put(all);
+	return rc;
+}
+
+static void
+login_pause(long s)
+{
+	struct timespec ts = { s > 0 ? s : 5, 0 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Poll login_device_token until approved, refused or expired. */
+static int
+login_poll(const char *context, const char *device_code, long interval,
+    long expires_in)
+{
+	json_object *body = sw_jo("device_code", sw_js(device_code), NULL);
+	json_object *doc = NULL;
+	time_t until = time(NULL) + expires_in;
+	long status = 0;
+	int rc;
+
+	for (;;) {
+		login_pause(interval);
+		doc = NULL;
+		if ((rc = login_send("login_device_token", body, context,
+		    &status, &doc)) != EX_OK || status == 200)
+			break;
+		interval = (long)sw_json_get_int(doc, "interval", interval);
+		json_object_put(doc);
+		doc = NULL;
+		if (time(NULL) >= until) {
+			fprintf(stderr, "slipway: the code expired before it "
+			    "was approved; run slipway login --device again\n");
+			rc = EX_REFUSED;
+			break;
+		}
+	}
+	if (rc == EX_OK && sw_json_get_str(doc, "token") != NULL &&
+	    (rc = login_store(context, sw_json_get_str(doc, "token"))) ==
+	    EX_OK)
+		printf("Signed in as %s.\n", sw_json_path_str(doc,
+		    "principal.name") ? sw_json_path_str(doc,
+		    "principal.name") : "?");
+	json_object_put(doc);
+	json_object_put(body);
+	return rc;
+}
+
+/* slipway login --device [--context NAME]: RFC 8628 through the
+ * server; the person's credential is kept in the context. */
+static int
+cmd_login(int argc, char **argv)
+{
+	const char *context = NULL;
+	json_object *doc = NULL;
+	long status = 0;
+	int i, device = 0, rc;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--device") == 0)
+			device = 1;
+		else if (strcmp(argv[i], "--context") == 0 && i + 1 < argc)
+			context = argv[++i];
+		else
+			device = -1;
+	}
+	if (device != 1) {
+		fprintf(stderr, "usage: slipway login --device [--context "
+		    "NAME]\n");
+		return EX_USAGE;
+	}
+	if ((rc = login_send("login_device", NULL, context, &status, &doc)) ==
+	    EX_OK) {
+		printf("To sign in, open %s\nand enter the code %s\n",
+		    sw_json_get_str(doc, "verification_uri"),
+		    sw_json_get_str(doc, "user_code"));
+		if (sw_json_get_str(doc, "verification_uri_complete") != NULL)
+			printf("(or open %s)\n", sw_json_get_str(doc,
+			    "verification_uri_complete"));
+		printf("Waiting for the approval...\n");
+		fflush(stdout);
+		rc = login_poll(context, sw_json_get_str(doc, "device_code"),
+		    (long)sw_json_get_int(doc, "interval", 5),
+		    (long)sw_json_get_int(doc, "expires_in", 600));
+	}
+	json_object_put(doc);
+	return rc;
+}
+
 int
 sw_cli_client(int argc, char **argv)
 {
@@ -1071,6 +1239,13 @@ sw_cli_client(int argc, char **argv)
 	if (strcmp(verb, "plan") == 0 || strcmp(verb, "apply") == 0 ||
 	    strcmp(verb, "export") == 0)
 		return cmd_fleet(verb, argc, argv);
+	if (strcmp(verb, "logs") == 0)
+		return sw_cli_logs(argc, argv);
+	/* login --device is the device flow; login alone the row's verb. */
+	if (strcmp(verb, "login") == 0 && argc >= 2 &&
+	    (strcmp(argv[1], "--device") == 0 || (argc >= 4 &&
+	    strcmp(argv[3], "--device") == 0)))
+		return cmd_login(argc, argv);
 	if (strcmp(verb, "wait") == 0 && argc >= 2)
 		return call_verb(op_of_verb("operation-wait"), "id", argv[1],
 		    argc - 2, argv + 2);

@@ -12,7 +12,7 @@
  *   slipway <verb> ...      the user CLI over a server's REST API
  *                           (client.c: get, describe, create, delete,
  *                           wait, plan, apply, export, every
- *                           operation's own verb)
+ *                           operation's own verb; logs.c: logs [-f])
  *
  * `start` checks everything it can before starting anything (state
  * directory, port free, nginx configuration with nginx -t), then becomes
@@ -1364,7 +1364,9 @@ main(int argc, char *argv[])
 		usage();
 	cmd = argv[1];
 	/* Anything but the launcher's own commands is the user CLI's. */
-	if (!is_launcher_command(cmd))
+	/* slipway logs reopen is the launcher's; any other logs the CLI's. */
+	if (!is_launcher_command(cmd) || (strcmp(cmd, "logs") == 0 &&
+	    argc >= 3 && strcmp(argv[2], "reopen") != 0))
 		return sw_cli_client(argc - 1, argv + 1);
 	if (strcmp(cmd, "token") == 0 || strcmp(cmd, "logs") == 0) {
 		if (argc < 3)

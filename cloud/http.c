@@ -633,9 +633,9 @@ http_get_document(const char *url, const char *form,
 			;
 		else if (e == SW_OK &&
 		    (e = http_perform(&c, &req, &resp)) == SW_OK)
-			e = resp.status == 200 ? sw_buf_add(out,
-			    sw_buf_str(&resp.body), resp.body.len) :
-			    SW_EUPSTREAM;
+			e = sw_buf_add(out, sw_buf_str(&resp.body),
+			    resp.body.len) != SW_OK ? SW_ENOMEM :
+			    resp.status == 200 ? SW_OK : SW_EUPSTREAM;
 		http_request_free(&req);
 	}
 	http_response_free(&resp);

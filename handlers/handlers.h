@@ -23,6 +23,8 @@ sw_err	h_protected_resource(struct sw_req *);
 sw_err	h_login_options(struct sw_req *);
 sw_err	h_login_provider(struct sw_req *);
 sw_err	h_login_provider_callback(struct sw_req *);
+sw_err	h_login_device(struct sw_req *);
+sw_err	h_login_device_token(struct sw_req *);
 sw_err	h_metrics(struct sw_req *);
 sw_err	h_token_list(struct sw_req *);
 sw_err	h_token_create(struct sw_req *);

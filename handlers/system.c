@@ -215,6 +215,55 @@ h_login_provider_callback(struct sw_req *r)
 }
 
 sw_err
+h_login_device(struct sw_req *r)
+{
+	json_object *d = NULL;
+	char why[200];
+	sw_err e;
+
+	if ((e = sw_oidc_device_begin(r->cfg, &d, why, sizeof(why))) != SW_OK)
+		return sw_req_fail(r, e, "%s", why);
+	sw_req_reply(r, 200, sw_jo(
+	    "device_code", sw_js(sw_json_get_str(d, "device_code")),
+	    "user_code", sw_js(sw_json_get_str(d, "user_code")),
+	    "verification_uri", sw_js(sw_json_get_str(d, "verification_uri")),
+	    "verification_uri_complete", sw_json_get_str(d,
+		"verification_uri_complete") ? sw_js(sw_json_get_str(d,
+		"verification_uri_complete")) : NULL,
+	    "expires_in", sw_ji(sw_json_get_int(d, "expires_in", 600)),
+	    "interval", sw_ji(sw_json_get_int(d, "interval", 5)), NULL));
+	json_object_put(d);
+	return SW_OK;
+}
+
+sw_err
+h_login_device_token(struct sw_req *r)
+{
+	char sess[SW_TOKEN_LEN], why[200];
+	const char *pending = NULL;
+	struct sw_principal p;
+	sw_err e;
+
+	e = sw_oidc_device_end(r->cfg, sw_json_get_str(r->args,
+	    "device_code"), &p, &pending, why, sizeof(why));
+	if (e == SW_ECONFLICT && pending != NULL) {
+		sw_req_reply(r, 202, sw_jo("pending", sw_js(pending),
+		    "interval", sw_ji(strcmp(pending, "slow_down") == 0 ?
+		    10 : 5), NULL));
+		return SW_OK;
+	}
+	if (e != SW_OK)
+		return sw_req_fail(r, e, "%s", why);
+	if ((e = sw_session_create(r->db, &p, sess)) != SW_OK)
+		return sw_req_fail(r, e, "cannot create a session");
+	sw_req_reply(r, 200, sw_jo("token", sw_js(sess), "expires_in",
+	    sw_ji(SW_SESSION_TTL), "principal", principal_teams_json(r->cfg,
+	    &p), NULL));
+	OPENSSL_cleanse(sess, sizeof(sess));
+	return SW_OK;
+}
+
+sw_err
 h_whoami(struct sw_req *r)
 {
 	sw_req_reply(r, 200, principal_teams_json(r->cfg, &r->who));

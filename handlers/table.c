@@ -20,6 +20,8 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "login_options", .fn = h_login_options },
 	{ .op = "login_provider", .fn = h_login_provider },
 	{ .op = "login_provider_callback", .fn = h_login_provider_callback },
+	{ .op = "login_device", .fn = h_login_device },
+	{ .op = "login_device_token", .fn = h_login_device_token },
 	{ .op = "metrics", .fn = h_metrics },
 	{ .op = "token_list", .fn = h_token_list },
 	{ .op = "token_create", .fn = h_token_create },

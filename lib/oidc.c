@@ -450,6 +450,15 @@ sw_bearer_check(struct sw_db *db, const struct sw_config *c,
 	sw_err e;
 
 	why[0] = '\0';
+	/* A person's credential from the device sign-in (swp_...): the
+	 * browser session's row, sent as a Bearer, so no cookie rules. */
+	if (token != NULL && strncmp(token, "swp_", 4) == 0) {
+		if ((e = sw_session_check(db, token, p)) == SW_EUNAUTH)
+			sw_fmt_text(why, whysz, "the sign-in has expired or "
+			    "ended; sign in again");
+		p->via_cookie = 0;
+		return e;
+	}
 	if (token != NULL && strncmp(token, "swt_", 4) != 0 &&
 	    sw_oidc_enabled(c))
 		return sw_oidc_check(c, token, p, why, whysz);
@@ -631,55 +640,76 @@ sw_oidc_login_begin(const struct sw_config *c, const char *redirect_uri,
 	return e;
 }
 
+/* POST form to url as the client (client_id and client_secret, HTTP
+ * Basic, RFC 6749 2.3.1: each part form-encoded); the answer's JSON in
+ * *o (also for a refusal, when it is JSON). */
+static sw_err
+client_post(const struct sw_config *c, const char *url, const char *form,
+    json_object **o)
+{
+	struct sw_buf basic, out;
+	char *auth = NULL, jwhy[96];
+	sw_err e, pe;
+
+	*o = NULL;
+	sw_buf_init(&basic, 2048);
+	sw_buf_init(&out, SW_MAX_OIDC_DOC);
+	if ((e = form_value(&basic, conf_str(c, "client_id", ""))) != SW_OK ||
+	    (e = sw_buf_putc(&basic, ':')) != SW_OK ||
+	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) !=
+	    SW_OK)
+		goto out;
+	if (fetch_fn == NULL) {
+		e = SW_EUNAVAIL;
+		goto out;
+	}
+	if ((auth = sw_malloc(basic.len * 2 + 16)) == NULL) {
+		e = SW_ENOMEM;
+		goto out;
+	}
+	memcpy(auth, "Basic ", 6);
+	EVP_EncodeBlock((unsigned char *)auth + 6,
+	    (const unsigned char *)basic.data, (int)basic.len);
+	e = fetch_fn(url, form, auth, &out);
+	if ((e == SW_OK || e == SW_EUPSTREAM) && out.len > 0 &&
+	    (pe = sw_json_parse(sw_buf_str(&out), out.len, o, jwhy,
+	    sizeof(jwhy))) != SW_OK && e == SW_OK)
+		e = pe;
+out:
+	if (auth != NULL)
+		OPENSSL_cleanse(auth, strlen(auth));
+	free(auth);
+	sw_buf_free(&basic);
+	sw_buf_free(&out);
+	return e;
+}
+
 /* POST the code to the token endpoint; the ID token into idt. */
 static sw_err
 code_for_tokens(const struct sw_config *c, const char *token_url,
     const char *redirect_uri, const char *code, const char *verifier,
     char **idt, char *why, size_t whysz)
 {
-	struct sw_buf form, basic, out;
+	struct sw_buf form;
 	json_object *o = NULL;
-	unsigned char *raw;
-	char *auth = NULL, jwhy[96];
 	sw_err e;
 
 	*idt = NULL;
 	sw_buf_init(&form, 8192);
-	sw_buf_init(&basic, 2048);
-	sw_buf_init(&out, SW_MAX_OIDC_DOC);
-	/* RFC 6749 2.3.1: each part form-encoded, then Basic. */
 	if ((e = sw_buf_puts(&form, "grant_type=authorization_code&code=")) !=
 	    SW_OK || (e = form_value(&form, code)) != SW_OK ||
 	    (e = sw_buf_puts(&form, "&redirect_uri=")) != SW_OK ||
 	    (e = form_value(&form, redirect_uri)) != SW_OK ||
 	    (e = sw_buf_puts(&form, "&code_verifier=")) != SW_OK ||
-	    (e = form_value(&form, verifier)) != SW_OK ||
-	    (e = form_value(&basic, conf_str(c, "client_id", ""))) != SW_OK ||
-	    (e = sw_buf_putc(&basic, ':')) != SW_OK ||
-	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) !=
-	    SW_OK)
+	    (e = form_value(&form, verifier)) != SW_OK)
 		goto out;
-	if (fetch_fn == NULL) {
-		sw_fmt_text(why, whysz, "this program cannot reach the "
-		    "provider");
-		e = SW_EUNAVAIL;
-		goto out;
-	}
-	raw = (unsigned char *)basic.data;
-	if ((auth = sw_malloc(basic.len * 2 + 16)) == NULL) {
-		e = SW_ENOMEM;
-		goto out;
-	}
-	memcpy(auth, "Basic ", 6);
-	EVP_EncodeBlock((unsigned char *)auth + 6, raw, (int)basic.len);
-	if ((e = fetch_fn(token_url, sw_buf_str(&form), auth, &out)) != SW_OK) {
+	if ((e = client_post(c, token_url, sw_buf_str(&form), &o)) != SW_OK) {
 		sw_fmt_text(why, whysz, "the provider refused the code (%s)",
 		    sw_err_slug(e));
 		e = e == SW_EUPSTREAM ? SW_EUNAUTH : SW_EUNAVAIL;
 		goto out;
 	}
-	if (sw_json_parse(sw_buf_str(&out), out.len, &o, jwhy,
-	    sizeof(jwhy)) != SW_OK || sw_json_get_str(o, "id_token") == NULL) {
+	if (sw_json_get_str(o, "id_token") == NULL) {
 		sw_fmt_text(why, whysz, "the provider's answer has no ID "
 		    "token");
 		e = SW_EUNAUTH;
@@ -689,16 +719,12 @@ code_for_tokens(const struct sw_config *c, const char *token_url,
 		e = SW_ENOMEM;
 out:
 	json_object_put(o);
-	if (auth != NULL)
-		OPENSSL_cleanse(auth, strlen(auth));
-	free(auth);
 	sw_buf_free(&form);
-	sw_buf_free(&basic);
-	sw_buf_free(&out);
 	return e;
 }
 
-/* The ID token: signature, iss, aud = client_id, exp, nonce. */
+/* The ID token: signature, iss, aud = client_id, exp, nonce (NULL:
+ * none asked for, as in the device flow). */
 static sw_err
 id_token_check(const struct sw_config *c, const char *idt,
     const char *nonce, struct sw_principal *p, char *why, size_t whysz)
@@ -724,8 +750,8 @@ id_token_check(const struct sw_config *c, const char *idt,
 		    j.alg_name);
 	else if (sw_jwt_check_claims(&j, &rules, why, whysz) != SW_OK)
 		;
-	else if ((n = sw_json_get_str(j.claims, "nonce")) == NULL ||
-	    strcmp(n, nonce) != 0)
+	else if (nonce != NULL && ((n = sw_json_get_str(j.claims,
+	    "nonce")) == NULL || strcmp(n, nonce) != 0))
 		sw_fmt_text(why, whysz, "the ID token's nonce is not this "
 		    "sign-in's");
 	else if ((key = key_for(issuer, &j, why, whysz)) != NULL &&
@@ -775,6 +801,128 @@ sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
 		e = id_token_check(c, idt, nonce, p, why, whysz);
 	free(idt);
 	OPENSSL_cleanse(parts, sizeof(parts));
+	if (e != SW_OK)
+		memset(p, 0, sizeof(*p));
+	return e;
+}
+
+/* ---- the device flow (RFC 8628) --------------------------------------- */
+
+/* The issuer's endpoint name, or NULL with why and *e. */
+static const char *
+device_endpoint(const struct sw_config *c, const char *name, sw_err *e,
+    char *why, size_t whysz)
+{
+	const char *issuer = conf_str(c, "issuer", NULL), *u;
+
+	if (issuer == NULL || conf_str(c, "client_id", NULL) == NULL) {
+		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		    "configured (oidc.client_id)");
+		*e = SW_ENOTFOUND;
+		return NULL;
+	}
+	if ((u = endpoint(issuer, name)) == NULL) {
+		if (cache.disc != NULL)
+			sw_fmt_text(why, whysz, "the provider offers no %s",
+			    name);
+		else
+			sw_fmt_text(why, whysz, "the provider cannot be "
+			    "reached");
+		*e = cache.disc != NULL ? SW_ENOTFOUND : SW_EUNAVAIL;
+	}
+	return u;
+}
+
+sw_err
+sw_oidc_device_begin(const struct sw_config *c, json_object **out,
+    char *why, size_t whysz)
+{
+	const char *url;
+	sw_err e = SW_OK;
+
+	*out = NULL;
+	if ((url = device_endpoint(c, "device_authorization_endpoint", &e,
+	    why, whysz)) == NULL)
+		return e;
+	if ((e = client_post(c, url, "scope=openid%20profile%20email",
+	    out)) != SW_OK || sw_json_get_str(*out, "device_code") == NULL ||
+	    sw_json_get_str(*out, "user_code") == NULL ||
+	    sw_json_get_str(*out, "verification_uri") == NULL) {
+		sw_fmt_text(why, whysz, "the provider refused the device "
+		    "authorization: %s", sw_json_get_str(*out, "error") ?
+		    sw_json_get_str(*out, "error") : sw_err_slug(e));
+		json_object_put(*out);
+		*out = NULL;
+		return e == SW_OK || e == SW_EUPSTREAM ? SW_EUPSTREAM :
+		    SW_EUNAVAIL;
+	}
+	return SW_OK;
+}
+
+/* The provider's refusal of a device code as an error and its words. */
+static sw_err
+device_refusal(const char *err, const char **pending, char *why,
+    size_t whysz)
+{
+	if (err != NULL && (strcmp(err, "authorization_pending") == 0 ||
+	    strcmp(err, "slow_down") == 0)) {
+		*pending = strcmp(err, "slow_down") == 0 ? "slow_down" :
+		    "authorization_pending";
+		sw_fmt_text(why, whysz, "not approved yet");
+		return SW_ECONFLICT;
+	}
+	if (err != NULL && strcmp(err, "access_denied") == 0) {
+		sw_fmt_text(why, whysz, "the person denied the sign-in at the "
+		    "provider");
+		return SW_EFORBIDDEN;
+	}
+	if (err != NULL && strcmp(err, "expired_token") == 0)
+		sw_fmt_text(why, whysz, "the code expired before it was "
+		    "approved; start again");
+	else if (err != NULL && strcmp(err, "invalid_grant") == 0)
+		sw_fmt_text(why, whysz, "the provider knows no such code: "
+		    "unknown, used or expired; start again");
+	else
+		sw_fmt_text(why, whysz, "the provider refused the code (%s)",
+		    err != NULL ? err : "no reason");
+	return SW_EUNAUTH;
+}
+
+sw_err
+sw_oidc_device_end(const struct sw_config *c, const char *device_code,
+    struct sw_principal *p, const char **pending, char *why, size_t whysz)
+{
+	const char *url, *idt;
+	struct sw_buf form;
+	json_object *o = NULL;
+	sw_err e = SW_OK;
+
+	memset(p, 0, sizeof(*p));
+	*pending = NULL;
+	if ((url = device_endpoint(c, "token_endpoint", &e, why, whysz)) ==
+	    NULL)
+		return e;
+	sw_buf_init(&form, 4096);
+	if ((e = sw_buf_puts(&form, "grant_type=urn%3Aietf%3Aparams%3Aoauth"
+	    "%3Agrant-type%3Adevice_code&device_code=")) != SW_OK ||
+	    (e = form_value(&form, device_code)) != SW_OK)
+		goto out;
+	e = client_post(c, url, sw_buf_str(&form), &o);
+	if (e == SW_EUPSTREAM)
+		e = device_refusal(sw_json_get_str(o, "error"), pending, why,
+		    whysz);
+	else if (e != SW_OK) {
+		sw_fmt_text(why, whysz, "the provider cannot be reached");
+		e = SW_EUNAVAIL;
+	} else if ((idt = sw_json_get_str(o, "id_token")) == NULL) {
+		sw_fmt_text(why, whysz, "the provider's answer has no ID "
+		    "token");
+		e = SW_EUNAUTH;
+	} else
+		e = id_token_check(c, idt, NULL, p, why, whysz);
+out:
+	json_object_put(o);
+	sw_buf_free(&form);
 	if (e != SW_OK)
 		memset(p, 0, sizeof(*p));
 	return e;

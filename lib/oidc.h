@@ -24,7 +24,8 @@
 
 /* GET url, or POST form (application/x-www-form-urlencoded) when it is
  * not NULL, with an Authorization header when authorization is not
- * NULL, into out (capped); SW_OK only for a 200. */
+ * NULL, into out (capped); SW_OK only for a 200, out then holding the
+ * body of any other answer too (an OAuth error's JSON). */
 typedef sw_err	(*sw_oidc_fetch_fn)(const char *url, const char *form,
 		    const char *authorization, struct sw_buf *out);
 
@@ -97,5 +98,24 @@ sw_err	sw_oidc_login_begin(const struct sw_config *,
 sw_err	sw_oidc_login_end(const struct sw_config *, const char *redirect_uri,
 	    const char *code, const char *state, const char *cookie,
 	    struct sw_principal *p, char *why, size_t whysz);
+
+/*
+ * A command line's sign-in: the device authorization grant (RFC 8628).
+ * sw_oidc_device_begin asks the provider's
+ * device_authorization_endpoint (client_id and client_secret, HTTP
+ * Basic) and gives its answer (device_code, user_code,
+ * verification_uri...) in *out.  sw_oidc_device_end trades device_code
+ * at the token endpoint: SW_OK with p filled as the browser sign-in
+ * does (the ID token checked: signature, iss, aud, exp); SW_ECONFLICT
+ * with *pending "authorization_pending" or "slow_down" while the person
+ * has not approved; SW_EFORBIDDEN when they denied it; SW_EUNAUTH when
+ * the code expired or the provider refused it; SW_EUNAVAIL, SW_ENOTFOUND
+ * as above.  why says which.
+ */
+sw_err	sw_oidc_device_begin(const struct sw_config *, json_object **out,
+	    char *why, size_t whysz);
+sw_err	sw_oidc_device_end(const struct sw_config *, const char *device_code,
+	    struct sw_principal *p, const char **pending, char *why,
+	    size_t whysz);
 
 #endif

@@ -168,6 +168,58 @@ static const struct sw_answer a_signed_in[] = {
 	{ 0 }
 };
 
+/* The OAuth 2.0 device flow (RFC 8628) for a command line. */
+static const struct sw_field f_device_token[] = {
+	{ .name = "device_code", .type = SW_T_STRING,
+	  .flags = SW_F_REQUIRED | SW_F_SECRET, .min = 1, .max = 2048,
+	  .desc = "The device_code login_device gave." },
+	{ NULL }
+};
+static const struct sw_field o_device[] = {
+	OUT("device_code", SW_T_STRING, "The code this client polls "
+	    "login_device_token with (a secret: never shown)."),
+	OUT("user_code", SW_T_STRING, "The code the person enters at "
+	    "verification_uri."),
+	OUT("verification_uri", SW_T_STRING, "Where the person approves, "
+	    "at the provider."),
+	OUT_OPT("verification_uri_complete", SW_T_STRING, "The same with "
+	    "the user code in it."),
+	OUT("expires_in", SW_T_INT, "Seconds the codes live."),
+	OUT("interval", SW_T_INT, "Seconds to wait between polls."),
+	{ NULL }
+};
+static const struct sw_answer a_device[] = {
+	{ .status = 200, .fields = o_device, .desc = "The device "
+	  "authorization the provider started." },
+	{ 0 }
+};
+static const char *const pendings[] = { "authorization_pending",
+	"slow_down", NULL };
+static const struct sw_field o_device_pending[] = {
+	{ .name = "pending", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .enumv = pendings, .desc = "The provider's word: not approved "
+	  "yet, or poll more slowly." },
+	OUT("interval", SW_T_INT, "Seconds to wait before the next poll."),
+	{ NULL }
+};
+static const struct sw_field o_device_token[] = {
+	{ .name = "token", .type = SW_T_STRING, .flags = SW_F_REQUIRED |
+	  SW_F_SECRET, .desc = "The person's Slipway credential (swp_...), "
+	  "sent as Authorization: Bearer." },
+	OUT("expires_in", SW_T_INT, "Seconds it lives."),
+	{ .name = "principal", .type = SW_T_OBJECT, .flags = SW_F_REQUIRED,
+	  .fields = o_principal, .desc = "Who it is: the person, their "
+	  "groups and their teams." },
+	{ NULL }
+};
+static const struct sw_answer a_device_token[] = {
+	{ .status = 200, .fields = o_device_token, .desc = "Approved: the "
+	  "person's credential." },
+	{ .status = 202, .fields = o_device_pending, .desc = "Not yet: poll "
+	  "again after interval seconds." },
+	{ 0 }
+};
+
 static const struct sw_field o_provider[] = {
 	OUT("name", SW_T_STRING, "The provider, as the login page names "
 	    "it."),
@@ -412,6 +464,44 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_NONE,
 	  .touch = SW_TOUCH_SELF,
 	  .answers = a_signed_in,
+	},
+	{
+	  .name = "login_device",
+	  .method = "POST",
+	  .path = "/api/v1/login/device",
+	  .tag = "system",
+	  .summary = "Start a sign-in through the OpenID provider for a "
+	    "device without a browser (RFC 8628)",
+	  .description = "Asks the provider's device authorization endpoint "
+	    "for a device code and a user code: the person opens "
+	    "verification_uri anywhere, enters user_code and approves; the "
+	    "client polls login_device_token every interval seconds.  404 "
+	    "when no provider client is configured.",
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_CONFIGURED,
+	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
+	  .answers = a_device,
+	},
+	{
+	  .name = "login_device_token",
+	  .method = "POST",
+	  .path = "/api/v1/login/device/token",
+	  .tag = "system",
+	  .summary = "Trade an approved device code for the person's "
+	    "credential",
+	  .description = "Polls the provider's token endpoint with the "
+	    "device code: 202 while the person has not approved; once "
+	    "approved, checks the ID token (signature, issuer, audience, "
+	    "expiry) and maps the person's groups to teams as the browser "
+	    "sign-in does, and answers a credential of that person "
+	    "(swp_..., the lifetime of a browser session).  403 when the "
+	    "person denied it, 401 when the code expired or is unknown.",
+	  .body = f_device_token,
+	  .flags = SW_OP_PUBLIC | SW_OP_NO_MCP | SW_OP_CONFIGURED |
+	    SW_OP_SIGN_IN,
+	  .scope = SW_SCOPE_NONE,
+	  .touch = SW_TOUCH_SELF,
+	  .answers = a_device_token,
 	},
 	{
 	  .name = "logout",

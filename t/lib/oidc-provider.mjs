@@ -16,6 +16,10 @@
 // slipway-ui: POST /test/ui-client {"redirect_uri": ...} registers
 // Slipway's callback.  The ID token carries the same claims.
 //
+// A command line signs in with the device flow (RFC 8628) as slipway-ui:
+// the person approves (or aborts) at the provider's /device page.  POST
+// /test/device-ttl {"seconds": N} makes new device codes live N seconds.
+//
 // POST /test/rotate makes a new RSA key (a new kid) the signing key and
 // stops publishing the old one, as a provider rotating its keys does.
 import * as crypto from "node:crypto";
@@ -49,6 +53,7 @@ function newKey(kind) {
 
 let keys = [newKey("RSA"), newKey("EC")];
 let uiRedirect = null;
+let deviceTtl = 0;
 let provider;
 let issuer;
 
@@ -62,7 +67,8 @@ function makeProvider() {
   }));
   if (uiRedirect) {
     clients.push({ client_id: "slipway-ui", client_secret: "ui-secret",
-                   grant_types: ["authorization_code"],
+                   grant_types: ["authorization_code",
+                     "urn:ietf:params:oauth:grant-type:device_code"],
                    response_types: ["code"],
                    redirect_uris: [uiRedirect] });
   }
@@ -79,7 +85,9 @@ function makeProvider() {
                   email: `${id}@example.com`, groups: [] } }).claims }),
     }),
     jwks: { keys },
+    ...(deviceTtl ? { ttl: { DeviceCode: deviceTtl } } : {}),
     features: {
+      deviceFlow: { enabled: true },
       // The provider's own login and consent pages (any password).
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
@@ -118,6 +126,13 @@ function readJson(req) {
 const server = http.createServer(async (req, res) => {
   if (req.method === "POST" && req.url === "/test/ui-client") {
     uiRedirect = (await readJson(req)).redirect_uri;
+    provider = makeProvider();
+    res.writeHead(200, { "Content-Type": "application/json" });
+    res.end("{}");
+    return;
+  }
+  if (req.method === "POST" && req.url === "/test/device-ttl") {
+    deviceTtl = (await readJson(req)).seconds;
     provider = makeProvider();
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end("{}");
