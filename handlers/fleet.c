@@ -597,11 +597,61 @@ plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
 	return SW_OK;
 }
 
-/* The live cluster of name in the cluster list, or NULL. */
+/* The live cluster of name in the cluster list (the one Slipway
+ * manages when another account or region has one of that name too),
+ * or NULL. */
 static json_object *
 cluster_named(json_object *items, const char *name)
 {
-	return group_named(items, name);
+	json_object *first = NULL;
+	size_t i;
+
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *c = json_object_array_get_idx(items, i);
+
+		if (sw_json_get_str(c, "name") == NULL ||
+		    strcmp(sw_json_get_str(c, "name"), name) != 0)
+			continue;
+		if (sw_json_get_bool(c, "managed", 0))
+			return c;
+		if (first == NULL)
+			first = c;
+	}
+	return first;
+}
+
+/*
+ * The document's account and region of a cluster (default Slipway's
+ * own) against where the live one lives: a cluster does not move, so
+ * another place is the document's 400 naming the field (immutable).
+ */
+static sw_err
+plan_place(struct sw_req *r, json_object *want, json_object *lc,
+    const char *at)
+{
+	static const char *const keys[] = { "account", "region" };
+	const char *own[2];
+	char f[96];
+	size_t k;
+
+	own[0] = sw_config_account(r->cfg);
+	own[1] = r->cfg->region;
+	for (k = 0; k < 2; k++) {
+		const char *w = sw_json_get_str(want, keys[k]);
+		const char *l = sw_json_get_str(lc, keys[k]);
+
+		w = w != NULL ? w : own[k];
+		l = l != NULL ? l : own[k];
+		if (w == NULL || l == NULL || strcmp(w, l) == 0)
+			continue;
+		sw_fmt_text(f, sizeof(f), "%s.%s", at, keys[k]);
+		sw_ferr_add(&r->ferrs, f, "immutable", "the cluster lives in "
+		    "%s %s; a cluster does not move", keys[k], l);
+		return sw_req_fail(r, SW_EINVAL, "%s: the cluster lives in %s "
+		    "%s, not %s (immutable)", f, keys[k], l, w);
+	}
+	return SW_OK;
 }
 
 /* Is a live cluster (a cluster_list item) ready for feature and access
@@ -670,6 +720,8 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 			return e;
 		return plan_after(r, p, want, 0, i);
 	}
+	if ((e = plan_place(r, want, lc, at)) != SW_OK)
+		return e;
 	st = run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
 	    &doc);
 	if (st >= 300) {
@@ -1220,6 +1272,12 @@ export_cluster(struct sw_req *r, const char *cl)
 		if (sw_json_path_str(doc, "eks.version") != NULL)
 			sw_json_add_str(c, "kubernetes_version",
 			    sw_json_path_str(doc, "eks.version"));
+		if (sw_json_get_str(doc, "account") != NULL)
+			sw_json_add_str(c, "account", sw_json_get_str(doc,
+			    "account"));
+		if (sw_json_get_str(doc, "region") != NULL)
+			sw_json_add_str(c, "region", sw_json_get_str(doc,
+			    "region"));
 		if (sw_json_path_str(doc, "hyperpod.node_recovery") != NULL)
 			sw_json_add_str(c, "node_recovery", sw_json_path_str(
 			    doc, "hyperpod.node_recovery"));
