@@ -955,6 +955,40 @@ plan_subscriptions(struct sw_req *r, struct plan *p)
 }
 
 /* The plan of r's document into p (changes in the order they run). */
+/*
+ * Each change that is a difference the poller recorded (the same
+ * target, field and live value) gets first_seen_ms: when Slipway first
+ * saw it (poller/drift.c).  Who made it is not known.
+ */
+static void
+seen_when(struct sw_req *r, json_object *changes)
+{
+	json_object *rec = NULL;
+	size_t i, j;
+
+	if (sw_db_drift_list(r->db, NULL, &rec) != SW_OK)
+		return;
+	for (i = 0; i < json_object_array_length(changes); i++) {
+		json_object *c = json_object_array_get_idx(changes, i);
+		const char *f = sw_json_get_str(c, "field");
+
+		for (j = 0; f != NULL && j < json_object_array_length(rec);
+		    j++) {
+			json_object *d = json_object_array_get_idx(rec, j);
+
+			if (strcmp(sw_json_get_str(d, "target"),
+			    sw_json_get_str(c, "target")) == 0 &&
+			    strcmp(sw_json_get_str(d, "field"), f) == 0 &&
+			    json_object_equal(sw_json_get(d, "live"),
+			    sw_json_get(c, "live")))
+				json_object_object_add(c, "first_seen_ms",
+				    json_object_get(sw_json_get(d,
+				    "first_seen_ms")));
+		}
+	}
+	json_object_put(rec);
+}
+
 static sw_err
 plan_doc(struct sw_req *r, struct plan *p)
 {
@@ -983,7 +1017,11 @@ plan_doc(struct sw_req *r, struct plan *p)
 	json_object_put(doc);
 	if (e == SW_OK)
 		e = plan_budgets(r, p);
-	return e == SW_OK ? plan_subscriptions(r, p) : e;
+	if (e == SW_OK)
+		e = plan_subscriptions(r, p);
+	if (e == SW_OK)
+		seen_when(r, p->changes);
+	return e;
 }
 
 /* The changes as answered: a secret argument is never echoed. */
@@ -1183,6 +1221,34 @@ h_fleet_drift(struct sw_req *r)
 	json_object_put(doc);
 	plan_free(&p);
 	return r->err;
+}
+
+/* The drift the poller recorded (poller/drift.c), of one cluster when
+ * asked: read from the state store only, no live state is read. */
+sw_err
+h_fleet_drift_recorded(struct sw_req *r)
+{
+	const char *cluster = sw_json_get_str(r->args, "cluster");
+	json_object *doc = NULL, *items = NULL;
+	char by[128];
+	int64_t ms = 0;
+	size_t i;
+	sw_err e;
+
+	e = sw_db_fleet_get(r->db, &doc, by, sizeof(by), &ms);
+	json_object_put(doc);
+	if (e != SW_OK && e != SW_ENOTFOUND)
+		return sw_req_fail(r, e, "cannot read the document applied");
+	if (sw_db_drift_list(r->db, cluster, &items) != SW_OK)
+		return sw_req_fail(r, SW_EDB, "cannot read the recorded drift");
+	for (i = 0; i < json_object_array_length(items); i++)
+		sw_json_add_str(json_object_array_get_idx(items, i),
+		    "changed_by", "unknown");
+	sw_req_reply(r, 200, sw_jo("applied", sw_jb(e == SW_OK),
+	    "applied_by", e == SW_OK ? sw_js(by) : NULL,
+	    "applied_ms", e == SW_OK ? json_object_new_int64(ms) : NULL,
+	    "items", items, NULL));
+	return SW_OK;
 }
 
 /* ---- today's state as a document --------------------------------------- */

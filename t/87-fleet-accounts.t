@@ -11,14 +11,18 @@
 # moves a live cluster to another region or account is refused (exit 5)
 # naming the field and immutable.  fa-c's group scaled to 2 with the
 # aws CLI as account B in us-west-2 shows in plan (count live 2,
-# desired 1) and in fleet_drift, and apply scales it back in B: the
-# aws CLI as B reads a target count of 1.
+# desired 1) and in fleet_drift; the poller records it within one poll
+# (fleet_drift_recorded: read in B, first seen after the change and
+# kept at the next pass, who unknown) and plan's change carries that
+# first_seen_ms; apply scales it back in B (the aws CLI as B reads a
+# target count of 1) and the next pass forgets the drift.
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -226,6 +230,13 @@ t.ok(rc == 5 and "clusters[2].account" in err and "mmutable" in err and
      "(%d %s)" % (rc, err.strip()[:300]))
 
 # ---- drift made with the aws CLI in account B ------------------------
+def recorded(cluster="fa-c"):
+    r = s.get("/api/v1/fleet/drift/recorded?cluster=" + cluster)
+    return (r.json or {}).get("items") if r.status == 200 else None
+
+
+t.eq(recorded(), [], "fleet_drift_recorded of fa-c before any drift: none")
+before_ms = int(time.time() * 1000)
 rc, d = aws(B, HOME, "sagemaker", "describe-cluster", "--cluster-name", "fa-c")
 grp = (d.get("InstanceGroups") or [{}])[0] if rc == 0 else {}
 spec = {"InstanceGroupName": grp.get("InstanceGroupName"),
@@ -246,8 +257,25 @@ def fa_c():
 
 wait_for(lambda: fa_c().get("ClusterStatus") == "InService", timeout=300,
          every=1)
+# The poller records it within one poll, with when Slipway first saw it.
+wait_for(lambda: recorded(), timeout=180, every=1)
+rec = recorded() or []
+first = rec[0].get("first_seen_ms", 0) if rec else 0
+t.ok([(x["target"], x["field"], x["live"], x["desired"], x["changed_by"])
+      for x in rec] == [("fa-c/workers", "count", 2, 1, "unknown")] and
+     before_ms <= first <= time.time() * 1000,
+     "the poller records the drift of fa-c (read as account B): count "
+     "live 2, desired 1, first seen after the change, who unknown (%s)" % rec)
+wait_for(lambda: (recorded() or [{}])[0].get("seen_ms", 0) >
+         rec[0]["seen_ms"] if rec else True, timeout=180, every=1)
+again = recorded() or [{}]
+t.ok(again[0].get("seen_ms", 0) > (rec[0]["seen_ms"] if rec else 0),
+     "seen again at the next poll (%s)" % again)
+t.eq(again[0].get("first_seen_ms"), first, "... and first seen is kept")
 rc, plan, err = cli_json("plan", "-f", fleet)
 ch = (plan or {}).get("changes", [])
+t.eq([c.get("first_seen_ms") for c in ch], [first],
+     "plan's change carries when Slipway first saw it")
 t.ok(rc == 2 and [(c["operation"], c["target"], c.get("field"),
                    c.get("live"), c.get("desired")) for c in ch] ==
      [("instance_group_scale", "fa-c/workers", "count", 2, 1)],
@@ -268,6 +296,8 @@ t.eq(g.get("TargetCount"), 1, "the aws CLI as B reads fa-c/workers' target "
 rc, plan, _ = cli_json("plan", "-f", fleet)
 t.ok(rc == 0 and plan and plan["changes"] == [],
      "plan after the repair: no change")
+wait_for(lambda: recorded() == [], timeout=180, every=1)
+t.eq(recorded(), [], "the poller forgets the repaired drift at its next pass")
 
 s.stop()
 t.done()
