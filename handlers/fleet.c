@@ -597,11 +597,61 @@ plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
 	return SW_OK;
 }
 
-/* The live cluster of name in the cluster list, or NULL. */
+/* The live cluster of name in the cluster list (the one Slipway
+ * manages when another account or region has one of that name too),
+ * or NULL. */
 static json_object *
 cluster_named(json_object *items, const char *name)
 {
-	return group_named(items, name);
+	json_object *first = NULL;
+	size_t i;
+
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *c = json_object_array_get_idx(items, i);
+
+		if (sw_json_get_str(c, "name") == NULL ||
+		    strcmp(sw_json_get_str(c, "name"), name) != 0)
+			continue;
+		if (sw_json_get_bool(c, "managed", 0))
+			return c;
+		if (first == NULL)
+			first = c;
+	}
+	return first;
+}
+
+/*
+ * The document's account and region of a cluster (default Slipway's
+ * own) against where the live one lives: a cluster does not move, so
+ * another place is the document's 400 naming the field (immutable).
+ */
+static sw_err
+plan_place(struct sw_req *r, json_object *want, json_object *lc,
+    const char *at)
+{
+	static const char *const keys[] = { "account", "region" };
+	const char *own[2];
+	char f[96];
+	size_t k;
+
+	own[0] = sw_config_account(r->cfg);
+	own[1] = r->cfg->region;
+	for (k = 0; k < 2; k++) {
+		const char *w = sw_json_get_str(want, keys[k]);
+		const char *l = sw_json_get_str(lc, keys[k]);
+
+		w = w != NULL ? w : own[k];
+		l = l != NULL ? l : own[k];
+		if (w == NULL || l == NULL || strcmp(w, l) == 0)
+			continue;
+		sw_fmt_text(f, sizeof(f), "%s.%s", at, keys[k]);
+		sw_ferr_add(&r->ferrs, f, "immutable", "the cluster lives in "
+		    "%s %s; a cluster does not move", keys[k], l);
+		return sw_req_fail(r, SW_EINVAL, "%s: the cluster lives in %s "
+		    "%s, not %s (immutable)", f, keys[k], l, w);
+	}
+	return SW_OK;
 }
 
 /* Is a live cluster (a cluster_list item) ready for feature and access
@@ -670,6 +720,8 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 			return e;
 		return plan_after(r, p, want, 0, i);
 	}
+	if ((e = plan_place(r, want, lc, at)) != SW_OK)
+		return e;
 	st = run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
 	    &doc);
 	if (st >= 300) {
@@ -903,6 +955,40 @@ plan_subscriptions(struct sw_req *r, struct plan *p)
 }
 
 /* The plan of r's document into p (changes in the order they run). */
+/*
+ * Each change that is a difference the poller recorded (the same
+ * target, field and live value) gets first_seen_ms: when Slipway first
+ * saw it (poller/drift.c).  Who made it is not known.
+ */
+static void
+seen_when(struct sw_req *r, json_object *changes)
+{
+	json_object *rec = NULL;
+	size_t i, j;
+
+	if (sw_db_drift_list(r->db, NULL, &rec) != SW_OK)
+		return;
+	for (i = 0; i < json_object_array_length(changes); i++) {
+		json_object *c = json_object_array_get_idx(changes, i);
+		const char *f = sw_json_get_str(c, "field");
+
+		for (j = 0; f != NULL && j < json_object_array_length(rec);
+		    j++) {
+			json_object *d = json_object_array_get_idx(rec, j);
+
+			if (strcmp(sw_json_get_str(d, "target"),
+			    sw_json_get_str(c, "target")) == 0 &&
+			    strcmp(sw_json_get_str(d, "field"), f) == 0 &&
+			    json_object_equal(sw_json_get(d, "live"),
+			    sw_json_get(c, "live")))
+				json_object_object_add(c, "first_seen_ms",
+				    json_object_get(sw_json_get(d,
+				    "first_seen_ms")));
+		}
+	}
+	json_object_put(rec);
+}
+
 static sw_err
 plan_doc(struct sw_req *r, struct plan *p)
 {
@@ -931,7 +1017,11 @@ plan_doc(struct sw_req *r, struct plan *p)
 	json_object_put(doc);
 	if (e == SW_OK)
 		e = plan_budgets(r, p);
-	return e == SW_OK ? plan_subscriptions(r, p) : e;
+	if (e == SW_OK)
+		e = plan_subscriptions(r, p);
+	if (e == SW_OK)
+		seen_when(r, p->changes);
+	return e;
 }
 
 /* The changes as answered: a secret argument is never echoed. */
@@ -1133,6 +1223,34 @@ h_fleet_drift(struct sw_req *r)
 	return r->err;
 }
 
+/* The drift the poller recorded (poller/drift.c), of one cluster when
+ * asked: read from the state store only, no live state is read. */
+sw_err
+h_fleet_drift_recorded(struct sw_req *r)
+{
+	const char *cluster = sw_json_get_str(r->args, "cluster");
+	json_object *doc = NULL, *items = NULL;
+	char by[128];
+	int64_t ms = 0;
+	size_t i;
+	sw_err e;
+
+	e = sw_db_fleet_get(r->db, &doc, by, sizeof(by), &ms);
+	json_object_put(doc);
+	if (e != SW_OK && e != SW_ENOTFOUND)
+		return sw_req_fail(r, e, "cannot read the document applied");
+	if (sw_db_drift_list(r->db, cluster, &items) != SW_OK)
+		return sw_req_fail(r, SW_EDB, "cannot read the recorded drift");
+	for (i = 0; i < json_object_array_length(items); i++)
+		sw_json_add_str(json_object_array_get_idx(items, i),
+		    "changed_by", "unknown");
+	sw_req_reply(r, 200, sw_jo("applied", sw_jb(e == SW_OK),
+	    "applied_by", e == SW_OK ? sw_js(by) : NULL,
+	    "applied_ms", e == SW_OK ? json_object_new_int64(ms) : NULL,
+	    "items", items, NULL));
+	return SW_OK;
+}
+
 /* ---- today's state as a document --------------------------------------- */
 
 /* The features of a cluster as feature_set takes them: each on/off
@@ -1220,6 +1338,12 @@ export_cluster(struct sw_req *r, const char *cl)
 		if (sw_json_path_str(doc, "eks.version") != NULL)
 			sw_json_add_str(c, "kubernetes_version",
 			    sw_json_path_str(doc, "eks.version"));
+		if (sw_json_get_str(doc, "account") != NULL)
+			sw_json_add_str(c, "account", sw_json_get_str(doc,
+			    "account"));
+		if (sw_json_get_str(doc, "region") != NULL)
+			sw_json_add_str(c, "region", sw_json_get_str(doc,
+			    "region"));
 		if (sw_json_path_str(doc, "hyperpod.node_recovery") != NULL)
 			sw_json_add_str(c, "node_recovery", sw_json_path_str(
 			    doc, "hyperpod.node_recovery"));

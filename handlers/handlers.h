@@ -125,6 +125,7 @@ sw_err	h_fleet_plan(struct sw_req *);
 sw_err	h_fleet_apply(struct sw_req *);
 sw_err	h_fleet_export(struct sw_req *);
 sw_err	h_fleet_drift(struct sw_req *);
+sw_err	h_fleet_drift_recorded(struct sw_req *);
 sw_err	h_budget_set(struct sw_req *);
 sw_err	h_budget_delete(struct sw_req *);
 

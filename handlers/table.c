@@ -122,5 +122,6 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "fleet_apply", .fn = h_fleet_apply },
 	{ .op = "fleet_export", .fn = h_fleet_export },
 	{ .op = "fleet_drift", .fn = h_fleet_drift },
+	{ .op = "fleet_drift_recorded", .fn = h_fleet_drift_recorded },
 	{ .op = NULL, .fn = NULL }
 };

@@ -18,6 +18,7 @@
 #include "lib/fault.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/json.h"
 
 /* Each entry moves the schema from version i to i + 1. */
 static const char *const migrations[] = {
@@ -416,6 +417,19 @@ static const char *const migrations[] = {
 	 * own (the account of its credentials, the configured region) */
 	"ALTER TABLE clusters ADD COLUMN account TEXT;"
 	"ALTER TABLE clusters ADD COLUMN region TEXT;",
+	/* N: the drift the poller found between the fleet document applied
+	 * last and live state, each difference with when Slipway first saw
+	 * it (first_seen_ms) and last saw it (seen_ms); live and desired
+	 * are JSON text */
+	"CREATE TABLE fleet_drift ("
+	" cluster TEXT NOT NULL,"
+	" target TEXT NOT NULL,"
+	" field TEXT NOT NULL,"
+	" live TEXT NOT NULL,"
+	" desired TEXT NOT NULL,"
+	" first_seen_ms INTEGER NOT NULL,"
+	" seen_ms INTEGER NOT NULL,"
+	" PRIMARY KEY (cluster, target, field));",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -737,6 +751,21 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"SELECT DISTINCT coalesce(account, ''), coalesce(region, '')"
 	" FROM clusters WHERE account IS NOT NULL OR region IS NOT NULL"
 	" ORDER BY 1, 2",
+	/* STMT_DRIFT_PUT: a difference seen at ?6; first seen then unless
+	 * the same one was seen before */
+	"INSERT INTO fleet_drift (cluster, target, field, live, desired,"
+	" first_seen_ms, seen_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)"
+	" ON CONFLICT (cluster, target, field) DO UPDATE SET"
+	" first_seen_ms = CASE WHEN fleet_drift.live = excluded.live AND"
+	" fleet_drift.desired = excluded.desired THEN fleet_drift.first_seen_ms"
+	" ELSE excluded.first_seen_ms END, live = excluded.live,"
+	" desired = excluded.desired, seen_ms = excluded.seen_ms",
+	/* STMT_DRIFT_SWEEP: the differences of cluster ?1 not seen at ?2 */
+	"DELETE FROM fleet_drift WHERE cluster = ?1 AND seen_ms < ?2",
+	/* STMT_DRIFT_LIST: of cluster ?1, or of all when NULL */
+	"SELECT cluster, target, field, live, desired, first_seen_ms, seen_ms"
+	" FROM fleet_drift WHERE cluster = coalesce(?1, cluster)"
+	" ORDER BY cluster, target, field",
 };
 
 /*
@@ -1129,6 +1158,83 @@ sw_db_fleet_get(struct sw_db *db, json_object **doc, char *by, size_t bysz,
 	if (rc != SW_DB_ROW)
 		return sw_db_err(db, rc);
 	return *doc != NULL ? SW_OK : SW_EDB;
+}
+
+/*
+ * The differences the poller found in cluster at now (an array of
+ * {target, field, live, desired}), in one transaction: each kept with
+ * when it was first seen, and those no longer found forgotten.
+ */
+sw_err
+sw_db_drift_record(struct sw_db *db, const char *cluster, json_object *found,
+    int64_t now)
+{
+	struct sw_st *put = sw_db_stmt(db, STMT_DRIFT_PUT);
+	struct sw_st *sweep = sw_db_stmt(db, STMT_DRIFT_SWEEP);
+	size_t i;
+	sw_err e;
+
+	if (put == NULL || sweep == NULL)
+		return SW_EDB;
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	for (i = 0; found != NULL && i < json_object_array_length(found);
+	    i++) {
+		json_object *d = json_object_array_get_idx(found, i);
+
+		sw_bind_text(put, 1, cluster);
+		sw_bind_text(put, 2, sw_json_get_str(d, "target"));
+		sw_bind_text(put, 3, sw_json_get_str(d, "field"));
+		sw_bind_text(put, 4, json_object_to_json_string(
+		    sw_json_get(d, "live")));
+		sw_bind_text(put, 5, json_object_to_json_string(
+		    sw_json_get(d, "desired")));
+		sw_bind_int64(put, 6, now);
+		if ((e = sw_db_exec(db, put)) != SW_OK) {
+			sw_db_rollback(db);
+			return e;
+		}
+	}
+	sw_bind_text(sweep, 1, cluster);
+	sw_bind_int64(sweep, 2, now);
+	if ((e = sw_db_exec(db, sweep)) != SW_OK) {
+		sw_db_rollback(db);
+		return e;
+	}
+	return sw_db_commit(db);
+}
+
+sw_err
+sw_db_drift_list(struct sw_db *db, const char *cluster, json_object **items)
+{
+	struct sw_st *st = sw_db_stmt(db, STMT_DRIFT_LIST);
+	int rc;
+
+	*items = NULL;
+	if (st == NULL)
+		return SW_EDB;
+	*items = json_object_new_array();
+	if (cluster != NULL)
+		sw_bind_text(st, 1, cluster);
+	else
+		sw_bind_null(st, 1);
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
+		json_object_array_add(*items, sw_jo(
+		    "cluster", sw_js(sw_col_text(st, 0)),
+		    "target", sw_js(sw_col_text(st, 1)),
+		    "field", sw_js(sw_col_text(st, 2)),
+		    "live", json_tokener_parse(sw_col_text(st, 3)),
+		    "desired", json_tokener_parse(sw_col_text(st, 4)),
+		    "first_seen_ms", json_object_new_int64(sw_col_int64(st, 5)),
+		    "seen_ms", json_object_new_int64(sw_col_int64(st, 6)),
+		    NULL));
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
+		json_object_put(*items);
+		*items = NULL;
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
 }
 
 int64_t

@@ -106,6 +106,9 @@ enum sw_stmt {
 	STMT_FLEET_GET,
 	STMT_CLUSTER_PLACE,
 	STMT_CLUSTER_PLACES,
+	STMT_DRIFT_PUT,
+	STMT_DRIFT_SWEEP,
+	STMT_DRIFT_LIST,
 	STMT__MAX
 };
 
@@ -246,5 +249,14 @@ sw_err	sw_db_fleet_put(struct sw_db *, const char *doc, const char *by,
 	    int64_t ms);
 sw_err	sw_db_fleet_get(struct sw_db *, json_object **doc, char *by,
 	    size_t bysz, int64_t *ms);
+/* The drift the poller found in cluster at now ({target, field, live,
+ * desired} each): kept with when each was first seen; the rest of the
+ * cluster's forgotten. */
+sw_err	sw_db_drift_record(struct sw_db *, const char *cluster,
+	    json_object *found, int64_t now);
+/* The recorded drift of cluster (NULL: every cluster) into *items:
+ * [{cluster, target, field, live, desired, first_seen_ms, seen_ms}]. */
+sw_err	sw_db_drift_list(struct sw_db *, const char *cluster,
+	    json_object **items);
 
 #endif

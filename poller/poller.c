@@ -3,6 +3,8 @@
  *
  *   options and configuration -> state store -> AWS context -> loop:
  *   send the notifications due (poller/notify.c), sample the ledger,
+ *   watch the clusters and record the fleet document's drift
+ *   (poller/watch.c, poller/drift.c),
  *   check budgets and training plans' ends (poller/plans.c), claim a due
  *   operation (under a lease), advance it until a stage waits or it
  *   ends (pipelines/pipeline.c), release it with its next due time.  Idle, it looks for due work 20 times a second, so
@@ -29,6 +31,7 @@
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 #include "poller/budgets.h"
+#include "poller/drift.h"
 #include "poller/ledger.h"
 #include "poller/notify.h"
 #include "poller/watch.h"
@@ -128,6 +131,7 @@ main(int argc, char *argv[])
 		}
 		if (sw_now_ms() >= watch_due) {
 			sw_watch_tick(db, &aws, &cfg);
+			sw_drift_tick(db, &aws, &cfg);
 			watch_due = sw_now_ms() + watch_ms;
 		}
 		(void)sw_notify_tick(&notifier, db, &aws);

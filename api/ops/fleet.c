@@ -75,6 +75,9 @@ static const struct sw_field o_change[] = {
 	  "from the operation's own plan." },
 	OUT_OPT("waits_for", SW_T_STRING, "A change it needs done first "
 	    "(a cluster being created): apply runs it on a later apply."),
+	OUT_OPT("first_seen_ms", SW_T_INT, "A difference the poller "
+	    "recorded (fleet_drift_recorded): when Slipway first saw it. "
+	    "Who made it is not known."),
 	{ NULL }
 };
 static const struct sw_field o_change_item[] = {
@@ -175,6 +178,38 @@ static const struct sw_answer a_fleet_drift[] = {
 	{ .status = 200, .fields = o_fleet_drift,
 	  .desc = "What differs from the fleet document applied last: its "
 	  "plan now; none when nothing drifted." },
+	{ 0 }
+};
+
+static const struct sw_field o_recorded[] = {
+	OUT("cluster", SW_T_STRING, "The cluster."),
+	OUT("target", SW_T_STRING, "The instance group, cluster/group."),
+	OUT("field", SW_T_STRING, "What differs: count, instance_type, or "
+	    "present (the group is gone)."),
+	OUT("live", SW_T_ANY, "Its live value."),
+	OUT("desired", SW_T_ANY, "The document's value."),
+	OUT("first_seen_ms", SW_T_INT, "When Slipway first saw it (this "
+	    "value), ms since the epoch."),
+	OUT("seen_ms", SW_T_INT, "When Slipway last saw it."),
+	OUT("changed_by", SW_T_STRING, "Who changed it: unknown (no audit "
+	    "trail of AWS is read)."),
+	{ NULL }
+};
+static const struct sw_field o_recorded_item[] = {
+	{ .name = "drift", .type = SW_T_OBJECT, .fields = o_recorded },
+};
+static const struct sw_field o_fleet_drift_recorded[] = {
+	OUT("applied", SW_T_BOOL, "A document was applied."),
+	OUT_OPT("applied_by", SW_T_STRING, "Who applied the document."),
+	OUT_OPT("applied_ms", SW_T_INT, "When."),
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_recorded_item, .desc = "The differences found at the "
+	  "poller's last pass; none when nothing drifted." },
+	{ NULL }
+};
+static const struct sw_answer a_fleet_drift_recorded[] = {
+	{ .status = 200, .fields = o_fleet_drift_recorded,
+	  .desc = "The drift recorded, without reading live state." },
 	{ 0 }
 };
 
@@ -292,6 +327,27 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_CLUSTER,
 	  .answers = a_fleet_drift,
+	},
+	{
+	  .name = "fleet_drift_recorded",
+	  .method = "GET",
+	  .path = "/api/v1/fleet/drift/recorded",
+	  .tag = "fleet",
+	  .summary = "The drift the poller recorded, with when Slipway first "
+	    "saw each difference",
+	  .description = "Once per poll interval the poller reads each "
+	    "cluster of the document fleet_apply applied last in its own "
+	    "account and region and records each instance group whose type "
+	    "or count differs (or that is gone), keeping when it was first "
+	    "seen; read here from the state store alone, without reading "
+	    "live state or planning. Who made a change is not known. "
+	    "fleet_drift plans everything (features, team access, quotas) "
+	    "now.",
+	  .params = f_fleet_drift,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
+	  .answers = a_fleet_drift_recorded,
 	},
 };
 

@@ -6,7 +6,8 @@
 // did), the EKS add-ons with their versions (upgrade to the newest
 // compatible one), the teams' kubectl access (EKS access entries),
 // storage claims and the compute subnets, and what differs from the
-// fleet document applied last (fleet_drift); links to its task
+// fleet document applied last (the drift the poller recorded,
+// fleet_drift_recorded: no plan is run to show the page); links to its task
 // governance, its events and each node's page (pages/governance.js).
 // The page is live: re-read every 15 s (statuses AWS holds) and at once
 // when any unfinished operation on the cluster changes (each followed
@@ -45,8 +46,8 @@ async function load(name) {
       opt(api("GET", "/instance-types?gpu_only=true")),
       opt(api("GET", c + "/addons"))]);
   const access = await api("GET", c + "/team-access").catch(() => null);
-  const drift = await api("GET", "/fleet/drift?cluster=" + enc(name))
-    .catch(() => null);
+  const drift = await api("GET", "/fleet/drift/recorded?cluster=" +
+    enc(name)).catch(() => null);
   return { doc, cluster, groups: groups.items, nodes: nodes.items, features,
     storage: storage.items, subnets: subnets.items, types: types.items,
     addons: addons.items, access, drift };
@@ -201,18 +202,24 @@ function RecentOps({ name, ops }) {
       operations of this cluster</a></section>`;
 }
 
-// What differs from the fleet document applied last (fleet_drift):
-// changes made outside Slipway, which `slipway apply -f` brings back.
+// What differs from the fleet document applied last, as the poller
+// recorded it at its last pass (fleet_drift_recorded): changes made
+// outside Slipway, which `slipway apply -f` brings back, each with when
+// Slipway first saw it (who made it is not known).
+const utc = (ms) => new Date(ms).toISOString().replace("T", " ")
+  .slice(0, 16) + " UTC";
 function Drift({ drift }) {
-  const when = new Date(drift.applied_ms).toISOString().replace("T", " ")
-    .slice(0, 16);
   return html`<section class="card" id="drift"><h2>Fleet document</h2>
-    <p class="muted">Applied by ${drift.applied_by}, ${when} UTC.</p>
-    ${drift.changes.length === 0 ? html`<p id="drift-none">No drift: the
-      cluster is as the document says.</p>` : html`<p>Drift: apply the
-      document again to bring it back, or export to adopt it.</p><ul>
-      ${drift.changes.map((c) => html`<li data-drift=${c.target}><code>
-        ${c.operation}</code> ${c.target}: ${c.why}</li>`)}</ul>`}
+    <p class="muted">Applied by ${drift.applied_by}, ${utc(drift.applied_ms)}.
+      </p>
+    ${drift.items.length === 0 ? html`<p id="drift-none">No drift: the
+      cluster is as the document says (at the last poll).</p>` : html`<p>
+      Drift: apply the document again to bring it back, or export to
+      adopt it.</p><ul>
+      ${drift.items.map((c) => html`<li data-drift=${c.target}>
+        ${c.target}: ${c.field} is ${JSON.stringify(c.live)}, the document
+        says ${JSON.stringify(c.desired)}; first seen by Slipway
+        ${utc(c.first_seen_ms)}, changed by ${c.changed_by}</li>`)}</ul>`}
   </section>`;
 }
 

@@ -1,0 +1,18 @@
+/*
+ * drift.h: the poller's pass over the fleet document applied last
+ * (drift.c): what differs in live state, recorded once per poll.
+ */
+#ifndef SW_POLLER_DRIFT_H
+#define SW_POLLER_DRIFT_H
+
+#include "cloud/aws.h"
+#include "lib/conf.h"
+#include "lib/db.h"
+
+/* Each cluster of the document applied last against its HyperPod
+ * cluster, read in its own account and region: the instance groups
+ * whose type or count differs are recorded (sw_db_drift_record). */
+void	sw_drift_tick(struct sw_db *, struct aws_ctx *,
+	    const struct sw_config *);
+
+#endif
