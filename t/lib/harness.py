@@ -161,14 +161,18 @@ class Answers:
 
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
-                 pre_start=None, programs=None, database=None):
+                 pre_start=None, programs=None, database=None,
+                 conf=None, env=None, token_name="test-admin"):
         """pre_start, when given, is called as pre_start(state_dir)
         after the state directory exists and before `slipway start`,
         e.g. to drop plugins.d/ or tools.d/ files in place.  programs
         maps a program of the build tree to a test build run in its
         place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"}).
         database, a postgresql:// URL, is the stack's state store in
-        place of state.db (slipway.conf's database)."""
+        place of state.db (slipway.conf's database).  conf: more
+        slipway.conf lines; env: more environment for the stack; a
+        replica on a database another stack made names its own admin
+        token (token_name)."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
         self.slipway = SLIPWAY
@@ -186,14 +190,17 @@ class Stack:
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
-        env = None
+        lines = list(conf or [])
         if database is not None:
-            conf = os.path.join(self.dir, "slipway.conf")
-            with open(conf, "w") as f:
-                f.write("database = %s\n" % database)
-            env = dict(os.environ, SLIPWAY_CONF=conf)
+            lines.append("database = %s" % database)
+        run_env = dict(os.environ, **(env or {}))
+        if lines:
+            path = os.path.join(self.dir, "slipway.conf")
+            with open(path, "w") as f:
+                f.write("".join(ln + "\n" for ln in lines))
+            run_env["SLIPWAY_CONF"] = path
         r = subprocess.run(args, capture_output=True, text=True,
-                           timeout=120, env=env)
+                           timeout=120, env=run_env)
         if r.returncode != 0:
             t.diag("slipway start failed: %s %s" % (r.stdout, r.stderr))
             self.dump_logs()
@@ -202,7 +209,7 @@ class Stack:
         # A test that dies before stop() must not leave its stack running.
         atexit.register(self._abandoned)
         self.token = self.cli("token", "create", "--scope", "admin",
-                              "--name", "test-admin").strip()
+                              "--name", token_name).strip()
         if self.answers.doc is None:
             self.answers.doc = self.read_document()
         self.remember_pids()
