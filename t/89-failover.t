@@ -2,8 +2,8 @@
 # 89-failover.t: three Slipway replicas on one PostgreSQL database (a
 # PostgreSQL 15 cluster made in a temporary directory, as t/85 makes it)
 # and one sandbox, each replica with its own state and run directories
-# (the first starts the sandbox; the others reach it through slipway.conf
-# endpoint and region lines).  A mutating load of whole lifecycles runs
+# (the first starts the sandbox; the others use it: slipway.conf
+# sandbox_join).  A mutating load of whole lifecycles runs
 # on them, several at once (cluster create, instance group scale, a
 # feature change, cluster delete), each request sent to a replica picked
 # at random with an Idempotency-Key and sent again, to another replica,
@@ -41,7 +41,7 @@ import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, free_port, need_clusters, sandbox_info
+from harness import Stack, free_port, need_clusters
 from harness import sandbox_requests, wait_for
 
 t = T()
@@ -106,16 +106,11 @@ def psql(sql):
 
 # ---- three replicas -------------------------------------------------------
 r1 = Stack(t, sandbox=True, speed=3000, database=URL)
-info = sandbox_info(r1)
-region = info.get("region", "us-west-2")
-env = {"AWS_ACCESS_KEY_ID": info["access_key_id"],
-       "AWS_SECRET_ACCESS_KEY": info["secret_access_key"],
-       "AWS_REGION": region, "AWS_DEFAULT_REGION": region,
-       "AWS_EC2_METADATA_DISABLED": "true"}
-conf = ["endpoint = %s" % info["aws_endpoint"], "region = %s" % region]
+conf = ["sandbox_join = %s" % os.path.join(r1.state, "sandbox",
+                                            "sandbox.json")]
 replicas = [r1]
 for i in (2, 3):
-    replicas.append(Stack(t, database=URL, conf=conf, env=env,
+    replicas.append(Stack(t, database=URL, conf=conf,
                           token_name="replica-%d" % i))
 # One token for every replica: idempotency keys are a token's, and a
 # request cut on one replica is sent again to another.

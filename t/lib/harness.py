@@ -162,7 +162,7 @@ class Answers:
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
                  pre_start=None, programs=None, database=None,
-                 conf=None, env=None, token_name="test-admin"):
+                 conf=None, token_name="test-admin"):
         """pre_start, when given, is called as pre_start(state_dir)
         after the state directory exists and before `slipway start`,
         e.g. to drop plugins.d/ or tools.d/ files in place.  programs
@@ -170,9 +170,8 @@ class Stack:
         place ({"cgi/slipway-mcp": ".../t/slipway-mcp-conformance"}).
         database, a postgresql:// URL, is the stack's state store in
         place of state.db (slipway.conf's database).  conf: more
-        slipway.conf lines; env: more environment for the stack; a
-        replica on a database another stack made names its own admin
-        token (token_name)."""
+        slipway.conf lines; a replica on a database another stack made
+        names its own admin token (token_name)."""
         self.t = t
         self.dir = tempfile.mkdtemp(prefix="sw-stack-")
         self.slipway = SLIPWAY
@@ -193,7 +192,7 @@ class Stack:
         lines = list(conf or [])
         if database is not None:
             lines.append("database = %s" % database)
-        run_env = dict(os.environ, **(env or {}))
+        run_env = dict(os.environ)
         if lines:
             path = os.path.join(self.dir, "slipway.conf")
             with open(path, "w") as f:
