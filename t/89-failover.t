@@ -13,9 +13,9 @@
 # was killed.  Then:
 #   - every operation succeeded, and each key names one operation;
 #   - the sandbox's request log shows no mutation sent twice, but for
-#     attribute setters (ModifyVpcAttribute, tags), which a stage killed
-#     or paused after AWS answered and before it recorded may send again
-#     with the same value (printed);
+#     setters (ModifyVpcAttribute, tags, PutObject of the same object),
+#     which a stage killed or paused after AWS answered and before it
+#     recorded may send again with the same value (printed);
 #   - no stage ran under a stale token: each poller log line saying a
 #     write was rejected names a token older than the operation's
 #     current one, and no stage of any operation succeeded twice;
@@ -398,12 +398,14 @@ for e in sent:
     key = (e["service"], e["operation"], json.dumps(e.get("params"),
                                                     sort_keys=True))
     seen[key] = seen.get(key, 0) + 1
-# A setter of one attribute to one value (ModifyVpcAttribute, tags)
-# leaves AWS as it was when sent again; a stage killed or paused between
+# A setter of one attribute to one value (ModifyVpcAttribute, tags, an
+# S3 object written again with the same content) leaves AWS as it was
+# when sent again; a stage killed or paused between
 # AWS's answer and its next record may send it again (the stage kit
 # records a stage before each mutating call, not after).  Every other
 # mutation, each create, update and delete, exactly once.
-SETTERS = re.compile(r"^(Modify\w*Attribute|CreateTags|TagResource)$")
+SETTERS = re.compile(
+    r"^(Modify\w*Attribute|CreateTags|TagResource|PutObject)$")
 twice = [k for k, n in seen.items() if n > 1 and not SETTERS.match(k[1])]
 again_set = [k for k, n in seen.items() if n > 1 and SETTERS.match(k[1])]
 t.ok(not twice, "no mutation but an attribute setter was sent twice (%d "
