@@ -635,6 +635,38 @@ pools_close(void)
 
 /* ---- sandbox --------------------------------------------------------- */
 
+/*
+ * slipway.conf sandbox_join: the sandbox.json of a sandbox another
+ * stack runs, which this one uses as its own (one more replica on the
+ * same emulated AWS account and the same database); NULL when the line
+ * is absent, or the file cannot be read (said on stderr, *bad set).
+ */
+static json_object *
+sandbox_joined(int *bad)
+{
+	const char *path = sw_json_get_str(opconf, "sandbox_join");
+	json_object *info = NULL;
+	struct sw_buf b;
+	char why[128];
+
+	*bad = 0;
+	if (path == NULL)
+		return NULL;
+	sw_buf_init(&b, 1 << 20);
+	if (sw_read_file(path, 1 << 20, &b) != SW_OK ||
+	    sw_json_parse(b.data ? b.data : "", b.len, &info, why,
+	    sizeof(why)) != SW_OK || sw_json_get_str(info, "aws_endpoint") ==
+	    NULL) {
+		fprintf(stderr, "slipway: sandbox_join: cannot read the "
+		    "sandbox's endpoint from %s\n", path);
+		json_object_put(info);
+		info = NULL;
+		*bad = 1;
+	}
+	sw_buf_free(&b);
+	return info;
+}
+
 static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
     SW_PYTHON3_PATH, speed_text[16], sandbox_port_text[8];
 
@@ -968,11 +1000,11 @@ static int
 cmd_start(void)
 {
 	char path[700], pidtext[32], dir[700];
-	json_object *sbinfo = NULL;
+	json_object *sbinfo = NULL, *joined;
 	struct sw_child *c;
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
-	int i, rc, logfd;
+	int i, rc, logfd, bad = 0;
 	pid_t pid;
 
 	if (running_supervisor() != 0) {
@@ -1039,8 +1071,11 @@ cmd_start(void)
 	if (sw_plugins_load(O.state_dir, plugins, SW_MAX_PLUGINS,
 	    &nplugins) != 0)
 		return 1;
-	if (write_config(NULL) != 0 || render_nginx(conf_path,
-	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0)
+	joined = O.sandbox ? NULL : sandbox_joined(&bad);
+	rc = bad || write_config(joined) != 0 || render_nginx(conf_path,
+	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0;
+	json_object_put(joined);
+	if (rc)
 		return 1;
 
 	if (!O.foreground) {

@@ -580,6 +580,11 @@ conf_set(json_object *out, const char *k, const char *v)
 			return "database is a postgresql:// URL (leave it out "
 			    "for the SQLite file in the state directory)";
 		sw_json_add_str(out, "database", v);
+	} else if (strcmp(k, "sandbox_join") == 0) {
+		if (v[0] != '/' || strlen(v) >= 512)
+			return "sandbox_join is the absolute path of another "
+			    "stack's sandbox/sandbox.json";
+		sw_json_add_str(out, "sandbox_join", v);
 	} else if (strcmp(k, "log_format") == 0) {
 		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
 			return "log_format must be text or json";

@@ -430,6 +430,11 @@ static const char *const migrations[] = {
 	" first_seen_ms INTEGER NOT NULL,"
 	" seen_ms INTEGER NOT NULL,"
 	" PRIMARY KEY (cluster, target, field));",
+	/* The fencing token of an operation's lease: each claim adds one,
+	 * and a stage's writes are accepted only with the current one
+	 * (STMT_OP_FENCE_CHECK), so a poller that lost its lease (paused,
+	 * partitioned) cannot write after another claimed the operation. */
+	"ALTER TABLE operations ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -501,7 +506,7 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" AND due <= ?1 AND lease_until <= ?1 ORDER BY due LIMIT 1",
 	/* STMT_OP_CLAIM_TAKE */
 	"UPDATE operations SET lease_owner = ?2, lease_until = ?3,"
-	" state = 'running', updated = ?4"
+	" state = 'running', updated = ?4, fence = fence + 1"
 	" WHERE id = ?1 AND lease_until <= ?4",
 	/* STMT_OP_SET_STATE */
 	"UPDATE operations SET state = ?2, error = ?3, updated = ?4"
@@ -766,6 +771,17 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"SELECT cluster, target, field, live, desired, first_seen_ms, seen_ms"
 	" FROM fleet_drift WHERE cluster = coalesce(?1, cluster)"
 	" ORDER BY cluster, target, field",
+	/* STMT_OP_FENCE_CHECK: the lease (owner ?2, token ?3) still holds
+	 * operation ?1; renewed to ?4 (the heartbeat).  No row changed: the
+	 * lease moved, and the caller's transaction writes nothing. */
+	"UPDATE operations SET lease_until = ?4"
+	" WHERE id = ?1 AND lease_owner = ?2 AND fence = ?3",
+	/* STMT_OP_FENCE_GET: the token the last claim gave */
+	"SELECT fence FROM operations WHERE id = ?1",
+	/* STMT_OP_FENCE_DUE: give the lease (owner ?2, token ?3) up, the
+	 * operation next due at ?4 */
+	"UPDATE operations SET due = ?4, updated = ?5, lease_owner = NULL,"
+	" lease_until = 0 WHERE id = ?1 AND lease_owner = ?2 AND fence = ?3",
 };
 
 /*

@@ -50,8 +50,9 @@
 #define SW_MAX_PIPELINES	32
 /* Most stages in one operation. */
 #define SW_MAX_STAGES		32
-/* A claimed operation is re-claimable after this lease (seconds). */
-#define SW_OP_LEASE		60
+/* A claimed operation is re-claimable after this lease (seconds),
+ * renewed at each of its stage's writes (lib/ops.h, sw_lease_begin). */
+#define SW_OP_LEASE		10
 /* operation_wait long-poll bound (seconds). */
 #define SW_MAX_WAIT		60
 /* A token's last-used time is written at most this often (ms): a read

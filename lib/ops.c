@@ -426,51 +426,134 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 	return SW_OK;
 }
 
+/* Pick a due operation and take it for lease, at the database's now. */
+static sw_err
+claim_take(struct sw_db *db, struct sw_lease *lease, int64_t now)
+{
+	struct sw_st *st;
+	int rc;
+	sw_err e;
+
+	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_PICK)) == NULL)
+		return SW_EDB;
+	sw_bind_int64(st, 1, now);
+	rc = sw_db_step(st);
+	if (rc == SW_DB_ROW && col_copy(st, 0, lease->id, SW_OP_ID_LEN) != 0)
+		rc = SW_DB_CORRUPT;
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
+		return SW_ENOTFOUND;
+	if (rc != SW_DB_ROW)
+		return sw_db_err(db, rc);
+	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_TAKE)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, lease->id);
+	sw_bind_text(st, 2, lease->owner);
+	sw_bind_int64(st, 3, now + lease->ms);
+	sw_bind_int64(st, 4, now);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
+	if (sw_db_changes(db) != 1)
+		return SW_ENOTFOUND;
+	if ((st = sw_db_stmt(db, STMT_OP_FENCE_GET)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, lease->id);
+	if ((rc = sw_db_step(st)) == SW_DB_ROW)
+		lease->token = sw_col_int64(st, 0);
+	sw_reset(st);
+	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_op_claim_lease(struct sw_db *db, struct sw_lease *lease)
+{
+	int64_t now;
+	sw_err e;
+
+	lease->lost = 0;
+	lease->rejected = 0;
+	lease->token = 0;
+	if ((e = sw_db_begin(db)) != SW_OK)
+		return e;
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK ||
+	    (e = claim_take(db, lease, now)) != SW_OK) {
+		sw_db_rollback(db);
+		return e;
+	}
+	return sw_db_commit(db);
+}
+
 sw_err
 sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
     char id[SW_OP_ID_LEN])
 {
-	struct sw_st *st;
-	int64_t now = sw_now_ms();
-	int rc, changed;
+	struct sw_lease lease;
 	sw_err e;
 
+	memset(&lease, 0, sizeof(lease));
+	if (sw_fmt(lease.owner, sizeof(lease.owner), "%s", owner) != SW_OK)
+		return SW_EINVAL;
+	lease.ms = lease_ms;
+	if ((e = sw_op_claim_lease(db, &lease)) == SW_OK)
+		memcpy(id, lease.id, SW_OP_ID_LEN);
+	return e;
+}
+
+sw_err
+sw_lease_begin(struct sw_db *db, struct sw_lease *lease)
+{
+	struct sw_st *st;
+	int64_t now;
+	sw_err e;
+
+	if (lease->lost)
+		return SW_ECONFLICT;
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
-	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_PICK)) == NULL) {
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		goto bad;
+	if ((st = sw_db_stmt(db, STMT_OP_FENCE_CHECK)) == NULL) {
 		e = SW_EDB;
 		goto bad;
 	}
-	sw_bind_int64(st, 1, now);
-	rc = sw_db_step(st);
-	if (rc == SW_DB_ROW && col_copy(st, 0, id, SW_OP_ID_LEN) != 0)
-		rc = SW_DB_CORRUPT;
-	sw_reset(st);
-	if (rc == SW_DB_DONE) {
-		e = SW_ENOTFOUND;
-		goto bad;
-	}
-	if (rc != SW_DB_ROW) {
-		e = sw_db_err(db, rc);
-		goto bad;
-	}
-	if ((st = sw_db_stmt(db, STMT_OP_CLAIM_TAKE)) == NULL) {
-		e = SW_EDB;
-		goto bad;
-	}
-	sw_bind_text(st, 1, id);
-	sw_bind_text(st, 2, owner);
-	sw_bind_int64(st, 3, now + lease_ms);
-	sw_bind_int64(st, 4, now);
+	sw_bind_text(st, 1, lease->id);
+	sw_bind_text(st, 2, lease->owner);
+	sw_bind_int64(st, 3, lease->token);
+	sw_bind_int64(st, 4, now + lease->ms);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
-	changed = sw_db_changes(db);
-	if ((e = sw_db_commit(db)) != SW_OK)
-		return e;
-	return changed == 1 ? SW_OK : SW_ENOTFOUND;
+	if (sw_db_changes(db) == 1)
+		return SW_OK;
+	lease->lost = 1;
+	lease->rejected++;
+	sw_warn("operation %s: lease token %lld of %s is no longer current: "
+	    "write rejected", lease->id, (long long)lease->token,
+	    lease->owner);
+	e = SW_ECONFLICT;
 bad:
 	sw_db_rollback(db);
 	return e;
+}
+
+sw_err
+sw_lease_release(struct sw_db *db, struct sw_lease *lease, int64_t due_ms)
+{
+	struct sw_st *st;
+	int64_t now;
+	sw_err e;
+
+	if (lease->lost)
+		return SW_OK;
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		return e;
+	if ((st = sw_db_stmt(db, STMT_OP_FENCE_DUE)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, lease->id);
+	sw_bind_text(st, 2, lease->owner);
+	sw_bind_int64(st, 3, lease->token);
+	sw_bind_int64(st, 4, due_ms);
+	sw_bind_int64(st, 5, now);
+	return sw_db_exec(db, st);
 }
 
 sw_err

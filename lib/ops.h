@@ -77,6 +77,38 @@ sw_err	sw_op_list(struct sw_db *, const struct sw_op_filter *,
  */
 sw_err	sw_op_claim(struct sw_db *, const char *owner, int64_t lease_ms,
 	    char id[SW_OP_ID_LEN]);
+/*
+ * A lease on an operation: who holds it, its fencing token (the
+ * operation's counter, one more at each claim) and its length.  Every
+ * write of a stage is made in a transaction that sw_lease_begin opened
+ * after checking, in the database, that this token is still the
+ * operation's and its owner this one (and renewing the lease: the
+ * heartbeat); a lease that moved makes the write rejected, never
+ * applied, and lost is set.  Times are the database's clock.
+ */
+struct sw_lease {
+	char	 id[SW_OP_ID_LEN];
+	char	 owner[64];
+	int64_t	 token;
+	int64_t	 ms;		/* length; each check renews it */
+	int	 lost;		/* a check found the lease moved */
+	int	 rejected;	/* writes refused since the claim */
+};
+
+/* Claim one due operation under a lease (lease->owner and ->ms set by
+ * the caller); SW_ENOTFOUND when nothing is due. */
+sw_err	sw_op_claim_lease(struct sw_db *, struct sw_lease *);
+/*
+ * Begin a transaction in which lease still holds its operation, and
+ * renew it.  SW_ECONFLICT, no transaction open, when the lease moved.
+ * The caller ends a successful begin with sw_db_commit or
+ * sw_db_rollback.
+ */
+sw_err	sw_lease_begin(struct sw_db *, struct sw_lease *);
+/* Give the lease up, the operation next due at due_ms (database
+ * clock); nothing when the lease moved. */
+sw_err	sw_lease_release(struct sw_db *, struct sw_lease *, int64_t due_ms);
+
 /* Give up the lease and set when the operation is next due. */
 sw_err	sw_op_release(struct sw_db *, const char *id, const char *owner,
 	    int64_t due_ms);

@@ -143,12 +143,35 @@ sw_res_from(struct sw_step *s, const char *stage, const char *key)
 	return sw_json_get_str(sw_json_get(s->all, stage), key);
 }
 
+/* End a transaction sw_lease_begin opened: committed when e is SW_OK. */
+static sw_err
+fenced_end(struct sw_db *db, sw_err e)
+{
+	if (e != SW_OK) {
+		sw_db_rollback(db);
+		return e;
+	}
+	return sw_db_commit(db);
+}
+
+/*
+ * Before each mutating call the stage's resources are saved under the
+ * lease: a poller whose lease moved (paused, partitioned) finds out here
+ * and sends nothing.
+ */
 sw_err
 sw_step_save(struct sw_step *s)
 {
+	sw_err e;
+
 	if (s->plan || s->db == NULL)
 		return SW_OK;
-	return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
+	if (s->lease == NULL)
+		return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
+	if ((e = sw_lease_begin(s->db, s->lease)) != SW_OK)
+		return e;
+	return fenced_end(s->db, sw_stage_set_ext(s->db, s->op_id, s->seq,
+	    s->res));
 }
 
 /* A stage's answer to a failed AWS call: what the error means was
@@ -338,18 +361,67 @@ all_resources(json_object *op)
 	return all;
 }
 
-static sw_err
-op_finish(struct sw_db *db, const char *id, const char *state,
-    const char *error, json_object *all)
+sw_err
+sw_step_forget(struct sw_step *s, const char *name, const char *id)
 {
 	sw_err e;
 
-	if ((e = sw_op_set_result(db, id, all)) != SW_OK ||
-	    (e = sw_op_set_state(db, id, state, error)) != SW_OK)
+	if (s->lease == NULL)
+		return sw_cluster_forget(s->db, name, id);
+	if ((e = sw_lease_begin(s->db, s->lease)) != SW_OK)
 		return e;
-	return sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ?
-	    "info" : "error", strcmp(state, "succeeded") == 0 ?
-	    "operation succeeded" : error ? error : state, NULL);
+	return fenced_end(s->db, sw_cluster_forget(s->db, name, id));
+}
+
+/* End the operation: its result, state and event in one transaction
+ * under the lease. */
+static sw_err
+op_finish(struct sw_db *db, struct sw_lease *lease, const char *state,
+    const char *error, json_object *all)
+{
+	const char *id = lease->id;
+	sw_err e;
+
+	if ((e = sw_lease_begin(db, lease)) != SW_OK)
+		return e;
+	if ((e = sw_op_set_result(db, id, all)) == SW_OK &&
+	    (e = sw_op_set_state(db, id, state, error)) == SW_OK)
+		e = sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ?
+		    "info" : "error", strcmp(state, "succeeded") == 0 ?
+		    "operation succeeded" : error ? error : state, NULL);
+	return fenced_end(db, e);
+}
+
+/*
+ * Under the lease, in one transaction: stage seq's new state (when
+ * state is not NULL, with error) and an event (when msg is not NULL).
+ */
+static sw_err
+stage_write(struct sw_db *db, struct sw_lease *lease, int seq,
+    const char *state, const char *error, const char *msg)
+{
+	sw_err e;
+
+	if ((e = sw_lease_begin(db, lease)) != SW_OK)
+		return e;
+	if (state != NULL)
+		e = sw_stage_set_state(db, lease->id, seq, state, error);
+	if (e == SW_OK && msg != NULL)
+		e = sw_op_event(db, lease->id, seq, "info", msg, NULL);
+	return fenced_end(db, e);
+}
+
+/* Under the lease: the operation waits, why (an event and its error). */
+static sw_err
+op_waits(struct sw_db *db, struct sw_lease *lease, int seq, const char *why)
+{
+	sw_err e;
+
+	if ((e = sw_lease_begin(db, lease)) != SW_OK)
+		return e;
+	if ((e = sw_op_event(db, lease->id, seq, "info", why, NULL)) == SW_OK)
+		e = sw_op_set_state(db, lease->id, "running", why);
+	return fenced_end(db, e);
 }
 
 /* Stages in the pipeline's table: the bound for a stage index. */
@@ -440,9 +512,10 @@ sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
  */
 sw_err
 sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg, const char *op_id, const char *owner,
-    int64_t budget_ms, int *calls)
+    const struct sw_config *cfg, struct sw_lease *lease, int64_t budget_ms,
+    int *calls)
 {
+	const char *op_id = lease->id;
 	const struct sw_pipeline *pl;
 	json_object *op = NULL, *stages, *all = NULL, *st;
 	int64_t deadline = sw_now_ms() + budget_ms, due = 0;
@@ -461,7 +534,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		goto retry;
 	}
 	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
-		e = op_finish(db, op_id, "failed", "no pipeline for this kind",
+		e = op_finish(db, lease, "failed", "no pipeline for this kind",
 		    NULL);
 		goto out;
 	}
@@ -473,7 +546,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		goto retry;
 	}
 	if (rc2 > 0) {
-		e = op_finish(db, op_id, "failed", why, NULL);
+		e = op_finish(db, lease, "failed", why, NULL);
 		goto out;
 	}
 	for (;;) {
@@ -488,10 +561,10 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		all = all_resources(op);
 		if (sw_json_get_bool(op, "cancel_requested", 0)) {
 			if ((seq = stage_index(stages, "running")) >= 0 &&
-			    (e = sw_stage_set_state(db, op_id, seq,
-			    "cancelled", "cancelled by request")) != SW_OK)
+			    (e = stage_write(db, lease, seq, "cancelled",
+			    "cancelled by request", NULL)) != SW_OK)
 				goto retry;
-			e = op_finish(db, op_id, "cancelled",
+			e = op_finish(db, lease, "cancelled",
 			    "cancelled by request", all);
 			break;
 		}
@@ -502,12 +575,12 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    sw_json_get_str(st, "name"), sw_json_get_str(st,
 			    "error") ? sw_json_get_str(st, "error") : "");
-			e = op_finish(db, op_id, "failed", why, all);
+			e = op_finish(db, lease, "failed", why, all);
 			break;
 		}
 		if ((seq = stage_index(stages, "running")) < 0 &&
 		    (seq = stage_index(stages, "pending")) < 0) {
-			e = op_finish(db, op_id, "succeeded", NULL, all);
+			e = op_finish(db, lease, "succeeded", NULL, all);
 			break;
 		}
 		st = json_object_array_get_idx(stages, (size_t)seq);
@@ -515,19 +588,16 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		if (seq >= nstages || (int)json_object_array_length(stages) !=
 		    nstages || strcmp(sw_json_get_str(st, "name"),
 		    pl->stages[seq].name) != 0) {
-			e = op_finish(db, op_id, "failed", "the stored stages do "
+			e = op_finish(db, lease, "failed", "the stored stages do "
 			    "not match this pipeline; the operation was "
 			    "recorded by another version", all);
 			break;
 		}
 		if (strcmp(sw_json_get_str(st, "state"), "pending") == 0) {
-			if ((e = sw_stage_set_state(db, op_id, seq, "running",
-			    NULL)) != SW_OK)
-				goto retry;
 			sw_fmt_text(why, sizeof(why), "stage %s started",
 			    pl->stages[seq].name);
-			if ((e = sw_op_event(db, op_id, seq, "info", why,
-			    NULL)) != SW_OK)
+			if ((e = stage_write(db, lease, seq, "running", NULL,
+			    why)) != SW_OK)
 				goto retry;
 			/* Test hook: die at the boundary, the stage recorded
 			 * as started and nothing of it done. */
@@ -537,6 +607,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
+		s.lease = lease;
 		s.aws = paws;
 		s.svc_aws = saws;
 		s.cfg = cfg;
@@ -550,7 +621,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		s.all = all;
 		rc = step_run(pl->stages[seq].fn, &s);
 		*calls += s.calls_made;
-		e = sw_stage_set_ext(db, op_id, seq, s.res);
+		e = sw_step_save(&s);
 		json_object_put(s.res);
 		if (e != SW_OK) {
 			sw_error("operation %s stage %s: cannot record its "
@@ -559,13 +630,10 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			goto retry;
 		}
 		if (rc == STEP_DONE) {
-			if ((e = sw_stage_set_state(db, op_id, seq, "succeeded",
-			    NULL)) != SW_OK)
-				goto retry;
 			sw_fmt_text(why, sizeof(why), "stage %s succeeded",
 			    pl->stages[seq].name);
-			if ((e = sw_op_event(db, op_id, seq, "info", why,
-			    NULL)) != SW_OK)
+			if ((e = stage_write(db, lease, seq, "succeeded", NULL,
+			    why)) != SW_OK)
 				goto retry;
 			if (sw_now_ms() < deadline)
 				continue;
@@ -573,20 +641,18 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			break;
 		}
 		if (rc == STEP_FAIL) {
-			if ((e = sw_stage_set_state(db, op_id, seq, "failed",
-			    s.msg)) != SW_OK)
+			if ((e = stage_write(db, lease, seq, "failed", s.msg,
+			    NULL)) != SW_OK)
 				goto retry;
 			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    pl->stages[seq].name, s.msg);
-			e = op_finish(db, op_id, "failed", why, all);
+			e = op_finish(db, lease, "failed", why, all);
 			break;
 		}
 		/* STEP_WAIT: note what we wait for, once per change. */
 		if (strcmp(s.msg, sw_json_get_str(op, "error") ?
 		    sw_json_get_str(op, "error") : "") != 0 &&
-		    ((e = sw_op_event(db, op_id, seq, "info", s.msg, NULL)) !=
-		    SW_OK || (e = sw_op_set_state(db, op_id, "running",
-		    s.msg)) != SW_OK))
+		    (e = op_waits(db, lease, seq, s.msg)) != SW_OK)
 			goto retry;
 		due = sw_now_ms() + (s.wait_ms > 0 ? s.wait_ms : 1000);
 		break;
@@ -594,13 +660,13 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	if (e != SW_OK)
 		goto retry;
 out:
-	sw_op_release(db, op_id, owner, due);
+	sw_lease_release(db, lease, due);
 	json_object_put(all);
 	json_object_put(op);
 	return e;
 retry:
 	due = sw_now_ms() + RUNNER_RETRY_MS;
-	if (sw_op_release(db, op_id, owner, due) != SW_OK)
+	if (sw_lease_release(db, lease, due) != SW_OK)
 		sw_error("operation %s: cannot release it; its lease runs "
 		    "out instead", op_id);
 	json_object_put(all);

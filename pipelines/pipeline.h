@@ -33,11 +33,13 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 #include "lib/err.h"
+#include "lib/ops.h"
 
 enum sw_step_rc { STEP_DONE, STEP_WAIT, STEP_FAIL };
 
 struct sw_step {
 	struct sw_db		*db;		/* NULL in plan mode */
+	struct sw_lease		*lease;		/* its writes' fence */
 	struct aws_ctx		*aws;		/* for the person who asked */
 	struct aws_ctx		*svc_aws;	/* Slipway's own identity */
 	const struct sw_config	*cfg;
@@ -174,6 +176,9 @@ json_object *sw_tag_spec(struct sw_step *, const char *resource_type,
  * name when not NULL.  New reference. */
 json_object *sw_tag_filter(struct sw_step *, const char *name);
 
+/* Forget the record of cluster name (id), under the step's lease. */
+sw_err	sw_step_forget(struct sw_step *, const char *name, const char *id);
+
 /*
  * The context for calls about cluster made in Slipway's own name (the
  * poller's ledger and watch): aws for a cluster of Slipway's account and
@@ -185,13 +190,15 @@ struct aws_ctx *sw_cluster_aws(struct sw_db *, struct aws_ctx *aws,
 	    const struct sw_config *, const char *cluster);
 
 /*
- * Run one claimed operation for up to budget_ms: advance stages until
- * one waits or fails.  Returns when the operation is released (with its
- * next due time) or has ended.
+ * Run one claimed operation (lease) for up to budget_ms: advance stages
+ * until one waits or fails.  Returns when the operation is released
+ * (with its next due time) or has ended.  Every state write is checked
+ * against the lease's token in its own transaction; once the lease has
+ * moved nothing more is written or sent to AWS (SW_ECONFLICT).
  */
 sw_err	sw_pipeline_advance(struct sw_db *, struct aws_ctx *,
-	    const struct sw_config *, const char *op_id, const char *owner,
-	    int64_t budget_ms, int *calls);
+	    const struct sw_config *, struct sw_lease *, int64_t budget_ms,
+	    int *calls);
 
 /*
  * Dry run of a whole pipeline against the live state: *plan is a new

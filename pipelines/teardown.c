@@ -520,7 +520,7 @@ stage_td_forget(struct sw_step *s)
 		    sw_js(CLUSTER(s)), "cluster_id", sw_js(id), NULL), NULL));
 		return STEP_DONE;
 	}
-	if (sw_cluster_forget(s->db, CLUSTER(s), id) != SW_OK)
+	if (sw_step_forget(s, CLUSTER(s), id) != SW_OK)
 		return sw_step_retry(s, 1000, "cannot forget the record of %s",
 		    CLUSTER(s));
 	sw_res_set(s, "forgotten", id);

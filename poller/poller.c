@@ -46,20 +46,41 @@ on_term(int sig)
 	stop = 1;
 }
 
-/* Leases are "poller-<pid>": a pid that no longer runs is dead. */
+/*
+ * Leases are "poller-<pid>@<host>": on this host, a pid that no longer
+ * runs is dead.  Another host's owner (another replica's) cannot be
+ * asked; its leases run out instead (SW_OP_LEASE).
+ */
 static int
 owner_alive(const char *owner, void *arg)
 {
+	const char *host = arg;
 	long pid;
 	char *end;
 
-	(void)arg;
 	if (strncmp(owner, "poller-", 7) != 0)
 		return 1;
 	pid = strtol(owner + 7, &end, 10);
-	if (*end != '\0' || pid <= 0)
+	if (pid <= 0)
+		return 1;
+	if (*end == '@' && strcmp(end + 1, host) != 0)
+		return 1;
+	if (*end != '\0' && *end != '@')
 		return 1;
 	return pid == (long)getpid() || kill((pid_t)pid, 0) == 0;
+}
+
+/* Take over the operations and notifications of stopped pollers. */
+static void
+take_over(struct sw_db *db, char *host)
+{
+	int n;
+
+	if ((n = sw_op_release_dead(db, owner_alive, host)) > 0)
+		sw_info("took over the operations of %d stopped poller(s)", n);
+	if ((n = sw_delivery_release_dead(db, owner_alive, host)) > 0)
+		sw_info("took over the notifications of %d stopped poller(s)",
+		    n);
 }
 
 int
@@ -71,14 +92,15 @@ main(int argc, char *argv[])
 	 * 200 ms nap; a claim that finds nothing is one indexed read.
 	 */
 	struct timespec idle = { 0, 50 * 1000 * 1000 };
-	char id[SW_OP_ID_LEN], owner[64];
+	char owner[64], host[40];
+	struct sw_lease lease;
 	struct sw_config cfg;
 	struct sw_db *db = NULL;
 	struct aws_ctx aws;
 	struct sw_notifier notifier;
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
-	int64_t watch_ms = 15000, watch_due = 0;
+	int64_t watch_ms = 15000, watch_due = 0, dead_due = 0;
 	int calls, rc = 1;
 	sw_err e;
 
@@ -93,8 +115,11 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	sw_daemon_signals(on_term);
-	if (sw_fmt(owner, sizeof(owner), "poller-%ld", (long)getpid()) !=
-	    SW_OK) {
+	if (gethostname(host, sizeof(host)) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	if (sw_fmt(owner, sizeof(owner), "poller-%ld@%s", (long)getpid(),
+	    host) != SW_OK) {
 		sw_error("cannot name the poller");
 		goto out;
 	}
@@ -102,12 +127,6 @@ main(int argc, char *argv[])
 		sw_error("cannot set up the notification sender");
 		goto out;
 	}
-	if ((calls = sw_op_release_dead(db, owner_alive, NULL)) > 0)
-		sw_info("took over the operations of %d stopped poller(s)",
-		    calls);
-	if ((calls = sw_delivery_release_dead(db, owner_alive, NULL)) > 0)
-		sw_info("took over the notifications of %d stopped poller(s)",
-		    calls);
 	/* the usage ledger's sample interval (slipway.conf ledger_interval) */
 	if ((v = getenv("SLIPWAY_LEDGER_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
@@ -134,9 +153,18 @@ main(int argc, char *argv[])
 			sw_drift_tick(db, &aws, &cfg);
 			watch_due = sw_now_ms() + watch_ms;
 		}
+		/* Another poller of this host (a replica's) may have died
+		 * since: its work is taken over within a second. */
+		if (sw_now_ms() >= dead_due) {
+			take_over(db, host);
+			dead_due = sw_now_ms() + 1000;
+		}
 		(void)sw_notify_tick(&notifier, db, &aws);
 		(void)sw_db_idle(db);
-		e = sw_op_claim(db, owner, (int64_t)SW_OP_LEASE * 1000, id);
+		memset(&lease, 0, sizeof(lease));
+		memcpy(lease.owner, owner, sizeof(lease.owner));
+		lease.ms = (int64_t)SW_OP_LEASE * 1000;
+		e = sw_op_claim_lease(db, &lease);
 		if (e == SW_ENOTFOUND) {
 			nanosleep(&idle, NULL);
 			continue;
@@ -146,10 +174,15 @@ main(int argc, char *argv[])
 			nanosleep(&idle, NULL);
 			continue;
 		}
-		sw_log_context(NULL, id);
-		if (sw_pipeline_advance(db, &aws, &cfg, id, owner, 2000,
-		    &calls) != SW_OK)
-			sw_warn("operation %s: advance failed", id);
+		sw_log_context(NULL, lease.id);
+		e = sw_pipeline_advance(db, &aws, &cfg, &lease, 2000, &calls);
+		if (lease.lost)
+			sw_warn("operation %s: its lease (token %lld) moved to "
+			    "another poller; %d write(s) rejected, nothing "
+			    "more sent", lease.id, (long long)lease.token,
+			    lease.rejected);
+		else if (e != SW_OK)
+			sw_warn("operation %s: advance failed", lease.id);
 		sw_log_context(NULL, NULL);
 	}
 	sw_info("stopping");

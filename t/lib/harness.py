@@ -190,17 +190,17 @@ class Stack:
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
-        env = None
-        if database is not None or conf:
-            lines = list(conf or [])
-            if database is not None:
-                lines.append("database = %s" % database)
+        lines = list(conf or [])
+        if database is not None:
+            lines.append("database = %s" % database)
+        run_env = dict(os.environ)
+        if lines:
             path = os.path.join(self.dir, "slipway.conf")
             with open(path, "w") as f:
                 f.write("".join(ln + "\n" for ln in lines))
-            env = dict(os.environ, SLIPWAY_CONF=path)
+            run_env["SLIPWAY_CONF"] = path
         r = subprocess.run(args, capture_output=True, text=True,
-                           timeout=120, env=env)
+                           timeout=120, env=run_env)
         if r.returncode != 0:
             t.diag("slipway start failed: %s %s" % (r.stdout, r.stderr))
             self.dump_logs()

@@ -10,6 +10,77 @@
 
 static const char *const stages[] = { "network", "eks", "hyperpod", NULL };
 
+/* Claim operations until want's is taken (others stay leased). */
+static sw_err
+claim_this(struct sw_db *db, struct sw_lease *l, const char *want)
+{
+	sw_err e;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if ((e = sw_op_claim_lease(db, l)) != SW_OK)
+			return e;
+		if (strcmp(l->id, want) == 0)
+			return SW_OK;
+	}
+	return SW_ENOTFOUND;
+}
+
+/*
+ * Fencing: a lease that ran out and was claimed by another poller
+ * writes nothing more, and its holder learns so; the new holder's
+ * token is one more and its writes go through.
+ */
+static void
+fencing(struct sw_db *db, json_object *params)
+{
+	static const char *const one[] = { "network", NULL };
+	struct sw_lease a, b;
+	struct sw_op_new n;
+	json_object *o;
+	char id[SW_OP_ID_LEN];
+	int existed;
+
+	memset(&n, 0, sizeof(n));
+	n.kind = "cluster.create";
+	n.target = "fence";
+	n.cluster = "fence";
+	n.params = params;
+	n.stages = one;
+	n.token_name = "carol";
+	ok(sw_op_enqueue(db, &n, id, &existed) == SW_OK, "fencing: enqueue");
+	memset(&a, 0, sizeof(a));
+	strcpy(a.owner, "poller-1@a");
+	a.ms = 60000;
+	ok(claim_this(db, &a, id) == SW_OK && a.token == 1,
+	    "first claim: token 1");
+	a.ms = -60000;		/* this renewal ends it: it ran out */
+	ok(sw_lease_begin(db, &a) == SW_OK &&
+	    sw_stage_set_state(db, id, 0, "running", NULL) == SW_OK &&
+	    sw_db_commit(db) == SW_OK, "the holder writes under its token");
+	memset(&b, 0, sizeof(b));
+	strcpy(b.owner, "poller-2@b");
+	b.ms = 60000;
+	ok(claim_this(db, &b, id) == SW_OK && b.token == 2,
+	    "the lease ran out: another poller claims it, token 2");
+	ok(sw_lease_begin(db, &a) == SW_ECONFLICT && a.lost &&
+	    a.rejected == 1, "the old holder's write is rejected");
+	ok(sw_lease_release(db, &a, 0) == SW_OK,
+	    "the old holder's release changes nothing");
+	ok(sw_lease_begin(db, &b) == SW_OK &&
+	    sw_stage_set_state(db, id, 0, "succeeded", NULL) == SW_OK &&
+	    sw_db_commit(db) == SW_OK, "the new holder writes");
+	ok(sw_op_get(db, id, 0, 0, &o) == SW_OK && strcmp(sw_json_get_str(
+	    json_object_array_get_idx(sw_json_get(o, "stages"), 0), "state"),
+	    "succeeded") == 0, "the new holder's write is the one kept");
+	json_object_put(o);
+	ok(sw_lease_release(db, &b, sw_now_ms() + 600000) == SW_OK,
+	    "the new holder releases it, due in ten minutes");
+	a.ms = 60000;
+	ok(claim_this(db, &a, id) == SW_ENOTFOUND,
+	    "released and not due: nobody claims it");
+}
+
 int
 main(void)
 {
@@ -189,6 +260,7 @@ main(void)
 	    !sw_op_state_unsuccessful("running"),
 	    "failed and cancelled ended without success");
 
+	fencing(db, params);
 	json_object_put(params);
 	tmpdb_close(db);
 	return tap_done();

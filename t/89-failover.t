@@ -1,0 +1,457 @@
+#!/usr/bin/python3
+# 89-failover.t: three Slipway replicas on one PostgreSQL database (a
+# PostgreSQL 15 cluster made in a temporary directory, as t/85 makes it)
+# and one sandbox, each replica with its own state and run directories
+# (the first starts the sandbox; the others use it: slipway.conf
+# sandbox_join).  A mutating load of whole lifecycles runs
+# on them, several at once (cluster create, instance group scale, a
+# feature change, cluster delete), each request sent to a replica picked
+# at random with an Idempotency-Key and sent again, to another replica,
+# when a kill cut it.  Meanwhile pollers holding a lease are SIGKILLed or
+# SIGSTOPped (continued once another poller has claimed their operation)
+# and API workers SIGKILLed or SIGSTOPped; the supervisors restart what
+# was killed.  Then:
+#   - every operation succeeded, and each key names one operation;
+#   - the sandbox's request log shows no mutation sent twice, but for
+#     setters (ModifyVpcAttribute, tags, PutObject of the same object),
+#     which a stage killed or paused after AWS answered and before it
+#     recorded may send again with the same value (printed);
+#   - no stage ran under a stale token: each poller log line saying a
+#     write was rejected names a token older than the operation's
+#     current one, and no stage of any operation succeeded twice;
+#   - the operation a SIGKILLed poller held (or had just given back) was
+#     claimed by another poller within 10 s of the kill (median and max
+#     printed).
+# SW_FAILOVER_CLUSTERS lifecycles (default 3), at most SW_FAILOVER_KILLS
+# kills and stops (default 40); SW_FAILOVER_SEED replays the schedule.
+# Skips when the PostgreSQL binaries are absent.
+import atexit
+import glob
+import http.client
+import json
+import os
+import pwd
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
+from tap import T
+from harness import Stack, free_port, need_clusters
+from harness import sandbox_call, sandbox_requests, wait_for
+
+t = T()
+bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+if not bins:
+    t.skip_all("PostgreSQL is not installed (Debian's postgresql package: "
+               "/usr/lib/postgresql/<version>/bin/initdb is missing)")
+need_clusters(t)
+BIN = os.path.dirname(bins[-1])
+CLUSTERS = int(os.environ.get("SW_FAILOVER_CLUSTERS", "3"))
+KILLS = int(os.environ.get("SW_FAILOVER_KILLS", "40"))
+SEED = int(os.environ.get("SW_FAILOVER_SEED", str(int(time.time()))))
+t.diag("seed %d (SW_FAILOVER_SEED replays it)" % SEED)
+rng = random.Random(SEED)
+
+# ---- a PostgreSQL cluster of our own ------------------------------------
+tmp = tempfile.mkdtemp(prefix="sw-pgfo-")
+os.chmod(tmp, 0o755)
+data = os.path.join(tmp, "data")
+port = free_port()
+as_user = []
+if os.geteuid() == 0:
+    pw = pwd.getpwnam("postgres")
+    os.chown(tmp, pw.pw_uid, pw.pw_gid)
+    as_user = ["runuser", "-u", "postgres", "--"]
+
+
+def pg(*args, check=True):
+    r = subprocess.run(as_user + list(args), capture_output=True, text=True,
+                       timeout=120, cwd=tmp)
+    if check and r.returncode != 0:
+        t.diag("%s: %s %s" % (args[0], r.stdout, r.stderr))
+        t.bail("cannot run %s" % os.path.basename(args[0]))
+    return r
+
+
+pg(os.path.join(BIN, "initdb"), "-D", data, "-A", "trust", "-U", "slipway",
+   "-E", "UTF8", "--locale=C")
+pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
+   "-w", "-o", "-k %s -p %d -c listen_addresses='' -c max_connections=200"
+   % (tmp, port), "start")
+
+
+def pg_stop():
+    pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop",
+       check=False)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+atexit.register(pg_stop)
+pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
+   "slipway", "slipway")
+URL = "postgresql:///slipway?host=%s&port=%d&user=slipway" % (tmp, port)
+
+
+def psql(sql):
+    r = pg(os.path.join(BIN, "psql"), "-h", tmp, "-p", str(port), "-U",
+           "slipway", "-d", "slipway", "-At", "-F", "|", "-c", sql,
+           check=False)
+    return [ln.split("|") for ln in r.stdout.strip().splitlines() if ln]
+
+
+# ---- three replicas -------------------------------------------------------
+r1 = Stack(t, sandbox=True, speed=3000, database=URL)
+conf = ["sandbox_join = %s" % os.path.join(r1.state, "sandbox",
+                                            "sandbox.json")]
+replicas = [r1]
+for i in (2, 3):
+    replicas.append(Stack(t, database=URL, conf=conf,
+                          token_name="replica-%d" % i))
+# One token for every replica: idempotency keys are a token's, and a
+# request cut on one replica is sent again to another.
+for r in replicas[1:]:
+    r.token = r1.token
+t.ok(all(r.get("/api/v1/version").status == 200 for r in replicas),
+     "three replicas answer, each with its own state directory")
+t.eq(len(set(r.state for r in replicas)), 3, "three state directories")
+
+# Sessions and idempotency keys are rows of the one database: a browser
+# session made on one replica is one on the others, until logged out
+# on any; a key used on one names the same operation on the others.
+r = r1.post("/api/v1/login", {"token": r1.token}, token=None)
+sess = {"Cookie": (r.header("Set-Cookie") or "").split(";")[0]}
+t.ok(r.status == 200 and all(
+    x.get("/api/v1/whoami", token=None, headers=sess).json.get("via") ==
+    "session" for x in replicas[1:]),
+    "a session made on replica 1 signs in on replicas 2 and 3")
+r = replicas[1].post("/api/v1/logout", token=None, headers=dict(
+    sess, Origin="http://127.0.0.1:%d" % replicas[1].port))
+t.ok(r.status == 200 and replicas[2].get(
+    "/api/v1/whoami", token=None, headers=sess).status == 401,
+    "logged out on replica 2, the session is refused on replica 3")
+
+# AWS answers slowly (as it does): a poller holds its lease through
+# whole stretches of calls, where the kills and stops find it.
+st, _ = sandbox_call(r1, "POST", "/_sandbox/faults", {"latency_ms": {
+    "sagemaker": 250, "ec2": 120, "eks": 120, "iam": 120}})
+t.eq(st, 200, "the sandbox answers AWS calls slowly")
+
+types = r1.get("/api/v1/instance-types?gpu_only=true").json["items"]
+gtype = next(i for i in types if not i["efa_supported"])
+AZ = gtype["availability_zones"][0]
+
+# ---- the load -------------------------------------------------------------
+lock = threading.Lock()
+ops = {}            # key -> operation id
+results = {}        # operation id -> final document
+failures = []
+again = []          # the first create sent again with its key
+
+
+def send(method, path, body, key=None):
+    """Send a mutation with an Idempotency-Key to a random replica, again
+    (to another, perhaps) until one accepts it; its operation id."""
+    key = key or str(uuid.uuid4())
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        r = rng.choice(replicas)
+        try:
+            resp = r.request(method, path, body=body, timeout=15,
+                             headers={"Idempotency-Key": key})
+        except (OSError, http.client.HTTPException):
+            continue
+        if resp.status in (200, 202) and resp.json.get("operation_id"):
+            with lock:
+                ops[key] = resp.json["operation_id"]
+            return resp.json["operation_id"]
+        if resp.status < 500 and resp.status != 429:
+            failures.append("%s %s: %d %s" % (method, path, resp.status,
+                                              resp.body[:300]))
+            return None
+        # a worker killed or stopped under nginx: on once one answers
+        wait_for(lambda: any(answers(x) for x in replicas), timeout=10)
+    failures.append("%s %s: never accepted" % (method, path))
+    return None
+
+
+def answers(r):
+    try:
+        return r.request("GET", "/api/v1/version", timeout=5).status == 200
+    except (OSError, http.client.HTTPException):
+        return False
+
+
+def finish(op_id):
+    """The operation's final document, read from any replica."""
+    doc = {}
+
+    def ended():
+        nonlocal doc
+        r = rng.choice(replicas)
+        try:
+            resp = r.request("GET", "/api/v1/operations/%s" % op_id,
+                             timeout=10)
+        except (OSError, http.client.HTTPException):
+            return False
+        if resp.status == 200:
+            doc = resp.json
+        return doc.get("state") in ("succeeded", "failed", "cancelled")
+    wait_for(ended, timeout=600, every=0.5)
+    results[op_id] = doc
+    return doc
+
+
+def lifecycle(n):
+    name = "fo%d" % n
+    base = "/api/v1/clusters/" + name
+    steps = [
+        ("create", "POST", "/api/v1/clusters", {
+            "name": name, "node_recovery": "None", "instance_groups": [
+                {"name": "w", "instance_type": gtype["instance_type"],
+                 "count": 1, "availability_zone": AZ}]}),
+        ("scale", "PATCH", base + "/instance-groups/w", {"count": 2}),
+        ("feature", "PATCH", base + "/features", {"node_recovery": True}),
+        ("delete", "DELETE", base, None)]
+    for what, method, path, body in steps:
+        key = str(uuid.uuid4())
+        op_id = send(method, path, body, key)
+        if op_id is None:
+            return
+        if n == 0 and what == "create":
+            # the same request and key again, to each replica
+            again[:] = [op_id] + [send(method, path, body, key)
+                                  for _ in range(6)]
+        doc = finish(op_id)
+        if doc.get("state") != "succeeded":
+            failures.append("%s %s: %s %s" % (name, what, doc.get("state"),
+                                              doc.get("error")))
+            return
+
+
+# ---- the kills ------------------------------------------------------------
+def pollers():
+    found = {}
+    for i, r in enumerate(replicas):
+        for c in r.status().get("components", []):
+            if c.get("pid") and c.get("name") == "poller":
+                found[c["pid"]] = i
+    return found
+
+
+def workers():
+    out = []
+    for r in replicas:
+        out += [c["pid"] for c in r.status().get("components", [])
+                if c.get("pid") and c.get("name", "").startswith("api")]
+    return out
+
+
+def leased():
+    """(owner pid, operation id, token) of leases held now."""
+    out = []
+    for owner, op_id, fence in psql(
+            "SELECT lease_owner, id, fence FROM operations WHERE"
+            " lease_owner IS NOT NULL AND state IN ('pending','running')"):
+        m = re.match(r"poller-(\d+)@", owner)
+        if m:
+            out.append((int(m.group(1)), op_id, int(fence)))
+    return out
+
+
+def fence_of(op_id):
+    rows = psql("SELECT fence, coalesce(lease_owner, ''), state FROM"
+                " operations WHERE id = '%s'" % op_id)
+    return (int(rows[0][0]), rows[0][1], rows[0][2]) if rows else (0, "",
+                                                                  "")
+
+
+def progress():
+    rows = psql("SELECT coalesce(max(id), 0) FROM events")
+    return int(rows[0][0]) if rows else 0
+
+
+takeovers = []      # seconds from a poller's kill to another's claim
+stops_moved = 0
+kills = {"poller-kill": 0, "poller-stop": 0, "worker-kill": 0,
+         "worker-stop": 0}
+late = []
+load_done = threading.Event()
+stopped = []
+
+
+def chaos():
+    global stops_moved
+    n = 0
+    alive = pollers()
+    while n < KILLS and not load_done.is_set():
+        for p in list(stopped):
+            os.kill(p, signal.SIGCONT)
+            stopped.remove(p)
+        what = rng.choice(["poller-kill", "poller-kill", "poller-kill",
+                           "poller-stop", "poller-stop", "worker-kill",
+                           "worker-stop"])
+        if what.startswith("worker"):
+            pids = workers()
+            if not pids:
+                continue
+            p = rng.choice(pids)
+            try:
+                os.kill(p, signal.SIGKILL if what == "worker-kill" else
+                        signal.SIGSTOP)
+            except OSError:
+                continue
+            if what == "worker-stop":
+                stopped.append(p)
+            kills[what] += 1
+            n += 1
+            # the next one once the operations have moved on
+            mark = progress()
+            wait_for(lambda: load_done.is_set() or progress() > mark,
+                     timeout=30)
+            continue
+        held = []
+
+        def some_lease():
+            held[:] = leased()
+            return load_done.is_set() or bool(held)
+        wait_for(some_lease, timeout=30, every=0.02)
+        mine = [h for h in held if h[0] in alive]
+        if not mine:
+            alive = pollers()
+            continue
+        pid, op_id, token = rng.choice(mine)
+        sig = signal.SIGKILL if what == "poller-kill" else signal.SIGSTOP
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            continue
+        t0 = time.time()
+        kills[what] += 1
+        n += 1
+        fence, owner, _ = fence_of(op_id)
+        if sig == signal.SIGSTOP and (fence != token or not owner.startswith(
+                "poller-%d@" % pid)):
+            # released just before the signal: nothing to take over
+            os.kill(pid, signal.SIGCONT)
+            continue
+        moved = wait_for(lambda: fence_of(op_id)[0] > token or
+                         fence_of(op_id)[2] in ("succeeded", "failed",
+                                                "cancelled"),
+                         timeout=60, every=0.05)
+        took = time.time() - t0
+        alive = pollers()
+        if sig == signal.SIGSTOP:
+            if moved and fence_of(op_id)[0] > token:
+                stops_moved += 1
+            os.kill(pid, signal.SIGCONT)
+            continue
+        if moved:
+            takeovers.append(took)
+        else:
+            late.append((op_id, took))
+
+
+threads = [threading.Thread(target=lifecycle, args=(i,))
+           for i in range(CLUSTERS)]
+for th in threads:
+    th.start()
+ch = threading.Thread(target=chaos)
+ch.start()
+for th in threads:
+    th.join()
+load_done.set()
+ch.join()
+for p in stopped:
+    os.kill(p, signal.SIGCONT)
+t.diag("kills and stops: %s" % json.dumps(kills))
+
+# ---- what must hold ---------------------------------------------------------
+t.ok(not failures, "every lifecycle ran to its end (%d)" % CLUSTERS)
+for f in failures[:10]:
+    t.diag(f)
+t.eq(len(set(ops.values())), CLUSTERS * 4,
+     "each Idempotency-Key names one operation, %d in all" % (CLUSTERS * 4))
+t.ok(len(again) == 7 and len(set(again)) == 1,
+     "a key sent again six times to random replicas named the same "
+     "operation")
+t.ok(all(d.get("state") == "succeeded" for d in results.values()) and
+     len(results) == CLUSTERS * 4, "every operation succeeded")
+t.eq(psql("SELECT count(*) FROM operations WHERE state <> 'succeeded'"),
+     [["0"]], "every operation PostgreSQL holds succeeded")
+t.ok(sum(kills.values()) >= min(KILLS, 4),
+     "replicas' pollers and workers were killed and stopped (%d)" %
+     sum(kills.values()))
+
+sent = [e for e in sandbox_requests(r1, mutating="true")
+        if 200 <= e.get("status", 0) < 300]
+seen = {}
+for e in sent:
+    key = (e["service"], e["operation"], json.dumps(e.get("params"),
+                                                    sort_keys=True))
+    seen[key] = seen.get(key, 0) + 1
+# A setter of one attribute to one value (ModifyVpcAttribute, tags, an
+# S3 object written again with the same content) leaves AWS as it was
+# when sent again; a stage killed or paused between
+# AWS's answer and its next record may send it again (the stage kit
+# records a stage before each mutating call, not after).  Every other
+# mutation, each create, update and delete, exactly once.
+SETTERS = re.compile(
+    r"^(Modify\w*Attribute|CreateTags|TagResource|PutObject)$")
+twice = [k for k, n in seen.items() if n > 1 and not SETTERS.match(k[1])]
+again_set = [k for k, n in seen.items() if n > 1 and SETTERS.match(k[1])]
+t.ok(not twice, "no mutation but an attribute setter was sent twice (%d "
+     "mutations)" % len(sent))
+for k in twice[:10]:
+    t.diag("sent %d times: %s %s %s" % ((seen[k],) + k))
+for k in again_set[:10]:
+    t.diag("setter sent again after a kill or stop: %s %s %s" % k)
+for name, want in (("CreateCluster", CLUSTERS), ("DeleteCluster", CLUSTERS),
+                   ("UpdateCluster", 2 * CLUSTERS)):
+    t.eq(sum(1 for e in sent if e["service"] == "sagemaker" and
+             e["operation"] == name), want,
+         "%d %s requests, one per operation" % (want, name))
+
+rejected = []
+for r in replicas:
+    for m in re.finditer(r"operation (op-[0-9a-f]+): lease token (\d+) of "
+                         r"(\S+) is no longer current: write rejected",
+                         r.log_text("poller.log")):
+        rejected.append((m.group(1), int(m.group(2)), m.group(3)))
+stale = [x for x in rejected if fence_of(x[0])[0] > x[1]]
+t.eq(len(stale), len(rejected),
+     "each rejected write named a token older than its operation's "
+     "(%d rejected, after %d stops whose lease moved)" %
+     (len(rejected), stops_moved))
+if stops_moved >= 3:
+    t.ok(rejected, "a poller continued after its lease moved had its "
+         "writes rejected")
+twice_done = psql("SELECT op_id, message, count(*) FROM events WHERE"
+                  " message LIKE 'stage % succeeded'"
+                  " GROUP BY op_id, message HAVING count(*) > 1")
+t.ok(not twice_done, "no stage of any operation succeeded twice")
+for row in twice_done[:10]:
+    t.diag("twice: %s" % row)
+
+t.ok(takeovers and not late,
+     "a killed poller's leased operation was claimed by another, every "
+     "time (%d kills holding a lease)" % len(takeovers))
+for op_id, took in late:
+    t.diag("not taken over: %s after %.1f s" % (op_id, took))
+if takeovers:
+    t.diag("take-over after a kill: median %.2f s, max %.2f s (%d)" % (
+        statistics.median(takeovers), max(takeovers), len(takeovers)))
+    t.ok(max(takeovers) <= 10,
+         "every take-over within 10 s (max %.2f s)" % max(takeovers))
+
+for r in reversed(replicas):
+    r.stop()
+t.done()
