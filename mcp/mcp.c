@@ -1846,8 +1846,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		    "Not Acceptable: Accept must allow application/json", NULL);
 		return;
 	}
-	if (sw_json_parse(in->body ? in->body : "", in->body_len, &msg, reason,
-	    sizeof(reason)) != SW_OK) {
+	if (sw_json_parse_with(&m->tok, in->body ? in->body : "",
+	    in->body_len, &msg, reason, sizeof(reason)) != SW_OK) {
 		char text[200];
 
 		sw_fmt_text(text, sizeof(text), "Parse error: %s", reason);
@@ -1996,5 +1996,7 @@ sw_mcp_free(struct sw_mcp *m)
 	m->plugins = NULL;
 	json_object_put(m->server_info);
 	m->server_info = NULL;
+	sw_json_tokener_free(m->tok);
+	m->tok = NULL;
 	OPENSSL_cleanse(m->key, sizeof(m->key));
 }
