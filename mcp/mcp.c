@@ -1472,7 +1472,7 @@ static sw_err
 result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 {
 	struct sw_buf *b = &c->out->body;
-	json_object *meta = NULL;
+	json_object *meta = NULL, *srv;
 	int typed = 0;
 	sw_err e;
 
@@ -1502,8 +1502,10 @@ result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 				e = put_member(b, mk, mv, 1);
 		}
 	}
+	srv = server_info(c->m);		/* a new reference */
 	if (e == SW_OK)
-		e = put_member(b, META_SERVER, server_info(c->m), 0);
+		e = put_member(b, META_SERVER, srv, 0);
+	json_object_put(srv);
 	if (e == SW_OK)
 		e = sw_buf_puts(b, "}}}");
 	if (e != SW_OK) {
