@@ -79,6 +79,18 @@ static struct sw_op table[SW_MAX_OPS];
 const struct sw_op *const sw_optable = table;
 size_t sw_optable_len;
 
+/* The rows by name, for sw_op_by_name's binary search: MCP looks a
+ * tool up several times a call. */
+static const struct sw_op *by_name[SW_MAX_OPS];
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	const struct sw_op *const *x = a, *const *y = b;
+
+	return strcmp((*x)->name, (*y)->name);
+}
+
 /* Before main(): every program that links the table reads it whole. */
 __attribute__((constructor)) static void
 optable_join(void)
@@ -94,8 +106,17 @@ optable_join(void)
 		    families[i]->len * sizeof(table[0]));
 		n += families[i]->len;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		row_check(&table[i]);
+		by_name[i] = &table[i];
+	}
+	qsort(by_name, n, sizeof(by_name[0]), name_cmp);
+	for (i = 1; i < n; i++)
+		if (strcmp(by_name[i - 1]->name, by_name[i]->name) == 0) {
+			fprintf(stderr, "optable: two rows are named %s\n",
+			    by_name[i]->name);
+			abort();
+		}
 	sw_optable_len = n;
 }
 
@@ -131,11 +152,18 @@ sw_answer_fits(const struct sw_answer *a, int status, int dry_run)
 const struct sw_op *
 sw_op_by_name(const char *name)
 {
-	size_t i;
+	size_t lo = 0, hi = sw_optable_len, mid;
+	int c;
 
-	for (i = 0; i < sw_optable_len; i++)
-		if (strcmp(sw_optable[i].name, name) == 0)
-			return &sw_optable[i];
+	while (name != NULL && lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(name, by_name[mid]->name)) == 0)
+			return by_name[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return NULL;
 }
 

@@ -211,6 +211,25 @@ sw_err
 sw_json_parse(const char *text, size_t len, json_object **out, char *why,
     size_t whysz)
 {
+	struct json_tokener *tok = NULL;
+	sw_err e;
+
+	e = sw_json_parse_with(&tok, text, len, out, why, whysz);
+	sw_json_tokener_free(tok);
+	return e;
+}
+
+void
+sw_json_tokener_free(struct json_tokener *tok)
+{
+	if (tok != NULL)
+		json_tokener_free(tok);
+}
+
+sw_err
+sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
+    json_object **out, char *why, size_t whysz)
+{
 	struct json_tokener *tok;
 	json_object *o;
 	enum json_tokener_error jerr;
@@ -223,9 +242,13 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		sw_fmt_text(why, whysz, "body too large");
 		return SW_EBADJSON;
 	}
-	if ((tok = json_tokener_new_ex(SW_MAX_JSON_DEPTH)) == NULL)
-		return SW_ENOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	if (*keep == NULL) {
+		if ((*keep = json_tokener_new_ex(SW_MAX_JSON_DEPTH)) == NULL)
+			return SW_ENOMEM;
+		json_tokener_set_flags(*keep, JSON_TOKENER_STRICT);
+	}
+	tok = *keep;
+	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	used = json_tokener_get_parse_end(tok);
@@ -253,7 +276,6 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 		sw_fmt_text(why, whysz, "trailing data at offset %zu", used);
 		goto bad;
 	}
-	json_tokener_free(tok);
 	if (text_plain_ascii(text, len)) {
 		*out = o;
 		return SW_OK;
@@ -279,7 +301,6 @@ sw_json_parse(const char *text, size_t len, json_object **out, char *why,
 	return SW_OK;
 bad:
 	json_object_put(o);
-	json_tokener_free(tok);
 	return SW_EBADJSON;
 }
 

@@ -23,6 +23,15 @@
  */
 sw_err	sw_json_parse(const char *, size_t len, json_object **out,
 	    char *why, size_t whysz);
+/*
+ * The same with a tokener the caller keeps (*tok, made on first use and
+ * reset for each parse; free it with sw_json_tokener_free): a worker
+ * that parses every request does not make and free one each time.  One
+ * tokener serves one thread.
+ */
+sw_err	sw_json_parse_with(struct json_tokener **tok, const char *,
+	    size_t len, json_object **out, char *why, size_t whysz);
+void	sw_json_tokener_free(struct json_tokener *tok);
 /* NULL when s[0..len) is valid UTF-8 (no overlong forms, surrogates or
  * code points past U+10FFFF) and has no NUL; else why not. */
 const char *sw_text_bad(const char *s, size_t len);

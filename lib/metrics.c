@@ -93,44 +93,60 @@ fail:
 	mine.failed = 1;
 }
 
-/* Label values as Prometheus takes them unquoted-safe. */
-static void
-clean_value(char *dst, size_t dstsz, const char *v)
+/* Does a label value keep byte c as it is (else '_')? */
+static int
+value_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == ':' ||
+	    c == '/' || c == '-';
+}
+
+/*
+ * Append s to key (of SW_METRIC_KEY bytes) at *off, each byte through
+ * value_char when clean; 0 when it does not fit.  (A key is made for
+ * every count: no formatting, no search per byte.)
+ */
+static int
+key_put(char *key, size_t *off, const char *s, int clean, size_t max)
 {
 	size_t i;
 
-	for (i = 0; v != NULL && v[i] != '\0' && i + 1 < dstsz; i++)
-		dst[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRST"
-		    "UVWXYZ0123456789_.:/-", v[i]) != NULL ? v[i] : '_';
-	dst[dstsz > 0 ? i : 0] = '\0';
+	for (i = 0; s != NULL && s[i] != '\0' && i < max; i++) {
+		if (*off + 1 >= SW_METRIC_KEY)
+			return 0;
+		key[(*off)++] = !clean || value_char((unsigned char)s[i]) ?
+		    s[i] : '_';
+	}
+	key[*off] = '\0';
+	return 1;
 }
 
 void
 sw_metric_add(const char *name, int64_t n, ...)
 {
-	char key[SW_METRIC_KEY], val[64];
-	const char *k, *v;
-	size_t off, i;
+	char key[SW_METRIC_KEY];
+	const char *k;
+	size_t off = 0, i;
 	va_list ap;
-	int w;
+	int fits;
 
 	metrics_open();
 	if (mine.slots == NULL)
 		return;
-	off = (size_t)snprintf(key, sizeof(key), "%s", name);
+	fits = key_put(key, &off, name, 0, SW_METRIC_KEY);
 	va_start(ap, n);
-	for (i = 0; off < sizeof(key) &&
-	    (k = va_arg(ap, const char *)) != NULL; i++) {
-		v = va_arg(ap, const char *);
-		clean_value(val, sizeof(val), v);
-		w = snprintf(key + off, sizeof(key) - off, "%s%s=\"%s\"",
-		    i == 0 ? "{" : ",", k, val);
-		off += w > 0 ? (size_t)w : 0;
-	}
+	for (i = 0; fits && (k = va_arg(ap, const char *)) != NULL; i++)
+		/* A value is cut at 63 bytes, as it always was. */
+		fits = key_put(key, &off, i == 0 ? "{" : ",", 0, 1) &&
+		    key_put(key, &off, k, 0, SW_METRIC_KEY) &&
+		    key_put(key, &off, "=\"", 0, 2) &&
+		    key_put(key, &off, va_arg(ap, const char *), 1, 63) &&
+		    key_put(key, &off, "\"", 0, 1);
 	va_end(ap);
-	if (i > 0 && off < sizeof(key))
-		off += (size_t)snprintf(key + off, sizeof(key) - off, "}");
-	if (off >= sizeof(key)) {
+	if (fits && i > 0)
+		fits = key_put(key, &off, "}", 0, 1);
+	if (!fits) {
 		sw_error("metrics: key of %s too long; not counted", name);
 		return;
 	}

@@ -959,6 +959,7 @@ struct rpc_fail {
 	int	code;
 	char	msg[300];
 	int	http;
+	int	cacheable;	/* the method's result may be cached */
 };
 
 /* Set f's code and message; NULL, for `return`. */
@@ -1388,8 +1389,7 @@ call_method(struct ctx *c, const char *method, json_object *params,
 		    "Method not found: %s", method);
 	}
 	res = row->fn(c, method, params, f);
-	if (res != NULL && c->modern)
-		modern_result(c, res, row->cacheable);
+	f->cacheable = row->cacheable;
 	return res;
 }
 
@@ -1404,11 +1404,145 @@ answer_request(struct ctx *c, json_object *id, const char *method,
 	memset(&f, 0, sizeof(f));
 	res = call_method(c, method, params, &f);
 	*http = f.http;
-	if (res != NULL)
+	if (res != NULL) {
+		if (c->modern)
+			modern_result(c, res, f.cacheable);
 		return rpc_result(id, res);
+	}
 	res = rpc_error(c, id, f.code, f.msg, c->error_data);
 	c->error_data = NULL;
 	return res;
+}
+
+/* s as a JSON string, escaped as sw_json_str escapes (no "\/"). */
+static sw_err
+put_json_string(struct sw_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	char esc[7] = "\\u0000";
+	sw_err e = sw_buf_putc(b, '"');
+
+	for (; e == SW_OK && *p != '\0'; p++) {
+		if (*p >= 0x20 && *p != '"' && *p != '\\')
+			continue;
+		if ((e = sw_buf_add(b, run, (size_t)(p - run))) != SW_OK)
+			break;
+		run = p + 1;
+		switch (*p) {
+		case '"': e = sw_buf_puts(b, "\\\""); break;
+		case '\\': e = sw_buf_puts(b, "\\\\"); break;
+		case '\b': e = sw_buf_puts(b, "\\b"); break;
+		case '\f': e = sw_buf_puts(b, "\\f"); break;
+		case '\n': e = sw_buf_puts(b, "\\n"); break;
+		case '\r': e = sw_buf_puts(b, "\\r"); break;
+		case '\t': e = sw_buf_puts(b, "\\t"); break;
+		default:
+			esc[4] = hex[*p >> 4];
+			esc[5] = hex[*p & 15];
+			e = sw_buf_add(b, esc, 6);
+		}
+	}
+	if (e == SW_OK)
+		e = sw_buf_add(b, run, (size_t)(p - run));
+	return e == SW_OK ? sw_buf_putc(b, '"') : e;
+}
+
+/* "key":value, then a comma when more follows. */
+static sw_err
+put_member(struct sw_buf *b, const char *key, json_object *v, int comma)
+{
+	sw_err e;
+
+	if ((e = put_json_string(b, key)) == SW_OK &&
+	    (e = sw_buf_putc(b, ':')) == SW_OK &&
+	    (e = sw_buf_puts(b, sw_json_str(v))) == SW_OK && comma)
+		e = sw_buf_putc(b, ',');
+	return e;
+}
+
+/*
+ * The modern answer of a result, written as text into the body: the
+ * envelope, res's members, the fields modern_result adds and _meta with
+ * serverInfo, with no object made, printed and freed for them.  The
+ * same JSON as rpc_result(id, res) after modern_result, members in
+ * another order.  Fails (body left empty) when over the answer's cap.
+ */
+static sw_err
+result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
+{
+	struct sw_buf *b = &c->out->body;
+	json_object *meta = NULL, *srv;
+	int typed = 0;
+	sw_err e;
+
+	sw_buf_reset(b);
+	if ((e = sw_buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":")) == SW_OK &&
+	    (e = sw_buf_puts(b, sw_json_str(id))) == SW_OK)
+		e = sw_buf_puts(b, ",\"result\":{");
+	json_object_object_foreach(res, k, v) {
+		if (strcmp(k, "_meta") == 0) {
+			meta = v;
+			continue;
+		}
+		typed |= strcmp(k, "resultType") == 0;
+		if (e == SW_OK)
+			e = put_member(b, k, v, 1);
+	}
+	if (e == SW_OK && !typed)
+		e = sw_buf_puts(b, "\"resultType\":\"complete\",");
+	if (e == SW_OK && cacheable)
+		e = sw_buf_printf(b, "\"ttlMs\":%d,\"cacheScope\":"
+		    "\"private\",", SW_MCP_LIST_TTL_MS);
+	if (e == SW_OK)
+		e = sw_buf_puts(b, "\"_meta\":{");
+	if (meta != NULL && json_object_is_type(meta, json_type_object)) {
+		json_object_object_foreach(meta, mk, mv) {
+			if (e == SW_OK && strcmp(mk, META_SERVER) != 0)
+				e = put_member(b, mk, mv, 1);
+		}
+	}
+	srv = server_info(c->m);		/* a new reference */
+	if (e == SW_OK)
+		e = put_member(b, META_SERVER, srv, 0);
+	json_object_put(srv);
+	if (e == SW_OK)
+		e = sw_buf_puts(b, "}}}");
+	if (e != SW_OK) {
+		sw_buf_reset(b);
+		return e;
+	}
+	c->out->status = 200;
+	c->out->content_type = "application/json";
+	return SW_OK;
+}
+
+/* A modern request's answer: a result that goes out as one JSON body
+ * is written as text (result_text); a stream's, an error or one over
+ * the cap goes as a document. */
+static void
+modern_answer(struct ctx *c, json_object *id, const char *method,
+    json_object *params)
+{
+	struct rpc_fail f;
+	json_object *res, *resp;
+
+	memset(&f, 0, sizeof(f));
+	res = call_method(c, method, params, &f);
+	if (res != NULL && !c->out->streamed && f.http == 200 &&
+	    result_text(c, id, res, f.cacheable) == SW_OK) {
+		json_object_put(res);
+		return;
+	}
+	if (res != NULL) {
+		modern_result(c, res, f.cacheable);
+		resp = rpc_result(id, res);
+	} else {
+		resp = rpc_error(c, id, f.code, f.msg, c->error_data);
+		c->error_data = NULL;
+	}
+	reply_json(c, f.http, resp);
+	json_object_put(resp);
 }
 
 /* ---- legacy era -------------------------------------------------------- */
@@ -1675,11 +1809,10 @@ static void
 modern_request(struct ctx *c, json_object *msg)
 {
 	const struct method_row *row;
-	json_object *id, *params, *meta, *pv, *caps, *resp, *data, *src;
+	json_object *id, *params, *meta, *pv, *caps, *data, *src;
 	const char *why = NULL, *method, *hdr, *want;
 	char decoded[512], what[300];
 	enum kind k;
-	int http;
 
 	c->modern = 1;
 	k = classify(msg, &id, &why);
@@ -1769,9 +1902,7 @@ modern_request(struct ctx *c, json_object *msg)
 		modern_listen(c, id, params);
 		return;
 	}
-	resp = answer_request(c, id, method, params, &http);
-	reply_json(c, http, resp);
-	json_object_put(resp);
+	modern_answer(c, id, method, params);
 }
 
 /* ---- the entry point -------------------------------------------------- */
@@ -1846,8 +1977,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		    "Not Acceptable: Accept must allow application/json", NULL);
 		return;
 	}
-	if (sw_json_parse(in->body ? in->body : "", in->body_len, &msg, reason,
-	    sizeof(reason)) != SW_OK) {
+	if (sw_json_parse_with(&m->tok, in->body ? in->body : "",
+	    in->body_len, &msg, reason, sizeof(reason)) != SW_OK) {
 		char text[200];
 
 		sw_fmt_text(text, sizeof(text), "Parse error: %s", reason);
@@ -1996,5 +2127,7 @@ sw_mcp_free(struct sw_mcp *m)
 	m->plugins = NULL;
 	json_object_put(m->server_info);
 	m->server_info = NULL;
+	sw_json_tokener_free(m->tok);
+	m->tok = NULL;
 	OPENSSL_cleanse(m->key, sizeof(m->key));
 }

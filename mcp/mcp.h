@@ -161,6 +161,7 @@ struct sw_mcp {
 	char			 skills_dir[512]; /* skills/; "": none */
 	const struct sw_mcp_extras *extras;	/* borrowed; NULL: none */
 	json_object		*server_info;	/* owned; lazily made */
+	struct json_tokener	*tok;		/* owned; the requests' parser */
 };
 
 /*

@@ -125,5 +125,28 @@ main(void)
 		json_object_put(env);
 		json_object_put(d);
 	}
+	{
+		/* One kept tokener across parses: a refused document (cut
+		 * short, or inside an object) leaves nothing for the next. */
+		struct json_tokener *tok = NULL;
+		json_object *o2 = NULL;
+		char why[128];
+
+		ok(sw_json_parse_with(&tok, "{\"a\":{\"b\":", 10, &o2, why,
+		    sizeof(why)) != SW_OK && tok != NULL,
+		    "a kept tokener refuses a document cut short");
+		ok(sw_json_parse_with(&tok, "{\"c\":2}", 7, &o2, why,
+		    sizeof(why)) == SW_OK && sw_json_get_int(o2, "c", 0) == 2 &&
+		    sw_json_get(o2, "a") == NULL,
+		    "and parses the next document alone");
+		json_object_put(o2);
+		ok(sw_json_parse_with(&tok, "[1,", 3, &o2, why, sizeof(why)) !=
+		    SW_OK, "a second refusal");
+		ok(sw_json_parse_with(&tok, "7", 1, &o2, why, sizeof(why)) ==
+		    SW_OK && json_object_get_int(o2) == 7,
+		    "a number at the very end is whole with a kept tokener too");
+		json_object_put(o2);
+		sw_json_tokener_free(tok);
+	}
 	return tap_done();
 }
