@@ -159,6 +159,65 @@ class Answers:
                                           self.file))
 
 
+# ---- the suite on PostgreSQL ---------------------------------------------
+# SW_TEST_POSTGRESQL names a PostgreSQL server (a postgresql:// URL whose
+# database the harness replaces; ./quickstart test starts one for its
+# third pass).  Each Stack() then keeps its state in a database of its
+# own, created empty for it and dropped at stop, so tests stay
+# independent and run in parallel against one server.
+PG_SERVER = os.environ.get("SW_TEST_POSTGRESQL", "")
+
+
+def on_postgresql():
+    """Whether the suite runs with PostgreSQL state stores."""
+    return PG_SERVER.startswith(("postgresql:", "postgres:"))
+
+
+def sqlite_only(t, why):
+    """Skip a whole test that checks SQLite itself (its state.db) when
+    the suite runs on PostgreSQL."""
+    if on_postgresql():
+        t.skip_all("SQLite only: %s; the suite runs on PostgreSQL "
+                   "(SW_TEST_POSTGRESQL)" % why)
+
+
+def _pg_url(name):
+    """PG_SERVER with its database replaced by name."""
+    from urllib.parse import urlsplit
+    u = urlsplit(PG_SERVER)     # urlunsplit drops an empty host's //
+    return "%s://%s/%s%s" % (u.scheme, u.netloc, name,
+                             "?" + u.query if u.query else "")
+
+
+def _pg_admin(sql):
+    """Run one statement in the server's postgres database; its error
+    text, or None when it succeeded."""
+    try:
+        r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                            "-d", _pg_url("postgres"), "-c", sql],
+                           capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    return None if r.returncode == 0 else (r.stderr or r.stdout).strip()
+
+
+def pg_create_database():
+    """A new empty database on PG_SERVER (C locale, from template0):
+    its name and its URL."""
+    import random
+    name = "sw_%d_%08x" % (os.getpid(), random.getrandbits(32))
+    err = _pg_admin("CREATE DATABASE %s TEMPLATE template0 ENCODING "
+                    "'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" % name)
+    if err is not None:
+        raise RuntimeError("CREATE DATABASE %s: %s" % (name, err))
+    return name, _pg_url(name)
+
+
+def pg_drop_database(name):
+    """Drop a database pg_create_database made (and its sessions)."""
+    return _pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+
+
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
                  pre_start=None, programs=None, database=None):
@@ -187,6 +246,15 @@ class Stack:
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
         env = None
+        self.pg_database = None
+        if database is None and on_postgresql():
+            try:
+                self.pg_database, database = pg_create_database()
+            except RuntimeError as e:
+                t.bail("no database for the stack: %s" % e)
+            # dropped at exit when the test never reached stop()
+            atexit.register(self._drop_database)
+        self.database = database
         if database is not None:
             conf = os.path.join(self.dir, "slipway.conf")
             with open(conf, "w") as f:
@@ -229,6 +297,11 @@ class Stack:
         self.dump_logs()
         subprocess.run([self.slipway, "stop", "--state-dir", self.state],
                        capture_output=True, timeout=60)
+
+    def _drop_database(self):
+        if self.pg_database is not None:
+            pg_drop_database(self.pg_database)
+            self.pg_database = None
 
     def cli(self, *args, check=True):
         r = subprocess.run([self.slipway] + list(args) + ["--state-dir",
@@ -357,6 +430,11 @@ class Stack:
         self.check_logs()
         if self.t.failed:
             self.dump_logs()
+        if self.pg_database is not None and not os.environ.get("SW_KEEP"):
+            err = pg_drop_database(self.pg_database)
+            self.t.ok(err is None, "the stack's database %s dropped (%s)" %
+                      (self.pg_database, err))
+            self.pg_database = None
         if not os.environ.get("SW_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
