@@ -298,6 +298,31 @@ class Stack:
         subprocess.run([self.slipway, "stop", "--state-dir", self.state],
                        capture_output=True, timeout=60)
 
+    def sql(self, statement):
+        """Run one SQL statement on the stack's state store, whichever
+        engine holds it (state.db, or the PostgreSQL database): the
+        rows it returns, NULL as None (on PostgreSQL every value is a
+        string).  For tests that look at or prepare the state beside
+        the API."""
+        if self.database is None:
+            import sqlite3
+            db = sqlite3.connect(os.path.join(self.state, "state.db"),
+                                 timeout=10)
+            try:
+                with db:
+                    return db.execute(statement).fetchall()
+            finally:
+                db.close()
+        r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v",
+                            "ON_ERROR_STOP=1", "-F", "\t", "-P",
+                            "null=\\N", "-d", self.database, "-c",
+                            statement], capture_output=True, text=True,
+                           timeout=60)
+        if r.returncode != 0:
+            raise RuntimeError("psql: %s" % r.stderr.strip())
+        return [tuple(None if v == "\\N" else v for v in ln.split("\t"))
+                for ln in r.stdout.splitlines() if ln]
+
     def _drop_database(self):
         if self.pg_database is not None:
             pg_drop_database(self.pg_database)
