@@ -258,6 +258,12 @@ class Stack:
         if database is not None:
             conf = os.path.join(self.dir, "slipway.conf")
             with open(conf, "w") as f:
+                # the test's own slipway.conf, when it has one, and the
+                # database (its last word wins)
+                given = os.environ.get("SLIPWAY_CONF")
+                if given and os.path.isfile(given):
+                    with open(given) as g:
+                        f.write(g.read().rstrip("\n") + "\n")
                 f.write("database = %s\n" % database)
             env = dict(os.environ, SLIPWAY_CONF=conf)
         r = subprocess.run(args, capture_output=True, text=True,
@@ -457,8 +463,8 @@ class Stack:
             self.dump_logs()
         if self.pg_database is not None and not os.environ.get("SW_KEEP"):
             err = pg_drop_database(self.pg_database)
-            self.t.ok(err is None, "the stack's database %s dropped (%s)" %
-                      (self.pg_database, err))
+            self.t.ok(err is None, "the stack's database %s dropped%s" %
+                      (self.pg_database, "" if err is None else ": " + err))
             self.pg_database = None
         if not os.environ.get("SW_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
