@@ -330,7 +330,8 @@ class Stack:
                 for ln in r.stdout.splitlines() if ln]
 
     def _drop_database(self):
-        if self.pg_database is not None:
+        # SW_KEEP keeps what a failed test leaves, its database too
+        if self.pg_database is not None and not os.environ.get("SW_KEEP"):
             pg_drop_database(self.pg_database)
             self.pg_database = None
 
