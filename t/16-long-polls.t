@@ -6,10 +6,8 @@
 # clients (Mcp-Name: operation_wait) run in the MCP wait pool, and those
 # of legacy clients, in process, are capped so the other MCP workers keep
 # answering.
-import glob
 import json
 import os
-import sqlite3
 import sys
 import threading
 import time
@@ -27,14 +25,12 @@ s = Stack(t, workers=2)
 
 # An operation that stays pending: due far in the future, so the poller
 # never claims it and every wait runs to its timeout.
-db = glob.glob(os.path.join(s.state, "*.db"))[0]
 now = int(time.time() * 1000)
 op = "op-00000000000000f1"
-with sqlite3.connect(db, timeout=10) as c:
-    c.execute("INSERT INTO operations (id, kind, target, params, state,"
-              " token_name, created, updated, due) VALUES (?, 'test.wait',"
-              " 't', '{}', 'pending', 'test-admin', ?, ?, ?)",
-              (op, now, now, now + 3600 * 1000))
+s.sql("INSERT INTO operations (id, kind, target, params, state,"
+      " token_name, created, updated, due) VALUES ('%s', 'test.wait',"
+      " 't', '{}', 'pending', 'test-admin', %d, %d, %d)" %
+      (op, now, now, now + 3600 * 1000))
 tokens = [s.cli("token", "create", "--scope", "read", "--name",
                 "waiter%d" % i).strip() for i in range(4)]
 WAIT = "/api/v1/operations/%s:wait?timeout=%%d" % op

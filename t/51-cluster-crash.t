@@ -55,15 +55,10 @@ def leased():
     """The operation is leased by a poller right now (read-only look
     at the store)."""
     try:
-        db = sqlite3.connect("file:%s?mode=ro" % os.path.join(
-            s.state, "state.db"), uri=True, timeout=1)
-        try:
-            row = db.execute("SELECT lease_owner FROM operations"
-                             " WHERE id = ?", (op,)).fetchone()
-        finally:
-            db.close()
-        return row is not None and row[0] is not None
-    except sqlite3.Error:
+        rows = s.sql("SELECT lease_owner FROM operations WHERE id = '%s'"
+                     % op)
+        return bool(rows) and rows[0][0] is not None
+    except (sqlite3.Error, RuntimeError):
         return False
 
 

@@ -8,12 +8,11 @@
 # retried runs again instead of being cancelled at once.  A create of a
 # cluster that exists and is ours reaches the "already exists" branch
 # (the sanitizer build checks it).  State writes of the runner that fail
-# (a trigger in state.db refuses them) hold the operation back until they
+# (a trigger in the state store refuses them) hold the operation back until they
 # work again; nothing is created that could not be recorded.
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -93,11 +92,18 @@ def pause_idle(pid):
         if not kill_if(pid, "slipway-poller", signal.SIGSTOP):
             return False
         try:
-            c = sqlite3.connect(DB, timeout=0.5)
-            c.execute("BEGIN IMMEDIATE")
-            c.rollback()
-            c.close()
-            return True
+            if s.database is None:
+                c = sqlite3.connect(DB, timeout=0.5)
+                c.execute("BEGIN IMMEDIATE")
+                c.rollback()
+                c.close()
+                return True
+            # PostgreSQL: no session of the stack's sits in a transaction
+            if s.sql("SELECT count(*) FROM pg_stat_activity WHERE datname"
+                     " = current_database() AND pid <> pg_backend_pid()"
+                     " AND state LIKE 'idle in transaction%%'")[0][0] == "0":
+                return True
+            raise sqlite3.OperationalError("a transaction is open")
         except sqlite3.OperationalError:
             kill_if(pid, "slipway-poller", signal.SIGCONT)
             time.sleep(0.05)
@@ -149,7 +155,6 @@ d = wait_operation(s, holder)
 t.eq(d.get("state"), "succeeded", "the retried operation ran to the end")
 
 # ---- the runner's state writes fail: the operation waits, loses nothing
-db = os.path.join(s.state, "state.db")
 t.ok(pause_idle(pid), "poller paused again")
 for _ in range(5):
     r = s.post("/api/v1/clusters/excl/storage",
@@ -164,10 +169,16 @@ for _ in range(5):
 if not t.eq(r.status, 202, "storage_add accepted"):
     t.diag(r.body[:500])
 sop = r.json["operation_id"]
-subprocess.run(["sqlite3", db, "CREATE TRIGGER inject_write_failure "
-                "BEFORE UPDATE OF ext ON stages WHEN NEW.op_id = '%s' "
-                "BEGIN SELECT RAISE(ABORT, 'injected'); END;" % sop],
-               check=True, timeout=30)
+if s.database is None:
+    s.sql("CREATE TRIGGER inject_write_failure BEFORE UPDATE OF ext ON "
+          "stages WHEN NEW.op_id = '%s' BEGIN SELECT RAISE(ABORT, "
+          "'injected'); END;" % sop)
+else:
+    s.sql("CREATE FUNCTION inject_write_failure() RETURNS trigger "
+          "LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$")
+    s.sql("CREATE TRIGGER inject_write_failure BEFORE UPDATE OF ext ON "
+          "stages FOR EACH ROW WHEN (NEW.op_id = '%s') EXECUTE FUNCTION "
+          "inject_write_failure()" % sop)
 kill_if(pid, "slipway-poller", signal.SIGCONT)
 time.sleep(4)
 r = s.get("/api/v1/operations/" + sop)
@@ -177,8 +188,8 @@ t.ok(r.json.get("state") in ("pending", "running") and
      "operation does not end (%s)" % r.json.get("state"))
 t.ok("cannot record its resources" in s.log_text("poller.log"),
      "the poller says why")
-subprocess.run(["sqlite3", db, "DROP TRIGGER inject_write_failure"],
-               check=True, timeout=30)
+s.sql("DROP TRIGGER inject_write_failure" +
+      ("" if s.database is None else " ON stages"))
 d = wait_operation(s, sop)
 t.eq(d.get("state"), "succeeded", "once writes work the operation ends")
 t.eq(d["stages"][0]["resources"].get("bucket"), "excl-data",

@@ -8,7 +8,6 @@
 import json
 import os
 import socket
-import sqlite3
 import stat
 import sys
 import time
@@ -101,7 +100,7 @@ for path in [os.path.join(s.state, "state.db")] + [
     if os.path.isfile(path) and stat.S_IMODE(os.stat(path).st_mode) & 0o077:
         loose.append("%s %o" % (os.path.basename(path),
                                 stat.S_IMODE(os.stat(path).st_mode)))
-t.ok(not loose, "state.db and every log are 0600 (%s)" % loose)
+t.ok(not loose, "state.db (on SQLite) and every log are 0600 (%s)" % loose)
 
 # ---- Origin and Host -------------------------------------------------------
 ping = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
@@ -254,16 +253,13 @@ t.ok("form-action 'self'" in csp and "base-uri 'none'" in csp,
      "the CSP sets form-action 'self' and base-uri 'none'")
 
 # ---- who may cancel --------------------------------------------------------
-db = sqlite3.connect(os.path.join(s.state, "state.db"), timeout=10)
 now = int(time.time() * 1000)
 for oid, owner in (("op-00000000000000a1", "w1"),
                    ("op-00000000000000a2", "w1")):
-    db.execute("INSERT INTO operations (id, kind, target, params, state,"
-               " token_name, created, updated, due) VALUES"
-               " (?, 'cluster.create', 'x', '{}', 'pending', ?, ?, ?, ?)",
-               (oid, owner, now, now, now + 3600 * 1000))
-db.commit()
-db.close()
+    s.sql("INSERT INTO operations (id, kind, target, params, state,"
+          " token_name, created, updated, due) VALUES"
+          " ('%s', 'cluster.create', 'x', '{}', 'pending', '%s', %d, %d, %d)"
+          % (oid, owner, now, now, now + 3600 * 1000))
 r = s.post("/api/v1/operations/op-00000000000000a1:cancel", token=other)
 t.ok(r.status == 403 and "w1" in r.json.get("detail", ""),
      "a write token cannot cancel another token's operation (403 names it)")

@@ -159,6 +159,65 @@ class Answers:
                                           self.file))
 
 
+# ---- the suite on PostgreSQL ---------------------------------------------
+# SW_TEST_POSTGRESQL names a PostgreSQL server (a postgresql:// URL whose
+# database the harness replaces; ./quickstart test starts one for its
+# third pass).  Each Stack() then keeps its state in a database of its
+# own, created empty for it and dropped at stop, so tests stay
+# independent and run in parallel against one server.
+PG_SERVER = os.environ.get("SW_TEST_POSTGRESQL", "")
+
+
+def on_postgresql():
+    """Whether the suite runs with PostgreSQL state stores."""
+    return PG_SERVER.startswith(("postgresql:", "postgres:"))
+
+
+def sqlite_only(t, why):
+    """Skip a whole test that checks SQLite itself (its state.db) when
+    the suite runs on PostgreSQL."""
+    if on_postgresql():
+        t.skip_all("SQLite only: %s; the suite runs on PostgreSQL "
+                   "(SW_TEST_POSTGRESQL)" % why)
+
+
+def _pg_url(name):
+    """PG_SERVER with its database replaced by name."""
+    from urllib.parse import urlsplit
+    u = urlsplit(PG_SERVER)     # urlunsplit drops an empty host's //
+    return "%s://%s/%s%s" % (u.scheme, u.netloc, name,
+                             "?" + u.query if u.query else "")
+
+
+def _pg_admin(sql):
+    """Run one statement in the server's postgres database; its error
+    text, or None when it succeeded."""
+    try:
+        r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                            "-d", _pg_url("postgres"), "-c", sql],
+                           capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    return None if r.returncode == 0 else (r.stderr or r.stdout).strip()
+
+
+def pg_create_database():
+    """A new empty database on PG_SERVER (C locale, from template0):
+    its name and its URL."""
+    import random
+    name = "sw_%d_%08x" % (os.getpid(), random.getrandbits(32))
+    err = _pg_admin("CREATE DATABASE %s TEMPLATE template0 ENCODING "
+                    "'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" % name)
+    if err is not None:
+        raise RuntimeError("CREATE DATABASE %s: %s" % (name, err))
+    return name, _pg_url(name)
+
+
+def pg_drop_database(name):
+    """Drop a database pg_create_database made (and its sessions)."""
+    return _pg_admin("DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+
+
 class Stack:
     def __init__(self, t, sandbox=False, workers=2, speed=600,
                  pre_start=None, programs=None, database=None,
@@ -190,8 +249,23 @@ class Stack:
                 "--port", str(self.port), "--workers", str(workers)]
         if sandbox:
             args += ["--sandbox", "--speed", str(speed)]
+        self.pg_database = None
+        if database is None and on_postgresql():
+            try:
+                self.pg_database, database = pg_create_database()
+            except RuntimeError as e:
+                t.bail("no database for the stack: %s" % e)
+            # dropped at exit when the test never reached stop()
+            atexit.register(self._drop_database)
+        self.database = database
         lines = list(conf or [])
         if database is not None:
+            # the test's own slipway.conf, when it has one, then the
+            # database (its last word wins)
+            given = os.environ.get("SLIPWAY_CONF")
+            if on_postgresql() and given and os.path.isfile(given):
+                with open(given) as g:
+                    lines = g.read().rstrip("\n").split("\n") + lines
             lines.append("database = %s" % database)
         run_env = dict(os.environ)
         if lines:
@@ -236,6 +310,37 @@ class Stack:
         self.dump_logs()
         subprocess.run([self.slipway, "stop", "--state-dir", self.state],
                        capture_output=True, timeout=60)
+
+    def sql(self, statement):
+        """Run one SQL statement on the stack's state store, whichever
+        engine holds it (state.db, or the PostgreSQL database): the
+        rows it returns, NULL as None (on PostgreSQL every value is a
+        string).  For tests that look at or prepare the state beside
+        the API."""
+        if self.database is None:
+            import sqlite3
+            db = sqlite3.connect(os.path.join(self.state, "state.db"),
+                                 timeout=10)
+            try:
+                with db:
+                    return db.execute(statement).fetchall()
+            finally:
+                db.close()
+        r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v",
+                            "ON_ERROR_STOP=1", "-F", "\t", "-P",
+                            "null=\\N", "-d", self.database, "-c",
+                            statement], capture_output=True, text=True,
+                           timeout=60)
+        if r.returncode != 0:
+            raise RuntimeError("psql: %s" % r.stderr.strip())
+        return [tuple(None if v == "\\N" else v for v in ln.split("\t"))
+                for ln in r.stdout.splitlines() if ln]
+
+    def _drop_database(self):
+        # SW_KEEP keeps what a failed test leaves, its database too
+        if self.pg_database is not None and not os.environ.get("SW_KEEP"):
+            pg_drop_database(self.pg_database)
+            self.pg_database = None
 
     def cli(self, *args, check=True):
         r = subprocess.run([self.slipway] + list(args) + ["--state-dir",
@@ -364,6 +469,11 @@ class Stack:
         self.check_logs()
         if self.t.failed:
             self.dump_logs()
+        if self.pg_database is not None and not os.environ.get("SW_KEEP"):
+            err = pg_drop_database(self.pg_database)
+            self.t.ok(err is None, "the stack's database %s dropped%s" %
+                      (self.pg_database, "" if err is None else ": " + err))
+            self.pg_database = None
         if not os.environ.get("SW_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
