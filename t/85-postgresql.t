@@ -18,84 +18,36 @@
 # sessions, budgets, notifications, MCP) run on an empty PostgreSQL
 # database each (t/unit/tmpdb.h's SW_TEST_DATABASE).
 # Skips only when the PostgreSQL binaries are absent.
-import atexit
-import glob
 import json
 import os
-import pwd
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import BUILDDIR, SLIPWAY, Stack, fault_injection_built, free_port
+from harness import BUILDDIR, SLIPWAY, Stack, fault_injection_built
 from harness import kill_if, need_clusters, sandbox_requests, wait_for
 from harness import wait_operation
+import pgserver
 import webhook
 
 t = T()
-bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-if not bins:
-    t.skip_all("PostgreSQL is not installed (Debian's postgresql package: "
-               "/usr/lib/postgresql/<version>/bin/initdb is missing)")
+pgserver.binaries(t)
 need_clusters(t)
-BIN = os.path.dirname(bins[-1])
 
 # ---- a PostgreSQL cluster of our own ------------------------------------
-tmp = tempfile.mkdtemp(prefix="sw-pg-")
-os.chmod(tmp, 0o755)
-data = os.path.join(tmp, "data")
-port = free_port()
-as_user = []
-if os.geteuid() == 0:
-    # initdb refuses root: the cluster is the postgres user's.
-    pw = pwd.getpwnam("postgres")
-    os.chown(tmp, pw.pw_uid, pw.pw_gid)
-    as_user = ["runuser", "-u", "postgres", "--"]
-
-
-def pg(*args, check=True):
-    r = subprocess.run(as_user + list(args), capture_output=True, text=True,
-                       timeout=120, cwd=tmp)
-    if check and r.returncode != 0:
-        t.diag("%s: %s %s" % (args[0], r.stdout, r.stderr))
-        t.bail("cannot run %s" % os.path.basename(args[0]))
-    return r
-
-
-pg(os.path.join(BIN, "initdb"), "-D", data, "-A", "trust", "-U", "slipway",
-   "-E", "UTF8", "--locale=C")
-pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
-   "-w", "-o", "-k %s -p %d -c listen_addresses=''" % (tmp, port), "start")
-
-
-def pg_stop():
-    pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop",
-       check=False)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-atexit.register(pg_stop)
-pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
-   "slipway", "slipway")
-URL = "postgresql:///slipway?host=%s&port=%d&user=slipway" % (tmp, port)
-
-
-def psql(sql):
-    r = pg(os.path.join(BIN, "psql"), "-h", tmp, "-p", str(port), "-U",
-           "slipway", "-d", "slipway", "-At", "-c", sql, check=False)
-    return r.stdout.strip()
+srv = pgserver.Server(t)
+tmp = srv.dir
+URL = srv.url
+psql = srv.psql
 
 
 # ---- the state's unit tests on it ---------------------------------------
 for unit in ("test-ops", "test-auth", "test-budget", "test-notify",
              "test-mcp"):
     name = "unit_" + unit.replace("-", "_")
-    pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
-       "slipway", name)
+    srv.createdb(name)
     r = subprocess.run([os.path.join(BUILDDIR, "t", "unit", unit)],
                        capture_output=True, text=True, timeout=300,
                        env=dict(os.environ, SW_TEST_DATABASE=URL.replace(
@@ -248,7 +200,7 @@ t.ok("slipway@" not in r.stdout and tmp not in db.get("detail", ""),
      "doctor does not print the database URL")
 
 # A database that cannot be reached is a finding, not a crash.
-pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop")
+srv.stop()
 r = subprocess.run([SLIPWAY, "doctor", "--json", "--local", "--state-dir",
                     s.state], capture_output=True, text=True, timeout=120)
 try:
@@ -257,7 +209,6 @@ except (ValueError, KeyError):
     found = {}
 t.ok(found.get("database", {}).get("ok") is False,
      "with PostgreSQL stopped, doctor says the database cannot be reached")
-pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
-   "-w", "-o", "-k %s -p %d -c listen_addresses=''" % (tmp, port), "start")
+srv.start()
 s.stop()
 t.done()

@@ -13,7 +13,8 @@
 # was killed.  Then:
 #   - every operation succeeded, and each key names one operation;
 #   - the sandbox's request log shows no mutation sent twice, but for
-#     setters (ModifyVpcAttribute, tags, PutObject of the same object),
+#     setters (ModifyVpcAttribute, tags, PutObject of the same object,
+#     a Kubernetes server-side apply),
 #     which a stage killed or paused after AWS answered and before it
 #     recorded may send again with the same value (printed);
 #   - no stage ran under a stale token: each poller log line saying a
@@ -25,36 +26,28 @@
 # SW_FAILOVER_CLUSTERS lifecycles (default 3), at most SW_FAILOVER_KILLS
 # kills and stops (default 40); SW_FAILOVER_SEED replays the schedule.
 # Skips when the PostgreSQL binaries are absent.
-import atexit
-import glob
 import http.client
 import json
 import os
-import pwd
 import random
 import re
-import shutil
 import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, free_port, need_clusters
+from harness import Stack, need_clusters
 from harness import sandbox_call, sandbox_requests, wait_for
+import pgserver
 
 t = T()
-bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-if not bins:
-    t.skip_all("PostgreSQL is not installed (Debian's postgresql package: "
-               "/usr/lib/postgresql/<version>/bin/initdb is missing)")
+pgserver.binaries(t)
 need_clusters(t)
-BIN = os.path.dirname(bins[-1])
 CLUSTERS = int(os.environ.get("SW_FAILOVER_CLUSTERS", "3"))
 KILLS = int(os.environ.get("SW_FAILOVER_KILLS", "40"))
 SEED = int(os.environ.get("SW_FAILOVER_SEED", str(int(time.time()))))
@@ -62,49 +55,14 @@ t.diag("seed %d (SW_FAILOVER_SEED replays it)" % SEED)
 rng = random.Random(SEED)
 
 # ---- a PostgreSQL cluster of our own ------------------------------------
-tmp = tempfile.mkdtemp(prefix="sw-pgfo-")
-os.chmod(tmp, 0o755)
-data = os.path.join(tmp, "data")
-port = free_port()
-as_user = []
-if os.geteuid() == 0:
-    pw = pwd.getpwnam("postgres")
-    os.chown(tmp, pw.pw_uid, pw.pw_gid)
-    as_user = ["runuser", "-u", "postgres", "--"]
-
-
-def pg(*args, check=True):
-    r = subprocess.run(as_user + list(args), capture_output=True, text=True,
-                       timeout=120, cwd=tmp)
-    if check and r.returncode != 0:
-        t.diag("%s: %s %s" % (args[0], r.stdout, r.stderr))
-        t.bail("cannot run %s" % os.path.basename(args[0]))
-    return r
-
-
-pg(os.path.join(BIN, "initdb"), "-D", data, "-A", "trust", "-U", "slipway",
-   "-E", "UTF8", "--locale=C")
-pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
-   "-w", "-o", "-k %s -p %d -c listen_addresses='' -c max_connections=200"
-   % (tmp, port), "start")
-
-
-def pg_stop():
-    pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop",
-       check=False)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-atexit.register(pg_stop)
-pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
-   "slipway", "slipway")
-URL = "postgresql:///slipway?host=%s&port=%d&user=slipway" % (tmp, port)
+srv = pgserver.Server(t, prefix="sw-pgfo-", settings=["max_connections=200"])
+URL = srv.url
 
 
 def psql(sql):
-    r = pg(os.path.join(BIN, "psql"), "-h", tmp, "-p", str(port), "-U",
-           "slipway", "-d", "slipway", "-At", "-F", "|", "-c", sql,
-           check=False)
+    r = srv.run("psql", "-h", srv.dir, "-p", str(srv.port), "-U",
+                "slipway", "-d", "slipway", "-At", "-F", "|", "-c", sql,
+                check=False)
     return [ln.split("|") for ln in r.stdout.strip().splitlines() if ln]
 
 
@@ -404,10 +362,20 @@ for e in sent:
 # AWS's answer and its next record may send it again (the stage kit
 # records a stage before each mutating call, not after).  Every other
 # mutation, each create, update and delete, exactly once.
+# A Kubernetes server-side apply (a patch with a fieldManager) is such a
+# setter too: it sends the whole object as desired, the same again.
 SETTERS = re.compile(
     r"^(Modify\w*Attribute|CreateTags|TagResource|PutObject)$")
-twice = [k for k, n in seen.items() if n > 1 and not SETTERS.match(k[1])]
-again_set = [k for k, n in seen.items() if n > 1 and SETTERS.match(k[1])]
+
+
+def setter(k):
+    return SETTERS.match(k[1]) or (
+        k[0].startswith("kubernetes:") and k[1] == "patch" and
+        "fieldManager=" in k[2])
+
+
+twice = [k for k, n in seen.items() if n > 1 and not setter(k)]
+again_set = [k for k, n in seen.items() if n > 1 and setter(k)]
 t.ok(not twice, "no mutation but an attribute setter was sent twice (%d "
      "mutations)" % len(sent))
 for k in twice[:10]:

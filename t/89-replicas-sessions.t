@@ -8,64 +8,16 @@
 # Each instance's health check answers 200 with the state store ok.
 # PostgreSQL 15 as in t/85-postgresql.t (a cluster in a temporary
 # directory, started by the test); skips when its binaries are absent.
-import atexit
-import glob
 import os
-import pwd
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, free_port
+from harness import Stack
+import pgserver
 
 t = T()
-bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-if not bins:
-    t.skip_all("PostgreSQL is not installed (Debian's postgresql package: "
-               "/usr/lib/postgresql/<version>/bin/initdb is missing)")
-BIN = os.path.dirname(bins[-1])
-
-# ---- a PostgreSQL cluster of our own ------------------------------------
-tmp = tempfile.mkdtemp(prefix="sw-pg-")
-os.chmod(tmp, 0o755)
-data = os.path.join(tmp, "data")
-port = free_port()
-as_user = []
-if os.geteuid() == 0:
-    # initdb refuses root: the cluster is the postgres user's.
-    pw = pwd.getpwnam("postgres")
-    os.chown(tmp, pw.pw_uid, pw.pw_gid)
-    as_user = ["runuser", "-u", "postgres", "--"]
-
-
-def pg(*args, check=True):
-    r = subprocess.run(as_user + list(args), capture_output=True, text=True,
-                       timeout=120, cwd=tmp)
-    if check and r.returncode != 0:
-        t.diag("%s: %s %s" % (args[0], r.stdout, r.stderr))
-        t.bail("cannot run %s" % os.path.basename(args[0]))
-    return r
-
-
-pg(os.path.join(BIN, "initdb"), "-D", data, "-A", "trust", "-U", "slipway",
-   "-E", "UTF8", "--locale=C")
-pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-l", os.path.join(tmp, "log"),
-   "-w", "-o", "-k %s -p %d -c listen_addresses=''" % (tmp, port), "start")
-
-
-def pg_stop():
-    pg(os.path.join(BIN, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop",
-       check=False)
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-atexit.register(pg_stop)
-pg(os.path.join(BIN, "createdb"), "-h", tmp, "-p", str(port), "-U",
-   "slipway", "slipway")
-URL = "postgresql:///slipway?host=%s&port=%d&user=slipway" % (tmp, port)
+URL = pgserver.Server(t).url
 
 CONF = ["listen = 0.0.0.0"]
 a = Stack(t, database=URL, conf=CONF)
