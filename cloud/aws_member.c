@@ -9,6 +9,7 @@
 
 #include "cloud/aws_api.h"
 #include "cloud/aws_member.h"
+#include "cloud/aws_session.h"
 #include "lib/buf.h"
 #include "lib/limits.h"
 
@@ -16,16 +17,8 @@
 #define MEMBER_SESSION_S	3600
 #define MEMBER_SESSION_NAME	"slipway"
 
-struct member_slot {
-	char		 account[16];	/* "" : Slipway's own */
-	char		 region[SW_AWS_MAX_NAME];
-	struct aws_ctx	 ctx;
-	time_t		 expires;	/* 0: base's own credentials */
-	time_t		 used;
-	int		 live;		/* ctx is set up */
-};
-
-static struct member_slot slots[MEMBER_SLOTS];
+/* Keyed "account region"; Slipway's own account is "". */
+static struct aws_session slots[MEMBER_SLOTS];
 
 static int
 own_account(const struct sw_config *cfg, const char *account)
@@ -44,53 +37,34 @@ aws_member_is_home(const struct aws_ctx *base, const struct sw_config *cfg,
 	    region[0] == '\0' || strcmp(region, base->region) == 0);
 }
 
-/* The slot kept for account and region, else a free one, else the one
- * used longest ago (its context is freed). */
-static struct member_slot *
-slot_for(const char *account, const char *region)
-{
-	struct member_slot *p, *old = &slots[0];
-
-	for (p = slots; p < slots + MEMBER_SLOTS; p++)
-		if (p->live && strcmp(p->account, account) == 0 &&
-		    strcmp(p->region, region) == 0)
-			return p;
-	for (p = slots; p < slots + MEMBER_SLOTS; p++) {
-		if (!p->live)
-			return p;
-		if (p->used < old->used)
-			old = p;
-	}
-	aws_ctx_free(&old->ctx);
-	memset(old, 0, sizeof(*old));
-	return old;
-}
-
 /* The slot's context in its region, signing with base's credentials. */
 static sw_err
-slot_setup(struct member_slot *p, struct aws_ctx *base,
-    const struct sw_config *cfg)
+slot_setup(struct aws_session *p, struct aws_ctx *base,
+    const struct sw_config *cfg, const char *account, const char *region)
 {
 	sw_err rc;
 
 	if ((rc = sw_aws_setup(&p->ctx, cfg)) != SW_OK ||
 	    (rc = sw_fmt(p->ctx.region, sizeof(p->ctx.region), "%s",
-	    p->region)) != SW_OK) {
+	    region)) != SW_OK) {
 		aws_ctx_free(&p->ctx);
 		return rc;
 	}
 	p->ctx.clock = base->clock;
-	if (p->account[0] == '\0')
+	if (account[0] == '\0')
 		memcpy(p->ctx.account, base->account, sizeof(p->ctx.account));
-	else
-		memcpy(p->ctx.account, p->account, sizeof(p->ctx.account));
+	else if ((rc = sw_fmt(p->ctx.account, sizeof(p->ctx.account), "%s",
+	    account)) != SW_OK) {
+		aws_ctx_free(&p->ctx);
+		return rc;
+	}
 	p->live = 1;
 	return SW_OK;
 }
 
 /* A new session of the member role for the slot's account. */
 static sw_err
-slot_renew(struct member_slot *p, struct aws_ctx *base,
+slot_renew(struct aws_session *p, struct aws_ctx *base,
     const struct sw_config *cfg, const char *role, struct aws_error *err)
 {
 	struct aws_creds c;
@@ -112,8 +86,8 @@ aws_member_ctx(struct aws_ctx *base, const struct sw_config *cfg,
     const char *account, const char *region, struct aws_ctx **out,
     char *role, size_t rolesz, struct aws_error *err)
 {
-	struct member_slot *p;
-	char arn[2049];
+	struct aws_session *p;
+	char arn[2049], key[AWS_SESSION_KEY_MAX];
 	int own = own_account(cfg, account);
 	time_t now = time(NULL);
 	sw_err rc;
@@ -130,20 +104,19 @@ aws_member_ctx(struct aws_ctx *base, const struct sw_config *cfg,
 		return rc;
 	if (!own && role != NULL && sw_fmt(role, rolesz, "%s", arn) != SW_OK)
 		role[0] = '\0';
-	p = slot_for(own ? "" : account, region);
-	if (!p->live) {
-		if (sw_fmt(p->account, sizeof(p->account), "%s", own ? "" :
-		    account) != SW_OK || sw_fmt(p->region, sizeof(p->region),
-		    "%s", region) != SW_OK || (rc = slot_setup(p, base, cfg))
-		    != SW_OK) {
-			memset(p, 0, sizeof(*p));
-			return SW_EINVAL;
-		}
+	if (own)
+		account = "";
+	if (sw_fmt(key, sizeof(key), "%s %s", account, region) != SW_OK ||
+	    (p = aws_session_get(slots, MEMBER_SLOTS, key)) == NULL)
+		return SW_EINVAL;
+	if (!p->live && (rc = slot_setup(p, base, cfg, account, region)) !=
+	    SW_OK) {
+		aws_session_drop(p);
+		return rc;
 	}
-	if (!own && now >= p->expires - SW_AWS_CREDS_ADVISORY &&
+	if (!own && aws_session_due(p, now) &&
 	    (rc = slot_renew(p, base, cfg, arn, err)) != SW_OK) {
-		aws_ctx_free(&p->ctx);
-		memset(p, 0, sizeof(*p));
+		aws_session_drop(p);
 		return rc;
 	}
 	p->used = now;
@@ -179,11 +152,5 @@ aws_member_enter(struct aws_ctx *ctx, const struct sw_config *cfg,
 void
 aws_member_reset(void)
 {
-	struct member_slot *p;
-
-	for (p = slots; p < slots + MEMBER_SLOTS; p++) {
-		if (p->live)
-			aws_ctx_free(&p->ctx);
-		memset(p, 0, sizeof(*p));
-	}
+	aws_session_reset(slots, MEMBER_SLOTS);
 }
