@@ -5,9 +5,7 @@
 # the session cookie at the end.  Also: the callback refuses a state
 # this browser did not start, a missing sign-in cookie and a provider's
 # error, without a session.
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import urllib.parse
@@ -15,20 +13,14 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SRCDIR, need_browser, ui_script
+from harness import Stack, need_browser, ui_script
+from oidcop import Provider
 
 t = T()
 need_browser(t, "oidc-provider")
-LIB = os.path.join(SRCDIR, "t", "lib")
 tmp = tempfile.mkdtemp(prefix="sw-oidc-ui-")
-provider = subprocess.Popen(
-    ["node", os.path.join(LIB, "oidc-provider.mjs"),
-     os.path.join(tmp, "keys.json")], stdout=subprocess.PIPE,
-    stderr=open(os.path.join(tmp, "op.log"), "a"), text=True)
-line = provider.stdout.readline()
-if not line:
-    t.bail("the OpenID provider did not start")
-issuer = json.loads(line)["issuer"]
+provider = Provider(t, tmp)
+issuer = provider.issuer
 conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
     f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
@@ -39,9 +31,7 @@ os.environ["SLIPWAY_CONF"] = conf
 s = Stack(t)
 base = "http://127.0.0.1:%d" % s.port
 callback = base + "/api/v1/login/oidc/callback"
-req = urllib.request.Request(issuer + "/test/ui-client", data=json.dumps(
-    {"redirect_uri": callback}).encode(), method="POST")
-urllib.request.urlopen(req, timeout=30).read()
+provider.post("/test/ui-client", {"redirect_uri": callback})
 
 # ---- the start of a sign-in, by hand ---------------------------------
 r = s.get("/api/v1/login/options", token=None)
@@ -115,6 +105,5 @@ t.ok("read" in (out.get("plan_title") or "").lower(),
      "a viewer's actions that change things are disabled, saying why (%s)"
      % out.get("plan_title"))
 s.stop()
-provider.terminate()
-provider.wait(timeout=30)
+provider.stop()
 t.done()

@@ -18,12 +18,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import Stack, SRCDIR, wait_for
+from oidcop import Provider
 from mcp_raw import Mcp
 import wsclient
 
@@ -33,21 +32,8 @@ if not os.path.isdir(NODE_MODULES):
     t.skip_all("t/node_modules is missing (cd t && npm ci)")
 LIB = os.path.join(SRCDIR, "t", "lib")
 tmp = tempfile.mkdtemp(prefix="sw-oidc-")
-keys_file = os.path.join(tmp, "keys.json")
-
-
-def start_provider():
-    p = subprocess.Popen(["node", os.path.join(LIB, "oidc-provider.mjs"),
-                          keys_file], stdout=subprocess.PIPE,
-                         stderr=open(os.path.join(tmp, "op.log"), "a"),
-                         text=True)
-    line = p.stdout.readline()
-    if not line:
-        t.bail("the OpenID provider did not start")
-    return p, json.loads(line)["issuer"]
-
-
-provider, issuer = start_provider()
+provider = Provider(t, tmp)
+issuer = provider.issuer
 conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
     f.write("oidc.issuer = %s\n" % issuer)
@@ -62,14 +48,7 @@ resource = "http://127.0.0.1:%d" % s.port
 
 
 def provider_token(who, secret, res=resource):
-    body = urllib.parse.urlencode({"grant_type": "client_credentials",
-                                   "scope": "slipway",
-                                   "resource": res}).encode()
-    req = urllib.request.Request(issuer + "/token", data=body)
-    basic = base64.b64encode(("%s:%s" % (who, secret)).encode()).decode()
-    req.add_header("Authorization", "Basic " + basic)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return json.load(r)["access_token"]
+    return provider.token(who, secret, res)
 
 
 def claims_of(tok):
@@ -83,7 +62,7 @@ def header_of(tok):
 
 
 def forge(header, claims, how="sign", kid=None):
-    with open(keys_file) as f:
+    with open(os.path.join(tmp, "keys.json")) as f:
         keys = json.load(f)["keys"]
     want = "EC" if header.get("alg") == "ES256" else "RSA"
     jwk = next(k for k in keys if k["kty"] == want)
@@ -215,10 +194,7 @@ for why in ("expired", "HS256 with the public key", "unknown kid"):
     t.eq(status, 401, "%s: a stream is refused before the upgrade" % why)
 
 # ---- key rotation at the provider ------------------------------------
-req = urllib.request.Request(issuer + "/test/rotate", data=b"",
-                             method="POST")
-with urllib.request.urlopen(req, timeout=30) as r:
-    new_kid = json.load(r)["kid"]
+new_kid = provider.post("/test/rotate")["kid"]
 rotated = provider_token("alice", "alice-secret")
 t.eq(header_of(rotated).get("kid"), new_kid,
      "the provider signs with its new key")
@@ -241,8 +217,7 @@ s.stop()
 s2 = Stack(t)
 still_good = provider_token("alice", "alice-secret",
                             res="http://127.0.0.1:%d" % s2.port)
-provider.terminate()
-provider.wait(timeout=30)
+provider.stop()
 r = s2.get("/api/v1/whoami", token=still_good)
 t.eq(r.status, 401, "provider down and a cold cache: 401 (fails closed)")
 t.ok("keys cannot be fetched" in ((r.json or {}).get("detail") or ""),

@@ -15,16 +15,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
-import base64
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
+from oidcop import Provider
 from harness import (Kubectl, Stack, helm_simulated, wait_for,
                      wait_operation)
 from mcp_raw import Mcp
@@ -38,14 +35,8 @@ if not os.path.isdir(os.path.join(SRCDIR, "t", "node_modules",
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
     t.skip_all("sandbox missing")
 tmp = tempfile.mkdtemp(prefix="sw-teams-")
-op_proc = subprocess.Popen(
-    ["node", os.path.join(SRCDIR, "t", "lib", "oidc-provider.mjs"),
-     os.path.join(tmp, "keys.json")], stdout=subprocess.PIPE,
-    stderr=open(os.path.join(tmp, "op.log"), "a"), text=True)
-line = op_proc.stdout.readline()
-if not line:
-    t.bail("the OpenID provider did not start")
-issuer = json.loads(line)["issuer"]
+provider = Provider(t, tmp)
+issuer = provider.issuer
 conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
     f.write("oidc.issuer = %s\n" % issuer)
@@ -323,14 +314,7 @@ t.eq(r.status, 200, "an admin of no team revokes any team's")
 
 # ---- people from the provider: groups -> team roles -------------------
 def provider_token(who, secret):
-    body = urllib.parse.urlencode({"grant_type": "client_credentials",
-                                   "scope": "slipway",
-                                   "resource": resource}).encode()
-    req = urllib.request.Request(issuer + "/token", data=body)
-    basic = base64.b64encode(("%s:%s" % (who, secret)).encode()).decode()
-    req.add_header("Authorization", "Basic " + basic)
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        return json.load(resp)["access_token"]
+    return provider.token(who, secret, resource)
 
 
 alice = provider_token("alice", "alice-secret")

@@ -16,24 +16,17 @@ import stat
 import subprocess
 import sys
 import tempfile
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SLIPWAY, SRCDIR, need_browser, ui_script
+from harness import Stack, SLIPWAY, need_browser, ui_script
+from oidcop import Provider
 
 t = T()
 need_browser(t, "oidc-provider")
-LIB = os.path.join(SRCDIR, "t", "lib")
 tmp = tempfile.mkdtemp(prefix="sw-cli-device-")
-provider = subprocess.Popen(
-    ["node", os.path.join(LIB, "oidc-provider.mjs"),
-     os.path.join(tmp, "keys.json")], stdout=subprocess.PIPE,
-    stderr=open(os.path.join(tmp, "op.log"), "a"), text=True)
-line = provider.stdout.readline()
-if not line:
-    t.bail("the OpenID provider did not start")
-issuer = json.loads(line)["issuer"]
+provider = Provider(t, tmp)
+issuer = provider.issuer
 conf = os.path.join(tmp, "slipway.conf")
 with open(conf, "w") as f:
     f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
@@ -45,13 +38,7 @@ s = Stack(t)
 base = "http://127.0.0.1:%d" % s.port
 
 
-def provider_post(path, doc):
-    req = urllib.request.Request(issuer + path, data=json.dumps(
-        doc).encode(), method="POST")
-    urllib.request.urlopen(req, timeout=30).read()
-
-
-provider_post("/test/ui-client",
+provider.post("/test/ui-client",
               {"redirect_uri": base + "/api/v1/login/oidc/callback"})
 CONTEXTS = os.path.join(tmp, "cfg", "contexts.json")
 ENV = dict(os.environ, SLIPWAY_CONTEXTS=CONTEXTS)
@@ -157,13 +144,12 @@ t.ok(rc == 4 and "denied" in err,
      "aborted at the provider: exit 4, saying so (%s)" % err.strip())
 t.ok("token" not in (contexts().get("deny") or {}),
      "no credential is kept")
-provider_post("/test/device-ttl", {"seconds": 2})
+provider.post("/test/device-ttl", {"seconds": 2})
 rc, out, err, seen = device_login("late", "bob", "nothing")
 t.ok(rc == 4 and "expired" in err,
      "a code nobody approved in time: exit 4, expired (%s)" % err.strip())
 t.ok("token" not in (contexts().get("late") or {}),
      "no credential is kept")
 s.stop()
-provider.terminate()
-provider.wait(timeout=30)
+provider.stop()
 t.done()
