@@ -267,16 +267,6 @@ for name in ("chat", "topic", "bus"):
 # ---- kills of the poller while events stream ----------------------------
 
 
-def poller_pid():
-    try:
-        for c in s.status()["components"]:
-            if c["name"].split(".")[0] == "poller" and c["running"]:
-                return c["pid"]
-    except (OSError, ValueError, KeyError, RuntimeError):
-        pass
-    return 0
-
-
 kills = 0
 done_ops = []
 with rx.lock:
@@ -293,7 +283,7 @@ while kills < KILLS:
     op = r.json["operation_id"]
     while kills < KILLS:
         time.sleep(rng.uniform(0.05, 0.6))
-        pid = poller_pid()
+        pid = s.component_pid("poller")
         if pid and kill_if(pid, "slipway-poller"):
             kills += 1
         if s.get("/api/v1/operations/" + op).json.get("state") in (

@@ -24,7 +24,6 @@
 import json
 import os
 import sys
-import time
 from decimal import Decimal, ROUND_DOWN
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
@@ -273,25 +272,10 @@ t.ok(lines and lines[0].startswith(
 # ---- one kill of the poller, when nothing is on its way
 
 
-def poller_pid():
-    try:
-        for c in s.status()["components"]:
-            if c["name"].split(".")[0] == "poller" and c["running"]:
-                return c["pid"]
-    except (OSError, ValueError, KeyError, RuntimeError):
-        pass
-    return 0
-
-
-def settled():
-    r = s.get("/api/v1/deliveries?state=pending")
-    return r.status == 200 and r.json["items"] == []
-
-
-t.ok(wait_for(settled, 120), "every delivery so far is settled")
-old = poller_pid()
+t.ok(wait_for(s.deliveries_settled, 120), "every delivery so far is settled")
+old = s.component_pid("poller")
 t.ok(old and kill_if(old, "slipway-poller"), "the poller is killed")
-t.ok(wait_for(lambda: poller_pid() not in (0, old), 120),
+t.ok(wait_for(lambda: s.component_pid("poller") not in (0, old), 120),
      "and runs again")
 
 # ---- the endpoint fails, then recovers
@@ -337,7 +321,7 @@ t.ok(fe and "Failure" in fe[0]["detail"]["event"].get("Description", ""),
      (fe[0]["detail"]["event"].get("Description") if fe else None))
 
 # ---- every event once
-t.ok(wait_for(settled, 120), "every delivery settled")
+t.ok(wait_for(s.deliveries_settled, 120), "every delivery settled")
 hooks = received("/all")
 ids = [h.get("Slipway-Event-Id") for h, b in hooks]
 want = sorted(x["event_id"] for x in s.get(

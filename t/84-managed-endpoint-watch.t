@@ -277,25 +277,10 @@ t.ok(dt.get("subject") == "endpoint %s/ep" % NS and
 # ---- one kill of the poller
 
 
-def poller_pid():
-    try:
-        for c in s.status()["components"]:
-            if c["name"].split(".")[0] == "poller" and c["running"]:
-                return c["pid"]
-    except (OSError, ValueError, KeyError, RuntimeError):
-        pass
-    return 0
-
-
-def settled():
-    r = s.get("/api/v1/deliveries?state=pending")
-    return r.status == 200 and r.json["items"] == []
-
-
-t.ok(wait_for(settled, 120), "the delivery is settled")
-old = poller_pid()
+t.ok(wait_for(s.deliveries_settled, 120), "the delivery is settled")
+old = s.component_pid("poller")
 t.ok(old and kill_if(old, "slipway-poller"), "the poller is killed")
-t.ok(wait_for(lambda: poller_pid() not in (0, old), 120), "and runs again")
+t.ok(wait_for(lambda: s.component_pid("poller") not in (0, old), 120), "and runs again")
 
 # ---- it recovers
 t.ok(worker(None), "the worker's command is put back")
@@ -367,7 +352,7 @@ t.ok(ev and ev[0]["detail"].get("subject") == "node hyperpod-" + nid and
                                              None))
 
 t.ok(passes(2, mark()), "two more passes")
-t.ok(wait_for(settled, 120), "every delivery settled")
+t.ok(wait_for(s.deliveries_settled, 120), "every delivery settled")
 steps = [(e["detail"].get("previous"), e["detail"].get("state"))
          for e in events("/all", "node.unhealthy")]
 t.ok(steps in ([("Schedulable", "UnschedulablePendingReplacement")],

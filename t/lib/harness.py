@@ -353,6 +353,22 @@ class Stack:
     def status(self):
         return json.loads(self.cli("status", "--json", check=False))
 
+    def component_pid(self, kind):
+        """The pid of a running component of this kind ("poller",
+        "api", ...), 0 if none runs or the status cannot be read."""
+        try:
+            for c in self.status()["components"]:
+                if c["name"].split(".")[0] == kind and c["running"]:
+                    return c["pid"]
+        except (OSError, ValueError, KeyError, RuntimeError):
+            pass
+        return 0
+
+    def deliveries_settled(self):
+        """True when no webhook delivery is pending."""
+        r = self.get("/api/v1/deliveries?state=pending")
+        return r.status == 200 and r.json["items"] == []
+
     def remember_pids(self):
         try:
             st = self.status()
