@@ -17,14 +17,13 @@
 # waiting demand.  Elastic training is a job option: spec.elasticPolicy
 # from min_nodes, max_nodes and increment_step, a refused pair is a 400
 # naming both, and a training operator older than v1.2.0 is a 422.
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from governed import governed_cluster, job_body
-from harness import aws_cli, wait_for
+from harness import aws_addon_version, wait_for
 
 t = T()
 s, C, gtype, kube = governed_cluster(t, "pq", 2, [
@@ -199,22 +198,11 @@ t.eq((hpj.get("spec", {}).get("elasticPolicy"),
 # earlier would have it) an elastic job is refused before anything is
 # applied, naming the field and the version; a plain job still goes.
 OP = "amazon-sagemaker-hyperpod-training-operator"
-
-
-def addon():
-    rc, out = aws_cli(s, "eks", "describe-addon", "--cluster-name", "pq",
-                      "--addon-name", OP)
-    return (out or {}).get("addon", {}) if rc == 0 else {}
-
-
-rc, out = aws_cli(s, "eks", "update-addon", "--cluster-name", "pq",
-                  "--addon-name", OP, "--addon-version", "v1.1.3-eksbuild.1")
+rc, a = aws_addon_version(s, "pq", OP, "v1.1.3-eksbuild.1")
 if rc is None:
     t.skip("aws CLI not installed", 3)
 else:
     t.eq(rc, 0, "the training operator moved to v1.1.3 with the aws CLI")
-    a = wait_for(lambda: addon().get("status") == "ACTIVE" and addon(),
-                 timeout=120) or {}
     r = s.post(C + "/training-jobs?dry_run=true", dict(
         base, nodes=1, elastic={"min_nodes": 1, "max_nodes": 2}))
     t.ok(r.status == 422 and "elastic" in fields(r) and

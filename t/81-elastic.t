@@ -16,7 +16,6 @@
 # a job option: hyperpodrun --inprocess-restart with INPROCESS_RESTART,
 # refused beside elastic or tiered_checkpointing with both fields named,
 # and on a training operator older than v1.2.0.
-import json
 import os
 import shutil
 import sys
@@ -24,7 +23,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from governed import governed_cluster, job_body
-from harness import aws_cli, wait_for
+from harness import aws_addon_version, wait_for
 from harness import ui_script
 import harness
 
@@ -266,22 +265,11 @@ t.ok(r.status == 400 and "env.INPROCESS_RESTART" in fields(r),
 # older add-on (put there with the aws CLI) it is refused before anything
 # is applied, naming the field and the version.
 OP = "amazon-sagemaker-hyperpod-training-operator"
-
-
-def addon():
-    rc, out = aws_cli(s, "eks", "describe-addon", "--cluster-name", "el",
-                      "--addon-name", OP)
-    return (out or {}).get("addon", {}) if rc == 0 else {}
-
-
-rc, out = aws_cli(s, "eks", "update-addon", "--cluster-name", "el",
-                  "--addon-name", OP, "--addon-version", "v1.1.3-eksbuild.1")
+rc, a = aws_addon_version(s, "el", OP, "v1.1.3-eksbuild.1")
 if rc is None:
     t.skip("aws CLI not installed", 2)
 else:
     t.eq(rc, 0, "the training operator moved to v1.1.3 with the aws CLI")
-    a = wait_for(lambda: addon().get("status") == "ACTIVE" and addon(),
-                 timeout=120) or {}
     r = s.post(C + "/training-jobs?dry_run=true", dict(base,
                                                        checkpointless=True))
     t.ok(r.status == 422 and "checkpointless" in fields(r) and

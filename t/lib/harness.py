@@ -667,6 +667,24 @@ def aws_cli(stack, *args):
         return r.returncode, r.stdout + r.stderr
 
 
+def aws_addon_version(stack, cluster, addon, version, timeout=120):
+    """Move an EKS add-on to version with the aws CLI, as a person would,
+    and wait for it to be ACTIVE again: (rc, the add-on as DescribeAddon
+    tells it, {} if it never settled); rc None without the CLI."""
+    rc, out = aws_cli(stack, "eks", "update-addon", "--cluster-name",
+                      cluster, "--addon-name", addon, "--addon-version",
+                      version)
+    if rc != 0:
+        return rc, {}
+
+    def active():
+        rc, out = aws_cli(stack, "eks", "describe-addon", "--cluster-name",
+                          cluster, "--addon-name", addon)
+        a = (out or {}).get("addon", {}) if rc == 0 else {}
+        return a if a.get("status") == "ACTIVE" else None
+    return rc, wait_for(active, timeout=timeout) or {}
+
+
 def aws_price(stack, region, itype):
     """The on-demand USD per hour (a Decimal) the sandbox's Price List
     lists for HyperPod itype in region, read with the aws CLI; None
