@@ -7,7 +7,6 @@
 # bounded tail of training_job_logs.  A job that does not exist is 3, a
 # kind without logs is usage (2), and a context whose token is revoked
 # is refused (4).
-import json
 import os
 import re
 import shutil
@@ -18,7 +17,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SLIPWAY, SRCDIR, Stack, wait_operation
+from harness import SLIPWAY, SRCDIR, Stack, gpu_cluster, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
@@ -50,22 +49,7 @@ rc, _, err = cli("context", "set", "sb", "--server",
                  "http://127.0.0.1:%d" % s.port, "--token-file", tokf)
 t.eq(rc, 0, "a context with the server and a token " + err)
 
-r = s.get("/api/v1/instance-types?gpu_only=true")
-types = {i["instance_type"]: i for i in r.json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] > 0)
-r = s.post("/api/v1/clusters", {
-    "name": "lg", "storage": {"s3_bucket": "lg-training-data"},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 2,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-t.eq(r.status, 202, "cluster create accepted")
-doc = wait_operation(s, r.json["operation_id"], timeout=400)
-if not t.eq(doc.get("state"), "succeeded", "cluster created"):
-    t.diag(json.dumps(doc)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
+gpu_cluster(t, s, "lg", 2, timeout=400)
 
 r = s.request("PATCH", C + "/features", body={"training_operator": True})
 d = wait_operation(s, r.json["operation_id"], timeout=300) \

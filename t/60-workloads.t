@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, aws_cli, wait_for, wait_operation
+from harness import Kubectl, Stack, aws_cli, wait_for, gpu_cluster, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -46,22 +46,7 @@ def field_error(r, field, rule=None):
 
 
 # ---- a small cluster with S3 storage
-r = s.get("/api/v1/instance-types?gpu_only=true")
-types = {i["instance_type"]: i for i in r.json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] > 0)
-r = s.post("/api/v1/clusters", {
-    "name": "wl", "storage": {"s3_bucket": "wl-training-data"},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 3,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-t.eq(r.status, 202, "cluster create accepted")
-doc = wait_operation(s, r.json["operation_id"], timeout=240)
-if not t.eq(doc.get("state"), "succeeded", "cluster created"):
-    t.diag(json.dumps(doc)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
+gtype, types = gpu_cluster(t, s, "wl", 3)
 
 kube = Kubectl(s, "wl")
 desc = kube.desc

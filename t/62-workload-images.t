@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SRCDIR, Kubectl, Stack, wait_for, wait_operation
+from harness import SRCDIR, Kubectl, Stack, wait_for, gpu_cluster, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
@@ -104,22 +104,7 @@ def manifest(r, kind):
 
 
 # ---- a cluster with S3 storage
-types = {i["instance_type"]: i for i in s.get(
-    "/api/v1/instance-types?gpu_only=true").json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] > 0)
-r = s.post("/api/v1/clusters", {
-    "name": "img", "storage": {"s3_bucket": "img-training-data"},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 3,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-t.eq(r.status, 202, "cluster create accepted")
-doc = wait_operation(s, r.json["operation_id"], timeout=240)
-if not t.eq(doc.get("state"), "succeeded", "cluster created"):
-    t.diag(json.dumps(doc)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
+gtype, types = gpu_cluster(t, s, "img", 3)
 
 kube = Kubectl(s, "img")
 desc = kube.desc

@@ -11,7 +11,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Kubectl, Stack, wait_for, wait_operation
+from harness import Kubectl, Stack, wait_for, gpu_cluster, wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -38,23 +38,8 @@ def call(method, path, body=None):
 
 
 # ---- a small GPU cluster with S3 storage
-r = s.get("/api/v1/instance-types?gpu_only=true")
-types = {i["instance_type"]: i for i in r.json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] > 0)
+gtype, types = gpu_cluster(t, s, "inf", 3, bucket="inf-models")
 other = next(n for n, i in sorted(types.items()) if n != gtype)
-r = s.post("/api/v1/clusters", {
-    "name": "inf", "storage": {"s3_bucket": "inf-models"},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 3,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-t.eq(r.status, 202, "cluster create accepted")
-doc = wait_operation(s, r.json["operation_id"], timeout=240)
-if not t.eq(doc.get("state"), "succeeded", "cluster created"):
-    t.diag(json.dumps(doc)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
 kube = Kubectl(s, "inf")
 kget = kube.get
 

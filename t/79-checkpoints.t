@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import ui_script
 from harness import (SRCDIR, Kubectl, Stack, aws_cli, aws_cli_error,
-                     sandbox_requests, wait_for, wait_operation)
+                     gpu_cluster, sandbox_requests, wait_for, wait_operation)
 
 t = T()
 if not os.path.exists(os.path.join(os.path.dirname(__file__), "..",
@@ -56,22 +56,7 @@ rc, _ = aws_cli(s, "s3api", "create-bucket", "--bucket", BUCKET,
                 "--create-bucket-configuration",
                 "LocationConstraint=us-west-2")
 t.eq(rc, 0, "the data bucket exists (aws s3api create-bucket)")
-r = s.get("/api/v1/instance-types?gpu_only=true")
-types = {i["instance_type"]: i for i in r.json["items"]}
-gtype = next(n for n, i in sorted(types.items())
-             if not i["efa_supported"] and i["gpus"] > 0)
-r = s.post("/api/v1/clusters", {
-    "name": "ck", "storage": {"s3_bucket": BUCKET},
-    "instance_groups": [{"name": "gpu", "instance_type": gtype, "count": 2,
-                         "availability_zone":
-                         types[gtype]["availability_zones"][0]}]})
-doc = wait_operation(s, r.json["operation_id"], timeout=240) \
-    if r.status == 202 else {}
-if not t.eq(doc.get("state"), "succeeded", "cluster created"):
-    t.diag(repr(r) + json.dumps(doc)[-2000:])
-    s.stop()
-    t.done()
-    sys.exit(0)
+gtype, types = gpu_cluster(t, s, "ck", 2, bucket=BUCKET)
 kube = Kubectl(s, "ck")
 rc, _ = aws_cli(s, "eks", "create-addon", "--cluster-name", "ck",
                 "--addon-name", "amazon-sagemaker-hyperpod-training-operator")

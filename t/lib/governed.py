@@ -11,10 +11,8 @@ waits until Kueue's ClusterQueues exist.  It answers (stack, cluster
 path, instance type, Kubectl); a cluster that cannot be made ends the
 test.  job_body() is a training job on a team's queue.
 """
-import json
 import os
 import shutil
-import sys
 
 import harness
 from harness import Kubectl, Stack, wait_for, wait_operation
@@ -30,22 +28,7 @@ def governed_cluster(t, name, nodes, quotas, speed=2000):
         t.skip_all(harness.NO_HELM)
     s = Stack(t, sandbox=True, speed=speed)
     c = "/api/v1/clusters/" + name
-    types = {i["instance_type"]: i for i in
-             s.get("/api/v1/instance-types?gpu_only=true").json["items"]}
-    gtype = next(n for n, i in sorted(types.items())
-                 if not i["efa_supported"] and i["gpus"] == 1)
-    r = s.post("/api/v1/clusters", {
-        "name": name, "storage": {"s3_bucket": name + "-training-data"},
-        "instance_groups": [{"name": "gpu", "instance_type": gtype,
-                             "count": nodes, "availability_zone":
-                             types[gtype]["availability_zones"][0]}]})
-    t.eq(r.status, 202, "cluster create accepted")
-    d = wait_operation(s, r.json["operation_id"], timeout=300)
-    if not t.eq(d.get("state"), "succeeded", "cluster created"):
-        t.diag(json.dumps(d)[-2000:])
-        s.stop()
-        t.done()
-        sys.exit(0)
+    gtype, _ = harness.gpu_cluster(t, s, name, nodes, gpus=1, timeout=300)
     r = s.request("PATCH", c + "/features", {"task_governance": True,
                                              "training_operator": True})
     d = wait_operation(s, r.json["operation_id"], timeout=240) \

@@ -719,6 +719,35 @@ def aws_cli_error(stack, *args):
     return r.returncode, r.stderr
 
 
+def gpu_cluster(t, stack, name, count, bucket=None, gpus=None,
+                timeout=240):
+    """Make cluster name through Slipway: one group "gpu" of count nodes
+    of the first GPU type without EFA (with exactly gpus GPUs if given),
+    S3 storage on bucket (default <name>-training-data).  Ends the test
+    (plan done, stack stopped) if it is not created.  Answers (the
+    instance type, the GPU types by name)."""
+    types = {i["instance_type"]: i for i in stack.get(
+        "/api/v1/instance-types?gpu_only=true").json["items"]}
+    gtype = next(n for n, i in sorted(types.items())
+                 if not i["efa_supported"] and i["gpus"] > 0 and
+                 (gpus is None or i["gpus"] == gpus))
+    r = stack.post("/api/v1/clusters", {
+        "name": name, "storage": {"s3_bucket": bucket or
+                                  name + "-training-data"},
+        "instance_groups": [{"name": "gpu", "instance_type": gtype,
+                             "count": count, "availability_zone":
+                             types[gtype]["availability_zones"][0]}]})
+    t.eq(r.status, 202, "cluster create accepted")
+    doc = wait_operation(stack, r.json["operation_id"], timeout=timeout) \
+        if r.status == 202 else {}
+    if not t.eq(doc.get("state"), "succeeded", "cluster created"):
+        t.diag(repr(r) + json.dumps(doc)[-2000:])
+        stack.stop()
+        t.done()
+        sys.exit(0)
+    return gtype, types
+
+
 def wait_operation(stack, op_id, timeout=180):
     """Long-poll an operation to a terminal state; returns its document."""
     deadline = time.time() + timeout
