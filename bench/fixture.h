@@ -23,5 +23,9 @@ extern double	 made_wall, made_cpu;
 int		 cluster_no(const char *name);
 /* b's text parsed (NULL when it is not JSON); b is freed. */
 json_object	*parsed(struct sw_buf *b);
+/* The n of the cluster sw_kube_connect last connected to.  The
+ * fixture's sw_kube_connect, sw_kube_close and sw_cluster_aws stand in
+ * for the product's: every bench cluster is in Slipway's own account. */
+extern int	 bench_cluster;
 
 #endif

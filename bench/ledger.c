@@ -48,7 +48,6 @@
 #define PRICE_US	98320000	/* illustrative, micro-USD an hour */
 
 static int	 nodes_per;		/* nodes a cluster */
-static int	 cur;			/* the cluster connected to */
 static int64_t	 aws_now = LAUNCH + 3600;
 static int64_t	 rows;			/* rows a pass writes */
 
@@ -89,34 +88,6 @@ aws_call(struct aws_ctx *aws, enum aws_service svc, const char *op,
 	return *output ? SW_OK : SW_EINTERNAL;
 }
 
-sw_err
-sw_kube_connect(struct aws_ctx *aws, const char *cluster, struct sw_kube *kb,
-    struct aws_error *err)
-{
-	(void)aws;
-	(void)err;
-	memset(kb, 0, sizeof(*kb));
-	cur = cluster_no(cluster);
-	return cur >= 0 ? SW_OK : SW_ENOTFOUND;
-}
-
-void
-sw_kube_close(struct sw_kube *kb)
-{
-	(void)kb;
-}
-
-/* Every cluster of the bench lives in Slipway's own account and region. */
-struct aws_ctx *
-sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg, const char *cluster)
-{
-	(void)db;
-	(void)cfg;
-	(void)cluster;
-	return aws;
-}
-
 static void
 kube_nodes(struct sw_buf *b)
 {
@@ -129,7 +100,7 @@ kube_nodes(struct sw_buf *b)
 		    "instance-type\":\"ml.p5.48xlarge\"}},\"status\":{"
 		    "\"capacity\":{\"cpu\":\"192\",\"nvidia.com/gpu\":\"%d\"},"
 		    "\"allocatable\":{\"nvidia.com/gpu\":\"%d\"}}}",
-		    i ? "," : "", cur, i, GPUS, GPUS);
+		    i ? "," : "", bench_cluster, i, GPUS, GPUS);
 	(void)sw_buf_puts(b, "]}");
 }
 
@@ -149,8 +120,9 @@ kube_pods(struct sw_buf *b)
 		    "\"containers\":[{\"name\":\"main\",\"resources\":{"
 		    "\"requests\":{\"nvidia.com/gpu\":\"%d\"}}}]},\"status\":"
 		    "{\"phase\":\"Running\",\"startTime\":"
-		    "\"2025-12-05T00:10:00Z\"}}", n++ ? "," : "", cur, i,
-		    (cur + i) % TEAMS, cur, cur, i, GPUS);
+		    "\"2025-12-05T00:10:00Z\"}}", n++ ? "," : "",
+		    bench_cluster, i, (bench_cluster + i) % TEAMS,
+		    bench_cluster, bench_cluster, i, GPUS);
 	}
 	(void)sw_buf_puts(b, "]}");
 }

@@ -44,7 +44,6 @@
 #include "poller/watch.h"
 
 static int	 nodes_per, jobs_per;	/* a cluster's */
-static int	 cur;			/* the cluster connected to */
 static int	 pass_no;		/* which pass */
 static int	 still;			/* nothing changes */
 
@@ -69,34 +68,6 @@ aws_call(struct aws_ctx *aws, enum aws_service svc, const char *op,
 	return SW_OK;
 }
 
-sw_err
-sw_kube_connect(struct aws_ctx *aws, const char *cluster, struct sw_kube *kb,
-    struct aws_error *err)
-{
-	(void)aws;
-	(void)err;
-	memset(kb, 0, sizeof(*kb));
-	cur = cluster_no(cluster);
-	return cur >= 0 ? SW_OK : SW_ENOTFOUND;
-}
-
-void
-sw_kube_close(struct sw_kube *kb)
-{
-	(void)kb;
-}
-
-/* Every cluster of the bench lives in Slipway's own account and region. */
-struct aws_ctx *
-sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg, const char *cluster)
-{
-	(void)db;
-	(void)cfg;
-	(void)cluster;
-	return aws;
-}
-
 static void
 kube_nodes(struct sw_buf *b)
 {
@@ -113,7 +84,7 @@ kube_nodes(struct sw_buf *b)
 		    "{\"sagemaker.amazonaws.com/instance-id\":"
 		    "\"i-0%07x%08x\"}},"
 		    "\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"}}}",
-		    i ? "," : "", cur, i, cur, i);
+		    i ? "," : "", bench_cluster, i, bench_cluster, i);
 	(void)sw_buf_puts(b, "]}");
 }
 
@@ -122,7 +93,7 @@ static const char *
 job_condition(int job)
 {
 	return !still && job == 0 && pass_no > 0 &&
-	    cur % 10 == pass_no % 10 ? "Failed" : "Running";
+	    bench_cluster % 10 == pass_no % 10 ? "Failed" : "Running";
 }
 
 static void
