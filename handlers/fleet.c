@@ -662,20 +662,21 @@ sched_differs(json_object *want, json_object *live)
 
 /* A cluster's scheduler config (scheduler_config_set's fields) against
  * scheduler_config_get's; waits names what it waits for (a cluster being
- * created, task governance being turned on) or is NULL. */
+ * created: nothing to read yet; a feature_set of the same plan, as task
+ * governance may be turned on by it) or is NULL. */
 static sw_err
 plan_scheduler(struct sw_req *r, struct plan *p, const char *cl,
     json_object *want, const char *waits, const char *at)
 {
 	json_object *doc = NULL, *args = without(want, ""), *c;
 	const char *f;
+	char why[512];
 	long st;
 
 	json_object_object_add(args, "name", sw_js(cl));
-	if (waits != NULL) {
+	if (waits != NULL && strcmp(waits, "cluster_create") == 0) {
 		c = change(p, "scheduler_config_set", cl, args, "absent",
-		    "the scheduler config of a cluster being created or of "
-		    "task governance being turned on");
+		    "the scheduler config of a cluster being created");
 		json_object_object_add(c, "waits_for", sw_js(waits));
 		return SW_OK;
 	}
@@ -688,14 +689,21 @@ plan_scheduler(struct sw_req *r, struct plan *p, const char *cl,
 		json_object_put(doc);
 		return e;
 	}
+	c = NULL;
 	if (!sw_json_get_bool(doc, "configured", 0))
-		change(p, "scheduler_config_set", cl, args, "absent",
+		c = change(p, "scheduler_config_set", cl, args, "absent",
 		    "the cluster has no scheduler config");
 	else if ((f = sched_differs(want, doc)) != NULL) {
-		c = change(p, "scheduler_config_set", cl, args, "differs", f);
+		sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
+		    json_object_to_json_string(sw_json_get(doc, f)),
+		    json_object_to_json_string(sw_json_get(want, f)));
+		c = change(p, "scheduler_config_set", cl, args, "differs", why);
 		differs(c, f, sw_json_get(doc, f), sw_json_get(want, f));
 	} else
 		json_object_put(args);
+	/* It needs task governance on: after a feature_set of this plan. */
+	if (c != NULL && waits != NULL)
+		json_object_object_add(c, "waits_for", sw_js(waits));
 	json_object_put(doc);
 	return SW_OK;
 }
