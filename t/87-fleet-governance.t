@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-# 87-fleet-governance.t: a cluster's scheduler config in the fleet
-# document, and an add-on removed outside Slipway as recorded drift.
-# The schema's scheduler_config is scheduler_config_set's body; a new
-# cluster's plan orders cluster_create, then its features and scheduler
-# config waiting for it; applies in turn turn task governance on and
-# then create the scheduler config (waiting for the feature); applied
-# again, and as exported (which has the scheduler config), no AWS or
-# Kubernetes write (the sandbox's request log); a priority class's
-# weight changed in the document is one scheduler_config_set naming
-# priority_classes.  Drift: task governance's add-on deleted with the
+# 87-fleet-governance.t: a cluster's scheduler config and Space
+# templates in the fleet document, and an add-on removed outside Slipway
+# as recorded drift.  The schema's scheduler_config is
+# scheduler_config_set's body, a Space template space_template_set's
+# template and body; a new cluster's plan orders cluster_create, then
+# its features, scheduler config and Space template waiting for it;
+# applies in turn turn task governance and Spaces on and then create the
+# scheduler config and the template (waiting for the features; kubectl
+# reads the WorkspaceTemplate); applied again, and as exported (which
+# has both), no AWS or Kubernetes write (the sandbox's request log); a
+# priority class's weight or a template's storage changed in the
+# document is one scheduler_config_set naming priority_classes, or one
+# space_template_set naming storage_gib.  Drift: task governance's add-on deleted with the
 # real aws CLI is recorded by the poller within a poll as
 # features.task_governance off (first seen after the DeleteAddon the
 # sandbox's request log holds) and shown by plan with that time; its
@@ -25,7 +28,7 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, SLIPWAY, need_clusters, aws_cli,
+from harness import (Stack, SLIPWAY, Kubectl, need_clusters, aws_cli,
                      sandbox_requests, wait_operation, wait_for)
 
 t = T()
@@ -83,6 +86,15 @@ cl = sch.get("properties", {}).get("clusters", {}).get("items", {})
 t.eq(cl.get("properties", {}).get("scheduler_config"), put,
      "fleet_schema: a cluster's scheduler_config is scheduler_config_set's "
      "body, as the OpenAPI document has it")
+tput = api["paths"]["/api/v1/clusters/{name}/space-templates/{template}"][
+    "put"]
+tsch = cl.get("properties", {}).get("space_templates", {}).get("items", {})
+t.ok(set(tsch.get("properties", {})) ==
+     set(tput["requestBody"]["content"]["application/json"]["schema"][
+         "properties"]) | {"template"} and "template" in tsch["required"] and
+     "display_name" in tsch["required"],
+     "a Space template is space_template_set's body and its template (%s)" %
+     sorted(tsch.get("properties", {})))
 
 # ---- a cluster with task governance and a scheduler config -------------
 types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
@@ -96,6 +108,10 @@ clusters:
          availability_zone: %s}
     features:
       task_governance: true
+      spaces: true
+    space_templates:
+      - {template: team-gpu, display_name: Team GPU, cpu: 2, memory_gib: 8,
+         storage_gib: 20}
     scheduler_config:
       priority_classes:
         - {name: high, weight: %%d}
@@ -113,13 +129,15 @@ rc, plan, err = cli_json("plan", "-f", fleet)
 t.eq((rc, steps(plan)),
      (2, [("cluster_create", "fg-a", "absent", None),
           ("feature_set", "fg-a", "absent", "cluster_create"),
-          ("scheduler_config_set", "fg-a", "absent", "cluster_create")]),
-     "plan: the cluster, then its feature and scheduler config, which wait "
-     "for it (%s)" % err.strip()[:200])
+          ("scheduler_config_set", "fg-a", "absent", "cluster_create"),
+          ("space_template_set", "fg-a/team-gpu", "absent",
+           "cluster_create")]),
+     "plan: the cluster, then its features, scheduler config and Space "
+     "template, which wait for it (%s)" % err.strip()[:200])
 rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
 st = (ap or {}).get("started", [])
 t.ok(rc == 0 and [x["operation"] for x in st] == ["cluster_create"] and
-     ap["deferred"] == 2, "apply: the create; two changes deferred (%s)" %
+     ap["deferred"] == 3, "apply: the create; three changes deferred (%s)" %
      err.strip()[:200])
 t.eq(wait_operation(s, st[0]["operation_id"] if st else "op-0",
                     timeout=900).get("state"), "succeeded",
@@ -127,20 +145,38 @@ t.eq(wait_operation(s, st[0]["operation_id"] if st else "op-0",
 rc, plan, err = cli_json("plan", "-f", fleet)
 t.eq(steps(plan), [("feature_set", "fg-a", "differs", None),
                    ("scheduler_config_set", "fg-a", "absent",
+                    "feature_set"),
+                   ("space_template_set", "fg-a/team-gpu", "absent",
                     "feature_set")],
-     "plan: task governance, then the scheduler config waiting for it")
+     "plan: the features, then the scheduler config and the template "
+     "waiting for them")
 rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
 st = (ap or {}).get("started", [])
 t.ok(rc == 0 and [x["operation"] for x in st] == ["feature_set"],
      "apply: the feature (%s)" % err.strip()[:200])
 t.eq(wait_operation(s, st[0]["operation_id"] if st else "op-0",
                     timeout=600).get("state"), "succeeded",
-     "task governance is on")
+     "task governance and Spaces are on")
 rc, ap, err = cli_json("apply", "-f", fleet, "--yes")
 st = (ap or {}).get("started", [])
 t.eq((rc, [(x["operation"], x["status"]) for x in st]),
-     (0, [("scheduler_config_set", 201)]),
-     "apply again: the scheduler config is created (%s)" % err.strip()[:200])
+     (0, [("scheduler_config_set", 201), ("space_template_set", 200)]),
+     "apply again: the scheduler config and the template are made (%s)" %
+     err.strip()[:200])
+kube = Kubectl(s, "fg-a")
+wt = kube.get("workspacetemplates.workspace.jupyter.org", "-n",
+              "jupyter-k8s-system", "team-gpu") or {}
+spec = wt.get("spec", {})
+t.ok(spec.get("displayName") == "Team GPU" and
+     spec.get("defaultResources", {}).get("requests") ==
+     {"cpu": "2", "memory": "8Gi"} and
+     spec.get("primaryStorage", {}).get("defaultSize") == "20Gi" and
+     spec.get("appType") == "jupyterlab" and
+     spec.get("defaultAccessStrategy", {}).get("name") ==
+     "hyperpod-access-strategy",
+     "kubectl reads the WorkspaceTemplate: the add-on's JupyterLab template "
+     "with the document's resources and storage (%s)" % spec)
+kube.close()
 
 
 def sched():
@@ -173,6 +209,11 @@ t.ok(sorted((c["name"], c["weight"]) for c in
      a.get("features", {}).get("task_governance") is True,
      "export: the scheduler config as scheduler_config_set takes it (%s)" %
      esc)
+tm = a.get("space_templates", [])
+t.ok([(x["template"], x.get("display_name"), x.get("cpu"),
+       x.get("memory_gib"), x.get("storage_gib"), x.get("app_type"))
+      for x in tm] == [("team-gpu", "Team GPU", 2, 8, 20, "jupyterlab")],
+     "export: the Space template Slipway keeps, not the add-on's (%s)" % tm)
 exported = write("export.yaml", out)
 seq = last_seq()
 rc, plan, _ = cli_json("plan", "-f", exported)
@@ -188,6 +229,15 @@ t.ok(rc == 2 and [(c["operation"], c["reason"], c.get("field"))
      {"name": "high", "weight": 90} in ch[0]["desired"],
      "a class's weight changed in the document: one scheduler_config_set, "
      "priority_classes differs (%s)" % ch)
+bigger = write("bigger.yaml", (FLEET % 80).replace("storage_gib: 20",
+                                                   "storage_gib: 30"))
+rc, plan, _ = cli_json("plan", "-f", bigger)
+ch = (plan or {}).get("changes", [])
+t.eq((rc, [(c["operation"], c["target"], c.get("field"), c.get("live"),
+            c.get("desired")) for c in ch]),
+     (2, [("space_template_set", "fg-a/team-gpu", "storage_gib", 20, 30)]),
+     "a template's storage changed in the document: one space_template_set, "
+     "storage_gib live 20 -> desired 30")
 
 # ---- drift: the add-on deleted with the aws CLI ------------------------
 
