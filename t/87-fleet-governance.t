@@ -17,7 +17,9 @@
 # sandbox's request log holds) and shown by plan with that time; its
 # export (the feature off) applied adopts it with 0 writes, and the
 # poller records nothing against it; the first document applied again
-# brings the add-on back.
+# brings the add-on back.  The template rows: the list marks what
+# Slipway keeps, the add-on's templates are refused (409), a dry run shows
+# the Code Editor base, delete removes one (then 404).
 import json
 import os
 import subprocess
@@ -297,5 +299,35 @@ t.eq((rc, (d.get("addon") or {}).get("status") if rc == 0 else d),
      (0, "ACTIVE"), "the aws CLI reads the add-on back, ACTIVE")
 rc, plan, _ = cli_json("plan", "-f", fleet)
 t.eq((rc, steps(plan)), (0, []), "plan after the repair: no change")
+
+# ---- the Space template rows themselves --------------------------------
+TP = "/api/v1/clusters/fg-a/space-templates"
+ls = s.get(TP)
+t.eq(sorted((x["template"], x["managed"]) for x in ls.json.get("items", [])),
+     [("sagemaker-code-editor-template", False),
+      ("sagemaker-jupyter-template", False), ("team-gpu", True)],
+     "space_template_list: the add-on's two and the one Slipway keeps")
+r = s.request("PUT", TP + "/sagemaker-jupyter-template",
+              body={"display_name": "Mine"})
+t.ok(r.status == 409 and "template" in json.dumps(r.json.get("errors")),
+     "the add-on's own template is not changed: 409 naming template (%d)" %
+     r.status)
+r = s.request("PUT", TP + "/ce-small?dry_run=true",
+              body={"display_name": "CE small", "app_type": "code-editor",
+                    "storage_gib": 4})
+t.ok(r.status == 400 and "storage_gib" in r.body, "storage_gib 4: 400 "
+     "naming the field (%d)" % r.status)
+seq = last_seq()
+r = s.request("PUT", TP + "/ce-small?dry_run=true",
+              body={"display_name": "CE small", "app_type": "code-editor"})
+m = ((r.json or {}).get("manifests") or [{}])[0]
+t.ok(r.status == 200 and m.get("spec", {}).get("appType") == "code-editor"
+     and "code-editor" in json.dumps(m["spec"].get("defaultContainerConfig"))
+     and writes_since(seq) == [], "dry run: the add-on's Code Editor "
+     "template as the base, nothing written")
+r = s.request("DELETE", TP + "/team-gpu")
+t.eq((r.status, r.json.get("deleted")), (200, "team-gpu"),
+     "space_template_delete removes it")
+t.eq(s.request("DELETE", TP + "/team-gpu").status, 404, "... then 404")
 s.stop()
 t.done()
