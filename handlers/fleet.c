@@ -5,15 +5,18 @@
  * A fleet document names clusters (each as cluster_create takes it,
  * with features as feature_set takes them, team_access as
  * team_access_set does, scheduler_config as scheduler_config_set does,
- * space_templates as space_template_set does and compute_quotas as compute_quota_create does), budgets (budget_set's scope, name and fields)
- * and subscriptions (as subscription_create takes them).  Nothing here reads AWS or the store on its
- * own: the live state is read by running the table's read rows in this
- * process as the caller (cluster_list, instance_group_list, feature_set
- * with dry_run, whose diff is the feature contract's, team_access_get,
- * scheduler_config_get, space_template_list, compute_quota_list, budget_list, subscription_list), and
- * each change is one row of the table with its arguments, run the same
- * way by apply: the same validation, audit and person as a request of
- * its own.  A change's cost is the one its operation's dry run plans.
+ * space_templates as space_template_set does and compute_quotas as
+ * compute_quota_create does), budgets (budget_set's scope, name and
+ * fields) and subscriptions (as subscription_create takes them).
+ * Nothing here reads AWS or the store on its own: the live state is
+ * read by running the table's read rows in this process as the caller
+ * (cluster_list, instance_group_list, feature_set with dry_run, whose
+ * diff is the feature contract's, team_access_get, scheduler_config_get,
+ * space_template_list, compute_quota_list, budget_list,
+ * subscription_list), and each change is one row of the table with its
+ * arguments, run the same way by apply: the same validation, audit and
+ * person as a request of its own.  A change's cost is the one its
+ * operation's dry run plans.
  * Clusters the document does not name are deleted only with prune.
  */
 #include <stdio.h>
@@ -150,6 +153,12 @@ check_templates(struct sw_req *r, json_object *c, size_t i)
 		t = json_object_array_get_idx(f, j);
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates[%zu]",
 		    i, j);
+		if (!json_object_is_type(t, json_type_object)) {
+			sw_ferr_add(&r->ferrs, at, "type", "must be object");
+			continue;
+		}
+		/* The path's cluster name is a stand-in: the cluster's own
+		 * name is checked as cluster_create's. */
 		path = sw_jo("name", sw_js("c0"), "template", json_object_get(
 		    sw_json_get(t, "template")), NULL);
 		body = without(t, "template");
