@@ -4,16 +4,19 @@
  *
  * A fleet document names clusters (each as cluster_create takes it,
  * with features as feature_set takes them, team_access as
- * team_access_set does and compute_quotas as compute_quota_create
- * does), budgets (budget_set's scope, name and fields)
- * and subscriptions (as subscription_create takes them).  Nothing here reads AWS or the store on its
- * own: the live state is read by running the table's read rows in this
- * process as the caller (cluster_list, instance_group_list, feature_set
- * with dry_run, whose diff is the feature contract's, team_access_get,
- * compute_quota_list, budget_list, subscription_list), and
- * each change is one row of the table with its arguments, run the same
- * way by apply: the same validation, audit and person as a request of
- * its own.  A change's cost is the one its operation's dry run plans.
+ * team_access_set does, scheduler_config as scheduler_config_set does,
+ * space_templates as space_template_set does and compute_quotas as
+ * compute_quota_create does), budgets (budget_set's scope, name and
+ * fields) and subscriptions (as subscription_create takes them).
+ * Nothing here reads AWS or the store on its own: the live state is
+ * read by running the table's read rows in this process as the caller
+ * (cluster_list, instance_group_list, feature_set with dry_run, whose
+ * diff is the feature contract's, team_access_get, scheduler_config_get,
+ * space_template_list, compute_quota_list, budget_list,
+ * subscription_list), and each change is one row of the table with its
+ * arguments, run the same way by apply: the same validation, audit and
+ * person as a request of its own.  A change's cost is the one its
+ * operation's dry run plans.
  * Clusters the document does not name are deleted only with prune.
  */
 #include <stdio.h>
@@ -131,6 +134,41 @@ without(json_object *o, const char *key)
 	return out;
 }
 
+/* A cluster's Space templates: each space_template_set's template (its
+ * path) and body. */
+static void
+check_templates(struct sw_req *r, json_object *c, size_t i)
+{
+	const struct sw_op *ts = sw_op_by_name("space_template_set");
+	json_object *f = sw_json_get(c, "space_templates"), *t, *path, *body;
+	char at[80];
+	size_t j;
+
+	if (f != NULL && !json_object_is_type(f, json_type_array)) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates", i);
+		sw_ferr_add(&r->ferrs, at, "type", "must be array");
+		return;
+	}
+	for (j = 0; f != NULL && j < json_object_array_length(f); j++) {
+		t = json_object_array_get_idx(f, j);
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates[%zu]",
+		    i, j);
+		if (!json_object_is_type(t, json_type_object)) {
+			sw_ferr_add(&r->ferrs, at, "type", "must be object");
+			continue;
+		}
+		/* The path's cluster name is a stand-in: the cluster's own
+		 * name is checked as cluster_create's. */
+		path = sw_jo("name", sw_js("c0"), "template", json_object_get(
+		    sw_json_get(t, "template")), NULL);
+		body = without(t, "template");
+		check_part(r, path, ts->params, SW_F_PATH, at);
+		check_part(r, body, ts->body, 0, at);
+		json_object_put(path);
+		json_object_put(body);
+	}
+}
+
 static void
 check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 {
@@ -145,6 +183,8 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 
 	json_object_object_del(body, "team_access");
 	json_object_object_del(body, "compute_quotas");
+	json_object_object_del(body, "scheduler_config");
+	json_object_object_del(body, "space_templates");
 	sw_fmt_text(at, sizeof(at), "clusters[%zu]", i);
 	check_part(r, body, cc->body, 0, at);
 	json_object_put(body);
@@ -159,6 +199,16 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 		else
 			check_part(r, f, ta->body, 0, at);
 	}
+	if ((f = sw_json_get(c, "scheduler_config")) != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].scheduler_config",
+		    i);
+		if (!json_object_is_type(f, json_type_object))
+			sw_ferr_add(&r->ferrs, at, "type", "must be object");
+		else
+			check_part(r, f, sw_op_by_name("scheduler_config_set")->
+			    body, 0, at);
+	}
+	check_templates(r, c, i);
 	f = sw_json_get(c, "compute_quotas");
 	if (f != NULL && !json_object_is_type(f, json_type_array))
 		sw_ferr_add(&r->ferrs, "compute_quotas", "type",
@@ -597,6 +647,195 @@ plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
 	return SW_OK;
 }
 
+/* ---- the scheduler config ---------------------------------------------- */
+
+/* The members of a scheduler config scheduler_config_set takes. */
+static const char *const sched_flags[] = { "fair_share",
+    "idle_resource_sharing", NULL };
+
+/* Do two lists of priority classes name the same classes with the same
+ * weights (the order of a list is not what it means)? */
+static int
+same_classes(json_object *a, json_object *b)
+{
+	size_t i, j, n = a != NULL ? json_object_array_length(a) : 0;
+	int found;
+
+	if (n != (b != NULL ? json_object_array_length(b) : 0))
+		return 0;
+	for (i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(a, i);
+
+		found = 0;
+		for (j = 0; j < n && !found; j++) {
+			json_object *y = json_object_array_get_idx(b, j);
+
+			found = strcmp(sw_json_get_str(x, "name") ?: "",
+			    sw_json_get_str(y, "name") ?: "") == 0 &&
+			    same_value(sw_json_get(x, "weight"),
+			    sw_json_get(y, "weight"));
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* The first member of the document's scheduler config the live one
+ * (scheduler_config_get's answer) does not have, or NULL. */
+static const char *
+sched_differs(json_object *want, json_object *live)
+{
+	size_t i;
+
+	for (i = 0; sched_flags[i] != NULL; i++)
+		if (sw_json_get(want, sched_flags[i]) != NULL &&
+		    sw_json_get_bool(want, sched_flags[i], 0) !=
+		    sw_json_get_bool(live, sched_flags[i], 0))
+			return sched_flags[i];
+	if (sw_json_get(want, "priority_classes") == NULL ||
+	    same_classes(sw_json_get(want, "priority_classes"),
+	    sw_json_get(live, "priority_classes")))
+		return NULL;
+	return "priority_classes";
+}
+
+/* A cluster's scheduler config (scheduler_config_set's fields) against
+ * scheduler_config_get's; waits names what it waits for (a cluster being
+ * created: nothing to read yet; a feature_set of the same plan, as task
+ * governance may be turned on by it) or is NULL. */
+static sw_err
+plan_scheduler(struct sw_req *r, struct plan *p, const char *cl,
+    json_object *want, const char *waits, const char *at)
+{
+	json_object *doc = NULL, *args = without(want, ""), *c;
+	const char *f;
+	char why[512];
+	long st;
+
+	json_object_object_add(args, "name", sw_js(cl));
+	if (waits != NULL && strcmp(waits, "cluster_create") == 0) {
+		c = change(p, "scheduler_config_set", cl, args, "absent",
+		    "the scheduler config of a cluster being created");
+		json_object_object_add(c, "waits_for", sw_js(waits));
+		return SW_OK;
+	}
+	st = run_row(r, "scheduler_config_get", sw_jo("name", sw_js(cl),
+	    NULL), &doc);
+	if (st >= 300) {
+		sw_err e = fail_from(r, st, doc, at);
+
+		json_object_put(args);
+		json_object_put(doc);
+		return e;
+	}
+	c = NULL;
+	if (!sw_json_get_bool(doc, "configured", 0))
+		c = change(p, "scheduler_config_set", cl, args, "absent",
+		    "the cluster has no scheduler config");
+	else if ((f = sched_differs(want, doc)) != NULL) {
+		sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
+		    json_object_to_json_string(sw_json_get(doc, f)),
+		    json_object_to_json_string(sw_json_get(want, f)));
+		c = change(p, "scheduler_config_set", cl, args, "differs", why);
+		differs(c, f, sw_json_get(doc, f), sw_json_get(want, f));
+	} else
+		json_object_put(args);
+	/* It needs task governance on: after a feature_set of this plan. */
+	if (c != NULL && waits != NULL)
+		json_object_object_add(c, "waits_for", sw_js(waits));
+	json_object_put(doc);
+	return SW_OK;
+}
+
+/* ---- Space templates --------------------------------------------------- */
+
+/* The members of a Space template space_template_set takes. */
+static const char *const tmpl_fields[] = { "display_name", "app_type",
+    "description", "default_image", "allowed_images", "allow_custom_images",
+    "cpu", "memory_gib", "storage_gib", NULL };
+
+/* The live template of name in items, or NULL. */
+static json_object *
+template_named(json_object *items, const char *name)
+{
+	size_t i;
+
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *t = json_object_array_get_idx(items, i);
+
+		if (strcmp(sw_json_get_str(t, "template") ?: "", name) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* One Space template of the document against the live ones (NULL: not
+ * read, a cluster being created). */
+static void
+plan_template(struct plan *p, const char *cl, json_object *want,
+    json_object *items, const char *waits)
+{
+	const char *tn = sw_json_get_str(want, "template");
+	json_object *lt = template_named(items, tn), *c, *args;
+	char target[160], why[256];
+	const char *f = NULL;
+	size_t i;
+
+	for (i = 0; lt != NULL && f == NULL && tmpl_fields[i] != NULL; i++)
+		if (sw_json_get(want, tmpl_fields[i]) != NULL &&
+		    !same_value(sw_json_get(lt, tmpl_fields[i]),
+		    sw_json_get(want, tmpl_fields[i])))
+			f = tmpl_fields[i];
+	if (lt != NULL && f == NULL)
+		return;
+	sw_fmt_text(target, sizeof(target), "%s/%s", cl, tn);
+	args = without(want, "");
+	json_object_object_add(args, "name", sw_js(cl));
+	if (lt == NULL)
+		c = change(p, "space_template_set", target, args, "absent",
+		    "the cluster has no Space template of that name");
+	else {
+		sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
+		    sw_json_get(lt, f) ? json_object_to_json_string(
+		    sw_json_get(lt, f)) : "(none)", json_object_to_json_string(
+		    sw_json_get(want, f)));
+		c = change(p, "space_template_set", target, args, "differs",
+		    why);
+		differs(c, f, sw_json_get(lt, f), sw_json_get(want, f));
+	}
+	if (waits != NULL)
+		json_object_object_add(c, "waits_for", sw_js(waits));
+}
+
+/* A cluster's Space templates, read with space_template_list (they need
+ * feature spaces: after a feature_set of the same plan). */
+static sw_err
+plan_templates(struct sw_req *r, struct plan *p, const char *cl,
+    json_object *want, const char *waits, const char *at)
+{
+	json_object *doc = NULL;
+	size_t i;
+	long st;
+
+	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
+		st = run_row(r, "space_template_list", sw_jo("name",
+		    sw_js(cl), NULL), &doc);
+		if (st >= 300) {
+			sw_err e = fail_from(r, st, doc, at);
+
+			json_object_put(doc);
+			return e;
+		}
+	}
+	for (i = 0; i < json_object_array_length(want); i++)
+		plan_template(p, cl, json_object_array_get_idx(want, i),
+		    sw_json_get(doc, "items"), waits);
+	json_object_put(doc);
+	return SW_OK;
+}
+
 /* The live cluster of name in the cluster list (the one Slipway
  * manages when another account or region has one of that name too),
  * or NULL. */
@@ -675,7 +914,10 @@ plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
 	json_object *feats = sw_json_get(want, "features");
 	json_object *ta = sw_json_get(want, "team_access");
 	json_object *qs = sw_json_get(want, "compute_quotas");
+	json_object *sc = sw_json_get(want, "scheduler_config");
+	json_object *ts = sw_json_get(want, "space_templates");
 	size_t before = json_object_array_length(p->changes);
+	const char *waits;
 	char at[64];
 	sw_err e = SW_OK;
 
@@ -683,11 +925,21 @@ plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].features", i);
 		e = plan_features(r, p, cl, feats, ok, at);
 	}
+	/* Quotas and the scheduler config need task governance on. */
+	waits = !ok ? "cluster_create" : json_object_array_length(p->changes) >
+	    before ? "feature_set" : NULL;
+	if (e == SW_OK && sc != NULL) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].scheduler_config",
+		    i);
+		e = plan_scheduler(r, p, cl, sc, waits, at);
+	}
+	if (e == SW_OK && ts != NULL && json_object_array_length(ts) > 0) {
+		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates", i);
+		e = plan_templates(r, p, cl, ts, waits, at);
+	}
 	if (e == SW_OK && qs != NULL && json_object_array_length(qs) > 0) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].compute_quotas", i);
-		e = plan_quotas(r, p, cl, qs, !ok ? "cluster_create" :
-		    json_object_array_length(p->changes) > before ?
-		    "feature_set" : NULL, at);
+		e = plan_quotas(r, p, cl, qs, waits, at);
 	}
 	if (e == SW_OK && ta != NULL) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].team_access", i);
@@ -714,6 +966,8 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 
 		json_object_object_del(args, "team_access");
 		json_object_object_del(args, "compute_quotas");
+		json_object_object_del(args, "scheduler_config");
+		json_object_object_del(args, "space_templates");
 		c = change(p, "cluster_create", cl, args, "absent",
 		    "no cluster of that name");
 		if ((e = cost_of(r, p, c, at)) != SW_OK)
@@ -1312,6 +1566,64 @@ export_quotas(struct sw_req *r, const char *cl)
 	return out;
 }
 
+/* The scheduler config as scheduler_config_set takes it, or NULL when
+ * the cluster has none. */
+static json_object *
+export_scheduler(struct sw_req *r, const char *cl)
+{
+	json_object *doc = NULL, *o = NULL, *pcs, *list;
+	size_t i;
+
+	if (run_row(r, "scheduler_config_get", sw_jo("name", sw_js(cl),
+	    NULL), &doc) < 300 && sw_json_get_bool(doc, "configured", 0)) {
+		pcs = sw_json_get(doc, "priority_classes");
+		list = json_object_new_array();
+		for (i = 0; pcs != NULL && i < json_object_array_length(pcs);
+		    i++) {
+			json_object *pc = json_object_array_get_idx(pcs, i);
+
+			json_object_array_add(list, sw_jo("name", sw_js(
+			    sw_json_get_str(pc, "name")), "weight",
+			    json_object_get(sw_json_get(pc, "weight")), NULL));
+		}
+		o = sw_jo("priority_classes", list, "fair_share", sw_jb(
+		    sw_json_get_bool(doc, "fair_share", 0)),
+		    "idle_resource_sharing", sw_jb(sw_json_get_bool(doc,
+		    "idle_resource_sharing", 0)), NULL);
+	}
+	json_object_put(doc);
+	return o;
+}
+
+/* The Space templates Slipway keeps, as space_template_set takes them. */
+static json_object *
+export_templates(struct sw_req *r, const char *cl)
+{
+	json_object *doc = NULL, *out = json_object_new_array(), *items;
+	size_t i, k;
+
+	run_row(r, "space_template_list", sw_jo("name", sw_js(cl), NULL),
+	    &doc);
+	items = sw_json_get(doc, "items");
+	for (i = 0; items != NULL && i < json_object_array_length(items);
+	    i++) {
+		json_object *l = json_object_array_get_idx(items, i), *t;
+
+		if (!sw_json_get_bool(l, "managed", 0))
+			continue;
+		t = sw_jo("template", sw_js(sw_json_get_str(l, "template")),
+		    NULL);
+		for (k = 0; tmpl_fields[k] != NULL; k++)
+			if (sw_json_get(l, tmpl_fields[k]) != NULL)
+				json_object_object_add(t, tmpl_fields[k],
+				    json_object_get(sw_json_get(l,
+				    tmpl_fields[k])));
+		json_object_array_add(out, t);
+	}
+	json_object_put(doc);
+	return out;
+}
+
 /* Team access as team_access_set takes it. */
 static json_object *
 export_team_access(struct sw_req *r, const char *cl)
@@ -1367,6 +1679,13 @@ export_cluster(struct sw_req *r, const char *cl)
 	json_object_object_add(c, "features", export_features(r, cl));
 	if ((ta = export_team_access(r, cl)) != NULL)
 		json_object_object_add(c, "team_access", ta);
+	if ((ta = export_scheduler(r, cl)) != NULL)
+		json_object_object_add(c, "scheduler_config", ta);
+	ta = export_templates(r, cl);
+	if (json_object_array_length(ta) > 0)
+		json_object_object_add(c, "space_templates", ta);
+	else
+		json_object_put(ta);
 	ta = export_quotas(r, cl);
 	if (json_object_array_length(ta) > 0)
 		json_object_object_add(c, "compute_quotas", ta);
@@ -1486,6 +1805,26 @@ joined_schema(const struct sw_op *op)
 	return s;
 }
 
+/* A Space template: space_template_set's template (its path) and body. */
+static json_object *
+template_schema(void)
+{
+	json_object *s = joined_schema(sw_op_by_name("space_template_set"));
+	json_object *req = sw_json_get(s, "required"), *keep;
+	size_t i;
+
+	json_object_object_del(sw_json_get(s, "properties"), "name");
+	keep = json_object_new_array();
+	for (i = 0; req != NULL && i < json_object_array_length(req); i++) {
+		json_object *x = json_object_array_get_idx(req, i);
+
+		if (strcmp(json_object_get_string(x), "name") != 0)
+			json_object_array_add(keep, json_object_get(x));
+	}
+	json_object_object_add(s, "required", keep);
+	return s;
+}
+
 sw_err
 h_fleet_schema(struct sw_req *r)
 {
@@ -1496,6 +1835,12 @@ h_fleet_schema(struct sw_req *r)
 	    sw_fields_schema(sw_op_by_name("feature_set")->body, 0));
 	json_object_object_add(sw_json_get(cl, "properties"), "team_access",
 	    sw_fields_schema(sw_op_by_name("team_access_set")->body, 0));
+	json_object_object_add(sw_json_get(cl, "properties"),
+	    "scheduler_config", sw_fields_schema(sw_op_by_name(
+	    "scheduler_config_set")->body, 0));
+	json_object_object_add(sw_json_get(cl, "properties"),
+	    "space_templates", sw_jo("type", sw_js("array"), "items",
+	    template_schema(), NULL));
 	json_object_object_add(sw_json_get(cl, "properties"), "compute_quotas",
 	    sw_jo("type", sw_js("array"), "items", sw_fields_schema(
 	    sw_op_by_name("compute_quota_create")->body, 0), NULL));

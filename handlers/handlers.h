@@ -214,6 +214,10 @@ sw_err	h_training_job_logs(struct sw_req *);
 sw_err	h_training_job_delete(struct sw_req *);
 sw_err	h_model_download(struct sw_req *);
 sw_err	h_inference_deploy(struct sw_req *);
+/* handlers/space_templates.c */
+sw_err	h_space_template_list(struct sw_req *);
+sw_err	h_space_template_set(struct sw_req *);
+sw_err	h_space_template_delete(struct sw_req *);
 /* handlers/spaces.c */
 sw_err	h_space_create(struct sw_req *);
 sw_err	h_space_list(struct sw_req *);

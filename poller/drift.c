@@ -6,11 +6,15 @@
  * document it reads the HyperPod cluster (DescribeCluster) in the
  * cluster's own account and region (cloud/aws_member.h) and compares
  * each instance group of the document with the live one: its instance
- * type and its target count.  The differences are kept with when
- * Slipway first saw each (lib/db.c, fleet_drift); one gone is
+ * type and its target count.  Each feature the document turns on that
+ * is an EKS add-on (pipelines/featdefs.c) is looked up on the cluster's
+ * EKS cluster (DescribeAddon): one removed outside Slipway is recorded
+ * as the feature off, as fleet_plan shows it.  The differences are kept
+ * with when Slipway first saw each (lib/db.c, fleet_drift); one gone is
  * forgotten.  A cluster that cannot be read keeps what was recorded.
- * Features, team access and quotas are compared by fleet_plan and
- * fleet_drift's plan, which run the reads of the operation table.
+ * Team access, quotas, the scheduler config and the rest of a feature
+ * are compared by fleet_plan and fleet_drift's plan, which run the reads
+ * of the operation table.
  * Who made a change is not known: AWS's audit trail is not read.
  */
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/ops.h"
+#include "pipelines/featdefs.h"
 #include "poller/drift.h"
 
 /* The live group of name in a DescribeCluster document, or NULL. */
@@ -87,6 +92,73 @@ cluster_drift(const char *cl, json_object *want, json_object *hp,
 	}
 }
 
+/* Does the document turn feature on (true, or {enabled: true})? */
+static int
+wants_on(json_object *v)
+{
+	if (v != NULL && json_object_is_type(v, json_type_object))
+		v = sw_json_get(v, "enabled");
+	return v != NULL && json_object_is_type(v, json_type_boolean) &&
+	    json_object_get_boolean(v);
+}
+
+/* Is the add-on gone from EKS cluster eks (absent or being deleted)?
+ * 1 gone, 0 there, -1 not read. */
+static int
+addon_gone(struct aws_ctx *ctx, const char *eks, const char *addon)
+{
+	json_object *in, *out = NULL;
+	struct aws_error err;
+	const char *st;
+	sw_err e;
+	int gone;
+
+	memset(&err, 0, sizeof(err));
+	in = sw_jo("clusterName", sw_js(eks), "addonName", sw_js(addon), NULL);
+	e = aws_call(ctx, AWS_SVC_EKS, "DescribeAddon", in, &out, &err);
+	json_object_put(in);
+	if (e == SW_ENOTFOUND)
+		return 1;
+	if (e != SW_OK)
+		return -1;
+	st = sw_json_path_str(out, "addon.status");
+	gone = st != NULL && strcmp(st, "DELETING") == 0;
+	json_object_put(out);
+	return gone;
+}
+
+/* Each add-on feature the document turns on whose add-on is gone, as
+ * fleet_plan's change names it (cluster, features.<name>, live false);
+ * -1 when one could not be read (the cluster keeps its record). */
+static int
+feature_drift(struct aws_ctx *ctx, const char *cl, json_object *want,
+    json_object *hp, json_object *found)
+{
+	json_object *feats = sw_json_get(want, "features");
+	const char *arn = sw_json_path_str(hp, "Orchestrator.Eks.ClusterArn");
+	const char *eks = arn != NULL ? strrchr(arn, '/') : NULL;
+	char field[96];
+	int i, gone;
+
+	if (feats == NULL || eks == NULL)
+		return 0;
+	for (i = 0; i < SW_FEAT__MAX; i++) {
+		const struct sw_featdef *d = &sw_featdefs[i];
+
+		if (d->addon == NULL || !wants_on(sw_json_get(feats, d->name)))
+			continue;
+		if ((gone = addon_gone(ctx, eks + 1, d->addon)) < 0)
+			return -1;
+		if (!gone)
+			continue;
+		sw_fmt_text(field, sizeof(field), "features.%s", d->name);
+		json_object_array_add(found, sw_jo("target", sw_js(cl),
+		    "field", sw_js(field), "live", sw_jb(0), "desired",
+		    sw_jb(1), NULL));
+	}
+	return 0;
+}
+
 /* Read one cluster in its place and record its drift. */
 static void
 drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
@@ -116,7 +188,9 @@ drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
 	}
 	found = json_object_new_array();
 	cluster_drift(cl, want, hp, found);
-	if (sw_db_drift_record(db, cl, found, now) != SW_OK)
+	if (feature_drift(ctx, cl, want, hp, found) < 0)
+		sw_info("fleet drift: %s's add-ons not read", cl);
+	else if (sw_db_drift_record(db, cl, found, now) != SW_OK)
 		sw_warn("fleet drift: cannot record %s's", cl);
 	json_object_put(found);
 	json_object_put(hp);

@@ -87,6 +87,8 @@ def body_of(path, method):
 
 t.ok(sch.status == 200 and set(cl.get("properties", {})) ==
      set(create_body["properties"]) | {"features", "team_access",
+                                       "scheduler_config",
+                                       "space_templates",
                                        "compute_quotas"} and
      cl["properties"]["instance_groups"] ==
      create_body["properties"]["instance_groups"] and
@@ -99,8 +101,8 @@ t.ok(sch.status == 200 and set(cl.get("properties", {})) ==
      sch.json["properties"]["subscriptions"]["items"] == body_of(
          "/api/v1/subscriptions", "post"),
      "fleet_schema: a cluster is cluster_create's fields plus features "
-     "(feature_set's), team_access (team_access_set's) and compute_quotas "
-     "(compute_quota_create's), a subscription subscription_create's: "
+     "(feature_set's), team_access (team_access_set's), scheduler_config, "
+     "space_templates and compute_quotas (compute_quota_create's), a subscription subscription_create's: "
      "the OpenAPI document's schemas")
 bud = sch.json["properties"]["budgets"]["items"]
 t.ok({"scope", "name", "limit_usd", "thresholds"} <= set(bud["properties"])

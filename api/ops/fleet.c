@@ -1,11 +1,14 @@
 /*
  * fleet.c: the operation table's rows for the fleet document (the
- * clusters, their instance groups, features and team access, and the
+ * clusters, their instance groups, features, team access, compute
+ * quotas, scheduler config and Space templates, and the
  * budgets and subscriptions a platform keeps in git): its JSON Schema, the plan of the changes that
  * make the live state the document's, applying them, and today's state
  * as a document.  A cluster of the document is validated by the fields
  * of cluster_create, its features by feature_set's, its team access by
- * team_access_set's, a budget by budget_set's and a subscription by
+ * team_access_set's, its scheduler config by scheduler_config_set's,
+ * its Space templates by space_template_set's, a
+ * budget by budget_set's and a subscription by
  * subscription_create's (handlers/fleet.c); the rows here take the document's
  * outline only.
  */
@@ -20,7 +23,9 @@ static const char *const change_reasons[] = {
 static const struct sw_field f_fleet_cluster_item[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT,
 	  .desc = "A cluster: the fields of cluster_create, features (the "
-	  "fields of feature_set), team_access (team_access_set's) and "
+	  "fields of feature_set), team_access (team_access_set's), "
+	  "scheduler_config (scheduler_config_set's), space_templates "
+	  "(each space_template_set's template and fields) and "
 	  "compute_quotas (each compute_quota_create's)." },
 };
 static const struct sw_field f_fleet_sub_item[] = {
@@ -183,9 +188,11 @@ static const struct sw_answer a_fleet_drift[] = {
 
 static const struct sw_field o_recorded[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
-	OUT("target", SW_T_STRING, "The instance group, cluster/group."),
-	OUT("field", SW_T_STRING, "What differs: count, instance_type, or "
-	    "present (the group is gone)."),
+	OUT("target", SW_T_STRING, "The instance group, cluster/group, or "
+	    "the cluster (a feature)."),
+	OUT("field", SW_T_STRING, "What differs: count, instance_type, "
+	    "present (the group is gone), or features.<name> (the feature's "
+	    "EKS add-on is gone)."),
 	OUT("live", SW_T_ANY, "Its live value."),
 	OUT("desired", SW_T_ANY, "The document's value."),
 	OUT("first_seen_ms", SW_T_INT, "When Slipway first saw it (this "
@@ -231,7 +238,9 @@ static const struct sw_answer a_fleet_schema[] = {
 
 #define FLEET_ABOUT " The document: apiVersion slipway/v1, clusters (each " \
 	"as cluster_create takes it, with features as feature_set takes " \
-	"them, team_access as team_access_set does and compute_quotas as " \
+	"them, team_access as team_access_set does, scheduler_config as " \
+	"scheduler_config_set does, space_templates as space_template_set " \
+	"does and compute_quotas as " \
 	"compute_quota_create does), budgets ({scope, " \
 	"name, limit_usd, thresholds}), subscriptions (as " \
 	"subscription_create takes them) and prune; its JSON Schema is " \
@@ -246,7 +255,9 @@ static const struct sw_op rows[] = {
 	  .summary = "The fleet document's JSON Schema, from the operation "
 	    "table",
 	  .description = "Written from the fields of cluster_create, "
-	    "feature_set, team_access_set, compute_quota_create, budget_set "
+	    "feature_set, team_access_set, scheduler_config_set, "
+	    "space_template_set, "
+	    "compute_quota_create, budget_set "
 	    "and "
 	    "subscription_create, so the document takes what the "
 	    "operations take.",
@@ -264,7 +275,9 @@ static const struct sw_op rows[] = {
 	    "document's, with their hourly cost",
 	  .description = "Reads the live state through the same reads as "
 	    "cluster_list, instance_group_list, feature_set's diff, "
-	    "team_access_get, compute_quota_list, budget_list and "
+	    "team_access_get, scheduler_config_get, space_template_list, "
+	    "compute_quota_list, "
+	    "budget_list and "
 	    "subscription_list, and answers each change with the operation it "
 	    "would run, its arguments and why (absent, or a field's live "
 	    "and desired value). Changes nothing. Clusters the document "
@@ -303,7 +316,8 @@ static const struct sw_op rows[] = {
 	  .summary = "Today's state as a fleet document (applies as a "
 	    "no-op)",
 	  .description = "Every cluster Slipway manages with its instance "
-	    "groups, features, team access and compute quotas, every budget "
+	    "groups, features, team access, scheduler config, the Space "
+	    "templates Slipway keeps and compute quotas, every budget "
 	    "and every "
 	    "subscription (without its secret).",
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
@@ -338,11 +352,12 @@ static const struct sw_op rows[] = {
 	  .description = "Once per poll interval the poller reads each "
 	    "cluster of the document fleet_apply applied last in its own "
 	    "account and region and records each instance group whose type "
-	    "or count differs (or that is gone), keeping when it was first "
-	    "seen; read here from the state store alone, without reading "
+	    "or count differs (or that is gone) and each feature the "
+	    "document turns on whose EKS add-on is gone, keeping when it was "
+	    "first seen; read here from the state store alone, without reading "
 	    "live state or planning. Who made a change is not known. "
-	    "fleet_drift plans everything (features, team access, quotas) "
-	    "now.",
+	    "fleet_drift plans everything (features, team access, scheduler "
+	    "config, quotas) now.",
 	  .params = f_fleet_drift,
 	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
 	  .scope = SW_SCOPE_READ,

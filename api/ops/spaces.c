@@ -2,7 +2,8 @@
  * spaces.c: the operation table's rows for Spaces, HyperPod's
  * development environments (JupyterLab or Code Editor as a jupyter-k8s
  * Workspace): creating, listing, reading with how to connect, stopping,
- * starting and deleting, each beside the fields it reads.
+ * starting and deleting, each beside the fields it reads; and the Space
+ * templates (WorkspaceTemplates) a platform keeps.
  */
 #include "api/optable.h"
 #include "api/ops/ops.h"
@@ -218,6 +219,109 @@ static const struct sw_answer a_space_delete[] = {
 	{ 0 }
 };
 
+/* ---- Space templates (WorkspaceTemplates) ------------------------------ */
+
+static const char *const tmpl_apps[] = { "jupyterlab", "code-editor", NULL };
+
+static const struct sw_field f_tmpl_path[] = {
+	F_CLUSTER_PATH,
+	{ .name = "template", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,
+	  .pattern = PAT_K8S_NAME,
+	  .desc = "The WorkspaceTemplate's name (in jupyter-k8s-system)." },
+	{ NULL }
+};
+
+static const struct sw_field f_image_item[] = {
+	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE },
+};
+
+/* What a Space template sets; the rest comes from the add-on's template
+ * of its app type. */
+static const struct sw_field f_tmpl_body[] = {
+	{ .name = "display_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
+	  .min = 1, .max = 64, .pattern = "[A-Za-z0-9][A-Za-z0-9 '._()-]*",
+	  .desc = "Name shown to people choosing a template." },
+	{ .name = "app_type", .type = SW_T_STRING, .enumv = tmpl_apps,
+	  .desc = "jupyterlab (default) or code-editor: the add-on's template "
+	  "it is based on." },
+	{ .name = "description", .type = SW_T_STRING, .min = 0, .max = 255,
+	  .desc = "What it is for." },
+	{ .name = "default_image", .type = SW_T_STRING, .min = 1, .max = 255,
+	  .pattern = PAT_IMAGE,
+	  .desc = "Image of a Space that names none (default: the add-on's "
+	  "template's)." },
+	{ .name = "allowed_images", .type = SW_T_ARRAY, .min = 0, .max = 20,
+	  .items = f_image_item,
+	  .desc = "Images a Space may name (default: the add-on's "
+	  "template's)." },
+	{ .name = "allow_custom_images", .type = SW_T_BOOL,
+	  .desc = "Whether a Space may name any image (default: the add-on's "
+	  "template's)." },
+	{ .name = "cpu", .type = SW_T_INT, .min = 1, .max = 192,
+	  .desc = "vCPUs a Space requests by default." },
+	{ .name = "memory_gib", .type = SW_T_INT, .min = 1, .max = 2048,
+	  .desc = "Memory in GiB a Space requests by default." },
+	{ .name = "storage_gib", .type = SW_T_INT, .min = 5, .max = 100,
+	  .desc = "Home volume size in GiB by default." },
+	{ NULL }
+};
+
+static const struct sw_field o_image_item[] = {
+	{ .name = "image", .type = SW_T_STRING },
+};
+#define F_TMPL_VIEW							\
+	OUT("template", SW_T_STRING, "Its name."),			\
+	OUT("managed", SW_T_BOOL, "Slipway keeps it (space_template_set); "	\
+	    "else the add-on's or another's."),				\
+	OUT_OPT("display_name", SW_T_STRING, "Its display name."),	\
+	OUT_OPT("app_type", SW_T_STRING, "jupyterlab or code-editor."),	\
+	OUT_OPT("description", SW_T_STRING, "What it is for."),	\
+	OUT_OPT("default_image", SW_T_STRING, "Its default image."),	\
+	{ .name = "allowed_images", .type = SW_T_ARRAY,			\
+	  .items = o_image_item, .desc = "Images a Space may name." },	\
+	OUT_OPT("allow_custom_images", SW_T_BOOL, "Any image allowed."), \
+	OUT_OPT("cpu", SW_T_INT, "Default vCPUs."),			\
+	OUT_OPT("memory_gib", SW_T_INT, "Default memory, GiB."),	\
+	OUT_OPT("storage_gib", SW_T_INT, "Default home volume, GiB.")
+static const struct sw_field o_tmpl[] = {
+	F_TMPL_VIEW,
+	{ NULL }
+};
+static const struct sw_field o_tmpl_item[] = {
+	{ .name = "template", .type = SW_T_OBJECT, .fields = o_tmpl },
+};
+static const struct sw_field o_tmpl_list[] = {
+	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_tmpl_item, .desc = "The templates." },
+	{ NULL }
+};
+static const struct sw_answer a_tmpl_list[] = {
+	{ .status = 200, .fields = o_tmpl_list, .desc = "The templates." },
+	{ 0 }
+};
+static const struct sw_field o_tmpl_plan[] = {
+	OUT("dry_run", SW_T_BOOL, "Always true."),
+	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_manifest_item, .desc = "What it would apply." },
+	{ NULL }
+};
+static const struct sw_answer a_tmpl_set[] = {
+	{ .status = 200, .fields = o_tmpl, .desc = "Applied: the template." },
+	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_tmpl_plan,
+	  .desc = "The plan (dry_run=true): the manifest." },
+	{ 0 }
+};
+static const struct sw_field o_tmpl_deleted[] = {
+	OUT("deleted", SW_T_STRING, "The template deleted."),
+	{ NULL }
+};
+static const struct sw_answer a_tmpl_delete[] = {
+	{ .status = 200, .fields = o_tmpl_deleted, .desc = "Deleted." },
+	{ 0 }
+};
+
 #define OWNER_RULE "Only its owner (the person who created it) or a " \
 	"platform admin may; anyone else gets 403."
 
@@ -319,6 +423,55 @@ static const struct sw_op rows[] = {
 	  .status_tool = "space_get",
 	  .poll_seconds = 5,
 	  .answers = a_space_delete,
+	},
+	{
+	  .name = "space_template_list",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/space-templates",
+	  .tag = "spaces",
+	  .summary = "The cluster's Space templates: the add-on's and those "
+	    "Slipway keeps",
+	  .description = "Each workspace.jupyter.org WorkspaceTemplate of "
+	    "jupyter-k8s-system with its image, resources and home volume "
+	    "size; managed is true for those space_template_set keeps. "
+	    "None when the spaces feature is off.",
+	  .params = f_cluster_name,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_CLUSTER,
+	  .answers = a_tmpl_list,
+	},
+	{
+	  .name = "space_template_set",
+	  .method = "PUT",
+	  .path = "/api/v1/clusters/{name}/space-templates/{template}",
+	  .tag = "spaces",
+	  .summary = "Create or replace a Space template",
+	  .description = "Applies a WorkspaceTemplate in jupyter-k8s-system "
+	    "based on the add-on's template of its app type (its entry "
+	    "point and access strategy), with the fields sent.  Needs "
+	    "feature spaces (409 otherwise); the add-on's own templates "
+	    "cannot be changed (409).",
+	  .params = f_tmpl_path,
+	  .body = f_tmpl_body,
+	  .flags = SW_OP_IDEMPOTENT | SW_OP_DRY_RUN,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
+	  .answers = a_tmpl_set,
+	},
+	{
+	  .name = "space_template_delete",
+	  .method = "DELETE",
+	  .path = "/api/v1/clusters/{name}/space-templates/{template}",
+	  .tag = "spaces",
+	  .summary = "Delete a Space template Slipway keeps",
+	  .description = "Spaces made from it keep running.  The add-on's "
+	    "own templates cannot be deleted (409).",
+	  .params = f_tmpl_path,
+	  .flags = SW_OP_DESTRUCTIVE | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_WRITE,
+	  .touch = SW_TOUCH_PLATFORM,
+	  .answers = a_tmpl_delete,
 	},
 };
 
