@@ -561,6 +561,15 @@ pgw_listen(struct pg_watch *w)
 	return rc == SW_DB_DONE ? 0 : -1;
 }
 
+/* What the server says outside a query (a connection ended by the
+ * administrator) goes to the log, not to stderr. */
+static void
+pgw_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	sw_info("postgresql watch: %.*s", (int)strcspn(msg, "\n"), msg);
+}
+
 static struct sw_db_watch *
 pgw_open(const char *url)
 {
@@ -573,8 +582,9 @@ pgw_open(const char *url)
 	if ((w = sw_calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->base.eng = &sw_db_pg;
-	if ((w->c = PQconnectdbParams(keys, vals, 1)) == NULL ||
-	    pgw_listen(w) != 0) {
+	if ((w->c = PQconnectdbParams(keys, vals, 1)) != NULL)
+		PQsetNoticeProcessor(w->c, pgw_notice, NULL);
+	if (w->c == NULL || pgw_listen(w) != 0) {
 		PQfinish(w->c);
 		free(w);
 		return NULL;

@@ -76,7 +76,7 @@ def start_wait(op, since):
     out = {}
 
     def run():
-        r = s.get("/api/v1/operations/%s:wait?timeout=90"
+        r = s.get("/api/v1/operations/%s:wait?timeout=60"
                   "&since_updated_ms=%d" % (op, since), timeout=120)
         out["r"] = r
     th = threading.Thread(target=run)
