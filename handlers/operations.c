@@ -12,6 +12,7 @@
 #include "handlers/handlers.h"
 #include "lib/db.h"
 #include "lib/json.h"
+#include "lib/limits.h"
 #include "lib/metrics.h"
 #include "lib/ops.h"
 #include "api/optable.h"
@@ -60,15 +61,16 @@ h_op_get(struct sw_req *r)
 	return SW_OK;
 }
 
-/* Nap up to 250 ms (and not past deadline): the wait of a worker whose
- * watch of the database is missing or broken. */
+/* Nap SW_WAIT_NAP_MS (and not past the deadline, left ms away): the
+ * wait of a worker whose watch of the database is missing or broken. */
 static void
 op_wait_nap(int64_t left)
 {
-	struct timespec nap = { 0, 250 * 1000 * 1000 };
+	struct timespec nap = { 0, 0 };
 
-	if (left < 250)
-		nap.tv_nsec = (long)left * 1000 * 1000;
+	if (left > SW_WAIT_NAP_MS)
+		left = SW_WAIT_NAP_MS;
+	nap.tv_nsec = (long)left * 1000 * 1000;
 	nanosleep(&nap, NULL);
 	sw_metric_add("slipway_operation_wait_wakes_total", 1, "by", "nap",
 	    NULL);

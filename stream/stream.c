@@ -394,7 +394,8 @@ watch_pause(void)
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int i;
 
-	for (i = 0; i < 10 && !atomic_load(&S.stopping); i++)
+	for (i = 0; i < SW_DB_WATCH_RETRY_MS / 100 &&
+	    !atomic_load(&S.stopping); i++)
 		nanosleep(&ts, NULL);
 }
 
