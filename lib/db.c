@@ -435,6 +435,11 @@ static const char *const migrations[] = {
 	 * (STMT_OP_FENCE_CHECK), so a poller that lost its lease (paused,
 	 * partitioned) cannot write after another claimed the operation. */
 	"ALTER TABLE operations ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;",
+	/* N: what a commit changed, told to whoever waits for it (a
+	 * stream's viewers, operation_wait): PostgreSQL's triggers NOTIFY
+	 * (pg_migrations); SQLite's commits are watched as the WAL file's
+	 * writes and need nothing here */
+	"SELECT 1;",
 };
 
 #define NMIGRATIONS	((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -958,6 +963,39 @@ static const char *const pg_migrations[NMIGRATIONS] = {
 	"  FOR EACH ROW WHEN (NEW.event IS NOT NULL"
 	"  AND OLD.state IS DISTINCT FROM NEW.state)"
 	"  EXECUTE FUNCTION slipway_watch();",
+	/*
+	 * The last: a commit that changes an operation, its stages or its
+	 * events NOTIFYs "op <id>" on the channel slipway; a token revoked
+	 * or a session ended, "auth" (the stream checks its viewers'
+	 * credentials again).  TG_ARGV[0] names the column of the
+	 * operation's id, or is the payload itself when it has none.  A
+	 * transaction's equal notifications are sent once.
+	 */
+	[NMIGRATIONS - 1] =
+	"CREATE FUNCTION slipway_changed() RETURNS trigger"
+	"  LANGUAGE plpgsql AS $$ BEGIN"
+	"  IF TG_NARGS > 1 THEN"
+	"   PERFORM pg_notify('slipway', TG_ARGV[1]);"
+	"  ELSE"
+	"   PERFORM pg_notify('slipway', 'op ' || ((CASE TG_OP"
+	"    WHEN 'DELETE' THEN to_jsonb(OLD) ELSE to_jsonb(NEW) END)"
+	"    ->> TG_ARGV[0]));"
+	"  END IF;"
+	"  RETURN NULL; END $$;"
+	"CREATE TRIGGER changed_operation AFTER INSERT OR UPDATE OR DELETE"
+	"  ON operations FOR EACH ROW EXECUTE FUNCTION slipway_changed('id');"
+	"CREATE TRIGGER changed_stage AFTER INSERT OR UPDATE OR DELETE"
+	"  ON stages FOR EACH ROW EXECUTE FUNCTION slipway_changed('op_id');"
+	"CREATE TRIGGER changed_event AFTER INSERT OR DELETE"
+	"  ON events FOR EACH ROW EXECUTE FUNCTION slipway_changed('op_id');"
+	"CREATE TRIGGER changed_token AFTER UPDATE OF revoked OR DELETE"
+	"  ON tokens FOR EACH ROW EXECUTE FUNCTION"
+	"  slipway_changed('', 'auth');"
+	"CREATE TRIGGER changed_session AFTER DELETE ON sessions"
+	"  FOR EACH ROW EXECUTE FUNCTION slipway_changed('', 'auth');"
+	"CREATE TRIGGER changed_person_session AFTER DELETE"
+	"  ON person_sessions FOR EACH ROW EXECUTE FUNCTION"
+	"  slipway_changed('', 'auth');",
 };
 
 /*
@@ -1617,6 +1655,10 @@ sw_db_open(const char *where, struct sw_db **out)
 	*out = NULL;
 	if ((e = eng->open(where, &db)) != SW_OK)
 		goto bad;
+	if ((db->where = sw_strdup(where)) == NULL) {
+		e = SW_ENOMEM;
+		goto bad;
+	}
 	if ((db->stmt = sw_calloc(STMT__MAX, sizeof(*db->stmt))) == NULL) {
 		e = SW_ENOMEM;
 		goto bad;
@@ -1643,7 +1685,31 @@ sw_db_close(struct sw_db *db)
 		if (db->stmt[i] != NULL)
 			db->eng->finalize(db->stmt[i]);
 	free(db->stmt);
+	free(db->where);
 	db->eng->close(db);
+}
+
+sw_err
+sw_db_watch_open(struct sw_db *db, struct sw_db_watch **out)
+{
+	*out = db->eng->watch_open(db->where);
+	return *out != NULL ? SW_OK : SW_EUNAVAIL;
+}
+
+int
+sw_db_wait(struct sw_db_watch *w, int timeout_ms, char *what, size_t whatsz)
+{
+	what[0] = '\0';
+	if (timeout_ms < 0)
+		timeout_ms = 0;
+	return w->eng->watch_wait(w, timeout_ms, what, whatsz);
+}
+
+void
+sw_db_watch_close(struct sw_db_watch *w)
+{
+	if (w != NULL)
+		w->eng->watch_close(w);
 }
 
 static const char *

@@ -243,6 +243,34 @@ sw_err	sw_db_prepare(struct sw_db *, const char *sql, struct sw_st **out);
 void	sw_st_free(struct sw_st *);
 sw_err	sw_db_exec_sql(struct sw_db *, const char *sql);
 
+/*
+ * Waiting for a change another connection commits (a viewer's stream,
+ * operation_wait).  A watch is a link of its own: on PostgreSQL a
+ * connection that LISTENs on the channel "slipway", where triggers
+ * NOTIFY what a commit changed ("op <id>" for an operation, its stages
+ * and events; "auth" for a token revoked or a session ended); on SQLite
+ * an inotify watch of the database file's directory (every commit
+ * writes the WAL file), which cannot say what changed.  Open the watch
+ * before reading what it guards, so a change between the read and the
+ * wait is not missed.
+ */
+struct sw_db_watch;
+/* A watch of db's database; *out is the caller's to close. */
+sw_err	sw_db_watch_open(struct sw_db *db, struct sw_db_watch **out);
+/*
+ * Wait up to timeout_ms for a change: 1 when one came (what it changed
+ * into what, "" when the engine cannot say or a change may have been
+ * missed; re-read), 0 when the time ran out, -1 when the watch is
+ * broken (its link lost): wait some other way a while and call again,
+ * which tries to mend it.  SQLite publishes a commit just after its
+ * WAL write, so after a change its watch answers 1 ("") again 20 ms and
+ * 150 ms later, for a reader that looked too early.
+ */
+int	sw_db_wait(struct sw_db_watch *w, int timeout_ms, char *what,
+	    size_t whatsz);
+/* NULL is fine. */
+void	sw_db_watch_close(struct sw_db_watch *w);
+
 /* Wall clock in milliseconds since the epoch. */
 int64_t	sw_now_ms(void);
 

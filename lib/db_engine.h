@@ -18,11 +18,17 @@ struct sw_st;
 
 struct sw_db_engine;
 
+/* The same of every watch (sw_db_watch_open). */
+struct sw_db_watch {
+	const struct sw_db_engine *eng;
+};
+
 /* The part of every connection db.c reads; an engine's own connection
  * struct starts with it. */
 struct sw_db {
 	const struct sw_db_engine *eng;
 	struct sw_st	**stmt;		/* the table's, STMT__MAX; db.c's */
+	char		*where;		/* what it was opened with; db.c's */
 	char		 version[32];	/* the engine's version */
 };
 
@@ -65,6 +71,15 @@ struct sw_db_engine {
 	/* enum sw_db_txn, besides statements left mid-step */
 	int	(*txn)(struct sw_db *);
 	const char *(*errmsg)(struct sw_db *);
+	/* Watch the commits of every connection to where, on a link of
+	 * the watch's own; NULL on failure (logged). */
+	struct sw_db_watch *(*watch_open)(const char *where);
+	/* Up to timeout_ms for a commit: 1 (what it changed into what,
+	 * "" when unknown), 0 on the timeout, -1 when the watch is
+	 * broken (the next call tries to mend it). */
+	int	(*watch_wait)(struct sw_db_watch *, int timeout_ms,
+		    char *what, size_t whatsz);
+	void	(*watch_close)(struct sw_db_watch *);
 };
 
 extern const struct sw_db_engine sw_db_sqlite;

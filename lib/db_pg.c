@@ -8,10 +8,13 @@
  * writers take turns as they do on SQLite (BEGIN IMMEDIATE): every
  * read-then-write a caller makes inside one keeps its meaning.  A
  * connection lost is made again at the next statement, its statements
- * prepared anew.  Only calls into libpq live here; the SQL comes from
- * db.c.
+ * prepared anew.  A watch is a connection of its own that LISTENs on
+ * the channel the triggers NOTIFY, read with poll() on its socket.
+ * Only calls into libpq live here; the SQL comes from db.c.
  */
+#include <errno.h>
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -529,6 +532,133 @@ pg_errmsg(struct sw_db *db)
 	return PQerrorMessage(PDB(db)->c);
 }
 
+/* ---- watches ------------------------------------------------------------ */
+
+struct pg_watch {
+	struct sw_db_watch	 base;
+	PGconn			*c;
+	int			 lost;	/* the link must be made again */
+};
+
+#define PW(w)	((struct pg_watch *)(void *)(w))
+
+/* LISTEN on a link just made; 0 when it listens. */
+static int
+pgw_listen(struct pg_watch *w)
+{
+	PGresult *r;
+	int rc;
+
+	if (PQstatus(w->c) != CONNECTION_OK) {
+		sw_warn("postgresql watch: cannot connect: %s",
+		    PQerrorMessage(w->c));
+		return -1;
+	}
+	r = PQexec(w->c, "LISTEN slipway");
+	if ((rc = pg_rc_of(r)) != SW_DB_DONE)
+		sw_warn("postgresql watch: LISTEN: %s", PQerrorMessage(w->c));
+	PQclear(r);
+	return rc == SW_DB_DONE ? 0 : -1;
+}
+
+/* What the server says outside a query (a connection ended by the
+ * administrator) goes to the log, not to stderr. */
+static void
+pgw_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	sw_info("postgresql watch: %.*s", (int)strcspn(msg, "\n"), msg);
+}
+
+static struct sw_db_watch *
+pgw_open(const char *url)
+{
+	/* the URL's own settings, and a name pg_stat_activity shows */
+	static const char *const keys[] = { "dbname", "application_name",
+	    NULL };
+	const char *vals[] = { url, "slipway-watch", NULL };
+	struct pg_watch *w;
+
+	if ((w = sw_calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->base.eng = &sw_db_pg;
+	if ((w->c = PQconnectdbParams(keys, vals, 1)) != NULL)
+		PQsetNoticeProcessor(w->c, pgw_notice, NULL);
+	if (w->c == NULL || pgw_listen(w) != 0) {
+		PQfinish(w->c);
+		free(w);
+		return NULL;
+	}
+	return &w->base;
+}
+
+static void
+pgw_close(struct sw_db_watch *sw)
+{
+	if (sw == NULL)
+		return;
+	PQfinish(PW(sw)->c);
+	free(sw);
+}
+
+/* A notification already read, into what: 1, or 0 when none is. */
+static int
+pgw_take(struct pg_watch *w, char *what, size_t whatsz)
+{
+	PGnotify *n;
+
+	if ((n = PQnotifies(w->c)) == NULL)
+		return 0;
+	sw_fmt_text(what, whatsz, "%s", n->extra);
+	PQfreemem(n);
+	return 1;
+}
+
+/* The link was lost: make it again and LISTEN.  What was sent while
+ * it was down is lost, so a mended watch says "changed" (1, ""). */
+static int
+pgw_mend(struct pg_watch *w)
+{
+	PQreset(w->c);
+	if (pgw_listen(w) != 0)
+		return -1;
+	sw_info("postgresql watch: listening again");
+	w->lost = 0;
+	return 1;
+}
+
+static int
+pgw_wait(struct sw_db_watch *sw, int timeout_ms, char *what, size_t whatsz)
+{
+	struct pg_watch *w = PW(sw);
+	int64_t deadline = sw_now_ms() + timeout_ms, left;
+	struct pollfd pfd;
+	int n;
+
+	if (w->lost)
+		return pgw_mend(w);
+	for (;;) {
+		if (pgw_take(w, what, whatsz))
+			return 1;
+		if ((left = deadline - sw_now_ms()) <= 0)
+			return 0;
+		pfd.fd = PQsocket(w->c);
+		pfd.events = POLLIN;
+		if (pfd.fd < 0)
+			break;
+		n = poll(&pfd, 1, (int)left);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (!PQconsumeInput(w->c) ||
+		    PQstatus(w->c) != CONNECTION_OK))
+			break;
+	}
+	sw_warn("postgresql watch: the connection was lost: %s",
+	    PQerrorMessage(w->c));
+	w->lost = 1;
+	return -1;
+}
+
 const struct sw_db_engine sw_db_pg = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -554,4 +684,7 @@ const struct sw_db_engine sw_db_pg = {
 	.last_id = pg_last_id,
 	.txn = pg_txn,
 	.errmsg = pg_errmsg,
+	.watch_open = pgw_open,
+	.watch_wait = pgw_wait,
+	.watch_close = pgw_close,
 };

@@ -1,11 +1,17 @@
 /*
  * db_sqlite.c: the SQLite engine of the state store (db_engine.h), the
  * default: one file in WAL mode, one writer at a time (BEGIN IMMEDIATE
- * behind SQLite's busy handler).  Only calls into SQLite live here; the
- * SQL comes from db.c.
+ * behind SQLite's busy handler).  A watch is an inotify watch of the
+ * file's directory: every commit writes the WAL file beside it.  Only
+ * calls into SQLite live here; the SQL comes from db.c.
  */
+#include <errno.h>
+#include <poll.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
 
 #include "lib/alloc.h"
 #include "lib/buf.h"
@@ -244,6 +250,92 @@ lite_errmsg(struct sw_db *db)
 	return sqlite3_errmsg(LDB(db));
 }
 
+/* ---- watches ------------------------------------------------------------ */
+
+/* After a write, look again this long on, then RECHECK_NEXT_MS more: the
+ * commit is published in the shared-memory index (mmap: no inotify
+ * event) just after the WAL write that woke the watch. */
+#define RECHECK_FIRST_MS	20
+#define RECHECK_NEXT_MS		130
+
+struct lite_watch {
+	struct sw_db_watch	 base;
+	int			 fd;
+	int			 rechecks;	/* still to answer */
+	int64_t			 recheck_ms;	/* the next one's time */
+};
+
+#define LW(w)	((struct lite_watch *)(void *)(w))
+
+static struct sw_db_watch *
+litew_open(const char *path)
+{
+	struct lite_watch *w;
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		sw_fmt_text(dir, sizeof(dir), ".");
+	else
+		sw_fmt_text(dir, sizeof(dir), "%.*s", (int)(slash - path +
+		    (slash == path)), path);
+	if ((w = sw_calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->base.eng = &sw_db_sqlite;
+	if ((w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0 ||
+	    inotify_add_watch(w->fd, dir, IN_MODIFY | IN_CREATE |
+	    IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+		sw_warn("inotify on %s: %s", dir, strerror(errno));
+		if (w->fd >= 0)
+			close(w->fd);
+		free(w);
+		return NULL;
+	}
+	return &w->base;
+}
+
+static void
+litew_close(struct sw_db_watch *sw)
+{
+	if (sw == NULL)
+		return;
+	close(LW(sw)->fd);
+	free(sw);
+}
+
+static int
+litew_wait(struct sw_db_watch *sw, int timeout_ms, char *what, size_t whatsz)
+{
+	struct lite_watch *w = LW(sw);
+	int64_t now = sw_now_ms(), until = now + timeout_ms;
+	char buf[4096];
+	struct pollfd pfd;
+	int n;
+
+	(void)what;
+	(void)whatsz;
+	if (w->rechecks > 0 && w->recheck_ms < until)
+		until = w->recheck_ms;
+	pfd.fd = w->fd;
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, (int)(until > now ? until - now : 0));
+	if (n < 0 && errno != EINTR)
+		return -1;
+	if (n > 0) {
+		while (read(w->fd, buf, sizeof(buf)) > 0)
+			;
+		w->rechecks = 2;
+		w->recheck_ms = sw_now_ms() + RECHECK_FIRST_MS;
+		return 1;
+	}
+	if (w->rechecks > 0 && sw_now_ms() >= w->recheck_ms) {
+		w->rechecks--;
+		w->recheck_ms = sw_now_ms() + RECHECK_NEXT_MS;
+		return 1;
+	}
+	return 0;
+}
+
 const struct sw_db_engine sw_db_sqlite = {
 	.name = "sqlite",
 	.open = lite_open,
@@ -269,4 +361,7 @@ const struct sw_db_engine sw_db_sqlite = {
 	.last_id = lite_last_id,
 	.txn = lite_txn,
 	.errmsg = lite_errmsg,
+	.watch_open = litew_open,
+	.watch_wait = litew_wait,
+	.watch_close = litew_close,
 };

@@ -55,6 +55,12 @@
 #define SW_OP_LEASE		10
 /* operation_wait long-poll bound (seconds). */
 #define SW_MAX_WAIT		60
+/* A long poll whose watch of the database (sw_db_wait) is missing or
+ * broken reads the operation this often instead (ms). */
+#define SW_WAIT_NAP_MS		250
+/* A broken watch of the database (its connection lost) is made again
+ * this often (ms); slipway-stream's viewers have the sweep meanwhile. */
+#define SW_DB_WATCH_RETRY_MS	1000
 /* A token's last-used time is written at most this often (ms): a read
  * must not be a SQLite write.  Each worker also remembers the tokens it
  * touched (SW_TOKEN_TOUCH_CACHE of them) so it skips the statement. */

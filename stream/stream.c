@@ -5,11 +5,15 @@
  *   /ws/operations/{id}  a snapshot of the operation (sw_op_get, the
  *	same code as GET /api/v1/operations/{id}), an update each time
  *	its rendering changes, and "end" when it is terminal.  A thread
- *	blocks on an inotify watch of the state directory (every commit
- *	writes state.db-wal) and wakes the loop with lws_cancel_service;
- *	the loop then renders each watched operation again (and 20 ms
- *	and 150 ms later: the commit is published after the WAL write).
- *	A 2 s sweep covers an event that could be missed.
+ *	blocks in sw_db_wait on a watch of the database (PostgreSQL: a
+ *	connection of its own that LISTENs for the triggers' NOTIFY;
+ *	SQLite: an inotify watch of the state directory, where every
+ *	commit writes state.db-wal, answered again 20 ms and 150 ms on
+ *	since the commit is published after the WAL write) and wakes the
+ *	loop with lws_cancel_service; the loop then renders each watched
+ *	operation again.  A 2 s sweep covers a change that could be
+ *	missed, and is all there is while the watch is broken (its
+ *	connection lost: the thread makes it again every second).
  *
  *   /ws/clusters/{c}/pods/{ns}/{pod}/logs  pod log lines.  Each pod
  *	container has one source: one thread holding one Kubernetes
@@ -42,7 +46,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -64,6 +67,7 @@
 #include "cloud/kube.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "lib/oidc.h"
 #include "lib/teams.h"
 #include "lib/ops.h"
@@ -156,6 +160,7 @@ static struct {
 	struct src		*srcs;
 	int			 nviewers;
 	atomic_int		 db_changed;
+	atomic_int		 db_notified;	/* a change named by the engine */
 	atomic_int		 stopping;
 	lws_sorted_usec_list_t	 sweep;
 	lws_sorted_usec_list_t	 recheck;
@@ -342,9 +347,9 @@ ops_refresh_all(void)
 }
 
 /*
- * The WAL write that wakes us comes just before SQLite publishes the
- * commit in the shared-memory index (mmap: no inotify event), so a read
- * at once can still see the old state: look again 20 ms and 150 ms on.
+ * A terminal operation is ended once its rendering has settled (the
+ * poller's release comes in a write of its own): look again 20 ms and
+ * 150 ms on.
  */
 static void
 recheck_cb(lws_sorted_usec_list_t *sul)
@@ -367,10 +372,11 @@ recheck_soon(void)
 static void
 db_changed(void)
 {
+	sw_metric_add("slipway_stream_wakes_total", 1, "by",
+	    atomic_exchange(&S.db_notified, 0) ? "notification" : "change",
+	    NULL);
 	creds_recheck();
 	ops_refresh_all();
-	if (S.nviewers > 0)
-		recheck_soon();
 }
 
 static void
@@ -381,35 +387,49 @@ sweep_cb(lws_sorted_usec_list_t *sul)
 	lws_sul_schedule(S.ctx, 0, sul, sweep_cb, SW_STREAM_SWEEP_US);
 }
 
-/* Block on inotify of the state directory; wake the loop on writes. */
+/* The watch thread's pause while its watch is broken. */
+static void
+watch_pause(void)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < SW_DB_WATCH_RETRY_MS / 100 &&
+	    !atomic_load(&S.stopping); i++)
+		nanosleep(&ts, NULL);
+}
+
+/* Block in sw_db_wait; wake the loop on every change.  A watch that
+ * cannot be made or breaks leaves the viewers to the sweep until it is
+ * made again. */
 static void *
 db_watch_thread(void *arg)
 {
-	char buf[4096];
-	struct pollfd pfd;
-	int fd;
+	struct sw_db_watch *w = NULL;
+	char what[128];
+	int rc, warned = 0;
 
 	(void)arg;
-	if ((fd = inotify_init1(IN_CLOEXEC)) < 0 ||
-	    inotify_add_watch(fd, S.cfg.state_dir, IN_MODIFY | IN_CREATE |
-	    IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
-		sw_warn("inotify on %s: %s; operations refresh every 2 s",
-		    S.cfg.state_dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	pfd.fd = fd;
-	pfd.events = POLLIN;
 	while (!atomic_load(&S.stopping)) {
-		if (poll(&pfd, 1, 500) <= 0)
+		if (w == NULL && sw_db_watch_open(S.db, &w) != SW_OK) {
+			if (!warned++)
+				sw_warn("no watch of the database; operations "
+				    "refresh every 2 s until there is one");
+			watch_pause();
 			continue;
-		if (read(fd, buf, sizeof(buf)) <= 0)
+		}
+		if ((rc = sw_db_wait(w, 500, what, sizeof(what))) < 0) {
+			watch_pause();
 			continue;
+		}
+		if (rc == 0)
+			continue;
+		if (what[0] != '\0')
+			atomic_store(&S.db_notified, 1);
 		atomic_store(&S.db_changed, 1);
 		lws_cancel_service(S.ctx);
 	}
-	close(fd);
+	sw_db_watch_close(w);
 	return NULL;
 }
 

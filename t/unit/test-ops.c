@@ -31,6 +31,45 @@ claim_this(struct sw_db *db, struct sw_lease *l, const char *want)
  * writes nothing more, and its holder learns so; the new holder's
  * token is one more and its writes go through.
  */
+/*
+ * A watch of the database (sw_db_wait) is woken by a write of another
+ * connection: on PostgreSQL by the trigger's NOTIFY naming the
+ * operation, on SQLite by the WAL file's write (what it changed unsaid).
+ */
+static void
+watching(struct sw_db *db, json_object *params)
+{
+	static const char *const one[] = { "network", NULL };
+	struct sw_db_watch *w = NULL;
+	struct sw_op_new n;
+	char id[SW_OP_ID_LEN], what[128], want[160];
+	int existed, rc;
+
+	memset(&n, 0, sizeof(n));
+	n.kind = "cluster.create";
+	n.target = "watched";
+	n.cluster = "watched";
+	n.params = params;
+	n.stages = one;
+	n.token_name = "carol";
+	ok(sw_op_enqueue(db, &n, id, &existed) == SW_OK, "watch: enqueue");
+	ok(sw_db_watch_open(db, &w) == SW_OK, "a watch of the database");
+	if (w == NULL)
+		return;
+	is_int(sw_db_wait(w, 0, what, sizeof(what)), 0,
+	    "nothing written since: it times out");
+	ok(sw_op_set_state(db, id, "running", NULL) == SW_OK,
+	    "a write");
+	rc = sw_db_wait(w, 10000, what, sizeof(what));
+	is_int(rc, 1, "the write wakes the watch");
+	snprintf(want, sizeof(want), "op %s", id);
+	if (strcmp(sw_db_engine(db), "postgresql") == 0)
+		is_str(what, want, "the notification names the operation");
+	else
+		is_str(what, "", "SQLite cannot say what changed");
+	sw_db_watch_close(w);
+}
+
 static void
 fencing(struct sw_db *db, json_object *params)
 {
@@ -261,6 +300,7 @@ main(void)
 	    "failed and cancelled ended without success");
 
 	fencing(db, params);
+	watching(db, params);
 	json_object_put(params);
 	tmpdb_close(db);
 	return tap_done();
