@@ -73,7 +73,7 @@ static const struct sw_op_family *const families[] = {
 	&sw_ops_costs, &sw_ops_notifications, &sw_ops_fleet,
 };
 
-#define SW_MAX_OPS	128	/* rows the joined table can hold */
+#define SW_MAX_OPS	192	/* rows the joined table can hold */
 
 static struct sw_op table[SW_MAX_OPS];
 const struct sw_op *const sw_optable = table;
