@@ -18,6 +18,7 @@
 
 #include "config.h"
 #include "lib/buf.h"
+#include "lib/digest.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -672,7 +673,7 @@ hash_request(struct sw_req *r)
 
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return;
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestInit_ex(ctx, sw_sha256(), NULL);
 	EVP_DigestUpdate(ctx, r->op->name, strlen(r->op->name) + 1);
 	EVP_DigestUpdate(ctx, text, strlen(text));
 	EVP_DigestFinal_ex(ctx, md, &len);

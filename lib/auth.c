@@ -11,6 +11,7 @@
 
 #include "lib/auth.h"
 #include "lib/buf.h"
+#include "lib/digest.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/ops.h"
@@ -117,7 +118,7 @@ sha256(const char *s, unsigned char md[32])
 {
 	unsigned int len = 32;
 
-	EVP_Digest(s, strlen(s), md, &len, EVP_sha256(), NULL);
+	EVP_Digest(s, strlen(s), md, &len, sw_sha256(), NULL);
 }
 
 /* "<prefix><16 hex id>_<43 base64url>" */

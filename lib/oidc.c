@@ -23,6 +23,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/db.h"
+#include "lib/digest.h"
 #include "lib/json.h"
 #include "lib/jwt.h"
 #include "lib/limits.h"
@@ -51,7 +52,7 @@ token_digest(const char *token, unsigned char md[32])
 {
 	unsigned int len = 32;
 
-	if (EVP_Digest(token, strlen(token), md, &len, EVP_sha256(), NULL) !=
+	if (EVP_Digest(token, strlen(token), md, &len, sw_sha256(), NULL) !=
 	    1)
 		memset(md, 0, 32);
 }
@@ -325,7 +326,7 @@ principal_id(const char *issuer, const char *sub, char id[17])
 
 	memset(md, 0, sizeof(md));
 	if ((ctx = EVP_MD_CTX_new()) != NULL) {
-		EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+		EVP_DigestInit_ex(ctx, sw_sha256(), NULL);
 		EVP_DigestUpdate(ctx, issuer, strlen(issuer) + 1);
 		EVP_DigestUpdate(ctx, sub, strlen(sub));
 		EVP_DigestFinal_ex(ctx, md, &len);

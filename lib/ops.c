@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/digest.h"
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
@@ -81,7 +82,7 @@ request_hash(const struct sw_op_new *n, char out[65])
 	out[0] = '\0';
 	if ((ctx = EVP_MD_CTX_new()) == NULL)
 		return;
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	EVP_DigestInit_ex(ctx, sw_sha256(), NULL);
 	EVP_DigestUpdate(ctx, n->kind, strlen(n->kind) + 1);
 	EVP_DigestUpdate(ctx, n->target, strlen(n->target) + 1);
 	EVP_DigestUpdate(ctx, p, strlen(p));
