@@ -1,23 +1,28 @@
 /*
- * logs.c: `slipway logs [-f] job NAME --cluster C`, a training job's
- * log for a person at a terminal or a script.
+ * logs.c: `slipway logs [-f] job|endpoint NAME --cluster C`, a training
+ * job's or an inference endpoint's log for a person at a terminal or a
+ * script.  One code path for both: they differ in the row that lists
+ * the pods with their last lines (training_job_logs, inference_logs)
+ * and in how the end is decided.
  *
- * Without -f: the last lines of each started pod (training_job_logs,
- * REST, bounded by --tail), exit 0 once read.
+ * Without -f: the last lines of each started pod (the row, REST,
+ * bounded by --tail), exit 0 once read.
  *
- * With -f: the pods come from training_job_logs (asked again every 2 s
- * while none has started), then each pod's log is followed over the
- * stream service's WebSocket, /ws/clusters/{c}/pods/{ns}/{pod}/logs,
- * the one the UI follows: the REST row never follows, while the stream
- * numbers lines (a dropped socket resumes with after=SEQ, nothing
- * printed twice), shares one Kubernetes follow among all viewers and
- * checks the credential again while it runs.  The context's token rides
- * as Authorization: Bearer.  When every pod's stream has ended, the
- * job's own state (training_job_get) gives the exit code: 0 Succeeded,
- * 1 Failed (or not ended a minute after its pods); 130 on Ctrl-C, and
- * the codes of every verb on error (4 refused, 3 not found, 7 no
- * answer; 6 when the job succeeded but a pod's stream was refused or
- * lost).
+ * With -f: the pods come from the row (asked again every 2 s while
+ * none has started), then each pod's log is followed over the stream
+ * service's WebSocket, /ws/clusters/{c}/pods/{ns}/{pod}/logs, the one
+ * the UI follows: the REST row never follows, while the stream numbers
+ * lines (a dropped socket resumes with after=SEQ, nothing printed
+ * twice), shares one Kubernetes follow among all viewers and checks the
+ * credential again while it runs.  The context's token rides as
+ * Authorization: Bearer.  A job: when every pod's stream has ended, its
+ * own state (training_job_get) gives the exit code: 0 Succeeded, 1
+ * Failed (or not ended a minute after its pods).  An endpoint does not
+ * end: when every pod's stream has ended its pods are listed again and
+ * followed (a pod seen before from its last printed line), until the
+ * endpoint is gone (0).  130 on Ctrl-C, and the codes of every verb on
+ * error (4 refused, 3 not found, 7 no answer; 6 when a pod's stream was
+ * refused or lost).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -382,9 +387,10 @@ print_lines(json_object *doc)
 }
 
 /* The started pods (or a job's end): the kind's row until one has
- * started or the job ended; *doc its last answer. */
+ * started or the job ended; *doc its last answer, *seen 1 once the row
+ * answered. */
 static int
-list_pods(const struct logs_args *a, json_object **doc)
+list_pods(const struct logs_args *a, json_object **doc, int *seen)
 {
 	json_object *args = target_args(a, "1");
 	int rc;
@@ -394,6 +400,7 @@ list_pods(const struct logs_args *a, json_object **doc)
 		if ((rc = sw_cli_call(a->k->row, args, NULL, a->context,
 		    doc)) != LX_OK || stopped)
 			break;
+		*seen = 1;
 		if (count(sw_json_get(*doc, "pods")) > 0 || (a->k->ends &&
 		    terminal(sw_json_get_str(*doc, "state"))))
 			break;
@@ -484,12 +491,12 @@ static int
 follow_rounds(const struct logs_args *a, struct follow *fw)
 {
 	json_object *doc = NULL;
-	int rc, round;
+	int rc, seen = 0;
 
-	for (round = 0; ; round++) {
-		if ((rc = list_pods(a, &doc)) != LX_OK) {
+	for (;;) {
+		if ((rc = list_pods(a, &doc, &seen)) != LX_OK) {
 			json_object_put(doc);
-			if (rc == LX_NOTFOUND && round > 0) {
+			if (rc == LX_NOTFOUND && seen) {
 				fprintf(stderr, "slipway: %s %s is gone\n",
 				    a->k->what, a->name);
 				return LX_OK;
