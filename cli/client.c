@@ -14,6 +14,9 @@
  *                                    follows over the stream service
  *                                    (logs.c: exit 0 the job succeeded,
  *                                    1 it failed, 130 Ctrl-C)
+ *   slipway logs [-f] endpoint NAME --cluster C   inference_logs; -f
+ *                                    until Ctrl-C (130) or the endpoint
+ *                                    is gone (0)
  *   slipway plan -f FLEET.yaml       fleet_plan (exit 0: no change, 2:
  *                                    changes)
  *   slipway apply -f FLEET.yaml [--yes]  fleet_plan, then fleet_apply

@@ -21,7 +21,7 @@ int	sw_cli_call(const char *name, json_object *args, json_object *body,
 int	sw_cli_target(const char *context, const char **server,
 	    const char **token, json_object **all);
 
-/* slipway logs [-f] job NAME --cluster C (logs.c). */
+/* slipway logs [-f] job|endpoint NAME --cluster C (logs.c). */
 int	sw_cli_logs(int argc, char **argv);
 
 #endif

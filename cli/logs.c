@@ -1,23 +1,28 @@
 /*
- * logs.c: `slipway logs [-f] job NAME --cluster C`, a training job's
- * log for a person at a terminal or a script.
+ * logs.c: `slipway logs [-f] job|endpoint NAME --cluster C`, a training
+ * job's or an inference endpoint's log for a person at a terminal or a
+ * script.  One code path for both: they differ in the row that lists
+ * the pods with their last lines (training_job_logs, inference_logs)
+ * and in how the end is decided.
  *
- * Without -f: the last lines of each started pod (training_job_logs,
- * REST, bounded by --tail), exit 0 once read.
+ * Without -f: the last lines of each started pod (the row, REST,
+ * bounded by --tail), exit 0 once read.
  *
- * With -f: the pods come from training_job_logs (asked again every 2 s
- * while none has started), then each pod's log is followed over the
- * stream service's WebSocket, /ws/clusters/{c}/pods/{ns}/{pod}/logs,
- * the one the UI follows: the REST row never follows, while the stream
- * numbers lines (a dropped socket resumes with after=SEQ, nothing
- * printed twice), shares one Kubernetes follow among all viewers and
- * checks the credential again while it runs.  The context's token rides
- * as Authorization: Bearer.  When every pod's stream has ended, the
- * job's own state (training_job_get) gives the exit code: 0 Succeeded,
- * 1 Failed (or not ended a minute after its pods); 130 on Ctrl-C, and
- * the codes of every verb on error (4 refused, 3 not found, 7 no
- * answer; 6 when the job succeeded but a pod's stream was refused or
- * lost).
+ * With -f: the pods come from the row (asked again every 2 s while
+ * none has started), then each pod's log is followed over the stream
+ * service's WebSocket, /ws/clusters/{c}/pods/{ns}/{pod}/logs, the one
+ * the UI follows: the REST row never follows, while the stream numbers
+ * lines (a dropped socket resumes with after=SEQ, nothing printed
+ * twice), shares one Kubernetes follow among all viewers and checks the
+ * credential again while it runs.  The context's token rides as
+ * Authorization: Bearer.  A job: when every pod's stream has ended, its
+ * own state (training_job_get) gives the exit code: 0 Succeeded, 1
+ * Failed (or not ended a minute after its pods).  An endpoint does not
+ * end: when every pod's stream has ended its pods are listed again and
+ * followed (a pod seen before from its last printed line), until the
+ * endpoint is gone (0).  130 on Ctrl-C, and the codes of every verb on
+ * error (4 refused, 3 not found, 7 no answer; 6 when a pod's stream was
+ * refused or lost).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +39,8 @@
 #include "lib/json.h"
 #include "lib/url.h"
 
-enum { LX_OK = 0, LX_FAILED = 1, LX_USAGE = 2, LX_SERVER = 6,
+enum { LX_OK = 0, LX_FAILED = 1, LX_USAGE = 2, LX_NOTFOUND = 3,
+    LX_SERVER = 6,
     LX_STOPPED = 130 };
 
 #define LOG_MAX_PODS	8	/* as training_job_logs reads */
@@ -62,7 +68,10 @@ struct follow {
 	size_t			 npods;
 };
 
+struct logs_kind;
+
 struct logs_args {
+	const struct logs_kind *k;
 	const char	*kind, *name, *cluster, *ns, *tail, *context;
 	int		 follow;
 };
@@ -287,15 +296,44 @@ follow_pods(struct follow *fw)
 	return stopped ? LX_STOPPED : rc;
 }
 
-/* ---- the job ------------------------------------------------------------ */
+/* ---- what has logs ----------------------------------------------------- */
+
+/* A kind of thing whose pods have logs: the words naming it, the row
+ * that lists its pods with their last lines and the path field naming
+ * it; a job ends, an endpoint does not. */
+struct logs_kind {
+	const char	*words[3];
+	const char	*row, *field, *what;
+	int		 ends;
+};
+
+static const struct logs_kind logs_kinds[] = {
+	{ { "job", "jobs", "training-job" }, "training_job_logs", "job",
+	  "job", 1 },
+	{ { "endpoint", "endpoints", "inference" }, "inference_logs",
+	  "endpoint", "endpoint", 0 },
+	{ { NULL }, NULL, NULL, NULL, 0 }
+};
+
+static const struct logs_kind *
+logs_kind(const char *word)
+{
+	size_t i, j;
+
+	for (i = 0; logs_kinds[i].row != NULL; i++)
+		for (j = 0; j < 3; j++)
+			if (strcmp(logs_kinds[i].words[j], word) == 0)
+				return &logs_kinds[i];
+	return NULL;
+}
 
 static json_object *
-job_args(const struct logs_args *a, const char *tail)
+target_args(const struct logs_args *a, const char *tail)
 {
 	json_object *o = json_object_new_object();
 
 	sw_json_add_str(o, "name", a->cluster);
-	sw_json_add_str(o, "job", a->name);
+	sw_json_add_str(o, a->k->field, a->name);
 	if (a->ns != NULL)
 		sw_json_add_str(o, "namespace", a->ns);
 	if (tail != NULL)
@@ -348,21 +386,23 @@ print_lines(json_object *doc)
 	}
 }
 
-/* The job's started pods (or its end): training_job_logs until one has
- * started or the job ended; *doc its last answer. */
+/* The started pods (or a job's end): the kind's row until one has
+ * started or the job ended; *doc its last answer, *seen 1 once the row
+ * answered. */
 static int
-job_pods(const struct logs_args *a, json_object **doc)
+list_pods(const struct logs_args *a, json_object **doc, int *seen)
 {
-	json_object *args = job_args(a, "1");
+	json_object *args = target_args(a, "1");
 	int rc;
 
 	for (;;) {
 		*doc = NULL;
-		if ((rc = sw_cli_call("training_job_logs", args, NULL,
-		    a->context, doc)) != LX_OK || stopped)
+		if ((rc = sw_cli_call(a->k->row, args, NULL, a->context,
+		    doc)) != LX_OK || stopped)
 			break;
-		if (count(sw_json_get(*doc, "pods")) > 0 ||
-		    terminal(sw_json_get_str(*doc, "state")))
+		*seen = 1;
+		if (count(sw_json_get(*doc, "pods")) > 0 || (a->k->ends &&
+		    terminal(sw_json_get_str(*doc, "state"))))
 			break;
 		json_object_put(*doc);
 		pause_s(2);
@@ -375,7 +415,7 @@ job_pods(const struct logs_args *a, json_object **doc)
 static int
 job_outcome(const struct logs_args *a)
 {
-	json_object *args = job_args(a, NULL), *doc;
+	json_object *args = target_args(a, NULL), *doc;
 	time_t until = time(NULL) + LOG_END_WAIT;
 	char state[32] = "";
 	int rc;
@@ -402,28 +442,30 @@ job_outcome(const struct logs_args *a)
 	return strcmp(state, "Succeeded") == 0 ? LX_OK : LX_FAILED;
 }
 
-static int
-follow_job(const struct logs_args *a)
+/* The last line printed of pod name in an earlier round, or 0. */
+static long
+last_seen(const struct follow *fw, const char *name)
 {
-	struct follow *fw = sw_calloc(1, sizeof(*fw));
-	json_object *doc = NULL, *all = NULL, *pods;
-	const char *server, *token;
 	size_t i;
-	int rc;
 
-	if ((rc = job_pods(a, &doc)) != LX_OK)
-		goto out;
-	if (sw_cli_target(a->context, &server, &token, &all) != 0 ||
-	    follow_target(fw, server) != 0) {
-		rc = LX_USAGE;
-		goto out;
-	}
-	if (token != NULL)
-		sw_fmt_text(fw->auth, sizeof(fw->auth), "Bearer %s", token);
-	fw->cluster = a->cluster;
-	pods = sw_json_get(doc, "pods");
-	for (i = 0; i < count(pods) && fw->npods < LOG_MAX_PODS; i++) {
-		struct pod *p = &fw->pods[fw->npods++];
+	for (i = 0; i < fw->npods; i++)
+		if (strcmp(fw->pods[i].name, name) == 0)
+			return fw->pods[i].last;
+	return 0;
+}
+
+/* fw's pods from the row's answer doc, a pod seen before resuming
+ * after its last printed line. */
+static void
+follow_fill(struct follow *fw, json_object *doc)
+{
+	json_object *pods = sw_json_get(doc, "pods");
+	struct pod np[LOG_MAX_PODS];
+	size_t i, n = 0;
+
+	memset(np, 0, sizeof(np));
+	for (i = 0; i < count(pods) && n < LOG_MAX_PODS; i++) {
+		struct pod *p = &np[n++];
 
 		p->fw = fw;
 		sw_buf_init(&p->msg, 1024 * 1024);
@@ -431,20 +473,74 @@ follow_job(const struct logs_args *a)
 		    json_object_array_get_idx(pods, i), "pod"));
 		sw_fmt_text(p->ns, sizeof(p->ns), "%s", sw_json_get_str(doc,
 		    "namespace"));
+		p->last = last_seen(fw, p->name);
 	}
-	fw->many = fw->npods > 1;
-	/* A pod that never started has no log to follow: its stream's
-	 * refusal is said, and the job's own end still decides. */
-	if ((rc = fw->npods > 0 ? follow_pods(fw) : LX_OK) != LX_STOPPED) {
+	memcpy(fw->pods, np, sizeof(np));
+	fw->npods = n;
+	fw->many = n > 1 || fw->many;
+}
+
+/*
+ * Round after round while the thing lasts: its started pods, each
+ * followed to its stream's end.  A job ends after one round (its
+ * state decides); an endpoint's pods are listed again, and it ends
+ * when it is gone (0) or on Ctrl-C.  A pod that never started has no
+ * log to follow: its stream's refusal is said.
+ */
+static int
+follow_rounds(const struct logs_args *a, struct follow *fw)
+{
+	json_object *doc = NULL;
+	int rc, seen = 0;
+
+	for (;;) {
+		if ((rc = list_pods(a, &doc, &seen)) != LX_OK) {
+			json_object_put(doc);
+			if (rc == LX_NOTFOUND && seen) {
+				fprintf(stderr, "slipway: %s %s is gone\n",
+				    a->k->what, a->name);
+				return LX_OK;
+			}
+			return rc;
+		}
+		follow_fill(fw, doc);
+		json_object_put(doc);
+		rc = fw->npods > 0 ? follow_pods(fw) : LX_OK;
+		if (rc == LX_STOPPED || a->k->ends)
+			break;
+		if (rc != LX_OK)
+			return rc;
+		pause_s(2);
+	}
+	if (rc != LX_STOPPED) {
 		int end = job_outcome(a);
 
 		rc = end != LX_OK || rc == LX_OK ? end : rc;
 	}
-out:
-	json_object_put(doc);
+	return rc;
+}
+
+static int
+follow(const struct logs_args *a)
+{
+	struct follow *fw = sw_calloc(1, sizeof(*fw));
+	json_object *all = NULL;
+	const char *server, *token;
+	int rc;
+
+	if (sw_cli_target(a->context, &server, &token, &all) != 0 ||
+	    follow_target(fw, server) != 0)
+		rc = LX_USAGE;
+	else {
+		if (token != NULL)
+			sw_fmt_text(fw->auth, sizeof(fw->auth), "Bearer %s",
+			    token);
+		fw->cluster = a->cluster;
+		rc = follow_rounds(a, fw);
+	}
 	json_object_put(all);
 	free(fw);
-	return rc;
+	return stopped ? LX_STOPPED : rc;
 }
 
 /* ---- the verb ----------------------------------------------------------- */
@@ -488,14 +584,15 @@ sw_cli_logs(int argc, char **argv)
 	int rc;
 
 	if (logs_args(argc, argv, &a) != 0) {
-		fprintf(stderr, "usage: slipway logs [-f] job NAME --cluster "
-		    "CLUSTER [--namespace NS] [--tail N] [--context NAME]\n");
+		fprintf(stderr, "usage: slipway logs [-f] job|endpoint NAME "
+		    "--cluster CLUSTER [--namespace NS] [--tail N] "
+		    "[--context NAME]\n");
 		return LX_USAGE;
 	}
-	if (strcmp(a.kind, "job") != 0 && strcmp(a.kind, "jobs") != 0 &&
-	    strcmp(a.kind, "training-job") != 0) {
+	if ((a.k = logs_kind(a.kind)) == NULL) {
 		fprintf(stderr, "slipway: logs of what? a job (training_job_"
-		    "logs); %s has no log verb\n", a.kind);
+		    "logs) or an endpoint (inference_logs); %s has no log "
+		    "verb\n", a.kind);
 		return LX_USAGE;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -504,9 +601,9 @@ sw_cli_logs(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (a.follow)
-		return follow_job(&a);
-	args = job_args(&a, a.tail);
-	if ((rc = sw_cli_call("training_job_logs", args, NULL, a.context,
+		return follow(&a);
+	args = target_args(&a, a.tail);
+	if ((rc = sw_cli_call(a.k->row, args, NULL, a.context,
 	    &doc)) == LX_OK)
 		print_lines(doc);
 	json_object_put(doc);

@@ -211,6 +211,7 @@ sw_err	h_training_job_submit(struct sw_req *);
 sw_err	h_training_job_list(struct sw_req *);
 sw_err	h_training_job_get(struct sw_req *);
 sw_err	h_training_job_logs(struct sw_req *);
+sw_err	h_inference_logs(struct sw_req *);
 sw_err	h_training_job_delete(struct sw_req *);
 sw_err	h_model_download(struct sw_req *);
 sw_err	h_inference_deploy(struct sw_req *);

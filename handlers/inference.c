@@ -756,6 +756,73 @@ managed_get(struct sw_req *r, struct sw_kube *kb, json_object *cr,
 		json_object_put(out);
 }
 
+/* The selector of dep's pods (its matchLabels) into sel; empty when
+ * dep is NULL or has none. */
+static void
+dep_selector(json_object *dep, struct sw_buf *sel)
+{
+	json_object *ml = sw_json_path(dep, "spec.selector.matchLabels");
+
+	if (ml == NULL)
+		return;
+	json_object_object_foreach(ml, k, v)
+		sw_buf_printf(sel, "%s%s=%s", sw_buf_str(sel)[0] ? "," : "",
+		    k, json_object_get_string(v));
+}
+
+/* The selector of the request's endpoint's pods into sel, its kind
+ * and its namespace (into ns); the endpoint found as inference_get
+ * finds it.  SW_OK or the problem filled (404 for none). */
+static sw_err
+endpoint_selector(struct sw_req *r, struct sw_kube *kb, struct sw_buf *sel,
+    const char **kind, char *ns, size_t nssz)
+{
+	const char *name = sw_json_get_str(r->args, "endpoint");
+	json_object *obj = NULL, *dep;
+	const struct inf_kind *mk;
+	int m;
+
+	if ((m = inf_managed_find(r, kb, sw_json_get_str(r->args,
+	    "namespace"), name, &obj, &mk)) > 0) {
+		*kind = mk->name;
+		if ((dep = managed_deployment(r, kb, obj)) != NULL)
+			dep_selector(dep, sel);
+		json_object_put(dep);
+	} else if (m == 0 && (m = pool_endpoint(r, kb, &obj)) > 0) {
+		*kind = "pool";
+		sw_buf_printf(sel, "%s=%s", WL_ASSIGNED, name);
+	} else if (m == 0 && inf_find(r, kb, sw_json_get_str(r->args,
+	    "namespace"), name, &obj) == SW_OK) {
+		*kind = "self-hosted";	/* its server and router pods */
+		sw_buf_printf(sel, "%s=slipway,%s=%s", WL_MANAGED, WL_INF,
+		    name);
+	}
+	if (obj != NULL)
+		sw_fmt_text(ns, nssz, "%s", sw_json_path_str(obj,
+		    "metadata.namespace") ?: "");
+	json_object_put(obj);
+	return r->err;
+}
+
+sw_err
+inf_endpoint_pods(struct sw_req *r, struct sw_kube *kb, json_object **pods,
+    const char **kind, char *ns, size_t nssz)
+{
+	struct sw_buf sel;
+
+	*pods = NULL;
+	sw_buf_init(&sel, 512);
+	if (endpoint_selector(r, kb, &sel, kind, ns, nssz) == SW_OK) {
+		if (sw_buf_str(&sel)[0] == '\0')
+			*pods = json_object_new_array(); /* no Deployment yet */
+		else
+			wl_list_objs(r, kb, "v1", ns, "pods", sw_buf_str(&sel),
+			    pods);
+	}
+	sw_buf_free(&sel);
+	return r->err;
+}
+
 sw_err
 h_inference_get(struct sw_req *r)
 {

@@ -44,6 +44,15 @@ sw_err	inf_one(struct sw_req *, struct sw_kube *, const char *api,
 sw_err	inf_find(struct sw_req *, struct sw_kube *, const char *ns,
 	    const char *name, json_object **dep);
 
+/* The pods of the request's endpoint ("endpoint", "namespace"), of
+ * any kind, found as inference_get finds the endpoint: a self-hosted
+ * one's server and router pods, a pool endpoint's assigned pods, a
+ * managed or JumpStart one's pods of the Deployment the operator made
+ * (none before it made one).  *pods a new array, *kind the endpoint's
+ * kind (self-hosted, pool, managed, jumpstart), ns its namespace. */
+sw_err	inf_endpoint_pods(struct sw_req *, struct sw_kube *,
+	    json_object **pods, const char **kind, char *ns, size_t nssz);
+
 /* ---- managed and JumpStart endpoints (inference_managed.c) ---------- */
 
 /* A kind of endpoint the inference operator runs. */

@@ -1,14 +1,17 @@
 /*
  * logs.c: training_job_logs, the tail of each started pod's log of a
- * job (found by handlers/jobs.c), with the training metrics read from
- * the S3 contract's progress line ("step N/M loss=X tokens/s=Y"): the
- * last step, loss and throughput, and the mean throughput.  A pod
+ * job (found by handlers/jobs.c), and inference_logs, the same of an
+ * inference endpoint's pods (found by handlers/inference.c); with the
+ * training metrics read from the S3 contract's progress line ("step
+ * N/M loss=X tokens/s=Y"): the last step, loss and throughput, and the
+ * mean throughput.  A pod
  * whose log cannot be read is answered with its error, not failed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/inference.h"
 #include "handlers/workloads.h"
 #include "lib/buf.h"
 #include "lib/json.h"
@@ -105,85 +108,152 @@ log_chunk(void *arg, const char *data, size_t len)
 	return sw_buf_add(b, data, len) != SW_OK;
 }
 
-sw_err
-h_training_job_logs(struct sw_req *r)
+/* One started pod's last tail lines, its metrics and its error. */
+static json_object *
+pod_log(struct sw_kube *kb, json_object *p, long tail, struct sw_buf *b,
+    json_object **metrics)
+{
+	const char *pname = sw_json_path_str(p, "metadata.name");
+	json_object *lines = json_object_new_array();
+	struct k8s_error ke;
+	struct metrics m;
+	char *s, *nl;
+	sw_err e;
+
+	sw_buf_reset(b);
+	memset(&ke, 0, sizeof(ke));
+	e = k8s_logs(&kb->k, sw_json_path_str(p, "metadata.namespace"),
+	    pname, NULL, 0, tail, WL_LOG_TIMEOUT, log_chunk, b, &ke);
+	memset(&m, 0, sizeof(m));
+	for (s = b->len > 0 ? b->data : NULL;
+	    s != NULL && *s != '\0'; s = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(s, '\n')) != NULL) {
+			*nl = '\0';
+			if (nl > s && nl[-1] == '\r')
+				nl[-1] = '\0';
+		}
+		json_object_array_add(lines, sw_js(s));
+		metrics_line(&m, s);
+	}
+	*metrics = metrics_json(&m);
+	return sw_jo("pod", sw_js(pname), "phase", sw_js(sw_json_path_str(p,
+	    "status.phase")), "lines", lines, "truncated", sw_jb(b->len >=
+	    WL_MAX_LOG_BYTES), "error", e != SW_OK ? sw_js(ke.message[0] ?
+	    ke.message : "cannot read the log") : NULL, "metrics",
+	    json_object_get(*metrics), NULL);
+}
+
+/*
+ * The lines of the started pods of pods (at most WL_MAX_LOG_PODS; only
+ * the one named by the "pod" argument when given; with ours, only
+ * Slipway's, the stream's rule) into a new array; *first the first
+ * pod's metrics (new, may be NULL).  NULL with a 404 when the named
+ * pod is not among them.
+ */
+static json_object *
+pods_logs(struct sw_req *r, struct sw_kube *kb, json_object *pods, int ours,
+    const char *what, json_object **first)
 {
 	const char *only = sw_json_get_str(r->args, "pod");
 	long tail = (long)sw_json_get_int(r->args, "tail", 100);
-	const struct job_kind *k;
-	json_object *obj = NULL, *pods = NULL, *out_pods, *first = NULL;
-	struct sw_kube kb;
+	json_object *out = json_object_new_array(), *m;
 	struct sw_buf b;
 	size_t i;
 	int read = 0;
 
+	*first = NULL;
 	sw_buf_init(&b, WL_MAX_LOG_BYTES);
+	for (i = 0; i < json_object_array_length(pods) &&
+	    read < WL_MAX_LOG_PODS; i++) {
+		json_object *p = json_object_array_get_idx(pods, i);
+		const char *phase = sw_json_path_str(p, "status.phase");
+
+		if (only != NULL && strcmp(only, sw_json_path_str(p,
+		    "metadata.name") ?: "") != 0)
+			continue;
+		if (phase == NULL || strcmp(phase, "Pending") == 0 ||
+		    (ours && !sw_kube_pod_ours(p)))
+			continue;
+		read++;
+		json_object_array_add(out, pod_log(kb, p, tail, &b, &m));
+		if (*first == NULL)
+			*first = m;
+		else
+			json_object_put(m);
+	}
+	sw_buf_free(&b);
+	if (only == NULL || read > 0)
+		return out;
+	json_object_put(out);
+	json_object_put(*first);
+	*first = NULL;
+	sw_req_fail(r, SW_ENOTFOUND, "no started pod %s in %s", only, what);
+	return NULL;
+}
+
+sw_err
+h_training_job_logs(struct sw_req *r)
+{
+	const struct job_kind *k;
+	json_object *obj = NULL, *pods = NULL, *out_pods, *first = NULL;
+	struct sw_kube kb;
+	char what[128];
+
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
 	    sw_json_get_str(r->args, "job"), &obj, &k) != SW_OK ||
 	    wl_job_pods(r, &kb, obj, &pods) != SW_OK)
 		goto out;
-	out_pods = json_object_new_array();
-	for (i = 0; i < json_object_array_length(pods) &&
-	    read < WL_MAX_LOG_PODS; i++) {
-		json_object *p = json_object_array_get_idx(pods, i), *lines;
-		const char *pname = sw_json_path_str(p, "metadata.name");
-		const char *phase = sw_json_path_str(p, "status.phase");
-		struct k8s_error ke;
-		struct metrics m;
-		char *s, *nl;
-		sw_err e;
-
-		if (only != NULL && strcmp(only, pname) != 0)
-			continue;
-		if (phase == NULL || strcmp(phase, "Pending") == 0 ||
-		    !sw_kube_pod_ours(p))
-			continue;	/* the stream's rule too */
-		read++;
-		sw_buf_reset(&b);
-		memset(&ke, 0, sizeof(ke));
-		e = k8s_logs(&kb.k, sw_json_path_str(p, "metadata.namespace"),
-		    pname, NULL, 0, tail, WL_LOG_TIMEOUT, log_chunk, &b, &ke);
-		lines = json_object_new_array();
-		memset(&m, 0, sizeof(m));
-		for (s = b.len > 0 ? b.data : NULL;
-		    s != NULL && *s != '\0'; s = nl ? nl + 1 : NULL) {
-			if ((nl = strchr(s, '\n')) != NULL) {
-				*nl = '\0';
-				if (nl > s && nl[-1] == '\r')
-					nl[-1] = '\0';
-			}
-			json_object_array_add(lines, sw_js(s));
-			metrics_line(&m, s);
-		}
-		json_object_array_add(out_pods, sw_jo(
-		    "pod", sw_js(pname), "phase", sw_js(phase),
-		    "lines", lines, "truncated", sw_jb(b.len >=
-			WL_MAX_LOG_BYTES),
-		    "error", e != SW_OK ? sw_js(ke.message[0] ? ke.message :
-			"cannot read the log") : NULL,
-		    "metrics", metrics_json(&m), NULL));
-		if (first == NULL)
-			first = metrics_json(&m);
-	}
-	if (only != NULL && read == 0) {
-		json_object_put(out_pods);
-		sw_req_fail(r, SW_ENOTFOUND, "no started pod %s in job %s",
-		    only, sw_json_get_str(r->args, "job"));
+	sw_fmt_text(what, sizeof(what), "job %s", sw_json_get_str(r->args,
+	    "job"));
+	if ((out_pods = pods_logs(r, &kb, pods, 1, what, &first)) == NULL)
 		goto out;
-	}
 	sw_req_reply(r, 200, sw_jo(
 	    "job", sw_js(sw_json_path_str(obj, "metadata.name")),
 	    "namespace", sw_js(sw_json_path_str(obj, "metadata.namespace")),
-	    "state", sw_js(wl_job_state(k, obj)), "tail", sw_ji(tail),
+	    "state", sw_js(wl_job_state(k, obj)), "tail",
+	    sw_ji(sw_json_get_int(r->args, "tail", 100)),
 	    "pods", out_pods, "metrics", first, NULL));
 	first = NULL;
 out:
 	json_object_put(first);
 	json_object_put(obj);
 	json_object_put(pods);
-	sw_buf_free(&b);
+	sw_kube_close(&kb);
+	return r->err;
+}
+
+/*
+ * inference_logs: the last lines of an endpoint's started pods, of any
+ * kind (inf_endpoint_pods finds them as inference_get finds the
+ * endpoint).  The pods were found through objects Slipway made, so an
+ * operator's pods without Slipway's label are read too.
+ */
+sw_err
+h_inference_logs(struct sw_req *r)
+{
+	json_object *pods = NULL, *out_pods, *first = NULL;
+	const char *kind = NULL;
+	struct sw_kube kb;
+	char ns[64] = "", what[128];
+
+	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
+		return r->err;
+	if (inf_endpoint_pods(r, &kb, &pods, &kind, ns, sizeof(ns)) != SW_OK)
+		goto out;
+	sw_fmt_text(what, sizeof(what), "endpoint %s",
+	    sw_json_get_str(r->args, "endpoint"));
+	if ((out_pods = pods_logs(r, &kb, pods, 0, what, &first)) == NULL)
+		goto out;
+	json_object_put(first);
+	sw_req_reply(r, 200, sw_jo(
+	    "endpoint", sw_js(sw_json_get_str(r->args, "endpoint")),
+	    "namespace", sw_js(ns), "kind", sw_js(kind), "tail",
+	    sw_ji(sw_json_get_int(r->args, "tail", 100)),
+	    "pods", out_pods, NULL));
+out:
+	json_object_put(pods);
 	sw_kube_close(&kb);
 	return r->err;
 }

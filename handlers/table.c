@@ -78,6 +78,7 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "inference_deploy", .fn = h_inference_deploy },
 	{ .op = "inference_list", .fn = h_inference_list },
 	{ .op = "inference_get", .fn = h_inference_get },
+	{ .op = "inference_logs", .fn = h_inference_logs },
 	{ .op = "inference_delete", .fn = h_inference_delete },
 	{ .op = "inference_scale", .fn = h_inference_scale },
 	{ .op = "inference_invoke", .fn = h_inference_invoke },

@@ -6,7 +6,10 @@
 # succeeded, 1 when it failed; Ctrl-C ends it with 130.  Without -f the
 # bounded tail of training_job_logs.  A job that does not exist is 3, a
 # kind without logs is usage (2), and a context whose token is revoked
-# is refused (4).
+# is refused (4).  `slipway logs [-f] endpoint NAME` is the same for an
+# inference endpoint's pods (inference_logs): the server's start lines;
+# -f follows until Ctrl-C (130) or until the endpoint is gone (0); an
+# endpoint that does not exist is 3.
 import os
 import re
 import shutil
@@ -17,7 +20,8 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import SLIPWAY, SRCDIR, Stack, gpu_cluster, wait_operation
+from harness import SLIPWAY, SRCDIR, Stack, gpu_cluster, wait_for, \
+    wait_operation
 
 t = T()
 if not os.path.exists(os.path.join(SRCDIR, "sandbox", "slipway-sandbox")):
@@ -91,6 +95,57 @@ rc, out, err = cli("logs", "-f", "job", "dl-noshell", "--cluster", "lg")
 t.ok(rc == 1 and "Failed" in err,
      "logs -f of a job that fails: exit 1, saying so (%d %s)" %
      (rc, err.strip()))
+
+# ---- an inference endpoint --------------------------------------------
+r = s.post(C + "/inference", {"endpoint_name": "srv", "engine": "vllm",
+                              "model": "Qwen3-0.6B", "replicas": 1})
+t.eq(r.status, 200, "a self-hosted endpoint deployed (%s)" % r.body[:300])
+
+
+def started():
+    rc, out, _ = cli("logs", "endpoint", "srv", "--cluster", "lg")
+    return out if rc == 0 and "Started server process" in out else None
+
+
+out = wait_for(started, 300, every=2)
+t.ok(out and out.splitlines()[0].startswith("INFO:     Started server"),
+     "logs endpoint: the server's start lines (%s)" % (out or "")[:200])
+r = s.get(C + "/inference/srv/logs?tail=2")
+pods = (r.json or {}).get("pods") or [{}]
+t.ok(r.status == 200 and r.json.get("kind") == "self-hosted" and
+     len(pods) == 1 and 0 < len(pods[0].get("lines", [])) <= 2,
+     "inference_logs: the server pod's last 2 lines (%d %s)" %
+     (r.status, r.body[:300]))
+p = subprocess.Popen([SLIPWAY, "logs", "-f", "endpoint", "srv", "--cluster",
+                      "lg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True, env=ENV)
+first = p.stdout.readline()
+p.send_signal(signal.SIGINT)
+try:
+    p.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    p.communicate()
+t.ok(first.startswith("INFO:     Started server"),
+     "logs -f endpoint: from the server's first line (%s)" % first.strip())
+t.eq(p.returncode, 130, "Ctrl-C ends an endpoint's follow: exit 130")
+p = subprocess.Popen([SLIPWAY, "logs", "-f", "endpoint", "srv", "--cluster",
+                      "lg"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     text=True, env=ENV)
+first = p.stdout.readline()
+r = s.request("DELETE", C + "/inference/srv")
+t.eq(r.status, 200, "the endpoint deleted (%s)" % r.body[:200])
+try:
+    _, err = p.communicate(timeout=300)
+except subprocess.TimeoutExpired:
+    p.kill()
+    _, err = p.communicate()
+t.ok(p.returncode == 0 and "gone" in err, "logs -f endpoint ends with the "
+     "endpoint: exit 0, saying so (%s %s)" % (p.returncode, err.strip()))
+rc, _, err = cli("logs", "-f", "endpoint", "nope", "--cluster", "lg")
+t.eq(rc, 3, "an endpoint that does not exist: exit 3 (%s)" % err.strip())
+rc, _, err = cli("logs", "endpoint", "nope", "--cluster", "lg")
+t.eq(rc, 3, "and without -f: exit 3")
 
 # ---- Ctrl-C ------------------------------------------------------------
 r = s.post(C + "/training-jobs", dict(job, job_name="long", max_steps=5000,

@@ -68,6 +68,7 @@ errors = {c["tool"]: c["status"] for c in calls
           if c["ok"] and c["isError"]}
 t.eq(errors, {"training_job_get": 404, "training_job_logs": 404,
               "mlflow_app_get": 404, "inference_get": 404,
+              "inference_logs": 404,
               "budget_get": 404, "training_plan_get": 404,
               "training_checkpoint_list": 404, "space_get": 404},
      "the read-only calls succeeded but for the objects never made (404)")

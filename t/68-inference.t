@@ -248,6 +248,13 @@ t.eq(sorted(p["metadata"]["name"] for p in pods["items"]),
      ["gpool-0", "gpool-1"], "kubectl: both pods carry assigned-to=hot")
 r = wait_for(ready("hot", 2), 10)
 t.ok(r and r.json.get("exposure") == "pool", "inference_get: 2 ready")
+r = call("GET", C + "/inference/hot/logs?tail=5")
+j = r.json or {}
+t.ok(r.status == 200 and j.get("kind") == "pool" and
+     sorted(x["pod"] for x in j.get("pods", [])) == ["gpool-0", "gpool-1"]
+     and all(0 < len(x["lines"]) <= 5 for x in j["pods"]),
+     "inference_logs of the pool endpoint: its two assigned pods' lines "
+     "(%d %s)" % (r.status, r.body[:300]))
 r = call("POST", C + "/inference/hot:invoke", chat)
 t.ok(r.status == 200 and r.json.get("model") == "pooled",
      "invoke the pool endpoint: a pool pod answers")
@@ -367,6 +374,17 @@ t.eq(r.status, 200, "inference_scale the managed endpoint")
 t.eq((kget("inferenceendpointconfigs", "mgd") or {}).get("spec", {}).get(
     "replicas"), 2, "kubectl: spec.replicas 2")
 t.ok(wait_for(ready("mgd", 2), 60), "2 managed replicas ready")
+r = call("GET", C + "/inference/mgd/logs")
+j = r.json or {}
+t.ok(r.status == 200 and j.get("kind") == "managed" and
+     len(j.get("pods", [])) == 2 and all(
+         x["pod"].startswith("mgd-") and x["lines"] and
+         all(ln.startswith("INFO:") for ln in x["lines"])
+         for x in j["pods"]),
+     "inference_logs of the managed endpoint: the server lines of the "
+     "operator's Deployment's 2 pods (%d %s)" % (r.status, [
+         (x.get("pod"), x.get("phase"), x.get("lines", [])[:1],
+          x.get("error")) for x in j.get("pods", [])]))
 
 AMP = ("https://aps-workspaces.us-west-2.amazonaws.com/workspaces/"
        "ws-0123abcd-4567-89ef-0123-456789abcdef")

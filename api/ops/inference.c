@@ -237,6 +237,22 @@ static const struct sw_field f_inf_path[] = {
 	{ NULL }
 };
 
+static const struct sw_field f_inf_logs[] = {
+	F_CLUSTER_PATH,
+	{ .name = "endpoint", .type = SW_T_STRING,
+	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 45,
+	  .pattern = PAT_WL_NAME, .desc = "Inference endpoint name." },
+	{ .name = "namespace", .type = SW_T_STRING, .flags = SW_F_QUERY,
+	  .min = 1, .max = 63, .pattern = PAT_K8S_NAME,
+	  .desc = "Namespace (default: found by name)." },
+	{ .name = "tail", .type = SW_T_INT, .flags = SW_F_QUERY, .min = 1,
+	  .max = 2000, .desc = "Last lines per pod (default 100)." },
+	{ .name = "pod", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
+	  .max = 253, .pattern = "[a-z0-9]([a-z0-9.-]*" "[a-z0-9])?",
+	  .desc = "Only this pod of the endpoint." },
+	{ NULL }
+};
+
 /*
  * inference_invoke: an OpenAI-style chat body and nothing else.  There
  * is no URL, host or port field: the request goes to the endpoint's
@@ -415,6 +431,20 @@ static const struct sw_answer a_inf_list[] = {
 };
 static const struct sw_answer a_inf_get[] = {
 	{ .status = 200, .fields = o_endpoint, .desc = "The endpoint." },
+	{ 0 }
+};
+static const struct sw_field o_inf_logs[] = {
+	OUT("endpoint", SW_T_STRING, "The endpoint."),
+	OUT("namespace", SW_T_STRING, "Its namespace."),
+	OUT("kind", SW_T_STRING, "self-hosted, pool, managed or jumpstart."),
+	OUT("tail", SW_T_INT, "Lines asked for per pod."),
+	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = sw_pod_log_item, .desc = "Each started pod's lines." },
+	{ NULL }
+};
+static const struct sw_answer a_inf_logs[] = {
+	{ .status = 200, .fields = o_inf_logs,
+	  .desc = "The endpoint's logs." },
 	{ 0 }
 };
 
@@ -704,6 +734,24 @@ static const struct sw_op rows[] = {
 	  .scope = SW_SCOPE_READ,
 	  .touch = SW_TOUCH_TEAM,
 	  .answers = a_inf_get,
+	},
+	{
+	  .name = "inference_logs",
+	  .method = "GET",
+	  .path = "/api/v1/clusters/{name}/inference/{endpoint}/logs",
+	  .tag = "workloads",
+	  .summary = "Last log lines of an inference endpoint's pods",
+	  .description = "Every kind: a self-hosted endpoint's server and "
+	    "router pods, a pool endpoint's assigned pods, a managed or "
+	    "JumpStart endpoint's pods of the Deployment the inference "
+	    "operator made.  Bounded: at most 'tail' lines per pod "
+	    "(default 100) of up to 8 started pods; never follows (the "
+	    "stream's pod logs do).",
+	  .params = f_inf_logs,
+	  .flags = SW_OP_READONLY | SW_OP_IDEMPOTENT,
+	  .scope = SW_SCOPE_READ,
+	  .touch = SW_TOUCH_TEAM,
+	  .answers = a_inf_logs,
 	},
 	{
 	  .name = "inference_delete",

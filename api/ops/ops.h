@@ -113,6 +113,9 @@ extern const struct sw_field sw_endpoint_cost_fields[];
 extern const struct sw_field sw_pending_fields[];
 extern const struct sw_field sw_plan_wait_item[];
 extern const struct sw_field sw_plan_stage_item[];
+/* A pod's last lines and the metrics read from them. */
+extern const struct sw_field sw_pod_log_item[];
+extern const struct sw_field sw_log_metrics[];
 
 static const char *const op_states[] = {
 	"pending", "running", "succeeded", "failed", "cancelled", NULL

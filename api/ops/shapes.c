@@ -135,6 +135,35 @@ const struct sw_field sw_plan_wait_item[] = {
 const struct sw_field sw_plan_stage_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
+/* A pod's last log lines (training_job_logs, inference_logs) and the
+ * training metrics read from them (handlers/logs.c). */
+const struct sw_field sw_log_metrics[] = {
+	OUT_OPT("step", SW_T_INT, "The last step logged."),
+	OUT_OPT("max_steps", SW_T_INT, "Steps in all."),
+	OUT_OPT("progress", SW_T_NUMBER, "step / max_steps."),
+	OUT_OPT("loss", SW_T_NUMBER, "The last loss logged."),
+	OUT_OPT("tokens_per_second", SW_T_NUMBER, "The last throughput."),
+	OUT_OPT("mean_tokens_per_second", SW_T_NUMBER, "Its mean."),
+	OUT("samples", SW_T_INT, "Throughput lines read."),
+	{ NULL }
+};
+static const struct sw_field o_line_item[] = {
+	{ .name = "line", .type = SW_T_STRING },
+};
+static const struct sw_field o_pod_log[] = {
+	OUT_OPT("pod", SW_T_STRING, "Pod name."),
+	OUT_OPT("phase", SW_T_STRING, "Its phase."),
+	{ .name = "lines", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
+	  .items = o_line_item, .desc = "Its last lines." },
+	OUT("truncated", SW_T_BOOL, "The log was longer than was read."),
+	OUT_OPT("error", SW_T_STRING, "Why it could not be read."),
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = sw_log_metrics,
+	  .desc = "Training metrics read from its lines." },
+	{ NULL }
+};
+const struct sw_field sw_pod_log_item[] = {
+	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod_log },
+};
 /* Why a workload waits (handlers/pending.c). */
 const struct sw_field sw_pending_fields[] = {
 	OUT_OPT("queue", SW_T_STRING, "Its Kueue LocalQueue."),

@@ -307,41 +307,14 @@ static const struct sw_answer a_job_get[] = {
 	{ 0 }
 };
 
-static const struct sw_field o_metrics[] = {
-	OUT_OPT("step", SW_T_INT, "The last step logged."),
-	OUT_OPT("max_steps", SW_T_INT, "Steps in all."),
-	OUT_OPT("progress", SW_T_NUMBER, "step / max_steps."),
-	OUT_OPT("loss", SW_T_NUMBER, "The last loss logged."),
-	OUT_OPT("tokens_per_second", SW_T_NUMBER, "The last throughput."),
-	OUT_OPT("mean_tokens_per_second", SW_T_NUMBER, "Its mean."),
-	OUT("samples", SW_T_INT, "Throughput lines read."),
-	{ NULL }
-};
-static const struct sw_field o_line_item[] = {
-	{ .name = "line", .type = SW_T_STRING },
-};
-static const struct sw_field o_pod_log[] = {
-	OUT_OPT("pod", SW_T_STRING, "Pod name."),
-	OUT_OPT("phase", SW_T_STRING, "Its phase."),
-	{ .name = "lines", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = o_line_item, .desc = "Its last lines." },
-	OUT("truncated", SW_T_BOOL, "The log was longer than was read."),
-	OUT_OPT("error", SW_T_STRING, "Why it could not be read."),
-	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
-	  .desc = "Training metrics read from its lines." },
-	{ NULL }
-};
-static const struct sw_field o_pod_log_item[] = {
-	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod_log },
-};
 static const struct sw_field o_logs[] = {
 	OUT_OPT("job", SW_T_STRING, "The job."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
 	OUT_OPT("state", SW_T_STRING, "Its state."),
 	OUT("tail", SW_T_INT, "Lines asked for per pod."),
 	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
-	  .items = o_pod_log_item, .desc = "Each pod's lines." },
-	{ .name = "metrics", .type = SW_T_OBJECT, .fields = o_metrics,
+	  .items = sw_pod_log_item, .desc = "Each pod's lines." },
+	{ .name = "metrics", .type = SW_T_OBJECT, .fields = sw_log_metrics,
 	  .desc = "The first pod's metrics." },
 	{ NULL }
 };
