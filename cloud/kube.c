@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/json.h"
 #include "lib/alloc.h"
 #include "cloud/aws_api.h"
 #include "cloud/kube.h"
@@ -188,6 +189,75 @@ sw_kube_close(struct sw_kube *kb)
 	k8s_free(&kb->k);
 	free(kb->src);
 	kb->src = NULL;
+}
+
+/* The controller of obj (an ownerReferences entry, borrowed), or NULL. */
+static json_object *
+controller_of(json_object *obj)
+{
+	json_object *meta = NULL, *refs = NULL, *ref, *c;
+	size_t i;
+
+	if (!json_object_object_get_ex(obj, "metadata", &meta) ||
+	    !json_object_object_get_ex(meta, "ownerReferences", &refs) ||
+	    !json_object_is_type(refs, json_type_array))
+		return NULL;
+	for (i = 0; i < json_object_array_length(refs); i++) {
+		ref = json_object_array_get_idx(refs, i);
+		if (json_object_object_get_ex(ref, "controller", &c) &&
+		    json_object_get_boolean(c))
+			return ref;
+	}
+	return NULL;
+}
+
+/* The path of the object ref names in namespace ns: its kind's plural
+ * is the kind in lower case with an "s" (ReplicaSet, Deployment,
+ * InferenceEndpointConfig, JumpStartModel); a kind named otherwise is
+ * not found, and so not ours. */
+static sw_err
+owner_path(char *out, size_t outsz, json_object *ref, const char *ns)
+{
+	const char *api = sw_json_get_str(ref, "apiVersion");
+	const char *kind = sw_json_get_str(ref, "kind");
+	char plural[64];
+	size_t i, n;
+
+	if (api == NULL || kind == NULL || (n = strlen(kind)) == 0 ||
+	    n >= sizeof(plural) - 1)
+		return SW_EINVAL;
+	for (i = 0; i < n; i++)
+		plural[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
+		    kind[i] - 'A' + 'a' : kind[i]);
+	plural[n] = 's';
+	plural[n + 1] = '\0';
+	return k8s_path(out, outsz, api, ns, plural,
+	    sw_json_get_str(ref, "name"));
+}
+
+int
+sw_kube_controlled_by_us(struct sw_kube *kb, json_object *obj)
+{
+	const char *ns = sw_json_path_str(obj, "metadata.namespace");
+	json_object *cur = json_object_get(obj), *next, *ref;
+	struct k8s_error ke;
+	char path[1024];
+	int depth, ours = 0;
+
+	for (depth = 0; cur != NULL && depth <= SW_KUBE_OWNER_DEPTH;
+	    depth++) {
+		if ((ours = sw_kube_pod_ours(cur)))
+			break;
+		next = NULL;
+		memset(&ke, 0, sizeof(ke));
+		if ((ref = controller_of(cur)) != NULL &&
+		    owner_path(path, sizeof(path), ref, ns) == SW_OK)
+			(void)k8s_get(&kb->k, path, &next, &ke);
+		json_object_put(cur);
+		cur = next;
+	}
+	json_object_put(cur);
+	return ours;
 }
 
 int

@@ -14,6 +14,8 @@
 /* The label on every Kubernetes object Slipway makes, and its value. */
 #define SW_KUBE_MANAGED_BY	"app.kubernetes.io/managed-by"
 #define SW_KUBE_MANAGER		"slipway"
+/* Owner references followed from a pod to what made it. */
+#define SW_KUBE_OWNER_DEPTH	3
 
 struct sw_kube {
 	struct k8s_client	 k;
@@ -51,5 +53,15 @@ void	sw_kube_close(struct sw_kube *);
  * REST's training_job_logs and by the stream's pod logs alike.
  */
 int	sw_kube_pod_ours(json_object *pod);
+
+/*
+ * Is obj (borrowed) ours, or controlled, through its controller owner
+ * references read one after the other (a pod's ReplicaSet, its
+ * Deployment, the operator resource that made it: at most
+ * SW_KUBE_OWNER_DEPTH steps), by an object labelled as managed by
+ * Slipway?  An inference operator's or JumpStart's pods are this way.
+ * 0 when an owner cannot be read.
+ */
+int	sw_kube_controlled_by_us(struct sw_kube *, json_object *obj);
 
 #endif

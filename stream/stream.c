@@ -33,7 +33,9 @@
  * every sweep: a viewer whose token was revoked or whose session ended
  * is closed with 1008, its queue dropped.  A pod's log is served only
  * for a Slipway workload's pod (sw_kube_pod_ours, the rule REST's
- * training_job_logs uses); its file is made with the first stored line
+ * training_job_logs uses), or one an object of Slipway's controls
+ * through its owners (sw_kube_controlled_by_us: an inference
+ * operator's or JumpStart's pods); its file is made with the first stored line
  * and removed when the source ends (the pod finished, or the follow
  * was refused), so a stream that never existed leaves nothing.
  */
@@ -751,7 +753,7 @@ pod_check(struct sw_kube *kb, struct src *s, struct k8s_error *ke,
 		    "cannot read the pod");
 		return e;
 	}
-	if (!sw_kube_pod_ours(pod)) {
+	if (!sw_kube_pod_ours(pod) && !sw_kube_controlled_by_us(kb, pod)) {
 		ke->status = 403;
 		sw_fmt_text(why, whysz, "pod %s in namespace %s is not a "
 		    "Slipway workload's: logs are served for training jobs, "

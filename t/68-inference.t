@@ -21,6 +21,7 @@ kubectl = shutil.which("kubectl.1.32") or shutil.which("kubectl")
 if kubectl is None or shutil.which("aws") is None:
     t.skip_all("kubectl or aws CLI missing")
 import harness  # noqa: E402
+import wsclient  # noqa: E402
 if not harness.helm_simulated():
     t.skip_all(harness.NO_HELM)
 s = Stack(t, sandbox=True, speed=2000)
@@ -385,6 +386,28 @@ t.ok(r.status == 200 and j.get("kind") == "managed" and
      "operator's Deployment's 2 pods (%d %s)" % (r.status, [
          (x.get("pod"), x.get("phase"), x.get("lines", [])[:1],
           x.get("error")) for x in j.get("pods", [])]))
+
+
+# The stream follows an operator's pod too: it is Slipway's through its
+# ReplicaSet and Deployment, owned by the InferenceEndpointConfig Slipway
+# made (no Slipway label on the pod itself).
+def first_line(pod):
+    try:
+        c = wsclient.connect(s.port, "/ws/clusters/inf/pods/default/%s/logs"
+                             % pod, {"Authorization": "Bearer " + s.token})
+    except wsclient.Refused as e:
+        return "refused %s" % e.status
+    m = c.recv()
+    c.close()
+    return m
+
+
+pods = [x["pod"] for x in j.get("pods", [])]
+m = first_line(pods[0]) if pods else None
+t.ok(isinstance(m, dict) and m.get("type") == "line" and
+     m.get("text", "").startswith("INFO:"),
+     "the stream follows the operator's pod %s: %s" % (
+         pods[:1], str(m)[:200]))
 
 AMP = ("https://aps-workspaces.us-west-2.amazonaws.com/workspaces/"
        "ws-0123abcd-4567-89ef-0123-456789abcdef")
