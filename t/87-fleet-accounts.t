@@ -28,9 +28,9 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, SLIPWAY, need_clusters, sandbox_call,
-                     sandbox_info, sandbox_requests, wait_for,
-                     wait_operation)
+from fleetcli import FleetCli
+from harness import (Stack, need_clusters, sandbox_call, sandbox_info,
+                     wait_for, wait_operation)
 
 t = T()
 need_clusters(t)
@@ -53,9 +53,9 @@ del os.environ["SLIPWAY_CONF"]
 info = sandbox_info(s)
 t.eq((info.get("account_id"), info.get("region")), (A, HOME),
      "Slipway's own account and region are the sandbox's default ones")
-ENV = dict(os.environ, SLIPWAY_CONTEXTS=os.path.join(tmp, "ctx.json"),
-           SLIPWAY_SERVER="http://127.0.0.1:%d" % s.port,
-           SLIPWAY_TOKEN=s.token)
+fleet = FleetCli(s, tmp)
+cli, cli_json, write = fleet.cli, fleet.cli_json, fleet.write
+last_seq, writes_since = fleet.last_seq, fleet.writes_since
 
 keys = {A: (info["access_key_id"], info["secret_access_key"])}
 st, body = sandbox_call(s, "POST", "/_sandbox/accounts", {"account_id": B})
@@ -97,37 +97,6 @@ rc2, _ = aws(B, HOME, "iam", "attach-role-policy", "--role-name",
              "arn:aws:iam::aws:policy/AdministratorAccess")
 t.eq((rc, rc2), (0, 0), "account B has the member role trusting A")
 
-
-def cli(*args):
-    r = subprocess.run([SLIPWAY] + list(args), capture_output=True,
-                       text=True, timeout=600, env=ENV,
-                       stdin=subprocess.DEVNULL)
-    return r.returncode, r.stdout, r.stderr
-
-
-def cli_json(*args):
-    rc, out, err = cli(*(list(args) + ["-o", "json"]))
-    try:
-        return rc, json.loads(out), err
-    except ValueError:
-        return rc, None, err + out
-
-
-def write(name, text):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def last_seq():
-    return max([e.get("seq", 0) for e in sandbox_requests(s)] or [0])
-
-
-def writes_since(seq):
-    return [(e["service"], e["operation"]) for e in
-            sandbox_requests(s, mutating=1, since=seq)
-            if e["service"] != "control"]
 
 
 itype = s.get("/api/v1/instance-types?gpu_only=true").json["items"][0][

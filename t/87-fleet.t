@@ -19,7 +19,6 @@
 # turns it back on.
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -27,48 +26,17 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import (Stack, SLIPWAY, need_clusters, aws_cli,
-                     sandbox_requests, wait_operation, wait_for)
+from fleetcli import FleetCli
+from harness import Stack, need_clusters, aws_cli, wait_operation, wait_for
 
 t = T()
 need_clusters(t)
 tmp = tempfile.mkdtemp(prefix="sw-fleet-")
 s = Stack(t, sandbox=True, speed=3000)
-ENV = dict(os.environ, SLIPWAY_CONTEXTS=os.path.join(tmp, "ctx.json"),
-           SLIPWAY_SERVER="http://127.0.0.1:%d" % s.port,
-           SLIPWAY_TOKEN=s.token)
+fleet = FleetCli(s, tmp)
+cli, cli_json, write = fleet.cli, fleet.cli_json, fleet.write
+last_seq, writes_since = fleet.last_seq, fleet.writes_since
 
-
-def cli(*args):
-    r = subprocess.run([SLIPWAY] + list(args), capture_output=True,
-                       text=True, timeout=600, env=ENV, stdin=subprocess.DEVNULL)
-    return r.returncode, r.stdout, r.stderr
-
-
-def cli_json(*args):
-    rc, out, err = cli(*(list(args) + ["-o", "json"]))
-    try:
-        return rc, json.loads(out), err
-    except ValueError:
-        return rc, None, err + out
-
-
-def write(name, text):
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def last_seq():
-    reqs = sandbox_requests(s)
-    return max([e.get("seq", 0) for e in reqs] or [0])
-
-
-def writes_since(seq):
-    return [(e["service"], e["operation"]) for e in
-            sandbox_requests(s, mutating=1, since=seq)
-            if e["service"] != "control"]
 
 
 # ---- the schema comes from the rows ----------------------------------
