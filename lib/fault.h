@@ -29,6 +29,10 @@
  *		and Kubernetes call) fails as a refused connection
  *		(SW_EUNAVAIL) before anything is sent.
  *
+ *	SLIPWAY_FAULT_CLOCK=<ms>[@<proc>], beside any of those, moves this
+ *	host's wall clock (sw_now_ms) by ms, e.g. 3600000@slipway-poller:
+ *	a poller on a host whose clock is an hour ahead of the database's.
+ *
  *	N counts from 1, from the start of the process (or from the last
  *	sw_fault_arm()).  Only the Nth call fails; with '+' the Nth and
  *	every later one of that kind.  Written %N (sqlite:%7) one call
@@ -81,6 +85,8 @@ long	sw_fault_fired(void);
  * number, before the fault decides; it may not itself make one. */
 typedef void	(*sw_fault_watch_fn)(enum sw_fault_kind kind, long n);
 void	sw_fault_watch(sw_fault_watch_fn fn);
+/* How far SLIPWAY_FAULT_CLOCK moves this process's wall clock, ms. */
+long long	sw_fault_clock_skew(void);
 #else
 #define SW_TEST_BUILD	0
 static inline void
@@ -94,6 +100,12 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 {
 	(void)kind;
 	(void)what;
+	return 0;
+}
+
+static inline long long
+sw_fault_clock_skew(void)
+{
 	return 0;
 }
 #endif
