@@ -29,10 +29,6 @@
  *		and Kubernetes call) fails as a refused connection
  *		(SW_EUNAVAIL) before anything is sent.
  *
- *	SLIPWAY_FAULT_CLOCK=<ms>[@<proc>], beside any of those, moves this
- *	host's wall clock (sw_now_ms) by ms, e.g. 3600000@slipway-poller:
- *	a poller on a host whose clock is an hour ahead of the database's.
- *
  *	N counts from 1, from the start of the process (or from the last
  *	sw_fault_arm()).  Only the Nth call fails; with '+' the Nth and
  *	every later one of that kind.  Written %N (sqlite:%7) one call
@@ -43,10 +39,16 @@
  *	http:3+@slipway-poller, since every process `slipway start` starts
  *	inherits the variable.  Each injected failure is logged.
  *
+ * SLIPWAY_FAULT_CLOCK=<ms>[@<proc>], beside SLIPWAY_FAULT, moves the
+ * wall clock (sw_now_ms) of the process named <proc> (of every process
+ * without it) by ms, e.g. 3600000@slipway-poller: a poller on a host
+ * whose clock is an hour ahead of the database's.
+ *
  * Built only with --enable-fault-injection (off by default; the test
  * builds of ./quickstart test turn it on); otherwise every hook is an
  * empty inline function and the environment is never read, so a
- * release build (the Dockerfile's) ignores SLIPWAY_FAULT.
+ * release build (the Dockerfile's) ignores SLIPWAY_FAULT and
+ * SLIPWAY_FAULT_CLOCK.
  */
 #ifndef SW_FAULT_H
 #define SW_FAULT_H
