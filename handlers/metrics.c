@@ -116,8 +116,9 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 static sw_err
 render_lag(struct sw_db *db, struct sw_buf *b)
 {
+	/* due times are the database's clock */
+	int64_t now = sw_db_now_ms(db), lag = 0;
 	struct sw_st *st = sw_db_stmt(db, STMT_METRIC_DUE);
-	int64_t now = sw_now_ms(), lag = 0;
 
 	if (st == NULL)
 		return SW_EINTERNAL;

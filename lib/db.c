@@ -1297,7 +1297,8 @@ sw_now_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
+	    (int64_t)sw_fault_clock_skew();
 }
 
 void
@@ -1533,6 +1534,16 @@ sw_db_clock_ms(struct sw_db *db, int64_t *ms)
 		*ms = sw_col_int64(st, 0);
 	st->eng->finalize(st);
 	return rc == SW_DB_ROW ? SW_OK : SW_EDB;
+}
+
+int64_t
+sw_db_now_ms(struct sw_db *db)
+{
+	int64_t ms;
+
+	if (db == NULL || sw_db_clock_ms(db, &ms) != SW_OK)
+		return sw_now_ms();
+	return ms;
 }
 
 int

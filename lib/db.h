@@ -155,6 +155,13 @@ const char *sw_db_engine_version(struct sw_db *);
 /* The database's clock in milliseconds since the epoch (SQLite's is
  * this host's), into *ms. */
 sw_err	sw_db_clock_ms(struct sw_db *, int64_t *ms);
+/*
+ * The database's clock for a time another replica compares (a due
+ * time, a lease's end, a stage's start); this host's when db is NULL or
+ * the database cannot answer (a time off by the hosts' skew is still a
+ * time).
+ */
+int64_t	sw_db_now_ms(struct sw_db *);
 /* True when where names a PostgreSQL database (a postgresql:// URL). */
 int	sw_db_is_pg_url(const char *where);
 

@@ -226,6 +226,36 @@ sw_fault_watch(sw_fault_watch_fn fn)
 	fault.watch = fn;
 }
 
+/* SLIPWAY_FAULT_CLOCK.  A skew meant for one program is looked at
+ * again until this process has that log name (it is "slipway" until
+ * sw_log_init); read once otherwise. */
+long long
+sw_fault_clock_skew(void)
+{
+	static int read;
+	static long long skew;
+	const char *f;
+	char *end;
+
+	if (read)
+		return skew;
+	if ((f = getenv("SLIPWAY_FAULT_CLOCK")) == NULL || *f == '\0') {
+		read = 1;
+		return 0;
+	}
+	errno = 0;
+	skew = strtoll(f, &end, 10);
+	if (errno != 0 || (*end != '\0' && *end != '@')) {
+		read = 1;
+		return skew = 0;
+	}
+	if (*end == '@' && strcmp(end + 1, sw_log_proc()) != 0)
+		return 0;
+	read = 1;
+	sw_warn("fault injection: the wall clock is moved by %lld ms", skew);
+	return skew;
+}
+
 #else
 /* ISO C wants a translation unit to declare something. */
 typedef int sw_fault_unused;

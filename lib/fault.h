@@ -39,10 +39,16 @@
  *	http:3+@slipway-poller, since every process `slipway start` starts
  *	inherits the variable.  Each injected failure is logged.
  *
+ * SLIPWAY_FAULT_CLOCK=<ms>[@<proc>], beside SLIPWAY_FAULT, moves the
+ * wall clock (sw_now_ms) of the process named <proc> (of every process
+ * without it) by ms, e.g. 3600000@slipway-poller: a poller on a host
+ * whose clock is an hour ahead of the database's.
+ *
  * Built only with --enable-fault-injection (off by default; the test
  * builds of ./quickstart test turn it on); otherwise every hook is an
  * empty inline function and the environment is never read, so a
- * release build (the Dockerfile's) ignores SLIPWAY_FAULT.
+ * release build (the Dockerfile's) ignores SLIPWAY_FAULT and
+ * SLIPWAY_FAULT_CLOCK.
  */
 #ifndef SW_FAULT_H
 #define SW_FAULT_H
@@ -81,6 +87,8 @@ long	sw_fault_fired(void);
  * number, before the fault decides; it may not itself make one. */
 typedef void	(*sw_fault_watch_fn)(enum sw_fault_kind kind, long n);
 void	sw_fault_watch(sw_fault_watch_fn fn);
+/* How far SLIPWAY_FAULT_CLOCK moves this process's wall clock, ms. */
+long long	sw_fault_clock_skew(void);
 #else
 #define SW_TEST_BUILD	0
 static inline void
@@ -94,6 +102,12 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 {
 	(void)kind;
 	(void)what;
+	return 0;
+}
+
+static inline long long
+sw_fault_clock_skew(void)
+{
 	return 0;
 }
 #endif

@@ -261,19 +261,23 @@ delivery_read(struct sw_db *db, const struct sw_delivery_ref *ref,
 
 sw_err
 sw_delivery_take(struct sw_db *db, const struct sw_delivery_ref *ref,
-    const char *owner, int64_t lease_until, json_object **doc)
+    const char *owner, int64_t lease_ms, json_object **doc)
 {
 	struct sw_st *st;
+	int64_t now;
 	sw_err e;
 
 	*doc = NULL;
+	/* another poller compares this lease's end with its now */
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		return e;
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_TAKE)) == NULL)
 		return SW_EDB;
 	sw_bind_int64(st, 1, ref->event_id);
 	sw_bind_text(st, 2, ref->sub);
 	sw_bind_text(st, 3, owner);
-	sw_bind_int64(st, 4, lease_until);
-	sw_bind_int64(st, 5, sw_now_ms());
+	sw_bind_int64(st, 4, now + lease_ms);
+	sw_bind_int64(st, 5, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		return e;
 	if (sw_db_changes(db) != 1)
@@ -298,19 +302,23 @@ sw_delivery_done(struct sw_db *db, const struct sw_delivery_ref *ref,
 
 sw_err
 sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
-    const char *owner, int64_t due, const char *error, int max_attempts)
+    const char *owner, int64_t delay_ms, const char *error, int max_attempts)
 {
 	struct sw_st *st;
+	int64_t now;
+	sw_err e;
 
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		return e;
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_RETRY)) == NULL)
 		return SW_EDB;
 	sw_bind_int64(st, 1, ref->event_id);
 	sw_bind_text(st, 2, ref->sub);
 	sw_bind_text(st, 3, owner);
-	sw_bind_int64(st, 4, due);
+	sw_bind_int64(st, 4, now + delay_ms);
 	sw_bind_opt(st, 5, error);
 	sw_bind_int64(st, 6, max_attempts);
-	sw_bind_int64(st, 7, sw_now_ms());
+	sw_bind_int64(st, 7, now);
 	return sw_db_exec(db, st);
 }
 
@@ -416,9 +424,13 @@ emit_rows(struct sw_db *db, const char *kind, const char *cluster,
     const char *uid, json_object *data, int *fresh)
 {
 	struct sw_st *st;
-	int64_t now = sw_now_ms(), id;
+	int64_t now, id;
 	sw_err e;
 
+	/* due at once on the clock the pollers compare with, as the
+	 * triggers' events are */
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		return e;
 	if ((st = sw_db_stmt(db, STMT_NOTIFY_EVENT_ADD)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, uid);

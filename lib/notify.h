@@ -68,24 +68,25 @@ struct sw_delivery_ref {
 	char	sub[64];
 };
 
-/* Up to max deliveries due at now into refs; their count in *n. */
+/* Up to max deliveries due at now (the database's clock,
+ * sw_db_now_ms) into refs; their count in *n. */
 sw_err	sw_delivery_due(struct sw_db *, int64_t now,
 	    struct sw_delivery_ref *refs, size_t max, size_t *n);
 /*
- * Begin one attempt: lease the delivery to owner until lease_until and
- * count the attempt.  SW_OK and *doc, a new object (uid, kind, op_id,
+ * Begin one attempt: lease the delivery to owner for lease_ms on the
+ * database's clock and count the attempt.  SW_OK and *doc, a new object (uid, kind, op_id,
  * cluster, time_ms, data, target, address, secret, format, attempts);
  * SW_ECONFLICT when another poller took it or it is no longer pending.
  */
 sw_err	sw_delivery_take(struct sw_db *, const struct sw_delivery_ref *,
-	    const char *owner, int64_t lease_until, json_object **doc);
+	    const char *owner, int64_t lease_ms, json_object **doc);
 /* The attempt was answered with success. */
 sw_err	sw_delivery_done(struct sw_db *, const struct sw_delivery_ref *,
 	    const char *owner);
-/* The attempt failed (error: why): again at due, or dead when it was
- * the max_attempts-th. */
+/* The attempt failed (error: why): again delay_ms from now on the
+ * database's clock, or dead when it was the max_attempts-th. */
 sw_err	sw_delivery_retry(struct sw_db *, const struct sw_delivery_ref *,
-	    const char *owner, int64_t due, const char *error,
+	    const char *owner, int64_t delay_ms, const char *error,
 	    int max_attempts);
 /*
  * An event no trigger writes (kind of sw_notify_kinds; cluster NULL for

@@ -135,7 +135,7 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 {
 	struct sw_st *st;
 	char hash[65], hexid[17];
-	int64_t now = sw_now_ms();
+	int64_t now;
 	int seq, rc;
 	sw_err e;
 
@@ -146,6 +146,10 @@ sw_op_enqueue(struct sw_db *db, const struct sw_op_new *n,
 		return SW_EINVAL;
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
+	/* created, and due at once, on the clock every replica's claim
+	 * compares with */
+	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
+		goto bad;
 	if (n->idem_key != NULL) {
 		if ((st = sw_db_stmt(db, STMT_OP_BY_IDEM)) == NULL) {
 			e = SW_EDB;
@@ -537,7 +541,7 @@ bad:
 }
 
 sw_err
-sw_lease_release(struct sw_db *db, struct sw_lease *lease, int64_t due_ms)
+sw_lease_release(struct sw_db *db, struct sw_lease *lease, int64_t delay_ms)
 {
 	struct sw_st *st;
 	int64_t now;
@@ -552,7 +556,7 @@ sw_lease_release(struct sw_db *db, struct sw_lease *lease, int64_t due_ms)
 	sw_bind_text(st, 1, lease->id);
 	sw_bind_text(st, 2, lease->owner);
 	sw_bind_int64(st, 3, lease->token);
-	sw_bind_int64(st, 4, due_ms);
+	sw_bind_int64(st, 4, delay_ms > 0 ? now + delay_ms : 0);
 	sw_bind_int64(st, 5, now);
 	return sw_db_exec(db, st);
 }

@@ -105,9 +105,9 @@ sw_err	sw_op_claim_lease(struct sw_db *, struct sw_lease *);
  * sw_db_rollback.
  */
 sw_err	sw_lease_begin(struct sw_db *, struct sw_lease *);
-/* Give the lease up, the operation next due at due_ms (database
- * clock); nothing when the lease moved. */
-sw_err	sw_lease_release(struct sw_db *, struct sw_lease *, int64_t due_ms);
+/* Give the lease up, the operation next due delay_ms from now on the
+ * database's clock (at once when 0); nothing when the lease moved. */
+sw_err	sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);
 
 /* Give up the lease and set when the operation is next due. */
 sw_err	sw_op_release(struct sw_db *, const char *id, const char *owner,

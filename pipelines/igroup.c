@@ -402,7 +402,8 @@ batch_add_call(struct sw_step *s, const char *group, int i, int64_t n)
 		return sw_step_fail(s, "call number %d", i);
 	if (sw_json_get(sw_json_get(s->res, "added"), key) != NULL)
 		return STEP_DONE;		/* answered and recorded */
-	if (!s->plan && started != NULL && sw_now_ms() - strtoll(started, NULL, 10) >
+	if (!s->plan && started != NULL &&
+	    sw_db_now_ms(s->db) - strtoll(started, NULL, 10) >
 	    sw_poll_ms(s, CLIENT_TOKEN_SAFE_MS))
 		return sw_step_fail(s, "BatchAddClusterNodes call %d of %s "
 		    "was not answered within the 8 hours AWS keeps its "

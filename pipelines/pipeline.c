@@ -518,7 +518,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 	const char *op_id = lease->id;
 	const struct sw_pipeline *pl;
 	json_object *op = NULL, *stages, *all = NULL, *st;
-	int64_t deadline = sw_now_ms() + budget_ms, due = 0;
+	int64_t deadline = sw_now_ms() + budget_ms, delay = 0;
 	struct sw_step s;
 	struct aws_ctx *paws, *saws;
 	enum sw_step_rc rc;
@@ -637,7 +637,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 				goto retry;
 			if (sw_now_ms() < deadline)
 				continue;
-			due = 0;
+			delay = 0;
 			break;
 		}
 		if (rc == STEP_FAIL) {
@@ -654,19 +654,18 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		    sw_json_get_str(op, "error") : "") != 0 &&
 		    (e = op_waits(db, lease, seq, s.msg)) != SW_OK)
 			goto retry;
-		due = sw_now_ms() + (s.wait_ms > 0 ? s.wait_ms : 1000);
+		delay = s.wait_ms > 0 ? s.wait_ms : 1000;
 		break;
 	}
 	if (e != SW_OK)
 		goto retry;
 out:
-	sw_lease_release(db, lease, due);
+	sw_lease_release(db, lease, delay);
 	json_object_put(all);
 	json_object_put(op);
 	return e;
 retry:
-	due = sw_now_ms() + RUNNER_RETRY_MS;
-	if (sw_lease_release(db, lease, due) != SW_OK)
+	if (sw_lease_release(db, lease, RUNNER_RETRY_MS) != SW_OK)
 		sw_error("operation %s: cannot release it; its lease runs "
 		    "out instead", op_id);
 	json_object_put(all);

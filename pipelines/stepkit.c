@@ -208,7 +208,8 @@ sw_mark_started(struct sw_step *s, const char *key)
 {
 	char now[32];
 
-	if (sw_fmt(now, sizeof(now), "%lld", (long long)sw_now_ms()) == SW_OK)
+	if (sw_fmt(now, sizeof(now), "%lld", (long long)sw_db_now_ms(s->db)) ==
+	    SW_OK)
 		sw_res_set(s, key, now);
 }
 
@@ -216,14 +217,16 @@ enum sw_step_rc
 sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
 {
 	const char *v = sw_res_get(s, key);
-	int64_t due;
+	int64_t due, now;
 
 	if (s->plan || v == NULL)
 		return STEP_DONE;
+	/* v is the database's clock: the poller that resumes the stage
+	 * may run on another host */
 	due = strtoll(v, NULL, 10) + sw_poll_ms(s, waits[k].first_ms);
-	if (sw_now_ms() >= due)
+	if ((now = sw_db_now_ms(s->db)) >= due)
 		return STEP_DONE;
-	s->wait_ms = due - sw_now_ms();
+	s->wait_ms = due - now;
 	sw_fmt_text(s->msg, sizeof(s->msg), "waiting for %s", waits[k].name);
 	return STEP_WAIT;
 }

@@ -459,8 +459,8 @@ deliver(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws,
 	int sent;
 	sw_err e;
 
-	if (sw_delivery_take(db, ref, n->owner, sw_now_ms() +
-	    SW_NOTIFY_LEASE_MS, &d) != SW_OK)
+	if (sw_delivery_take(db, ref, n->owner, SW_NOTIFY_LEASE_MS, &d) !=
+	    SW_OK)
 		return 0;
 	why[0] = '\0';
 	e = send_one(n, aws, d, why, sizeof(why));
@@ -473,7 +473,7 @@ deliver(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws,
 			sw_warn("notification %s to %s: dead after %lld "
 			    "attempts: %s", sw_json_get_str(d, "uid"),
 			    ref->sub, (long long)attempts, why);
-		e = sw_delivery_retry(db, ref, n->owner, sw_now_ms() +
+		e = sw_delivery_retry(db, ref, n->owner,
 		    retry_delay(n, attempts), why, n->attempts);
 	}
 	if (e != SW_OK)
@@ -504,8 +504,8 @@ sw_notify_tick(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws)
 	int64_t until = sw_now_ms() + SW_NOTIFY_PASS_MS;
 	size_t i, nf = 0, count = 0;
 
-	if (sw_delivery_due(db, sw_now_ms(), refs, SW_NOTIFY_BATCH, &count) !=
-	    SW_OK)
+	if (sw_delivery_due(db, sw_db_now_ms(db), refs, SW_NOTIFY_BATCH,
+	    &count) != SW_OK)
 		return 0;
 	/*
 	 * A pass is bounded, for operations wait behind it: it ends after

@@ -263,34 +263,34 @@ main(void)
 	ok(sw_delivery_list(db, NULL, NULL, seq, 3, &list) == SW_OK &&
 	    json_object_array_length(list) == 1, "and the one left after it");
 	json_object_put(list);
-	ok(sw_delivery_due(db, sw_now_ms() + 1000, refs, 8, &n) == SW_OK &&
+	ok(sw_delivery_due(db, sw_db_now_ms(db) + 1000, refs, 8, &n) == SW_OK &&
 	    n == 4, "four deliveries due");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
 	    &doc) == SW_OK && doc != NULL, "a poller takes one");
 	is_int(sw_json_get_int(doc, "attempts", 0), 1, "the attempt counts");
 	ok(sw_json_get_str(doc, "data") != NULL &&
 	    sw_json_get_str(doc, "address") != NULL, "with what to send");
 	json_object_put(doc);
-	ok(sw_delivery_take(db, &refs[0], "poller-2", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[0], "poller-2", 60000,
 	    &doc) == SW_ECONFLICT, "another cannot take it while leased");
 	ok(sw_delivery_done(db, &refs[0], "poller-2") == SW_OK &&
 	    count(db, "delivered", NULL) == 0, "nor record it");
 	ok(sw_delivery_retry(db, &refs[0], "poller-1", 0, "HTTP 500", 2) ==
 	    SW_OK && count(db, "pending", NULL) == 4, "a failure: again later");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
 	    &doc) == SW_OK, "taken again once due");
 	json_object_put(doc);
 	ok(sw_delivery_retry(db, &refs[0], "poller-1", 0, "HTTP 500", 2) ==
 	    SW_OK && count(db, "dead", NULL) == 1,
 	    "the last attempt's failure: dead");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
 	    &doc) == SW_ECONFLICT, "a dead letter is not taken");
-	ok(sw_delivery_take(db, &refs[1], "poller-gone", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[1], "poller-gone", 60000,
 	    &doc) == SW_OK, "a poller that will die takes one");
 	json_object_put(doc);
 	is_int(sw_delivery_release_dead(db, gone_owner, NULL), 1,
 	    "its lease is released");
-	ok(sw_delivery_take(db, &refs[1], "poller-3", sw_now_ms() + 60000,
+	ok(sw_delivery_take(db, &refs[1], "poller-3", 60000,
 	    &doc) == SW_OK, "and another poller takes it");
 	json_object_put(doc);
 	ok(sw_delivery_done(db, &refs[1], "poller-3") == SW_OK &&
