@@ -38,7 +38,7 @@ for line in text.splitlines():
     if len(cells) == 8 and cells[0] not in ("bench", "---"):
         rows.setdefault(cells[0], []).append(cells)
 for bench in ("sandbox", "rest", "contract", "mcp", "oidc", "cluster", "pss", "start",
-              "pipelines", "stream", "ledger", "notify"):
+              "pipelines", "replicas", "stream", "ledger", "notify"):
     t.ok(bench in rows, "a row for %s" % bench)
 
 NUM = r"(\d+(?:\.\d+)?)"
