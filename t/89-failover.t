@@ -378,8 +378,13 @@ def hit_poller_held(what, pid, op_id, token):
         os.kill(pid, signal.SIGCONT)
         return
     with lock:
-        (takeovers if moved else late).append(took if moved else
-                                              (op_id, took))
+        if moved:
+            takeovers.append(took)
+        else:
+            late.append((op_id, took, psql(
+                "SELECT fence, lease_owner, lease_until, due, state,"
+                " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+                " FROM operations WHERE id = '%s'" % op_id)))
 
 
 def chaos():
@@ -464,7 +469,7 @@ SETTERS = re.compile(
 
 def setter(k):
     return SETTERS.match(k[1]) or (
-        k[0].startswith("kubernetes:") and k[1] == "patch" and
+        k[0].startswith("kubernetes:") and k[1].split(" ")[0] == "patch" and
         "fieldManager=" in k[2])
 
 
@@ -507,8 +512,9 @@ for row in twice_done[:10]:
 t.ok(takeovers and not late,
      "a killed poller's leased operation was claimed by another, every "
      "time (%d kills holding a lease)" % len(takeovers))
-for op_id, took in late:
-    t.diag("not taken over: %s after %.1f s" % (op_id, took))
+for op_id, took, row in late:
+    t.diag("not taken over: %s after %.1f s (fence, owner, lease until, "
+           "due, state, now: %s)" % (op_id, took, row))
 if takeovers:
     t.diag("take-over after a kill: median %.2f s, max %.2f s (%d)" % (
         statistics.median(takeovers), max(takeovers), len(takeovers)))
