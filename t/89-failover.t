@@ -292,8 +292,19 @@ def uncount(what):
         kills[what] -= 1
 
 
+def cont(p):
+    """SIGCONT a process stopped here (killed since, it is gone)."""
+    try:
+        os.kill(p, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+
+
 def hit_worker(what, mine):
-    pids = workers()
+    with lock:
+        paused = set(stopped)
+    # a worker another thread stopped is that thread's to continue
+    pids = [p for p in workers() if p not in paused]
     if not pids:
         return
     p = rng.choice(pids)
@@ -364,7 +375,7 @@ def hit_poller_held(what, pid, op_id, token):
     if sig == signal.SIGSTOP and (fence != token or not owner.startswith(
             "poller-%d@" % pid)):
         # released just before the signal: nothing to take over
-        os.kill(pid, signal.SIGCONT)
+        cont(pid)
         return
     moved = wait_for(lambda: fence_of(op_id)[0] > token or
                      fence_of(op_id)[2] in ("succeeded", "failed",
@@ -375,7 +386,7 @@ def hit_poller_held(what, pid, op_id, token):
         if moved and fence_of(op_id)[0] > token:
             with lock:
                 stops_moved += 1
-        os.kill(pid, signal.SIGCONT)
+        cont(pid)
         return
     with lock:
         if moved:
@@ -392,7 +403,7 @@ def chaos():
     alive = pollers()
     while sum(kills.values()) < KILLS and not load_done.is_set():
         for p in list(mine):
-            os.kill(p, signal.SIGCONT)
+            cont(p)
             mine.remove(p)
             with lock:
                 stopped.remove(p)
@@ -407,7 +418,7 @@ def chaos():
         hit_poller(what, alive)
         alive = pollers()
     for p in mine:
-        os.kill(p, signal.SIGCONT)
+        cont(p)
         with lock:
             stopped.remove(p)
 
@@ -425,7 +436,7 @@ load_done.set()
 for ch in chs:
     ch.join()
 for p in stopped:
-    os.kill(p, signal.SIGCONT)
+    cont(p)
 LIFECYCLES = len(started)
 t.diag("kills and stops: %s" % json.dumps(kills))
 
