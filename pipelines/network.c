@@ -89,11 +89,11 @@ ensure_subnet(struct sw_step *s, const char *key, const char *label,
 	    NULL), &out, "InvalidSubnet.Conflict"));
 	id = sw_planned(s, sw_json_path_str(out, "subnet.subnetId"),
 	    "subnet-planned");
-	json_object_put(out);
-	if (id != NULL) {
+	if (id != NULL)
 		sw_res_set(s, key, id);
+	json_object_put(out);	/* id was out's */
+	if (sw_res_get(s, key) != NULL)
 		return STEP_DONE;
-	}
 	return subnet_conflict(s, key, name, cidr);
 }
 
