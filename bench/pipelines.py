@@ -15,11 +15,14 @@ once, waits for all of them, and reports, side by side in one run:
   - the operations sent more than once per pipeline on average.
 
 Usage: bench/pipelines.py [N] [speed]   (defaults 200, 5000)
+bench/pipelines-replicas.py runs the same measurement (measure()) over
+two replicas on PostgreSQL beside this one-stack SQLite reference.
 """
 import collections
 import json
 import os
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,43 +62,86 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / tick
 
 
-def main():
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    speed = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
-    t = T()
-    s = Stack(t, sandbox=True, speed=speed, workers=4)
+def poller_pids(stack):
+    return [c["pid"] for c in stack.status().get("components", [])
+            if c.get("name") == "poller" and c.get("pid")]
+
+
+class PollerCPU:
+    """utime+stime of every poller of the stacks, across restarts: a
+    poller there at the start counts from its CPU then, one started
+    later (a supervisor's replacement) from zero; a poller about to be
+    killed is read first (last()), one that died unread keeps its last
+    sample (a second of its CPU at most is lost)."""
+
+    def __init__(self, stacks):
+        self.stacks = stacks
+        self.first, self.latest = {}, {}
+        self.lock = threading.Lock()
+        for s in stacks:
+            for p in poller_pids(s):
+                self.first[p] = self.latest[p] = cpu_seconds(p)
+
+    def last(self, pid):
+        try:
+            v = cpu_seconds(pid)
+        except OSError:
+            return
+        with self.lock:
+            self.first.setdefault(pid, 0.0)
+            self.latest[pid] = v
+
+    def sample(self):
+        for s in self.stacks:
+            try:
+                pids = poller_pids(s)
+            except Exception:       # noqa: BLE001 - a status cut short
+                continue
+            for p in pids:
+                self.last(p)
+
+    def total(self):
+        with self.lock:
+            return sum(self.latest[p] - self.first[p] for p in self.latest)
+
+
+def cluster_body(g, name):
+    return {"name": name, "instance_groups": [
+        {"name": "w", "instance_type": g["instance_type"], "count": 1,
+         "availability_zone": g["availability_zones"][0]}]}
+
+
+def measure(stacks, n, during=None):
+    """N cluster creates spread over the stacks' APIs (the first one
+    holds the sandbox; all share one state), waited for; during, when
+    given, runs beside the wait as during(stop_event, cpu).  A dict of
+    what was measured."""
+    s = stacks[0]
     types = s.get("/api/v1/instance-types?gpu_only=true").json["items"]
     g = next(i for i in types if not i["efa_supported"])
-
-    def body(name):
-        return {"name": name, "instance_groups": [
-            {"name": "w", "instance_type": g["instance_type"], "count": 1,
-             "availability_zone": g["availability_zones"][0]}]}
-
     # The account quota must hold N clusters' instances, or HyperPod
     # refuses some of them (as AWS would).
     sandbox_call(s, "POST", "/_sandbox/quotas",
                  {"%s for cluster usage" % g["instance_type"]: n + 10,
                   "Total number of instances allowed across SageMaker "
                   "HyperPod clusters": n + 10})
-    plan = s.post("/api/v1/clusters?dry_run=true", body("probe")).json
+    plan = s.post("/api/v1/clusters?dry_run=true",
+                  cluster_body(g, "probe")).json
     calls, waits = len(plan["calls"]), len(plan.get("waits") or [])
-    floor = calls + waits
-    poller = next(c["pid"] for c in s.status()["components"]
-                  if c["name"] == "poller")
     log = request_log(s)
     seen = logged_since(log, 0)
     before = seen[-1]["seq"] if seen else 0
-    cpu0 = cpu_seconds(poller)
+    cpu = PollerCPU(stacks)
     start = time.time()
     ops = []
     cidrs = list(CIDRS)
     for i in range(n):
         r = None
+        api = stacks[i % len(stacks)]
         while cidrs:
-            b = body("b%03d" % i)
+            b = cluster_body(g, "b%03d" % i)
             b["vpc_cidr"] = cidrs.pop(0)
-            r = s.post("/api/v1/clusters", b)
+            r = api.post("/api/v1/clusters", b)
             # a /16 that an existing VPC (the default one) overlaps
             if r.status != 400 or "vpc_cidr" not in r.body:
                 break
@@ -103,9 +149,15 @@ def main():
             print("# create %d refused: %s" % (i, r), flush=True)
             continue
         ops.append(r.json["operation_id"])
+    stop = threading.Event()
+    side = None
+    if during is not None:
+        side = threading.Thread(target=during, args=(stop, cpu))
+        side.start()
     # One small list request a second tells whether any create is still
     # live (a GET per operation would load the stack it measures).
     while time.time() - start < 3600:
+        cpu.sample()
         live = [x for state in ("pending", "running") for x in s.get(
             "/api/v1/operations?kind=cluster.create&state=%s&limit=1" %
             state).json["items"]]
@@ -113,35 +165,57 @@ def main():
             break
         time.sleep(1)
     wall = time.time() - start
+    stop.set()
+    if side is not None:
+        side.join()
+    cpu.sample()
     states = {o: s.get("/api/v1/operations/%s" % o).json["state"]
               for o in ops}
-    cpu = cpu_seconds(poller) - cpu0
     entries = logged_since(log, before)
-    reqs = len(entries)
-    ok = sum(1 for v in states.values() if v == "succeeded")
     for o, v in states.items():
         if v != "succeeded":
             d = s.get("/api/v1/operations/%s" % o).json
             print("# %s %s: %s" % (o, v, d.get("error")), flush=True)
-    per = reqs / max(len(ops), 1)
-    print("pipelines            %d (%d succeeded)" % (len(ops), ok))
-    print("wall time            %.1f s (sandbox speed %dx)" % (wall, speed))
-    print("poller CPU           %.2f s (%.1f ms per pipeline)" %
-          (cpu, 1000 * cpu / max(len(ops), 1)))
-    print("AWS requests         %d (%.1f per pipeline)" % (reqs, per))
-    print("minimum per pipeline %d (plan %d + %d waits)" %
-          (floor, calls, waits))
-    print("ratio to minimum     %.2f" % (per / floor))
+    return {"ops": len(ops), "n": n,
+            "ok": sum(1 for v in states.values() if v == "succeeded"),
+            "wall": wall, "cpu": cpu.total(), "reqs": len(entries),
+            "calls": calls, "waits": waits, "entries": entries}
+
+
+def report(m, speed, label=""):
+    """The measurement as lines bench/run reads (label prefixes each)."""
+    ops = max(m["ops"], 1)
+    per = m["reqs"] / ops
+    floor = m["calls"] + m["waits"]
+    p = label
+    print("%spipelines            %d (%d succeeded)" % (p, m["ops"], m["ok"]))
+    print("%swall time            %.1f s (sandbox speed %dx)" %
+          (p, m["wall"], speed))
+    print("%spoller CPU           %.2f s (%.1f ms per pipeline)" %
+          (p, m["cpu"], 1000 * m["cpu"] / ops))
+    print("%sAWS requests         %d (%.1f per pipeline)" % (p, m["reqs"],
+                                                            per))
+    print("%sminimum per pipeline %d (plan %d + %d waits)" %
+          (p, floor, m["calls"], m["waits"]))
+    print("%sratio to minimum     %.2f" % (p, per / floor))
     by_op = collections.Counter(
         ("kubernetes" if e["service"].startswith("kubernetes") else
          e["service"]) + " " + (e.get("method") or "") + " " +
-        e["operation"] for e in entries)
+        e["operation"] for e in m["entries"])
     for what, count in by_op.most_common():
-        if count > len(ops):
-            print("# %5.2f per pipeline  %s" % (count / max(len(ops), 1),
-                                                what))
+        if count > m["ops"]:
+            print("# %s%5.2f per pipeline  %s" % (p, count / ops, what))
+
+
+def main():
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    speed = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
+    t = T()
+    s = Stack(t, sandbox=True, speed=speed, workers=4)
+    m = measure([s], n)
+    report(m, speed)
     s.stop()
-    return 0 if ok == len(ops) else 1
+    return 0 if m["ok"] == m["ops"] else 1
 
 
 if __name__ == "__main__":

@@ -1146,9 +1146,16 @@ static const char *const pg_stmts[STMT__MAX] = {
 
 static const struct dialect pg_dialect = {
 	.eng = &sw_db_pg,
-	/* lock_timeout: SW_DB_WRITE_WAIT_MS, the writers' turn */
+	/* lock_timeout: SW_DB_WRITE_WAIT_MS, the writers' turn.  A process
+	 * paused (SIGSTOP, a VM frozen) inside a transaction would hold the
+	 * writers' lock and stall every replica until it runs again: the
+	 * server ends such a session after 3 s idle in its transaction (no
+	 * transaction waits on anything but the database), well within a
+	 * lease (SW_OP_LEASE), and the process connects again once it
+	 * resumes, its transaction failed. */
 	.setup = "SET lock_timeout = '30s'; SET client_min_messages = warning;"
-	    " SET TIME ZONE 'UTC';",
+	    " SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout"
+	    " = '3s';",
 	.begin = "BEGIN; SELECT pg_advisory_xact_lock(53105)",
 	.clock = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)"
 	    "::bigint",

@@ -49,6 +49,20 @@ find_in_vpc(struct sw_step *s, const char *describe, const char *set,
 	return sw_ec2_find(s, describe, set, idfield, name, key, extra);
 }
 
+/* CreateSubnet of name found cidr taken in the VPC: the subnet is ours
+ * when it carries our name (adopted), else the stage fails. */
+static enum sw_step_rc
+subnet_conflict(struct sw_step *s, const char *key, const char *name,
+    const char *cidr)
+{
+	TRY(sw_ec2_find(s, "DescribeSubnets", "subnetSet", "subnetId", name,
+	    key, NULL));
+	if (sw_res_get(s, key) != NULL)
+		return STEP_DONE;
+	return sw_step_fail(s, "CreateSubnet %s: the CIDR %s conflicts with "
+	    "another subnet of the VPC", name, cidr);
+}
+
 /* A subnet named after label; with looked, the caller has just looked
  * for it by name already. */
 static enum sw_step_rc
@@ -65,19 +79,22 @@ ensure_subnet(struct sw_step *s, const char *key, const char *label,
 		    "subnetId", name, key, NULL));
 	if (sw_res_get(s, key) != NULL)
 		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
+	/* A conflict in our own VPC is most often our own subnet: a poller
+	 * whose lease moved sent the same create after the lookup above. */
+	TRY(sw_step_aws_ok(s, AWS_SVC_EC2, "CreateSubnet", sw_jo(
 	    "VpcId", sw_js(sw_res_get(s, "vpc_id")),
 	    "CidrBlock", sw_js(cidr),
 	    "AvailabilityZone", sw_js(az),
 	    "TagSpecifications", sw_tag_spec(s, "subnet", name),
-	    NULL), &out, NULL));
+	    NULL), &out, "InvalidSubnet.Conflict"));
 	id = sw_planned(s, sw_json_path_str(out, "subnet.subnetId"),
 	    "subnet-planned");
 	if (id != NULL)
 		sw_res_set(s, key, id);
-	json_object_put(out);
-	return id != NULL ? STEP_DONE : sw_step_fail(s, "CreateSubnet %s "
-	    "gave no id", name);
+	json_object_put(out);	/* id was out's */
+	if (sw_res_get(s, key) != NULL)
+		return STEP_DONE;
+	return subnet_conflict(s, key, name, cidr);
 }
 
 static enum sw_step_rc

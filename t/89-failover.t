@@ -23,8 +23,12 @@
 #   - the operation a SIGKILLed poller held (or had just given back) was
 #     claimed by another poller within 10 s of the kill (median and max
 #     printed).
-# SW_FAILOVER_CLUSTERS lifecycles (default 3), at most SW_FAILOVER_KILLS
-# kills and stops (default 40); SW_FAILOVER_SEED replays the schedule.
+# SW_FAILOVER_CLUSTERS lifecycles at once (default 6), each thread
+# starting another when one ends until SW_FAILOVER_KILLS kills and stops
+# were made (default 100) or SW_FAILOVER_SECONDS of load passed (default
+# 240); SW_FAILOVER_CHAOS kills and stops at once (default 3), never all
+# of the pollers: one is always there to take over.  SW_FAILOVER_SEED
+# replays the choices (not their timing).
 # Skips when the PostgreSQL binaries are absent.
 import http.client
 import json
@@ -48,8 +52,10 @@ import pgserver
 t = T()
 pgserver.binaries(t)
 need_clusters(t)
-CLUSTERS = int(os.environ.get("SW_FAILOVER_CLUSTERS", "3"))
-KILLS = int(os.environ.get("SW_FAILOVER_KILLS", "40"))
+CLUSTERS = int(os.environ.get("SW_FAILOVER_CLUSTERS", "6"))
+KILLS = int(os.environ.get("SW_FAILOVER_KILLS", "100"))
+CHAOS = int(os.environ.get("SW_FAILOVER_CHAOS", "3"))
+LOAD_S = float(os.environ.get("SW_FAILOVER_SECONDS", "240"))
 SEED = int(os.environ.get("SW_FAILOVER_SEED", str(int(time.time()))))
 t.diag("seed %d (SW_FAILOVER_SEED replays it)" % SEED)
 rng = random.Random(SEED)
@@ -57,13 +63,12 @@ rng = random.Random(SEED)
 # ---- a PostgreSQL cluster of our own ------------------------------------
 srv = pgserver.Server(t, prefix="sw-pgfo-", settings=["max_connections=200"])
 URL = srv.url
+# Leases and tokens are read many times a second: one psql kept open.
+session = pgserver.Session(srv)
 
 
 def psql(sql):
-    r = srv.run("psql", "-h", srv.dir, "-p", str(srv.port), "-U",
-                "slipway", "-d", "slipway", "-At", "-F", "|", "-c", sql,
-                check=False)
-    return [ln.split("|") for ln in r.stdout.strip().splitlines() if ln]
+    return session.rows(sql)
 
 
 # ---- three replicas -------------------------------------------------------
@@ -106,6 +111,12 @@ t.eq(st, 200, "the sandbox answers AWS calls slowly")
 types = r1.get("/api/v1/instance-types?gpu_only=true").json["items"]
 gtype = next(i for i in types if not i["efa_supported"])
 AZ = gtype["availability_zones"][0]
+# The account quota holds every lifecycle's instances at once.
+st, _ = sandbox_call(r1, "POST", "/_sandbox/quotas", {
+    "%s for cluster usage" % gtype["instance_type"]: 4 * CLUSTERS,
+    "Total number of instances allowed across SageMaker HyperPod "
+    "clusters": 4 * CLUSTERS})
+t.eq(st, 200, "the account's quota holds %d clusters of two" % CLUSTERS)
 
 # ---- the load -------------------------------------------------------------
 lock = threading.Lock()
@@ -168,8 +179,7 @@ def finish(op_id):
     return doc
 
 
-def lifecycle(n):
-    name = "fo%d" % n
+def lifecycle(name):
     base = "/api/v1/clusters/" + name
     steps = [
         ("create", "POST", "/api/v1/clusters", {
@@ -184,7 +194,7 @@ def lifecycle(n):
         op_id = send(method, path, body, key)
         if op_id is None:
             return
-        if n == 0 and what == "create":
+        if name == "fo0-0" and what == "create":
             # the same request and key again, to each replica
             again[:] = [op_id] + [send(method, path, body, key)
                                   for _ in range(6)]
@@ -192,7 +202,26 @@ def lifecycle(n):
         if doc.get("state") != "succeeded":
             failures.append("%s %s: %s %s" % (name, what, doc.get("state"),
                                               doc.get("error")))
+            return False
+    return True
+
+
+started = []        # names of the lifecycles started
+
+
+def lifecycles(n):
+    """Lifecycle after lifecycle on thread n: the first always, another
+    while kills remain to be made and the load's time lasts."""
+    t0 = time.time()
+    r = 0
+    while r == 0 or (sum(kills.values()) < KILLS and
+                     time.time() - t0 < LOAD_S and not failures):
+        name = "fo%d-%d" % (n, r)
+        with lock:
+            started.append(name)
+        if not lifecycle(name):
             return
+        r += 1
 
 
 # ---- the kills ------------------------------------------------------------
@@ -243,106 +272,187 @@ kills = {"poller-kill": 0, "poller-stop": 0, "worker-kill": 0,
          "worker-stop": 0}
 late = []
 load_done = threading.Event()
-stopped = []
+stopped = []        # workers stopped, continued by the thread that stopped
+busy = set()        # pollers killed or stopped, their take-over awaited
 
 
-def chaos():
-    global stops_moved
-    n = 0
-    alive = pollers()
-    while n < KILLS and not load_done.is_set():
-        for p in list(stopped):
-            os.kill(p, signal.SIGCONT)
-            stopped.remove(p)
-        what = rng.choice(["poller-kill", "poller-kill", "poller-kill",
-                           "poller-stop", "poller-stop", "worker-kill",
-                           "worker-stop"])
-        if what.startswith("worker"):
-            pids = workers()
-            if not pids:
-                continue
-            p = rng.choice(pids)
-            try:
-                os.kill(p, signal.SIGKILL if what == "worker-kill" else
-                        signal.SIGSTOP)
-            except OSError:
-                continue
-            if what == "worker-stop":
-                stopped.append(p)
-            kills[what] += 1
-            n += 1
-            # the next one once the operations have moved on
-            mark = progress()
-            wait_for(lambda: load_done.is_set() or progress() > mark,
-                     timeout=30)
-            continue
-        held = []
-
-        def some_lease():
-            held[:] = leased()
-            return load_done.is_set() or bool(held)
-        wait_for(some_lease, timeout=30, every=0.02)
-        mine = [h for h in held if h[0] in alive]
-        if not mine:
-            alive = pollers()
-            continue
-        pid, op_id, token = rng.choice(mine)
-        sig = signal.SIGKILL if what == "poller-kill" else signal.SIGSTOP
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            continue
-        t0 = time.time()
+def count(what):
+    """Take one of the KILLS kills and stops for `what`; False when all
+    were made."""
+    with lock:
+        if sum(kills.values()) >= KILLS:
+            return False
         kills[what] += 1
-        n += 1
-        fence, owner, _ = fence_of(op_id)
-        if sig == signal.SIGSTOP and (fence != token or not owner.startswith(
-                "poller-%d@" % pid)):
-            # released just before the signal: nothing to take over
-            os.kill(pid, signal.SIGCONT)
-            continue
-        moved = wait_for(lambda: fence_of(op_id)[0] > token or
-                         fence_of(op_id)[2] in ("succeeded", "failed",
-                                                "cancelled"),
-                         timeout=60, every=0.05)
-        took = time.time() - t0
-        alive = pollers()
-        if sig == signal.SIGSTOP:
-            if moved and fence_of(op_id)[0] > token:
+        return True
+
+
+def uncount(what):
+    """The process was gone before the signal: not a kill."""
+    with lock:
+        kills[what] -= 1
+
+
+def cont(p):
+    """SIGCONT a process stopped here (killed since, it is gone)."""
+    try:
+        os.kill(p, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+
+
+def hit_worker(what, mine):
+    with lock:
+        paused = set(stopped)
+    # a worker another thread stopped is that thread's to continue
+    pids = [p for p in workers() if p not in paused]
+    if not pids:
+        return
+    p = rng.choice(pids)
+    if not count(what):
+        return
+    try:
+        os.kill(p, signal.SIGKILL if what == "worker-kill" else
+                signal.SIGSTOP)
+    except OSError:
+        uncount(what)
+        return
+    if what == "worker-stop":
+        with lock:
+            stopped.append(p)
+        mine.append(p)
+    # the next one once the operations have moved on
+    mark = progress()
+    wait_for(lambda: load_done.is_set() or progress() > mark, timeout=30)
+
+
+def pick_lease(alive):
+    """A lease held by a poller of `alive` no other thread is at, while
+    another poller neither killed nor stopped remains to take it over;
+    (pid, op id, token) marked busy, or None."""
+    held = []
+
+    def some_lease():
+        held[:] = leased()
+        return load_done.is_set() or bool(held)
+    wait_for(some_lease, timeout=30, every=0.02)
+    with lock:
+        free = [p for p in alive if p not in busy]
+        mine = [h for h in held if h[0] in free]
+        if not mine or len(free) < 2:
+            return None
+        h = rng.choice(mine)
+        busy.add(h[0])
+        return h
+
+
+def hit_poller(what, alive):
+    """Kill or stop a poller holding a lease; wait for another to take
+    its operation over."""
+    h = pick_lease(alive)
+    if h is None:
+        time.sleep(0.2)
+        return
+    pid, op_id, token = h
+    try:
+        hit_poller_held(what, pid, op_id, token)
+    finally:
+        with lock:
+            busy.discard(pid)
+
+
+def hit_poller_held(what, pid, op_id, token):
+    global stops_moved
+    sig = signal.SIGKILL if what == "poller-kill" else signal.SIGSTOP
+    if not count(what):
+        return
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        uncount(what)
+        return
+    t0 = time.time()
+    fence, owner, _ = fence_of(op_id)
+    if sig == signal.SIGSTOP and (fence != token or not owner.startswith(
+            "poller-%d@" % pid)):
+        # released just before the signal: nothing to take over
+        cont(pid)
+        return
+    moved = wait_for(lambda: fence_of(op_id)[0] > token or
+                     fence_of(op_id)[2] in ("succeeded", "failed",
+                                            "cancelled"),
+                     timeout=60, every=0.05)
+    took = time.time() - t0
+    if sig == signal.SIGSTOP:
+        if moved and fence_of(op_id)[0] > token:
+            with lock:
                 stops_moved += 1
-            os.kill(pid, signal.SIGCONT)
-            continue
+        cont(pid)
+        return
+    with lock:
         if moved:
             takeovers.append(took)
         else:
-            late.append((op_id, took))
+            late.append((op_id, took, psql(
+                "SELECT fence, lease_owner, lease_until, due, state,"
+                " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+                " FROM operations WHERE id = '%s'" % op_id)))
 
 
-threads = [threading.Thread(target=lifecycle, args=(i,))
+def chaos():
+    mine = []       # workers this thread stopped
+    alive = pollers()
+    while sum(kills.values()) < KILLS and not load_done.is_set():
+        for p in list(mine):
+            cont(p)
+            mine.remove(p)
+            with lock:
+                stopped.remove(p)
+        with lock:
+            what = rng.choice(["poller-kill", "poller-kill",
+                               "poller-kill", "poller-stop",
+                               "poller-stop", "worker-kill",
+                               "worker-stop"])
+        if what.startswith("worker"):
+            hit_worker(what, mine)
+            continue
+        hit_poller(what, alive)
+        alive = pollers()
+    for p in mine:
+        cont(p)
+        with lock:
+            stopped.remove(p)
+
+
+threads = [threading.Thread(target=lifecycles, args=(i,))
            for i in range(CLUSTERS)]
 for th in threads:
     th.start()
-ch = threading.Thread(target=chaos)
-ch.start()
+chs = [threading.Thread(target=chaos) for _ in range(CHAOS)]
+for ch in chs:
+    ch.start()
 for th in threads:
     th.join()
 load_done.set()
-ch.join()
+for ch in chs:
+    ch.join()
 for p in stopped:
-    os.kill(p, signal.SIGCONT)
+    cont(p)
+LIFECYCLES = len(started)
 t.diag("kills and stops: %s" % json.dumps(kills))
 
 # ---- what must hold ---------------------------------------------------------
-t.ok(not failures, "every lifecycle ran to its end (%d)" % CLUSTERS)
+t.ok(not failures, "every lifecycle ran to its end (%d, %d at once)" %
+     (LIFECYCLES, CLUSTERS))
 for f in failures[:10]:
     t.diag(f)
-t.eq(len(set(ops.values())), CLUSTERS * 4,
-     "each Idempotency-Key names one operation, %d in all" % (CLUSTERS * 4))
+t.eq(len(set(ops.values())), LIFECYCLES * 4,
+     "each Idempotency-Key names one operation, %d in all" %
+     (LIFECYCLES * 4))
 t.ok(len(again) == 7 and len(set(again)) == 1,
      "a key sent again six times to random replicas named the same "
      "operation")
 t.ok(all(d.get("state") == "succeeded" for d in results.values()) and
-     len(results) == CLUSTERS * 4, "every operation succeeded")
+     len(results) == LIFECYCLES * 4, "every operation succeeded")
 t.eq(psql("SELECT count(*) FROM operations WHERE state <> 'succeeded'"),
      [["0"]], "every operation PostgreSQL holds succeeded")
 t.ok(sum(kills.values()) >= min(KILLS, 4),
@@ -370,7 +480,7 @@ SETTERS = re.compile(
 
 def setter(k):
     return SETTERS.match(k[1]) or (
-        k[0].startswith("kubernetes:") and k[1] == "patch" and
+        k[0].startswith("kubernetes:") and k[1].split(" ")[0] == "patch" and
         "fieldManager=" in k[2])
 
 
@@ -382,8 +492,9 @@ for k in twice[:10]:
     t.diag("sent %d times: %s %s %s" % ((seen[k],) + k))
 for k in again_set[:10]:
     t.diag("setter sent again after a kill or stop: %s %s %s" % k)
-for name, want in (("CreateCluster", CLUSTERS), ("DeleteCluster", CLUSTERS),
-                   ("UpdateCluster", 2 * CLUSTERS)):
+for name, want in (("CreateCluster", LIFECYCLES),
+                   ("DeleteCluster", LIFECYCLES),
+                   ("UpdateCluster", 2 * LIFECYCLES)):
     t.eq(sum(1 for e in sent if e["service"] == "sagemaker" and
              e["operation"] == name), want,
          "%d %s requests, one per operation" % (want, name))
@@ -412,8 +523,9 @@ for row in twice_done[:10]:
 t.ok(takeovers and not late,
      "a killed poller's leased operation was claimed by another, every "
      "time (%d kills holding a lease)" % len(takeovers))
-for op_id, took in late:
-    t.diag("not taken over: %s after %.1f s" % (op_id, took))
+for op_id, took, row in late:
+    t.diag("not taken over: %s after %.1f s (fence, owner, lease until, "
+           "due, state, now: %s)" % (op_id, took, row))
 if takeovers:
     t.diag("take-over after a kill: median %.2f s, max %.2f s (%d)" % (
         statistics.median(takeovers), max(takeovers), len(takeovers)))

@@ -38,7 +38,7 @@ for line in text.splitlines():
     if len(cells) == 8 and cells[0] not in ("bench", "---"):
         rows.setdefault(cells[0], []).append(cells)
 for bench in ("sandbox", "rest", "contract", "mcp", "oidc", "cluster", "pss", "start",
-              "pipelines", "stream", "ledger", "notify"):
+              "pipelines", "replicas", "stream", "ledger", "notify"):
     t.ok(bench in rows, "a row for %s" % bench)
 
 NUM = r"(\d+(?:\.\d+)?)"
@@ -52,12 +52,13 @@ measured = 0
 for bench, cells_list in sorted(rows.items()):
     for cells in cells_list:
         if cells[2] == "-":
-            t.ok(bench == "stream" or (bench == "oidc" and
+            t.ok(bench == "stream" or (bench in ("oidc", "replicas") and
                                        cells[7].startswith("skipped")) or
                  (bench in ("contract", "mcp") and
                   cells[7].startswith("skipped in --quick")),
                  "%s: %s is a slot only if it is the stream's, the "
-                 "provider's without t/node_modules or the two builds "
+                 "provider's without t/node_modules, the replicas' "
+                 "without PostgreSQL or the two builds "
                  "of the contract's or MCP's before and now (%s)" %
                  (bench, cells[1], cells[7]))
             continue

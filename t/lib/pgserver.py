@@ -12,6 +12,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import threading
 
 from harness import free_port
 
@@ -86,3 +87,40 @@ class Server:
         r = self.run("psql", "-h", self.dir, "-p", str(self.port), "-U",
                      "slipway", "-d", db, "-At", "-c", sql, check=False)
         return r.stdout.strip()
+
+
+class Session:
+    """One psql kept open on the server: a test that asks many times a
+    second (a lease's owner, its token) asks without a process each."""
+
+    def __init__(self, server, db="slipway"):
+        self.p = subprocess.Popen(
+            server.as_user + [os.path.join(server.bin, "psql"), "-h",
+                              server.dir, "-p", str(server.port), "-U",
+                              "slipway", "-d", db, "-X", "-At", "-q", "-F",
+                              "|"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+            bufsize=1, cwd=server.dir)
+        self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def rows(self, sql):
+        """One statement's rows, each a list of its columns ([] on an
+        error)."""
+        with self.lock:
+            self.p.stdin.write(sql.rstrip().rstrip(";") +
+                               ";\n\\echo __END__\n")
+            self.p.stdin.flush()
+            out = []
+            for line in self.p.stdout:
+                line = line.rstrip("\n")
+                if line == "__END__":
+                    break
+                if line:
+                    out.append(line.split("|"))
+            return out
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.stdin.close()
+            self.p.wait(timeout=30)
