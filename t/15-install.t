@@ -111,6 +111,11 @@ for p in pages:
 
 # --- the installed stack runs against the sandbox -----------------------------------
 harness.SLIPWAY = os.path.join(root, "bin", "slipway")
+if harness.on_postgresql():
+    # The stack's database comes in a slipway.conf of the harness's,
+    # which takes the place of the installed one: name the installed one
+    # so the harness writes it first (SQLite's pass finds it unnamed).
+    os.environ["SLIPWAY_CONF"] = os.path.join(root, "etc/slipway/slipway.conf")
 s = harness.Stack(t, sandbox=True)
 r = s.get("/api/v1/health", token=None)
 t.eq(r.status, 200, "the installed stack answers /api/v1/health")
