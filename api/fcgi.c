@@ -50,9 +50,12 @@ sw_fcgi_read_body(FCGX_Request *fr, struct sw_buf *body)
 	}
 	if (want > (long long)body->max)
 		return 1;
-	while (want > 0 && (n = FCGX_GetStr(chunk, (int)(want <
-	    (long long)sizeof(chunk) ? want : (long long)sizeof(chunk)),
-	    fr->in)) > 0) {
+	while (want > 0 &&
+	    (n = FCGX_GetStr(chunk,
+		 (int)(want < (long long)sizeof(chunk)
+			 ? want
+			 : (long long)sizeof(chunk)),
+		 fr->in)) > 0) {
 		if (sw_buf_add(body, chunk, (size_t)n) != SW_OK)
 			return 1;
 		want -= n;
@@ -68,10 +71,10 @@ sw_fcgi_write(FCGX_Request *fr, const struct sw_buf *out)
 
 	/* FCGX_PutStr takes an int: write big answers in pieces. */
 	while (off < out->len) {
-		n = out->len - off > 1024 * 1024 ? 1024 * 1024 :
-		    (int)(out->len - off);
+		n = out->len - off > 1024 * 1024 ? 1024 * 1024
+						 : (int)(out->len - off);
 		if (FCGX_PutStr(out->data + off, n, fr->out) != n)
-			break;		/* the client went away */
+			break; /* the client went away */
 		off += (size_t)n;
 	}
 }

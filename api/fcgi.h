@@ -19,13 +19,13 @@
 #include "lib/buf.h"
 
 /* Answer one request; arg is the one given to sw_fcgi_run(). */
-typedef void	(*sw_fcgi_serve_fn)(FCGX_Request *fr, void *arg);
+typedef void (*sw_fcgi_serve_fn)(FCGX_Request *fr, void *arg);
 
 /*
  * Run the accept loop until SIGTERM or SIGINT.  Returns 0 on a clean
  * stop, -1 (logged) when FastCGI cannot be set up.
  */
-int	sw_fcgi_run(sw_fcgi_serve_fn serve, void *arg);
+int sw_fcgi_run(sw_fcgi_serve_fn serve, void *arg);
 
 /* A request parameter, or NULL when absent or empty. */
 const char *sw_fcgi_param(FCGX_Request *fr, const char *name);
@@ -35,9 +35,9 @@ const char *sw_fcgi_param(FCGX_Request *fr, const char *name);
  * limit; init it with sw_buf_init(body, SW_MAX_BODY)).  Returns 1 when
  * the body is over the cap (nothing more is read), else 0.
  */
-int	sw_fcgi_read_body(FCGX_Request *fr, struct sw_buf *body);
+int sw_fcgi_read_body(FCGX_Request *fr, struct sw_buf *body);
 
 /* Write out (the whole CGI answer: Status, headers, blank line, body). */
-void	sw_fcgi_write(FCGX_Request *fr, const struct sw_buf *out);
+void sw_fcgi_write(FCGX_Request *fr, const struct sw_buf *out);
 
 #endif

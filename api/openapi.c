@@ -17,16 +17,18 @@
 #include "api/optable.h"
 
 struct named_schema {
-	const char	*name;
-	const char	*json;
+	const char *name;
+	const char *json;
 };
 
-#define OBJ(props)	"{\"type\":\"object\",\"properties\":{" props "}}"
+#define OBJ(props) "{\"type\":\"object\",\"properties\":{" props "}}"
 
 /* The schema of a row that describes its answer only by .output. */
+/* clang-format off */
 static const struct named_schema schemas[] = {
 	{ "Any", "{\"type\":\"object\"}" },
 };
+/* clang-format on */
 
 json_object *
 sw_schema_named(const char *name)
@@ -48,10 +50,9 @@ ref(const char *name)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "$ref", sw_jsf("#/components/schemas/%s",
-	    name));
+	json_object_object_add(
+	    o, "$ref", sw_jsf("#/components/schemas/%s", name));
 	return o;
-
 }
 
 static json_object *
@@ -87,12 +88,12 @@ parameters_of(const struct sw_op *op)
 	for (f = op->params; f != NULL && f->name != NULL; f++) {
 		p = json_object_new_object();
 		sw_json_add_str(p, "name", f->name);
-		sw_json_add_str(p, "in", (f->flags & SW_F_PATH) ? "path" :
-		    "query");
+		sw_json_add_str(
+		    p, "in", (f->flags & SW_F_PATH) ? "path" : "query");
 		if (f->desc)
 			sw_json_add_str(p, "description", f->desc);
-		sw_json_add_bool(p, "required", (f->flags & SW_F_PATH) ||
-		    (f->flags & SW_F_REQUIRED));
+		sw_json_add_bool(p, "required",
+		    (f->flags & SW_F_PATH) || (f->flags & SW_F_REQUIRED));
 		json_object_object_add(p, "schema", sw_field_schema(f));
 		json_object_array_add(arr, p);
 	}
@@ -102,8 +103,8 @@ parameters_of(const struct sw_op *op)
 		sw_json_add_str(p, "in", "query");
 		sw_json_add_str(p, "description", sw_dry_run_field.desc);
 		sw_json_add_bool(p, "required", 0);
-		json_object_object_add(p, "schema",
-		    sw_field_schema(&sw_dry_run_field));
+		json_object_object_add(
+		    p, "schema", sw_field_schema(&sw_dry_run_field));
 		json_object_array_add(arr, p);
 	}
 	if (op->touch == SW_TOUCH_TEAM) {
@@ -112,18 +113,21 @@ parameters_of(const struct sw_op *op)
 		sw_json_add_str(p, "in", "query");
 		sw_json_add_str(p, "description", sw_team_field.desc);
 		sw_json_add_bool(p, "required", 0);
-		json_object_object_add(p, "schema",
-		    sw_field_schema(&sw_team_field));
+		json_object_object_add(
+		    p, "schema", sw_field_schema(&sw_team_field));
 		json_object_array_add(arr, p);
 	}
 	if (sw_op_takes_team(op))
-		json_object_array_add(arr, sw_jo("name", sw_js(SW_TEAM_HEADER),
-		    "in", sw_js("header"), "description", sw_js("The team "
-		    "the caller works as (the UI's team switcher), used when "
-		    "the request names none; a team the caller is not in is "
-		    "refused by the same rule as the team argument."),
-		    "required", sw_jb(0), "schema", sw_field_schema(
-		    &sw_team_field), NULL));
+		json_object_array_add(arr,
+		    sw_jo("name", sw_js(SW_TEAM_HEADER), "in", sw_js("header"),
+			"description",
+			sw_js(
+			    "The team "
+			    "the caller works as (the UI's team switcher), used when "
+			    "the request names none; a team the caller is not in is "
+			    "refused by the same rule as the team argument."),
+			"required", sw_jb(0), "schema",
+			sw_field_schema(&sw_team_field), NULL));
 	if (strcmp(op->method, "GET") != 0)
 		json_object_array_add(arr, idempotency_key_of(op));
 	return arr;
@@ -146,7 +150,7 @@ static int
 same_media(const struct sw_answer *a, const struct sw_answer *b)
 {
 	return strcmp(a->media ? a->media : "application/json",
-	    b->media ? b->media : "application/json") == 0;
+		   b->media ? b->media : "application/json") == 0;
 }
 
 /* Every answer of a row by status; two of one media type at one status
@@ -160,9 +164,10 @@ answers_of(const struct sw_op *op)
 	char code[8], desc[512];
 
 	if (op->answers == NULL) {
-		json_object_object_add(resp, (op->flags & SW_OP_LONG) ?
-		    "202" : "200", response(op->summary,
-		    ref(op->output ? op->output : "Any"), "application/json"));
+		json_object_object_add(resp,
+		    (op->flags & SW_OP_LONG) ? "202" : "200",
+		    response(op->summary, ref(op->output ? op->output : "Any"),
+			"application/json"));
 		return resp;
 	}
 	for (a = op->answers; a->status != 0; a++) {
@@ -174,8 +179,8 @@ answers_of(const struct sw_op *op)
 		for (b = a + 1; b->status != 0; b++) {
 			if (b->status != a->status)
 				continue;
-			sw_fmt_text(desc, sizeof(desc), "%s Or: %s",
-			    a->desc, b->desc);
+			sw_fmt_text(
+			    desc, sizeof(desc), "%s Or: %s", a->desc, b->desc);
 			if (!same_media(a, b))
 				continue;
 			if (one == NULL) {
@@ -184,15 +189,15 @@ answers_of(const struct sw_op *op)
 			}
 			json_object_array_add(one, answer_schema(b));
 		}
-		r = response(desc, one != NULL ? sw_jo("oneOf", one, NULL) :
-		    answer_schema(a), a->media ? a->media :
-		    "application/json");
+		r = response(desc,
+		    one != NULL ? sw_jo("oneOf", one, NULL) : answer_schema(a),
+		    a->media ? a->media : "application/json");
 		for (b = a + 1; b->status != 0; b++)
 			if (b->status == a->status && !same_media(a, b))
-				json_object_object_add(sw_json_get(r,
-				    "content"), b->media ? b->media :
-				    "application/json", sw_jo("schema",
-				    answer_schema(b), NULL));
+				json_object_object_add(
+				    sw_json_get(r, "content"),
+				    b->media ? b->media : "application/json",
+				    sw_jo("schema", answer_schema(b), NULL));
 		json_object_object_add(resp, code, r);
 	}
 	return resp;
@@ -201,11 +206,12 @@ answers_of(const struct sw_op *op)
 /* The statuses a row can fail with, from what it is: input, a path,
  * credentials, a change, AWS behind it, a long poll. */
 struct problem_status {
-	int		 status;
-	const char	*types;		/* the problem types it carries */
-	const char	*desc;
+	int status;
+	const char *types; /* the problem types it carries */
+	const char *desc;
 };
 
+/* clang-format off */
 static const struct problem_status problem_statuses[] = {
 	{ 400, "validation, malformed-json", "The request is refused: each "
 	  "field and the rule it breaks are listed in errors." },
@@ -230,6 +236,7 @@ static const struct problem_status problem_statuses[] = {
 	  "after Retry-After seconds." },
 	{ 504, "timeout", "AWS or Kubernetes did not answer in time." },
 };
+/* clang-format on */
 
 /* Does this row talk to AWS or Kubernetes? */
 static int
@@ -273,8 +280,8 @@ can_fail_with(const struct sw_op *op, int status)
 static json_object *
 header_of(const char *desc, const char *type)
 {
-	return sw_jo("description", sw_js(desc), "schema", sw_jo("type",
-	    sw_js(type), NULL), NULL);
+	return sw_jo("description", sw_js(desc), "schema",
+	    sw_jo("type", sw_js(type), NULL), NULL);
 }
 
 /* One problem response, written once under components/responses. */
@@ -284,16 +291,22 @@ problem_response(const struct problem_status *p)
 	json_object *r;
 	char desc[512];
 
-	sw_fmt_text(desc, sizeof(desc), "%s Problem types: %s "
-	    "(/problems/<type>).", p->desc, p->types);
+	sw_fmt_text(desc, sizeof(desc),
+	    "%s Problem types: %s "
+	    "(/problems/<type>).",
+	    p->desc, p->types);
 	r = response(desc, ref("Problem"), "application/problem+json");
 	if (p->status == 401)
-		json_object_object_add(r, "headers", sw_jo("WWW-Authenticate",
-		    header_of("Bearer, with the error when a token was "
-		    "refused.", "string"), NULL));
+		json_object_object_add(r, "headers",
+		    sw_jo("WWW-Authenticate",
+			header_of("Bearer, with the error when a token was "
+				  "refused.",
+			    "string"),
+			NULL));
 	if (p->status == 429 || p->status == 503)
-		json_object_object_add(r, "headers", sw_jo("Retry-After",
-		    header_of("Seconds to wait.", "integer"), NULL));
+		json_object_object_add(r, "headers",
+		    sw_jo("Retry-After",
+			header_of("Seconds to wait.", "integer"), NULL));
 	return r;
 }
 
@@ -311,25 +324,27 @@ problems_of(const struct sw_op *op, json_object *resp)
 	char code[8], name[64];
 	size_t i;
 
-	for (i = 0; i < sizeof(problem_statuses) /
-	    sizeof(problem_statuses[0]); i++) {
+	for (i = 0; i < sizeof(problem_statuses) / sizeof(problem_statuses[0]);
+	     i++) {
 		p = &problem_statuses[i];
 		if (!can_fail_with(op, p->status) ||
 		    sw_fmt(code, sizeof(code), "%d", p->status) != SW_OK ||
-		    sw_fmt(name, sizeof(name), "#/components/responses/"
-		    "Problem%d", p->status) != SW_OK)
+		    sw_fmt(name, sizeof(name),
+			"#/components/responses/"
+			"Problem%d",
+			p->status) != SW_OK)
 			continue;
 		if ((own = sw_json_get(resp, code)) == NULL) {
-			json_object_object_add(resp, code, sw_jo("$ref",
-			    sw_js(name), NULL));
+			json_object_object_add(
+			    resp, code, sw_jo("$ref", sw_js(name), NULL));
 			continue;
 		}
 		content = sw_json_get(own, "content");
-		if (content != NULL && sw_json_get(content,
-		    "application/problem+json") == NULL)
+		if (content != NULL &&
+		    sw_json_get(content, "application/problem+json") == NULL)
 			json_object_object_add(content,
-			    "application/problem+json", sw_jo("schema",
-			    ref("Problem"), NULL));
+			    "application/problem+json",
+			    sw_jo("schema", ref("Problem"), NULL));
 	}
 }
 
@@ -341,12 +356,12 @@ problem_responses(void)
 	char name[32];
 	size_t i;
 
-	for (i = 0; i < sizeof(problem_statuses) /
-	    sizeof(problem_statuses[0]); i++)
+	for (i = 0; i < sizeof(problem_statuses) / sizeof(problem_statuses[0]);
+	     i++)
 		if (sw_fmt(name, sizeof(name), "Problem%d",
-		    problem_statuses[i].status) == SW_OK)
-			json_object_object_add(o, name,
-			    problem_response(&problem_statuses[i]));
+			problem_statuses[i].status) == SW_OK)
+			json_object_object_add(
+			    o, name, problem_response(&problem_statuses[i]));
 	return o;
 }
 
@@ -357,16 +372,20 @@ idempotency_key_of(const struct sw_op *op)
 	char desc[512];
 
 	sw_fmt_text(desc, sizeof(desc), "1 to %d of [A-Za-z0-9-_.:]. %s",
-	    SW_MAX_IDEMPOTENCY_KEY, (op->flags & SW_OP_LONG) ? "The same "
-	    "key with the same request answers with the operation it "
-	    "started first (idempotent_replay true); with another request, "
-	    "409." : "Checked for form; this operation does not start one "
-	    "and is not replayed.");
-	return sw_jo("name", sw_js("Idempotency-Key"), "in",
-	    sw_js("header"), "description", sw_js(desc), "required",
-	    sw_jb(0), "schema", sw_jo("type", sw_js("string"), "minLength",
-	    sw_ji(1), "maxLength", sw_ji(SW_MAX_IDEMPOTENCY_KEY), "pattern",
-	    sw_js("^[A-Za-z0-9._:-]+$"), NULL), NULL);
+	    SW_MAX_IDEMPOTENCY_KEY,
+	    (op->flags & SW_OP_LONG)
+		? "The same "
+		  "key with the same request answers with the operation it "
+		  "started first (idempotent_replay true); with another request, "
+		  "409."
+		: "Checked for form; this operation does not start one "
+		  "and is not replayed.");
+	return sw_jo("name", sw_js("Idempotency-Key"), "in", sw_js("header"),
+	    "description", sw_js(desc), "required", sw_jb(0), "schema",
+	    sw_jo("type", sw_js("string"), "minLength", sw_ji(1), "maxLength",
+		sw_ji(SW_MAX_IDEMPOTENCY_KEY), "pattern",
+		sw_js("^[A-Za-z0-9._:-]+$"), NULL),
+	    NULL);
 }
 
 static json_object *
@@ -385,8 +404,9 @@ operation_of(const struct sw_op *op)
 	if (op->body != NULL) {
 		rb = json_object_new_object();
 		sw_json_add_bool(rb, "required", 1);
-		json_object_object_add(rb, "content", content_of(
-		    sw_fields_schema(op->body, 0), "application/json"));
+		json_object_object_add(rb, "content",
+		    content_of(
+			sw_fields_schema(op->body, 0), "application/json"));
 		json_object_object_add(o, "requestBody", rb);
 	}
 	resp = answers_of(op);
@@ -418,8 +438,8 @@ lower(char *dst, const char *src, size_t n)
 	size_t i;
 
 	for (i = 0; i + 1 < n && src[i]; i++)
-		dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ?
-		    src[i] + 32 : src[i]);
+		dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32
+							       : src[i]);
 	dst[i] = '\0';
 }
 
@@ -435,7 +455,8 @@ sw_openapi_document(void)
 	info = json_object_new_object();
 	sw_json_add_str(info, "title", "Slipway API");
 	sw_json_add_str(info, "version", PACKAGE_VERSION);
-	sw_json_add_str(info, "description", "Create and run Amazon EKS + "
+	sw_json_add_str(info, "description",
+	    "Create and run Amazon EKS + "
 	    "SageMaker HyperPod clusters. Every change is an operation; "
 	    "poll it with operation_get or operation_wait.");
 	json_object_object_add(doc, "info", info);
@@ -459,8 +480,8 @@ sw_openapi_document(void)
 	comp = json_object_new_object();
 	sch = json_object_new_object();
 	for (i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++)
-		json_object_object_add(sch, schemas[i].name,
-		    json_tokener_parse(schemas[i].json));
+		json_object_object_add(
+		    sch, schemas[i].name, json_tokener_parse(schemas[i].json));
 	for (i = 0; sw_shapes[i].name != NULL; i++) {
 		s = sw_answer_schema(sw_shapes[i].fields);
 		sw_json_add_str(s, "description", sw_shapes[i].desc);

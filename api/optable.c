@@ -15,12 +15,15 @@
 #include "api/ops/families.h"
 #include "api/ops/patterns.h"
 
+/* clang-format off */
 const struct sw_field sw_dry_run_field = {
 	.name = "dry_run", .type = SW_T_BOOL, .flags = SW_F_QUERY,
 	.desc = "Validate and plan only: list the calls that would be made "
 	"and change nothing."
 };
+/* clang-format on */
 
+/* clang-format off */
 const struct sw_field sw_team_field = {
 	.name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY,
 	.min = 1, .max = 39, .pattern = PAT_TEAM,
@@ -28,6 +31,7 @@ const struct sw_field sw_team_field = {
 	"hyperpod-ns-<team>); default: the caller's team when it has one, "
 	"else the team of a hyperpod-ns-<team> namespace."
 };
+/* clang-format on */
 
 int
 sw_op_takes_team(const struct sw_op *op)
@@ -56,8 +60,10 @@ row_check(const struct sw_op *op)
 {
 	if (op->touch == SW_TOUCH_UNSET || op->touch >= SW_TOUCH__MAX ||
 	    (op->touch == SW_TOUCH_TEAM && !row_has_field(op, "namespace"))) {
-		fprintf(stderr, "optable: row %s names no touch, or touches "
-		    "a team without a namespace field\n", op->name);
+		fprintf(stderr,
+		    "optable: row %s names no touch, or touches "
+		    "a team without a namespace field\n",
+		    op->name);
 		abort();
 	}
 }
@@ -65,15 +71,27 @@ row_check(const struct sw_op *op)
 /* The families, in the order the OpenAPI document and tools/list give
  * their rows. */
 static const struct sw_op_family *const families[] = {
-	&sw_ops_system, &sw_ops_inspect, &sw_ops_plans, &sw_ops_clusters,
-	&sw_ops_instance_groups, &sw_ops_nodes, &sw_ops_diagnostics,
-	&sw_ops_governance, &sw_ops_training, &sw_ops_mlflow,
-	&sw_ops_inference, &sw_ops_spaces,
-	&sw_ops_features, &sw_ops_storage, &sw_ops_operations,
-	&sw_ops_costs, &sw_ops_notifications, &sw_ops_fleet,
+	&sw_ops_system,
+	&sw_ops_inspect,
+	&sw_ops_plans,
+	&sw_ops_clusters,
+	&sw_ops_instance_groups,
+	&sw_ops_nodes,
+	&sw_ops_diagnostics,
+	&sw_ops_governance,
+	&sw_ops_training,
+	&sw_ops_mlflow,
+	&sw_ops_inference,
+	&sw_ops_spaces,
+	&sw_ops_features,
+	&sw_ops_storage,
+	&sw_ops_operations,
+	&sw_ops_costs,
+	&sw_ops_notifications,
+	&sw_ops_fleet,
 };
 
-#define SW_MAX_OPS	192	/* rows the joined table can hold */
+#define SW_MAX_OPS 192 /* rows the joined table can hold */
 
 static struct sw_op table[SW_MAX_OPS];
 const struct sw_op *const sw_optable = table;
@@ -194,8 +212,8 @@ sw_path_match(const char *tmpl, const char *path, json_object *vars)
 			/* "{x}" or "{x}:verb": bind the part before :verb */
 			verb = close + 1;
 			vl = tl - (size_t)(verb - t);
-			if (pl <= vl || (vl > 0 &&
-			    memcmp(p + pl - vl, verb, vl) != 0))
+			if (pl <= vl ||
+			    (vl > 0 && memcmp(p + pl - vl, verb, vl) != 0))
 				return 0;
 			if (memchr(p, ':', pl - vl) != NULL)
 				return 0;
@@ -210,8 +228,8 @@ sw_path_match(const char *tmpl, const char *path, json_object *vars)
 					return 0;
 				memcpy(val, p, pl - vl);
 				val[pl - vl] = '\0';
-				json_object_object_add(vars, name,
-				    json_object_new_string(val));
+				json_object_object_add(
+				    vars, name, json_object_new_string(val));
 			}
 		} else if (tl != pl || memcmp(t, p, tl) != 0)
 			return 0;
@@ -244,7 +262,7 @@ sw_tool_classes_ok(const char *list)
 
 	if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
 		return 0;
-	for (p = buf; ; p = comma + 1) {
+	for (p = buf;; p = comma + 1) {
 		if ((comma = strchr(p, ',')) != NULL)
 			*comma = '\0';
 		if (!sw_tool_class_ok(p))
@@ -260,6 +278,7 @@ sw_tool_classes_ok(const char *list)
  * expression (lib/valid.c).  Patterns that are the same string share a
  * row.  A pattern missing here is quoted as it is.
  */
+/* clang-format off */
 const struct sw_pattern_words sw_pattern_words[] = {
 	{ PAT_CLUSTER, "lowercase letters, digits and hyphens, starting "
 	  "with a letter and ending with a letter or digit, 2 to 32 "
@@ -294,3 +313,4 @@ const struct sw_pattern_words sw_pattern_words[] = {
 	{ PAT_ADDON_VERSION, "an add-on version such as v1.19.0-eksbuild.1" },
 	{ NULL, NULL }
 };
+/* clang-format on */

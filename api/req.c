@@ -43,8 +43,8 @@ sw_req_from_env(struct sw_req *r, char *const *envp)
 	 * router splits segments before decoding (see router.h). */
 	if ((raw = env_get(envp, "REQUEST_URI")) != NULL) {
 		q = strchr(raw, '?');
-		r->uri_owned = sw_strndup(raw, q ? (size_t)(q - raw) :
-		    strlen(raw));
+		r->uri_owned =
+		    sw_strndup(raw, q ? (size_t)(q - raw) : strlen(raw));
 		r->uri = r->uri_owned;
 	}
 	if (r->uri == NULL)
@@ -125,8 +125,7 @@ sw_req_reply(struct sw_req *r, int status, json_object *o)
 }
 
 int
-sw_req_cookie(const struct sw_req *r, const char *name, char *out,
-    size_t outsz)
+sw_req_cookie(const struct sw_req *r, const char *name, char *out, size_t outsz)
 {
 	const char *p = r->cookie, *end;
 	size_t n = strlen(name), len;
@@ -204,25 +203,44 @@ static const char *
 reason_phrase(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 201: return "Created";
-	case 202: return "Accepted";
-	case 204: return "No Content";
-	case 302: return "Found";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 409: return "Conflict";
-	case 413: return "Content Too Large";
-	case 415: return "Unsupported Media Type";
-	case 422: return "Unprocessable Content";
-	case 429: return "Too Many Requests";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return status >= 500 ? "Internal Server Error" : "Unknown";
+	case 200:
+		return "OK";
+	case 201:
+		return "Created";
+	case 202:
+		return "Accepted";
+	case 204:
+		return "No Content";
+	case 302:
+		return "Found";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 409:
+		return "Conflict";
+	case 413:
+		return "Content Too Large";
+	case 415:
+		return "Unsupported Media Type";
+	case 422:
+		return "Unprocessable Content";
+	case 429:
+		return "Too Many Requests";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return status >= 500 ? "Internal Server Error" : "Unknown";
 	}
 }
 
@@ -238,8 +256,8 @@ sw_req_render(struct sw_req *r, struct sw_buf *out)
 	if (r->err != SW_OK) {
 		problem = sw_req_problem(r);
 		status = sw_err_http_status(r->err);
-		if ((status == 429 || status == 503) && strstr(sw_buf_str(
-		    &r->headers), "Retry-After:") == NULL)
+		if ((status == 429 || status == 503) &&
+		    strstr(sw_buf_str(&r->headers), "Retry-After:") == NULL)
 			sw_req_header(r, "Retry-After: 2");
 		type = "application/problem+json";
 		body = sw_json_str(problem);
@@ -255,13 +273,14 @@ sw_req_render(struct sw_req *r, struct sw_buf *out)
 		body = r->out ? sw_json_str(r->out) : "{}";
 		len = strlen(body);
 	}
-	e = sw_buf_printf(out, "Status: %d %s\r\n"
+	e = sw_buf_printf(out,
+	    "Status: %d %s\r\n"
 	    "Content-Type: %s\r\n"
 	    "Content-Length: %zu\r\n"
 	    "Cache-Control: no-store\r\n"
 	    "%s"
-	    "\r\n", status, reason_phrase(status), type, len,
-	    sw_buf_str(&r->headers));
+	    "\r\n",
+	    status, reason_phrase(status), type, len, sw_buf_str(&r->headers));
 	if (e == SW_OK && strcmp(r->method, "HEAD") != 0)
 		e = sw_buf_add(out, body, len);
 	json_object_put(problem);

@@ -72,9 +72,9 @@ path_is_plain(const char *path)
 /* ---- long-poll slots ------------------------------------------------- */
 
 static struct {
-	char	dir[512];
-	char	lane[32];
-	int	lane_slots;
+	char dir[512];
+	char lane[32];
+	int lane_slots;
 } polls;
 
 sw_err
@@ -109,7 +109,7 @@ slot_take(const char *prefix, int n)
 
 	for (i = 0; i < n; i++) {
 		if (snprintf(path, sizeof(path), "%s/%s.%d", polls.dir, prefix,
-		    i) >= (int)sizeof(path))
+			i) >= (int)sizeof(path))
 			return -2;
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0)
@@ -139,21 +139,25 @@ long_poll_begin(struct sw_req *r, int fds[2])
 	}
 	if ((fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		goto busy;
-	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
-	    polls.lane_slots)) < 0)
+	if (polls.lane_slots > 0 &&
+	    (fds[1] = slot_take(polls.lane, polls.lane_slots)) < 0)
 		goto busy;
 	return 0;
 busy:
 	if (fds[0] == -2 || fds[1] == -2)
-		sw_req_fail(r, SW_EINTERNAL, "cannot open the long-poll "
-		    "slots in %s", polls.dir);
+		sw_req_fail(r, SW_EINTERNAL,
+		    "cannot open the long-poll "
+		    "slots in %s",
+		    polls.dir);
 	else {
 		if (fds[0] < 0)
-			sw_req_fail(r, SW_ETHROTTLED, "token '%s' already "
+			sw_req_fail(r, SW_ETHROTTLED,
+			    "token '%s' already "
 			    "holds %d long polls; retry when one returns",
 			    r->who.name, SW_MAX_WAITS_PER_TOKEN);
 		else
-			sw_req_fail(r, SW_ETHROTTLED, "all %d long-poll slots "
+			sw_req_fail(r, SW_ETHROTTLED,
+			    "all %d long-poll slots "
 			    "of %s are busy; retry shortly",
 			    polls.lane_slots, polls.lane);
 		sw_req_header(r, "Retry-After: %d", SW_WAIT_RETRY_AFTER);
@@ -175,8 +179,8 @@ sw_route_hold_begin(const char *token_id, int fds[2])
 	if (sw_fmt(prefix, sizeof(prefix), "token-%s", token_id) != SW_OK ||
 	    (fds[0] = slot_take(prefix, SW_MAX_WAITS_PER_TOKEN)) < 0)
 		return -1;
-	if (polls.lane_slots > 0 && (fds[1] = slot_take(polls.lane,
-	    polls.lane_slots)) < 0) {
+	if (polls.lane_slots > 0 &&
+	    (fds[1] = slot_take(polls.lane, polls.lane_slots)) < 0) {
 		close(fds[0]);
 		fds[0] = fds[1] = -1;
 		return -1;
@@ -223,16 +227,15 @@ sw_route_accepted(struct sw_req *r, const char *op_id, int existed)
 		return sw_req_fail(r, e, "cannot read operation %s", op_id);
 	json_object_object_del(o, "params");
 	sw_json_add_str(o, "operation_id", op_id);
-	sw_json_add_str(o, "status_tool", r->op->status_tool ?
-	    r->op->status_tool : "operation_wait");
-	sw_json_add_int(o, "poll_interval_seconds", r->op->poll_seconds ?
-	    r->op->poll_seconds : 5);
+	sw_json_add_str(o, "status_tool",
+	    r->op->status_tool ? r->op->status_tool : "operation_wait");
+	sw_json_add_int(o, "poll_interval_seconds",
+	    r->op->poll_seconds ? r->op->poll_seconds : 5);
 	sw_json_add_bool(o, "idempotent_replay", existed);
-	if (sw_fmt(url, sizeof(url), "/api/v1/operations/%s", op_id) !=
-	    SW_OK) {
+	if (sw_fmt(url, sizeof(url), "/api/v1/operations/%s", op_id) != SW_OK) {
 		json_object_put(o);
-		return sw_req_fail(r, SW_EINTERNAL, "operation id %s too long",
-		    op_id);
+		return sw_req_fail(
+		    r, SW_EINTERNAL, "operation id %s too long", op_id);
 	}
 	sw_req_header(r, "Location: %s", url);
 	sw_req_reply(r, 202, o);
@@ -247,8 +250,10 @@ sw_route_match(struct sw_req *r, json_object *vars)
 	int path_seen = 0;
 
 	if (!path_is_plain(r->uri)) {
-		sw_req_fail(r, SW_ENOTFOUND, "no API route %s (the path has "
-		    "an empty, '.' or '..' segment)", r->uri);
+		sw_req_fail(r, SW_ENOTFOUND,
+		    "no API route %s (the path has "
+		    "an empty, '.' or '..' segment)",
+		    r->uri);
 		return NULL;
 	}
 	for (i = 0; i < sw_optable_len; i++) {
@@ -259,7 +264,7 @@ sw_route_match(struct sw_req *r, json_object *vars)
 		path_seen = 1;
 		if (strcmp(op->method, r->method) == 0 ||
 		    (strcmp(r->method, "HEAD") == 0 &&
-		    strcmp(op->method, "GET") == 0)) {
+			strcmp(op->method, "GET") == 0)) {
 			sw_path_match(op->path, r->uri, vars);
 			return op;
 		}
@@ -312,25 +317,25 @@ authenticate(struct sw_req *r)
 
 	if (a != NULL) {
 		if (strncasecmp(a, "Bearer ", 7) != 0)
-			return unauthenticated(r, NULL,
-			    "Authorization must be a Bearer token");
-		e = sw_bearer_check(r->db, r->cfg, a + 7, &r->who, why,
-		    sizeof(why));
+			return unauthenticated(
+			    r, NULL, "Authorization must be a Bearer token");
+		e = sw_bearer_check(
+		    r->db, r->cfg, a + 7, &r->who, why, sizeof(why));
 		if (e == SW_EUNAUTH)
 			return unauthenticated(r, "invalid_token", why);
-		return e == SW_OK ? authenticated(r) : sw_req_fail(r, e,
-		    "token check failed");
+		return e == SW_OK ? authenticated(r)
+				  : sw_req_fail(r, e, "token check failed");
 	}
 	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie))) {
 		e = sw_session_check(r->db, cookie, &r->who);
 		if (e == SW_EUNAUTH)
-			return sw_req_fail(r, e,
-			    "the session has expired; log in again");
-		return e == SW_OK ? authenticated(r) :
-		    sw_req_fail(r, e, "session check failed");
+			return sw_req_fail(
+			    r, e, "the session has expired; log in again");
+		return e == SW_OK ? authenticated(r)
+				  : sw_req_fail(r, e, "session check failed");
 	}
-	return unauthenticated(r, NULL,
-	    "send Authorization: Bearer <token> or log in");
+	return unauthenticated(
+	    r, NULL, "send Authorization: Bearer <token> or log in");
 }
 
 static int
@@ -339,18 +344,19 @@ method_is_safe(const char *m)
 	return strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
 }
 
-static const struct sw_field *param_find(const struct sw_field *f,
-    const char *name, unsigned where);
+static const struct sw_field *param_find(
+    const struct sw_field *f, const char *name, unsigned where);
 
 /* ---- the team rule --------------------------------------------------- */
-
 
 const char *
 sw_authz_decide(const struct sw_config *cfg, const struct sw_principal *who,
     const struct sw_op *op, const char *team, char *why, size_t whysz)
 {
 	struct sw_rule_row row = {
-		.name = op->name, .scope = op->scope, .touch = op->touch,
+		.name = op->name,
+		.scope = op->scope,
+		.touch = op->touch,
 		.readonly = (op->flags & SW_OP_READONLY) != 0,
 		.team_arg = sw_op_takes_team(op),
 	};
@@ -367,14 +373,14 @@ sw_authz_may(const struct sw_config *cfg, const struct sw_principal *who,
 	int n, i;
 
 	if (!sw_op_takes_team(op))
-		return sw_authz_decide(cfg, who, op, NULL, why,
-		    sizeof(why)) == NULL;
+		return sw_authz_decide(cfg, who, op, NULL, why, sizeof(why)) ==
+		    NULL;
 	if ((n = sw_principal_teams(cfg, who, m, SW_MAX_MEMBERSHIPS)) < 0)
-		return sw_authz_decide(cfg, who, op, NULL, why,
-		    sizeof(why)) == NULL;
+		return sw_authz_decide(cfg, who, op, NULL, why, sizeof(why)) ==
+		    NULL;
 	for (i = 0; i < n; i++)
-		if (sw_authz_decide(cfg, who, op, m[i].team, why,
-		    sizeof(why)) == NULL)
+		if (sw_authz_decide(
+			cfg, who, op, m[i].team, why, sizeof(why)) == NULL)
 			return 1;
 	return 0;
 }
@@ -399,9 +405,10 @@ authorize(struct sw_req *r)
 	char why[320];
 
 	if (!sw_authz_may(r->cfg, &r->who, op)) {
-		if (sw_authz_decide(r->cfg, &r->who, op, NULL, why,
-		    sizeof(why)) == NULL)
-			sw_fmt_text(why, sizeof(why), "rule %s: %s needs a "
+		if (sw_authz_decide(
+			r->cfg, &r->who, op, NULL, why, sizeof(why)) == NULL)
+			sw_fmt_text(why, sizeof(why),
+			    "rule %s: %s needs a "
 			    "role '%s' has in none of its teams",
 			    sw_touch_name(op->touch), op->name, r->who.name);
 		if (sw_principal_teams(r->cfg, &r->who, NULL, 0) < 0)
@@ -426,7 +433,7 @@ arg_str(json_object *params, json_object *body, const char *name)
 	return v != NULL ? v : sw_json_get_str(body, name);
 }
 
-#define TEAM_NS		"hyperpod-ns-"
+#define TEAM_NS "hyperpod-ns-"
 
 /* The team a request is for: its team argument, else the team of a
  * hyperpod-ns-<team> namespace (TEAM rows), else the Slipway-Team
@@ -454,10 +461,10 @@ request_team(struct sw_req *r, json_object *params, json_object *body,
 		return NULL;
 	for (i = 0; i < n; i++)
 		if (sw_authz_decide(r->cfg, &r->who, r->op, m[i].team, why,
-		    sizeof(why)) == NULL)
+			sizeof(why)) == NULL)
 			break;
-	return sw_fmt(buf, bufsz, "%s", m[i < n ? i : 0].team) == SW_OK ?
-	    buf : NULL;
+	return sw_fmt(buf, bufsz, "%s", m[i < n ? i : 0].team) == SW_OK ? buf
+									: NULL;
 }
 
 /* Put name = value where the row reads it: its query/path fields, or
@@ -466,8 +473,10 @@ static void
 arg_set(struct sw_req *r, json_object *params, json_object *body,
     const char *name, const char *value)
 {
-	json_object *where = param_find(r->op->params, name,
-	    SW_F_PATH | SW_F_QUERY) != NULL ? params : body;
+	json_object *where =
+	    param_find(r->op->params, name, SW_F_PATH | SW_F_QUERY) != NULL
+	    ? params
+	    : body;
 
 	json_object_object_del(params, name);
 	json_object_object_del(body, name);
@@ -489,14 +498,16 @@ team_rule(struct sw_req *r, json_object *params, json_object *body)
 	if ((r->op->flags & SW_OP_PUBLIC) || !sw_op_takes_team(r->op))
 		return SW_OK;
 	team = request_team(r, params, body, buf, sizeof(buf));
-	if (sw_authz_decide(r->cfg, &r->who, r->op, team, why,
-	    sizeof(why)) != NULL)
+	if (sw_authz_decide(r->cfg, &r->who, r->op, team, why, sizeof(why)) !=
+	    NULL)
 		return forbidden(r, why);
 	if (team == NULL && arg_str(params, body, "team") != NULL) {
 		json_object_object_del(params, "team");
 		json_object_object_del(body, "team");
-		sw_ferr_add(&r->ferrs, "team", "maxLength", "must be at most "
-		    "%d characters", SW_MAX_TEAM);
+		sw_ferr_add(&r->ferrs, "team", "maxLength",
+		    "must be at most "
+		    "%d characters",
+		    SW_MAX_TEAM);
 	}
 	if (team == NULL)
 		return SW_OK;
@@ -507,9 +518,11 @@ team_rule(struct sw_req *r, json_object *params, json_object *body)
 	json_object_object_del(params, "team");
 	json_object_object_del(body, "team");
 	if (strlen(team) > SW_MAX_TEAM || team[0] == '-' ||
-	    team[strlen(team) - 1] == '-' || strspn(team,
-	    "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(team)) {
-		sw_ferr_add(&r->ferrs, "team", "pattern", "must be 1 to %d "
+	    team[strlen(team) - 1] == '-' ||
+	    strspn(team, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+		strlen(team)) {
+		sw_ferr_add(&r->ferrs, "team", "pattern",
+		    "must be 1 to %d "
 		    "of [a-z0-9-], not starting or ending with '-'",
 		    SW_MAX_TEAM);
 		return SW_OK;
@@ -518,8 +531,10 @@ team_rule(struct sw_req *r, json_object *params, json_object *body)
 		return sw_req_fail(r, SW_EINTERNAL, "team name too long");
 	given = arg_str(params, body, "namespace");
 	if (given != NULL && strcmp(given, ns) != 0)
-		sw_ferr_add(&r->ferrs, "namespace", "team", "is %s, the "
-		    "namespace of team %s; %s is not", ns, team, given);
+		sw_ferr_add(&r->ferrs, "namespace", "team",
+		    "is %s, the "
+		    "namespace of team %s; %s is not",
+		    ns, team, given);
 	else
 		arg_set(r, params, body, "namespace", ns);
 	return SW_OK;
@@ -556,16 +571,16 @@ read_body(struct sw_req *r, json_object **body)
 		return SW_OK;
 	}
 	if (!content_type_is_json(r->content_type))
-		return sw_req_fail(r, SW_EMEDIA,
-		    "Content-Type must be application/json");
+		return sw_req_fail(
+		    r, SW_EMEDIA, "Content-Type must be application/json");
 	if (sw_json_parse(r->body, r->body_len, body, why, sizeof(why)) !=
 	    SW_OK)
 		return sw_req_fail(r, SW_EBADJSON, "body: %s", why);
 	if (!json_object_is_type(*body, json_type_object)) {
 		json_object_put(*body);
 		*body = NULL;
-		sw_ferr_add(&r->ferrs, "", "type",
-		    "body must be a JSON object");
+		sw_ferr_add(
+		    &r->ferrs, "", "type", "body must be a JSON object");
 		return sw_req_fail(r, SW_EINVAL, "body must be a JSON object");
 	}
 	return SW_OK;
@@ -591,7 +606,8 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 	size_t len;
 	json_object *v;
 
-	json_object_object_foreach(vars, name, raw) {
+	json_object_object_foreach(vars, name, raw)
+	{
 		f = param_find(r->op->params, name, SW_F_PATH);
 		if (f == NULL)
 			continue;
@@ -602,8 +618,8 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 			continue;
 		}
 		if (sw_text_bad(val, strlen(val)) != NULL) {
-			sw_ferr_add(&r->ferrs, name, "encoding",
-			    "is not valid UTF-8");
+			sw_ferr_add(
+			    &r->ferrs, name, "encoding", "is not valid UTF-8");
 			continue;
 		}
 		v = sw_field_from_text(f, val, &r->ferrs);
@@ -618,10 +634,11 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		if (len == 0)
 			continue;
 		eq = memchr(p, '=', len);
-		if (sw_url_decode(p, eq ? (size_t)(eq - p) : len, key,
-		    sizeof(key)) < 0 || (eq != NULL &&
-		    sw_url_decode(eq + 1, len - (size_t)(eq - p) - 1, val,
-		    sizeof(val)) < 0)) {
+		if (sw_url_decode(
+			p, eq ? (size_t)(eq - p) : len, key, sizeof(key)) < 0 ||
+		    (eq != NULL &&
+			sw_url_decode(eq + 1, len - (size_t)(eq - p) - 1, val,
+			    sizeof(val)) < 0)) {
 			sw_ferr_add(&r->ferrs, "query", "encoding",
 			    "is not valid percent-encoding");
 			continue;
@@ -634,8 +651,8 @@ collect_params(struct sw_req *r, json_object *vars, json_object *params)
 		if (eq == NULL)
 			memcpy(val, "true", sizeof("true"));
 		else if (sw_text_bad(val, strlen(val)) != NULL) {
-			sw_ferr_add(&r->ferrs, key, "encoding",
-			    "is not valid UTF-8");
+			sw_ferr_add(
+			    &r->ferrs, key, "encoding", "is not valid UTF-8");
 			continue;
 		}
 		if (strcmp(key, "dry_run") == 0 &&
@@ -693,13 +710,15 @@ replay(struct sw_req *r)
 	char id[SW_OP_ID_LEN];
 	sw_err e;
 
-	e = sw_op_find_idem(r->db, r->who.name, r->idem_key,
-	    r->request_hash, id);
+	e = sw_op_find_idem(
+	    r->db, r->who.name, r->idem_key, r->request_hash, id);
 	if (e == SW_ENOTFOUND)
 		return 0;
 	if (e == SW_ECONFLICT) {
-		sw_req_fail(r, e, "Idempotency-Key %s was used for a different "
-		    "request", r->idem_key);
+		sw_req_fail(r, e,
+		    "Idempotency-Key %s was used for a different "
+		    "request",
+		    r->idem_key);
 		return 1;
 	}
 	if (e != SW_OK) {
@@ -728,7 +747,7 @@ check_segments(struct sw_req *r, json_object *params)
 			sw_ferr_add(&r->ferrs, f->name, "minLength",
 			    "must not be empty");
 		else if ((bad = sw_path_segment_bad(
-		    json_object_get_string(v))) != NULL)
+			      json_object_get_string(v))) != NULL)
 			sw_ferr_add(&r->ferrs, f->name, "segment", "%s", bad);
 		else
 			continue;
@@ -747,15 +766,17 @@ check_segments(struct sw_req *r, json_object *params)
  */
 /* Does r's answer break answer row a?  Adds why to errs. */
 static void
-answer_against(const struct sw_req *r, const struct sw_answer *a,
-    struct sw_ferrs *errs)
+answer_against(
+    const struct sw_req *r, const struct sw_answer *a, struct sw_ferrs *errs)
 {
 	const struct sw_field *f = sw_answer_fields(a);
 
 	if (f == NULL) {
 		if (r->raw == NULL)
-			sw_ferr_add(errs, "", "media", "JSON where %s is "
-			    "documented", a->media ? a->media : "text");
+			sw_ferr_add(errs, "", "media",
+			    "JSON where %s is "
+			    "documented",
+			    a->media ? a->media : "text");
 	} else if (r->raw != NULL)
 		sw_ferr_add(errs, "", "media", "%s where JSON is documented",
 		    r->raw_type ? r->raw_type : "bytes");
@@ -779,20 +800,24 @@ answer_check(struct sw_req *r)
 		memset(&one, 0, sizeof(one));
 		answer_against(r, a, &one);
 		if (one.n == 0)
-			return;		/* it is this answer */
+			return; /* it is this answer */
 		if (tried++ == 0)
 			errs = one;
 	}
 	if (tried == 0)
-		sw_ferr_add(&errs, "", "status", "%d%s is not an answer of "
-		    "this operation", status, r->dry_run ? " (dry run)" : "");
+		sw_ferr_add(&errs, "", "status",
+		    "%d%s is not an answer of "
+		    "this operation",
+		    status, r->dry_run ? " (dry run)" : "");
 	sw_error("answer of %s (%d%s) does not match its schema: %s: %s "
-	    "(%s)", r->op->name, status, r->dry_run ? ", dry run" : "",
-	    errs.e[0].field, errs.e[0].msg, errs.e[0].rule);
+		 "(%s)",
+	    r->op->name, status, r->dry_run ? ", dry run" : "", errs.e[0].field,
+	    errs.e[0].msg, errs.e[0].rule);
 	r->ferrs = errs;
-	sw_req_fail(r, SW_EINTERNAL, "the answer of %s does not match its "
-	    "schema (%d problems; the first: %s %s)", r->op->name, errs.n,
-	    errs.e[0].field, errs.e[0].msg);
+	sw_req_fail(r, SW_EINTERNAL,
+	    "the answer of %s does not match its "
+	    "schema (%d problems; the first: %s %s)",
+	    r->op->name, errs.n, errs.e[0].field, errs.e[0].msg);
 }
 #endif
 
@@ -818,14 +843,14 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 		if (json_object_is_type(dr, json_type_boolean))
 			r->dry_run = json_object_get_boolean(dr);
 		else
-			sw_ferr_add(&r->ferrs, "dry_run", "type",
-			    "must be boolean");
+			sw_ferr_add(
+			    &r->ferrs, "dry_run", "type", "must be boolean");
 		json_object_object_del(params, "dry_run");
 	}
 	sw_valid_words(sw_pattern_words);
 	if (r->op->params != NULL)
-		(void)sw_validate(params, r->op->params, SW_F_PATH | SW_F_QUERY,
-		    &r->ferrs);
+		(void)sw_validate(
+		    params, r->op->params, SW_F_PATH | SW_F_QUERY, &r->ferrs);
 	(void)sw_validate(body, r->op->body, 0, &r->ferrs);
 	if (r->ferrs.n > 0) {
 		r->err = SW_EINVAL;
@@ -833,7 +858,7 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 	}
 	/* Merge: path and query win over body members of the same name. */
 	json_object_object_foreach(params, k, v)
-		json_object_object_add(body, k, json_object_get(v));
+	    json_object_object_add(body, k, json_object_get(v));
 	r->args = body;
 	body = NULL;
 	if (r->op->flags & SW_OP_LONG) {
@@ -842,8 +867,10 @@ dispatch_input(struct sw_req *r, json_object *params, json_object *body,
 			goto out;
 	}
 	if ((fn = sw_route_handler(table, r->op->name)) == NULL) {
-		sw_req_fail(r, SW_EINTERNAL, "%s has no handler in this "
-		    "program", r->op->name);
+		sw_req_fail(r, SW_EINTERNAL,
+		    "%s has no handler in this "
+		    "program",
+		    r->op->name);
 		goto out;
 	}
 	if ((r->op->flags & SW_OP_LONG_POLL) &&
@@ -874,10 +901,10 @@ param_value(struct sw_req *r, const struct sw_field *f, json_object *v)
 	case json_type_int:
 	case json_type_boolean:
 	case json_type_double:
-		return sw_field_from_text(f, json_object_get_string(v),
-		    &r->ferrs);
+		return sw_field_from_text(
+		    f, json_object_get_string(v), &r->ferrs);
 	default:
-		return json_object_get(v);	/* validation names it */
+		return json_object_get(v); /* validation names it */
 	}
 }
 
@@ -897,14 +924,15 @@ sw_dispatch(struct sw_req *r, const struct sw_op *op,
 			goto fail;
 	}
 	if (args != NULL && !json_object_is_type(args, json_type_object)) {
-		sw_ferr_add(&r->ferrs, "", "type",
-		    "arguments must be a JSON object");
+		sw_ferr_add(
+		    &r->ferrs, "", "type", "arguments must be a JSON object");
 		sw_req_fail(r, SW_EINVAL, "arguments must be a JSON object");
 		goto fail;
 	}
 	if (args == NULL)
-		args = body;	/* no arguments: an empty object */
-	json_object_object_foreach(args, k, v) {
+		args = body; /* no arguments: an empty object */
+	json_object_object_foreach(args, k, v)
+	{
 		f = param_find(op->params, k, SW_F_PATH | SW_F_QUERY);
 		if (f == NULL && strcmp(k, "dry_run") == 0 &&
 		    (op->flags & SW_OP_DRY_RUN))
@@ -914,8 +942,8 @@ sw_dispatch(struct sw_req *r, const struct sw_op *op,
 			f = &sw_team_field;
 		if (f == NULL)
 			json_object_object_add(body, k, json_object_get(v));
-		else if (v != NULL && !json_object_is_type(v,
-		    json_type_null) && (pv = param_value(r, f, v)) != NULL)
+		else if (v != NULL && !json_object_is_type(v, json_type_null) &&
+		    (pv = param_value(r, f, v)) != NULL)
 			json_object_object_add(params, k, pv);
 	}
 	if (r->ferrs.n > 0) {
@@ -943,23 +971,28 @@ rest_caller(struct sw_req *r)
 	}
 	if (!method_is_safe(r->method) && r->origin != NULL &&
 	    !sw_config_origin_allowed(r->cfg, r->origin, r->host))
-		return sw_req_fail(r, SW_EFORBIDDEN, "Origin %s is not "
-		    "allowed", r->origin);
+		return sw_req_fail(r, SW_EFORBIDDEN,
+		    "Origin %s is not "
+		    "allowed",
+		    r->origin);
 	return SW_OK;
 }
 
 static sw_err
 idem_key_check(struct sw_req *r)
 {
-	if (r->idem_key == NULL || (strlen(r->idem_key) <=
-	    SW_MAX_IDEMPOTENCY_KEY && strspn(r->idem_key,
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789-_.:") == strlen(r->idem_key)))
+	if (r->idem_key == NULL ||
+	    (strlen(r->idem_key) <= SW_MAX_IDEMPOTENCY_KEY &&
+		strspn(r->idem_key,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789-_.:") == strlen(r->idem_key)))
 		return SW_OK;
 	sw_ferr_add(&r->ferrs, "Idempotency-Key", "pattern",
 	    "must be 1 to %d of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
-	return sw_req_fail(r, SW_EINVAL, "Idempotency-Key: must be 1 to %d "
-	    "of [A-Za-z0-9-_.:]", SW_MAX_IDEMPOTENCY_KEY);
+	return sw_req_fail(r, SW_EINVAL,
+	    "Idempotency-Key: must be 1 to %d "
+	    "of [A-Za-z0-9-_.:]",
+	    SW_MAX_IDEMPOTENCY_KEY);
 }
 
 /* DNS rebinding: a page of another name resolving to us.  An
@@ -980,8 +1013,8 @@ host_ok(const struct sw_req *r)
 
 		if ((op->flags & SW_OP_ANY_HOST) &&
 		    (strcmp(op->method, r->method) == 0 ||
-		    (strcmp(r->method, "HEAD") == 0 &&
-		    strcmp(op->method, "GET") == 0)) &&
+			(strcmp(r->method, "HEAD") == 0 &&
+			    strcmp(op->method, "GET") == 0)) &&
 		    sw_path_match(op->path, r->uri, NULL))
 			return 1;
 	}
@@ -995,7 +1028,8 @@ sw_route(struct sw_req *r, const struct sw_handler_row *table)
 
 	vars = json_object_new_object();
 	if (!host_ok(r)) {
-		sw_req_fail(r, SW_EFORBIDDEN, "the Host header names neither "
+		sw_req_fail(r, SW_EFORBIDDEN,
+		    "the Host header names neither "
 		    "a loopback address nor the host of an allowed origin");
 		goto out;
 	}

@@ -34,8 +34,8 @@ typedef sw_err (*sw_handler)(struct sw_req *);
 
 /* One row of a handler table; a table ends with a row whose op is NULL. */
 struct sw_handler_row {
-	const char	*op;		/* operation name (api/optable.c) */
-	sw_handler	 fn;
+	const char *op; /* operation name (api/optable.c) */
+	sw_handler fn;
 };
 
 /*
@@ -43,7 +43,7 @@ struct sw_handler_row {
  * table (borrowed); the answer is left in r for sw_req_render().  A
  * row without a handler in table is a 500 problem.
  */
-void	sw_route(struct sw_req *r, const struct sw_handler_row *table);
+void sw_route(struct sw_req *r, const struct sw_handler_row *table);
 
 /*
  * The row of r's method and raw path (r->uri), with the raw (still
@@ -61,9 +61,9 @@ const struct sw_op *sw_route_match(struct sw_req *r, json_object *vars);
  * for REST.  r holds only its context (db, cfg) before; the answer or
  * the failure is left in r as sw_route() leaves it.
  */
-void	sw_dispatch(struct sw_req *r, const struct sw_op *op,
-	    const struct sw_principal *who, json_object *args,
-	    const struct sw_handler_row *table);
+void sw_dispatch(struct sw_req *r, const struct sw_op *op,
+    const struct sw_principal *who, json_object *args,
+    const struct sw_handler_row *table);
 
 /*
  * Bound long polls (rows flagged SW_OP_LONG_POLL) in this process.  A
@@ -76,7 +76,7 @@ void	sw_dispatch(struct sw_req *r, const struct sw_op *op,
  * (unit tests).  dir is copied.  Fails (logged) when dir cannot be
  * made: a program must not start then.
  */
-sw_err	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
+sw_err sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
 
 /*
  * Take the same slots as a long poll (the token's and this process's
@@ -84,8 +84,8 @@ sw_err	sw_route_long_polls(const char *dir, const char *lane, int lane_slots);
  * 0 with the fds, -1 when the token or the lane has none free.
  * sw_route_hold_end() gives them back.
  */
-int	sw_route_hold_begin(const char *token_id, int fds[2]);
-void	sw_route_hold_end(int fds[2]);
+int sw_route_hold_begin(const char *token_id, int fds[2]);
+void sw_route_hold_end(int fds[2]);
 
 /*
  * The team rule (sw_team_rule, lib/teams.h) for a row of the operation
@@ -95,23 +95,22 @@ void	sw_route_hold_end(int fds[2]);
  * with it.
  */
 const char *sw_authz_decide(const struct sw_config *cfg,
-	    const struct sw_principal *who, const struct sw_op *op,
-	    const char *team, char *why, size_t whysz);
+    const struct sw_principal *who, const struct sw_op *op, const char *team,
+    char *why, size_t whysz);
 
 /* May who call op for some team (its default one)?  tools/list. */
-int	sw_authz_may(const struct sw_config *cfg,
-	    const struct sw_principal *who, const struct sw_op *op);
+int sw_authz_may(const struct sw_config *cfg, const struct sw_principal *who,
+    const struct sw_op *op);
 
 /* The handler of an operation in table, or NULL. */
-sw_handler sw_route_handler(const struct sw_handler_row *table,
-	    const char *op);
+sw_handler sw_route_handler(const struct sw_handler_row *table, const char *op);
 
 /*
  * The answer of every operation-starting request: 202 with the
  * operation (read from r->db), its status tool and poll interval, and a
  * Location header.  Used by handlers and by Idempotency-Key replays.
  */
-sw_err	sw_route_accepted(struct sw_req *r, const char *op_id, int existed);
+sw_err sw_route_accepted(struct sw_req *r, const char *op_id, int existed);
 
 /*
  * Why a decoded path variable is not one plain segment ('/', '\\',
@@ -120,6 +119,5 @@ sw_err	sw_route_accepted(struct sw_req *r, const char *op_id, int existed);
  * plugin tools check their path arguments with it too.
  */
 const char *sw_path_segment_bad(const char *value);
-
 
 #endif

@@ -64,14 +64,13 @@ opt_bool(json_object *o, const char *k, int dflt)
 }
 
 sw_err
-sw_tooldesc_check(json_object *d, json_object **out, char *why,
-    size_t whysz)
+sw_tooldesc_check(json_object *d, json_object **out, char *why, size_t whysz)
 {
 	static const char *const methods[] = { "GET", "POST", "PUT", "PATCH",
-	    "DELETE", NULL };
+		"DELETE", NULL };
 	static const char *const known[] = { "name", "description",
-	    "inputSchema", "outputSchema", "method", "path", "readOnly",
-	    "destructive", "idempotent", "scope", "title", NULL };
+		"inputSchema", "outputSchema", "method", "path", "readOnly",
+		"destructive", "idempotent", "scope", "title", NULL };
 	const char *name, *desc, *method, *path, *scope;
 	json_object *in, *os, *o;
 	char tool[80];
@@ -80,7 +79,8 @@ sw_tooldesc_check(json_object *d, json_object **out, char *why,
 	*out = NULL;
 	if (!json_object_is_type(d, json_type_object))
 		return fail(why, whysz, "a descriptor is a JSON object");
-	json_object_object_foreach(d, k, v) {
+	json_object_object_foreach(d, k, v)
+	{
 		(void)v;
 		for (found = 0, i = 0; known[i] != NULL; i++)
 			if (strcmp(known[i], k) == 0)
@@ -96,35 +96,42 @@ sw_tooldesc_check(json_object *d, json_object **out, char *why,
 		return fail(why, whysz, "name must be 1-48 of [a-z0-9_-]");
 	desc = sw_json_get_str(d, "description");
 	if (desc == NULL || strlen(desc) < 1 || strlen(desc) > 4000)
-		return fail(why, whysz, "description must be 1-4000 characters");
+		return fail(
+		    why, whysz, "description must be 1-4000 characters");
 	in = sw_json_get(d, "inputSchema");
 	if (!schema_is_object(in))
-		return fail(why, whysz, "inputSchema must be a JSON Schema "
+		return fail(why, whysz,
+		    "inputSchema must be a JSON Schema "
 		    "with \"type\": \"object\"");
 	os = sw_json_get(d, "outputSchema");
 	if (os != NULL && !schema_is_object(os))
-		return fail(why, whysz, "outputSchema must be a JSON Schema "
+		return fail(why, whysz,
+		    "outputSchema must be a JSON Schema "
 		    "with \"type\": \"object\"");
 	method = sw_json_get_str(d, "method");
 	for (found = 0, i = 0; method != NULL && methods[i] != NULL; i++)
 		if (strcmp(methods[i], method) == 0)
 			found = 1;
 	if (!found)
-		return fail(why, whysz, "method must be GET, POST, PUT, PATCH "
+		return fail(why, whysz,
+		    "method must be GET, POST, PUT, PATCH "
 		    "or DELETE");
 	path = sw_json_get_str(d, "path");
 	if (path == NULL || strncmp(path, "/ext/", 5) != 0 ||
 	    strlen(path) > 200 || strstr(path, "..") != NULL ||
-	    strstr(path, "//") != NULL || !chars_ok(path,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789-._~/{}:"))
-		return fail(why, whysz, "path must be an /ext/... path of "
+	    strstr(path, "//") != NULL ||
+	    !chars_ok(path,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"0123456789-._~/{}:"))
+		return fail(why, whysz,
+		    "path must be an /ext/... path of "
 		    "[A-Za-z0-9-._~/:{}]");
 	ro = opt_bool(d, "readOnly", 0);
 	destr = opt_bool(d, "destructive", !ro);
 	idem = opt_bool(d, "idempotent", ro);
 	if (ro < 0 || destr < 0 || idem < 0)
-		return fail(why, whysz, "readOnly, destructive and idempotent "
+		return fail(why, whysz,
+		    "readOnly, destructive and idempotent "
 		    "must be booleans");
 	scope = sw_json_get_str(d, "scope");
 	if (scope == NULL)
@@ -132,7 +139,8 @@ sw_tooldesc_check(json_object *d, json_object **out, char *why,
 	if (sw_scope_parse(scope) == SW_SCOPE_NONE)
 		return fail(why, whysz, "scope must be read, write or admin");
 	if (!ro && sw_scope_parse(scope) < SW_SCOPE_WRITE)
-		return fail(why, whysz, "a tool that changes things needs "
+		return fail(why, whysz,
+		    "a tool that changes things needs "
 		    "scope write or admin");
 	if (sw_fmt(tool, sizeof(tool), "%s%s", SW_TOOLDESC_PREFIX, name) !=
 	    SW_OK)
@@ -219,8 +227,7 @@ sw_tooldesc_load(const char *state_dir, json_object **out)
 	for (i = 0; i < n; i++) {
 		if (sw_fmt(path, sizeof(path), "%s/%s", dir, names[i]) !=
 		    SW_OK) {
-			sw_warn("%s/%s: skipped, path too long", dir,
-			    names[i]);
+			sw_warn("%s/%s: skipped, path too long", dir, names[i]);
 			continue;
 		}
 		if (json_object_array_length(arr) >= SW_MAX_TOOLDESCS) {
@@ -239,9 +246,10 @@ sw_tooldesc_load(const char *state_dir, json_object **out)
 		}
 		json_object_put(d);
 		for (dup = 0, j = 0; j < json_object_array_length(arr); j++)
-			if (strcmp(sw_json_get_str(json_object_array_get_idx(
-			    arr, j), "tool"), sw_json_get_str(norm, "tool")) ==
-			    0)
+			if (strcmp(
+				sw_json_get_str(
+				    json_object_array_get_idx(arr, j), "tool"),
+				sw_json_get_str(norm, "tool")) == 0)
 				dup = 1;
 		if (dup) {
 			sw_warn("%s: skipped: tool %s is already defined", path,
@@ -270,8 +278,8 @@ oa_param(const char *name, const char *in, int required, json_object *schema)
 	if (schema != NULL && json_object_is_type(schema, json_type_object))
 		json_object_object_add(p, "schema", json_object_get(schema));
 	else
-		json_object_object_add(p, "schema",
-		    json_tokener_parse("{\"type\":\"string\"}"));
+		json_object_object_add(
+		    p, "schema", json_tokener_parse("{\"type\":\"string\"}"));
 	return p;
 }
 
@@ -281,10 +289,12 @@ in_required(json_object *schema, const char *name)
 	json_object *req = sw_json_get(schema, "required");
 	size_t i;
 
-	for (i = 0; req != NULL && json_object_is_type(req, json_type_array)
-	    && i < json_object_array_length(req); i++)
+	for (i = 0; req != NULL && json_object_is_type(req, json_type_array) &&
+	     i < json_object_array_length(req);
+	     i++)
 		if (strcmp(json_object_get_string(
-		    json_object_array_get_idx(req, i)), name) == 0)
+			       json_object_array_get_idx(req, i)),
+			name) == 0)
 			return 1;
 	return 0;
 }
@@ -303,8 +313,8 @@ oa_operation(json_object *p)
 	in = sw_json_get(p, "inputSchema");
 	props = sw_json_get(in, "properties");
 	sw_json_add_str(o, "operationId", sw_json_get_str(p, "tool"));
-	sw_fmt_text(summary, sizeof(summary), "%s",
-	    sw_json_get_str(p, "description"));
+	sw_fmt_text(
+	    summary, sizeof(summary), "%s", sw_json_get_str(p, "description"));
 	if ((n = strcspn(summary, "\n")) < sizeof(summary))
 		summary[n] = '\0';
 	sw_json_add_str(o, "summary", summary);
@@ -322,17 +332,18 @@ oa_operation(json_object *p)
 			continue;
 		memcpy(name, t + 1, n);
 		name[n] = '\0';
-		json_object_array_add(params, oa_param(name, "path", 1,
-		    sw_json_get(props, name)));
+		json_object_array_add(params,
+		    oa_param(name, "path", 1, sw_json_get(props, name)));
 		json_object_object_add(used, name, NULL);
 	}
-	if (!body && props != NULL && json_object_is_type(props,
-	    json_type_object)) {
-		json_object_object_foreach(props, k, v) {
+	if (!body && props != NULL &&
+	    json_object_is_type(props, json_type_object)) {
+		json_object_object_foreach(props, k, v)
+		{
 			if (json_object_object_get_ex(used, k, NULL))
 				continue;
-			json_object_array_add(params, oa_param(k, "query",
-			    in_required(in, k), v));
+			json_object_array_add(params,
+			    oa_param(k, "query", in_required(in, k), v));
 		}
 	}
 	json_object_put(used);
@@ -351,9 +362,10 @@ oa_operation(json_object *p)
 	sw_json_add_str(r, "description", summary);
 	c = json_object_new_object();
 	mt = json_object_new_object();
-	json_object_object_add(mt, "schema", sw_json_get(p, "outputSchema") ?
-	    json_object_get(sw_json_get(p, "outputSchema")) :
-	    json_tokener_parse("{\"type\":\"object\"}"));
+	json_object_object_add(mt, "schema",
+	    sw_json_get(p, "outputSchema")
+		? json_object_get(sw_json_get(p, "outputSchema"))
+		: json_tokener_parse("{\"type\":\"object\"}"));
 	json_object_object_add(c, "application/json", mt);
 	json_object_object_add(r, "content", c);
 	json_object_object_add(resp, "200", r);
@@ -361,8 +373,8 @@ oa_operation(json_object *p)
 	sw_json_add_str(r, "description", "A problem");
 	c = json_object_new_object();
 	mt = json_object_new_object();
-	json_object_object_add(mt, "schema", json_tokener_parse(
-	    "{\"$ref\":\"#/components/schemas/Problem\"}"));
+	json_object_object_add(mt, "schema",
+	    json_tokener_parse("{\"$ref\":\"#/components/schemas/Problem\"}"));
 	json_object_object_add(c, "application/problem+json", mt);
 	json_object_object_add(r, "content", c);
 	json_object_object_add(resp, "default", r);
@@ -394,18 +406,17 @@ sw_tooldesc_openapi(json_object *doc)
 		if ((item = sw_json_get(paths, sw_json_get_str(p, "path"))) ==
 		    NULL) {
 			item = json_object_new_object();
-			json_object_object_add(paths, sw_json_get_str(p,
-			    "path"), item);
+			json_object_object_add(
+			    paths, sw_json_get_str(p, "path"), item);
 		}
 		if (sw_fmt(m, sizeof(m), "%s", sw_json_get_str(p, "method")) !=
 		    SW_OK) {
 			sw_warn("tool %s: method %s is not an HTTP method",
-			    sw_json_get_str(p, "tool"), sw_json_get_str(p,
-			    "method"));
+			    sw_json_get_str(p, "tool"),
+			    sw_json_get_str(p, "method"));
 			continue;
 		}
-		for (j = 0;
- m[j] != '\0'; j++)
+		for (j = 0; m[j] != '\0'; j++)
 			if (m[j] >= 'A' && m[j] <= 'Z')
 				m[j] = (char)(m[j] + 32);
 		json_object_object_add(item, m, oa_operation(p));

@@ -30,12 +30,12 @@
 static void
 wait_until(const struct timespec *at)
 {
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, at, NULL) ==
-	    EINTR)
+	while (
+	    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, at, NULL) == EINTR)
 		;
 }
 
-static long	ended_first;		/* ended by the poller first */
+static long ended_first; /* ended by the poller first */
 
 static sw_err
 one_event(struct sw_db *db, int i)
@@ -56,7 +56,7 @@ one_event(struct sw_db *db, int i)
 	e = sw_op_enqueue(db, &n, id, &existed);
 	json_object_put(params);
 	if (e == SW_OK && (e = sw_op_cancel(db, id)) == SW_ECONFLICT) {
-		ended_first++;	/* it ended already: that was its event */
+		ended_first++; /* it ended already: that was its event */
 		e = SW_OK;
 	}
 	(void)sw_db_idle(db);
@@ -74,7 +74,8 @@ main(int argc, char *argv[])
 	int64_t step_ns;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: slipway-bench-events STATE_DB "
+		fprintf(stderr,
+		    "usage: slipway-bench-events STATE_DB "
 		    "PER_MINUTE COUNT\n");
 		return 2;
 	}
@@ -97,8 +98,7 @@ main(int argc, char *argv[])
 		at.tv_nsec %= 1000000000L;
 		wait_until(&at);
 	}
-	printf("made %ld (%ld ended by the poller first)\n", made,
-	    ended_first);
+	printf("made %ld (%ld ended by the poller first)\n", made, ended_first);
 	sw_db_close(db);
 	return made == count ? 0 : 1;
 }

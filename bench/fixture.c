@@ -8,8 +8,8 @@
 #include "cloud/kube.h"
 #include "pipelines/pipeline.h"
 
-double	 made_wall, made_cpu;
-int	 bench_cluster;
+double made_wall, made_cpu;
+int bench_cluster;
 
 double
 ms(clockid_t clk)
@@ -37,8 +37,9 @@ making(int start)
 int
 cluster_no(const char *name)
 {
-	return name != NULL && strncmp(name, "bench-", 6) == 0 ?
-	    (int)strtol(name + 6, NULL, 10) : -1;
+	return name != NULL && strncmp(name, "bench-", 6) == 0
+	    ? (int)strtol(name + 6, NULL, 10)
+	    : -1;
 }
 
 json_object *

@@ -15,17 +15,17 @@
 #include "lib/buf.h"
 
 /* Milliseconds on clock clk. */
-double		 ms(clockid_t clk);
+double ms(clockid_t clk);
 /* making(1) before writing an answer, making(0) after it. */
-void		 making(int start);
-extern double	 made_wall, made_cpu;
+void making(int start);
+extern double made_wall, made_cpu;
 /* n of a cluster named bench-<n>, else -1. */
-int		 cluster_no(const char *name);
+int cluster_no(const char *name);
 /* b's text parsed (NULL when it is not JSON); b is freed. */
-json_object	*parsed(struct sw_buf *b);
+json_object *parsed(struct sw_buf *b);
 /* The n of the cluster sw_kube_connect last connected to.  The
  * fixture's sw_kube_connect, sw_kube_close and sw_cluster_aws stand in
  * for the product's: every bench cluster is in Slipway's own account. */
-extern int	 bench_cluster;
+extern int bench_cluster;
 
 #endif

@@ -14,10 +14,10 @@ static void
 serve(FCGX_Request *fr, void *arg)
 {
 	static const char answer[] = "Status: 200 OK\r\n"
-	    "Content-Type: application/json\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "\r\n"
-	    "{\"hello\":\"world\"}";
+				     "Content-Type: application/json\r\n"
+				     "Cache-Control: no-store\r\n"
+				     "\r\n"
+				     "{\"hello\":\"world\"}";
 	struct sw_buf out;
 
 	(void)arg;

@@ -42,14 +42,14 @@
 #include "pipelines/prices.h"
 #include "poller/ledger.h"
 
-#define GPUS		8
-#define TEAMS		8
-#define LAUNCH		1764892800	/* 2025-12-05T00:00:00Z */
-#define PRICE_US	98320000	/* illustrative, micro-USD an hour */
+#define GPUS 8
+#define TEAMS 8
+#define LAUNCH 1764892800 /* 2025-12-05T00:00:00Z */
+#define PRICE_US 98320000 /* illustrative, micro-USD an hour */
 
-static int	 nodes_per;		/* nodes a cluster */
-static int64_t	 aws_now = LAUNCH + 3600;
-static int64_t	 rows;			/* rows a pass writes */
+static int nodes_per; /* nodes a cluster */
+static int64_t aws_now = LAUNCH + 3600;
+static int64_t rows; /* rows a pass writes */
 
 /* ListClusterNodes of cluster c, one page, as the sandbox answers. */
 static json_object *
@@ -62,11 +62,12 @@ node_page(int c)
 	sw_buf_init(&b, 0);
 	(void)sw_buf_puts(&b, "{\"ClusterNodeSummaries\":[");
 	for (i = 0; i < nodes_per; i++)
-		(void)sw_buf_printf(&b, "%s{\"InstanceGroupName\":\"workers\","
+		(void)sw_buf_printf(&b,
+		    "%s{\"InstanceGroupName\":\"workers\","
 		    "\"InstanceId\":\"i-0%07x%08x\",\"InstanceStatus\":"
 		    "{\"Status\":\"Running\"},\"InstanceType\":"
-		    "\"ml.p5.48xlarge\",\"LaunchTime\":%d.25}", i ? "," : "",
-		    c, i, LAUNCH);
+		    "\"ml.p5.48xlarge\",\"LaunchTime\":%d.25}",
+		    i ? "," : "", c, i, LAUNCH);
 	(void)sw_buf_puts(&b, "]}");
 	making(0);
 	return parsed(&b);
@@ -95,7 +96,8 @@ kube_nodes(struct sw_buf *b)
 
 	(void)sw_buf_puts(b, "{\"kind\":\"NodeList\",\"items\":[");
 	for (i = 0; i < nodes_per; i++)
-		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":"
+		(void)sw_buf_printf(b,
+		    "%s{\"metadata\":{\"name\":"
 		    "\"hyperpod-i-0%07x%08x\",\"labels\":{\"node.kubernetes.io/"
 		    "instance-type\":\"ml.p5.48xlarge\"}},\"status\":{"
 		    "\"capacity\":{\"cpu\":\"192\",\"nvidia.com/gpu\":\"%d\"},"
@@ -112,17 +114,19 @@ kube_pods(struct sw_buf *b)
 	(void)sw_buf_puts(b, "{\"kind\":\"PodList\",\"items\":[");
 	for (i = 0; i < nodes_per; i++) {
 		if (i % 4 == 3)
-			continue;	/* a node no pod holds: idle */
-		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":"
+			continue; /* a node no pod holds: idle */
+		(void)sw_buf_printf(b,
+		    "%s{\"metadata\":{\"name\":"
 		    "\"train-%d-%d\",\"namespace\":\"hyperpod-ns-team%d\","
 		    "\"labels\":{\"batch.kubernetes.io/job-name\":\"train-%d\"}"
 		    "},\"spec\":{\"nodeName\":\"hyperpod-i-0%07x%08x\","
 		    "\"containers\":[{\"name\":\"main\",\"resources\":{"
 		    "\"requests\":{\"nvidia.com/gpu\":\"%d\"}}}]},\"status\":"
 		    "{\"phase\":\"Running\",\"startTime\":"
-		    "\"2025-12-05T00:10:00Z\"}}", n++ ? "," : "",
-		    bench_cluster, i, (bench_cluster + i) % TEAMS,
-		    bench_cluster, bench_cluster, i, GPUS);
+		    "\"2025-12-05T00:10:00Z\"}}",
+		    n++ ? "," : "", bench_cluster, i,
+		    (bench_cluster + i) % TEAMS, bench_cluster, bench_cluster,
+		    i, GPUS);
 	}
 	(void)sw_buf_puts(b, "]}");
 }
@@ -175,10 +179,12 @@ reference(struct sw_db *db, int clusters, int64_t n)
 	int64_t i, per = n / clusters;
 	int c, rc = 0;
 
-	if (sw_db_prepare(db, "INSERT INTO plain (day,"
-	    " cluster, grp, type, team, job, kind, seconds, usd_us) VALUES"
-	    " ('2025-12-05', ?1, 'workers', 'ml.p5.48xlarge', 'team1',"
-	    " 'train', 'gpu', ?2, ?3)", &st) != SW_OK)
+	if (sw_db_prepare(db,
+		"INSERT INTO plain (day,"
+		" cluster, grp, type, team, job, kind, seconds, usd_us) VALUES"
+		" ('2025-12-05', ?1, 'workers', 'ml.p5.48xlarge', 'team1',"
+		" 'train', 'gpu', ?2, ?3)",
+		&st) != SW_OK)
 		return 1;
 	w0 = ms(CLOCK_MONOTONIC);
 	c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
@@ -227,13 +233,16 @@ seed(struct sw_db *db, struct sw_db *ref, int clusters)
 
 	for (c = 0; c < clusters; c++) {
 		sw_fmt_text(name, sizeof(name), "bench-%04d", c);
-		if (sw_cluster_new_id(id) != SW_OK || sw_cluster_record(db,
-		    name, id, "created", &rec) != SW_OK)
+		if (sw_cluster_new_id(id) != SW_OK ||
+		    sw_cluster_record(db, name, id, "created", &rec) != SW_OK)
 			return 1;
 	}
-	return sw_db_exec_sql(ref, "CREATE TABLE plain (day TEXT,"
-	    " cluster TEXT, grp TEXT, type TEXT, team TEXT, job TEXT,"
-	    " kind TEXT, seconds INTEGER, usd_us INTEGER)") == SW_OK ? 0 : 1;
+	return sw_db_exec_sql(ref,
+		   "CREATE TABLE plain (day TEXT,"
+		   " cluster TEXT, grp TEXT, type TEXT, team TEXT, job TEXT,"
+		   " kind TEXT, seconds INTEGER, usd_us INTEGER)") == SW_OK
+	    ? 0
+	    : 1;
 }
 
 int
@@ -246,7 +255,8 @@ main(int argc, char *argv[])
 	int64_t before;
 
 	if (argc != 5) {
-		fprintf(stderr, "usage: slipway-bench-ledger DIR CLUSTERS "
+		fprintf(stderr,
+		    "usage: slipway-bench-ledger DIR CLUSTERS "
 		    "NODES PASSES\n");
 		return 2;
 	}
@@ -270,9 +280,10 @@ main(int argc, char *argv[])
 		sw_ledger_tick(db, &aws, NULL);
 		rows = changes(db) - before;
 		if (p > 0)
-			printf("pass %.3f %.3f %lld\n", ms(CLOCK_MONOTONIC) - w0 -
-			    made_wall, ms(CLOCK_PROCESS_CPUTIME_ID) - c0 -
-			    made_cpu, (long long)rows);
+			printf("pass %.3f %.3f %lld\n",
+			    ms(CLOCK_MONOTONIC) - w0 - made_wall,
+			    ms(CLOCK_PROCESS_CPUTIME_ID) - c0 - made_cpu,
+			    (long long)rows);
 		aws_now += 60;
 		if (p > 0)
 			rc = reference(ref, clusters, rows);

@@ -43,9 +43,9 @@
 #include "pipelines/pipeline.h"
 #include "poller/watch.h"
 
-static int	 nodes_per, jobs_per;	/* a cluster's */
-static int	 pass_no;		/* which pass */
-static int	 still;			/* nothing changes */
+static int nodes_per, jobs_per; /* a cluster's */
+static int pass_no; /* which pass */
+static int still; /* nothing changes */
 
 sw_err
 aws_call(struct aws_ctx *aws, enum aws_service svc, const char *op,
@@ -75,7 +75,8 @@ kube_nodes(struct sw_buf *b)
 
 	(void)sw_buf_puts(b, "{\"kind\":\"NodeList\",\"items\":[");
 	for (i = 0; i < nodes_per; i++)
-		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":"
+		(void)sw_buf_printf(b,
+		    "%s{\"metadata\":{\"name\":"
 		    "\"hyperpod-i-0%07x%08x\",\"labels\":{"
 		    "\"node.kubernetes.io/instance-type\":\"ml.p5.48xlarge\","
 		    "\"sagemaker.amazonaws.com/instance-group-name\":"
@@ -93,7 +94,9 @@ static const char *
 job_condition(int job)
 {
 	return !still && job == 0 && pass_no > 0 &&
-	    bench_cluster % 10 == pass_no % 10 ? "Failed" : "Running";
+		bench_cluster % 10 == pass_no % 10
+	    ? "Failed"
+	    : "Running";
 }
 
 static void
@@ -101,10 +104,12 @@ kube_jobs(struct sw_buf *b)
 {
 	int i;
 
-	(void)sw_buf_puts(b, "{\"kind\":\"HyperPodPyTorchJobList\","
+	(void)sw_buf_puts(b,
+	    "{\"kind\":\"HyperPodPyTorchJobList\","
 	    "\"items\":[");
 	for (i = 0; i < jobs_per; i++)
-		(void)sw_buf_printf(b, "%s{\"metadata\":{\"name\":\"train-%d\","
+		(void)sw_buf_printf(b,
+		    "%s{\"metadata\":{\"name\":\"train-%d\","
 		    "\"namespace\":\"hyperpod-ns-team%d\"},\"spec\":{"
 		    "\"runPolicy\":{}},\"status\":{\"conditions\":[{\"type\":"
 		    "\"Created\",\"status\":\"True\"},{\"type\":\"%s\","
@@ -119,10 +124,12 @@ static void
 kube_managed(struct sw_buf *b, int jumpstart)
 {
 	if (jumpstart)
-		(void)sw_buf_puts(b, "{\"kind\":\"JumpStartModelList\","
+		(void)sw_buf_puts(b,
+		    "{\"kind\":\"JumpStartModelList\","
 		    "\"items\":[]}");
 	else
-		(void)sw_buf_puts(b, "{\"kind\":\"InferenceEndpointConfigList\","
+		(void)sw_buf_puts(b,
+		    "{\"kind\":\"InferenceEndpointConfigList\","
 		    "\"items\":[{\"metadata\":{\"name\":\"chat\",\"namespace\":"
 		    "\"hyperpod-ns-team2\"},\"spec\":{\"replicas\":1},"
 		    "\"status\":{\"state\":\"DeploymentComplete\","
@@ -135,13 +142,15 @@ static void
 kube_server(struct sw_buf *b, int pods)
 {
 	if (pods)
-		(void)sw_buf_puts(b, "{\"kind\":\"PodList\",\"items\":[{"
+		(void)sw_buf_puts(b,
+		    "{\"kind\":\"PodList\",\"items\":[{"
 		    "\"metadata\":{\"name\":\"llm-1\",\"namespace\":"
 		    "\"hyperpod-ns-team1\",\"labels\":{\"slipway.dev/"
 		    "inference\":\"llm\"}},\"status\":{\"phase\":\"Running\","
 		    "\"containerStatuses\":[{\"state\":{\"running\":{}}}]}}]}");
 	else
-		(void)sw_buf_puts(b, "{\"kind\":\"DeploymentList\",\"items\":[{"
+		(void)sw_buf_puts(b,
+		    "{\"kind\":\"DeploymentList\",\"items\":[{"
 		    "\"metadata\":{\"name\":\"llm\",\"namespace\":"
 		    "\"hyperpod-ns-team1\",\"labels\":{\"slipway.dev/"
 		    "inference\":\"llm\"}},\"spec\":{\"replicas\":1},"
@@ -159,7 +168,7 @@ k8s_list(struct k8s_client *k, const char *path, const char *selector,
 	(void)err;
 	*out = NULL;
 	if (strstr(path, "rayjobs") != NULL)
-		return SW_ENOTFOUND;	/* no KubeRay */
+		return SW_ENOTFOUND; /* no KubeRay */
 	making(1);
 	sw_buf_init(&b, 0);
 	if (strcmp(path, "/api/v1/nodes") == 0)
@@ -179,11 +188,14 @@ static int
 seed(struct sw_db *db, int clusters)
 {
 	struct sw_sub_new n = {
-		.name = "bench", .target = "webhook",
-		.address = "http://127.0.0.1:9/", .secret = "0123456789abcdef",
-		.format = "slipway", .created_by = "bench",
+		.name = "bench",
+		.target = "webhook",
+		.address = "http://127.0.0.1:9/",
+		.secret = "0123456789abcdef",
+		.format = "slipway",
+		.created_by = "bench",
 		.kinds = "job.failed,job.recovered,endpoint.failed,"
-		    "node.unhealthy,cluster.event",
+			 "node.unhealthy,cluster.event",
 	};
 	struct sw_cluster_rec rec;
 	char name[32], id[SW_CLUSTER_ID_LEN];
@@ -191,8 +203,8 @@ seed(struct sw_db *db, int clusters)
 
 	for (c = 0; c < clusters; c++) {
 		sw_fmt_text(name, sizeof(name), "bench-%04d", c);
-		if (sw_cluster_new_id(id) != SW_OK || sw_cluster_record(db,
-		    name, id, "created", &rec) != SW_OK)
+		if (sw_cluster_new_id(id) != SW_OK ||
+		    sw_cluster_record(db, name, id, "created", &rec) != SW_OK)
 			return 1;
 	}
 	return sw_sub_create(db, &n) == SW_OK ? 0 : 1;
@@ -209,7 +221,8 @@ main(int argc, char *argv[])
 	int64_t before;
 
 	if (argc != 6 && !(argc == 7 && strcmp(argv[6], "still") == 0)) {
-		fprintf(stderr, "usage: slipway-bench-watch DIR CLUSTERS "
+		fprintf(stderr,
+		    "usage: slipway-bench-watch DIR CLUSTERS "
 		    "NODES JOBS PASSES [still]\n");
 		return 2;
 	}
@@ -234,10 +247,10 @@ main(int argc, char *argv[])
 		c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
 		sw_watch_tick(db, &aws, NULL);
 		if (pass_no > 0)
-			printf("pass %.3f %.3f %lld\n", ms(CLOCK_MONOTONIC) -
-			    w0 - made_wall, ms(CLOCK_PROCESS_CPUTIME_ID) - c0 -
-			    made_cpu, (long long)(sw_db_total_changes(db) -
-			    before));
+			printf("pass %.3f %.3f %lld\n",
+			    ms(CLOCK_MONOTONIC) - w0 - made_wall,
+			    ms(CLOCK_PROCESS_CPUTIME_ID) - c0 - made_cpu,
+			    (long long)(sw_db_total_changes(db) - before));
 		fflush(stdout);
 	}
 	sw_db_close(db);

@@ -37,8 +37,8 @@
 #include "api/router.h"
 
 struct api {
-	struct sw_db		*db;
-	struct sw_config	 cfg;
+	struct sw_db *db;
+	struct sw_config cfg;
 };
 
 static void
@@ -61,11 +61,13 @@ serve(FCGX_Request *fr, void *arg)
 	 * statement keeps this worker on an old snapshot; the test build
 	 * fails the request that left a transaction open. */
 	if (sw_db_idle(a->db) != SW_OK && SW_TEST_BUILD)
-		(void)sw_req_fail(&r, SW_EINTERNAL, "the request ended inside "
+		(void)sw_req_fail(&r, SW_EINTERNAL,
+		    "the request ended inside "
 		    "a database transaction");
 	if (sw_req_render(&r, &out) != SW_OK) {
 		sw_buf_reset(&out);
-		(void)sw_buf_puts(&out, "Status: 500 Internal Server Error\r\n"
+		(void)sw_buf_puts(&out,
+		    "Status: 500 Internal Server Error\r\n"
 		    "Content-Type: application/problem+json\r\n\r\n"
 		    "{\"type\":\"/problems/internal\",\"title\":"
 		    "\"Internal error\",\"status\":500}");
@@ -93,18 +95,18 @@ main(int argc, char *argv[])
 	}
 	memset(&a, 0, sizeof(a));
 	if (sw_daemon_start(wait_pool ? "slipway-api-wait" : "slipway-api",
-	    &a.cfg, &a.db) != 0)
+		&a.cfg, &a.db) != 0)
 		return 1;
 	sw_oidc_set_fetch(http_get_document);
 	/* The wait pool is bounded by its size; a long poll that reaches
 	 * a request worker anyway (not through nginx) gets one slot. */
-	if (snprintf(polls, sizeof(polls), "%s/run/waits",
-	    a.cfg.state_dir) >= (int)sizeof(polls)) {
+	if (snprintf(polls, sizeof(polls), "%s/run/waits", a.cfg.state_dir) >=
+	    (int)sizeof(polls)) {
 		sw_error("state directory path too long");
 		goto out;
 	}
-	if (sw_route_long_polls(polls, wait_pool ? "wait" : "api",
-	    wait_pool ? 0 : 1) != SW_OK)
+	if (sw_route_long_polls(
+		polls, wait_pool ? "wait" : "api", wait_pool ? 0 : 1) != SW_OK)
 		goto out;
 	if (sw_fcgi_run(serve, &a) == 0)
 		rc = 0;

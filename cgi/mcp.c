@@ -68,11 +68,27 @@ stream_out(void *arg, const char *data, size_t len)
 
 /* The parameters the endpoint reads, in struct sw_mcp_http's order;
  * the Host is SW_HTTP_HOST (with the port), else HTTP_HOST. */
-enum { P_METHOD, P_AUTHORIZATION, P_ORIGIN, P_HOST, P_CONTENT_TYPE,
-	P_ACCEPT, P_VERSION, P_MCP_METHOD, P_MCP_NAME, P_SESSION,
-	P_LAST_EVENT, P_HTTP_HOST, P_N };
+enum {
+	P_METHOD,
+	P_AUTHORIZATION,
+	P_ORIGIN,
+	P_HOST,
+	P_CONTENT_TYPE,
+	P_ACCEPT,
+	P_VERSION,
+	P_MCP_METHOD,
+	P_MCP_NAME,
+	P_SESSION,
+	P_LAST_EVENT,
+	P_HTTP_HOST,
+	P_N
+};
 
-#define PARAM(s)	{ s, sizeof(s) - 1 }
+#define PARAM(s) \
+	{ \
+		s, sizeof(s) - 1 \
+	}
+/* clang-format off */
 static const struct { const char *name; size_t len; } params[P_N] = {
 	PARAM("REQUEST_METHOD"), PARAM("HTTP_AUTHORIZATION"),
 	PARAM("HTTP_ORIGIN"), PARAM("SW_HTTP_HOST"), PARAM("CONTENT_TYPE"),
@@ -81,6 +97,7 @@ static const struct { const char *name; size_t len; } params[P_N] = {
 	PARAM("HTTP_MCP_SESSION_ID"), PARAM("HTTP_LAST_EVENT_ID"),
 	PARAM("HTTP_HOST"),
 };
+/* clang-format on */
 #undef PARAM
 
 /*
@@ -146,11 +163,12 @@ serve(FCGX_Request *fr, void *arg)
 	/* As in cgi/api.c: no statement outlives the request. */
 	idle = sw_db_idle(m->db);
 	if (a.streamed)
-		;	/* written as it went */
+		; /* written as it went */
 	else if ((idle != SW_OK && SW_TEST_BUILD) ||
 	    sw_mcp_answer_head(&a, &out) != SW_OK) {
 		sw_buf_reset(&out);
-		(void)sw_buf_puts(&out, "Status: 500\r\nContent-Type: "
+		(void)sw_buf_puts(&out,
+		    "Status: 500\r\nContent-Type: "
 		    "application/json\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":null,"
 		    "\"error\":{\"code\":-32603,\"message\":\"Internal "
 		    "error\"}}");
@@ -162,8 +180,7 @@ serve(FCGX_Request *fr, void *arg)
 		sw_fcgi_write(fr, &a.body);
 	}
 	if (a.status >= 500)
-		sw_warn("%s /mcp -> %d", in.method ? in.method : "?",
-		    a.status);
+		sw_warn("%s /mcp -> %d", in.method ? in.method : "?", a.status);
 	sw_mcp_answer_free(&a);
 	sw_buf_free(&body);
 	sw_buf_free(&out);
@@ -214,7 +231,8 @@ main(int argc, char *argv[])
 	} else if (argc == 2 && strcmp(argv[1], "--wait-pool") == 0)
 		wait_pool = 1;
 	if (argc != 1 && argc != 3 && !wait_pool) {
-		fprintf(stderr, "usage: slipway-mcp [--wait-slots N | "
+		fprintf(stderr,
+		    "usage: slipway-mcp [--wait-slots N | "
 		    "--wait-pool]\n");
 		return 2;
 	}
@@ -236,7 +254,7 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	if (sw_route_long_polls(polls, wait_pool ? "mcp-wait" : "mcp",
-	    wait_pool ? 0 : (int)slots) != SW_OK)
+		wait_pool ? 0 : (int)slots) != SW_OK)
 		goto out;
 	if (sw_fcgi_run(serve, &m) == 0)
 		rc = 0;

@@ -7,6 +7,6 @@
 #include <stdio.h>
 
 /* Write slipway-api(7) in mdoc to f; 0 on success. */
-int	sw_cli_api_manual(FILE *f);
+int sw_cli_api_manual(FILE *f);
 
 #endif

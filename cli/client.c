@@ -62,30 +62,41 @@
 #include "lib/url.h"
 #include "lib/valid.h"
 
-enum { EX_OK = 0, EX_USAGE = 2, EX_NOTFOUND = 3, EX_REFUSED = 4,
-    EX_INVALID = 5, EX_SERVER = 6, EX_NOANSWER = 7 };
+enum {
+	EX_OK = 0,
+	EX_USAGE = 2,
+	EX_NOTFOUND = 3,
+	EX_REFUSED = 4,
+	EX_INVALID = 5,
+	EX_SERVER = 6,
+	EX_NOANSWER = 7
+};
 
-#define MAX_ARGS	64
+#define MAX_ARGS 64
 
 static const char *const type_word[SW_T__MAX] = {
-	[SW_T_STRING] = "string", [SW_T_INT] = "integer",
-	[SW_T_NUMBER] = "number", [SW_T_BOOL] = "boolean",
-	[SW_T_OBJECT] = "object", [SW_T_ARRAY] = "array",
-	[SW_T_MAP] = "map", [SW_T_ANY] = "json",
+	[SW_T_STRING] = "string",
+	[SW_T_INT] = "integer",
+	[SW_T_NUMBER] = "number",
+	[SW_T_BOOL] = "boolean",
+	[SW_T_OBJECT] = "object",
+	[SW_T_ARRAY] = "array",
+	[SW_T_MAP] = "map",
+	[SW_T_ANY] = "json",
 };
 
 /* One field of a verb: where it goes and what it is. */
 struct verb_field {
-	const struct sw_field	*f;
-	const char		*in;	/* path, query, body */
+	const struct sw_field *f;
+	const char *in; /* path, query, body */
 };
 
 struct call {
-	const struct sw_op	*op;
-	json_object		*args;	/* name -> value as given (string) */
-	json_object		*body;	/* from -f, or NULL */
-	const char		*context;
-	const char		*output;	/* json, table */
+	const struct sw_op *op;
+	json_object *args; /* name -> value as given (string) */
+	json_object *body; /* from -f, or NULL */
+	const char *context;
+	const char *output; /* json, table */
 };
 
 /* ---- the table as verbs ---------------------------------------------- */
@@ -117,8 +128,8 @@ verb_fields(const struct sw_op *op, struct verb_field *out, size_t max)
 	size_t n = 0;
 
 	for (f = op->params; f != NULL && f->name != NULL && n < max; f++)
-		out[n++] = (struct verb_field){ f, (f->flags & SW_F_PATH) ?
-		    "path" : "query" };
+		out[n++] = (struct verb_field){ f,
+			(f->flags & SW_F_PATH) ? "path" : "query" };
 	if ((op->flags & SW_OP_DRY_RUN) && n < max)
 		out[n++] = (struct verb_field){ &sw_dry_run_field, "query" };
 	if (op->touch == SW_TOUCH_TEAM && n < max)
@@ -159,12 +170,14 @@ contexts_path(char *out, size_t sz)
 	if (p != NULL && p[0] != '\0')
 		return sw_fmt(out, sz, "%s", p) == SW_OK ? 0 : -1;
 	if ((x = getenv("XDG_CONFIG_HOME")) != NULL && x[0] == '/')
-		return sw_fmt(out, sz, "%s/slipway/contexts.json", x) ==
-		    SW_OK ? 0 : -1;
+		return sw_fmt(out, sz, "%s/slipway/contexts.json", x) == SW_OK
+		    ? 0
+		    : -1;
 	if ((h = getenv("HOME")) == NULL || h[0] != '/')
 		return -1;
-	return sw_fmt(out, sz, "%s/.config/slipway/contexts.json", h) ==
-	    SW_OK ? 0 : -1;
+	return sw_fmt(out, sz, "%s/.config/slipway/contexts.json", h) == SW_OK
+	    ? 0
+	    : -1;
 }
 
 static json_object *
@@ -177,8 +190,7 @@ contexts_load(void)
 	    (o = json_object_from_file(path)) == NULL ||
 	    !json_object_is_type(o, json_type_object)) {
 		o = json_object_new_object();
-		json_object_object_add(o, "contexts",
-		    json_object_new_object());
+		json_object_object_add(o, "contexts", json_object_new_object());
 	}
 	return o;
 }
@@ -204,8 +216,8 @@ static int
 contexts_save(json_object *o)
 {
 	char path[1024], tmp[1100];
-	const char *text = json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text = json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
 	FILE *f;
 	int fd;
 
@@ -256,13 +268,22 @@ cmd_context(int argc, char **argv)
 		json_object_object_add(all, "contexts", ctxs);
 	}
 	if (strcmp(sub, "list") == 0) {
-		json_object_object_foreach(ctxs, name, v) {
-			printf("%s%s\t%s\t%s\n", strcmp(name, sw_json_get_str(
-			    all, "current") ? sw_json_get_str(all, "current") :
-			    "") == 0 ? "* " : "  ", name,
-			    sw_json_get_str(v, "server") ? sw_json_get_str(v,
-			    "server") : "-", sw_json_get_str(v, "team") ?
-			    sw_json_get_str(v, "team") : "-");
+		json_object_object_foreach(ctxs, name, v)
+		{
+			printf("%s%s\t%s\t%s\n",
+			    strcmp(name,
+				sw_json_get_str(all, "current")
+				    ? sw_json_get_str(all, "current")
+				    : "") == 0
+				? "* "
+				: "  ",
+			    name,
+			    sw_json_get_str(v, "server")
+				? sw_json_get_str(v, "server")
+				: "-",
+			    sw_json_get_str(v, "team")
+				? sw_json_get_str(v, "team")
+				: "-");
 		}
 	} else if (strcmp(sub, "use") == 0 && argc == 3) {
 		if (sw_json_get(ctxs, argv[2]) == NULL) {
@@ -290,7 +311,8 @@ cmd_context(int argc, char **argv)
 		}
 		if (i != argc || sw_json_get_str(c, "server") == NULL) {
 			json_object_put(c);
-			fprintf(stderr, "usage: slipway context set NAME "
+			fprintf(stderr,
+			    "usage: slipway context set NAME "
 			    "--server URL [--token-file FILE] [--team TEAM]\n");
 			rc = EX_USAGE;
 		} else {
@@ -298,7 +320,8 @@ cmd_context(int argc, char **argv)
 			sw_json_add_str(all, "current", argv[2]);
 			rc = contexts_save(all) == 0 ? EX_OK : EX_SERVER;
 			if (rc != EX_OK)
-				fprintf(stderr, "slipway: cannot write the "
+				fprintf(stderr,
+				    "slipway: cannot write the "
 				    "contexts file\n");
 		}
 	} else {
@@ -396,8 +419,7 @@ url_of(const struct call *c, const char *server, struct sw_buf *u,
 
 /* The request's body: -f's object with the body fields given on top. */
 static json_object *
-body_of(const struct call *c, const struct verb_field *vf, size_t n,
-    int *bad)
+body_of(const struct call *c, const struct verb_field *vf, size_t n, int *bad)
 {
 	json_object *b = c->body != NULL ? json_object_get(c->body) : NULL, *v;
 	size_t i;
@@ -430,8 +452,11 @@ cell(json_object *v, char *buf, size_t sz)
 		return "-";
 	if (json_object_is_type(v, json_type_object) ||
 	    json_object_is_type(v, json_type_array))
-		return sw_fmt(buf, sz, "%s", json_object_to_json_string_ext(v,
-		    JSON_C_TO_STRING_PLAIN)) == SW_OK ? buf : "...";
+		return sw_fmt(buf, sz, "%s",
+			   json_object_to_json_string_ext(
+			       v, JSON_C_TO_STRING_PLAIN)) == SW_OK
+		    ? buf
+		    : "...";
 	return json_object_get_string(v);
 }
 
@@ -446,15 +471,17 @@ print_table(json_object *doc)
 	if (items == NULL || !json_object_is_type(items, json_type_array) ||
 	    json_object_array_length(items) == 0 ||
 	    !json_object_is_type(first = json_object_array_get_idx(items, 0),
-	    json_type_object)) {
-		json_object_object_foreach(doc, k, v) {
+		json_type_object)) {
+		json_object_object_foreach(doc, k, v)
+		{
 			char big[200];
 
 			printf("%s: %s\n", k, cell(v, big, sizeof(big)));
 		}
 		return;
 	}
-	json_object_object_foreach(first, k, v) {
+	json_object_object_foreach(first, k, v)
+	{
 		if (ncol < 8 && !json_object_is_type(v, json_type_object) &&
 		    !json_object_is_type(v, json_type_array))
 			cols[ncol++] = k;
@@ -462,21 +489,25 @@ print_table(json_object *doc)
 	for (j = 0; j < ncol; j++) {
 		w[j] = strlen(cols[j]);
 		for (i = 0; i < json_object_array_length(items); i++) {
-			size_t l = strlen(cell(sw_json_get(
-			    json_object_array_get_idx(items, i), cols[j]), buf,
-			    sizeof(buf)));
+			size_t l = strlen(cell(
+			    sw_json_get(
+				json_object_array_get_idx(items, i), cols[j]),
+			    buf, sizeof(buf)));
 
 			w[j] = l > w[j] ? l : w[j];
 		}
 	}
 	for (j = 0; j < ncol; j++)
-		printf("%-*s%s", (int)w[j], cols[j], j + 1 < ncol ? "  " :
-		    "\n");
+		printf(
+		    "%-*s%s", (int)w[j], cols[j], j + 1 < ncol ? "  " : "\n");
 	for (i = 0; i < json_object_array_length(items); i++)
 		for (j = 0; j < ncol; j++)
-			printf("%-*s%s", (int)w[j], cell(sw_json_get(
-			    json_object_array_get_idx(items, i), cols[j]), buf,
-			    sizeof(buf)), j + 1 < ncol ? "  " : "\n");
+			printf("%-*s%s", (int)w[j],
+			    cell(
+				sw_json_get(json_object_array_get_idx(items, i),
+				    cols[j]),
+				buf, sizeof(buf)),
+			    j + 1 < ncol ? "  " : "\n");
 }
 
 /* A problem's words on stderr: its detail and each field's rule. */
@@ -486,15 +517,21 @@ print_problem(json_object *doc, long status)
 	json_object *errs = sw_json_get(doc, "errors");
 	size_t i;
 
-	fprintf(stderr, "slipway: %ld %s\n", status, sw_json_get_str(doc,
-	    "detail") ? sw_json_get_str(doc, "detail") : "error");
-	for (i = 0; errs != NULL && json_object_is_type(errs,
-	    json_type_array) && i < json_object_array_length(errs); i++) {
+	fprintf(stderr, "slipway: %ld %s\n", status,
+	    sw_json_get_str(doc, "detail") ? sw_json_get_str(doc, "detail")
+					   : "error");
+	for (i = 0;
+	     errs != NULL && json_object_is_type(errs, json_type_array) &&
+	     i < json_object_array_length(errs);
+	     i++) {
 		json_object *e = json_object_array_get_idx(errs, i);
 
-		fprintf(stderr, "  %s: %s\n", sw_json_get_str(e, "field") ?
-		    sw_json_get_str(e, "field") : "-", sw_json_get_str(e,
-		    "message") ? sw_json_get_str(e, "message") : "");
+		fprintf(stderr, "  %s: %s\n",
+		    sw_json_get_str(e, "field") ? sw_json_get_str(e, "field")
+						: "-",
+		    sw_json_get_str(e, "message")
+			? sw_json_get_str(e, "message")
+			: "");
 	}
 }
 
@@ -508,19 +545,20 @@ target(const char *name, const char **server, const char **token,
 
 	*all = contexts_load();
 	cur = name != NULL ? name : sw_json_get_str(*all, "current");
-	c = cur != NULL ? sw_json_get(sw_json_get(*all, "contexts"), cur) :
-	    NULL;
+	c = cur != NULL ? sw_json_get(sw_json_get(*all, "contexts"), cur)
+			: NULL;
 	if (name != NULL && c == NULL) {
 		fprintf(stderr, "slipway: no context %s\n", name);
 		return -1;
 	}
-	*server = getenv("SLIPWAY_SERVER") ? getenv("SLIPWAY_SERVER") :
-	    sw_json_get_str(c, "server");
-	*token = getenv("SLIPWAY_TOKEN") ? getenv("SLIPWAY_TOKEN") :
-	    sw_json_get_str(c, "token");
+	*server = getenv("SLIPWAY_SERVER") ? getenv("SLIPWAY_SERVER")
+					   : sw_json_get_str(c, "server");
+	*token = getenv("SLIPWAY_TOKEN") ? getenv("SLIPWAY_TOKEN")
+					 : sw_json_get_str(c, "token");
 	*team = sw_json_get_str(c, "team");
 	if (*server == NULL) {
-		fprintf(stderr, "slipway: no server: slipway context set NAME "
+		fprintf(stderr,
+		    "slipway: no server: slipway context set NAME "
 		    "--server URL, or SLIPWAY_SERVER\n");
 		return -1;
 	}
@@ -530,8 +568,7 @@ target(const char *name, const char **server, const char **token,
 /* Send c: *status and *doc (new reference; NULL when the answer is not
  * JSON, its text then in out); EX_OK or why it was not sent. */
 static int
-send_call(struct call *c, long *status, json_object **doc,
-    struct sw_buf *out)
+send_call(struct call *c, long *status, json_object **doc, struct sw_buf *out)
 {
 	struct verb_field vf[MAX_ARGS];
 	size_t n = verb_fields(c->op, vf, MAX_ARGS);
@@ -580,7 +617,8 @@ send_call(struct call *c, long *status, json_object **doc,
 	if (body != NULL)
 		curl_easy_setopt(curl, CURLOPT_COPYPOSTFIELDS,
 		    json_object_to_json_string_ext(body,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+			JSON_C_TO_STRING_PLAIN |
+			    JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (curl_easy_perform(curl) != CURLE_OK) {
 		fprintf(stderr, "slipway: no answer from %s\n", server);
 		rc = EX_NOANSWER;
@@ -617,8 +655,10 @@ run_call(struct call *c)
 	if (doc == NULL)
 		fwrite(out.data, 1, out.len, stdout);
 	else if (strcmp(c->output, "json") == 0 || rc != EX_OK)
-		printf("%s\n", json_object_to_json_string_ext(doc,
-		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		    json_object_to_json_string_ext(doc,
+			JSON_C_TO_STRING_PRETTY |
+			    JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
 		print_table(doc);
 	json_object_put(doc);
@@ -665,21 +705,22 @@ cmd_help(const char *verb, int json)
 			dashed(vf[i].f->name, d, sizeof(d));
 			printf("  --%-28s %s, %s%s\n", d,
 			    type_word[vf[i].f->type], vf[i].in,
-			    (vf[i].f->flags & SW_F_REQUIRED) ? ", required" :
-			    "");
+			    (vf[i].f->flags & SW_F_REQUIRED) ? ", required"
+							     : "");
 		}
 		return EX_OK;
 	}
 	arr = json_object_new_array();
 	for (i = 0; i < n; i++)
-		json_object_array_add(arr, sw_jo("name", sw_js(vf[i].f->name),
-		    "in", sw_js(vf[i].in), "type",
-		    sw_js(type_word[vf[i].f->type]), "required",
-		    sw_jb((vf[i].f->flags & SW_F_REQUIRED) != 0), NULL));
+		json_object_array_add(arr,
+		    sw_jo("name", sw_js(vf[i].f->name), "in", sw_js(vf[i].in),
+			"type", sw_js(type_word[vf[i].f->type]), "required",
+			sw_jb((vf[i].f->flags & SW_F_REQUIRED) != 0), NULL));
 	o = sw_jo("verb", sw_js(d), "operation", sw_js(op->name), "method",
 	    sw_js(op->method), "path", sw_js(op->path), "fields", arr, NULL);
-	printf("%s\n", json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	printf("%s\n",
+	    json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return EX_OK;
 }
@@ -696,18 +737,18 @@ cmd_completion(const char *shell)
 		return EX_USAGE;
 	}
 	printf("# bash completion for slipway, written from its operation "
-	    "table\n_slipway() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n"
-	    "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen "
-	    "-W \"get describe delete create wait logs login plan apply "
-	    "export verbs help context "
-	    "completion");
+	       "table\n_slipway() {\n  local cur=${COMP_WORDS[COMP_CWORD]}\n"
+	       "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n    COMPREPLY=($(compgen "
+	       "-W \"get describe delete create wait logs login plan apply "
+	       "export verbs help context "
+	       "completion");
 	for (i = 0; i < sw_optable_len; i++)
 		if (strncmp(sw_optable[i].path, "/api/v1/", 8) == 0) {
 			dashed(sw_optable[i].name, d, sizeof(d));
 			printf(" %s", d);
 		}
 	printf("\" -- \"$cur\"))\n    return\n  fi\n  case "
-	    "${COMP_WORDS[1]} in\n");
+	       "${COMP_WORDS[1]} in\n");
 	for (i = 0; i < sw_optable_len; i++) {
 		if (strncmp(sw_optable[i].path, "/api/v1/", 8) != 0)
 			continue;
@@ -777,10 +818,12 @@ parse_opts(struct call *c, int argc, char **argv)
 		if (strcmp(a, "-f") == 0 && i + 1 < argc) {
 			json_object_put(c->body);
 			c->body = json_object_from_file(argv[++i]);
-			if (c->body == NULL || !json_object_is_type(c->body,
-			    json_type_object)) {
-				fprintf(stderr, "slipway: -f %s: not a JSON "
-				    "object\n", argv[i]);
+			if (c->body == NULL ||
+			    !json_object_is_type(c->body, json_type_object)) {
+				fprintf(stderr,
+				    "slipway: -f %s: not a JSON "
+				    "object\n",
+				    argv[i]);
 				return -1;
 			}
 			continue;
@@ -793,8 +836,8 @@ parse_opts(struct call *c, int argc, char **argv)
 			goto bad;
 		a += 2;
 		eq = strchr(a, '=');
-		if (sw_fmt(name, sizeof(name), "%.*s", (int)(eq ? (size_t)(eq -
-		    a) : strlen(a)), a) != SW_OK)
+		if (sw_fmt(name, sizeof(name), "%.*s",
+			(int)(eq ? (size_t)(eq - a) : strlen(a)), a) != SW_OK)
 			goto bad;
 		for (p = name; *p != '\0'; p++)
 			if (*p == '-')
@@ -810,8 +853,10 @@ parse_opts(struct call *c, int argc, char **argv)
 			continue;
 		}
 		if (field_named(vf, n, name) == NULL) {
-			fprintf(stderr, "slipway: %s takes no --%s (slipway "
-			    "help %s)\n", c->op->name, name, c->op->name);
+			fprintf(stderr,
+			    "slipway: %s takes no --%s (slipway "
+			    "help %s)\n",
+			    c->op->name, name, c->op->name);
 			return -1;
 		}
 		sw_json_add_str(c->args, name, val);
@@ -831,8 +876,9 @@ static int
 call_verb(const struct sw_op *op, const char *name_field, const char *name,
     int argc, char **argv)
 {
-	struct call c = { .op = op, .args = json_object_new_object(),
-	    .output = isatty(STDOUT_FILENO) ? "table" : "json" };
+	struct call c = { .op = op,
+		.args = json_object_new_object(),
+		.output = isatty(STDOUT_FILENO) ? "table" : "json" };
 	int rc;
 
 	if (name_field != NULL)
@@ -846,8 +892,8 @@ call_verb(const struct sw_op *op, const char *name_field, const char *name,
 /* ---- the fleet document: plan, apply, export -------------------------- */
 
 struct fleet_args {
-	const char	*file, *context, *output;
-	int		 yes;
+	const char *file, *context, *output;
+	int yes;
 };
 
 static int
@@ -865,9 +911,11 @@ fleet_args(int argc, char **argv, struct fleet_args *a)
 		else if (strcmp(argv[i], "--yes") == 0)
 			a->yes = 1;
 		else {
-			fprintf(stderr, "slipway: what is %s? (plan -f FILE, "
+			fprintf(stderr,
+			    "slipway: what is %s? (plan -f FILE, "
 			    "apply -f FILE [--yes], export) [-o json] "
-			    "[--context NAME]\n", argv[i]);
+			    "[--context NAME]\n",
+			    argv[i]);
 			return -1;
 		}
 	}
@@ -878,8 +926,11 @@ int
 sw_cli_call(const char *name, json_object *args, json_object *body,
     const char *context, json_object **doc)
 {
-	struct call c = { .op = sw_op_by_name(name), .args = args,
-	    .body = body, .context = context, .output = "json" };
+	struct call c = { .op = sw_op_by_name(name),
+		.args = args,
+		.body = body,
+		.context = context,
+		.output = "json" };
 	struct sw_buf out;
 	long status = 0;
 	int rc;
@@ -930,10 +981,12 @@ print_plan(json_object *plan)
 
 		printf("%2lld. %-22s %s\n      %s: %s%s\n",
 		    (long long)sw_json_get_int(c, "order", 0),
-		    sw_json_get_str(c, "operation"), sw_json_get_str(c,
-		    "target"), sw_json_get_str(c, "reason"),
-		    sw_json_get_str(c, "why"), sw_json_get(c, "waits_for") ?
-		    " (on a later apply, once the cluster is ready)" : "");
+		    sw_json_get_str(c, "operation"),
+		    sw_json_get_str(c, "target"), sw_json_get_str(c, "reason"),
+		    sw_json_get_str(c, "why"),
+		    sw_json_get(c, "waits_for")
+			? " (on a later apply, once the cluster is ready)"
+			: "");
 		if (cost != NULL && !json_object_is_type(cost, json_type_null))
 			printf("      cost: %+.2f USD/hour\n",
 			    json_object_get_double(cost));
@@ -966,7 +1019,8 @@ confirmed(int n)
 	char line[16];
 
 	if (!isatty(STDIN_FILENO)) {
-		fprintf(stderr, "slipway: apply changes things: give --yes, "
+		fprintf(stderr,
+		    "slipway: apply changes things: give --yes, "
 		    "or run it on a terminal\n");
 		return -1;
 	}
@@ -987,29 +1041,33 @@ print_started(json_object *doc)
 		json_object *s = json_object_array_get_idx(st, i);
 
 		if (sw_json_get_str(s, "error") != NULL)
-			printf("refused  %s %s: %lld %s\n", sw_json_get_str(s,
-			    "operation"), sw_json_get_str(s, "target"),
+			printf("refused  %s %s: %lld %s\n",
+			    sw_json_get_str(s, "operation"),
+			    sw_json_get_str(s, "target"),
 			    (long long)sw_json_get_int(s, "status", 0),
 			    sw_json_get_str(s, "error"));
 		else
-			printf("started  %s %s%s%s\n", sw_json_get_str(s,
-			    "operation"), sw_json_get_str(s, "target"),
-			    sw_json_get_str(s, "operation_id") ?
-			    ": operation " : "", sw_json_get_str(s,
-			    "operation_id") ? sw_json_get_str(s,
-			    "operation_id") : "");
+			printf("started  %s %s%s%s\n",
+			    sw_json_get_str(s, "operation"),
+			    sw_json_get_str(s, "target"),
+			    sw_json_get_str(s, "operation_id") ? ": operation "
+							       : "",
+			    sw_json_get_str(s, "operation_id")
+				? sw_json_get_str(s, "operation_id")
+				: "");
 	}
 	if (sw_json_get_int(doc, "deferred", 0) > 0)
 		printf("%lld change(s) wait for a cluster being created: apply "
-		    "again once it is ready\n", (long long)sw_json_get_int(doc,
-		    "deferred", 0));
+		       "again once it is ready\n",
+		    (long long)sw_json_get_int(doc, "deferred", 0));
 }
 
 static void
 print_doc(json_object *doc)
 {
-	printf("%s\n", json_object_to_json_string_ext(doc,
-	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	printf("%s\n",
+	    json_object_to_json_string_ext(
+		doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 static int
@@ -1054,7 +1112,8 @@ cmd_fleet(const char *verb, int argc, char **argv)
 	if (fleet_args(argc, argv, &a) != 0)
 		return EX_USAGE;
 	if (strcmp(verb, "export") == 0) {
-		if ((rc = fleet_send("fleet_export", NULL, &a, &doc)) == EX_OK) {
+		if ((rc = fleet_send("fleet_export", NULL, &a, &doc)) ==
+		    EX_OK) {
 			if (a.output != NULL && strcmp(a.output, "json") == 0)
 				print_doc(doc);
 			else if (sw_yaml_write(stdout, doc) != 0)
@@ -1094,8 +1153,10 @@ login_send(const char *name, json_object *body, const char *context,
     long *status, json_object **doc)
 {
 	struct call c = { .op = sw_op_by_name(name),
-	    .args = json_object_new_object(), .body = body,
-	    .context = context, .output = "json" };
+		.args = json_object_new_object(),
+		.body = body,
+		.context = context,
+		.output = "json" };
 	struct sw_buf out;
 	int rc;
 
@@ -1114,21 +1175,23 @@ login_send(const char *name, json_object *body, const char *context,
 static int
 login_store(const char *context, const char *token)
 {
-	json_object *all = contexts_load(), *ctxs = sw_json_get(all,
-	    "contexts"), *c;
-	const char *name = context != NULL ? context : sw_json_get_str(all,
-	    "current");
+	json_object *all = contexts_load(),
+		    *ctxs = sw_json_get(all, "contexts"), *c;
+	const char *name =
+	    context != NULL ? context : sw_json_get_str(all, "current");
 	int rc = EX_OK;
 
 	if (name == NULL || (c = sw_json_get(ctxs, name)) == NULL) {
-		fprintf(stderr, "slipway: no context to keep the sign-in in: "
+		fprintf(stderr,
+		    "slipway: no context to keep the sign-in in: "
 		    "slipway context set NAME --server URL\n");
 		rc = EX_USAGE;
 	} else {
 		sw_json_add_str(c, "token", token);
 		sw_json_add_str(all, "current", name);
 		if (contexts_save(all) != 0) {
-			fprintf(stderr, "slipway: cannot write the contexts "
+			fprintf(stderr,
+			    "slipway: cannot write the contexts "
 			    "file\n");
 			rc = EX_SERVER;
 		}
@@ -1160,24 +1223,26 @@ login_poll(const char *context, const char *device_code, long interval,
 		login_pause(interval);
 		doc = NULL;
 		if ((rc = login_send("login_device_token", body, context,
-		    &status, &doc)) != EX_OK || status == 200)
+			 &status, &doc)) != EX_OK ||
+		    status == 200)
 			break;
 		interval = (long)sw_json_get_int(doc, "interval", interval);
 		json_object_put(doc);
 		doc = NULL;
 		if (time(NULL) >= until) {
-			fprintf(stderr, "slipway: the code expired before it "
+			fprintf(stderr,
+			    "slipway: the code expired before it "
 			    "was approved; run slipway login --device again\n");
 			rc = EX_REFUSED;
 			break;
 		}
 	}
 	if (rc == EX_OK && sw_json_get_str(doc, "token") != NULL &&
-	    (rc = login_store(context, sw_json_get_str(doc, "token"))) ==
-	    EX_OK)
-		printf("Signed in as %s.\n", sw_json_path_str(doc,
-		    "principal.name") ? sw_json_path_str(doc,
-		    "principal.name") : "?");
+	    (rc = login_store(context, sw_json_get_str(doc, "token"))) == EX_OK)
+		printf("Signed in as %s.\n",
+		    sw_json_path_str(doc, "principal.name")
+			? sw_json_path_str(doc, "principal.name")
+			: "?");
 	json_object_put(doc);
 	json_object_put(body);
 	return rc;
@@ -1202,7 +1267,8 @@ cmd_login(int argc, char **argv)
 			device = -1;
 	}
 	if (device != 1) {
-		fprintf(stderr, "usage: slipway login --device [--context "
+		fprintf(stderr,
+		    "usage: slipway login --device [--context "
 		    "NAME]\n");
 		return EX_USAGE;
 	}
@@ -1212,8 +1278,8 @@ cmd_login(int argc, char **argv)
 		    sw_json_get_str(doc, "verification_uri"),
 		    sw_json_get_str(doc, "user_code"));
 		if (sw_json_get_str(doc, "verification_uri_complete") != NULL)
-			printf("(or open %s)\n", sw_json_get_str(doc,
-			    "verification_uri_complete"));
+			printf("(or open %s)\n",
+			    sw_json_get_str(doc, "verification_uri_complete"));
 		printf("Waiting for the approval...\n");
 		fflush(stdout);
 		rc = login_poll(context, sw_json_get_str(doc, "device_code"),
@@ -1235,8 +1301,8 @@ sw_cli_client(int argc, char **argv)
 	if (strcmp(verb, "verbs") == 0)
 		return cmd_verbs();
 	if (strcmp(verb, "help") == 0 && argc >= 2)
-		return cmd_help(argv[1], argc >= 3 && strcmp(argv[2],
-		    "--json") == 0);
+		return cmd_help(
+		    argv[1], argc >= 3 && strcmp(argv[2], "--json") == 0);
 	if (strcmp(verb, "completion") == 0)
 		return cmd_completion(argc > 1 ? argv[1] : NULL);
 	if (strcmp(verb, "plan") == 0 || strcmp(verb, "apply") == 0 ||
@@ -1246,8 +1312,8 @@ sw_cli_client(int argc, char **argv)
 		return sw_cli_logs(argc, argv);
 	/* login --device is the device flow; login alone the row's verb. */
 	if (strcmp(verb, "login") == 0 && argc >= 2 &&
-	    (strcmp(argv[1], "--device") == 0 || (argc >= 4 &&
-	    strcmp(argv[3], "--device") == 0)))
+	    (strcmp(argv[1], "--device") == 0 ||
+		(argc >= 4 && strcmp(argv[3], "--device") == 0)))
 		return cmd_login(argc, argv);
 	if (strcmp(verb, "wait") == 0 && argc >= 2)
 		return call_verb(op_of_verb("operation-wait"), "id", argv[1],

@@ -8,20 +8,20 @@
 
 #include <json-c/json.h>
 
-int	sw_cli_client(int argc, char **argv);
+int sw_cli_client(int argc, char **argv);
 
 /* Send operation name with args (field -> text) and body (borrowed, or
  * NULL) as the context's person; the exit code, *doc the answer (a
  * problem printed on stderr). */
-int	sw_cli_call(const char *name, json_object *args, json_object *body,
-	    const char *context, json_object **doc);
+int sw_cli_call(const char *name, json_object *args, json_object *body,
+    const char *context, json_object **doc);
 
 /* The context's server and token (borrowed from *all, the caller puts
  * it); 0, or -1 with why on stderr. */
-int	sw_cli_target(const char *context, const char **server,
-	    const char **token, json_object **all);
+int sw_cli_target(const char *context, const char **server, const char **token,
+    json_object **all);
 
 /* slipway logs [-f] job|endpoint NAME --cluster C (logs.c). */
-int	sw_cli_logs(int argc, char **argv);
+int sw_cli_logs(int argc, char **argv);
 
 #endif

@@ -32,14 +32,14 @@
 #include "lib/json.h"
 #include "pipelines/pipeline.h"
 
-#define DOCTOR_MAX_ACTIONS	256	/* lines read from the actions file */
-#define DOCTOR_SIM_BATCH	100	/* actions per simulation (IAM: 128) */
+#define DOCTOR_MAX_ACTIONS 256 /* lines read from the actions file */
+#define DOCTOR_SIM_BATCH 100 /* actions per simulation (IAM: 128) */
 
 struct doctor {
-	const struct sw_doctor_opts	*o;
-	json_object			*findings;	/* [{check,ok,detail}] */
-	int				 failed;
-	json_object			*conf;		/* slipway.conf or NULL */
+	const struct sw_doctor_opts *o;
+	json_object *findings; /* [{check,ok,detail}] */
+	int failed;
+	json_object *conf; /* slipway.conf or NULL */
 };
 
 static void say(struct doctor *, const char *, int, const char *, ...)
@@ -58,9 +58,9 @@ say(struct doctor *d, const char *check, int ok, const char *fmt, ...)
 	va_end(ap);
 	if (!ok)
 		d->failed = 1;
-	json_object_array_add(d->findings, sw_jo("check", sw_js(check),
-	    "ok", json_object_new_boolean(ok), "detail", sw_js(detail),
-	    NULL));
+	json_object_array_add(d->findings,
+	    sw_jo("check", sw_js(check), "ok", json_object_new_boolean(ok),
+		"detail", sw_js(detail), NULL));
 	if (!d->o->json)
 		printf("%-4s  %s: %s\n", ok ? "ok" : "FAIL", check, detail);
 }
@@ -107,35 +107,44 @@ check_state_dir(struct doctor *d)
 		if ((slash = strrchr(parent, '/')) != NULL && slash != parent)
 			*slash = '\0';
 		if (access(parent, W_OK | X_OK) == 0)
-			say(d, "state directory", 1, "%s does not exist yet; "
-			    "slipway start will create it", dir);
+			say(d, "state directory", 1,
+			    "%s does not exist yet; "
+			    "slipway start will create it",
+			    dir);
 		else
-			say(d, "state directory", 0, "%s does not exist and "
-			    "%s is not writable, so it cannot be created", dir,
-			    parent);
+			say(d, "state directory", 0,
+			    "%s does not exist and "
+			    "%s is not writable, so it cannot be created",
+			    dir, parent);
 		return;
 	}
 	if (!S_ISDIR(st.st_mode))
 		say(d, "state directory", 0, "%s is not a directory", dir);
 	else if (st.st_uid != geteuid())
-		say(d, "state directory", 0, "%s belongs to uid %ld, not to "
-		    "this user (uid %ld)", dir, (long)st.st_uid,
-		    (long)geteuid());
+		say(d, "state directory", 0,
+		    "%s belongs to uid %ld, not to "
+		    "this user (uid %ld)",
+		    dir, (long)st.st_uid, (long)geteuid());
 	else if ((st.st_mode & 077) != 0)
-		say(d, "state directory", 0, "%s can be read by others (mode "
-		    "%03o); it holds tokens and sockets: chmod 700 it", dir,
-		    (unsigned)(st.st_mode & 0777));
+		say(d, "state directory", 0,
+		    "%s can be read by others (mode "
+		    "%03o); it holds tokens and sockets: chmod 700 it",
+		    dir, (unsigned)(st.st_mode & 0777));
 	else if (access(dir, W_OK | X_OK) != 0)
 		say(d, "state directory", 0, "%s is not writable", dir);
 	else {
 		if (sw_fmt(db, sizeof(db), "%s/state.db", dir) != SW_OK)
 			say(d, "state directory", 0, "%s: path too long", dir);
 		else if (access(db, F_OK) == 0 && access(db, R_OK | W_OK) != 0)
-			say(d, "state directory", 0, "%s cannot be read and "
-			    "written", db);
+			say(d, "state directory", 0,
+			    "%s cannot be read and "
+			    "written",
+			    db);
 		else
-			say(d, "state directory", 1, "%s is private and "
-			    "writable", dir);
+			say(d, "state directory", 1,
+			    "%s is private and "
+			    "writable",
+			    dir);
 	}
 }
 
@@ -158,7 +167,8 @@ check_db_clock(struct doctor *d, struct sw_db *db)
 	if (skew < 0)
 		skew = -skew;
 	if (skew > SW_DB_CLOCK_SKEW_MS)
-		say(d, "database clock", 0, "the database's clock is %lld ms "
+		say(d, "database clock", 0,
+		    "the database's clock is %lld ms "
 		    "from this host's (more than %d): run chrony on both",
 		    (long long)skew, SW_DB_CLOCK_SKEW_MS);
 	else
@@ -187,20 +197,25 @@ check_database(struct doctor *d)
 	}
 	pg = sw_db_is_pg_url(cfg.db_path);
 	if (!pg && access(cfg.db_path, F_OK) != 0)
-		say(d, "database", 1, "sqlite: %s does not exist yet; "
-		    "slipway start will create it", cfg.db_path);
-	else if (sw_db_open(cfg.db_path, &db) != SW_OK)
-		say(d, "database", 0, "%s cannot be reached or migrated (see "
-		    "the message above)", pg ? "the PostgreSQL database" :
+		say(d, "database", 1,
+		    "sqlite: %s does not exist yet; "
+		    "slipway start will create it",
 		    cfg.db_path);
+	else if (sw_db_open(cfg.db_path, &db) != SW_OK)
+		say(d, "database", 0,
+		    "%s cannot be reached or migrated (see "
+		    "the message above)",
+		    pg ? "the PostgreSQL database" : cfg.db_path);
 	else if ((v = sw_db_version(db)) != sw_db_version_latest())
 		say(d, "database", 0, "%s %s: schema %d, this build's is %d",
 		    sw_db_engine(db), sw_db_engine_version(db), v,
 		    sw_db_version_latest());
 	else
-		say(d, "database", 1, "%s %s reachable; schema %d of %d "
-		    "migrations", sw_db_engine(db), sw_db_engine_version(db),
-		    v, sw_db_version_latest());
+		say(d, "database", 1,
+		    "%s %s reachable; schema %d of %d "
+		    "migrations",
+		    sw_db_engine(db), sw_db_engine_version(db), v,
+		    sw_db_version_latest());
 	if (db != NULL)
 		check_db_clock(d, db);
 	sw_db_close(db);
@@ -209,8 +224,8 @@ check_database(struct doctor *d)
 
 /* Run nginx -t on conf; 0 when it passes, else its first words in why. */
 static int
-nginx_test(const char *nginx, const char *prefix, const char *conf,
-    char *why, size_t whysz)
+nginx_test(const char *nginx, const char *prefix, const char *conf, char *why,
+    size_t whysz)
 {
 	int p[2], status;
 	ssize_t n;
@@ -234,7 +249,7 @@ nginx_test(const char *nginx, const char *prefix, const char *conf,
 		char errlog[PATH_MAX];
 
 		if (snprintf(errlog, sizeof(errlog), "%s/logs/error.log",
-		    prefix) >= (int)sizeof(errlog))
+			prefix) >= (int)sizeof(errlog))
 			_exit(127);
 		/* -e: never the compiled-in log, which a user cannot write */
 		execl(nginx, nginx, "-t", "-q", "-p", prefix, "-c", conf, "-e",
@@ -262,8 +277,10 @@ check_nginx(struct doctor *d)
 		return;
 	}
 	if (access(d->o->nginx_template, R_OK) != 0) {
-		say(d, "nginx", 0, "the configuration template %s is "
-		    "missing: reinstall Slipway", d->o->nginx_template);
+		say(d, "nginx", 0,
+		    "the configuration template %s is "
+		    "missing: reinstall Slipway",
+		    d->o->nginx_template);
 		return;
 	}
 	if (sw_fmt(conf, sizeof(conf), "%s/nginx.conf", d->o->state_dir) !=
@@ -272,12 +289,14 @@ check_nginx(struct doctor *d)
 		return;
 	}
 	if (access(conf, R_OK) != 0) {
-		say(d, "nginx", 1, "%s and the template are there; the "
-		    "configuration is rendered at start", d->o->nginx);
+		say(d, "nginx", 1,
+		    "%s and the template are there; the "
+		    "configuration is rendered at start",
+		    d->o->nginx);
 		return;
 	}
-	if (nginx_test(d->o->nginx, d->o->state_dir, conf, why,
-	    sizeof(why)) != 0)
+	if (nginx_test(d->o->nginx, d->o->state_dir, conf, why, sizeof(why)) !=
+	    0)
 		say(d, "nginx", 0, "nginx -t refuses %s: %s", conf,
 		    why[0] ? why : "no reason given");
 	else
@@ -289,8 +308,8 @@ static void
 check_endpoints(struct doctor *d, struct aws_ctx *aws, const char *bucket)
 {
 	static const struct {
-		enum aws_service	 svc;
-		const char		*op;
+		enum aws_service svc;
+		const char *op;
 	} probes[] = {
 		{ AWS_SVC_EC2, "DescribeAvailabilityZones" },
 		{ AWS_SVC_IAM, "ListRoles" },
@@ -319,27 +338,32 @@ check_endpoints(struct doctor *d, struct aws_ctx *aws, const char *bucket)
 			    aws_service(probes[i].svc)->id);
 			aws_endpoint(aws, probes[i].svc, url, sizeof(url), reg,
 			    sizeof(reg));
-			in = probes[i].svc == AWS_SVC_IAM ? sw_jo("MaxItems",
-			    sw_ji(1), NULL) : probes[i].svc == AWS_SVC_QUOTAS ?
-			    sw_jo("ServiceCode", sw_js("sagemaker"),
-			    "MaxResults", sw_ji(1), NULL) :
-			    probes[i].svc == AWS_SVC_SAGEMAKER ?
-			    sw_jo("MaxResults", sw_ji(1), NULL) : NULL;
-			e = aws_call(aws, probes[i].svc, probes[i].op, in,
-			    &out, &err);
+			in = probes[i].svc == AWS_SVC_IAM
+			    ? sw_jo("MaxItems", sw_ji(1), NULL)
+			    : probes[i].svc == AWS_SVC_QUOTAS
+			    ? sw_jo("ServiceCode", sw_js("sagemaker"),
+				  "MaxResults", sw_ji(1), NULL)
+			    : probes[i].svc == AWS_SVC_SAGEMAKER
+			    ? sw_jo("MaxResults", sw_ji(1), NULL)
+			    : NULL;
+			e = aws_call(
+			    aws, probes[i].svc, probes[i].op, in, &out, &err);
 			json_object_put(in);
 			json_object_put(out);
 		}
 		if (e == SW_OK)
 			say(d, what, 1, "%s answers", url);
 		else if (err.transport || err.http_status == 0)
-			say(d, what, 0, "%s cannot be reached (%s): check "
+			say(d, what, 0,
+			    "%s cannot be reached (%s): check "
 			    "the network, the NAT gateway or VPC endpoint, "
-			    "and slipway.conf's endpoints", url,
-			    err.message[0] ? err.message : "no answer");
+			    "and slipway.conf's endpoints",
+			    url, err.message[0] ? err.message : "no answer");
 		else if (err.http_status >= 500)
-			say(d, what, 0, "%s answers %ld %s: the service is "
-			    "failing", url, err.http_status, err.code);
+			say(d, what, 0,
+			    "%s answers %ld %s: the service is "
+			    "failing",
+			    url, err.http_status, err.code);
 		else
 			say(d, what, 1, "%s answers (%ld %s)", url,
 			    err.http_status, err.code[0] ? err.code : "");
@@ -357,47 +381,65 @@ sim_resource(const char *action, const char *part, const char *acct,
 	if (strncmp(action, "iam:", 4) == 0) {
 		if (strstr(op, "OpenIDConnectProvider") != NULL &&
 		    strncmp(op, "List", 4) != 0)
-			e = sw_fmt(out, sz, "arn:%s:iam::%s:oidc-provider/"
-			    "oidc.eks.%s.amazonaws.com/id/DOCTOR", part, acct,
-			    region);
+			e = sw_fmt(out, sz,
+			    "arn:%s:iam::%s:oidc-provider/"
+			    "oidc.eks.%s.amazonaws.com/id/DOCTOR",
+			    part, acct, region);
 		else if (strcmp(op, "CreateServiceLinkedRole") == 0)
-			e = sw_fmt(out, sz, "arn:%s:iam::%s:role/aws-service-"
+			e = sw_fmt(out, sz,
+			    "arn:%s:iam::%s:role/aws-service-"
 			    "role/sagemaker.amazonaws.com/AWSServiceRoleFor"
-			    "AmazonSageMaker", part, acct);
+			    "AmazonSageMaker",
+			    part, acct);
 		else if (strncmp(op, "List", 4) == 0 &&
 		    strcmp(op, "ListRolePolicies") != 0 &&
 		    strcmp(op, "ListAttachedRolePolicies") != 0)
 			e = sw_fmt(out, sz, "*");
 		else
-			e = sw_fmt(out, sz, "arn:%s:iam::%s:role/slipway-"
-			    "doctor-check", part, acct);
+			e = sw_fmt(out, sz,
+			    "arn:%s:iam::%s:role/slipway-"
+			    "doctor-check",
+			    part, acct);
 	} else if (strncmp(action, "eks:", 4) == 0) {
 		if (strstr(op, "PodIdentityAssociation") != NULL &&
 		    strncmp(op, "Create", 6) != 0 &&
 		    strncmp(op, "List", 4) != 0)
-			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:"
+			e = sw_fmt(out, sz,
+			    "arn:%s:eks:%s:%s:"
 			    "podidentityassociation/slipway-doctor/a-doctor",
 			    part, region, acct);
 		else if (strcmp(op, "DeleteAddon") == 0 ||
 		    strcmp(op, "DescribeAddon") == 0)
-			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:addon/slipway-"
-			    "doctor/doctor/0", part, region, acct);
+			e = sw_fmt(out, sz,
+			    "arn:%s:eks:%s:%s:addon/slipway-"
+			    "doctor/doctor/0",
+			    part, region, acct);
 		else
-			e = sw_fmt(out, sz, "arn:%s:eks:%s:%s:cluster/slipway-"
-			    "doctor", part, region, acct);
+			e = sw_fmt(out, sz,
+			    "arn:%s:eks:%s:%s:cluster/slipway-"
+			    "doctor",
+			    part, region, acct);
 	} else if (strncmp(action, "sagemaker:", 10) == 0)
 		e = sw_fmt(out, sz, "arn:%s:sagemaker:%s:%s:%s", part, region,
-		    acct, strstr(op, "TrainingPlan") != NULL ?
-		    "training-plan/doctor" : "cluster/slipway-doctor");
+		    acct,
+		    strstr(op, "TrainingPlan") != NULL
+			? "training-plan/doctor"
+			: "cluster/slipway-doctor");
 	else if (strncmp(action, "ec2:", 4) == 0)
-		e = sw_fmt(out, sz, "arn:%s:ec2:%s:%s:vpc/"
-		    "vpc-0d0c0d0c0d0c0d0c0", part, region, acct);
+		e = sw_fmt(out, sz,
+		    "arn:%s:ec2:%s:%s:vpc/"
+		    "vpc-0d0c0d0c0d0c0d0c0",
+		    part, region, acct);
 	else if (strncmp(action, "fsx:", 4) == 0)
-		e = sw_fmt(out, sz, "arn:%s:fsx:%s:%s:file-system/"
-		    "fs-0d0c0d0c0d0c0d0c0", part, region, acct);
+		e = sw_fmt(out, sz,
+		    "arn:%s:fsx:%s:%s:file-system/"
+		    "fs-0d0c0d0c0d0c0d0c0",
+		    part, region, acct);
 	else if (strcmp(action, "s3:PutObject") == 0)
-		e = sw_fmt(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s/"
-		    "lifecycle/doctor", part, acct, region);
+		e = sw_fmt(out, sz,
+		    "arn:%s:s3:::sagemaker-slipway-%s-%s/"
+		    "lifecycle/doctor",
+		    part, acct, region);
 	else if (strncmp(action, "s3:", 3) == 0)
 		e = sw_fmt(out, sz, "arn:%s:s3:::sagemaker-slipway-%s-%s", part,
 		    acct, region);
@@ -406,7 +448,6 @@ sim_resource(const char *action, const char *part, const char *acct,
 	return e;
 }
 
-
 /* The request context Slipway's calls carry (its tags, its roles, the
  * permissions boundary it sends on CreateRole). */
 static json_object *
@@ -414,23 +455,24 @@ sim_context(const char *part, const char *boundary)
 {
 	json_object *ctx;
 
-#define CTX(k, t, v) sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", \
-	sw_ja(sw_js(v)), "ContextKeyType", sw_js(t), NULL)
-	ctx = sw_ja(
-	    CTX("aws:RequestTag/" SW_TAG_CLUSTER, "string", "doctor"),
+#define CTX(k, t, v) \
+	sw_jo("ContextKeyName", sw_js(k), "ContextKeyValues", sw_ja(sw_js(v)), \
+	    "ContextKeyType", sw_js(t), NULL)
+	ctx = sw_ja(CTX("aws:RequestTag/" SW_TAG_CLUSTER, "string", "doctor"),
 	    CTX("aws:ResourceTag/" SW_TAG_CLUSTER, "string", "doctor"),
 	    CTX("aws:TagKeys", "stringList", SW_TAG_CLUSTER),
 	    CTX("iam:PassedToService", "string", "sagemaker.amazonaws.com"),
 	    CTX("iam:AWSServiceName", "string", "sagemaker.amazonaws.com"),
-	    sw_jo("ContextKeyName", sw_js("iam:PolicyARN"),
-		"ContextKeyValues", sw_ja(sw_jsf("arn:%s:iam::aws:policy/"
-		"AmazonEKSClusterPolicy", part)), "ContextKeyType",
-		sw_js("arn"), NULL),
+	    sw_jo("ContextKeyName", sw_js("iam:PolicyARN"), "ContextKeyValues",
+		sw_ja(sw_jsf("arn:%s:iam::aws:policy/"
+			     "AmazonEKSClusterPolicy",
+		    part)),
+		"ContextKeyType", sw_js("arn"), NULL),
 
 	    CTX("ec2:CreateAction", "string", "CreateVpc"));
 	if (boundary != NULL)
-		json_object_array_add(ctx, CTX("iam:PermissionsBoundary",
-		    "string", boundary));
+		json_object_array_add(
+		    ctx, CTX("iam:PermissionsBoundary", "string", boundary));
 #undef CTX
 	return ctx;
 }
@@ -440,8 +482,8 @@ sim_context(const char *part, const char *boundary)
  * unknown, "/" assumed), a user as it is.
  */
 static int
-sim_principal(const char *caller, char *out, size_t sz, char *part,
-    size_t partsz)
+sim_principal(
+    const char *caller, char *out, size_t sz, char *part, size_t partsz)
 {
 	char acct[16], role[128];
 	const char *p;
@@ -449,11 +491,15 @@ sim_principal(const char *caller, char *out, size_t sz, char *part,
 	if (sscanf(caller, "arn:%15[^:]:", part) != 1 || partsz < 16)
 		return -1;
 	if ((p = strstr(caller, ":assumed-role/")) != NULL) {
-		if (sscanf(caller, "arn:%*[^:]:sts::%15[^:]:assumed-role/"
-		    "%127[^/]/", acct, role) != 2)
+		if (sscanf(caller,
+			"arn:%*[^:]:sts::%15[^:]:assumed-role/"
+			"%127[^/]/",
+			acct, role) != 2)
 			return -1;
 		return snprintf(out, sz, "arn:%s:iam::%s:role/%s", part, acct,
-		    role) < (int)sz ? 0 : -1;
+			   role) < (int)sz
+		    ? 0
+		    : -1;
 	}
 	return snprintf(out, sz, "%s", caller) < (int)sz ? 0 : -1;
 }
@@ -472,8 +518,10 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 	int done[DOCTOR_MAX_ACTIONS] = { 0 };
 
 	if ((f = fopen(d->o->actions_file, "r")) == NULL) {
-		say(d, "IAM permissions", 0, "the list of actions %s is "
-		    "missing: reinstall Slipway", d->o->actions_file);
+		say(d, "IAM permissions", 0,
+		    "the list of actions %s is "
+		    "missing: reinstall Slipway",
+		    d->o->actions_file);
 		return;
 	}
 	while (nact < DOCTOR_MAX_ACTIONS && fgets(line, sizeof(line), f)) {
@@ -483,9 +531,11 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 	}
 	fclose(f);
 	if (sim_principal(caller, principal, sizeof(principal), part,
-	    sizeof(part)) != 0) {
-		say(d, "IAM permissions", 0, "cannot tell the IAM principal "
-		    "of %s", caller);
+		sizeof(part)) != 0) {
+		say(d, "IAM permissions", 0,
+		    "cannot tell the IAM principal "
+		    "of %s",
+		    caller);
 		goto out;
 	}
 	denied[0] = '\0';
@@ -494,49 +544,57 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 		if (actions[i] == NULL || done[i])
 			continue;
 		if (sim_resource(actions[i], part, acct, aws->region, res,
-		    sizeof(res)) != SW_OK) {
-			say(d, "IAM permissions", 0, "no room for the ARN "
-			    "%s is checked against", actions[i]);
+			sizeof(res)) != SW_OK) {
+			say(d, "IAM permissions", 0,
+			    "no room for the ARN "
+			    "%s is checked against",
+			    actions[i]);
 			goto out;
 		}
 		batch = json_object_new_array();
-		for (j = i; j < nact && json_object_array_length(batch) <
-		    DOCTOR_SIM_BATCH; j++) {
+		for (j = i; j < nact &&
+		     json_object_array_length(batch) < DOCTOR_SIM_BATCH;
+		     j++) {
 			char other[400];
 
 			if (actions[j] == NULL || done[j])
 				continue;
 			if (sim_resource(actions[j], part, acct, aws->region,
-			    other, sizeof(other)) != SW_OK ||
+				other, sizeof(other)) != SW_OK ||
 			    strcmp(other, res) != 0)
 				continue;
 			json_object_array_add(batch, sw_js(actions[j]));
 			done[j] = 1;
 		}
-		in = sw_jo("PolicySourceArn", sw_js(principal),
-		    "ActionNames", batch, "ResourceArns", sw_ja(sw_js(res)),
-		    "ContextEntries", sim_context(part, boundary), NULL);
+		in = sw_jo("PolicySourceArn", sw_js(principal), "ActionNames",
+		    batch, "ResourceArns", sw_ja(sw_js(res)), "ContextEntries",
+		    sim_context(part, boundary), NULL);
 		memset(&err, 0, sizeof(err));
 		out = NULL;
 		if (aws_call(aws, AWS_SVC_IAM, "SimulatePrincipalPolicy", in,
-		    &out, &err) != SW_OK) {
+			&out, &err) != SW_OK) {
 			json_object_put(in);
-			say(d, "IAM permissions", 0, "cannot simulate the "
-			    "policies of %s: %s: %s%s", principal, err.code,
-			    err.message, strstr(err.code, "AccessDenied") ?
-			    " (the role needs iam:SimulatePrincipalPolicy on "
-			    "itself)" : "");
+			say(d, "IAM permissions", 0,
+			    "cannot simulate the "
+			    "policies of %s: %s: %s%s",
+			    principal, err.code, err.message,
+			    strstr(err.code, "AccessDenied")
+				? " (the role needs iam:SimulatePrincipalPolicy on "
+				  "itself)"
+				: "");
 			goto out;
 		}
 		json_object_put(in);
 		results = sw_json_get(out, "EvaluationResults");
-		if (results == NULL && (list = sw_json_get(out,
-		    "SimulatePrincipalPolicyResult")) != NULL)
+		if (results == NULL &&
+		    (list = sw_json_get(
+			 out, "SimulatePrincipalPolicyResult")) != NULL)
 			results = sw_json_get(list, "EvaluationResults");
 		list = results;
-		for (k = 0; list != NULL && json_object_is_type(list,
-		    json_type_array) && k < json_object_array_length(list);
-		    k++) {
+		for (k = 0; list != NULL &&
+		     json_object_is_type(list, json_type_array) &&
+		     k < json_object_array_length(list);
+		     k++) {
 			json_object *r = json_object_array_get_idx(list, k);
 			const char *dec = sw_json_get_str(r, "EvalDecision");
 			const char *name = sw_json_get_str(r, "EvalActionName");
@@ -555,15 +613,21 @@ check_permissions(struct doctor *d, struct aws_ctx *aws, const char *caller,
 		json_object_put(out);
 	}
 	if (nallowed + ndenied != nact)
-		say(d, "IAM permissions", 0, "the simulation answered for %zu "
-		    "of %zu actions", nallowed + ndenied, nact);
+		say(d, "IAM permissions", 0,
+		    "the simulation answered for %zu "
+		    "of %zu actions",
+		    nallowed + ndenied, nact);
 	else if (ndenied > 0)
-		say(d, "IAM permissions", 0, "%s may not call %zu of the %zu "
+		say(d, "IAM permissions", 0,
+		    "%s may not call %zu of the %zu "
 		    "actions Slipway needs: %s (deploy cfn/slipway.yaml's "
-		    "role)", principal, ndenied, nact, denied);
+		    "role)",
+		    principal, ndenied, nact, denied);
 	else
-		say(d, "IAM permissions", 1, "%s may call all %zu actions "
-		    "Slipway needs", principal, nact);
+		say(d, "IAM permissions", 1,
+		    "%s may call all %zu actions "
+		    "Slipway needs",
+		    principal, nact);
 out:
 	for (i = 0; i < nact; i++)
 		free(actions[i]);
@@ -581,10 +645,9 @@ boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
 	size_t i;
 	sw_err e;
 
-	for (i = 0; roles != NULL && i < json_object_array_length(roles);
-	    i++) {
-		name = sw_json_get_str(json_object_array_get_idx(roles, i),
-		    "RoleName");
+	for (i = 0; roles != NULL && i < json_object_array_length(roles); i++) {
+		name = sw_json_get_str(
+		    json_object_array_get_idx(roles, i), "RoleName");
 		if (name == NULL || strncmp(name, "slipway-", 8) != 0)
 			continue;
 		memset(&err, 0, sizeof(err));
@@ -594,16 +657,19 @@ boundary_page(struct aws_ctx *aws, json_object *roles, const char *boundary,
 		json_object_put(in);
 		if (e != SW_OK)
 			return -1;
-		arn = sw_out_str(out, "Role.PermissionsBoundary."
-		    "PermissionsBoundaryArn", "GetRoleResult.Role."
-		    "PermissionsBoundary.PermissionsBoundaryArn", NULL);
+		arn = sw_out_str(out,
+		    "Role.PermissionsBoundary."
+		    "PermissionsBoundaryArn",
+		    "GetRoleResult.Role."
+		    "PermissionsBoundary.PermissionsBoundaryArn",
+		    NULL);
 		(*n)++;
 		if (arn == NULL || strcmp(arn, boundary) != 0) {
 			(*bad)++;
 			if (strlen(names) + strlen(name) + 3 < sz)
-				sw_fmt_text(names + strlen(names), sz -
-				    strlen(names), "%s%s", names[0] ? ", " :
-				    "", name);
+				sw_fmt_text(names + strlen(names),
+				    sz - strlen(names), "%s%s",
+				    names[0] ? ", " : "", name);
 		}
 		json_object_put(out);
 	}
@@ -622,7 +688,8 @@ check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
 	sw_err e;
 
 	if (boundary == NULL) {
-		say(d, "IAM permissions boundary", 1, "none configured "
+		say(d, "IAM permissions boundary", 1,
+		    "none configured "
 		    "(iam_permissions_boundary): roles are created without "
 		    "one");
 		return;
@@ -633,37 +700,45 @@ check_boundary(struct doctor *d, struct aws_ctx *aws, const char *boundary)
 		e = aws_call(aws, AWS_SVC_IAM, "ListRoles", in, &out, &err);
 		json_object_put(in);
 		if (e != SW_OK) {
-			say(d, "IAM permissions boundary", 0, "cannot list the "
-			    "roles: %s: %s", err.code, err.message);
+			say(d, "IAM permissions boundary", 0,
+			    "cannot list the "
+			    "roles: %s: %s",
+			    err.code, err.message);
 			return;
 		}
 		roles = sw_json_get(out, "Roles");
 		if (roles == NULL)
 			roles = sw_json_path(out, "ListRolesResult.Roles");
 		if (boundary_page(aws, roles, boundary, names, sizeof(names),
-		    &n, &bad) != 0) {
+			&n, &bad) != 0) {
 			json_object_put(out);
-			say(d, "IAM permissions boundary", 0, "cannot read a "
+			say(d, "IAM permissions boundary", 0,
+			    "cannot read a "
 			    "Slipway role");
 			return;
 		}
-		next = sw_out_str(out, "Marker", "ListRolesResult.Marker",
-		    NULL);
+		next =
+		    sw_out_str(out, "Marker", "ListRolesResult.Marker", NULL);
 		if (sw_fmt(marker, sizeof(marker), "%s", next ? next : "") !=
 		    SW_OK) {
 			json_object_put(out);
-			say(d, "IAM permissions boundary", 0, "ListRoles "
+			say(d, "IAM permissions boundary", 0,
+			    "ListRoles "
 			    "answered a marker too long to follow");
 			return;
 		}
 		json_object_put(out);
 	} while (marker[0] != '\0');
 	if (bad > 0)
-		say(d, "IAM permissions boundary", 0, "%zu of %zu Slipway "
-		    "roles do not carry %s: %s", bad, n, boundary, names);
+		say(d, "IAM permissions boundary", 0,
+		    "%zu of %zu Slipway "
+		    "roles do not carry %s: %s",
+		    bad, n, boundary, names);
 	else
-		say(d, "IAM permissions boundary", 1, "%zu Slipway role(s) "
-		    "carry %s", n, boundary);
+		say(d, "IAM permissions boundary", 1,
+		    "%zu Slipway role(s) "
+		    "carry %s",
+		    n, boundary);
 }
 
 static void
@@ -680,8 +755,7 @@ check_aws(struct doctor *d)
 
 	memset(&aws, 0, sizeof(aws));
 	if (sw_config_load(d->o->state_dir, &cfg) != SW_OK) {
-		say(d, "AWS", 0, "cannot read %s/config.json",
-		    d->o->state_dir);
+		say(d, "AWS", 0, "cannot read %s/config.json", d->o->state_dir);
 		sw_config_free(&cfg);
 		return;
 	}
@@ -699,28 +773,31 @@ check_aws(struct doctor *d)
 			    NULL)
 				continue;
 			if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-			    sw_conf_service_env[i2]) == SW_OK)
+				sw_conf_service_env[i2]) == SW_OK)
 				setenv(env, v, 1);
 		}
 	}
 	if (sw_aws_setup(&aws, &cfg) != SW_OK) {
-		say(d, "region", 0, "cannot set up AWS for region %s (a bad "
-		    "region or endpoint)", cfg.region);
+		say(d, "region", 0,
+		    "cannot set up AWS for region %s (a bad "
+		    "region or endpoint)",
+		    cfg.region);
 		goto out;
 	}
 	memset(&err, 0, sizeof(err));
-	if (aws_sts_get_caller_identity(&aws, acct, sizeof(acct), arn,
-	    sizeof(arn), &err) != SW_OK) {
-		say(d, "credentials", 0, "AWS does not accept the credentials "
+	if (aws_sts_get_caller_identity(
+		&aws, acct, sizeof(acct), arn, sizeof(arn), &err) != SW_OK) {
+		say(d, "credentials", 0,
+		    "AWS does not accept the credentials "
 		    "found (%s: %s); set AWS_PROFILE or the instance role, "
-		    "and check the clock", err.code[0] ? err.code :
-		    "no answer", err.message);
+		    "and check the clock",
+		    err.code[0] ? err.code : "no answer", err.message);
 		goto out;
 	}
 	say(d, "credentials", 1, "signed in as %s (account %s)", arn, acct);
 	memset(&err, 0, sizeof(err));
-	if (aws_call(&aws, AWS_SVC_EC2, "DescribeAvailabilityZones", NULL,
-	    &out, &err) != SW_OK) {
+	if (aws_call(&aws, AWS_SVC_EC2, "DescribeAvailabilityZones", NULL, &out,
+		&err) != SW_OK) {
 		say(d, "region", 0, "region %s does not answer: %s: %s",
 		    aws.region, err.code, err.message);
 		goto out;
@@ -728,7 +805,8 @@ check_aws(struct doctor *d)
 	zones = sw_json_get(out, "availabilityZoneInfo");
 	for (i = 0; zones != NULL && i < json_object_array_length(zones); i++)
 		if ((v = sw_json_get_str(json_object_array_get_idx(zones, i),
-		    "zoneState")) == NULL || strcmp(v, "available") == 0)
+			 "zoneState")) == NULL ||
+		    strcmp(v, "available") == 0)
 			up++;
 	json_object_put(out);
 	if (up == 0)
@@ -737,7 +815,7 @@ check_aws(struct doctor *d)
 	else
 		say(d, "region", 1, "%s, %zu zones available", aws.region, up);
 	if (sw_fmt(bucket, sizeof(bucket), "sagemaker-slipway-%s-%s", acct,
-	    aws.region) != SW_OK) {
+		aws.region) != SW_OK) {
 		say(d, "region", 0, "no room for the bucket name of %s",
 		    aws.region);
 		goto out;
@@ -765,15 +843,19 @@ sw_cli_doctor(const struct sw_doctor_opts *o)
 	if (!o->local)
 		check_aws(&d);
 	if (o->json) {
-		json_object *doc = sw_jo("ok", json_object_new_boolean(
-		    !d.failed), "findings", json_object_get(d.findings), NULL);
+		json_object *doc =
+		    sw_jo("ok", json_object_new_boolean(!d.failed), "findings",
+			json_object_get(d.findings), NULL);
 
-		printf("%s\n", json_object_to_json_string_ext(doc,
-		    JSON_C_TO_STRING_PRETTY));
+		printf("%s\n",
+		    json_object_to_json_string_ext(
+			doc, JSON_C_TO_STRING_PRETTY));
 		json_object_put(doc);
 	} else
-		printf("%s\n", d.failed ? "Slipway is not ready: fix what "
-		    "FAIL says." : "All is well.");
+		printf("%s\n",
+		    d.failed ? "Slipway is not ready: fix what "
+			       "FAIL says."
+			     : "All is well.");
 	json_object_put(d.findings);
 	json_object_put(d.conf);
 	return d.failed ? 1 : 0;

@@ -5,13 +5,13 @@
 #define SW_CLI_DOCTOR_H
 
 struct sw_doctor_opts {
-	const char	*state_dir;
-	const char	*conf_file;	/* slipway.conf path (may not exist) */
-	const char	*nginx;		/* nginx binary */
-	const char	*nginx_template;
-	const char	*actions_file;	/* IAM actions, one a line */
-	int		 local;		/* no network checks */
-	int		 json;		/* findings as one JSON document */
+	const char *state_dir;
+	const char *conf_file; /* slipway.conf path (may not exist) */
+	const char *nginx; /* nginx binary */
+	const char *nginx_template;
+	const char *actions_file; /* IAM actions, one a line */
+	int local; /* no network checks */
+	int json; /* findings as one JSON document */
 };
 
 /*
@@ -19,6 +19,6 @@ struct sw_doctor_opts {
  * Returns the exit status: 0 when every check passed, 1 otherwise.
  * All strings are borrowed.
  */
-int	sw_cli_doctor(const struct sw_doctor_opts *);
+int sw_cli_doctor(const struct sw_doctor_opts *);
 
 #endif

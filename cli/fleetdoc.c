@@ -16,7 +16,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 
-#define MAX_DEPTH	64
+#define MAX_DEPTH 64
 
 static int
 matches(const char *re, const char *s)
@@ -31,8 +31,8 @@ matches(const char *re, const char *s)
 	return ok;
 }
 
-#define RE_INT	"^[-+]?[0-9]+$"
-#define RE_NUM	"^[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$"
+#define RE_INT "^[-+]?[0-9]+$"
+#define RE_NUM "^[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$"
 
 /* A plain scalar as YAML's core schema reads it. */
 static json_object *
@@ -74,29 +74,31 @@ node_json(yaml_document_t *d, yaml_node_t *n, int depth, int *bad)
 	case YAML_SCALAR_NODE:
 		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
 			return plain((const char *)n->data.scalar.value);
-		return json_object_new_string_len((const char *)
-		    n->data.scalar.value, (int)n->data.scalar.length);
+		return json_object_new_string_len(
+		    (const char *)n->data.scalar.value,
+		    (int)n->data.scalar.length);
 	case YAML_SEQUENCE_NODE:
 		o = json_object_new_array();
 		for (it = n->data.sequence.items.start;
-		    it < n->data.sequence.items.top; it++)
-			json_object_array_add(o, node_json(d,
-			    yaml_document_get_node(d, *it), depth + 1, bad));
+		     it < n->data.sequence.items.top; it++)
+			json_object_array_add(o,
+			    node_json(d, yaml_document_get_node(d, *it),
+				depth + 1, bad));
 		return o;
 	case YAML_MAPPING_NODE:
 		o = json_object_new_object();
 		for (p = n->data.mapping.pairs.start;
-		    p < n->data.mapping.pairs.top; p++) {
+		     p < n->data.mapping.pairs.top; p++) {
 			yaml_node_t *k = yaml_document_get_node(d, p->key);
 
 			if (k == NULL || k->type != YAML_SCALAR_NODE) {
 				*bad = 1;
 				continue;
 			}
-			json_object_object_add(o, (const char *)
-			    k->data.scalar.value, node_json(d,
-			    yaml_document_get_node(d, p->value), depth + 1,
-			    bad));
+			json_object_object_add(o,
+			    (const char *)k->data.scalar.value,
+			    node_json(d, yaml_document_get_node(d, p->value),
+				depth + 1, bad));
 		}
 		return o;
 	default:
@@ -128,8 +130,9 @@ sw_yaml_read(const char *path, char *err, size_t errsz)
 	} else {
 		o = node_json(&doc, yaml_document_get_root_node(&doc), 0, &bad);
 		if (o == NULL || bad) {
-			sw_fmt_text(err, errsz, "%s: %s", path, o == NULL ?
-			    "empty document" : "a key that is not a scalar");
+			sw_fmt_text(err, errsz, "%s: %s", path,
+			    o == NULL ? "empty document"
+				      : "a key that is not a scalar");
 			json_object_put(o);
 			o = NULL;
 		}
@@ -147,12 +150,12 @@ static int
 scalar(yaml_emitter_t *em, const char *s, int quote)
 {
 	yaml_event_t ev;
-	char *copy = sw_strdup(s);	/* libyaml's value is not const */
+	char *copy = sw_strdup(s); /* libyaml's value is not const */
 	int ok;
 
-	ok = yaml_scalar_event_initialize(&ev, NULL, NULL,
-	    (yaml_char_t *)copy, (int)strlen(copy), !quote, 1, quote ?
-	    YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
+	ok = yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)copy,
+	    (int)strlen(copy), !quote, 1,
+	    quote ? YAML_DOUBLE_QUOTED_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE);
 	free(copy);
 	return ok && yaml_emitter_emit(em, &ev) ? 0 : -1;
 }
@@ -181,8 +184,8 @@ emit(yaml_emitter_t *em, json_object *o)
 		return scalar(em, json_object_get_string(o),
 		    needs_quotes(json_object_get_string(o)));
 	case json_type_array:
-		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-		    YAML_BLOCK_SEQUENCE_STYLE);
+		yaml_sequence_start_event_initialize(
+		    &ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
 		if (!yaml_emitter_emit(em, &ev))
 			return -1;
 		for (i = 0; i < json_object_array_length(o); i++)
@@ -191,12 +194,13 @@ emit(yaml_emitter_t *em, json_object *o)
 		yaml_sequence_end_event_initialize(&ev);
 		return yaml_emitter_emit(em, &ev) ? 0 : -1;
 	case json_type_object:
-		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
-		    YAML_BLOCK_MAPPING_STYLE);
+		yaml_mapping_start_event_initialize(
+		    &ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
 		if (!yaml_emitter_emit(em, &ev))
 			return -1;
 		{
-			json_object_object_foreach(o, k, v) {
+			json_object_object_foreach(o, k, v)
+			{
 				if (scalar(em, k, needs_quotes(k)) != 0 ||
 				    emit(em, v) != 0)
 					return -1;
@@ -204,9 +208,10 @@ emit(yaml_emitter_t *em, json_object *o)
 		}
 		yaml_mapping_end_event_initialize(&ev);
 		return yaml_emitter_emit(em, &ev) ? 0 : -1;
-	default:	/* boolean, int, double: their JSON text */
-		return scalar(em, json_object_to_json_string_ext(o,
-		    JSON_C_TO_STRING_PLAIN), 0);
+	default: /* boolean, int, double: their JSON text */
+		return scalar(em,
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		    0);
 	}
 }
 

@@ -20,6 +20,6 @@ json_object *sw_yaml_read(const char *path, char *err, size_t errsz);
 
 /* Write o as YAML to f, quoting each string that would read back as
  * something else; 0, or -1 when the emitter failed. */
-int	sw_yaml_write(FILE *f, json_object *o);
+int sw_yaml_write(FILE *f, json_object *o);
 
 #endif

@@ -39,41 +39,46 @@
 #include "lib/json.h"
 #include "lib/url.h"
 
-enum { LX_OK = 0, LX_FAILED = 1, LX_USAGE = 2, LX_NOTFOUND = 3,
-    LX_SERVER = 6,
-    LX_STOPPED = 130 };
+enum {
+	LX_OK = 0,
+	LX_FAILED = 1,
+	LX_USAGE = 2,
+	LX_NOTFOUND = 3,
+	LX_SERVER = 6,
+	LX_STOPPED = 130
+};
 
-#define LOG_MAX_PODS	8	/* as training_job_logs reads */
-#define LOG_MAX_TRIES	5	/* sockets opened again per pod */
-#define LOG_END_WAIT	60	/* seconds for the job to say it ended */
+#define LOG_MAX_PODS 8 /* as training_job_logs reads */
+#define LOG_MAX_TRIES 5 /* sockets opened again per pod */
+#define LOG_END_WAIT 60 /* seconds for the job to say it ended */
 
 struct follow;
 
 struct pod {
-	struct follow	*fw;
-	char		 name[254], ns[64], path[768];
-	long		 last;		/* seq of the last line printed */
-	int		 heard, ended, failed, again, tries;
-	struct lws	*wsi;
-	struct sw_buf	 msg;
+	struct follow *fw;
+	char name[254], ns[64], path[768];
+	long last; /* seq of the last line printed */
+	int heard, ended, failed, again, tries;
+	struct lws *wsi;
+	struct sw_buf msg;
 };
 
 struct follow {
-	struct lws_context	*ctx;
-	const char		*cluster;
-	char			 auth[8192];
-	char			 url[1024], host[300], prefix[512];
-	int			 port, tls, many;
-	struct pod		 pods[LOG_MAX_PODS];
-	size_t			 npods;
+	struct lws_context *ctx;
+	const char *cluster;
+	char auth[8192];
+	char url[1024], host[300], prefix[512];
+	int port, tls, many;
+	struct pod pods[LOG_MAX_PODS];
+	size_t npods;
 };
 
 struct logs_kind;
 
 struct logs_args {
 	const struct logs_kind *k;
-	const char	*kind, *name, *cluster, *ns, *tail, *context;
-	int		 follow;
+	const char *kind, *name, *cluster, *ns, *tail, *context;
+	int follow;
 };
 
 static volatile sig_atomic_t stopped;
@@ -101,9 +106,10 @@ pod_message(struct pod *p)
 		if ((seq = (long)sw_json_get_int(m, "seq", 0)) > p->last) {
 			p->last = seq;
 			printf("%s%s%s%s\n", p->fw->many ? "[" : "",
-			    p->fw->many ? p->name : "", p->fw->many ? "] " :
-			    "", sw_json_get_str(m, "text") ?
-			    sw_json_get_str(m, "text") : "");
+			    p->fw->many ? p->name : "", p->fw->many ? "] " : "",
+			    sw_json_get_str(m, "text")
+				? sw_json_get_str(m, "text")
+				: "");
 			fflush(stdout);
 		}
 	} else if (strcmp(type, "end") == 0)
@@ -111,8 +117,8 @@ pod_message(struct pod *p)
 	else if (strcmp(type, "error") == 0) {
 		fprintf(stderr, "slipway: %s: %lld %s\n", p->name,
 		    (long long)sw_json_get_int(m, "status", 0),
-		    sw_json_get_str(m, "detail") ? sw_json_get_str(m,
-		    "detail") : "error");
+		    sw_json_get_str(m, "detail") ? sw_json_get_str(m, "detail")
+						 : "error");
 		p->failed = 1;
 	}
 	json_object_put(m);
@@ -147,10 +153,11 @@ ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 		return 0;
 	switch (reason) {
 	case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
-		if (p->fw->auth[0] != '\0' && lws_add_http_header_by_token(wsi,
-		    WSI_TOKEN_HTTP_AUTHORIZATION,
-		    (const unsigned char *)p->fw->auth,
-		    (int)strlen(p->fw->auth), pp, *pp + len) != 0)
+		if (p->fw->auth[0] != '\0' &&
+		    lws_add_http_header_by_token(wsi,
+			WSI_TOKEN_HTTP_AUTHORIZATION,
+			(const unsigned char *)p->fw->auth,
+			(int)strlen(p->fw->auth), pp, *pp + len) != 0)
 			return -1;
 		break;
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
@@ -177,10 +184,12 @@ ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	return 0;
 }
 
+/* clang-format off */
 static const struct lws_protocols ws_protocols[] = {
 	{ "slipway-logs", ws_callback, 0, 65536, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
+/* clang-format on */
 
 static int
 pod_connect(struct pod *p)
@@ -234,16 +243,18 @@ follow_target(struct follow *fw, const char *server)
 	if (sw_fmt(fw->url, sizeof(fw->url), "%s", server) != SW_OK ||
 	    lws_parse_uri(fw->url, &prot, &ads, &fw->port, &path) != 0 ||
 	    (strcmp(prot, "http") != 0 && strcmp(prot, "https") != 0)) {
-		fprintf(stderr, "slipway: the server %s is not an http(s) "
-		    "URL\n", server);
+		fprintf(stderr,
+		    "slipway: the server %s is not an http(s) "
+		    "URL\n",
+		    server);
 		return -1;
 	}
 	fw->tls = strcmp(prot, "https") == 0;
 	sw_fmt_text(fw->host, sizeof(fw->host), "%s", ads);
-	sw_fmt_text(fw->prefix, sizeof(fw->prefix), "%s%s", path[0] ? "/" :
-	    "", path);
-	while (fw->prefix[0] != '\0' &&
-	    fw->prefix[strlen(fw->prefix) - 1] == '/')
+	sw_fmt_text(
+	    fw->prefix, sizeof(fw->prefix), "%s%s", path[0] ? "/" : "", path);
+	while (
+	    fw->prefix[0] != '\0' && fw->prefix[strlen(fw->prefix) - 1] == '/')
 		fw->prefix[strlen(fw->prefix) - 1] = '\0';
 	return 0;
 }
@@ -302,11 +313,12 @@ follow_pods(struct follow *fw)
  * that lists its pods with their last lines and the path field naming
  * it; a job ends, an endpoint does not. */
 struct logs_kind {
-	const char	*words[3];
-	const char	*row, *field, *what;
-	int		 ends;
+	const char *words[3];
+	const char *row, *field, *what;
+	int ends;
 };
 
+/* clang-format off */
 static const struct logs_kind logs_kinds[] = {
 	{ { "job", "jobs", "training-job" }, "training_job_logs", "job",
 	  "job", 1 },
@@ -314,6 +326,7 @@ static const struct logs_kind logs_kinds[] = {
 	  "endpoint", "endpoint", 0 },
 	{ { NULL }, NULL, NULL, NULL, 0 }
 };
+/* clang-format on */
 
 static const struct logs_kind *
 logs_kind(const char *word)
@@ -345,15 +358,16 @@ target_args(const struct logs_args *a, const char *tail)
 static size_t
 count(json_object *a)
 {
-	return json_object_is_type(a, json_type_array) ?
-	    json_object_array_length(a) : 0;
+	return json_object_is_type(a, json_type_array)
+	    ? json_object_array_length(a)
+	    : 0;
 }
 
 static int
 terminal(const char *state)
 {
-	return state != NULL && (strcmp(state, "Succeeded") == 0 ||
-	    strcmp(state, "Failed") == 0);
+	return state != NULL &&
+	    (strcmp(state, "Succeeded") == 0 || strcmp(state, "Failed") == 0);
 }
 
 static void
@@ -376,13 +390,15 @@ print_lines(json_object *doc)
 		json_object *lines = sw_json_get(p, "lines");
 
 		for (j = 0; j < count(lines); j++)
-			printf("%s%s%s%s\n", n > 1 ? "[" : "", n > 1 ?
-			    sw_json_get_str(p, "pod") : "", n > 1 ? "] " : "",
-			    json_object_get_string(json_object_array_get_idx(
-			    lines, j)));
+			printf("%s%s%s%s\n", n > 1 ? "[" : "",
+			    n > 1 ? sw_json_get_str(p, "pod") : "",
+			    n > 1 ? "] " : "",
+			    json_object_get_string(
+				json_object_array_get_idx(lines, j)));
 		if (sw_json_get_str(p, "error") != NULL)
-			fprintf(stderr, "slipway: %s: %s\n", sw_json_get_str(p,
-			    "pod"), sw_json_get_str(p, "error"));
+			fprintf(stderr, "slipway: %s: %s\n",
+			    sw_json_get_str(p, "pod"),
+			    sw_json_get_str(p, "error"));
 	}
 }
 
@@ -397,12 +413,13 @@ list_pods(const struct logs_args *a, json_object **doc, int *seen)
 
 	for (;;) {
 		*doc = NULL;
-		if ((rc = sw_cli_call(a->k->row, args, NULL, a->context,
-		    doc)) != LX_OK || stopped)
+		if ((rc = sw_cli_call(
+			 a->k->row, args, NULL, a->context, doc)) != LX_OK ||
+		    stopped)
 			break;
 		*seen = 1;
-		if (count(sw_json_get(*doc, "pods")) > 0 || (a->k->ends &&
-		    terminal(sw_json_get_str(*doc, "state"))))
+		if (count(sw_json_get(*doc, "pods")) > 0 ||
+		    (a->k->ends && terminal(sw_json_get_str(*doc, "state"))))
 			break;
 		json_object_put(*doc);
 		pause_s(2);
@@ -423,12 +440,14 @@ job_outcome(const struct logs_args *a)
 	while (!stopped) {
 		doc = NULL;
 		if ((rc = sw_cli_call("training_job_get", args, NULL,
-		    a->context, &doc)) != LX_OK) {
+			 a->context, &doc)) != LX_OK) {
 			json_object_put(args);
 			return rc;
 		}
-		sw_fmt_text(state, sizeof(state), "%s", sw_json_get_str(doc,
-		    "state") ? sw_json_get_str(doc, "state") : "");
+		sw_fmt_text(state, sizeof(state), "%s",
+		    sw_json_get_str(doc, "state")
+			? sw_json_get_str(doc, "state")
+			: "");
 		json_object_put(doc);
 		if (terminal(state) || time(NULL) >= until)
 			break;
@@ -437,8 +456,8 @@ job_outcome(const struct logs_args *a)
 	json_object_put(args);
 	if (stopped)
 		return LX_STOPPED;
-	fprintf(stderr, "slipway: job %s: %s\n", a->name, state[0] ? state :
-	    "state unknown");
+	fprintf(stderr, "slipway: job %s: %s\n", a->name,
+	    state[0] ? state : "state unknown");
 	return strcmp(state, "Succeeded") == 0 ? LX_OK : LX_FAILED;
 }
 
@@ -469,10 +488,10 @@ follow_fill(struct follow *fw, json_object *doc)
 
 		p->fw = fw;
 		sw_buf_init(&p->msg, 1024 * 1024);
-		sw_fmt_text(p->name, sizeof(p->name), "%s", sw_json_get_str(
-		    json_object_array_get_idx(pods, i), "pod"));
-		sw_fmt_text(p->ns, sizeof(p->ns), "%s", sw_json_get_str(doc,
-		    "namespace"));
+		sw_fmt_text(p->name, sizeof(p->name), "%s",
+		    sw_json_get_str(json_object_array_get_idx(pods, i), "pod"));
+		sw_fmt_text(p->ns, sizeof(p->ns), "%s",
+		    sw_json_get_str(doc, "namespace"));
 		p->last = last_seen(fw, p->name);
 	}
 	memcpy(fw->pods, np, sizeof(np));
@@ -533,8 +552,8 @@ follow(const struct logs_args *a)
 		rc = LX_USAGE;
 	else {
 		if (token != NULL)
-			sw_fmt_text(fw->auth, sizeof(fw->auth), "Bearer %s",
-			    token);
+			sw_fmt_text(
+			    fw->auth, sizeof(fw->auth), "Bearer %s", token);
 		fw->cluster = a->cluster;
 		rc = follow_rounds(a, fw);
 	}
@@ -571,8 +590,8 @@ logs_args(int argc, char **argv, struct logs_args *a)
 		else
 			return -1;
 	}
-	return a->kind != NULL && a->name != NULL && a->cluster != NULL ? 0 :
-	    -1;
+	return a->kind != NULL && a->name != NULL && a->cluster != NULL ? 0
+									: -1;
 }
 
 int
@@ -584,15 +603,18 @@ sw_cli_logs(int argc, char **argv)
 	int rc;
 
 	if (logs_args(argc, argv, &a) != 0) {
-		fprintf(stderr, "usage: slipway logs [-f] job|endpoint NAME "
+		fprintf(stderr,
+		    "usage: slipway logs [-f] job|endpoint NAME "
 		    "--cluster CLUSTER [--namespace NS] [--tail N] "
 		    "[--context NAME]\n");
 		return LX_USAGE;
 	}
 	if ((a.k = logs_kind(a.kind)) == NULL) {
-		fprintf(stderr, "slipway: logs of what? a job (training_job_"
+		fprintf(stderr,
+		    "slipway: logs of what? a job (training_job_"
 		    "logs) or an endpoint (inference_logs); %s has no log "
-		    "verb\n", a.kind);
+		    "verb\n",
+		    a.kind);
 		return LX_USAGE;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -603,8 +625,7 @@ sw_cli_logs(int argc, char **argv)
 	if (a.follow)
 		return follow(&a);
 	args = target_args(&a, a.tail);
-	if ((rc = sw_cli_call(a.k->row, args, NULL, a.context,
-	    &doc)) == LX_OK)
+	if ((rc = sw_cli_call(a.k->row, args, NULL, a.context, &doc)) == LX_OK)
 		print_lines(doc);
 	json_object_put(doc);
 	json_object_put(args);

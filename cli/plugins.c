@@ -25,15 +25,15 @@ plugin_name_ok(const char *n)
 	if (len == 0 || len > 32)
 		return 0;
 	for (i = 0; i < len; i++)
-		if (!((n[i] >= 'a' && n[i] <= 'z') || (n[i] >= '0' &&
-		    n[i] <= '9') || n[i] == '-'))
+		if (!((n[i] >= 'a' && n[i] <= 'z') ||
+			(n[i] >= '0' && n[i] <= '9') || n[i] == '-'))
 			return 0;
 	return 1;
 }
 
 int
-sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
-    int *count)
+sw_plugins_load(
+    const char *state_dir, struct plugin *plugins, int max, int *count)
 {
 	char dir[700], path[PATH_MAX + 8], why[64];
 	struct dirent *de;
@@ -51,7 +51,7 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 		while ((de = readdir(d)) != NULL)
 			if (strstr(de->d_name, ".conf") != NULL &&
 			    sw_fmt(path, sizeof(path), "%s/%s", dir,
-			    de->d_name) == SW_OK)
+				de->d_name) == SW_OK)
 				unlink(path);
 		closedir(d);
 	}
@@ -73,9 +73,10 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 		sw_buf_init(&b, 65536);
 		o = NULL;
 		if (sw_fmt(path, sizeof(path), "%s/%s", dir, de->d_name) !=
-		    SW_OK || sw_read_file(path, 65536, &b) != SW_OK ||
-		    sw_json_parse(sw_buf_str(&b), b.len, &o, why,
-		    sizeof(why)) != SW_OK) {
+			SW_OK ||
+		    sw_read_file(path, 65536, &b) != SW_OK ||
+		    sw_json_parse(
+			sw_buf_str(&b), b.len, &o, why, sizeof(why)) != SW_OK) {
 			fprintf(stderr, "slipway: %s: not valid JSON\n", path);
 			sw_buf_free(&b);
 			rc = -1;
@@ -89,10 +90,12 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 		    prog[0] != '/' || access(prog, X_OK) != 0 || loc == NULL ||
 		    strncmp(loc, "/ext/", 5) != 0 || strlen(loc) > 100 ||
 		    strspn(loc, "abcdefghijklmnopqrstuvwxyz0123456789-_/") !=
-		    strlen(loc)) {
-			fprintf(stderr, "slipway: %s: needs name [a-z0-9-], an "
+			strlen(loc)) {
+			fprintf(stderr,
+			    "slipway: %s: needs name [a-z0-9-], an "
 			    "executable absolute program and a location "
-			    "under /ext/\n", path);
+			    "under /ext/\n",
+			    path);
 			json_object_put(o);
 			rc = -1;
 			break;
@@ -100,10 +103,13 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 		p = &plugins[nplugins];
 		if (sw_fmt(p->name, sizeof(p->name), "%s", name) != SW_OK ||
 		    sw_fmt(p->program, sizeof(p->program), "%s", prog) !=
-		    SW_OK || sw_fmt(p->location, sizeof(p->location), "%s",
-		    loc) != SW_OK) {
-			fprintf(stderr, "slipway: %s: a name, program or "
-			    "location too long\n", path);
+			SW_OK ||
+		    sw_fmt(p->location, sizeof(p->location), "%s", loc) !=
+			SW_OK) {
+			fprintf(stderr,
+			    "slipway: %s: a name, program or "
+			    "location too long\n",
+			    path);
 			json_object_put(o);
 			rc = -1;
 			break;
@@ -114,16 +120,18 @@ sw_plugins_load(const char *state_dir, struct plugin *plugins, int max,
 			p->workers = 1;
 		json_object_put(o);
 		sw_buf_init(&conf, 4096);
-		sw_buf_printf(&conf, "# rendered by slipway from plugins.d/%s\n"
+		sw_buf_printf(&conf,
+		    "# rendered by slipway from plugins.d/%s\n"
 		    "location %s {\n"
 		    "\tinclude /etc/nginx/fastcgi_params;\n"
 		    "\tfastcgi_param HTTP_PROXY \"\";\n"
 		    "\tfastcgi_param SW_HTTP_HOST $http_host;\n"
 		    "\tfastcgi_pass unix:%s/run/ext-%s.sock;\n"
-		    "}\n", de->d_name, p->location, state_dir, p->name);
+		    "}\n",
+		    de->d_name, p->location, state_dir, p->name);
 		if (sw_fmt(path, sizeof(path), "%s/ext.d/%s.conf", state_dir,
-		    p->name) != SW_OK || sw_write_file(path, conf.data,
-		    conf.len, 0600) != SW_OK)
+			p->name) != SW_OK ||
+		    sw_write_file(path, conf.data, conf.len, 0600) != SW_OK)
 			rc = -1;
 
 		sw_buf_free(&conf);

@@ -13,10 +13,10 @@
 #include <limits.h>
 
 struct plugin {
-	char	name[40];
-	char	program[PATH_MAX];
-	char	location[128];
-	int	workers;
+	char name[40];
+	char program[PATH_MAX];
+	char location[128];
+	int workers;
 };
 
 /*
@@ -24,7 +24,7 @@ struct plugin {
  * and write state_dir/ext.d afresh; -1 (with a message on stderr) on a
  * bad file or too many plugins.
  */
-int	sw_plugins_load(const char *state_dir, struct plugin *plugins,
-	    int max, int *count);
+int sw_plugins_load(
+    const char *state_dir, struct plugin *plugins, int max, int *count);
 
 #endif

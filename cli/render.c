@@ -77,11 +77,11 @@ sw_write_file(const char *path, const char *data, size_t len, int mode)
 	size_t off = 0;
 	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path,
-	    (long)getpid()) >= (int)sizeof(tmp))
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
 		return SW_EINVAL;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    mode)) < 0)
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) <
+	    0)
 		return SW_EINTERNAL;
 	while (off < len) {
 		if ((w = write(fd, data + off, len - off)) <= 0) {

@@ -10,19 +10,18 @@
 #include "lib/err.h"
 
 struct sw_kv {
-	const char	*key;
-	const char	*value;
+	const char *key;
+	const char *value;
 };
 
 /* Render tmpl into out; NULL-key-terminated vars.  SW_EINVAL names the
  * unknown placeholder in why. */
-sw_err	sw_render(const char *tmpl, const struct sw_kv *vars,
-	    struct sw_buf *out, char *why, size_t whysz);
+sw_err sw_render(const char *tmpl, const struct sw_kv *vars, struct sw_buf *out,
+    char *why, size_t whysz);
 
 /* Read a whole file (capped at max bytes) into out. */
-sw_err	sw_read_file(const char *path, size_t max, struct sw_buf *out);
+sw_err sw_read_file(const char *path, size_t max, struct sw_buf *out);
 /* Write data to path atomically (temp file + rename), mode. */
-sw_err	sw_write_file(const char *path, const char *data, size_t len,
-	    int mode);
+sw_err sw_write_file(const char *path, const char *data, size_t len, int mode);
 
 #endif

@@ -60,32 +60,32 @@
 #include "lib/log.h"
 
 struct opts {
-	char	 state_dir[512];
-	int	 port;
-	int	 sandbox;
-	int	 foreground;
-	int	 workers;
-	int	 speed;
-	int	 json;
-	int	 local;
-	int	 port_set, workers_set;	/* given on the command line */
-	int	 listen_any;	/* nginx on 0.0.0.0 (listen), else loopback */
-	char	 scope[16];
-	char	 name[SW_MAX_TOKEN_NAME + 1];
-	char	 tools[SW_MAX_TOOL_CLASSES + 1];	/* token create --tools */
-	char	 team[SW_MAX_TEAM + 1];		/* token create --team */
-	char	 role[16];			/* token create --role */
-	int	 ttl;				/* token create --ttl */
+	char state_dir[512];
+	int port;
+	int sandbox;
+	int foreground;
+	int workers;
+	int speed;
+	int json;
+	int local;
+	int port_set, workers_set; /* given on the command line */
+	int listen_any; /* nginx on 0.0.0.0 (listen), else loopback */
+	char scope[16];
+	char name[SW_MAX_TOKEN_NAME + 1];
+	char tools[SW_MAX_TOOL_CLASSES + 1]; /* token create --tools */
+	char team[SW_MAX_TEAM + 1]; /* token create --team */
+	char role[16]; /* token create --role */
+	int ttl; /* token create --ttl */
 };
 
 /* Where programs and data live: build tree or installed. */
-static char prog_dir[PATH_MAX];		/* build dir, or "" if installed */
-static char libexec_dir[PATH_MAX];	/* installed programs */
-static char pkgdata_dir[PATH_MAX];	/* installed data */
+static char prog_dir[PATH_MAX]; /* build dir, or "" if installed */
+static char libexec_dir[PATH_MAX]; /* installed programs */
+static char pkgdata_dir[PATH_MAX]; /* installed data */
 static struct opts O;
 static struct sw_sup sup;
 static struct plugin plugins[SW_MAX_PLUGINS];
-static json_object *opconf;		/* slipway.conf, or NULL */
+static json_object *opconf; /* slipway.conf, or NULL */
 static int nplugins;
 
 static void
@@ -119,9 +119,9 @@ usage(void)
 static int
 is_launcher_command(const char *cmd)
 {
-	static const char *const own[] = { "start", "stop", "status",
-	    "token", "doctor", "api-manual", "version", "logs", "-h",
-	    "--help", NULL };
+	static const char *const own[] = { "start", "stop", "status", "token",
+		"doctor", "api-manual", "version", "logs", "-h", "--help",
+		NULL };
 	int i;
 
 	for (i = 0; own[i] != NULL; i++)
@@ -140,7 +140,8 @@ static void
 configured_dirs(void)
 {
 	_Static_assert(sizeof(SW_PKGLIBEXECDIR) <= sizeof(libexec_dir) &&
-	    sizeof(SW_PKGDATADIR) <= sizeof(pkgdata_dir), "prefix too long");
+		sizeof(SW_PKGDATADIR) <= sizeof(pkgdata_dir),
+	    "prefix too long");
 	memcpy(libexec_dir, SW_PKGLIBEXECDIR, sizeof(SW_PKGLIBEXECDIR));
 	memcpy(pkgdata_dir, SW_PKGDATADIR, sizeof(SW_PKGDATADIR));
 }
@@ -159,16 +160,19 @@ find_installed(const char *exe)
 		return;
 	/* <root><bindir-rel>/slipway -> <root> */
 	if (sw_fmt(probe, sizeof(probe), "%s/slipway", SW_BINDIR + plen) !=
-	    SW_OK || strlen(root) < strlen(probe) ||
+		SW_OK ||
+	    strlen(root) < strlen(probe) ||
 	    strcmp(root + strlen(root) - strlen(probe), probe) != 0)
 		return;
 	root[strlen(root) - strlen(probe)] = '\0';
 	if (sw_fmt(probe, sizeof(probe), "%s%s/slipway-api", root,
-	    SW_PKGLIBEXECDIR + plen) != SW_OK || access(probe, X_OK) != 0)
+		SW_PKGLIBEXECDIR + plen) != SW_OK ||
+	    access(probe, X_OK) != 0)
 		return;
 	if (sw_fmt(libexec_dir, sizeof(libexec_dir), "%s%s", root,
-	    SW_PKGLIBEXECDIR + plen) != SW_OK || sw_fmt(pkgdata_dir,
-	    sizeof(pkgdata_dir), "%s%s", root, SW_PKGDATADIR + plen) != SW_OK)
+		SW_PKGLIBEXECDIR + plen) != SW_OK ||
+	    sw_fmt(pkgdata_dir, sizeof(pkgdata_dir), "%s%s", root,
+		SW_PKGDATADIR + plen) != SW_OK)
 		configured_dirs();
 }
 
@@ -186,11 +190,13 @@ find_layout(void)
 	find_installed(exe);
 	/* <builddir>/cli/slipway -> <builddir> */
 	if (sw_fmt(probe, sizeof(probe), "%s", dirname(dirname(exe))) !=
-	    SW_OK || sw_fmt(exe, sizeof(exe), "%s", probe) != SW_OK ||
+		SW_OK ||
+	    sw_fmt(exe, sizeof(exe), "%s", probe) != SW_OK ||
 	    sw_fmt(probe, sizeof(probe), "%s/cgi/slipway-api", exe) != SW_OK)
 		return;
-	if (access(probe, X_OK) == 0 && snprintf(prog_dir, sizeof(prog_dir),
-	    "%s", exe) >= (int)sizeof(prog_dir))
+	if (access(probe, X_OK) == 0 &&
+	    snprintf(prog_dir, sizeof(prog_dir), "%s", exe) >=
+		(int)sizeof(prog_dir))
 		prog_dir[0] = '\0';
 }
 
@@ -205,18 +211,18 @@ prog_path(char *out, size_t sz, const char *subdir, const char *name)
 	else
 		n = snprintf(out, sz, "%s/%s", libexec_dir, name);
 	if (n < 0 || (size_t)n >= sz)
-		out[0] = '\0';	/* too long: no program, found missing */
+		out[0] = '\0'; /* too long: no program, found missing */
 }
 
 /* Path of a data file shipped with Slipway. */
 static void
 data_path(char *out, size_t sz, const char *rel)
 {
-	int n = snprintf(out, sz, "%s/%s", prog_dir[0] != '\0' ? SW_SRCDIR :
-	    pkgdata_dir, rel);
+	int n = snprintf(out, sz, "%s/%s",
+	    prog_dir[0] != '\0' ? SW_SRCDIR : pkgdata_dir, rel);
 
 	if (n < 0 || (size_t)n >= sz)
-		out[0] = '\0';	/* too long: found missing */
+		out[0] = '\0'; /* too long: found missing */
 }
 
 /*
@@ -279,16 +285,16 @@ apply_conf_file(void)
 	if ((v = sw_json_get_str(opconf, "log_format")) != NULL)
 		setenv("SLIPWAY_LOG_FORMAT", v, 1);
 	if (sw_json_get(opconf, "ledger_interval") != NULL &&
-	    (v = json_object_get_string(sw_json_get(opconf,
-	    "ledger_interval"))) != NULL)
+	    (v = json_object_get_string(
+		 sw_json_get(opconf, "ledger_interval"))) != NULL)
 		setenv("SLIPWAY_LEDGER_INTERVAL", v, 1);
 	if (sw_json_get(opconf, "watch_interval") != NULL &&
-	    (v = json_object_get_string(sw_json_get(opconf,
-	    "watch_interval"))) != NULL)
+	    (v = json_object_get_string(
+		 sw_json_get(opconf, "watch_interval"))) != NULL)
 		setenv("SLIPWAY_WATCH_INTERVAL", v, 1);
 	if (sw_json_get(opconf, "training_plan_warn_before") != NULL &&
-	    (v = json_object_get_string(sw_json_get(opconf,
-	    "training_plan_warn_before"))) != NULL)
+	    (v = json_object_get_string(
+		 sw_json_get(opconf, "training_plan_warn_before"))) != NULL)
 		setenv("SLIPWAY_TRAINING_PLAN_WARN_BEFORE", v, 1);
 	eps = sw_json_get(opconf, "endpoints");
 	if (O.sandbox || eps == NULL)
@@ -299,9 +305,11 @@ apply_conf_file(void)
 		if ((v = sw_json_get_str(eps, sw_conf_services[i])) == NULL)
 			continue;
 		if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-		    sw_conf_service_env[i]) != SW_OK) {
-			fprintf(stderr, "slipway: no room for the endpoint "
-			    "of %s\n", sw_conf_services[i]);
+			sw_conf_service_env[i]) != SW_OK) {
+			fprintf(stderr,
+			    "slipway: no room for the endpoint "
+			    "of %s\n",
+			    sw_conf_services[i]);
 			return -1;
 		}
 		setenv(env, v, 1);
@@ -315,9 +323,12 @@ default_state_dir(char *out, size_t sz)
 {
 	const char *env = getenv("SLIPWAY_STATE_DIR"), *home;
 
-	if ((env != NULL && env[0] != '\0' ? sw_fmt(out, sz, "%s", env) :
-	    sw_fmt(out, sz, "%s/.slipway", (home = getenv("HOME")) == NULL ||
-	    home[0] == '\0' ? "/tmp" : home)) == SW_OK)
+	if ((env != NULL && env[0] != '\0'
+		    ? sw_fmt(out, sz, "%s", env)
+		    : sw_fmt(out, sz, "%s/.slipway",
+			  (home = getenv("HOME")) == NULL || home[0] == '\0'
+			      ? "/tmp"
+			      : home)) == SW_OK)
 		return 0;
 	fprintf(stderr, "slipway: the state directory is too long\n");
 	return -1;
@@ -332,7 +343,6 @@ state_path(char *out, size_t sz, const char *rel)
 	fprintf(stderr, "slipway: %s/%s: path too long\n", O.state_dir, rel);
 	return -1;
 }
-
 
 static int
 mkdir_p(const char *path, int mode)
@@ -396,8 +406,7 @@ port_free(int port)
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(O.listen_any ? INADDR_ANY :
-	    INADDR_LOOPBACK);
+	sa.sin_addr.s_addr = htonl(O.listen_any ? INADDR_ANY : INADDR_LOOPBACK);
 	ok = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
 	close(fd);
 	return ok;
@@ -469,7 +478,7 @@ add_child(const char *name, const char *log)
 	memset(c, 0, sizeof(*c));
 	if (sw_fmt(c->name, sizeof(c->name), "%s", name) != SW_OK ||
 	    sw_fmt(c->log, sizeof(c->log), "%s/logs/%s", O.state_dir, log) !=
-	    SW_OK) {
+		SW_OK) {
 		fprintf(stderr, "slipway: %s/logs/%s: path too long\n",
 		    O.state_dir, log);
 		return NULL;
@@ -481,8 +490,7 @@ add_child(const char *name, const char *log)
 }
 
 static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
-    mcp_prog[PATH_MAX], poller_prog[PATH_MAX],
-    stream_prog[PATH_MAX];
+    mcp_prog[PATH_MAX], poller_prog[PATH_MAX], stream_prog[PATH_MAX];
 
 /* ---- worker pools ---------------------------------------------------- */
 
@@ -492,13 +500,13 @@ static char conf_path[PATH_MAX], errlog_path[700], api_prog[PATH_MAX],
  * server but nginx is described here once, then started the same way.
  */
 struct pool {
-	char		 name[48];	/* the socket's; children <name>.<i> */
-	const char	*log;		/* the children's log in logs/ */
-	const char	*argv[4];	/* the program and its options */
-	int		 workers;
-	int		 single;	/* one child, named <name> */
-	int		 no_socket;	/* it listens on nothing of ours */
-	int		 fd;		/* the listening socket, or -1 */
+	char name[48]; /* the socket's; children <name>.<i> */
+	const char *log; /* the children's log in logs/ */
+	const char *argv[4]; /* the program and its options */
+	int workers;
+	int single; /* one child, named <name> */
+	int no_socket; /* it listens on nothing of ours */
+	int fd; /* the listening socket, or -1 */
 };
 
 /* api, wait, mcp, mcp-wait, the plugins', the poller, stream */
@@ -548,9 +556,10 @@ pools_describe(void)
 		return -1;
 	p->argv[0] = api_prog;
 	p->argv[1] = "--wait";
-	if (sw_fmt(wait_slots, sizeof(wait_slots), "%d", O.workers /
-	    SW_MCP_WAIT_SHARE > 0 ? O.workers / SW_MCP_WAIT_SHARE : 1) !=
-	    SW_OK)
+	if (sw_fmt(wait_slots, sizeof(wait_slots), "%d",
+		O.workers / SW_MCP_WAIT_SHARE > 0
+		    ? O.workers / SW_MCP_WAIT_SHARE
+		    : 1) != SW_OK)
 		return -1;
 	if (mcp) {
 		if ((p = pool_add("mcp", "mcp.log", O.workers)) == NULL)
@@ -558,16 +567,17 @@ pools_describe(void)
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-slots";
 		p->argv[2] = wait_slots;
-		if ((p = pool_add("mcp-wait", "mcp.log",
-		    SW_MCP_WAIT_WORKERS)) == NULL)
+		if ((p = pool_add(
+			 "mcp-wait", "mcp.log", SW_MCP_WAIT_WORKERS)) == NULL)
 			return -1;
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-pool";
 	}
 	for (i = 0; i < nplugins; i++) {
-		if (sw_fmt(ext[i], sizeof(ext[i]), "ext-%s",
-		    plugins[i].name) != SW_OK || (p = pool_add(ext[i],
-		    "ext.log", plugins[i].workers)) == NULL)
+		if (sw_fmt(ext[i], sizeof(ext[i]), "ext-%s", plugins[i].name) !=
+			SW_OK ||
+		    (p = pool_add(ext[i], "ext.log", plugins[i].workers)) ==
+			NULL)
 			return -1;
 		p->argv[0] = plugins[i].program;
 	}
@@ -597,7 +607,7 @@ pool_start(struct pool *p)
 
 	if (!p->no_socket) {
 		if (sw_fmt(path, sizeof(path), "%s/run/%s.sock", O.state_dir,
-		    p->name) != SW_OK) {
+			p->name) != SW_OK) {
 			sw_error("socket path too long in %s", O.state_dir);
 			return -1;
 		}
@@ -605,9 +615,10 @@ pool_start(struct pool *p)
 			return -1;
 	}
 	for (i = 0; i < p->workers; i++) {
-		if ((p->single ? sw_fmt(name, sizeof(name), "%s", p->name) :
-		    sw_fmt(name, sizeof(name), "%s.%d", p->name, i)) !=
-		    SW_OK || (c = add_child(name, p->log)) == NULL)
+		if ((p->single ? sw_fmt(name, sizeof(name), "%s", p->name)
+			       : sw_fmt(name, sizeof(name), "%s.%d", p->name,
+				     i)) != SW_OK ||
+		    (c = add_child(name, p->log)) == NULL)
 			return -2;
 		memcpy(c->argv, p->argv, sizeof(p->argv));
 		c->listen_fd = p->fd;
@@ -628,7 +639,7 @@ pools_close(void)
 		close(pools[i].fd);
 		pools[i].fd = -1;
 		if (sw_fmt(path, sizeof(path), "%s/run/%s.sock", O.state_dir,
-		    pools[i].name) == SW_OK)
+			pools[i].name) == SW_OK)
 			unlink(path);
 	}
 }
@@ -655,10 +666,12 @@ sandbox_joined(int *bad)
 	sw_buf_init(&b, 1 << 20);
 	if (sw_read_file(path, 1 << 20, &b) != SW_OK ||
 	    sw_json_parse(b.data ? b.data : "", b.len, &info, why,
-	    sizeof(why)) != SW_OK || sw_json_get_str(info, "aws_endpoint") ==
-	    NULL) {
-		fprintf(stderr, "slipway: sandbox_join: cannot read the "
-		    "sandbox's endpoint from %s\n", path);
+		sizeof(why)) != SW_OK ||
+	    sw_json_get_str(info, "aws_endpoint") == NULL) {
+		fprintf(stderr,
+		    "slipway: sandbox_join: cannot read the "
+		    "sandbox's endpoint from %s\n",
+		    path);
 		json_object_put(info);
 		info = NULL;
 		*bad = 1;
@@ -667,8 +680,8 @@ sandbox_joined(int *bad)
 	return info;
 }
 
-static char sandbox_dir[600], sandbox_prog[PATH_MAX], python3[] =
-    SW_PYTHON3_PATH, speed_text[16], sandbox_port_text[8];
+static char sandbox_dir[600], sandbox_prog[PATH_MAX],
+    python3[] = SW_PYTHON3_PATH, speed_text[16], sandbox_port_text[8];
 
 /*
  * Write the port of the sandbox's AWS endpoint ("http://127.0.0.1:40013")
@@ -713,11 +726,13 @@ sandbox_start(void)
 	if (state_path(sandbox_dir, sizeof(sandbox_dir), "sandbox") != 0 ||
 	    mkdir_p(sandbox_dir, 0700) != 0)
 		return NULL;
-	data_path(sandbox_prog, sizeof(sandbox_prog),
-	    "sandbox/slipway-sandbox");
+	data_path(
+	    sandbox_prog, sizeof(sandbox_prog), "sandbox/slipway-sandbox");
 	if (access(sandbox_prog, R_OK) != 0) {
-		fprintf(stderr, "slipway: the sandbox is not installed "
-		    "(%s)\n", sandbox_prog);
+		fprintf(stderr,
+		    "slipway: the sandbox is not installed "
+		    "(%s)\n",
+		    sandbox_prog);
 		return NULL;
 	}
 	if (state_path(path, sizeof(path), "sandbox/sandbox.json") != 0 ||
@@ -739,13 +754,16 @@ sandbox_start(void)
 		sw_buf_init(&b, 1 << 20);
 		if (sw_read_file(path, 1 << 20, &b) == SW_OK &&
 		    sw_json_parse(b.data ? b.data : "", b.len, &info, why,
-		    sizeof(why)) == SW_OK) {
+			sizeof(why)) == SW_OK) {
 			sw_buf_free(&b);
-			if (sandbox_port_of(sw_json_get_str(info,
-			    "aws_endpoint"), sandbox_port_text,
-			    sizeof(sandbox_port_text)) != 0) {
-				fprintf(stderr, "slipway: the sandbox names no "
-				    "port in %s\n", path);
+			if (sandbox_port_of(
+				sw_json_get_str(info, "aws_endpoint"),
+				sandbox_port_text,
+				sizeof(sandbox_port_text)) != 0) {
+				fprintf(stderr,
+				    "slipway: the sandbox names no "
+				    "port in %s\n",
+				    path);
 				json_object_put(info);
 				return NULL;
 			}
@@ -757,8 +775,10 @@ sandbox_start(void)
 		sw_buf_free(&b);
 		if (waitpid(c->pid, NULL, WNOHANG) == c->pid) {
 			c->pid = 0;
-			fprintf(stderr, "slipway: the sandbox exited at start;"
-			    " see %s\n", c->log);
+			fprintf(stderr,
+			    "slipway: the sandbox exited at start;"
+			    " see %s\n",
+			    c->log);
 			return NULL;
 		}
 		nanosleep(&nap, NULL);
@@ -767,7 +787,6 @@ sandbox_start(void)
 	    c->log);
 	return NULL;
 }
-
 
 /* ---- plugins ---------------------------------------------------------- */
 
@@ -812,7 +831,8 @@ boundary_of(const char **out)
 	if (*out != NULL || v == NULL || v[0] == '\0')
 		return 0;
 	if (!sw_conf_policy_arn_ok(v)) {
-		fprintf(stderr, "slipway: SLIPWAY_IAM_PERMISSIONS_BOUNDARY is "
+		fprintf(stderr,
+		    "slipway: SLIPWAY_IAM_PERMISSIONS_BOUNDARY is "
 		    "not a managed policy ARN\n");
 		return -1;
 	}
@@ -831,13 +851,15 @@ write_config(json_object *sandbox)
 
 	cfg = json_object_new_object();
 	sw_json_add_int(cfg, "port", O.port);
-	sw_json_add_str(cfg, "region", sandbox && sw_json_get_str(sandbox,
-	    "region") ? sw_json_get_str(sandbox, "region") :
-	    sw_json_get_str(opconf, "region") ? sw_json_get_str(opconf,
-	    "region") : "us-west-2");
+	sw_json_add_str(cfg, "region",
+	    sandbox && sw_json_get_str(sandbox, "region")
+		? sw_json_get_str(sandbox, "region")
+		: sw_json_get_str(opconf, "region")
+		? sw_json_get_str(opconf, "region")
+		: "us-west-2");
 	if (sw_json_get_str(opconf, "log_format") != NULL)
-		sw_json_add_str(cfg, "log_format", sw_json_get_str(opconf,
-		    "log_format"));
+		sw_json_add_str(
+		    cfg, "log_format", sw_json_get_str(opconf, "log_format"));
 	if (boundary_of(&bound) != 0) {
 		json_object_put(cfg);
 		return -1;
@@ -845,55 +867,56 @@ write_config(json_object *sandbox)
 	if (bound != NULL)
 		sw_json_add_str(cfg, "iam_permissions_boundary", bound);
 	if (sw_json_get_str(opconf, "database") != NULL)
-		sw_json_add_str(cfg, "database", sw_json_get_str(opconf,
-		    "database"));
+		sw_json_add_str(
+		    cfg, "database", sw_json_get_str(opconf, "database"));
 	if (sw_json_get_str(opconf, "person_role_arn") != NULL)
-		sw_json_add_str(cfg, "person_role_arn", sw_json_get_str(opconf,
-		    "person_role_arn"));
+		sw_json_add_str(cfg, "person_role_arn",
+		    sw_json_get_str(opconf, "person_role_arn"));
 	sw_json_add_bool(cfg, "sandbox", sandbox != NULL);
 	sw_json_add_int(cfg, "workers", O.workers);
 	origins = json_object_new_array();
-	json_object_array_add(origins, sw_jsf("http://127.0.0.1:%d",
-	    O.port));
+	json_object_array_add(origins, sw_jsf("http://127.0.0.1:%d", O.port));
 	json_object_array_add(origins, sw_jsf("http://localhost:%d", O.port));
 	if (sw_json_get(opconf, "allowed_origins") != NULL) {
 		json_object *more = sw_json_get(opconf, "allowed_origins");
 		size_t k;
 
 		for (k = 0; k < json_object_array_length(more); k++)
-			json_object_array_add(origins, json_object_get(
-			    json_object_array_get_idx(more, k)));
+			json_object_array_add(origins,
+			    json_object_get(
+				json_object_array_get_idx(more, k)));
 	}
 	json_object_object_add(cfg, "allowed_origins", origins);
-	json_object_object_add(cfg, "internal_url",
-	    sw_jsf("http://127.0.0.1:%d", O.port));
+	json_object_object_add(
+	    cfg, "internal_url", sw_jsf("http://127.0.0.1:%d", O.port));
 	if (sw_json_get(opconf, "oidc") != NULL)
-		json_object_object_add(cfg, "oidc", json_object_get(
-		    sw_json_get(opconf, "oidc")));
+		json_object_object_add(
+		    cfg, "oidc", json_object_get(sw_json_get(opconf, "oidc")));
 	if (sw_json_get(opconf, "teams") != NULL)
-		json_object_object_add(cfg, "teams", json_object_get(
-		    sw_json_get(opconf, "teams")));
+		json_object_object_add(cfg, "teams",
+		    json_object_get(sw_json_get(opconf, "teams")));
 	if (sw_json_get(opconf, "team_iam") != NULL)
-		json_object_object_add(cfg, "team_iam", json_object_get(
-		    sw_json_get(opconf, "team_iam")));
+		json_object_object_add(cfg, "team_iam",
+		    json_object_get(sw_json_get(opconf, "team_iam")));
 	/* how member accounts are reached, and Slipway's own account */
 	if ((member = member_of()) != NULL)
 		json_object_object_add(cfg, "member", member);
 	if (sw_json_get_str(opconf, "account_id") != NULL)
-		sw_json_add_str(cfg, "account_id", sw_json_get_str(opconf,
-		    "account_id"));
+		sw_json_add_str(
+		    cfg, "account_id", sw_json_get_str(opconf, "account_id"));
 	/* team_access_set reads the team.* lines again when it runs */
 	if (opconf != NULL && conf_file_path()[0] == '/')
 		sw_json_add_str(cfg, "conf_file", conf_file_path());
 	if (sw_json_get_str(opconf, "public_url") != NULL)
-		sw_json_add_str(cfg, "public_url", sw_json_get_str(opconf,
-		    "public_url"));
+		sw_json_add_str(
+		    cfg, "public_url", sw_json_get_str(opconf, "public_url"));
 	if (sandbox != NULL)
-		json_object_object_add(cfg, "sandbox_info",
-		    json_object_get(sandbox));
+		json_object_object_add(
+		    cfg, "sandbox_info", json_object_get(sandbox));
 	text = sw_json_pretty(cfg);
-	e = state_path(path, sizeof(path), "config.json") != 0 ? SW_ETOOBIG :
-	    sw_write_file(path, text, strlen(text), 0600);
+	e = state_path(path, sizeof(path), "config.json") != 0
+	    ? SW_ETOOBIG
+	    : sw_write_file(path, text, strlen(text), 0600);
 	json_object_put(cfg);
 	return e == SW_OK ? 0 : -1;
 }
@@ -905,16 +928,13 @@ render_nginx(char *conf, size_t confsz)
 	struct sw_buf tmpl, out;
 	char why[128];
 	int rc = -1;
-	struct sw_kv vars[] = {
-		{ "STATE_DIR", O.state_dir },
-		{ "STATIC_DIR", static_dir },
-		{ "PORT", port },
+	struct sw_kv vars[] = { { "STATE_DIR", O.state_dir },
+		{ "STATIC_DIR", static_dir }, { "PORT", port },
 		{ "LISTEN", O.listen_any ? "0.0.0.0" : "127.0.0.1" },
 		{ "USER_LINE", user },
 		{ "MIME_TYPES", "/etc/nginx/mime.types" },
 		{ "FASTCGI_PARAMS", "/etc/nginx/fastcgi_params" },
-		{ NULL, NULL }
-	};
+		{ NULL, NULL } };
 
 	data_path(tmpl_path, sizeof(tmpl_path), "nginx/slipway.conf.in");
 	data_path(static_dir, sizeof(static_dir), "static");
@@ -923,8 +943,8 @@ render_nginx(char *conf, size_t confsz)
 	sw_buf_init(&tmpl, 1 << 20);
 	sw_buf_init(&out, 1 << 20);
 	if (sw_fmt(port, sizeof(port), "%d", O.port) != SW_OK ||
-	    sw_fmt(user, sizeof(user), "%s", geteuid() == 0 ? "user root;" :
-	    "") != SW_OK)
+	    sw_fmt(user, sizeof(user), "%s",
+		geteuid() == 0 ? "user root;" : "") != SW_OK)
 		goto out;
 	if (sw_read_file(tmpl_path, 1 << 20, &tmpl) != SW_OK) {
 		fprintf(stderr, "slipway: cannot read %s\n", tmpl_path);
@@ -954,7 +974,7 @@ nginx_check(const char *conf)
 {
 	char errlog[700];
 	const char *argv[] = { SW_NGINX_PATH, "-t", "-q", "-p", O.state_dir,
-	    "-c", conf, "-e", errlog, NULL };
+		"-c", conf, "-e", errlog, NULL };
 	struct sw_child c;
 	int status;
 
@@ -986,8 +1006,8 @@ stack_ready(struct sw_sup *s)
 		if (port_answers(s->port)) {
 			if (state_path(path, sizeof(path), "run/ready") != 0 ||
 			    sw_write_file(path, "ok\n", 3, 0644) != SW_OK)
-				sw_error("cannot write %s/run/ready",
-				    O.state_dir);
+				sw_error(
+				    "cannot write %s/run/ready", O.state_dir);
 			return 0;
 		}
 		nanosleep(&nap, NULL);
@@ -1008,13 +1028,15 @@ cmd_start(void)
 	pid_t pid;
 
 	if (running_supervisor() != 0) {
-		fprintf(stderr, "slipway: already running for %s (stop it "
-		    "first)\n", O.state_dir);
+		fprintf(stderr,
+		    "slipway: already running for %s (stop it "
+		    "first)\n",
+		    O.state_dir);
 		return 1;
 	}
 	if (!port_free(O.port)) {
-		fprintf(stderr, "slipway: port %d on %s is in use\n",
-		    O.port, O.listen_any ? "0.0.0.0" : "127.0.0.1");
+		fprintf(stderr, "slipway: port %d on %s is in use\n", O.port,
+		    O.listen_any ? "0.0.0.0" : "127.0.0.1");
 		return 1;
 	}
 	if (mkdir_p(O.state_dir, 0700) != 0) {
@@ -1025,7 +1047,7 @@ cmd_start(void)
 	chmod(O.state_dir, 0700);
 	for (i = 0; i < 4; i++) {
 		static const char *const sub[] = { "run", "logs", "tmp",
-		    "ext.d" };
+			"ext.d" };
 		if (state_path(dir, sizeof(dir), sub[i]) != 0)
 			return 1;
 		if (mkdir_p(dir, 0700) != 0) {
@@ -1041,7 +1063,8 @@ cmd_start(void)
 	if (sw_json_get_str(opconf, "database") != NULL) {
 		if (sw_db_open(sw_json_get_str(opconf, "database"), &db) !=
 		    SW_OK) {
-			fprintf(stderr, "slipway: cannot open the configured "
+			fprintf(stderr,
+			    "slipway: cannot open the configured "
 			    "PostgreSQL database\n");
 			return 1;
 		}
@@ -1060,20 +1083,19 @@ cmd_start(void)
 
 	prog_path(api_prog, sizeof(api_prog), "cgi", "slipway-api");
 	prog_path(mcp_prog, sizeof(mcp_prog), "cgi", "slipway-mcp");
-	prog_path(poller_prog, sizeof(poller_prog), "poller",
-	    "slipway-poller");
-	prog_path(stream_prog, sizeof(stream_prog), "stream",
-	    "slipway-stream");
+	prog_path(poller_prog, sizeof(poller_prog), "poller", "slipway-poller");
+	prog_path(stream_prog, sizeof(stream_prog), "stream", "slipway-stream");
 	if (access(api_prog, X_OK) != 0) {
 		fprintf(stderr, "slipway: missing %s\n", api_prog);
 		return 1;
 	}
-	if (sw_plugins_load(O.state_dir, plugins, SW_MAX_PLUGINS,
-	    &nplugins) != 0)
+	if (sw_plugins_load(O.state_dir, plugins, SW_MAX_PLUGINS, &nplugins) !=
+	    0)
 		return 1;
 	joined = O.sandbox ? NULL : sandbox_joined(&bad);
-	rc = bad || write_config(joined) != 0 || render_nginx(conf_path,
-	    sizeof(conf_path)) != 0 || nginx_check(conf_path) != 0;
+	rc = bad || write_config(joined) != 0 ||
+	    render_nginx(conf_path, sizeof(conf_path)) != 0 ||
+	    nginx_check(conf_path) != 0;
 	json_object_put(joined);
 	if (rc)
 		return 1;
@@ -1090,15 +1112,16 @@ cmd_start(void)
 				return 1;
 			for (i = 0; i < 1200; i++) {
 				if (access(path, F_OK) == 0) {
-					printf("slipway: running at "
+					printf(
+					    "slipway: running at "
 					    "http://127.0.0.1:%d/ (state %s)\n",
 					    O.port, O.state_dir);
 					return 0;
 				}
 				/* The first child exits at once (double
 				 * fork); after that, watch the supervisor. */
-				if (pid > 0 && waitpid(pid, &status,
-				    WNOHANG) == pid) {
+				if (pid > 0 &&
+				    waitpid(pid, &status, WNOHANG) == pid) {
 					if (!WIFEXITED(status) ||
 					    WEXITSTATUS(status) != 0)
 						break;
@@ -1109,8 +1132,10 @@ cmd_start(void)
 					break;
 				nanosleep(&nap, NULL);
 			}
-			fprintf(stderr, "slipway: start failed; see %s/logs/"
-			    "slipway.log\n", O.state_dir);
+			fprintf(stderr,
+			    "slipway: start failed; see %s/logs/"
+			    "slipway.log\n",
+			    O.state_dir);
 			return 1;
 		}
 		setsid();
@@ -1134,14 +1159,16 @@ cmd_start(void)
 	sw_log_init("slipway");
 	sw_sup_block_signals();
 	memset(&sup, 0, sizeof(sup));
-	if (logfd >= 0 && sw_fmt(sup.log_path, sizeof(sup.log_path), "%s",
-	    path) == SW_OK)
+	if (logfd >= 0 &&
+	    sw_fmt(sup.log_path, sizeof(sup.log_path), "%s", path) == SW_OK)
 		sw_log_follow(path);
 	if (sw_fmt(sup.state_dir, sizeof(sup.state_dir), "%s", O.state_dir) !=
-	    SW_OK || state_path(sup.status_path, sizeof(sup.status_path),
-	    "run/status.json") != 0 || state_path(path, sizeof(path),
-	    "run/slipway.pid") != 0 || sw_fmt(pidtext, sizeof(pidtext),
-	    "%ld\n", (long)getpid()) != SW_OK) {
+		SW_OK ||
+	    state_path(sup.status_path, sizeof(sup.status_path),
+		"run/status.json") != 0 ||
+	    state_path(path, sizeof(path), "run/slipway.pid") != 0 ||
+	    sw_fmt(pidtext, sizeof(pidtext), "%ld\n", (long)getpid()) !=
+		SW_OK) {
 		sw_error("the state directory %s is too long", O.state_dir);
 		return 1;
 	}
@@ -1180,7 +1207,8 @@ cmd_start(void)
 		}
 	}
 	if (state_path(errlog_path, sizeof(errlog_path), "logs/error.log") !=
-	    0 || (c = add_child("nginx", "nginx.log")) == NULL)
+		0 ||
+	    (c = add_child("nginx", "nginx.log")) == NULL)
 		goto full;
 	c->argv[0] = SW_NGINX_PATH;
 	c->argv[1] = "-p";
@@ -1191,7 +1219,7 @@ cmd_start(void)
 	c->argv[6] = errlog_path;
 	c->argv[7] = NULL;
 	c->stop_signal = SIGQUIT;
-	c->reopen_signal = SIGUSR1;	/* nginx: reopen access/error.log */
+	c->reopen_signal = SIGUSR1; /* nginx: reopen access/error.log */
 
 	sw_info("starting on port %d with %d workers%s", O.port, O.workers,
 	    O.sandbox ? " and the sandbox" : "");
@@ -1248,10 +1276,11 @@ cmd_status(void)
 	size_t i;
 
 	sw_buf_init(&b, 1 << 20);
-	if (pid == 0 || state_path(path, sizeof(path), "run/status.json") !=
-	    0 || sw_read_file(path, 1 << 20, &b) != SW_OK ||
+	if (pid == 0 ||
+	    state_path(path, sizeof(path), "run/status.json") != 0 ||
+	    sw_read_file(path, 1 << 20, &b) != SW_OK ||
 	    sw_json_parse(sw_buf_str(&b), b.len, &st, why, sizeof(why)) !=
-	    SW_OK) {
+		SW_OK) {
 		sw_buf_free(&b);
 		if (O.json)
 			printf("{\"running\":false,\"state_dir\":\"%s\"}\n",
@@ -1267,10 +1296,12 @@ cmd_status(void)
 	    sw_read_file(path, 1 << 20, &b) == SW_OK &&
 
 	    sw_json_parse(sw_buf_str(&b), b.len, &cfg, why, sizeof(why)) ==
-	    SW_OK && (sb = sw_json_get(cfg, "sandbox_info")) != NULL) {
+		SW_OK &&
+	    (sb = sw_json_get(cfg, "sandbox_info")) != NULL) {
 		json_object *pub = json_object_new_object();
 
-		json_object_object_foreach(sb, k, v) {
+		json_object_object_foreach(sb, k, v)
+		{
 			/* The control token stays in the private file. */
 			if (strcmp(k, "control_token") == 0)
 				continue;
@@ -1282,7 +1313,8 @@ cmd_status(void)
 	if (O.json) {
 		printf("%s\n", sw_json_pretty(st));
 	} else {
-		printf("slipway: running at %s (supervisor pid %ld, state %s)\n",
+		printf(
+		    "slipway: running at %s (supervisor pid %ld, state %s)\n",
 		    sw_json_get_str(st, "url"), (long)pid, O.state_dir);
 		arr = sw_json_get(st, "components");
 		for (i = 0; arr && i < json_object_array_length(arr); i++) {
@@ -1295,10 +1327,12 @@ cmd_status(void)
 		}
 		if ((sb = sw_json_get(st, "sandbox_endpoints")) != NULL)
 			printf("  sandbox AWS endpoint %s region %s\n",
-			    sw_json_get_str(sb, "aws_endpoint") ?
-			    sw_json_get_str(sb, "aws_endpoint") : "?",
-			    sw_json_get_str(sb, "region") ?
-			    sw_json_get_str(sb, "region") : "?");
+			    sw_json_get_str(sb, "aws_endpoint")
+				? sw_json_get_str(sb, "aws_endpoint")
+				: "?",
+			    sw_json_get_str(sb, "region")
+				? sw_json_get_str(sb, "region")
+				: "?");
 	}
 	json_object_put(st);
 	json_object_put(cfg);
@@ -1343,13 +1377,13 @@ cmd_version(void)
 		o = sw_jo("name", sw_js(PACKAGE_NAME), "version",
 		    sw_js(PACKAGE_VERSION), "fault_injection",
 		    json_object_new_boolean(faults), NULL);
-		printf("%s\n", json_object_to_json_string_ext(o,
-		    JSON_C_TO_STRING_PLAIN));
+		printf("%s\n",
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 	} else
 		printf("%s %s\nfault injection (SLIPWAY_FAULT): %s\n",
-		    PACKAGE_NAME, PACKAGE_VERSION, faults ? "built in" :
-		    "not built in (ignored)");
+		    PACKAGE_NAME, PACKAGE_VERSION,
+		    faults ? "built in" : "not built in (ignored)");
 	return 0;
 }
 
@@ -1386,8 +1420,7 @@ main(int argc, char *argv[])
 		{ "team", required_argument, NULL, 'm' },
 		{ "role", required_argument, NULL, 'r' },
 		{ "ttl", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
 	};
 	const char *cmd, *sub = NULL;
 	int ch, no_dir;
@@ -1400,8 +1433,9 @@ main(int argc, char *argv[])
 	cmd = argv[1];
 	/* Anything but the launcher's own commands is the user CLI's. */
 	/* slipway logs reopen is the launcher's; any other logs the CLI's. */
-	if (!is_launcher_command(cmd) || (strcmp(cmd, "logs") == 0 &&
-	    argc >= 3 && strcmp(argv[2], "reopen") != 0))
+	if (!is_launcher_command(cmd) ||
+	    (strcmp(cmd, "logs") == 0 && argc >= 3 &&
+		strcmp(argv[2], "reopen") != 0))
 		return sw_cli_client(argc - 1, argv + 1);
 	if (strcmp(cmd, "token") == 0 || strcmp(cmd, "logs") == 0) {
 		if (argc < 3)
@@ -1421,7 +1455,8 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'd':
 			if (strlen(optarg) >= 400) {
-				fprintf(stderr, "slipway: state dir too long\n");
+				fprintf(
+				    stderr, "slipway: state dir too long\n");
 				return 2;
 			}
 			if (optarg[0] != '/') {
@@ -1429,13 +1464,14 @@ main(int argc, char *argv[])
 
 				if (getcwd(cwd, sizeof(cwd)) == NULL ||
 				    sw_fmt(O.state_dir, sizeof(O.state_dir),
-				    "%s/%s", cwd, optarg) != SW_OK) {
-					fprintf(stderr, "slipway: state dir "
+					"%s/%s", cwd, optarg) != SW_OK) {
+					fprintf(stderr,
+					    "slipway: state dir "
 					    "too long\n");
 					return 2;
 				}
 			} else if (sw_fmt(O.state_dir, sizeof(O.state_dir),
-			    "%s", optarg) != SW_OK)
+				       "%s", optarg) != SW_OK)
 				return 2;
 			no_dir = 0;
 			break;
@@ -1450,7 +1486,8 @@ main(int argc, char *argv[])
 			O.foreground = 1;
 			break;
 		case 'w':
-			O.workers = parse_int(optarg, 1, SW_MAX_WORKERS, "--workers");
+			O.workers =
+			    parse_int(optarg, 1, SW_MAX_WORKERS, "--workers");
 			O.workers_set = 1;
 			break;
 		case 'S':
@@ -1523,22 +1560,29 @@ main(int argc, char *argv[])
 		data_path(tmpl, sizeof(tmpl), "nginx/slipway.conf.in");
 		if (prog_dir[0] != '\0') {
 			if (sw_fmt(actions, sizeof(actions),
-			    "%s/cfn/iam-actions.txt", prog_dir) != SW_OK)
+				"%s/cfn/iam-actions.txt", prog_dir) != SW_OK)
 				return 1;
 		} else
 
 			data_path(actions, sizeof(actions), "iam-actions.txt");
-		return sw_cli_doctor(&(struct sw_doctor_opts){
-		    .state_dir = O.state_dir, .local = O.local,
-		    .json = O.json, .nginx = SW_NGINX_PATH,
-		    .nginx_template = tmpl, .actions_file = actions,
-		    .conf_file = conf_file_path() });
+		return sw_cli_doctor(
+		    &(struct sw_doctor_opts){ .state_dir = O.state_dir,
+			.local = O.local,
+			.json = O.json,
+			.nginx = SW_NGINX_PATH,
+			.nginx_template = tmpl,
+			.actions_file = actions,
+			.conf_file = conf_file_path() });
 	}
 	if (strcmp(cmd, "token") == 0) {
-		int rc = sw_cli_token(O.state_dir, sub, &(struct sw_cli_tok){
-		    .scope = O.scope, .name = O.name, .tools = O.tools,
-		    .team = O.team, .role = O.role, .ttl = O.ttl,
-		    .json = O.json });
+		int rc = sw_cli_token(O.state_dir, sub,
+		    &(struct sw_cli_tok){ .scope = O.scope,
+			.name = O.name,
+			.tools = O.tools,
+			.team = O.team,
+			.role = O.role,
+			.ttl = O.ttl,
+			.json = O.json });
 
 		if (rc == 2)
 			usage();

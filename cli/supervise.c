@@ -48,8 +48,10 @@ sw_sup_block_signals(void)
 static void
 child_dies_with_parent(const struct sw_child *c, pid_t parent)
 {
-	if (prctl(PR_SET_PDEATHSIG, c->stop_signal == SIGQUIT ? SIGTERM :
-	    c->stop_signal ? c->stop_signal : SIGTERM) != 0 ||
+	if (prctl(PR_SET_PDEATHSIG,
+		c->stop_signal == SIGQUIT ? SIGTERM
+		    : c->stop_signal      ? c->stop_signal
+					  : SIGTERM) != 0 ||
 	    getppid() != parent)
 		_exit(125);
 }
@@ -108,8 +110,8 @@ sw_sup_write_status(struct sw_sup *s, const char *phase)
 	sw_json_add_str(o, "phase", phase);
 	sw_json_add_int(o, "supervisor_pid", getpid());
 	sw_json_add_int(o, "port", s->port);
-	json_object_object_add(o, "url", sw_jsf("http://127.0.0.1:%d",
-	    s->port));
+	json_object_object_add(
+	    o, "url", sw_jsf("http://127.0.0.1:%d", s->port));
 
 	sw_json_add_str(o, "state_dir", s->state_dir);
 	sw_json_add_bool(o, "sandbox", s->sandbox);
@@ -148,8 +150,8 @@ describe_exit(int status, char *buf, size_t sz)
 	if (WIFSIGNALED(status))
 		sw_fmt_text(buf, sz, "killed by signal %d", WTERMSIG(status));
 	else
-		sw_fmt_text(buf, sz, "exited with status %d",
-		    WEXITSTATUS(status));
+		sw_fmt_text(
+		    buf, sz, "exited with status %d", WEXITSTATUS(status));
 }
 
 /* Reap children; schedule a respawn for each one that died. */
@@ -174,12 +176,13 @@ reap(struct sw_sup *s, int respawn)
 		if (!respawn)
 			continue;
 		/* Quick repeated deaths back off up to 5 s. */
-		c->quick_exits = now - c->started_ms < 2000 ?
-		    c->quick_exits + 1 : 0;
+		c->quick_exits =
+		    now - c->started_ms < 2000 ? c->quick_exits + 1 : 0;
 		delay = SW_RESPAWN_DELAY_MS;
 		if (c->quick_exits > 3)
-			delay = c->quick_exits > 8 ? 5000 :
-			    SW_RESPAWN_DELAY_MS << (c->quick_exits - 3);
+			delay = c->quick_exits > 8
+			    ? 5000
+			    : SW_RESPAWN_DELAY_MS << (c->quick_exits - 3);
 		c->due_ms = now + delay;
 		sw_warn("component %s (pid %ld) %s; restarting in %lld ms",
 		    c->name, (long)pid, how, (long long)delay);
@@ -204,8 +207,8 @@ start_due(struct sw_sup *s)
 			    "component", c->name, NULL);
 			c->due_ms = 0;
 			sw_info("component %s restarted as pid %ld "
-			    "(restart %d)", c->name, (long)c->pid,
-			    c->restarts);
+				"(restart %d)",
+			    c->name, (long)c->pid, c->restarts);
 			n++;
 		} else
 			c->due_ms = now + 1000;
@@ -223,8 +226,9 @@ sw_sup_stop_all(struct sw_sup *s, int grace_ms)
 	for (i = s->n - 1; i >= 0; i--) {
 		s->kids[i].due_ms = 0;
 		if (s->kids[i].pid > 0)
-			kill(s->kids[i].pid, s->kids[i].stop_signal ?
-			    s->kids[i].stop_signal : SIGTERM);
+			kill(s->kids[i].pid,
+			    s->kids[i].stop_signal ? s->kids[i].stop_signal
+						   : SIGTERM);
 	}
 	for (;;) {
 		(void)reap(s, 0);

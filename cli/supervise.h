@@ -22,46 +22,47 @@
 /* Everything `slipway start` may run at its largest: api and mcp workers,
  * the two wait pools, every plugin's workers, the sandbox, the poller and
  * nginx. */
-#define SW_MAX_CHILDREN	(2 * SW_MAX_WORKERS + SW_WAIT_WORKERS +	\
-	SW_MCP_WAIT_WORKERS + SW_MAX_PLUGINS * SW_MAX_PLUGIN_WORKERS + 3)
+#define SW_MAX_CHILDREN \
+	(2 * SW_MAX_WORKERS + SW_WAIT_WORKERS + SW_MCP_WAIT_WORKERS + \
+	    SW_MAX_PLUGINS * SW_MAX_PLUGIN_WORKERS + 3)
 
 struct sw_child {
-	char		 name[32];	/* "api.0", "nginx", "sandbox"... */
-	const char	*argv[16];	/* NULL-terminated; strings borrowed */
-	int		 listen_fd;	/* becomes fd 0 in the child, or -1 */
-	char		 log[600];	/* stdout+stderr go here */
-	int		 stop_signal;	/* SIGTERM unless set */
-	int		 reopen_signal;	/* passed on by SIGUSR1, or 0 */
-	pid_t		 pid;		/* 0 when not running */
-	int		 restarts;
-	int		 quick_exits;	/* consecutive deaths soon after start */
-	int64_t		 started_ms;
-	int64_t		 due_ms;	/* respawn time when pid == 0 */
+	char name[32]; /* "api.0", "nginx", "sandbox"... */
+	const char *argv[16]; /* NULL-terminated; strings borrowed */
+	int listen_fd; /* becomes fd 0 in the child, or -1 */
+	char log[600]; /* stdout+stderr go here */
+	int stop_signal; /* SIGTERM unless set */
+	int reopen_signal; /* passed on by SIGUSR1, or 0 */
+	pid_t pid; /* 0 when not running */
+	int restarts;
+	int quick_exits; /* consecutive deaths soon after start */
+	int64_t started_ms;
+	int64_t due_ms; /* respawn time when pid == 0 */
 };
 
 struct sw_sup {
-	struct sw_child	 kids[SW_MAX_CHILDREN];
-	int		 n;
-	char		 status_path[600];
-	char		 state_dir[512];
-	int		 port;
-	int		 sandbox;
-	char		 log_path[700];	/* the supervisor's own (stderr) */
+	struct sw_child kids[SW_MAX_CHILDREN];
+	int n;
+	char status_path[600];
+	char state_dir[512];
+	int port;
+	int sandbox;
+	char log_path[700]; /* the supervisor's own (stderr) */
 };
 
 /* Start one child now; 0 on success. */
-int	sw_child_start(struct sw_child *);
+int sw_child_start(struct sw_child *);
 /* Write run/status.json describing every child. */
-void	sw_sup_write_status(struct sw_sup *, const char *phase);
+void sw_sup_write_status(struct sw_sup *, const char *phase);
 /* Block SIGCHLD/SIGTERM/SIGINT/SIGHUP/SIGUSR1 so sw_sup_run can wait for them;
  * call before the first sw_child_start. */
-void	sw_sup_block_signals(void);
+void sw_sup_block_signals(void);
 /* Supervise until SIGTERM/SIGINT, then stop every child.  ready() is
  * called once after the children are started and may return non-zero
  * to abort start-up. */
-int	sw_sup_run(struct sw_sup *, int (*ready)(struct sw_sup *));
+int sw_sup_run(struct sw_sup *, int (*ready)(struct sw_sup *));
 /* Send sig to every running child and reap them, waiting at most
  * grace_ms before SIGKILL. */
-void	sw_sup_stop_all(struct sw_sup *, int grace_ms);
+void sw_sup_stop_all(struct sw_sup *, int grace_ms);
 
 #endif

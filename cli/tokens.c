@@ -27,13 +27,13 @@ open_db(const char *state_dir, struct sw_db **db)
 	}
 	/* config.json names the database when it is not state.db */
 	if (sw_config_load(state_dir, &cfg) != SW_OK) {
-		fprintf(stderr, "slipway: cannot read %s/config.json\n",
-		    state_dir);
+		fprintf(
+		    stderr, "slipway: cannot read %s/config.json\n", state_dir);
 		rc = -1;
 	} else if (sw_db_open(cfg.db_path, db) != SW_OK) {
 		fprintf(stderr, "slipway: cannot open %s\n",
-		    sw_db_is_pg_url(cfg.db_path) ? "the PostgreSQL database" :
-		    cfg.db_path);
+		    sw_db_is_pg_url(cfg.db_path) ? "the PostgreSQL database"
+						 : cfg.db_path);
 		rc = -1;
 	}
 	sw_config_free(&cfg);
@@ -44,8 +44,7 @@ open_db(const char *state_dir, struct sw_db **db)
 static sw_err
 make_account(struct sw_db *db, const struct sw_cli_tok *o)
 {
-	int64_t expires = o->ttl > 0 ? sw_now_ms() + (int64_t)o->ttl * 1000 :
-	    0;
+	int64_t expires = o->ttl > 0 ? sw_now_ms() + (int64_t)o->ttl * 1000 : 0;
 
 	if (o->team[0] == '\0' && expires == 0)
 		return SW_OK;
@@ -60,7 +59,8 @@ create_scope(const struct sw_cli_tok *o)
 	enum sw_role role = sw_role_parse(o->role);
 
 	if ((o->team[0] != '\0') != (role != SW_ROLE_NONE)) {
-		fprintf(stderr, "slipway: a service account needs both --team "
+		fprintf(stderr,
+		    "slipway: a service account needs both --team "
 		    "and --role viewer|operator|platform-admin\n");
 		return SW_SCOPE_NONE;
 	}
@@ -73,15 +73,15 @@ create_scope(const struct sw_cli_tok *o)
 	if (role != SW_ROLE_NONE)
 		return sw_role_scope(role);
 	if (sw_scope_parse(o->scope) == SW_SCOPE_NONE)
-		fprintf(stderr, "slipway: token create needs --scope "
+		fprintf(stderr,
+		    "slipway: token create needs --scope "
 		    "read|write|admin (or --team and --role) and --name "
 		    "NAME\n");
 	return sw_scope_parse(o->scope);
 }
 
 int
-sw_cli_token(const char *state_dir, const char *sub,
-    const struct sw_cli_tok *o)
+sw_cli_token(const char *state_dir, const char *sub, const struct sw_cli_tok *o)
 {
 	const char *name = o->name, *tools = o->tools;
 	int json = o->json;
@@ -99,20 +99,23 @@ sw_cli_token(const char *state_dir, const char *sub,
 		if ((scope = create_scope(o)) == SW_SCOPE_NONE)
 			goto out;
 		if (name[0] == '\0') {
-			fprintf(stderr, "slipway: token create needs --name "
+			fprintf(stderr,
+			    "slipway: token create needs --name "
 			    "NAME\n");
 			goto out;
 		}
 		if (tools[0] != '\0' && !sw_tool_classes_ok(tools)) {
-			fprintf(stderr, "slipway: --tools takes a comma list "
+			fprintf(stderr,
+			    "slipway: --tools takes a comma list "
 			    "of read-only, diagnose and tool tags (clusters, "
 			    "workloads, nodes...)\n");
 			goto out;
 		}
 		e = sw_token_create(db, name, scope, tok);
-		if (e == SW_OK && ((tools[0] != '\0' &&
-		    sw_token_set_tools(db, name, tools) != SW_OK) ||
-		    make_account(db, o) != SW_OK)) {
+		if (e == SW_OK &&
+		    ((tools[0] != '\0' &&
+			 sw_token_set_tools(db, name, tools) != SW_OK) ||
+			make_account(db, o) != SW_OK)) {
 			(void)sw_token_revoke(db, name, NULL);
 			e = SW_EINTERNAL;
 		}
@@ -120,7 +123,8 @@ sw_cli_token(const char *state_dir, const char *sub,
 			fprintf(stderr, "slipway: a token named '%s' exists\n",
 			    name);
 		else if (e == SW_EINVAL)
-			fprintf(stderr, "slipway: token names are 1 to 64 of "
+			fprintf(stderr,
+			    "slipway: token names are 1 to 64 of "
 			    "[A-Za-z0-9._-]\n");
 		else if (e != SW_OK)
 			fprintf(stderr, "slipway: cannot create the token\n");
@@ -142,13 +146,16 @@ sw_cli_token(const char *state_dir, const char *sub,
 				    sw_json_get_str(t, "name"),
 				    sw_json_get_str(t, "scope"),
 				    sw_json_get_str(t, "team") ? " team " : "",
-				    sw_json_get_str(t, "team") ?
-				    sw_json_get_str(t, "team") : "",
+				    sw_json_get_str(t, "team")
+					? sw_json_get_str(t, "team")
+					: "",
 				    sw_json_get_str(t, "role") ? " " : "",
-				    sw_json_get_str(t, "role") ?
-				    sw_json_get_str(t, "role") : "",
-				    sw_json_get_bool(t, "revoked", 0) ?
-				    " revoked" : "");
+				    sw_json_get_str(t, "role")
+					? sw_json_get_str(t, "role")
+					: "",
+				    sw_json_get_bool(t, "revoked", 0)
+					? " revoked"
+					: "");
 			}
 		json_object_put(list);
 		rc = 0;

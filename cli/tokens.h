@@ -6,11 +6,11 @@
 
 /* What `slipway token` was given ("" or 0: not given). */
 struct sw_cli_tok {
-	const char	*scope, *name;
-	const char	*tools;		/* MCP tool classes it is limited to */
-	const char	*team, *role;	/* a service account's */
-	int		 ttl;		/* seconds until it expires */
-	int		 json;		/* list as JSON */
+	const char *scope, *name;
+	const char *tools; /* MCP tool classes it is limited to */
+	const char *team, *role; /* a service account's */
+	int ttl; /* seconds until it expires */
+	int json; /* list as JSON */
 };
 
 /*
@@ -20,7 +20,7 @@ struct sw_cli_tok {
  * (name).  The exit status: 0 done, 1 refused or failed (a message on
  * stderr), 2 an unknown subcommand.
  */
-int	sw_cli_token(const char *state_dir, const char *sub,
-	    const struct sw_cli_tok *o);
+int sw_cli_token(
+    const char *state_dir, const char *sub, const struct sw_cli_tok *o);
 
 #endif

@@ -23,7 +23,7 @@
 #include "lib/metrics.h"
 #include "cloud/sigv4.h"
 
-#define AWS_USER_AGENT	"slipway/0.1"
+#define AWS_USER_AGENT "slipway/0.1"
 
 static const struct aws_service_info aws_services[AWS_SVC__MAX] = {
 	[AWS_SVC_STS] = { "sts", "STS", "sts", "sts", AWS_PROTO_QUERY,
@@ -74,7 +74,7 @@ aws_now(void)
 static int
 aws_region_ok(const char *r)
 {
-	size_t	 i;
+	size_t i;
 
 	if (r == NULL || *r == '\0' || strlen(r) >= SW_AWS_MAX_NAME)
 		return 0;
@@ -88,11 +88,11 @@ aws_region_ok(const char *r)
 sw_err
 aws_ctx_init(struct aws_ctx *ctx, const char *region)
 {
-	char		 sts[SW_AWS_MAX_URL], sreg[SW_AWS_MAX_NAME], env[64];
-	char		 cfgreg[SW_AWS_MAX_NAME];
-	const char	*v;
-	int		 i;
-	sw_err		 rc;
+	char sts[SW_AWS_MAX_URL], sreg[SW_AWS_MAX_NAME], env[64];
+	char cfgreg[SW_AWS_MAX_NAME];
+	const char *v;
+	int i;
+	sw_err rc;
 
 	memset(ctx, 0, sizeof(ctx[0]));
 	ctx->clock = aws_now;
@@ -100,8 +100,9 @@ aws_ctx_init(struct aws_ctx *ctx, const char *region)
 	/* AWS_REGION, AWS_DEFAULT_REGION, the config file, us-east-1. */
 	if (region == NULL && (region = getenv("AWS_REGION")) == NULL &&
 	    (region = getenv("AWS_DEFAULT_REGION")) == NULL)
-		region = creds_config_region(cfgreg, sizeof(cfgreg)) == SW_OK ?
-		    cfgreg : "us-east-1";
+		region = creds_config_region(cfgreg, sizeof(cfgreg)) == SW_OK
+		    ? cfgreg
+		    : "us-east-1";
 	if (!aws_region_ok(region))
 		return SW_EINVAL;
 	if (sw_fmt(ctx->region, sizeof(ctx->region), "%s", region) != SW_OK)
@@ -113,15 +114,15 @@ aws_ctx_init(struct aws_ctx *ctx, const char *region)
 		return rc;
 	for (i = 0; i < AWS_SVC__MAX; i++) {
 		if (sw_fmt(env, sizeof(env), "AWS_ENDPOINT_URL_%s",
-		    aws_services[i].env) != SW_OK)
+			aws_services[i].env) != SW_OK)
 			return SW_EINTERNAL;
 		if ((v = getenv(env)) != NULL && *v != '\0' &&
 		    (rc = aws_ctx_set_endpoint(ctx, (enum aws_service)i, v)) !=
-		    SW_OK)
+			SW_OK)
 			return rc;
 	}
 	if ((rc = aws_endpoint(ctx, AWS_SVC_STS, sts, sizeof(sts), sreg,
-	    sizeof(sreg))) != SW_OK)
+		 sizeof(sreg))) != SW_OK)
 		return rc;
 	return creds_init(&ctx->creds, sts, sreg);
 }
@@ -129,7 +130,7 @@ aws_ctx_init(struct aws_ctx *ctx, const char *region)
 void
 aws_ctx_free(struct aws_ctx *ctx)
 {
-	int	 i;
+	int i;
 
 	for (i = 0; i < AWS_SVC__MAX; i++)
 		free(ctx->endpoint[i]);
@@ -139,11 +140,10 @@ aws_ctx_free(struct aws_ctx *ctx)
 }
 
 sw_err
-aws_ctx_set_endpoint(struct aws_ctx *ctx, enum aws_service svc,
-    const char *url)
+aws_ctx_set_endpoint(struct aws_ctx *ctx, enum aws_service svc, const char *url)
 {
-	char	*copy;
-	size_t	 len;
+	char *copy;
+	size_t len;
 
 	if (aws_service(svc) == NULL || url == NULL)
 		return SW_EINVAL;
@@ -174,12 +174,12 @@ aws_ctx_set_endpoint(struct aws_ctx *ctx, enum aws_service svc,
 sw_err
 aws_ctx_set_endpoint_all(struct aws_ctx *ctx, const char *url)
 {
-	int	 i;
-	sw_err	 rc;
+	int i;
+	sw_err rc;
 
 	for (i = 0; i < AWS_SVC__MAX; i++)
-		if ((rc = aws_ctx_set_endpoint(ctx, (enum aws_service)i,
-		    url)) != SW_OK)
+		if ((rc = aws_ctx_set_endpoint(
+			 ctx, (enum aws_service)i, url)) != SW_OK)
 			return rc;
 	return SW_OK;
 }
@@ -188,9 +188,9 @@ sw_err
 aws_endpoint(const struct aws_ctx *ctx, enum aws_service svc, char *url,
     size_t urlsz, char *region, size_t regionsz)
 {
-	const struct aws_service_info	*si;
-	const char			*reg;
-	int				 n;
+	const struct aws_service_info *si;
+	const char *reg;
+	int n;
 
 	if ((si = aws_service(svc)) == NULL)
 		return SW_EINVAL;
@@ -211,7 +211,7 @@ aws_endpoint(const struct aws_ctx *ctx, enum aws_service svc, char *url,
 static const struct aws_rest_op *
 aws_rest_find(enum aws_service svc, const char *op)
 {
-	const struct aws_rest_op	*t;
+	const struct aws_rest_op *t;
 
 	if (svc != AWS_SVC_EKS)
 		return NULL;
@@ -224,10 +224,11 @@ aws_rest_find(enum aws_service svc, const char *op)
 static const struct aws_binding *
 aws_rest_binding(const struct aws_rest_op *op, const char *member)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < sizeof(op->bind) / sizeof(op->bind[0]) &&
-	    op->bind[i].member != NULL; i++)
+	     op->bind[i].member != NULL;
+	     i++)
 		if (strcmp(op->bind[i].member, member) == 0)
 			return &op->bind[i];
 	return NULL;
@@ -251,13 +252,13 @@ aws_scalar(json_object *v)
 static sw_err
 aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 {
-	const struct aws_binding	*b;
-	const char			*p = op->uri, *close, *val;
-	char				 label[64];
-	size_t				 i, len;
-	int				 greedy, found;
-	json_object			*v;
-	sw_err				 rc;
+	const struct aws_binding *b;
+	const char *p = op->uri, *close, *val;
+	char label[64];
+	size_t i, len;
+	int greedy, found;
+	json_object *v;
+	sw_err rc;
 
 	while (*p != '\0') {
 		if (*p != '{') {
@@ -279,7 +280,8 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 			label[strlen(label) - 1] = '\0';
 		found = 0;
 		for (i = 0; i < sizeof(op->bind) / sizeof(op->bind[0]) &&
-		    op->bind[i].member != NULL; i++) {
+		     op->bind[i].member != NULL;
+		     i++) {
 			b = &op->bind[i];
 			if (b->loc != AWS_LOC_URI || strcmp(b->wire, label))
 				continue;
@@ -288,7 +290,7 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 			    (val = aws_scalar(v)) == NULL || *val == '\0')
 				return SW_EINVAL;
 			if ((rc = sw_pct_encode(path, val, strlen(val),
-			    greedy ? SW_PCT_KEEP_SLASH : 0)) != SW_OK)
+				 greedy ? SW_PCT_KEEP_SLASH : 0)) != SW_OK)
 				return rc;
 			found = 1;
 			break;
@@ -303,7 +305,7 @@ aws_rest_uri(const struct aws_rest_op *op, json_object *in, struct sw_buf *path)
 static sw_err
 aws_query_add(struct sw_buf *q, const char *key, const char *val)
 {
-	sw_err	 rc;
+	sw_err rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sw_pct_encode(q, key, strlen(key), 0)) != SW_OK ||
@@ -316,12 +318,12 @@ static sw_err
 aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
     const char *base, struct http_request *req)
 {
-	const struct aws_binding	*b;
-	struct sw_buf			 path, q;
-	json_object			*body = NULL;
-	const char			*s;
-	size_t				 i, n;
-	sw_err				 rc;
+	const struct aws_binding *b;
+	struct sw_buf path, q;
+	json_object *body = NULL;
+	const char *s;
+	size_t i, n;
+	sw_err rc;
 
 	sw_buf_init(&path, SW_MAX_PATH);
 	sw_buf_init(&q, SW_MAX_QUERY);
@@ -332,10 +334,11 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
 	if ((rc = aws_rest_uri(op, in, &path)) != SW_OK)
 		goto out;
 	if (in != NULL) {
-		json_object_object_foreach(in, k, v) {
+		json_object_object_foreach(in, k, v)
+		{
 			if ((b = aws_rest_binding(op, k)) == NULL) {
-				json_object_object_add(body, k,
-				    json_object_get(v));
+				json_object_object_add(
+				    body, k, json_object_get(v));
 				continue;
 			}
 			if (b->loc != AWS_LOC_QUERY)
@@ -345,8 +348,9 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
 				for (i = 0; i < n; i++) {
 					s = aws_scalar(
 					    json_object_array_get_idx(v, i));
-					if (s != NULL && (rc = aws_query_add(&q,
-					    b->wire, s)) != SW_OK)
+					if (s != NULL &&
+					    (rc = aws_query_add(
+						 &q, b->wire, s)) != SW_OK)
 						goto out;
 				}
 			} else if ((s = aws_scalar(v)) != NULL &&
@@ -355,15 +359,16 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
 		}
 	}
 	if ((rc = http_request_init(req, op->method, base, sw_buf_str(&path),
-	    q.len > 0 ? sw_buf_str(&q) : NULL)) != SW_OK)
+		 q.len > 0 ? sw_buf_str(&q) : NULL)) != SW_OK)
 		goto out;
 	if (in != NULL) {
-		json_object_object_foreach(in, k, v) {
+		json_object_object_foreach(in, k, v)
+		{
 			if ((b = aws_rest_binding(op, k)) != NULL &&
 			    b->loc == AWS_LOC_HEADER &&
 			    (s = aws_scalar(v)) != NULL &&
-			    (rc = http_headers_set(&req->headers, b->wire,
-			    s)) != SW_OK)
+			    (rc = http_headers_set(
+				 &req->headers, b->wire, s)) != SW_OK)
 				goto out;
 		}
 	}
@@ -372,7 +377,7 @@ aws_build_rest_json(const struct aws_rest_op *op, json_object *in,
 		s = json_object_to_json_string_ext(body,
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 		if ((rc = http_headers_set(&req->headers, "Content-Type",
-		    "application/json")) != SW_OK ||
+			 "application/json")) != SW_OK ||
 		    (rc = http_request_set_body(req, s, strlen(s))) != SW_OK)
 			goto out;
 	}
@@ -389,7 +394,7 @@ out:
 static int
 aws_op_ok(const char *op)
 {
-	size_t	 i;
+	size_t i;
 
 	if (op == NULL || *op == '\0' || strlen(op) > 128)
 		return 0;
@@ -403,13 +408,13 @@ sw_err
 aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
     const char *op, json_object *in, struct http_request *req)
 {
-	const struct aws_service_info	*si;
-	const struct aws_rest_op	*rop;
-	struct sw_buf			 body;
-	char				 base[SW_AWS_MAX_URL];
-	char				 reg[SW_AWS_MAX_NAME], target[256];
-	const char			*s;
-	sw_err				 rc;
+	const struct aws_service_info *si;
+	const struct aws_rest_op *rop;
+	struct sw_buf body;
+	char base[SW_AWS_MAX_URL];
+	char reg[SW_AWS_MAX_NAME], target[256];
+	const char *s;
+	sw_err rc;
 
 	memset(req, 0, sizeof(*req));
 	sw_buf_init(&body, SW_MAX_UPSTREAM_BODY);
@@ -418,23 +423,24 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 		rc = SW_EINVAL;
 		goto out;
 	}
-	if ((rc = aws_endpoint(ctx, svc, base, sizeof(base), reg,
-	    sizeof(reg))) != SW_OK)
+	if ((rc = aws_endpoint(
+		 ctx, svc, base, sizeof(base), reg, sizeof(reg))) != SW_OK)
 		goto out;
 	switch (si->proto) {
 	case AWS_PROTO_JSON:
 		if ((rc = sw_fmt(target, sizeof(target), "%s.%s",
-		    si->target_prefix, op)) != SW_OK)
+			 si->target_prefix, op)) != SW_OK)
 			goto out;
 		s = in != NULL ? json_object_to_json_string_ext(in,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) :
-		    "{}";
-		if ((rc = http_request_init(req, "POST", base, "/",
-		    NULL)) != SW_OK ||
+				     JSON_C_TO_STRING_PLAIN |
+					 JSON_C_TO_STRING_NOSLASHESCAPE)
+			       : "{}";
+		if ((rc = http_request_init(req, "POST", base, "/", NULL)) !=
+			SW_OK ||
 		    (rc = http_headers_add(&req->headers, "Content-Type",
-		    "application/x-amz-json-1.1")) != SW_OK ||
-		    (rc = http_headers_add(&req->headers, "X-Amz-Target",
-		    target)) != SW_OK ||
+			 "application/x-amz-json-1.1")) != SW_OK ||
+		    (rc = http_headers_add(
+			 &req->headers, "X-Amz-Target", target)) != SW_OK ||
 		    (rc = http_request_set_body(req, s, strlen(s))) != SW_OK)
 			goto out;
 		break;
@@ -448,16 +454,17 @@ aws_build_request(const struct aws_ctx *ctx, enum aws_service svc,
 	case AWS_PROTO_QUERY:
 	case AWS_PROTO_EC2:
 		if ((rc = awsproto_form(&body, si->proto, op, si->api_version,
-		    in, si->proto == AWS_PROTO_EC2 ? aws_ec2_renames :
-		    NULL)) != SW_OK)
+			 in,
+			 si->proto == AWS_PROTO_EC2 ? aws_ec2_renames
+						    : NULL)) != SW_OK)
 			goto out;
-		if ((rc = http_request_init(req, "POST", base, "/",
-		    NULL)) != SW_OK ||
+		if ((rc = http_request_init(req, "POST", base, "/", NULL)) !=
+			SW_OK ||
 		    (rc = http_headers_add(&req->headers, "Content-Type",
-		    "application/x-www-form-urlencoded; charset=utf-8")) !=
-		    SW_OK ||
+			 "application/x-www-form-urlencoded; charset=utf-8")) !=
+			SW_OK ||
 		    (rc = http_request_set_body(req, body.data, body.len)) !=
-		    SW_OK)
+			SW_OK)
 			goto out;
 		break;
 	default:
@@ -472,13 +479,13 @@ out:
 }
 
 struct aws_attempt {
-	struct aws_ctx			*ctx;
-	const struct aws_service_info	*si;
-	enum aws_service		 svc;
-	struct http_request		*req;
-	struct http_response		*resp;
-	const char			*op;	/* for metrics; or NULL */
-	char				 region[SW_AWS_MAX_NAME];
+	struct aws_ctx *ctx;
+	const struct aws_service_info *si;
+	enum aws_service svc;
+	struct http_request *req;
+	struct http_response *resp;
+	const char *op; /* for metrics; or NULL */
+	char region[SW_AWS_MAX_NAME];
 };
 
 /* One attempt in the metrics: by service, operation and outcome (ok,
@@ -490,18 +497,21 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
     const struct aws_error *err)
 {
 	const char *op = a->op != NULL ? a->op : a->req->method;
-	const char *outcome = rc == SW_OK ? "ok" : err->transport ?
-	    "transport" : err->code[0] != '\0' ? err->code : "error";
-	int change = a->op != NULL ? aws_op_mutates(a->op) :
-	    strcmp(op, "GET") != 0 && strcmp(op, "HEAD") != 0;
-	enum sw_log_level level = rc != SW_OK || change ? SW_LOG_INFO :
-	    SW_LOG_DEBUG;
+	const char *outcome = rc == SW_OK ? "ok"
+	    : err->transport              ? "transport"
+	    : err->code[0] != '\0'        ? err->code
+					  : "error";
+	int change = a->op != NULL
+	    ? aws_op_mutates(a->op)
+	    : strcmp(op, "GET") != 0 && strcmp(op, "HEAD") != 0;
+	enum sw_log_level level =
+	    rc != SW_OK || change ? SW_LOG_INFO : SW_LOG_DEBUG;
 	char rid[sizeof(err->request_id)];
 
 	if (sw_log_enabled(level)) {
 		if (rc == SW_OK)
-			awsproto_request_id(a->si->proto, a->resp, rid,
-			    sizeof(rid));
+			awsproto_request_id(
+			    a->si->proto, a->resp, rid, sizeof(rid));
 		else
 			sw_fmt_text(rid, sizeof(rid), "%s", err->request_id);
 		sw_log(level, "aws %s %s attempt %d: %s (aws request id %s)",
@@ -521,21 +531,21 @@ aws_count(const struct aws_attempt *a, int attempt, sw_err rc,
 static sw_err
 aws_attempt_once(void *arg, int attempt, struct aws_error *err)
 {
-	struct aws_attempt	*a = arg;
-	struct aws_creds	 cr;
-	struct sigv4_params	 sp;
-	char			 hdr[64];
-	sw_err			 rc;
-	int			 sent = 0;
+	struct aws_attempt *a = arg;
+	struct aws_creds cr;
+	struct sigv4_params sp;
+	char hdr[64];
+	sw_err rc;
+	int sent = 0;
 
 	if ((rc = creds_get(&a->ctx->creds, &cr, err)) != SW_OK)
 		goto out;
 	if ((rc = sw_fmt(hdr, sizeof(hdr), "attempt=%d; max=%d", attempt,
-	    a->ctx->retry.max_attempts)) != SW_OK ||
-	    (rc = http_headers_set(&a->req->headers, "amz-sdk-request",
-	    hdr)) != SW_OK ||
-	    (rc = http_headers_set(&a->req->headers, "User-Agent",
-	    AWS_USER_AGENT)) != SW_OK)
+		 a->ctx->retry.max_attempts)) != SW_OK ||
+	    (rc = http_headers_set(&a->req->headers, "amz-sdk-request", hdr)) !=
+		SW_OK ||
+	    (rc = http_headers_set(
+		 &a->req->headers, "User-Agent", AWS_USER_AGENT)) != SW_OK)
 		goto out;
 	memset(&sp, 0, sizeof(sp));
 	sp.access_key = cr.access_key;
@@ -568,12 +578,11 @@ out:
 
 static sw_err
 aws_send_op(struct aws_ctx *ctx, enum aws_service svc, const char *op,
-    struct http_request *req, struct http_response *resp,
-    struct aws_error *err)
+    struct http_request *req, struct http_response *resp, struct aws_error *err)
 {
-	struct aws_attempt	 a;
-	char			 url[SW_AWS_MAX_URL];
-	sw_err			 rc;
+	struct aws_attempt a;
+	char url[SW_AWS_MAX_URL];
+	sw_err rc;
 
 	aws_error_clear(err);
 	memset(&a, 0, sizeof(a));
@@ -585,23 +594,22 @@ aws_send_op(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	if ((a.si = aws_service(svc)) == NULL)
 		return SW_EINVAL;
 	if ((rc = aws_endpoint(ctx, svc, url, sizeof(url), a.region,
-	    sizeof(a.region))) != SW_OK)
+		 sizeof(a.region))) != SW_OK)
 		return rc;
 	if (op != NULL && aws_op_mutates(op))
-		return retry_run_once_only(&ctx->retry, aws_attempt_once, &a,
-		    err);
+		return retry_run_once_only(
+		    &ctx->retry, aws_attempt_once, &a, err);
 	return retry_run(&ctx->retry, aws_attempt_once, &a, err);
 }
 
 int
 aws_op_mutates(const char *op)
 {
-	static const char *const prefixes[] = {
-		"Create", "Delete", "Update", "Put", "Attach", "Detach",
-		"Associate", "Disassociate", "Authorize", "Revoke",
-		"Allocate", "Release", "Modify", "Batch", "Tag", "Untag",
-		"Replace", "Start", "Stop", "Reboot", "Extend", NULL
-	};
+	static const char *const prefixes[] = { "Create", "Delete", "Update",
+		"Put", "Attach", "Detach", "Associate", "Disassociate",
+		"Authorize", "Revoke", "Allocate", "Release", "Modify", "Batch",
+		"Tag", "Untag", "Replace", "Start", "Stop", "Reboot", "Extend",
+		NULL };
 	int i;
 
 	for (i = 0; prefixes[i] != NULL; i++)
@@ -620,8 +628,8 @@ aws_send(struct aws_ctx *ctx, enum aws_service svc, struct http_request *req,
 static sw_err
 aws_parse_json(const struct http_response *resp, json_object **out)
 {
-	json_tokener	*tok;
-	json_object	*o;
+	json_tokener *tok;
+	json_object *o;
 
 	if (resp->body.len == 0) {
 		*out = json_object_new_object();
@@ -644,17 +652,17 @@ static sw_err
 aws_parse_xml(const struct http_response *resp, enum aws_protocol proto,
     const char *op, json_object **out)
 {
-	json_object	*root, *res;
-	char		 key[160];
-	sw_err		 rc;
+	json_object *root, *res;
+	char key[160];
+	sw_err rc;
 
 	*out = NULL;
 	if (resp->body.len == 0) {
 		*out = json_object_new_object();
 		return *out != NULL ? SW_OK : SW_ENOMEM;
 	}
-	if ((rc = awsproto_xml_to_json(resp->body.data, resp->body.len,
-	    &root)) != SW_OK)
+	if ((rc = awsproto_xml_to_json(
+		 resp->body.data, resp->body.len, &root)) != SW_OK)
 		return rc;
 	if (!json_object_is_type(root, json_type_object)) {
 		json_object_put(root);
@@ -683,8 +691,9 @@ aws_http_date(const char *s)
 	const char *end;
 
 	memset(&tm, 0, sizeof(tm));
-	if (s == NULL || (end = strptime(s, "%a, %d %b %Y %H:%M:%S GMT",
-	    &tm)) == NULL || *end != '\0')
+	if (s == NULL ||
+	    (end = strptime(s, "%a, %d %b %Y %H:%M:%S GMT", &tm)) == NULL ||
+	    *end != '\0')
 		return 0;
 	return timegm(&tm);
 }
@@ -693,10 +702,10 @@ sw_err
 aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *err)
 {
-	const struct aws_service_info	*si;
-	struct http_request		 req;
-	struct http_response		 resp;
-	sw_err				 rc;
+	const struct aws_service_info *si;
+	struct http_request req;
+	struct http_response resp;
+	sw_err rc;
 
 	*out = NULL;
 	aws_error_clear(err);
@@ -715,8 +724,8 @@ aws_call(struct aws_ctx *ctx, enum aws_service svc, const char *op,
 	}
 	if ((rc = aws_send_op(ctx, svc, op, &req, &resp, err)) != SW_OK)
 		goto out;
-	ctx->server_time = aws_http_date(http_headers_get(&resp.headers,
-	    "date"));
+	ctx->server_time =
+	    aws_http_date(http_headers_get(&resp.headers, "date"));
 	if (si->proto == AWS_PROTO_JSON || si->proto == AWS_PROTO_REST_JSON)
 		rc = aws_parse_json(&resp, out);
 	else

@@ -51,53 +51,49 @@ enum aws_service {
 
 /* Static facts about a service (from its model's metadata). */
 struct aws_service_info {
-	const char		*id;		/* "sagemaker" */
-	const char		*env;		/* AWS_ENDPOINT_URL_ suffix */
-	const char		*prefix;	/* endpoint prefix */
-	const char		*signing_name;
-	enum aws_protocol	 proto;
-	const char		*api_version;
-	const char		*target_prefix;	/* json protocol only */
-	const char		*global_url;	/* IAM: one global endpoint */
-	const char		*global_region;	/* ...and its signing region */
+	const char *id; /* "sagemaker" */
+	const char *env; /* AWS_ENDPOINT_URL_ suffix */
+	const char *prefix; /* endpoint prefix */
+	const char *signing_name;
+	enum aws_protocol proto;
+	const char *api_version;
+	const char *target_prefix; /* json protocol only */
+	const char *global_url; /* IAM: one global endpoint */
+	const char *global_region; /* ...and its signing region */
 };
 
 /* Where a member of a rest-json input goes. */
-enum aws_loc {
-	AWS_LOC_URI,
-	AWS_LOC_QUERY,
-	AWS_LOC_HEADER
-};
+enum aws_loc { AWS_LOC_URI, AWS_LOC_QUERY, AWS_LOC_HEADER };
 
 struct aws_binding {
-	const char	*member;	/* model name: "clusterName" */
-	enum aws_loc	 loc;
-	const char	*wire;		/* label, query key or header name */
+	const char *member; /* model name: "clusterName" */
+	enum aws_loc loc;
+	const char *wire; /* label, query key or header name */
 };
 
 /* A rest-json operation: method, URI template, non-body members. */
 struct aws_rest_op {
-	const char		*name;
-	const char		*method;
-	const char		*uri;	/* "/clusters/{name}/addons" */
-	struct aws_binding	 bind[8];
+	const char *name;
+	const char *method;
+	const char *uri; /* "/clusters/{name}/addons" */
+	struct aws_binding bind[8];
 };
 
 /* Tables kept next to the typed calls (cloud/aws_eks.c, cloud/aws_ec2.c). */
-extern const struct aws_rest_op	 aws_eks_ops[];
-extern const struct aws_rename	 aws_ec2_renames[];
+extern const struct aws_rest_op aws_eks_ops[];
+extern const struct aws_rename aws_ec2_renames[];
 
 struct aws_ctx {
-	char			 region[SW_AWS_MAX_NAME];
-	char			*endpoint[AWS_SVC__MAX]; /* owned or NULL */
-	int			 s3_path_style;	/* bucket in the path */
-	struct creds_provider	 creds;
-	struct retry_policy	 retry;
-	struct http_client	 http;
-	time_t			(*clock)(void);	/* signing time */
-	time_t			 server_time;	/* Date of the last answer
+	char region[SW_AWS_MAX_NAME];
+	char *endpoint[AWS_SVC__MAX]; /* owned or NULL */
+	int s3_path_style; /* bucket in the path */
+	struct creds_provider creds;
+	struct retry_policy retry;
+	struct http_client http;
+	time_t (*clock)(void); /* signing time */
+	time_t server_time; /* Date of the last answer
 						 * (AWS's clock), 0: none */
-	char			 account[16];	/* its credentials' account,
+	char account[16]; /* its credentials' account,
 						 * "" until known */
 };
 
@@ -110,16 +106,16 @@ const struct aws_service_info *aws_service(enum aws_service);
  * credential chain, standard retries and endpoint overrides from the
  * environment.  Free with aws_ctx_free() even when this fails.
  */
-sw_err	 aws_ctx_init(struct aws_ctx *, const char *region);
-void	 aws_ctx_free(struct aws_ctx *);
+sw_err aws_ctx_init(struct aws_ctx *, const char *region);
+void aws_ctx_free(struct aws_ctx *);
 /*
  * Replace a service's endpoint by url (copied): "https://host[:port]"
  * or, for a local sandbox, "http://127.0.0.1:PORT" / "http://localhost:
  * PORT".  Plain http elsewhere is refused with SW_EINVAL.
  */
-sw_err	 aws_ctx_set_endpoint(struct aws_ctx *, enum aws_service,
-	    const char *url);
-sw_err	 aws_ctx_set_endpoint_all(struct aws_ctx *, const char *url);
+sw_err aws_ctx_set_endpoint(
+    struct aws_ctx *, enum aws_service, const char *url);
+sw_err aws_ctx_set_endpoint_all(struct aws_ctx *, const char *url);
 /*
  * A context for the product from its configuration: the region, short
  * in-process retries, and with a sandbox (sandbox_info) its endpoint for
@@ -127,13 +123,13 @@ sw_err	 aws_ctx_set_endpoint_all(struct aws_ctx *, const char *url);
  * left alone, so threads may call this).  Free with aws_ctx_free() even
  * on failure.
  */
-sw_err	 sw_aws_setup(struct aws_ctx *, const struct sw_config *);
+sw_err sw_aws_setup(struct aws_ctx *, const struct sw_config *);
 /*
  * Resolve a service's base URL (no trailing slash) and signing region
  * into the caller's buffers.
  */
-sw_err	 aws_endpoint(const struct aws_ctx *, enum aws_service, char *url,
-	    size_t urlsz, char *region, size_t regionsz);
+sw_err aws_endpoint(const struct aws_ctx *, enum aws_service, char *url,
+    size_t urlsz, char *region, size_t regionsz);
 
 /*
  * Serialise op's input (borrowed; NULL = no members) into *req for the
@@ -141,28 +137,28 @@ sw_err	 aws_endpoint(const struct aws_ctx *, enum aws_service, char *url,
  * req with http_request_free().  SW_EINVAL for an unknown rest-json
  * operation or a missing URI label.
  */
-sw_err	 aws_build_request(const struct aws_ctx *, enum aws_service,
-	    const char *op, json_object *input, struct http_request *req);
+sw_err aws_build_request(const struct aws_ctx *, enum aws_service,
+    const char *op, json_object *input, struct http_request *req);
 /*
  * Sign and send req with retries; resp (initialised by the caller)
  * holds the last response.  SW_OK only for a 2xx status; otherwise err
  * says why and the return value is aws_error_sw(err).
  */
-sw_err	 aws_send(struct aws_ctx *, enum aws_service, struct http_request *,
-	    struct http_response *, struct aws_error *);
+sw_err aws_send(struct aws_ctx *, enum aws_service, struct http_request *,
+    struct http_response *, struct aws_error *);
 /*
  * The generic call: build, send, parse.  On SW_OK *output is a new
  * reference (an empty object when the response had no body); on
  * failure *output is NULL and err is filled.  Not for S3 (rest-xml):
  * use the aws_s3_* calls.
  */
-sw_err	 aws_call(struct aws_ctx *, enum aws_service, const char *op,
-	    json_object *input, json_object **output, struct aws_error *err);
+sw_err aws_call(struct aws_ctx *, enum aws_service, const char *op,
+    json_object *input, json_object **output, struct aws_error *err);
 /*
  * Does the operation change state (Create..., Update..., Batch...)?  Such
  * a call is retried here only after a throttling answer: after no answer
  * or a 5xx it may have been applied, and a second send would repeat it.
  */
-int	 aws_op_mutates(const char *op);
+int aws_op_mutates(const char *op);
 
 #endif

@@ -12,6 +12,7 @@
  */
 #include "cloud/aws_api.h"
 
+/* clang-format off */
 const struct aws_rename aws_ec2_renames[] = {
 	/* Top-level members of one operation. */
 	{ "CreateSecurityGroup", "Description", "GroupDescription" },
@@ -44,4 +45,4 @@ const struct aws_rename aws_ec2_renames[] = {
 	{ NULL, "PrivateDnsSpecifiedDomains", "PrivateDnsSpecifiedDomain" },
 	{ NULL, NULL, NULL }
 };
-
+/* clang-format on */

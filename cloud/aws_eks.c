@@ -15,11 +15,18 @@
 #include "lib/alloc.h"
 #include "cloud/aws_api.h"
 
-#define SVC	AWS_SVC_EKS
+#define SVC AWS_SVC_EKS
 
-#define U(m, w)	{ m, AWS_LOC_URI, w }
-#define Q(m)	{ m, AWS_LOC_QUERY, m }
+#define U(m, w) \
+	{ \
+		m, AWS_LOC_URI, w \
+	}
+#define Q(m) \
+	{ \
+		m, AWS_LOC_QUERY, m \
+	}
 
+/* clang-format off */
 const struct aws_rest_op aws_eks_ops[] = {
 	{ "CreateCluster", "POST", "/clusters", { { NULL } } },
 	{ "DescribeCluster", "GET", "/clusters/{name}", { U("name", "name") } },
@@ -86,17 +93,17 @@ const struct aws_rest_op aws_eks_ops[] = {
 	    { U("clusterName", "name"), U("associationId", "associationId") } },
 	{ NULL, NULL, NULL, { { NULL } } }
 };
-
+/* clang-format on */
 
 /* Decode standard base64 (whitespace allowed) into a new string. */
 static sw_err
 aws_eks_b64(const char *in, char **out, size_t *outlen)
 {
-	EVP_ENCODE_CTX	*ctx = NULL;
-	unsigned char	*buf = NULL;
-	size_t		 len = strlen(in);
-	int		 n = 0, fin = 0;
-	sw_err		 rc = SW_EUPSTREAM;
+	EVP_ENCODE_CTX *ctx = NULL;
+	unsigned char *buf = NULL;
+	size_t len = strlen(in);
+	int n = 0, fin = 0;
+	sw_err rc = SW_EUPSTREAM;
 
 	*out = NULL;
 	if (len == 0 || len > SW_MAX_UPSTREAM_BODY)
@@ -107,8 +114,9 @@ aws_eks_b64(const char *in, char **out, size_t *outlen)
 		goto out;
 	}
 	EVP_DecodeInit(ctx);
-	if (EVP_DecodeUpdate(ctx, buf, &n, (const unsigned char *)in,
-	    (int)len) < 0 || EVP_DecodeFinal(ctx, buf + n, &fin) != 1)
+	if (EVP_DecodeUpdate(
+		ctx, buf, &n, (const unsigned char *)in, (int)len) < 0 ||
+	    EVP_DecodeFinal(ctx, buf + n, &fin) != 1)
 		goto out;
 	buf[n + fin] = '\0';
 	*out = (char *)buf;
@@ -125,8 +133,8 @@ sw_err
 aws_cluster_access_of(json_object *doc, const char *cluster, char **endpoint,
     char **ca_pem, size_t *ca_len, struct aws_error *err)
 {
-	json_object	*c, *v, *ca;
-	sw_err		 rc;
+	json_object *c, *v, *ca;
+	sw_err rc;
 
 	*endpoint = NULL;
 	*ca_pem = NULL;
@@ -144,8 +152,8 @@ aws_cluster_access_of(json_object *doc, const char *cluster, char **endpoint,
 	}
 	if ((*endpoint = sw_strdup(json_object_get_string(v))) == NULL)
 		return SW_ENOMEM;
-	if ((rc = aws_eks_b64(json_object_get_string(ca), ca_pem,
-	    ca_len)) != SW_OK) {
+	if ((rc = aws_eks_b64(json_object_get_string(ca), ca_pem, ca_len)) !=
+	    SW_OK) {
 		free(*endpoint);
 		*endpoint = NULL;
 	}
@@ -156,8 +164,8 @@ sw_err
 aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
     char **endpoint, char **ca_pem, size_t *ca_len, struct aws_error *err)
 {
-	json_object	*in = NULL, *out = NULL;
-	sw_err		 rc = SW_ENOMEM;
+	json_object *in = NULL, *out = NULL;
+	sw_err rc = SW_ENOMEM;
 
 	*endpoint = NULL;
 	*ca_pem = NULL;
@@ -165,8 +173,8 @@ aws_eks_cluster_access(struct aws_ctx *ctx, const char *cluster,
 	if ((in = json_object_new_object()) == NULL)
 		goto out;
 	json_object_object_add(in, "name", json_object_new_string(cluster));
-	if ((rc = aws_call(ctx, SVC, "DescribeCluster", in, &out,
-	    err)) != SW_OK)
+	if ((rc = aws_call(ctx, SVC, "DescribeCluster", in, &out, err)) !=
+	    SW_OK)
 		goto out;
 	rc = aws_cluster_access_of(out, cluster, endpoint, ca_pem, ca_len, err);
 out:

@@ -21,9 +21,9 @@
  * member role of another.  err explains a refused AssumeRole, and
  * role (at least 2049 bytes, or NULL) receives the role asked for.
  */
-sw_err	 aws_member_ctx(struct aws_ctx *base, const struct sw_config *,
-	    const char *account, const char *region, struct aws_ctx **out,
-	    char *role, size_t rolesz, struct aws_error *);
+sw_err aws_member_ctx(struct aws_ctx *base, const struct sw_config *,
+    const char *account, const char *region, struct aws_ctx **out, char *role,
+    size_t rolesz, struct aws_error *);
 
 /*
  * The same for one context of the caller's own, set up (sw_aws_setup)
@@ -31,14 +31,14 @@ sw_err	 aws_member_ctx(struct aws_ctx *base, const struct sw_config *,
  * new session of its member role (one hour, not renewed).  For a thread
  * of its own (the stream's log followers).
  */
-sw_err	 aws_member_enter(struct aws_ctx *ctx, const struct sw_config *,
-	    const char *account, const char *region, struct aws_error *);
+sw_err aws_member_enter(struct aws_ctx *ctx, const struct sw_config *,
+    const char *account, const char *region, struct aws_error *);
 
 /* True when account and region (NULL or "") are Slipway's own. */
-int	 aws_member_is_home(const struct aws_ctx *base,
-	    const struct sw_config *, const char *account, const char *region);
+int aws_member_is_home(const struct aws_ctx *base, const struct sw_config *,
+    const char *account, const char *region);
 
 /* Forget every kept context (tests, configuration changes). */
-void	 aws_member_reset(void);
+void aws_member_reset(void);
 
 #endif

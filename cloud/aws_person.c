@@ -12,8 +12,8 @@
 #include "lib/buf.h"
 #include "lib/limits.h"
 
-#define PERSON_SLOTS		16
-#define PERSON_SESSION_S	3600
+#define PERSON_SLOTS 16
+#define PERSON_SESSION_S 3600
 
 /* Keyed "role person". */
 static struct aws_session slots[PERSON_SLOTS];
@@ -32,8 +32,9 @@ aws_source_identity(const char *person, char *out, size_t outsz)
 
 	if (outsz == 0)
 		return;
-	for (i = 0; person[i] != '\0' && n < AWS_SOURCE_IDENTITY_MAX &&
-	    n + 1 < outsz; i++)
+	for (i = 0;
+	     person[i] != '\0' && n < AWS_SOURCE_IDENTITY_MAX && n + 1 < outsz;
+	     i++)
 		out[n++] = source_char_ok(person[i]) ? person[i] : '-';
 	while (n < AWS_SOURCE_IDENTITY_MIN && n + 1 < outsz)
 		out[n++] = '_';
@@ -53,8 +54,8 @@ slot_renew(struct aws_session *p, struct aws_ctx *base,
 	/* RoleSessionName has SourceIdentity's rules: "slipway-" and the
 	 * person, cut to 64. */
 	sw_fmt_text(session, sizeof(session), "slipway-%.56s", who);
-	if ((rc = aws_sts_assume_role(base, role, session, who,
-	    PERSON_SESSION_S, &c, err)) != SW_OK)
+	if ((rc = aws_sts_assume_role(
+		 base, role, session, who, PERSON_SESSION_S, &c, err)) != SW_OK)
 		return rc;
 	if (!p->live) {
 		if ((rc = sw_aws_setup(&p->ctx, cfg)) != SW_OK) {
@@ -64,8 +65,8 @@ slot_renew(struct aws_session *p, struct aws_ctx *base,
 		p->ctx.clock = base->clock;
 		p->live = 1;
 	}
-	if ((rc = creds_set_static(&p->ctx.creds, c.access_key, c.secret_key,
-	    c.token)) != SW_OK)
+	if ((rc = creds_set_static(
+		 &p->ctx.creds, c.access_key, c.secret_key, c.token)) != SW_OK)
 		return rc;
 	p->expires = c.expiration;
 	return SW_OK;

@@ -13,15 +13,15 @@
 #include "lib/conf.h"
 
 /* The longest SourceIdentity AWS takes (and the shortest). */
-#define AWS_SOURCE_IDENTITY_MAX	64
-#define AWS_SOURCE_IDENTITY_MIN	2
+#define AWS_SOURCE_IDENTITY_MAX 64
+#define AWS_SOURCE_IDENTITY_MIN 2
 
 /*
  * person as a SourceIdentity: every character outside [A-Za-z0-9_+=,.@-]
  * becomes '-', cut to 64, padded with '_' to 2; into out (at least 65
  * bytes).  A name that would start with "aws:" cannot (':' is replaced).
  */
-void	 aws_source_identity(const char *person, char *out, size_t outsz);
+void aws_source_identity(const char *person, char *out, size_t outsz);
 
 /*
  * The context to make person's calls with: base itself when no person
@@ -32,10 +32,10 @@ void	 aws_source_identity(const char *person, char *out, size_t outsz);
  * The context stays owned by this module (one cache per process, for one
  * thread).  err explains a refused AssumeRole.
  */
-sw_err	 aws_person_ctx(struct aws_ctx *base, const struct sw_config *,
-	    const char *person, struct aws_ctx **out, struct aws_error *);
+sw_err aws_person_ctx(struct aws_ctx *base, const struct sw_config *,
+    const char *person, struct aws_ctx **out, struct aws_error *);
 
 /* Forget every kept session (tests, configuration changes). */
-void	 aws_person_reset(void);
+void aws_person_reset(void);
 
 #endif

@@ -47,19 +47,23 @@ static void
 price_of(json_object *item, struct aws_price *out)
 {
 	json_object_iter t, d;
-	json_object *terms = sw_json_get(sw_json_get(item, "terms"), "OnDemand");
+	json_object *terms =
+	    sw_json_get(sw_json_get(item, "terms"), "OnDemand");
 
 	if (terms == NULL || !json_object_is_type(terms, json_type_object))
 		return;
-	json_object_object_foreachC(terms, t) {
+	json_object_object_foreachC(terms, t)
+	{
 		json_object *dims = sw_json_get(t.val, "priceDimensions");
 
-		if (dims == NULL || !json_object_is_type(dims, json_type_object))
+		if (dims == NULL ||
+		    !json_object_is_type(dims, json_type_object))
 			continue;
-		json_object_object_foreachC(dims, d) {
+		json_object_object_foreachC(dims, d)
+		{
 			const char *unit = sw_json_get_str(d.val, "unit");
-			const char *usd = sw_json_path_str(d.val,
-			    "pricePerUnit.USD");
+			const char *usd =
+			    sw_json_path_str(d.val, "pricePerUnit.USD");
 
 			if (unit && strcmp(unit, "Hrs") == 0 &&
 			    aws_price_micro(usd, &out->usd_micro) == 0) {
@@ -103,38 +107,41 @@ aws_price_hourly(struct aws_ctx *ctx, const char *service, const char *region,
 	sw_err e;
 
 	memset(out, 0, sizeof(*out));
-	if ((e = sw_fmt(suffix, sizeof(suffix), hp ? "-Cluster:%s" :
-	    "BoxUsage:%s", itype)) != SW_OK)
+	if ((e = sw_fmt(suffix, sizeof(suffix),
+		 hp ? "-Cluster:%s" : "BoxUsage:%s", itype)) != SW_OK)
 		return SW_EINVAL;
 	filters = sw_ja(filter("TERM_MATCH", "regionCode", region),
 	    filter("CONTAINS", "usagetype", suffix));
 	if (!hp) {
-		json_object_array_add(filters, filter("TERM_MATCH",
-		    "operatingSystem", "Linux"));
-		json_object_array_add(filters, filter("TERM_MATCH", "tenancy",
-		    "Shared"));
+		json_object_array_add(
+		    filters, filter("TERM_MATCH", "operatingSystem", "Linux"));
+		json_object_array_add(
+		    filters, filter("TERM_MATCH", "tenancy", "Shared"));
 	}
 	in = sw_jo("ServiceCode", sw_js(service), "FormatVersion",
-	    sw_js("aws_v1"), "MaxResults", json_object_new_int(10),
-	    "Filters", filters, NULL);
+	    sw_js("aws_v1"), "MaxResults", json_object_new_int(10), "Filters",
+	    filters, NULL);
 	e = aws_call(ctx, AWS_SVC_PRICING, "GetProducts", in, &res, err);
 	json_object_put(in);
 	if (e != SW_OK)
 		return e;
 	list = sw_json_get(res, "PriceList");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
-		json_object *item = json_tokener_parse(json_object_get_string(
-		    json_object_array_get_idx(list, i)));
+		json_object *item = json_tokener_parse(
+		    json_object_get_string(json_object_array_get_idx(list, i)));
 		json_object *prod = sw_json_get(item, "product");
 
 		if (usage_is(sw_json_path_str(prod, "attributes.usagetype"),
-		    suffix)) {
+			suffix)) {
 			sw_fmt_text(out->sku, sizeof(out->sku), "%s",
-			    sw_json_get_str(prod, "sku") ?
-			    sw_json_get_str(prod, "sku") : "");
+			    sw_json_get_str(prod, "sku")
+				? sw_json_get_str(prod, "sku")
+				: "");
 			sw_fmt_text(out->published, sizeof(out->published),
-			    "%s", sw_json_get_str(item, "publicationDate") ?
-			    sw_json_get_str(item, "publicationDate") : "");
+			    "%s",
+			    sw_json_get_str(item, "publicationDate")
+				? sw_json_get_str(item, "publicationDate")
+				: "");
 			price_of(item, out);
 			json_object_put(item);
 			break;

@@ -14,14 +14,14 @@
 #include "cloud/aws.h"
 
 /* A role ARN (2,048), a separator and a SourceIdentity (64). */
-#define AWS_SESSION_KEY_MAX	2200
+#define AWS_SESSION_KEY_MAX 2200
 
 struct aws_session {
-	char		 key[AWS_SESSION_KEY_MAX];
-	struct aws_ctx	 ctx;
-	time_t		 expires;	/* 0: the base's credentials */
-	time_t		 used;
-	int		 live;		/* ctx is set up */
+	char key[AWS_SESSION_KEY_MAX];
+	struct aws_ctx ctx;
+	time_t expires; /* 0: the base's credentials */
+	time_t used;
+	int live; /* ctx is set up */
 };
 
 /*
@@ -29,16 +29,16 @@ struct aws_session {
  * else the one used longest ago, dropped.  An entry that is not live
  * comes back zeroed with its key set.  NULL if key is too long.
  */
-struct aws_session *aws_session_get(struct aws_session *cache, size_t n,
-	    const char *key);
+struct aws_session *aws_session_get(
+    struct aws_session *cache, size_t n, const char *key);
 
 /* True when the entry's session must be renewed before it is used. */
-int	 aws_session_due(const struct aws_session *, time_t now);
+int aws_session_due(const struct aws_session *, time_t now);
 
 /* Free an entry's context and zero it. */
-void	 aws_session_drop(struct aws_session *);
+void aws_session_drop(struct aws_session *);
 
 /* Drop every entry of a cache. */
-void	 aws_session_reset(struct aws_session *cache, size_t n);
+void aws_session_reset(struct aws_session *cache, size_t n);
 
 #endif

@@ -19,8 +19,9 @@
 #include "cloud/awsproto.h"
 #include "lib/url.h"
 
-#define XML_OPTS (XML_PARSE_NONET | XML_PARSE_NOBLANKS | \
-	XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA)
+#define XML_OPTS \
+	(XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | \
+	    XML_PARSE_NOWARNING | XML_PARSE_NOCDATA)
 
 void
 aws_error_clear(struct aws_error *e)
@@ -62,7 +63,7 @@ aws_error_transport(struct aws_error *e, sw_err rc, const char *msg)
 void
 awsproto_clean_code(char *code)
 {
-	char	*p;
+	char *p;
 
 	code[strcspn(code, ":")] = '\0';
 	if ((p = strrchr(code, '#')) != NULL)
@@ -72,23 +73,19 @@ awsproto_clean_code(char *code)
 sw_err
 aws_error_sw(const struct aws_error *e)
 {
-	static const char *const notfound[] = {
-		"NoSuchEntity", "NoSuchBucket", "NoSuchKey",
-		"ResourceNotFound", "ResourceNotFoundException",
+	static const char *const notfound[] = { "NoSuchEntity", "NoSuchBucket",
+		"NoSuchKey", "ResourceNotFound", "ResourceNotFoundException",
 		"NotFoundException", "FileSystemNotFound", "NoSuchQuota",
-		NULL
-	};
-	static const char *const conflict[] = {
-		"EntityAlreadyExists", "ResourceInUse",
-		"ResourceInUseException", "ResourceExistsException",
-		"ConflictException", "BucketAlreadyOwnedByYou",
-		"BucketAlreadyExists", "DependencyViolation",
-		"InvalidGroup.Duplicate", "InvalidPermission.Duplicate",
-		"AlreadyExistsException", "EntityAlreadyExistsException",
-		"RouteAlreadyExists", "Resource.AlreadyAssociated",
-		NULL
-	};
-	size_t	 i, n;
+		NULL };
+	static const char *const conflict[] = { "EntityAlreadyExists",
+		"ResourceInUse", "ResourceInUseException",
+		"ResourceExistsException", "ConflictException",
+		"BucketAlreadyOwnedByYou", "BucketAlreadyExists",
+		"DependencyViolation", "InvalidGroup.Duplicate",
+		"InvalidPermission.Duplicate", "AlreadyExistsException",
+		"EntityAlreadyExistsException", "RouteAlreadyExists",
+		"Resource.AlreadyAssociated", NULL };
+	size_t i, n;
 
 	switch (e->throttling ? RETRY_THROTTLE : retry_classify(e)) {
 	case RETRY_THROTTLE:
@@ -132,10 +129,10 @@ aws_xml_read(const char *xml, size_t len)
 static int
 aws_xpath_doc(xmlDocPtr doc, const char *expr, char *out, size_t outsz)
 {
-	xmlXPathContextPtr	 ctx = NULL;
-	xmlXPathObjectPtr	 res = NULL;
-	xmlChar			*text = NULL;
-	int			 rc = -1;
+	xmlXPathContextPtr ctx = NULL;
+	xmlXPathObjectPtr res = NULL;
+	xmlChar *text = NULL;
+	int rc = -1;
 
 	out[0] = '\0';
 	if ((ctx = xmlXPathNewContext(doc)) == NULL)
@@ -156,11 +153,11 @@ out:
 }
 
 sw_err
-awsproto_xpath_text(const char *xml, size_t len, const char *expr,
-    char *out, size_t outsz)
+awsproto_xpath_text(
+    const char *xml, size_t len, const char *expr, char *out, size_t outsz)
 {
-	xmlDocPtr	 doc;
-	int		 r;
+	xmlDocPtr doc;
+	int r;
 
 	if (outsz == 0)
 		return SW_EINVAL;
@@ -178,7 +175,7 @@ static void
 aws_err_xml(const struct http_response *resp, struct aws_error *e,
     enum aws_protocol proto)
 {
-	xmlDocPtr	 doc;
+	xmlDocPtr doc;
 
 	if ((doc = aws_xml_read(resp->body.data, resp->body.len)) == NULL)
 		return;
@@ -186,46 +183,51 @@ aws_err_xml(const struct http_response *resp, struct aws_error *e,
 	case AWS_PROTO_EC2:
 		/* <Response><Errors><Error><Code/><Message/></Error>
 		 * </Errors><RequestID/></Response> */
-		aws_xpath_doc(doc, "/" LN("Response") "/" LN("Errors") "/"
-		    LN("Error") "/" LN("Code"), e->code, sizeof(e->code));
-		aws_xpath_doc(doc, "/" LN("Response") "/" LN("Errors") "/"
-		    LN("Error") "/" LN("Message"), e->message,
-		    sizeof(e->message));
+		aws_xpath_doc(doc,
+		    "/" LN("Response") "/" LN("Errors") "/" LN("Error") "/" LN(
+			"Code"),
+		    e->code, sizeof(e->code));
+		aws_xpath_doc(doc,
+		    "/" LN("Response") "/" LN("Errors") "/" LN("Error") "/" LN(
+			"Message"),
+		    e->message, sizeof(e->message));
 		aws_xpath_doc(doc, "/" LN("Response") "/" LN("RequestID"),
 		    e->request_id, sizeof(e->request_id));
 		break;
 	case AWS_PROTO_QUERY:
 		/* <ErrorResponse><Error><Type/><Code/><Message/></Error>
 		 * <RequestId/></ErrorResponse> */
-		aws_xpath_doc(doc, "/" LN("ErrorResponse") "/" LN("Error") "/"
-		    LN("Code"), e->code, sizeof(e->code));
-		aws_xpath_doc(doc, "/" LN("ErrorResponse") "/" LN("Error") "/"
-		    LN("Message"), e->message, sizeof(e->message));
-		aws_xpath_doc(doc, "/" LN("ErrorResponse") "/"
-		    LN("RequestId"), e->request_id, sizeof(e->request_id));
+		aws_xpath_doc(doc,
+		    "/" LN("ErrorResponse") "/" LN("Error") "/" LN("Code"),
+		    e->code, sizeof(e->code));
+		aws_xpath_doc(doc,
+		    "/" LN("ErrorResponse") "/" LN("Error") "/" LN("Message"),
+		    e->message, sizeof(e->message));
+		aws_xpath_doc(doc, "/" LN("ErrorResponse") "/" LN("RequestId"),
+		    e->request_id, sizeof(e->request_id));
 		break;
 	default:
 		/* S3: <Error><Code/><Message/><RequestId/></Error>;
 		 * other rest-xml services wrap it in <ErrorResponse>. */
-		if (aws_xpath_doc(doc, "/" LN("Error") "/" LN("Code"),
-		    e->code, sizeof(e->code)) == 0) {
+		if (aws_xpath_doc(doc, "/" LN("Error") "/" LN("Code"), e->code,
+			sizeof(e->code)) == 0) {
 			aws_xpath_doc(doc, "/" LN("Error") "/" LN("Message"),
 			    e->message, sizeof(e->message));
 			if (e->request_id[0] == '\0')
-				aws_xpath_doc(doc, "/" LN("Error") "/"
-				    LN("RequestId"), e->request_id,
-				    sizeof(e->request_id));
+				aws_xpath_doc(doc,
+				    "/" LN("Error") "/" LN("RequestId"),
+				    e->request_id, sizeof(e->request_id));
 			if (e->region[0] == '\0')
-				aws_xpath_doc(doc, "/" LN("Error") "/"
-				    LN("Region"), e->region,
+				aws_xpath_doc(doc,
+				    "/" LN("Error") "/" LN("Region"), e->region,
 				    sizeof(e->region));
 		} else {
 			aws_xpath_doc(doc, "//" LN("Error") "/" LN("Code"),
 			    e->code, sizeof(e->code));
-			aws_xpath_doc(doc, "//" LN("Error") "/"
-			    LN("Message"), e->message, sizeof(e->message));
-			aws_xpath_doc(doc, "//" LN("RequestId"),
-			    e->request_id, sizeof(e->request_id));
+			aws_xpath_doc(doc, "//" LN("Error") "/" LN("Message"),
+			    e->message, sizeof(e->message));
+			aws_xpath_doc(doc, "//" LN("RequestId"), e->request_id,
+			    sizeof(e->request_id));
 		}
 		break;
 	}
@@ -233,26 +235,27 @@ aws_err_xml(const struct http_response *resp, struct aws_error *e,
 }
 
 void
-awsproto_request_id(enum aws_protocol proto,
-    const struct http_response *resp, char *out, size_t outsz)
+awsproto_request_id(enum aws_protocol proto, const struct http_response *resp,
+    char *out, size_t outsz)
 {
-	const char	*h;
+	const char *h;
 
 	out[0] = '\0';
 	if ((h = http_headers_get(&resp->headers, "x-amzn-RequestId")) !=
-	    NULL || (h = http_headers_get(&resp->headers,
-	    "x-amz-request-id")) != NULL)
+		NULL ||
+	    (h = http_headers_get(&resp->headers, "x-amz-request-id")) != NULL)
 		aws_copys(out, outsz, h);
 	else if (proto == AWS_PROTO_EC2 || proto == AWS_PROTO_QUERY)
 		(void)awsproto_xpath_text(resp->body.data, resp->body.len,
-		    "/*/" LN("requestId") " | /*/" LN("ResponseMetadata") "/"
-		    LN("RequestId"), out, outsz);
+		    "/*/" LN("requestId") " | /*/" LN(
+			"ResponseMetadata") "/" LN("RequestId"),
+		    out, outsz);
 }
 
 static const char *
 aws_jstr(json_object *o, const char *k)
 {
-	json_object	*v;
+	json_object *v;
 
 	if (o == NULL || !json_object_object_get_ex(o, k, &v) ||
 	    !json_object_is_type(v, json_type_string))
@@ -264,13 +267,13 @@ static void
 aws_err_json(const struct http_response *resp, struct aws_error *e,
     enum aws_protocol proto)
 {
-	json_tokener	*tok;
-	json_object	*o = NULL;
-	const char	*h, *v;
+	json_tokener *tok;
+	json_object *o = NULL;
+	const char *h, *v;
 
 	if (resp->body.len > 0 && (tok = json_tokener_new()) != NULL) {
-		o = json_tokener_parse_ex(tok, resp->body.data,
-		    (int)resp->body.len);
+		o = json_tokener_parse_ex(
+		    tok, resp->body.data, (int)resp->body.len);
 		json_tokener_free(tok);
 		if (o != NULL && !json_object_is_type(o, json_type_object)) {
 			json_object_put(o);
@@ -285,7 +288,7 @@ aws_err_json(const struct http_response *resp, struct aws_error *e,
 		aws_copy(e->code, sizeof(e->code), h, strcspn(h, ";"));
 	if (e->code[0] == '\0' && proto == AWS_PROTO_REST_JSON &&
 	    ((v = aws_jstr(o, "code")) != NULL ||
-	    (v = aws_jstr(o, "Code")) != NULL))
+		(v = aws_jstr(o, "Code")) != NULL))
 		aws_copys(e->code, sizeof(e->code), v);
 	if (e->code[0] == '\0' && (v = aws_jstr(o, "__type")) != NULL)
 		aws_copys(e->code, sizeof(e->code), v);
@@ -297,17 +300,17 @@ aws_err_json(const struct http_response *resp, struct aws_error *e,
 }
 
 void
-awsproto_parse_error(enum aws_protocol proto,
-    const struct http_response *resp, struct aws_error *e)
+awsproto_parse_error(enum aws_protocol proto, const struct http_response *resp,
+    struct aws_error *e)
 {
-	const char	*h;
-	size_t		 n;
+	const char *h;
+	size_t n;
 
 	aws_error_clear(e);
 	e->http_status = resp->status;
 	if ((h = http_headers_get(&resp->headers, "x-amzn-RequestId")) !=
-	    NULL || (h = http_headers_get(&resp->headers,
-	    "x-amz-request-id")) != NULL)
+		NULL ||
+	    (h = http_headers_get(&resp->headers, "x-amz-request-id")) != NULL)
 		aws_copys(e->request_id, sizeof(e->request_id), h);
 	if ((h = http_headers_get(&resp->headers, "x-amz-bucket-region")) !=
 	    NULL)
@@ -338,10 +341,10 @@ awsproto_parse_error(enum aws_protocol proto,
 static json_object *aws_xml_node(xmlNodePtr);
 
 static int
-aws_xml_children(xmlNodePtr n, size_t *count, const xmlChar **first,
-    int *uniform)
+aws_xml_children(
+    xmlNodePtr n, size_t *count, const xmlChar **first, int *uniform)
 {
-	xmlNodePtr	 c;
+	xmlNodePtr c;
 
 	*count = 0;
 	*first = NULL;
@@ -361,12 +364,12 @@ aws_xml_children(xmlNodePtr n, size_t *count, const xmlChar **first,
 static json_object *
 aws_xml_node(xmlNodePtr n)
 {
-	json_object	*o, *v, *prev, *arr;
-	xmlNodePtr	 c;
-	xmlChar		*text;
-	const xmlChar	*first;
-	size_t		 count, len;
-	int		 uniform;
+	json_object *o, *v, *prev, *arr;
+	xmlNodePtr c;
+	xmlChar *text;
+	const xmlChar *first;
+	size_t count, len;
+	int uniform;
 
 	aws_xml_children(n, &count, &first, &uniform);
 	if (count == 0) {
@@ -381,8 +384,9 @@ aws_xml_node(xmlNodePtr n)
 		xmlFree(text);
 		return o;
 	}
-	if (uniform && (xmlStrcmp(first, (const xmlChar *)"item") == 0 ||
-	    xmlStrcmp(first, (const xmlChar *)"member") == 0)) {
+	if (uniform &&
+	    (xmlStrcmp(first, (const xmlChar *)"item") == 0 ||
+		xmlStrcmp(first, (const xmlChar *)"member") == 0)) {
 		if ((o = json_object_new_array()) == NULL)
 			return NULL;
 		for (c = n->children; c != NULL; c = c->next)
@@ -396,8 +400,8 @@ aws_xml_node(xmlNodePtr n)
 		if (c->type != XML_ELEMENT_NODE)
 			continue;
 		v = aws_xml_node(c);
-		if (!json_object_object_get_ex(o, (const char *)c->name,
-		    &prev)) {
+		if (!json_object_object_get_ex(
+			o, (const char *)c->name, &prev)) {
 			json_object_object_add(o, (const char *)c->name, v);
 			continue;
 		}
@@ -420,7 +424,7 @@ aws_xml_node(xmlNodePtr n)
 static void
 aws_xml_unmark(json_object *o)
 {
-	size_t		 i, n;
+	size_t i, n;
 
 	if (json_object_is_type(o, json_type_array)) {
 		json_object_set_userdata(o, NULL, NULL);
@@ -428,7 +432,8 @@ aws_xml_unmark(json_object *o)
 		for (i = 0; i < n; i++)
 			aws_xml_unmark(json_object_array_get_idx(o, i));
 	} else if (json_object_is_type(o, json_type_object)) {
-		json_object_object_foreach(o, k, v) {
+		json_object_object_foreach(o, k, v)
+		{
 			(void)k;
 			aws_xml_unmark(v);
 		}
@@ -438,9 +443,9 @@ aws_xml_unmark(json_object *o)
 sw_err
 awsproto_xml_to_json(const char *xml, size_t len, json_object **out)
 {
-	xmlDocPtr	 doc;
-	xmlNodePtr	 root;
-	json_object	*o;
+	xmlDocPtr doc;
+	xmlNodePtr root;
+	json_object *o;
 
 	*out = NULL;
 	if ((doc = aws_xml_read(xml, len)) == NULL)
@@ -461,8 +466,8 @@ awsproto_xml_to_json(const char *xml, size_t len, json_object **out)
 /* --- form encoding (query and ec2) ------------------------------------ */
 
 static const char *
-aws_wire_name(const struct aws_rename *r, const char *op, int top,
-    const char *member)
+aws_wire_name(
+    const struct aws_rename *r, const char *op, int top, const char *member)
 {
 	for (; r != NULL && r->member != NULL; r++) {
 		if (strcmp(r->member, member) != 0)
@@ -477,9 +482,9 @@ static sw_err
 aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
     const char *prefix, json_object *v, const struct aws_rename *ren)
 {
-	char	 key[1024];
-	size_t	 i, n;
-	sw_err	 rc = SW_OK;
+	char key[1024];
+	size_t i, n;
+	sw_err rc = SW_OK;
 
 	switch (json_object_get_type(v)) {
 	case json_type_null:
@@ -487,16 +492,17 @@ aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
 	case json_type_object: {
 		/* Braced: the macro declares variables, which a case
 		 * label may not be followed by in C17 (clang refuses). */
-		json_object_object_foreach(v, k, sub) {
+		json_object_object_foreach(v, k, sub)
+		{
 			const char *w = aws_wire_name(ren, op, 0, k);
 
 			if (proto != AWS_PROTO_EC2)
 				w = k;
-			if ((size_t)snprintf(key, sizeof(key), "%s.%s",
-			    prefix, w) >= sizeof(key))
+			if ((size_t)snprintf(key, sizeof(key), "%s.%s", prefix,
+				w) >= sizeof(key))
 				return SW_EINVAL;
-			if ((rc = aws_form_value(b, proto, op, key, sub,
-			    ren)) != SW_OK)
+			if ((rc = aws_form_value(
+				 b, proto, op, key, sub, ren)) != SW_OK)
 				return rc;
 		}
 		return SW_OK;
@@ -505,11 +511,13 @@ aws_form_value(struct sw_buf *b, enum aws_protocol proto, const char *op,
 		n = json_object_array_length(v);
 		for (i = 0; i < n; i++) {
 			if ((size_t)snprintf(key, sizeof(key),
-			    proto == AWS_PROTO_EC2 ? "%s.%zu" :
-			    "%s.member.%zu", prefix, i + 1) >= sizeof(key))
+				proto == AWS_PROTO_EC2 ? "%s.%zu"
+						       : "%s.member.%zu",
+				prefix, i + 1) >= sizeof(key))
 				return SW_EINVAL;
 			if ((rc = aws_form_value(b, proto, op, key,
-			    json_object_array_get_idx(v, i), ren)) != SW_OK)
+				 json_object_array_get_idx(v, i), ren)) !=
+			    SW_OK)
 				return rc;
 		}
 		/* An empty query list is sent as "Name=" (botocore). */
@@ -529,7 +537,7 @@ sw_err
 awsproto_form(struct sw_buf *body, enum aws_protocol proto, const char *op,
     const char *version, json_object *input, const struct aws_rename *ren)
 {
-	sw_err	 rc;
+	sw_err rc;
 
 	if ((rc = sw_buf_printf(body, "Action=%s&Version=%s", op, version)) !=
 	    SW_OK)
@@ -538,9 +546,10 @@ awsproto_form(struct sw_buf *body, enum aws_protocol proto, const char *op,
 		return SW_OK;
 	if (!json_object_is_type(input, json_type_object))
 		return SW_EINVAL;
-	json_object_object_foreach(input, k, v) {
-		const char *w = proto == AWS_PROTO_EC2 ?
-		    aws_wire_name(ren, op, 1, k) : k;
+	json_object_object_foreach(input, k, v)
+	{
+		const char *w =
+		    proto == AWS_PROTO_EC2 ? aws_wire_name(ren, op, 1, k) : k;
 
 		if ((rc = aws_form_value(body, proto, op, w, v, ren)) != SW_OK)
 			return rc;
@@ -551,25 +560,22 @@ awsproto_form(struct sw_buf *body, enum aws_protocol proto, const char *op,
 /* ---- what an error means: the cross-SDK code lists (botocore
  * retries/standard.py and special.py) --------------------------------- */
 
-static const char *const retry_throttle_codes[] = {
-	"Throttling", "ThrottlingException", "ThrottledException",
+static const char *const retry_throttle_codes[] = { "Throttling",
+	"ThrottlingException", "ThrottledException",
 	"RequestThrottledException", "TooManyRequestsException",
 	"ProvisionedThroughputExceededException",
 	"TransactionInProgressException", "RequestLimitExceeded",
-	"BandwidthLimitExceeded", "LimitExceededException",
-	"RequestThrottled", "SlowDown", "PriorRequestNotComplete",
-	"EC2ThrottledException", NULL
-};
+	"BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled",
+	"SlowDown", "PriorRequestNotComplete", "EC2ThrottledException", NULL };
 
-static const char *const retry_transient_codes[] = {
-	"RequestTimeout", "RequestTimeoutException",
-	"PriorRequestNotComplete", "IDPCommunicationError", NULL
-};
+static const char *const retry_transient_codes[] = { "RequestTimeout",
+	"RequestTimeoutException", "PriorRequestNotComplete",
+	"IDPCommunicationError", NULL };
 
 static int
 retry_in(const char *const *list, const char *code)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; list[i] != NULL; i++)
 		if (strcmp(list[i], code) == 0)
@@ -606,7 +612,7 @@ retry_classify(const struct aws_error *e)
 void
 retry_flag(struct aws_error *e)
 {
-	enum retry_kind	 k = retry_classify(e);
+	enum retry_kind k = retry_classify(e);
 
 	e->retryable = k != RETRY_NONE;
 	e->throttling = k == RETRY_THROTTLE;

@@ -46,40 +46,40 @@ enum aws_protocol {
  * pointers, nothing to free; clear it with aws_error_clear().
  */
 struct aws_error {
-	char	 code[SW_AWS_MAX_ERR_CODE];	/* "ThrottlingException" */
-	char	 message[SW_AWS_MAX_ERR_MSG];
-	char	 request_id[SW_AWS_MAX_REQUEST_ID];
-	char	 region[SW_AWS_MAX_NAME];	/* S3 x-amz-bucket-region */
-	long	 http_status;	/* 0 when no response came back */
-	int	 retryable;	/* transient or throttling */
-	int	 throttling;
-	int	 transport;	/* no HTTP response (connect, TLS, reset) */
-	int	 timeout;	/* the transport failure was a timeout */
+	char code[SW_AWS_MAX_ERR_CODE]; /* "ThrottlingException" */
+	char message[SW_AWS_MAX_ERR_MSG];
+	char request_id[SW_AWS_MAX_REQUEST_ID];
+	char region[SW_AWS_MAX_NAME]; /* S3 x-amz-bucket-region */
+	long http_status; /* 0 when no response came back */
+	int retryable; /* transient or throttling */
+	int throttling;
+	int transport; /* no HTTP response (connect, TLS, reset) */
+	int timeout; /* the transport failure was a timeout */
 };
 
 /* A member whose EC2 wire name is not the model name (ec2 protocol
  * only): op NULL means every operation. */
 struct aws_rename {
-	const char	*op;
-	const char	*member;
-	const char	*wire;
+	const char *op;
+	const char *member;
+	const char *wire;
 };
 
-void	 aws_error_clear(struct aws_error *);
+void aws_error_clear(struct aws_error *);
 /* Record a transport failure (no response) of kind rc. */
-void	 aws_error_transport(struct aws_error *, sw_err rc, const char *msg);
+void aws_error_transport(struct aws_error *, sw_err rc, const char *msg);
 /* Fill err from a non-2xx response of the given protocol, and set the
  * retryable/throttling flags (cloud/retry.c rules). */
-void	 awsproto_parse_error(enum aws_protocol, const struct http_response *,
-	    struct aws_error *err);
+void awsproto_parse_error(
+    enum aws_protocol, const struct http_response *, struct aws_error *err);
 /* AWS's id of a successful response, into out ("" if it has none): the
  * x-amzn-RequestId or x-amz-request-id header, else the body's
  * <requestId> (ec2) or <ResponseMetadata><RequestId> (query). */
-void	 awsproto_request_id(enum aws_protocol, const struct http_response *,
-	    char *out, size_t outsz);
+void awsproto_request_id(
+    enum aws_protocol, const struct http_response *, char *out, size_t outsz);
 /* Strip a namespace ("a.b#Code") and a suffix ("Code:http://...") in
  * place: what botocore does to __type and x-amzn-ErrorType. */
-void	 awsproto_clean_code(char *code);
+void awsproto_clean_code(char *code);
 /*
  * The sw_err an AWS error maps to, the one place its meaning is
  * decided: transient first (retry_classify: SW_ETHROTTLED for
@@ -90,40 +90,39 @@ void	 awsproto_clean_code(char *code);
  * (ResourceLimitExceeded), else SW_EUPSTREAM.  Callers branch on it
  * (sw_err_transient) and never on the aws_error's flags.
  */
-sw_err	 aws_error_sw(const struct aws_error *);
+sw_err aws_error_sw(const struct aws_error *);
 
 /*
  * Convert an XML document to JSON (rules above).  *out is a new
  * reference on success.  SW_EUPSTREAM when the XML does not parse.
  */
-sw_err	 awsproto_xml_to_json(const char *xml, size_t len, json_object **out);
+sw_err awsproto_xml_to_json(const char *xml, size_t len, json_object **out);
 /* Text of the first node matching an XPath 1.0 expression (use
  * local-name() to ignore namespaces), into out.  SW_ENOTFOUND if none. */
-sw_err	 awsproto_xpath_text(const char *xml, size_t len, const char *expr,
-	    char *out, size_t outsz);
+sw_err awsproto_xpath_text(
+    const char *xml, size_t len, const char *expr, char *out, size_t outsz);
 
 /*
  * Form-encode input (borrowed) after "Action=op&Version=version" into
  * body, as the query (lists Name.member.N, structures Name.Member)
  * or ec2 (lists Name.N, names per renames) protocol does.
  */
-sw_err	 awsproto_form(struct sw_buf *body, enum aws_protocol,
-	    const char *op, const char *version, json_object *input,
-	    const struct aws_rename *renames);
+sw_err awsproto_form(struct sw_buf *body, enum aws_protocol, const char *op,
+    const char *version, json_object *input, const struct aws_rename *renames);
 
 /* What an AWS error means for a retry, decided where the error is
  * parsed (awsproto_parse_error, the transport) and nowhere else. */
 enum retry_kind {
-	RETRY_NONE = 0,		/* terminal: return the error */
-	RETRY_TRANSIENT,	/* 5xx, RequestTimeout, connection errors */
-	RETRY_THROTTLE,		/* Throttling, SlowDown, 429, ... */
-	RETRY_TIMEOUT		/* transport timeout: costs more tokens */
+	RETRY_NONE = 0, /* terminal: return the error */
+	RETRY_TRANSIENT, /* 5xx, RequestTimeout, connection errors */
+	RETRY_THROTTLE, /* Throttling, SlowDown, 429, ... */
+	RETRY_TIMEOUT /* transport timeout: costs more tokens */
 };
 
 /* Is this a throttling error code (the SDK list)? */
-int	 retry_is_throttle_code(const char *code);
+int retry_is_throttle_code(const char *code);
 /* Kind of an error; and set err->retryable / err->throttling. */
 enum retry_kind retry_classify(const struct aws_error *);
-void	 retry_flag(struct aws_error *);
+void retry_flag(struct aws_error *);
 
 #endif

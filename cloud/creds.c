@@ -25,10 +25,10 @@
 #include "cloud/creds.h"
 #include "cloud/retry.h"
 
-#define IMDS_DEFAULT	"http://169.254.169.254"
-#define IMDS_DEFAULT6	"http://[fd00:ec2::254]"
-#define ECS_HOST	"http://169.254.170.2"
-#define IMDS_CREDS_PATH	"/latest/meta-data/iam/security-credentials/"
+#define IMDS_DEFAULT "http://169.254.169.254"
+#define IMDS_DEFAULT6 "http://[fd00:ec2::254]"
+#define ECS_HOST "http://169.254.170.2"
+#define IMDS_CREDS_PATH "/latest/meta-data/iam/security-credentials/"
 
 static time_t
 creds_clock(void)
@@ -39,7 +39,7 @@ creds_clock(void)
 static int
 env_true(const char *name)
 {
-	const char	*v = getenv(name);
+	const char *v = getenv(name);
 
 	return v != NULL && strcasecmp(v, "true") == 0;
 }
@@ -47,7 +47,7 @@ env_true(const char *name)
 static const char *
 env_nonempty(const char *name)
 {
-	const char	*v = getenv(name);
+	const char *v = getenv(name);
 
 	return v != NULL && *v != '\0' ? v : NULL;
 }
@@ -55,7 +55,7 @@ env_nonempty(const char *name)
 static int
 creds_copy(char *dst, size_t dsz, const char *src)
 {
-	size_t	 n;
+	size_t n;
 
 	if (src == NULL || (n = strlen(src)) >= dsz)
 		return -1;
@@ -63,14 +63,13 @@ creds_copy(char *dst, size_t dsz, const char *src)
 	return 0;
 }
 
-static void
-creds_fail(struct aws_error *err, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void creds_fail(struct aws_error *err, const char *code, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
 
 static void
 creds_fail(struct aws_error *err, const char *code, const char *fmt, ...)
 {
-	va_list	 ap;
+	va_list ap;
 
 	if (err == NULL)
 		return;
@@ -84,12 +83,12 @@ creds_fail(struct aws_error *err, const char *code, const char *fmt, ...)
 sw_err
 creds_init(struct creds_provider *p, const char *sts, const char *region)
 {
-	sw_err	 rc;
+	sw_err rc;
 
 	memset(p, 0, sizeof(*p));
 	p->now = creds_clock;
-	if ((rc = http_client_init(&p->http,
-	    HTTP_ALLOW_METADATA | HTTP_ALLOW_LOOPBACK)) != SW_OK)
+	if ((rc = http_client_init(
+		 &p->http, HTTP_ALLOW_METADATA | HTTP_ALLOW_LOOPBACK)) != SW_OK)
 		return rc;
 	return creds_set_sts(p, sts, region);
 }
@@ -104,25 +103,26 @@ creds_free(struct creds_provider *p)
 sw_err
 creds_set_sts(struct creds_provider *p, const char *sts, const char *region)
 {
-	if ((sts != NULL && creds_copy(p->sts_endpoint,
-	    sizeof(p->sts_endpoint), sts) == -1) ||
-	    (region != NULL && creds_copy(p->region, sizeof(p->region),
-	    region) == -1))
+	if ((sts != NULL &&
+		creds_copy(p->sts_endpoint, sizeof(p->sts_endpoint), sts) ==
+		    -1) ||
+	    (region != NULL &&
+		creds_copy(p->region, sizeof(p->region), region) == -1))
 		return SW_EINVAL;
 	return SW_OK;
 }
 
 sw_err
-creds_set_static(struct creds_provider *p, const char *ak, const char *sk,
-    const char *token)
+creds_set_static(
+    struct creds_provider *p, const char *ak, const char *sk, const char *token)
 {
-	struct aws_creds	*c = &p->cached;
+	struct aws_creds *c = &p->cached;
 
 	memset(c, 0, sizeof(*c));
 	if (creds_copy(c->access_key, sizeof(c->access_key), ak) == -1 ||
 	    creds_copy(c->secret_key, sizeof(c->secret_key), sk) == -1 ||
-	    (token != NULL && creds_copy(c->token, sizeof(c->token),
-	    token) == -1))
+	    (token != NULL &&
+		creds_copy(c->token, sizeof(c->token), token) == -1))
 		return SW_EINVAL;
 	(void)creds_copy(c->source, sizeof(c->source), "static");
 	p->have = p->fixed = 1;
@@ -139,8 +139,8 @@ creds_invalidate(struct creds_provider *p)
 time_t
 creds_parse_time(const char *s)
 {
-	struct tm	 tm;
-	const char	*p;
+	struct tm tm;
+	const char *p;
 
 	if (s == NULL)
 		return -1;
@@ -150,8 +150,7 @@ creds_parse_time(const char *s)
 	if (*p == '.')
 		for (p++; isdigit((unsigned char)*p); p++)
 			continue;
-	if (strcmp(p, "Z") != 0 && strcmp(p, "+00:00") != 0 &&
-	    *p != '\0')
+	if (strcmp(p, "Z") != 0 && strcmp(p, "+00:00") != 0 && *p != '\0')
 		return -1;
 	return timegm(&tm);
 }
@@ -161,7 +160,7 @@ creds_parse_time(const char *s)
 sw_err
 creds_from_env(struct aws_creds *c)
 {
-	const char	*ak, *sk, *tok, *exp, *acct;
+	const char *ak, *sk, *tok, *exp, *acct;
 
 	memset(c, 0, sizeof(*c));
 	ak = env_nonempty("AWS_ACCESS_KEY_ID");
@@ -189,9 +188,9 @@ creds_from_env(struct aws_creds *c)
 static char *
 creds_read_file(const char *path, size_t *lenp)
 {
-	FILE	*f;
-	char	*buf;
-	size_t	 n;
+	FILE *f;
+	char *buf;
+	size_t n;
 
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
@@ -223,7 +222,7 @@ creds_free_text(char *p, size_t len)
 static char *
 creds_trim(char *s)
 {
-	size_t	 n;
+	size_t n;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -241,10 +240,10 @@ static int
 ini_get(const char *text, const char *section, const char *key, char *out,
     size_t outsz)
 {
-	const char	*p = text, *eol;
-	char		 line[SW_AWS_MAX_TOKEN + 256], *l, *eq, *k, *v;
-	int		 in = 0;
-	size_t		 len;
+	const char *p = text, *eol;
+	char line[SW_AWS_MAX_TOKEN + 256], *l, *eq, *k, *v;
+	int in = 0;
+	size_t len;
 
 	while (p != NULL && *p != '\0') {
 		eol = p + strcspn(p, "\r\n");
@@ -277,7 +276,7 @@ ini_get(const char *text, const char *section, const char *key, char *out,
 static void
 creds_path(char *out, size_t outsz, const char *env, const char *file)
 {
-	const char	*v, *home;
+	const char *v, *home;
 
 	/* A path that does not fit is no file: never a cut one. */
 	if ((v = env_nonempty(env)) != NULL) {
@@ -292,39 +291,42 @@ sw_err
 creds_from_profile(struct creds_provider *p, const char *profile,
     struct aws_creds *c, struct aws_error *err)
 {
-	char		 cpath[1024], fpath[1024], sect[SW_AWS_MAX_NAME + 16];
-	char		 role[2048], wtf[1024], sess[128];
-	char		*ctext = NULL, *ftext = NULL;
-	size_t		 clen = 0, flen = 0;
-	int		 have_section = 0;
-	sw_err		 rc = SW_ENOTFOUND;
+	char cpath[1024], fpath[1024], sect[SW_AWS_MAX_NAME + 16];
+	char role[2048], wtf[1024], sess[128];
+	char *ctext = NULL, *ftext = NULL;
+	size_t clen = 0, flen = 0;
+	int have_section = 0;
+	sw_err rc = SW_ENOTFOUND;
 
 	memset(c, 0, sizeof(*c));
 	if (profile == NULL)
 		profile = "default";
-	creds_path(cpath, sizeof(cpath), "AWS_SHARED_CREDENTIALS_FILE",
-	    "credentials");
+	creds_path(
+	    cpath, sizeof(cpath), "AWS_SHARED_CREDENTIALS_FILE", "credentials");
 	creds_path(fpath, sizeof(fpath), "AWS_CONFIG_FILE", "config");
 	if (cpath[0] != '\0')
 		ctext = creds_read_file(cpath, &clen);
 	if (fpath[0] != '\0')
 		ftext = creds_read_file(fpath, &flen);
-	if ((strcmp(profile, "default") == 0 ? sw_fmt(sect, sizeof(sect),
-	    "%s", profile) : sw_fmt(sect, sizeof(sect), "profile %s",
-	    profile)) != SW_OK) {
+	if ((strcmp(profile, "default") == 0
+		    ? sw_fmt(sect, sizeof(sect), "%s", profile)
+		    : sw_fmt(sect, sizeof(sect), "profile %s", profile)) !=
+	    SW_OK) {
 		rc = SW_EINVAL;
 		goto out;
 	}
 	/* Keys: the credentials file first, then the config file. */
-	if (ctext != NULL && ini_get(ctext, profile, "aws_access_key_id",
-	    c->access_key, sizeof(c->access_key)) == 0) {
+	if (ctext != NULL &&
+	    ini_get(ctext, profile, "aws_access_key_id", c->access_key,
+		sizeof(c->access_key)) == 0) {
 		have_section = 1;
 		ini_get(ctext, profile, "aws_secret_access_key", c->secret_key,
 		    sizeof(c->secret_key));
 		ini_get(ctext, profile, "aws_session_token", c->token,
 		    sizeof(c->token));
-	} else if (ftext != NULL && ini_get(ftext, sect,
-	    "aws_access_key_id", c->access_key, sizeof(c->access_key)) == 0) {
+	} else if (ftext != NULL &&
+	    ini_get(ftext, sect, "aws_access_key_id", c->access_key,
+		sizeof(c->access_key)) == 0) {
 		have_section = 1;
 		ini_get(ftext, sect, "aws_secret_access_key", c->secret_key,
 		    sizeof(c->secret_key));
@@ -333,7 +335,8 @@ creds_from_profile(struct creds_provider *p, const char *profile,
 	}
 	if (have_section) {
 		if (c->secret_key[0] == '\0') {
-			creds_fail(err, "PartialCredentials", "profile %s has "
+			creds_fail(err, "PartialCredentials",
+			    "profile %s has "
 			    "aws_access_key_id but no aws_secret_access_key",
 			    profile);
 			rc = SW_EUNAVAIL;
@@ -344,18 +347,19 @@ creds_from_profile(struct creds_provider *p, const char *profile,
 		goto out;
 	}
 	/* A web identity profile: role_arn + web_identity_token_file. */
-	if (ftext != NULL && ini_get(ftext, sect, "role_arn", role,
-	    sizeof(role)) == 0) {
+	if (ftext != NULL &&
+	    ini_get(ftext, sect, "role_arn", role, sizeof(role)) == 0) {
 		if (ini_get(ftext, sect, "web_identity_token_file", wtf,
-		    sizeof(wtf)) == 0) {
+			sizeof(wtf)) == 0) {
 			if (ini_get(ftext, sect, "role_session_name", sess,
-			    sizeof(sess)) == -1)
+				sizeof(sess)) == -1)
 				sess[0] = '\0';
-			rc = creds_from_web_identity(p, wtf, role,
-			    sess[0] ? sess : NULL, c, err);
+			rc = creds_from_web_identity(
+			    p, wtf, role, sess[0] ? sess : NULL, c, err);
 			goto out;
 		}
-		creds_fail(err, "UnsupportedProfile", "profile %s: "
+		creds_fail(err, "UnsupportedProfile",
+		    "profile %s: "
 		    "assume-role profiles (source_profile) are not supported",
 		    profile);
 		rc = SW_EUNAVAIL;
@@ -369,17 +373,18 @@ out:
 sw_err
 creds_config_region(char *out, size_t outsz)
 {
-	const char	*profile = env_nonempty("AWS_PROFILE");
-	char		 path[1024], sect[SW_AWS_MAX_NAME + 16], *text;
-	size_t		 len = 0;
-	int		 r;
+	const char *profile = env_nonempty("AWS_PROFILE");
+	char path[1024], sect[SW_AWS_MAX_NAME + 16], *text;
+	size_t len = 0;
+	int r;
 
 	if (profile == NULL)
 		profile = "default";
 	creds_path(path, sizeof(path), "AWS_CONFIG_FILE", "config");
-	if ((strcmp(profile, "default") == 0 ? sw_fmt(sect, sizeof(sect),
-	    "%s", profile) : sw_fmt(sect, sizeof(sect), "profile %s",
-	    profile)) != SW_OK)
+	if ((strcmp(profile, "default") == 0
+		    ? sw_fmt(sect, sizeof(sect), "%s", profile)
+		    : sw_fmt(sect, sizeof(sect), "profile %s", profile)) !=
+	    SW_OK)
 		return SW_EINVAL;
 	if (path[0] == '\0' || (text = creds_read_file(path, &len)) == NULL)
 		return SW_ENOTFOUND;
@@ -394,9 +399,9 @@ creds_config_region(char *out, size_t outsz)
 static sw_err
 creds_request(struct http_request *req, const char *method, const char *url)
 {
-	char		 base[SW_AWS_MAX_URL], rest[SW_AWS_MAX_URL];
-	const char	*auth, *q;
-	size_t		 n;
+	char base[SW_AWS_MAX_URL], rest[SW_AWS_MAX_URL];
+	const char *auth, *q;
+	size_t n;
 
 	if ((auth = strstr(url, "://")) == NULL)
 		return SW_EINVAL;
@@ -406,7 +411,7 @@ creds_request(struct http_request *req, const char *method, const char *url)
 		return SW_EINVAL;
 	memcpy(base, url, n);
 	base[n] = '\0';
-	memcpy(rest, url + n, strlen(url + n) + 1);	/* length checked */
+	memcpy(rest, url + n, strlen(url + n) + 1); /* length checked */
 	rest[strcspn(rest, "#")] = '\0';
 	q = NULL;
 	if (strchr(rest, '?') != NULL) {
@@ -419,7 +424,7 @@ creds_request(struct http_request *req, const char *method, const char *url)
 static const char *
 creds_jstr(json_object *o, const char *k)
 {
-	json_object	*v;
+	json_object *v;
 
 	if (!json_object_object_get_ex(o, k, &v) ||
 	    !json_object_is_type(v, json_type_string))
@@ -432,10 +437,10 @@ static sw_err
 creds_from_json(const char *body, size_t len, const char *source,
     struct aws_creds *c, struct aws_error *err)
 {
-	json_tokener	*tok;
-	json_object	*o = NULL;
-	const char	*exp, *code;
-	sw_err		 rc = SW_EUNAVAIL;
+	json_tokener *tok;
+	json_object *o = NULL;
+	const char *exp, *code;
+	sw_err rc = SW_EUNAVAIL;
 
 	memset(c, 0, sizeof(*c));
 	if ((tok = json_tokener_new()) == NULL)
@@ -443,8 +448,7 @@ creds_from_json(const char *body, size_t len, const char *source,
 	o = json_tokener_parse_ex(tok, body, (int)len);
 	json_tokener_free(tok);
 	if (o == NULL || !json_object_is_type(o, json_type_object)) {
-		creds_fail(err, "MalformedCredentials", "%s: not JSON",
-		    source);
+		creds_fail(err, "MalformedCredentials", "%s: not JSON", source);
 		goto out;
 	}
 	if ((code = creds_jstr(o, "Code")) != NULL &&
@@ -454,15 +458,17 @@ creds_from_json(const char *body, size_t len, const char *source,
 		goto out;
 	}
 	if (creds_copy(c->access_key, sizeof(c->access_key),
-	    creds_jstr(o, "AccessKeyId")) == -1 ||
+		creds_jstr(o, "AccessKeyId")) == -1 ||
 	    creds_copy(c->secret_key, sizeof(c->secret_key),
-	    creds_jstr(o, "SecretAccessKey")) == -1 ||
+		creds_jstr(o, "SecretAccessKey")) == -1 ||
 	    creds_copy(c->token, sizeof(c->token), creds_jstr(o, "Token")) ==
-	    -1 || (exp = creds_jstr(o, "Expiration")) == NULL ||
+		-1 ||
+	    (exp = creds_jstr(o, "Expiration")) == NULL ||
 	    (c->expiration = creds_parse_time(exp)) == -1) {
 		creds_fail(err, "MalformedCredentials",
 		    "%s: missing AccessKeyId, SecretAccessKey, Token or "
-		    "Expiration", source);
+		    "Expiration",
+		    source);
 		memset(c, 0, sizeof(*c));
 		goto out;
 	}
@@ -480,16 +486,16 @@ out:
 /* --- web identity (IRSA) ---------------------------------------------- */
 
 struct creds_sts_call {
-	struct creds_provider	*p;
-	struct http_request	*req;
-	struct http_response	*resp;
+	struct creds_provider *p;
+	struct http_request *req;
+	struct http_response *resp;
 };
 
 static sw_err
 creds_sts_attempt(void *arg, int attempt, struct aws_error *err)
 {
-	struct creds_sts_call	*a = arg;
-	sw_err			 rc;
+	struct creds_sts_call *a = arg;
+	sw_err rc;
 
 	(void)attempt;
 	if ((rc = http_perform(&a->p->http, a->req, a->resp)) != SW_OK) {
@@ -502,7 +508,8 @@ creds_sts_attempt(void *arg, int attempt, struct aws_error *err)
 	return SW_EUNAVAIL;
 }
 
-#define STS_CRED(x) "//*[local-name()='AssumeRoleWithWebIdentityResult']" \
+#define STS_CRED(x) \
+	"//*[local-name()='AssumeRoleWithWebIdentityResult']" \
 	"/*[local-name()='Credentials']/*[local-name()='" x "']"
 
 sw_err
@@ -510,16 +517,16 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
     const char *role_arn, const char *session, struct aws_creds *c,
     struct aws_error *err)
 {
-	struct http_request	 req;
-	struct http_response	 resp;
-	struct retry_policy	 pol;
-	struct creds_sts_call	 call;
-	struct sw_buf		 body;
-	json_object		*in = NULL;
-	char			*tok = NULL, sess[64], exp[64];
-	size_t			 toklen = 0;
-	const char		*xml;
-	sw_err			 rc = SW_ENOMEM;
+	struct http_request req;
+	struct http_response resp;
+	struct retry_policy pol;
+	struct creds_sts_call call;
+	struct sw_buf body;
+	json_object *in = NULL;
+	char *tok = NULL, sess[64], exp[64];
+	size_t toklen = 0;
+	const char *xml;
+	sw_err rc = SW_ENOMEM;
 
 	memset(c, 0, sizeof(*c));
 	memset(&req, 0, sizeof(req));
@@ -534,23 +541,25 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 	}
 	if (session == NULL) {
 		if ((rc = sw_fmt(sess, sizeof(sess), "slipway-session-%lld",
-		    (long long)p->now())) != SW_OK)
+			 (long long)p->now())) != SW_OK)
 			goto out;
 		session = sess;
 	}
 	if ((in = json_object_new_object()) == NULL)
 		goto out;
 	json_object_object_add(in, "RoleArn", json_object_new_string(role_arn));
-	json_object_object_add(in, "RoleSessionName",
-	    json_object_new_string(session));
-	json_object_object_add(in, "WebIdentityToken",
-	    json_object_new_string(creds_trim(tok)));
+	json_object_object_add(
+	    in, "RoleSessionName", json_object_new_string(session));
+	json_object_object_add(
+	    in, "WebIdentityToken", json_object_new_string(creds_trim(tok)));
 	/* No signature: the operation is modeled smithy.api#noAuth. */
 	if ((rc = awsproto_form(&body, AWS_PROTO_QUERY,
-	    "AssumeRoleWithWebIdentity", "2011-06-15", in, NULL)) != SW_OK ||
+		 "AssumeRoleWithWebIdentity", "2011-06-15", in, NULL)) !=
+		SW_OK ||
 	    (rc = creds_request(&req, "POST", p->sts_endpoint)) != SW_OK ||
 	    (rc = http_headers_add(&req.headers, "Content-Type",
-	    "application/x-www-form-urlencoded; charset=utf-8")) != SW_OK ||
+		 "application/x-www-form-urlencoded; charset=utf-8")) !=
+		SW_OK ||
 	    (rc = http_request_set_body(&req, body.data, body.len)) != SW_OK)
 		goto out;
 	p->http.connect_timeout_ms = SW_HTTP_CONNECT_TIMEOUT * 1000L;
@@ -566,14 +575,13 @@ creds_from_web_identity(struct creds_provider *p, const char *token_file,
 	xml = resp.body.data;
 	rc = SW_EUNAVAIL;
 	if (awsproto_xpath_text(xml, resp.body.len, STS_CRED("AccessKeyId"),
-	    c->access_key, sizeof(c->access_key)) != SW_OK ||
-	    awsproto_xpath_text(xml, resp.body.len,
-	    STS_CRED("SecretAccessKey"), c->secret_key,
-	    sizeof(c->secret_key)) != SW_OK ||
+		c->access_key, sizeof(c->access_key)) != SW_OK ||
+	    awsproto_xpath_text(xml, resp.body.len, STS_CRED("SecretAccessKey"),
+		c->secret_key, sizeof(c->secret_key)) != SW_OK ||
 	    awsproto_xpath_text(xml, resp.body.len, STS_CRED("SessionToken"),
-	    c->token, sizeof(c->token)) != SW_OK ||
-	    awsproto_xpath_text(xml, resp.body.len, STS_CRED("Expiration"),
-	    exp, sizeof(exp)) != SW_OK ||
+		c->token, sizeof(c->token)) != SW_OK ||
+	    awsproto_xpath_text(xml, resp.body.len, STS_CRED("Expiration"), exp,
+		sizeof(exp)) != SW_OK ||
 	    (c->expiration = creds_parse_time(exp)) == -1) {
 		creds_fail(err, "MalformedCredentials",
 		    "AssumeRoleWithWebIdentity: no credentials in response");
@@ -596,16 +604,16 @@ out:
 /* --- container endpoint (ECS, EKS Pod Identity) ------------------------ */
 
 sw_err
-creds_from_container(struct creds_provider *p, struct aws_creds *c,
-    struct aws_error *err)
+creds_from_container(
+    struct creds_provider *p, struct aws_creds *c, struct aws_error *err)
 {
-	struct http_request	 req;
-	struct http_response	 resp;
-	char			 url[SW_AWS_MAX_URL], *auth = NULL;
-	const char		*rel, *full, *tfile, *tok;
-	size_t			 alen = 0;
-	int			 attempt;
-	sw_err			 rc;
+	struct http_request req;
+	struct http_response resp;
+	char url[SW_AWS_MAX_URL], *auth = NULL;
+	const char *rel, *full, *tfile, *tok;
+	size_t alen = 0;
+	int attempt;
+	sw_err rc;
 
 	memset(&req, 0, sizeof(req));
 	http_response_init(&resp, SW_MAX_BODY);
@@ -616,23 +624,25 @@ creds_from_container(struct creds_provider *p, struct aws_creds *c,
 		goto out;
 	}
 	if ((rel != NULL ? sw_fmt(url, sizeof(url), "%s%s%s", ECS_HOST,
-	    *rel == '/' ? "" : "/", rel) : sw_fmt(url, sizeof(url), "%s",
-	    full)) != SW_OK) {
-		creds_fail(err, "InvalidContainerEndpoint", "container "
+			       *rel == '/' ? "" : "/", rel)
+			 : sw_fmt(url, sizeof(url), "%s", full)) != SW_OK) {
+		creds_fail(err, "InvalidContainerEndpoint",
+		    "container "
 		    "credentials URL too long");
 		rc = SW_EINVAL;
 		goto out;
 	}
 	if (!http_url_allowed(url, HTTP_ALLOW_METADATA | HTTP_ALLOW_LOOPBACK)) {
-		creds_fail(err, "InvalidContainerEndpoint", "container "
+		creds_fail(err, "InvalidContainerEndpoint",
+		    "container "
 		    "credentials URL must be https, loopback or the ECS/EKS "
 		    "agent address");
 		rc = SW_EUNAVAIL;
 		goto out;
 	}
 	if ((rc = creds_request(&req, "GET", url)) != SW_OK ||
-	    (rc = http_headers_add(&req.headers, "Accept",
-	    "application/json")) != SW_OK)
+	    (rc = http_headers_add(
+		 &req.headers, "Accept", "application/json")) != SW_OK)
 		goto out;
 	/* The token file is rotated too: read it on every request. */
 	tfile = env_nonempty("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE");
@@ -653,8 +663,8 @@ creds_from_container(struct creds_provider *p, struct aws_creds *c,
 			rc = SW_EUNAVAIL;
 			goto out;
 		}
-		if ((rc = http_headers_add(&req.headers, "Authorization",
-		    tok)) != SW_OK)
+		if ((rc = http_headers_add(
+			 &req.headers, "Authorization", tok)) != SW_OK)
 			goto out;
 	}
 	p->http.connect_timeout_ms = SW_AWS_CONTAINER_TIMEOUT_MS;
@@ -668,16 +678,15 @@ creds_from_container(struct creds_provider *p, struct aws_creds *c,
 			break;
 	}
 	if (rc != SW_OK || resp.status != 200) {
-		creds_fail(err, "ContainerCredentialsUnavailable",
-		    "%s: %s", url, rc != SW_OK ? p->http.errmsg :
-		    "HTTP error");
+		creds_fail(err, "ContainerCredentialsUnavailable", "%s: %s",
+		    url, rc != SW_OK ? p->http.errmsg : "HTTP error");
 		if (err != NULL)
 			err->http_status = resp.status;
 		rc = SW_EUNAVAIL;
 		goto out;
 	}
-	rc = creds_from_json(resp.body.data, resp.body.len, "container", c,
-	    err);
+	rc =
+	    creds_from_json(resp.body.data, resp.body.len, "container", c, err);
 out:
 	creds_free_text(auth, alen);
 	http_request_free(&req);
@@ -691,21 +700,20 @@ static sw_err
 imds_get(struct creds_provider *p, const char *base, const char *method,
     const char *path, int with_token, struct http_response *resp)
 {
-	struct http_request	 req;
-	char			 ttl[32];
-	sw_err			 rc;
+	struct http_request req;
+	char ttl[32];
+	sw_err rc;
 
-	if ((rc = http_request_init(&req, method, base, path, NULL)) !=
-	    SW_OK)
+	if ((rc = http_request_init(&req, method, base, path, NULL)) != SW_OK)
 		return rc;
 	if (strcmp(method, "PUT") == 0) {
 		if ((rc = sw_fmt(ttl, sizeof(ttl), "%d",
-		    SW_AWS_IMDS_TOKEN_TTL)) == SW_OK)
+			 SW_AWS_IMDS_TOKEN_TTL)) == SW_OK)
 			rc = http_headers_add(&req.headers,
 			    "x-aws-ec2-metadata-token-ttl-seconds", ttl);
 	} else if (with_token)
-		rc = http_headers_add(&req.headers, "x-aws-ec2-metadata-token",
-		    p->imds_token);
+		rc = http_headers_add(
+		    &req.headers, "x-aws-ec2-metadata-token", p->imds_token);
 	if (rc == SW_OK)
 		rc = http_perform(&p->http, &req, resp);
 	http_request_free(&req);
@@ -713,15 +721,15 @@ imds_get(struct creds_provider *p, const char *base, const char *method,
 }
 
 sw_err
-creds_from_imds(struct creds_provider *p, struct aws_creds *c,
-    struct aws_error *err)
+creds_from_imds(
+    struct creds_provider *p, struct aws_creds *c, struct aws_error *err)
 {
-	struct http_response	 resp;
-	char			 base[SW_AWS_MAX_URL], role[256], path[512];
-	const char		*v;
-	size_t			 n;
-	int			 v2 = 1;
-	sw_err			 rc;
+	struct http_response resp;
+	char base[SW_AWS_MAX_URL], role[256], path[512];
+	const char *v;
+	size_t n;
+	int v2 = 1;
+	sw_err rc;
 
 	memset(c, 0, sizeof(*c));
 	http_response_init(&resp, SW_MAX_BODY);
@@ -731,11 +739,12 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 	}
 	if ((v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT")) == NULL) {
 		v = env_nonempty("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
-		v = v != NULL && strcasecmp(v, "IPv6") == 0 ? IMDS_DEFAULT6 :
-		    IMDS_DEFAULT;
+		v = v != NULL && strcasecmp(v, "IPv6") == 0 ? IMDS_DEFAULT6
+							    : IMDS_DEFAULT;
 	}
 	if (sw_fmt(base, sizeof(base), "%s", v) != SW_OK) {
-		creds_fail(err, "InvalidIMDSEndpoint", "IMDS endpoint too "
+		creds_fail(err, "InvalidIMDSEndpoint",
+		    "IMDS endpoint too "
 		    "long");
 		rc = SW_EINVAL;
 		goto out;
@@ -750,20 +759,22 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 		rc = imds_get(p, base, "PUT", "/latest/api/token", 0, &resp);
 		if (rc == SW_OK && resp.status == 200 && resp.body.len > 0 &&
 		    resp.body.len < sizeof(p->imds_token)) {
-			memcpy(p->imds_token, resp.body.data,
-			    resp.body.len + 1);
-			p->imds_token_until = p->now() +
-			    SW_AWS_IMDS_TOKEN_REUSE;
+			memcpy(
+			    p->imds_token, resp.body.data, resp.body.len + 1);
+			p->imds_token_until =
+			    p->now() + SW_AWS_IMDS_TOKEN_REUSE;
 		} else if (rc == SW_OK && resp.status == 400) {
-			creds_fail(err, "IMDSTokenRefused", "IMDS refused "
+			creds_fail(err, "IMDSTokenRefused",
+			    "IMDS refused "
 			    "the token request (400)");
 			rc = SW_EUNAVAIL;
 			goto out;
-		} else if ((rc == SW_ETIMEOUT || (rc == SW_OK &&
-		    (resp.status == 403 || resp.status == 404 ||
-		    resp.status == 405))) &&
+		} else if ((rc == SW_ETIMEOUT ||
+			       (rc == SW_OK &&
+				   (resp.status == 403 || resp.status == 404 ||
+				       resp.status == 405))) &&
 		    !env_true("AWS_EC2_METADATA_V1_DISABLED")) {
-			v2 = 0;		/* IMDSv1 fallback */
+			v2 = 0; /* IMDSv1 fallback */
 		} else {
 			/* Nothing listening: not on EC2, no provider. */
 			creds_fail(err, "NoCredentialProviders",
@@ -773,14 +784,17 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 		}
 	}
 	if ((rc = imds_get(p, base, "GET", IMDS_CREDS_PATH, v2, &resp)) !=
-	    SW_OK || resp.status != 200 || resp.body.len == 0) {
-		creds_fail(err, "IMDSNoRole", "no IAM role on this instance "
-		    "(HTTP %ld)", resp.status);
+		SW_OK ||
+	    resp.status != 200 || resp.body.len == 0) {
+		creds_fail(err, "IMDSNoRole",
+		    "no IAM role on this instance "
+		    "(HTTP %ld)",
+		    resp.status);
 		/* A 401 means our token went stale: fetch one next time. */
 		if (rc == SW_OK && resp.status == 401)
 			p->imds_token[0] = '\0';
-		rc = rc == SW_OK && resp.status == 404 ? SW_ENOTFOUND :
-		    SW_EUNAVAIL;
+		rc = rc == SW_OK && resp.status == 404 ? SW_ENOTFOUND
+						       : SW_EUNAVAIL;
 		goto out;
 	}
 	n = strcspn(resp.body.data, "\r\n");
@@ -791,13 +805,15 @@ creds_from_imds(struct creds_provider *p, struct aws_creds *c,
 	}
 	memcpy(role, resp.body.data, n);
 	role[n] = '\0';
-	if ((rc = sw_fmt(path, sizeof(path), "%s%s", IMDS_CREDS_PATH,
-	    role)) != SW_OK)
+	if ((rc = sw_fmt(path, sizeof(path), "%s%s", IMDS_CREDS_PATH, role)) !=
+	    SW_OK)
 		goto out;
 	if ((rc = imds_get(p, base, "GET", path, v2, &resp)) != SW_OK ||
 	    resp.status != 200) {
-		creds_fail(err, "IMDSCredentials", "IMDS credentials for %s: "
-		    "HTTP %ld", role, resp.status);
+		creds_fail(err, "IMDSCredentials",
+		    "IMDS credentials for %s: "
+		    "HTTP %ld",
+		    role, resp.status);
 		rc = SW_EUNAVAIL;
 		goto out;
 	}
@@ -810,25 +826,28 @@ out:
 /* --- the chain -------------------------------------------------------- */
 
 static sw_err
-creds_resolve(struct creds_provider *p, struct aws_creds *c,
-    struct aws_error *err)
+creds_resolve(
+    struct creds_provider *p, struct aws_creds *c, struct aws_error *err)
 {
-	const char	*profile = env_nonempty("AWS_PROFILE");
-	const char	*wtf, *role;
-	sw_err		 rc;
+	const char *profile = env_nonempty("AWS_PROFILE");
+	const char *wtf, *role;
+	sw_err rc;
 
 	if (profile != NULL) {
 		/* An explicit profile wins over environment keys. */
 		if ((rc = creds_from_profile(p, profile, c, err)) !=
 		    SW_ENOTFOUND)
 			return rc;
-		creds_fail(err, "ProfileNotFound", "AWS_PROFILE %s has no "
-		    "credentials", profile);
+		creds_fail(err, "ProfileNotFound",
+		    "AWS_PROFILE %s has no "
+		    "credentials",
+		    profile);
 		return SW_EUNAVAIL;
 	}
 	if ((rc = creds_from_env(c)) != SW_ENOTFOUND) {
 		if (rc != SW_OK)
-			creds_fail(err, "InvalidEnvironment", "AWS_* "
+			creds_fail(err, "InvalidEnvironment",
+			    "AWS_* "
 			    "credential variables are malformed");
 		return rc == SW_OK ? rc : SW_EUNAVAIL;
 	}
@@ -843,25 +862,27 @@ creds_resolve(struct creds_provider *p, struct aws_creds *c,
 		return rc;
 	if ((rc = creds_from_imds(p, c, err)) != SW_ENOTFOUND)
 		return rc;
-	creds_fail(err, "NoCredentialProviders", "no AWS credentials: set "
+	creds_fail(err, "NoCredentialProviders",
+	    "no AWS credentials: set "
 	    "AWS_ACCESS_KEY_ID, a profile, web identity, a container "
 	    "endpoint, or run with an instance role");
 	return SW_EUNAVAIL;
 }
 
 sw_err
-creds_get(struct creds_provider *p, struct aws_creds *out,
-    struct aws_error *err)
+creds_get(
+    struct creds_provider *p, struct aws_creds *out, struct aws_error *err)
 {
-	struct aws_creds	 fresh;
-	struct aws_error	 tmp;
-	time_t			 now = p->now();
-	sw_err			 rc;
+	struct aws_creds fresh;
+	struct aws_error tmp;
+	time_t now = p->now();
+	sw_err rc;
 
 	if (err == NULL)
 		err = &tmp;
-	if (p->have && (p->fixed || p->cached.expiration == 0 ||
-	    now < p->cached.expiration - SW_AWS_CREDS_ADVISORY)) {
+	if (p->have &&
+	    (p->fixed || p->cached.expiration == 0 ||
+		now < p->cached.expiration - SW_AWS_CREDS_ADVISORY)) {
 		*out = p->cached;
 		return SW_OK;
 	}

@@ -13,16 +13,16 @@
 #include "cloud/ekstoken.h"
 #include "cloud/sigv4.h"
 
-#define EKS_TOKEN_PREFIX	"k8s-aws-v1."
-#define EKS_ID_HEADER		"x-k8s-aws-id"
-#define EKS_STS_QUERY		"Action=GetCallerIdentity&Version=2011-06-15"
+#define EKS_TOKEN_PREFIX "k8s-aws-v1."
+#define EKS_ID_HEADER "x-k8s-aws-id"
+#define EKS_STS_QUERY "Action=GetCallerIdentity&Version=2011-06-15"
 
 /* Unpadded base64url of len bytes into out (outsz incl. the NUL). */
 static sw_err
 eks_b64url(const unsigned char *in, size_t len, char *out, size_t outsz)
 {
-	size_t	 need = 4 * ((len + 2) / 3) + 1, i;
-	int	 n;
+	size_t need = 4 * ((len + 2) / 3) + 1, i;
+	int n;
 
 	if (need > outsz || len > (size_t)SW_EKS_TOKEN_MAX)
 		return SW_ETOOBIG;
@@ -46,20 +46,20 @@ ekstoken_build(const struct aws_creds *cr, const char *sts_url,
     const char *region, const char *cluster, time_t when, char *out,
     size_t outsz, char *urlout, size_t urlsz)
 {
-	struct http_request	 req;
-	struct sigv4_params	 sp;
-	char			*url = NULL;
-	size_t			 plen = strlen(EKS_TOKEN_PREFIX);
-	sw_err			 rc;
+	struct http_request req;
+	struct sigv4_params sp;
+	char *url = NULL;
+	size_t plen = strlen(EKS_TOKEN_PREFIX);
+	sw_err rc;
 
 	memset(&req, 0, sizeof(req));
 	if (cluster == NULL || *cluster == '\0' || strlen(cluster) > 100 ||
 	    strpbrk(cluster, "\r\n") != NULL || outsz <= plen)
 		return SW_EINVAL;
-	if ((rc = http_request_init(&req, "GET", sts_url, "/",
-	    EKS_STS_QUERY)) != SW_OK ||
+	if ((rc = http_request_init(
+		 &req, "GET", sts_url, "/", EKS_STS_QUERY)) != SW_OK ||
 	    (rc = http_headers_add(&req.headers, EKS_ID_HEADER, cluster)) !=
-	    SW_OK)
+		SW_OK)
 		goto out;
 	memset(&sp, 0, sizeof(sp));
 	sp.access_key = cr->access_key;
@@ -77,7 +77,7 @@ ekstoken_build(const struct aws_creds *cr, const char *sts_url,
 	}
 	memcpy(out, EKS_TOKEN_PREFIX, plen);
 	if ((rc = eks_b64url((const unsigned char *)url, strlen(url),
-	    out + plen, outsz - plen)) != SW_OK)
+		 out + plen, outsz - plen)) != SW_OK)
 		goto out;
 	if (urlout != NULL &&
 	    (size_t)snprintf(urlout, urlsz, "%s", url) >= urlsz)
@@ -89,13 +89,13 @@ out:
 }
 
 sw_err
-ekstoken_get(struct aws_ctx *ctx, struct eks_token *cache,
-    const char *cluster, char *out, size_t outsz, struct aws_error *err)
+ekstoken_get(struct aws_ctx *ctx, struct eks_token *cache, const char *cluster,
+    char *out, size_t outsz, struct aws_error *err)
 {
-	struct aws_creds	 cr;
-	char			 sts[SW_AWS_MAX_URL], reg[SW_AWS_MAX_NAME];
-	time_t			 now = ctx->clock();
-	sw_err			 rc;
+	struct aws_creds cr;
+	char sts[SW_AWS_MAX_URL], reg[SW_AWS_MAX_NAME];
+	time_t now = ctx->clock();
+	sw_err rc;
 
 	aws_error_clear(err);
 	if (cache->made != 0 && strcmp(cache->cluster, cluster) == 0 &&
@@ -113,15 +113,16 @@ ekstoken_get(struct aws_ctx *ctx, struct eks_token *cache,
 	 * makes the call itself.
 	 */
 	if ((rc = aws_endpoint(ctx, AWS_SVC_STS, sts, sizeof(sts), reg,
-	    sizeof(reg))) != SW_OK)
+		 sizeof(reg))) != SW_OK)
 		goto out;
 	cache->made = 0;
 	if ((rc = sw_fmt(sts, sizeof(sts), "https://sts.%s.amazonaws.com",
-	    reg)) != SW_OK || (rc = ekstoken_build(&cr, sts, reg, cluster, now, cache->token,
-	    sizeof(cache->token), NULL, 0)) != SW_OK)
+		 reg)) != SW_OK ||
+	    (rc = ekstoken_build(&cr, sts, reg, cluster, now, cache->token,
+		 sizeof(cache->token), NULL, 0)) != SW_OK)
 		goto out;
 	if ((rc = sw_fmt(cache->cluster, sizeof(cache->cluster), "%s",
-	    cluster)) != SW_OK)
+		 cluster)) != SW_OK)
 		goto out;
 	cache->made = now;
 	if ((size_t)snprintf(out, outsz, "%s", cache->token) >= outsz)
@@ -134,11 +135,11 @@ out:
 sw_err
 ekstoken_k8s_fn(void *arg, int force, char *out, size_t outsz)
 {
-	struct eks_token_source	*src = arg;
-	struct aws_error	 err;
+	struct eks_token_source *src = arg;
+	struct aws_error err;
 
 	if (force)
 		src->cache.made = 0;
-	return ekstoken_get(src->ctx, &src->cache, src->cluster, out, outsz,
-	    &err);
+	return ekstoken_get(
+	    src->ctx, &src->cache, src->cluster, out, outsz, &err);
 }

@@ -19,9 +19,9 @@
 
 /* A cached token for one cluster; plain data, nothing to free. */
 struct eks_token {
-	char	 cluster[101];		/* EKS names: 1-100 characters */
-	char	 token[SW_EKS_TOKEN_MAX + 1];
-	time_t	 made;			/* 0: empty */
+	char cluster[101]; /* EKS names: 1-100 characters */
+	char token[SW_EKS_TOKEN_MAX + 1];
+	time_t made; /* 0: empty */
 };
 
 /*
@@ -30,25 +30,25 @@ struct eks_token {
  * when the signing time.  The token is written into out (NUL-ended);
  * the presigned URL into url when url is not NULL.
  */
-sw_err	 ekstoken_build(const struct aws_creds *, const char *sts_url,
-	    const char *region, const char *cluster, time_t when, char *out,
-	    size_t outsz, char *url, size_t urlsz);
+sw_err ekstoken_build(const struct aws_creds *, const char *sts_url,
+    const char *region, const char *cluster, time_t when, char *out,
+    size_t outsz, char *url, size_t urlsz);
 /*
  * The token for cluster from ctx's credentials and STS endpoint,
  * reusing cache while it is younger than SW_EKS_TOKEN_REFRESH.  cache
  * is the caller's (zero it before first use).
  */
-sw_err	 ekstoken_get(struct aws_ctx *, struct eks_token *cache,
-	    const char *cluster, char *out, size_t outsz, struct aws_error *);
+sw_err ekstoken_get(struct aws_ctx *, struct eks_token *cache,
+    const char *cluster, char *out, size_t outsz, struct aws_error *);
 
 /* Glue for cloud/k8s.c: a token source for one cluster. */
 struct eks_token_source {
-	struct aws_ctx		*ctx;		/* borrowed */
-	struct eks_token	 cache;
-	char			 cluster[101];
+	struct aws_ctx *ctx; /* borrowed */
+	struct eks_token cache;
+	char cluster[101];
 };
 
 /* k8s_token_fn for an eks_token_source (arg); force drops the cache. */
-sw_err	 ekstoken_k8s_fn(void *arg, int force, char *out, size_t outsz);
+sw_err ekstoken_k8s_fn(void *arg, int force, char *out, size_t outsz);
 
 #endif

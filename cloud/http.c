@@ -20,17 +20,18 @@
 #include "lib/limits.h"
 
 /* Addresses that never go through a proxy. */
-#define HTTP_NOPROXY "127.0.0.1,localhost,::1,169.254.169.254," \
+#define HTTP_NOPROXY \
+	"127.0.0.1,localhost,::1,169.254.169.254," \
 	"169.254.170.2,169.254.170.23,fd00:ec2::23,fd00:ec2::254"
 
 struct http_xfer {
-	struct http_client	*client;
-	struct http_response	*resp;
-	http_stream_fn		 fn;
-	void			*arg;
-	int			 too_big;
-	int			 stopped;
-	int			 cb_error;
+	struct http_client *client;
+	struct http_response *resp;
+	http_stream_fn fn;
+	void *arg;
+	int too_big;
+	int stopped;
+	int cb_error;
 };
 
 void
@@ -44,7 +45,7 @@ http_headers_init(struct http_headers *h)
 void
 http_headers_free(struct http_headers *h)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < h->n; i++) {
 		free(h->v[i].name);
@@ -57,9 +58,9 @@ http_headers_free(struct http_headers *h)
 sw_err
 http_headers_add(struct http_headers *h, const char *name, const char *value)
 {
-	struct http_header	*nv;
-	size_t			 ncap;
-	char			*n, *v;
+	struct http_header *nv;
+	size_t ncap;
+	char *n, *v;
 
 	if (h->n == h->cap) {
 		ncap = h->cap ? h->cap * 2 : 8;
@@ -84,7 +85,7 @@ http_headers_add(struct http_headers *h, const char *name, const char *value)
 void
 http_headers_del(struct http_headers *h, const char *name)
 {
-	size_t	 i, j;
+	size_t i, j;
 
 	for (i = j = 0; i < h->n; i++) {
 		if (strcasecmp(h->v[i].name, name) == 0) {
@@ -107,7 +108,7 @@ http_headers_set(struct http_headers *h, const char *name, const char *value)
 const char *
 http_headers_get(const struct http_headers *h, const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < h->n; i++)
 		if (strcasecmp(h->v[i].name, name) == 0)
@@ -119,7 +120,7 @@ http_headers_get(const struct http_headers *h, const char *name)
 static int
 http_url_authority(const char *url, const char **auth, size_t *len)
 {
-	const char	*p;
+	const char *p;
 
 	if ((p = strstr(url, "://")) == NULL)
 		return -1;
@@ -130,13 +131,13 @@ http_url_authority(const char *url, const char **auth, size_t *len)
 }
 
 sw_err
-http_request_init(struct http_request *r, const char *method,
-    const char *base, const char *path, const char *query)
+http_request_init(struct http_request *r, const char *method, const char *base,
+    const char *path, const char *query)
 {
-	const char	*auth;
-	size_t		 alen;
-	char		 host[SW_AWS_MAX_URL];
-	sw_err		 rc = SW_ENOMEM;
+	const char *auth;
+	size_t alen;
+	char host[SW_AWS_MAX_URL];
+	sw_err rc = SW_ENOMEM;
 
 	memset(r, 0, sizeof(*r));
 	http_headers_init(&r->headers);
@@ -149,8 +150,8 @@ http_request_init(struct http_request *r, const char *method,
 	host[alen] = '\0';
 	if ((r->method = sw_strdup(method)) == NULL ||
 	    (r->base = sw_strdup(base)) == NULL ||
-	    (r->path = sw_strdup(path != NULL && *path != '\0' ?
-	    path : "/")) == NULL)
+	    (r->path = sw_strdup(path != NULL && *path != '\0' ? path : "/")) ==
+		NULL)
 		goto out;
 	if (query != NULL && *query != '\0' &&
 	    (r->query = sw_strdup(query)) == NULL)
@@ -177,7 +178,7 @@ http_request_free(struct http_request *r)
 sw_err
 http_request_set_body(struct http_request *r, const void *body, size_t len)
 {
-	unsigned char	*p = NULL;
+	unsigned char *p = NULL;
 
 	if (len > 0) {
 		if ((p = sw_malloc(len + 1)) == NULL)
@@ -194,7 +195,7 @@ http_request_set_body(struct http_request *r, const void *body, size_t len)
 sw_err
 http_request_set_query(struct http_request *r, const char *query)
 {
-	char	*q = NULL;
+	char *q = NULL;
 
 	if (query != NULL && *query != '\0' && (q = sw_strdup(query)) == NULL)
 		return SW_ENOMEM;
@@ -206,7 +207,7 @@ http_request_set_query(struct http_request *r, const char *query)
 char *
 http_request_url(const struct http_request *r)
 {
-	struct sw_buf	 b;
+	struct sw_buf b;
 
 	sw_buf_init(&b, SW_MAX_UPSTREAM_BODY);
 	if (sw_buf_puts(&b, r->base) != SW_OK ||
@@ -237,7 +238,7 @@ http_response_free(struct http_response *resp)
 sw_err
 http_client_init(struct http_client *c, unsigned flags)
 {
-	static int	 global_done;
+	static int global_done;
 
 	memset(c, 0, sizeof(*c));
 	if (!global_done) {
@@ -266,7 +267,7 @@ http_client_free(struct http_client *c)
 sw_err
 http_client_set_ca(struct http_client *c, const char *pem, size_t len)
 {
-	char	*p = NULL;
+	char *p = NULL;
 
 	if (pem != NULL && len > 0) {
 		if ((p = sw_malloc(len)) == NULL)
@@ -282,7 +283,7 @@ http_client_set_ca(struct http_client *c, const char *pem, size_t len)
 static int
 http_host_is(const char *auth, size_t alen, const char *const *list)
 {
-	size_t	 hlen, i;
+	size_t hlen, i;
 
 	/* Host part: up to the port colon, or the whole "[v6]". */
 	if (auth[0] == '[') {
@@ -304,15 +305,13 @@ http_host_is(const char *auth, size_t alen, const char *const *list)
 int
 http_url_allowed(const char *url, unsigned flags)
 {
-	static const char *const loopback[] = {
-		"127.0.0.1", "localhost", "[::1]", NULL
-	};
-	static const char *const metadata[] = {
-		"169.254.169.254", "169.254.170.2", "169.254.170.23",
-		"[fd00:ec2::23]", "[fd00:ec2::254]", NULL
-	};
-	const char	*auth;
-	size_t		 alen;
+	static const char *const loopback[] = { "127.0.0.1", "localhost",
+		"[::1]", NULL };
+	static const char *const metadata[] = { "169.254.169.254",
+		"169.254.170.2", "169.254.170.23", "[fd00:ec2::23]",
+		"[fd00:ec2::254]", NULL };
+	const char *auth;
+	size_t alen;
 
 	if (http_url_authority(url, &auth, &alen) == -1)
 		return 0;
@@ -333,10 +332,10 @@ http_url_allowed(const char *url, unsigned flags)
 static size_t
 http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 {
-	struct http_xfer	*x = arg;
-	size_t			 len = size * nitems, nlen, vlen;
-	char			 name[256], *value = NULL;
-	const char		*colon, *v;
+	struct http_xfer *x = arg;
+	size_t len = size * nitems, nlen, vlen;
+	char name[256], *value = NULL;
+	const char *colon, *v;
 
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		/* A new status line: drop headers of a 1xx response. */
@@ -386,14 +385,14 @@ http_cancel_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 static size_t
 http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
-	struct http_xfer	*x = arg;
-	size_t			 len = size * nmemb;
-	long			 status = 0;
-	sw_err			 rc;
+	struct http_xfer *x = arg;
+	size_t len = size * nmemb;
+	long status = 0;
+	sw_err rc;
 
 	if (x->fn != NULL) {
-		curl_easy_getinfo(x->client->curl, CURLINFO_RESPONSE_CODE,
-		    &status);
+		curl_easy_getinfo(
+		    x->client->curl, CURLINFO_RESPONSE_CODE, &status);
 		if (status >= 200 && status < 300) {
 			if (x->fn(x->arg, data, len) != 0) {
 				x->stopped = 1;
@@ -416,8 +415,8 @@ static sw_err
 http_curl_err(struct http_client *c, CURLcode cc)
 {
 	if (c->errmsg[0] == '\0')
-		sw_fmt_text(c->errmsg, sizeof(c->errmsg), "%s",
-		    curl_easy_strerror(cc));
+		sw_fmt_text(
+		    c->errmsg, sizeof(c->errmsg), "%s", curl_easy_strerror(cc));
 	switch (cc) {
 	case CURLE_OPERATION_TIMEDOUT:
 		return SW_ETIMEOUT;
@@ -440,16 +439,16 @@ static sw_err
 http_do(struct http_client *c, const struct http_request *req,
     struct http_response *resp, http_stream_fn fn, void *arg)
 {
-	struct http_xfer	 x;
-	struct curl_slist	*hl = NULL, *nl;
-	struct curl_blob	 blob;
-	struct sw_buf		 line;
-	CURL			*cu = c->curl;
-	CURLcode		 cc;
-	char			*url = NULL;
-	size_t			 i;
-	int			 has_ctype = 0;
-	sw_err			 rc = SW_ENOMEM;
+	struct http_xfer x;
+	struct curl_slist *hl = NULL, *nl;
+	struct curl_blob blob;
+	struct sw_buf line;
+	CURL *cu = c->curl;
+	CURLcode cc;
+	char *url = NULL;
+	size_t i;
+	int has_ctype = 0;
+	sw_err rc = SW_ENOMEM;
 
 	sw_buf_init(&line, SW_MAX_UPSTREAM_BODY);
 	memset(&x, 0, sizeof(x));
@@ -483,7 +482,7 @@ http_do(struct http_client *c, const struct http_request *req,
 		if (strcasecmp(h->name, "content-type") == 0)
 			has_ctype = 1;
 		if ((rc = sw_buf_printf(&line, *h->value ? "%s: %s" : "%s;",
-		    h->name, h->value)) != SW_OK)
+			 h->name, h->value)) != SW_OK)
 			goto out;
 		if ((nl = curl_slist_append(hl, sw_buf_str(&line))) == NULL) {
 			rc = SW_ENOMEM;
@@ -504,8 +503,9 @@ http_do(struct http_client *c, const struct http_request *req,
 	curl_easy_reset(cu);
 	curl_easy_setopt(cu, CURLOPT_URL, url);
 	curl_easy_setopt(cu, CURLOPT_PROTOCOLS_STR,
-	    c->flags & (HTTP_ALLOW_LOOPBACK | HTTP_ALLOW_METADATA) ?
-	    "http,https" : "https");
+	    c->flags & (HTTP_ALLOW_LOOPBACK | HTTP_ALLOW_METADATA)
+		? "http,https"
+		: "https");
 	curl_easy_setopt(cu, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(cu, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(cu, CURLOPT_NOPROXY, HTTP_NOPROXY);
@@ -586,8 +586,8 @@ http_perform_stream(struct http_client *c, const struct http_request *req,
 }
 
 sw_err
-http_get_document(const char *url, const char *form,
-    const char *authorization, struct sw_buf *out)
+http_get_document(const char *url, const char *form, const char *authorization,
+    struct sw_buf *out)
 {
 	struct http_client c;
 	struct http_request req;
@@ -604,8 +604,9 @@ http_get_document(const char *url, const char *form,
 	if (path == NULL || (q != NULL && q < path))
 		path = q;
 	base = sw_strndup(url, path ? (size_t)(path - url) : strlen(url));
-	p = path == NULL || *path == '?' ? sw_strdup("/") :
-	    sw_strndup(path, strcspn(path, "?#"));
+	p = path == NULL || *path == '?'
+	    ? sw_strdup("/")
+	    : sw_strndup(path, strcspn(path, "?#"));
 	q = path != NULL ? strchr(path, '?') : NULL;
 	if (base == NULL || p == NULL) {
 		free(base);
@@ -619,23 +620,26 @@ http_get_document(const char *url, const char *form,
 	c.max_body = out->max ? out->max : SW_MAX_UPSTREAM_BODY;
 	http_response_init(&resp, c.max_body);
 	if ((e = http_request_init(&req, form ? "POST" : "GET", base, p,
-	    q ? q + 1 : NULL)) == SW_OK) {
+		 q ? q + 1 : NULL)) == SW_OK) {
 		if ((e = http_headers_add(&req.headers, "Accept",
-		    "application/json")) == SW_OK && form != NULL &&
+			 "application/json")) == SW_OK &&
+		    form != NULL &&
 		    ((e = http_headers_add(&req.headers, "Content-Type",
-		    "application/x-www-form-urlencoded")) != SW_OK ||
-		    (e = http_request_set_body(&req, form, strlen(form))) !=
-		    SW_OK))
+			  "application/x-www-form-urlencoded")) != SW_OK ||
+			(e = http_request_set_body(&req, form, strlen(form))) !=
+			    SW_OK))
 			;
 		else if (e == SW_OK && authorization != NULL &&
 		    (e = http_headers_add(&req.headers, "Authorization",
-		    authorization)) != SW_OK)
+			 authorization)) != SW_OK)
 			;
 		else if (e == SW_OK &&
 		    (e = http_perform(&c, &req, &resp)) == SW_OK)
 			e = sw_buf_add(out, sw_buf_str(&resp.body),
-			    resp.body.len) != SW_OK ? SW_ENOMEM :
-			    resp.status == 200 ? SW_OK : SW_EUPSTREAM;
+				resp.body.len) != SW_OK
+			    ? SW_ENOMEM
+			    : resp.status == 200 ? SW_OK
+						 : SW_EUPSTREAM;
 		http_request_free(&req);
 	}
 	http_response_free(&resp);

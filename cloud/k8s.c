@@ -27,15 +27,16 @@ sw_err
 k8s_init(struct k8s_client *c, const char *server, const char *ca_pem,
     size_t ca_len, int allow_loopback_http)
 {
-	size_t	 n;
-	sw_err	 rc;
+	size_t n;
+	sw_err rc;
 
 	memset(c, 0, sizeof(*c));
-	if (server == NULL || !http_url_allowed(server,
-	    allow_loopback_http ? HTTP_ALLOW_LOOPBACK : 0))
+	if (server == NULL ||
+	    !http_url_allowed(
+		server, allow_loopback_http ? HTTP_ALLOW_LOOPBACK : 0))
 		return SW_EINVAL;
-	if ((rc = http_client_init(&c->http, allow_loopback_http ?
-	    HTTP_ALLOW_LOOPBACK : 0)) != SW_OK)
+	if ((rc = http_client_init(&c->http,
+		 allow_loopback_http ? HTTP_ALLOW_LOOPBACK : 0)) != SW_OK)
 		return rc;
 	n = strlen(server);
 	while (n > 0 && server[n - 1] == '/')
@@ -77,14 +78,13 @@ k8s_set_token_fn(struct k8s_client *c, k8s_token_fn fn, void *arg)
 static int
 k8s_name_ok(const char *s)
 {
-	size_t	 i;
+	size_t i;
 
 	if (s == NULL || *s == '\0' || strlen(s) > 253)
 		return 0;
 	for (i = 0; s[i] != '\0'; i++)
 		if (!islower((unsigned char)s[i]) &&
-		    !isdigit((unsigned char)s[i]) && s[i] != '-' &&
-		    s[i] != '.')
+		    !isdigit((unsigned char)s[i]) && s[i] != '-' && s[i] != '.')
 			return 0;
 	return 1;
 }
@@ -93,9 +93,9 @@ sw_err
 k8s_path(char *out, size_t outsz, const char *api_version, const char *ns,
     const char *plural, const char *name)
 {
-	const char	*slash;
-	char		 group[256], ver[64];
-	int		 n;
+	const char *slash;
+	char group[256], ver[64];
+	int n;
 
 	if (api_version == NULL || !k8s_name_ok(plural) ||
 	    (ns != NULL && !k8s_name_ok(ns)) ||
@@ -117,14 +117,15 @@ k8s_path(char *out, size_t outsz, const char *api_version, const char *ns,
 		n = snprintf(out, outsz, "/api/%s", api_version);
 	}
 	if (n > 0 && ns != NULL)
-		n += snprintf(out + n, (size_t)n < outsz ? outsz - (size_t)n :
-		    0, "/namespaces/%s", ns);
+		n +=
+		    snprintf(out + n, (size_t)n < outsz ? outsz - (size_t)n : 0,
+			"/namespaces/%s", ns);
 	if (n > 0)
-		n += snprintf(out + n, (size_t)n < outsz ? outsz - (size_t)n :
-		    0, "/%s", plural);
+		n += snprintf(out + n,
+		    (size_t)n < outsz ? outsz - (size_t)n : 0, "/%s", plural);
 	if (n > 0 && name != NULL)
-		n += snprintf(out + n, (size_t)n < outsz ? outsz - (size_t)n :
-		    0, "/%s", name);
+		n += snprintf(out + n,
+		    (size_t)n < outsz ? outsz - (size_t)n : 0, "/%s", name);
 	return n > 0 && (size_t)n < outsz ? SW_OK : SW_EINVAL;
 }
 
@@ -144,8 +145,8 @@ k8s_err_clear(struct k8s_error *e)
 static void
 k8s_text(char *dst, size_t dstsz, const char *src, size_t len)
 {
-	char	*clean;
-	size_t	 n;
+	char *clean;
+	size_t n;
 
 	n = strnlen(src, len);
 	if (n >= dstsz)
@@ -162,12 +163,11 @@ k8s_text(char *dst, size_t dstsz, const char *src, size_t len)
 
 /* Fill err from a Status object (or whatever body came back). */
 static void
-k8s_parse_status(const char *body, size_t len, long status,
-    struct k8s_error *e)
+k8s_parse_status(const char *body, size_t len, long status, struct k8s_error *e)
 {
-	json_tokener	*tok;
-	json_object	*o = NULL, *v, *d;
-	const char	*t;
+	json_tokener *tok;
+	json_object *o = NULL, *v, *d;
+	const char *t;
 
 	k8s_err_clear(e);
 	e->status = status;
@@ -183,8 +183,7 @@ k8s_parse_status(const char *body, size_t len, long status,
 			k8s_text(e->reason, sizeof(e->reason), t, strlen(t));
 		if (json_object_object_get_ex(o, "message", &v) &&
 		    (t = json_object_get_string(v)) != NULL)
-			k8s_text(e->message, sizeof(e->message), t,
-			    strlen(t));
+			k8s_text(e->message, sizeof(e->message), t, strlen(t));
 		if (json_object_object_get_ex(o, "code", &v))
 			e->code = json_object_get_int(v);
 		if (json_object_object_get_ex(o, "details", &d) &&
@@ -230,9 +229,9 @@ sw_err
 k8s_answer(long status, const char *body, size_t len, int want,
     json_object **out, struct k8s_error *e)
 {
-	json_tokener	*tok;
-	json_object	*o = NULL, *items;
-	const char	*why = "response is not JSON";
+	json_tokener *tok;
+	json_object *o = NULL, *items;
+	const char *why = "response is not JSON";
 
 	if (out != NULL)
 		*out = NULL;
@@ -258,8 +257,8 @@ k8s_answer(long status, const char *body, size_t len, int want,
 		/* Every reader of a list walks items as an array. */
 		if (!json_object_object_get_ex(o, "items", &items) ||
 		    items == NULL)
-			json_object_object_add(o, "items",
-			    json_object_new_array());
+			json_object_object_add(
+			    o, "items", json_object_new_array());
 		else if (!json_object_is_type(items, json_type_array)) {
 			why = "list response whose items is not an array";
 			json_object_put(o);
@@ -286,12 +285,12 @@ k8s_do(struct k8s_client *c, const char *method, const char *path,
     const char *query, const char *ctype, json_object *body, int want,
     json_object **out, http_stream_fn sfn, void *sarg, struct k8s_error *e)
 {
-	struct http_request	 req;
-	struct http_response	 resp;
-	char			 auth[SW_EKS_TOKEN_MAX + 16];
-	const char		*s;
-	int			 tries;
-	sw_err			 rc;
+	struct http_request req;
+	struct http_response resp;
+	char auth[SW_EKS_TOKEN_MAX + 16];
+	const char *s;
+	int tries;
+	sw_err rc;
 
 	k8s_err_clear(e);
 	if (out != NULL)
@@ -299,34 +298,35 @@ k8s_do(struct k8s_client *c, const char *method, const char *path,
 	memset(&req, 0, sizeof(req));
 	http_response_init(&resp, c->http.max_body);
 	if ((rc = http_request_init(&req, method, c->server, path, query)) !=
-	    SW_OK ||
-	    (rc = http_headers_add(&req.headers, "Accept",
-	    "application/json")) != SW_OK ||
-	    (rc = http_headers_add(&req.headers, "User-Agent",
-	    "slipway/0.1")) != SW_OK)
+		SW_OK ||
+	    (rc = http_headers_add(
+		 &req.headers, "Accept", "application/json")) != SW_OK ||
+	    (rc = http_headers_add(
+		 &req.headers, "User-Agent", "slipway/0.1")) != SW_OK)
 		goto out;
 	if (body != NULL) {
 		s = json_object_to_json_string_ext(body,
 		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-		if ((rc = http_headers_add(&req.headers, "Content-Type",
-		    ctype)) != SW_OK ||
+		if ((rc = http_headers_add(
+			 &req.headers, "Content-Type", ctype)) != SW_OK ||
 		    (rc = http_request_set_body(&req, s, strlen(s))) != SW_OK)
 			goto out;
 	}
 	for (tries = 0; tries < 2; tries++) {
-		if (c->token_fn != NULL && (rc = c->token_fn(c->token_arg,
-		    tries > 0, c->token, sizeof(c->token))) != SW_OK)
+		if (c->token_fn != NULL &&
+		    (rc = c->token_fn(c->token_arg, tries > 0, c->token,
+			 sizeof(c->token))) != SW_OK)
 			goto out;
 		if (c->token[0] != '\0') {
 			if ((rc = sw_fmt(auth, sizeof(auth), "Bearer %s",
-			    c->token)) != SW_OK ||
-			    (rc = http_headers_set(&req.headers,
-			    "Authorization", auth)) != SW_OK)
+				 c->token)) != SW_OK ||
+			    (rc = http_headers_set(
+				 &req.headers, "Authorization", auth)) != SW_OK)
 				goto out;
 		}
-		rc = sfn != NULL ?
-		    http_perform_stream(&c->http, &req, &resp, sfn, sarg) :
-		    http_perform(&c->http, &req, &resp);
+		rc = sfn != NULL
+		    ? http_perform_stream(&c->http, &req, &resp, sfn, sarg)
+		    : http_perform(&c->http, &req, &resp);
 		if (rc != SW_OK) {
 			e->status = resp.status;
 			sw_fmt_text(e->message, sizeof(e->message), "%s",
@@ -350,14 +350,14 @@ sw_err
 k8s_get(struct k8s_client *c, const char *path, json_object **out,
     struct k8s_error *e)
 {
-	return k8s_do(c, "GET", path, NULL, NULL, NULL, K8S_ANSWER_OBJECT,
-	    out, NULL, NULL, e);
+	return k8s_do(c, "GET", path, NULL, NULL, NULL, K8S_ANSWER_OBJECT, out,
+	    NULL, NULL, e);
 }
 
 static sw_err
 k8s_query_add(struct sw_buf *q, const char *key, const char *val)
 {
-	sw_err	 rc;
+	sw_err rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sw_buf_printf(q, "%s=", key)) != SW_OK)
@@ -369,8 +369,8 @@ sw_err
 k8s_list(struct k8s_client *c, const char *path, const char *sel,
     json_object **out, struct k8s_error *e)
 {
-	struct sw_buf	 q;
-	sw_err		 rc;
+	struct sw_buf q;
+	sw_err rc;
 
 	sw_buf_init(&q, SW_MAX_QUERY);
 	if (sel != NULL && *sel != '\0' &&
@@ -397,8 +397,8 @@ sw_err
 k8s_apply(struct k8s_client *c, const char *path, json_object *obj,
     json_object **out, struct k8s_error *e)
 {
-	json_object	*copy = NULL, *meta;
-	sw_err		 rc;
+	json_object *copy = NULL, *meta;
+	sw_err rc;
 
 	/* Apply must not carry managedFields; drop them from a copy. */
 	if (json_object_deep_copy(obj, &copy, NULL) != 0 || copy == NULL) {
@@ -407,9 +407,10 @@ k8s_apply(struct k8s_client *c, const char *path, json_object *obj,
 	}
 	if (json_object_object_get_ex(copy, "metadata", &meta))
 		json_object_object_del(meta, "managedFields");
-	rc = k8s_do(c, "PATCH", path, "fieldManager=" K8S_FIELD_MANAGER
-	    "&force=true", "application/apply-patch+yaml", copy,
-	    K8S_ANSWER_OBJECT, out, NULL, NULL, e);
+	rc = k8s_do(c, "PATCH", path,
+	    "fieldManager=" K8S_FIELD_MANAGER "&force=true",
+	    "application/apply-patch+yaml", copy, K8S_ANSWER_OBJECT, out, NULL,
+	    NULL, e);
 	json_object_put(copy);
 	return rc;
 }
@@ -427,8 +428,8 @@ k8s_merge_patch(struct k8s_client *c, const char *path, json_object *patch,
     json_object **out, struct k8s_error *e)
 {
 	return k8s_do(c, "PATCH", path, "fieldManager=" K8S_FIELD_MANAGER,
-	    "application/merge-patch+json", patch, K8S_ANSWER_OBJECT, out,
-	    NULL, NULL, e);
+	    "application/merge-patch+json", patch, K8S_ANSWER_OBJECT, out, NULL,
+	    NULL, e);
 }
 
 sw_err
@@ -439,18 +440,19 @@ k8s_delete(struct k8s_client *c, const char *path, struct k8s_error *e)
 }
 
 sw_err
-k8s_delete_propagate(struct k8s_client *c, const char *path,
-    const char *policy, struct k8s_error *e)
+k8s_delete_propagate(struct k8s_client *c, const char *path, const char *policy,
+    struct k8s_error *e)
 {
-	json_object	*opts;
-	sw_err		 rc;
+	json_object *opts;
+	sw_err rc;
 
 	opts = json_object_new_object();
-	json_object_object_add(opts, "kind",
-	    json_object_new_string("DeleteOptions"));
-	json_object_object_add(opts, "apiVersion", json_object_new_string("v1"));
-	json_object_object_add(opts, "propagationPolicy",
-	    json_object_new_string(policy));
+	json_object_object_add(
+	    opts, "kind", json_object_new_string("DeleteOptions"));
+	json_object_object_add(
+	    opts, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(
+	    opts, "propagationPolicy", json_object_new_string(policy));
 	rc = k8s_do(c, "DELETE", path, NULL, "application/json", opts,
 	    K8S_ANSWER_OBJECT, NULL, NULL, NULL, e);
 	json_object_put(opts);
@@ -462,24 +464,24 @@ k8s_delete_propagate(struct k8s_client *c, const char *path,
 static void
 k8s_copy_rv(json_object *obj, char *rv, size_t rvsz)
 {
-	json_object	*meta, *v;
+	json_object *meta, *v;
 
 	if (rv != NULL && rvsz > 0 &&
 	    json_object_object_get_ex(obj, "metadata", &meta) &&
 	    json_object_object_get_ex(meta, "resourceVersion", &v) &&
 	    json_object_is_type(v, json_type_string) &&
 	    sw_fmt(rv, rvsz, "%s", json_object_get_string(v)) != SW_OK)
-		rv[0] = '\0';	/* a cut version names none: start afresh */
+		rv[0] = '\0'; /* a cut version names none: start afresh */
 }
 
 /* One watch event line; non-zero stops the stream. */
 static int
 k8s_event(struct k8s_stream *s, const char *line, size_t len)
 {
-	json_tokener	*tok;
-	json_object	*ev = NULL, *type, *obj;
-	const char	*t;
-	int		 stop = 0;
+	json_tokener *tok;
+	json_object *ev = NULL, *type, *obj;
+	const char *t;
+	int stop = 0;
 
 	if (len == 0)
 		return 0;
@@ -531,9 +533,9 @@ k8s_stream_init(struct k8s_stream *s, k8s_event_fn fn, void *arg, char *rv,
 int
 k8s_stream_chunk(void *arg, const char *data, size_t len)
 {
-	struct k8s_stream	*s = arg;
-	const char		*nl;
-	size_t			 n;
+	struct k8s_stream *s = arg;
+	const char *nl;
+	size_t n;
 
 	while (len > 0) {
 		if ((nl = memchr(data, '\n', len)) == NULL) {
@@ -563,7 +565,7 @@ k8s_stream_chunk(void *arg, const char *data, size_t len)
 sw_err
 k8s_stream_end(struct k8s_stream *s)
 {
-	struct k8s_error	*e = s->err;
+	struct k8s_error *e = s->err;
 
 	/* A last event without a trailing newline. */
 	if (!s->stopped && !s->gone && !s->bad && s->line.len > 0)
@@ -593,11 +595,11 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
     const char *rv, int timeout_s, k8s_event_fn fn, void *arg, char *rv_out,
     size_t rvsz, struct k8s_error *e)
 {
-	struct k8s_stream	 s;
-	struct sw_buf		 q;
-	char			 num[32];
-	long			 saved = c->http.timeout_ms;
-	sw_err			 rc;
+	struct k8s_stream s;
+	struct sw_buf q;
+	char num[32];
+	long saved = c->http.timeout_ms;
+	sw_err rc;
 
 	k8s_err_clear(e);
 	k8s_stream_init(&s, fn, arg, rv_out, rvsz, e);
@@ -609,13 +611,13 @@ k8s_watch(struct k8s_client *c, const char *path, const char *sel,
 	    (rc = k8s_query_add(&q, "allowWatchBookmarks", "true")) != SW_OK ||
 	    (rc = k8s_query_add(&q, "timeoutSeconds", num)) != SW_OK ||
 	    (rv != NULL && *rv != '\0' &&
-	    (rc = k8s_query_add(&q, "resourceVersion", rv)) != SW_OK) ||
+		(rc = k8s_query_add(&q, "resourceVersion", rv)) != SW_OK) ||
 	    (sel != NULL && *sel != '\0' &&
-	    (rc = k8s_query_add(&q, "labelSelector", sel)) != SW_OK))
+		(rc = k8s_query_add(&q, "labelSelector", sel)) != SW_OK))
 		goto out;
-	if (rv_out != NULL && rvsz > 0 && sw_fmt(rv_out, rvsz, "%s",
-	    rv != NULL ? rv : "") != SW_OK)
-		rv_out[0] = '\0';	/* a cut version names none */
+	if (rv_out != NULL && rvsz > 0 &&
+	    sw_fmt(rv_out, rvsz, "%s", rv != NULL ? rv : "") != SW_OK)
+		rv_out[0] = '\0'; /* a cut version names none */
 	/* The server ends the watch after timeout_s; allow some slack. */
 	c->http.timeout_ms = (timeout_s + 15) * 1000L;
 	rc = k8s_do(c, "GET", path, sw_buf_str(&q), NULL, NULL,
@@ -630,11 +632,11 @@ out:
 }
 
 int
-k8s_list_sync(json_object *list, k8s_event_fn fn, void *arg, char *rv,
-    size_t rvsz)
+k8s_list_sync(
+    json_object *list, k8s_event_fn fn, void *arg, char *rv, size_t rvsz)
 {
-	json_object	*items;
-	size_t		 i, n;
+	json_object *items;
+	size_t i, n;
 
 	if (rv != NULL && rvsz > 0)
 		rv[0] = '\0';
@@ -651,13 +653,12 @@ k8s_list_sync(json_object *list, k8s_event_fn fn, void *arg, char *rv,
 
 sw_err
 k8s_list_watch(struct k8s_client *c, const char *path, const char *sel,
-    int timeout_s, int rounds, k8s_event_fn fn, void *arg,
-    struct k8s_error *e)
+    int timeout_s, int rounds, k8s_event_fn fn, void *arg, struct k8s_error *e)
 {
-	json_object	*list = NULL;
-	char		 rv[128];
-	int		 round;
-	sw_err		 rc = SW_EINVAL;
+	json_object *list = NULL;
+	char rv[128];
+	int round;
+	sw_err rc = SW_EINVAL;
 
 	for (round = 0; round < rounds; round++) {
 		if ((rc = k8s_list(c, path, sel, &list, e)) != SW_OK)
@@ -668,8 +669,8 @@ k8s_list_watch(struct k8s_client *c, const char *path, const char *sel,
 		}
 		json_object_put(list);
 		list = NULL;
-		rc = k8s_watch(c, path, sel, rv, timeout_s, fn, arg, rv,
-		    sizeof(rv), e);
+		rc = k8s_watch(
+		    c, path, sel, rv, timeout_s, fn, arg, rv, sizeof(rv), e);
 		if (rc != SW_ECONFLICT || !e->gone)
 			return rc;
 	}
@@ -677,14 +678,14 @@ k8s_list_watch(struct k8s_client *c, const char *path, const char *sel,
 }
 
 struct k8s_logs_arg {
-	k8s_chunk_fn	 fn;
-	void		*arg;
+	k8s_chunk_fn fn;
+	void *arg;
 };
 
 static int
 k8s_logs_chunk(void *arg, const char *data, size_t len)
 {
-	struct k8s_logs_arg	*a = arg;
+	struct k8s_logs_arg *a = arg;
 
 	return a->fn(a->arg, data, len);
 }
@@ -694,16 +695,17 @@ k8s_logs_query(struct k8s_client *c, const char *ns, const char *pod,
     const char *container, int follow, int stamped, long tail_lines,
     int timeout_s, k8s_chunk_fn fn, void *arg, struct k8s_error *e)
 {
-	struct k8s_logs_arg	 a;
-	struct sw_buf		 q;
-	char			 path[1024], num[32];
-	long			 saved = c->http.timeout_ms;
-	sw_err			 rc;
+	struct k8s_logs_arg a;
+	struct sw_buf q;
+	char path[1024], num[32];
+	long saved = c->http.timeout_ms;
+	sw_err rc;
 
 	k8s_err_clear(e);
 	sw_buf_init(&q, SW_MAX_QUERY);
 	if ((rc = k8s_path(path, sizeof(path) - 4, "v1", ns, "pods", pod)) !=
-	    SW_OK || (container != NULL && !k8s_name_ok(container)))
+		SW_OK ||
+	    (container != NULL && !k8s_name_ok(container)))
 		goto out;
 	memcpy(path + strlen(path), "/log", 5);
 	if (container != NULL &&
@@ -711,13 +713,12 @@ k8s_logs_query(struct k8s_client *c, const char *ns, const char *pod,
 		goto out;
 	if (follow && (rc = k8s_query_add(&q, "follow", "true")) != SW_OK)
 		goto out;
-	if (stamped &&
-	    (rc = k8s_query_add(&q, "timestamps", "true")) != SW_OK)
+	if (stamped && (rc = k8s_query_add(&q, "timestamps", "true")) != SW_OK)
 		goto out;
 	if (tail_lines >= 0) {
 		if ((rc = sw_fmt(num, sizeof(num), "%ld", tail_lines)) !=
-		    SW_OK || (rc = k8s_query_add(&q, "tailLines", num)) !=
-		    SW_OK)
+			SW_OK ||
+		    (rc = k8s_query_add(&q, "tailLines", num)) != SW_OK)
 			goto out;
 	}
 	a.fn = fn;

@@ -21,10 +21,10 @@
 
 /* One remembered cluster: what its DescribeCluster gave. */
 struct kube_memo {
-	char	 cluster[SW_KUBE_MAX_NAME];
-	char	*endpoint;
-	char	*pem;
-	size_t	 pemlen;
+	char cluster[SW_KUBE_MAX_NAME];
+	char *endpoint;
+	char *pem;
+	size_t pemlen;
 };
 
 static struct kube_memo memo[SW_KUBE_MEMO];
@@ -47,8 +47,8 @@ memo_find(const char *cluster)
 /* Remember endpoint and pem for cluster (copied); a name too long to
  * keep is not remembered. */
 static void
-memo_put(const char *cluster, const char *endpoint, const char *pem,
-    size_t pemlen)
+memo_put(
+    const char *cluster, const char *endpoint, const char *pem, size_t pemlen)
 {
 	struct kube_memo *m;
 	char *ep, *ca;
@@ -81,16 +81,17 @@ memo_put(const char *cluster, const char *endpoint, const char *pem,
 /* A client for endpoint with CA pem, EKS tokens for cluster. */
 static sw_err
 kube_setup(struct aws_ctx *ctx, const char *cluster, const char *endpoint,
-    const char *pem, size_t pemlen, struct sw_kube *kb,
-    struct aws_error *err)
+    const char *pem, size_t pemlen, struct sw_kube *kb, struct aws_error *err)
 {
 	sw_err e;
 
 	e = k8s_init(&kb->k, endpoint, pem, pemlen, 0);
 	if (e != SW_OK) {
-		sw_fmt_text(err->message, sizeof(err->message), "cannot set up "
+		sw_fmt_text(err->message, sizeof(err->message),
+		    "cannot set up "
 		    "a "
-		    "Kubernetes client for cluster %s", cluster);
+		    "Kubernetes client for cluster %s",
+		    cluster);
 		sw_kube_close(kb);
 		return e;
 	}
@@ -100,7 +101,7 @@ kube_setup(struct aws_ctx *ctx, const char *cluster, const char *endpoint,
 	}
 	kb->src->ctx = ctx;
 	if (snprintf(kb->src->cluster, sizeof(kb->src->cluster), "%s",
-	    cluster) >= (int)sizeof(kb->src->cluster)) {
+		cluster) >= (int)sizeof(kb->src->cluster)) {
 		sw_kube_close(kb);
 		return SW_EINVAL;
 	}
@@ -118,8 +119,7 @@ sw_kube_connect(struct aws_ctx *ctx, const char *cluster, struct sw_kube *kb,
 
 	memset(kb, 0, sizeof(*kb));
 	memset(err, 0, sizeof(*err));
-	e = aws_eks_cluster_access(ctx, cluster, &endpoint, &pem, &pemlen,
-	    err);
+	e = aws_eks_cluster_access(ctx, cluster, &endpoint, &pem, &pemlen, err);
 	if (e != SW_OK) {
 		if (strcmp(err->code, "ClusterNotReady") == 0)
 			return SW_ECONFLICT;
@@ -134,8 +134,7 @@ sw_kube_connect(struct aws_ctx *ctx, const char *cluster, struct sw_kube *kb,
 
 sw_err
 sw_kube_connect_known(struct aws_ctx *ctx, const char *cluster,
-    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
-    int *asked)
+    const char *endpoint, struct sw_kube *kb, struct aws_error *err, int *asked)
 {
 	struct kube_memo *m;
 	char *ep = NULL, *pem = NULL;
@@ -174,8 +173,8 @@ sw_kube_remember(const char *cluster, json_object *doc)
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	if ((e = aws_cluster_access_of(doc, cluster, &endpoint, &pem, &pemlen,
-	    &err)) != SW_OK)
+	if ((e = aws_cluster_access_of(
+		 doc, cluster, &endpoint, &pem, &pemlen, &err)) != SW_OK)
 		return e;
 	memo_put(cluster, endpoint, pem, pemlen);
 	free(endpoint);
@@ -227,12 +226,13 @@ owner_path(char *out, size_t outsz, json_object *ref, const char *ns)
 	    n >= sizeof(plural) - 1)
 		return SW_EINVAL;
 	for (i = 0; i < n; i++)
-		plural[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
-		    kind[i] - 'A' + 'a' : kind[i]);
+		plural[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z'
+			? kind[i] - 'A' + 'a'
+			: kind[i]);
 	plural[n] = 's';
 	plural[n + 1] = '\0';
-	return k8s_path(out, outsz, api, ns, plural,
-	    sw_json_get_str(ref, "name"));
+	return k8s_path(
+	    out, outsz, api, ns, plural, sw_json_get_str(ref, "name"));
 }
 
 int
@@ -244,8 +244,7 @@ sw_kube_controlled_by_us(struct sw_kube *kb, json_object *obj)
 	char path[1024];
 	int depth, ours = 0;
 
-	for (depth = 0; cur != NULL && depth <= SW_KUBE_OWNER_DEPTH;
-	    depth++) {
+	for (depth = 0; cur != NULL && depth <= SW_KUBE_OWNER_DEPTH; depth++) {
 		if ((ours = sw_kube_pod_ours(cur)))
 			break;
 		next = NULL;

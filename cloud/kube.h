@@ -12,14 +12,14 @@
 #include "cloud/k8s.h"
 
 /* The label on every Kubernetes object Slipway makes, and its value. */
-#define SW_KUBE_MANAGED_BY	"app.kubernetes.io/managed-by"
-#define SW_KUBE_MANAGER		"slipway"
+#define SW_KUBE_MANAGED_BY "app.kubernetes.io/managed-by"
+#define SW_KUBE_MANAGER "slipway"
 /* Owner references followed from a pod to what made it. */
-#define SW_KUBE_OWNER_DEPTH	3
+#define SW_KUBE_OWNER_DEPTH 3
 
 struct sw_kube {
-	struct k8s_client	 k;
-	struct eks_token_source	*src;
+	struct k8s_client k;
+	struct eks_token_source *src;
 };
 
 /*
@@ -28,8 +28,8 @@ struct sw_kube {
  * another sw_err from the AWS call (err says which).  kb is always safe
  * to sw_kube_close().  ctx is borrowed and must outlive kb.
  */
-sw_err	sw_kube_connect(struct aws_ctx *, const char *cluster,
-	    struct sw_kube *kb, struct aws_error *err);
+sw_err sw_kube_connect(struct aws_ctx *, const char *cluster,
+    struct sw_kube *kb, struct aws_error *err);
 /*
  * As sw_kube_connect, for a caller that knows the endpoint its cluster
  * has (recorded from its own DescribeCluster): when this process last
@@ -37,22 +37,22 @@ sw_err	sw_kube_connect(struct aws_ctx *, const char *cluster,
  * asked; else DescribeCluster as above.  *asked says whether a request
  * was sent.  Safe from several threads.
  */
-sw_err	sw_kube_connect_known(struct aws_ctx *, const char *cluster,
-	    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
-	    int *asked);
+sw_err sw_kube_connect_known(struct aws_ctx *, const char *cluster,
+    const char *endpoint, struct sw_kube *kb, struct aws_error *err,
+    int *asked);
 /*
  * Remember the endpoint and CA of a DescribeCluster answer already read
  * (doc borrowed) for later sw_kube_connect_known calls.  SW_OK, or an
  * error when the answer has no endpoint or CA yet.
  */
-sw_err	sw_kube_remember(const char *cluster, json_object *doc);
-void	sw_kube_close(struct sw_kube *);
+sw_err sw_kube_remember(const char *cluster, json_object *doc);
+void sw_kube_close(struct sw_kube *);
 /*
  * Is pod (a Pod object, borrowed) one of a Slipway workload's: labelled
  * as managed by Slipway?  The one rule for whose logs are served, by
  * REST's training_job_logs and by the stream's pod logs alike.
  */
-int	sw_kube_pod_ours(json_object *pod);
+int sw_kube_pod_ours(json_object *pod);
 
 /*
  * Is obj (borrowed) ours, or controlled, through its controller owner
@@ -62,6 +62,6 @@ int	sw_kube_pod_ours(json_object *pod);
  * Slipway?  An inference operator's or JumpStart's pods are this way.
  * 0 when an owner cannot be read.
  */
-int	sw_kube_controlled_by_us(struct sw_kube *, json_object *obj);
+int sw_kube_controlled_by_us(struct sw_kube *, json_object *obj);
 
 #endif

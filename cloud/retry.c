@@ -12,7 +12,7 @@
 static void
 retry_real_sleep(void *arg, long ms)
 {
-	struct timespec	 ts;
+	struct timespec ts;
 
 	(void)arg;
 	ts.tv_sec = ms / 1000;
@@ -43,8 +43,8 @@ retry_init(struct retry_policy *p)
 long
 retry_backoff_cap_ms(const struct retry_policy *p, int n)
 {
-	long	 d = p->base_ms;
-	int	 i;
+	long d = p->base_ms;
+	int i;
 
 	for (i = 1; i < n && d < p->cap_ms; i++)
 		d *= 2;
@@ -57,10 +57,10 @@ static sw_err
 retry_loop(struct retry_policy *p, retry_attempt_fn fn, void *arg,
     struct aws_error *err, int once_only)
 {
-	enum retry_kind	 kind;
-	int		 attempt, cost, taken = 0;
-	long		 delay;
-	sw_err		 rc;
+	enum retry_kind kind;
+	int attempt, cost, taken = 0;
+	long delay;
+	sw_err rc;
 
 	for (attempt = 1;; attempt++) {
 		aws_error_clear(err);
@@ -74,8 +74,8 @@ retry_loop(struct retry_policy *p, retry_attempt_fn fn, void *arg,
 		if (kind == RETRY_NONE || attempt >= p->max_attempts ||
 		    (once_only && kind != RETRY_THROTTLE))
 			return rc;
-		cost = kind == RETRY_TIMEOUT ? SW_AWS_RETRY_TIMEOUT_COST :
-		    SW_AWS_RETRY_COST;
+		cost = kind == RETRY_TIMEOUT ? SW_AWS_RETRY_TIMEOUT_COST
+					     : SW_AWS_RETRY_COST;
 		if (p->tokens < cost)
 			return rc;
 		p->tokens -= cost;

@@ -14,31 +14,31 @@
 #include "lib/err.h"
 
 struct retry_policy {
-	int	 max_attempts;		/* SW_AWS_MAX_ATTEMPTS */
-	long	 base_ms;		/* SW_AWS_RETRY_BASE_MS */
-	long	 cap_ms;		/* SW_AWS_RETRY_CAP_MS */
-	int	 tokens;		/* what is left in the bucket */
-	int	 max_tokens;		/* SW_AWS_RETRY_TOKENS */
-	void	(*sleep_ms)(void *arg, long ms);
-	double	(*rand01)(void *arg);	/* uniform in [0, 1) */
-	void	*arg;			/* for sleep_ms and rand01 */
+	int max_attempts; /* SW_AWS_MAX_ATTEMPTS */
+	long base_ms; /* SW_AWS_RETRY_BASE_MS */
+	long cap_ms; /* SW_AWS_RETRY_CAP_MS */
+	int tokens; /* what is left in the bucket */
+	int max_tokens; /* SW_AWS_RETRY_TOKENS */
+	void (*sleep_ms)(void *arg, long ms);
+	double (*rand01)(void *arg); /* uniform in [0, 1) */
+	void *arg; /* for sleep_ms and rand01 */
 };
 
 /* One attempt: fill err and return non-SW_OK on failure.  attempt
  * counts from 1. */
-typedef sw_err	(*retry_attempt_fn)(void *arg, int attempt,
-		    struct aws_error *err);
+typedef sw_err (*retry_attempt_fn)(
+    void *arg, int attempt, struct aws_error *err);
 
 /* Defaults from limits.h, a real sleep and a real random source. */
-void	 retry_init(struct retry_policy *);
+void retry_init(struct retry_policy *);
 /* Upper bound of the wait before retry number n (1-based), in ms. */
-long	 retry_backoff_cap_ms(const struct retry_policy *, int n);
+long retry_backoff_cap_ms(const struct retry_policy *, int n);
 /*
  * Run fn until it succeeds, fails for good, runs out of attempts or the
  * bucket runs dry.  Returns fn's last result; err holds its last error.
  */
-sw_err	 retry_run(struct retry_policy *, retry_attempt_fn fn, void *arg,
-	    struct aws_error *err);
+sw_err retry_run(struct retry_policy *, retry_attempt_fn fn, void *arg,
+    struct aws_error *err);
 /*
  * The same for a call that changes state and must not be sent twice:
  * only a throttling answer (refused, nothing done) is tried again.  After
@@ -46,7 +46,7 @@ sw_err	 retry_run(struct retry_policy *, retry_attempt_fn fn, void *arg,
  * error goes back to the caller, which reads the state before sending it
  * again (a pipeline stage's lookup, or sw_step_aws_once).
  */
-sw_err	 retry_run_once_only(struct retry_policy *, retry_attempt_fn fn,
-	    void *arg, struct aws_error *err);
+sw_err retry_run_once_only(struct retry_policy *, retry_attempt_fn fn,
+    void *arg, struct aws_error *err);
 
 #endif

@@ -23,31 +23,29 @@
 #include "lib/url.h"
 #include "cloud/sigv4.h"
 
-#define SIGV4_ALGO	"AWS4-HMAC-SHA256"
+#define SIGV4_ALGO "AWS4-HMAC-SHA256"
 
 /* Headers a signer leaves alone: proxies and clients may change them. */
-static const char *const sigv4_skip_headers[] = {
-	"authorization", "user-agent", "x-amzn-trace-id", "expect",
-	"transfer-encoding", "connection", "amz-sdk-invocation-id",
-	"amz-sdk-request", NULL
-};
+static const char *const sigv4_skip_headers[] = { "authorization", "user-agent",
+	"x-amzn-trace-id", "expect", "transfer-encoding", "connection",
+	"amz-sdk-invocation-id", "amz-sdk-request", NULL };
 
 struct sigv4_pair {
-	char	*key;		/* canonical (encoded or lower-cased) */
-	char	*value;
-	size_t	 order;		/* input position, for a stable sort */
+	char *key; /* canonical (encoded or lower-cased) */
+	char *value;
+	size_t order; /* input position, for a stable sort */
 };
 
 struct sigv4_pairs {
-	struct sigv4_pair	*v;
-	size_t			 n;
-	size_t			 cap;
+	struct sigv4_pair *v;
+	size_t n;
+	size_t cap;
 };
 
 static void
 sigv4_pairs_free(struct sigv4_pairs *p)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; i < p->n; i++) {
 		free(p->v[i].key);
@@ -61,8 +59,8 @@ sigv4_pairs_free(struct sigv4_pairs *p)
 static sw_err
 sigv4_pairs_take(struct sigv4_pairs *p, char *key, char *value)
 {
-	struct sigv4_pair	*nv;
-	size_t			 ncap;
+	struct sigv4_pair *nv;
+	size_t ncap;
 
 	if (key == NULL || value == NULL)
 		goto fail;
@@ -87,8 +85,8 @@ fail:
 static int
 sigv4_pair_cmp(const void *a, const void *b)
 {
-	const struct sigv4_pair	*x = a, *y = b;
-	int			 c;
+	const struct sigv4_pair *x = a, *y = b;
+	int c;
 
 	if ((c = strcmp(x->key, y->key)) != 0)
 		return c;
@@ -98,8 +96,8 @@ sigv4_pair_cmp(const void *a, const void *b)
 static int
 sigv4_pair_cmp_stable(const void *a, const void *b)
 {
-	const struct sigv4_pair	*x = a, *y = b;
-	int			 c;
+	const struct sigv4_pair *x = a, *y = b;
+	int c;
 
 	if ((c = strcmp(x->key, y->key)) != 0)
 		return c;
@@ -109,8 +107,8 @@ sigv4_pair_cmp_stable(const void *a, const void *b)
 void
 sigv4_sha256_hex(const void *data, size_t len, char out[65])
 {
-	unsigned char	 md[EVP_MAX_MD_SIZE];
-	unsigned int	 mdlen = 0;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
 
 	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 ||
 	    mdlen != 32) {
@@ -127,9 +125,9 @@ sigv4_sha256_hex(const void *data, size_t len, char out[65])
  * fetched once and the context is only keyed again for each step.
  */
 struct sigv4_mac {
-	EVP_MAC		*mac;
-	EVP_MAC_CTX	*ctx;
-	int		 keyed;		/* the digest parameter is set */
+	EVP_MAC *mac;
+	EVP_MAC_CTX *ctx;
+	int keyed; /* the digest parameter is set */
 };
 
 static sw_err
@@ -151,19 +149,19 @@ sigv4_mac_free(struct sigv4_mac *m)
 }
 
 static sw_err
-sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen,
-    const char *msg, unsigned char out[32])
+sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen, const char *msg,
+    unsigned char out[32])
 {
-	static char	 sha256[] = "SHA256";	/* OSSL_PARAM wants char * */
-	OSSL_PARAM	 params[2];
-	size_t		 len = 0;
+	static char sha256[] = "SHA256"; /* OSSL_PARAM wants char * */
+	OSSL_PARAM params[2];
+	size_t len = 0;
 
-	params[0] = OSSL_PARAM_construct_utf8_string(
-	    OSSL_MAC_PARAM_DIGEST, sha256, 0);
+	params[0] =
+	    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, sha256, 0);
 	params[1] = OSSL_PARAM_construct_end();
 	if (EVP_MAC_init(m->ctx, key, klen, m->keyed ? NULL : params) != 1 ||
-	    EVP_MAC_update(m->ctx, (const unsigned char *)msg,
-	    strlen(msg)) != 1 ||
+	    EVP_MAC_update(m->ctx, (const unsigned char *)msg, strlen(msg)) !=
+		1 ||
 	    EVP_MAC_final(m->ctx, out, &len, 32) != 1 || len != 32)
 		return SW_EINTERNAL;
 	m->keyed = 1;
@@ -178,8 +176,8 @@ sigv4_hmac(struct sigv4_mac *m, const void *key, size_t klen,
 static char *
 sigv4_query_canon(const char *s, size_t len)
 {
-	char			*out, *raw;
-	ssize_t			 n;
+	char *out, *raw;
+	ssize_t n;
 
 	if (len > SW_MAX_UPSTREAM_BODY ||
 	    (out = sw_malloc(4 * len + 2)) == NULL)
@@ -197,9 +195,9 @@ sigv4_query_canon(const char *s, size_t len)
 static sw_err
 sigv4_query_pairs(struct sigv4_pairs *p, const char *q)
 {
-	const char	*end, *eq;
-	size_t		 len;
-	sw_err		 rc;
+	const char *end, *eq;
+	size_t len;
+	sw_err rc;
 
 	while (q != NULL && *q != '\0') {
 		len = strcspn(q, "&");
@@ -211,7 +209,7 @@ sigv4_query_pairs(struct sigv4_pairs *p, const char *q)
 			rc = sigv4_pairs_take(p,
 			    sigv4_query_canon(q, (size_t)(eq - q)),
 			    sigv4_query_canon(eq < end ? eq + 1 : end,
-			    eq < end ? (size_t)(end - eq - 1) : 0));
+				eq < end ? (size_t)(end - eq - 1) : 0));
 			if (rc != SW_OK)
 				return rc;
 		}
@@ -224,10 +222,10 @@ sigv4_query_pairs(struct sigv4_pairs *p, const char *q)
 static sw_err
 sigv4_normalize(struct sw_buf *out, const char *path)
 {
-	const char	*seg, *p = path;
-	size_t		 len, *stack = NULL, depth = 0, n = 0;
-	int		 trailing = 0;
-	sw_err		 rc = SW_OK;
+	const char *seg, *p = path;
+	size_t len, *stack = NULL, depth = 0, n = 0;
+	int trailing = 0;
+	sw_err rc = SW_OK;
 
 	for (seg = path; *seg != '\0'; seg++)
 		if (*seg == '/')
@@ -269,9 +267,9 @@ out:
 static sw_err
 sigv4_canon_uri(struct sw_buf *out, const char *path, unsigned flags)
 {
-	struct sw_buf	 norm;
-	const char	*p;
-	sw_err		 rc;
+	struct sw_buf norm;
+	const char *p;
+	sw_err rc;
 
 	if (path == NULL || *path == '\0')
 		path = "/";
@@ -302,7 +300,7 @@ out:
 static int
 sigv4_skipped(const char *name)
 {
-	size_t	 i;
+	size_t i;
 
 	for (i = 0; sigv4_skip_headers[i] != NULL; i++)
 		if (strcasecmp(name, sigv4_skip_headers[i]) == 0)
@@ -314,8 +312,8 @@ sigv4_skipped(const char *name)
 static char *
 sigv4_header_value(const char *v)
 {
-	char	*out, *o;
-	int	 space = 0;
+	char *out, *o;
+	int space = 0;
 
 	if ((out = sw_malloc(strlen(v) + 1)) == NULL)
 		return NULL;
@@ -339,7 +337,7 @@ sigv4_header_value(const char *v)
 static char *
 sigv4_lower(const char *s)
 {
-	char	*out, *o;
+	char *out, *o;
 
 	if ((out = sw_strdup(s)) == NULL)
 		return NULL;
@@ -353,19 +351,19 @@ sigv4_lower(const char *s)
  * header list ("a;b;c") into sh.
  */
 static sw_err
-sigv4_canon_headers(const struct http_headers *h, struct sw_buf *ch,
-    struct sw_buf *sh)
+sigv4_canon_headers(
+    const struct http_headers *h, struct sw_buf *ch, struct sw_buf *sh)
 {
-	struct sigv4_pairs	 p;
-	size_t			 i, j;
-	sw_err			 rc = SW_OK;
+	struct sigv4_pairs p;
+	size_t i, j;
+	sw_err rc = SW_OK;
 
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < h->n; i++) {
 		if (sigv4_skipped(h->v[i].name))
 			continue;
 		if ((rc = sigv4_pairs_take(&p, sigv4_lower(h->v[i].name),
-		    sigv4_header_value(h->v[i].value))) != SW_OK)
+			 sigv4_header_value(h->v[i].value))) != SW_OK)
 			goto out;
 	}
 	if (p.n > 0)
@@ -375,8 +373,8 @@ sigv4_canon_headers(const struct http_headers *h, struct sw_buf *ch,
 		    (rc = sw_buf_putc(ch, ':')) != SW_OK ||
 		    (rc = sw_buf_puts(ch, p.v[i].value)) != SW_OK)
 			goto out;
-		for (j = i + 1; j < p.n && strcmp(p.v[j].key,
-		    p.v[i].key) == 0; j++)
+		for (j = i + 1; j < p.n && strcmp(p.v[j].key, p.v[i].key) == 0;
+		     j++)
 			if ((rc = sw_buf_putc(ch, ',')) != SW_OK ||
 			    (rc = sw_buf_puts(ch, p.v[j].value)) != SW_OK)
 				goto out;
@@ -393,9 +391,9 @@ out:
 static sw_err
 sigv4_canon_query(const char *query, struct sw_buf *out)
 {
-	struct sigv4_pairs	 p;
-	size_t			 i;
-	sw_err			 rc;
+	struct sigv4_pairs p;
+	size_t i;
+	sw_err rc;
 
 	memset(&p, 0, sizeof(p));
 	if ((rc = sigv4_query_pairs(&p, query)) != SW_OK)
@@ -415,22 +413,22 @@ out:
 }
 
 struct sigv4_work {
-	char		 amzdate[17];	/* 20150830T123600Z */
-	char		 date[9];	/* 20150830 */
-	char		 scope[256];
-	char		 payload[65 + 32];
-	struct sw_buf	 creq;
-	struct sw_buf	 sts;
-	struct sw_buf	 sh;		/* signed headers */
-	char		 sig[65];
+	char amzdate[17]; /* 20150830T123600Z */
+	char date[9]; /* 20150830 */
+	char scope[256];
+	char payload[65 + 32];
+	struct sw_buf creq;
+	struct sw_buf sts;
+	struct sw_buf sh; /* signed headers */
+	char sig[65];
 };
 
 static sw_err
 sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
     const struct sigv4_params *sp)
 {
-	struct tm	 tm;
-	int		 n;
+	struct tm tm;
+	int n;
 
 	memset(w, 0, sizeof(*w));
 	sw_buf_init(&w->creq, SW_MAX_UPSTREAM_BODY);
@@ -442,8 +440,8 @@ sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
 	    *sp->service == '\0')
 		return SW_EINVAL;
 	if (gmtime_r(&sp->when, &tm) == NULL ||
-	    strftime(w->amzdate, sizeof(w->amzdate), "%Y%m%dT%H%M%SZ",
-	    &tm) == 0 ||
+	    strftime(w->amzdate, sizeof(w->amzdate), "%Y%m%dT%H%M%SZ", &tm) ==
+		0 ||
 	    strftime(w->date, sizeof(w->date), "%Y%m%d", &tm) == 0)
 		return SW_EINVAL;
 	n = snprintf(w->scope, sizeof(w->scope), "%s/%s/%s/aws4_request",
@@ -453,11 +451,12 @@ sigv4_work_init(struct sigv4_work *w, const struct http_request *req,
 	if (sp->payload_hash != NULL) {
 		if (strlen(sp->payload_hash) >= sizeof(w->payload))
 			return SW_EINVAL;
-		memcpy(w->payload, sp->payload_hash,
-		    strlen(sp->payload_hash) + 1);
+		memcpy(
+		    w->payload, sp->payload_hash, strlen(sp->payload_hash) + 1);
 	} else
-		sigv4_sha256_hex(req->body != NULL ? req->body :
-		    (const unsigned char *)"", req->body_len, w->payload);
+		sigv4_sha256_hex(
+		    req->body != NULL ? req->body : (const unsigned char *)"",
+		    req->body_len, w->payload);
 	return SW_OK;
 }
 
@@ -474,11 +473,11 @@ static sw_err
 sigv4_compute(struct sigv4_work *w, const struct http_request *req,
     const struct sigv4_params *sp, const char *query)
 {
-	struct sw_buf	 uri, q, ch, key;
+	struct sw_buf uri, q, ch, key;
 	struct sigv4_mac mac;
-	unsigned char	 k[32];
-	char		 hash[65];
-	sw_err		 rc;
+	unsigned char k[32];
+	char hash[65];
+	sw_err rc;
 
 	sw_buf_init(&uri, SW_MAX_UPSTREAM_BODY);
 	sw_buf_init(&q, SW_MAX_UPSTREAM_BODY);
@@ -489,13 +488,13 @@ sigv4_compute(struct sigv4_work *w, const struct http_request *req,
 	    (rc = sigv4_canon_query(query, &q)) != SW_OK ||
 	    (rc = sigv4_canon_headers(&req->headers, &ch, &w->sh)) != SW_OK)
 		goto out;
-	if ((rc = sw_buf_printf(&w->creq, "%s\n%s\n%s\n%s\n%s\n%s",
-	    req->method, sw_buf_str(&uri), sw_buf_str(&q), sw_buf_str(&ch),
-	    sw_buf_str(&w->sh), w->payload)) != SW_OK)
+	if ((rc = sw_buf_printf(&w->creq, "%s\n%s\n%s\n%s\n%s\n%s", req->method,
+		 sw_buf_str(&uri), sw_buf_str(&q), sw_buf_str(&ch),
+		 sw_buf_str(&w->sh), w->payload)) != SW_OK)
 		goto out;
 	sigv4_sha256_hex(w->creq.data, w->creq.len, hash);
 	if ((rc = sw_buf_printf(&w->sts, "%s\n%s\n%s\n%s", SIGV4_ALGO,
-	    w->amzdate, w->scope, hash)) != SW_OK)
+		 w->amzdate, w->scope, hash)) != SW_OK)
 		goto out;
 	if ((rc = sigv4_mac_init(&mac)) != SW_OK ||
 	    (rc = sw_buf_printf(&key, "AWS4%s", sp->secret_key)) != SW_OK ||
@@ -543,9 +542,9 @@ sw_err
 sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
     struct sigv4_debug *dbg)
 {
-	struct sigv4_work	 w;
-	struct sw_buf		 auth;
-	sw_err			 rc;
+	struct sigv4_work w;
+	struct sw_buf auth;
+	sw_err rc;
 
 	sw_buf_init(&auth, SW_MAX_UPSTREAM_BODY);
 	if ((rc = sigv4_work_init(&w, req, sp)) != SW_OK)
@@ -553,28 +552,30 @@ sigv4_sign(struct http_request *req, const struct sigv4_params *sp,
 	http_headers_del(&req->headers, "Authorization");
 	if (sigv4_has_token(sp))
 		http_headers_del(&req->headers, "X-Amz-Security-Token");
-	if ((rc = http_headers_set(&req->headers, "X-Amz-Date",
-	    w.amzdate)) != SW_OK)
+	if ((rc = http_headers_set(&req->headers, "X-Amz-Date", w.amzdate)) !=
+	    SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && !(sp->flags & SIGV4_OMIT_TOKEN) &&
 	    (rc = http_headers_add(&req->headers, "X-Amz-Security-Token",
-	    sp->session_token)) != SW_OK)
+		 sp->session_token)) != SW_OK)
 		goto out;
 	if ((sp->flags & SIGV4_CONTENT_SHA256) &&
-	    (rc = http_headers_set(&req->headers, "x-amz-content-sha256",
-	    w.payload)) != SW_OK)
+	    (rc = http_headers_set(
+		 &req->headers, "x-amz-content-sha256", w.payload)) != SW_OK)
 		goto out;
 	if ((rc = sigv4_compute(&w, req, sp, req->query)) != SW_OK)
 		goto out;
-	if ((rc = sw_buf_printf(&auth, "%s Credential=%s/%s, SignedHeaders=%s, "
-	    "Signature=%s", SIGV4_ALGO, sp->access_key, w.scope,
-	    sw_buf_str(&w.sh), w.sig)) != SW_OK ||
-	    (rc = http_headers_add(&req->headers, "Authorization",
-	    sw_buf_str(&auth))) != SW_OK)
+	if ((rc = sw_buf_printf(&auth,
+		 "%s Credential=%s/%s, SignedHeaders=%s, "
+		 "Signature=%s",
+		 SIGV4_ALGO, sp->access_key, w.scope, sw_buf_str(&w.sh),
+		 w.sig)) != SW_OK ||
+	    (rc = http_headers_add(
+		 &req->headers, "Authorization", sw_buf_str(&auth))) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
 	    (rc = http_headers_add(&req->headers, "X-Amz-Security-Token",
-	    sp->session_token)) != SW_OK)
+		 sp->session_token)) != SW_OK)
 		goto out;
 	rc = sigv4_fill_debug(dbg, &w);
 out:
@@ -587,7 +588,7 @@ out:
 static sw_err
 sigv4_query_add(struct sw_buf *q, const char *key, const char *value)
 {
-	sw_err	 rc;
+	sw_err rc;
 
 	if ((q->len > 0 && (rc = sw_buf_putc(q, '&')) != SW_OK) ||
 	    (rc = sw_buf_puts(q, key)) != SW_OK ||
@@ -600,10 +601,10 @@ sw_err
 sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
     struct sigv4_debug *dbg)
 {
-	struct sigv4_work	 w;
-	struct sw_buf		 q, cred, sh, ch;
-	char			 exp[32];
-	sw_err			 rc;
+	struct sigv4_work w;
+	struct sw_buf q, cred, sh, ch;
+	char exp[32];
+	sw_err rc;
 
 	sw_buf_init(&q, SW_MAX_UPSTREAM_BODY);
 	sw_buf_init(&cred, SW_MAX_UPSTREAM_BODY);
@@ -618,30 +619,30 @@ sigv4_presign(struct http_request *req, const struct sigv4_params *sp,
 	/* The signed-header list is needed before the query is final. */
 	if ((rc = sw_fmt(exp, sizeof(exp), "%ld", sp->expires)) != SW_OK ||
 	    (rc = sigv4_canon_headers(&req->headers, &ch, &sh)) != SW_OK ||
-	    (rc = sw_buf_printf(&cred, "%s/%s", sp->access_key,
-	    w.scope)) != SW_OK)
+	    (rc = sw_buf_printf(&cred, "%s/%s", sp->access_key, w.scope)) !=
+		SW_OK)
 		goto out;
-	if ((req->query != NULL && (rc = sw_buf_puts(&q, req->query)) !=
-	    SW_OK) ||
+	if ((req->query != NULL &&
+		(rc = sw_buf_puts(&q, req->query)) != SW_OK) ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Algorithm", SIGV4_ALGO)) !=
-	    SW_OK ||
-	    (rc = sigv4_query_add(&q, "X-Amz-Credential",
-	    sw_buf_str(&cred))) != SW_OK ||
+		SW_OK ||
+	    (rc = sigv4_query_add(&q, "X-Amz-Credential", sw_buf_str(&cred))) !=
+		SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Date", w.amzdate)) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Expires", exp)) != SW_OK ||
-	    (rc = sigv4_query_add(&q, "X-Amz-SignedHeaders",
-	    sw_buf_str(&sh))) != SW_OK)
+	    (rc = sigv4_query_add(
+		 &q, "X-Amz-SignedHeaders", sw_buf_str(&sh))) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && !(sp->flags & SIGV4_OMIT_TOKEN) &&
-	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
-	    sp->session_token)) != SW_OK)
+	    (rc = sigv4_query_add(
+		 &q, "X-Amz-Security-Token", sp->session_token)) != SW_OK)
 		goto out;
 	if ((rc = sigv4_compute(&w, req, sp, sw_buf_str(&q))) != SW_OK ||
 	    (rc = sigv4_query_add(&q, "X-Amz-Signature", w.sig)) != SW_OK)
 		goto out;
 	if (sigv4_has_token(sp) && (sp->flags & SIGV4_OMIT_TOKEN) &&
-	    (rc = sigv4_query_add(&q, "X-Amz-Security-Token",
-	    sp->session_token)) != SW_OK)
+	    (rc = sigv4_query_add(
+		 &q, "X-Amz-Security-Token", sp->session_token)) != SW_OK)
 		goto out;
 	if ((rc = http_request_set_query(req, sw_buf_str(&q))) != SW_OK)
 		goto out;

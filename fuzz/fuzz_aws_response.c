@@ -16,13 +16,13 @@
 #include "cloud/http.h"
 #include "lib/json.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const long statuses[] = { 400, 403, 404, 409, 429, 500, 503,
-	    301 };
+		301 };
 	static char buf[1 << 17];
 	struct http_response resp;
 	struct aws_error err;
@@ -38,8 +38,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	http_response_init(&resp, 1 << 20);
 	resp.status = statuses[(data[0] >> 3) % 8];
 	if (f[0][0] != '\0')
-		(void)http_headers_add(&resp.headers, "x-amzn-ErrorType",
-		    f[0]);
+		(void)http_headers_add(&resp.headers, "x-amzn-ErrorType", f[0]);
 	(void)sw_buf_add(&resp.body, f[1], blen);
 	memset(&err, 0, sizeof(err));
 	awsproto_parse_error(proto, &resp, &err);
@@ -47,8 +46,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memchr(err.message, '\0', sizeof(err.message)) == NULL)
 		abort();
 	(void)aws_error_sw(&err);
-	if (proto >= AWS_PROTO_QUERY && awsproto_xml_to_json(f[1], blen,
-	    &o) == SW_OK) {
+	if (proto >= AWS_PROTO_QUERY &&
+	    awsproto_xml_to_json(f[1], blen, &o) == SW_OK) {
 		(void)sw_json_str(o);
 		json_object_put(o);
 	}

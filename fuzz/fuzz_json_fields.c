@@ -15,7 +15,7 @@
 #include "api/optable.h"
 #include "lib/valid.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,15 +30,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	op = &sw_optable[data[0] % sw_optable_len];
 	if (sw_json_parse((const char *)data + 1, size - 1, &o, why,
-	    sizeof(why)) != SW_OK)
+		sizeof(why)) != SW_OK)
 		return 0;
 	text = sw_json_str(o);
 	fz_assert_json(text, strlen(text), "a parsed document");
 	memset(&errs, 0, sizeof(errs));
 	(void)sw_validate(o, op->body, 0, &errs);
 	if (op->params != NULL)
-		(void)sw_validate(o, op->params, SW_F_PATH | SW_F_QUERY,
-		    &errs);
+		(void)sw_validate(o, op->params, SW_F_PATH | SW_F_QUERY, &errs);
 	if (errs.n < 0 || errs.n > SW_MAX_FIELD_ERRORS)
 		abort();
 	json_object_put(o);

@@ -17,7 +17,7 @@
 #include "lib/json.h"
 #include "lib/jwt.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static const char fixed_jwks[] =
     "{\"keys\":[{\"kty\":\"RSA\",\"n\":\"y99YapEQEXEVWVyLHFwU3o5S"
@@ -73,8 +73,9 @@ check(const char *tok, json_object *jwks)
 			abort();
 		if (sw_jwt_verify(&j, key, why, sizeof(why)) == SW_OK) {
 			kty = sw_json_get_str(key, "kty");
-			if (kty == NULL || (j.alg == SW_JWT_RS256 &&
-			    strcmp(kty, "RSA") != 0) ||
+			if (kty == NULL ||
+			    (j.alg == SW_JWT_RS256 &&
+				strcmp(kty, "RSA") != 0) ||
 			    (j.alg == SW_JWT_ES256 && strcmp(kty, "EC") != 0) ||
 			    (j.alg != SW_JWT_RS256 && j.alg != SW_JWT_ES256))
 				abort();
@@ -97,11 +98,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((nl = memchr(s, '\n', size)) != NULL) {
 		*nl = '\0';
 		if (sw_json_parse(nl + 1, size - (size_t)(nl + 1 - s), &jwks,
-		    why, sizeof(why)) != SW_OK)
+			why, sizeof(why)) != SW_OK)
 			jwks = NULL;
 	}
-	if (jwks == NULL && sw_json_parse(fixed_jwks, strlen(fixed_jwks),
-	    &jwks, why, sizeof(why)) != SW_OK)
+	if (jwks == NULL &&
+	    sw_json_parse(fixed_jwks, strlen(fixed_jwks), &jwks, why,
+		sizeof(why)) != SW_OK)
 		abort();
 	if (strlen(s) == (nl != NULL ? (size_t)(nl - s) : size))
 		check(s, jwks);

@@ -20,7 +20,7 @@
 #include "lib/json.h"
 #include "cloud/k8sparse.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 /* abort() unless the text of e is terminated in its buffer and valid. */
 static void
@@ -61,10 +61,10 @@ watch_event(void *arg, const char *type, json_object *obj)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const long statuses[16] = { 200, 201, 204, 400, 401, 403,
-	    404, 409, 410, 422, 429, 500, 503, 504, 301, 101 };
+	static const long statuses[16] = { 200, 201, 204, 400, 401, 403, 404,
+		409, 410, 422, 429, 500, 503, 504, 301, 101 };
 	static const int wants[3] = { K8S_ANSWER_JSON, K8S_ANSWER_OBJECT,
-	    K8S_ANSWER_LIST };
+		K8S_ANSWER_LIST };
 	struct k8s_error e;
 	struct k8s_stream s;
 	json_object *out, *items;
@@ -101,8 +101,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    !json_object_is_type(items, json_type_array))
 				abort();
 			seen = 0;
-			(void)k8s_list_sync(out, count_item, &seen, rv,
-			    sizeof(rv));
+			(void)k8s_list_sync(
+			    out, count_item, &seen, rv, sizeof(rv));
 			if (seen != json_object_array_length(items) ||
 			    memchr(rv, '\0', sizeof(rv)) == NULL)
 				abort();

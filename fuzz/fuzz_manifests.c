@@ -29,13 +29,13 @@
 #include "api/req.h"
 #include "api/router.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static void
 fail(const char *why, json_object *m)
 {
-	fprintf(stderr, "%s: %s\n", why, m != NULL ?
-	    json_object_to_json_string(m) : "(none)");
+	fprintf(stderr, "%s: %s\n", why,
+	    m != NULL ? json_object_to_json_string(m) : "(none)");
 	abort();
 }
 
@@ -52,9 +52,9 @@ label_value_ok(const char *v)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((v[i] >= 'a' && v[i] <= 'z') ||
-		    (v[i] >= 'A' && v[i] <= 'Z') ||
-		    (v[i] >= '0' && v[i] <= '9') || v[i] == '-' ||
-		    v[i] == '_' || v[i] == '.'))
+			(v[i] >= 'A' && v[i] <= 'Z') ||
+			(v[i] >= '0' && v[i] <= '9') || v[i] == '-' ||
+			v[i] == '_' || v[i] == '.'))
 			return 0;
 	return strchr("-_.", v[0]) == NULL && strchr("-_.", v[n - 1]) == NULL;
 }
@@ -66,7 +66,8 @@ check_labels(json_object *labels, json_object *m)
 		return;
 	if (!json_object_is_type(labels, json_type_object))
 		fail("labels are not an object", m);
-	json_object_object_foreach(labels, k, v) {
+	json_object_object_foreach(labels, k, v)
+	{
 		(void)k;
 		if (!json_object_is_type(v, json_type_string) ||
 		    !label_value_ok(json_object_get_string(v)))
@@ -83,8 +84,8 @@ check_manifest(json_object *m)
 
 	if (m == NULL || !json_object_is_type(m, json_type_object))
 		fail("a manifest that is not an object", m);
-	text = json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE);
+	text = json_object_to_json_string_ext(
+	    m, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	fz_assert_json(text, strlen(text), "a manifest");
 	api = sw_json_get_str(m, "apiVersion");
 	kind = sw_json_get_str(m, "kind");
@@ -152,7 +153,7 @@ fz_inference(struct sw_req *r)
 
 	if (strcmp(kind, "self-hosted") != 0) {
 		if (inf_managed_build(r, strcmp(kind, "managed") == 0,
-		    "us-west-2", bucket, &cr, &pol) != SW_OK)
+			"us-west-2", bucket, &cr, &pol) != SW_OK)
 			return refused(r);
 		check_manifest(cr);
 		fz_assert_json(json_object_to_json_string(pol),
@@ -186,8 +187,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const struct sw_handler_row table[] = {
 		{ .op = "training_job_submit", .fn = fz_training },
 		{ .op = "model_download", .fn = fz_download },
-		{ .op = "inference_deploy", .fn = fz_inference },
-		{ .op = NULL }
+		{ .op = "inference_deploy", .fn = fz_inference }, { .op = NULL }
 	};
 	static const char *const paths[] = {
 		"/api/v1/clusters/c1/training-jobs",
@@ -227,8 +227,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (body == NULL)
 			abort();
 		body += 4;
-		fz_assert_json(body, out.len - (size_t)(body -
-		    sw_buf_str(&out)), "the answer");
+		fz_assert_json(body,
+		    out.len - (size_t)(body - sw_buf_str(&out)), "the answer");
 	}
 	sw_buf_free(&out);
 	sw_req_free(&r);

@@ -20,7 +20,7 @@
 #include "lib/json.h"
 #include "mcp/mcp.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static struct sw_config cfg;
 static struct sw_db *db;
@@ -40,8 +40,8 @@ setup(void)
 		abort();
 	snprintf(bearer, sizeof(bearer), "Bearer %s", tok);
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.root = sw_jo("allowed_origins", sw_ja(sw_js(
-	    "http://127.0.0.1:3099")), NULL);
+	cfg.root = sw_jo(
+	    "allowed_origins", sw_ja(sw_js("http://127.0.0.1:3099")), NULL);
 	memset(&mcp, 0, sizeof(mcp));
 	mcp.cfg = &cfg;
 	mcp.db = db;
@@ -76,10 +76,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.body_len = blen;
 	sw_mcp_answer_init(&out);
 	sw_mcp_handle(&mcp, &in, &out);
-	if (out.content_type != NULL && strcmp(out.content_type,
-	    "application/json") == 0 && out.body.len > 0)
-		fz_assert_json(sw_buf_str(&out.body), out.body.len,
-		    "the MCP answer");
+	if (out.content_type != NULL &&
+	    strcmp(out.content_type, "application/json") == 0 &&
+	    out.body.len > 0)
+		fz_assert_json(
+		    sw_buf_str(&out.body), out.body.len, "the MCP answer");
 	sw_mcp_answer_free(&out);
 	return 0;
 }

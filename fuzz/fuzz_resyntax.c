@@ -16,7 +16,7 @@
 #include "lib/json.h"
 #include "lib/resyntax.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -42,8 +42,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc2 != rc || strlen(small) >= sizeof(small) ||
 	    strncmp(small, why, strlen(small)) != 0)
 		abort();
-	if (sw_text_bad(pat, n) == NULL && (sw_text_bad(why,
-	    strlen(why)) != NULL || sw_text_bad(small, strlen(small)) != NULL))
+	if (sw_text_bad(pat, n) == NULL &&
+	    (sw_text_bad(why, strlen(why)) != NULL ||
+		sw_text_bad(small, strlen(small)) != NULL))
 		abort();
 	return 0;
 }

@@ -17,7 +17,7 @@
 #include "api/req.h"
 #include "api/router.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,15 +47,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.principal = &admin;
 	sw_route(&r, fz_handlers());
 	sw_buf_init(&out, 1 << 20);
-	if (sw_req_render(&r, &out) == SW_OK && strcmp(r.method,
-	    "HEAD") != 0) {
+	if (sw_req_render(&r, &out) == SW_OK && strcmp(r.method, "HEAD") != 0) {
 		body = strstr(sw_buf_str(&out), "\r\n\r\n");
 		if (body == NULL)
 			abort();
 		body += 4;
 		if (r.raw == NULL)
-			fz_assert_json(body, out.len - (size_t)(body -
-			    sw_buf_str(&out)), "the answer");
+			fz_assert_json(body,
+			    out.len - (size_t)(body - sw_buf_str(&out)),
+			    "the answer");
 	}
 	sw_buf_free(&out);
 	sw_req_free(&r);

@@ -14,11 +14,10 @@
 #include "cloud/http.h"
 #include "cloud/sigv4.h"
 
-int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 static int
-sign(const char **f, const char *body, size_t blen, int presign,
-    char sig[65])
+sign(const char **f, const char *body, size_t blen, int presign, char sig[65])
 {
 	struct sigv4_params p = {
 		.access_key = "AKIDEXAMPLE",
@@ -36,17 +35,17 @@ sign(const char **f, const char *body, size_t blen, int presign,
 
 	memset(&dbg, 0, sizeof(dbg));
 	if (http_request_init(&req, f[0][0] ? f[0] : "GET",
-	    "https://api.sagemaker.us-west-2.amazonaws.com",
-	    f[1][0] == '/' ? f[1] : "/", f[2][0] ? f[2] : NULL) != SW_OK)
+		"https://api.sagemaker.us-west-2.amazonaws.com",
+		f[1][0] == '/' ? f[1] : "/", f[2][0] ? f[2] : NULL) != SW_OK)
 		return -1;
 	if (f[3][0] != '\0')
 		(void)http_headers_add(&req.headers, f[3], f[4]);
 	(void)http_request_set_body(&req, body, blen);
-	e = presign ? sigv4_presign(&req, &p, &dbg) : sigv4_sign(&req, &p,
-	    &dbg);
+	e = presign ? sigv4_presign(&req, &p, &dbg)
+		    : sigv4_sign(&req, &p, &dbg);
 	if (e == SW_OK) {
-		if (strlen(dbg.signature) != 64 || strspn(dbg.signature,
-		    "0123456789abcdef") != 64)
+		if (strlen(dbg.signature) != 64 ||
+		    strspn(dbg.signature, "0123456789abcdef") != 64)
 			abort();
 		memcpy(sig, dbg.signature, 65);
 	}

@@ -20,8 +20,8 @@ fz_split(const uint8_t *data, size_t size, char *buf, size_t bufsz,
 	*lastlen = 0;
 	for (k = 0; k < n; k++) {
 		start = o;
-		while (i < size && o + 1 < bufsz && (k == n - 1 ||
-		    data[i] != '\n'))
+		while (i < size && o + 1 < bufsz &&
+		    (k == n - 1 || data[i] != '\n'))
 			buf[o++] = (char)data[i++];
 		if (i < size && data[i] == '\n' && k < n - 1)
 			i++;

@@ -18,14 +18,14 @@
  * input are "".  The last field keeps the rest of the input, newlines
  * included; its length goes to *lastlen.  Returns the number found.
  */
-int	fz_split(const uint8_t *data, size_t size, char *buf, size_t bufsz,
-	    const char **f, int n, size_t *lastlen);
+int fz_split(const uint8_t *data, size_t size, char *buf, size_t bufsz,
+    const char **f, int n, size_t *lastlen);
 
 /* A handler table: every operation of api/optable.c, each answering
  * 200 with its validated arguments.  Static storage. */
 const struct sw_handler_row *fz_handlers(void);
 
 /* abort() unless text[0..len) is valid UTF-8 and parses as JSON. */
-void	fz_assert_json(const char *text, size_t len, const char *what);
+void fz_assert_json(const char *text, size_t len, const char *what);
 
 #endif

@@ -23,8 +23,7 @@
 
 /* One EKS read; on failure the problem is filled. */
 static sw_err
-eks_read(struct sw_req *r, const char *op, json_object *in,
-    json_object **out)
+eks_read(struct sw_req *r, const char *op, json_object *in, json_object **out)
 {
 	struct aws_error err;
 	sw_err e;
@@ -44,19 +43,19 @@ asked_entries(struct sw_req *r, json_object **out)
 	json_object *file = NULL;
 	char why[300];
 
-	if (path != NULL && sw_conf_file_load(path, &file, why,
-	    sizeof(why)) != SW_OK) {
+	if (path != NULL &&
+	    sw_conf_file_load(path, &file, why, sizeof(why)) != SW_OK) {
 		sw_warn("team access: %s: %s; using the configuration read "
-		    "at start", path, why);
+			"at start",
+		    path, why);
 		file = NULL;
 	}
-	*out = sw_team_access_entries(file ? file : r->cfg->root, why,
-	    sizeof(why));
+	*out = sw_team_access_entries(
+	    file ? file : r->cfg->root, why, sizeof(why));
 	json_object_put(file);
 	if (*out != NULL)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, "enabled", "one_entry_per_principal", "%s",
-	    why);
+	sw_ferr_add(&r->ferrs, "enabled", "one_entry_per_principal", "%s", why);
 	return sw_req_fail(r, SW_EPRECONDITION, "%s", why);
 }
 
@@ -67,8 +66,10 @@ find_principal(json_object *a, const char *principal)
 	size_t i;
 
 	for (i = 0; a && i < json_object_array_length(a); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(a, i),
-		    "principal_arn") ?: "", principal) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(a, i), "principal_arn")
+			    ?: "",
+			principal) == 0)
 			return json_object_array_get_idx(a, i);
 	return NULL;
 }
@@ -80,11 +81,11 @@ policy_matches(json_object *p, json_object *e)
 	json_object *ns = sw_json_path(p, "accessScope.namespaces");
 
 	return strcmp(sw_json_get_str(p, "policyArn") ?: "",
-	    sw_json_get_str(e, "policy_arn")) == 0 &&
+		   sw_json_get_str(e, "policy_arn")) == 0 &&
 	    strcmp(sw_json_path_str(p, "accessScope.type") ?: "",
-	    sw_json_get_str(e, "scope")) == 0 &&
+		sw_json_get_str(e, "scope")) == 0 &&
 	    json_object_equal(ns ? ns : sw_json_get(e, "namespaces"),
-	    sw_json_get(e, "namespaces"));
+		sw_json_get(e, "namespaces"));
 }
 
 /*
@@ -101,26 +102,30 @@ live_entry(struct sw_req *r, const char *cluster, const char *principal,
 	size_t i;
 	int ok = 0;
 
-	if (eks_read(r, "ListAssociatedAccessPolicies", sw_jo("clusterName",
-	    sw_js(cluster), "principalArn", sw_js(principal), NULL), &out) !=
-	    SW_OK)
+	if (eks_read(r, "ListAssociatedAccessPolicies",
+		sw_jo("clusterName", sw_js(cluster), "principalArn",
+		    sw_js(principal), NULL),
+		&out) != SW_OK)
 		return r->err;
 	pols = sw_json_get(out, "associatedAccessPolicies");
 	if (e == NULL) {
-		e = sw_jo("team", slash ? sw_jsf("%.*s", (int)(slash - tag),
-		    tag) : sw_js(tag), "role", sw_js(slash ? slash + 1 : ""),
-		    "principal_arn", sw_js(principal), NULL);
+		e = sw_jo("team",
+		    slash ? sw_jsf("%.*s", (int)(slash - tag), tag)
+			  : sw_js(tag),
+		    "role", sw_js(slash ? slash + 1 : ""), "principal_arn",
+		    sw_js(principal), NULL);
 		json_object_array_add(items, e);
 		sw_json_add_str(e, "state", "stale");
 	} else {
 		for (i = 0; pols && i < json_object_array_length(pols); i++)
-			ok |= policy_matches(json_object_array_get_idx(pols, i),
-			    e);
-		sw_json_add_str(e, "state", ok && json_object_array_length(
-		    pols) == 1 ? "present" : "differs");
+			ok |= policy_matches(
+			    json_object_array_get_idx(pols, i), e);
+		sw_json_add_str(e, "state",
+		    ok && json_object_array_length(pols) == 1 ? "present"
+							      : "differs");
 	}
-	json_object_object_add(e, "live_policies", pols ?
-	    json_object_get(pols) : json_object_new_array());
+	json_object_object_add(e, "live_policies",
+	    pols ? json_object_get(pols) : json_object_new_array());
 	json_object_put(out);
 	return SW_OK;
 }
@@ -136,24 +141,28 @@ live_entries(struct sw_req *r, const char *cluster, json_object *items)
 	sw_err e = SW_OK;
 
 	do {
-		if (eks_read(r, "ListAccessEntries", sw_jo("clusterName",
-		    sw_js(cluster), "nextToken", sw_js(tok), NULL), &out) !=
-		    SW_OK) {
+		if (eks_read(r, "ListAccessEntries",
+			sw_jo("clusterName", sw_js(cluster), "nextToken",
+			    sw_js(tok), NULL),
+			&out) != SW_OK) {
 			free(tok);
 			return r->err;
 		}
 		list = sw_json_get(out, "accessEntries");
-		for (i = 0; e == SW_OK && list &&
-		    i < json_object_array_length(list); i++) {
+		for (i = 0;
+		     e == SW_OK && list && i < json_object_array_length(list);
+		     i++) {
 			const char *p = json_object_get_string(
 			    json_object_array_get_idx(list, i));
 
-			if ((e = eks_read(r, "DescribeAccessEntry", sw_jo(
-			    "clusterName", sw_js(cluster), "principalArn",
-			    sw_js(p), NULL), &d)) != SW_OK)
+			if ((e = eks_read(r, "DescribeAccessEntry",
+				 sw_jo("clusterName", sw_js(cluster),
+				     "principalArn", sw_js(p), NULL),
+				 &d)) != SW_OK)
 				break;
-			tag = sw_json_get_str(sw_json_path(d,
-			    "accessEntry.tags"), SW_TAG_TEAM_ACCESS);
+			tag =
+			    sw_json_get_str(sw_json_path(d, "accessEntry.tags"),
+				SW_TAG_TEAM_ACCESS);
 			if (tag != NULL)
 				e = live_entry(r, cluster, p, tag, items);
 			json_object_put(d);
@@ -177,14 +186,14 @@ h_team_access_get(struct sw_req *r)
 	size_t i;
 
 	if (eks_read(r, "DescribeCluster", sw_jo("name", sw_js(name), NULL),
-	    &desc) != SW_OK)
+		&desc) != SW_OK)
 		return r->err;
-	mode = sw_json_path_str(desc,
-	    "cluster.accessConfig.authenticationMode") ?: "CONFIG_MAP";
+	mode = sw_json_path_str(desc, "cluster.accessConfig.authenticationMode")
+	    ?: "CONFIG_MAP";
 	/* CONFIG_MAP alone: EKS has no access entries to read */
 	if (asked_entries(r, &items) != SW_OK ||
 	    (strcmp(mode, "CONFIG_MAP") != 0 &&
-	    live_entries(r, name, items) != SW_OK)) {
+		live_entries(r, name, items) != SW_OK)) {
 		json_object_put(desc);
 		json_object_put(items);
 		return r->err;
@@ -194,15 +203,16 @@ h_team_access_get(struct sw_req *r)
 
 		if (sw_json_get(e, "state") == NULL) {
 			sw_json_add_str(e, "state", "missing");
-			json_object_object_add(e, "live_policies",
-			    json_object_new_array());
+			json_object_object_add(
+			    e, "live_policies", json_object_new_array());
 		}
 	}
-	flag = sw_json_get_str(sw_json_path(desc, "cluster.tags"),
-	    SW_TAG_TEAM_ACCESS);
-	sw_req_reply(r, 200, sw_jo("cluster", sw_js(name), "enabled",
-	    sw_jb(flag != NULL && strcmp(flag, "on") == 0),
-	    "authentication_mode", sw_js(mode), "items", items, NULL));
+	flag = sw_json_get_str(
+	    sw_json_path(desc, "cluster.tags"), SW_TAG_TEAM_ACCESS);
+	sw_req_reply(r, 200,
+	    sw_jo("cluster", sw_js(name), "enabled",
+		sw_jb(flag != NULL && strcmp(flag, "on") == 0),
+		"authentication_mode", sw_js(mode), "items", items, NULL));
 	json_object_put(desc);
 	return SW_OK;
 }
@@ -216,17 +226,19 @@ check_mode(struct sw_req *r, const char *name)
 	sw_err e = SW_OK;
 
 	if (eks_read(r, "DescribeCluster", sw_jo("name", sw_js(name), NULL),
-	    &desc) != SW_OK)
+		&desc) != SW_OK)
 		return r->err;
-	mode = sw_json_path_str(desc,
-	    "cluster.accessConfig.authenticationMode") ?: "CONFIG_MAP";
+	mode = sw_json_path_str(desc, "cluster.accessConfig.authenticationMode")
+	    ?: "CONFIG_MAP";
 	if (strcmp(mode, "API") != 0 && strcmp(mode, "API_AND_CONFIG_MAP")) {
 		sw_ferr_add(&r->ferrs, "enabled", "authentication_mode",
 		    "EKS cluster %s authenticates with %s only; access "
 		    "entries need authenticationMode API or API_AND_CONFIG_MAP "
 		    "(aws eks update-cluster-config --access-config "
-		    "authenticationMode=API_AND_CONFIG_MAP)", name, mode);
-		e = sw_req_fail(r, SW_EPRECONDITION, "team access needs EKS "
+		    "authenticationMode=API_AND_CONFIG_MAP)",
+		    name, mode);
+		e = sw_req_fail(r, SW_EPRECONDITION,
+		    "team access needs EKS "
 		    "access entries: cluster %s's authenticationMode is %s",
 		    name, mode);
 	}
@@ -242,21 +254,22 @@ h_team_access_set(struct sw_req *r)
 	json_object *entries, *input;
 	sw_err e;
 
-	if (check_mode(r, name) != SW_OK ||
-	    asked_entries(r, &entries) != SW_OK)
+	if (check_mode(r, name) != SW_OK || asked_entries(r, &entries) != SW_OK)
 		return r->err;
 	if (on && json_object_array_length(entries) == 0) {
 		json_object_put(entries);
-		sw_ferr_add(&r->ferrs, "enabled", "iam_role_arn", "no "
+		sw_ferr_add(&r->ferrs, "enabled", "iam_role_arn",
+		    "no "
 		    "team.<team>.<role>.iam_role_arn line is configured: "
 		    "each names the IAM role a team's members of that role "
 		    "assume");
-		return sw_req_fail(r, SW_EPRECONDITION, "no team role has an "
+		return sw_req_fail(r, SW_EPRECONDITION,
+		    "no team role has an "
 		    "IAM role ARN configured");
 	}
 	input = r->args;
-	r->args = sw_jo("name", sw_js(name), "enabled", sw_jb(on),
-	    "entries", entries, NULL);
+	r->args = sw_jo("name", sw_js(name), "enabled", sw_jb(on), "entries",
+	    entries, NULL);
 	e = h_start(r, "team_access.set", name, name);
 	json_object_put(input);
 	return e;

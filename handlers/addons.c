@@ -21,7 +21,7 @@
 #include "pipelines/pipelines.h"
 
 /* Largest number of ListAddons / DescribeAddonVersions pages read. */
-#define ADDON_PAGES	20
+#define ADDON_PAGES 20
 
 /* Order of two add-on versions ("v1.31.13-eksbuild.2"): the runs of
  * digits compared in turn as numbers. */
@@ -50,8 +50,7 @@ version_cmp(const char *a, const char *b)
 
 /* One EKS read; on failure the problem is filled. */
 static sw_err
-eks_read(struct sw_req *r, const char *op, json_object *in,
-    json_object **out)
+eks_read(struct sw_req *r, const char *op, json_object *in, json_object **out)
 {
 	struct aws_error err;
 	sw_err e;
@@ -76,8 +75,8 @@ add_version(json_object *entry, json_object *v, const char *kver)
 
 		if (strcmp(sw_json_get_str(c, "clusterVersion") ?: "", kver))
 			continue;
-		json_object_array_add(sw_json_get(entry, "versions"),
-		    sw_js(name));
+		json_object_array_add(
+		    sw_json_get(entry, "versions"), sw_js(name));
 		if (sw_json_get_bool(c, "defaultVersion", 0))
 			sw_json_add_str(entry, "default", name);
 		return;
@@ -96,9 +95,10 @@ published(struct sw_req *r, const char *kver)
 	size_t i, j;
 
 	do {
-		if (eks_read(r, "DescribeAddonVersions", sw_jo(
-		    "kubernetesVersion", sw_js(kver), "nextToken", token ?
-		    sw_js(token) : NULL, NULL), &out) != SW_OK) {
+		if (eks_read(r, "DescribeAddonVersions",
+			sw_jo("kubernetesVersion", sw_js(kver), "nextToken",
+			    token ? sw_js(token) : NULL, NULL),
+			&out) != SW_OK) {
 			json_object_put(map);
 			return NULL;
 		}
@@ -106,15 +106,15 @@ published(struct sw_req *r, const char *kver)
 		for (i = 0; list && i < json_object_array_length(list); i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 			json_object *vers = sw_json_get(a, "addonVersions");
-			json_object *entry = sw_jo("versions",
-			    json_object_new_array(), NULL);
+			json_object *entry =
+			    sw_jo("versions", json_object_new_array(), NULL);
 
 			for (j = 0; vers && j < json_object_array_length(vers);
-			    j++)
-				add_version(entry, json_object_array_get_idx(
-				    vers, j), kver);
-			json_object_object_add(map, sw_json_get_str(a,
-			    "addonName") ?: "?", entry);
+			     j++)
+				add_version(entry,
+				    json_object_array_get_idx(vers, j), kver);
+			json_object_object_add(
+			    map, sw_json_get_str(a, "addonName") ?: "?", entry);
 		}
 		token = sw_json_copy_str(out, "nextToken", tok, sizeof(tok));
 		json_object_put(out);
@@ -136,25 +136,28 @@ addon_view(const char *name, json_object *out, json_object *pub)
 	size_t i;
 
 	for (i = 0; vers && i < json_object_array_length(vers); i++) {
-		const char *v = json_object_get_string(
-		    json_object_array_get_idx(vers, i));
+		const char *v =
+		    json_object_get_string(json_object_array_get_idx(vers, i));
 
 		if (newest == NULL || version_cmp(v, newest) > 0)
 			newest = v;
 		if (have != NULL && strcmp(v, have) == 0)
 			compatible = 1;
 	}
-	return sw_jo("addon", sw_js(name),
-	    "status", sw_js(sw_json_path_str(out, "addon.status")),
-	    "installed_version", have ? sw_js(have) : NULL,
-	    "compatible", sw_jb(compatible),
-	    "default_version", sw_json_get_str(entry, "default") ?
-		sw_js(sw_json_get_str(entry, "default")) : NULL,
+	return sw_jo("addon", sw_js(name), "status",
+	    sw_js(sw_json_path_str(out, "addon.status")), "installed_version",
+	    have ? sw_js(have) : NULL, "compatible", sw_jb(compatible),
+	    "default_version",
+	    sw_json_get_str(entry, "default")
+		? sw_js(sw_json_get_str(entry, "default"))
+		: NULL,
 	    "newest_version", newest ? sw_js(newest) : NULL,
-	    "compatible_versions", vers ? json_object_get(vers) :
-		json_object_new_array(),
-	    "upgrade_available", sw_jb(newest != NULL && (have == NULL ||
-		version_cmp(newest, have) > 0)), NULL);
+	    "compatible_versions",
+	    vers ? json_object_get(vers) : json_object_new_array(),
+	    "upgrade_available",
+	    sw_jb(newest != NULL &&
+		(have == NULL || version_cmp(newest, have) > 0)),
+	    NULL);
 }
 
 sw_err
@@ -165,8 +168,10 @@ h_addon_versions(struct sw_req *r, const char *cluster, const char *kver,
 	size_t i;
 
 	*items = NULL;
-	if (eks_read(r, "ListAddons", sw_jo("clusterName", sw_js(cluster),
-	    "maxResults", sw_ji(100), NULL), &list) != SW_OK ||
+	if (eks_read(r, "ListAddons",
+		sw_jo("clusterName", sw_js(cluster), "maxResults", sw_ji(100),
+		    NULL),
+		&list) != SW_OK ||
 	    (pub = published(r, kver)) == NULL) {
 		json_object_put(list);
 		return r->err;
@@ -174,15 +179,16 @@ h_addon_versions(struct sw_req *r, const char *cluster, const char *kver,
 	*items = json_object_new_array();
 	names = sw_json_get(list, "addons");
 	for (i = 0; names && i < json_object_array_length(names); i++) {
-		const char *name = json_object_get_string(
-		    json_object_array_get_idx(names, i));
+		const char *name =
+		    json_object_get_string(json_object_array_get_idx(names, i));
 
-		if (eks_read(r, "DescribeAddon", sw_jo("clusterName",
-		    sw_js(cluster), "addonName", sw_js(name), NULL), &out) !=
-		    SW_OK) {
+		if (eks_read(r, "DescribeAddon",
+			sw_jo("clusterName", sw_js(cluster), "addonName",
+			    sw_js(name), NULL),
+			&out) != SW_OK) {
 			if (r->err != SW_ENOTFOUND)
 				break;
-			r->err = SW_OK;		/* deleted meanwhile */
+			r->err = SW_OK; /* deleted meanwhile */
 			r->detail[0] = '\0';
 			continue;
 		}
@@ -215,8 +221,10 @@ h_addon_at_least(struct sw_req *r, const char *cluster, const char *addon,
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_EKS, "DescribeAddon", sw_jo("clusterName",
-	    sw_js(cluster), "addonName", sw_js(addon), NULL), &out, &err);
+	e = h_call(r, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo(
+		"clusterName", sw_js(cluster), "addonName", sw_js(addon), NULL),
+	    &out, &err);
 	if (e == SW_ENOTFOUND)
 		return 1;
 	if (e != SW_OK) {
@@ -232,23 +240,25 @@ h_addon_at_least(struct sw_req *r, const char *cluster, const char *addon,
 
 /* The EKS cluster's Kubernetes version into kver. */
 static sw_err
-cluster_version(struct sw_req *r, const char *cluster, char *kver,
-    size_t sz)
+cluster_version(struct sw_req *r, const char *cluster, char *kver, size_t sz)
 {
 	json_object *out;
 	const char *v;
 
 	if (h_aws(r) == NULL)
 		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client");
-	if (eks_read(r, "DescribeCluster", sw_jo("name", sw_js(cluster),
-	    NULL), &out) != SW_OK)
-		return r->err == SW_ENOTFOUND ? sw_req_fail(r, SW_ENOTFOUND,
-		    "no EKS cluster %s", cluster) : r->err;
+	if (eks_read(r, "DescribeCluster", sw_jo("name", sw_js(cluster), NULL),
+		&out) != SW_OK)
+		return r->err == SW_ENOTFOUND
+		    ? sw_req_fail(r, SW_ENOTFOUND, "no EKS cluster %s", cluster)
+		    : r->err;
 	v = sw_json_path_str(out, "cluster.version");
 	if (v == NULL || (size_t)snprintf(kver, sz, "%s", v) >= sz) {
 		json_object_put(out);
-		return sw_req_fail(r, SW_EUPSTREAM, "EKS cluster %s has no "
-		    "Kubernetes version", cluster);
+		return sw_req_fail(r, SW_EUPSTREAM,
+		    "EKS cluster %s has no "
+		    "Kubernetes version",
+		    cluster);
 	}
 	json_object_put(out);
 	return SW_OK;
@@ -264,8 +274,8 @@ h_addon_list(struct sw_req *r)
 	if (cluster_version(r, name, kver, sizeof(kver)) != SW_OK ||
 	    h_addon_versions(r, name, kver, &items) != SW_OK)
 		return r->err;
-	sw_req_reply(r, 200, sw_jo("kubernetes_version", sw_js(kver),
-	    "items", items, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("kubernetes_version", sw_js(kver), "items", items, NULL));
 	return SW_OK;
 }
 
@@ -276,8 +286,10 @@ find_addon(json_object *items, const char *addon)
 	size_t i;
 
 	for (i = 0; items && i < json_object_array_length(items); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(items, i),
-		    "addon") ?: "", addon) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(items, i), "addon")
+			    ?: "",
+			addon) == 0)
 			return json_object_array_get_idx(items, i);
 	return NULL;
 }
@@ -289,8 +301,9 @@ listed(json_object *a, const char *v)
 	size_t i;
 
 	for (i = 0; a && i < json_object_array_length(a); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(a,
-		    i)), v) == 0)
+		if (strcmp(
+			json_object_get_string(json_object_array_get_idx(a, i)),
+			v) == 0)
 			return 1;
 	return 0;
 }
@@ -310,41 +323,48 @@ h_addon_upgrade(struct sw_req *r)
 		return r->err;
 	if ((it = find_addon(items, addon)) == NULL) {
 		json_object_put(items);
-		return sw_req_fail(r, SW_ENOTFOUND, "no add-on %s on %s",
-		    addon, name);
+		return sw_req_fail(
+		    r, SW_ENOTFOUND, "no add-on %s on %s", addon, name);
 	}
-	if (want != NULL && !listed(sw_json_get(it, "compatible_versions"),
-	    want)) {
-		sw_ferr_add(&r->ferrs, "version", "compatible", "%s is not "
-		    "published as compatible with Kubernetes %s", want, kver);
+	if (want != NULL &&
+	    !listed(sw_json_get(it, "compatible_versions"), want)) {
+		sw_ferr_add(&r->ferrs, "version", "compatible",
+		    "%s is not "
+		    "published as compatible with Kubernetes %s",
+		    want, kver);
 		json_object_put(items);
-		return sw_req_fail(r, SW_EPRECONDITION, "%s %s is not "
-		    "published as compatible with Kubernetes %s", addon, want,
-		    kver);
+		return sw_req_fail(r, SW_EPRECONDITION,
+		    "%s %s is not "
+		    "published as compatible with Kubernetes %s",
+		    addon, want, kver);
 	}
 	if (want == NULL && sw_json_get_str(it, "newest_version") == NULL) {
 		json_object_put(items);
-		return sw_req_fail(r, SW_EPRECONDITION, "EKS publishes no "
-		    "version of %s for Kubernetes %s", addon, kver);
+		return sw_req_fail(r, SW_EPRECONDITION,
+		    "EKS publishes no "
+		    "version of %s for Kubernetes %s",
+		    addon, kver);
 	}
-	if (sw_fmt(target, sizeof(target), "%s", want ? want :
-	    sw_json_get_str(it, "newest_version")) != SW_OK) {
+	if (sw_fmt(target, sizeof(target), "%s",
+		want ? want : sw_json_get_str(it, "newest_version")) != SW_OK) {
 		json_object_put(items);
-		return sw_req_fail(r, SW_EINTERNAL, "add-on version of %s "
-		    "too long", addon);
+		return sw_req_fail(r, SW_EINTERNAL,
+		    "add-on version of %s "
+		    "too long",
+		    addon);
 	}
-	if (strcmp(
-sw_json_get_str(it, "installed_version") ?: "", target) ==
+	if (strcmp(sw_json_get_str(it, "installed_version") ?: "", target) ==
 	    0) {
-		sw_req_reply(r, 200, sw_jo("changed", sw_jb(0), "addon",
-		    sw_js(addon), "version", sw_js(target), NULL));
+		sw_req_reply(r, 200,
+		    sw_jo("changed", sw_jb(0), "addon", sw_js(addon), "version",
+			sw_js(target), NULL));
 		json_object_put(items);
 		return SW_OK;
 	}
 	json_object_put(items);
 	input = r->args;
-	r->args = sw_jo("name", sw_js(name), "addon", sw_js(addon),
-	    "version", sw_js(target), NULL);
+	r->args = sw_jo("name", sw_js(name), "addon", sw_js(addon), "version",
+	    sw_js(target), NULL);
 	e = h_start(r, "addon.upgrade", addon, name);
 	json_object_put(input);
 	return e;

@@ -23,7 +23,7 @@
 #include "pipelines/pipelines.h"
 
 /* Largest number of ListClusters / ListServiceQuotas pages read. */
-#define CAPACITY_PAGES	20
+#define CAPACITY_PAGES 20
 
 /* One AWS read for the pre-flight; on failure the problem is filled. */
 static sw_err
@@ -62,16 +62,16 @@ add_cluster_use(json_object *hp, json_object *use, const char *skip_cluster,
 		    strcmp(cname, skip_cluster) == 0 &&
 		    strcmp(gname, skip_group) == 0)
 			continue;
-		sw_json_add_int(use, t, sw_json_get_int(use, t, 0) +
-		    (cur > want ? cur : want));
+		sw_json_add_int(use, t,
+		    sw_json_get_int(use, t, 0) + (cur > want ? cur : want));
 	}
 }
 
 /* Instances in use per type across the account's HyperPod clusters, as
  * {type: n}; new, or NULL with the problem filled. */
 static json_object *
-instances_in_use(struct sw_req *r, const char *skip_cluster,
-    const char *skip_group)
+instances_in_use(
+    struct sw_req *r, const char *skip_cluster, const char *skip_group)
 {
 	json_object *use = json_object_new_object(), *out = NULL, *list, *hp;
 	struct aws_error err;
@@ -82,9 +82,10 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
 	size_t i;
 
 	do {
-		if (read_aws(r, AWS_SVC_SAGEMAKER, "ListClusters", sw_jo(
-		    "MaxResults", sw_ji(100), "NextToken", token ?
-		    sw_js(token) : NULL, NULL), &out) != SW_OK)
+		if (read_aws(r, AWS_SVC_SAGEMAKER, "ListClusters",
+			sw_jo("MaxResults", sw_ji(100), "NextToken",
+			    token ? sw_js(token) : NULL, NULL),
+			&out) != SW_OK)
 			goto fail;
 		list = sw_json_get(out, "ClusterSummaries");
 		for (i = 0; list && i < json_object_array_length(list); i++) {
@@ -92,13 +93,14 @@ instances_in_use(struct sw_req *r, const char *skip_cluster,
 			const char *st = sw_json_get_str(c, "ClusterStatus");
 
 			/* SageMaker counts no instance of these. */
-			if (st != NULL && (strcmp(st, "Deleting") == 0 ||
-			    strcmp(st, "Failed") == 0))
+			if (st != NULL &&
+			    (strcmp(st, "Deleting") == 0 ||
+				strcmp(st, "Failed") == 0))
 				continue;
-			e = h_hp_describe(r, sw_json_get_str(c,
-			    "ClusterName"), &hp, &err);
+			e = h_hp_describe(
+			    r, sw_json_get_str(c, "ClusterName"), &hp, &err);
 			if (e == SW_ENOTFOUND)
-				continue;	/* gone meanwhile */
+				continue; /* gone meanwhile */
 			if (e != SW_OK) {
 				h_aws_fail(r, AWS_SVC_SAGEMAKER,
 				    "DescribeCluster", e, &err);
@@ -132,10 +134,11 @@ cluster_quotas(struct sw_req *r)
 	size_t i, n;
 
 	do {
-		if (read_aws(r, AWS_SVC_QUOTAS, "ListServiceQuotas", sw_jo(
-		    "ServiceCode", sw_js("sagemaker"), "MaxResults",
-		    sw_ji(100), "NextToken", token ? sw_js(token) : NULL,
-		    NULL), &out) != SW_OK) {
+		if (read_aws(r, AWS_SVC_QUOTAS, "ListServiceQuotas",
+			sw_jo("ServiceCode", sw_js("sagemaker"), "MaxResults",
+			    sw_ji(100), "NextToken",
+			    token ? sw_js(token) : NULL, NULL),
+			&out) != SW_OK) {
 			json_object_put(q);
 			return NULL;
 		}
@@ -144,14 +147,17 @@ cluster_quotas(struct sw_req *r)
 			json_object *e = json_object_array_get_idx(list, i);
 			const char *qn = sw_json_get_str(e, "QuotaName");
 
-			if (qn == NULL || (n = strlen(qn)) <= sizeof(suffix) -
-			    1 || strcmp(qn + n - (sizeof(suffix) - 1), suffix)
-			    != 0 || n - (sizeof(suffix) - 1) >= sizeof(type))
+			if (qn == NULL ||
+			    (n = strlen(qn)) <= sizeof(suffix) - 1 ||
+			    strcmp(qn + n - (sizeof(suffix) - 1), suffix) !=
+				0 ||
+			    n - (sizeof(suffix) - 1) >= sizeof(type))
 				continue;
 			memcpy(type, qn, n - (sizeof(suffix) - 1));
 			type[n - (sizeof(suffix) - 1)] = '\0';
-			sw_json_add_int(q, type, (int64_t)
-			    json_object_get_double(sw_json_get(e, "Value")));
+			sw_json_add_int(q, type,
+			    (int64_t)json_object_get_double(
+				sw_json_get(e, "Value")));
 		}
 		token = sw_json_copy_str(out, "NextToken", tok, sizeof(tok));
 		json_object_put(out);
@@ -161,8 +167,8 @@ cluster_quotas(struct sw_req *r)
 }
 
 sw_err
-h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks,
-    size_t n, const char *skip_cluster, const char *skip_group)
+h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks, size_t n,
+    const char *skip_cluster, const char *skip_group)
 {
 	json_object *use = NULL, *quotas = NULL, *want;
 	size_t i, k;
@@ -173,7 +179,7 @@ h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks,
 		if (asks[i].plan == NULL)
 			sw_json_add_int(want, asks[i].type,
 			    sw_json_get_int(want, asks[i].type, 0) +
-			    asks[i].count);
+				asks[i].count);
 	if (json_object_object_length(want) == 0)
 		goto out;
 	if ((quotas = cluster_quotas(r)) == NULL ||
@@ -189,20 +195,22 @@ h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks,
 
 		if (asks[i].plan != NULL || limit < 0 || inuse + asked <= limit)
 			continue;
-		for (k = 0; k < i; k++)		/* one error per type */
+		for (k = 0; k < i; k++) /* one error per type */
 			if (asks[k].plan == NULL &&
 			    strcmp(asks[k].type, t) == 0)
 				break;
 		if (k < i)
 			continue;
-		sw_ferr_add(&r->ferrs, asks[i].field, "quota", "service quota "
+		sw_ferr_add(&r->ferrs, asks[i].field, "quota",
+		    "service quota "
 		    "'%s for cluster usage' is %lld; %lld in use in the "
-		    "account; %lld requested (%lld over)", t, (long long)limit,
-		    (long long)inuse, (long long)asked,
+		    "account; %lld requested (%lld over)",
+		    t, (long long)limit, (long long)inuse, (long long)asked,
 		    (long long)(inuse + asked - limit));
 	}
 	if (r->ferrs.n > 0)
-		e = sw_req_fail(r, SW_EPRECONDITION, "%s: %s; ask for an "
+		e = sw_req_fail(r, SW_EPRECONDITION,
+		    "%s: %s; ask for an "
 		    "increase in Service Quotas, or free instances first",
 		    r->ferrs.e[0].field, r->ferrs.e[0].msg);
 out:
@@ -213,29 +221,34 @@ out:
 }
 
 sw_err
-h_check_offered(struct sw_req *r, const char *type, const char *az,
-    const char *field)
+h_check_offered(
+    struct sw_req *r, const char *type, const char *az, const char *field)
 {
 	json_object *out, *list;
 	size_t i;
 	int found = 0;
 
-	if (read_aws(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings", sw_jo(
-	    "LocationType", sw_js("availability-zone"), "Filters", sw_ja(
-	    sw_jo("Name", sw_js("instance-type"), "Values", sw_ja(sw_js(
-	    sw_ec2_type(type))), NULL), sw_jo("Name", sw_js("location"),
-	    "Values", sw_ja(sw_js(az)), NULL)), NULL), &out) != SW_OK)
+	if (read_aws(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
+		sw_jo("LocationType", sw_js("availability-zone"), "Filters",
+		    sw_ja(sw_jo("Name", sw_js("instance-type"), "Values",
+			      sw_ja(sw_js(sw_ec2_type(type))), NULL),
+			sw_jo("Name", sw_js("location"), "Values",
+			    sw_ja(sw_js(az)), NULL)),
+		    NULL),
+		&out) != SW_OK)
 		return r->err;
 	list = sw_json_get(out, "instanceTypeOfferingSet");
 	for (i = 0; list && i < json_object_array_length(list); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(list, i),
-		    "location") ?: "", az) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(list, i), "location")
+			    ?: "",
+			az) == 0)
 			found = 1;
 	json_object_put(out);
 	if (found)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered in %s",
-	    type, az);
-	return sw_req_fail(r, SW_EPRECONDITION, "%s is not offered in %s",
-	    type, az);
+	sw_ferr_add(
+	    &r->ferrs, field, "offered", "%s is not offered in %s", type, az);
+	return sw_req_fail(
+	    r, SW_EPRECONDITION, "%s is not offered in %s", type, az);
 }

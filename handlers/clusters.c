@@ -64,16 +64,16 @@ req_place(struct sw_req *r, struct sw_cluster_rec *rec)
 		return;
 	if (strcmp(r->op->name, "cluster_create") == 0) {
 		name = sw_json_get_str(r->args, "account");
-		sw_fmt_text(rec->account, sizeof(rec->account), "%s",
-		    name ? name : "");
+		sw_fmt_text(
+		    rec->account, sizeof(rec->account), "%s", name ? name : "");
 		name = sw_json_get_str(r->args, "region");
-		sw_fmt_text(rec->region, sizeof(rec->region), "%s",
-		    name ? name : "");
+		sw_fmt_text(
+		    rec->region, sizeof(rec->region), "%s", name ? name : "");
 		return;
 	}
-	name = strncmp(r->op->path, "/api/v1/clusters/{name}", 23) == 0 ?
-	    sw_json_get_str(r->args, "name") : sw_json_get_str(r->args,
-	    "cluster");
+	name = strncmp(r->op->path, "/api/v1/clusters/{name}", 23) == 0
+	    ? sw_json_get_str(r->args, "name")
+	    : sw_json_get_str(r->args, "cluster");
 	if (name == NULL || sw_cluster_get(r->db, name, rec) != SW_OK)
 		memset(rec, 0, sizeof(*rec));
 }
@@ -101,14 +101,16 @@ place_ctx(struct sw_req *r, struct aws_error *err, sw_err *e)
 		return NULL;
 	}
 	req_place(r, &rec);
-	if (aws_member_ctx(base, r->cfg, rec.account, rec.region, &r->aws,
-	    role, sizeof(role), err) == SW_OK)
+	if (aws_member_ctx(base, r->cfg, rec.account, rec.region, &r->aws, role,
+		sizeof(role), err) == SW_OK)
 		return r->aws;
 	r->aws = NULL;
 	*e = err->retryable || err->transport ? SW_EUNAVAIL : SW_EFORBIDDEN;
 	memcpy(said, err->message, sizeof(said));
-	sw_fmt_text(err->message, sizeof(err->message), "cannot reach "
-	    "account %s: sts:AssumeRole of %s: %s", rec.account, role, said);
+	sw_fmt_text(err->message, sizeof(err->message),
+	    "cannot reach "
+	    "account %s: sts:AssumeRole of %s: %s",
+	    rec.account, role, said);
 	return NULL;
 }
 
@@ -147,15 +149,16 @@ h_aws_for(struct sw_req *r, struct aws_error *err, sw_err *e)
 		return out;
 	*e = err->retryable || err->transport ? SW_EUNAVAIL : SW_EFORBIDDEN;
 	memcpy(said, err->message, sizeof(said));
-	sw_fmt_text(err->message, sizeof(err->message), "cannot act for %s: "
-	    "sts:AssumeRole of %s: %s", r->who.name,
-	    sw_config_person_role(r->cfg), said);
+	sw_fmt_text(err->message, sizeof(err->message),
+	    "cannot act for %s: "
+	    "sts:AssumeRole of %s: %s",
+	    r->who.name, sw_config_person_role(r->cfg), said);
 	return NULL;
 }
 
 sw_err
-h_call(struct sw_req *r, enum aws_service svc, const char *op,
-    json_object *in, json_object **out, struct aws_error *err)
+h_call(struct sw_req *r, enum aws_service svc, const char *op, json_object *in,
+    json_object **out, struct aws_error *err)
 {
 	struct aws_ctx *aws;
 	sw_err e;
@@ -204,7 +207,8 @@ h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 
 	memset(kb, 0, sizeof(*kb));
 	if (h_aws(r) == NULL)
-		return sw_req_fail(r, SW_EUNAVAIL, "no AWS client: check the "
+		return sw_req_fail(r, SW_EUNAVAIL,
+		    "no AWS client: check the "
 		    "credentials and region");
 	if ((e = sw_kube_connect(h_aws(r), cluster, kb, &err)) == SW_OK)
 		return SW_OK;
@@ -212,13 +216,17 @@ h_kube(struct sw_req *r, const char *cluster, struct sw_kube *kb)
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no EKS cluster %s", cluster);
 	if (e == SW_ECONFLICT)
-		return sw_req_fail(r, e, "cluster %s is not ready: it has no "
-		    "Kubernetes endpoint yet", cluster);
+		return sw_req_fail(r, e,
+		    "cluster %s is not ready: it has no "
+		    "Kubernetes endpoint yet",
+		    cluster);
 	/* Still throttled or failing after the retries: 429/503/504 with
 	 * Retry-After (aws_error_sw said so), as every AWS call of a
 	 * request. */
-	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e, "cluster %s: "
-	    "%s %s", cluster, err.code, err.message);
+	return sw_req_fail(r, e == SW_EINVAL ? SW_EUPSTREAM : e,
+	    "cluster %s: "
+	    "%s %s",
+	    cluster, err.code, err.message);
 }
 
 sw_err
@@ -226,25 +234,26 @@ h_aws_fail(struct sw_req *r, enum aws_service svc, const char *op, sw_err e,
     const struct aws_error *err)
 {
 	if (e == SW_EUNAVAIL && strcmp(err->code, "NoAwsClient") == 0)
-		return sw_req_fail(r, e, "no AWS client: check the "
+		return sw_req_fail(r, e,
+		    "no AWS client: check the "
 		    "credentials and region");
 	if (strncmp(err->message, "cannot act for ", 15) == 0 ||
 	    strncmp(err->message, "cannot reach account ", 21) == 0)
 		return sw_req_fail(r, e, "%s %s: %s %s", aws_service(svc)->id,
 		    op, err->code[0] ? err->code : "error", err->message);
 	if (e == SW_ENOTFOUND || err->http_status == 404)
-		return sw_req_fail(r, SW_ENOTFOUND, "%s: %s", err->code,
-		    err->message);
+		return sw_req_fail(
+		    r, SW_ENOTFOUND, "%s: %s", err->code, err->message);
 	/* An input AWS refused is ours (the caller's passed validation). */
 	return sw_req_fail(r, e == SW_EINVAL || e == SW_OK ? SW_EUPSTREAM : e,
-	    "%s %s: %s: %s", aws_service(svc)->id, op, err->code[0] ?
-	    err->code : "error", err->message);
+	    "%s %s: %s: %s", aws_service(svc)->id, op,
+	    err->code[0] ? err->code : "error", err->message);
 }
 
 /* Call AWS for a handler; on failure fill the problem and return it. */
 static sw_err
-call(struct sw_req *r, enum aws_service svc, const char *op,
-    json_object *in, json_object **out)
+call(struct sw_req *r, enum aws_service svc, const char *op, json_object *in,
+    json_object **out)
 {
 	struct aws_error err;
 	sw_err e;
@@ -256,12 +265,11 @@ call(struct sw_req *r, enum aws_service svc, const char *op,
 /* ---- inspection ------------------------------------------------------ */
 
 /* Regions where SageMaker HyperPod runs (AWS documentation). */
-static const char *const hyperpod_regions[] = {
-	"us-east-1", "us-east-2", "us-west-1", "us-west-2", "ap-south-1",
-	"ap-southeast-1", "ap-southeast-2", "ap-southeast-3",
-	"ap-southeast-4", "ap-northeast-1", "eu-central-1", "eu-north-1",
-	"eu-south-2", "eu-west-1", "eu-west-2", "sa-east-1", NULL
-};
+static const char *const hyperpod_regions[] = { "us-east-1", "us-east-2",
+	"us-west-1", "us-west-2", "ap-south-1", "ap-southeast-1",
+	"ap-southeast-2", "ap-southeast-3", "ap-southeast-4", "ap-northeast-1",
+	"eu-central-1", "eu-north-1", "eu-south-2", "eu-west-1", "eu-west-2",
+	"sa-east-1", NULL };
 
 sw_err
 h_region_list(struct sw_req *r)
@@ -270,12 +278,12 @@ h_region_list(struct sw_req *r)
 	int i;
 
 	for (i = 0; hyperpod_regions[i] != NULL; i++)
-		json_object_array_add(items, sw_jo("name",
-		    sw_js(hyperpod_regions[i]), "current",
-		    sw_jb(strcmp(hyperpod_regions[i], r->cfg->region) == 0),
-		    NULL));
-	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region),
-	    "items", items, NULL));
+		json_object_array_add(items,
+		    sw_jo("name", sw_js(hyperpod_regions[i]), "current",
+			sw_jb(strcmp(hyperpod_regions[i], r->cfg->region) == 0),
+			NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("region", sw_js(r->cfg->region), "items", items, NULL));
 	return SW_OK;
 }
 
@@ -286,23 +294,28 @@ zones(struct sw_req *r)
 	json_object *out, *list, *items;
 	size_t i;
 
-	if (call(r, AWS_SVC_EC2, "DescribeAvailabilityZones", sw_jo(
-	    "Filters", sw_ja(sw_jo("Name", sw_js("zone-type"), "Values",
-	    sw_ja(sw_js("availability-zone")), NULL)), NULL),
-	    &out) != SW_OK)
+	if (call(r, AWS_SVC_EC2, "DescribeAvailabilityZones",
+		sw_jo("Filters",
+		    sw_ja(sw_jo("Name", sw_js("zone-type"), "Values",
+			sw_ja(sw_js("availability-zone")), NULL)),
+		    NULL),
+		&out) != SW_OK)
 		return NULL;
 	items = json_object_new_array();
 	list = sw_json_get(out, "availabilityZoneInfo");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *z = json_object_array_get_idx(list, i);
 
-		json_object_array_add(items, sw_jo(
-		    "name", sw_js(sw_json_get_str(z, "zoneName")),
-		    "id", sw_js(sw_json_get_str(z, "zoneId") ?
-			sw_json_get_str(z, "zoneId") : ""),
-		    "state", sw_js(sw_json_get_str(z, "zoneState") ?
-			sw_json_get_str(z, "zoneState") : "available"),
-		    NULL));
+		json_object_array_add(items,
+		    sw_jo("name", sw_js(sw_json_get_str(z, "zoneName")), "id",
+			sw_js(sw_json_get_str(z, "zoneId")
+				? sw_json_get_str(z, "zoneId")
+				: ""),
+			"state",
+			sw_js(sw_json_get_str(z, "zoneState")
+				? sw_json_get_str(z, "zoneState")
+				: "available"),
+			NULL));
 	}
 	json_object_put(out);
 	return items;
@@ -315,8 +328,8 @@ h_az_list(struct sw_req *r)
 
 	if (items == NULL)
 		return r->err;
-	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region), "items",
-	    items, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("region", sw_js(r->cfg->region), "items", items, NULL));
 	return SW_OK;
 }
 
@@ -329,11 +342,12 @@ offerings(struct sw_req *r, const char *type)
 	size_t i;
 
 	if (type != NULL)
-		filters = sw_ja(sw_jo("Name", sw_js("instance-type"),
-		    "Values", sw_ja(sw_js(sw_ec2_type(type))), NULL));
-	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings", sw_jo(
-	    "LocationType", sw_js("availability-zone"), "Filters", filters,
-	    NULL), &out) != SW_OK)
+		filters = sw_ja(sw_jo("Name", sw_js("instance-type"), "Values",
+		    sw_ja(sw_js(sw_ec2_type(type))), NULL));
+	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
+		sw_jo("LocationType", sw_js("availability-zone"), "Filters",
+		    filters, NULL),
+		&out) != SW_OK)
 		return NULL;
 	map = json_object_new_object();
 	list = sw_json_get(out, "instanceTypeOfferingSet");
@@ -362,7 +376,8 @@ type_facts(struct sw_req *r, json_object *types)
 	size_t i;
 
 	names = json_object_new_array();
-	json_object_object_foreach(types, t, v) {
+	json_object_object_foreach(types, t, v)
+	{
 		(void)v;
 		json_object_array_add(names, sw_js(t));
 	}
@@ -370,30 +385,29 @@ type_facts(struct sw_req *r, json_object *types)
 		json_object_put(names);
 		return json_object_new_object();
 	}
-	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypes", sw_jo(
-	    "InstanceTypes", names, NULL), &out) != SW_OK)
+	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypes",
+		sw_jo("InstanceTypes", names, NULL), &out) != SW_OK)
 		return NULL;
 	map = json_object_new_object();
 	list = sw_json_get(out, "instanceTypeSet");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *o = json_object_array_get_idx(list, i);
-		const char *efa = sw_json_path_str(o,
-		    "networkInfo.efaSupported");
-		const char *gpus = sw_json_path_str(o,
-		    "gpuInfo.gpus[0].count");
-		const char *vcpu = sw_json_path_str(o,
-		    "vCpuInfo.defaultVCpus");
+		const char *efa =
+		    sw_json_path_str(o, "networkInfo.efaSupported");
+		const char *gpus = sw_json_path_str(o, "gpuInfo.gpus[0].count");
+		const char *vcpu = sw_json_path_str(o, "vCpuInfo.defaultVCpus");
 		const char *mem = sw_json_path_str(o, "memoryInfo.sizeInMiB");
 
 		json_object_object_add(map, sw_json_get_str(o, "instanceType"),
 		    sw_jo("gpus", sw_ji(gpus ? strtol(gpus, NULL, 10) : 0),
-		    "gpu_name", sw_js(sw_json_path_str(o,
-			"gpuInfo.gpus[0].name") ? sw_json_path_str(o,
-			"gpuInfo.gpus[0].name") : ""),
-		    "efa", sw_jb(efa != NULL && strcmp(efa, "true") == 0),
-		    "vcpus", sw_ji(vcpu ? strtol(vcpu, NULL, 10) : 0),
-		    "memory_mib", sw_ji(mem ? strtol(mem, NULL, 10) : 0),
-		    NULL));
+			"gpu_name",
+			sw_js(sw_json_path_str(o, "gpuInfo.gpus[0].name")
+				? sw_json_path_str(o, "gpuInfo.gpus[0].name")
+				: ""),
+			"efa", sw_jb(efa != NULL && strcmp(efa, "true") == 0),
+			"vcpus", sw_ji(vcpu ? strtol(vcpu, NULL, 10) : 0),
+			"memory_mib", sw_ji(mem ? strtol(mem, NULL, 10) : 0),
+			NULL));
 	}
 	json_object_put(out);
 	return map;
@@ -405,15 +419,16 @@ h_instance_type_list(struct sw_req *r)
 	const char *az = sw_json_get_str(r->args, "availability_zone");
 	json_object *offers, *facts, *items;
 
-	if ((offers = offerings(r, sw_json_get_str(r->args,
-	    "instance_type"))) == NULL)
+	if ((offers = offerings(
+		 r, sw_json_get_str(r->args, "instance_type"))) == NULL)
 		return r->err;
 	if ((facts = type_facts(r, offers)) == NULL) {
 		json_object_put(offers);
 		return r->err;
 	}
 	items = json_object_new_array();
-	json_object_object_foreach(offers, t, azs) {
+	json_object_object_foreach(offers, t, azs)
+	{
 		json_object *f = sw_json_get(facts, t);
 		char ml[64];
 		size_t i;
@@ -421,7 +436,8 @@ h_instance_type_list(struct sw_req *r)
 
 		for (i = 0; !here && i < json_object_array_length(azs); i++)
 			here = strcmp(json_object_get_string(
-			    json_object_array_get_idx(azs, i)), az) == 0;
+					  json_object_array_get_idx(azs, i)),
+				   az) == 0;
 		if (!here)
 			continue;
 		if (sw_json_get_bool(r->args, "gpu_only", 0) &&
@@ -429,17 +445,18 @@ h_instance_type_list(struct sw_req *r)
 			continue;
 		if (sw_fmt(ml, sizeof(ml), "ml.%s", t) != SW_OK)
 			continue;
-		json_object_array_add(items, sw_jo(
-		    "instance_type", sw_js(ml),
-		    "ec2_instance_type", sw_js(t),
-		    "availability_zones", json_object_get(azs),
-		    "gpus", sw_ji(sw_json_get_int(f, "gpus", 0)),
-		    "gpu_name", sw_js(sw_json_get_str(f, "gpu_name") ?
-			sw_json_get_str(f, "gpu_name") : ""),
-		    "efa_supported", sw_jb(sw_json_get_bool(f, "efa", 0)),
-		    "vcpus", sw_ji(sw_json_get_int(f, "vcpus", 0)),
-		    "memory_mib", sw_ji(sw_json_get_int(f, "memory_mib", 0)),
-		    NULL));
+		json_object_array_add(items,
+		    sw_jo("instance_type", sw_js(ml), "ec2_instance_type",
+			sw_js(t), "availability_zones", json_object_get(azs),
+			"gpus", sw_ji(sw_json_get_int(f, "gpus", 0)),
+			"gpu_name",
+			sw_js(sw_json_get_str(f, "gpu_name")
+				? sw_json_get_str(f, "gpu_name")
+				: ""),
+			"efa_supported", sw_jb(sw_json_get_bool(f, "efa", 0)),
+			"vcpus", sw_ji(sw_json_get_int(f, "vcpus", 0)),
+			"memory_mib",
+			sw_ji(sw_json_get_int(f, "memory_mib", 0)), NULL));
 	}
 	json_object_put(offers);
 	json_object_put(facts);
@@ -455,8 +472,9 @@ array_has(json_object *arr, const char *s)
 	size_t i;
 
 	for (i = 0; arr && i < json_object_array_length(arr); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(
-		    arr, i)), s) == 0)
+		if (strcmp(json_object_get_string(
+			       json_object_array_get_idx(arr, i)),
+			s) == 0)
 			return 1;
 	return 0;
 }
@@ -487,13 +505,13 @@ planned_cidrs(struct sw_req *r, json_object *list)
 				    "params.vpc_cidr");
 
 				if (c != NULL)
-					json_object_array_add(list, sw_jo(
-					    "cidrBlock", sw_js(c), NULL));
+					json_object_array_add(list,
+					    sw_jo("cidrBlock", sw_js(c), NULL));
 			}
 			cursor[0] = '\0';
 			if (sw_json_get_str(page, "next") != NULL &&
 			    sw_fmt(cursor, sizeof(cursor), "%s",
-			    sw_json_get_str(page, "next")) != SW_OK)
+				sw_json_get_str(page, "next")) != SW_OK)
 				cursor[0] = '\0';
 			json_object_put(page);
 			if (cursor[0] == '\0')
@@ -532,10 +550,14 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 	int x;
 
 	if (want != NULL && !vpc_cidr_allowed(want)) {
-		sw_ferr_add(&r->ferrs, "vpc_cidr", "range", "%s is not a range "
-		    "a VPC can have", want);
-		return sw_req_fail(r, SW_EINVAL, "vpc_cidr %s is not a range "
-		    "a VPC can have", want);
+		sw_ferr_add(&r->ferrs, "vpc_cidr", "range",
+		    "%s is not a range "
+		    "a VPC can have",
+		    want);
+		return sw_req_fail(r, SW_EINVAL,
+		    "vpc_cidr %s is not a range "
+		    "a VPC can have",
+		    want);
 	}
 	if (call(r, AWS_SVC_EC2, "DescribeVpcs", NULL, &vpcs) != SW_OK)
 		return r->err;
@@ -549,10 +571,12 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 	for (x = want ? -1 : 0; x < 256; x++) {
 		int clash = 0;
 
-		if ((x < 0 ? sw_fmt(cand, sizeof(cand), "%s", want) :
-		    sw_fmt(cand, sizeof(cand), "10.%d.0.0/16", x)) != SW_OK) {
+		if ((x < 0 ? sw_fmt(cand, sizeof(cand), "%s", want)
+			   : sw_fmt(cand, sizeof(cand), "10.%d.0.0/16", x)) !=
+		    SW_OK) {
 			json_object_put(vpcs);
-			return sw_req_fail(r, SW_EINVAL, "vpc_cidr is not a "
+			return sw_req_fail(r, SW_EINVAL,
+			    "vpc_cidr is not a "
 			    "CIDR block");
 		}
 		for (i = 0; list && i < json_object_array_length(list); i++) {
@@ -565,7 +589,8 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 		if (!clash) {
 			json_object_put(vpcs);
 			if (sw_fmt(out, sz, "%s", cand) != SW_OK)
-				return sw_req_fail(r, SW_EINTERNAL, "no room "
+				return sw_req_fail(r, SW_EINTERNAL,
+				    "no room "
 				    "for the VPC CIDR");
 			return SW_OK;
 		}
@@ -574,8 +599,10 @@ plan_vpc_cidr(struct sw_req *r, const char *want, char *out, size_t sz)
 			json_object_put(vpcs);
 			sw_ferr_add(&r->ferrs, "vpc_cidr", "overlap",
 			    "overlaps an existing VPC in %s", r->cfg->region);
-			return sw_req_fail(r, SW_EINVAL, "vpc_cidr %s overlaps "
-			    "an existing VPC", want);
+			return sw_req_fail(r, SW_EINVAL,
+			    "vpc_cidr %s overlaps "
+			    "an existing VPC",
+			    want);
 		}
 	}
 	json_object_put(vpcs);
@@ -594,8 +621,8 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 	char field[96];
 
 	if (cap == NULL) {
-		cap = sw_json_get_str(g, "training_plan_arn") ?
-		    "training-plan" : "on-demand";
+		cap = sw_json_get_str(g, "training_plan_arn") ? "training-plan"
+							      : "on-demand";
 		sw_json_add_str(g, "capacity_type", cap);
 	}
 	sw_fmt_text(field, sizeof(field), "instance_groups[%zu]", idx);
@@ -603,28 +630,34 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 	    sw_json_get_str(g, "training_plan_arn") != NULL) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", idx);
-		sw_ferr_add(&r->ferrs, field, "conflict", "spot capacity "
+		sw_ferr_add(&r->ferrs, field, "conflict",
+		    "spot capacity "
 		    "cannot use a training plan");
 	}
 	if (strcmp(cap, "training-plan") == 0 &&
 	    sw_json_get_str(g, "training_plan_arn") == NULL) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", idx);
-		sw_ferr_add(&r->ferrs, field, "required", "is required when "
+		sw_ferr_add(&r->ferrs, field, "required",
+		    "is required when "
 		    "capacity_type is training-plan");
 	}
 	if (az != NULL && !array_has(azs, az)) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].availability_zone", idx);
-		sw_ferr_add(&r->ferrs, field, "exists", "%s is not an "
-		    "availability zone of %s", az, r->cfg->region);
+		sw_ferr_add(&r->ferrs, field, "exists",
+		    "%s is not an "
+		    "availability zone of %s",
+		    az, r->cfg->region);
 		return;
 	}
 	if (where == NULL) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].instance_type", idx);
-		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
-		    "in %s", type, r->cfg->region);
+		sw_ferr_add(&r->ferrs, field, "offered",
+		    "%s is not offered "
+		    "in %s",
+		    type, r->cfg->region);
 		return;
 	}
 	if (az == NULL) {
@@ -632,7 +665,7 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 		size_t i;
 
 		for (i = 0; i < json_object_array_length(azs) && az == NULL;
-		    i++) {
+		     i++) {
 			const char *z = json_object_get_string(
 			    json_object_array_get_idx(azs, i));
 
@@ -644,16 +677,20 @@ check_group(struct sw_req *r, json_object *g, size_t idx, json_object *azs,
 	} else if (!array_has(where, az)) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].availability_zone", idx);
-		sw_ferr_add(&r->ferrs, field, "offered", "%s is not offered "
-		    "in %s", type, az);
+		sw_ferr_add(&r->ferrs, field, "offered",
+		    "%s is not offered "
+		    "in %s",
+		    type, az);
 	}
 	if (sw_json_get_bool(g, "efa_only", 0) &&
-	    !sw_json_get_bool(sw_json_get(facts, sw_ec2_type(type)), "efa",
-	    0)) {
-		sw_fmt_text(field, sizeof(field),
-		    "instance_groups[%zu].efa_only", idx);
-		sw_ferr_add(&r->ferrs, field, "efa", "%s does not support "
-		    "EFA, so it cannot use EFA-only interfaces", type);
+	    !sw_json_get_bool(
+		sw_json_get(facts, sw_ec2_type(type)), "efa", 0)) {
+		sw_fmt_text(
+		    field, sizeof(field), "instance_groups[%zu].efa_only", idx);
+		sw_ferr_add(&r->ferrs, field, "efa",
+		    "%s does not support "
+		    "EFA, so it cannot use EFA-only interfaces",
+		    type);
 	}
 }
 
@@ -662,8 +699,9 @@ void
 h_check_training_plan(struct sw_req *r, json_object *g, const char *field)
 {
 	const char *arn = sw_json_get_str(g, "training_plan_arn");
-	const char *name, *status, *az = sw_json_get_str(g,
-	    "availability_zone"), *type = sw_json_get_str(g, "instance_type");
+	const char *name, *status,
+	    *az = sw_json_get_str(g, "availability_zone"),
+	    *type = sw_json_get_str(g, "instance_type");
 	json_object *out, *res;
 	int64_t avail = -1;
 	size_t i;
@@ -671,40 +709,49 @@ h_check_training_plan(struct sw_req *r, json_object *g, const char *field)
 
 	if (arn == NULL || (name = strrchr(arn, '/')) == NULL)
 		return;
-	if (call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", sw_jo(
-	    "TrainingPlanName", sw_js(name + 1), NULL), &out) != SW_OK) {
+	if (call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan",
+		sw_jo("TrainingPlanName", sw_js(name + 1), NULL),
+		&out) != SW_OK) {
 		sw_ferr_add(&r->ferrs, field, "exists", "%s", r->detail);
 		r->err = SW_OK;
 		r->detail[0] = '\0';
 		return;
 	}
 	status = sw_json_get_str(out, "Status");
-	if (status == NULL || (strcmp(status, "Active") != 0 &&
-	    strcmp(status, "Scheduled") != 0))
-		sw_ferr_add(&r->ferrs, field, "status", "the plan is %s, not "
-		    "Active or Scheduled", status ? status : "unknown");
+	if (status == NULL ||
+	    (strcmp(status, "Active") != 0 && strcmp(status, "Scheduled") != 0))
+		sw_ferr_add(&r->ferrs, field, "status",
+		    "the plan is %s, not "
+		    "Active or Scheduled",
+		    status ? status : "unknown");
 	res = sw_json_get(out, "ReservedCapacitySummaries");
 	for (i = 0; res && i < json_object_array_length(res); i++) {
 		json_object *c = json_object_array_get_idx(res, i);
 
 		if (type && sw_json_get_str(c, "InstanceType") &&
 		    strcmp(sw_json_get_str(c, "InstanceType"), type) == 0 &&
-		    (az == NULL || (sw_json_get_str(c, "AvailabilityZone") &&
-		    strcmp(sw_json_get_str(c, "AvailabilityZone"), az) == 0))) {
+		    (az == NULL ||
+			(sw_json_get_str(c, "AvailabilityZone") &&
+			    strcmp(sw_json_get_str(c, "AvailabilityZone"),
+				az) == 0))) {
 			match = 1;
-			if (az == NULL && sw_json_get_str(c,
-			    "AvailabilityZone"))
+			if (az == NULL &&
+			    sw_json_get_str(c, "AvailabilityZone"))
 				sw_json_add_str(g, "availability_zone",
 				    sw_json_get_str(c, "AvailabilityZone"));
 		}
 	}
 	if (!match)
-		sw_ferr_add(&r->ferrs, field, "reservation", "the plan reserves "
-		    "no %s in %s", type, az ? az : "any AZ");
+		sw_ferr_add(&r->ferrs, field, "reservation",
+		    "the plan reserves "
+		    "no %s in %s",
+		    type, az ? az : "any AZ");
 	avail = sw_json_get_int(out, "AvailableInstanceCount", -1);
 	if (avail >= 0 && avail < sw_json_get_int(g, "count", 1))
-		sw_ferr_add(&r->ferrs, field, "count", "the plan has %lld "
-		    "instances available, fewer than %lld", (long long)avail,
+		sw_ferr_add(&r->ferrs, field, "count",
+		    "the plan has %lld "
+		    "instances available, fewer than %lld",
+		    (long long)avail,
 		    (long long)sw_json_get_int(g, "count", 1));
 	json_object_put(out);
 }
@@ -724,9 +771,9 @@ check_group_quotas(struct sw_req *r, json_object *groups)
 		sw_fmt_text(fields[i], sizeof(fields[i]),
 		    "instance_groups[%zu].count", i);
 		asks[i] = (struct h_capacity_ask){ .field = fields[i],
-		    .type = sw_json_get_str(g, "instance_type"),
-		    .count = sw_json_get_int(g, "count", 1),
-		    .plan = sw_json_get_str(g, "training_plan_arn") };
+			.type = sw_json_get_str(g, "instance_type"),
+			.count = sw_json_get_int(g, "count", 1),
+			.plan = sw_json_get_str(g, "training_plan_arn") };
 	}
 	return h_check_quota(r, asks, i, NULL, NULL);
 }
@@ -736,7 +783,7 @@ static sw_err
 cluster_preflight(struct sw_req *r)
 {
 	json_object *a = r->args, *azs = NULL, *names, *offers = NULL,
-	    *facts = NULL, *groups, *want, *slots;
+		    *facts = NULL, *groups, *want, *slots;
 	char cidr[32], field[96];
 	size_t i;
 	sw_err e = SW_OK;
@@ -745,45 +792,50 @@ cluster_preflight(struct sw_req *r)
 		return r->err;
 	azs = json_object_new_array();
 	for (i = 0; i < json_object_array_length(want); i++)
-		json_object_array_add(azs, sw_js(sw_json_get_str(
-		    json_object_array_get_idx(want, i), "name")));
+		json_object_array_add(azs,
+		    sw_js(sw_json_get_str(
+			json_object_array_get_idx(want, i), "name")));
 	json_object_put(want);
 	if ((want = sw_json_get(a, "availability_zones")) != NULL) {
 		for (i = 0; i < json_object_array_length(want); i++) {
 			const char *z = json_object_get_string(
 			    json_object_array_get_idx(want, i));
 
-			sw_fmt_text(field, sizeof(field),
-			    "availability_zones[%zu]", i);
+			sw_fmt_text(
+			    field, sizeof(field), "availability_zones[%zu]", i);
 			if (!array_has(azs, z))
-				sw_ferr_add(&r->ferrs, field, "exists", "%s is "
-				    "not an availability zone of %s", z,
-				    r->cfg->region);
+				sw_ferr_add(&r->ferrs, field, "exists",
+				    "%s is "
+				    "not an availability zone of %s",
+				    z, r->cfg->region);
 		}
-		if (json_object_array_length(want) == 2 && strcmp(
-		    json_object_get_string(json_object_array_get_idx(want, 0)),
-		    json_object_get_string(json_object_array_get_idx(want, 1)))
-		    == 0)
+		if (json_object_array_length(want) == 2 &&
+		    strcmp(json_object_get_string(
+			       json_object_array_get_idx(want, 0)),
+			json_object_get_string(
+			    json_object_array_get_idx(want, 1))) == 0)
 			sw_ferr_add(&r->ferrs, "availability_zones", "unique",
 			    "must name two different zones");
 	} else if (json_object_array_length(azs) < 2) {
-		e = sw_req_fail(r, SW_EPRECONDITION, "the region has fewer "
+		e = sw_req_fail(r, SW_EPRECONDITION,
+		    "the region has fewer "
 		    "than two availability zones");
 		goto out;
 	} else
-		json_object_object_add(a, "availability_zones", sw_ja(
-		    json_object_get(json_object_array_get_idx(azs, 0)),
-		    json_object_get(json_object_array_get_idx(azs, 1))));
+		json_object_object_add(a, "availability_zones",
+		    sw_ja(json_object_get(json_object_array_get_idx(azs, 0)),
+			json_object_get(json_object_array_get_idx(azs, 1))));
 	groups = sw_json_get(a, "instance_groups");
 	names = json_object_new_array();
 	for (i = 0; i < json_object_array_length(groups); i++) {
-		const char *n = sw_json_get_str(json_object_array_get_idx(
-		    groups, i), "name");
+		const char *n = sw_json_get_str(
+		    json_object_array_get_idx(groups, i), "name");
 
-		sw_fmt_text(field, sizeof(field), "instance_groups[%zu].name",
-		    i);
+		sw_fmt_text(
+		    field, sizeof(field), "instance_groups[%zu].name", i);
 		if (array_has(names, n))
-			sw_ferr_add(&r->ferrs, field, "unique", "group names "
+			sw_ferr_add(&r->ferrs, field, "unique",
+			    "group names "
 			    "must be unique");
 		json_object_array_add(names, sw_js(n));
 	}
@@ -801,19 +853,21 @@ cluster_preflight(struct sw_req *r)
 		goto out;
 	}
 	if ((e = plan_vpc_cidr(r, sw_json_get_str(a, "vpc_cidr"), cidr,
-	    sizeof(cidr))) != SW_OK)
+		 sizeof(cidr))) != SW_OK)
 		goto out;
 	sw_json_add_str(a, "vpc_cidr", cidr);
 	/* Pre-flight against reservations and quotas (422). */
 	for (i = 0; i < json_object_array_length(groups); i++) {
 		sw_fmt_text(field, sizeof(field),
 		    "instance_groups[%zu].training_plan_arn", i);
-		h_check_training_plan(r, json_object_array_get_idx(groups, i),
-		    field);
+		h_check_training_plan(
+		    r, json_object_array_get_idx(groups, i), field);
 	}
 	if (r->ferrs.n > 0) {
-		e = sw_req_fail(r, SW_EPRECONDITION, "training plan check "
-		    "failed: %s: %s", r->ferrs.e[0].field, r->ferrs.e[0].msg);
+		e = sw_req_fail(r, SW_EPRECONDITION,
+		    "training plan check "
+		    "failed: %s: %s",
+		    r->ferrs.e[0].field, r->ferrs.e[0].msg);
 		goto out;
 	}
 	if (check_group_quotas(r, groups) != SW_OK) {
@@ -823,12 +877,12 @@ cluster_preflight(struct sw_req *r)
 	/* One shared compute subnet slot per AZ the groups use. */
 	slots = json_object_new_object();
 	for (i = 0; i < json_object_array_length(groups); i++) {
-		const char *z = sw_json_get_str(json_object_array_get_idx(
-		    groups, i), "availability_zone");
+		const char *z = sw_json_get_str(
+		    json_object_array_get_idx(groups, i), "availability_zone");
 
 		if (z != NULL && sw_json_get(slots, z) == NULL)
-			sw_json_add_int(slots, z, json_object_object_length(
-			    slots));
+			sw_json_add_int(
+			    slots, z, json_object_object_length(slots));
 	}
 	json_object_object_add(a, "compute_slots", slots);
 	if (sw_json_get_str(a, "kubernetes_version") == NULL)
@@ -857,8 +911,8 @@ h_start_with(struct sw_req *r, json_object *params, const char *kind,
 
 /* Enqueue (or plan) an operation of a pipeline kind for cluster. */
 sw_err
-h_start(struct sw_req *r, const char *kind, const char *target,
-    const char *cluster)
+h_start(
+    struct sw_req *r, const char *kind, const char *target, const char *cluster)
 {
 	const struct sw_pipeline *pl = sw_pipeline_find(kind);
 	struct sw_cluster_rec rec;
@@ -875,27 +929,28 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	    h_owned(r, cluster, &rec) != SW_OK)
 		return r->err;
 	if (r->dry_run) {
-		e = sw_pipeline_plan(h_aws(r), r->cfg, kind, r->args, &plan,
-		    &waits);
-		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1),
-		    "kind", sw_js(kind), "target", sw_js(target),
-		    "params", json_object_get(r->args),
-		    "calls", plan, "waits", waits,
-		    "cost", h_plan_cost(r, kind, r->args, cluster), NULL));
+		e = sw_pipeline_plan(
+		    h_aws(r), r->cfg, kind, r->args, &plan, &waits);
+		sw_req_reply(r, 200,
+		    sw_jo("dry_run", sw_jb(1), "kind", sw_js(kind), "target",
+			sw_js(target), "params", json_object_get(r->args),
+			"calls", plan, "waits", waits, "cost",
+			h_plan_cost(r, kind, r->args, cluster), NULL));
 		if (e != SW_OK) {
 			const char *why = NULL;
 			size_t i;
 
 			for (i = 0; plan && i < json_object_array_length(plan);
-			    i++)
-				if (sw_json_get_str(json_object_array_get_idx(
-				    plan, i), "refused"))
+			     i++)
+				if (sw_json_get_str(
+					json_object_array_get_idx(plan, i),
+					"refused"))
 					why = sw_json_get_str(
 					    json_object_array_get_idx(plan, i),
 					    "refused");
-			return sw_req_fail(r, e == SW_EUNAVAIL ? e :
-			    SW_EPRECONDITION, "the plan stops: %s", why ? why :
-			    "see calls");
+			return sw_req_fail(r,
+			    e == SW_EUNAVAIL ? e : SW_EPRECONDITION,
+			    "the plan stops: %s", why ? why : "see calls");
 		}
 		{
 			const char *const *names = sw_pipeline_stage_names(pl);
@@ -920,8 +975,10 @@ h_start(struct sw_req *r, const char *kind, const char *target,
 	if (e == SW_EBUSY)
 		return h_busy(r, id);
 	if (e == SW_ECONFLICT)
-		return sw_req_fail(r, e, "Idempotency-Key %s was used for a "
-		    "different request", r->idem_key);
+		return sw_req_fail(r, e,
+		    "Idempotency-Key %s was used for a "
+		    "different request",
+		    r->idem_key);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot record the operation");
 	/* the record that ties this request to the poller's records */
@@ -941,13 +998,16 @@ h_busy(struct sw_req *r, const char *holder)
 	sw_err e;
 
 	if (sw_op_get(r->db, holder, 0, -1, &op) != SW_OK)
-		return sw_req_fail(r, SW_EBUSY, "operation %s is still running "
-		    "on this cluster; wait for it or cancel it", holder);
-	e = sw_req_fail(r, SW_EBUSY, "operation %s (%s) is still %s on "
-	    "cluster %s; wait for it or cancel it", holder,
-	    sw_json_get_str(op, "kind"), sw_json_get_str(op, "state"),
-	    sw_json_get_str(op, "cluster") ? sw_json_get_str(op, "cluster") :
-	    sw_json_get_str(op, "target"));
+		return sw_req_fail(r, SW_EBUSY,
+		    "operation %s is still running "
+		    "on this cluster; wait for it or cancel it",
+		    holder);
+	e = sw_req_fail(r, SW_EBUSY,
+	    "operation %s (%s) is still %s on "
+	    "cluster %s; wait for it or cancel it",
+	    holder, sw_json_get_str(op, "kind"), sw_json_get_str(op, "state"),
+	    sw_json_get_str(op, "cluster") ? sw_json_get_str(op, "cluster")
+					   : sw_json_get_str(op, "target"));
 	json_object_put(op);
 	return e;
 }
@@ -974,8 +1034,10 @@ create_again(struct sw_req *r, const char *name)
 	f.cluster = name;
 	f.limit = 50;
 	if (sw_op_list(r->db, &f, &ops) != SW_OK)
-		return sw_req_fail(r, SW_EDB, "cannot read the operations of "
-		    "cluster %s", name);
+		return sw_req_fail(r, SW_EDB,
+		    "cannot read the operations of "
+		    "cluster %s",
+		    name);
 	items = sw_json_get(ops, "items");
 	for (i = 0; items && i < json_object_array_length(items); i++) {
 		o = json_object_array_get_idx(items, i);
@@ -986,7 +1048,7 @@ create_again(struct sw_req *r, const char *name)
 		    strcmp(state, "succeeded") == 0)
 			break;
 		if ((strcmp(kind, "cluster.create") != 0 &&
-		    strcmp(kind, "cluster.import") != 0) ||
+			strcmp(kind, "cluster.import") != 0) ||
 		    sw_op_state_unsuccessful(state))
 			continue;
 		if (strcmp(kind, "cluster.create") == 0 &&
@@ -994,12 +1056,16 @@ create_again(struct sw_req *r, const char *name)
 			/* its dry run plans the create again */
 			e = r->dry_run ? SW_ENOTFOUND : h_accepted(r, id, 1);
 		else {
-			sw_ferr_add(&r->ferrs, "name", "exists", "Slipway "
+			sw_ferr_add(&r->ferrs, "name", "exists",
+			    "Slipway "
 			    "cluster %s exists (operation %s) with other "
 			    "settings; change it with the instance group and "
-			    "feature operations, or delete it first", name, id);
-			e = sw_req_fail(r, SW_ECONFLICT, "cluster %s exists "
-			    "with other settings", name);
+			    "feature operations, or delete it first",
+			    name, id);
+			e = sw_req_fail(r, SW_ECONFLICT,
+			    "cluster %s exists "
+			    "with other settings",
+			    name);
 		}
 		break;
 	}
@@ -1013,30 +1079,39 @@ create_again(struct sw_req *r, const char *name)
  * problem (409).
  */
 static sw_err
-create_name_free(struct sw_req *r, const char *name,
-    const struct sw_cluster_rec *rec)
+create_name_free(
+    struct sw_req *r, const char *name, const struct sw_cluster_rec *rec)
 {
 	json_object *out;
 	struct aws_error err;
 	int ours;
 
 	if (strcmp(rec->origin, "imported") == 0) {
-		sw_ferr_add(&r->ferrs, "name", "exists", "cluster %s is an "
-		    "imported cluster", name);
-		return sw_req_fail(r, SW_ECONFLICT, "cluster %s is imported; "
-		    "delete or release it first", name);
+		sw_ferr_add(&r->ferrs, "name", "exists",
+		    "cluster %s is an "
+		    "imported cluster",
+		    name);
+		return sw_req_fail(r, SW_ECONFLICT,
+		    "cluster %s is imported; "
+		    "delete or release it first",
+		    name);
 	}
 	memset(&err, 0, sizeof(err));
-	if (h_aws(r) == NULL || h_call(r, AWS_SVC_EKS, "DescribeCluster",
-	    sw_jo("name", sw_js(name), NULL), &out, &err) != SW_OK)
+	if (h_aws(r) == NULL ||
+	    h_call(r, AWS_SVC_EKS, "DescribeCluster",
+		sw_jo("name", sw_js(name), NULL), &out, &err) != SW_OK)
 		return SW_OK;
-	ours = rec->id[0] != '\0' && strcmp(sw_json_path_str(out,
-	    "cluster.tags." SW_TAG_CLUSTER_ID) ?: "", rec->id) == 0;
+	ours = rec->id[0] != '\0' &&
+	    strcmp(
+		sw_json_path_str(out, "cluster.tags." SW_TAG_CLUSTER_ID) ?: "",
+		rec->id) == 0;
 	json_object_put(out);
 	if (ours)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, "name", "exists", "an EKS cluster named %s "
-	    "exists and is not managed by Slipway; import it instead", name);
+	sw_ferr_add(&r->ferrs, "name", "exists",
+	    "an EKS cluster named %s "
+	    "exists and is not managed by Slipway; import it instead",
+	    name);
 	return sw_req_fail(r, SW_ECONFLICT, "EKS cluster %s exists", name);
 }
 
@@ -1057,8 +1132,10 @@ create_place(struct sw_req *r)
 		if (strcmp(hyperpod_regions[i], region) == 0)
 			break;
 	if (region != NULL && hyperpod_regions[i] == NULL) {
-		sw_ferr_add(&r->ferrs, "region", "hyperpod", "%s is not a "
-		    "region where SageMaker HyperPod runs", region);
+		sw_ferr_add(&r->ferrs, "region", "hyperpod",
+		    "%s is not a "
+		    "region where SageMaker HyperPod runs",
+		    region);
 		return sw_req_fail(r, SW_EINVAL, "invalid input");
 	}
 	if (place_ctx(r, &err, &e) != NULL)
@@ -1082,8 +1159,10 @@ record_place(struct sw_req *r, const char *name, const char *id)
 	if (account == NULL && region == NULL)
 		return SW_OK;
 	if (sw_cluster_place(r->db, name, id, account, region) != SW_OK)
-		return sw_req_fail(r, SW_EDB, "cannot record where cluster %s "
-		    "lives", name);
+		return sw_req_fail(r, SW_EDB,
+		    "cannot record where cluster %s "
+		    "lives",
+		    name);
 	return SW_OK;
 }
 
@@ -1111,13 +1190,17 @@ h_cluster_create(struct sw_req *r)
 	 * recorded before anything is made. */
 	if (rec.id[0] == '\0' && r->dry_run) {
 		if (sw_fmt(rec.id, sizeof(rec.id), "swc-planned") != SW_OK)
-			return sw_req_fail(r, SW_EINTERNAL, "no room for an "
+			return sw_req_fail(r, SW_EINTERNAL,
+			    "no room for an "
 			    "id");
 	} else if (rec.id[0] == '\0') {
-		if (sw_cluster_new_id(id) != SW_OK || sw_cluster_record(r->db,
-		    name, id, "created", &rec) != SW_OK)
-			return sw_req_fail(r, SW_EDB, "cannot record cluster "
-			    "%s", name);
+		if (sw_cluster_new_id(id) != SW_OK ||
+		    sw_cluster_record(r->db, name, id, "created", &rec) !=
+			SW_OK)
+			return sw_req_fail(r, SW_EDB,
+			    "cannot record cluster "
+			    "%s",
+			    name);
 		fresh = strcmp(rec.id, id) == 0;
 		if (fresh && record_place(r, name, id) != SW_OK) {
 			(void)sw_cluster_forget(r->db, name, id);
@@ -1169,16 +1252,16 @@ list_place(struct sw_req *r, const char *account, const char *region,
 
 	if (call(r, AWS_SVC_EKS, "ListClusters", NULL, &eks) != SW_OK)
 		return r->err;
-	if (call(r, AWS_SVC_SAGEMAKER, "ListClusters", sw_jo("MaxResults",
-	    sw_ji(100), NULL), &hp) != SW_OK) {
+	if (call(r, AWS_SVC_SAGEMAKER, "ListClusters",
+		sw_jo("MaxResults", sw_ji(100), NULL), &hp) != SW_OK) {
 		json_object_put(eks);
 		return r->err;
 	}
 	names = sw_json_get(eks, "clusters");
 	hpl = sw_json_get(hp, "ClusterSummaries");
 	for (i = 0; names && i < json_object_array_length(names); i++) {
-		const char *n = json_object_get_string(
-		    json_object_array_get_idx(names, i));
+		const char *n =
+		    json_object_get_string(json_object_array_get_idx(names, i));
 		const char *acct = place_account(r, account);
 		json_object *hps = NULL, *d;
 		struct aws_error err;
@@ -1189,8 +1272,8 @@ list_place(struct sw_req *r, const char *account, const char *region,
 		    strcmp(rec.region, region) == 0;
 
 		memset(&err, 0, sizeof(err));
-		if (h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo(
-		    "name", sw_js(n), NULL), &d, &err) == SW_OK)
+		if (h_call(r, AWS_SVC_EKS, "DescribeCluster",
+			sw_jo("name", sw_js(n), NULL), &d, &err) == SW_OK)
 			status = sw_json_path_str(d, "cluster.status");
 		else
 			d = NULL;
@@ -1200,16 +1283,16 @@ list_place(struct sw_req *r, const char *account, const char *region,
 			if (strcmp(sw_json_get_str(c, "ClusterName"), n) == 0)
 				hps = c;
 		}
-		json_object_array_add(items, sw_jo(
-		    "name", sw_js(n),
-		    "account", acct ? sw_js(acct) : NULL,
-		    "region", sw_js(r->aws->region),
-		    "managed", sw_jb(owned),
-		    "origin", owned ? sw_js(rec.origin) : NULL,
-		    "eks_status", sw_js(status ? status : "UNKNOWN"),
-		    "hyperpod_status", hps ? sw_js(sw_json_get_str(hps,
-			"ClusterStatus")) : NULL,
-		    NULL));
+		json_object_array_add(items,
+		    sw_jo("name", sw_js(n), "account",
+			acct ? sw_js(acct) : NULL, "region",
+			sw_js(r->aws->region), "managed", sw_jb(owned),
+			"origin", owned ? sw_js(rec.origin) : NULL,
+			"eks_status", sw_js(status ? status : "UNKNOWN"),
+			"hyperpod_status",
+			hps ? sw_js(sw_json_get_str(hps, "ClusterStatus"))
+			    : NULL,
+			NULL));
 		json_object_put(d);
 	}
 	json_object_put(eks);
@@ -1240,18 +1323,21 @@ list_places(struct sw_req *r, json_object *items, json_object *unreachable)
 
 		memset(&err, 0, sizeof(err));
 		r->aws = NULL;
-		if (worker_base(r) == NULL || aws_member_ctx(worker_base(r),
-		    r->cfg, acct, region, &r->aws, role, sizeof(role), &err)
-		    != SW_OK)
+		if (worker_base(r) == NULL ||
+		    aws_member_ctx(worker_base(r), r->cfg, acct, region,
+			&r->aws, role, sizeof(role), &err) != SW_OK)
 			why = err.code[0] ? err.message : "no AWS client";
 		else if (list_place(r, acct, region, items) != SW_OK)
 			why = r->detail;
 		if (why != NULL)
-			json_object_array_add(unreachable, sw_jo(
-			    "account", place_account(r, acct) ?
-			    sw_js(place_account(r, acct)) : NULL,
-			    "region", sw_js(region[0] ? region :
-			    r->cfg->region), "message", sw_js(why), NULL));
+			json_object_array_add(unreachable,
+			    sw_jo("account",
+				place_account(r, acct)
+				    ? sw_js(place_account(r, acct))
+				    : NULL,
+				"region",
+				sw_js(region[0] ? region : r->cfg->region),
+				"message", sw_js(why), NULL));
 		r->err = SW_OK;
 		r->detail[0] = '\0';
 	}
@@ -1274,8 +1360,9 @@ h_cluster_list(struct sw_req *r)
 		json_object_put(unreachable);
 		unreachable = NULL;
 	}
-	sw_req_reply(r, 200, sw_jo("region", sw_js(r->cfg->region), "items",
-	    items, "unreachable", unreachable, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("region", sw_js(r->cfg->region), "items", items,
+		"unreachable", unreachable, NULL));
 	return SW_OK;
 }
 
@@ -1289,8 +1376,8 @@ h_cluster_get(struct sw_req *r)
 	struct aws_error err;
 	int owned;
 
-	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(name), NULL), &eks) != SW_OK)
+	if (call(r, AWS_SVC_EKS, "DescribeCluster",
+		sw_jo("name", sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
 	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
@@ -1300,38 +1387,45 @@ h_cluster_get(struct sw_req *r)
 	if (sw_op_list(r->db, &f, &ops) != SW_OK)
 		ops = NULL;
 	owned = sw_cluster_get(r->db, name, &rec) == SW_OK;
-	o = sw_jo(
-	    "name", sw_js(name),
-	    "account", place_account(r, owned ? rec.account : "") ?
-		sw_js(place_account(r, owned ? rec.account : "")) : NULL,
-	    "region", sw_js(h_aws(r)->region),
-	    "managed", sw_jb(owned),
-	    "origin", owned ? sw_js(rec.origin) : NULL,
-	    "eks", sw_jo(
-		"status", sw_js(sw_json_path_str(eks, "cluster.status")),
-		"arn", sw_js(sw_json_path_str(eks, "cluster.arn")),
-		"version", sw_js(sw_json_path_str(eks, "cluster.version")),
-		"endpoint", sw_json_path_str(eks, "cluster.endpoint") ?
-		    sw_js(sw_json_path_str(eks, "cluster.endpoint")) : NULL,
-		"vpc_id", sw_json_path_str(eks,
-		    "cluster.resourcesVpcConfig.vpcId") ? sw_js(
-		    sw_json_path_str(eks, "cluster.resourcesVpcConfig.vpcId"))
-		    : NULL, NULL),
-	    "hyperpod", hp ? sw_jo(
-		"status", sw_js(sw_json_get_str(hp, "ClusterStatus")),
-		"arn", sw_js(sw_json_get_str(hp, "ClusterArn")),
-		"node_recovery", sw_json_get_str(hp, "NodeRecovery") ?
-		    sw_js(sw_json_get_str(hp, "NodeRecovery")) : NULL,
-		"node_provisioning_mode", sw_json_get_str(hp,
-		    "NodeProvisioningMode") ? sw_js(sw_json_get_str(hp,
-		    "NodeProvisioningMode")) : NULL,
-		"failure_message", sw_json_get_str(hp, "FailureMessage") ?
-		    sw_js(sw_json_get_str(hp, "FailureMessage")) : NULL,
-		"instance_groups", json_object_get(sw_json_get(hp,
-		    "InstanceGroups")), NULL) : NULL,
-	    "recent_operations", ops ? json_object_get(sw_json_get(ops,
-		"items")) : NULL,
-	    "cost", h_cluster_cost(r, hp), NULL);
+	o = sw_jo("name", sw_js(name), "account",
+	    place_account(r, owned ? rec.account : "")
+		? sw_js(place_account(r, owned ? rec.account : ""))
+		: NULL,
+	    "region", sw_js(h_aws(r)->region), "managed", sw_jb(owned),
+	    "origin", owned ? sw_js(rec.origin) : NULL, "eks",
+	    sw_jo("status", sw_js(sw_json_path_str(eks, "cluster.status")),
+		"arn", sw_js(sw_json_path_str(eks, "cluster.arn")), "version",
+		sw_js(sw_json_path_str(eks, "cluster.version")), "endpoint",
+		sw_json_path_str(eks, "cluster.endpoint")
+		    ? sw_js(sw_json_path_str(eks, "cluster.endpoint"))
+		    : NULL,
+		"vpc_id",
+		sw_json_path_str(eks, "cluster.resourcesVpcConfig.vpcId")
+		    ? sw_js(sw_json_path_str(
+			  eks, "cluster.resourcesVpcConfig.vpcId"))
+		    : NULL,
+		NULL),
+	    "hyperpod",
+	    hp ? sw_jo("status", sw_js(sw_json_get_str(hp, "ClusterStatus")),
+		     "arn", sw_js(sw_json_get_str(hp, "ClusterArn")),
+		     "node_recovery",
+		     sw_json_get_str(hp, "NodeRecovery")
+			 ? sw_js(sw_json_get_str(hp, "NodeRecovery"))
+			 : NULL,
+		     "node_provisioning_mode",
+		     sw_json_get_str(hp, "NodeProvisioningMode")
+			 ? sw_js(sw_json_get_str(hp, "NodeProvisioningMode"))
+			 : NULL,
+		     "failure_message",
+		     sw_json_get_str(hp, "FailureMessage")
+			 ? sw_js(sw_json_get_str(hp, "FailureMessage"))
+			 : NULL,
+		     "instance_groups",
+		     json_object_get(sw_json_get(hp, "InstanceGroups")), NULL)
+	       : NULL,
+	    "recent_operations",
+	    ops ? json_object_get(sw_json_get(ops, "items")) : NULL, "cost",
+	    h_cluster_cost(r, hp), NULL);
 	json_object_put(eks);
 	json_object_put(hp);
 	json_object_put(ops);
@@ -1358,49 +1452,54 @@ h_cluster_import(struct sw_req *r)
 	if ((e = sw_cluster_get(r->db, name, &rec)) != SW_OK &&
 	    e != SW_ENOTFOUND)
 		return sw_req_fail(r, e, "cannot read the record of %s", name);
-	if (call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(name), NULL), &eks) != SW_OK)
+	if (call(r, AWS_SVC_EKS, "DescribeCluster",
+		sw_jo("name", sw_js(name), NULL), &eks) != SW_OK)
 		return r->err;
 	arn = sw_json_path_str(eks, "cluster.arn");
 	if (h_hp_describe(r, name, &hp, &err) != SW_OK)
 		hp = NULL;
 	if (rec.id[0] != '\0' || r->dry_run) {
-		if (sw_fmt(id, sizeof(id), "%s", rec.id[0] != '\0' ? rec.id :
-		    "swc-planned") != SW_OK) {
+		if (sw_fmt(id, sizeof(id), "%s",
+			rec.id[0] != '\0' ? rec.id : "swc-planned") != SW_OK) {
 			e = sw_req_fail(r, SW_EINTERNAL, "no room for an id");
 			goto out;
 		}
 	} else if (sw_cluster_new_id(id) != SW_OK) {
-
 		e = sw_req_fail(r, SW_EINTERNAL, "no random id");
 		goto out;
 	}
-	tags = sw_jo(SW_TAG_CLUSTER, sw_js(name), SW_TAG_CLUSTER_ID, sw_js(id),
-	    NULL);
+	tags = sw_jo(
+	    SW_TAG_CLUSTER, sw_js(name), SW_TAG_CLUSTER_ID, sw_js(id), NULL);
 	if (strcmp(rec.origin, "created") != 0)
 		json_object_object_add(tags, SW_TAG_IMPORTED, sw_js("true"));
 	if (r->dry_run) {
-		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "calls", sw_ja(
-		    sw_jo("service", sw_js("eks"), "operation",
-			sw_js("TagResource"), "input", sw_jo("resourceArn",
-			sw_js(arn), "tags", tags, NULL), NULL)), NULL));
+		sw_req_reply(r, 200,
+		    sw_jo("dry_run", sw_jb(1), "calls",
+			sw_ja(sw_jo("service", sw_js("eks"), "operation",
+			    sw_js("TagResource"), "input",
+			    sw_jo(
+				"resourceArn", sw_js(arn), "tags", tags, NULL),
+			    NULL)),
+			NULL));
 		goto out;
 	}
-	if (call(r, AWS_SVC_EKS, "TagResource", sw_jo("resourceArn",
-	    sw_js(arn), "tags", tags, NULL), &o) != SW_OK) {
+	if (call(r, AWS_SVC_EKS, "TagResource",
+		sw_jo("resourceArn", sw_js(arn), "tags", tags, NULL),
+		&o) != SW_OK) {
 		e = r->err;
 		goto out;
 	}
 	json_object_put(o);
-	if (rec.id[0] == '\0' && sw_cluster_record(r->db, name, id,
-	    "imported", &rec) != SW_OK) {
+	if (rec.id[0] == '\0' &&
+	    sw_cluster_record(r->db, name, id, "imported", &rec) != SW_OK) {
 		e = sw_req_fail(r, SW_EDB, "cannot record cluster %s", name);
 		goto out;
 	}
-	sw_req_reply(r, 200, sw_jo("name", sw_js(name), "imported", sw_jb(1),
-	    "cluster_id", sw_js(rec.id), "origin", sw_js(rec.origin),
-	    "eks_arn", sw_js(arn), "hyperpod_arn", hp ? sw_js(
-	    sw_json_get_str(hp, "ClusterArn")) : NULL, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("name", sw_js(name), "imported", sw_jb(1), "cluster_id",
+		sw_js(rec.id), "origin", sw_js(rec.origin), "eks_arn",
+		sw_js(arn), "hyperpod_arn",
+		hp ? sw_js(sw_json_get_str(hp, "ClusterArn")) : NULL, NULL));
 	e = SW_OK;
 out:
 	json_object_put(eks);

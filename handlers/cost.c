@@ -40,22 +40,22 @@
 #include "lib/prices.h"
 #include "pipelines/prices.h"
 
-#define PRICE_SERVICE	SW_PRICE_HYPERPOD
-#define MAX_LINES	64
+#define PRICE_SERVICE SW_PRICE_HYPERPOD
+#define MAX_LINES 64
 
 struct cost_line {
-	char		 group[64];
-	const char	*type;		/* borrowed from the documents */
-	const char	*capacity;	/* on-demand, spot, training-plan */
-	const char	*plan;		/* its training plan's ARN, or NULL */
-	int64_t		 now, after;
-	struct sw_price	 price;
-	const char	*why;		/* why no price, or NULL */
+	char group[64];
+	const char *type; /* borrowed from the documents */
+	const char *capacity; /* on-demand, spot, training-plan */
+	const char *plan; /* its training plan's ARN, or NULL */
+	int64_t now, after;
+	struct sw_price price;
+	const char *why; /* why no price, or NULL */
 };
 
 struct cost_plan {
-	struct cost_line	line[MAX_LINES];
-	size_t			n;
+	struct cost_line line[MAX_LINES];
+	size_t n;
 };
 
 static struct cost_line *
@@ -71,8 +71,9 @@ line_add(struct cost_plan *cp, const char *group, const char *type,
 	sw_fmt_text(l->group, sizeof(l->group), "%s", group ? group : "");
 	l->type = type;
 	l->plan = plan;
-	l->capacity = plan ? "training-plan" : capacity ? capacity :
-	    "on-demand";
+	l->capacity = plan ? "training-plan"
+	    : capacity     ? capacity
+			   : "on-demand";
 	l->now = now;
 	l->after = after;
 	return l;
@@ -98,8 +99,8 @@ lines_now(struct cost_plan *cp, json_object *hp)
 
 	for (i = 0; groups && i < json_object_array_length(groups); i++) {
 		json_object *g = json_object_array_get_idx(groups, i);
-		int64_t n = sw_json_get_int(g, "TargetCount",
-		    sw_json_get_int(g, "CurrentCount", 0));
+		int64_t n = sw_json_get_int(
+		    g, "TargetCount", sw_json_get_int(g, "CurrentCount", 0));
 
 		line_add(cp, sw_json_get_str(g, "InstanceGroupName"),
 		    sw_json_get_str(g, "InstanceType"), "on-demand",
@@ -118,7 +119,7 @@ lines_after(struct cost_plan *cp, const char *kind, json_object *params)
 	if (strcmp(kind, "cluster.create") == 0) {
 		groups = sw_json_get(params, "instance_groups");
 		for (i = 0; groups && i < json_object_array_length(groups);
-		    i++) {
+		     i++) {
 			g = json_object_array_get_idx(groups, i);
 			if (line_of(cp, sw_json_get_str(g, "name")) == NULL)
 				line_add(cp, sw_json_get_str(g, "name"),
@@ -155,7 +156,7 @@ h_usd(int64_t micro)
 	size_t n;
 
 	if (sw_fmt(text, sizeof(text), "%s%" PRId64 ".%06" PRId64,
-	    micro < 0 ? "-" : "", a / 1000000, a % 1000000) != SW_OK)
+		micro < 0 ? "-" : "", a / 1000000, a % 1000000) != SW_OK)
 		return NULL;
 	n = strlen(text);
 	while (text[n - 1] == '0')
@@ -181,16 +182,18 @@ plan_json(struct sw_req *r, const char *arn)
 		return NULL;
 	in = sw_jo("TrainingPlanName", sw_js(name + 1), NULL);
 	if (aws_call(h_aws(r), AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", in,
-	    &out, &err) != SW_OK) {
+		&out, &err) != SW_OK) {
 		json_object_put(in);
-		return sw_jo("arn", sw_js(arn), "why", sw_js(err.message), NULL);
+		return sw_jo(
+		    "arn", sw_js(arn), "why", sw_js(err.message), NULL);
 	}
 	json_object_put(in);
-	o = sw_jo("arn", sw_js(arn), "name", sw_js(name + 1),
-	    "upfront_fee", aws_price_micro(sw_json_get_str(out, "UpfrontFee"),
-		&fee) == 0 ? h_usd(fee) : NULL,
-	    "currency", sw_js(sw_json_get_str(out, "CurrencyCode")),
-	    "end_time", json_object_get(sw_json_get(out, "EndTime")), NULL);
+	o = sw_jo("arn", sw_js(arn), "name", sw_js(name + 1), "upfront_fee",
+	    aws_price_micro(sw_json_get_str(out, "UpfrontFee"), &fee) == 0
+		? h_usd(fee)
+		: NULL,
+	    "currency", sw_js(sw_json_get_str(out, "CurrencyCode")), "end_time",
+	    json_object_get(sw_json_get(out, "EndTime")), NULL);
 	json_object_put(out);
 	return o;
 }
@@ -198,20 +201,19 @@ plan_json(struct sw_req *r, const char *arn)
 static json_object *
 line_json(struct sw_req *r, const struct cost_line *l)
 {
-	const char *state = l->why ? "unknown" : strcmp(l->capacity,
-	    "training-plan") == 0 ? "training-plan" : "priced";
+	const char *state = l->why                      ? "unknown"
+	    : strcmp(l->capacity, "training-plan") == 0 ? "training-plan"
+							: "priced";
 
-	return sw_jo("group", sw_js(l->group), "instance_type",
-	    sw_js(l->type), "capacity_type", sw_js(l->capacity),
-	    "count_now", sw_ji(l->now), "count_after", sw_ji(l->after),
-	    "price", sw_js(state),
-	    "usd_per_hour_each", l->price.known && !l->why ?
-		h_usd(l->price.usd_micro) : NULL,
-	    "sku", l->price.sku[0] ? sw_js(l->price.sku) : NULL,
-	    "published", l->price.published[0] ?
-		sw_js(l->price.published) : NULL,
-	    "why", l->why ? sw_js(l->why) : NULL,
-	    "training_plan", l->plan ? plan_json(r, l->plan) : NULL, NULL);
+	return sw_jo("group", sw_js(l->group), "instance_type", sw_js(l->type),
+	    "capacity_type", sw_js(l->capacity), "count_now", sw_ji(l->now),
+	    "count_after", sw_ji(l->after), "price", sw_js(state),
+	    "usd_per_hour_each",
+	    l->price.known && !l->why ? h_usd(l->price.usd_micro) : NULL, "sku",
+	    l->price.sku[0] ? sw_js(l->price.sku) : NULL, "published",
+	    l->price.published[0] ? sw_js(l->price.published) : NULL, "why",
+	    l->why ? sw_js(l->why) : NULL, "training_plan",
+	    l->plan ? plan_json(r, l->plan) : NULL, NULL);
 }
 
 /* Price every line of cp and say what the change and the cluster cost. */
@@ -232,8 +234,8 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 		if (strcmp(l->capacity, "spot") == 0)
 			l->why = "spot prices change with demand";
 		else if (strcmp(l->capacity, "training-plan") != 0)
-			sw_price_hour(r->db, h_aws(r), l->type, &l->price,
-			    &l->why);
+			sw_price_hour(
+			    r->db, h_aws(r), l->type, &l->price, &l->why);
 		if (l->why != NULL) {
 			complete = 0;
 			json_object_array_add(unknown, sw_js(l->type));
@@ -243,17 +245,17 @@ cost_json(struct sw_req *r, struct cost_plan *cp)
 		}
 		json_object_array_add(lines, line_json(r, l));
 	}
-	out = sw_jo("currency", sw_js("USD"),
-	    "complete", sw_jb(complete),
-	    "added_per_hour", complete ? h_usd(added) : NULL,
-	    "added_per_day", complete ? h_usd(added * 24) : NULL,
-	    "cluster_per_hour", complete ? h_usd(total) : NULL,
-	    "lines", lines, "unknown", unknown,
-	    "region", sw_js(region),
-	    "source", sw_js("AWS Price List API: GetProducts, "
-		PRICE_SERVICE ", on-demand"),
-	    "excludes", sw_js("EKS control plane, storage, data transfer; "
-		"training plans are paid up front (see their lines)"), NULL);
+	out = sw_jo("currency", sw_js("USD"), "complete", sw_jb(complete),
+	    "added_per_hour", complete ? h_usd(added) : NULL, "added_per_day",
+	    complete ? h_usd(added * 24) : NULL, "cluster_per_hour",
+	    complete ? h_usd(total) : NULL, "lines", lines, "unknown", unknown,
+	    "region", sw_js(region), "source",
+	    sw_js("AWS Price List API: GetProducts, " PRICE_SERVICE
+		  ", on-demand"),
+	    "excludes",
+	    sw_js("EKS control plane, storage, data transfer; "
+		  "training plans are paid up front (see their lines)"),
+	    NULL);
 	if (!complete) {
 		/* unknown, said as null: never a sum that leaves a part out */
 		json_object_object_add(out, "added_per_hour", NULL);
@@ -309,18 +311,20 @@ endpoint_type(struct sw_req *r, const char *cluster, const char *itype,
 	n = wl_fit_types(r, cluster, itype, gpus, types, SW_MAX_GROUPS);
 	if (n < 0)
 		return "the cluster's instance groups or their GPUs cannot "
-		    "be read";
+		       "be read";
 	if (n == 0)
 		return "no instance group of the cluster has a node it fits";
 	if (n == 1) {
 		*t = types[0];
 		return NULL;
 	}
-	sw_fmt_text(buf, sz, "it may run on nodes of %d types, priced "
-	    "apart (", n);
+	sw_fmt_text(buf, sz,
+	    "it may run on nodes of %d types, priced "
+	    "apart (",
+	    n);
 	for (k = 0; k < n && (len = strlen(buf)) < sz; k++)
-		sw_fmt_text(buf + len, sz - len, "%s%s", k ? ", " : "",
-		    types[k].name);
+		sw_fmt_text(
+		    buf + len, sz - len, "%s%s", k ? ", " : "", types[k].name);
 	len = strlen(buf);
 	sw_fmt_text(buf + len, sz - len, "): give instance_type");
 	return buf;
@@ -333,13 +337,13 @@ endpoint_basis(int64_t gpus)
 {
 	if (gpus == 0)
 		return "a whole instance of its type per replica (a JumpStart "
-		    "model's server takes the GPUs its deployment "
-		    "configuration sets for the type); the nodes are the "
-		    "cluster's and cost it the same with or without the "
-		    "endpoint";
+		       "model's server takes the GPUs its deployment "
+		       "configuration sets for the type); the nodes are the "
+		       "cluster's and cost it the same with or without the "
+		       "endpoint";
 	return "its GPUs' share of their nodes' on-demand price (the cost "
-	    "ledger's rule); the nodes are the cluster's and cost it the "
-	    "same with or without the endpoint";
+	       "ledger's rule); the nodes are the cluster's and cost it the "
+	       "same with or without the endpoint";
 }
 
 json_object *
@@ -356,8 +360,8 @@ h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
 
 	memset(&price, 0, sizeof(price));
 	memset(&t, 0, sizeof(t));
-	why = endpoint_type(r, cluster, itype, gpus > 0 ? gpus : 1, &t, buf,
-	    sizeof(buf));
+	why = endpoint_type(
+	    r, cluster, itype, gpus > 0 ? gpus : 1, &t, buf, sizeof(buf));
 	if (why == NULL)
 		sw_price_hour(r->db, h_aws(r), t.name, &price, &why);
 	each = gpus > 0 ? gpus : t.gpus;
@@ -366,26 +370,24 @@ h_endpoint_cost(struct sw_req *r, const char *cluster, const char *itype,
 	if (h_hp_describe(r, cluster, &hp, &err) == SW_OK)
 		now = h_cluster_cost(r, hp);
 	out = sw_jo("currency", sw_js("USD"), "complete", sw_jb(why == NULL),
-	    "instance_type", t.name[0] ? sw_js(t.name) : NULL,
-	    "replicas", sw_ji(replicas),
-	    "gpus", each > 0 ? sw_ji(replicas * each) : NULL,
+	    "instance_type", t.name[0] ? sw_js(t.name) : NULL, "replicas",
+	    sw_ji(replicas), "gpus", each > 0 ? sw_ji(replicas * each) : NULL,
 	    "gpus_per_instance", t.gpus > 0 ? sw_ji(t.gpus) : NULL,
 	    "usd_per_hour_each", why == NULL ? h_usd(price.usd_micro) : NULL,
 	    "sku", why == NULL && price.sku[0] ? sw_js(price.sku) : NULL,
-	    "published", why == NULL && price.published[0] ?
-		sw_js(price.published) : NULL,
-	    "why", why ? sw_js(why) : NULL,
-	    "region", sw_js(h_aws(r)->region),
-	    "source", sw_js("AWS Price List API: GetProducts, "
-		PRICE_SERVICE ", on-demand"),
+	    "published",
+	    why == NULL && price.published[0] ? sw_js(price.published) : NULL,
+	    "why", why ? sw_js(why) : NULL, "region", sw_js(h_aws(r)->region),
+	    "source",
+	    sw_js("AWS Price List API: GetProducts, " PRICE_SERVICE
+		  ", on-demand"),
 	    "basis", sw_js(endpoint_basis(gpus)), NULL);
 	/* unknown, said as null: never zero */
-	json_object_object_add(out, "added_per_hour", why ? NULL :
-	    h_usd(hour));
-	json_object_object_add(out, "added_per_day", why ? NULL :
-	    h_usd(hour * 24));
-	json_object_object_add(out, "cluster_per_hour", json_object_get(
-	    sw_json_get(now, "cluster_per_hour")));
+	json_object_object_add(out, "added_per_hour", why ? NULL : h_usd(hour));
+	json_object_object_add(
+	    out, "added_per_day", why ? NULL : h_usd(hour * 24));
+	json_object_object_add(out, "cluster_per_hour",
+	    json_object_get(sw_json_get(now, "cluster_per_hour")));
 	json_object_put(now);
 	json_object_put(hp);
 	return out;

@@ -32,11 +32,11 @@
 #include "pipelines/featdefs.h"
 #include "pipelines/pipelines.h"
 
-#define TIERED_SA	"tiered-storage-sa"
-#define TIERED_POLICY	"slipway-tiered-checkpoint-s3"
+#define TIERED_SA "tiered-storage-sa"
+#define TIERED_POLICY "slipway-tiered-checkpoint-s3"
 
 /* Does a body name feature f, and feature_list show it? */
-#define SHOWN(f)	((sw_featdefs[(f)].flags & SW_FEATF_PREREQ) == 0)
+#define SHOWN(f) ((sw_featdefs[(f)].flags & SW_FEATF_PREREQ) == 0)
 
 /* What a read's answer (e as aws_error_sw decided, err) says of the
  * thing read: 1 there, 0 not found, -1 could not tell (why says so,
@@ -52,8 +52,8 @@ read_got(enum aws_service svc, const char *op, sw_err e,
 	if (e == SW_ENOTFOUND)
 		return 0;
 	n = snprintf(why, whysz, "%s %s: %s%s", aws_service(svc)->id, op,
-	    err->code[0] ? err->code : "error", sw_err_transient(e) ?
-	    " (try again)" : "");
+	    err->code[0] ? err->code : "error",
+	    sw_err_transient(e) ? " (try again)" : "");
 	if (n < 0 || (size_t)n >= whysz)
 		memcpy(why, "AWS error", sizeof("AWS error"));
 	return -1;
@@ -88,32 +88,37 @@ addon_feature(struct sw_req *r, const char *cluster, const char *addon)
 	char why[256];
 	int got;
 
-	got = read_aws(r, AWS_SVC_EKS, "DescribeAddon", sw_jo("clusterName",
-	    sw_js(cluster), "addonName", sw_js(addon), NULL), &out, why,
-	    sizeof(why));
+	got = read_aws(r, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo(
+		"clusterName", sw_js(cluster), "addonName", sw_js(addon), NULL),
+	    &out, why, sizeof(why));
 	if (got < 0)
-		return feature(0, "unknown", sw_jo("addon", sw_js(addon),
-		    "error", sw_js(why), NULL));
+		return feature(0, "unknown",
+		    sw_jo("addon", sw_js(addon), "error", sw_js(why), NULL));
 	if (got == 0)
 		return feature(0, "absent", sw_jo("addon", sw_js(addon), NULL));
 	got = sw_json_path_str(out, "addon.status") != NULL &&
 	    strcmp(sw_json_path_str(out, "addon.status"), "ACTIVE") == 0;
 	{
-		json_object *f = feature(got, sw_json_path_str(out,
-		    "addon.status") ?: "unknown", sw_jo("addon", sw_js(addon),
-		    "version", sw_js(sw_json_path_str(out,
-		    "addon.addonVersion")), "pod_identity_associations",
-		    json_object_get(sw_json_path(out,
-		    "addon.podIdentityAssociations")), NULL));
-		const char *ws = sw_json_get_str(sw_json_path(out,
-		    "addon.tags"), SW_TAG_GRAFANA_WS);
+		json_object *f = feature(got,
+		    sw_json_path_str(out, "addon.status") ?: "unknown",
+		    sw_jo("addon", sw_js(addon), "version",
+			sw_js(sw_json_path_str(out, "addon.addonVersion")),
+			"pod_identity_associations",
+			json_object_get(
+			    sw_json_path(out, "addon.podIdentityAssociations")),
+			NULL));
+		const char *ws = sw_json_get_str(
+		    sw_json_path(out, "addon.tags"), SW_TAG_GRAFANA_WS);
 		char url[160];
 		int n;
 
 		/* observability: the Grafana workspace it was given */
-		if (ws != NULL && h_aws(r) != NULL && (n = snprintf(url,
-		    sizeof(url), "https://%s.grafana-workspace.%s."
-		    "amazonaws.com", ws, h_aws(r)->region)) > 0 &&
+		if (ws != NULL && h_aws(r) != NULL &&
+		    (n = snprintf(url, sizeof(url),
+			 "https://%s.grafana-workspace.%s."
+			 "amazonaws.com",
+			 ws, h_aws(r)->region)) > 0 &&
 		    (size_t)n < sizeof(url))
 			json_object_object_add(f, "grafana_url", sw_js(url));
 
@@ -134,8 +139,8 @@ kube_has(struct sw_kube *kb, const char *api, const char *ns,
 
 	if (out != NULL)
 		*out = NULL;
-	if (kb == NULL || k8s_path(path, sizeof(path), api, ns, plural,
-	    name) != SW_OK)
+	if (kb == NULL ||
+	    k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
 		return -1;
 	memset(&ke, 0, sizeof(ke));
 	e = k8s_get(&kb->k, path, &o, &ke);
@@ -160,16 +165,19 @@ policy_buckets(json_object *doc, int *wildcard)
 	buckets = json_object_new_array();
 	*wildcard = 0;
 	for (i = 0; st && json_object_is_type(st, json_type_array) &&
-	    i < json_object_array_length(st); i++) {
-		json_object *res = sw_json_get(json_object_array_get_idx(st,
-		    i), "Resource");
-		size_t n = json_object_is_type(res, json_type_array) ?
-		    json_object_array_length(res) : 1;
+	     i < json_object_array_length(st);
+	     i++) {
+		json_object *res =
+		    sw_json_get(json_object_array_get_idx(st, i), "Resource");
+		size_t n = json_object_is_type(res, json_type_array)
+		    ? json_object_array_length(res)
+		    : 1;
 
 		for (j = 0; res && j < n; j++) {
 			const char *v = json_object_get_string(
-			    json_object_is_type(res, json_type_array) ?
-			    json_object_array_get_idx(res, j) : res);
+			    json_object_is_type(res, json_type_array)
+				? json_object_array_get_idx(res, j)
+				: res);
 			char b[128];
 			size_t k, len;
 			int dup = 0;
@@ -179,8 +187,8 @@ policy_buckets(json_object *doc, int *wildcard)
 				continue;
 			}
 			len = strcspn(v + 13, "/");
-			if (len == 0 || len >= sizeof(b) || strchr(v + 13, '*')
-			    == v + 13) {
+			if (len == 0 || len >= sizeof(b) ||
+			    strchr(v + 13, '*') == v + 13) {
 				*wildcard = 1;
 				continue;
 			}
@@ -188,8 +196,9 @@ policy_buckets(json_object *doc, int *wildcard)
 			b[len] = '\0';
 			for (k = 0; k < json_object_array_length(buckets); k++)
 				dup |= strcmp(json_object_get_string(
-				    json_object_array_get_idx(buckets, k)), b)
-				    == 0;
+						  json_object_array_get_idx(
+						      buckets, k)),
+					   b) == 0;
 			if (!dup)
 				json_object_array_add(buckets, sw_js(b));
 		}
@@ -199,8 +208,8 @@ policy_buckets(json_object *doc, int *wildcard)
 
 /* The tiered checkpointing feature: HyperPod mode + identity chain. */
 static json_object *
-tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
-    struct sw_kube *kb)
+tiered_feature(
+    struct sw_req *r, const char *cluster, json_object *hp, struct sw_kube *kb)
 {
 	const char *mode = sw_json_path_str(hp, "TieredStorageConfig.Mode");
 	json_object *out, *list, *doc = NULL, *buckets = NULL, *assocs;
@@ -212,18 +221,22 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 	size_t i;
 
 	sw_name(role, sizeof(role), cluster, SW_ROLE_TIERED);
-	role_ok = read_aws(r, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-	    sw_js(role), NULL), &out, why, sizeof(why));
-	if (role_ok == 1 && sw_out_str(out, "Role.Arn",
-	    "GetRoleResult.Role.Arn", NULL) != NULL &&
-	    sw_fmt(arnbuf, sizeof(arnbuf), "%s", sw_out_str(out,
-	    "Role.Arn", "GetRoleResult.Role.Arn", NULL)) == SW_OK)
+	role_ok = read_aws(r, AWS_SVC_IAM, "GetRole",
+	    sw_jo("RoleName", sw_js(role), NULL), &out, why, sizeof(why));
+	if (role_ok == 1 &&
+	    sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL) !=
+		NULL &&
+	    sw_fmt(arnbuf, sizeof(arnbuf), "%s",
+		sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL)) ==
+		SW_OK)
 		arn = arnbuf;
 
 	json_object_put(out);
-	if (role_ok == 1 && read_aws(r, AWS_SVC_IAM, "GetRolePolicy", sw_jo(
-	    "RoleName", sw_js(role), "PolicyName", sw_js(TIERED_POLICY),
-	    NULL), &out, why, sizeof(why)) == 1) {
+	if (role_ok == 1 &&
+	    read_aws(r, AWS_SVC_IAM, "GetRolePolicy",
+		sw_jo("RoleName", sw_js(role), "PolicyName",
+		    sw_js(TIERED_POLICY), NULL),
+		&out, why, sizeof(why)) == 1) {
 		const char *enc = sw_out_str(out, "PolicyDocument",
 		    "GetRolePolicyResult.PolicyDocument", NULL);
 		size_t n = enc ? strlen(enc) + 1 : 0;
@@ -237,25 +250,27 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 		json_object_put(doc);
 	}
 	assocs = json_object_new_array();
-	if (read_aws(r, AWS_SVC_EKS, "ListPodIdentityAssociations", sw_jo(
-	    "clusterName", sw_js(cluster), "serviceAccount", sw_js(TIERED_SA),
-	    NULL), &out, why, sizeof(why)) == 1) {
+	if (read_aws(r, AWS_SVC_EKS, "ListPodIdentityAssociations",
+		sw_jo("clusterName", sw_js(cluster), "serviceAccount",
+		    sw_js(TIERED_SA), NULL),
+		&out, why, sizeof(why)) == 1) {
 		list = sw_json_get(out, "associations");
 		for (i = 0; list && i < json_object_array_length(list); i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 			const char *ns = sw_json_get_str(a, "namespace");
 
 			if (strcmp(sw_json_get_str(a, "serviceAccount") ?: "",
-			    TIERED_SA) != 0 || ns == NULL)
+				TIERED_SA) != 0 ||
+			    ns == NULL)
 				continue;
-			json_object_array_add(assocs, sw_jo(
-			    "namespace", sw_js(ns),
-			    "service_account", sw_js(TIERED_SA),
-			    "association_id", sw_js(sw_json_get_str(a,
-				"associationId")),
-			    "service_account_present", sw_jb(kube_has(kb,
-				"v1", ns, "serviceaccounts", TIERED_SA,
-				NULL) == 1), NULL));
+			json_object_array_add(assocs,
+			    sw_jo("namespace", sw_js(ns), "service_account",
+				sw_js(TIERED_SA), "association_id",
+				sw_js(sw_json_get_str(a, "associationId")),
+				"service_account_present",
+				sw_jb(kube_has(kb, "v1", ns, "serviceaccounts",
+					  TIERED_SA, NULL) == 1),
+				NULL));
 		}
 		json_object_put(out);
 	}
@@ -265,25 +280,29 @@ tiered_feature(struct sw_req *r, const char *cluster, json_object *hp,
 		chain = 0;
 	for (i = 0; i < json_object_array_length(assocs); i++)
 		if (!sw_json_get_bool(json_object_array_get_idx(assocs, i),
-		    "service_account_present", 0))
+			"service_account_present", 0))
 			chain = 0;
-	details = sw_jo(
-	    "mode", sw_js(mode ? mode : "Disable"),
-	    "memory_percent", sw_json_get(sw_json_get(hp,
-		"TieredStorageConfig"), "InstanceMemoryAllocationPercentage") ?
-		sw_ji(sw_json_get_int(sw_json_get(hp, "TieredStorageConfig"),
-		"InstanceMemoryAllocationPercentage", 0)) : NULL,
-	    "bucket", buckets && json_object_array_length(buckets) == 1 ?
-		json_object_get(json_object_array_get_idx(buckets, 0)) : NULL,
-	    "role_arn", sw_js(arn),
-	    "policy_scoped_to_bucket", sw_jb(buckets != NULL && !wild &&
+	details = sw_jo("mode", sw_js(mode ? mode : "Disable"),
+	    "memory_percent",
+	    sw_json_get(sw_json_get(hp, "TieredStorageConfig"),
+		"InstanceMemoryAllocationPercentage")
+		? sw_ji(sw_json_get_int(sw_json_get(hp, "TieredStorageConfig"),
+		      "InstanceMemoryAllocationPercentage", 0))
+		: NULL,
+	    "bucket",
+	    buckets && json_object_array_length(buckets) == 1
+		? json_object_get(json_object_array_get_idx(buckets, 0))
+		: NULL,
+	    "role_arn", sw_js(arn), "policy_scoped_to_bucket",
+	    sw_jb(buckets != NULL && !wild &&
 		json_object_array_length(buckets) == 1),
-	    "associations", assocs,
-	    "identity_chain_complete", sw_jb(chain), NULL);
+	    "associations", assocs, "identity_chain_complete", sw_jb(chain),
+	    NULL);
 	json_object_put(buckets);
-	return feature(on && chain, on ? (chain ? "Enabled" :
-	    "EnabledIncompleteChain") : (role_ok == 1 ? "DisabledChainLeft" :
-	    "Disabled"), details);
+	return feature(on && chain,
+	    on ? (chain ? "Enabled" : "EnabledIncompleteChain")
+	       : (role_ok == 1 ? "DisabledChainLeft" : "Disabled"),
+	    details);
 }
 
 /* The autoscaling feature: HyperPod AutoScaling + ClusterRole +
@@ -296,22 +315,22 @@ autoscaling_feature(json_object *hp, struct sw_kube *kb)
 	json_object *pool = NULL, *cls = NULL, *f;
 	int on = mode != NULL && strcmp(mode, "Enable") == 0;
 
-	kube_has(kb, "karpenter.sh/v1", NULL, "nodepools", "slipway-default",
-	    &pool);
+	kube_has(
+	    kb, "karpenter.sh/v1", NULL, "nodepools", "slipway-default", &pool);
 	kube_has(kb, "karpenter.sagemaker.amazonaws.com/v1", NULL,
 	    "hyperpodnodeclasses", "slipway-default", &cls);
 	f = feature(on && status != NULL && strcmp(status, "InService") == 0,
-	    on ? (status ? status : "Enabled") : "Disabled", sw_jo(
-	    "mode", sw_js(mode ? mode : "Disable"),
-	    "autoscaler_type", sw_js(sw_json_path_str(hp,
-		"AutoScaling.AutoScalerType")),
-	    "failure_message", sw_js(sw_json_path_str(hp,
-		"AutoScaling.FailureMessage")),
-	    "cluster_role", sw_js(sw_json_get_str(hp, "ClusterRole")),
-	    "node_pool_disruption", json_object_get(sw_json_path(pool,
-		"spec.disruption")),
-	    "node_class_instance_groups", json_object_get(sw_json_path(cls,
-		"spec.instanceGroups")), NULL));
+	    on ? (status ? status : "Enabled") : "Disabled",
+	    sw_jo("mode", sw_js(mode ? mode : "Disable"), "autoscaler_type",
+		sw_js(sw_json_path_str(hp, "AutoScaling.AutoScalerType")),
+		"failure_message",
+		sw_js(sw_json_path_str(hp, "AutoScaling.FailureMessage")),
+		"cluster_role", sw_js(sw_json_get_str(hp, "ClusterRole")),
+		"node_pool_disruption",
+		json_object_get(sw_json_path(pool, "spec.disruption")),
+		"node_class_instance_groups",
+		json_object_get(sw_json_path(cls, "spec.instanceGroups")),
+		NULL));
 	json_object_put(pool);
 	json_object_put(cls);
 	return f;
@@ -332,14 +351,19 @@ kuberay_feature(struct sw_kube *kb)
 	    "kuberay-operator", &dep);
 
 	if (crd < 0 && d < 0)
-		return feature(0, "unknown", sw_jo("error",
-		    sw_js("Kubernetes API not reachable"), NULL));
-	f = feature(crd == 1 && d == 1, crd == 1 && d == 1 ? "Installed" :
-	    d == 1 ? "Partial" : "absent", sw_jo(
-	    "crd", sw_jb(crd == 1),
-	    "operator", sw_jb(d == 1),
-	    "ready_replicas", d == 1 ? sw_ji(sw_json_get_int(sw_json_get(dep,
-		"status"), "readyReplicas", 0)) : NULL, NULL));
+		return feature(0, "unknown",
+		    sw_jo(
+			"error", sw_js("Kubernetes API not reachable"), NULL));
+	f = feature(crd == 1 && d == 1,
+	    crd == 1 && d == 1 ? "Installed"
+		: d == 1       ? "Partial"
+			       : "absent",
+	    sw_jo("crd", sw_jb(crd == 1), "operator", sw_jb(d == 1),
+		"ready_replicas",
+		d == 1 ? sw_ji(sw_json_get_int(
+			     sw_json_get(dep, "status"), "readyReplicas", 0))
+		       : NULL,
+		NULL));
 	json_object_put(dep);
 	return f;
 }
@@ -360,17 +384,17 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 
 	*doc = NULL;
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(cluster), NULL), &eks, &err);
+	e = h_call(r, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(cluster), NULL), &eks, &err);
 	if (e == SW_ENOTFOUND)
-		return sw_req_fail(r, SW_ENOTFOUND, "no EKS cluster %s",
-		    cluster);
+		return sw_req_fail(
+		    r, SW_ENOTFOUND, "no EKS cluster %s", cluster);
 	if (e != SW_OK)
 		return h_aws_fail(r, AWS_SVC_EKS, "DescribeCluster", e, &err);
 	json_object_put(eks);
 	e = h_hp_describe(r, cluster, &hp, &err);
-	got = read_got(AWS_SVC_SAGEMAKER, "DescribeCluster", e, &err, why,
-	    sizeof(why));
+	got = read_got(
+	    AWS_SVC_SAGEMAKER, "DescribeCluster", e, &err, why, sizeof(why));
 	kube_ok = sw_kube_connect(h_aws(r), cluster, &kb, &kerr) == SW_OK;
 	f = json_object_new_object();
 	for (k = 0; k < SW_FEAT__MAX; k++) {
@@ -382,31 +406,37 @@ read_features(struct sw_req *r, const char *cluster, json_object **doc)
 		switch (k) {
 		case SW_FEAT_TIERED_CHECKPOINTING:
 			one = got == 1 ? tiered_feature(r, cluster, hp,
-			    kube_ok ? &kb : NULL) : feature(0, st, NULL);
+					     kube_ok ? &kb : NULL)
+				       : feature(0, st, NULL);
 			break;
 		case SW_FEAT_AUTOSCALING:
-			one = got == 1 ? autoscaling_feature(hp, kube_ok ?
-			    &kb : NULL) : feature(0, st, NULL);
+			one = got == 1
+			    ? autoscaling_feature(hp, kube_ok ? &kb : NULL)
+			    : feature(0, st, NULL);
 			break;
 		case SW_FEAT_NODE_RECOVERY:
-			one = got == 1 ? feature(strcmp(sw_json_get_str(hp,
-			    "NodeRecovery") ?: "", "Automatic") == 0,
-			    sw_json_get_str(hp, "NodeRecovery") ?: "unknown",
-			    NULL) : feature(0, st, NULL);
+			one = got == 1
+			    ? feature(strcmp(sw_json_get_str(hp, "NodeRecovery")
+					      ?: "",
+					  "Automatic") == 0,
+				  sw_json_get_str(hp, "NodeRecovery")
+				      ?: "unknown",
+				  NULL)
+			    : feature(0, st, NULL);
 			break;
 		case SW_FEAT_KUBERAY:
 			one = kuberay_feature(kube_ok ? &kb : NULL);
 			break;
 		default:
-			one = SW_FEAT_ADDON(k) != NULL ? addon_feature(r,
-			    cluster, SW_FEAT_ADDON(k)) : feature(0, "unknown",
-			    NULL);
+			one = SW_FEAT_ADDON(k) != NULL
+			    ? addon_feature(r, cluster, SW_FEAT_ADDON(k))
+			    : feature(0, "unknown", NULL);
 			break;
 		}
-		json_object_object_add(one, "needs",
-		    sw_feat_needs_json((enum sw_feat)k));
-		json_object_object_add(one, "needed_by",
-		    sw_feat_needed_by_json((enum sw_feat)k));
+		json_object_object_add(
+		    one, "needs", sw_feat_needs_json((enum sw_feat)k));
+		json_object_object_add(
+		    one, "needed_by", sw_feat_needed_by_json((enum sw_feat)k));
 		json_object_object_add(f, sw_featdefs[k].name, one);
 	}
 	if (kube_ok)
@@ -432,12 +462,11 @@ h_feature_list(struct sw_req *r)
 		if (!SHOWN(i))
 			continue;
 		one = json_object_get(sw_json_get(f, sw_featdefs[i].name));
-		json_object_object_add(one, "name",
-		    sw_js(sw_featdefs[i].name));
+		json_object_object_add(one, "name", sw_js(sw_featdefs[i].name));
 		json_object_array_add(items, one);
 	}
-	sw_req_reply(r, 200, sw_jo("cluster", sw_js(name), "features", f,
-	    "items", items, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("cluster", sw_js(name), "features", f, "items", items, NULL));
 	return SW_OK;
 }
 
@@ -460,23 +489,26 @@ will_be_on(json_object *asked, json_object *live, enum sw_feat feature)
  * detail.
  */
 static void
-check_needs(struct sw_req *r, json_object *flat, json_object *live,
-    char *why, size_t whysz)
+check_needs(struct sw_req *r, json_object *flat, json_object *live, char *why,
+    size_t whysz)
 {
 	int f, g;
 
 	for (f = 0; f < SW_FEAT__MAX; f++) {
-		if (!SHOWN(f) || sw_json_get(flat, sw_featdefs[f].name) ==
-		    NULL || will_be_on(flat, live, (enum sw_feat)f))
+		if (!SHOWN(f) ||
+		    sw_json_get(flat, sw_featdefs[f].name) == NULL ||
+		    will_be_on(flat, live, (enum sw_feat)f))
 			continue;
 		for (g = 0; g < SW_FEAT__MAX; g++) {
 			if (!sw_feat_needs((enum sw_feat)g, (enum sw_feat)f) ||
 			    !will_be_on(flat, live, (enum sw_feat)g))
 				continue;
 			sw_ferr_add(&r->ferrs, sw_featdefs[f].name,
-			    "dependency", "%s needs %s; turn %s off in the "
-			    "same request", sw_featdefs[g].name,
-			    sw_featdefs[f].name, sw_featdefs[g].name);
+			    "dependency",
+			    "%s needs %s; turn %s off in the "
+			    "same request",
+			    sw_featdefs[g].name, sw_featdefs[f].name,
+			    sw_featdefs[g].name);
 			if (why[0] == '\0')
 				sw_fmt_text(why, whysz, "%s is needed by %s",
 				    sw_featdefs[f].name, sw_featdefs[g].name);
@@ -497,11 +529,11 @@ h_feature_set(struct sw_req *r)
 
 	asked = json_object_new_object();
 	for (k = 0; k < SW_FEAT__MAX; k++)
-		if (SHOWN(k) && sw_json_get(r->args, sw_featdefs[k].name) !=
-		    NULL)
+		if (SHOWN(k) &&
+		    sw_json_get(r->args, sw_featdefs[k].name) != NULL)
 			json_object_object_add(asked, sw_featdefs[k].name,
-			    json_object_get(sw_json_get(r->args,
-			    sw_featdefs[k].name)));
+			    json_object_get(
+				sw_json_get(r->args, sw_featdefs[k].name)));
 	if (json_object_object_length(asked) == 0) {
 		size_t len = 0;
 		int m;
@@ -514,24 +546,28 @@ h_feature_set(struct sw_req *r)
 			m = snprintf(what + len, sizeof(what) - len, "%s%s",
 			    len ? ", " : "", sw_featdefs[k].name);
 			if (m < 0 || (size_t)m >= sizeof(what) - len)
-				return sw_req_fail(r, SW_EINTERNAL, "feature "
+				return sw_req_fail(r, SW_EINTERNAL,
+				    "feature "
 				    "names overflow the message");
 			len += (size_t)m;
 		}
-		sw_ferr_add(&r->ferrs, "body", "required", "name at least one "
-		    "feature to change: %s", what);
+		sw_ferr_add(&r->ferrs, "body", "required",
+		    "name at least one "
+		    "feature to change: %s",
+		    what);
 		return sw_req_fail(r, SW_EINVAL, "no feature named");
 	}
 	tc = sw_json_get(asked, "tiered_checkpointing");
 	if (tc != NULL && sw_json_get_bool(tc, "enabled", 0) &&
 	    sw_json_get(tc, "bucket") == NULL)
 		sw_ferr_add(&r->ferrs, "tiered_checkpointing.bucket",
-		    "required", "enabling tiered checkpointing needs the "
+		    "required",
+		    "enabling tiered checkpointing needs the "
 		    "checkpoint bucket");
 	if (r->ferrs.n > 0) {
 		json_object_put(asked);
-		return sw_req_fail(r, SW_EINVAL, "%s is required",
-		    r->ferrs.e[0].field);
+		return sw_req_fail(
+		    r, SW_EINVAL, "%s is required", r->ferrs.e[0].field);
 	}
 	if (read_features(r, name, &live) != SW_OK) {
 		json_object_put(asked);
@@ -542,10 +578,10 @@ h_feature_set(struct sw_req *r)
 		json_object *flat = json_object_new_object();
 
 		json_object_object_foreach(asked, fk, fv)
-			json_object_object_add(flat, fk, sw_jb(
-			    json_object_is_type(fv, json_type_object) ?
-			    sw_json_get_bool(fv, "enabled", 0) :
-			    json_object_get_boolean(fv)));
+		    json_object_object_add(flat, fk,
+			sw_jb(json_object_is_type(fv, json_type_object)
+				? sw_json_get_bool(fv, "enabled", 0)
+				: json_object_get_boolean(fv)));
 		what[0] = '\0';
 		check_needs(r, flat, live, what, sizeof(what));
 		json_object_put(flat);
@@ -556,8 +592,8 @@ h_feature_set(struct sw_req *r)
 		return sw_req_fail(r, SW_EINVAL, "%s", what);
 	}
 	params = sw_jo("name", sw_js(name), "features", asked, NULL);
-	e = sw_pipeline_plan(h_aws(r), r->cfg, "feature.set", params, &plan,
-	    NULL);
+	e = sw_pipeline_plan(
+	    h_aws(r), r->cfg, "feature.set", params, &plan, NULL);
 	changes = json_object_new_array();
 	for (i = 0; plan && i < json_object_array_length(plan); i++) {
 		json_object *c = json_object_array_get_idx(plan, i);
@@ -569,8 +605,10 @@ h_feature_set(struct sw_req *r)
 			continue;
 		n++;
 		for (j = 0; j < json_object_array_length(changes); j++)
-			seen |= strcmp(json_object_get_string(
-			    json_object_array_get_idx(changes, j)), st) == 0;
+			seen |=
+			    strcmp(json_object_get_string(
+				       json_object_array_get_idx(changes, j)),
+				st) == 0;
 		if (!seen)
 			json_object_array_add(changes, sw_js(st));
 	}
@@ -578,10 +616,11 @@ h_feature_set(struct sw_req *r)
 		const char *why = NULL;
 
 		for (i = 0; plan && i < json_object_array_length(plan); i++)
-			if (sw_json_get_str(json_object_array_get_idx(plan, i),
-			    "refused"))
-				why = sw_json_get_str(json_object_array_get_idx(
-				    plan, i), "refused");
+			if (sw_json_get_str(
+				json_object_array_get_idx(plan, i), "refused"))
+				why = sw_json_get_str(
+				    json_object_array_get_idx(plan, i),
+				    "refused");
 		/* Unavailable: the live state could not be read (503,
 		 * try again), never "nothing to change". */
 		e = sw_req_fail(r, e == SW_EUNAVAIL ? e : SW_ECONFLICT,
@@ -589,9 +628,9 @@ h_feature_set(struct sw_req *r)
 		goto out;
 	}
 	if (n == 0) {
-		sw_req_reply(r, 200, sw_jo("changed", sw_jb(0),
-		    "cluster", sw_js(name), "features", json_object_get(live),
-		    NULL));
+		sw_req_reply(r, 200,
+		    sw_jo("changed", sw_jb(0), "cluster", sw_js(name),
+			"features", json_object_get(live), NULL));
 		e = SW_OK;
 		goto out;
 	}
@@ -601,8 +640,8 @@ h_feature_set(struct sw_req *r)
 	json_object_put(input);
 	if (e == SW_OK && r->out != NULL) {
 		json_object_object_add(r->out, "changed", sw_jb(1));
-		json_object_object_add(r->out, "changes",
-		    json_object_get(changes));
+		json_object_object_add(
+		    r->out, "changes", json_object_get(changes));
 	}
 out:
 	json_object_put(changes);

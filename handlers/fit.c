@@ -20,15 +20,15 @@
 
 /* What one instance type offers a pod. */
 struct fit_type {
-	char	name[64];	/* ml.<type> */
-	int64_t	gpus, efa;
+	char name[64]; /* ml.<type> */
+	int64_t gpus, efa;
 };
 
 /* The distinct ml.* types of the cluster's groups into types (at most
  * max); the count, or -1 when the groups cannot be read. */
 static int
-fit_group_types(struct sw_req *r, const char *cluster,
-    struct fit_type *types, int max)
+fit_group_types(
+    struct sw_req *r, const char *cluster, struct fit_type *types, int max)
 {
 	json_object *hp = NULL, *groups;
 	struct aws_error err;
@@ -39,17 +39,17 @@ fit_group_types(struct sw_req *r, const char *cluster,
 		return -1;
 	groups = sw_json_get(hp, "InstanceGroups");
 	for (i = 0; groups && i < json_object_array_length(groups); i++) {
-		const char *t = sw_json_get_str(json_object_array_get_idx(
-		    groups, i), "InstanceType");
+		const char *t = sw_json_get_str(
+		    json_object_array_get_idx(groups, i), "InstanceType");
 
 		if (t == NULL || strncmp(t, "ml.", 3) != 0 || n == max)
 			continue;
 		for (k = 0; k < n && strcmp(types[k].name, t) != 0; k++)
 			;
-		if (k == n && sw_fmt(types[n].name, sizeof(types[0].name),
-		    "%s", t) == SW_OK)
+		if (k == n &&
+		    sw_fmt(types[n].name, sizeof(types[0].name), "%s", t) ==
+			SW_OK)
 			n++;
-
 	}
 	json_object_put(hp);
 	return n;
@@ -67,16 +67,16 @@ fit_type_facts(struct sw_req *r, struct fit_type *types, int n)
 	for (k = 0; k < n; k++)
 		json_object_array_add(names, sw_js(types[k].name + 3));
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_EC2, "DescribeInstanceTypes", sw_jo(
-	    "InstanceTypes", names, NULL), &out, &err) != SW_OK)
+	if (h_call(r, AWS_SVC_EC2, "DescribeInstanceTypes",
+		sw_jo("InstanceTypes", names, NULL), &out, &err) != SW_OK)
 		return -1;
 	list = sw_json_get(out, "instanceTypeSet");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *o = json_object_array_get_idx(list, i);
 		const char *t = sw_json_get_str(o, "instanceType");
 		const char *g = sw_json_path_str(o, "gpuInfo.gpus[0].count");
-		const char *e = sw_json_path_str(o,
-		    "networkInfo.efaInfo.maximumEfaInterfaces");
+		const char *e = sw_json_path_str(
+		    o, "networkInfo.efaInfo.maximumEfaInterfaces");
 
 		for (k = 0; t != NULL && k < n; k++)
 			if (strcmp(types[k].name + 3, t) == 0) {
@@ -97,8 +97,8 @@ fit_type_names(const struct fit_type *types, int n, char *buf, size_t sz)
 
 	buf[0] = '\0';
 	for (k = 0; k < n && len < sz; k++)
-		len += (size_t)snprintf(buf + len, sz - len, "%s%s",
-		    k ? ", " : "", types[k].name);
+		len += (size_t)snprintf(
+		    buf + len, sz - len, "%s%s", k ? ", " : "", types[k].name);
 }
 
 sw_err
@@ -124,7 +124,8 @@ wl_check_fit(struct sw_req *r, const struct wl_fit *ask)
 	}
 	if (!named) {
 		fit_type_names(types, n, names, sizeof(names));
-		sw_ferr_add(&r->ferrs, "instance_type", "cluster", "cluster "
+		sw_ferr_add(&r->ferrs, "instance_type", "cluster",
+		    "cluster "
 		    "%s has no instance group of type %s; its types are %s",
 		    ask->cluster, ask->instance_type, names);
 	} else {
@@ -143,8 +144,8 @@ wl_check_fit(struct sw_req *r, const struct wl_fit *ask)
 	}
 	if (r->ferrs.n == 0)
 		return SW_OK;
-	return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
-	    r->ferrs.e[0].msg);
+	return sw_req_fail(
+	    r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field, r->ferrs.e[0].msg);
 }
 
 int

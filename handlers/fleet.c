@@ -31,13 +31,13 @@
 #include "lib/json.h"
 #include "lib/valid.h"
 
-#define FLEET_SCHEMA_ID	"https://slipway.dev/schemas/fleet-v1.json"
+#define FLEET_SCHEMA_ID "https://slipway.dev/schemas/fleet-v1.json"
 
 /* The answer of row name run in this process as r's caller, args
  * stolen; *doc (new reference) its answer or problem, the status. */
 static long
-run_row(struct sw_req *r, const char *name, json_object *args,
-    json_object **doc)
+run_row(
+    struct sw_req *r, const char *name, json_object *args, json_object **doc)
 {
 	const struct sw_op *op = sw_op_by_name(name);
 	struct sw_req sub;
@@ -60,8 +60,8 @@ run_row(struct sw_req *r, const char *name, json_object *args,
 		*doc = sw_req_problem(&sub);
 	} else {
 		status = sub.status ? sub.status : 200;
-		*doc = sub.out != NULL ? json_object_get(sub.out) :
-		    json_object_new_object();
+		*doc = sub.out != NULL ? json_object_get(sub.out)
+				       : json_object_new_object();
 	}
 	sw_req_free(&sub);
 	return status;
@@ -69,32 +69,39 @@ run_row(struct sw_req *r, const char *name, json_object *args,
 
 /* Pass a read's problem on as r's own failure. */
 static sw_err
-fail_from(struct sw_req *r, long status, json_object *doc,
-    const char *what)
+fail_from(struct sw_req *r, long status, json_object *doc, const char *what)
 {
 	json_object *errs = sw_json_get(doc, "errors");
 	size_t i;
 	/* A refusal of a part is the document's: 400 naming the part
 	 * (a read-only row answers no 404, 409 or 422 of its own). */
-	sw_err e = status >= 500 ? SW_EUNAVAIL : status == 403 ?
-	    SW_EFORBIDDEN : SW_EINVAL;
+	sw_err e = status >= 500 ? SW_EUNAVAIL
+	    : status == 403      ? SW_EFORBIDDEN
+				 : SW_EINVAL;
 
-	for (i = 0; errs != NULL && json_object_is_type(errs,
-	    json_type_array) && i < json_object_array_length(errs); i++) {
+	for (i = 0;
+	     errs != NULL && json_object_is_type(errs, json_type_array) &&
+	     i < json_object_array_length(errs);
+	     i++) {
 		json_object *x = json_object_array_get_idx(errs, i);
 		char f[128];
 
 		if (sw_fmt(f, sizeof(f), "%s.%s", what,
-		    sw_json_get_str(x, "field") ? sw_json_get_str(x, "field") :
-		    "") != SW_OK)
+			sw_json_get_str(x, "field")
+			    ? sw_json_get_str(x, "field")
+			    : "") != SW_OK)
 			continue;
-		sw_ferr_add(&r->ferrs, f, sw_json_get_str(x, "rule") ?
-		    sw_json_get_str(x, "rule") : "invalid", "%s",
-		    sw_json_get_str(x, "message") ? sw_json_get_str(x,
-		    "message") : "refused");
+		sw_ferr_add(&r->ferrs, f,
+		    sw_json_get_str(x, "rule") ? sw_json_get_str(x, "rule")
+					       : "invalid",
+		    "%s",
+		    sw_json_get_str(x, "message")
+			? sw_json_get_str(x, "message")
+			: "refused");
 	}
-	return sw_req_fail(r, e, "%s: %s", what, sw_json_get_str(doc,
-	    "detail") ? sw_json_get_str(doc, "detail") : "refused");
+	return sw_req_fail(r, e, "%s: %s", what,
+	    sw_json_get_str(doc, "detail") ? sw_json_get_str(doc, "detail")
+					   : "refused");
 }
 
 /* ---- the document against the table's fields ------------------------- */
@@ -128,9 +135,8 @@ without(json_object *o, const char *key)
 {
 	json_object *out = json_object_new_object();
 
-	json_object_object_foreach(o, k, v)
-		if (strcmp(k, key) != 0)
-			json_object_object_add(out, k, json_object_get(v));
+	json_object_object_foreach(o, k, v) if (strcmp(k, key) != 0)
+	    json_object_object_add(out, k, json_object_get(v));
 	return out;
 }
 
@@ -151,16 +157,16 @@ check_templates(struct sw_req *r, json_object *c, size_t i)
 	}
 	for (j = 0; f != NULL && j < json_object_array_length(f); j++) {
 		t = json_object_array_get_idx(f, j);
-		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates[%zu]",
-		    i, j);
+		sw_fmt_text(
+		    at, sizeof(at), "clusters[%zu].space_templates[%zu]", i, j);
 		if (!json_object_is_type(t, json_type_object)) {
 			sw_ferr_add(&r->ferrs, at, "type", "must be object");
 			continue;
 		}
 		/* The path's cluster name is a stand-in: the cluster's own
 		 * name is checked as cluster_create's. */
-		path = sw_jo("name", sw_js("c0"), "template", json_object_get(
-		    sw_json_get(t, "template")), NULL);
+		path = sw_jo("name", sw_js("c0"), "template",
+		    json_object_get(sw_json_get(t, "template")), NULL);
 		body = without(t, "template");
 		check_part(r, path, ts->params, SW_F_PATH, at);
 		check_part(r, body, ts->body, 0, at);
@@ -200,31 +206,32 @@ check_cluster(struct sw_req *r, json_object *c, size_t i, json_object *names)
 			check_part(r, f, ta->body, 0, at);
 	}
 	if ((f = sw_json_get(c, "scheduler_config")) != NULL) {
-		sw_fmt_text(at, sizeof(at), "clusters[%zu].scheduler_config",
-		    i);
+		sw_fmt_text(
+		    at, sizeof(at), "clusters[%zu].scheduler_config", i);
 		if (!json_object_is_type(f, json_type_object))
 			sw_ferr_add(&r->ferrs, at, "type", "must be object");
 		else
-			check_part(r, f, sw_op_by_name("scheduler_config_set")->
-			    body, 0, at);
+			check_part(r, f,
+			    sw_op_by_name("scheduler_config_set")->body, 0, at);
 	}
 	check_templates(r, c, i);
 	f = sw_json_get(c, "compute_quotas");
 	if (f != NULL && !json_object_is_type(f, json_type_array))
-		sw_ferr_add(&r->ferrs, "compute_quotas", "type",
-		    "must be array");
+		sw_ferr_add(
+		    &r->ferrs, "compute_quotas", "type", "must be array");
 	for (j = 0; f != NULL && json_object_is_type(f, json_type_array) &&
-	    j < json_object_array_length(f); j++) {
-		sw_fmt_text(at, sizeof(at), "clusters[%zu].compute_quotas[%zu]",
-		    i, j);
+	     j < json_object_array_length(f);
+	     j++) {
+		sw_fmt_text(
+		    at, sizeof(at), "clusters[%zu].compute_quotas[%zu]", i, j);
 		check_part(r, json_object_array_get_idx(f, j), qc->body, 0, at);
 	}
 	if (name == NULL)
 		return;
 	sw_fmt_text(at, sizeof(at), "clusters[%zu].name", i);
 	if (sw_json_get(names, name) != NULL)
-		sw_ferr_add(&r->ferrs, at, "uniqueItems", "%s is named twice",
-		    name);
+		sw_ferr_add(
+		    &r->ferrs, at, "uniqueItems", "%s is named twice", name);
 	json_object_object_add(names, name, json_object_new_int64((int64_t)i));
 }
 
@@ -236,10 +243,10 @@ check_budget(struct sw_req *r, json_object *b, size_t i)
 	char at[64];
 
 	sw_fmt_text(at, sizeof(at), "budgets[%zu]", i);
-	json_object_object_add(path, "scope", json_object_get(sw_json_get(b,
-	    "scope")));
-	json_object_object_add(path, "name", json_object_get(sw_json_get(b,
-	    "name")));
+	json_object_object_add(
+	    path, "scope", json_object_get(sw_json_get(b, "scope")));
+	json_object_object_add(
+	    path, "name", json_object_get(sw_json_get(b, "name")));
 	body = without(b, "scope");
 	json_object_object_del(body, "name");
 	check_part(r, path, bs->params, SW_F_PATH, at);
@@ -266,34 +273,34 @@ check_doc(struct sw_req *r)
 		check_budget(r, json_object_array_get_idx(bs, i), i);
 	for (i = 0; ss != NULL && i < json_object_array_length(ss); i++) {
 		sw_fmt_text(at, sizeof(at), "subscriptions[%zu]", i);
-		check_part(r, json_object_array_get_idx(ss, i), sc->body, 0,
-		    at);
+		check_part(
+		    r, json_object_array_get_idx(ss, i), sc->body, 0, at);
 	}
 	json_object_put(names);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s (%s)",
-		    r->ferrs.e[0].field, r->ferrs.e[0].msg,
-		    r->ferrs.e[0].rule);
+		    r->ferrs.e[0].field, r->ferrs.e[0].msg, r->ferrs.e[0].rule);
 	return SW_OK;
 }
 
 /* ---- the plan --------------------------------------------------------- */
 
 struct plan {
-	json_object	*changes;	/* the change rows */
-	json_object	*kept;		/* cluster names */
-	double		 added;
-	int		 unpriced;
+	json_object *changes; /* the change rows */
+	json_object *kept; /* cluster names */
+	double added;
+	int unpriced;
 };
 
 static json_object *
 change(struct plan *p, const char *op, const char *target, json_object *args,
     const char *reason, const char *why)
 {
-	json_object *c = sw_jo("order", json_object_new_int64((int64_t)
-	    json_object_array_length(p->changes) + 1), "operation",
-	    sw_js(op), "target", sw_js(target), "arguments", args, "reason",
-	    sw_js(reason), "why", sw_js(why), NULL);
+	json_object *c = sw_jo("order",
+	    json_object_new_int64(
+		(int64_t)json_object_array_length(p->changes) + 1),
+	    "operation", sw_js(op), "target", sw_js(target), "arguments", args,
+	    "reason", sw_js(reason), "why", sw_js(why), NULL);
 
 	json_object_array_add(p->changes, c);
 	return c;
@@ -301,8 +308,7 @@ change(struct plan *p, const char *op, const char *target, json_object *args,
 
 /* Field, live and desired values of a change that differs. */
 static void
-differs(json_object *c, const char *field, json_object *live,
-    json_object *want)
+differs(json_object *c, const char *field, json_object *live, json_object *want)
 {
 	json_object_object_add(c, "field", sw_js(field));
 	json_object_object_add(c, "live", json_object_get(live));
@@ -344,8 +350,7 @@ group_named(json_object *items, const char *name)
 {
 	size_t i;
 
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *g = json_object_array_get_idx(items, i);
 
 		if (sw_json_get_str(g, "name") != NULL &&
@@ -365,9 +370,10 @@ immutable(struct sw_req *r, const char *cl, const char *gn, json_object *g,
 	long st;
 	sw_err e;
 
-	st = run_row(r, "instance_group_scale", sw_jo("name", sw_js(cl),
-	    "group", sw_js(gn), "instance_type", json_object_get(
-	    sw_json_get(g, "instance_type")), "dry_run", sw_jb(1), NULL),
+	st = run_row(r, "instance_group_scale",
+	    sw_jo("name", sw_js(cl), "group", sw_js(gn), "instance_type",
+		json_object_get(sw_json_get(g, "instance_type")), "dry_run",
+		sw_jb(1), NULL),
 	    &doc);
 	e = fail_from(r, st < 300 ? 400 : st, doc, at);
 	json_object_put(doc);
@@ -393,7 +399,7 @@ plan_group(struct sw_req *r, struct plan *p, const char *cl, json_object *g,
 		return cost_of(r, p, c, at);
 	}
 	if (strcmp(sw_json_get_str(lg, "instance_type") ?: "",
-	    sw_json_get_str(g, "instance_type")) != 0)
+		sw_json_get_str(g, "instance_type")) != 0)
 		return immutable(r, cl, gn, g, at);
 	if (sw_json_get_int(lg, "target_count", -1) ==
 	    sw_json_get_int(g, "count", -1))
@@ -419,10 +425,11 @@ feature_why(json_object *c, json_object *live, json_object *want)
 	int n = 0;
 
 	why[0] = '\0';
-	json_object_object_foreach(want, k, v) {
-		int on = json_object_is_type(v, json_type_object) ?
-		    sw_json_get_bool(v, "enabled", 0) :
-		    json_object_get_boolean(v);
+	json_object_object_foreach(want, k, v)
+	{
+		int on = json_object_is_type(v, json_type_object)
+		    ? sw_json_get_bool(v, "enabled", 0)
+		    : json_object_get_boolean(v);
 		int was = sw_json_get_bool(sw_json_get(live, k), "enabled", 0);
 
 		if (on == was || len >= sizeof(why))
@@ -432,13 +439,17 @@ feature_why(json_object *c, json_object *live, json_object *want)
 		    was ? "on" : "off", on ? "on" : "off");
 		if (n++ == 0) {
 			sw_fmt_text(field, sizeof(field), "features.%s", k);
-			differs(c, field, sw_json_get(sw_json_get(live, k),
-			    "enabled"), json_object_is_type(v, json_type_object)
-			    ? sw_json_get(v, "enabled") : v);
+			differs(c, field,
+			    sw_json_get(sw_json_get(live, k), "enabled"),
+			    json_object_is_type(v, json_type_object)
+				? sw_json_get(v, "enabled")
+				: v);
 		}
 	}
-	json_object_object_add(c, "why", sw_js(n > 0 ? why : "a feature's "
-	    "settings differ (feature_set's plan)"));
+	json_object_object_add(c, "why",
+	    sw_js(n > 0 ? why
+			: "a feature's "
+			  "settings differ (feature_set's plan)"));
 	if (n == 0)
 		differs(c, "features", NULL, want);
 }
@@ -454,7 +465,8 @@ plan_features(struct sw_req *r, struct plan *p, const char *cl,
 	args = without(want, "");
 	json_object_object_add(args, "name", sw_js(cl));
 	if (!ready) {
-		c = change(p, "feature_set", cl, args, "absent", "features of "
+		c = change(p, "feature_set", cl, args, "absent",
+		    "features of "
 		    "a cluster being created");
 		json_object_object_add(c, "waits_for", sw_js("cluster_create"));
 		return SW_OK;
@@ -496,14 +508,16 @@ plan_team_access(struct sw_req *r, struct plan *p, const char *cl,
 	long st;
 
 	if (!ready) {
-		c = change(p, "team_access_set", cl, sw_jo("name", sw_js(cl),
-		    "enabled", sw_jb(on), NULL), "absent", "team access of a "
+		c = change(p, "team_access_set", cl,
+		    sw_jo("name", sw_js(cl), "enabled", sw_jb(on), NULL),
+		    "absent",
+		    "team access of a "
 		    "cluster being created");
 		json_object_object_add(c, "waits_for", sw_js("cluster_create"));
 		return SW_OK;
 	}
-	st = run_row(r, "team_access_get", sw_jo("name", sw_js(cl), NULL),
-	    &doc);
+	st =
+	    run_row(r, "team_access_get", sw_jo("name", sw_js(cl), NULL), &doc);
 	if (st >= 300) {
 		sw_err e = fail_from(r, st, doc, at);
 
@@ -513,18 +527,23 @@ plan_team_access(struct sw_req *r, struct plan *p, const char *cl,
 	live = sw_json_get_bool(doc, "enabled", 0);
 	items = sw_json_get(doc, "items");
 	for (i = 0; on && items != NULL && i < json_object_array_length(items);
-	    i++)
-		off += strcmp(sw_json_get_str(json_object_array_get_idx(items,
-		    i), "state") ?: "", "present") != 0;
+	     i++)
+		off += strcmp(sw_json_get_str(
+				  json_object_array_get_idx(items, i), "state")
+			       ?: "",
+			   "present") != 0;
 	if (live != on || off > 0) {
-		c = change(p, "team_access_set", cl, sw_jo("name", sw_js(cl),
-		    "enabled", sw_jb(on), NULL), "differs", live != on ?
-		    (on ? "enabled: live false -> desired true" : "enabled: "
-		    "live true -> desired false") : "an entry is not as the "
-		    "teams' configuration asks");
-		differs(c, live != on ? "enabled" : "items", live != on ?
-		    sw_json_get(doc, "enabled") : items, live != on ?
-		    sw_json_get(want, "enabled") : NULL);
+		c = change(p, "team_access_set", cl,
+		    sw_jo("name", sw_js(cl), "enabled", sw_jb(on), NULL),
+		    "differs",
+		    live != on ? (on ? "enabled: live false -> desired true"
+				     : "enabled: "
+				       "live true -> desired false")
+			       : "an entry is not as the "
+				 "teams' configuration asks");
+		differs(c, live != on ? "enabled" : "items",
+		    live != on ? sw_json_get(doc, "enabled") : items,
+		    live != on ? sw_json_get(want, "enabled") : NULL);
 	}
 	json_object_put(doc);
 	return SW_OK;
@@ -532,8 +551,8 @@ plan_team_access(struct sw_req *r, struct plan *p, const char *cl,
 
 /* The members of a quota compute_quota_update can change. */
 static const char *const quota_amounts[] = { "instance_type", "count",
-    "accelerators", "vcpu", "memory_gib", "fair_share_weight", "sharing",
-    "borrow_limit", "preempt", "enabled", NULL };
+	"accelerators", "vcpu", "memory_gib", "fair_share_weight", "sharing",
+	"borrow_limit", "preempt", "enabled", NULL };
 
 /* The live quota of name in items, or NULL. */
 static json_object *
@@ -541,8 +560,7 @@ quota_named(json_object *items, const char *name)
 {
 	size_t i;
 
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *q = json_object_array_get_idx(items, i);
 
 		if (strcmp(sw_json_get_str(q, "quota_name") ?: "", name) == 0)
@@ -558,9 +576,9 @@ same_value(json_object *live, json_object *want)
 	if (live == NULL || want == NULL)
 		return live == want;
 	if ((json_object_is_type(want, json_type_int) ||
-	    json_object_is_type(want, json_type_double)) &&
+		json_object_is_type(want, json_type_double)) &&
 	    (json_object_is_type(live, json_type_int) ||
-	    json_object_is_type(live, json_type_double)))
+		json_object_is_type(live, json_type_double)))
 		return json_object_get_double(live) ==
 		    json_object_get_double(want);
 	return json_object_equal(live, want);
@@ -580,13 +598,14 @@ plan_quota(struct plan *p, const char *cl, json_object *want,
 	size_t i;
 
 	sw_fmt_text(target, sizeof(target), "%s/%s", cl, qn);
-	if (lq != NULL && strcmp(sw_json_get_str(lq, "team") ?: "",
-	    sw_json_get_str(want, "team")) != 0) {
-		c = change(p, "compute_quota_delete", target, sw_jo("name",
-		    sw_js(cl), "quota", sw_js(qn), NULL),
+	if (lq != NULL &&
+	    strcmp(sw_json_get_str(lq, "team") ?: "",
+		sw_json_get_str(want, "team")) != 0) {
+		c = change(p, "compute_quota_delete", target,
+		    sw_jo("name", sw_js(cl), "quota", sw_js(qn), NULL),
 		    "differs", "team differs: deleted and made again");
-		differs(c, "team", sw_json_get(lq, "team"), sw_json_get(want,
-		    "team"));
+		differs(c, "team", sw_json_get(lq, "team"),
+		    sw_json_get(want, "team"));
 		lq = NULL;
 	}
 	if (lq == NULL) {
@@ -602,20 +621,21 @@ plan_quota(struct plan *p, const char *cl, json_object *want,
 	for (i = 0; quota_amounts[i] != NULL; i++) {
 		json_object *w = sw_json_get(want, quota_amounts[i]);
 
-		if (w == NULL || same_value(sw_json_get(lq, quota_amounts[i]),
-		    w))
+		if (w == NULL ||
+		    same_value(sw_json_get(lq, quota_amounts[i]), w))
 			continue;
 		f = f != NULL ? f : quota_amounts[i];
-		json_object_object_add(args, quota_amounts[i],
-		    json_object_get(w));
+		json_object_object_add(
+		    args, quota_amounts[i], json_object_get(w));
 	}
 	if (f == NULL) {
 		json_object_put(args);
 		return;
 	}
 	sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
-	    sw_json_get(lq, f) ? json_object_get_string(sw_json_get(lq, f)) :
-	    "(none)", json_object_get_string(sw_json_get(want, f)));
+	    sw_json_get(lq, f) ? json_object_get_string(sw_json_get(lq, f))
+			       : "(none)",
+	    json_object_get_string(sw_json_get(want, f)));
 	c = change(p, "compute_quota_update", target, args, "differs", why);
 	differs(c, f, sw_json_get(lq, f), sw_json_get(want, f));
 }
@@ -623,16 +643,16 @@ plan_quota(struct plan *p, const char *cl, json_object *want,
 /* A cluster's compute quotas; waits names what they wait for (a
  * cluster being created, features being changed) or is NULL. */
 static sw_err
-plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
-    json_object *want, const char *waits, const char *at)
+plan_quotas(struct sw_req *r, struct plan *p, const char *cl, json_object *want,
+    const char *waits, const char *at)
 {
 	json_object *doc = NULL;
 	size_t i;
 	long st;
 
 	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
-		st = run_row(r, "compute_quota_list", sw_jo("name", sw_js(cl),
-		    NULL), &doc);
+		st = run_row(r, "compute_quota_list",
+		    sw_jo("name", sw_js(cl), NULL), &doc);
 		if (st >= 300) {
 			sw_err e = fail_from(r, st, doc, at);
 
@@ -651,7 +671,7 @@ plan_quotas(struct sw_req *r, struct plan *p, const char *cl,
 
 /* The members of a scheduler config scheduler_config_set takes. */
 static const char *const sched_flags[] = { "fair_share",
-    "idle_resource_sharing", NULL };
+	"idle_resource_sharing", NULL };
 
 /* Do two lists of priority classes name the same classes with the same
  * weights (the order of a list is not what it means)? */
@@ -671,9 +691,9 @@ same_classes(json_object *a, json_object *b)
 			json_object *y = json_object_array_get_idx(b, j);
 
 			found = strcmp(sw_json_get_str(x, "name") ?: "",
-			    sw_json_get_str(y, "name") ?: "") == 0 &&
+				    sw_json_get_str(y, "name") ?: "") == 0 &&
 			    same_value(sw_json_get(x, "weight"),
-			    sw_json_get(y, "weight"));
+				sw_json_get(y, "weight"));
 		}
 		if (!found)
 			return 0;
@@ -691,11 +711,11 @@ sched_differs(json_object *want, json_object *live)
 	for (i = 0; sched_flags[i] != NULL; i++)
 		if (sw_json_get(want, sched_flags[i]) != NULL &&
 		    sw_json_get_bool(want, sched_flags[i], 0) !=
-		    sw_json_get_bool(live, sched_flags[i], 0))
+			sw_json_get_bool(live, sched_flags[i], 0))
 			return sched_flags[i];
 	if (sw_json_get(want, "priority_classes") == NULL ||
 	    same_classes(sw_json_get(want, "priority_classes"),
-	    sw_json_get(live, "priority_classes")))
+		sw_json_get(live, "priority_classes")))
 		return NULL;
 	return "priority_classes";
 }
@@ -720,8 +740,8 @@ plan_scheduler(struct sw_req *r, struct plan *p, const char *cl,
 		json_object_object_add(c, "waits_for", sw_js(waits));
 		return SW_OK;
 	}
-	st = run_row(r, "scheduler_config_get", sw_jo("name", sw_js(cl),
-	    NULL), &doc);
+	st = run_row(
+	    r, "scheduler_config_get", sw_jo("name", sw_js(cl), NULL), &doc);
 	if (st >= 300) {
 		sw_err e = fail_from(r, st, doc, at);
 
@@ -752,8 +772,8 @@ plan_scheduler(struct sw_req *r, struct plan *p, const char *cl,
 
 /* The members of a Space template space_template_set takes. */
 static const char *const tmpl_fields[] = { "display_name", "app_type",
-    "description", "default_image", "allowed_images", "allow_custom_images",
-    "cpu", "memory_gib", "storage_gib", NULL };
+	"description", "default_image", "allowed_images", "allow_custom_images",
+	"cpu", "memory_gib", "storage_gib", NULL };
 
 /* The live template of name in items, or NULL. */
 static json_object *
@@ -761,8 +781,7 @@ template_named(json_object *items, const char *name)
 {
 	size_t i;
 
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *t = json_object_array_get_idx(items, i);
 
 		if (strcmp(sw_json_get_str(t, "template") ?: "", name) == 0)
@@ -786,7 +805,7 @@ plan_template(struct plan *p, const char *cl, json_object *want,
 	for (i = 0; lt != NULL && f == NULL && tmpl_fields[i] != NULL; i++)
 		if (sw_json_get(want, tmpl_fields[i]) != NULL &&
 		    !same_value(sw_json_get(lt, tmpl_fields[i]),
-		    sw_json_get(want, tmpl_fields[i])))
+			sw_json_get(want, tmpl_fields[i])))
 			f = tmpl_fields[i];
 	if (lt != NULL && f == NULL)
 		return;
@@ -798,11 +817,12 @@ plan_template(struct plan *p, const char *cl, json_object *want,
 		    "the cluster has no Space template of that name");
 	else {
 		sw_fmt_text(why, sizeof(why), "%s: live %s -> desired %s", f,
-		    sw_json_get(lt, f) ? json_object_to_json_string(
-		    sw_json_get(lt, f)) : "(none)", json_object_to_json_string(
-		    sw_json_get(want, f)));
-		c = change(p, "space_template_set", target, args, "differs",
-		    why);
+		    sw_json_get(lt, f)
+			? json_object_to_json_string(sw_json_get(lt, f))
+			: "(none)",
+		    json_object_to_json_string(sw_json_get(want, f)));
+		c = change(
+		    p, "space_template_set", target, args, "differs", why);
 		differs(c, f, sw_json_get(lt, f), sw_json_get(want, f));
 	}
 	if (waits != NULL)
@@ -820,8 +840,8 @@ plan_templates(struct sw_req *r, struct plan *p, const char *cl,
 	long st;
 
 	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
-		st = run_row(r, "space_template_list", sw_jo("name",
-		    sw_js(cl), NULL), &doc);
+		st = run_row(r, "space_template_list",
+		    sw_jo("name", sw_js(cl), NULL), &doc);
 		if (st >= 300) {
 			sw_err e = fail_from(r, st, doc, at);
 
@@ -845,8 +865,7 @@ cluster_named(json_object *items, const char *name)
 	json_object *first = NULL;
 	size_t i;
 
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *c = json_object_array_get_idx(items, i);
 
 		if (sw_json_get_str(c, "name") == NULL ||
@@ -866,8 +885,7 @@ cluster_named(json_object *items, const char *name)
  * another place is the document's 400 naming the field (immutable).
  */
 static sw_err
-plan_place(struct sw_req *r, json_object *want, json_object *lc,
-    const char *at)
+plan_place(struct sw_req *r, json_object *want, json_object *lc, const char *at)
 {
 	static const char *const keys[] = { "account", "region" };
 	const char *own[2];
@@ -885,10 +903,14 @@ plan_place(struct sw_req *r, json_object *want, json_object *lc,
 		if (w == NULL || l == NULL || strcmp(w, l) == 0)
 			continue;
 		sw_fmt_text(f, sizeof(f), "%s.%s", at, keys[k]);
-		sw_ferr_add(&r->ferrs, f, "immutable", "the cluster lives in "
-		    "%s %s; a cluster does not move", keys[k], l);
-		return sw_req_fail(r, SW_EINVAL, "%s: the cluster lives in %s "
-		    "%s, not %s (immutable)", f, keys[k], l, w);
+		sw_ferr_add(&r->ferrs, f, "immutable",
+		    "the cluster lives in "
+		    "%s %s; a cluster does not move",
+		    keys[k], l);
+		return sw_req_fail(r, SW_EINVAL,
+		    "%s: the cluster lives in %s "
+		    "%s, not %s (immutable)",
+		    f, keys[k], l, w);
 	}
 	return SW_OK;
 }
@@ -907,8 +929,8 @@ ready(json_object *lc)
 
 /* What a cluster's groups are planned before: features, team access. */
 static sw_err
-plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
-    size_t i)
+plan_after(
+    struct sw_req *r, struct plan *p, json_object *want, int ok, size_t i)
 {
 	const char *cl = sw_json_get_str(want, "name");
 	json_object *feats = sw_json_get(want, "features");
@@ -926,11 +948,12 @@ plan_after(struct sw_req *r, struct plan *p, json_object *want, int ok,
 		e = plan_features(r, p, cl, feats, ok, at);
 	}
 	/* Quotas and the scheduler config need task governance on. */
-	waits = !ok ? "cluster_create" : json_object_array_length(p->changes) >
-	    before ? "feature_set" : NULL;
+	waits = !ok                                         ? "cluster_create"
+	    : json_object_array_length(p->changes) > before ? "feature_set"
+							    : NULL;
 	if (e == SW_OK && sc != NULL) {
-		sw_fmt_text(at, sizeof(at), "clusters[%zu].scheduler_config",
-		    i);
+		sw_fmt_text(
+		    at, sizeof(at), "clusters[%zu].scheduler_config", i);
 		e = plan_scheduler(r, p, cl, sc, waits, at);
 	}
 	if (e == SW_OK && ts != NULL && json_object_array_length(ts) > 0) {
@@ -976,8 +999,8 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 	}
 	if ((e = plan_place(r, want, lc, at)) != SW_OK)
 		return e;
-	st = run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
-	    &doc);
+	st = run_row(
+	    r, "instance_group_list", sw_jo("name", sw_js(cl), NULL), &doc);
 	if (st >= 300) {
 		e = fail_from(r, st, doc, at);
 		json_object_put(doc);
@@ -985,7 +1008,8 @@ plan_cluster(struct sw_req *r, struct plan *p, json_object *want,
 	}
 	groups = sw_json_get(want, "instance_groups");
 	for (j = 0; e == SW_OK && groups != NULL &&
-	    j < json_object_array_length(groups); j++) {
+	     j < json_object_array_length(groups);
+	     j++) {
 		char gat[96];
 
 		sw_fmt_text(gat, sizeof(gat), "%s.instance_groups[%zu]", at, j);
@@ -1013,16 +1037,20 @@ plan_prune(struct sw_req *r, struct plan *p, json_object *live_items)
 		if (n == NULL || !sw_json_get_bool(lc, "managed", 0))
 			continue;
 		for (j = 0; want != NULL && j < json_object_array_length(want);
-		    j++)
-			named |= sw_json_get_str(json_object_array_get_idx(
-			    want, j), "name") != NULL && strcmp(sw_json_get_str(
-			    json_object_array_get_idx(want, j), "name"),
-			    n) == 0;
+		     j++)
+			named |=
+			    sw_json_get_str(json_object_array_get_idx(want, j),
+				"name") != NULL &&
+			    strcmp(
+				sw_json_get_str(
+				    json_object_array_get_idx(want, j), "name"),
+				n) == 0;
 		if (named)
 			continue;
 		if (prune)
-			change(p, "cluster_delete", n, sw_jo("name", sw_js(n),
-			    NULL), "not_in_document", "prune: true and the "
+			change(p, "cluster_delete", n,
+			    sw_jo("name", sw_js(n), NULL), "not_in_document",
+			    "prune: true and the "
 			    "document does not name it");
 		else
 			json_object_array_add(p->kept, sw_js(n));
@@ -1048,21 +1076,22 @@ plan_budget(struct plan *p, json_object *want, json_object *live)
 	}
 	sw_fmt_text(target, sizeof(target), "%s/%s", sc, n);
 	if (lb == NULL) {
-		change(p, "budget_set", target, json_object_get(want),
-		    "absent", "no budget for it");
+		change(p, "budget_set", target, json_object_get(want), "absent",
+		    "no budget for it");
 		return;
 	}
 	if (json_object_get_double(sw_json_get(lb, "limit_usd")) !=
 	    json_object_get_double(sw_json_get(want, "limit_usd"))) {
-		sw_fmt_text(why, sizeof(why), "limit_usd: live %s -> desired %s",
+		sw_fmt_text(why, sizeof(why),
+		    "limit_usd: live %s -> desired %s",
 		    json_object_get_string(sw_json_get(lb, "limit_usd")),
 		    json_object_get_string(sw_json_get(want, "limit_usd")));
 		c = change(p, "budget_set", target, json_object_get(want),
 		    "differs", why);
 		differs(c, "limit_usd", sw_json_get(lb, "limit_usd"),
 		    sw_json_get(want, "limit_usd"));
-	} else if (th != NULL && !json_object_equal(th, sw_json_get(lb,
-	    "thresholds"))) {
+	} else if (th != NULL &&
+	    !json_object_equal(th, sw_json_get(lb, "thresholds"))) {
 		c = change(p, "budget_set", target, json_object_get(want),
 		    "differs", "thresholds differ");
 		differs(c, "thresholds", sw_json_get(lb, "thresholds"), th);
@@ -1112,10 +1141,11 @@ events_text(json_object *events, char *out, size_t sz)
 	const char *v[32];
 	size_t n = 0, i, j, len = 0;
 
-	for (i = 0; events != NULL && i < json_object_array_length(events) &&
-	    n < 32; i++)
-		v[n++] = json_object_get_string(json_object_array_get_idx(
-		    events, i));
+	for (i = 0;
+	     events != NULL && i < json_object_array_length(events) && n < 32;
+	     i++)
+		v[n++] = json_object_get_string(
+		    json_object_array_get_idx(events, i));
 	for (i = 1; i < n; i++)
 		for (j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
 			const char *x = v[j];
@@ -1125,8 +1155,8 @@ events_text(json_object *events, char *out, size_t sz)
 		}
 	out[0] = '\0';
 	for (i = 0; i < n && len < sz; i++)
-		len += (size_t)snprintf(out + len, sz - len, "%s%s",
-		    i ? "," : "", v[i]);
+		len += (size_t)snprintf(
+		    out + len, sz - len, "%s%s", i ? "," : "", v[i]);
 }
 
 /* The first member in which a live subscription is not the document's
@@ -1135,15 +1165,14 @@ events_text(json_object *events, char *out, size_t sz)
 static const char *
 sub_differs(json_object *want, json_object *live)
 {
-	static const char *const same[] = { "target", "cluster", "team",
-	    NULL };
+	static const char *const same[] = { "target", "cluster", "team", NULL };
 	const char *a, *fmt = sw_json_get_str(want, "format");
 	char ew[1024], el[1024];
 	size_t i;
 
 	for (i = 0; same[i] != NULL; i++)
 		if (strcmp(sw_json_get_str(want, same[i]) ?: "",
-		    sw_json_get_str(live, same[i]) ?: "") != 0)
+			sw_json_get_str(live, same[i]) ?: "") != 0)
 			return same[i];
 	events_text(sw_json_get(want, "events"), ew, sizeof(ew));
 	events_text(sw_json_get(live, "events"), el, sizeof(el));
@@ -1180,10 +1209,11 @@ plan_subscription(struct plan *p, json_object *want, json_object *live)
 	sw_fmt_text(why, sizeof(why), "%s differs: deleted and made again", f);
 	c = change(p, "subscription_delete", n, sw_jo("name", sw_js(n), NULL),
 	    "differs", why);
-	differs(c, f, sw_json_get(ls, strcmp(f, "secret") == 0 ? "secret_set" :
-	    f), strcmp(f, "address") == 0 ? NULL : sw_json_get(want, f));
-	change(p, "subscription_create", n, json_object_get(want), "differs",
-	    why);
+	differs(c, f,
+	    sw_json_get(ls, strcmp(f, "secret") == 0 ? "secret_set" : f),
+	    strcmp(f, "address") == 0 ? NULL : sw_json_get(want, f));
+	change(
+	    p, "subscription_create", n, json_object_get(want), "differs", why);
 }
 
 static sw_err
@@ -1227,17 +1257,17 @@ seen_when(struct sw_req *r, json_object *changes)
 		const char *f = sw_json_get_str(c, "field");
 
 		for (j = 0; f != NULL && j < json_object_array_length(rec);
-		    j++) {
+		     j++) {
 			json_object *d = json_object_array_get_idx(rec, j);
 
 			if (strcmp(sw_json_get_str(d, "target"),
-			    sw_json_get_str(c, "target")) == 0 &&
+				sw_json_get_str(c, "target")) == 0 &&
 			    strcmp(sw_json_get_str(d, "field"), f) == 0 &&
-			    json_object_equal(sw_json_get(d, "live"),
-			    sw_json_get(c, "live")))
+			    json_object_equal(
+				sw_json_get(d, "live"), sw_json_get(c, "live")))
 				json_object_object_add(c, "first_seen_ms",
-				    json_object_get(sw_json_get(d,
-				    "first_seen_ms")));
+				    json_object_get(
+					sw_json_get(d, "first_seen_ms")));
 		}
 	}
 	json_object_put(rec);
@@ -1262,10 +1292,11 @@ plan_doc(struct sw_req *r, struct plan *p)
 		return e;
 	}
 	items = sw_json_get(doc, "items");
-	for (i = 0; e == SW_OK && want != NULL &&
-	    i < json_object_array_length(want); i++)
-		e = plan_cluster(r, p, json_object_array_get_idx(want, i),
-		    items, i);
+	for (i = 0;
+	     e == SW_OK && want != NULL && i < json_object_array_length(want);
+	     i++)
+		e = plan_cluster(
+		    r, p, json_object_array_get_idx(want, i), items, i);
 	if (e == SW_OK)
 		plan_prune(r, p, items);
 	json_object_put(doc);
@@ -1287,8 +1318,8 @@ changes_shown(json_object *changes)
 
 	json_object_deep_copy(changes, &out, NULL);
 	for (i = 0; out != NULL && i < json_object_array_length(out); i++) {
-		json_object *a = sw_json_get(json_object_array_get_idx(out, i),
-		    "arguments");
+		json_object *a =
+		    sw_json_get(json_object_array_get_idx(out, i), "arguments");
 
 		if (sw_json_get(a, "secret") != NULL)
 			sw_json_add_str(a, "secret", "(not shown)");
@@ -1299,8 +1330,8 @@ changes_shown(json_object *changes)
 static json_object *
 plan_json(struct plan *p)
 {
-	return sw_jo("changes", changes_shown(p->changes), "prune",
-	    sw_jb(0), "kept", json_object_get(p->kept), "added_per_hour",
+	return sw_jo("changes", changes_shown(p->changes), "prune", sw_jb(0),
+	    "kept", json_object_get(p->kept), "added_per_hour",
 	    p->unpriced ? NULL : json_object_new_double(p->added), NULL);
 }
 
@@ -1322,8 +1353,8 @@ h_fleet_plan(struct sw_req *r)
 		return r->err;
 	}
 	out = plan_json(&p);
-	json_object_object_add(out, "prune", sw_jb(sw_json_get_bool(r->args,
-	    "prune", 0)));
+	json_object_object_add(
+	    out, "prune", sw_jb(sw_json_get_bool(r->args, "prune", 0)));
 	plan_free(&p);
 	sw_req_reply(r, 200, out);
 	return SW_OK;
@@ -1341,13 +1372,16 @@ remember(struct sw_req *r)
 	json_object_deep_copy(r->args, &doc, NULL);
 	subs = sw_json_get(doc, "subscriptions");
 	for (i = 0; subs != NULL && i < json_object_array_length(subs); i++)
-		json_object_object_del(json_object_array_get_idx(subs, i),
-		    "secret");
-	e = sw_db_fleet_put(r->db, json_object_to_json_string_ext(doc,
-	    JSON_C_TO_STRING_PLAIN), r->who.name, sw_now_ms());
+		json_object_object_del(
+		    json_object_array_get_idx(subs, i), "secret");
+	e = sw_db_fleet_put(r->db,
+	    json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN),
+	    r->who.name, sw_now_ms());
 	json_object_put(doc);
-	return e == SW_OK ? SW_OK : sw_req_fail(r, e, "cannot keep the "
-	    "document applied");
+	return e == SW_OK ? SW_OK
+			  : sw_req_fail(r, e,
+				"cannot keep the "
+				"document applied");
 }
 
 /* Run one change as its operation; what it started. */
@@ -1359,16 +1393,18 @@ run_change(struct sw_req *r, json_object *c, int *failed)
 
 	json_object_deep_copy(sw_json_get(c, "arguments"), &args, NULL);
 	st = run_row(r, sw_json_get_str(c, "operation"), args, &doc);
-	s = sw_jo("operation", sw_js(sw_json_get_str(c, "operation")),
-	    "target", sw_js(sw_json_get_str(c, "target")), "status",
+	s = sw_jo("operation", sw_js(sw_json_get_str(c, "operation")), "target",
+	    sw_js(sw_json_get_str(c, "target")), "status",
 	    json_object_new_int64(st), NULL);
 	if (st >= 300) {
 		(*failed)++;
-		sw_json_add_str(s, "error", sw_json_get_str(doc, "detail") ?
-		    sw_json_get_str(doc, "detail") : "refused");
+		sw_json_add_str(s, "error",
+		    sw_json_get_str(doc, "detail")
+			? sw_json_get_str(doc, "detail")
+			: "refused");
 	} else if (sw_json_get_str(doc, "operation_id") != NULL)
-		sw_json_add_str(s, "operation_id", sw_json_get_str(doc,
-		    "operation_id"));
+		sw_json_add_str(
+		    s, "operation_id", sw_json_get_str(doc, "operation_id"));
 	json_object_put(doc);
 	return s;
 }
@@ -1397,12 +1433,12 @@ h_fleet_apply(struct sw_req *r)
 		if (sw_json_get(c, "waits_for") != NULL)
 			deferred++;
 		else
-			json_object_array_add(started, run_change(r, c,
-			    &failed));
+			json_object_array_add(
+			    started, run_change(r, c, &failed));
 	}
 	out = plan_json(&p);
-	json_object_object_add(out, "prune", sw_jb(sw_json_get_bool(r->args,
-	    "prune", 0)));
+	json_object_object_add(
+	    out, "prune", sw_jb(sw_json_get_bool(r->args, "prune", 0)));
 	json_object_object_add(out, "started", started);
 	json_object_object_add(out, "deferred", json_object_new_int(deferred));
 	json_object_object_add(out, "failed", json_object_new_int(failed));
@@ -1446,10 +1482,11 @@ h_fleet_drift(struct sw_req *r)
 
 	e = sw_db_fleet_get(r->db, &doc, by, sizeof(by), &ms);
 	if (e == SW_ENOTFOUND) {
-		sw_req_reply(r, 200, sw_jo("applied", sw_jb(0), "changes",
-		    json_object_new_array(), "prune", sw_jb(0), "kept",
-		    json_object_new_array(), "added_per_hour",
-		    json_object_new_double(0), NULL));
+		sw_req_reply(r, 200,
+		    sw_jo("applied", sw_jb(0), "changes",
+			json_object_new_array(), "prune", sw_jb(0), "kept",
+			json_object_new_array(), "added_per_hour",
+			json_object_new_double(0), NULL));
 		return SW_OK;
 	}
 	if (e != SW_OK)
@@ -1461,15 +1498,16 @@ h_fleet_drift(struct sw_req *r)
 	r->args = input;
 	if (e == SW_OK) {
 		out = plan_json(&p);
-		json_object_object_add(out, "prune", sw_jb(cluster == NULL &&
-		    sw_json_get_bool(doc, "prune", 0)));
+		json_object_object_add(out, "prune",
+		    sw_jb(
+			cluster == NULL && sw_json_get_bool(doc, "prune", 0)));
 		if (cluster != NULL)
-			json_object_object_add(out, "kept",
-			    json_object_new_array());
+			json_object_object_add(
+			    out, "kept", json_object_new_array());
 		json_object_object_add(out, "applied", sw_jb(1));
 		json_object_object_add(out, "applied_by", sw_js(by));
-		json_object_object_add(out, "applied_ms",
-		    json_object_new_int64(ms));
+		json_object_object_add(
+		    out, "applied_ms", json_object_new_int64(ms));
 		sw_req_reply(r, 200, out);
 	}
 	json_object_put(doc);
@@ -1498,10 +1536,11 @@ h_fleet_drift_recorded(struct sw_req *r)
 	for (i = 0; i < json_object_array_length(items); i++)
 		sw_json_add_str(json_object_array_get_idx(items, i),
 		    "changed_by", "unknown");
-	sw_req_reply(r, 200, sw_jo("applied", sw_jb(e == SW_OK),
-	    "applied_by", e == SW_OK ? sw_js(by) : NULL,
-	    "applied_ms", e == SW_OK ? json_object_new_int64(ms) : NULL,
-	    "items", items, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("applied", sw_jb(e == SW_OK), "applied_by",
+		e == SW_OK ? sw_js(by) : NULL, "applied_ms",
+		e == SW_OK ? json_object_new_int64(ms) : NULL, "items", items,
+		NULL));
 	return SW_OK;
 }
 
@@ -1516,13 +1555,13 @@ export_features(struct sw_req *r, const char *cl)
 	const struct sw_field *f = sw_op_by_name("feature_set")->body;
 	json_object *doc = NULL, *out = json_object_new_object(), *live;
 
-	if (run_row(r, "feature_list", sw_jo("name", sw_js(cl), NULL),
-	    &doc) >= 300) {
+	if (run_row(r, "feature_list", sw_jo("name", sw_js(cl), NULL), &doc) >=
+	    300) {
 		json_object_put(doc);
 		return out;
 	}
-	live = sw_json_get(doc, "features") ? sw_json_get(doc, "features") :
-	    doc;
+	live =
+	    sw_json_get(doc, "features") ? sw_json_get(doc, "features") : doc;
 	for (; f->name != NULL; f++) {
 		json_object *lf = sw_json_get(live, f->name);
 		int on;
@@ -1533,8 +1572,8 @@ export_features(struct sw_req *r, const char *cl)
 		if (f->type == SW_T_BOOL)
 			json_object_object_add(out, f->name, sw_jb(on));
 		else if (f->type == SW_T_OBJECT && !on)
-			json_object_object_add(out, f->name, sw_jo("enabled",
-			    sw_jb(0), NULL));
+			json_object_object_add(
+			    out, f->name, sw_jo("enabled", sw_jb(0), NULL));
 	}
 	json_object_put(doc);
 	return out;
@@ -1549,8 +1588,7 @@ export_quotas(struct sw_req *r, const char *cl)
 
 	run_row(r, "compute_quota_list", sw_jo("name", sw_js(cl), NULL), &doc);
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *l = json_object_array_get_idx(items, i), *q;
 
 		q = sw_jo("quota_name", sw_js(sw_json_get_str(l, "quota_name")),
@@ -1558,8 +1596,8 @@ export_quotas(struct sw_req *r, const char *cl)
 		for (k = 0; quota_amounts[k] != NULL; k++)
 			if (sw_json_get(l, quota_amounts[k]) != NULL)
 				json_object_object_add(q, quota_amounts[k],
-				    json_object_get(sw_json_get(l,
-				    quota_amounts[k])));
+				    json_object_get(
+					sw_json_get(l, quota_amounts[k])));
 		json_object_array_add(out, q);
 	}
 	json_object_put(doc);
@@ -1574,22 +1612,26 @@ export_scheduler(struct sw_req *r, const char *cl)
 	json_object *doc = NULL, *o = NULL, *pcs, *list;
 	size_t i;
 
-	if (run_row(r, "scheduler_config_get", sw_jo("name", sw_js(cl),
-	    NULL), &doc) < 300 && sw_json_get_bool(doc, "configured", 0)) {
+	if (run_row(r, "scheduler_config_get", sw_jo("name", sw_js(cl), NULL),
+		&doc) < 300 &&
+	    sw_json_get_bool(doc, "configured", 0)) {
 		pcs = sw_json_get(doc, "priority_classes");
 		list = json_object_new_array();
 		for (i = 0; pcs != NULL && i < json_object_array_length(pcs);
-		    i++) {
+		     i++) {
 			json_object *pc = json_object_array_get_idx(pcs, i);
 
-			json_object_array_add(list, sw_jo("name", sw_js(
-			    sw_json_get_str(pc, "name")), "weight",
-			    json_object_get(sw_json_get(pc, "weight")), NULL));
+			json_object_array_add(list,
+			    sw_jo("name", sw_js(sw_json_get_str(pc, "name")),
+				"weight",
+				json_object_get(sw_json_get(pc, "weight")),
+				NULL));
 		}
-		o = sw_jo("priority_classes", list, "fair_share", sw_jb(
-		    sw_json_get_bool(doc, "fair_share", 0)),
-		    "idle_resource_sharing", sw_jb(sw_json_get_bool(doc,
-		    "idle_resource_sharing", 0)), NULL);
+		o = sw_jo("priority_classes", list, "fair_share",
+		    sw_jb(sw_json_get_bool(doc, "fair_share", 0)),
+		    "idle_resource_sharing",
+		    sw_jb(sw_json_get_bool(doc, "idle_resource_sharing", 0)),
+		    NULL);
 	}
 	json_object_put(doc);
 	return o;
@@ -1602,22 +1644,20 @@ export_templates(struct sw_req *r, const char *cl)
 	json_object *doc = NULL, *out = json_object_new_array(), *items;
 	size_t i, k;
 
-	run_row(r, "space_template_list", sw_jo("name", sw_js(cl), NULL),
-	    &doc);
+	run_row(r, "space_template_list", sw_jo("name", sw_js(cl), NULL), &doc);
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *l = json_object_array_get_idx(items, i), *t;
 
 		if (!sw_json_get_bool(l, "managed", 0))
 			continue;
-		t = sw_jo("template", sw_js(sw_json_get_str(l, "template")),
-		    NULL);
+		t = sw_jo(
+		    "template", sw_js(sw_json_get_str(l, "template")), NULL);
 		for (k = 0; tmpl_fields[k] != NULL; k++)
 			if (sw_json_get(l, tmpl_fields[k]) != NULL)
 				json_object_object_add(t, tmpl_fields[k],
-				    json_object_get(sw_json_get(l,
-				    tmpl_fields[k])));
+				    json_object_get(
+					sw_json_get(l, tmpl_fields[k])));
 		json_object_array_add(out, t);
 	}
 	json_object_put(doc);
@@ -1631,7 +1671,7 @@ export_team_access(struct sw_req *r, const char *cl)
 	json_object *doc = NULL, *o = NULL;
 
 	if (run_row(r, "team_access_get", sw_jo("name", sw_js(cl), NULL),
-	    &doc) < 300)
+		&doc) < 300)
 		o = sw_jo("enabled", sw_jb(sw_json_get_bool(doc, "enabled", 0)),
 		    NULL);
 	json_object_put(doc);
@@ -1645,34 +1685,33 @@ export_cluster(struct sw_req *r, const char *cl)
 	json_object *groups = json_object_new_array(), *items;
 	size_t i;
 
-	if (run_row(r, "cluster_get", sw_jo("name", sw_js(cl), NULL),
-	    &doc) < 300) {
+	if (run_row(r, "cluster_get", sw_jo("name", sw_js(cl), NULL), &doc) <
+	    300) {
 		if (sw_json_path_str(doc, "eks.version") != NULL)
 			sw_json_add_str(c, "kubernetes_version",
 			    sw_json_path_str(doc, "eks.version"));
 		if (sw_json_get_str(doc, "account") != NULL)
-			sw_json_add_str(c, "account", sw_json_get_str(doc,
-			    "account"));
+			sw_json_add_str(
+			    c, "account", sw_json_get_str(doc, "account"));
 		if (sw_json_get_str(doc, "region") != NULL)
-			sw_json_add_str(c, "region", sw_json_get_str(doc,
-			    "region"));
+			sw_json_add_str(
+			    c, "region", sw_json_get_str(doc, "region"));
 		if (sw_json_path_str(doc, "hyperpod.node_recovery") != NULL)
-			sw_json_add_str(c, "node_recovery", sw_json_path_str(
-			    doc, "hyperpod.node_recovery"));
+			sw_json_add_str(c, "node_recovery",
+			    sw_json_path_str(doc, "hyperpod.node_recovery"));
 	}
 	json_object_put(doc);
 	doc = NULL;
-	run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL),
-	    &doc);
+	run_row(r, "instance_group_list", sw_jo("name", sw_js(cl), NULL), &doc);
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *g = json_object_array_get_idx(items, i);
 
-		json_object_array_add(groups, sw_jo("name", sw_js(
-		    sw_json_get_str(g, "name")), "instance_type", sw_js(
-		    sw_json_get_str(g, "instance_type")), "count",
-		    json_object_get(sw_json_get(g, "target_count")), NULL));
+		json_object_array_add(groups,
+		    sw_jo("name", sw_js(sw_json_get_str(g, "name")),
+			"instance_type",
+			sw_js(sw_json_get_str(g, "instance_type")), "count",
+			json_object_get(sw_json_get(g, "target_count")), NULL));
 	}
 	json_object_put(doc);
 	json_object_object_add(c, "instance_groups", groups);
@@ -1702,16 +1741,15 @@ export_budgets(struct sw_req *r)
 
 	run_row(r, "budget_list", NULL, &doc);
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *b = json_object_array_get_idx(items, i);
 
-		json_object_array_add(out, sw_jo("scope", sw_js(
-		    sw_json_get_str(b, "scope")), "name", sw_js(
-		    sw_json_get_str(b, "name")), "limit_usd",
-		    json_object_get(sw_json_get(b, "limit_usd")),
-		    "thresholds", json_object_get(sw_json_get(b,
-		    "thresholds")), NULL));
+		json_object_array_add(out,
+		    sw_jo("scope", sw_js(sw_json_get_str(b, "scope")), "name",
+			sw_js(sw_json_get_str(b, "name")), "limit_usd",
+			json_object_get(sw_json_get(b, "limit_usd")),
+			"thresholds",
+			json_object_get(sw_json_get(b, "thresholds")), NULL));
 	}
 	json_object_put(doc);
 	return out;
@@ -1723,31 +1761,30 @@ static json_object *
 export_subscriptions(struct sw_req *r)
 {
 	static const char *const addr[][2] = { { "webhook", "url" },
-	    { "sns", "topic_arn" }, { "eventbridge", "event_bus" } };
+		{ "sns", "topic_arn" }, { "eventbridge", "event_bus" } };
 	json_object *doc = NULL, *out = json_object_new_array(), *items;
 	size_t i, k;
 
 	run_row(r, "subscription_list", NULL, &doc);
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *l = json_object_array_get_idx(items, i), *o;
 		const char *t = sw_json_get_str(l, "target");
 
 		o = sw_jo("name", sw_js(sw_json_get_str(l, "name")), "target",
-		    sw_js(t), "events", json_object_get(sw_json_get(l,
-		    "events")), "format", sw_js(sw_json_get_str(l, "format")),
-		    NULL);
+		    sw_js(t), "events",
+		    json_object_get(sw_json_get(l, "events")), "format",
+		    sw_js(sw_json_get_str(l, "format")), NULL);
 		if (sw_json_get_str(l, "cluster") != NULL)
-			sw_json_add_str(o, "cluster", sw_json_get_str(l,
-			    "cluster"));
+			sw_json_add_str(
+			    o, "cluster", sw_json_get_str(l, "cluster"));
 		if (sw_json_get_str(l, "team") != NULL)
 			sw_json_add_str(o, "team", sw_json_get_str(l, "team"));
 		for (k = 0; t != NULL && k < sizeof(addr) / sizeof(addr[0]);
-		    k++)
+		     k++)
 			if (strcmp(t, addr[k][0]) == 0)
-				sw_json_add_str(o, addr[k][1], sw_json_get_str(
-				    l, "address"));
+				sw_json_add_str(o, addr[k][1],
+				    sw_json_get_str(l, "address"));
 		json_object_array_add(out, o);
 	}
 	json_object_put(doc);
@@ -1769,18 +1806,18 @@ h_fleet_export(struct sw_req *r)
 		return e;
 	}
 	items = sw_json_get(doc, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *lc = json_object_array_get_idx(items, i);
 
 		if (sw_json_get_bool(lc, "managed", 0))
-			json_object_array_add(clusters, export_cluster(r,
-			    sw_json_get_str(lc, "name")));
+			json_object_array_add(clusters,
+			    export_cluster(r, sw_json_get_str(lc, "name")));
 	}
 	json_object_put(doc);
-	sw_req_reply(r, 200, sw_jo("apiVersion", sw_js("slipway/v1"),
-	    "clusters", clusters, "budgets", export_budgets(r),
-	    "subscriptions", export_subscriptions(r), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("apiVersion", sw_js("slipway/v1"), "clusters", clusters,
+		"budgets", export_budgets(r), "subscriptions",
+		export_subscriptions(r), NULL));
 	return SW_OK;
 }
 
@@ -1795,8 +1832,8 @@ joined_schema(const struct sw_op *op)
 	size_t i;
 
 	json_object_object_foreach(sw_json_get(b, "properties"), k, v)
-		json_object_object_add(sw_json_get(s, "properties"), k,
-		    json_object_get(v));
+	    json_object_object_add(
+		sw_json_get(s, "properties"), k, json_object_get(v));
 	req = sw_json_get(b, "required");
 	for (i = 0; req != NULL && i < json_object_array_length(req); i++)
 		json_object_array_add(sw_json_get(s, "required"),
@@ -1828,42 +1865,49 @@ template_schema(void)
 sw_err
 h_fleet_schema(struct sw_req *r)
 {
-	json_object *cl = sw_fields_schema(sw_op_by_name("cluster_create")->body,
-	    0), *props;
+	json_object *cl = sw_fields_schema(
+			sw_op_by_name("cluster_create")->body, 0),
+		    *props;
 
 	json_object_object_add(sw_json_get(cl, "properties"), "features",
 	    sw_fields_schema(sw_op_by_name("feature_set")->body, 0));
 	json_object_object_add(sw_json_get(cl, "properties"), "team_access",
 	    sw_fields_schema(sw_op_by_name("team_access_set")->body, 0));
 	json_object_object_add(sw_json_get(cl, "properties"),
-	    "scheduler_config", sw_fields_schema(sw_op_by_name(
-	    "scheduler_config_set")->body, 0));
-	json_object_object_add(sw_json_get(cl, "properties"),
-	    "space_templates", sw_jo("type", sw_js("array"), "items",
-	    template_schema(), NULL));
+	    "scheduler_config",
+	    sw_fields_schema(sw_op_by_name("scheduler_config_set")->body, 0));
+	json_object_object_add(sw_json_get(cl, "properties"), "space_templates",
+	    sw_jo("type", sw_js("array"), "items", template_schema(), NULL));
 	json_object_object_add(sw_json_get(cl, "properties"), "compute_quotas",
-	    sw_jo("type", sw_js("array"), "items", sw_fields_schema(
-	    sw_op_by_name("compute_quota_create")->body, 0), NULL));
-	props = sw_jo(
-	    "apiVersion", sw_jo("type", sw_js("string"), "enum",
-		sw_ja(sw_js("slipway/v1")), NULL),
-	    "prune", sw_jo("type", sw_js("boolean"), "description",
+	    sw_jo("type", sw_js("array"), "items",
+		sw_fields_schema(
+		    sw_op_by_name("compute_quota_create")->body, 0),
+		NULL));
+	props = sw_jo("apiVersion",
+	    sw_jo("type", sw_js("string"), "enum", sw_ja(sw_js("slipway/v1")),
+		NULL),
+	    "prune",
+	    sw_jo("type", sw_js("boolean"), "description",
 		sw_js("Delete managed clusters the document does not name."),
 		NULL),
-	    "clusters", sw_jo("type", sw_js("array"), "maxItems",
-		json_object_new_int(50), "items", cl, NULL),
-	    "budgets", sw_jo("type", sw_js("array"), "maxItems",
-		json_object_new_int(200), "items",
-		joined_schema(sw_op_by_name("budget_set")), NULL),
-	    "subscriptions", sw_jo("type", sw_js("array"), "maxItems",
-		json_object_new_int(200), "items", sw_fields_schema(
-		sw_op_by_name("subscription_create")->body, 0), NULL),
+	    "clusters",
+	    sw_jo("type", sw_js("array"), "maxItems", json_object_new_int(50),
+		"items", cl, NULL),
+	    "budgets",
+	    sw_jo("type", sw_js("array"), "maxItems", json_object_new_int(200),
+		"items", joined_schema(sw_op_by_name("budget_set")), NULL),
+	    "subscriptions",
+	    sw_jo("type", sw_js("array"), "maxItems", json_object_new_int(200),
+		"items",
+		sw_fields_schema(sw_op_by_name("subscription_create")->body, 0),
+		NULL),
 	    NULL);
-	sw_req_reply(r, 200, sw_jo("$schema",
-	    sw_js("https://json-schema.org/draft/2020-12/schema"), "$id",
-	    sw_js(FLEET_SCHEMA_ID), "title", sw_js("Slipway fleet document"),
-	    "type", sw_js("object"), "properties", props, "required",
-	    sw_ja(sw_js("apiVersion")), "additionalProperties", sw_jb(0),
-	    NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("$schema",
+		sw_js("https://json-schema.org/draft/2020-12/schema"), "$id",
+		sw_js(FLEET_SCHEMA_ID), "title",
+		sw_js("Slipway fleet document"), "type", sw_js("object"),
+		"properties", props, "required", sw_ja(sw_js("apiVersion")),
+		"additionalProperties", sw_jb(0), NULL));
 	return SW_OK;
 }

@@ -32,7 +32,7 @@
 #include "lib/json.h"
 #include "cloud/k8s.h"
 
-#define POOL_SUFFIX	"-pool"
+#define POOL_SUFFIX "-pool"
 
 /* The pool's record name. */
 static sw_err
@@ -53,8 +53,7 @@ pod_ready(json_object *pod)
 		return 0;
 	for (i = 0; c && i < json_object_array_length(c); i++) {
 		t = sw_json_get_str(json_object_array_get_idx(c, i), "type");
-		st = sw_json_get_str(json_object_array_get_idx(c, i),
-		    "status");
+		st = sw_json_get_str(json_object_array_get_idx(c, i), "status");
 		if (t && st && strcmp(t, "Ready") == 0)
 			return strcmp(st, "True") == 0;
 	}
@@ -65,8 +64,8 @@ pod_ready(json_object *pod)
 static const char *
 pod_owner(json_object *pod)
 {
-	return sw_json_get_str(sw_json_path(pod, "metadata.labels"),
-	    WL_ASSIGNED);
+	return sw_json_get_str(
+	    sw_json_path(pod, "metadata.labels"), WL_ASSIGNED);
 }
 
 /* The index i of a pod named <pool>-<i>, or -1. */
@@ -94,9 +93,9 @@ pool_pods(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	*pods = NULL;
 	if (sw_fmt(sel, sizeof(sel), "%s=slipway,%s=%s", WL_MANAGED, WL_POOL,
-	    pool) != SW_OK)
-		return sw_req_fail(r, SW_EINVAL, "pool name %s is too long",
-		    pool);
+		pool) != SW_OK)
+		return sw_req_fail(
+		    r, SW_EINVAL, "pool name %s is too long", pool);
 	return wl_list_objs(r, kb, "v1", ns, "pods", sel, pods);
 }
 
@@ -110,18 +109,23 @@ pool_record(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	*rec = NULL;
 	if (record_name(pool, rn, sizeof(rn)) != SW_OK)
-		return sw_req_fail(r, SW_EINVAL, "pool name %s is too long",
-		    pool);
+		return sw_req_fail(
+		    r, SW_EINVAL, "pool name %s is too long", pool);
 	e = wl_get_obj(r, kb, "v1", ns, "configmaps", rn, rec);
 	if (e == SW_ENOTFOUND)
-		return sw_req_fail(r, SW_ENOTFOUND, "no inference pool %s in "
-		    "namespace %s", pool, ns);
-	if (e == SW_OK && sw_json_get_str(sw_json_path(*rec,
-	    "metadata.labels"), WL_POOL) == NULL) {
+		return sw_req_fail(r, SW_ENOTFOUND,
+		    "no inference pool %s in "
+		    "namespace %s",
+		    pool, ns);
+	if (e == SW_OK &&
+	    sw_json_get_str(sw_json_path(*rec, "metadata.labels"), WL_POOL) ==
+		NULL) {
 		json_object_put(*rec);
 		*rec = NULL;
-		return sw_req_fail(r, SW_ENOTFOUND, "no inference pool %s in "
-		    "namespace %s", pool, ns);
+		return sw_req_fail(r, SW_ENOTFOUND,
+		    "no inference pool %s in "
+		    "namespace %s",
+		    pool, ns);
 	}
 	return e;
 }
@@ -135,39 +139,46 @@ pool_pod(json_object *a, const struct engine *en, const char *ns,
 	int64_t g = sw_json_get_int(a, "gpus_per_replica", 1);
 	const char *served = wl_str_or(a, "served_model_name", model);
 
-	return
- sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
-	    "metadata", sw_jo("name", sw_jsf("%s-%ld", pool, i),
-		"namespace", sw_js(ns),
-		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL,
-		    sw_js(pool), WL_ENGINE, sw_js(en->name), NULL),
-		"ownerReferences", rec ? sw_ja(sw_jo("apiVersion", sw_js("v1"),
-		    "kind", sw_js("ConfigMap"), "name", sw_js(sw_json_path_str(
-		    rec, "metadata.name")), "uid", sw_js(sw_json_path_str(rec,
-		    "metadata.uid")), NULL)) : NULL, NULL),
-	    "spec", sw_jo(
-		"containers", sw_ja(sw_jo("name", sw_js(en->name),
-		    "image", sw_js(wl_str_or(a, "image", en->image)),
-		    "command", inf_engine_argv(en, model, served, g),
+	return sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Pod"),
+	    "metadata",
+	    sw_jo("name", sw_jsf("%s-%ld", pool, i), "namespace", sw_js(ns),
+		"labels",
+		sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL, sw_js(pool),
+		    WL_ENGINE, sw_js(en->name), NULL),
+		"ownerReferences",
+		rec ? sw_ja(sw_jo("apiVersion", sw_js("v1"), "kind",
+			  sw_js("ConfigMap"), "name",
+			  sw_js(sw_json_path_str(rec, "metadata.name")), "uid",
+			  sw_js(sw_json_path_str(rec, "metadata.uid")), NULL))
+		    : NULL,
+		NULL),
+	    "spec",
+	    sw_jo("containers",
+		sw_ja(sw_jo("name", sw_js(en->name), "image",
+		    sw_js(wl_str_or(a, "image", en->image)), "command",
+		    inf_engine_argv(en, model, served, g),
 
-		    "ports", sw_ja(sw_jo("name", sw_js("http"),
-			"containerPort", sw_ji(en->port), NULL)),
-		    "resources", wl_accel_resources(g, 0),
-		    "readinessProbe", sw_jo("httpGet", sw_jo("path",
-			sw_js("/health"), "port", sw_ji(en->port), NULL),
+		    "ports",
+		    sw_ja(sw_jo("name", sw_js("http"), "containerPort",
+			sw_ji(en->port), NULL)),
+		    "resources", wl_accel_resources(g, 0), "readinessProbe",
+		    sw_jo("httpGet",
+			sw_jo("path", sw_js("/health"), "port", sw_ji(en->port),
+			    NULL),
 			"periodSeconds", sw_ji(10), NULL),
 		    "volumeMounts", wl_data_mounts(1), NULL)),
 		"volumes", wl_data_volumes(wl_str_or(a, "pvc", "s3-claim"), 1),
-		"nodeSelector", wl_node_selector(sw_json_get_str(a,
-		    "instance_type")),
-		"tolerations", wl_gpu_tolerations(), NULL), NULL);
+		"nodeSelector",
+		wl_node_selector(sw_json_get_str(a, "instance_type")),
+		"tolerations", wl_gpu_tolerations(), NULL),
+	    NULL);
 }
 
 sw_err
 h_inference_pool_create(struct sw_req *r)
 {
 	json_object *a = r->args, *rec = NULL, *applied = NULL, *pods = NULL,
-	    *list = NULL, *refs = NULL, *kept = NULL, *p;
+		    *list = NULL, *refs = NULL, *kept = NULL, *p;
 	const char *pool = sw_json_get_str(a, "pool_name");
 	const char *ns = sw_json_get_str(a, "namespace");
 	int64_t want = sw_json_get_int(a, "replicas", 0);
@@ -185,21 +196,25 @@ h_inference_pool_create(struct sw_req *r)
 		return r->err;
 	list = json_object_new_array();
 	if (wl_storage_plan(r, &kb, sw_json_get_str(a, "name"), ns,
-	    wl_str_or(a, "pvc", "s3-claim"), sw_json_get(a, "pvc") != NULL,
-	    list) != SW_OK)
+		wl_str_or(a, "pvc", "s3-claim"), sw_json_get(a, "pvc") != NULL,
+		list) != SW_OK)
 		goto out;
 	if (record_name(pool, rn, sizeof(rn)) != SW_OK) {
 		sw_req_fail(r, SW_EINVAL, "pool name %s is too long", pool);
 		goto out;
 	}
 	rec = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ConfigMap"),
-	    "metadata", sw_jo("name", sw_js(rn), "namespace", sw_js(ns),
-		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL,
-		sw_js(pool), WL_ROLE, sw_js("pool"), NULL), NULL),
-	    "data", sw_jo("engine", sw_js(en->name), "model",
+	    "metadata",
+	    sw_jo("name", sw_js(rn), "namespace", sw_js(ns), "labels",
+		sw_jo(WL_MANAGED, sw_js("slipway"), WL_POOL, sw_js(pool),
+		    WL_ROLE, sw_js("pool"), NULL),
+		NULL),
+	    "data",
+	    sw_jo("engine", sw_js(en->name), "model",
 		sw_js(sw_json_get_str(a, "model")), "served_model_name",
-		sw_js(wl_str_or(a, "served_model_name", sw_json_get_str(a,
-		"model"))), "replicas", sw_jsf("%lld", (long long)want), NULL),
+		sw_js(wl_str_or(
+		    a, "served_model_name", sw_json_get_str(a, "model"))),
+		"replicas", sw_jsf("%lld", (long long)want), NULL),
 	    NULL);
 
 	if (pool_pods(r, &kb, ns, pool, &pods) != SW_OK)
@@ -220,31 +235,34 @@ h_inference_pool_create(struct sw_req *r)
 			continue;
 		}
 		if (pod_owner(p) != NULL) {
-			json_object_array_add(kept, sw_js(sw_json_path_str(p,
-			    "metadata.name")));
+			json_object_array_add(
+			    kept, sw_js(sw_json_path_str(p, "metadata.name")));
 			continue;
 		}
-		if (!r->dry_run && wl_delete_obj(r, &kb, "v1", ns, "pods",
-		    sw_json_path_str(p, "metadata.name")) < 0)
+		if (!r->dry_run &&
+		    wl_delete_obj(r, &kb, "v1", ns, "pods",
+			sw_json_path_str(p, "metadata.name")) < 0)
 			goto out;
-		json_object_array_add(refs, sw_jo("kind", sw_js("Pod"), "name",
-		    sw_js(sw_json_path_str(p, "metadata.name")), "deleted",
-		    sw_jb(1), NULL));
+		json_object_array_add(refs,
+		    sw_jo("kind", sw_js("Pod"), "name",
+			sw_js(sw_json_path_str(p, "metadata.name")), "deleted",
+			sw_jb(1), NULL));
 	}
 	json_object_array_add(list, json_object_get(rec));
 	if (r->dry_run) {
 		for (idx = 0; idx < want; idx++)
 			if (!have[idx])
-				json_object_array_add(list, pool_pod(a, en, ns,
-				    pool, idx, NULL));
-		wl_answer_plan(r, list, sw_jo("pool", sw_js(pool),
-		    "deletes", refs, "kept_assigned", kept, NULL));
+				json_object_array_add(
+				    list, pool_pod(a, en, ns, pool, idx, NULL));
+		wl_answer_plan(r, list,
+		    sw_jo("pool", sw_js(pool), "deletes", refs, "kept_assigned",
+			kept, NULL));
 		list = refs = kept = NULL;
 		goto out;
 	}
 	for (i = 0; i + 1 < json_object_array_length(list); i++)
 		if (wl_apply_one(r, &kb, json_object_array_get_idx(list, i),
-		    NULL) != SW_OK)
+			NULL) != SW_OK)
 			goto out;
 	if (wl_apply_one(r, &kb, rec, &applied) != SW_OK)
 		goto out;
@@ -260,8 +278,9 @@ h_inference_pool_create(struct sw_req *r)
 		json_object_array_add(refs, wl_manifest_ref(p));
 		json_object_put(p);
 	}
-	wl_answer_applied(r, 200, sw_jo("pool", sw_js(pool), "namespace",
-	    sw_js(ns), "replicas", sw_ji(want), "kept_assigned", kept, NULL),
+	wl_answer_applied(r, 200,
+	    sw_jo("pool", sw_js(pool), "namespace", sw_js(ns), "replicas",
+		sw_ji(want), "kept_assigned", kept, NULL),
 	    refs);
 	refs = kept = NULL;
 out:
@@ -281,8 +300,9 @@ static json_object *
 pool_summary(json_object *rec, json_object *pods)
 {
 	json_object *data = sw_json_get(rec, "data"), *assigned, *names;
-	const char *pool = sw_json_get_str(sw_json_path(rec,
-	    "metadata.labels"), WL_POOL), *owner;
+	const char *pool = sw_json_get_str(
+		       sw_json_path(rec, "metadata.labels"), WL_POOL),
+		   *owner;
 	int64_t ready = 0, free_ready = 0;
 	size_t i;
 
@@ -291,17 +311,18 @@ pool_summary(json_object *rec, json_object *pods)
 	for (i = 0; i < json_object_array_length(pods); i++) {
 		json_object *p = json_object_array_get_idx(pods, i), *c;
 
-		if (strcmp(wl_str_or(sw_json_path(p, "metadata.labels"),
-		    WL_POOL, ""), pool) != 0)
+		if (strcmp(wl_str_or(
+			       sw_json_path(p, "metadata.labels"), WL_POOL, ""),
+			pool) != 0)
 			continue;
 		owner = pod_owner(p);
 		ready += pod_ready(p);
 		if (owner == NULL)
 			free_ready += pod_ready(p);
-		json_object_array_add(names, sw_jo("pod", sw_js(
-		    sw_json_path_str(p, "metadata.name")), "ready",
-		    sw_jb(pod_ready(p)), "endpoint", owner ? sw_js(owner) :
-		    NULL, NULL));
+		json_object_array_add(names,
+		    sw_jo("pod", sw_js(sw_json_path_str(p, "metadata.name")),
+			"ready", sw_jb(pod_ready(p)), "endpoint",
+			owner ? sw_js(owner) : NULL, NULL));
 		if (owner == NULL)
 			continue;
 		if (!json_object_object_get_ex(assigned, owner, &c)) {
@@ -310,14 +331,13 @@ pool_summary(json_object *rec, json_object *pods)
 		}
 		json_object_set_int64(c, json_object_get_int64(c) + 1);
 	}
-	return sw_jo("pool", sw_js(pool),
-	    "namespace", sw_js(sw_json_path_str(rec, "metadata.namespace")),
-	    "engine", sw_js(wl_str_or(data, "engine", "")),
-	    "model", sw_js(wl_str_or(data, "model", "")),
-	    "replicas", sw_ji(strtol(wl_str_or(data, "replicas", "0"), NULL,
-		10)),
-	    "pods", names, "ready", sw_ji(ready), "free", sw_ji(free_ready),
-	    "assigned", assigned, NULL);
+	return sw_jo("pool", sw_js(pool), "namespace",
+	    sw_js(sw_json_path_str(rec, "metadata.namespace")), "engine",
+	    sw_js(wl_str_or(data, "engine", "")), "model",
+	    sw_js(wl_str_or(data, "model", "")), "replicas",
+	    sw_ji(strtol(wl_str_or(data, "replicas", "0"), NULL, 10)), "pods",
+	    names, "ready", sw_ji(ready), "free", sw_ji(free_ready), "assigned",
+	    assigned, NULL);
 }
 
 sw_err
@@ -330,16 +350,16 @@ h_inference_pool_list(struct sw_req *r)
 
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
-	if (wl_list_objs(r, &kb, "v1", ns, "configmaps", WL_MANAGED
-	    "=slipway," WL_ROLE "=pool", &recs) != SW_OK)
+	if (wl_list_objs(r, &kb, "v1", ns, "configmaps",
+		WL_MANAGED "=slipway," WL_ROLE "=pool", &recs) != SW_OK)
 		goto out;
-	if (wl_list_objs(r, &kb, "v1", ns, "pods", WL_MANAGED "=slipway,"
-	    WL_POOL, &pods) != SW_OK)
+	if (wl_list_objs(r, &kb, "v1", ns, "pods",
+		WL_MANAGED "=slipway," WL_POOL, &pods) != SW_OK)
 		goto out;
 	out = json_object_new_array();
 	for (i = 0; i < json_object_array_length(recs); i++)
-		json_object_array_add(out, pool_summary(
-		    json_object_array_get_idx(recs, i), pods));
+		json_object_array_add(out,
+		    pool_summary(json_object_array_get_idx(recs, i), pods));
 	sw_req_reply(r, 200, sw_jo("items", out, NULL));
 out:
 	json_object_put(recs);
@@ -365,10 +385,11 @@ h_inference_pool_delete(struct sw_req *r)
 		goto out;
 	for (i = 0; i < json_object_array_length(pods); i++)
 		if (pod_owner(json_object_array_get_idx(pods, i)) != NULL) {
-			sw_req_fail(r, SW_ECONFLICT, "pool %s still serves "
+			sw_req_fail(r, SW_ECONFLICT,
+			    "pool %s still serves "
 			    "endpoint %s: inference_pool_release it first",
-			    pool, pod_owner(json_object_array_get_idx(pods,
-			    i)));
+			    pool,
+			    pod_owner(json_object_array_get_idx(pods, i)));
 			goto out;
 		}
 	refs = json_object_new_array();
@@ -377,23 +398,26 @@ h_inference_pool_delete(struct sw_req *r)
 		goto out;
 	}
 	for (i = 0; i < json_object_array_length(pods); i++) {
-		const char *pn = sw_json_path_str(json_object_array_get_idx(
-		    pods, i), "metadata.name");
+		const char *pn = sw_json_path_str(
+		    json_object_array_get_idx(pods, i), "metadata.name");
 
-		if (!r->dry_run && wl_delete_obj(r, &kb, "v1", ns, "pods", pn) <
-		    0)
+		if (!r->dry_run &&
+		    wl_delete_obj(r, &kb, "v1", ns, "pods", pn) < 0)
 			goto out;
-		json_object_array_add(refs, sw_jo("kind", sw_js("Pod"), "name",
-		    sw_js(pn), "namespace", sw_js(ns), NULL));
+		json_object_array_add(refs,
+		    sw_jo("kind", sw_js("Pod"), "name", sw_js(pn), "namespace",
+			sw_js(ns), NULL));
 	}
-	if (!r->dry_run && wl_delete_obj(r, &kb, "v1", ns, "configmaps", rn) <
-	    0)
+	if (!r->dry_run &&
+	    wl_delete_obj(r, &kb, "v1", ns, "configmaps", rn) < 0)
 		goto out;
-	json_object_array_add(refs, sw_jo("kind", sw_js("ConfigMap"), "name",
-	    sw_js(rn), "namespace", sw_js(ns), NULL));
-	sw_req_reply(r, 200, sw_jo(r->dry_run ? "deletes" : "deleted", refs,
-	    "dry_run", r->dry_run ? sw_jb(1) : NULL, "pool", sw_js(pool),
-	    "status_tool", sw_js("inference_pool_list"), NULL));
+	json_object_array_add(refs,
+	    sw_jo("kind", sw_js("ConfigMap"), "name", sw_js(rn), "namespace",
+		sw_js(ns), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo(r->dry_run ? "deletes" : "deleted", refs, "dry_run",
+		r->dry_run ? sw_jb(1) : NULL, "pool", sw_js(pool),
+		"status_tool", sw_js("inference_pool_list"), NULL));
 	refs = NULL;
 out:
 	json_object_put(refs);
@@ -405,8 +429,8 @@ out:
 
 /* Set (endpoint) or clear (NULL) the assignment label of pod. */
 static sw_err
-label_pod(struct sw_req *r, struct sw_kube *kb, const char *ns,
-    const char *pod, const char *endpoint)
+label_pod(struct sw_req *r, struct sw_kube *kb, const char *ns, const char *pod,
+    const char *endpoint)
 {
 	json_object *patch;
 	char path[512];
@@ -415,17 +439,21 @@ label_pod(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	if (k8s_path(path, sizeof(path), "v1", ns, "pods", pod) != SW_OK)
 		return sw_req_fail(r, SW_EINTERNAL, "bad path for %s", pod);
-	patch = sw_jo("metadata", sw_jo("labels", sw_jo(WL_ASSIGNED,
-	    endpoint ? sw_js(endpoint) : NULL, NULL), NULL), NULL);
+	patch = sw_jo("metadata",
+	    sw_jo("labels",
+		sw_jo(WL_ASSIGNED, endpoint ? sw_js(endpoint) : NULL, NULL),
+		NULL),
+	    NULL);
 	if (endpoint == NULL)
-		json_object_object_add(sw_json_path(patch, "metadata.labels"),
-		    WL_ASSIGNED, NULL);
+		json_object_object_add(
+		    sw_json_path(patch, "metadata.labels"), WL_ASSIGNED, NULL);
 	memset(&ke, 0, sizeof(ke));
 	e = k8s_merge_patch(&kb->k, path, patch, NULL, &ke);
 	json_object_put(patch);
 	if (e != SW_OK)
-		return sw_req_fail(r, e == SW_EINVAL || e == SW_EFORBIDDEN ?
-		    SW_EUPSTREAM : e, "Kubernetes patch pod %s: %s", pod,
+		return sw_req_fail(r,
+		    e == SW_EINVAL || e == SW_EFORBIDDEN ? SW_EUPSTREAM : e,
+		    "Kubernetes patch pod %s: %s", pod,
 		    ke.message[0] ? ke.message : "failed");
 	return SW_OK;
 }
@@ -435,12 +463,12 @@ static sw_err
 pool_move(struct sw_req *r, int assign)
 {
 	json_object *a = r->args, *rec = NULL, *pods = NULL, *svc = NULL,
-	    *moved = NULL, *p;
+		    *moved = NULL, *p;
 	const char *pool = sw_json_get_str(a, "pool");
 	const char *ns = wl_str_or(a, "namespace", "default");
 	const char *ep = sw_json_get_str(a, "endpoint"), *owner;
 	int64_t count = sw_json_get_int(a, "count", assign ? 1 : 0), done = 0,
-	    avail = 0;
+		avail = 0;
 	struct sw_kube kb;
 	size_t i;
 	int found;
@@ -451,17 +479,22 @@ pool_move(struct sw_req *r, int assign)
 		goto out;
 	if ((found = inf_pool_endpoint(r, &kb, ns, ep, &svc)) <= 0) {
 		if (found == 0)
-			sw_req_fail(r, SW_ENOTFOUND, "no endpoint %s with "
-			    "exposure pool in namespace %s", ep, ns);
+			sw_req_fail(r, SW_ENOTFOUND,
+			    "no endpoint %s with "
+			    "exposure pool in namespace %s",
+			    ep, ns);
 		goto out;
 	}
-	if (strcmp(wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL,
-	    ""), pool) != 0) {
-		sw_ferr_add(&r->ferrs, "endpoint", "pool", "endpoint %s is "
-		    "served by pool %s", ep, wl_str_or(sw_json_path(svc,
-		    "metadata.labels"), WL_POOL, "?"));
-		sw_req_fail(r, SW_ECONFLICT, "endpoint %s is not on pool %s",
-		    ep, pool);
+	if (strcmp(wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL, ""),
+		pool) != 0) {
+		sw_ferr_add(&r->ferrs, "endpoint", "pool",
+		    "endpoint %s is "
+		    "served by pool %s",
+		    ep,
+		    wl_str_or(
+			sw_json_path(svc, "metadata.labels"), WL_POOL, "?"));
+		sw_req_fail(
+		    r, SW_ECONFLICT, "endpoint %s is not on pool %s", ep, pool);
 		goto out;
 	}
 	if (pool_pods(r, &kb, ns, pool, &pods) != SW_OK)
@@ -469,14 +502,15 @@ pool_move(struct sw_req *r, int assign)
 	for (i = 0; i < json_object_array_length(pods); i++) {
 		p = json_object_array_get_idx(pods, i);
 		owner = pod_owner(p);
-		if (assign ? owner == NULL && pod_ready(p) :
-		    owner != NULL && strcmp(owner, ep) == 0)
+		if (assign ? owner == NULL && pod_ready(p)
+			   : owner != NULL && strcmp(owner, ep) == 0)
 			avail++;
 	}
 	if (count == 0)
 		count = avail;
 	if (assign && avail < count) {
-		sw_req_fail(r, SW_ECONFLICT, "pool %s has %lld free Ready "
+		sw_req_fail(r, SW_ECONFLICT,
+		    "pool %s has %lld free Ready "
 		    "pod%s; %lld asked: grow it with inference_pool_create",
 		    pool, (long long)avail, avail == 1 ? "" : "s",
 		    (long long)count);
@@ -486,21 +520,22 @@ pool_move(struct sw_req *r, int assign)
 	for (i = 0; i < json_object_array_length(pods) && done < count; i++) {
 		p = json_object_array_get_idx(pods, i);
 		owner = pod_owner(p);
-		if (assign ? !(owner == NULL && pod_ready(p)) :
-		    !(owner != NULL && strcmp(owner, ep) == 0))
+		if (assign ? !(owner == NULL && pod_ready(p))
+			   : !(owner != NULL && strcmp(owner, ep) == 0))
 			continue;
-		if (!r->dry_run && label_pod(r, &kb, ns, sw_json_path_str(p,
-		    "metadata.name"), assign ? ep : NULL) != SW_OK)
+		if (!r->dry_run &&
+		    label_pod(r, &kb, ns, sw_json_path_str(p, "metadata.name"),
+			assign ? ep : NULL) != SW_OK)
 			goto out;
-		json_object_array_add(moved, sw_js(sw_json_path_str(p,
-		    "metadata.name")));
+		json_object_array_add(
+		    moved, sw_js(sw_json_path_str(p, "metadata.name")));
 		done++;
 	}
-	sw_req_reply(r, 200, sw_jo("pool", sw_js(pool), "endpoint", sw_js(ep),
-	    assign ? "assigned" : "released", moved,
-	    "dry_run", r->dry_run ? sw_jb(1) : NULL,
-	    "status_tool", sw_js("inference_get"), "poll_seconds", sw_ji(5),
-	    NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("pool", sw_js(pool), "endpoint", sw_js(ep),
+		assign ? "assigned" : "released", moved, "dry_run",
+		r->dry_run ? sw_jb(1) : NULL, "status_tool",
+		sw_js("inference_get"), "poll_seconds", sw_ji(5), NULL));
 	moved = NULL;
 out:
 	json_object_put(moved);
@@ -533,13 +568,11 @@ inf_pool_endpoint(struct sw_req *r, struct sw_kube *kb, const char *ns,
 
 	*svc = NULL;
 	if (sw_fmt(sel, sizeof(sel), "%s=slipway,%s=%s,%s=service,%s",
-	    WL_MANAGED, WL_INF, name, WL_ROLE, WL_POOL) != SW_OK) {
-		sw_req_fail(r, SW_EINVAL, "endpoint name %s is too long",
-		    name);
+		WL_MANAGED, WL_INF, name, WL_ROLE, WL_POOL) != SW_OK) {
+		sw_req_fail(r, SW_EINVAL, "endpoint name %s is too long", name);
 		return -1;
 	}
-	if (wl_list_objs
-(r, kb, "v1", ns, "services", sel, &items) != SW_OK)
+	if (wl_list_objs(r, kb, "v1", ns, "services", sel, &items) != SW_OK)
 		return -1;
 	n = json_object_array_length(items);
 	if (n >= 1)
@@ -560,40 +593,52 @@ inf_deploy_pool(struct sw_req *r, struct sw_kube *kb)
 	if (pool_record(r, kb, ns, pool, &rec) != SW_OK)
 		return r->err;
 	for (en = wl_engines; en->name != NULL; en++)
-		if (strcmp(en->name, wl_str_or(sw_json_get(rec, "data"),
-		    "engine", "")) == 0)
+		if (strcmp(en->name,
+			wl_str_or(sw_json_get(rec, "data"), "engine", "")) == 0)
 			break;
 	if (en->name == NULL) {
 		json_object_put(rec);
-		return sw_req_fail(r, SW_ECONFLICT, "pool %s names no engine "
-		    "Slipway knows", pool);
+		return sw_req_fail(r, SW_ECONFLICT,
+		    "pool %s names no engine "
+		    "Slipway knows",
+		    pool);
 	}
 	svc = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Service"),
-	    "metadata", sw_jo("name", sw_js(name), "namespace", sw_js(ns),
-		"labels", sw_jo(WL_MANAGED, sw_js("slipway"), WL_INF,
-		    sw_js(name), WL_ROLE, sw_js("service"), WL_ENGINE,
-		    sw_js(en->name), WL_POOL, sw_js(pool), NULL),
-		"annotations", sw_jo(INF_SERVED, sw_js(wl_str_or(sw_json_get(
-		    rec, "data"), "served_model_name", "model")), NULL), NULL),
-	    "spec", sw_jo("type", sw_js("ClusterIP"),
-		"selector", sw_jo(WL_POOL, sw_js(pool), WL_ASSIGNED,
-		    sw_js(name), NULL),
-		"ports", sw_ja(sw_jo("name", sw_js("http"), "port", sw_ji(80),
+	    "metadata",
+	    sw_jo("name", sw_js(name), "namespace", sw_js(ns), "labels",
+		sw_jo(WL_MANAGED, sw_js("slipway"), WL_INF, sw_js(name),
+		    WL_ROLE, sw_js("service"), WL_ENGINE, sw_js(en->name),
+		    WL_POOL, sw_js(pool), NULL),
+		"annotations",
+		sw_jo(INF_SERVED,
+		    sw_js(wl_str_or(sw_json_get(rec, "data"),
+			"served_model_name", "model")),
+		    NULL),
+		NULL),
+	    "spec",
+	    sw_jo("type", sw_js("ClusterIP"), "selector",
+		sw_jo(WL_POOL, sw_js(pool), WL_ASSIGNED, sw_js(name), NULL),
+		"ports",
+		sw_ja(sw_jo("name", sw_js("http"), "port", sw_ji(80),
 		    "targetPort", sw_ji(en->port), "protocol", sw_js("TCP"),
-		    NULL)), NULL), NULL);
+		    NULL)),
+		NULL),
+	    NULL);
 	json_object_put(rec);
 	if (r->dry_run)
-		return wl_answer_plan(r, sw_ja(svc), sw_jo("endpoint",
-		    sw_js(name), "pool", sw_js(pool), NULL));
+		return wl_answer_plan(r, sw_ja(svc),
+		    sw_jo("endpoint", sw_js(name), "pool", sw_js(pool), NULL));
 	if (wl_apply_one(r, kb, svc, NULL) != SW_OK) {
 		json_object_put(svc);
 		return r->err;
 	}
 	refs = sw_ja(wl_manifest_ref(svc));
 	json_object_put(svc);
-	wl_answer_applied(r, 200, sw_jo("endpoint", sw_js(name), "namespace",
-	    sw_js(ns), "pool", sw_js(pool), "next", sw_js(
-	    "inference_pool_assign gives it pods"), NULL), refs);
+	wl_answer_applied(r, 200,
+	    sw_jo("endpoint", sw_js(name), "namespace", sw_js(ns), "pool",
+		sw_js(pool), "next",
+		sw_js("inference_pool_assign gives it pods"), NULL),
+	    refs);
 	return SW_OK;
 }
 
@@ -612,17 +657,16 @@ inf_pool_summary(json_object *svc, json_object *pods)
 		n++;
 		ready += pod_ready(p);
 	}
-	return sw_jo("endpoint", sw_js(name),
-	    "namespace", sw_js(sw_json_path_str(svc, "metadata.namespace")),
-	    "kind", sw_js("self-hosted"), "exposure", sw_js("pool"),
-	    "pool", sw_js(wl_str_or(sw_json_path(svc, "metadata.labels"),
-		WL_POOL, "")),
-	    "engine", sw_js(wl_str_or(sw_json_path(svc, "metadata.labels"),
-		WL_ENGINE, "")),
-	    "replicas", sw_ji(n), "ready_replicas", sw_ji(ready),
-	    "ready", sw_jb(n > 0 && ready >= n),
-	    "service", sw_jo("name", sw_js(name), "type", sw_js("ClusterIP"),
-		NULL), NULL);
+	return sw_jo("endpoint", sw_js(name), "namespace",
+	    sw_js(sw_json_path_str(svc, "metadata.namespace")), "kind",
+	    sw_js("self-hosted"), "exposure", sw_js("pool"), "pool",
+	    sw_js(wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL, "")),
+	    "engine",
+	    sw_js(
+		wl_str_or(sw_json_path(svc, "metadata.labels"), WL_ENGINE, "")),
+	    "replicas", sw_ji(n), "ready_replicas", sw_ji(ready), "ready",
+	    sw_jb(n > 0 && ready >= n), "service",
+	    sw_jo("name", sw_js(name), "type", sw_js("ClusterIP"), NULL), NULL);
 }
 
 sw_err
@@ -631,8 +675,8 @@ inf_pool_endpoint_get(struct sw_req *r, struct sw_kube *kb, json_object *svc)
 	json_object *pods = NULL;
 
 	if (pool_pods(r, kb, sw_json_path_str(svc, "metadata.namespace"),
-	    wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL, ""),
-	    &pods) != SW_OK)
+		wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL, ""),
+		&pods) != SW_OK)
 		return r->err;
 	sw_req_reply(r, 200, inf_pool_summary(svc, pods));
 	json_object_put(pods);
@@ -640,8 +684,7 @@ inf_pool_endpoint_get(struct sw_req *r, struct sw_kube *kb, json_object *svc)
 }
 
 sw_err
-inf_pool_endpoint_delete(struct sw_req *r, struct sw_kube *kb,
-    json_object *svc)
+inf_pool_endpoint_delete(struct sw_req *r, struct sw_kube *kb, json_object *svc)
 {
 	json_object *pods = NULL, *released;
 	const char *ns = sw_json_path_str(svc, "metadata.namespace");
@@ -649,8 +692,9 @@ inf_pool_endpoint_delete(struct sw_req *r, struct sw_kube *kb,
 	size_t i;
 
 	/* Its pods go back to the pool, loaded and Ready, then the Service. */
-	if (pool_pods(r, kb, ns, wl_str_or(sw_json_path(svc,
-	    "metadata.labels"), WL_POOL, ""), &pods) != SW_OK)
+	if (pool_pods(r, kb, ns,
+		wl_str_or(sw_json_path(svc, "metadata.labels"), WL_POOL, ""),
+		&pods) != SW_OK)
 		return r->err;
 	released = json_object_new_array();
 	for (i = 0; i < json_object_array_length(pods); i++) {
@@ -658,20 +702,21 @@ inf_pool_endpoint_delete(struct sw_req *r, struct sw_kube *kb,
 
 		if (pod_owner(p) == NULL || strcmp(pod_owner(p), name) != 0)
 			continue;
-		if (!r->dry_run && label_pod(r, kb, ns, sw_json_path_str(p,
-		    "metadata.name"), NULL) != SW_OK)
+		if (!r->dry_run &&
+		    label_pod(r, kb, ns, sw_json_path_str(p, "metadata.name"),
+			NULL) != SW_OK)
 			goto out;
-		json_object_array_add(released, sw_js(sw_json_path_str(p,
-		    "metadata.name")));
+		json_object_array_add(
+		    released, sw_js(sw_json_path_str(p, "metadata.name")));
 	}
-	if (!r->dry_run && wl_delete_obj(r, kb, "v1", ns, "services", name) <
-	    0)
+	if (!r->dry_run && wl_delete_obj(r, kb, "v1", ns, "services", name) < 0)
 		goto out;
-	sw_req_reply(r, 200, sw_jo(r->dry_run ? "deletes" : "deleted",
-	    sw_ja(sw_jo("kind", sw_js("Service"), "name", sw_js(name),
-	    "namespace", sw_js(ns), NULL)), "released", released,
-	    "dry_run", r->dry_run ? sw_jb(1) : NULL, "endpoint", sw_js(name),
-	    NULL));
+	sw_req_reply(r, 200,
+	    sw_jo(r->dry_run ? "deletes" : "deleted",
+		sw_ja(sw_jo("kind", sw_js("Service"), "name", sw_js(name),
+		    "namespace", sw_js(ns), NULL)),
+		"released", released, "dry_run", r->dry_run ? sw_jb(1) : NULL,
+		"endpoint", sw_js(name), NULL));
 	released = NULL;
 out:
 	json_object_put(released);

@@ -17,6 +17,7 @@
 #include "lib/buf.h"
 #include "lib/json.h"
 
+/* clang-format off */
 static const struct job_kind job_kinds[] = {
 	{ "sagemaker.amazonaws.com/v1", "hyperpodpytorchjobs",
 	  "HyperPodPyTorchJob", "hyperpod-pytorch" },
@@ -24,6 +25,7 @@ static const struct job_kind job_kinds[] = {
 	{ "batch/v1", "jobs", "Job", "model-download" },
 	{ NULL }
 };
+/* clang-format on */
 
 /* Top-level objects only: a RayJob's own submitter Job is not a job. */
 static int
@@ -52,8 +54,8 @@ wl_job_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 	*obj = NULL;
 	*kind = NULL;
 	if (sw_fmt(sel, sizeof(sel), "%s=%s", WL_JOB, job) != SW_OK)
-		return sw_req_fail(r, SW_EINVAL, "job name %s is too long",
-		    job);
+		return sw_req_fail(
+		    r, SW_EINVAL, "job name %s is too long", job);
 	for (k = job_kinds; k->api != NULL; k++) {
 		if (wl_list_objs(r, kb, k->api, ns, k->plural, sel, &items) !=
 		    SW_OK) {
@@ -64,8 +66,9 @@ wl_job_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *o = json_object_array_get_idx(items, i);
 
-			if (is_owned(o) || strcmp(sw_json_path_str(o,
-			    "metadata.name"), job) != 0)
+			if (is_owned(o) ||
+			    strcmp(sw_json_path_str(o, "metadata.name"), job) !=
+				0)
 				continue;
 			if (found++ == 0) {
 				*obj = json_object_get(o);
@@ -79,13 +82,18 @@ wl_job_find(struct sw_req *r, struct sw_kube *kb, const char *ns,
 	json_object_put(*obj);
 	*obj = NULL;
 	if (found == 0)
-		return sw_req_fail(r, SW_ENOTFOUND, "no training job or model "
-		    "download %s%s%s", job, ns ? " in namespace " : "",
-		    ns ? ns : "");
-	sw_ferr_add(&r->ferrs, "namespace", "required", "job %s exists in "
-	    "more than one namespace; name one", job);
-	return sw_req_fail(r, SW_ECONFLICT, "job %s is ambiguous: give "
-	    "namespace", job);
+		return sw_req_fail(r, SW_ENOTFOUND,
+		    "no training job or model "
+		    "download %s%s%s",
+		    job, ns ? " in namespace " : "", ns ? ns : "");
+	sw_ferr_add(&r->ferrs, "namespace", "required",
+	    "job %s exists in "
+	    "more than one namespace; name one",
+	    job);
+	return sw_req_fail(r, SW_ECONFLICT,
+	    "job %s is ambiguous: give "
+	    "namespace",
+	    job);
 }
 
 /* The last condition of o whose status is "True", or NULL. */
@@ -117,8 +125,9 @@ wl_job_state(const struct job_kind *k, json_object *o)
 		if (s == NULL)
 			return "Pending";
 		/* Suspended (Kueue holds or evicted it): waiting again. */
-		if (sw_json_get_bool(sw_json_path(o, "spec.runPolicy"),
-		    "suspend", 0) && strcmp(s, "Completed") != 0 &&
+		if (sw_json_get_bool(
+			sw_json_path(o, "spec.runPolicy"), "suspend", 0) &&
+		    strcmp(s, "Completed") != 0 &&
 		    strcmp(s, "Succeeded") != 0 && strcmp(s, "Failed") != 0)
 			return "Pending";
 		if (strcmp(s, "Completed") == 0 || strcmp(s, "Succeeded") == 0)
@@ -133,15 +142,17 @@ wl_job_state(const struct job_kind *k, json_object *o)
 		s = sw_json_path_str(o, "status.jobStatus");
 		if (s != NULL && strcmp(s, "SUCCEEDED") == 0)
 			return "Succeeded";
-		if ((s != NULL && (strcmp(s, "FAILED") == 0 ||
-		    strcmp(s, "STOPPED") == 0)) || ((s = sw_json_path_str(o,
-		    "status.jobDeploymentStatus")) != NULL &&
-		    (strcmp(s, "Failed") == 0 ||
-		    strcmp(s, "ValidationFailed") == 0)))
+		if ((s != NULL &&
+			(strcmp(s, "FAILED") == 0 ||
+			    strcmp(s, "STOPPED") == 0)) ||
+		    ((s = sw_json_path_str(o, "status.jobDeploymentStatus")) !=
+			    NULL &&
+			(strcmp(s, "Failed") == 0 ||
+			    strcmp(s, "ValidationFailed") == 0)))
 			return "Failed";
 		s = sw_json_path_str(o, "status.jobStatus");
-		return s != NULL && strcmp(s, "RUNNING") == 0 ? "Running" :
-		    "Pending";
+		return s != NULL && strcmp(s, "RUNNING") == 0 ? "Running"
+							      : "Pending";
 	}
 	s = last_true_condition(o);
 	if (s != NULL && strcmp(s, "Complete") == 0)
@@ -151,8 +162,9 @@ wl_job_state(const struct job_kind *k, json_object *o)
 	if (sw_json_get_bool(sw_json_get(o, "spec"), "suspend", 0))
 		return "Pending";
 	return sw_json_path_str(o, "status.active") != NULL &&
-	    json_object_get_int64(sw_json_path(o, "status.active")) > 0 ?
-	    "Running" : "Pending";
+		json_object_get_int64(sw_json_path(o, "status.active")) > 0
+	    ? "Running"
+	    : "Pending";
 }
 
 static int
@@ -169,13 +181,16 @@ pod_of(json_object *pod, const char *job, const char *uid)
 	size_t i;
 
 	if (sw_json_get_str(sw_json_path(pod, "metadata.labels"), WL_JOB) &&
-	    strcmp(sw_json_get_str(sw_json_path(pod, "metadata.labels"),
-	    WL_JOB), job) == 0)
+	    strcmp(
+		sw_json_get_str(sw_json_path(pod, "metadata.labels"), WL_JOB),
+		job) == 0)
 		return 1;
 	for (i = 0; refs && uid && i < json_object_array_length(refs); i++)
-		if (sw_json_get_str(json_object_array_get_idx(refs, i),
-		    "uid") && strcmp(sw_json_get_str(
-		    json_object_array_get_idx(refs, i), "uid"), uid) == 0)
+		if (sw_json_get_str(
+			json_object_array_get_idx(refs, i), "uid") &&
+		    strcmp(sw_json_get_str(
+			       json_object_array_get_idx(refs, i), "uid"),
+			uid) == 0)
 			return 1;
 	return 0;
 }
@@ -191,8 +206,8 @@ pod_cmp(const void *a, const void *b)
 
 /* The job's pods, sorted by name.  *pods is a new array. */
 sw_err
-wl_job_pods(struct sw_req *r, struct sw_kube *kb, json_object *obj,
-    json_object **pods)
+wl_job_pods(
+    struct sw_req *r, struct sw_kube *kb, json_object *obj, json_object **pods)
 {
 	const char *ns = sw_json_path_str(obj, "metadata.namespace");
 	const char *job = sw_json_path_str(obj, "metadata.name");
@@ -247,13 +262,10 @@ static json_object *
 pod_summary(json_object *p)
 {
 	json_object *cs = sw_json_path(p, "status.containerStatuses[0]");
-	static const char *const reasons[] = {
-		"state.waiting.reason", "state.terminated.reason", NULL
-	};
-	static const char *const messages[] = {
-		"lastState.terminated.message", "state.terminated.message",
-		"state.waiting.message", NULL
-	};
+	static const char *const reasons[] = { "state.waiting.reason",
+		"state.terminated.reason", NULL };
+	static const char *const messages[] = { "lastState.terminated.message",
+		"state.terminated.message", "state.waiting.message", NULL };
 	const char *reason = NULL, *msg = NULL;
 	int i;
 
@@ -265,21 +277,24 @@ pod_summary(json_object *p)
 		msg = sw_json_path_str(cs, messages[i]);
 	if (reason == NULL || msg == NULL)
 		pod_condition_why(p, &reason, &msg);
-	return sw_jo(
-	    "name", sw_js(sw_json_path_str(p, "metadata.name")),
-	    "phase", sw_js(sw_json_path_str(p, "status.phase") ?
-		sw_json_path_str(p, "status.phase") : "Pending"),
-	    "node", sw_json_path_str(p, "spec.nodeName") ?
-		sw_js(sw_json_path_str(p, "spec.nodeName")) : NULL,
+	return sw_jo("name", sw_js(sw_json_path_str(p, "metadata.name")),
+	    "phase",
+	    sw_js(sw_json_path_str(p, "status.phase")
+		    ? sw_json_path_str(p, "status.phase")
+		    : "Pending"),
+	    "node",
+	    sw_json_path_str(p, "spec.nodeName")
+		? sw_js(sw_json_path_str(p, "spec.nodeName"))
+		: NULL,
 	    "restarts", sw_ji(cs ? sw_json_get_int(cs, "restartCount", 0) : 0),
-	    "reason", reason ? sw_js(reason) : NULL,
-	    "message", msg ? sw_js(msg) : NULL, NULL);
+	    "reason", reason ? sw_js(reason) : NULL, "message",
+	    msg ? sw_js(msg) : NULL, NULL);
 }
 
 /* The newest WL_POD_EVENTS events about pod (from the namespace's
  * events, oldest first as Kubernetes lists them): what the scheduler
  * and the kubelet said (FailedScheduling, Pulling, BackOff...). */
-#define WL_POD_EVENTS	5
+#define WL_POD_EVENTS 5
 
 static int
 same(const char *a, const char *b)
@@ -294,28 +309,28 @@ pod_events(json_object *events, const char *pod)
 	size_t i, n;
 
 	for (i = 0; events != NULL && i < json_object_array_length(events);
-	    i++) {
+	     i++) {
 		e = json_object_array_get_idx(events, i);
-		if (!same(sw_json_path_str(e, "involvedObject.kind"),
-		    "Pod") || !same(sw_json_path_str(e,
-		    "involvedObject.name"), pod))
+		if (!same(sw_json_path_str(e, "involvedObject.kind"), "Pod") ||
+		    !same(sw_json_path_str(e, "involvedObject.name"), pod))
 			continue;
-		json_object_array_add(all, sw_jo(
-		    "type", sw_js(sw_json_get_str(e, "type")),
-		    "reason", sw_js(sw_json_get_str(e, "reason")),
-		    "message", sw_js(sw_json_get_str(e, "message")),
-		    "count", sw_ji(sw_json_get_int(e, "count", 1)),
-		    "time", sw_js(sw_json_get_str(e, "lastTimestamp") ?
-			sw_json_get_str(e, "lastTimestamp") :
-			sw_json_get_str(e, "eventTime")), NULL));
+		json_object_array_add(all,
+		    sw_jo("type", sw_js(sw_json_get_str(e, "type")), "reason",
+			sw_js(sw_json_get_str(e, "reason")), "message",
+			sw_js(sw_json_get_str(e, "message")), "count",
+			sw_ji(sw_json_get_int(e, "count", 1)), "time",
+			sw_js(sw_json_get_str(e, "lastTimestamp")
+				? sw_json_get_str(e, "lastTimestamp")
+				: sw_json_get_str(e, "eventTime")),
+			NULL));
 	}
 	n = json_object_array_length(all);
 	if (n <= WL_POD_EVENTS)
 		return all;
 	out = json_object_new_array();
 	for (i = n - WL_POD_EVENTS; i < n; i++)
-		json_object_array_add(out, json_object_get(
-		    json_object_array_get_idx(all, i)));
+		json_object_array_add(
+		    out, json_object_get(json_object_array_get_idx(all, i)));
 	json_object_put(all);
 	return out;
 }
@@ -323,23 +338,24 @@ pod_events(json_object *events, const char *pod)
 /* Kueue's objects a job's pending reason is read from (each a list,
  * empty when Kueue is not there). */
 struct kueue_view {
-	json_object	*wls, *lqs, *cqs;
+	json_object *wls, *lqs, *cqs;
 };
 
-#define KUEUE_API	"kueue.x-k8s.io/v1beta2"
+#define KUEUE_API "kueue.x-k8s.io/v1beta2"
 
 /* Read the Workloads and LocalQueues of ns (all when NULL) and the
  * ClusterQueues into kv. */
 static sw_err
-kueue_read(struct sw_req *r, struct sw_kube *kb, const char *ns,
-    struct kueue_view *kv)
+kueue_read(
+    struct sw_req *r, struct sw_kube *kb, const char *ns, struct kueue_view *kv)
 {
 	memset(kv, 0, sizeof(*kv));
-	if (wl_list_objs(r, kb, KUEUE_API, ns, "workloads", NULL,
-	    &kv->wls) != SW_OK || wl_list_objs(r, kb, KUEUE_API, ns,
-	    "localqueues", NULL, &kv->lqs) != SW_OK ||
+	if (wl_list_objs(r, kb, KUEUE_API, ns, "workloads", NULL, &kv->wls) !=
+		SW_OK ||
+	    wl_list_objs(r, kb, KUEUE_API, ns, "localqueues", NULL, &kv->lqs) !=
+		SW_OK ||
 	    wl_list_objs(r, kb, KUEUE_API, NULL, "clusterqueues", NULL,
-	    &kv->cqs) != SW_OK)
+		&kv->cqs) != SW_OK)
 		return r->err;
 	return SW_OK;
 }
@@ -366,24 +382,19 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods,
 	if (pods != NULL)
 		for (i = 0; i < json_object_array_length(pods); i++) {
 			const char *ph = sw_json_path_str(
-			    json_object_array_get_idx(pods, i),
-			    "status.phase");
+			    json_object_array_get_idx(pods, i), "status.phase");
 
 			running += ph != NULL && strcmp(ph, "Running") == 0;
 		}
 	if (strcmp(state, "Pending") == 0 && running > 0)
 		state = "Running";
-	out = sw_jo(
-	    "job", sw_js(sw_json_path_str(o, "metadata.name")),
+	out = sw_jo("job", sw_js(sw_json_path_str(o, "metadata.name")),
 	    "namespace", sw_js(sw_json_path_str(o, "metadata.namespace")),
-	    "kind", sw_js(k->kind), "type", sw_js(k->type),
-	    "state", sw_js(state), "terminal", sw_jb(terminal(state)),
-	    "created", sw_js(sw_json_path_str(o,
-		"metadata.creationTimestamp")),
-	    "pending", wl_job_pending(o, state, pods, kv->wls, kv->lqs,
-		kv->cqs),
-	    "elastic", wl_job_elastic(o, pods, kv->wls, kv->cqs, events),
-	    NULL);
+	    "kind", sw_js(k->kind), "type", sw_js(k->type), "state",
+	    sw_js(state), "terminal", sw_jb(terminal(state)), "created",
+	    sw_js(sw_json_path_str(o, "metadata.creationTimestamp")), "pending",
+	    wl_job_pending(o, state, pods, kv->wls, kv->lqs, kv->cqs),
+	    "elastic", wl_job_elastic(o, pods, kv->wls, kv->cqs, events), NULL);
 	if (with_pods) {
 		arr = json_object_new_array();
 		for (i = 0; i < json_object_array_length(pods); i++) {
@@ -392,13 +403,13 @@ job_summary(const struct job_kind *k, json_object *o, json_object *pods,
 
 			if (events != NULL)
 				json_object_object_add(ps, "events",
-				    pod_events(events, sw_json_path_str(p,
-				    "metadata.name")));
+				    pod_events(events,
+					sw_json_path_str(p, "metadata.name")));
 			json_object_array_add(arr, ps);
 		}
 		json_object_object_add(out, "pods", arr);
-		json_object_object_add(out, "status", json_object_get(
-		    sw_json_get(o, "status")));
+		json_object_object_add(
+		    out, "status", json_object_get(sw_json_get(o, "status")));
 	}
 	return out;
 }
@@ -442,20 +453,21 @@ h_training_job_list(struct sw_req *r)
 	    wl_list_objs(r, &kb, "v1", ns, "pods", NULL, &all) != SW_OK)
 		goto out;
 	for (k = job_kinds; k->api != NULL; k++) {
-		if (wl_list_objs(r, &kb, k->api, ns, k->plural, WL_MANAGED
-		    "=slipway", &items) != SW_OK)
+		if (wl_list_objs(r, &kb, k->api, ns, k->plural,
+			WL_MANAGED "=slipway", &items) != SW_OK)
 			goto out;
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *o = json_object_array_get_idx(items, i);
 
 			json_object *pods;
 
-			if (is_owned(o) || sw_json_get_str(sw_json_path(o,
-			    "metadata.labels"), WL_JOB) == NULL)
+			if (is_owned(o) ||
+			    sw_json_get_str(sw_json_path(o, "metadata.labels"),
+				WL_JOB) == NULL)
 				continue;
 			pods = pods_of(all, o);
-			json_object_array_add(out, job_summary(k, o, pods,
-			    NULL, &kv, 0));
+			json_object_array_add(
+			    out, job_summary(k, o, pods, NULL, &kv, 0));
 			json_object_put(pods);
 		}
 		json_object_put(items);
@@ -482,16 +494,16 @@ h_training_job_get(struct sw_req *r)
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
-	    sw_json_get_str(r->args, "job"), &obj, &k) == SW_OK &&
+		sw_json_get_str(r->args, "job"), &obj, &k) == SW_OK &&
 	    wl_job_pods(r, &kb, obj, &pods) == SW_OK &&
-	    wl_list_objs(r, &kb, "v1", sw_json_path_str(obj,
-	    "metadata.namespace"), "events", NULL, &events) == SW_OK &&
+	    wl_list_objs(r, &kb, "v1",
+		sw_json_path_str(obj, "metadata.namespace"), "events", NULL,
+		&events) == SW_OK &&
 	    kueue_read(r, &kb, sw_json_path_str(obj, "metadata.namespace"),
-	    &kv) == SW_OK) {
-		sw_req_reply(r, 200, job_summary(k, obj, pods, events, &kv,
-		    1));
-		json_object_object_add(r->out, "training_plans", h_plan_of_pods(
-		    r, sw_json_get_str(r->args, "name"), pods));
+		&kv) == SW_OK) {
+		sw_req_reply(r, 200, job_summary(k, obj, pods, events, &kv, 1));
+		json_object_object_add(r->out, "training_plans",
+		    h_plan_of_pods(r, sw_json_get_str(r->args, "name"), pods));
 	}
 	json_object_put(obj);
 	json_object_put(pods);
@@ -514,7 +526,7 @@ h_training_job_delete(struct sw_req *r)
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
-	    sw_json_get_str(r->args, "job"), &obj, &k) != SW_OK ||
+		sw_json_get_str(r->args, "job"), &obj, &k) != SW_OK ||
 	    wl_job_pods(r, &kb, obj, &pods) != SW_OK)
 		goto out;
 	ns = sw_json_path_str(obj, "metadata.namespace");
@@ -523,20 +535,22 @@ h_training_job_delete(struct sw_req *r)
 		sw_req_fail(r, SW_EINTERNAL, "job name %s is too long", job);
 		goto out;
 	}
-	refs =
- sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(job),
+	refs = sw_ja(sw_jo("kind", sw_js(k->kind), "name", sw_js(job),
 	    "namespace", sw_js(ns), NULL));
 	for (i = 0; i < json_object_array_length(pods); i++)
-		json_object_array_add(refs, sw_jo("kind", sw_js("Pod"),
-		    "name", sw_js(sw_json_path_str(json_object_array_get_idx(
-			pods, i), "metadata.name")),
-		    "namespace", sw_js(ns), NULL));
+		json_object_array_add(refs,
+		    sw_jo("kind", sw_js("Pod"), "name",
+			sw_js(
+			    sw_json_path_str(json_object_array_get_idx(pods, i),
+				"metadata.name")),
+			"namespace", sw_js(ns), NULL));
 	if (strcmp(k->kind, "Job") == 0)
-		json_object_array_add(refs, sw_jo("kind", sw_js("Secret"),
-		    "name", sw_js(secret), "namespace", sw_js(ns), NULL));
+		json_object_array_add(refs,
+		    sw_jo("kind", sw_js("Secret"), "name", sw_js(secret),
+			"namespace", sw_js(ns), NULL));
 	if (r->dry_run) {
-		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "deletes",
-		    refs, NULL));
+		sw_req_reply(
+		    r, 200, sw_jo("dry_run", sw_jb(1), "deletes", refs, NULL));
 		goto out;
 	}
 	if (wl_delete_obj(r, &kb, k->api, ns, k->plural, job) < 0) {
@@ -546,8 +560,9 @@ h_training_job_delete(struct sw_req *r)
 	/* Pods of a batch Job are orphaned by a plain DELETE: remove them
 	 * (and the token Secret) ourselves. */
 	for (i = 0; i < json_object_array_length(pods); i++)
-		if (wl_delete_obj(r, &kb, "v1", ns, "pods", sw_json_path_str(
-		    json_object_array_get_idx(pods, i), "metadata.name")) < 0) {
+		if (wl_delete_obj(r, &kb, "v1", ns, "pods",
+			sw_json_path_str(json_object_array_get_idx(pods, i),
+			    "metadata.name")) < 0) {
 			json_object_put(refs);
 			goto out;
 		}
@@ -556,8 +571,9 @@ h_training_job_delete(struct sw_req *r)
 		json_object_put(refs);
 		goto out;
 	}
-	sw_req_reply(r, 200, sw_jo("deleted", refs, "job", sw_js(job),
-	    "namespace", sw_js(ns), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("deleted", refs, "job", sw_js(job), "namespace", sw_js(ns),
+		NULL));
 out:
 	json_object_put(obj);
 	json_object_put(pods);

@@ -42,8 +42,9 @@ kube_fail(struct sw_req *r, sw_err e, const struct k8s_error *ke,
 	if (e == SW_EINVAL || e == SW_EFORBIDDEN)
 		e = SW_EUPSTREAM;
 	return sw_req_fail(r, e, "Kubernetes %s %s: %s", verb, what,
-	    ke->message[0] ? ke->message : ke->reason[0] ? ke->reason :
-	    "failed");
+	    ke->message[0]      ? ke->message
+		: ke->reason[0] ? ke->reason
+				: "failed");
 }
 
 /* Lower-case kind + "s" ("es" after s): every kind we use. */
@@ -53,8 +54,8 @@ kind_plural(const char *kind, char *out, size_t outsz)
 	size_t i;
 
 	for (i = 0; kind[i] != '\0' && i + 3 < outsz; i++)
-		out[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
-		    kind[i] + 32 : kind[i]);
+		out[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ? kind[i] + 32
+								 : kind[i]);
 	if (i > 0 && out[i - 1] == 's')
 		out[i++] = 'e';
 	out[i++] = 's';
@@ -99,8 +100,8 @@ annotate_requester(const struct sw_req *r, json_object *m)
  * annotated with the person (or service account) who asked.
  */
 sw_err
-wl_apply_one(struct sw_req *r, struct sw_kube *kb, json_object *m,
-    json_object **out)
+wl_apply_one(
+    struct sw_req *r, struct sw_kube *kb, json_object *m, json_object **out)
 {
 	char path[512], what[160];
 	struct k8s_error ke;
@@ -109,8 +110,7 @@ wl_apply_one(struct sw_req *r, struct sw_kube *kb, json_object *m,
 	sw_fmt_text(what, sizeof(what), "%s/%s", sw_json_get_str(m, "kind"),
 	    sw_json_path_str(m, "metadata.name"));
 	if (manifest_path(m, path, sizeof(path)) != SW_OK)
-		return sw_req_fail(r, SW_EINTERNAL, "no API path for %s",
-		    what);
+		return sw_req_fail(r, SW_EINTERNAL, "no API path for %s", what);
 	annotate_requester(r, m);
 	memset(&ke, 0, sizeof(ke));
 	if ((e = k8s_apply(&kb->k, path, m, out, &ke)) != SW_OK)
@@ -124,15 +124,15 @@ wl_manifest_ref(json_object *m)
 {
 	const char *ns = sw_json_path_str(m, "metadata.namespace");
 
-	return sw_jo("kind", sw_js(sw_json_get_str(m, "kind")),
-	    "name", sw_js(sw_json_path_str(m, "metadata.name")),
-	    "namespace", ns ? sw_js(ns) : NULL, NULL);
+	return sw_jo("kind", sw_js(sw_json_get_str(m, "kind")), "name",
+	    sw_js(sw_json_path_str(m, "metadata.name")), "namespace",
+	    ns ? sw_js(ns) : NULL, NULL);
 }
 
 /* Apply every manifest of list in order; refs (may be NULL) gets refs. */
 sw_err
-wl_apply_all(struct sw_req *r, struct sw_kube *kb, json_object *list,
-    json_object *refs)
+wl_apply_all(
+    struct sw_req *r, struct sw_kube *kb, json_object *list, json_object *refs)
 {
 	size_t i;
 
@@ -157,7 +157,7 @@ wl_crd_present(struct sw_req *r, struct sw_kube *kb, const char *crd)
 	sw_err e;
 
 	if (k8s_path(path, sizeof(path), "apiextensions.k8s.io/v1", NULL,
-	    "customresourcedefinitions", crd) != SW_OK) {
+		"customresourcedefinitions", crd) != SW_OK) {
 		sw_req_fail(r, SW_EINTERNAL, "bad CRD name %s", crd);
 		return -1;
 	}
@@ -174,12 +174,15 @@ wl_crd_present(struct sw_req *r, struct sw_kube *kb, const char *crd)
 
 /* 409 that names the feature to turn on with feature_set. */
 sw_err
-wl_need_feature(struct sw_req *r, const char *field, const char *feature,
-    const char *what)
+wl_need_feature(
+    struct sw_req *r, const char *field, const char *feature, const char *what)
 {
-	sw_ferr_add(&r->ferrs, field, "feature", "needs %s: enable feature "
-	    "%s with feature_set", what, feature);
-	return sw_req_fail(r, SW_ECONFLICT, "%s is not installed on this "
+	sw_ferr_add(&r->ferrs, field, "feature",
+	    "needs %s: enable feature "
+	    "%s with feature_set",
+	    what, feature);
+	return sw_req_fail(r, SW_ECONFLICT,
+	    "%s is not installed on this "
 	    "cluster: enable it with feature_set %s, then submit again",
 	    what, feature);
 }
@@ -289,22 +292,20 @@ wl_env_var(const char *name, const char *value)
 json_object *
 wl_data_volumes(const char *pvc, int read_only)
 {
-	return sw_ja(
-	    sw_jo("name", sw_js("data"), "persistentVolumeClaim", sw_jo(
-		"claimName", sw_js(pvc), "readOnly", read_only ? sw_jb(1) :
-		NULL, NULL), NULL),
-	    sw_jo("name", sw_js("shm"), "emptyDir", sw_jo("medium",
-		sw_js("Memory"), NULL), NULL));
+	return sw_ja(sw_jo("name", sw_js("data"), "persistentVolumeClaim",
+			 sw_jo("claimName", sw_js(pvc), "readOnly",
+			     read_only ? sw_jb(1) : NULL, NULL),
+			 NULL),
+	    sw_jo("name", sw_js("shm"), "emptyDir",
+		sw_jo("medium", sw_js("Memory"), NULL), NULL));
 }
 
 json_object *
 wl_data_mounts(int read_only)
 {
-	return sw_ja(
-	    sw_jo("name", sw_js("data"), "mountPath", sw_js("/data"),
-		"readOnly", read_only ? sw_jb(1) : NULL, NULL),
-	    sw_jo("name", sw_js("shm"), "mountPath", sw_js("/dev/shm"),
-		NULL));
+	return sw_ja(sw_jo("name", sw_js("data"), "mountPath", sw_js("/data"),
+			 "readOnly", read_only ? sw_jb(1) : NULL, NULL),
+	    sw_jo("name", sw_js("shm"), "mountPath", sw_js("/dev/shm"), NULL));
 }
 
 /* Node selection: healthy HyperPod nodes, of one type when given. */
@@ -312,8 +313,8 @@ json_object *
 wl_node_selector(const char *instance_type)
 {
 	return sw_jo(WL_HEALTH, sw_js("Schedulable"),
-	    "node.kubernetes.io/instance-type", instance_type ?
-	    sw_js(instance_type) : NULL, NULL);
+	    "node.kubernetes.io/instance-type",
+	    instance_type ? sw_js(instance_type) : NULL, NULL);
 }
 
 json_object *
@@ -340,8 +341,10 @@ static json_object *
 namespace_manifest(const char *ns)
 {
 	return sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Namespace"),
-	    "metadata", sw_jo("name", sw_js(ns), "labels", sw_jo(WL_MANAGED,
-		sw_js("slipway"), NULL), NULL), NULL);
+	    "metadata",
+	    sw_jo("name", sw_js(ns), "labels",
+		sw_jo(WL_MANAGED, sw_js("slipway"), NULL), NULL),
+	    NULL);
 }
 
 /* The labels a job's objects and pods are found by. */
@@ -405,7 +408,7 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	if (strcmp(ns, "default") != 0)
 		json_object_array_add(list, namespace_manifest(ns));
 	if ((e = wl_get_obj(r, kb, "v1", ns, "persistentvolumeclaims", pvc,
-	    &claim)) == SW_OK) {
+		 &claim)) == SW_OK) {
 		json_object_put(claim);
 		return SW_OK;
 	}
@@ -414,43 +417,53 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	if (named || strcmp(ns, "default") == 0)
 		goto absent;
 	if ((e = wl_get_obj(r, kb, "v1", "default", "persistentvolumeclaims",
-	    pvc, &src)) == SW_ENOTFOUND)
+		 pvc, &src)) == SW_ENOTFOUND)
 		goto absent;
 	if (e != SW_OK)
 		return e;
 	vol = sw_json_path_str(src, "spec.volumeName");
-	if (vol == NULL || (e = wl_get_obj(r, kb, "v1", NULL,
-	    "persistentvolumes", vol, &pv)) != SW_OK) {
+	if (vol == NULL ||
+	    (e = wl_get_obj(
+		 r, kb, "v1", NULL, "persistentvolumes", vol, &pv)) != SW_OK) {
 		json_object_put(src);
 		if (r->err != SW_OK)
 			return r->err;
-		return sw_req_fail(r, SW_ECONFLICT, "PVC default/%s is not "
-		    "bound to a volume yet", pvc);
+		return sw_req_fail(r, SW_ECONFLICT,
+		    "PVC default/%s is not "
+		    "bound to a volume yet",
+		    pvc);
 	}
 	if (sw_fmt(pvname, sizeof(pvname), "%s-%s-%s", pvc, ns, cluster) !=
 	    SW_OK) {
 		json_object_put(src);
 		json_object_put(pv);
-		return sw_req_fail(r, SW_EINVAL, "the volume name for PVC %s "
-		    "in %s is too long", pvc, ns);
+		return sw_req_fail(r, SW_EINVAL,
+		    "the volume name for PVC %s "
+		    "in %s is too long",
+		    pvc, ns);
 	}
-	spec
- = sw_json_get(pv, "spec");
+	spec = sw_json_get(pv, "spec");
 	csi = NULL;
 	json_object_deep_copy(sw_json_get(spec, "csi"), &csi, NULL);
 	if (csi == NULL) {
 		json_object_put(src);
 		json_object_put(pv);
-		return sw_req_fail(r, SW_ECONFLICT, "volume %s of default/%s "
-		    "is not a CSI volume; create PVC %s in %s first", vol,
-		    pvc, pvc, ns);
+		return sw_req_fail(r, SW_ECONFLICT,
+		    "volume %s of default/%s "
+		    "is not a CSI volume; create PVC %s in %s first",
+		    vol, pvc, pvc, ns);
 	}
 	sw_json_add_str(csi, "volumeHandle", pvname);
-	sw_pv_pair_build(&(struct sw_pv_pair){ .pv = pvname, .ns = ns,
-	    .claim = pvc, .capacity = json_object_get(sw_json_get(spec,
-	    "capacity")), .request = "1Gi", .mount_options = json_object_get(
-	    sw_json_get(spec, "mountOptions")), .csi = csi,
-	    .flags = SW_PV_RETAIN | SW_PV_LABELLED | SW_PVC_LABELLED },
+	sw_pv_pair_build(
+	    &(struct sw_pv_pair){ .pv = pvname,
+		.ns = ns,
+		.claim = pvc,
+		.capacity = json_object_get(sw_json_get(spec, "capacity")),
+		.request = "1Gi",
+		.mount_options =
+		    json_object_get(sw_json_get(spec, "mountOptions")),
+		.csi = csi,
+		.flags = SW_PV_RETAIN | SW_PV_LABELLED | SW_PVC_LABELLED },
 	    &mirror_pv, &mirror_pvc);
 	json_object_array_add(list, mirror_pv);
 	json_object_array_add(list, mirror_pvc);
@@ -458,10 +471,12 @@ wl_storage_plan(struct sw_req *r, struct sw_kube *kb, const char *cluster,
 	json_object_put(pv);
 	return SW_OK;
 absent:
-	sw_ferr_add(&r->ferrs, "pvc", "exists", "no PVC %s in namespace %s; "
-	    "set up S3 storage for the cluster first", pvc, ns);
-	return sw_req_fail(r, SW_ECONFLICT, "no PVC %s in namespace %s", pvc,
-	    ns);
+	sw_ferr_add(&r->ferrs, "pvc", "exists",
+	    "no PVC %s in namespace %s; "
+	    "set up S3 storage for the cluster first",
+	    pvc, ns);
+	return sw_req_fail(
+	    r, SW_ECONFLICT, "no PVC %s in namespace %s", pvc, ns);
 }
 
 /* The dry-run answer: the manifests that would be applied (stolen). */
@@ -472,7 +487,7 @@ wl_answer_plan(struct sw_req *r, json_object *list, json_object *extra)
 
 	if (extra != NULL) {
 		json_object_object_foreach(extra, k, v)
-			json_object_object_add(o, k, json_object_get(v));
+		    json_object_object_add(o, k, json_object_get(v));
 		json_object_put(extra);
 	}
 	sw_req_reply(r, 200, o);
@@ -481,12 +496,12 @@ wl_answer_plan(struct sw_req *r, json_object *list, json_object *extra)
 
 /* The answer of a mutation: what was applied and how to follow it. */
 void
-wl_answer_applied(struct sw_req *r, int status, json_object *o,
-    json_object *refs)
+wl_answer_applied(
+    struct sw_req *r, int status, json_object *o, json_object *refs)
 {
 	json_object_object_add(o, "applied", refs);
 	json_object_object_add(o, "status_tool", sw_js(r->op->status_tool));
-	json_object_object_add(o, "poll_interval_seconds",
-	    sw_ji(r->op->poll_seconds));
+	json_object_object_add(
+	    o, "poll_interval_seconds", sw_ji(r->op->poll_seconds));
 	sw_req_reply(r, status, o);
 }

@@ -17,22 +17,21 @@
 #include "lib/json.h"
 #include "lib/ledger.h"
 
-#define MAX_GROUP_BY	7
+#define MAX_GROUP_BY 7
 
 static const char *const columns[] = { "day", "cluster", "instance_group",
-    "instance_type", "team", "job", NULL };
+	"instance_type", "team", "job", NULL };
 
 struct sums {
-	int64_t	seconds[3];	/* node, gpu, idle */
-	int64_t	usd_us[3];
-	int	unknown[3];
+	int64_t seconds[3]; /* node, gpu, idle */
+	int64_t usd_us[3];
+	int unknown[3];
 };
 
 static int
 kind_index(const char *kind)
 {
-	return strcmp(kind, "node") == 0 ? 0 : strcmp(kind, "gpu") == 0 ? 1 :
-	    2;
+	return strcmp(kind, "node") == 0 ? 0 : strcmp(kind, "gpu") == 0 ? 1 : 2;
 }
 
 /* Hours from seconds, exact to the second: 3600 s is 1. */
@@ -42,7 +41,7 @@ hours(int64_t s)
 	char text[48];
 
 	if (sw_fmt(text, sizeof(text), "%" PRId64 ".%04" PRId64, s / 3600,
-	    (s % 3600) * 10000 / 3600) != SW_OK)
+		(s % 3600) * 10000 / 3600) != SW_OK)
 		return NULL;
 	return json_object_new_double_s((double)s / 3600.0, text);
 }
@@ -82,12 +81,12 @@ sums_json(const struct sums *s, json_object *o)
 		if (sw_fmt(key, sizeof(key), "%s_hours", names[i]) == SW_OK)
 			json_object_object_add(o, key, hours(s->seconds[i]));
 		if (sw_fmt(key, sizeof(key), "%s_usd", names[i]) == SW_OK)
-			json_object_object_add(o, key, s->unknown[i] ? NULL :
-			    h_usd(s->usd_us[i] / 3600));
+			json_object_object_add(o, key,
+			    s->unknown[i] ? NULL : h_usd(s->usd_us[i] / 3600));
 	}
 	/* what the nodes cost: held and idle GPUs are its parts */
-	json_object_object_add(o, "usd", s->unknown[0] ? NULL :
-	    h_usd(s->usd_us[0] / 3600));
+	json_object_object_add(
+	    o, "usd", s->unknown[0] ? NULL : h_usd(s->usd_us[0] / 3600));
 	return o;
 }
 
@@ -99,8 +98,8 @@ csv_cell(struct sw_buf *b, json_object *v, int last)
 	if (strpbrk(s, ",\"\r\n") != NULL) {
 		(void)sw_buf_putc(b, '"');
 		for (; *s != '\0'; s++)
-			(void)sw_buf_puts(b, *s == '"' ? "\"\"" :
-			    (char[2]){ *s, '\0' });
+			(void)sw_buf_puts(
+			    b, *s == '"' ? "\"\"" : (char[2]){ *s, '\0' });
 		(void)sw_buf_putc(b, '"');
 	} else
 		(void)sw_buf_puts(b, s);
@@ -120,7 +119,8 @@ reply_csv(struct sw_req *r, json_object *items)
 	n = first ? (size_t)json_object_object_length(first) : 0;
 	k = 0;
 	if (first != NULL)
-		json_object_object_foreachC(first, it) {
+		json_object_object_foreachC(first, it)
+		{
 			json_object *name = json_object_new_string(it.key);
 
 			csv_cell(&b, name, ++k == n);
@@ -128,9 +128,8 @@ reply_csv(struct sw_req *r, json_object *items)
 		}
 	for (i = 0; i < json_object_array_length(items); i++) {
 		k = 0;
-		json_object_object_foreachC(json_object_array_get_idx(items,
-		    i), it)
-			csv_cell(&b, it.val, ++k == n);
+		json_object_object_foreachC(json_object_array_get_idx(items, i),
+		    it) csv_cell(&b, it.val, ++k == n);
 	}
 	r->raw = b.data;
 	r->raw_len = b.len;
@@ -160,18 +159,19 @@ h_cost_ledger(struct sw_req *r)
 	gmtime_r(&now, &tm);
 	strftime(week, sizeof(week), "%Y-%m-%d", &tm);
 	/* "team,day": the pattern of the row allows only the columns */
-	for (list = sw_json_get_str(r->args, "group_by"); list && *list &&
-	    nby < MAX_GROUP_BY; list += strcspn(list, ","),
-	    list += *list == ',')
+	for (list = sw_json_get_str(r->args, "group_by");
+	     list && *list && nby < MAX_GROUP_BY;
+	     list += strcspn(list, ","), list += *list == ',')
 		for (j = 0; columns[j] != NULL; j++)
-			if (strncmp(columns[j], list, strcspn(list, ",")) == 0 &&
+			if (strncmp(columns[j], list, strcspn(list, ",")) ==
+				0 &&
 			    columns[j][strcspn(list, ",")] == '\0')
 				by[nby++] = columns[j];
 	if (nby == 0)
 		by[nby++] = "day";
 	if ((e = sw_ledger_read(r->db, from ? from : week, to ? to : today,
-	    sw_json_get_str(r->args, "cluster"), sw_json_get_str(r->args,
-	    "team"), &rows)) != SW_OK)
+		 sw_json_get_str(r->args, "cluster"),
+		 sw_json_get_str(r->args, "team"), &rows)) != SW_OK)
 		return sw_req_fail(r, e, "cannot read the ledger");
 	groups = json_object_new_object();
 	items = json_object_new_array();
@@ -190,14 +190,15 @@ h_cost_ledger(struct sw_req *r)
 		key_of(row, by, nby, &key);
 		(void)sw_buf_putc(&key, '\0');
 		if ((g = sw_json_get(groups, key.data)) == NULL) {
-			g = json_object_new_int64((int64_t)
-			    json_object_array_length(items));
+			g = json_object_new_int64(
+			    (int64_t)json_object_array_length(items));
 			json_object_object_add(groups, key.data, g);
 			json_object_array_add(items, json_object_new_object());
 			for (j = 0; j < nby; j++)
-				sw_json_add_str(json_object_array_get_idx(items,
-				    json_object_array_length(items) - 1), by[j],
-				    sw_json_get_str(row, by[j]));
+				sw_json_add_str(
+				    json_object_array_get_idx(items,
+					json_object_array_length(items) - 1),
+				    by[j], sw_json_get_str(row, by[j]));
 		}
 		add_row(&sums[json_object_get_int64(g)], row);
 		add_row(&total, row);
@@ -214,9 +215,10 @@ h_cost_ledger(struct sw_req *r)
 		json_object_put(items);
 		return e;
 	}
-	sw_req_reply(r, 200, sw_jo("from", sw_js(from ? from : week),
-	    "to", sw_js(to ? to : today), "currency", sw_js("USD"),
-	    "items", items, "totals", sums_json(&total,
-		json_object_new_object()), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("from", sw_js(from ? from : week), "to",
+		sw_js(to ? to : today), "currency", sw_js("USD"), "items",
+		items, "totals", sums_json(&total, json_object_new_object()),
+		NULL));
 	return SW_OK;
 }

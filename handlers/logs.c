@@ -17,14 +17,14 @@
 #include "lib/json.h"
 #include "cloud/k8s.h"
 
-#define WL_MAX_LOG_PODS	8		/* pods read by one logs call */
-#define WL_MAX_LOG_BYTES (512 * 1024)	/* log text kept per call */
-#define WL_LOG_TIMEOUT	15		/* seconds per pod log read */
+#define WL_MAX_LOG_PODS 8 /* pods read by one logs call */
+#define WL_MAX_LOG_BYTES (512 * 1024) /* log text kept per call */
+#define WL_LOG_TIMEOUT 15 /* seconds per pod log read */
 
 struct metrics {
-	long	step, max_steps;
-	double	loss, tps, tps_sum;
-	int	have_step, have_loss, have_tps, tps_n, lines;
+	long step, max_steps;
+	double loss, tps, tps_sum;
+	int have_step, have_loss, have_tps, tps_n, lines;
 };
 
 /* The number after key in line, if any. */
@@ -86,17 +86,16 @@ metrics_json(const struct metrics *m)
 {
 	if (!m->have_step && !m->have_loss && !m->have_tps)
 		return NULL;
-	return sw_jo(
-	    "step", m->have_step ? sw_ji(m->step) : NULL,
-	    "max_steps", m->max_steps > 0 ? sw_ji(m->max_steps) : NULL,
-	    "progress", m->have_step && m->max_steps > 0 ?
-		json_object_new_double((double)m->step /
-		(double)m->max_steps) : NULL,
+	return sw_jo("step", m->have_step ? sw_ji(m->step) : NULL, "max_steps",
+	    m->max_steps > 0 ? sw_ji(m->max_steps) : NULL, "progress",
+	    m->have_step && m->max_steps > 0
+		? json_object_new_double((double)m->step / (double)m->max_steps)
+		: NULL,
 	    "loss", m->have_loss ? json_object_new_double(m->loss) : NULL,
-	    "tokens_per_second", m->have_tps ?
-		json_object_new_double(m->tps) : NULL,
-	    "mean_tokens_per_second", m->tps_n > 0 ?
-		json_object_new_double(m->tps_sum / m->tps_n) : NULL,
+	    "tokens_per_second",
+	    m->have_tps ? json_object_new_double(m->tps) : NULL,
+	    "mean_tokens_per_second",
+	    m->tps_n > 0 ? json_object_new_double(m->tps_sum / m->tps_n) : NULL,
 	    "samples", sw_ji(m->tps_n), NULL);
 }
 
@@ -122,11 +121,11 @@ pod_log(struct sw_kube *kb, json_object *p, long tail, struct sw_buf *b,
 
 	sw_buf_reset(b);
 	memset(&ke, 0, sizeof(ke));
-	e = k8s_logs(&kb->k, sw_json_path_str(p, "metadata.namespace"),
-	    pname, NULL, 0, tail, WL_LOG_TIMEOUT, log_chunk, b, &ke);
+	e = k8s_logs(&kb->k, sw_json_path_str(p, "metadata.namespace"), pname,
+	    NULL, 0, tail, WL_LOG_TIMEOUT, log_chunk, b, &ke);
 	memset(&m, 0, sizeof(m));
-	for (s = b->len > 0 ? b->data : NULL;
-	    s != NULL && *s != '\0'; s = nl ? nl + 1 : NULL) {
+	for (s = b->len > 0 ? b->data : NULL; s != NULL && *s != '\0';
+	     s = nl ? nl + 1 : NULL) {
 		if ((nl = strchr(s, '\n')) != NULL) {
 			*nl = '\0';
 			if (nl > s && nl[-1] == '\r')
@@ -136,11 +135,13 @@ pod_log(struct sw_kube *kb, json_object *p, long tail, struct sw_buf *b,
 		metrics_line(&m, s);
 	}
 	*metrics = metrics_json(&m);
-	return sw_jo("pod", sw_js(pname), "phase", sw_js(sw_json_path_str(p,
-	    "status.phase")), "lines", lines, "truncated", sw_jb(b->len >=
-	    WL_MAX_LOG_BYTES), "error", e != SW_OK ? sw_js(ke.message[0] ?
-	    ke.message : "cannot read the log") : NULL, "metrics",
-	    json_object_get(*metrics), NULL);
+	return sw_jo("pod", sw_js(pname), "phase",
+	    sw_js(sw_json_path_str(p, "status.phase")), "lines", lines,
+	    "truncated", sw_jb(b->len >= WL_MAX_LOG_BYTES), "error",
+	    e != SW_OK
+		? sw_js(ke.message[0] ? ke.message : "cannot read the log")
+		: NULL,
+	    "metrics", json_object_get(*metrics), NULL);
 }
 
 /*
@@ -163,13 +164,15 @@ pods_logs(struct sw_req *r, struct sw_kube *kb, json_object *pods, int ours,
 
 	*first = NULL;
 	sw_buf_init(&b, WL_MAX_LOG_BYTES);
-	for (i = 0; i < json_object_array_length(pods) &&
-	    read < WL_MAX_LOG_PODS; i++) {
+	for (i = 0;
+	     i < json_object_array_length(pods) && read < WL_MAX_LOG_PODS;
+	     i++) {
 		json_object *p = json_object_array_get_idx(pods, i);
 		const char *phase = sw_json_path_str(p, "status.phase");
 
-		if (only != NULL && strcmp(only, sw_json_path_str(p,
-		    "metadata.name") ?: "") != 0)
+		if (only != NULL &&
+		    strcmp(only, sw_json_path_str(p, "metadata.name") ?: "") !=
+			0)
 			continue;
 		if (phase == NULL || strcmp(phase, "Pending") == 0 ||
 		    (ours && !sw_kube_pod_ours(p)))
@@ -202,19 +205,19 @@ h_training_job_logs(struct sw_req *r)
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_job_find(r, &kb, sw_json_get_str(r->args, "namespace"),
-	    sw_json_get_str(r->args, "job"), &obj, &k) != SW_OK ||
+		sw_json_get_str(r->args, "job"), &obj, &k) != SW_OK ||
 	    wl_job_pods(r, &kb, obj, &pods) != SW_OK)
 		goto out;
-	sw_fmt_text(what, sizeof(what), "job %s", sw_json_get_str(r->args,
-	    "job"));
+	sw_fmt_text(
+	    what, sizeof(what), "job %s", sw_json_get_str(r->args, "job"));
 	if ((out_pods = pods_logs(r, &kb, pods, 1, what, &first)) == NULL)
 		goto out;
-	sw_req_reply(r, 200, sw_jo(
-	    "job", sw_js(sw_json_path_str(obj, "metadata.name")),
-	    "namespace", sw_js(sw_json_path_str(obj, "metadata.namespace")),
-	    "state", sw_js(wl_job_state(k, obj)), "tail",
-	    sw_ji(sw_json_get_int(r->args, "tail", 100)),
-	    "pods", out_pods, "metrics", first, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("job", sw_js(sw_json_path_str(obj, "metadata.name")),
+		"namespace", sw_js(sw_json_path_str(obj, "metadata.namespace")),
+		"state", sw_js(wl_job_state(k, obj)), "tail",
+		sw_ji(sw_json_get_int(r->args, "tail", 100)), "pods", out_pods,
+		"metrics", first, NULL));
 	first = NULL;
 out:
 	json_object_put(first);
@@ -247,11 +250,11 @@ h_inference_logs(struct sw_req *r)
 	if ((out_pods = pods_logs(r, &kb, pods, 0, what, &first)) == NULL)
 		goto out;
 	json_object_put(first);
-	sw_req_reply(r, 200, sw_jo(
-	    "endpoint", sw_js(sw_json_get_str(r->args, "endpoint")),
-	    "namespace", sw_js(ns), "kind", sw_js(kind), "tail",
-	    sw_ji(sw_json_get_int(r->args, "tail", 100)),
-	    "pods", out_pods, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("endpoint", sw_js(sw_json_get_str(r->args, "endpoint")),
+		"namespace", sw_js(ns), "kind", sw_js(kind), "tail",
+		sw_ji(sw_json_get_int(r->args, "tail", 100)), "pods", out_pods,
+		NULL));
 out:
 	json_object_put(pods);
 	sw_kube_close(&kb);

@@ -20,7 +20,7 @@
 
 /* Stage duration buckets, seconds of wall time. */
 static const double buckets[] = { 1, 5, 15, 60, 300, 900, 3600 };
-#define NBUCKETS	(sizeof(buckets) / sizeof(buckets[0]))
+#define NBUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
 static sw_err
 render_operations(struct sw_db *db, struct sw_buf *b)
@@ -31,21 +31,24 @@ render_operations(struct sw_db *db, struct sw_buf *b)
 
 	if (st == NULL)
 		return SW_EINTERNAL;
-	e = sw_buf_puts(b, "# HELP slipway_operations Operations by kind and "
+	e = sw_buf_puts(b,
+	    "# HELP slipway_operations Operations by kind and "
 	    "state.\n# TYPE slipway_operations gauge\n");
 	while (e == SW_OK && (rc = sw_db_step(st)) == SW_DB_ROW)
-		e = sw_buf_printf(b, "slipway_operations{kind=\"%s\","
-		    "state=\"%s\"} %lld\n", sw_col_text(st, 0),
-		    sw_col_text(st, 1), (long long)sw_col_int64(st, 2));
+		e = sw_buf_printf(b,
+		    "slipway_operations{kind=\"%s\","
+		    "state=\"%s\"} %lld\n",
+		    sw_col_text(st, 0), sw_col_text(st, 1),
+		    (long long)sw_col_int64(st, 2));
 	sw_reset(st);
 	return e;
 }
 
 struct hist {
-	char		 kind[64], stage[64];
-	long long	 count[NBUCKETS];
-	long long	 n;
-	double		 sum;
+	char kind[64], stage[64];
+	long long count[NBUCKETS];
+	long long n;
+	double sum;
 };
 
 static sw_err
@@ -60,8 +63,8 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 	if (st == NULL)
 		return SW_EINTERNAL;
 	while (sw_db_step(st) == SW_DB_ROW) {
-		const char *kind = sw_col_text(st, 0), *stage = sw_col_text(st,
-		    1);
+		const char *kind = sw_col_text(st, 0),
+			   *stage = sw_col_text(st, 1);
 
 		secs = (double)sw_col_int64(st, 2) / 1000.0;
 		for (i = 0; i < nh_len; i++)
@@ -76,9 +79,10 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 			}
 			h = nh;
 			memset(&h[i], 0, sizeof(h[i]));
-			if (sw_fmt(h[i].kind, sizeof(h[i].kind), "%s",
-			    kind) != SW_OK || sw_fmt(h[i].stage,
-			    sizeof(h[i].stage), "%s", stage) != SW_OK) {
+			if (sw_fmt(h[i].kind, sizeof(h[i].kind), "%s", kind) !=
+				SW_OK ||
+			    sw_fmt(h[i].stage, sizeof(h[i].stage), "%s",
+				stage) != SW_OK) {
 				free(h);
 				return SW_ETOOBIG;
 			}
@@ -91,23 +95,27 @@ render_stages(struct sw_db *db, struct sw_buf *b)
 		h[i].sum += secs;
 	}
 	sw_reset(st);
-	e = sw_buf_puts(b, "# HELP slipway_stage_duration_seconds How long "
+	e = sw_buf_puts(b,
+	    "# HELP slipway_stage_duration_seconds How long "
 	    "succeeded stages ran.\n# TYPE slipway_stage_duration_seconds "
 	    "histogram\n");
 	for (i = 0; e == SW_OK && i < nh_len; i++) {
 		for (k = 0; e == SW_OK && k < NBUCKETS; k++)
-			e = sw_buf_printf(b, "slipway_stage_duration_seconds_"
+			e = sw_buf_printf(b,
+			    "slipway_stage_duration_seconds_"
 			    "bucket{kind=\"%s\",stage=\"%s\",le=\"%g\"} %lld\n",
 			    h[i].kind, h[i].stage, buckets[k], h[i].count[k]);
 		if (e == SW_OK)
-			e = sw_buf_printf(b, "slipway_stage_duration_seconds_"
+			e = sw_buf_printf(b,
+			    "slipway_stage_duration_seconds_"
 			    "bucket{kind=\"%s\",stage=\"%s\",le=\"+Inf\"} "
 			    "%lld\nslipway_stage_duration_seconds_sum{kind="
 			    "\"%s\",stage=\"%s\"} %.3f\n"
 			    "slipway_stage_duration_seconds_count{kind=\"%s\","
-			    "stage=\"%s\"} %lld\n", h[i].kind, h[i].stage,
-			    h[i].n, h[i].kind, h[i].stage, h[i].sum, h[i].kind,
-			    h[i].stage, h[i].n);
+			    "stage=\"%s\"} %lld\n",
+			    h[i].kind, h[i].stage, h[i].n, h[i].kind,
+			    h[i].stage, h[i].sum, h[i].kind, h[i].stage,
+			    h[i].n);
 	}
 	free(h);
 	return e;
@@ -123,14 +131,15 @@ render_lag(struct sw_db *db, struct sw_buf *b)
 	if (st == NULL)
 		return SW_EINTERNAL;
 	sw_bind_int64(st, 1, now);
-	if (sw_db_step(st) == SW_DB_ROW &&
-	    !sw_col_null(st, 0))
+	if (sw_db_step(st) == SW_DB_ROW && !sw_col_null(st, 0))
 		lag = now - sw_col_int64(st, 0);
 	sw_reset(st);
-	return sw_buf_printf(b, "# HELP slipway_poller_lag_seconds Age of the "
+	return sw_buf_printf(b,
+	    "# HELP slipway_poller_lag_seconds Age of the "
 	    "oldest operation that is due and not being run.\n"
 	    "# TYPE slipway_poller_lag_seconds gauge\n"
-	    "slipway_poller_lag_seconds %.3f\n", (double)lag / 1000.0);
+	    "slipway_poller_lag_seconds %.3f\n",
+	    (double)lag / 1000.0);
 }
 
 sw_err
@@ -142,7 +151,7 @@ h_metrics(struct sw_req *r)
 
 	sw_buf_init(&b, 4 << 20);
 	if ((e = sw_fmt(dir, sizeof(dir), "%s/run/metrics",
-	    r->cfg->state_dir)) == SW_OK &&
+		 r->cfg->state_dir)) == SW_OK &&
 	    (e = render_operations(r->db, &b)) == SW_OK &&
 
 	    (e = render_stages(r->db, &b)) == SW_OK &&

@@ -20,15 +20,15 @@
 #include "lib/buf.h"
 #include "lib/json.h"
 
-#define ROLE_PREFIX	"slipway-"
-#define ROLE_SUFFIX	"-mlflow"
+#define ROLE_PREFIX "slipway-"
+#define ROLE_SUFFIX "-mlflow"
 
 /* Can jobs use an app in status st, and its UI open? */
 static int
 app_ready(const char *st)
 {
-	return st != NULL && (strcmp(st, "Created") == 0 ||
-	    strcmp(st, "Updated") == 0);
+	return st != NULL &&
+	    (strcmp(st, "Created") == 0 || strcmp(st, "Updated") == 0);
 }
 
 /* A summary of ListMlflowApps as Slipway lists it (new). */
@@ -37,12 +37,11 @@ app_summary(json_object *a)
 {
 	const char *st = sw_json_get_str(a, "Status");
 
-	return sw_jo("name", sw_js(sw_json_get_str(a, "Name")),
-	    "arn", sw_js(sw_json_get_str(a, "Arn")),
-	    "status", sw_js(st),
+	return sw_jo("name", sw_js(sw_json_get_str(a, "Name")), "arn",
+	    sw_js(sw_json_get_str(a, "Arn")), "status", sw_js(st),
 	    "mlflow_version", sw_js(sw_json_get_str(a, "MlflowVersion")),
-	    "created", json_object_get(sw_json_get(a, "CreationTime")),
-	    "ready", sw_jb(app_ready(st)), NULL);
+	    "created", json_object_get(sw_json_get(a, "CreationTime")), "ready",
+	    sw_jb(app_ready(st)), NULL);
 }
 
 /*
@@ -62,25 +61,25 @@ list_apps(struct sw_req *r, json_object **items)
 	*items = json_object_new_array();
 	do {
 		memset(&err, 0, sizeof(err));
-		if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListMlflowApps", sw_jo(
-		    "MaxResults", sw_ji(100), "NextToken", sw_js(next),
-		    NULL), &out, &err)) != SW_OK) {
+		if ((e = h_call(r, AWS_SVC_SAGEMAKER, "ListMlflowApps",
+			 sw_jo("MaxResults", sw_ji(100), "NextToken",
+			     sw_js(next), NULL),
+			 &out, &err)) != SW_OK) {
 			json_object_put(*items);
 			*items = NULL;
-			return h_aws_fail(r, AWS_SVC_SAGEMAKER,
-			    "ListMlflowApps", e, &err);
+			return h_aws_fail(
+			    r, AWS_SVC_SAGEMAKER, "ListMlflowApps", e, &err);
 		}
 		list = sw_json_get(out, "Summaries");
 		for (i = 0; list && i < json_object_array_length(list); i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 
 			if (strcmp(sw_json_get_str(a, "Status") ?: "",
-			    "Deleted") != 0)
-				json_object_array_add(*items,
-				    json_object_get(a));
+				"Deleted") != 0)
+				json_object_array_add(
+				    *items, json_object_get(a));
 		}
-		next = sw_json_copy_str(out, "NextToken", token,
-		    sizeof(token));
+		next = sw_json_copy_str(out, "NextToken", token, sizeof(token));
 		if (next != NULL && *next == '\0')
 			next = NULL;
 		json_object_put(out);
@@ -113,15 +112,17 @@ find_app(struct sw_req *r, const char *name, json_object **app)
 
 /* find_app for an app the request needs: 404 naming field. */
 static sw_err
-need_app(struct sw_req *r, const char *field, const char *name,
-    json_object **app)
+need_app(
+    struct sw_req *r, const char *field, const char *name, json_object **app)
 {
 	if (find_app(r, name, app) != SW_OK)
 		return r->err;
 	if (*app != NULL)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, field, "exists", "no MLflow App %s "
-	    "(mlflow_app_list lists them)", name);
+	sw_ferr_add(&r->ferrs, field, "exists",
+	    "no MLflow App %s "
+	    "(mlflow_app_list lists them)",
+	    name);
 	return sw_req_fail(r, SW_ENOTFOUND, "%s", r->ferrs.e[0].msg);
 }
 
@@ -133,9 +134,10 @@ need_ready(struct sw_req *r, const char *field, json_object *app)
 
 	if (app_ready(st))
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, field, "state", "MLflow App %s is %s; it "
-	    "can be used once it is Created", sw_json_get_str(app, "Name"),
-	    st ? st : "unknown");
+	sw_ferr_add(&r->ferrs, field, "state",
+	    "MLflow App %s is %s; it "
+	    "can be used once it is Created",
+	    sw_json_get_str(app, "Name"), st ? st : "unknown");
 	return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 }
 
@@ -149,8 +151,8 @@ h_mlflow_app_list(struct sw_req *r)
 		return r->err;
 	out = json_object_new_array();
 	for (i = 0; i < json_object_array_length(items); i++)
-		json_object_array_add(out, app_summary(
-		    json_object_array_get_idx(items, i)));
+		json_object_array_add(
+		    out, app_summary(json_object_array_get_idx(items, i)));
 	json_object_put(items);
 	sw_req_reply(r, 200, sw_jo("items", out, NULL));
 	return SW_OK;
@@ -168,30 +170,30 @@ h_mlflow_app_get(struct sw_req *r)
 	if (need_app(r, "app", name, &app) != SW_OK)
 		return r->err;
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", sw_jo("Arn",
-	    sw_js(sw_json_get_str(app, "Arn")), NULL), &d, &err);
+	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp",
+	    sw_jo("Arn", sw_js(sw_json_get_str(app, "Arn")), NULL), &d, &err);
 	json_object_put(app);
 	if (e != SW_OK)
-		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", e,
-		    &err);
+		return h_aws_fail(
+		    r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", e, &err);
 	res = app_summary(d);
 	mode = sw_json_get_str(d, "ModelRegistrationMode");
-	json_object_object_add(res, "artifact_store_uri", sw_js(
-	    sw_json_get_str(d, "ArtifactStoreUri")));
-	json_object_object_add(res, "role_arn", sw_js(sw_json_get_str(d,
-	    "RoleArn")));
+	json_object_object_add(res, "artifact_store_uri",
+	    sw_js(sw_json_get_str(d, "ArtifactStoreUri")));
+	json_object_object_add(
+	    res, "role_arn", sw_js(sw_json_get_str(d, "RoleArn")));
 	if (mode != NULL)
-		json_object_object_add(res, "model_registration", sw_jb(
-		    strcmp(mode, "AutoModelRegistrationEnabled") == 0));
+		json_object_object_add(res, "model_registration",
+		    sw_jb(strcmp(mode, "AutoModelRegistrationEnabled") == 0));
 	if (sw_json_get(d, "WeeklyMaintenanceWindowStart") != NULL)
-		json_object_object_add(res, "weekly_maintenance", sw_js(
-		    sw_json_get_str(d, "WeeklyMaintenanceWindowStart")));
+		json_object_object_add(res, "weekly_maintenance",
+		    sw_js(sw_json_get_str(d, "WeeklyMaintenanceWindowStart")));
 	if (sw_json_get(d, "MaintenanceStatus") != NULL)
-		json_object_object_add(res, "maintenance_status", sw_js(
-		    sw_json_get_str(d, "MaintenanceStatus")));
+		json_object_object_add(res, "maintenance_status",
+		    sw_js(sw_json_get_str(d, "MaintenanceStatus")));
 	if (sw_json_get(d, "LastModifiedTime") != NULL)
-		json_object_object_add(res, "last_modified", json_object_get(
-		    sw_json_get(d, "LastModifiedTime")));
+		json_object_object_add(res, "last_modified",
+		    json_object_get(sw_json_get(d, "LastModifiedTime")));
 	json_object_put(d);
 	sw_req_reply(r, 200, res);
 	return SW_OK;
@@ -214,20 +216,21 @@ h_mlflow_app_url(struct sw_req *r)
 		return r->err;
 	}
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_SAGEMAKER, "CreatePresignedMlflowAppUrl", sw_jo(
-	    "Arn", sw_js(sw_json_get_str(app, "Arn")),
-	    "ExpiresInSeconds", sw_ji(expires),
-	    "SessionExpirationDurationInSeconds", sw_ji(session), NULL),
+	e = h_call(r, AWS_SVC_SAGEMAKER, "CreatePresignedMlflowAppUrl",
+	    sw_jo("Arn", sw_js(sw_json_get_str(app, "Arn")), "ExpiresInSeconds",
+		sw_ji(expires), "SessionExpirationDurationInSeconds",
+		sw_ji(session), NULL),
 	    &out, &err);
 	if (e != SW_OK) {
 		json_object_put(app);
 		return h_aws_fail(r, AWS_SVC_SAGEMAKER,
 		    "CreatePresignedMlflowAppUrl", e, &err);
 	}
-	sw_req_reply(r, 200, sw_jo("url", sw_js(sw_json_get_str(out,
-	    "AuthorizedUrl")), "expires_in_seconds", sw_ji(expires),
-	    "session_seconds", sw_ji(session), "arn", sw_js(sw_json_get_str(
-	    app, "Arn")), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("url", sw_js(sw_json_get_str(out, "AuthorizedUrl")),
+		"expires_in_seconds", sw_ji(expires), "session_seconds",
+		sw_ji(session), "arn", sw_js(sw_json_get_str(app, "Arn")),
+		NULL));
 	json_object_put(out);
 	json_object_put(app);
 	return SW_OK;
@@ -246,18 +249,20 @@ h_mlflow_app_create(struct sw_req *r)
 		return r->err;
 	if (app != NULL) {
 		json_object_put(app);
-		sw_ferr_add(&r->ferrs, "name", "exists", "an MLflow App named "
-		    "%s exists already", name);
+		sw_ferr_add(&r->ferrs, "name", "exists",
+		    "an MLflow App named "
+		    "%s exists already",
+		    name);
 		return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 	}
 	params = sw_jo("name", sw_js(cluster), "app", sw_js(name),
-	    "artifact_store_uri", prefix ? sw_jsf("s3://%s/%s", bucket,
-		prefix) : sw_jsf("s3://%s/mlflow/%s", bucket, name),
-	    "bucket", sw_js(bucket),
-	    "model_registration", sw_jb(sw_json_get_bool(r->args,
-		"model_registration", 0)),
-	    "weekly_maintenance", sw_js(sw_json_get_str(r->args,
-		"weekly_maintenance")), NULL);
+	    "artifact_store_uri",
+	    prefix ? sw_jsf("s3://%s/%s", bucket, prefix)
+		   : sw_jsf("s3://%s/mlflow/%s", bucket, name),
+	    "bucket", sw_js(bucket), "model_registration",
+	    sw_jb(sw_json_get_bool(r->args, "model_registration", 0)),
+	    "weekly_maintenance",
+	    sw_js(sw_json_get_str(r->args, "weekly_maintenance")), NULL);
 	return h_start_with(r, params, "mlflow_app.create",
 	    sw_json_get_str(params, "app"), sw_json_get_str(params, "name"));
 }
@@ -277,10 +282,11 @@ app_cluster(struct sw_req *r, json_object *app, char *buf, size_t bufsz)
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", sw_jo("Arn",
-	    sw_js(sw_json_get_str(app, "Arn")), NULL), &d, &err)) != SW_OK)
-		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", e,
-		    &err);
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp",
+		 sw_jo("Arn", sw_js(sw_json_get_str(app, "Arn")), NULL), &d,
+		 &err)) != SW_OK)
+		return h_aws_fail(
+		    r, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", e, &err);
 	role = strstr(sw_json_get_str(d, "RoleArn") ?: "", ":role/");
 	role = role ? role + 6 : "";
 	n = strlen(role);
@@ -295,8 +301,10 @@ app_cluster(struct sw_req *r, json_object *app, char *buf, size_t bufsz)
 	if (e == SW_OK)
 		return SW_OK;
 	name = sw_json_get_str(app, "Name");
-	sw_ferr_add(&r->ferrs, "app", "owned", "MLflow App %s was not created "
-	    "by Slipway, so Slipway does not delete it", name);
+	sw_ferr_add(&r->ferrs, "app", "owned",
+	    "MLflow App %s was not created "
+	    "by Slipway, so Slipway does not delete it",
+	    name);
 	return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 }
 
@@ -313,16 +321,15 @@ h_mlflow_app_delete(struct sw_req *r)
 		json_object_put(app);
 		return r->err;
 	}
-	params = sw_jo("name", sw_js(cluster), "app", sw_js(name),
-	    "arn", sw_js(sw_json_get_str(app, "Arn")), NULL);
+	params = sw_jo("name", sw_js(cluster), "app", sw_js(name), "arn",
+	    sw_js(sw_json_get_str(app, "Arn")), NULL);
 	json_object_put(app);
 	return h_start_with(r, params, "mlflow_app.delete",
 	    sw_json_get_str(params, "app"), sw_json_get_str(params, "name"));
 }
 
 sw_err
-h_mlflow_app_arn(struct sw_req *r, const char *name, char *arn,
-    size_t arnsz)
+h_mlflow_app_arn(struct sw_req *r, const char *name, char *arn, size_t arnsz)
 {
 	json_object *app;
 	sw_err e;

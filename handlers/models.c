@@ -22,7 +22,7 @@
 #include "lib/json.h"
 
 /* What a dry run shows instead of the token: applicable as written. */
-#define TOKEN_PLACEHOLDER	"REPLACE-WITH-HUGGING-FACE-TOKEN"
+#define TOKEN_PLACEHOLDER "REPLACE-WITH-HUGGING-FACE-TOKEN"
 
 /*
  * The downloader: a fixed Python program; the model id, target,
@@ -30,18 +30,18 @@
  * the Secret.  Nothing the user sends is ever parsed by a shell.
  */
 static const char download_py[] =
-	"import os, subprocess, sys\n"
-	"subprocess.check_call([sys.executable, '-m', 'pip', 'install', "
-	"'-q', 'huggingface_hub>=0.34'])\n"
-	"from huggingface_hub import snapshot_download\n"
-	"repo, dest, rev, workers = sys.argv[1:5]\n"
-	"os.makedirs(dest, exist_ok=True)\n"
-	"print('downloading', repo, 'revision', rev, 'to', dest, "
-	"flush=True)\n"
-	"path = snapshot_download(repo_id=repo, revision=rev, local_dir=dest,"
-	" max_workers=int(workers), token=os.environ.get('HF_TOKEN') or "
-	"None)\n"
-	"print('downloaded', repo, 'to', path, flush=True)\n";
+    "import os, subprocess, sys\n"
+    "subprocess.check_call([sys.executable, '-m', 'pip', 'install', "
+    "'-q', 'huggingface_hub>=0.34'])\n"
+    "from huggingface_hub import snapshot_download\n"
+    "repo, dest, rev, workers = sys.argv[1:5]\n"
+    "os.makedirs(dest, exist_ok=True)\n"
+    "print('downloading', repo, 'revision', rev, 'to', dest, "
+    "flush=True)\n"
+    "path = snapshot_download(repo_id=repo, revision=rev, local_dir=dest,"
+    " max_workers=int(workers), token=os.environ.get('HF_TOKEN') or "
+    "None)\n"
+    "print('downloaded', repo, 'to', path, flush=True)\n";
 
 /* "dl-<model name, lower-cased and cut>-<5 random hex>". */
 static sw_err
@@ -85,33 +85,40 @@ wl_download_read(struct sw_req *r, struct download *d)
 	d->pvc = wl_str_or(a, "pvc", "s3-claim");
 	d->token = sw_json_get_str(a, "hf_token");
 	d->target = sw_json_get_str(a, "target");
-	if ((sw_json_get_str(a, "job_name") != NULL ? sw_fmt(d->name,
-	    sizeof(d->name), "%s", sw_json_get_str(a, "job_name")) :
-	    download_job_name(d->model, d->name, sizeof(d->name))) != SW_OK)
-		return sw_req_fail(r, SW_EINTERNAL, "no room for the job "
+	if ((sw_json_get_str(a, "job_name") != NULL
+		    ? sw_fmt(d->name, sizeof(d->name), "%s",
+			  sw_json_get_str(a, "job_name"))
+		    : download_job_name(d->model, d->name, sizeof(d->name))) !=
+	    SW_OK)
+		return sw_req_fail(r, SW_EINTERNAL,
+		    "no room for the job "
 		    "name");
 	if (d->target == NULL)
-		d->target = strrchr(d->model, '/') ?
-		    strrchr(d->model, '/') + 1 : d->model;
+		d->target = strrchr(d->model, '/') ? strrchr(d->model, '/') + 1
+						   : d->model;
 	if (strcmp(d->target, ".") == 0 || strcmp(d->target, "..") == 0 ||
 	    d->target[0] == '.') {
-		sw_ferr_add(&r->ferrs, "target", "pattern", "must not start "
+		sw_ferr_add(&r->ferrs, "target", "pattern",
+		    "must not start "
 		    "with a dot");
-		return sw_req_fail(r, SW_EINVAL, "target: must not start "
+		return sw_req_fail(r, SW_EINVAL,
+		    "target: must not start "
 		    "with a dot");
 	}
 	if (sw_fmt(d->dest, sizeof(d->dest), "/data/models/%s", d->target) !=
-	    SW_OK || sw_fmt(d->secret, sizeof(d->secret), "%s-hf-token",
-	    d->name) != SW_OK || sw_fmt(d->workers, sizeof(d->workers), "%lld",
-	    (long long)sw_json_get_int(a, "max_workers", 8)) != SW_OK) {
-		sw_ferr_add(&r->ferrs, "target", "length", "is too long for "
+		SW_OK ||
+	    sw_fmt(d->secret, sizeof(d->secret), "%s-hf-token", d->name) !=
+		SW_OK ||
+	    sw_fmt(d->workers, sizeof(d->workers), "%lld",
+		(long long)sw_json_get_int(a, "max_workers", 8)) != SW_OK) {
+		sw_ferr_add(&r->ferrs, "target", "length",
+		    "is too long for "
 		    "a model path");
-		return sw_req_fail(r, SW_EINVAL, "target: is too long for a "
+		return sw_req_fail(r, SW_EINVAL,
+		    "target: is too long for a "
 		    "model path");
-
 	}
 	return SW_OK;
-
 }
 
 json_object *
@@ -122,43 +129,50 @@ wl_download_job(struct sw_req *r, const struct download *d)
 	env = sw_ja(wl_env_var("HF_HOME", "/tmp/hf-home"),
 	    wl_env_var("HF_HUB_DISABLE_TELEMETRY", "1"));
 	if (d->token != NULL)
-		json_object_array_add(env, sw_jo("name", sw_js("HF_TOKEN"),
-		    "valueFrom", sw_jo("secretKeyRef", sw_jo(
-			"name", sw_js(d->secret), "key", sw_js("token"), NULL),
-			NULL), NULL));
-	return sw_jo(
-	    "apiVersion", sw_js("batch/v1"), "kind", sw_js("Job"),
-	    "metadata", sw_jo("name", sw_js(d->name), "namespace",
-		sw_js(d->ns), "labels", wl_job_labels(d->name),
-		"annotations", sw_jo(
-		    "slipway.dev/model-id", sw_js(d->model),
-		    "slipway.dev/target", sw_js(d->dest), NULL), NULL),
-	    "spec", sw_jo(
-		"backoffLimit", sw_ji(2),
-		"template", sw_jo(
-		    "metadata", sw_jo("labels", wl_job_labels(d->name), NULL),
-		    "spec", sw_jo(
-			"restartPolicy", sw_js("Never"),
-			"containers", sw_ja(sw_jo(
-			    "name", sw_js("download"),
-			    "image", sw_js(sw_json_get_str(a, "image")),
-			    "command", sw_ja(sw_js("python3"), sw_js("-c"),
+		json_object_array_add(env,
+		    sw_jo("name", sw_js("HF_TOKEN"), "valueFrom",
+			sw_jo("secretKeyRef",
+			    sw_jo("name", sw_js(d->secret), "key",
+				sw_js("token"), NULL),
+			    NULL),
+			NULL));
+	return sw_jo("apiVersion", sw_js("batch/v1"), "kind", sw_js("Job"),
+	    "metadata",
+	    sw_jo("name", sw_js(d->name), "namespace", sw_js(d->ns), "labels",
+		wl_job_labels(d->name), "annotations",
+		sw_jo("slipway.dev/model-id", sw_js(d->model),
+		    "slipway.dev/target", sw_js(d->dest), NULL),
+		NULL),
+	    "spec",
+	    sw_jo("backoffLimit", sw_ji(2), "template",
+		sw_jo("metadata", sw_jo("labels", wl_job_labels(d->name), NULL),
+		    "spec",
+		    sw_jo("restartPolicy", sw_js("Never"), "containers",
+			sw_ja(sw_jo("name", sw_js("download"), "image",
+			    sw_js(sw_json_get_str(a, "image")), "command",
+			    sw_ja(sw_js("python3"), sw_js("-c"),
 				sw_js(download_py), sw_js(d->model),
 				sw_js(d->dest),
 				sw_js(sw_json_get_str(a, "revision")),
 
 				sw_js(d->workers)),
-			    "env", env,
-			    "resources", sw_jo("requests", sw_jo(
-				"cpu", sw_js("2"), "memory", sw_js("4Gi"),
-				NULL), NULL),
-			    "volumeMounts", sw_ja(sw_jo("name", sw_js("data"),
-				"mountPath", sw_js("/data"), NULL)),
+			    "env", env, "resources",
+			    sw_jo("requests",
+				sw_jo("cpu", sw_js("2"), "memory", sw_js("4Gi"),
+				    NULL),
+				NULL),
+			    "volumeMounts",
+			    sw_ja(sw_jo("name", sw_js("data"), "mountPath",
+				sw_js("/data"), NULL)),
 			    NULL)),
-			"volumes", sw_ja(sw_jo("name", sw_js("data"),
-			    "persistentVolumeClaim", sw_jo("claimName",
-				sw_js(d->pvc), NULL), NULL)), NULL), NULL),
-		NULL), NULL);
+			"volumes",
+			sw_ja(sw_jo("name", sw_js("data"),
+			    "persistentVolumeClaim",
+			    sw_jo("claimName", sw_js(d->pvc), NULL), NULL)),
+			NULL),
+		    NULL),
+		NULL),
+	    NULL);
 }
 
 sw_err
@@ -178,16 +192,18 @@ h_model_download(struct sw_req *r)
 	e = wl_get_obj(r, &kb, "batch/v1", d.ns, "jobs", d.name, &existing);
 	json_object_put(existing);
 	if (e == SW_OK) {
-		sw_ferr_add(&r->ferrs, "job_name", "unique", "job %s exists in "
-		    "namespace %s", d.name, d.ns);
+		sw_ferr_add(&r->ferrs, "job_name", "unique",
+		    "job %s exists in "
+		    "namespace %s",
+		    d.name, d.ns);
 		sw_req_fail(r, SW_ECONFLICT, "job %s exists", d.name);
 		goto out;
 	}
 	if (e != SW_ENOTFOUND)
 		goto out;
 	list = json_object_new_array();
-	if (wl_storage_plan(r, &kb, d.cluster, d.ns, d.pvc, sw_json_get(a,
-	    "pvc") != NULL, list) != SW_OK)
+	if (wl_storage_plan(r, &kb, d.cluster, d.ns, d.pvc,
+		sw_json_get(a, "pvc") != NULL, list) != SW_OK)
 		goto out;
 	job = wl_download_job(r, &d);
 	if (h_kueue_labels(r, d.cluster, d.ns, job) != SW_OK)
@@ -196,15 +212,16 @@ h_model_download(struct sw_req *r)
 		json_object_array_add(list, job);
 		job = NULL;
 		if (d.token != NULL)
-			json_object_array_add(list, sw_jo(
-			    "apiVersion", sw_js("v1"), "kind", sw_js("Secret"),
-			    "metadata", sw_jo("name", sw_js(d.secret),
-				"namespace", sw_js(d.ns), NULL),
-			    "type", sw_js("Opaque"),
-			    "stringData", sw_jo("token",
-				sw_js(TOKEN_PLACEHOLDER), NULL), NULL));
-		wl_answer_plan(r, list, sw_jo("job", sw_js(d.name), "target",
-		    sw_js(d.dest), NULL));
+			json_object_array_add(list,
+			    sw_jo("apiVersion", sw_js("v1"), "kind",
+				sw_js("Secret"), "metadata",
+				sw_jo("name", sw_js(d.secret), "namespace",
+				    sw_js(d.ns), NULL),
+				"type", sw_js("Opaque"), "stringData",
+				sw_jo("token", sw_js(TOKEN_PLACEHOLDER), NULL),
+				NULL));
+		wl_answer_plan(r, list,
+		    sw_jo("job", sw_js(d.name), "target", sw_js(d.dest), NULL));
 		list = NULL;
 		goto out;
 	}
@@ -231,15 +248,16 @@ h_model_download(struct sw_req *r)
 		EVP_EncodeBlock((unsigned char *)b64,
 		    (const unsigned char *)d.token, (int)tl);
 		sec = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("Secret"),
-		    "metadata", sw_jo("name", sw_js(d.secret), "namespace",
-			sw_js(d.ns), "labels", wl_job_labels(d.name),
-			"ownerReferences", sw_ja(sw_jo(
-			    "apiVersion", sw_js("batch/v1"),
-			    "kind", sw_js("Job"), "name", sw_js(d.name),
-			    "uid", sw_js(sw_json_path_str(applied,
-				"metadata.uid")), NULL)), NULL),
-		    "type", sw_js("Opaque"),
-		    "data", sw_jo("token", sw_js(b64), NULL), NULL);
+		    "metadata",
+		    sw_jo("name", sw_js(d.secret), "namespace", sw_js(d.ns),
+			"labels", wl_job_labels(d.name), "ownerReferences",
+			sw_ja(sw_jo("apiVersion", sw_js("batch/v1"), "kind",
+			    sw_js("Job"), "name", sw_js(d.name), "uid",
+			    sw_js(sw_json_path_str(applied, "metadata.uid")),
+			    NULL)),
+			NULL),
+		    "type", sw_js("Opaque"), "data",
+		    sw_jo("token", sw_js(b64), NULL), NULL);
 		OPENSSL_cleanse(b64, strlen(b64));
 		free(b64);
 		e = wl_apply_one(r, &kb, sec, NULL);
@@ -248,12 +266,15 @@ h_model_download(struct sw_req *r)
 			json_object_put(refs);
 			goto out;
 		}
-		json_object_array_add(refs, sw_jo("kind", sw_js("Secret"),
-		    "name", sw_js(d.secret), "namespace", sw_js(d.ns), NULL));
+		json_object_array_add(refs,
+		    sw_jo("kind", sw_js("Secret"), "name", sw_js(d.secret),
+			"namespace", sw_js(d.ns), NULL));
 	}
-	wl_answer_applied(r, 201, sw_jo("job", sw_js(d.name), "namespace",
-	    sw_js(d.ns), "model_id", sw_js(d.model), "target", sw_js(d.dest),
-	    "token_secret", d.token ? sw_js(d.secret) : NULL, NULL), refs);
+	wl_answer_applied(r, 201,
+	    sw_jo("job", sw_js(d.name), "namespace", sw_js(d.ns), "model_id",
+		sw_js(d.model), "target", sw_js(d.dest), "token_secret",
+		d.token ? sw_js(d.secret) : NULL, NULL),
+	    refs);
 out:
 	json_object_put(list);
 	json_object_put(job);

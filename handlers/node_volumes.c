@@ -23,7 +23,7 @@
 #include "cloud/aws_api.h"
 #include "lib/json.h"
 
-#define CSI_ADDON	"aws-ebs-csi-driver"
+#define CSI_ADDON "aws-ebs-csi-driver"
 
 /* Is group one of the cluster's restricted instance groups? */
 static int
@@ -34,7 +34,9 @@ restricted_group(json_object *hp, const char *group)
 
 	for (i = 0; group && rigs && i < json_object_array_length(rigs); i++)
 		if (strcmp(sw_json_get_str(json_object_array_get_idx(rigs, i),
-		    "InstanceGroupName") ?: "", group) == 0)
+			       "InstanceGroupName")
+			    ?: "",
+			group) == 0)
 			return 1;
 	return 0;
 }
@@ -46,15 +48,19 @@ check_cluster(struct sw_req *r, const char *name, json_object *hp)
 	const char *st = sw_json_get_str(hp, "ClusterStatus");
 
 	if (sw_json_path_str(hp, "Orchestrator.Eks.ClusterArn") == NULL) {
-		sw_ferr_add(&r->ferrs, "name", "orchestrator", "cluster %s is "
+		sw_ferr_add(&r->ferrs, "name", "orchestrator",
+		    "cluster %s is "
 		    "not orchestrated by Amazon EKS; node volumes need an "
-		    "EKS-orchestrated cluster", name);
+		    "EKS-orchestrated cluster",
+		    name);
 		return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 	}
 	if (st == NULL || strcmp(st, "InService") != 0) {
-		sw_ferr_add(&r->ferrs, "name", "state", "cluster %s is %s; "
+		sw_ferr_add(&r->ferrs, "name", "state",
+		    "cluster %s is %s; "
 		    "volumes are attached and detached only while it is "
-		    "InService", name, st ? st : "unknown");
+		    "InService",
+		    name, st ? st : "unknown");
 		return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
 	}
 	return SW_OK;
@@ -73,9 +79,9 @@ check_node(struct sw_req *r, const char *name, const char *node,
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode", sw_jo(
-	    "ClusterName", sw_js(name), "NodeId", sw_js(node), NULL), &out,
-	    &err)) != SW_OK) {
+	if ((e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeClusterNode",
+		 sw_jo("ClusterName", sw_js(name), "NodeId", sw_js(node), NULL),
+		 &out, &err)) != SW_OK) {
 		if (e != SW_ENOTFOUND)
 			return h_aws_fail(r, AWS_SVC_SAGEMAKER,
 			    "DescribeClusterNode", e, &err);
@@ -87,14 +93,16 @@ check_node(struct sw_req *r, const char *name, const char *node,
 	*group = sw_js(g ? g : "");
 	st = sw_json_path_str(out, "NodeDetails.InstanceStatus.Status");
 	if (attach && restricted_group(hp, g))
-		sw_ferr_add(&r->ferrs, "node", "restricted", "node %s is in "
+		sw_ferr_add(&r->ferrs, "node", "restricted",
+		    "node %s is in "
 		    "restricted instance group %s; SageMaker attaches no "
-		    "volume to a node of a restricted instance group", node,
-		    g);
+		    "volume to a node of a restricted instance group",
+		    node, g);
 	else if (attach && (st == NULL || strcmp(st, "Running") != 0))
-		sw_ferr_add(&r->ferrs, "node", "state", "node %s is %s; "
-		    "volumes are attached to Running nodes", node,
-		    st ? st : "unknown");
+		sw_ferr_add(&r->ferrs, "node", "state",
+		    "node %s is %s; "
+		    "volumes are attached to Running nodes",
+		    node, st ? st : "unknown");
 	json_object_put(out);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_ECONFLICT, "%s", r->ferrs.e[0].msg);
@@ -110,8 +118,10 @@ csi_present(struct sw_req *r, const char *eks, int *has)
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_EKS, "DescribeAddon", sw_jo("clusterName",
-	    sw_js(eks), "addonName", sw_js(CSI_ADDON), NULL), &out, &err);
+	e = h_call(r, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo(
+		"clusterName", sw_js(eks), "addonName", sw_js(CSI_ADDON), NULL),
+	    &out, &err);
 	if (e == SW_ENOTFOUND) {
 		*has = 0;
 		return SW_OK;
@@ -129,8 +139,8 @@ csi_present(struct sw_req *r, const char *eks, int *has)
  * cluster_arn, eks_cluster.
  */
 static sw_err
-volume_params(struct sw_req *r, const char *volume, int attach,
-    json_object **params)
+volume_params(
+    struct sw_req *r, const char *volume, int attach, json_object **params)
 {
 	const char *name = sw_json_get_str(r->args, "name");
 	const char *node = sw_json_get_str(r->args, "node");
@@ -145,12 +155,11 @@ volume_params(struct sw_req *r, const char *volume, int attach,
 		json_object_put(hp);
 		return r->err;
 	}
-	eks = strrchr(sw_json_path_str(hp, "Orchestrator.Eks.ClusterArn"),
-	    '/');
-	*params = sw_jo("name", sw_js(name), "node", sw_js(node),
-	    "group", group, "volume_id", sw_js(volume),
-	    "cluster_arn", sw_js(sw_json_get_str(hp, "ClusterArn")),
-	    "eks_cluster", sw_js(eks ? eks + 1 : name), NULL);
+	eks = strrchr(sw_json_path_str(hp, "Orchestrator.Eks.ClusterArn"), '/');
+	*params = sw_jo("name", sw_js(name), "node", sw_js(node), "group",
+	    group, "volume_id", sw_js(volume), "cluster_arn",
+	    sw_js(sw_json_get_str(hp, "ClusterArn")), "eks_cluster",
+	    sw_js(eks ? eks + 1 : name), NULL);
 	json_object_put(hp);
 	return SW_OK;
 }

@@ -20,8 +20,7 @@
 
 /* 400 naming field and the rule it breaks. */
 static sw_err
-refuse(struct sw_req *r, const char *field, const char *rule,
-    const char *why)
+refuse(struct sw_req *r, const char *field, const char *rule, const char *why)
 {
 	sw_ferr_add(&r->ferrs, field, rule, "%s", why);
 	return sw_req_fail(r, SW_EINVAL, "%s: %s", field, why);
@@ -34,8 +33,10 @@ target_fields_ok(struct sw_req *r, const char *target)
 	static const struct {
 		const char *field, *target;
 	} owner[] = {
-		{ "url", "webhook" }, { "secret", "webhook" },
-		{ "format", "webhook" }, { "topic_arn", "sns" },
+		{ "url", "webhook" },
+		{ "secret", "webhook" },
+		{ "format", "webhook" },
+		{ "topic_arn", "sns" },
 		{ "event_bus", "eventbridge" },
 	};
 	char why[96];
@@ -45,8 +46,8 @@ target_fields_ok(struct sw_req *r, const char *target)
 		if (sw_json_get(r->args, owner[i].field) == NULL ||
 		    strcmp(owner[i].target, target) == 0)
 			continue;
-		sw_fmt_text(why, sizeof(why), "is only for target %s",
-		    owner[i].target);
+		sw_fmt_text(
+		    why, sizeof(why), "is only for target %s", owner[i].target);
 		return refuse(r, owner[i].field, "conflict", why);
 	}
 	return SW_OK;
@@ -59,14 +60,17 @@ webhook_ok(struct sw_req *r)
 	const char *url = sw_json_get_str(r->args, "url");
 
 	if (url == NULL)
-		return refuse(r, "url", "required", "is required for target "
+		return refuse(r, "url", "required",
+		    "is required for target "
 		    "webhook");
 	if (!http_url_allowed(url, HTTP_ALLOW_LOOPBACK))
-		return refuse(r, "url", "https", "must be https (plain http "
+		return refuse(r, "url", "https",
+		    "must be https (plain http "
 		    "only to 127.0.0.1, localhost or [::1]), with no "
 		    "user-info");
 	if (sw_json_get_str(r->args, "secret") == NULL)
-		return refuse(r, "secret", "required", "is required for "
+		return refuse(r, "secret", "required",
+		    "is required for "
 		    "target webhook: receivers check the signature with it");
 	return SW_OK;
 }
@@ -87,8 +91,10 @@ arn_region_ok(struct sw_req *r, const char *field)
 	len = strlen(r->cfg->region);
 	if (strncmp(p + 1, r->cfg->region, len) == 0 && p[1 + len] == ':')
 		return SW_OK;
-	sw_fmt_text(why, sizeof(why), "must be in region %s, where Slipway "
-	    "calls AWS", r->cfg->region);
+	sw_fmt_text(why, sizeof(why),
+	    "must be in region %s, where Slipway "
+	    "calls AWS",
+	    r->cfg->region);
 	return refuse(r, field, "region", why);
 }
 
@@ -129,14 +135,15 @@ static sw_err
 sub_allowed(struct sw_req *r, const char *op, const char *team)
 {
 	struct sw_rule_row row = {
-		.name = op, .scope = SW_SCOPE_WRITE,
+		.name = op,
+		.scope = SW_SCOPE_WRITE,
 		.touch = team != NULL ? SW_TOUCH_TEAM : SW_TOUCH_PLATFORM,
 	};
 	const char *why;
 	char buf[320];
 
-	if ((why = sw_team_rule(r->cfg, &r->who, &row, team, buf,
-	    sizeof(buf))) == NULL)
+	if ((why = sw_team_rule(
+		 r->cfg, &r->who, &row, team, buf, sizeof(buf))) == NULL)
 		return SW_OK;
 	sw_ferr_add(&r->ferrs, "team", "team-rule", "%s", why);
 	return sw_req_fail(r, SW_EFORBIDDEN, "%s", why);
@@ -162,7 +169,8 @@ h_subscription_create(struct sw_req *r)
 		return r->err;
 	if (strcmp(n.target, "sns") == 0 &&
 	    sw_json_get_str(r->args, "topic_arn") == NULL)
-		return refuse(r, "topic_arn", "required", "is required for "
+		return refuse(r, "topic_arn", "required",
+		    "is required for "
 		    "target sns");
 	if (arn_region_ok(r, "topic_arn") != SW_OK ||
 	    arn_region_ok(r, "event_bus") != SW_OK)
@@ -176,14 +184,14 @@ h_subscription_create(struct sw_req *r)
 	n.cluster = sw_json_get_str(r->args, "cluster");
 	n.created_by = r->who.name;
 	if ((e = sw_sub_create(r->db, &n)) == SW_ECONFLICT)
-		return sw_req_fail(r, e, "a subscription named '%s' exists",
-		    n.name);
+		return sw_req_fail(
+		    r, e, "a subscription named '%s' exists", n.name);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot record the subscription");
 	if ((e = sw_sub_list(r->db, n.name, &list)) != SW_OK)
 		return sw_req_fail(r, e, "cannot read the subscription back");
-	sw_req_reply(r, 201, json_object_get(json_object_array_get_idx(list,
-	    0)));
+	sw_req_reply(
+	    r, 201, json_object_get(json_object_array_get_idx(list, 0)));
 	json_object_put(list);
 	return SW_OK;
 }
@@ -213,8 +221,9 @@ h_subscription_delete(struct sw_req *r)
 		return sw_req_fail(r, e, "cannot read the subscription");
 	sub = json_object_array_get_idx(list, 0);
 	if (strcmp(sw_json_get_str(sub, "created_by") ?: "", r->who.name) !=
-	    0 && sub_allowed(r, "subscription_delete",
-	    sw_json_get_str(sub, "team")) != SW_OK) {
+		0 &&
+	    sub_allowed(r, "subscription_delete",
+		sw_json_get_str(sub, "team")) != SW_OK) {
 		json_object_put(list);
 		return r->err;
 	}
@@ -223,8 +232,8 @@ h_subscription_delete(struct sw_req *r)
 		return sw_req_fail(r, e, "no subscription named '%s'", name);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot delete the subscription");
-	sw_req_reply(r, 200, sw_jo("name", sw_js(name), "deleted", sw_jb(1),
-	    NULL));
+	sw_req_reply(
+	    r, 200, sw_jo("name", sw_js(name), "deleted", sw_jb(1), NULL));
 	return SW_OK;
 }
 

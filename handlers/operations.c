@@ -51,8 +51,8 @@ h_op_get(struct sw_req *r)
 	json_object *o;
 	sw_err e;
 
-	e = sw_op_get(r->db, id, 1, sw_json_get_int(r->args, "since_event",
-	    0), &o);
+	e = sw_op_get(
+	    r->db, id, 1, sw_json_get_int(r->args, "since_event", 0), &o);
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no operation %s", id);
 	if (e != SW_OK)
@@ -72,8 +72,8 @@ op_wait_nap(int64_t left)
 		left = SW_WAIT_NAP_MS;
 	nap.tv_nsec = (long)left * 1000 * 1000;
 	nanosleep(&nap, NULL);
-	sw_metric_add("slipway_operation_wait_wakes_total", 1, "by", "nap",
-	    NULL);
+	sw_metric_add(
+	    "slipway_operation_wait_wakes_total", 1, "by", "nap", NULL);
 }
 
 /*
@@ -125,13 +125,13 @@ h_op_wait(struct sw_req *r)
 	sw_err e;
 
 	if (sw_db_watch_open(r->db, &w) != SW_OK)
-		w = NULL;	/* logged; nap instead */
+		w = NULL; /* logged; nap instead */
 	for (;;) {
 		e = sw_op_updated(r->db, id, &updated, state);
 		if (e != SW_OK)
 			break;
-		if (sw_op_state_terminal(state) || (since >= 0 &&
-		    updated > since) || sw_now_ms() >= deadline)
+		if (sw_op_state_terminal(state) ||
+		    (since >= 0 && updated > since) || sw_now_ms() >= deadline)
 			break;
 		op_wait_change(w, id, deadline);
 	}
@@ -143,8 +143,8 @@ h_op_wait(struct sw_req *r)
 	if ((e = sw_op_get(r->db, id, 0, 0, &o)) != SW_OK)
 		return sw_req_fail(r, e, "cannot read operation %s", id);
 	sw_json_add_bool(o, "terminal", sw_op_state_terminal(state));
-	sw_json_add_bool(o, "timed_out", !sw_op_state_terminal(state) &&
-	    !(since >= 0 && updated > since));
+	sw_json_add_bool(o, "timed_out",
+	    !sw_op_state_terminal(state) && !(since >= 0 && updated > since));
 	sw_req_reply(r, 200, o);
 	return SW_OK;
 }
@@ -164,7 +164,8 @@ h_op_retry(struct sw_req *r)
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no operation %s", id);
 	if (e == SW_ECONFLICT)
-		return sw_req_fail(r, e, "only a failed or cancelled "
+		return sw_req_fail(r, e,
+		    "only a failed or cancelled "
 		    "operation can be retried");
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot retry %s", id);
@@ -187,11 +188,13 @@ h_op_cancel(struct sw_req *r)
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot read operation %s", id);
 	owner = sw_json_get_str(o, "requested_by");
-	if (r->who.scope < SW_SCOPE_ADMIN && (owner == NULL ||
-	    strcmp(owner, r->who.name) != 0)) {
-		sw_req_fail(r, SW_EFORBIDDEN, "operation %s was started by "
+	if (r->who.scope < SW_SCOPE_ADMIN &&
+	    (owner == NULL || strcmp(owner, r->who.name) != 0)) {
+		sw_req_fail(r, SW_EFORBIDDEN,
+		    "operation %s was started by "
 		    "token '%s'; only that token or an admin token may "
-		    "cancel it", id, owner != NULL ? owner : "(unknown)");
+		    "cancel it",
+		    id, owner != NULL ? owner : "(unknown)");
 		json_object_put(o);
 		return SW_EFORBIDDEN;
 	}
@@ -200,8 +203,7 @@ h_op_cancel(struct sw_req *r)
 	if (e == SW_ENOTFOUND)
 		return sw_req_fail(r, e, "no operation %s", id);
 	if (e == SW_ECONFLICT)
-		return sw_req_fail(r, e, "operation %s has already ended",
-		    id);
+		return sw_req_fail(r, e, "operation %s has already ended", id);
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "cannot cancel %s", id);
 	return h_accepted(r, id, 0);

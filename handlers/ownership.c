@@ -31,9 +31,10 @@ aws_has(struct sw_req *r, enum aws_service svc, sw_err e,
 	if (e == SW_ENOTFOUND)
 		return 0;
 	/* Could not tell: 429/503/504 as aws_error_sw said, else 503. */
-	sw_req_fail(r, sw_err_transient(e) ? e : SW_EUNAVAIL, "%s "
-	    "DescribeCluster: %s %s", aws_service(svc)->id, err->code,
-	    err->message);
+	sw_req_fail(r, sw_err_transient(e) ? e : SW_EUNAVAIL,
+	    "%s "
+	    "DescribeCluster: %s %s",
+	    aws_service(svc)->id, err->code, err->message);
 	return -1;
 }
 
@@ -49,8 +50,8 @@ not_ours(struct sw_req *r, const char *cluster)
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(cluster), NULL), &out, &err);
+	e = h_call(r, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(cluster), NULL), &out, &err);
 	if ((eks = aws_has(r, AWS_SVC_EKS, e, &err, out)) < 0)
 		return r->err;
 	e = h_hp_describe(r, cluster, &out, &err);
@@ -60,10 +61,13 @@ not_ours(struct sw_req *r, const char *cluster)
 		return sw_req_fail(r, SW_ENOTFOUND, "no cluster %s", cluster);
 	sw_fmt_text(what, sizeof(what), "%s%s%s", eks ? "the EKS cluster" : "",
 	    eks && hp ? " and " : "", hp ? "the HyperPod cluster" : "");
-	sw_ferr_add(&r->ferrs, "name", "owned", "%s %s was not created by "
+	sw_ferr_add(&r->ferrs, "name", "owned",
+	    "%s %s was not created by "
 	    "Slipway; adopt it with cluster_import (POST /api/v1/clusters/"
-	    "%s:import) to manage it", what, cluster, cluster);
-	return sw_req_fail(r, SW_ECONFLICT, "%s %s was not created by Slipway "
+	    "%s:import) to manage it",
+	    what, cluster, cluster);
+	return sw_req_fail(r, SW_ECONFLICT,
+	    "%s %s was not created by Slipway "
 	    "and is not imported, so Slipway changes nothing of it; adopt it "
 	    "first with cluster_import (POST /api/v1/clusters/%s:import)",
 	    what, cluster, cluster);
@@ -77,8 +81,10 @@ h_owned(struct sw_req *r, const char *cluster, struct sw_cluster_rec *rec)
 	if ((e = sw_cluster_get(r->db, cluster, rec)) == SW_ENOTFOUND)
 		return not_ours(r, cluster);
 	if (e != SW_OK)
-		return sw_req_fail(r, e, "cannot read the record of cluster "
-		    "%s", cluster);
+		return sw_req_fail(r, e,
+		    "cannot read the record of cluster "
+		    "%s",
+		    cluster);
 	/* The pipeline tags what it makes, and finds what it deletes,
 	 * by this id. */
 	sw_json_add_str(r->args, "cluster_id", rec->id);

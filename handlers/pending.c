@@ -32,14 +32,14 @@
 #include "lib/buf.h"
 #include "lib/json.h"
 
-#define QUEUE_LABEL	"kueue.x-k8s.io/queue-name"
-#define WHY_MAX		512
+#define QUEUE_LABEL "kueue.x-k8s.io/queue-name"
+#define WHY_MAX 512
 
 struct why {
-	const char	*reason;
-	char		 message[WHY_MAX];
-	char		 next[WHY_MAX];
-	const char	*source;	/* Kueue's or the scheduler's words */
+	const char *reason;
+	char message[WHY_MAX];
+	char next[WHY_MAX];
+	const char *source; /* Kueue's or the scheduler's words */
 };
 
 static int
@@ -56,8 +56,9 @@ cond(json_object *o, const char *type)
 	size_t i;
 
 	for (i = 0; conds && i < json_object_array_length(conds); i++)
-		if (is(sw_json_get_str(json_object_array_get_idx(conds, i),
-		    "type"), type))
+		if (is(sw_json_get_str(
+			   json_object_array_get_idx(conds, i), "type"),
+			type))
 			return json_object_array_get_idx(conds, i);
 	return NULL;
 }
@@ -80,8 +81,9 @@ workload_of(json_object *wls, json_object *job)
 		json_object *refs = sw_json_path(w, "metadata.ownerReferences");
 
 		for (j = 0; refs && j < json_object_array_length(refs); j++)
-			if (is(sw_json_get_str(json_object_array_get_idx(refs,
-			    j), "uid"), uid))
+			if (is(sw_json_get_str(
+				   json_object_array_get_idx(refs, j), "uid"),
+				uid))
 				return w;
 	}
 	return NULL;
@@ -109,7 +111,7 @@ ahead(json_object *a, json_object *b)
 	if (c != 0)
 		return c < 0;
 	return strcmp(sw_json_path_str(a, "metadata.name") ?: "",
-	    sw_json_path_str(b, "metadata.name") ?: "") < 0;
+		   sw_json_path_str(b, "metadata.name") ?: "") < 0;
 }
 
 /* 1 + the waiting Workloads of the same queue ahead of w. */
@@ -124,9 +126,10 @@ position(json_object *wls, json_object *w)
 	for (i = 0; i < json_object_array_length(wls); i++) {
 		json_object *o = json_object_array_get_idx(wls, i);
 
-		if (o != w && waiting(o) && is(sw_json_path_str(o,
-		    "spec.queueName"), q) && is(sw_json_path_str(o,
-		    "metadata.namespace"), ns) && ahead(o, w))
+		if (o != w && waiting(o) &&
+		    is(sw_json_path_str(o, "spec.queueName"), q) &&
+		    is(sw_json_path_str(o, "metadata.namespace"), ns) &&
+		    ahead(o, w))
 			n++;
 	}
 	return n;
@@ -168,8 +171,9 @@ flavor_res(json_object *flavors, const char *flavor, const char *res)
 		if (!is(sw_json_get_str(f, "name"), flavor))
 			continue;
 		for (j = 0; rs && j < json_object_array_length(rs); j++)
-			if (is(sw_json_get_str(json_object_array_get_idx(rs,
-			    j), "name"), res))
+			if (is(sw_json_get_str(
+				   json_object_array_get_idx(rs, j), "name"),
+				res))
 				return json_object_array_get_idx(rs, j);
 	}
 	return NULL;
@@ -181,8 +185,9 @@ cq_named(json_object *cqs, const char *name)
 	size_t i;
 
 	for (i = 0; name && cqs && i < json_object_array_length(cqs); i++)
-		if (is(sw_json_path_str(json_object_array_get_idx(cqs, i),
-		    "metadata.name"), name))
+		if (is(sw_json_path_str(
+			   json_object_array_get_idx(cqs, i), "metadata.name"),
+			name))
 			return json_object_array_get_idx(cqs, i);
 	return NULL;
 }
@@ -198,11 +203,14 @@ borrowers(struct sw_buf *sb, json_object *cqs, json_object *cq,
 
 	for (i = 0; cohort && i < json_object_array_length(cqs); i++) {
 		json_object *o = json_object_array_get_idx(cqs, i);
-		double b = wl_qty(sw_json_get(flavor_res(sw_json_path(o,
-		    "status.flavorsUsage"), flavor, res), "borrowed"));
+		double b = wl_qty(sw_json_get(
+		    flavor_res(
+			sw_json_path(o, "status.flavorsUsage"), flavor, res),
+		    "borrowed"));
 
-		if (o == cq || !is(sw_json_path_str(o, "spec.cohortName"),
-		    cohort) || b <= 0)
+		if (o == cq ||
+		    !is(sw_json_path_str(o, "spec.cohortName"), cohort) ||
+		    b <= 0)
 			continue;
 		sw_buf_printf(sb, "%s%s (%g)", sw_buf_str(sb)[0] ? ", " : "",
 		    sw_json_path_str(o, "metadata.name"), b);
@@ -216,15 +224,16 @@ borrowers(struct sw_buf *sb, json_object *cqs, json_object *cq,
 static int
 short_of(const char *msg, char *res, size_t rsz, char *flavor, size_t fsz)
 {
-	const char *p = msg ? strstr(msg, "insufficient unused quota for ") :
-	    NULL, *f, *e;
+	const char *p = msg ? strstr(msg, "insufficient unused quota for ")
+			    : NULL,
+		   *f, *e;
 
 	if (p == NULL)
 		return 0;
 	p += strlen("insufficient unused quota for ");
 	if ((f = strstr(p, " in flavor ")) == NULL ||
-	    (e = strchr(f + 11, ',')) == NULL ||
-	    (size_t)(f - p) >= rsz || (size_t)(e - f - 11) >= fsz)
+	    (e = strchr(f + 11, ',')) == NULL || (size_t)(f - p) >= rsz ||
+	    (size_t)(e - f - 11) >= fsz)
 		return 0;
 	memcpy(res, p, f - p);
 	res[f - p] = '\0';
@@ -235,8 +244,8 @@ short_of(const char *msg, char *res, size_t rsz, char *flavor, size_t fsz)
 
 /* Quota in use: how much, the borrowing limit, who borrows. */
 static void
-why_quota(struct why *y, json_object *cqs, const char *cq_name,
-    const char *msg, int pos)
+why_quota(struct why *y, json_object *cqs, const char *cq_name, const char *msg,
+    int pos)
 {
 	json_object *cq = cq_named(cqs, cq_name), *spec, *used;
 	char res[128], flavor[128], lim[64] = "";
@@ -245,20 +254,23 @@ why_quota(struct why *y, json_object *cqs, const char *cq_name,
 	struct sw_buf who;
 
 	y->reason = "QuotaInUse";
-	sw_fmt_text(y->next, sizeof(y->next), "It starts when work ahead of "
+	sw_fmt_text(y->next, sizeof(y->next),
+	    "It starts when work ahead of "
 	    "it in the queue finishes. To start sooner: ask for less, give "
 	    "it a higher priority class, or raise the team's quota "
 	    "(compute_quota_update).");
-	if (cq == NULL || !short_of(msg, res, sizeof(res), flavor,
-	    sizeof(flavor))) {
-		sw_fmt_text(y->message, sizeof(y->message), "The team's "
-		    "queue has no room for it now (position %d).", pos);
+	if (cq == NULL ||
+	    !short_of(msg, res, sizeof(res), flavor, sizeof(flavor))) {
+		sw_fmt_text(y->message, sizeof(y->message),
+		    "The team's "
+		    "queue has no room for it now (position %d).",
+		    pos);
 		return;
 	}
-	spec = flavor_res(sw_json_path(sw_json_path(cq,
-	    "spec.resourceGroups[0]"), "flavors"), flavor, res);
-	used = flavor_res(sw_json_path(cq, "status.flavorsUsage"), flavor,
-	    res);
+	spec = flavor_res(
+	    sw_json_path(sw_json_path(cq, "spec.resourceGroups[0]"), "flavors"),
+	    flavor, res);
+	used = flavor_res(sw_json_path(cq, "status.flavorsUsage"), flavor, res);
 	nominal = wl_qty(sw_json_get(spec, "nominalQuota"));
 	has_limit = sw_json_get(spec, "borrowingLimit") != NULL;
 	limit = wl_qty(sw_json_get(spec, "borrowingLimit"));
@@ -271,56 +283,66 @@ why_quota(struct why *y, json_object *cqs, const char *cq_name,
 		y->reason = "WaitingForHigherPriority";
 	if (has_limit)
 		sw_fmt_text(lim, sizeof(lim), ", may borrow up to %g", limit);
-	sw_fmt_text(y->message, sizeof(y->message), "Queue %s has %g %s of "
-	    "its own on %s and uses %g (%g borrowed%s); %s%s%s.", cq_name,
-	    nominal, res, flavor, total, total > nominal ? total - nominal : 0,
-	    lim,
-	    pos > 1 ? "other jobs wait ahead of it" : "nothing is free to "
-	    "borrow", sw_buf_str(&who)[0] ? "; borrowing from the cohort: " :
-	    "", sw_buf_str(&who));
+	sw_fmt_text(y->message, sizeof(y->message),
+	    "Queue %s has %g %s of "
+	    "its own on %s and uses %g (%g borrowed%s); %s%s%s.",
+	    cq_name, nominal, res, flavor, total,
+	    total > nominal ? total - nominal : 0, lim,
+	    pos > 1 ? "other jobs wait ahead of it"
+		    : "nothing is free to "
+		      "borrow",
+	    sw_buf_str(&who)[0] ? "; borrowing from the cohort: " : "",
+	    sw_buf_str(&who));
 	sw_buf_free(&who);
 }
 
 /* Why a Workload not admitted waits.  Kueue's words in y->source. */
 static void
-why_queued(struct why *y, json_object *w, json_object *cqs,
-    const char *cq_name, int pos)
+why_queued(struct why *y, json_object *w, json_object *cqs, const char *cq_name,
+    int pos)
 {
-	json_object *qr = cond(w, "QuotaReserved"), *pre = cond(w,
-	    "Preempted");
+	json_object *qr = cond(w, "QuotaReserved"), *pre = cond(w, "Preempted");
 	const char *kr = sw_json_get_str(qr, "reason");
 	const char *km = sw_json_get_str(qr, "message");
 
 	y->source = km;
 	if (is(kr, "ExceedsMaxQuota")) {
 		y->reason = "NeverFits";
-		sw_fmt_text(y->message, sizeof(y->message), "It asks for more "
+		sw_fmt_text(y->message, sizeof(y->message),
+		    "It asks for more "
 		    "than its team's quota plus all the team may borrow: it "
 		    "can never start as it is.");
-		sw_fmt_text(y->next, sizeof(y->next), "Ask for fewer GPUs or "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "Ask for fewer GPUs or "
 		    "nodes, or raise the team's quota (compute_quota_update).");
 	} else if (is(kr, "Misconfigured")) {
 		y->reason = "NoSuchQueue";
-		sw_fmt_text(y->message, sizeof(y->message), "Its queue does "
+		sw_fmt_text(y->message, sizeof(y->message),
+		    "Its queue does "
 		    "not exist, so Kueue will never admit it.");
-		sw_fmt_text(y->next, sizeof(y->next), "Delete it and submit "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "Delete it and submit "
 		    "again with queue hyperpod-ns-<team>-localqueue of a team "
 		    "that has a compute quota (compute_quota_list).");
 	} else if (km && strstr(km, "Pending the preemption of")) {
 		y->reason = "PreemptingOthers";
-		sw_fmt_text(y->message, sizeof(y->message), "Kueue is stopping "
+		sw_fmt_text(y->message, sizeof(y->message),
+		    "Kueue is stopping "
 		    "lower-priority or borrowing work to make room for it.");
-		sw_fmt_text(y->next, sizeof(y->next), "Nothing to do: it "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "Nothing to do: it "
 		    "starts once they have stopped.");
 	} else if (is(sw_json_get_str(pre, "status"), "True")) {
 		y->reason = "Preempted";
 		y->source = sw_json_get_str(pre, "message");
 		sw_fmt_text(y->message, sizeof(y->message), "%s",
-		    is(sw_json_get_str(pre, "reason"), "InCohortReclamation") ?
-		    "It was stopped because the team it borrowed from took "
-		    "its quota back." : "It was stopped to make room for a "
-		    "higher-priority job of its team.");
-		sw_fmt_text(y->next, sizeof(y->next), "It starts again by "
+		    is(sw_json_get_str(pre, "reason"), "InCohortReclamation")
+			? "It was stopped because the team it borrowed from took "
+			  "its quota back."
+			: "It was stopped to make room for a "
+			  "higher-priority job of its team.");
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "It starts again by "
 		    "itself when quota frees up; a higher priority class or "
 		    "more quota keeps it running.");
 	} else
@@ -333,25 +355,31 @@ why_unschedulable(struct why *y, const char *pod, const char *msg)
 {
 	y->reason = "NoNodeFits";
 	y->source = msg;
-	sw_fmt_text(y->message, sizeof(y->message), "No node can take pod %s "
-	    "now.", pod);
+	sw_fmt_text(y->message, sizeof(y->message),
+	    "No node can take pod %s "
+	    "now.",
+	    pod);
 	if (strstr(msg, "Insufficient nvidia.com/gpu") ||
 	    strstr(msg, "Insufficient vpc.amazonaws.com/efa") ||
 	    strstr(msg, "Insufficient cpu") ||
 	    strstr(msg, "Insufficient memory"))
-		sw_fmt_text(y->next, sizeof(y->next), "Ask for fewer GPUs, EFA "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "Ask for fewer GPUs, EFA "
 		    "interfaces or less memory per node, pick an instance_type "
 		    "that has them, or add nodes (instance_group_scale).");
 	else if (strstr(msg, "untolerated taint"))
-		sw_fmt_text(y->next, sizeof(y->next), "The nodes carry a taint "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "The nodes carry a taint "
 		    "the pods do not tolerate (HyperPod taints nodes that fail "
 		    "health checks); see node_list.");
 	else if (strstr(msg, "node affinity/selector"))
-		sw_fmt_text(y->next, sizeof(y->next), "No node has the labels "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "No node has the labels "
 		    "asked for (instance_type, or a passed health check); "
 		    "see node_list.");
 	else
-		sw_fmt_text(y->next, sizeof(y->next), "See the pod's events "
+		sw_fmt_text(y->next, sizeof(y->next),
+		    "See the pod's events "
 		    "(training_job_get) and node_list.");
 }
 
@@ -364,43 +392,53 @@ why_pods(struct why *y, json_object *pods)
 	for (i = 0; pods && i < json_object_array_length(pods); i++) {
 		json_object *p = json_object_array_get_idx(pods, i);
 		json_object *sc = cond(p, "PodScheduled");
-		const char *wr = sw_json_path_str(p,
-		    "status.containerStatuses[0].state.waiting.reason");
+		const char *wr = sw_json_path_str(
+		    p, "status.containerStatuses[0].state.waiting.reason");
 		const char *name = sw_json_path_str(p, "metadata.name");
 
 		if (is(sw_json_get_str(sc, "reason"), "SchedulingGated"))
-			continue;	/* Kueue holds it: see its Workload */
+			continue; /* Kueue holds it: see its Workload */
 		if (is(sw_json_get_str(sc, "status"), "False") &&
 		    sw_json_get_str(sc, "message")) {
-			why_unschedulable(y, name, sw_json_get_str(sc,
-			    "message"));
+			why_unschedulable(
+			    y, name, sw_json_get_str(sc, "message"));
 			return;
 		}
 		if (is(wr, "ErrImagePull") || is(wr, "ImagePullBackOff") ||
 		    is(wr, "InvalidImageName")) {
 			y->reason = "ImagePull";
-			y->source = sw_json_path_str(p, "status.containerStatuses"
+			y->source = sw_json_path_str(p,
+			    "status.containerStatuses"
 			    "[0].state.waiting.message");
-			sw_fmt_text(y->message, sizeof(y->message), "The image "
-			    "of pod %s cannot be pulled.", name);
-			sw_fmt_text(y->next, sizeof(y->next), "Check the image "
+			sw_fmt_text(y->message, sizeof(y->message),
+			    "The image "
+			    "of pod %s cannot be pulled.",
+			    name);
+			sw_fmt_text(y->next, sizeof(y->next),
+			    "Check the image "
 			    "name and tag, and that the nodes may pull it.");
 			return;
 		}
 		if (is(wr, "CrashLoopBackOff")) {
 			y->reason = "CrashLoop";
-			sw_fmt_text(y->message, sizeof(y->message), "Pod %s "
-			    "starts and exits again and again.", name);
-			sw_fmt_text(y->next, sizeof(y->next), "Read its log "
+			sw_fmt_text(y->message, sizeof(y->message),
+			    "Pod %s "
+			    "starts and exits again and again.",
+			    name);
+			sw_fmt_text(y->next, sizeof(y->next),
+			    "Read its log "
 			    "before the restart (training_job_logs).");
 			return;
 		}
 	}
 	y->reason = "Starting";
 	sw_fmt_text(y->message, sizeof(y->message), "%s",
-	    pods && json_object_array_length(pods) > 0 ? "Its pods are "
-	    "being placed and started." : "Its pods are not made yet.");
-	sw_fmt_text(y->next, sizeof(y->next), "Wait, then read "
+	    pods && json_object_array_length(pods) > 0
+		? "Its pods are "
+		  "being placed and started."
+		: "Its pods are not made yet.");
+	sw_fmt_text(y->next, sizeof(y->next),
+	    "Wait, then read "
 	    "training_job_get again.");
 }
 
@@ -412,16 +450,16 @@ wl_pods_pending(json_object *pods)
 	memset(&y, 0, sizeof(y));
 	why_pods(&y, pods);
 	return sw_jo("reason", sw_js(y.reason), "message", sw_js(y.message),
-	    "next_step", sw_js(y.next),
-	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+	    "next_step", sw_js(y.next), "detail",
+	    y.source ? sw_js(y.source) : NULL, NULL);
 }
 
 json_object *
 wl_job_pending(json_object *job, const char *state, json_object *pods,
     json_object *wls, json_object *lqs, json_object *cqs)
 {
-	const char *queue = sw_json_get_str(sw_json_path(job,
-	    "metadata.labels"), QUEUE_LABEL);
+	const char *queue =
+	    sw_json_get_str(sw_json_path(job, "metadata.labels"), QUEUE_LABEL);
 	json_object *w = NULL, *adm;
 	const char *cq_name = NULL;
 	struct why y;
@@ -435,10 +473,12 @@ wl_job_pending(json_object *job, const char *state, json_object *pods,
 		admitted = cond_true(w, "Admitted");
 		adm = sw_json_path(w, "status.admission");
 		cq_name = sw_json_get_str(adm, "clusterQueue");
-		for (i = 0; !cq_name && lqs && i < json_object_array_length(lqs);
-		    i++)
-			if (is(sw_json_path_str(json_object_array_get_idx(lqs,
-			    i), "metadata.name"), queue))
+		for (i = 0;
+		     !cq_name && lqs && i < json_object_array_length(lqs); i++)
+			if (is(sw_json_path_str(
+				   json_object_array_get_idx(lqs, i),
+				   "metadata.name"),
+				queue))
 				cq_name = sw_json_path_str(
 				    json_object_array_get_idx(lqs, i),
 				    "spec.clusterQueue");
@@ -448,23 +488,23 @@ wl_job_pending(json_object *job, const char *state, json_object *pods,
 		}
 	} else if (queue != NULL) {
 		y.reason = "NotQueuedYet";
-		sw_fmt_text(y.message, sizeof(y.message), "It names queue %s "
-		    "but Kueue has not taken it in yet.", queue);
-		sw_fmt_text(y.next, sizeof(y.next), "Wait a few seconds; if "
+		sw_fmt_text(y.message, sizeof(y.message),
+		    "It names queue %s "
+		    "but Kueue has not taken it in yet.",
+		    queue);
+		sw_fmt_text(y.next, sizeof(y.next),
+		    "Wait a few seconds; if "
 		    "it stays, check that task_governance is on "
 		    "(feature_list).");
 	}
 	if (y.reason == NULL)
 		why_pods(&y, pods);
-	return sw_jo(
-	    "queue", queue ? sw_js(queue) : NULL,
-	    "cluster_queue", cq_name ? sw_js(cq_name) : NULL,
-	    "position", pos > 0 ? sw_ji(pos) : NULL,
-	    "admitted", queue ? sw_jb(admitted) : NULL,
-	    "reason", sw_js(y.reason),
-	    "message", sw_js(y.message),
-	    "next_step", sw_js(y.next),
-	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+	return sw_jo("queue", queue ? sw_js(queue) : NULL, "cluster_queue",
+	    cq_name ? sw_js(cq_name) : NULL, "position",
+	    pos > 0 ? sw_ji(pos) : NULL, "admitted",
+	    queue ? sw_jb(admitted) : NULL, "reason", sw_js(y.reason),
+	    "message", sw_js(y.message), "next_step", sw_js(y.next), "detail",
+	    y.source ? sw_js(y.source) : NULL, NULL);
 }
 
 /* The newest ScaledDown or ScaledUp event of Workload w in events (the
@@ -485,9 +525,9 @@ resize_event(json_object *events, json_object *w)
 		rv = sw_json_path_str(e, "metadata.resourceVersion");
 		v = rv ? strtoll(rv, NULL, 10) : 0;
 		if (!is(sw_json_path_str(e, "involvedObject.kind"),
-		    "Workload") || !is(sw_json_path_str(e,
-		    "involvedObject.name"), name) || !(is(why, "ScaledDown") ||
-		    is(why, "ScaledUp")) || v < best)
+			"Workload") ||
+		    !is(sw_json_path_str(e, "involvedObject.name"), name) ||
+		    !(is(why, "ScaledDown") || is(why, "ScaledUp")) || v < best)
 			continue;
 		best = v;
 		msg = sw_json_get_str(e, "message");
@@ -503,20 +543,20 @@ running_pods(json_object *pods)
 	int n = 0;
 
 	for (i = 0; pods && i < json_object_array_length(pods); i++)
-		n += is(sw_json_path_str(json_object_array_get_idx(pods, i),
-		    "status.phase"), "Running");
+		n += is(sw_json_path_str(
+			    json_object_array_get_idx(pods, i), "status.phase"),
+		    "Running");
 	return n;
 }
 
 /* Why an admitted elastic job runs below its most, into y. */
 static void
-why_shrunk(struct why *y, json_object *w, json_object *cqs, int now,
-    int hi)
+why_shrunk(struct why *y, json_object *w, json_object *cqs, int now, int hi)
 {
-	const char *cq_name = sw_json_path_str(w,
-	    "status.admission.clusterQueue");
-	const char *flavor = sw_json_get_str(sw_json_path(w,
-	    "status.admission.podSetAssignments[0].flavors"),
+	const char *cq_name =
+	    sw_json_path_str(w, "status.admission.clusterQueue");
+	const char *flavor = sw_json_get_str(
+	    sw_json_path(w, "status.admission.podSetAssignments[0].flavors"),
 	    "nvidia.com/gpu");
 	struct sw_buf who;
 
@@ -525,12 +565,15 @@ why_shrunk(struct why *y, json_object *w, json_object *cqs, int now,
 		borrowers(&who, cqs, cq_named(cqs, cq_name), flavor,
 		    "nvidia.com/gpu");
 	y->reason = "Shrunk";
-	sw_fmt_text(y->message, sizeof(y->message), "It runs on %d of at most "
+	sw_fmt_text(y->message, sizeof(y->message),
+	    "It runs on %d of at most "
 	    "%d nodes: the quota for the rest is held by other work in queue "
-	    "%s or its cohort%s%s.", now, hi, cq_name ? cq_name : "?",
+	    "%s or its cohort%s%s.",
+	    now, hi, cq_name ? cq_name : "?",
 	    sw_buf_str(&who)[0] ? "; borrowing from the cohort: " : "",
 	    sw_buf_str(&who));
-	sw_fmt_text(y->next, sizeof(y->next), "Nothing to do: it grows back "
+	sw_fmt_text(y->next, sizeof(y->next),
+	    "Nothing to do: it grows back "
 	    "by itself, a step at a time, when quota frees up and nothing in "
 	    "its cohort waits. A higher priority class keeps its nodes.");
 	sw_buf_free(&who);
@@ -555,54 +598,63 @@ wl_job_elastic(json_object *job, json_object *pods, json_object *wls,
 		return NULL;
 	admitted = w != NULL && cond_true(w, "Admitted");
 	if (admitted)
-		want = (int)sw_json_get_int(sw_json_path(w, "status.admission."
-		    "podSetAssignments[0]"), "count", 1);
-	else if (w == NULL && (targets = sw_json_path(job,
-	    "status.elasticScalingStatus.targetReplicas")) != NULL) {
-		json_object_object_foreach(targets, k, v) {
+		want = (int)sw_json_get_int(sw_json_path(w,
+						"status.admission."
+						"podSetAssignments[0]"),
+		    "count", 1);
+	else if (w == NULL &&
+	    (targets = sw_json_path(
+		 job, "status.elasticScalingStatus.targetReplicas")) != NULL) {
+		json_object_object_foreach(targets, k, v)
+		{
 			(void)k;
 			want = json_object_get_int(v);
 		}
 	}
 	if (want < 0 && w == NULL)
-		want = (int)sw_json_get_int(sw_json_path(job,
-		    "spec.replicaSpecs[0]"), "replicas", lo);
+		want = (int)sw_json_get_int(
+		    sw_json_path(job, "spec.replicaSpecs[0]"), "replicas", lo);
 	run = running_pods(pods);
 	if (w != NULL && !admitted) {
 		y.reason = "NotAdmitted";
-		sw_fmt_text(y.message, sizeof(y.message), "Kueue has not "
+		sw_fmt_text(y.message, sizeof(y.message),
+		    "Kueue has not "
 		    "admitted it: it runs on no nodes (see pending).");
-		sw_fmt_text(y.next, sizeof(y.next), "See pending for why it "
+		sw_fmt_text(y.next, sizeof(y.next),
+		    "See pending for why it "
 		    "waits.");
 	} else if (run != want) {
 		y.reason = "Scaling";
-		sw_fmt_text(y.message, sizeof(y.message), "It is scaling from "
-		    "%d to %d running nodes.", run, want);
-		sw_fmt_text(y.next, sizeof(y.next), "Wait: the training "
+		sw_fmt_text(y.message, sizeof(y.message),
+		    "It is scaling from "
+		    "%d to %d running nodes.",
+		    run, want);
+		sw_fmt_text(y.next, sizeof(y.next),
+		    "Wait: the training "
 		    "operator restarts it at the new size.");
 	} else if (want < hi && w != NULL)
 		why_shrunk(&y, w, cqs, want, hi);
 	else {
 		y.reason = "AtMax";
-		sw_fmt_text(y.message, sizeof(y.message), "It runs on %d nodes, "
-		    "%s.", want, want >= hi ? "its most" : "as asked");
+		sw_fmt_text(y.message, sizeof(y.message),
+		    "It runs on %d nodes, "
+		    "%s.",
+		    want, want >= hi ? "its most" : "as asked");
 		sw_fmt_text(y.next, sizeof(y.next), "Nothing to do.");
 	}
 	y.source = w != NULL ? resize_event(events, w) : NULL;
-	return sw_jo(
-	    "min_nodes", sw_ji(lo), "max_nodes", sw_ji(hi),
-	    "increment_step", sw_ji(sw_json_get_int(ep,
-		"replicaIncrementStep", 1)),
-	    "nodes", sw_ji(want > 0 ? want : 0), "running", sw_ji(run),
-	    "admitted", w != NULL ? sw_jb(admitted) : NULL,
-	    "reason", sw_js(y.reason), "message", sw_js(y.message),
-	    "next_step", sw_js(y.next),
-	    "detail", y.source ? sw_js(y.source) : NULL, NULL);
+	return sw_jo("min_nodes", sw_ji(lo), "max_nodes", sw_ji(hi),
+	    "increment_step",
+	    sw_ji(sw_json_get_int(ep, "replicaIncrementStep", 1)), "nodes",
+	    sw_ji(want > 0 ? want : 0), "running", sw_ji(run), "admitted",
+	    w != NULL ? sw_jb(admitted) : NULL, "reason", sw_js(y.reason),
+	    "message", sw_js(y.message), "next_step", sw_js(y.next), "detail",
+	    y.source ? sw_js(y.source) : NULL, NULL);
 }
 
 json_object *
-wl_endpoint_pending(json_object *pods, json_object *wls, json_object *lqs,
-    json_object *cqs)
+wl_endpoint_pending(
+    json_object *pods, json_object *wls, json_object *lqs, json_object *cqs)
 {
 	json_object *p, *w;
 	size_t i;
@@ -610,12 +662,12 @@ wl_endpoint_pending(json_object *pods, json_object *wls, json_object *lqs,
 	for (i = 0; pods && i < json_object_array_length(pods); i++) {
 		p = json_object_array_get_idx(pods, i);
 		if (sw_json_get_str(sw_json_path(p, "metadata.labels"),
-		    QUEUE_LABEL) == NULL)
+			QUEUE_LABEL) == NULL)
 			continue;
 		w = workload_of(wls, p);
 		if (w == NULL || !cond_true(w, "Admitted"))
-			return wl_job_pending(p, "Pending", pods, wls, lqs,
-			    cqs);
+			return wl_job_pending(
+			    p, "Pending", pods, wls, lqs, cqs);
 	}
 	return wl_pods_pending(pods);
 }

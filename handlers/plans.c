@@ -29,8 +29,8 @@ aws_now(struct sw_req *r)
 {
 	struct aws_ctx *aws = h_aws(r);
 
-	return aws && aws->server_time > 0 ? (int64_t)aws->server_time :
-	    (int64_t)time(NULL);
+	return aws && aws->server_time > 0 ? (int64_t)aws->server_time
+					   : (int64_t)time(NULL);
 }
 
 static json_object *
@@ -42,8 +42,7 @@ fee(json_object *o)
 }
 
 static sw_err
-plan_call(struct sw_req *r, const char *op, json_object *in,
-    json_object **out)
+plan_call(struct sw_req *r, const char *op, json_object *in, json_object **out)
 {
 	struct aws_error err;
 	sw_err e;
@@ -60,30 +59,30 @@ reservation_item(json_object *o)
 {
 	json_object *rc = sw_json_path(o, "ReservedCapacityOfferings[0]");
 
-	return sw_jo("offering_id", sw_js(sw_json_get_str(o,
-	    "TrainingPlanOfferingId")), "kind", sw_js("reservation"),
-	    "upfront_fee", fee(o), "currency", sw_js(sw_json_get_str(o,
-	    "CurrencyCode")), "instance_type", sw_js(sw_json_get_str(rc,
-	    "InstanceType")), "count", sw_ji(sw_json_get_int(rc,
-	    "InstanceCount", 0)), "availability_zone", sw_js(
-	    sw_json_get_str(rc, "AvailabilityZone")), "start_time",
-	    sw_ji(epoch(rc, "StartTime")), "end_time", sw_ji(epoch(rc,
-	    "EndTime")), "duration_hours", sw_ji(sw_json_get_int(o,
-	    "DurationHours", 0)), NULL);
+	return sw_jo("offering_id",
+	    sw_js(sw_json_get_str(o, "TrainingPlanOfferingId")), "kind",
+	    sw_js("reservation"), "upfront_fee", fee(o), "currency",
+	    sw_js(sw_json_get_str(o, "CurrencyCode")), "instance_type",
+	    sw_js(sw_json_get_str(rc, "InstanceType")), "count",
+	    sw_ji(sw_json_get_int(rc, "InstanceCount", 0)), "availability_zone",
+	    sw_js(sw_json_get_str(rc, "AvailabilityZone")), "start_time",
+	    sw_ji(epoch(rc, "StartTime")), "end_time",
+	    sw_ji(epoch(rc, "EndTime")), "duration_hours",
+	    sw_ji(sw_json_get_int(o, "DurationHours", 0)), NULL);
 }
 
 /* A TrainingPlanExtensionOffering as an offering item. */
 static json_object *
 extension_item(json_object *o)
 {
-	return sw_jo("offering_id", sw_js(sw_json_get_str(o,
-	    "TrainingPlanExtensionOfferingId")), "kind", sw_js("extension"),
-	    "upfront_fee", fee(o), "currency", sw_js(sw_json_get_str(o,
-	    "CurrencyCode")), "availability_zone", sw_js(sw_json_get_str(o,
-	    "AvailabilityZone")), "start_time", sw_ji(epoch(o,
-	    "StartDate")), "end_time", sw_ji(epoch(o, "EndDate")),
-	    "duration_hours", sw_ji(sw_json_get_int(o, "DurationHours", 0)),
-	    NULL);
+	return sw_jo("offering_id",
+	    sw_js(sw_json_get_str(o, "TrainingPlanExtensionOfferingId")),
+	    "kind", sw_js("extension"), "upfront_fee", fee(o), "currency",
+	    sw_js(sw_json_get_str(o, "CurrencyCode")), "availability_zone",
+	    sw_js(sw_json_get_str(o, "AvailabilityZone")), "start_time",
+	    sw_ji(epoch(o, "StartDate")), "end_time",
+	    sw_ji(epoch(o, "EndDate")), "duration_hours",
+	    sw_ji(sw_json_get_int(o, "DurationHours", 0)), NULL);
 }
 
 /* A window that ends or starts in the past, by AWS's clock: 400 naming
@@ -97,15 +96,21 @@ check_window(struct sw_req *r)
 
 	if (sw_json_get(a, "start_after") != NULL &&
 	    sw_json_get_int(a, "start_after", 0) < now - 300)
-		sw_ferr_add(&r->ferrs, "start_after", "window", "is in the "
-		    "past (AWS's clock: %lld)", (long long)now);
+		sw_ferr_add(&r->ferrs, "start_after", "window",
+		    "is in the "
+		    "past (AWS's clock: %lld)",
+		    (long long)now);
 	if (sw_json_get(a, "end_before") != NULL &&
 	    sw_json_get_int(a, "end_before", 0) <= now)
-		sw_ferr_add(&r->ferrs, "end_before", "window", "is in the "
-		    "past (AWS's clock: %lld)", (long long)now);
+		sw_ferr_add(&r->ferrs, "end_before", "window",
+		    "is in the "
+		    "past (AWS's clock: %lld)",
+		    (long long)now);
 	if (r->ferrs.n > 0)
-		return sw_req_fail(r, SW_EINVAL, "the window is in the past: "
-		    "%s", r->ferrs.e[0].field);
+		return sw_req_fail(r, SW_EINVAL,
+		    "the window is in the past: "
+		    "%s",
+		    r->ferrs.e[0].field);
 	return SW_OK;
 }
 
@@ -118,17 +123,25 @@ search(struct sw_req *r, json_object **items)
 	size_t i;
 
 	*items = NULL;
-	if (plan_call(r, "SearchTrainingPlanOfferings", sw_jo(
-	    "InstanceType", sw_js(sw_json_get_str(a, "instance_type")),
-	    "InstanceCount", sw_ji(sw_json_get_int(a, "count", 1)),
-	    "DurationHours", sw_ji(sw_json_get_int(a, "duration_hours", 1)),
-	    "StartTimeAfter", sw_json_get(a, "start_after") ? sw_ji(
-	    sw_json_get_int(a, "start_after", 0)) : NULL,
-	    "EndTimeBefore", sw_json_get(a, "end_before") ? sw_ji(
-	    sw_json_get_int(a, "end_before", 0)) : NULL,
-	    "TargetResources", sw_ja(sw_js(sw_json_get_str(a, "target") ?
-	    sw_json_get_str(a, "target") : "hyperpod-cluster")), NULL),
-	    &out) != SW_OK)
+	if (plan_call(r, "SearchTrainingPlanOfferings",
+		sw_jo("InstanceType",
+		    sw_js(sw_json_get_str(a, "instance_type")), "InstanceCount",
+		    sw_ji(sw_json_get_int(a, "count", 1)), "DurationHours",
+		    sw_ji(sw_json_get_int(a, "duration_hours", 1)),
+		    "StartTimeAfter",
+		    sw_json_get(a, "start_after")
+			? sw_ji(sw_json_get_int(a, "start_after", 0))
+			: NULL,
+		    "EndTimeBefore",
+		    sw_json_get(a, "end_before")
+			? sw_ji(sw_json_get_int(a, "end_before", 0))
+			: NULL,
+		    "TargetResources",
+		    sw_ja(sw_js(sw_json_get_str(a, "target")
+			    ? sw_json_get_str(a, "target")
+			    : "hyperpod-cluster")),
+		    NULL),
+		&out) != SW_OK)
 		return r->err;
 	if (check_window(r) != SW_OK) {
 		json_object_put(out);
@@ -137,11 +150,12 @@ search(struct sw_req *r, json_object **items)
 	*items = json_object_new_array();
 	list = sw_json_get(out, "TrainingPlanOfferings");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
-		json_object *it = reservation_item(
-		    json_object_array_get_idx(list, i));
+		json_object *it =
+		    reservation_item(json_object_array_get_idx(list, i));
 
-		if (az != NULL && strcmp(az, sw_json_get_str(it,
-		    "availability_zone") ?: "") != 0)
+		if (az != NULL &&
+		    strcmp(az,
+			sw_json_get_str(it, "availability_zone") ?: "") != 0)
 			json_object_put(it);
 		else
 			json_object_array_add(*items, it);
@@ -170,8 +184,8 @@ pick(json_object *items, const char *id)
 	for (i = 0; items && i < json_object_array_length(items); i++) {
 		json_object *it = json_object_array_get_idx(items, i);
 
-		if (id == NULL || strcmp(id, sw_json_get_str(it,
-		    "offering_id")) == 0)
+		if (id == NULL ||
+		    strcmp(id, sw_json_get_str(it, "offering_id")) == 0)
 			return it;
 	}
 	return NULL;
@@ -179,8 +193,8 @@ pick(json_object *items, const char *id)
 
 /* Start (or plan) the purchase of offering o; a dry run shows it. */
 static sw_err
-start_purchase(struct sw_req *r, const char *kind, const char *target,
-    json_object *o)
+start_purchase(
+    struct sw_req *r, const char *kind, const char *target, json_object *o)
 {
 	json_object_object_add(r->args, "offering", json_object_get(o));
 	if (h_start(r, kind, target, NULL) != SW_OK)
@@ -200,18 +214,20 @@ h_training_plan_reserve(struct sw_req *r)
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", sw_jo(
-	    "TrainingPlanName", sw_js(name), NULL), &out, &err);
+	e = h_call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan",
+	    sw_jo("TrainingPlanName", sw_js(name), NULL), &out, &err);
 	json_object_put(out);
 	if (e == SW_OK) {
-		sw_ferr_add(&r->ferrs, "name", "unique", "a training plan %s "
-		    "exists", name);
-		return sw_req_fail(r, SW_ECONFLICT, "training plan %s exists",
+		sw_ferr_add(&r->ferrs, "name", "unique",
+		    "a training plan %s "
+		    "exists",
 		    name);
+		return sw_req_fail(
+		    r, SW_ECONFLICT, "training plan %s exists", name);
 	}
 	if (e != SW_ENOTFOUND)
-		return h_aws_fail(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan",
-		    e, &err);
+		return h_aws_fail(
+		    r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan", e, &err);
 	if (search(r, &items) != SW_OK)
 		return r->err;
 	if ((o = pick(items, id)) == NULL) {
@@ -222,7 +238,8 @@ h_training_plan_reserve(struct sw_req *r)
 		    (long long)sw_json_get_int(r->args, "duration_hours", 1),
 		    id ? " with this id" : "");
 		json_object_put(items);
-		return sw_req_fail(r, SW_EPRECONDITION, "no training plan "
+		return sw_req_fail(r, SW_EPRECONDITION,
+		    "no training plan "
 		    "offering fits");
 	}
 	e = start_purchase(r, "training_plan.reserve", name, o);
@@ -240,32 +257,36 @@ h_training_plan_extend(struct sw_req *r)
 	size_t i;
 	sw_err e;
 
-	if (plan_call(r, "DescribeTrainingPlan", sw_jo("TrainingPlanName",
-	    sw_js(name), NULL), &plan) != SW_OK)
+	if (plan_call(r, "DescribeTrainingPlan",
+		sw_jo("TrainingPlanName", sw_js(name), NULL), &plan) != SW_OK)
 		return r->err;
 	status = sw_json_get_str(plan, "Status");
 	if (status == NULL || strcmp(status, "Expired") == 0 ||
 	    strcmp(status, "Failed") == 0) {
-		sw_ferr_add(&r->ferrs, "plan", "status", "the plan is %s; "
-		    "only a live plan can be extended", status ? status : "?");
+		sw_ferr_add(&r->ferrs, "plan", "status",
+		    "the plan is %s; "
+		    "only a live plan can be extended",
+		    status ? status : "?");
 		e = sw_req_fail(r, SW_EPRECONDITION, "training plan %s is %s",
 		    name, status ? status : "unknown");
 		json_object_put(plan);
 		return e;
 	}
-	sw_json_add_str(r->args, "plan_arn", sw_json_get_str(plan,
-	    "TrainingPlanArn"));
+	sw_json_add_str(
+	    r->args, "plan_arn", sw_json_get_str(plan, "TrainingPlanArn"));
 	json_object_put(plan);
-	if (plan_call(r, "SearchTrainingPlanOfferings", sw_jo(
-	    "TrainingPlanArn", sw_js(sw_json_get_str(r->args, "plan_arn")),
-	    "DurationHours", sw_ji(sw_json_get_int(r->args, "duration_hours",
-	    1)), NULL), &out) != SW_OK)
+	if (plan_call(r, "SearchTrainingPlanOfferings",
+		sw_jo("TrainingPlanArn",
+		    sw_js(sw_json_get_str(r->args, "plan_arn")),
+		    "DurationHours",
+		    sw_ji(sw_json_get_int(r->args, "duration_hours", 1)), NULL),
+		&out) != SW_OK)
 		return r->err;
 	items = json_object_new_array();
 	list = sw_json_get(out, "TrainingPlanExtensionOfferings");
 	for (i = 0; list && i < json_object_array_length(list); i++)
-		json_object_array_add(items, extension_item(
-		    json_object_array_get_idx(list, i)));
+		json_object_array_add(
+		    items, extension_item(json_object_array_get_idx(list, i)));
 	json_object_put(out);
 	if ((o = pick(items, id)) == NULL) {
 		sw_ferr_add(&r->ferrs, id ? "offering_id" : "duration_hours",
@@ -273,7 +294,8 @@ h_training_plan_extend(struct sw_req *r)
 		    (long long)sw_json_get_int(r->args, "duration_hours", 1),
 		    id ? " with this id" : "");
 		json_object_put(items);
-		return sw_req_fail(r, SW_EPRECONDITION, "no extension offering "
+		return sw_req_fail(r, SW_EPRECONDITION,
+		    "no extension offering "
 		    "fits");
 	}
 	e = start_purchase(r, "training_plan.extend", name, o);
@@ -296,14 +318,14 @@ h_training_plan_list(struct sw_req *r)
 	json_object *out, *items, *list;
 	size_t i;
 
-	if (plan_call(r, "ListTrainingPlans", sw_jo("MaxResults", sw_ji(100),
-	    NULL), &out) != SW_OK)
+	if (plan_call(r, "ListTrainingPlans",
+		sw_jo("MaxResults", sw_ji(100), NULL), &out) != SW_OK)
 		return r->err;
 	items = json_object_new_array();
 	list = sw_json_get(out, "TrainingPlanSummaries");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
-		json_object *p = json_object_get(json_object_array_get_idx(
-		    list, i));
+		json_object *p =
+		    json_object_get(json_object_array_get_idx(list, i));
 
 		sw_json_add_int(p, "remaining_seconds", remaining(r, p));
 		json_object_array_add(items, p);
@@ -320,13 +342,15 @@ h_plan_brief(struct sw_req *r, const char *arn)
 	json_object *p = NULL, *o;
 	struct aws_error err;
 
-	if (name == NULL || h_call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan",
-	    sw_jo("TrainingPlanName", sw_js(name + 1), NULL), &p, &err) !=
-	    SW_OK)
+	if (name == NULL ||
+	    h_call(r, AWS_SVC_SAGEMAKER, "DescribeTrainingPlan",
+		sw_jo("TrainingPlanName", sw_js(name + 1), NULL), &p,
+		&err) != SW_OK)
 		return NULL;
-	o = sw_jo("name", sw_js(name + 1), "status", sw_js(sw_json_get_str(p,
-	    "Status")), "end_time", sw_ji(epoch(p, "EndTime")),
-	    "remaining_seconds", sw_ji(remaining(r, p)), NULL);
+	o = sw_jo("name", sw_js(name + 1), "status",
+	    sw_js(sw_json_get_str(p, "Status")), "end_time",
+	    sw_ji(epoch(p, "EndTime")), "remaining_seconds",
+	    sw_ji(remaining(r, p)), NULL);
 	json_object_put(p);
 	return o;
 }
@@ -341,8 +365,8 @@ h_plan_groups(struct sw_req *r, const char *arn)
 	if (sw_cluster_names(r->db, &names) != SW_OK)
 		return groups;
 	for (i = 0; i < json_object_array_length(names); i++) {
-		const char *c = json_object_get_string(
-		    json_object_array_get_idx(names, i));
+		const char *c =
+		    json_object_get_string(json_object_array_get_idx(names, i));
 		json_object *hp = NULL, *igs;
 		struct aws_error err;
 
@@ -353,13 +377,16 @@ h_plan_groups(struct sw_req *r, const char *arn)
 			json_object *g = json_object_array_get_idx(igs, j);
 
 			if (strcmp(sw_json_get_str(g, "TrainingPlanArn") ?: "",
-			    arn) == 0)
-				json_object_array_add(groups, sw_jo("cluster",
-				    sw_js(c), "group", sw_js(sw_json_get_str(g,
-				    "InstanceGroupName")), "count", sw_ji(
-				    sw_json_get_int(g, "TargetCount",
-				    sw_json_get_int(g, "CurrentCount", 0))),
-				    NULL));
+				arn) == 0)
+				json_object_array_add(groups,
+				    sw_jo("cluster", sw_js(c), "group",
+					sw_js(sw_json_get_str(
+					    g, "InstanceGroupName")),
+					"count",
+					sw_ji(sw_json_get_int(g, "TargetCount",
+					    sw_json_get_int(
+						g, "CurrentCount", 0))),
+					NULL));
 		}
 		json_object_put(hp);
 	}
@@ -374,26 +401,28 @@ h_training_plan_get(struct sw_req *r)
 	json_object *p = NULL, *hist = NULL, *ext;
 	const char *arn;
 
-	if (plan_call(r, "DescribeTrainingPlan", sw_jo("TrainingPlanName",
-	    sw_js(name), NULL), &p) != SW_OK)
+	if (plan_call(r, "DescribeTrainingPlan",
+		sw_jo("TrainingPlanName", sw_js(name), NULL), &p) != SW_OK)
 		return r->err;
 	arn = sw_json_get_str(p, "TrainingPlanArn");
-	if (plan_call(r, "DescribeTrainingPlanExtensionHistory", sw_jo(
-	    "TrainingPlanArn", sw_js(arn), "MaxResults", sw_ji(100), NULL),
-	    &hist) != SW_OK) {
+	if (plan_call(r, "DescribeTrainingPlanExtensionHistory",
+		sw_jo("TrainingPlanArn", sw_js(arn), "MaxResults", sw_ji(100),
+		    NULL),
+		&hist) != SW_OK) {
 		json_object_put(p);
 		return r->err;
 	}
 	ext = sw_json_get(hist, "TrainingPlanExtensions");
-	sw_req_reply(r, 200, sw_jo("name", sw_js(name), "arn", sw_js(arn),
-	    "status", sw_js(sw_json_get_str(p, "Status")), "start_time",
-	    sw_ji(epoch(p, "StartTime")), "end_time", sw_ji(epoch(p,
-	    "EndTime")), "remaining_seconds", sw_ji(remaining(r, p)),
-	    "upfront_fee", fee(p),
-	    "currency", sw_js(sw_json_get_str(p, "CurrencyCode")),
-	    "plan", json_object_get(p), "extensions", ext ?
-	    json_object_get(ext) : json_object_new_array(),
-	    "groups", h_plan_groups(r, arn), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("name", sw_js(name), "arn", sw_js(arn), "status",
+		sw_js(sw_json_get_str(p, "Status")), "start_time",
+		sw_ji(epoch(p, "StartTime")), "end_time",
+		sw_ji(epoch(p, "EndTime")), "remaining_seconds",
+		sw_ji(remaining(r, p)), "upfront_fee", fee(p), "currency",
+		sw_js(sw_json_get_str(p, "CurrencyCode")), "plan",
+		json_object_get(p), "extensions",
+		ext ? json_object_get(ext) : json_object_new_array(), "groups",
+		h_plan_groups(r, arn), NULL));
 	json_object_put(hist);
 	json_object_put(p);
 	return SW_OK;
@@ -427,7 +456,7 @@ group_plan(json_object *hp, const char *group)
 		json_object *g = json_object_array_get_idx(igs, i);
 
 		if (strcmp(sw_json_get_str(g, "InstanceGroupName") ?: "",
-		    group) == 0)
+			group) == 0)
 			return sw_json_get_str(g, "TrainingPlanArn");
 	}
 	return NULL;
@@ -442,7 +471,7 @@ any_plan(json_object *hp)
 
 	for (i = 0; igs && i < json_object_array_length(igs); i++)
 		if (sw_json_get_str(json_object_array_get_idx(igs, i),
-		    "TrainingPlanArn") != NULL)
+			"TrainingPlanArn") != NULL)
 			return 1;
 	return 0;
 }
@@ -451,18 +480,20 @@ json_object *
 h_plan_of_pods(struct sw_req *r, const char *cluster, json_object *pods)
 {
 	json_object *out = json_object_new_array(), *hp = NULL, *nodes = NULL,
-	    *seen = json_object_new_object();
+		    *seen = json_object_new_object();
 	struct aws_error err;
 	size_t i;
 
 	if (h_hp_describe(r, cluster, &hp, &err) != SW_OK || !any_plan(hp) ||
-	    h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
-	    "ClusterName", sw_js(cluster), "MaxResults", sw_ji(100), NULL),
-	    &nodes, &err) != SW_OK)
+	    h_call(r, AWS_SVC_SAGEMAKER, "ListClusterNodes",
+		sw_jo("ClusterName", sw_js(cluster), "MaxResults", sw_ji(100),
+		    NULL),
+		&nodes, &err) != SW_OK)
 		goto out;
 	for (i = 0; pods && i < json_object_array_length(pods); i++) {
-		const char *g = pod_group(sw_json_get(nodes,
-		    "ClusterNodeSummaries"), json_object_array_get_idx(pods, i));
+		const char *g =
+		    pod_group(sw_json_get(nodes, "ClusterNodeSummaries"),
+			json_object_array_get_idx(pods, i));
 		const char *arn = group_plan(hp, g);
 		json_object *brief;
 
@@ -470,8 +501,9 @@ h_plan_of_pods(struct sw_req *r, const char *cluster, json_object *pods)
 			continue;
 		sw_json_add_bool(seen, g, 1);
 		if ((brief = h_plan_brief(r, arn)) != NULL)
-			json_object_array_add(out, sw_jo("group", sw_js(g),
-			    "training_plan", brief, NULL));
+			json_object_array_add(out,
+			    sw_jo("group", sw_js(g), "training_plan", brief,
+				NULL));
 	}
 out:
 	json_object_put(hp);

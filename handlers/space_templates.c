@@ -15,10 +15,10 @@
 #include "lib/buf.h"
 #include "lib/json.h"
 
-#define T_API		"workspace.jupyter.org/v1alpha1"
-#define T_CRD		"workspacetemplates.workspace.jupyter.org"
-#define T_NS		"jupyter-k8s-system"
-#define T_MANAGED	"app.kubernetes.io/managed-by"
+#define T_API "workspace.jupyter.org/v1alpha1"
+#define T_CRD "workspacetemplates.workspace.jupyter.org"
+#define T_NS "jupyter-k8s-system"
+#define T_MANAGED "app.kubernetes.io/managed-by"
 
 /* The add-on's template of each app type. */
 static const struct {
@@ -27,7 +27,7 @@ static const struct {
 	{ "jupyterlab", "sagemaker-jupyter-template" },
 	{ "code-editor", "sagemaker-code-editor-template" },
 };
-#define NBASES	(sizeof(bases) / sizeof(bases[0]))
+#define NBASES (sizeof(bases) / sizeof(bases[0]))
 
 static const char *
 base_of(const char *app)
@@ -78,25 +78,24 @@ static json_object *
 tmpl_view(json_object *t)
 {
 	json_object *spec = sw_json_get(t, "spec"), *v;
-	const char *by = sw_json_get_str(sw_json_path(t, "metadata.labels"),
-	    T_MANAGED);
+	const char *by =
+	    sw_json_get_str(sw_json_path(t, "metadata.labels"), T_MANAGED);
 
 	v = sw_jo("template", sw_js(sw_json_path_str(t, "metadata.name")),
 	    "managed", sw_jb(by != NULL && strcmp(by, "slipway") == 0),
 	    "display_name", sw_js(sw_json_get_str(spec, "displayName")),
-	    "app_type", sw_js(sw_json_get_str(spec, "appType")),
-	    "description", sw_js(sw_json_get_str(spec, "description")),
-	    "default_image", sw_js(sw_json_get_str(spec, "defaultImage")),
-	    "allowed_images", json_object_get(sw_json_get(spec,
-		"allowedImages")),
-	    "allow_custom_images", json_object_get(sw_json_get(spec,
-		"allowCustomImages")), NULL);
-	add_qty(v, "cpu", sw_json_path_str(spec,
-	    "defaultResources.requests.cpu"), "");
-	add_qty(v, "memory_gib", sw_json_path_str(spec,
-	    "defaultResources.requests.memory"), "Gi");
-	add_qty(v, "storage_gib", sw_json_path_str(spec,
-	    "primaryStorage.defaultSize"), "Gi");
+	    "app_type", sw_js(sw_json_get_str(spec, "appType")), "description",
+	    sw_js(sw_json_get_str(spec, "description")), "default_image",
+	    sw_js(sw_json_get_str(spec, "defaultImage")), "allowed_images",
+	    json_object_get(sw_json_get(spec, "allowedImages")),
+	    "allow_custom_images",
+	    json_object_get(sw_json_get(spec, "allowCustomImages")), NULL);
+	add_qty(v, "cpu",
+	    sw_json_path_str(spec, "defaultResources.requests.cpu"), "");
+	add_qty(v, "memory_gib",
+	    sw_json_path_str(spec, "defaultResources.requests.memory"), "Gi");
+	add_qty(v, "storage_gib",
+	    sw_json_path_str(spec, "primaryStorage.defaultSize"), "Gi");
 	return v;
 }
 
@@ -110,11 +109,11 @@ h_space_template_list(struct sw_req *r)
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_list_objs(r, &kb, T_API, T_NS, "workspacetemplates", NULL,
-	    &items) == SW_OK) {
+		&items) == SW_OK) {
 		out = json_object_new_array();
 		for (i = 0; i < json_object_array_length(items); i++)
-			json_object_array_add(out, tmpl_view(
-			    json_object_array_get_idx(items, i)));
+			json_object_array_add(out,
+			    tmpl_view(json_object_array_get_idx(items, i)));
 		sw_req_reply(r, 200, sw_jo("items", out, NULL));
 	}
 	json_object_put(items);
@@ -162,8 +161,8 @@ tmpl_spec(json_object *a, json_object *spec)
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if ((v = sw_json_get(a, keys[i][0])) != NULL)
-			json_object_object_add(spec, keys[i][1],
-			    json_object_get(v));
+			json_object_object_add(
+			    spec, keys[i][1], json_object_get(v));
 	if ((v = sw_json_get(a, "cpu")) != NULL)
 		set_qty(member(member(spec, "defaultResources"), "requests"),
 		    "cpu", v, "");
@@ -186,16 +185,19 @@ tmpl_manifest(struct sw_req *r, struct sw_kube *kb, const char *name)
 
 	if (have <= 0) {
 		if (have == 0)
-			wl_need_feature(r, "template", "spaces", "HyperPod "
+			wl_need_feature(r, "template", "spaces",
+			    "HyperPod "
 			    "Spaces (the amazon-sagemaker-spaces add-on)");
 		return NULL;
 	}
 	app = app != NULL ? app : "jupyterlab";
-	e = wl_get_obj(r, kb, T_API, T_NS, "workspacetemplates",
-	    base_of(app), &base);
+	e = wl_get_obj(
+	    r, kb, T_API, T_NS, "workspacetemplates", base_of(app), &base);
 	if (e == SW_ENOTFOUND) {
-		sw_req_fail(r, SW_ECONFLICT, "the add-on's template %s/%s is "
-		    "not on the cluster", T_NS, base_of(app));
+		sw_req_fail(r, SW_ECONFLICT,
+		    "the add-on's template %s/%s is "
+		    "not on the cluster",
+		    T_NS, base_of(app));
 		return NULL;
 	}
 	if (e != SW_OK)
@@ -204,12 +206,13 @@ tmpl_manifest(struct sw_req *r, struct sw_kube *kb, const char *name)
 		spec = json_object_new_object();
 	json_object_put(base);
 	json_object_object_add(spec, "appType", sw_js(app));
-	json_object_object_del(spec, "description");	/* the add-on's own */
+	json_object_object_del(spec, "description"); /* the add-on's own */
 	tmpl_spec(r->args, spec);
 	return sw_jo("apiVersion", sw_js(T_API), "kind",
-	    sw_js("WorkspaceTemplate"), "metadata", sw_jo("name", sw_js(name),
-	    "namespace", sw_js(T_NS), "labels", sw_jo(T_MANAGED,
-	    sw_js("slipway"), NULL), NULL), "spec", spec, NULL);
+	    sw_js("WorkspaceTemplate"), "metadata",
+	    sw_jo("name", sw_js(name), "namespace", sw_js(T_NS), "labels",
+		sw_jo(T_MANAGED, sw_js("slipway"), NULL), NULL),
+	    "spec", spec, NULL);
 }
 
 /* 409 for the add-on's own templates. */
@@ -218,10 +221,14 @@ not_base(struct sw_req *r, const char *name)
 {
 	if (!is_base(name))
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, "template", "immutable", "%s is the add-on's "
-	    "template", name);
-	return sw_req_fail(r, SW_ECONFLICT, "%s is the spaces add-on's own "
-	    "template; name another", name);
+	sw_ferr_add(&r->ferrs, "template", "immutable",
+	    "%s is the add-on's "
+	    "template",
+	    name);
+	return sw_req_fail(r, SW_ECONFLICT,
+	    "%s is the spaces add-on's own "
+	    "template; name another",
+	    name);
 }
 
 sw_err
@@ -237,8 +244,8 @@ h_space_template_set(struct sw_req *r)
 	if ((m = tmpl_manifest(r, &kb, name)) == NULL)
 		goto out;
 	if (r->dry_run)
-		sw_req_reply(r, 200, sw_jo("dry_run", sw_jb(1), "manifests",
-		    sw_ja(m), NULL));
+		sw_req_reply(r, 200,
+		    sw_jo("dry_run", sw_jb(1), "manifests", sw_ja(m), NULL));
 	else {
 		if (wl_apply_one(r, &kb, m, &out) == SW_OK)
 			sw_req_reply(r, 200, tmpl_view(out));

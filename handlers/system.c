@@ -56,8 +56,10 @@ principal_json(const struct sw_principal *p)
 
 	sw_json_add_str(o, "name", p->name);
 	sw_json_add_str(o, "scope", sw_scope_name(p->scope));
-	sw_json_add_str(o, "via", p->via_cookie ? "session" :
-	    p->via_provider ? "provider" : "token");
+	sw_json_add_str(o, "via",
+	    p->via_cookie         ? "session"
+		: p->via_provider ? "provider"
+				  : "token");
 	if (p->via_provider)
 		sw_json_add_str(o, "groups", p->groups);
 	return o;
@@ -65,16 +67,16 @@ principal_json(const struct sw_principal *p)
 
 /* principal_json and the teams the rule sees (sw_principal_teams). */
 static json_object *
-principal_teams_json(const struct sw_config *cfg,
-    const struct sw_principal *p)
+principal_teams_json(const struct sw_config *cfg, const struct sw_principal *p)
 {
 	struct sw_membership m[SW_MAX_MEMBERSHIPS];
 	json_object *o = principal_json(p), *arr = json_object_new_array();
 	int n = sw_principal_teams(cfg, p, m, SW_MAX_MEMBERSHIPS), i;
 
 	for (i = 0; i < n; i++)
-		json_object_array_add(arr, sw_jo("team", sw_js(m[i].team),
-		    "role", sw_js(sw_role_name(m[i].role)), NULL));
+		json_object_array_add(arr,
+		    sw_jo("team", sw_js(m[i].team), "role",
+			sw_js(sw_role_name(m[i].role)), NULL));
 	sw_json_add_bool(o, "all_teams", n < 0);
 	json_object_object_add(o, "teams", arr);
 	return o;
@@ -89,14 +91,17 @@ h_login(struct sw_req *r)
 
 	e = sw_token_check(r->db, sw_json_get_str(r->args, "token"), &p);
 	if (e == SW_EUNAUTH)
-		return sw_req_fail(r, e, "the token is unknown, revoked or "
+		return sw_req_fail(r, e,
+		    "the token is unknown, revoked or "
 		    "malformed");
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "token check failed");
 	if ((e = sw_session_create(r->db, &p, cookie)) != SW_OK)
 		return sw_req_fail(r, e, "cannot create a session");
-	sw_req_header(r, "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
-	    "SameSite=Strict; Max-Age=%d", cookie, SW_SESSION_TTL);
+	sw_req_header(r,
+	    "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
+	    "SameSite=Strict; Max-Age=%d",
+	    cookie, SW_SESSION_TTL);
 	OPENSSL_cleanse(cookie, sizeof(cookie));
 	p.via_cookie = 1;
 	sw_req_reply(r, 200, principal_teams_json(r->cfg, &p));
@@ -110,7 +115,8 @@ h_logout(struct sw_req *r)
 
 	if (sw_req_cookie(r, "sw_session", cookie, sizeof(cookie)))
 		(void)sw_session_delete(r->db, cookie);
-	sw_req_header(r, "Set-Cookie: sw_session=; Path=/; HttpOnly; "
+	sw_req_header(r,
+	    "Set-Cookie: sw_session=; Path=/; HttpOnly; "
 	    "SameSite=Strict; Max-Age=0");
 	sw_req_reply(r, 200, principal_teams_json(r->cfg, &r->who));
 	return SW_OK;
@@ -122,7 +128,8 @@ h_protected_resource(struct sw_req *r)
 	json_object *o = sw_oidc_resource_metadata(r->cfg);
 
 	if (o == NULL)
-		return sw_req_fail(r, SW_ENOTFOUND, "no OpenID provider is "
+		return sw_req_fail(r, SW_ENOTFOUND,
+		    "no OpenID provider is "
 		    "configured (oidc.issuer in slipway.conf)");
 	sw_req_reply(r, 200, o);
 	return SW_OK;
@@ -148,8 +155,9 @@ h_login_options(struct sw_req *r)
 
 	sw_json_add_bool(o, "token", 1);
 	if (sw_oidc_login_name(r->cfg, host, sizeof(host)) == SW_OK)
-		json_object_object_add(o, "provider", sw_jo("name",
-		    sw_js(host), "url", sw_js("/api/v1/login/oidc"), NULL));
+		json_object_object_add(o, "provider",
+		    sw_jo("name", sw_js(host), "url",
+			sw_js("/api/v1/login/oidc"), NULL));
 	sw_req_reply(r, 200, o);
 	return SW_OK;
 }
@@ -162,12 +170,14 @@ h_login_provider(struct sw_req *r)
 
 	if ((e = callback_uri(r, cb, sizeof(cb))) != SW_OK)
 		return e;
-	if ((e = sw_oidc_login_begin(r->cfg, cb, url, sizeof(url), cookie,
-	    why, sizeof(why))) != SW_OK)
+	if ((e = sw_oidc_login_begin(r->cfg, cb, url, sizeof(url), cookie, why,
+		 sizeof(why))) != SW_OK)
 		return sw_req_fail(r, e, "%s", why);
 	/* Lax: the provider's redirect back is a cross-site navigation. */
-	sw_req_header(r, "Set-Cookie: sw_oidc=%s; Path=/api/v1/login/oidc; "
-	    "HttpOnly; SameSite=Lax; Max-Age=600", cookie);
+	sw_req_header(r,
+	    "Set-Cookie: sw_oidc=%s; Path=/api/v1/login/oidc; "
+	    "HttpOnly; SameSite=Lax; Max-Age=600",
+	    cookie);
 	OPENSSL_cleanse(cookie, sizeof(cookie));
 	sw_req_header(r, "Location: %s", url);
 	sw_req_reply(r, 302, sw_jo("location", sw_js(url), NULL));
@@ -184,11 +194,14 @@ h_login_provider_callback(struct sw_req *r)
 	sw_err e;
 
 	/* The sign-in cookie is spent whatever happens. */
-	sw_req_header(r, "Set-Cookie: sw_oidc=; Path=/api/v1/login/oidc; "
+	sw_req_header(r,
+	    "Set-Cookie: sw_oidc=; Path=/api/v1/login/oidc; "
 	    "HttpOnly; SameSite=Lax; Max-Age=0");
 	if (err != NULL)
-		return sw_req_fail(r, SW_EUNAUTH, "the provider did not sign "
-		    "you in: %s", err);
+		return sw_req_fail(r, SW_EUNAUTH,
+		    "the provider did not sign "
+		    "you in: %s",
+		    err);
 	if (sw_json_get_str(r->args, "code") == NULL) {
 		sw_ferr_add(&r->ferrs, "code", "required", "is required");
 		return sw_req_fail(r, SW_EINVAL, "code: is required");
@@ -205,8 +218,10 @@ h_login_provider_callback(struct sw_req *r)
 		return sw_req_fail(r, e, "%s", why);
 	if ((e = sw_session_create(r->db, &p, sess)) != SW_OK)
 		return sw_req_fail(r, e, "cannot create a session");
-	sw_req_header(r, "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
-	    "SameSite=Strict; Max-Age=%d", sess, SW_SESSION_TTL);
+	sw_req_header(r,
+	    "Set-Cookie: sw_session=%s; Path=/; HttpOnly; "
+	    "SameSite=Strict; Max-Age=%d",
+	    sess, SW_SESSION_TTL);
 	OPENSSL_cleanse(sess, sizeof(sess));
 	sw_req_header(r, "Location: /");
 	p.via_cookie = 1;
@@ -223,15 +238,17 @@ h_login_device(struct sw_req *r)
 
 	if ((e = sw_oidc_device_begin(r->cfg, &d, why, sizeof(why))) != SW_OK)
 		return sw_req_fail(r, e, "%s", why);
-	sw_req_reply(r, 200, sw_jo(
-	    "device_code", sw_js(sw_json_get_str(d, "device_code")),
-	    "user_code", sw_js(sw_json_get_str(d, "user_code")),
-	    "verification_uri", sw_js(sw_json_get_str(d, "verification_uri")),
-	    "verification_uri_complete", sw_json_get_str(d,
-		"verification_uri_complete") ? sw_js(sw_json_get_str(d,
-		"verification_uri_complete")) : NULL,
-	    "expires_in", sw_ji(sw_json_get_int(d, "expires_in", 600)),
-	    "interval", sw_ji(sw_json_get_int(d, "interval", 5)), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("device_code", sw_js(sw_json_get_str(d, "device_code")),
+		"user_code", sw_js(sw_json_get_str(d, "user_code")),
+		"verification_uri",
+		sw_js(sw_json_get_str(d, "verification_uri")),
+		"verification_uri_complete",
+		sw_json_get_str(d, "verification_uri_complete")
+		    ? sw_js(sw_json_get_str(d, "verification_uri_complete"))
+		    : NULL,
+		"expires_in", sw_ji(sw_json_get_int(d, "expires_in", 600)),
+		"interval", sw_ji(sw_json_get_int(d, "interval", 5)), NULL));
 	json_object_put(d);
 	return SW_OK;
 }
@@ -244,21 +261,22 @@ h_login_device_token(struct sw_req *r)
 	struct sw_principal p;
 	sw_err e;
 
-	e = sw_oidc_device_end(r->cfg, sw_json_get_str(r->args,
-	    "device_code"), &p, &pending, why, sizeof(why));
+	e = sw_oidc_device_end(r->cfg, sw_json_get_str(r->args, "device_code"),
+	    &p, &pending, why, sizeof(why));
 	if (e == SW_ECONFLICT && pending != NULL) {
-		sw_req_reply(r, 202, sw_jo("pending", sw_js(pending),
-		    "interval", sw_ji(strcmp(pending, "slow_down") == 0 ?
-		    10 : 5), NULL));
+		sw_req_reply(r, 202,
+		    sw_jo("pending", sw_js(pending), "interval",
+			sw_ji(strcmp(pending, "slow_down") == 0 ? 10 : 5),
+			NULL));
 		return SW_OK;
 	}
 	if (e != SW_OK)
 		return sw_req_fail(r, e, "%s", why);
 	if ((e = sw_session_create(r->db, &p, sess)) != SW_OK)
 		return sw_req_fail(r, e, "cannot create a session");
-	sw_req_reply(r, 200, sw_jo("token", sw_js(sess), "expires_in",
-	    sw_ji(SW_SESSION_TTL), "principal", principal_teams_json(r->cfg,
-	    &p), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("token", sw_js(sess), "expires_in", sw_ji(SW_SESSION_TTL),
+		"principal", principal_teams_json(r->cfg, &p), NULL));
 	OPENSSL_cleanse(sess, sizeof(sess));
 	return SW_OK;
 }
@@ -282,10 +300,11 @@ team_entry(const struct sw_config *cfg, const char *team, enum sw_role role)
 	for (ro = SW_ROLE_VIEWER; ro < SW_ROLE__MAX; ro++)
 		if ((list = sw_json_get(conf, sw_role_name(ro))) != NULL &&
 		    json_object_is_type(list, json_type_array))
-			json_object_object_add(groups, sw_role_name(ro),
-			    json_object_get(list));
-	return sw_jo("team", sw_js(team), "role", role == SW_ROLE_NONE ? NULL :
-	    sw_js(sw_role_name(role)), "groups", groups, NULL);
+			json_object_object_add(
+			    groups, sw_role_name(ro), json_object_get(list));
+	return sw_jo("team", sw_js(team), "role",
+	    role == SW_ROLE_NONE ? NULL : sw_js(sw_role_name(role)), "groups",
+	    groups, NULL);
 }
 
 /* Add team to items unless seen holds it already. */
@@ -318,20 +337,23 @@ h_team_list(struct sw_req *r)
 
 	for (i = 0; n > 0 && i < (size_t)n; i++)
 		team_add(items, seen, r->cfg, m[i].team, m[i].role);
-	if (n < 0) {		/* every team: configured, then accounts' */
+	if (n < 0) { /* every team: configured, then accounts' */
 		conf = sw_json_get(r->cfg->root, "teams");
-		if (conf != NULL && json_object_is_type(conf,
-		    json_type_object)) {
-			json_object_object_foreach(conf, team, roles) {
+		if (conf != NULL &&
+		    json_object_is_type(conf, json_type_object)) {
+			json_object_object_foreach(conf, team, roles)
+			{
 				(void)roles;
-				team_add(items, seen, r->cfg, team,
-				    SW_ROLE_NONE);
+				team_add(
+				    items, seen, r->cfg, team, SW_ROLE_NONE);
 			}
 		}
 		if ((e = sw_token_list(r->db, NULL, &toks)) == SW_OK)
 			for (i = 0; i < json_object_array_length(toks); i++)
-				team_add(items, seen, r->cfg, sw_json_get_str(
-				    json_object_array_get_idx(toks, i), "team"),
+				team_add(items, seen, r->cfg,
+				    sw_json_get_str(
+					json_object_array_get_idx(toks, i),
+					"team"),
 				    SW_ROLE_NONE);
 		json_object_put(toks);
 	}
@@ -341,8 +363,9 @@ h_team_list(struct sw_req *r)
 		return sw_req_fail(r, e, "cannot list the service accounts");
 	}
 	json_object_array_sort(items, by_team);
-	sw_req_reply(r, 200, sw_jo("all_teams", json_object_new_boolean(n < 0),
-	    "items", items, NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("all_teams", json_object_new_boolean(n < 0), "items", items,
+		NULL));
 	return SW_OK;
 }
 
@@ -352,8 +375,8 @@ h_token_list(struct sw_req *r)
 	json_object *list, *o;
 	sw_err e;
 
-	if ((e = sw_token_list(r->db, sw_json_get_str(r->args, "team"),
-	    &list)) != SW_OK)
+	if ((e = sw_token_list(
+		 r->db, sw_json_get_str(r->args, "team"), &list)) != SW_OK)
 		return sw_req_fail(r, e, "cannot list tokens");
 	o = json_object_new_object();
 	json_object_object_add(o, "items", list);
@@ -384,16 +407,21 @@ account_args(struct sw_req *r, enum sw_role *role, enum sw_scope *scope)
 	if (*role == SW_ROLE_NONE && sc == NULL) {
 		sw_ferr_add(&r->ferrs, "scope", "required",
 		    "is required without a role");
-		return sw_req_fail(r, SW_EINVAL, "scope: required without a "
+		return sw_req_fail(r, SW_EINVAL,
+		    "scope: required without a "
 		    "role");
 	}
 	if (*role != SW_ROLE_NONE) {
 		if (sc != NULL && *scope != sw_role_scope(*role)) {
-			sw_ferr_add(&r->ferrs, "scope", "role", "a %s's scope "
-			    "is %s", sw_role_name(*role),
+			sw_ferr_add(&r->ferrs, "scope", "role",
+			    "a %s's scope "
+			    "is %s",
+			    sw_role_name(*role),
 			    sw_scope_name(sw_role_scope(*role)));
-			return sw_req_fail(r, SW_EINVAL, "scope: a %s's scope "
-			    "is %s", sw_role_name(*role),
+			return sw_req_fail(r, SW_EINVAL,
+			    "scope: a %s's scope "
+			    "is %s",
+			    sw_role_name(*role),
 			    sw_scope_name(sw_role_scope(*role)));
 		}
 		*scope = sw_role_scope(*role);
@@ -415,8 +443,10 @@ h_token_create(struct sw_req *r)
 	sw_err e;
 
 	if (tools != NULL && !sw_tool_classes_ok(tools))
-		return sw_req_fail(r, SW_EINVAL, "tools: '%s' names a class "
-		    "that is not read-only, diagnose or a tool tag", tools);
+		return sw_req_fail(r, SW_EINVAL,
+		    "tools: '%s' names a class "
+		    "that is not read-only, diagnose or a tool tag",
+		    tools);
 	if (account_args(r, &role, &scope) != SW_OK)
 		return r->err;
 	if (ttl != NULL)
@@ -432,8 +462,8 @@ h_token_create(struct sw_req *r)
 		(void)sw_token_revoke(r->db, name, NULL);
 		return sw_req_fail(r, e, "cannot create the token");
 	}
-	o = sw_jo("name", sw_js(name), "scope", sw_js(sw_scope_name(scope)),
-	    NULL);
+	o = sw_jo(
+	    "name", sw_js(name), "scope", sw_js(sw_scope_name(scope)), NULL);
 	if (tools != NULL)
 		sw_json_add_str(o, "tools", tools);
 	if (team != NULL) {

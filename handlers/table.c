@@ -8,6 +8,7 @@
 #include "handlers/handlers.h"
 #include "handlers/table.h"
 
+/* clang-format off */
 const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "health", .fn = h_health },
 	{ .op = "version", .fn = h_version },
@@ -129,3 +130,4 @@ const struct sw_handler_row sw_handler_table[] = {
 	{ .op = "fleet_drift_recorded", .fn = h_fleet_drift_recorded },
 	{ .op = NULL, .fn = NULL }
 };
+/* clang-format on */

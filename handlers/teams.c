@@ -16,8 +16,8 @@
 #include "handlers/workloads.h"
 #include "lib/json.h"
 
-#define KUEUE_API	"kueue.x-k8s.io/v1beta2"
-#define GIB		(1024.0 * 1024 * 1024)
+#define KUEUE_API "kueue.x-k8s.io/v1beta2"
+#define GIB (1024.0 * 1024 * 1024)
 
 static int
 same(const char *a, const char *b)
@@ -44,9 +44,11 @@ entry(json_object *flavors, const char *flavor, const char *res)
 		json_object *rs = sw_json_get(f, "resources");
 
 		for (j = 0; same(sw_json_get_str(f, "name"), flavor) && rs &&
-		    j < json_object_array_length(rs); j++)
-			if (same(sw_json_get_str(json_object_array_get_idx(rs,
-			    j), "name"), res))
+		     j < json_object_array_length(rs);
+		     j++)
+			if (same(sw_json_get_str(
+				     json_object_array_get_idx(rs, j), "name"),
+				res))
 				return json_object_array_get_idx(rs, j);
 	}
 	return NULL;
@@ -54,8 +56,8 @@ entry(json_object *flavors, const char *flavor, const char *res)
 
 /* What the other ClusterQueues of cq's cohort borrow of flavor/res. */
 static double
-others_borrow(json_object *cqs, json_object *cq, const char *flavor,
-    const char *res)
+others_borrow(
+    json_object *cqs, json_object *cq, const char *flavor, const char *res)
 {
 	const char *cohort = sw_json_path_str(cq, "spec.cohortName");
 	double sum = 0;
@@ -64,10 +66,13 @@ others_borrow(json_object *cqs, json_object *cq, const char *flavor,
 	for (i = 0; cohort && i < json_object_array_length(cqs); i++) {
 		json_object *o = json_object_array_get_idx(cqs, i);
 
-		if (o != cq && same(sw_json_path_str(o, "spec.cohortName"),
-		    cohort))
-			sum += amount(res, sw_json_get(entry(sw_json_path(o,
-			    "status.flavorsUsage"), flavor, res), "borrowed"));
+		if (o != cq &&
+		    same(sw_json_path_str(o, "spec.cohortName"), cohort))
+			sum += amount(res,
+			    sw_json_get(
+				entry(sw_json_path(o, "status.flavorsUsage"),
+				    flavor, res),
+				"borrowed"));
 	}
 	return sum;
 }
@@ -75,8 +80,8 @@ others_borrow(json_object *cqs, json_object *cq, const char *flavor,
 /* The demand of the waiting Workloads queued to cq (through lqs) for
  * flavor-less resource res: requests per pod times pod count. */
 static double
-waiting_demand(json_object *wls, json_object *lqs, const char *cq_name,
-    const char *res)
+waiting_demand(
+    json_object *wls, json_object *lqs, const char *cq_name, const char *res)
 {
 	double sum = 0;
 	size_t i, j, k;
@@ -93,26 +98,28 @@ waiting_demand(json_object *wls, json_object *lqs, const char *cq_name,
 			json_object *lq = json_object_array_get_idx(lqs, k);
 
 			mine |= same(sw_json_path_str(lq, "metadata.name"),
-			    sw_json_path_str(w, "spec.queueName")) &&
+				    sw_json_path_str(w, "spec.queueName")) &&
 			    same(sw_json_path_str(lq, "metadata.namespace"),
-			    sw_json_path_str(w, "metadata.namespace")) &&
+				sw_json_path_str(w, "metadata.namespace")) &&
 			    same(sw_json_path_str(lq, "spec.clusterQueue"),
-			    cq_name);
+				cq_name);
 		}
 		for (j = 0; mine && rr && j < json_object_array_length(rr);
-		    j++) {
+		     j++) {
 			json_object *r = json_object_array_get_idx(rr, j);
 			long long n = 1;
 
 			for (k = 0; ps && k < json_object_array_length(ps); k++)
 				if (same(sw_json_get_str(
-				    json_object_array_get_idx(ps, k), "name"),
-				    sw_json_get_str(r, "name")))
+					     json_object_array_get_idx(ps, k),
+					     "name"),
+					sw_json_get_str(r, "name")))
 					n = sw_json_get_int(
 					    json_object_array_get_idx(ps, k),
 					    "count", 1);
-			sum += n * amount(res, sw_json_get(sw_json_get(r,
-			    "resources"), res));
+			sum += n *
+			    amount(res,
+				sw_json_get(sw_json_get(r, "resources"), res));
 		}
 	}
 	return sum;
@@ -120,11 +127,12 @@ waiting_demand(json_object *wls, json_object *lqs, const char *cq_name,
 
 /* One row per flavor and resource of cq. */
 static json_object *
-team_resources(json_object *cq, json_object *cqs, json_object *wls,
-    json_object *lqs)
+team_resources(
+    json_object *cq, json_object *cqs, json_object *wls, json_object *lqs)
 {
 	json_object *out = json_object_new_array();
-	json_object *flavors = sw_json_path(cq, "spec.resourceGroups[0]."
+	json_object *flavors = sw_json_path(cq,
+	    "spec.resourceGroups[0]."
 	    "flavors");
 	const char *name = sw_json_path_str(cq, "metadata.name");
 	size_t i, j;
@@ -137,27 +145,34 @@ team_resources(json_object *cq, json_object *cqs, json_object *wls,
 		for (j = 0; rs && j < json_object_array_length(rs); j++) {
 			json_object *r = json_object_array_get_idx(rs, j);
 			const char *res = sw_json_get_str(r, "name");
-			json_object *u = entry(sw_json_path(cq,
-			    "status.flavorsUsage"), fl, res);
-			double nominal = amount(res, sw_json_get(r,
-			    "nominalQuota"));
+			json_object *u = entry(
+			    sw_json_path(cq, "status.flavorsUsage"), fl, res);
+			double nominal =
+			    amount(res, sw_json_get(r, "nominalQuota"));
 			double used = amount(res, sw_json_get(u, "total"));
 			double idle = nominal > used ? nominal - used : 0;
 			double others = others_borrow(cqs, cq, fl, res);
 
-			json_object_array_add(out, sw_jo(
-			    "instance_type", sw_js(fl), "resource", sw_js(res),
-			    "nominal", json_object_new_double(nominal),
-			    "borrowing_limit", sw_json_get(r, "borrowingLimit") ?
-				json_object_new_double(amount(res,
-				sw_json_get(r, "borrowingLimit"))) : NULL,
-			    "in_use", json_object_new_double(used),
-			    "borrowed", json_object_new_double(amount(res,
-				sw_json_get(u, "borrowed"))),
-			    "lent", json_object_new_double(idle < others ?
-				idle : others),
-			    "pending", json_object_new_double(waiting_demand(
-				wls, lqs, name, res)), NULL));
+			json_object_array_add(out,
+			    sw_jo("instance_type", sw_js(fl), "resource",
+				sw_js(res), "nominal",
+				json_object_new_double(nominal),
+				"borrowing_limit",
+				sw_json_get(r, "borrowingLimit")
+				    ? json_object_new_double(amount(res,
+					  sw_json_get(r, "borrowingLimit")))
+				    : NULL,
+				"in_use", json_object_new_double(used),
+				"borrowed",
+				json_object_new_double(
+				    amount(res, sw_json_get(u, "borrowed"))),
+				"lent",
+				json_object_new_double(
+				    idle < others ? idle : others),
+				"pending",
+				json_object_new_double(
+				    waiting_demand(wls, lqs, name, res)),
+				NULL));
 		}
 	}
 	return out;
@@ -171,13 +186,13 @@ team_of(const char *cq)
 	char team[64];
 	size_t n = cq ? strlen(cq) : 0;
 
-	if (n <= sizeof(pre) + sizeof(suf) - 2 || strncmp(cq, pre,
-	    sizeof(pre) - 1) != 0 || strcmp(cq + n - (sizeof(suf) - 1),
-	    suf) != 0 || n - (sizeof(pre) - 1) - (sizeof(suf) - 1) >=
-	    sizeof(team))
+	if (n <= sizeof(pre) + sizeof(suf) - 2 ||
+	    strncmp(cq, pre, sizeof(pre) - 1) != 0 ||
+	    strcmp(cq + n - (sizeof(suf) - 1), suf) != 0 ||
+	    n - (sizeof(pre) - 1) - (sizeof(suf) - 1) >= sizeof(team))
 		return NULL;
-	memcpy(team, cq + sizeof(pre) - 1, n - (sizeof(pre) - 1) -
-	    (sizeof(suf) - 1));
+	memcpy(team, cq + sizeof(pre) - 1,
+	    n - (sizeof(pre) - 1) - (sizeof(suf) - 1));
 	team[n - (sizeof(pre) - 1) - (sizeof(suf) - 1)] = '\0';
 	return sw_js(team);
 }
@@ -192,29 +207,39 @@ h_team_usage(struct sw_req *r)
 	if (wl_kube_open(r, sw_json_get_str(r->args, "name"), &kb) != SW_OK)
 		return r->err;
 	if (wl_list_objs(r, &kb, KUEUE_API, NULL, "clusterqueues", NULL,
-	    &cqs) != SW_OK || wl_list_objs(r, &kb, KUEUE_API, NULL,
-	    "localqueues", NULL, &lqs) != SW_OK || wl_list_objs(r, &kb,
-	    KUEUE_API, NULL, "workloads", NULL, &wls) != SW_OK)
+		&cqs) != SW_OK ||
+	    wl_list_objs(r, &kb, KUEUE_API, NULL, "localqueues", NULL, &lqs) !=
+		SW_OK ||
+	    wl_list_objs(r, &kb, KUEUE_API, NULL, "workloads", NULL, &wls) !=
+		SW_OK)
 		goto out;
 	out = json_object_new_array();
 	for (i = 0; i < json_object_array_length(cqs); i++) {
 		json_object *cq = json_object_array_get_idx(cqs, i);
 
-		json_object_array_add(out, sw_jo(
-		    "team", team_of(sw_json_path_str(cq, "metadata.name")),
-		    "cluster_queue", sw_js(sw_json_path_str(cq,
-			"metadata.name")),
-		    "cohort", sw_json_path_str(cq, "spec.cohortName") ?
-			sw_js(sw_json_path_str(cq, "spec.cohortName")) : NULL,
-		    "preempt_within_team", sw_js(sw_json_path_str(cq,
-			"spec.preemption.withinClusterQueue") ?: "Never"),
-		    "reclaim_lent", sw_js(sw_json_path_str(cq,
-			"spec.preemption.reclaimWithinCohort") ?: "Never"),
-		    "admitted_workloads", sw_ji(sw_json_get_int(sw_json_get(cq,
-			"status"), "admittedWorkloads", 0)),
-		    "pending_workloads", sw_ji(sw_json_get_int(sw_json_get(cq,
-			"status"), "pendingWorkloads", 0)),
-		    "resources", team_resources(cq, cqs, wls, lqs), NULL));
+		json_object_array_add(out,
+		    sw_jo("team",
+			team_of(sw_json_path_str(cq, "metadata.name")),
+			"cluster_queue",
+			sw_js(sw_json_path_str(cq, "metadata.name")), "cohort",
+			sw_json_path_str(cq, "spec.cohortName")
+			    ? sw_js(sw_json_path_str(cq, "spec.cohortName"))
+			    : NULL,
+			"preempt_within_team",
+			sw_js(sw_json_path_str(
+				  cq, "spec.preemption.withinClusterQueue")
+				?: "Never"),
+			"reclaim_lent",
+			sw_js(sw_json_path_str(
+				  cq, "spec.preemption.reclaimWithinCohort")
+				?: "Never"),
+			"admitted_workloads",
+			sw_ji(sw_json_get_int(
+			    sw_json_get(cq, "status"), "admittedWorkloads", 0)),
+			"pending_workloads",
+			sw_ji(sw_json_get_int(
+			    sw_json_get(cq, "status"), "pendingWorkloads", 0)),
+			"resources", team_resources(cq, cqs, wls, lqs), NULL));
 	}
 	sw_req_reply(r, 200, sw_jo("items", out, NULL));
 out:

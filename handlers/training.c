@@ -24,11 +24,11 @@
 #include "lib/json.h"
 #include "lib/resyntax.h"
 
-#define CRD_HPJ		"hyperpodpytorchjobs.sagemaker.amazonaws.com"
-#define CRD_RAYJOB	"rayjobs.ray.io"
+#define CRD_HPJ "hyperpodpytorchjobs.sagemaker.amazonaws.com"
+#define CRD_RAYJOB "rayjobs.ray.io"
 
 /* The service account pipelines/features.c makes for tiered checkpoints. */
-#define TIERED_SA	"tiered-storage-sa"
+#define TIERED_SA "tiered-storage-sa"
 
 /*
  * Checkpointless training (HyperPod's in-process recovery): hyperpodrun
@@ -36,7 +36,7 @@
  * and INPROCESS_RESTART_TIMEOUT, as AWS's checkpointless launch
  * manifests set them; the training operator must be v1.2.0 or later.
  */
-#define CHECKPOINTLESS_TIMEOUT	"1800"
+#define CHECKPOINTLESS_TIMEOUT "1800"
 
 static const struct recipe *
 recipe_find(const char *name)
@@ -59,8 +59,8 @@ argv_opt(json_object *argv, int kv, const char *opt, json_object *value)
 		return;
 	}
 	if (kv) {
-		json_object_array_add(argv, sw_jsf("%s=%s", opt,
-		    json_object_get_string(value)));
+		json_object_array_add(
+		    argv, sw_jsf("%s=%s", opt, json_object_get_string(value)));
 		json_object_put(value);
 	} else {
 		json_object_array_add(argv, sw_js(opt));
@@ -77,11 +77,12 @@ argv_path(json_object *argv, const char *prefix, const char *rel)
 
 /* Append {name, prefix + rel} to env. */
 static void
-env_path(json_object *env, const char *name, const char *prefix,
-    const char *rel)
+env_path(
+    json_object *env, const char *name, const char *prefix, const char *rel)
 {
-	json_object_array_add(env, sw_jo("name", sw_js(name), "value",
-	    sw_jsf("%s%s", prefix, rel), NULL));
+	json_object_array_add(env,
+	    sw_jo("name", sw_js(name), "value", sw_jsf("%s%s", prefix, rel),
+		NULL));
 }
 
 /* The program and its options (after any launcher).  New array. */
@@ -96,8 +97,8 @@ recipe_args(const struct train *t)
 	if (rc->program != NULL)
 		json_object_array_add(argv, sw_js(rc->program));
 	else
-		argv_path(argv, "/data/code/", t->entry ? t->entry :
-		    "train.py");
+		argv_path(
+		    argv, "/data/code/", t->entry ? t->entry : "train.py");
 	if (rc->config && t->config != NULL)
 		argv_path(argv, "/data/configs/", t->config);
 	if (t->dataset != NULL)
@@ -106,15 +107,15 @@ recipe_args(const struct train *t)
 	if (t->model != NULL)
 		argv_opt(argv, rc->kv, rc->opt_model,
 		    sw_jsf("/data/models/%s", t->model));
-	argv_opt(argv, rc->kv, rc->opt_output, sw_jsf("/data/outputs/%s",
-	    t->job));
+	argv_opt(
+	    argv, rc->kv, rc->opt_output, sw_jsf("/data/outputs/%s", t->job));
 	if (t->max_steps > 0)
-		argv_opt(argv, rc->kv, rc->opt_steps, sw_jsf("%lld",
-		    (long long)t->max_steps));
-	argv_opt(argv, rc->kv, rc->opt_nodes, sw_jsf("%lld",
-	    (long long)t->nodes));
-	argv_opt(argv, rc->kv, rc->opt_gpus, sw_jsf("%lld",
-	    (long long)t->gpus));
+		argv_opt(argv, rc->kv, rc->opt_steps,
+		    sw_jsf("%lld", (long long)t->max_steps));
+	argv_opt(
+	    argv, rc->kv, rc->opt_nodes, sw_jsf("%lld", (long long)t->nodes));
+	argv_opt(
+	    argv, rc->kv, rc->opt_gpus, sw_jsf("%lld", (long long)t->gpus));
 	return argv;
 }
 
@@ -130,26 +131,28 @@ train_env(const struct train *t)
 	if (t->model != NULL)
 		env_path(env, "MODEL_DIR", "/data/models/", t->model);
 	if (t->max_steps > 0)
-		json_object_array_add(env, sw_jo("name", sw_js("MAX_STEPS"),
-		    "value", sw_jsf("%lld", (long long)t->max_steps), NULL));
+		json_object_array_add(env,
+		    sw_jo("name", sw_js("MAX_STEPS"), "value",
+			sw_jsf("%lld", (long long)t->max_steps), NULL));
 	if (t->resume != NULL)
-		env_path(env, "RESUME_FROM_CHECKPOINT", "/data/outputs/",
-		    t->resume);
+		env_path(
+		    env, "RESUME_FROM_CHECKPOINT", "/data/outputs/", t->resume);
 	if (t->checkpointless) {
-		json_object_array_add(env, wl_env_var("INPROCESS_RESTART", "1"));
-		json_object_array_add(env, wl_env_var("INPROCESS_RESTART_TIMEOUT",
-		    CHECKPOINTLESS_TIMEOUT));
+		json_object_array_add(
+		    env, wl_env_var("INPROCESS_RESTART", "1"));
+		json_object_array_add(env,
+		    wl_env_var(
+			"INPROCESS_RESTART_TIMEOUT", CHECKPOINTLESS_TIMEOUT));
 	}
 	if (t->mlflow != NULL) {
-		json_object_array_add(env, wl_env_var("MLFLOW_TRACKING_URI",
-		    t->mlflow));
-		json_object_array_add(env, wl_env_var("MLFLOW_EXPERIMENT_NAME",
-		    t->job));
+		json_object_array_add(
+		    env, wl_env_var("MLFLOW_TRACKING_URI", t->mlflow));
+		json_object_array_add(
+		    env, wl_env_var("MLFLOW_EXPERIMENT_NAME", t->job));
 	}
 	if (t->env != NULL) {
-		json_object_object_foreach(t->env, k, v)
-			json_object_array_add(env, wl_env_var(k,
-			    json_object_get_string(v)));
+		json_object_object_foreach(t->env, k, v) json_object_array_add(
+		    env, wl_env_var(k, json_object_get_string(v)));
 	}
 	return env;
 }
@@ -168,48 +171,44 @@ log_monitoring(const struct train *t)
 
 	if (lm != NULL && !sw_json_get_bool(lm, "enabled", 1))
 		return NULL;
-	pat = lm != NULL && sw_json_get_str(lm, "log_pattern") != NULL ?
-	    sw_json_get_str(lm, "log_pattern") : rc->log_pattern;
+	pat = lm != NULL && sw_json_get_str(lm, "log_pattern") != NULL
+	    ? sw_json_get_str(lm, "log_pattern")
+	    : rc->log_pattern;
 	if (pat == NULL)
 		return NULL;
 	return sw_ja(
 	    sw_jo("name", sw_js("JobStart"), "logPattern", sw_js(pat),
-		"expectedStartCutOffInSeconds", sw_ji(sw_json_get_int(lm,
-		    "start_seconds", rc->start_s)), NULL),
+		"expectedStartCutOffInSeconds",
+		sw_ji(sw_json_get_int(lm, "start_seconds", rc->start_s)), NULL),
 	    sw_jo("name", sw_js("JobHang"), "logPattern", sw_js(pat),
-		"expectedRecurringFrequencyInSeconds", sw_ji(
-		    sw_json_get_int(lm, "hang_seconds", rc->hang_s)), NULL));
+		"expectedRecurringFrequencyInSeconds",
+		sw_ji(sw_json_get_int(lm, "hang_seconds", rc->hang_s)), NULL));
 }
 
 /* One pod of a training job's template, beside what every pod has (the
  * job's image, env, labels, service account and data volume). */
 struct train_pod {
-	const char	*container;	/* the container's name */
-	json_object	*command;	/* stolen, or NULL for the image's */
-	json_object	*ports;		/* stolen, or NULL */
-	json_object	*resources;	/* stolen */
-	int		 gpu;		/* placed on the job's GPU nodes */
+	const char *container; /* the container's name */
+	json_object *command; /* stolen, or NULL for the image's */
+	json_object *ports; /* stolen, or NULL */
+	json_object *resources; /* stolen */
+	int gpu; /* placed on the job's GPU nodes */
 };
 
 /* The pod template of p in job t (new). */
 static json_object *
 pod_template(const struct train *t, const struct train_pod *p)
 {
-	return sw_jo(
-	    "metadata", sw_jo("labels", wl_job_labels(t->job), NULL),
-	    "spec", sw_jo(
-		"serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
-		"containers", sw_ja(sw_jo(
-		    "name", sw_js(p->container),
-		    "image", sw_js(t->image),
-		    "command", p->command,
-		    "env", train_env(t),
-		    "ports", p->ports,
-		    "resources", p->resources,
+	return sw_jo("metadata", sw_jo("labels", wl_job_labels(t->job), NULL),
+	    "spec",
+	    sw_jo("serviceAccountName", t->sa ? sw_js(t->sa) : NULL,
+		"containers",
+		sw_ja(sw_jo("name", sw_js(p->container), "image",
+		    sw_js(t->image), "command", p->command, "env", train_env(t),
+		    "ports", p->ports, "resources", p->resources,
 		    "volumeMounts", wl_data_mounts(0), NULL)),
-		"volumes", wl_data_volumes(t->pvc, 0),
-		"nodeSelector", p->gpu ? wl_node_selector(t->instance_type) :
-		    NULL,
+		"volumes", wl_data_volumes(t->pvc, 0), "nodeSelector",
+		p->gpu ? wl_node_selector(t->instance_type) : NULL,
 		"tolerations", p->gpu ? wl_gpu_tolerations() : NULL, NULL),
 	    NULL);
 }
@@ -225,17 +224,19 @@ job_meta(const struct train *t)
 	json_object *spec = json_object_new_object(), *ann;
 
 	if (t->args != NULL) {
-		json_object_object_foreach(t->args, k, v) {
+		json_object_object_foreach(t->args, k, v)
+		{
 			if (strcmp(k, "name") != 0 && strcmp(k, "dry_run") != 0)
-				json_object_object_add(spec, k,
-				    json_object_get(v));
+				json_object_object_add(
+				    spec, k, json_object_get(v));
 		}
 	}
-	ann = sw_jo(WL_SUBMIT_SPEC, sw_js(json_object_to_json_string_ext(spec,
-	    JSON_C_TO_STRING_PLAIN)), NULL);
+	ann = sw_jo(WL_SUBMIT_SPEC,
+	    sw_js(json_object_to_json_string_ext(spec, JSON_C_TO_STRING_PLAIN)),
+	    NULL);
 	json_object_put(spec);
-	return sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns),
-	    "labels", wl_job_labels(t->job), "annotations", ann, NULL);
+	return sw_jo("name", sw_js(t->job), "namespace", sw_js(t->ns), "labels",
+	    wl_job_labels(t->job), "annotations", ann, NULL);
 }
 
 /* spec.elasticPolicy of an elastic job, or NULL. */
@@ -244,11 +245,11 @@ elastic_policy(const struct train *t)
 {
 	if (t->elastic == NULL)
 		return NULL;
-	return sw_jo(
-	    "minReplicas", sw_ji(sw_json_get_int(t->elastic, "min_nodes", 1)),
-	    "maxReplicas", sw_ji(sw_json_get_int(t->elastic, "max_nodes", 1)),
-	    "replicaIncrementStep", sw_ji(sw_json_get_int(t->elastic,
-		"increment_step", 1)), NULL);
+	return sw_jo("minReplicas",
+	    sw_ji(sw_json_get_int(t->elastic, "min_nodes", 1)), "maxReplicas",
+	    sw_ji(sw_json_get_int(t->elastic, "max_nodes", 1)),
+	    "replicaIncrementStep",
+	    sw_ji(sw_json_get_int(t->elastic, "increment_step", 1)), NULL);
 }
 
 /*
@@ -267,51 +268,54 @@ hpj_manifest(const struct train *t)
 	else
 		argv = sw_ja(sw_js("hyperpodrun"));
 
-	json_object_array_add(argv, sw_jsf("--nnodes=%lld",
-	    (long long)t->nodes));
-	json_object_array_add(argv, sw_jsf("--nproc-per-node=%lld",
-	    (long long)t->gpus));
+	json_object_array_add(
+	    argv, sw_jsf("--nnodes=%lld", (long long)t->nodes));
+	json_object_array_add(
+	    argv, sw_jsf("--nproc-per-node=%lld", (long long)t->gpus));
 	if (t->checkpointless)
 		json_object_array_add(argv, sw_js("--inprocess-restart"));
 	args = recipe_args(t);
 	for (i = 0; i < json_object_array_length(args); i++)
-		json_object_array_add(argv, json_object_get(
-		    json_object_array_get_idx(args, i)));
+		json_object_array_add(
+		    argv, json_object_get(json_object_array_get_idx(args, i)));
 	json_object_put(args);
-	return sw_jo(
-	    "apiVersion", sw_js("sagemaker.amazonaws.com/v1"),
-	    "kind", sw_js("HyperPodPyTorchJob"),
-	    "metadata", job_meta(t),
-	    "spec", sw_jo(
-		"nprocPerNode", sw_jsf("%lld", (long long)t->gpus),
-		"elasticPolicy", elastic_policy(t),
-		"runPolicy", sw_jo(
-		    "jobMaxRetryCount", sw_ji(3),
-		    "cleanPodPolicy", sw_js("None"),
-		    "restartPolicy", sw_jo("evalPeriodSeconds", sw_ji(3600),
+	return sw_jo("apiVersion", sw_js("sagemaker.amazonaws.com/v1"), "kind",
+	    sw_js("HyperPodPyTorchJob"), "metadata", job_meta(t), "spec",
+	    sw_jo("nprocPerNode", sw_jsf("%lld", (long long)t->gpus),
+		"elasticPolicy", elastic_policy(t), "runPolicy",
+		sw_jo("jobMaxRetryCount", sw_ji(3), "cleanPodPolicy",
+		    sw_js("None"), "restartPolicy",
+		    sw_jo("evalPeriodSeconds", sw_ji(3600),
 			"numRestartBeforeFullJobRestart", sw_ji(3),
 			"maxFullJobRestarts", sw_ji(1), NULL),
 		    "logMonitoringConfiguration", log_monitoring(t), NULL),
-		"replicaSpecs", sw_ja(sw_jo(
-		    "name", sw_js("pods"),
-		    "replicas", sw_ji(t->nodes),
-		    "maxReplicas", t->elastic ? sw_ji(sw_json_get_int(
-			t->elastic, "max_nodes", t->nodes)) : NULL,
-		    "template", pod_template(t, &(struct train_pod){
-			.container = "pytorch", .command = argv,
-			.ports = sw_ja(sw_jo("containerPort", sw_ji(8080),
-			    NULL)),
-			.resources = wl_accel_resources(t->gpus, t->efa),
-			.gpu = 1 }),
-		    NULL)), NULL), NULL);
+		"replicaSpecs",
+		sw_ja(sw_jo("name", sw_js("pods"), "replicas", sw_ji(t->nodes),
+		    "maxReplicas",
+		    t->elastic ? sw_ji(sw_json_get_int(
+				     t->elastic, "max_nodes", t->nodes))
+			       : NULL,
+		    "template",
+		    pod_template(t,
+			&(struct train_pod){ .container = "pytorch",
+			    .command = argv,
+			    .ports = sw_ja(
+				sw_jo("containerPort", sw_ji(8080), NULL)),
+			    .resources = wl_accel_resources(t->gpus, t->efa),
+			    .gpu = 1 }),
+		    NULL)),
+		NULL),
+	    NULL);
 }
 
 /* Characters a RayJob entrypoint word may hold (no shell meaning). */
 static int
 shell_safe(const char *s)
 {
-	return *s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "abcdefghijklmnopqrstuvwxyz0123456789._/=:,+-") == strlen(s);
+	return *s != '\0' &&
+	    strspn(s,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"abcdefghijklmnopqrstuvwxyz0123456789._/=:,+-") == strlen(s);
 }
 
 /*
@@ -333,8 +337,8 @@ rayjob_manifest(const struct train *t)
 	sw_buf_init(&ep, 8192);
 	sw_buf_puts(&ep, "python3");
 	for (i = 0; i < json_object_array_length(args); i++) {
-		const char *w = json_object_get_string(
-		    json_object_array_get_idx(args, i));
+		const char *w =
+		    json_object_get_string(json_object_array_get_idx(args, i));
 
 		if (!shell_safe(w))
 			goto out;
@@ -345,36 +349,39 @@ rayjob_manifest(const struct train *t)
 	ray_own = strcmp(t->image, wl_ray_image) == 0;
 	if (ray_own && t->recipe->ray_pip != NULL &&
 	    (size_t)snprintf(env_yaml, sizeof(env_yaml), "pip:\n  - %s\n",
-	    t->recipe->ray_pip) >= sizeof(env_yaml))
+		t->recipe->ray_pip) >= sizeof(env_yaml))
 		goto out;
-	m = sw_jo(
-	    "apiVersion", sw_js("ray.io/v1"), "kind", sw_js("RayJob"),
-	    "metadata", job_meta(t),
-	    "spec", sw_jo(
-		"entrypoint", sw_js(sw_buf_str(&ep)),
-		"runtimeEnvYAML", ray_own && t->recipe->ray_pip != NULL ?
-		    sw_js(env_yaml) : NULL,
-		"shutdownAfterJobFinishes", sw_jb(1),
-		"ttlSecondsAfterFinished", sw_ji(3600),
-		"rayClusterSpec", sw_jo(
-		    "rayVersion", ray_own ? sw_js(wl_ray_version) : NULL,
-		    "headGroupSpec", sw_jo(
-			"rayStartParams", json_object_new_object(),
-			"template", pod_template(t, &(struct train_pod){
-			    .container = "ray-head",
-			    .resources = sw_jo("limits", sw_jo("cpu",
-				sw_js("2"), "memory", sw_js("8Gi"), NULL),
-				NULL) }), NULL),
-		    "workerGroupSpecs", sw_ja(sw_jo(
-			"groupName", sw_js("gpu"),
-			"replicas", sw_ji(t->nodes),
-			"minReplicas", sw_ji(t->nodes),
-			"maxReplicas", sw_ji(t->nodes),
-			"rayStartParams", json_object_new_object(),
-			"template", pod_template(t, &(struct train_pod){
-			    .container = "ray-worker",
-			    .resources = wl_accel_resources(t->gpus, t->efa),
-			    .gpu = 1 }), NULL)), NULL), NULL), NULL);
+	m = sw_jo("apiVersion", sw_js("ray.io/v1"), "kind", sw_js("RayJob"),
+	    "metadata", job_meta(t), "spec",
+	    sw_jo("entrypoint", sw_js(sw_buf_str(&ep)), "runtimeEnvYAML",
+		ray_own && t->recipe->ray_pip != NULL ? sw_js(env_yaml) : NULL,
+		"shutdownAfterJobFinishes", sw_jb(1), "ttlSecondsAfterFinished",
+		sw_ji(3600), "rayClusterSpec",
+		sw_jo("rayVersion", ray_own ? sw_js(wl_ray_version) : NULL,
+		    "headGroupSpec",
+		    sw_jo("rayStartParams", json_object_new_object(),
+			"template",
+			pod_template(t,
+			    &(struct train_pod){ .container = "ray-head",
+				.resources = sw_jo("limits",
+				    sw_jo("cpu", sw_js("2"), "memory",
+					sw_js("8Gi"), NULL),
+				    NULL) }),
+			NULL),
+		    "workerGroupSpecs",
+		    sw_ja(sw_jo("groupName", sw_js("gpu"), "replicas",
+			sw_ji(t->nodes), "minReplicas", sw_ji(t->nodes),
+			"maxReplicas", sw_ji(t->nodes), "rayStartParams",
+			json_object_new_object(), "template",
+			pod_template(t,
+			    &(struct train_pod){ .container = "ray-worker",
+				.resources =
+				    wl_accel_resources(t->gpus, t->efa),
+				.gpu = 1 }),
+			NULL)),
+		    NULL),
+		NULL),
+	    NULL);
 out:
 	json_object_put(args);
 	sw_buf_free(&ep);
@@ -388,22 +395,25 @@ check_env(struct sw_req *r, json_object *env)
 	static const char *const reserved[] = {
 		/* Every name train_env() sets, and the model token. */
 		"OUTPUT_DIR", "DATASET_DIR", "MODEL_DIR", "MAX_STEPS",
-		"RESUME_FROM_CHECKPOINT",
-		"HF_TOKEN", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME",
-		"INPROCESS_RESTART", "INPROCESS_RESTART_TIMEOUT", NULL
+		"RESUME_FROM_CHECKPOINT", "HF_TOKEN", "MLFLOW_TRACKING_URI",
+		"MLFLOW_EXPERIMENT_NAME", "INPROCESS_RESTART",
+		"INPROCESS_RESTART_TIMEOUT", NULL
 	};
 	char field[160];
 	int i;
 
 	if (env == NULL)
 		return;
-	json_object_object_foreach(env, k, v) {
+	json_object_object_foreach(env, k, v)
+	{
 		(void)v;
 		sw_fmt_text(field, sizeof(field), "env.%s", k);
-		if (strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
-		    "vwxyz0123456789_") != strlen(k) || (k[0] >= '0' &&
-		    k[0] <= '9')) {
-			sw_ferr_add(&r->ferrs, field, "pattern", "names are "
+		if (strspn(k,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstu"
+			"vwxyz0123456789_") != strlen(k) ||
+		    (k[0] >= '0' && k[0] <= '9')) {
+			sw_ferr_add(&r->ferrs, field, "pattern",
+			    "names are "
 			    "[A-Za-z_][A-Za-z0-9_]*");
 			continue;
 		}
@@ -428,10 +438,12 @@ check_elastic(struct sw_req *r, const struct train *t)
 	if (t->elastic == NULL)
 		return;
 	if (t->ray) {
-		sw_ferr_add(&r->ferrs, "elastic", "kind", "is for kind "
+		sw_ferr_add(&r->ferrs, "elastic", "kind",
+		    "is for kind "
 		    "hyperpod-pytorch; kind ray scales by its own worker "
 		    "groups");
-		sw_ferr_add(&r->ferrs, "kind", "elastic", "ray cannot take "
+		sw_ferr_add(&r->ferrs, "kind", "elastic",
+		    "ray cannot take "
 		    "elastic");
 		return;
 	}
@@ -439,18 +451,21 @@ check_elastic(struct sw_req *r, const struct train *t)
 	hi = sw_json_get_int(t->elastic, "max_nodes", 1);
 	step = sw_json_get_int(t->elastic, "increment_step", 1);
 	if (lo > hi) {
-		sw_ferr_add(&r->ferrs, "elastic.min_nodes", "range", "is more "
-		    "than elastic.max_nodes (%lld > %lld)", (long long)lo,
-		    (long long)hi);
-		sw_ferr_add(&r->ferrs, "elastic.max_nodes", "range", "is less "
+		sw_ferr_add(&r->ferrs, "elastic.min_nodes", "range",
+		    "is more "
+		    "than elastic.max_nodes (%lld > %lld)",
+		    (long long)lo, (long long)hi);
+		sw_ferr_add(&r->ferrs, "elastic.max_nodes", "range",
+		    "is less "
 		    "than elastic.min_nodes");
 	} else if (t->nodes < lo || t->nodes > hi) {
-		sw_ferr_add(&r->ferrs, "nodes", "elastic", "must be within "
+		sw_ferr_add(&r->ferrs, "nodes", "elastic",
+		    "must be within "
 		    "elastic.min_nodes and elastic.max_nodes (%lld..%lld)",
 		    (long long)lo, (long long)hi);
-		sw_ferr_add(&r->ferrs, t->nodes < lo ? "elastic.min_nodes" :
-		    "elastic.max_nodes", "elastic", "leaves out nodes (%lld)",
-		    (long long)t->nodes);
+		sw_ferr_add(&r->ferrs,
+		    t->nodes < lo ? "elastic.min_nodes" : "elastic.max_nodes",
+		    "elastic", "leaves out nodes (%lld)", (long long)t->nodes);
 	} else if ((hi - lo) % step != 0) {
 		sw_ferr_add(&r->ferrs, "elastic.increment_step", "step",
 		    "does not divide max_nodes - min_nodes (%lld)",
@@ -470,20 +485,25 @@ check_checkpointless(struct sw_req *r, const struct train *t)
 	if (!t->checkpointless)
 		return;
 	if (t->ray) {
-		sw_ferr_add(&r->ferrs, "checkpointless", "kind", "is for kind "
+		sw_ferr_add(&r->ferrs, "checkpointless", "kind",
+		    "is for kind "
 		    "hyperpod-pytorch (the training operator's in-process "
 		    "recovery)");
-		sw_ferr_add(&r->ferrs, "kind", "checkpointless", "ray cannot "
+		sw_ferr_add(&r->ferrs, "kind", "checkpointless",
+		    "ray cannot "
 		    "take checkpointless");
 	}
 	if (t->elastic != NULL) {
-		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive", "cannot "
+		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive",
+		    "cannot "
 		    "be combined with elastic training");
-		sw_ferr_add(&r->ferrs, "elastic", "exclusive", "cannot be "
+		sw_ferr_add(&r->ferrs, "elastic", "exclusive",
+		    "cannot be "
 		    "combined with checkpointless training");
 	}
 	if (t->tiered == 1) {
-		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive", "cannot "
+		sw_ferr_add(&r->ferrs, "checkpointless", "exclusive",
+		    "cannot "
 		    "be combined with managed tiered checkpointing");
 		sw_ferr_add(&r->ferrs, "tiered_checkpointing", "exclusive",
 		    "cannot be combined with checkpointless training");
@@ -496,7 +516,7 @@ check_checkpointless(struct sw_req *r, const struct train *t)
  * before anything is applied, naming the field and the version to move
  * to (addon_upgrade).
  */
-#define ELASTIC_OPERATOR_MIN	"v1.2.0"
+#define ELASTIC_OPERATOR_MIN "v1.2.0"
 
 static sw_err
 check_elastic_operator(struct sw_req *r, const struct train *t)
@@ -514,13 +534,15 @@ check_elastic_operator(struct sw_req *r, const struct train *t)
 		return r->err;
 	if (ok > 0)
 		return SW_OK;
-	sw_ferr_add(&r->ferrs, field, "operator", "needs the HyperPod "
+	sw_ferr_add(&r->ferrs, field, "operator",
+	    "needs the HyperPod "
 	    "training operator %s or later; cluster %s runs %s",
 	    ELASTIC_OPERATOR_MIN, t->cluster, have);
-	return sw_req_fail(r, SW_EPRECONDITION, "%s training needs the "
+	return sw_req_fail(r, SW_EPRECONDITION,
+	    "%s training needs the "
 	    "HyperPod training operator %s or later, and cluster %s runs %s: "
-	    "upgrade the add-on %s first (addon_upgrade)", field,
-	    ELASTIC_OPERATOR_MIN, t->cluster, have,
+	    "upgrade the add-on %s first (addon_upgrade)",
+	    field, ELASTIC_OPERATOR_MIN, t->cluster, have,
 	    SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR));
 }
 
@@ -535,12 +557,13 @@ static void
 check_log_pattern(struct sw_req *r, json_object *lm)
 {
 	const char *pat = sw_json_get_str(lm, "log_pattern");
-	char why[140];	/* with the words before it, within a message */
+	char why[140]; /* with the words before it, within a message */
 
 	if (pat != NULL && sw_re_check(pat, why, sizeof(why)) != 0)
 		sw_ferr_add(&r->ferrs, "log_monitoring.log_pattern", "regex",
 		    "is not a regular expression in RE2 syntax (Go's "
-		    "regexp): %s", why);
+		    "regexp): %s",
+		    why);
 }
 
 /*
@@ -562,8 +585,8 @@ tiered_sa(struct sw_req *r, struct sw_kube *kb, const char *ns)
 		return 0;
 	if (e != SW_OK)
 		return -1;
-	feat = sw_json_get_str(sw_json_path(sa, "metadata.labels"),
-	    "slipway.io/feature");
+	feat = sw_json_get_str(
+	    sw_json_path(sa, "metadata.labels"), "slipway.io/feature");
 	yes = feat != NULL && strcmp(feat, "tiered-checkpointing") == 0;
 	json_object_put(sa);
 	return yes;
@@ -577,7 +600,7 @@ use_mlflow_app(struct sw_req *r, struct train *t)
 	char arn[256];
 
 	if (h_mlflow_app_arn(r, sw_json_get_str(r->args, "mlflow_app"), arn,
-	    sizeof(arn)) != SW_OK)
+		sizeof(arn)) != SW_OK)
 		return r->err;
 	sw_json_add_str(r->args, "mlflow_tracking_uri", arn);
 	t->mlflow = sw_json_get_str(r->args, "mlflow_tracking_uri");
@@ -615,11 +638,12 @@ wl_train_read(struct sw_req *r, struct train *t)
 	t->logmon = sw_json_get(a, "log_monitoring");
 	t->elastic = sw_json_get(a, "elastic");
 	t->checkpointless = sw_json_get_bool(a, "checkpointless", 0);
-	t->tiered = sw_json_get(a, "tiered_checkpointing") == NULL ? -1 :
-	    sw_json_get_bool(a, "tiered_checkpointing", 0);
+	t->tiered = sw_json_get(a, "tiered_checkpointing") == NULL
+	    ? -1
+	    : sw_json_get_bool(a, "tiered_checkpointing", 0);
 	t->ray = strcmp(kind, "ray") == 0;
-	t->agent_install = strcmp(wl_str_or(a, "elastic_agent", "install"),
-	    "install") == 0;
+	t->agent_install =
+	    strcmp(wl_str_or(a, "elastic_agent", "install"), "install") == 0;
 	t->recipe = recipe_find(rname);
 
 	/* Cross-field rules (the table checked each field alone). */
@@ -627,38 +651,48 @@ wl_train_read(struct sw_req *r, struct train *t)
 		sw_ferr_add(&r->ferrs, "recipe", "enum", "unknown recipe");
 	else {
 		if (!(t->recipe->kinds & (t->ray ? KIND_RAY : KIND_HPJ)))
-			sw_ferr_add(&r->ferrs, "recipe", "kind", "recipe %s "
-			    "does not run as kind %s", rname, kind);
+			sw_ferr_add(&r->ferrs, "recipe", "kind",
+			    "recipe %s "
+			    "does not run as kind %s",
+			    rname, kind);
 		if (t->recipe->config == 2 && t->config == NULL)
-			sw_ferr_add(&r->ferrs, "config", "required", "recipe "
-			    "%s needs a config under /data/configs", rname);
+			sw_ferr_add(&r->ferrs, "config", "required",
+			    "recipe "
+			    "%s needs a config under /data/configs",
+			    rname);
 		if (t->recipe->config == 0 && t->config != NULL)
-			sw_ferr_add(&r->ferrs, "config", "recipe", "recipe "
-			    "%s takes no config", rname);
+			sw_ferr_add(&r->ferrs, "config", "recipe",
+			    "recipe "
+			    "%s takes no config",
+			    rname);
 		if (t->recipe->program != NULL && t->entry != NULL)
-			sw_ferr_add(&r->ferrs, "entry", "recipe", "recipe "
+			sw_ferr_add(&r->ferrs, "entry", "recipe",
+			    "recipe "
 			    "%s has its own program; entry is for pytorch",
 			    rname);
 	}
 	if (t->ray && sw_json_get(a, "elastic_agent") != NULL)
-		sw_ferr_add(&r->ferrs, "elastic_agent", "kind", "is for kind "
+		sw_ferr_add(&r->ferrs, "elastic_agent", "kind",
+		    "is for kind "
 		    "hyperpod-pytorch; a RayJob runs no elastic agent");
 	if (t->ray && t->logmon != NULL)
-		sw_ferr_add(&r->ferrs, "log_monitoring", "kind", "is for kind "
+		sw_ferr_add(&r->ferrs, "log_monitoring", "kind",
+		    "is for kind "
 		    "hyperpod-pytorch (the training operator watches logs)");
 	check_log_pattern(r, t->logmon);
 	check_elastic(r, t);
 	check_checkpointless(r, t);
 	if (t->ray && t->tiered == 1)
-		sw_ferr_add(&r->ferrs, "tiered_checkpointing", "kind", "is for "
+		sw_ferr_add(&r->ferrs, "tiered_checkpointing", "kind",
+		    "is for "
 		    "kind hyperpod-pytorch");
 	check_env(r, t->env);
 	if (r->ferrs.n > 0)
 		return sw_req_fail(r, SW_EINVAL, "%s: %s", r->ferrs.e[0].field,
 		    r->ferrs.e[0].msg);
 	t->own_image = sw_json_get(a, "image") != NULL;
-	t->image = wl_str_or(a, "image", t->ray ? t->recipe->ray_image :
-	    t->recipe->image);
+	t->image = wl_str_or(
+	    a, "image", t->ray ? t->recipe->ray_image : t->recipe->image);
 	return SW_OK;
 }
 
@@ -677,9 +711,11 @@ static sw_err
 train_fits(struct sw_req *r, const struct train *t)
 {
 	struct wl_fit f = { .cluster = t->cluster,
-	    .instance_type = t->instance_type, .gpus = t->gpus,
-	    .efa = t->efa, .gpu_field = "gpus_per_node",
-	    .efa_field = "efa_per_node" };
+		.instance_type = t->instance_type,
+		.gpus = t->gpus,
+		.efa = t->efa,
+		.gpu_field = "gpus_per_node",
+		.efa_field = "efa_per_node" };
 
 	return wl_check_fit(r, &f);
 }
@@ -705,8 +741,8 @@ h_training_job_submit(struct sw_req *r)
 		goto out;
 	if (have == 0) {
 		if (t.ray)
-			wl_need_feature(r, "kind", "kuberay",
-			    "KubeRay (RayJob)");
+			wl_need_feature(
+			    r, "kind", "kuberay", "KubeRay (RayJob)");
 		else
 			wl_need_feature(r, "kind", "training_operator",
 			    "the HyperPod training operator "
@@ -715,22 +751,26 @@ h_training_job_submit(struct sw_req *r)
 	}
 	if (check_elastic_operator(r, &t) != SW_OK)
 		goto out;
-	e = wl_get_obj(r, &kb, t.ray ? "ray.io/v1" :
-	    "sagemaker.amazonaws.com/v1", t.ns, t.ray ? "rayjobs" :
-	    "hyperpodpytorchjobs", t.job, &existing);
+	e = wl_get_obj(r, &kb,
+	    t.ray ? "ray.io/v1" : "sagemaker.amazonaws.com/v1", t.ns,
+	    t.ray ? "rayjobs" : "hyperpodpytorchjobs", t.job, &existing);
 	json_object_put(existing);
 	if (e == SW_OK) {
-		sw_ferr_add(&r->ferrs, "job_name", "unique", "job %s exists in "
-		    "namespace %s", t.job, t.ns);
-		sw_req_fail(r, SW_ECONFLICT, "training job %s exists; delete "
-		    "it or pick another name", t.job);
+		sw_ferr_add(&r->ferrs, "job_name", "unique",
+		    "job %s exists in "
+		    "namespace %s",
+		    t.job, t.ns);
+		sw_req_fail(r, SW_ECONFLICT,
+		    "training job %s exists; delete "
+		    "it or pick another name",
+		    t.job);
 		goto out;
 	}
 	if (e != SW_ENOTFOUND)
 		goto out;
 	list = json_object_new_array();
 	if (wl_storage_plan(r, &kb, t.cluster, t.ns, t.pvc,
-	    sw_json_get(a, "pvc") != NULL, list) != SW_OK)
+		sw_json_get(a, "pvc") != NULL, list) != SW_OK)
 		goto out;
 	if (t.tiered != 0 && !t.checkpointless &&
 	    (have = tiered_sa(r, &kb, t.ns)) < 0)
@@ -749,8 +789,9 @@ h_training_job_submit(struct sw_req *r)
 	}
 	json_object_array_add(list, m);
 	if (r->dry_run) {
-		wl_answer_plan(r, list, sw_jo("job", sw_js(t.job),
-		    "service_account", t.sa ? sw_js(t.sa) : NULL, NULL));
+		wl_answer_plan(r, list,
+		    sw_jo("job", sw_js(t.job), "service_account",
+			t.sa ? sw_js(t.sa) : NULL, NULL));
 		list = NULL;
 		goto out;
 	}
@@ -760,14 +801,13 @@ h_training_job_submit(struct sw_req *r)
 			json_object_put(refs);
 			goto out;
 		}
-		wl_answer_applied(r, 201, sw_jo("job", sw_js(t.job),
-		    "namespace", sw_js(t.ns),
-		    "kind", sw_js(sw_json_get_str(m, "kind")),
-		    "recipe", sw_js(t.recipe->name), "image", sw_js(t.image),
-		    "service_account", t.sa ? sw_js(t.sa) : NULL,
-		    "output_dir", sw_jsf("/data/outputs/%s", t.job), NULL),
+		wl_answer_applied(r, 201,
+		    sw_jo("job", sw_js(t.job), "namespace", sw_js(t.ns), "kind",
+			sw_js(sw_json_get_str(m, "kind")), "recipe",
+			sw_js(t.recipe->name), "image", sw_js(t.image),
+			"service_account", t.sa ? sw_js(t.sa) : NULL,
+			"output_dir", sw_jsf("/data/outputs/%s", t.job), NULL),
 		    refs);
-
 	}
 out:
 	json_object_put(list);

@@ -19,19 +19,21 @@
  * the shell never parses a word the user sent).  elastic_agent=image
  * runs hyperpodrun directly, for images that already have it.
  */
-#define AGENT_PIN	"hyperpod-elastic-agent==1.1.3"
-#define AGENT_SH	"python3 -m pip install --no-cache-dir --quiet " \
-			"'" AGENT_PIN "' && exec hyperpodrun \"$@\""
+#define AGENT_PIN "hyperpod-elastic-agent==1.1.3"
+#define AGENT_SH \
+	"python3 -m pip install --no-cache-dir --quiet " \
+	"'" AGENT_PIN "' && exec hyperpodrun \"$@\""
 
 /*
  * RayJob clusters run Ray's own image, at the Ray version KubeRay
  * v1.4.2 (the operator Slipway installs) is tested with.  It has no
  * PyTorch; recipes that need it name it in the job's runtime env.
  */
-#define RAY_VERSION	"2.46.0"
-#define RAY_IMAGE	"rayproject/ray:" RAY_VERSION "-py311-gpu"
+#define RAY_VERSION "2.46.0"
+#define RAY_IMAGE "rayproject/ray:" RAY_VERSION "-py311-gpu"
 
 /* The recipes training_job_submit runs (handlers/training.c). */
+/* clang-format off */
 const struct recipe wl_recipes[] = {
 	{ .name = "pytorch", .kinds = KIND_HPJ | KIND_RAY,
 	  .image = "pytorch/pytorch:2.7.1-cuda12.6-cudnn9-runtime",
@@ -66,8 +68,10 @@ const struct recipe wl_recipes[] = {
 	  .opt_gpus = "trainer.n_gpus_per_node" },
 	{ .name = NULL }
 };
+/* clang-format on */
 
 /* The engines inference_deploy serves with (handlers/inference.c). */
+/* clang-format off */
 const struct engine wl_engines[] = {
 	{ "vllm", "vllm/vllm-openai:v0.10.2", 8000,
 	  "vllm:num_requests_waiting", "vllm:num_requests_running",
@@ -77,6 +81,7 @@ const struct engine wl_engines[] = {
 	  "sglang:token_usage" },
 	{ NULL }
 };
+/* clang-format on */
 
 /* ---- the strings the handlers take from here ------------------------- */
 

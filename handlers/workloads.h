@@ -26,26 +26,26 @@
 #include "cloud/kube.h"
 
 /* Labels on everything we create; workloads are found by them. */
-#define WL_MANAGED	SW_KUBE_MANAGED_BY
-#define WL_JOB		"slipway.dev/job"
-#define WL_INF		"slipway.dev/inference"
-#define WL_ROLE		"slipway.dev/role"
+#define WL_MANAGED SW_KUBE_MANAGED_BY
+#define WL_JOB "slipway.dev/job"
+#define WL_INF "slipway.dev/inference"
+#define WL_ROLE "slipway.dev/role"
 /* The person or service account whose request wrote the object (an
  * annotation on every object a request applies). */
-#define WL_REQUESTED_BY	"slipway.dev/requested-by"
-#define WL_ENGINE	"slipway.dev/engine"
-#define WL_HEALTH	"sagemaker.amazonaws.com/node-health-status"
-#define WL_GPU		"nvidia.com/gpu"
-#define WL_EFA		"vpc.amazonaws.com/efa"
+#define WL_REQUESTED_BY "slipway.dev/requested-by"
+#define WL_ENGINE "slipway.dev/engine"
+#define WL_HEALTH "sagemaker.amazonaws.com/node-health-status"
+#define WL_GPU "nvidia.com/gpu"
+#define WL_EFA "vpc.amazonaws.com/efa"
 
 /* One argv word or path we build (lib/limits.h holds the library's). */
-#define WL_MAX_WORD	1024
+#define WL_MAX_WORD 1024
 
 /* ---- the catalogue (handlers/workloads.c) ---------------------------- */
 
 /* The kinds a recipe runs as (struct recipe's kinds). */
-#define KIND_HPJ	0x01
-#define KIND_RAY	0x02
+#define KIND_HPJ 0x01
+#define KIND_RAY 0x02
 
 /*
  * A recipe: the images, the program and how the S3 contract's paths
@@ -56,84 +56,82 @@
  * last one (docs/images.md).
  */
 struct recipe {
-	const char	*name;
-	unsigned	 kinds;
-	const char	*image;		/* hyperpod-pytorch */
-	const char	*ray_image;	/* ray */
-	const char	*ray_pip;	/* runtime env pip package, or NULL */
-	const char	*program;	/* NULL: /data/code/<entry> */
-	int		 module;	/* program is a Python module */
-	int		 config;	/* 0 none, 1 optional, 2 required */
-	int		 kv;
-	const char	*opt_dataset, *opt_model, *opt_output, *opt_steps;
-	const char	*opt_nodes, *opt_gpus;
-	const char	*log_pattern;
-	int		 start_s, hang_s;
+	const char *name;
+	unsigned kinds;
+	const char *image; /* hyperpod-pytorch */
+	const char *ray_image; /* ray */
+	const char *ray_pip; /* runtime env pip package, or NULL */
+	const char *program; /* NULL: /data/code/<entry> */
+	int module; /* program is a Python module */
+	int config; /* 0 none, 1 optional, 2 required */
+	int kv;
+	const char *opt_dataset, *opt_model, *opt_output, *opt_steps;
+	const char *opt_nodes, *opt_gpus;
+	const char *log_pattern;
+	int start_s, hang_s;
 };
 
 /* An engine: image, port, argv and its Prometheus metrics (facts §5-6). */
 struct engine {
-	const char	*name, *image;
-	int		 port;
-	const char	*m_queue, *m_running, *m_kv;
+	const char *name, *image;
+	int port;
+	const char *m_queue, *m_running, *m_kv;
 };
 
 /* The recipes and engines, each table ended by a row with a NULL name. */
-extern const struct recipe	wl_recipes[];
-extern const struct engine	wl_engines[];
+extern const struct recipe wl_recipes[];
+extern const struct engine wl_engines[];
 
 /* The shell line that installs the elastic agent, then execs
  * hyperpodrun "$@" (the shell never parses a word the user sent). */
-extern const char	wl_agent_sh[];
+extern const char wl_agent_sh[];
 /* Ray's own image for RayJob clusters, and the Ray version it runs. */
-extern const char	wl_ray_image[];
-extern const char	wl_ray_version[];
+extern const char wl_ray_image[];
+extern const char wl_ray_version[];
 /* The SGLang router's image (the model download Job's is the default of
  * its row's "image", api/ops/inference.c). */
-extern const char	wl_router_image[];
-
+extern const char wl_router_image[];
 
 /* ---- Kubernetes plumbing (handlers/kube.c) --------------------------- */
 
 /* A client for cluster (h_kube).  kb is always safe to sw_kube_close(). */
-sw_err	wl_kube_open(struct sw_req *, const char *cluster, struct sw_kube *kb);
+sw_err wl_kube_open(struct sw_req *, const char *cluster, struct sw_kube *kb);
 
 /* Server-side apply of manifest m; *out (out may be NULL) gets the
  * applied object, a new reference. */
-sw_err	wl_apply_one(struct sw_req *, struct sw_kube *, json_object *m,
-	    json_object **out);
+sw_err wl_apply_one(
+    struct sw_req *, struct sw_kube *, json_object *m, json_object **out);
 /* Apply every manifest of list in order; each one's wl_manifest_ref is
  * added to refs (may be NULL). */
-sw_err	wl_apply_all(struct sw_req *, struct sw_kube *, json_object *list,
-	    json_object *refs);
+sw_err wl_apply_all(
+    struct sw_req *, struct sw_kube *, json_object *list, json_object *refs);
 /* {kind, name, namespace} of manifest m, for answers. */
 json_object *wl_manifest_ref(json_object *m);
 
 /* 1 when the CRD exists, 0 when not, -1 on error (problem filled). */
-int	wl_crd_present(struct sw_req *, struct sw_kube *, const char *crd);
+int wl_crd_present(struct sw_req *, struct sw_kube *, const char *crd);
 /* 409 naming the feature to turn on with feature_set. */
-sw_err	wl_need_feature(struct sw_req *, const char *field,
-	    const char *feature, const char *what);
+sw_err wl_need_feature(
+    struct sw_req *, const char *field, const char *feature, const char *what);
 
 /* GET one object into *out (new reference).  SW_ENOTFOUND is returned
  * without filling the problem. */
-sw_err	wl_get_obj(struct sw_req *, struct sw_kube *, const char *api,
-	    const char *ns, const char *plural, const char *name,
-	    json_object **out);
+sw_err wl_get_obj(struct sw_req *, struct sw_kube *, const char *api,
+    const char *ns, const char *plural, const char *name, json_object **out);
 /* List in ns (NULL: all namespaces) with a label selector (may be
  * NULL).  A 404 (the kind's CRD is absent) gives an empty list.
  * *items is a new reference to the items array. */
-sw_err	wl_list_objs(struct sw_req *, struct sw_kube *, const char *api,
-	    const char *ns, const char *plural, const char *selector,
-	    json_object **items);
+sw_err wl_list_objs(struct sw_req *, struct sw_kube *, const char *api,
+    const char *ns, const char *plural, const char *selector,
+    json_object **items);
 /* RFC 7386 merge patch (borrowed) of one object; *out (may be NULL)
  * gets the patched object. */
-sw_err	wl_patch_obj(struct sw_req *, struct sw_kube *, const char *api,
-	    const char *ns, const char *plural, const char *name,
-	    json_object *patch, json_object **out);
+sw_err wl_patch_obj(struct sw_req *, struct sw_kube *, const char *api,
+    const char *ns, const char *plural, const char *name, json_object *patch,
+    json_object **out);
 /* Delete; 1 deleted, 0 was not there, -1 on error (problem filled). */
-int	wl_delete_obj(struct sw_req *, struct sw_kube *, const char *api,
-	    const char *ns, const char *plural, const char *name);
+int wl_delete_obj(struct sw_req *, struct sw_kube *, const char *api,
+    const char *ns, const char *plural, const char *name);
 
 /* Manifest pieces; each returns a new object. */
 json_object *wl_env_var(const char *name, const char *value);
@@ -163,27 +161,25 @@ const char *wl_ns_or(json_object *o, char *buf, size_t sz, const char *dflt);
  * default/<pvc>'s volume.
  * A PVC that is absent is a 409 naming the field "pvc".
  */
-sw_err	wl_storage_plan(struct sw_req *, struct sw_kube *,
-	    const char *cluster, const char *ns, const char *pvc, int named,
-	    json_object *list);
+sw_err wl_storage_plan(struct sw_req *, struct sw_kube *, const char *cluster,
+    const char *ns, const char *pvc, int named, json_object *list);
 
 /* The dry-run answer: list (stolen) and extra's members (extra stolen,
  * may be NULL). */
-sw_err	wl_answer_plan(struct sw_req *, json_object *list,
-	    json_object *extra);
+sw_err wl_answer_plan(struct sw_req *, json_object *list, json_object *extra);
 /* The answer of a mutation: o (stolen) with refs (stolen) as "applied"
  * and the row's status tool and poll interval. */
-void	wl_answer_applied(struct sw_req *, int status, json_object *o,
-	    json_object *refs);
+void wl_answer_applied(
+    struct sw_req *, int status, json_object *o, json_object *refs);
 
 /* ---- fitting the cluster (handlers/fit.c) ----------------------------- */
 
 /* A workload's request on one node, and the fields that carry it. */
 struct wl_fit {
-	const char	*cluster;
-	const char	*instance_type;		/* ml.*, or NULL: any type */
-	int64_t		 gpus, efa;
-	const char	*gpu_field, *efa_field;
+	const char *cluster;
+	const char *instance_type; /* ml.*, or NULL: any type */
+	int64_t gpus, efa;
+	const char *gpu_field, *efa_field;
 };
 
 /*
@@ -192,26 +188,26 @@ struct wl_fit {
  * instance_type is not one of them.  SW_OK when it fits, or when the
  * cluster's groups or their types cannot be read.
  */
-sw_err	wl_check_fit(struct sw_req *, const struct wl_fit *);
+sw_err wl_check_fit(struct sw_req *, const struct wl_fit *);
 
 /* An instance type of the cluster's groups a pod can run on. */
 struct wl_fit_type {
-	char	name[64];	/* ml.<type> */
-	int64_t	gpus;		/* its GPUs */
+	char name[64]; /* ml.<type> */
+	int64_t gpus; /* its GPUs */
 };
 /*
  * The types of the cluster's groups with at least gpus GPUs (only
  * itype, when not NULL) into out (at most max): their count, or -1
  * when the groups or their facts cannot be read.
  */
-int	wl_fit_types(struct sw_req *, const char *cluster, const char *itype,
-	    int64_t gpus, struct wl_fit_type *out, int max);
+int wl_fit_types(struct sw_req *, const char *cluster, const char *itype,
+    int64_t gpus, struct wl_fit_type *out, int max);
 
 /* ---- finding jobs (handlers/jobs.c) ----------------------------------- */
 
 /* The kinds a "job" can be: what training_job_* look through. */
 struct job_kind {
-	const char	*api, *plural, *kind, *type;
+	const char *api, *plural, *kind, *type;
 };
 
 /*
@@ -219,11 +215,11 @@ struct job_kind {
  * we create.  *obj is a new reference, *kind a row of static storage.
  * 404, or 409 when it is in more than one namespace.
  */
-sw_err	wl_job_find(struct sw_req *, struct sw_kube *, const char *ns,
-	    const char *job, json_object **obj, const struct job_kind **kind);
+sw_err wl_job_find(struct sw_req *, struct sw_kube *, const char *ns,
+    const char *job, json_object **obj, const struct job_kind **kind);
 /* The pods of job object obj, sorted by name; *pods is a new array. */
-sw_err	wl_job_pods(struct sw_req *, struct sw_kube *, json_object *obj,
-	    json_object **pods);
+sw_err wl_job_pods(
+    struct sw_req *, struct sw_kube *, json_object *obj, json_object **pods);
 /* Pending, Running, Succeeded or Failed (static strings) from the
  * job's own status. */
 const char *wl_job_state(const struct job_kind *, json_object *o);
@@ -235,7 +231,7 @@ const char *wl_job_state(const struct job_kind *, json_object *o);
  * be empty).  A new object.
  */
 /* A Kubernetes quantity as a number ("500m" 0.5, "2Gi" in bytes). */
-double	wl_qty(json_object *v);
+double wl_qty(json_object *v);
 /* Why pods are not all running, from the pods alone: {reason, message,
  * next_step, detail}.  A new object. */
 json_object *wl_pods_pending(json_object *pods);
@@ -243,11 +239,10 @@ json_object *wl_pods_pending(json_object *pods);
  * Kueue queue and whose Workload (wls; lqs and cqs as for
  * wl_job_pending, any may be NULL) is not admitted answers as a job
  * would; else wl_pods_pending.  A new object. */
-json_object *wl_endpoint_pending(json_object *pods, json_object *wls,
-	    json_object *lqs, json_object *cqs);
+json_object *wl_endpoint_pending(
+    json_object *pods, json_object *wls, json_object *lqs, json_object *cqs);
 json_object *wl_job_pending(json_object *job, const char *state,
-	    json_object *pods, json_object *wls, json_object *lqs,
-	    json_object *cqs);
+    json_object *pods, json_object *wls, json_object *lqs, json_object *cqs);
 /*
  * An elastic HyperPodPyTorchJob's size, or NULL for any other job:
  * {min_nodes, max_nodes, increment_step, nodes (what Kueue admits now),
@@ -256,6 +251,6 @@ json_object *wl_job_pending(json_object *job, const char *state,
  * events, the namespace's, are given)}.  A new object.
  */
 json_object *wl_job_elastic(json_object *job, json_object *pods,
-	    json_object *wls, json_object *cqs, json_object *events);
+    json_object *wls, json_object *cqs, json_object *events);
 
 #endif

@@ -12,11 +12,11 @@
 #include <stddef.h>
 
 /* NULL (errno ENOMEM) when out of memory or when a fault is injected. */
-void	*sw_malloc(size_t n);
-void	*sw_calloc(size_t nmemb, size_t size);
+void *sw_malloc(size_t n);
+void *sw_calloc(size_t nmemb, size_t size);
 /* On failure p is left as it was, still owned by the caller. */
-void	*sw_realloc(void *p, size_t n);
-char	*sw_strdup(const char *s);
-char	*sw_strndup(const char *s, size_t n);
+void *sw_realloc(void *p, size_t n);
+char *sw_strdup(const char *s);
+char *sw_strndup(const char *s, size_t n);
 
 #endif

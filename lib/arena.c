@@ -13,12 +13,12 @@
 #include "lib/arena.h"
 
 /* Bytes of a shared block (the header not counted). */
-#define SW_ARENA_BLOCK	4096
+#define SW_ARENA_BLOCK 4096
 
 struct sw_arena_blk {
-	struct sw_arena_blk	*next;
-	size_t			 size;	/* bytes after the header */
-	size_t			 off;	/* bytes of them handed out */
+	struct sw_arena_blk *next;
+	size_t size; /* bytes after the header */
+	size_t off; /* bytes of them handed out */
 	alignas(max_align_t) unsigned char data[];
 };
 

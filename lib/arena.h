@@ -18,19 +18,22 @@
 struct sw_arena_blk;
 
 struct sw_arena {
-	struct sw_arena_blk	*head;	/* newest block first */
-	size_t			 used;	/* bytes handed out, all blocks */
+	struct sw_arena_blk *head; /* newest block first */
+	size_t used; /* bytes handed out, all blocks */
 };
 
-#define SW_ARENA_INIT	{ NULL, 0 }
+#define SW_ARENA_INIT \
+	{ \
+		NULL, 0 \
+	}
 
 /* n bytes (aligned for any type) that stay valid until sw_arena_free;
  * NULL when out of memory. */
-void	*sw_arena_alloc(struct sw_arena *, size_t n);
+void *sw_arena_alloc(struct sw_arena *, size_t n);
 /* A copy of s in the arena (the whole string, never cut); NULL for
  * NULL or when out of memory. */
-char	*sw_arena_strdup(struct sw_arena *, const char *s);
+char *sw_arena_strdup(struct sw_arena *, const char *s);
 /* Free every block; the arena is empty and may be used again. */
-void	 sw_arena_free(struct sw_arena *);
+void sw_arena_free(struct sw_arena *);
 
 #endif

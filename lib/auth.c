@@ -26,9 +26,8 @@ hash_eq(struct sw_st *st, int col, const unsigned char *md)
 	return n == 32 && p != NULL && CRYPTO_memcmp(p, md, 32) == 0;
 }
 
-static const char *const scope_names[SW_SCOPE__MAX] = {
-	"none", "read", "write", "admin"
-};
+static const char *const scope_names[SW_SCOPE__MAX] = { "none", "read", "write",
+	"admin" };
 
 /* The index of s among names[1..n-1] (names[0] is "none"), or 0. */
 static int
@@ -54,9 +53,8 @@ sw_scope_parse(const char *s)
 	return (enum sw_scope)name_index(scope_names, SW_SCOPE__MAX, s);
 }
 
-static const char *const role_names[SW_ROLE__MAX] = {
-	"none", "viewer", "operator", "platform-admin"
-};
+static const char *const role_names[SW_ROLE__MAX] = { "none", "viewer",
+	"operator", "platform-admin" };
 
 const char *
 sw_role_name(enum sw_role r)
@@ -73,14 +71,14 @@ sw_role_parse(const char *s)
 enum sw_scope
 sw_role_scope(enum sw_role r)
 {
-	return r >= SW_ROLE_PLATFORM_ADMIN ? SW_SCOPE_ADMIN :
-	    r == SW_ROLE_OPERATOR ? SW_SCOPE_WRITE :
-	    r == SW_ROLE_VIEWER ? SW_SCOPE_READ : SW_SCOPE_NONE;
+	return r >= SW_ROLE_PLATFORM_ADMIN ? SW_SCOPE_ADMIN
+	    : r == SW_ROLE_OPERATOR        ? SW_SCOPE_WRITE
+	    : r == SW_ROLE_VIEWER          ? SW_SCOPE_READ
+					   : SW_SCOPE_NONE;
 }
 
-static const char *const touch_names[SW_TOUCH__MAX] = {
-	"unset", "self", "cluster", "team", "platform"
-};
+static const char *const touch_names[SW_TOUCH__MAX] = { "unset", "self",
+	"cluster", "team", "platform" };
 
 const char *
 sw_touch_name(enum sw_touch t)
@@ -107,8 +105,8 @@ name_ok(const char *n)
 		return 0;
 	for (i = 0; i < len; i++)
 		if (!((n[i] >= 'a' && n[i] <= 'z') ||
-		    (n[i] >= 'A' && n[i] <= 'Z') ||
-		    (n[i] >= '0' && n[i] <= '9') || strchr("._-", n[i])))
+			(n[i] >= 'A' && n[i] <= 'Z') ||
+			(n[i] >= '0' && n[i] <= '9') || strchr("._-", n[i])))
 			return 0;
 	return 1;
 }
@@ -215,8 +213,8 @@ sw_token_set_tools(struct sw_db *db, const char *name, const char *tools)
 	size_t n = strlen(tools);
 	int rc;
 
-	if (n > SW_MAX_TOOL_CLASSES || strspn(tools,
-	    "abcdefghijklmnopqrstuvwxyz-,") != n)
+	if (n > SW_MAX_TOOL_CLASSES ||
+	    strspn(tools, "abcdefghijklmnopqrstuvwxyz-,") != n)
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TOOLS)) == NULL)
 		return SW_EDB;
@@ -239,9 +237,9 @@ sw_token_set_team(struct sw_db *db, const char *name, const char *team,
 	struct sw_st *st;
 	int rc;
 
-	if ((team != NULL && !team_ok(team)) || (team != NULL) !=
-	    (role != SW_ROLE_NONE) || (unsigned)role >= SW_ROLE__MAX ||
-	    expires_ms < 0)
+	if ((team != NULL && !team_ok(team)) ||
+	    (team != NULL) != (role != SW_ROLE_NONE) ||
+	    (unsigned)role >= SW_ROLE__MAX || expires_ms < 0)
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_TOKEN_SET_TEAM)) == NULL)
 		return SW_EDB;
@@ -285,17 +283,14 @@ sw_token_list(struct sw_db *db, const char *team, json_object **out)
 		sw_json_add_str(t, "scope", sw_col_text(st, 2));
 		sw_json_add_int(t, "created_ms", sw_col_int64(st, 3));
 		if (!sw_col_null(st, 4))
-			sw_json_add_int(t, "last_used_ms",
-			    sw_col_int64(st, 4));
-		sw_json_add_bool(t, "revoked",
-		    !sw_col_null(st, 5));
+			sw_json_add_int(t, "last_used_ms", sw_col_int64(st, 4));
+		sw_json_add_bool(t, "revoked", !sw_col_null(st, 5));
 		if (!sw_col_null(st, 6)) {
 			sw_json_add_str(t, "team", sw_col_text(st, 6));
 			sw_json_add_str(t, "role", sw_col_text(st, 7));
 		}
 		if (!sw_col_null(st, 8))
-			sw_json_add_int(t, "expires_ms",
-			    sw_col_int64(st, 8));
+			sw_json_add_int(t, "expires_ms", sw_col_int64(st, 8));
 		json_object_array_add(arr, t);
 	}
 	sw_reset(st);
@@ -338,8 +333,8 @@ static int
 touch_due(const char *id, int64_t now)
 {
 	static struct {
-		char	id[17];
-		int64_t	ms;
+		char id[17];
+		int64_t ms;
 	} seen[SW_TOKEN_TOUCH_CACHE];
 	size_t i, oldest = 0;
 
@@ -354,9 +349,8 @@ touch_due(const char *id, int64_t now)
 		if (seen[i].ms < seen[oldest].ms)
 			oldest = i;
 	}
-	if (sw_fmt(seen[oldest].id, sizeof(seen[oldest].id), "%s", id) !=
-	    SW_OK)
-		seen[oldest].id[0] = '\0';	/* not kept: touched again */
+	if (sw_fmt(seen[oldest].id, sizeof(seen[oldest].id), "%s", id) != SW_OK)
+		seen[oldest].id[0] = '\0'; /* not kept: touched again */
 	seen[oldest].ms = now;
 	return 1;
 }
@@ -374,8 +368,9 @@ account_of(struct sw_st *st, int col, struct sw_principal *p)
 	if (sw_col_null(st, col))
 		return 1;
 	p->role = sw_role_parse(sw_col_text(st, col + 1));
-	return sw_fmt(p->team, sizeof(p->team), "%s",
-	    sw_col_text(st, col)) == SW_OK && p->role != SW_ROLE_NONE;
+	return sw_fmt(p->team, sizeof(p->team), "%s", sw_col_text(st, col)) ==
+	    SW_OK &&
+	    p->role != SW_ROLE_NONE;
 }
 
 sw_err
@@ -395,16 +390,16 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 		return SW_EDB;
 	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
-	if (rc == SW_DB_ROW && hash_eq(st, 3, md) &&
-	    sw_col_null(st, 4)) {
+	if (rc == SW_DB_ROW && hash_eq(st, 3, md) && sw_col_null(st, 4)) {
 		/* A principal is whole or none. */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s", id) ==
-		    SW_OK && sw_fmt(p->name, sizeof(p->name), "%s",
-		    sw_col_text(st, 1)) == SW_OK;
+			SW_OK &&
+		    sw_fmt(p->name, sizeof(p->name), "%s",
+			sw_col_text(st, 1)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 2));
 		if (!sw_col_null(st, 5) &&
 		    sw_fmt(p->tools, sizeof(p->tools), "%s",
-		    sw_col_text(st, 5)) != SW_OK)
+			sw_col_text(st, 5)) != SW_OK)
 			good = 0;
 		if (!account_of(st, 6, p))
 			good = 0;
@@ -453,8 +448,8 @@ session_secret(struct sw_db *db, const char *prefix, enum sw_stmt purge,
 }
 
 static sw_err
-person_session_create(struct sw_db *db, const struct sw_principal *p,
-    char out[SW_TOKEN_LEN])
+person_session_create(
+    struct sw_db *db, const struct sw_principal *p, char out[SW_TOKEN_LEN])
 {
 	unsigned char md[32];
 	struct sw_st *st;
@@ -463,8 +458,8 @@ person_session_create(struct sw_db *db, const struct sw_principal *p,
 	int rc;
 	sw_err e;
 
-	if ((e = session_secret(db, "swp_", STMT_PSESSION_PURGE, now, id, out,
-	    md)) != SW_OK)
+	if ((e = session_secret(
+		 db, "swp_", STMT_PSESSION_PURGE, now, id, out, md)) != SW_OK)
 		return e;
 	if ((st = sw_db_stmt(db, STMT_PSESSION_INSERT)) == NULL)
 		return SW_EDB;
@@ -482,8 +477,8 @@ person_session_create(struct sw_db *db, const struct sw_principal *p,
 }
 
 static sw_err
-person_session_check(struct sw_db *db, const char *cookie,
-    struct sw_principal *p)
+person_session_check(
+    struct sw_db *db, const char *cookie, struct sw_principal *p)
 {
 	unsigned char md[32];
 	struct sw_st *st;
@@ -501,11 +496,11 @@ person_session_check(struct sw_db *db, const char *cookie,
 	    sw_col_int64(st, 1) > sw_now_ms()) {
 		/* a stored value that does not fit is a corrupt store */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
-		    sw_col_text(st, 2)) == SW_OK &&
+			   sw_col_text(st, 2)) == SW_OK &&
 		    sw_fmt(p->name, sizeof(p->name), "%s",
-		    sw_col_text(st, 3)) == SW_OK &&
+			sw_col_text(st, 3)) == SW_OK &&
 		    sw_fmt(p->groups, sizeof(p->groups), "%s",
-		    sw_col_text(st, 5)) == SW_OK;
+			sw_col_text(st, 5)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 4));
 		p->via_cookie = 1;
 		p->via_provider = 1;
@@ -517,8 +512,8 @@ person_session_check(struct sw_db *db, const char *cookie,
 }
 
 sw_err
-sw_session_create(struct sw_db *db, const struct sw_principal *p,
-    char out[SW_TOKEN_LEN])
+sw_session_create(
+    struct sw_db *db, const struct sw_principal *p, char out[SW_TOKEN_LEN])
 {
 	unsigned char md[32];
 	struct sw_st *st;
@@ -529,8 +524,8 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 
 	if (p->via_provider)
 		return person_session_create(db, p, out);
-	if ((e = session_secret(db, "sws_", STMT_SESSION_PURGE, now, id, out,
-	    md)) != SW_OK)
+	if ((e = session_secret(
+		 db, "sws_", STMT_SESSION_PURGE, now, id, out, md)) != SW_OK)
 		return e;
 	if ((st = sw_db_stmt(db, STMT_SESSION_INSERT)) == NULL)
 		return SW_EDB;
@@ -545,8 +540,7 @@ sw_session_create(struct sw_db *db, const struct sw_principal *p,
 }
 
 sw_err
-sw_session_check(struct sw_db *db, const char *cookie,
-    struct sw_principal *p)
+sw_session_check(struct sw_db *db, const char *cookie, struct sw_principal *p)
 {
 	unsigned char md[32];
 	struct sw_st *st;
@@ -564,12 +558,12 @@ sw_session_check(struct sw_db *db, const char *cookie,
 	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
 	if (rc == SW_DB_ROW && hash_eq(st, 0, md) &&
-	    sw_col_int64(st, 1) > sw_now_ms() &&
-	    sw_col_null(st, 5)) {
+	    sw_col_int64(st, 1) > sw_now_ms() && sw_col_null(st, 5)) {
 		/* A principal is whole or none. */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
-		    sw_col_text(st, 2)) == SW_OK && sw_fmt(p->name,
-		    sizeof(p->name), "%s", sw_col_text(st, 3)) == SW_OK;
+			   sw_col_text(st, 2)) == SW_OK &&
+		    sw_fmt(p->name, sizeof(p->name), "%s",
+			sw_col_text(st, 3)) == SW_OK;
 		p->scope = sw_scope_parse(sw_col_text(st, 4));
 		p->via_cookie = 1;
 		if (!account_of(st, 6, p))

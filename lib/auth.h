@@ -19,7 +19,7 @@
 #include "lib/limits.h"
 
 enum sw_scope {
-	SW_SCOPE_NONE = 0,	/* no credentials (public routes only) */
+	SW_SCOPE_NONE = 0, /* no credentials (public routes only) */
 	SW_SCOPE_READ,
 	SW_SCOPE_WRITE,
 	SW_SCOPE_ADMIN,
@@ -68,72 +68,70 @@ enum sw_touch {
 	SW_TOUCH__MAX
 };
 
-const char	*sw_touch_name(enum sw_touch);
+const char *sw_touch_name(enum sw_touch);
 
 /* One team a principal is in, with its role there. */
 struct sw_membership {
-	char		team[SW_MAX_TEAM + 1];
-	enum sw_role	role;
+	char team[SW_MAX_TEAM + 1];
+	enum sw_role role;
 };
 
 /* swt_ + 16 + _ + 43 + NUL */
-#define SW_TOKEN_LEN	(4 + 16 + 1 + 43 + 1)
+#define SW_TOKEN_LEN (4 + 16 + 1 + 43 + 1)
 
 struct sw_principal {
-	enum sw_scope	scope;
-	char		token_id[17];
-	char		name[SW_MAX_TOKEN_NAME + 1];
-	int		via_cookie;	/* authenticated by session cookie */
-	int		via_provider;	/* an OpenID provider's token */
-	char		groups[SW_MAX_PRINCIPAL_GROUPS + 1]; /* provider's */
-	char		tools[SW_MAX_TOOL_CLASSES + 1]; /* "": every tool */
+	enum sw_scope scope;
+	char token_id[17];
+	char name[SW_MAX_TOKEN_NAME + 1];
+	int via_cookie; /* authenticated by session cookie */
+	int via_provider; /* an OpenID provider's token */
+	char groups[SW_MAX_PRINCIPAL_GROUPS + 1]; /* provider's */
+	char tools[SW_MAX_TOOL_CLASSES + 1]; /* "": every tool */
 	/* A service account's team and role ("" and NONE: a token of no
 	 * team, limited by its scope alone). */
-	char		team[SW_MAX_TEAM + 1];
-	enum sw_role	role;
+	char team[SW_MAX_TEAM + 1];
+	enum sw_role role;
 };
 
-const char	*sw_role_name(enum sw_role);
+const char *sw_role_name(enum sw_role);
 /* SW_ROLE_NONE when s names no role. */
-enum sw_role	 sw_role_parse(const char *s);
+enum sw_role sw_role_parse(const char *s);
 /* The scope a role needs at least (viewer: read, operator: write,
  * platform-admin: admin). */
-enum sw_scope	 sw_role_scope(enum sw_role);
+enum sw_scope sw_role_scope(enum sw_role);
 
-const char	*sw_scope_name(enum sw_scope);
+const char *sw_scope_name(enum sw_scope);
 /* SW_SCOPE_NONE when s names no scope. */
-enum sw_scope	 sw_scope_parse(const char *s);
+enum sw_scope sw_scope_parse(const char *s);
 
 /* Create a token; the plaintext goes to out (SW_TOKEN_LEN) once and is
  * never stored.  SW_ECONFLICT if the name is taken, SW_EINVAL if the
  * name breaks [A-Za-z0-9._-]{1,64}. */
-sw_err	sw_token_create(struct sw_db *, const char *name, enum sw_scope,
-	    char out[SW_TOKEN_LEN]);
+sw_err sw_token_create(
+    struct sw_db *, const char *name, enum sw_scope, char out[SW_TOKEN_LEN]);
 /* Make the live token name a service account: of team with role,
  * refused after expires_ms (0: never).  SW_ENOTFOUND, SW_EINVAL. */
-sw_err	sw_token_set_team(struct sw_db *, const char *name, const char *team,
-	    enum sw_role role, int64_t expires_ms);
+sw_err sw_token_set_team(struct sw_db *, const char *name, const char *team,
+    enum sw_role role, int64_t expires_ms);
 /* [{name, scope, created_ms, last_used_ms, revoked, team, role,
  * expires_ms}], only team's when team is not NULL.  New reference. */
-sw_err	sw_token_list(struct sw_db *, const char *team, json_object **out);
+sw_err sw_token_list(struct sw_db *, const char *team, json_object **out);
 /* SW_ENOTFOUND if no live token has that name (in team, when team is
  * not NULL). */
-sw_err	sw_token_revoke(struct sw_db *, const char *name, const char *team);
+sw_err sw_token_revoke(struct sw_db *, const char *name, const char *team);
 /* Limit the live token name to the MCP tool classes in tools (a comma
  * list of [a-z-] names, checked by the caller against mcp/mcp.h; ""
  * lifts the limit).  SW_ENOTFOUND, SW_EINVAL for a malformed list. */
-sw_err	sw_token_set_tools(struct sw_db *, const char *name,
-	    const char *tools);
+sw_err sw_token_set_tools(struct sw_db *, const char *name, const char *tools);
 /* Check a presented token; SW_EUNAUTH when unknown/revoked/malformed
  * or expired. */
-sw_err	sw_token_check(struct sw_db *, const char *token,
-	    struct sw_principal *);
+sw_err sw_token_check(struct sw_db *, const char *token, struct sw_principal *);
 
 /* Make a session for p; cookie value to out (SW_TOKEN_LEN). */
-sw_err	sw_session_create(struct sw_db *, const struct sw_principal *,
-	    char out[SW_TOKEN_LEN]);
-sw_err	sw_session_check(struct sw_db *, const char *cookie,
-	    struct sw_principal *);
-sw_err	sw_session_delete(struct sw_db *, const char *cookie);
+sw_err sw_session_create(
+    struct sw_db *, const struct sw_principal *, char out[SW_TOKEN_LEN]);
+sw_err sw_session_check(
+    struct sw_db *, const char *cookie, struct sw_principal *);
+sw_err sw_session_delete(struct sw_db *, const char *cookie);
 
 #endif

@@ -20,12 +20,10 @@ sw_ledger_now(struct sw_db *db, int64_t *now)
 	*now = (int64_t)time(NULL);
 	if ((st = sw_db_stmt(db, STMT_LEDGER_NOW)) == NULL)
 		return SW_EDB;
-	if ((rc = sw_db_step(st)) == SW_DB_ROW &&
-	    !sw_col_null(st, 0))
+	if ((rc = sw_db_step(st)) == SW_DB_ROW && !sw_col_null(st, 0))
 		*now = sw_col_int64(st, 0);
 	sw_reset(st);
-	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK :
-	    sw_db_err(db, rc);
+	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
 /* "50,80,100" */
@@ -38,7 +36,7 @@ thresholds_text(const struct sw_budget *b, char *out, size_t sz)
 	out[0] = '\0';
 	for (i = 0; i < b->nthreshold; i++) {
 		if (sw_fmt(out + len, sz - len, "%s%d", i ? "," : "",
-		    b->threshold[i]) != SW_OK)
+			b->threshold[i]) != SW_OK)
 			break;
 		len += strlen(out + len);
 	}
@@ -71,8 +69,8 @@ budget_row(struct sw_st *st, struct sw_budget *b)
 }
 
 sw_err
-sw_budget_get(struct sw_db *db, const char *scope, const char *name,
-    struct sw_budget *b)
+sw_budget_get(
+    struct sw_db *db, const char *scope, const char *name, struct sw_budget *b)
 {
 	struct sw_st *st;
 	int rc;
@@ -90,8 +88,8 @@ sw_budget_get(struct sw_db *db, const char *scope, const char *name,
 }
 
 sw_err
-sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
-    int *created)
+sw_budget_put(
+    struct sw_db *db, const struct sw_budget *b, int64_t now_ms, int *created)
 {
 	struct sw_budget old;
 	struct sw_st *st;
@@ -121,8 +119,8 @@ sw_budget_put(struct sw_db *db, const struct sw_budget *b, int64_t now_ms,
 }
 
 sw_err
-sw_budget_list(struct sw_db *db, const char *scope, struct sw_budget **b,
-    size_t *n)
+sw_budget_list(
+    struct sw_db *db, const char *scope, struct sw_budget **b, size_t *n)
 {
 	struct sw_budget *v = NULL, *grown;
 	struct sw_st *st;
@@ -185,8 +183,9 @@ sw_budget_delete(struct sw_db *db, const char *scope, const char *name)
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if ((e = run_scoped(db, STMT_BUDGET_DELETE, scope, name, &n)) !=
-	    SW_OK || (e = run_scoped(db, STMT_BUDGET_ALERTS_FORGET, scope,
-	    name, &m)) != SW_OK) {
+		SW_OK ||
+	    (e = run_scoped(db, STMT_BUDGET_ALERTS_FORGET, scope, name, &m)) !=
+		SW_OK) {
 		sw_db_rollback(db);
 		return e;
 	}
@@ -200,8 +199,8 @@ sw_budget_delete(struct sw_db *db, const char *scope, const char *name)
 /* The UTC month of now: its key, first day, the next month's first
  * day, and both as epoch seconds. */
 static void
-month_of(int64_t now, struct sw_budget_state *st, char *first, char *next,
-    size_t sz)
+month_of(
+    int64_t now, struct sw_budget_state *st, char *first, char *next, size_t sz)
 {
 	time_t t = (time_t)now;
 	struct tm tm;
@@ -213,7 +212,7 @@ month_of(int64_t now, struct sw_budget_state *st, char *first, char *next,
 	strftime(st->month, sizeof(st->month), "%Y-%m", &tm);
 	strftime(first, sz, "%Y-%m-%d", &tm);
 	tm.tm_mon++;
-	st->month_end = (int64_t)timegm(&tm);	/* December: next January */
+	st->month_end = (int64_t)timegm(&tm); /* December: next January */
 	t = (time_t)st->month_end;
 	gmtime_r(&t, &tm);
 	strftime(next, sz, "%Y-%m-%d", &tm);
@@ -226,8 +225,10 @@ state_spent(struct sw_db *db, const struct sw_budget *b, const char *first,
 	struct sw_st *q;
 	int rc;
 
-	if ((q = sw_db_stmt(db, strcmp(b->scope, "cluster") == 0 ?
-	    STMT_BUDGET_SPENT_CLUSTER : STMT_BUDGET_SPENT_TEAM)) == NULL)
+	if ((q = sw_db_stmt(db,
+		 strcmp(b->scope, "cluster") == 0 ? STMT_BUDGET_SPENT_CLUSTER
+						  : STMT_BUDGET_SPENT_TEAM)) ==
+	    NULL)
 		return SW_EDB;
 	sw_bind_text(q, 1, first);
 	sw_bind_text(q, 2, next);
@@ -241,8 +242,8 @@ state_spent(struct sw_db *db, const struct sw_budget *b, const char *first,
 }
 
 static sw_err
-state_burn(struct sw_db *db, const struct sw_budget *b,
-    struct sw_budget_state *st)
+state_burn(
+    struct sw_db *db, const struct sw_budget *b, struct sw_budget_state *st)
 {
 	struct sw_st *q;
 	int rc;
@@ -256,8 +257,8 @@ state_burn(struct sw_db *db, const struct sw_budget *b,
 	if ((rc = sw_db_step(q)) == SW_DB_ROW) {
 		st->burn_micro_hour = sw_col_int64(q, 0);
 		/* micro-dollar-seconds to the month's end, /3600 */
-		st->forecast_micro = st->spent_micro +
-		    sw_col_int64(q, 1) / 3600;
+		st->forecast_micro =
+		    st->spent_micro + sw_col_int64(q, 1) / 3600;
 	}
 	sw_reset(q);
 	return rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
@@ -315,8 +316,8 @@ sw_budget_evaluate(struct sw_db *db, const struct sw_budget *b,
 	*fresh = 0;
 	for (i = 0; i < b->nthreshold; i++) {
 		/* spent / limit >= threshold %, in integers */
-		if (st->spent_micro * 100 < b->limit_micro *
-		    (int64_t)b->threshold[i])
+		if (st->spent_micro * 100 <
+		    b->limit_micro * (int64_t)b->threshold[i])
 			continue;
 		memset(&a, 0, sizeof(a));
 		a.scope = b->scope;
@@ -340,7 +341,7 @@ sw_budget_alerts(struct sw_db *db, const char *scope, const char *name,
     const char *month, int64_t after, int limit, json_object **items)
 {
 	static const char *const cols[] = { "id", "scope", "name", "month",
-	    "threshold", "crossed", "spent_micro", "limit_micro" };
+		"threshold", "crossed", "spent_micro", "limit_micro" };
 	struct sw_st *st;
 	int rc, i;
 
@@ -361,9 +362,9 @@ sw_budget_alerts(struct sw_db *db, const char *scope, const char *name,
 
 		for (i = 0; i < 8; i++)
 			json_object_object_add(o, cols[i],
-			    sw_col_is_int(st, i) ?
-			    json_object_new_int64(sw_col_int64(st, i)) :
-			    sw_js(sw_col_text(st, i)));
+			    sw_col_is_int(st, i)
+				? json_object_new_int64(sw_col_int64(st, i))
+				: sw_js(sw_col_text(st, i)));
 		json_object_array_add(*items, o);
 	}
 	sw_reset(st);

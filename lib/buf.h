@@ -12,42 +12,42 @@
 #include "lib/err.h"
 
 struct sw_buf {
-	char	*data;		/* owned; NUL-terminated when non-NULL */
-	size_t	 len;
-	size_t	 cap;		/* allocated bytes */
-	size_t	 max;		/* hard cap on len; 0 means SW_MAX_UPSTREAM_BODY */
+	char *data; /* owned; NUL-terminated when non-NULL */
+	size_t len;
+	size_t cap; /* allocated bytes */
+	size_t max; /* hard cap on len; 0 means SW_MAX_UPSTREAM_BODY */
 };
 
 /* Zero-initialise; no allocation yet. */
-void	sw_buf_init(struct sw_buf *, size_t max);
+void sw_buf_init(struct sw_buf *, size_t max);
 /* Release the bytes; the struct may be reused after sw_buf_init. */
-void	sw_buf_free(struct sw_buf *);
-void	sw_buf_reset(struct sw_buf *);
+void sw_buf_free(struct sw_buf *);
+void sw_buf_reset(struct sw_buf *);
 /* Append; SW_ETOOBIG past the cap, SW_ENOMEM on allocation failure. */
-sw_err	sw_buf_add(struct sw_buf *, const void *, size_t);
-sw_err	sw_buf_puts(struct sw_buf *, const char *);
-sw_err	sw_buf_putc(struct sw_buf *, char);
-sw_err	sw_buf_printf(struct sw_buf *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-sw_err	sw_buf_vprintf(struct sw_buf *, const char *, va_list)
-	    __attribute__((format(printf, 2, 0)));
+sw_err sw_buf_add(struct sw_buf *, const void *, size_t);
+sw_err sw_buf_puts(struct sw_buf *, const char *);
+sw_err sw_buf_putc(struct sw_buf *, char);
+sw_err sw_buf_printf(struct sw_buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+sw_err sw_buf_vprintf(struct sw_buf *, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
 /*
  * Format into a fixed buffer of sz bytes, checked: SW_ETOOBIG when the
  * text did not fit (dst then holds the cut text, NUL-terminated; never
  * use it as a name, key, path or URL), SW_EINTERNAL for a format error.
  * The result must be read: truncation is an error.
  */
-sw_err	sw_fmt(char *dst, size_t sz, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4), warn_unused_result));
+sw_err sw_fmt(char *dst, size_t sz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), warn_unused_result));
 /*
  * Format text meant for a person (a message, a reason, a detail) into
  * a fixed buffer of sz bytes.  Text that does not fit ends in "..." so
  * the cut shows; this is the one place such a cut is allowed.
  */
-void	sw_fmt_text(char *dst, size_t sz, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
+void sw_fmt_text(char *dst, size_t sz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Hand the bytes to the caller (free() them); the buffer is emptied. */
-char	*sw_buf_steal(struct sw_buf *);
+char *sw_buf_steal(struct sw_buf *);
 /* The string, or "" when nothing was added.  Borrowed. */
 const char *sw_buf_str(const struct sw_buf *);
 

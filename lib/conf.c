@@ -42,8 +42,8 @@ sw_config_load(const char *dir, struct sw_config *c)
 	memcpy(c->region, "us-west-2", sizeof("us-west-2"));
 	if (sw_fmt(c->state_dir, sizeof(c->state_dir), "%s", dir) != SW_OK ||
 	    sw_fmt(c->db_path, sizeof(c->db_path), "%s/state.db", dir) !=
-	    SW_OK || sw_fmt(path, sizeof(path), "%s/config.json", dir) !=
-	    SW_OK) {
+		SW_OK ||
+	    sw_fmt(path, sizeof(path), "%s/config.json", dir) != SW_OK) {
 		sw_error("state directory %s: path too long", dir);
 		c->root = json_object_new_object();
 		return SW_EINVAL;
@@ -59,21 +59,21 @@ sw_config_load(const char *dir, struct sw_config *c)
 		e = SW_EINTERNAL;
 		goto out;
 	}
-	if ((e = sw_json_parse(text, (size_t)len, &c->root, why,
-	    sizeof(why))) != SW_OK) {
+	if ((e = sw_json_parse(
+		 text, (size_t)len, &c->root, why, sizeof(why))) != SW_OK) {
 		sw_error("%s: %s", path, why);
 		goto out;
 	}
 	c->port = (int)sw_json_get_int(c->root, "port", SW_DEFAULT_PORT);
 	if (sw_json_get_str(c->root, "region") != NULL &&
 	    (e = sw_fmt(c->region, sizeof(c->region), "%s",
-	    sw_json_get_str(c->root, "region"))) != SW_OK)
+		 sw_json_get_str(c->root, "region"))) != SW_OK)
 		sw_error("%s: region name too long", path);
 	c->sandbox = sw_json_get_bool(c->root, "sandbox", 0);
 	/* database: a postgresql:// URL in place of state.db */
 	if (sw_json_get_str(c->root, "database") != NULL &&
 	    (e = sw_fmt(c->db_path, sizeof(c->db_path), "%s",
-	    sw_json_get_str(c->root, "database"))) != SW_OK)
+		 sw_json_get_str(c->root, "database"))) != SW_OK)
 		sw_error("%s: database URL too long", path);
 out:
 	free(text);
@@ -91,8 +91,8 @@ sw_config_free(struct sw_config *c)
 }
 
 int
-sw_config_origin_allowed(const struct sw_config *c, const char *origin,
-    const char *host)
+sw_config_origin_allowed(
+    const struct sw_config *c, const char *origin, const char *host)
 {
 	json_object *list = sw_json_get(c->root, "allowed_origins");
 	size_t i;
@@ -117,15 +117,17 @@ sw_config_origin_allowed(const struct sw_config *c, const char *origin,
 int
 sw_host_is_loopback(const char *h)
 {
-	static const char *const names[] = { "localhost", "127.0.0.1",
-	    "[::1]", NULL };
+	static const char *const names[] = { "localhost", "127.0.0.1", "[::1]",
+		NULL };
 	size_t i, n;
 
 	for (i = 0; names[i] != NULL; i++) {
 		n = strlen(names[i]);
-		if (strncasecmp(h, names[i], n) == 0 && (h[n] == '\0' ||
-		    (h[n] == ':' && h[n + 1] != '\0' &&
-		    strspn(h + n + 1, "0123456789") == strlen(h + n + 1))))
+		if (strncasecmp(h, names[i], n) == 0 &&
+		    (h[n] == '\0' ||
+			(h[n] == ':' && h[n + 1] != '\0' &&
+			    strspn(h + n + 1, "0123456789") ==
+				strlen(h + n + 1))))
 			return 1;
 	}
 	return 0;
@@ -139,10 +141,12 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 
 	if (host == NULL || sw_host_is_loopback(host))
 		return 1;
-	for (i = 0; list != NULL && json_object_is_type(list,
-	    json_type_array) && i < json_object_array_length(list); i++) {
-		const char *o = json_object_get_string(
-		    json_object_array_get_idx(list, i));
+	for (i = 0;
+	     list != NULL && json_object_is_type(list, json_type_array) &&
+	     i < json_object_array_length(list);
+	     i++) {
+		const char *o =
+		    json_object_get_string(json_object_array_get_idx(list, i));
 		const char *p = o ? strstr(o, "://") : NULL;
 
 		if (p != NULL && strcasecmp(p + 3, host) == 0)
@@ -152,11 +156,11 @@ sw_config_host_allowed(const struct sw_config *c, const char *host)
 }
 
 const char *const sw_conf_services[] = { "sts", "ec2", "iam", "eks",
-    "sagemaker", "s3", "fsx", "service_quotas", "pricing", "sns",
-    "eventbridge", NULL };
+	"sagemaker", "s3", "fsx", "service_quotas", "pricing", "sns",
+	"eventbridge", NULL };
 const char *const sw_conf_service_env[] = { "STS", "EC2", "IAM", "EKS",
-    "SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", "PRICING", "SNS",
-    "EVENTBRIDGE", NULL };
+	"SAGEMAKER", "S3", "FSX", "SERVICE_QUOTAS", "PRICING", "SNS",
+	"EVENTBRIDGE", NULL };
 
 /* An https URL, or http to loopback (a sandbox); no spaces. */
 static int
@@ -221,7 +225,7 @@ iam_arn_ok(const char *v, const char *kind)
 		return 0;
 	for (p += 12 + k; *p != '\0'; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("+=,.@_/-", *p)))
+			(*p >= '0' && *p <= '9') || strchr("+=,.@_/-", *p)))
 			return 0;
 	return 1;
 }
@@ -241,8 +245,8 @@ sw_conf_role_arn_ok(const char *v)
 const char *
 sw_config_person_role(const struct sw_config *c)
 {
-	const char *v = c != NULL ? sw_json_get_str(c->root,
-	    "person_role_arn") : NULL;
+	const char *v =
+	    c != NULL ? sw_json_get_str(c->root, "person_role_arn") : NULL;
 
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
@@ -255,14 +259,14 @@ sw_config_account(const struct sw_config *c)
 	if (c == NULL)
 		return NULL;
 	if ((v = sw_json_get_str(c->root, "account_id")) == NULL)
-		v = sw_json_get_str(sw_json_get(c->root, "sandbox_info"),
-		    "account_id");
+		v = sw_json_get_str(
+		    sw_json_get(c->root, "sandbox_info"), "account_id");
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
 
 sw_err
-sw_config_member_role(const struct sw_config *c, const char *account,
-    char *out, size_t outsz)
+sw_config_member_role(
+    const struct sw_config *c, const char *account, char *out, size_t outsz)
 {
 	json_object *m = c != NULL ? sw_json_get(c->root, "member") : NULL;
 	const char *arn = sw_json_get_str(sw_json_get(m, "roles"), account);
@@ -277,15 +281,17 @@ sw_config_member_role(const struct sw_config *c, const char *account,
 const char *
 sw_config_member_external_id(const struct sw_config *c)
 {
-	return c != NULL ? sw_json_get_str(sw_json_get(c->root, "member"),
-	    "external_id") : NULL;
+	return c != NULL
+	    ? sw_json_get_str(sw_json_get(c->root, "member"), "external_id")
+	    : NULL;
 }
 
 const char *
 sw_config_boundary(const struct sw_config *c)
 {
-	const char *v = c != NULL ? sw_json_get_str(c->root,
-	    "iam_permissions_boundary") : NULL;
+	const char *v = c != NULL
+	    ? sw_json_get_str(c->root, "iam_permissions_boundary")
+	    : NULL;
 
 	return v != NULL && v[0] != '\0' ? v : NULL;
 }
@@ -299,7 +305,8 @@ conf_word(const char *v, size_t n, const char *set)
 	return len > 0 && len <= n && strspn(v, set) == len;
 }
 
-#define CLAIM_CHARS	"abcdefghijklmnopqrstuvwxyz" \
+#define CLAIM_CHARS \
+	"abcdefghijklmnopqrstuvwxyz" \
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:/-"
 
 /* oidc.algorithms: RS256 and/or ES256, space or comma separated. */
@@ -328,8 +335,9 @@ conf_oidc_algs(json_object *oidc, const char *v)
 		json_object_array_add(list, json_object_new_string(one));
 		p += n;
 	}
-	return json_object_array_length(list) > 0 ? NULL :
-	    "name at least one algorithm (RS256, ES256)";
+	return json_object_array_length(list) > 0
+	    ? NULL
+	    : "name at least one algorithm (RS256, ES256)";
 }
 
 /* oidc.<key> = value into out's "oidc" object. */
@@ -346,9 +354,9 @@ conf_oidc(json_object *out, const char *k, const char *v)
 	if (strcmp(k, "issuer") == 0) {
 		if (!conf_url_ok(v) || strlen(v) > 255)
 			return "the issuer is an https URL (http only to "
-			    "127.0.0.1 or localhost)";
-	} else if (strcmp(k, "audience") == 0 ||
-	    strcmp(k, "client_id") == 0 || strcmp(k, "client_secret") == 0) {
+			       "127.0.0.1 or localhost)";
+	} else if (strcmp(k, "audience") == 0 || strcmp(k, "client_id") == 0 ||
+	    strcmp(k, "client_secret") == 0) {
 		if (!conf_word(v, 255, CLAIM_CHARS "~+=@"))
 			return "1 to 255 characters, no spaces or quotes";
 	} else if (strcmp(k, "algorithms") == 0)
@@ -367,7 +375,7 @@ conf_oidc(json_object *out, const char *k, const char *v)
 			return "scope is read, write or admin";
 	} else
 		return "no such key (issuer audience client_id client_secret "
-		    "algorithms user_claim groups_claim clock_skew scope)";
+		       "algorithms user_claim groups_claim clock_skew scope)";
 	sw_json_add_str(oidc, k, v);
 	return NULL;
 }
@@ -379,8 +387,8 @@ conf_oidc(json_object *out, const char *k, const char *v)
  * gives it an EKS access entry.  rest is "<role>.iam_role_arn".
  */
 static const char *
-conf_team_iam(json_object *out, const char *team, const char *rest,
-    const char *v)
+conf_team_iam(
+    json_object *out, const char *team, const char *rest, const char *v)
 {
 	const char *dot = strchr(rest, '.');
 	json_object *all, *one;
@@ -389,15 +397,15 @@ conf_team_iam(json_object *out, const char *team, const char *rest,
 
 	if (n >= sizeof(role) || strcmp(dot + 1, "iam_role_arn") != 0)
 		return "team.<team>.<role>.iam_role_arn is the only key below "
-		    "a role";
+		       "a role";
 	memcpy(role, rest, n);
 	role[n] = '\0';
 	if (sw_role_parse(role) == SW_ROLE_NONE)
 		return "team.<team>.<role>.iam_role_arn: the role is viewer, "
-		    "operator or platform-admin";
+		       "operator or platform-admin";
 	if (!sw_conf_role_arn_ok(v))
 		return "team.<team>.<role>.iam_role_arn is an IAM role ARN "
-		    "(arn:aws:iam::<account>:role/<name>)";
+		       "(arn:aws:iam::<account>:role/<name>)";
 	if ((all = sw_json_get(out, "team_iam")) == NULL) {
 		all = json_object_new_object();
 		json_object_object_add(out, "team_iam", all);
@@ -427,11 +435,11 @@ conf_team(json_object *out, const char *k, const char *v)
 	if (n == 0 || n > SW_MAX_TEAM || k[0] == '-' || k[n - 1] == '-' ||
 	    strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789-") < n)
 		return "team.<team>.<role>: a team is 1 to 39 of [a-z0-9-] "
-		    "(its namespace is hyperpod-ns-<team>)";
+		       "(its namespace is hyperpod-ns-<team>)";
 	if (sw_role_parse(dot + 1) == SW_ROLE_NONE &&
 	    strchr(dot + 1, '.') == NULL)
 		return "team.<team>.<role>: the role is viewer, operator or "
-		    "platform-admin";
+		       "platform-admin";
 	memcpy(name, k, n);
 	name[n] = '\0';
 	if (strchr(dot + 1, '.') != NULL)
@@ -457,8 +465,9 @@ conf_team(json_object *out, const char *k, const char *v)
 		json_object_array_add(list, json_object_new_string(one));
 		p += n;
 	}
-	return json_object_array_length(list) > 0 ? NULL :
-	    "name at least one provider group";
+	return json_object_array_length(list) > 0
+	    ? NULL
+	    : "name at least one provider group";
 }
 
 /*
@@ -478,11 +487,13 @@ conf_member(json_object *out, const char *k, const char *v)
 		json_object_object_add(out, "member", m);
 	}
 	if (strcmp(k, "role_name") == 0) {
-		if (v[0] == '\0' || strlen(v) > 64 || strspn(v, "abcdefghijklm"
-		    "nopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+=,.@_-")
-		    != strlen(v))
+		if (v[0] == '\0' || strlen(v) > 64 ||
+		    strspn(v,
+			"abcdefghijklm"
+			"nopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+=,.@_-") !=
+			strlen(v))
 			return "member.role_name is an IAM role name (1 to 64 "
-			    "of [A-Za-z0-9+=,.@_-])";
+			       "of [A-Za-z0-9+=,.@_-])";
 		sw_json_add_str(m, "role_name", v);
 		return NULL;
 	}
@@ -497,7 +508,7 @@ conf_member(json_object *out, const char *k, const char *v)
 		return "member.<account>.role_arn: the account is 12 digits";
 	if (!sw_conf_role_arn_ok(v) || strncmp(strstr(v, "::") + 2, k, 12))
 		return "member.<account>.role_arn is an IAM role ARN of that "
-		    "account (arn:aws:iam::<account>:role/<name>)";
+		       "account (arn:aws:iam::<account>:role/<name>)";
 	memcpy(account, k, 12);
 	account[12] = '\0';
 	if ((roles = sw_json_get(m, "roles")) == NULL) {
@@ -530,7 +541,7 @@ conf_set(json_object *out, const char *k, const char *v)
 		 * admits only it) */
 		if (strcmp(v, "127.0.0.1") != 0 && strcmp(v, "0.0.0.0") != 0)
 			return "listen is 127.0.0.1 (this host only) or "
-			    "0.0.0.0 (behind a load balancer)";
+			       "0.0.0.0 (behind a load balancer)";
 		sw_json_add_str(out, "listen", v);
 	} else if (strcmp(k, "workers") == 0) {
 		if (!conf_int(v, 1, SW_MAX_WORKERS, &n))
@@ -547,17 +558,17 @@ conf_set(json_object *out, const char *k, const char *v)
 	} else if (strcmp(k, "training_plan.warn_before") == 0) {
 		if (!conf_int(v, 60, 30 * 86400, &n))
 			return "training_plan.warn_before must be 60..2592000 "
-			    "(seconds)";
+			       "(seconds)";
 		sw_json_add_int(out, "training_plan_warn_before", n);
 	} else if (strcmp(k, "iam_permissions_boundary") == 0) {
 		if (!sw_conf_policy_arn_ok(v))
 			return "iam_permissions_boundary is a managed policy "
-			    "ARN (arn:aws:iam::<account>:policy/<name>)";
+			       "ARN (arn:aws:iam::<account>:policy/<name>)";
 		sw_json_add_str(out, "iam_permissions_boundary", v);
 	} else if (strcmp(k, "person_role_arn") == 0) {
 		if (!sw_conf_role_arn_ok(v))
 			return "person_role_arn is an IAM role ARN "
-			    "(arn:aws:iam::<account>:role/<name>)";
+			       "(arn:aws:iam::<account>:role/<name>)";
 		sw_json_add_str(out, "person_role_arn", v);
 	} else if (strncmp(k, "oidc.", 5) == 0) {
 		return conf_oidc(out, k + 5, v);
@@ -568,22 +579,22 @@ conf_set(json_object *out, const char *k, const char *v)
 	} else if (strcmp(k, "account_id") == 0) {
 		if (strlen(v) != 12 || strspn(v, "0123456789") != 12)
 			return "account_id is Slipway's own AWS account (12 "
-			    "digits)";
+			       "digits)";
 		sw_json_add_str(out, "account_id", v);
 	} else if (strcmp(k, "public_url") == 0) {
 		if (!conf_url_ok(v) || strlen(v) > 255)
 			return "public_url is an https URL (http only to "
-			    "127.0.0.1 or localhost)";
+			       "127.0.0.1 or localhost)";
 		sw_json_add_str(out, "public_url", v);
 	} else if (strcmp(k, "database") == 0) {
 		if (!sw_db_is_pg_url(v) || strlen(v) >= SW_CONF_DB_MAX)
 			return "database is a postgresql:// URL (leave it out "
-			    "for the SQLite file in the state directory)";
+			       "for the SQLite file in the state directory)";
 		sw_json_add_str(out, "database", v);
 	} else if (strcmp(k, "sandbox_join") == 0) {
 		if (v[0] != '/' || strlen(v) >= 512)
 			return "sandbox_join is the absolute path of another "
-			    "stack's sandbox/sandbox.json";
+			       "stack's sandbox/sandbox.json";
 		sw_json_add_str(out, "sandbox_join", v);
 	} else if (strcmp(k, "log_format") == 0) {
 		if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0)
@@ -605,8 +616,8 @@ conf_set(json_object *out, const char *k, const char *v)
 			if (strncmp(one, "http://", 7) != 0 &&
 			    strncmp(one, "https://", 8) != 0)
 				return "an origin is scheme://host[:port]";
-			json_object_array_add(list,
-			    json_object_new_string(one));
+			json_object_array_add(
+			    list, json_object_new_string(one));
 			for (p = q; *p == ' '; p++)
 				;
 		}
@@ -614,7 +625,7 @@ conf_set(json_object *out, const char *k, const char *v)
 	    strncmp(k, "endpoint.", 9) == 0) {
 		if (!conf_url_ok(v))
 			return "an endpoint is https://host[:port] (http only "
-			    "to 127.0.0.1 or localhost)";
+			       "to 127.0.0.1 or localhost)";
 		if ((eps = sw_json_get(out, "endpoints")) == NULL) {
 			eps = json_object_new_object();
 			json_object_object_add(out, "endpoints", eps);
@@ -628,7 +639,7 @@ conf_set(json_object *out, const char *k, const char *v)
 				break;
 		if (sw_conf_services[i] == NULL)
 			return "no such service (sts ec2 iam eks sagemaker s3 "
-			    "fsx service_quotas pricing sns eventbridge)";
+			       "fsx service_quotas pricing sns eventbridge)";
 		sw_json_add_str(eps, sw_conf_services[i], v);
 	} else
 		return "unknown key";
@@ -636,8 +647,7 @@ conf_set(json_object *out, const char *k, const char *v)
 }
 
 sw_err
-sw_conf_file_load(const char *path, json_object **out, char *why,
-    size_t whysz)
+sw_conf_file_load(const char *path, json_object **out, char *why, size_t whysz)
 {
 	char line[1024], *k, *v, *e;
 	const char *bad;
@@ -667,8 +677,10 @@ sw_conf_file_load(const char *path, json_object **out, char *why,
 		if (*k == '\0')
 			continue;
 		if ((v = strchr(k, '=')) == NULL) {
-			sw_fmt_text(why, whysz, "line %d: not key = "
-			    "value", lineno);
+			sw_fmt_text(why, whysz,
+			    "line %d: not key = "
+			    "value",
+			    lineno);
 			goto bad;
 		}
 		for (e = v; e > k && isspace((unsigned char)e[-1]); e--)
@@ -677,8 +689,10 @@ sw_conf_file_load(const char *path, json_object **out, char *why,
 		for (v++; isspace((unsigned char)*v); v++)
 			;
 		if ((bad = conf_set(*out, k, v)) != NULL) {
-			sw_fmt_text(why, whysz, "line %d: %s: "
-			    "%s", lineno, k, bad);
+			sw_fmt_text(why, whysz,
+			    "line %d: %s: "
+			    "%s",
+			    lineno, k, bad);
 			goto bad;
 		}
 	}

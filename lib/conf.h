@@ -14,23 +14,23 @@
 #include "lib/err.h"
 
 /* Room for the database: state.db's path or a postgresql:// URL. */
-#define SW_CONF_DB_MAX	600
+#define SW_CONF_DB_MAX 600
 
 struct sw_config {
-	char		 state_dir[512];
-	char		 db_path[SW_CONF_DB_MAX];	/* file or URL */
-	int		 port;
-	char		 region[32];
-	int		 sandbox;		/* backend is slipway-sandbox */
-	json_object	*root;			/* whole file; owned */
+	char state_dir[512];
+	char db_path[SW_CONF_DB_MAX]; /* file or URL */
+	int port;
+	char region[32];
+	int sandbox; /* backend is slipway-sandbox */
+	json_object *root; /* whole file; owned */
 };
 
 /* Directory from $SLIPWAY_STATE_DIR, or dflt when unset. */
 const char *sw_config_state_dir(const char *dflt);
 
 /* Load <dir>/config.json; a missing file gives defaults. */
-sw_err	sw_config_load(const char *dir, struct sw_config *);
-void	sw_config_free(struct sw_config *);
+sw_err sw_config_load(const char *dir, struct sw_config *);
+void sw_config_free(struct sw_config *);
 
 /*
  * The operator's slipway.conf ("key = value" lines, see slipway.conf(5)):
@@ -40,8 +40,8 @@ void	sw_config_free(struct sw_config *);
  * why" in why for an unknown key or a bad value.  The caller frees *out
  * with json_object_put().
  */
-sw_err	sw_conf_file_load(const char *path, json_object **out, char *why,
-	    size_t whysz);
+sw_err sw_conf_file_load(
+    const char *path, json_object **out, char *why, size_t whysz);
 
 /*
  * The permissions boundary every IAM role Slipway creates carries
@@ -67,18 +67,18 @@ const char *sw_config_account(const struct sw_config *);
  * member.role_name (default SW_MEMBER_ROLE_NAME, the name
  * cfn/member-role.yaml gives it).
  */
-#define SW_MEMBER_ROLE_NAME	"SlipwayMember"
-sw_err	sw_config_member_role(const struct sw_config *, const char *account,
-	    char *out, size_t outsz);
+#define SW_MEMBER_ROLE_NAME "SlipwayMember"
+sw_err sw_config_member_role(
+    const struct sw_config *, const char *account, char *out, size_t outsz);
 /* The external id the member roles require (member.external_id), or
  * NULL. */
 const char *sw_config_member_external_id(const struct sw_config *);
 /* True when v is an IAM role ARN (arn:<partition>:iam::<account>:role/
  * <path/name>). */
-int	sw_conf_role_arn_ok(const char *v);
+int sw_conf_role_arn_ok(const char *v);
 /* True when v is a customer managed policy ARN
  * (arn:<partition>:iam::<account>:policy/<path/name>). */
-int	sw_conf_policy_arn_ok(const char *v);
+int sw_conf_policy_arn_ok(const char *v);
 
 /* The services an endpoint.<name> key may name, NULL-terminated, and
  * the AWS_ENDPOINT_URL_ suffix of each (same order). */
@@ -88,16 +88,16 @@ extern const char *const sw_conf_service_env[];
 /* True when origin (e.g. "http://127.0.0.1:3099") is one of the
  * configured allowed_origins, exactly: it may make state-changing
  * requests with a session cookie.  host is not consulted. */
-int	sw_config_origin_allowed(const struct sw_config *, const char *origin,
-	    const char *host);
+int sw_config_origin_allowed(
+    const struct sw_config *, const char *origin, const char *host);
 
 /* True when host[:port] names the loopback interface (localhost,
  * 127.0.0.1, [::1]; any port). */
-int	sw_host_is_loopback(const char *host);
+int sw_host_is_loopback(const char *host);
 
 /* True when a Host header may reach us (DNS rebinding): absent, a
  * loopback name (localhost, 127.0.0.1, [::1], any port) or the host of
  * an allowed origin. */
-int	sw_config_host_allowed(const struct sw_config *, const char *host);
+int sw_config_host_allowed(const struct sw_config *, const char *host);
 
 #endif

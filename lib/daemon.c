@@ -9,8 +9,7 @@
 #include "lib/log.h"
 
 int
-sw_daemon_start(const char *procname, struct sw_config *cfg,
-    struct sw_db **db)
+sw_daemon_start(const char *procname, struct sw_config *cfg, struct sw_db **db)
 {
 	const char *dir;
 

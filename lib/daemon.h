@@ -15,11 +15,11 @@
  * cfg and open its state store into *db.  0; or -1, logged, with
  * nothing left to free.
  */
-int	sw_daemon_start(const char *procname, struct sw_config *cfg,
-	    struct sw_db **db);
+int sw_daemon_start(
+    const char *procname, struct sw_config *cfg, struct sw_db **db);
 
 /* SIGTERM and SIGINT call on_term; a write to a closed pipe is an error
  * returned, not a signal. */
-void	sw_daemon_signals(void (*on_term)(int));
+void sw_daemon_signals(void (*on_term)(int));
 
 #endif

@@ -27,49 +27,49 @@ struct sw_db_watch {
  * struct starts with it. */
 struct sw_db {
 	const struct sw_db_engine *eng;
-	struct sw_st	**stmt;		/* the table's, STMT__MAX; db.c's */
-	char		*where;		/* what it was opened with; db.c's */
-	char		 version[32];	/* the engine's version */
+	struct sw_st **stmt; /* the table's, STMT__MAX; db.c's */
+	char *where; /* what it was opened with; db.c's */
+	char version[32]; /* the engine's version */
 };
 
 /* The same of every statement. */
 struct sw_st {
 	const struct sw_db_engine *eng;
-	struct sw_db	*db;
-	int		 busy;		/* stepped, not yet reset */
+	struct sw_db *db;
+	int busy; /* stepped, not yet reset */
 };
 
 struct sw_db_engine {
 	const char *name;
 	/* Connect; *out is the engine's struct (its sw_db first). */
-	sw_err	(*open)(const char *where, struct sw_db **out);
-	void	(*close)(struct sw_db *);
+	sw_err (*open)(const char *where, struct sw_db **out);
+	void (*close)(struct sw_db *);
 	/* Run statements that return no rows; an enum sw_db_rc. */
-	int	(*exec)(struct sw_db *, const char *sql);
+	int (*exec)(struct sw_db *, const char *sql);
 	/* Prepare one statement; NULL on failure (logged). */
 	struct sw_st *(*prepare)(struct sw_db *, const char *sql);
-	void	(*finalize)(struct sw_st *);
+	void (*finalize)(struct sw_st *);
 	/* Open a write transaction with sql, one writer at a time,
 	 * waiting up to SW_DB_WRITE_WAIT_MS for the others; an enum
 	 * sw_db_rc. */
-	int	(*begin)(struct sw_db *, const char *sql);
-	void	(*bind_text)(struct sw_st *, int i, const char *v, int copy);
-	void	(*bind_int64)(struct sw_st *, int i, int64_t v);
-	void	(*bind_null)(struct sw_st *, int i);
-	void	(*bind_blob)(struct sw_st *, int i, const void *p, size_t n);
-	void	(*clear)(struct sw_st *);	/* bindings to NULL */
-	int	(*step)(struct sw_st *);
-	void	(*reset)(struct sw_st *);
-	int	(*col_null)(struct sw_st *, int col);
-	int	(*col_is_int)(struct sw_st *, int col);
-	int64_t	(*col_int64)(struct sw_st *, int col);
+	int (*begin)(struct sw_db *, const char *sql);
+	void (*bind_text)(struct sw_st *, int i, const char *v, int copy);
+	void (*bind_int64)(struct sw_st *, int i, int64_t v);
+	void (*bind_null)(struct sw_st *, int i);
+	void (*bind_blob)(struct sw_st *, int i, const void *p, size_t n);
+	void (*clear)(struct sw_st *); /* bindings to NULL */
+	int (*step)(struct sw_st *);
+	void (*reset)(struct sw_st *);
+	int (*col_null)(struct sw_st *, int col);
+	int (*col_is_int)(struct sw_st *, int col);
+	int64_t (*col_int64)(struct sw_st *, int col);
 	const char *(*col_text)(struct sw_st *, int col);
 	const void *(*col_blob)(struct sw_st *, int col, size_t *n);
-	int64_t	(*changes)(struct sw_db *);
-	int64_t	(*total_changes)(struct sw_db *);
-	int64_t	(*last_id)(struct sw_db *);
+	int64_t (*changes)(struct sw_db *);
+	int64_t (*total_changes)(struct sw_db *);
+	int64_t (*last_id)(struct sw_db *);
 	/* enum sw_db_txn, besides statements left mid-step */
-	int	(*txn)(struct sw_db *);
+	int (*txn)(struct sw_db *);
 	const char *(*errmsg)(struct sw_db *);
 	/* Watch the commits of every connection to where, on a link of
 	 * the watch's own; NULL on failure (logged). */
@@ -77,9 +77,9 @@ struct sw_db_engine {
 	/* Up to timeout_ms for a commit: 1 (what it changed into what,
 	 * "" when unknown), 0 on the timeout, -1 when the watch is
 	 * broken (the next call tries to mend it). */
-	int	(*watch_wait)(struct sw_db_watch *, int timeout_ms,
-		    char *what, size_t whatsz);
-	void	(*watch_close)(struct sw_db_watch *);
+	int (*watch_wait)(
+	    struct sw_db_watch *, int timeout_ms, char *what, size_t whatsz);
+	void (*watch_close)(struct sw_db_watch *);
 };
 
 extern const struct sw_db_engine sw_db_sqlite;

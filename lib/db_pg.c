@@ -26,42 +26,42 @@
 #include "lib/log.h"
 
 /* The most parameters a statement of the table has, and then some. */
-#define PG_MAXP		16
+#define PG_MAXP 16
 
 /* PostgreSQL type oids the columns are read by. */
-#define OID_BOOL	16
-#define OID_INT8	20
-#define OID_INT2	21
-#define OID_INT4	23
-#define OID_BYTEA	17
+#define OID_BOOL 16
+#define OID_INT8 20
+#define OID_INT2 21
+#define OID_INT4 23
+#define OID_BYTEA 17
 
 struct pg_db {
-	struct sw_db	 base;
-	PGconn		*c;
-	unsigned	 gen;		/* bumped when the link is made anew */
-	unsigned	 nprep;		/* statement names handed out */
-	int		 txn;		/* between BEGIN and its end */
-	int64_t		 changes, total, last_id;
+	struct sw_db base;
+	PGconn *c;
+	unsigned gen; /* bumped when the link is made anew */
+	unsigned nprep; /* statement names handed out */
+	int txn; /* between BEGIN and its end */
+	int64_t changes, total, last_id;
 };
 
 struct pg_st {
-	struct sw_st	 base;
-	char		*sql;		/* translated text; owned */
-	char		 name[16];
-	unsigned	 gen;		/* 0: not prepared on this link */
-	int		 nparams;
-	int		 returns_id;	/* "... RETURNING id": last_id */
-	const char	*val[PG_MAXP];
-	char		*own[PG_MAXP];	/* copies and encodings; owned */
-	char		 num[PG_MAXP][24];
-	PGresult	*res;
-	int		 row, nrows;
-	int		 done;		/* the last step said SW_DB_DONE */
-	unsigned char	*blob;		/* a decoded bytea; owned */
+	struct sw_st base;
+	char *sql; /* translated text; owned */
+	char name[16];
+	unsigned gen; /* 0: not prepared on this link */
+	int nparams;
+	int returns_id; /* "... RETURNING id": last_id */
+	const char *val[PG_MAXP];
+	char *own[PG_MAXP]; /* copies and encodings; owned */
+	char num[PG_MAXP][24];
+	PGresult *res;
+	int row, nrows;
+	int done; /* the last step said SW_DB_DONE */
+	unsigned char *blob; /* a decoded bytea; owned */
 };
 
-#define PDB(db)	((struct pg_db *)(void *)(db))
-#define PST(st)	((struct pg_st *)(void *)(st))
+#define PDB(db) ((struct pg_db *)(void *)(db))
+#define PST(st) ((struct pg_st *)(void *)(st))
 
 static int
 pg_rc_of(const PGresult *r)
@@ -76,7 +76,7 @@ pg_rc_of(const PGresult *r)
 		break;
 	}
 	if ((state = PQresultErrorField(r, PG_DIAG_SQLSTATE)) == NULL)
-		return SW_DB_BUSY;	/* no answer: the link is down */
+		return SW_DB_BUSY; /* no answer: the link is down */
 	if (strncmp(state, "23", 2) == 0)
 		return SW_DB_CONSTRAINT;
 	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0 ||
@@ -118,8 +118,8 @@ pg_open(const char *url, struct sw_db **out)
 	if ((p->c = PQconnectdb(url)) == NULL ||
 	    PQstatus(p->c) != CONNECTION_OK) {
 		/* The message names the host, never the password. */
-		sw_error("postgresql: cannot connect: %s", p->c ?
-		    PQerrorMessage(p->c) : "out of memory");
+		sw_error("postgresql: cannot connect: %s",
+		    p->c ? PQerrorMessage(p->c) : "out of memory");
 		return SW_EUNAVAIL;
 	}
 	v = PQserverVersion(p->c);
@@ -370,8 +370,8 @@ pg_run(struct pg_st *s)
 		return SW_DB_BUSY;
 	if ((rc = pg_ready(s)) != SW_DB_DONE)
 		return rc;
-	s->res = PQexecPrepared(p->c, s->name, s->nparams, s->val, NULL,
-	    NULL, 0);
+	s->res =
+	    PQexecPrepared(p->c, s->name, s->nparams, s->val, NULL, NULL, 0);
 	if ((rc = pg_rc_of(s->res)) != SW_DB_DONE) {
 		/* a constraint is the caller's answer (409), as on SQLite */
 		if (rc != SW_DB_CONSTRAINT)
@@ -391,8 +391,8 @@ pg_run(struct pg_st *s)
 	s->nrows = PQntuples(s->res);
 	if (s->returns_id) {
 		if (s->nrows > 0)
-			p->last_id = strtoll(PQgetvalue(s->res, 0, 0), NULL,
-			    10);
+			p->last_id =
+			    strtoll(PQgetvalue(s->res, 0, 0), NULL, 10);
 		s->nrows = 0;
 	}
 	return SW_DB_DONE;
@@ -429,8 +429,8 @@ pg_reset(struct sw_st *st)
 static int
 pg_has(struct pg_st *s, int col)
 {
-	return s->res != NULL && s->row >= 0 && s->row < s->nrows &&
-	    col >= 0 && col < PQnfields(s->res);
+	return s->res != NULL && s->row >= 0 && s->row < s->nrows && col >= 0 &&
+	    col < PQnfields(s->res);
 }
 
 static int
@@ -535,12 +535,12 @@ pg_errmsg(struct sw_db *db)
 /* ---- watches ------------------------------------------------------------ */
 
 struct pg_watch {
-	struct sw_db_watch	 base;
-	PGconn			*c;
-	int			 lost;	/* the link must be made again */
+	struct sw_db_watch base;
+	PGconn *c;
+	int lost; /* the link must be made again */
 };
 
-#define PW(w)	((struct pg_watch *)(void *)(w))
+#define PW(w) ((struct pg_watch *)(void *)(w))
 
 /* LISTEN on a link just made; 0 when it listens. */
 static int
@@ -575,7 +575,7 @@ pgw_open(const char *url)
 {
 	/* the URL's own settings, and a name pg_stat_activity shows */
 	static const char *const keys[] = { "dbname", "application_name",
-	    NULL };
+		NULL };
 	const char *vals[] = { url, "slipway-watch", NULL };
 	struct pg_watch *w;
 
@@ -649,8 +649,8 @@ pgw_wait(struct sw_db_watch *sw, int timeout_ms, char *what, size_t whatsz)
 		n = poll(&pfd, 1, (int)left);
 		if (n < 0 && errno != EINTR)
 			break;
-		if (n > 0 && (!PQconsumeInput(w->c) ||
-		    PQstatus(w->c) != CONNECTION_OK))
+		if (n > 0 &&
+		    (!PQconsumeInput(w->c) || PQstatus(w->c) != CONNECTION_OK))
 			break;
 	}
 	sw_warn("postgresql watch: the connection was lost: %s",
@@ -659,6 +659,7 @@ pgw_wait(struct sw_db_watch *sw, int timeout_ms, char *what, size_t whatsz)
 	return -1;
 }
 
+/* clang-format off */
 const struct sw_db_engine sw_db_pg = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -688,3 +689,4 @@ const struct sw_db_engine sw_db_pg = {
 	.watch_wait = pgw_wait,
 	.watch_close = pgw_close,
 };
+/* clang-format on */

@@ -21,17 +21,17 @@
 #include "lib/log.h"
 
 struct lite_db {
-	struct sw_db	 base;
-	sqlite3		*h;
+	struct sw_db base;
+	sqlite3 *h;
 };
 
 struct lite_st {
-	struct sw_st	 base;
-	sqlite3_stmt	*h;
+	struct sw_st base;
+	sqlite3_stmt *h;
 };
 
-#define LDB(db)	(((struct lite_db *)(void *)(db))->h)
-#define LST(st)	(((struct lite_st *)(void *)(st))->h)
+#define LDB(db) (((struct lite_db *)(void *)(db))->h)
+#define LST(st) (((struct lite_st *)(void *)(st))->h)
 
 static int
 lite_rc(int rc)
@@ -65,10 +65,12 @@ lite_open(const char *path, struct sw_db **out)
 	*out = &l->base;
 	sw_fmt_text(l->base.version, sizeof(l->base.version), "%s",
 	    sqlite3_libversion());
-	if (sqlite3_open_v2(path, &l->h, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		sw_error("cannot open %s: %s", path, l->h ?
-		    sqlite3_errmsg(l->h) : "out of memory");
+	if (sqlite3_open_v2(path, &l->h,
+		SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX,
+		NULL) != SQLITE_OK) {
+		sw_error("cannot open %s: %s", path,
+		    l->h ? sqlite3_errmsg(l->h) : "out of memory");
 		return SW_EDB;
 	}
 	sqlite3_busy_timeout(l->h, SW_DB_BUSY_MS);
@@ -88,8 +90,7 @@ lite_exec(struct sw_db *db, const char *sql)
 	char *msg = NULL;
 	int rc;
 
-	if ((rc = sqlite3_exec(LDB(db), sql, NULL, NULL, &msg)) !=
-	    SQLITE_OK)
+	if ((rc = sqlite3_exec(LDB(db), sql, NULL, NULL, &msg)) != SQLITE_OK)
 		sw_error("sqlite exec: %s", msg ? msg : sqlite3_errstr(rc));
 	sqlite3_free(msg);
 	return lite_rc(rc);
@@ -103,7 +104,7 @@ lite_prepare(struct sw_db *db, const char *sql)
 	if ((s = sw_calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	if (sqlite3_prepare_v3(LDB(db), sql, -1, SQLITE_PREPARE_PERSISTENT,
-	    &s->h, NULL) != SQLITE_OK) {
+		&s->h, NULL) != SQLITE_OK) {
 		sw_error("prepare: %s", sqlite3_errmsg(LDB(db)));
 		free(s);
 		return NULL;
@@ -129,7 +130,8 @@ lite_begin(struct sw_db *db, const char *sql)
 	/* Each try waits SW_DB_BUSY_MS in SQLite's busy handler; a slow
 	 * machine gets more tries, up to SW_DB_WRITE_WAIT_MS in all. */
 	while ((rc = sqlite3_exec(LDB(db), sql, NULL, NULL, NULL)) ==
-	    SQLITE_BUSY && sw_now_ms() < until)
+		SQLITE_BUSY &&
+	    sw_now_ms() < until)
 		;
 	if (rc != SQLITE_OK)
 		sw_error("sqlite: %s: %s", sql, sqlite3_errmsg(LDB(db)));
@@ -139,8 +141,8 @@ lite_begin(struct sw_db *db, const char *sql)
 static void
 lite_bind_text(struct sw_st *st, int i, const char *v, int copy)
 {
-	sqlite3_bind_text(LST(st), i, v, -1, copy ? SQLITE_TRANSIENT :
-	    SQLITE_STATIC);
+	sqlite3_bind_text(
+	    LST(st), i, v, -1, copy ? SQLITE_TRANSIENT : SQLITE_STATIC);
 }
 
 static void
@@ -237,8 +239,8 @@ lite_txn(struct sw_db *db)
 	case SQLITE_TXN_NONE:
 		return SW_TXN_NONE;
 	case SQLITE_TXN_READ:
-		return sqlite3_get_autocommit(LDB(db)) ? SW_TXN_READ :
-		    SW_TXN_WRITE;
+		return sqlite3_get_autocommit(LDB(db)) ? SW_TXN_READ
+						       : SW_TXN_WRITE;
 	default:
 		return SW_TXN_WRITE;
 	}
@@ -255,17 +257,17 @@ lite_errmsg(struct sw_db *db)
 /* After a write, look again this long on, then RECHECK_NEXT_MS more: the
  * commit is published in the shared-memory index (mmap: no inotify
  * event) just after the WAL write that woke the watch. */
-#define RECHECK_FIRST_MS	20
-#define RECHECK_NEXT_MS		130
+#define RECHECK_FIRST_MS 20
+#define RECHECK_NEXT_MS 130
 
 struct lite_watch {
-	struct sw_db_watch	 base;
-	int			 fd;
-	int			 rechecks;	/* still to answer */
-	int64_t			 recheck_ms;	/* the next one's time */
+	struct sw_db_watch base;
+	int fd;
+	int rechecks; /* still to answer */
+	int64_t recheck_ms; /* the next one's time */
 };
 
-#define LW(w)	((struct lite_watch *)(void *)(w))
+#define LW(w) ((struct lite_watch *)(void *)(w))
 
 static struct sw_db_watch *
 litew_open(const char *path)
@@ -277,14 +279,14 @@ litew_open(const char *path)
 	if (slash == NULL)
 		sw_fmt_text(dir, sizeof(dir), ".");
 	else
-		sw_fmt_text(dir, sizeof(dir), "%.*s", (int)(slash - path +
-		    (slash == path)), path);
+		sw_fmt_text(dir, sizeof(dir), "%.*s",
+		    (int)(slash - path + (slash == path)), path);
 	if ((w = sw_calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->base.eng = &sw_db_sqlite;
 	if ((w->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK)) < 0 ||
-	    inotify_add_watch(w->fd, dir, IN_MODIFY | IN_CREATE |
-	    IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
+	    inotify_add_watch(w->fd, dir,
+		IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE) < 0) {
 		sw_warn("inotify on %s: %s", dir, strerror(errno));
 		if (w->fd >= 0)
 			close(w->fd);
@@ -336,6 +338,7 @@ litew_wait(struct sw_db_watch *sw, int timeout_ms, char *what, size_t whatsz)
 	return 0;
 }
 
+/* clang-format off */
 const struct sw_db_engine sw_db_sqlite = {
 	.name = "sqlite",
 	.open = lite_open,
@@ -365,3 +368,4 @@ const struct sw_db_engine sw_db_sqlite = {
 	.watch_wait = litew_wait,
 	.watch_close = litew_close,
 };
+/* clang-format on */

@@ -10,6 +10,6 @@
 #include <openssl/evp.h>
 
 /* SHA-256; kept for the life of the process. */
-const EVP_MD	*sw_sha256(void);
+const EVP_MD *sw_sha256(void);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "lib/err.h"
 
+/* clang-format off */
 static const struct sw_err_info err_table[SW_ERR__MAX] = {
 	{ 200, "ok", "OK" },					/* SW_OK */
 	{ 400, "validation", "Invalid request" },	/* SW_EINVAL */
@@ -25,6 +26,7 @@ static const struct sw_err_info err_table[SW_ERR__MAX] = {
 	{ 503, "unavailable", "Service unavailable" },	/* SW_EUNAVAIL */
 	{ 504, "timeout", "Upstream timeout" },		/* SW_ETIMEOUT */
 };
+/* clang-format on */
 
 const struct sw_err_info *
 sw_err_info(sw_err e)

@@ -25,17 +25,17 @@
 /* The counted fault in force: fail call `at` of `kind` (and every later
  * one when `persist`), in the process named `proc` ("" for any). */
 static struct {
-	int			 read;		/* SLIPWAY_FAULT looked at */
-	int			 armed;
-	enum sw_fault_kind	 kind;
-	long			 at;
-	int			 persist;
-	int			 every;		/* 1 in `at`, at random */
-	unsigned long long	 rng;		/* its xorshift state */
-	char			 proc[64];
-	long			 count[SW_FAULT__MAX];
-	long			 fired;
-	sw_fault_watch_fn	 watch;
+	int read; /* SLIPWAY_FAULT looked at */
+	int armed;
+	enum sw_fault_kind kind;
+	long at;
+	int persist;
+	int every; /* 1 in `at`, at random */
+	unsigned long long rng; /* its xorshift state */
+	char proc[64];
+	long count[SW_FAULT__MAX];
+	long fired;
+	sw_fault_watch_fn watch;
 } fault;
 
 static const char *const kind_names[SW_FAULT__MAX] = {
@@ -55,8 +55,7 @@ in_list(const char *list, const char *point)
 	long times;
 
 	while (p != NULL && *p != '\0') {
-		if (strncmp(p, point, n) == 0 && (p[n] == ',' ||
-		    p[n] == '\0'))
+		if (strncmp(p, point, n) == 0 && (p[n] == ',' || p[n] == '\0'))
 			return 1;
 		if (strncmp(p, point, n) == 0 && p[n] == '*') {
 			times = strtol(p + n + 1, NULL, 10);
@@ -85,16 +84,17 @@ sw_fault_kill_after(const char *point)
 		/* One file a time it fired: <once>.<point>, then
 		 * <once>.<point>.2 and on. */
 		for (k = 1; k <= times && fd < 0; k++) {
-			n = k == 1 ? snprintf(path, sizeof(path), "%s.%s",
-			    once, point) : snprintf(path, sizeof(path),
-			    "%s.%s.%ld", once, point, k);
+			n = k == 1
+			    ? snprintf(path, sizeof(path), "%s.%s", once, point)
+			    : snprintf(path, sizeof(path), "%s.%s.%ld", once,
+				  point, k);
 			if (n < 0 || (size_t)n >= sizeof(path))
 				return;
-			fd = open(path, O_WRONLY | O_CREAT | O_EXCL |
-			    O_CLOEXEC, 0600);
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    0600);
 		}
 		if (fd < 0)
-			return;		/* died here as often as asked */
+			return; /* died here as often as asked */
 		close(fd);
 	}
 	sw_error("fault injection: SIGKILL after %s", point);
@@ -133,8 +133,9 @@ parse_counted(const char *spec)
 		end++;
 	fault.proc[0] = '\0';
 	if (*end == '@') {
-		if (end[1] == '\0' || (size_t)snprintf(fault.proc,
-		    sizeof(fault.proc), "%s", end + 1) >= sizeof(fault.proc))
+		if (end[1] == '\0' ||
+		    (size_t)snprintf(fault.proc, sizeof(fault.proc), "%s",
+			end + 1) >= sizeof(fault.proc))
 			return -1;
 	} else if (*end != '\0')
 		return -1;
@@ -177,11 +178,13 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 		f = getenv("SLIPWAY_FAULT");
 		/* kill-after is read by its own hook; anything else that
 		 * is not a counted form is a mistake worth a line. */
-		if (f != NULL && *f != '\0' && strncmp(f, "kill-after:",
-		    11) != 0 && parse_counted(f) != 0) {
+		if (f != NULL && *f != '\0' &&
+		    strncmp(f, "kill-after:", 11) != 0 &&
+		    parse_counted(f) != 0) {
 			fault.armed = 0;
 			sw_warn("fault injection: SLIPWAY_FAULT=%s is not "
-			    "alloc:N, sqlite:N or http:N; ignored", f);
+				"alloc:N, sqlite:N or http:N; ignored",
+			    f);
 		}
 	}
 	n = ++fault.count[kind];
@@ -203,8 +206,8 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 	if (fault.proc[0] != '\0' && strcmp(fault.proc, sw_log_proc()) != 0)
 		return 0;
 	fault.fired++;
-	sw_warn("fault injection: %s call %ld (%s) fails", kind_names[kind],
-	    n, what != NULL ? what : "?");
+	sw_warn("fault injection: %s call %ld (%s) fails", kind_names[kind], n,
+	    what != NULL ? what : "?");
 	return 1;
 }
 

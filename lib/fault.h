@@ -65,32 +65,32 @@ enum sw_fault_kind {
 
 #ifdef SW_FAULT_INJECTION
 /* Non-zero in the test build: its debug checks fail what they catch. */
-#define SW_TEST_BUILD	1
+#define SW_TEST_BUILD 1
 /* Die here when SLIPWAY_FAULT is kill-after:<point>. */
-void	sw_fault_kill_after(const char *point);
+void sw_fault_kill_after(const char *point);
 /*
  * Count one call of kind; non-zero when it is to fail.  what names the
  * call in the log line of an injected failure.
  */
-int	sw_fault_hit(enum sw_fault_kind kind, const char *what);
+int sw_fault_hit(enum sw_fault_kind kind, const char *what);
 /*
  * For tests in process: replace the fault with spec (a SLIPWAY_FAULT
  * value of the counted forms above, or NULL for none) and restart every
  * count at zero.  -1 when spec is not one of those forms.
  */
-int	sw_fault_arm(const char *spec);
+int sw_fault_arm(const char *spec);
 /* Calls of kind counted since the process started or the last arm. */
-long	sw_fault_count(enum sw_fault_kind kind);
+long sw_fault_count(enum sw_fault_kind kind);
 /* How many failures were injected since then. */
-long	sw_fault_fired(void);
+long sw_fault_fired(void);
 /* For tests: fn (NULL: none) sees every counted call, its kind and its
  * number, before the fault decides; it may not itself make one. */
-typedef void	(*sw_fault_watch_fn)(enum sw_fault_kind kind, long n);
-void	sw_fault_watch(sw_fault_watch_fn fn);
+typedef void (*sw_fault_watch_fn)(enum sw_fault_kind kind, long n);
+void sw_fault_watch(sw_fault_watch_fn fn);
 /* How far SLIPWAY_FAULT_CLOCK moves this process's wall clock, ms. */
-long long	sw_fault_clock_skew(void);
+long long sw_fault_clock_skew(void);
 #else
-#define SW_TEST_BUILD	0
+#define SW_TEST_BUILD 0
 static inline void
 sw_fault_kill_after(const char *point)
 {

@@ -94,17 +94,16 @@ json_text_any_bad(json_object *o)
 	switch (json_object_get_type(o)) {
 	case json_type_string:
 		return sw_text_bad(json_object_get_string(o),
-		    (size_t)json_object_get_string_len(o)) != NULL;
+			   (size_t)json_object_get_string_len(o)) != NULL;
 	case json_type_array:
 		for (i = 0; i < json_object_array_length(o); i++)
 			if (json_text_any_bad(json_object_array_get_idx(o, i)))
 				return 1;
 		return 0;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v)
-			if (sw_text_bad(k, strlen(k)) != NULL ||
-			    json_text_any_bad(v))
-				return 1;
+		json_object_object_foreach(
+		    o, k, v) if (sw_text_bad(k, strlen(k)) != NULL ||
+		    json_text_any_bad(v)) return 1;
 		return 0;
 	}
 	default:
@@ -126,8 +125,8 @@ json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 		    (size_t)json_object_get_string_len(o));
 	case json_type_array:
 		for (i = 0; i < json_object_array_length(o); i++) {
-			n = (size_t)snprintf(where + at, wheresz - at, "[%zu]",
-			    i);
+			n = (size_t)snprintf(
+			    where + at, wheresz - at, "[%zu]", i);
 			if (n >= wheresz - at)
 				n = wheresz - at - 1;
 			bad = json_text_bad(json_object_array_get_idx(o, i),
@@ -138,7 +137,8 @@ json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 		where[at] = '\0';
 		return NULL;
 	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
+		json_object_object_foreach(o, k, v)
+		{
 			if ((bad = sw_text_bad(k, strlen(k))) != NULL) {
 				/* json-c keys are C strings, cut at a NUL:
 				 * sw_json_parse looks for those in the
@@ -147,16 +147,17 @@ json_text_bad(json_object *o, char *where, size_t wheresz, size_t at)
 				    "%s(a key)", at ? "." : "");
 				return bad;
 			}
-			n = (size_t)snprintf(where + at, wheresz - at, "%s%s",
-			    at ? "." : "", k);
+			n = (size_t)snprintf(
+			    where + at, wheresz - at, "%s%s", at ? "." : "", k);
 			if (n >= wheresz - at) {
 				/* Cut on a character (the path is quoted in
 				 * messages that must be valid UTF-8); nothing
 				 * more is added after a cut path. */
 				n = wheresz - at - 1;
 				for (m = n; m > (at ? 1u : 0u) &&
-				    ((unsigned char)k[m - (at ? 1 : 0)] &
-				    0xc0) == 0x80; m--)
+				     ((unsigned char)k[m - (at ? 1 : 0)] &
+					 0xc0) == 0x80;
+				     m--)
 					;
 				where[at + m] = '\0';
 			}
@@ -208,8 +209,8 @@ text_plain_ascii(const char *text, size_t len)
 }
 
 sw_err
-sw_json_parse(const char *text, size_t len, json_object **out, char *why,
-    size_t whysz)
+sw_json_parse(
+    const char *text, size_t len, json_object **out, char *why, size_t whysz)
 {
 	struct json_tokener *tok = NULL;
 	sw_err e;
@@ -284,15 +285,16 @@ sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
 	if (json_text_any_bad(o) &&
 	    (bad = json_text_bad(o, where, sizeof(where), 0)) != NULL) {
 		sw_fmt_text(why, whysz, "%s%s%s", where, where[0] ? ": " : "",
-		    strcmp(bad, "is not valid UTF-8") == 0 ?
-		    "a string is not valid UTF-8" :
-		    "a string contains a NUL character (\\u0000)");
-		sw_utf8_tidy(why);	/* a path cut inside a character */
+		    strcmp(bad, "is not valid UTF-8") == 0
+			? "a string is not valid UTF-8"
+			: "a string contains a NUL character (\\u0000)");
+		sw_utf8_tidy(why); /* a path cut inside a character */
 		json_object_put(o);
 		return SW_EBADJSON;
 	}
 	if (has_nul_escape(text, len)) {
-		sw_fmt_text(why, whysz, "a key contains a NUL character "
+		sw_fmt_text(why, whysz,
+		    "a key contains a NUL character "
 		    "(\\u0000)");
 		json_object_put(o);
 		return SW_EBADJSON;
@@ -307,14 +309,14 @@ bad:
 const char *
 sw_json_str(json_object *o)
 {
-	return json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	return json_object_to_json_string_ext(
+	    o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 /* A frozen object's text and its length (the serializer's userdata). */
 struct frozen {
-	size_t	len;
-	char	text[];
+	size_t len;
+	char text[];
 };
 
 static int
@@ -343,7 +345,7 @@ sw_json_freeze(json_object *o)
 
 	if (len > (size_t)INT32_MAX ||
 	    (f = sw_malloc(sizeof(*f) + len + 1)) == NULL)
-		return text;	/* printed as before, each time */
+		return text; /* printed as before, each time */
 	f->len = len;
 	memcpy(f->text, text, len + 1);
 	json_object_set_serializer(o, frozen_print, f, frozen_free);
@@ -355,7 +357,7 @@ sw_json_pretty(json_object *o)
 {
 	return json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-	    JSON_C_TO_STRING_NOSLASHESCAPE);
+		JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 json_object *
@@ -373,8 +375,9 @@ sw_json_get_str(json_object *o, const char *key)
 {
 	json_object *v = sw_json_get(o, key);
 
-	return v != NULL && json_object_is_type(v, json_type_string) ?
-	    json_object_get_string(v) : NULL;
+	return v != NULL && json_object_is_type(v, json_type_string)
+	    ? json_object_get_string(v)
+	    : NULL;
 }
 
 int64_t
@@ -382,8 +385,9 @@ sw_json_get_int(json_object *o, const char *key, int64_t dflt)
 {
 	json_object *v = sw_json_get(o, key);
 
-	return v != NULL && json_object_is_type(v, json_type_int) ?
-	    json_object_get_int64(v) : dflt;
+	return v != NULL && json_object_is_type(v, json_type_int)
+	    ? json_object_get_int64(v)
+	    : dflt;
 }
 
 int
@@ -391,15 +395,16 @@ sw_json_get_bool(json_object *o, const char *key, int dflt)
 {
 	json_object *v = sw_json_get(o, key);
 
-	return v != NULL && json_object_is_type(v, json_type_boolean) ?
-	    json_object_get_boolean(v) : dflt;
+	return v != NULL && json_object_is_type(v, json_type_boolean)
+	    ? json_object_get_boolean(v)
+	    : dflt;
 }
 
 void
 sw_json_add_str(json_object *o, const char *key, const char *val)
 {
-	json_object_object_add(o, key,
-	    val ? json_object_new_string(val) : NULL);
+	json_object_object_add(
+	    o, key, val ? json_object_new_string(val) : NULL);
 }
 
 void
@@ -435,7 +440,6 @@ sw_jsf(const char *fmt, ...)
 	sw_buf_free(&b);
 	return o;
 }
-
 
 json_object *
 sw_jo(const char *key, ...)
@@ -476,8 +480,8 @@ sw_out_array(json_object *out, ...)
 
 	va_start(ap, out);
 	while (v == NULL && (path = va_arg(ap, const char *)) != NULL)
-		if (!json_object_is_type(v = sw_json_path(out, path),
-		    json_type_array))
+		if (!json_object_is_type(
+			v = sw_json_path(out, path), json_type_array))
 			v = NULL;
 	va_end(ap);
 	return v;
@@ -486,13 +490,15 @@ sw_out_array(json_object *out, ...)
 json_object *
 sw_ja_n(json_object *const *values, size_t n)
 {
-	json_object *a = json_object_new_array_ext(n > 0 && n < 1024 ? (int)n : 1);
+	json_object *a =
+	    json_object_new_array_ext(n > 0 && n < 1024 ? (int)n : 1);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (values[i] == NULL)
 			sw_error("array builder: no value at position %zu of "
-			    "%zu; kept as null", i, n);
+				 "%zu; kept as null",
+			    i, n);
 		json_object_array_add(a, values[i]);
 	}
 	return a;
@@ -514,8 +520,9 @@ sw_json_path(json_object *o, const char *path)
 		}
 		if (*p == '[') {
 			idx = strtol(p + 1, &end, 10);
-			if (*end != ']' || !json_object_is_type(o,
-			    json_type_array) || idx < 0 ||
+			if (*end != ']' ||
+			    !json_object_is_type(o, json_type_array) ||
+			    idx < 0 ||
 			    (size_t)idx >= json_object_array_length(o))
 				return NULL;
 			o = json_object_array_get_idx(o, (size_t)idx);
@@ -537,8 +544,9 @@ const char *
 sw_json_path_str(json_object *o, const char *path)
 {
 	o = sw_json_path(o, path);
-	return o != NULL && json_object_is_type(o, json_type_string) ?
-	    json_object_get_string(o) : NULL;
+	return o != NULL && json_object_is_type(o, json_type_string)
+	    ? json_object_get_string(o)
+	    : NULL;
 }
 
 int
@@ -550,20 +558,19 @@ sw_json_within(json_object *a, json_object *b)
 	if (json_object_is_type(a, json_type_object)) {
 		if (!json_object_is_type(b, json_type_object))
 			return 0;
-		json_object_object_foreach(a, k, av)
-			if (!json_object_object_get_ex(b, k, &bv) ||
-			    !sw_json_within(av, bv))
-				return 0;
+		json_object_object_foreach(
+		    a, k, av) if (!json_object_object_get_ex(b, k, &bv) ||
+		    !sw_json_within(av, bv)) return 0;
 		return 1;
 	}
 	if (json_object_is_type(a, json_type_array)) {
 		if (!json_object_is_type(b, json_type_array) ||
 		    (n = json_object_array_length(a)) !=
-		    json_object_array_length(b))
+			json_object_array_length(b))
 			return 0;
 		for (i = 0; i < n; i++)
 			if (!sw_json_within(json_object_array_get_idx(a, i),
-			    json_object_array_get_idx(b, i)))
+				json_object_array_get_idx(b, i)))
 				return 0;
 		return 1;
 	}

@@ -21,26 +21,26 @@
  * ("env.FOO: ...") but never quoting the bad bytes.  *out is a new
  * reference on success.
  */
-sw_err	sw_json_parse(const char *, size_t len, json_object **out,
-	    char *why, size_t whysz);
+sw_err sw_json_parse(
+    const char *, size_t len, json_object **out, char *why, size_t whysz);
 /*
  * The same with a tokener the caller keeps (*tok, made on first use and
  * reset for each parse; free it with sw_json_tokener_free): a worker
  * that parses every request does not make and free one each time.  One
  * tokener serves one thread.
  */
-sw_err	sw_json_parse_with(struct json_tokener **tok, const char *,
-	    size_t len, json_object **out, char *why, size_t whysz);
-void	sw_json_tokener_free(struct json_tokener *tok);
+sw_err sw_json_parse_with(struct json_tokener **tok, const char *, size_t len,
+    json_object **out, char *why, size_t whysz);
+void sw_json_tokener_free(struct json_tokener *tok);
 /* NULL when s[0..len) is valid UTF-8 (no overlong forms, surrogates or
  * code points past U+10FFFF) and has no NUL; else why not. */
 const char *sw_text_bad(const char *s, size_t len);
 /* Each byte of s that is not part of valid UTF-8 becomes '?' (text
  * cut to fit a buffer may end inside a character). */
-void	 sw_utf8_tidy(char *s);
+void sw_utf8_tidy(char *s);
 /* A tidied copy of the string s (malloc'd, caller frees; NULL when out
  * of memory). */
-char	*sw_utf8_dup(const char *s);
+char *sw_utf8_dup(const char *s);
 /* Compact text without "\/" escapes; borrowed, valid until o changes. */
 const char *sw_json_str(json_object *o);
 const char *sw_json_pretty(json_object *o);
@@ -55,15 +55,14 @@ const char *sw_json_freeze(json_object *o);
 
 /* Member lookups; NULL/default when absent or of another type. */
 const char *sw_json_get_str(json_object *, const char *key);
-int64_t	sw_json_get_int(json_object *, const char *key, int64_t dflt);
-int	sw_json_get_bool(json_object *, const char *key, int dflt);
+int64_t sw_json_get_int(json_object *, const char *key, int64_t dflt);
+int sw_json_get_bool(json_object *, const char *key, int dflt);
 json_object *sw_json_get(json_object *, const char *key);
 
 /* Add helpers: the value is copied (strings) or created. */
-void	sw_json_add_str(json_object *, const char *key, const char *val);
-void	sw_json_add_int(json_object *, const char *key, int64_t val);
-void	sw_json_add_bool(json_object *, const char *key, int val);
-
+void sw_json_add_str(json_object *, const char *key, const char *val);
+void sw_json_add_int(json_object *, const char *key, int64_t val);
+void sw_json_add_bool(json_object *, const char *key, int val);
 
 /*
  * Builders for request documents: sw_jo("Key", value, ..., NULL) makes
@@ -75,8 +74,9 @@ void	sw_json_add_bool(json_object *, const char *key, int val);
  * the document instead of acting on part of it).
  */
 json_object *sw_jo(const char *key, ...) __attribute__((sentinel));
-#define sw_ja(...)	sw_ja_n((json_object *[]){ __VA_ARGS__ },	\
-	sizeof((json_object *[]){ __VA_ARGS__ }) / sizeof(json_object *))
+#define sw_ja(...) \
+	sw_ja_n((json_object *[]){ __VA_ARGS__ }, \
+	    sizeof((json_object *[]){ __VA_ARGS__ }) / sizeof(json_object *))
 json_object *sw_ja_n(json_object *const *values, size_t n);
 /* The first string found at any of the NULL-ended paths (as
  * sw_json_path_str), e.g. the same member in two protocols' shapes. */
@@ -87,11 +87,10 @@ json_object *sw_out_array(json_object *out, ...) __attribute__((sentinel));
 json_object *sw_js(const char *s);
 /* A string value formatted to any length (no fixed buffer to cut);
  * NULL when memory runs out.  New reference. */
-json_object *sw_jsf(const char *fmt, ...)
-	    __attribute__((format(printf, 1, 2)));
+json_object *sw_jsf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define sw_ji(i)	json_object_new_int64(i)
-#define sw_jb(b)	json_object_new_boolean(b)
+#define sw_ji(i) json_object_new_int64(i)
+#define sw_jb(b) json_object_new_boolean(b)
 
 /*
  * Look up a dotted path with optional [index] steps, e.g.
@@ -103,13 +102,13 @@ const char *sw_json_path_str(json_object *o, const char *path);
  * The string member key of o copied into buf (a paging token that must
  * outlive o), or NULL when it is absent or does not fit.
  */
-const char *sw_json_copy_str(json_object *o, const char *key, char *buf,
-	    size_t bufsz);
+const char *sw_json_copy_str(
+    json_object *o, const char *key, char *buf, size_t bufsz);
 /*
  * Does b say everything a says: every member of an object of a present
  * and the same in b (b may have more), arrays of the same length
  * element by element, other values equal?
  */
-int	sw_json_within(json_object *a, json_object *b);
+int sw_json_within(json_object *a, json_object *b);
 
 #endif

@@ -81,8 +81,7 @@ b64url_decode(const char *s, size_t len, size_t *outlen)
 
 /* One base64url part that decodes to a JSON object. */
 static json_object *
-json_part(const char *s, size_t len, const char *what, char *why,
-    size_t whysz)
+json_part(const char *s, size_t len, const char *what, char *why, size_t whysz)
 {
 	unsigned char *raw;
 	json_object *o = NULL;
@@ -94,7 +93,8 @@ json_part(const char *s, size_t len, const char *what, char *why,
 		return NULL;
 	}
 	if (sw_json_parse((const char *)raw, n, &o, jwhy, sizeof(jwhy)) !=
-	    SW_OK || !json_object_is_type(o, json_type_object)) {
+		SW_OK ||
+	    !json_object_is_type(o, json_type_object)) {
 		sw_fmt_text(why, whysz, "the %s is not a JSON object", what);
 		json_object_put(o);
 		o = NULL;
@@ -157,12 +157,13 @@ sw_jwt_parse(const char *token, struct sw_jwt *j, char *why, size_t whysz)
 		sw_fmt_text(why, whysz, "not three dot-separated parts");
 		return SW_EUNAUTH;
 	}
-	if ((j->header = json_part(token, (size_t)(d1 - token), "header",
-	    why, whysz)) == NULL || (j->claims = json_part(d1 + 1,
-	    (size_t)(d2 - d1 - 1), "payload", why, whysz)) == NULL)
+	if ((j->header = json_part(
+		 token, (size_t)(d1 - token), "header", why, whysz)) == NULL ||
+	    (j->claims = json_part(
+		 d1 + 1, (size_t)(d2 - d1 - 1), "payload", why, whysz)) == NULL)
 		goto bad;
-	if ((j->sig = b64url_decode(d2 + 1, strlen(d2 + 1),
-	    &j->sig_len)) == NULL) {
+	if ((j->sig = b64url_decode(d2 + 1, strlen(d2 + 1), &j->sig_len)) ==
+	    NULL) {
 		sw_fmt_text(why, whysz, "the signature is not base64url");
 		goto bad;
 	}
@@ -294,17 +295,17 @@ ec_key(json_object *jwk)
 
 	if (xs == NULL || ys == NULL ||
 	    (x = b64url_decode(xs, strlen(xs), &xn)) == NULL ||
-	    (y = b64url_decode(ys, strlen(ys), &yn)) == NULL ||
-	    xn != 32 || yn != 32)
+	    (y = b64url_decode(ys, strlen(ys), &yn)) == NULL || xn != 32 ||
+	    yn != 32)
 		goto out;
-	pub[0] = 0x04;		/* uncompressed point */
+	pub[0] = 0x04; /* uncompressed point */
 	memcpy(pub + 1, x, 32);
 	memcpy(pub + 33, y, 32);
 	if ((bld = OSSL_PARAM_BLD_new()) == NULL ||
-	    !OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME,
-	    "prime256v1", 0) ||
-	    !OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY,
-	    pub, sizeof(pub)))
+	    !OSSL_PARAM_BLD_push_utf8_string(
+		bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) ||
+	    !OSSL_PARAM_BLD_push_octet_string(
+		bld, OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub)))
 		goto out;
 	pkey = pkey_from("EC", bld);
 out:
@@ -365,8 +366,7 @@ jwk_refuses(const struct sw_jwt *j, json_object *jwk)
 }
 
 sw_err
-sw_jwt_verify(const struct sw_jwt *j, json_object *jwk, char *why,
-    size_t whysz)
+sw_jwt_verify(const struct sw_jwt *j, json_object *jwk, char *why, size_t whysz)
 {
 	EVP_MD_CTX *md = NULL;
 	EVP_PKEY *pkey = NULL;
@@ -394,7 +394,7 @@ sw_jwt_verify(const struct sw_jwt *j, json_object *jwk, char *why,
 	ok = (md = EVP_MD_CTX_new()) != NULL &&
 	    EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, pkey) == 1 &&
 	    EVP_DigestVerify(md, sig, sig_len,
-	    (const unsigned char *)j->signed_part, j->signed_len) == 1;
+		(const unsigned char *)j->signed_part, j->signed_len) == 1;
 out:
 	EVP_MD_CTX_free(md);
 	EVP_PKEY_free(pkey);
@@ -418,8 +418,9 @@ claim_time(json_object *claims, const char *name, int64_t *out, int *has)
 		return 0;
 	if (json_object_is_type(v, json_type_int)) {
 		*out = json_object_get_int64(v);
-		return *out > -1000000000000000LL &&
-		    *out < 1000000000000000LL ? 0 : -1;
+		return *out > -1000000000000000LL && *out < 1000000000000000LL
+		    ? 0
+		    : -1;
 	}
 	if (!json_object_is_type(v, json_type_double))
 		return -1;
@@ -471,7 +472,8 @@ sw_jwt_check_claims(const struct sw_jwt *j, const struct sw_jwt_rules *r,
 	int has_exp, has_nbf, has_iat;
 
 	if (iss == NULL || r->issuer == NULL || strcmp(iss, r->issuer) != 0)
-		sw_fmt_text(why, whysz, "the issuer is not the configured "
+		sw_fmt_text(why, whysz,
+		    "the issuer is not the configured "
 		    "provider");
 	else if (r->audience == NULL ||
 	    !audience_ok(sw_json_get(j->claims, "aud"), r->audience))

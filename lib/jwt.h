@@ -21,31 +21,31 @@
 #include "lib/err.h"
 
 /* Algorithms, as bits of a set (sw_jwt_alg_bit). */
-#define SW_JWT_RS256	0x01u
-#define SW_JWT_ES256	0x02u
+#define SW_JWT_RS256 0x01u
+#define SW_JWT_ES256 0x02u
 
 struct sw_jwt {
-	json_object	*header;	/* owned: the JOSE header */
-	json_object	*claims;	/* owned: the payload */
-	char		*signed_part;	/* owned: "<header>.<payload>" */
-	size_t		 signed_len;
-	unsigned char	*sig;		/* owned: the decoded signature */
-	size_t		 sig_len;
-	unsigned	 alg;		/* SW_JWT_*; 0: none we know */
-	const char	*alg_name;	/* borrowed from header */
-	const char	*kid;		/* borrowed from header; NULL: none */
+	json_object *header; /* owned: the JOSE header */
+	json_object *claims; /* owned: the payload */
+	char *signed_part; /* owned: "<header>.<payload>" */
+	size_t signed_len;
+	unsigned char *sig; /* owned: the decoded signature */
+	size_t sig_len;
+	unsigned alg; /* SW_JWT_*; 0: none we know */
+	const char *alg_name; /* borrowed from header */
+	const char *kid; /* borrowed from header; NULL: none */
 };
 
 /* What a token's claims must say. */
 struct sw_jwt_rules {
-	const char	*issuer;	/* iss, exactly */
-	const char	*audience;	/* one of aud (a trailing '/' aside) */
-	int64_t		 now;		/* seconds since the epoch */
-	int64_t		 skew;		/* seconds of clock difference */
+	const char *issuer; /* iss, exactly */
+	const char *audience; /* one of aud (a trailing '/' aside) */
+	int64_t now; /* seconds since the epoch */
+	int64_t skew; /* seconds of clock difference */
 };
 
 /* SW_JWT_RS256 or SW_JWT_ES256 for its name; 0 for any other name. */
-unsigned	sw_jwt_alg_bit(const char *name);
+unsigned sw_jwt_alg_bit(const char *name);
 
 /*
  * Split and decode token (NUL-terminated, at most SW_MAX_JWT bytes)
@@ -54,9 +54,9 @@ unsigned	sw_jwt_alg_bit(const char *name);
  * SW_EUNAUTH with why when malformed (j is then empty).  Free j with
  * sw_jwt_free in either case.
  */
-sw_err	sw_jwt_parse(const char *token, struct sw_jwt *j, char *why,
-	    size_t whysz);
-void	sw_jwt_free(struct sw_jwt *j);
+sw_err sw_jwt_parse(
+    const char *token, struct sw_jwt *j, char *why, size_t whysz);
+void sw_jwt_free(struct sw_jwt *j);
 
 /*
  * The key of jwks ({"keys": [...]}, borrowed) that may verify j: the
@@ -70,12 +70,12 @@ json_object *sw_jwks_find(json_object *jwks, const struct sw_jwt *j);
  * algorithm (and its "alg" and "use", when given, must agree).  SW_OK,
  * or SW_EUNAUTH with why.
  */
-sw_err	sw_jwt_verify(const struct sw_jwt *j, json_object *jwk, char *why,
-	    size_t whysz);
+sw_err sw_jwt_verify(
+    const struct sw_jwt *j, json_object *jwk, char *why, size_t whysz);
 
 /* iss, aud, exp (required), nbf and iat against rules.  SW_OK, or
  * SW_EUNAUTH with why. */
-sw_err	sw_jwt_check_claims(const struct sw_jwt *j,
-	    const struct sw_jwt_rules *rules, char *why, size_t whysz);
+sw_err sw_jwt_check_claims(const struct sw_jwt *j,
+    const struct sw_jwt_rules *rules, char *why, size_t whysz);
 
 #endif

@@ -20,13 +20,12 @@ sw_ledger_cursor(struct sw_db *db, const char *cluster, int64_t *at)
 	if ((rc = sw_db_step(st)) == SW_DB_ROW)
 		*at = sw_col_int64(st, 0);
 	sw_reset(st);
-	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK :
-	    sw_db_err(db, rc);
+	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
 sw_err
-sw_ledger_move(struct sw_db *db, const char *cluster, int64_t from,
-    int64_t to, int *moved)
+sw_ledger_move(
+    struct sw_db *db, const char *cluster, int64_t from, int64_t to, int *moved)
 {
 	struct sw_st *st;
 	sw_err e;
@@ -72,8 +71,8 @@ sw_err
 sw_ledger_read(struct sw_db *db, const char *from, const char *to,
     const char *cluster, const char *team, json_object **items)
 {
-	static const char *const cols[] = { "day", "cluster",
-	    "instance_group", "instance_type", "team", "job", "kind" };
+	static const char *const cols[] = { "day", "cluster", "instance_group",
+		"instance_type", "team", "job", "kind" };
 	struct sw_st *st;
 	int rc, i;
 
@@ -91,13 +90,14 @@ sw_ledger_read(struct sw_db *db, const char *from, const char *to,
 		json_object *o = json_object_new_object();
 
 		for (i = 0; i < 7; i++)
-			json_object_object_add(o, cols[i],
-			    sw_js(sw_col_text(st, i)));
-		json_object_object_add(o, "seconds",
-		    json_object_new_int64(sw_col_int64(st, 7)));
+			json_object_object_add(
+			    o, cols[i], sw_js(sw_col_text(st, i)));
+		json_object_object_add(
+		    o, "seconds", json_object_new_int64(sw_col_int64(st, 7)));
 		json_object_object_add(o, "usd_us",
-		    sw_col_null(st, 8) ? NULL :
-		    json_object_new_int64(sw_col_int64(st, 8)));
+		    sw_col_null(st, 8)
+			? NULL
+			: json_object_new_int64(sw_col_int64(st, 8)));
 		json_object_array_add(*items, o);
 	}
 	sw_reset(st);

@@ -24,8 +24,8 @@ static enum sw_log_level log_min = SW_LOG_INFO;
 static const char *const log_names[] = { "debug", "info", "warn", "error" };
 static int log_json;
 static char log_rid[33], log_op[64];
-static char log_file[600];		/* followed path, or "" */
-static long long log_checked_ms;	/* last check (monotonic) */
+static char log_file[600]; /* followed path, or "" */
+static long long log_checked_ms; /* last check (monotonic) */
 
 void
 sw_log_init(const char *procname)
@@ -105,8 +105,9 @@ log_ctx_set(char *dst, size_t sz, const char *s, size_t min)
 	if (s == NULL)
 		return;
 	for (; s[n] != '\0'; n++)
-		if (n + 1 >= sz || !((s[n] >= '0' && s[n] <= '9') ||
-		    (s[n] >= 'a' && s[n] <= 'z') || s[n] == '-'))
+		if (n + 1 >= sz ||
+		    !((s[n] >= '0' && s[n] <= '9') ||
+			(s[n] >= 'a' && s[n] <= 'z') || s[n] == '-'))
 			return;
 	if (n >= min)
 		memcpy(dst, s, n + 1);
@@ -132,8 +133,9 @@ log_ctx_text(char *out, size_t sz)
 	/* A context that does not fit is left out whole: a cut one would
 	 * break a JSON line. */
 	if (log_json)
-		n = snprintf(out, sz, "%s%s%s%s%s%s", log_rid[0] ?
-		    ",\"request_id\":\"" : "", log_rid, log_rid[0] ? "\"" : "",
+		n = snprintf(out, sz, "%s%s%s%s%s%s",
+		    log_rid[0] ? ",\"request_id\":\"" : "", log_rid,
+		    log_rid[0] ? "\"" : "",
 		    log_op[0] ? ",\"operation_id\":\"" : "", log_op,
 		    log_op[0] ? "\"" : "");
 	else
@@ -205,10 +207,12 @@ sw_log(enum sw_log_level l, const char *fmt, ...)
 	if (log_json) {
 		char msg[1536];
 
-		n = snprintf(line, sizeof(line), "{\"time\":\"%s.%03ldZ\","
+		n = snprintf(line, sizeof(line),
+		    "{\"time\":\"%s.%03ldZ\","
 		    "\"level\":\"%s\",\"proc\":\"%s\",\"pid\":%ld%s,"
-		    "\"msg\":\"", ts, now.tv_nsec / 1000000L, log_names[l],
-		    log_proc, (long)getpid(), ctx);
+		    "\"msg\":\"",
+		    ts, now.tv_nsec / 1000000L, log_names[l], log_proc,
+		    (long)getpid(), ctx);
 		if (n < 0 || (size_t)n >= sizeof(line) - 4)
 			return;
 		va_start(ap, fmt);
@@ -216,8 +220,8 @@ sw_log(enum sw_log_level l, const char *fmt, ...)
 		va_end(ap);
 		if (m < 0)
 			return;
-		n += (int)log_json_escape(line + n, sizeof(line) - (size_t)n -
-		    4, msg);
+		n += (int)log_json_escape(
+		    line + n, sizeof(line) - (size_t)n - 4, msg);
 		memcpy(line + n, "\"}\n", 3);
 		(void)!write(STDERR_FILENO, line, (size_t)n + 3);
 		return;

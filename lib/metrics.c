@@ -25,19 +25,19 @@
 #include "lib/metrics.h"
 
 struct slot {
-	char	key[SW_METRIC_KEY];
-	int64_t	value;
+	char key[SW_METRIC_KEY];
+	int64_t value;
 };
 
 static struct {
-	struct slot	*slots;
-	pid_t		 pid;		/* who mapped them */
-	int		 failed;	/* logged already */
-	int		 hooked;	/* forked() is registered */
-	volatile int	 forked;	/* in a child: slots not ours */
+	struct slot *slots;
+	pid_t pid; /* who mapped them */
+	int failed; /* logged already */
+	int hooked; /* forked() is registered */
+	volatile int forked; /* in a child: slots not ours */
 } mine;
 
-#define FILE_SIZE	(sizeof(struct slot) * SW_METRIC_SLOTS)
+#define FILE_SIZE (sizeof(struct slot) * SW_METRIC_SLOTS)
 
 /* In a child of fork(): its counts go to a file of its own. */
 static void
@@ -60,20 +60,21 @@ metrics_open(void)
 	state = sw_config_state_dir(NULL);
 	if (!mine.hooked && pthread_atfork(NULL, NULL, forked) == 0)
 		mine.hooked = 1;
-	mine.forked = !mine.hooked;	/* unhooked: getpid() each time */
+	mine.forked = !mine.hooked; /* unhooked: getpid() each time */
 	if (mine.slots != NULL && mine.pid == getpid())
 		return;
 	if (mine.slots != NULL)
-		(void)munmap(mine.slots, FILE_SIZE);	/* forked */
+		(void)munmap(mine.slots, FILE_SIZE); /* forked */
 	mine.slots = NULL;
 	mine.pid = getpid();
 	if (state == NULL)
 		return;
 	if ((size_t)snprintf(path, sizeof(path), "%s/run/metrics", state) >=
-	    sizeof(path) || (mkdir(path, 0700) != 0 && errno != EEXIST))
+		sizeof(path) ||
+	    (mkdir(path, 0700) != 0 && errno != EEXIST))
 		goto fail;
 	if ((size_t)snprintf(path, sizeof(path), "%s/run/metrics/%ld", state,
-	    (long)mine.pid) >= sizeof(path))
+		(long)mine.pid) >= sizeof(path))
 		goto fail;
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
 		goto fail;
@@ -115,8 +116,8 @@ key_put(char *key, size_t *off, const char *s, int clean, size_t max)
 	for (i = 0; s != NULL && s[i] != '\0' && i < max; i++) {
 		if (*off + 1 >= SW_METRIC_KEY)
 			return 0;
-		key[(*off)++] = !clean || value_char((unsigned char)s[i]) ?
-		    s[i] : '_';
+		key[(*off)++] =
+		    !clean || value_char((unsigned char)s[i]) ? s[i] : '_';
 	}
 	key[*off] = '\0';
 	return 1;
@@ -171,8 +172,8 @@ sw_metric_add(const char *name, int64_t n, ...)
 static int
 by_key(const void *a, const void *b)
 {
-	return strcmp(((const struct slot *)a)->key,
-	    ((const struct slot *)b)->key);
+	return strcmp(
+	    ((const struct slot *)a)->key, ((const struct slot *)b)->key);
 }
 
 sw_err
@@ -187,18 +188,20 @@ sw_metrics_render_counters(const char *dir, struct sw_buf *out)
 	FILE *f;
 
 	if ((d = opendir(dir)) == NULL)
-		return SW_OK;		/* nothing counted yet */
+		return SW_OK; /* nothing counted yet */
 	if ((sum = sw_calloc(cap, sizeof(*sum))) == NULL) {
 		closedir(d);
 		return SW_ENOMEM;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || (size_t)snprintf(path,
-		    sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path) ||
+		if (de->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			de->d_name) >= sizeof(path) ||
 		    (f = fopen(path, "re")) == NULL)
 			continue;
-		for (i = 0; i < SW_METRIC_SLOTS &&
-		    fread(&one, sizeof(one), 1, f) == 1; i++) {
+		for (i = 0;
+		     i < SW_METRIC_SLOTS && fread(&one, sizeof(one), 1, f) == 1;
+		     i++) {
 			if (one.key[0] == '\0' ||
 			    memchr(one.key, '\0', sizeof(one.key)) == NULL)
 				continue;
@@ -216,7 +219,7 @@ sw_metrics_render_counters(const char *dir, struct sw_buf *out)
 	qsort(sum, nsum, sizeof(*sum), by_key);
 	for (i = 0; i < nsum && e == SW_OK; i++) {
 		if ((e = sw_fmt(name, sizeof(name), "%.*s",
-		    (int)strcspn(sum[i].key, "{"), sum[i].key)) != SW_OK)
+			 (int)strcspn(sum[i].key, "{"), sum[i].key)) != SW_OK)
 			break;
 		if (strcmp(name, last) != 0) {
 			e = sw_buf_printf(out, "# TYPE %s counter\n", name);

@@ -17,8 +17,8 @@
 #include "lib/err.h"
 
 /* Counter slots per process, and the longest name{labels} key. */
-#define SW_METRIC_SLOTS		512
-#define SW_METRIC_KEY		120
+#define SW_METRIC_SLOTS 512
+#define SW_METRIC_KEY 120
 
 /*
  * Add n to counter name with labels given as key, value pairs ended by
@@ -27,14 +27,13 @@
  * Never fails the caller: a full table or a file that cannot be opened
  * drops the count (logged once).
  */
-void	sw_metric_add(const char *name, int64_t n, ...)
-	    __attribute__((sentinel));
+void sw_metric_add(const char *name, int64_t n, ...) __attribute__((sentinel));
 
 /*
  * Append every counter of every process under dir (the metrics
  * directory of a state directory), summed by key, as Prometheus text
  * with a TYPE line per name.
  */
-sw_err	sw_metrics_render_counters(const char *dir, struct sw_buf *out);
+sw_err sw_metrics_render_counters(const char *dir, struct sw_buf *out);
 
 #endif

@@ -13,17 +13,14 @@
 #include "lib/notify.h"
 #include "lib/ops.h"
 
-const char *const sw_notify_kinds[] = {
-	"operation.succeeded", "operation.failed", "operation.cancelled",
-	"stage.succeeded", "stage.failed", "budget.threshold",
-	"job.failed", "job.succeeded", "job.preempted", "job.recovered",
-	"endpoint.failed", "endpoint.recovered",
-	"node.unhealthy", "node.recovered", "cluster.event",
-	"training_plan.expiring", NULL
-};
-const char *const sw_notify_targets[] = {
-	"webhook", "sns", "eventbridge", NULL
-};
+const char *const sw_notify_kinds[] = { "operation.succeeded",
+	"operation.failed", "operation.cancelled", "stage.succeeded",
+	"stage.failed", "budget.threshold", "job.failed", "job.succeeded",
+	"job.preempted", "job.recovered", "endpoint.failed",
+	"endpoint.recovered", "node.unhealthy", "node.recovered",
+	"cluster.event", "training_plan.expiring", NULL };
+const char *const sw_notify_targets[] = { "webhook", "sns", "eventbridge",
+	NULL };
 const char *const sw_notify_formats[] = { "slipway", "slack", NULL };
 
 sw_err
@@ -64,8 +61,8 @@ kinds_array(const char *s)
 		for (q = p; *q != '\0' && *q != ','; q++)
 			;
 		if (q > p)
-			json_object_array_add(a,
-			    json_object_new_string_len(p, (int)(q - p)));
+			json_object_array_add(
+			    a, json_object_new_string_len(p, (int)(q - p)));
 	}
 	return a;
 }
@@ -166,8 +163,7 @@ delivery_row(struct sw_st *st)
 	sw_json_add_str(o, "state", sw_col_text(st, 6));
 	sw_json_add_int(o, "attempts", sw_col_int64(st, 7));
 	if (strcmp(sw_col_text(st, 6), "pending") == 0)
-		sw_json_add_int(o, "next_attempt_ms",
-		    sw_col_int64(st, 8));
+		sw_json_add_int(o, "next_attempt_ms", sw_col_int64(st, 8));
 	add_opt_str(o, "last_error", st, 9);
 	add_opt_int(o, "done_ms", st, 10);
 	sw_json_add_int(o, "seq", sw_col_int64(st, 11));
@@ -218,17 +214,16 @@ sw_delivery_due(struct sw_db *db, int64_t now, struct sw_delivery_ref *refs,
 		refs[*n].event_id = sw_col_int64(st, 0);
 		/* A name too long to hold is none the API made: skipped. */
 		if (sw_fmt(refs[*n].sub, sizeof(refs[0].sub), "%s",
-		    sw_col_text(st, 1)) == SW_OK)
+			sw_col_text(st, 1)) == SW_OK)
 			(*n)++;
 	}
 	sw_reset(st);
-	return rc == SW_DB_DONE || rc == SW_DB_ROW ? SW_OK :
-	    sw_db_err(db, rc);
+	return rc == SW_DB_DONE || rc == SW_DB_ROW ? SW_OK : sw_db_err(db, rc);
 }
 
 static sw_err
-delivery_read(struct sw_db *db, const struct sw_delivery_ref *ref,
-    json_object **doc)
+delivery_read(
+    struct sw_db *db, const struct sw_delivery_ref *ref, json_object **doc)
 {
 	struct sw_st *st;
 	json_object *o;
@@ -286,8 +281,8 @@ sw_delivery_take(struct sw_db *db, const struct sw_delivery_ref *ref,
 }
 
 sw_err
-sw_delivery_done(struct sw_db *db, const struct sw_delivery_ref *ref,
-    const char *owner)
+sw_delivery_done(
+    struct sw_db *db, const struct sw_delivery_ref *ref, const char *owner)
 {
 	struct sw_st *st;
 
@@ -323,8 +318,8 @@ sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
 }
 
 int
-sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
-    void *), void *arg)
+sw_delivery_release_dead(
+    struct sw_db *db, int (*alive)(const char *, void *), void *arg)
 {
 	char owners[16][64];
 	struct sw_st *st;
@@ -334,7 +329,7 @@ sw_delivery_release_dead(struct sw_db *db, int (*alive)(const char *,
 		return 0;
 	while (n < 16 && sw_db_step(st) == SW_DB_ROW)
 		if (sw_fmt(owners[n], sizeof(owners[0]), "%s",
-		    sw_col_text(st, 0)) == SW_OK)
+			sw_col_text(st, 0)) == SW_OK)
 			n++;
 	sw_reset(st);
 	for (i = 0; i < n; i++) {
@@ -363,7 +358,7 @@ sw_watch_seen(struct sw_db *db, const char *cluster, json_object **out)
 	*out = json_object_new_object();
 	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		if (sw_fmt(key, sizeof(key), "%s %s", sw_col_text(st, 0),
-		    sw_col_text(st, 1)) == SW_OK)
+			sw_col_text(st, 1)) == SW_OK)
 			sw_json_add_str(*out, key, sw_col_text(st, 2));
 	sw_reset(st);
 	if (rc != SW_DB_DONE) {
@@ -393,8 +388,8 @@ sw_watch_put(struct sw_db *db, const struct sw_watch_obs *w)
 }
 
 sw_err
-sw_watch_drop(struct sw_db *db, const char *cluster, const char *kind,
-    const char *key)
+sw_watch_drop(
+    struct sw_db *db, const char *cluster, const char *kind, const char *key)
 {
 	struct sw_st *st;
 

@@ -33,18 +33,18 @@
 static sw_oidc_fetch_fn fetch_fn;
 
 static struct {
-	char		 issuer[512];	/* the keys are this issuer's */
-	json_object	*disc;		/* owned: its discovery document */
-	json_object	*jwks;		/* owned; NULL: none */
-	int64_t		 fetched_ms;	/* when jwks came */
-	int64_t		 tried_ms;	/* the last refresh begun */
+	char issuer[512]; /* the keys are this issuer's */
+	json_object *disc; /* owned: its discovery document */
+	json_object *jwks; /* owned; NULL: none */
+	int64_t fetched_ms; /* when jwks came */
+	int64_t tried_ms; /* the last refresh begun */
 } cache;
 
 static struct seen {
-	unsigned char		md[32];		/* SHA-256 of the token */
-	int64_t			exp, nbf;	/* seconds; nbf 0: none */
-	int64_t			used_ms;	/* 0: empty */
-	struct sw_principal	who;
+	unsigned char md[32]; /* SHA-256 of the token */
+	int64_t exp, nbf; /* seconds; nbf 0: none */
+	int64_t used_ms; /* 0: empty */
+	struct sw_principal who;
 } seen[SW_OIDC_SEEN];
 
 static void
@@ -52,8 +52,7 @@ token_digest(const char *token, unsigned char md[32])
 {
 	unsigned int len = 32;
 
-	if (EVP_Digest(token, strlen(token), md, &len, sw_sha256(), NULL) !=
-	    1)
+	if (EVP_Digest(token, strlen(token), md, &len, sw_sha256(), NULL) != 1)
 		memset(md, 0, 32);
 }
 
@@ -109,8 +108,7 @@ oidc_conf(const struct sw_config *c)
 {
 	json_object *o = c != NULL ? sw_json_get(c->root, "oidc") : NULL;
 
-	return o != NULL && json_object_is_type(o, json_type_object) ? o :
-	    NULL;
+	return o != NULL && json_object_is_type(o, json_type_object) ? o : NULL;
 }
 
 static const char *
@@ -136,8 +134,7 @@ sw_oidc_resource(const struct sw_config *c, char *out, size_t outsz)
 	if (pub != NULL && pub[0] != '\0') {
 		if (sw_fmt(out, outsz, "%s", pub) != SW_OK)
 			return SW_EINVAL;
-	} else if (sw_fmt(out, outsz, "http://127.0.0.1:%d", c->port) !=
-	    SW_OK)
+	} else if (sw_fmt(out, outsz, "http://127.0.0.1:%d", c->port) != SW_OK)
 		return SW_EINVAL;
 	n = strlen(out);
 	if (n > 0 && out[n - 1] == '/')
@@ -156,8 +153,8 @@ conf_algs(const struct sw_config *c)
 	if (a == NULL || !json_object_is_type(a, json_type_array))
 		return SW_JWT_RS256 | SW_JWT_ES256;
 	for (i = 0; i < json_object_array_length(a); i++)
-		set |= sw_jwt_alg_bit(json_object_get_string(
-		    json_object_array_get_idx(a, i)));
+		set |= sw_jwt_alg_bit(
+		    json_object_get_string(json_object_array_get_idx(a, i)));
 	return set;
 }
 
@@ -175,9 +172,9 @@ fetch_json(const char *url)
 		sw_warn("OpenID provider: this program cannot fetch %s", url);
 	else if ((e = fetch_fn(url, NULL, NULL, &b)) != SW_OK)
 		sw_warn("OpenID provider: GET %s: %s", url, sw_err_slug(e));
-	else if (sw_json_parse(sw_buf_str(&b), b.len, &o, why,
-	    sizeof(why)) != SW_OK || !json_object_is_type(o,
-	    json_type_object)) {
+	else if (sw_json_parse(sw_buf_str(&b), b.len, &o, why, sizeof(why)) !=
+		SW_OK ||
+	    !json_object_is_type(o, json_type_object)) {
 		sw_warn("OpenID provider: %s is not a JSON object", url);
 		json_object_put(o);
 		o = NULL;
@@ -197,15 +194,17 @@ refresh(const char *issuer)
 
 	cache.tried_ms = sw_now_ms();
 	if (sw_fmt(url, sizeof(url), "%.*s/.well-known/openid-configuration",
-	    (int)(n > 0 && issuer[n - 1] == '/' ? n - 1 : n), issuer) !=
-	    SW_OK || (disc = fetch_json(url)) == NULL)
+		(int)(n > 0 && issuer[n - 1] == '/' ? n - 1 : n),
+		issuer) != SW_OK ||
+	    (disc = fetch_json(url)) == NULL)
 		return;
 	iss = sw_json_get_str(disc, "issuer");
 	uri = sw_json_get_str(disc, "jwks_uri");
 	/* OpenID Connect Discovery 1.0, 4.3: the same issuer, exactly. */
 	if (iss == NULL || strcmp(iss, issuer) != 0)
 		sw_warn("OpenID provider: the discovery document of %s names "
-		    "issuer %s", issuer, iss ? iss : "(none)");
+			"issuer %s",
+		    issuer, iss ? iss : "(none)");
 	else if (uri == NULL)
 		sw_warn("OpenID provider: %s has no jwks_uri", url);
 	else if ((jwks = fetch_json(uri)) != NULL &&
@@ -223,10 +222,9 @@ refresh(const char *issuer)
 	json_object_put(cache.jwks);
 	cache.jwks = jwks;
 	cache.fetched_ms = sw_now_ms();
-	memset(seen, 0, sizeof(seen));	/* a key may be gone */
-	if (sw_fmt(cache.issuer, sizeof(cache.issuer), "%s", issuer) !=
-	    SW_OK)
-		cache.issuer[0] = '\0';	/* never matches: fetched again */
+	memset(seen, 0, sizeof(seen)); /* a key may be gone */
+	if (sw_fmt(cache.issuer, sizeof(cache.issuer), "%s", issuer) != SW_OK)
+		cache.issuer[0] = '\0'; /* never matches: fetched again */
 }
 
 /* Refresh unless one began less than SW_OIDC_REFRESH_MIN_MS ago. */
@@ -257,8 +255,8 @@ keys_for(const char *issuer)
 	if (cache.jwks == NULL || age > SW_OIDC_JWKS_TTL_MS)
 		refresh_limited(issuer);
 	age = sw_now_ms() - cache.fetched_ms;
-	if (cache.jwks != NULL && age > SW_OIDC_JWKS_TTL_MS +
-	    SW_OIDC_JWKS_MAX_STALE_MS)
+	if (cache.jwks != NULL &&
+	    age > SW_OIDC_JWKS_TTL_MS + SW_OIDC_JWKS_MAX_STALE_MS)
 		return NULL;
 	return cache.jwks;
 }
@@ -273,8 +271,7 @@ principal_name_ok(const char *v)
 	if (n == 0 || n > SW_MAX_TOKEN_NAME)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (v[i] <= 0x20 || v[i] >= 0x7f || v[i] == '"' ||
-		    v[i] == '\\')
+		if (v[i] <= 0x20 || v[i] >= 0x7f || v[i] == '"' || v[i] == '\\')
 			return 0;
 	return 1;
 }
@@ -282,11 +279,11 @@ principal_name_ok(const char *v)
 /* The groups claim (a string or an array of strings) as a comma list;
  * what does not fit is left off. */
 static void
-principal_groups(const struct sw_config *c, const struct sw_jwt *j,
-    struct sw_principal *p)
+principal_groups(
+    const struct sw_config *c, const struct sw_jwt *j, struct sw_principal *p)
 {
-	json_object *g = sw_json_get(j->claims, conf_str(c, "groups_claim",
-	    "groups"));
+	json_object *g =
+	    sw_json_get(j->claims, conf_str(c, "groups_claim", "groups"));
 	size_t i, n, off = 0;
 	const char *s;
 
@@ -294,7 +291,7 @@ principal_groups(const struct sw_config *c, const struct sw_jwt *j,
 	if (g != NULL && json_object_is_type(g, json_type_string)) {
 		if (principal_name_ok(json_object_get_string(g)) &&
 		    sw_fmt(p->groups, sizeof(p->groups), "%s",
-		    json_object_get_string(g)) != SW_OK)
+			json_object_get_string(g)) != SW_OK)
 			p->groups[0] = '\0';
 		return;
 	}
@@ -348,14 +345,16 @@ principal_from(const struct sw_config *c, const struct sw_jwt *j,
 	const char *sub = sw_json_get_str(j->claims, "sub");
 
 	if (!principal_name_ok(name)) {
-		sw_fmt_text(why, whysz, "claim %s is missing or is not 1 to "
-		    "%d printable characters", claim, SW_MAX_TOKEN_NAME);
+		sw_fmt_text(why, whysz,
+		    "claim %s is missing or is not 1 to "
+		    "%d printable characters",
+		    claim, SW_MAX_TOKEN_NAME);
 		return SW_EUNAUTH;
 	}
 	if (sw_fmt(p->name, sizeof(p->name), "%s", name) != SW_OK)
-		return SW_EUNAUTH;	/* principal_name_ok kept it short */
-	principal_id(conf_str(c, "issuer", ""), sub != NULL ? sub : name,
-	    p->token_id);
+		return SW_EUNAUTH; /* principal_name_ok kept it short */
+	principal_id(
+	    conf_str(c, "issuer", ""), sub != NULL ? sub : name, p->token_id);
 	principal_groups(c, j, p);
 	p->scope = sw_scope_parse(conf_str(c, "scope", "read"));
 	if (p->scope == SW_SCOPE_NONE)
@@ -366,13 +365,13 @@ principal_from(const struct sw_config *c, const struct sw_jwt *j,
 
 /* The key for j: the cache's, or after one refresh on a kid miss. */
 static json_object *
-key_for(const char *issuer, const struct sw_jwt *j, char *why,
-    size_t whysz)
+key_for(const char *issuer, const struct sw_jwt *j, char *why, size_t whysz)
 {
 	json_object *jwks, *k;
 
 	if ((jwks = keys_for(issuer)) == NULL) {
-		sw_fmt_text(why, whysz, "the provider's keys cannot be "
+		sw_fmt_text(why, whysz,
+		    "the provider's keys cannot be "
 		    "fetched");
 		return NULL;
 	}
@@ -405,20 +404,21 @@ sw_oidc_check(const struct sw_config *c, const char *token,
 		sw_fmt_text(why, whysz, "no OpenID provider is configured");
 		return SW_EUNAUTH;
 	}
-	skew = sw_json_get_int(oidc_conf(c), "clock_skew",
-	    SW_OIDC_SKEW_DEFAULT);
+	skew =
+	    sw_json_get_int(oidc_conf(c), "clock_skew", SW_OIDC_SKEW_DEFAULT);
 	if (skew < 0 || skew > SW_OIDC_SKEW_MAX)
 		skew = SW_OIDC_SKEW_DEFAULT;
 	token_digest(token != NULL ? token : "", md);
-	if (cache.jwks != NULL && sw_now_ms() - cache.fetched_ms <=
-	    SW_OIDC_JWKS_TTL_MS && seen_find(md, sw_now_ms() / 1000, skew, p))
+	if (cache.jwks != NULL &&
+	    sw_now_ms() - cache.fetched_ms <= SW_OIDC_JWKS_TTL_MS &&
+	    seen_find(md, sw_now_ms() / 1000, skew, p))
 		return SW_OK;
 	if ((e = sw_jwt_parse(token, &j, why, whysz)) != SW_OK)
 		goto out;
 	e = SW_EUNAUTH;
 	if ((j.alg & conf_algs(c)) == 0) {
-		sw_fmt_text(why, whysz, "algorithm %s is not accepted",
-		    j.alg_name);
+		sw_fmt_text(
+		    why, whysz, "algorithm %s is not accepted", j.alg_name);
 		goto out;
 	}
 	if (sw_oidc_resource(c, resource, sizeof(resource)) != SW_OK)
@@ -445,8 +445,8 @@ out:
 }
 
 sw_err
-sw_bearer_check(struct sw_db *db, const struct sw_config *c,
-    const char *token, struct sw_principal *p, char *why, size_t whysz)
+sw_bearer_check(struct sw_db *db, const struct sw_config *c, const char *token,
+    struct sw_principal *p, char *why, size_t whysz)
 {
 	sw_err e;
 
@@ -455,7 +455,8 @@ sw_bearer_check(struct sw_db *db, const struct sw_config *c,
 	 * browser session's row, sent as a Bearer, so no cookie rules. */
 	if (token != NULL && strncmp(token, "swp_", 4) == 0) {
 		if ((e = sw_session_check(db, token, p)) == SW_EUNAUTH)
-			sw_fmt_text(why, whysz, "the sign-in has expired or "
+			sw_fmt_text(why, whysz,
+			    "the sign-in has expired or "
 			    "ended; sign in again");
 		p->via_cookie = 0;
 		return e;
@@ -464,20 +465,24 @@ sw_bearer_check(struct sw_db *db, const struct sw_config *c,
 	    sw_oidc_enabled(c))
 		return sw_oidc_check(c, token, p, why, whysz);
 	if ((e = sw_token_check(db, token, p)) == SW_EUNAUTH)
-		sw_fmt_text(why, whysz, "the token is unknown, revoked or "
+		sw_fmt_text(why, whysz,
+		    "the token is unknown, revoked or "
 		    "malformed");
 	return e;
 }
 
 void
-sw_oidc_challenge(const struct sw_config *c, const char *error, char *out,
-    size_t outsz)
+sw_oidc_challenge(
+    const struct sw_config *c, const char *error, char *out, size_t outsz)
 {
 	char res[512], md[600] = "";
 
-	if (sw_oidc_enabled(c) && sw_oidc_resource(c, res, sizeof(res)) ==
-	    SW_OK && sw_fmt(md, sizeof(md), "resource_metadata=\"%s/"
-	    ".well-known/oauth-protected-resource\"", res) != SW_OK)
+	if (sw_oidc_enabled(c) &&
+	    sw_oidc_resource(c, res, sizeof(res)) == SW_OK &&
+	    sw_fmt(md, sizeof(md),
+		"resource_metadata=\"%s/"
+		".well-known/oauth-protected-resource\"",
+		res) != SW_OK)
 		md[0] = '\0';
 	sw_fmt_text(out, outsz, "Bearer realm=\"slipway\"%s%s%s%s%s",
 	    md[0] ? ", " : "", md, error ? ", error=\"" : "",
@@ -490,14 +495,14 @@ sw_oidc_resource_metadata(const struct sw_config *c)
 	char res[512];
 	json_object *o, *a;
 
-	if (!sw_oidc_enabled(c) || sw_oidc_resource(c, res,
-	    sizeof(res)) != SW_OK)
+	if (!sw_oidc_enabled(c) ||
+	    sw_oidc_resource(c, res, sizeof(res)) != SW_OK)
 		return NULL;
 	o = json_object_new_object();
 	sw_json_add_str(o, "resource", res);
 	a = json_object_new_array();
-	json_object_array_add(a, json_object_new_string(conf_str(c,
-	    "issuer", "")));
+	json_object_array_add(
+	    a, json_object_new_string(conf_str(c, "issuer", "")));
 	json_object_object_add(o, "authorization_servers", a);
 	a = json_object_new_array();
 	json_object_array_add(a, json_object_new_string("header"));
@@ -580,8 +585,9 @@ endpoint(const char *issuer, const char *name)
 {
 	if (cache.disc == NULL || strcmp(cache.issuer, issuer) != 0)
 		refresh_limited(issuer);
-	return cache.disc != NULL && strcmp(cache.issuer, issuer) == 0 ?
-	    sw_json_get_str(cache.disc, name) : NULL;
+	return cache.disc != NULL && strcmp(cache.issuer, issuer) == 0
+	    ? sw_json_get_str(cache.disc, name)
+	    : NULL;
 }
 
 sw_err
@@ -611,7 +617,8 @@ sw_oidc_login_begin(const struct sw_config *c, const char *redirect_uri,
 	sw_err e;
 
 	if (issuer == NULL || client == NULL) {
-		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		sw_fmt_text(why, whysz,
+		    "no OpenID provider client is "
 		    "configured (oidc.client_id)");
 		return SW_ENOTFOUND;
 	}
@@ -625,16 +632,20 @@ sw_oidc_login_begin(const struct sw_config *c, const char *redirect_uri,
 		return e;
 	challenge_of(verifier, chal);
 	sw_buf_init(&b, urlsz - 1);
-	if ((e = sw_buf_printf(&b, "%s%sresponse_type=code&scope=openid%%20"
-	    "profile%%20email&client_id=", authz, strchr(authz, '?') ? "&" :
-	    "?")) != SW_OK || (e = form_value(&b, client)) != SW_OK ||
+	if ((e = sw_buf_printf(&b,
+		 "%s%sresponse_type=code&scope=openid%%20"
+		 "profile%%20email&client_id=",
+		 authz, strchr(authz, '?') ? "&" : "?")) != SW_OK ||
+	    (e = form_value(&b, client)) != SW_OK ||
 	    (e = sw_buf_puts(&b, "&redirect_uri=")) != SW_OK ||
 	    (e = form_value(&b, redirect_uri)) != SW_OK ||
-	    (e = sw_buf_printf(&b, "&state=%s&nonce=%s&code_challenge=%s"
-	    "&code_challenge_method=S256", state, nonce, chal)) != SW_OK ||
+	    (e = sw_buf_printf(&b,
+		 "&state=%s&nonce=%s&code_challenge=%s"
+		 "&code_challenge_method=S256",
+		 state, nonce, chal)) != SW_OK ||
 	    (e = sw_fmt(url, urlsz, "%s", sw_buf_str(&b))) != SW_OK ||
 	    (e = sw_fmt(cookie, SW_OIDC_LOGIN_COOKIE, "%s.%s.%s", state, nonce,
-	    verifier)) != SW_OK)
+		 verifier)) != SW_OK)
 		sw_fmt_text(why, whysz, "the authorization URL is too long");
 	sw_buf_free(&b);
 	OPENSSL_cleanse(verifier, sizeof(verifier));
@@ -657,8 +668,7 @@ client_post(const struct sw_config *c, const char *url, const char *form,
 	sw_buf_init(&out, SW_MAX_OIDC_DOC);
 	if ((e = form_value(&basic, conf_str(c, "client_id", ""))) != SW_OK ||
 	    (e = sw_buf_putc(&basic, ':')) != SW_OK ||
-	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) !=
-	    SW_OK)
+	    (e = form_value(&basic, conf_str(c, "client_secret", ""))) != SW_OK)
 		goto out;
 	if (fetch_fn == NULL) {
 		e = SW_EUNAVAIL;
@@ -673,8 +683,9 @@ client_post(const struct sw_config *c, const char *url, const char *form,
 	    (const unsigned char *)basic.data, (int)basic.len);
 	e = fetch_fn(url, form, auth, &out);
 	if ((e == SW_OK || e == SW_EUPSTREAM) && out.len > 0 &&
-	    (pe = sw_json_parse(sw_buf_str(&out), out.len, o, jwhy,
-	    sizeof(jwhy))) != SW_OK && e == SW_OK)
+	    (pe = sw_json_parse(
+		 sw_buf_str(&out), out.len, o, jwhy, sizeof(jwhy))) != SW_OK &&
+	    e == SW_OK)
 		e = pe;
 out:
 	if (auth != NULL)
@@ -698,7 +709,8 @@ code_for_tokens(const struct sw_config *c, const char *token_url,
 	*idt = NULL;
 	sw_buf_init(&form, 8192);
 	if ((e = sw_buf_puts(&form, "grant_type=authorization_code&code=")) !=
-	    SW_OK || (e = form_value(&form, code)) != SW_OK ||
+		SW_OK ||
+	    (e = form_value(&form, code)) != SW_OK ||
 	    (e = sw_buf_puts(&form, "&redirect_uri=")) != SW_OK ||
 	    (e = form_value(&form, redirect_uri)) != SW_OK ||
 	    (e = sw_buf_puts(&form, "&code_verifier=")) != SW_OK ||
@@ -711,7 +723,8 @@ code_for_tokens(const struct sw_config *c, const char *token_url,
 		goto out;
 	}
 	if (sw_json_get_str(o, "id_token") == NULL) {
-		sw_fmt_text(why, whysz, "the provider's answer has no ID "
+		sw_fmt_text(why, whysz,
+		    "the provider's answer has no ID "
 		    "token");
 		e = SW_EUNAUTH;
 		goto out;
@@ -727,8 +740,8 @@ out:
 /* The ID token: signature, iss, aud = client_id, exp, nonce (NULL:
  * none asked for, as in the device flow). */
 static sw_err
-id_token_check(const struct sw_config *c, const char *idt,
-    const char *nonce, struct sw_principal *p, char *why, size_t whysz)
+id_token_check(const struct sw_config *c, const char *idt, const char *nonce,
+    struct sw_principal *p, char *why, size_t whysz)
 {
 	const char *issuer = conf_str(c, "issuer", "");
 	struct sw_jwt_rules rules;
@@ -744,16 +757,18 @@ id_token_check(const struct sw_config *c, const char *idt,
 	rules.issuer = issuer;
 	rules.audience = conf_str(c, "client_id", "");
 	rules.now = sw_now_ms() / 1000;
-	rules.skew = sw_json_get_int(oidc_conf(c), "clock_skew",
-	    SW_OIDC_SKEW_DEFAULT);
+	rules.skew =
+	    sw_json_get_int(oidc_conf(c), "clock_skew", SW_OIDC_SKEW_DEFAULT);
 	if ((j.alg & conf_algs(c)) == 0)
-		sw_fmt_text(why, whysz, "algorithm %s is not accepted",
-		    j.alg_name);
+		sw_fmt_text(
+		    why, whysz, "algorithm %s is not accepted", j.alg_name);
 	else if (sw_jwt_check_claims(&j, &rules, why, whysz) != SW_OK)
 		;
-	else if (nonce != NULL && ((n = sw_json_get_str(j.claims,
-	    "nonce")) == NULL || strcmp(n, nonce) != 0))
-		sw_fmt_text(why, whysz, "the ID token's nonce is not this "
+	else if (nonce != NULL &&
+	    ((n = sw_json_get_str(j.claims, "nonce")) == NULL ||
+		strcmp(n, nonce) != 0))
+		sw_fmt_text(why, whysz,
+		    "the ID token's nonce is not this "
 		    "sign-in's");
 	else if ((key = key_for(issuer, &j, why, whysz)) != NULL &&
 	    (e = sw_jwt_verify(&j, key, why, whysz)) == SW_OK)
@@ -774,7 +789,8 @@ sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
 
 	memset(p, 0, sizeof(*p));
 	if (issuer == NULL || conf_str(c, "client_id", NULL) == NULL) {
-		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		sw_fmt_text(why, whysz,
+		    "no OpenID provider client is "
 		    "configured (oidc.client_id)");
 		return SW_ENOTFOUND;
 	}
@@ -782,7 +798,8 @@ sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
 	    sw_fmt(parts, sizeof(parts), "%s", cookie) != SW_OK ||
 	    (nonce = strchr(parts, '.')) == NULL ||
 	    (verifier = strchr(nonce + 1, '.')) == NULL) {
-		sw_fmt_text(why, whysz, "this browser did not start a sign-in "
+		sw_fmt_text(why, whysz,
+		    "this browser did not start a sign-in "
 		    "(no sign-in cookie); start again");
 		return SW_EUNAUTH;
 	}
@@ -798,7 +815,7 @@ sw_oidc_login_end(const struct sw_config *c, const char *redirect_uri,
 		return SW_EUNAVAIL;
 	}
 	if ((e = code_for_tokens(c, tok, redirect_uri, code, verifier, &idt,
-	    why, whysz)) == SW_OK)
+		 why, whysz)) == SW_OK)
 		e = id_token_check(c, idt, nonce, p, why, whysz);
 	free(idt);
 	OPENSSL_cleanse(parts, sizeof(parts));
@@ -817,17 +834,19 @@ device_endpoint(const struct sw_config *c, const char *name, sw_err *e,
 	const char *issuer = conf_str(c, "issuer", NULL), *u;
 
 	if (issuer == NULL || conf_str(c, "client_id", NULL) == NULL) {
-		sw_fmt_text(why, whysz, "no OpenID provider client is "
+		sw_fmt_text(why, whysz,
+		    "no OpenID provider client is "
 		    "configured (oidc.client_id)");
 		*e = SW_ENOTFOUND;
 		return NULL;
 	}
 	if ((u = endpoint(issuer, name)) == NULL) {
 		if (cache.disc != NULL)
-			sw_fmt_text(why, whysz, "the provider offers no %s",
-			    name);
+			sw_fmt_text(
+			    why, whysz, "the provider offers no %s", name);
 		else
-			sw_fmt_text(why, whysz, "the provider cannot be "
+			sw_fmt_text(why, whysz,
+			    "the provider cannot be "
 			    "reached");
 		*e = cache.disc != NULL ? SW_ENOTFOUND : SW_EUNAVAIL;
 	}
@@ -835,53 +854,61 @@ device_endpoint(const struct sw_config *c, const char *name, sw_err *e,
 }
 
 sw_err
-sw_oidc_device_begin(const struct sw_config *c, json_object **out,
-    char *why, size_t whysz)
+sw_oidc_device_begin(
+    const struct sw_config *c, json_object **out, char *why, size_t whysz)
 {
 	const char *url;
 	sw_err e = SW_OK;
 
 	*out = NULL;
-	if ((url = device_endpoint(c, "device_authorization_endpoint", &e,
-	    why, whysz)) == NULL)
+	if ((url = device_endpoint(
+		 c, "device_authorization_endpoint", &e, why, whysz)) == NULL)
 		return e;
-	if ((e = client_post(c, url, "scope=openid%20profile%20email",
-	    out)) != SW_OK || sw_json_get_str(*out, "device_code") == NULL ||
+	if ((e = client_post(c, url, "scope=openid%20profile%20email", out)) !=
+		SW_OK ||
+	    sw_json_get_str(*out, "device_code") == NULL ||
 	    sw_json_get_str(*out, "user_code") == NULL ||
 	    sw_json_get_str(*out, "verification_uri") == NULL) {
-		sw_fmt_text(why, whysz, "the provider refused the device "
-		    "authorization: %s", sw_json_get_str(*out, "error") ?
-		    sw_json_get_str(*out, "error") : sw_err_slug(e));
+		sw_fmt_text(why, whysz,
+		    "the provider refused the device "
+		    "authorization: %s",
+		    sw_json_get_str(*out, "error")
+			? sw_json_get_str(*out, "error")
+			: sw_err_slug(e));
 		json_object_put(*out);
 		*out = NULL;
-		return e == SW_OK || e == SW_EUPSTREAM ? SW_EUPSTREAM :
-		    SW_EUNAVAIL;
+		return e == SW_OK || e == SW_EUPSTREAM ? SW_EUPSTREAM
+						       : SW_EUNAVAIL;
 	}
 	return SW_OK;
 }
 
 /* The provider's refusal of a device code as an error and its words. */
 static sw_err
-device_refusal(const char *err, const char **pending, char *why,
-    size_t whysz)
+device_refusal(const char *err, const char **pending, char *why, size_t whysz)
 {
-	if (err != NULL && (strcmp(err, "authorization_pending") == 0 ||
-	    strcmp(err, "slow_down") == 0)) {
-		*pending = strcmp(err, "slow_down") == 0 ? "slow_down" :
-		    "authorization_pending";
+	if (err != NULL &&
+	    (strcmp(err, "authorization_pending") == 0 ||
+		strcmp(err, "slow_down") == 0)) {
+		*pending = strcmp(err, "slow_down") == 0
+		    ? "slow_down"
+		    : "authorization_pending";
 		sw_fmt_text(why, whysz, "not approved yet");
 		return SW_ECONFLICT;
 	}
 	if (err != NULL && strcmp(err, "access_denied") == 0) {
-		sw_fmt_text(why, whysz, "the person denied the sign-in at the "
+		sw_fmt_text(why, whysz,
+		    "the person denied the sign-in at the "
 		    "provider");
 		return SW_EFORBIDDEN;
 	}
 	if (err != NULL && strcmp(err, "expired_token") == 0)
-		sw_fmt_text(why, whysz, "the code expired before it was "
+		sw_fmt_text(why, whysz,
+		    "the code expired before it was "
 		    "approved; start again");
 	else if (err != NULL && strcmp(err, "invalid_grant") == 0)
-		sw_fmt_text(why, whysz, "the provider knows no such code: "
+		sw_fmt_text(why, whysz,
+		    "the provider knows no such code: "
 		    "unknown, used or expired; start again");
 	else
 		sw_fmt_text(why, whysz, "the provider refused the code (%s)",
@@ -904,19 +931,21 @@ sw_oidc_device_end(const struct sw_config *c, const char *device_code,
 	    NULL)
 		return e;
 	sw_buf_init(&form, 4096);
-	if ((e = sw_buf_puts(&form, "grant_type=urn%3Aietf%3Aparams%3Aoauth"
-	    "%3Agrant-type%3Adevice_code&device_code=")) != SW_OK ||
+	if ((e = sw_buf_puts(&form,
+		 "grant_type=urn%3Aietf%3Aparams%3Aoauth"
+		 "%3Agrant-type%3Adevice_code&device_code=")) != SW_OK ||
 	    (e = form_value(&form, device_code)) != SW_OK)
 		goto out;
 	e = client_post(c, url, sw_buf_str(&form), &o);
 	if (e == SW_EUPSTREAM)
-		e = device_refusal(sw_json_get_str(o, "error"), pending, why,
-		    whysz);
+		e = device_refusal(
+		    sw_json_get_str(o, "error"), pending, why, whysz);
 	else if (e != SW_OK) {
 		sw_fmt_text(why, whysz, "the provider cannot be reached");
 		e = SW_EUNAVAIL;
 	} else if ((idt = sw_json_get_str(o, "id_token")) == NULL) {
-		sw_fmt_text(why, whysz, "the provider's answer has no ID "
+		sw_fmt_text(why, whysz,
+		    "the provider's answer has no ID "
 		    "token");
 		e = SW_EUNAUTH;
 	} else

@@ -26,10 +26,10 @@
  * not NULL, with an Authorization header when authorization is not
  * NULL, into out (capped); SW_OK only for a 200, out then holding the
  * body of any other answer too (an OAuth error's JSON). */
-typedef sw_err	(*sw_oidc_fetch_fn)(const char *url, const char *form,
-		    const char *authorization, struct sw_buf *out);
+typedef sw_err (*sw_oidc_fetch_fn)(const char *url, const char *form,
+    const char *authorization, struct sw_buf *out);
 
-void	sw_oidc_set_fetch(sw_oidc_fetch_fn);
+void sw_oidc_set_fetch(sw_oidc_fetch_fn);
 
 /*
  * Check any Bearer credential: a Slipway token (swt_...), or, when the
@@ -37,19 +37,18 @@ void	sw_oidc_set_fetch(sw_oidc_fetch_fn);
  * (lib/oidc.h).  SW_EUNAUTH with why (for the caller; never the
  * secret) when refused; other errors are the store's.
  */
-sw_err	sw_bearer_check(struct sw_db *, const struct sw_config *,
-	    const char *token, struct sw_principal *, char *why,
-	    size_t whysz);
+sw_err sw_bearer_check(struct sw_db *, const struct sw_config *,
+    const char *token, struct sw_principal *, char *why, size_t whysz);
 
 /* True when the configuration names a provider (oidc.issuer). */
-int	sw_oidc_enabled(const struct sw_config *);
+int sw_oidc_enabled(const struct sw_config *);
 
 /*
  * The resource this Slipway is (RFC 8707, RFC 9728): public_url, or
  * http://127.0.0.1:<port> when none is configured.  Into out; SW_EINVAL
  * when it does not fit.
  */
-sw_err	sw_oidc_resource(const struct sw_config *, char *out, size_t outsz);
+sw_err sw_oidc_resource(const struct sw_config *, char *out, size_t outsz);
 
 /*
  * Check a provider access token and fill p: the name from the
@@ -57,16 +56,16 @@ sw_err	sw_oidc_resource(const struct sw_config *, char *out, size_t outsz);
  * with why (for the person; never the token) when it is refused,
  * including when the provider's keys cannot be had.
  */
-sw_err	sw_oidc_check(const struct sw_config *, const char *token,
-	    struct sw_principal *p, char *why, size_t whysz);
+sw_err sw_oidc_check(const struct sw_config *, const char *token,
+    struct sw_principal *p, char *why, size_t whysz);
 
 /*
  * The WWW-Authenticate value of a 401: Bearer, with the resource
  * metadata's URL when a provider is configured and error="<error>"
  * when error is not NULL.
  */
-void	sw_oidc_challenge(const struct sw_config *, const char *error,
-	    char *out, size_t outsz);
+void sw_oidc_challenge(
+    const struct sw_config *, const char *error, char *out, size_t outsz);
 
 /*
  * The protected resource metadata document (RFC 9728): a new object,
@@ -87,17 +86,16 @@ json_object *sw_oidc_resource_metadata(const struct sw_config *);
  * cannot be reached, SW_ENOTFOUND when no client is configured.
  */
 /* "<state>.<nonce>.<verifier>", 43 characters each, and a NUL. */
-#define SW_OIDC_LOGIN_COOKIE	(3 * 43 + 2 + 1)
+#define SW_OIDC_LOGIN_COOKIE (3 * 43 + 2 + 1)
 /* The provider's name for a "Sign in with" button (its issuer's host)
  * into out; SW_ENOTFOUND when no provider client is configured. */
-sw_err	sw_oidc_login_name(const struct sw_config *, char *out,
-	    size_t outsz);
-sw_err	sw_oidc_login_begin(const struct sw_config *,
-	    const char *redirect_uri, char *url, size_t urlsz,
-	    char cookie[SW_OIDC_LOGIN_COOKIE], char *why, size_t whysz);
-sw_err	sw_oidc_login_end(const struct sw_config *, const char *redirect_uri,
-	    const char *code, const char *state, const char *cookie,
-	    struct sw_principal *p, char *why, size_t whysz);
+sw_err sw_oidc_login_name(const struct sw_config *, char *out, size_t outsz);
+sw_err sw_oidc_login_begin(const struct sw_config *, const char *redirect_uri,
+    char *url, size_t urlsz, char cookie[SW_OIDC_LOGIN_COOKIE], char *why,
+    size_t whysz);
+sw_err sw_oidc_login_end(const struct sw_config *, const char *redirect_uri,
+    const char *code, const char *state, const char *cookie,
+    struct sw_principal *p, char *why, size_t whysz);
 
 /*
  * A command line's sign-in: the device authorization grant (RFC 8628).
@@ -112,10 +110,9 @@ sw_err	sw_oidc_login_end(const struct sw_config *, const char *redirect_uri,
  * the code expired or the provider refused it; SW_EUNAVAIL, SW_ENOTFOUND
  * as above.  why says which.
  */
-sw_err	sw_oidc_device_begin(const struct sw_config *, json_object **out,
-	    char *why, size_t whysz);
-sw_err	sw_oidc_device_end(const struct sw_config *, const char *device_code,
-	    struct sw_principal *p, const char **pending, char *why,
-	    size_t whysz);
+sw_err sw_oidc_device_begin(
+    const struct sw_config *, json_object **out, char *why, size_t whysz);
+sw_err sw_oidc_device_end(const struct sw_config *, const char *device_code,
+    struct sw_principal *p, const char **pending, char *why, size_t whysz);
 
 #endif

@@ -29,13 +29,14 @@ sw_random_hex(char *buf, size_t n)
 }
 
 /* The states of an operation and what each means (see ops.h). */
-#define OP_ENDED	0x1	/* the operation has ended */
-#define OP_UNSUCCESSFUL	0x2	/* it ended without success: a retry
+#define OP_ENDED 0x1 /* the operation has ended */
+#define OP_UNSUCCESSFUL \
+	0x2 /* it ended without success: a retry
 				 * may run it again */
 
 static const struct {
-	const char	*name;
-	unsigned	 flags;
+	const char *name;
+	unsigned flags;
 } op_states[] = {
 	{ "pending", 0 },
 	{ "running", 0 },
@@ -51,7 +52,7 @@ op_state_flags(const char *s)
 	size_t i;
 
 	for (i = 0; s != NULL && i < sizeof(op_states) / sizeof(op_states[0]);
-	    i++)
+	     i++)
 		if (strcmp(s, op_states[i].name) == 0)
 			return op_states[i].flags;
 	return 0;
@@ -291,8 +292,7 @@ op_row_json(struct sw_st *st)
 		json_object_object_add(o, "result", parse_text_col(st, 9));
 	if (!sw_col_null(st, 10))
 		sw_json_add_str(o, "error", sw_col_text(st, 10));
-	sw_json_add_bool(o, "cancel_requested",
-	    sw_col_int(st, 11));
+	sw_json_add_bool(o, "cancel_requested", sw_col_int(st, 11));
 	if (!sw_col_null(st, 12))
 		sw_json_add_str(o, "idempotency_key", sw_col_text(st, 12));
 	sw_json_add_int(o, "due_ms", sw_col_int64(st, 13));
@@ -300,8 +300,8 @@ op_row_json(struct sw_st *st)
 }
 
 sw_err
-sw_op_get(struct sw_db *db, const char *id, int with_events,
-    int64_t since, json_object **out)
+sw_op_get(struct sw_db *db, const char *id, int with_events, int64_t since,
+    json_object **out)
 {
 	struct sw_st *st;
 	json_object *o = NULL, *arr, *s;
@@ -332,11 +332,9 @@ sw_op_get(struct sw_db *db, const char *id, int with_events,
 		sw_json_add_str(s, "state", sw_col_text(st, 2));
 		sw_json_add_int(s, "attempts", sw_col_int(st, 3));
 		if (!sw_col_null(st, 4))
-			sw_json_add_int(s, "started_ms",
-			    sw_col_int64(st, 4));
+			sw_json_add_int(s, "started_ms", sw_col_int64(st, 4));
 		if (!sw_col_null(st, 5))
-			sw_json_add_int(s, "finished_ms",
-			    sw_col_int64(st, 5));
+			sw_json_add_int(s, "finished_ms", sw_col_int64(st, 5));
 		json_object_object_add(s, "resources", parse_text_col(st, 6));
 		if (!sw_col_null(st, 7))
 			sw_json_add_str(s, "error", sw_col_text(st, 7));
@@ -356,16 +354,14 @@ sw_op_get(struct sw_db *db, const char *id, int with_events,
 		while ((rc = sw_db_step(st)) == SW_DB_ROW) {
 			s = json_object_new_object();
 			sw_json_add_int(s, "id", sw_col_int64(st, 0));
-			sw_json_add_int(s, "time_ms",
-			    sw_col_int64(st, 1));
+			sw_json_add_int(s, "time_ms", sw_col_int64(st, 1));
 			if (!sw_col_null(st, 2))
-				sw_json_add_int(s, "stage",
-				    sw_col_int(st, 2));
+				sw_json_add_int(s, "stage", sw_col_int(st, 2));
 			sw_json_add_str(s, "level", sw_col_text(st, 3));
 			sw_json_add_str(s, "message", sw_col_text(st, 4));
 			if (!sw_col_null(st, 5))
-				json_object_object_add(s, "data",
-				    parse_text_col(st, 5));
+				json_object_object_add(
+				    s, "data", parse_text_col(st, 5));
 			json_object_array_add(arr, s);
 		}
 		sw_reset(st);
@@ -380,8 +376,7 @@ bad:
 }
 
 sw_err
-sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
-    json_object **out)
+sw_op_list(struct sw_db *db, const struct sw_op_filter *f, json_object **out)
 {
 	struct sw_st *st;
 	json_object *o, *items, *last = NULL;
@@ -391,8 +386,8 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 
 	*out = NULL;
 	limit = f->limit > 0 && f->limit <= SW_MAX_PAGE ? f->limit : 50;
-	if (f->cursor != NULL && sscanf(f->cursor, "%lld.%19s",
-	    &cur_created, cur_id) != 2)
+	if (f->cursor != NULL &&
+	    sscanf(f->cursor, "%lld.%19s", &cur_created, cur_id) != 2)
 		return SW_EINVAL;
 	if ((st = sw_db_stmt(db, STMT_OP_LIST)) == NULL)
 		return SW_EDB;
@@ -420,8 +415,8 @@ sw_op_list(struct sw_db *db, const struct sw_op_filter *f,
 	}
 	if (n == limit && last != NULL) {
 		if (sw_fmt(next, sizeof(next), "%lld.%s",
-		    (long long)sw_json_get_int(last, "created_ms", 0),
-		    sw_json_get_str(last, "id")) != SW_OK) {
+			(long long)sw_json_get_int(last, "created_ms", 0),
+			sw_json_get_str(last, "id")) != SW_OK) {
 			json_object_put(o);
 			return SW_EINTERNAL;
 		}
@@ -532,8 +527,8 @@ sw_lease_begin(struct sw_db *db, struct sw_lease *lease)
 	lease->lost = 1;
 	lease->rejected++;
 	sw_warn("operation %s: lease token %lld of %s is no longer current: "
-	    "write rejected", lease->id, (long long)lease->token,
-	    lease->owner);
+		"write rejected",
+	    lease->id, (long long)lease->token, lease->owner);
 	e = SW_ECONFLICT;
 bad:
 	sw_db_rollback(db);
@@ -562,8 +557,8 @@ sw_lease_release(struct sw_db *db, struct sw_lease *lease, int64_t delay_ms)
 }
 
 sw_err
-sw_op_release(struct sw_db *db, const char *id, const char *owner,
-    int64_t due_ms)
+sw_op_release(
+    struct sw_db *db, const char *id, const char *owner, int64_t due_ms)
 {
 	struct sw_st *st;
 	sw_err e;
@@ -590,8 +585,8 @@ bad:
 }
 
 sw_err
-sw_op_set_state(struct sw_db *db, const char *id, const char *state,
-    const char *error)
+sw_op_set_state(
+    struct sw_db *db, const char *id, const char *state, const char *error)
 {
 	struct sw_st *st;
 
@@ -618,8 +613,8 @@ sw_op_set_result(struct sw_db *db, const char *id, json_object *res)
 }
 
 sw_err
-sw_stage_set_state(struct sw_db *db, const char *id, int seq,
-    const char *state, const char *error)
+sw_stage_set_state(struct sw_db *db, const char *id, int seq, const char *state,
+    const char *error)
 {
 	struct sw_st *st;
 
@@ -634,8 +629,7 @@ sw_stage_set_state(struct sw_db *db, const char *id, int seq,
 }
 
 sw_err
-sw_stage_set_ext(struct sw_db *db, const char *id, int seq,
-    json_object *ext)
+sw_stage_set_ext(struct sw_db *db, const char *id, int seq, json_object *ext)
 {
 	struct sw_st *st;
 
@@ -717,8 +711,8 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 	sw_bind_int64(st, 2, sw_now_ms());
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
-	if ((e = sw_op_event(db, id, -1, "info", "retry requested",
-	    NULL)) != SW_OK)
+	if ((e = sw_op_event(db, id, -1, "info", "retry requested", NULL)) !=
+	    SW_OK)
 		goto bad;
 	return sw_db_commit(db);
 bad:
@@ -750,11 +744,11 @@ sw_op_cancel(struct sw_db *db, const char *id)
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if (strcmp(state, "pending") == 0 &&
-	    (e = sw_op_set_state(db, id, "cancelled", "cancelled by request"))
-	    != SW_OK)
+	    (e = sw_op_set_state(
+		 db, id, "cancelled", "cancelled by request")) != SW_OK)
 		goto bad;
-	if ((e = sw_op_event(db, id, -1, "info", "cancel requested",
-	    NULL)) != SW_OK)
+	if ((e = sw_op_event(db, id, -1, "info", "cancel requested", NULL)) !=
+	    SW_OK)
 		goto bad;
 	return sw_db_commit(db);
 bad:
@@ -763,8 +757,8 @@ bad:
 }
 
 sw_err
-sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
-    char state[16])
+sw_op_updated(
+    struct sw_db *db, const char *id, int64_t *updated, char state[16])
 {
 	struct sw_st *st;
 	int rc;
@@ -785,8 +779,8 @@ sw_op_updated(struct sw_db *db, const char *id, int64_t *updated,
 }
 
 int
-sw_op_release_dead(struct sw_db *db, int (*alive)(const char *, void *),
-    void *arg)
+sw_op_release_dead(
+    struct sw_db *db, int (*alive)(const char *, void *), void *arg)
 {
 	char owners[16][64];
 	struct sw_st *st;
@@ -824,11 +818,11 @@ sw_cluster_get(struct sw_db *db, const char *name, struct sw_cluster_rec *rec)
 		return SW_EDB;
 	sw_bind_text(st, 1, name);
 	rc = sw_db_step(st);
-	if (rc == SW_DB_ROW && (col_copy(st, 0, rec->id,
-	    sizeof(rec->id)) != 0 || col_copy(st, 1, rec->origin,
-	    sizeof(rec->origin)) != 0 || col_copy(st, 2, rec->account,
-	    sizeof(rec->account)) != 0 || col_copy(st, 3, rec->region,
-	    sizeof(rec->region)) != 0))
+	if (rc == SW_DB_ROW &&
+	    (col_copy(st, 0, rec->id, sizeof(rec->id)) != 0 ||
+		col_copy(st, 1, rec->origin, sizeof(rec->origin)) != 0 ||
+		col_copy(st, 2, rec->account, sizeof(rec->account)) != 0 ||
+		col_copy(st, 3, rec->region, sizeof(rec->region)) != 0))
 		rc = SW_DB_CORRUPT;
 	sw_reset(st);
 	if (rc == SW_DB_DONE)
@@ -916,9 +910,9 @@ sw_cluster_places(struct sw_db *db, json_object **out)
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_PLACES)) == NULL)
 		return SW_EDB;
 	while ((rc = sw_db_step(st)) == SW_DB_ROW)
-		json_object_array_add(*out, sw_jo(
-		    "account", sw_js(sw_col_text(st, 0)),
-		    "region", sw_js(sw_col_text(st, 1)), NULL));
+		json_object_array_add(*out,
+		    sw_jo("account", sw_js(sw_col_text(st, 0)), "region",
+			sw_js(sw_col_text(st, 1)), NULL));
 	sw_reset(st);
 	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }

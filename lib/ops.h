@@ -21,24 +21,24 @@
 #include "lib/db.h"
 #include "lib/err.h"
 
-#define SW_OP_ID_LEN	20	/* "op-" + 16 hex + NUL */
+#define SW_OP_ID_LEN 20 /* "op-" + 16 hex + NUL */
 
 struct sw_op_new {
-	const char		*kind;		/* e.g. "cluster.create" */
-	const char		*target;	/* what it acts on */
-	const char		*cluster;	/* cluster name or NULL */
-	json_object		*params;	/* borrowed, validated */
-	const char *const	*stages;	/* NULL-terminated stage names */
-	const char		*idem_key;	/* Idempotency-Key or NULL */
-	const char		*request_hash;	/* what the key stands for;
+	const char *kind; /* e.g. "cluster.create" */
+	const char *target; /* what it acts on */
+	const char *cluster; /* cluster name or NULL */
+	json_object *params; /* borrowed, validated */
+	const char *const *stages; /* NULL-terminated stage names */
+	const char *idem_key; /* Idempotency-Key or NULL */
+	const char *request_hash; /* what the key stands for;
 						 * NULL: hash of kind+params */
-	const char		*token_name;	/* who asked */
+	const char *token_name; /* who asked */
 };
 
 struct sw_op_filter {
-	const char	*kind, *state, *cluster, *token_name;
-	const char	*cursor;		/* from a previous page */
-	int		 limit;
+	const char *kind, *state, *cluster, *token_name;
+	const char *cursor; /* from a previous page */
+	int limit;
 };
 
 /*
@@ -51,32 +51,32 @@ struct sw_op_filter {
  * the one holding it.  The check and the insert are one transaction, so
  * of two racing requests exactly one wins.
  */
-sw_err	sw_op_enqueue(struct sw_db *, const struct sw_op_new *,
-	    char id[SW_OP_ID_LEN], int *existed);
+sw_err sw_op_enqueue(struct sw_db *, const struct sw_op_new *,
+    char id[SW_OP_ID_LEN], int *existed);
 
 /*
  * The operation an idempotency key of a token already started: SW_OK
  * with id when the key was used for the same request (hash), SW_ECONFLICT
  * when for another one, SW_ENOTFOUND when the key is new.
  */
-sw_err	sw_op_find_idem(struct sw_db *, const char *token_name,
-	    const char *key, const char *hash, char id[SW_OP_ID_LEN]);
+sw_err sw_op_find_idem(struct sw_db *, const char *token_name, const char *key,
+    const char *hash, char id[SW_OP_ID_LEN]);
 
 /* Operation as JSON with stages (and events after since_event when
  * with_events).  *out is a new reference.  SW_ENOTFOUND if absent. */
-sw_err	sw_op_get(struct sw_db *, const char *id, int with_events,
-	    int64_t since_event, json_object **out);
+sw_err sw_op_get(struct sw_db *, const char *id, int with_events,
+    int64_t since_event, json_object **out);
 
 /* A page of operations, newest first: {"items":[...],"next":cursor}. */
-sw_err	sw_op_list(struct sw_db *, const struct sw_op_filter *,
-	    json_object **out);
+sw_err sw_op_list(
+    struct sw_db *, const struct sw_op_filter *, json_object **out);
 
 /*
  * Claim one due operation (pending or running, lease expired) for
  * owner, for lease_ms.  SW_ENOTFOUND when nothing is due.
  */
-sw_err	sw_op_claim(struct sw_db *, const char *owner, int64_t lease_ms,
-	    char id[SW_OP_ID_LEN]);
+sw_err sw_op_claim(
+    struct sw_db *, const char *owner, int64_t lease_ms, char id[SW_OP_ID_LEN]);
 /*
  * A lease on an operation: who holds it, its fencing token (the
  * operation's counter, one more at each claim) and its length.  Every
@@ -87,106 +87,106 @@ sw_err	sw_op_claim(struct sw_db *, const char *owner, int64_t lease_ms,
  * applied, and lost is set.  Times are the database's clock.
  */
 struct sw_lease {
-	char	 id[SW_OP_ID_LEN];
-	char	 owner[64];
-	int64_t	 token;
-	int64_t	 ms;		/* length; each check renews it */
-	int	 lost;		/* a check found the lease moved */
-	int	 rejected;	/* writes refused since the claim */
+	char id[SW_OP_ID_LEN];
+	char owner[64];
+	int64_t token;
+	int64_t ms; /* length; each check renews it */
+	int lost; /* a check found the lease moved */
+	int rejected; /* writes refused since the claim */
 };
 
 /* Claim one due operation under a lease (lease->owner and ->ms set by
  * the caller); SW_ENOTFOUND when nothing is due. */
-sw_err	sw_op_claim_lease(struct sw_db *, struct sw_lease *);
+sw_err sw_op_claim_lease(struct sw_db *, struct sw_lease *);
 /*
  * Begin a transaction in which lease still holds its operation, and
  * renew it.  SW_ECONFLICT, no transaction open, when the lease moved.
  * The caller ends a successful begin with sw_db_commit or
  * sw_db_rollback.
  */
-sw_err	sw_lease_begin(struct sw_db *, struct sw_lease *);
+sw_err sw_lease_begin(struct sw_db *, struct sw_lease *);
 /* Give the lease up, the operation next due delay_ms from now on the
  * database's clock (at once when 0); nothing when the lease moved. */
-sw_err	sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);
+sw_err sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);
 
 /* Give up the lease and set when the operation is next due. */
-sw_err	sw_op_release(struct sw_db *, const char *id, const char *owner,
-	    int64_t due_ms);
+sw_err sw_op_release(
+    struct sw_db *, const char *id, const char *owner, int64_t due_ms);
 
 /*
  * Release the leases of owners that are gone: alive(owner, arg) says
  * whether an owner still runs.  Returns how many owners were released.
  */
-int	sw_op_release_dead(struct sw_db *, int (*alive)(const char *owner,
-	    void *arg), void *arg);
+int sw_op_release_dead(
+    struct sw_db *, int (*alive)(const char *owner, void *arg), void *arg);
 
-sw_err	sw_op_set_state(struct sw_db *, const char *id, const char *state,
-	    const char *error);
-sw_err	sw_op_set_result(struct sw_db *, const char *id, json_object *res);
-sw_err	sw_stage_set_state(struct sw_db *, const char *id, int seq,
-	    const char *state, const char *error);
+sw_err sw_op_set_state(
+    struct sw_db *, const char *id, const char *state, const char *error);
+sw_err sw_op_set_result(struct sw_db *, const char *id, json_object *res);
+sw_err sw_stage_set_state(struct sw_db *, const char *id, int seq,
+    const char *state, const char *error);
 /* Record external identifiers of a stage (borrowed; stored as text). */
-sw_err	sw_stage_set_ext(struct sw_db *, const char *id, int seq,
-	    json_object *ext);
+sw_err sw_stage_set_ext(
+    struct sw_db *, const char *id, int seq, json_object *ext);
 
 /* Append an event; data may be NULL.  stage < 0 means none. */
-sw_err	sw_op_event(struct sw_db *, const char *id, int stage,
-	    const char *level, const char *message, json_object *data);
+sw_err sw_op_event(struct sw_db *, const char *id, int stage, const char *level,
+    const char *message, json_object *data);
 
 /*
  * failed|cancelled -> pending, the cancel request cleared; failed and
  * cancelled stages become pending again.  SW_EBUSY, with the holder's id
  * in busy, while another live operation holds the same cluster.
  */
-sw_err	sw_op_retry(struct sw_db *, const char *id, char busy[SW_OP_ID_LEN]);
+sw_err sw_op_retry(struct sw_db *, const char *id, char busy[SW_OP_ID_LEN]);
 /* Ask to cancel: pending ops end at once, running ones at the next
  * stage boundary (the poller sees cancel_requested). */
-sw_err	sw_op_cancel(struct sw_db *, const char *id);
+sw_err sw_op_cancel(struct sw_db *, const char *id);
 
 /* Last update time (ms) and state, for operation_wait long polls. */
-sw_err	sw_op_updated(struct sw_db *, const char *id, int64_t *updated,
-	    char state[16]);
+sw_err sw_op_updated(
+    struct sw_db *, const char *id, int64_t *updated, char state[16]);
 
 /* True when state ends an operation: succeeded, failed or cancelled. */
-int	sw_op_state_terminal(const char *state);
+int sw_op_state_terminal(const char *state);
 /* True when state ended an operation without success (failed or
  * cancelled): one a retry may run again. */
-int	sw_op_state_unsuccessful(const char *state);
+int sw_op_state_unsuccessful(const char *state);
 
 /* Fill buf with n random bytes as lower-case hex (2n + 1 bytes). */
-sw_err	sw_random_hex(char *buf, size_t n);
+sw_err sw_random_hex(char *buf, size_t n);
 
 /*
  * The record of a cluster Slipway owns: its id (what every resource it
  * makes for the cluster is tagged with) and how it came to own it,
  * "created" or "imported".  A cluster with no record is not Slipway's.
  */
-#define SW_CLUSTER_ID_LEN	24	/* "swc-" + 16 hex + NUL, rounded */
+#define SW_CLUSTER_ID_LEN 24 /* "swc-" + 16 hex + NUL, rounded */
 struct sw_cluster_rec {
-	char	id[SW_CLUSTER_ID_LEN];
-	char	origin[16];
-	char	account[16];	/* "" : Slipway's own account */
-	char	region[32];	/* "" : the configured region */
+	char id[SW_CLUSTER_ID_LEN];
+	char origin[16];
+	char account[16]; /* "" : Slipway's own account */
+	char region[32]; /* "" : the configured region */
 };
 
 /* The record of name into *rec: SW_OK, or SW_ENOTFOUND when none. */
-sw_err	sw_cluster_get(struct sw_db *, const char *name,
-	    struct sw_cluster_rec *rec);
+sw_err sw_cluster_get(
+    struct sw_db *, const char *name, struct sw_cluster_rec *rec);
 /* A fresh cluster id into id ("swc-" + 16 hex). */
-sw_err	sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN]);
+sw_err sw_cluster_new_id(char id[SW_CLUSTER_ID_LEN]);
 /* Record name as Slipway's (origin "created" or "imported") with id;
  * a name already recorded keeps its record, which *rec receives. */
-sw_err	sw_cluster_record(struct sw_db *, const char *name, const char *id,
-	    const char *origin, struct sw_cluster_rec *rec);
+sw_err sw_cluster_record(struct sw_db *, const char *name, const char *id,
+    const char *origin, struct sw_cluster_rec *rec);
 /* Forget the record of name, only when its id is id. */
-sw_err	sw_cluster_forget(struct sw_db *, const char *name, const char *id);
+sw_err sw_cluster_forget(struct sw_db *, const char *name, const char *id);
 /* Record where the cluster name (of id) lives: account and region, NULL
  * or "" for Slipway's own. */
-sw_err	sw_cluster_place(struct sw_db *, const char *name, const char *id,
-	    const char *account, const char *region);
+sw_err sw_cluster_place(struct sw_db *, const char *name, const char *id,
+    const char *account, const char *region);
 /* Every (account, region) other than Slipway's own holding a recorded
  * cluster, into *out: a JSON array of {"account", "region"} ("" for the
  * own one). */
-sw_err	sw_cluster_places(struct sw_db *, json_object **out);
+sw_err sw_cluster_places(struct sw_db *, json_object **out);
 
 #endif

@@ -25,8 +25,8 @@ sw_price_get(struct sw_db *db, const char *service, const char *region,
 	if (rc == SW_DB_ROW) {
 		out->known = !sw_col_null(st, 0);
 		out->usd_micro = sw_col_int64(st, 0);
-		sw_fmt_text(out->sku, sizeof(out->sku), "%s",
-		    sw_col_text(st, 1));
+		sw_fmt_text(
+		    out->sku, sizeof(out->sku), "%s", sw_col_text(st, 1));
 		sw_fmt_text(out->published, sizeof(out->published), "%s",
 		    sw_col_text(st, 2));
 		out->fetched_ms = sw_col_int64(st, 3);

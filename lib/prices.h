@@ -14,18 +14,18 @@
 #include "lib/err.h"
 
 struct sw_price {
-	int		known;		/* 0: AWS lists no price */
-	int64_t		usd_micro;	/* per hour, when known */
-	char		sku[32];
-	char		published[32];	/* the catalogue's publicationDate */
-	int64_t		fetched_ms;	/* when Slipway read it */
+	int known; /* 0: AWS lists no price */
+	int64_t usd_micro; /* per hour, when known */
+	char sku[32];
+	char published[32]; /* the catalogue's publicationDate */
+	int64_t fetched_ms; /* when Slipway read it */
 };
 
 /* The cached price: SW_OK, or SW_ENOTFOUND when none was read. */
-sw_err	sw_price_get(struct sw_db *, const char *service, const char *region,
-	    const char *instance_type, struct sw_price *out);
+sw_err sw_price_get(struct sw_db *, const char *service, const char *region,
+    const char *instance_type, struct sw_price *out);
 /* Record what the Price List API said (p->fetched_ms is set here). */
-sw_err	sw_price_put(struct sw_db *, const char *service, const char *region,
-	    const char *instance_type, struct sw_price *p);
+sw_err sw_price_put(struct sw_db *, const char *service, const char *region,
+    const char *instance_type, struct sw_price *p);
 
 #endif

@@ -18,60 +18,56 @@
 enum re_prev { PREV_NONE, PREV_ATOM, PREV_REPEAT };
 
 struct re_parse {
-	const char	*p;		/* the next byte */
-	char		*why;
-	size_t		 whylen;
-	enum re_prev	 prev;		/* what a repetition would apply to */
-	long		 lastprod;	/* product of counts in the last atom */
-	const char	*lastop;	/* where that repetition began */
-	long		 maxprod[SW_RE_MAX_DEPTH + 1];	/* per open group */
-	int		 depth;
+	const char *p; /* the next byte */
+	char *why;
+	size_t whylen;
+	enum re_prev prev; /* what a repetition would apply to */
+	long lastprod; /* product of counts in the last atom */
+	const char *lastop; /* where that repetition began */
+	long maxprod[SW_RE_MAX_DEPTH + 1]; /* per open group */
+	int depth;
 };
 
-static const char *const re_posix[] = {
-	"alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph",
-	"lower", "print", "punct", "space", "upper", "word", "xdigit", NULL
-};
+static const char *const re_posix[] = { "alnum", "alpha", "ascii", "blank",
+	"cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper",
+	"word", "xdigit", NULL };
 
 /* Go's unicode.Categories and unicode.Scripts (Unicode 15.0), and Any. */
-static const char *const re_unicode[] = {
-	"Any", "C", "Cc", "Cf", "Co", "Cs", "L", "Ll", "Lm", "Lo", "Lt",
-	"Lu", "M", "Mc", "Me", "Mn", "N", "Nd", "Nl", "No", "P", "Pc", "Pd",
-	"Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc", "Sk", "Sm", "So", "Z", "Zl",
-	"Zp", "Zs",
-	"Adlam", "Ahom", "Anatolian_Hieroglyphs", "Arabic", "Armenian",
-	"Avestan", "Balinese", "Bamum", "Bassa_Vah", "Batak", "Bengali",
-	"Bhaiksuki", "Bopomofo", "Brahmi", "Braille", "Buginese", "Buhid",
-	"Canadian_Aboriginal", "Carian", "Caucasian_Albanian", "Chakma",
-	"Cham", "Cherokee", "Chorasmian", "Common", "Coptic", "Cuneiform",
-	"Cypriot", "Cypro_Minoan", "Cyrillic", "Deseret", "Devanagari",
-	"Dives_Akuru", "Dogra", "Duployan", "Egyptian_Hieroglyphs",
-	"Elbasan", "Elymaic", "Ethiopic", "Georgian", "Glagolitic", "Gothic",
-	"Grantha", "Greek", "Gujarati", "Gunjala_Gondi", "Gurmukhi", "Han",
-	"Hangul", "Hanifi_Rohingya", "Hanunoo", "Hatran", "Hebrew",
-	"Hiragana", "Imperial_Aramaic", "Inherited", "Inscriptional_Pahlavi",
-	"Inscriptional_Parthian", "Javanese", "Kaithi", "Kannada",
-	"Katakana", "Kawi", "Kayah_Li", "Kharoshthi", "Khitan_Small_Script",
-	"Khmer", "Khojki", "Khudawadi", "Lao", "Latin", "Lepcha", "Limbu",
-	"Linear_A", "Linear_B", "Lisu", "Lycian", "Lydian", "Mahajani",
-	"Makasar", "Malayalam", "Mandaic", "Manichaean", "Marchen",
-	"Masaram_Gondi", "Medefaidrin", "Meetei_Mayek", "Mende_Kikakui",
-	"Meroitic_Cursive", "Meroitic_Hieroglyphs", "Miao", "Modi",
-	"Mongolian", "Mro", "Multani", "Myanmar", "Nabataean", "Nag_Mundari",
-	"Nandinagari", "New_Tai_Lue", "Newa", "Nko", "Nushu",
-	"Nyiakeng_Puachue_Hmong", "Ogham", "Ol_Chiki", "Old_Hungarian",
-	"Old_Italic", "Old_North_Arabian", "Old_Permic", "Old_Persian",
-	"Old_Sogdian", "Old_South_Arabian", "Old_Turkic", "Old_Uyghur",
-	"Oriya", "Osage", "Osmanya", "Pahawh_Hmong", "Palmyrene",
+static const char *const re_unicode[] = { "Any", "C", "Cc", "Cf", "Co", "Cs",
+	"L", "Ll", "Lm", "Lo", "Lt", "Lu", "M", "Mc", "Me", "Mn", "N", "Nd",
+	"Nl", "No", "P", "Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps", "S", "Sc",
+	"Sk", "Sm", "So", "Z", "Zl", "Zp", "Zs", "Adlam", "Ahom",
+	"Anatolian_Hieroglyphs", "Arabic", "Armenian", "Avestan", "Balinese",
+	"Bamum", "Bassa_Vah", "Batak", "Bengali", "Bhaiksuki", "Bopomofo",
+	"Brahmi", "Braille", "Buginese", "Buhid", "Canadian_Aboriginal",
+	"Carian", "Caucasian_Albanian", "Chakma", "Cham", "Cherokee",
+	"Chorasmian", "Common", "Coptic", "Cuneiform", "Cypriot",
+	"Cypro_Minoan", "Cyrillic", "Deseret", "Devanagari", "Dives_Akuru",
+	"Dogra", "Duployan", "Egyptian_Hieroglyphs", "Elbasan", "Elymaic",
+	"Ethiopic", "Georgian", "Glagolitic", "Gothic", "Grantha", "Greek",
+	"Gujarati", "Gunjala_Gondi", "Gurmukhi", "Han", "Hangul",
+	"Hanifi_Rohingya", "Hanunoo", "Hatran", "Hebrew", "Hiragana",
+	"Imperial_Aramaic", "Inherited", "Inscriptional_Pahlavi",
+	"Inscriptional_Parthian", "Javanese", "Kaithi", "Kannada", "Katakana",
+	"Kawi", "Kayah_Li", "Kharoshthi", "Khitan_Small_Script", "Khmer",
+	"Khojki", "Khudawadi", "Lao", "Latin", "Lepcha", "Limbu", "Linear_A",
+	"Linear_B", "Lisu", "Lycian", "Lydian", "Mahajani", "Makasar",
+	"Malayalam", "Mandaic", "Manichaean", "Marchen", "Masaram_Gondi",
+	"Medefaidrin", "Meetei_Mayek", "Mende_Kikakui", "Meroitic_Cursive",
+	"Meroitic_Hieroglyphs", "Miao", "Modi", "Mongolian", "Mro", "Multani",
+	"Myanmar", "Nabataean", "Nag_Mundari", "Nandinagari", "New_Tai_Lue",
+	"Newa", "Nko", "Nushu", "Nyiakeng_Puachue_Hmong", "Ogham", "Ol_Chiki",
+	"Old_Hungarian", "Old_Italic", "Old_North_Arabian", "Old_Permic",
+	"Old_Persian", "Old_Sogdian", "Old_South_Arabian", "Old_Turkic",
+	"Old_Uyghur", "Oriya", "Osage", "Osmanya", "Pahawh_Hmong", "Palmyrene",
 	"Pau_Cin_Hau", "Phags_Pa", "Phoenician", "Psalter_Pahlavi", "Rejang",
 	"Runic", "Samaritan", "Saurashtra", "Sharada", "Shavian", "Siddham",
 	"SignWriting", "Sinhala", "Sogdian", "Sora_Sompeng", "Soyombo",
-	"Sundanese", "Syloti_Nagri", "Syriac", "Tagalog", "Tagbanwa",
-	"Tai_Le", "Tai_Tham", "Tai_Viet", "Takri", "Tamil", "Tangsa",
-	"Tangut", "Telugu", "Thaana", "Thai", "Tibetan", "Tifinagh",
-	"Tirhuta", "Toto", "Ugaritic", "Vai", "Vithkuqi", "Wancho",
-	"Warang_Citi", "Yezidi", "Yi", "Zanabazar_Square", NULL
-};
+	"Sundanese", "Syloti_Nagri", "Syriac", "Tagalog", "Tagbanwa", "Tai_Le",
+	"Tai_Tham", "Tai_Viet", "Takri", "Tamil", "Tangsa", "Tangut", "Telugu",
+	"Thaana", "Thai", "Tibetan", "Tifinagh", "Tirhuta", "Toto", "Ugaritic",
+	"Vai", "Vithkuqi", "Wancho", "Warang_Citi", "Yezidi", "Yi",
+	"Zanabazar_Square", NULL };
 
 /*
  * Record Go's error: its code and the text at fault, s[0..n) widened to
@@ -87,8 +83,8 @@ re_fail(struct re_parse *ps, const char *code, const char *s, size_t n)
 		n++;
 	if (ps->why == NULL || ps->whylen == 0)
 		return -1;
-	if ((size_t)snprintf(ps->why, ps->whylen, "%s: `%.*s`", code,
-	    (int)n, s) < ps->whylen)
+	if ((size_t)snprintf(ps->why, ps->whylen, "%s: `%.*s`", code, (int)n,
+		s) < ps->whylen)
 		return -1;
 	/* Cut: drop the last character if snprintf left it short. */
 	len = ps->whylen - 1;
@@ -237,9 +233,15 @@ re_escape(struct re_parse *ps, const char *bs, long *cp)
 
 	switch (*s) {
 	case '\0':
-		return re_fail(ps, "trailing backslash at end of expression",
-		    "", 0);
-	case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+		return re_fail(
+		    ps, "trailing backslash at end of expression", "", 0);
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+	case '5':
+	case '6':
+	case '7':
 		/* A lone digit would be a backreference: Go has none. */
 		if (s[1] < '0' || s[1] > '7')
 			break;
@@ -276,14 +278,32 @@ re_escape(struct re_parse *ps, const char *bs, long *cp)
 			*cp = sw_hex_digit(s[1]) * 16 + sw_hex_digit(s[2]);
 			return 0;
 		}
-		return re_fail(ps, "invalid escape sequence", bs,
-		    (size_t)(bad - bs));
-	case 'a': *cp = 7; ps->p = s + 1; return 0;
-	case 'f': *cp = 12; ps->p = s + 1; return 0;
-	case 'n': *cp = 10; ps->p = s + 1; return 0;
-	case 'r': *cp = 13; ps->p = s + 1; return 0;
-	case 't': *cp = 9; ps->p = s + 1; return 0;
-	case 'v': *cp = 11; ps->p = s + 1; return 0;
+		return re_fail(
+		    ps, "invalid escape sequence", bs, (size_t)(bad - bs));
+	case 'a':
+		*cp = 7;
+		ps->p = s + 1;
+		return 0;
+	case 'f':
+		*cp = 12;
+		ps->p = s + 1;
+		return 0;
+	case 'n':
+		*cp = 10;
+		ps->p = s + 1;
+		return 0;
+	case 'r':
+		*cp = 13;
+		ps->p = s + 1;
+		return 0;
+	case 't':
+		*cp = 9;
+		ps->p = s + 1;
+		return 0;
+	case 'v':
+		*cp = 11;
+		ps->p = s + 1;
+		return 0;
 	default:
 		/* ASCII punctuation (and space) escapes itself. */
 		if ((unsigned char)*s < 0x80 && !re_isalnum(*s)) {
@@ -327,8 +347,8 @@ re_unicode_class(struct re_parse *ps, const char *bs)
 		return 0;
 	if (s[1] == '{') {
 		if ((end = strchr(s + 2, '}')) == NULL)
-			return re_fail(ps, "invalid character class range",
-			    bs, strlen(bs));
+			return re_fail(ps, "invalid character class range", bs,
+			    strlen(bs));
 		name = s + 2;
 		if (*name == '^')
 			name++;
@@ -336,8 +356,8 @@ re_unicode_class(struct re_parse *ps, const char *bs)
 		ps->p = end + 1;
 	} else {
 		if (s[1] == '\0')
-			return re_fail(ps, "invalid character class range",
-			    bs, (size_t)(s + 1 - bs));
+			return re_fail(ps, "invalid character class range", bs,
+			    (size_t)(s + 1 - bs));
 		name = s + 1;
 		n = re_utf8(name, &ignored);
 		ps->p = name + (n > 0 ? n : 1);
@@ -361,8 +381,8 @@ re_class(struct re_parse *ps)
 		ps->p++;
 	while (*ps->p != ']' || first) {
 		if (*ps->p == '\0')
-			return re_fail(ps, "missing closing ]", open,
-			    strlen(open));
+			return re_fail(
+			    ps, "missing closing ]", open, strlen(open));
 		at = ps->p;
 		first = 0;
 		/* [:alpha:] and [:^alpha:] */
@@ -409,8 +429,8 @@ re_class(struct re_parse *ps)
 			ps->p += n;
 		}
 		if (hi < lo)
-			return re_fail(ps, "invalid character class range",
-			    at, (size_t)(ps->p - at));
+			return re_fail(ps, "invalid character class range", at,
+			    (size_t)(ps->p - at));
 	}
 	ps->p++;
 	return 0;
@@ -443,15 +463,15 @@ re_atom(struct re_parse *ps, long prod)
  * repetition, a missing argument, then counts nested past 1000.
  */
 static int
-re_repeat(struct re_parse *ps, const char *op, const char *end, long min,
-    long max)
+re_repeat(
+    struct re_parse *ps, const char *op, const char *end, long min, long max)
 {
 	long m;
 
 	if (min > SW_RE_MAX_REPEAT || max > SW_RE_MAX_REPEAT ||
 	    (max >= 0 && min > max))
-		return re_fail(ps, "invalid repeat count", op,
-		    (size_t)(end - op));
+		return re_fail(
+		    ps, "invalid repeat count", op, (size_t)(end - op));
 	if (*end == '?')
 		end++;
 	if (ps->prev == PREV_REPEAT)
@@ -467,8 +487,8 @@ re_repeat(struct re_parse *ps, const char *op, const char *end, long min,
 	else if (min >= 2 || max >= 2) {
 		m = max < 0 ? min : max;
 		if (ps->lastprod > SW_RE_MAX_REPEAT / m)
-			return re_fail(ps, "invalid repeat count", op,
-			    (size_t)(end - op));
+			return re_fail(
+			    ps, "invalid repeat count", op, (size_t)(end - op));
 		ps->lastprod *= m;
 	}
 	ps->p = end;
@@ -493,8 +513,8 @@ re_perl_group(struct re_parse *ps, const char *open)
 	    (s[0] == '<' && s[1] != '\0')) {
 		name = s + (s[0] == 'P' ? 2 : 1);
 		if ((gt = strchr(name, '>')) == NULL)
-			return re_fail(ps, "invalid named capture", open,
-			    strlen(open));
+			return re_fail(
+			    ps, "invalid named capture", open, strlen(open));
 		for (s = name; s < gt && (re_isalnum(*s) || *s == '_'); s++)
 			;
 		if (s == name || s != gt)
@@ -509,7 +529,10 @@ re_perl_group(struct re_parse *ps, const char *open)
 			break;
 		s++;
 		switch (c) {
-		case 'i': case 'm': case 's': case 'U':
+		case 'i':
+		case 'm':
+		case 's':
+		case 'U':
 			sawflag = 1;
 			continue;
 		case '-':
@@ -529,8 +552,8 @@ re_perl_group(struct re_parse *ps, const char *open)
 		}
 		break;
 	}
-	return re_fail(ps, "invalid or unsupported Perl syntax", open,
-	    (size_t)(s - open));
+	return re_fail(
+	    ps, "invalid or unsupported Perl syntax", open, (size_t)(s - open));
 }
 
 int
@@ -566,16 +589,18 @@ sw_re_check(const char *pat, char *why, size_t whylen)
 			} else
 				ps.p = at + 1;
 			if (ps.depth == SW_RE_MAX_DEPTH)
-				return re_fail(&ps, "expression nests too "
-				    "deeply", at, 1);
+				return re_fail(&ps,
+				    "expression nests too "
+				    "deeply",
+				    at, 1);
 			re_fold(&ps);
 			ps.maxprod[++ps.depth] = 1;
 			ps.prev = PREV_NONE;
 			continue;
 		case ')':
 			if (ps.depth == 0)
-				return re_fail(&ps, "unexpected )", pat,
-				    strlen(pat));
+				return re_fail(
+				    &ps, "unexpected )", pat, strlen(pat));
 			ps.p = at + 1;
 			re_fold(&ps);
 			ps.depth--;
@@ -586,9 +611,11 @@ sw_re_check(const char *pat, char *why, size_t whylen)
 			re_fold(&ps);
 			ps.prev = PREV_NONE;
 			continue;
-		case '*': case '+': case '?':
-			if (re_repeat(&ps, at, at + 1, *at == '+', *at == '?' ?
-			    1 : -1) < 0)
+		case '*':
+		case '+':
+		case '?':
+			if (re_repeat(&ps, at, at + 1, *at == '+',
+				*at == '?' ? 1 : -1) < 0)
 				return -1;
 			continue;
 		case '{':

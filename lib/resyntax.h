@@ -15,15 +15,15 @@
 #include <stddef.h>
 
 /* The largest repetition count, and product of nested counts. */
-#define SW_RE_MAX_REPEAT	1000
+#define SW_RE_MAX_REPEAT 1000
 /* Groups nested deeper than this are refused (Go's maxHeight). */
-#define SW_RE_MAX_DEPTH		1000
+#define SW_RE_MAX_DEPTH 1000
 
 /*
  * 0 when pat parses; -1 when not, with why set to Go's own words for
  * the error and the part of the pattern at fault, as in
  * "invalid nested repetition operator: `**`" (cut to whylen).
  */
-int	sw_re_check(const char *pat, char *why, size_t whylen);
+int sw_re_check(const char *pat, char *why, size_t whylen);
 
 #endif

@@ -35,14 +35,16 @@ team_role(json_object *roles, const char *groups)
 
 	if (!json_object_is_type(roles, json_type_object))
 		return SW_ROLE_NONE;
-	json_object_object_foreach(roles, role, list) {
+	json_object_object_foreach(roles, role, list)
+	{
 		r = sw_role_parse(role);
 		if (!json_object_is_type(list, json_type_array))
 			continue;
 		for (i = 0; i < json_object_array_length(list); i++)
-			if (r > best && in_groups(groups,
-			    json_object_get_string(
-			    json_object_array_get_idx(list, i))))
+			if (r > best &&
+			    in_groups(groups,
+				json_object_get_string(
+				    json_object_array_get_idx(list, i))))
 				best = r;
 	}
 	return best;
@@ -52,8 +54,8 @@ int
 sw_principal_teams(const struct sw_config *cfg, const struct sw_principal *p,
     struct sw_membership *m, int max)
 {
-	json_object *teams = cfg != NULL ? sw_json_get(cfg->root, "teams") :
-	    NULL;
+	json_object *teams =
+	    cfg != NULL ? sw_json_get(cfg->root, "teams") : NULL;
 	enum sw_role r;
 	int n = 0;
 
@@ -67,7 +69,8 @@ sw_principal_teams(const struct sw_config *cfg, const struct sw_principal *p,
 	if (!p->via_provider || teams == NULL ||
 	    !json_object_is_type(teams, json_type_object))
 		return -1;
-	json_object_object_foreach(teams, team, roles) {
+	json_object_object_foreach(teams, team, roles)
+	{
 		if (n >= max || strlen(team) > SW_MAX_TEAM ||
 		    (r = team_role(roles, p->groups)) == SW_ROLE_NONE)
 			continue;
@@ -95,15 +98,17 @@ team_denied(char *why, size_t whysz, const struct sw_rule_row *row,
     enum sw_role has)
 {
 	if (team == NULL)
-		sw_fmt_text(why, whysz, "rule %s: %s needs role %s in the "
+		sw_fmt_text(why, whysz,
+		    "rule %s: %s needs role %s in the "
 		    "team it is for, and the request names no team of '%s'",
 		    sw_touch_name(row->touch), row->name, sw_role_name(need),
 		    who->name);
 	else
-		sw_fmt_text(why, whysz, "rule %s: %s needs role %s in team "
-		    "'%s'; '%s' has %s there", sw_touch_name(row->touch),
-		    row->name, sw_role_name(need), team, who->name,
-		    sw_role_name(has));
+		sw_fmt_text(why, whysz,
+		    "rule %s: %s needs role %s in team "
+		    "'%s'; '%s' has %s there",
+		    sw_touch_name(row->touch), row->name, sw_role_name(need),
+		    team, who->name, sw_role_name(has));
 	return why;
 }
 
@@ -120,16 +125,16 @@ platform_rule(const struct sw_rule_row *row, const struct sw_principal *who,
 			best = m[i].role;
 	if (best >= SW_ROLE_PLATFORM_ADMIN)
 		return NULL;
-	sw_fmt_text(why, whysz, "rule platform: %s needs role platform-admin "
-	    "in a team; '%s' has at most %s", row->name, who->name,
-	    sw_role_name(best));
+	sw_fmt_text(why, whysz,
+	    "rule platform: %s needs role platform-admin "
+	    "in a team; '%s' has at most %s",
+	    row->name, who->name, sw_role_name(best));
 	return why;
 }
 
 const char *
 sw_team_rule(const struct sw_config *cfg, const struct sw_principal *who,
-    const struct sw_rule_row *row, const char *team, char *why,
-    size_t whysz)
+    const struct sw_rule_row *row, const char *team, char *why, size_t whysz)
 {
 	struct sw_membership m[SW_MAX_MEMBERSHIPS];
 	enum sw_role need;
@@ -149,9 +154,11 @@ sw_team_rule(const struct sw_config *cfg, const struct sw_principal *who,
 	case SW_TOUCH_CLUSTER:
 		if (n > 0)
 			return NULL;
-		sw_fmt_text(why, whysz, "rule cluster: %s reads the clusters' "
+		sw_fmt_text(why, whysz,
+		    "rule cluster: %s reads the clusters' "
 		    "summaries, which a member of any team may; '%s' is in "
-		    "no team", row->name, who->name);
+		    "no team",
+		    row->name, who->name);
 		return why;
 	case SW_TOUCH_TEAM:
 		need = row->readonly ? SW_ROLE_VIEWER : SW_ROLE_OPERATOR;
@@ -167,8 +174,8 @@ sw_team_rule(const struct sw_config *cfg, const struct sw_principal *who,
 	}
 	if (role_in(m, n, team) >= need)
 		return NULL;
-	return team_denied(why, whysz, row, who, need, team,
-	    role_in(m, n, team));
+	return team_denied(
+	    why, whysz, row, who, need, team, role_in(m, n, team));
 }
 
 /* The EKS access policy of a role and whether it is namespaced. */
@@ -193,37 +200,45 @@ principal_taken(json_object *a, const char *principal)
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(a); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(a, i),
-		    "principal_arn") ?: "", principal) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(a, i), "principal_arn")
+			    ?: "",
+			principal) == 0)
 			return 1;
 	return 0;
 }
 
 /* One team's entries (roles: {role: arn}) onto a; NULL or why. */
 static const char *
-team_entries(json_object *a, const char *team, json_object *roles,
-    char *why, size_t whysz)
+team_entries(json_object *a, const char *team, json_object *roles, char *why,
+    size_t whysz)
 {
 	const char *arn, *pol;
 	enum sw_role r;
 	int ns;
 
-	json_object_object_foreach(roles, role, v) {
+	json_object_object_foreach(roles, role, v)
+	{
 		arn = json_object_get_string(v);
 		if ((r = sw_role_parse(role)) == SW_ROLE_NONE || arn == NULL)
 			continue;
 		if (principal_taken(a, arn)) {
-			sw_fmt_text(why, whysz, "team.%s.%s.iam_role_arn: %s "
+			sw_fmt_text(why, whysz,
+			    "team.%s.%s.iam_role_arn: %s "
 			    "is given to another team or role too; EKS has one "
-			    "access entry per principal", team, role, arn);
+			    "access entry per principal",
+			    team, role, arn);
 			return why;
 		}
 		pol = access_policy(r, &ns);
-		json_object_array_add(a, sw_jo("team", sw_js(team), "role",
-		    sw_js(sw_role_name(r)), "principal_arn", sw_js(arn),
-		    "policy_arn", sw_js(pol), "scope", sw_js(ns ? "namespace" :
-		    "cluster"), "namespaces", ns ? sw_ja(sw_jsf("%s%s",
-		    SW_TEAM_NS_PREFIX, team)) : json_object_new_array(), NULL));
+		json_object_array_add(a,
+		    sw_jo("team", sw_js(team), "role", sw_js(sw_role_name(r)),
+			"principal_arn", sw_js(arn), "policy_arn", sw_js(pol),
+			"scope", sw_js(ns ? "namespace" : "cluster"),
+			"namespaces",
+			ns ? sw_ja(sw_jsf("%s%s", SW_TEAM_NS_PREFIX, team))
+			   : json_object_new_array(),
+			NULL));
 	}
 	return NULL;
 }
@@ -236,7 +251,8 @@ sw_team_access_entries(json_object *root, char *why, size_t whysz)
 
 	if (!json_object_is_type(all, json_type_object))
 		return a;
-	json_object_object_foreach(all, team, roles) {
+	json_object_object_foreach(all, team, roles)
+	{
 		if (!json_object_is_type(roles, json_type_object))
 			continue;
 		if (team_entries(a, team, roles, why, whysz) != NULL) {

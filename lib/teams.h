@@ -24,8 +24,8 @@
  * configured (an admin-scope token of no team is thus platform-admin
  * of every team).
  */
-int	sw_principal_teams(const struct sw_config *,
-	    const struct sw_principal *, struct sw_membership *m, int max);
+int sw_principal_teams(const struct sw_config *, const struct sw_principal *,
+    struct sw_membership *m, int max);
 
 /*
  * THE rule that decides every request (docs/DESIGN.md "Teams and
@@ -43,20 +43,20 @@ int	sw_principal_teams(const struct sw_config *,
  * A role includes the ones below it.
  */
 struct sw_rule_row {
-	const char	*name;		/* the operation, for the words */
-	enum sw_scope	 scope;		/* least scope (no-team principals) */
-	enum sw_touch	 touch;
-	int		 readonly;	/* changes nothing */
-	int		 team_arg;	/* its team argument names the team */
+	const char *name; /* the operation, for the words */
+	enum sw_scope scope; /* least scope (no-team principals) */
+	enum sw_touch touch;
+	int readonly; /* changes nothing */
+	int team_arg; /* its team argument names the team */
 };
 const char *sw_team_rule(const struct sw_config *,
-	    const struct sw_principal *who, const struct sw_rule_row *row,
-	    const char *team, char *why, size_t whysz);
+    const struct sw_principal *who, const struct sw_rule_row *row,
+    const char *team, char *why, size_t whysz);
 
 /* A team's namespace is SW_TEAM_NS_PREFIX "<team>". */
-#define SW_TEAM_NS_PREFIX	"hyperpod-ns-"
+#define SW_TEAM_NS_PREFIX "hyperpod-ns-"
 /* EKS access policies are this prefix and a name. */
-#define SW_EKS_POLICY_PREFIX	"arn:aws:eks::aws:cluster-access-policy/"
+#define SW_EKS_POLICY_PREFIX "arn:aws:eks::aws:cluster-access-policy/"
 
 /*
  * The EKS access entries the configuration asks for when a cluster's
@@ -69,7 +69,6 @@ const char *sw_team_rule(const struct sw_config *,
  * AmazonEKSClusterAdminPolicy on the whole cluster.  NULL, with why,
  * when two lines name the same role ARN.
  */
-json_object *sw_team_access_entries(json_object *root, char *why,
-	    size_t whysz);
+json_object *sw_team_access_entries(json_object *root, char *why, size_t whysz);
 
 #endif

@@ -13,19 +13,72 @@ static const char hex_upper[] = "0123456789ABCDEF";
 
 /* RFC 3986 unreserved: ALPHA DIGIT - . _ ~ (ASCII only). */
 static const unsigned char unreserved[256] = {
-	['-'] = 1, ['.'] = 1, ['_'] = 1, ['~'] = 1,
-	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1,
-	['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
-	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
-	['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1,
-	['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1,
-	['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1,
-	['Y'] = 1, ['Z'] = 1,
-	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
-	['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
-	['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1,
-	['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1,
-	['y'] = 1, ['z'] = 1,
+	['-'] = 1,
+	['.'] = 1,
+	['_'] = 1,
+	['~'] = 1,
+	['0'] = 1,
+	['1'] = 1,
+	['2'] = 1,
+	['3'] = 1,
+	['4'] = 1,
+	['5'] = 1,
+	['6'] = 1,
+	['7'] = 1,
+	['8'] = 1,
+	['9'] = 1,
+	['A'] = 1,
+	['B'] = 1,
+	['C'] = 1,
+	['D'] = 1,
+	['E'] = 1,
+	['F'] = 1,
+	['G'] = 1,
+	['H'] = 1,
+	['I'] = 1,
+	['J'] = 1,
+	['K'] = 1,
+	['L'] = 1,
+	['M'] = 1,
+	['N'] = 1,
+	['O'] = 1,
+	['P'] = 1,
+	['Q'] = 1,
+	['R'] = 1,
+	['S'] = 1,
+	['T'] = 1,
+	['U'] = 1,
+	['V'] = 1,
+	['W'] = 1,
+	['X'] = 1,
+	['Y'] = 1,
+	['Z'] = 1,
+	['a'] = 1,
+	['b'] = 1,
+	['c'] = 1,
+	['d'] = 1,
+	['e'] = 1,
+	['f'] = 1,
+	['g'] = 1,
+	['h'] = 1,
+	['i'] = 1,
+	['j'] = 1,
+	['k'] = 1,
+	['l'] = 1,
+	['m'] = 1,
+	['n'] = 1,
+	['o'] = 1,
+	['p'] = 1,
+	['q'] = 1,
+	['r'] = 1,
+	['s'] = 1,
+	['t'] = 1,
+	['u'] = 1,
+	['v'] = 1,
+	['w'] = 1,
+	['x'] = 1,
+	['y'] = 1,
+	['z'] = 1,
 };
 
 int
@@ -106,8 +159,8 @@ sw_pct_encode(struct sw_buf *b, const char *s, size_t len, unsigned flags)
 
 	for (i = 0; i < len; i += n) {
 		n = len - i < 128 ? len - i : 128;
-		if ((rc = sw_buf_add(b, chunk, sw_pct_encode_to(chunk, s + i, n,
-		    flags))) != SW_OK)
+		if ((rc = sw_buf_add(b, chunk,
+			 sw_pct_encode_to(chunk, s + i, n, flags))) != SW_OK)
 			return rc;
 	}
 	return SW_OK;
@@ -126,8 +179,8 @@ pct_escape(const char *s, size_t left)
 }
 
 ssize_t
-sw_pct_decode(const char *src, size_t len, char *dst, size_t dstsz,
-    unsigned flags)
+sw_pct_decode(
+    const char *src, size_t len, char *dst, size_t dstsz, unsigned flags)
 {
 	size_t i, o = 0;
 	int c;

@@ -17,19 +17,17 @@
 #include "lib/log.h"
 #include "lib/valid.h"
 
-#define PATTERN_CACHE	128
+#define PATTERN_CACHE 128
 
 static struct {
-	const char	*src;
-	regex_t		 re;
-	int		 ok;
+	const char *src;
+	regex_t re;
+	int ok;
 } pcache[PATTERN_CACHE];
 static int pcache_n;
 
-static const char *const type_names[SW_T__MAX] = {
-	"string", "integer", "number", "boolean", "object", "array", "object",
-	"any"
-};
+static const char *const type_names[SW_T__MAX] = { "string", "integer",
+	"number", "boolean", "object", "array", "object", "any" };
 
 void
 sw_ferr_add(struct sw_ferrs *errs, const char *field, const char *rule,
@@ -61,9 +59,10 @@ pattern_get(const char *src)
 	if (pcache_n == PATTERN_CACHE)
 		return NULL;
 	pcache[pcache_n].src = src;
-	pcache[pcache_n].ok = sw_fmt(anchored, sizeof(anchored), "^(%s)$",
-	    src) == SW_OK && regcomp(&pcache[pcache_n].re, anchored,
-	    REG_EXTENDED | REG_NOSUB) == 0;
+	pcache[pcache_n].ok =
+	    sw_fmt(anchored, sizeof(anchored), "^(%s)$", src) == SW_OK &&
+	    regcomp(&pcache[pcache_n].re, anchored, REG_EXTENDED | REG_NOSUB) ==
+		0;
 	pcache_n++;
 	return pcache[pcache_n - 1].ok ? &pcache[pcache_n - 1].re : NULL;
 }
@@ -114,8 +113,8 @@ type_matches(enum sw_ftype t, json_object *v)
 	}
 }
 
-static void validate_object(json_object *, const struct sw_field *,
-    unsigned, const char *, struct sw_ferrs *, int);
+static void validate_object(json_object *, const struct sw_field *, unsigned,
+    const char *, struct sw_ferrs *, int);
 
 static const struct sw_pattern_words *words_table;
 
@@ -173,16 +172,15 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 			size_t off = 0;
 
 			for (i = 0; f->enumv[i] != NULL && off < sizeof(list);
-			    i++) {
-				int n = snprintf(list + off,
-				    sizeof(list) - off, "%s%s",
-				    i ? ", " : "", f->enumv[i]);
+			     i++) {
+				int n = snprintf(list + off, sizeof(list) - off,
+				    "%s%s", i ? ", " : "", f->enumv[i]);
 				if (n < 0)
 					break;
 				off += (size_t)n;
 			}
-			sw_ferr_add(errs, path, "enum", "must be one of: %s",
-			    list);
+			sw_ferr_add(
+			    errs, path, "enum", "must be one of: %s", list);
 		}
 		return;
 	}
@@ -196,11 +194,10 @@ validate_string(const struct sw_field *f, json_object *v, const char *path,
 			return;
 		/* in words where the table has them */
 		if ((words = pattern_words(f->pattern)) != NULL)
-			sw_ferr_add(errs, path, "pattern", "must be %s",
-			    words);
+			sw_ferr_add(errs, path, "pattern", "must be %s", words);
 		else
-			sw_ferr_add(errs, path, "pattern",
-			    "must match %s", f->pattern);
+			sw_ferr_add(
+			    errs, path, "pattern", "must match %s", f->pattern);
 	}
 }
 
@@ -219,8 +216,8 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		return;
 	}
 	if (!type_matches(f->type, v)) {
-		sw_ferr_add(errs, path, "type", "must be %s",
-		    type_names[f->type]);
+		sw_ferr_add(
+		    errs, path, "type", "must be %s", type_names[f->type]);
 		return;
 	}
 	switch (f->type) {
@@ -256,10 +253,13 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 			validate_object(v, f->fields, 0, path, errs, answer);
 		break;
 	case SW_T_MAP: {
-		long long cnt = 0, max = f->max ? f->max :
-		    answer ? LLONG_MAX : SW_MAX_ARRAY;
+		long long cnt = 0,
+			  max = f->max ? f->max
+		    : answer           ? LLONG_MAX
+				       : SW_MAX_ARRAY;
 
-		json_object_object_foreach(v, k, mv) {
+		json_object_object_foreach(v, k, mv)
+		{
 			cnt++;
 			sw_fmt_text(sub, sizeof(sub), "%s.%s", path, k);
 			if (!answer && (strlen(k) == 0 || strlen(k) > 128))
@@ -267,8 +267,8 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 				    "keys must be 1 to 128 characters");
 			else if (mv == NULL ||
 			    !json_object_is_type(mv, json_type_string))
-				sw_ferr_add(errs, sub, "type",
-				    "must be string");
+				sw_ferr_add(
+				    errs, sub, "type", "must be string");
 			else if (!answer &&
 			    json_object_get_string_len(mv) > 256)
 				sw_ferr_add(errs, sub, "maxLength",
@@ -280,8 +280,9 @@ validate_value(const struct sw_field *f, json_object *v, const char *path,
 		break;
 	}
 	case SW_T_ARRAY: {
-		long long max = f->max ? f->max :
-		    answer ? LLONG_MAX : SW_MAX_ARRAY;
+		long long max = f->max ? f->max
+		    : answer           ? LLONG_MAX
+				       : SW_MAX_ARRAY;
 
 		n = json_object_array_length(v);
 		if ((long long)n < f->min) {
@@ -334,36 +335,38 @@ check_only(json_object *obj, const struct sw_field *fields,
 	list[0] = '\0';
 	for (i = 1; f->only[i] != NULL && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-		    i == 1 ? "" : f->only[i + 1] == NULL ? " or " : ", ",
+		    i == 1                       ? ""
+			: f->only[i + 1] == NULL ? " or "
+						 : ", ",
 		    f->only[i]);
-	sw_ferr_add(errs, path, f->only[0], "only for %s %s", f->only[0],
-	    list);
+	sw_ferr_add(errs, path, f->only[0], "only for %s %s", f->only[0], list);
 }
 
 /* An absent member takes the row's default, unless it is refused
  * beside a sibling that is there. */
 static void
-apply_default(json_object *obj, const struct sw_field *f,
-    struct sw_ferrs *errs)
+apply_default(json_object *obj, const struct sw_field *f, struct sw_ferrs *errs)
 {
 	json_object *v;
 
-	if (f->dflt == NULL || f->only != NULL || (f->excludes != NULL &&
-	    json_object_object_get_ex(obj, f->excludes, NULL)))
+	if (f->dflt == NULL || f->only != NULL ||
+	    (f->excludes != NULL &&
+		json_object_object_get_ex(obj, f->excludes, NULL)))
 		return;
 	if ((v = sw_field_from_text(f, f->dflt, errs)) != NULL)
 		json_object_object_add(obj, f->name, v);
 }
 
 static void
-validate_object(json_object *obj, const struct sw_field *fields,
-    unsigned mask, const char *parent, struct sw_ferrs *errs, int answer)
+validate_object(json_object *obj, const struct sw_field *fields, unsigned mask,
+    const char *parent, struct sw_ferrs *errs, int answer)
 {
 	const struct sw_field *f;
 	char path[160];
 	json_object *v;
 
-	json_object_object_foreach(obj, key, val) {
+	json_object_object_foreach(obj, key, val)
+	{
 		(void)val;
 		for (f = fields; f->name != NULL; f++)
 			if ((mask == 0 || (f->flags & mask)) &&
@@ -371,8 +374,8 @@ validate_object(json_object *obj, const struct sw_field *fields,
 				break;
 		if (f->name == NULL) {
 			join_path(path, sizeof(path), parent, key);
-			sw_ferr_add(errs, path, "unknown",
-			    "is not a known field");
+			sw_ferr_add(
+			    errs, path, "unknown", "is not a known field");
 		}
 	}
 	for (f = fields; f->name != NULL; f++) {
@@ -381,8 +384,8 @@ validate_object(json_object *obj, const struct sw_field *fields,
 		join_path(path, sizeof(path), parent, f->name);
 		if (!json_object_object_get_ex(obj, f->name, &v)) {
 			if (f->flags & SW_F_REQUIRED)
-				sw_ferr_add(errs, path, "required",
-				    "is required");
+				sw_ferr_add(
+				    errs, path, "required", "is required");
 			else if (!answer)
 				apply_default(obj, f, errs);
 			continue;
@@ -392,8 +395,10 @@ validate_object(json_object *obj, const struct sw_field *fields,
 			check_only(obj, fields, f, path, errs);
 		if (f->excludes != NULL &&
 		    json_object_object_get_ex(obj, f->excludes, NULL))
-			sw_ferr_add(errs, path, "oneOf", "give %s or %s, not "
-			    "both", f->name, f->excludes);
+			sw_ferr_add(errs, path, "oneOf",
+			    "give %s or %s, not "
+			    "both",
+			    f->name, f->excludes);
 	}
 }
 
@@ -410,18 +415,19 @@ sw_validate(json_object *obj, const struct sw_field *fields, unsigned mask,
 	if (fields != NULL)
 		validate_object(obj, fields, mask, "", errs, 0);
 	else if (json_object_object_length(obj) > 0) {
-		json_object_object_foreach(obj, key, val) {
+		json_object_object_foreach(obj, key, val)
+		{
 			(void)val;
-			sw_ferr_add(errs, key, "unknown",
-			    "is not a known field");
+			sw_ferr_add(
+			    errs, key, "unknown", "is not a known field");
 		}
 	}
 	return errs->n > before ? SW_EINVAL : SW_OK;
 }
 
 sw_err
-sw_validate_answer(json_object *obj, const struct sw_field *fields,
-    struct sw_ferrs *errs)
+sw_validate_answer(
+    json_object *obj, const struct sw_field *fields, struct sw_ferrs *errs)
 {
 	int before = errs->n;
 
@@ -433,8 +439,8 @@ sw_validate_answer(json_object *obj, const struct sw_field *fields,
 }
 
 json_object *
-sw_field_from_text(const struct sw_field *f, const char *text,
-    struct sw_ferrs *errs)
+sw_field_from_text(
+    const struct sw_field *f, const char *text, struct sw_ferrs *errs)
 {
 	char *end;
 	long long x;
@@ -462,8 +468,8 @@ sw_field_from_text(const struct sw_field *f, const char *text,
 			return json_object_new_boolean(1);
 		if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
 			return json_object_new_boolean(0);
-		sw_ferr_add(errs, f->name, "type",
-		    "must be boolean (true or false)");
+		sw_ferr_add(
+		    errs, f->name, "type", "must be boolean (true or false)");
 		return NULL;
 	default:
 		return json_object_new_string(text);
@@ -509,21 +515,20 @@ field_schema(const struct sw_field *f, int answer)
 			    f->name, f->dflt);
 	}
 	switch (f->type) {
-
 	case SW_T_STRING:
 		if (f->enumv != NULL) {
 			en = json_object_new_array();
 			for (i = 0; f->enumv[i] != NULL; i++)
-				json_object_array_add(en,
-				    json_object_new_string(f->enumv[i]));
+				json_object_array_add(
+				    en, json_object_new_string(f->enumv[i]));
 			json_object_object_add(s, "enum", en);
 			break;
 		}
 		if (f->min > 0)
 			sw_json_add_int(s, "minLength", f->min);
 		if (f->max || !answer)
-			sw_json_add_int(s, "maxLength", f->max ? f->max :
-			    SW_MAX_STRING);
+			sw_json_add_int(
+			    s, "maxLength", f->max ? f->max : SW_MAX_STRING);
 		if (f->pattern != NULL) {
 			if (sw_fmt(pat, sizeof(pat), "^(%s)$", f->pattern) ==
 			    SW_OK)
@@ -543,19 +548,18 @@ field_schema(const struct sw_field *f, int answer)
 		if (f->min > 0)
 			sw_json_add_int(s, "minItems", f->min);
 		if (f->max || !answer)
-			sw_json_add_int(s, "maxItems", f->max ? f->max :
-			    SW_MAX_ARRAY);
+			sw_json_add_int(
+			    s, "maxItems", f->max ? f->max : SW_MAX_ARRAY);
 		if (f->items != NULL)
-			json_object_object_add(s, "items",
-			    field_schema(f->items, answer));
+			json_object_object_add(
+			    s, "items", field_schema(f->items, answer));
 		break;
 	case SW_T_OBJECT:
 		if (f->fields != NULL) {
 			json_object *sub = fields_schema(f->fields, 0, answer);
 
 			json_object_object_foreach(sub, k, v)
-				json_object_object_add(s, k,
-				    json_object_get(v));
+			    json_object_object_add(s, k, json_object_get(v));
 			json_object_put(sub);
 		}
 		break;
@@ -565,17 +569,18 @@ field_schema(const struct sw_field *f, int answer)
 	if ((f->flags & SW_F_NULLABLE) && f->type != SW_T_ANY) {
 		json_object *t = json_object_new_array();
 
-		json_object_array_add(t, json_object_new_string(
-		    f->type == SW_T_MAP ? "object" : type_names[f->type]));
+		json_object_array_add(t,
+		    json_object_new_string(
+			f->type == SW_T_MAP ? "object" : type_names[f->type]));
 		json_object_array_add(t, json_object_new_string("null"));
 		json_object_object_add(s, "type", t);
 	}
-	if (f->only != NULL) {	/* {"kind": ["managed", ...]} */
+	if (f->only != NULL) { /* {"kind": ["managed", ...]} */
 		json_object *vals = json_object_new_array();
 
 		for (i = 1; f->only[i] != NULL; i++)
-			json_object_array_add(vals,
-			    json_object_new_string(f->only[i]));
+			json_object_array_add(
+			    vals, json_object_new_string(f->only[i]));
 		en = json_object_new_object();
 		json_object_object_add(en, f->only[0], vals);
 		json_object_object_add(s, "x-slipway-only", en);
@@ -604,17 +609,21 @@ fields_schema(const struct sw_field *fields, unsigned mask, int answer)
 			continue;
 		json_object_object_add(props, f->name, field_schema(f, answer));
 		if (f->flags & SW_F_REQUIRED)
-			json_object_array_add(req,
-			    json_object_new_string(f->name));
-		if (f->excludes != NULL) {	/* not both: a oneOf */
+			json_object_array_add(
+			    req, json_object_new_string(f->name));
+		if (f->excludes != NULL) { /* not both: a oneOf */
 			if (nots == NULL)
 				nots = json_object_new_array();
-			json_object_array_add(nots, sw_jo("not", sw_jo(
-			    "properties", sw_jo(f->name,
-			    json_object_new_object(), f->excludes,
-			    json_object_new_object(), NULL),
-			    "required", sw_ja(sw_js(f->name),
-			    sw_js(f->excludes)), NULL), NULL));
+			json_object_array_add(nots,
+			    sw_jo("not",
+				sw_jo("properties",
+				    sw_jo(f->name, json_object_new_object(),
+					f->excludes, json_object_new_object(),
+					NULL),
+				    "required",
+				    sw_ja(sw_js(f->name), sw_js(f->excludes)),
+				    NULL),
+				NULL));
 		}
 	}
 	json_object_object_add(s, "properties", props);

@@ -42,49 +42,47 @@
 #include "lib/ops.h"
 #include "lib/url.h"
 
-const char *const sw_mcp_versions[] = {
-	SW_MCP_MODERN_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", NULL
-};
-const char *const sw_mcp_legacy_versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", NULL
-};
+const char *const sw_mcp_versions[] = { SW_MCP_MODERN_VERSION, "2025-11-25",
+	"2025-06-18", "2025-03-26", NULL };
+const char *const sw_mcp_legacy_versions[] = { "2025-11-25", "2025-06-18",
+	"2025-03-26", NULL };
 static const char *const modern_versions[] = { SW_MCP_MODERN_VERSION, NULL };
 
-#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
-#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
-#define META_SERVER	"io.modelcontextprotocol/serverInfo"
-#define META_LOG_LEVEL	"io.modelcontextprotocol/logLevel"
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+#define META_LOG_LEVEL "io.modelcontextprotocol/logLevel"
 
 static const char instructions[] =
-	"Slipway creates and runs Amazon EKS + SageMaker HyperPod clusters. "
-	"Every change is an operation: a mutating tool answers at once with "
-	"an operation id, the status tool to poll and a poll interval. Poll "
-	"with operation_wait until the state is succeeded, failed or "
-	"cancelled; never sleep blindly and never report a submitted "
-	"operation as done. Inspect before creating (cluster_list, az_list, "
-	"instance_type_list, training_plan_list). Ask the user only for "
-	"decisions (availability zone, instance type, count, capacity type); "
-	"CIDRs, subnets, route tables and security groups are Slipway's "
-	"work. Rather than polling, call operation_wait with a progress "
-	"token (each event arrives as a progress step) or subscribe to "
-	"slipway://operations/{id}. Destructive tools run only once the "
-	"user confirms: through elicitation when the client offers it, "
-	"else call again with confirm: true after showing the plan. The "
-	"skills are prompts and slipway://skills/{name} resources.";
+    "Slipway creates and runs Amazon EKS + SageMaker HyperPod clusters. "
+    "Every change is an operation: a mutating tool answers at once with "
+    "an operation id, the status tool to poll and a poll interval. Poll "
+    "with operation_wait until the state is succeeded, failed or "
+    "cancelled; never sleep blindly and never report a submitted "
+    "operation as done. Inspect before creating (cluster_list, az_list, "
+    "instance_type_list, training_plan_list). Ask the user only for "
+    "decisions (availability zone, instance type, count, capacity type); "
+    "CIDRs, subnets, route tables and security groups are Slipway's "
+    "work. Rather than polling, call operation_wait with a progress "
+    "token (each event arrives as a progress step) or subscribe to "
+    "slipway://operations/{id}. Destructive tools run only once the "
+    "user confirms: through elicitation when the client offers it, "
+    "else call again with confirm: true after showing the plan. The "
+    "skills are prompts and slipway://skills/{name} resources.";
 
 /* One request being answered. */
 struct ctx {
-	struct sw_mcp			*m;
-	const struct sw_mcp_http	*in;
-	struct sw_mcp_answer		*out;
-	struct sw_principal		 who;
-	int				 modern;	/* error shape */
-	json_object			*error_data;	/* owned: next error */
-	int				 client_elicits; /* declared it */
-	int				 sse_ok;	/* Accept allows SSE */
-	json_object			*progress;	/* borrowed token */
-	int				 log_min;	/* level index, -1 */
-	double				 progress_n;	/* last one sent */
+	struct sw_mcp *m;
+	const struct sw_mcp_http *in;
+	struct sw_mcp_answer *out;
+	struct sw_principal who;
+	int modern; /* error shape */
+	json_object *error_data; /* owned: next error */
+	int client_elicits; /* declared it */
+	int sse_ok; /* Accept allows SSE */
+	json_object *progress; /* borrowed token */
+	int log_min; /* level index, -1 */
+	double progress_n; /* last one sent */
 };
 
 /* ---- small helpers -------------------------------------------------- */
@@ -150,7 +148,8 @@ add_header(struct sw_mcp_answer *a, const char *name, const char *value)
 static void
 reply_json(struct ctx *c, int status, json_object *doc)
 {
-	static const char too_big[] = "{\"jsonrpc\":\"2.0\",\"id\":null,"
+	static const char too_big[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":null,"
 	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
 	    "the answer is larger than the server sends\"}}";
 	const char *s;
@@ -228,8 +227,8 @@ rpc_result(json_object *id, json_object *result)
 	return o;
 }
 
-static const char *const log_levels[] = { "debug", "info", "notice",
-	"warning", "error", "critical", "alert", "emergency", NULL };
+static const char *const log_levels[] = { "debug", "info", "notice", "warning",
+	"error", "critical", "alert", "emergency", NULL };
 
 static int
 level_index(const char *level)
@@ -272,13 +271,13 @@ notify_progress(struct ctx *c, double total, const char *message)
 		return;
 	c->progress_n += 1;
 	p = json_object_new_object();
-	json_object_object_add(p, "progressToken",
-	    json_object_get(c->progress));
-	json_object_object_add(p, "progress",
-	    json_object_new_double(c->progress_n));
+	json_object_object_add(
+	    p, "progressToken", json_object_get(c->progress));
+	json_object_object_add(
+	    p, "progress", json_object_new_double(c->progress_n));
 	if (total > 0)
-		json_object_object_add(p, "total",
-		    json_object_new_double(total));
+		json_object_object_add(
+		    p, "total", json_object_new_double(total));
 	if (message != NULL)
 		sw_json_add_str(p, "message", message);
 	notify(c, "notifications/progress", p);
@@ -315,7 +314,8 @@ server_info(struct sw_mcp *m)
 		sw_json_add_str(o, "name", "slipway");
 		sw_json_add_str(o, "title", "Slipway");
 		sw_json_add_str(o, "version", PACKAGE_VERSION);
-		sw_json_add_str(o, "description", "Control plane for Amazon "
+		sw_json_add_str(o, "description",
+		    "Control plane for Amazon "
 		    "EKS + SageMaker HyperPod clusters");
 		(void)sw_json_freeze(o);
 		m->server_info = o;
@@ -343,8 +343,8 @@ capabilities(int modern)
 	json_object_object_add(caps, "prompts", o);
 	json_object_object_add(caps, "completions", json_object_new_object());
 	if (!modern)
-		json_object_object_add(caps, "logging",
-		    json_object_new_object());
+		json_object_object_add(
+		    caps, "logging", json_object_new_object());
 	return caps;
 }
 
@@ -365,9 +365,9 @@ static const char *
 header_text_bad(const struct sw_mcp_http *in)
 {
 	const char *const v[] = { in->protocol_version, in->mcp_method,
-	    in->mcp_name, in->session_id };
+		in->mcp_name, in->session_id };
 	static const char *const names[] = { "MCP-Protocol-Version",
-	    "Mcp-Method", "Mcp-Name", "Mcp-Session-Id" };
+		"Mcp-Method", "Mcp-Name", "Mcp-Session-Id" };
 	size_t i;
 
 	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
@@ -434,14 +434,15 @@ authenticate(struct ctx *c)
 		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST,
 		    "Unauthorized: send Authorization: Bearer <token> "
 		    "(a Slipway API token, swt_..., or an access token of "
-		    "the configured OpenID provider)", NULL);
+		    "the configured OpenID provider)",
+		    NULL);
 		return -1;
 	}
-	e = sw_bearer_check(c->m->db, c->m->cfg, a + 7, &c->who, why,
-	    sizeof(why));
+	e = sw_bearer_check(
+	    c->m->db, c->m->cfg, a + 7, &c->who, why, sizeof(why));
 	if (e == SW_EUNAUTH) {
-		sw_oidc_challenge(c->m->cfg, "invalid_token", chal,
-		    sizeof(chal));
+		sw_oidc_challenge(
+		    c->m->cfg, "invalid_token", chal, sizeof(chal));
 		add_header(c->out, "WWW-Authenticate", chal);
 		sw_fmt_text(msg, sizeof(msg), "Unauthorized: %s", why);
 		reply_error(c, 401, NULL, SW_RPC_INVALID_REQUEST, msg, NULL);
@@ -459,9 +460,9 @@ authenticate(struct ctx *c)
 
 /* ---- sessions -------------------------------------------------------- */
 
-#define SID_PAYLOAD	17	/* expiry(8) version(1) nonce(8) */
-#define SID_MAC		16
-#define SID_DIGITS	"0123456789abcdef"	/* lowercase hex only */
+#define SID_PAYLOAD 17 /* expiry(8) version(1) nonce(8) */
+#define SID_MAC 16
+#define SID_DIGITS "0123456789abcdef" /* lowercase hex only */
 
 static void
 session_mac(const struct sw_mcp *m, const unsigned char *payload,
@@ -505,8 +506,8 @@ sw_mcp_session_new(const struct sw_mcp *m, const char *version,
 }
 
 const char *
-sw_mcp_session_check(const struct sw_mcp *m, const char *sid,
-    const char *token_id)
+sw_mcp_session_check(
+    const struct sw_mcp *m, const char *sid, const char *token_id)
 {
 	unsigned char p[SID_PAYLOAD], mac[SID_MAC], want[SID_MAC];
 	uint64_t exp = 0;
@@ -566,8 +567,9 @@ classify(json_object *msg, json_object **id, const char **why)
 		}
 		return *id != NULL ? K_REQUEST : K_NOTIFICATION;
 	}
-	if (*id != NULL && (json_object_object_get_ex(msg, "result", NULL) ||
-	    json_object_object_get_ex(msg, "error", NULL)))
+	if (*id != NULL &&
+	    (json_object_object_get_ex(msg, "result", NULL) ||
+		json_object_object_get_ex(msg, "error", NULL)))
 		return K_RESPONSE;
 	*why = "not a request, notification or response";
 	return K_INVALID;
@@ -622,7 +624,9 @@ level_path(const struct ctx *c, char *path, size_t sz)
 	    strspn(sid, SID_DIGITS) < 2 * SID_PAYLOAD)
 		return -1;
 	return snprintf(path, sz, "%s/run/mcp-log/%.*s", c->m->cfg->state_dir,
-	    2 * SID_PAYLOAD, sid) < (int)sz ? 0 : -1;
+		   2 * SID_PAYLOAD, sid) < (int)sz
+	    ? 0
+	    : -1;
 }
 
 /* logging/setLevel of a legacy session: kept for its later requests,
@@ -634,8 +638,8 @@ level_save(struct ctx *c, const char *level)
 	FILE *f;
 
 	if (level_path(c, path, sizeof(path)) != 0 ||
-	    sw_fmt(dir, sizeof(dir), "%s/run/mcp-log",
-	    c->m->cfg->state_dir) != SW_OK)
+	    sw_fmt(dir, sizeof(dir), "%s/run/mcp-log", c->m->cfg->state_dir) !=
+		SW_OK)
 		return;
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return;
@@ -683,15 +687,17 @@ call_logged(struct ctx *c, const char *name, json_object *res)
 	char text[300];
 
 	if (c->progress == NULL && c->log_min < 0)
-		return;		/* asked for neither */
-	sw_fmt_text(text, sizeof(text), "%s %s%s%s", name, failed ? "failed" :
-	    "answered", failed && sw_json_get_str(sc, "detail") ? ": " : "",
-	    failed && sw_json_get_str(sc, "detail") ?
-	    sw_json_get_str(sc, "detail") : "");
+		return; /* asked for neither */
+	sw_fmt_text(text, sizeof(text), "%s %s%s%s", name,
+	    failed ? "failed" : "answered",
+	    failed && sw_json_get_str(sc, "detail") ? ": " : "",
+	    failed && sw_json_get_str(sc, "detail")
+		? sw_json_get_str(sc, "detail")
+		: "");
 	if (!waits_with_progress(sw_op_by_name(name)))
 		notify_progress(c, 2, text);
-	notify_log(c, failed ? "warning" : "info", json_object_new_string(
-	    text));
+	notify_log(
+	    c, failed ? "warning" : "info", json_object_new_string(text));
 }
 
 /* The name of stage seq in an operation document, or "-". */
@@ -701,8 +707,10 @@ stage_name(json_object *op, int64_t seq)
 	json_object *stages = sw_json_get(op, "stages"), *st;
 	size_t i;
 
-	for (i = 0; stages != NULL && json_object_is_type(stages,
-	    json_type_array) && i < json_object_array_length(stages); i++) {
+	for (i = 0;
+	     stages != NULL && json_object_is_type(stages, json_type_array) &&
+	     i < json_object_array_length(stages);
+	     i++) {
 		st = json_object_array_get_idx(stages, i);
 		if (sw_json_get_int(st, "seq", -1) == seq)
 			return sw_json_get_str(st, "name");
@@ -734,7 +742,7 @@ wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 	if (id == NULL)
 		return 0;
 	if (timeout < 1 || timeout > SW_MAX_WAIT)
-		return 0;	/* the row refuses it; the call says so */
+		return 0; /* the row refuses it; the call says so */
 	deadline = (int64_t)time(NULL) + timeout;
 	for (;;) {
 		q = json_object_new_object();
@@ -742,25 +750,30 @@ wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 		sw_json_add_int(q, "since_event", last);
 		doc = NULL;
 		if (sw_mcp_op_run(c->m, &c->who, "operation_get", q, &status,
-		    &doc) != SW_OK || status != 200) {
+			&doc) != SW_OK ||
+		    status != 200) {
 			json_object_put(q);
 			json_object_put(doc);
 			return 0;
 		}
 		json_object_put(q);
 		evs = sw_json_get(doc, "events");
-		for (i = 0; evs != NULL && json_object_is_type(evs,
-		    json_type_array) && i < json_object_array_length(evs);
-		    i++) {
+		for (i = 0;
+		     evs != NULL && json_object_is_type(evs, json_type_array) &&
+		     i < json_object_array_length(evs);
+		     i++) {
 			ev = json_object_array_get_idx(evs, i);
 			last = sw_json_get_int(ev, "id", last);
-			sw_fmt_text(text, sizeof(text), "%s: "
-			    "%s", stage_name(doc,
-			    sw_json_get_int(ev, "stage", -1)),
+			sw_fmt_text(text, sizeof(text),
+			    "%s: "
+			    "%s",
+			    stage_name(doc, sw_json_get_int(ev, "stage", -1)),
 			    sw_json_get_str(ev, "message"));
 			notify_progress(c, 0, text);
-			notify_log(c, sw_json_get_str(ev, "level") ?
-			    sw_json_get_str(ev, "level") : "info",
+			notify_log(c,
+			    sw_json_get_str(ev, "level")
+				? sw_json_get_str(ev, "level")
+				: "info",
 			    json_object_get(ev));
 		}
 		state = sw_json_get_str(doc, "state");
@@ -777,12 +790,11 @@ wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 		sw_json_add_int(q, "since_updated_ms", updated);
 		sw_json_add_int(q, "timeout", left < 15 ? left : 15);
 		w = NULL;
-		(void)sw_mcp_op_run(c->m, &c->who, wait_op, q,
-		    &status, &w);
+		(void)sw_mcp_op_run(c->m, &c->who, wait_op, q, &status, &w);
 		json_object_put(q);
 		json_object_put(w);
 		if (status != 200)
-			return 0;	/* throttled: the call answers */
+			return 0; /* throttled: the call answers */
 		/* A quiet operation: keep the stream open. */
 		if (c->out->streamed)
 			(void)sw_mcp_sse_send(c->out, NULL, NULL);
@@ -791,27 +803,26 @@ wait_with_progress(struct ctx *c, const char *wait_op, json_object *args)
 
 /* An extra tool's notifications go on this request's stream. */
 void
-sw_mcp_call_progress(struct sw_mcp_call *call, json_object *params,
-    int progress, int total)
+sw_mcp_call_progress(
+    struct sw_mcp_call *call, json_object *params, int progress, int total)
 {
 	struct ctx *c = (struct ctx *)(void *)call;
 	json_object *p;
 
-	c->progress = sw_json_get(sw_json_get(params, "_meta"),
-	    "progressToken");
+	c->progress =
+	    sw_json_get(sw_json_get(params, "_meta"), "progressToken");
 	if (c->progress == NULL)
 		return;
 	p = json_object_new_object();
-	json_object_object_add(p, "progressToken",
-	    json_object_get(c->progress));
+	json_object_object_add(
+	    p, "progressToken", json_object_get(c->progress));
 	sw_json_add_int(p, "progress", progress);
 	sw_json_add_int(p, "total", total);
 	notify(c, "notifications/progress", p);
 }
 
 void
-sw_mcp_call_log(struct sw_mcp_call *call, const char *level,
-    const char *text)
+sw_mcp_call_log(struct sw_mcp_call *call, const char *level, const char *text)
 {
 	struct ctx *c = (struct ctx *)(void *)call;
 
@@ -829,8 +840,9 @@ tools_of_classes(const struct ctx *c, json_object *arr)
 	if (c->who.tools[0] == '\0')
 		return;
 	for (i = json_object_array_length(arr); i > 0; i--)
-		if (!sw_mcp_tool_allowed(c->m, c->who.tools, sw_json_get_str(
-		    json_object_array_get_idx(arr, i - 1), "name")))
+		if (!sw_mcp_tool_allowed(c->m, c->who.tools,
+			sw_json_get_str(
+			    json_object_array_get_idx(arr, i - 1), "name")))
 			json_object_array_del_idx(arr, i - 1, 1);
 }
 
@@ -902,14 +914,15 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 	    json_object_get_boolean(v))
 		return NULL;
 	sw_mcp_confirm_state(c->m, &c->who, name, args, state);
-	answer = sw_json_get(sw_json_get(params, "inputResponses"),
-	    "confirm");
+	answer = sw_json_get(sw_json_get(params, "inputResponses"), "confirm");
 	if (modern && answer != NULL) {
 		got = sw_json_get_str(params, "requestState");
 		if (got == NULL || strcmp(got, state) != 0) {
 			*code = SW_RPC_INVALID_PARAMS;
-			sw_fmt_text(msg, msgsz, "Invalid params: requestState "
-			    "does not belong to this call of %s", name);
+			sw_fmt_text(msg, msgsz,
+			    "Invalid params: requestState "
+			    "does not belong to this call of %s",
+			    name);
 			return NULL;
 		}
 		action = sw_json_get_str(answer, "action");
@@ -919,9 +932,10 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 		    json_object_is_type(v, json_type_boolean) &&
 		    json_object_get_boolean(v))
 			return NULL;
-		sw_fmt_text(detail, sizeof(detail), "The user did not confirm "
-		    "%s (%s): nothing was changed.", name,
-		    action ? action : "no answer");
+		sw_fmt_text(detail, sizeof(detail),
+		    "The user did not confirm "
+		    "%s (%s): nothing was changed.",
+		    name, action ? action : "no answer");
 		return refusal("not-confirmed", "Not confirmed", 409, detail);
 	}
 	sw_buf_init(&plan, 256 * 1024);
@@ -935,14 +949,15 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 		res = json_object_new_object();
 		sw_json_add_str(res, "resultType", "input_required");
 		reqs = json_object_new_object();
-		json_object_object_add(reqs, "confirm",
-		    confirm_request(sw_buf_str(&plan)));
+		json_object_object_add(
+		    reqs, "confirm", confirm_request(sw_buf_str(&plan)));
 		json_object_object_add(res, "inputRequests", reqs);
 		sw_json_add_str(res, "requestState", state);
 		sw_buf_free(&plan);
 		return res;
 	}
-	(void)sw_buf_printf(&plan, "\n%s is destructive: show the user this "
+	(void)sw_buf_printf(&plan,
+	    "\n%s is destructive: show the user this "
 	    "plan and call it again with \"confirm\": true once they agree.",
 	    name);
 	res = refusal("confirmation-required", "Confirmation required", 428,
@@ -956,15 +971,14 @@ confirm_gate(struct ctx *c, const char *name, json_object *args,
 /* Why a method failed: the JSON-RPC code and message, and the HTTP
  * status the answer carries. */
 struct rpc_fail {
-	int	code;
-	char	msg[300];
-	int	http;
-	int	cacheable;	/* the method's result may be cached */
+	int code;
+	char msg[300];
+	int http;
+	int cacheable; /* the method's result may be cached */
 };
 
 /* Set f's code and message; NULL, for `return`. */
-static json_object *
-rpc_fail(struct rpc_fail *f, int code, const char *fmt, ...)
+static json_object *rpc_fail(struct rpc_fail *f, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static json_object *
@@ -988,8 +1002,10 @@ param_str(json_object *params, const char *key, const char *method,
 
 	if (v != NULL && json_object_is_type(v, json_type_string))
 		return json_object_get_string(v);
-	rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: %s needs "
-	    "params.%s (a string)", method, key);
+	rpc_fail(f, SW_RPC_INVALID_PARAMS,
+	    "Invalid params: %s needs "
+	    "params.%s (a string)",
+	    method, key);
 	return NULL;
 }
 
@@ -1003,34 +1019,34 @@ cursor_bad(json_object *params, struct rpc_fail *f)
 	return 1;
 }
 
-typedef json_object *(*method_fn)(struct ctx *, const char *method,
-	    json_object *params, struct rpc_fail *);
+typedef json_object *(*method_fn)(
+    struct ctx *, const char *method, json_object *params, struct rpc_fail *);
 
 static json_object *
-m_ping(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_ping(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	(void)c, (void)method, (void)params, (void)f;
 	return json_object_new_object();
 }
 
 static json_object *
-m_discover(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_discover(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res = json_object_new_object();
 
 	(void)c, (void)method, (void)params, (void)f;
-	json_object_object_add(res, "supportedVersions",
-	    str_array(sw_mcp_versions));
+	json_object_object_add(
+	    res, "supportedVersions", str_array(sw_mcp_versions));
 	json_object_object_add(res, "capabilities", capabilities(1));
 	sw_json_add_str(res, "instructions", instructions);
 	return res;
 }
 
 static json_object *
-m_tools_list(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_tools_list(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res, *tools;
 
@@ -1049,8 +1065,7 @@ m_tools_list(struct ctx *c, const char *method, json_object *params,
 /* tools/call once the tool is known to be allowed and confirmed:
  * progress, the call, its metric and its log line. */
 static json_object *
-tool_run(struct ctx *c, const char *name, json_object *args,
-    struct rpc_fail *f)
+tool_run(struct ctx *c, const char *name, json_object *args, struct rpc_fail *f)
 {
 	json_object *res = NULL, *again = NULL;
 	char why[256];
@@ -1063,8 +1078,8 @@ tool_run(struct ctx *c, const char *name, json_object *args,
 			 * not after another whole timeout. */
 			again = json_object_new_object();
 			json_object_object_foreach(args, k, v)
-				json_object_object_add(again, k,
-				    json_object_get(v));
+			    json_object_object_add(
+				again, k, json_object_get(v));
 			sw_json_add_int(again, "timeout", 1);
 			args = again;
 		}
@@ -1078,12 +1093,14 @@ tool_run(struct ctx *c, const char *name, json_object *args,
 	 * counter table with made-up ones. */
 	sw_metric_add("slipway_mcp_calls_total", 1, "tool",
 	    sw_op_by_name(name) != NULL ? name : "other", "outcome",
-	    e != SW_OK ? "invalid" : sw_json_get_bool(res, "isError", 0) ?
-	    "error" : "ok", NULL);
+	    e != SW_OK                                ? "invalid"
+		: sw_json_get_bool(res, "isError", 0) ? "error"
+						      : "ok",
+	    NULL);
 	json_object_put(again);
 	if (e != SW_OK)
-		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: %s",
-		    why);
+		return rpc_fail(
+		    f, SW_RPC_INVALID_PARAMS, "Invalid params: %s", why);
 	call_logged(c, name, res);
 	return res;
 }
@@ -1101,15 +1118,16 @@ team_refused(const struct ctx *c, const char *name, char *deny, size_t sz)
 	    sw_authz_may(c->m->cfg, &c->who, op))
 		return 0;
 	if (sw_authz_decide(c->m->cfg, &c->who, op, NULL, deny, sz) == NULL)
-		sw_fmt_text(deny, sz, "rule %s: %s needs a role '%s' has in "
-		    "none of its teams", sw_touch_name(op->touch), name,
-		    c->who.name);
+		sw_fmt_text(deny, sz,
+		    "rule %s: %s needs a role '%s' has in "
+		    "none of its teams",
+		    sw_touch_name(op->touch), name, c->who.name);
 	return 1;
 }
 
 static json_object *
-m_tools_call(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_tools_call(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res, *args, *plain = NULL;
 	const char *name;
@@ -1119,11 +1137,13 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 		return NULL;
 	args = sw_json_get(params, "arguments");
 	if (args != NULL && !json_object_is_type(args, json_type_object))
-		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: "
 		    "arguments must be an object");
 	if (!sw_mcp_tool_allowed(c->m, c->who.tools, name) &&
 	    sw_mcp_tool_known(c->m, name)) {
-		sw_fmt_text(deny, sizeof(deny), "token '%s' may call only the "
+		sw_fmt_text(deny, sizeof(deny),
+		    "token '%s' may call only the "
 		    "tools of its classes (%.130s); %.60s is not one",
 		    c->who.name, c->who.tools, name);
 		return refusal("forbidden", "Forbidden", 403, deny);
@@ -1131,8 +1151,8 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 	if (team_refused(c, name, deny, sizeof(deny)))
 		return refusal("forbidden", "Forbidden", 403, deny);
 	if (c->m->extras != NULL && c->m->extras->is_tool(name))
-		return c->m->extras->call((struct sw_mcp_call *)(void *)c,
-		    name, params);
+		return c->m->extras->call(
+		    (struct sw_mcp_call *)(void *)c, name, params);
 	if (sw_mcp_needs_confirm(c->m, &c->who, name, args)) {
 		res = confirm_gate(c, name, args, params, c->modern, &f->code,
 		    f->msg, sizeof(f->msg));
@@ -1146,11 +1166,11 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 		sw_mcp_args_copy(args, plain);
 		args = plain;
 	}
-	c->progress = sw_json_get(sw_json_get(params, "_meta"),
-	    "progressToken");
-	if (c->progress != NULL && !json_object_is_type(c->progress,
-	    json_type_string) && !json_object_is_type(c->progress,
-	    json_type_int))
+	c->progress =
+	    sw_json_get(sw_json_get(params, "_meta"), "progressToken");
+	if (c->progress != NULL &&
+	    !json_object_is_type(c->progress, json_type_string) &&
+	    !json_object_is_type(c->progress, json_type_int))
 		c->progress = NULL;
 	res = tool_run(c, name, args, f);
 	json_object_put(plain);
@@ -1159,29 +1179,29 @@ m_tools_call(struct ctx *c, const char *method, json_object *params,
 
 /* resources/list and resources/templates/list */
 static json_object *
-m_resources_list(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_resources_list(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	int templates = strcmp(method, "resources/templates/list") == 0;
 	json_object *res, *list;
 
 	if (cursor_bad(params, f))
 		return NULL;
-	list = templates ? sw_mcp_resource_templates() :
-	    sw_mcp_resource_list(c->m, &c->who);
+	list = templates ? sw_mcp_resource_templates()
+			 : sw_mcp_resource_list(c->m, &c->who);
 	if (c->m->extras != NULL)
 		c->m->extras->resources(list, templates);
 	res = json_object_new_object();
-	json_object_object_add(res, templates ? "resourceTemplates" :
-	    "resources", list);
+	json_object_object_add(
+	    res, templates ? "resourceTemplates" : "resources", list);
 	return res;
 }
 
 /* resources/read; a failure is a JSON-RPC error with the REST problem
  * as data.  Unknown resource: -32002 (legacy) or -32602 (2026-07-28). */
 static json_object *
-m_resources_read(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_resources_read(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res = NULL, *problem = NULL, *data;
 	const char *uri, *detail;
@@ -1189,19 +1209,22 @@ m_resources_read(struct ctx *c, const char *method, json_object *params,
 
 	if ((uri = param_str(params, "uri", method, f)) == NULL)
 		return NULL;
-	if (c->m->extras != NULL &&
-	    (res = c->m->extras->read(uri)) != NULL)
+	if (c->m->extras != NULL && (res = c->m->extras->read(uri)) != NULL)
 		return res;
 	e = sw_mcp_resource_read(c->m, &c->who, uri, &res, &problem);
 	if (e == SW_OK)
 		return res;
 	detail = sw_json_get_str(problem, "detail");
-	rpc_fail(f, e == SW_ENOTFOUND && !c->modern ?
-	    SW_RPC_RESOURCE_NOT_FOUND : e == SW_EINTERNAL ? SW_RPC_INTERNAL :
-	    SW_RPC_INVALID_PARAMS, "%s: %.120s%s%.150s", e == SW_ENOTFOUND ?
-	    "Resource not found" : e == SW_EFORBIDDEN ? "Forbidden" :
-	    e == SW_EINTERNAL ? "Internal error" : "Invalid params", uri,
-	    detail ? ": " : "", detail ? detail : "");
+	rpc_fail(f,
+	    e == SW_ENOTFOUND && !c->modern ? SW_RPC_RESOURCE_NOT_FOUND
+		: e == SW_EINTERNAL         ? SW_RPC_INTERNAL
+					    : SW_RPC_INVALID_PARAMS,
+	    "%s: %.120s%s%.150s",
+	    e == SW_ENOTFOUND        ? "Resource not found"
+		: e == SW_EFORBIDDEN ? "Forbidden"
+		: e == SW_EINTERNAL  ? "Internal error"
+				     : "Invalid params",
+	    uri, detail ? ": " : "", detail ? detail : "");
 	data = json_object_new_object();
 	sw_json_add_str(data, "uri", uri);
 	if (problem != NULL)
@@ -1212,8 +1235,8 @@ m_resources_read(struct ctx *c, const char *method, json_object *params,
 }
 
 static json_object *
-m_prompts_list(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_prompts_list(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res, *list;
 
@@ -1229,8 +1252,8 @@ m_prompts_list(struct ctx *c, const char *method, json_object *params,
 }
 
 static json_object *
-m_prompts_get(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_prompts_get(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *res = NULL;
 	const char *name;
@@ -1239,20 +1262,22 @@ m_prompts_get(struct ctx *c, const char *method, json_object *params,
 
 	if ((name = param_str(params, "name", method, f)) == NULL)
 		return NULL;
-	if (c->m->extras != NULL && (res = c->m->extras->prompt(name,
-	    sw_json_get(params, "arguments"))) != NULL)
+	if (c->m->extras != NULL &&
+	    (res = c->m->extras->prompt(
+		 name, sw_json_get(params, "arguments"))) != NULL)
 		return res;
 	e = sw_mcp_prompt_get(c->m, name, sw_json_get(params, "arguments"),
 	    &res, why, sizeof(why));
 	if (e != SW_OK)
-		return rpc_fail(f, e == SW_EINTERNAL ? SW_RPC_INTERNAL :
-		    SW_RPC_INVALID_PARAMS, "Invalid params: %s", why);
+		return rpc_fail(f,
+		    e == SW_EINTERNAL ? SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS,
+		    "Invalid params: %s", why);
 	return res;
 }
 
 static json_object *
-m_complete(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_complete(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	json_object *ref = sw_json_get(params, "ref");
 	json_object *arg = sw_json_get(params, "argument");
@@ -1260,10 +1285,12 @@ m_complete(struct ctx *c, const char *method, json_object *params,
 
 	(void)method;
 	if (ref == NULL || !json_object_is_type(ref, json_type_object) ||
-	    (name = param_str(arg, "name", "completion/complete argument",
-	    f)) == NULL || (value = param_str(arg, "value",
-	    "completion/complete argument", f)) == NULL)
-		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+	    (name = param_str(
+		 arg, "name", "completion/complete argument", f)) == NULL ||
+	    (value = param_str(
+		 arg, "value", "completion/complete argument", f)) == NULL)
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: "
 		    "completion/complete needs ref {type, name|uri} and "
 		    "argument {name, value}");
 	return sw_mcp_complete(c->m, &c->who, name, value);
@@ -1271,8 +1298,8 @@ m_complete(struct ctx *c, const char *method, json_object *params,
 
 /* resources/subscribe and resources/unsubscribe (legacy sessions) */
 static json_object *
-m_subscribe(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_subscribe(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	const char *uri;
 	char why[256];
@@ -1285,25 +1312,29 @@ m_subscribe(struct ctx *c, const char *method, json_object *params,
 	e = sw_mcp_subscribe(c->m, &c->who, c->in->session_id, uri,
 	    strcmp(method, "resources/subscribe") == 0, why, sizeof(why));
 	if (e != SW_OK)
-		return rpc_fail(f, e == SW_ENOTFOUND ?
-		    SW_RPC_RESOURCE_NOT_FOUND : e == SW_EINTERNAL ?
-		    SW_RPC_INTERNAL : SW_RPC_INVALID_PARAMS,
-		    "%s: %.120s: %.150s", e == SW_ENOTFOUND ?
-		    "Resource not found" : e == SW_ETHROTTLED ?
-		    "Too many subscriptions" : "Invalid params", uri, why);
+		return rpc_fail(f,
+		    e == SW_ENOTFOUND       ? SW_RPC_RESOURCE_NOT_FOUND
+			: e == SW_EINTERNAL ? SW_RPC_INTERNAL
+					    : SW_RPC_INVALID_PARAMS,
+		    "%s: %.120s: %.150s",
+		    e == SW_ENOTFOUND        ? "Resource not found"
+			: e == SW_ETHROTTLED ? "Too many subscriptions"
+					     : "Invalid params",
+		    uri, why);
 	return json_object_new_object();
 }
 
 static json_object *
-m_set_level(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+m_set_level(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	const char *level;
 
 	if ((level = param_str(params, "level", method, f)) == NULL)
 		return NULL;
 	if (!in_list(log_levels, level))
-		return rpc_fail(f, SW_RPC_INVALID_PARAMS, "Invalid params: "
+		return rpc_fail(f, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: "
 		    "level must be one of debug, info, notice, warning, "
 		    "error, critical, alert, emergency");
 	level_save(c, level);
@@ -1312,8 +1343,8 @@ m_set_level(struct ctx *c, const char *method, json_object *params,
 
 /* ---- the method table ---------------------------------------------------- */
 
-#define ERA_LEGACY	0x1	/* 2025-03-26 .. 2025-11-25 */
-#define ERA_MODERN	0x2	/* 2026-07-28 */
+#define ERA_LEGACY 0x1 /* 2025-03-26 .. 2025-11-25 */
+#define ERA_MODERN 0x2 /* 2026-07-28 */
 
 /*
  * Every request method answered with a result.  eras: where the method
@@ -1324,35 +1355,55 @@ m_set_level(struct ctx *c, const char *method, json_object *params,
  * taken before the table.
  */
 static const struct method_row {
-	const char	*name;
-	unsigned	 eras;
-	int		 cacheable;
-	const char	*name_param;
-	method_fn	 fn;
+	const char *name;
+	unsigned eras;
+	int cacheable;
+	const char *name_param;
+	method_fn fn;
 } methods[] = {
 	{ .name = "ping", .eras = ERA_LEGACY, .fn = m_ping },
-	{ .name = "server/discover", .eras = ERA_MODERN, .cacheable = 1,
-	  .fn = m_discover },
-	{ .name = "tools/list", .eras = ERA_LEGACY | ERA_MODERN,
-	  .cacheable = 1, .fn = m_tools_list },
-	{ .name = "tools/call", .eras = ERA_LEGACY | ERA_MODERN,
-	  .name_param = "name", .fn = m_tools_call },
-	{ .name = "resources/list", .eras = ERA_LEGACY | ERA_MODERN,
-	  .cacheable = 1, .fn = m_resources_list },
-	{ .name = "resources/templates/list", .eras = ERA_LEGACY | ERA_MODERN,
-	  .cacheable = 1, .fn = m_resources_list },
-	{ .name = "resources/read", .eras = ERA_LEGACY | ERA_MODERN,
-	  .cacheable = 1, .name_param = "uri", .fn = m_resources_read },
-	{ .name = "prompts/list", .eras = ERA_LEGACY | ERA_MODERN,
-	  .cacheable = 1, .fn = m_prompts_list },
-	{ .name = "prompts/get", .eras = ERA_LEGACY | ERA_MODERN,
-	  .name_param = "name", .fn = m_prompts_get },
-	{ .name = "completion/complete", .eras = ERA_LEGACY | ERA_MODERN,
-	  .fn = m_complete },
-	{ .name = "resources/subscribe", .eras = ERA_LEGACY,
-	  .fn = m_subscribe },
-	{ .name = "resources/unsubscribe", .eras = ERA_LEGACY,
-	  .fn = m_subscribe },
+	{ .name = "server/discover",
+	    .eras = ERA_MODERN,
+	    .cacheable = 1,
+	    .fn = m_discover },
+	{ .name = "tools/list",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .cacheable = 1,
+	    .fn = m_tools_list },
+	{ .name = "tools/call",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .name_param = "name",
+	    .fn = m_tools_call },
+	{ .name = "resources/list",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .cacheable = 1,
+	    .fn = m_resources_list },
+	{ .name = "resources/templates/list",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .cacheable = 1,
+	    .fn = m_resources_list },
+	{ .name = "resources/read",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .cacheable = 1,
+	    .name_param = "uri",
+	    .fn = m_resources_read },
+	{ .name = "prompts/list",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .cacheable = 1,
+	    .fn = m_prompts_list },
+	{ .name = "prompts/get",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .name_param = "name",
+	    .fn = m_prompts_get },
+	{ .name = "completion/complete",
+	    .eras = ERA_LEGACY | ERA_MODERN,
+	    .fn = m_complete },
+	{ .name = "resources/subscribe",
+	    .eras = ERA_LEGACY,
+	    .fn = m_subscribe },
+	{ .name = "resources/unsubscribe",
+	    .eras = ERA_LEGACY,
+	    .fn = m_subscribe },
 	{ .name = "logging/setLevel", .eras = ERA_LEGACY, .fn = m_set_level },
 };
 
@@ -1364,8 +1415,10 @@ method_find(const char *method, int modern)
 
 	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
 		if (strcmp(methods[i].name, method) == 0)
-			return (methods[i].eras & (modern ? ERA_MODERN :
-			    ERA_LEGACY)) ? &methods[i] : NULL;
+			return (methods[i].eras &
+				   (modern ? ERA_MODERN : ERA_LEGACY))
+			    ? &methods[i]
+			    : NULL;
 	return NULL;
 }
 
@@ -1375,8 +1428,8 @@ method_find(const char *method, int modern)
  * error carries).
  */
 static json_object *
-call_method(struct ctx *c, const char *method, json_object *params,
-    struct rpc_fail *f)
+call_method(
+    struct ctx *c, const char *method, json_object *params, struct rpc_fail *f)
 {
 	const struct method_row *row = method_find(method, c->modern);
 	json_object *res;
@@ -1385,8 +1438,8 @@ call_method(struct ctx *c, const char *method, json_object *params,
 	if (row == NULL) {
 		if (c->modern)
 			f->http = 404;
-		return rpc_fail(f, SW_RPC_METHOD_NOT_FOUND,
-		    "Method not found: %s", method);
+		return rpc_fail(
+		    f, SW_RPC_METHOD_NOT_FOUND, "Method not found: %s", method);
 	}
 	res = row->fn(c, method, params, f);
 	f->cacheable = row->cacheable;
@@ -1430,13 +1483,27 @@ put_json_string(struct sw_buf *b, const char *s)
 			break;
 		run = p + 1;
 		switch (*p) {
-		case '"': e = sw_buf_puts(b, "\\\""); break;
-		case '\\': e = sw_buf_puts(b, "\\\\"); break;
-		case '\b': e = sw_buf_puts(b, "\\b"); break;
-		case '\f': e = sw_buf_puts(b, "\\f"); break;
-		case '\n': e = sw_buf_puts(b, "\\n"); break;
-		case '\r': e = sw_buf_puts(b, "\\r"); break;
-		case '\t': e = sw_buf_puts(b, "\\t"); break;
+		case '"':
+			e = sw_buf_puts(b, "\\\"");
+			break;
+		case '\\':
+			e = sw_buf_puts(b, "\\\\");
+			break;
+		case '\b':
+			e = sw_buf_puts(b, "\\b");
+			break;
+		case '\f':
+			e = sw_buf_puts(b, "\\f");
+			break;
+		case '\n':
+			e = sw_buf_puts(b, "\\n");
+			break;
+		case '\r':
+			e = sw_buf_puts(b, "\\r");
+			break;
+		case '\t':
+			e = sw_buf_puts(b, "\\t");
+			break;
 		default:
 			esc[4] = hex[*p >> 4];
 			esc[5] = hex[*p & 15];
@@ -1480,7 +1547,8 @@ result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 	if ((e = sw_buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":")) == SW_OK &&
 	    (e = sw_buf_puts(b, sw_json_str(id))) == SW_OK)
 		e = sw_buf_puts(b, ",\"result\":{");
-	json_object_object_foreach(res, k, v) {
+	json_object_object_foreach(res, k, v)
+	{
 		if (strcmp(k, "_meta") == 0) {
 			meta = v;
 			continue;
@@ -1492,17 +1560,20 @@ result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 	if (e == SW_OK && !typed)
 		e = sw_buf_puts(b, "\"resultType\":\"complete\",");
 	if (e == SW_OK && cacheable)
-		e = sw_buf_printf(b, "\"ttlMs\":%d,\"cacheScope\":"
-		    "\"private\",", SW_MCP_LIST_TTL_MS);
+		e = sw_buf_printf(b,
+		    "\"ttlMs\":%d,\"cacheScope\":"
+		    "\"private\",",
+		    SW_MCP_LIST_TTL_MS);
 	if (e == SW_OK)
 		e = sw_buf_puts(b, "\"_meta\":{");
 	if (meta != NULL && json_object_is_type(meta, json_type_object)) {
-		json_object_object_foreach(meta, mk, mv) {
+		json_object_object_foreach(meta, mk, mv)
+		{
 			if (e == SW_OK && strcmp(mk, META_SERVER) != 0)
 				e = put_member(b, mk, mv, 1);
 		}
 	}
-	srv = server_info(c->m);		/* a new reference */
+	srv = server_info(c->m); /* a new reference */
 	if (e == SW_OK)
 		e = put_member(b, META_SERVER, srv, 0);
 	json_object_put(srv);
@@ -1521,8 +1592,8 @@ result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
  * is written as text (result_text); a stream's, an error or one over
  * the cap goes as a document. */
 static void
-modern_answer(struct ctx *c, json_object *id, const char *method,
-    json_object *params)
+modern_answer(
+    struct ctx *c, json_object *id, const char *method, json_object *params)
 {
 	struct rpc_fail f;
 	json_object *res, *resp;
@@ -1556,18 +1627,21 @@ legacy_initialize(struct ctx *c, json_object *id, json_object *params)
 
 	pv = sw_json_get(params, "protocolVersion");
 	if (pv == NULL || !json_object_is_type(pv, json_type_string)) {
-		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS, "Invalid params: "
-		    "initialize needs params.protocolVersion", NULL);
+		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: "
+		    "initialize needs params.protocolVersion",
+		    NULL);
 		return;
 	}
 	asked = json_object_get_string(pv);
 	version = list_get(sw_mcp_legacy_versions, asked);
 	if (version == NULL)
 		version = SW_MCP_LEGACY_LATEST;
-	if (sw_mcp_session_new(c->m, version, c->who.token_id, sid) !=
-	    SW_OK) {
-		reply_error(c, 500, id, SW_RPC_INTERNAL, "Internal error: "
-		    "cannot make a session id", NULL);
+	if (sw_mcp_session_new(c->m, version, c->who.token_id, sid) != SW_OK) {
+		reply_error(c, 500, id, SW_RPC_INTERNAL,
+		    "Internal error: "
+		    "cannot make a session id",
+		    NULL);
 		return;
 	}
 	res = json_object_new_object();
@@ -1595,24 +1669,28 @@ legacy_version(struct ctx *c)
 
 	if (hv != NULL && !in_list(sw_mcp_legacy_versions, hv)) {
 		data = json_object_new_object();
-		json_object_object_add(data, "supported",
-		    str_array(sw_mcp_versions));
+		json_object_object_add(
+		    data, "supported", str_array(sw_mcp_versions));
 		sw_json_add_str(data, "requested", hv);
 		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
 		    "Bad Request: unsupported MCP-Protocol-Version", data);
 		return NULL;
 	}
 	if (c->in->session_id == NULL) {
-		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, "Bad Request: "
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
+		    "Bad Request: "
 		    "Mcp-Session-Id header is required; send initialize first "
 		    "(or use protocol version " SW_MCP_MODERN_VERSION " with "
-		    "per-request _meta)", NULL);
+		    "per-request _meta)",
+		    NULL);
 		return NULL;
 	}
 	sv = sw_mcp_session_check(c->m, c->in->session_id, c->who.token_id);
 	if (sv == NULL) {
-		reply_error(c, 404, NULL, SW_RPC_INVALID_REQUEST, "Session not "
-		    "found or expired: send initialize again", NULL);
+		reply_error(c, 404, NULL, SW_RPC_INVALID_REQUEST,
+		    "Session not "
+		    "found or expired: send initialize again",
+		    NULL);
 		return NULL;
 	}
 	/* A supported header that differs from the negotiated version is
@@ -1643,7 +1721,8 @@ legacy_message(struct ctx *c, json_object *msg, int *http)
 		return rpc_error(c, id, SW_RPC_INVALID_PARAMS,
 		    "Invalid params: params must be an object", NULL);
 	if (strcmp(method, "initialize") == 0)
-		return rpc_error(c, id, SW_RPC_INVALID_REQUEST, "initialize "
+		return rpc_error(c, id, SW_RPC_INVALID_REQUEST,
+		    "initialize "
 		    "must be sent on its own, not in a batch or a session",
 		    NULL);
 	return answer_request(c, id, method, params, http);
@@ -1683,25 +1762,28 @@ legacy_batch(struct ctx *c, json_object *arr)
 	if (n > SW_MCP_MAX_BATCH) {
 		char text[120];
 
-		sw_fmt_text(text, sizeof(text), "Invalid Request: a batch "
+		sw_fmt_text(text, sizeof(text),
+		    "Invalid Request: a batch "
 		    "holds "
-		    "at most %d messages; this one has %zu", SW_MCP_MAX_BATCH,
-		    n);
+		    "at most %d messages; this one has %zu",
+		    SW_MCP_MAX_BATCH, n);
 		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
 	}
 	if ((v = legacy_version(c)) == NULL)
 		return;
 	if (strcmp(v, SW_MCP_BATCH_VERSION) != 0) {
-		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST, "Invalid "
+		reply_error(c, 400, NULL, SW_RPC_INVALID_REQUEST,
+		    "Invalid "
 		    "Request: JSON-RPC batches are not part of MCP since "
-		    "2025-06-18; send one message per POST", NULL);
+		    "2025-06-18; send one message per POST",
+		    NULL);
 		return;
 	}
 	out = json_object_new_array();
 	for (i = 0; i < n; i++) {
-		resp = legacy_message(c, json_object_array_get_idx(arr, i),
-		    &http);
+		resp =
+		    legacy_message(c, json_object_array_get_idx(arr, i), &http);
 		if (resp != NULL)
 			json_object_array_add(out, resp);
 	}
@@ -1783,19 +1865,20 @@ modern_listen(struct ctx *c, json_object *id, json_object *params)
 	int rc;
 
 	if (!c->sse_ok || c->out->stream == NULL) {
-		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, "Bad Request: "
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST,
+		    "Bad Request: "
 		    "subscriptions/listen answers text/event-stream; send "
-		    "Accept: text/event-stream", NULL);
+		    "Accept: text/event-stream",
+		    NULL);
 		return;
 	}
-	rc = sw_mcp_listen(c->m, &c->who, id, params, c->out, why,
-	    sizeof(why));
+	rc = sw_mcp_listen(c->m, &c->who, id, params, c->out, why, sizeof(why));
 	if (rc != 0) {
-		sw_fmt_text(text, sizeof(text), "%s: %s", rc == -2 ?
-		    "Too many streams" : "Invalid params", why);
-		reply_error(c, rc == -2 ? 429 : 400, id, rc == -2 ?
-		    SW_RPC_INVALID_REQUEST : SW_RPC_INVALID_PARAMS, text,
-		    NULL);
+		sw_fmt_text(text, sizeof(text), "%s: %s",
+		    rc == -2 ? "Too many streams" : "Invalid params", why);
+		reply_error(c, rc == -2 ? 429 : 400, id,
+		    rc == -2 ? SW_RPC_INVALID_REQUEST : SW_RPC_INVALID_PARAMS,
+		    text, NULL);
 		return;
 	}
 	res = json_object_new_object();
@@ -1821,7 +1904,8 @@ modern_request(struct ctx *c, json_object *msg)
 		return;
 	}
 	if (k == K_RESPONSE) {
-		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST, "clients do "
+		reply_error(c, 400, id, SW_RPC_INVALID_REQUEST,
+		    "clients do "
 		    "not send JSON-RPC responses in " SW_MCP_MODERN_VERSION,
 		    NULL);
 		return;
@@ -1839,30 +1923,34 @@ modern_request(struct ctx *c, json_object *msg)
 	    meta == NULL || !json_object_is_type(meta, json_type_object) ||
 	    pv == NULL || !json_object_is_type(pv, json_type_string) ||
 	    caps == NULL || !json_object_is_type(caps, json_type_object)) {
-		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS, "Invalid params: "
-		    "params._meta must carry " META_VERSION " (a string) and "
-		    META_CAPS " (an object)", NULL);
+		reply_error(c, 400, id, SW_RPC_INVALID_PARAMS,
+		    "Invalid params: "
+		    "params._meta must carry " META_VERSION
+		    " (a string) and " META_CAPS " (an object)",
+		    NULL);
 		return;
 	}
 	c->client_elicits = sw_json_get(caps, "elicitation") != NULL;
 	c->log_min = level_index(sw_json_get_str(meta, META_LOG_LEVEL));
 	hdr = c->in->protocol_version;
 	if (hdr == NULL) {
-		header_mismatch(c, id, "MCP-Protocol-Version header is "
+		header_mismatch(c, id,
+		    "MCP-Protocol-Version header is "
 		    "missing");
 		return;
 	}
 	if (strcmp(hdr, json_object_get_string(pv)) != 0) {
-		sw_fmt_text(what, sizeof(what), "MCP-Protocol-Version header "
-		    "'%.40s' does not match body value '%.40s'", hdr,
-		    json_object_get_string(pv));
+		sw_fmt_text(what, sizeof(what),
+		    "MCP-Protocol-Version header "
+		    "'%.40s' does not match body value '%.40s'",
+		    hdr, json_object_get_string(pv));
 		header_mismatch(c, id, what);
 		return;
 	}
 	if (!in_list(modern_versions, hdr)) {
 		data = json_object_new_object();
-		json_object_object_add(data, "supported",
-		    str_array(modern_versions));
+		json_object_object_add(
+		    data, "supported", str_array(modern_versions));
 		sw_json_add_str(data, "requested", hdr);
 		reply_error(c, 400, id, SW_RPC_UNSUPPORTED_VER,
 		    "Unsupported protocol version", data);
@@ -1873,27 +1961,32 @@ modern_request(struct ctx *c, json_object *msg)
 		return;
 	}
 	if (strcmp(c->in->mcp_method, method) != 0) {
-		sw_fmt_text(what, sizeof(what), "Mcp-Method header '%.60s' "
+		sw_fmt_text(what, sizeof(what),
+		    "Mcp-Method header '%.60s' "
 		    "does "
-		    "not match body value '%.60s'", c->in->mcp_method, method);
+		    "not match body value '%.60s'",
+		    c->in->mcp_method, method);
 		header_mismatch(c, id, what);
 		return;
 	}
 	row = method_find(method, 1);
-	src = row != NULL && row->name_param != NULL ?
-	    sw_json_get(params, row->name_param) : NULL;
+	src = row != NULL && row->name_param != NULL
+	    ? sw_json_get(params, row->name_param)
+	    : NULL;
 	if (src != NULL && json_object_is_type(src, json_type_string)) {
 		want = json_object_get_string(src);
 		if (c->in->mcp_name == NULL) {
 			header_mismatch(c, id, "Mcp-Name header is missing");
 			return;
 		}
-		hdr = header_value_decode(c->in->mcp_name, decoded,
-		    sizeof(decoded));
+		hdr = header_value_decode(
+		    c->in->mcp_name, decoded, sizeof(decoded));
 		if (hdr == NULL || strcmp(hdr, want) != 0) {
-			sw_fmt_text(what, sizeof(what), "Mcp-Name header does "
+			sw_fmt_text(what, sizeof(what),
+			    "Mcp-Name header does "
 			    "not "
-			    "match body value '%.100s'", want);
+			    "match body value '%.100s'",
+			    want);
 			header_mismatch(c, id, what);
 			return;
 		}
@@ -1908,8 +2001,8 @@ modern_request(struct ctx *c, json_object *msg)
 /* ---- the entry point -------------------------------------------------- */
 
 void
-sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
-    struct sw_mcp_answer *out)
+sw_mcp_handle(
+    struct sw_mcp *m, const struct sw_mcp_http *in, struct sw_mcp_answer *out)
 {
 	struct ctx c;
 	json_object *msg = NULL, *id;
@@ -1923,8 +2016,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	c.modern = in->protocol_version != NULL &&
 	    in_list(modern_versions, in->protocol_version);
 	c.log_min = -1;
-	c.sse_ok = in->accept != NULL && strstr(in->accept,
-	    "text/event-stream") != NULL;
+	c.sse_ok = in->accept != NULL &&
+	    strstr(in->accept, "text/event-stream") != NULL;
 	if (!host_ok(m, in->host) || !origin_ok(m, in->origin, in->host)) {
 		reply_error(&c, 403, NULL, SW_RPC_INVALID_REQUEST,
 		    "Forbidden: Origin or Host is not allowed", NULL);
@@ -1934,22 +2027,26 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	if ((why = header_text_bad(in)) != NULL) {
 		char text[120];
 
-		sw_fmt_text(text, sizeof(text), "Invalid Request: the %s "
+		sw_fmt_text(text, sizeof(text),
+		    "Invalid Request: the %s "
 		    "header "
-		    "is not valid UTF-8", why);
+		    "is not valid UTF-8",
+		    why);
 		reply_error(&c, 400, NULL, SW_RPC_INVALID_REQUEST, text, NULL);
 		return;
 	}
 	method = in->method ? in->method : "GET";
-	if (strcmp(method, "GET") == 0 && in->session_id != NULL &&
-	    c.sse_ok && !c.modern) {
+	if (strcmp(method, "GET") == 0 && in->session_id != NULL && c.sse_ok &&
+	    !c.modern) {
 		/* A legacy session's notification stream. */
 		if (authenticate(&c) != 0 || legacy_version(&c) == NULL)
 			return;
 		sw_mcp_stream_session(m, &c.who, in->session_id, out);
 		if (!out->streamed)
-			reply_error(&c, 500, NULL, SW_RPC_INTERNAL, "Internal "
-			    "error: cannot stream", NULL);
+			reply_error(&c, 500, NULL, SW_RPC_INTERNAL,
+			    "Internal "
+			    "error: cannot stream",
+			    NULL);
 		return;
 	}
 	if (strcmp(method, "POST") != 0) {
@@ -1969,7 +2066,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	if (!media_is(in->content_type, "application/json")) {
 		reply_error(&c, 415, NULL, SW_RPC_INVALID_REQUEST,
 		    "Unsupported Media Type: Content-Type must be "
-		    "application/json", NULL);
+		    "application/json",
+		    NULL);
 		return;
 	}
 	if (!accept_ok(in->accept)) {
@@ -1977,8 +2075,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		    "Not Acceptable: Accept must allow application/json", NULL);
 		return;
 	}
-	if (sw_json_parse_with(&m->tok, in->body ? in->body : "",
-	    in->body_len, &msg, reason, sizeof(reason)) != SW_OK) {
+	if (sw_json_parse_with(&m->tok, in->body ? in->body : "", in->body_len,
+		&msg, reason, sizeof(reason)) != SW_OK) {
 		char text[200];
 
 		sw_fmt_text(text, sizeof(text), "Parse error: %s", reason);
@@ -1988,8 +2086,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 	if (json_object_is_type(msg, json_type_array)) {
 		if (c.modern)
 			reply_error(&c, 400, NULL, SW_RPC_INVALID_REQUEST,
-			    "Invalid Request: no batches in "
-			    SW_MCP_MODERN_VERSION, NULL);
+			    "Invalid Request: no batches in " SW_MCP_MODERN_VERSION,
+			    NULL);
 		else
 			legacy_batch(&c, msg);
 		goto out;
@@ -1999,8 +2097,8 @@ sw_mcp_handle(struct sw_mcp *m, const struct sw_mcp_http *in,
 		json_object *params = sw_json_get(msg, "params");
 
 		c.modern = 0;
-		if (params == NULL || !json_object_is_type(params,
-		    json_type_object))
+		if (params == NULL ||
+		    !json_object_is_type(params, json_type_object))
 			reply_error(&c, 400, id, SW_RPC_INVALID_PARAMS,
 			    "Invalid params: initialize needs an object", NULL);
 		else
@@ -2022,8 +2120,8 @@ sw_mcp_answer_head(const struct sw_mcp_answer *a, struct sw_buf *out)
 	char line[64];
 	sw_err e;
 
-	if (snprintf(line, sizeof(line), "Status: %d\r\n", a->status ?
-	    a->status : 200) >= (int)sizeof(line))
+	if (snprintf(line, sizeof(line), "Status: %d\r\n",
+		a->status ? a->status : 200) >= (int)sizeof(line))
 		return SW_EINTERNAL;
 	if ((e = sw_buf_puts(out, line)) == SW_OK &&
 	    (e = sw_buf_puts(out, "Cache-Control: no-store\r\n")) == SW_OK)
@@ -2035,7 +2133,7 @@ sw_mcp_answer_head(const struct sw_mcp_answer *a, struct sw_buf *out)
 	if (e != SW_OK)
 		return e;
 	if (snprintf(line, sizeof(line), "Content-Length: %zu\r\n\r\n",
-	    a->body.len) >= (int)sizeof(line))
+		a->body.len) >= (int)sizeof(line))
 		return SW_EINTERNAL;
 	return sw_buf_puts(out, line);
 }
@@ -2052,7 +2150,7 @@ key_load(struct sw_mcp *m)
 	int fd, tries;
 
 	if (sw_fmt(path, sizeof(path), "%s/mcp-session.key",
-	    m->cfg->state_dir) != SW_OK) {
+		m->cfg->state_dir) != SW_OK) {
 		sw_error("state directory path too long");
 		return SW_EINTERNAL;
 	}
@@ -2075,7 +2173,7 @@ key_load(struct sw_mcp *m)
 		    SW_OK)
 			break;
 		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-		    0600)) < 0)
+			 0600)) < 0)
 			break;
 		n = write(fd, k, sizeof(k));
 		close(fd);
@@ -2103,15 +2201,16 @@ sw_mcp_init(struct sw_mcp *m, const struct sw_config *cfg, struct sw_db *db,
 	m->rest_arg = m;
 	url = sw_json_get_str(cfg->root, "internal_url");
 	if ((url == NULL ? sw_fmt(m->base_url, sizeof(m->base_url),
-	    "http://127.0.0.1:%d", cfg->port) : sw_fmt(m->base_url,
-	    sizeof(m->base_url), "%s", url)) != SW_OK) {
+			       "http://127.0.0.1:%d", cfg->port)
+			 : sw_fmt(m->base_url, sizeof(m->base_url), "%s",
+			       url)) != SW_OK) {
 		sw_error("internal_url %s is too long", url ? url : "");
 		return SW_EINTERNAL;
 	}
 	if ((strncmp(m->base_url, "http://", 7) != 0 ||
-	    !sw_host_is_loopback(m->base_url + 7))) {
-		sw_error("internal_url %s is not a loopback http URL",
-		    m->base_url);
+		!sw_host_is_loopback(m->base_url + 7))) {
+		sw_error(
+		    "internal_url %s is not a loopback http URL", m->base_url);
 		return SW_EINTERNAL;
 	}
 	if ((e = key_load(m)) != SW_OK)

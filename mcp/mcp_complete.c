@@ -16,12 +16,20 @@
 #include "mcp/mcp.h"
 
 /* Where an argument's values come from. */
-enum source { SRC_NONE, SRC_CLUSTERS, SRC_TYPES, SRC_AZS, SRC_RECIPES,
-    SRC_ENGINES, SRC_FEATURES, SRC_OPERATIONS };
+enum source {
+	SRC_NONE,
+	SRC_CLUSTERS,
+	SRC_TYPES,
+	SRC_AZS,
+	SRC_RECIPES,
+	SRC_ENGINES,
+	SRC_FEATURES,
+	SRC_OPERATIONS
+};
 
 static const struct {
-	const char	*arg;
-	enum source	 src;
+	const char *arg;
+	enum source src;
 } by_arg[] = {
 	{ "cluster", SRC_CLUSTERS },
 	{ "name", SRC_CLUSTERS },
@@ -43,7 +51,8 @@ add_if_match(json_object *vals, const char *v, const char *prefix)
 		return;
 	for (i = 0; i < json_object_array_length(vals); i++)
 		if (strcmp(json_object_get_string(
-		    json_object_array_get_idx(vals, i)), v) == 0)
+			       json_object_array_get_idx(vals, i)),
+			v) == 0)
 			return;
 	json_object_array_add(vals, json_object_new_string(v));
 }
@@ -56,7 +65,7 @@ field_of(const char *op_name, const char *name)
 	const struct sw_field *f;
 
 	for (f = op != NULL ? op->body : NULL; f != NULL && f->name != NULL;
-	    f++)
+	     f++)
 		if (strcmp(f->name, name) == 0)
 			return f;
 	return NULL;
@@ -75,8 +84,10 @@ from_rows(struct sw_mcp *m, const struct sw_principal *who, const char *op,
 	    status == 200 && (items = sw_json_get(doc, list)) != NULL &&
 	    json_object_is_type(items, json_type_array))
 		for (i = 0; i < json_object_array_length(items); i++)
-			add_if_match(vals, sw_json_get_str(
-			    json_object_array_get_idx(items, i), key), prefix);
+			add_if_match(vals,
+			    sw_json_get_str(
+				json_object_array_get_idx(items, i), key),
+			    prefix);
 	json_object_put(doc);
 }
 
@@ -95,8 +106,8 @@ sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
 			src = by_arg[i].src;
 	switch (src) {
 	case SRC_CLUSTERS:
-		from_rows(m, who, "cluster_list", "items", "name", prefix,
-		    vals);
+		from_rows(
+		    m, who, "cluster_list", "items", "name", prefix, vals);
 		break;
 	case SRC_TYPES:
 		from_rows(m, who, "instance_type_list", "items",
@@ -106,8 +117,8 @@ sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
 		from_rows(m, who, "az_list", "items", "name", prefix, vals);
 		break;
 	case SRC_OPERATIONS:
-		from_rows(m, who, "operation_list", "items", "id", prefix,
-		    vals);
+		from_rows(
+		    m, who, "operation_list", "items", "id", prefix, vals);
 		break;
 	case SRC_RECIPES:
 		f = field_of("training_job_submit", "recipe");
@@ -116,8 +127,8 @@ sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
 		f = field_of("inference_deploy", "engine");
 		break;
 	case SRC_FEATURES:
-		for (f = sw_op_by_name("feature_set")->body; f != NULL &&
-		    f->name != NULL; f++)
+		for (f = sw_op_by_name("feature_set")->body;
+		     f != NULL && f->name != NULL; f++)
 			add_if_match(vals, f->name, prefix);
 		f = NULL;
 		break;
@@ -130,8 +141,9 @@ sw_mcp_complete(struct sw_mcp *m, const struct sw_principal *who,
 	if (n > SW_MCP_MAX_COMPLETIONS) {
 		cut = json_object_new_array();
 		for (i = 0; i < SW_MCP_MAX_COMPLETIONS; i++)
-			json_object_array_add(cut, json_object_get(
-			    json_object_array_get_idx(vals, i)));
+			json_object_array_add(cut,
+			    json_object_get(
+				json_object_array_get_idx(vals, i)));
 		json_object_put(vals);
 		vals = cut;
 	}

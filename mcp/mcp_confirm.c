@@ -30,7 +30,8 @@ turns_feature_off(json_object *args)
 {
 	json_object *v;
 
-	json_object_object_foreach(args, k, val) {
+	json_object_object_foreach(args, k, val)
+	{
 		if (strcmp(k, "name") == 0 || strcmp(k, "dry_run") == 0 ||
 		    strcmp(k, "confirm") == 0)
 			continue;
@@ -48,8 +49,8 @@ turns_feature_off(json_object *args)
 
 /* How many workloads (items of SW_OP_WORKLOADS rows) still run. */
 static int
-running_workloads(struct sw_mcp *m, const struct sw_principal *who,
-    const char *cluster)
+running_workloads(
+    struct sw_mcp *m, const struct sw_principal *who, const char *cluster)
 {
 	json_object *args = json_object_new_object(), *doc, *items, *it;
 	long status;
@@ -62,10 +63,10 @@ running_workloads(struct sw_mcp *m, const struct sw_principal *who,
 			continue;
 		doc = NULL;
 		if (sw_mcp_op_run(m, who, sw_optable[i].name, args, &status,
-		    &doc) ==
-		    SW_OK && status == 200 && (items = sw_json_get(doc,
-		    "items")) != NULL && json_object_is_type(items,
-		    json_type_array))
+			&doc) == SW_OK &&
+		    status == 200 &&
+		    (items = sw_json_get(doc, "items")) != NULL &&
+		    json_object_is_type(items, json_type_array))
 			for (j = 0; j < json_object_array_length(items); j++) {
 				it = json_object_array_get_idx(items, j);
 				if (!sw_json_get_bool(it, "terminal", 0))
@@ -82,7 +83,8 @@ sw_mcp_args_copy(json_object *args, json_object *out)
 {
 	if (args == NULL || !json_object_is_type(args, json_type_object))
 		return;
-	json_object_object_foreach(args, k, v) {
+	json_object_object_foreach(args, k, v)
+	{
 		if (strcmp(k, "confirm") != 0)
 			json_object_object_add(out, k, json_object_get(v));
 	}
@@ -128,10 +130,12 @@ sw_mcp_confirm_plan(struct sw_mcp *m, const struct sw_principal *who,
 	sw_json_add_bool(dry, "dry_run", 1);
 	if (sw_mcp_op_run(m, who, name, dry, &status, &doc) != SW_OK)
 		status = 500;
-	(void)sw_buf_printf(out, "%s %s on Slipway.\n\nThe plan (a dry run, "
-	    "HTTP %ld):\n%s\n", name, status >= 200 && status < 300 ?
-	    "is about to run" : "was asked for", status,
-	    doc != NULL ? sw_json_pretty(doc) : "(none)");
+	(void)sw_buf_printf(out,
+	    "%s %s on Slipway.\n\nThe plan (a dry run, "
+	    "HTTP %ld):\n%s\n",
+	    name,
+	    status >= 200 && status < 300 ? "is about to run" : "was asked for",
+	    status, doc != NULL ? sw_json_pretty(doc) : "(none)");
 	json_object_put(doc);
 	json_object_put(dry);
 	return status;

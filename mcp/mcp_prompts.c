@@ -27,13 +27,16 @@ skill_name_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	return n > 0 && n <= 64 && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-	    "0123456789-") == n && s[0] != '-';
+	return n > 0 && n <= 64 &&
+	    strspn(s,
+		"abcdefghijklmnopqrstuvwxyz"
+		"0123456789-") == n &&
+	    s[0] != '-';
 }
 
 sw_err
-sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
-    struct sw_buf *out, json_object **front)
+sw_mcp_skill_read(const struct sw_mcp *m, const char *name, struct sw_buf *out,
+    json_object **front)
 {
 	char path[700], chunk[4096];
 	FILE *f;
@@ -43,8 +46,8 @@ sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
 	if (front != NULL)
 		*front = NULL;
 	if (!skill_name_ok(name) || m->skills_dir[0] == '\0' ||
-	    sw_fmt(path, sizeof(path), "%s/%s/SKILL.md", m->skills_dir,
-	    name) != SW_OK)
+	    sw_fmt(path, sizeof(path), "%s/%s/SKILL.md", m->skills_dir, name) !=
+		SW_OK)
 		return SW_ENOTFOUND;
 	if ((f = fopen(path, "r")) == NULL)
 		return SW_ENOTFOUND;
@@ -54,8 +57,10 @@ sw_mcp_skill_read(const struct sw_mcp *m, const char *name,
 		e = SW_EINTERNAL;
 	fclose(f);
 	if (e != SW_OK) {
-		sw_warn("%s: %s", path, e == SW_ETOOBIG ? "over the skill "
-		    "size cap" : "read error");
+		sw_warn("%s: %s", path,
+		    e == SW_ETOOBIG ? "over the skill "
+				      "size cap"
+				    : "read error");
 		return e;
 	}
 	if (front != NULL)
@@ -101,20 +106,21 @@ sw_mcp_skill_front(const char *text)
 			continue;
 		}
 		if (folding) {
-			json_object_object_add(fm, key, json_object_new_string(
-			    sw_buf_str(&fold)));
+			json_object_object_add(
+			    fm, key, json_object_new_string(sw_buf_str(&fold)));
 			sw_buf_reset(&fold);
 			folding = 0;
 		}
 		if (strncmp(p, "  - ", 4) == 0 && list != NULL) {
-			json_object_array_add(list, trimmed(p + 4,
-			    (size_t)(eol - p - 4)));
+			json_object_array_add(
+			    list, trimmed(p + 4, (size_t)(eol - p - 4)));
 			continue;
 		}
 		list = NULL;
 		colon = memchr(p, ':', (size_t)(eol - p));
-		if (colon == NULL || colon == p || (size_t)(colon - p) >=
-		    sizeof(key) || !islower((unsigned char)p[0]))
+		if (colon == NULL || colon == p ||
+		    (size_t)(colon - p) >= sizeof(key) ||
+		    !islower((unsigned char)p[0]))
 			continue;
 		memcpy(key, p, (size_t)(colon - p));
 		key[colon - p] = '\0';
@@ -126,20 +132,21 @@ sw_mcp_skill_front(const char *text)
 		} else if (eol - h == 2 && strncmp(h, ">-", 2) == 0)
 			folding = 1;
 		else
-			json_object_object_add(fm, key, trimmed(h,
-			    (size_t)(eol - h)));
+			json_object_object_add(
+			    fm, key, trimmed(h, (size_t)(eol - h)));
 	}
 	if (folding)
-		json_object_object_add(fm, key, json_object_new_string(
-		    sw_buf_str(&fold)));
+		json_object_object_add(
+		    fm, key, json_object_new_string(sw_buf_str(&fold)));
 	sw_buf_free(&fold);
 	/* The title is the body's first heading. */
 	for (p = end + 5; p != NULL && *p != '\0'; p = eol ? eol + 1 : NULL) {
 		eol = strchr(p, '\n');
 		if (strncmp(p, "# ", 2) == 0) {
-			json_object_object_add(fm, "title", trimmed(p + 2,
-			    eol != NULL ? (size_t)(eol - p - 2) :
-			    strlen(p + 2)));
+			json_object_object_add(fm, "title",
+			    trimmed(p + 2,
+				eol != NULL ? (size_t)(eol - p - 2)
+					    : strlen(p + 2)));
 			break;
 		}
 	}
@@ -162,12 +169,11 @@ sw_mcp_skills(const struct sw_mcp *m)
 	size_t n = 0, i;
 	DIR *dir;
 
-	if (m->skills_dir[0] == '\0' || (dir = opendir(m->skills_dir)) ==
-	    NULL)
+	if (m->skills_dir[0] == '\0' || (dir = opendir(m->skills_dir)) == NULL)
 		return arr;
 	while ((d = readdir(dir)) != NULL && n < SW_MCP_MAX_SKILLS)
-		if (skill_name_ok(d->d_name) && (names[n] =
-		    sw_strdup(d->d_name)) != NULL)
+		if (skill_name_ok(d->d_name) &&
+		    (names[n] = sw_strdup(d->d_name)) != NULL)
 			n++;
 	closedir(dir);
 	qsort(names, n, sizeof(names[0]), name_cmp);
@@ -177,8 +183,8 @@ sw_mcp_skills(const struct sw_mcp *m)
 			/* The folder names the skill, whatever it says. */
 			sw_json_add_str(fm, "name", names[i]);
 			if (sw_json_get_str(fm, "description") == NULL)
-				sw_json_add_str(fm, "description",
-				    "A Slipway skill.");
+				sw_json_add_str(
+				    fm, "description", "A Slipway skill.");
 			json_object_array_add(arr, fm);
 		}
 		sw_buf_free(&md);
@@ -195,7 +201,8 @@ prompt_arguments(void)
 
 	a = json_object_new_object();
 	sw_json_add_str(a, "name", "cluster");
-	sw_json_add_str(a, "description", "The cluster to work on (to "
+	sw_json_add_str(a, "description",
+	    "The cluster to work on (to "
 	    "create, for the cluster creation skill); the model asks "
 	    "when it is left out.");
 	sw_json_add_bool(a, "required", 0);
@@ -231,8 +238,8 @@ sw_mcp_prompt_list(const struct sw_mcp *m)
 
 	arr = json_object_new_array();
 	for (i = 0; i < json_object_array_length(skills); i++)
-		json_object_array_add(arr, prompt_of(
-		    json_object_array_get_idx(skills, i)));
+		json_object_array_add(
+		    arr, prompt_of(json_object_array_get_idx(skills, i)));
 	json_object_put(skills);
 	return arr;
 }
@@ -241,10 +248,13 @@ sw_mcp_prompt_list(const struct sw_mcp *m)
 static int
 arguments_ok(json_object *arguments, char *why, size_t whysz)
 {
-	json_object_object_foreach(arguments, k, val) {
+	json_object_object_foreach(arguments, k, val)
+	{
 		if (strcmp(k, "cluster") != 0) {
-			sw_fmt_text(why, whysz, "unknown argument '%.64s' (a "
-			    "skill prompt takes cluster)", k);
+			sw_fmt_text(why, whysz,
+			    "unknown argument '%.64s' (a "
+			    "skill prompt takes cluster)",
+			    k);
 			return 0;
 		}
 		if (!json_object_is_type(val, json_type_string)) {
@@ -265,8 +275,8 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 	sw_err e;
 
 	*result = NULL;
-	if (arguments != NULL && !json_object_is_type(arguments,
-	    json_type_object)) {
+	if (arguments != NULL &&
+	    !json_object_is_type(arguments, json_type_object)) {
 		sw_fmt_text(why, whysz, "arguments must be an object");
 		return SW_EINVAL;
 	}
@@ -283,9 +293,11 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 	}
 	version = sw_json_get_str(fm, "version");
 	sw_buf_init(&text, SW_MCP_MAX_SKILL + 1024);
-	(void)sw_buf_printf(&text, "Follow the Slipway skill \"%s\" "
+	(void)sw_buf_printf(&text,
+	    "Follow the Slipway skill \"%s\" "
 	    "(version %s) below%s%s%s, with the Slipway MCP tools it names.\n"
-	    "\n", name, version ? version : "unversioned",
+	    "\n",
+	    name, version ? version : "unversioned",
 	    cluster ? " for the cluster \"" : "", cluster ? cluster : "",
 	    cluster ? "\"" : "");
 	if (sw_buf_add(&text, md.data, md.len) != SW_OK) {
@@ -302,8 +314,7 @@ sw_mcp_prompt_get(const struct sw_mcp *m, const char *name,
 	msgs = json_object_new_array();
 	json_object_array_add(msgs, msg);
 	res = json_object_new_object();
-	sw_json_add_str(res, "description", sw_json_get_str(fm,
-	    "description"));
+	sw_json_add_str(res, "description", sw_json_get_str(fm, "description"));
 	json_object_object_add(res, "messages", msgs);
 	meta = json_object_new_object();
 	if (version != NULL)

@@ -24,30 +24,35 @@
 #include "lib/log.h"
 #include "mcp/mcp.h"
 
-#define PFX		"slipway://"
-#define JSON_MIME	"application/json"
+#define PFX "slipway://"
+#define JSON_MIME "application/json"
 
 /* The parameterised resources, in the order resources/templates/list
  * gives them. */
 static const struct {
-	const char	*uri;
-	const char	*name;
-	const char	*title;
-	const char	*desc;
-	const char	*mime;
+	const char *uri;
+	const char *name;
+	const char *title;
+	const char *desc;
+	const char *mime;
 } templates[] = {
 	{ PFX "clusters/{name}", "cluster", "A cluster's live state",
-	  "EKS and HyperPod status, instance groups, nodes, managed "
-	  "features and storage of one cluster.", JSON_MIME },
+	    "EKS and HyperPod status, instance groups, nodes, managed "
+	    "features and storage of one cluster.",
+	    JSON_MIME },
 	{ PFX "operations/{id}", "operation", "An operation",
-	  "State, stages and events of one operation; subscribe to it to "
-	  "hear of each new event.", JSON_MIME },
+	    "State, stages and events of one operation; subscribe to it to "
+	    "hear of each new event.",
+	    JSON_MIME },
 	{ PFX "clusters/{name}/training-jobs/{job}/logs", "training-job-logs",
-	  "A training job's logs", "The last lines of a training job's "
-	  "logs.", "text/plain" },
+	    "A training job's logs",
+	    "The last lines of a training job's "
+	    "logs.",
+	    "text/plain" },
 	{ PFX "skills/{name}", "skill", "A Slipway skill",
-	  "The playbook (markdown) of one skill; the same skill is a "
-	  "prompt.", "text/markdown" },
+	    "The playbook (markdown) of one skill; the same skill is a "
+	    "prompt.",
+	    "text/markdown" },
 };
 
 json_object *
@@ -94,23 +99,26 @@ sw_mcp_resource_list(struct sw_mcp *m, const struct sw_principal *who)
 	long status = 0;
 	size_t i;
 
-	json_object_array_add(arr, resource_new(PFX "clusters", "clusters",
-	    "Clusters", "Every cluster Slipway manages, with its state.",
-	    JSON_MIME));
+	json_object_array_add(arr,
+	    resource_new(PFX "clusters", "clusters", "Clusters",
+		"Every cluster Slipway manages, with its state.", JSON_MIME));
 	/* The clusters the caller may read, as the REST list shows them. */
 	if (sw_mcp_op_run(m, who, "cluster_list", NULL, &status, &doc) ==
-	    SW_OK && status == 200) {
+		SW_OK &&
+	    status == 200) {
 		list = sw_json_get(doc, "items");
-		for (i = 0; list != NULL && json_object_is_type(list,
-		    json_type_array) && i < json_object_array_length(list);
-		    i++) {
+		for (i = 0; list != NULL &&
+		     json_object_is_type(list, json_type_array) &&
+		     i < json_object_array_length(list);
+		     i++) {
 			c = json_object_array_get_idx(list, i);
 			if ((name = sw_json_get_str(c, "name")) == NULL ||
-			    sw_fmt(uri, sizeof(uri), PFX "clusters/%s",
-			    name) != SW_OK)
+			    sw_fmt(uri, sizeof(uri), PFX "clusters/%s", name) !=
+				SW_OK)
 				continue;
-			json_object_array_add(arr, resource_new(uri, name,
-			    NULL, "Live state of cluster", JSON_MIME));
+			json_object_array_add(arr,
+			    resource_new(uri, name, NULL,
+				"Live state of cluster", JSON_MIME));
 		}
 	}
 	json_object_put(doc);
@@ -121,9 +129,9 @@ sw_mcp_resource_list(struct sw_mcp *m, const struct sw_principal *who)
 		if (snprintf(uri, sizeof(uri), PFX "skills/%s", name) >=
 		    (int)sizeof(uri))
 			continue;
-		json_object_array_add(arr, resource_new(uri, name,
-		    sw_json_get_str(c, "title"), sw_json_get_str(c,
-		    "description"), "text/markdown"));
+		json_object_array_add(arr,
+		    resource_new(uri, name, sw_json_get_str(c, "title"),
+			sw_json_get_str(c, "description"), "text/markdown"));
 	}
 	json_object_put(skills);
 	return arr;
@@ -143,7 +151,7 @@ segments(const char *uri, char *buf, size_t bufsz, char **seg, int n)
 	if (strncmp(uri, PFX, strlen(PFX)) != 0 ||
 	    sw_fmt(buf, bufsz, "%s", uri + strlen(PFX)) != SW_OK)
 		return -1;
-	for (p = buf; ; p = slash + 1) {
+	for (p = buf;; p = slash + 1) {
 		if (k == n || *p == '\0')
 			return -1;
 		seg[k++] = p;
@@ -187,8 +195,8 @@ read_op(struct sw_mcp *m, const struct sw_principal *who, const char *op,
 
 /* The whole state of one cluster, read row by row. */
 static long
-read_cluster(struct sw_mcp *m, const struct sw_principal *who,
-    const char *name, json_object **out)
+read_cluster(struct sw_mcp *m, const struct sw_principal *who, const char *name,
+    json_object **out)
 {
 	static const struct {
 		const char *op, *key;
@@ -215,8 +223,8 @@ read_cluster(struct sw_mcp *m, const struct sw_principal *who,
 		doc = NULL;
 		(void)read_op(m, who, parts[i].op, args, &doc);
 		/* A part that fails says why in its place (its problem). */
-		json_object_object_add(all, parts[i].key, doc != NULL ? doc :
-		    json_object_new_object());
+		json_object_object_add(all, parts[i].key,
+		    doc != NULL ? doc : json_object_new_object());
 	}
 	json_object_put(args);
 	*out = all;
@@ -232,17 +240,21 @@ logs_text(json_object *doc, struct sw_buf *out)
 	size_t i, j;
 	sw_err e = SW_OK;
 
-	for (i = 0; e == SW_OK && pods != NULL && json_object_is_type(pods,
-	    json_type_array) && i < json_object_array_length(pods); i++) {
+	for (i = 0; e == SW_OK && pods != NULL &&
+	     json_object_is_type(pods, json_type_array) &&
+	     i < json_object_array_length(pods);
+	     i++) {
 		p = json_object_array_get_idx(pods, i);
 		e = sw_buf_printf(out, "==> pod %s (%s) <==\n",
 		    sw_json_get_str(p, "pod"), sw_json_get_str(p, "phase"));
 		lines = sw_json_get(p, "lines");
 		for (j = 0; e == SW_OK && lines != NULL &&
-		    json_object_is_type(lines, json_type_array) &&
-		    j < json_object_array_length(lines); j++)
-			e = sw_buf_printf(out, "%s\n", json_object_get_string(
-			    json_object_array_get_idx(lines, j)));
+		     json_object_is_type(lines, json_type_array) &&
+		     j < json_object_array_length(lines);
+		     j++)
+			e = sw_buf_printf(out, "%s\n",
+			    json_object_get_string(
+				json_object_array_get_idx(lines, j)));
 	}
 	if (e != SW_OK && out->data != NULL) {
 		out->len = out->len > 4 ? out->len - 4 : 0;
@@ -287,8 +299,8 @@ sw_mcp_resource_read(struct sw_mcp *m, const struct sw_principal *who,
 		else {
 			sw_buf_init(&md, SW_MCP_MAX_SKILL);
 			if (sw_mcp_skill_read(m, seg[1], &md, NULL) == SW_OK) {
-				*result = contents_of(uri, "text/markdown",
-				    sw_buf_str(&md));
+				*result = contents_of(
+				    uri, "text/markdown", sw_buf_str(&md));
 				st = 200;
 			}
 			sw_buf_free(&md);
@@ -301,8 +313,10 @@ sw_mcp_resource_read(struct sw_mcp *m, const struct sw_principal *who,
 	}
 	if (st != 200) {
 		*problem = doc;
-		return st == 404 ? SW_ENOTFOUND : st == 403 ? SW_EFORBIDDEN :
-		    st >= 500 ? SW_EINTERNAL : SW_EINVAL;
+		return st == 404 ? SW_ENOTFOUND
+		    : st == 403  ? SW_EFORBIDDEN
+		    : st >= 500  ? SW_EINTERNAL
+				 : SW_EINVAL;
 	}
 	if (strcmp(mime, "text/plain") == 0) {
 		sw_buf_init(&md, SW_MCP_MAX_SKILL * 4);

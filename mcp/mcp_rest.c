@@ -21,7 +21,7 @@ on_body(char *data, size_t size, size_t n, void *arg)
 	struct sw_buf *b = arg;
 
 	if (sw_buf_add(b, data, size * n) != SW_OK)
-		return 0;		/* over the cap: abort the transfer */
+		return 0; /* over the cap: abort the transfer */
 	return size * n;
 }
 
@@ -58,24 +58,24 @@ sw_mcp_rest_curl(void *arg, const char *method, const char *target,
 	if (sw_fmt(url, sizeof(url), "%s%s", m->base_url, target) != SW_OK)
 		return SW_EINVAL;
 	if (authorization != NULL) {
-		if (!header_safe(authorization) || sw_fmt(line, sizeof(line),
-		    "Authorization: %s", authorization) != SW_OK)
+		if (!header_safe(authorization) ||
+		    sw_fmt(line, sizeof(line), "Authorization: %s",
+			authorization) != SW_OK)
 			return SW_EINVAL;
 		h = curl_slist_append(h, line);
 	}
-	h = curl_slist_append(h, "Accept: application/json, "
+	h = curl_slist_append(h,
+	    "Accept: application/json, "
 	    "application/problem+json");
 	h = curl_slist_append(h, "Expect:");
 	if (body != NULL) {
 		h = curl_slist_append(h, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-		    (curl_off_t)strlen(body));
-	} else if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") !=
-	    0) {
+		curl_easy_setopt(
+		    c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	} else if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, "");
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
-		    (curl_off_t)0);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)0);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
@@ -89,7 +89,8 @@ sw_mcp_rest_curl(void *arg, const char *method, const char *target,
 	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)SW_HTTP_CONNECT_TIMEOUT);
+	curl_easy_setopt(
+	    c, CURLOPT_CONNECTTIMEOUT, (long)SW_HTTP_CONNECT_TIMEOUT);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)SW_MCP_REST_TIMEOUT);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);

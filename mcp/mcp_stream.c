@@ -24,11 +24,13 @@ sw_mcp_sse_begin(struct sw_mcp_answer *a)
 	if (a->streamed)
 		return 0;
 	sw_buf_init(&h, 16384);
-	e = sw_buf_printf(&h, "Status: 200\r\n"
+	e = sw_buf_printf(&h,
+	    "Status: 200\r\n"
 	    "Cache-Control: no-store\r\n"
 	    "X-Accel-Buffering: no\r\n"
 	    "Content-Type: text/event-stream\r\n"
-	    "%s\r\n", sw_buf_str(&a->headers));
+	    "%s\r\n",
+	    sw_buf_str(&a->headers));
 	if (e == SW_OK)
 		e = a->stream(a->stream_arg, h.data, h.len);
 	sw_buf_free(&h);

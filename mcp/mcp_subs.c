@@ -41,13 +41,13 @@
 #include "lib/url.h"
 #include "api/router.h"
 
-#define PFX	"slipway://"
+#define PFX "slipway://"
 
 struct watch {
-	char	uri[256];
-	char	file[160];	/* its file in the session's folder */
-	int64_t	stamp;
-	int	ended;		/* a terminal operation, notified */
+	char uri[256];
+	char file[160]; /* its file in the session's folder */
+	int64_t stamp;
+	int ended; /* a terminal operation, notified */
 };
 
 static int64_t
@@ -75,9 +75,10 @@ uri_key(const char *uri, char *kind, char *key, size_t keysz)
 		rest = uri + strlen(PFX "clusters/");
 	} else
 		return -1;
-	if (*rest == '\0' || strlen(rest) >= keysz || strspn(rest,
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-	    != strlen(rest))
+	if (*rest == '\0' || strlen(rest) >= keysz ||
+	    strspn(rest,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+		strlen(rest))
 		return -1;
 	memcpy(key, rest, strlen(rest) + 1);
 	return 0;
@@ -109,10 +110,9 @@ uri_stamp(struct sw_mcp *m, const char *uri, int *terminal)
 	if (sw_op_list(m->db, &f, &list) != SW_OK)
 		return 0;
 	items = sw_json_get(list, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
-		u = sw_json_get_int(json_object_array_get_idx(items, i),
-		    "updated_ms", 0);
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
+		u = sw_json_get_int(
+		    json_object_array_get_idx(items, i), "updated_ms", 0);
 		if (u > stamp)
 			stamp = u;
 	}
@@ -129,16 +129,18 @@ sw_mcp_sub_check(struct sw_mcp *m, const struct sw_principal *who,
 	sw_err e;
 
 	if (uri_key(uri, &kind, key, sizeof(key)) != 0) {
-		sw_fmt_text(why, whysz, "only slipway://operations/{id} and "
+		sw_fmt_text(why, whysz,
+		    "only slipway://operations/{id} and "
 		    "slipway://clusters/{name} can be subscribed to");
 		return SW_EINVAL;
 	}
 	e = sw_mcp_resource_read(m, who, uri, &res, &problem);
 	json_object_put(res);
 	if (e != SW_OK)
-		sw_fmt_text(why, whysz, "%s", sw_json_get_str(problem,
-		    "detail") ? sw_json_get_str(problem, "detail") :
-		    "cannot read it");
+		sw_fmt_text(why, whysz, "%s",
+		    sw_json_get_str(problem, "detail")
+			? sw_json_get_str(problem, "detail")
+			: "cannot read it");
 	json_object_put(problem);
 	return e;
 }
@@ -156,7 +158,7 @@ dir_remove(const char *dir)
 			if (strcmp(d->d_name, ".") != 0 &&
 			    strcmp(d->d_name, "..") != 0 &&
 			    sw_fmt(path, sizeof(path), "%s/%s", dir,
-			    d->d_name) == SW_OK)
+				d->d_name) == SW_OK)
 				(void)unlink(path);
 		closedir(dp);
 	}
@@ -193,16 +195,17 @@ dirs_sweep(const char *top, const char *token_id)
 	if ((dp = opendir(top)) == NULL)
 		return 0;
 	while ((d = readdir(dp)) != NULL) {
-		if (d->d_name[0] == '.' || snprintf(dir, sizeof(dir), "%s/%s",
-		    top, d->d_name) >= (int)sizeof(dir))
+		if (d->d_name[0] == '.' ||
+		    snprintf(dir, sizeof(dir), "%s/%s", top, d->d_name) >=
+			(int)sizeof(dir))
 			continue;
 		if (dir_expiry(d->d_name) * 1000 < now_ms()) {
 			dir_remove(dir);
 			continue;
 		}
 		owner[0] = '\0';
-		if (snprintf(dir, sizeof(dir), "%s/%s/.token", top,
-		    d->d_name) < (int)sizeof(dir) &&
+		if (snprintf(dir, sizeof(dir), "%s/%s/.token", top, d->d_name) <
+			(int)sizeof(dir) &&
 		    (f = fopen(dir, "r")) != NULL) {
 			if (fgets(owner, sizeof(owner), f) == NULL)
 				owner[0] = '\0';
@@ -228,10 +231,10 @@ session_dir(const struct sw_mcp *m, const char *sid, const char *token_id,
 	struct stat sb;
 	FILE *f;
 
-	if (sid == NULL || strlen(sid) < 34 || strspn(sid,
-	    "0123456789abcdef") < 34 ||
-	    sw_fmt(top, sizeof(top), "%s/run/mcp-subs",
-	    m->cfg->state_dir) != SW_OK ||
+	if (sid == NULL || strlen(sid) < 34 ||
+	    strspn(sid, "0123456789abcdef") < 34 ||
+	    sw_fmt(top, sizeof(top), "%s/run/mcp-subs", m->cfg->state_dir) !=
+		SW_OK ||
 	    sw_fmt(out, sz, "%s/%.34s", top, sid) != SW_OK ||
 	    sw_fmt(own, sizeof(own), "%s/.token", out) != SW_OK)
 		return -1;
@@ -270,7 +273,8 @@ watch_write(const char *dir, const struct watch *w)
 	FILE *f;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, w->file) >=
-	    (int)sizeof(path) || (f = fopen(path, "w")) == NULL)
+		(int)sizeof(path) ||
+	    (f = fopen(path, "w")) == NULL)
 		return -1;
 	fprintf(f, "%s\n%lld\n", w->uri, (long long)w->stamp);
 	return fclose(f) == 0 ? 0 : -1;
@@ -292,9 +296,10 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 		sw_fmt_text(why, whysz, "not a subscribable resource");
 		return SW_EINVAL;
 	}
-	if ((rc = session_dir(m, sid, who->token_id, on, dir,
-	    sizeof(dir))) == 1) {
-		sw_fmt_text(why, whysz, "this token holds subscriptions in %d "
+	if ((rc = session_dir(m, sid, who->token_id, on, dir, sizeof(dir))) ==
+	    1) {
+		sw_fmt_text(why, whysz,
+		    "this token holds subscriptions in %d "
 		    "sessions already; unsubscribe or let one expire",
 		    SW_MCP_MAX_SUB_SESSIONS);
 		return SW_ETHROTTLED;
@@ -304,8 +309,9 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 		return SW_EINTERNAL;
 	}
 	memset(&w, 0, sizeof(w));
-	if (strlen(uri) >= sizeof(w.uri) || snprintf(w.file, sizeof(w.file),
-	    "%c-%s", kind, key) >= (int)sizeof(w.file)) {
+	if (strlen(uri) >= sizeof(w.uri) ||
+	    snprintf(w.file, sizeof(w.file), "%c-%s", kind, key) >=
+		(int)sizeof(w.file)) {
 		sw_fmt_text(why, whysz, "the URI is too long");
 		return SW_EINVAL;
 	}
@@ -315,14 +321,16 @@ sw_mcp_subscribe(struct sw_mcp *m, const struct sw_principal *who,
 		    (int)sizeof(path))
 			(void)unlink(path);
 		if (dir_count(dir) == 0)
-			dir_remove(dir);	/* frees the token's slot */
+			dir_remove(dir); /* frees the token's slot */
 		return SW_OK;
 	}
 	if (snprintf(path, sizeof(path), "%s/%s", dir, w.file) <
-	    (int)sizeof(path) && stat(path, &sb) != 0 &&
-	    dir_count(dir) >= SW_MCP_MAX_SUBS) {
-		sw_fmt_text(why, whysz, "a session may hold at most %d "
-		    "subscriptions", SW_MCP_MAX_SUBS);
+		(int)sizeof(path) &&
+	    stat(path, &sb) != 0 && dir_count(dir) >= SW_MCP_MAX_SUBS) {
+		sw_fmt_text(why, whysz,
+		    "a session may hold at most %d "
+		    "subscriptions",
+		    SW_MCP_MAX_SUBS);
 		return SW_ETHROTTLED;
 	}
 	w.stamp = uri_stamp(m, uri, &terminal);
@@ -346,9 +354,10 @@ watch_load(const char *dir, struct watch *w, int max)
 	if ((dp = opendir(dir)) == NULL)
 		return 0;
 	while ((d = readdir(dp)) != NULL && n < max) {
-		if (d->d_name[0] == '.' || strlen(d->d_name) >=
-		    sizeof(w[n].file) || sw_fmt(path, sizeof(path),
-		    "%s/%s", dir, d->d_name) != SW_OK ||
+		if (d->d_name[0] == '.' ||
+		    strlen(d->d_name) >= sizeof(w[n].file) ||
+		    sw_fmt(path, sizeof(path), "%s/%s", dir, d->d_name) !=
+			SW_OK ||
 		    (f = fopen(path, "r")) == NULL)
 			continue;
 		memset(&w[n], 0, sizeof(w[n]));
@@ -377,8 +386,8 @@ send_updated(struct sw_mcp_answer *out, const char *uri, json_object *sub)
 	sw_json_add_str(p, "uri", uri);
 	if (sub != NULL) {
 		meta = json_object_new_object();
-		json_object_object_add(meta, SW_MCP_META_SUBSCRIPTION,
-		    json_object_get(sub));
+		json_object_object_add(
+		    meta, SW_MCP_META_SUBSCRIPTION, json_object_get(sub));
 		json_object_object_add(p, "_meta", meta);
 	}
 	sw_json_add_str(o, "jsonrpc", "2.0");
@@ -403,8 +412,8 @@ watch_loop(struct sw_mcp *m, struct sw_mcp_answer *out, const char *dir,
 	int i, terminal, open_ops;
 
 	while (!out->stream_broken && now_ms() < end) {
-		if (dir != NULL && (n = watch_load(dir, w,
-		    SW_MCP_MAX_SUBS)) == 0)
+		if (dir != NULL &&
+		    (n = watch_load(dir, w, SW_MCP_MAX_SUBS)) == 0)
 			break;
 		open_ops = 0;
 		for (i = 0; i < n; i++) {
@@ -442,8 +451,8 @@ sw_mcp_stream_session(struct sw_mcp *m, const struct sw_principal *who,
 		n = watch_load(dir, w, SW_MCP_MAX_SUBS);
 	if (sw_mcp_sse_begin(out) != 0)
 		return;
-	if (sw_fmt(retry, sizeof(retry), "retry: %d\n\n", n > 0 ? 500 :
-	    SW_MCP_STREAM_IDLE_RETRY_MS) != SW_OK)
+	if (sw_fmt(retry, sizeof(retry), "retry: %d\n\n",
+		n > 0 ? 500 : SW_MCP_STREAM_IDLE_RETRY_MS) != SW_OK)
 		return;
 	if (out->stream(out->stream_arg, retry, strlen(retry)) != SW_OK) {
 		out->stream_broken = 1;
@@ -452,37 +461,39 @@ sw_mcp_stream_session(struct sw_mcp *m, const struct sw_principal *who,
 	if (n == 0)
 		return;
 	if (sw_route_hold_begin(who->token_id, fds) != 0)
-		return;		/* the client comes back after retry */
+		return; /* the client comes back after retry */
 	watch_loop(m, out, dir, w, n, NULL);
 	sw_route_hold_end(fds);
 }
 
 int
-sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
-    json_object *id, json_object *params, struct sw_mcp_answer *out,
-    char *why, size_t whysz)
+sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who, json_object *id,
+    json_object *params, struct sw_mcp_answer *out, char *why, size_t whysz)
 {
 	json_object *uris, *ack, *p, *meta, *honored, *list;
 	struct watch w[SW_MCP_MAX_SUBS];
 	int fds[2], n = 0, terminal;
 	size_t i;
 
-	uris = sw_json_get(sw_json_get(params, "notifications"),
-	    "resourceSubscriptions");
-	if (uris != NULL && (!json_object_is_type(uris, json_type_array) ||
-	    json_object_array_length(uris) > SW_MCP_MAX_SUBS)) {
-		sw_fmt_text(why, whysz, "notifications.resourceSubscriptions "
-		    "must be an array of at most %d URIs", SW_MCP_MAX_SUBS);
+	uris = sw_json_get(
+	    sw_json_get(params, "notifications"), "resourceSubscriptions");
+	if (uris != NULL &&
+	    (!json_object_is_type(uris, json_type_array) ||
+		json_object_array_length(uris) > SW_MCP_MAX_SUBS)) {
+		sw_fmt_text(why, whysz,
+		    "notifications.resourceSubscriptions "
+		    "must be an array of at most %d URIs",
+		    SW_MCP_MAX_SUBS);
 		return -1;
 	}
 	list = json_object_new_array();
-	for (i = 0; uris != NULL && i < json_object_array_length(uris);
-	    i++) {
-		const char *u = json_object_get_string(
-		    json_object_array_get_idx(uris, i));
+	for (i = 0; uris != NULL && i < json_object_array_length(uris); i++) {
+		const char *u =
+		    json_object_get_string(json_object_array_get_idx(uris, i));
 
-		if (u == NULL || sw_mcp_sub_check(m, who, u, why, whysz) !=
-		    SW_OK || strlen(u) >= sizeof(w[0].uri)) {
+		if (u == NULL ||
+		    sw_mcp_sub_check(m, who, u, why, whysz) != SW_OK ||
+		    strlen(u) >= sizeof(w[0].uri)) {
 			json_object_put(list);
 			return -1;
 		}
@@ -495,8 +506,10 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	}
 	if (sw_route_hold_begin(who->token_id, fds) != 0) {
 		json_object_put(list);
-		sw_fmt_text(why, whysz, "this token already holds %d waits or "
-		    "streams; close one first", SW_MAX_WAITS_PER_TOKEN);
+		sw_fmt_text(why, whysz,
+		    "this token already holds %d waits or "
+		    "streams; close one first",
+		    SW_MAX_WAITS_PER_TOKEN);
 		return -2;
 	}
 	if (sw_mcp_sse_begin(out) != 0) {
@@ -510,12 +523,13 @@ sw_mcp_listen(struct sw_mcp *m, const struct sw_principal *who,
 	p = json_object_new_object();
 	json_object_object_add(p, "notifications", honored);
 	meta = json_object_new_object();
-	json_object_object_add(meta, SW_MCP_META_SUBSCRIPTION,
-	    json_object_get(id));
+	json_object_object_add(
+	    meta, SW_MCP_META_SUBSCRIPTION, json_object_get(id));
 	json_object_object_add(p, "_meta", meta);
 	ack = json_object_new_object();
 	sw_json_add_str(ack, "jsonrpc", "2.0");
-	sw_json_add_str(ack, "method", "notifications/subscriptions/"
+	sw_json_add_str(ack, "method",
+	    "notifications/subscriptions/"
 	    "acknowledged");
 	json_object_object_add(ack, "params", p);
 	(void)sw_mcp_sse_send(out, ack, NULL);

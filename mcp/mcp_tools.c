@@ -33,7 +33,7 @@
 #include "api/openapi.h"
 #include "api/router.h"
 
-#define META_PREFIX	"slipway/"
+#define META_PREFIX "slipway/"
 
 /* ---- tool definitions ------------------------------------------------- */
 
@@ -68,32 +68,33 @@ input_schema_of(const struct sw_op *op)
 		br = sw_json_get(bs, "required");
 		/* Path and query win over body members of the same name, as
 		 * in the router. */
-		json_object_object_foreach(bp, k, v) {
+		json_object_object_foreach(bp, k, v)
+		{
 			if (json_object_object_get_ex(props, k, NULL))
 				continue;
 			json_object_object_add(props, k, json_object_get(v));
 		}
-		for (i = 0; br != NULL && i < json_object_array_length(br);
-		    i++)
-			json_object_array_add(req, json_object_get(
-			    json_object_array_get_idx(br, i)));
+		for (i = 0; br != NULL && i < json_object_array_length(br); i++)
+			json_object_array_add(req,
+			    json_object_get(json_object_array_get_idx(br, i)));
 		json_object_put(bs);
 	}
 	if (sw_mcp_confirm_asked(op)) {
 		bp = json_object_new_object();
 		sw_json_add_str(bp, "type", "boolean");
-		sw_json_add_str(bp, "description", "true once the user has "
+		sw_json_add_str(bp, "description",
+		    "true once the user has "
 		    "seen the plan (dry_run) and agreed; a client that "
 		    "supports elicitation is asked instead.");
 		json_object_object_add(props, "confirm", bp);
 	}
 	if (op->flags & SW_OP_DRY_RUN)
-		json_object_object_add(props, "dry_run",
-		    sw_field_schema(&sw_dry_run_field));
-	if (op->touch == SW_TOUCH_TEAM && !json_object_object_get_ex(props,
-	    "team", NULL))
-		json_object_object_add(props, "team",
-		    sw_field_schema(&sw_team_field));
+		json_object_object_add(
+		    props, "dry_run", sw_field_schema(&sw_dry_run_field));
+	if (op->touch == SW_TOUCH_TEAM &&
+	    !json_object_object_get_ex(props, "team", NULL))
+		json_object_object_add(
+		    props, "team", sw_field_schema(&sw_team_field));
 	if (json_object_array_length(req) == 0)
 		json_object_object_del(s, "required");
 	return s;
@@ -122,21 +123,22 @@ output_schema_of(const struct sw_op *op)
 			json_object_array_add(any, answer_schema_of(a));
 	if (op->answers == NULL) {
 		named = sw_schema_named(op->output ? op->output : "Any");
-		json_object_array_add(any, named != NULL ? named :
-		    sw_schema_named("Any"));
+		json_object_array_add(
+		    any, named != NULL ? named : sw_schema_named("Any"));
 	}
 	json_object_array_add(any, sw_schema_named("Problem"));
 	s = json_object_new_object();
 	sw_json_add_str(s, "type", "object");
-	sw_json_add_str(s, "description", "The REST answer; when isError is "
+	sw_json_add_str(s, "description",
+	    "The REST answer; when isError is "
 	    "true, the RFC 9457 problem document instead.");
 	json_object_object_add(s, "anyOf", any);
 	return s;
 }
 
 static json_object *
-annotations_of(const char *title, int ro, int destructive, int idem,
-    int open_world)
+annotations_of(
+    const char *title, int ro, int destructive, int idem, int open_world)
 {
 	json_object *a = json_object_new_object();
 
@@ -162,38 +164,43 @@ sw_mcp_tool_of_op(const struct sw_op *op)
 	if (op->description != NULL)
 		(void)sw_buf_printf(&d, " %s", op->description);
 	if (!ro && op->status_tool != NULL)
-		(void)sw_buf_printf(&d, "\n\nChanges things: answers at once "
+		(void)sw_buf_printf(&d,
+		    "\n\nChanges things: answers at once "
 		    "with an operation_id. Poll %s with that id every %d s "
 		    "until the state is succeeded, failed or cancelled; do "
 		    "not sleep blindly and do not report the change as done "
-		    "before that.", op->status_tool,
+		    "before that.",
+		    op->status_tool,
 		    op->poll_seconds > 0 ? op->poll_seconds : 5);
 	if (op->flags & SW_OP_DRY_RUN)
-		(void)sw_buf_puts(&d, "\n\nPass dry_run=true first to "
+		(void)sw_buf_puts(&d,
+		    "\n\nPass dry_run=true first to "
 		    "validate and see the plan without changing anything.");
 	if (!ro && (op->flags & SW_OP_DESTRUCTIVE))
-		(void)sw_buf_puts(&d, "\n\nDestructive: confirm with the user "
+		(void)sw_buf_puts(&d,
+		    "\n\nDestructive: confirm with the user "
 		    "before calling it.");
-	(void)sw_buf_printf(&d, "\n\nNeeds a %s token.",
-	    sw_scope_name(op->scope));
+	(void)sw_buf_printf(
+	    &d, "\n\nNeeds a %s token.", sw_scope_name(op->scope));
 	sw_json_add_str(t, "name", op->name);
 	sw_json_add_str(t, "title", op->summary);
 	sw_json_add_str(t, "description", sw_buf_str(&d));
 	sw_buf_free(&d);
 	json_object_object_add(t, "inputSchema", input_schema_of(op));
 	json_object_object_add(t, "outputSchema", output_schema_of(op));
-	json_object_object_add(t, "annotations", annotations_of(op->summary,
-	    ro, (op->flags & SW_OP_DESTRUCTIVE) != 0,
-	    (op->flags & SW_OP_IDEMPOTENT) != 0, !closed_world(op->tag)));
+	json_object_object_add(t, "annotations",
+	    annotations_of(op->summary, ro,
+		(op->flags & SW_OP_DESTRUCTIVE) != 0,
+		(op->flags & SW_OP_IDEMPOTENT) != 0, !closed_world(op->tag)));
 	meta = json_object_new_object();
 	sw_json_add_str(meta, META_PREFIX "scope", sw_scope_name(op->scope));
 	sw_json_add_str(meta, META_PREFIX "http", op->method);
 	sw_json_add_str(meta, META_PREFIX "path", op->path);
 	if (op->status_tool != NULL) {
-		sw_json_add_str(meta, META_PREFIX "status_tool",
-		    op->status_tool);
-		sw_json_add_int(meta, META_PREFIX "poll_seconds",
-		    op->poll_seconds);
+		sw_json_add_str(
+		    meta, META_PREFIX "status_tool", op->status_tool);
+		sw_json_add_int(
+		    meta, META_PREFIX "poll_seconds", op->poll_seconds);
 	}
 	json_object_object_add(t, "_meta", meta);
 	return t;
@@ -207,20 +214,22 @@ tool_of_plugin(json_object *p)
 	int ro = sw_json_get_bool(p, "readOnly", 0);
 
 	sw_buf_init(&d, 8192);
-	(void)sw_buf_printf(&d, "%s\n\nSite plugin endpoint %s %s (from "
-	    "tools.d/%s).", sw_json_get_str(p, "description"),
-	    sw_json_get_str(p, "method"), sw_json_get_str(p, "path"),
-	    sw_json_get_str(p, "file"));
+	(void)sw_buf_printf(&d,
+	    "%s\n\nSite plugin endpoint %s %s (from "
+	    "tools.d/%s).",
+	    sw_json_get_str(p, "description"), sw_json_get_str(p, "method"),
+	    sw_json_get_str(p, "path"), sw_json_get_str(p, "file"));
 	if (!ro && sw_json_get_bool(p, "destructive", 0))
-		(void)sw_buf_puts(&d, " Destructive: confirm with the user "
+		(void)sw_buf_puts(&d,
+		    " Destructive: confirm with the user "
 		    "before calling it.");
-	(void)sw_buf_printf(&d, " Needs a %s token.",
-	    sw_json_get_str(p, "scope"));
+	(void)sw_buf_printf(
+	    &d, " Needs a %s token.", sw_json_get_str(p, "scope"));
 	sw_json_add_str(t, "name", sw_json_get_str(p, "tool"));
 	sw_json_add_str(t, "description", sw_buf_str(&d));
 	sw_buf_free(&d);
-	json_object_object_add(t, "inputSchema",
-	    json_object_get(sw_json_get(p, "inputSchema")));
+	json_object_object_add(
+	    t, "inputSchema", json_object_get(sw_json_get(p, "inputSchema")));
 	if ((os = sw_json_get(p, "outputSchema")) != NULL) {
 		/* A failed call answers with a problem document. */
 		json_object *w = json_object_new_object(), *any;
@@ -232,9 +241,9 @@ tool_of_plugin(json_object *p)
 		json_object_object_add(w, "anyOf", any);
 		json_object_object_add(t, "outputSchema", w);
 	}
-	json_object_object_add(t, "annotations", annotations_of(NULL, ro,
-	    sw_json_get_bool(p, "destructive", 0),
-	    sw_json_get_bool(p, "idempotent", 0), 1));
+	json_object_object_add(t, "annotations",
+	    annotations_of(NULL, ro, sw_json_get_bool(p, "destructive", 0),
+		sw_json_get_bool(p, "idempotent", 0), 1));
 	meta = json_object_new_object();
 	sw_json_add_bool(meta, META_PREFIX "plugin", 1);
 	sw_json_add_str(meta, META_PREFIX "scope", sw_json_get_str(p, "scope"));
@@ -258,8 +267,9 @@ sw_mcp_tool_list(const struct sw_mcp *m, const struct sw_principal *who)
 		if (op_is_tool(op) && sw_authz_may(m->cfg, who, op))
 			json_object_array_add(arr, sw_mcp_tool_of_op(op));
 	}
-	for (i = 0; m->plugins != NULL &&
-	    i < json_object_array_length(m->plugins); i++) {
+	for (i = 0;
+	     m->plugins != NULL && i < json_object_array_length(m->plugins);
+	     i++) {
 		p = json_object_array_get_idx(m->plugins, i);
 		if (scope >= sw_scope_parse(sw_json_get_str(p, "scope")))
 			json_object_array_add(arr, tool_of_plugin(p));
@@ -317,23 +327,28 @@ error_result(const char *tool, json_object *problem)
 
 	sw_buf_init(&t, 16384);
 	(void)sw_buf_printf(&t, "%s failed: %s (HTTP %d)", tool,
-	    sw_json_get_str(problem, "title") ?
-	    sw_json_get_str(problem, "title") : "error",
+	    sw_json_get_str(problem, "title")
+		? sw_json_get_str(problem, "title")
+		: "error",
 	    (int)sw_json_get_int(problem, "status", 0));
 	if (sw_json_get_str(problem, "detail") != NULL)
-		(void)sw_buf_printf(&t, ": %s", sw_json_get_str(problem,
-		    "detail"));
+		(void)sw_buf_printf(
+		    &t, ": %s", sw_json_get_str(problem, "detail"));
 	errs = sw_json_get(problem, "errors");
-	for (i = 0; errs != NULL && json_object_is_type(errs,
-	    json_type_array) && i < json_object_array_length(errs); i++) {
+	for (i = 0;
+	     errs != NULL && json_object_is_type(errs, json_type_array) &&
+	     i < json_object_array_length(errs);
+	     i++) {
 		json_object *e = json_object_array_get_idx(errs, i);
 
 		(void)sw_buf_printf(&t, "\n- %s: %s (%s)",
-		    sw_json_get_str(e, "field") ? sw_json_get_str(e, "field") :
-		    "?", sw_json_get_str(e, "message") ?
-		    sw_json_get_str(e, "message") : "",
-		    sw_json_get_str(e, "rule") ? sw_json_get_str(e, "rule") :
-		    "");
+		    sw_json_get_str(e, "field") ? sw_json_get_str(e, "field")
+						: "?",
+		    sw_json_get_str(e, "message")
+			? sw_json_get_str(e, "message")
+			: "",
+		    sw_json_get_str(e, "rule") ? sw_json_get_str(e, "rule")
+					       : "");
 	}
 	content = json_object_new_array();
 	content_text(content, sw_buf_str(&t));
@@ -374,13 +389,16 @@ ok_result(const struct sw_op *op, json_object *doc, const char *raw)
 	 * same characters (the answer copies them, escaped and as is). */
 	content_text(content, sw_json_freeze(doc));
 	if (opid != NULL && sw_json_get_str(doc, "status_tool") != NULL) {
-		sw_fmt_text(hint, sizeof(hint), "Operation %s is %s. Poll %s "
+		sw_fmt_text(hint, sizeof(hint),
+		    "Operation %s is %s. Poll %s "
 		    "with {\"id\": \"%s\"} every %d s until its state is "
-		    "succeeded, failed or cancelled.", opid,
-		    sw_json_get_str(doc, "state") ? sw_json_get_str(doc,
-		    "state") : "accepted", sw_json_get_str(doc, "status_tool"),
-		    opid, (int)sw_json_get_int(doc, "poll_interval_seconds",
-		    5));
+		    "succeeded, failed or cancelled.",
+		    opid,
+		    sw_json_get_str(doc, "state")
+			? sw_json_get_str(doc, "state")
+			: "accepted",
+		    sw_json_get_str(doc, "status_tool"), opid,
+		    (int)sw_json_get_int(doc, "poll_interval_seconds", 5));
 		content_text(content, hint);
 	}
 	json_object_object_add(r, "content", content);
@@ -394,15 +412,15 @@ plugin_find(const struct sw_mcp *m, const char *name)
 	json_object *p;
 	size_t i;
 
-	for (i = 0; m->plugins != NULL &&
-	    i < json_object_array_length(m->plugins); i++) {
+	for (i = 0;
+	     m->plugins != NULL && i < json_object_array_length(m->plugins);
+	     i++) {
 		p = json_object_array_get_idx(m->plugins, i);
 		if (strcmp(sw_json_get_str(p, "tool"), name) == 0)
 			return p;
 	}
 	return NULL;
 }
-
 
 /* ---- a row: dispatch in this process ------------------------------------ */
 
@@ -414,8 +432,7 @@ plugin_find(const struct sw_mcp *m, const char *name)
  */
 static void
 run_row(struct sw_mcp *m, const struct sw_principal *who,
-    const struct sw_op *op, json_object *args, long *status,
-    json_object **doc)
+    const struct sw_op *op, json_object *args, long *status, json_object **doc)
 {
 	struct sw_req r;
 
@@ -468,7 +485,7 @@ plugin_path(const char *tmpl, json_object *args, json_object *used,
 	size_t n;
 	sw_err e = SW_OK;
 
-	for (t = tmpl; *t != '\0' && e == SW_OK; ) {
+	for (t = tmpl; *t != '\0' && e == SW_OK;) {
 		if (*t != '{' || (close = strchr(t, '}')) == NULL) {
 			n = strcspn(t + 1, "{") + 1;
 			e = sw_buf_add(target, t, n);
@@ -489,8 +506,8 @@ plugin_path(const char *tmpl, json_object *args, json_object *used,
 		    json_object_is_type(v, json_type_array))
 			sw_ferr_add(errs, name, "type", "must be a string");
 		else if ((text = arg_text(v))[0] == '\0')
-			sw_ferr_add(errs, name, "minLength",
-			    "must not be empty");
+			sw_ferr_add(
+			    errs, name, "minLength", "must not be empty");
 		else if ((bad = sw_path_segment_bad(text)) != NULL)
 			sw_ferr_add(errs, name, "segment", "%s", bad);
 		else
@@ -516,11 +533,12 @@ plugin_request(json_object *plugin, json_object *args, struct sw_buf *target,
 	sw_err e;
 
 	*body = query ? NULL : json_object_new_object();
-	e = plugin_path(sw_json_get_str(plugin, "path"), args, used, target,
-	    errs);
+	e = plugin_path(
+	    sw_json_get_str(plugin, "path"), args, used, target, errs);
 	if (args == NULL)
-		args = used;	/* no arguments: nothing more to place */
-	json_object_object_foreach(args, k, v) {
+		args = used; /* no arguments: nothing more to place */
+	json_object_object_foreach(args, k, v)
+	{
 		if (json_object_object_get_ex(used, k, NULL))
 			continue;
 		if (!query) {
@@ -538,8 +556,10 @@ plugin_request(json_object *plugin, json_object *args, struct sw_buf *target,
 	}
 	json_object_put(used);
 	if (e != SW_OK)
-		sw_ferr_add(errs, "arguments", "maxLength", "path and query "
-		    "would exceed %d bytes", SW_MAX_PATH + SW_MAX_QUERY);
+		sw_ferr_add(errs, "arguments", "maxLength",
+		    "path and query "
+		    "would exceed %d bytes",
+		    SW_MAX_PATH + SW_MAX_QUERY);
 	if (errs->n > 0) {
 		json_object_put(*body);
 		*body = NULL;
@@ -555,8 +575,9 @@ plugin_result(const char *name, long status, struct sw_buf *resp)
 	json_object *doc = NULL;
 	char detail[300];
 
-	if (resp->len > 0 && sw_json_parse(resp->data, resp->len, &doc,
-	    detail, sizeof(detail)) != SW_OK)
+	if (resp->len > 0 &&
+	    sw_json_parse(
+		resp->data, resp->len, &doc, detail, sizeof(detail)) != SW_OK)
 		doc = NULL;
 	if (resp->len == 0 && status < 300)
 		doc = json_object_new_object();
@@ -566,8 +587,8 @@ plugin_result(const char *name, long status, struct sw_buf *resp)
 		json_object_put(doc);
 		sw_fmt_text(detail, sizeof(detail), "%.250s",
 		    resp->len ? sw_buf_str(resp) : "(no body)");
-		doc = sw_mcp_problem_new((int)status, "upstream", "HTTP error",
-		    detail, NULL);
+		doc = sw_mcp_problem_new(
+		    (int)status, "upstream", "HTTP error", detail, NULL);
 	} else if (sw_json_get(doc, "status") == NULL)
 		sw_json_add_int(doc, "status", status);
 	return error_result(name, doc);
@@ -592,8 +613,9 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	if (who->scope < sw_scope_parse(sw_json_get_str(plugin, "scope"))) {
 		sw_fmt_text(detail, sizeof(detail), "%s needs scope %s", name,
 		    sw_json_get_str(plugin, "scope"));
-		return error_result(name, sw_mcp_problem_new(403, "forbidden",
-		    "Forbidden", detail, NULL));
+		return error_result(name,
+		    sw_mcp_problem_new(
+			403, "forbidden", "Forbidden", detail, NULL));
 	}
 	memset(&errs, 0, sizeof(errs));
 	sw_buf_init(&target, SW_MAX_PATH + SW_MAX_QUERY);
@@ -601,19 +623,22 @@ plugin_call(struct sw_mcp *m, const struct sw_principal *who,
 	if (plugin_request(plugin, args, &target, &body, &errs) != SW_OK) {
 		sw_fmt_text(detail, sizeof(detail), "%s: %s", errs.e[0].field,
 		    errs.e[0].msg);
-		res = error_result(name, sw_mcp_problem_new(400, "validation",
-		    "Invalid request", detail, &errs));
+		res = error_result(name,
+		    sw_mcp_problem_new(
+			400, "validation", "Invalid request", detail, &errs));
 		goto out;
 	}
 	e = m->rest(m->rest_arg, method, sw_buf_str(&target), authorization,
 	    body != NULL ? sw_json_str(body) : NULL, &status, &resp);
 	if (e != SW_OK) {
-		sw_fmt_text(detail, sizeof(detail), "slipway-mcp could not "
+		sw_fmt_text(detail, sizeof(detail),
+		    "slipway-mcp could not "
 		    "reach "
-		    "the plugin for %s %.200s", method, sw_buf_str(&target));
-		res = error_result(name, sw_mcp_problem_new(
-		    sw_err_http_status(e), sw_err_slug(e),
-		    sw_err_info(e)->title, detail, NULL));
+		    "the plugin for %s %.200s",
+		    method, sw_buf_str(&target));
+		res = error_result(name,
+		    sw_mcp_problem_new(sw_err_http_status(e), sw_err_slug(e),
+			sw_err_info(e)->title, detail, NULL));
 	} else
 		res = plugin_result(name, status, &resp);
 out:
@@ -674,8 +699,8 @@ sw_mcp_op_run(struct sw_mcp *m, const struct sw_principal *who,
 /* ---- tool classes of a token ------------------------------------------ */
 
 int
-sw_mcp_tool_allowed(const struct sw_mcp *m, const char *classes,
-    const char *name)
+sw_mcp_tool_allowed(
+    const struct sw_mcp *m, const char *classes, const char *name)
 {
 	const struct sw_op *op = sw_op_by_name(name);
 	json_object *plugin = op == NULL ? plugin_find(m, name) : NULL;
@@ -684,15 +709,16 @@ sw_mcp_tool_allowed(const struct sw_mcp *m, const char *classes,
 
 	if (classes == NULL || classes[0] == '\0')
 		return 1;
-	ro = op != NULL ? (op->flags & SW_OP_READONLY) != 0 :
-	    sw_json_get_bool(plugin, "readOnly", 0);
+	ro = op != NULL ? (op->flags & SW_OP_READONLY) != 0
+			: sw_json_get_bool(plugin, "readOnly", 0);
 	if (snprintf(buf, sizeof(buf), "%s", classes) >= (int)sizeof(buf))
 		return 0;
 	for (p = buf; p != NULL; p = comma ? comma + 1 : NULL) {
 		if ((comma = strchr(p, ',')) != NULL)
 			*comma = '\0';
-		if ((strcmp(p, "read-only") == 0 || strcmp(p, "diagnose") ==
-		    0) && ro)
+		if ((strcmp(p, "read-only") == 0 ||
+			strcmp(p, "diagnose") == 0) &&
+		    ro)
 			return 1;
 		if (op != NULL && strcmp(op->tag, p) == 0)
 			return 1;

@@ -27,8 +27,8 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define ENABLED(s)	sw_json_get_bool((s)->params, "enabled", 0)
-#define ENTRIES(s)	sw_json_get((s)->params, "entries")
+#define ENABLED(s) sw_json_get_bool((s)->params, "enabled", 0)
+#define ENTRIES(s) sw_json_get((s)->params, "entries")
 
 /* "team/role", the tag value of an entry of ours. */
 static void
@@ -48,8 +48,10 @@ asked(struct sw_step *s, const char *principal)
 	if (!ENABLED(s))
 		return NULL;
 	for (i = 0; a && i < json_object_array_length(a); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(a, i),
-		    "principal_arn") ?: "", principal) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(a, i), "principal_arn")
+			    ?: "",
+			principal) == 0)
 			return json_object_array_get_idx(a, i);
 	return NULL;
 }
@@ -60,11 +62,11 @@ stage_flag(struct sw_step *s)
 	const char *want = ENABLED(s) ? "on" : "off", *arn, *have;
 	json_object *out;
 
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(CLUSTER(s)), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
 	arn = sw_keep(s, sw_json_path_str(out, "cluster.arn"));
-	have = sw_json_get_str(sw_json_path(out, "cluster.tags"),
-	    SW_TAG_TEAM_ACCESS);
+	have = sw_json_get_str(
+	    sw_json_path(out, "cluster.tags"), SW_TAG_TEAM_ACCESS);
 	if (have != NULL && strcmp(have, want) == 0) {
 		json_object_put(out);
 		sw_res_set(s, "team_access", want);
@@ -73,9 +75,12 @@ stage_flag(struct sw_step *s)
 	json_object_put(out);
 	if (arn == NULL)
 		return sw_step_fail(s, "EKS cluster %s has no ARN", CLUSTER(s));
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "TagResource", sw_jo("resourceArn",
-	    sw_js(arn), "tags", sw_jo(SW_TAG_CLUSTER, sw_js(CLUSTER(s)),
-	    SW_TAG_TEAM_ACCESS, sw_js(want), NULL), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "TagResource",
+	    sw_jo("resourceArn", sw_js(arn), "tags",
+		sw_jo(SW_TAG_CLUSTER, sw_js(CLUSTER(s)), SW_TAG_TEAM_ACCESS,
+		    sw_js(want), NULL),
+		NULL),
+	    &out, NULL));
 	json_object_put(out);
 	sw_res_set(s, "team_access", want);
 	return STEP_DONE;
@@ -86,9 +91,10 @@ stage_flag(struct sw_step *s)
 static enum sw_step_rc
 describe_entry(struct sw_step *s, const char *principal, json_object **out)
 {
-	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DescribeAccessEntry", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "principalArn",
-	    sw_js(principal), NULL), out, "ResourceNotFoundException"));
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DescribeAccessEntry",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
+		sw_js(principal), NULL),
+	    out, "ResourceNotFoundException"));
 	if (sw_json_get(*out, "accessEntry") == NULL) {
 		json_object_put(*out);
 		*out = NULL;
@@ -105,8 +111,9 @@ remove_one(struct sw_step *s, const char *principal, int *removed)
 	char wtag[128];
 
 	TRY(describe_entry(s, principal, &e));
-	tag = e ? sw_json_get_str(sw_json_path(e, "accessEntry.tags"),
-	    SW_TAG_TEAM_ACCESS) : NULL;
+	tag = e ? sw_json_get_str(
+		      sw_json_path(e, "accessEntry.tags"), SW_TAG_TEAM_ACCESS)
+		: NULL;
 	want = asked(s, principal);
 	if (want != NULL)
 		entry_tag(want, wtag, sizeof(wtag));
@@ -115,9 +122,10 @@ remove_one(struct sw_step *s, const char *principal, int *removed)
 		return STEP_DONE;
 	}
 	json_object_put(e);
-	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DeleteAccessEntry", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "principalArn",
-	    sw_js(principal), NULL), &out, "ResourceNotFoundException"));
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DeleteAccessEntry",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
+		sw_js(principal), NULL),
+	    &out, "ResourceNotFoundException"));
 	json_object_put(out);
 	(*removed)++;
 	return STEP_DONE;
@@ -133,14 +141,16 @@ stage_remove(struct sw_step *s)
 	size_t i;
 
 	do {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "ListAccessEntries", sw_jo(
-		    "clusterName", sw_js(CLUSTER(s)), "nextToken", sw_js(next),
-		    NULL), &out, NULL));
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "ListAccessEntries",
+		    sw_jo("clusterName", sw_js(CLUSTER(s)), "nextToken",
+			sw_js(next), NULL),
+		    &out, NULL));
 		list = sw_json_get(out, "accessEntries");
 		for (i = 0; list && i < json_object_array_length(list); i++) {
 			enum sw_step_rc rc = remove_one(s,
 			    json_object_get_string(
-			    json_object_array_get_idx(list, i)), &removed);
+				json_object_array_get_idx(list, i)),
+			    &removed);
 
 			if (rc != STEP_DONE) {
 				json_object_put(out);
@@ -164,13 +174,16 @@ same_scope(json_object *p, json_object *e)
 	size_t i, n = want ? json_object_array_length(want) : 0;
 
 	if (strcmp(sw_json_path_str(p, "accessScope.type") ?: "",
-	    sw_json_get_str(e, "scope") ?: "") != 0 ||
+		sw_json_get_str(e, "scope") ?: "") != 0 ||
 	    (have ? json_object_array_length(have) : 0) != n)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(
-		    have, i)) ?: "", json_object_get_string(
-		    json_object_array_get_idx(want, i)) ?: "") != 0)
+		if (strcmp(json_object_get_string(
+			       json_object_array_get_idx(have, i))
+			    ?: "",
+			json_object_get_string(
+			    json_object_array_get_idx(want, i))
+			    ?: "") != 0)
 			return 0;
 	return 1;
 }
@@ -187,11 +200,13 @@ policies(struct sw_step *s, json_object *e, int *ok)
 
 	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListAssociatedAccessPolicies",
 	    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
-	    sw_js(principal), NULL), &out, NULL));
+		sw_js(principal), NULL),
+	    &out, NULL));
 	list = sw_json_get(out, "associatedAccessPolicies");
 	*ok = 0;
-	for (i = 0; rc == STEP_DONE && list &&
-	    i < json_object_array_length(list); i++) {
+	for (i = 0;
+	     rc == STEP_DONE && list && i < json_object_array_length(list);
+	     i++) {
 		p = json_object_array_get_idx(list, i);
 		arn = sw_json_get_str(p, "policyArn") ?: "";
 		if (strcmp(arn, want) == 0) {
@@ -200,8 +215,8 @@ policies(struct sw_step *s, json_object *e, int *ok)
 		}
 		rc = sw_step_aws_ok(s, AWS_SVC_EKS, "DisassociateAccessPolicy",
 		    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
-		    sw_js(principal), "policyArn", sw_js(arn), NULL), &o2,
-		    "ResourceNotFoundException");
+			sw_js(principal), "policyArn", sw_js(arn), NULL),
+		    &o2, "ResourceNotFoundException");
 		if (rc == STEP_DONE)
 			json_object_put(o2);
 	}
@@ -220,24 +235,28 @@ add_one(struct sw_step *s, json_object *e)
 
 	entry_tag(e, tag, sizeof(tag));
 	TRY(describe_entry(s, principal, &cur));
-	if (cur != NULL && sw_json_get_str(sw_json_path(cur,
-	    "accessEntry.tags"), SW_TAG_TEAM_ACCESS) == NULL) {
+	if (cur != NULL &&
+	    sw_json_get_str(sw_json_path(cur, "accessEntry.tags"),
+		SW_TAG_TEAM_ACCESS) == NULL) {
 		json_object_put(cur);
-		return sw_step_fail(s, "the access entry of %s (team.%s) is "
+		return sw_step_fail(s,
+		    "the access entry of %s (team.%s) is "
 		    "not Slipway's; delete it or give the team another role "
-		    "ARN", principal, tag);
+		    "ARN",
+		    principal, tag);
 	}
 	if (cur == NULL) {
 		sw_fmt_text(group, sizeof(group), "slipway:%s:%s",
 		    sw_json_get_str(e, "team") ?: "",
 		    sw_json_get_str(e, "role") ?: "");
-		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAccessEntry", sw_jo(
-		    "clusterName", sw_js(CLUSTER(s)), "principalArn",
-		    sw_js(principal), "type", sw_js("STANDARD"),
-		    "kubernetesGroups", sw_ja(sw_js(group)),
-		    "tags", sw_jo(SW_TAG_TEAM_ACCESS, sw_js(tag),
-		    SW_TAG_MANAGED, sw_js("true"), NULL), NULL), &out,
-		    "ResourceInUseException"));
+		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAccessEntry",
+		    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
+			sw_js(principal), "type", sw_js("STANDARD"),
+			"kubernetesGroups", sw_ja(sw_js(group)), "tags",
+			sw_jo(SW_TAG_TEAM_ACCESS, sw_js(tag), SW_TAG_MANAGED,
+			    sw_js("true"), NULL),
+			NULL),
+		    &out, "ResourceInUseException"));
 		json_object_put(out);
 	} else {
 		json_object_put(cur);
@@ -245,12 +264,13 @@ add_one(struct sw_step *s, json_object *e)
 	}
 	if (ok)
 		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "AssociateAccessPolicy", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "principalArn",
-	    sw_js(principal), "policyArn", sw_js(sw_json_get_str(e,
-	    "policy_arn")), "accessScope", sw_jo("type",
-	    sw_js(sw_json_get_str(e, "scope")), "namespaces",
-	    json_object_get(sw_json_get(e, "namespaces")), NULL), NULL),
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "AssociateAccessPolicy",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "principalArn",
+		sw_js(principal), "policyArn",
+		sw_js(sw_json_get_str(e, "policy_arn")), "accessScope",
+		sw_jo("type", sw_js(sw_json_get_str(e, "scope")), "namespaces",
+		    json_object_get(sw_json_get(e, "namespaces")), NULL),
+		NULL),
 	    &out, NULL));
 	json_object_put(out);
 	return STEP_DONE;
@@ -270,13 +290,14 @@ stage_add(struct sw_step *s)
 	return STEP_DONE;
 }
 
+/* clang-format off */
 static const struct sw_stage_def team_access_stages[] = {
 	{ "flag", stage_flag },
 	{ "remove", stage_remove },
 	{ "add", stage_add },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_team_access_set = {
-	"team_access.set", team_access_stages
-};
+const struct sw_pipeline sw_pl_team_access_set = { "team_access.set",
+	team_access_stages };

@@ -18,18 +18,18 @@
 
 /* ---- autoscaling (HyperPod managed Karpenter) ---------------------- */
 
-#define NODECLASS_API	"karpenter.sagemaker.amazonaws.com/v1"
-#define NODEPOOL_API	"karpenter.sh/v1"
-#define KARPENTER_NAME	"slipway-default"
+#define NODECLASS_API "karpenter.sagemaker.amazonaws.com/v1"
+#define NODEPOOL_API "karpenter.sh/v1"
+#define KARPENTER_NAME "slipway-default"
 
 /* HyperpodNodeClass over groups (borrowed array of names).  New. */
 static json_object *
 node_class(json_object *groups)
 {
 	return sw_jo("apiVersion", sw_js(NODECLASS_API), "kind",
-	    sw_js("HyperpodNodeClass"), "metadata", sw_jo("name",
-	    sw_js(KARPENTER_NAME), NULL), "spec", sw_jo("instanceGroups",
-	    json_object_get(groups), NULL), NULL);
+	    sw_js("HyperpodNodeClass"), "metadata",
+	    sw_jo("name", sw_js(KARPENTER_NAME), NULL), "spec",
+	    sw_jo("instanceGroups", json_object_get(groups), NULL), NULL);
 }
 
 /* NodePool with the consolidation settings asked for.  New. */
@@ -37,21 +37,30 @@ static json_object *
 node_pool(const char *policy, const char *after)
 {
 	return sw_jo("apiVersion", sw_js(NODEPOOL_API), "kind",
-	    sw_js("NodePool"), "metadata", sw_jo("name",
-	    sw_js(KARPENTER_NAME), NULL), "spec", sw_jo(
-	    "template", sw_jo("spec", sw_jo("nodeClassRef", sw_jo(
-		"group", sw_js("karpenter.sagemaker.amazonaws.com"),
-		"kind", sw_js("HyperpodNodeClass"),
-		"name", sw_js(KARPENTER_NAME), NULL),
-		"expireAfter", sw_js("Never"), "requirements", sw_ja(
-		sw_jo("key", sw_js("node.kubernetes.io/instance-type"),
-		"operator", sw_js("Exists"), NULL)), NULL), NULL),
-	    "disruption", sw_jo("consolidationPolicy", sw_js(policy),
-		"consolidateAfter", sw_js(after), NULL), NULL), NULL);
+	    sw_js("NodePool"), "metadata",
+	    sw_jo("name", sw_js(KARPENTER_NAME), NULL), "spec",
+	    sw_jo("template",
+		sw_jo("spec",
+		    sw_jo("nodeClassRef",
+			sw_jo("group",
+			    sw_js("karpenter.sagemaker.amazonaws.com"), "kind",
+			    sw_js("HyperpodNodeClass"), "name",
+			    sw_js(KARPENTER_NAME), NULL),
+			"expireAfter", sw_js("Never"), "requirements",
+			sw_ja(sw_jo("key",
+			    sw_js("node.kubernetes.io/instance-type"),
+			    "operator", sw_js("Exists"), NULL)),
+			NULL),
+		    NULL),
+		"disruption",
+		sw_jo("consolidationPolicy", sw_js(policy), "consolidateAfter",
+		    sw_js(after), NULL),
+		NULL),
+	    NULL);
 }
 
-#define NODECLASS_CRD	"hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com"
-#define SCALE_MAX_GROUPS 10	/* HyperpodNodeClass instanceGroups maxItems */
+#define NODECLASS_CRD "hyperpodnodeclasses.karpenter.sagemaker.amazonaws.com"
+#define SCALE_MAX_GROUPS 10 /* HyperpodNodeClass instanceGroups maxItems */
 
 /* Is group (borrowed name) in the array of names? */
 static int
@@ -59,10 +68,14 @@ name_in(json_object *names, const char *group)
 {
 	size_t i;
 
-	for (i = 0; names != NULL && json_object_is_type(names,
-	    json_type_array) && i < json_object_array_length(names); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(
-		    names, i)) ?: "", group) == 0)
+	for (i = 0;
+	     names != NULL && json_object_is_type(names, json_type_array) &&
+	     i < json_object_array_length(names);
+	     i++)
+		if (strcmp(json_object_get_string(
+			       json_object_array_get_idx(names, i))
+			    ?: "",
+			group) == 0)
 			return 1;
 	return 0;
 }
@@ -77,11 +90,11 @@ name_in(json_object *names, const char *group)
  * DescribeCluster document (borrowed).
  */
 static enum sw_step_rc
-scale_groups(struct sw_step *s, json_object *hp, json_object *live,
-    json_object **groups)
+scale_groups(
+    struct sw_step *s, json_object *hp, json_object *live, json_object **groups)
 {
-	json_object *asked = feat_want_opt(s, SW_FEAT_AUTOSCALING,
-	    "instance_groups");
+	json_object *asked =
+	    feat_want_opt(s, SW_FEAT_AUTOSCALING, "instance_groups");
 	json_object *all = sw_json_get(hp, "InstanceGroups"), *g;
 	const char *gname;
 	int64_t count;
@@ -89,14 +102,13 @@ scale_groups(struct sw_step *s, json_object *hp, json_object *live,
 	int found;
 
 	*groups = json_object_new_array();
-	for (i = 0; asked != NULL && i < json_object_array_length(asked);
-	    i++) {
-		const char *want_name = json_object_get_string(
-		    json_object_array_get_idx(asked, i));
+	for (i = 0; asked != NULL && i < json_object_array_length(asked); i++) {
+		const char *want_name =
+		    json_object_get_string(json_object_array_get_idx(asked, i));
 
 		found = 0;
 		for (j = 0; all != NULL && j < json_object_array_length(all);
-		    j++) {
+		     j++) {
 			g = json_object_array_get_idx(all, j);
 			gname = sw_json_get_str(g, "InstanceGroupName");
 			if (gname == NULL || strcmp(gname, want_name) != 0)
@@ -108,46 +120,55 @@ scale_groups(struct sw_step *s, json_object *hp, json_object *live,
 			if (count > 0 && !name_in(live, gname)) {
 				json_object_put(*groups);
 				*groups = NULL;
-				return sw_step_fail(s, "instance group %s has "
+				return sw_step_fail(s,
+				    "instance group %s has "
 				    "%lld node(s); HyperPod autoscaling only "
 				    "takes groups that start at 0 (Karpenter "
 				    "would scale it down): set its count to 0 "
-				    "first", gname, (long long)count);
+				    "first",
+				    gname, (long long)count);
 			}
 		}
 		if (!found) {
 			json_object_put(*groups);
 			*groups = NULL;
-			return sw_step_fail(s, "no instance group %s in cluster "
-			    "%s", want_name, CLUSTER(s));
+			return sw_step_fail(s,
+			    "no instance group %s in cluster "
+			    "%s",
+			    want_name, CLUSTER(s));
 		}
 		json_object_array_add(*groups, sw_js(want_name));
 	}
-	for (j = 0; asked == NULL && all != NULL &&
-	    j < json_object_array_length(all); j++) {
+	for (j = 0;
+	     asked == NULL && all != NULL && j < json_object_array_length(all);
+	     j++) {
 		g = json_object_array_get_idx(all, j);
 		gname = sw_json_get_str(g, "InstanceGroupName");
 		if (gname == NULL)
 			continue;
 		if ((sw_json_get_int(g, "TargetCount", 0) == 0 &&
-		    sw_json_get_int(g, "CurrentCount", 0) == 0) ||
+			sw_json_get_int(g, "CurrentCount", 0) == 0) ||
 		    name_in(live, gname))
 			json_object_array_add(*groups, sw_js(gname));
 	}
 	if (json_object_array_length(*groups) == 0) {
 		json_object_put(*groups);
 		*groups = NULL;
-		return sw_step_fail(s, "no instance group of cluster %s is at 0 "
+		return sw_step_fail(s,
+		    "no instance group of cluster %s is at 0 "
 		    "nodes; HyperPod autoscaling scales groups that start at 0: "
-		    "add one with count 0", CLUSTER(s));
+		    "add one with count 0",
+		    CLUSTER(s));
 	}
 	if (json_object_array_length(*groups) > SCALE_MAX_GROUPS) {
 		i = json_object_array_length(*groups);
 		json_object_put(*groups);
 		*groups = NULL;
-		return sw_step_fail(s, "%zu instance groups for autoscaling; "
+		return sw_step_fail(s,
+		    "%zu instance groups for autoscaling; "
 		    "HyperPod takes at most %d: name them in "
-		    "autoscaling.instance_groups", i, SCALE_MAX_GROUPS);
+		    "autoscaling.instance_groups",
+		    i, SCALE_MAX_GROUPS);
 	}
 	return STEP_DONE;
 }
@@ -165,11 +186,11 @@ sw_st_autoscaling_on(struct sw_step *s)
 
 	if (feat_want(s, SW_FEAT_AUTOSCALING) != 1)
 		return STEP_DONE;
-	if ((v = feat_want_opt(s, SW_FEAT_AUTOSCALING,
-	    "consolidation_policy")) != NULL)
+	if ((v = feat_want_opt(
+		 s, SW_FEAT_AUTOSCALING, "consolidation_policy")) != NULL)
 		policy = json_object_get_string(v);
-	if ((v = feat_want_opt(s, SW_FEAT_AUTOSCALING,
-	    "consolidate_after")) != NULL)
+	if ((v = feat_want_opt(s, SW_FEAT_AUTOSCALING, "consolidate_after")) !=
+	    NULL)
 		after = json_object_get_string(v);
 	TRY(feat_cluster_facts(s));
 	/* 0. the groups, checked before anything is sent */
@@ -181,8 +202,8 @@ sw_st_autoscaling_on(struct sw_step *s)
 		return STEP_WAIT;
 	s->msg[0] = '\0';
 	TRY(feat_describe_hp(s, &out));
-	rc = scale_groups(s, out, sw_json_path(live, "spec.instanceGroups"),
-	    &groups);
+	rc = scale_groups(
+	    s, out, sw_json_path(live, "spec.instanceGroups"), &groups);
 	json_object_put(live);
 	json_object_put(out);
 	if (rc != STEP_DONE)
@@ -191,14 +212,18 @@ sw_st_autoscaling_on(struct sw_step *s)
 	 * cluster, nothing else */
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_AUTOSCALE);
 	trust = sw_trust_service("sagemaker.amazonaws.com");
-	doc = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
-	    sw_js("sagemaker:BatchAddClusterNodes"),
-	    sw_js("sagemaker:BatchDeleteClusterNodes")), "Resource",
-	    sw_js(sw_res_get(s, "hyperpod_arn")), NULL)), NULL);
-	rc = sw_ensure_role(s, &(struct sw_role){ .key = "cluster_role_arn",
-	    .name = role, .trust = trust, .inline_name = SCALE_POLICY,
-	    .inline_doc = doc });
+	doc = sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Action",
+		sw_ja(sw_js("sagemaker:BatchAddClusterNodes"),
+		    sw_js("sagemaker:BatchDeleteClusterNodes")),
+		"Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
+	    NULL);
+	rc = sw_ensure_role(s,
+	    &(struct sw_role){ .key = "cluster_role_arn",
+		.name = role,
+		.trust = trust,
+		.inline_name = SCALE_POLICY,
+		.inline_doc = doc });
 	json_object_put(trust);
 	json_object_put(doc);
 	if (rc != STEP_DONE) {
@@ -220,18 +245,21 @@ sw_st_autoscaling_on(struct sw_step *s)
 	    strcmp(crole, sw_res_get(s, "cluster_role_arn")) != 0 ||
 	    prov == NULL || strcmp(prov, "Continuous") != 0 ||
 	    sw_res_get(s, "autoscaling_update") != NULL) {
-		rc = feat_update_hp(s, "autoscaling_update", out, sw_jo(
-		    "ClusterRole", sw_js(sw_res_get(s, "cluster_role_arn")),
-		    "NodeProvisioningMode", sw_js("Continuous"),
-		    "AutoScaling", sw_jo("Mode", sw_js("Enable"),
-		    "AutoScalerType", sw_js("Karpenter"), NULL), NULL));
+		rc = feat_update_hp(s, "autoscaling_update", out,
+		    sw_jo("ClusterRole",
+			sw_js(sw_res_get(s, "cluster_role_arn")),
+			"NodeProvisioningMode", sw_js("Continuous"),
+			"AutoScaling",
+			sw_jo("Mode", sw_js("Enable"), "AutoScalerType",
+			    sw_js("Karpenter"), NULL),
+			NULL));
 		json_object_put(out);
 		if (rc != STEP_DONE) {
 			json_object_put(groups);
 			return rc;
 		}
-		if (!s->plan && (astatus == NULL || strcmp(astatus,
-		    "InService") != 0)) {
+		if (!s->plan &&
+		    (astatus == NULL || strcmp(astatus, "InService") != 0)) {
 			json_object_put(groups);
 			return sw_step_wait(s, sw_poll_ms(s, 10000),
 			    "autoscaling is %s", astatus ?: "starting");
@@ -244,20 +272,25 @@ sw_st_autoscaling_on(struct sw_step *s)
 		json_object_put(groups);
 		return rc;
 	}
-	if (!s->plan && (got = feat_kube_get(s, &kb, "apiextensions.k8s.io/v1",
-	    NULL, "customresourcedefinitions", NODECLASS_CRD, NULL)) != 1) {
+	if (!s->plan &&
+	    (got = feat_kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
+		 "customresourcedefinitions", NODECLASS_CRD, NULL)) != 1) {
 		sw_kube_close(&kb);
 		json_object_put(groups);
-		return got < 0 ? STEP_WAIT : sw_step_wait(s, sw_poll_ms(s,
-		    10000), "waiting for HyperPod autoscaling to serve "
-		    "HyperpodNodeClass");
+		return got < 0
+		    ? STEP_WAIT
+		    : sw_step_wait(s, sw_poll_ms(s, 10000),
+			  "waiting for HyperPod autoscaling to serve "
+			  "HyperpodNodeClass");
 	}
 	m = node_class(groups);
 	json_object_put(groups);
 	got = feat_kube_get(s, &kb, NODECLASS_API, NULL, "hyperpodnodeclasses",
 	    KARPENTER_NAME, &live);
-	if (got == 0 || (got == 1 && !json_object_equal(sw_json_path(live,
-	    "spec.instanceGroups"), sw_json_path(m, "spec.instanceGroups"))))
+	if (got == 0 ||
+	    (got == 1 &&
+		!json_object_equal(sw_json_path(live, "spec.instanceGroups"),
+		    sw_json_path(m, "spec.instanceGroups"))))
 		rc = sw_kube_apply(s, &kb, m);
 	else if (got < 0 && !s->plan)
 		rc = STEP_WAIT;
@@ -269,10 +302,11 @@ sw_st_autoscaling_on(struct sw_step *s)
 		m = node_pool(policy, after);
 		got = feat_kube_get(s, &kb, NODEPOOL_API, NULL, "nodepools",
 		    KARPENTER_NAME, &live);
-		if (got != 1 || !json_object_equal(sw_json_path(live,
-		    "spec.disruption"), sw_json_path(m, "spec.disruption")))
-			rc = got < 0 && !s->plan ? STEP_WAIT :
-			    sw_kube_apply(s, &kb, m);
+		if (got != 1 ||
+		    !json_object_equal(sw_json_path(live, "spec.disruption"),
+			sw_json_path(m, "spec.disruption")))
+			rc = got < 0 && !s->plan ? STEP_WAIT
+						 : sw_kube_apply(s, &kb, m);
 		json_object_put(live);
 		json_object_put(m);
 	}
@@ -295,14 +329,15 @@ sw_st_autoscaling_off(struct sw_step *s)
 	TRY(feat_kube_open(s, &kb));
 	rc = STEP_DONE;
 	if (feat_kube_get(s, &kb, NODEPOOL_API, NULL, "nodepools",
-	    KARPENTER_NAME, NULL) == 1)
+		KARPENTER_NAME, NULL) == 1)
 		rc = feat_kube_delete(s, &kb, NODEPOOL_API, "NodePool", NULL,
 		    "nodepools", KARPENTER_NAME);
-	if (rc == STEP_DONE && feat_kube_get(s, &kb, NODECLASS_API, NULL,
-	    "hyperpodnodeclasses", KARPENTER_NAME, NULL) == 1)
-		rc = feat_kube_delete(s, &kb, NODECLASS_API,
-		    "HyperpodNodeClass", NULL, "hyperpodnodeclasses",
-		    KARPENTER_NAME);
+	if (rc == STEP_DONE &&
+	    feat_kube_get(s, &kb, NODECLASS_API, NULL, "hyperpodnodeclasses",
+		KARPENTER_NAME, NULL) == 1)
+		rc =
+		    feat_kube_delete(s, &kb, NODECLASS_API, "HyperpodNodeClass",
+			NULL, "hyperpodnodeclasses", KARPENTER_NAME);
 	sw_kube_close(&kb);
 	if (rc != STEP_DONE)
 		return rc;
@@ -312,9 +347,9 @@ sw_st_autoscaling_off(struct sw_step *s)
 	mode = sw_json_path_str(out, "AutoScaling.Mode");
 	if ((mode != NULL && strcmp(mode, "Enable") == 0) ||
 	    sw_res_get(s, "autoscaling_update") != NULL) {
-		rc = feat_update_hp(s, "autoscaling_update", out, sw_jo(
-		    "AutoScaling", sw_jo("Mode", sw_js("Disable"), NULL),
-		    NULL));
+		rc = feat_update_hp(s, "autoscaling_update", out,
+		    sw_jo("AutoScaling", sw_jo("Mode", sw_js("Disable"), NULL),
+			NULL));
 		json_object_put(out);
 		if (rc != STEP_DONE)
 			return rc;

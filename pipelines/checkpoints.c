@@ -25,7 +25,7 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CKPT_MAX_PAGES	1000
+#define CKPT_MAX_PAGES 1000
 
 /* The step of a checkpoint directory name, or -1. */
 static int64_t
@@ -61,9 +61,9 @@ item_of(json_object *by, const char *dir, size_t n, int64_t step)
 	name[n] = '\0';
 	if ((it = sw_json_get(by, name)) != NULL)
 		return it;
-	it = sw_jo("name", sw_js(name), "step", sw_ji(step),
-	    "size_bytes", sw_ji(0), "objects", sw_ji(0),
-	    "complete", sw_jb(0), "keys", json_object_new_array(), NULL);
+	it = sw_jo("name", sw_js(name), "step", sw_ji(step), "size_bytes",
+	    sw_ji(0), "objects", sw_ji(0), "complete", sw_jb(0), "keys",
+	    json_object_new_array(), NULL);
 	json_object_object_add(by, name, it);
 	return it;
 }
@@ -85,8 +85,9 @@ fold(json_object *by, const char *prefix, json_object *o)
 	    (it = item_of(by, rest, (size_t)(slash - rest), step)) == NULL)
 		return;
 	file = slash + 1;
-	sw_json_add_int(it, "size_bytes", sw_json_get_int(it, "size_bytes",
-	    0) + strtoll(sw_json_get_str(o, "Size") ?: "0", NULL, 10));
+	sw_json_add_int(it, "size_bytes",
+	    sw_json_get_int(it, "size_bytes", 0) +
+		strtoll(sw_json_get_str(o, "Size") ?: "0", NULL, 10));
 	sw_json_add_int(it, "objects", sw_json_get_int(it, "objects", 0) + 1);
 	json_object_array_add(sw_json_get(it, "keys"), sw_js(key));
 	if (strcmp(file, ".metadata") == 0 ||
@@ -116,7 +117,8 @@ ordered(json_object *by)
 	int marked = 0;
 	size_t i;
 
-	json_object_object_foreach(by, k, v) {
+	json_object_object_foreach(by, k, v)
+	{
 		(void)k;
 		json_object_array_add(items, json_object_get(v));
 	}
@@ -125,8 +127,8 @@ ordered(json_object *by)
 		json_object *it = json_object_array_get_idx(items, i);
 		int c = sw_json_get_bool(it, "complete", 0);
 
-		json_object_object_add(it, "newest_complete",
-		    sw_jb(c && !marked));
+		json_object_object_add(
+		    it, "newest_complete", sw_jb(c && !marked));
 		marked |= c;
 	}
 	return items;
@@ -148,18 +150,19 @@ sw_ckpt_list(struct aws_ctx *aws, const char *bucket, const char *prefix,
 		const char *next;
 
 		(*calls)++;
-		if ((rc = aws_s3_list_objects_v2(aws, bucket, prefix, token,
-		    &page, err)) != SW_OK)
+		if ((rc = aws_s3_list_objects_v2(
+			 aws, bucket, prefix, token, &page, err)) != SW_OK)
 			break;
 		contents = sw_json_get(page, "Contents");
 		for (i = 0; i < json_object_array_length(contents); i++)
-			fold(by, prefix, json_object_array_get_idx(contents,
-			    i));
+			fold(
+			    by, prefix, json_object_array_get_idx(contents, i));
 		next = sw_json_get_str(page, "NextContinuationToken");
 		free(token);
 		token = NULL;
 		if (strcmp(sw_json_get_str(page, "IsTruncated") ?: "false",
-		    "true") != 0 || next == NULL || *next == '\0') {
+			"true") != 0 ||
+		    next == NULL || *next == '\0') {
 			json_object_put(page);
 			page = NULL;
 			break;
@@ -195,11 +198,11 @@ sw_ckpt_doomed(json_object *items, int64_t keep, json_object **keys)
 			seen += sw_json_get_bool(it, "complete", 0);
 			continue;
 		}
-		json_object_array_add(names, sw_js(sw_json_get_str(it,
-		    "name")));
+		json_object_array_add(
+		    names, sw_js(sw_json_get_str(it, "name")));
 		for (j = 0; j < json_object_array_length(ks); j++)
-			json_object_array_add(*keys, json_object_get(
-			    json_object_array_get_idx(ks, j)));
+			json_object_array_add(*keys,
+			    json_object_get(json_object_array_get_idx(ks, j)));
 	}
 	return names;
 }
@@ -214,8 +217,8 @@ batch(json_object *keys, size_t from, size_t n)
 	size_t i;
 
 	for (i = from; i < from + n; i++)
-		json_object_array_add(b, json_object_get(
-		    json_object_array_get_idx(keys, i)));
+		json_object_array_add(
+		    b, json_object_get(json_object_array_get_idx(keys, i)));
 	return b;
 }
 
@@ -227,45 +230,50 @@ delete_input(const char *bucket, json_object *b)
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(b); i++)
-		json_object_array_add(objs, sw_jo("Key", json_object_get(
-		    json_object_array_get_idx(b, i)), NULL));
-	return sw_jo("Bucket", sw_js(bucket), "Delete", sw_jo("Objects",
-	    objs, "Quiet", sw_jb(0), NULL), NULL);
+		json_object_array_add(objs,
+		    sw_jo("Key",
+			json_object_get(json_object_array_get_idx(b, i)),
+			NULL));
+	return sw_jo("Bucket", sw_js(bucket), "Delete",
+	    sw_jo("Objects", objs, "Quiet", sw_jb(0), NULL), NULL);
 }
 
 /* One DeleteObjects call of batch b; deleted keys appended to done. */
 static enum sw_step_rc
-delete_batch(struct sw_step *s, const char *bucket, json_object *b,
-    json_object *done)
+delete_batch(
+    struct sw_step *s, const char *bucket, json_object *b, json_object *done)
 {
 	struct aws_error err;
 	json_object *out = NULL, *list, *errs;
 	size_t i;
 
 	if (s->plan) {
-		json_object_array_add(s->calls, sw_jo("stage",
-		    sw_js(s->stage), "service", sw_js("s3"), "operation",
-		    sw_js("DeleteObjects"), "input", delete_input(bucket, b),
-		    NULL));
+		json_object_array_add(s->calls,
+		    sw_jo("stage", sw_js(s->stage), "service", sw_js("s3"),
+			"operation", sw_js("DeleteObjects"), "input",
+			delete_input(bucket, b), NULL));
 		return STEP_DONE;
 	}
 	if (sw_step_save(s) != SW_OK)
 		return sw_step_transient(s, "cannot record the stage");
 	s->calls_made++;
 	if (aws_s3_delete_objects(s->aws, bucket, b, &out, &err) != SW_OK)
-		return sw_err_transient(aws_error_sw(&err)) ?
-		    sw_step_transient(s, "s3: %s", err.code) :
-		    sw_step_fail(s, "DeleteObjects in %s: %s %s", bucket,
-		    err.code, err.message);
+		return sw_err_transient(aws_error_sw(&err))
+		    ? sw_step_transient(s, "s3: %s", err.code)
+		    : sw_step_fail(s, "DeleteObjects in %s: %s %s", bucket,
+			  err.code, err.message);
 	list = sw_json_get(out, "Deleted");
 	for (i = 0; i < json_object_array_length(list); i++)
-		json_object_array_add(done, sw_js(sw_json_get_str(
-		    json_object_array_get_idx(list, i), "Key")));
+		json_object_array_add(done,
+		    sw_js(sw_json_get_str(
+			json_object_array_get_idx(list, i), "Key")));
 	errs = sw_json_get(out, "Error");
 	if (json_object_array_length(errs) > 0) {
 		json_object *e0 = json_object_array_get_idx(errs, 0);
-		enum sw_step_rc rc = sw_step_fail(s, "S3 kept %zu object(s): "
-		    "%s: %s", json_object_array_length(errs),
+		enum sw_step_rc rc = sw_step_fail(s,
+		    "S3 kept %zu object(s): "
+		    "%s: %s",
+		    json_object_array_length(errs),
 		    sw_json_get_str(e0, "Key") ?: "?",
 		    sw_json_get_str(e0, "Code") ?: "?");
 
@@ -290,26 +298,26 @@ stage_prune(struct sw_step *s)
 		return STEP_DONE;
 	if (bucket == NULL || prefix == NULL)
 		return sw_step_fail(s, "no bucket or prefix to prune");
-	if (sw_ckpt_list(s->aws, bucket, prefix, &items, &s->calls_made,
-	    &err) != SW_OK)
-		return sw_err_transient(aws_error_sw(&err)) ?
-		    sw_step_transient(s, "s3: %s", err.code) :
-		    sw_step_fail(s, "ListObjectsV2 %s/%s: %s %s", bucket,
-		    prefix, err.code, err.message);
-	names = sw_ckpt_doomed(items, sw_json_get_int(s->params,
-	    "keep_last", 1), &keys);
+	if (sw_ckpt_list(
+		s->aws, bucket, prefix, &items, &s->calls_made, &err) != SW_OK)
+		return sw_err_transient(aws_error_sw(&err))
+		    ? sw_step_transient(s, "s3: %s", err.code)
+		    : sw_step_fail(s, "ListObjectsV2 %s/%s: %s %s", bucket,
+			  prefix, err.code, err.message);
+	names = sw_ckpt_doomed(
+	    items, sw_json_get_int(s->params, "keep_last", 1), &keys);
 	json_object_put(items);
 	if ((done = sw_json_get(s->res, "deleted")) == NULL) {
 		done = json_object_new_array();
 		json_object_object_add(s->res, "deleted", done);
 	}
 	if (sw_json_get(s->res, "checkpoints") == NULL)
-		json_object_object_add(s->res, "checkpoints",
-		    json_object_get(names));
+		json_object_object_add(
+		    s->res, "checkpoints", json_object_get(names));
 	n = json_object_array_length(keys);
 	for (i = 0; i < n && rc == STEP_DONE; i += SW_S3_DELETE_MAX) {
-		json_object *b = batch(keys, i, n - i < SW_S3_DELETE_MAX ?
-		    n - i : SW_S3_DELETE_MAX);
+		json_object *b = batch(keys, i,
+		    n - i < SW_S3_DELETE_MAX ? n - i : SW_S3_DELETE_MAX);
 
 		rc = delete_batch(s, bucket, b, done);
 		json_object_put(b);
@@ -321,11 +329,12 @@ stage_prune(struct sw_step *s)
 	return rc;
 }
 
+/* clang-format off */
 static const struct sw_stage_def retain_stages[] = {
 	{ "prune", stage_prune },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_checkpoint_retain = {
-	"checkpoint.retain", retain_stages
-};
+const struct sw_pipeline sw_pl_checkpoint_retain = { "checkpoint.retain",
+	retain_stages };

@@ -13,7 +13,7 @@
 #include "lib/err.h"
 
 /* Where a job's trainer saves, under its output directory. */
-#define SW_CKPT_DIR	"checkpoints"
+#define SW_CKPT_DIR "checkpoints"
 
 /*
  * The checkpoints under prefix (ending in '/') of bucket, newest step
@@ -27,9 +27,8 @@
  * every rank's shards) or trainer_state.json (the Hugging Face Trainer
  * writes it after the model and optimizer states); otherwise partial.
  */
-sw_err	sw_ckpt_list(struct aws_ctx *, const char *bucket,
-	    const char *prefix, json_object **items, int *calls,
-	    struct aws_error *);
+sw_err sw_ckpt_list(struct aws_ctx *, const char *bucket, const char *prefix,
+    json_object **items, int *calls, struct aws_error *);
 
 /*
  * Retention "keep the last keep complete": every checkpoint older than
@@ -38,7 +37,7 @@ sw_err	sw_ckpt_list(struct aws_ctx *, const char *bucket,
  * sw_ckpt_list made them (borrowed); a new array of the names doomed,
  * newest first, and *keys (new) every object key they hold.
  */
-json_object *sw_ckpt_doomed(json_object *items, int64_t keep,
-	    json_object **keys);
+json_object *sw_ckpt_doomed(
+    json_object *items, int64_t keep, json_object **keys);
 
 #endif

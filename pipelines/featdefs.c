@@ -10,6 +10,7 @@
 
 #include "pipelines/featdefs.h"
 
+/* clang-format off */
 const struct sw_featdef sw_featdefs[SW_FEAT__MAX] = {
 	[SW_FEAT_TRAINING_OPERATOR] = {
 		.name = "training_operator",
@@ -78,6 +79,7 @@ const struct sw_featdef sw_featdefs[SW_FEAT__MAX] = {
 		.flags = SW_FEATF_ADDON_ONLY | SW_FEATF_PREREQ,
 	},
 };
+/* clang-format on */
 
 int
 sw_feat_by_name(const char *name)
@@ -122,8 +124,8 @@ sw_feat_needs_json(enum sw_feat f)
 
 	for (g = 0; g < SW_FEAT__MAX; g++)
 		if (sw_feat_needs(f, g))
-			json_object_array_add(a,
-			    json_object_new_string(sw_featdefs[g].name));
+			json_object_array_add(
+			    a, json_object_new_string(sw_featdefs[g].name));
 	return a;
 }
 
@@ -135,7 +137,7 @@ sw_feat_needed_by_json(enum sw_feat f)
 
 	for (g = 0; g < SW_FEAT__MAX; g++)
 		if (sw_feat_needs(g, f))
-			json_object_array_add(a,
-			    json_object_new_string(sw_featdefs[g].name));
+			json_object_array_add(
+			    a, json_object_new_string(sw_featdefs[g].name));
 	return a;
 }

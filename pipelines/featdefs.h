@@ -31,7 +31,7 @@ enum sw_feat {
 };
 
 /* A bit of a needs mask. */
-#define SW_FEAT_BIT(f)	(1u << (f))
+#define SW_FEAT_BIT(f) (1u << (f))
 
 /*
  * The add-on is the whole feature: the prerequisites stage installs it
@@ -39,27 +39,27 @@ enum sw_feat {
  * removes it, in reverse table order.  Rows without it have stages of
  * their own in pipelines/features.c.
  */
-#define SW_FEATF_ADDON_ONLY	0x1
+#define SW_FEATF_ADDON_ONLY 0x1
 /* Only ever installed as a prerequisite: no request names it and
  * feature_list does not show it. */
-#define SW_FEATF_PREREQ		0x2
+#define SW_FEATF_PREREQ 0x2
 
 struct sw_featdef {
-	const char	*name;	/* key in feature_set and feature_list */
-	const char	*addon;	/* EKS add-on name, or NULL */
-	unsigned	 needs;	/* SW_FEAT_BIT of each feature it needs */
-	unsigned	 flags;	/* SW_FEATF_* */
+	const char *name; /* key in feature_set and feature_list */
+	const char *addon; /* EKS add-on name, or NULL */
+	unsigned needs; /* SW_FEAT_BIT of each feature it needs */
+	unsigned flags; /* SW_FEATF_* */
 };
 
 extern const struct sw_featdef sw_featdefs[SW_FEAT__MAX];
 
 /* The EKS add-on name of feature f (NULL when it is none). */
-#define SW_FEAT_ADDON(f)	(sw_featdefs[(f)].addon)
+#define SW_FEAT_ADDON(f) (sw_featdefs[(f)].addon)
 
 /* The row called name; -1 when there is none. */
-int	sw_feat_by_name(const char *name);
+int sw_feat_by_name(const char *name);
 /* Does feature f need feature g, directly or through another row? */
-int	sw_feat_needs(enum sw_feat f, enum sw_feat g);
+int sw_feat_needs(enum sw_feat f, enum sw_feat g);
 /* Names of what f needs (directly or not) as a new JSON array. */
 json_object *sw_feat_needs_json(enum sw_feat f);
 /* Names of what needs f (directly or not) as a new JSON array. */

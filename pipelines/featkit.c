@@ -19,8 +19,8 @@
 int
 feat_want(struct sw_step *s, enum sw_feat feature)
 {
-	json_object *v = sw_json_get(sw_json_get(s->params, "features"),
-	    sw_featdefs[feature].name);
+	json_object *v = sw_json_get(
+	    sw_json_get(s->params, "features"), sw_featdefs[feature].name);
 
 	if (v == NULL)
 		return -1;
@@ -34,7 +34,8 @@ json_object *
 feat_want_opt(struct sw_step *s, enum sw_feat feature, const char *key)
 {
 	return sw_json_get(sw_json_get(sw_json_get(s->params, "features"),
-	    sw_featdefs[feature].name), key);
+			       sw_featdefs[feature].name),
+	    key);
 }
 
 /* ---- EKS add-ons ------------------------------------------------------ */
@@ -45,8 +46,8 @@ feat_want_opt(struct sw_step *s, enum sw_feat feature, const char *key)
  * create or delete is recorded and the step is done.
  */
 enum sw_step_rc
-feat_ensure_addon(struct sw_step *s, const char *addon, int on,
-    json_object *create)
+feat_ensure_addon(
+    struct sw_step *s, const char *addon, int on, json_object *create)
 {
 	struct aws_error err;
 	json_object *out, *in;
@@ -54,11 +55,12 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 	enum sw_step_rc rc;
 
 	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
-	    NULL), &out, &err);
-	if (rc == STEP_FAIL && strcmp(err.code,
-	    "ResourceNotFoundException") == 0) {
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
+		NULL),
+	    &out, &err);
+	if (rc == STEP_FAIL &&
+	    strcmp(err.code, "ResourceNotFoundException") == 0) {
 		s->msg[0] = '\0';
 		if (!on) {
 			json_object_put(create);
@@ -69,18 +71,19 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 			json_object_put(in);
 			return rc;
 		}
-		json_object_object_add(in, "clusterName",
-		    sw_js(CLUSTER(s)));
+		json_object_object_add(in, "clusterName", sw_js(CLUSTER(s)));
 		json_object_object_add(in, "addonName", sw_js(addon));
-		json_object_object_add(in, "resolveConflicts",
-		    sw_js("OVERWRITE"));
+		json_object_object_add(
+		    in, "resolveConflicts", sw_js("OVERWRITE"));
 		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreateAddon", in, &out,
 		    "ResourceInUseException"));
 		json_object_put(out);
 		if (s->plan)
 			return STEP_DONE;
-		return sw_step_wait(s, sw_poll_ms(s, 10000), "add-on %s is "
-		    "being created", addon);
+		return sw_step_wait(s, sw_poll_ms(s, 10000),
+		    "add-on %s is "
+		    "being created",
+		    addon);
 	}
 	json_object_put(create);
 	if (rc != STEP_DONE)
@@ -95,22 +98,26 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 		if (strcmp(status, "CREATE_FAILED") == 0 ||
 		    strcmp(status, "DEGRADED") == 0 ||
 		    strcmp(status, "UPDATE_FAILED") == 0)
-			return sw_step_fail(s, "add-on %s is %s", addon, status);
-		return sw_step_wait(s, sw_poll_ms(s, 10000), "add-on %s is %s",
-		    addon, status);
+			return sw_step_fail(
+			    s, "add-on %s is %s", addon, status);
+		return sw_step_wait(
+		    s, sw_poll_ms(s, 10000), "add-on %s is %s", addon, status);
 	}
 	if (strcmp(status, "DELETE_FAILED") == 0)
 		return sw_step_fail(s, "add-on %s is DELETE_FAILED", addon);
 	if (strcmp(status, "DELETING") != 0) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DeleteAddon", sw_jo(
-		    "clusterName", sw_js(CLUSTER(s)), "addonName",
-		    sw_js(addon), NULL), &out, "ResourceNotFoundException"));
+		TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DeleteAddon",
+		    sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName",
+			sw_js(addon), NULL),
+		    &out, "ResourceNotFoundException"));
 		json_object_put(out);
 		if (s->plan)
 			return STEP_DONE;
 	}
-	return sw_step_wait(s, sw_poll_ms(s, 10000), "add-on %s is being "
-	    "deleted", addon);
+	return sw_step_wait(s, sw_poll_ms(s, 10000),
+	    "add-on %s is being "
+	    "deleted",
+	    addon);
 }
 
 /* ---- IAM ------------------------------------------------------------ */
@@ -119,25 +126,27 @@ feat_ensure_addon(struct sw_step *s, const char *addon, int on,
 
 /* The association id of ns/sa into id (empty when none). */
 enum sw_step_rc
-feat_find_association(struct sw_step *s, const char *ns, const char *sa,
-    char *id, size_t idsz)
+feat_find_association(
+    struct sw_step *s, const char *ns, const char *sa, char *id, size_t idsz)
 {
 	json_object *out, *list;
 	size_t i;
 
 	id[0] = '\0';
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "namespace", sw_js(ns),
-	    "serviceAccount", sw_js(sa), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "namespace", sw_js(ns),
+		"serviceAccount", sw_js(sa), NULL),
+	    &out, NULL));
 	list = sw_json_get(out, "associations");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *a = json_object_array_get_idx(list, i);
 
 		if (strcmp(sw_json_get_str(a, "namespace") ?: "", ns) == 0 &&
 		    strcmp(sw_json_get_str(a, "serviceAccount") ?: "", sa) ==
-		    0 && sw_json_get_str(a, "associationId") != NULL &&
-		    sw_fmt(id, idsz, "%s", sw_json_get_str(a,
-		    "associationId")) != SW_OK) {
+			0 &&
+		    sw_json_get_str(a, "associationId") != NULL &&
+		    sw_fmt(id, idsz, "%s",
+			sw_json_get_str(a, "associationId")) != SW_OK) {
 			json_object_put(out);
 			return sw_step_fail(s, "association id too long");
 		}
@@ -187,8 +196,10 @@ feat_kube_get(struct sw_step *s, struct sw_kube *kb, const char *api,
 	if (e == SW_ENOTFOUND)
 		return 0;
 	if (e != SW_OK) {
-		sw_step_retry(s, sw_poll_ms(s, 10000), "get %s: %s (will "
-		    "retry)", name, ke.message[0] ? ke.message : "failed");
+		sw_step_retry(s, sw_poll_ms(s, 10000),
+		    "get %s: %s (will "
+		    "retry)",
+		    name, ke.message[0] ? ke.message : "failed");
 		return -1;
 	}
 	if (out != NULL)
@@ -207,11 +218,12 @@ finalizer_list(json_object *o, char *buf, size_t bufsz)
 	int w;
 
 	buf[0] = '\0';
-	n = fins != NULL && json_object_is_type(fins, json_type_array) ?
-	    json_object_array_length(fins) : 0;
+	n = fins != NULL && json_object_is_type(fins, json_type_array)
+	    ? json_object_array_length(fins)
+	    : 0;
 	for (i = 0; i < n && used < bufsz; i++) {
-		const char *f = json_object_get_string(
-		    json_object_array_get_idx(fins, i));
+		const char *f =
+		    json_object_get_string(json_object_array_get_idx(fins, i));
 
 		w = snprintf(buf + used, bufsz - used, "%s%s", i ? ", " : "",
 		    f != NULL ? f : "");
@@ -239,10 +251,11 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 	int got;
 
 	if (s->plan) {
-		json_object_array_add(s->calls, sw_jo("stage", sw_js(s->stage),
-		    "kubernetes", sw_js("delete"), "apiVersion", sw_js(api),
-		    "kind", sw_js(kind), "namespace", ns ? sw_js(ns) : NULL,
-		    "name", sw_js(name), NULL));
+		json_object_array_add(s->calls,
+		    sw_jo("stage", sw_js(s->stage), "kubernetes",
+			sw_js("delete"), "apiVersion", sw_js(api), "kind",
+			sw_js(kind), "namespace", ns ? sw_js(ns) : NULL, "name",
+			sw_js(name), NULL));
 		return STEP_DONE;
 	}
 	if (k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
@@ -260,24 +273,26 @@ feat_kube_delete(struct sw_step *s, struct sw_kube *kb, const char *api,
 		}
 		if (e != SW_OK) {
 			json_object_put(live);
-			return sw_step_retry(s, sw_poll_ms(s, 10000), "delete %s "
-			    "%s: %s (will retry)", kind, name, ke.message[0] ?
-			    ke.message : "failed");
+			return sw_step_retry(s, sw_poll_ms(s, 10000),
+			    "delete %s "
+			    "%s: %s (will retry)",
+			    kind, name, ke.message[0] ? ke.message : "failed");
 		}
 		json_object_put(live);
 		live = NULL;
-		if ((got = feat_kube_get(s, kb, api, ns, plural, name,
-		    &live)) <= 0)
+		if ((got = feat_kube_get(
+			 s, kb, api, ns, plural, name, &live)) <= 0)
 			return got == 0 ? STEP_DONE : STEP_WAIT;
 	}
 	finalizer_list(live, fins, sizeof(fins));
 	json_object_put(live);
-	return sw_step_wait(s, sw_poll_ms(s, 5000), "waiting for %s %s to be "
-	    "deleted (finalizers: %s)", kind, name, fins[0] ? fins : "none");
+	return sw_step_wait(s, sw_poll_ms(s, 5000),
+	    "waiting for %s %s to be "
+	    "deleted (finalizers: %s)",
+	    kind, name, fins[0] ? fins : "none");
 }
 
 /* ---- HyperPod UpdateCluster ----------------------------------------- */
-
 
 enum sw_step_rc
 feat_describe_hp(struct sw_step *s, json_object **out)
@@ -294,13 +309,12 @@ json_subset(json_object *want, json_object *have)
 
 	if (want == NULL)
 		return 1;
-	if (have == NULL || json_object_get_type(want) !=
-	    json_object_get_type(have))
+	if (have == NULL ||
+	    json_object_get_type(want) != json_object_get_type(have))
 		return 0;
 	if (json_object_is_type(want, json_type_object)) {
-		json_object_object_foreach(want, k, v)
-			if (!json_subset(v, sw_json_get(have, k)))
-				return 0;
+		json_object_object_foreach(want, k,
+		    v) if (!json_subset(v, sw_json_get(have, k))) return 0;
 		return 1;
 	}
 	if (json_object_is_type(want, json_type_array)) {
@@ -309,7 +323,7 @@ json_subset(json_object *want, json_object *have)
 			return 0;
 		for (i = 0; i < json_object_array_length(want); i++)
 			if (!json_subset(json_object_array_get_idx(want, i),
-			    json_object_array_get_idx(have, i)))
+				json_object_array_get_idx(have, i)))
 				return 0;
 		return 1;
 	}
@@ -323,8 +337,8 @@ json_subset(json_object *want, json_object *have)
  * InService.  hp is the cluster's DescribeCluster document (borrowed).
  */
 enum sw_step_rc
-feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
-    json_object *members)
+feat_update_hp(
+    struct sw_step *s, const char *flag, json_object *hp, json_object *members)
 {
 	json_object *groups, *list, *upd, *out;
 	enum sw_step_rc rc;
@@ -350,23 +364,27 @@ feat_update_hp(struct sw_step *s, const char *flag, json_object *hp,
 		json_object_put(members);
 		return sw_hp_status_step(s, hp, "UpdateCluster", 30000);
 	}
-	if (!s->plan && (rc = sw_hp_status_step(s, hp, "before "
-	    "UpdateCluster", 30000)) != STEP_DONE) {
+	if (!s->plan &&
+	    (rc = sw_hp_status_step(s, hp,
+		 "before "
+		 "UpdateCluster",
+		 30000)) != STEP_DONE) {
 		json_object_put(members);
 		return rc;
 	}
 	list = json_object_new_array();
 	groups = sw_json_get(hp, "InstanceGroups");
 	for (i = 0; groups && i < json_object_array_length(groups); i++)
-		json_object_array_add(list, sw_hp_resend_group(
-		    json_object_array_get_idx(groups, i), -1));
-	upd = sw_jo("ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list,
-	    NULL);
+		json_object_array_add(list,
+		    sw_hp_resend_group(
+			json_object_array_get_idx(groups, i), -1));
+	upd = sw_jo(
+	    "ClusterName", sw_js(CLUSTER(s)), "InstanceGroups", list, NULL);
 	json_object_object_foreach(members, k, v)
-		json_object_object_add(upd, k, json_object_get(v));
+	    json_object_object_add(upd, k, json_object_get(v));
 	json_object_put(members);
-	TRY(sw_step_aws_once(s, sent, AWS_SVC_SAGEMAKER, "UpdateCluster", upd,
-	    &out, &resumed));
+	TRY(sw_step_aws_once(
+	    s, sent, AWS_SVC_SAGEMAKER, "UpdateCluster", upd, &out, &resumed));
 	json_object_put(out);
 	sw_res_set(s, flag, "requested");
 	if (s->plan)
@@ -387,19 +405,21 @@ feat_cluster_facts(struct sw_step *s)
 			sw_res_set(s, "hyperpod_arn", v);
 		json_object_put(out);
 		if (v == NULL)
-			return sw_step_fail(s, "no HyperPod cluster %s",
-			    CLUSTER(s));
+			return sw_step_fail(
+			    s, "no HyperPod cluster %s", CLUSTER(s));
 	}
 	if (sw_res_get(s, "oidc_issuer") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo(
-		    "name", sw_js(CLUSTER(s)), NULL), &out, NULL));
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+		    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
 		v = sw_json_path_str(out, "cluster.identity.oidc.issuer");
 		if (v != NULL && strncmp(v, "https://", 8) == 0)
 			sw_res_set(s, "oidc_issuer", v + 8);
 		json_object_put(out);
 		if (sw_res_get(s, "oidc_issuer") == NULL)
-			return sw_step_fail(s, "EKS cluster %s has no OIDC "
-			    "issuer", CLUSTER(s));
+			return sw_step_fail(s,
+			    "EKS cluster %s has no OIDC "
+			    "issuer",
+			    CLUSTER(s));
 	}
 	return STEP_DONE;
 }

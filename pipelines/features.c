@@ -70,8 +70,8 @@ st_training_off(struct sw_step *s)
 
 	if (feat_want(s, SW_FEAT_TRAINING_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0,
-	    NULL));
+	TRY(feat_ensure_addon(
+	    s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 0, NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
 	return sw_remove_role(s, role);
 }
@@ -83,8 +83,8 @@ st_inference_off(struct sw_step *s)
 
 	if (feat_want(s, SW_FEAT_INFERENCE_OPERATOR) != 0)
 		return STEP_DONE;
-	TRY(feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0,
-	    NULL));
+	TRY(feat_ensure_addon(
+	    s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), 0, NULL));
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
 	return sw_remove_role(s, role);
 }
@@ -146,37 +146,43 @@ st_task_governance_check(struct sw_step *s)
 	if (feat_want(s, SW_FEAT_TASK_GOVERNANCE) != 1)
 		return STEP_DONE;
 	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
-	    NULL), &out, &err);
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
+		NULL),
+	    &out, &err);
 	if (rc == STEP_DONE) {
 		json_object_put(out);
-		return STEP_DONE;	/* ours, already there */
+		return STEP_DONE; /* ours, already there */
 	}
 	if (strcmp(err.code, "ResourceNotFoundException") != 0)
 		return rc;
 	s->msg[0] = '\0';
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(CLUSTER(s)), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, NULL));
 	kver = sw_keep(s, sw_json_path_str(out, "cluster.version"));
 	json_object_put(out);
 	if (kube_version(kver) < 1030)
-		return sw_step_fail(s, "task_governance needs Kubernetes 1.30 "
+		return sw_step_fail(s,
+		    "task_governance needs Kubernetes 1.30 "
 		    "or later; cluster %s runs %s: upgrade it first",
 		    CLUSTER(s), kver ? kver : "an unknown version");
 	TRY(feat_kube_open(s, &kb));
 	crd = feat_kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
 	    "customresourcedefinitions", "clusterqueues.kueue.x-k8s.io", NULL);
-	dep = crd < 0 ? -1 : feat_kube_get(s, &kb, "apps/v1", "kueue-system",
-	    "deployments", "kueue-controller-manager", NULL);
+	dep = crd < 0 ? -1
+		      : feat_kube_get(s, &kb, "apps/v1", "kueue-system",
+			    "deployments", "kueue-controller-manager", NULL);
 	sw_kube_close(&kb);
 	if (crd < 0 || dep < 0)
 		return s->plan ? STEP_FAIL : STEP_WAIT;
 	if (crd == 1 || dep == 1)
-		return sw_step_fail(s, "another Kueue is installed on %s (%s); "
+		return sw_step_fail(s,
+		    "another Kueue is installed on %s (%s); "
 		    "task_governance brings its own: uninstall it first",
-		    CLUSTER(s), crd == 1 ? "CRD clusterqueues.kueue.x-k8s.io" :
-		    "deployment kueue-system/kueue-controller-manager");
+		    CLUSTER(s),
+		    crd == 1
+			? "CRD clusterqueues.kueue.x-k8s.io"
+			: "deployment kueue-system/kueue-controller-manager");
 	return STEP_DONE;
 }
 
@@ -193,10 +199,11 @@ addon_create_extra(struct sw_step *s, enum sw_feat f)
 	ws = feat_want_opt(s, f, "grafana_workspace");
 	if (ws == NULL && feat_want_opt(s, f, "prometheus_workspace") == NULL)
 		return NULL;
-	return sw_jo("tags", sw_jo(
-	    SW_TAG_GRAFANA_WS, json_object_get(ws),
-	    SW_TAG_PROMETHEUS_WS, json_object_get(feat_want_opt(s, f,
-		"prometheus_workspace")), NULL), NULL);
+	return sw_jo("tags",
+	    sw_jo(SW_TAG_GRAFANA_WS, json_object_get(ws), SW_TAG_PROMETHEUS_WS,
+		json_object_get(feat_want_opt(s, f, "prometheus_workspace")),
+		NULL),
+	    NULL);
 }
 
 /*
@@ -230,11 +237,12 @@ addon_active(struct sw_step *s, const char *addon, int *active)
 	json_object *out;
 
 	*active = 0;
-	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DescribeAddon", sw_jo(
-	    "clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
-	    NULL), &out, "ResourceNotFoundException"));
-	*active = strcmp(sw_json_path_str(out, "addon.status") ?: "",
-	    "ACTIVE") == 0;
+	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "DescribeAddon",
+	    sw_jo("clusterName", sw_js(CLUSTER(s)), "addonName", sw_js(addon),
+		NULL),
+	    &out, "ResourceNotFoundException"));
+	*active =
+	    strcmp(sw_json_path_str(out, "addon.status") ?: "", "ACTIVE") == 0;
 	json_object_put(out);
 	return STEP_DONE;
 }
@@ -250,21 +258,22 @@ st_training_on(struct sw_step *s)
 
 	if (feat_want(s, SW_FEAT_TRAINING_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR),
-	    &active));
+	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), &active));
 	if (active)
 		return STEP_DONE;
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_TRAINING_OP);
-	rc = sw_ensure_pods_role(s, &(struct sw_role){
-	    .key = "training_role_arn", .name = role,
-	    .managed = training_policies });
+	rc = sw_ensure_pods_role(s,
+	    &(struct sw_role){ .key = "training_role_arn",
+		.name = role,
+		.managed = training_policies });
 	if (rc != STEP_DONE)
 		return rc;
 	/* The add-on's own pod identity association goes with it. */
 	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_TRAINING_OPERATOR), 1,
-	    sw_jo("podIdentityAssociations", sw_ja(sw_jo("serviceAccount",
-	    sw_js(TRAINING_SA), "roleArn", sw_js(sw_res_get(s,
-	    "training_role_arn")), NULL)), NULL));
+	    sw_jo("podIdentityAssociations",
+		sw_ja(sw_jo("serviceAccount", sw_js(TRAINING_SA), "roleArn",
+		    sw_js(sw_res_get(s, "training_role_arn")), NULL)),
+		NULL));
 }
 
 static enum sw_step_rc
@@ -278,47 +287,56 @@ st_inference_on(struct sw_step *s)
 
 	if (feat_want(s, SW_FEAT_INFERENCE_OPERATOR) != 1)
 		return STEP_DONE;
-	TRY(addon_active(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
-	    &active));
+	TRY(addon_active(
+	    s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR), &active));
 	if (active)
 		return STEP_DONE;
 	TRY(feat_cluster_facts(s));
 	if ((acct = sw_account_id(s)) == NULL)
-		return sw_step_wait(s, sw_poll_ms(s, 10000), "cannot tell the "
+		return sw_step_wait(s, sw_poll_ms(s, 10000),
+		    "cannot tell the "
 		    "account id yet");
 	issuer = sw_res_get(s, "oidc_issuer");
 	/* IRSA (facts 2.5): only service accounts of the operator's
 	 * namespace may assume the execution role. */
-	if (sw_fmt(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s",
-	    acct, issuer) != SW_OK || sw_fmt(key, sizeof(key), "%s:sub",
-	    issuer) != SW_OK || sw_fmt(cfgv, sizeof(cfgv),
-	    "system:serviceaccount:%s:*", INFERENCE_NS) != SW_OK)
+	if (sw_fmt(prov, sizeof(prov), "arn:aws:iam::%s:oidc-provider/%s", acct,
+		issuer) != SW_OK ||
+	    sw_fmt(key, sizeof(key), "%s:sub", issuer) != SW_OK ||
+	    sw_fmt(cfgv, sizeof(cfgv), "system:serviceaccount:%s:*",
+		INFERENCE_NS) != SW_OK)
 		return sw_step_fail(s, "OIDC issuer %s too long", issuer);
-	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Federated",
-	    sw_js(prov), NULL), "Action", sw_js(
-	    "sts:AssumeRoleWithWebIdentity"), "Condition", sw_jo(
-	    "StringLike", sw_jo(key, sw_js(cfgv), NULL), NULL), NULL)), NULL);
-	policy = sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
-	    sw_js("sagemaker:DescribeCluster"),
-	    sw_js("sagemaker:ListClusterNodes"),
-	    sw_js("sagemaker:DescribeClusterNode")),
-	    "Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
+	trust = sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Principal",
+		sw_jo("Federated", sw_js(prov), NULL), "Action",
+		sw_js("sts:AssumeRoleWithWebIdentity"), "Condition",
+		sw_jo("StringLike", sw_jo(key, sw_js(cfgv), NULL), NULL),
+		NULL)),
+	    NULL);
+	policy = sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Action",
+		sw_ja(sw_js("sagemaker:DescribeCluster"),
+		    sw_js("sagemaker:ListClusterNodes"),
+		    sw_js("sagemaker:DescribeClusterNode")),
+		"Resource", sw_js(sw_res_get(s, "hyperpod_arn")), NULL)),
 	    NULL);
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_INFERENCE);
-	rc = sw_ensure_role(s, &(struct sw_role){ .key = "inference_role_arn",
-	    .name = role, .trust = trust,
-	    .inline_name = "slipway-inference-operator",
-	    .inline_doc = policy });
+	rc = sw_ensure_role(s,
+	    &(struct sw_role){ .key = "inference_role_arn",
+		.name = role,
+		.trust = trust,
+		.inline_name = "slipway-inference-operator",
+		.inline_doc = policy });
 	json_object_put(trust);
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;
-	if (sw_fmt(cfgv, sizeof(cfgv), "{\"executionRoleArn\":\"%s\","
-	    "\"hyperpodClusterArn\":\"%s\"}", sw_res_get(s,
-	    "inference_role_arn"), sw_res_get(s, "hyperpod_arn")) != SW_OK)
-		return sw_step_fail(s, "inference operator configuration "
+	if (sw_fmt(cfgv, sizeof(cfgv),
+		"{\"executionRoleArn\":\"%s\","
+		"\"hyperpodClusterArn\":\"%s\"}",
+		sw_res_get(s, "inference_role_arn"),
+		sw_res_get(s, "hyperpod_arn")) != SW_OK)
+		return sw_step_fail(s,
+		    "inference operator configuration "
 		    "too long");
 	return feat_ensure_addon(s, SW_FEAT_ADDON(SW_FEAT_INFERENCE_OPERATOR),
 	    1, sw_jo("configurationValues", sw_js(cfgv), NULL));
@@ -343,8 +361,8 @@ st_node_recovery(struct sw_step *s)
 		json_object_put(out);
 		return STEP_DONE;
 	}
-	rc = feat_update_hp(s, "recovery_update", out, sw_jo("NodeRecovery",
-	    sw_js(mode), NULL));
+	rc = feat_update_hp(s, "recovery_update", out,
+	    sw_jo("NodeRecovery", sw_js(mode), NULL));
 	json_object_put(out);
 	return rc;
 }
@@ -371,6 +389,7 @@ st_spaces_off(struct sw_step *s)
 
 /* ---- the pipeline ----------------------------------------------------- */
 
+/* clang-format off */
 static const struct sw_stage_def feature_stages[] = {
 	{ "off_autoscaling", sw_st_autoscaling_off },
 	{ "off_tiered_checkpointing", sw_st_tiered_off },
@@ -390,7 +409,6 @@ static const struct sw_stage_def feature_stages[] = {
 	{ "autoscaling", sw_st_autoscaling_on },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_feature_set = {
-	"feature.set", feature_stages
-};
+const struct sw_pipeline sw_pl_feature_set = { "feature.set", feature_stages };

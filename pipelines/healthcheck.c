@@ -35,8 +35,10 @@ check_configs(json_object *nodes, json_object *checks)
 		json_object *row = NULL;
 
 		for (j = 0; j < json_object_array_length(rows); j++)
-			if (strcmp(sw_json_get_str(json_object_array_get_idx(
-			    rows, j), "InstanceGroupName"), g) == 0)
+			if (strcmp(sw_json_get_str(
+				       json_object_array_get_idx(rows, j),
+				       "InstanceGroupName"),
+				g) == 0)
 				row = json_object_array_get_idx(rows, j);
 		if (row == NULL) {
 			row = sw_jo("InstanceGroupName", sw_js(g),
@@ -59,8 +61,10 @@ stage_start(struct sw_step *s)
 		return STEP_DONE;
 	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "StartClusterHealthCheck",
 	    sw_jo("ClusterName", sw_js(CLUSTER(s)),
-	    "DeepHealthCheckConfigurations", check_configs(sw_json_get(
-	    s->params, "nodes"), sw_json_get(s->params, "checks")), NULL),
+		"DeepHealthCheckConfigurations",
+		check_configs(sw_json_get(s->params, "nodes"),
+		    sw_json_get(s->params, "checks")),
+		NULL),
 	    &out, NULL));
 	json_object_put(out);
 	sw_res_set(s, "started", "StartClusterHealthCheck");
@@ -71,10 +75,10 @@ stage_start(struct sw_step *s)
 static json_object *
 outcome(json_object *row)
 {
-	const char *st = row ? sw_json_path_str(row, "InstanceStatus.Status") :
-	    NULL;
-	const char *msg = row ? sw_json_path_str(row,
-	    "InstanceStatus.Message") : NULL;
+	const char *st =
+	    row ? sw_json_path_str(row, "InstanceStatus.Status") : NULL;
+	const char *msg =
+	    row ? sw_json_path_str(row, "InstanceStatus.Message") : NULL;
 	const char *result;
 
 	if (st == NULL)
@@ -85,9 +89,13 @@ outcome(json_object *row)
 		result = "passed";
 	else
 		result = "failed";
-	return sw_jo("outcome", sw_js(result), "status", sw_js(st ? st :
-	    "NotFound"), "message", sw_js(msg && *msg ? msg : row ? NULL :
-	    "the node is gone: automatic node recovery replaced it"), NULL);
+	return sw_jo("outcome", sw_js(result), "status",
+	    sw_js(st ? st : "NotFound"), "message",
+	    sw_js(msg && *msg ? msg
+		    : row
+		    ? NULL
+		    : "the node is gone: automatic node recovery replaced it"),
+	    NULL);
 }
 
 /*
@@ -101,9 +109,10 @@ failure_reason(struct sw_step *s, const char *id, json_object *o)
 	json_object *out, *evs;
 	size_t i;
 
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterEvents", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), "NodeId", sw_js(id),
-	    "SortOrder", sw_js("Descending"), "MaxResults", sw_ji(20), NULL),
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterEvents",
+	    sw_jo("ClusterName", sw_js(CLUSTER(s)), "NodeId", sw_js(id),
+		"SortOrder", sw_js("Descending"), "MaxResults", sw_ji(20),
+		NULL),
 	    &out, NULL));
 	evs = sw_json_get(out, "Events");
 	for (i = 0; evs && i < json_object_array_length(evs); i++) {
@@ -111,8 +120,8 @@ failure_reason(struct sw_step *s, const char *id, json_object *o)
 
 		if (strcmp(sw_json_get_str(e, "EventLevel") ?: "", "Error"))
 			continue;
-		json_object_object_add(o, "message", sw_js(sw_json_get_str(e,
-		    "Description")));
+		json_object_object_add(
+		    o, "message", sw_js(sw_json_get_str(e, "Description")));
 		break;
 	}
 	json_object_put(out);
@@ -130,19 +139,23 @@ stage_follow(struct sw_step *s)
 
 	if (s->plan)
 		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes", sw_jo(
-	    "ClusterName", sw_js(CLUSTER(s)), "MaxResults", sw_ji(100), NULL),
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListClusterNodes",
+	    sw_jo("ClusterName", sw_js(CLUSTER(s)), "MaxResults", sw_ji(100),
+		NULL),
 	    &out, NULL));
 	list = sw_json_get(out, "ClusterNodeSummaries");
 	outcomes = json_object_new_object();
 	for (i = 0; i < json_object_array_length(nodes); i++) {
-		const char *id = sw_json_get_str(json_object_array_get_idx(
-		    nodes, i), "node_id");
+		const char *id = sw_json_get_str(
+		    json_object_array_get_idx(nodes, i), "node_id");
 		json_object *row = NULL, *o;
 
 		for (j = 0; list && j < json_object_array_length(list); j++)
-			if (strcmp(sw_json_get_str(json_object_array_get_idx(
-			    list, j), "InstanceId") ?: "", id) == 0)
+			if (strcmp(sw_json_get_str(
+				       json_object_array_get_idx(list, j),
+				       "InstanceId")
+				    ?: "",
+				id) == 0)
 				row = json_object_array_get_idx(list, j);
 		o = outcome(row);
 		if (strcmp(sw_json_get_str(o, "outcome"), "in_progress") == 0)
@@ -151,8 +164,8 @@ stage_follow(struct sw_step *s)
 			failed++;
 		json_object_object_add(outcomes, id, o);
 		if (strcmp(sw_json_get_str(o, "outcome"), "failed") == 0 &&
-		    (row == NULL || strcmp(sw_json_get_str(o, "status"),
-		    "Failure") != 0)) {
+		    (row == NULL ||
+			strcmp(sw_json_get_str(o, "status"), "Failure") != 0)) {
 			enum sw_step_rc rc = failure_reason(s, id, o);
 
 			if (rc != STEP_DONE) {
@@ -165,20 +178,23 @@ stage_follow(struct sw_step *s)
 	json_object_put(out);
 	json_object_object_add(s->res, "outcomes", outcomes);
 	if (pending > 0)
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "%d node(s) still "
-		    "DeepHealthCheckInProgress", pending);
+		return sw_step_wait(s, sw_poll_ms(s, 30000),
+		    "%d node(s) still "
+		    "DeepHealthCheckInProgress",
+		    pending);
 	if (sw_fmt(nfailed, sizeof(nfailed), "%d", failed) != SW_OK)
 		return sw_step_fail(s, "failed node count does not fit");
 	sw_res_set(s, "failed_nodes", nfailed);
 	return STEP_DONE;
 }
 
+/* clang-format off */
 static const struct sw_stage_def health_stages[] = {
 	{ "start", stage_start },
 	{ "follow", stage_follow },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_node_health_check = {
-	"node.health_check", health_stages
-};
+const struct sw_pipeline sw_pl_node_health_check = { "node.health_check",
+	health_stages };

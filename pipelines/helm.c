@@ -19,12 +19,13 @@
 #include "lib/json.h"
 #include "pipelines/helm.h"
 
-#define HELM_NS		"kube-system"
-#define HELM_SA		"slipway-helm"
-#define HELM_IMAGE	"docker.io/alpine/helm:3.16.4"
-#define HELM_TIMEOUT	"10m0s"
-#define HELM_LOG_MAX	8192	/* bytes of the failed pod's log kept */
+#define HELM_NS "kube-system"
+#define HELM_SA "slipway-helm"
+#define HELM_IMAGE "docker.io/alpine/helm:3.16.4"
+#define HELM_TIMEOUT "10m0s"
+#define HELM_LOG_MAX 8192 /* bytes of the failed pod's log kept */
 
+/* clang-format off */
 static const struct sw_helm_release charts[SW_HELM__MAX] = {
 	[SW_HELM_KUBERAY] = {
 		.release = "kuberay-operator",
@@ -55,6 +56,7 @@ static const struct sw_helm_release charts[SW_HELM__MAX] = {
 		.ns = "kube-system",
 	},
 };
+/* clang-format on */
 
 const struct sw_helm_release *
 sw_helm_release_of(enum sw_helm_chart c)
@@ -72,8 +74,7 @@ helm_labels(const char *release)
 
 /* The helm arguments of an install or uninstall.  New. */
 static json_object *
-helm_args(const struct sw_helm_release *r, int install,
-    const char *const *sets)
+helm_args(const struct sw_helm_release *r, int install, const char *const *sets)
 {
 	json_object *a;
 	size_t i;
@@ -100,15 +101,22 @@ helm_job(const char *name, const struct sw_helm_release *r, int install,
     const char *const *sets)
 {
 	return sw_jo("apiVersion", sw_js("batch/v1"), "kind", sw_js("Job"),
-	    "metadata", sw_jo("name", sw_js(name), "namespace",
-		sw_js(HELM_NS), "labels", helm_labels(r->release), NULL),
-	    "spec", sw_jo("backoffLimit", sw_ji(2), "template", sw_jo(
-		"metadata", sw_jo("labels", helm_labels(r->release), NULL),
-		"spec", sw_jo("serviceAccountName", sw_js(HELM_SA),
-		"restartPolicy", sw_js("Never"), "containers", sw_ja(sw_jo(
-		    "name", sw_js("helm"), "image", sw_js(HELM_IMAGE),
-		    "args", helm_args(r, install, sets), NULL)),
-		NULL), NULL), NULL), NULL);
+	    "metadata",
+	    sw_jo("name", sw_js(name), "namespace", sw_js(HELM_NS), "labels",
+		helm_labels(r->release), NULL),
+	    "spec",
+	    sw_jo("backoffLimit", sw_ji(2), "template",
+		sw_jo("metadata",
+		    sw_jo("labels", helm_labels(r->release), NULL), "spec",
+		    sw_jo("serviceAccountName", sw_js(HELM_SA), "restartPolicy",
+			sw_js("Never"), "containers",
+			sw_ja(sw_jo("name", sw_js("helm"), "image",
+			    sw_js(HELM_IMAGE), "args",
+			    helm_args(r, install, sets), NULL)),
+			NULL),
+		    NULL),
+		NULL),
+	    NULL);
 }
 
 /* ServiceAccount and cluster-admin binding the Job runs as: applied
@@ -122,19 +130,23 @@ helm_identity(struct sw_step *s, struct sw_kube *kb)
 	if (sw_res_get(s, "helm_identity") != NULL)
 		return STEP_DONE;
 	m = sw_jo("apiVersion", sw_js("v1"), "kind", sw_js("ServiceAccount"),
-	    "metadata", sw_jo("name", sw_js(HELM_SA), "namespace",
-	    sw_js(HELM_NS), "labels", helm_labels(NULL), NULL), NULL);
+	    "metadata",
+	    sw_jo("name", sw_js(HELM_SA), "namespace", sw_js(HELM_NS), "labels",
+		helm_labels(NULL), NULL),
+	    NULL);
 	rc = sw_kube_apply(s, kb, m);
 	json_object_put(m);
 	if (rc != STEP_DONE)
 		return rc;
-	m = sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"),
-	    "kind", sw_js("ClusterRoleBinding"), "metadata", sw_jo("name",
-	    sw_js(HELM_SA), "labels", helm_labels(NULL), NULL),
-	    "roleRef", sw_jo("apiGroup", sw_js("rbac.authorization.k8s.io"),
-	    "kind", sw_js("ClusterRole"), "name", sw_js("cluster-admin"),
-	    NULL), "subjects", sw_ja(sw_jo("kind", sw_js("ServiceAccount"),
-	    "name", sw_js(HELM_SA), "namespace", sw_js(HELM_NS), NULL)),
+	m = sw_jo("apiVersion", sw_js("rbac.authorization.k8s.io/v1"), "kind",
+	    sw_js("ClusterRoleBinding"), "metadata",
+	    sw_jo("name", sw_js(HELM_SA), "labels", helm_labels(NULL), NULL),
+	    "roleRef",
+	    sw_jo("apiGroup", sw_js("rbac.authorization.k8s.io"), "kind",
+		sw_js("ClusterRole"), "name", sw_js("cluster-admin"), NULL),
+	    "subjects",
+	    sw_ja(sw_jo("kind", sw_js("ServiceAccount"), "name", sw_js(HELM_SA),
+		"namespace", sw_js(HELM_NS), NULL)),
 	    NULL);
 	rc = sw_kube_apply(s, kb, m);
 	json_object_put(m);
@@ -145,8 +157,8 @@ helm_identity(struct sw_step *s, struct sw_kube *kb)
 
 /* GET path: 1 found (*out new), 0 absent, -1 error (step waits). */
 static int
-helm_get(struct sw_step *s, struct sw_kube *kb, const char *path,
-    json_object **out)
+helm_get(
+    struct sw_step *s, struct sw_kube *kb, const char *path, json_object **out)
 {
 	struct k8s_error ke;
 	sw_err e;
@@ -173,13 +185,15 @@ job_end(json_object *job)
 	json_object *conds = sw_json_path(job, "status.conditions");
 	size_t i;
 
-	for (i = 0; conds != NULL && json_object_is_type(conds,
-	    json_type_array) && i < json_object_array_length(conds); i++) {
+	for (i = 0;
+	     conds != NULL && json_object_is_type(conds, json_type_array) &&
+	     i < json_object_array_length(conds);
+	     i++) {
 		json_object *c = json_object_array_get_idx(conds, i);
 		const char *t = sw_json_get_str(c, "type");
 
-		if (t == NULL || strcmp(sw_json_get_str(c, "status") ?: "",
-		    "True") != 0)
+		if (t == NULL ||
+		    strcmp(sw_json_get_str(c, "status") ?: "", "True") != 0)
 			continue;
 		if (strcmp(t, "Complete") == 0)
 			return "Complete";
@@ -190,8 +204,8 @@ job_end(json_object *job)
 }
 
 struct log_buf {
-	char	text[HELM_LOG_MAX];
-	size_t	len;
+	char text[HELM_LOG_MAX];
+	size_t len;
 };
 
 static int
@@ -213,8 +227,8 @@ log_chunk(void *arg, const char *data, size_t len)
  * pod, into out: the last "Error:" line, else the last non-empty one.
  */
 static void
-failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
-    char *out, size_t outsz)
+failure_text(struct sw_step *s, struct sw_kube *kb, const char *job, char *out,
+    size_t outsz)
 {
 	struct k8s_error ke;
 	struct log_buf *b;
@@ -230,16 +244,15 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 	memset(&ke, 0, sizeof(ke));
 	s->calls_made++;
 	if (k8s_list(&kb->k, "/api/v1/namespaces/" HELM_NS "/pods", sel, &list,
-	    &ke) != SW_OK) {
+		&ke) != SW_OK) {
 		json_object_put(list);
 		return;
 	}
 	items = sw_json_get(list, "items");
-	for (i = 0; items != NULL && i < json_object_array_length(items);
-	    i++) {
+	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *it = json_object_array_get_idx(items, i);
-		const char *ts = sw_json_path_str(it,
-		    "metadata.creationTimestamp") ?: "";
+		const char *ts =
+		    sw_json_path_str(it, "metadata.creationTimestamp") ?: "";
 
 		if (pod == NULL || strcmp(ts, newest) >= 0) {
 			pod = sw_json_path_str(it, "metadata.name");
@@ -253,7 +266,7 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 	memset(&ke, 0, sizeof(ke));
 	s->calls_made++;
 	if (k8s_logs(&kb->k, HELM_NS, pod, "helm", 0, 50, 30, log_chunk, b,
-	    &ke) == SW_OK) {
+		&ke) == SW_OK) {
 		for (p = b->text; *p != '\0'; p = nl + 1) {
 			if ((nl = strchr(p, '\n')) != NULL)
 				*nl = '\0';
@@ -265,8 +278,10 @@ failure_text(struct sw_step *s, struct sw_kube *kb, const char *job,
 				break;
 		}
 		/* A log line longer than out is quoted up to its size. */
-		if ((best != NULL || last != NULL) && snprintf(out, outsz,
-		    "%s", best != NULL ? best : last) >= (int)outsz && outsz > 4)
+		if ((best != NULL || last != NULL) &&
+		    snprintf(out, outsz, "%s", best != NULL ? best : last) >=
+			(int)outsz &&
+		    outsz > 4)
 			memcpy(out + outsz - 4, "...", 4);
 	}
 	free(b);
@@ -288,9 +303,10 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 	if (r == NULL)
 		return sw_step_fail(s, "unknown Helm chart");
 	if (sw_fmt(name, sizeof(name), "helm-%s%s", r->release,
-	    install ? "" : "-uninstall") != SW_OK ||
-	    sw_fmt(path, sizeof(path), "/apis/batch/v1/namespaces/"
-	    HELM_NS "/jobs/%s", name) != SW_OK ||
+		install ? "" : "-uninstall") != SW_OK ||
+	    sw_fmt(path, sizeof(path),
+		"/apis/batch/v1/namespaces/" HELM_NS "/jobs/%s",
+		name) != SW_OK ||
 	    sw_fmt(key, sizeof(key), "%s.job", name) != SW_OK)
 		return sw_step_fail(s, "Helm release name too long");
 	if (s->plan) {
@@ -316,9 +332,11 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 			 * either way it is the one to follow */
 			json_object_put(job);
 			sw_res_set(s, key, "started");
-			return sw_wait_first(s, SW_WAIT_HELM_JOB, "Helm Job %s "
-			    "started (%s %s %s)", name, install ? "install" :
-			    "uninstall", r->chart, r->version);
+			return sw_wait_first(s, SW_WAIT_HELM_JOB,
+			    "Helm Job %s "
+			    "started (%s %s %s)",
+			    name, install ? "install" : "uninstall", r->chart,
+			    r->version);
 		}
 		json_object_put(job);
 		if (rc != STEP_DONE && status != 422)
@@ -336,8 +354,10 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 			/* one already running (a resumed operation): follow */
 			json_object_put(job);
 			sw_res_set(s, key, "started");
-			return sw_step_wait(s, sw_poll_ms(s, 5000), "Helm Job %s "
-			    "is running", name);
+			return sw_step_wait(s, sw_poll_ms(s, 5000),
+			    "Helm Job %s "
+			    "is running",
+			    name);
 		}
 		if (got && strcmp(end, "Failed") == 0)
 			failure_text(s, kb, name, why, sizeof(why));
@@ -346,17 +366,21 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 			/* a finished Job of an earlier run: the pods go too */
 			memset(&ke, 0, sizeof(ke));
 			s->calls_made++;
-			if (k8s_delete_propagate(&kb->k, path, "Background",
-			    &ke) != SW_OK && ke.status != 404)
+			if (k8s_delete_propagate(
+				&kb->k, path, "Background", &ke) != SW_OK &&
+			    ke.status != 404)
 				return sw_step_retry(s, sw_poll_ms(s, 5000),
 				    "delete old Job %s: %s (will retry)", name,
 				    ke.message[0] ? ke.message : "failed");
 			if (strcmp(end, "Failed") == 0)
 				return sw_step_wait(s, sw_poll_ms(s, 2000),
 				    "the last Helm Job %s failed (%s); running "
-				    "it again", name, why);
-			return sw_step_wait(s, sw_poll_ms(s, 2000), "old Helm "
-			    "Job %s deleted", name);
+				    "it again",
+				    name, why);
+			return sw_step_wait(s, sw_poll_ms(s, 2000),
+			    "old Helm "
+			    "Job %s deleted",
+			    name);
 		}
 		if ((rc = helm_identity(s, kb)) != STEP_DONE)
 			return rc;
@@ -366,39 +390,46 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 		if (rc != STEP_DONE)
 			return rc;
 		sw_res_set(s, key, "started");
-		return sw_wait_first(s, SW_WAIT_HELM_JOB, "Helm Job %s "
-		    "started (%s %s %s)", name, install ? "install" :
-		    "uninstall", r->chart, r->version);
+		return sw_wait_first(s, SW_WAIT_HELM_JOB,
+		    "Helm Job %s "
+		    "started (%s %s %s)",
+		    name, install ? "install" : "uninstall", r->chart,
+		    r->version);
 	}
 	if (!got) {
 		/* deleted under us: start again */
 		json_object_object_del(s->res, key);
-		return sw_step_wait(s, sw_poll_ms(s, 2000), "Helm Job %s "
-		    "disappeared; starting it again", name);
+		return sw_step_wait(s, sw_poll_ms(s, 2000),
+		    "Helm Job %s "
+		    "disappeared; starting it again",
+		    name);
 	}
 	json_object_put(job);
 	if (end == NULL)
-		return sw_wait_next(s, SW_WAIT_HELM_JOB, "Helm Job %s is "
-		    "running", name);
+		return sw_wait_next(s, SW_WAIT_HELM_JOB,
+		    "Helm Job %s is "
+		    "running",
+		    name);
 	if (strcmp(end, "Complete") == 0)
 		return STEP_DONE;
 	failure_text(s, kb, name, why, sizeof(why));
-	return sw_step_fail(s, "helm %s %s %s failed: %s", install ?
-	    "install" : "uninstall", r->release, r->version, why);
+	return sw_step_fail(s, "helm %s %s %s failed: %s",
+	    install ? "install" : "uninstall", r->release, r->version, why);
 }
 
 int
-sw_helm_deployed(struct sw_step *s, struct sw_kube *kb,
-    enum sw_helm_chart c)
+sw_helm_deployed(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c)
 {
 	const struct sw_helm_release *r = sw_helm_release_of(c);
 	char path[256];
 	json_object *sec;
 	int got;
 
-	if (r == NULL || snprintf(path, sizeof(path), "/api/v1/namespaces/"
-	    "%s/secrets/sh.helm.release.v1.%s.v1", r->ns, r->release) >=
-	    (int)sizeof(path))
+	if (r == NULL ||
+	    snprintf(path, sizeof(path),
+		"/api/v1/namespaces/"
+		"%s/secrets/sh.helm.release.v1.%s.v1",
+		r->ns, r->release) >= (int)sizeof(path))
 		return -1;
 	got = helm_get(s, kb, path, &sec);
 	json_object_put(sec);

@@ -11,19 +11,19 @@
 #include "pipelines/stepkit.h"
 
 enum sw_helm_chart {
-	SW_HELM_KUBERAY,	/* kuberay-operator, ray-system */
-	SW_HELM_LBC,		/* aws-load-balancer-controller */
-	SW_HELM_NVIDIA,		/* nvidia-device-plugin */
-	SW_HELM_EFA,		/* aws-efa-k8s-device-plugin */
+	SW_HELM_KUBERAY, /* kuberay-operator, ray-system */
+	SW_HELM_LBC, /* aws-load-balancer-controller */
+	SW_HELM_NVIDIA, /* nvidia-device-plugin */
+	SW_HELM_EFA, /* aws-efa-k8s-device-plugin */
 	SW_HELM__MAX
 };
 
 struct sw_helm_release {
-	const char	*release;
-	const char	*chart;
-	const char	*repo;
-	const char	*version;
-	const char	*ns;
+	const char *release;
+	const char *chart;
+	const char *repo;
+	const char *version;
+	const char *ns;
 };
 
 /* The pinned row of a chart (static storage). */
@@ -40,15 +40,14 @@ const struct sw_helm_release *sw_helm_release_of(enum sw_helm_chart);
  * borrowed.
  */
 enum sw_step_rc sw_helm_run(struct sw_step *, struct sw_kube *kb,
-	    enum sw_helm_chart, int install, const char *const *sets);
+    enum sw_helm_chart, int install, const char *const *sets);
 
 /*
  * Is the release deployed?  Reads Helm's own record, the Secret
  * sh.helm.release.v1.RELEASE.v1 in the release namespace: 1 yes, 0 no,
  * -1 on a read error (the step is then waiting, msg set).
  */
-int	sw_helm_deployed(struct sw_step *, struct sw_kube *kb,
-	    enum sw_helm_chart);
+int sw_helm_deployed(struct sw_step *, struct sw_kube *kb, enum sw_helm_chart);
 
 /*
  * The AWS Load Balancer Controller of cluster (pipelines/lbc.c): IAM
@@ -57,7 +56,7 @@ int	sw_helm_deployed(struct sw_step *, struct sw_kube *kb,
  * Job.  STEP_DONE once the release is deployed, STEP_WAIT while it is
  * being installed (msg says how far), STEP_FAIL on a refusal.
  */
-enum sw_step_rc sw_lbc_ensure(struct sw_step *, struct sw_kube *kb,
-	    const char *cluster);
+enum sw_step_rc sw_lbc_ensure(
+    struct sw_step *, struct sw_kube *kb, const char *cluster);
 
 #endif

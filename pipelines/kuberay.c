@@ -32,8 +32,9 @@ kuberay_present(struct sw_step *s, struct sw_kube *kb)
 
 	crd = feat_kube_get(s, kb, "apiextensions.k8s.io/v1", NULL,
 	    "customresourcedefinitions", "rayjobs.ray.io", NULL);
-	dep = crd < 0 ? -1 : feat_kube_get(s, kb, "apps/v1", RAY_NS,
-	    "deployments", "kuberay-operator", NULL);
+	dep = crd < 0 ? -1
+		      : feat_kube_get(s, kb, "apps/v1", RAY_NS, "deployments",
+			    "kuberay-operator", NULL);
 	if (crd < 0 || dep < 0)
 		return -1;
 	return crd == 1 && dep == 1;
@@ -53,8 +54,9 @@ sw_st_kuberay_on(struct sw_step *s)
 		have = kuberay_present(s, &kb);
 		if (have != 0) {
 			sw_kube_close(&kb);
-			return have == 1 ? STEP_DONE : s->plan ? STEP_FAIL :
-			    STEP_WAIT;
+			return have == 1 ? STEP_DONE
+			    : s->plan    ? STEP_FAIL
+					 : STEP_WAIT;
 		}
 	}
 	rc = sw_helm_run(s, &kb, SW_HELM_KUBERAY, 1, NULL);
@@ -66,7 +68,7 @@ enum sw_step_rc
 sw_st_kuberay_off(struct sw_step *s)
 {
 	static const char *const kinds[] = { "rayjobs", "rayclusters",
-	    "rayservices", NULL };
+		"rayservices", NULL };
 	struct sw_kube kb;
 	struct k8s_error ke;
 	json_object *out;
@@ -80,9 +82,10 @@ sw_st_kuberay_off(struct sw_step *s)
 	TRY(feat_kube_open(s, &kb));
 	if (sw_res_get(s, "helm-kuberay-operator-uninstall.job") == NULL) {
 		rel = sw_helm_deployed(s, &kb, SW_HELM_KUBERAY);
-		crdp = rel < 0 ? -1 : feat_kube_get(s, &kb,
-		    "apiextensions.k8s.io/v1", NULL,
-		    "customresourcedefinitions", "rayjobs.ray.io", NULL);
+		crdp = rel < 0
+		    ? -1
+		    : feat_kube_get(s, &kb, "apiextensions.k8s.io/v1", NULL,
+			  "customresourcedefinitions", "rayjobs.ray.io", NULL);
 		if (rel < 0 || crdp < 0) {
 			sw_kube_close(&kb);
 			return s->plan ? STEP_FAIL : STEP_WAIT;
@@ -95,31 +98,34 @@ sw_st_kuberay_off(struct sw_step *s)
 			if (dep < 0)
 				return s->plan ? STEP_FAIL : STEP_WAIT;
 			if (dep == 1)
-				return sw_step_fail(s, "KubeRay in this cluster "
+				return sw_step_fail(s,
+				    "KubeRay in this cluster "
 				    "was not installed by Slipway (no Helm "
 				    "release kuberay-operator in %s); remove it "
-				    "the way it was installed", RAY_NS);
+				    "the way it was installed",
+				    RAY_NS);
 			return STEP_DONE;
 		}
 		/* Without the operator, Ray objects would be orphaned. */
 		for (i = 0; crdp == 1 && kinds[i] != NULL; i++) {
 			if (sw_fmt(path, sizeof(path), "/apis/ray.io/v1/%s",
-			    kinds[i]) != SW_OK) {
+				kinds[i]) != SW_OK) {
 				sw_kube_close(&kb);
-				return sw_step_fail(s, "path of %s too long",
-				    kinds[i]);
+				return sw_step_fail(
+				    s, "path of %s too long", kinds[i]);
 			}
 			memset(&ke, 0, sizeof(ke));
 			out = NULL;
 			s->calls_made++;
 			if (k8s_list(&kb.k, path, NULL, &out, &ke) == SW_OK &&
-			    (n = json_object_array_length(sw_json_get(out,
-			    "items"))) > 0) {
+			    (n = json_object_array_length(
+				 sw_json_get(out, "items"))) > 0) {
 				json_object_put(out);
 				sw_kube_close(&kb);
-				return sw_step_fail(s, "%zu %s still exist; "
-				    "delete them before turning KubeRay off", n,
-				    kinds[i]);
+				return sw_step_fail(s,
+				    "%zu %s still exist; "
+				    "delete them before turning KubeRay off",
+				    n, kinds[i]);
 			}
 			json_object_put(out);
 		}

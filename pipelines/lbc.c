@@ -20,9 +20,9 @@
 #include "pipelines/lbc.h"
 #include "pipelines/pipelines.h"
 
-#define LBC_SA		"aws-load-balancer-controller"
-#define LBC_NS		"kube-system"
-#define LBC_POLICY	"slipway-aws-load-balancer-controller"
+#define LBC_SA "aws-load-balancer-controller"
+#define LBC_NS "kube-system"
+#define LBC_POLICY "slipway-aws-load-balancer-controller"
 
 /*
  * The controller's IAM policy (v2.13, docs/install/iam_policy.json of
@@ -158,25 +158,34 @@ lbc_identity(struct sw_step *s, const char *cluster)
 	sw_name(role, sizeof(role), cluster, SW_ROLE_LBC);
 	if ((policy = json_tokener_parse(lbc_policy)) == NULL)
 		return sw_step_fail(s, "the controller's policy is not JSON");
-	rc = sw_ensure_pods_role(s, &(struct sw_role){ .key = "lbc_role_arn",
-	    .name = role, .inline_name = LBC_POLICY, .inline_doc = policy });
+	rc = sw_ensure_pods_role(s,
+	    &(struct sw_role){ .key = "lbc_role_arn",
+		.name = role,
+		.inline_name = LBC_POLICY,
+		.inline_doc = policy });
 	json_object_put(policy);
 	if (rc != STEP_DONE)
 		return rc;
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations", sw_jo(
-	    "clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
-	    "serviceAccount", sw_js(LBC_SA), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "ListPodIdentityAssociations",
+	    sw_jo("clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
+		"serviceAccount", sw_js(LBC_SA), NULL),
+	    &out, NULL));
 	list = sw_json_get(out, "associations");
 	for (i = 0; list != NULL && i < json_object_array_length(list); i++)
-		have |= strcmp(sw_json_get_str(json_object_array_get_idx(list,
-		    i), "serviceAccount") ?: "", LBC_SA) == 0;
+		have |=
+		    strcmp(sw_json_get_str(json_object_array_get_idx(list, i),
+			       "serviceAccount")
+			    ?: "",
+			LBC_SA) == 0;
 	json_object_put(out);
 	if (have)
 		return STEP_DONE;
 	TRY(sw_step_aws_ok(s, AWS_SVC_EKS, "CreatePodIdentityAssociation",
 	    sw_jo("clusterName", sw_js(cluster), "namespace", sw_js(LBC_NS),
-	    "serviceAccount", sw_js(LBC_SA), "roleArn", sw_js(sw_res_get(s,
-	    "lbc_role_arn")), "tags", sw_tag_map(s), NULL), &out, "ResourceInUseException"));
+		"serviceAccount", sw_js(LBC_SA), "roleArn",
+		sw_js(sw_res_get(s, "lbc_role_arn")), "tags", sw_tag_map(s),
+		NULL),
+	    &out, "ResourceInUseException"));
 	json_object_put(out);
 	return STEP_DONE;
 }
@@ -198,21 +207,28 @@ sw_lbc_ensure(struct sw_step *s, struct sw_kube *kb, const char *cluster)
 	}
 	TRY(lbc_identity(s, cluster));
 	if (sw_res_get(s, "vpc_id") == NULL) {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-		    sw_js(cluster), NULL), &out, NULL));
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+		    sw_jo("name", sw_js(cluster), NULL), &out, NULL));
 		vpc = sw_json_path_str(out, "cluster.resourcesVpcConfig.vpcId");
-		sw_res_set(s, "vpc_id", vpc != NULL ? vpc : s->plan ?
-		    "vpc-planned" : NULL);
+		sw_res_set(s, "vpc_id",
+		    vpc != NULL   ? vpc
+			: s->plan ? "vpc-planned"
+				  : NULL);
 		json_object_put(out);
 		if (sw_res_get(s, "vpc_id") == NULL)
-			return sw_step_fail(s, "cannot tell the VPC of cluster "
-			    "%s", cluster);
+			return sw_step_fail(s,
+			    "cannot tell the VPC of cluster "
+			    "%s",
+			    cluster);
 	}
 	if (sw_fmt(set_cluster, sizeof(set_cluster), "clusterName=%s",
-	    cluster) != SW_OK || sw_fmt(set_region, sizeof(set_region),
-	    "region=%s", s->aws->region) != SW_OK || sw_fmt(set_vpc,
-	    sizeof(set_vpc), "vpcId=%s", sw_res_get(s, "vpc_id")) != SW_OK)
-		return sw_step_fail(s, "load balancer controller values too "
+		cluster) != SW_OK ||
+	    sw_fmt(set_region, sizeof(set_region), "region=%s",
+		s->aws->region) != SW_OK ||
+	    sw_fmt(set_vpc, sizeof(set_vpc), "vpcId=%s",
+		sw_res_get(s, "vpc_id")) != SW_OK)
+		return sw_step_fail(s,
+		    "load balancer controller values too "
 		    "long");
 	sets[0] = set_cluster;
 	sets[1] = "serviceAccount.create=true";

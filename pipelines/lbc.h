@@ -26,8 +26,8 @@
  * fit) gets the step's message, helm's or AWS's own words on a
  * refusal, empty when there is none.  aws, cfg and kb are borrowed.
  */
-sw_err	sw_lbc_status_or_ensure(struct aws_ctx *aws,
-	    const struct sw_config *cfg, struct sw_kube *kb,
-	    const char *cluster, char *msg, size_t msgsz, int *ready);
+sw_err sw_lbc_status_or_ensure(struct aws_ctx *aws, const struct sw_config *cfg,
+    struct sw_kube *kb, const char *cluster, char *msg, size_t msgsz,
+    int *ready);
 
 #endif

@@ -27,7 +27,7 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define APP(s)		sw_json_get_str((s)->params, "app")
+#define APP(s) sw_json_get_str((s)->params, "app")
 
 /* The inline policy's name for the app: mlflow-<app>. */
 static enum sw_step_rc
@@ -42,13 +42,16 @@ policy_name(struct sw_step *s, char *buf, size_t bufsz)
 static json_object *
 store_policy(const char *bucket)
 {
-	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Action", sw_ja(
-		sw_js("s3:GetObject"), sw_js("s3:PutObject"),
-		sw_js("s3:DeleteObject"), sw_js("s3:ListBucket"),
-		sw_js("s3:GetBucketLocation")),
-	    "Resource", sw_ja(sw_jsf("arn:aws:s3:::%s", bucket),
-		sw_jsf("arn:aws:s3:::%s/*", bucket)), NULL)), NULL);
+	return sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Action",
+		sw_ja(sw_js("s3:GetObject"), sw_js("s3:PutObject"),
+		    sw_js("s3:DeleteObject"), sw_js("s3:ListBucket"),
+		    sw_js("s3:GetBucketLocation")),
+		"Resource",
+		sw_ja(sw_jsf("arn:aws:s3:::%s", bucket),
+		    sw_jsf("arn:aws:s3:::%s/*", bucket)),
+		NULL)),
+	    NULL);
 }
 
 static enum sw_step_rc
@@ -62,9 +65,12 @@ stage_role(struct sw_step *s)
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_MLFLOW);
 	trust = sw_trust_service("sagemaker.amazonaws.com");
 	doc = store_policy(sw_json_get_str(s->params, "bucket"));
-	rc = sw_ensure_role(s, &(struct sw_role){ .key = "role_arn",
-	    .name = role, .trust = trust, .inline_name = pname,
-	    .inline_doc = doc });
+	rc = sw_ensure_role(s,
+	    &(struct sw_role){ .key = "role_arn",
+		.name = role,
+		.trust = trust,
+		.inline_name = pname,
+		.inline_doc = doc });
 	json_object_put(doc);
 	json_object_put(trust);
 	return rc;
@@ -78,8 +84,8 @@ app_by_name(struct sw_step *s, const char **arn)
 	size_t i;
 
 	*arn = NULL;
-	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListMlflowApps", sw_jo(
-	    "MaxResults", sw_ji(100), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_SAGEMAKER, "ListMlflowApps",
+	    sw_jo("MaxResults", sw_ji(100), NULL), &out, NULL));
 	list = sw_json_get(out, "Summaries");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *a = json_object_array_get_idx(list, i);
@@ -97,16 +103,16 @@ create_input(struct sw_step *s)
 {
 	const char *role = sw_res_from(s, "role", "role_arn");
 
-	return sw_jo("Name", sw_js(APP(s)),
-	    "ArtifactStoreUri", sw_js(sw_json_get_str(s->params,
-		"artifact_store_uri")),
-	    "RoleArn", sw_js(sw_planned(s, role, "(the role's ARN)")),
-	    "ModelRegistrationMode", sw_js(sw_json_get_bool(s->params,
-		"model_registration", 0) ? "AutoModelRegistrationEnabled" :
-		"AutoModelRegistrationDisabled"),
-	    "WeeklyMaintenanceWindowStart", sw_js(sw_json_get_str(s->params,
-		"weekly_maintenance")),
-	    "Tags", sw_tag_list(s), NULL);
+	return sw_jo("Name", sw_js(APP(s)), "ArtifactStoreUri",
+	    sw_js(sw_json_get_str(s->params, "artifact_store_uri")), "RoleArn",
+	    sw_js(sw_planned(s, role, "(the role's ARN)")),
+	    "ModelRegistrationMode",
+	    sw_js(sw_json_get_bool(s->params, "model_registration", 0)
+		    ? "AutoModelRegistrationEnabled"
+		    : "AutoModelRegistrationDisabled"),
+	    "WeeklyMaintenanceWindowStart",
+	    sw_js(sw_json_get_str(s->params, "weekly_maintenance")), "Tags",
+	    sw_tag_list(s), NULL);
 }
 
 static enum sw_step_rc
@@ -132,8 +138,10 @@ stage_create(struct sw_step *s)
 	if (arn == NULL) {
 		/* Sent before a restart and not taken: send it again. */
 		json_object_object_del(s->res, "create_sent");
-		return sw_step_wait(s, sw_poll_ms(s, 5000), "MLflow App %s "
-		    "was not created; asking again", APP(s));
+		return sw_step_wait(s, sw_poll_ms(s, 5000),
+		    "MLflow App %s "
+		    "was not created; asking again",
+		    APP(s));
 	}
 	sw_res_set(s, "arn", arn);
 	return STEP_DONE;
@@ -149,8 +157,8 @@ app_status(struct sw_step *s, const char *arn, const char **status)
 
 	*status = NULL;
 	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeMlflowApp", sw_jo(
-	    "Arn", sw_js(arn), NULL), &out, &err);
+	rc = sw_step_aws(s, AWS_SVC_SAGEMAKER, "DescribeMlflowApp",
+	    sw_jo("Arn", sw_js(arn), NULL), &out, &err);
 	if (rc == STEP_FAIL && strcmp(err.code, "ResourceNotFound") == 0) {
 		s->msg[0] = '\0';
 		return STEP_DONE;
@@ -171,11 +179,13 @@ stage_create_wait(struct sw_step *s)
 		return STEP_DONE;
 	TRY(app_status(s, arn, &st));
 	if (st == NULL || strcmp(st, "CreateFailed") == 0)
-		return sw_step_fail(s, "MLflow App %s %s", APP(s), st ?
-		    "is CreateFailed" : "is gone");
+		return sw_step_fail(s, "MLflow App %s %s", APP(s),
+		    st ? "is CreateFailed" : "is gone");
 	if (strcmp(st, "Created") != 0 && strcmp(st, "Updated") != 0)
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "MLflow App %s "
-		    "is %s", APP(s), st);
+		return sw_step_wait(s, sw_poll_ms(s, 30000),
+		    "MLflow App %s "
+		    "is %s",
+		    APP(s), st);
 	sw_res_set(s, "status", st);
 	return STEP_DONE;
 }
@@ -187,8 +197,8 @@ stage_delete(struct sw_step *s)
 
 	if (sw_res_get(s, "requested") != NULL)
 		return STEP_DONE;
-	TRY(sw_step_aws_ok(s, AWS_SVC_SAGEMAKER, "DeleteMlflowApp", sw_jo(
-	    "Arn", sw_js(sw_json_get_str(s->params, "arn")), NULL), &out,
+	TRY(sw_step_aws_ok(s, AWS_SVC_SAGEMAKER, "DeleteMlflowApp",
+	    sw_jo("Arn", sw_js(sw_json_get_str(s->params, "arn")), NULL), &out,
 	    "ResourceNotFound"));
 	json_object_put(out);
 	sw_res_set(s, "requested", "DeleteMlflowApp");
@@ -206,8 +216,10 @@ stage_delete_wait(struct sw_step *s)
 	if (st != NULL && strcmp(st, "DeleteFailed") == 0)
 		return sw_step_fail(s, "MLflow App %s is DeleteFailed", APP(s));
 	if (st != NULL && strcmp(st, "Deleted") != 0)
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "MLflow App %s "
-		    "is %s", APP(s), st);
+		return sw_step_wait(s, sw_poll_ms(s, 30000),
+		    "MLflow App %s "
+		    "is %s",
+		    APP(s), st);
 	sw_res_set(s, "status", st ? st : "gone");
 	return STEP_DONE;
 }
@@ -220,31 +232,33 @@ stage_policy(struct sw_step *s)
 
 	TRY(policy_name(s, pname, sizeof(pname)));
 	sw_name(role, sizeof(role), CLUSTER(s), SW_ROLE_MLFLOW);
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
-	    "RoleName", sw_js(role), "PolicyName", sw_js(pname), NULL), &out,
-	    "NoSuchEntity"));
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy",
+	    sw_jo("RoleName", sw_js(role), "PolicyName", sw_js(pname), NULL),
+	    &out, "NoSuchEntity"));
 	json_object_put(out);
 	return STEP_DONE;
 }
 
+/* clang-format off */
 static const struct sw_stage_def create_stages[] = {
 	{ "role", stage_role },
 	{ "create", stage_create },
 	{ "wait", stage_create_wait },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_stage_def delete_stages[] = {
 	{ "delete", stage_delete },
 	{ "wait", stage_delete_wait },
 	{ "policy", stage_policy },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_mlflow_app_create = {
-	"mlflow_app.create", create_stages
-};
+const struct sw_pipeline sw_pl_mlflow_app_create = { "mlflow_app.create",
+	create_stages };
 
-const struct sw_pipeline sw_pl_mlflow_app_delete = {
-	"mlflow_app.delete", delete_stages
-};
+const struct sw_pipeline sw_pl_mlflow_app_delete = { "mlflow_app.delete",
+	delete_stages };

@@ -10,11 +10,9 @@
 #include "lib/log.h"
 #include "pipelines/pipelines.h"
 
-const char *const sw_role_suffixes[] = {
-	SW_ROLE_EKS, SW_ROLE_HP_EXEC, SW_ROLE_AUTOSCALE, SW_ROLE_TIERED,
-	SW_ROLE_LBC, SW_ROLE_TRAINING_OP, SW_ROLE_INFERENCE, SW_ROLE_MLFLOW,
-	NULL
-};
+const char *const sw_role_suffixes[] = { SW_ROLE_EKS, SW_ROLE_HP_EXEC,
+	SW_ROLE_AUTOSCALE, SW_ROLE_TIERED, SW_ROLE_LBC, SW_ROLE_TRAINING_OP,
+	SW_ROLE_INFERENCE, SW_ROLE_MLFLOW, NULL };
 
 void
 sw_name(char *out, size_t sz, const char *cluster, const char *what)
@@ -35,13 +33,13 @@ sw_cidr_parse(const char *cidr, uint32_t *base, int *prefix)
 
 	if (cidr == NULL)
 		return -1;
-	if (sscanf(cidr, "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &n, &tail) != 5
-	    || a > 255 || b > 255 || c > 255 || d > 255 || n > 32)
+	if (sscanf(cidr, "%u.%u.%u.%u/%u%c", &a, &b, &c, &d, &n, &tail) != 5 ||
+	    a > 255 || b > 255 || c > 255 || d > 255 || n > 32)
 		return -1;
 	*base = (uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | d;
 	*prefix = (int)n;
 	if (n < 32 && (*base & (0xffffffffu >> n)) != 0)
-		return -1;	/* host bits set */
+		return -1; /* host bits set */
 	return 0;
 }
 
@@ -89,8 +87,9 @@ sw_cidr_private(const char *vpc, int i, char *out, size_t sz)
 
 	if (vpc_ab(vpc, &a, &b) != 0 || i < 0 || i > 1)
 		return -1;
-	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 16 * (i + 1)) ==
-	    SW_OK ? 0 : -1;
+	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 16 * (i + 1)) == SW_OK
+	    ? 0
+	    : -1;
 }
 
 int
@@ -100,8 +99,9 @@ sw_cidr_compute(const char *vpc, int k, char *out, size_t sz)
 
 	if (vpc_ab(vpc, &a, &b) != 0 || k < 0 || k > 11)
 		return -1;
-	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 64 + 16 * k) ==
-	    SW_OK ? 0 : -1;
+	return sw_fmt(out, sz, "%u.%u.%d.0/20", a, b, 64 + 16 * k) == SW_OK
+	    ? 0
+	    : -1;
 }
 
 const char *

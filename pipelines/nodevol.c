@@ -25,7 +25,7 @@
 #include "pipelines/pipelines.h"
 #include "pipelines/stepkit.h"
 
-#define CSI_ADDON	"aws-ebs-csi-driver"
+#define CSI_ADDON "aws-ebs-csi-driver"
 
 static enum sw_step_rc
 stage_csi(struct sw_step *s)
@@ -49,15 +49,17 @@ record_answer(struct sw_step *s, json_object *out, int resumed)
 	json_object *t;
 
 	if (out == NULL) {
-		sw_res_set(s, "status", s->plan ? "planned" : resumed ?
-		    "sent before a restart" : "sent");
+		sw_res_set(s, "status",
+		    s->plan       ? "planned"
+			: resumed ? "sent before a restart"
+				  : "sent");
 		return;
 	}
 	sw_res_set(s, "status", sw_json_get_str(out, "Status"));
 	sw_res_set(s, "device_name", sw_json_get_str(out, "DeviceName"));
 	if ((t = sw_json_get(out, "AttachTime")) != NULL &&
 	    sw_fmt(when, sizeof(when), "%.0f", json_object_get_double(t)) ==
-	    SW_OK)
+		SW_OK)
 		sw_res_set(s, "attach_time", when);
 }
 
@@ -70,11 +72,12 @@ volume_call(struct sw_step *s, const char *op)
 
 	if (sw_res_get(s, "status") != NULL)
 		return STEP_DONE;
-	TRY(sw_step_aws_once(s, "sent", AWS_SVC_SAGEMAKER, op, sw_jo(
-	    "ClusterArn", sw_js(sw_json_get_str(s->params, "cluster_arn")),
-	    "NodeId", sw_js(sw_json_get_str(s->params, "node")),
-	    "VolumeId", sw_js(sw_json_get_str(s->params, "volume_id")),
-	    NULL), &out, &resumed));
+	TRY(sw_step_aws_once(s, "sent", AWS_SVC_SAGEMAKER, op,
+	    sw_jo("ClusterArn",
+		sw_js(sw_json_get_str(s->params, "cluster_arn")), "NodeId",
+		sw_js(sw_json_get_str(s->params, "node")), "VolumeId",
+		sw_js(sw_json_get_str(s->params, "volume_id")), NULL),
+	    &out, &resumed));
 	record_answer(s, out, resumed);
 	json_object_put(out);
 	return STEP_DONE;
@@ -92,21 +95,23 @@ stage_detach(struct sw_step *s)
 	return volume_call(s, "DetachClusterNodeVolume");
 }
 
+/* clang-format off */
 static const struct sw_stage_def attach_stages[] = {
 	{ "csi", stage_csi },
 	{ "attach", stage_attach },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_stage_def detach_stages[] = {
 	{ "detach", stage_detach },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_node_volume_attach = {
-	"node.volume_attach", attach_stages
-};
+const struct sw_pipeline sw_pl_node_volume_attach = { "node.volume_attach",
+	attach_stages };
 
-const struct sw_pipeline sw_pl_node_volume_detach = {
-	"node.volume_detach", detach_stages
-};
+const struct sw_pipeline sw_pl_node_volume_detach = { "node.volume_detach",
+	detach_stages };

@@ -49,16 +49,20 @@ sw_hp_deployment_config(json_object *rolling)
 	if (names != NULL && json_object_array_length(names) > 0) {
 		alarms = json_object_new_array();
 		for (i = 0; i < json_object_array_length(names); i++)
-			json_object_array_add(alarms, sw_jo("AlarmName",
-			    json_object_get(json_object_array_get_idx(names,
-			    i)), NULL));
+			json_object_array_add(alarms,
+			    sw_jo("AlarmName",
+				json_object_get(
+				    json_object_array_get_idx(names, i)),
+				NULL));
 	}
-	return sw_jo("RollingUpdatePolicy", sw_jo("MaximumBatchSize", batch,
-	    "RollbackMaximumBatchSize", capacity_size(rolling,
-	    "rollback_batch_count", "rollback_batch_percent", -1), NULL),
-	    "WaitIntervalInSeconds", json_object_get(sw_json_get(
-	    rolling, "wait_seconds")), "AutoRollbackConfiguration", alarms,
-	    NULL);
+	return sw_jo("RollingUpdatePolicy",
+	    sw_jo("MaximumBatchSize", batch, "RollbackMaximumBatchSize",
+		capacity_size(rolling, "rollback_batch_count",
+		    "rollback_batch_percent", -1),
+		NULL),
+	    "WaitIntervalInSeconds",
+	    json_object_get(sw_json_get(rolling, "wait_seconds")),
+	    "AutoRollbackConfiguration", alarms, NULL);
 }
 
 void
@@ -71,17 +75,20 @@ sw_hp_patch_members(json_object *src, json_object *group)
 	if (group == NULL)
 		return;
 	if (su != NULL)
-		json_object_object_add(group, "ScheduledUpdateConfig", sw_jo(
-		    "ScheduleExpression", sw_js(sw_json_get_str(su, "cron")),
-		    "DeploymentConfig", sw_hp_deployment_config(su), NULL));
+		json_object_object_add(group, "ScheduledUpdateConfig",
+		    sw_jo("ScheduleExpression",
+			sw_js(sw_json_get_str(su, "cron")), "DeploymentConfig",
+			sw_hp_deployment_config(su), NULL));
 	if (ap != NULL)
-		json_object_object_add(group, "AutoPatchConfig", sw_jo(
-		    "PatchingStrategy", sw_js(sw_json_get_str(ap, "strategy") ?
-		    sw_json_get_str(ap, "strategy") : "WhenIdle"),
-		    "DeploymentConfig", sw_hp_deployment_config(ap), NULL));
+		json_object_object_add(group, "AutoPatchConfig",
+		    sw_jo("PatchingStrategy",
+			sw_js(sw_json_get_str(ap, "strategy")
+				? sw_json_get_str(ap, "strategy")
+				: "WhenIdle"),
+			"DeploymentConfig", sw_hp_deployment_config(ap), NULL));
 	if (irv != NULL)
-		json_object_object_add(group, "ImageReleaseVersion",
-		    sw_js(irv));
+		json_object_object_add(
+		    group, "ImageReleaseVersion", sw_js(irv));
 }
 
 /* Slipway's rolling fields from a HyperPod DeploymentConfig (borrowed)
@@ -90,7 +97,7 @@ static void
 rolling_view(json_object *dc, json_object *view)
 {
 	json_object *alarms = sw_json_get(dc, "AutoRollbackConfiguration"),
-	    *names;
+		    *names;
 	const char *keys[2][3] = {
 		{ "RollingUpdatePolicy.MaximumBatchSize", "batch_count",
 		    "batch_percent" },
@@ -104,19 +111,21 @@ rolling_view(json_object *dc, json_object *view)
 		const char *type = sw_json_get_str(size, "Type");
 
 		if (type != NULL)
-			sw_json_add_int(view, strcmp(type, "INSTANCE_COUNT")
-			    == 0 ? keys[i][1] : keys[i][2],
+			sw_json_add_int(view,
+			    strcmp(type, "INSTANCE_COUNT") == 0 ? keys[i][1]
+								: keys[i][2],
 			    sw_json_get_int(size, "Value", 0));
 	}
 	if (sw_json_get(dc, "WaitIntervalInSeconds") != NULL)
-		sw_json_add_int(view, "wait_seconds", sw_json_get_int(dc,
-		    "WaitIntervalInSeconds", 0));
+		sw_json_add_int(view, "wait_seconds",
+		    sw_json_get_int(dc, "WaitIntervalInSeconds", 0));
 	if (alarms == NULL || json_object_array_length(alarms) == 0)
 		return;
 	names = json_object_new_array();
 	for (i = 0; i < json_object_array_length(alarms); i++)
-		json_object_array_add(names, sw_js(sw_json_get_str(
-		    json_object_array_get_idx(alarms, i), "AlarmName")));
+		json_object_array_add(names,
+		    sw_js(sw_json_get_str(
+			json_object_array_get_idx(alarms, i), "AlarmName")));
 	json_object_object_add(view, "rollback_alarms", names);
 }
 
@@ -126,16 +135,15 @@ sw_hp_patch_view(json_object *group, const char *which)
 	json_object *cfg, *view;
 
 	if (strcmp(which, "scheduled_update") == 0) {
-		if ((cfg = sw_json_get(group, "ScheduledUpdateConfig")) ==
-		    NULL)
+		if ((cfg = sw_json_get(group, "ScheduledUpdateConfig")) == NULL)
 			return NULL;
-		view = sw_jo("cron", sw_js(sw_json_get_str(cfg,
-		    "ScheduleExpression")), NULL);
+		view = sw_jo("cron",
+		    sw_js(sw_json_get_str(cfg, "ScheduleExpression")), NULL);
 	} else {
 		if ((cfg = sw_json_get(group, "AutoPatchConfig")) == NULL)
 			return NULL;
-		view = sw_jo("strategy", sw_js(sw_json_get_str(cfg,
-		    "PatchingStrategy")), NULL);
+		view = sw_jo("strategy",
+		    sw_js(sw_json_get_str(cfg, "PatchingStrategy")), NULL);
 	}
 	rolling_view(sw_json_get(cfg, "DeploymentConfig"), view);
 	return view;

@@ -33,8 +33,7 @@ sw_pipeline_stage_names(const struct sw_pipeline *p)
 	if (slot == SW_MAX_PIPELINES)
 		return NULL;
 	if (owner[slot] == NULL) {
-		for (i = 0; p->stages[i].name != NULL && i < SW_MAX_STAGES;
-		    i++)
+		for (i = 0; p->stages[i].name != NULL && i < SW_MAX_STAGES; i++)
 			names[slot][i] = p->stages[i].name;
 		names[slot][i] = NULL;
 		owner[slot] = p;
@@ -69,8 +68,10 @@ step_run(sw_stage_fn fn, struct sw_step *s)
 	enum sw_step_rc rc = fn(s);
 
 	if (s->kept_nomem)
-		rc = sw_step_retry(s, 2000, "out of memory in stage %s "
-		    "(will retry)", s->stage);
+		rc = sw_step_retry(s, 2000,
+		    "out of memory in stage %s "
+		    "(will retry)",
+		    s->stage);
 	sw_step_release(s);
 	return rc;
 }
@@ -170,8 +171,8 @@ sw_step_save(struct sw_step *s)
 		return sw_stage_set_ext(s->db, s->op_id, s->seq, s->res);
 	if ((e = sw_lease_begin(s->db, s->lease)) != SW_OK)
 		return e;
-	return fenced_end(s->db, sw_stage_set_ext(s->db, s->op_id, s->seq,
-	    s->res));
+	return fenced_end(
+	    s->db, sw_stage_set_ext(s->db, s->op_id, s->seq, s->res));
 }
 
 /* A stage's answer to a failed AWS call: what the error means was
@@ -182,10 +183,10 @@ step_aws_failed(struct sw_step *s, enum aws_service svc, const char *op,
 {
 	if (sw_err_transient(aws_error_sw(err)))
 		return sw_step_transient(s, "%s %s: %s (will retry)",
-		    aws_service(svc)->id, op, err->code[0] ? err->code :
-		    "transport error");
-	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id,
-	    op, err->code[0] ? err->code : "error", err->message);
+		    aws_service(svc)->id, op,
+		    err->code[0] ? err->code : "transport error");
+	return sw_step_fail(s, "%s %s failed: %s: %s", aws_service(svc)->id, op,
+	    err->code[0] ? err->code : "error", err->message);
 }
 
 enum sw_step_rc
@@ -197,18 +198,19 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 
 	*out = NULL;
 	if (s->plan && aws_op_mutates(op)) {
-		json_object_array_add(s->calls, sw_jo(
-		    "stage", sw_js(s->stage),
-		    "service", sw_js(aws_service(svc)->id),
-		    "operation", sw_js(op),
-		    "input", in ? in : json_object_new_object(), NULL));
+		json_object_array_add(s->calls,
+		    sw_jo("stage", sw_js(s->stage), "service",
+			sw_js(aws_service(svc)->id), "operation", sw_js(op),
+			"input", in ? in : json_object_new_object(), NULL));
 		*out = json_object_new_object();
 		return STEP_DONE;
 	}
 	if (aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
 		json_object_put(in);
-		return sw_step_retry(s, 2000, "cannot record the stage before "
-		    "%s (will retry)", op);
+		return sw_step_retry(s, 2000,
+		    "cannot record the stage before "
+		    "%s (will retry)",
+		    op);
 	}
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
@@ -226,8 +228,8 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 }
 
 enum sw_step_rc
-sw_step_hp_describe(struct sw_step *s, const char *name, json_object **out,
-    int *gone)
+sw_step_hp_describe(
+    struct sw_step *s, const char *name, json_object **out, int *gone)
 {
 	struct aws_error err;
 	sw_err e;
@@ -260,20 +262,22 @@ sw_tag_list(struct sw_step *s)
 	    sw_js(sw_json_get_str(s->params, "name")), NULL));
 
 	if (sw_cluster_id(s) != NULL)
-		json_object_array_add(l, sw_jo("Key", sw_js(SW_TAG_CLUSTER_ID),
-		    "Value", sw_js(sw_cluster_id(s)), NULL));
+		json_object_array_add(l,
+		    sw_jo("Key", sw_js(SW_TAG_CLUSTER_ID), "Value",
+			sw_js(sw_cluster_id(s)), NULL));
 	return l;
 }
 
 json_object *
 sw_tag_map(struct sw_step *s)
 {
-	json_object *m = sw_jo(SW_TAG_CLUSTER, sw_js(sw_json_get_str(
-	    s->params, "name")), SW_TAG_MANAGED, sw_js("true"), NULL);
+	json_object *m =
+	    sw_jo(SW_TAG_CLUSTER, sw_js(sw_json_get_str(s->params, "name")),
+		SW_TAG_MANAGED, sw_js("true"), NULL);
 
 	if (sw_cluster_id(s) != NULL)
-		json_object_object_add(m, SW_TAG_CLUSTER_ID,
-		    sw_js(sw_cluster_id(s)));
+		json_object_object_add(
+		    m, SW_TAG_CLUSTER_ID, sw_js(sw_cluster_id(s)));
 	return m;
 }
 
@@ -287,15 +291,16 @@ sw_tags_ours(struct sw_step *s, json_object *tags)
 		return 0;
 	if (json_object_is_type(tags, json_type_object))
 		return strcmp(sw_json_get_str(tags, SW_TAG_CLUSTER_ID) ?: "",
-		    id) == 0;
+			   id) == 0;
 	for (i = 0; json_object_is_type(tags, json_type_array) &&
-	    i < json_object_array_length(tags); i++) {
+	     i < json_object_array_length(tags);
+	     i++) {
 		json_object *t = json_object_array_get_idx(tags, i);
 
 		k = sw_json_get_str(t, "Key") ?: sw_json_get_str(t, "key");
 		v = sw_json_get_str(t, "Value") ?: sw_json_get_str(t, "value");
-		if (k != NULL && v != NULL && strcmp(k, SW_TAG_CLUSTER_ID) ==
-		    0 && strcmp(v, id) == 0)
+		if (k != NULL && v != NULL &&
+		    strcmp(k, SW_TAG_CLUSTER_ID) == 0 && strcmp(v, id) == 0)
 			return 1;
 	}
 	return 0;
@@ -306,10 +311,10 @@ sw_tag_spec(struct sw_step *s, const char *rtype, const char *name)
 {
 	json_object *tags = sw_tag_list(s);
 
-	json_object_array_add(tags, sw_jo("Key", sw_js("Name"), "Value",
-	    sw_js(name), NULL));
-	json_object_array_add(tags, sw_jo("Key", sw_js(SW_TAG_MANAGED),
-	    "Value", sw_js("true"), NULL));
+	json_object_array_add(
+	    tags, sw_jo("Key", sw_js("Name"), "Value", sw_js(name), NULL));
+	json_object_array_add(tags,
+	    sw_jo("Key", sw_js(SW_TAG_MANAGED), "Value", sw_js("true"), NULL));
 	return sw_ja(sw_jo("ResourceType", sw_js(rtype), "Tags", tags, NULL));
 }
 
@@ -322,12 +327,12 @@ sw_tag_filter(struct sw_step *s, const char *name)
 		f = sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER_ID),
 		    "Values", sw_ja(sw_js(sw_cluster_id(s))), NULL));
 	else
-		f = sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER),
-		    "Values", sw_ja(sw_js(sw_json_get_str(s->params, "name"))),
-		    NULL));
+		f = sw_ja(sw_jo("Name", sw_js("tag:" SW_TAG_CLUSTER), "Values",
+		    sw_ja(sw_js(sw_json_get_str(s->params, "name"))), NULL));
 	if (name != NULL)
-		json_object_array_add(f, sw_jo("Name", sw_js("tag:Name"),
-		    "Values", sw_ja(sw_js(name)), NULL));
+		json_object_array_add(f,
+		    sw_jo("Name", sw_js("tag:Name"), "Values",
+			sw_ja(sw_js(name)), NULL));
 	return f;
 }
 
@@ -339,8 +344,9 @@ stage_index(json_object *stages, const char *state)
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(stages); i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(stages,
-		    i), "state"), state) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(stages, i), "state"),
+			state) == 0)
 			return (int)i;
 	return -1;
 }
@@ -386,9 +392,12 @@ op_finish(struct sw_db *db, struct sw_lease *lease, const char *state,
 		return e;
 	if ((e = sw_op_set_result(db, id, all)) == SW_OK &&
 	    (e = sw_op_set_state(db, id, state, error)) == SW_OK)
-		e = sw_op_event(db, id, -1, strcmp(state, "succeeded") == 0 ?
-		    "info" : "error", strcmp(state, "succeeded") == 0 ?
-		    "operation succeeded" : error ? error : state, NULL);
+		e = sw_op_event(db, id, -1,
+		    strcmp(state, "succeeded") == 0 ? "info" : "error",
+		    strcmp(state, "succeeded") == 0 ? "operation succeeded"
+			: error                     ? error
+						    : state,
+		    NULL);
 	return fenced_end(db, e);
 }
 
@@ -447,9 +456,9 @@ stage_count(const struct sw_pipeline *pl)
  * refused person or account.
  */
 static int
-person_aws(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg, json_object *op, struct aws_ctx **svc,
-    struct aws_ctx **out, char *why, size_t whysz)
+person_aws(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
+    json_object *op, struct aws_ctx **svc, struct aws_ctx **out, char *why,
+    size_t whysz)
 {
 	const char *who = sw_json_get_str(op, "requested_by");
 	const char *cluster = sw_json_get_str(op, "cluster");
@@ -461,10 +470,12 @@ person_aws(struct sw_db *db, struct aws_ctx *aws,
 	if (cluster == NULL || sw_cluster_get(db, cluster, &rec) != SW_OK)
 		memset(&rec, 0, sizeof(rec));
 	if (aws_member_ctx(aws, cfg, rec.account, rec.region, svc, role,
-	    sizeof(role), &err) != SW_OK) {
-		sw_fmt_text(why, whysz, "cannot reach account %s: "
-		    "sts:AssumeRole of %s: %s %s", rec.account, role,
-		    err.code[0] ? err.code : "error", err.message);
+		sizeof(role), &err) != SW_OK) {
+		sw_fmt_text(why, whysz,
+		    "cannot reach account %s: "
+		    "sts:AssumeRole of %s: %s %s",
+		    rec.account, role, err.code[0] ? err.code : "error",
+		    err.message);
 		return err.retryable || err.transport ? -1 : 1;
 	}
 	*out = *svc;
@@ -472,11 +483,12 @@ person_aws(struct sw_db *db, struct aws_ctx *aws,
 		return 0;
 	if (aws_person_ctx(aws, cfg, who, out, &err) == SW_OK)
 		return 0;
-	sw_fmt_text(why, whysz, "cannot act for %s: sts:AssumeRole of %s: "
-	    "%s %s", who, sw_config_person_role(cfg), err.code[0] ?
-	    err.code : "error", err.message);
-	return err.retryable || err.transport || err.code[0] == '\0' ? -1 :
-	    1;
+	sw_fmt_text(why, whysz,
+	    "cannot act for %s: sts:AssumeRole of %s: "
+	    "%s %s",
+	    who, sw_config_person_role(cfg), err.code[0] ? err.code : "error",
+	    err.message);
+	return err.retryable || err.transport || err.code[0] == '\0' ? -1 : 1;
 }
 
 struct aws_ctx *
@@ -492,16 +504,17 @@ sw_cluster_aws(struct sw_db *db, struct aws_ctx *aws,
 	if (cluster == NULL || sw_cluster_get(db, cluster, &rec) != SW_OK)
 		return aws;
 	if (aws_member_ctx(aws, cfg, rec.account, rec.region, &out, role,
-	    sizeof(role), &err) == SW_OK)
+		sizeof(role), &err) == SW_OK)
 		return out;
 	sw_warn("cluster %s: cannot reach account %s: sts:AssumeRole of %s: "
-	    "%s %s", cluster, rec.account, role, err.code[0] ? err.code :
-	    "error", err.message);
+		"%s %s",
+	    cluster, rec.account, role, err.code[0] ? err.code : "error",
+	    err.message);
 	return NULL;
 }
 
 /* Delay before a run whose state write failed is tried again. */
-#define RUNNER_RETRY_MS	2000
+#define RUNNER_RETRY_MS 2000
 
 /*
  * Every state write is checked: crash-resume depends on them.  When one
@@ -534,13 +547,13 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		goto retry;
 	}
 	if ((pl = sw_pipeline_find(sw_json_get_str(op, "kind"))) == NULL) {
-		e = op_finish(db, lease, "failed", "no pipeline for this kind",
-		    NULL);
+		e = op_finish(
+		    db, lease, "failed", "no pipeline for this kind", NULL);
 		goto out;
 	}
 	nstages = stage_count(pl);
-	if ((rc2 = person_aws(db, aws, cfg, op, &saws, &paws, why,
-	    sizeof(why))) < 0) {
+	if ((rc2 = person_aws(
+		 db, aws, cfg, op, &saws, &paws, why, sizeof(why))) < 0) {
 		sw_warn("operation %s: %s; tried again later", op_id, why);
 		e = SW_EUPSTREAM;
 		goto retry;
@@ -562,7 +575,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		if (sw_json_get_bool(op, "cancel_requested", 0)) {
 			if ((seq = stage_index(stages, "running")) >= 0 &&
 			    (e = stage_write(db, lease, seq, "cancelled",
-			    "cancelled by request", NULL)) != SW_OK)
+				 "cancelled by request", NULL)) != SW_OK)
 				goto retry;
 			e = op_finish(db, lease, "cancelled",
 			    "cancelled by request", all);
@@ -573,8 +586,10 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		if ((seq = stage_index(stages, "failed")) >= 0) {
 			st = json_object_array_get_idx(stages, (size_t)seq);
 			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
-			    sw_json_get_str(st, "name"), sw_json_get_str(st,
-			    "error") ? sw_json_get_str(st, "error") : "");
+			    sw_json_get_str(st, "name"),
+			    sw_json_get_str(st, "error")
+				? sw_json_get_str(st, "error")
+				: "");
 			e = op_finish(db, lease, "failed", why, all);
 			break;
 		}
@@ -585,24 +600,27 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		}
 		st = json_object_array_get_idx(stages, (size_t)seq);
 		/* The stored stages must be this pipeline's, in its order. */
-		if (seq >= nstages || (int)json_object_array_length(stages) !=
-		    nstages || strcmp(sw_json_get_str(st, "name"),
-		    pl->stages[seq].name) != 0) {
-			e = op_finish(db, lease, "failed", "the stored stages do "
+		if (seq >= nstages ||
+		    (int)json_object_array_length(stages) != nstages ||
+		    strcmp(sw_json_get_str(st, "name"), pl->stages[seq].name) !=
+			0) {
+			e = op_finish(db, lease, "failed",
+			    "the stored stages do "
 			    "not match this pipeline; the operation was "
-			    "recorded by another version", all);
+			    "recorded by another version",
+			    all);
 			break;
 		}
 		if (strcmp(sw_json_get_str(st, "state"), "pending") == 0) {
 			sw_fmt_text(why, sizeof(why), "stage %s started",
 			    pl->stages[seq].name);
 			if ((e = stage_write(db, lease, seq, "running", NULL,
-			    why)) != SW_OK)
+				 why)) != SW_OK)
 				goto retry;
 			/* Test hook: die at the boundary, the stage recorded
 			 * as started and nothing of it done. */
 			if (sw_fmt(why, sizeof(why), "stage:%s",
-			    pl->stages[seq].name) == SW_OK)
+				pl->stages[seq].name) == SW_OK)
 				sw_fault_kill_after(why);
 		}
 		memset(&s, 0, sizeof(s));
@@ -625,15 +643,15 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		json_object_put(s.res);
 		if (e != SW_OK) {
 			sw_error("operation %s stage %s: cannot record its "
-			    "resources (%s); it runs again", op_id,
-			    pl->stages[seq].name, sw_err_slug(e));
+				 "resources (%s); it runs again",
+			    op_id, pl->stages[seq].name, sw_err_slug(e));
 			goto retry;
 		}
 		if (rc == STEP_DONE) {
 			sw_fmt_text(why, sizeof(why), "stage %s succeeded",
 			    pl->stages[seq].name);
 			if ((e = stage_write(db, lease, seq, "succeeded", NULL,
-			    why)) != SW_OK)
+				 why)) != SW_OK)
 				goto retry;
 			if (sw_now_ms() < deadline)
 				continue;
@@ -642,7 +660,7 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 		}
 		if (rc == STEP_FAIL) {
 			if ((e = stage_write(db, lease, seq, "failed", s.msg,
-			    NULL)) != SW_OK)
+				 NULL)) != SW_OK)
 				goto retry;
 			sw_fmt_text(why, sizeof(why), "stage %s failed: %s",
 			    pl->stages[seq].name, s.msg);
@@ -650,8 +668,10 @@ sw_pipeline_advance(struct sw_db *db, struct aws_ctx *aws,
 			break;
 		}
 		/* STEP_WAIT: note what we wait for, once per change. */
-		if (strcmp(s.msg, sw_json_get_str(op, "error") ?
-		    sw_json_get_str(op, "error") : "") != 0 &&
+		if (strcmp(s.msg,
+			sw_json_get_str(op, "error")
+			    ? sw_json_get_str(op, "error")
+			    : "") != 0 &&
 		    (e = op_waits(db, lease, seq, s.msg)) != SW_OK)
 			goto retry;
 		delay = s.wait_ms > 0 ? s.wait_ms : 1000;
@@ -667,7 +687,8 @@ out:
 retry:
 	if (sw_lease_release(db, lease, RUNNER_RETRY_MS) != SW_OK)
 		sw_error("operation %s: cannot release it; its lease runs "
-		    "out instead", op_id);
+			 "out instead",
+		    op_id);
 	json_object_put(all);
 	json_object_put(op);
 	return e;
@@ -711,9 +732,9 @@ sw_pipeline_plan(struct aws_ctx *aws, const struct sw_config *cfg,
 		}
 		json_object_object_add(all, s.stage, s.res);
 		if (rc == STEP_FAIL || s.unavailable) {
-			json_object_array_add(s.calls, sw_jo(
-			    "stage", sw_js(s.stage),
-			    "refused", sw_js(s.msg), NULL));
+			json_object_array_add(s.calls,
+			    sw_jo("stage", sw_js(s.stage), "refused",
+				sw_js(s.msg), NULL));
 			break;
 		}
 	}

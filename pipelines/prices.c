@@ -9,8 +9,8 @@
 #include "lib/log.h"
 #include "pipelines/prices.h"
 
-#define KNOWN_TTL_MS	(24LL * 3600 * 1000)	/* the catalogue changes */
-#define UNKNOWN_TTL_MS	(3600LL * 1000)		/* ask again sooner */
+#define KNOWN_TTL_MS (24LL * 3600 * 1000) /* the catalogue changes */
+#define UNKNOWN_TTL_MS (3600LL * 1000) /* ask again sooner */
 
 void
 sw_price_hour(struct sw_db *db, struct aws_ctx *aws, const char *itype,
@@ -23,14 +23,13 @@ sw_price_hour(struct sw_db *db, struct aws_ctx *aws, const char *itype,
 	int64_t age;
 
 	*why = NULL;
-	cached = sw_price_get(db, SW_PRICE_HYPERPOD, region, itype, p) ==
-	    SW_OK;
+	cached = sw_price_get(db, SW_PRICE_HYPERPOD, region, itype, p) == SW_OK;
 	age = sw_now_ms() - p->fetched_ms;
 	if (cached && age < (p->known ? KNOWN_TTL_MS : UNKNOWN_TTL_MS))
 		goto out;
 	memset(&err, 0, sizeof(err));
-	if (aws_price_hourly(aws, SW_PRICE_HYPERPOD, region, itype, &ap,
-	    &err) != SW_OK) {
+	if (aws_price_hourly(
+		aws, SW_PRICE_HYPERPOD, region, itype, &ap, &err) != SW_OK) {
 		sw_warn("price of %s in %s: %s: %s", itype, region, err.code,
 		    err.message);
 		if (!cached) {

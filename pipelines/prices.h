@@ -11,14 +11,14 @@
 #include "lib/db.h"
 #include "lib/prices.h"
 
-#define SW_PRICE_HYPERPOD	"AmazonSageMaker"
+#define SW_PRICE_HYPERPOD "AmazonSageMaker"
 
 /*
  * The price of itype in the context's region into *p.  When none is
  * known, *why (static text) says why; a stale cached price serves when
  * the API does not answer.
  */
-void	sw_price_hour(struct sw_db *, struct aws_ctx *, const char *itype,
-	    struct sw_price *p, const char **why);
+void sw_price_hour(struct sw_db *, struct aws_ctx *, const char *itype,
+    struct sw_price *p, const char **why);
 
 #endif

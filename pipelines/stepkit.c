@@ -14,7 +14,6 @@
 #include "lib/log.h"
 #include "pipelines/stepkit.h"
 
-
 enum sw_step_rc
 sw_step_aws_ok(struct sw_step *s, enum aws_service svc, const char *op,
     json_object *in, json_object **out, const char *ok_codes)
@@ -56,14 +55,15 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 		if (sw_step_save(s) != SW_OK) {
 			json_object_object_del(s->res, key);
 			json_object_put(in);
-			return sw_step_retry(s, 2000, "cannot record %s as sent "
-			    "(will retry)", op);
+			return sw_step_retry(s, 2000,
+			    "cannot record %s as sent "
+			    "(will retry)",
+			    op);
 		}
 	}
 	memset(&err, 0, sizeof(err));
 	rc = sw_step_aws(s, svc, op, in, out, &err);
-	if (rc != STEP_DONE && err.http_status >= 400 &&
-	    err.http_status < 500)
+	if (rc != STEP_DONE && err.http_status >= 400 && err.http_status < 500)
 		/* AWS refused it (4xx): nothing was changed, so the next
 		 * attempt may send again (the runner saves res).  After a
 		 * 5xx or no answer the change may have been made. */
@@ -73,8 +73,7 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 
 enum sw_step_rc
 sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
-    const char *idfield, const char *name, const char *key,
-    json_object *extra)
+    const char *idfield, const char *name, const char *key, json_object *extra)
 {
 	json_object *filters, *out, *list, *item;
 	enum sw_step_rc rc;
@@ -87,8 +86,9 @@ sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
 	filters = sw_tag_filter(s, name);
 	if (extra != NULL) {
 		for (i = 0; i < json_object_array_length(extra); i++)
-			json_object_array_add(filters, json_object_get(
-			    json_object_array_get_idx(extra, i)));
+			json_object_array_add(filters,
+			    json_object_get(
+				json_object_array_get_idx(extra, i)));
 		json_object_put(extra);
 	}
 	rc = sw_step_aws(s, AWS_SVC_EC2, describe,
@@ -96,8 +96,10 @@ sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
 	if (rc != STEP_DONE)
 		return rc;
 	list = sw_json_get(out, set);
-	for (i = 0; list != NULL && json_object_is_type(list,
-	    json_type_array) && i < json_object_array_length(list); i++) {
+	for (i = 0;
+	     list != NULL && json_object_is_type(list, json_type_array) &&
+	     i < json_object_array_length(list);
+	     i++) {
 		item = json_object_array_get_idx(list, i);
 		if (sw_json_get_str(item, idfield) != NULL) {
 			sw_res_set(s, key, sw_json_get_str(item, idfield));
@@ -111,8 +113,9 @@ sw_ec2_find(struct sw_step *s, const char *describe, const char *set,
 int64_t
 sw_poll_ms(struct sw_step *s, int64_t base_ms)
 {
-	int64_t speed = sw_json_get_int(sw_json_get(s->cfg->root,
-	    "sandbox_info"), "speed", 1), ms;
+	int64_t speed = sw_json_get_int(
+		    sw_json_get(s->cfg->root, "sandbox_info"), "speed", 1),
+		ms;
 
 	if (speed < 1)
 		speed = 1;
@@ -129,31 +132,31 @@ sw_poll_ms(struct sw_step *s, int64_t base_ms)
  * to boot, a pod 8 s to start).
  */
 static const struct {
-	const char	*name;
-	int64_t		 first_ms;
-	int64_t		 then_ms;
+	const char *name;
+	int64_t first_ms;
+	int64_t then_ms;
 } waits[SW_WAIT__MAX] = {
-	[SW_WAIT_NAT] = {
-		.name = "NAT gateway available",
-		.first_ms = 60000, .then_ms = 15000 },
-	[SW_WAIT_EKS_CLUSTER] = {
-		.name = "EKS cluster ACTIVE",
-		.first_ms = 480000, .then_ms = 30000 },
-	[SW_WAIT_ADDON] = {
-		.name = "EKS add-on ACTIVE",
-		.first_ms = 30000, .then_ms = 15000 },
-	[SW_WAIT_HYPERPOD] = {
-		.name = "HyperPod cluster InService",
-		.first_ms = 420000, .then_ms = 30000 },
-	[SW_WAIT_NODES_RUNNING] = {
-		.name = "HyperPod nodes Running",
-		.first_ms = 30000, .then_ms = 30000 },
-	[SW_WAIT_NODES_READY] = {
-		.name = "Kubernetes nodes Ready",
-		.first_ms = 15000, .then_ms = 15000 },
-	[SW_WAIT_HELM_JOB] = {
-		.name = "Helm installer Job Complete",
-		.first_ms = 10000, .then_ms = 5000 },
+	[SW_WAIT_NAT] = { .name = "NAT gateway available",
+	    .first_ms = 60000,
+	    .then_ms = 15000 },
+	[SW_WAIT_EKS_CLUSTER] = { .name = "EKS cluster ACTIVE",
+	    .first_ms = 480000,
+	    .then_ms = 30000 },
+	[SW_WAIT_ADDON] = { .name = "EKS add-on ACTIVE",
+	    .first_ms = 30000,
+	    .then_ms = 15000 },
+	[SW_WAIT_HYPERPOD] = { .name = "HyperPod cluster InService",
+	    .first_ms = 420000,
+	    .then_ms = 30000 },
+	[SW_WAIT_NODES_RUNNING] = { .name = "HyperPod nodes Running",
+	    .first_ms = 30000,
+	    .then_ms = 30000 },
+	[SW_WAIT_NODES_READY] = { .name = "Kubernetes nodes Ready",
+	    .first_ms = 15000,
+	    .then_ms = 15000 },
+	[SW_WAIT_HELM_JOB] = { .name = "Helm installer Job Complete",
+	    .first_ms = 10000,
+	    .then_ms = 5000 },
 };
 
 const char *
@@ -198,8 +201,9 @@ enum sw_step_rc
 sw_plan_wait(struct sw_step *s, enum sw_wait_kind k)
 {
 	if (s->plan && s->waits != NULL)
-		json_object_array_add(s->waits, sw_jo("stage",
-		    sw_js(s->stage), "wait", sw_js(waits[k].name), NULL));
+		json_object_array_add(s->waits,
+		    sw_jo("stage", sw_js(s->stage), "wait",
+			sw_js(waits[k].name), NULL));
 	return STEP_DONE;
 }
 
@@ -234,19 +238,22 @@ sw_wait_since(struct sw_step *s, enum sw_wait_kind k, const char *key)
 json_object *
 sw_trust_service(const char *principal)
 {
-	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
-	    sw_js(principal), NULL), "Action", sw_js("sts:AssumeRole"), NULL)),
+	return sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Principal",
+		sw_jo("Service", sw_js(principal), NULL), "Action",
+		sw_js("sts:AssumeRole"), NULL)),
 	    NULL);
 }
 
 json_object *
 sw_trust_pods(void)
 {
-	return sw_jo("Version", sw_js("2012-10-17"), "Statement", sw_ja(
-	    sw_jo("Effect", sw_js("Allow"), "Principal", sw_jo("Service",
-	    sw_js("pods.eks.amazonaws.com"), NULL), "Action", sw_ja(
-	    sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)), NULL);
+	return sw_jo("Version", sw_js("2012-10-17"), "Statement",
+	    sw_ja(sw_jo("Effect", sw_js("Allow"), "Principal",
+		sw_jo("Service", sw_js("pods.eks.amazonaws.com"), NULL),
+		"Action",
+		sw_ja(sw_js("sts:AssumeRole"), sw_js("sts:TagSession")), NULL)),
+	    NULL);
 }
 
 enum sw_step_rc
@@ -265,8 +272,8 @@ sw_ensure_pods_role(struct sw_step *s, const struct sw_role *r)
 static char *
 role_doc_text(json_object *doc)
 {
-	const char *t = json_object_to_json_string_ext(doc,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *t = json_object_to_json_string_ext(
+	    doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	return sw_strdup(t != NULL ? t : "{}");
 }
@@ -312,28 +319,29 @@ role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
 	if (sw_res_get(s, r->key) != NULL)
 		return STEP_DONE;
 	if (s->plan) {
-		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-		    sw_js(r->name), NULL), &out, "NoSuchEntity"));
+		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
+		    sw_jo("RoleName", sw_js(r->name), NULL), &out,
+		    "NoSuchEntity"));
 		if (sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn",
-		    NULL) != NULL)
+			NULL) != NULL)
 			return role_record(s, r, out, "GetRoleResult");
 		json_object_put(out);
 	}
 	if ((trust = role_doc_text(r->trust)) == NULL)
 		return sw_step_fail(s, "out of memory");
 	memset(&err, 0, sizeof(err));
-	rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole", sw_jo(
-	    "RoleName", sw_js(r->name),
-	    "AssumeRolePolicyDocument", sw_js(trust),
-	    "Description", sw_js("Created by Slipway"),
-	    "PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
-	    "Tags", sw_tag_list(s), NULL), &out, &err);
+	rc = sw_step_aws(s, AWS_SVC_IAM, "CreateRole",
+	    sw_jo("RoleName", sw_js(r->name), "AssumeRolePolicyDocument",
+		sw_js(trust), "Description", sw_js("Created by Slipway"),
+		"PermissionsBoundary", sw_js(sw_config_boundary(s->cfg)),
+		"Tags", sw_tag_list(s), NULL),
+	    &out, &err);
 	free(trust);
 	if (rc == STEP_FAIL && strcmp(err.code, "EntityAlreadyExists") == 0) {
 		/* Made by an earlier run: its ARN by name. */
 		s->msg[0] = '\0';
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole", sw_jo(
-		    "RoleName", sw_js(r->name), NULL), &out, NULL));
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole",
+		    sw_jo("RoleName", sw_js(r->name), NULL), &out, NULL));
 		return role_record(s, r, out, "GetRoleResult");
 	}
 	if (rc != STEP_DONE)
@@ -344,8 +352,8 @@ role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
 
 /* Whether the live role has managed policy arn attached. */
 static enum sw_step_rc
-role_has_managed(struct sw_step *s, const char *name, const char *arn,
-    int *have)
+role_has_managed(
+    struct sw_step *s, const char *name, const char *arn, int *have)
 {
 	json_object *out, *list;
 	size_t i, n;
@@ -357,8 +365,10 @@ role_has_managed(struct sw_step *s, const char *name, const char *arn,
 	    "ListAttachedRolePoliciesResult.AttachedPolicies", NULL);
 	n = list != NULL ? json_object_array_length(list) : 0;
 	for (i = 0; i < n; i++)
-		if (strcmp(sw_json_get_str(json_object_array_get_idx(list, i),
-		    "PolicyArn") ?: "", arn) == 0)
+		if (strcmp(sw_json_get_str(
+			       json_object_array_get_idx(list, i), "PolicyArn")
+			    ?: "",
+			arn) == 0)
 			*have = 1;
 	json_object_put(out);
 	return STEP_DONE;
@@ -376,11 +386,11 @@ role_has_inline(struct sw_step *s, const char *name, const char *pname,
 	size_t n;
 
 	*have = 0;
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRolePolicy", sw_jo(
-	    "RoleName", sw_js(name), "PolicyName", sw_js(pname), NULL),
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRolePolicy",
+	    sw_jo("RoleName", sw_js(name), "PolicyName", sw_js(pname), NULL),
 	    &out, "NoSuchEntity"));
-	enc = sw_out_str(out, "PolicyDocument",
-	    "GetRolePolicyResult.PolicyDocument", NULL);
+	enc = sw_out_str(
+	    out, "PolicyDocument", "GetRolePolicyResult.PolicyDocument", NULL);
 	if (enc != NULL && (raw = sw_malloc((n = strlen(enc) + 1))) != NULL) {
 		if (sw_url_decode(enc, n - 1, raw, n) >= 0)
 			live = json_tokener_parse(raw);
@@ -405,9 +415,10 @@ role_attach(struct sw_step *s, const struct sw_role *r, int made)
 			TRY(role_has_managed(s, r->name, r->managed[i], &have));
 		if (have)
 			continue;
-		TRY(sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy", sw_jo(
-		    "RoleName", sw_js(r->name), "PolicyArn",
-		    sw_js(r->managed[i]), NULL), &out, NULL));
+		TRY(sw_step_aws(s, AWS_SVC_IAM, "AttachRolePolicy",
+		    sw_jo("RoleName", sw_js(r->name), "PolicyArn",
+			sw_js(r->managed[i]), NULL),
+		    &out, NULL));
 		json_object_put(out);
 	}
 	return STEP_DONE;
@@ -426,15 +437,16 @@ sw_ensure_role(struct sw_step *s, const struct sw_role *r)
 	if (r->inline_doc == NULL)
 		return STEP_DONE;
 	if (!made)
-		TRY(role_has_inline(s, r->name, r->inline_name, r->inline_doc,
-		    &have));
+		TRY(role_has_inline(
+		    s, r->name, r->inline_name, r->inline_doc, &have));
 	if (have)
 		return STEP_DONE;
 	if ((text = role_doc_text(r->inline_doc)) == NULL)
 		return sw_step_fail(s, "out of memory");
-	rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy", sw_jo(
-	    "RoleName", sw_js(r->name), "PolicyName", sw_js(r->inline_name),
-	    "PolicyDocument", sw_js(text), NULL), &out, NULL);
+	rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy",
+	    sw_jo("RoleName", sw_js(r->name), "PolicyName",
+		sw_js(r->inline_name), "PolicyDocument", sw_js(text), NULL),
+	    &out, NULL);
 	free(text);
 	if (rc == STEP_DONE)
 		json_object_put(out);
@@ -452,7 +464,7 @@ sw_account_id(struct sw_step *s)
 		return s->aws->account;
 	memset(&err, 0, sizeof(err));
 	if (aws_sts_get_caller_identity(s->aws, s->aws->account,
-	    sizeof(s->aws->account), arn, sizeof(arn), &err) != SW_OK) {
+		sizeof(s->aws->account), arn, sizeof(arn), &err) != SW_OK) {
 		s->aws->account[0] = '\0';
 		return NULL;
 	}
@@ -473,8 +485,8 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 	/* The endpoint this operation's eks stage saw ACTIVE: its CA is
 	 * remembered, so no DescribeCluster per step. */
 	if (known != NULL && strcmp(cluster, CLUSTER(s)) == 0)
-		e = sw_kube_connect_known(s->aws, cluster, known, kb, &err,
-		    &asked);
+		e = sw_kube_connect_known(
+		    s->aws, cluster, known, kb, &err, &asked);
 	else
 		e = sw_kube_connect(s->aws, cluster, kb, &err);
 	s->calls_made += asked;
@@ -490,11 +502,11 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 		    "cluster %s has no endpoint yet", cluster);
 	if (sw_err_transient(e))
 		return sw_step_transient(s,
-		    "eks DescribeCluster: %s (will retry)", err.code[0] ?
-		    err.code : "transport error");
+		    "eks DescribeCluster: %s (will retry)",
+		    err.code[0] ? err.code : "transport error");
 	return sw_step_fail(s, "Kubernetes API of %s: %s: %s", cluster,
-	    err.code[0] ? err.code : sw_err_slug(e), err.message[0] ?
-	    err.message : "cannot connect");
+	    err.code[0] ? err.code : sw_err_slug(e),
+	    err.message[0] ? err.message : "cannot connect");
 }
 
 enum sw_step_rc
@@ -517,12 +529,14 @@ sw_kube_apply_out(struct sw_step *s, struct sw_kube *kb, json_object *obj,
 	sw_err e;
 
 	if (api == NULL || kind == NULL || name == NULL)
-		return sw_step_fail(s, "manifest without apiVersion, kind or "
+		return sw_step_fail(s,
+		    "manifest without apiVersion, kind or "
 		    "name");
 	/* Kinds we apply all pluralise by lower-casing and adding "s". */
 	for (i = 0; kind[i] != '\0' && i + 2 < sizeof(plural); i++)
-		plural[i] = (char)(kind[i] >= 'A' && kind[i] <= 'Z' ?
-		    kind[i] + 32 : kind[i]);
+		plural[i] =
+		    (char)(kind[i] >= 'A' && kind[i] <= 'Z' ? kind[i] + 32
+							    : kind[i]);
 	if (i > 0 && plural[i - 1] == 's')
 		plural[i++] = 'e';
 	plural[i++] = 's';
@@ -532,17 +546,16 @@ sw_kube_apply_out(struct sw_step *s, struct sw_kube *kb, json_object *obj,
 	if (status != NULL)
 		*status = 0;
 	if (s->plan) {
-		json_object_array_add(s->calls, sw_jo(
-		    "stage", sw_js(s->stage),
-		    "kubernetes", sw_js("apply"),
-		    "apiVersion", sw_js(api), "kind", sw_js(kind),
-		    "namespace", ns ? sw_js(ns) : NULL,
-		    "name", sw_js(name), NULL));
+		json_object_array_add(s->calls,
+		    sw_jo("stage", sw_js(s->stage), "kubernetes",
+			sw_js("apply"), "apiVersion", sw_js(api), "kind",
+			sw_js(kind), "namespace", ns ? sw_js(ns) : NULL, "name",
+			sw_js(name), NULL));
 		return STEP_DONE;
 	}
 	if (k8s_path(path, sizeof(path), api, ns, plural, name) != SW_OK)
-		return sw_step_fail(s, "bad manifest path for %s/%s", kind,
-		    name);
+		return sw_step_fail(
+		    s, "bad manifest path for %s/%s", kind, name);
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
 	e = k8s_apply(&kb->k, path, obj, out, &err);
@@ -570,8 +583,8 @@ sw_remove_role(struct sw_step *s, const char *name)
 	const char *v;
 	size_t i;
 
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
+	    sw_jo("RoleName", sw_js(name), NULL), &out, "NoSuchEntity"));
 	v = sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn", NULL);
 	json_object_put(out);
 	if (v == NULL)
@@ -580,14 +593,17 @@ sw_remove_role(struct sw_step *s, const char *name)
 	    sw_jo("RoleName", sw_js(name), NULL), &out, NULL));
 	list = sw_json_get(out, "AttachedPolicies");
 	if (list == NULL)
-		list = sw_json_path(out,
-		    "ListAttachedRolePoliciesResult.AttachedPolicies");
+		list = sw_json_path(
+		    out, "ListAttachedRolePoliciesResult.AttachedPolicies");
 	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DetachRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyArn", sw_js(
-		    sw_json_get_str(json_object_array_get_idx(list, i),
-		    "PolicyArn")), NULL), &o2, "NoSuchEntity");
+	     i < json_object_array_length(list);
+	     i++) {
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DetachRolePolicy",
+		    sw_jo("RoleName", sw_js(name), "PolicyArn",
+			sw_js(sw_json_get_str(
+			    json_object_array_get_idx(list, i), "PolicyArn")),
+			NULL),
+		    &o2, "NoSuchEntity");
 		json_object_put(o2);
 		if (rc != STEP_DONE) {
 			json_object_put(out);
@@ -601,10 +617,12 @@ sw_remove_role(struct sw_step *s, const char *name)
 	if (list == NULL)
 		list = sw_json_path(out, "ListRolePoliciesResult.PolicyNames");
 	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
+	     i < json_object_array_length(list);
+	     i++) {
 		v = json_object_get_string(json_object_array_get_idx(list, i));
-		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy", sw_jo(
-		    "RoleName", sw_js(name), "PolicyName", sw_js(v), NULL),
+		rc = sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRolePolicy",
+		    sw_jo(
+			"RoleName", sw_js(name), "PolicyName", sw_js(v), NULL),
 		    &o2, "NoSuchEntity");
 		json_object_put(o2);
 		if (rc != STEP_DONE) {
@@ -613,8 +631,8 @@ sw_remove_role(struct sw_step *s, const char *name)
 		}
 	}
 	json_object_put(out);
-	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRole", sw_jo("RoleName",
-	    sw_js(name), NULL), &out, "NoSuchEntity"));
+	TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "DeleteRole",
+	    sw_jo("RoleName", sw_js(name), NULL), &out, "NoSuchEntity"));
 	json_object_put(out);
 	return STEP_DONE;
 }
@@ -626,8 +644,8 @@ sw_planned(struct sw_step *s, const char *v, const char *what)
 }
 
 enum sw_step_rc
-sw_hp_status_step(struct sw_step *s, json_object *hp, const char *what,
-    int64_t poll_ms)
+sw_hp_status_step(
+    struct sw_step *s, json_object *hp, const char *what, int64_t poll_ms)
 {
 	const char *status = sw_keep(s, sw_json_get_str(hp, "ClusterStatus"));
 	const char *why = sw_json_get_str(hp, "FailureMessage");
@@ -637,13 +655,15 @@ sw_hp_status_step(struct sw_step *s, json_object *hp, const char *what,
 	if (status != NULL && strcmp(status, "Failed") == 0)
 		return sw_step_fail(s, "%s: HyperPod cluster %s failed: %s",
 		    what, CLUSTER(s), why ? why : "no reason given");
-	return sw_step_wait(s, sw_poll_ms(s, poll_ms), "%s: HyperPod cluster "
-	    "%s is %s", what, CLUSTER(s), status ? status : "unknown");
+	return sw_step_wait(s, sw_poll_ms(s, poll_ms),
+	    "%s: HyperPod cluster "
+	    "%s is %s",
+	    what, CLUSTER(s), status ? status : "unknown");
 }
 
 enum sw_step_rc
-sw_hp_wait_in_service(struct sw_step *s, const char *what, int64_t poll_ms,
-    json_object **out)
+sw_hp_wait_in_service(
+    struct sw_step *s, const char *what, int64_t poll_ms, json_object **out)
 {
 	json_object *hp = NULL;
 	enum sw_step_rc rc;
@@ -677,8 +697,8 @@ cluster_kver(struct sw_step *s, const char **kver)
 	*kver = sw_res_from(s, "eks", "kubernetes_version");
 	if (*kver != NULL)
 		return STEP_DONE;
-	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster", sw_jo("name",
-	    sw_js(CLUSTER(s)), NULL), &eks, NULL);
+	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
+	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &eks, NULL);
 	if (rc != STEP_DONE && s->plan) {
 		s->msg[0] = '\0';
 		return STEP_DONE;
@@ -688,8 +708,10 @@ cluster_kver(struct sw_step *s, const char **kver)
 	*kver = sw_keep(s, sw_json_path_str(eks, "cluster.version"));
 	json_object_put(eks);
 	if (*kver == NULL)
-		return sw_step_fail(s, "EKS cluster %s has no Kubernetes "
-		    "version", CLUSTER(s));
+		return sw_step_fail(s,
+		    "EKS cluster %s has no Kubernetes "
+		    "version",
+		    CLUSTER(s));
 	return STEP_DONE;
 }
 
@@ -710,19 +732,19 @@ pick_addon_version(struct sw_step *s, json_object *addon, const char *kver)
 			json_object *c = json_object_array_get_idx(comp, j);
 
 			if (strcmp(sw_json_get_str(c, "clusterVersion") ?: "",
-			    kver) != 0)
+				kver) != 0)
 				continue;
-			if (pick == NULL || sw_json_get_bool(c,
-			    "defaultVersion", 0))
-				pick = sw_keep(s, sw_json_get_str(v,
-				    "addonVersion"));
+			if (pick == NULL ||
+			    sw_json_get_bool(c, "defaultVersion", 0))
+				pick = sw_keep(
+				    s, sw_json_get_str(v, "addonVersion"));
 		}
 	}
 	return pick;
 }
 
 /* Largest number of DescribeAddonVersions pages read for one stage. */
-#define ADDON_VERSION_PAGES	20
+#define ADDON_VERSION_PAGES 20
 
 enum sw_step_rc
 sw_addon_versions(struct sw_step *s, const char *const *addons)
@@ -736,8 +758,8 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 	for (missing = 0, k = 0; addons[k] != NULL; k++) {
 		if (sw_fmt(key, sizeof(key), "addon_version.%s", addons[k]) !=
 		    SW_OK)
-			return sw_step_fail(s, "add-on name %s too long",
-			    addons[k]);
+			return sw_step_fail(
+			    s, "add-on name %s too long", addons[k]);
 		missing += sw_res_get(s, key) == NULL;
 	}
 	if (missing == 0)
@@ -746,14 +768,15 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 	if (kver == NULL)
 		return STEP_DONE;
 	do {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
-		    "kubernetesVersion", sw_js(kver),
-		    "nextToken", token ? sw_js(token) : NULL, NULL), &out,
-		    NULL));
+		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions",
+		    sw_jo("kubernetesVersion", sw_js(kver), "nextToken",
+			token ? sw_js(token) : NULL, NULL),
+		    &out, NULL));
 		list = sw_json_get(out, "addons");
-		for (i = 0; list && json_object_is_type(list,
-		    json_type_array) && i < json_object_array_length(list);
-		    i++) {
+		for (i = 0;
+		     list && json_object_is_type(list, json_type_array) &&
+		     i < json_object_array_length(list);
+		     i++) {
 			json_object *a = json_object_array_get_idx(list, i);
 
 			name = sw_json_get_str(a, "addonName");
@@ -761,11 +784,11 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 				/* names that fit, as the loop above found */
 				if (strcmp(name, addons[k]) != 0 ||
 				    sw_fmt(key, sizeof(key), "addon_version.%s",
-				    name) != SW_OK)
+					name) != SW_OK)
 					continue;
 				if (sw_res_get(s, key) == NULL &&
 				    (pick = pick_addon_version(s, a, kver)) !=
-				    NULL) {
+					NULL) {
 					sw_res_set(s, key, pick);
 					missing--;
 				}
@@ -803,14 +826,17 @@ sw_addon_version(struct sw_step *s, const char *addon, json_object *in)
 	TRY(cluster_kver(s, &kver));
 	if (kver == NULL)
 		return STEP_DONE;
-	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions", sw_jo(
-	    "addonName", sw_js(addon), "kubernetesVersion", sw_js(kver),
-	    NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions",
+	    sw_jo("addonName", sw_js(addon), "kubernetesVersion", sw_js(kver),
+		NULL),
+	    &out, NULL));
 	pick = pick_addon_version(s, sw_json_path(out, "addons[0]"), kver);
 	json_object_put(out);
 	if (pick == NULL)
-		return sw_step_fail(s, "add-on %s has no version compatible "
-		    "with Kubernetes %s", addon, kver);
+		return sw_step_fail(s,
+		    "add-on %s has no version compatible "
+		    "with Kubernetes %s",
+		    addon, kver);
 	json_object_object_add(in, "addonVersion", sw_js(pick));
 	return STEP_DONE;
 }

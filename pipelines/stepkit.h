@@ -10,10 +10,14 @@
 #include "pipelines/pipeline.h"
 
 /* The cluster a pipeline's step acts on (its "name" parameter). */
-#define CLUSTER(s)	sw_json_get_str((s)->params, "name")
+#define CLUSTER(s) sw_json_get_str((s)->params, "name")
 /* Return from a stage function unless the step x is done. */
-#define TRY(x)		do { enum sw_step_rc rc_ = (x); \
-			if (rc_ != STEP_DONE) return rc_; } while (0)
+#define TRY(x) \
+	do { \
+		enum sw_step_rc rc_ = (x); \
+		if (rc_ != STEP_DONE) \
+			return rc_; \
+	} while (0)
 
 /*
  * The one "wait until HyperPod is InService" step: DescribeCluster of
@@ -23,20 +27,19 @@
  * non-NULL, *out receives the document whenever one was read (a new
  * reference, also on FAIL and WAIT) so a stage can read more of it.
  */
-enum sw_step_rc sw_hp_wait_in_service(struct sw_step *, const char *what,
-    int64_t poll_ms, json_object **out);
+enum sw_step_rc sw_hp_wait_in_service(
+    struct sw_step *, const char *what, int64_t poll_ms, json_object **out);
 /* The same answer from a DescribeCluster document already read (hp is
  * borrowed). */
-enum sw_step_rc sw_hp_status_step(struct sw_step *, json_object *hp,
-    const char *what, int64_t poll_ms);
+enum sw_step_rc sw_hp_status_step(
+    struct sw_step *, json_object *hp, const char *what, int64_t poll_ms);
 
 /* v, or in a dry-run plan the placeholder what when v is not known yet. */
 const char *sw_planned(struct sw_step *, const char *v, const char *what);
 
 /* Give up on a stage step with "code" errors treated as success. */
 enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
-	    const char *op, json_object *in, json_object **out,
-	    const char *ok_codes);
+    const char *op, json_object *in, json_object **out, const char *ok_codes);
 
 /*
  * A mutation that is not a create and must not be sent twice
@@ -51,8 +54,8 @@ enum sw_step_rc sw_step_aws_ok(struct sw_step *, enum aws_service,
  * json_object_object_del when it wants the request sent again.
  */
 enum sw_step_rc sw_step_aws_once(struct sw_step *, const char *key,
-	    enum aws_service, const char *op, json_object *in,
-	    json_object **out, int *resumed);
+    enum aws_service, const char *op, json_object *in, json_object **out,
+    int *resumed);
 
 /*
  * Find an EC2 resource of ours by tag Name=name; record its id under
@@ -61,11 +64,11 @@ enum sw_step_rc sw_step_aws_once(struct sw_step *, const char *key,
  * {Name, Values} rows (stolen; may be NULL).
  */
 enum sw_step_rc sw_ec2_find(struct sw_step *, const char *describe,
-	    const char *set, const char *idfield, const char *name,
-	    const char *key, json_object *extra_filters);
+    const char *set, const char *idfield, const char *name, const char *key,
+    json_object *extra_filters);
 
 /* Poll interval: base_ms of AWS time, divided by the sandbox speed. */
-int64_t	sw_poll_ms(struct sw_step *, int64_t base_ms);
+int64_t sw_poll_ms(struct sw_step *, int64_t base_ms);
 
 /*
  * What a pipeline waits for, each with how long AWS takes for it: the
@@ -74,13 +77,13 @@ int64_t	sw_poll_ms(struct sw_step *, int64_t base_ms);
  * kind (stepkit.c), scaled by sw_poll_ms.
  */
 enum sw_wait_kind {
-	SW_WAIT_NAT,		/* NAT gateway available */
-	SW_WAIT_EKS_CLUSTER,	/* EKS control plane ACTIVE */
-	SW_WAIT_ADDON,		/* EKS add-on ACTIVE */
-	SW_WAIT_HYPERPOD,	/* HyperPod cluster InService */
-	SW_WAIT_NODES_RUNNING,	/* HyperPod nodes Running */
-	SW_WAIT_NODES_READY,	/* their Kubernetes nodes Ready */
-	SW_WAIT_HELM_JOB,	/* a Helm installer Job Complete */
+	SW_WAIT_NAT, /* NAT gateway available */
+	SW_WAIT_EKS_CLUSTER, /* EKS control plane ACTIVE */
+	SW_WAIT_ADDON, /* EKS add-on ACTIVE */
+	SW_WAIT_HYPERPOD, /* HyperPod cluster InService */
+	SW_WAIT_NODES_RUNNING, /* HyperPod nodes Running */
+	SW_WAIT_NODES_READY, /* their Kubernetes nodes Ready */
+	SW_WAIT_HELM_JOB, /* a Helm installer Job Complete */
 	SW_WAIT__MAX
 };
 
@@ -89,9 +92,9 @@ const char *sw_wait_name(enum sw_wait_kind);
 /* Wait the kind's first interval (the request that starts it was just
  * sent) or the interval between later reads; msg as sw_step_wait. */
 enum sw_step_rc sw_wait_first(struct sw_step *, enum sw_wait_kind,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 enum sw_step_rc sw_wait_next(struct sw_step *, enum sw_wait_kind,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /*
  * Record the first wait of kind while a stage has not started it yet: a
  * run reads it at least once when it comes.  No-op in a run; for a
@@ -105,20 +108,20 @@ enum sw_step_rc sw_plan_wait(struct sw_step *, enum sw_wait_kind);
  * until the kind's first interval since then has passed, else
  * STEP_DONE (the read is due).  Nothing recorded: STEP_DONE.
  */
-enum sw_step_rc sw_wait_since(struct sw_step *, enum sw_wait_kind,
-	    const char *key);
+enum sw_step_rc sw_wait_since(
+    struct sw_step *, enum sw_wait_kind, const char *key);
 /* Record now under key, for sw_wait_since. */
-void	sw_mark_started(struct sw_step *, const char *key);
+void sw_mark_started(struct sw_step *, const char *key);
 
 /* An IAM role a stage needs. */
 struct sw_role {
-	const char	*key;		/* its ARN is recorded under this */
-	const char	*name;
-	json_object	*trust;		/* the trust policy (borrowed) */
-	const char *const *managed;	/* managed policy ARNs, NULL-ended,
+	const char *key; /* its ARN is recorded under this */
+	const char *name;
+	json_object *trust; /* the trust policy (borrowed) */
+	const char *const *managed; /* managed policy ARNs, NULL-ended,
 					 * or NULL */
-	const char	*inline_name;	/* the inline policy's name */
-	json_object	*inline_doc;	/* and document (borrowed), or NULL */
+	const char *inline_name; /* the inline policy's name */
+	json_object *inline_doc; /* and document (borrowed), or NULL */
 };
 
 /*
@@ -131,8 +134,7 @@ struct sw_role {
 enum sw_step_rc sw_ensure_role(struct sw_step *, const struct sw_role *r);
 /* sw_ensure_role for a role EKS Pod Identity gives pods: the trust is
  * sw_trust_pods() (r->trust is not read). */
-enum sw_step_rc sw_ensure_pods_role(struct sw_step *,
-	    const struct sw_role *r);
+enum sw_step_rc sw_ensure_pods_role(struct sw_step *, const struct sw_role *r);
 /* Trust for AWS service principal (sts:AssumeRole); new. */
 json_object *sw_trust_service(const char *principal);
 /* Trust for EKS Pod Identity (sts:AssumeRole + sts:TagSession); new. */
@@ -145,16 +147,16 @@ json_object *sw_trust_pods(void);
  * is reused (sw_kube_connect_known) and no DescribeCluster is sent.
  * Free with sw_kube_close.
  */
-enum sw_step_rc sw_kube_open(struct sw_step *, const char *cluster,
-	    struct sw_kube *);
+enum sw_step_rc sw_kube_open(
+    struct sw_step *, const char *cluster, struct sw_kube *);
 /* Apply one manifest (borrowed) with server-side apply. */
-enum sw_step_rc sw_kube_apply(struct sw_step *, struct sw_kube *,
-	    json_object *obj);
+enum sw_step_rc sw_kube_apply(
+    struct sw_step *, struct sw_kube *, json_object *obj);
 /* The same; on success *out (may be NULL) is the object as the API
  * server now has it (a new reference; NULL in a plan), on failure
  * *status (may be NULL) the HTTP status of the refusal (0: none). */
 enum sw_step_rc sw_kube_apply_out(struct sw_step *, struct sw_kube *,
-	    json_object *obj, json_object **out, int *status);
+    json_object *obj, json_object **out, int *status);
 
 /* IAM role name gone, with its attached and inline policies; done when
  * it does not exist. */
@@ -170,15 +172,14 @@ const char *sw_account_id(struct sw_step *);
  * The cluster's version is the one this operation's eks stage recorded,
  * else DescribeCluster tells.
  */
-enum sw_step_rc sw_addon_version(struct sw_step *, const char *addon,
-	    json_object *in);
+enum sw_step_rc sw_addon_version(
+    struct sw_step *, const char *addon, json_object *in);
 /*
  * Before creating several add-ons (NULL-ended names): one paged
  * DescribeAddonVersions without addonName for the cluster's version,
  * each one's version recorded as "addon_version.<name>", which
  * sw_addon_version then uses without asking again.
  */
-enum sw_step_rc sw_addon_versions(struct sw_step *,
-	    const char *const *addons);
+enum sw_step_rc sw_addon_versions(struct sw_step *, const char *const *addons);
 
 #endif

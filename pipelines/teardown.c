@@ -45,8 +45,8 @@ stage_td_storage(struct sw_step *s)
 	int pending = 0;
 	size_t i;
 
-	TRY(sw_step_aws(s, AWS_SVC_FSX, "DescribeFileSystems", sw_jo(
-	    "MaxResults", sw_ji(100), NULL), &out, NULL));
+	TRY(sw_step_aws(s, AWS_SVC_FSX, "DescribeFileSystems",
+	    sw_jo("MaxResults", sw_ji(100), NULL), &out, NULL));
 	list = sw_json_get(out, "FileSystems");
 	for (i = 0; list && i < json_object_array_length(list); i++) {
 		json_object *fs = json_object_array_get_idx(list, i);
@@ -63,9 +63,10 @@ stage_td_storage(struct sw_step *s)
 			json_object *o2;
 
 			rc = sw_step_aws_ok(s, AWS_SVC_FSX, "DeleteFileSystem",
-			    sw_jo("FileSystemId", sw_js(sw_json_get_str(fs,
-			    "FileSystemId")), NULL), &o2,
-			    "FileSystemNotFound");
+			    sw_jo("FileSystemId",
+				sw_js(sw_json_get_str(fs, "FileSystemId")),
+				NULL),
+			    &o2, "FileSystemNotFound");
 			json_object_put(o2);
 			if (rc != STEP_DONE)
 				break;
@@ -75,8 +76,10 @@ stage_td_storage(struct sw_step *s)
 	if (rc != STEP_DONE)
 		return rc;
 	if (pending > 0 && !s->plan)
-		return sw_step_wait(s, sw_poll_ms(s, 30000), "waiting for %d "
-		    "FSx file systems to be deleted", pending);
+		return sw_step_wait(s, sw_poll_ms(s, 30000),
+		    "waiting for %d "
+		    "FSx file systems to be deleted",
+		    pending);
 	return STEP_DONE;
 }
 
@@ -93,11 +96,12 @@ delete_cluster_roles(struct sw_step *s)
 
 	for (k = 0; sw_role_suffixes[k] != NULL; k++) {
 		sw_name(role, sizeof(role), CLUSTER(s), sw_role_suffixes[k]);
-		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole", sw_jo("RoleName",
-		    sw_js(role), NULL), &out, "NoSuchEntity"));
+		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
+		    sw_jo("RoleName", sw_js(role), NULL), &out,
+		    "NoSuchEntity"));
 		ours = sw_tags_ours(s, sw_json_path(out, "Role.Tags")) ||
-		    sw_tags_ours(s, sw_json_path(out,
-		    "GetRoleResult.Role.Tags"));
+		    sw_tags_ours(
+			s, sw_json_path(out, "GetRoleResult.Role.Tags"));
 		json_object_put(out);
 		if (ours)
 			TRY(sw_remove_role(s, role));
@@ -147,7 +151,7 @@ delete_lifecycle(struct sw_step *s)
 	size_t i;
 
 	if (strcmp(sw_json_get_str(s->params, "cluster_origin") ?: "",
-	    "imported") == 0)
+		"imported") == 0)
 		return STEP_DONE;
 	sw_lifecycle_bucket(s, 1, bucket, sizeof(bucket));
 	if (sw_fmt(prefix, sizeof(prefix), "lifecycle/%s/", CLUSTER(s)) !=
@@ -156,47 +160,54 @@ delete_lifecycle(struct sw_step *s)
 	do {
 		memset(&err, 0, sizeof(err));
 		s->calls_made++;
-		if (aws_s3_list_objects_v2(s->aws, bucket, prefix, next, &out,
-		    &err) != SW_OK) {
+		if (aws_s3_list_objects_v2(
+			s->aws, bucket, prefix, next, &out, &err) != SW_OK) {
 			if (strcmp(err.code, "NoSuchBucket") == 0)
 				return STEP_DONE;
-			return sw_err_transient(aws_error_sw(&err)) ?
-			    sw_step_transient(s, "s3: %s", err.code) :
-			    sw_step_fail(s, "ListObjectsV2 %s: %s",
-			    prefix, err.code);
+			return sw_err_transient(aws_error_sw(&err))
+			    ? sw_step_transient(s, "s3: %s", err.code)
+			    : sw_step_fail(
+				  s, "ListObjectsV2 %s: %s", prefix, err.code);
 		}
 		list = sw_json_get(out, "Contents");
 		for (i = 0; i < json_object_array_length(list); i++) {
-			key = sw_json_get_str(json_object_array_get_idx(list,
-			    i), "Key");
-			if (key == NULL || strncmp(key, prefix,
-			    strlen(prefix)) != 0)
+			key = sw_json_get_str(
+			    json_object_array_get_idx(list, i), "Key");
+			if (key == NULL ||
+			    strncmp(key, prefix, strlen(prefix)) != 0)
 				continue;
 			if (s->plan) {
-				json_object_array_add(s->calls, sw_jo("stage",
-				    sw_js(s->stage), "service", sw_js("s3"),
-				    "operation", sw_js("DeleteObject"), "input",
-				    sw_jo("Bucket", sw_js(bucket), "Key",
-				    sw_js(key), NULL), NULL));
+				json_object_array_add(s->calls,
+				    sw_jo("stage", sw_js(s->stage), "service",
+					sw_js("s3"), "operation",
+					sw_js("DeleteObject"), "input",
+					sw_jo("Bucket", sw_js(bucket), "Key",
+					    sw_js(key), NULL),
+					NULL));
 				continue;
 			}
 			memset(&err, 0, sizeof(err));
 			s->calls_made++;
 			if (aws_s3_delete_object(s->aws, bucket, key, &err) !=
-			    SW_OK && strcmp(err.code, "NoSuchKey") != 0) {
+				SW_OK &&
+			    strcmp(err.code, "NoSuchKey") != 0) {
 				json_object_put(out);
-				return sw_err_transient(aws_error_sw(&err)) ?
-				    sw_step_transient(s, "s3: %s", err.code) : sw_step_fail(s,
-				    "DeleteObject %s: %s", key, err.code);
+				return sw_err_transient(aws_error_sw(&err))
+				    ? sw_step_transient(s, "s3: %s", err.code)
+				    : sw_step_fail(s, "DeleteObject %s: %s",
+					  key, err.code);
 			}
 		}
 		next = NULL;
-		if (strcmp(sw_json_get_str(out, "IsTruncated") ?: "", "true")
-		    == 0 && sw_json_get_str(out, "NextContinuationToken")) {
-			if (sw_fmt(tok, sizeof(tok), "%s", sw_json_get_str(out,
-			    "NextContinuationToken")) != SW_OK) {
+		if (strcmp(sw_json_get_str(out, "IsTruncated") ?: "", "true") ==
+			0 &&
+		    sw_json_get_str(out, "NextContinuationToken")) {
+			if (sw_fmt(tok, sizeof(tok), "%s",
+				sw_json_get_str(
+				    out, "NextContinuationToken")) != SW_OK) {
 				json_object_put(out);
-				return sw_step_fail(s, "S3 continuation token "
+				return sw_step_fail(s,
+				    "S3 continuation token "
 				    "too long");
 			}
 			next = tok;
@@ -218,8 +229,8 @@ stage_td_hyperpod(struct sw_step *s)
 	if (rc != STEP_DONE)
 		return rc;
 	if (!gone) {
-		orch = sw_keep(s, sw_json_path_str(out,
-		    "Orchestrator.Eks.ClusterArn"));
+		orch = sw_keep(
+		    s, sw_json_path_str(out, "Orchestrator.Eks.ClusterArn"));
 		status = sw_keep(s, sw_json_get_str(out, "ClusterStatus"));
 		json_object_put(out);
 		if ((rc = our_eks_arn(s, &eks)) != STEP_DONE)
@@ -233,8 +244,9 @@ stage_td_hyperpod(struct sw_step *s)
 			json_object *o2;
 
 			rc = sw_step_aws_ok(s, AWS_SVC_SAGEMAKER,
-			    "DeleteCluster", sw_jo("ClusterName",
-			    sw_js(CLUSTER(s)), NULL), &o2, "ResourceNotFound");
+			    "DeleteCluster",
+			    sw_jo("ClusterName", sw_js(CLUSTER(s)), NULL), &o2,
+			    "ResourceNotFound");
 			json_object_put(o2);
 			if (rc != STEP_DONE)
 				return rc;
@@ -242,8 +254,7 @@ stage_td_hyperpod(struct sw_step *s)
 		}
 		if (!s->plan)
 			return sw_step_wait(s, sw_poll_ms(s, 30000),
-			    "HyperPod cluster %s is being deleted",
-			    CLUSTER(s));
+			    "HyperPod cluster %s is being deleted", CLUSTER(s));
 	}
 	return delete_lifecycle(s);
 }
@@ -261,9 +272,11 @@ delete_oidc(struct sw_step *s, const char *issuer)
 	    sw_jo(NULL, NULL), &out, NULL));
 	list = sw_out_array(out, "OpenIDConnectProviderList",
 	    "ListOpenIDConnectProvidersResult.OpenIDConnectProviderList", NULL);
-	for (i = 0; list && i < json_object_array_length(list) && rc == STEP_DONE; i++) {
-		const char *arn = sw_json_get_str(
-		    json_object_array_get_idx(list, i), "Arn");
+	for (i = 0;
+	     list && i < json_object_array_length(list) && rc == STEP_DONE;
+	     i++) {
+		const char *arn =
+		    sw_json_get_str(json_object_array_get_idx(list, i), "Arn");
 
 		if (arn == NULL || strstr(arn, issuer + 8) == NULL)
 			continue;
@@ -273,14 +286,15 @@ delete_oidc(struct sw_step *s, const char *issuer)
 		if (rc != STEP_DONE)
 			break;
 		ours = sw_tags_ours(s, sw_json_get(o2, "Tags")) ||
-		    sw_tags_ours(s, sw_json_path(o2,
-		    "GetOpenIDConnectProviderResult.Tags"));
+		    sw_tags_ours(s,
+			sw_json_path(
+			    o2, "GetOpenIDConnectProviderResult.Tags"));
 		json_object_put(o2);
 		if (!ours)
 			continue;
 		rc = sw_step_aws_ok(s, AWS_SVC_IAM,
-		    "DeleteOpenIDConnectProvider", sw_jo(
-		    "OpenIDConnectProviderArn", sw_js(arn), NULL), &o2,
+		    "DeleteOpenIDConnectProvider",
+		    sw_jo("OpenIDConnectProviderArn", sw_js(arn), NULL), &o2,
 		    "NoSuchEntity");
 		json_object_put(o2);
 	}
@@ -299,8 +313,8 @@ stage_td_eks(struct sw_step *s)
 	memset(&err, 0, sizeof(err));
 	rc = sw_step_aws(s, AWS_SVC_EKS, "DescribeCluster",
 	    sw_jo("name", sw_js(CLUSTER(s)), NULL), &out, &err);
-	if (rc == STEP_DONE && !sw_tags_ours(s, sw_json_path(out,
-	    "cluster.tags"))) {
+	if (rc == STEP_DONE &&
+	    !sw_tags_ours(s, sw_json_path(out, "cluster.tags"))) {
 		/* Same name, not tagged with our id: someone else's. */
 		json_object_put(out);
 		sw_res_set(s, "kept", "EKS cluster not Slipway's");
@@ -347,13 +361,14 @@ tagged(struct sw_step *s, const char *describe, const char *set,
 	filters = sw_tag_filter(s, NULL);
 	if (extra != NULL)
 		json_object_array_add(filters, extra);
-	rc = sw_step_aws(s, AWS_SVC_EC2, describe, sw_jo("Filters", filters,
-	    NULL), &out, NULL);
+	rc = sw_step_aws(s, AWS_SVC_EC2, describe,
+	    sw_jo("Filters", filters, NULL), &out, NULL);
 	if (rc != STEP_DONE)
 		return rc;
 	list = sw_json_get(out, set);
 	for (i = 0; list && json_object_is_type(list, json_type_array) &&
-	    i < json_object_array_length(list); i++) {
+	     i < json_object_array_length(list);
+	     i++) {
 		json_object *item = json_object_array_get_idx(list, i);
 
 		if (sw_json_get_str(item, idfield) != NULL)
@@ -371,11 +386,11 @@ delete_each(struct sw_step *s, json_object *items, const char *idfield,
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(items); i++) {
-		const char *id = sw_json_get_str(json_object_array_get_idx(
-		    items, i), idfield);
+		const char *id = sw_json_get_str(
+		    json_object_array_get_idx(items, i), idfield);
 
-		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, op, sw_jo(param, sw_js(id),
-		    NULL), &out, ok));
+		TRY(sw_step_aws_ok(s, AWS_SVC_EC2, op,
+		    sw_jo(param, sw_js(id), NULL), &out, ok));
 		json_object_put(out);
 	}
 	return STEP_DONE;
@@ -391,19 +406,24 @@ stage_td_network(struct sw_step *s)
 
 	/* NAT gateways first: they hold the Elastic IP and a subnet. */
 	rc = tagged(s, "DescribeNatGateways", "natGatewaySet", "natGatewayId",
-	    sw_jo("Name", sw_js("state"), "Values", sw_ja(sw_js("pending"),
-	    sw_js("available"), sw_js("deleting")), NULL), &items);
+	    sw_jo("Name", sw_js("state"), "Values",
+		sw_ja(sw_js("pending"), sw_js("available"), sw_js("deleting")),
+		NULL),
+	    &items);
 	if (rc == STEP_DONE && json_object_array_length(items) > 0) {
 		for (i = 0; i < json_object_array_length(items); i++) {
 			json_object *n = json_object_array_get_idx(items, i);
 
-			if (strcmp(sw_json_get_str(n, "state") ?
-			    sw_json_get_str(n, "state") : "", "deleting") == 0)
+			if (strcmp(sw_json_get_str(n, "state")
+				    ? sw_json_get_str(n, "state")
+				    : "",
+				"deleting") == 0)
 				continue;
 			rc = sw_step_aws_ok(s, AWS_SVC_EC2, "DeleteNatGateway",
-			    sw_jo("NatGatewayId", sw_js(sw_json_get_str(n,
-			    "natGatewayId")), NULL), &out,
-			    "NatGatewayNotFound");
+			    sw_jo("NatGatewayId",
+				sw_js(sw_json_get_str(n, "natGatewayId")),
+				NULL),
+			    &out, "NatGatewayNotFound");
 			json_object_put(out);
 			if (rc != STEP_DONE)
 				break;
@@ -418,8 +438,8 @@ stage_td_network(struct sw_step *s)
 		json_object_put(items);
 	if (rc != STEP_DONE)
 		return rc;
-	TRY(tagged(s, "DescribeAddresses", "addressesSet", "allocationId",
-	    NULL, &items));
+	TRY(tagged(s, "DescribeAddresses", "addressesSet", "allocationId", NULL,
+	    &items));
 	rc = delete_each(s, items, "allocationId", "ReleaseAddress",
 	    "AllocationId", "InvalidAllocationID.NotFound");
 	json_object_put(items);
@@ -431,12 +451,17 @@ stage_td_network(struct sw_step *s)
 		json_object *att = sw_json_get(g, "attachmentSet");
 
 		for (j = 0; att && json_object_is_type(att, json_type_array) &&
-		    j < json_object_array_length(att); j++) {
+		     j < json_object_array_length(att);
+		     j++) {
 			rc = sw_step_aws_ok(s, AWS_SVC_EC2,
-			    "DetachInternetGateway", sw_jo("InternetGatewayId",
-			    sw_js(sw_json_get_str(g, "internetGatewayId")),
-			    "VpcId", sw_js(sw_json_get_str(
-			    json_object_array_get_idx(att, j), "vpcId")), NULL),
+			    "DetachInternetGateway",
+			    sw_jo("InternetGatewayId",
+				sw_js(sw_json_get_str(g, "internetGatewayId")),
+				"VpcId",
+				sw_js(sw_json_get_str(
+				    json_object_array_get_idx(att, j),
+				    "vpcId")),
+				NULL),
 			    &out, "Gateway.NotAttached");
 			json_object_put(out);
 			if (rc != STEP_DONE) {
@@ -445,19 +470,19 @@ stage_td_network(struct sw_step *s)
 			}
 		}
 	}
-	rc = delete_each(s, items, "internetGatewayId",
-	    "DeleteInternetGateway", "InternetGatewayId",
-	    "InvalidInternetGatewayID.NotFound");
+	rc = delete_each(s, items, "internetGatewayId", "DeleteInternetGateway",
+	    "InternetGatewayId", "InvalidInternetGatewayID.NotFound");
 	json_object_put(items);
 	TRY(rc);
 	TRY(tagged(s, "DescribeRouteTables", "routeTableSet", "routeTableId",
 	    NULL, &items));
 	for (i = 0; i < json_object_array_length(items); i++) {
-		assocs = sw_json_get(json_object_array_get_idx(items, i),
-		    "associationSet");
-		for (j = 0; assocs && json_object_is_type(assocs,
-		    json_type_array) && j < json_object_array_length(assocs);
-		    j++) {
+		assocs = sw_json_get(
+		    json_object_array_get_idx(items, i), "associationSet");
+		for (j = 0;
+		     assocs && json_object_is_type(assocs, json_type_array) &&
+		     j < json_object_array_length(assocs);
+		     j++) {
 			const char *a = sw_json_get_str(
 			    json_object_array_get_idx(assocs, j),
 			    "routeTableAssociationId");
@@ -465,8 +490,8 @@ stage_td_network(struct sw_step *s)
 			if (a == NULL)
 				continue;
 			rc = sw_step_aws_ok(s, AWS_SVC_EC2,
-			    "DisassociateRouteTable", sw_jo("AssociationId",
-			    sw_js(a), NULL), &out,
+			    "DisassociateRouteTable",
+			    sw_jo("AssociationId", sw_js(a), NULL), &out,
 			    "InvalidAssociationID.NotFound");
 			json_object_put(out);
 			if (rc != STEP_DONE) {
@@ -479,24 +504,25 @@ stage_td_network(struct sw_step *s)
 	    "RouteTableId", "InvalidRouteTableID.NotFound");
 	json_object_put(items);
 	TRY(rc);
-	TRY(tagged(s, "DescribeSubnets", "subnetSet", "subnetId", NULL,
-	    &items));
+	TRY(tagged(
+	    s, "DescribeSubnets", "subnetSet", "subnetId", NULL, &items));
 	rc = delete_each(s, items, "subnetId", "DeleteSubnet", "SubnetId",
 	    "InvalidSubnetID.NotFound");
 	json_object_put(items);
 	TRY(rc);
-	TRY(tagged(s, "DescribeSecurityGroups", "securityGroupInfo",
-	    "groupId", NULL, &items));
-	rc = delete_each(s, items, "groupId", "DeleteSecurityGroup",
-	    "GroupId", "InvalidGroup.NotFound");
+	TRY(tagged(s, "DescribeSecurityGroups", "securityGroupInfo", "groupId",
+	    NULL, &items));
+	rc = delete_each(s, items, "groupId", "DeleteSecurityGroup", "GroupId",
+	    "InvalidGroup.NotFound");
 	json_object_put(items);
 	TRY(rc);
 	TRY(tagged(s, "DescribeVpcs", "vpcSet", "vpcId", NULL, &items));
 	for (i = 0; i < json_object_array_length(items); i++) {
-		vpc = sw_json_get_str(json_object_array_get_idx(items, i),
-		    "vpcId");
-		rc = sw_step_aws_ok(s, AWS_SVC_EC2, "DeleteVpc", sw_jo("VpcId",
-		    sw_js(vpc), NULL), &out, "InvalidVpcID.NotFound");
+		vpc = sw_json_get_str(
+		    json_object_array_get_idx(items, i), "vpcId");
+		rc = sw_step_aws_ok(s, AWS_SVC_EC2, "DeleteVpc",
+		    sw_jo("VpcId", sw_js(vpc), NULL), &out,
+		    "InvalidVpcID.NotFound");
 		json_object_put(out);
 		if (rc != STEP_DONE)
 			break;
@@ -514,19 +540,22 @@ stage_td_forget(struct sw_step *s)
 	if (id == NULL)
 		return STEP_DONE;
 	if (s->plan) {
-		json_object_array_add(s->calls, sw_jo("stage", sw_js(s->stage),
-		    "service", sw_js("slipway"), "operation",
-		    sw_js("ForgetCluster"), "input", sw_jo("name",
-		    sw_js(CLUSTER(s)), "cluster_id", sw_js(id), NULL), NULL));
+		json_object_array_add(s->calls,
+		    sw_jo("stage", sw_js(s->stage), "service", sw_js("slipway"),
+			"operation", sw_js("ForgetCluster"), "input",
+			sw_jo("name", sw_js(CLUSTER(s)), "cluster_id",
+			    sw_js(id), NULL),
+			NULL));
 		return STEP_DONE;
 	}
 	if (sw_step_forget(s, CLUSTER(s), id) != SW_OK)
-		return sw_step_retry(s, 1000, "cannot forget the record of %s",
-		    CLUSTER(s));
+		return sw_step_retry(
+		    s, 1000, "cannot forget the record of %s", CLUSTER(s));
 	sw_res_set(s, "forgotten", id);
 	return STEP_DONE;
 }
 
+/* clang-format off */
 static const struct sw_stage_def delete_stages[] = {
 	{ "storage", stage_td_storage },
 	{ "hyperpod", stage_td_hyperpod },
@@ -535,16 +564,17 @@ static const struct sw_stage_def delete_stages[] = {
 	{ "forget", stage_td_forget },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_cluster_delete = {
-	"cluster.delete", delete_stages
-};
+const struct sw_pipeline sw_pl_cluster_delete = { "cluster.delete",
+	delete_stages };
 
+/* clang-format off */
 static const struct sw_stage_def release_stages[] = {
 	{ "forget", stage_td_forget },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
-const struct sw_pipeline sw_pl_cluster_release = {
-	"cluster.release", release_stages
-};
+const struct sw_pipeline sw_pl_cluster_release = { "cluster.release",
+	release_stages };

@@ -34,8 +34,9 @@ sw_budget_tick(struct sw_db *db)
 			continue;
 		}
 		if (fresh > 0)
-			sw_info("budget %s/%s: crossed %d threshold(s), %"
-			    PRId64 " of %" PRId64 " micro-dollars spent in %s",
+			sw_info(
+			    "budget %s/%s: crossed %d threshold(s), %" PRId64
+			    " of %" PRId64 " micro-dollars spent in %s",
 			    b[i].scope, b[i].name, fresh, st.spent_micro,
 			    b[i].limit_micro, st.month);
 	}

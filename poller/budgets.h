@@ -8,6 +8,6 @@
 
 /* Each budget against the ledger's month so far, after a sample: every
  * threshold newly reached is recorded once (lib/budget.h). */
-void	sw_budget_tick(struct sw_db *);
+void sw_budget_tick(struct sw_db *);
 
 #endif

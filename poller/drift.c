@@ -51,24 +51,25 @@ compare(json_object *found, const char *target, const char *field,
 {
 	if (live == NULL || desired == NULL ||
 	    strcmp(json_object_to_json_string(live),
-	    json_object_to_json_string(desired)) == 0)
+		json_object_to_json_string(desired)) == 0)
 		return;
-	json_object_array_add(found, sw_jo("target", sw_js(target),
-	    "field", sw_js(field), "live", json_object_get(live),
-	    "desired", json_object_get(desired), NULL));
+	json_object_array_add(found,
+	    sw_jo("target", sw_js(target), "field", sw_js(field), "live",
+		json_object_get(live), "desired", json_object_get(desired),
+		NULL));
 }
 
 /* The differences of one cluster of the document into found. */
 static void
-cluster_drift(const char *cl, json_object *want, json_object *hp,
-    json_object *found)
+cluster_drift(
+    const char *cl, json_object *want, json_object *hp, json_object *found)
 {
 	json_object *groups = sw_json_get(want, "instance_groups");
 	char target[160];
 	size_t i;
 
 	for (i = 0; groups != NULL && i < json_object_array_length(groups);
-	    i++) {
+	     i++) {
 		json_object *g = json_object_array_get_idx(groups, i);
 		const char *gn = sw_json_get_str(g, "name");
 		json_object *lg;
@@ -85,8 +86,9 @@ cluster_drift(const char *cl, json_object *want, json_object *hp,
 			json_object_put(yes);
 			continue;
 		}
-		compare(found, target, "instance_type", sw_json_get(lg,
-		    "InstanceType"), sw_json_get(g, "instance_type"));
+		compare(found, target, "instance_type",
+		    sw_json_get(lg, "InstanceType"),
+		    sw_json_get(g, "instance_type"));
 		compare(found, target, "count", sw_json_get(lg, "TargetCount"),
 		    sw_json_get(g, "count"));
 	}
@@ -152,9 +154,9 @@ feature_drift(struct aws_ctx *ctx, const char *cl, json_object *want,
 		if (!gone)
 			continue;
 		sw_fmt_text(field, sizeof(field), "features.%s", d->name);
-		json_object_array_add(found, sw_jo("target", sw_js(cl),
-		    "field", sw_js(field), "live", sw_jb(0), "desired",
-		    sw_jb(1), NULL));
+		json_object_array_add(found,
+		    sw_jo("target", sw_js(cl), "field", sw_js(field), "live",
+			sw_jb(0), "desired", sw_jb(1), NULL));
 	}
 	return 0;
 }
@@ -172,10 +174,10 @@ drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
 	sw_err e;
 
 	if (cl == NULL || sw_cluster_get(db, cl, &rec) != SW_OK)
-		return;		/* not created yet: fleet_plan's "absent" */
+		return; /* not created yet: fleet_plan's "absent" */
 	memset(&err, 0, sizeof(err));
 	if (aws_member_ctx(aws, cfg, rec.account, rec.region, &ctx, NULL, 0,
-	    &err) != SW_OK) {
+		&err) != SW_OK) {
 		sw_warn("fleet drift: cannot reach %s: %s", cl, err.message);
 		return;
 	}
@@ -197,8 +199,8 @@ drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
 }
 
 void
-sw_drift_tick(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg)
+sw_drift_tick(
+    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
 {
 	json_object *doc = NULL, *cs;
 	char by[256];

@@ -12,7 +12,6 @@
 /* Each cluster of the document applied last against its HyperPod
  * cluster, read in its own account and region: the instance groups
  * whose type or count differs are recorded (sw_db_drift_record). */
-void	sw_drift_tick(struct sw_db *, struct aws_ctx *,
-	    const struct sw_config *);
+void sw_drift_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
 
 #endif

@@ -35,28 +35,28 @@
 #include "pipelines/pipeline.h"
 #include "poller/ledger.h"
 
-#define NS_PREFIX	"hyperpod-ns-"
-#define MAX_NODES	4096
+#define NS_PREFIX "hyperpod-ns-"
+#define MAX_NODES 4096
 
 struct node {
-	const char	*name;		/* Kubernetes node name */
-	const char	*group;
-	const char	*type;
-	int64_t		 launch;	/* AWS time */
-	int64_t		 gpus;		/* capacity */
-	struct sw_price	 price;
-	int		 priced;
+	const char *name; /* Kubernetes node name */
+	const char *group;
+	const char *type;
+	int64_t launch; /* AWS time */
+	int64_t gpus; /* capacity */
+	struct sw_price price;
+	int priced;
 };
 
 struct sample {
-	struct sw_db	*db;
-	struct aws_ctx	*aws;
-	const char	*cluster;
-	int64_t		 from;		/* last sample, -1: never */
-	int64_t		 to;		/* this sample's AWS time */
-	struct node	*node;
-	size_t		 n;
-	json_object	*pods;		/* running pods, read before writing */
+	struct sw_db *db;
+	struct aws_ctx *aws;
+	const char *cluster;
+	int64_t from; /* last sample, -1: never */
+	int64_t to; /* this sample's AWS time */
+	struct node *node;
+	size_t n;
+	json_object *pods; /* running pods, read before writing */
 };
 
 /* Add kind's units-seconds between a and b to the ledger, per day. */
@@ -89,9 +89,11 @@ add_span(struct sample *s, const struct node *nd, const char *team,
 		row.seconds = units * (end - a);
 		row.priced = nd->priced;
 		/* a GPU's share of the node's price */
-		row.usd_us = nd->priced ? (strcmp(kind, "node") == 0 ?
-		    row.seconds * nd->price.usd_micro :
-		    row.seconds * nd->price.usd_micro / nd->gpus) : 0;
+		row.usd_us = nd->priced
+		    ? (strcmp(kind, "node") == 0
+			      ? row.seconds * nd->price.usd_micro
+			      : row.seconds * nd->price.usd_micro / nd->gpus)
+		    : 0;
 		if ((e = sw_ledger_add(s->db, &row)) != SW_OK)
 			return e;
 		a = end;
@@ -113,8 +115,9 @@ kube_time(const char *s)
 	const char *end;
 
 	memset(&tm, 0, sizeof(tm));
-	if (s == NULL || (end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm)) ==
-	    NULL || *end != '\0')
+	if (s == NULL ||
+	    (end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm)) == NULL ||
+	    *end != '\0')
 		return -1;
 	return (int64_t)timegm(&tm);
 }
@@ -132,23 +135,26 @@ read_nodes(struct sample *s, json_object **all)
 	*all = json_object_new_array();
 	do {
 		in = sw_jo("ClusterName", sw_js(s->cluster), "MaxResults",
-		    json_object_new_int(100), "NextToken", token[0] ?
-		    sw_js(token) : NULL, NULL);
+		    json_object_new_int(100), "NextToken",
+		    token[0] ? sw_js(token) : NULL, NULL);
 		e = aws_call(s->aws, AWS_SVC_SAGEMAKER, "ListClusterNodes", in,
 		    &out, &err);
 		json_object_put(in);
 		if (e != SW_OK)
 			return e;
 		if (s->to < 0)
-			s->to = s->aws->server_time > 0 ?
-			    (int64_t)s->aws->server_time : (int64_t)time(NULL);
+			s->to = s->aws->server_time > 0
+			    ? (int64_t)s->aws->server_time
+			    : (int64_t)time(NULL);
 		page = sw_json_get(out, "ClusterNodeSummaries");
 		for (i = 0; page && i < json_object_array_length(page); i++)
-			json_object_array_add(*all, json_object_get(
-			    json_object_array_get_idx(page, i)));
+			json_object_array_add(*all,
+			    json_object_get(
+				json_object_array_get_idx(page, i)));
 		sw_fmt_text(token, sizeof(token), "%s",
-		    sw_json_get_str(out, "NextToken") ?
-		    sw_json_get_str(out, "NextToken") : "");
+		    sw_json_get_str(out, "NextToken")
+			? sw_json_get_str(out, "NextToken")
+			: "");
 		json_object_put(out);
 	} while (token[0] != '\0');
 	return SW_OK;
@@ -182,8 +188,8 @@ read_gpus(struct sample *s, struct sw_kube *kb)
 
 		for (j = 0; name && j < s->n; j++)
 			if (strstr(name, s->node[j].name) != NULL)
-				s->node[j].gpus = gpu_quantity(sw_json_path(kn,
-				    "status.capacity"));
+				s->node[j].gpus = gpu_quantity(
+				    sw_json_path(kn, "status.capacity"));
 	}
 	json_object_put(list);
 }
@@ -192,9 +198,11 @@ const char *
 sw_pod_job(json_object *pod)
 {
 	static const char *const labels[] = {
-	    "sagemaker.amazonaws.com/job-name", "batch.kubernetes.io/job-name",
-	    "ray.io/cluster", "workspace.jupyter.org/workspace-name",
-	    "app.kubernetes.io/instance", NULL };
+		"sagemaker.amazonaws.com/job-name",
+		"batch.kubernetes.io/job-name", "ray.io/cluster",
+		"workspace.jupyter.org/workspace-name",
+		"app.kubernetes.io/instance", NULL
+	};
 	json_object *l = sw_json_path(pod, "metadata.labels");
 	size_t i;
 
@@ -202,7 +210,8 @@ sw_pod_job(json_object *pod)
 		if (sw_json_get_str(l, labels[i]) != NULL)
 			return sw_json_get_str(l, labels[i]);
 	if (sw_json_path_str(pod, "metadata.ownerReferences[0].name"))
-		return sw_json_path_str(pod, "metadata.ownerReferences[0].name");
+		return sw_json_path_str(
+		    pod, "metadata.ownerReferences[0].name");
 	return sw_json_path_str(pod, "metadata.name");
 }
 
@@ -227,8 +236,7 @@ pod_gpus(json_object *pod)
 /* The node a running pod holds GPUs of (*gpus of them) and its team,
  * or NULL. */
 static struct node *
-pod_node(struct sample *s, json_object *pod, int64_t *gpus,
-    const char **team)
+pod_node(struct sample *s, json_object *pod, int64_t *gpus, const char **team)
 {
 	const char *on = sw_json_path_str(pod, "spec.nodeName");
 	const char *ns = sw_json_path_str(pod, "metadata.namespace");
@@ -270,14 +278,15 @@ add_burn(struct sample *s)
 			nodes += s->node[i].price.usd_micro;
 	if ((e = sw_ledger_burn_clear(s->db, s->cluster)) != SW_OK ||
 	    (e = sw_ledger_burn_add(s->db, s->cluster, "", nodes, s->to)) !=
-	    SW_OK)
+		SW_OK)
 		return e;
 	for (i = 0; items && i < json_object_array_length(items); i++) {
-		nd = pod_node(s, json_object_array_get_idx(items, i), &gpus,
-		    &team);
-		if (nd != NULL && nd->priced && (e = sw_ledger_burn_add(s->db,
-		    s->cluster, team, gpus * nd->price.usd_micro / nd->gpus,
-		    s->to)) != SW_OK)
+		nd = pod_node(
+		    s, json_object_array_get_idx(items, i), &gpus, &team);
+		if (nd != NULL && nd->priced &&
+		    (e = sw_ledger_burn_add(s->db, s->cluster, team,
+			 gpus * nd->price.usd_micro / nd->gpus, s->to)) !=
+			SW_OK)
 			return e;
 	}
 	return SW_OK;
@@ -304,10 +313,10 @@ add_pods(struct sample *s)
 		    kube_time(sw_json_path_str(pod, "status.startTime")));
 		if (a >= s->to)
 			continue;
-		if ((e = add_span(s, nd, ns, sw_pod_job(pod), "gpu", gpus,
-		    a, s->to)) != SW_OK ||
-		    (e = add_span(s, nd, "", "", "idle", -gpus, a,
-		    s->to)) != SW_OK)
+		if ((e = add_span(s, nd, ns, sw_pod_job(pod), "gpu", gpus, a,
+			 s->to)) != SW_OK ||
+		    (e = add_span(s, nd, "", "", "idle", -gpus, a, s->to)) !=
+			SW_OK)
 			break;
 	}
 	return e;
@@ -328,8 +337,8 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 	size_t i;
 
 	s->n = 0;
-	for (i = 0; i < json_object_array_length(hp_nodes) &&
-	    s->n < MAX_NODES; i++) {
+	for (i = 0; i < json_object_array_length(hp_nodes) && s->n < MAX_NODES;
+	     i++) {
 		json_object *n = json_object_array_get_idx(hp_nodes, i);
 		struct node *nd = &s->node[s->n];
 
@@ -338,8 +347,10 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 		nd->group = sw_json_get_str(n, "InstanceGroupName");
 		nd->type = sw_json_get_str(n, "InstanceType");
 		/* epoch seconds, with a fraction, in the json protocol */
-		nd->launch = sw_json_get(n, "LaunchTime") ? (int64_t)
-		    json_object_get_double(sw_json_get(n, "LaunchTime")) : 0;
+		nd->launch = sw_json_get(n, "LaunchTime")
+		    ? (int64_t)json_object_get_double(
+			  sw_json_get(n, "LaunchTime"))
+		    : 0;
 		if (nd->launch <= 0)
 			continue;
 		if (nd->name == NULL || nd->group == NULL || nd->type == NULL)
@@ -349,19 +360,21 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 			nd->price = s->node[s->n - 1].price;
 			nd->priced = s->node[s->n - 1].priced;
 		} else {
-			sw_price_hour(s->db, s->aws, nd->type, &nd->price,
-			    &why);
+			sw_price_hour(
+			    s->db, s->aws, nd->type, &nd->price, &why);
 			nd->priced = why == NULL;
 		}
 		s->n++;
 	}
 	memset(&kb, 0, sizeof(kb));
-	if (s->n > 0 && sw_kube_connect(s->aws, s->cluster, &kb, &err) ==
-	    SW_OK) {
+	if (s->n > 0 &&
+	    sw_kube_connect(s->aws, s->cluster, &kb, &err) == SW_OK) {
 		read_gpus(s, &kb);
-		if (k8s_list(&kb.k, "/api/v1/pods?fieldSelector=status.phase"
-		    "%3DRunning", NULL, &s->pods, &ke) != SW_OK)
-			s->pods = NULL;	/* none seen: every GPU counts idle */
+		if (k8s_list(&kb.k,
+			"/api/v1/pods?fieldSelector=status.phase"
+			"%3DRunning",
+			NULL, &s->pods, &ke) != SW_OK)
+			s->pods = NULL; /* none seen: every GPU counts idle */
 	}
 	sw_kube_close(&kb);
 }
@@ -380,11 +393,11 @@ add_cluster(struct sample *s)
 		a = max64(s->from, nd->launch);
 		if (a >= s->to)
 			continue;
-		if ((e = add_span(s, nd, "", "", "node", 1, a, s->to)) !=
-		    SW_OK)
+		if ((e = add_span(s, nd, "", "", "node", 1, a, s->to)) != SW_OK)
 			return e;
-		if (nd->gpus > 0 && (e = add_span(s, nd, "", "", "idle",
-		    nd->gpus, a, s->to)) != SW_OK)
+		if (nd->gpus > 0 &&
+		    (e = add_span(s, nd, "", "", "idle", nd->gpus, a, s->to)) !=
+			SW_OK)
 			return e;
 	}
 	if ((e = add_pods(s)) != SW_OK)
@@ -399,7 +412,8 @@ keep(struct sample *s)
 	int moved = 0;
 
 	if (sw_ledger_move(s->db, s->cluster, s->from, s->to, &moved) !=
-	    SW_OK || !moved || add_cluster(s) != SW_OK)
+		SW_OK ||
+	    !moved || add_cluster(s) != SW_OK)
 		sw_db_rollback(s->db);
 	else if (sw_db_commit(s->db) != SW_OK)
 		sw_warn("ledger: cannot keep the sample of %s", s->cluster);
@@ -416,8 +430,8 @@ sample_one(struct sample *s)
 		return;
 	if ((e = read_nodes(s, &nodes)) != SW_OK) {
 		if (e != SW_ENOTFOUND)
-			sw_warn("ledger: cannot list the nodes of %s",
-			    s->cluster);
+			sw_warn(
+			    "ledger: cannot list the nodes of %s", s->cluster);
 		json_object_put(nodes);
 		return;
 	}
@@ -431,8 +445,8 @@ sample_one(struct sample *s)
 }
 
 void
-sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg)
+sw_ledger_tick(
+    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
 {
 	static struct node nodes[MAX_NODES];
 	struct sample s;
@@ -445,8 +459,8 @@ sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws,
 		memset(&s, 0, sizeof(s));
 		s.db = db;
 		s.node = nodes;
-		s.cluster = json_object_get_string(json_object_array_get_idx(
-		    names, i));
+		s.cluster =
+		    json_object_get_string(json_object_array_get_idx(names, i));
 		if ((s.aws = sw_cluster_aws(db, aws, cfg, s.cluster)) == NULL)
 			continue;
 		sample_one(&s);

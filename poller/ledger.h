@@ -12,8 +12,7 @@
 
 /* One sample of every cluster Slipway owns (a few AWS and Kubernetes
  * reads each). */
-void	sw_ledger_tick(struct sw_db *, struct aws_ctx *,
-	    const struct sw_config *);
+void sw_ledger_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
 /* The job a pod belongs to: its job label, owner or name (borrowed). */
 const char *sw_pod_job(json_object *pod);
 

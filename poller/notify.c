@@ -48,8 +48,8 @@ env_int(const char *name, int64_t dflt, int64_t lo, int64_t hi)
 		return dflt;
 	n = strtoll(v, &end, 10);
 	if (*end != '\0' || n < lo || n > hi) {
-		sw_warn("%s=%s is not a number in %lld..%lld; using %lld",
-		    name, v, (long long)lo, (long long)hi, (long long)dflt);
+		sw_warn("%s=%s is not a number in %lld..%lld; using %lld", name,
+		    v, (long long)lo, (long long)hi, (long long)dflt);
 		return dflt;
 	}
 	return n;
@@ -62,8 +62,8 @@ sw_notifier_init(struct sw_notifier *n, const char *owner)
 
 	memset(n, 0, sizeof(*n));
 	n->owner = owner;
-	n->attempts = (int)env_int("SLIPWAY_NOTIFY_ATTEMPTS",
-	    SW_NOTIFY_ATTEMPTS, 1, 100);
+	n->attempts =
+	    (int)env_int("SLIPWAY_NOTIFY_ATTEMPTS", SW_NOTIFY_ATTEMPTS, 1, 100);
 	n->backoff_ms = env_int("SLIPWAY_NOTIFY_BACKOFF_MS",
 	    SW_NOTIFY_BACKOFF_MS, 10, SW_NOTIFY_BACKOFF_CAP_MS);
 	if ((e = http_client_init(&n->http, HTTP_ALLOW_LOOPBACK)) != SW_OK)
@@ -88,24 +88,23 @@ event_json(json_object *d)
 {
 	json_object *detail = NULL, *o;
 	const char *data = sw_json_get_str(d, "data");
-	const char *op = sw_json_get_str(d, "op_id");	/* '': a budget's */
+	const char *op = sw_json_get_str(d, "op_id"); /* '': a budget's */
 	char when[32], why[128];
 	time_t t = (time_t)(sw_json_get_int(d, "time_ms", 0) / 1000);
 	struct tm tm;
 
-	if (data == NULL || sw_json_parse(data, strlen(data), &detail, why,
-	    sizeof(why)) != SW_OK)
+	if (data == NULL ||
+	    sw_json_parse(data, strlen(data), &detail, why, sizeof(why)) !=
+		SW_OK)
 		detail = json_object_new_object();
 	if (gmtime_r(&t, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		when[0] = '\0';
-	o = sw_jo("id", sw_js(sw_json_get_str(d, "uid")),
-	    "kind", sw_js(sw_json_get_str(d, "kind")),
-	    "time", sw_js(when),
-	    "time_ms", sw_ji(sw_json_get_int(d, "time_ms", 0)),
-	    "operation_id", op != NULL && *op != '\0' ? sw_js(op) : NULL,
-	    "cluster", sw_js(sw_json_get_str(d, "cluster")),
-	    "detail", detail, NULL);
+	o = sw_jo("id", sw_js(sw_json_get_str(d, "uid")), "kind",
+	    sw_js(sw_json_get_str(d, "kind")), "time", sw_js(when), "time_ms",
+	    sw_ji(sw_json_get_int(d, "time_ms", 0)), "operation_id",
+	    op != NULL && *op != '\0' ? sw_js(op) : NULL, "cluster",
+	    sw_js(sw_json_get_str(d, "cluster")), "detail", detail, NULL);
 	return o;
 }
 
@@ -116,16 +115,18 @@ slack_budget(struct sw_buf *b, json_object *ev)
 	json_object *det = sw_json_get(ev, "detail");
 	json_object *f = sw_json_get(det, "forecast_usd");
 
-	(void)sw_buf_printf(b, "Slipway: budget %s/%s crossed %lld %% in %s:"
-	    " $%.2f spent of $%.2f", sw_json_get_str(det, "scope") ?: "",
+	(void)sw_buf_printf(b,
+	    "Slipway: budget %s/%s crossed %lld %% in %s:"
+	    " $%.2f spent of $%.2f",
+	    sw_json_get_str(det, "scope") ?: "",
 	    sw_json_get_str(det, "name") ?: "",
 	    (long long)sw_json_get_int(det, "threshold", 0),
 	    sw_json_get_str(det, "month") ?: "",
 	    json_object_get_double(sw_json_get(det, "spent_usd")),
 	    json_object_get_double(sw_json_get(det, "limit_usd")));
 	if (f != NULL)
-		(void)sw_buf_printf(b, ", forecast $%.2f",
-		    json_object_get_double(f));
+		(void)sw_buf_printf(
+		    b, ", forecast $%.2f", json_object_get_double(f));
 	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
 }
 
@@ -143,9 +144,11 @@ slack_plan(struct sw_buf *b, json_object *ev)
 	(void)sw_buf_printf(b, "; %zu workload(s) lose their nodes", n);
 	for (i = 0; i < n && i < 20; i++)
 		(void)sw_buf_printf(b, "%s %s/%s", i ? "," : ":",
-		    sw_json_get_str(json_object_array_get_idx(w, i),
-		    "namespace") ?: "", sw_json_get_str(
-		    json_object_array_get_idx(w, i), "name") ?: "");
+		    sw_json_get_str(
+			json_object_array_get_idx(w, i), "namespace")
+			?: "",
+		    sw_json_get_str(json_object_array_get_idx(w, i), "name")
+			?: "");
 	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
 }
 
@@ -160,11 +163,11 @@ slack_op(struct sw_buf *b, json_object *ev)
 	    sw_json_get_str(det, "target") ?: "",
 	    sw_json_get_str(det, "state") ?: "");
 	if (sw_json_get_str(det, "stage") != NULL)
-		(void)sw_buf_printf(b, " (stage %s)",
-		    sw_json_get_str(det, "stage"));
+		(void)sw_buf_printf(
+		    b, " (stage %s)", sw_json_get_str(det, "stage"));
 	if (sw_json_get_str(det, "error") != NULL)
-		(void)sw_buf_printf(b, ": %.1000s",
-		    sw_json_get_str(det, "error"));
+		(void)sw_buf_printf(
+		    b, ": %.1000s", sw_json_get_str(det, "error"));
 	(void)sw_buf_printf(b, " [%s, event %s]",
 	    sw_json_get_str(ev, "operation_id") ?: "",
 	    sw_json_get_str(ev, "id") ?: "");
@@ -187,8 +190,8 @@ slack_watch(struct sw_buf *b, json_object *ev)
 	if (sw_json_get_str(det, "state") != NULL)
 		(void)sw_buf_printf(b, " is %s", sw_json_get_str(det, "state"));
 	if (sw_json_get_str(det, "previous") != NULL)
-		(void)sw_buf_printf(b, " (was %s)",
-		    sw_json_get_str(det, "previous"));
+		(void)sw_buf_printf(
+		    b, " (was %s)", sw_json_get_str(det, "previous"));
 	if (why != NULL)
 		(void)sw_buf_printf(b, ": %.1000s", why);
 	(void)sw_buf_printf(b, " [event %s]", sw_json_get_str(ev, "id") ?: "");
@@ -205,7 +208,7 @@ slack_json(json_object *ev)
 	if (strcmp(sw_json_get_str(ev, "kind") ?: "", "budget.threshold") == 0)
 		slack_budget(&b, ev);
 	else if (strcmp(sw_json_get_str(ev, "kind") ?: "",
-	    "training_plan.expiring") == 0)
+		     "training_plan.expiring") == 0)
 		slack_plan(&b, ev);
 	else if (sw_json_get_str(sw_json_get(ev, "detail"), "subject") != NULL)
 		slack_watch(&b, ev);
@@ -218,8 +221,8 @@ slack_json(json_object *ev)
 
 /* "v1=" and the hex HMAC-SHA256 of ts "." body under secret. */
 static sw_err
-signature(const char *secret, const char *ts, const char *body,
-    char out[3 + 65])
+signature(
+    const char *secret, const char *ts, const char *body, char out[3 + 65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0;
@@ -230,7 +233,7 @@ signature(const char *secret, const char *ts, const char *body,
 	if ((e = sw_buf_printf(&msg, "%s.%s", ts, body)) != SW_OK)
 		goto out;
 	if (HMAC(EVP_sha256(), secret, (int)strlen(secret),
-	    (const unsigned char *)msg.data, msg.len, md, &mdlen) == NULL ||
+		(const unsigned char *)msg.data, msg.len, md, &mdlen) == NULL ||
 	    mdlen != 32) {
 		e = SW_EINTERNAL;
 		goto out;
@@ -287,25 +290,25 @@ webhook_headers(struct http_request *req, json_object *d, const char *body)
 	sw_err e;
 
 	if ((e = sw_fmt(ts, sizeof(ts), "%lld", (long long)time(NULL))) !=
-	    SW_OK || (e = signature(secret ? secret : "", ts, body, sig)) !=
-	    SW_OK)
+		SW_OK ||
+	    (e = signature(secret ? secret : "", ts, body, sig)) != SW_OK)
 		return e;
-	if ((e = http_headers_set(&req->headers, "Content-Type",
-	    "application/json")) != SW_OK ||
-	    (e = http_headers_set(&req->headers, "User-Agent",
-	    "Slipway-Notify/1")) != SW_OK ||
+	if ((e = http_headers_set(
+		 &req->headers, "Content-Type", "application/json")) != SW_OK ||
+	    (e = http_headers_set(
+		 &req->headers, "User-Agent", "Slipway-Notify/1")) != SW_OK ||
 	    (e = http_headers_set(&req->headers, "Slipway-Event-Id",
-	    sw_json_get_str(d, "uid"))) != SW_OK ||
+		 sw_json_get_str(d, "uid"))) != SW_OK ||
 	    (e = http_headers_set(&req->headers, "Slipway-Timestamp", ts)) !=
-	    SW_OK)
+		SW_OK)
 		return e;
 	return http_headers_set(&req->headers, "Slipway-Signature", sig);
 }
 
 /* POST body to the webhook; why says what went wrong. */
 static sw_err
-send_webhook(struct sw_notifier *n, json_object *d, const char *body,
-    char *why, size_t whysz)
+send_webhook(struct sw_notifier *n, json_object *d, const char *body, char *why,
+    size_t whysz)
 {
 	char base[2100], path[2100], query[2100];
 	struct http_request req;
@@ -315,24 +318,24 @@ send_webhook(struct sw_notifier *n, json_object *d, const char *body,
 	memset(&req, 0, sizeof(req));
 	http_response_init(&resp, n->http.max_body);
 	if (url_split(sw_json_get_str(d, "address"), base, path, query,
-	    sizeof(base)) != 0) {
+		sizeof(base)) != 0) {
 		sw_fmt_text(why, whysz, "the URL does not parse");
 		e = SW_EINVAL;
 		goto out;
 	}
-	if ((e = http_request_init(&req, "POST", base, path,
-	    query[0] ? query : NULL)) != SW_OK ||
+	if ((e = http_request_init(
+		 &req, "POST", base, path, query[0] ? query : NULL)) != SW_OK ||
 	    (e = http_request_set_body(&req, body, strlen(body))) != SW_OK ||
 	    (e = webhook_headers(&req, d, body)) != SW_OK) {
 		sw_fmt_text(why, whysz, "cannot build the request");
 		goto out;
 	}
 	if ((e = http_perform(&n->http, &req, &resp)) != SW_OK)
-		sw_fmt_text(why, whysz, "%s", n->http.errmsg[0] ?
-		    n->http.errmsg : sw_err_slug(e));
+		sw_fmt_text(why, whysz, "%s",
+		    n->http.errmsg[0] ? n->http.errmsg : sw_err_slug(e));
 	else if (resp.status < 200 || resp.status > 299) {
-		sw_fmt_text(why, whysz, "HTTP %ld from the receiver",
-		    resp.status);
+		sw_fmt_text(
+		    why, whysz, "HTTP %ld from the receiver", resp.status);
 		e = SW_EUPSTREAM;
 	}
 out:
@@ -342,11 +345,11 @@ out:
 }
 
 static sw_err
-aws_fail(struct aws_error *err, const char *op, sw_err e, char *why,
-    size_t whysz)
+aws_fail(
+    struct aws_error *err, const char *op, sw_err e, char *why, size_t whysz)
 {
-	sw_fmt_text(why, whysz, "%s: %s: %s", op, err->code[0] ? err->code :
-	    sw_err_slug(e), err->message);
+	sw_fmt_text(why, whysz, "%s: %s: %s", op,
+	    err->code[0] ? err->code : sw_err_slug(e), err->message);
 	return e;
 }
 
@@ -364,12 +367,12 @@ send_sns(struct aws_ctx *aws, json_object *d, const char *body, char *why,
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	sw_fmt_text(subject, sizeof(subject), "Slipway %s",
-	    sw_json_get_str(d, "kind"));
-	e = aws_call(aws, AWS_SVC_SNS, "Publish", sw_jo("TopicArn", sw_js(arn),
-	    "Subject", sw_js(subject), "Message", sw_js(body),
-	    "MessageGroupId", fifo ? sw_js("slipway") : NULL,
-	    "MessageDeduplicationId", fifo ? sw_js(uid) : NULL, NULL),
+	sw_fmt_text(
+	    subject, sizeof(subject), "Slipway %s", sw_json_get_str(d, "kind"));
+	e = aws_call(aws, AWS_SVC_SNS, "Publish",
+	    sw_jo("TopicArn", sw_js(arn), "Subject", sw_js(subject), "Message",
+		sw_js(body), "MessageGroupId", fifo ? sw_js("slipway") : NULL,
+		"MessageDeduplicationId", fifo ? sw_js(uid) : NULL, NULL),
 	    &out, &err);
 	json_object_put(out);
 	return e == SW_OK ? SW_OK : aws_fail(&err, "Publish", e, why, whysz);
@@ -385,11 +388,12 @@ send_eventbridge(struct aws_ctx *aws, json_object *d, const char *body,
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	sw_fmt_text(type, sizeof(type), "Slipway %s",
-	    sw_json_get_str(d, "kind"));
-	in = sw_jo("Entries", sw_ja(sw_jo("Source", sw_js("slipway"),
-	    "DetailType", sw_js(type), "Detail", sw_js(body),
-	    "EventBusName", sw_js(sw_json_get_str(d, "address")), NULL)),
+	sw_fmt_text(
+	    type, sizeof(type), "Slipway %s", sw_json_get_str(d, "kind"));
+	in = sw_jo("Entries",
+	    sw_ja(sw_jo("Source", sw_js("slipway"), "DetailType", sw_js(type),
+		"Detail", sw_js(body), "EventBusName",
+		sw_js(sw_json_get_str(d, "address")), NULL)),
 	    NULL);
 	e = aws_call(aws, AWS_SVC_EVENTS, "PutEvents", in, &out, &err);
 	json_object_put(in);
@@ -410,8 +414,8 @@ send_eventbridge(struct aws_ctx *aws, json_object *d, const char *body,
 
 /* Send the delivery d (as read by sw_delivery_take) once. */
 static sw_err
-send_one(struct sw_notifier *n, struct aws_ctx *aws, json_object *d,
-    char *why, size_t whysz)
+send_one(struct sw_notifier *n, struct aws_ctx *aws, json_object *d, char *why,
+    size_t whysz)
 {
 	const char *target = sw_json_get_str(d, "target");
 	json_object *ev = event_json(d), *msg;
@@ -419,8 +423,9 @@ send_one(struct sw_notifier *n, struct aws_ctx *aws, json_object *d,
 	sw_err e;
 
 	msg = strcmp(sw_json_get_str(d, "format"), "slack") == 0 &&
-	    strcmp(target, "webhook") == 0 ? slack_json(ev) :
-	    json_object_get(ev);
+		strcmp(target, "webhook") == 0
+	    ? slack_json(ev)
+	    : json_object_get(ev);
 	body = json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN);
 	if (strlen(body) > SW_NOTIFY_MAX_BODY) {
 		sw_fmt_text(why, whysz, "the event is over %d bytes",
@@ -471,14 +476,15 @@ deliver(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws,
 	else {
 		if (attempts >= n->attempts)
 			sw_warn("notification %s to %s: dead after %lld "
-			    "attempts: %s", sw_json_get_str(d, "uid"),
-			    ref->sub, (long long)attempts, why);
+				"attempts: %s",
+			    sw_json_get_str(d, "uid"), ref->sub,
+			    (long long)attempts, why);
 		e = sw_delivery_retry(db, ref, n->owner,
 		    retry_delay(n, attempts), why, n->attempts);
 	}
 	if (e != SW_OK)
 		sw_warn("notification %s to %s: the outcome was not recorded; "
-		    "it is sent again once its lease ends",
+			"it is sent again once its lease ends",
 		    sw_json_get_str(d, "uid"), ref->sub);
 	json_object_put(d);
 	return sent ? 0 : -1;
@@ -504,8 +510,8 @@ sw_notify_tick(struct sw_notifier *n, struct sw_db *db, struct aws_ctx *aws)
 	int64_t until = sw_now_ms() + SW_NOTIFY_PASS_MS;
 	size_t i, nf = 0, count = 0;
 
-	if (sw_delivery_due(db, sw_db_now_ms(db), refs, SW_NOTIFY_BATCH,
-	    &count) != SW_OK)
+	if (sw_delivery_due(
+		db, sw_db_now_ms(db), refs, SW_NOTIFY_BATCH, &count) != SW_OK)
 		return 0;
 	/*
 	 * A pass is bounded, for operations wait behind it: it ends after

@@ -79,8 +79,8 @@ take_over(struct sw_db *db, char *host)
 	if ((n = sw_op_release_dead(db, owner_alive, host)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)", n);
 	if ((n = sw_delivery_release_dead(db, owner_alive, host)) > 0)
-		sw_info("took over the notifications of %d stopped poller(s)",
-		    n);
+		sw_info(
+		    "took over the notifications of %d stopped poller(s)", n);
 }
 
 int
@@ -119,7 +119,7 @@ main(int argc, char *argv[])
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
 	if (sw_fmt(owner, sizeof(owner), "poller-%ld@%s", (long)getpid(),
-	    host) != SW_OK) {
+		host) != SW_OK) {
 		sw_error("cannot name the poller");
 		goto out;
 	}
@@ -136,8 +136,8 @@ main(int argc, char *argv[])
 	if ((v = getenv("SLIPWAY_WATCH_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
 		watch_ms = strtol(v, NULL, 10) * 1000;
-	sw_info("running (%s)", sw_json_get(cfg.root, "sandbox_info") ?
-	    "sandbox" : "aws");
+	sw_info("running (%s)",
+	    sw_json_get(cfg.root, "sandbox_info") ? "sandbox" : "aws");
 	while (!stop) {
 		/* Each pass starts on a fresh snapshot: nothing of the last
 		 * one is left mid-step. */
@@ -178,9 +178,9 @@ main(int argc, char *argv[])
 		e = sw_pipeline_advance(db, &aws, &cfg, &lease, 2000, &calls);
 		if (lease.lost)
 			sw_warn("operation %s: its lease (token %lld) moved to "
-			    "another poller; %d write(s) rejected, nothing "
-			    "more sent", lease.id, (long long)lease.token,
-			    lease.rejected);
+				"another poller; %d write(s) rejected, nothing "
+				"more sent",
+			    lease.id, (long long)lease.token, lease.rejected);
 		else if (e != SW_OK)
 			sw_warn("operation %s: advance failed", lease.id);
 		sw_log_context(NULL, NULL);

@@ -43,33 +43,39 @@
 #include "pipelines/pipeline.h"
 #include "poller/watch.h"
 
-#define NS_PREFIX	"hyperpod-ns-"
-#define HEALTH_LABEL	"sagemaker.amazonaws.com/node-health-status"
-#define SERVER_SEL	"slipway.dev/role=server"
-#define INF_LABEL	"slipway.dev/inference"
-#define INF_API		"/apis/inference.sagemaker.aws.amazon.com/v1/"
-#define EVENT_PAGES	10	/* at most 1,000 cluster events a pass */
+#define NS_PREFIX "hyperpod-ns-"
+#define HEALTH_LABEL "sagemaker.amazonaws.com/node-health-status"
+#define SERVER_SEL "slipway.dev/role=server"
+#define INF_LABEL "slipway.dev/inference"
+#define INF_API "/apis/inference.sagemaker.aws.amazon.com/v1/"
+#define EVENT_PAGES 10 /* at most 1,000 cluster events a pass */
 
 /* Which kinds a pass listed in full (only those forget what is gone). */
-enum { LISTED_JOB = 1, LISTED_ENDPOINT = 2, LISTED_NODE = 4,
-    LISTED_MANAGED = 8 };
+enum {
+	LISTED_JOB = 1,
+	LISTED_ENDPOINT = 2,
+	LISTED_NODE = 4,
+	LISTED_MANAGED = 8
+};
 
 /* The inference operator's kinds: a managed endpoint's key is
  * "<kind>/<ns>/<name>", a self-hosted one's "<ns>/<name>". */
+/* clang-format off */
 static const struct { const char *kind, *plural, *name; } managed_kinds[] = {
 	{ "InferenceEndpointConfig", "inferenceendpointconfigs", "managed" },
 	{ "JumpStartModel", "jumpstartmodels", "jumpstart" },
 };
-#define N_MANAGED	(sizeof(managed_kinds) / sizeof(managed_kinds[0]))
+/* clang-format on */
+#define N_MANAGED (sizeof(managed_kinds) / sizeof(managed_kinds[0]))
 
 struct pass {
-	struct sw_db	*db;
-	struct aws_ctx	*aws;
-	const char	*cluster;
-	json_object	*obs;		/* [{kind, key, state, team, data}] */
-	json_object	*events;	/* new cluster events, oldest first */
-	unsigned	 listed;
-	int64_t		 now_ms;
+	struct sw_db *db;
+	struct aws_ctx *aws;
+	const char *cluster;
+	json_object *obs; /* [{kind, key, state, team, data}] */
+	json_object *events; /* new cluster events, oldest first */
+	unsigned listed;
+	int64_t now_ms;
 };
 
 /* ---- what a change makes ------------------------------------------- */
@@ -87,8 +93,8 @@ is(const char *a, const char *b)
  * running or ready again is its recovery however many passes it took.
  */
 static void
-settle(const char *kind, const char *before, const char *now, char *out,
-    size_t sz)
+settle(
+    const char *kind, const char *before, const char *now, char *out, size_t sz)
 {
 	if (!is(kind, "node") && is(now, "Pending")) {
 		if (strchr(before, '/') != NULL) {
@@ -122,20 +128,21 @@ transition(const char *kind, const char *from, const char *to)
 			return "job.succeeded";
 		if (is(to, "Suspended"))
 			return is(from, "Running") ? "job.preempted" : NULL;
-		if (is(to, "Running") && (is(from, "Failed") ||
-		    is(from, "Suspended")))
+		if (is(to, "Running") &&
+		    (is(from, "Failed") || is(from, "Suspended")))
 			return "job.recovered";
 		return NULL;
 	}
 	if (is(kind, "endpoint")) {
 		if (is(to, "Failed"))
 			return "endpoint.failed";
-		return is(to, "Ready") && is(from, "Failed") ?
-		    "endpoint.recovered" : NULL;
+		return is(to, "Ready") && is(from, "Failed")
+		    ? "endpoint.recovered"
+		    : NULL;
 	}
 	if (is(kind, "node"))
-		return is(to, "Schedulable") ? "node.recovered" :
-		    "node.unhealthy";
+		return is(to, "Schedulable") ? "node.recovered"
+					     : "node.unhealthy";
 	return NULL;
 }
 
@@ -152,9 +159,9 @@ observe(struct pass *p, const char *kind, const char *key, const char *state,
 		team = ns + strlen(NS_PREFIX);
 	if (team != NULL)
 		sw_json_add_str(data, "team", team);
-	json_object_array_add(p->obs, sw_jo("kind", sw_js(kind), "key",
-	    sw_js(key), "state", sw_js(state), "team", team ? sw_js(team) :
-	    NULL, "data", data, NULL));
+	json_object_array_add(p->obs,
+	    sw_jo("kind", sw_js(kind), "key", sw_js(key), "state", sw_js(state),
+		"team", team ? sw_js(team) : NULL, "data", data, NULL));
 }
 
 /* The last condition of o whose status is True, or NULL. */
@@ -165,8 +172,9 @@ last_true(json_object *o)
 	size_t i;
 
 	for (i = 0; conds && i < json_object_array_length(conds); i++)
-		if (is(sw_json_get_str(json_object_array_get_idx(conds, i),
-		    "status"), "True"))
+		if (is(sw_json_get_str(
+			   json_object_array_get_idx(conds, i), "status"),
+			"True"))
 			c = json_object_array_get_idx(conds, i);
 	return c;
 }
@@ -221,19 +229,23 @@ read_jobs(struct pass *p, struct sw_kube *kb, const char *path,
 		const char *name = sw_json_path_str(o, "metadata.name");
 		json_object *c = last_true(o);
 
-		if (ns == NULL || name == NULL || sw_json_path(o,
-		    "metadata.ownerReferences[0]") != NULL ||
+		if (ns == NULL || name == NULL ||
+		    sw_json_path(o, "metadata.ownerReferences[0]") != NULL ||
 		    sw_fmt(key, sizeof(key), "%s/%s/%s", what, ns, name) !=
-		    SW_OK)
+			SW_OK)
 			continue;
-		observe(p, "job", key, state(o), ns, sw_jo(
-		    "subject", sw_jsf("%s %s/%s", what, ns, name),
-		    "job", sw_js(name), "namespace", sw_js(ns),
-		    "job_kind", sw_js(what),
-		    "reason", sw_json_get_str(c, "reason") ?
-			sw_js(sw_json_get_str(c, "reason")) : NULL,
-		    "message", sw_json_get_str(c, "message") ?
-			sw_js(sw_json_get_str(c, "message")) : NULL, NULL));
+		observe(p, "job", key, state(o), ns,
+		    sw_jo("subject", sw_jsf("%s %s/%s", what, ns, name), "job",
+			sw_js(name), "namespace", sw_js(ns), "job_kind",
+			sw_js(what), "reason",
+			sw_json_get_str(c, "reason")
+			    ? sw_js(sw_json_get_str(c, "reason"))
+			    : NULL,
+			"message",
+			sw_json_get_str(c, "message")
+			    ? sw_js(sw_json_get_str(c, "message"))
+			    : NULL,
+			NULL));
 	}
 	json_object_put(list);
 	return 0;
@@ -250,8 +262,8 @@ pod_failure(json_object *pod)
 	if (is(sw_json_path_str(pod, "status.phase"), "Failed"))
 		return sw_json_path_str(pod, "status.reason") ?: "Failed";
 	for (i = 0; cs && i < json_object_array_length(cs); i++) {
-		r = sw_json_path_str(json_object_array_get_idx(cs, i),
-		    "state.waiting.reason");
+		r = sw_json_path_str(
+		    json_object_array_get_idx(cs, i), "state.waiting.reason");
 		if (is(r, "CrashLoopBackOff") || is(r, "ImagePullBackOff") ||
 		    is(r, "ErrImagePull") || is(r, "CreateContainerError") ||
 		    is(r, "RunContainerError") || is(r, "StartError"))
@@ -276,8 +288,10 @@ endpoint_failure(json_object *pods, const char *ns, const char *name)
 		json_object *pod = json_object_array_get_idx(items, i);
 
 		if (is(sw_json_path_str(pod, "metadata.namespace"), ns) &&
-		    is(sw_json_get_str(sw_json_path(pod, "metadata.labels"),
-		    INF_LABEL), name) && (why = pod_failure(pod)) != NULL)
+		    is(sw_json_get_str(
+			   sw_json_path(pod, "metadata.labels"), INF_LABEL),
+			name) &&
+		    (why = pod_failure(pod)) != NULL)
 			return why;
 	}
 	return NULL;
@@ -287,12 +301,11 @@ static void
 endpoint_one(struct pass *p, json_object *dep, json_object *pods)
 {
 	const char *ns = sw_json_path_str(dep, "metadata.namespace");
-	const char *name = sw_json_get_str(sw_json_path(dep,
-	    "metadata.labels"), INF_LABEL);
-	int64_t want = sw_json_get_int(sw_json_get(dep, "spec"), "replicas",
-	    1);
-	int64_t ready = sw_json_get_int(sw_json_get(dep, "status"),
-	    "readyReplicas", 0);
+	const char *name =
+	    sw_json_get_str(sw_json_path(dep, "metadata.labels"), INF_LABEL);
+	int64_t want = sw_json_get_int(sw_json_get(dep, "spec"), "replicas", 1);
+	int64_t ready =
+	    sw_json_get_int(sw_json_get(dep, "status"), "readyReplicas", 0);
 	const char *why, *state;
 	char key[600];
 
@@ -302,13 +315,14 @@ endpoint_one(struct pass *p, json_object *dep, json_object *pods)
 	    sw_fmt(key, sizeof(key), "%s/%s", ns, name) != SW_OK)
 		return;
 	why = endpoint_failure(pods, ns, name);
-	state = why != NULL ? "Failed" : ready >= want && want > 0 ? "Ready" :
-	    "Pending";
-	observe(p, "endpoint", key, state, ns, sw_jo(
-	    "subject", sw_jsf("endpoint %s/%s", ns, name),
-	    "endpoint", sw_js(name), "namespace", sw_js(ns),
-	    "replicas", sw_ji(want), "ready_replicas", sw_ji(ready),
-	    "reason", why ? sw_js(why) : NULL, NULL));
+	state = why != NULL             ? "Failed"
+	    : ready >= want && want > 0 ? "Ready"
+					: "Pending";
+	observe(p, "endpoint", key, state, ns,
+	    sw_jo("subject", sw_jsf("endpoint %s/%s", ns, name), "endpoint",
+		sw_js(name), "namespace", sw_js(ns), "replicas", sw_ji(want),
+		"ready_replicas", sw_ji(ready), "reason",
+		why ? sw_js(why) : NULL, NULL));
 }
 
 /* The self-hosted endpoints; 0 when both lists were read. */
@@ -321,12 +335,12 @@ read_endpoints(struct pass *p, struct sw_kube *kb)
 	int rc = -1;
 
 	if (k8s_list(&kb->k, "/apis/apps/v1/deployments", SERVER_SEL, &deps,
-	    &ke) == SW_OK && k8s_list(&kb->k, "/api/v1/pods", SERVER_SEL,
-	    &pods, &ke) == SW_OK) {
+		&ke) == SW_OK &&
+	    k8s_list(&kb->k, "/api/v1/pods", SERVER_SEL, &pods, &ke) == SW_OK) {
 		items = sw_json_get(deps, "items");
 		for (i = 0; items && i < json_object_array_length(items); i++)
-			endpoint_one(p, json_object_array_get_idx(items, i),
-			    pods);
+			endpoint_one(
+			    p, json_object_array_get_idx(items, i), pods);
 		rc = 0;
 	}
 	json_object_put(deps);
@@ -358,8 +372,8 @@ read_managed_kind(struct pass *p, struct sw_kube *kb, size_t k)
 	char path[160], key[600];
 	size_t i;
 
-	if (sw_fmt(path, sizeof(path), INF_API "%s",
-	    managed_kinds[k].plural) != SW_OK ||
+	if (sw_fmt(path, sizeof(path), INF_API "%s", managed_kinds[k].plural) !=
+		SW_OK ||
 	    k8s_list(&kb->k, path, NULL, &list, &ke) != SW_OK)
 		return -1;
 	items = sw_json_get(list, "items");
@@ -369,24 +383,31 @@ read_managed_kind(struct pass *p, struct sw_kube *kb, size_t k)
 		const char *name = sw_json_path_str(o, "metadata.name");
 		const char *st = sw_json_path_str(o, "status.state");
 
-		if (ns == NULL || name == NULL || sw_fmt(key, sizeof(key),
-		    "%s/%s/%s", managed_kinds[k].kind, ns, name) != SW_OK)
+		if (ns == NULL || name == NULL ||
+		    sw_fmt(key, sizeof(key), "%s/%s/%s", managed_kinds[k].kind,
+			ns, name) != SW_OK)
 			continue;
 		c = last_true(o);
-		observe(p, "endpoint", key, managed_state(st), ns, sw_jo(
-		    "subject", sw_jsf("endpoint %s/%s", ns, name),
-		    "endpoint", sw_js(name), "namespace", sw_js(ns),
-		    "endpoint_kind", sw_js(managed_kinds[k].name),
-		    "resource", sw_js(managed_kinds[k].kind),
-		    "operator_state", st ? sw_js(st) : NULL,
-		    "replicas", sw_ji(sw_json_get_int(sw_json_get(o, "spec"),
-			"replicas", 1)),
-		    "ready_replicas", sw_ji(sw_json_get_int(sw_json_get(o,
-			"status"), "replicas", 0)),
-		    "reason", sw_json_get_str(c, "reason") ?
-			sw_js(sw_json_get_str(c, "reason")) : NULL,
-		    "message", sw_json_get_str(c, "message") ?
-			sw_js(sw_json_get_str(c, "message")) : NULL, NULL));
+		observe(p, "endpoint", key, managed_state(st), ns,
+		    sw_jo("subject", sw_jsf("endpoint %s/%s", ns, name),
+			"endpoint", sw_js(name), "namespace", sw_js(ns),
+			"endpoint_kind", sw_js(managed_kinds[k].name),
+			"resource", sw_js(managed_kinds[k].kind),
+			"operator_state", st ? sw_js(st) : NULL, "replicas",
+			sw_ji(sw_json_get_int(
+			    sw_json_get(o, "spec"), "replicas", 1)),
+			"ready_replicas",
+			sw_ji(sw_json_get_int(
+			    sw_json_get(o, "status"), "replicas", 0)),
+			"reason",
+			sw_json_get_str(c, "reason")
+			    ? sw_js(sw_json_get_str(c, "reason"))
+			    : NULL,
+			"message",
+			sw_json_get_str(c, "message")
+			    ? sw_js(sw_json_get_str(c, "message"))
+			    : NULL,
+			NULL));
 	}
 	json_object_put(list);
 	return 0;
@@ -421,24 +442,35 @@ read_nodes(struct pass *p, struct sw_kube *kb)
 
 		labels = sw_json_path(n, "metadata.labels");
 		name = sw_json_path_str(n, "metadata.name");
-		if (name == NULL || (health = sw_json_get_str(labels,
-		    HEALTH_LABEL)) == NULL)
+		if (name == NULL ||
+		    (health = sw_json_get_str(labels, HEALTH_LABEL)) == NULL)
 			continue;
-		observe(p, "node", name, health, NULL, sw_jo(
-		    "subject", sw_jsf("node %s", name), "node", sw_js(name),
-		    "instance_id", sw_json_get_str(sw_json_path(n,
-			"metadata.annotations"), "sagemaker.amazonaws.com/"
-			"instance-id") ? sw_js(sw_json_get_str(sw_json_path(n,
-			"metadata.annotations"), "sagemaker.amazonaws.com/"
-			"instance-id")) : NULL,
-		    "instance_group", sw_json_get_str(labels, "sagemaker."
-			"amazonaws.com/instance-group-name") ? sw_js(
-			sw_json_get_str(labels, "sagemaker.amazonaws.com/"
-			"instance-group-name")) : NULL,
-		    "instance_type", sw_json_get_str(labels,
-			"node.kubernetes.io/instance-type") ? sw_js(
+		observe(p, "node", name, health, NULL,
+		    sw_jo("subject", sw_jsf("node %s", name), "node",
+			sw_js(name), "instance_id",
+			sw_json_get_str(sw_json_path(n, "metadata.annotations"),
+			    "sagemaker.amazonaws.com/"
+			    "instance-id")
+			    ? sw_js(sw_json_get_str(
+				  sw_json_path(n, "metadata.annotations"),
+				  "sagemaker.amazonaws.com/"
+				  "instance-id"))
+			    : NULL,
+			"instance_group",
 			sw_json_get_str(labels,
-			"node.kubernetes.io/instance-type")) : NULL, NULL));
+			    "sagemaker."
+			    "amazonaws.com/instance-group-name")
+			    ? sw_js(sw_json_get_str(labels,
+				  "sagemaker.amazonaws.com/"
+				  "instance-group-name"))
+			    : NULL,
+			"instance_type",
+			sw_json_get_str(
+			    labels, "node.kubernetes.io/instance-type")
+			    ? sw_js(sw_json_get_str(
+				  labels, "node.kubernetes.io/instance-type"))
+			    : NULL,
+			NULL));
 	}
 	json_object_put(list);
 	return 0;
@@ -460,10 +492,12 @@ read_kube(struct pass *p)
 			p->listed |= LISTED_MANAGED;
 		/* a kind whose CRD is not there is not listed: no job
 		 * of it is forgotten */
-		if (read_jobs(p, &kb, "/apis/sagemaker.amazonaws.com/v1/"
-		    "hyperpodpytorchjobs", "HyperPodPyTorchJob",
-		    hpj_state) == 0 && read_jobs(p, &kb,
-		    "/apis/ray.io/v1/rayjobs", "RayJob", ray_state) == 0)
+		if (read_jobs(p, &kb,
+			"/apis/sagemaker.amazonaws.com/v1/"
+			"hyperpodpytorchjobs",
+			"HyperPodPyTorchJob", hpj_state) == 0 &&
+		    read_jobs(p, &kb, "/apis/ray.io/v1/rayjobs", "RayJob",
+			ray_state) == 0)
 			p->listed |= LISTED_JOB;
 	}
 	sw_kube_close(&kb);
@@ -494,26 +528,26 @@ events_page(struct pass *p, const char *mark, char *token, size_t tsz)
 
 	if (after < 0)
 		after = 0;
-	in = sw_jo("ClusterName", sw_js(p->cluster),
-	    "EventTimeAfter", mark[0] ? json_object_new_double(after) : NULL,
-	    "SortBy", sw_js("EventTime"),
-	    "SortOrder", sw_js(mark[0] ? "Ascending" : "Descending"),
-	    "MaxResults", sw_ji(mark[0] ? 100 : 1),
-	    "NextToken", token[0] ? sw_js(token) : NULL, NULL);
+	in = sw_jo("ClusterName", sw_js(p->cluster), "EventTimeAfter",
+	    mark[0] ? json_object_new_double(after) : NULL, "SortBy",
+	    sw_js("EventTime"), "SortOrder",
+	    sw_js(mark[0] ? "Ascending" : "Descending"), "MaxResults",
+	    sw_ji(mark[0] ? 100 : 1), "NextToken",
+	    token[0] ? sw_js(token) : NULL, NULL);
 	memset(&err, 0, sizeof(err));
-	e = aws_call(p->aws, AWS_SVC_SAGEMAKER, "ListClusterEvents", in, &out,
-	    &err);
+	e = aws_call(
+	    p->aws, AWS_SVC_SAGEMAKER, "ListClusterEvents", in, &out, &err);
 	json_object_put(in);
 	token[0] = '\0';
 	if (e != SW_OK)
 		return e;
 	evs = sw_json_get(out, "Events");
 	for (i = 0; evs && i < json_object_array_length(evs); i++)
-		json_object_array_add(p->events, json_object_get(
-		    json_object_array_get_idx(evs, i)));
+		json_object_array_add(p->events,
+		    json_object_get(json_object_array_get_idx(evs, i)));
 	if (mark[0] && sw_json_get_str(out, "NextToken") != NULL)
-		sw_fmt_text(token, tsz, "%s", sw_json_get_str(out,
-		    "NextToken"));
+		sw_fmt_text(
+		    token, tsz, "%s", sw_json_get_str(out, "NextToken"));
 	json_object_put(out);
 	return SW_OK;
 }
@@ -562,10 +596,11 @@ keep_events(struct pass *p, json_object *seen)
 		    sw_json_get_str(ev, "InstanceId") ?:
 		    sw_json_get_str(ev, "InstanceGroupName") ?: p->cluster),
 		    "event", json_object_get(ev), NULL);
-		w = (struct sw_watch_obs){ p->cluster, "events", "", mark,
-		    NULL, cur ? "cluster.event" : NULL,
-		    json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN),
-		    p->now_ms };
+		w = (struct sw_watch_obs){ p->cluster, "events", "", mark, NULL,
+			cur ? "cluster.event" : NULL,
+			json_object_to_json_string_ext(
+			    d, JSON_C_TO_STRING_PLAIN),
+			p->now_ms };
 		e = sw_watch_put(p->db, &w);
 		json_object_put(d);
 		if (e != SW_OK)
@@ -573,8 +608,8 @@ keep_events(struct pass *p, json_object *seen)
 		sw_fmt_text(last, sizeof(last), "%s", mark);
 	}
 	if (cur == NULL && json_object_array_length(p->events) == 0) {
-		w = (struct sw_watch_obs){ p->cluster, "events", "", "0:",
-		    NULL, NULL, NULL, p->now_ms };
+		w = (struct sw_watch_obs){ p->cluster, "events", "", "0:", NULL,
+			NULL, NULL, p->now_ms };
 		return sw_watch_put(p->db, &w);
 	}
 	return SW_OK;
@@ -622,8 +657,8 @@ keep_obs(struct pass *p, json_object *seen, json_object *o)
 		sw_json_add_str(data, "previous", before);
 	w.data = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN);
 	if (w.event != NULL)
-		sw_info("%s: %s (%s -> %s)", p->cluster, w.event, before,
-		    state);
+		sw_info(
+		    "%s: %s (%s -> %s)", p->cluster, w.event, before, state);
 	return sw_watch_put(p->db, &w);
 }
 
@@ -655,7 +690,8 @@ forget_gone(struct pass *p, json_object *seen)
 	char kind[16];
 	sw_err e;
 
-	json_object_object_foreach(seen, k, v) {
+	json_object_object_foreach(seen, k, v)
+	{
 		(void)v;
 		if ((p->listed & listed_bit(k)) == 0 ||
 		    (sp = strchr(k, ' ')) == NULL ||
@@ -683,8 +719,8 @@ keep(struct pass *p)
 		goto out;
 	json_object_object_del(seen, "events ");
 	for (i = 0; i < json_object_array_length(p->obs); i++)
-		if ((e = keep_obs(p, seen, json_object_array_get_idx(p->obs,
-		    i))) != SW_OK)
+		if ((e = keep_obs(p, seen,
+			 json_object_array_get_idx(p->obs, i))) != SW_OK)
 			goto out;
 	e = forget_gone(p, seen);
 out:
@@ -704,7 +740,8 @@ new_events(struct pass *p, json_object *seen)
 		return 1;
 	for (i = 0; i < json_object_array_length(p->events); i++)
 		if (event_mark(json_object_array_get_idx(p->events, i), mark,
-		    sizeof(mark)) == SW_OK && strcmp(mark, cur) > 0)
+			sizeof(mark)) == SW_OK &&
+		    strcmp(mark, cur) > 0)
 			return 1;
 	return 0;
 }
@@ -726,19 +763,20 @@ differs(struct pass *p, json_object *seen)
 		const char *kind = sw_json_get_str(o, "kind");
 
 		if (sw_fmt(sk, sizeof(sk), "%s %s", kind,
-		    sw_json_get_str(o, "key")) != SW_OK)
+			sw_json_get_str(o, "key")) != SW_OK)
 			continue;
 		if ((was = sw_json_get_str(seen, sk)) == NULL)
 			return 1;
-		settle(kind, was, sw_json_get_str(o, "state"), now,
-		    sizeof(now));
+		settle(
+		    kind, was, sw_json_get_str(o, "state"), now, sizeof(now));
 		if (strcmp(was, now) != 0)
 			return 1;
 		if (p->listed & listed_bit(sk))
 			n++;
 	}
 	/* no more seen of the kinds listed than observed: none gone */
-	json_object_object_foreach(seen, k, v) {
+	json_object_object_foreach(seen, k, v)
+	{
 		(void)v;
 		if ((p->listed & listed_bit(k)) && n-- == 0)
 			return 1;
@@ -775,8 +813,8 @@ watch_cluster(struct pass *p)
 }
 
 void
-sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg)
+sw_watch_tick(
+    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
 {
 	json_object *names = NULL;
 	struct pass p;
@@ -787,8 +825,8 @@ sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
 	for (i = 0; i < json_object_array_length(names); i++) {
 		memset(&p, 0, sizeof(p));
 		p.db = db;
-		p.cluster = json_object_get_string(json_object_array_get_idx(
-		    names, i));
+		p.cluster =
+		    json_object_get_string(json_object_array_get_idx(names, i));
 		if ((p.aws = sw_cluster_aws(db, aws, cfg, p.cluster)) == NULL)
 			continue;
 		watch_cluster(&p);

@@ -11,7 +11,6 @@
 #include "lib/db.h"
 
 /* One pass over every cluster Slipway owns. */
-void	sw_watch_tick(struct sw_db *, struct aws_ctx *,
-	    const struct sw_config *);
+void sw_watch_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
 
 #endif

@@ -75,101 +75,101 @@
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
 
-#define ST_NAME_MAX	253		/* Kubernetes names and ids */
+#define ST_NAME_MAX 253 /* Kubernetes names and ids */
 
 enum vkind { V_NONE, V_OP, V_LOG };
 
 struct msg {
-	struct msg	*next;
-	size_t		 len;
-	unsigned char	 data[];	/* LWS_PRE + len */
+	struct msg *next;
+	size_t len;
+	unsigned char data[]; /* LWS_PRE + len */
 };
 
 struct src;
 
 /* One WebSocket viewer (lws per-session data). */
 struct viewer {
-	struct lws	*wsi;
-	enum vkind	 kind;
-	struct viewer	*next;		/* in the op list or its source */
-	struct msg	*head, *tail;
-	int		 queued;
+	struct lws *wsi;
+	enum vkind kind;
+	struct viewer *next; /* in the op list or its source */
+	struct msg *head, *tail;
+	int queued;
 	/* who, checked again while the viewer lives */
-	char		 secret[SW_MAX_JWT + 1]; /* a token or a JWT */
-	int		 via_cookie;
-	char		 token_id[24];
-	int		 counted;	/* in S.nviewers */
-	int		 close_code;	/* close after the queue drains */
-	char		 close_why[96];
+	char secret[SW_MAX_JWT + 1]; /* a token or a JWT */
+	int via_cookie;
+	char token_id[24];
+	int counted; /* in S.nviewers */
+	int close_code; /* close after the queue drains */
+	char close_why[96];
 	/* operations */
-	char		 op_id[SW_OP_ID_LEN + 8];
-	char		*last;		/* last rendering sent */
-	int64_t		 terminal_ms;	/* when first seen terminal */
+	char op_id[SW_OP_ID_LEN + 8];
+	char *last; /* last rendering sent */
+	int64_t terminal_ms; /* when first seen terminal */
 	/* logs */
-	struct src	*src;
-	int64_t		 cursor;	/* last seq sent or skipped */
-	int		 live;		/* caught up: gets the queue */
+	struct src *src;
+	int64_t cursor; /* last seq sent or skipped */
+	int live; /* caught up: gets the queue */
 };
 
 /* A log line's time: seconds and nanoseconds since the epoch. */
 struct stamp {
-	int64_t	sec;
-	long	nsec;
+	int64_t sec;
+	long nsec;
 };
 
 /* One pod container's upstream follow and its file. */
 struct src {
-	struct src	*next;
-	char		 key[1100];	/* cluster/ns/pod/container */
-	char		 cluster[101], ns[ST_NAME_MAX + 1],
-			 pod[ST_NAME_MAX + 1], container[ST_NAME_MAX + 1];
-	char		 path[1600];
-	int		 fd;		/* the file, O_APPEND */
-	int64_t		 seq;		/* lines stored */
-	int64_t		*offs;		/* file offset of each line */
-	size_t		 noffs_cap;
-	struct stamp	 last;		/* time of the last stored line */
-	int		 last_n;	/* lines stored with that time */
-	struct stamp	 from;		/* this follow: skip up to here */
-	int		 from_n, seen_n;
-	struct sw_buf	 partial;	/* an incomplete line */
-	struct viewer	*viewers;
-	struct sw_cluster_rec place;	/* the cluster's account and region,
+	struct src *next;
+	char key[1100]; /* cluster/ns/pod/container */
+	char cluster[101], ns[ST_NAME_MAX + 1], pod[ST_NAME_MAX + 1],
+	    container[ST_NAME_MAX + 1];
+	char path[1600];
+	int fd; /* the file, O_APPEND */
+	int64_t seq; /* lines stored */
+	int64_t *offs; /* file offset of each line */
+	size_t noffs_cap;
+	struct stamp last; /* time of the last stored line */
+	int last_n; /* lines stored with that time */
+	struct stamp from; /* this follow: skip up to here */
+	int from_n, seen_n;
+	struct sw_buf partial; /* an incomplete line */
+	struct viewer *viewers;
+	struct sw_cluster_rec place; /* the cluster's account and region,
 					 * read before the thread starts */
 	/* shared with the thread, under mu */
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
-	struct sw_buf	 inbox;
-	int		 done;		/* the thread has finished */
-	sw_err		 rc;
-	long		 status;	/* HTTP status of the follow */
-	char		 why[1400];
-	atomic_int	 cancel;
-	int		 running;	/* a thread exists (joinable) */
-	pthread_t	 th;
-	int		 ended;		/* upstream said the pod ended */
-	int		 failed;	/* upstream refused: fail_* say how */
-	int		 fail_status;
-	char		 fail_title[32];
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct sw_buf inbox;
+	int done; /* the thread has finished */
+	sw_err rc;
+	long status; /* HTTP status of the follow */
+	char why[1400];
+	atomic_int cancel;
+	int running; /* a thread exists (joinable) */
+	pthread_t th;
+	int ended; /* upstream said the pod ended */
+	int failed; /* upstream refused: fail_* say how */
+	int fail_status;
+	char fail_title[32];
 };
 
 static struct {
-	struct lws_context	*ctx;
-	struct sw_config	 cfg;
-	struct sw_db		*db;
-	char			 podlogs[600];
-	struct viewer		*ops;
-	struct src		*srcs;
-	int			 nviewers;
-	atomic_int		 db_changed;
-	atomic_int		 db_notified;	/* a change named by the engine */
-	atomic_int		 stopping;
-	lws_sorted_usec_list_t	 sweep;
-	lws_sorted_usec_list_t	 recheck;
-	int			 rechecks;	/* still to do */
+	struct lws_context *ctx;
+	struct sw_config cfg;
+	struct sw_db *db;
+	char podlogs[600];
+	struct viewer *ops;
+	struct src *srcs;
+	int nviewers;
+	atomic_int db_changed;
+	atomic_int db_notified; /* a change named by the engine */
+	atomic_int stopping;
+	lws_sorted_usec_list_t sweep;
+	lws_sorted_usec_list_t recheck;
+	int rechecks; /* still to do */
 } S;
 
-static void	viewer_flush(struct viewer *);
+static void viewer_flush(struct viewer *);
 
 /* ---- messages --------------------------------------------------------- */
 
@@ -182,15 +182,17 @@ utf8_clean(struct sw_buf *b, const char *s, size_t n)
 	sw_err e;
 
 	while (i < n) {
-		need = p[i] < 0x80 ? 0 : (p[i] & 0xe0) == 0xc0 ? 1 :
-		    (p[i] & 0xf0) == 0xe0 ? 2 : (p[i] & 0xf8) == 0xf0 ? 3 :
-		    9;
+		need = p[i] < 0x80          ? 0
+		    : (p[i] & 0xe0) == 0xc0 ? 1
+		    : (p[i] & 0xf0) == 0xe0 ? 2
+		    : (p[i] & 0xf8) == 0xf0 ? 3
+					    : 9;
 		for (k = 1; need != 9 && k <= need; k++)
 			if (i + k >= n || (p[i + k] & 0xc0) != 0x80)
 				need = 9;
 		if (need == 9 || p[i] == 0) {
 			if ((e = sw_buf_add(b, p[i] == 0 ? " " : "\xef\xbf\xbd",
-			    p[i] == 0 ? 1 : 3)) != SW_OK)
+				 p[i] == 0 ? 1 : 3)) != SW_OK)
 				return e;
 			i++;
 			continue;
@@ -231,7 +233,8 @@ viewer_send(struct viewer *v, json_object *o)
 	if (m == NULL || v->queued >= SW_STREAM_QUEUE_MAX) {
 		free(m);
 		sw_warn("viewer too slow (%d messages queued): closing it "
-		    "with 1008", v->queued);
+			"with 1008",
+		    v->queued);
 		viewer_flush(v);
 		v->close_code = LWS_CLOSE_STATUS_POLICY_VIOLATION;
 		sw_fmt_text(v->close_why, sizeof(v->close_why),
@@ -266,11 +269,12 @@ viewer_flush(struct viewer *v)
 
 /* Send an error message, then close with code once it has gone. */
 static void
-viewer_fail(struct viewer *v, int status, const char *title,
-    const char *detail, int code)
+viewer_fail(struct viewer *v, int status, const char *title, const char *detail,
+    int code)
 {
-	viewer_send(v, sw_jo("type", sw_js("error"), "status", sw_ji(status),
-	    "title", sw_js(title), "detail", sw_js(detail), NULL));
+	viewer_send(v,
+	    sw_jo("type", sw_js("error"), "status", sw_ji(status), "title",
+		sw_js(title), "detail", sw_js(detail), NULL));
 	if (v->close_code == 0) {
 		v->close_code = code;
 		sw_fmt_text(v->close_why, sizeof(v->close_why), "%s", title);
@@ -291,8 +295,8 @@ viewer_end(struct viewer *v, json_object *end)
 
 /* ---- operations -------------------------------------------------------- */
 
-static void	recheck_soon(void);
-static void	creds_recheck(void);
+static void recheck_soon(void);
+static void creds_recheck(void);
 
 /* Render v's operation; send it when it changed, end when terminal. */
 static void
@@ -321,8 +325,9 @@ op_refresh(struct viewer *v, int first)
 	if (v->last == NULL || strcmp(v->last, text) != 0) {
 		free(v->last);
 		v->last = strdup(text);
-		viewer_send(v, sw_jo("type", sw_js(first ? "snapshot" :
-		    "update"), "operation", json_object_get(o), NULL));
+		viewer_send(v,
+		    sw_jo("type", sw_js(first ? "snapshot" : "update"),
+			"operation", json_object_get(o), NULL));
 	}
 	/* The poller releases the operation in a write of its own just
 	 * after the terminal one: end once the rendering has settled. */
@@ -332,8 +337,9 @@ op_refresh(struct viewer *v, int first)
 			v->terminal_ms = sw_now_ms();
 			recheck_soon();
 		} else if (sw_now_ms() - v->terminal_ms >= SW_STREAM_SETTLE_MS)
-			viewer_end(v, sw_jo("type", sw_js("end"), "state",
-			    sw_js(state), NULL));
+			viewer_end(v,
+			    sw_jo("type", sw_js("end"), "state", sw_js(state),
+				NULL));
 	} else
 		v->terminal_ms = 0;
 	json_object_put(o);
@@ -359,16 +365,15 @@ recheck_cb(lws_sorted_usec_list_t *sul)
 	creds_recheck();
 	ops_refresh_all();
 	if (--S.rechecks > 0)
-		lws_sul_schedule(S.ctx, 0, sul, recheck_cb,
-		    130 * LWS_US_PER_MS);
+		lws_sul_schedule(
+		    S.ctx, 0, sul, recheck_cb, 130 * LWS_US_PER_MS);
 }
 
 static void
 recheck_soon(void)
 {
 	S.rechecks = 2;
-	lws_sul_schedule(S.ctx, 0, &S.recheck, recheck_cb,
-	    20 * LWS_US_PER_MS);
+	lws_sul_schedule(S.ctx, 0, &S.recheck, recheck_cb, 20 * LWS_US_PER_MS);
 }
 
 static void
@@ -396,8 +401,8 @@ watch_pause(void)
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
 	int i;
 
-	for (i = 0; i < SW_DB_WATCH_RETRY_MS / 100 &&
-	    !atomic_load(&S.stopping); i++)
+	for (i = 0; i < SW_DB_WATCH_RETRY_MS / 100 && !atomic_load(&S.stopping);
+	     i++)
 		nanosleep(&ts, NULL);
 }
 
@@ -416,7 +421,7 @@ db_watch_thread(void *arg)
 		if (w == NULL && sw_db_watch_open(S.db, &w) != SW_OK) {
 			if (!warned++)
 				sw_warn("no watch of the database; operations "
-				    "refresh every 2 s until there is one");
+					"refresh every 2 s until there is one");
 			watch_pause();
 			continue;
 		}
@@ -446,8 +451,8 @@ name_ok(const char *s, size_t max)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		    s[i] == '.'))
+			(s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+			s[i] == '.'))
 			return 0;
 	return s[0] != '.' && s[0] != '-';
 }
@@ -461,9 +466,9 @@ cluster_ok(const char *s)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		    (s[i] >= 'A' && s[i] <= 'Z') ||
-		    (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
-		    s[i] == '_'))
+			(s[i] >= 'A' && s[i] <= 'Z') ||
+			(s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+			s[i] == '_'))
 			return 0;
 	return 1;
 }
@@ -567,7 +572,7 @@ src_load(struct src *s)
 	rewind(f);
 	while ((n = getline(&line, &cap, f)) > 0) {
 		if (line[n - 1] != '\n')
-			break;		/* a torn last write: ignored */
+			break; /* a torn last write: ignored */
 		if (src_index(s, off) != SW_OK)
 			break;
 		s->seq++;
@@ -604,8 +609,8 @@ mkdirs(char *path)
 static void src_start(struct src *);
 
 static struct src *
-src_get(const char *cluster, const char *ns, const char *pod,
-    const char *container)
+src_get(
+    const char *cluster, const char *ns, const char *pod, const char *container)
 {
 	struct src *s;
 
@@ -620,12 +625,13 @@ src_get(const char *cluster, const char *ns, const char *pod,
 	    sw_fmt(s->ns, sizeof(s->ns), "%s", ns) != SW_OK ||
 	    sw_fmt(s->pod, sizeof(s->pod), "%s", pod) != SW_OK ||
 	    sw_fmt(s->container, sizeof(s->container), "%s", container) !=
-	    SW_OK || sw_fmt(s->key, sizeof(s->key), "%s/%s/%s/%s", cluster,
-	    ns, pod, *container ? container : "-") != SW_OK ||
+		SW_OK ||
+	    sw_fmt(s->key, sizeof(s->key), "%s/%s/%s/%s", cluster, ns, pod,
+		*container ? container : "-") != SW_OK ||
 	    sw_fmt(s->path, sizeof(s->path), "%s/%s/%s/%s/%s.log", S.podlogs,
-	    cluster, ns, pod, *container ? container : "-") != SW_OK) {
-		sw_warn("pod %s/%s/%s: names too long to follow", cluster, ns,
-		    pod);
+		cluster, ns, pod, *container ? container : "-") != SW_OK) {
+		sw_warn(
+		    "pod %s/%s/%s: names too long to follow", cluster, ns, pod);
 		free(s);
 		return NULL;
 	}
@@ -660,8 +666,9 @@ src_open(struct src *s)
 {
 	if (s->fd >= 0)
 		return 0;
-	if (mkdirs(s->path) != 0 || (s->fd = open(s->path, O_RDWR |
-	    O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0) {
+	if (mkdirs(s->path) != 0 ||
+	    (s->fd = open(
+		 s->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600)) < 0) {
 		sw_error("log file %s: %s", s->path, strerror(errno));
 		return -1;
 	}
@@ -682,7 +689,7 @@ src_remove(struct src *s)
 	    (size_t)(slash - dir) > top) {
 		*slash = '\0';
 		if (rmdir(dir) != 0)
-			break;		/* not empty: another pod's */
+			break; /* not empty: another pod's */
 	}
 }
 
@@ -735,30 +742,31 @@ src_chunk(void *arg, const char *data, size_t len)
  * what the viewer is told: 404, or 403 for another's pod.
  */
 static sw_err
-pod_check(struct sw_kube *kb, struct src *s, struct k8s_error *ke,
-    char *why, size_t whysz)
+pod_check(struct sw_kube *kb, struct src *s, struct k8s_error *ke, char *why,
+    size_t whysz)
 {
 	json_object *pod = NULL;
 	char path[1024];
 	sw_err e;
 
-	if ((e = k8s_path(path, sizeof(path), "v1", s->ns, "pods",
-	    s->pod)) != SW_OK) {
+	if ((e = k8s_path(path, sizeof(path), "v1", s->ns, "pods", s->pod)) !=
+	    SW_OK) {
 		ke->status = 400;
 		sw_fmt_text(why, whysz, "not a pod name");
 		return e;
 	}
 	if ((e = k8s_get(&kb->k, path, &pod, ke)) != SW_OK) {
-		sw_fmt_text(why, whysz, "%s", ke->message[0] ? ke->message :
-		    "cannot read the pod");
+		sw_fmt_text(why, whysz, "%s",
+		    ke->message[0] ? ke->message : "cannot read the pod");
 		return e;
 	}
 	if (!sw_kube_pod_ours(pod) && !sw_kube_controlled_by_us(kb, pod)) {
 		ke->status = 403;
-		sw_fmt_text(why, whysz, "pod %s in namespace %s is not a "
+		sw_fmt_text(why, whysz,
+		    "pod %s in namespace %s is not a "
 		    "Slipway workload's: logs are served for training jobs, "
-		    "model downloads and inference endpoints only", s->pod,
-		    s->ns);
+		    "model downloads and inference endpoints only",
+		    s->pod, s->ns);
 		e = SW_EFORBIDDEN;
 	}
 	json_object_put(pod);
@@ -784,18 +792,20 @@ src_thread(void *arg)
 	if ((e = sw_aws_setup(&aws, &S.cfg)) != SW_OK)
 		sw_fmt_text(why, sizeof(why), "no AWS client");
 	else if ((e = aws_member_enter(&aws, &S.cfg, s->place.account,
-	    s->place.region, &aerr)) != SW_OK)
-		sw_fmt_text(why, sizeof(why), "cluster %s: cannot reach "
-		    "account %s: %s %s", s->cluster, s->place.account,
-		    aerr.code, aerr.message);
-	else if ((e = sw_kube_connect(&aws, s->cluster, &kb, &aerr)) !=
-	    SW_OK) {
+		      s->place.region, &aerr)) != SW_OK)
+		sw_fmt_text(why, sizeof(why),
+		    "cluster %s: cannot reach "
+		    "account %s: %s %s",
+		    s->cluster, s->place.account, aerr.code, aerr.message);
+	else if ((e = sw_kube_connect(&aws, s->cluster, &kb, &aerr)) != SW_OK) {
 		if (e == SW_ENOTFOUND)
-			sw_fmt_text(why, sizeof(why), "no EKS cluster %s",
-			    s->cluster);
+			sw_fmt_text(
+			    why, sizeof(why), "no EKS cluster %s", s->cluster);
 		else if (e == SW_ECONFLICT)
-			sw_fmt_text(why, sizeof(why), "cluster %s has no "
-			    "Kubernetes endpoint yet", s->cluster);
+			sw_fmt_text(why, sizeof(why),
+			    "cluster %s has no "
+			    "Kubernetes endpoint yet",
+			    s->cluster);
 		else
 			sw_fmt_text(why, sizeof(why), "cluster %s: %s %s",
 			    s->cluster, aerr.code, aerr.message);
@@ -804,13 +814,14 @@ src_thread(void *arg)
 	else {
 		kb.k.http.cancel = &s->cancel;
 		e = k8s_logs_stamped(&kb.k, s->ns, s->pod,
-		    *s->container ? s->container : NULL, 1, -1, 0,
-		    src_chunk, s, &ke);
+		    *s->container ? s->container : NULL, 1, -1, 0, src_chunk, s,
+		    &ke);
 		status = ke.status;
 		if (e != SW_OK)
-			sw_fmt_text(why, sizeof(why), "%s", ke.message[0] ?
-			    ke.message : ke.reason[0] ? ke.reason :
-			    "the log follow failed");
+			sw_fmt_text(why, sizeof(why), "%s",
+			    ke.message[0]      ? ke.message
+				: ke.reason[0] ? ke.reason
+					       : "the log follow failed");
 	}
 	sw_kube_close(&kb);
 	aws_ctx_free(&aws);
@@ -844,8 +855,7 @@ src_start(struct src *s)
 		return;
 	}
 	s->running = 1;
-	sw_info("following %s (%lld lines stored)", s->key,
-	    (long long)s->seq);
+	sw_info("following %s (%lld lines stored)", s->key, (long long)s->seq);
 }
 
 /* Store one upstream line ("time text") unless a past follow did. */
@@ -860,8 +870,7 @@ src_line(struct src *s, const char *line, size_t n)
 	int64_t off;
 	int stamped;
 
-	stamped = sp != NULL && stamp_parse(line, (size_t)(sp - line),
-	    &t) == 0;
+	stamped = sp != NULL && stamp_parse(line, (size_t)(sp - line), &t) == 0;
 	if (stamped) {
 		int c = stamp_cmp(t, s->from);
 
@@ -883,7 +892,8 @@ src_line(struct src *s, const char *line, size_t n)
 	}
 	off = lseek(s->fd, 0, SEEK_END);
 	if (sw_fmt(head, sizeof(head), "%lld\t", (long long)s->seq + 1) !=
-	    SW_OK || off < 0 || src_index(s, off) != SW_OK) {
+		SW_OK ||
+	    off < 0 || src_index(s, off) != SW_OK) {
 		sw_buf_free(&clean);
 		return;
 	}
@@ -893,8 +903,9 @@ src_line(struct src *s, const char *line, size_t n)
 		int ok;
 
 		ts[0] = '\0';
-		if (stamped && sw_fmt(ts, sizeof(ts), "%lld.%09ld",
-		    (long long)t.sec, t.nsec) != SW_OK) {
+		if (stamped &&
+		    sw_fmt(ts, sizeof(ts), "%lld.%09ld", (long long)t.sec,
+			t.nsec) != SW_OK) {
 			sw_buf_free(&clean);
 			return;
 		}
@@ -917,9 +928,9 @@ src_line(struct src *s, const char *line, size_t n)
 	for (v = s->viewers; v != NULL; v = v->next)
 		if (v->live && s->seq > v->cursor) {
 			v->cursor = s->seq;
-			viewer_send(v, sw_jo("type", sw_js("line"), "seq",
-			    sw_ji(s->seq), "text", sw_js(sw_buf_str(&clean)),
-			    NULL));
+			viewer_send(v,
+			    sw_jo("type", sw_js("line"), "seq", sw_ji(s->seq),
+				"text", sw_js(sw_buf_str(&clean)), NULL));
 		}
 	sw_buf_free(&clean);
 }
@@ -943,9 +954,9 @@ src_feed(struct src *s, const char *data, size_t len)
 			data++;
 			len--;
 		} else if (s->partial.len < SW_STREAM_LINE_MAX - 1)
-			break;		/* wait for the rest of the line */
-		src_line(s, s->partial.data ? s->partial.data : "",
-		    s->partial.len);
+			break; /* wait for the rest of the line */
+		src_line(
+		    s, s->partial.data ? s->partial.data : "", s->partial.len);
 		sw_buf_reset(&s->partial);
 	}
 }
@@ -995,7 +1006,7 @@ src_drain(struct src *s)
 	if (atomic_load(&s->cancel)) {
 		sw_info("follow of %s stopped", s->key);
 		if (s->viewers != NULL)
-			src_start(s);	/* a viewer came back meanwhile */
+			src_start(s); /* a viewer came back meanwhile */
 		else
 			src_free(s);
 		return;
@@ -1008,16 +1019,19 @@ src_drain(struct src *s)
 		sw_info("follow of %s ended: the container finished", s->key);
 		s->ended = 1;
 	} else {
-		int st = s->status >= 400 && s->status < 600 ?
-		    (int)s->status : sw_err_http_status(s->rc);
+		int st = s->status >= 400 && s->status < 600
+		    ? (int)s->status
+		    : sw_err_http_status(s->rc);
 
 		sw_warn("follow of %s failed: %s", s->key, s->why);
 		/* Each viewer gets the stored lines first, then the error. */
 		s->failed = 1;
 		s->fail_status = st;
 		sw_fmt_text(s->fail_title, sizeof(s->fail_title), "%s",
-		    st == 404 ? "Not Found" : st == 403 ? "Forbidden" :
-		    st < 500 ? "Bad Request" : "Bad Gateway");
+		    st == 404       ? "Not Found"
+			: st == 403 ? "Forbidden"
+			: st < 500  ? "Bad Request"
+				    : "Bad Gateway");
 	}
 	for (v = s->viewers; v != NULL; v = v->next)
 		lws_callback_on_writable(v->wsi);
@@ -1072,8 +1086,8 @@ src_read_next(struct src *s, struct viewer *v)
 		v->cursor++;
 		if ((o = src_read_line(s, v->cursor)) != NULL)
 			return o;
-		sw_warn("%s: line %lld cannot be read back; skipped",
-		    s->path, (long long)v->cursor);
+		sw_warn("%s: line %lld cannot be read back; skipped", s->path,
+		    (long long)v->cursor);
 	}
 	return NULL;
 }
@@ -1081,11 +1095,11 @@ src_read_next(struct src *s, struct viewer *v)
 /* ---- WebSocket protocol ------------------------------------------------ */
 
 struct route {
-	enum vkind	kind;
-	char		op_id[SW_OP_ID_LEN + 8];
-	char		cluster[101], ns[ST_NAME_MAX + 1],
-			pod[ST_NAME_MAX + 1], container[ST_NAME_MAX + 1];
-	int64_t		after;
+	enum vkind kind;
+	char op_id[SW_OP_ID_LEN + 8];
+	char cluster[101], ns[ST_NAME_MAX + 1], pod[ST_NAME_MAX + 1],
+	    container[ST_NAME_MAX + 1];
+	int64_t after;
 };
 
 /* Parse the URI and its arguments.  0, or -1 (no such route). */
@@ -1113,7 +1127,9 @@ route_parse(struct lws *wsi, struct route *r)
 			return -1;
 		r->kind = V_OP;
 		return sw_fmt(r->op_id, sizeof(r->op_id), "%s", part[1]) ==
-		    SW_OK ? 0 : -1;
+			SW_OK
+		    ? 0
+		    : -1;
 	}
 	if (n != 6 || strcmp(part[0], "clusters") != 0 ||
 	    strcmp(part[2], "pods") != 0 || strcmp(part[5], "logs") != 0 ||
@@ -1125,15 +1141,16 @@ route_parse(struct lws *wsi, struct route *r)
 	    sw_fmt(r->ns, sizeof(r->ns), "%s", part[3]) != SW_OK ||
 	    sw_fmt(r->pod, sizeof(r->pod), "%s", part[4]) != SW_OK)
 		return -1;
-	if ((a = lws_get_urlarg_by_name(wsi, "container=", arg,
-	    sizeof(arg))) != NULL) {
-		if (!name_ok(a, 63) || sw_fmt(r->container,
-		    sizeof(r->container), "%s", a) != SW_OK)
+	if ((a = lws_get_urlarg_by_name(wsi, "container=", arg, sizeof(arg))) !=
+	    NULL) {
+		if (!name_ok(a, 63) ||
+		    sw_fmt(r->container, sizeof(r->container), "%s", a) !=
+			SW_OK)
 			return -1;
 	}
 
-	if ((a = lws_get_urlarg_by_name(wsi, "after=", arg,
-	    sizeof(arg))) != NULL) {
+	if ((a = lws_get_urlarg_by_name(wsi, "after=", arg, sizeof(arg))) !=
+	    NULL) {
 		errno = 0;
 		r->after = strtoll(a, &end, 10);
 		if (errno != 0 || end == a || *end != '\0' || r->after < 0)
@@ -1172,14 +1189,14 @@ cookie_get(struct lws *wsi, const char *name, char *out, size_t outsz)
  * session cookie (*via_cookie).  0, or -1 with *why said.
  */
 static int
-cred_read(struct lws *wsi, char *secret, size_t sz, int *via_cookie,
-    const char **why)
+cred_read(
+    struct lws *wsi, char *secret, size_t sz, int *via_cookie, const char **why)
 {
 	char auth[SW_MAX_JWT + 8];
 
 	*via_cookie = 0;
-	if (lws_hdr_copy(wsi, auth, sizeof(auth),
-	    WSI_TOKEN_HTTP_AUTHORIZATION) > 0) {
+	if (lws_hdr_copy(
+		wsi, auth, sizeof(auth), WSI_TOKEN_HTTP_AUTHORIZATION) > 0) {
 		if (strncasecmp(auth, "Bearer ", 7) != 0) {
 			*why = "Authorization must be a Bearer token";
 			return -1;
@@ -1206,8 +1223,9 @@ cred_check(const char *secret, int via_cookie, struct sw_principal *who)
 {
 	char why[160];
 
-	return via_cookie ? sw_session_check(S.db, secret, who) :
-	    sw_bearer_check(S.db, &S.cfg, secret, who, why, sizeof(why));
+	return via_cookie
+	    ? sw_session_check(S.db, secret, who)
+	    : sw_bearer_check(S.db, &S.cfg, secret, who, why, sizeof(why));
 }
 
 /* Call fn for every viewer, of operations and of logs. */
@@ -1245,8 +1263,10 @@ viewer_recheck(struct viewer *v, void *arg)
 	    (e != SW_OK && e != SW_EUNAUTH))
 		return;
 	viewer_flush(v);
-	viewer_fail(v, 401, "Unauthorized", v->via_cookie ? "the session "
-	    "has ended; log in again" : "the token was revoked",
+	viewer_fail(v, 401, "Unauthorized",
+	    v->via_cookie ? "the session "
+			    "has ended; log in again"
+			  : "the token was revoked",
 	    LWS_CLOSE_STATUS_POLICY_VIOLATION);
 }
 
@@ -1258,8 +1278,8 @@ creds_recheck(void)
 }
 
 struct count {
-	const char	*token_id;
-	int		 n;
+	const char *token_id;
+	int n;
 };
 
 static void
@@ -1279,13 +1299,16 @@ viewers_full(const char *token_id)
 	struct count c = { token_id, 0 };
 
 	if (S.nviewers >= SW_STREAM_MAX_VIEWERS) {
-		sw_fmt_text(why, sizeof(why), "the stream serves at most %d "
-		    "viewers at once; retry later", SW_STREAM_MAX_VIEWERS);
+		sw_fmt_text(why, sizeof(why),
+		    "the stream serves at most %d "
+		    "viewers at once; retry later",
+		    SW_STREAM_MAX_VIEWERS);
 		return why;
 	}
 	viewers_each(count_token, &c);
 	if (c.n >= SW_STREAM_MAX_PER_TOKEN) {
-		sw_fmt_text(why, sizeof(why), "one token may hold at most %d "
+		sw_fmt_text(why, sizeof(why),
+		    "one token may hold at most %d "
 		    "viewers at once; close one first",
 		    SW_STREAM_MAX_PER_TOKEN);
 		return why;
@@ -1298,7 +1321,7 @@ static int
 refuse(struct lws *wsi, sw_err e, const char *detail)
 {
 	unsigned char buf[LWS_PRE + 1024], *start = buf + LWS_PRE, *p = start,
-	    *end = buf + sizeof(buf) - 1;
+					   *end = buf + sizeof(buf) - 1;
 	const struct sw_err_info *ei = sw_err_info(e);
 	char body[600];
 	json_object *o;
@@ -1312,17 +1335,19 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
 	if (len < 0 || (size_t)len >= sizeof(body))
 		return -1;
 	if (lws_add_http_common_headers(wsi, (unsigned)ei->http_status,
-	    "application/problem+json", (lws_filepos_t)len, &p, end) ||
-	    (e == SW_EUNAUTH && lws_add_http_header_by_name(wsi,
-	    (const unsigned char *)"WWW-Authenticate:",
-	    (const unsigned char *)"Bearer", 6, &p, end)) ||
-	    (e == SW_ETHROTTLED && lws_add_http_header_by_name(wsi,
-	    (const unsigned char *)"Retry-After:",
-	    (const unsigned char *)"5", 1, &p, end)) ||
+		"application/problem+json", (lws_filepos_t)len, &p, end) ||
+	    (e == SW_EUNAUTH &&
+		lws_add_http_header_by_name(wsi,
+		    (const unsigned char *)"WWW-Authenticate:",
+		    (const unsigned char *)"Bearer", 6, &p, end)) ||
+	    (e == SW_ETHROTTLED &&
+		lws_add_http_header_by_name(wsi,
+		    (const unsigned char *)"Retry-After:",
+		    (const unsigned char *)"5", 1, &p, end)) ||
 	    lws_finalize_write_http_header(wsi, start, &p, end))
 		return -1;
 	if (lws_write(wsi, (unsigned char *)body, (size_t)len,
-	    LWS_WRITE_HTTP_FINAL) != len)
+		LWS_WRITE_HTTP_FINAL) != len)
 		return -1;
 	if (lws_http_transaction_completed(wsi))
 		return -1;
@@ -1337,8 +1362,8 @@ refuse(struct lws *wsi, sw_err e, const char *detail)
  * the namespace's hyperpod-ns-<team>.  NULL, or why not.
  */
 static const char *
-stream_rule(const struct sw_principal *who, const struct route *r,
-    char *why, size_t whysz)
+stream_rule(const struct sw_principal *who, const struct route *r, char *why,
+    size_t whysz)
 {
 	static const struct sw_rule_row op_row = {
 		.name = "operation stream", .scope = SW_SCOPE_READ,
@@ -1370,15 +1395,16 @@ check_upgrade(struct lws *wsi)
 	if (cred_read(wsi, secret, sizeof(secret), &via_cookie, &why) != 0)
 		return refuse(wsi, SW_EUNAUTH, why);
 	if ((e = cred_check(secret, via_cookie, &who)) != SW_OK)
-		return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB, via_cookie ?
-		    "the session has expired; log in again" :
-		    "the token is unknown, revoked or malformed");
+		return refuse(wsi, e == SW_EUNAUTH ? e : SW_EDB,
+		    via_cookie ? "the session has expired; log in again"
+			       : "the token is unknown, revoked or malformed");
 	if (lws_hdr_copy(wsi, origin, sizeof(origin), WSI_TOKEN_ORIGIN) > 0) {
 		if (lws_hdr_copy(wsi, host, sizeof(host), WSI_TOKEN_HOST) <= 0)
 			host[0] = '\0';
-		if (!sw_config_origin_allowed(&S.cfg, origin,
-		    host[0] ? host : NULL))
-			return refuse(wsi, SW_EFORBIDDEN, "this Origin is not "
+		if (!sw_config_origin_allowed(
+			&S.cfg, origin, host[0] ? host : NULL))
+			return refuse(wsi, SW_EFORBIDDEN,
+			    "this Origin is not "
 			    "allowed");
 	}
 	if (route_parse(wsi, &r) != 0)
@@ -1401,12 +1427,15 @@ viewer_attach(struct viewer *v, struct lws *wsi)
 	memset(v, 0, sizeof(*v));
 	v->wsi = wsi;
 	/* Kept to check again while the viewer lives (creds_recheck). */
-	if (cred_read(wsi, v->secret, sizeof(v->secret), &v->via_cookie,
-	    &why) != 0 || cred_check(v->secret, v->via_cookie, &who) !=
-	    SW_OK || sw_fmt(v->token_id, sizeof(v->token_id), "%s",
-	    who.token_id) != SW_OK) {
-		viewer_fail(v, 401, "Unauthorized", "the credential is no "
-		    "longer valid", LWS_CLOSE_STATUS_POLICY_VIOLATION);
+	if (cred_read(
+		wsi, v->secret, sizeof(v->secret), &v->via_cookie, &why) != 0 ||
+	    cred_check(v->secret, v->via_cookie, &who) != SW_OK ||
+	    sw_fmt(v->token_id, sizeof(v->token_id), "%s", who.token_id) !=
+		SW_OK) {
+		viewer_fail(v, 401, "Unauthorized",
+		    "the credential is no "
+		    "longer valid",
+		    LWS_CLOSE_STATUS_POLICY_VIOLATION);
 		return;
 	}
 	v->counted = 1;
@@ -1425,8 +1454,10 @@ viewer_attach(struct viewer *v, struct lws *wsi)
 		return;
 	}
 	if ((s = src_get(r.cluster, r.ns, r.pod, r.container)) == NULL) {
-		viewer_fail(v, 500, "Internal Server Error", "cannot open "
-		    "the log file", LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+		viewer_fail(v, 500, "Internal Server Error",
+		    "cannot open "
+		    "the log file",
+		    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
 		return;
 	}
 	v->src = s;
@@ -1491,8 +1522,8 @@ viewer_writable(struct viewer *v)
 			v->live = 1;
 	}
 	if ((m = v->head) != NULL) {
-		n = lws_write(v->wsi, m->data + LWS_PRE, m->len,
-		    LWS_WRITE_TEXT);
+		n = lws_write(
+		    v->wsi, m->data + LWS_PRE, m->len, LWS_WRITE_TEXT);
 		v->head = m->next;
 		if (v->head == NULL)
 			v->tail = NULL;
@@ -1509,9 +1540,9 @@ viewer_writable(struct viewer *v)
 			viewer_end(v, sw_jo("type", sw_js("end"), NULL));
 		else if (s->failed)
 			viewer_fail(v, s->fail_status, s->fail_title, s->why,
-			    s->fail_status < 500 ?
-			    LWS_CLOSE_STATUS_POLICY_VIOLATION :
-			    LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
+			    s->fail_status < 500
+				? LWS_CLOSE_STATUS_POLICY_VIOLATION
+				: LWS_CLOSE_STATUS_UNEXPECTED_CONDITION);
 	}
 	if (v->close_code != 0 && v->head == NULL) {
 		lws_close_reason(v->wsi, (enum lws_close_status)v->close_code,
@@ -1531,15 +1562,16 @@ callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
 	case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
 		return check_upgrade(wsi);
 	case LWS_CALLBACK_HTTP:
-		return lws_return_http_status(wsi, 426, NULL) ? -1 :
-		    lws_http_transaction_completed(wsi);
+		return lws_return_http_status(wsi, 426, NULL)
+		    ? -1
+		    : lws_http_transaction_completed(wsi);
 	case LWS_CALLBACK_ESTABLISHED:
 		viewer_attach(v, wsi);
 		break;
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 		return viewer_writable(v);
 	case LWS_CALLBACK_RECEIVE:
-		break;		/* viewers have nothing to say */
+		break; /* viewers have nothing to say */
 	case LWS_CALLBACK_CLOSED:
 		viewer_detach(v);
 		break;
@@ -1563,8 +1595,8 @@ callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
  * descriptor and hands each accepted connection to lws.
  */
 static int
-listen_callback(struct lws *wsi, enum lws_callback_reasons reason,
-    void *user, void *in, size_t len)
+listen_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user,
+    void *in, size_t len)
 {
 	int fd;
 
@@ -1574,7 +1606,7 @@ listen_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	if (reason != LWS_CALLBACK_RAW_RX_FILE)
 		return 0;
 	while ((fd = accept4(lws_get_socket_fd(wsi), NULL, NULL,
-	    SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
+		    SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0)
 		if (lws_adopt_socket_vhost(lws_get_vhost(wsi), fd) == NULL)
 			sw_warn("cannot take a connection");
 	if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
@@ -1583,11 +1615,13 @@ listen_callback(struct lws *wsi, enum lws_callback_reasons reason,
 	return 0;
 }
 
+/* clang-format off */
 static const struct lws_protocols protocols[] = {
 	{ "slipway", callback, sizeof(struct viewer), 4096, 0, NULL, 0 },
 	{ "slipway-listen", listen_callback, 0, 0, 0, NULL, 0 },
 	{ NULL, NULL, 0, 0, 0, NULL, 0 }
 };
+/* clang-format on */
 
 /* fd 0 when it is a listening socket, else our own at path. */
 static int
@@ -1621,10 +1655,12 @@ listen_socket(const char *path)
 }
 
 /* Viewers that stop answering pings are dropped. */
+/* clang-format off */
 static const lws_retry_bo_t retry = {
 	.secs_since_valid_ping = 30,
 	.secs_since_valid_hangup = 70,
 };
+/* clang-format on */
 
 /* Room for every viewer, its source's file and follow: the soft limit
  * raised to want (not past the hard one; lws sizes a table by it). */
@@ -1637,7 +1673,8 @@ fds_raise(rlim_t want)
 		return;
 	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-		sw_warn("cannot raise the open-file limit: %s", strerror(errno));
+		sw_warn(
+		    "cannot raise the open-file limit: %s", strerror(errno));
 }
 
 static void
@@ -1680,17 +1717,17 @@ main(int argc, char *argv[])
 		sw_warn("no AWS client: pod logs will fail");
 	aws_ctx_free(&aws);
 	if (sw_fmt(S.podlogs, sizeof(S.podlogs), "%s/podlogs",
-	    S.cfg.state_dir) != SW_OK) {
+		S.cfg.state_dir) != SW_OK) {
 		sw_error("state directory too long: %s", S.cfg.state_dir);
 		goto out;
 	}
 	if (mkdir(S.podlogs, 0700) != 0 && errno != EEXIST) {
-
 		sw_error("cannot create %s: %s", S.podlogs, strerror(errno));
 		goto out;
 	}
 	if (snprintf(sock, sizeof(sock), "%s/run/stream.sock",
-	    S.cfg.state_dir) >= (int)sizeof(sock) || strlen(sock) >= 108) {
+		S.cfg.state_dir) >= (int)sizeof(sock) ||
+	    strlen(sock) >= 108) {
 		sw_error("socket path too long: %s", sock);
 		goto out;
 	}
@@ -1716,7 +1753,7 @@ main(int argc, char *argv[])
 	}
 	u.filefd = lfd;
 	if (lws_adopt_descriptor_vhost(vh, LWS_ADOPT_RAW_FILE_DESC, u,
-	    "slipway-listen", NULL) == NULL) {
+		"slipway-listen", NULL) == NULL) {
 		sw_error("cannot watch the listening socket");
 		goto out;
 	}
@@ -1727,7 +1764,7 @@ main(int argc, char *argv[])
 	while (!atomic_load(&S.stopping)) {
 		if (lws_service(S.ctx, 0) < 0)
 			break;
-		(void)sw_db_idle(S.db);	/* no snapshot outlives a pass */
+		(void)sw_db_idle(S.db); /* no snapshot outlives a pass */
 	}
 	sw_info("stopping");
 	for (s = S.srcs; s != NULL; s = s->next) {

@@ -18,27 +18,29 @@
 
 /* A 1x1 red PNG and a silent 8-sample WAV. */
 static const char png_1x1[] =
-	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
-	"HwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8Dw"
+    "HwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 static const char wav_tiny[] =
-	"UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAA"
-	"AAAAAAAAAAAAAAAAAAAA";
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAA"
+    "AAAAAAAAAAAAAAAAAAAA";
 
 static const struct {
-	const char	*name;
-	const char	*desc;
+	const char *name;
+	const char *desc;
 } fixture_tools[] = {
 	{ "test_simple_text", "Returns a simple text." },
 	{ "test_image_content", "Returns an image." },
 	{ "test_audio_content", "Returns audio." },
 	{ "test_embedded_resource", "Returns an embedded resource." },
-	{ "test_multiple_content_types", "Returns text, image and a "
-	  "resource." },
+	{ "test_multiple_content_types",
+	    "Returns text, image and a "
+	    "resource." },
 	{ "test_tool_with_logging", "Sends three log messages." },
 	{ "test_tool_with_progress", "Sends three progress steps." },
 	{ "test_error_handling", "Always fails." },
-	{ "json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 "
-	  "features" },
+	{ "json_schema_2020_12_tool",
+	    "Tool with JSON Schema 2020-12 "
+	    "features" },
 };
 
 static json_object *
@@ -79,7 +81,8 @@ resource_block(const char *uri, const char *mime, const char *text)
 static json_object *
 schema_2020_12(void)
 {
-	const char *text = "{\"$schema\":"
+	const char *text =
+	    "{\"$schema\":"
 	    "\"https://json-schema.org/draft/2020-12/schema\","
 	    "\"type\":\"object\",\"$defs\":{\"address\":{\"type\":\"object\","
 	    "\"properties\":{\"street\":{\"type\":\"string\"},\"city\":"
@@ -95,8 +98,7 @@ fixture_is_tool(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(fixture_tools) /
-	    sizeof(fixture_tools[0]); i++)
+	for (i = 0; i < sizeof(fixture_tools) / sizeof(fixture_tools[0]); i++)
 		if (strcmp(fixture_tools[i].name, name) == 0)
 			return 1;
 	return 0;
@@ -108,13 +110,12 @@ fixture_tools_list(json_object *arr)
 	json_object *t, *s;
 	size_t i;
 
-	for (i = 0; i < sizeof(fixture_tools) /
-	    sizeof(fixture_tools[0]); i++) {
+	for (i = 0; i < sizeof(fixture_tools) / sizeof(fixture_tools[0]); i++) {
 		t = json_object_new_object();
 		sw_json_add_str(t, "name", fixture_tools[i].name);
 		sw_json_add_str(t, "description", fixture_tools[i].desc);
-		if (strcmp(fixture_tools[i].name,
-		    "json_schema_2020_12_tool") == 0)
+		if (strcmp(fixture_tools[i].name, "json_schema_2020_12_tool") ==
+		    0)
 			s = schema_2020_12();
 		else {
 			s = json_object_new_object();
@@ -132,33 +133,38 @@ fixture_result(const char *name)
 
 	c = json_object_new_array();
 	if (strcmp(name, "test_simple_text") == 0)
-		json_object_array_add(c, text_block("This is a simple text "
-		    "response for testing."));
+		json_object_array_add(c,
+		    text_block("This is a simple text "
+			       "response for testing."));
 	else if (strcmp(name, "test_image_content") == 0)
-		json_object_array_add(c, media_block("image", png_1x1,
-		    "image/png"));
+		json_object_array_add(
+		    c, media_block("image", png_1x1, "image/png"));
 	else if (strcmp(name, "test_audio_content") == 0)
-		json_object_array_add(c, media_block("audio", wav_tiny,
-		    "audio/wav"));
+		json_object_array_add(
+		    c, media_block("audio", wav_tiny, "audio/wav"));
 	else if (strcmp(name, "test_embedded_resource") == 0)
-		json_object_array_add(c, resource_block(
-		    "test://embedded-resource", "text/plain",
-		    "This is an embedded resource content."));
+		json_object_array_add(c,
+		    resource_block("test://embedded-resource", "text/plain",
+			"This is an embedded resource content."));
 	else if (strcmp(name, "test_multiple_content_types") == 0) {
-		json_object_array_add(c, text_block("Multiple content types "
-		    "test:"));
-		json_object_array_add(c, media_block("image", png_1x1,
-		    "image/png"));
-		json_object_array_add(c, resource_block(
-		    "test://mixed-content-resource", "application/json",
-		    "{\"test\":\"data\",\"value\":123}"));
+		json_object_array_add(c,
+		    text_block("Multiple content types "
+			       "test:"));
+		json_object_array_add(
+		    c, media_block("image", png_1x1, "image/png"));
+		json_object_array_add(c,
+		    resource_block("test://mixed-content-resource",
+			"application/json",
+			"{\"test\":\"data\",\"value\":123}"));
 	} else if (strcmp(name, "test_error_handling") == 0) {
-		json_object_array_add(c, text_block("This tool intentionally "
-		    "returns an error for testing"));
+		json_object_array_add(c,
+		    text_block("This tool intentionally "
+			       "returns an error for testing"));
 		sw_json_add_bool(r, "isError", 1);
 	} else
-		json_object_array_add(c, text_block("Tool executed "
-		    "successfully"));
+		json_object_array_add(c,
+		    text_block("Tool executed "
+			       "successfully"));
 	json_object_object_add(r, "content", c);
 	return r;
 }
@@ -169,8 +175,7 @@ fixture_resources(json_object *arr, int templates)
 	static const char *const uris[][3] = {
 		{ "test://static-text", "static-text", "text/plain" },
 		{ "test://static-binary", "static-binary", "image/png" },
-		{ "test://watched-resource", "watched-resource",
-		  "text/plain" },
+		{ "test://watched-resource", "watched-resource", "text/plain" },
 	};
 	json_object *o;
 	size_t i;
@@ -206,7 +211,8 @@ fixture_read(const char *uri)
 	if (strcmp(uri, "test://static-text") == 0 ||
 	    strcmp(uri, "test://watched-resource") == 0) {
 		sw_json_add_str(o, "mimeType", "text/plain");
-		sw_json_add_str(o, "text", "This is the content of the static "
+		sw_json_add_str(o, "text",
+		    "This is the content of the static "
 		    "text resource.");
 	} else if (strcmp(uri, "test://static-binary") == 0) {
 		sw_json_add_str(o, "mimeType", "image/png");
@@ -217,8 +223,10 @@ fixture_read(const char *uri)
 	    strcmp(uri + 16 + n, "/data") == 0) {
 		memcpy(id, uri + 16, n);
 		id[n] = '\0';
-		snprintf(text, sizeof(text), "{\"id\":\"%s\",\"templateTest\":"
-		    "true,\"data\":\"Data for ID: %s\"}", id, id);
+		snprintf(text, sizeof(text),
+		    "{\"id\":\"%s\",\"templateTest\":"
+		    "true,\"data\":\"Data for ID: %s\"}",
+		    id, id);
 		sw_json_add_str(o, "mimeType", "application/json");
 		sw_json_add_str(o, "text", text);
 	} else {
@@ -247,25 +255,28 @@ static void
 fixture_prompts(json_object *arr)
 {
 	static const char *const names[] = { "test_simple_prompt",
-	    "test_prompt_with_arguments", "test_prompt_with_embedded_resource",
-	    "test_prompt_with_image" };
+		"test_prompt_with_arguments",
+		"test_prompt_with_embedded_resource",
+		"test_prompt_with_image" };
 	json_object *p, *args;
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		p = json_object_new_object();
 		sw_json_add_str(p, "name", names[i]);
-		sw_json_add_str(p, "description", "A conformance fixture "
+		sw_json_add_str(p, "description",
+		    "A conformance fixture "
 		    "prompt.");
 		args = json_object_new_array();
 		if (i == 1) {
-			json_object_array_add(args, prompt_arg("arg1",
-			    "First test argument"));
-			json_object_array_add(args, prompt_arg("arg2",
-			    "Second test argument"));
+			json_object_array_add(
+			    args, prompt_arg("arg1", "First test argument"));
+			json_object_array_add(
+			    args, prompt_arg("arg2", "Second test argument"));
 		} else if (i == 2)
-			json_object_array_add(args, prompt_arg("resourceUri",
-			    "URI of the resource to embed"));
+			json_object_array_add(args,
+			    prompt_arg(
+				"resourceUri", "URI of the resource to embed"));
 		json_object_object_add(p, "arguments", args);
 		json_object_array_add(arr, p);
 	}
@@ -292,27 +303,33 @@ fixture_prompt(const char *name, json_object *args)
 		return NULL;
 	msgs = json_object_new_array();
 	if (strcmp(name, "test_simple_prompt") == 0)
-		json_object_array_add(msgs, message(text_block("This is a "
-		    "simple prompt for testing.")));
+		json_object_array_add(msgs,
+		    message(text_block("This is a "
+				       "simple prompt for testing.")));
 	else if (strcmp(name, "test_prompt_with_arguments") == 0) {
 		a1 = sw_json_get_str(args, "arg1");
 		a2 = sw_json_get_str(args, "arg2");
-		snprintf(text, sizeof(text), "Prompt with arguments: "
-		    "arg1='%.250s', arg2='%.250s'", a1 ? a1 : "",
-		    a2 ? a2 : "");
+		snprintf(text, sizeof(text),
+		    "Prompt with arguments: "
+		    "arg1='%.250s', arg2='%.250s'",
+		    a1 ? a1 : "", a2 ? a2 : "");
 		json_object_array_add(msgs, message(text_block(text)));
 	} else if (strcmp(name, "test_prompt_with_embedded_resource") == 0) {
 		uri = sw_json_get_str(args, "resourceUri");
-		json_object_array_add(msgs, message(resource_block(
-		    uri ? uri : "test://example-resource", "text/plain",
-		    "Embedded resource content for testing.")));
-		json_object_array_add(msgs, message(text_block("Please "
-		    "process the embedded resource above.")));
+		json_object_array_add(msgs,
+		    message(resource_block(
+			uri ? uri : "test://example-resource", "text/plain",
+			"Embedded resource content for testing.")));
+		json_object_array_add(msgs,
+		    message(
+			text_block("Please "
+				   "process the embedded resource above.")));
 	} else if (strcmp(name, "test_prompt_with_image") == 0) {
-		json_object_array_add(msgs, message(media_block("image",
-		    png_1x1, "image/png")));
-		json_object_array_add(msgs, message(text_block("Please "
-		    "analyze the image above.")));
+		json_object_array_add(
+		    msgs, message(media_block("image", png_1x1, "image/png")));
+		json_object_array_add(msgs,
+		    message(text_block("Please "
+				       "analyze the image above.")));
 	} else {
 		json_object_put(msgs);
 		return NULL;
@@ -329,7 +346,7 @@ fixture_call(struct sw_mcp_call *call, const char *name, json_object *params)
 {
 	struct timespec nap = { 0, 50 * 1000 * 1000 };
 	static const char *const logs[] = { "Tool execution started",
-	    "Tool processing data", "Tool execution completed" };
+		"Tool processing data", "Tool execution completed" };
 	int i;
 
 	for (i = 0; i < 3; i++) {
@@ -351,6 +368,7 @@ fixture_subscribable(const char *uri)
 	return strcmp(uri, "test://watched-resource") == 0;
 }
 
+/* clang-format off */
 const struct sw_mcp_extras sw_mcp_conformance_fixtures = {
 	.is_tool = fixture_is_tool,
 	.tools = fixture_tools_list,
@@ -361,3 +379,4 @@ const struct sw_mcp_extras sw_mcp_conformance_fixtures = {
 	.prompts = fixture_prompts,
 	.prompt = fixture_prompt,
 };
+/* clang-format on */

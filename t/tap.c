@@ -49,8 +49,8 @@ is_str(const char *got, const char *want, const char *name)
 {
 	int same;
 
-	same = got != NULL && want != NULL ? strcmp(got, want) == 0 :
-	    got == want;
+	same =
+	    got != NULL && want != NULL ? strcmp(got, want) == 0 : got == want;
 	if (!ok(same, "%s", name))
 		diag("  got: '%s'\n  expected: '%s'", got ? got : "(null)",
 		    want ? want : "(null)");

@@ -9,13 +9,12 @@
 
 #include <stdarg.h>
 
-int	ok(int cond, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-int	is_int(long long got, long long want, const char *name);
-int	is_str(const char *got, const char *want, const char *name);
-void	diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void	skip_all(const char *why);
-void	skip(int n, const char *why);
-int	tap_done(void);
+int ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int is_int(long long got, long long want, const char *name);
+int is_str(const char *got, const char *want, const char *name);
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void skip_all(const char *why);
+void skip(int n, const char *why);
+int tap_done(void);
 
 #endif

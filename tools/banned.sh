@@ -43,8 +43,15 @@ dirs='lib cloud api mcp handlers pipelines cgi cli poller stream'
 hits=$(cd "$srcdir" && find $dirs -name '*.c' 2>/dev/null |
 	sort | while read -r f; do
 		case " $(echo $unchecked_todo) " in *" $f "*) continue ;; esac
-		grep -nE '^[[:space:]]*(\(void\))?[[:space:]]*snprintf[[:space:]]*\(' "$f" |
-		    sed "s|^|$f:|"
+		# A line that starts with snprintf is a statement of its own
+		# unless the line before it ends in an operator, a comma or
+		# an open parenthesis (a condition continued on it).
+		awk -v f="$f" '
+		    /^[[:space:]]*(\(void\))?[[:space:]]*snprintf[[:space:]]*\(/ &&
+		    prev !~ /(&&|\|\||[=(,?:!<>+-])[[:space:]]*$/ {
+			print f ":" FNR ":" $0
+		    }
+		    { prev = $0 }' "$f"
 	done)
 if [ -n "$hits" ]; then
 	echo "not ok 3 - no snprintf whose result is ignored"

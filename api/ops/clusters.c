@@ -6,13 +6,13 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-static const char *const k8s_versions[] = {
-	"1.29", "1.30", "1.31", "1.32", "1.33", NULL
-};
+static const char *const k8s_versions[] = { "1.29", "1.30", "1.31", "1.32",
+	"1.33", NULL };
 
 static const char *const recovery_modes[] = { "Automatic", "None", NULL };
 static const char *const provisioning_modes[] = { "Continuous", NULL };
 
+/* clang-format off */
 static const struct sw_field f_cluster_delete[] = {
 	F_CLUSTER_PATH,
 	{ .name = "delete_resources", .type = SW_T_BOOL, .flags = SW_F_QUERY,
@@ -22,7 +22,9 @@ static const struct sw_field f_cluster_delete[] = {
 	  "created is always deleted with what it made." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_group_spec[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
@@ -55,23 +57,31 @@ static const struct sw_field f_group_spec[] = {
 	  "shared compute subnet of its AZ." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_group_item[] = {
 	{ .name = "group", .type = SW_T_OBJECT, .fields = f_group_spec },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_az_item[] = {
 	{ .name = "az", .type = SW_T_STRING, .min = 1, .max = 32,
 	  .pattern = PAT_AZ },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_storage[] = {
 	{ .name = "s3_bucket", .type = SW_T_STRING, .min = 3, .max = 63,
 	  .pattern = PAT_BUCKET,
 	  .desc = "Bucket mounted through S3 Mountpoint as PVC s3-claim." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_cluster_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
@@ -114,9 +124,11 @@ static const struct sw_field f_cluster_create[] = {
 	  "runs (default: Slipway's region)." },
 	{ NULL }
 };
+/* clang-format on */
 
 static const char *const origins[] = { "created", "imported", NULL };
 
+/* clang-format off */
 static const struct sw_field o_cluster_item[] = {
 	OUT("name", SW_T_STRING, "Cluster name."),
 	OUT_OPT("account", SW_T_STRING, "The AWS account it lives in "
@@ -131,18 +143,26 @@ static const struct sw_field o_cluster_item[] = {
 	    "there is a HyperPod cluster of that name."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_cluster_items[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT, .fields = o_cluster_item },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_unreachable[] = {
 	OUT_OPT("account", SW_T_STRING, "The account."),
 	OUT("region", SW_T_STRING, "The region."),
 	OUT("message", SW_T_STRING, "Why it could not be listed."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_unreachable_items[] = {
 	{ .name = "place", .type = SW_T_OBJECT, .fields = o_unreachable },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_cluster_list[] = {
 	OUT("region", SW_T_STRING, "Slipway's region."),
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -155,11 +175,15 @@ static const struct sw_field o_cluster_list[] = {
 	  "role refused, AWS failed)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_cluster_list[] = {
 	{ .status = 200, .fields = o_cluster_list, .desc = "The clusters." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_eks[] = {
 	OUT_OPT("status", SW_T_STRING, "EKS status (CREATING, ACTIVE...)."),
 	OUT_OPT("arn", SW_T_STRING, "EKS cluster ARN."),
@@ -168,6 +192,8 @@ static const struct sw_field o_eks[] = {
 	OUT_OPT("vpc_id", SW_T_STRING, "Its VPC."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_hyperpod[] = {
 	OUT_OPT("status", SW_T_STRING, "HyperPod status (Creating, "
 	    "InService...)."),
@@ -180,6 +206,8 @@ static const struct sw_field o_hyperpod[] = {
 	    "SageMaker describes them."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_cluster[] = {
 	OUT("name", SW_T_STRING, "Cluster name."),
 	OUT_OPT("account", SW_T_STRING, "The AWS account it lives in "
@@ -200,11 +228,15 @@ static const struct sw_field o_cluster[] = {
 	  "(cluster_per_hour), priced from the AWS Price List API." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_cluster_get[] = {
 	{ .status = 200, .fields = o_cluster, .desc = "The cluster." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_imported[] = {
 	OUT("name", SW_T_STRING, "Cluster name."),
 	OUT("imported", SW_T_BOOL, "Always true."),
@@ -216,21 +248,29 @@ static const struct sw_field o_imported[] = {
 	OUT_OPT("hyperpod_arn", SW_T_STRING, "HyperPod cluster ARN."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_import_call[] = {
 	OUT("service", SW_T_STRING, "eks."),
 	OUT("operation", SW_T_STRING, "TagResource."),
 	OUT("input", SW_T_ANY, "Its input."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_import_call_item[] = {
 	{ .name = "call", .type = SW_T_OBJECT, .fields = o_import_call },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_import_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "calls", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_import_call_item, .desc = "The call it would make." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_cluster_import[] = {
 	{ .status = 200, .fields = o_imported,
 	  .desc = "Imported (or already managed)." },
@@ -238,7 +278,9 @@ static const struct sw_answer a_cluster_import[] = {
 	  .desc = "The plan (dry_run=true): the tag it would set." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "cluster_list",
@@ -326,7 +368,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_cluster_import,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_clusters = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_clusters = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

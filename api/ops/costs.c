@@ -8,11 +8,12 @@
 #include "api/ops/ops.h"
 #include "lib/budget.h"
 
-#define PAT_DAY		"[0-9]{4}-[0-9]{2}-[0-9]{2}"
-#define PAT_LEDGER_COL	"(day|cluster|instance_group|instance_type|team|job)"
+#define PAT_DAY "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+#define PAT_LEDGER_COL "(day|cluster|instance_group|instance_type|team|job)"
 
 static const char *const ledger_formats[] = { "json", "csv", NULL };
 
+/* clang-format off */
 static const struct sw_field f_cost_ledger[] = {
 	{ .name = "from", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 10,
 	  .max = 10, .pattern = PAT_DAY,
@@ -37,26 +38,34 @@ static const struct sw_field f_cost_ledger[] = {
 	  .desc = "json (default) or csv." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* ---- answers -------------------------------------------------------- */
 
-#define F_LEDGER_SUMS							\
-	OUT("node_hours", SW_T_NUMBER, "Node-hours."),			\
-	{ .name = "node_usd", .type = SW_T_NUMBER,			\
-	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,			\
-	  .desc = "Their on-demand cost (null: a type with no price)." }, \
-	OUT("gpu_hours", SW_T_NUMBER, "GPU-hours jobs held."),		\
-	{ .name = "gpu_usd", .type = SW_T_NUMBER,			\
-	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,			\
-	  .desc = "Their share of the nodes' cost." },			\
-	OUT("idle_gpu_hours", SW_T_NUMBER, "GPU-hours no job held."),	\
-	{ .name = "idle_gpu_usd", .type = SW_T_NUMBER,			\
-	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,			\
-	  .desc = "Their share of the nodes' cost." },			\
-	{ .name = "usd", .type = SW_T_NUMBER,				\
-	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,			\
-	  .desc = "What the nodes cost (held and idle GPUs are its "	\
-	  "parts)." }
+#define F_LEDGER_SUMS \
+	OUT("node_hours", SW_T_NUMBER, "Node-hours."), \
+	    { .name = "node_usd", \
+		    .type = SW_T_NUMBER, \
+		    .flags = SW_F_REQUIRED | SW_F_NULLABLE, \
+		    .desc = \
+			"Their on-demand cost (null: a type with no price)." }, \
+	    OUT("gpu_hours", SW_T_NUMBER, "GPU-hours jobs held."), \
+	    { .name = "gpu_usd", \
+		    .type = SW_T_NUMBER, \
+		    .flags = SW_F_REQUIRED | SW_F_NULLABLE, \
+		    .desc = "Their share of the nodes' cost." }, \
+	    OUT("idle_gpu_hours", SW_T_NUMBER, "GPU-hours no job held."), \
+	    { .name = "idle_gpu_usd", \
+		    .type = SW_T_NUMBER, \
+		    .flags = SW_F_REQUIRED | SW_F_NULLABLE, \
+		    .desc = "Their share of the nodes' cost." }, \
+	{ \
+		.name = "usd", .type = SW_T_NUMBER, \
+		.flags = SW_F_REQUIRED | SW_F_NULLABLE, \
+		.desc = "What the nodes cost (held and idle GPUs are its " \
+			"parts)." \
+	}
+/* clang-format off */
 static const struct sw_field o_ledger_row[] = {
 	OUT_OPT("day", SW_T_STRING, "The day (UTC)."),
 	OUT_OPT("cluster", SW_T_STRING, "The cluster."),
@@ -68,13 +77,19 @@ static const struct sw_field o_ledger_row[] = {
 	F_LEDGER_SUMS,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ledger_item[] = {
 	{ .name = "row", .type = SW_T_OBJECT, .fields = o_ledger_row },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ledger_totals[] = {
 	F_LEDGER_SUMS,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ledger[] = {
 	OUT("from", SW_T_STRING, "First day."),
 	OUT("to", SW_T_STRING, "Last day."),
@@ -86,23 +101,29 @@ static const struct sw_field o_ledger[] = {
 	  .fields = o_ledger_totals, .desc = "The sums of every row." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_ledger[] = {
 	{ .status = 200, .fields = o_ledger, .desc = "The ledger, summed." },
 	{ .status = 200, .media = "text/csv",
 	  .desc = "The same rows as CSV (RFC 4180, a header line)." },
 	{ 0 }
 };
-
+/* clang-format on */
 
 /* ---- budgets -------------------------------------------------------- */
 
 static const char *const budget_scopes[] = { "team", "cluster", NULL };
 
-#define F_BUDGET_SCOPE(fl)						\
-	{ .name = "scope", .type = SW_T_STRING, .flags = (fl),		\
-	  .enumv = budget_scopes, .desc = "team (its workloads' GPU "	\
-	  "share, every cluster) or cluster (its nodes)." }
+#define F_BUDGET_SCOPE(fl) \
+	{ \
+		.name = "scope", .type = SW_T_STRING, .flags = (fl), \
+		.enumv = budget_scopes, \
+		.desc = "team (its workloads' GPU " \
+			"share, every cluster) or cluster (its nodes)." \
+	}
 
+/* clang-format off */
 static const struct sw_field f_budget_path[] = {
 	F_BUDGET_SCOPE(SW_F_PATH | SW_F_REQUIRED),
 	{ .name = "name", .type = SW_T_STRING,
@@ -112,14 +133,20 @@ static const struct sw_field f_budget_path[] = {
 	  "cluster." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_budget_list[] = {
 	F_BUDGET_SCOPE(SW_F_QUERY),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_threshold_item[] = {
 	{ .name = "threshold", .type = SW_T_INT, .min = 1, .max = 1000,
 	  .desc = "Percent of the limit." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_budget_set[] = {
 	{ .name = "limit_usd", .type = SW_T_NUMBER, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 1000000000,
@@ -130,7 +157,9 @@ static const struct sw_field f_budget_set[] = {
 	  "reaches them, ascending (default 50, 80, 100)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_budget_alert[] = {
 	OUT("threshold", SW_T_INT, "Percent of the limit."),
 	OUT("crossed_at", SW_T_STRING, "When the ledger first showed it "
@@ -138,9 +167,13 @@ static const struct sw_field o_budget_alert[] = {
 	OUT("spent_usd", SW_T_NUMBER, "What was spent then."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_budget_alert_item[] = {
 	{ .name = "alert", .type = SW_T_OBJECT, .fields = o_budget_alert },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_budget[] = {
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = budget_scopes, .desc = "team or cluster." },
@@ -171,9 +204,13 @@ static const struct sw_field o_budget[] = {
 	OUT("updated_ms", SW_T_INT, "When it was last set."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_budget_item[] = {
 	{ .name = "budget", .type = SW_T_OBJECT, .fields = o_budget },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_budget_list[] = {
 	OUT("month", SW_T_STRING, "The month, YYYY-MM (the ledger's clock)."),
 	OUT("as_of", SW_T_STRING, "The ledger's clock (RFC 3339)."),
@@ -183,6 +220,8 @@ static const struct sw_field o_budget_list[] = {
 	  "name." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_budget_deleted[] = {
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = budget_scopes, .desc = "team or cluster." },
@@ -190,31 +229,42 @@ static const struct sw_field o_budget_deleted[] = {
 	OUT("deleted", SW_T_BOOL, "Always true."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_budget_list[] = {
 	{ .status = 200, .fields = o_budget_list, .desc = "The budgets." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_budget_get[] = {
 	{ .status = 200, .fields = o_budget, .desc = "The budget now." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_budget_set[] = {
 	{ .status = 201, .fields = o_budget, .desc = "Set for the first "
 	  "time." },
 	{ .status = 200, .fields = o_budget, .desc = "Changed." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_budget_delete[] = {
 	{ .status = 200, .fields = o_budget_deleted, .desc = "Removed, with "
 	  "the alerts it crossed." },
 	{ 0 }
 };
+/* clang-format on */
 
-#define BUDGET_ABOUT " A budget is monthly and soft: it alerts, it stops "  \
+#define BUDGET_ABOUT \
+	" A budget is monthly and soft: it alerts, it stops " \
 	"nothing.  Spent is the ledger's cost of the month so far (UTC, by " \
 	"the clock of AWS's answers); the forecast adds the burn rate of " \
 	"the last sample until the month's end."
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "cost_ledger",
@@ -296,7 +346,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_budget_delete,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_costs = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_costs = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -7,10 +7,10 @@
 
 static const char *const event_levels[] = { "Info", "Warn", "Error", NULL };
 
-static const char *const event_kinds[] = {
-	"Cluster", "InstanceGroup", "Instance", NULL
-};
+static const char *const event_kinds[] = { "Cluster", "InstanceGroup",
+	"Instance", NULL };
 
+/* clang-format off */
 static const struct sw_field f_events_query[] = {
 	F_CLUSTER_PATH,
 	{ .name = "instance_group", .type = SW_T_STRING, .flags = SW_F_QUERY,
@@ -36,7 +36,9 @@ static const struct sw_field f_events_query[] = {
 	  .desc = "The 'next' value of the previous page." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_event[] = {
 	OUT_OPT("id", SW_T_STRING, "Event id."),
 	OUT_OPT("time", SW_T_STRING, "When (RFC 3339, UTC)."),
@@ -48,21 +50,29 @@ static const struct sw_field o_event[] = {
 	OUT_OPT("description", SW_T_STRING, "What happened."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_event_item[] = {
 	{ .name = "event", .type = SW_T_OBJECT, .fields = o_event },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_event_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_event_item, .desc = "Newest first." },
 	OUT_OPT("next", SW_T_STRING, "The cursor of the next page."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_events[] = {
 	{ .status = 200, .fields = o_event_list,
 	  .desc = "The cluster's HyperPod events." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_sick[] = {
 	OUT_OPT("node_id", SW_T_STRING, "Instance id."),
 	OUT_OPT("instance_group", SW_T_STRING, "Its group."),
@@ -70,9 +80,13 @@ static const struct sw_field o_sick[] = {
 	OUT_OPT("message", SW_T_STRING, "Why."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_sick_item[] = {
 	{ .name = "node", .type = SW_T_OBJECT, .fields = o_sick },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_stuck[] = {
 	OUT_OPT("pod", SW_T_STRING, "Pod name."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
@@ -80,12 +94,14 @@ static const struct sw_field o_stuck[] = {
 	OUT_OPT("reason", SW_T_STRING, "Why, as Kubernetes says."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_stuck_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_stuck },
 };
-static const char *const severities[] = {
-	"error", "warning", "info", NULL
-};
+/* clang-format on */
+static const char *const severities[] = { "error", "warning", "info", NULL };
+/* clang-format off */
 static const struct sw_field o_finding[] = {
 	{ .name = "severity", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = severities, .desc = "How bad." },
@@ -93,9 +109,13 @@ static const struct sw_field o_finding[] = {
 	OUT("suggested_next_step", SW_T_STRING, "What to do next."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_finding_item[] = {
 	{ .name = "finding", .type = SW_T_OBJECT, .fields = o_finding },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_diagnosis[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
 	OUT_OPT("eks_status", SW_T_STRING, "EKS status."),
@@ -117,11 +137,15 @@ static const struct sw_field o_diagnosis[] = {
 	OUT("read_only", SW_T_BOOL, "Always true: nothing was changed."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_diagnosis[] = {
 	{ .status = 200, .fields = o_diagnosis, .desc = "The diagnosis." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "cluster_events",
@@ -155,7 +179,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_diagnosis,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_diagnostics = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_diagnostics = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -10,8 +10,8 @@
 /* One family's rows, in the order the OpenAPI document lists them. */
 struct sw_op;
 struct sw_op_family {
-	const struct sw_op	*rows;
-	size_t			 len;
+	const struct sw_op *rows;
+	size_t len;
 };
 
 extern const struct sw_op_family sw_ops_system;

@@ -10,10 +10,10 @@
  * changes.  Plain features take true/false; tiered_checkpointing and
  * autoscaling take an object whose "enabled" is required.
  */
-static const char *const consolidation_policies[] = {
-	"WhenEmpty", "WhenEmptyOrUnderutilized", NULL
-};
+static const char *const consolidation_policies[] = { "WhenEmpty",
+	"WhenEmptyOrUnderutilized", NULL };
 
+/* clang-format off */
 static const struct sw_field f_feat_tiered[] = {
 	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
 	  .desc = "Turn managed tiered checkpointing on or off." },
@@ -29,12 +29,16 @@ static const struct sw_field f_feat_tiered[] = {
 	  "training pods use (default: default)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_feat_group_item[] = {
 	{ .name = "group", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_GROUP },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_feat_autoscaling[] = {
 	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
 	  .desc = "Turn HyperPod managed Karpenter on or off." },
@@ -52,10 +56,12 @@ static const struct sw_field f_feat_autoscaling[] = {
 	  .items = f_feat_group_item },
 	{ NULL }
 };
+/* clang-format on */
 
-#define PAT_AMP_WS	"ws-[0-9a-f-]{8,64}"
-#define PAT_AMG_WS	"g-[0-9a-f]{8,32}"
+#define PAT_AMP_WS "ws-[0-9a-f-]{8,64}"
+#define PAT_AMG_WS "g-[0-9a-f]{8,32}"
 
+/* clang-format off */
 static const struct sw_field f_feat_observability[] = {
 	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
 	  .desc = "Turn the observability add-on on or off." },
@@ -69,7 +75,9 @@ static const struct sw_field f_feat_observability[] = {
 	  "feature_list shows." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_features[] = {
 	{ .name = "training_operator", .type = SW_T_BOOL,
 	  .desc = "HyperPod training operator add-on (HyperPodPyTorchJob); "
@@ -107,7 +115,9 @@ static const struct sw_field f_features[] = {
 	  .fields = f_feat_autoscaling },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_addon_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "addon", .type = SW_T_STRING,
@@ -116,7 +126,9 @@ static const struct sw_field f_addon_path[] = {
 	  .desc = "EKS add-on name, e.g. kube-proxy." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_addon_upgrade[] = {
 	{ .name = "version", .type = SW_T_STRING, .min = 6, .max = 64,
 	  .pattern = PAT_ADDON_VERSION,
@@ -125,7 +137,9 @@ static const struct sw_field f_addon_upgrade[] = {
 	  "version)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_feature_same[] = {
 	OUT("changed", SW_T_BOOL, "Always false: every feature asked for "
 	    "is already as asked."),
@@ -134,14 +148,20 @@ static const struct sw_field o_feature_same[] = {
 	    "feature_list shows it."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_feature_change_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
-#define F_FEATURE_CHANGES						\
-	OUT("changed", SW_T_BOOL, "Always true: something changes."),	\
-	{ .name = "changes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
-	  .items = o_feature_change_item,				\
-	  .desc = "The feature stages that would run." }
+/* clang-format on */
+#define F_FEATURE_CHANGES \
+	OUT("changed", SW_T_BOOL, "Always true: something changes."), \
+	{ \
+		.name = "changes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
+		.items = o_feature_change_item, \
+		.desc = "The feature stages that would run." \
+	}
+/* clang-format off */
 static const struct sw_field o_feature_accepted[] = {
 	F_ACCEPTED,
 	/* a replay of an Idempotency-Key is the operation alone */
@@ -152,11 +172,15 @@ static const struct sw_field o_feature_accepted[] = {
 	  "answer replays an Idempotency-Key)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_feature_plan[] = {
 	F_PLAN,
 	F_FEATURE_CHANGES,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_feature_set[] = {
 	{ .status = 202, .fields = o_feature_accepted,
 	  .desc = "Started: the operation and what changes." },
@@ -166,7 +190,9 @@ static const struct sw_answer a_feature_set[] = {
 	  .desc = "Nothing to change (a dry run too)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_addon_same[] = {
 	OUT("changed", SW_T_BOOL, "Always false: the add-on is at that "
 	    "version."),
@@ -174,16 +200,22 @@ static const struct sw_field o_addon_same[] = {
 	OUT("version", SW_T_STRING, "Its version."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_addon_upgrade[] = {
 	ANSWERS_LONG,
 	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_addon_same,
 	  .desc = "Already at that version (a dry run too)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_version_item[] = {
 	{ .name = "version", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_addon[] = {
 	OUT("addon", SW_T_STRING, "Add-on name."),
 	OUT_OPT("status", SW_T_STRING, "ACTIVE, CREATING, DEGRADED..."),
@@ -199,26 +231,36 @@ static const struct sw_field o_addon[] = {
 	    "published."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_addon_item[] = {
 	{ .name = "addon", .type = SW_T_OBJECT, .fields = o_addon },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_addon_list[] = {
 	OUT("kubernetes_version", SW_T_STRING, "The cluster's."),
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_addon_item, .desc = "The installed add-ons." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_addon_list[] = {
 	{ .status = 200, .fields = o_addon_list,
 	  .desc = "The cluster's add-ons and their versions." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_feature_item[] = {
 	{ .name = "feature", .type = SW_T_ANY,
 	  .desc = "One feature's live state and its name; the members "
 	  "differ by feature (feature_set's body names them)." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_feature_list[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
 	OUT("features", SW_T_ANY, "Each feature's live state, by name."),
@@ -226,13 +268,17 @@ static const struct sw_field o_feature_list[] = {
 	  .items = o_feature_item, .desc = "The same, as a list." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_feature_list[] = {
 	{ .status = 200, .fields = o_feature_list,
 	  .desc = "The cluster's features." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* Kubernetes access following the teams (handlers/access.c). */
+/* clang-format off */
 static const struct sw_field f_team_access[] = {
 	{ .name = "enabled", .type = SW_T_BOOL, .flags = SW_F_REQUIRED,
 	  .desc = "On: every team.<team>.<role>.iam_role_arn of the "
@@ -243,10 +289,14 @@ static const struct sw_field f_team_access[] = {
 	  "sent again, it reconciles. Off: every entry it made goes." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_ns_item[] = {
 	{ .name = "namespace", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_access_entry[] = {
 	OUT("team", SW_T_STRING, "The team."),
 	OUT("role", SW_T_STRING, "viewer, operator or platform-admin."),
@@ -265,9 +315,13 @@ static const struct sw_field o_team_access_entry[] = {
 	    "associated with it (ListAssociatedAccessPolicies)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_access_item[] = {
 	{ .name = "entry", .type = SW_T_OBJECT, .fields = o_team_access_entry },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_access[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
 	OUT("enabled", SW_T_BOOL, "Team access is on (the EKS cluster's "
@@ -281,16 +335,22 @@ static const struct sw_field o_team_access[] = {
 	  "live one Slipway made, with its state." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_team_access_get[] = {
 	{ .status = 200, .fields = o_team_access,
 	  .desc = "The team access entries, asked and live." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_team_access_set[] = {
 	ANSWERS_LONG,
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "feature_list",
@@ -416,7 +476,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_team_access_set,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_features = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_features = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -16,10 +16,10 @@
 #include "api/ops/ops.h"
 
 static const char *const fleet_versions[] = { "slipway/v1", NULL };
-static const char *const change_reasons[] = {
-	"absent", "differs", "not_in_document", NULL
-};
+static const char *const change_reasons[] = { "absent", "differs",
+	"not_in_document", NULL };
 
+/* clang-format off */
 static const struct sw_field f_fleet_cluster_item[] = {
 	{ .name = "cluster", .type = SW_T_OBJECT,
 	  .desc = "A cluster: the fields of cluster_create, features (the "
@@ -28,17 +28,23 @@ static const struct sw_field f_fleet_cluster_item[] = {
 	  "(each space_template_set's template and fields) and "
 	  "compute_quotas (each compute_quota_create's)." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_fleet_sub_item[] = {
 	{ .name = "subscription", .type = SW_T_OBJECT,
 	  .desc = "A subscription as subscription_create takes it." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_fleet_budget_item[] = {
 	{ .name = "budget", .type = SW_T_OBJECT,
 	  .desc = "A budget: scope and name (budget_set's path) with "
 	  "budget_set's fields." },
 };
+/* clang-format on */
 
 /* The document's outline; GET /api/v1/fleet/schema has it whole. */
+/* clang-format off */
 static const struct sw_field f_fleet_doc[] = {
 	{ .name = "apiVersion", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = fleet_versions,
@@ -60,7 +66,9 @@ static const struct sw_field f_fleet_doc[] = {
 	  .desc = "Notification subscriptions, by name." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_change[] = {
 	OUT("order", SW_T_INT, "Its place: changes run in this order."),
 	OUT("operation", SW_T_STRING, "The operation it runs (a row of "
@@ -85,35 +93,54 @@ static const struct sw_field o_change[] = {
 	    "Who made it is not known."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_change_item[] = {
 	{ .name = "change", .type = SW_T_OBJECT, .fields = o_change },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_kept_item[] = {
 	{ .name = "cluster", .type = SW_T_STRING },
 };
-#define F_PLAN_MEMBERS							\
-	{ .name = "changes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
-	  .items = o_change_item, .desc = "The changes, in order; none "	\
-	  "when live is the document." },				\
-	OUT("prune", SW_T_BOOL, "Whether clusters not in the document "	\
-	    "are deleted."),						\
-	{ .name = "kept", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,	\
-	  .items = o_kept_item, .desc = "Managed clusters the document "	\
-	  "does not name, kept because prune is false." },		\
-	{ .name = "added_per_hour", .type = SW_T_NUMBER,		\
-	  .flags = SW_F_REQUIRED | SW_F_NULLABLE,			\
-	  .desc = "What the changes add per hour, USD (null: some "	\
-	  "price is unknown)." }
+/* clang-format on */
+#define F_PLAN_MEMBERS \
+	{ .name = "changes", \
+		.type = SW_T_ARRAY, \
+		.flags = SW_F_REQUIRED, \
+		.items = o_change_item, \
+		.desc = "The changes, in order; none " \
+			"when live is the document." }, \
+	    OUT("prune", SW_T_BOOL, \
+		"Whether clusters not in the document " \
+		"are deleted."), \
+	    { .name = "kept", \
+		    .type = SW_T_ARRAY, \
+		    .flags = SW_F_REQUIRED, \
+		    .items = o_kept_item, \
+		    .desc = "Managed clusters the document " \
+			    "does not name, kept because prune is false." }, \
+	{ \
+		.name = "added_per_hour", .type = SW_T_NUMBER, \
+		.flags = SW_F_REQUIRED | SW_F_NULLABLE, \
+		.desc = "What the changes add per hour, USD (null: some " \
+			"price is unknown)." \
+	}
+/* clang-format off */
 static const struct sw_field o_fleet_plan[] = {
 	F_PLAN_MEMBERS,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_plan[] = {
 	{ .status = 200, .fields = o_fleet_plan,
 	  .desc = "The ordered changes; nothing is changed." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_started[] = {
 	OUT("operation", SW_T_STRING, "The operation it ran."),
 	OUT("target", SW_T_STRING, "What it acted on."),
@@ -123,9 +150,13 @@ static const struct sw_field o_started[] = {
 	OUT_OPT("error", SW_T_STRING, "Why it was refused."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_started_item[] = {
 	{ .name = "started", .type = SW_T_OBJECT, .fields = o_started },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_fleet_apply[] = {
 	F_PLAN_MEMBERS,
 	{ .name = "started", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -136,15 +167,21 @@ static const struct sw_field o_fleet_apply[] = {
 	OUT("failed", SW_T_INT, "Changes whose operation was refused."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_apply[] = {
 	{ .status = 200, .fields = o_fleet_apply,
 	  .desc = "The changes and the operations they started." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_any_item[] = {
 	{ .name = "item", .type = SW_T_ANY },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_fleet_doc[] = {
 	OUT("apiVersion", SW_T_STRING, "slipway/v1."),
 	{ .name = "clusters", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -157,13 +194,17 @@ static const struct sw_field o_fleet_doc[] = {
 	  "see, without its secret." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_export[] = {
 	{ .status = 200, .fields = o_fleet_doc,
 	  .desc = "Today's state as a fleet document; applied, it changes "
 	  "nothing." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_fleet_drift[] = {
 	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_QUERY,
 	  .min = 2, .max = 32, .pattern = PAT_CLUSTER,
@@ -171,6 +212,8 @@ static const struct sw_field f_fleet_drift[] = {
 	  "access and quotas)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_fleet_drift[] = {
 	F_PLAN_MEMBERS,
 	OUT("applied", SW_T_BOOL, "A document was applied (else there "
@@ -179,13 +222,17 @@ static const struct sw_field o_fleet_drift[] = {
 	OUT_OPT("applied_ms", SW_T_INT, "When."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_drift[] = {
 	{ .status = 200, .fields = o_fleet_drift,
 	  .desc = "What differs from the fleet document applied last: its "
 	  "plan now; none when nothing drifted." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_recorded[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
 	OUT("target", SW_T_STRING, "The instance group, cluster/group, or "
@@ -202,9 +249,13 @@ static const struct sw_field o_recorded[] = {
 	    "trail of AWS is read)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_recorded_item[] = {
 	{ .name = "drift", .type = SW_T_OBJECT, .fields = o_recorded },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_fleet_drift_recorded[] = {
 	OUT("applied", SW_T_BOOL, "A document was applied."),
 	OUT_OPT("applied_by", SW_T_STRING, "Who applied the document."),
@@ -214,12 +265,16 @@ static const struct sw_field o_fleet_drift_recorded[] = {
 	  "poller's last pass; none when nothing drifted." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_drift_recorded[] = {
 	{ .status = 200, .fields = o_fleet_drift_recorded,
 	  .desc = "The drift recorded, without reading live state." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_schema[] = {
 	OUT("$schema", SW_T_STRING, "The JSON Schema dialect."),
 	OUT("$id", SW_T_STRING, "The schema's name."),
@@ -230,13 +285,17 @@ static const struct sw_field o_schema[] = {
 	OUT("additionalProperties", SW_T_BOOL, "Always false."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_fleet_schema[] = {
 	{ .status = 200, .fields = o_schema,
 	  .desc = "The fleet document's JSON Schema." },
 	{ 0 }
 };
+/* clang-format on */
 
-#define FLEET_ABOUT " The document: apiVersion slipway/v1, clusters (each " \
+#define FLEET_ABOUT \
+	" The document: apiVersion slipway/v1, clusters (each " \
 	"as cluster_create takes it, with features as feature_set takes " \
 	"them, team_access as team_access_set does, scheduler_config as " \
 	"scheduler_config_set does, space_templates as space_template_set " \
@@ -246,6 +305,7 @@ static const struct sw_answer a_fleet_schema[] = {
 	"subscription_create takes them) and prune; its JSON Schema is " \
 	"fleet_schema."
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "fleet_schema",
@@ -365,7 +425,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_fleet_drift_recorded,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_fleet = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_fleet = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -9,28 +9,30 @@
 /* A model source: s3://bucket or a first segment (an fs-<id>, a Hugging
  * Face organisation), then a path of PAT_REL_PATH's segments (no '.'
  * or '..' segment, nothing absolute), a trailing '/' allowed. */
-#define PAT_MODEL_URI	"(s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]|" \
-			"[A-Za-z0-9][A-Za-z0-9._-]{0,95})" \
-			"(/" PAT_REL_PATH ")?/?"
+#define PAT_MODEL_URI \
+	"(s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]|" \
+	"[A-Za-z0-9][A-Za-z0-9._-]{0,95})" \
+	"(/" PAT_REL_PATH ")?/?"
 
-#define PAT_HF_MODEL	"[A-Za-z0-9][A-Za-z0-9._-]{0,95}" \
-			"(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?"
+#define PAT_HF_MODEL \
+	"[A-Za-z0-9][A-Za-z0-9._-]{0,95}" \
+	"(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?"
 
-#define PAT_HF_REV	"[A-Za-z0-9][A-Za-z0-9._/-]{0,127}"
+#define PAT_HF_REV "[A-Za-z0-9][A-Za-z0-9._/-]{0,127}"
 
-#define PAT_PROM_URL	"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
-			"(/[A-Za-z0-9._~%/-]*)?"
+#define PAT_PROM_URL \
+	"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
+	"(/[A-Za-z0-9._~%/-]*)?"
 
 static const char *const inf_engines[] = { "vllm", "sglang", NULL };
 
-static const char *const inf_exposures[] = {
-	"service", "load-balancer", "pool", NULL
-};
+static const char *const inf_exposures[] = { "service", "load-balancer", "pool",
+	NULL };
 
-static const char *const inf_metrics[] = {
-	"queue", "running", "kv-cache", NULL
-};
+static const char *const inf_metrics[] = { "queue", "running", "kv-cache",
+	NULL };
 
+/* clang-format off */
 static const struct sw_field f_download_body[] = {
 	{ .name = "model_id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 193, .pattern = PAT_HF_MODEL,
@@ -67,7 +69,9 @@ static const struct sw_field f_download_body[] = {
 	F_KUEUE_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_autoscale[] = {
 	{ .name = "min_replicas", .type = SW_T_INT, .max = 64,
 	  .dflt = "1",
@@ -88,14 +92,14 @@ static const struct sw_field f_autoscale[] = {
 	  .desc = "Prometheus that scrapes the servers." },
 	{ NULL }
 };
+/* clang-format on */
 
 /*
  * kind managed and jumpstart: the HyperPod inference operator's
  * InferenceEndpointConfig and JumpStartModel (facts 2.2, 2.3).
  */
-static const char *const inf_kinds_enum[] = {
-	"self-hosted", "managed", "jumpstart", NULL
-};
+static const char *const inf_kinds_enum[] = { "self-hosted", "managed",
+	"jumpstart", NULL };
 
 /* Members of an inference_deploy body that go with some kinds only. */
 static const char *const only_self[] = { "kind", "self-hosted", NULL };
@@ -104,22 +108,18 @@ static const char *const only_managed[] = { "kind", "managed", NULL };
 
 static const char *const only_jumpstart[] = { "kind", "jumpstart", NULL };
 
-static const char *const only_operator[] = {
-	"kind", "managed", "jumpstart", NULL
-};
+static const char *const only_operator[] = { "kind", "managed", "jumpstart",
+	NULL };
 
-static const char *const inf_source_types[] = {
-	"s3", "fsx", "huggingface", NULL
-};
+static const char *const inf_source_types[] = { "s3", "fsx", "huggingface",
+	NULL };
 
-static const char *const inf_l2_backends[] = {
-	"tieredstorage", "redis", NULL
-};
+static const char *const inf_l2_backends[] = { "tieredstorage", "redis", NULL };
 
-static const char *const inf_strategies[] = {
-	"prefixaware", "kvaware", "session", "roundrobin", NULL
-};
+static const char *const inf_strategies[] = { "prefixaware", "kvaware",
+	"session", "roundrobin", NULL };
 
+/* clang-format off */
 static const struct sw_field f_inf_source[] = {
 	{ .name = "type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = inf_source_types, .desc = "s3, fsx or huggingface." },
@@ -129,7 +129,9 @@ static const struct sw_field f_inf_source[] = {
 	  "path is relative, without '.' or '..' segments." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_kv[] = {
 	{ .name = "l1", .type = SW_T_BOOL,
 	  .dflt = "true",
@@ -141,14 +143,18 @@ static const struct sw_field f_inf_kv[] = {
 	  .desc = "The Redis of an l2 redis cache." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_routing[] = {
 	{ .name = "strategy", .type = SW_T_STRING, .enumv = inf_strategies,
 	  .dflt = "prefixaware",
 	  .desc = "prefixaware (default), kvaware, session or roundrobin." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_body[] = {
 	{ .name = "endpoint_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
@@ -225,7 +231,9 @@ static const struct sw_field f_inf_body[] = {
 	F_KUEUE_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "endpoint", .type = SW_T_STRING,
@@ -236,7 +244,9 @@ static const struct sw_field f_inf_path[] = {
 	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_logs[] = {
 	F_CLUSTER_PATH,
 	{ .name = "endpoint", .type = SW_T_STRING,
@@ -252,16 +262,16 @@ static const struct sw_field f_inf_logs[] = {
 	  .desc = "Only this pod of the endpoint." },
 	{ NULL }
 };
+/* clang-format on */
 
 /*
  * inference_invoke: an OpenAI-style chat body and nothing else.  There
  * is no URL, host or port field: the request goes to the endpoint's
  * own Service, found by its Slipway labels.
  */
-static const char *const chat_roles[] = {
-	"system", "user", "assistant", NULL
-};
+static const char *const chat_roles[] = { "system", "user", "assistant", NULL };
 
+/* clang-format off */
 static const struct sw_field f_chat_message[] = {
 	{ .name = "role", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = chat_roles, .desc = "system, user or assistant." },
@@ -269,11 +279,15 @@ static const struct sw_field f_chat_message[] = {
 	  .min = 0, .max = 32768, .desc = "The message text." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_chat_item[] = {
 	{ .name = "message", .type = SW_T_OBJECT, .fields = f_chat_message },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_inf_invoke_body[] = {
 	{ .name = "messages", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .items = f_chat_item,
@@ -287,8 +301,10 @@ static const struct sw_field f_inf_invoke_body[] = {
 	  .desc = "Only false: the answer is one JSON document." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* The hot GPU pool (handlers/inference_pool.c). */
+/* clang-format off */
 static const struct sw_field f_pool_body[] = {
 	{ .name = "pool_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 40, .pattern = PAT_WL_NAME,
@@ -319,7 +335,9 @@ static const struct sw_field f_pool_body[] = {
 	  .desc = "PVC mounted at /data (default s3-claim)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_pool_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "pool", .type = SW_T_STRING,
@@ -330,7 +348,9 @@ static const struct sw_field f_pool_path[] = {
 	  .desc = "Namespace (default 'default')." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_pool_move_body[] = {
 	{ .name = "endpoint", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 45, .pattern = PAT_WL_NAME,
@@ -340,8 +360,10 @@ static const struct sw_field f_pool_move_body[] = {
 	  "of the endpoint's)." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* inference_scale: a fixed count or an autoscaler, one of the two. */
+/* clang-format off */
 static const struct sw_field f_inf_scale_body[] = {
 	{ .name = "replicas", .type = SW_T_INT, .min = 1, .max = 64,
 	  .desc = "Fixed replica count; removes the endpoint's autoscaler." },
@@ -350,7 +372,9 @@ static const struct sw_field f_inf_scale_body[] = {
 	  .fields = f_autoscale },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_downloading[] = {
 	OUT("job", SW_T_STRING, "The download job."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -365,6 +389,8 @@ static const struct sw_field o_downloading[] = {
 	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_download_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -373,6 +399,8 @@ static const struct sw_field o_download_plan[] = {
 	OUT("target", SW_T_STRING, "Where it would land."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_model_download[] = {
 	{ .status = 201, .fields = o_downloading,
 	  .desc = "The download job is submitted." },
@@ -380,7 +408,9 @@ static const struct sw_answer a_model_download[] = {
 	  .desc = "The plan (dry_run=true): the manifests." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_service[] = {
 	OUT_OPT("name", SW_T_STRING, "Service name."),
 	OUT_OPT("type", SW_T_STRING, "ClusterIP or LoadBalancer."),
@@ -388,8 +418,10 @@ static const struct sw_field o_service[] = {
 	OUT_OPT("url", SW_T_STRING, "Where it answers."),
 	{ NULL }
 };
+/* clang-format on */
 /* An endpoint of any kind: self-hosted (a Deployment), managed or
  * JumpStart (the operator's resource) or on a pool. */
+/* clang-format off */
 static const struct sw_field o_endpoint[] = {
 	OUT_OPT("endpoint", SW_T_STRING, "Endpoint name."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
@@ -416,23 +448,33 @@ static const struct sw_field o_endpoint[] = {
 	  "team's queue)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_endpoint_item[] = {
 	{ .name = "endpoint", .type = SW_T_OBJECT, .fields = o_endpoint },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_endpoint_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_endpoint_item, .desc = "The endpoints." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_list[] = {
 	{ .status = 200, .fields = o_endpoint_list,
 	  .desc = "The cluster's inference endpoints." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_get[] = {
 	{ .status = 200, .fields = o_endpoint, .desc = "The endpoint." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_inf_logs[] = {
 	OUT("endpoint", SW_T_STRING, "The endpoint."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -442,18 +484,25 @@ static const struct sw_field o_inf_logs[] = {
 	  .items = sw_pod_log_item, .desc = "Each started pod's lines." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_logs[] = {
 	{ .status = 200, .fields = o_inf_logs,
 	  .desc = "The endpoint's logs." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* What a workload change applied, and how to follow it. */
-#define F_APPLIED							\
-	{ .name = "applied", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED, \
-	  .items = o_ref_item, .desc = "The objects applied." },	\
-	OUT_OPT("status_tool", SW_T_STRING, "The tool to follow it."),	\
-	OUT("poll_interval_seconds", SW_T_INT, "How often to ask.")
+#define F_APPLIED \
+	{ .name = "applied", \
+		.type = SW_T_ARRAY, \
+		.flags = SW_F_REQUIRED, \
+		.items = o_ref_item, \
+		.desc = "The objects applied." }, \
+	    OUT_OPT("status_tool", SW_T_STRING, "The tool to follow it."), \
+	    OUT("poll_interval_seconds", SW_T_INT, "How often to ask.")
+/* clang-format off */
 static const struct sw_field o_deployed[] = {
 	OUT("endpoint", SW_T_STRING, "Endpoint name."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -468,6 +517,8 @@ static const struct sw_field o_deployed[] = {
 	F_APPLIED,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_deploy_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -484,6 +535,8 @@ static const struct sw_field o_deploy_plan[] = {
 	  "jumpstart); unknown is null, never zero." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_deploy[] = {
 	{ .status = 200, .fields = o_deployed,
 	  .desc = "Applied: the endpoint starts." },
@@ -491,10 +544,14 @@ static const struct sw_answer a_inf_deploy[] = {
 	  .desc = "The plan (dry_run=true): the manifests." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_name_item[] = {
 	{ .name = "name", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_inf_deleted[] = {
 	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What was deleted." },
@@ -503,6 +560,8 @@ static const struct sw_field o_inf_deleted[] = {
 	  .desc = "Pool pods given back (an endpoint on a pool)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_inf_deletes[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -512,13 +571,17 @@ static const struct sw_field o_inf_deletes[] = {
 	  .desc = "Pool pods it would give back." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_delete[] = {
 	{ .status = 200, .fields = o_inf_deleted, .desc = "Deleted." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_inf_deletes,
 	  .desc = "The plan (dry_run=true): what it would delete." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_scaled[] = {
 	OUT("endpoint", SW_T_STRING, "Endpoint name."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -528,6 +591,8 @@ static const struct sw_field o_scaled[] = {
 	F_APPLIED,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_scale_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	OUT("endpoint", SW_T_STRING, "Endpoint name."),
@@ -542,13 +607,17 @@ static const struct sw_field o_scale_plan[] = {
 	OUT_OPT("from", SW_T_INT, "Replicas asked for now."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_inf_scale[] = {
 	{ .status = 200, .fields = o_scaled, .desc = "Scaled." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_scale_plan,
 	  .desc = "The plan (dry_run=true)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_pool_pod[] = {
 	OUT_OPT("pod", SW_T_STRING, "Pod name."),
 	OUT("ready", SW_T_BOOL, "It is ready."),
@@ -556,9 +625,13 @@ static const struct sw_field o_pool_pod[] = {
 	    "assigned."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_pod_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pool_pod },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool[] = {
 	OUT_OPT("pool", SW_T_STRING, "Pool name."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
@@ -572,18 +645,26 @@ static const struct sw_field o_pool[] = {
 	OUT("assigned", SW_T_ANY, "Pods per endpoint, by endpoint name."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_item[] = {
 	{ .name = "pool", .type = SW_T_OBJECT, .fields = o_pool },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_pool_item, .desc = "The pools." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_pool_list[] = {
 	{ .status = 200, .fields = o_pool_list, .desc = "The pools." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_made[] = {
 	OUT("pool", SW_T_STRING, "Pool name."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -594,6 +675,8 @@ static const struct sw_field o_pool_made[] = {
 	F_APPLIED,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -606,6 +689,8 @@ static const struct sw_field o_pool_plan[] = {
 	  .desc = "Pods it would keep because an endpoint holds them." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_pool_create[] = {
 	{ .status = 200, .fields = o_pool_made,
 	  .desc = "Applied: the pool's pods start." },
@@ -613,6 +698,8 @@ static const struct sw_answer a_pool_create[] = {
 	  .desc = "The plan (dry_run=true)." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_deleted[] = {
 	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What was deleted." },
@@ -620,6 +707,8 @@ static const struct sw_field o_pool_deleted[] = {
 	OUT("status_tool", SW_T_STRING, "inference_pool_list."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_deletes[] = {
 	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What it would delete." },
@@ -628,42 +717,55 @@ static const struct sw_field o_pool_deletes[] = {
 	OUT("status_tool", SW_T_STRING, "inference_pool_list."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_pool_delete[] = {
 	{ .status = 200, .fields = o_pool_deleted, .desc = "Deleted." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_pool_deletes,
 	  .desc = "The plan (dry_run=true)." },
 	{ 0 }
 };
-#define F_POOL_MOVE							\
-	OUT("pool", SW_T_STRING, "Pool name."),				\
-	OUT("endpoint", SW_T_STRING, "The endpoint."),			\
-	OUT_OPT("dry_run", SW_T_BOOL, "True for a dry run: nothing "	\
-	    "moved."),							\
-	OUT("status_tool", SW_T_STRING, "inference_get."),		\
-	OUT("poll_seconds", SW_T_INT, "How often to ask.")
+/* clang-format on */
+#define F_POOL_MOVE \
+	OUT("pool", SW_T_STRING, "Pool name."), \
+	    OUT("endpoint", SW_T_STRING, "The endpoint."), \
+	    OUT_OPT("dry_run", SW_T_BOOL, \
+		"True for a dry run: nothing " \
+		"moved."), \
+	    OUT("status_tool", SW_T_STRING, "inference_get."), \
+	    OUT("poll_seconds", SW_T_INT, "How often to ask.")
+/* clang-format off */
 static const struct sw_field o_pool_assigned[] = {
 	F_POOL_MOVE,
 	{ .name = "assigned", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_name_item, .desc = "Pods given to the endpoint." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pool_released[] = {
 	F_POOL_MOVE,
 	{ .name = "released", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_name_item, .desc = "Pods given back to the pool." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_pool_assign[] = {
 	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_pool_assigned,
 	  .desc = "Assigned (or, for a dry run, what would be)." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_pool_release[] = {
 	{ .status = 200, .dry_run = SW_DRY_TOO, .fields = o_pool_released,
 	  .desc = "Released (or, for a dry run, what would be)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "model_download",
@@ -885,7 +987,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_pool_release,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_inference = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_inference = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -6,6 +6,7 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
+/* clang-format off */
 static const struct sw_field f_type_query[] = {
 	{ .name = "availability_zone", .type = SW_T_STRING,
 	  .flags = SW_F_QUERY, .min = 1, .max = 32, .pattern = PAT_AZ,
@@ -17,26 +18,36 @@ static const struct sw_field f_type_query[] = {
 	  .desc = "Only accelerated types." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_region[] = {
 	OUT("name", SW_T_STRING, "A region HyperPod is offered in."),
 	OUT("current", SW_T_BOOL, "Slipway's region."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_region_item[] = {
 	{ .name = "region", .type = SW_T_OBJECT, .fields = o_region },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_region_list[] = {
 	OUT("region", SW_T_STRING, "Slipway's region."),
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_region_item, .desc = "The regions." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_region_list[] = {
 	{ .status = 200, .fields = o_region_list, .desc = "The regions." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_zone[] = {
 	OUT("name", SW_T_STRING, "Zone name (us-west-2a)."),
 	OUT("id", SW_T_STRING, "Zone id (usw2-az1), the same in every "
@@ -44,23 +55,33 @@ static const struct sw_field o_zone[] = {
 	OUT("state", SW_T_STRING, "available, or why not."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_zone_item[] = {
 	{ .name = "zone", .type = SW_T_OBJECT, .fields = o_zone },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_zone_list[] = {
 	OUT("region", SW_T_STRING, "Slipway's region."),
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_zone_item, .desc = "The zones." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_az_list[] = {
 	{ .status = 200, .fields = o_zone_list, .desc = "The zones." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_az_name_item[] = {
 	{ .name = "az", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_type[] = {
 	OUT("instance_type", SW_T_STRING, "HyperPod type (ml.*)."),
 	OUT("ec2_instance_type", SW_T_STRING, "The EC2 type under it."),
@@ -74,34 +95,48 @@ static const struct sw_field o_type[] = {
 	OUT("memory_mib", SW_T_INT, "Memory in MiB."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_type_item[] = {
 	{ .name = "type", .type = SW_T_OBJECT, .fields = o_type },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_type_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_type_item, .desc = "The types offered." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_type_list[] = {
 	{ .status = 200, .fields = o_type_list, .desc = "The types." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_plan_item[] = {
 	{ .name = "plan", .type = SW_T_ANY,
 	  .desc = "A TrainingPlanSummary as SageMaker returns it." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_plan_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_plan_item, .desc = "The account's training plans." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_plan_list[] = {
 	{ .status = 200, .fields = o_plan_list,
 	  .desc = "The training plans." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "region_list",
@@ -153,7 +188,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_plan_list,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_inspect = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_inspect = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -8,11 +8,14 @@
 
 static const char *const placements[] = { "shared", "dedicated", NULL };
 
+/* clang-format off */
 static const struct sw_field f_ig_add[] = {
 	F_CLUSTER_PATH,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_scheduled_update[] = {
 	{ .name = "cron", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 9, .max = 256, .pattern = "cron\\([^()]+\\)",
@@ -20,11 +23,12 @@ static const struct sw_field f_scheduled_update[] = {
 	F_ROLLING_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
-static const char *const patch_strategies[] = {
-	"WhenIdle", "WhenAllIdle", NULL
-};
+static const char *const patch_strategies[] = { "WhenIdle", "WhenAllIdle",
+	NULL };
 
+/* clang-format off */
 static const struct sw_field f_auto_patch[] = {
 	{ .name = "strategy", .type = SW_T_STRING, .enumv = patch_strategies,
 	  .desc = "Patch a node when it is idle (default) or when the whole "
@@ -32,18 +36,27 @@ static const struct sw_field f_auto_patch[] = {
 	F_ROLLING_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
-#define F_PATCH_FIELDS							\
-	{ .name = "scheduled_update", .type = SW_T_OBJECT,		\
-	  .fields = f_scheduled_update,					\
-	  .desc = "Scheduled AMI updates with a rolling deployment "	\
-	  "(ScheduledUpdateConfig)." },					\
-	{ .name = "auto_patch", .type = SW_T_OBJECT, .fields = f_auto_patch, \
-	  .desc = "Patch nodes automatically when idle (AutoPatchConfig)." }, \
-	{ .name = "image_release_version", .type = SW_T_STRING, .min = 10, \
-	  .max = 10, .pattern = PAT_IMAGE_RELEASE,			\
-	  .desc = "HyperPod AMI release the group runs, e.g. 2025.10.01." }
+#define F_PATCH_FIELDS \
+	{ .name = "scheduled_update", \
+		.type = SW_T_OBJECT, \
+		.fields = f_scheduled_update, \
+		.desc = "Scheduled AMI updates with a rolling deployment " \
+			"(ScheduledUpdateConfig)." }, \
+	    { .name = "auto_patch", \
+		    .type = SW_T_OBJECT, \
+		    .fields = f_auto_patch, \
+		    .desc = \
+			"Patch nodes automatically when idle (AutoPatchConfig)." }, \
+	{ \
+		.name = "image_release_version", .type = SW_T_STRING, \
+		.min = 10, .max = 10, .pattern = PAT_IMAGE_RELEASE, \
+		.desc = \
+		    "HyperPod AMI release the group runs, e.g. 2025.10.01." \
+	}
 
+/* clang-format off */
 static const struct sw_field f_ig_add_body[] = {
 	{ .name = "group_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_GROUP,
@@ -77,7 +90,9 @@ static const struct sw_field f_ig_add_body[] = {
 	F_PATCH_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_ig_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "group", .type = SW_T_STRING,
@@ -85,10 +100,12 @@ static const struct sw_field f_ig_path[] = {
 	  .pattern = PAT_GROUP, .desc = "Instance group name." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* Update takes the count and the patching fields, each optional; the
  * others are named so the answer can say they are immutable rather than
  * unknown. */
+/* clang-format off */
 static const struct sw_field f_ig_scale_body[] = {
 	{ .name = "count", .type = SW_T_INT, .max = 1000,
 	  .desc = "New number of instances (default: unchanged)." },
@@ -109,10 +126,14 @@ static const struct sw_field f_ig_scale_body[] = {
 	F_PATCH_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_group_name_item[] = {
 	{ .name = "group", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_subnet[] = {
 	OUT_OPT("subnet_id", SW_T_STRING, "Subnet id."),
 	OUT("name", SW_T_STRING, "Its Name tag "
@@ -126,47 +147,66 @@ static const struct sw_field o_subnet[] = {
 	  .desc = "The groups placed in it." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_subnet_item[] = {
 	{ .name = "subnet", .type = SW_T_OBJECT, .fields = o_subnet },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_subnet_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_subnet_item, .desc = "The compute subnets." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_subnet_list[] = {
 	{ .status = 200, .fields = o_subnet_list,
 	  .desc = "The cluster's compute subnets." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_alarm_name_item[] = {
 	{ .name = "alarm", .type = SW_T_STRING },
 };
+/* clang-format on */
 /* A rolling deployment as HyperPod has it, in the request's words. */
-#define F_ROLLING_VIEW							\
-	OUT_OPT("batch_count", SW_T_INT, "Nodes updated at once."),	\
-	OUT_OPT("batch_percent", SW_T_INT, "Or percent of the group."),	\
-	OUT_OPT("rollback_batch_count", SW_T_INT, "Nodes rolled back at " \
-	    "once."),							\
-	OUT_OPT("rollback_batch_percent", SW_T_INT, "Or percent."),	\
-	OUT_OPT("wait_seconds", SW_T_INT, "Wait between batches."),	\
-	{ .name = "rollback_alarms", .type = SW_T_ARRAY,		\
-	  .items = o_alarm_name_item,					\
-	  .desc = "CloudWatch alarms that roll it back." }
+#define F_ROLLING_VIEW \
+	OUT_OPT("batch_count", SW_T_INT, "Nodes updated at once."), \
+	    OUT_OPT("batch_percent", SW_T_INT, "Or percent of the group."), \
+	    OUT_OPT("rollback_batch_count", SW_T_INT, \
+		"Nodes rolled back at " \
+		"once."), \
+	    OUT_OPT("rollback_batch_percent", SW_T_INT, "Or percent."), \
+	    OUT_OPT("wait_seconds", SW_T_INT, "Wait between batches."), \
+	{ \
+		.name = "rollback_alarms", .type = SW_T_ARRAY, \
+		.items = o_alarm_name_item, \
+		.desc = "CloudWatch alarms that roll it back." \
+	}
+/* clang-format off */
 static const struct sw_field o_scheduled_view[] = {
 	OUT_OPT("cron", SW_T_STRING, "When it runs."),
 	F_ROLLING_VIEW,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_auto_patch_view[] = {
 	OUT_OPT("strategy", SW_T_STRING, "How it patches."),
 	F_ROLLING_VIEW,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_subnet_id_item[] = {
 	{ .name = "subnet", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_group[] = {
 	OUT_OPT("name", SW_T_STRING, "Group name."),
 	OUT_OPT("instance_type", SW_T_STRING, "Its type."),
@@ -189,20 +229,28 @@ static const struct sw_field o_group[] = {
 	    "runs."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_group_item[] = {
 	{ .name = "group", .type = SW_T_OBJECT, .fields = o_group },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_group_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_group_item, .desc = "The instance groups." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_group_list[] = {
 	{ .status = 200, .fields = o_group_list,
 	  .desc = "The cluster's instance groups." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "instance_group_list",
@@ -291,7 +339,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_subnet_list,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_instance_groups = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_instance_groups = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -8,16 +8,20 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-#define PAT_MAINTENANCE	"(Mon|Tue|Wed|Thu|Fri|Sat|Sun):([01][0-9]|2[0-3]):" \
-			"[0-5][0-9]"
+#define PAT_MAINTENANCE \
+	"(Mon|Tue|Wed|Thu|Fri|Sat|Sun):([01][0-9]|2[0-3]):" \
+	"[0-5][0-9]"
 
+/* clang-format off */
 static const struct sw_field f_app_path[] = {
 	{ .name = "app", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 40,
 	  .pattern = PAT_MLFLOW_APP, .desc = "The MLflow App's name." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_app_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 40, .pattern = PAT_MLFLOW_APP,
@@ -41,7 +45,9 @@ static const struct sw_field f_app_create[] = {
 	  .desc = "When weekly maintenance may start, UTC (Tue:03:30)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_app_url[] = {
 	{ .name = "expires_in_seconds", .type = SW_T_INT, .min = 5,
 	  .max = 300, .desc = "How long the URL may be used, once "
@@ -51,43 +57,57 @@ static const struct sw_field f_app_url[] = {
 	  "(default 43200)." },
 	{ NULL }
 };
+/* clang-format on */
 
-static const char *const app_states[] = {
-	"Creating", "Created", "CreateFailed", "Updating", "Updated",
-	"UpdateFailed", "Deleting", "DeleteFailed", "Deleted", NULL
-};
+static const char *const app_states[] = { "Creating", "Created", "CreateFailed",
+	"Updating", "Updated", "UpdateFailed", "Deleting", "DeleteFailed",
+	"Deleted", NULL };
 
-#define O_APP_COMMON							\
-	OUT("name", SW_T_STRING, "Its name."),				\
-	OUT("arn", SW_T_STRING, "Its ARN: also the tracking URI, set as "	\
-	    "a job's MLFLOW_TRACKING_URI; the sagemaker-mlflow plugin "	\
-	    "resolves it."),						\
-	{ .name = "status", .type = SW_T_STRING, .flags = SW_F_REQUIRED, \
-	  .enumv = app_states, .desc = "Where it is; jobs may use it and "	\
-	  "its UI opens once Created or Updated." },			\
-	OUT_OPT("mlflow_version", SW_T_STRING, "Its MLflow version."),	\
-	OUT_OPT("created", SW_T_NUMBER, "When it was created (seconds "	\
-	    "since the epoch)."),					\
-	OUT("ready", SW_T_BOOL, "Created or Updated: jobs may name it.")
+#define O_APP_COMMON \
+	OUT("name", SW_T_STRING, "Its name."), \
+	    OUT("arn", SW_T_STRING, \
+		"Its ARN: also the tracking URI, set as " \
+		"a job's MLFLOW_TRACKING_URI; the sagemaker-mlflow plugin " \
+		"resolves it."), \
+	    { .name = "status", \
+		    .type = SW_T_STRING, \
+		    .flags = SW_F_REQUIRED, \
+		    .enumv = app_states, \
+		    .desc = "Where it is; jobs may use it and " \
+			    "its UI opens once Created or Updated." }, \
+	    OUT_OPT("mlflow_version", SW_T_STRING, "Its MLflow version."), \
+	    OUT_OPT("created", SW_T_NUMBER, \
+		"When it was created (seconds " \
+		"since the epoch)."), \
+	    OUT("ready", SW_T_BOOL, "Created or Updated: jobs may name it.")
 
+/* clang-format off */
 static const struct sw_field o_app_summary[] = {
 	O_APP_COMMON,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_app_item[] = {
 	{ .name = "app", .type = SW_T_OBJECT, .fields = o_app_summary },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_app_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_app_item, .desc = "The account's MLflow Apps, newest "
 	  "first." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_app_list[] = {
 	{ .status = 200, .fields = o_app_list, .desc = "The apps." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_app[] = {
 	O_APP_COMMON,
 	OUT_OPT("artifact_store_uri", SW_T_STRING, "Its artifact store."),
@@ -102,11 +122,15 @@ static const struct sw_field o_app[] = {
 	OUT_OPT("last_modified", SW_T_NUMBER, "When it last changed."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_app_get[] = {
 	{ .status = 200, .fields = o_app, .desc = "The app." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_app_url[] = {
 	OUT("url", SW_T_STRING, "The presigned URL of its MLflow UI: "
 	    "usable once, within expires_in_seconds."),
@@ -116,11 +140,15 @@ static const struct sw_field o_app_url[] = {
 	OUT("arn", SW_T_STRING, "The app."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_app_url[] = {
 	{ .status = 200, .fields = o_app_url, .desc = "The URL." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "mlflow_app_list",
@@ -200,7 +228,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_long,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_mlflow = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_mlflow = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

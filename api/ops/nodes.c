@@ -7,11 +7,14 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
+/* clang-format off */
 static const struct sw_field f_rolling[] = {
 	F_ROLLING_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_node_query[] = {
 	F_CLUSTER_PATH,
 	{ .name = "instance_group", .type = SW_T_STRING, .flags = SW_F_QUERY,
@@ -19,12 +22,16 @@ static const struct sw_field f_node_query[] = {
 	  .desc = "Only nodes of this group." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_node_item[] = {
 	{ .name = "node", .type = SW_T_STRING, .min = 1, .max = 32,
 	  .pattern = PAT_NODE },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_node_ids[] = {
 	{ .name = "node_ids", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 25,
@@ -32,7 +39,9 @@ static const struct sw_field f_node_ids[] = {
 	  .items = f_node_item },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_node_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "node", .type = SW_T_STRING,
@@ -40,7 +49,9 @@ static const struct sw_field f_node_path[] = {
 	  .pattern = PAT_NODE, .desc = "HyperPod node id (i-...)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_volume_attach[] = {
 	{ .name = "volume_id", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 12, .max = 21, .pattern = PAT_VOLUME,
@@ -52,7 +63,9 @@ static const struct sw_field f_volume_attach[] = {
 	  "false: the attach is refused without it)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_volume_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "node", .type = SW_T_STRING,
@@ -63,7 +76,9 @@ static const struct sw_field f_volume_path[] = {
 	  .pattern = PAT_VOLUME, .desc = "The attached EBS volume (vol-...)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_health_check[] = {
 	{ .name = "node_ids", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 25,
@@ -75,12 +90,16 @@ static const struct sw_field f_health_check[] = {
 	  .items = f_check_item },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_group_name_item[] = {
 	{ .name = "group", .type = SW_T_STRING, .min = 1, .max = 63,
 	  .pattern = PAT_GROUP },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_software_update[] = {
 	{ .name = "instance_groups", .type = SW_T_ARRAY, .min = 1, .max = 20,
 	  .desc = "Only these groups (default: all).",
@@ -92,7 +111,9 @@ static const struct sw_field f_software_update[] = {
 	  .desc = "Rolling deployment: batch size, wait, rollback alarms." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_node[] = {
 	OUT_OPT("node_id", SW_T_STRING, "Instance id (i-...)."),
 	OUT_OPT("instance_group", SW_T_STRING, "Its instance group."),
@@ -106,20 +127,28 @@ static const struct sw_field o_node[] = {
 	    "replacements."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_node_item[] = {
 	{ .name = "node", .type = SW_T_OBJECT, .fields = o_node },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_node_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_node_item, .desc = "The nodes." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_node_list[] = {
 	{ .status = 200, .fields = o_node_list,
 	  .desc = "The cluster's nodes." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_node_detail[] = {
 	OUT_OPT("node_id", SW_T_STRING, "Instance id."),
 	OUT_OPT("instance_group", SW_T_STRING, "Its instance group."),
@@ -143,11 +172,15 @@ static const struct sw_field o_node_detail[] = {
 	    "command to reach it."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_node_get[] = {
 	{ .status = 200, .fields = o_node_detail, .desc = "The node." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "node_list",
@@ -303,7 +336,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_long,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_nodes = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_nodes = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

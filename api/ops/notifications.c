@@ -11,20 +11,24 @@
 #include "api/ops/ops.h"
 #include "lib/notify.h"
 
-#define PAT_SUB_NAME	PAT_NAME
-#define PAT_TOPIC_ARN	"arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:" \
+#define PAT_SUB_NAME PAT_NAME
+#define PAT_TOPIC_ARN \
+	"arn:aws[a-z-]*:sns:[a-z0-9-]+:[0-9]{12}:" \
 	"[A-Za-z0-9_-]{1,256}(\\.fifo)?"
-#define PAT_EVENT_BUS	"(arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:" \
+#define PAT_EVENT_BUS \
+	"(arn:aws[a-z-]*:events:[a-z0-9-]+:[0-9]{12}:" \
 	"event-bus/)?[.A-Za-z0-9_-]{1,256}"
 
-static const char *const delivery_states[] = {
-	"pending", "delivered", "dead", NULL
-};
+static const char *const delivery_states[] = { "pending", "delivered", "dead",
+	NULL };
 
+/* clang-format off */
 static const struct sw_field f_event_kind[] = {
 	{ .name = "event", .type = SW_T_STRING, .enumv = sw_notify_kinds },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_sub_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_SUB_NAME,
@@ -81,14 +85,18 @@ static const struct sw_field f_sub_create[] = {
 	  "the account's default bus)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_sub_name[] = {
 	{ .name = "name", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,
 	  .pattern = PAT_SUB_NAME, .desc = "Subscription name." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_delivery_list[] = {
 	{ .name = "state", .type = SW_T_STRING, .flags = SW_F_QUERY,
 	  .enumv = delivery_states,
@@ -104,9 +112,11 @@ static const struct sw_field f_delivery_list[] = {
 	  .min = 1, .max = 500, .desc = "At most this many (default 100)." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* ---- answers -------------------------------------------------------- */
 
+/* clang-format off */
 static const struct sw_field o_sub[] = {
 	OUT("name", SW_T_STRING, "Its name."),
 	{ .name = "target", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -128,34 +138,48 @@ static const struct sw_field o_sub[] = {
 	OUT("dead", SW_T_INT, "Deliveries given up on (dead letters)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_sub_item[] = {
 	{ .name = "subscription", .type = SW_T_OBJECT, .fields = o_sub },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_sub_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_sub_item, .desc = "The subscriptions, by name." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_sub_list[] = {
 	{ .status = 200, .fields = o_sub_list, .desc = "The subscriptions." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_sub_create[] = {
 	{ .status = 201, .fields = o_sub, .desc = "Made: events of the "
 	  "kinds it names from now on are sent." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_sub_deleted[] = {
 	OUT("name", SW_T_STRING, "Its name."),
 	OUT("deleted", SW_T_BOOL, "Always true."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_sub_delete[] = {
 	{ .status = 200, .fields = o_sub_deleted,
 	  .desc = "Deleted, with its deliveries." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_delivery[] = {
 	OUT("event_id", SW_T_STRING, "The event's stable id (the "
 	    "Slipway-Event-Id header): the same on every attempt."),
@@ -181,20 +205,28 @@ static const struct sw_field o_delivery[] = {
 	OUT("seq", SW_T_INT, "Its place in the outbox (before= pages)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_delivery_item[] = {
 	{ .name = "delivery", .type = SW_T_OBJECT, .fields = o_delivery },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_delivery_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_delivery_item, .desc = "Newest event first." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_delivery_list[] = {
 	{ .status = 200, .fields = o_delivery_list,
 	  .desc = "The deliveries." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "subscription_create",
@@ -274,7 +306,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_delivery_list,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_notifications = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_notifications = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

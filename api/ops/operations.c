@@ -6,14 +6,16 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-
+/* clang-format off */
 static const struct sw_field f_op_id[] = {
 	{ .name = "id", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
 	  .desc = "Operation id (op-...)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_op_get[] = {
 	{ .name = "id", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
@@ -22,7 +24,9 @@ static const struct sw_field f_op_get[] = {
 	  .max = 9007199254740991LL, .desc = "Only events with a larger id." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_op_wait[] = {
 	{ .name = "id", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .pattern = PAT_OP_ID,
@@ -37,7 +41,9 @@ static const struct sw_field f_op_wait[] = {
 	  "(its updated_ms from a previous answer)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_op_list[] = {
 	{ .name = "kind", .type = SW_T_STRING, .flags = SW_F_QUERY, .min = 1,
 	  .max = 64, .pattern = "[a-z_.]+",
@@ -58,32 +64,44 @@ static const struct sw_field f_op_list[] = {
 	  .desc = "The 'next' value of the previous page." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* ---- answers -------------------------------------------------------- */
 
+/* clang-format off */
 static const struct sw_answer a_op_list[] = {
 	ANSWER(200, "OperationList", "A page of operations, newest first."),
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_op_get[] = {
 	ANSWER(200, "Operation", "The operation, its stages and events."),
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_op_wait[] = {
 	ANSWER(200, "OperationWaited", "The operation once it changed, "
 	    "ended or the wait timed out."),
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_op_restart[] = {
 	ANSWER(202, "Accepted", "The operation, queued again."),
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_op_cancel[] = {
 	ANSWER(202, "Accepted", "Cancel asked for: the poller stops it at "
 	    "its next step."),
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "operation_list",
@@ -163,7 +181,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_op_cancel,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_operations = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_operations = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -9,47 +9,71 @@
 #include "api/ops/ops.h"
 
 /* The types SageMaker reserves (ReservedCapacityInstanceType). */
-static const char *const plan_types[] = {
-	"ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5.48xlarge",
-	"ml.p5e.48xlarge", "ml.p5en.48xlarge", "ml.p5.4xlarge",
-	"ml.trn1.32xlarge", "ml.trn2.48xlarge", "ml.p6-b200.48xlarge",
-	"ml.p6-b300.48xlarge", "ml.p6e-gb200.36xlarge", NULL
-};
-static const char *const plan_targets[] = {
-	"hyperpod-cluster", "training-job", NULL
-};
+static const char *const plan_types[] = { "ml.p4d.24xlarge", "ml.p4de.24xlarge",
+	"ml.p5.48xlarge", "ml.p5e.48xlarge", "ml.p5en.48xlarge",
+	"ml.p5.4xlarge", "ml.trn1.32xlarge", "ml.trn2.48xlarge",
+	"ml.p6-b200.48xlarge", "ml.p6-b300.48xlarge", "ml.p6e-gb200.36xlarge",
+	NULL };
+static const char *const plan_targets[] = { "hyperpod-cluster", "training-job",
+	NULL };
 
-#define F_PLAN_PATH	{ .name = "plan", .type = SW_T_STRING,		\
-	.flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63,	\
-	.pattern = PAT_QUOTA, .desc = "Training plan name." }
+#define F_PLAN_PATH \
+	{ \
+		.name = "plan", .type = SW_T_STRING, \
+		.flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 63, \
+		.pattern = PAT_QUOTA, .desc = "Training plan name." \
+	}
 
-#define F_WINDOW(fl)							\
-	{ .name = "instance_type", .type = SW_T_STRING,			\
-	  .flags = (fl) | SW_F_REQUIRED, .enumv = plan_types,		\
-	  .desc = "Instance type to reserve." },			\
-	{ .name = "count", .type = SW_T_INT, .flags = (fl) | SW_F_REQUIRED, \
-	  .min = 1, .max = 256, .desc = "Instances to reserve." },	\
-	{ .name = "duration_hours", .type = SW_T_INT,			\
-	  .flags = (fl) | SW_F_REQUIRED, .min = 1, .max = 87600,	\
-	  .desc = "How long the capacity is held." },			\
-	{ .name = "start_after", .type = SW_T_INT, .flags = (fl),	\
-	  .min = 0, .desc = "Earliest start (Unix seconds; not in the " \
-	  "past; default: now)." },					\
-	{ .name = "end_before", .type = SW_T_INT, .flags = (fl),	\
-	  .min = 0, .desc = "Latest end (Unix seconds; in the future)." }, \
-	{ .name = "target", .type = SW_T_STRING, .flags = (fl),		\
-	  .enumv = plan_targets, .dflt = "hyperpod-cluster",		\
-	  .desc = "What the capacity is for (default: "		\
-	  "hyperpod-cluster)." },					\
-	{ .name = "availability_zone", .type = SW_T_STRING, .flags = (fl), \
-	  .min = 1, .max = 32, .pattern = PAT_AZ,			\
-	  .desc = "Only offerings in this AZ." }
+#define F_WINDOW(fl) \
+	{ .name = "instance_type", \
+		.type = SW_T_STRING, \
+		.flags = (fl) | SW_F_REQUIRED, \
+		.enumv = plan_types, \
+		.desc = "Instance type to reserve." }, \
+	    { .name = "count", \
+		    .type = SW_T_INT, \
+		    .flags = (fl) | SW_F_REQUIRED, \
+		    .min = 1, \
+		    .max = 256, \
+		    .desc = "Instances to reserve." }, \
+	    { .name = "duration_hours", \
+		    .type = SW_T_INT, \
+		    .flags = (fl) | SW_F_REQUIRED, \
+		    .min = 1, \
+		    .max = 87600, \
+		    .desc = "How long the capacity is held." }, \
+	    { .name = "start_after", \
+		    .type = SW_T_INT, \
+		    .flags = (fl), \
+		    .min = 0, \
+		    .desc = "Earliest start (Unix seconds; not in the " \
+			    "past; default: now)." }, \
+	    { .name = "end_before", \
+		    .type = SW_T_INT, \
+		    .flags = (fl), \
+		    .min = 0, \
+		    .desc = "Latest end (Unix seconds; in the future)." }, \
+	    { .name = "target", \
+		    .type = SW_T_STRING, \
+		    .flags = (fl), \
+		    .enumv = plan_targets, \
+		    .dflt = "hyperpod-cluster", \
+		    .desc = "What the capacity is for (default: " \
+			    "hyperpod-cluster)." }, \
+	{ \
+		.name = "availability_zone", .type = SW_T_STRING, \
+		.flags = (fl), .min = 1, .max = 32, .pattern = PAT_AZ, \
+		.desc = "Only offerings in this AZ." \
+	}
 
+/* clang-format off */
 static const struct sw_field f_search[] = {
 	F_WINDOW(SW_F_QUERY),
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_reserve[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 63, .pattern = PAT_QUOTA,
@@ -60,12 +84,16 @@ static const struct sw_field f_reserve[] = {
 	  "training_plan_search (default: the first that fits)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_plan_path[] = {
 	F_PLAN_PATH,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_extend[] = {
 	{ .name = "duration_hours", .type = SW_T_INT, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 4368, .desc = "Hours to add after the plan's "
@@ -75,36 +103,50 @@ static const struct sw_field f_extend[] = {
 	  "(default: the first that fits)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_offering_item[] = {
 	{ .name = "offering", .type = SW_T_OBJECT, .fields = sw_offering_fields },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_offering_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_offering_item, .desc = "Offerings that fit, cheapest "
 	  "first as SageMaker orders them." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_search[] = {
 	{ .status = 200, .fields = o_offering_list,
 	  .desc = "The offerings." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* A group that runs on a plan. */
+/* clang-format off */
 static const struct sw_field o_plan_group[] = {
 	OUT("cluster", SW_T_STRING, "The cluster."),
 	OUT("group", SW_T_STRING, "The instance group."),
 	OUT("count", SW_T_INT, "Its instances."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_plan_group_item[] = {
 	{ .name = "group", .type = SW_T_OBJECT, .fields = o_plan_group },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ext_item[] = {
 	{ .name = "extension", .type = SW_T_ANY,
 	  .desc = "A TrainingPlanExtension as SageMaker returns it." },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_plan[] = {
 	OUT("name", SW_T_STRING, "The plan."),
 	OUT("arn", SW_T_STRING, "Its ARN."),
@@ -124,11 +166,15 @@ static const struct sw_field o_plan[] = {
 	  "clusters Slipway owns that run on it." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_plan[] = {
 	{ .status = 200, .fields = o_plan, .desc = "The plan." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "training_plan_search",
@@ -196,7 +242,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_long,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_plans = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_plans = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

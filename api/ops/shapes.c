@@ -8,6 +8,7 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
+/* clang-format off */
 static const struct sw_field problem_error[] = {
 	OUT("field", SW_T_STRING, "The field, as a JSON path (a.b[1].c)."),
 	OUT("rule", SW_T_STRING, "The rule it breaks (required, type, "
@@ -15,9 +16,13 @@ static const struct sw_field problem_error[] = {
 	OUT("message", SW_T_STRING, "The rule in words."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field problem_error_item[] = {
 	{ .name = "error", .type = SW_T_OBJECT, .fields = problem_error },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field problem[] = {
 	{ .name = "type", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .pattern = "/problems/[a-z-]+",
@@ -35,7 +40,9 @@ static const struct sw_field problem[] = {
 	  .desc = "Each field refused, with its rule." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field stage[] = {
 	OUT("seq", SW_T_INT, "Position in the pipeline, from 0."),
 	OUT("name", SW_T_STRING, "The stage."),
@@ -50,9 +57,13 @@ static const struct sw_field stage[] = {
 	OUT_OPT("error", SW_T_STRING, "Why it failed."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_stage_item[] = {
 	{ .name = "stage", .type = SW_T_OBJECT, .fields = stage },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field event[] = {
 	OUT("id", SW_T_INT, "Event id, increasing."),
 	OUT("time_ms", SW_T_INT, "When (ms since the epoch)."),
@@ -62,19 +73,27 @@ static const struct sw_field event[] = {
 	OUT_OPT("data", SW_T_ANY, "Details, as recorded."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_event_item[] = {
 	{ .name = "event", .type = SW_T_OBJECT, .fields = event },
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field operation_summary[] = {
 	F_OP_COMMON,
 	F_OP_PARAMS,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_op_summary_item[] = {
 	{ .name = "operation", .type = SW_T_OBJECT,
 	  .fields = operation_summary },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field operation[] = {
 	F_OP_COMMON,
 	F_OP_PARAMS,
@@ -84,6 +103,8 @@ static const struct sw_field operation[] = {
 	  "SW_MAX_EVENTS after since_event)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field operation_waited[] = {
 	F_OP_COMMON,
 	F_OP_PARAMS,
@@ -93,10 +114,14 @@ static const struct sw_field operation_waited[] = {
 	OUT("timed_out", SW_T_BOOL, "The wait ended with no change."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field accepted[] = {
 	F_ACCEPTED,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field operation_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = sw_op_summary_item, .desc = "Newest first." },
@@ -104,8 +129,10 @@ static const struct sw_field operation_list[] = {
 	    "on the last."),
 	{ NULL }
 };
+/* clang-format on */
 
 /* A pipeline's plan: the calls its stages would make, in order. */
+/* clang-format off */
 static const struct sw_field plan_call[] = {
 	OUT("stage", SW_T_STRING, "The stage that would make it."),
 	OUT_OPT("service", SW_T_STRING, "The AWS service (or slipway)."),
@@ -121,22 +148,32 @@ static const struct sw_field plan_call[] = {
 	    "plan stops here."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_plan_call_item[] = {
 	{ .name = "call", .type = SW_T_OBJECT, .fields = plan_call },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field plan_wait[] = {
 	OUT("stage", SW_T_STRING, "The stage that would wait."),
 	OUT("wait", SW_T_STRING, "What for."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_plan_wait_item[] = {
 	{ .name = "wait", .type = SW_T_OBJECT, .fields = plan_wait },
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_plan_stage_item[] = {
 	{ .name = "stage", .type = SW_T_STRING },
 };
+/* clang-format on */
 /* A pod's last log lines (training_job_logs, inference_logs) and the
  * training metrics read from them (handlers/logs.c). */
+/* clang-format off */
 const struct sw_field sw_log_metrics[] = {
 	OUT_OPT("step", SW_T_INT, "The last step logged."),
 	OUT_OPT("max_steps", SW_T_INT, "Steps in all."),
@@ -147,9 +184,13 @@ const struct sw_field sw_log_metrics[] = {
 	OUT("samples", SW_T_INT, "Throughput lines read."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_line_item[] = {
 	{ .name = "line", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pod_log[] = {
 	OUT_OPT("pod", SW_T_STRING, "Pod name."),
 	OUT_OPT("phase", SW_T_STRING, "Its phase."),
@@ -161,10 +202,14 @@ static const struct sw_field o_pod_log[] = {
 	  .desc = "Training metrics read from its lines." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_pod_log_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod_log },
 };
+/* clang-format on */
 /* Why a workload waits (handlers/pending.c). */
+/* clang-format off */
 const struct sw_field sw_pending_fields[] = {
 	OUT_OPT("queue", SW_T_STRING, "Its Kueue LocalQueue."),
 	OUT_OPT("cluster_queue", SW_T_STRING, "The team's ClusterQueue."),
@@ -180,8 +225,10 @@ const struct sw_field sw_pending_fields[] = {
 	    "kubelet's own words."),
 	{ NULL }
 };
+/* clang-format on */
 
 /* What a plan adds per hour, or a cluster costs (handlers/cost.c). */
+/* clang-format off */
 static const struct sw_field cost_plan_ref[] = {
 	OUT("arn", SW_T_STRING, "The training plan's ARN."),
 	OUT_OPT("name", SW_T_STRING, "Its name."),
@@ -191,6 +238,8 @@ static const struct sw_field cost_plan_ref[] = {
 	OUT_OPT("why", SW_T_STRING, "Why it could not be read."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field cost_line[] = {
 	OUT("group", SW_T_STRING, "The instance group."),
 	OUT("instance_type", SW_T_STRING, "Its instance type."),
@@ -210,12 +259,18 @@ static const struct sw_field cost_line[] = {
 	  "from." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field cost_line_item[] = {
 	{ .name = "line", .type = SW_T_OBJECT, .fields = cost_line },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field cost_unknown_item[] = {
 	{ .name = "instance_type", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 const struct sw_field sw_cost_fields[] = {
 	OUT("currency", SW_T_STRING, "USD."),
 	OUT("complete", SW_T_BOOL, "Every line has a price; when false the "
@@ -238,8 +293,10 @@ const struct sw_field sw_cost_fields[] = {
 	OUT("excludes", SW_T_STRING, "What is not counted."),
 	{ NULL }
 };
+/* clang-format on */
 
 /* What an endpoint costs (handlers/cost.c h_endpoint_cost). */
+/* clang-format off */
 const struct sw_field sw_endpoint_cost_fields[] = {
 	OUT("currency", SW_T_STRING, "USD."),
 	OUT("complete", SW_T_BOOL, "Its price is known; when false the "
@@ -274,8 +331,10 @@ const struct sw_field sw_endpoint_cost_fields[] = {
 	OUT("basis", SW_T_STRING, "How it is counted."),
 	{ NULL }
 };
+/* clang-format on */
 
 /* An offering: a new plan's or an extension's. */
+/* clang-format off */
 const struct sw_field sw_offering_fields[] = {
 	OUT("offering_id", SW_T_STRING, "Its id (TrainingPlanOfferingId or "
 	    "TrainingPlanExtensionOfferingId)."),
@@ -290,7 +349,9 @@ const struct sw_field sw_offering_fields[] = {
 	OUT_OPT("duration_hours", SW_T_INT, "Hours."),
 	{ NULL }
 };
+/* clang-format on */
 /* The plan a group runs on, as the cluster and job views show it. */
+/* clang-format off */
 const struct sw_field sw_plan_brief_fields[] = {
 	OUT("name", SW_T_STRING, "The training plan."),
 	OUT_OPT("status", SW_T_STRING, "Its status."),
@@ -300,12 +361,16 @@ const struct sw_field sw_plan_brief_fields[] = {
 	    "clock."),
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field plan[] = {
 	F_PLAN,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 const struct sw_shape sw_shapes[] = {
 	{ "Problem", "An RFC 9457 problem document: every failed request "
 	  "answers with one (application/problem+json).", problem },
@@ -320,3 +385,4 @@ const struct sw_shape sw_shapes[] = {
 	  "calls and waits; nothing is changed.", plan },
 	{ NULL, NULL, NULL }
 };
+/* clang-format on */

@@ -8,14 +8,12 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-static const char *const space_templates[] = {
-	"jupyterlab", "code-editor", NULL
-};
+static const char *const space_templates[] = { "jupyterlab", "code-editor",
+	NULL };
 
-static const char *const space_access[] = {
-	"owner-only", "public", NULL
-};
+static const char *const space_access[] = { "owner-only", "public", NULL };
 
+/* clang-format off */
 static const struct sw_field f_space_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "space", .type = SW_T_STRING,
@@ -26,7 +24,9 @@ static const struct sw_field f_space_path[] = {
 	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_space_body[] = {
 	{ .name = "space", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
@@ -73,7 +73,9 @@ static const struct sw_field f_space_body[] = {
 	F_KUEUE_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_space_ide[] = {
 	OUT_OPT("node", SW_T_STRING, "The Kubernetes node it runs on."),
 	OUT_OPT("pod_ip", SW_T_STRING, "Its pod's address."),
@@ -83,6 +85,8 @@ static const struct sw_field o_space_ide[] = {
 	    "through Session Manager, for a local IDE or browser."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_connect[] = {
 	OUT_OPT("web_url", SW_T_STRING, "The Space's web UI (the access "
 	    "strategy's URL); only while it runs."),
@@ -92,50 +96,67 @@ static const struct sw_field o_space_connect[] = {
 	    "(owner-only Spaces: only the owner)."),
 	{ NULL }
 };
+/* clang-format on */
 
-#define F_SPACE_SUMMARY							\
-	OUT_OPT("space", SW_T_STRING, "The Space."),			\
-	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
-	OUT_OPT("display_name", SW_T_STRING, "Its display name."),	\
-	OUT_OPT("template", SW_T_STRING, "jupyterlab, code-editor, or "	\
-	    "the name of another WorkspaceTemplate."),			\
-	OUT_OPT("owner", SW_T_STRING, "The person who created it."),	\
-	OUT_OPT("access", SW_T_STRING, "owner-only or public."),	\
-	OUT_OPT("state", SW_T_STRING, "Pending, Running, Stopping, "	\
-	    "Stopped or Failed."),					\
-	OUT_OPT("desired", SW_T_STRING, "Running or Stopped, as asked."), \
-	OUT_OPT("stopped_by", SW_T_STRING, "Who stopped it: idle "	\
-	    "(idle shutdown) or the person who asked."),		\
-	OUT("gpus", SW_T_INT, "GPUs it asks for."),			\
-	OUT_OPT("cpu", SW_T_STRING, "vCPUs it asks for."),		\
-	OUT_OPT("memory", SW_T_STRING, "Memory it asks for."),		\
-	OUT_OPT("storage", SW_T_STRING, "Its home volume's size."),	\
-	OUT_OPT("idle_timeout_minutes", SW_T_INT, "Idle shutdown after "	\
-	    "this many minutes (absent: never)."),			\
-	OUT_OPT("queue", SW_T_STRING, "Its Kueue queue."),		\
-	OUT_OPT("priority", SW_T_STRING, "Its priority class."),	\
-	OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."),		\
-	{ .name = "pending", .type = SW_T_OBJECT,			\
-	  .fields = sw_pending_fields, .desc = "Why it waits (Pending "	\
-	  "only): Kueue's quota or the scheduler." }
+#define F_SPACE_SUMMARY \
+	OUT_OPT("space", SW_T_STRING, "The Space."), \
+	    OUT_OPT("namespace", SW_T_STRING, "Its namespace."), \
+	    OUT_OPT("display_name", SW_T_STRING, "Its display name."), \
+	    OUT_OPT("template", SW_T_STRING, \
+		"jupyterlab, code-editor, or " \
+		"the name of another WorkspaceTemplate."), \
+	    OUT_OPT("owner", SW_T_STRING, "The person who created it."), \
+	    OUT_OPT("access", SW_T_STRING, "owner-only or public."), \
+	    OUT_OPT("state", SW_T_STRING, \
+		"Pending, Running, Stopping, " \
+		"Stopped or Failed."), \
+	    OUT_OPT("desired", SW_T_STRING, "Running or Stopped, as asked."), \
+	    OUT_OPT("stopped_by", SW_T_STRING, \
+		"Who stopped it: idle " \
+		"(idle shutdown) or the person who asked."), \
+	    OUT("gpus", SW_T_INT, "GPUs it asks for."), \
+	    OUT_OPT("cpu", SW_T_STRING, "vCPUs it asks for."), \
+	    OUT_OPT("memory", SW_T_STRING, "Memory it asks for."), \
+	    OUT_OPT("storage", SW_T_STRING, "Its home volume's size."), \
+	    OUT_OPT("idle_timeout_minutes", SW_T_INT, \
+		"Idle shutdown after " \
+		"this many minutes (absent: never)."), \
+	    OUT_OPT("queue", SW_T_STRING, "Its Kueue queue."), \
+	    OUT_OPT("priority", SW_T_STRING, "Its priority class."), \
+	    OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."), \
+	{ \
+		.name = "pending", .type = SW_T_OBJECT, \
+		.fields = sw_pending_fields, \
+		.desc = "Why it waits (Pending " \
+			"only): Kueue's quota or the scheduler." \
+	}
 
+/* clang-format off */
 static const struct sw_field o_space_summary[] = {
 	F_SPACE_SUMMARY,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_item[] = {
 	{ .name = "space", .type = SW_T_OBJECT, .fields = o_space_summary },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_space_item, .desc = "The Spaces." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_space_list[] = {
 	{ .status = 200, .fields = o_space_list, .desc = "The Spaces." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_space[] = {
 	F_SPACE_SUMMARY,
 	{ .name = "connect", .type = SW_T_OBJECT, .flags = SW_F_REQUIRED,
@@ -144,11 +165,15 @@ static const struct sw_field o_space[] = {
 	    "(conditions, accessURL)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_space_get[] = {
 	{ .status = 200, .fields = o_space, .desc = "The Space." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_space_created[] = {
 	OUT("space", SW_T_STRING, "The Space."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -160,6 +185,8 @@ static const struct sw_field o_space_created[] = {
 	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -167,6 +194,8 @@ static const struct sw_field o_space_plan[] = {
 	OUT("space", SW_T_STRING, "The Space."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_space_create[] = {
 	{ .status = 201, .fields = o_space_created,
 	  .desc = "Created: the Space and what was applied." },
@@ -174,7 +203,9 @@ static const struct sw_answer a_space_create[] = {
 	  .desc = "The plan (dry_run=true): the manifests." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_space_changed[] = {
 	OUT("space", SW_T_STRING, "The Space."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -184,6 +215,8 @@ static const struct sw_field o_space_changed[] = {
 	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_patch_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	OUT("space", SW_T_STRING, "The Space."),
@@ -191,6 +224,8 @@ static const struct sw_field o_space_patch_plan[] = {
 	OUT("patch", SW_T_ANY, "The merge patch it would send."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_space_change[] = {
 	{ .status = 200, .fields = o_space_changed,
 	  .desc = "Asked: the operator stops or starts it." },
@@ -198,7 +233,9 @@ static const struct sw_answer a_space_change[] = {
 	  .desc = "The plan (dry_run=true): the patch." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_space_deleted[] = {
 	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What was deleted." },
@@ -206,23 +243,29 @@ static const struct sw_field o_space_deleted[] = {
 	OUT("namespace", SW_T_STRING, "Its namespace."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_space_deletes[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What it would delete." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_space_delete[] = {
 	{ .status = 200, .fields = o_space_deleted, .desc = "Deleted." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_space_deletes,
 	  .desc = "The plan (dry_run=true): what it would delete." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* ---- Space templates (WorkspaceTemplates) ------------------------------ */
 
 static const char *const tmpl_apps[] = { "jupyterlab", "code-editor", NULL };
 
+/* clang-format off */
 static const struct sw_field f_tmpl_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "template", .type = SW_T_STRING,
@@ -231,14 +274,18 @@ static const struct sw_field f_tmpl_path[] = {
 	  .desc = "The WorkspaceTemplate's name (in jupyter-k8s-system)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_image_item[] = {
 	{ .name = "image", .type = SW_T_STRING, .min = 1, .max = 255,
 	  .pattern = PAT_IMAGE },
 };
+/* clang-format on */
 
 /* What a Space template sets; the rest comes from the add-on's template
  * of its app type. */
+/* clang-format off */
 static const struct sw_field f_tmpl_body[] = {
 	{ .name = "display_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .pattern = "[A-Za-z0-9][A-Za-z0-9 '._()-]*",
@@ -267,64 +314,88 @@ static const struct sw_field f_tmpl_body[] = {
 	  .desc = "Home volume size in GiB by default." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_image_item[] = {
 	{ .name = "image", .type = SW_T_STRING },
 };
-#define F_TMPL_VIEW							\
-	OUT("template", SW_T_STRING, "Its name."),			\
-	OUT("managed", SW_T_BOOL, "Slipway keeps it (space_template_set); "	\
-	    "else the add-on's or another's."),				\
-	OUT_OPT("display_name", SW_T_STRING, "Its display name."),	\
-	OUT_OPT("app_type", SW_T_STRING, "jupyterlab or code-editor."),	\
-	OUT_OPT("description", SW_T_STRING, "What it is for."),	\
-	OUT_OPT("default_image", SW_T_STRING, "Its default image."),	\
-	{ .name = "allowed_images", .type = SW_T_ARRAY,			\
-	  .items = o_image_item, .desc = "Images a Space may name." },	\
-	OUT_OPT("allow_custom_images", SW_T_BOOL, "Any image allowed."), \
-	OUT_OPT("cpu", SW_T_INT, "Default vCPUs."),			\
-	OUT_OPT("memory_gib", SW_T_INT, "Default memory, GiB."),	\
-	OUT_OPT("storage_gib", SW_T_INT, "Default home volume, GiB.")
+/* clang-format on */
+#define F_TMPL_VIEW \
+	OUT("template", SW_T_STRING, "Its name."), \
+	    OUT("managed", SW_T_BOOL, \
+		"Slipway keeps it (space_template_set); " \
+		"else the add-on's or another's."), \
+	    OUT_OPT("display_name", SW_T_STRING, "Its display name."), \
+	    OUT_OPT("app_type", SW_T_STRING, "jupyterlab or code-editor."), \
+	    OUT_OPT("description", SW_T_STRING, "What it is for."), \
+	    OUT_OPT("default_image", SW_T_STRING, "Its default image."), \
+	    { .name = "allowed_images", \
+		    .type = SW_T_ARRAY, \
+		    .items = o_image_item, \
+		    .desc = "Images a Space may name." }, \
+	    OUT_OPT("allow_custom_images", SW_T_BOOL, "Any image allowed."), \
+	    OUT_OPT("cpu", SW_T_INT, "Default vCPUs."), \
+	    OUT_OPT("memory_gib", SW_T_INT, "Default memory, GiB."), \
+	    OUT_OPT("storage_gib", SW_T_INT, "Default home volume, GiB.")
+/* clang-format off */
 static const struct sw_field o_tmpl[] = {
 	F_TMPL_VIEW,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_tmpl_item[] = {
 	{ .name = "template", .type = SW_T_OBJECT, .fields = o_tmpl },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_tmpl_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_tmpl_item, .desc = "The templates." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_tmpl_list[] = {
 	{ .status = 200, .fields = o_tmpl_list, .desc = "The templates." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_tmpl_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_manifest_item, .desc = "What it would apply." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_tmpl_set[] = {
 	{ .status = 200, .fields = o_tmpl, .desc = "Applied: the template." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_tmpl_plan,
 	  .desc = "The plan (dry_run=true): the manifest." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_tmpl_deleted[] = {
 	OUT("deleted", SW_T_STRING, "The template deleted."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_tmpl_delete[] = {
 	{ .status = 200, .fields = o_tmpl_deleted, .desc = "Deleted." },
 	{ 0 }
 };
+/* clang-format on */
 
-#define OWNER_RULE "Only its owner (the person who created it) or a " \
+#define OWNER_RULE \
+	"Only its owner (the person who created it) or a " \
 	"platform admin may; anyone else gets 403."
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "space_create",
@@ -474,7 +545,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_tmpl_delete,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_spaces = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_spaces = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -7,6 +7,7 @@
 
 static const char *const storage_kinds[] = { "s3", "fsx", NULL };
 
+/* clang-format off */
 static const struct sw_field f_storage_add[] = {
 	{ .name = "kind", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = storage_kinds,
@@ -31,7 +32,9 @@ static const struct sw_field f_storage_add[] = {
 	  "subnet)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_claim[] = {
 	OUT_OPT("claim", SW_T_STRING, "PersistentVolumeClaim name."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
@@ -44,20 +47,28 @@ static const struct sw_field o_claim[] = {
 	    "(fsx)."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_claim_item[] = {
 	{ .name = "claim", .type = SW_T_OBJECT, .fields = o_claim },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_claim_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_claim_item, .desc = "The claims." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_storage_list[] = {
 	{ .status = 200, .fields = o_claim_list,
 	  .desc = "The cluster's storage claims." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "storage_list",
@@ -92,7 +103,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_long,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_storage = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_storage = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -10,15 +10,18 @@ static const char *const scopes[] = { "read", "write", "admin", NULL };
 static const char *const roles[] = { "viewer", "operator", "platform-admin",
 	NULL };
 
+/* clang-format off */
 static const struct sw_field f_login[] = {
 	{ .name = "token", .type = SW_T_STRING,
 	  .flags = SW_F_REQUIRED | SW_F_SECRET, .min = 1, .max = 128,
 	  .desc = "An API token (swt_...)." },
 	{ NULL }
 };
+/* clang-format on */
 
 /* What a provider sends back to the sign-in callback (RFC 6749 4.1.2,
  * RFC 9207's iss); SW_F_SECRET keeps the code out of every echo. */
+/* clang-format off */
 static const struct sw_field f_login_callback[] = {
 	{ .name = "code", .type = SW_T_STRING,
 	  .flags = SW_F_QUERY | SW_F_SECRET, .min = 1, .max = 2048,
@@ -35,7 +38,9 @@ static const struct sw_field f_login_callback[] = {
 	  .flags = SW_F_QUERY, .max = 512, .desc = "The same, in words." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_token_create[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 64, .pattern = PAT_TOKEN_NAME,
@@ -60,13 +65,17 @@ static const struct sw_field f_token_create[] = {
 	  "diagnose or tool tags (clusters, workloads, nodes...)." },
 	{ NULL }
 };
+/* clang-format on */
 
-#define F_TOKEN_TEAM							\
-	{ .name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY,	\
-	  .min = 1, .max = 39, .pattern = PAT_TEAM,			\
-	  .desc = "Only this team's service accounts (a team's "	\
-	  "platform-admin: always theirs)." }
+#define F_TOKEN_TEAM \
+	{ \
+		.name = "team", .type = SW_T_STRING, .flags = SW_F_QUERY, \
+		.min = 1, .max = 39, .pattern = PAT_TEAM, \
+		.desc = "Only this team's service accounts (a team's " \
+			"platform-admin: always theirs)." \
+	}
 
+/* clang-format off */
 static const struct sw_field f_token_name[] = {
 	{ .name = "name", .type = SW_T_STRING,
 	  .flags = SW_F_PATH | SW_F_REQUIRED, .min = 1, .max = 64,
@@ -74,16 +83,20 @@ static const struct sw_field f_token_name[] = {
 	F_TOKEN_TEAM,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_token_list[] = {
 	F_TOKEN_TEAM,
 	{ NULL }
 };
+/* clang-format on */
 
 /* ---- answers -------------------------------------------------------- */
 
 static const char *const health_states[] = { "ok", "degraded", NULL };
 static const char *const store_states[] = { "ok", "unavailable", NULL };
+/* clang-format off */
 static const struct sw_field o_health[] = {
 	{ .name = "status", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = health_states, .desc = "ok, or degraded (503)." },
@@ -92,14 +105,18 @@ static const struct sw_field o_health[] = {
 	  .desc = "Whether the state store answers." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_health[] = {
 	{ .status = 200, .fields = o_health, .desc = "Alive." },
 	{ .status = 503, .fields = o_health,
 	  .desc = "Alive, but the state store does not answer." },
 	{ 0 }
 };
+/* clang-format on */
 
 static const char *const backends[] = { "aws", "sandbox", NULL };
+/* clang-format off */
 static const struct sw_field o_version[] = {
 	OUT("name", SW_T_STRING, "slipway."),
 	OUT("version", SW_T_STRING, "The release."),
@@ -110,11 +127,15 @@ static const struct sw_field o_version[] = {
 	OUT("region", SW_T_STRING, "The AWS region."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_version[] = {
 	{ .status = 200, .fields = o_version, .desc = "Who answers." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_openapi[] = {
 	OUT("openapi", SW_T_STRING, "3.1.0."),
 	OUT("info", SW_T_ANY, "Title, version, description."),
@@ -124,23 +145,30 @@ static const struct sw_field o_openapi[] = {
 	    "schemes."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_openapi[] = {
 	{ .status = 200, .fields = o_openapi,
 	  .desc = "This document (OpenAPI 3.1)." },
 	{ 0 }
 };
+/* clang-format on */
 
-static const char *const vias[] = { "token", "session", "provider",
-    NULL };
+static const char *const vias[] = { "token", "session", "provider", NULL };
+/* clang-format off */
 static const struct sw_field o_membership[] = {
 	OUT("team", SW_T_STRING, "The team (namespace hyperpod-ns-<team>)."),
 	{ .name = "role", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = roles, .desc = "viewer, operator or platform-admin." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_membership_item[] = {
 	{ .name = "membership", .type = SW_T_OBJECT, .fields = o_membership },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_principal[] = {
 	OUT("name", SW_T_STRING, "The token's name, or the person's."),
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -158,23 +186,31 @@ static const struct sw_field o_principal[] = {
 	  "role in each (empty with all_teams)." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_principal[] = {
 	{ .status = 200, .fields = o_principal, .desc = "The caller." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_signed_in[] = {
 	{ .status = 302, .fields = o_principal, .desc = "Signed in: the "
 	  "session cookie is set and Location leads to the UI." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* The OAuth 2.0 device flow (RFC 8628) for a command line. */
+/* clang-format off */
 static const struct sw_field f_device_token[] = {
 	{ .name = "device_code", .type = SW_T_STRING,
 	  .flags = SW_F_REQUIRED | SW_F_SECRET, .min = 1, .max = 2048,
 	  .desc = "The device_code login_device gave." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_device[] = {
 	OUT("device_code", SW_T_STRING, "The code this client polls "
 	    "login_device_token with (a secret: never shown)."),
@@ -188,13 +224,17 @@ static const struct sw_field o_device[] = {
 	OUT("interval", SW_T_INT, "Seconds to wait between polls."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_device[] = {
 	{ .status = 200, .fields = o_device, .desc = "The device "
 	  "authorization the provider started." },
 	{ 0 }
 };
-static const char *const pendings[] = { "authorization_pending",
-	"slow_down", NULL };
+/* clang-format on */
+static const char *const pendings[] = { "authorization_pending", "slow_down",
+	NULL };
+/* clang-format off */
 static const struct sw_field o_device_pending[] = {
 	{ .name = "pending", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .enumv = pendings, .desc = "The provider's word: not approved "
@@ -202,6 +242,8 @@ static const struct sw_field o_device_pending[] = {
 	OUT("interval", SW_T_INT, "Seconds to wait before the next poll."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_device_token[] = {
 	{ .name = "token", .type = SW_T_STRING, .flags = SW_F_REQUIRED |
 	  SW_F_SECRET, .desc = "The person's Slipway credential (swp_...), "
@@ -212,6 +254,8 @@ static const struct sw_field o_device_token[] = {
 	  "groups and their teams." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_device_token[] = {
 	{ .status = 200, .fields = o_device_token, .desc = "Approved: the "
 	  "person's credential." },
@@ -219,36 +263,50 @@ static const struct sw_answer a_device_token[] = {
 	  "again after interval seconds." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_provider[] = {
 	OUT("name", SW_T_STRING, "The provider, as the login page names "
 	    "it."),
 	OUT("url", SW_T_STRING, "Where its sign-in starts."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_login_options[] = {
 	OUT("token", SW_T_BOOL, "Always true: an API token signs in."),
 	{ .name = "provider", .type = SW_T_OBJECT, .fields = o_provider,
 	  .desc = "The OpenID provider, when one is configured." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_login_options[] = {
 	{ .status = 200, .fields = o_login_options,
 	  .desc = "The ways to sign in." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_redirect[] = {
 	OUT("location", SW_T_STRING, "Where the browser goes."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_login_provider[] = {
 	{ .status = 302, .fields = o_redirect,
 	  .desc = "To the provider's authorization endpoint." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_string_item[] = {
 	{ .name = "value", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_groups[] = {
 	{ .name = "viewer", .type = SW_T_ARRAY, .items = o_string_item,
 	  .desc = "The provider's groups whose members are its viewers." },
@@ -258,6 +316,8 @@ static const struct sw_field o_team_groups[] = {
 	  .items = o_string_item, .desc = "... its platform-admins." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_entry[] = {
 	OUT("team", SW_T_STRING, "The team (namespace hyperpod-ns-<team>)."),
 	{ .name = "role", .type = SW_T_STRING, .enumv = roles,
@@ -270,9 +330,13 @@ static const struct sw_field o_team_entry[] = {
 	  "accounts only." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_team_entry_item[] = {
 	{ .name = "team", .type = SW_T_OBJECT, .fields = o_team_entry },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_teams[] = {
 	OUT("all_teams", SW_T_BOOL, "The caller is limited by no team and "
 	    "sees every one."),
@@ -282,10 +346,14 @@ static const struct sw_field o_teams[] = {
 	  "service accounts, by name." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_teams[] = {
 	{ .status = 200, .fields = o_teams, .desc = "The teams." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_resource[] = {
 	OUT("resource", SW_T_STRING, "This API, the audience its tokens "
 	    "name (RFC 8707)."),
@@ -298,18 +366,24 @@ static const struct sw_field o_resource[] = {
 	OUT("resource_name", SW_T_STRING, "Slipway."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_resource[] = {
 	{ .status = 200, .fields = o_resource,
 	  .desc = "Protected resource metadata (RFC 9728)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_answer a_metrics[] = {
 	{ .status = 200, .media = "text/plain; version=0.0.4",
 	  .desc = "Prometheus text exposition format 0.0.4." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_token[] = {
 	OUT("name", SW_T_STRING, "Its name."),
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -323,20 +397,28 @@ static const struct sw_field o_token[] = {
 	OUT_OPT("expires_ms", SW_T_INT, "When it stops working."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_token_item[] = {
 	{ .name = "token", .type = SW_T_OBJECT, .fields = o_token },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_token_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_token_item, .desc = "Every token, revoked too; never "
 	  "the secret." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_token_list[] = {
 	{ .status = 200, .fields = o_token_list, .desc = "The tokens." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_token_created[] = {
 	OUT("name", SW_T_STRING, "Its name."),
 	{ .name = "scope", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
@@ -350,23 +432,31 @@ static const struct sw_field o_token_created[] = {
 	OUT("token", SW_T_STRING, "The secret (swt_...), shown this once."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_token_create[] = {
 	{ .status = 201, .fields = o_token_created,
 	  .desc = "Made; keep the secret now." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_token_revoked[] = {
 	OUT("name", SW_T_STRING, "Its name."),
 	OUT("revoked", SW_T_BOOL, "Always true."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_token_revoke[] = {
 	{ .status = 200, .fields = o_token_revoked,
 	  .desc = "Revoked (again, if it was)." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "health",
@@ -611,7 +701,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_token_revoke,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_system = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_system = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -7,21 +7,20 @@
 #include "api/optable.h"
 #include "api/ops/ops.h"
 
-#define PAT_MLFLOW	"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
-			"(/[A-Za-z0-9._~%/-]*)?|arn:aws[a-z-]*:sagemaker:" \
-			"[a-z0-9-]+:[0-9]{12}:(mlflow-tracking-server|" \
-			"mlflow-app)/[A-Za-z0-9-]{1,63})"
+#define PAT_MLFLOW \
+	"(https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?" \
+	"(/[A-Za-z0-9._~%/-]*)?|arn:aws[a-z-]*:sagemaker:" \
+	"[a-z0-9-]+:[0-9]{12}:(mlflow-tracking-server|" \
+	"mlflow-app)/[A-Za-z0-9-]{1,63})"
 
-static const char *const train_kinds[] = {
-	"hyperpod-pytorch", "ray", NULL
-};
+static const char *const train_kinds[] = { "hyperpod-pytorch", "ray", NULL };
 
-static const char *const train_recipes[] = {
-	"pytorch", "llama-factory", "ms-swift", "verl", NULL
-};
+static const char *const train_recipes[] = { "pytorch", "llama-factory",
+	"ms-swift", "verl", NULL };
 
 static const char *const train_agents[] = { "install", "image", NULL };
 
+/* clang-format off */
 static const struct sw_field f_elastic[] = {
 	{ .name = "min_nodes", .type = SW_T_INT, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 256,
@@ -35,7 +34,9 @@ static const struct sw_field f_elastic[] = {
 	  "elasticPolicy.replicaIncrementStep)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_log_monitoring[] = {
 	{ .name = "enabled", .type = SW_T_BOOL,
 	  .dflt = "true",
@@ -52,7 +53,9 @@ static const struct sw_field f_log_monitoring[] = {
 	  "recipe's)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_job_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "job", .type = SW_T_STRING,
@@ -64,7 +67,9 @@ static const struct sw_field f_job_path[] = {
 	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_job_logs[] = {
 	F_CLUSTER_PATH,
 	{ .name = "job", .type = SW_T_STRING,
@@ -80,7 +85,9 @@ static const struct sw_field f_job_logs[] = {
 	  .desc = "Only this pod of the job." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_train_body[] = {
 	{ .name = "job_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
@@ -175,7 +182,9 @@ static const struct sw_field f_train_body[] = {
 	F_KUEUE_FIELDS,
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_submitted[] = {
 	OUT("job", SW_T_STRING, "The job."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -193,6 +202,8 @@ static const struct sw_field o_submitted[] = {
 	OUT("poll_interval_seconds", SW_T_INT, "How often to ask."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_submit_plan[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "manifests", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -202,6 +213,8 @@ static const struct sw_field o_submit_plan[] = {
 	    "pods would run as."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_job_submit[] = {
 	{ .status = 201, .fields = o_submitted,
 	  .desc = "Submitted: the job and what was applied." },
@@ -209,7 +222,9 @@ static const struct sw_answer a_job_submit[] = {
 	  .desc = "The plan (dry_run=true): the manifests." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_pod_event[] = {
 	OUT_OPT("type", SW_T_STRING, "Normal or Warning."),
 	OUT_OPT("reason", SW_T_STRING, "Why."),
@@ -218,9 +233,13 @@ static const struct sw_field o_pod_event[] = {
 	OUT_OPT("time", SW_T_STRING, "When last."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pod_event_item[] = {
 	{ .name = "event", .type = SW_T_OBJECT, .fields = o_pod_event },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pod[] = {
 	OUT_OPT("name", SW_T_STRING, "Pod name."),
 	OUT_OPT("phase", SW_T_STRING, "Pending, Running, Succeeded..."),
@@ -232,10 +251,14 @@ static const struct sw_field o_pod[] = {
 	  .desc = "Its last events." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_pod_item[] = {
 	{ .name = "pod", .type = SW_T_OBJECT, .fields = o_pod },
 };
+/* clang-format on */
 /* An elastic job's size and why (handlers/pending.c). */
+/* clang-format off */
 static const struct sw_field o_job_elastic[] = {
 	OUT("min_nodes", SW_T_INT, "Fewest nodes (elasticPolicy)."),
 	OUT("max_nodes", SW_T_INT, "Most nodes."),
@@ -249,37 +272,53 @@ static const struct sw_field o_job_elastic[] = {
 	OUT_OPT("detail", SW_T_STRING, "Kueue's words on its last resize."),
 	{ NULL }
 };
-#define F_JOB_SUMMARY							\
-	OUT_OPT("job", SW_T_STRING, "The job."),			\
-	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),		\
-	OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind."),		\
-	OUT_OPT("type", SW_T_STRING, "pytorch, hyperpod-pytorch, ray..."), \
-	OUT_OPT("state", SW_T_STRING, "Pending, Running, Succeeded, "	\
-	    "Failed..."),						\
-	OUT("terminal", SW_T_BOOL, "It has ended."),			\
-	OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."),		\
-	{ .name = "pending", .type = SW_T_OBJECT,			\
-	  .fields = sw_pending_fields, .desc = "Why it waits (Pending "	\
-	  "only)." },							\
-	{ .name = "elastic", .type = SW_T_OBJECT,			\
-	  .fields = o_job_elastic, .desc = "An elastic job's nodes now, " \
-	  "its range, and why it runs below its most." }
+/* clang-format on */
+#define F_JOB_SUMMARY \
+	OUT_OPT("job", SW_T_STRING, "The job."), \
+	    OUT_OPT("namespace", SW_T_STRING, "Its namespace."), \
+	    OUT_OPT("kind", SW_T_STRING, "Its Kubernetes kind."), \
+	    OUT_OPT("type", SW_T_STRING, "pytorch, hyperpod-pytorch, ray..."), \
+	    OUT_OPT("state", SW_T_STRING, \
+		"Pending, Running, Succeeded, " \
+		"Failed..."), \
+	    OUT("terminal", SW_T_BOOL, "It has ended."), \
+	    OUT_OPT("created", SW_T_STRING, "When (RFC 3339)."), \
+	    { .name = "pending", \
+		    .type = SW_T_OBJECT, \
+		    .fields = sw_pending_fields, \
+		    .desc = "Why it waits (Pending " \
+			    "only)." }, \
+	{ \
+		.name = "elastic", .type = SW_T_OBJECT, \
+		.fields = o_job_elastic, \
+		.desc = "An elastic job's nodes now, " \
+			"its range, and why it runs below its most." \
+	}
+/* clang-format off */
 static const struct sw_field o_job_summary[] = {
 	F_JOB_SUMMARY,
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job_item[] = {
 	{ .name = "job", .type = SW_T_OBJECT, .fields = o_job_summary },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job_list[] = {
 	{ .name = "items", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_job_item, .desc = "The training jobs." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_job_list[] = {
 	{ .status = 200, .fields = o_job_list, .desc = "The jobs." },
 	{ 0 }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job_plan[] = {
 	OUT("group", SW_T_STRING, "The instance group."),
 	{ .name = "training_plan", .type = SW_T_OBJECT,
@@ -287,9 +326,13 @@ static const struct sw_field o_job_plan[] = {
 	  .desc = "The plan it runs on." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job_plan_item[] = {
 	{ .name = "group", .type = SW_T_OBJECT, .fields = o_job_plan },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job[] = {
 	F_JOB_SUMMARY,
 	{ .name = "pods", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
@@ -302,11 +345,15 @@ static const struct sw_field o_job[] = {
 	  "then the job loses those nodes." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_job_get[] = {
 	{ .status = 200, .fields = o_job, .desc = "The job and its pods." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_logs[] = {
 	OUT_OPT("job", SW_T_STRING, "The job."),
 	OUT_OPT("namespace", SW_T_STRING, "Its namespace."),
@@ -318,11 +365,15 @@ static const struct sw_field o_logs[] = {
 	  .desc = "The first pod's metrics." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_job_logs[] = {
 	{ .status = 200, .fields = o_logs, .desc = "The job's logs." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_job_deleted[] = {
 	{ .name = "deleted", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What was deleted." },
@@ -330,21 +381,27 @@ static const struct sw_field o_job_deleted[] = {
 	OUT("namespace", SW_T_STRING, "Its namespace."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_job_deletes[] = {
 	OUT("dry_run", SW_T_BOOL, "Always true."),
 	{ .name = "deletes", .type = SW_T_ARRAY, .flags = SW_F_REQUIRED,
 	  .items = o_ref_item, .desc = "What it would delete." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_job_delete[] = {
 	{ .status = 200, .fields = o_job_deleted, .desc = "Deleted." },
 	{ .status = 200, .dry_run = SW_DRY_ONLY, .fields = o_job_deletes,
 	  .desc = "The plan (dry_run=true): what it would delete." },
 	{ 0 }
 };
+/* clang-format on */
 
 /* ---- checkpoints (handlers/checkpoints.c) ---- */
 
+/* clang-format off */
 static const struct sw_field f_ckpt_resume_path[] = {
 	F_CLUSTER_PATH,
 	{ .name = "job", .type = SW_T_STRING,
@@ -360,7 +417,9 @@ static const struct sw_field f_ckpt_resume_path[] = {
 	  .desc = "Namespace (default: found by name)." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_ckpt_resume_body[] = {
 	{ .name = "job_name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 52, .pattern = PAT_WL_NAME,
@@ -368,7 +427,9 @@ static const struct sw_field f_ckpt_resume_body[] = {
 	  "resume_from naming the checkpoint." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field f_ckpt_retain_body[] = {
 	{ .name = "keep_last", .type = SW_T_INT, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 1000,
@@ -377,7 +438,9 @@ static const struct sw_field f_ckpt_retain_body[] = {
 	  "partial." },
 	{ NULL }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_field o_ckpt[] = {
 	OUT("name", SW_T_STRING, "Its directory (step-<N>)."),
 	OUT("step", SW_T_INT, "The training step it saved."),
@@ -391,9 +454,13 @@ static const struct sw_field o_ckpt[] = {
 	    "resume would pick."),
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ckpt_item[] = {
 	{ .name = "checkpoint", .type = SW_T_OBJECT, .fields = o_ckpt },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field o_ckpt_list[] = {
 	OUT("job", SW_T_STRING, "The job."),
 	OUT("namespace", SW_T_STRING, "Its namespace."),
@@ -415,12 +482,16 @@ static const struct sw_field o_ckpt_list[] = {
 	  "first." },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_answer a_ckpt_list[] = {
 	{ .status = 200, .fields = o_ckpt_list,
 	  .desc = "The job's checkpoints." },
 	{ 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct sw_op rows[] = {
 	{
 	  .name = "training_job_submit",
@@ -582,7 +653,7 @@ static const struct sw_op rows[] = {
 	  .answers = a_long,
 	},
 };
+/* clang-format on */
 
-const struct sw_op_family sw_ops_training = {
-	rows, sizeof(rows) / sizeof(rows[0])
-};
+const struct sw_op_family sw_ops_training = { rows,
+	sizeof(rows) / sizeof(rows[0]) };

@@ -30,23 +30,23 @@
 #include "t/unit/awstest.h"
 
 struct fake_server {
-	int		 fd;
-	int		 port;
-	volatile int	 stop;
-	int		 count;
-	pthread_t	 thread;
-	fake_handler	 fn;
-	void		*arg;
-	SSL_CTX		*ssl;
+	int fd;
+	int port;
+	volatile int stop;
+	int count;
+	pthread_t thread;
+	fake_handler fn;
+	void *arg;
+	SSL_CTX *ssl;
 };
 
 const char *
 awstest_shared(void)
 {
-	static char	 path[4096];
-	struct stat	 st;
-	const char	*src = getenv("SW_SRCDIR");
-	char		 here[2048], *slash;
+	static char path[4096];
+	struct stat st;
+	const char *src = getenv("SW_SRCDIR");
+	char here[2048], *slash;
 
 	if (src != NULL && *src != '\0') {
 		snprintf(path, sizeof(path), "%s/../shared", src);
@@ -72,9 +72,9 @@ awstest_shared(void)
 char *
 awstest_slurp(const char *path, size_t *lenp)
 {
-	FILE	*f;
-	char	*buf = NULL, *nb;
-	size_t	 len = 0, cap = 0, n;
+	FILE *f;
+	char *buf = NULL, *nb;
+	size_t len = 0, cap = 0, n;
 
 	if ((f = fopen(path, "rb")) == NULL)
 		return NULL;
@@ -111,8 +111,8 @@ fake_io_read(SSL *ssl, int fd, char *p, size_t n)
 static int
 fake_io_write(SSL *ssl, int fd, const char *p, size_t n)
 {
-	size_t	 off = 0;
-	int	 w;
+	size_t off = 0;
+	int w;
 
 	while (off < n) {
 		if (ssl != NULL)
@@ -127,11 +127,10 @@ fake_io_write(SSL *ssl, int fd, const char *p, size_t n)
 }
 
 int
-fake_header(const struct fake_req *r, const char *name, char *out,
-    size_t outsz)
+fake_header(const struct fake_req *r, const char *name, char *out, size_t outsz)
 {
-	const char	*p = r->headers;
-	size_t		 nlen = strlen(name), vlen;
+	const char *p = r->headers;
+	size_t nlen = strlen(name), vlen;
 
 	while (p != NULL && *p != '\0') {
 		if (strncasecmp(p, name, nlen) == 0 && p[nlen] == ':') {
@@ -154,13 +153,12 @@ fake_header(const struct fake_req *r, const char *name, char *out,
 static void
 fake_serve(struct fake_server *s, int cfd)
 {
-	struct fake_req		 req;
-	struct fake_reply	 rep;
-	SSL			*ssl = NULL;
-	char			*buf = NULL, *end, *nb, hdr[4096], cl[32];
-	size_t			 len = 0, cap = 65536, need, hlen, i, off,
-				 piece;
-	int			 n;
+	struct fake_req req;
+	struct fake_reply rep;
+	SSL *ssl = NULL;
+	char *buf = NULL, *end, *nb, hdr[4096], cl[32];
+	size_t len = 0, cap = 65536, need, hlen, i, off, piece;
+	int n;
 
 	memset(&req, 0, sizeof(req));
 	memset(&rep, 0, sizeof(rep));
@@ -214,10 +212,13 @@ fake_serve(struct fake_server *s, int cfd)
 	if (rep.body == NULL)
 		rep.body = "";
 	if (rep.chunks > 1)
-		snprintf(hdr, sizeof(hdr), "HTTP/1.1 %d X\r\n%s"
-		    "Connection: close\r\n\r\n", rep.status, rep.headers);
+		snprintf(hdr, sizeof(hdr),
+		    "HTTP/1.1 %d X\r\n%s"
+		    "Connection: close\r\n\r\n",
+		    rep.status, rep.headers);
 	else
-		snprintf(hdr, sizeof(hdr), "HTTP/1.1 %d X\r\n%s"
+		snprintf(hdr, sizeof(hdr),
+		    "HTTP/1.1 %d X\r\n%s"
 		    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
 		    rep.status, rep.headers, rep.body_len);
 	if (fake_io_write(ssl, cfd, hdr, strlen(hdr)) == -1)
@@ -234,8 +235,8 @@ fake_serve(struct fake_server *s, int cfd)
 		 * them as separate pieces. */
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
-		n = (int)(rep.body_len - off < piece ? rep.body_len - off :
-		    piece);
+		n = (int)(rep.body_len - off < piece ? rep.body_len - off
+						     : piece);
 		if (fake_io_write(ssl, cfd, rep.body + off, (size_t)n) == -1)
 			break;
 		off += (size_t)n;
@@ -254,9 +255,9 @@ out:
 static void *
 fake_loop(void *arg)
 {
-	struct fake_server	*s = arg;
-	struct pollfd		 pfd;
-	int			 cfd;
+	struct fake_server *s = arg;
+	struct pollfd pfd;
+	int cfd;
 
 	while (!s->stop) {
 		pfd.fd = s->fd;
@@ -272,16 +273,16 @@ fake_loop(void *arg)
 }
 
 struct fake_server *
-fake_start(fake_handler fn, void *arg, const char *cert_pem,
-    const char *key_pem)
+fake_start(
+    fake_handler fn, void *arg, const char *cert_pem, const char *key_pem)
 {
-	struct fake_server	*s;
-	struct sockaddr_in	 sin;
-	socklen_t		 slen = sizeof(sin);
-	BIO			*bio;
-	X509			*x = NULL;
-	EVP_PKEY		*pk = NULL;
-	int			 one = 1;
+	struct fake_server *s;
+	struct sockaddr_in sin;
+	socklen_t slen = sizeof(sin);
+	BIO *bio;
+	X509 *x = NULL;
+	EVP_PKEY *pk = NULL;
+	int one = 1;
 
 	/* A client that hangs up early must not kill the test. */
 	signal(SIGPIPE, SIG_IGN);
@@ -360,8 +361,8 @@ fake_stop(struct fake_server *s)
 static char *
 awstest_bio_str(BIO *bio)
 {
-	char	*p, *out;
-	long	 n;
+	char *p, *out;
+	long n;
 
 	n = BIO_get_mem_data(bio, &p);
 	if (n <= 0 || (out = malloc((size_t)n + 1)) == NULL)
@@ -374,13 +375,13 @@ awstest_bio_str(BIO *bio)
 int
 awstest_selfsigned(char **cert_pem, char **key_pem)
 {
-	EVP_PKEY	*pk = NULL;
-	X509		*x = NULL;
-	X509_NAME	*name;
-	X509_EXTENSION	*ext;
-	X509V3_CTX	 v3;
-	BIO		*cb = NULL, *kb = NULL;
-	int		 rc = -1;
+	EVP_PKEY *pk = NULL;
+	X509 *x = NULL;
+	X509_NAME *name;
+	X509_EXTENSION *ext;
+	X509V3_CTX v3;
+	BIO *cb = NULL, *kb = NULL;
+	int rc = -1;
 
 	*cert_pem = *key_pem = NULL;
 	if ((pk = EVP_EC_gen("P-256")) == NULL || (x = X509_new()) == NULL)
@@ -396,12 +397,12 @@ awstest_selfsigned(char **cert_pem, char **key_pem)
 	X509_set_issuer_name(x, name);
 	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
 	if ((ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name,
-	    "IP:127.0.0.1,DNS:localhost")) == NULL)
+		 "IP:127.0.0.1,DNS:localhost")) == NULL)
 		goto out;
 	X509_add_ext(x, ext, -1);
 	X509_EXTENSION_free(ext);
-	if ((ext = X509V3_EXT_conf_nid(NULL, &v3, NID_basic_constraints,
-	    "critical,CA:TRUE")) == NULL)
+	if ((ext = X509V3_EXT_conf_nid(
+		 NULL, &v3, NID_basic_constraints, "critical,CA:TRUE")) == NULL)
 		goto out;
 	X509_add_ext(x, ext, -1);
 	X509_EXTENSION_free(ext);
@@ -410,8 +411,7 @@ awstest_selfsigned(char **cert_pem, char **key_pem)
 	cb = BIO_new(BIO_s_mem());
 	kb = BIO_new(BIO_s_mem());
 	if (cb == NULL || kb == NULL || PEM_write_bio_X509(cb, x) != 1 ||
-	    PEM_write_bio_PrivateKey(kb, pk, NULL, NULL, 0, NULL,
-	    NULL) != 1)
+	    PEM_write_bio_PrivateKey(kb, pk, NULL, NULL, 0, NULL, NULL) != 1)
 		goto out;
 	*cert_pem = awstest_bio_str(cb);
 	*key_pem = awstest_bio_str(kb);

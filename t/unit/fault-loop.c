@@ -71,38 +71,38 @@ main(void)
 #else
 
 /* Runs of one kind stop here even when the fault still fires. */
-#define MAX_POINTS	3000
+#define MAX_POINTS 3000
 
 static struct sw_config cfg;
 static const char *cluster, *itype, *zone;
 static char logdir[64];
-static char token[SW_TOKEN_LEN];	/* of the template database */
+static char token[SW_TOKEN_LEN]; /* of the template database */
 /* Frames of an allocation's call stack that tell its sites apart. */
 static int depth = 4;
 static long max_points = MAX_POINTS;
 /* Runs at a time: most of a run waits on the sandbox or on a retry. */
-#define MAX_JOBS	8
+#define MAX_JOBS 8
 static int njobs = 3;
 
 /* What one request came to. */
 struct outcome {
-	int	 status;		/* HTTP status */
-	int	 clean;			/* a well-formed answer */
-	int	 success;		/* it started (or found) an operation */
-	char	 op_id[64];
-	char	 why[256];		/* what was not clean */
+	int status; /* HTTP status */
+	int clean; /* a well-formed answer */
+	int success; /* it started (or found) an operation */
+	char op_id[64];
+	char why[256]; /* what was not clean */
 };
 
 /* A child's state: its own database and MCP endpoint. */
 struct run {
-	char		 dir[96];
-	struct sw_db	*db;
-	const char	*token;
-	struct sw_mcp	 mcp;
-	int		 mcp_ready;
+	char dir[96];
+	struct sw_db *db;
+	const char *token;
+	struct sw_mcp mcp;
+	int mcp_ready;
 };
 
-typedef void	(*request_fn)(struct run *, struct outcome *);
+typedef void (*request_fn)(struct run *, struct outcome *);
 
 /* ---- the requests ---------------------------------------------------- */
 
@@ -150,17 +150,19 @@ rest(struct run *u, const char *method, const char *uri, const char *body,
 		goto out;
 	}
 	sep += 4;
-	if (sw_json_parse(sep, strlen(sep), &doc, why, sizeof(why)) !=
-	    SW_OK) {
+	if (sw_json_parse(sep, strlen(sep), &doc, why, sizeof(why)) != SW_OK) {
 		snprintf(o->why, sizeof(o->why), "%d body is not JSON: %s",
 		    o->status, why);
 		goto out;
 	}
 	if (o->status >= 400) {
-		if (ct == NULL || strncmp(ct + 14, "application/problem+json",
-		    24) != 0 || sw_json_get_int(doc, "status", 0) != o->status)
-			snprintf(o->why, sizeof(o->why), "%d is not a problem "
-			    "document: %.120s", o->status, sep);
+		if (ct == NULL ||
+		    strncmp(ct + 14, "application/problem+json", 24) != 0 ||
+		    sw_json_get_int(doc, "status", 0) != o->status)
+			snprintf(o->why, sizeof(o->why),
+			    "%d is not a problem "
+			    "document: %.120s",
+			    o->status, sep);
 		else
 			o->clean = 1;
 		goto out;
@@ -180,9 +182,11 @@ out:
 static const char *
 create_body(const char *name, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "{\"name\":\"%s\",\"instance_groups\":[{\"name\":"
+	snprintf(buf, sz,
+	    "{\"name\":\"%s\",\"instance_groups\":[{\"name\":"
 	    "\"w\",\"instance_type\":\"%s\",\"count\":1,"
-	    "\"availability_zone\":\"%s\"}]}", name, itype, zone);
+	    "\"availability_zone\":\"%s\"}]}",
+	    name, itype, zone);
 	return buf;
 }
 
@@ -191,8 +195,8 @@ req_create(struct run *u, struct outcome *o)
 {
 	char body[512];
 
-	rest(u, "POST", "/api/v1/clusters", create_body("fl-rest", body,
-	    sizeof(body)), o);
+	rest(u, "POST", "/api/v1/clusters",
+	    create_body("fl-rest", body, sizeof(body)), o);
 }
 
 static void
@@ -215,14 +219,15 @@ req_mcp(struct run *u, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	snprintf(authz, sizeof(authz), "Bearer %s", u->token);
-	snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":7,"
+	snprintf(body, sizeof(body),
+	    "{\"jsonrpc\":\"2.0\",\"id\":7,"
 	    "\"method\":\"tools/call\",\"params\":{\"name\":"
 	    "\"cluster_create\",\"arguments\":%s,\"_meta\":{"
 	    "\"io.modelcontextprotocol/protocolVersion\":\"%s\","
 	    "\"io.modelcontextprotocol/clientCapabilities\":{},"
 	    "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"fault-loop\","
-	    "\"version\":\"1\"}}}}", create_body("fl-mcp", args,
-	    sizeof(args)), SW_MCP_MODERN_VERSION);
+	    "\"version\":\"1\"}}}}",
+	    create_body("fl-mcp", args, sizeof(args)), SW_MCP_MODERN_VERSION);
 	memset(&in, 0, sizeof(in));
 	in.method = "POST";
 	in.authorization = authz;
@@ -237,25 +242,32 @@ req_mcp(struct run *u, struct outcome *o)
 	sw_mcp_answer_init(&a);
 	sw_mcp_handle(&u->mcp, &in, &a);
 	o->status = a.status;
-	if (a.content_type == NULL || strcmp(a.content_type,
-	    "application/json") != 0 || sw_json_parse(sw_buf_str(&a.body),
-	    a.body.len, &doc, why, sizeof(why)) != SW_OK) {
-		snprintf(o->why, sizeof(o->why), "%d answer is not JSON: %s "
-		    "%.120s", a.status, a.content_type ? a.content_type :
-		    "(none)", sw_buf_str(&a.body));
+	if (a.content_type == NULL ||
+	    strcmp(a.content_type, "application/json") != 0 ||
+	    sw_json_parse(sw_buf_str(&a.body), a.body.len, &doc, why,
+		sizeof(why)) != SW_OK) {
+		snprintf(o->why, sizeof(o->why),
+		    "%d answer is not JSON: %s "
+		    "%.120s",
+		    a.status, a.content_type ? a.content_type : "(none)",
+		    sw_buf_str(&a.body));
 		goto out;
 	}
 	if (sw_json_get(doc, "error") != NULL) {
 		o->clean = sw_json_path(doc, "error.code") != NULL &&
 		    sw_json_path_str(doc, "error.message") != NULL;
 		if (!o->clean)
-			snprintf(o->why, sizeof(o->why), "bad JSON-RPC error: "
-			    "%.120s", sw_buf_str(&a.body));
+			snprintf(o->why, sizeof(o->why),
+			    "bad JSON-RPC error: "
+			    "%.120s",
+			    sw_buf_str(&a.body));
 		goto out;
 	}
 	if (a.status != 200 || (res = sw_json_get(doc, "result")) == NULL) {
-		snprintf(o->why, sizeof(o->why), "%d without result or error: "
-		    "%.120s", a.status, sw_buf_str(&a.body));
+		snprintf(o->why, sizeof(o->why),
+		    "%d without result or error: "
+		    "%.120s",
+		    a.status, sw_buf_str(&a.body));
 		goto out;
 	}
 	sc = sw_json_get(res, "structuredContent");
@@ -264,8 +276,10 @@ req_mcp(struct run *u, struct outcome *o)
 		o->status = (int)sw_json_get_int(sc, "status", 0);
 		o->clean = o->status >= 400 && sw_json_get(res, "content");
 		if (!o->clean)
-			snprintf(o->why, sizeof(o->why), "isError without a "
-			    "problem: %.120s", sw_buf_str(&a.body));
+			snprintf(o->why, sizeof(o->why),
+			    "isError without a "
+			    "problem: %.120s",
+			    sw_buf_str(&a.body));
 		goto out;
 	}
 	if (sw_json_get_str(sc, "operation_id") != NULL) {
@@ -274,8 +288,10 @@ req_mcp(struct run *u, struct outcome *o)
 		o->status = 202;
 		o->clean = o->success = 1;
 	} else
-		snprintf(o->why, sizeof(o->why), "result without an "
-		    "operation: %.120s", sw_buf_str(&a.body));
+		snprintf(o->why, sizeof(o->why),
+		    "result without an "
+		    "operation: %.120s",
+		    sw_buf_str(&a.body));
 out:
 	json_object_put(doc);
 	sw_mcp_answer_free(&a);
@@ -298,20 +314,22 @@ db_whole(struct run *u, int *nops, char *why, size_t whysz)
 		snprintf(why, whysz, "a transaction was left open");
 		return -1;
 	}
-	if (sw_db_prepare(u->db, "PRAGMA integrity_check", &st) !=
-	    SW_OK || sw_db_step(st) != SW_DB_ROW ||
+	if (sw_db_prepare(u->db, "PRAGMA integrity_check", &st) != SW_OK ||
+	    sw_db_step(st) != SW_DB_ROW ||
 	    strcmp(sw_col_text(st, 0), "ok") != 0) {
-		snprintf(why, whysz, "integrity_check: %s", st ?
-		    sw_col_text(st, 0) : "no statement");
+		snprintf(why, whysz, "integrity_check: %s",
+		    st ? sw_col_text(st, 0) : "no statement");
 		sw_st_free(st);
 		return -1;
 	}
 	sw_st_free(st);
-	if (sw_db_prepare(u->db, "SELECT o.id, o.kind, o.state,"
-	    " (SELECT count(*) FROM stages s WHERE s.op_id = o.id"
-	    "  AND s.state = 'pending'),"
-	    " (SELECT count(*) FROM events e WHERE e.op_id = o.id)"
-	    " FROM operations o", &st) != SW_OK) {
+	if (sw_db_prepare(u->db,
+		"SELECT o.id, o.kind, o.state,"
+		" (SELECT count(*) FROM stages s WHERE s.op_id = o.id"
+		"  AND s.state = 'pending'),"
+		" (SELECT count(*) FROM events e WHERE e.op_id = o.id)"
+		" FROM operations o",
+		&st) != SW_OK) {
 		snprintf(why, whysz, "cannot read operations");
 		return -1;
 	}
@@ -321,14 +339,14 @@ db_whole(struct run *u, int *nops, char *why, size_t whysz)
 		names = pl ? sw_pipeline_stage_names(pl) : NULL;
 		for (want = 0; names != NULL && names[want] != NULL; want++)
 			;
-		if (pl == NULL || strcmp(sw_col_text(st, 2),
-		    "pending") != 0 || sw_col_int(st, 3) !=
-		    want || want == 0 || sw_col_int(st, 4) < 1) {
-			snprintf(why, whysz, "operation %s (%s) is %s with "
+		if (pl == NULL || strcmp(sw_col_text(st, 2), "pending") != 0 ||
+		    sw_col_int(st, 3) != want || want == 0 ||
+		    sw_col_int(st, 4) < 1) {
+			snprintf(why, whysz,
+			    "operation %s (%s) is %s with "
 			    "%d of %d stages and %d events",
 			    sw_col_text(st, 0), sw_col_text(st, 1),
-			    sw_col_text(st, 2),
-			    sw_col_int(st, 3), want,
+			    sw_col_text(st, 2), sw_col_int(st, 3), want,
 			    sw_col_int(st, 4));
 			bad = 1;
 		}
@@ -414,7 +432,7 @@ make_template(void)
 	if ((e = sw_token_create(db, "fault-admin", SW_SCOPE_ADMIN, token)) ==
 	    SW_OK)
 		e = sw_cluster_record(db, cluster, rec.id, rec.origin, &made);
-	sw_db_close(db);	/* the last close folds the WAL back */
+	sw_db_close(db); /* the last close folds the WAL back */
 	return e == SW_OK ? 0 : -1;
 }
 
@@ -431,11 +449,11 @@ remove_tree(const char *dir, int depth_left)
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name,
-		    "..") == 0)
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-		    de->d_name) >= sizeof(path))
+			de->d_name) >= sizeof(path))
 			continue;
 		if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 			if (depth_left > 0)
@@ -456,11 +474,11 @@ remove_tree(const char *dir, int depth_left)
  * way, so the loop fails the first allocation of each distinct stack;
  * an AWS call failing as a whole is what http:N covers for every call.
  */
-#define MAX_SITES	8192
+#define MAX_SITES 8192
 static struct {
-	uint64_t	 hash[MAX_SITES];
-	long		 first[MAX_SITES];
-	int		 n;
+	uint64_t hash[MAX_SITES];
+	long first[MAX_SITES];
+	int n;
 } sites;
 
 static void
@@ -556,30 +574,37 @@ child(request_fn fn, int with_mcp, const char *spec, int fd)
 	else if (db_whole(&u, &nops, why, sizeof(why)) != 0)
 		;
 	else if (o.success && nops != 1)
-		snprintf(why, sizeof(why), "answered %s but %d operations are "
-		    "recorded", o.op_id, nops);
+		snprintf(why, sizeof(why),
+		    "answered %s but %d operations are "
+		    "recorded",
+		    o.op_id, nops);
 	else if (spec == NULL && !o.success)
-		snprintf(why, sizeof(why), "failed with no fault: %d",
-		    o.status);
+		snprintf(
+		    why, sizeof(why), "failed with no fault: %d", o.status);
 	else {
 		/* The worker's next request: the same one, no fault. */
 		fn(&u, &again);
 		if (!again.success && !(again.status == 409 && nops == 1))
-			snprintf(why, sizeof(why), "the request again with no "
-			    "fault: %d %s", again.status, again.why);
+			snprintf(why, sizeof(why),
+			    "the request again with no "
+			    "fault: %d %s",
+			    again.status, again.why);
 		else if (db_whole(&u, &nops, why, sizeof(why)) != 0)
 			;
 		else if (nops != 1)
-			snprintf(why, sizeof(why), "%d operations after the "
-			    "request again", nops);
+			snprintf(why, sizeof(why),
+			    "%d operations after the "
+			    "request again",
+			    nops);
 		else if (o.success && again.success &&
 		    strcmp(o.op_id, again.op_id) != 0)
-			snprintf(why, sizeof(why), "the same request made a "
+			snprintf(why, sizeof(why),
+			    "the same request made a "
 			    "second operation");
 	}
 	snprintf(line, sizeof(line), "%ld %ld %ld %ld %d %s\n", fired,
-	    n[SW_FAULT_ALLOC], n[SW_FAULT_SQLITE], n[SW_FAULT_HTTP],
-	    o.status, why[0] ? why : "ok");
+	    n[SW_FAULT_ALLOC], n[SW_FAULT_SQLITE], n[SW_FAULT_HTTP], o.status,
+	    why[0] ? why : "ok");
 	goto write;
 report:
 	fired = 0;
@@ -596,24 +621,23 @@ write:
 
 /* Result of a run as the parent sees it. */
 struct result {
-	long	 fired;
-	long	 count[SW_FAULT__MAX];
-	int	 status;
-	char	 verdict[400];
+	long fired;
+	long count[SW_FAULT__MAX];
+	int status;
+	char verdict[400];
 };
 
 /* A run in flight: its child, the read end of its report, its log. */
 struct job {
-	pid_t		 pid;
-	int		 fd;
-	char		 spec[64];
-	char		 log[128];
+	pid_t pid;
+	int fd;
+	char spec[64];
+	char log[128];
 };
 
 /* Fork a run of fn under spec (NULL: none) in slot; -1 on failure. */
 static int
-start(struct job *j, int slot, request_fn fn, int with_mcp,
-    const char *spec)
+start(struct job *j, int slot, request_fn fn, int with_mcp, const char *spec)
 {
 	int p[2], lfd;
 
@@ -629,8 +653,8 @@ start(struct job *j, int slot, request_fn fn, int with_mcp,
 	}
 	if (j->pid == 0) {
 		close(p[0]);
-		if ((lfd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC,
-		    0600)) >= 0) {
+		if ((lfd = open(j->log, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >=
+		    0) {
 			dup2(lfd, 2);
 			close(lfd);
 		}
@@ -651,23 +675,27 @@ finish(struct job *j, struct result *res)
 	int st = 0;
 
 	memset(res, 0, sizeof(*res));
-	while (len + 1 < sizeof(buf) && (got = read(j->fd, buf + len,
-	    sizeof(buf) - 1 - len)) > 0)
+	while (len + 1 < sizeof(buf) &&
+	    (got = read(j->fd, buf + len, sizeof(buf) - 1 - len)) > 0)
 		len += (size_t)got;
 	buf[len] = '\0';
 	close(j->fd);
 	while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (sscanf(buf, "%ld %ld %ld %ld %d %399[^\n]", &res->fired,
-	    &res->count[0], &res->count[1], &res->count[2], &res->status,
-	    res->verdict) != 6)
+		&res->count[0], &res->count[1], &res->count[2], &res->status,
+		res->verdict) != 6)
 		snprintf(res->verdict, sizeof(res->verdict), "no report");
 	if (WIFSIGNALED(st))
-		snprintf(res->verdict, sizeof(res->verdict), "killed by "
-		    "signal %d", WTERMSIG(st));
+		snprintf(res->verdict, sizeof(res->verdict),
+		    "killed by "
+		    "signal %d",
+		    WTERMSIG(st));
 	else if (WEXITSTATUS(st) != 0)
-		snprintf(res->verdict, sizeof(res->verdict), "exit %d (a "
-		    "sanitizer report?)", WEXITSTATUS(st));
+		snprintf(res->verdict, sizeof(res->verdict),
+		    "exit %d (a "
+		    "sanitizer report?)",
+		    WEXITSTATUS(st));
 	return strcmp(res->verdict, "ok") == 0 ? 0 : -1;
 }
 
@@ -736,9 +764,10 @@ scenario(const char *name, request_fn fn, int with_mcp)
 		return;
 	}
 	alloc_at = read_sites(&nalloc);
-	ok(1, "%s: succeeds with no fault (%ld allocations from %ld call "
-	    "stacks, %ld SQLite calls, %ld HTTP requests)", name,
-	    clean.count[0], nalloc, clean.count[1], clean.count[2]);
+	ok(1,
+	    "%s: succeeds with no fault (%ld allocations from %ld call "
+	    "stacks, %ld SQLite calls, %ld HTTP requests)",
+	    name, clean.count[0], nalloc, clean.count[1], clean.count[2]);
 	for (k = 0; k < SW_FAULT__MAX; k++) {
 		t0 = time(NULL);
 		failures = runs = 0;
@@ -749,11 +778,11 @@ scenario(const char *name, request_fn fn, int with_mcp)
 			for (nj = 0; nj < njobs && i + nj < max_points; nj++) {
 				if (k == SW_FAULT_ALLOC && i + nj >= nalloc)
 					break;
-				n = k == SW_FAULT_ALLOC ? alloc_at[i + nj] :
-				    i + nj + 1;
+				n = k == SW_FAULT_ALLOC ? alloc_at[i + nj]
+							: i + nj + 1;
 				snprintf(spec, sizeof(spec), "%s:%ld%s",
-				    kind_name[k], n, k == SW_FAULT_HTTP ?
-				    "+" : "");
+				    kind_name[k], n,
+				    k == SW_FAULT_HTTP ? "+" : "");
 				if (start(&jobs[nj], nj, fn, with_mcp, spec) !=
 				    0)
 					break;
@@ -774,9 +803,10 @@ scenario(const char *name, request_fn fn, int with_mcp)
 			if (nj == 0)
 				break;
 		}
-		ok(failures == 0 && done, "%s: %ld %s faults, each ends "
-		    "cleanly (%lds)", name, k == SW_FAULT_ALLOC ? runs :
-		    runs - 1, kind_name[k],
+		ok(failures == 0 && done,
+		    "%s: %ld %s faults, each ends "
+		    "cleanly (%lds)",
+		    name, k == SW_FAULT_ALLOC ? runs : runs - 1, kind_name[k],
 		    (long)(time(NULL) - t0));
 		if (failures > 0)
 			diag("%s: %ld of %ld %s runs failed", name, failures,
@@ -794,7 +824,8 @@ main(int argc, char *argv[])
 	int i;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: fault-loop STATE_DIR CLUSTER "
+		fprintf(stderr,
+		    "usage: fault-loop STATE_DIR CLUSTER "
 		    "INSTANCE_TYPE ZONE [create|feature|mcp...]\n");
 		return 2;
 	}

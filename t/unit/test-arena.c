@@ -10,8 +10,8 @@
 #include "pipelines/pipeline.h"
 #include "t/tap.h"
 
-#define NKEEP	40
-#define LONG	700
+#define NKEEP 40
+#define LONG 700
 
 int
 main(void)

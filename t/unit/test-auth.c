@@ -15,8 +15,8 @@
 /* A service account of team with role, expiring at expires_ms (0:
  * never): the principal sw_token_check gives, or SW_EUNAUTH. */
 static sw_err
-account(struct sw_db *db, const char *name, const char *team,
-    enum sw_role role, int64_t expires_ms, struct sw_principal *p)
+account(struct sw_db *db, const char *name, const char *team, enum sw_role role,
+    int64_t expires_ms, struct sw_principal *p)
 {
 	char tok[SW_TOKEN_LEN];
 
@@ -33,24 +33,34 @@ test_accounts(struct sw_db *db)
 	json_object *list;
 
 	ok(account(db, "sa-op", "ml-a", SW_ROLE_OPERATOR, 0, &p) == SW_OK &&
-	    strcmp(p.team, "ml-a") == 0 && p.role == SW_ROLE_OPERATOR &&
-	    p.scope == SW_SCOPE_WRITE, "a service account's team and role");
-	ok(account(db, "sa-old", "ml-a", SW_ROLE_VIEWER, sw_now_ms() - 1,
-	    &p) == SW_EUNAUTH, "an expired service account is refused");
+		strcmp(p.team, "ml-a") == 0 && p.role == SW_ROLE_OPERATOR &&
+		p.scope == SW_SCOPE_WRITE,
+	    "a service account's team and role");
+	ok(account(db, "sa-old", "ml-a", SW_ROLE_VIEWER, sw_now_ms() - 1, &p) ==
+		SW_EUNAUTH,
+	    "an expired service account is refused");
 	ok(sw_token_set_team(db, "sa-op", "Bad_Team", SW_ROLE_VIEWER, 0) ==
-	    SW_EINVAL, "a team name breaking [a-z0-9-] is refused");
-	ok(sw_token_set_team(db, "sa-op", "ml-a", SW_ROLE_NONE, 0) ==
-	    SW_EINVAL, "a team without a role is refused");
+		SW_EINVAL,
+	    "a team name breaking [a-z0-9-] is refused");
+	ok(sw_token_set_team(db, "sa-op", "ml-a", SW_ROLE_NONE, 0) == SW_EINVAL,
+	    "a team without a role is refused");
 	/* Both made in the same millisecond list by name: find sa-op. */
 	ok(sw_token_list(db, "ml-a", &list) == SW_OK &&
-	    json_object_array_length(list) == 2 && strcmp(sw_json_get_str(
-	    json_object_array_get_idx(list, strcmp(sw_json_get_str(
-	    json_object_array_get_idx(list, 0), "name"), "sa-op") == 0 ?
-	    0 : 1), "role"), "operator") == 0,
+		json_object_array_length(list) == 2 &&
+		strcmp(sw_json_get_str(
+			   json_object_array_get_idx(list,
+			       strcmp(sw_json_get_str(
+					  json_object_array_get_idx(list, 0),
+					  "name"),
+				   "sa-op") == 0
+				   ? 0
+				   : 1),
+			   "role"),
+		    "operator") == 0,
 	    "a team's list has its accounts with their roles");
 	json_object_put(list);
 	ok(sw_token_revoke(db, "sa-op", "ml-b") == SW_ENOTFOUND &&
-	    sw_token_revoke(db, "sa-op", "ml-a") == SW_OK,
+		sw_token_revoke(db, "sa-op", "ml-a") == SW_OK,
 	    "revoking in another team finds nothing; in its own, it goes");
 }
 
@@ -59,8 +69,11 @@ static int
 may(const struct sw_config *c, const struct sw_principal *p,
     enum sw_touch touch, int readonly, int team_arg, const char *team)
 {
-	struct sw_rule_row row = { .name = "op", .scope = SW_SCOPE_WRITE,
-	    .touch = touch, .readonly = readonly, .team_arg = team_arg };
+	struct sw_rule_row row = { .name = "op",
+		.scope = SW_SCOPE_WRITE,
+		.touch = touch,
+		.readonly = readonly,
+		.team_arg = team_arg };
 	char why[320];
 
 	return sw_team_rule(c, p, &row, team, why, sizeof(why)) == NULL;
@@ -74,37 +87,38 @@ test_rule(void)
 	struct sw_membership m[4];
 
 	memset(&c, 0, sizeof(c));
-	c.root = json_tokener_parse("{\"teams\": {\"a\": {\"viewer\": "
-	    "[\"g1\"], \"operator\": [\"g2\"]}, \"ops\": "
-	    "{\"platform-admin\": [\"g3\"]}}}");
+	c.root =
+	    json_tokener_parse("{\"teams\": {\"a\": {\"viewer\": "
+			       "[\"g1\"], \"operator\": [\"g2\"]}, \"ops\": "
+			       "{\"platform-admin\": [\"g3\"]}}}");
 	memset(&p, 0, sizeof(p));
 	p.via_provider = 1;
 	snprintf(p.groups, sizeof(p.groups), "x,g1,g2");
-	ok(sw_principal_teams(&c, &p, m, 4) == 1 && strcmp(m[0].team, "a") ==
-	    0 && m[0].role == SW_ROLE_OPERATOR,
+	ok(sw_principal_teams(&c, &p, m, 4) == 1 &&
+		strcmp(m[0].team, "a") == 0 && m[0].role == SW_ROLE_OPERATOR,
 	    "groups give the highest role a group maps to");
 	ok(may(&c, &p, SW_TOUCH_TEAM, 0, 0, "a") &&
-	    !may(&c, &p, SW_TOUCH_TEAM, 1, 0, "b") &&
-	    !may(&c, &p, SW_TOUCH_TEAM, 1, 0, NULL),
+		!may(&c, &p, SW_TOUCH_TEAM, 1, 0, "b") &&
+		!may(&c, &p, SW_TOUCH_TEAM, 1, 0, NULL),
 	    "team rows: own team yes, another or none no");
 	ok(may(&c, &p, SW_TOUCH_CLUSTER, 1, 0, NULL) &&
-	    !may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL),
+		!may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL),
 	    "an operator reads clusters, changes no platform");
 	snprintf(p.groups, sizeof(p.groups), "g3");
 	ok(may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL) &&
-	    !may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "a") &&
-	    may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "ops"),
+		!may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "a") &&
+		may(&c, &p, SW_TOUCH_PLATFORM, 0, 1, "ops"),
 	    "platform-admin: the platform; a team's accounts only its own");
 	snprintf(p.groups, sizeof(p.groups), "nobody");
 	ok(sw_principal_teams(&c, &p, m, 4) == 0 &&
-	    may(&c, &p, SW_TOUCH_SELF, 1, 0, NULL) &&
-	    !may(&c, &p, SW_TOUCH_CLUSTER, 1, 0, NULL),
+		may(&c, &p, SW_TOUCH_SELF, 1, 0, NULL) &&
+		!may(&c, &p, SW_TOUCH_CLUSTER, 1, 0, NULL),
 	    "a person in no team: whoami only");
 	memset(&p, 0, sizeof(p));
 	p.scope = SW_SCOPE_WRITE;
 	ok(sw_principal_teams(&c, &p, m, 4) == -1 &&
-	    may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL) &&
-	    may(&c, &p, SW_TOUCH_TEAM, 0, 0, "b"),
+		may(&c, &p, SW_TOUCH_PLATFORM, 0, 0, NULL) &&
+		may(&c, &p, SW_TOUCH_TEAM, 0, 0, "b"),
 	    "a token of no team: its scope alone");
 	p.scope = SW_SCOPE_READ;
 	ok(!may(&c, &p, SW_TOUCH_TEAM, 0, 0, "b"), "... which may be short");
@@ -129,7 +143,8 @@ main(void)
 	ok(strncmp(t1, "swt_", 4) == 0 && strlen(t1) == SW_TOKEN_LEN - 1,
 	    "token format");
 	ok(sw_token_create(db, "reader", SW_SCOPE_READ, t2) == SW_OK &&
-	    strcmp(t1, t2) != 0, "tokens differ");
+		strcmp(t1, t2) != 0,
+	    "tokens differ");
 	ok(sw_token_create(db, "admin", SW_SCOPE_READ, t2) == SW_ECONFLICT,
 	    "names are unique");
 	ok(sw_token_create(db, "bad name", SW_SCOPE_READ, t2) == SW_EINVAL,
@@ -137,8 +152,9 @@ main(void)
 	ok(sw_token_create(db, "x", SW_SCOPE_NONE, t2) == SW_EINVAL,
 	    "a scope is required");
 
-	ok(sw_token_check(db, t1, &p) == SW_OK && p.scope == SW_SCOPE_ADMIN
-	    && strcmp(p.name, "admin") == 0, "check gives name and scope");
+	ok(sw_token_check(db, t1, &p) == SW_OK && p.scope == SW_SCOPE_ADMIN &&
+		strcmp(p.name, "admin") == 0,
+	    "check gives name and scope");
 	memcpy(bad, t1, sizeof(bad));
 	bad[SW_TOKEN_LEN - 2] = bad[SW_TOKEN_LEN - 2] == 'A' ? 'B' : 'A';
 	ok(sw_token_check(db, bad, &p) == SW_EUNAUTH,
@@ -164,10 +180,11 @@ main(void)
 		int64_t first = -1, again = -2;
 		int changes;
 
-		sw_db_prepare(db, "SELECT last_used FROM "
-		    "tokens WHERE name = 'admin'", &st);
-		if (sw_db_step(st) == SW_DB_ROW &&
-		    !sw_col_null(st, 0))
+		sw_db_prepare(db,
+		    "SELECT last_used FROM "
+		    "tokens WHERE name = 'admin'",
+		    &st);
+		if (sw_db_step(st) == SW_DB_ROW && !sw_col_null(st, 0))
 			first = sw_col_int64(st, 0);
 		sw_reset(st);
 		ok(first > 0, "a check records last_used");
@@ -177,7 +194,8 @@ main(void)
 		is_int((int)sw_db_total_changes(db) - changes, 0,
 		    "checks within a minute write nothing");
 		/* Another process (its own cache) finds the row fresh. */
-		sw_db_exec_sql(db, "UPDATE tokens SET last_used = "
+		sw_db_exec_sql(db,
+		    "UPDATE tokens SET last_used = "
 		    "last_used - 120000 WHERE name = 'admin'");
 		if (sw_db_step(st) == SW_DB_ROW)
 			again = sw_col_int64(st, 0);
@@ -187,22 +205,24 @@ main(void)
 
 	sw_token_check(db, t1, &p);
 	ok(sw_session_create(db, &p, s1) == SW_OK &&
-	    strncmp(s1, "sws_", 4) == 0, "session for a valid principal");
+		strncmp(s1, "sws_", 4) == 0,
+	    "session for a valid principal");
 	ok(sw_session_check(db, s1, &p) == SW_OK && p.via_cookie &&
-	    p.scope == SW_SCOPE_ADMIN, "session checks out with scope");
+		p.scope == SW_SCOPE_ADMIN,
+	    "session checks out with scope");
 	ok(sw_session_check(db, t1, &p) == SW_EUNAUTH,
 	    "a token is not a session id");
 
 	ok(sw_token_list(db, NULL, &list) == SW_OK &&
-	    json_object_array_length(list) == 2, "list tokens");
+		json_object_array_length(list) == 2,
+	    "list tokens");
 	ok(strstr(sw_json_str(list), t1 + 21) == NULL,
 	    "list never shows secrets");
 	json_object_put(list);
 
 	ok(sw_token_revoke(db, "admin", NULL) == SW_OK, "revoke");
 	ok(sw_token_revoke(db, "admin", NULL) == SW_ENOTFOUND, "revoke twice");
-	ok(sw_token_check(db, t1, &p) == SW_EUNAUTH,
-	    "revoked token refused");
+	ok(sw_token_check(db, t1, &p) == SW_EUNAUTH, "revoked token refused");
 	ok(sw_session_check(db, s1, &p) == SW_EUNAUTH,
 	    "sessions of a revoked token die with it");
 	ok(sw_session_delete(db, s1) == SW_OK, "logout");

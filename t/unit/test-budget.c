@@ -11,9 +11,9 @@
 #include "t/tap.h"
 #include "t/unit/tmpdb.h"
 
-#define DEC31_23H	1798758000LL	/* 2026-12-31T23:00:00Z */
-#define JAN1		1798761600LL	/* 2027-01-01T00:00:00Z */
-#define JAN2		1798848000LL
+#define DEC31_23H 1798758000LL /* 2026-12-31T23:00:00Z */
+#define JAN1 1798761600LL /* 2027-01-01T00:00:00Z */
+#define JAN2 1798848000LL
 
 /* A team's GPU row of day: usd dollars (micro-dollar-seconds). */
 static void
@@ -51,8 +51,10 @@ crossings(struct sw_db *db)
 	ok(e == SW_OK && fresh == 1, "60 of 100: 50 %% crossed (%d new)",
 	    fresh);
 	e = sw_budget_evaluate(db, &b, &st, &fresh);
-	ok(e == SW_OK && fresh == 0, "the next sample crosses nothing "
-	    "again (%d new)", fresh);
+	ok(e == SW_OK && fresh == 0,
+	    "the next sample crosses nothing "
+	    "again (%d new)",
+	    fresh);
 	memset(&a, 0, sizeof(a));
 	a.scope = "team";
 	a.name = "a";
@@ -60,15 +62,20 @@ crossings(struct sw_db *db)
 	a.threshold = 80;
 	a.crossed = DEC31_23H;
 	e = sw_budget_cross(db, &a, &is_new);
-	ok(e == SW_OK && is_new && a.id > 0, "a crossing of 80 %% is new, "
-	    "id %lld", (long long)a.id);
+	ok(e == SW_OK && is_new && a.id > 0,
+	    "a crossing of 80 %% is new, "
+	    "id %lld",
+	    (long long)a.id);
 	ok(sw_budget_cross(db, &a, &is_new) == SW_OK && !is_new,
 	    "and not new again");
 	ok(sw_budget_alerts(db, "team", "a", "2026-12", 0, 10, &items) ==
-	    SW_OK && json_object_array_length(items) == 2, "two crossings");
+		    SW_OK &&
+		json_object_array_length(items) == 2,
+	    "two crossings");
 	json_object_put(items);
 	ok(sw_budget_alerts(db, NULL, NULL, NULL, a.id - 1, 10, &items) ==
-	    SW_OK && json_object_array_length(items) == 1,
+		    SW_OK &&
+		json_object_array_length(items) == 1,
 	    "read after an id: the newer one");
 	json_object_put(items);
 	/* January: its own month, nothing spent yet, nothing crossed */
@@ -102,12 +109,14 @@ main(void)
 	ok(sw_budget_put(db, &b, 2000, &created) == SW_OK && created == 0,
 	    "and set again");
 	ok(sw_budget_get(db, "team", "a", &got) == SW_OK &&
-	    got.nthreshold == 3 && got.threshold[2] == 100 &&
-	    got.created == 1000 && got.updated == 2000, "read back");
+		got.nthreshold == 3 && got.threshold[2] == 100 &&
+		got.created == 1000 && got.updated == 2000,
+	    "read back");
 	gpu_row(db, "2026-11-30", "a", 500);
 	gpu_row(db, "2026-12-05", "a", 60);
 	gpu_row(db, "2026-12-05", "b", 900);
-	sw_db_exec_sql(db, "INSERT INTO clusters (name, id, origin,"
+	sw_db_exec_sql(db,
+	    "INSERT INTO clusters (name, id, origin,"
 	    " created) VALUES ('c1', 'id1', 'created', 0)");
 	ok(sw_ledger_move(db, "c1", -1, DEC31_23H, &moved) == SW_OK && moved,
 	    "the ledger's cursor");

@@ -32,8 +32,8 @@ refused(const char *text, const char *want, const char *name)
 	char why[300];
 	sw_err e = load(text, &o, why, sizeof(why));
 
-	ok(e == SW_EINVAL && o == NULL && strstr(why, want) != NULL,
-	    "%s (%s)", name, why);
+	ok(e == SW_EINVAL && o == NULL && strstr(why, want) != NULL, "%s (%s)",
+	    name, why);
 }
 
 /* The entries of o's team_iam: a's viewer scoped to its namespace, the
@@ -47,15 +47,16 @@ entries_of(json_object *o)
 	is_int(a ? (long long)json_object_array_length(a) : -1, 2,
 	    "one access entry per role ARN");
 	e = a ? json_object_array_get_idx(a, 0) : NULL;
-	is_str(sw_json_get_str(e, "policy_arn"), SW_EKS_POLICY_PREFIX
-	    "AmazonEKSViewPolicy", "a viewer gets AmazonEKSViewPolicy");
-	is_str(json_object_get_string(json_object_array_get_idx(
-	    sw_json_get(e, "namespaces"), 0)), "hyperpod-ns-a",
-	    "scoped to hyperpod-ns-a");
+	is_str(sw_json_get_str(e, "policy_arn"),
+	    SW_EKS_POLICY_PREFIX "AmazonEKSViewPolicy",
+	    "a viewer gets AmazonEKSViewPolicy");
+	is_str(json_object_get_string(
+		   json_object_array_get_idx(sw_json_get(e, "namespaces"), 0)),
+	    "hyperpod-ns-a", "scoped to hyperpod-ns-a");
 	e = a ? json_object_array_get_idx(a, 1) : NULL;
 	ok(strcmp(sw_json_get_str(e, "scope") ?: "", "cluster") == 0 &&
-	    json_object_array_length(sw_json_get(e, "namespaces")) == 0 &&
-	    strstr(sw_json_get_str(e, "policy_arn") ?: "", "ClusterAdmin"),
+		json_object_array_length(sw_json_get(e, "namespaces")) == 0 &&
+		strstr(sw_json_get_str(e, "policy_arn") ?: "", "ClusterAdmin"),
 	    "a platform-admin gets AmazonEKSClusterAdminPolicy cluster-wide");
 	json_object_put(a);
 }
@@ -71,7 +72,8 @@ main(void)
 	if ((fd = mkstemp(path)) < 0)
 		return 1;
 	close(fd);
-	e = load("# production\n\nregion = eu-west-1\nport=3100\n"
+	e = load(
+	    "# production\n\nregion = eu-west-1\nport=3100\n"
 	    "  workers = 8   # more\nlog_format = json\n"
 	    "ledger_interval = 300\nwatch_interval = 5\n"
 	    "training_plan.warn_before = 7200\n"
@@ -86,20 +88,21 @@ main(void)
 	is_int(sw_json_get_int(o, "port", 0), 3100, "port without spaces");
 	is_int(sw_json_get_int(o, "workers", 0), 8, "trailing comment cut");
 	is_str(sw_json_get_str(o, "log_format"), "json", "log_format");
-	is_int(sw_json_get_int(o, "ledger_interval", 0), 300,
-	    "ledger_interval");
+	is_int(
+	    sw_json_get_int(o, "ledger_interval", 0), 300, "ledger_interval");
 	is_int(sw_json_get_int(o, "watch_interval", 0), 5, "watch_interval");
 	is_int(sw_json_get_int(o, "training_plan_warn_before", 0), 7200,
 	    "training_plan.warn_before");
 	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "pricing"),
 	    "https://api.pricing.us-east-1.amazonaws.com",
 	    "the Price List endpoint");
-	is_int((long long)json_object_array_length(sw_json_get(o,
-	    "allowed_origins")), 2, "two origins");
+	is_int((long long)json_object_array_length(
+		   sw_json_get(o, "allowed_origins")),
+	    2, "two origins");
 	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "sagemaker"),
 	    "https://api.sagemaker.eu-west-1.amazonaws.com", "one endpoint");
-	is_str(sw_json_get_str(sw_json_get(o, "endpoints"),
-	    "service_quotas"), "http://127.0.0.1:4566", "loopback http");
+	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "service_quotas"),
+	    "http://127.0.0.1:4566", "loopback http");
 	json_object_put(o);
 
 	refused("region = us-west-2\nbogus = 1\n", "line 2: bogus: unknown",
@@ -123,10 +126,13 @@ main(void)
 		json_object *d = NULL;
 
 		ok(load("database = postgresql://slipway@db.internal/slipway"
-		    "?sslmode=verify-full\n", &d, why, sizeof(why)) == SW_OK &&
-		    strcmp(sw_json_get_str(d, "database") ? sw_json_get_str(d,
-		    "database") : "", "postgresql://slipway@db.internal/"
-		    "slipway?sslmode=verify-full") == 0,
+			"?sslmode=verify-full\n",
+		       &d, why, sizeof(why)) == SW_OK &&
+			strcmp(sw_json_get_str(d, "database")
+				? sw_json_get_str(d, "database")
+				: "",
+			    "postgresql://slipway@db.internal/"
+			    "slipway?sslmode=verify-full") == 0,
 		    "database = postgresql://... is kept as written");
 		json_object_put(d);
 	}
@@ -140,7 +146,8 @@ main(void)
 
 	/* The role AWS calls made for a person go through. */
 	e = load("person_role_arn = arn:aws:iam::123456789012:role/ops/"
-	    "slipway-people\n", &o, why, sizeof(why));
+		 "slipway-people\n",
+	    &o, why, sizeof(why));
 	is_int(e, SW_OK, "a person role reads");
 	is_str(sw_json_get_str(o, "person_role_arn"),
 	    "arn:aws:iam::123456789012:role/ops/slipway-people",
@@ -153,17 +160,19 @@ main(void)
 	    "person_role_arn is an IAM role ARN", "a bare role name");
 
 	/* The OpenID provider. */
-	e = load("public_url = https://slipway.example.com\n"
+	e = load(
+	    "public_url = https://slipway.example.com\n"
 	    "oidc.issuer = https://example.okta.com/oauth2/default\n"
 	    "oidc.audience = api://default\noidc.algorithms = RS256, ES256\n"
 	    "oidc.user_claim = email\noidc.groups_claim = cognito:groups\n"
-	    "oidc.clock_skew = 30\noidc.scope = write\n", &o, why,
-	    sizeof(why));
+	    "oidc.clock_skew = 30\noidc.scope = write\n",
+	    &o, why, sizeof(why));
 	is_int(e, SW_OK, "a provider reads");
 	is_str(sw_json_get_str(sw_json_get(o, "oidc"), "issuer"),
 	    "https://example.okta.com/oauth2/default", "oidc.issuer");
-	is_int((long long)json_object_array_length(sw_json_get(sw_json_get(o,
-	    "oidc"), "algorithms")), 2, "two algorithms");
+	is_int((long long)json_object_array_length(
+		   sw_json_get(sw_json_get(o, "oidc"), "algorithms")),
+	    2, "two algorithms");
 	is_int(sw_json_get_int(sw_json_get(o, "oidc"), "clock_skew", 0), 30,
 	    "clock_skew is a number");
 	is_str(sw_json_get_str(o, "public_url"), "https://slipway.example.com",
@@ -171,8 +180,8 @@ main(void)
 	json_object_put(o);
 	refused("oidc.algorithms = RS256 none\n", "never accepted",
 	    "alg none is refused");
-	refused("oidc.algorithms = HS256\n", "never accepted",
-	    "HMAC is refused");
+	refused(
+	    "oidc.algorithms = HS256\n", "never accepted", "HMAC is refused");
 	refused("oidc.algorithms = PS512\n", "RS256 and ES256",
 	    "an unknown algorithm is refused");
 	refused("oidc.issuer = http://id.example.com\n", "https URL",
@@ -183,11 +192,12 @@ main(void)
 
 	/* Teams: provider groups to team roles. */
 	e = load("team.ml-a.operator = ml-a-eng, ml-a-ops\n"
-	    "team.ml-a.viewer = ml-a-all\n", &o, why, sizeof(why));
+		 "team.ml-a.viewer = ml-a-all\n",
+	    &o, why, sizeof(why));
 	is_int(e, SW_OK, "team lines read");
-	is_int((long long)json_object_array_length(sw_json_get(sw_json_get(
-	    sw_json_get(o, "teams"), "ml-a"), "operator")), 2,
-	    "two groups make operators of ml-a");
+	is_int((long long)json_object_array_length(sw_json_get(
+		   sw_json_get(sw_json_get(o, "teams"), "ml-a"), "operator")),
+	    2, "two groups make operators of ml-a");
 	json_object_put(o);
 	refused("team.ML.viewer = g\n", "[a-z0-9-]", "a team in capitals");
 	refused("team.a.boss = g\n", "viewer, operator or platform-admin",
@@ -196,8 +206,9 @@ main(void)
 
 	/* The IAM role a team role assumes, and the access entries. */
 	e = load("team.a.viewer.iam_role_arn = arn:aws:iam::111122223333:"
-	    "role/a-view\nteam.ops.platform-admin.iam_role_arn = "
-	    "arn:aws:iam::111122223333:role/ops\n", &o, why, sizeof(why));
+		 "role/a-view\nteam.ops.platform-admin.iam_role_arn = "
+		 "arn:aws:iam::111122223333:role/ops\n",
+	    &o, why, sizeof(why));
 	is_int(e, SW_OK, "iam_role_arn lines read");
 	is_str(sw_json_path_str(o, "team_iam.a.viewer"),
 	    "arn:aws:iam::111122223333:role/a-view", "a's viewer role ARN");
@@ -206,15 +217,17 @@ main(void)
 	refused("team.a.viewer.iam_role_arn = arn:aws:iam::1:user/x\n",
 	    "IAM role ARN", "a user ARN is no role ARN");
 	refused("team.a.boss.iam_role_arn = arn:aws:iam::111122223333:"
-	    "role/x\n", "viewer, operator or platform-admin",
+		"role/x\n",
+	    "viewer, operator or platform-admin",
 	    "iam_role_arn of an unknown role");
 	refused("team.a.viewer.groups = g\n", "only key below a role",
 	    "an unknown key below a role");
 	e = load("team.a.viewer.iam_role_arn = arn:aws:iam::111122223333:"
-	    "role/same\nteam.b.operator.iam_role_arn = "
-	    "arn:aws:iam::111122223333:role/same\n", &o, why, sizeof(why));
-	ok(e == SW_OK && sw_team_access_entries(o, why, sizeof(why)) ==
-	    NULL && strstr(why, "one access entry per principal") != NULL,
+		 "role/same\nteam.b.operator.iam_role_arn = "
+		 "arn:aws:iam::111122223333:role/same\n",
+	    &o, why, sizeof(why));
+	ok(e == SW_OK && sw_team_access_entries(o, why, sizeof(why)) == NULL &&
+		strstr(why, "one access entry per principal") != NULL,
 	    "one role ARN for two team roles is refused (%s)", why);
 	json_object_put(o);
 	longline = malloc(2100);

@@ -40,10 +40,12 @@ main(void)
 	{
 		ok(sw_db_begin(db) == SW_OK, "begin");
 		sw_db_exec_sql(db, "PRAGMA defer_foreign_keys = ON");
-		sw_db_exec_sql(db, "INSERT INTO stages (op_id, seq, name, state)"
+		sw_db_exec_sql(db,
+		    "INSERT INTO stages (op_id, seq, name, state)"
 		    " VALUES ('op-none', 0, 'x', 'pending')");
 		ok(sw_db_commit(db) != SW_OK, "a COMMIT that fails says so");
-		ok(sw_db_txn(db) == SW_TXN_NONE, "and leaves no transaction open");
+		ok(sw_db_txn(db) == SW_TXN_NONE,
+		    "and leaves no transaction open");
 		ok(sw_db_begin(db) == SW_OK && sw_db_commit(db) == SW_OK,
 		    "the next transaction works");
 		sw_db_exec_sql(db, "SELECT 1");
@@ -58,17 +60,18 @@ main(void)
 		ok(sw_db_txn(db) == SW_TXN_READ,
 		    "left mid-step, it holds a read transaction");
 		ok(sw_db_idle(db) == SW_OK, "the end of the work resets it");
-		ok(sw_db_txn(db) == SW_TXN_NONE,
-		    "and no transaction is left");
-		sw_db_prepare(db, "SELECT 1 FROM operations UNION ALL "
-		    "SELECT 1", &own);
+		ok(sw_db_txn(db) == SW_TXN_NONE, "and no transaction is left");
+		sw_db_prepare(db,
+		    "SELECT 1 FROM operations UNION ALL "
+		    "SELECT 1",
+		    &own);
 		(void)sw_db_step(own);
 		ok(sw_db_idle(db) == SW_EINTERNAL,
 		    "a read held outside the statement table is reported");
 		sw_st_free(own);
 		ok(sw_db_begin(db) == SW_OK, "begin");
 		ok(sw_db_idle(db) == SW_EINTERNAL &&
-		    sw_db_txn(db) == SW_TXN_NONE,
+			sw_db_txn(db) == SW_TXN_NONE,
 		    "an open transaction is reported and rolled back");
 	}
 	/* A write after another connection's commit, with a statement of
@@ -81,10 +84,12 @@ main(void)
 		ok(sw_db_open(path, &other) == SW_OK, "a second connection");
 		sw_bind_int64(st, 1, 0);
 		(void)sw_db_step(st);
-		ok(sw_db_begin(other) == SW_OK && sw_db_exec_sql(other,
-		    "INSERT INTO tokens (id, name, scope, hash, "
-		    "created) VALUES ('x', 'x', 'read', x'00', 0)") == SW_OK &&
-		    sw_db_commit(other) == SW_OK,
+		ok(sw_db_begin(other) == SW_OK &&
+			sw_db_exec_sql(other,
+			    "INSERT INTO tokens (id, name, scope, hash, "
+			    "created) VALUES ('x', 'x', 'read', x'00', 0)") ==
+			    SW_OK &&
+			sw_db_commit(other) == SW_OK,
 		    "the other connection commits a write");
 		ok(sw_db_begin(db) == SW_OK, "ours then begins a write");
 		ok(sw_db_commit(db) == SW_OK, "and commits it");

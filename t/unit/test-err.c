@@ -13,7 +13,7 @@ main(void)
 		const struct sw_err_info *i = sw_err_info((sw_err)e);
 
 		ok(i->http_status >= 200 && i->http_status < 600 &&
-		    i->slug != NULL && i->title != NULL,
+			i->slug != NULL && i->title != NULL,
 		    "error %d has status %d and slug %s", e, i->http_status,
 		    i->slug);
 	}
@@ -22,7 +22,7 @@ main(void)
 
 		for (f = e + 1; f < SW_ERR__MAX; f++)
 			if (strcmp(sw_err_slug((sw_err)e),
-			    sw_err_slug((sw_err)f)) == 0)
+				sw_err_slug((sw_err)f)) == 0)
 				distinct = 0;
 	}
 	ok(distinct, "problem type slugs are distinct");

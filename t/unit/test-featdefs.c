@@ -36,8 +36,9 @@ has(json_object *a, const char *name)
 	size_t i;
 
 	for (i = 0; i < json_object_array_length(a); i++)
-		if (strcmp(json_object_get_string(json_object_array_get_idx(a,
-		    i)), name) == 0)
+		if (strcmp(
+			json_object_get_string(json_object_array_get_idx(a, i)),
+			name) == 0)
 			return 1;
 	return 0;
 }
@@ -62,9 +63,9 @@ main(void)
 	bad = 0;
 	for (f = 0; f < SW_FEAT__MAX; f++)
 		for (g = f + 1; g < SW_FEAT__MAX; g++)
-			bad |= SW_FEAT_ADDON(f) != NULL && SW_FEAT_ADDON(g) !=
-			    NULL && strcmp(SW_FEAT_ADDON(f),
-			    SW_FEAT_ADDON(g)) == 0;
+			bad |= SW_FEAT_ADDON(f) != NULL &&
+			    SW_FEAT_ADDON(g) != NULL &&
+			    strcmp(SW_FEAT_ADDON(f), SW_FEAT_ADDON(g)) == 0;
 	ok(!bad, "no add-on belongs to two rows");
 
 	bad = 0;
@@ -79,12 +80,14 @@ main(void)
 	ok(!bad, "no row needs itself");
 
 	ok(sw_feat_needs(SW_FEAT_INFERENCE_OPERATOR, SW_FEAT_FSX_CSI) &&
-	    sw_feat_needs(SW_FEAT_INFERENCE_OPERATOR, SW_FEAT_CERT_MANAGER) &&
-	    sw_feat_needs(SW_FEAT_INFERENCE_OPERATOR,
-	    SW_FEAT_METRICS_SERVER), "the inference operator needs "
+		sw_feat_needs(
+		    SW_FEAT_INFERENCE_OPERATOR, SW_FEAT_CERT_MANAGER) &&
+		sw_feat_needs(
+		    SW_FEAT_INFERENCE_OPERATOR, SW_FEAT_METRICS_SERVER),
+	    "the inference operator needs "
 	    "cert_manager, fsx_csi and metrics_server");
 	ok(sw_feat_needs(SW_FEAT_TRAINING_OPERATOR, SW_FEAT_CERT_MANAGER) &&
-	    !sw_feat_needs(SW_FEAT_TRAINING_OPERATOR, SW_FEAT_FSX_CSI),
+		!sw_feat_needs(SW_FEAT_TRAINING_OPERATOR, SW_FEAT_FSX_CSI),
 	    "the training operator needs cert_manager, not fsx_csi");
 	a = sw_feat_needed_by_json(SW_FEAT_FSX_CSI);
 	is_int((long long)json_object_array_length(a), 1,
@@ -137,21 +140,23 @@ main(void)
 			bad = 1;
 			continue;
 		}
-		if (sw_featdefs[f].needs != 0 && stage_at(name) <
-		    stage_at("prerequisites")) {
+		if (sw_featdefs[f].needs != 0 &&
+		    stage_at(name) < stage_at("prerequisites")) {
 			diag("%s runs before its prerequisites", name);
 			bad = 1;
 		}
 		snprintf(off, sizeof(off), "off_%s", name);
-		if (sw_featdefs[f].needs != 0 && (stage_at(off) < 0 ||
-		    stage_at(off) > stage_at("off_addons"))) {
+		if (sw_featdefs[f].needs != 0 &&
+		    (stage_at(off) < 0 ||
+			stage_at(off) > stage_at("off_addons"))) {
 			diag("%s is not removed before the add-ons it needs",
 			    name);
 			bad = 1;
 		}
 	}
 	ok(!bad && stage_at("prerequisites") >= 0 &&
-	    stage_at("off_addons") >= 0, "every row with stages of its own "
+		stage_at("off_addons") >= 0,
+	    "every row with stages of its own "
 	    "has them on the right side of prerequisites and off_addons");
 	return tap_done();
 }

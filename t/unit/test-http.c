@@ -13,13 +13,13 @@
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 
-static char	 big[5000];
-static char	 seen_ctype[128], seen_body[256], seen_method[16];
+static char big[5000];
+static char seen_ctype[128], seen_body[256], seen_method[16];
 
 static void
 handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 {
-	struct timespec	 ts = { 0, 600 * 1000 * 1000 };
+	struct timespec ts = { 0, 600 * 1000 * 1000 };
 
 	(void)arg;
 	snprintf(seen_method, sizeof(seen_method), "%s", req->method);
@@ -50,15 +50,15 @@ handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 }
 
 struct sink {
-	size_t	 bytes;
-	int	 calls;
-	int	 stop;
+	size_t bytes;
+	int calls;
+	int stop;
 };
 
 static int
 on_chunk(void *arg, const char *data, size_t len)
 {
-	struct sink	*s = arg;
+	struct sink *s = arg;
 
 	(void)data;
 	s->bytes += len;
@@ -85,10 +85,12 @@ test_policy(void)
 	    "user-info trick refused");
 	ok(!http_url_allowed("http://169.254.169.254/", HTTP_ALLOW_LOOPBACK),
 	    "IMDS needs the metadata flag");
-	ok(http_url_allowed("http://169.254.170.23/v1/credentials",
-	    HTTP_ALLOW_METADATA), "EKS pod identity agent with the flag");
-	ok(http_url_allowed("http://[fd00:ec2::23]/v1/credentials",
-	    HTTP_ALLOW_METADATA), "IPv6 pod identity agent");
+	ok(http_url_allowed(
+	       "http://169.254.170.23/v1/credentials", HTTP_ALLOW_METADATA),
+	    "EKS pod identity agent with the flag");
+	ok(http_url_allowed(
+	       "http://[fd00:ec2::23]/v1/credentials", HTTP_ALLOW_METADATA),
+	    "IPv6 pod identity agent");
 	ok(!http_url_allowed("ftp://127.0.0.1/", 0xff), "other schemes never");
 	ok(!http_url_allowed("file:///etc/passwd", 0xff), "file: never");
 }
@@ -96,14 +98,14 @@ test_policy(void)
 int
 main(void)
 {
-	struct fake_server	*srv, *tls;
-	struct http_client	 c;
-	struct http_request	 req;
-	struct http_response	 resp;
-	struct sink		 s;
-	char			 base[64], tbase[64], *cert, *key;
-	int			 port;
-	sw_err			 rc;
+	struct fake_server *srv, *tls;
+	struct http_client c;
+	struct http_request req;
+	struct http_response resp;
+	struct sink s;
+	char base[64], tbase[64], *cert, *key;
+	int port;
+	sw_err rc;
 
 	test_policy();
 	memset(big, 'x', sizeof(big));
@@ -133,7 +135,8 @@ main(void)
 	http_request_set_body(&req, "k=v", 3);
 	rc = http_perform(&c, &req, &resp);
 	ok(rc == SW_OK && strcmp(seen_body, "k=v") == 0 &&
-	    strcmp(seen_method, "POST") == 0, "POST body arrives");
+		strcmp(seen_method, "POST") == 0,
+	    "POST body arrives");
 	is_str(seen_ctype, "", "no invented Content-Type");
 	http_headers_set(&req.headers, "Content-Type", "application/json");
 	http_request_free(&req);
@@ -141,7 +144,8 @@ main(void)
 	http_headers_set(&req.headers, "Content-Type", "text/plain");
 	rc = http_perform(&c, &req, &resp);
 	ok(rc == SW_OK && strcmp(seen_method, "PUT") == 0 &&
-	    strcmp(seen_ctype, "text/plain") == 0, "PUT with no body");
+		strcmp(seen_ctype, "text/plain") == 0,
+	    "PUT with no body");
 	http_request_free(&req);
 
 	/* The cap. */
@@ -178,7 +182,7 @@ main(void)
 	http_request_init(&req, "GET", base, "/fail", NULL);
 	rc = http_perform_stream(&c, &req, &resp, on_chunk, &s);
 	ok(rc == SW_OK && resp.status == 500 && s.calls == 0 &&
-	    strstr(sw_buf_str(&resp.body), "boom") != NULL,
+		strstr(sw_buf_str(&resp.body), "boom") != NULL,
 	    "stream: error body kept, not streamed");
 	http_request_free(&req);
 
@@ -199,7 +203,7 @@ main(void)
 		http_client_set_ca(&c, cert, strlen(cert));
 		rc = http_perform(&c, &req, &resp);
 		ok(rc == SW_OK && resp.status == 200 &&
-		    strcmp(sw_buf_str(&resp.body), "hello") == 0,
+			strcmp(sw_buf_str(&resp.body), "hello") == 0,
 		    "TLS: trusted with the pinned CA");
 		http_request_free(&req);
 		fake_stop(tls);

@@ -65,8 +65,9 @@ static sw_err
 claims(const char *tok, int64_t now, const char *iss, const char *aud,
     char *why, size_t whysz)
 {
-	struct sw_jwt_rules r = { .issuer = iss, .audience = aud, .now = now,
-	    .skew = 60 };
+	struct sw_jwt_rules r = {
+		.issuer = iss, .audience = aud, .now = now, .skew = 60
+	};
 	struct sw_jwt j;
 	sw_err e;
 
@@ -86,8 +87,8 @@ main(void)
 	struct sw_jwt j;
 	json_object *ec;
 
-	if (sw_json_parse(jwks_text, strlen(jwks_text), &jwks, why,
-	    sizeof(why)) != SW_OK)
+	if (sw_json_parse(
+		jwks_text, strlen(jwks_text), &jwks, why, sizeof(why)) != SW_OK)
 		return 1;
 	is_int(verify(rs256, why, sizeof(why)), SW_OK, "RS256 verifies");
 	is_int(verify(es256, why, sizeof(why)), SW_OK,
@@ -104,11 +105,12 @@ main(void)
 	ec = json_object_array_get_idx(sw_json_get(jwks, "keys"), 1);
 	is_int(sw_jwt_verify(&j, ec, why, sizeof(why)), SW_EUNAUTH,
 	    "an RS256 token is never checked with an EC key");
-	j.alg = 0;	/* as for none or HS256 */
+	j.alg = 0; /* as for none or HS256 */
 	ok(sw_jwks_find(jwks, &j) == NULL, "an unknown alg finds no key");
-	is_int(sw_jwt_verify(&j, json_object_array_get_idx(sw_json_get(jwks,
-	    "keys"), 0), why, sizeof(why)), SW_EUNAUTH,
-	    "nor is verified with one");
+	is_int(sw_jwt_verify(&j,
+		   json_object_array_get_idx(sw_json_get(jwks, "keys"), 0), why,
+		   sizeof(why)),
+	    SW_EUNAUTH, "nor is verified with one");
 	sw_jwt_free(&j);
 	is_int(sw_jwt_alg_bit("none"), 0, "none is no algorithm");
 	is_int(sw_jwt_alg_bit("HS256"), 0, "HS256 is no algorithm");
@@ -117,16 +119,18 @@ main(void)
 	    "good claims (aud in an array)");
 	is_int(claims(es256, now, iss, aud, why, sizeof(why)), SW_OK,
 	    "aud with a trailing slash is the same resource");
-	is_int(claims(rs256, now + 400, iss, aud, why, sizeof(why)),
-	    SW_EUNAUTH, "expired past the skew");
+	is_int(claims(rs256, now + 400, iss, aud, why, sizeof(why)), SW_EUNAUTH,
+	    "expired past the skew");
 	is_int(claims(rs256, now + 330, iss, aud, why, sizeof(why)), SW_OK,
 	    "30 s after exp is inside the 60 s skew");
-	is_int(claims(rs256, now - 100, iss, aud, why, sizeof(why)),
-	    SW_EUNAUTH, "before nbf past the skew");
+	is_int(claims(rs256, now - 100, iss, aud, why, sizeof(why)), SW_EUNAUTH,
+	    "before nbf past the skew");
 	is_int(claims(rs256, now, "https://id.example.com/", aud, why,
-	    sizeof(why)), SW_EUNAUTH, "the issuer compares exactly");
+		   sizeof(why)),
+	    SW_EUNAUTH, "the issuer compares exactly");
 	is_int(claims(rs256, now, iss, "https://other.example.com", why,
-	    sizeof(why)), SW_EUNAUTH, "another audience");
+		   sizeof(why)),
+	    SW_EUNAUTH, "another audience");
 	is_int(sw_jwt_parse("a.b", &j, why, sizeof(why)), SW_EUNAUTH,
 	    "two parts are not a token");
 	sw_jwt_free(&j);

@@ -16,7 +16,7 @@
 #include "lib/log.h"
 #include "t/tap.h"
 
-#define RID	"0123456789abcdef0123456789abcdef"
+#define RID "0123456789abcdef0123456789abcdef"
 
 /* What sw_log writes to stderr for one record, into out. */
 static void
@@ -76,7 +76,8 @@ test_follow(void)
 		sw_info("after the rotation %d", i);
 		usleep(10000);
 	}
-	ok(size_of(path) > 0, "after the rename, records go to a new file at "
+	ok(size_of(path) > 0,
+	    "after the rename, records go to a new file at "
 	    "the path");
 	kept = size_of(old);
 	sw_info("one more");
@@ -103,15 +104,17 @@ main(void)
 	sw_log_init("test-log");
 	capture("plain words", line, sizeof(line));
 	ok(strstr(line, " info test-log[") != NULL &&
-	    strstr(line, "]: plain words\n") != NULL, "text by default");
+		strstr(line, "]: plain words\n") != NULL,
+	    "text by default");
 	sw_log_context(RID, "op-12ab");
 	capture("with context", line, sizeof(line));
 	ok(strstr(line, "] [req=" RID " op-12ab]: with context\n") != NULL,
 	    "text: the request and operation after the pid");
 	sw_log_context("abc\"}", NULL);
 	capture("no context", line, sizeof(line));
-	ok(strstr(line, "]: no context\n") != NULL && strstr(line, "abc") ==
-	    NULL, "text: a request id that is not one is dropped");
+	ok(strstr(line, "]: no context\n") != NULL &&
+		strstr(line, "abc") == NULL,
+	    "text: a request id that is not one is dropped");
 	sw_log_context(NULL, NULL);
 
 	setenv("SLIPWAY_LOG_FORMAT", "json", 1);
@@ -127,7 +130,8 @@ main(void)
 	is_str(sw_json_get_str(o, "proc"), "test-log", "proc");
 	is_int(sw_json_get_int(o, "pid", 0), getpid(), "pid");
 	ok(sw_json_get_str(o, "time") != NULL &&
-	    strlen(sw_json_get_str(o, "time")) == 24, "time, to the ms");
+		strlen(sw_json_get_str(o, "time")) == 24,
+	    "time, to the ms");
 	json_object_put(o);
 
 	sw_log_context(RID, "op-12ab");

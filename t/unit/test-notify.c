@@ -66,8 +66,8 @@ op_on(struct sw_db *db, const char *cluster, char id[SW_OP_ID_LEN])
 }
 
 static void
-sub_budget(struct sw_db *db, const char *name, const char *kinds,
-    const char *cluster)
+sub_budget(
+    struct sw_db *db, const char *name, const char *kinds, const char *cluster)
 {
 	struct sw_sub_new s;
 
@@ -95,7 +95,7 @@ cross(struct sw_db *db, const char *scope, const char *name, int thr)
 	a.name = name;
 	a.month = "2026-12";
 	a.threshold = thr;
-	a.crossed = 1798758000LL;	/* 2026-12-31T23:00:00Z */
+	a.crossed = 1798758000LL; /* 2026-12-31T23:00:00Z */
 	a.spent_micro = 80123456;
 	a.limit_micro = 100000000;
 	a.has_forecast = strcmp(scope, "cluster") == 0;
@@ -115,9 +115,11 @@ budget_detail(struct sw_db *db, char *cl, size_t sz)
 	char why[64];
 
 	cl[0] = '\0';
-	if (sw_db_prepare(db, "SELECT coalesce(cluster,"
-	    " ''), data FROM notify_events WHERE kind = 'budget.threshold'"
-	    " AND op_id = '' ORDER BY id DESC LIMIT 1", &st) != SW_OK)
+	if (sw_db_prepare(db,
+		"SELECT coalesce(cluster,"
+		" ''), data FROM notify_events WHERE kind = 'budget.threshold'"
+		" AND op_id = '' ORDER BY id DESC LIMIT 1",
+		&st) != SW_OK)
 		return NULL;
 	if (sw_db_step(st) == SW_DB_ROW) {
 		snprintf(cl, sz, "%s", sw_col_text(st, 0));
@@ -138,7 +140,8 @@ budget_events(struct sw_db *db)
 	int before = events_kept(db);
 
 	ok(cross(db, "team", "nobody-listens", 50) == 1 &&
-	    events_kept(db) == before, "a crossing nobody subscribed to "
+		events_kept(db) == before,
+	    "a crossing nobody subscribed to "
 	    "keeps no event");
 	sub_budget(db, "money", "budget.threshold", NULL);
 	sub_budget(db, "money-c1", "budget.threshold,operation.failed", "c1");
@@ -146,48 +149,59 @@ budget_events(struct sw_db *db)
 	sub_budget(db, "ops-only", "operation.failed", NULL);
 	ok(cross(db, "team", "a", 50) == 1, "team a crosses 50 %%");
 	ok(count(db, NULL, "money") == 1 && count(db, NULL, "money-c1") == 0 &&
-	    count(db, NULL, "money-c2") == 0 && count(db, NULL, "ops-only") ==
-	    0, "a team's crossing goes to the subscription of every cluster "
+		count(db, NULL, "money-c2") == 0 &&
+		count(db, NULL, "ops-only") == 0,
+	    "a team's crossing goes to the subscription of every cluster "
 	    "only");
 	det = budget_detail(db, cl, sizeof(cl));
 	ok(det != NULL && cl[0] == '\0' &&
-	    strcmp(sw_json_get_str(det, "scope") ?: "", "team") == 0 &&
-	    strcmp(sw_json_get_str(det, "name") ?: "", "a") == 0 &&
-	    strcmp(sw_json_get_str(det, "month") ?: "", "2026-12") == 0 &&
-	    sw_json_get_int(det, "threshold", 0) == 50 &&
-	    strcmp(json_object_get_string(sw_json_get(det, "spent_usd")),
-	    "80.123456") == 0 &&
-	    strcmp(json_object_get_string(sw_json_get(det, "limit_usd")),
-	    "100.000000") == 0 && sw_json_get(det, "forecast_usd") == NULL &&
-	    strcmp(sw_json_get_str(det, "crossed_at") ?: "",
-	    "2026-12-31T23:00:00Z") == 0, "its event: scope, name, month, "
+		strcmp(sw_json_get_str(det, "scope") ?: "", "team") == 0 &&
+		strcmp(sw_json_get_str(det, "name") ?: "", "a") == 0 &&
+		strcmp(sw_json_get_str(det, "month") ?: "", "2026-12") == 0 &&
+		sw_json_get_int(det, "threshold", 0) == 50 &&
+		strcmp(json_object_get_string(sw_json_get(det, "spent_usd")),
+		    "80.123456") == 0 &&
+		strcmp(json_object_get_string(sw_json_get(det, "limit_usd")),
+		    "100.000000") == 0 &&
+		sw_json_get(det, "forecast_usd") == NULL &&
+		strcmp(sw_json_get_str(det, "crossed_at") ?: "",
+		    "2026-12-31T23:00:00Z") == 0,
+	    "its event: scope, name, month, "
 	    "threshold, spent and limit to the micro-dollar, no forecast "
-	    "when none is at hand (%s)", json_object_to_json_string(det));
+	    "when none is at hand (%s)",
+	    json_object_to_json_string(det));
 	json_object_put(det);
 	ok(cross(db, "team", "a", 50) == 0 && count(db, NULL, "money") == 1,
 	    "the same crossing again: no event");
-	ok(cross(db, "cluster", "c1", 80) == 1 && count(db, NULL, "money") ==
-	    2 && count(db, NULL, "money-c1") == 1 &&
-	    count(db, NULL, "money-c2") == 0, "cluster c1's crossing: to every "
+	ok(cross(db, "cluster", "c1", 80) == 1 &&
+		count(db, NULL, "money") == 2 &&
+		count(db, NULL, "money-c1") == 1 &&
+		count(db, NULL, "money-c2") == 0,
+	    "cluster c1's crossing: to every "
 	    "cluster's and to c1's, not c2's");
 	det = budget_detail(db, cl, sizeof(cl));
 	ok(det != NULL && strcmp(cl, "c1") == 0 &&
-	    strcmp(json_object_get_string(sw_json_get(det, "forecast_usd")),
-	    "123.450000") == 0, "with its cluster and forecast");
+		strcmp(json_object_get_string(sw_json_get(det, "forecast_usd")),
+		    "123.450000") == 0,
+	    "with its cluster and forecast");
 	json_object_put(det);
 	ok(sw_delivery_list(db, NULL, "money-c1", 0, 10, &list) == SW_OK &&
-	    json_object_array_length(list) == 1 &&
-	    strcmp(sw_json_get_str(json_object_array_get_idx(list, 0),
-	    "budget") ?: "", "cluster/c1") == 0 &&
-	    sw_json_get(json_object_array_get_idx(list, 0), "operation_id") ==
-	    NULL, "listed as the budget's, with no operation");
+		json_object_array_length(list) == 1 &&
+		strcmp(sw_json_get_str(
+			   json_object_array_get_idx(list, 0), "budget")
+			?: "",
+		    "cluster/c1") == 0 &&
+		sw_json_get(
+		    json_object_array_get_idx(list, 0), "operation_id") == NULL,
+	    "listed as the budget's, with no operation");
 	json_object_put(list);
 	before = events_kept(db);
 	ok(sw_db_begin(db) == SW_OK && cross(db, "cluster", "c1", 100) == 1,
 	    "a crossing in a transaction");
 	sw_db_rollback(db);
 	ok(events_kept(db) == before && count(db, NULL, "money") == 2 &&
-	    cross(db, "cluster", "c1", 100) == 1, "rolled back: neither the "
+		cross(db, "cluster", "c1", 100) == 1,
+	    "rolled back: neither the "
 	    "event nor its deliveries remain, and it is new again");
 	ok(count(db, NULL, "money") == 3 && count(db, NULL, "money-c1") == 2,
 	    "then committed with its deliveries");
@@ -235,68 +249,88 @@ main(void)
 	op_on(db, "c2", b);
 	op_on(db, "c3", c);
 	ok(sw_op_set_state(db, a, "running", NULL) == SW_OK &&
-	    count(db, NULL, NULL) == 0, "running is no event");
+		count(db, NULL, NULL) == 0,
+	    "running is no event");
 	ok(sw_op_set_state(db, a, "failed", "boom") == SW_OK,
 	    "c1's operation fails");
 	is_int(count(db, "pending", "all"), 1, "the wide one gets it");
 	is_int(count(db, "pending", "c1-failures"), 1,
 	    "the cluster's one gets it");
 	ok(sw_op_set_state(db, a, "failed", "boom") == SW_OK &&
-	    count(db, NULL, NULL) == 2, "the same state again is no event");
+		count(db, NULL, NULL) == 2,
+	    "the same state again is no event");
 	ok(sw_op_set_state(db, b, "failed", "boom") == SW_OK &&
-	    count(db, NULL, "c1-failures") == 1 && count(db, NULL, "all") ==
-	    2, "another cluster's failure: only the wide one");
+		count(db, NULL, "c1-failures") == 1 &&
+		count(db, NULL, "all") == 2,
+	    "another cluster's failure: only the wide one");
 	ok(sw_stage_set_state(db, b, 0, "succeeded", NULL) == SW_OK &&
-	    count(db, NULL, "all") == 3, "a stage that succeeds is an event");
+		count(db, NULL, "all") == 3,
+	    "a stage that succeeds is an event");
 	is_int(events_kept(db), 3, "one event per change");
 	ok(sw_op_set_state(db, c, "cancelled", NULL) == SW_OK &&
-	    events_kept(db) == 3, "an event nobody wants is not kept");
+		events_kept(db) == 3,
+	    "an event nobody wants is not kept");
 	ok(sw_delivery_list(db, NULL, "all", 0, 10, &list) == SW_OK &&
-	    strncmp(sw_json_get_str(json_object_array_get_idx(list, 0),
-	    "event_id"), "ev-", 3) == 0, "events have an ev- id");
+		strncmp(sw_json_get_str(
+			    json_object_array_get_idx(list, 0), "event_id"),
+		    "ev-", 3) == 0,
+	    "events have an ev- id");
 	json_object_put(list);
 
 	ok(sw_delivery_list(db, NULL, NULL, 0, 3, &list) == SW_OK &&
-	    json_object_array_length(list) == 3, "a page of three");
+		json_object_array_length(list) == 3,
+	    "a page of three");
 	seq = sw_json_get_int(json_object_array_get_idx(list, 2), "seq", 0);
 	json_object_put(list);
 	ok(sw_delivery_list(db, NULL, NULL, seq, 3, &list) == SW_OK &&
-	    json_object_array_length(list) == 1, "and the one left after it");
+		json_object_array_length(list) == 1,
+	    "and the one left after it");
 	json_object_put(list);
 	ok(sw_delivery_due(db, sw_db_now_ms(db) + 1000, refs, 8, &n) == SW_OK &&
-	    n == 4, "four deliveries due");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
-	    &doc) == SW_OK && doc != NULL, "a poller takes one");
+		n == 4,
+	    "four deliveries due");
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000, &doc) == SW_OK &&
+		doc != NULL,
+	    "a poller takes one");
 	is_int(sw_json_get_int(doc, "attempts", 0), 1, "the attempt counts");
 	ok(sw_json_get_str(doc, "data") != NULL &&
-	    sw_json_get_str(doc, "address") != NULL, "with what to send");
+		sw_json_get_str(doc, "address") != NULL,
+	    "with what to send");
 	json_object_put(doc);
-	ok(sw_delivery_take(db, &refs[0], "poller-2", 60000,
-	    &doc) == SW_ECONFLICT, "another cannot take it while leased");
+	ok(sw_delivery_take(db, &refs[0], "poller-2", 60000, &doc) ==
+		SW_ECONFLICT,
+	    "another cannot take it while leased");
 	ok(sw_delivery_done(db, &refs[0], "poller-2") == SW_OK &&
-	    count(db, "delivered", NULL) == 0, "nor record it");
+		count(db, "delivered", NULL) == 0,
+	    "nor record it");
 	ok(sw_delivery_retry(db, &refs[0], "poller-1", 0, "HTTP 500", 2) ==
-	    SW_OK && count(db, "pending", NULL) == 4, "a failure: again later");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
-	    &doc) == SW_OK, "taken again once due");
+		    SW_OK &&
+		count(db, "pending", NULL) == 4,
+	    "a failure: again later");
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000, &doc) == SW_OK,
+	    "taken again once due");
 	json_object_put(doc);
 	ok(sw_delivery_retry(db, &refs[0], "poller-1", 0, "HTTP 500", 2) ==
-	    SW_OK && count(db, "dead", NULL) == 1,
+		    SW_OK &&
+		count(db, "dead", NULL) == 1,
 	    "the last attempt's failure: dead");
-	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000,
-	    &doc) == SW_ECONFLICT, "a dead letter is not taken");
-	ok(sw_delivery_take(db, &refs[1], "poller-gone", 60000,
-	    &doc) == SW_OK, "a poller that will die takes one");
+	ok(sw_delivery_take(db, &refs[0], "poller-1", 60000, &doc) ==
+		SW_ECONFLICT,
+	    "a dead letter is not taken");
+	ok(sw_delivery_take(db, &refs[1], "poller-gone", 60000, &doc) == SW_OK,
+	    "a poller that will die takes one");
 	json_object_put(doc);
 	is_int(sw_delivery_release_dead(db, gone_owner, NULL), 1,
 	    "its lease is released");
-	ok(sw_delivery_take(db, &refs[1], "poller-3", 60000,
-	    &doc) == SW_OK, "and another poller takes it");
+	ok(sw_delivery_take(db, &refs[1], "poller-3", 60000, &doc) == SW_OK,
+	    "and another poller takes it");
 	json_object_put(doc);
 	ok(sw_delivery_done(db, &refs[1], "poller-3") == SW_OK &&
-	    count(db, "delivered", NULL) == 1, "delivered");
+		count(db, "delivered", NULL) == 1,
+	    "delivered");
 	ok(sw_sub_list(db, NULL, &list) == SW_OK &&
-	    json_object_array_length(list) == 2, "both listed");
+		json_object_array_length(list) == 2,
+	    "both listed");
 	json_object_put(list);
 	ok(sw_sub_delete(db, "all") == SW_OK && count(db, NULL, "all") == 0,
 	    "a deleted subscription's deliveries go with it");

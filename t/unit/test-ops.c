@@ -58,8 +58,7 @@ watching(struct sw_db *db, json_object *params)
 		return;
 	is_int(sw_db_wait(w, 0, what, sizeof(what)), 0,
 	    "nothing written since: it times out");
-	ok(sw_op_set_state(db, id, "running", NULL) == SW_OK,
-	    "a write");
+	ok(sw_op_set_state(db, id, "running", NULL) == SW_OK, "a write");
 	rc = sw_db_wait(w, 10000, what, sizeof(what));
 	is_int(rc, 1, "the write wakes the watch");
 	snprintf(want, sizeof(want), "op %s", id);
@@ -93,25 +92,30 @@ fencing(struct sw_db *db, json_object *params)
 	a.ms = 60000;
 	ok(claim_this(db, &a, id) == SW_OK && a.token == 1,
 	    "first claim: token 1");
-	a.ms = -60000;		/* this renewal ends it: it ran out */
+	a.ms = -60000; /* this renewal ends it: it ran out */
 	ok(sw_lease_begin(db, &a) == SW_OK &&
-	    sw_stage_set_state(db, id, 0, "running", NULL) == SW_OK &&
-	    sw_db_commit(db) == SW_OK, "the holder writes under its token");
+		sw_stage_set_state(db, id, 0, "running", NULL) == SW_OK &&
+		sw_db_commit(db) == SW_OK,
+	    "the holder writes under its token");
 	memset(&b, 0, sizeof(b));
 	strcpy(b.owner, "poller-2@b");
 	b.ms = 60000;
 	ok(claim_this(db, &b, id) == SW_OK && b.token == 2,
 	    "the lease ran out: another poller claims it, token 2");
-	ok(sw_lease_begin(db, &a) == SW_ECONFLICT && a.lost &&
-	    a.rejected == 1, "the old holder's write is rejected");
+	ok(sw_lease_begin(db, &a) == SW_ECONFLICT && a.lost && a.rejected == 1,
+	    "the old holder's write is rejected");
 	ok(sw_lease_release(db, &a, 0) == SW_OK,
 	    "the old holder's release changes nothing");
 	ok(sw_lease_begin(db, &b) == SW_OK &&
-	    sw_stage_set_state(db, id, 0, "succeeded", NULL) == SW_OK &&
-	    sw_db_commit(db) == SW_OK, "the new holder writes");
-	ok(sw_op_get(db, id, 0, 0, &o) == SW_OK && strcmp(sw_json_get_str(
-	    json_object_array_get_idx(sw_json_get(o, "stages"), 0), "state"),
-	    "succeeded") == 0, "the new holder's write is the one kept");
+		sw_stage_set_state(db, id, 0, "succeeded", NULL) == SW_OK &&
+		sw_db_commit(db) == SW_OK,
+	    "the new holder writes");
+	ok(sw_op_get(db, id, 0, 0, &o) == SW_OK &&
+		strcmp(sw_json_get_str(json_object_array_get_idx(
+					   sw_json_get(o, "stages"), 0),
+			   "state"),
+		    "succeeded") == 0,
+	    "the new holder's write is the one kept");
 	json_object_put(o);
 	ok(sw_lease_release(db, &b, 600000) == SW_OK,
 	    "the new holder releases it, due in ten minutes");
@@ -147,14 +151,16 @@ main(void)
 	    "enqueue creates an operation");
 	ok(strncmp(id, "op-", 3) == 0 && strlen(id) == 19, "id looks right");
 	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_OK && existed &&
-	    strcmp(id, id2) == 0, "same key and request gives the same op");
+		strcmp(id, id2) == 0,
+	    "same key and request gives the same op");
 	n.target = "c2";
 	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_ECONFLICT,
 	    "same key, different request is a conflict");
 	n.token_name = "bob";
 	n.cluster = "c2";
 	ok(sw_op_enqueue(db, &n, id2, &existed) == SW_OK && !existed &&
-	    strcmp(id, id2) != 0, "keys are per token");
+		strcmp(id, id2) != 0,
+	    "keys are per token");
 	n.idem_key = NULL;
 	n.cluster = "c3";
 	ok(sw_op_enqueue(db, &n, id3, &existed) == SW_OK, "no key: new op");
@@ -163,8 +169,8 @@ main(void)
 	is_str(sw_json_get_str(o, "state"), "pending", "starts pending");
 	st = sw_json_get(o, "stages");
 	is_int((long long)json_object_array_length(st), 3, "three stages");
-	is_str(sw_json_get_str(json_object_array_get_idx(st, 1), "name"),
-	    "eks", "stages in order");
+	is_str(sw_json_get_str(json_object_array_get_idx(st, 1), "name"), "eks",
+	    "stages in order");
 	is_str(sw_json_get_str(o, "requested_by"), "alice", "audit: who");
 	ok(json_object_array_length(sw_json_get(o, "events")) == 1,
 	    "enqueue records an event");
@@ -175,18 +181,21 @@ main(void)
 	/* Claim: one at a time, lease respected. */
 	ok(sw_op_claim(db, "poller-1", 60000, claimed) == SW_OK, "claim");
 	ok(sw_op_claim(db, "poller-1", 60000, id2) == SW_OK &&
-	    strcmp(id2, claimed) != 0, "second claim gets another op");
+		strcmp(id2, claimed) != 0,
+	    "second claim gets another op");
 	ok(sw_op_claim(db, "poller-1", 60000, id2) == SW_OK, "third claim");
 	ok(sw_op_claim(db, "poller-2", 60000, id2) == SW_ENOTFOUND,
 	    "nothing left while leases are held");
 	ok(sw_op_release(db, id, "poller-1", sw_now_ms() - 1) == SW_OK,
 	    "release with a due time");
 	ok(sw_op_claim(db, "poller-2", 60000, claimed) == SW_OK &&
-	    strcmp(claimed, id) == 0, "released op can be claimed again");
+		strcmp(claimed, id) == 0,
+	    "released op can be claimed again");
 
 	/* Run stages: first succeeds, second fails. */
 	json_object *ext = json_tokener_parse("{\"vpc_id\":\"vpc-1\"}");
-	ok(sw_stage_set_ext(db, id, 0, ext) == SW_OK, "record resources "
+	ok(sw_stage_set_ext(db, id, 0, ext) == SW_OK,
+	    "record resources "
 	    "before creating them");
 	json_object_put(ext);
 	sw_stage_set_state(db, id, 0, "running", NULL);
@@ -194,8 +203,8 @@ main(void)
 	sw_stage_set_state(db, id, 1, "running", NULL);
 	sw_stage_set_state(db, id, 1, "failed", "boom");
 	sw_op_set_state(db, id, "failed", "stage eks: boom");
-	ok(sw_op_event(db, id, 1, "error", "stage eks failed", NULL) ==
-	    SW_OK, "event appended");
+	ok(sw_op_event(db, id, 1, "error", "stage eks failed", NULL) == SW_OK,
+	    "event appended");
 	ok(sw_op_cancel(db, id) == SW_ECONFLICT, "cannot cancel a failed op");
 	ok(sw_op_retry(db, id, id2) == SW_OK, "retry a failed op");
 	sw_op_get(db, id, 1, 0, &o);
@@ -205,17 +214,20 @@ main(void)
 	    "succeeded", "succeeded stage is kept");
 	is_str(sw_json_get_str(json_object_array_get_idx(st, 1), "state"),
 	    "pending", "failed stage runs again");
-	is_int(sw_json_get_int(json_object_array_get_idx(st, 1), "attempts",
-	    0), 1, "attempts counted");
-	is_str(sw_json_get_str(sw_json_get(json_object_array_get_idx(st, 0),
-	    "resources"), "vpc_id"), "vpc-1", "resources survive");
+	is_int(sw_json_get_int(json_object_array_get_idx(st, 1), "attempts", 0),
+	    1, "attempts counted");
+	is_str(sw_json_get_str(
+		   sw_json_get(json_object_array_get_idx(st, 0), "resources"),
+		   "vpc_id"),
+	    "vpc-1", "resources survive");
 	json_object_put(o);
-	ok(sw_op_retry(db, id, id2) == SW_ECONFLICT, "cannot retry a pending op");
+	ok(sw_op_retry(db, id, id2) == SW_ECONFLICT,
+	    "cannot retry a pending op");
 
 	/* Cancel: pending ends at once. */
 	ok(sw_op_cancel(db, id3) == SW_OK, "cancel a running op");
 	ok(sw_op_updated(db, id3, &upd, state) == SW_OK &&
-	    strcmp(state, "running") == 0 && upd > 0,
+		strcmp(state, "running") == 0 && upd > 0,
 	    "a running op keeps running until the next stage boundary");
 	sw_op_get(db, id3, 0, 0, &o);
 	ok(sw_json_get_bool(o, "cancel_requested", 0), "cancel recorded");
@@ -223,8 +235,9 @@ main(void)
 	n.target = "c4";
 	n.cluster = "c4";
 	sw_op_enqueue(db, &n, id3, &existed);
-	ok(sw_op_cancel(db, id3) == SW_OK && sw_op_updated(db, id3, &upd,
-	    state) == SW_OK && strcmp(state, "cancelled") == 0,
+	ok(sw_op_cancel(db, id3) == SW_OK &&
+		sw_op_updated(db, id3, &upd, state) == SW_OK &&
+		strcmp(state, "cancelled") == 0,
 	    "a pending op is cancelled at once");
 
 	/* One live operation per cluster; a retry must find it free too. */
@@ -237,7 +250,8 @@ main(void)
 		ok(sw_op_enqueue(db, &n, a, &existed) == SW_OK, "op on c5");
 		n.kind = "storage.add";
 		ok(sw_op_enqueue(db, &n, b, &existed) == SW_EBUSY &&
-		    strcmp(b, a) == 0, "a second op on c5 is busy and names "
+			strcmp(b, a) == 0,
+		    "a second op on c5 is busy and names "
 		    "the holder");
 		n.cluster = "c6";
 		ok(sw_op_enqueue(db, &n, b, &existed) == SW_OK,
@@ -247,7 +261,8 @@ main(void)
 		ok(sw_op_enqueue(db, &n, b, &existed) == SW_OK,
 		    "a cancelled op frees the cluster");
 		ok(sw_op_retry(db, a, holder) == SW_EBUSY &&
-		    strcmp(holder, b) == 0, "retry waits for the live op on "
+			strcmp(holder, b) == 0,
+		    "retry waits for the live op on "
 		    "its cluster");
 		sw_op_set_state(db, b, "succeeded", NULL);
 		ok(sw_op_retry(db, a, holder) == SW_OK, "then it may retry");
@@ -288,15 +303,18 @@ main(void)
 	is_int((long long)json_object_array_length(sw_json_get(list, "items")),
 	    1, "filter by state");
 	json_object_put(list);
-	ok(sw_op_state_terminal("succeeded") && !sw_op_state_terminal(
-	    "running"), "terminal states");
-	ok(sw_op_state_terminal("failed") && sw_op_state_terminal("cancelled")
-	    && !sw_op_state_terminal("pending") &&
-	    !sw_op_state_terminal("bogus"), "failed and cancelled end too");
+	ok(sw_op_state_terminal("succeeded") &&
+		!sw_op_state_terminal("running"),
+	    "terminal states");
+	ok(sw_op_state_terminal("failed") &&
+		sw_op_state_terminal("cancelled") &&
+		!sw_op_state_terminal("pending") &&
+		!sw_op_state_terminal("bogus"),
+	    "failed and cancelled end too");
 	ok(sw_op_state_unsuccessful("failed") &&
-	    sw_op_state_unsuccessful("cancelled") &&
-	    !sw_op_state_unsuccessful("succeeded") &&
-	    !sw_op_state_unsuccessful("running"),
+		sw_op_state_unsuccessful("cancelled") &&
+		!sw_op_state_unsuccessful("succeeded") &&
+		!sw_op_state_unsuccessful("running"),
 	    "failed and cancelled ended without success");
 
 	fencing(db, params);

@@ -21,28 +21,31 @@
 static struct sw_db *db;
 static struct sw_config cfg;
 static char admin[SW_TOKEN_LEN], reader[SW_TOKEN_LEN];
-static char last_head[4096];	/* status line and headers of the last run */
+static char last_head[4096]; /* status line and headers of the last run */
 static const struct sw_handler_row *handlers = sw_handler_table;
 
 /* A version handler that drifts from its answer row: a member more. */
 static sw_err
 drifting_version(struct sw_req *r)
 {
-	sw_req_reply(r, 200, sw_jo("name", sw_js("slipway"), "version",
-	    sw_js("0"), "api", sw_js("v1"), "schema_version", sw_ji(1),
-	    "backend", sw_js("aws"), "region", sw_js("us-west-2"),
-	    "surprise", sw_ji(1), NULL));
+	sw_req_reply(r, 200,
+	    sw_jo("name", sw_js("slipway"), "version", sw_js("0"), "api",
+		sw_js("v1"), "schema_version", sw_ji(1), "backend",
+		sw_js("aws"), "region", sw_js("us-west-2"), "surprise",
+		sw_ji(1), NULL));
 	return SW_OK;
 }
+/* clang-format off */
 static const struct sw_handler_row drifting[] = {
 	{ .op = "version", .fn = drifting_version },
 	{ NULL, NULL }
 };
+/* clang-format on */
 
 /* Run one request; returns the rendered status and keeps the body. */
 static int
-run(const char *method, const char *uri, const char *query,
-    const char *auth, const char *body, json_object **out)
+run(const char *method, const char *uri, const char *query, const char *auth,
+    const char *body, json_object **out)
 {
 	char authz[128];
 	struct sw_req r;
@@ -69,8 +72,8 @@ run(const char *method, const char *uri, const char *query,
 	sw_req_render(&r, &b);
 	status = (int)strtol(sw_buf_str(&b) + 8, NULL, 10);
 	p = strstr(sw_buf_str(&b), "\r\n\r\n");
-	snprintf(last_head, sizeof(last_head), "%.*s", p ? (int)(p -
-	    sw_buf_str(&b)) : 0, sw_buf_str(&b));
+	snprintf(last_head, sizeof(last_head), "%.*s",
+	    p ? (int)(p - sw_buf_str(&b)) : 0, sw_buf_str(&b));
 	if (out != NULL)
 		*out = p ? json_tokener_parse(p + 4) : NULL;
 	sw_buf_free(&b);
@@ -97,8 +100,8 @@ main(void)
 			    strcmp(a->method, sw_optable[j].method) == 0)
 				routes_unique = 0;
 		}
-		if (!(a->flags & SW_OP_READONLY) &&
-		    (a->flags & SW_OP_LONG) && a->status_tool == NULL)
+		if (!(a->flags & SW_OP_READONLY) && (a->flags & SW_OP_LONG) &&
+		    a->status_tool == NULL)
 			status_tools = 0;
 		for (p = strchr(a->path, '{'); p; p = strchr(p + 1, '{')) {
 			const struct sw_field *f;
@@ -123,8 +126,8 @@ main(void)
 		int every_row = 1, known = 1, n = 0;
 
 		for (i = 0; i < sw_optable_len; i++)
-			if (sw_route_handler(sw_handler_table,
-			    sw_optable[i].name) == NULL)
+			if (sw_route_handler(
+				sw_handler_table, sw_optable[i].name) == NULL)
 				every_row = 0;
 		for (h = sw_handler_table; h->op != NULL; h++, n++)
 			if (sw_op_by_name(h->op) == NULL || h->fn == NULL)
@@ -136,14 +139,16 @@ main(void)
 	}
 
 	ok(sw_path_match("/api/v1/operations/{id}:retry",
-	    "/api/v1/operations/op-1:retry", NULL), "verb suffix matches");
+	       "/api/v1/operations/op-1:retry", NULL),
+	    "verb suffix matches");
 	ok(!sw_path_match("/api/v1/operations/{id}",
-	    "/api/v1/operations/op-1:retry", NULL),
+	       "/api/v1/operations/op-1:retry", NULL),
 	    "plain placeholder does not swallow a verb");
-	ok(!sw_path_match("/api/v1/operations/{id}", "/api/v1/operations/",
-	    NULL), "empty placeholder does not match");
-	ok(!sw_path_match("/api/v1/operations", "/api/v1/operations/x",
-	    NULL), "extra segment does not match");
+	ok(!sw_path_match(
+	       "/api/v1/operations/{id}", "/api/v1/operations/", NULL),
+	    "empty placeholder does not match");
+	ok(!sw_path_match("/api/v1/operations", "/api/v1/operations/x", NULL),
+	    "extra segment does not match");
 
 	if ((db = tmpdb_open()) == NULL)
 		skip_all("cannot create a database");
@@ -162,8 +167,12 @@ main(void)
 #ifdef SW_FAULT_INJECTION
 	is_int(run("GET", "/api/v1/version", NULL, admin, NULL, &o), 500,
 	    "test build: an answer outside its row is a 500");
-	ok(o != NULL && strcmp(sw_json_get_str(json_object_array_get_idx(
-	    sw_json_get(o, "errors"), 0), "field") ?: "", "surprise") == 0,
+	ok(o != NULL &&
+		strcmp(sw_json_get_str(json_object_array_get_idx(
+					   sw_json_get(o, "errors"), 0),
+			   "field")
+			?: "",
+		    "surprise") == 0,
 	    "... naming the member the row does not declare");
 #else
 	is_int(run("GET", "/api/v1/version", NULL, admin, NULL, &o), 200,
@@ -178,8 +187,8 @@ main(void)
 	json_object_put(o);
 	is_int(run("GET", "/api/v1/nope", NULL, reader, NULL, NULL), 404,
 	    "unknown route 404");
-	is_int(run("DELETE", "/api/v1/version", NULL, reader, NULL, NULL),
-	    405, "wrong method 405");
+	is_int(run("DELETE", "/api/v1/version", NULL, reader, NULL, NULL), 405,
+	    "wrong method 405");
 	is_int(run("GET", "/api/v1/tokens", NULL, reader, NULL, &o), 403,
 	    "read token cannot list tokens");
 	ok(strstr(sw_json_get_str(o, "detail"), "admin") != NULL,
@@ -187,38 +196,52 @@ main(void)
 	json_object_put(o);
 	is_int(run("GET", "/api/v1/operations", "limit=0", reader, NULL, &o),
 	    400, "query bound enforced");
-	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
-	    "errors"), 0), "field"), "limit", "problem names the field");
-	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
-	    "errors"), 0), "rule"), "minimum", "problem names the rule");
+	is_str(sw_json_get_str(
+		   json_object_array_get_idx(sw_json_get(o, "errors"), 0),
+		   "field"),
+	    "limit", "problem names the field");
+	is_str(
+	    sw_json_get_str(
+		json_object_array_get_idx(sw_json_get(o, "errors"), 0), "rule"),
+	    "minimum", "problem names the rule");
 	json_object_put(o);
 	is_int(run("GET", "/api/v1/operations", "bogus=1", reader, NULL, NULL),
 	    400, "unknown query parameter refused");
-	is_int(run("GET", "/api/v1/operations", "state=done", reader, NULL,
-	    NULL), 400, "enum in query enforced");
-	is_int(run("GET", "/api/v1/operations/op-xyz", NULL, reader, NULL,
-	    &o), 400, "path placeholder validated");
-	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
-	    "errors"), 0), "field"), "id", "path problem names the field");
+	is_int(
+	    run("GET", "/api/v1/operations", "state=done", reader, NULL, NULL),
+	    400, "enum in query enforced");
+	is_int(run("GET", "/api/v1/operations/op-xyz", NULL, reader, NULL, &o),
+	    400, "path placeholder validated");
+	is_str(sw_json_get_str(
+		   json_object_array_get_idx(sw_json_get(o, "errors"), 0),
+		   "field"),
+	    "id", "path problem names the field");
 	json_object_put(o);
 	is_int(run("GET", "/api/v1/operations/op-0123456789abcdef", NULL,
-	    reader, NULL, NULL), 404, "unknown operation 404");
+		   reader, NULL, NULL),
+	    404, "unknown operation 404");
 
 	/* Raw paths: split before decoding. */
 	is_int(run("GET", "/api/v1/operations/op-0123456789abcde%66", NULL,
-	    reader, NULL, NULL), 404, "an encoded letter in a variable is "
+		   reader, NULL, NULL),
+	    404,
+	    "an encoded letter in a variable is "
 	    "decoded (then 404: no such operation)");
-	is_int(run("GET", "/api/v1/operations/..%2Ftokens", NULL, admin,
-	    NULL, &o), 400, "an encoded '/' in a variable is a 400");
-	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
-	    "errors"), 0), "rule"), "segment", "... rule segment");
+	is_int(
+	    run("GET", "/api/v1/operations/..%2Ftokens", NULL, admin, NULL, &o),
+	    400, "an encoded '/' in a variable is a 400");
+	is_str(
+	    sw_json_get_str(
+		json_object_array_get_idx(sw_json_get(o, "errors"), 0), "rule"),
+	    "segment", "... rule segment");
 	json_object_put(o);
-	is_int(run("GET", "/api/v1/operations/%2e%2e", NULL, admin, NULL,
-	    NULL), 400, "an encoded '..' is a 400");
-	is_int(run("GET", "/api/v1/operations/op-1%00", NULL, admin, NULL,
-	    NULL), 400, "an encoded NUL is a 400");
-	is_int(run("GET", "/api/v1/./version", NULL, reader, NULL, NULL),
-	    404, "a raw '.' segment matches no route");
+	is_int(run("GET", "/api/v1/operations/%2e%2e", NULL, admin, NULL, NULL),
+	    400, "an encoded '..' is a 400");
+	is_int(
+	    run("GET", "/api/v1/operations/op-1%00", NULL, admin, NULL, NULL),
+	    400, "an encoded NUL is a 400");
+	is_int(run("GET", "/api/v1/./version", NULL, reader, NULL, NULL), 404,
+	    "a raw '.' segment matches no route");
 	is_int(run("GET", "/api/v1/x/../version", NULL, reader, NULL, NULL),
 	    404, "a raw '..' segment matches no route");
 	is_int(run("GET", "/api/v1//version", NULL, reader, NULL, NULL), 404,
@@ -230,7 +253,8 @@ main(void)
 		int held[2], k;
 		DIR *d;
 		struct dirent *de;
-		const char *wait = "/api/v1/operations/op-0123456789abcdef:wait";
+		const char *wait =
+		    "/api/v1/operations/op-0123456789abcdef:wait";
 
 		snprintf(dir, sizeof(dir), "%s/waits", tmpdb_dir);
 		memcpy(id, reader + 4, 16);
@@ -240,8 +264,8 @@ main(void)
 		is_int(run("GET", wait, "timeout=1", reader, NULL, NULL), 404,
 		    "a free slot: the wait runs (404: no such operation)");
 		for (k = 0; k < 2; k++) {
-			snprintf(path, sizeof(path), "%s/token-%s.%d", dir, id,
-			    k);
+			snprintf(
+			    path, sizeof(path), "%s/token-%s.%d", dir, id, k);
 			held[k] = open(path, O_RDWR | O_CREAT, 0600);
 			flock(held[k], LOCK_EX | LOCK_NB);
 		}
@@ -251,8 +275,9 @@ main(void)
 		    "... naming the token");
 		json_object_put(o);
 		ok(strstr(last_head, "\r\nRetry-After: 5") != NULL &&
-		    strstr(strstr(last_head, "Retry-After") + 1,
-		    "Retry-After") == NULL, "... with one Retry-After header");
+			strstr(strstr(last_head, "Retry-After") + 1,
+			    "Retry-After") == NULL,
+		    "... with one Retry-After header");
 		is_int(run("GET", wait, "timeout=1", admin, NULL, NULL), 404,
 		    "another token still waits");
 		close(held[1]);
@@ -267,8 +292,8 @@ main(void)
 		    "... naming the lane's slots");
 		json_object_put(o);
 		is_int(run("GET", "/api/v1/operations/op-0123456789abcdef",
-		    NULL, admin, NULL, NULL), 404,
-		    "a read that is not a long poll takes no slot");
+			   NULL, admin, NULL, NULL),
+		    404, "a read that is not a long poll takes no slot");
 		close(held[0]);
 		close(held[1]);
 		if ((d = opendir(dir)) != NULL) {
@@ -276,7 +301,7 @@ main(void)
 				if (de->d_name[0] == '.')
 					continue;
 				if (snprintf(path, sizeof(path), "%s/%s", dir,
-				    de->d_name) < (int)sizeof(path))
+					de->d_name) < (int)sizeof(path))
 					unlink(path);
 			}
 			closedir(d);
@@ -286,24 +311,28 @@ main(void)
 	is_int(run("POST", "/api/v1/tokens", NULL, admin, "{\"name\":", NULL),
 	    400, "malformed JSON 400");
 	is_int(run("POST", "/api/v1/tokens", NULL, admin,
-	    "{\"name\":\"ci\",\"scope\":\"write\",\"x\":1}", &o), 400,
-	    "unknown body field 400");
-	is_str(sw_json_get_str(json_object_array_get_idx(sw_json_get(o,
-	    "errors"), 0), "field"), "x", "unknown field named");
+		   "{\"name\":\"ci\",\"scope\":\"write\",\"x\":1}", &o),
+	    400, "unknown body field 400");
+	is_str(sw_json_get_str(
+		   json_object_array_get_idx(sw_json_get(o, "errors"), 0),
+		   "field"),
+	    "x", "unknown field named");
 	json_object_put(o);
 	is_int(run("POST", "/api/v1/tokens", NULL, admin, "[1]", NULL), 400,
 	    "non-object body 400");
 	is_int(run("POST", "/api/v1/tokens", NULL, admin,
-	    "{\"name\":\"ci\",\"scope\":\"write\"}", &o), 201,
-	    "admin creates a token");
+		   "{\"name\":\"ci\",\"scope\":\"write\"}", &o),
+	    201, "admin creates a token");
 	ok(sw_json_get_str(o, "token") != NULL, "token shown once");
 	json_object_put(o);
-	is_int(run("POST", "/api/v1/operations/op-0123456789abcdef:retry",
-	    NULL, reader, NULL, NULL), 403, "read token cannot retry");
+	is_int(run("POST", "/api/v1/operations/op-0123456789abcdef:retry", NULL,
+		   reader, NULL, NULL),
+	    403, "read token cannot retry");
 
 	doc = sw_openapi_document();
-	ok(sw_json_get(sw_json_get(doc, "paths"), "/api/v1/operations/{id}")
-	    != NULL, "OpenAPI lists the operations path");
+	ok(sw_json_get(sw_json_get(doc, "paths"), "/api/v1/operations/{id}") !=
+		NULL,
+	    "OpenAPI lists the operations path");
 	is_str(sw_json_get_str(doc, "openapi"), "3.1.0", "OpenAPI 3.1");
 	json_object_put(doc);
 

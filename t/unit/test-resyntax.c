@@ -7,32 +7,27 @@
 #include "lib/resyntax.h"
 #include "t/tap.h"
 
-static const char *const valid[] = {
-	"", "a", ".*Loss:.*", ".*step [0-9]+(/[0-9]+)? .*loss[=:].*",
-	"(?i)loss", "(?:a|b)", "(?P<loss>[0-9.]+)", "(?<x>a)", "(?)",
-	"(?i-s:x)", "(?-i)x", "(?U)a*", "(?ims)^a$", "a*?", "a+?", "a??",
-	"a{2}?", "a{2,}", "a{2,5}", "a{1000}", "a{0,1000}",
-	"(a{10}){100}", "((a{10}){10}){10}", "((a{500}){0}){3}",
+static const char *const valid[] = { "", "a", ".*Loss:.*",
+	".*step [0-9]+(/[0-9]+)? .*loss[=:].*", "(?i)loss", "(?:a|b)",
+	"(?P<loss>[0-9.]+)", "(?<x>a)", "(?)", "(?i-s:x)", "(?-i)x", "(?U)a*",
+	"(?ims)^a$", "a*?", "a+?", "a??", "a{2}?", "a{2,}", "a{2,5}", "a{1000}",
+	"a{0,1000}", "(a{10}){100}", "((a{10}){10}){10}", "((a{500}){0}){3}",
 	"(a{1000})*", "a{,5}", "a{01}", "a{2", "{", "}", "]", "x{",
 	"\\d+\\s\\w\\D\\S\\W", "\\pL", "\\p{Greek}", "\\p{^Greek}", "\\PL",
-	"\\p{Any}", "\\pN+", "[\\p{Han}a-z]", "[[:alpha:]]",
-	"[[:^digit:]_]", "[]a]", "[^]a]", "[a-]", "[-a]", "[a-z-9]",
-	"[\\x00-\\x{10FFFF}]", "[\\d\\s]", "[\\]\\[]", "\\Q*+?(\\E+",
-	"\\Q\\E", "\\Q", "\\x41\\x{1F600}", "\\0\\012\\101\\17",
-	"\\.\\*\\_\\ \\-", "\\a\\f\\n\\r\\t\\v", "^$", "^*", "$+",
-	"(\\b)*", "(((\\b)*)*){10}", "((^)*)*", "\\A\\z\\b\\B", "a|", "|",
-	"()", "(|)", "(a)(b)", "\xc3\xa9+", "[\xc3\xa9-\xc3\xbc]",
-	"x{0}", "a(?i)*", "a*(?i)*", "(?P<a>x)(?P<a>y)",
-	NULL
-};
+	"\\p{Any}", "\\pN+", "[\\p{Han}a-z]", "[[:alpha:]]", "[[:^digit:]_]",
+	"[]a]", "[^]a]", "[a-]", "[-a]", "[a-z-9]", "[\\x00-\\x{10FFFF}]",
+	"[\\d\\s]", "[\\]\\[]", "\\Q*+?(\\E+", "\\Q\\E", "\\Q",
+	"\\x41\\x{1F600}", "\\0\\012\\101\\17", "\\.\\*\\_\\ \\-",
+	"\\a\\f\\n\\r\\t\\v", "^$", "^*", "$+", "(\\b)*", "(((\\b)*)*){10}",
+	"((^)*)*", "\\A\\z\\b\\B", "a|", "|", "()", "(|)", "(a)(b)",
+	"\xc3\xa9+", "[\xc3\xa9-\xc3\xbc]", "x{0}", "a(?i)*", "a*(?i)*",
+	"(?P<a>x)(?P<a>y)", NULL };
 
 static const struct {
 	const char *pat;
-	const char *why;	/* Go's words, or NULL for any */
-} invalid[] = {
-	{ "(", "missing closing ): `(`" },
-	{ "(a|b", "missing closing ): `(a|b`" },
-	{ ")", "unexpected ): `)`" },
+	const char *why; /* Go's words, or NULL for any */
+} invalid[] = { { "(", "missing closing ): `(`" },
+	{ "(a|b", "missing closing ): `(a|b`" }, { ")", "unexpected ): `)`" },
 	{ "a)", "unexpected ): `a)`" },
 	{ "*", "missing argument to repetition operator: `*`" },
 	{ "+a", "missing argument to repetition operator: `+`" },
@@ -57,8 +52,7 @@ static const struct {
 	{ "(a{2,}){501}", "invalid repeat count: `{501}`" },
 	{ "((a{1,100}){1,100}){1,100}", "invalid repeat count: `{1,100}`" },
 	{ "((a{10}){10}){11}", "invalid repeat count: `{11}`" },
-	{ "[a", "missing closing ]: `[a`" },
-	{ "[", "missing closing ]: `[`" },
+	{ "[a", "missing closing ]: `[a`" }, { "[", "missing closing ]: `[`" },
 	{ "[]", "missing closing ]: `[]`" },
 	{ "[a-", "missing closing ]: `[a-`" },
 	{ "[z-a]", "invalid character class range: `z-a`" },
@@ -101,9 +95,7 @@ static const struct {
 	{ "(?P<a-b>x)", "invalid named capture: `(?P<a-b>`" },
 	{ "(?P<name", "invalid named capture: `(?P<name`" },
 	{ "a\xff", "invalid UTF-8: ``" },
-	{ "\\18", "invalid escape sequence: `\\1`" },
-	{ NULL, NULL }
-};
+	{ "\\18", "invalid escape sequence: `\\1`" }, { NULL, NULL } };
 
 int
 main(void)
@@ -132,9 +124,9 @@ main(void)
 	 * count) and seconds on the others; each is one pass here. */
 	t0 = clock();
 	ok(sw_re_check("(((\\b)*)*){10}", why, sizeof(why)) == 0 &&
-	    sw_re_check("(((a*)*)*)*{1000}", why, sizeof(why)) == -1 &&
-	    sw_re_check("(((a*)*)*){1000}", why, sizeof(why)) == 0 &&
-	    sw_re_check("((^)*)*{14}", why, sizeof(why)) == -1,
+		sw_re_check("(((a*)*)*)*{1000}", why, sizeof(why)) == -1 &&
+		sw_re_check("(((a*)*)*){1000}", why, sizeof(why)) == 0 &&
+		sw_re_check("((^)*)*{14}", why, sizeof(why)) == -1,
 	    "patterns that held regcomp: checked without compiling");
 	ok((double)(clock() - t0) / CLOCKS_PER_SEC < 0.5,
 	    "in well under a second (%.3f s)",
@@ -149,15 +141,14 @@ main(void)
 	deep[1000] = '(';
 	deep[2000] = ')';
 	ok(sw_re_check(deep, why, sizeof(why)) == -1 &&
-	    strncmp(why, "expression nests too deeply", 27) == 0,
+		strncmp(why, "expression nests too deeply", 27) == 0,
 	    "1001 groups deep: %s", why);
 
 	/* A cut message ends on a whole character (it is quoted in JSON). */
-	rc = sw_re_check("\\p{\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9}",
-	    small, sizeof(small));
+	rc = sw_re_check("\\p{\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9}", small,
+	    sizeof(small));
 	/* 35 bytes of words, then two-byte characters: 38 fit, 37 kept */
-	ok(rc == -1 && strlen(small) == 37 &&
-	    (unsigned char)small[36] == 0xa9,
+	ok(rc == -1 && strlen(small) == 37 && (unsigned char)small[36] == 0xa9,
 	    "a cut message ends on a character: %s", small);
 	ok(sw_re_check("(", NULL, 0) == -1, "no room for words: still -1");
 	return tap_done();

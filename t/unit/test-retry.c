@@ -15,15 +15,15 @@
 #include "t/unit/awstest.h"
 
 struct rec {
-	long	 delays[16];
-	int	 n;
-	double	 r;
+	long delays[16];
+	int n;
+	double r;
 };
 
 static void
 rec_sleep(void *arg, long ms)
 {
-	struct rec	*r = arg;
+	struct rec *r = arg;
 
 	if (r->n < 16)
 		r->delays[r->n] = ms;
@@ -37,17 +37,17 @@ rec_rand(void *arg)
 }
 
 struct script {
-	const char	*codes[8];	/* per attempt; NULL = success */
-	long		 status[8];
-	int		 transport[8];
-	int		 calls;
+	const char *codes[8]; /* per attempt; NULL = success */
+	long status[8];
+	int transport[8];
+	int calls;
 };
 
 static sw_err
 scripted(void *arg, int attempt, struct aws_error *err)
 {
-	struct script	*s = arg;
-	int		 i = attempt - 1;
+	struct script *s = arg;
+	int i = attempt - 1;
 
 	s->calls++;
 	if (s->transport[i]) {
@@ -76,11 +76,11 @@ policy(struct retry_policy *p, struct rec *r, double rnd)
 static void
 test_policy(void)
 {
-	struct retry_policy	 p;
-	struct rec		 r;
-	struct aws_error	 e;
-	struct script		 s;
-	sw_err			 rc;
+	struct retry_policy p;
+	struct rec r;
+	struct aws_error e;
+	struct script s;
+	sw_err rc;
 
 	is_int(retry_is_throttle_code("SlowDown"), 1, "SlowDown throttles");
 	is_int(retry_is_throttle_code("ValidationException"), 0,
@@ -164,21 +164,24 @@ test_policy(void)
 	s.status[0] = 503;
 	rc = retry_run_once_only(&p, scripted, &s, &e);
 	is_int(s.calls, 1, "once only: a 503 is not sent again");
-	ok(rc != SW_OK && e.retryable, "once only: the 503 comes back, "
+	ok(rc != SW_OK && e.retryable,
+	    "once only: the 503 comes back, "
 	    "retryable");
 	policy(&p, &r, 0.0);
 	memset(&s, 0, sizeof(s));
 	s.transport[0] = 1;
 	rc = retry_run_once_only(&p, scripted, &s, &e);
 	is_int(s.calls, 1, "once only: no answer is not sent again");
-	ok(rc != SW_OK && e.transport, "once only: the transport error "
+	ok(rc != SW_OK && e.transport,
+	    "once only: the transport error "
 	    "comes back");
 	policy(&p, &r, 0.0);
 	memset(&s, 0, sizeof(s));
 	s.codes[0] = "ThrottlingException";
 	s.status[0] = 400;
 	rc = retry_run_once_only(&p, scripted, &s, &e);
-	ok(rc == SW_OK && s.calls == 2, "once only: throttled, then sent "
+	ok(rc == SW_OK && s.calls == 2,
+	    "once only: throttled, then sent "
 	    "again and answered");
 
 	/* First-try success puts one token back, up to the maximum. */
@@ -189,7 +192,7 @@ test_policy(void)
 	is_int(p.tokens, 101, "first-try success refills 1");
 }
 
-static int	 n_throttle, n_unavailable;
+static int n_throttle, n_unavailable;
 
 static void
 handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
@@ -203,14 +206,14 @@ handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 		    "Content-Type: application/x-amz-json-1.1\r\n"
 		    "x-amzn-RequestId: t-1\r\n");
 		rep->body = "{\"__type\":\"ThrottlingException\","
-		    "\"message\":\"Rate exceeded\"}";
+			    "\"message\":\"Rate exceeded\"}";
 	} else if (n_unavailable > 0) {
 		n_unavailable--;
 		rep->status = 503;
 		snprintf(rep->headers, sizeof(rep->headers),
 		    "Content-Type: application/x-amz-json-1.1\r\n");
 		rep->body = "{\"__type\":\"ServiceUnavailable\","
-		    "\"message\":\"try later\"}";
+			    "\"message\":\"try later\"}";
 	} else
 		rep->body = "{\"ClusterSummaries\":[],\"NextToken\":null}";
 	rep->body_len = strlen(rep->body);
@@ -219,14 +222,14 @@ handler(void *arg, const struct fake_req *req, struct fake_reply *rep)
 static void
 test_call(void)
 {
-	struct fake_server	*srv;
-	struct aws_ctx		 ctx;
-	struct aws_error	 err;
-	struct rec		 r;
-	json_object		*out = NULL;
-	char			 url[64];
-	int			 before;
-	sw_err			 rc;
+	struct fake_server *srv;
+	struct aws_ctx ctx;
+	struct aws_error err;
+	struct rec r;
+	json_object *out = NULL;
+	char url[64];
+	int before;
+	sw_err rc;
 
 	if ((srv = fake_start(handler, NULL, NULL, NULL)) == NULL) {
 		ok(0, "fake server starts");
@@ -242,7 +245,8 @@ test_call(void)
 	ctx.retry.rand01 = rec_rand;
 	ctx.retry.arg = &r;
 	n_throttle = 2;
-	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
+	rc =
+	    aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
 	is_int(rc, SW_OK, "aws_call: throttled twice, then answered");
 	is_int(fake_count(srv), 3, "aws_call: three requests sent");
 	ok(r.n == 2 && r.delays[0] == 750 && r.delays[1] == 1500,
@@ -252,7 +256,8 @@ test_call(void)
 	json_object_put(out);
 	n_throttle = 5;
 	r.n = 0;
-	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
+	rc =
+	    aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
 	is_int(rc, SW_ETHROTTLED, "aws_call: still throttled after 3 tries");
 	ok(out == NULL, "aws_call: no output on failure");
 	is_str(err.code, "ThrottlingException", "aws_call: typed error code");
@@ -264,21 +269,22 @@ test_call(void)
 	n_throttle = 0;
 	n_unavailable = 1;
 	before = fake_count(srv);
-	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
+	rc =
+	    aws_call(&ctx, AWS_SVC_SAGEMAKER, "ListClusters", NULL, &out, &err);
 	ok(rc == SW_OK && fake_count(srv) - before == 2,
 	    "aws_call: a read answered 503 is sent again");
 	json_object_put(out);
 	n_unavailable = 1;
 	before = fake_count(srv);
-	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out,
-	    &err);
+	rc = aws_call(
+	    &ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out, &err);
 	ok(rc != SW_OK && fake_count(srv) - before == 1 && err.retryable,
 	    "aws_call: UpdateCluster answered 503 is sent once, and the "
 	    "error says retryable");
 	n_throttle = 1;
 	before = fake_count(srv);
-	rc = aws_call(&ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out,
-	    &err);
+	rc = aws_call(
+	    &ctx, AWS_SVC_SAGEMAKER, "UpdateCluster", NULL, &out, &err);
 	ok(rc == SW_OK && fake_count(srv) - before == 2,
 	    "aws_call: UpdateCluster throttled is sent again");
 	json_object_put(out);
@@ -286,8 +292,8 @@ test_call(void)
 	    "BatchRebootClusterNodes mutates");
 	is_int(aws_op_mutates("ExtendTrainingPlan"), 1,
 	    "ExtendTrainingPlan mutates (it buys capacity)");
-	is_int(aws_op_mutates("DescribeCluster"), 0,
-	    "DescribeCluster does not");
+	is_int(
+	    aws_op_mutates("DescribeCluster"), 0, "DescribeCluster does not");
 	aws_ctx_free(&ctx);
 	fake_stop(srv);
 }

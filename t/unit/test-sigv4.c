@@ -26,19 +26,19 @@
 #include "t/tap.h"
 #include "t/unit/awstest.h"
 
-#define CLASSIC_KEY	"AKIDEXAMPLE"
-#define CLASSIC_SECRET	"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
-#define CLASSIC_TOKEN	\
+#define CLASSIC_KEY "AKIDEXAMPLE"
+#define CLASSIC_SECRET "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+#define CLASSIC_TOKEN \
 	"6e86291e8372ff2a2260956d9b8aae1d763fbf315fa00fa31553b73ebf194267"
 
-static int	 n_cases, n_passed, n_v4a, n_variants;
+static int n_cases, n_passed, n_v4a, n_variants;
 
 /* Join path parts into a static buffer. */
 static const char *
 pjoin(const char *a, const char *b)
 {
-	static char	 buf[4][4096];
-	static int	 i;
+	static char buf[4][4096];
+	static int i;
 
 	i = (i + 1) % 4;
 	snprintf(buf[i], sizeof(buf[i]), "%s/%s", a, b);
@@ -48,7 +48,7 @@ pjoin(const char *a, const char *b)
 static int
 exists(const char *path)
 {
-	struct stat	 st;
+	struct stat st;
 
 	return stat(path, &st) == 0;
 }
@@ -60,10 +60,10 @@ exists(const char *path)
 static int
 parse_request(const char *text, struct http_request *req)
 {
-	const char	*p = text, *eol, *colon, *sp, *target, *tend;
-	char		 host[1024] = "", name[256], *val = NULL, *nv;
-	size_t		 len;
-	int		 rc = -1;
+	const char *p = text, *eol, *colon, *sp, *target, *tend;
+	char host[1024] = "", name[256], *val = NULL, *nv;
+	size_t len;
+	int rc = -1;
 
 	memset(req, 0, sizeof(*req));
 	http_headers_init(&req->headers);
@@ -84,8 +84,8 @@ parse_request(const char *text, struct http_request *req)
 		len = (size_t)(tend - target);
 	req->path = strndup(target, len);
 	if (target + len < tend)
-		req->query = strndup(target + len + 1,
-		    (size_t)(tend - target - len - 1));
+		req->query = strndup(
+		    target + len + 1, (size_t)(tend - target - len - 1));
 	p = *eol ? eol + 1 : eol;
 	while (*p != '\0' && *p != '\n') {
 		eol = p + strcspn(p, "\n");
@@ -93,8 +93,8 @@ parse_request(const char *text, struct http_request *req)
 			while (*p == ' ' || *p == '\t')
 				p++;
 			len = strlen(val);
-			if ((nv = realloc(val, len + 2 + (size_t)(eol - p)))
-			    == NULL)
+			if ((nv = realloc(val, len + 2 + (size_t)(eol - p))) ==
+			    NULL)
 				goto out;
 			val = nv;
 			val[len] = ' ';
@@ -107,7 +107,8 @@ parse_request(const char *text, struct http_request *req)
 				val = NULL;
 			}
 			if ((colon = memchr(p, ':', (size_t)(eol - p))) ==
-			    NULL || (size_t)(colon - p) >= sizeof(name))
+				NULL ||
+			    (size_t)(colon - p) >= sizeof(name))
 				goto out;
 			memcpy(name, p, (size_t)(colon - p));
 			name[colon - p] = '\0';
@@ -123,8 +124,8 @@ parse_request(const char *text, struct http_request *req)
 		http_request_set_body(req, p + 1, strlen(p + 1));
 	if (asprintf(&req->base, "https://%s", host) < 0)
 		req->base = NULL;
-	rc = req->method != NULL && req->path != NULL &&
-	    req->base != NULL ? 0 : -1;
+	rc = req->method != NULL && req->path != NULL && req->base != NULL ? 0
+									   : -1;
 out:
 	free(val);
 	return rc;
@@ -133,7 +134,7 @@ out:
 static int
 same(const char *what, const char *got, const char *want)
 {
-	size_t	 n;
+	size_t n;
 
 	if (got != NULL && want != NULL && strcmp(got, want) == 0)
 		return 1;
@@ -156,15 +157,15 @@ qcmp(const void *a, const void *b)
 static int
 same_params(const char *got, const char *want)
 {
-	char	*g = strdup(got), *w = strdup(want), *gv[64], *wv[64];
-	char	*s, *save;
-	int	 gn = 0, wn = 0, i, ok_ = 1;
+	char *g = strdup(got), *w = strdup(want), *gv[64], *wv[64];
+	char *s, *save;
+	int gn = 0, wn = 0, i, ok_ = 1;
 
 	for (s = strtok_r(g, "&", &save); s && gn < 64;
-	    s = strtok_r(NULL, "&", &save))
+	     s = strtok_r(NULL, "&", &save))
 		gv[gn++] = s;
 	for (s = strtok_r(w, "&", &save); s && wn < 64;
-	    s = strtok_r(NULL, "&", &save))
+	     s = strtok_r(NULL, "&", &save))
 		wv[wn++] = s;
 	qsort(gv, (size_t)gn, sizeof(*gv), qcmp);
 	qsort(wv, (size_t)wn, sizeof(*wv), qcmp);
@@ -183,7 +184,7 @@ same_params(const char *got, const char *want)
 static char *
 authz_of(const char *signed_req)
 {
-	const char	*p;
+	const char *p;
 
 	if ((p = strcasestr(signed_req, "\nAuthorization:")) == NULL)
 		return NULL;
@@ -197,7 +198,7 @@ authz_of(const char *signed_req)
 static char *
 query_of(const char *signed_req)
 {
-	const char	*q, *e;
+	const char *q, *e;
 
 	if ((q = strchr(signed_req, '?')) == NULL)
 		return NULL;
@@ -208,7 +209,7 @@ query_of(const char *signed_req)
 static int
 clone_request(const struct http_request *in, struct http_request *out)
 {
-	size_t	 i;
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->method = strdup(in->method);
@@ -226,14 +227,13 @@ static int
 check_header_variant(const char *dir, const char *prefix,
     const struct http_request *base, const struct sigv4_params *sp)
 {
-	struct http_request	 req;
-	struct sigv4_debug	 dbg;
-	char			*creq, *sts, *sig, *sreq, *want_auth;
-	const char		*got;
-	int			 good = 0;
+	struct http_request req;
+	struct sigv4_debug dbg;
+	char *creq, *sts, *sig, *sreq, *want_auth;
+	const char *got;
+	int good = 0;
 
-	creq = awstest_slurp(pjoin(dir, "header-canonical-request.txt"),
-	    NULL);
+	creq = awstest_slurp(pjoin(dir, "header-canonical-request.txt"), NULL);
 	sts = awstest_slurp(pjoin(dir, "header-string-to-sign.txt"), NULL);
 	sig = awstest_slurp(pjoin(dir, "header-signature.txt"), NULL);
 	sreq = awstest_slurp(pjoin(dir, "header-signed-request.txt"), NULL);
@@ -268,11 +268,11 @@ static int
 check_query_variant(const char *dir, const struct http_request *base,
     const struct sigv4_params *sp)
 {
-	struct http_request	 req;
-	struct sigv4_debug	 dbg;
-	char			*creq, *sts, *sig, *sreq, *wantq = NULL;
-	char			*url = NULL, *purl;
-	int			 good = 0;
+	struct http_request req;
+	struct sigv4_debug dbg;
+	char *creq, *sts, *sig, *sreq, *wantq = NULL;
+	char *url = NULL, *purl;
+	int good = 0;
 
 	creq = awstest_slurp(pjoin(dir, "query-canonical-request.txt"), NULL);
 	sts = awstest_slurp(pjoin(dir, "query-string-to-sign.txt"), NULL);
@@ -312,11 +312,12 @@ out:
 static time_t
 parse_time(const char *iso)
 {
-	struct tm	 tm;
+	struct tm tm;
 
 	memset(&tm, 0, sizeof(tm));
-	if (iso == NULL || (strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) == NULL &&
-	    strptime(iso, "%Y%m%dT%H%M%SZ", &tm) == NULL))
+	if (iso == NULL ||
+	    (strptime(iso, "%Y-%m-%dT%H:%M:%SZ", &tm) == NULL &&
+		strptime(iso, "%Y%m%dT%H%M%SZ", &tm) == NULL))
 		return 0;
 	return timegm(&tm);
 }
@@ -324,38 +325,38 @@ parse_time(const char *iso)
 static const char *
 jstr(json_object *o, const char *k)
 {
-	json_object	*v;
+	json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) ?
-	    json_object_get_string(v) : NULL;
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v)
+						   : NULL;
 }
 
 static int
 jbool(json_object *o, const char *k, int dflt)
 {
-	json_object	*v;
+	json_object *v;
 
-	return json_object_object_get_ex(o, k, &v) ?
-	    json_object_get_boolean(v) : dflt;
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_boolean(v)
+						   : dflt;
 }
 
 /* A CRT-layout case: context.json + request.txt + expected files. */
 static void
 run_crt_case(const char *dir, const char *label)
 {
-	struct http_request	 req;
-	struct sigv4_params	 sp;
-	json_object		*ctx = NULL, *cr;
-	char			*text = NULL;
-	const char		*service;
-	int			 good = 1, any = 0;
+	struct http_request req;
+	struct sigv4_params sp;
+	json_object *ctx = NULL, *cr;
+	char *text = NULL;
+	const char *service;
+	int good = 1, any = 0;
 
 	memset(&sp, 0, sizeof(sp));
 	memset(&req, 0, sizeof(req));
 	n_cases++;
-	if ((ctx = json_object_from_file(pjoin(dir, "context.json"))) ==
-	    NULL || (text = awstest_slurp(pjoin(dir, "request.txt"), NULL))
-	    == NULL || parse_request(text, &req) == -1) {
+	if ((ctx = json_object_from_file(pjoin(dir, "context.json"))) == NULL ||
+	    (text = awstest_slurp(pjoin(dir, "request.txt"), NULL)) == NULL ||
+	    parse_request(text, &req) == -1) {
 		ok(0, "%s: unreadable case", label);
 		goto out;
 	}
@@ -367,8 +368,8 @@ run_crt_case(const char *dir, const char *label)
 	sp.service = service = jstr(ctx, "service");
 	sp.when = parse_time(jstr(ctx, "timestamp"));
 	sp.payload_hash = jstr(ctx, "payload_hash");
-	sp.expires = json_object_get_int(json_object_object_get(ctx,
-	    "expiration_in_seconds"));
+	sp.expires = json_object_get_int(
+	    json_object_object_get(ctx, "expiration_in_seconds"));
 	if (!jbool(ctx, "normalize", 1))
 		sp.flags |= SIGV4_NO_NORMALIZE;
 	if (!jbool(ctx, "double_uri_encode", 1))
@@ -401,12 +402,12 @@ out:
 static void
 run_classic_case(const char *dir, const char *name, const char *label)
 {
-	struct http_request	 req, work;
-	struct sigv4_params	 sp;
-	struct sigv4_debug	 dbg;
-	char			 f[4][4096], *text, *creq, *sts, *authz;
-	const char		*got, *date, *tok;
-	int			 good = 0;
+	struct http_request req, work;
+	struct sigv4_params sp;
+	struct sigv4_debug dbg;
+	char f[4][4096], *text, *creq, *sts, *authz;
+	const char *got, *date, *tok;
+	int good = 0;
 
 	n_cases++;
 	n_variants++;
@@ -472,10 +473,10 @@ filter_dirs(const struct dirent *d)
 static void
 walk(const char *top, const char *label)
 {
-	struct dirent	**ents = NULL;
-	char		  root[1024], path[4096], lab[4096], req[4096];
-	const char	 *base;
-	int		  n, i;
+	struct dirent **ents = NULL;
+	char root[1024], path[4096], lab[4096], req[4096];
+	const char *base;
+	int n, i;
 
 	snprintf(root, sizeof(root), "%s", top);
 	base = strrchr(root, '/') ? strrchr(root, '/') + 1 : root;
@@ -508,36 +509,44 @@ walk(const char *top, const char *label)
 static void
 test_service_request(const char *shared, const char *name, enum aws_service svc)
 {
-	struct aws_ctx		 ctx;
-	struct http_request	 req;
-	struct sigv4_params	 sp;
-	struct tm		 tm;
-	json_object		*c, *cr, *params, *got = NULL, *want = NULL;
-	char			 path[4096], *text, *body, *line, *sreq;
-	char			*wantauth = NULL, target[4096];
-	const char		*ep, *auth;
-	int			 form;
+	struct aws_ctx ctx;
+	struct http_request req;
+	struct sigv4_params sp;
+	struct tm tm;
+	json_object *c, *cr, *params, *got = NULL, *want = NULL;
+	char path[4096], *text, *body, *line, *sreq;
+	char *wantauth = NULL, target[4096];
+	const char *ep, *auth;
+	int form;
 
-	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
-	    "%s/context.json", shared, name);
+	snprintf(path, sizeof(path),
+	    "%s/testdata/sigv4/service-requests/"
+	    "%s/context.json",
+	    shared, name);
 	c = json_object_from_file(path);
-	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
-	    "%s/request.txt", shared, name);
+	snprintf(path, sizeof(path),
+	    "%s/testdata/sigv4/service-requests/"
+	    "%s/request.txt",
+	    shared, name);
 	text = awstest_slurp(path, NULL);
-	snprintf(path, sizeof(path), "%s/testdata/sigv4/service-requests/"
-	    "%s/header-signed-request.txt", shared, name);
+	snprintf(path, sizeof(path),
+	    "%s/testdata/sigv4/service-requests/"
+	    "%s/header-signed-request.txt",
+	    shared, name);
 	sreq = awstest_slurp(path, NULL);
 	if (c == NULL || text == NULL || sreq == NULL) {
 		ok(0, "%s: vector readable", name);
 		goto out;
 	}
-	aws_ctx_init(&ctx, json_object_get_string(json_object_object_get(c,
-	    "region")));
+	aws_ctx_init(
+	    &ctx, json_object_get_string(json_object_object_get(c, "region")));
 	ep = json_object_get_string(json_object_object_get(c, "endpoint"));
 	params = json_object_object_get(c, "params");
-	if (!ok(aws_build_request(&ctx, svc, json_object_get_string(
-	    json_object_object_get(c, "operation")), params, &req) == SW_OK,
-	    "%s: request builds", name)) {
+	if (!ok(aws_build_request(&ctx, svc,
+		    json_object_get_string(
+			json_object_object_get(c, "operation")),
+		    params, &req) == SW_OK,
+		"%s: request builds", name)) {
 		aws_ctx_free(&ctx);
 		goto out;
 	}
@@ -555,8 +564,8 @@ test_service_request(const char *shared, const char *name, enum aws_service svc)
 		is_str(req.body ? (const char *)req.body : "", body,
 		    "form body is byte-identical");
 	else if (*body != '\0') {
-		got = json_tokener_parse(req.body ? (const char *)req.body :
-		    "");
+		got =
+		    json_tokener_parse(req.body ? (const char *)req.body : "");
 		want = json_tokener_parse(body);
 		ok(got != NULL && json_object_equal(got, want),
 		    "JSON body has the same value");
@@ -569,25 +578,26 @@ test_service_request(const char *shared, const char *name, enum aws_service svc)
 	/* Same bytes, so the same signature as botocore's. */
 	if (form || *body == '\0') {
 		memset(&tm, 0, sizeof(tm));
-		strptime(json_object_get_string(json_object_object_get(c,
-		    "timestamp")), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		strptime(json_object_get_string(
+			     json_object_object_get(c, "timestamp")),
+		    "%Y-%m-%dT%H:%M:%SZ", &tm);
 		cr = json_object_object_get(c, "credentials");
 		memset(&sp, 0, sizeof(sp));
 		sp.access_key = json_object_get_string(
 		    json_object_object_get(cr, "access_key_id"));
 		sp.secret_key = json_object_get_string(
 		    json_object_object_get(cr, "secret_access_key"));
-		sp.session_token = json_object_get_string(
-		    json_object_object_get(cr, "token"));
-		sp.region = json_object_get_string(json_object_object_get(c,
-		    "region"));
+		sp.session_token =
+		    json_object_get_string(json_object_object_get(cr, "token"));
+		sp.region =
+		    json_object_get_string(json_object_object_get(c, "region"));
 		sp.service = aws_service(svc)->signing_name;
 		sp.when = timegm(&tm);
 		sigv4_sign(&req, &sp, NULL);
 		auth = http_headers_get(&req.headers, "Authorization");
 		if ((wantauth = strstr(sreq, "Authorization:")) != NULL)
-			wantauth = strndup(wantauth + 14, strcspn(wantauth +
-			    14, "\n"));
+			wantauth = strndup(
+			    wantauth + 14, strcspn(wantauth + 14, "\n"));
 		is_str(auth, wantauth, "signature equals botocore's");
 	}
 	http_request_free(&req);
@@ -605,8 +615,8 @@ out:
 static void
 test_helpers(void)
 {
-	struct sw_buf	 b;
-	char		 hex[65];
+	struct sw_buf b;
+	char hex[65];
 
 	sw_buf_init(&b, 1024);
 	sw_pct_encode(&b, "a b/c~ሴ", strlen("a b/c~ሴ"), SW_PCT_KEEP_SLASH);
@@ -616,15 +626,17 @@ test_helpers(void)
 	is_str(sw_buf_str(&b), "a%2Fb%2Bc%3D", "uri encode strict");
 	sw_buf_free(&b);
 	sigv4_sha256_hex("", 0, hex);
-	is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4959"
-	    "91b7852b855", "sha256 of nothing");
+	is_str(hex,
+	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4959"
+	    "91b7852b855",
+	    "sha256 of nothing");
 }
 
 int
 main(void)
 {
-	const char	*shared;
-	char		 root[4096];
+	const char *shared;
+	char root[4096];
 
 	if ((shared = awstest_shared()) == NULL)
 		skip_all("../shared absent");
@@ -640,7 +652,8 @@ main(void)
 	walk(pjoin(root, "eks-get-token"), "eks-get-token");
 	diag("sigv4 vectors: %d/%d passed", n_passed, n_cases);
 	diag("signature variants checked: %d; v4a cases skipped (SigV4A "
-	    "not implemented): %d", n_variants, n_v4a);
+	     "not implemented): %d",
+	    n_variants, n_v4a);
 	ok(n_cases >= 90, "found the vector folders (%d)", n_cases);
 	is_int(n_passed, n_cases, "every v4 vector passes");
 	test_service_request(shared, "ec2-create-tags", AWS_SVC_EC2);
@@ -648,14 +661,14 @@ main(void)
 	test_service_request(shared, "iam-get-role-global", AWS_SVC_IAM);
 	test_service_request(shared, "sts-get-caller-identity", AWS_SVC_STS);
 	test_service_request(shared, "eks-list-addons-query", AWS_SVC_EKS);
-	test_service_request(shared,
-	    "eks-associate-access-policy-double-encode", AWS_SVC_EKS);
-	test_service_request(shared, "eks-describe-cluster-session-token",
-	    AWS_SVC_EKS);
-	test_service_request(shared, "sagemaker-describe-cluster",
-	    AWS_SVC_SAGEMAKER);
-	test_service_request(shared, "sagemaker-create-cluster-eks",
-	    AWS_SVC_SAGEMAKER);
+	test_service_request(
+	    shared, "eks-associate-access-policy-double-encode", AWS_SVC_EKS);
+	test_service_request(
+	    shared, "eks-describe-cluster-session-token", AWS_SVC_EKS);
+	test_service_request(
+	    shared, "sagemaker-describe-cluster", AWS_SVC_SAGEMAKER);
+	test_service_request(
+	    shared, "sagemaker-create-cluster-eks", AWS_SVC_SAGEMAKER);
 	test_service_request(shared, "fsx-describe-file-systems", AWS_SVC_FSX);
 	return tap_done();
 }

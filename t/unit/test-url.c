@@ -18,8 +18,8 @@ test_hex(void)
 
 	sw_hex_encode(raw, sizeof(raw), out);
 	is_str(out, "000fa5ff", "hex encode is lowercase, NUL-terminated");
-	ok(sw_hex_decode("000FA5ff", 4, back) == 0 &&
-	    memcmp(back, raw, 4) == 0, "hex decode reads either case");
+	ok(sw_hex_decode("000FA5ff", 4, back) == 0 && memcmp(back, raw, 4) == 0,
+	    "hex decode reads either case");
 	ok(sw_hex_decode("0g", 1, back) == -1, "a non-hex digit is refused");
 	is_int(sw_hex_digit('b'), 11, "digit b");
 	is_int(sw_hex_digit('F'), 15, "digit F");
@@ -70,9 +70,11 @@ test_decode(void)
 	char out[16];
 
 	ok(sw_url_decode("a+b%2Fc", 7, out, sizeof(out)) == 0 &&
-	    strcmp(out, "a b/c") == 0, "a query value: '+' is a space");
+		strcmp(out, "a b/c") == 0,
+	    "a query value: '+' is a space");
 	ok(sw_pct_decode("a+b%2fc", 7, out, sizeof(out), 0) == 5 &&
-	    strcmp(out, "a+b/c") == 0, "a path segment: '+' stays");
+		strcmp(out, "a+b/c") == 0,
+	    "a path segment: '+' stays");
 	ok(sw_url_decode("a%2", 3, out, sizeof(out)) == -1,
 	    "a cut escape is refused");
 	ok(sw_url_decode("a%zz", 4, out, sizeof(out)) == -1,
@@ -83,9 +85,11 @@ test_decode(void)
 	    "a buffer one byte short is refused");
 	ok(sw_url_decode("abcdef", 6, out, 7) == 0, "an exact fit is taken");
 	ok(sw_pct_decode("%zz%4", 5, out, sizeof(out), SW_PCT_LENIENT) == 5 &&
-	    strcmp(out, "%zz%4") == 0, "lenient: a bad escape stays as it is");
+		strcmp(out, "%zz%4") == 0,
+	    "lenient: a bad escape stays as it is");
 	ok(sw_pct_decode("a%00b", 5, out, sizeof(out), SW_PCT_LENIENT) == 3 &&
-	    out[1] == '\0' && out[2] == 'b', "lenient: a decoded NUL is kept");
+		out[1] == '\0' && out[2] == 'b',
+	    "lenient: a decoded NUL is kept");
 }
 
 int

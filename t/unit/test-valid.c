@@ -12,6 +12,7 @@
 static const char *const caps[] = { "on-demand", "spot", NULL };
 static const char *const only_spot[] = { "capacity", "spot", NULL };
 
+/* clang-format off */
 static const struct sw_field f_group[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 20, .pattern = "[a-z][a-z0-9-]*",
@@ -25,9 +26,13 @@ static const struct sw_field f_group[] = {
 	{ .name = "batch_count", .type = SW_T_INT },
 	{ NULL }
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_group_item[] = {
 	{ .name = "group", .type = SW_T_OBJECT, .fields = f_group },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_body[] = {
 	{ .name = "cluster", .type = SW_T_STRING, .flags = SW_F_REQUIRED,
 	  .min = 1, .max = 40, .pattern = "[a-z0-9-]+" },
@@ -37,17 +42,22 @@ static const struct sw_field f_body[] = {
 	  .items = f_group_item },
 	{ NULL }
 };
+/* clang-format on */
 
 /* An answer's rows: a required string, an optional list, anything. */
+/* clang-format off */
 static const struct sw_field f_ans_item[] = {
 	{ .name = "line", .type = SW_T_STRING },
 };
+/* clang-format on */
+/* clang-format off */
 static const struct sw_field f_answer[] = {
 	{ .name = "name", .type = SW_T_STRING, .flags = SW_F_REQUIRED },
 	{ .name = "lines", .type = SW_T_ARRAY, .items = f_ans_item },
 	{ .name = "result", .type = SW_T_ANY },
 	{ NULL }
 };
+/* clang-format on */
 
 /* Does the answer json pass f_answer?  1 yes, 0 no (with the first
  * refusal's field and rule in field/rule). */
@@ -77,26 +87,28 @@ answers(void)
 	    "an answer with its members passes (any value where any is "
 	    "declared)");
 	ok(!answer_ok("{\"name\":\"a\",\"extra\":1}", field, rule) &&
-	    strcmp(field, "extra") == 0 && strcmp(rule, "unknown") == 0,
+		strcmp(field, "extra") == 0 && strcmp(rule, "unknown") == 0,
 	    "a member the row does not declare is refused");
 	ok(!answer_ok("{\"lines\":[]}", field, rule) &&
-	    strcmp(field, "name") == 0 && strcmp(rule, "required") == 0,
+		strcmp(field, "name") == 0 && strcmp(rule, "required") == 0,
 	    "a missing required member is refused");
 	ok(!answer_ok("{\"name\":\"a\",\"lines\":[1]}", field, rule) &&
-	    strcmp(field, "lines[0]") == 0 && strcmp(rule, "type") == 0,
+		strcmp(field, "lines[0]") == 0 && strcmp(rule, "type") == 0,
 	    "an item of the wrong type is refused");
 	big = sw_malloc(n + 40);
 	memcpy(big, "{\"name\":\"", 9);
 	memset(big + 9, 'x', n);
 	memcpy(big + 9 + n, "\"}", 3);
-	ok(answer_ok(big, field, rule), "an answer's string has no length "
+	ok(answer_ok(big, field, rule),
+	    "an answer's string has no length "
 	    "bound unless its row gives one");
 	free(big);
 	s = sw_answer_schema(f_answer);
 	ok(strstr(sw_json_str(s), "\"required\":[\"name\"]") != NULL &&
-	    strstr(sw_json_str(s), "\"additionalProperties\":false") !=
-	    NULL && strstr(sw_json_str(s), "maxLength") == NULL &&
-	    strstr(sw_json_str(s), "\"result\":{}") != NULL,
+		strstr(sw_json_str(s), "\"additionalProperties\":false") !=
+		    NULL &&
+		strstr(sw_json_str(s), "maxLength") == NULL &&
+		strstr(sw_json_str(s), "\"result\":{}") != NULL,
 	    "the answer's schema: required, closed, unbounded, any is {}");
 	json_object_put(s);
 }
@@ -135,41 +147,47 @@ main(void)
 	char why[64];
 
 	check("{\"cluster\":\"c1\"}", 1, NULL, NULL, "minimal body is valid");
-	check("{\"cluster\":\"c1\",\"efa\":true,\"tags\":{\"a\":\"b\"},"
+	check(
+	    "{\"cluster\":\"c1\",\"efa\":true,\"tags\":{\"a\":\"b\"},"
 	    "\"groups\":[{\"name\":\"gpu\",\"count\":4,\"capacity\":\"spot\"}]}",
 	    1, NULL, NULL, "full body is valid");
 	check("{}", 0, "cluster", "required", "missing required field");
 
 	/* A member that goes with one value of its sibling only. */
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"capacity\":\"spot\",\"max_price\":3}]}", 1, NULL, NULL,
+	      "\"capacity\":\"spot\",\"max_price\":3}]}",
+	    1, NULL, NULL,
 	    "a member with the sibling value it goes with is valid");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"capacity\":\"on-demand\",\"max_price\":3}]}", 0,
-	    "groups[0].max_price", "capacity",
+	      "\"capacity\":\"on-demand\",\"max_price\":3}]}",
+	    0, "groups[0].max_price", "capacity",
 	    "... with another value it is refused, the sibling as the rule");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"max_price\":3}]}", 0, "groups[0].max_price", "capacity",
+	      "\"max_price\":3}]}",
+	    0, "groups[0].max_price", "capacity",
 	    "... and so it is when the sibling is absent (its first value)");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"capacity\":\"on-demand\"}]}", 1, NULL, NULL,
-	    "... and the sibling alone is valid");
+	      "\"capacity\":\"on-demand\"}]}",
+	    1, NULL, NULL, "... and the sibling alone is valid");
 	s = sw_field_schema(&f_group[3]);
 	is_str(sw_json_str(sw_json_get(s, "x-slipway-only")),
 	    "{\"capacity\":[\"spot\"]}", "the schema says what it goes with");
 	json_object_put(s);
 	/* Alternatives: either of two siblings, never both (a oneOf). */
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"batch_count\":2}]}", 1, NULL, NULL, "one of two alternatives "
+	      "\"batch_count\":2}]}",
+	    1, NULL, NULL,
+	    "one of two alternatives "
 	    "is valid");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"batch_count\":2,\"batch_percent\":10}]}", 0,
-	    "groups[0].batch_percent", "oneOf",
+	      "\"batch_count\":2,\"batch_percent\":10}]}",
+	    0, "groups[0].batch_percent", "oneOf",
 	    "... both are refused, rule oneOf, not one silently dropped");
 	s = sw_fields_schema(f_group, 0);
-	ok(strstr(sw_json_str(s), "\"allOf\":[{\"not\":{\"properties\":"
-	    "{\"batch_percent\":{},\"batch_count\":{}},\"required\":"
-	    "[\"batch_percent\",\"batch_count\"]}}]") != NULL,
+	ok(strstr(sw_json_str(s),
+	       "\"allOf\":[{\"not\":{\"properties\":"
+	       "{\"batch_percent\":{},\"batch_count\":{}},\"required\":"
+	       "[\"batch_percent\",\"batch_count\"]}}]") != NULL,
 	    "the schema says not both");
 	json_object_put(s);
 	check("{\"cluster\":\"C 1\"}", 0, "cluster", "pattern",
@@ -181,24 +199,26 @@ main(void)
 	    "bool must be a JSON boolean");
 	check("{\"cluster\":\"c1\",\"groups\":[]}", 0, "groups", "minItems",
 	    "array minimum");
-	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":101}]}",
+	check(
+	    "{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":101}]}",
 	    0, "groups[0].count", "maximum", "nested integer bound");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":0}]}",
 	    0, "groups[0].count", "minimum", "nested integer lower bound");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"name\":\"g\",\"count\":1,"
-	    "\"capacity\":\"reserved\"}]}", 0, "groups[0].capacity", "enum",
-	    "enum enforced");
+	      "\"capacity\":\"reserved\"}]}",
+	    0, "groups[0].capacity", "enum", "enum enforced");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"count\":1,\"x\":1}]}", 0,
 	    "groups[0].x", "unknown", "unknown nested field rejected");
 	check("{\"cluster\":\"c1\",\"groups\":[{\"count\":1}]}", 0,
 	    "groups[0].name", "required", "nested required");
-	check("{\"cluster\":\"c1\",\"tags\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\","
-	    "\"d\":\"4\",\"e\":\"5\"}}", 0, "tags", "maxProperties",
-	    "map size bound");
+	check(
+	    "{\"cluster\":\"c1\",\"tags\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\","
+	    "\"d\":\"4\",\"e\":\"5\"}}",
+	    0, "tags", "maxProperties", "map size bound");
 	check("{\"cluster\":\"c1\",\"tags\":{\"a\":1}}", 0, "tags.a", "type",
 	    "map values must be strings");
-	check("{\"cluster\":\"0123456789012345678901234567890123456789x\"}",
-	    0, "cluster", "maxLength", "string length bound");
+	check("{\"cluster\":\"0123456789012345678901234567890123456789x\"}", 0,
+	    "cluster", "maxLength", "string length bound");
 	check("{\"cluster\":null}", 0, "cluster", "type", "null refused");
 
 	/* Text conversion for query and path values. */
@@ -216,15 +236,15 @@ main(void)
 	    "schema lists required fields");
 	ok(strstr(sw_json_str(s), "\"additionalProperties\":false") != NULL,
 	    "schema forbids unknown fields");
-	ok(strstr(sw_json_str(s), "\"enum\":[\"on-demand\",\"spot\"]") !=
-	    NULL, "schema carries enums of nested items");
+	ok(strstr(sw_json_str(s), "\"enum\":[\"on-demand\",\"spot\"]") != NULL,
+	    "schema carries enums of nested items");
 	ok(strstr(sw_json_str(s), "\"pattern\":\"^([a-z0-9-]+)$\"") != NULL,
 	    "schema pattern is anchored like the validator");
 	json_object_put(s);
 
 	/* Parser limits. */
-	ok(sw_json_parse("{\"a\":1} x", 9, &v, why, sizeof(why)) ==
-	    SW_EBADJSON, "trailing garbage is malformed");
+	ok(sw_json_parse("{\"a\":1} x", 9, &v, why, sizeof(why)) == SW_EBADJSON,
+	    "trailing garbage is malformed");
 	{
 		char deep[200];
 		int i;
@@ -235,7 +255,8 @@ main(void)
 			deep[i] = ']';
 		deep[160] = '\0';
 		ok(sw_json_parse(deep, 160, &v, why, sizeof(why)) ==
-		    SW_EBADJSON, "nesting deeper than the cap is refused");
+			SW_EBADJSON,
+		    "nesting deeper than the cap is refused");
 	}
 	answers();
 	sw_valid_cleanup();

@@ -41,8 +41,8 @@ tmpdb_close(struct sw_db *db)
 	if (tmpdb_dir[0] == '\0')
 		return;
 	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/state.db%s", tmpdb_dir,
-		    sfx[i]);
+		snprintf(
+		    path, sizeof(path), "%s/state.db%s", tmpdb_dir, sfx[i]);
 		unlink(path);
 	}
 	rmdir(tmpdb_dir);

@@ -34,15 +34,16 @@
 #include "api/router.h"
 #include "lib/url.h"
 
-#define QUOTA_FILE_MAX	(64 * 1024)
+#define QUOTA_FILE_MAX (64 * 1024)
 
 struct quota {
-	const char	*type;
-	const char	*gpu;
-	int		 gpus;
-	int		 max_instances;
+	const char *type;
+	const char *gpu;
+	int gpus;
+	int max_instances;
 };
 
+/* clang-format off */
 static const struct quota defaults[] = {
 	{ "ml.g5.8xlarge", "NVIDIA A10G", 1, 8 },
 	{ "ml.g5.48xlarge", "NVIDIA A10G", 8, 2 },
@@ -50,10 +51,11 @@ static const struct quota defaults[] = {
 	{ "ml.p5.48xlarge", "NVIDIA H100", 8, 2 },
 	{ "ml.trn1.32xlarge", "AWS Trainium", 16, 4 },
 };
+/* clang-format on */
 
 struct plugin {
-	struct sw_db		*db;
-	struct sw_config	 cfg;
+	struct sw_db *db;
+	struct sw_config cfg;
 };
 
 static void
@@ -61,9 +63,10 @@ answer(FCGX_Request *fr, int status, const char *type, json_object *doc)
 {
 	const char *body = sw_json_str(doc);
 
-	FCGX_FPrintF(fr->out, "Status: %d\r\nContent-Type: %s\r\n"
-	    "Cache-Control: no-store\r\nContent-Length: %d\r\n\r\n%s", status,
-	    type, (int)strlen(body), body);
+	FCGX_FPrintF(fr->out,
+	    "Status: %d\r\nContent-Type: %s\r\n"
+	    "Cache-Control: no-store\r\nContent-Length: %d\r\n\r\n%s",
+	    status, type, (int)strlen(body), body);
 }
 
 static void
@@ -111,7 +114,8 @@ site_quotas(const char *dir)
 			break;
 	fclose(f);
 	if (sw_json_parse(sw_buf_str(&b), b.len, &doc, why, sizeof(why)) !=
-	    SW_OK || (list = sw_json_get(doc, "quotas")) == NULL ||
+		SW_OK ||
+	    (list = sw_json_get(doc, "quotas")) == NULL ||
 	    !json_object_is_type(list, json_type_array)) {
 		sw_warn("%s: ignored (want {\"quotas\": [...]})", path);
 		goto out;
@@ -121,12 +125,13 @@ site_quotas(const char *dir)
 		e = json_object_array_get_idx(list, i);
 		if (sw_json_get_str(e, "instance_type") == NULL)
 			continue;
-		json_object_array_add(out, quota_entry(
-		    sw_json_get_str(e, "instance_type"),
-		    sw_json_get_str(e, "gpu_model") ?
-		    sw_json_get_str(e, "gpu_model") : "unknown",
-		    (int)sw_json_get_int(e, "gpus_per_instance", 0),
-		    (int)sw_json_get_int(e, "max_instances", 0)));
+		json_object_array_add(out,
+		    quota_entry(sw_json_get_str(e, "instance_type"),
+			sw_json_get_str(e, "gpu_model")
+			    ? sw_json_get_str(e, "gpu_model")
+			    : "unknown",
+			(int)sw_json_get_int(e, "gpus_per_instance", 0),
+			(int)sw_json_get_int(e, "max_instances", 0)));
 	}
 out:
 	json_object_put(doc);
@@ -149,13 +154,14 @@ parse_query(const char *q, char *out, size_t outsz)
 		if ((eq = memchr(p, '=', len)) == NULL ||
 		    sw_url_decode(p, (size_t)(eq - p), key, sizeof(key)) != 0 ||
 		    strcmp(key, "instance_type") != 0 ||
-		    sw_url_decode(eq + 1, len - (size_t)(eq - p) - 1, out,
-		    outsz) != 0)
+		    sw_url_decode(
+			eq + 1, len - (size_t)(eq - p) - 1, out, outsz) != 0)
 			return -1;
 	}
-	if (out[0] != '\0' && (strncmp(out, "ml.", 3) != 0 ||
-	    strspn(out, "abcdefghijklmnopqrstuvwxyz0123456789.") !=
-	    strlen(out)))
+	if (out[0] != '\0' &&
+	    (strncmp(out, "ml.", 3) != 0 ||
+		strspn(out, "abcdefghijklmnopqrstuvwxyz0123456789.") !=
+		    strlen(out)))
 		return -1;
 	return 0;
 }
@@ -188,7 +194,8 @@ serve(FCGX_Request *fr, void *arg)
 		return;
 	}
 	if (uri == NULL || strcmp(uri, "/ext/gpu-quota/report") != 0) {
-		problem(fr, 404, "Not found", "the only resource is "
+		problem(fr, 404, "Not found",
+		    "the only resource is "
 		    "/ext/gpu-quota/report");
 		return;
 	}
@@ -198,7 +205,8 @@ serve(FCGX_Request *fr, void *arg)
 		return;
 	}
 	if (parse_query(query, want, sizeof(want)) != 0) {
-		problem(fr, 400, "Invalid request", "the only query parameter "
+		problem(fr, 400, "Invalid request",
+		    "the only query parameter "
 		    "is instance_type=ml.<family>.<size>");
 		return;
 	}
@@ -210,16 +218,16 @@ serve(FCGX_Request *fr, void *arg)
 		sw_json_add_str(doc, "source", "built-in defaults");
 		all = json_object_new_array();
 		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-			json_object_array_add(all, quota_entry(defaults[i].type,
-			    defaults[i].gpu, defaults[i].gpus,
-			    defaults[i].max_instances));
+			json_object_array_add(all,
+			    quota_entry(defaults[i].type, defaults[i].gpu,
+				defaults[i].gpus, defaults[i].max_instances));
 	}
 	list = json_object_new_array();
 	for (i = 0; i < json_object_array_length(all); i++) {
 		json_object *e = json_object_array_get_idx(all, i);
 
-		if (want[0] != '\0' && strcmp(want, sw_json_get_str(e,
-		    "instance_type")) != 0)
+		if (want[0] != '\0' &&
+		    strcmp(want, sw_json_get_str(e, "instance_type")) != 0)
 			continue;
 		total += sw_json_get_int(e, "max_gpus", 0);
 		json_object_array_add(list, json_object_get(e));
@@ -228,7 +236,8 @@ serve(FCGX_Request *fr, void *arg)
 	if (want[0] != '\0' && json_object_array_length(list) == 0) {
 		json_object_put(list);
 		json_object_put(doc);
-		problem(fr, 404, "Not found", "no GPU quota is set for that "
+		problem(fr, 404, "Not found",
+		    "no GPU quota is set for that "
 		    "instance type");
 		return;
 	}
