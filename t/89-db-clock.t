@@ -6,7 +6,9 @@
 # unclaimed for an hour, as the claims of every replica compare due
 # times with the database's clock.  A cluster's whole create, with its
 # waits, still completes, and no waiting operation is due further than
-# its poll ahead.
+# its poll ahead.  Every time it writes (an update, a stage's start and
+# end, an event) is the database's too: updated_ms only grows, so a
+# long poll from the last one seen wakes on the next change.
 import os
 import sys
 import time
@@ -44,11 +46,12 @@ op = r.json["operation_id"]
 # on the next), and while it waits it is due within minutes on this
 # host's clock (the database's), never an hour ahead: one that is would
 # not be claimed for an hour.
-seen, ahead, since, d = [], [], -1, {}
+d = s.get("/api/v1/operations/%s" % op).json
+seen, ahead, since = [d.get("updated_ms", 0)], [], d.get("updated_ms", 0)
 deadline = time.time() + 600
 while time.time() < deadline:
-    q = "timeout=60" + ("&since_updated_ms=%d" % since if since >= 0 else "")
-    r = s.get("/api/v1/operations/%s:wait?%s" % (op, q))
+    r = s.get("/api/v1/operations/%s:wait?timeout=60&since_updated_ms=%d" %
+              (op, since))
     if r.status != 200:
         break
     d = r.json
