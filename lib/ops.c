@@ -560,6 +560,7 @@ sw_err
 sw_op_release(
     struct sw_db *db, const char *id, const char *owner, int64_t due_ms)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 	sw_err e;
 
@@ -569,7 +570,7 @@ sw_op_release(
 		goto bad;
 	sw_bind_text(st, 1, id);
 	sw_bind_int64(st, 2, due_ms);
-	sw_bind_int64(st, 3, sw_now_ms());
+	sw_bind_int64(st, 3, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((st = sw_db_stmt(db, STMT_OP_RELEASE)) == NULL)
@@ -588,6 +589,7 @@ sw_err
 sw_op_set_state(
     struct sw_db *db, const char *id, const char *state, const char *error)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_OP_SET_STATE)) == NULL)
@@ -595,20 +597,21 @@ sw_op_set_state(
 	sw_bind_text(st, 1, id);
 	sw_bind_text(st, 2, state);
 	sw_bind_opt(st, 3, error);
-	sw_bind_int64(st, 4, sw_now_ms());
+	sw_bind_int64(st, 4, now);
 	return sw_db_exec(db, st);
 }
 
 sw_err
 sw_op_set_result(struct sw_db *db, const char *id, json_object *res)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_OP_SET_RESULT)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, id);
 	sw_bind_text_copy(st, 2, sw_json_str(res));
-	sw_bind_int64(st, 3, sw_now_ms());
+	sw_bind_int64(st, 3, now);
 	return sw_db_exec(db, st);
 }
 
@@ -616,6 +619,7 @@ sw_err
 sw_stage_set_state(struct sw_db *db, const char *id, int seq, const char *state,
     const char *error)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_STAGE_SET_STATE)) == NULL)
@@ -624,7 +628,7 @@ sw_stage_set_state(struct sw_db *db, const char *id, int seq, const char *state,
 	sw_bind_int64(st, 2, seq);
 	sw_bind_text(st, 3, state);
 	sw_bind_opt(st, 4, error);
-	sw_bind_int64(st, 5, sw_now_ms());
+	sw_bind_int64(st, 5, now);
 	return sw_db_exec(db, st);
 }
 
@@ -645,12 +649,13 @@ sw_err
 sw_op_event(struct sw_db *db, const char *id, int stage, const char *level,
     const char *message, json_object *data)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 
 	if ((st = sw_db_stmt(db, STMT_EVENT_INSERT)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, id);
-	sw_bind_int64(st, 2, sw_now_ms());
+	sw_bind_int64(st, 2, now);
 	if (stage >= 0)
 		sw_bind_int64(st, 3, stage);
 	sw_bind_text(st, 4, level);
@@ -682,6 +687,7 @@ op_state(struct sw_db *db, const char *id, char state[16])
 sw_err
 sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 	char state[16];
 	sw_err e;
@@ -708,7 +714,7 @@ sw_op_retry(struct sw_db *db, const char *id, char busy[SW_OP_ID_LEN])
 		goto bad;
 	}
 	sw_bind_text(st, 1, id);
-	sw_bind_int64(st, 2, sw_now_ms());
+	sw_bind_int64(st, 2, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if ((e = sw_op_event(db, id, -1, "info", "retry requested", NULL)) !=
@@ -723,6 +729,7 @@ bad:
 sw_err
 sw_op_cancel(struct sw_db *db, const char *id)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 	char state[16];
 	sw_err e;
@@ -740,7 +747,7 @@ sw_op_cancel(struct sw_db *db, const char *id)
 		goto bad;
 	}
 	sw_bind_text(st, 1, id);
-	sw_bind_int64(st, 2, sw_now_ms());
+	sw_bind_int64(st, 2, now);
 	if ((e = sw_db_exec(db, st)) != SW_OK)
 		goto bad;
 	if (strcmp(state, "pending") == 0 &&
@@ -844,6 +851,7 @@ sw_err
 sw_cluster_record(struct sw_db *db, const char *name, const char *id,
     const char *origin, struct sw_cluster_rec *rec)
 {
+	int64_t now = sw_db_now_ms(db);
 	struct sw_st *st;
 	int rc;
 
@@ -852,7 +860,7 @@ sw_cluster_record(struct sw_db *db, const char *name, const char *id,
 	sw_bind_text(st, 1, name);
 	sw_bind_text(st, 2, id);
 	sw_bind_text(st, 3, origin);
-	sw_bind_int64(st, 4, sw_now_ms());
+	sw_bind_int64(st, 4, now);
 	rc = sw_db_step(st);
 	sw_reset(st);
 	if (rc != SW_DB_DONE)

@@ -6,7 +6,9 @@
 # unclaimed for an hour, as the claims of every replica compare due
 # times with the database's clock.  A cluster's whole create, with its
 # waits, still completes, and no waiting operation is due further than
-# its poll ahead.
+# its poll ahead.  Every time it writes (an update, a stage's start and
+# end, an event) is the database's too: updated_ms only grows, so a
+# long poll from the last one seen wakes on the next change.
 import os
 import sys
 import time
@@ -39,24 +41,46 @@ r = s.post("/api/v1/clusters", {"name": "skewed", "instance_groups": [
 t.eq(r.status, 202, "create accepted")
 op = r.json["operation_id"]
 
-# While it runs, each time it waits it is due within minutes on this
-# host's clock (the database's): never an hour ahead.  One that is ends
-# the wait: it would not be claimed for an hour.
-ahead = []
-
-
-def done():
-    d = s.get("/api/v1/operations/%s" % op).json
-    due = d.get("due_ms") or 0
-    if due > time.time() * 1000 + HOUR_MS / 2:
-        ahead.append(due)
-    return d if d.get("terminal") or ahead else None
-
-
-d = wait_for(done, timeout=900, every=2) or wait_operation(s, op, 30)
+# Followed through its long poll, as a client does: every answer is a
+# change (updated_ms only grows, so a wait from the last one seen wakes
+# on the next), and while it waits it is due within minutes on this
+# host's clock (the database's), never an hour ahead: one that is would
+# not be claimed for an hour.
+d = s.get("/api/v1/operations/%s" % op).json
+seen, ahead, since = [d.get("updated_ms", 0)], [], d.get("updated_ms", 0)
+deadline = time.time() + 600
+while time.time() < deadline:
+    r = s.get("/api/v1/operations/%s:wait?timeout=60&since_updated_ms=%d" %
+              (op, since))
+    if r.status != 200:
+        break
+    d = r.json
+    seen.append(d.get("updated_ms", 0))
+    if (d.get("due_ms") or 0) > time.time() * 1000 + HOUR_MS / 2:
+        ahead.append(d.get("due_ms"))
+    since = max(since, d.get("updated_ms", since))
+    if d.get("terminal") or ahead:
+        break
+d = s.get("/api/v1/operations/%s" % op).json
 t.eq(d.get("state"), "succeeded",
      "the create completed through its waits (%s)" % d.get("error"))
 t.eq(ahead, [], "no release put the operation an hour ahead")
+t.eq([b for a, b in zip(seen, seen[1:]) if b < a], [],
+     "its updated time never went back (%d answers)" % len(seen))
+
+# Every time the poller wrote (a stage's start and end, an event, the
+# operation's update) is the database's: none is an hour ahead.
+limit = time.time() * 1000 + HOUR_MS / 2
+stamps = [("updated", d.get("updated_ms", 0))]
+for st in d.get("stages", []):
+    stamps += [(st["name"] + " started", st.get("started_ms", 0)),
+               (st["name"] + " finished", st.get("finished_ms", 0))]
+stamps += [("event " + (e.get("message") or ""), e.get("time_ms", 0))
+           for e in d.get("events", [])]
+t.ok(len(stamps) > 10, "the stages and events carry times (%d)" %
+     len(stamps))
+t.eq([n for n, v in stamps if v > limit], [],
+     "no time the poller wrote is an hour ahead")
 t.ok(not any("lease token" in ln and "no longer current" in ln
              for ln in s.log_text("poller.log").splitlines()),
      "no lease of the poller's was lost to its clock")
