@@ -58,19 +58,25 @@ def role_arn(team, role):
     return "arn:aws:iam::%s:role/%s" % (ACCOUNT, ROLES[(team, role)])
 
 
-def write_conf(teams):
-    with open(conf, "w") as f:
-        for (team, role) in sorted(ROLES):
-            if team not in teams:
-                continue
-            f.write("team.%s.%s = grp-%s-%s\n" % (team, role, team, role))
-            f.write("team.%s.%s.iam_role_arn = %s\n" % (
-                team, role, role_arn(team, role)))
+def conf_text(teams):
+    text = ""
+    for (team, role) in sorted(ROLES):
+        if team not in teams:
+            continue
+        text += "team.%s.%s = grp-%s-%s\n" % (team, role, team, role)
+        text += "team.%s.%s.iam_role_arn = %s\n" % (
+            team, role, role_arn(team, role))
+    return text
 
 
-write_conf(("a", "b"))
+with open(conf, "w") as f:
+    f.write(conf_text(("a", "b")))
 os.environ["SLIPWAY_CONF"] = conf
 s = Stack(t, sandbox=True, speed=3000)
+
+
+def write_conf(teams):
+    s.rewrite_conf(conf_text(teams))
 C = "acc"
 B = "/api/v1/clusters/%s/team-access" % C
 

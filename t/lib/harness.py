@@ -268,11 +268,15 @@ class Stack:
                     lines = g.read().rstrip("\n").split("\n") + lines
             lines.append("database = %s" % database)
         run_env = dict(os.environ)
+        # the configuration the stack reads: the test's own, or the
+        # harness's copy of it with the database (rewrite_conf)
+        self.conf_path = os.environ.get("SLIPWAY_CONF")
         if lines:
             path = os.path.join(self.dir, "slipway.conf")
             with open(path, "w") as f:
                 f.write("".join(ln + "\n" for ln in lines))
             run_env["SLIPWAY_CONF"] = path
+            self.conf_path = path
         r = subprocess.run(args, capture_output=True, text=True,
                            timeout=120, env=run_env)
         if r.returncode != 0:
@@ -352,6 +356,15 @@ class Stack:
 
     def status(self):
         return json.loads(self.cli("status", "--json", check=False))
+
+    def rewrite_conf(self, text):
+        """Write the running stack's slipway.conf anew as text, keeping
+        the database the harness gave it (its workers read the file
+        again when it changes)."""
+        if self.database is not None:
+            text += "database = %s\n" % self.database
+        with open(self.conf_path, "w") as f:
+            f.write(text)
 
     def component_pid(self, kind):
         """The pid of a running component of this kind ("poller",
