@@ -554,16 +554,17 @@ static const char *const quota_amounts[] = { "instance_type", "count",
 	"accelerators", "vcpu", "memory_gib", "fair_share_weight", "sharing",
 	"borrow_limit", "preempt", "enabled", NULL };
 
-/* The live quota of name in items, or NULL. */
+/* The live item of items (a list row's answer) whose member key is
+ * name, or NULL. */
 static json_object *
-quota_named(json_object *items, const char *name)
+item_named(json_object *items, const char *key, const char *name)
 {
 	size_t i;
 
 	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
 		json_object *q = json_object_array_get_idx(items, i);
 
-		if (strcmp(sw_json_get_str(q, "quota_name") ?: "", name) == 0)
+		if (strcmp(sw_json_get_str(q, key) ?: "", name) == 0)
 			return q;
 	}
 	return NULL;
@@ -592,7 +593,7 @@ plan_quota(struct plan *p, const char *cl, json_object *want,
     json_object *items, const char *waits)
 {
 	const char *qn = sw_json_get_str(want, "quota_name");
-	json_object *lq = quota_named(items, qn), *c, *args;
+	json_object *lq = item_named(items, "quota_name", qn), *c, *args;
 	char target[160], why[256];
 	const char *f = NULL;
 	size_t i;
@@ -775,21 +776,6 @@ static const char *const tmpl_fields[] = { "display_name", "app_type",
 	"description", "default_image", "allowed_images", "allow_custom_images",
 	"cpu", "memory_gib", "storage_gib", NULL };
 
-/* The live template of name in items, or NULL. */
-static json_object *
-template_named(json_object *items, const char *name)
-{
-	size_t i;
-
-	for (i = 0; items != NULL && i < json_object_array_length(items); i++) {
-		json_object *t = json_object_array_get_idx(items, i);
-
-		if (strcmp(sw_json_get_str(t, "template") ?: "", name) == 0)
-			return t;
-	}
-	return NULL;
-}
-
 /* One Space template of the document against the live ones (NULL: not
  * read, a cluster being created). */
 static void
@@ -797,7 +783,7 @@ plan_template(struct plan *p, const char *cl, json_object *want,
     json_object *items, const char *waits)
 {
 	const char *tn = sw_json_get_str(want, "template");
-	json_object *lt = template_named(items, tn), *c, *args;
+	json_object *lt = item_named(items, "template", tn), *c, *args;
 	char target[160], why[256];
 	const char *f = NULL;
 	size_t i;
