@@ -641,19 +641,27 @@ plan_quota(struct plan *p, const char *cl, json_object *want,
 	differs(c, f, sw_json_get(lq, f), sw_json_get(want, f));
 }
 
-/* A cluster's compute quotas; waits names what they wait for (a
- * cluster being created, features being changed) or is NULL. */
+/* One item of the document against the live list (NULL: not read). */
+typedef void plan_item_fn(struct plan *, const char *cl, json_object *want,
+    json_object *items, const char *waits);
+
+/*
+ * A cluster's items of one kind (compute quotas, Space templates): the
+ * live ones read with list_row, unless the cluster is being created,
+ * then each of the document's planned by one.  waits names what they
+ * wait for (a cluster being created, features being changed) or is
+ * NULL.
+ */
 static sw_err
-plan_quotas(struct sw_req *r, struct plan *p, const char *cl, json_object *want,
-    const char *waits, const char *at)
+plan_listed(struct sw_req *r, struct plan *p, const char *cl, json_object *want,
+    const char *waits, const char *at, const char *list_row, plan_item_fn *one)
 {
 	json_object *doc = NULL;
 	size_t i;
 	long st;
 
 	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
-		st = run_row(r, "compute_quota_list",
-		    sw_jo("name", sw_js(cl), NULL), &doc);
+		st = run_row(r, list_row, sw_jo("name", sw_js(cl), NULL), &doc);
 		if (st >= 300) {
 			sw_err e = fail_from(r, st, doc, at);
 
@@ -662,7 +670,7 @@ plan_quotas(struct sw_req *r, struct plan *p, const char *cl, json_object *want,
 		}
 	}
 	for (i = 0; i < json_object_array_length(want); i++)
-		plan_quota(p, cl, json_object_array_get_idx(want, i),
+		one(p, cl, json_object_array_get_idx(want, i),
 		    sw_json_get(doc, "items"), waits);
 	json_object_put(doc);
 	return SW_OK;
@@ -815,33 +823,6 @@ plan_template(struct plan *p, const char *cl, json_object *want,
 		json_object_object_add(c, "waits_for", sw_js(waits));
 }
 
-/* A cluster's Space templates, read with space_template_list (they need
- * feature spaces: after a feature_set of the same plan). */
-static sw_err
-plan_templates(struct sw_req *r, struct plan *p, const char *cl,
-    json_object *want, const char *waits, const char *at)
-{
-	json_object *doc = NULL;
-	size_t i;
-	long st;
-
-	if (waits == NULL || strcmp(waits, "cluster_create") != 0) {
-		st = run_row(r, "space_template_list",
-		    sw_jo("name", sw_js(cl), NULL), &doc);
-		if (st >= 300) {
-			sw_err e = fail_from(r, st, doc, at);
-
-			json_object_put(doc);
-			return e;
-		}
-	}
-	for (i = 0; i < json_object_array_length(want); i++)
-		plan_template(p, cl, json_object_array_get_idx(want, i),
-		    sw_json_get(doc, "items"), waits);
-	json_object_put(doc);
-	return SW_OK;
-}
-
 /* The live cluster of name in the cluster list (the one Slipway
  * manages when another account or region has one of that name too),
  * or NULL. */
@@ -944,11 +925,13 @@ plan_after(
 	}
 	if (e == SW_OK && ts != NULL && json_object_array_length(ts) > 0) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].space_templates", i);
-		e = plan_templates(r, p, cl, ts, waits, at);
+		e = plan_listed(r, p, cl, ts, waits, at, "space_template_list",
+		    plan_template);
 	}
 	if (e == SW_OK && qs != NULL && json_object_array_length(qs) > 0) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].compute_quotas", i);
-		e = plan_quotas(r, p, cl, qs, waits, at);
+		e = plan_listed(
+		    r, p, cl, qs, waits, at, "compute_quota_list", plan_quota);
 	}
 	if (e == SW_OK && ta != NULL) {
 		sw_fmt_text(at, sizeof(at), "clusters[%zu].team_access", i);
