@@ -7,31 +7,20 @@
 # error, without a session.
 import os
 import sys
-import tempfile
 import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, need_browser, ui_script
-from oidcop import Provider
+from harness import need_browser, ui_script
+from oidcop import ui_sign_in_stack
 
 t = T()
 need_browser(t, "oidc-provider")
-tmp = tempfile.mkdtemp(prefix="sw-oidc-ui-")
-provider = Provider(t, tmp)
+tmp, provider, s = ui_sign_in_stack(t, "sw-oidc-ui-")
 issuer = provider.issuer
-conf = os.path.join(tmp, "slipway.conf")
-with open(conf, "w") as f:
-    f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
-            "oidc.client_secret = ui-secret\n"
-            "oidc.user_claim = preferred_username\noidc.scope = write\n"
-            "team.b.viewer = ml-team-b\n" % issuer)
-os.environ["SLIPWAY_CONF"] = conf
-s = Stack(t)
 base = "http://127.0.0.1:%d" % s.port
 callback = base + "/api/v1/login/oidc/callback"
-provider.post("/test/ui-client", {"redirect_uri": callback})
 
 # ---- the start of a sign-in, by hand ---------------------------------
 r = s.get("/api/v1/login/options", token=None)

@@ -15,31 +15,17 @@ import re
 import stat
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
-from harness import Stack, SLIPWAY, need_browser, ui_script
-from oidcop import Provider
+from harness import SLIPWAY, need_browser, ui_script
+from oidcop import ui_sign_in_stack
 
 t = T()
 need_browser(t, "oidc-provider")
-tmp = tempfile.mkdtemp(prefix="sw-cli-device-")
-provider = Provider(t, tmp)
+tmp, provider, s = ui_sign_in_stack(t, "sw-cli-device-")
 issuer = provider.issuer
-conf = os.path.join(tmp, "slipway.conf")
-with open(conf, "w") as f:
-    f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
-            "oidc.client_secret = ui-secret\n"
-            "oidc.user_claim = preferred_username\noidc.scope = write\n"
-            "team.b.viewer = ml-team-b\n" % issuer)
-os.environ["SLIPWAY_CONF"] = conf
-s = Stack(t)
 base = "http://127.0.0.1:%d" % s.port
-
-
-provider.post("/test/ui-client",
-              {"redirect_uri": base + "/api/v1/login/oidc/callback"})
 CONTEXTS = os.path.join(tmp, "cfg", "contexts.json")
 ENV = dict(os.environ, SLIPWAY_CONTEXTS=CONTEXTS)
 ENV.pop("SLIPWAY_SERVER", None)

@@ -6,8 +6,11 @@ import base64
 import json
 import os
 import subprocess
+import tempfile
 import urllib.parse
 import urllib.request
+
+from harness import Stack
 
 LIB = os.path.dirname(os.path.abspath(__file__))
 
@@ -48,3 +51,24 @@ class Provider:
     def stop(self):
         self.proc.terminate()
         self.proc.wait(timeout=30)
+
+
+def ui_sign_in_stack(t, prefix):
+    """A stack whose people sign in at the provider as the web UI's
+    client (slipway-ui, scope write; the provider's group ml-team-b is
+    team b's viewer), the provider told where the callback is.  Answers
+    (tmp, provider, stack)."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    provider = Provider(t, tmp)
+    conf = os.path.join(tmp, "slipway.conf")
+    with open(conf, "w") as f:
+        f.write("oidc.issuer = %s\noidc.client_id = slipway-ui\n"
+                "oidc.client_secret = ui-secret\n"
+                "oidc.user_claim = preferred_username\noidc.scope = write\n"
+                "team.b.viewer = ml-team-b\n" % provider.issuer)
+    os.environ["SLIPWAY_CONF"] = conf
+    s = Stack(t)
+    provider.post("/test/ui-client", {
+        "redirect_uri": "http://127.0.0.1:%d/api/v1/login/oidc/callback" %
+        s.port})
+    return tmp, provider, s
