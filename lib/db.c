@@ -440,6 +440,13 @@ static const char *const migrations[] = {
 	 * (pg_migrations); SQLite's commits are watched as the WAL file's
 	 * writes and need nothing here */
 	"SELECT 1;",
+	/* A periodic task every poller of every replica could run (the
+	 * watch of one cluster, its drift): due is when it may next be
+	 * taken, by the database's clock, so one poller takes each turn
+	 * (sw_turn_take) */
+	"CREATE TABLE turns ("
+	" name TEXT PRIMARY KEY,"
+	" due INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -787,6 +794,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	 * operation next due at ?4 */
 	"UPDATE operations SET due = ?4, updated = ?5, lease_owner = NULL,"
 	" lease_until = 0 WHERE id = ?1 AND lease_owner = ?2 AND fence = ?3",
+	/* STMT_TURN_TAKE: ?2 the database's now, ?3 the period; changes()
+	 * is 1 when this caller took the turn */
+	"INSERT INTO turns (name, due) VALUES (?1, ?2 + ?3)"
+	" ON CONFLICT (name) DO UPDATE SET due = ?2 + ?3"
+	" WHERE turns.due <= ?2",
 };
 
 /*
@@ -972,7 +984,7 @@ static const char *const pg_migrations[NMIGRATIONS] = {
 	 * operation's id, or is the payload itself when it has none.  A
 	 * transaction's equal notifications are sent once.
 	 */
-	[NMIGRATIONS - 1] =
+	[17] =
 	    "CREATE FUNCTION slipway_changed() RETURNS trigger"
 	    "  LANGUAGE plpgsql AS $$ BEGIN"
 	    "  IF TG_NARGS > 1 THEN"
@@ -1083,6 +1095,10 @@ static const char *const pg_stmts[STMT__MAX] = {
 	    " ON CONFLICT (service, region, instance_type) DO UPDATE SET"
 	    " usd_micro = excluded.usd_micro, sku = excluded.sku,"
 	    " published = excluded.published, fetched = excluded.fetched",
+	[STMT_TURN_TAKE] =
+	    "INSERT INTO turns (name, due) VALUES (?1, ?2::bigint + ?3::bigint)"
+	    " ON CONFLICT (name) DO UPDATE SET due = ?2::bigint + ?3::bigint"
+	    " WHERE turns.due <= ?2::bigint",
 	[STMT_LEDGER_MOVE] =
 	    "INSERT INTO ledger_cursor (cluster, sampled) VALUES (?1, ?3)"
 	    " ON CONFLICT (cluster) DO UPDATE SET sampled = ?3"

@@ -924,3 +924,21 @@ sw_cluster_places(struct sw_db *db, json_object **out)
 	sw_reset(st);
 	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
+
+sw_err
+sw_turn_take(struct sw_db *db, const char *name, int64_t every_ms, int *mine)
+{
+	struct sw_st *st;
+	sw_err e;
+
+	*mine = 0;
+	if ((st = sw_db_stmt(db, STMT_TURN_TAKE)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, name);
+	sw_bind_int64(st, 2, sw_db_now_ms(db));
+	sw_bind_int64(st, 3, every_ms);
+	if ((e = sw_db_exec(db, st)) != SW_OK)
+		return e;
+	*mine = sw_db_changes(db) == 1;
+	return SW_OK;
+}

@@ -109,6 +109,15 @@ sw_err sw_lease_begin(struct sw_db *, struct sw_lease *);
  * database's clock (at once when 0); nothing when the lease moved. */
 sw_err sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);
 
+/*
+ * Take the turn at a periodic task that every poller of every replica
+ * could run (name it, e.g. "watch <cluster>"): *mine is 1 when this
+ * caller took it, the task next due every_ms later by the database's
+ * clock, and 0 when another poller took it less than every_ms ago.
+ */
+sw_err sw_turn_take(
+    struct sw_db *, const char *name, int64_t every_ms, int *mine);
+
 /* Give up the lease and set when the operation is next due. */
 sw_err sw_op_release(
     struct sw_db *, const char *id, const char *owner, int64_t due_ms);

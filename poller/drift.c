@@ -164,9 +164,11 @@ feature_drift(struct aws_ctx *ctx, const char *cl, json_object *want,
 /* Read one cluster in its place and record its drift. */
 static void
 drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
-    json_object *want, int64_t now)
+    json_object *want, int64_t now, int64_t every_ms)
 {
 	const char *cl = sw_json_get_str(want, "name");
+	char turn[128];
+	int mine;
 	struct sw_cluster_rec rec;
 	struct aws_ctx *ctx = NULL;
 	struct aws_error err;
@@ -175,6 +177,9 @@ drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
 
 	if (cl == NULL || sw_cluster_get(db, cl, &rec) != SW_OK)
 		return; /* not created yet: fleet_plan's "absent" */
+	if (sw_fmt(turn, sizeof(turn), "drift %s", cl) != SW_OK ||
+	    sw_turn_take(db, turn, every_ms, &mine) != SW_OK || !mine)
+		return; /* another poller's turn */
 	memset(&err, 0, sizeof(err));
 	if (aws_member_ctx(aws, cfg, rec.account, rec.region, &ctx, NULL, 0,
 		&err) != SW_OK) {
@@ -199,8 +204,8 @@ drift_one(struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg,
 }
 
 void
-sw_drift_tick(
-    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
+sw_drift_tick(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, int64_t every_ms)
 {
 	json_object *doc = NULL, *cs;
 	char by[256];
@@ -211,6 +216,7 @@ sw_drift_tick(
 		return;
 	cs = sw_json_get(doc, "clusters");
 	for (i = 0; cs != NULL && i < json_object_array_length(cs); i++)
-		drift_one(db, aws, cfg, json_object_array_get_idx(cs, i), now);
+		drift_one(db, aws, cfg, json_object_array_get_idx(cs, i), now,
+		    every_ms);
 	json_object_put(doc);
 }

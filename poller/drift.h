@@ -11,7 +11,10 @@
 
 /* Each cluster of the document applied last against its HyperPod
  * cluster, read in its own account and region: the instance groups
- * whose type or count differs are recorded (sw_db_drift_record). */
-void sw_drift_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
+ * whose type or count differs are recorded (sw_db_drift_record).  A
+ * cluster is read by the poller that takes its turn (one every
+ * every_ms among all pollers of all replicas). */
+void sw_drift_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *,
+    int64_t every_ms);
 
 #endif

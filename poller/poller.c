@@ -149,8 +149,8 @@ main(int argc, char *argv[])
 			ledger_due = sw_now_ms() + ledger_ms;
 		}
 		if (sw_now_ms() >= watch_due) {
-			sw_watch_tick(db, &aws, &cfg);
-			sw_drift_tick(db, &aws, &cfg);
+			sw_watch_tick(db, &aws, &cfg, watch_ms);
+			sw_drift_tick(db, &aws, &cfg, watch_ms);
 			watch_due = sw_now_ms() + watch_ms;
 		}
 		/* Another poller of this host (a replica's) may have died

@@ -40,6 +40,7 @@
 #include "lib/ledger.h"
 #include "lib/log.h"
 #include "lib/notify.h"
+#include "lib/ops.h"
 #include "pipelines/pipeline.h"
 #include "poller/watch.h"
 
@@ -813,12 +814,14 @@ watch_cluster(struct pass *p)
 }
 
 void
-sw_watch_tick(
-    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
+sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, int64_t every_ms)
 {
 	json_object *names = NULL;
 	struct pass p;
+	char turn[128];
 	size_t i;
+	int mine;
 
 	if (sw_cluster_names(db, &names) != SW_OK)
 		return;
@@ -827,6 +830,10 @@ sw_watch_tick(
 		p.db = db;
 		p.cluster =
 		    json_object_get_string(json_object_array_get_idx(names, i));
+		if (sw_fmt(turn, sizeof(turn), "watch %s", p.cluster) !=
+			SW_OK ||
+		    sw_turn_take(db, turn, every_ms, &mine) != SW_OK || !mine)
+			continue;
 		if ((p.aws = sw_cluster_aws(db, aws, cfg, p.cluster)) == NULL)
 			continue;
 		watch_cluster(&p);

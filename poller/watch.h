@@ -10,7 +10,12 @@
 #include "lib/conf.h"
 #include "lib/db.h"
 
-/* One pass over every cluster Slipway owns. */
-void sw_watch_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
+/*
+ * One pass over every cluster Slipway owns whose turn (sw_turn_take,
+ * one every every_ms among all pollers of all replicas) this poller
+ * takes.
+ */
+void sw_watch_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *,
+    int64_t every_ms);
 
 #endif
