@@ -101,7 +101,7 @@ main(int argc, char *argv[])
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
 	int64_t watch_ms = 15000, watch_due = 0, dead_due = 0;
-	int calls, rc = 1;
+	int calls, mine, rc = 1;
 	sw_err e;
 
 	(void)argc;
@@ -142,11 +142,18 @@ main(int argc, char *argv[])
 		/* Each pass starts on a fresh snapshot: nothing of the last
 		 * one is left mid-step. */
 		(void)sw_db_idle(db);
+		/* The usage ledger, budgets and training plans: one poller
+		 * of all replicas takes each turn, asked four times an
+		 * interval so a turn is not missed by long. */
 		if (sw_now_ms() >= ledger_due) {
-			sw_ledger_tick(db, &aws, &cfg);
-			sw_budget_tick(db);
-			sw_plan_tick(db, &aws);
-			ledger_due = sw_now_ms() + ledger_ms;
+			if (sw_turn_take(db, "ledger", ledger_ms, &mine) ==
+				SW_OK &&
+			    mine) {
+				sw_ledger_tick(db, &aws, &cfg);
+				sw_budget_tick(db);
+				sw_plan_tick(db, &aws);
+			}
+			ledger_due = sw_now_ms() + ledger_ms / 4;
 		}
 		if (sw_now_ms() >= watch_due) {
 			sw_watch_tick(db, &aws, &cfg, watch_ms);

@@ -6,7 +6,8 @@
 # interval however many replicas run, not once per poller.  Measured in
 # the sandbox's request log: the HyperPod ListClusterEvents calls for
 # one cluster, which two pollers each watching every cluster would send
-# twice as often.  When one replica stops, the other keeps the watch.
+# twice as often.  The usage ledger is such a turn too.  When one
+# replica stops, the other keeps the watch.
 # PostgreSQL 15 as in t/85-postgresql.t; skips when its binaries are
 # absent.
 import os
@@ -68,7 +69,9 @@ t.ok(span >= (CALLS - 1) * INTERVAL - INTERVAL,
      "per %d s interval (two pollers on their own: about %d s)" % (
          CALLS, span, INTERVAL, (CALLS - 1) * INTERVAL // 2))
 rows = srv.psql("SELECT name FROM turns ORDER BY name")
-t.eq(rows.split("\n"), ["watch turns"], "the turn is one row in the database")
+t.eq(rows.split("\n"), ["ledger", "watch turns"],
+     "the turns are rows of the database: the cluster's watch, and the "
+     "usage ledger's")
 
 # The turn is no replica's: with b gone, a keeps the watch.
 b.stop()
