@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -382,6 +383,31 @@ http_cancel_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
 	return atomic_load(cancel) != 0;
 }
 
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Called the moment before the request is written on a connection: a
+ * request past its send-by time is not sent. */
+static int
+http_prereq_cb(
+    void *arg, char *conn_ip, char *local_ip, int conn_port, int local_port)
+{
+	const int64_t *send_by = arg;
+
+	(void)conn_ip;
+	(void)local_ip;
+	(void)conn_port;
+	(void)local_port;
+	return mono_ms() > *send_by ? CURL_PREREQFUNC_ABORT
+				    : CURL_PREREQFUNC_OK;
+}
+
 static size_t
 http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -524,6 +550,10 @@ http_do(struct http_client *c, const struct http_request *req,
 		curl_easy_setopt(cu, CURLOPT_XFERINFOFUNCTION, http_cancel_cb);
 		curl_easy_setopt(cu, CURLOPT_XFERINFODATA, c->cancel);
 	}
+	if (c->send_by_ms != 0) {
+		curl_easy_setopt(cu, CURLOPT_PREREQFUNCTION, http_prereq_cb);
+		curl_easy_setopt(cu, CURLOPT_PREREQDATA, &c->send_by_ms);
+	}
 	if (c->ca_pem != NULL) {
 		blob.data = c->ca_pem;
 		blob.len = c->ca_len;
@@ -544,11 +574,19 @@ http_do(struct http_client *c, const struct http_request *req,
 		}
 	}
 
-	cc = curl_easy_perform(cu);
+	cc = c->send_by_ms != 0 && mono_ms() > c->send_by_ms
+	    ? CURLE_ABORTED_BY_CALLBACK
+	    : curl_easy_perform(cu);
 	curl_easy_getinfo(cu, CURLINFO_RESPONSE_CODE, &resp->status);
 	if (cc == CURLE_WRITE_ERROR && x.stopped)
 		rc = SW_OK;
-	else if (cc == CURLE_ABORTED_BY_CALLBACK && c->cancel != NULL &&
+	else if (cc == CURLE_ABORTED_BY_CALLBACK && c->send_by_ms != 0 &&
+	    mono_ms() > c->send_by_ms) {
+		sw_fmt_text(c->errmsg, sizeof(c->errmsg),
+		    "not sent: past its send-by time (its lease may have "
+		    "moved)");
+		rc = SW_ECONFLICT;
+	} else if (cc == CURLE_ABORTED_BY_CALLBACK && c->cancel != NULL &&
 	    atomic_load(c->cancel) != 0)
 		rc = SW_OK;
 	else if (x.too_big) {

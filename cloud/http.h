@@ -66,6 +66,11 @@ struct http_client {
 	 * a transfer stops within about a second, as when a stream
 	 * callback stops it (SW_OK).  NULL: never cancelled. */
 	const atomic_int *cancel;
+	/* CLOCK_MONOTONIC milliseconds after which a request is no longer
+	 * sent (the lease it is made under may have moved to another
+	 * poller: sw_lease_send_by), checked before connecting and again
+	 * the moment before the request is written; 0: no limit. */
+	int64_t send_by_ms;
 };
 
 /* Called with each chunk of a 2xx streamed body; return non-zero to

@@ -68,37 +68,57 @@ in_list(const char *list, const char *point)
 	return 0;
 }
 
-void
-sw_fault_kill_after(const char *point)
+/*
+ * Whether the point fault (SLIPWAY_FAULT=<kind>:<point>[,<point>...])
+ * fires here: it names point, and with SLIPWAY_FAULT_ONCE it has not
+ * yet fired as often as asked (one file a time it fired: <once>.<point>,
+ * then <once>.<point>.2 and on).
+ */
+static int
+point_fires(const char *kind, const char *point)
 {
 	const char *f = getenv("SLIPWAY_FAULT");
 	const char *once = getenv("SLIPWAY_FAULT_ONCE");
+	size_t kn = strlen(kind);
 	char path[600];
 	long times, k;
 	int fd = -1, n;
 
-	if (f == NULL || strncmp(f, "kill-after:", 11) != 0 ||
-	    (times = in_list(f + 11, point)) == 0)
-		return;
-	if (once != NULL && once[0] != '\0') {
-		/* One file a time it fired: <once>.<point>, then
-		 * <once>.<point>.2 and on. */
-		for (k = 1; k <= times && fd < 0; k++) {
-			n = k == 1
-			    ? snprintf(path, sizeof(path), "%s.%s", once, point)
-			    : snprintf(path, sizeof(path), "%s.%s.%ld", once,
-				  point, k);
-			if (n < 0 || (size_t)n >= sizeof(path))
-				return;
-			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			    0600);
-		}
-		if (fd < 0)
-			return; /* died here as often as asked */
-		close(fd);
+	if (f == NULL || strncmp(f, kind, kn) != 0 || f[kn] != ':' ||
+	    (times = in_list(f + kn + 1, point)) == 0)
+		return 0;
+	if (once == NULL || once[0] == '\0')
+		return 1;
+	for (k = 1; k <= times && fd < 0; k++) {
+		n = k == 1
+		    ? snprintf(path, sizeof(path), "%s.%s", once, point)
+		    : snprintf(path, sizeof(path), "%s.%s.%ld", once, point, k);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			return 0;
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	}
+	if (fd < 0)
+		return 0; /* fired here as often as asked */
+	close(fd);
+	return 1;
+}
+
+void
+sw_fault_kill_after(const char *point)
+{
+	if (!point_fires("kill-after", point))
+		return;
 	sw_error("fault injection: SIGKILL after %s", point);
 	(void)raise(SIGKILL);
+}
+
+void
+sw_fault_stop_before(const char *point)
+{
+	if (!point_fires("stop-before", point))
+		return;
+	sw_warn("fault injection: SIGSTOP before %s", point);
+	(void)raise(SIGSTOP);
 }
 
 /* Parse "<kind>:<N>[+][@<proc>]" into fault; -1 when it is not that. */
@@ -176,10 +196,12 @@ sw_fault_hit(enum sw_fault_kind kind, const char *what)
 	if (!fault.read) {
 		fault.read = 1;
 		f = getenv("SLIPWAY_FAULT");
-		/* kill-after is read by its own hook; anything else that
-		 * is not a counted form is a mistake worth a line. */
+		/* kill-after and stop-before are read by their own hooks;
+		 * anything else that is not a counted form is a mistake
+		 * worth a line. */
 		if (f != NULL && *f != '\0' &&
 		    strncmp(f, "kill-after:", 11) != 0 &&
+		    strncmp(f, "stop-before:", 12) != 0 &&
 		    parse_counted(f) != 0) {
 			fault.armed = 0;
 			sw_warn("fault injection: SLIPWAY_FAULT=%s is not "

@@ -15,6 +15,12 @@
  *		boundary of a pipeline stage: just after it is recorded as
  *		started, before its first step.
  *
+ *	stop-before:<point>[,<point>...]
+ *		SIGSTOP this process right before a pipeline step's
+ *		mutating AWS call by name, after its lease was checked:
+ *		a poller paused between that check and the call, until a
+ *		test sends SIGCONT.  $SLIPWAY_FAULT_ONCE as for kill-after.
+ *
  *	alloc:[%]<N>[+][@<proc>]
  *		The Nth allocation through lib/alloc.h (sw_malloc and
  *		friends: every allocation Slipway's own code makes; json-c,
@@ -68,6 +74,8 @@ enum sw_fault_kind {
 #define SW_TEST_BUILD 1
 /* Die here when SLIPWAY_FAULT is kill-after:<point>. */
 void sw_fault_kill_after(const char *point);
+/* Stop here when SLIPWAY_FAULT is stop-before:<point>. */
+void sw_fault_stop_before(const char *point);
 /*
  * Count one call of kind; non-zero when it is to fail.  what names the
  * call in the log line of an injected failure.
@@ -93,6 +101,12 @@ long long sw_fault_clock_skew(void);
 #define SW_TEST_BUILD 0
 static inline void
 sw_fault_kill_after(const char *point)
+{
+	(void)point;
+}
+
+static inline void
+sw_fault_stop_before(const char *point)
 {
 	(void)point;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/digest.h"
 #include "lib/json.h"
@@ -502,12 +503,15 @@ sw_op_claim(struct sw_db *db, const char *owner, int64_t lease_ms,
 sw_err
 sw_lease_begin(struct sw_db *db, struct sw_lease *lease)
 {
+	struct timespec ts;
 	struct sw_st *st;
 	int64_t now;
 	sw_err e;
 
 	if (lease->lost)
 		return SW_ECONFLICT;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	lease->checked_mono = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if ((e = sw_db_begin(db)) != SW_OK)
 		return e;
 	if ((e = sw_db_clock_ms(db, &now)) != SW_OK)
@@ -533,6 +537,12 @@ sw_lease_begin(struct sw_db *db, struct sw_lease *lease)
 bad:
 	sw_db_rollback(db);
 	return e;
+}
+
+int64_t
+sw_lease_send_by(const struct sw_lease *lease)
+{
+	return lease->checked_mono + lease->ms - lease->ms / 10;
 }
 
 sw_err

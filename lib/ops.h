@@ -93,6 +93,7 @@ struct sw_lease {
 	int64_t ms; /* length; each check renews it */
 	int lost; /* a check found the lease moved */
 	int rejected; /* writes refused since the claim */
+	int64_t checked_mono; /* CLOCK_MONOTONIC ms when the last check began */
 };
 
 /* Claim one due operation under a lease (lease->owner and ->ms set by
@@ -105,6 +106,17 @@ sw_err sw_op_claim_lease(struct sw_db *, struct sw_lease *);
  * sw_db_rollback.
  */
 sw_err sw_lease_begin(struct sw_db *, struct sw_lease *);
+/*
+ * After a check (sw_lease_begin) committed: the CLOCK_MONOTONIC time in
+ * milliseconds up to which the lease surely still holds.  The check
+ * renewed it to its length from the database's clock, read after the
+ * check began, so no other poller can claim the operation before the
+ * check's start plus its length; a margin covers the clocks' rates.  A
+ * call that cannot be made twice is not sent after it
+ * (http_client.send_by_ms), so a poller paused between its check and
+ * the call does not send it after another took over.
+ */
+int64_t sw_lease_send_by(const struct sw_lease *);
 /* Give the lease up, the operation next due delay_ms from now on the
  * database's clock (at once when 0); nothing when the lease moved. */
 sw_err sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);

@@ -214,7 +214,14 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 	}
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
+	/* A call that mutates goes out only while the lease just checked
+	 * surely holds. */
+	if (aws_op_mutates(op) && s->lease != NULL && !s->plan)
+		s->aws->http.send_by_ms = sw_lease_send_by(s->lease);
+	if (aws_op_mutates(op))
+		sw_fault_stop_before(op);
 	e = aws_call(s->aws, svc, op, in, out, &err);
+	s->aws->http.send_by_ms = 0;
 	json_object_put(in);
 	if (errp != NULL)
 		*errp = err;
