@@ -4,6 +4,7 @@
  * connections, streaming with early stop, error bodies kept in stream
  * mode, and TLS with a CA pinned from memory.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ main(void)
 	struct http_response resp;
 	struct sink s;
 	char base[64], tbase[64], *cert, *key;
-	int port;
+	int port, before;
 	sw_err rc;
 
 	test_policy();
@@ -129,6 +130,18 @@ main(void)
 	    "response header, any case");
 	is_str(http_headers_get(&resp.headers, "X-Amzn-RequestId"), "abc",
 	    "request id header");
+
+	/* A request past its send-by time is not sent. */
+	before = fake_count(srv);
+	c.send_by_ms = 1;
+	rc = http_perform(&c, &req, &resp);
+	ok(rc == SW_ECONFLICT && strstr(c.errmsg, "send-by") != NULL,
+	    "past its send-by time: refused (%s)", c.errmsg);
+	is_int(fake_count(srv), before, "and nothing was sent");
+	c.send_by_ms = INT64_MAX;
+	is_int(http_perform(&c, &req, &resp), SW_OK,
+	    "before its send-by time: sent");
+	c.send_by_ms = 0;
 	http_request_free(&req);
 
 	http_request_init(&req, "POST", base, "/post", NULL);

@@ -2,6 +2,7 @@
  * claim under a lease, transitions, retry of failed stages only,
  * cancel, listing with filters and cursors. */
 #include <string.h>
+#include <time.h>
 
 #include "lib/json.h"
 #include "lib/ops.h"
@@ -76,6 +77,7 @@ fencing(struct sw_db *db, json_object *params)
 	struct sw_lease a, b;
 	struct sw_op_new n;
 	json_object *o;
+	struct timespec mono;
 	char id[SW_OP_ID_LEN];
 	int existed;
 
@@ -92,6 +94,13 @@ fencing(struct sw_db *db, json_object *params)
 	a.ms = 60000;
 	ok(claim_this(db, &a, id) == SW_OK && a.token == 1,
 	    "first claim: token 1");
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	ok(sw_lease_begin(db, &a) == SW_OK && sw_db_commit(db) == SW_OK &&
+		sw_lease_send_by(&a) >= (int64_t)mono.tv_sec * 1000 +
+			mono.tv_nsec / 1000000 + 54000 - 1000 &&
+		sw_lease_send_by(&a) <= (int64_t)mono.tv_sec * 1000 +
+			mono.tv_nsec / 1000000 + 54000 + 1000,
+	    "a checked lease of 60 s holds for calls for 54 s from the check");
 	a.ms = -60000; /* this renewal ends it: it ran out */
 	ok(sw_lease_begin(db, &a) == SW_OK &&
 		sw_stage_set_state(db, id, 0, "running", NULL) == SW_OK &&
