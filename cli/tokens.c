@@ -44,7 +44,8 @@ open_db(const char *state_dir, struct sw_db **db)
 static sw_err
 make_account(struct sw_db *db, const struct sw_cli_tok *o)
 {
-	int64_t expires = o->ttl > 0 ? sw_now_ms() + (int64_t)o->ttl * 1000 : 0;
+	int64_t expires =
+	    o->ttl > 0 ? sw_db_now_ms(db) + (int64_t)o->ttl * 1000 : 0;
 
 	if (o->team[0] == '\0' && expires == 0)
 		return SW_OK;

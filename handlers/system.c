@@ -450,7 +450,8 @@ h_token_create(struct sw_req *r)
 	if (account_args(r, &role, &scope) != SW_OK)
 		return r->err;
 	if (ttl != NULL)
-		expires = sw_now_ms() + json_object_get_int64(ttl) * 1000;
+		expires =
+		    sw_db_now_ms(r->db) + json_object_get_int64(ttl) * 1000;
 	e = sw_token_create(r->db, name, scope, tok);
 	if (e == SW_ECONFLICT)
 		return sw_req_fail(r, e, "a token named '%s' exists", name);

@@ -196,7 +196,7 @@ sw_token_create(struct sw_db *db, const char *name, enum sw_scope scope,
 	sw_bind_text(st, 2, name);
 	sw_bind_text(st, 3, sw_scope_name(scope));
 	sw_bind_blob(st, 4, md, sizeof(md));
-	sw_bind_int64(st, 5, sw_now_ms());
+	sw_bind_int64(st, 5, sw_db_now_ms(db));
 	rc = sw_db_step(st);
 	sw_reset(st);
 	if (rc != SW_DB_DONE) {
@@ -311,7 +311,7 @@ sw_token_revoke(struct sw_db *db, const char *name, const char *team)
 	if ((st = sw_db_stmt(db, STMT_TOKEN_REVOKE)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, name);
-	sw_bind_int64(st, 2, sw_now_ms());
+	sw_bind_int64(st, 2, sw_db_now_ms(db));
 	if (team != NULL)
 		sw_bind_text(st, 3, team);
 	else
@@ -357,13 +357,14 @@ touch_due(const char *id, int64_t now)
 
 /*
  * A service account's team, role and expiry from columns col.. of st
- * into p: 0 when it has expired (or the stored team does not fit).
+ * into p: 0 when it has expired by the database's clock, the column
+ * after them (or the stored team does not fit).
  */
 static int
 account_of(struct sw_st *st, int col, struct sw_principal *p)
 {
 	if (!sw_col_null(st, col + 2) &&
-	    sw_col_int64(st, col + 2) <= sw_now_ms())
+	    sw_col_int64(st, col + 2) <= sw_col_int64(st, col + 3))
 		return 0;
 	if (sw_col_null(st, col))
 		return 1;
@@ -379,7 +380,7 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 	unsigned char md[32];
 	struct sw_st *st;
 	char id[17];
-	int64_t now;
+	int64_t now = 0;
 	int rc, good = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -403,13 +404,13 @@ sw_token_check(struct sw_db *db, const char *token, struct sw_principal *p)
 			good = 0;
 		if (!account_of(st, 6, p))
 			good = 0;
+		now = sw_col_int64(st, 9);
 	}
 	sw_reset(st);
 	if (rc != SW_DB_ROW && rc != SW_DB_DONE)
 		return sw_db_err(db, rc);
 	if (!good)
 		return SW_EUNAUTH;
-	now = sw_now_ms();
 	if (touch_due(id, now) &&
 	    (st = sw_db_stmt(db, STMT_TOKEN_TOUCH)) != NULL) {
 		sw_bind_text(st, 1, id);
@@ -453,7 +454,7 @@ person_session_create(
 {
 	unsigned char md[32];
 	struct sw_st *st;
-	int64_t now = sw_now_ms();
+	int64_t now = sw_db_now_ms(db);
 	char id[17];
 	int rc;
 	sw_err e;
@@ -493,7 +494,7 @@ person_session_check(
 	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
 	if (rc == SW_DB_ROW && hash_eq(st, 0, md) &&
-	    sw_col_int64(st, 1) > sw_now_ms()) {
+	    sw_col_int64(st, 1) > sw_col_int64(st, 6)) {
 		/* a stored value that does not fit is a corrupt store */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
 			   sw_col_text(st, 2)) == SW_OK &&
@@ -517,7 +518,7 @@ sw_session_create(
 {
 	unsigned char md[32];
 	struct sw_st *st;
-	int64_t now = sw_now_ms();
+	int64_t now = sw_db_now_ms(db);
 	char id[17];
 	int rc;
 	sw_err e;
@@ -558,7 +559,7 @@ sw_session_check(struct sw_db *db, const char *cookie, struct sw_principal *p)
 	sw_bind_text(st, 1, id);
 	rc = sw_db_step(st);
 	if (rc == SW_DB_ROW && hash_eq(st, 0, md) &&
-	    sw_col_int64(st, 1) > sw_now_ms() && sw_col_null(st, 5)) {
+	    sw_col_int64(st, 1) > sw_col_int64(st, 9) && sw_col_null(st, 5)) {
 		/* A principal is whole or none. */
 		good = sw_fmt(p->token_id, sizeof(p->token_id), "%s",
 			   sw_col_text(st, 2)) == SW_OK &&

@@ -451,12 +451,18 @@ static const char *const migrations[] = {
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
+/* The database's clock, milliseconds since the epoch, as an expression
+ * of each engine's SQL (see sw_db_clock_ms). */
+#define SQLITE_NOW "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+#define PG_NOW "(extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+
 static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_TOKEN_INSERT */
 	"INSERT INTO tokens (id, name, scope, hash, created)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
-	/* STMT_TOKEN_BY_ID */
-	"SELECT id, name, scope, hash, revoked, tools, team, role, expires"
+	/* STMT_TOKEN_BY_ID: with the database's now, what expiry is
+	 * measured by */
+	"SELECT id, name, scope, hash, revoked, tools, team, role, expires, " SQLITE_NOW
 	" FROM tokens WHERE id = ?1",
 	/* STMT_TOKEN_LIST: every token, or team ?1's */
 	"SELECT id, name, scope, created, last_used, revoked, team, role,"
@@ -476,10 +482,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_SESSION_INSERT */
 	"INSERT INTO sessions (id, hash, token_id, created, expires)"
 	" VALUES (?1, ?2, ?3, ?4, ?5)",
-	/* STMT_SESSION_BY_ID */
+	/* STMT_SESSION_BY_ID: with the database's now */
 	"SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked, t.team,"
-	" t.role, t.expires FROM sessions s JOIN tokens t ON t.id = s.token_id"
-	" WHERE s.id = ?1",
+	" t.role, t.expires, " SQLITE_NOW
+	" FROM sessions s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?1",
 	/* STMT_SESSION_DELETE */
 	"DELETE FROM sessions WHERE id = ?1",
 	/* STMT_SESSION_PURGE */
@@ -487,8 +493,8 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_PSESSION_INSERT */
 	"INSERT INTO person_sessions (id, hash, person, person_id, scope,"
 	" groups, created, expires) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	/* STMT_PSESSION_BY_ID */
-	"SELECT hash, expires, person_id, person, scope, groups"
+	/* STMT_PSESSION_BY_ID: with the database's now */
+	"SELECT hash, expires, person_id, person, scope, groups, " SQLITE_NOW
 	" FROM person_sessions WHERE id = ?1",
 	/* STMT_PSESSION_DELETE */
 	"DELETE FROM person_sessions WHERE id = ?1",
@@ -825,8 +831,7 @@ static const struct dialect lite_dialect = {
 	.setup = "PRAGMA journal_mode = WAL;"
 	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
 	.begin = "BEGIN IMMEDIATE",
-	.clock = "SELECT CAST((julianday('now') - 2440587.5) * 86400000"
-	    " AS INTEGER)",
+	.clock = "SELECT " SQLITE_NOW,
 	.version_get = "PRAGMA user_version",
 	.version_set = "PRAGMA user_version = ",
 };
@@ -1095,6 +1100,16 @@ static const char *const pg_stmts[STMT__MAX] = {
 	    " ON CONFLICT (service, region, instance_type) DO UPDATE SET"
 	    " usd_micro = excluded.usd_micro, sku = excluded.sku,"
 	    " published = excluded.published, fetched = excluded.fetched",
+	[STMT_TOKEN_BY_ID] =
+	    "SELECT id, name, scope, hash, revoked, tools, team, role, expires, " PG_NOW
+	    " FROM tokens WHERE id = ?1",
+	[STMT_SESSION_BY_ID] =
+	    "SELECT s.hash, s.expires, t.id, t.name, t.scope, t.revoked, t.team,"
+	    " t.role, t.expires, " PG_NOW
+	    " FROM sessions s JOIN tokens t ON t.id = s.token_id WHERE s.id = ?1",
+	[STMT_PSESSION_BY_ID] =
+	    "SELECT hash, expires, person_id, person, scope, groups, " PG_NOW
+	    " FROM person_sessions WHERE id = ?1",
 	[STMT_TURN_TAKE] =
 	    "INSERT INTO turns (name, due) VALUES (?1, ?2::bigint + ?3::bigint)"
 	    " ON CONFLICT (name) DO UPDATE SET due = ?2::bigint + ?3::bigint"
@@ -1175,8 +1190,7 @@ static const struct dialect pg_dialect = {
 	    " SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout"
 	    " = '3s';",
 	.begin = "BEGIN; SELECT pg_advisory_xact_lock(53105)",
-	.clock = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)"
-	    "::bigint",
+	.clock = "SELECT " PG_NOW,
 	.schema = "CREATE TABLE IF NOT EXISTS slipway_schema ("
 	    " version INTEGER NOT NULL);"
 	    " INSERT INTO slipway_schema SELECT 0 WHERE NOT EXISTS"

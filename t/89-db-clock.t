@@ -8,7 +8,8 @@
 # waits, still completes, and no waiting operation is due further than
 # its poll ahead.  Every time it writes (an update, a stage's start and
 # end, an event) is the database's too: updated_ms only grows, so a
-# long poll from the last one seen wakes on the next change.
+# long poll from the last one seen wakes on the next change.  Token and
+# session expiry are the database's clock as well.
 import os
 import sys
 import time
@@ -84,5 +85,32 @@ t.eq([n for n, v in stamps if v > limit], [],
 t.ok(not any("lease token" in ln and "no longer current" in ln
              for ln in s.log_text("poller.log").splitlines()),
      "no lease of the poller's was lost to its clock")
+s.stop()
+
+# A token's and a session's expiry are measured by the database's clock
+# too: a token made by the CLI on this host with an hour to live is
+# accepted by API workers on a host whose clock is an hour and a half
+# ahead, and a browser session made there ends 12 hours from the
+# database's now.
+os.environ["SLIPWAY_FAULT_CLOCK"] = "%d@slipway-api" % (HOUR_MS * 3 // 2)
+try:
+    s = Stack(t)
+finally:
+    del os.environ["SLIPWAY_FAULT_CLOCK"]
+tok = s.cli("token", "create", "--team", "a", "--role", "viewer", "--name",
+            "hour", "--ttl", "3600").strip()
+r = s.get("/api/v1/whoami", token=tok)
+t.eq((r.status, r.json.get("name")), (200, "hour"),
+     "a token with an hour to live works on a worker 90 minutes ahead")
+r = s.post("/api/v1/login", {"token": s.token}, token=None,
+           headers={"Origin": "http://127.0.0.1:%d" % s.port})
+cookie = (r.header("Set-Cookie") or "").split(";")[0]
+t.ok(r.status == 200 and cookie, "a session made by that worker")
+r = s.get("/api/v1/whoami", token=None, headers={"Cookie": cookie})
+t.eq(r.status, 200, "is accepted")
+ends = [int(x[0]) for x in s.sql("SELECT expires FROM sessions")]
+limit = time.time() * 1000 + 12 * 3600 * 1000 + 60000
+t.ok(ends and all(e <= limit for e in ends),
+     "and ends 12 hours from the database's now, not the worker's")
 s.stop()
 t.done()
