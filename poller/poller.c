@@ -37,6 +37,11 @@
 #include "poller/watch.h"
 #include "poller/plans.h"
 
+/* The longest one pass of the watch runs before the poller turns to its
+ * operations and the take-over of a dead poller's, coming back to the
+ * clusters left as soon. */
+#define WATCH_BUDGET_MS 1000
+
 static volatile sig_atomic_t stop;
 
 static void
@@ -101,7 +106,7 @@ main(int argc, char *argv[])
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
 	int64_t watch_ms = 15000, watch_due = 0, dead_due = 0;
-	int calls, mine, rc = 1;
+	int calls, mine, more, rc = 1;
 	sw_err e;
 
 	(void)argc;
@@ -156,9 +161,11 @@ main(int argc, char *argv[])
 			ledger_due = sw_now_ms() + ledger_ms / 4;
 		}
 		if (sw_now_ms() >= watch_due) {
-			sw_watch_tick(db, &aws, &cfg, watch_ms);
+			more = sw_watch_tick(
+			    db, &aws, &cfg, watch_ms, WATCH_BUDGET_MS);
 			sw_drift_tick(db, &aws, &cfg, watch_ms);
-			watch_due = sw_now_ms() + watch_ms;
+			watch_due =
+			    sw_now_ms() + (more ? WATCH_BUDGET_MS : watch_ms);
 		}
 		/* Another poller of this host (a replica's) may have died
 		 * since: its work is taken over within a second. */

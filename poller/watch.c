@@ -813,19 +813,24 @@ watch_cluster(struct pass *p)
 	json_object_put(p->events);
 }
 
-void
+int
 sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
-    const struct sw_config *cfg, int64_t every_ms)
+    const struct sw_config *cfg, int64_t every_ms, int64_t budget_ms)
 {
 	json_object *names = NULL;
 	struct pass p;
 	char turn[128];
+	int64_t until = sw_now_ms() + budget_ms;
 	size_t i;
-	int mine;
+	int mine, more = 0;
 
 	if (sw_cluster_names(db, &names) != SW_OK)
-		return;
+		return 0;
 	for (i = 0; i < json_object_array_length(names); i++) {
+		if (budget_ms > 0 && sw_now_ms() >= until) {
+			more = 1;
+			break;
+		}
 		memset(&p, 0, sizeof(p));
 		p.db = db;
 		p.cluster =
@@ -840,4 +845,5 @@ sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
 		(void)sw_db_idle(db);
 	}
 	json_object_put(names);
+	return more;
 }

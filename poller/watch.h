@@ -13,9 +13,11 @@
 /*
  * One pass over every cluster Slipway owns whose turn (sw_turn_take,
  * one every every_ms among all pollers of all replicas) this poller
- * takes.
+ * takes, for up to budget_ms (0: no limit): 1 when it stopped with
+ * clusters left to look at, so the poller turns to its operations
+ * (and the take-over of a dead poller's) and comes back soon.
  */
-void sw_watch_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *,
-    int64_t every_ms);
+int sw_watch_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *,
+    int64_t every_ms, int64_t budget_ms);
 
 #endif
