@@ -146,7 +146,7 @@ sw_kube_connect_known(struct aws_ctx *ctx, const char *cluster,
 	memset(err, 0, sizeof(*err));
 	pthread_mutex_lock(&memo_lock);
 	if ((m = memo_find(cluster)) != NULL &&
-	    strcmp(m->endpoint, endpoint) == 0 &&
+	    (endpoint == NULL || strcmp(m->endpoint, endpoint) == 0) &&
 	    (ep = sw_strdup(m->endpoint)) != NULL &&
 	    (pem = sw_malloc(m->pemlen + 1)) != NULL) {
 		memcpy(pem, m->pem, m->pemlen + 1);
@@ -180,6 +180,20 @@ sw_kube_remember(const char *cluster, json_object *doc)
 	free(endpoint);
 	free(pem);
 	return SW_OK;
+}
+
+void
+sw_kube_forget(const char *cluster)
+{
+	struct kube_memo *m;
+
+	pthread_mutex_lock(&memo_lock);
+	if ((m = memo_find(cluster)) != NULL) {
+		free(m->endpoint);
+		free(m->pem);
+		m->endpoint = m->pem = NULL;
+	}
+	pthread_mutex_unlock(&memo_lock);
 }
 
 void

@@ -33,9 +33,9 @@ sw_err sw_kube_connect(struct aws_ctx *, const char *cluster,
 /*
  * As sw_kube_connect, for a caller that knows the endpoint its cluster
  * has (recorded from its own DescribeCluster): when this process last
- * saw cluster at that same endpoint, its CA is reused and EKS is not
- * asked; else DescribeCluster as above.  *asked says whether a request
- * was sent.  Safe from several threads.
+ * saw cluster at that same endpoint (endpoint NULL: at any), its CA is
+ * reused and EKS is not asked; else DescribeCluster as above.  *asked
+ * says whether a request was sent.  Safe from several threads.
  */
 sw_err sw_kube_connect_known(struct aws_ctx *, const char *cluster,
     const char *endpoint, struct sw_kube *kb, struct aws_error *err,
@@ -46,6 +46,9 @@ sw_err sw_kube_connect_known(struct aws_ctx *, const char *cluster,
  * error when the answer has no endpoint or CA yet.
  */
 sw_err sw_kube_remember(const char *cluster, json_object *doc);
+/* Forget what this process saw of cluster's endpoint and CA: the next
+ * connect asks EKS (a caller whose calls at them failed). */
+void sw_kube_forget(const char *cluster);
 void sw_kube_close(struct sw_kube *);
 /*
  * Is pod (a Pod object, borrowed) one of a Slipway workload's: labelled

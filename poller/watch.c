@@ -482,9 +482,13 @@ read_kube(struct pass *p)
 {
 	struct sw_kube kb;
 	struct aws_error err;
+	int asked = 1;
 
+	/* The endpoint and CA this poller saw last, without asking EKS
+	 * each pass; forgotten when nothing could be read at them. */
 	memset(&kb, 0, sizeof(kb));
-	if (sw_kube_connect(p->aws, p->cluster, &kb, &err) == SW_OK) {
+	if (sw_kube_connect_known(
+		p->aws, p->cluster, NULL, &kb, &err, &asked) == SW_OK) {
 		if (read_nodes(p, &kb) == 0)
 			p->listed |= LISTED_NODE;
 		if (read_endpoints(p, &kb) == 0)
@@ -500,6 +504,8 @@ read_kube(struct pass *p)
 		    read_jobs(p, &kb, "/apis/ray.io/v1/rayjobs", "RayJob",
 			ray_state) == 0)
 			p->listed |= LISTED_JOB;
+		if (p->listed == 0 && !asked)
+			sw_kube_forget(p->cluster);
 	}
 	sw_kube_close(&kb);
 }

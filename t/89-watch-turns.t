@@ -6,7 +6,8 @@
 # interval however many replicas run, not once per poller.  Measured in
 # the sandbox's request log: the HyperPod ListClusterEvents calls for
 # one cluster, which two pollers each watching every cluster would send
-# twice as often.  The usage ledger is such a turn too.  When one
+# twice as often.  A poller asks EKS DescribeCluster for the cluster's
+# API server once, not each pass.  The usage ledger is such a turn too.  When one
 # replica stops, the other keeps the watch.
 # PostgreSQL 15 as in t/85-postgresql.t; skips when its binaries are
 # absent.
@@ -68,6 +69,12 @@ t.ok(span >= (CALLS - 1) * INTERVAL - INTERVAL,
      "%d watch reads of one cluster over two replicas span %.1f s, one "
      "per %d s interval (two pollers on their own: about %d s)" % (
          CALLS, span, INTERVAL, (CALLS - 1) * INTERVAL // 2))
+described = [e for e in sandbox_requests(a, service="eks", since=since)
+             if e.get("operation") == "DescribeCluster"]
+t.ok(len(described) <= 2,
+     "the watch asked EKS where the cluster's API server is %d time(s) in "
+     "those %d passes: once per poller at most, then it is remembered" %
+     (len(described), CALLS))
 rows = srv.psql("SELECT name FROM turns ORDER BY name")
 t.eq(rows.split("\n"), ["ledger", "watch turns"],
      "the turns are rows of the database: the cluster's watch, and the "
