@@ -1,7 +1,8 @@
 /*
  * metrics.c: per-process counter files and their sum (see metrics.h).
- * A file is SW_METRIC_SLOTS fixed slots of {key, value}; a process is
- * single-threaded, so it writes its own file without locks, and a
+ * A file is SW_METRIC_SLOTS fixed slots of {key, value}, written only
+ * by its process; the threads of one (the stream's log followers count
+ * their AWS calls too) take one lock to claim a slot and add to it.  A
  * reader that catches a slot half written sees at worst a count one
  * scrape late (a key is written before its value becomes non-zero).
  */
@@ -37,13 +38,30 @@ static struct {
 	volatile int forked; /* in a child: slots not ours */
 } mine;
 
+/* Held to open the file, claim a slot and add to it; across a fork
+ * (lock_fork) so a child never inherits it held. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 #define FILE_SIZE (sizeof(struct slot) * SW_METRIC_SLOTS)
+
+static void
+lock_fork(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void
+unlock_fork(void)
+{
+	pthread_mutex_unlock(&lock);
+}
 
 /* In a child of fork(): its counts go to a file of its own. */
 static void
 forked(void)
 {
 	mine.forked = 1;
+	pthread_mutex_unlock(&lock);
 }
 
 static void
@@ -58,7 +76,7 @@ metrics_open(void)
 	if (mine.slots != NULL && !mine.forked)
 		return;
 	state = sw_config_state_dir(NULL);
-	if (!mine.hooked && pthread_atfork(NULL, NULL, forked) == 0)
+	if (!mine.hooked && pthread_atfork(lock_fork, unlock_fork, forked) == 0)
 		mine.hooked = 1;
 	mine.forked = !mine.hooked; /* unhooked: getpid() each time */
 	if (mine.slots != NULL && mine.pid == getpid())
@@ -132,9 +150,6 @@ sw_metric_add(const char *name, int64_t n, ...)
 	va_list ap;
 	int fits;
 
-	metrics_open();
-	if (mine.slots == NULL)
-		return;
 	fits = key_put(key, &off, name, 0, SW_METRIC_KEY);
 	va_start(ap, n);
 	for (i = 0; fits && (k = va_arg(ap, const char *)) != NULL; i++)
@@ -151,6 +166,12 @@ sw_metric_add(const char *name, int64_t n, ...)
 		sw_error("metrics: key of %s too long; not counted", name);
 		return;
 	}
+	pthread_mutex_lock(&lock);
+	metrics_open();
+	if (mine.slots == NULL) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
 	for (i = 0; i < SW_METRIC_SLOTS; i++) {
 		if (mine.slots[i].key[0] == '\0') {
 			memcpy(mine.slots[i].key, key, off + 1);
@@ -164,9 +185,9 @@ sw_metric_add(const char *name, int64_t n, ...)
 			sw_error("metrics: all %d slots used; %s dropped",
 			    SW_METRIC_SLOTS, key);
 		mine.failed = 1;
-		return;
-	}
-	mine.slots[i].value += n;
+	} else
+		mine.slots[i].value += n;
+	pthread_mutex_unlock(&lock);
 }
 
 static int
