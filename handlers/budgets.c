@@ -242,7 +242,8 @@ h_budget_set(struct sw_req *r)
 		return sw_req_fail(r, SW_EINVAL, "name: too long");
 	/* to the micro-dollar, rounded */
 	b.limit_micro = (int64_t)(usd * 1e6 + 0.5);
-	if ((e = sw_budget_put(r->db, &b, sw_now_ms(), &created)) != SW_OK)
+	if ((e = sw_budget_put(r->db, &b, sw_db_now_ms(r->db), &created)) !=
+	    SW_OK)
 		return sw_req_fail(
 		    r, e, "cannot keep budget %s/%s", scope, name);
 	return reply_budget(r, created ? 201 : 200, scope, name);

@@ -1345,7 +1345,7 @@ remember(struct sw_req *r)
 		    json_object_array_get_idx(subs, i), "secret");
 	e = sw_db_fleet_put(r->db,
 	    json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN),
-	    r->who.name, sw_now_ms());
+	    r->who.name, sw_db_now_ms(r->db));
 	json_object_put(doc);
 	return e == SW_OK ? SW_OK
 			  : sw_req_fail(r, e,

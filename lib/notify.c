@@ -43,7 +43,7 @@ sw_sub_create(struct sw_db *db, const struct sw_sub_new *n)
 	sw_bind_text_copy(st, 6, kinds);
 	sw_bind_opt(st, 7, n->cluster);
 	sw_bind_text(st, 8, n->created_by);
-	sw_bind_int64(st, 9, sw_now_ms());
+	sw_bind_int64(st, 9, sw_db_now_ms(db));
 	sw_bind_opt(st, 10, n->team);
 	return sw_db_exec(db, st);
 }
@@ -291,7 +291,7 @@ sw_delivery_done(
 	sw_bind_int64(st, 1, ref->event_id);
 	sw_bind_text(st, 2, ref->sub);
 	sw_bind_text(st, 3, owner);
-	sw_bind_int64(st, 4, sw_now_ms());
+	sw_bind_int64(st, 4, sw_db_now_ms(db));
 	return sw_db_exec(db, st);
 }
 

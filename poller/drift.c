@@ -209,7 +209,7 @@ sw_drift_tick(struct sw_db *db, struct aws_ctx *aws,
 {
 	json_object *doc = NULL, *cs;
 	char by[256];
-	int64_t applied, now = sw_now_ms();
+	int64_t applied, now = sw_db_now_ms(db);
 	size_t i;
 
 	if (sw_db_fleet_get(db, &doc, by, sizeof(by), &applied) != SW_OK)
