@@ -54,6 +54,7 @@ aws_error_transport(struct aws_error *e, sw_err rc, const char *msg)
 	aws_error_clear(e);
 	e->transport = 1;
 	e->timeout = rc == SW_ETIMEOUT;
+	e->unsent = rc == SW_ECONFLICT;
 	aws_copys(e->code, sizeof(e->code),
 	    rc == SW_ETIMEOUT ? "RequestTimeout" : "ConnectionError");
 	aws_copys(e->message, sizeof(e->message), msg);

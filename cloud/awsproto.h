@@ -55,6 +55,7 @@ struct aws_error {
 	int throttling;
 	int transport; /* no HTTP response (connect, TLS, reset) */
 	int timeout; /* the transport failure was a timeout */
+	int unsent; /* refused before it was written: nothing reached AWS */
 };
 
 /* A member whose EC2 wire name is not the model name (ec2 protocol
@@ -66,7 +67,8 @@ struct aws_rename {
 };
 
 void aws_error_clear(struct aws_error *);
-/* Record a transport failure (no response) of kind rc. */
+/* Record a transport failure (no response) of kind rc; SW_ECONFLICT is
+ * the HTTP client's refusal to send past the send-by time (unsent). */
 void aws_error_transport(struct aws_error *, sw_err rc, const char *msg);
 /* Fill err from a non-2xx response of the given protocol, and set the
  * retryable/throttling flags (cloud/retry.c rules). */

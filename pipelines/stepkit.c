@@ -63,10 +63,12 @@ sw_step_aws_once(struct sw_step *s, const char *key, enum aws_service svc,
 	}
 	memset(&err, 0, sizeof(err));
 	rc = sw_step_aws(s, svc, op, in, out, &err);
-	if (rc != STEP_DONE && err.http_status >= 400 && err.http_status < 500)
-		/* AWS refused it (4xx): nothing was changed, so the next
-		 * attempt may send again (the runner saves res).  After a
-		 * 5xx or no answer the change may have been made. */
+	if (rc != STEP_DONE &&
+	    (err.unsent || (err.http_status >= 400 && err.http_status < 500)))
+		/* Not sent (past its lease's send-by time), or AWS refused
+		 * it (4xx): nothing was changed, so the next attempt may
+		 * send again (the runner saves res).  After a 5xx or no
+		 * answer the change may have been made. */
 		json_object_object_del(s->res, key);
 	return rc;
 }

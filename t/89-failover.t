@@ -496,9 +496,22 @@ for k in again_set[:10]:
 for name, want in (("CreateCluster", LIFECYCLES),
                    ("DeleteCluster", LIFECYCLES),
                    ("UpdateCluster", 2 * LIFECYCLES)):
-    t.eq(sum(1 for e in sent if e["service"] == "sagemaker" and
-             e["operation"] == name), want,
-         "%d %s requests, one per operation" % (want, name))
+    if not t.eq(sum(1 for e in sent if e["service"] == "sagemaker" and
+                    e["operation"] == name), want,
+                "%d %s requests, one per operation" % (want, name)):
+        # each cluster's requests of that name, whatever their answer
+        per = {}
+        for e in sandbox_requests(r1, service="sagemaker", operation=name):
+            c = (e.get("params") or {}).get("ClusterName", "?")
+            per.setdefault(c, []).append("%s %s@%s" % (
+                e.get("status"), e.get("error") or "", e.get("seq")))
+        for c in started:
+            if len(per.get(c, [])) != (2 if name == "UpdateCluster" else 1):
+                t.diag("%s of %s: %s" % (name, c, per.get(c)))
+                for row in psql("SELECT o.kind, e.id, e.message FROM events"
+                                " e JOIN operations o ON o.id = e.op_id"
+                                " WHERE o.cluster = '%s' ORDER BY e.id" % c):
+                    t.diag("  %s" % " ".join(row))
 
 rejected = []
 for r in replicas:

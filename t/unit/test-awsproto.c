@@ -225,6 +225,13 @@ test_errors(void)
 	aws_error_transport(&e, SW_ETIMEOUT, "Operation timed out");
 	ok(e.transport && e.timeout && e.retryable, "timeout is retryable");
 	is_int(aws_error_sw(&e), SW_ETIMEOUT, "timeout -> SW_ETIMEOUT");
+	ok(!e.unsent, "... and may have reached AWS");
+	aws_error_transport(
+	    &e, SW_ECONFLICT, "not sent: past its send-by time");
+	ok(e.transport && e.unsent && !e.timeout,
+	    "a request refused past its send-by time is unsent");
+	aws_error_transport(&e, SW_EUNAVAIL, "Connection refused");
+	ok(!e.unsent, "a connection error is not known unsent");
 }
 
 static void
