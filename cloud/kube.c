@@ -5,7 +5,10 @@
  *
  * A process remembers the endpoint and CA of the clusters its pipelines
  * reach (a ring of SW_KUBE_MEMO entries), so a stage that knows which
- * endpoint its cluster has opens a client without asking EKS again.
+ * endpoint its cluster has opens a client without asking EKS again.  A
+ * store beyond it (the poller's: the cluster's record in the database)
+ * shares them between processes and replicas, so a poller that takes
+ * over an operation or a cluster's watch does not ask either.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -30,6 +33,17 @@ struct kube_memo {
 static struct kube_memo memo[SW_KUBE_MEMO];
 static size_t memo_next;
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Beyond the memo: what the other processes learnt (sw_kube_set_store). */
+static struct sw_kube_store store;
+
+void
+sw_kube_set_store(const struct sw_kube_store *s)
+{
+	if (s != NULL)
+		store = *s;
+	else
+		memset(&store, 0, sizeof(store));
+}
 
 /* The memo of cluster, or NULL.  Called with memo_lock held. */
 static struct kube_memo *
@@ -76,6 +90,32 @@ memo_put(
 	m->pem = ca;
 	m->pemlen = pemlen;
 	pthread_mutex_unlock(&memo_lock);
+}
+
+/* What EKS said of cluster: into the memo, and the store when it
+ * holds something else. */
+static void
+learn(const char *cluster, const char *endpoint, const char *pem, size_t pemlen)
+{
+	char *ep = NULL, *ca = NULL;
+	size_t calen = 0;
+
+	memo_put(cluster, endpoint, pem, pemlen);
+	if (store.put == NULL)
+		return;
+	if (store.get != NULL &&
+	    store.get(store.arg, cluster, &ep, &ca, &calen) == SW_OK &&
+	    strcmp(ep, endpoint) == 0 && calen == pemlen &&
+	    memcmp(ca, pem, pemlen) == 0) {
+		free(ep);
+		free(ca);
+		return;
+	}
+	free(ep);
+	free(ca);
+	/* a CA with a NUL in it is not PEM: not kept */
+	if (memchr(pem, '\0', pemlen) == NULL)
+		(void)store.put(store.arg, cluster, endpoint, pem);
 }
 
 /* A client for endpoint with CA pem, EKS tokens for cluster. */
@@ -125,7 +165,7 @@ sw_kube_connect(struct aws_ctx *ctx, const char *cluster, struct sw_kube *kb,
 			return SW_ECONFLICT;
 		return e == SW_EUPSTREAM ? aws_error_sw(err) : e;
 	}
-	memo_put(cluster, endpoint, pem, pemlen);
+	learn(cluster, endpoint, pem, pemlen);
 	e = kube_setup(ctx, cluster, endpoint, pem, pemlen, kb, err);
 	free(endpoint);
 	free(pem);
@@ -153,6 +193,19 @@ sw_kube_connect_known(struct aws_ctx *ctx, const char *cluster,
 		pemlen = m->pemlen;
 	}
 	pthread_mutex_unlock(&memo_lock);
+	if (pem == NULL && store.get != NULL) {
+		/* what another process (or replica) learnt */
+		free(ep);
+		ep = NULL;
+		if (store.get(store.arg, cluster, &ep, &pem, &pemlen) ==
+			SW_OK &&
+		    (endpoint == NULL || strcmp(ep, endpoint) == 0))
+			memo_put(cluster, ep, pem, pemlen);
+		else {
+			free(pem);
+			pem = NULL;
+		}
+	}
 	if (pem == NULL) {
 		free(ep);
 		*asked = 1;
@@ -176,7 +229,7 @@ sw_kube_remember(const char *cluster, json_object *doc)
 	if ((e = aws_cluster_access_of(
 		 doc, cluster, &endpoint, &pem, &pemlen, &err)) != SW_OK)
 		return e;
-	memo_put(cluster, endpoint, pem, pemlen);
+	learn(cluster, endpoint, pem, pemlen);
 	free(endpoint);
 	free(pem);
 	return SW_OK;
@@ -194,6 +247,8 @@ sw_kube_forget(const char *cluster)
 		m->endpoint = m->pem = NULL;
 	}
 	pthread_mutex_unlock(&memo_lock);
+	if (store.put != NULL)
+		(void)store.put(store.arg, cluster, NULL, NULL);
 }
 
 void

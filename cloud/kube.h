@@ -33,9 +33,10 @@ sw_err sw_kube_connect(struct aws_ctx *, const char *cluster,
 /*
  * As sw_kube_connect, for a caller that knows the endpoint its cluster
  * has (recorded from its own DescribeCluster): when this process last
- * saw cluster at that same endpoint (endpoint NULL: at any), its CA is
- * reused and EKS is not asked; else DescribeCluster as above.  *asked
- * says whether a request was sent.  Safe from several threads.
+ * saw cluster at that same endpoint (endpoint NULL: at any), or the
+ * store (sw_kube_set_store) holds it there, its CA is reused and EKS is
+ * not asked; else DescribeCluster as above.  *asked says whether a
+ * request was sent.  Safe from several threads.
  */
 sw_err sw_kube_connect_known(struct aws_ctx *, const char *cluster,
     const char *endpoint, struct sw_kube *kb, struct aws_error *err,
@@ -46,9 +47,27 @@ sw_err sw_kube_connect_known(struct aws_ctx *, const char *cluster,
  * error when the answer has no endpoint or CA yet.
  */
 sw_err sw_kube_remember(const char *cluster, json_object *doc);
-/* Forget what this process saw of cluster's endpoint and CA: the next
- * connect asks EKS (a caller whose calls at them failed). */
+/* Forget what this process saw of cluster's endpoint and CA, and what
+ * the store holds: the next connect asks EKS (a caller whose calls at
+ * them failed). */
 void sw_kube_forget(const char *cluster);
+/*
+ * Where a process keeps the endpoints and CAs it learns beyond its own
+ * memory, for the other processes and replicas: the poller's is the
+ * cluster's record in the database (lib/ops.h sw_cluster_access_*).
+ * get gives malloc'd copies, SW_OK or an error for none; put with
+ * endpoint NULL forgets.  Called from the thread that set the store
+ * only, so a process with threads of its own sets none.
+ */
+struct sw_kube_store {
+	sw_err (*get)(void *arg, const char *cluster, char **endpoint,
+	    char **pem, size_t *pemlen);
+	sw_err (*put)(void *arg, const char *cluster, const char *endpoint,
+	    const char *pem);
+	void *arg;
+};
+/* Use store (copied; NULL: none) from now on. */
+void sw_kube_set_store(const struct sw_kube_store *store);
 void sw_kube_close(struct sw_kube *);
 /*
  * Is pod (a Pod object, borrowed) one of a Slipway workload's: labelled

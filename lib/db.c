@@ -447,6 +447,13 @@ static const char *const migrations[] = {
 	"CREATE TABLE turns ("
 	" name TEXT PRIMARY KEY,"
 	" due INTEGER NOT NULL);",
+	/* N: the cluster's Kubernetes API server as EKS DescribeCluster
+	 * last gave it, its endpoint and CA (PEM), so a poller of any
+	 * replica reaches it without asking EKS again (cloud/kube.c);
+	 * NULL when not known or forgotten after nothing could be read
+	 * there */
+	"ALTER TABLE clusters ADD COLUMN api_endpoint TEXT;"
+	"ALTER TABLE clusters ADD COLUMN api_ca TEXT;",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -805,6 +812,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"INSERT INTO turns (name, due) VALUES (?1, ?2 + ?3)"
 	" ON CONFLICT (name) DO UPDATE SET due = ?2 + ?3"
 	" WHERE turns.due <= ?2",
+	/* STMT_CLUSTER_ACCESS_GET */
+	"SELECT api_endpoint, api_ca FROM clusters"
+	" WHERE name = ?1 AND api_endpoint IS NOT NULL AND api_ca IS NOT NULL",
+	/* STMT_CLUSTER_ACCESS_SET: ?2 and ?3 NULL forget them */
+	"UPDATE clusters SET api_endpoint = ?2, api_ca = ?3 WHERE name = ?1",
 };
 
 /*

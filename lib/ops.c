@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/alloc.h"
 #include "lib/digest.h"
 #include "lib/json.h"
 #include "lib/limits.h"
@@ -915,6 +916,50 @@ sw_cluster_place(struct sw_db *db, const char *name, const char *id,
 	sw_bind_text(st, 2, id);
 	bind_or_null(st, 3, account);
 	bind_or_null(st, 4, region);
+	return sw_db_exec(db, st);
+}
+
+sw_err
+sw_cluster_access_get(struct sw_db *db, const char *name, char **endpoint,
+    char **pem, size_t *pemlen)
+{
+	struct sw_st *st;
+	sw_err e = SW_OK;
+	int rc;
+
+	*endpoint = *pem = NULL;
+	*pemlen = 0;
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_ACCESS_GET)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, name);
+	rc = sw_db_step(st);
+	if (rc == SW_DB_ROW) {
+		*endpoint = sw_strdup(sw_col_text(st, 0));
+		*pem = sw_strdup(sw_col_text(st, 1));
+		if (*endpoint == NULL || *pem == NULL) {
+			free(*endpoint);
+			free(*pem);
+			*endpoint = *pem = NULL;
+			e = SW_ENOMEM;
+		} else
+			*pemlen = strlen(*pem);
+	} else
+		e = rc == SW_DB_DONE ? SW_ENOTFOUND : sw_db_err(db, rc);
+	sw_reset(st);
+	return e;
+}
+
+sw_err
+sw_cluster_access_set(
+    struct sw_db *db, const char *name, const char *endpoint, const char *pem)
+{
+	struct sw_st *st;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_ACCESS_SET)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, name);
+	bind_or_null(st, 2, endpoint);
+	bind_or_null(st, 3, endpoint != NULL ? pem : NULL);
 	return sw_db_exec(db, st);
 }
 

@@ -209,5 +209,16 @@ sw_err sw_cluster_place(struct sw_db *, const char *name, const char *id,
  * cluster, into *out: a JSON array of {"account", "region"} ("" for the
  * own one). */
 sw_err sw_cluster_places(struct sw_db *, json_object **out);
+/*
+ * The Kubernetes API server of cluster name as EKS last gave it: its
+ * endpoint and CA (PEM), each malloc'd into *endpoint and *pem (*pemlen
+ * its length).  SW_ENOTFOUND when no record holds them.
+ */
+sw_err sw_cluster_access_get(struct sw_db *, const char *name, char **endpoint,
+    char **pem, size_t *pemlen);
+/* Keep them with the record of name (none: nothing is kept); endpoint
+ * NULL forgets them. */
+sw_err sw_cluster_access_set(
+    struct sw_db *, const char *name, const char *endpoint, const char *pem);
 
 #endif

@@ -334,6 +334,7 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 	struct aws_error err;
 	struct k8s_error ke;
 	const char *why;
+	int asked = 1;
 	size_t i;
 
 	s->n = 0;
@@ -366,15 +367,21 @@ read_cluster(struct sample *s, json_object *hp_nodes)
 		}
 		s->n++;
 	}
+	/* the API server where it was seen last (cloud/kube.h), not
+	 * asked of EKS each sample */
 	memset(&kb, 0, sizeof(kb));
 	if (s->n > 0 &&
-	    sw_kube_connect(s->aws, s->cluster, &kb, &err) == SW_OK) {
+	    sw_kube_connect_known(
+		s->aws, s->cluster, NULL, &kb, &err, &asked) == SW_OK) {
 		read_gpus(s, &kb);
 		if (k8s_list(&kb.k,
 			"/api/v1/pods?fieldSelector=status.phase"
 			"%3DRunning",
-			NULL, &s->pods, &ke) != SW_OK)
+			NULL, &s->pods, &ke) != SW_OK) {
 			s->pods = NULL; /* none seen: every GPU counts idle */
+			if (!asked)
+				sw_kube_forget(s->cluster);
+		}
 	}
 	sw_kube_close(&kb);
 }

@@ -91,17 +91,25 @@ add_workloads(
 	struct sw_kube kb;
 	struct aws_error err;
 	struct k8s_error ke;
+	int asked = 1;
 	json_object *pods = NULL, *items;
 	char key[400];
 	size_t i;
 
 	memset(&kb, 0, sizeof(kb));
 	if (json_object_array_length(ids) == 0 ||
-	    sw_kube_connect(aws, cluster, &kb, &err) != SW_OK ||
-	    k8s_list(&kb.k,
+	    sw_kube_connect_known(aws, cluster, NULL, &kb, &err, &asked) !=
+		SW_OK) {
+		sw_kube_close(&kb);
+		return;
+	}
+	if (k8s_list(&kb.k,
 		"/api/v1/pods?fieldSelector=status.phase"
 		"%3DRunning",
 		NULL, &pods, &ke) != SW_OK) {
+		/* nothing read where it was seen last: ask EKS next time */
+		if (!asked)
+			sw_kube_forget(cluster);
 		sw_kube_close(&kb);
 		return;
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cloud/aws.h"
+#include "cloud/kube.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
 #include "lib/daemon.h"
@@ -75,6 +76,23 @@ owner_alive(const char *owner, void *arg)
 	return pid == (long)getpid() || kill((pid_t)pid, 0) == 0;
 }
 
+/* The store of cloud/kube.c: a cluster's API server kept with its
+ * record, for every poller of every replica. */
+static sw_err
+access_get(
+    void *db, const char *cluster, char **endpoint, char **pem, size_t *pemlen)
+{
+	return sw_cluster_access_get(db, cluster, endpoint, pem, pemlen);
+}
+
+static sw_err
+access_put(void *db, const char *cluster, const char *endpoint, const char *pem)
+{
+	return sw_cluster_access_set(db, cluster, endpoint, pem);
+}
+
+static struct sw_kube_store kube_store = { access_get, access_put, NULL };
+
 /* Take over the operations and notifications of stopped pollers. */
 static void
 take_over(struct sw_db *db, char *host)
@@ -120,6 +138,9 @@ main(int argc, char *argv[])
 		goto out;
 	}
 	sw_daemon_signals(on_term);
+	/* a cluster's API server where any poller saw it last */
+	kube_store.arg = db;
+	sw_kube_set_store(&kube_store);
 	if (gethostname(host, sizeof(host)) != 0)
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
