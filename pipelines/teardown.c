@@ -363,8 +363,12 @@ tagged(struct sw_step *s, const char *describe, const char *set,
 		json_object_array_add(filters, extra);
 	rc = sw_step_aws(s, AWS_SVC_EC2, describe,
 	    sw_jo("Filters", filters, NULL), &out, NULL);
-	if (rc != STEP_DONE)
+	if (rc != STEP_DONE) {
+		/* the caller returns at once (TRY): nothing to free there */
+		json_object_put(*ids);
+		*ids = NULL;
 		return rc;
+	}
 	list = sw_json_get(out, set);
 	for (i = 0; list && json_object_is_type(list, json_type_array) &&
 	     i < json_object_array_length(list);

@@ -448,16 +448,23 @@ class Stack:
     def check_logs(self):
         """Fail on nginx alerts/emergencies or any sanitizer report."""
         bad = []
+        trace = []      # a sanitizer report's frames, to say where
         logs = os.path.join(self.state, "logs")
         for name in sorted(os.listdir(logs)) if os.path.isdir(logs) else []:
+            report = False
             for line in self.log_text(name).splitlines():
                 if ("[alert]" in line or "[emerg]" in line or
                         "AddressSanitizer" in line or
                         "LeakSanitizer" in line or
                         "runtime error:" in line):
                     bad.append("%s: %s" % (name, line))
+                    report = "Sanitizer" in line and "ERROR:" in line
+                elif report and len(trace) < 80 and line.strip():
+                    trace.append("%s: %s" % (name, line))
         self.t.ok(not bad, "no alerts or sanitizer reports in the logs")
         for b in bad[:20]:
+            self.t.diag(b)
+        for b in trace:
             self.t.diag(b)
 
     def read_document(self):
