@@ -67,6 +67,9 @@ class World:
         self._stop = threading.Event()
         self._ticker = None
         self._last_json = None
+        # one writer of sandbox.json at a time: two threads writing the
+        # one temporary file would rename it from under each other
+        self._json_lock = threading.Lock()
         from .services import make_services
         self.services = make_services(self)
         from .k8s.manager import KubeManager
@@ -204,15 +207,16 @@ class World:
         with self.lock:
             data = self.info()
         text = json.dumps(data, indent=1, sort_keys=True)
-        if text == self._last_json and not force:
-            return
-        path = os.path.join(self.state_dir, "sandbox.json")
-        tmp = path + ".tmp.%d" % os.getpid()
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-        self._last_json = text
+        with self._json_lock:
+            if text == self._last_json and not force:
+                return
+            path = os.path.join(self.state_dir, "sandbox.json")
+            tmp = path + ".tmp.%d" % os.getpid()
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, path)
+            self._last_json = text
 
     # --- control ---------------------------------------------------------
     def snapshot(self):
