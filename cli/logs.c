@@ -114,7 +114,14 @@ pod_message(struct pod *p)
 		}
 	} else if (strcmp(type, "end") == 0)
 		p->ended = 1;
-	else if (strcmp(type, "error") == 0) {
+	else if (strcmp(type, "error") == 0 &&
+	    sw_json_get_int(m, "status", 0) == 404) {
+		/* deleted under the follow: its log is over, and the next
+		 * round (its endpoint's pods, its job's state) says what
+		 * comes of it */
+		fprintf(stderr, "slipway: %s: the pod is gone\n", p->name);
+		p->ended = 1;
+	} else if (strcmp(type, "error") == 0) {
 		fprintf(stderr, "slipway: %s: %lld %s\n", p->name,
 		    (long long)sw_json_get_int(m, "status", 0),
 		    sw_json_get_str(m, "detail") ? sw_json_get_str(m, "detail")

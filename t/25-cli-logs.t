@@ -103,7 +103,10 @@ t.eq(r.status, 200, "a self-hosted endpoint deployed (%s)" % r.body[:300])
 
 
 def started():
-    rc, out, _ = cli("logs", "endpoint", "srv", "--cluster", "lg")
+    # the whole log (the sandbox keeps its last 500 request lines), so
+    # the start lines are there however late the first look comes
+    rc, out, _ = cli("logs", "endpoint", "srv", "--cluster", "lg",
+                     "--tail", "2000")
     return out if rc == 0 and "Started server process" in out else None
 
 
