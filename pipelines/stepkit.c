@@ -280,10 +280,13 @@ role_doc_text(json_object *doc)
 	return sw_strdup(t != NULL ? t : "{}");
 }
 
-/* IAM's answer names the role: its ARN recorded under r->key. */
+/* An IAM role ARN (a path of up to 512 characters and a name of 64). */
+#define ROLE_ARN_MAX 768
+
+/* IAM's answer names the role: its ARN copied into arn[ROLE_ARN_MAX]. */
 static enum sw_step_rc
 role_record(struct sw_step *s, const struct sw_role *r, json_object *out,
-    const char *result)
+    const char *result, char *arn_out)
 {
 	char path[64];
 	const char *arn;
@@ -298,19 +301,23 @@ role_record(struct sw_step *s, const struct sw_role *r, json_object *out,
 		json_object_put(out);
 		return sw_step_fail(s, "%s %s gave no ARN", result, r->name);
 	}
-	sw_res_set(s, r->key, arn);
+	if (sw_fmt(arn_out, ROLE_ARN_MAX, "%s", arn) != SW_OK) {
+		json_object_put(out);
+		return sw_step_fail(s, "%s %s: ARN too long", result, r->name);
+	}
 	json_object_put(out);
 	return STEP_DONE;
 }
 
 /*
- * The role's ARN, recorded under r->key; *made when this call created
+ * The role's ARN into arn[ROLE_ARN_MAX]; *made when this call created
  * it.  A plan reads the role first and names the create only when there
  * is none yet; a run creates first and reads the role only when it
  * exists already (EntityAlreadyExists).
  */
 static enum sw_step_rc
-role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
+role_find_or_create(
+    struct sw_step *s, const struct sw_role *r, int *made, char *arn)
 {
 	struct aws_error err;
 	json_object *out;
@@ -318,15 +325,13 @@ role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
 	char *trust;
 
 	*made = 0;
-	if (sw_res_get(s, r->key) != NULL)
-		return STEP_DONE;
 	if (s->plan) {
 		TRY(sw_step_aws_ok(s, AWS_SVC_IAM, "GetRole",
 		    sw_jo("RoleName", sw_js(r->name), NULL), &out,
 		    "NoSuchEntity"));
 		if (sw_out_str(out, "Role.Arn", "GetRoleResult.Role.Arn",
 			NULL) != NULL)
-			return role_record(s, r, out, "GetRoleResult");
+			return role_record(s, r, out, "GetRoleResult", arn);
 		json_object_put(out);
 	}
 	if ((trust = role_doc_text(r->trust)) == NULL)
@@ -344,12 +349,12 @@ role_find_or_create(struct sw_step *s, const struct sw_role *r, int *made)
 		s->msg[0] = '\0';
 		TRY(sw_step_aws(s, AWS_SVC_IAM, "GetRole",
 		    sw_jo("RoleName", sw_js(r->name), NULL), &out, NULL));
-		return role_record(s, r, out, "GetRoleResult");
+		return role_record(s, r, out, "GetRoleResult", arn);
 	}
 	if (rc != STEP_DONE)
 		return rc;
 	*made = 1;
-	return role_record(s, r, out, "CreateRoleResult");
+	return role_record(s, r, out, "CreateRoleResult", arn);
 }
 
 /* Whether the live role has managed policy arn attached. */
@@ -426,33 +431,43 @@ role_attach(struct sw_step *s, const struct sw_role *r, int made)
 	return STEP_DONE;
 }
 
+/*
+ * The role whole: made or found, its managed policies attached and its
+ * inline policy put.  Its ARN is recorded under r->key only then, so a
+ * stage that comes back to it (after a wait) reads nothing again, and
+ * one that died half-way through finds the key missing and checks the
+ * live role.
+ */
 enum sw_step_rc
 sw_ensure_role(struct sw_step *s, const struct sw_role *r)
 {
 	json_object *out;
 	enum sw_step_rc rc;
-	char *text;
+	char *text, arn[ROLE_ARN_MAX];
 	int made, have = 0;
 
-	TRY(role_find_or_create(s, r, &made));
-	TRY(role_attach(s, r, made));
-	if (r->inline_doc == NULL)
+	if (sw_res_get(s, r->key) != NULL)
 		return STEP_DONE;
-	if (!made)
+	TRY(role_find_or_create(s, r, &made, arn));
+	TRY(role_attach(s, r, made));
+	if (r->inline_doc != NULL && !made)
 		TRY(role_has_inline(
 		    s, r->name, r->inline_name, r->inline_doc, &have));
-	if (have)
-		return STEP_DONE;
-	if ((text = role_doc_text(r->inline_doc)) == NULL)
-		return sw_step_fail(s, "out of memory");
-	rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy",
-	    sw_jo("RoleName", sw_js(r->name), "PolicyName",
-		sw_js(r->inline_name), "PolicyDocument", sw_js(text), NULL),
-	    &out, NULL);
-	free(text);
-	if (rc == STEP_DONE)
+	if (r->inline_doc != NULL && !have) {
+		if ((text = role_doc_text(r->inline_doc)) == NULL)
+			return sw_step_fail(s, "out of memory");
+		rc = sw_step_aws(s, AWS_SVC_IAM, "PutRolePolicy",
+		    sw_jo("RoleName", sw_js(r->name), "PolicyName",
+			sw_js(r->inline_name), "PolicyDocument", sw_js(text),
+			NULL),
+		    &out, NULL);
+		free(text);
+		if (rc != STEP_DONE)
+			return rc;
 		json_object_put(out);
-	return rc;
+	}
+	sw_res_set(s, r->key, arn);
+	return STEP_DONE;
 }
 
 const char *
