@@ -52,6 +52,16 @@ def leases(srv):
     return out
 
 
+def owner_of(srv, op_id):
+    """(lease owner or "", token) of one operation now."""
+    row = srv.psql("SELECT COALESCE(lease_owner, '') || '|' || fence FROM"
+                   " operations WHERE id = '%s'" % op_id)
+    if "|" not in row:
+        return ("", 0)
+    owner, fence = row.rsplit("|", 1)
+    return (owner, int(fence))
+
+
 def fence_of(srv, op_id):
     """(token, state) of one operation now."""
     row = srv.psql("SELECT fence || '|' || state FROM operations WHERE"
@@ -71,6 +81,9 @@ class Killer:
         self.srv, self.stacks = srv, stacks
         self.kills, self.gap = kills, gap
         self.takeovers, self.late = [], []
+        # kills that came just after the poller let its lease go (a
+        # stage that waits releases it): nothing was left to take over
+        self.unheld = 0
 
     def held_by(self, stop, pids):
         held = []
@@ -92,6 +105,10 @@ class Killer:
         except OSError:
             return False
         t0 = time.time()
+        owner, fence = owner_of(self.srv, op_id)
+        if not owner.startswith("poller-%d@" % pid) or fence != token:
+            self.unheld += 1
+            return True
 
         def moved():
             fence, state = fence_of(self.srv, op_id)
@@ -147,6 +164,9 @@ def main():
         print("take-over            %d kills: median %.2f s, max %.2f s (%s)"
               % (len(took), statistics.median(took), max(took),
                  " ".join("%.2f" % x for x in took)))
+    if killer.unheld:
+        print("# %d kill(s) came after the poller had let its lease go;"
+              " not counted" % killer.unheld)
     for op_id, s in killer.late:
         print("# not taken over: %s after %.1f s" % (op_id, s))
     ratio = (pm["cpu"] / max(pm["ops"], 1)) / max(

@@ -817,6 +817,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" WHERE name = ?1 AND api_endpoint IS NOT NULL AND api_ca IS NOT NULL",
 	/* STMT_CLUSTER_ACCESS_SET: ?2 and ?3 NULL forget them */
 	"UPDATE clusters SET api_endpoint = ?2, api_ca = ?3 WHERE name = ?1",
+	/* STMT_CLUSTER_CREATING: a row while cluster ?1's create is live */
+	"SELECT 1 FROM operations WHERE cluster = ?1"
+	" AND state IN ('pending','running') AND kind = 'cluster.create'"
+	" LIMIT 1",
 };
 
 /*

@@ -220,5 +220,8 @@ sw_err sw_cluster_access_get(struct sw_db *, const char *name, char **endpoint,
  * NULL forgets them. */
 sw_err sw_cluster_access_set(
     struct sw_db *, const char *name, const char *endpoint, const char *pem);
+/* *yes when the create of cluster name is still live (pending or
+ * running). */
+sw_err sw_cluster_creating(struct sw_db *, const char *name, int *yes);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * watch.c: the poller watches what changes on the clusters without an
  * operation and turns each change into a notification event
- * (lib/notify.h), once per poll interval:
+ * (lib/notify.h), once per poll interval (of a cluster still being
+ * created, only its HyperPod events):
  *
  *   job       HyperPodPyTorchJobs and RayJobs: job.failed, job.succeeded,
  *             job.preempted (running, then suspended by the queue),
@@ -795,14 +796,21 @@ static void
 watch_cluster(struct pass *p)
 {
 	json_object *seen = NULL;
-	int changed;
+	int changed, creating = 0;
 
-	if (sw_watch_seen(p->db, p->cluster, &seen) != SW_OK)
+	if (sw_watch_seen(p->db, p->cluster, &seen) != SW_OK ||
+	    sw_cluster_creating(p->db, p->cluster, &creating) != SW_OK) {
+		json_object_put(seen);
 		return;
+	}
 	(void)sw_db_idle(p->db);
 	p->obs = json_object_new_array();
 	read_events(p, seen);
-	read_kube(p);
+	/* A cluster being created runs nothing of anyone's yet, and its
+	 * create waits for its nodes itself: only HyperPod's events are
+	 * read until it is done. */
+	if (!creating)
+		read_kube(p);
 	changed = differs(p, seen);
 	json_object_put(seen);
 	p->now_ms = sw_now_ms();

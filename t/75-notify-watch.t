@@ -128,6 +128,37 @@ r = s.post("/api/v1/clusters", {
 t.eq(r.status, 202, "cluster w1 is created")
 d = wait_operation(s, r.json["operation_id"], timeout=300)
 t.eq(d.get("state"), "succeeded", "and runs")
+
+
+def watch_only(q):
+    """A Kubernetes read of w1 that only the watch makes (the create
+    lists nodes and gets its installer Jobs, nothing else)."""
+    op = q.get("operation") or ""
+    return (q.get("service") == "kubernetes:w1" and q.get("method") == "GET"
+            and (op.startswith("GET /apis/") or
+                 (op.startswith("list ") and op != "list nodes")))
+
+
+# The create's last read is the wait for its installer Jobs; until then
+# the watch read HyperPod's events of w1 and nothing of its Kubernetes.
+log = sandbox_requests(s)
+last = max([q["seq"] for q in log if q.get("service") == "kubernetes:w1"
+            and q.get("operation") == "get jobs"] or [0])
+early = [q for q in log if q["seq"] < last and watch_only(q)]
+t.ok(last > 0 and not early,
+     "while w1 was created the watch listed none of its Kubernetes objects"
+     " (%d before the create's last read: %s)" %
+     (len(early), sorted({q["operation"] for q in early})))
+t.ok([q for q in log if q["seq"] < last and
+      q.get("operation") == "ListClusterEvents" and "w1" in json.dumps(q)],
+     "but read its HyperPod events while it was created")
+# A role the create made is whole once made: a stage that comes back to
+# it after a wait (the EKS cluster's, here) reads nothing of it again.
+iam = [q["operation"] for q in log if q.get("service") == "iam"]
+t.ok(iam.count("CreateRole") >= 2 and iam.count("AttachRolePolicy") >= 2
+     and "ListAttachedRolePolicies" not in iam and "GetRole" not in iam,
+     "the create made its roles and read none of them back (%s)" %
+     sorted(set(iam)))
 rc, out = aws_cli(s, "eks", "create-addon", "--cluster-name", "w1",
                   "--addon-name",
                   "amazon-sagemaker-hyperpod-training-operator")
