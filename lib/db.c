@@ -817,9 +817,13 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" WHERE name = ?1 AND api_endpoint IS NOT NULL AND api_ca IS NOT NULL",
 	/* STMT_CLUSTER_ACCESS_SET: ?2 and ?3 NULL forget them */
 	"UPDATE clusters SET api_endpoint = ?2, api_ca = ?3 WHERE name = ?1",
-	/* STMT_CLUSTER_CREATING: a row while cluster ?1's create is live */
-	"SELECT 1 FROM operations WHERE cluster = ?1"
-	" AND state IN ('pending','running') AND kind = 'cluster.create'"
+	/* STMT_CLUSTER_CREATING: a row while cluster ?1's create is live,
+	 * with what its hyperpod stage recorded of HyperPod's CreateCluster
+	 * (NULL: not answered yet) */
+	"SELECT (SELECT json_extract(s.ext, '$.create_requested') FROM stages s"
+	"  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
+	" FROM operations o WHERE o.cluster = ?1"
+	" AND o.state IN ('pending','running') AND o.kind = 'cluster.create'"
 	" LIMIT 1",
 };
 
@@ -1190,6 +1194,12 @@ static const char *const pg_stmts[STMT__MAX] = {
 	    " WHERE strpos(s.kinds, ',' || ?3::text || ',') > 0"
 	    " AND (s.cluster IS NULL OR s.cluster IS NOT DISTINCT FROM ?4::text)"
 	    " AND s.team IS NULL",
+	[STMT_CLUSTER_CREATING] =
+	    "SELECT (SELECT s.ext::json ->> 'create_requested' FROM stages s"
+	    "  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
+	    " FROM operations o WHERE o.cluster = ?1"
+	    " AND o.state IN ('pending','running')"
+	    " AND o.kind = 'cluster.create' LIMIT 1",
 };
 
 /* clang-format off */

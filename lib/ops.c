@@ -950,17 +950,22 @@ sw_cluster_access_get(struct sw_db *db, const char *name, char **endpoint,
 }
 
 sw_err
-sw_cluster_creating(struct sw_db *db, const char *name, int *yes)
+sw_cluster_creating(
+    struct sw_db *db, const char *name, int *creating, int *hyperpod)
 {
 	struct sw_st *st;
 	int rc;
 
-	*yes = 0;
+	*creating = 0;
+	*hyperpod = 1;
 	if ((st = sw_db_stmt(db, STMT_CLUSTER_CREATING)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, name);
 	rc = sw_db_step(st);
-	*yes = rc == SW_DB_ROW;
+	if (rc == SW_DB_ROW) {
+		*creating = 1;
+		*hyperpod = !sw_col_null(st, 0);
+	}
 	sw_reset(st);
 	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }

@@ -220,8 +220,10 @@ sw_err sw_cluster_access_get(struct sw_db *, const char *name, char **endpoint,
  * NULL forgets them. */
 sw_err sw_cluster_access_set(
     struct sw_db *, const char *name, const char *endpoint, const char *pem);
-/* *yes when the create of cluster name is still live (pending or
- * running). */
-sw_err sw_cluster_creating(struct sw_db *, const char *name, int *yes);
+/* *creating when the create of cluster name is still live (pending or
+ * running); *hyperpod unless that create has yet to hear HyperPod answer
+ * its CreateCluster (before, there is no HyperPod cluster to read). */
+sw_err sw_cluster_creating(
+    struct sw_db *, const char *name, int *creating, int *hyperpod);
 
 #endif

@@ -2,7 +2,7 @@
  * watch.c: the poller watches what changes on the clusters without an
  * operation and turns each change into a notification event
  * (lib/notify.h), once per poll interval (of a cluster still being
- * created, only its HyperPod events):
+ * created, only its HyperPod events, once HyperPod has it):
  *
  *   job       HyperPodPyTorchJobs and RayJobs: job.failed, job.succeeded,
  *             job.preempted (running, then suspended by the queue),
@@ -796,19 +796,22 @@ static void
 watch_cluster(struct pass *p)
 {
 	json_object *seen = NULL;
-	int changed, creating = 0;
+	int changed, creating = 0, hyperpod = 1;
 
 	if (sw_watch_seen(p->db, p->cluster, &seen) != SW_OK ||
-	    sw_cluster_creating(p->db, p->cluster, &creating) != SW_OK) {
+	    sw_cluster_creating(p->db, p->cluster, &creating, &hyperpod) !=
+		SW_OK) {
 		json_object_put(seen);
 		return;
 	}
 	(void)sw_db_idle(p->db);
 	p->obs = json_object_new_array();
-	read_events(p, seen);
 	/* A cluster being created runs nothing of anyone's yet, and its
 	 * create waits for its nodes itself: only HyperPod's events are
-	 * read until it is done. */
+	 * read until it is done, and those only once HyperPod has answered
+	 * its CreateCluster: before, there is no cluster to list. */
+	if (hyperpod)
+		read_events(p, seen);
 	if (!creating)
 		read_kube(p);
 	changed = differs(p, seen);

@@ -149,9 +149,15 @@ t.ok(last > 0 and not early,
      "while w1 was created the watch listed none of its Kubernetes objects"
      " (%d before the create's last read: %s)" %
      (len(early), sorted({q["operation"] for q in early})))
-t.ok([q for q in log if q["seq"] < last and
-      q.get("operation") == "ListClusterEvents" and "w1" in json.dumps(q)],
-     "but read its HyperPod events while it was created")
+made = min([q["seq"] for q in log if q.get("service") == "sagemaker" and
+            q.get("operation") == "CreateCluster" and q.get("status") == 200
+            and "w1" in json.dumps(q)] or [0])
+asked = [q["seq"] for q in log if q.get("operation") == "ListClusterEvents"
+         and "w1" in json.dumps(q)]
+t.ok(made > 0 and asked and min(asked) > made,
+     "and its HyperPod events only once HyperPod had answered its"
+     " CreateCluster (first at request %s, the create at %s)" %
+     (min(asked or [0]), made))
 # A role the create made is whole once made: a stage that comes back to
 # it after a wait (the EKS cluster's, here) reads nothing of it again.
 iam = [q["operation"] for q in log if q.get("service") == "iam"]
