@@ -548,9 +548,10 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"UPDATE operations SET result = ?2, updated = ?3 WHERE id = ?1",
 	/* STMT_OP_UPDATED */
 	"SELECT updated, state FROM operations WHERE id = ?1",
-	/* STMT_OP_OWNERS */
+	/* STMT_OP_OWNERS: of live leases, owners ending in ?1 ("": all) */
 	"SELECT DISTINCT lease_owner FROM operations"
-	" WHERE lease_owner IS NOT NULL",
+	" WHERE lease_owner LIKE '%' || CAST(?1 AS TEXT)"
+	" AND state IN ('pending','running')",
 	/* STMT_OP_RELEASE_OWNER */
 	"UPDATE operations SET lease_owner = NULL, lease_until = 0"
 	" WHERE lease_owner = ?1",
@@ -734,9 +735,9 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" WHERE (?1 IS NULL OR d.state = ?1) AND (?2 IS NULL OR d.sub = ?2)"
 	" AND (?3 IS NULL OR d.rowid < ?3)"
 	" ORDER BY d.rowid DESC LIMIT ?4",
-	/* STMT_DELIVERY_OWNERS */
+	/* STMT_DELIVERY_OWNERS: owners ending in ?1 ("": all) */
 	"SELECT DISTINCT lease_owner FROM deliveries"
-	" WHERE lease_owner IS NOT NULL",
+	" WHERE lease_owner LIKE '%' || CAST(?1 AS TEXT)",
 	/* STMT_DELIVERY_RELEASE_OWNER */
 	"UPDATE deliveries SET lease_owner = NULL, lease_until = 0"
 	" WHERE lease_owner = ?1",

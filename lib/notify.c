@@ -318,8 +318,8 @@ sw_delivery_retry(struct sw_db *db, const struct sw_delivery_ref *ref,
 }
 
 int
-sw_delivery_release_dead(
-    struct sw_db *db, int (*alive)(const char *, void *), void *arg)
+sw_delivery_release_dead(struct sw_db *db, const char *mine,
+    int (*alive)(const char *, void *), void *arg)
 {
 	char owners[16][64];
 	struct sw_st *st;
@@ -327,6 +327,7 @@ sw_delivery_release_dead(
 
 	if ((st = sw_db_stmt(db, STMT_DELIVERY_OWNERS)) == NULL)
 		return 0;
+	sw_bind_text(st, 1, mine);
 	while (n < 16 && sw_db_step(st) == SW_DB_ROW)
 		if (sw_fmt(owners[n], sizeof(owners[0]), "%s",
 			sw_col_text(st, 0)) == SW_OK)

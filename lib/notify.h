@@ -100,9 +100,10 @@ sw_err sw_notify_emit(struct sw_db *, const char *kind, const char *cluster,
 /* Whether the event keyed once was written already. */
 int sw_notify_seen(struct sw_db *, const char *once);
 
-/* Release the leases of owners alive() says are gone; how many. */
-int sw_delivery_release_dead(
-    struct sw_db *, int (*alive)(const char *, void *), void *arg);
+/* Release the leases of owners whose name ends in mine ("" for all)
+ * and alive() says are gone; how many. */
+int sw_delivery_release_dead(struct sw_db *, const char *mine,
+    int (*alive)(const char *, void *), void *arg);
 
 /* ---- what the poller watches (poller/watch.c) ---------------------- */
 

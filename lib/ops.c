@@ -797,8 +797,8 @@ sw_op_updated(
 }
 
 int
-sw_op_release_dead(
-    struct sw_db *db, int (*alive)(const char *, void *), void *arg)
+sw_op_release_dead(struct sw_db *db, const char *mine,
+    int (*alive)(const char *, void *), void *arg)
 {
 	char owners[16][64];
 	struct sw_st *st;
@@ -806,6 +806,7 @@ sw_op_release_dead(
 
 	if ((st = sw_db_stmt(db, STMT_OP_OWNERS)) == NULL)
 		return 0;
+	sw_bind_text(st, 1, mine);
 	/* An owner too long to hold is no poller's: left alone. */
 	while (n < 16 && sw_db_step(st) == SW_DB_ROW)
 		if (col_copy(st, 0, owners[n], sizeof(owners[0])) == 0)

@@ -136,10 +136,12 @@ sw_err sw_op_release(
 
 /*
  * Release the leases of owners that are gone: alive(owner, arg) says
- * whether an owner still runs.  Returns how many owners were released.
+ * whether an owner still runs.  Only live operations' owners whose name
+ * ends in mine ("@host": those alive() can tell of; "" for all) are
+ * asked.  Returns how many owners were released.
  */
-int sw_op_release_dead(
-    struct sw_db *, int (*alive)(const char *owner, void *arg), void *arg);
+int sw_op_release_dead(struct sw_db *, const char *mine,
+    int (*alive)(const char *owner, void *arg), void *arg);
 
 sw_err sw_op_set_state(
     struct sw_db *, const char *id, const char *state, const char *error);

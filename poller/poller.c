@@ -97,11 +97,15 @@ static struct sw_kube_store kube_store = { access_get, access_put, NULL };
 static void
 take_over(struct sw_db *db, char *host)
 {
+	char mine[48];
 	int n;
 
-	if ((n = sw_op_release_dead(db, owner_alive, host)) > 0)
+	/* Only this host's pollers can be asked whether they run. */
+	if (sw_fmt(mine, sizeof(mine), "@%s", host) != SW_OK)
+		return;
+	if ((n = sw_op_release_dead(db, mine, owner_alive, host)) > 0)
 		sw_info("took over the operations of %d stopped poller(s)", n);
-	if ((n = sw_delivery_release_dead(db, owner_alive, host)) > 0)
+	if ((n = sw_delivery_release_dead(db, mine, owner_alive, host)) > 0)
 		sw_info(
 		    "took over the notifications of %d stopped poller(s)", n);
 }

@@ -320,7 +320,7 @@ main(void)
 	ok(sw_delivery_take(db, &refs[1], "poller-gone", 60000, &doc) == SW_OK,
 	    "a poller that will die takes one");
 	json_object_put(doc);
-	is_int(sw_delivery_release_dead(db, gone_owner, NULL), 1,
+	is_int(sw_delivery_release_dead(db, "", gone_owner, NULL), 1,
 	    "its lease is released");
 	ok(sw_delivery_take(db, &refs[1], "poller-3", 60000, &doc) == SW_OK,
 	    "and another poller takes it");

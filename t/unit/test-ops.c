@@ -133,6 +133,64 @@ fencing(struct sw_db *db, json_object *params)
 	    "released and not due: nobody claims it");
 }
 
+/* Of "poller-<pid>@<host>" owners, only poller-99@here is gone; each
+ * owner asked about is counted. */
+static int asked;
+
+static int
+alive_but_99(const char *owner, void *arg)
+{
+	(void)arg;
+	asked++;
+	return strcmp(owner, "poller-99@here") != 0;
+}
+
+/*
+ * A dead poller of this host is found among the live leases of more
+ * pollers of other hosts than one look holds (which cannot be asked
+ * about), and owners of finished operations are not asked at all.
+ */
+static void
+dead_among_many(struct sw_db *db, json_object *params)
+{
+	static const char *const one[] = { "network", NULL };
+	struct sw_lease l;
+	struct sw_op_new n;
+	char id[SW_OP_ID_LEN], name[32], last[SW_OP_ID_LEN] = "";
+	int i, existed, made = 0;
+
+	memset(&n, 0, sizeof(n));
+	n.kind = "cluster.create";
+	n.params = params;
+	n.stages = one;
+	n.token_name = "dave";
+	for (i = 0; i < 22; i++) {
+		snprintf(name, sizeof(name), "many-%02d", i);
+		n.target = n.cluster = name;
+		memset(&l, 0, sizeof(l));
+		snprintf(l.owner, sizeof(l.owner), "poller-%d@%s",
+		    i < 20 ? 100 + i : 98 + (i - 20),
+		    i < 20 ? "there" : "here");
+		l.ms = 60000;
+		made += sw_op_enqueue(db, &n, id, &existed) == SW_OK &&
+		    claim_this(db, &l, id) == SW_OK;
+		if (i == 20) /* poller-98@here: its operation is finished */
+			made +=
+			    sw_op_set_state(db, id, "succeeded", NULL) == SW_OK;
+		snprintf(last, sizeof(last), "%s", id);
+	}
+	is_int(made, 23, "22 operations leased to 22 pollers, 20 elsewhere");
+	asked = 0;
+	is_int(sw_op_release_dead(db, "@here", alive_but_99, NULL), 1,
+	    "the dead poller of this host is found and released");
+	is_int(
+	    asked, 1, "and only it was asked about (not the finished one's)");
+	memset(&l, 0, sizeof(l));
+	strcpy(l.owner, "poller-7@here");
+	l.ms = 60000;
+	ok(claim_this(db, &l, last) == SW_OK, "its operation is claimed anew");
+}
+
 int
 main(void)
 {
@@ -327,6 +385,7 @@ main(void)
 	    "failed and cancelled ended without success");
 
 	fencing(db, params);
+	dead_among_many(db, params);
 	watching(db, params);
 	json_object_put(params);
 	tmpdb_close(db);
