@@ -31,6 +31,7 @@
 #include "lib/json.h"
 #include "lib/ledger.h"
 #include "lib/log.h"
+#include "lib/ops.h"
 #include "pipelines/prices.h"
 #include "pipelines/pipeline.h"
 #include "poller/ledger.h"
@@ -459,6 +460,7 @@ sw_ledger_tick(
 	struct sample s;
 	json_object *names = NULL;
 	size_t i;
+	int creating, hyperpod;
 
 	if (sw_cluster_names(db, &names) != SW_OK)
 		return;
@@ -468,6 +470,12 @@ sw_ledger_tick(
 		s.node = nodes;
 		s.cluster =
 		    json_object_get_string(json_object_array_get_idx(names, i));
+		/* A cluster whose create has yet to hear HyperPod answer has
+		 * no nodes to list, nor to pay for. */
+		if (sw_cluster_creating(db, s.cluster, &creating, &hyperpod) !=
+			SW_OK ||
+		    !hyperpod)
+			continue;
 		if ((s.aws = sw_cluster_aws(db, aws, cfg, s.cluster)) == NULL)
 			continue;
 		sample_one(&s);

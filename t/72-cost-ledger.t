@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "lib"))
 from tap import T
 from harness import aws_price as harness_aws_price
 from harness import Stack, Kubectl, sandbox_call, need_clusters
+from harness import sandbox_requests
 from harness import wait_operation
 from mcp_raw import Mcp
 
@@ -55,11 +56,30 @@ def wait_for(pred, timeout=120):
 
 
 price = aws_price(TYPE)
+# HyperPod answers the create's CreateCluster with a 500 three times: the
+# stage tries again after each, seconds in which the ledger samples on.
+st, _ = sandbox_call(s, "POST", "/_sandbox/faults", {"rules": [
+    {"service": "sagemaker", "operation": "CreateCluster",
+     "fault": "error_5xx", "count": 3}]})
+t.eq(st, 200, "HyperPod's CreateCluster will fail three times")
 r = s.post("/api/v1/clusters", {"name": "c1", "instance_groups": [
     {"name": "w", "instance_type": TYPE, "count": 2, "availability_zone": AZ}]})
 t.eq(r.status, 202, "a cluster of 2 %s (%d GPUs each) is created" % (TYPE, GPUS))
 d = wait_operation(s, r.json["operation_id"], timeout=300)
 t.eq(d.get("state"), "succeeded", "and runs")
+sandbox_call(s, "DELETE", "/_sandbox/faults")
+# Until HyperPod answered the create's CreateCluster there was no
+# cluster to list the nodes of: the ledger asked for none.
+log = sandbox_requests(s, service="sagemaker")
+made = min([q["seq"] for q in log if q.get("operation") == "CreateCluster"
+            and q.get("status") == 200] or [0])
+failed = [q for q in log if q.get("operation") == "CreateCluster"
+          and q.get("status", 0) >= 500]
+early = [q["seq"] for q in log if q.get("operation") == "ListClusterNodes"
+         and q["seq"] < made]
+t.ok(made > 0 and len(failed) == 3 and not early,
+     "no ListClusterNodes of c1 before HyperPod had it, through 3 failed"
+     " creates (%d before request %d)" % (len(early), made))
 
 first = wait_for(lambda: (ledger().get("totals") or {}).get("node_hours"))
 t.ok(first, "the poller's first samples reach the ledger: %s node-hours" % first)
