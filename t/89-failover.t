@@ -512,6 +512,21 @@ for name, want in (("CreateCluster", LIFECYCLES),
                                 " e JOIN operations o ON o.id = e.op_id"
                                 " WHERE o.cluster = '%s' ORDER BY e.id" % c):
                     t.diag("  %s" % " ".join(row))
+                # what each stage of its delete recorded, and every
+                # HyperPod and EKS request that named it
+                for row in psql("SELECT s.name, s.state, s.ext FROM stages s"
+                                " JOIN operations o ON o.id = s.op_id WHERE"
+                                " o.cluster = '%s' AND o.kind ="
+                                " 'cluster.delete' ORDER BY s.seq" % c):
+                    t.diag("  delete stage %s" % " ".join(row))
+                for e in sandbox_requests(r1):
+                    p = e.get("params") or {}
+                    if e.get("service") in ("sagemaker", "eks") and c in (
+                            p.get("ClusterName"), p.get("name")):
+                        t.diag("  request %s %s %s %s %s" % (
+                            e.get("seq"), e.get("service"),
+                            e.get("operation"), e.get("status"),
+                            e.get("error") or ""))
 
 rejected = []
 for r in replicas:
