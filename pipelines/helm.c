@@ -299,6 +299,7 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 	const char *end;
 	enum sw_step_rc rc;
 	int got, status = 0;
+	sw_err e;
 
 	if (r == NULL)
 		return sw_step_fail(s, "unknown Helm chart");
@@ -365,10 +366,13 @@ sw_helm_run(struct sw_step *s, struct sw_kube *kb, enum sw_helm_chart c,
 		if (got) {
 			/* a finished Job of an earlier run: the pods go too */
 			memset(&ke, 0, sizeof(ke));
+			if ((rc = sw_kube_fence(s, kb)) != STEP_DONE)
+				return rc;
 			s->calls_made++;
-			if (k8s_delete_propagate(
-				&kb->k, path, "Background", &ke) != SW_OK &&
-			    ke.status != 404)
+			e = k8s_delete_propagate(
+			    &kb->k, path, "Background", &ke);
+			sw_kube_unfence(kb);
+			if (e != SW_OK && ke.status != 404)
 				return sw_step_retry(s, sw_poll_ms(s, 5000),
 				    "delete old Job %s: %s (will retry)", name,
 				    ke.message[0] ? ke.message : "failed");

@@ -527,6 +527,26 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 }
 
 enum sw_step_rc
+sw_kube_fence(struct sw_step *s, struct sw_kube *kb)
+{
+	if (s->plan)
+		return STEP_DONE;
+	if (sw_step_save(s) != SW_OK)
+		return sw_step_retry(s, 2000,
+		    "cannot record the stage before a Kubernetes change "
+		    "(will retry)");
+	if (s->lease != NULL)
+		kb->k.http.send_by_ms = sw_lease_send_by(s->lease);
+	return STEP_DONE;
+}
+
+void
+sw_kube_unfence(struct sw_kube *kb)
+{
+	kb->k.http.send_by_ms = 0;
+}
+
+enum sw_step_rc
 sw_kube_apply(struct sw_step *s, struct sw_kube *kb, json_object *obj)
 {
 	return sw_kube_apply_out(s, kb, obj, NULL, NULL);
@@ -574,8 +594,10 @@ sw_kube_apply_out(struct sw_step *s, struct sw_kube *kb, json_object *obj,
 		return sw_step_fail(
 		    s, "bad manifest path for %s/%s", kind, name);
 	memset(&err, 0, sizeof(err));
+	TRY(sw_kube_fence(s, kb));
 	s->calls_made++;
 	e = k8s_apply(&kb->k, path, obj, out, &err);
+	sw_kube_unfence(kb);
 	if (e == SW_OK)
 		return STEP_DONE;
 	if (out != NULL) {

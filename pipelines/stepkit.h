@@ -158,6 +158,16 @@ enum sw_step_rc sw_kube_apply(
 enum sw_step_rc sw_kube_apply_out(struct sw_step *, struct sw_kube *,
     json_object *obj, json_object **out, int *status);
 
+/*
+ * Before a Kubernetes call that changes something: the stage recorded
+ * under the lease, as before an AWS mutation (a poller whose lease moved
+ * finds out here), and the call sent only while that lease surely holds
+ * (kb's send-by time).  STEP_DONE to go on; sw_kube_unfence after the
+ * call.
+ */
+enum sw_step_rc sw_kube_fence(struct sw_step *, struct sw_kube *);
+void sw_kube_unfence(struct sw_kube *);
+
 /* IAM role name gone, with its attached and inline policies; done when
  * it does not exist. */
 enum sw_step_rc sw_remove_role(struct sw_step *, const char *name);
