@@ -175,6 +175,20 @@ sw_step_save(struct sw_step *s)
 	    s->db, sw_stage_set_ext(s->db, s->op_id, s->seq, s->res));
 }
 
+enum sw_step_rc
+sw_step_fence(struct sw_step *s, struct http_client *http, const char *what)
+{
+	if (s->plan)
+		return STEP_DONE;
+	if (sw_step_save(s) != SW_OK)
+		return sw_step_retry(s, 2000,
+		    "cannot record the stage before %s (will retry)", what);
+	/* It goes out only while the lease just checked surely holds. */
+	if (s->lease != NULL)
+		http->send_by_ms = sw_lease_send_by(s->lease);
+	return STEP_DONE;
+}
+
 /* A stage's answer to a failed AWS call: what the error means was
  * decided once, where it was born (aws_error_sw). */
 static enum sw_step_rc
@@ -194,6 +208,7 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *errp)
 {
 	struct aws_error err;
+	enum sw_step_rc rc;
 	sw_err e;
 
 	*out = NULL;
@@ -205,19 +220,13 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 		*out = json_object_new_object();
 		return STEP_DONE;
 	}
-	if (aws_op_mutates(op) && sw_step_save(s) != SW_OK) {
+	if (aws_op_mutates(op) &&
+	    (rc = sw_step_fence(s, &s->aws->http, op)) != STEP_DONE) {
 		json_object_put(in);
-		return sw_step_retry(s, 2000,
-		    "cannot record the stage before "
-		    "%s (will retry)",
-		    op);
+		return rc;
 	}
 	memset(&err, 0, sizeof(err));
 	s->calls_made++;
-	/* A call that mutates goes out only while the lease just checked
-	 * surely holds. */
-	if (aws_op_mutates(op) && s->lease != NULL && !s->plan)
-		s->aws->http.send_by_ms = sw_lease_send_by(s->lease);
 	if (aws_op_mutates(op))
 		sw_fault_stop_before(op);
 	e = aws_call(s->aws, svc, op, in, out, &err);

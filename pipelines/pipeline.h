@@ -138,6 +138,15 @@ void sw_res_set(struct sw_step *, const char *key, const char *val);
 const char *sw_res_from(struct sw_step *, const char *stage, const char *key);
 /* Persist s->res now (no-op in plan mode). */
 sw_err sw_step_save(struct sw_step *);
+/*
+ * Before a call that changes something (an AWS mutation, a Kubernetes
+ * change): the stage recorded under the lease (sw_step_save; a poller
+ * whose lease moved finds out here and sends nothing), then http's
+ * send-by time set from the lease.  STEP_DONE to go on, else the
+ * stage's retry; the caller clears http->send_by_ms after the call.
+ */
+enum sw_step_rc sw_step_fence(
+    struct sw_step *, struct http_client *http, const char *what);
 
 /*
  * Ownership tags, the one place their keys are written.  Every AWS

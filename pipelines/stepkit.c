@@ -529,15 +529,7 @@ sw_kube_open(struct sw_step *s, const char *cluster, struct sw_kube *kb)
 enum sw_step_rc
 sw_kube_fence(struct sw_step *s, struct sw_kube *kb)
 {
-	if (s->plan)
-		return STEP_DONE;
-	if (sw_step_save(s) != SW_OK)
-		return sw_step_retry(s, 2000,
-		    "cannot record the stage before a Kubernetes change "
-		    "(will retry)");
-	if (s->lease != NULL)
-		kb->k.http.send_by_ms = sw_lease_send_by(s->lease);
-	return STEP_DONE;
+	return sw_step_fence(s, &kb->k.http, "a Kubernetes change");
 }
 
 void
