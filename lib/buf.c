@@ -36,8 +36,8 @@ sw_buf_reset(struct sw_buf *b)
 		b->data[0] = '\0';
 }
 
-static sw_err
-buf_reserve(struct sw_buf *b, size_t extra)
+sw_err
+sw_buf_reserve(struct sw_buf *b, size_t extra)
 {
 	size_t need, ncap;
 	char *p;
@@ -62,7 +62,7 @@ sw_buf_add(struct sw_buf *b, const void *p, size_t n)
 {
 	sw_err e;
 
-	if ((e = buf_reserve(b, n)) != SW_OK)
+	if ((e = sw_buf_reserve(b, n)) != SW_OK)
 		return e;
 	if (n > 0)
 		memcpy(b->data + b->len, p, n);
@@ -95,11 +95,27 @@ sw_buf_vprintf(struct sw_buf *b, const char *fmt, va_list ap)
 	va_end(cp);
 	if (n < 0)
 		return SW_EINTERNAL;
-	if ((e = buf_reserve(b, (size_t)n)) != SW_OK)
+	if ((e = sw_buf_reserve(b, (size_t)n)) != SW_OK)
 		return e;
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
 	return SW_OK;
+}
+
+sw_err
+sw_buf_putl(struct sw_buf *b, long long v)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	unsigned long long u =
+	    v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	return sw_buf_puts(b, p);
 }
 
 sw_err

@@ -23,10 +23,15 @@ void sw_buf_init(struct sw_buf *, size_t max);
 /* Release the bytes; the struct may be reused after sw_buf_init. */
 void sw_buf_free(struct sw_buf *);
 void sw_buf_reset(struct sw_buf *);
+/* Room for extra more bytes (and the NUL) without another allocation;
+ * SW_ETOOBIG past the cap. */
+sw_err sw_buf_reserve(struct sw_buf *, size_t extra);
 /* Append; SW_ETOOBIG past the cap, SW_ENOMEM on allocation failure. */
 sw_err sw_buf_add(struct sw_buf *, const void *, size_t);
 sw_err sw_buf_puts(struct sw_buf *, const char *);
 sw_err sw_buf_putc(struct sw_buf *, char);
+/* An integer in decimal, without printf. */
+sw_err sw_buf_putl(struct sw_buf *, long long);
 sw_err sw_buf_printf(struct sw_buf *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 sw_err sw_buf_vprintf(struct sw_buf *, const char *, va_list)

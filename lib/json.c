@@ -227,9 +227,10 @@ sw_json_tokener_free(struct json_tokener *tok)
 		json_tokener_free(tok);
 }
 
-sw_err
-sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
-    json_object **out, char *why, size_t whysz)
+/* sw_json_parse_with, or with whole 0 sw_json_parse_part. */
+static sw_err
+parse_value(struct json_tokener **keep, int depth, const char *text, size_t len,
+    int whole, size_t *usedp, json_object **out, char *why, size_t whysz)
 {
 	struct json_tokener *tok;
 	json_object *o;
@@ -244,40 +245,47 @@ sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
 		return SW_EBADJSON;
 	}
 	if (*keep == NULL) {
-		if ((*keep = json_tokener_new_ex(SW_MAX_JSON_DEPTH)) == NULL)
+		if ((*keep = json_tokener_new_ex(depth)) == NULL)
 			return SW_ENOMEM;
-		json_tokener_set_flags(*keep, JSON_TOKENER_STRICT);
+		/* A part is followed by the rest of its document. */
+		json_tokener_set_flags(*keep,
+		    JSON_TOKENER_STRICT |
+			(whole ? 0 : JSON_TOKENER_ALLOW_TRAILING_CHARS));
 	}
 	tok = *keep;
 	json_tokener_reset(tok);
 	o = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
 	used = json_tokener_get_parse_end(tok);
-	if (jerr == json_tokener_continue) {
+	if (jerr == json_tokener_continue && whole) {
 		/* A number at the very end may go on: a space ends it
 		 * ("5" is a whole document), and ends nothing else. */
 		o = json_tokener_parse_ex(tok, " ", 1);
 		jerr = json_tokener_get_error(tok);
 		used = len;
-		if (jerr != json_tokener_success) {
-			sw_fmt_text(why, whysz, "unexpected end of JSON input");
-			goto bad;
-		}
+		if (jerr != json_tokener_success)
+			jerr = json_tokener_continue;
+	}
+	if (jerr == json_tokener_continue) {
+		sw_fmt_text(why, whysz, "unexpected end of JSON input");
+		goto bad;
 	}
 	if (jerr != json_tokener_success) {
 		sw_fmt_text(why, whysz, "%s at offset %zu",
 		    json_tokener_error_desc(jerr), used);
 		goto bad;
 	}
+	if (usedp != NULL)
+		*usedp = used;
 	/* (strchr finds the terminator: a NUL is not white space.) */
-	while (used < len && text[used] != '\0' &&
+	while (whole && used < len && text[used] != '\0' &&
 	    strchr(" \t\r\n", text[used]) != NULL)
 		used++;
-	if (used != len) {
+	if (whole && used != len) {
 		sw_fmt_text(why, whysz, "trailing data at offset %zu", used);
 		goto bad;
 	}
-	if (text_plain_ascii(text, len)) {
+	if (text_plain_ascii(text, used)) {
 		*out = o;
 		return SW_OK;
 	}
@@ -292,7 +300,7 @@ sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
 		json_object_put(o);
 		return SW_EBADJSON;
 	}
-	if (has_nul_escape(text, len)) {
+	if (has_nul_escape(text, used)) {
 		sw_fmt_text(why, whysz,
 		    "a key contains a NUL character "
 		    "(\\u0000)");
@@ -304,6 +312,21 @@ sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
 bad:
 	json_object_put(o);
 	return SW_EBADJSON;
+}
+
+sw_err
+sw_json_parse_with(struct json_tokener **keep, const char *text, size_t len,
+    json_object **out, char *why, size_t whysz)
+{
+	return parse_value(
+	    keep, SW_MAX_JSON_DEPTH, text, len, 1, NULL, out, why, whysz);
+}
+
+sw_err
+sw_json_parse_part(struct json_tokener **keep, int depth, const char *text,
+    size_t len, size_t *used, json_object **out, char *why, size_t whysz)
+{
+	return parse_value(keep, depth, text, len, 0, used, out, why, whysz);
 }
 
 const char *
@@ -350,6 +373,148 @@ sw_json_freeze(json_object *o)
 	memcpy(f->text, text, len + 1);
 	json_object_set_serializer(o, frozen_print, f, frozen_free);
 	return f->text;
+}
+
+/* The bytes a JSON string cannot hold as they are, each with the length
+ * of its escape: "\\n" and the like, or "\\u00XX". */
+/* clang-format off */
+static const unsigned char special[256] = {
+	6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 6, 2, 2, 6, 6, /* 0x0_ */
+	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, /* 0x1_ */
+	0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x2_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x3_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x4_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, /* 0x5_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x6_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x7_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x8_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x9_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xa_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xb_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xc_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xd_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xe_ */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xf_ */
+};
+/* clang-format on */
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* The first byte at or after p (before end) a JSON string cannot hold
+ * as it is: '"', '\\' or a control character.  Eight bytes a step,
+ * each test the usual word-at-a-time one ((v - 1) & ~v has a byte's
+ * high bit set where v's byte is 0, (x - 0x20) & ~x where x's is under
+ * 0x20), then the byte itself by the loop after. */
+static const unsigned char *
+plain_end(const unsigned char *p, const unsigned char *end)
+{
+	uint64_t x, q, bs, m;
+
+	for (; end - p >= 8; p += 8) {
+		memcpy(&x, p, 8);
+		q = x ^ (ONES * '"');
+		bs = x ^ (ONES * '\\');
+		m = ((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+		    ((bs - ONES) & ~bs);
+		if ((m & HIGHS) != 0)
+			break;
+	}
+	while (p < end && !special[*p])
+		p++;
+	return p;
+}
+
+/* The escape of a byte plain_end stops at, as json-c writes it, at w
+ * (special[ch] bytes). */
+static void
+escape_at(unsigned char ch, char *w)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	w[0] = '\\';
+	switch (ch) {
+	case '"':
+	case '\\':
+		w[1] = (char)ch;
+		return;
+	case '\b':
+		w[1] = 'b';
+		return;
+	case '\f':
+		w[1] = 'f';
+		return;
+	case '\n':
+		w[1] = 'n';
+		return;
+	case '\r':
+		w[1] = 'r';
+		return;
+	case '\t':
+		w[1] = 't';
+		return;
+	default:
+		memcpy(w + 1, "u00", 3);
+		w[4] = hex[ch >> 4];
+		w[5] = hex[ch & 15];
+	}
+}
+
+/* Bytes b may still take: up to its cap and its allocation. */
+static size_t
+room_in(const struct sw_buf *b, const char *w)
+{
+	size_t lim = b->cap - 1 < b->max ? b->cap - 1 : b->max;
+
+	return lim - (size_t)(w - b->data);
+}
+
+/* The escapes json-c writes (sw_json_str): a text printed either way
+ * reads the same.  Written in place, the room for the rest of s and the
+ * closing quote kept ahead; the short runs between escapes (JSON text
+ * is full of them) copied without a call. */
+sw_err
+sw_json_put_string(struct sw_buf *b, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len, *run;
+	size_t room, n, need;
+	char *w;
+	sw_err e;
+
+	if ((e = sw_buf_reserve(b, len + 2)) != SW_OK)
+		return e;
+	w = b->data + b->len;
+	*w++ = '"';
+	room = room_in(b, w);
+	for (run = p; (p = plain_end(run, end)) < end; run = p + 1) {
+		n = special[*p];
+		/* this run and escape, the rest plain, the quote */
+		need = (size_t)(end - run) + n;
+		if (room < need) {
+			b->len = (size_t)(w - b->data);
+			if ((e = sw_buf_reserve(b, need)) != SW_OK) {
+				b->data[b->len] = '\0';
+				return e;
+			}
+			w = b->data + b->len;
+			room = room_in(b, w);
+		}
+		room -= (size_t)(p - run) + n;
+		if (p - run >= 16) {
+			memcpy(w, run, (size_t)(p - run));
+			w += p - run;
+		} else
+			while (run < p)
+				*w++ = (char)*run++;
+		escape_at(*p, w);
+		w += n;
+	}
+	memcpy(w, run, (size_t)(end - run));
+	w += end - run;
+	*w++ = '"';
+	*w = '\0';
+	b->len = (size_t)(w - b->data);
+	return SW_OK;
 }
 
 const char *

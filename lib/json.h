@@ -31,6 +31,17 @@ sw_err sw_json_parse(
  */
 sw_err sw_json_parse_with(struct json_tokener **tok, const char *, size_t len,
     json_object **out, char *why, size_t whysz);
+/*
+ * Parse the one value at the start of text[0..len) -- what follows it
+ * is the caller's -- at most depth deep, with the same checks of its
+ * strings; *used gets its length.  For a document read in parts: a
+ * value nested k deep in it, parsed at depth SW_MAX_JSON_DEPTH - k, is
+ * refused where the whole document would be.  *tok keeps the depth it
+ * was made with: keep one per depth.
+ */
+sw_err sw_json_parse_part(struct json_tokener **tok, int depth,
+    const char *text, size_t len, size_t *used, json_object **out, char *why,
+    size_t whysz);
 void sw_json_tokener_free(struct json_tokener *tok);
 /* NULL when s[0..len) is valid UTF-8 (no overlong forms, surrogates or
  * code points past U+10FFFF) and has no NUL; else why not. */
@@ -52,6 +63,10 @@ const char *sw_json_pretty(json_object *o);
  * valid while o lives.
  */
 const char *sw_json_freeze(json_object *o);
+struct sw_buf;
+/* s[0..len) as a JSON string (quoted and escaped as sw_json_str would
+ * print it) at the end of b. */
+sw_err sw_json_put_string(struct sw_buf *b, const char *s, size_t len);
 
 /* Member lookups; NULL/default when absent or of another type. */
 const char *sw_json_get_str(json_object *, const char *key);

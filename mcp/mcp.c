@@ -35,6 +35,7 @@
 #include "lib/buf.h"
 #include "config.h"
 #include "lib/json.h"
+#include "lib/jscan.h"
 #include "lib/log.h"
 #include "mcp/mcp.h"
 #include "lib/metrics.h"
@@ -140,7 +141,27 @@ sw_mcp_answer_free(struct sw_mcp_answer *a)
 static void
 add_header(struct sw_mcp_answer *a, const char *name, const char *value)
 {
-	(void)sw_buf_printf(&a->headers, "%s: %s\r\n", name, value);
+	if (sw_buf_puts(&a->headers, name) == SW_OK &&
+	    sw_buf_puts(&a->headers, ": ") == SW_OK &&
+	    sw_buf_puts(&a->headers, value) == SW_OK)
+		(void)sw_buf_puts(&a->headers, "\r\n");
+}
+
+/* An answer of len bytes would be over SW_MCP_MAX_ANSWER: a 500
+ * JSON-RPC internal error goes instead. */
+static void
+answer_too_big(struct ctx *c, size_t len)
+{
+	static const char too_big[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":null,"
+	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
+	    "the answer is larger than the server sends\"}}";
+
+	sw_warn("/mcp answer of %zu bytes is over %d", len, SW_MCP_MAX_ANSWER);
+	c->out->status = 500;
+	c->out->content_type = "application/json";
+	sw_buf_reset(&c->out->body);
+	(void)sw_buf_add(&c->out->body, too_big, sizeof(too_big) - 1);
 }
 
 /* Answer with a JSON document (borrowed); one over SW_MCP_MAX_ANSWER
@@ -148,10 +169,6 @@ add_header(struct sw_mcp_answer *a, const char *name, const char *value)
 static void
 reply_json(struct ctx *c, int status, json_object *doc)
 {
-	static const char too_big[] =
-	    "{\"jsonrpc\":\"2.0\",\"id\":null,"
-	    "\"error\":{\"code\":-32603,\"message\":\"Internal error: "
-	    "the answer is larger than the server sends\"}}";
 	const char *s;
 
 	if (c->out->streamed) {
@@ -163,13 +180,8 @@ reply_json(struct ctx *c, int status, json_object *doc)
 	c->out->status = status;
 	c->out->content_type = "application/json";
 	sw_buf_reset(&c->out->body);
-	if (sw_buf_add(&c->out->body, s, strlen(s)) != SW_OK) {
-		sw_warn("/mcp answer of %zu bytes is over %d", strlen(s),
-		    SW_MCP_MAX_ANSWER);
-		c->out->status = 500;
-		sw_buf_reset(&c->out->body);
-		(void)sw_buf_add(&c->out->body, too_big, sizeof(too_big) - 1);
-	}
+	if (sw_buf_add(&c->out->body, s, strlen(s)) != SW_OK)
+		answer_too_big(c, strlen(s));
 }
 
 /* Answer 202 Accepted with no body (notifications, responses). */
@@ -1467,64 +1479,102 @@ answer_request(struct ctx *c, json_object *id, const char *method,
 	return res;
 }
 
-/* s as a JSON string, escaped as sw_json_str escapes (no "\/"). */
-static sw_err
-put_json_string(struct sw_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-	char esc[7] = "\\u0000";
-	sw_err e = sw_buf_putc(b, '"');
-
-	for (; e == SW_OK && *p != '\0'; p++) {
-		if (*p >= 0x20 && *p != '"' && *p != '\\')
-			continue;
-		if ((e = sw_buf_add(b, run, (size_t)(p - run))) != SW_OK)
-			break;
-		run = p + 1;
-		switch (*p) {
-		case '"':
-			e = sw_buf_puts(b, "\\\"");
-			break;
-		case '\\':
-			e = sw_buf_puts(b, "\\\\");
-			break;
-		case '\b':
-			e = sw_buf_puts(b, "\\b");
-			break;
-		case '\f':
-			e = sw_buf_puts(b, "\\f");
-			break;
-		case '\n':
-			e = sw_buf_puts(b, "\\n");
-			break;
-		case '\r':
-			e = sw_buf_puts(b, "\\r");
-			break;
-		case '\t':
-			e = sw_buf_puts(b, "\\t");
-			break;
-		default:
-			esc[4] = hex[*p >> 4];
-			esc[5] = hex[*p & 15];
-			e = sw_buf_add(b, esc, 6);
-		}
-	}
-	if (e == SW_OK)
-		e = sw_buf_add(b, run, (size_t)(p - run));
-	return e == SW_OK ? sw_buf_putc(b, '"') : e;
-}
-
 /* "key":value, then a comma when more follows. */
 static sw_err
 put_member(struct sw_buf *b, const char *key, json_object *v, int comma)
 {
 	sw_err e;
 
-	if ((e = put_json_string(b, key)) == SW_OK &&
+	if ((e = sw_json_put_string(b, key, strlen(key))) == SW_OK &&
 	    (e = sw_buf_putc(b, ':')) == SW_OK &&
 	    (e = sw_buf_puts(b, sw_json_str(v))) == SW_OK && comma)
 		e = sw_buf_putc(b, ',');
+	return e;
+}
+
+/* The modern answer's text up to its result's members. */
+static sw_err
+answer_open(struct sw_buf *b, const char *id, size_t idlen)
+{
+	sw_err e;
+
+	sw_buf_reset(b);
+	if ((e = sw_buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":")) == SW_OK &&
+	    (e = sw_buf_add(b, id, idlen)) == SW_OK)
+		e = sw_buf_puts(b, ",\"result\":{");
+	return e;
+}
+
+/* _meta, with the result's own meta members (meta may be NULL) and
+ * serverInfo, then the end of the answer. */
+static sw_err
+meta_close(struct ctx *c, struct sw_buf *b, json_object *meta)
+{
+	json_object *srv;
+	sw_err e = sw_buf_puts(b, "\"_meta\":{");
+
+	if (meta != NULL && json_object_is_type(meta, json_type_object)) {
+		json_object_object_foreach(meta, mk, mv)
+		{
+			if (e == SW_OK && strcmp(mk, META_SERVER) != 0)
+				e = put_member(b, mk, mv, 1);
+		}
+	}
+	srv = server_info(c->m); /* a new reference */
+	if (e == SW_OK)
+		e = put_member(b, META_SERVER, srv, 0);
+	json_object_put(srv);
+	return e == SW_OK ? sw_buf_puts(b, "}}}") : e;
+}
+
+/* The end of every plain result's answer (no meta of its own, no
+ * resultType, not a list's), made once; NULL when it cannot be. */
+static const char *
+plain_close(struct ctx *c)
+{
+	struct sw_buf t;
+
+	if (c->m->answer_end == NULL) {
+		sw_buf_init(&t, 0);
+		if (sw_buf_puts(&t, "\"resultType\":\"complete\",") == SW_OK &&
+		    meta_close(c, &t, NULL) == SW_OK)
+			c->m->answer_end = sw_buf_steal(&t);
+		sw_buf_free(&t);
+	}
+	return c->m->answer_end;
+}
+
+/*
+ * After the result's members, each followed by a comma: the fields
+ * modern_result adds (resultType unless typed, the list's cache fields,
+ * _meta with the result's own meta members and serverInfo), then the
+ * end of the answer.
+ */
+static sw_err
+answer_close(struct ctx *c, struct sw_buf *b, json_object *meta, int typed,
+    int cacheable)
+{
+	const char *plain =
+	    meta == NULL && !typed && !cacheable ? plain_close(c) : NULL;
+	sw_err e = SW_OK;
+
+	if (plain != NULL)
+		e = sw_buf_puts(b, plain);
+	else {
+		if (!typed)
+			e = sw_buf_puts(b, "\"resultType\":\"complete\",");
+		if (e == SW_OK && cacheable)
+			e = sw_buf_printf(b,
+			    "\"ttlMs\":%d,\"cacheScope\":"
+			    "\"private\",",
+			    SW_MCP_LIST_TTL_MS);
+		if (e == SW_OK)
+			e = meta_close(c, b, meta);
+	}
+	if (e == SW_OK) {
+		c->out->status = 200;
+		c->out->content_type = "application/json";
+	}
 	return e;
 }
 
@@ -1539,14 +1589,11 @@ static sw_err
 result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 {
 	struct sw_buf *b = &c->out->body;
-	json_object *meta = NULL, *srv;
+	const char *idtext = sw_json_str(id);
+	json_object *meta = NULL;
 	int typed = 0;
-	sw_err e;
+	sw_err e = answer_open(b, idtext, strlen(idtext));
 
-	sw_buf_reset(b);
-	if ((e = sw_buf_puts(b, "{\"jsonrpc\":\"2.0\",\"id\":")) == SW_OK &&
-	    (e = sw_buf_puts(b, sw_json_str(id))) == SW_OK)
-		e = sw_buf_puts(b, ",\"result\":{");
 	json_object_object_foreach(res, k, v)
 	{
 		if (strcmp(k, "_meta") == 0) {
@@ -1557,35 +1604,11 @@ result_text(struct ctx *c, json_object *id, json_object *res, int cacheable)
 		if (e == SW_OK)
 			e = put_member(b, k, v, 1);
 	}
-	if (e == SW_OK && !typed)
-		e = sw_buf_puts(b, "\"resultType\":\"complete\",");
-	if (e == SW_OK && cacheable)
-		e = sw_buf_printf(b,
-		    "\"ttlMs\":%d,\"cacheScope\":"
-		    "\"private\",",
-		    SW_MCP_LIST_TTL_MS);
 	if (e == SW_OK)
-		e = sw_buf_puts(b, "\"_meta\":{");
-	if (meta != NULL && json_object_is_type(meta, json_type_object)) {
-		json_object_object_foreach(meta, mk, mv)
-		{
-			if (e == SW_OK && strcmp(mk, META_SERVER) != 0)
-				e = put_member(b, mk, mv, 1);
-		}
-	}
-	srv = server_info(c->m); /* a new reference */
-	if (e == SW_OK)
-		e = put_member(b, META_SERVER, srv, 0);
-	json_object_put(srv);
-	if (e == SW_OK)
-		e = sw_buf_puts(b, "}}}");
-	if (e != SW_OK) {
+		e = answer_close(c, b, meta, typed, cacheable);
+	if (e != SW_OK)
 		sw_buf_reset(b);
-		return e;
-	}
-	c->out->status = 200;
-	c->out->content_type = "application/json";
-	return SW_OK;
+	return e;
 }
 
 /* A modern request's answer: a result that goes out as one JSON body
@@ -1998,6 +2021,217 @@ modern_request(struct ctx *c, json_object *msg)
 	modern_answer(c, id, method, params);
 }
 
+/* ---- the common call, read without a document ------------------------- */
+
+/*
+ * The call agents make most -- a modern tools/call of a row's tool with
+ * none of progress, a log level, a confirmation or an extra's tool -- is
+ * read by sw_jscan: the envelope's members are found in the text and
+ * only the arguments are parsed.  Its answer is written as text.  Any
+ * other request, and any the reader is unsure of, goes the general way
+ * (quick_call returns 0 having written nothing), which answers it alike.
+ */
+struct quick {
+	struct sw_mcp *m;
+	const char *end; /* of the body */
+	struct sw_jval id;
+	json_object *args; /* parsed, owned */
+	char name[128];
+	char version[64];
+	int elicits;
+};
+
+/* Is this member's key new?  Any key read twice sends the request the
+ * general way (the parser keeps the last). */
+static int
+first_time(unsigned *seen, unsigned bit)
+{
+	if (*seen & bit)
+		return 0;
+	*seen |= bit;
+	return 1;
+}
+
+/* An id written as the parser would print it: a string without escapes
+ * or a plain integer. */
+static int
+id_plain(const struct sw_jval *v)
+{
+	size_t i = v->n > 0 && v->p[0] == '-' ? 1 : 0;
+
+	if (v->type == 's')
+		return memchr(v->p + 1, '\\', v->n - 2) == NULL;
+	if (v->type != 'n' || (v->n == 2 && v->p[0] == '-' && v->p[1] == '0'))
+		return 0;
+	for (; i < v->n; i++)
+		if (v->p[i] < '0' || v->p[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* params._meta: the version, the client's capabilities; 0 when the
+ * general way must read it. */
+static int
+quick_meta(struct quick *q, struct sw_jscan *params)
+{
+	struct sw_jscan sc, caps;
+	struct sw_jval k, v;
+	unsigned seen = 0;
+	int r;
+
+	if (sw_jscan_into(&sc, params) != 0)
+		return 0;
+	while ((r = sw_jscan_next(&sc, &k, &v)) == 1) {
+		if (SW_JKEY_IS(&k, META_VERSION)) {
+			if (!first_time(&seen, 1) ||
+			    sw_jval_text(&v, q->version, sizeof(q->version)) !=
+				0)
+				return 0;
+		} else if (SW_JKEY_IS(&k, META_CAPS)) {
+			if (!first_time(&seen, 2) ||
+			    sw_jscan_into(&caps, &sc) != 0)
+				return 0;
+			while ((r = sw_jscan_next(&caps, &k, &v)) == 1)
+				q->elicits |= SW_JKEY_IS(&k, "elicitation");
+			if (r != 0)
+				return 0;
+		} else if (SW_JKEY_IS(&k, META_LOG_LEVEL) ||
+		    SW_JKEY_IS(&k, "progressToken"))
+			return 0;
+	}
+	return r == 0 && seen == 3;
+}
+
+/* params: the tool's name, its arguments' text and _meta. */
+static int
+quick_params(struct quick *q, struct sw_jscan *top)
+{
+	struct sw_jscan sc;
+	struct sw_jval k, v;
+	unsigned seen = 0;
+	char why[160];
+	size_t used;
+	int r;
+
+	if (sw_jscan_into(&sc, top) != 0)
+		return 0;
+	while ((r = sw_jscan_next(&sc, &k, &v)) == 1) {
+		if (SW_JKEY_IS(&k, "name")) {
+			if (!first_time(&seen, 1) ||
+			    sw_jval_text(&v, q->name, sizeof(q->name)) != 0)
+				return 0;
+		} else if (SW_JKEY_IS(&k, "arguments")) {
+			/* parsed where it lies: params in the envelope are
+			 * the 2 levels above it */
+			if (!first_time(&seen, 2) || v.type != 'o' ||
+			    sw_json_parse_part(&q->m->tok_args,
+				SW_MAX_JSON_DEPTH - 2, v.p,
+				(size_t)(q->end - v.p), &used, &q->args, why,
+				sizeof(why)) != SW_OK)
+				return 0;
+			sw_jscan_took(&sc, &v, used);
+		} else if (SW_JKEY_IS(&k, "_meta")) {
+			if (!first_time(&seen, 4) || v.type != 'o' ||
+			    !quick_meta(q, &sc))
+				return 0;
+		}
+	}
+	return r == 0 && (seen & 5) == 5;
+}
+
+/* The envelope of a tools/call; 0 when the general way must read it. */
+static int
+quick_read(const struct sw_mcp_http *in, struct quick *q)
+{
+	struct sw_jscan top;
+	struct sw_jval k, v;
+	unsigned seen = 0;
+	int r;
+
+	if (in->body == NULL ||
+	    sw_jscan_open(&top, in->body, in->body_len) != 0)
+		return 0;
+	q->end = in->body + in->body_len;
+	while ((r = sw_jscan_next(&top, &k, &v)) == 1) {
+		if (SW_JKEY_IS(&k, "jsonrpc")) {
+			if (!first_time(&seen, 1) || !sw_jval_is(&v, "2.0"))
+				return 0;
+		} else if (SW_JKEY_IS(&k, "id")) {
+			if (!first_time(&seen, 2) || !id_plain(&v))
+				return 0;
+			q->id = v;
+		} else if (SW_JKEY_IS(&k, "method")) {
+			if (!first_time(&seen, 4) ||
+			    !sw_jval_is(&v, "tools/call"))
+				return 0;
+		} else if (SW_JKEY_IS(&k, "params")) {
+			if (!first_time(&seen, 8) || v.type != 'o' ||
+			    !quick_params(q, &top))
+				return 0;
+		}
+	}
+	return r == 0 && seen == 15;
+}
+
+/* Would the general way answer q as the quick way does?  Its header
+ * checks pass, and m_tools_call would take its plain way (each refusal
+ * and gate left to it). */
+static const struct sw_op *
+quick_row(struct ctx *c, const struct quick *q)
+{
+	const struct sw_mcp_http *in = c->in;
+	const struct sw_op *op;
+	char decoded[512], why[400];
+	const char *hdr;
+
+	if (in->protocol_version == NULL ||
+	    strcmp(in->protocol_version, q->version) != 0 ||
+	    !in_list(modern_versions, q->version) || in->mcp_method == NULL ||
+	    strcmp(in->mcp_method, "tools/call") != 0 || in->mcp_name == NULL ||
+	    (hdr = header_value_decode(
+		 in->mcp_name, decoded, sizeof(decoded))) == NULL ||
+	    strcmp(hdr, q->name) != 0)
+		return NULL;
+	if ((op = sw_mcp_row_tool(q->name)) == NULL ||
+	    !sw_mcp_tool_allowed(c->m, c->who.tools, q->name) ||
+	    team_refused(c, q->name, why, sizeof(why)) ||
+	    (c->m->extras != NULL && c->m->extras->is_tool(q->name)) ||
+	    sw_mcp_confirm_asked(op))
+		return NULL;
+	return op;
+}
+
+/* Answer the request the quick way: 1, or 0 (nothing written) to send
+ * it the general way. */
+static int
+quick_call(struct ctx *c)
+{
+	struct sw_buf *b = &c->out->body;
+	const struct sw_op *op;
+	struct quick q;
+	int is_error = 0;
+	sw_err e;
+
+	memset(&q, 0, sizeof(q));
+	q.m = c->m;
+	if (!quick_read(c->in, &q) || (op = quick_row(c, &q)) == NULL) {
+		json_object_put(q.args);
+		return 0;
+	}
+	c->client_elicits = q.elicits;
+	if ((e = answer_open(b, q.id.p, q.id.n)) == SW_OK &&
+	    (e = sw_mcp_row_answer(c->m, &c->who, op, q.args, b, &is_error)) ==
+		SW_OK &&
+	    (e = sw_buf_putc(b, ',')) == SW_OK)
+		e = answer_close(c, b, NULL, 0, 0);
+	json_object_put(q.args);
+	sw_metric_add("slipway_mcp_calls_total", 1, "tool", q.name, "outcome",
+	    is_error ? "error" : "ok", NULL);
+	if (e != SW_OK)
+		answer_too_big(c, b->len);
+	return 1;
+}
+
 /* ---- the entry point -------------------------------------------------- */
 
 void
@@ -2075,6 +2309,9 @@ sw_mcp_handle(
 		    "Not Acceptable: Accept must allow application/json", NULL);
 		return;
 	}
+	if (c.modern && in->mcp_method != NULL &&
+	    strcmp(in->mcp_method, "tools/call") == 0 && quick_call(&c))
+		return;
 	if (sw_json_parse_with(&m->tok, in->body ? in->body : "", in->body_len,
 		&msg, reason, sizeof(reason)) != SW_OK) {
 		char text[200];
@@ -2117,25 +2354,20 @@ out:
 sw_err
 sw_mcp_answer_head(const struct sw_mcp_answer *a, struct sw_buf *out)
 {
-	char line[64];
 	sw_err e;
 
-	if (snprintf(line, sizeof(line), "Status: %d\r\n",
-		a->status ? a->status : 200) >= (int)sizeof(line))
-		return SW_EINTERNAL;
-	if ((e = sw_buf_puts(out, line)) == SW_OK &&
-	    (e = sw_buf_puts(out, "Cache-Control: no-store\r\n")) == SW_OK)
+	if ((e = sw_buf_puts(out, "Status: ")) == SW_OK &&
+	    (e = sw_buf_putl(out, a->status ? a->status : 200)) == SW_OK &&
+	    (e = sw_buf_puts(out, "\r\nCache-Control: no-store\r\n")) == SW_OK)
 		e = sw_buf_add(out, a->headers.data, a->headers.len);
 	if (e == SW_OK && a->content_type != NULL &&
 	    (e = sw_buf_puts(out, "Content-Type: ")) == SW_OK &&
 	    (e = sw_buf_puts(out, a->content_type)) == SW_OK)
 		e = sw_buf_puts(out, "\r\n");
-	if (e != SW_OK)
-		return e;
-	if (snprintf(line, sizeof(line), "Content-Length: %zu\r\n\r\n",
-		a->body.len) >= (int)sizeof(line))
-		return SW_EINTERNAL;
-	return sw_buf_puts(out, line);
+	if (e == SW_OK && (e = sw_buf_puts(out, "Content-Length: ")) == SW_OK &&
+	    (e = sw_buf_putl(out, (long long)a->body.len)) == SW_OK)
+		e = sw_buf_puts(out, "\r\n\r\n");
+	return e;
 }
 
 /* ---- set-up ------------------------------------------------------------ */
@@ -2225,8 +2457,10 @@ sw_mcp_free(struct sw_mcp *m)
 	json_object_put(m->plugins);
 	m->plugins = NULL;
 	json_object_put(m->server_info);
+	free(m->answer_end);
 	m->server_info = NULL;
 	sw_json_tokener_free(m->tok);
+	sw_json_tokener_free(m->tok_args);
 	m->tok = NULL;
 	OPENSSL_cleanse(m->key, sizeof(m->key));
 }

@@ -161,7 +161,9 @@ struct sw_mcp {
 	char skills_dir[512]; /* skills/; "": none */
 	const struct sw_mcp_extras *extras; /* borrowed; NULL: none */
 	json_object *server_info; /* owned; lazily made */
+	char *answer_end; /* owned; a plain result's last fields, made once */
 	struct json_tokener *tok; /* owned; the requests' parser */
+	struct json_tokener *tok_args; /* owned; a tools/call's arguments' */
 };
 
 /*
@@ -225,6 +227,16 @@ json_object *sw_mcp_problem_new(int status, const char *slug, const char *title,
 sw_err sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
     const char *authorization, const char *name, json_object *arguments,
     json_object **result, char *why, size_t whysz);
+/* The row whose tool is name, or NULL (no such tool, or a plugin's). */
+const struct sw_op *sw_mcp_row_tool(const char *name);
+/*
+ * tools/call of row op with arguments (borrowed, may be NULL), its
+ * CallToolResult's members written as text at the end of b: the same
+ * characters sw_mcp_tool_call's result prints as.  *is_error says
+ * which it was.  Fails only when b is full.
+ */
+sw_err sw_mcp_row_answer(struct sw_mcp *m, const struct sw_principal *who,
+    const struct sw_op *op, json_object *args, struct sw_buf *b, int *is_error);
 
 /*
  * Run the tool row op_name with arguments (borrowed, may be NULL) for

@@ -279,14 +279,27 @@ sw_mcp_tool_list(const struct sw_mcp *m, const struct sw_principal *who)
 
 /* ---- REST answer -> CallToolResult ------------------------------------ */
 
-static void
-content_text(json_object *content, const char *text)
-{
-	json_object *c = json_object_new_object();
+/*
+ * A CallToolResult before it is written: content's text items, the
+ * structuredContent and isError.  It is made into a document
+ * (result_doc) or written as text into an answer (result_put), the two
+ * reading the same: the text answer of tools/call builds no content
+ * array, copies no document into a string and prints nothing twice.
+ */
+struct tool_result {
+	json_object *doc; /* structuredContent (owned), or NULL */
+	const char *text[2]; /* content's text items, in order */
+	int ntext;
+	int is_error;
+	struct sw_buf lead; /* an error's summary: text[0] */
+	char hint[512]; /* a started operation's poll hint */
+};
 
-	sw_json_add_str(c, "type", "text");
-	sw_json_add_str(c, "text", text);
-	json_object_array_add(content, c);
+static void
+result_free(struct tool_result *t)
+{
+	json_object_put(t->doc);
+	sw_buf_free(&t->lead);
 }
 
 json_object *
@@ -317,65 +330,73 @@ sw_mcp_problem_new(int status, const char *slug, const char *title,
 	return p;
 }
 
-/* isError result from a problem document (stolen). */
-static json_object *
-error_result(const char *tool, json_object *problem)
+/* A string member of o, or dflt. */
+static const char *
+str_or(json_object *o, const char *key, const char *dflt)
 {
-	json_object *r = json_object_new_object(), *content, *errs;
-	struct sw_buf t;
-	size_t i;
+	const char *s = sw_json_get_str(o, key);
 
-	sw_buf_init(&t, 16384);
-	(void)sw_buf_printf(&t, "%s failed: %s (HTTP %d)", tool,
-	    sw_json_get_str(problem, "title")
-		? sw_json_get_str(problem, "title")
-		: "error",
-	    (int)sw_json_get_int(problem, "status", 0));
-	if (sw_json_get_str(problem, "detail") != NULL)
-		(void)sw_buf_printf(
-		    &t, ": %s", sw_json_get_str(problem, "detail"));
-	errs = sw_json_get(problem, "errors");
-	for (i = 0;
-	     errs != NULL && json_object_is_type(errs, json_type_array) &&
-	     i < json_object_array_length(errs);
-	     i++) {
-		json_object *e = json_object_array_get_idx(errs, i);
-
-		(void)sw_buf_printf(&t, "\n- %s: %s (%s)",
-		    sw_json_get_str(e, "field") ? sw_json_get_str(e, "field")
-						: "?",
-		    sw_json_get_str(e, "message")
-			? sw_json_get_str(e, "message")
-			: "",
-		    sw_json_get_str(e, "rule") ? sw_json_get_str(e, "rule")
-					       : "");
-	}
-	content = json_object_new_array();
-	content_text(content, sw_buf_str(&t));
-	content_text(content, sw_json_freeze(problem));
-	sw_buf_free(&t);
-	json_object_object_add(r, "content", content);
-	json_object_object_add(r, "structuredContent", problem);
-	sw_json_add_bool(r, "isError", 1);
-	return r;
+	return s != NULL ? s : dflt;
 }
 
-/* Successful answer; a mutating row's result always names the
- * operation, its status tool and a poll interval. */
-static json_object *
-ok_result(const struct sw_op *op, json_object *doc, const char *raw)
+/* isError from a problem document (stolen): its summary, then the
+ * document, as text. */
+static void
+error_of(struct tool_result *t, const char *tool, json_object *problem)
 {
-	json_object *r = json_object_new_object(), *content;
-	const char *opid;
-	char hint[512];
+	struct sw_buf *b = &t->lead;
+	json_object *errs = sw_json_get(problem, "errors"), *fe;
+	size_t i, n;
 
-	content = json_object_new_array();
-	if (doc == NULL || !json_object_is_type(doc, json_type_object)) {
-		content_text(content, raw);
-		json_object_put(doc);
-		json_object_object_add(r, "content", content);
-		return r;
+	memset(t, 0, sizeof(*t));
+	sw_buf_init(b, 16384);
+	(void)sw_buf_puts(b, tool);
+	(void)sw_buf_puts(b, " failed: ");
+	(void)sw_buf_puts(b, str_or(problem, "title", "error"));
+	(void)sw_buf_puts(b, " (HTTP ");
+	(void)sw_buf_putl(b, sw_json_get_int(problem, "status", 0));
+	(void)sw_buf_putc(b, ')');
+	if (sw_json_get_str(problem, "detail") != NULL) {
+		(void)sw_buf_puts(b, ": ");
+		(void)sw_buf_puts(b, sw_json_get_str(problem, "detail"));
 	}
+	n = errs != NULL && json_object_is_type(errs, json_type_array)
+	    ? json_object_array_length(errs)
+	    : 0;
+	for (i = 0; i < n; i++) {
+		fe = json_object_array_get_idx(errs, i);
+		(void)sw_buf_puts(b, "\n- ");
+		(void)sw_buf_puts(b, str_or(fe, "field", "?"));
+		(void)sw_buf_puts(b, ": ");
+		(void)sw_buf_puts(b, str_or(fe, "message", ""));
+		(void)sw_buf_puts(b, " (");
+		(void)sw_buf_puts(b, str_or(fe, "rule", ""));
+		(void)sw_buf_putc(b, ')');
+	}
+	t->doc = problem;
+	t->text[0] = sw_buf_str(b);
+	t->text[1] = sw_json_freeze(problem);
+	t->ntext = 2;
+	t->is_error = 1;
+}
+
+/* A successful answer (doc stolen); a mutating row's result always
+ * names the operation, its status tool and a poll interval. */
+static void
+ok_of(struct tool_result *t, const struct sw_op *op, json_object *doc,
+    const char *raw)
+{
+	const char *opid;
+
+	memset(t, 0, sizeof(*t));
+	sw_buf_init(&t->lead, 0);
+	t->ntext = 1;
+	if (doc == NULL || !json_object_is_type(doc, json_type_object)) {
+		json_object_put(doc);
+		t->text[0] = raw;
+		return;
+	}
+	t->doc = doc;
 	opid = sw_json_get_str(doc, "operation_id");
 	if (op != NULL && !(op->flags & SW_OP_READONLY) && opid != NULL &&
 	    op->status_tool != NULL) {
@@ -386,24 +407,93 @@ ok_result(const struct sw_op *op, json_object *doc, const char *raw)
 			    op->poll_seconds > 0 ? op->poll_seconds : 5);
 	}
 	/* Printed once: the text content and structuredContent are the
-	 * same characters (the answer copies them, escaped and as is). */
-	content_text(content, sw_json_freeze(doc));
+	 * same characters. */
+	t->text[0] = sw_json_freeze(doc);
 	if (opid != NULL && sw_json_get_str(doc, "status_tool") != NULL) {
-		sw_fmt_text(hint, sizeof(hint),
+		sw_fmt_text(t->hint, sizeof(t->hint),
 		    "Operation %s is %s. Poll %s "
 		    "with {\"id\": \"%s\"} every %d s until its state is "
 		    "succeeded, failed or cancelled.",
-		    opid,
-		    sw_json_get_str(doc, "state")
-			? sw_json_get_str(doc, "state")
-			: "accepted",
+		    opid, str_or(doc, "state", "accepted"),
 		    sw_json_get_str(doc, "status_tool"), opid,
 		    (int)sw_json_get_int(doc, "poll_interval_seconds", 5));
-		content_text(content, hint);
+		t->text[t->ntext++] = t->hint;
+	}
+}
+
+/* The CallToolResult document (new reference); t is spent. */
+static json_object *
+result_doc(struct tool_result *t)
+{
+	json_object *r = json_object_new_object(), *content, *item;
+	int i;
+
+	content = json_object_new_array();
+	for (i = 0; i < t->ntext; i++) {
+		item = json_object_new_object();
+		sw_json_add_str(item, "type", "text");
+		sw_json_add_str(item, "text", t->text[i]);
+		json_object_array_add(content, item);
 	}
 	json_object_object_add(r, "content", content);
-	json_object_object_add(r, "structuredContent", doc);
+	if (t->doc != NULL) {
+		json_object_object_add(r, "structuredContent", t->doc);
+		t->doc = NULL;
+	}
+	if (t->is_error)
+		sw_json_add_bool(r, "isError", 1);
+	result_free(t);
 	return r;
+}
+
+/* The CallToolResult's members as text at the end of b, as result_doc's
+ * document prints them; t is spent. */
+static sw_err
+result_put(struct tool_result *t, struct sw_buf *b)
+{
+	sw_err e = sw_buf_puts(b, "\"content\":[");
+	int i;
+
+	for (i = 0; e == SW_OK && i < t->ntext; i++) {
+		if (i > 0)
+			e = sw_buf_putc(b, ',');
+		if (e == SW_OK)
+			e = sw_buf_puts(b, "{\"type\":\"text\",\"text\":");
+		if (e == SW_OK)
+			e = sw_json_put_string(
+			    b, t->text[i], strlen(t->text[i]));
+		if (e == SW_OK)
+			e = sw_buf_putc(b, '}');
+	}
+	if (e == SW_OK)
+		e = sw_buf_putc(b, ']');
+	if (e == SW_OK && t->doc != NULL &&
+	    (e = sw_buf_puts(b, ",\"structuredContent\":")) == SW_OK)
+		e = sw_buf_puts(b, sw_json_str(t->doc));
+	if (e == SW_OK && t->is_error)
+		e = sw_buf_puts(b, ",\"isError\":true");
+	result_free(t);
+	return e;
+}
+
+/* isError result from a problem document (stolen). */
+static json_object *
+error_result(const char *tool, json_object *problem)
+{
+	struct tool_result t;
+
+	error_of(&t, tool, problem);
+	return result_doc(&t);
+}
+
+/* Successful result (doc stolen). */
+static json_object *
+ok_result(const struct sw_op *op, json_object *doc, const char *raw)
+{
+	struct tool_result t;
+
+	ok_of(&t, op, doc, raw);
+	return result_doc(&t);
 }
 
 static json_object *
@@ -457,6 +547,21 @@ run_row(struct sw_mcp *m, const struct sw_principal *who,
 			*doc = json_object_new_object();
 	}
 	sw_req_free(&r);
+}
+
+/* A row's call as a CallToolResult. */
+static void
+row_result(struct sw_mcp *m, const struct sw_principal *who,
+    const struct sw_op *op, json_object *args, struct tool_result *t)
+{
+	json_object *doc = NULL;
+	long status = 0;
+
+	run_row(m, who, op, args, &status, &doc);
+	if (status >= 400 || status < 200)
+		error_of(t, op->name, doc);
+	else
+		ok_of(t, op, doc, "");
 }
 
 /* ---- a plugin: an HTTP request to its /ext/ program --------------------- */
@@ -656,8 +761,8 @@ sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
     json_object **result, char *why, size_t whysz)
 {
 	const struct sw_op *op = sw_op_by_name(name);
-	json_object *plugin = NULL, *doc = NULL;
-	long status = 0;
+	struct tool_result t;
+	json_object *plugin = NULL;
 
 	*result = NULL;
 	if (op != NULL && !op_is_tool(op))
@@ -674,12 +779,28 @@ sw_mcp_tool_call(struct sw_mcp *m, const struct sw_principal *who,
 		*result = plugin_call(m, who, authorization, plugin, args);
 		return SW_OK;
 	}
-	run_row(m, who, op, args, &status, &doc);
-	if (status >= 400 || status < 200)
-		*result = error_result(name, doc);
-	else
-		*result = ok_result(op, doc, "");
+	row_result(m, who, op, args, &t);
+	*result = result_doc(&t);
 	return SW_OK;
+}
+
+const struct sw_op *
+sw_mcp_row_tool(const char *name)
+{
+	const struct sw_op *op = sw_op_by_name(name);
+
+	return op != NULL && op_is_tool(op) ? op : NULL;
+}
+
+sw_err
+sw_mcp_row_answer(struct sw_mcp *m, const struct sw_principal *who,
+    const struct sw_op *op, json_object *args, struct sw_buf *b, int *is_error)
+{
+	struct tool_result t;
+
+	row_result(m, who, op, args, &t);
+	*is_error = t.is_error;
+	return result_put(&t, b);
 }
 
 sw_err
