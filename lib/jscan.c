@@ -75,16 +75,25 @@ static const unsigned char special[256] = {
 static size_t
 plain_end(const char *s, size_t n, size_t j)
 {
-	uint64_t x, q, bs;
+	uint64_t x, q, bs, m;
 
 	for (; n - j >= 8; j += 8) {
 		memcpy(&x, s + j, 8);
 		q = x ^ (ONES * '"');
 		bs = x ^ (ONES * '\\');
-		if ((((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+		m = (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
 			((bs - ONES) & ~bs) | x) &
-		    HIGHS)
+		    HIGHS;
+		/* The lowest mark is exact (a borrow only marks the
+		 * bytes after it), the first byte in memory on a
+		 * little-endian machine; elsewhere the loop finds it. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (m != 0)
+			return j + (size_t)__builtin_ctzll(m) / 8;
+#else
+		if (m != 0)
 			break;
+#endif
 	}
 	while (j < n && !special[(unsigned char)s[j]])
 		j++;

@@ -415,10 +415,19 @@ plain_end(const unsigned char *p, const unsigned char *end)
 		memcpy(&x, p, 8);
 		q = x ^ (ONES * '"');
 		bs = x ^ (ONES * '\\');
-		m = ((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-		    ((bs - ONES) & ~bs);
-		if ((m & HIGHS) != 0)
+		m = (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+			((bs - ONES) & ~bs)) &
+		    HIGHS;
+		/* The lowest mark is exact (a borrow only marks the
+		 * bytes after it), the first byte in memory on a
+		 * little-endian machine; elsewhere the loop finds it. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (m != 0)
+			return p + (size_t)__builtin_ctzll(m) / 8;
+#else
+		if (m != 0)
 			break;
+#endif
 	}
 	while (p < end && !special[*p])
 		p++;

@@ -215,6 +215,52 @@ main(void)
 		json_object_put(js);
 	}
 	ok(all, "each byte is written as json-c prints it");
+	/* A byte to escape at each place of two words, among neighbours
+	 * that borrow ('!' is 0x20 + 1) or carry the high bit. */
+	all = 1;
+	for (i = 0; i < 20; i++) {
+		static const char marks[] = { '\x01', '\x1f', '"', '\\' };
+		static const char fills[] = { '!', 'a', '\xc3', '#', ']' };
+		char s[24];
+		size_t m, f, j;
+		json_object *js;
+
+		for (m = 0; m < sizeof(marks); m++)
+			for (f = 0; f < sizeof(fills); f++) {
+				for (j = 0; j < 20; j++)
+					s[j] = fills[f];
+				s[i] = marks[m];
+				s[20] = '\0';
+				js = json_object_new_string(s);
+				sw_buf_reset(&b);
+				if (sw_json_put_string(&b, s, 20) != SW_OK ||
+				    strcmp(sw_buf_str(&b), sw_json_str(js)) !=
+					0) {
+					diag("mark %zu at %zu among %zu: %s", m,
+					    i, f, sw_buf_str(&b));
+					all = 0;
+				}
+				json_object_put(js);
+			}
+	}
+	ok(all, "an escape at every place of a word is found there");
+	all = 1;
+	for (i = 0; i < 20; i++) {
+		/* {"k":"aaaa\naaaa"}: the reader's string ends where it does */
+		char doc[64];
+		struct sw_jscan sc;
+
+		snprintf(doc, sizeof(doc), "{\"k\":\"%.*s\\n%.*s\"}", (int)i,
+		    "!!!!!!!!!!!!!!!!!!!!", (int)(19 - i),
+		    "!!!!!!!!!!!!!!!!!!!!");
+		if (sw_jscan_open(&sc, doc, strlen(doc)) != 0 ||
+		    sw_jscan_next(&sc, &k, &v) != 1 || v.n != 23 ||
+		    sw_jscan_next(&sc, &k, &v) != 0) {
+			diag("an escape at %zu: %s", i, doc);
+			all = 0;
+		}
+	}
+	ok(all, "the reader finds a string's escape at every place");
 	{
 		/* Long text, all escapes: the buffer grows as it goes. */
 		char *big = malloc(5000);
