@@ -5,10 +5,11 @@
  */
 #include "config.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #include "lib/jscan.h"
+#include "lib/json.h"
+#include "lib/url.h"
 
 static int
 is_ws(char ch)
@@ -22,82 +23,11 @@ is_digit(char ch)
 	return ch >= '0' && ch <= '9';
 }
 
-static int
-hex_value(char ch)
-{
-	if (is_digit(ch))
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 static void
 skip_ws(const char *s, size_t n, size_t *i)
 {
 	while (*i < n && is_ws(s[*i]))
 		(*i)++;
-}
-
-/* The bytes this reader stops at in a string: '"', '\\', control
- * characters and every byte past 0x7f. */
-/* clang-format off */
-static const unsigned char special[256] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x0_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x1_ */
-	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x2_ */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x3_ */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x4_ */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x5_ */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x6_ */
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x7_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x8_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x9_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xa_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xb_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xc_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xd_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xe_ */
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0xf_ */
-};
-/* clang-format on */
-
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* From s[j], the first byte a string holds that is not printable ASCII
- * other than '"' and '\\'; n when none.  Eight bytes a step: (v - 1) &
- * ~v has a byte's high bit set where v's byte is 0, (x - 0x20) & ~x
- * where x's is under 0x20, and x's own high bit marks a byte past
- * 0x7f; the loop after finds the byte itself. */
-static size_t
-plain_end(const char *s, size_t n, size_t j)
-{
-	uint64_t x, q, bs, m;
-
-	for (; n - j >= 8; j += 8) {
-		memcpy(&x, s + j, 8);
-		q = x ^ (ONES * '"');
-		bs = x ^ (ONES * '\\');
-		m = (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-			((bs - ONES) & ~bs) | x) &
-		    HIGHS;
-		/* The lowest mark is exact (a borrow only marks the
-		 * bytes after it), the first byte in memory on a
-		 * little-endian machine; elsewhere the loop finds it. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (m != 0)
-			return j + (size_t)__builtin_ctzll(m) / 8;
-#else
-		if (m != 0)
-			break;
-#endif
-	}
-	while (j < n && !special[(unsigned char)s[j]])
-		j++;
-	return j;
 }
 
 /* The string at s[*i] (its opening quote) and *escaped when it has an
@@ -109,7 +39,8 @@ skip_string(const char *s, size_t n, size_t *i, int *escaped)
 	int k, v, code;
 
 	*escaped = 0;
-	for (j = *i + 1; (j = plain_end(s, n, j)) < n; j++) {
+	for (j = *i + 1;
+	     (j = (size_t)(sw_json_plain_end(s + j, s + n, 1) - s)) < n; j++) {
 		unsigned char ch = (unsigned char)s[j];
 
 		if (ch == '"') {
@@ -128,7 +59,7 @@ skip_string(const char *s, size_t n, size_t *i, int *escaped)
 		/* \u0001-\u007f only: NUL is refused by the parser, the
 		 * rest are UTF-8 (and surrogates) this reader leaves to it. */
 		for (code = 0, k = 1; k <= 4; k++) {
-			if ((v = hex_value(s[j + (size_t)k])) < 0)
+			if ((v = sw_hex_digit(s[j + (size_t)k])) < 0)
 				return -1;
 			code = code * 16 + v;
 		}

@@ -378,7 +378,7 @@ sw_json_freeze(json_object *o)
 /* The bytes a JSON string cannot hold as they are, each with the length
  * of its escape: "\\n" and the like, or "\\u00XX". */
 /* clang-format off */
-static const unsigned char special[256] = {
+const unsigned char sw_json_escape_len[256] = {
 	6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 6, 2, 2, 6, 6, /* 0x0_ */
 	6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, /* 0x1_ */
 	0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x2_ */
@@ -398,44 +398,8 @@ static const unsigned char special[256] = {
 };
 /* clang-format on */
 
-#define ONES 0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* The first byte at or after p (before end) a JSON string cannot hold
- * as it is: '"', '\\' or a control character.  Eight bytes a step,
- * each test the usual word-at-a-time one ((v - 1) & ~v has a byte's
- * high bit set where v's byte is 0, (x - 0x20) & ~x where x's is under
- * 0x20), then the byte itself by the loop after. */
-static const unsigned char *
-plain_end(const unsigned char *p, const unsigned char *end)
-{
-	uint64_t x, q, bs, m;
-
-	for (; end - p >= 8; p += 8) {
-		memcpy(&x, p, 8);
-		q = x ^ (ONES * '"');
-		bs = x ^ (ONES * '\\');
-		m = (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
-			((bs - ONES) & ~bs)) &
-		    HIGHS;
-		/* The lowest mark is exact (a borrow only marks the
-		 * bytes after it), the first byte in memory on a
-		 * little-endian machine; elsewhere the loop finds it. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (m != 0)
-			return p + (size_t)__builtin_ctzll(m) / 8;
-#else
-		if (m != 0)
-			break;
-#endif
-	}
-	while (p < end && !special[*p])
-		p++;
-	return p;
-}
-
-/* The escape of a byte plain_end stops at, as json-c writes it, at w
- * (special[ch] bytes). */
+/* The escape of a byte sw_json_plain_end stops at, as json-c writes it, at w
+ * (sw_json_escape_len[ch] bytes). */
 static void
 escape_at(unsigned char ch, char *w)
 {
@@ -495,8 +459,10 @@ sw_json_put_string(struct sw_buf *b, const char *s, size_t len)
 	w = b->data + b->len;
 	*w++ = '"';
 	room = room_in(b, w);
-	for (run = p; (p = plain_end(run, end)) < end; run = p + 1) {
-		n = special[*p];
+	for (run = p; (p = (const unsigned char *)sw_json_plain_end(
+			   (const char *)run, (const char *)end, 0)) < end;
+	     run = p + 1) {
+		n = sw_json_escape_len[*p];
 		/* this run and escape, the rest plain, the quote */
 		need = (size_t)(end - run) + n;
 		if (room < need) {

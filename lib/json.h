@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <json-c/json.h>
 
 #include "lib/err.h"
@@ -67,6 +68,49 @@ struct sw_buf;
 /* s[0..len) as a JSON string (quoted and escaped as sw_json_str would
  * print it) at the end of b. */
 sw_err sw_json_put_string(struct sw_buf *b, const char *s, size_t len);
+/* The length of each byte's escape in a JSON string as json-c writes
+ * it: 0 for a byte written as it is, 2 ("\\n" and the like) or 6
+ * ("\\u00XX"). */
+extern const unsigned char sw_json_escape_len[256];
+
+/*
+ * The first byte of s[0..end) a JSON string cannot hold as it is ('"',
+ * '\\', a control character) or, with ascii, one past 0x7f; end when
+ * none.  Eight bytes a step: (v - 1) & ~v marks (sets the high bit of)
+ * a byte of v that is 0, (x - 0x20) & ~x one of x under 0x20, x itself
+ * one past 0x7f.  The lowest mark is exact (a borrow only marks the
+ * bytes after it): the first byte in memory on a little-endian machine;
+ * elsewhere the loop after finds it.  Inline: the callers scan text
+ * dense with quotes, a call for each would cost more than the scan.
+ */
+static inline const char *
+sw_json_plain_end(const char *s, const char *end, int ascii)
+{
+	const uint64_t ones = 0x0101010101010101ULL,
+		       highs = 0x8080808080808080ULL;
+	const unsigned char *p = (const unsigned char *)s;
+	uint64_t x, q, bs, m, high = ascii ? ~0ULL : 0;
+
+	for (; end - (const char *)p >= 8; p += 8) {
+		memcpy(&x, p, 8);
+		q = x ^ (ones * '"');
+		bs = x ^ (ones * '\\');
+		m = (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+			((bs - ones) & ~bs) | (x & high)) &
+		    highs;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (m != 0)
+			return (const char *)p + __builtin_ctzll(m) / 8;
+#else
+		if (m != 0)
+			break;
+#endif
+	}
+	while ((const char *)p < end && sw_json_escape_len[*p] == 0 &&
+	    (*p < 0x80 || !ascii))
+		p++;
+	return (const char *)p;
+}
 
 /* Member lookups; NULL/default when absent or of another type. */
 const char *sw_json_get_str(json_object *, const char *key);
