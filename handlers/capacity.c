@@ -25,18 +25,26 @@
 /* Largest number of ListClusters / ListServiceQuotas pages read. */
 #define CAPACITY_PAGES 20
 
-/* One AWS read for the pre-flight; on failure the problem is filled. */
+/* One AWS read for the pre-flight (fact: a fact of the region,
+ * h_call_fact); on failure the problem is filled. */
 static sw_err
-read_aws(struct sw_req *r, enum aws_service svc, const char *op,
-    json_object *in, json_object **out)
+read_aws_as(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, int fact)
 {
 	struct aws_error err;
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	if ((e = h_call(r, svc, op, in, out, &err)) == SW_OK)
-		return SW_OK;
-	return h_aws_fail(r, svc, op, e, &err);
+	e = fact ? h_call_fact(r, svc, op, in, out, &err)
+		 : h_call(r, svc, op, in, out, &err);
+	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
+}
+
+static sw_err
+read_aws(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out)
+{
+	return read_aws_as(r, svc, op, in, out, 0);
 }
 
 /* Add one cluster's groups (hp, borrowed) to use {type: n}, leaving out
@@ -228,14 +236,14 @@ h_check_offered(
 	size_t i;
 	int found = 0;
 
-	if (read_aws(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
+	if (read_aws_as(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
 		sw_jo("LocationType", sw_js("availability-zone"), "Filters",
 		    sw_ja(sw_jo("Name", sw_js("instance-type"), "Values",
 			      sw_ja(sw_js(sw_ec2_type(type))), NULL),
 			sw_jo("Name", sw_js("location"), "Values",
 			    sw_ja(sw_js(az)), NULL)),
 		    NULL),
-		&out) != SW_OK)
+		&out, 1) != SW_OK)
 		return r->err;
 	list = sw_json_get(out, "instanceTypeOfferingSet");
 	for (i = 0; list && i < json_object_array_length(list); i++)

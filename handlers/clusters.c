@@ -173,6 +173,49 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op, json_object *in,
 	return e;
 }
 
+/* How long a fact of a region is kept: its zones, the instance types it
+ * offers and what each type is change on the scale of months. */
+#define FACT_TTL_MS (15 * 60 * 1000)
+
+sw_err
+h_call_fact(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, struct aws_error *err)
+{
+	struct aws_ctx *aws;
+	struct sw_buf key;
+	char *text = NULL, why[160];
+	sw_err e;
+
+	*out = NULL;
+	if ((aws = h_aws_for(r, err, &e)) == NULL) {
+		json_object_put(in);
+		return e;
+	}
+	sw_buf_init(&key, 0);
+	/* A member account's context names its account; Slipway's own
+	 * (the worker's, or a person's in it) is "self". */
+	if (sw_buf_printf(&key, "%s/%s/%s/%s ",
+		aws->account[0] != '\0' ? aws->account : "self", aws->region,
+		aws_service(svc)->id, op) == SW_OK &&
+	    sw_buf_puts(&key, sw_json_str(in)) == SW_OK &&
+	    sw_fact_get(r->db, sw_buf_str(&key), &text) == SW_OK &&
+	    text != NULL &&
+	    sw_json_parse(text, strlen(text), out, why, sizeof(why)) == SW_OK) {
+		free(text);
+		sw_buf_free(&key);
+		json_object_put(in);
+		return SW_OK;
+	}
+	free(text);
+	e = aws_call(aws, svc, op, in, out, err);
+	json_object_put(in);
+	if (e == SW_OK && key.len > 0)
+		(void)sw_fact_put(
+		    r->db, sw_buf_str(&key), sw_json_str(*out), FACT_TTL_MS);
+	sw_buf_free(&key);
+	return e;
+}
+
 sw_err
 h_hp_describe(struct sw_req *r, const char *name, json_object **out,
     struct aws_error *err)
@@ -262,6 +305,18 @@ call(struct sw_req *r, enum aws_service svc, const char *op, json_object *in,
 	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
 }
 
+/* call() of a fact of the region (h_call_fact). */
+static sw_err
+call_fact(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out)
+{
+	struct aws_error err;
+	sw_err e;
+
+	e = h_call_fact(r, svc, op, in, out, &err);
+	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
+}
+
 /* ---- inspection ------------------------------------------------------ */
 
 /* Regions where SageMaker HyperPod runs (AWS documentation). */
@@ -294,7 +349,7 @@ zones(struct sw_req *r)
 	json_object *out, *list, *items;
 	size_t i;
 
-	if (call(r, AWS_SVC_EC2, "DescribeAvailabilityZones",
+	if (call_fact(r, AWS_SVC_EC2, "DescribeAvailabilityZones",
 		sw_jo("Filters",
 		    sw_ja(sw_jo("Name", sw_js("zone-type"), "Values",
 			sw_ja(sw_js("availability-zone")), NULL)),
@@ -344,7 +399,7 @@ offerings(struct sw_req *r, const char *type)
 	if (type != NULL)
 		filters = sw_ja(sw_jo("Name", sw_js("instance-type"), "Values",
 		    sw_ja(sw_js(sw_ec2_type(type))), NULL));
-	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
+	if (call_fact(r, AWS_SVC_EC2, "DescribeInstanceTypeOfferings",
 		sw_jo("LocationType", sw_js("availability-zone"), "Filters",
 		    filters, NULL),
 		&out) != SW_OK)
@@ -385,7 +440,7 @@ type_facts(struct sw_req *r, json_object *types)
 		json_object_put(names);
 		return json_object_new_object();
 	}
-	if (call(r, AWS_SVC_EC2, "DescribeInstanceTypes",
+	if (call_fact(r, AWS_SVC_EC2, "DescribeInstanceTypes",
 		sw_jo("InstanceTypes", names, NULL), &out) != SW_OK)
 		return NULL;
 	map = json_object_new_object();

@@ -67,7 +67,7 @@ fit_type_facts(struct sw_req *r, struct fit_type *types, int n)
 	for (k = 0; k < n; k++)
 		json_object_array_add(names, sw_js(types[k].name + 3));
 	memset(&err, 0, sizeof(err));
-	if (h_call(r, AWS_SVC_EC2, "DescribeInstanceTypes",
+	if (h_call_fact(r, AWS_SVC_EC2, "DescribeInstanceTypes",
 		sw_jo("InstanceTypes", names, NULL), &out, &err) != SW_OK)
 		return -1;
 	list = sw_json_get(out, "instanceTypeSet");

@@ -267,6 +267,16 @@ struct aws_ctx *h_aws_for(struct sw_req *, struct aws_error *err, sw_err *e);
  * SW_EUNAVAIL without a client.  *out is a new reference on success. */
 sw_err h_call(struct sw_req *, enum aws_service, const char *op,
     json_object *in, json_object **out, struct aws_error *);
+/*
+ * h_call of a read whose answer is a fact of the account's region (its
+ * zones, the instance types it offers, what each type is): kept in the
+ * database for 15 minutes and shared by every worker and replica
+ * (sw_fact_get), so a create's pre-flight and each list of zones or
+ * types do not ask EC2 again for what cannot have changed.  Kept per
+ * account (zone names are the account's own) and region.
+ */
+sw_err h_call_fact(struct sw_req *, enum aws_service, const char *op,
+    json_object *in, json_object **out, struct aws_error *);
 
 /*
  * The HyperPod cluster name (aws_hp_describe with this worker's client):

@@ -454,6 +454,15 @@ static const char *const migrations[] = {
 	 * there */
 	"ALTER TABLE clusters ADD COLUMN api_endpoint TEXT;"
 	"ALTER TABLE clusters ADD COLUMN api_ca TEXT;",
+	/* N: an AWS answer that is a fact of an account's region (its
+	 * zones, the instance types it offers and what each type is), kept
+	 * until until (the database's clock, ms) for every worker and
+	 * replica (sw_fact_get); key names the account, region, operation
+	 * and input */
+	"CREATE TABLE aws_facts ("
+	" key TEXT PRIMARY KEY,"
+	" answer TEXT NOT NULL,"
+	" until INTEGER NOT NULL);",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -826,6 +835,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" FROM operations o WHERE o.cluster = ?1"
 	" AND o.state IN ('pending','running') AND o.kind = 'cluster.create'"
 	" LIMIT 1",
+	/* STMT_FACT_GET: fact ?1 while it holds at ?2 */
+	"SELECT answer FROM aws_facts WHERE key = ?1 AND until > ?2",
+	/* STMT_FACT_PUT: fact ?1 is ?2 until ?3 */
+	"INSERT INTO aws_facts (key, answer, until) VALUES (?1, ?2, ?3)"
+	" ON CONFLICT (key) DO UPDATE SET answer = ?2, until = ?3",
 };
 
 /*

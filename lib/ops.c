@@ -1003,6 +1003,39 @@ sw_cluster_places(struct sw_db *db, json_object **out)
 }
 
 sw_err
+sw_fact_get(struct sw_db *db, const char *key, char **text)
+{
+	struct sw_st *st;
+	int rc;
+
+	*text = NULL;
+	if ((st = sw_db_stmt(db, STMT_FACT_GET)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, key);
+	sw_bind_int64(st, 2, sw_db_now_ms(db));
+	rc = sw_db_step(st);
+	if (rc == SW_DB_ROW)
+		*text = sw_strdup(sw_col_text(st, 0));
+	sw_reset(st);
+	if (rc == SW_DB_ROW && *text == NULL)
+		return SW_ENOMEM;
+	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_fact_put(struct sw_db *db, const char *key, const char *text, int64_t ttl_ms)
+{
+	struct sw_st *st;
+
+	if ((st = sw_db_stmt(db, STMT_FACT_PUT)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, key);
+	sw_bind_text(st, 2, text);
+	sw_bind_int64(st, 3, sw_db_now_ms(db) + ttl_ms);
+	return sw_db_exec(db, st);
+}
+
+sw_err
 sw_turn_take(struct sw_db *db, const char *name, int64_t every_ms, int *mine)
 {
 	struct sw_st *st;

@@ -130,6 +130,16 @@ sw_err sw_lease_release(struct sw_db *, struct sw_lease *, int64_t delay_ms);
 sw_err sw_turn_take(
     struct sw_db *, const char *name, int64_t every_ms, int *mine);
 
+/*
+ * A fact kept for every worker and replica (an AWS answer that cannot
+ * have changed for a while): *text (malloc'd, the caller frees) while it
+ * holds by the database's clock, else NULL.  sw_fact_put keeps text for
+ * ttl_ms from now.
+ */
+sw_err sw_fact_get(struct sw_db *, const char *key, char **text);
+sw_err sw_fact_put(
+    struct sw_db *, const char *key, const char *text, int64_t ttl_ms);
+
 /* Give up the lease and set when the operation is next due. */
 sw_err sw_op_release(
     struct sw_db *, const char *id, const char *owner, int64_t due_ms);

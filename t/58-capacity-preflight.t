@@ -8,6 +8,7 @@
 # The patching schedule of a group: set without a count, with a
 # rollback batch size, batch_count with batch_percent refused (oneOf),
 # and shown by instance_group_list.
+import json
 import os
 import sys
 
@@ -92,6 +93,18 @@ r = s.request("PATCH", "/api/v1/clusters/one/instance-groups/w"
 t.eq(r.status, 200, "scaling to the quota passes (the group's own 3 are "
      "not counted twice): %r" % r)
 t.eq(mutating(), before, "still no mutating call")
+
+# The region's facts are read once and kept for every worker: the
+# pre-flights above (a create, two dry runs, a refused create, a group
+# add and a scale) asked EC2 for the zones, the type's offering in the
+# zone and what the type is once each, not once per request.
+for op in ("DescribeAvailabilityZones", "DescribeInstanceTypeOfferings",
+           "DescribeInstanceTypes"):
+    sent = sandbox_requests(s, service="ec2", operation=op)
+    inputs = [json.dumps(q.get("params"), sort_keys=True) for q in sent]
+    t.ok(sent and len(inputs) == len(set(inputs)),
+         "ec2 %s: each input asked once (%d sent, %d inputs)" %
+         (op, len(sent), len(set(inputs))))
 
 # ---- SageMaker refuses the same net of use
 rc, out = aws_cli(s, "sagemaker", "describe-cluster", "--cluster-name",
