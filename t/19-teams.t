@@ -464,4 +464,5 @@ t.ok(ws_status(sa[("a", "viewer")], LOGS % "hyperpod-ns-a") != 403,
 t.eq(ws_status(bob, LOGS % "default"), 403,
      "... nor a pod of no team's for bob")
 s.stop()
+provider.stop()
 t.done()

@@ -2,6 +2,7 @@
 package oidc-provider on loopback) as tests use it: start it with its keys
 in a folder of the test's, post to its /test hooks, ask its token endpoint
 for a person's access token (client_credentials with a resource), stop."""
+import atexit
 import base64
 import json
 import os
@@ -21,6 +22,9 @@ class Provider:
             ["node", os.path.join(LIB, "oidc-provider.mjs"),
              os.path.join(tmp, "keys.json")], stdout=subprocess.PIPE,
             stderr=open(os.path.join(tmp, "op.log"), "a"), text=True)
+        # Gone with the test, whichever way it ends: a provider left
+        # running would outlive the suite.
+        atexit.register(self.stop)
         line = self.proc.stdout.readline()
         if not line:
             t.bail("the OpenID provider did not start")
@@ -49,8 +53,9 @@ class Provider:
             return json.load(r)["access_token"]
 
     def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=30)
 
 
 def ui_sign_in_stack(t, prefix):
