@@ -312,12 +312,6 @@ sw_jscan_next(struct sw_jscan *sc, struct sw_jval *key, struct sw_jval *val)
 }
 
 int
-sw_jkey_is(const struct sw_jval *key, const char *lit)
-{
-	return strlen(lit) == key->n && memcmp(key->p, lit, key->n) == 0;
-}
-
-int
 sw_jval_is(const struct sw_jval *v, const char *lit)
 {
 	return v->type == 's' && v->n == strlen(lit) + 2 &&

@@ -64,9 +64,8 @@ void sw_jscan_took(struct sw_jscan *sc, struct sw_jval *val, size_t n);
 int sw_jscan_next(
     struct sw_jscan *sc, struct sw_jval *key, struct sw_jval *val);
 
-/* Is key (from sw_jscan_next) lit? */
-int sw_jkey_is(const struct sw_jval *key, const char *lit);
-/* The same for a string literal, its length known when compiled. */
+/* Is key (from sw_jscan_next) the string literal lit?  Its length is
+ * known when compiled. */
 #define SW_JKEY_IS(key, lit) \
 	((key)->n == sizeof(lit) - 1 && \
 	    memcmp((key)->p, lit, sizeof(lit) - 1) == 0)

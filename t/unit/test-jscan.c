@@ -127,11 +127,11 @@ main(void)
 
 		ok(sw_jscan_open(&top, doc, strlen(doc)) == 0 &&
 			sw_jscan_next(&top, &k, &v) == 1 &&
-			sw_jkey_is(&k, "id") && v.type == 'n' && v.n == 1 &&
+			SW_JKEY_IS(&k, "id") && v.type == 'n' && v.n == 1 &&
 			v.p[0] == '7',
 		    "the first member: its key and the number's text");
 		ok(sw_jscan_next(&top, &k, &v) == 1 &&
-			sw_jkey_is(&k, "params") && v.type == 'o' &&
+			SW_JKEY_IS(&k, "params") && v.type == 'o' &&
 			sw_jscan_into(&params, &top) == 0,
 		    "an object member, read in place");
 		ok(sw_jscan_next(&params, &k, &v) == 1 && sw_jval_is(&v, "x") &&
@@ -139,7 +139,7 @@ main(void)
 			strcmp(text, "x") == 0,
 		    "a string member's characters");
 		ok(sw_jscan_next(&params, &k, &v) == 1 &&
-			sw_jkey_is(&k, "arguments") &&
+			SW_JKEY_IS(&k, "arguments") &&
 			sw_json_parse_part(&tok, SW_MAX_JSON_DEPTH - 2, v.p,
 			    strlen(v.p), &used, &o, why,
 			    sizeof(why)) == SW_OK &&
@@ -152,12 +152,12 @@ main(void)
 		o = NULL;
 		n = 0;
 		ok(sw_jscan_next(&params, &k, &v) == 1 &&
-			sw_jkey_is(&k, "_meta") &&
+			SW_JKEY_IS(&k, "_meta") &&
 			sw_jscan_skip(&params, &v) == 0 &&
 			v.n == strlen("{\"v\":\"1\"}") &&
 			sw_jscan_next(&params, &k, &v) == 0,
 		    "an object member skipped, with its extent; then the end");
-		ok(sw_jscan_next(&top, &k, &v) == 1 && sw_jkey_is(&k, "tail") &&
+		ok(sw_jscan_next(&top, &k, &v) == 1 && SW_JKEY_IS(&k, "tail") &&
 			v.type == 'l' && sw_jscan_next(&top, &k, &v) == 0,
 		    "the outer reader goes on after the inner one's end");
 		(void)n;
