@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cgi/cgi.h"
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
@@ -82,7 +83,7 @@ serve(FCGX_Request *fr, void *arg)
 }
 
 int
-main(int argc, char *argv[])
+sw_api_main(int argc, char *argv[])
 {
 	struct api a;
 	char polls[600];

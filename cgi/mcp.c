@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgi/cgi.h"
 #include "handlers/table.h"
 #include "lib/buf.h"
 #include "lib/conf.h"
@@ -214,7 +215,7 @@ skills_dir(const struct sw_config *cfg, char *out, size_t outsz)
 }
 
 int
-main(int argc, char *argv[])
+sw_mcp_main(int argc, char *argv[])
 {
 	struct sw_config cfg;
 	struct sw_db *db = NULL;

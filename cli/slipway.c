@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgi/cgi.h"
 #include "cli/apiman.h"
 #include "cli/client.h"
 #include "cli/doctor.h"
@@ -58,6 +59,8 @@
 #include "lib/json.h"
 #include "lib/limits.h"
 #include "lib/log.h"
+#include "poller/poller.h"
+#include "stream/stream.h"
 
 struct opts {
 	char state_dir[512];
@@ -503,6 +506,7 @@ struct pool {
 	char name[48]; /* the socket's; children <name>.<i> */
 	const char *log; /* the children's log in logs/ */
 	const char *argv[4]; /* the program and its options */
+	int (*entry)(int, char *[]); /* its main, linked in: forked */
 	int workers;
 	int single; /* one child, named <name> */
 	int no_socket; /* it listens on nothing of ours */
@@ -546,16 +550,19 @@ pools_describe(void)
 	static char wait_slots[16], ext[SW_MAX_PLUGINS][48];
 	struct pool *p;
 	int i, mcp = access(mcp_prog, X_OK) == 0;
+	int fork_only = getenv("SLIPWAY_EXEC_WORKERS") == NULL;
 
 	npools = 0;
 	if ((p = pool_add("api", "api.log", O.workers)) == NULL)
 		return -1;
 	p->argv[0] = api_prog;
+	p->entry = fork_only ? sw_api_main : NULL;
 	/* Long polls have their own pool (nginx: location ...:wait). */
 	if ((p = pool_add("wait", "api.log", SW_WAIT_WORKERS)) == NULL)
 		return -1;
 	p->argv[0] = api_prog;
 	p->argv[1] = "--wait";
+	p->entry = fork_only ? sw_api_main : NULL;
 	if (sw_fmt(wait_slots, sizeof(wait_slots), "%d",
 		O.workers / SW_MCP_WAIT_SHARE > 0
 		    ? O.workers / SW_MCP_WAIT_SHARE
@@ -567,11 +574,13 @@ pools_describe(void)
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-slots";
 		p->argv[2] = wait_slots;
+		p->entry = fork_only ? sw_mcp_main : NULL;
 		if ((p = pool_add(
 			 "mcp-wait", "mcp.log", SW_MCP_WAIT_WORKERS)) == NULL)
 			return -1;
 		p->argv[0] = mcp_prog;
 		p->argv[1] = "--wait-pool";
+		p->entry = fork_only ? sw_mcp_main : NULL;
 	}
 	for (i = 0; i < nplugins; i++) {
 		if (sw_fmt(ext[i], sizeof(ext[i]), "ext-%s", plugins[i].name) !=
@@ -585,12 +594,14 @@ pools_describe(void)
 		if ((p = pool_add("poller", "poller.log", 1)) == NULL)
 			return -1;
 		p->argv[0] = poller_prog;
+		p->entry = fork_only ? sw_poller_main : NULL;
 		p->single = p->no_socket = 1;
 	}
 	if (access(stream_prog, X_OK) == 0) {
 		if ((p = pool_add("stream", "stream.log", 1)) == NULL)
 			return -1;
 		p->argv[0] = stream_prog;
+		p->entry = fork_only ? sw_stream_main : NULL;
 		p->single = 1;
 	}
 	return 0;
@@ -621,6 +632,7 @@ pool_start(struct pool *p)
 		    (c = add_child(name, p->log)) == NULL)
 			return -2;
 		memcpy(c->argv, p->argv, sizeof(p->argv));
+		c->entry = p->entry;
 		c->listen_fd = p->fd;
 	}
 	return 0;
@@ -1425,6 +1437,7 @@ main(int argc, char *argv[])
 	const char *cmd, *sub = NULL;
 	int ch, no_dir;
 
+	sw_sup_keep_title_room(argc, argv);
 	/* The state (tokens' hashes, operations) and the logs are private:
 	 * every file Slipway or its children create is 0600. */
 	(void)umask(077);

@@ -56,6 +56,84 @@ child_dies_with_parent(const struct sw_child *c, pid_t parent)
 		_exit(125);
 }
 
+/* From argv[0] to the end of the last string of the environment that
+ * follows it: the room a forked worker's name has. */
+static char *title_at;
+static size_t title_room;
+
+void
+sw_sup_keep_title_room(int argc, char *argv[])
+{
+	char *end;
+	int i;
+
+	if (argc < 1 || argv[0] == NULL)
+		return;
+	end = argv[0];
+	for (i = 0; i < argc; i++)
+		if (argv[i] == end)
+			end = argv[i] + strlen(argv[i]) + 1;
+	for (i = 0; environ[i] != NULL; i++)
+		if (environ[i] == end)
+			end = environ[i] + strlen(environ[i]) + 1;
+	title_at = argv[0];
+	title_room = (size_t)(end - argv[0]);
+}
+
+/*
+ * In a forked worker: its name, "slipway-api --wait", where ps and
+ * /proc/PID/cmdline read it (the launcher's arguments, then its
+ * environment, which moves to the heap first) and in /proc/PID/comm.
+ */
+static void
+title_set(char *const argv[])
+{
+	char **env, *base;
+	struct sw_buf t;
+	size_t n, i;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	if ((env = calloc(n + 1, sizeof(*env))) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		if ((env[i] = strdup(environ[i])) == NULL)
+			return;
+	environ = env;
+	base = strrchr(argv[0], '/');
+	base = base != NULL ? base + 1 : argv[0];
+	(void)prctl(PR_SET_NAME, base);
+	if (title_at == NULL || title_room < 2)
+		return;
+	sw_buf_init(&t, title_room - 1);
+	(void)sw_buf_puts(&t, base);
+	for (i = 1; argv[i] != NULL; i++)
+		(void)sw_buf_printf(&t, " %s", argv[i]);
+	memset(title_at, 0, title_room);
+	memcpy(title_at, sw_buf_str(&t), t.len);
+	sw_buf_free(&t);
+}
+
+/*
+ * In a forked worker, what exec would have done: every descriptor but
+ * 0, 1 and 2 closed (the launcher's other sockets are not the worker's),
+ * the program's name; then its main.
+ */
+static int
+run_entry(const struct sw_child *c)
+{
+	char *argv[sizeof(c->argv) / sizeof(c->argv[0])];
+	int argc, fd;
+
+	for (argc = 0; c->argv[argc] != NULL; argc++)
+		argv[argc] = (char *)(uintptr_t)c->argv[argc];
+	argv[argc] = NULL;
+	if (close_range(3, ~0U, 0) != 0)
+		for (fd = 3; fd < 1024; fd++)
+			(void)close(fd);
+	return c->entry(argc, argv);
+}
+
 int
 sw_child_start(struct sw_child *c)
 {
@@ -63,12 +141,16 @@ sw_child_start(struct sw_child *c)
 	pid_t pid, parent = getpid();
 	int fd;
 
+	fflush(NULL); /* nothing buffered is written twice */
+
 	if ((pid = fork()) < 0) {
 		sw_error("fork for %s: %s", c->name, strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
 		child_dies_with_parent(c, parent);
+		if (c->entry != NULL)
+			title_set((char *const *)(uintptr_t)c->argv);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
@@ -90,6 +172,8 @@ sw_child_start(struct sw_child *c)
 		}
 		/* lib/log.c reopens it when logrotate renamed it. */
 		setenv("SLIPWAY_LOG_FILE", c->log, 1);
+		if (c->entry != NULL)
+			exit(run_entry(c));
 		execv(c->argv[0], (char *const *)(uintptr_t)c->argv);
 		fprintf(stderr, "exec %s: %s\n", c->argv[0], strerror(errno));
 		_exit(127);

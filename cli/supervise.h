@@ -10,6 +10,13 @@
  * it reopens its own log and passes the signal on to the children that
  * reopen theirs on it (nginx); the others follow a renamed log by
  * themselves (lib/log.c, SLIPWAY_LOG_FILE).
+ *
+ * The workers linked into the launcher (cgi/cgi.h, poller/poller.h,
+ * stream/stream.h) are forked and not executed: the pages their
+ * libraries write when loaded (relocations, about 2 MiB a process) stay
+ * shared with the launcher, so each worker costs only what it writes
+ * itself.  SLIPWAY_EXEC_WORKERS set executes each worker's own program
+ * instead (a replaced or instrumented build).
  */
 #ifndef SW_SUPERVISE_H
 #define SW_SUPERVISE_H
@@ -29,6 +36,9 @@
 struct sw_child {
 	char name[32]; /* "api.0", "nginx", "sandbox"... */
 	const char *argv[16]; /* NULL-terminated; strings borrowed */
+	/* A worker linked into this program: the child runs entry(argv)
+	 * where it was forked, in place of executing argv[0]. */
+	int (*entry)(int argc, char *argv[]);
 	int listen_fd; /* becomes fd 0 in the child, or -1 */
 	char log[600]; /* stdout+stderr go here */
 	int stop_signal; /* SIGTERM unless set */
@@ -52,6 +62,10 @@ struct sw_sup {
 
 /* Start one child now; 0 on success. */
 int sw_child_start(struct sw_child *);
+/* Keep where this program's arguments and environment lie, from argv[0]
+ * on: a forked worker writes the name ps shows there.  Call first in
+ * main, before getopt reorders argv. */
+void sw_sup_keep_title_room(int argc, char *argv[]);
 /* Write run/status.json describing every child. */
 void sw_sup_write_status(struct sw_sup *, const char *phase);
 /* Block SIGCHLD/SIGTERM/SIGINT/SIGHUP/SIGUSR1 so sw_sup_run can wait for them;

@@ -37,6 +37,7 @@
 #include "poller/notify.h"
 #include "poller/watch.h"
 #include "poller/plans.h"
+#include "poller/poller.h"
 
 /* The longest one pass of the watch runs before the poller turns to its
  * operations and the take-over of a dead poller's, coming back to the
@@ -111,7 +112,7 @@ take_over(struct sw_db *db, char *host)
 }
 
 int
-main(int argc, char *argv[])
+sw_poller_main(int argc, char *argv[])
 {
 	/*
 	 * Idle, look for due work every 50 ms: a stage that waits 100 ms

@@ -74,6 +74,7 @@
 #include "lib/teams.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
+#include "stream/stream.h"
 
 #define ST_NAME_MAX 253 /* Kubernetes names and ids */
 
@@ -1694,7 +1695,7 @@ lws_to_log(int level, const char *line)
 }
 
 int
-main(int argc, char *argv[])
+sw_stream_main(int argc, char *argv[])
 {
 	struct lws_context_creation_info info;
 	struct aws_ctx aws;

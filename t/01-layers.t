@@ -29,7 +29,7 @@ ALLOWED = {
     "cgi": ["lib", "cloud", "api", "mcp", "pipelines", "handlers"],
     "poller": ["lib", "cloud", "pipelines"],
     "stream": ["lib", "cloud", "pipelines"],
-    "cli": ["lib", "cloud", "api", "pipelines"],
+    "cli": ["lib", "cloud", "api", "pipelines", "cgi", "poller", "stream"],
     "bench": ["lib", "cloud", "api", "pipelines", "poller"],
     "examples": ["lib", "api"],
 }
@@ -41,6 +41,9 @@ LIBS = {
     "mcp": "mcp/libswmcp.a",
     "pipelines": "pipelines/libswpipelines.a",
     "handlers": "handlers/libswhandlers.a",
+    "cgi": "cgi/libswcgi.a",
+    "poller": "poller/libswpoller.a",
+    "stream": "stream/libswstream.a",
 }
 INC = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 

@@ -268,6 +268,10 @@ class Stack:
                     lines = g.read().rstrip("\n").split("\n") + lines
             lines.append("database = %s" % database)
         run_env = dict(os.environ)
+        if programs:
+            # the launcher forks the workers linked into it; a replaced
+            # program is one it executes
+            run_env["SLIPWAY_EXEC_WORKERS"] = "1"
         # the configuration the stack reads: the test's own, or the
         # harness's copy of it with the database (rewrite_conf)
         self.conf_path = os.environ.get("SLIPWAY_CONF")
