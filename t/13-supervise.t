@@ -119,6 +119,39 @@ api = component("api.0")
 t.ok(any(socks.get(i) == "api.sock" for i in held_sockets(api["pid"])),
      "... while api.0 does hold api.sock (the check can see sockets)")
 
+# ---- the workers are forked from the launcher, each named for its program
+named = {"api": "slipway-api", "wait": "slipway-api --wait",
+         "mcp": "slipway-mcp --wait-slots ", "mcp-wait": "slipway-mcp "
+         "--wait-pool", "poller": "slipway-poller",
+         "stream": "slipway-stream"}
+launcher = os.path.realpath(s.slipway)
+wrong, seen = [], set()
+for c in s.status()["components"]:
+    want = named.get(c["name"].split(".")[0])
+    if want is None or not c.get("pid"):
+        continue
+    seen.add(c["name"].split(".")[0])
+    pid = c["pid"]
+    try:
+        exe = os.readlink("/proc/%d/exe" % pid)
+        with open("/proc/%d/comm" % pid) as f:
+            comm = f.read().strip()
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read().rstrip(b"\0").decode()
+    except OSError as e:
+        wrong.append("%s: %s" % (c["name"], e))
+        continue
+    if exe != launcher:
+        wrong.append("%s runs %s" % (c["name"], exe))
+    if comm != want.split()[0]:
+        wrong.append("%s is named %r" % (c["name"], comm))
+    if not cmd.startswith(want) or "\0" in cmd:
+        wrong.append("%s shows %r" % (c["name"], cmd))
+t.eq(sorted(seen), sorted(named), "a worker of each pool is running")
+if not t.ok(not wrong, "each runs the launcher's code, named for its "
+            "program in comm and cmdline"):
+    t.diag("; ".join(wrong))
+
 s.stop()
 
 # At the largest --workers, with the sandbox: every process has its row.
