@@ -88,7 +88,9 @@ sw_sup_keep_title_room(int argc, char *argv[])
 static void
 title_set(char *const argv[])
 {
-	char **env, *base;
+	/* kept here: setenv() may replace the array with one of its own */
+	static char **env;
+	char *base;
 	struct sw_buf t;
 	size_t n, i;
 
