@@ -146,6 +146,28 @@ if missing:
     t.diag("missing: %s" % missing)
 s.stop()
 
+# Told to execute them, it runs the installed programs themselves.
+os.environ["SLIPWAY_EXEC_WORKERS"] = "1"
+s = harness.Stack(t)
+del os.environ["SLIPWAY_EXEC_WORKERS"]
+progs = {}
+for c in s.status().get("components", []):
+    if c.get("pid") and c["name"].startswith(("api", "mcp", "poller",
+                                              "stream")):
+        try:
+            progs[c["name"]] = os.readlink("/proc/%d/exe" % c["pid"])
+        except OSError:
+            pass
+lib = os.path.join(root, "libexec", "slipway") + "/"
+t.ok(progs and all(e.startswith(lib) for e in progs.values()) and
+     {os.path.basename(e) for e in progs.values()} ==
+     {"slipway-api", "slipway-mcp", "slipway-poller", "slipway-stream"},
+     "with SLIPWAY_EXEC_WORKERS its workers are the installed programs "
+     "(%d)" % len(progs))
+t.eq(s.get("/api/v1/health", token=None).status, 200,
+     "and the stack answers /api/v1/health")
+s.stop()
+
 # --- the Dockerfile builds exactly this layout -------------------------------------
 with open(os.path.join(SRCDIR, "Dockerfile")) as f:
     docker = f.read().replace("\\\n", " ")
