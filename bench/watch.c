@@ -246,7 +246,7 @@ main(int argc, char *argv[])
 		made_wall = made_cpu = 0;
 		w0 = ms(CLOCK_MONOTONIC);
 		c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
-		(void)sw_watch_tick(db, &aws, NULL, 0, 0);
+		(void)sw_watch_tick(db, &aws, NULL, 0, 0, 0);
 		if (pass_no > 0)
 			printf("pass %.3f %.3f %lld\n",
 			    ms(CLOCK_MONOTONIC) - w0 - made_wall,

@@ -295,6 +295,10 @@ apply_conf_file(void)
 	    (v = json_object_get_string(
 		 sw_json_get(opconf, "watch_interval"))) != NULL)
 		setenv("SLIPWAY_WATCH_INTERVAL", v, 1);
+	if (sw_json_get(opconf, "watch_rate") != NULL &&
+	    (v = json_object_get_string(sw_json_get(opconf, "watch_rate"))) !=
+		NULL)
+		setenv("SLIPWAY_WATCH_RATE", v, 1);
 	if (sw_json_get(opconf, "training_plan_warn_before") != NULL &&
 	    (v = json_object_get_string(
 		 sw_json_get(opconf, "training_plan_warn_before"))) != NULL)

@@ -555,6 +555,10 @@ conf_set(json_object *out, const char *k, const char *v)
 		if (!conf_int(v, 1, 86400, &n))
 			return "watch_interval must be 1..86400 (seconds)";
 		sw_json_add_int(out, "watch_interval", n);
+	} else if (strcmp(k, "watch_rate") == 0) {
+		if (!conf_int(v, 1, 1000, &n))
+			return "watch_rate must be 1..1000 (clusters a second)";
+		sw_json_add_int(out, "watch_rate", n);
 	} else if (strcmp(k, "training_plan.warn_before") == 0) {
 		if (!conf_int(v, 60, 30 * 86400, &n))
 			return "training_plan.warn_before must be 60..2592000 "

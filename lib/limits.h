@@ -69,6 +69,13 @@
 /* Long polls (operation_wait) one token may hold at once, across every
  * worker; the next one is a 429 with Retry-After. */
 #define SW_MAX_WAITS_PER_TOKEN 2
+/* Clusters of one account and region the watch reads a second, on
+ * average, however many that account holds (slipway.conf watch_rate):
+ * each read is a HyperPod ListClusterEvents and the cluster's own
+ * Kubernetes lists, and AWS throttles an account's reads, not a
+ * cluster's.  Below this many clusters times watch_interval, every
+ * cluster is read each interval. */
+#define SW_WATCH_RATE 5
 /* Processes of the REST wait pool (run/wait.sock, nginx sends every
  * ...:wait there), so long polls never hold a request worker; more
  * waits than this queue at nginx, never in front of other requests. */

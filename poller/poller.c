@@ -129,7 +129,7 @@ sw_poller_main(int argc, char *argv[])
 	const char *v;
 	int64_t ledger_ms = 60000, ledger_due = 0;
 	int64_t watch_ms = 15000, watch_due = 0, dead_due = 0;
-	int calls, mine, more, rc = 1;
+	int calls, mine, more, rc = 1, watch_rate = SW_WATCH_RATE;
 	sw_err e;
 
 	(void)argc;
@@ -167,6 +167,10 @@ sw_poller_main(int argc, char *argv[])
 	if ((v = getenv("SLIPWAY_WATCH_INTERVAL")) != NULL &&
 	    strtol(v, NULL, 10) > 0)
 		watch_ms = strtol(v, NULL, 10) * 1000;
+	/* clusters of one account read a second (slipway.conf watch_rate) */
+	if ((v = getenv("SLIPWAY_WATCH_RATE")) != NULL &&
+	    strtol(v, NULL, 10) > 0 && strtol(v, NULL, 10) <= 1000)
+		watch_rate = (int)strtol(v, NULL, 10);
 	sw_info("running (%s)",
 	    sw_json_get(cfg.root, "sandbox_info") ? "sandbox" : "aws");
 	while (!stop) {
@@ -187,8 +191,8 @@ sw_poller_main(int argc, char *argv[])
 			ledger_due = sw_now_ms() + ledger_ms / 4;
 		}
 		if (sw_now_ms() >= watch_due) {
-			more = sw_watch_tick(
-			    db, &aws, &cfg, watch_ms, WATCH_BUDGET_MS);
+			more = sw_watch_tick(db, &aws, &cfg, watch_ms,
+			    WATCH_BUDGET_MS, watch_rate);
 			sw_drift_tick(db, &aws, &cfg, watch_ms);
 			watch_due =
 			    sw_now_ms() + (more ? WATCH_BUDGET_MS : watch_ms);

@@ -75,7 +75,7 @@ main(void)
 	e = load(
 	    "# production\n\nregion = eu-west-1\nport=3100\n"
 	    "  workers = 8   # more\nlog_format = json\n"
-	    "ledger_interval = 300\nwatch_interval = 5\n"
+	    "ledger_interval = 300\nwatch_interval = 5\nwatch_rate = 20\n"
 	    "training_plan.warn_before = 7200\n"
 	    "endpoint.pricing = https://api.pricing."
 	    "us-east-1.amazonaws.com\n"
@@ -91,6 +91,7 @@ main(void)
 	is_int(
 	    sw_json_get_int(o, "ledger_interval", 0), 300, "ledger_interval");
 	is_int(sw_json_get_int(o, "watch_interval", 0), 5, "watch_interval");
+	is_int(sw_json_get_int(o, "watch_rate", 0), 20, "watch_rate");
 	is_int(sw_json_get_int(o, "training_plan_warn_before", 0), 7200,
 	    "training_plan.warn_before");
 	is_str(sw_json_get_str(sw_json_get(o, "endpoints"), "pricing"),
@@ -115,6 +116,9 @@ main(void)
 	    "a ledger interval of 0");
 	refused("watch_interval = 0\n", "watch_interval must be",
 	    "a watch interval of 0");
+	refused("watch_rate = 0\n", "watch_rate must be", "a watch rate of 0");
+	refused("watch_rate = 1001\n", "watch_rate must be",
+	    "a watch rate over 1000");
 	refused("training_plan.warn_before = 30\n",
 	    "training_plan.warn_before must be", "a warning under a minute");
 	refused("log_format = xml\n", "text or json", "an unknown log format");
