@@ -1258,13 +1258,15 @@ h_cluster_create(struct sw_req *r)
 			    name);
 		fresh = strcmp(rec.id, id) == 0;
 		if (fresh && record_place(r, name, id) != SW_OK) {
-			(void)sw_cluster_forget(r->db, name, id);
+			(void)sw_cluster_unclaim(r->db, name, id);
 			return r->err;
 		}
 	}
 	sw_json_add_str(r->args, "cluster_id", rec.id);
+	/* Refused (another create of the name started first: 409), the
+	 * record made here goes, unless that create took it. */
 	if ((e = h_start(r, "cluster.create", name, name)) != SW_OK && fresh)
-		(void)sw_cluster_forget(r->db, name, rec.id);
+		(void)sw_cluster_unclaim(r->db, name, rec.id);
 	return e;
 }
 

@@ -840,6 +840,11 @@ static const char *const stmt_sql[STMT__MAX] = {
 	/* STMT_FACT_PUT: fact ?1 is ?2 until ?3 */
 	"INSERT INTO aws_facts (key, answer, until) VALUES (?1, ?2, ?3)"
 	" ON CONFLICT (key) DO UPDATE SET answer = ?2, until = ?3",
+	/* STMT_CLUSTER_UNCLAIM: the row of that id, unless a live
+	 * operation on the cluster holds it */
+	"DELETE FROM clusters WHERE name = ?1 AND id = ?2 AND NOT EXISTS"
+	" (SELECT 1 FROM operations WHERE cluster = ?1"
+	" AND state IN ('pending','running'))",
 };
 
 /*

@@ -895,6 +895,21 @@ sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
 	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
 }
 
+sw_err
+sw_cluster_unclaim(struct sw_db *db, const char *name, const char *id)
+{
+	struct sw_st *st;
+	int rc;
+
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_UNCLAIM)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, name);
+	sw_bind_text(st, 2, id);
+	rc = sw_db_step(st);
+	sw_reset(st);
+	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
 /* NULL for "" : a column that names Slipway's own account or region. */
 static void
 bind_or_null(struct sw_st *st, int col, const char *v)

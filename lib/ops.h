@@ -213,6 +213,11 @@ sw_err sw_cluster_record(struct sw_db *, const char *name, const char *id,
     const char *origin, struct sw_cluster_rec *rec);
 /* Forget the record of name, only when its id is id. */
 sw_err sw_cluster_forget(struct sw_db *, const char *name, const char *id);
+/* Forget the record (name, id) a create made and did not start with,
+ * unless a live operation holds the cluster: a create of the same name
+ * sent at the same time may have found that record, taken its id and
+ * started (it recorded none of its own). */
+sw_err sw_cluster_unclaim(struct sw_db *, const char *name, const char *id);
 /* Record where the cluster name (of id) lives: account and region, NULL
  * or "" for Slipway's own. */
 sw_err sw_cluster_place(struct sw_db *, const char *name, const char *id,

@@ -344,6 +344,32 @@ main(void)
 		n.kind = "cluster.create";
 	}
 
+	/* Two creates of one name at once: the second found the first's
+	 * record and started with its id; the first, refused, must not
+	 * take the record away from it. */
+	{
+		char a[SW_OP_ID_LEN];
+		struct sw_cluster_rec rec;
+
+		ok(sw_cluster_record(db, "c7", "swc-00000000000000c7",
+		       "created", &rec) == SW_OK,
+		    "c7 recorded");
+		n.kind = "cluster.create";
+		n.target = "c7";
+		n.cluster = "c7";
+		ok(sw_op_enqueue(db, &n, a, &existed) == SW_OK,
+		    "a create of c7 started with that record");
+		ok(sw_cluster_unclaim(db, "c7", "swc-00000000000000c7") ==
+			    SW_OK &&
+			sw_cluster_get(db, "c7", &rec) == SW_OK,
+		    "the record stays while an operation holds c7");
+		sw_op_set_state(db, a, "failed", NULL);
+		ok(sw_cluster_unclaim(db, "c7", "swc-00000000000000c7") ==
+			    SW_OK &&
+			sw_cluster_get(db, "c7", &rec) == SW_ENOTFOUND,
+		    "with none live, the unused record goes");
+	}
+
 	/* Listing. */
 	memset(&f, 0, sizeof(f));
 	f.token_name = "alice";
