@@ -880,13 +880,15 @@ sw_cluster_record(struct sw_db *db, const char *name, const char *id,
 	return sw_cluster_get(db, name, rec);
 }
 
-sw_err
-sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
+/* Run the statement s, which deletes the record (name, id). */
+static sw_err
+cluster_delete(
+    struct sw_db *db, enum sw_stmt s, const char *name, const char *id)
 {
 	struct sw_st *st;
 	int rc;
 
-	if ((st = sw_db_stmt(db, STMT_CLUSTER_FORGET)) == NULL)
+	if ((st = sw_db_stmt(db, s)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, name);
 	sw_bind_text(st, 2, id);
@@ -896,18 +898,15 @@ sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
 }
 
 sw_err
+sw_cluster_forget(struct sw_db *db, const char *name, const char *id)
+{
+	return cluster_delete(db, STMT_CLUSTER_FORGET, name, id);
+}
+
+sw_err
 sw_cluster_unclaim(struct sw_db *db, const char *name, const char *id)
 {
-	struct sw_st *st;
-	int rc;
-
-	if ((st = sw_db_stmt(db, STMT_CLUSTER_UNCLAIM)) == NULL)
-		return SW_EDB;
-	sw_bind_text(st, 1, name);
-	sw_bind_text(st, 2, id);
-	rc = sw_db_step(st);
-	sw_reset(st);
-	return rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
+	return cluster_delete(db, STMT_CLUSTER_UNCLAIM, name, id);
 }
 
 /* NULL for "" : a column that names Slipway's own account or region. */
