@@ -289,7 +289,8 @@ def _rollout_failure(ctrl, ie, d):
     limit = (ie.get("spec") or {}).get("maxDeployTimeInSeconds", MAX_DEPLOY_TIME)
     made = datetime.datetime.strptime(rs["metadata"]["creationTimestamp"], "%Y-%m-%dT%H:%M:%SZ")
     made = made.replace(tzinfo=datetime.timezone.utc).timestamp()
-    if ctrl.kc.world.clock.elapsed(made) < limit:
+    clock = ctrl.kc.world.clock
+    if clock.now() < clock.due(limit, made):
         return None
     for p in st.list("", "pods", ns):
         if owned_by(p, rs["metadata"]["uid"]) and not p["metadata"].get("deletionTimestamp"):

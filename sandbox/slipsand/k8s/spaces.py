@@ -220,7 +220,8 @@ class Operator:
             return False
         last = _parse((ws["metadata"].get("annotations") or {}).get(ACTIVITY)) or 0
         last = max(last, _parse(avail.get("lastTransitionTime")) or 0)
-        return self.kc.world.clock.elapsed(last) >= 60 * int(idle.get("idleTimeoutInMinutes") or 0)
+        clock = self.kc.world.clock
+        return clock.now() >= clock.due(60 * int(idle.get("idleTimeoutInMinutes") or 0), last)
 
     def _pods(self, ws):
         sel = ws["metadata"]["name"]
