@@ -6,10 +6,12 @@ timeouts, optional TLS done in the worker thread, and a catch-all so a bug
 becomes a 500 in the protocol's shape instead of a traceback or a hang.
 """
 import http.server
+import selectors
 import socket
 import socketserver
 import ssl
 import sys
+import threading
 import traceback
 import urllib.parse
 
@@ -197,3 +199,57 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
     def handle_error(self, request, client_address):
         pass
+
+
+class Acceptor:
+    """One thread accepting connections for many servers (every
+    cluster's Kubernetes API server): each connection is then served on
+    a thread of its own as before.  A thread per listener, each waking
+    to poll for a shutdown, cost a thousand clusters' sandbox thousands
+    of wake-ups a second, all contending for the interpreter."""
+
+    def __init__(self, name):
+        self.sel = selectors.DefaultSelector()
+        self.lock = threading.Lock()
+        self.name = name
+        self.thread = None
+
+    def add(self, server):
+        """Accept server's connections from now on."""
+        server.socket.setblocking(False)
+        with self.lock:
+            self.sel.register(server.socket, selectors.EVENT_READ, server)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._loop, name=self.name, daemon=True)
+                self.thread.start()
+
+    def remove(self, server):
+        """Stop accepting server's connections and close its listener;
+        connections being served finish on their own threads."""
+        with self.lock:
+            try:
+                self.sel.unregister(server.socket)
+            except (KeyError, ValueError):
+                pass
+        server.server_close()
+
+    def _loop(self):
+        while True:
+            with self.lock:
+                empty = not self.sel.get_map()
+            if empty:
+                threading.Event().wait(0.2)
+                continue
+            try:
+                ready = self.sel.select(timeout=0.5)
+            except OSError:
+                continue
+            for key, _ in ready:
+                server = key.data
+                with self.lock:
+                    live = key.fileobj in self.sel.get_map()
+                if live:
+                    # accept (a listener closed meanwhile: OSError,
+                    # which socketserver ignores) and hand the
+                    # connection to a thread of its own
+                    server._handle_request_noblock()

@@ -12,10 +12,9 @@ import os
 import secrets
 import shutil
 import ssl
-import threading
 import time
 
-from ..server import BaseHandler, BadRequest, Server
+from ..server import Acceptor, BaseHandler, BadRequest, Server
 from ..protocols import Response
 from . import addons, certs, helm
 from . import lifecycle
@@ -42,6 +41,8 @@ IDLE_PASSES = (0.05, 0.1, 0.2, 0.4)
 # pass compared against comes (Clock.track), or after SETTLED_PASS real
 # seconds: a thousand finished clusters cost no pass at all.
 SETTLED_PASS = 10.0
+# Every cluster's API server is accepted for by one thread.
+ACCEPTOR = Acceptor("k8s-acceptor")
 NODE_RESYNC = 5.0    # real seconds after which unchanged HyperPod nodes are written again
 KUBELET = {"1.29": "v1.29.15-eks-473151a", "1.30": "v1.30.11-eks-473151a", "1.31": "v1.31.7-eks-473151a",
            "1.32": "v1.32.3-eks-473151a", "1.33": "v1.33.0-eks-802817d", "1.34": "v1.34.1-eks-113cf36"}
@@ -79,7 +80,6 @@ class KubeCluster:
         self.api = Api(self)
         self.controllers = Controllers(self)
         self.server = None
-        self.thread = None
         self.port = None
         self.stopped = False
         self._registry = None
@@ -105,9 +105,7 @@ class KubeCluster:
         self.server = server
         self.port = server.server_address[1]
         self.stopped = False
-        self.thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
-                                       name="k8s-" + self.name, daemon=True)
-        self.thread.start()
+        ACCEPTOR.add(server)
         return self.port
 
     def stop(self):
@@ -117,8 +115,7 @@ class KubeCluster:
         if self.server is not None:
             srv = self.server
             self.server = None
-            srv.shutdown()
-            srv.server_close()
+            ACCEPTOR.remove(srv)
 
     # --- info ----------------------------------------------------------------------
     def eks(self):
