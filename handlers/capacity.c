@@ -9,12 +9,22 @@
  * training plan use reserved capacity and count against the plan instead
  * (h_check_training_plan), as SageMaker counts them.
  *
+ * Each cluster's groups are kept in the database (aws_facts) for
+ * CAPACITY_KEEP_MS, keyed by its ARN and status, so a thousand creates
+ * in an account of a thousand clusters do not each describe every one:
+ * a cluster that Slipway or anyone changes leaves InService for
+ * Updating and is read again; a change that never shows in its status
+ * counts within CAPACITY_KEEP_MS, and SageMaker itself refuses a create
+ * or update over its quota meanwhile.  The cluster being resized is
+ * always read.
+ *
  * Refusals are 422 problem+json naming the field (e.g.
  * instance_groups[1].count) with the quota, what is in use and what was
  * requested, so a dry run answers the same as the create would, before
  * any change is made.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "handlers/handlers.h"
@@ -24,6 +34,8 @@
 
 /* Largest number of ListClusters / ListServiceQuotas pages read. */
 #define CAPACITY_PAGES 20
+/* How long a cluster's groups are counted as last read. */
+#define CAPACITY_KEEP_MS (30 * 1000)
 
 /* One AWS read for the pre-flight (fact: a fact of the region,
  * h_call_fact); on failure the problem is filled. */
@@ -75,6 +87,57 @@ add_cluster_use(json_object *hp, json_object *use, const char *skip_cluster,
 	}
 }
 
+/* The groups of cluster c (a ClusterSummaries item) as a DescribeCluster
+ * document with only what add_cluster_use reads: kept, or read and kept
+ * (fresh: read, the cluster being resized). */
+static sw_err
+cluster_groups(struct sw_req *r, json_object *c, int fresh, json_object **hp,
+    struct aws_error *err)
+{
+	const char *name = sw_json_get_str(c, "ClusterName");
+	const char *arn = sw_json_get_str(c, "ClusterArn");
+	const char *st = sw_json_get_str(c, "ClusterStatus");
+	static const char *const keep[] = { "InstanceType", "InstanceGroupName",
+		"CurrentCount", "TargetCount", "TrainingPlanArn", NULL };
+	json_object *doc, *list, *groups, *g, *out;
+	char key[512], *text = NULL, why[128];
+	size_t i, k;
+	sw_err e;
+
+	*hp = NULL;
+	if (name == NULL)
+		return SW_ENOTFOUND;
+	if (arn == NULL || st == NULL ||
+	    sw_fmt(key, sizeof(key), "capacity %s %s", arn, st) != SW_OK)
+		key[0] = '\0';
+	if (!fresh && key[0] != '\0' &&
+	    sw_fact_get(r->db, key, &text) == SW_OK && text != NULL &&
+	    sw_json_parse(text, strlen(text), hp, why, sizeof(why)) == SW_OK) {
+		free(text);
+		return SW_OK;
+	}
+	free(text);
+	if ((e = h_hp_describe(r, name, &doc, err)) != SW_OK)
+		return e;
+	list = sw_json_get(doc, "InstanceGroups");
+	groups = json_object_new_array();
+	for (i = 0; list && i < json_object_array_length(list); i++) {
+		g = json_object_array_get_idx(list, i);
+		out = json_object_new_object();
+		for (k = 0; keep[k] != NULL; k++)
+			if (sw_json_get(g, keep[k]) != NULL)
+				json_object_object_add(out, keep[k],
+				    json_object_get(sw_json_get(g, keep[k])));
+		json_object_array_add(groups, out);
+	}
+	*hp = sw_jo("ClusterName", sw_js(name), "InstanceGroups", groups, NULL);
+	json_object_put(doc);
+	if (key[0] != '\0')
+		(void)sw_fact_put(
+		    r->db, key, sw_json_str(*hp), CAPACITY_KEEP_MS);
+	return SW_OK;
+}
+
 /* Instances in use per type across the account's HyperPod clusters, as
  * {type: n}; new, or NULL with the problem filled. */
 static json_object *
@@ -105,8 +168,12 @@ instances_in_use(
 			    (strcmp(st, "Deleting") == 0 ||
 				strcmp(st, "Failed") == 0))
 				continue;
-			e = h_hp_describe(
-			    r, sw_json_get_str(c, "ClusterName"), &hp, &err);
+			e = cluster_groups(r, c,
+			    skip_cluster != NULL &&
+				sw_json_get_str(c, "ClusterName") != NULL &&
+				strcmp(skip_cluster,
+				    sw_json_get_str(c, "ClusterName")) == 0,
+			    &hp, &err);
 			if (e == SW_ENOTFOUND)
 				continue; /* gone meanwhile */
 			if (e != SW_OK) {

@@ -106,6 +106,22 @@ for op in ("DescribeAvailabilityZones", "DescribeInstanceTypeOfferings",
          "ec2 %s: each input asked once (%d sent, %d inputs)" %
          (op, len(sent), len(set(inputs))))
 
+# Each cluster's groups are kept by its ARN and status (30 s): four
+# pre-flights in a row read cluster one's groups once at most, not once
+# each.
+def describes_of_one():
+    return len([q for q in sandbox_requests(s, service="sagemaker",
+                                            operation="DescribeCluster")
+                if (q.get("params") or {}).get("ClusterName") == "one"])
+
+
+n0 = describes_of_one()
+codes = [s.post("/api/v1/clusters?dry_run=true", body("three", 1)).status
+         for _ in range(4)]
+t.ok(codes == [200] * 4 and describes_of_one() - n0 <= 1,
+     "four pre-flights (%s) read cluster one %d time(s)" %
+     (codes, describes_of_one() - n0))
+
 # ---- SageMaker refuses the same net of use
 rc, out = aws_cli(s, "sagemaker", "describe-cluster", "--cluster-name",
                   "one")
