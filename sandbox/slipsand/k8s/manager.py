@@ -39,8 +39,10 @@ IDLE_PASSES = (0.05, 0.1, 0.2, 0.4)
 # A cluster settled (that many idle passes, nothing written since) runs
 # again when one of its objects changes, when the soonest time its last
 # pass compared against comes (Clock.track), or after SETTLED_PASS real
-# seconds: a thousand finished clusters cost no pass at all.
+# seconds, longer with many clusters: at most SETTLED_RATE settled
+# clusters' passes a second however many there are.
 SETTLED_PASS = 10.0
+SETTLED_RATE = 10.0
 # Every cluster's API server is accepted for by one thread.
 ACCEPTOR = Acceptor("k8s-acceptor")
 NODE_RESYNC = 5.0    # real seconds after which unchanged HyperPod nodes are written again
@@ -260,12 +262,12 @@ class KubeCluster:
         for obj in addons.bootstrap(self.name):
             self.ensure(obj)
 
-    def run_controllers(self, now):
+    def run_controllers(self, now, settled_pass=SETTLED_PASS):
         self.store.compact(now - max(self.world.clock.real(COMPACT_AFTER), 60.0))
         t = time.time()
         quiet = self.store.rv == self._rv_seen
         if quiet and self._idle >= len(IDLE_PASSES):
-            if (self._wake is None or now < self._wake) and t - self._last_run < SETTLED_PASS:
+            if (self._wake is None or now < self._wake) and t - self._last_run < settled_pass:
                 return
         wait = IDLE_PASSES[min(self._idle, len(IDLE_PASSES) - 1)] if quiet else IDLE_PASSES[0]
         if t - self._last_run < wait:
@@ -477,13 +479,14 @@ class KubeManager:
         return where is None or (where[0], where[1]) == (self.world.account, self.world.region)
 
     def advance(self, now):
+        settled_pass = max(SETTLED_PASS, len(self.clusters) / SETTLED_RATE)
         for c in list(self.world.store.values("eks:clusters")):
             if c["status"] in ("ACTIVE", "UPDATING", "DELETING") and c.get("endpoint"):
                 kc = self.clusters.get(c["name"])
                 if kc is None or kc.server is None:
                     self.ensure_server(c["name"])
                     kc = self.clusters[c["name"]]
-                kc.run_controllers(now)
+                kc.run_controllers(now, settled_pass)
 
     def install_addon(self, cluster, addon, record):
         kc = self._cluster(cluster)
