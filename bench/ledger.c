@@ -277,7 +277,7 @@ main(int argc, char *argv[])
 		made_wall = made_cpu = 0;
 		w0 = ms(CLOCK_MONOTONIC);
 		c0 = ms(CLOCK_PROCESS_CPUTIME_ID);
-		sw_ledger_tick(db, &aws, NULL);
+		(void)sw_ledger_tick(db, &aws, NULL, 0, 0, 0);
 		rows = changes(db) - before;
 		if (p > 0)
 			printf("pass %.3f %.3f %lld\n",

@@ -35,6 +35,7 @@
 #include "pipelines/prices.h"
 #include "pipelines/pipeline.h"
 #include "poller/ledger.h"
+#include "poller/pace.h"
 
 #define NS_PREFIX "hyperpod-ns-"
 #define MAX_NODES 4096
@@ -452,34 +453,41 @@ sample_one(struct sample *s)
 	json_object_put(nodes);
 }
 
-void
-sw_ledger_tick(
-    struct sw_db *db, struct aws_ctx *aws, const struct sw_config *cfg)
+int
+sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws,
+    const struct sw_config *cfg, int64_t every_ms, int64_t budget_ms, int rate)
 {
 	static struct node nodes[MAX_NODES];
+	static int64_t last_ms; /* this process's pass before */
+	int64_t until = sw_now_ms() + budget_ms;
+	struct sw_pace pace;
 	struct sample s;
-	json_object *names = NULL;
 	size_t i;
-	int creating, hyperpod;
+	int creating, hyperpod, more = 0;
 
-	if (sw_cluster_names(db, &names) != SW_OK)
-		return;
-	for (i = 0; i < json_object_array_length(names); i++) {
+	if (sw_pace_begin(&pace, db, "ledger", every_ms, rate, &last_ms) !=
+	    SW_OK)
+		return 0;
+	for (i = 0; i < sw_pace_count(&pace); i++) {
+		if (budget_ms > 0 && sw_now_ms() >= until) {
+			more = 1;
+			break;
+		}
 		memset(&s, 0, sizeof(s));
 		s.db = db;
 		s.node = nodes;
-		s.cluster =
-		    json_object_get_string(json_object_array_get_idx(names, i));
+		s.cluster = sw_pace_cluster(&pace, i);
 		/* A cluster whose create has yet to hear HyperPod answer has
 		 * no nodes to list, nor to pay for. */
 		if (sw_cluster_creating(db, s.cluster, &creating, &hyperpod) !=
 			SW_OK ||
-		    !hyperpod)
+		    !hyperpod || !sw_pace_take(&pace, db, i))
 			continue;
 		if ((s.aws = sw_cluster_aws(db, aws, cfg, s.cluster)) == NULL)
 			continue;
 		sample_one(&s);
 		(void)sw_db_idle(db);
 	}
-	json_object_put(names);
+	sw_pace_end(&pace);
+	return more;
 }

@@ -10,9 +10,16 @@
 
 #include <json-c/json.h>
 
-/* One sample of every cluster Slipway owns (a few AWS and Kubernetes
- * reads each). */
-void sw_ledger_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *);
+/*
+ * Sample the clusters Slipway owns whose turn ("ledger <cluster>", one
+ * every every_ms among all pollers of all replicas, paced per account
+ * and region by rate: poller/pace.h) this poller takes, a few AWS and
+ * Kubernetes reads each, for up to budget_ms (0: no limit): 1 when it
+ * stopped with clusters left, so the poller turns to its operations and
+ * comes back soon.
+ */
+int sw_ledger_tick(struct sw_db *, struct aws_ctx *, const struct sw_config *,
+    int64_t every_ms, int64_t budget_ms, int rate);
 /* The job a pod belongs to: its job label, owner or name (borrowed). */
 const char *sw_pod_job(json_object *pod);
 

@@ -177,18 +177,22 @@ sw_poller_main(int argc, char *argv[])
 		/* Each pass starts on a fresh snapshot: nothing of the last
 		 * one is left mid-step. */
 		(void)sw_db_idle(db);
-		/* The usage ledger, budgets and training plans: one poller
-		 * of all replicas takes each turn, asked four times an
-		 * interval so a turn is not missed by long. */
+		/* The usage ledger's samples (a turn per cluster, paced per
+		 * account like the watch), then budgets and training plans
+		 * (one turn): one poller of all replicas takes each turn,
+		 * asked four times an interval so a turn is not missed by
+		 * long. */
 		if (sw_now_ms() >= ledger_due) {
+			more = sw_ledger_tick(db, &aws, &cfg, ledger_ms,
+			    WATCH_BUDGET_MS, watch_rate);
 			if (sw_turn_take(db, "ledger", ledger_ms, &mine) ==
 				SW_OK &&
 			    mine) {
-				sw_ledger_tick(db, &aws, &cfg);
 				sw_budget_tick(db);
 				sw_plan_tick(db, &aws);
 			}
-			ledger_due = sw_now_ms() + ledger_ms / 4;
+			ledger_due = sw_now_ms() +
+			    (more ? WATCH_BUDGET_MS : ledger_ms / 4);
 		}
 		if (sw_now_ms() >= watch_due) {
 			more = sw_watch_tick(db, &aws, &cfg, watch_ms,

@@ -43,6 +43,7 @@
 #include "lib/notify.h"
 #include "lib/ops.h"
 #include "pipelines/pipeline.h"
+#include "poller/pace.h"
 #include "poller/watch.h"
 
 #define NS_PREFIX "hyperpod-ns-"
@@ -830,99 +831,35 @@ watch_cluster(struct pass *p)
 	json_object_put(p->events);
 }
 
-/*
- * Each cluster's account and region ("account|region", "" parts for
- * Slipway's own) into homes, and how many clusters each holds into
- * counts ({home: n}).  A cluster whose record is gone since the names
- * were read counts as Slipway's own.
- */
-static void
-homes_of(struct sw_db *db, json_object *names, json_object *homes,
-    json_object *counts)
-{
-	struct sw_cluster_rec rec;
-	const char *name;
-	char home[64];
-	size_t i;
-
-	for (i = 0; i < json_object_array_length(names); i++) {
-		name =
-		    json_object_get_string(json_object_array_get_idx(names, i));
-		if (sw_cluster_get(db, name, &rec) != SW_OK)
-			memset(&rec, 0, sizeof(rec));
-		if (sw_fmt(home, sizeof(home), "%s|%s", rec.account,
-			rec.region) != SW_OK)
-			home[0] = '\0'; /* 16 + 32 bytes fit */
-		json_object_array_add(homes, sw_js(home));
-		json_object_object_add(counts, home,
-		    json_object_new_int64(
-			sw_json_get_int(counts, home, 0) + 1));
-	}
-	(void)sw_db_idle(db);
-}
-
 int
 sw_watch_tick(struct sw_db *db, struct aws_ctx *aws,
     const struct sw_config *cfg, int64_t every_ms, int64_t budget_ms, int rate)
 {
 	static int64_t last_ms; /* this process's pass before */
-	json_object *names = NULL, *homes, *counts, *read;
-	const char *home;
+	int64_t until = sw_now_ms() + budget_ms;
+	struct sw_pace pace;
 	struct pass p;
-	char turn[128];
-	int64_t now = sw_now_ms(), until = now + budget_ms, since, cap = 0;
-	int64_t n, interval;
 	size_t i;
-	int mine, more = 0;
+	int more = 0;
 
-	if (sw_cluster_names(db, &names) != SW_OK)
+	if (sw_pace_begin(&pace, db, "watch", every_ms, rate, &last_ms) !=
+	    SW_OK)
 		return 0;
-	homes = json_object_new_array();
-	counts = json_object_new_object();
-	read = json_object_new_object();
-	if (rate > 0) {
-		homes_of(db, names, homes, counts);
-		since = last_ms > 0 && now - last_ms < every_ms ? now - last_ms
-								: every_ms;
-		cap = rate * since / 1000 > 0 ? rate * since / 1000 : 1;
-		last_ms = now;
-	}
-	for (i = 0; i < json_object_array_length(names); i++) {
+	for (i = 0; i < sw_pace_count(&pace); i++) {
 		if (budget_ms > 0 && sw_now_ms() >= until) {
 			more = 1;
 			break;
 		}
-		interval = every_ms;
-		home = NULL;
-		if (rate > 0) {
-			home = json_object_get_string(
-			    json_object_array_get_idx(homes, i));
-			if (sw_json_get_int(read, home, 0) >= cap)
-				continue; /* the next pass's */
-			n = sw_json_get_int(counts, home, 1);
-			if (n * 1000 / rate > interval)
-				interval = n * 1000 / rate;
-		}
+		if (!sw_pace_take(&pace, db, i))
+			continue;
 		memset(&p, 0, sizeof(p));
 		p.db = db;
-		p.cluster =
-		    json_object_get_string(json_object_array_get_idx(names, i));
-		if (sw_fmt(turn, sizeof(turn), "watch %s", p.cluster) !=
-			SW_OK ||
-		    sw_turn_take(db, turn, interval, &mine) != SW_OK || !mine)
-			continue;
-		if (home != NULL)
-			json_object_object_add(read, home,
-			    json_object_new_int64(
-				sw_json_get_int(read, home, 0) + 1));
+		p.cluster = sw_pace_cluster(&pace, i);
 		if ((p.aws = sw_cluster_aws(db, aws, cfg, p.cluster)) == NULL)
 			continue;
 		watch_cluster(&p);
 		(void)sw_db_idle(db);
 	}
-	json_object_put(names);
-	json_object_put(homes);
-	json_object_put(counts);
-	json_object_put(read);
+	sw_pace_end(&pace);
 	return more;
 }

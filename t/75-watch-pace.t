@@ -9,7 +9,8 @@
 # HyperPod ListClusterEvents, one per cluster and pass (the clusters
 # exist only in Slipway's records, so HyperPod answers
 # ResourceNotFound, as it would for a cluster deleted behind Slipway's
-# back).
+# back).  The usage ledger's samples (ledger_interval = 1) are paced
+# the same way: HyperPod ListClusterNodes, one per cluster and sample.
 import os
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from harness import Stack, sandbox_call, sandbox_requests, wait_for
 
 t = T()
 RATE, MANY, FEW = 4, 40, 3
-s = Stack(t, sandbox=True, conf=["watch_interval = 1",
+s = Stack(t, sandbox=True, conf=["watch_interval = 1", "ledger_interval = 1",
                                  "watch_rate = %d" % RATE])
 many = ["pace-%02d" % i for i in range(MANY)]
 few = ["apart-%d" % i for i in range(FEW)]
@@ -35,11 +36,10 @@ s.sql("INSERT INTO clusters (name, id, origin, created, region) VALUES " +
       ", ".join(rows))
 
 
-def reads():
-    """name -> the times its events were read, in order."""
+def reads(operation="ListClusterEvents"):
+    """name -> the times operation read it, in order."""
     out = {}
-    for e in sandbox_requests(s, service="sagemaker",
-                              operation="ListClusterEvents"):
+    for e in sandbox_requests(s, service="sagemaker", operation=operation):
         name = (e.get("params") or {}).get("ClusterName")
         if name in many or name in few:
             out.setdefault(name, []).append(e["time"])
@@ -74,6 +74,22 @@ t.ok(all(len(v) >= 0.3 * window for v in near.values()),
      "another region's clusters are paced on their own, read every "
      "second or so (%s reads in the same %.1f s)" % (
          ", ".join(str(len(v)) for v in near.values()), window))
+
+# The usage ledger's samples: the same pace, on their own turns.
+nodes = reads("ListClusterNodes")
+counted = [n for n in many if len(nodes.get(n, [])) >= 2]
+lgaps = [b - a for n in many for a, b in zip(nodes.get(n, []),
+                                               nodes.get(n, [])[1:])]
+t.ok(len(counted) >= MANY // 2 and min(lgaps) >= 0.5 * MANY / RATE,
+     "the ledger samples a cluster again only after about %d s too "
+     "(%d clusters sampled twice, shortest gap %.1f s)" % (
+         MANY / RATE, len(counted), min(lgaps) if lgaps else -1))
+lfirst = min(v[0] for n, v in nodes.items() if n in many) if nodes else 0
+llast = max(v[-1] for n, v in nodes.items() if n in many) if nodes else 0
+lcount = sum(len(nodes.get(n, [])) for n in many)
+t.ok(lcount <= RATE * (llast - lfirst + 2) + RATE,
+     "%d samples in %.1f s: at most %d a second and one pass's %d more" % (
+         lcount, llast - lfirst, RATE, RATE))
 
 # Bad input: a rate out of range is refused at start, naming the key.
 conf = os.path.join(s.dir, "bad.conf")

@@ -114,9 +114,9 @@ t.ok(wait_for(lambda: len(events_calls(since)) >= 3, timeout=INTERVAL * 30,
 t.eq(len(described(since)), 0,
      "and asked EKS DescribeCluster 0 times: the record told them")
 rows = srv.psql("SELECT name FROM turns ORDER BY name")
-t.eq(rows.split("\n"), ["ledger", "watch turns"],
-     "the turns are rows of the database: the cluster's watch, and the "
-     "usage ledger's")
+t.eq(rows.split("\n"), ["ledger", "ledger turns", "watch turns"],
+     "the turns are rows of the database: budgets and training plans, "
+     "the usage ledger's sample of the cluster, and its watch")
 
 # The turn is no replica's: with b gone, a keeps the watch.
 b.stop()
