@@ -829,11 +829,16 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"UPDATE clusters SET api_endpoint = ?2, api_ca = ?3 WHERE name = ?1",
 	/* STMT_CLUSTER_CREATING: a row while cluster ?1's create is live,
 	 * with what its hyperpod stage recorded of HyperPod's CreateCluster
-	 * (NULL: not answered yet) */
+	 * (NULL: not answered yet); a row of NULL too for a cluster Slipway
+	 * creates whose record is made but its create not yet enqueued */
 	"SELECT (SELECT json_extract(s.ext, '$.create_requested') FROM stages s"
 	"  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
 	" FROM operations o WHERE o.cluster = ?1"
 	" AND o.state IN ('pending','running') AND o.kind = 'cluster.create'"
+	" UNION ALL SELECT NULL FROM clusters c"
+	" WHERE c.name = ?1 AND c.origin = 'created' AND NOT EXISTS"
+	" (SELECT 1 FROM operations x WHERE x.cluster = ?1"
+	"  AND x.kind = 'cluster.create')"
 	" LIMIT 1",
 	/* STMT_FACT_GET: fact ?1 while it holds at ?2 */
 	"SELECT answer FROM aws_facts WHERE key = ?1 AND until > ?2",
@@ -1219,7 +1224,12 @@ static const char *const pg_stmts[STMT__MAX] = {
 	    "  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
 	    " FROM operations o WHERE o.cluster = ?1"
 	    " AND o.state IN ('pending','running')"
-	    " AND o.kind = 'cluster.create' LIMIT 1",
+	    " AND o.kind = 'cluster.create'"
+	    " UNION ALL SELECT NULL FROM clusters c"
+	    " WHERE c.name = ?1 AND c.origin = 'created' AND NOT EXISTS"
+	    " (SELECT 1 FROM operations x WHERE x.cluster = ?1"
+	    "  AND x.kind = 'cluster.create')"
+	    " LIMIT 1",
 };
 
 /* clang-format off */

@@ -238,8 +238,10 @@ sw_err sw_cluster_access_get(struct sw_db *, const char *name, char **endpoint,
 sw_err sw_cluster_access_set(
     struct sw_db *, const char *name, const char *endpoint, const char *pem);
 /* *creating when the create of cluster name is still live (pending or
- * running); *hyperpod unless that create has yet to hear HyperPod answer
- * its CreateCluster (before, there is no HyperPod cluster to read). */
+ * running), or is about to be (the record is made, the create not yet
+ * enqueued); *hyperpod unless that create has yet to hear HyperPod
+ * answer its CreateCluster (before, there is no HyperPod cluster to
+ * read). */
 sw_err sw_cluster_creating(
     struct sw_db *, const char *name, int *creating, int *hyperpod);
 

@@ -350,20 +350,37 @@ main(void)
 	{
 		char a[SW_OP_ID_LEN];
 		struct sw_cluster_rec rec;
+		int creating = 0, hyperpod = 1;
 
 		ok(sw_cluster_record(db, "c7", "swc-00000000000000c7",
 		       "created", &rec) == SW_OK,
 		    "c7 recorded");
+		/* Between the record and its create's enqueue, the poller
+		 * must not read a cluster HyperPod has never heard of. */
+		ok(sw_cluster_creating(db, "c7", &creating, &hyperpod) ==
+			    SW_OK &&
+			creating && !hyperpod,
+		    "recorded, not yet enqueued: being created, HyperPod "
+		    "has no cluster");
 		n.kind = "cluster.create";
 		n.target = "c7";
 		n.cluster = "c7";
 		ok(sw_op_enqueue(db, &n, a, &existed) == SW_OK,
 		    "a create of c7 started with that record");
+		ok(sw_cluster_creating(db, "c7", &creating, &hyperpod) ==
+			    SW_OK &&
+			creating && !hyperpod,
+		    "enqueued: still being created, HyperPod not asked");
 		ok(sw_cluster_unclaim(db, "c7", "swc-00000000000000c7") ==
 			    SW_OK &&
 			sw_cluster_get(db, "c7", &rec) == SW_OK,
 		    "the record stays while an operation holds c7");
 		sw_op_set_state(db, a, "failed", NULL);
+		ok(sw_cluster_creating(db, "c7", &creating, &hyperpod) ==
+			    SW_OK &&
+			!creating && hyperpod,
+		    "the create over: no longer being created, HyperPod "
+		    "may hold something to read");
 		ok(sw_cluster_unclaim(db, "c7", "swc-00000000000000c7") ==
 			    SW_OK &&
 			sw_cluster_get(db, "c7", &rec) == SW_ENOTFOUND,
