@@ -18,6 +18,9 @@
  * or update over its quota meanwhile.  The cluster being resized is
  * always read.
  *
+ * The account's quotas are kept QUOTA_KEEP_MS too: a request they
+ * would refuse reads them again first, so an increase counts at once.
+ *
  * Refusals are 422 problem+json naming the field (e.g.
  * instance_groups[1].count) with the quota, what is in use and what was
  * requested, so a dry run answers the same as the create would, before
@@ -36,19 +39,23 @@
 #define CAPACITY_PAGES 20
 /* How long a cluster's groups are counted as last read. */
 #define CAPACITY_KEEP_MS (30 * 1000)
+/* How long the account's quotas are kept; a request they refuse reads
+ * them again before it is refused. */
+#define QUOTA_KEEP_MS (60 * 1000)
 
-/* One AWS read for the pre-flight (fact: a fact of the region,
- * h_call_fact); on failure the problem is filled. */
+/* One AWS read for the pre-flight, its answer kept keep_ms (0: read
+ * each time; fresh: read, and kept, h_call_kept); on failure the
+ * problem is filled. */
 static sw_err
 read_aws_as(struct sw_req *r, enum aws_service svc, const char *op,
-    json_object *in, json_object **out, int fact)
+    json_object *in, json_object **out, int64_t keep_ms, int fresh)
 {
 	struct aws_error err;
 	sw_err e;
 
 	memset(&err, 0, sizeof(err));
-	e = fact ? h_call_fact(r, svc, op, in, out, &err)
-		 : h_call(r, svc, op, in, out, &err);
+	e = keep_ms > 0 ? h_call_kept(r, svc, op, in, out, &err, keep_ms, fresh)
+			: h_call(r, svc, op, in, out, &err);
 	return e == SW_OK ? SW_OK : h_aws_fail(r, svc, op, e, &err);
 }
 
@@ -56,7 +63,7 @@ static sw_err
 read_aws(struct sw_req *r, enum aws_service svc, const char *op,
     json_object *in, json_object **out)
 {
-	return read_aws_as(r, svc, op, in, out, 0);
+	return read_aws_as(r, svc, op, in, out, 0, 0);
 }
 
 /* Add one cluster's groups (hp, borrowed) to use {type: n}, leaving out
@@ -195,11 +202,11 @@ fail:
 	return NULL;
 }
 
-/* SageMaker's cluster-usage quotas by instance type {type: value}; new,
- * or NULL with the problem filled.  A type with no quota on record is
- * not held to one. */
+/* SageMaker's cluster-usage quotas by instance type {type: value},
+ * kept QUOTA_KEEP_MS (fresh: read now); new, or NULL with the problem
+ * filled.  A type with no quota on record is not held to one. */
 static json_object *
-cluster_quotas(struct sw_req *r)
+cluster_quotas(struct sw_req *r, int fresh)
 {
 	static const char suffix[] = " for cluster usage";
 	json_object *q = json_object_new_object(), *out = NULL, *list;
@@ -209,11 +216,11 @@ cluster_quotas(struct sw_req *r)
 	size_t i, n;
 
 	do {
-		if (read_aws(r, AWS_SVC_QUOTAS, "ListServiceQuotas",
+		if (read_aws_as(r, AWS_SVC_QUOTAS, "ListServiceQuotas",
 			sw_jo("ServiceCode", sw_js("sagemaker"), "MaxResults",
 			    sw_ji(100), "NextToken",
 			    token ? sw_js(token) : NULL, NULL),
-			&out) != SW_OK) {
+			&out, QUOTA_KEEP_MS, fresh) != SW_OK) {
 			json_object_put(q);
 			return NULL;
 		}
@@ -241,6 +248,31 @@ cluster_quotas(struct sw_req *r)
 	return q;
 }
 
+/* The ask (want: {type: n} of every ask) goes past its type's quota. */
+static int
+ask_over(const struct h_capacity_ask *a, json_object *quotas, json_object *use,
+    json_object *want)
+{
+	int64_t limit = sw_json_get_int(quotas, a->type, -1);
+
+	return a->plan == NULL && limit >= 0 &&
+	    sw_json_get_int(use, a->type, 0) +
+		sw_json_get_int(want, a->type, 0) >
+	    limit;
+}
+
+static int
+over_quota(const struct h_capacity_ask *asks, size_t n, json_object *quotas,
+    json_object *use, json_object *want)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ask_over(&asks[i], quotas, use, want))
+			return 1;
+	return 0;
+}
+
 sw_err
 h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks, size_t n,
     const char *skip_cluster, const char *skip_group)
@@ -257,10 +289,19 @@ h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks, size_t n,
 				asks[i].count);
 	if (json_object_object_length(want) == 0)
 		goto out;
-	if ((quotas = cluster_quotas(r)) == NULL ||
+	if ((quotas = cluster_quotas(r, 0)) == NULL ||
 	    (use = instances_in_use(r, skip_cluster, skip_group)) == NULL) {
 		e = r->err;
 		goto out;
+	}
+	/* Refused by the quotas as kept: by the account's quotas now? (An
+	 * increase granted meanwhile counts at once.) */
+	if (over_quota(asks, n, quotas, use, want)) {
+		json_object_put(quotas);
+		if ((quotas = cluster_quotas(r, 1)) == NULL) {
+			e = r->err;
+			goto out;
+		}
 	}
 	for (i = 0; i < n; i++) {
 		const char *t = asks[i].type;
@@ -268,7 +309,7 @@ h_check_quota(struct sw_req *r, const struct h_capacity_ask *asks, size_t n,
 		int64_t inuse = sw_json_get_int(use, t, 0);
 		int64_t asked = sw_json_get_int(want, t, 0);
 
-		if (asks[i].plan != NULL || limit < 0 || inuse + asked <= limit)
+		if (!ask_over(&asks[i], quotas, use, want))
 			continue;
 		for (k = 0; k < i; k++) /* one error per type */
 			if (asks[k].plan == NULL &&
@@ -310,7 +351,7 @@ h_check_offered(
 			sw_jo("Name", sw_js("location"), "Values",
 			    sw_ja(sw_js(az)), NULL)),
 		    NULL),
-		&out, 1) != SW_OK)
+		&out, H_FACT_KEEP_MS, 0) != SW_OK)
 		return r->err;
 	list = sw_json_get(out, "instanceTypeOfferingSet");
 	for (i = 0; list && i < json_object_array_length(list); i++)

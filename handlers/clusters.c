@@ -173,13 +173,17 @@ h_call(struct sw_req *r, enum aws_service svc, const char *op, json_object *in,
 	return e;
 }
 
-/* How long a fact of a region is kept: its zones, the instance types it
- * offers and what each type is change on the scale of months. */
-#define FACT_TTL_MS (15 * 60 * 1000)
-
 sw_err
 h_call_fact(struct sw_req *r, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *err)
+{
+	return h_call_kept(r, svc, op, in, out, err, H_FACT_KEEP_MS, 0);
+}
+
+sw_err
+h_call_kept(struct sw_req *r, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, struct aws_error *err, int64_t keep_ms,
+    int fresh)
 {
 	struct aws_ctx *aws;
 	struct sw_buf key;
@@ -197,7 +201,7 @@ h_call_fact(struct sw_req *r, enum aws_service svc, const char *op,
 	if (sw_buf_printf(&key, "%s/%s/%s/%s ",
 		aws->account[0] != '\0' ? aws->account : "self", aws->region,
 		aws_service(svc)->id, op) == SW_OK &&
-	    sw_buf_puts(&key, sw_json_str(in)) == SW_OK &&
+	    sw_buf_puts(&key, sw_json_str(in)) == SW_OK && !fresh &&
 	    sw_fact_get(r->db, sw_buf_str(&key), &text) == SW_OK &&
 	    text != NULL &&
 	    sw_json_parse(text, strlen(text), out, why, sizeof(why)) == SW_OK) {
@@ -211,7 +215,7 @@ h_call_fact(struct sw_req *r, enum aws_service svc, const char *op,
 	json_object_put(in);
 	if (e == SW_OK && key.len > 0)
 		(void)sw_fact_put(
-		    r->db, sw_buf_str(&key), sw_json_str(*out), FACT_TTL_MS);
+		    r->db, sw_buf_str(&key), sw_json_str(*out), keep_ms);
 	sw_buf_free(&key);
 	return e;
 }

@@ -267,6 +267,10 @@ struct aws_ctx *h_aws_for(struct sw_req *, struct aws_error *err, sw_err *e);
  * SW_EUNAVAIL without a client.  *out is a new reference on success. */
 sw_err h_call(struct sw_req *, enum aws_service, const char *op,
     json_object *in, json_object **out, struct aws_error *);
+/* How long a fact of a region is kept: its zones, the instance types it
+ * offers and what each type is change on the scale of months. */
+#define H_FACT_KEEP_MS (15 * 60 * 1000)
+
 /*
  * h_call of a read whose answer is a fact of the account's region (its
  * zones, the instance types it offers, what each type is): kept in the
@@ -277,6 +281,11 @@ sw_err h_call(struct sw_req *, enum aws_service, const char *op,
  */
 sw_err h_call_fact(struct sw_req *, enum aws_service, const char *op,
     json_object *in, json_object **out, struct aws_error *);
+/* The same, kept keep_ms; fresh: read AWS whatever is kept, and keep
+ * its answer. */
+sw_err h_call_kept(struct sw_req *, enum aws_service, const char *op,
+    json_object *in, json_object **out, struct aws_error *, int64_t keep_ms,
+    int fresh);
 
 /*
  * The HyperPod cluster name (aws_hp_describe with this worker's client):

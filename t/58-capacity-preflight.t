@@ -115,12 +115,33 @@ def describes_of_one():
                 if (q.get("params") or {}).get("ClusterName") == "one"])
 
 
-n0 = describes_of_one()
+def quota_reads():
+    return len(sandbox_requests(s, service="servicequotas",
+                                operation="ListServiceQuotas"))
+
+
+n0, q0 = describes_of_one(), quota_reads()
 codes = [s.post("/api/v1/clusters?dry_run=true", body("three", 1)).status
          for _ in range(4)]
 t.ok(codes == [200] * 4 and describes_of_one() - n0 <= 1,
      "four pre-flights (%s) read cluster one %d time(s)" %
      (codes, describes_of_one() - n0))
+# The account's quotas are kept a minute: the same four asked Service
+# Quotas once at most.  A request the kept quotas refuse reads them
+# again first, so an increase granted meanwhile counts at once.
+t.ok(quota_reads() - q0 <= 1, "and read the quotas %d time(s)" %
+     (quota_reads() - q0))
+r = s.post("/api/v1/clusters?dry_run=true", body("two", 2))
+t.ok(refusal(r, "instance_groups[0].count") is not None,
+     "3 + 2 over the kept quota of 4: refused: %r" % r)
+st, _ = sandbox_call(s, "POST", "/_sandbox/quotas",
+                     {"%s for cluster usage" % TYPE: 5})
+q0 = quota_reads()
+r = s.post("/api/v1/clusters?dry_run=true", body("two", 2))
+t.ok(st == 200 and r.status == 200 and quota_reads() > q0,
+     "the quota raised to 5, the same dry run passes at once, the quotas "
+     "read again: %r" % r)
+sandbox_call(s, "POST", "/_sandbox/quotas", {"%s for cluster usage" % TYPE: 4})
 
 # ---- SageMaker refuses the same net of use
 rc, out = aws_cli(s, "sagemaker", "describe-cluster", "--cluster-name",
