@@ -16,6 +16,25 @@
 #include "lib/buf.h"
 #include "cloud/aws.h"
 
+/*
+ * aws_call of a read whose answer holds for a while (what a region
+ * offers, an account's quotas): kept in the database (aws_facts,
+ * sw_fact_get) for every worker, poller and replica, keyed by account,
+ * region, operation and input.  in is not taken.
+ */
+struct aws_keep {
+	int64_t ms; /* how long the answer is kept */
+	int fresh; /* ask AWS whatever is kept, and keep its answer */
+	/* The account of a context that has yet to learn its own
+	 * (Slipway's, when configured), so that one account has one key
+	 * before and after: NULL for none. */
+	const char *home;
+};
+struct sw_db;
+sw_err aws_call_kept(struct aws_ctx *, struct sw_db *, enum aws_service,
+    const char *op, json_object *in, json_object **out, struct aws_error *,
+    const struct aws_keep *);
+
 /* --- STS (query) --- */
 /* GetCallerIdentity: account (12 digits) and ARN into the buffers. */
 sw_err aws_sts_get_caller_identity(struct aws_ctx *, char *account,

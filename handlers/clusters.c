@@ -185,9 +185,8 @@ h_call_kept(struct sw_req *r, enum aws_service svc, const char *op,
     json_object *in, json_object **out, struct aws_error *err, int64_t keep_ms,
     int fresh)
 {
+	struct aws_keep keep = { keep_ms, fresh, sw_config_account(r->cfg) };
 	struct aws_ctx *aws;
-	struct sw_buf key;
-	char *text = NULL, why[160];
 	sw_err e;
 
 	*out = NULL;
@@ -195,28 +194,8 @@ h_call_kept(struct sw_req *r, enum aws_service svc, const char *op,
 		json_object_put(in);
 		return e;
 	}
-	sw_buf_init(&key, 0);
-	/* A member account's context names its account; Slipway's own
-	 * (the worker's, or a person's in it) is "self". */
-	if (sw_buf_printf(&key, "%s/%s/%s/%s ",
-		aws->account[0] != '\0' ? aws->account : "self", aws->region,
-		aws_service(svc)->id, op) == SW_OK &&
-	    sw_buf_puts(&key, sw_json_str(in)) == SW_OK && !fresh &&
-	    sw_fact_get(r->db, sw_buf_str(&key), &text) == SW_OK &&
-	    text != NULL &&
-	    sw_json_parse(text, strlen(text), out, why, sizeof(why)) == SW_OK) {
-		free(text);
-		sw_buf_free(&key);
-		json_object_put(in);
-		return SW_OK;
-	}
-	free(text);
-	e = aws_call(aws, svc, op, in, out, err);
+	e = aws_call_kept(aws, r->db, svc, op, in, out, err, &keep);
 	json_object_put(in);
-	if (e == SW_OK && key.len > 0)
-		(void)sw_fact_put(
-		    r->db, sw_buf_str(&key), sw_json_str(*out), keep_ms);
-	sw_buf_free(&key);
 	return e;
 }
 

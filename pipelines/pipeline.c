@@ -244,6 +244,23 @@ sw_step_aws(struct sw_step *s, enum aws_service svc, const char *op,
 }
 
 enum sw_step_rc
+sw_step_aws_kept(struct sw_step *s, enum aws_service svc, const char *op,
+    json_object *in, json_object **out, int64_t keep_ms)
+{
+	struct aws_keep keep = { keep_ms, 0, sw_config_account(s->cfg) };
+	struct aws_error err;
+	sw_err e;
+
+	if (s->db == NULL || aws_op_mutates(op))
+		return sw_step_aws(s, svc, op, in, out, NULL);
+	memset(&err, 0, sizeof(err));
+	s->calls_made++;
+	e = aws_call_kept(s->aws, s->db, svc, op, in, out, &err, &keep);
+	json_object_put(in);
+	return e == SW_OK ? STEP_DONE : step_aws_failed(s, svc, op, &err);
+}
+
+enum sw_step_rc
 sw_step_hp_describe(
     struct sw_step *s, const char *name, json_object **out, int *gone)
 {

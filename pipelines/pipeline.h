@@ -85,6 +85,11 @@ const char *const *sw_pipeline_stage_names(const struct sw_pipeline *);
  */
 enum sw_step_rc sw_step_aws(struct sw_step *, enum aws_service, const char *op,
     json_object *in, json_object **out, struct aws_error *err);
+/* sw_step_aws of a read whose answer holds for keep_ms (what EKS
+ * offers for a Kubernetes version), kept for every poller and replica
+ * (aws_call_kept); a plan reads it each time. */
+enum sw_step_rc sw_step_aws_kept(struct sw_step *, enum aws_service,
+    const char *op, json_object *in, json_object **out, int64_t keep_ms);
 /*
  * DescribeCluster of the HyperPod cluster name (aws_hp_describe) from a
  * stage, answered as sw_step_aws answers.  When SageMaker has no such

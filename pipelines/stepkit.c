@@ -776,6 +776,9 @@ pick_addon_version(struct sw_step *s, json_object *addon, const char *kver)
 
 /* Largest number of DescribeAddonVersions pages read for one stage. */
 #define ADDON_VERSION_PAGES 20
+/* How long what EKS offers for a Kubernetes version is kept: it
+ * publishes add-on versions every few weeks. */
+#define ADDON_VERSIONS_KEEP_MS (15 * 60 * 1000)
 
 enum sw_step_rc
 sw_addon_versions(struct sw_step *s, const char *const *addons)
@@ -799,10 +802,10 @@ sw_addon_versions(struct sw_step *s, const char *const *addons)
 	if (kver == NULL)
 		return STEP_DONE;
 	do {
-		TRY(sw_step_aws(s, AWS_SVC_EKS, "DescribeAddonVersions",
+		TRY(sw_step_aws_kept(s, AWS_SVC_EKS, "DescribeAddonVersions",
 		    sw_jo("kubernetesVersion", sw_js(kver), "nextToken",
 			token ? sw_js(token) : NULL, NULL),
-		    &out, NULL));
+		    &out, ADDON_VERSIONS_KEEP_MS));
 		list = sw_json_get(out, "addons");
 		for (i = 0;
 		     list && json_object_is_type(list, json_type_array) &&

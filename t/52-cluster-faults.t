@@ -4,6 +4,7 @@
 # HyperPod stage with a clear message, and after the fault is lifted a
 # retry completes without recreating the network or the EKS cluster; a
 # quota below the request refuses the create up front.
+import json
 import os
 import sys
 import time
@@ -104,6 +105,15 @@ for o, v in states.items():
     if v != "succeeded":
         t.diag("%s %s: %s" % (o, v, s.get("/api/v1/operations/%s" % o)
                               .json.get("error")))
+# What EKS offers for a Kubernetes version is kept (15 minutes) for
+# every pipeline: the 21 creates asked for it once each version.
+asked = [json.dumps(e.get("params"), sort_keys=True)
+         for e in sandbox_requests(s, service="eks",
+                                   operation="DescribeAddonVersions")
+         if e.get("status", 200) < 300]
+t.ok(asked and len(asked) == len(set(asked)),
+     "DescribeAddonVersions answered %d time(s) for %d input(s)" %
+     (len(asked), len(set(asked))))
 thr = sum(1 for e in sandbox_requests(s)
           if e.get("error") in ("ThrottlingException", "RequestLimitExceeded",
                                 "Throttling", "SlowDown"))
