@@ -827,19 +827,6 @@ static const char *const stmt_sql[STMT__MAX] = {
 	" WHERE name = ?1 AND api_endpoint IS NOT NULL AND api_ca IS NOT NULL",
 	/* STMT_CLUSTER_ACCESS_SET: ?2 and ?3 NULL forget them */
 	"UPDATE clusters SET api_endpoint = ?2, api_ca = ?3 WHERE name = ?1",
-	/* STMT_CLUSTER_CREATING: a row while cluster ?1's create is live,
-	 * with what its hyperpod stage recorded of HyperPod's CreateCluster
-	 * (NULL: not answered yet); a row of NULL too for a cluster Slipway
-	 * creates whose record is made but its create not yet enqueued */
-	"SELECT (SELECT json_extract(s.ext, '$.create_requested') FROM stages s"
-	"  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
-	" FROM operations o WHERE o.cluster = ?1"
-	" AND o.state IN ('pending','running') AND o.kind = 'cluster.create'"
-	" UNION ALL SELECT NULL FROM clusters c"
-	" WHERE c.name = ?1 AND c.origin = 'created' AND NOT EXISTS"
-	" (SELECT 1 FROM operations x WHERE x.cluster = ?1"
-	"  AND x.kind = 'cluster.create')"
-	" LIMIT 1",
 	/* STMT_FACT_GET: fact ?1 while it holds at ?2 */
 	"SELECT answer FROM aws_facts WHERE key = ?1 AND until > ?2",
 	/* STMT_FACT_PUT: fact ?1 is ?2 until ?3 */
@@ -850,6 +837,28 @@ static const char *const stmt_sql[STMT__MAX] = {
 	"DELETE FROM clusters WHERE name = ?1 AND id = ?2 AND NOT EXISTS"
 	" (SELECT 1 FROM operations WHERE cluster = ?1"
 	" AND state IN ('pending','running'))",
+	/* STMT_DB_CLOCK: the database's clock, ms (sw_db_clock_ms) */
+	"SELECT " SQLITE_NOW,
+	/* STMT_CLUSTER_STATES: cluster ?1, or every one (NULL), with its
+	 * account and region, whether its create is live or about to be
+	 * (the record made, no create enqueued yet), and what the live
+	 * create's hyperpod stage recorded of HyperPod's CreateCluster
+	 * (NULL: not answered yet) */
+	"SELECT c.name, c.account, c.region,"
+	" EXISTS (SELECT 1 FROM operations o WHERE o.cluster = c.name"
+	"  AND o.state IN ('pending','running')"
+	"  AND o.kind = 'cluster.create')"
+	" OR (c.origin = 'created' AND NOT EXISTS (SELECT 1 FROM operations x"
+	"  WHERE x.cluster = c.name AND x.kind = 'cluster.create')),"
+	" (SELECT json_extract(s.ext, '$.create_requested')"
+	"  FROM operations o JOIN stages s ON s.op_id = o.id"
+	"  AND s.name = 'hyperpod' WHERE o.cluster = c.name"
+	"  AND o.state IN ('pending','running')"
+	"  AND o.kind = 'cluster.create' LIMIT 1)"
+	" FROM clusters c WHERE ?1 IS NULL OR c.name = ?1 ORDER BY c.name",
+	/* STMT_TURNS_WAITING: the turns named ?1... not due at ?2 */
+	"SELECT name FROM turns WHERE substr(name, 1, length(?1)) = ?1"
+	" AND due > ?2",
 };
 
 /*
@@ -863,7 +872,6 @@ struct dialect {
 	const char *begin; /* a write transaction, one at a time */
 	const char *schema; /* where the version is kept, or NULL */
 	const char *version_get; /* one row, one integer */
-	const char *clock; /* the database's clock, ms */
 	const char *version_set; /* followed by the new version */
 	const char *const *migrations; /* NULL entry: the common text */
 	const char *const *stmts; /* NULL entry: the common text */
@@ -876,7 +884,6 @@ static const struct dialect lite_dialect = {
 	.setup = "PRAGMA journal_mode = WAL;"
 	    "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
 	.begin = "BEGIN IMMEDIATE",
-	.clock = "SELECT " SQLITE_NOW,
 	.version_get = "PRAGMA user_version",
 	.version_set = "PRAGMA user_version = ",
 };
@@ -1219,17 +1226,26 @@ static const char *const pg_stmts[STMT__MAX] = {
 	    " WHERE strpos(s.kinds, ',' || ?3::text || ',') > 0"
 	    " AND (s.cluster IS NULL OR s.cluster IS NOT DISTINCT FROM ?4::text)"
 	    " AND s.team IS NULL",
-	[STMT_CLUSTER_CREATING] =
-	    "SELECT (SELECT s.ext::json ->> 'create_requested' FROM stages s"
-	    "  WHERE s.op_id = o.id AND s.name = 'hyperpod')"
-	    " FROM operations o WHERE o.cluster = ?1"
-	    " AND o.state IN ('pending','running')"
-	    " AND o.kind = 'cluster.create'"
-	    " UNION ALL SELECT NULL FROM clusters c"
-	    " WHERE c.name = ?1 AND c.origin = 'created' AND NOT EXISTS"
-	    " (SELECT 1 FROM operations x WHERE x.cluster = ?1"
-	    "  AND x.kind = 'cluster.create')"
-	    " LIMIT 1",
+	[STMT_DB_CLOCK] = "SELECT " PG_NOW,
+	[STMT_CLUSTER_STATES] =
+	    "SELECT c.name, c.account, c.region,"
+	    " EXISTS (SELECT 1 FROM operations o WHERE o.cluster = c.name"
+	    "  AND o.state IN ('pending','running')"
+	    "  AND o.kind = 'cluster.create')"
+	    " OR (c.origin = 'created' AND NOT EXISTS (SELECT 1"
+	    "  FROM operations x WHERE x.cluster = c.name"
+	    "  AND x.kind = 'cluster.create')),"
+	    " (SELECT s.ext::json ->> 'create_requested'"
+	    "  FROM operations o JOIN stages s ON s.op_id = o.id"
+	    "  AND s.name = 'hyperpod' WHERE o.cluster = c.name"
+	    "  AND o.state IN ('pending','running')"
+	    "  AND o.kind = 'cluster.create' LIMIT 1)"
+	    " FROM clusters c WHERE ?1::text IS NULL OR c.name = ?1::text"
+	    " ORDER BY c.name",
+	[STMT_TURNS_WAITING] =
+	    "SELECT name FROM turns"
+	    " WHERE substr(name, 1, length(?1::text)) = ?1::text"
+	    " AND due > ?2::bigint",
 };
 
 /* clang-format off */
@@ -1246,7 +1262,6 @@ static const struct dialect pg_dialect = {
 	    " SET TIME ZONE 'UTC'; SET idle_in_transaction_session_timeout"
 	    " = '3s';",
 	.begin = "BEGIN; SELECT pg_advisory_xact_lock(53105)",
-	.clock = "SELECT " PG_NOW,
 	.schema = "CREATE TABLE IF NOT EXISTS slipway_schema ("
 	    " version INTEGER NOT NULL);"
 	    " INSERT INTO slipway_schema SELECT 0 WHERE NOT EXISTS"
@@ -1619,11 +1634,11 @@ sw_db_clock_ms(struct sw_db *db, int64_t *ms)
 	struct sw_st *st;
 	int rc;
 
-	if ((st = db->eng->prepare(db, dialect_of(db)->clock)) == NULL)
+	if ((st = sw_db_stmt(db, STMT_DB_CLOCK)) == NULL)
 		return SW_EDB;
 	if ((rc = sw_db_step(st)) == SW_DB_ROW)
 		*ms = sw_col_int64(st, 0);
-	st->eng->finalize(st);
+	sw_reset(st);
 	return rc == SW_DB_ROW ? SW_OK : SW_EDB;
 }
 
@@ -1787,6 +1802,7 @@ sw_db_close(struct sw_db *db)
 
 	if (db == NULL)
 		return;
+	db->closing = 1;
 	for (i = 0; db->stmt != NULL && i < STMT__MAX; i++)
 		if (db->stmt[i] != NULL)
 			db->eng->finalize(db->stmt[i]);

@@ -30,6 +30,7 @@ struct sw_db {
 	struct sw_st **stmt; /* the table's, STMT__MAX; db.c's */
 	char *where; /* what it was opened with; db.c's */
 	char version[32]; /* the engine's version */
+	int closing; /* sw_db_close: statements end with the link */
 };
 
 /* The same of every statement. */

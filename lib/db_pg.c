@@ -265,11 +265,21 @@ pg_clear(struct sw_st *st)
 	}
 }
 
+/* A statement prepared on the link lives on the server until the link
+ * ends: one made for a single use (sw_db_version, sw_db_prepare) is
+ * deallocated there, or each would stay for the connection's life. */
 static void
 pg_finalize(struct sw_st *st)
 {
 	struct pg_st *s = PST(st);
+	struct pg_db *p = PDB(st->db);
+	char sql[32];
 
+	if (!st->db->closing && s->gen == p->gen &&
+	    PQstatus(p->c) == CONNECTION_OK &&
+	    PQtransactionStatus(p->c) != PQTRANS_INERROR &&
+	    sw_fmt(sql, sizeof(sql), "DEALLOCATE %s", s->name) == SW_OK)
+		PQclear(PQexec(p->c, sql));
 	pg_drop_result(s);
 	pg_clear(st);
 	free(s->sql);

@@ -964,6 +964,14 @@ sw_cluster_access_get(struct sw_db *db, const char *name, char **endpoint,
 	return e;
 }
 
+/* Row st of STMT_CLUSTER_STATES: creating, and HyperPod answered. */
+static void
+states_of(struct sw_st *st, int *creating, int *hyperpod)
+{
+	*creating = sw_col_int(st, 3) != 0;
+	*hyperpod = !*creating || !sw_col_null(st, 4);
+}
+
 sw_err
 sw_cluster_creating(
     struct sw_db *db, const char *name, int *creating, int *hyperpod)
@@ -973,16 +981,65 @@ sw_cluster_creating(
 
 	*creating = 0;
 	*hyperpod = 1;
-	if ((st = sw_db_stmt(db, STMT_CLUSTER_CREATING)) == NULL)
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_STATES)) == NULL)
 		return SW_EDB;
 	sw_bind_text(st, 1, name);
-	rc = sw_db_step(st);
-	if (rc == SW_DB_ROW) {
-		*creating = 1;
-		*hyperpod = !sw_col_null(st, 0);
-	}
+	if ((rc = sw_db_step(st)) == SW_DB_ROW)
+		states_of(st, creating, hyperpod);
 	sw_reset(st);
 	return rc == SW_DB_ROW || rc == SW_DB_DONE ? SW_OK : sw_db_err(db, rc);
+}
+
+sw_err
+sw_cluster_states(struct sw_db *db, json_object **out)
+{
+	struct sw_st *st;
+	int rc, creating, hyperpod;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_CLUSTER_STATES)) == NULL)
+		return SW_EDB;
+	*out = json_object_new_array();
+	while ((rc = sw_db_step(st)) == SW_DB_ROW) {
+		states_of(st, &creating, &hyperpod);
+		json_object_array_add(*out,
+		    sw_jo("name", sw_js(sw_col_text(st, 0)), "account",
+			sw_js(sw_col_text(st, 1)), "region",
+			sw_js(sw_col_text(st, 2)), "creating",
+			json_object_new_boolean(creating), "hyperpod",
+			json_object_new_boolean(hyperpod), NULL));
+	}
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
+		json_object_put(*out);
+		*out = NULL;
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
+}
+
+sw_err
+sw_turns_waiting(struct sw_db *db, const char *prefix, json_object **out)
+{
+	struct sw_st *st;
+	int rc;
+
+	*out = NULL;
+	if ((st = sw_db_stmt(db, STMT_TURNS_WAITING)) == NULL)
+		return SW_EDB;
+	sw_bind_text(st, 1, prefix);
+	sw_bind_int64(st, 2, sw_db_now_ms(db));
+	*out = json_object_new_object();
+	while ((rc = sw_db_step(st)) == SW_DB_ROW)
+		json_object_object_add(
+		    *out, sw_col_text(st, 0), json_object_new_boolean(1));
+	sw_reset(st);
+	if (rc != SW_DB_DONE) {
+		json_object_put(*out);
+		*out = NULL;
+		return sw_db_err(db, rc);
+	}
+	return SW_OK;
 }
 
 sw_err

@@ -244,5 +244,13 @@ sw_err sw_cluster_access_set(
  * read). */
 sw_err sw_cluster_creating(
     struct sw_db *, const char *name, int *creating, int *hyperpod);
+/* Every cluster Slipway owns, in name order, in one read: a JSON array
+ * (new) of {"name", "account", "region" (null: Slipway's own),
+ * "creating", "hyperpod"} in sw_cluster_creating's meaning. */
+sw_err sw_cluster_states(struct sw_db *, json_object **out);
+/* The turns whose names begin with prefix and are not due yet by the
+ * database's clock: {name: true} (new).  A pass that skips them asks
+ * only for the turns it may get (sw_turn_take). */
+sw_err sw_turns_waiting(struct sw_db *, const char *prefix, json_object **out);
 
 #endif

@@ -479,9 +479,8 @@ sw_ledger_tick(struct sw_db *db, struct aws_ctx *aws,
 		s.cluster = sw_pace_cluster(&pace, i);
 		/* A cluster whose create has yet to hear HyperPod answer has
 		 * no nodes to list, nor to pay for. */
-		if (sw_cluster_creating(db, s.cluster, &creating, &hyperpod) !=
-			SW_OK ||
-		    !hyperpod || !sw_pace_take(&pace, db, i))
+		sw_pace_creating(&pace, i, &creating, &hyperpod);
+		if (!hyperpod || !sw_pace_take(&pace, db, i))
 			continue;
 		if ((s.aws = sw_cluster_aws(db, aws, cfg, s.cluster)) == NULL)
 			continue;

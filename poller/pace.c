@@ -6,59 +6,64 @@
 
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "lib/ledger.h"
 #include "lib/ops.h"
 #include "poller/pace.h"
 
 /*
  * Each cluster's account and region ("account|region", "" parts for
  * Slipway's own) into homes, and how many clusters each holds into
- * counts ({home: n}).  A cluster whose record is gone since the names
- * were read counts as Slipway's own.
+ * counts ({home: n}).
  */
 static void
-homes_of(struct sw_db *db, json_object *names, json_object *homes,
-    json_object *counts)
+homes_of(json_object *rows, json_object *homes, json_object *counts)
 {
-	struct sw_cluster_rec rec;
-	const char *name;
+	json_object *row;
 	char home[64];
 	size_t i;
 
-	for (i = 0; i < json_object_array_length(names); i++) {
-		name =
-		    json_object_get_string(json_object_array_get_idx(names, i));
-		if (sw_cluster_get(db, name, &rec) != SW_OK)
-			memset(&rec, 0, sizeof(rec));
-		if (sw_fmt(home, sizeof(home), "%s|%s", rec.account,
-			rec.region) != SW_OK)
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		row = json_object_array_get_idx(rows, i);
+		if (sw_fmt(home, sizeof(home), "%s|%s",
+			sw_json_get_str(row, "account") ?: "",
+			sw_json_get_str(row, "region") ?: "") != SW_OK)
 			home[0] = '\0'; /* 16 + 32 bytes fit */
 		json_object_array_add(homes, sw_js(home));
 		json_object_object_add(counts, home,
 		    json_object_new_int64(
 			sw_json_get_int(counts, home, 0) + 1));
 	}
-	(void)sw_db_idle(db);
 }
 
+/*
+ * A pass reads the clusters with their homes and create states, and
+ * which of its turns are not due, in two statements whatever the number
+ * of clusters; a turn it cannot get is not asked for.
+ */
 sw_err
 sw_pace_begin(struct sw_pace *p, struct sw_db *db, const char *what,
     int64_t every_ms, int rate, int64_t *last_ms)
 {
 	int64_t now = sw_now_ms(), since;
+	char prefix[32];
 	sw_err e;
 
 	memset(p, 0, sizeof(*p));
 	p->what = what;
 	p->every_ms = every_ms;
 	p->rate = rate;
-	if ((e = sw_cluster_names(db, &p->names)) != SW_OK)
+	if ((e = sw_fmt(prefix, sizeof(prefix), "%s ", what)) != SW_OK ||
+	    (e = sw_cluster_states(db, &p->rows)) != SW_OK)
 		return e;
+	if ((e = sw_turns_waiting(db, prefix, &p->waiting)) != SW_OK) {
+		json_object_put(p->rows);
+		return e;
+	}
+	(void)sw_db_idle(db);
 	p->homes = json_object_new_array();
 	p->counts = json_object_new_object();
 	p->taken = json_object_new_object();
 	if (rate > 0) {
-		homes_of(db, p->names, p->homes, p->counts);
+		homes_of(p->rows, p->homes, p->counts);
 		since = *last_ms > 0 && now - *last_ms < every_ms
 		    ? now - *last_ms
 		    : every_ms;
@@ -71,13 +76,23 @@ sw_pace_begin(struct sw_pace *p, struct sw_db *db, const char *what,
 size_t
 sw_pace_count(const struct sw_pace *p)
 {
-	return json_object_array_length(p->names);
+	return json_object_array_length(p->rows);
 }
 
 const char *
 sw_pace_cluster(const struct sw_pace *p, size_t i)
 {
-	return json_object_get_string(json_object_array_get_idx(p->names, i));
+	return sw_json_get_str(json_object_array_get_idx(p->rows, i), "name");
+}
+
+void
+sw_pace_creating(
+    const struct sw_pace *p, size_t i, int *creating, int *hyperpod)
+{
+	json_object *row = json_object_array_get_idx(p->rows, i);
+
+	*creating = sw_json_get_bool(row, "creating", 0);
+	*hyperpod = sw_json_get_bool(row, "hyperpod", 1);
 }
 
 int
@@ -99,6 +114,7 @@ sw_pace_take(struct sw_pace *p, struct sw_db *db, size_t i)
 	}
 	if (sw_fmt(turn, sizeof(turn), "%s %s", p->what,
 		sw_pace_cluster(p, i)) != SW_OK ||
+	    sw_json_get(p->waiting, turn) != NULL ||
 	    sw_turn_take(db, turn, interval, &mine) != SW_OK || !mine)
 		return 0;
 	if (home != NULL)
@@ -111,7 +127,8 @@ sw_pace_take(struct sw_pace *p, struct sw_db *db, size_t i)
 void
 sw_pace_end(struct sw_pace *p)
 {
-	json_object_put(p->names);
+	json_object_put(p->rows);
+	json_object_put(p->waiting);
 	json_object_put(p->homes);
 	json_object_put(p->counts);
 	json_object_put(p->taken);

@@ -12,7 +12,9 @@
  * (every_ms at most), so a thousand clusters created at once are read
  * over time, not in one burst: AWS throttles an account's calls, not a
  * cluster's.  Each poller paces its own passes: N replicas read up to N
- * times rate.
+ * times rate.  A pass costs the database two reads whatever the number
+ * of clusters (their states, and the turns not due), then one write per
+ * turn it may take.
  */
 #ifndef SW_POLLER_PACE_H
 #define SW_POLLER_PACE_H
@@ -29,7 +31,8 @@ struct sw_pace {
 	int64_t every_ms;
 	int rate;
 	int64_t cap; /* clusters of one account this pass */
-	json_object *names; /* the clusters, in order */
+	json_object *rows; /* the clusters, in order (sw_cluster_states) */
+	json_object *waiting; /* {turn: true} of turns not due */
 	json_object *homes; /* each one's "account|region" */
 	json_object *counts; /* {home: clusters} */
 	json_object *taken; /* {home: turns taken this pass} */
@@ -46,6 +49,10 @@ sw_err sw_pace_begin(struct sw_pace *, struct sw_db *, const char *what,
  * (borrowed, for the pass). */
 size_t sw_pace_count(const struct sw_pace *);
 const char *sw_pace_cluster(const struct sw_pace *, size_t i);
+/* Whether cluster i was being created when the pass began, and
+ * HyperPod had answered its create (sw_cluster_creating's meaning). */
+void sw_pace_creating(
+    const struct sw_pace *, size_t i, int *creating, int *hyperpod);
 /* 1 when cluster i's turn is this poller's now (and counted against its
  * account's share of the pass), 0 when it is another's or not due, or
  * its account has had its share of this pass. */

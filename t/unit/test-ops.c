@@ -191,6 +191,94 @@ dead_among_many(struct sw_db *db, json_object *params)
 	ok(claim_this(db, &l, last) == SW_OK, "its operation is claimed anew");
 }
 
+/*
+ * The database's clock is one statement kept with the others: read a
+ * thousand times, it leaves no statement behind it on a PostgreSQL
+ * connection (each used to stay prepared for the connection's life),
+ * nor does a single-use one (the schema's version).
+ */
+static void
+clock_reads(struct sw_db *db)
+{
+	struct sw_st *st = NULL;
+	int64_t a, b = 0, n = -1;
+	int i;
+
+	a = sw_db_now_ms(db);
+	for (i = 0; i < 1000; i++)
+		b = sw_db_now_ms(db);
+	ok(a > 1700000000000LL && b >= a,
+	    "the database's clock, read 1,001 times, moves on");
+	ok(sw_db_version(db) == sw_db_version_latest(),
+	    "the schema's version, read once more");
+	if (strcmp(sw_db_engine(db), "postgresql") != 0) {
+		skip(1, "SQLite keeps no statement beyond the connection's");
+		return;
+	}
+	if (sw_db_prepare(db, "SELECT count(*) FROM pg_prepared_statements",
+		&st) == SW_OK &&
+	    sw_db_step(st) == SW_DB_ROW)
+		n = sw_col_int64(st, 0);
+	sw_st_free(st);
+	ok(n >= 1 && n <= STMT__MAX,
+	    "statements prepared on the connection: %lld, at most the %d of "
+	    "the table",
+	    (long long)n, (int)STMT__MAX);
+}
+
+/* Every cluster's create state in one read says what each read of one
+ * says. */
+static void
+states_agree(struct sw_db *db)
+{
+	json_object *rows = NULL, *row;
+	const char *name;
+	int creating, hyperpod, agree = 0;
+	size_t i, n = 0;
+
+	ok(sw_cluster_states(db, &rows) == SW_OK && rows != NULL,
+	    "every cluster's state, in one read");
+	for (i = 0; rows && i < json_object_array_length(rows); i++) {
+		row = json_object_array_get_idx(rows, i);
+		name = sw_json_get_str(row, "name");
+		n++;
+		agree += name != NULL &&
+		    sw_cluster_creating(db, name, &creating, &hyperpod) ==
+			SW_OK &&
+		    creating == sw_json_get_bool(row, "creating", -1) &&
+		    hyperpod == sw_json_get_bool(row, "hyperpod", -1);
+		if (name != NULL && strcmp(name, "c7") == 0)
+			ok(creating && hyperpod,
+			    "c7 among them: being created, HyperPod answered");
+	}
+	ok(n > 0 && agree == (int)n,
+	    "%d of %d clusters as each one's own read says", agree, (int)n);
+	json_object_put(rows);
+}
+
+/* The turns a pass cannot get are known in one read. */
+static void
+turns_waiting(struct sw_db *db)
+{
+	json_object *w = NULL, *v = NULL;
+	int mine = 0, again = 1;
+
+	ok(sw_turn_take(db, "ledger c7", 600000, &mine) == SW_OK && mine &&
+		sw_turn_take(db, "ledger c8", 0, &again) == SW_OK && again,
+	    "two turns taken, one due again at once");
+	ok(sw_turns_waiting(db, "ledger ", &w) == SW_OK &&
+		sw_json_get(w, "ledger c7") != NULL &&
+		sw_json_get(w, "ledger c8") == NULL,
+	    "waiting: the turn not due, not the one due");
+	ok(sw_turns_waiting(db, "watch ", &v) == SW_OK &&
+		json_object_object_length(v) == 0,
+	    "nothing waiting of another kind of turn");
+	ok(sw_turn_take(db, "ledger c7", 600000, &mine) == SW_OK && !mine,
+	    "and the waiting turn is indeed not to be had");
+	json_object_put(w);
+	json_object_put(v);
+}
+
 int
 main(void)
 {
@@ -350,6 +438,7 @@ main(void)
 	{
 		char a[SW_OP_ID_LEN];
 		struct sw_cluster_rec rec;
+		json_object *said;
 		int creating = 0, hyperpod = 1;
 
 		ok(sw_cluster_record(db, "c7", "swc-00000000000000c7",
@@ -371,6 +460,15 @@ main(void)
 			    SW_OK &&
 			creating && !hyperpod,
 		    "enqueued: still being created, HyperPod not asked");
+		said = json_tokener_parse("{\"create_requested\":true}");
+		ok(sw_stage_set_ext(db, a, 2, said) == SW_OK &&
+			sw_cluster_creating(db, "c7", &creating, &hyperpod) ==
+			    SW_OK &&
+			creating && hyperpod,
+		    "HyperPod answered the create: being created, and read");
+		json_object_put(said);
+		states_agree(db);
+		turns_waiting(db);
 		ok(sw_cluster_unclaim(db, "c7", "swc-00000000000000c7") ==
 			    SW_OK &&
 			sw_cluster_get(db, "c7", &rec) == SW_OK,
@@ -430,6 +528,7 @@ main(void)
 	fencing(db, params);
 	dead_among_many(db, params);
 	watching(db, params);
+	clock_reads(db);
 	json_object_put(params);
 	tmpdb_close(db);
 	return tap_done();
