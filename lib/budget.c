@@ -367,11 +367,5 @@ sw_budget_alerts(struct sw_db *db, const char *scope, const char *name,
 				: sw_js(sw_col_text(st, i)));
 		json_object_array_add(*items, o);
 	}
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*items);
-		*items = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, items);
 }

@@ -1389,13 +1389,7 @@ sw_db_drift_list(struct sw_db *db, const char *cluster, json_object **items)
 			json_tokener_parse(sw_col_text(st, 4)), "first_seen_ms",
 			json_object_new_int64(sw_col_int64(st, 5)), "seen_ms",
 			json_object_new_int64(sw_col_int64(st, 6)), NULL));
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*items);
-		*items = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, items);
 }
 
 int64_t
@@ -1842,6 +1836,17 @@ stmt_text(struct sw_db *db, enum sw_stmt s)
 	if (d->stmts != NULL && d->stmts[s] != NULL)
 		return d->stmts[s];
 	return stmt_sql[s];
+}
+
+sw_err
+sw_db_rows_end(struct sw_db *db, struct sw_st *st, int rc, json_object **out)
+{
+	sw_reset(st);
+	if (rc == SW_DB_DONE)
+		return SW_OK;
+	json_object_put(*out);
+	*out = NULL;
+	return sw_db_err(db, rc);
 }
 
 struct sw_st *

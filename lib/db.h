@@ -240,6 +240,11 @@ const char *sw_db_rc_str(int rc);
 /* Step st once, expecting no row (an INSERT, UPDATE or DELETE), and
  * reset it: SW_OK, or sw_db_err's meaning; SW_EDB for a NULL st. */
 sw_err sw_db_exec(struct sw_db *, struct sw_st *st);
+/* The end of a read of rows into *out: st is reset; unless the last
+ * step said SW_DB_DONE (rc), *out is dropped to NULL and sw_db_err's
+ * meaning returned. */
+sw_err sw_db_rows_end(
+    struct sw_db *, struct sw_st *st, int rc, json_object **out);
 /*
  * The end of a unit of work (a request, a poller pass, a stream sweep):
  * reset every statement of the table, so that none left mid-step holds

@@ -100,13 +100,7 @@ sw_ledger_read(struct sw_db *db, const char *from, const char *to,
 			: json_object_new_int64(sw_col_int64(st, 8)));
 		json_object_array_add(*items, o);
 	}
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*items);
-		*items = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, items);
 }
 
 sw_err
@@ -121,13 +115,7 @@ sw_cluster_names(struct sw_db *db, json_object **names)
 	*names = json_object_new_array();
 	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		json_object_array_add(*names, sw_js(sw_col_text(st, 0)));
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*names);
-		*names = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, names);
 }
 
 sw_err

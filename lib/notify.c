@@ -361,13 +361,7 @@ sw_watch_seen(struct sw_db *db, const char *cluster, json_object **out)
 		if (sw_fmt(key, sizeof(key), "%s %s", sw_col_text(st, 0),
 			sw_col_text(st, 1)) == SW_OK)
 			sw_json_add_str(*out, key, sw_col_text(st, 2));
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*out);
-		*out = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, out);
 }
 
 sw_err

@@ -1009,13 +1009,7 @@ sw_cluster_states(struct sw_db *db, json_object **out)
 			json_object_new_boolean(creating), "hyperpod",
 			json_object_new_boolean(hyperpod), NULL));
 	}
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*out);
-		*out = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, out);
 }
 
 sw_err
@@ -1033,13 +1027,7 @@ sw_turns_waiting(struct sw_db *db, const char *prefix, json_object **out)
 	while ((rc = sw_db_step(st)) == SW_DB_ROW)
 		json_object_object_add(
 		    *out, sw_col_text(st, 0), json_object_new_boolean(1));
-	sw_reset(st);
-	if (rc != SW_DB_DONE) {
-		json_object_put(*out);
-		*out = NULL;
-		return sw_db_err(db, rc);
-	}
-	return SW_OK;
+	return sw_db_rows_end(db, st, rc, out);
 }
 
 sw_err
